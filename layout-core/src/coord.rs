@@ -1,0 +1,291 @@
+//! Coordinates: integers (1-D indices into a mode), tuples with one entry per
+//! mode, natural coordinates, and the underscore that keeps a mode in a slice.
+
+use crate::int::Int;
+use crate::layout::Congruent;
+use crate::tuple::{for_each_leaf, Cons, IntTuple, List, Nil, Tuple};
+use core::fmt;
+
+/// CuTe's `_`: in a slicing coordinate, keep this mode.
+///
+/// ```
+/// use layout_core::{crd, layout, slice};
+/// let padded = layout!((3,4):(6,1));
+/// assert_eq!(slice(crd!(1, _), padded).to_string(), "(_4):(_1)");
+/// ```
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Underscore;
+
+impl fmt::Debug for Underscore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("_")
+    }
+}
+
+/// A coordinate into a shape `S` whose stride is `D`.
+///
+/// An integer is a 1-D index into the (sub-)shape, split colexicographically
+/// by that shape; a tuple needs one entry per mode. `_` counts as 0, which
+/// is what a slice's offset needs.
+#[diagnostic::on_unimplemented(
+    message = "coordinate `{Self}` does not fit shape `{S}`",
+    label = "not a coordinate of this shape",
+    note = "a coordinate is an integer (a 1-D index into the mode) or a tuple with one entry per mode of the shape"
+)]
+pub trait Crd2Idx<S: Congruent<D>, D: IntTuple>: Copy {
+    /// The offset of this coordinate.
+    fn crd2idx(self, s: S, d: D) -> usize;
+    /// Whether every part of the coordinate lies inside the shape.
+    fn in_shape(self, s: S) -> bool;
+    /// Print the coordinate in CuTe notation (for messages).
+    fn write_crd(&self, f: &mut dyn fmt::Write) -> fmt::Result;
+}
+
+const fn check_static_coord(c: Option<usize>, s: Option<usize>) {
+    if let (Some(c), Some(s)) = (c, s) {
+        assert!(c < s, "static coordinate is out of range of its static shape");
+    }
+}
+
+macro_rules! leaf_crd {
+    ($t:ty; $($g:tt)*) => {
+        impl<Sh: Congruent<D>, D: IntTuple, $($g)*> Crd2Idx<Sh, D> for $t {
+            #[inline(always)]
+            fn crd2idx(self, s: Sh, d: D) -> usize {
+                const { check_static_coord(<$t as Int>::STATIC, Sh::STATIC_SIZE) };
+                s.index_offset(d, self.value())
+            }
+            #[inline(always)]
+            fn in_shape(self, s: Sh) -> bool {
+                self.value() < s.size()
+            }
+            fn write_crd(&self, f: &mut dyn fmt::Write) -> fmt::Result {
+                self.write_cute(f)
+            }
+        }
+    };
+}
+for_each_leaf!(leaf_crd);
+
+impl<Sh: Congruent<D>, D: IntTuple> Crd2Idx<Sh, D> for Underscore {
+    #[inline(always)]
+    fn crd2idx(self, _s: Sh, _d: D) -> usize {
+        0
+    }
+    fn in_shape(self, _s: Sh) -> bool {
+        true
+    }
+    fn write_crd(&self, f: &mut dyn fmt::Write) -> fmt::Result {
+        f.write_char('_')
+    }
+}
+
+/// The list-level half of [`Crd2Idx`].
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "coordinate modes `{Self}` do not match shape modes `{S}`",
+    label = "the coordinate needs one entry per mode"
+)]
+pub trait Crd2IdxList<S, D> {
+    fn crd2idx(self, s: S, d: D) -> usize;
+    fn in_shape(self, s: S) -> bool;
+    fn write_items(&self, f: &mut dyn fmt::Write, first: bool) -> fmt::Result;
+}
+impl Crd2IdxList<Nil, Nil> for Nil {
+    #[inline(always)]
+    fn crd2idx(self, _s: Nil, _d: Nil) -> usize {
+        0
+    }
+    fn in_shape(self, _s: Nil) -> bool {
+        true
+    }
+    fn write_items(&self, _f: &mut dyn fmt::Write, _first: bool) -> fmt::Result {
+        Ok(())
+    }
+}
+impl<CH, CT, SH, ST, DH, DT> Crd2IdxList<Cons<SH, ST>, Cons<DH, DT>> for Cons<CH, CT>
+where
+    SH: Congruent<DH>,
+    DH: IntTuple,
+    CH: Crd2Idx<SH, DH>,
+    CT: Crd2IdxList<ST, DT>,
+{
+    #[inline(always)]
+    fn crd2idx(self, s: Cons<SH, ST>, d: Cons<DH, DT>) -> usize {
+        self.0.crd2idx(s.0, d.0) + self.1.crd2idx(s.1, d.1)
+    }
+    fn in_shape(self, s: Cons<SH, ST>) -> bool {
+        self.0.in_shape(s.0) && self.1.in_shape(s.1)
+    }
+    fn write_items(&self, f: &mut dyn fmt::Write, first: bool) -> fmt::Result {
+        if !first {
+            f.write_char(',')?;
+        }
+        self.0.write_crd(f)?;
+        self.1.write_items(f, false)
+    }
+}
+
+impl<Cc: Tuple, Sh: Congruent<D> + Tuple, D: IntTuple + Tuple> Crd2Idx<Sh, D> for Cc
+where
+    Cc::List: Crd2IdxList<Sh::List, D::List>,
+{
+    #[inline(always)]
+    fn crd2idx(self, s: Sh, d: D) -> usize {
+        self.into_list().crd2idx(s.into_list(), d.into_list())
+    }
+    fn in_shape(self, s: Sh) -> bool {
+        self.into_list().in_shape(s.into_list())
+    }
+    fn write_crd(&self, f: &mut dyn fmt::Write) -> fmt::Result {
+        f.write_char('(')?;
+        self.into_list().write_items(f, true)?;
+        f.write_char(')')
+    }
+}
+
+/// CuTe's `crd2idx(coord, shape, stride)`.
+///
+/// ```
+/// use layout_core::{crd, crd2idx};
+/// assert_eq!(crd2idx(crd!(1, 2), (3usize, 4usize), (4usize, 1usize)), 6);
+/// assert_eq!(crd2idx(5usize, (3usize, 4usize), (4usize, 1usize)), 9);
+/// ```
+#[inline(always)]
+pub fn crd2idx<Crd: Crd2Idx<S, D>, S: Congruent<D>, D: IntTuple>(c: Crd, s: S, d: D) -> usize {
+    c.crd2idx(s, d)
+}
+
+/// CuTe's `idx2crd(i, shape)`: the natural coordinate of a 1-D index.
+///
+/// ```
+/// use layout_core::{idx2crd, C};
+/// assert_eq!(idx2crd(5, (C::<3>, C::<4>)), (2, 1));
+/// ```
+#[inline(always)]
+pub fn idx2crd<S: IntTuple>(i: usize, s: S) -> S::Dyn {
+    s.idx2crd(i)
+}
+
+/// The index of a coordinate in a shape with compact column-major strides
+/// (CuTe's `crd2idx(coord, shape)`).
+#[diagnostic::on_unimplemented(
+    message = "coordinate `{Self}` does not fit shape `{S}`",
+    label = "not a coordinate of this shape"
+)]
+pub trait CompactIndex<S> {
+    /// The colexicographic index of the coordinate.
+    fn compact_index(self, s: S) -> usize;
+}
+macro_rules! leaf_compact_index {
+    ($t:ty; $($g:tt)*) => {
+        impl<Sh: IntTuple, $($g)*> CompactIndex<Sh> for $t {
+            #[inline(always)]
+            fn compact_index(self, _s: Sh) -> usize {
+                self.value()
+            }
+        }
+    };
+}
+for_each_leaf!(leaf_compact_index);
+#[doc(hidden)]
+pub trait CompactIndexList<S> {
+    fn compact_index(self, s: S) -> (usize, usize);
+}
+impl CompactIndexList<Nil> for Nil {
+    fn compact_index(self, _s: Nil) -> (usize, usize) {
+        (0, 1)
+    }
+}
+impl<CH: CompactIndex<SH>, CT: CompactIndexList<ST>, SH: IntTuple, ST> CompactIndexList<Cons<SH, ST>>
+    for Cons<CH, CT>
+{
+    fn compact_index(self, s: Cons<SH, ST>) -> (usize, usize) {
+        let n = s.0.size();
+        let (rest, m) = self.1.compact_index(s.1);
+        (self.0.compact_index(s.0) + n * rest, n * m)
+    }
+}
+impl<Cc: Tuple, Sh: Tuple> CompactIndex<Sh> for Cc
+where
+    Cc::List: CompactIndexList<Sh::List>,
+{
+    fn compact_index(self, s: Sh) -> usize {
+        self.into_list().compact_index(s.into_list()).0
+    }
+}
+
+/// CuTe's `crd2crd(coord, src_shape, dst_shape)`: by mode when all three are
+/// tuples, otherwise through the colexicographic index.
+///
+/// ```
+/// use layout_core::{crd2crd, Crd2Crd};
+/// assert_eq!(crd2crd((1usize, 2usize), (2usize, (3usize, 2usize)), (2usize, (2usize, 3usize))), (1, (0, 1)));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "coordinate `{Self}` cannot be moved from shape `{S}` to shape `{T}`"
+)]
+pub trait Crd2Crd<S, T> {
+    /// The coordinate in the target shape.
+    type Out;
+    /// Move the coordinate.
+    fn crd2crd(self, s: S, t: T) -> Self::Out;
+}
+macro_rules! leaf_crd2crd {
+    ($t:ty; $($g:tt)*) => {
+        impl<Sh: IntTuple, Th: IntTuple, $($g)*> Crd2Crd<Sh, Th> for $t {
+            type Out = Th::Dyn;
+            fn crd2crd(self, _s: Sh, t: Th) -> Th::Dyn {
+                t.idx2crd(self.value())
+            }
+        }
+    };
+}
+for_each_leaf!(leaf_crd2crd);
+#[doc(hidden)]
+pub trait Crd2CrdList<S, T> {
+    type Out: List;
+    fn crd2crd(self, s: S, t: T) -> Self::Out;
+}
+impl Crd2CrdList<Nil, Nil> for Nil {
+    type Out = Nil;
+    fn crd2crd(self, _s: Nil, _t: Nil) -> Nil {
+        Nil
+    }
+}
+impl<CH: Crd2Crd<SH, TH>, CT: Crd2CrdList<ST, TT>, SH, ST, TH, TT> Crd2CrdList<Cons<SH, ST>, Cons<TH, TT>>
+    for Cons<CH, CT>
+where
+    CH::Out: Copy + Send + Sync + 'static,
+    Cons<CH::Out, CT::Out>: List,
+{
+    type Out = Cons<CH::Out, CT::Out>;
+    fn crd2crd(self, s: Cons<SH, ST>, t: Cons<TH, TT>) -> Self::Out {
+        Cons(self.0.crd2crd(s.0, t.0), self.1.crd2crd(s.1, t.1))
+    }
+}
+impl<Cc: Tuple, Sh: Tuple, Th: Tuple> Crd2Crd<Sh, Th> for Cc
+where
+    Cc::List: Crd2CrdList<Sh::List, Th::List>,
+{
+    type Out = <<Cc::List as Crd2CrdList<Sh::List, Th::List>>::Out as List>::Tuple;
+    fn crd2crd(self, s: Sh, t: Th) -> Self::Out {
+        self.into_list().crd2crd(s.into_list(), t.into_list()).into_tuple()
+    }
+}
+macro_rules! tuple_to_leaf_crd2crd {
+    ($t:ty; $($g:tt)*) => {
+        impl<Cc: Tuple + CompactIndex<Sh>, Sh: IntTuple, $($g)*> Crd2Crd<Sh, $t> for Cc {
+            type Out = usize;
+            fn crd2crd(self, s: Sh, t: $t) -> usize {
+                t.idx2crd(self.compact_index(s))
+            }
+        }
+    };
+}
+for_each_leaf!(tuple_to_leaf_crd2crd);
+
+/// CuTe's `crd2crd`.
+pub fn crd2crd<Crd: Crd2Crd<S, T>, S, T>(c: Crd, s: S, t: T) -> Crd::Out {
+    c.crd2crd(s, t)
+}

@@ -1,0 +1,233 @@
+//! Integer leaves: the static `C<N>` users write, the static `S<U>` that
+//! type-level arithmetic (typenum) produces, and the dynamic `usize`.
+
+use core::fmt;
+use core::marker::PhantomData;
+use core::ops::Mul;
+use typenum::{Bit, Const, Prod, ToUInt, UInt, UTerm, Unsigned, B1};
+
+/// A static integer leaf, CuTe's `Int<N>` (printed `_N`).
+///
+/// ```
+/// use layout_core::{C, Int};
+/// assert_eq!(C::<4>.value(), 4);
+/// assert_eq!(<C<4> as Int>::STATIC, Some(4));
+/// assert_eq!(format!("{:?}", C::<4>), "_4");
+/// ```
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct C<const N: usize>;
+
+/// A static integer computed at the type level (a typenum unsigned), printed `_N`.
+///
+/// Users rarely name it: it is what `C<3> * C<4>` becomes in compact strides.
+///
+/// ```
+/// use layout_core::{Int, S};
+/// assert_eq!(S::<typenum::U12>::new().value(), 12);
+/// ```
+pub struct S<U>(PhantomData<fn() -> U>);
+
+impl<U> S<U> {
+    /// The (zero-sized) value.
+    pub const fn new() -> Self {
+        S(PhantomData)
+    }
+}
+impl<U> Clone for S<U> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<U> Copy for S<U> {}
+impl<U> Default for S<U> {
+    fn default() -> Self {
+        S::new()
+    }
+}
+
+/// A leaf of a shape, stride or coordinate: static (`C<N>`, `S<U>`) or dynamic (`usize`).
+///
+/// ```
+/// use layout_core::{C, Int};
+/// assert_eq!(<usize as Int>::STATIC, None);
+/// assert_eq!(7usize.value(), 7);
+/// assert_eq!(C::<7>.value(), 7);
+/// ```
+pub trait Int: crate::tuple::IntTuple + Copy + 'static + Send + Sync {
+    /// `Some(value)` when the value is known to the compiler.
+    const STATIC: Option<usize>;
+    /// The value.
+    fn value(self) -> usize;
+}
+
+/// A static leaf: its value is a constant, and it has a typenum form for
+/// type-level arithmetic.
+pub trait StaticInt: Int + Default {
+    /// The typenum form of the value.
+    type U: Unsigned;
+    /// The value.
+    const VALUE: usize;
+}
+
+impl Int for usize {
+    const STATIC: Option<usize> = None;
+    #[inline(always)]
+    fn value(self) -> usize {
+        self
+    }
+}
+
+impl<const N: usize> Int for C<N> {
+    const STATIC: Option<usize> = Some(N);
+    #[inline(always)]
+    fn value(self) -> usize {
+        N
+    }
+}
+
+impl<U: Unsigned + 'static> Int for S<U> {
+    const STATIC: Option<usize> = Some(U::USIZE);
+    #[inline(always)]
+    fn value(self) -> usize {
+        U::USIZE
+    }
+}
+
+impl<const N: usize> StaticInt for C<N>
+where
+    Const<N>: ToUInt,
+    <Const<N> as ToUInt>::Output: Unsigned,
+{
+    type U = <Const<N> as ToUInt>::Output;
+    const VALUE: usize = N;
+}
+
+impl<U: Unsigned + 'static> StaticInt for S<U> {
+    type U = U;
+    const VALUE: usize = U::USIZE;
+}
+
+impl<const N: usize> fmt::Debug for C<N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "_{N}")
+    }
+}
+impl<const N: usize> fmt::Display for C<N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "_{N}")
+    }
+}
+impl<U: Unsigned> fmt::Debug for S<U> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "_{}", U::USIZE)
+    }
+}
+impl<U: Unsigned> fmt::Display for S<U> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "_{}", U::USIZE)
+    }
+}
+
+/// Multiplication of leaves: static times static stays static (computed by
+/// typenum), anything times a dynamic leaf is a `usize`.
+///
+/// ```
+/// use layout_core::{C, Int, IntMul};
+/// let p = C::<3>.mul(C::<4>);
+/// assert_eq!(p.value(), 12);
+/// assert_eq!(C::<3>.mul(4usize), 12usize);
+/// # fn is_static<T: Int>(_: T) -> bool { T::STATIC.is_some() }
+/// # assert!(is_static(p));
+/// ```
+pub trait IntMul<R: Int>: Int {
+    /// The product's leaf type.
+    type Output: Int;
+    /// The product.
+    fn mul(self, r: R) -> Self::Output;
+}
+
+impl IntMul<usize> for usize {
+    type Output = usize;
+    #[inline(always)]
+    fn mul(self, r: usize) -> usize {
+        self * r
+    }
+}
+impl<A: StaticInt> IntMul<usize> for A {
+    type Output = usize;
+    #[inline(always)]
+    fn mul(self, r: usize) -> usize {
+        A::VALUE * r
+    }
+}
+impl<B: StaticInt> IntMul<B> for usize {
+    type Output = usize;
+    #[inline(always)]
+    fn mul(self, _r: B) -> usize {
+        self * B::VALUE
+    }
+}
+impl<A: StaticInt, B: StaticInt> IntMul<B> for A
+where
+    A::U: Mul<B::U>,
+    Prod<A::U, B::U>: Unsigned + 'static,
+{
+    type Output = S<Prod<A::U, B::U>>;
+    #[inline(always)]
+    fn mul(self, _r: B) -> Self::Output {
+        S::new()
+    }
+}
+
+/// Static zero as computed by typenum.
+pub type Zero = S<typenum::U0>;
+/// Static one as computed by typenum.
+pub type One = S<typenum::U1>;
+
+/// Whether a static value is 1, read off typenum's binary form (no `IsEqual`).
+/// Compact strides give a static size-1 mode the stride `_0`, as CuTe does.
+pub trait StaticOneTag {
+    /// `B1` when the value is 1, `B0` otherwise.
+    type IsOne: Bit;
+}
+impl StaticOneTag for UTerm {
+    type IsOne = typenum::B0;
+}
+impl StaticOneTag for UInt<UTerm, B1> {
+    type IsOne = B1;
+}
+impl StaticOneTag for UInt<UTerm, typenum::B0> {
+    type IsOne = typenum::B0;
+}
+impl<U: Unsigned, B2: Bit, B: Bit> StaticOneTag for UInt<UInt<U, B2>, B> {
+    type IsOne = typenum::B0;
+}
+
+/// Format an integer the way CuTe prints it: `_N` when static, `N` otherwise.
+pub(crate) fn write_int(f: &mut dyn fmt::Write, v: usize, is_static: bool) -> fmt::Result {
+    if is_static {
+        write!(f, "_{v}")
+    } else {
+        write!(f, "{v}")
+    }
+}
+
+macro_rules! aliases {
+    ($($name:ident = $n:literal),* $(,)?) => {
+        $(
+            #[doc = concat!("CuTe's `_", stringify!($n), "`: the static integer ", stringify!($n), ".")]
+            #[allow(non_camel_case_types)]
+            pub type $name = C<$n>;
+        )*
+    };
+}
+
+aliases!(
+    _0 = 0, _1 = 1, _2 = 2, _3 = 3, _4 = 4, _5 = 5, _6 = 6, _7 = 7, _8 = 8, _9 = 9,
+    _10 = 10, _11 = 11, _12 = 12, _13 = 13, _14 = 14, _15 = 15, _16 = 16, _17 = 17,
+    _18 = 18, _19 = 19, _20 = 20, _21 = 21, _22 = 22, _23 = 23, _24 = 24, _25 = 25,
+    _26 = 26, _27 = 27, _28 = 28, _29 = 29, _30 = 30, _31 = 31, _32 = 32,
+    _48 = 48, _64 = 64, _80 = 80, _96 = 96, _112 = 112, _128 = 128, _256 = 256,
+    _512 = 512, _1024 = 1024, _2048 = 2048, _4096 = 4096, _8192 = 8192,
+    _16384 = 16384, _32768 = 32768, _65536 = 65536,
+);

@@ -1,0 +1,109 @@
+//! CuTe's layout algebra with static layouts as types.
+//!
+//! A layout maps coordinates to offsets through a nested `shape:stride` pair.
+//! Leaves are static (`C<N>`, printed `_N`) or dynamic (`usize`), mixed
+//! freely; an all-static layout is a zero-sized type whose offsets fold to
+//! constants.
+//!
+//! ```
+//! use layout_core::{crd, layout, flatten, slice_and_offset};
+//! let h = layout!((2,(2,2)):(4,(2,1)));
+//! assert_eq!(h.to_string(), "(_2,(_2,_2)):(_4,(_2,_1))");
+//! assert_eq!(h.crd2idx(crd!(1, (1, 0))), 6);
+//! assert_eq!(h.crd2idx(crd!(1, 1)), 6);
+//! assert_eq!(h.call(3), 6);
+//! assert_eq!(flatten(h).to_string(), "(_2,_2,_2):(_4,_2,_1)");
+//!
+//! let n = 4;
+//! let mixed = layout!((3, n):(n, 1));
+//! assert_eq!(mixed.to_string(), "(_3,4):(4,_1)");
+//! let (row, offset) = slice_and_offset(crd!(1, _), layout!((3,4):(6,1)));
+//! assert_eq!((row.to_string(), offset), ("(_4):(_1)".into(), 6));
+//! ```
+#![no_std]
+
+#[cfg(feature = "alloc")]
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+pub mod coord;
+pub mod error;
+pub mod int;
+pub mod layout;
+pub mod make;
+pub mod ops;
+pub mod print;
+pub mod slice;
+pub mod tensor;
+pub mod tuple;
+
+pub use coord::{crd2crd, crd2idx, idx2crd, CompactIndex, Crd2Crd, Crd2Idx, Underscore};
+pub use error::LayoutError;
+pub use int::*;
+pub use layout::{make_layout, Congruent, Layout};
+pub use make::{compact_col_major, compact_row_major, make_layout_left, make_layout_right, Compact};
+pub use ops::{
+    append, flatten, get, group, prepend, replace, select, take, Append, Flatten, Group, Mode,
+    Prepend, Replace, Select, Take,
+};
+#[cfg(feature = "alloc")]
+pub use print::print_layout;
+pub use print::write_layout_table;
+pub use slice::{dice, slice, slice_and_offset, SliceCoord};
+pub use tensor::{make_tensor, Engine, EngineMut, Tensor};
+#[cfg(feature = "alloc")]
+pub use tuple::to_cute_string;
+pub use tuple::{IntTuple, Tuple};
+
+#[doc(hidden)]
+pub mod __private {
+    pub use layout_macros::{crd_impl, layout_impl, layout_type_impl};
+}
+
+/// A layout in CuTe notation. Integer literals are static leaves (`C<N>`);
+/// an identifier or a `{braced expression}` is a run-time `usize`. A shape
+/// alone gets LayoutLeft (column-major) strides.
+///
+/// ```
+/// use layout_core::layout;
+/// assert_eq!(layout!((2,(2,2)):(4,(2,1))).to_string(), "(_2,(_2,_2)):(_4,(_2,_1))");
+/// let m = 3;
+/// assert_eq!(layout!((3, {m * 2}):(1, 3)).to_string(), "(_3,6):(_1,_3)");
+/// assert_eq!(layout!((3, 4)).to_string(), "(_3,_4):(_1,_3)");
+/// assert_eq!(layout!((m, 4)).to_string(), "(3,_4):(_1,3)");
+/// ```
+#[macro_export]
+macro_rules! layout {
+    ($($t:tt)*) => { $crate::__private::layout_impl!{ $crate ; $($t)* } };
+}
+
+/// The type of a layout in CuTe notation (dynamic leaves are `usize`).
+///
+/// ```
+/// use layout_core::{layout, layout_type};
+/// type H = layout_type!((2,(2,2)):(4,(2,1)));
+/// let h: H = layout!((2,(2,2)):(4,(2,1)));
+/// assert_eq!(H::SIZE, 8);
+/// assert_eq!(H::COSIZE, 8);
+/// # let _ = h;
+/// ```
+#[macro_export]
+macro_rules! layout_type {
+    ($($t:tt)*) => { $crate::__private::layout_type_impl!{ $crate ; $($t)* } };
+}
+
+/// A coordinate: integers are static, identifiers and `{expressions}` are
+/// run-time `usize`, `_` keeps a mode in a slice. Several items make a
+/// tuple; one item is itself (write `(x,)` for a rank-1 tuple).
+///
+/// ```
+/// use layout_core::{crd, Underscore, C};
+/// let j = 2;
+/// assert_eq!(crd!(1, (0, j)), (C::<1>, (C::<0>, 2usize)));
+/// assert_eq!(crd!(1, _), (C::<1>, Underscore));
+/// ```
+#[macro_export]
+macro_rules! crd {
+    ($($t:tt)*) => { $crate::__private::crd_impl!{ $crate ; $($t)* } };
+}

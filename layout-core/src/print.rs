@@ -1,0 +1,77 @@
+//! CuTe's `print_layout`: the ASCII table of a rank-2 layout.
+
+use crate::layout::{Congruent, Layout};
+use crate::tuple::IntTuple;
+use core::fmt;
+
+fn num_digits(mut x: usize) -> usize {
+    let mut n = 1;
+    while x >= 10 {
+        x /= 10;
+        n += 1;
+    }
+    n
+}
+
+/// The sizes of the two modes of a rank-2 shape.
+pub(crate) fn mode_sizes_2<S: IntTuple>(s: &S) -> (usize, usize) {
+    let mut sizes = [1usize; 2];
+    let mut k = 0;
+    s.for_each_mode_size(&mut |n| {
+        if k < 2 {
+            sizes[k] = n;
+        }
+        k += 1;
+    });
+    (sizes[0], sizes[1])
+}
+
+/// Write CuTe's `print_layout` table of a rank-2 layout, byte for byte.
+///
+/// ```
+/// use layout_core::{layout, print_layout};
+/// let text = print_layout(layout!((2,4):(1,2)));
+/// assert_eq!(text.lines().nth(3).unwrap(), " 0  | 0 | 2 | 4 | 6 |");
+/// ```
+pub fn write_layout_table<S: Congruent<D>, D: IntTuple>(
+    f: &mut dyn fmt::Write,
+    l: Layout<S, D>,
+) -> fmt::Result {
+    const { assert!(S::RANK == 2, "print_layout needs a rank-2 layout") };
+    let (rows, cols) = mode_sizes_2(&l.shape());
+    let width = num_digits(l.checked_cosize().unwrap_or(usize::MAX)) + 2;
+    let delim = |f: &mut dyn fmt::Write| -> fmt::Result {
+        f.write_str("    ")?;
+        for _ in 0..cols {
+            f.write_char('+')?;
+            for _ in 0..width {
+                f.write_char('-')?;
+            }
+        }
+        f.write_str("+\n")
+    };
+    writeln!(f, "{l}")?;
+    f.write_str("    ")?;
+    for n in 0..cols {
+        write!(f, "  {:>w$} ", n, w = width - 2)?;
+    }
+    f.write_char('\n')?;
+    for m in 0..rows {
+        delim(f)?;
+        write!(f, "{m:>2}  ")?;
+        for n in 0..cols {
+            // (m, n) is the 1-D index m + rows * n: the last mode is not reduced.
+            write!(f, "| {:>w$} ", l.call(m + rows * n), w = width - 2)?;
+        }
+        f.write_str("|\n")?;
+    }
+    delim(f)
+}
+
+/// CuTe's `print_layout` as a string.
+#[cfg(feature = "alloc")]
+pub fn print_layout<S: Congruent<D>, D: IntTuple>(l: Layout<S, D>) -> alloc::string::String {
+    let mut s = alloc::string::String::new();
+    let _ = write_layout_table(&mut s, l);
+    s
+}

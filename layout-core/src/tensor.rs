@@ -1,0 +1,321 @@
+//! Tensors: storage plus a layout.
+//!
+//! Construction checks once that the storage covers the layout's cosize (at
+//! compile time for arrays under static layouts); every access then checks
+//! the coordinate against the shape, so no coordinate leaves the storage.
+
+use crate::coord::Crd2Idx;
+use crate::error::LayoutError;
+use crate::layout::{Congruent, Layout};
+use crate::slice::SliceCoord;
+use crate::tuple::IntTuple;
+use core::ops::{Index, IndexMut};
+
+/// Read access to a tensor's elements.
+pub trait Engine {
+    /// The element type.
+    type Elem;
+    /// The elements.
+    fn as_slice(&self) -> &[Self::Elem];
+}
+/// Write access to a tensor's elements.
+pub trait EngineMut: Engine {
+    /// The elements.
+    fn as_mut_slice(&mut self) -> &mut [Self::Elem];
+}
+impl<T> Engine for &[T] {
+    type Elem = T;
+    fn as_slice(&self) -> &[T] {
+        self
+    }
+}
+impl<T> Engine for &mut [T] {
+    type Elem = T;
+    fn as_slice(&self) -> &[T] {
+        self
+    }
+}
+impl<T> EngineMut for &mut [T] {
+    fn as_mut_slice(&mut self) -> &mut [T] {
+        self
+    }
+}
+impl<T, const N: usize> Engine for [T; N] {
+    type Elem = T;
+    fn as_slice(&self) -> &[T] {
+        self
+    }
+}
+impl<T, const N: usize> EngineMut for [T; N] {
+    fn as_mut_slice(&mut self) -> &mut [T] {
+        self
+    }
+}
+#[cfg(feature = "alloc")]
+impl<T> Engine for alloc::vec::Vec<T> {
+    type Elem = T;
+    fn as_slice(&self) -> &[T] {
+        self
+    }
+}
+#[cfg(feature = "alloc")]
+impl<T> EngineMut for alloc::vec::Vec<T> {
+    fn as_mut_slice(&mut self) -> &mut [T] {
+        self
+    }
+}
+
+/// Storage plus a layout (CuTe's `Tensor`): `t[crd]` is `data[offset + layout(crd)]`.
+///
+/// ```
+/// use layout_core::{crd, layout, Tensor};
+/// let mut storage = [0i32; 16];
+/// let mut a = Tensor::new(&mut storage[..], layout!((3,4):(6,1))).unwrap();
+/// a[crd!(1, 2)] = 5;
+/// assert_eq!(storage[8], 5);
+/// ```
+pub struct Tensor<E, L> {
+    data: E,
+    offset: usize,
+    layout: L,
+}
+
+fn check_cover<S: Congruent<D>, D: IntTuple>(
+    offset: usize,
+    layout: &Layout<S, D>,
+    len: usize,
+) -> Result<(), LayoutError> {
+    let cosize = layout.checked_cosize().ok_or(LayoutError::CosizeOverflow)?;
+    let needed = offset.checked_add(cosize).ok_or(LayoutError::CosizeOverflow)?;
+    if needed > len {
+        return Err(LayoutError::StorageTooShort { needed, len });
+    }
+    Ok(())
+}
+
+impl<E: Engine, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
+    /// A tensor over `data`; `Err` when the storage is shorter than the
+    /// layout's cosize or the cosize overflows.
+    pub fn new(data: E, layout: Layout<S, D>) -> Result<Self, LayoutError> {
+        check_cover(0, &layout, data.as_slice().len())?;
+        Ok(Tensor { data, offset: 0, layout })
+    }
+    /// The layout.
+    pub fn layout(&self) -> Layout<S, D> {
+        self.layout
+    }
+    /// The offset of this view's first element in the storage.
+    pub fn data_offset(&self) -> usize {
+        self.offset
+    }
+    /// The storage.
+    pub fn storage(&self) -> &[E::Elem] {
+        self.data.as_slice()
+    }
+    /// Number of coordinates.
+    pub fn size(&self) -> usize {
+        self.layout.size()
+    }
+    /// The element at a coordinate, `None` when the coordinate is outside the shape.
+    #[inline(always)]
+    pub fn get<Crd: Crd2Idx<S, D>>(&self, c: Crd) -> Option<&E::Elem> {
+        if !c.in_shape(self.layout.shape()) {
+            return None;
+        }
+        self.data.as_slice().get(self.offset + self.layout.crd2idx(c))
+    }
+    /// A read-only view with the same layout.
+    pub fn view(&self) -> Tensor<&[E::Elem], Layout<S, D>> {
+        Tensor { data: self.data.as_slice(), offset: self.offset, layout: self.layout }
+    }
+    /// A read-only view of the same elements through another layout (a
+    /// transpose, say); `Err` when it reaches past the storage.
+    pub fn view_as<S2: Congruent<D2>, D2: IntTuple>(
+        &self,
+        layout: Layout<S2, D2>,
+    ) -> Result<Tensor<&[E::Elem], Layout<S2, D2>>, LayoutError> {
+        check_cover(self.offset, &layout, self.data.as_slice().len())?;
+        Ok(Tensor { data: self.data.as_slice(), offset: self.offset, layout })
+    }
+    /// The slice at a coordinate with `_` (CuTe's `A(1,_)`): the data pointer
+    /// moves by the fixed coordinates' offset, the kept modes stay.
+    #[allow(clippy::type_complexity)]
+    pub fn slice<Crd>(
+        &self,
+        c: Crd,
+    ) -> Tensor<&[E::Elem], Layout<<Crd as SliceCoord<S>>::Sliced, <Crd as SliceCoord<D>>::Sliced>>
+    where
+        Crd: SliceCoord<S> + SliceCoord<D> + Crd2Idx<S, D>,
+        <Crd as SliceCoord<S>>::Sliced: Congruent<<Crd as SliceCoord<D>>::Sliced>,
+        <Crd as SliceCoord<D>>::Sliced: IntTuple,
+    {
+        let (layout, off) = self.sliced(c);
+        Tensor { data: self.data.as_slice(), offset: self.offset + off, layout }
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn sliced<Crd>(
+        &self,
+        c: Crd,
+    ) -> (Layout<<Crd as SliceCoord<S>>::Sliced, <Crd as SliceCoord<D>>::Sliced>, usize)
+    where
+        Crd: SliceCoord<S> + SliceCoord<D> + Crd2Idx<S, D>,
+        <Crd as SliceCoord<S>>::Sliced: Congruent<<Crd as SliceCoord<D>>::Sliced>,
+        <Crd as SliceCoord<D>>::Sliced: IntTuple,
+    {
+        self.check(c);
+        crate::slice::slice_and_offset(c, self.layout)
+    }
+
+    #[inline(always)]
+    #[track_caller]
+    fn check<Crd: Crd2Idx<S, D>>(&self, c: Crd) {
+        if !c.in_shape(self.layout.shape()) {
+            out_of_shape(&(c, core::marker::PhantomData::<(S, D)>), &self.layout.shape());
+        }
+    }
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn out_of_shape(c: &dyn CrdText, s: &dyn IntTupleText) -> ! {
+    let mut msg = Text::default();
+    let _ = c.text(&mut msg);
+    let _ = core::fmt::Write::write_str(&mut msg, " is outside shape ");
+    let _ = s.text(&mut msg);
+    panic!("tensor coordinate {}", msg.as_str())
+}
+
+trait CrdText {
+    fn text(&self, f: &mut dyn core::fmt::Write) -> core::fmt::Result;
+}
+impl<S: Congruent<D>, D: IntTuple, Crd: Crd2Idx<S, D>> CrdText for (Crd, core::marker::PhantomData<(S, D)>) {
+    fn text(&self, f: &mut dyn core::fmt::Write) -> core::fmt::Result {
+        self.0.write_crd(f)
+    }
+}
+trait IntTupleText {
+    fn text(&self, f: &mut dyn core::fmt::Write) -> core::fmt::Result;
+}
+impl<T: IntTuple> IntTupleText for T {
+    fn text(&self, f: &mut dyn core::fmt::Write) -> core::fmt::Result {
+        self.write_cute(f)
+    }
+}
+
+/// A small fixed buffer for panic messages (no allocation in `no_std`).
+struct Text {
+    buf: [u8; 192],
+    len: usize,
+}
+impl Default for Text {
+    fn default() -> Self {
+        Text { buf: [0; 192], len: 0 }
+    }
+}
+impl Text {
+    fn as_str(&self) -> &str {
+        core::str::from_utf8(&self.buf[..self.len]).unwrap_or("?")
+    }
+}
+impl core::fmt::Write for Text {
+    fn write_str(&mut self, s: &str) -> core::fmt::Result {
+        let n = s.len().min(self.buf.len() - self.len);
+        self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
+        self.len += n;
+        Ok(())
+    }
+}
+
+impl<E: EngineMut, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
+    /// The element at a coordinate, `None` when the coordinate is outside the shape.
+    #[inline(always)]
+    pub fn get_mut<Crd: Crd2Idx<S, D>>(&mut self, c: Crd) -> Option<&mut E::Elem> {
+        if !c.in_shape(self.layout.shape()) {
+            return None;
+        }
+        let i = self.offset + self.layout.crd2idx(c);
+        self.data.as_mut_slice().get_mut(i)
+    }
+    /// A writable view with the same layout.
+    pub fn view_mut(&mut self) -> Tensor<&mut [E::Elem], Layout<S, D>> {
+        Tensor { data: self.data.as_mut_slice(), offset: self.offset, layout: self.layout }
+    }
+    /// A writable view of the same elements through another layout; `Err`
+    /// when it reaches past the storage.
+    pub fn view_mut_as<S2: Congruent<D2>, D2: IntTuple>(
+        &mut self,
+        layout: Layout<S2, D2>,
+    ) -> Result<Tensor<&mut [E::Elem], Layout<S2, D2>>, LayoutError> {
+        check_cover(self.offset, &layout, self.data.as_slice().len())?;
+        Ok(Tensor { data: self.data.as_mut_slice(), offset: self.offset, layout })
+    }
+    /// A writable slice at a coordinate with `_`; writes go to the same storage.
+    #[allow(clippy::type_complexity)]
+    pub fn slice_mut<Crd>(
+        &mut self,
+        c: Crd,
+    ) -> Tensor<&mut [E::Elem], Layout<<Crd as SliceCoord<S>>::Sliced, <Crd as SliceCoord<D>>::Sliced>>
+    where
+        Crd: SliceCoord<S> + SliceCoord<D> + Crd2Idx<S, D>,
+        <Crd as SliceCoord<S>>::Sliced: Congruent<<Crd as SliceCoord<D>>::Sliced>,
+        <Crd as SliceCoord<D>>::Sliced: IntTuple,
+    {
+        let (layout, off) = self.sliced(c);
+        Tensor { data: self.data.as_mut_slice(), offset: self.offset + off, layout }
+    }
+}
+
+impl<T, const N: usize, S: Congruent<D>, D: IntTuple> Tensor<[T; N], Layout<S, D>> {
+    /// A tensor owning an array, for a static layout: an array shorter than
+    /// the layout's cosize is a compile error.
+    ///
+    /// ```
+    /// use layout_core::{layout, Tensor};
+    /// let t = Tensor::from_array([0u8; 20], layout!((3,4):(8,1)));
+    /// assert_eq!(t.size(), 12);
+    /// ```
+    pub fn from_array(data: [T; N], layout: Layout<S, D>) -> Self {
+        const {
+            assert!(
+                Layout::<S, D>::COSIZE <= N,
+                "the array is shorter than the static layout's cosize"
+            )
+        };
+        Tensor { data, offset: 0, layout }
+    }
+}
+
+impl<E: Engine, S: Congruent<D>, D: IntTuple, Crd: Crd2Idx<S, D>> Index<Crd> for Tensor<E, Layout<S, D>> {
+    type Output = E::Elem;
+    #[inline(always)]
+    #[track_caller]
+    fn index(&self, c: Crd) -> &E::Elem {
+        if !c.in_shape(self.layout.shape()) {
+            out_of_shape(&(c, core::marker::PhantomData::<(S, D)>), &self.layout.shape());
+        }
+        &self.data.as_slice()[self.offset + self.layout.crd2idx(c)]
+    }
+}
+impl<E: EngineMut, S: Congruent<D>, D: IntTuple, Crd: Crd2Idx<S, D>> IndexMut<Crd>
+    for Tensor<E, Layout<S, D>>
+{
+    #[inline(always)]
+    #[track_caller]
+    fn index_mut(&mut self, c: Crd) -> &mut E::Elem {
+        if !c.in_shape(self.layout.shape()) {
+            out_of_shape(&(c, core::marker::PhantomData::<(S, D)>), &self.layout.shape());
+        }
+        let i = self.offset + self.layout.crd2idx(c);
+        &mut self.data.as_mut_slice()[i]
+    }
+}
+
+/// CuTe's `make_tensor(data, layout)`.
+pub fn make_tensor<E: Engine, S: Congruent<D>, D: IntTuple>(
+    data: E,
+    layout: Layout<S, D>,
+) -> Result<Tensor<E, Layout<S, D>>, LayoutError> {
+    Tensor::new(data, layout)
+}

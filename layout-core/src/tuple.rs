@@ -1,0 +1,507 @@
+//! Nested integer tuples (CuTe's `IntTuple`) and the cons-list form every
+//! recursion over modes walks.
+//!
+//! Users write native tuples such as `(C<2>, (C<2>, usize))`. Each native
+//! tuple of rank 0 to 8 maps to a cons list `Cons<A, Cons<B, Nil>>` through
+//! [`Tuple`]; algorithms are written once on [`Nil`] and [`Cons`] and lifted
+//! to every arity by one blanket impl.
+
+use crate::int::{write_int, Int};
+use core::fmt;
+use typenum::Unsigned;
+
+/// The end of a cons list.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub struct Nil;
+
+/// A cons cell: a head mode and the rest of the modes.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub struct Cons<H, T>(pub H, pub T);
+
+/// A native tuple with its cons-list form.
+pub trait Tuple: Copy + 'static + Send + Sync {
+    /// The cons-list form.
+    type List: List<Tuple = Self>;
+    /// Convert to the cons-list form.
+    fn into_list(self) -> Self::List;
+}
+
+/// A cons list with its native-tuple form.
+pub trait List: Copy + 'static + Send + Sync {
+    /// The native tuple.
+    type Tuple: Tuple<List = Self>;
+    /// Number of elements.
+    const LEN: usize;
+    /// Convert to the native tuple.
+    fn into_tuple(self) -> Self::Tuple;
+}
+
+macro_rules! cons_type {
+    () => { Nil };
+    ($h:ident $($t:ident)*) => { Cons<$h, cons_type!($($t)*)> };
+}
+macro_rules! cons_value {
+    () => { Nil };
+    ($h:ident $($t:ident)*) => { Cons($h, cons_value!($($t)*)) };
+}
+
+macro_rules! tuple_list {
+    ($n:expr; $($t:ident)*) => {
+        impl<$($t: Copy + 'static + Send + Sync),*> Tuple for ($($t,)*) {
+            type List = cons_type!($($t)*);
+            #[inline(always)]
+            #[allow(non_snake_case)]
+            fn into_list(self) -> Self::List {
+                let ($($t,)*) = self;
+                cons_value!($($t)*)
+            }
+        }
+        impl<$($t: Copy + 'static + Send + Sync),*> List for cons_type!($($t)*) {
+            type Tuple = ($($t,)*);
+            const LEN: usize = $n;
+            #[inline(always)]
+            #[allow(non_snake_case)]
+            fn into_tuple(self) -> Self::Tuple {
+                let cons_value!($($t)*) = self;
+                ($($t,)*)
+            }
+        }
+    };
+}
+
+tuple_list!(0;);
+tuple_list!(1; A);
+tuple_list!(2; A B);
+tuple_list!(3; A B C0);
+tuple_list!(4; A B C0 D);
+tuple_list!(5; A B C0 D E);
+tuple_list!(6; A B C0 D E F);
+tuple_list!(7; A B C0 D E F G);
+tuple_list!(8; A B C0 D E F G H);
+
+pub(crate) const fn mul_opt(a: Option<usize>, b: Option<usize>) -> Option<usize> {
+    match (a, b) {
+        (Some(x), Some(y)) => x.checked_mul(y),
+        _ => None,
+    }
+}
+pub(crate) const fn add_opt(a: Option<usize>, b: Option<usize>) -> Option<usize> {
+    match (a, b) {
+        (Some(x), Some(y)) => x.checked_add(y),
+        _ => None,
+    }
+}
+const fn max(a: usize, b: usize) -> usize {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+/// A nested tuple of integers: a leaf (`usize`, `C<N>`, `S<U>`) or a native
+/// tuple of `IntTuple`s. CuTe's rank, depth and size.
+///
+/// ```
+/// use layout_core::{IntTuple, C};
+/// let s = (C::<2>, (C::<2>, 3usize));
+/// assert_eq!(<(C<2>, (C<2>, usize)) as IntTuple>::RANK, 2);
+/// assert_eq!(<(C<2>, (C<2>, usize)) as IntTuple>::DEPTH, 2);
+/// assert_eq!(s.size(), 12);
+/// assert_eq!(layout_core::to_cute_string(&s), "(_2,(_2,3))");
+/// ```
+pub trait IntTuple: Copy + 'static + Send + Sync {
+    /// Number of top-level modes (1 for an integer).
+    const RANK: usize;
+    /// Nesting depth (0 for an integer).
+    const DEPTH: usize;
+    /// Whether this is an integer rather than a tuple.
+    const IS_INT: bool;
+    /// Whether every leaf is static.
+    const ALL_STATIC: bool;
+    /// Number of integer leaves.
+    const LEAF_COUNT: usize;
+    /// The product of the leaves when every leaf is static (and it fits `usize`).
+    const STATIC_SIZE: Option<usize>;
+    /// The same nesting with every leaf a `usize` (the type of a natural coordinate).
+    type Dyn: Copy + PartialEq + fmt::Debug;
+    /// The leaves in order, as a cons list (CuTe's `flatten_to_tuple`).
+    type Leaves: List;
+
+    /// The product of the leaves (CuTe's `size`/`product`).
+    fn size(&self) -> usize;
+    /// The product of the leaves, `None` on overflow.
+    fn checked_size(&self) -> Option<usize>;
+    /// Print in CuTe's notation.
+    fn write_cute(&self, f: &mut dyn fmt::Write) -> fmt::Result;
+    /// Visit every leaf in order: `(value, is_static)`.
+    fn for_each_leaf(&self, f: &mut dyn FnMut(usize, bool));
+    /// Every leaf made dynamic.
+    fn to_dyn(&self) -> Self::Dyn;
+    /// The leaves as a cons list.
+    fn leaves(self) -> Self::Leaves;
+    /// The size of each top-level mode, in order (an integer is one mode).
+    fn for_each_mode_size(&self, f: &mut dyn FnMut(usize));
+    /// The natural coordinate of a 1-D index (colexicographic, CuTe's `idx2crd(i, shape)`).
+    fn idx2crd(&self, i: usize) -> Self::Dyn;
+    /// `idx2crd` against a compact column-major stride starting at `div`.
+    #[doc(hidden)]
+    fn idx2crd_at(&self, i: usize, div: usize) -> (Self::Dyn, usize);
+}
+
+/// Print any [`IntTuple`] in CuTe's notation.
+#[cfg(feature = "alloc")]
+pub fn to_cute_string<T: IntTuple>(t: &T) -> alloc::string::String {
+    let mut s = alloc::string::String::new();
+    let _ = t.write_cute(&mut s);
+    s
+}
+
+macro_rules! leaf_int_tuple {
+    ($t:ty; $($g:tt)*) => {
+        impl<$($g)*> IntTuple for $t {
+            const RANK: usize = 1;
+            const DEPTH: usize = 0;
+            const IS_INT: bool = true;
+            const ALL_STATIC: bool = <$t as Int>::STATIC.is_some();
+            const LEAF_COUNT: usize = 1;
+            const STATIC_SIZE: Option<usize> = <$t as Int>::STATIC;
+            type Dyn = usize;
+            type Leaves = Cons<Self, Nil>;
+            #[inline(always)]
+            fn size(&self) -> usize {
+                self.value()
+            }
+            fn checked_size(&self) -> Option<usize> {
+                Some(self.value())
+            }
+            fn write_cute(&self, f: &mut dyn fmt::Write) -> fmt::Result {
+                write_int(f, self.value(), Self::ALL_STATIC)
+            }
+            fn for_each_leaf(&self, f: &mut dyn FnMut(usize, bool)) {
+                f(self.value(), Self::ALL_STATIC)
+            }
+            #[inline(always)]
+            fn to_dyn(&self) -> usize {
+                self.value()
+            }
+            #[inline(always)]
+            fn leaves(self) -> Self::Leaves {
+                Cons(self, Nil)
+            }
+            fn for_each_mode_size(&self, f: &mut dyn FnMut(usize)) {
+                f(self.value())
+            }
+            #[inline(always)]
+            fn idx2crd(&self, i: usize) -> usize {
+                i
+            }
+            #[inline(always)]
+            fn idx2crd_at(&self, i: usize, div: usize) -> (usize, usize) {
+                let s = self.value();
+                let c = if <$t as Int>::STATIC == Some(1) { 0 } else { (i / div) % s };
+                (c, div * s)
+            }
+        }
+    };
+}
+
+/// Apply a leaf-impl macro to each leaf type: `usize`, `C<N>` and `S<U>`.
+macro_rules! for_each_leaf {
+    ($mac:ident) => {
+        $mac!(usize;);
+        $mac!($crate::int::C<N>; const N: usize);
+        $mac!($crate::int::S<U>; U: typenum::Unsigned + 'static);
+    };
+}
+pub(crate) use for_each_leaf;
+
+for_each_leaf!(leaf_int_tuple);
+
+/// The list-level half of [`IntTuple`] for tuples.
+#[doc(hidden)]
+pub trait IntList: List {
+    const DEPTH: usize;
+    const ALL_STATIC: bool;
+    const LEAF_COUNT: usize;
+    const STATIC_SIZE: Option<usize>;
+    type Dyn: Copy + PartialEq + fmt::Debug;
+    type Leaves: List;
+    fn size(&self) -> usize;
+    fn checked_size(&self) -> Option<usize>;
+    fn write_items(&self, f: &mut dyn fmt::Write, first: bool) -> fmt::Result;
+    fn for_each_leaf(&self, f: &mut dyn FnMut(usize, bool));
+    fn for_each_mode_size(&self, f: &mut dyn FnMut(usize));
+    fn to_dyn(&self) -> Self::Dyn;
+    fn leaves(self) -> Self::Leaves;
+    fn idx2crd_at(&self, i: usize, div: usize) -> (Self::Dyn, usize);
+}
+
+impl IntList for Nil {
+    const DEPTH: usize = 0;
+    const ALL_STATIC: bool = true;
+    const LEAF_COUNT: usize = 0;
+    const STATIC_SIZE: Option<usize> = Some(1);
+    type Dyn = Nil;
+    type Leaves = Nil;
+    #[inline(always)]
+    fn size(&self) -> usize {
+        1
+    }
+    fn checked_size(&self) -> Option<usize> {
+        Some(1)
+    }
+    fn write_items(&self, _f: &mut dyn fmt::Write, _first: bool) -> fmt::Result {
+        Ok(())
+    }
+    fn for_each_leaf(&self, _f: &mut dyn FnMut(usize, bool)) {}
+    fn for_each_mode_size(&self, _f: &mut dyn FnMut(usize)) {}
+    fn to_dyn(&self) -> Nil {
+        Nil
+    }
+    fn leaves(self) -> Nil {
+        Nil
+    }
+    fn idx2crd_at(&self, _i: usize, div: usize) -> (Nil, usize) {
+        (Nil, div)
+    }
+}
+
+impl<H: IntTuple, T: IntList> IntList for Cons<H, T>
+where
+    Cons<H, T>: List,
+    Cons<H::Dyn, T::Dyn>: List + Copy + PartialEq + fmt::Debug,
+    H::Leaves: Concat<T::Leaves>,
+{
+    const DEPTH: usize = max(H::DEPTH, T::DEPTH);
+    const ALL_STATIC: bool = H::ALL_STATIC && T::ALL_STATIC;
+    const LEAF_COUNT: usize = H::LEAF_COUNT + T::LEAF_COUNT;
+    const STATIC_SIZE: Option<usize> = mul_opt(H::STATIC_SIZE, T::STATIC_SIZE);
+    type Dyn = Cons<H::Dyn, T::Dyn>;
+    type Leaves = <H::Leaves as Concat<T::Leaves>>::Out;
+    #[inline(always)]
+    fn size(&self) -> usize {
+        self.0.size() * self.1.size()
+    }
+    fn checked_size(&self) -> Option<usize> {
+        self.0.checked_size()?.checked_mul(self.1.checked_size()?)
+    }
+    fn write_items(&self, f: &mut dyn fmt::Write, first: bool) -> fmt::Result {
+        if !first {
+            f.write_char(',')?;
+        }
+        self.0.write_cute(f)?;
+        self.1.write_items(f, false)
+    }
+    fn for_each_leaf(&self, f: &mut dyn FnMut(usize, bool)) {
+        self.0.for_each_leaf(f);
+        self.1.for_each_leaf(f);
+    }
+    fn for_each_mode_size(&self, f: &mut dyn FnMut(usize)) {
+        f(self.0.size());
+        self.1.for_each_mode_size(f);
+    }
+    #[inline(always)]
+    fn to_dyn(&self) -> Self::Dyn {
+        Cons(self.0.to_dyn(), self.1.to_dyn())
+    }
+    #[inline(always)]
+    fn leaves(self) -> Self::Leaves {
+        self.0.leaves().concat(self.1.leaves())
+    }
+    #[inline(always)]
+    fn idx2crd_at(&self, i: usize, div: usize) -> (Self::Dyn, usize) {
+        let (h, div) = self.0.idx2crd_at(i, div);
+        let (t, div) = self.1.idx2crd_at(i, div);
+        (Cons(h, t), div)
+    }
+}
+
+impl<T: Tuple> IntTuple for T
+where
+    T::List: IntList,
+    <T::List as IntList>::Dyn: List,
+    <<T::List as IntList>::Dyn as List>::Tuple: PartialEq + fmt::Debug,
+{
+    const RANK: usize = <T::List as List>::LEN;
+    const DEPTH: usize = 1 + <T::List as IntList>::DEPTH;
+    const IS_INT: bool = false;
+    const ALL_STATIC: bool = <T::List as IntList>::ALL_STATIC;
+    const LEAF_COUNT: usize = <T::List as IntList>::LEAF_COUNT;
+    const STATIC_SIZE: Option<usize> = <T::List as IntList>::STATIC_SIZE;
+    type Dyn = <<T::List as IntList>::Dyn as List>::Tuple;
+    type Leaves = <T::List as IntList>::Leaves;
+    #[inline(always)]
+    fn size(&self) -> usize {
+        self.into_list().size()
+    }
+    fn checked_size(&self) -> Option<usize> {
+        self.into_list().checked_size()
+    }
+    fn write_cute(&self, f: &mut dyn fmt::Write) -> fmt::Result {
+        f.write_char('(')?;
+        self.into_list().write_items(f, true)?;
+        f.write_char(')')
+    }
+    fn for_each_leaf(&self, f: &mut dyn FnMut(usize, bool)) {
+        self.into_list().for_each_leaf(f)
+    }
+    fn for_each_mode_size(&self, f: &mut dyn FnMut(usize)) {
+        self.into_list().for_each_mode_size(f)
+    }
+    #[inline(always)]
+    fn to_dyn(&self) -> Self::Dyn {
+        self.into_list().to_dyn().into_tuple()
+    }
+    #[inline(always)]
+    fn leaves(self) -> Self::Leaves {
+        self.into_list().leaves()
+    }
+    #[inline(always)]
+    fn idx2crd(&self, i: usize) -> Self::Dyn {
+        self.idx2crd_at(i, 1).0
+    }
+    #[inline(always)]
+    fn idx2crd_at(&self, i: usize, div: usize) -> (Self::Dyn, usize) {
+        let (c, d) = self.into_list().idx2crd_at(i, div);
+        (c.into_tuple(), d)
+    }
+}
+
+/// Concatenation of cons lists.
+#[doc(hidden)]
+pub trait Concat<R: List>: List {
+    type Out: List;
+    fn concat(self, r: R) -> Self::Out;
+}
+impl<R: List> Concat<R> for Nil {
+    type Out = R;
+    #[inline(always)]
+    fn concat(self, r: R) -> R {
+        r
+    }
+}
+impl<H, T: Concat<R>, R: List> Concat<R> for Cons<H, T>
+where
+    Cons<H, T>: List,
+    Cons<H, T::Out>: List,
+{
+    type Out = Cons<H, T::Out>;
+    #[inline(always)]
+    fn concat(self, r: R) -> Self::Out {
+        Cons(self.0, self.1.concat(r))
+    }
+}
+
+/// Element `I` of a cons list.
+#[diagnostic::on_unimplemented(
+    message = "mode index {I} is out of range for `{Self}`",
+    label = "no mode {I} here"
+)]
+#[doc(hidden)]
+pub trait GetAt<const I: usize> {
+    type Out;
+    fn get_at(self) -> Self::Out;
+}
+impl<H, T> GetAt<0> for Cons<H, T> {
+    type Out = H;
+    #[inline(always)]
+    fn get_at(self) -> H {
+        self.0
+    }
+}
+macro_rules! get_at {
+    ($($i:literal => $p:literal),*) => {$(
+        impl<H, T: GetAt<$p>> GetAt<$i> for Cons<H, T> {
+            type Out = T::Out;
+            #[inline(always)]
+            fn get_at(self) -> T::Out {
+                self.1.get_at()
+            }
+        }
+    )*};
+}
+get_at!(1 => 0, 2 => 1, 3 => 2, 4 => 3, 5 => 4, 6 => 5, 7 => 6);
+
+/// Split a cons list before element `I`.
+#[doc(hidden)]
+pub trait SplitAt<const I: usize>: List {
+    type Front: List;
+    type Back: List;
+    fn split_at(self) -> (Self::Front, Self::Back);
+}
+impl<L: List> SplitAt<0> for L {
+    type Front = Nil;
+    type Back = L;
+    #[inline(always)]
+    fn split_at(self) -> (Nil, L) {
+        (Nil, self)
+    }
+}
+macro_rules! split_at {
+    ($($i:literal => $p:literal),*) => {$(
+        impl<H, T: SplitAt<$p>> SplitAt<$i> for Cons<H, T>
+        where
+            Cons<H, T>: List,
+            Cons<H, T::Front>: List,
+        {
+            type Front = Cons<H, T::Front>;
+            type Back = T::Back;
+            #[inline(always)]
+            fn split_at(self) -> (Self::Front, Self::Back) {
+                let (f, b) = self.1.split_at();
+                (Cons(self.0, f), b)
+            }
+        }
+    )*};
+}
+split_at!(1 => 0, 2 => 1, 3 => 2, 4 => 3, 5 => 4, 6 => 5, 7 => 6, 8 => 7);
+
+/// Drop the first element of a cons list.
+#[doc(hidden)]
+pub trait PopFront: List {
+    type Rest: List;
+    fn pop_front(self) -> Self::Rest;
+}
+impl<H, T: List> PopFront for Cons<H, T>
+where
+    Cons<H, T>: List,
+{
+    type Rest = T;
+    #[inline(always)]
+    fn pop_front(self) -> T {
+        self.1
+    }
+}
+
+/// Any `IntTuple` made a cons list of modes: a tuple's modes, or an integer as one mode.
+#[doc(hidden)]
+pub trait AsModes: IntTuple {
+    type Modes: List;
+    fn as_modes(self) -> Self::Modes;
+}
+impl<T: Tuple> AsModes for T
+where
+    T: IntTuple,
+{
+    type Modes = T::List;
+    #[inline(always)]
+    fn as_modes(self) -> T::List {
+        self.into_list()
+    }
+}
+macro_rules! leaf_as_modes {
+    ($t:ty; $($g:tt)*) => {
+        impl<$($g)*> AsModes for $t {
+            type Modes = Cons<Self, Nil>;
+            #[inline(always)]
+            fn as_modes(self) -> Self::Modes {
+                Cons(self, Nil)
+            }
+        }
+    };
+}
+for_each_leaf!(leaf_as_modes);
+
+#[allow(dead_code)]
+fn _assert_unsigned<U: Unsigned>() {}
