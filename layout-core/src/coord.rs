@@ -3,7 +3,7 @@
 
 use crate::int::Int;
 use crate::layout::Congruent;
-use crate::tuple::{for_each_leaf, Cons, IntTuple, List, Nil, Tuple};
+use crate::tuple::{IntoTuple, for_each_leaf, Cons, IntTuple, List, Nil, Tuple};
 use core::fmt;
 
 /// CuTe's `_`: in a slicing coordinate, keep this mode.
@@ -33,6 +33,8 @@ impl fmt::Debug for Underscore {
     note = "a coordinate is an integer (a 1-D index into the mode) or a tuple with one entry per mode of the shape"
 )]
 pub trait Crd2Idx<S: Congruent<D>, D: IntTuple>: Copy {
+    /// Whether every integer of the coordinate is static (`_` counts as static).
+    const STATIC: bool;
     /// The offset of this coordinate.
     fn crd2idx(self, s: S, d: D) -> usize;
     /// Whether every part of the coordinate lies inside the shape.
@@ -50,6 +52,7 @@ const fn check_static_coord(c: Option<usize>, s: Option<usize>) {
 macro_rules! leaf_crd {
     ($t:ty; $($g:tt)*) => {
         impl<Sh: Congruent<D>, D: IntTuple, $($g)*> Crd2Idx<Sh, D> for $t {
+            const STATIC: bool = <$t as Int>::STATIC.is_some();
             #[inline(always)]
             fn crd2idx(self, s: Sh, d: D) -> usize {
                 const { check_static_coord(<$t as Int>::STATIC, Sh::STATIC_SIZE) };
@@ -68,6 +71,7 @@ macro_rules! leaf_crd {
 for_each_leaf!(leaf_crd);
 
 impl<Sh: Congruent<D>, D: IntTuple> Crd2Idx<Sh, D> for Underscore {
+    const STATIC: bool = true;
     #[inline(always)]
     fn crd2idx(self, _s: Sh, _d: D) -> usize {
         0
@@ -87,11 +91,13 @@ impl<Sh: Congruent<D>, D: IntTuple> Crd2Idx<Sh, D> for Underscore {
     label = "the coordinate needs one entry per mode"
 )]
 pub trait Crd2IdxList<S, D> {
+    const STATIC: bool;
     fn crd2idx(self, s: S, d: D) -> usize;
     fn in_shape(self, s: S) -> bool;
     fn write_items(&self, f: &mut dyn fmt::Write, first: bool) -> fmt::Result;
 }
 impl Crd2IdxList<Nil, Nil> for Nil {
+    const STATIC: bool = true;
     #[inline(always)]
     fn crd2idx(self, _s: Nil, _d: Nil) -> usize {
         0
@@ -110,6 +116,7 @@ where
     CH: Crd2Idx<SH, DH>,
     CT: Crd2IdxList<ST, DT>,
 {
+    const STATIC: bool = CH::STATIC && CT::STATIC;
     #[inline(always)]
     fn crd2idx(self, s: Cons<SH, ST>, d: Cons<DH, DT>) -> usize {
         self.0.crd2idx(s.0, d.0) + self.1.crd2idx(s.1, d.1)
@@ -130,6 +137,7 @@ impl<Cc: Tuple, Sh: Congruent<D> + Tuple, D: IntTuple + Tuple> Crd2Idx<Sh, D> fo
 where
     Cc::List: Crd2IdxList<Sh::List, D::List>,
 {
+    const STATIC: bool = <Cc::List as Crd2IdxList<Sh::List, D::List>>::STATIC;
     #[inline(always)]
     fn crd2idx(self, s: Sh, d: D) -> usize {
         self.into_list().crd2idx(s.into_list(), d.into_list())
@@ -267,8 +275,9 @@ where
 impl<Cc: Tuple, Sh: Tuple, Th: Tuple> Crd2Crd<Sh, Th> for Cc
 where
     Cc::List: Crd2CrdList<Sh::List, Th::List>,
+    <Cc::List as Crd2CrdList<Sh::List, Th::List>>::Out: IntoTuple,
 {
-    type Out = <<Cc::List as Crd2CrdList<Sh::List, Th::List>>::Out as List>::Tuple;
+    type Out = <<Cc::List as Crd2CrdList<Sh::List, Th::List>>::Out as IntoTuple>::Tuple;
     fn crd2crd(self, s: Sh, t: Th) -> Self::Out {
         self.into_list().crd2crd(s.into_list(), t.into_list()).into_tuple()
     }

@@ -8,7 +8,7 @@
 
 use crate::int::{Int, IntMul, StaticInt, StaticOneTag, Zero, C, S};
 use crate::layout::{Congruent, Layout};
-use crate::tuple::{Cons, IntTuple, List, Nil, Tuple};
+use crate::tuple::{IntoTuple, Cons, IntTuple, List, Nil, Tuple};
 use typenum::{B0, B1};
 
 /// Compact strides of a shape, given the stride of its first element.
@@ -144,12 +144,14 @@ where
 impl<Cur: Int, T: Tuple + IntTuple> Compact<Cur> for T
 where
     T::List: CompactList<Cur>,
-    <<T::List as CompactList<Cur>>::Left as List>::Tuple: IntTuple,
-    <<T::List as CompactList<Cur>>::Right as List>::Tuple: IntTuple,
+    <T::List as CompactList<Cur>>::Left: IntoTuple,
+    <T::List as CompactList<Cur>>::Right: IntoTuple,
+    <<T::List as CompactList<Cur>>::Left as IntoTuple>::Tuple: IntTuple,
+    <<T::List as CompactList<Cur>>::Right as IntoTuple>::Tuple: IntTuple,
 {
-    type Left = <<T::List as CompactList<Cur>>::Left as List>::Tuple;
+    type Left = <<T::List as CompactList<Cur>>::Left as IntoTuple>::Tuple;
     type LeftNext = <T::List as CompactList<Cur>>::LeftNext;
-    type Right = <<T::List as CompactList<Cur>>::Right as List>::Tuple;
+    type Right = <<T::List as CompactList<Cur>>::Right as IntoTuple>::Tuple;
     type RightNext = <T::List as CompactList<Cur>>::RightNext;
     #[inline(always)]
     fn left(self, cur: Cur) -> (Self::Left, Self::LeftNext) {

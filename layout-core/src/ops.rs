@@ -7,7 +7,7 @@
 
 use crate::int::C;
 use crate::layout::{Congruent, Layout};
-use crate::tuple::{
+use crate::tuple::{IntoTuple, 
     for_each_leaf, AsModes, Concat, Cons, GetAt, IntTuple, List, Nil, PopFront, SplitAt, Tuple,
 };
 
@@ -88,8 +88,11 @@ pub trait Flatten {
     /// Flatten.
     fn flatten(self) -> Self::Output;
 }
-impl<T: Tuple + IntTuple> Flatten for T {
-    type Output = <T::Leaves as List>::Tuple;
+impl<T: Tuple + IntTuple> Flatten for T
+where
+    T::Leaves: IntoTuple,
+{
+    type Output = <T::Leaves as IntoTuple>::Tuple;
     #[inline(always)]
     fn flatten(self) -> Self::Output {
         self.leaves().into_tuple()
@@ -147,12 +150,16 @@ where
     T::List: SplitAt<E>,
     Front<T::List, E>: SplitAt<B>,
     Front<Front<T::List, E>, B>:
-        Concat<Cons<<Back<Front<T::List, E>, B> as List>::Tuple, Back<T::List, E>>>,
-    Cons<<Back<Front<T::List, E>, B> as List>::Tuple, Back<T::List, E>>: List,
+        Concat<Cons<<Back<Front<T::List, E>, B> as IntoTuple>::Tuple, Back<T::List, E>>>,
+    Cons<<Back<Front<T::List, E>, B> as IntoTuple>::Tuple, Back<T::List, E>>: List,
+    Back<Front<T::List, E>, B>: IntoTuple,
+    <Front<Front<T::List, E>, B> as Concat<
+        Cons<<Back<Front<T::List, E>, B> as IntoTuple>::Tuple, Back<T::List, E>>,
+    >>::Out: IntoTuple,
 {
     type Output = <<Front<Front<T::List, E>, B> as Concat<
-        Cons<<Back<Front<T::List, E>, B> as List>::Tuple, Back<T::List, E>>,
-    >>::Out as List>::Tuple;
+        Cons<<Back<Front<T::List, E>, B> as IntoTuple>::Tuple, Back<T::List, E>>,
+    >>::Out as IntoTuple>::Tuple;
     #[inline(always)]
     fn group(self) -> Self::Output {
         let (upto_e, back) = SplitAt::<E>::split_at(self.into_list());
@@ -183,8 +190,9 @@ impl<T: Tuple, const B: usize, const E: usize> Take<B, E> for T
 where
     T::List: SplitAt<E>,
     Front<T::List, E>: SplitAt<B>,
+    Back<Front<T::List, E>, B>: IntoTuple,
 {
-    type Output = <Back<Front<T::List, E>, B> as List>::Tuple;
+    type Output = <Back<Front<T::List, E>, B> as IntoTuple>::Tuple;
     #[inline(always)]
     fn take(self) -> Self::Output {
         let (upto_e, _) = SplitAt::<E>::split_at(self.into_list());
@@ -237,8 +245,9 @@ where
 impl<T: Tuple, Idx: Tuple> Select<Idx> for T
 where
     Idx::List: SelectList<T::List>,
+    <Idx::List as SelectList<T::List>>::Out: IntoTuple,
 {
-    type Output = <<Idx::List as SelectList<T::List>>::Out as List>::Tuple;
+    type Output = <<Idx::List as SelectList<T::List>>::Out as IntoTuple>::Tuple;
     #[inline(always)]
     fn select(self) -> Self::Output {
         <Idx::List as SelectList<T::List>>::select_from(self.into_list()).into_tuple()
@@ -268,8 +277,9 @@ impl<T: AsModes, X: Copy + Send + Sync + 'static> Append<X> for T
 where
     T::Modes: Concat<Cons<X, Nil>>,
     Cons<X, Nil>: List,
+    <T::Modes as Concat<Cons<X, Nil>>>::Out: IntoTuple,
 {
-    type Output = <<T::Modes as Concat<Cons<X, Nil>>>::Out as List>::Tuple;
+    type Output = <<T::Modes as Concat<Cons<X, Nil>>>::Out as IntoTuple>::Tuple;
     #[inline(always)]
     fn append(self, x: X) -> Self::Output {
         self.as_modes().concat(Cons(x, Nil)).into_tuple()
@@ -289,9 +299,9 @@ pub trait Prepend<X> {
 }
 impl<T: AsModes, X: Copy + Send + Sync + 'static> Prepend<X> for T
 where
-    Cons<X, T::Modes>: List,
+    Cons<X, T::Modes>: IntoTuple,
 {
-    type Output = <Cons<X, T::Modes> as List>::Tuple;
+    type Output = <Cons<X, T::Modes> as IntoTuple>::Tuple;
     #[inline(always)]
     fn prepend(self, x: X) -> Self::Output {
         Cons(x, self.as_modes()).into_tuple()
@@ -349,8 +359,9 @@ where
     Back<T::List, I>: PopFront,
     Front<T::List, I>: Concat<Cons<X, <Back<T::List, I> as PopFront>::Rest>>,
     Cons<X, <Back<T::List, I> as PopFront>::Rest>: List,
+    <Front<T::List, I> as Concat<Cons<X, <Back<T::List, I> as PopFront>::Rest>>>::Out: IntoTuple,
 {
-    type Output = <<Front<T::List, I> as Concat<Cons<X, <Back<T::List, I> as PopFront>::Rest>>>::Out as List>::Tuple;
+    type Output = <<Front<T::List, I> as Concat<Cons<X, <Back<T::List, I> as PopFront>::Rest>>>::Out as IntoTuple>::Tuple;
     #[inline(always)]
     fn replace(self, x: X) -> Self::Output {
         let (front, back) = SplitAt::<I>::split_at(self.into_list());

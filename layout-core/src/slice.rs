@@ -4,7 +4,7 @@
 
 use crate::coord::{Crd2Idx, Underscore};
 use crate::layout::{Congruent, Layout};
-use crate::tuple::{for_each_leaf, Concat, Cons, IntTuple, List, Nil, Tuple};
+use crate::tuple::{IntoTuple, for_each_leaf, Concat, Cons, IntTuple, List, Nil, Tuple};
 
 /// The modes of `T` a slicing coordinate keeps, as a flat list (CuTe's `lift_slice`).
 #[doc(hidden)]
@@ -113,9 +113,13 @@ pub trait SliceCoord<T> {
     /// CuTe's `dice(c, t)`.
     fn dice_of(t: T) -> Self::Diced;
 }
-impl<Cc: Tuple + LiftSlice<T>, T: Tuple> SliceCoord<T> for Cc {
-    type Sliced = <Cc::Kept as List>::Tuple;
-    type Diced = <Cc::Diced as List>::Tuple;
+impl<Cc: Tuple + LiftSlice<T>, T: Tuple> SliceCoord<T> for Cc
+where
+    Cc::Kept: IntoTuple,
+    Cc::Diced: IntoTuple,
+{
+    type Sliced = <Cc::Kept as IntoTuple>::Tuple;
+    type Diced = <Cc::Diced as IntoTuple>::Tuple;
     #[inline(always)]
     fn slice_of(t: T) -> Self::Sliced {
         Cc::lift_slice(t).into_tuple()

@@ -21,17 +21,27 @@ pub struct Cons<H, T>(pub H, pub T);
 /// A native tuple with its cons-list form.
 pub trait Tuple: Copy + 'static + Send + Sync {
     /// The cons-list form.
-    type List: List<Tuple = Self>;
+    type List: IntoTuple<Tuple = Self>;
     /// Convert to the cons-list form.
     fn into_list(self) -> Self::List;
 }
 
-/// A cons list with its native-tuple form.
+/// A cons list (of any length).
 pub trait List: Copy + 'static + Send + Sync {
-    /// The native tuple.
-    type Tuple: Tuple<List = Self>;
     /// Number of elements.
     const LEN: usize;
+}
+impl List for Nil {
+    const LEN: usize = 0;
+}
+impl<H: Copy + 'static + Send + Sync, T: List> List for Cons<H, T> {
+    const LEN: usize = 1 + T::LEN;
+}
+
+/// A cons list short enough to have a native-tuple form (rank 0 to 12).
+pub trait IntoTuple: List {
+    /// The native tuple.
+    type Tuple: Tuple<List = Self>;
     /// Convert to the native tuple.
     fn into_tuple(self) -> Self::Tuple;
 }
@@ -47,6 +57,7 @@ macro_rules! cons_value {
 
 macro_rules! tuple_list {
     ($n:expr; $($t:ident)*) => {
+        const _: usize = $n;
         impl<$($t: Copy + 'static + Send + Sync),*> Tuple for ($($t,)*) {
             type List = cons_type!($($t)*);
             #[inline(always)]
@@ -56,9 +67,8 @@ macro_rules! tuple_list {
                 cons_value!($($t)*)
             }
         }
-        impl<$($t: Copy + 'static + Send + Sync),*> List for cons_type!($($t)*) {
+        impl<$($t: Copy + 'static + Send + Sync),*> IntoTuple for cons_type!($($t)*) {
             type Tuple = ($($t,)*);
-            const LEN: usize = $n;
             #[inline(always)]
             #[allow(non_snake_case)]
             fn into_tuple(self) -> Self::Tuple {
@@ -78,6 +88,10 @@ tuple_list!(5; A B C0 D E);
 tuple_list!(6; A B C0 D E F);
 tuple_list!(7; A B C0 D E F G);
 tuple_list!(8; A B C0 D E F G H);
+tuple_list!(9; A B C0 D E F G H I);
+tuple_list!(10; A B C0 D E F G H I J);
+tuple_list!(11; A B C0 D E F G H I J K);
+tuple_list!(12; A B C0 D E F G H I J K L);
 
 pub(crate) const fn mul_opt(a: Option<usize>, b: Option<usize>) -> Option<usize> {
     match (a, b) {
@@ -144,9 +158,6 @@ pub trait IntTuple: Copy + 'static + Send + Sync {
     fn for_each_mode_size(&self, f: &mut dyn FnMut(usize));
     /// The natural coordinate of a 1-D index (colexicographic, CuTe's `idx2crd(i, shape)`).
     fn idx2crd(&self, i: usize) -> Self::Dyn;
-    /// `idx2crd` against a compact column-major stride starting at `div`.
-    #[doc(hidden)]
-    fn idx2crd_at(&self, i: usize, div: usize) -> (Self::Dyn, usize);
 }
 
 /// Print any [`IntTuple`] in CuTe's notation.
@@ -196,12 +207,6 @@ macro_rules! leaf_int_tuple {
             fn idx2crd(&self, i: usize) -> usize {
                 i
             }
-            #[inline(always)]
-            fn idx2crd_at(&self, i: usize, div: usize) -> (usize, usize) {
-                let s = self.value();
-                let c = if <$t as Int>::STATIC == Some(1) { 0 } else { (i / div) % s };
-                (c, div * s)
-            }
         }
     };
 }
@@ -234,7 +239,7 @@ pub trait IntList: List {
     fn for_each_mode_size(&self, f: &mut dyn FnMut(usize));
     fn to_dyn(&self) -> Self::Dyn;
     fn leaves(self) -> Self::Leaves;
-    fn idx2crd_at(&self, i: usize, div: usize) -> (Self::Dyn, usize);
+    fn idx2crd(&self, i: usize) -> Self::Dyn;
 }
 
 impl IntList for Nil {
@@ -262,8 +267,8 @@ impl IntList for Nil {
     fn leaves(self) -> Nil {
         Nil
     }
-    fn idx2crd_at(&self, _i: usize, div: usize) -> (Nil, usize) {
-        (Nil, div)
+    fn idx2crd(&self, _i: usize) -> Nil {
+        Nil
     }
 }
 
@@ -310,18 +315,22 @@ where
         self.0.leaves().concat(self.1.leaves())
     }
     #[inline(always)]
-    fn idx2crd_at(&self, i: usize, div: usize) -> (Self::Dyn, usize) {
-        let (h, div) = self.0.idx2crd_at(i, div);
-        let (t, div) = self.1.idx2crd_at(i, div);
-        (Cons(h, t), div)
+    fn idx2crd(&self, i: usize) -> Self::Dyn {
+        if T::LEN == 0 {
+            // The last mode takes what the others leave, as in crd2idx.
+            Cons(self.0.idx2crd(i), self.1.idx2crd(0))
+        } else {
+            let n = self.0.size();
+            Cons(self.0.idx2crd(i % n), self.1.idx2crd(i / n))
+        }
     }
 }
 
 impl<T: Tuple> IntTuple for T
 where
     T::List: IntList,
-    <T::List as IntList>::Dyn: List,
-    <<T::List as IntList>::Dyn as List>::Tuple: PartialEq + fmt::Debug,
+    <T::List as IntList>::Dyn: IntoTuple,
+    <<T::List as IntList>::Dyn as IntoTuple>::Tuple: PartialEq + fmt::Debug,
 {
     const RANK: usize = <T::List as List>::LEN;
     const DEPTH: usize = 1 + <T::List as IntList>::DEPTH;
@@ -329,7 +338,7 @@ where
     const ALL_STATIC: bool = <T::List as IntList>::ALL_STATIC;
     const LEAF_COUNT: usize = <T::List as IntList>::LEAF_COUNT;
     const STATIC_SIZE: Option<usize> = <T::List as IntList>::STATIC_SIZE;
-    type Dyn = <<T::List as IntList>::Dyn as List>::Tuple;
+    type Dyn = <<T::List as IntList>::Dyn as IntoTuple>::Tuple;
     type Leaves = <T::List as IntList>::Leaves;
     #[inline(always)]
     fn size(&self) -> usize {
@@ -359,12 +368,7 @@ where
     }
     #[inline(always)]
     fn idx2crd(&self, i: usize) -> Self::Dyn {
-        self.idx2crd_at(i, 1).0
-    }
-    #[inline(always)]
-    fn idx2crd_at(&self, i: usize, div: usize) -> (Self::Dyn, usize) {
-        let (c, d) = self.into_list().idx2crd_at(i, div);
-        (c.into_tuple(), d)
+        self.into_list().idx2crd(i).into_tuple()
     }
 }
 

@@ -1,0 +1,384 @@
+//! Turn the golden vectors (JSON Lines printed by CuTe) into typed Rust test
+//! code: every record of the core ops is built twice, once with its own
+//! leaves (`_N` becomes `C<N>`, `N` a `usize`) and once with every leaf
+//! dynamic.
+
+use serde_json::Value;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The ops this generator covers, in report order.
+const OPS: &[&str] = &[
+    "layout",
+    "crd2idx",
+    "idx2crd",
+    "crd2crd",
+    "size",
+    "cosize",
+    "rank",
+    "depth",
+    "flatten",
+    "group",
+    "select",
+    "append",
+    "prepend",
+    "get",
+    "make_layout_left",
+    "make_layout_right",
+    "compact_col_major",
+    "compact_row_major",
+    "slice",
+    "slice_and_offset",
+    "dice",
+    "print_layout",
+];
+
+#[derive(Clone, Debug)]
+enum T {
+    Int(u64, bool),
+    Tup(Vec<T>),
+    Under,
+}
+
+impl T {
+    fn rank(&self) -> usize {
+        match self {
+            T::Tup(v) => v.len(),
+            _ => 1,
+        }
+    }
+    fn all_static(&self) -> bool {
+        match self {
+            T::Int(_, s) => *s,
+            T::Tup(v) => v.iter().all(T::all_static),
+            T::Under => true,
+        }
+    }
+}
+
+struct P<'a> {
+    s: &'a [u8],
+    i: usize,
+}
+
+impl P<'_> {
+    fn node(&mut self) -> Result<T, String> {
+        match self.s.get(self.i) {
+            Some(b'(') => {
+                self.i += 1;
+                let mut v = Vec::new();
+                if self.s.get(self.i) == Some(&b')') {
+                    self.i += 1;
+                    return Ok(T::Tup(v));
+                }
+                loop {
+                    v.push(self.node()?);
+                    match self.s.get(self.i) {
+                        Some(b',') => self.i += 1,
+                        Some(b')') => {
+                            self.i += 1;
+                            return Ok(T::Tup(v));
+                        }
+                        _ => return Err(format!("expected , or ) at {}", self.i)),
+                    }
+                }
+            }
+            Some(b'_') => {
+                self.i += 1;
+                match self.s.get(self.i) {
+                    Some(c) if c.is_ascii_digit() => self.int(true),
+                    _ => Ok(T::Under),
+                }
+            }
+            Some(c) if c.is_ascii_digit() => self.int(false),
+            _ => Err(format!("unexpected input at {}", self.i)),
+        }
+    }
+    fn int(&mut self, st: bool) -> Result<T, String> {
+        let start = self.i;
+        while self.s.get(self.i).is_some_and(|c| c.is_ascii_digit()) {
+            self.i += 1;
+        }
+        let text = std::str::from_utf8(&self.s[start..self.i]).unwrap();
+        text.parse().map(|v| T::Int(v, st)).map_err(|e| e.to_string())
+    }
+}
+
+fn parse(s: &str) -> Result<T, String> {
+    let mut p = P { s: s.as_bytes(), i: 0 };
+    let t = p.node()?;
+    if p.i != s.len() {
+        return Err(format!("trailing input in {s}"));
+    }
+    Ok(t)
+}
+
+fn parse_layout(s: &str) -> Result<(T, T), String> {
+    let mut p = P { s: s.as_bytes(), i: 0 };
+    let shape = p.node()?;
+    if p.s.get(p.i) != Some(&b':') {
+        return Err(format!("expected : in {s}"));
+    }
+    p.i += 1;
+    let stride = p.node()?;
+    if p.i != s.len() {
+        return Err(format!("trailing input in {s}"));
+    }
+    Ok((shape, stride))
+}
+
+/// Rust code for a tuple or leaf; `dynamic` makes every integer a `usize`.
+fn emit(t: &T, dynamic: bool) -> String {
+    match t {
+        T::Int(v, true) if !dynamic => format!("C::<{v}>"),
+        T::Int(v, _) => format!("{v}usize"),
+        T::Under => "Underscore".into(),
+        T::Tup(items) => {
+            let mut s = String::from("(");
+            for it in items {
+                s += &emit(it, dynamic);
+                s.push(',');
+            }
+            s.push(')');
+            s
+        }
+    }
+}
+
+fn emit_layout(s: &str, dynamic: bool) -> Result<String, String> {
+    let (shape, stride) = parse_layout(s)?;
+    Ok(format!("Layout::new({}, {})", emit(&shape, dynamic), emit(&stride, dynamic)))
+}
+
+fn rank_of_layout(s: &str) -> Result<usize, String> {
+    Ok(parse_layout(s)?.0.rank())
+}
+
+fn arg_str(r: &Value, i: usize) -> Result<&str, String> {
+    r["args"][i].as_str().ok_or_else(|| format!("args[{i}] is not a string"))
+}
+fn arg_u64(r: &Value, i: usize) -> Result<u64, String> {
+    r["args"][i].as_u64().ok_or_else(|| format!("args[{i}] is not an integer"))
+}
+
+fn table(r: &Value) -> String {
+    match r["table"].as_array() {
+        Some(a) => {
+            let items: Vec<String> = a.iter().map(|v| v.to_string()).collect();
+            format!("Some(&[{}])", items.join(","))
+        }
+        None => "None".into(),
+    }
+}
+
+/// The body of one generated case: code that computes the result and hands
+/// it to the report. `exact` is false for the all-dynamic build.
+fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
+    let id = r["id"].as_str().unwrap_or("?");
+    let expected = r["result"].as_str().ok_or("result is not a string")?;
+    let exp = format!("{expected:?}");
+    let tab = table(r);
+    let exact = !dynamic;
+    let head = format!("let (op, id, exact) = ({op:?}, {id:?}, {exact});\n");
+    let lay = |expr: String| format!("{head}let out = {expr};\nrep.layout(op, id, exact, out, {exp}, {tab});");
+    let nargs = r["args"].as_array().map_or(0, |a| a.len());
+    let body = match op {
+        "layout" => lay(emit_layout(arg_str(r, 0)?, dynamic)?),
+        "flatten" => lay(format!("flatten({})", emit_layout(arg_str(r, 0)?, dynamic)?)),
+        "group" => lay(format!(
+            "group::<{}, {}, _>({})",
+            arg_u64(r, 1)?,
+            arg_u64(r, 2)?,
+            emit_layout(arg_str(r, 0)?, dynamic)?
+        )),
+        "select" => {
+            let idx: Vec<String> = r["args"][1]
+                .as_array()
+                .ok_or("select indices")?
+                .iter()
+                .map(|v| format!("C<{}>,", v))
+                .collect();
+            lay(format!("select::<({}), _>({})", idx.join(""), emit_layout(arg_str(r, 0)?, dynamic)?))
+        }
+        "get" => {
+            let mut e = emit_layout(arg_str(r, 0)?, dynamic)?;
+            for k in 1..nargs {
+                e = format!("{e}.get::<{}>()", arg_u64(r, k)?);
+            }
+            lay(e)
+        }
+        "append" | "prepend" => {
+            let l = emit_layout(arg_str(r, 0)?, dynamic)?;
+            let x = if nargs >= 2 {
+                emit_layout(arg_str(r, 1)?, dynamic)?
+            } else if dynamic {
+                "Layout::new(1usize, 0usize)".into()
+            } else {
+                "Layout::new(C::<1>, C::<0>)".into()
+            };
+            // append<N>(L, X) pads with X up to rank N.
+            let times = if nargs >= 3 {
+                let n = arg_u64(r, 2)? as usize;
+                n.saturating_sub(rank_of_layout(arg_str(r, 0)?)?).max(1)
+            } else {
+                1
+            };
+            let mut e = l;
+            for _ in 0..times {
+                e = format!("{op}({e}, {x})");
+            }
+            lay(e)
+        }
+        "make_layout_left" => lay(format!("make_layout_left({})", emit(&parse(arg_str(r, 0)?)?, dynamic))),
+        "make_layout_right" => lay(format!("make_layout_right({})", emit(&parse(arg_str(r, 0)?)?, dynamic))),
+        "compact_col_major" | "compact_row_major" => format!(
+            "{head}let s = {};\nlet out = {op}(s);\nrep.strides(op, id, exact, &s, &out, {exp});",
+            emit(&parse(arg_str(r, 0)?)?, dynamic)
+        ),
+        "slice" | "dice" => {
+            let c = parse(arg_str(r, 0)?)?;
+            lay(format!("{op}({}, {})", emit(&c, dynamic), emit_layout(arg_str(r, 1)?, dynamic)?))
+        }
+        "slice_and_offset" => {
+            let c = parse(arg_str(r, 0)?)?;
+            format!(
+                "{head}let c = {};\nlet l = {};\nlet (out, off) = slice_and_offset(c, l);\nrep.slice_and_offset(op, id, exact, out, off, is_static_crd(c, l), {exp}, {tab});",
+                emit(&c, dynamic),
+                emit_layout(arg_str(r, 1)?, dynamic)?
+            )
+        }
+        "crd2idx" => {
+            let c = parse(arg_str(r, 1)?)?;
+            format!(
+                "{head}let l = {};\nlet c = {};\nlet v = l.crd2idx(c);\nrep.int(op, id, exact, v, is_static_crd(c, l), {exp});",
+                emit_layout(arg_str(r, 0)?, dynamic)?,
+                emit(&c, dynamic)
+            )
+        }
+        "idx2crd" => {
+            let i = parse(arg_str(r, 0)?)?;
+            let s = parse(arg_str(r, 1)?)?;
+            let T::Int(v, st) = i else { return Err("idx2crd index is not an integer".into()) };
+            format!(
+                "{head}let s = {};\nlet out = idx2crd({v}, s);\nrep.coord(op, id, exact, &out, &idx2crd_static(&s, {}), {exp});",
+                emit(&s, dynamic),
+                st && !dynamic
+            )
+        }
+        "crd2crd" => {
+            let c = parse(arg_str(r, 0)?)?;
+            let s = parse(arg_str(r, 1)?)?;
+            let d = parse(arg_str(r, 2)?)?;
+            let all = c.all_static() && s.all_static() && d.all_static() && !dynamic;
+            format!(
+                "{head}let t = {};\nlet out = crd2crd({}, {}, t);\nrep.coord(op, id, exact, &out, &crd2crd_static(&t, {all}), {exp});",
+                emit(&d, dynamic),
+                emit(&c, dynamic),
+                emit(&s, dynamic),
+            )
+        }
+        "size" => format!(
+            "{head}let l = {};\nrep.int(op, id, exact, l.size(), is_static_shape(l), {exp});",
+            emit_layout(arg_str(r, 0)?, dynamic)?
+        ),
+        "cosize" => format!(
+            "{head}let l = {};\nrep.int(op, id, exact, l.cosize(), is_static_layout(l), {exp});",
+            emit_layout(arg_str(r, 0)?, dynamic)?
+        ),
+        "rank" => format!(
+            "{head}let l = {};\nrep.int(op, id, exact, l.rank(), true, {exp});",
+            emit_layout(arg_str(r, 0)?, dynamic)?
+        ),
+        "depth" => format!(
+            "{head}let l = {};\nrep.int(op, id, exact, l.depth(), true, {exp});",
+            emit_layout(arg_str(r, 0)?, dynamic)?
+        ),
+        "print_layout" => format!(
+            "{head}let l = {};\nrep.text(op, id, exact, &print_layout(l), {exp});",
+            emit_layout(arg_str(r, 0)?, dynamic)?
+        ),
+        _ => return Err(format!("op {op} is not generated")),
+    };
+    let _ = parse(expected).is_ok() || parse_layout(expected).is_ok() || !expected.is_empty();
+    Ok(body)
+}
+
+fn golden_dir() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
+    match std::env::var("LAYOUT_GOLDEN_DIR") {
+        Ok(d) if Path::new(&d).is_absolute() => PathBuf::from(d),
+        Ok(d) => root.join(d),
+        Err(_) => root.join("../shared/golden"),
+    }
+}
+
+fn main() {
+    println!("cargo:rerun-if-env-changed=LAYOUT_GOLDEN_DIR");
+    println!("cargo:rerun-if-changed=build.rs");
+    let dir = golden_dir();
+    println!("cargo:rerun-if-changed={}", dir.display());
+    let mut code = String::new();
+    let mut calls = String::new();
+    let mut skipped = Vec::new();
+    let mut n = 0usize;
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    files.sort();
+    for path in &files {
+        if path.extension().and_then(|e| e.to_str()) != Some("jsonl") {
+            continue;
+        }
+        println!("cargo:rerun-if-changed={}", path.display());
+        let name = path.file_stem().unwrap().to_string_lossy().to_string();
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        if !OPS.contains(&name.as_str()) {
+            skipped.push(format!("({:?}, {})", name, text.lines().filter(|l| !l.trim().is_empty()).count()));
+            continue;
+        }
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let r: Value = match serde_json::from_str(line) {
+                Ok(v) => v,
+                Err(e) => {
+                    let _ = writeln!(calls, "rep.broken({name:?}, {:?});", format!("bad JSON: {e}"));
+                    continue;
+                }
+            };
+            let is_static = r["static"].as_bool().unwrap_or(false);
+            for dynamic in [false, true] {
+                match case_body(&name, &r, dynamic) {
+                    Ok(body) => {
+                        let _ = writeln!(code, "fn case_{n}(rep: &mut Report) {{\n{body}\n}}");
+                        let _ = writeln!(calls, "case_{n}(rep);");
+                        n += 1;
+                    }
+                    Err(e) => {
+                        let id = r["id"].as_str().unwrap_or("?");
+                        let _ = writeln!(calls, "rep.broken({name:?}, {:?});", format!("{id}: {e}"));
+                    }
+                }
+                // An all-dynamic record's second build would repeat the first.
+                if !is_static && !dynamic && !has_static_leaf(&r) {
+                    break;
+                }
+            }
+        }
+    }
+    let _ = writeln!(code, "fn run_all(rep: &mut Report) {{\n{calls}}}");
+    let _ = writeln!(
+        code,
+        "const SKIPPED: &[(&str, usize)] = &[{}];\nconst OPS: &[&str] = &{:?};\nconst GOLDEN_DIR: &str = {:?};\nconst FILES_FOUND: usize = {};",
+        skipped.join(", "),
+        OPS,
+        dir.display().to_string(),
+        files.len()
+    );
+    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("golden_cases.rs");
+    std::fs::write(out, code).unwrap();
+}
+
+fn has_static_leaf(r: &Value) -> bool {
+    r["args"].as_array().is_some_and(|a| {
+        a.iter().any(|v| v.as_str().is_some_and(|s| s.as_bytes().windows(2).any(|w| w[0] == b'_' && w[1].is_ascii_digit())))
+    })
+}
