@@ -276,6 +276,37 @@ impl<S: Congruent<D>, D: IntTuple> Layout<S, D> {
     {
         crate::ops::Mode::<I>::get(self.stride)
     }
+    /// The coordinate whose offset is `offset`, for a compact layout (CuTe's
+    /// `get_hier_coord`, i.e. `idx2crd(offset, shape, stride)`): each leaf is
+    /// `(offset / d) % s`. Only meaningful when the layout is a bijection onto
+    /// its cosize.
+    ///
+    /// ```
+    /// use layout_core::layout;
+    /// assert_eq!(layout!((3,4):(4,1)).get_hier_coord(7), (1, 3));
+    /// ```
+    pub fn get_hier_coord(&self, offset: usize) -> S::Dyn {
+        let mut leaves = [0usize; 64];
+        let mut k = 0;
+        self.shape.for_each_pair(self.stride, &mut |s, _, d, _| {
+            if k < leaves.len() {
+                leaves[k] = if d == 0 || s == 0 { 0 } else { (offset / d) % s };
+            }
+            k += 1;
+        });
+        // Refill a natural coordinate with these leaves, in order.
+        let mut n = 0;
+        let mut idx = 0usize;
+        let mut mult = 1usize;
+        self.shape.for_each_leaf(&mut |s, _| {
+            if n < leaves.len() {
+                idx += leaves[n] * mult;
+            }
+            mult = mult.saturating_mul(s);
+            n += 1;
+        });
+        self.shape.idx2crd(idx)
+    }
     /// The same layout with every leaf dynamic.
     pub fn to_dyn(&self) -> Layout<S::Dyn, D::Dyn>
     where
