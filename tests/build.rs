@@ -100,12 +100,17 @@ impl P<'_> {
             self.i += 1;
         }
         let text = std::str::from_utf8(&self.s[start..self.i]).unwrap();
-        text.parse().map(|v| T::Int(v, st)).map_err(|e| e.to_string())
+        text.parse()
+            .map(|v| T::Int(v, st))
+            .map_err(|e| e.to_string())
     }
 }
 
 fn parse(s: &str) -> Result<T, String> {
-    let mut p = P { s: s.as_bytes(), i: 0 };
+    let mut p = P {
+        s: s.as_bytes(),
+        i: 0,
+    };
     let t = p.node()?;
     if p.i != s.len() {
         return Err(format!("trailing input in {s}"));
@@ -114,7 +119,10 @@ fn parse(s: &str) -> Result<T, String> {
 }
 
 fn parse_layout(s: &str) -> Result<(T, T), String> {
-    let mut p = P { s: s.as_bytes(), i: 0 };
+    let mut p = P {
+        s: s.as_bytes(),
+        i: 0,
+    };
     let shape = p.node()?;
     if p.s.get(p.i) != Some(&b':') {
         return Err(format!("expected : in {s}"));
@@ -147,7 +155,11 @@ fn emit(t: &T, dynamic: bool) -> String {
 
 fn emit_layout(s: &str, dynamic: bool) -> Result<String, String> {
     let (shape, stride) = parse_layout(s)?;
-    Ok(format!("Layout::new({}, {})", emit(&shape, dynamic), emit(&stride, dynamic)))
+    Ok(format!(
+        "Layout::new({}, {})",
+        emit(&shape, dynamic),
+        emit(&stride, dynamic)
+    ))
 }
 
 fn rank_of_layout(s: &str) -> Result<usize, String> {
@@ -155,10 +167,14 @@ fn rank_of_layout(s: &str) -> Result<usize, String> {
 }
 
 fn arg_str(r: &Value, i: usize) -> Result<&str, String> {
-    r["args"][i].as_str().ok_or_else(|| format!("args[{i}] is not a string"))
+    r["args"][i]
+        .as_str()
+        .ok_or_else(|| format!("args[{i}] is not a string"))
 }
 fn arg_u64(r: &Value, i: usize) -> Result<u64, String> {
-    r["args"][i].as_u64().ok_or_else(|| format!("args[{i}] is not an integer"))
+    r["args"][i]
+        .as_u64()
+        .ok_or_else(|| format!("args[{i}] is not an integer"))
 }
 
 fn table(r: &Value) -> String {
@@ -180,11 +196,16 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
     let tab = table(r);
     let exact = !dynamic;
     let head = format!("let (op, id, exact) = ({op:?}, {id:?}, {exact});\n");
-    let lay = |expr: String| format!("{head}let out = {expr};\nrep.layout(op, id, exact, out, {exp}, {tab});");
+    let lay = |expr: String| {
+        format!("{head}let out = {expr};\nrep.layout(op, id, exact, out, {exp}, {tab});")
+    };
     let nargs = r["args"].as_array().map_or(0, |a| a.len());
     let body = match op {
         "layout" => lay(emit_layout(arg_str(r, 0)?, dynamic)?),
-        "flatten" => lay(format!("flatten({})", emit_layout(arg_str(r, 0)?, dynamic)?)),
+        "flatten" => lay(format!(
+            "flatten({})",
+            emit_layout(arg_str(r, 0)?, dynamic)?
+        )),
         "group" => lay(format!(
             "group::<{}, {}, _>({})",
             arg_u64(r, 1)?,
@@ -198,7 +219,11 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
                 .iter()
                 .map(|v| format!("C<{}>,", v))
                 .collect();
-            lay(format!("select::<({}), _>({})", idx.join(""), emit_layout(arg_str(r, 0)?, dynamic)?))
+            lay(format!(
+                "select::<({}), _>({})",
+                idx.join(""),
+                emit_layout(arg_str(r, 0)?, dynamic)?
+            ))
         }
         "get" => {
             let mut e = emit_layout(arg_str(r, 0)?, dynamic)?;
@@ -229,15 +254,25 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
             }
             lay(e)
         }
-        "make_layout_left" => lay(format!("make_layout_left({})", emit(&parse(arg_str(r, 0)?)?, dynamic))),
-        "make_layout_right" => lay(format!("make_layout_right({})", emit(&parse(arg_str(r, 0)?)?, dynamic))),
+        "make_layout_left" => lay(format!(
+            "make_layout_left({})",
+            emit(&parse(arg_str(r, 0)?)?, dynamic)
+        )),
+        "make_layout_right" => lay(format!(
+            "make_layout_right({})",
+            emit(&parse(arg_str(r, 0)?)?, dynamic)
+        )),
         "compact_col_major" | "compact_row_major" => format!(
             "{head}let s = {};\nlet out = {op}(s);\nrep.strides(op, id, exact, &s, &out, {exp});",
             emit(&parse(arg_str(r, 0)?)?, dynamic)
         ),
         "slice" | "dice" => {
             let c = parse(arg_str(r, 0)?)?;
-            lay(format!("{op}({}, {})", emit(&c, dynamic), emit_layout(arg_str(r, 1)?, dynamic)?))
+            lay(format!(
+                "{op}({}, {})",
+                emit(&c, dynamic),
+                emit_layout(arg_str(r, 1)?, dynamic)?
+            ))
         }
         "slice_and_offset" => {
             let c = parse(arg_str(r, 0)?)?;
@@ -258,7 +293,9 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
         "idx2crd" => {
             let i = parse(arg_str(r, 0)?)?;
             let s = parse(arg_str(r, 1)?)?;
-            let T::Int(v, st) = i else { return Err("idx2crd index is not an integer".into()) };
+            let T::Int(v, st) = i else {
+                return Err("idx2crd index is not an integer".into());
+            };
             format!(
                 "{head}let s = {};\nlet out = idx2crd({v}, s);\nrep.coord(op, id, exact, &out, &idx2crd_static(&s, {}), {exp});",
                 emit(&s, dynamic),
@@ -304,7 +341,10 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
 }
 
 fn golden_dir() -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
     match std::env::var("LAYOUT_GOLDEN_DIR") {
         Ok(d) if Path::new(&d).is_absolute() => PathBuf::from(d),
         Ok(d) => root.join(d),
@@ -333,14 +373,22 @@ fn main() {
         let name = path.file_stem().unwrap().to_string_lossy().to_string();
         let text = std::fs::read_to_string(path).unwrap_or_default();
         if !OPS.contains(&name.as_str()) {
-            skipped.push(format!("({:?}, {})", name, text.lines().filter(|l| !l.trim().is_empty()).count()));
+            skipped.push(format!(
+                "({:?}, {})",
+                name,
+                text.lines().filter(|l| !l.trim().is_empty()).count()
+            ));
             continue;
         }
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
             let r: Value = match serde_json::from_str(line) {
                 Ok(v) => v,
                 Err(e) => {
-                    let _ = writeln!(calls, "rep.broken({name:?}, {:?});", format!("bad JSON: {e}"));
+                    let _ = writeln!(
+                        calls,
+                        "rep.broken({name:?}, {:?});",
+                        format!("bad JSON: {e}")
+                    );
                     continue;
                 }
             };
@@ -354,7 +402,8 @@ fn main() {
                     }
                     Err(e) => {
                         let id = r["id"].as_str().unwrap_or("?");
-                        let _ = writeln!(calls, "rep.broken({name:?}, {:?});", format!("{id}: {e}"));
+                        let _ =
+                            writeln!(calls, "rep.broken({name:?}, {:?});", format!("{id}: {e}"));
                     }
                 }
                 // An all-dynamic record's second build would repeat the first.
@@ -379,6 +428,12 @@ fn main() {
 
 fn has_static_leaf(r: &Value) -> bool {
     r["args"].as_array().is_some_and(|a| {
-        a.iter().any(|v| v.as_str().is_some_and(|s| s.as_bytes().windows(2).any(|w| w[0] == b'_' && w[1].is_ascii_digit())))
+        a.iter().any(|v| {
+            v.as_str().is_some_and(|s| {
+                s.as_bytes()
+                    .windows(2)
+                    .any(|w| w[0] == b'_' && w[1].is_ascii_digit())
+            })
+        })
     })
 }

@@ -1,7 +1,9 @@
 //! Seed 004's `basic_layouts`: row- and column-major layouts, coordinates and
 //! indices, nested modes, and static, dynamic and mixed dimensions.
 
-use layout_core::{crd, layout, make_layout_left, make_layout_right, print_layout, to_cute_string, C};
+use layout_core::{
+    crd, layout, make_layout_left, make_layout_right, print_layout, to_cute_string, C,
+};
 
 fn row_and_column_major() {
     println!("== row_and_column_major");

@@ -3,7 +3,9 @@
 //! It prints the walkthrough's key outputs (those that need neither
 //! composition nor an MMA atom) and closes with the number of checks that ran.
 
-use layout_core::{crd, flatten, group, layout, make_layout_left, make_layout_right, slice_and_offset, C, Tensor};
+use layout_core::{
+    crd, flatten, group, layout, make_layout_left, make_layout_right, slice_and_offset, Tensor, C,
+};
 
 struct Checks(usize);
 
@@ -80,15 +82,33 @@ fn main() {
     ck.eq(group::<1, 3, _>(flat).to_string(), h.to_string());
 
     // Compact strides.
-    ck.eq(make_layout_left((C::<3>, C::<4>)).to_string(), "(_3,_4):(_1,_3)".to_string());
-    ck.eq(make_layout_right((C::<3>, C::<4>)).to_string(), "(_3,_4):(_4,_1)".to_string());
-    ck.eq(make_layout_left((C::<2>, (C::<2>, C::<2>))).to_string(), "(_2,(_2,_2)):(_1,(_2,_4))".to_string());
-    ck.eq(make_layout_right((C::<2>, (C::<2>, C::<2>))).to_string(), h.to_string());
+    ck.eq(
+        make_layout_left((C::<3>, C::<4>)).to_string(),
+        "(_3,_4):(_1,_3)".to_string(),
+    );
+    ck.eq(
+        make_layout_right((C::<3>, C::<4>)).to_string(),
+        "(_3,_4):(_4,_1)".to_string(),
+    );
+    ck.eq(
+        make_layout_left((C::<2>, (C::<2>, C::<2>))).to_string(),
+        "(_2,(_2,_2)):(_1,(_2,_4))".to_string(),
+    );
+    ck.eq(
+        make_layout_right((C::<2>, (C::<2>, C::<2>))).to_string(),
+        h.to_string(),
+    );
 
     // Static, dynamic and mixed leaves print as CuTe prints them.
     let columns = 4usize;
-    ck.eq(layout!((3,4):(4,1)).to_dyn().to_string(), "(3,4):(4,1)".to_string());
-    ck.eq(layout!((3, columns):(columns, 1)).to_string(), "(_3,4):(4,_1)".to_string());
+    ck.eq(
+        layout!((3,4):(4,1)).to_dyn().to_string(),
+        "(3,4):(4,1)".to_string(),
+    );
+    ck.eq(
+        layout!((3, columns):(columns, 1)).to_string(),
+        "(_3,4):(4,_1)".to_string(),
+    );
 
     // Slicing: the fixed coordinate becomes an offset, the rest a layout.
     let (row_layout, offset) = slice_and_offset(crd!(1, _), padded);

@@ -3,7 +3,7 @@
 
 use crate::int::Int;
 use crate::layout::Congruent;
-use crate::tuple::{IntoTuple, for_each_leaf, Cons, IntTuple, List, Nil, Tuple};
+use crate::tuple::{for_each_leaf, Cons, IntTuple, IntoTuple, List, Nil, Tuple};
 use core::fmt;
 
 /// CuTe's `_`: in a slicing coordinate, keep this mode.
@@ -45,7 +45,10 @@ pub trait Crd2Idx<S: Congruent<D>, D: IntTuple>: Copy {
 
 const fn check_static_coord(c: Option<usize>, s: Option<usize>) {
     if let (Some(c), Some(s)) = (c, s) {
-        assert!(c < s, "static coordinate is out of range of its static shape");
+        assert!(
+            c < s,
+            "static coordinate is out of range of its static shape"
+        );
     }
 }
 
@@ -84,73 +87,135 @@ impl<Sh: Congruent<D>, D: IntTuple> Crd2Idx<Sh, D> for Underscore {
     }
 }
 
-/// The list-level half of [`Crd2Idx`].
-#[doc(hidden)]
-#[diagnostic::on_unimplemented(
-    message = "coordinate modes `{Self}` do not match shape modes `{S}`",
-    label = "the coordinate needs one entry per mode"
-)]
-pub trait Crd2IdxList<S, D> {
-    const STATIC: bool;
-    fn crd2idx(self, s: S, d: D) -> usize;
-    fn in_shape(self, s: S) -> bool;
-    fn write_items(&self, f: &mut dyn fmt::Write, first: bool) -> fmt::Result;
-}
-impl Crd2IdxList<Nil, Nil> for Nil {
-    const STATIC: bool = true;
-    #[inline(always)]
-    fn crd2idx(self, _s: Nil, _d: Nil) -> usize {
-        0
-    }
-    fn in_shape(self, _s: Nil) -> bool {
-        true
-    }
-    fn write_items(&self, _f: &mut dyn fmt::Write, _first: bool) -> fmt::Result {
-        Ok(())
-    }
-}
-impl<CH, CT, SH, ST, DH, DT> Crd2IdxList<Cons<SH, ST>, Cons<DH, DT>> for Cons<CH, CT>
-where
-    SH: Congruent<DH>,
-    DH: IntTuple,
-    CH: Crd2Idx<SH, DH>,
-    CT: Crd2IdxList<ST, DT>,
-{
-    const STATIC: bool = CH::STATIC && CT::STATIC;
-    #[inline(always)]
-    fn crd2idx(self, s: Cons<SH, ST>, d: Cons<DH, DT>) -> usize {
-        self.0.crd2idx(s.0, d.0) + self.1.crd2idx(s.1, d.1)
-    }
-    fn in_shape(self, s: Cons<SH, ST>) -> bool {
-        self.0.in_shape(s.0) && self.1.in_shape(s.1)
-    }
-    fn write_items(&self, f: &mut dyn fmt::Write, first: bool) -> fmt::Result {
-        if !first {
-            f.write_char(',')?;
+/// Tuple coordinates, one impl per rank, so that a coordinate of the wrong
+/// rank is reported on `Crd2Idx` itself, naming coordinate and shape.
+macro_rules! crd_tuple {
+    ($(($c:ident, $s:ident, $d:ident)),*) => {
+        #[allow(non_snake_case, unused_variables, unused_mut)]
+        impl<$($c: Crd2Idx<$s, $d>, $s: Congruent<$d>, $d: IntTuple),*> Crd2Idx<($($s,)*), ($($d,)*)> for ($($c,)*)
+        where
+            ($($s,)*): Congruent<($($d,)*)>,
+            ($($d,)*): IntTuple,
+        {
+            const STATIC: bool = true $(&& $c::STATIC)*;
+            #[inline(always)]
+            fn crd2idx(self, s: ($($s,)*), d: ($($d,)*)) -> usize {
+                let ($($c,)*) = self;
+                let ($($s,)*) = s;
+                let ($($d,)*) = d;
+                0 $(+ $c.crd2idx($s, $d))*
+            }
+            fn in_shape(self, s: ($($s,)*)) -> bool {
+                let ($($c,)*) = self;
+                let ($($s,)*) = s;
+                true $(&& $c.in_shape($s))*
+            }
+            fn write_crd(&self, f: &mut dyn fmt::Write) -> fmt::Result {
+                let ($($c,)*) = self;
+                f.write_char('(')?;
+                let mut first = true;
+                $(
+                    if !first {
+                        f.write_char(',')?;
+                    }
+                    first = false;
+                    $c.write_crd(f)?;
+                )*
+                let _ = first;
+                f.write_char(')')
+            }
         }
-        self.0.write_crd(f)?;
-        self.1.write_items(f, false)
-    }
+    };
 }
-
-impl<Cc: Tuple, Sh: Congruent<D> + Tuple, D: IntTuple + Tuple> Crd2Idx<Sh, D> for Cc
-where
-    Cc::List: Crd2IdxList<Sh::List, D::List>,
-{
-    const STATIC: bool = <Cc::List as Crd2IdxList<Sh::List, D::List>>::STATIC;
-    #[inline(always)]
-    fn crd2idx(self, s: Sh, d: D) -> usize {
-        self.into_list().crd2idx(s.into_list(), d.into_list())
-    }
-    fn in_shape(self, s: Sh) -> bool {
-        self.into_list().in_shape(s.into_list())
-    }
-    fn write_crd(&self, f: &mut dyn fmt::Write) -> fmt::Result {
-        f.write_char('(')?;
-        self.into_list().write_items(f, true)?;
-        f.write_char(')')
-    }
-}
+crd_tuple!();
+crd_tuple!((C0, S0, D0));
+crd_tuple!((C0, S0, D0), (C1, S1, D1));
+crd_tuple!((C0, S0, D0), (C1, S1, D1), (C2, S2, D2));
+crd_tuple!((C0, S0, D0), (C1, S1, D1), (C2, S2, D2), (C3, S3, D3));
+crd_tuple!(
+    (C0, S0, D0),
+    (C1, S1, D1),
+    (C2, S2, D2),
+    (C3, S3, D3),
+    (C4, S4, D4)
+);
+crd_tuple!(
+    (C0, S0, D0),
+    (C1, S1, D1),
+    (C2, S2, D2),
+    (C3, S3, D3),
+    (C4, S4, D4),
+    (C5, S5, D5)
+);
+crd_tuple!(
+    (C0, S0, D0),
+    (C1, S1, D1),
+    (C2, S2, D2),
+    (C3, S3, D3),
+    (C4, S4, D4),
+    (C5, S5, D5),
+    (C6, S6, D6)
+);
+crd_tuple!(
+    (C0, S0, D0),
+    (C1, S1, D1),
+    (C2, S2, D2),
+    (C3, S3, D3),
+    (C4, S4, D4),
+    (C5, S5, D5),
+    (C6, S6, D6),
+    (C7, S7, D7)
+);
+crd_tuple!(
+    (C0, S0, D0),
+    (C1, S1, D1),
+    (C2, S2, D2),
+    (C3, S3, D3),
+    (C4, S4, D4),
+    (C5, S5, D5),
+    (C6, S6, D6),
+    (C7, S7, D7),
+    (C8, S8, D8)
+);
+crd_tuple!(
+    (C0, S0, D0),
+    (C1, S1, D1),
+    (C2, S2, D2),
+    (C3, S3, D3),
+    (C4, S4, D4),
+    (C5, S5, D5),
+    (C6, S6, D6),
+    (C7, S7, D7),
+    (C8, S8, D8),
+    (C9, S9, D9)
+);
+crd_tuple!(
+    (C0, S0, D0),
+    (C1, S1, D1),
+    (C2, S2, D2),
+    (C3, S3, D3),
+    (C4, S4, D4),
+    (C5, S5, D5),
+    (C6, S6, D6),
+    (C7, S7, D7),
+    (C8, S8, D8),
+    (C9, S9, D9),
+    (C10, S10, D10)
+);
+crd_tuple!(
+    (C0, S0, D0),
+    (C1, S1, D1),
+    (C2, S2, D2),
+    (C3, S3, D3),
+    (C4, S4, D4),
+    (C5, S5, D5),
+    (C6, S6, D6),
+    (C7, S7, D7),
+    (C8, S8, D8),
+    (C9, S9, D9),
+    (C10, S10, D10),
+    (C11, S11, D11)
+);
 
 /// CuTe's `crd2idx(coord, shape, stride)`.
 ///
@@ -205,8 +270,8 @@ impl CompactIndexList<Nil> for Nil {
         (0, 1)
     }
 }
-impl<CH: CompactIndex<SH>, CT: CompactIndexList<ST>, SH: IntTuple, ST> CompactIndexList<Cons<SH, ST>>
-    for Cons<CH, CT>
+impl<CH: CompactIndex<SH>, CT: CompactIndexList<ST>, SH: IntTuple, ST>
+    CompactIndexList<Cons<SH, ST>> for Cons<CH, CT>
 {
     fn compact_index(self, s: Cons<SH, ST>) -> (usize, usize) {
         let n = s.0.size();
@@ -261,8 +326,8 @@ impl Crd2CrdList<Nil, Nil> for Nil {
         Nil
     }
 }
-impl<CH: Crd2Crd<SH, TH>, CT: Crd2CrdList<ST, TT>, SH, ST, TH, TT> Crd2CrdList<Cons<SH, ST>, Cons<TH, TT>>
-    for Cons<CH, CT>
+impl<CH: Crd2Crd<SH, TH>, CT: Crd2CrdList<ST, TT>, SH, ST, TH, TT>
+    Crd2CrdList<Cons<SH, ST>, Cons<TH, TT>> for Cons<CH, CT>
 where
     CH::Out: Copy + Send + Sync + 'static,
     Cons<CH::Out, CT::Out>: List,
@@ -279,7 +344,9 @@ where
 {
     type Out = <<Cc::List as Crd2CrdList<Sh::List, Th::List>>::Out as IntoTuple>::Tuple;
     fn crd2crd(self, s: Sh, t: Th) -> Self::Out {
-        self.into_list().crd2crd(s.into_list(), t.into_list()).into_tuple()
+        self.into_list()
+            .crd2crd(s.into_list(), t.into_list())
+            .into_tuple()
     }
 }
 macro_rules! tuple_to_leaf_crd2crd {

@@ -3,7 +3,7 @@
 
 use crate::coord::Crd2Idx;
 use crate::int::Int;
-use crate::tuple::{add_opt, for_each_leaf, mul_opt, Cons, IntList, IntTuple, List, Nil, Tuple};
+use crate::tuple::{add_opt, for_each_leaf, mul_opt, IntTuple};
 use core::fmt;
 
 /// A shape and a stride that nest the same way (CuTe's congruence), with the
@@ -48,76 +48,69 @@ macro_rules! leaf_congruent {
 }
 for_each_leaf!(leaf_congruent);
 
-/// The list-level half of [`Congruent`].
-#[doc(hidden)]
-#[diagnostic::on_unimplemented(
-    message = "stride modes `{D}` do not match shape modes `{Self}`",
-    label = "different rank or nesting"
-)]
-pub trait CongruentList<D: List>: IntList {
-    const STATIC_SPAN: Option<usize>;
-    fn index_offset(self, d: D, i: usize) -> usize;
-    fn checked_span(self, d: D) -> Option<usize>;
-    fn for_each_pair(self, d: D, f: &mut dyn FnMut(usize, bool, usize, bool));
-}
-
-impl CongruentList<Nil> for Nil {
-    const STATIC_SPAN: Option<usize> = Some(0);
-    #[inline(always)]
-    fn index_offset(self, _d: Nil, _i: usize) -> usize {
-        0
-    }
-    fn checked_span(self, _d: Nil) -> Option<usize> {
-        Some(0)
-    }
-    fn for_each_pair(self, _d: Nil, _f: &mut dyn FnMut(usize, bool, usize, bool)) {}
-}
-
-impl<SH, DH, ST, DT> CongruentList<Cons<DH, DT>> for Cons<SH, ST>
-where
-    SH: Congruent<DH>,
-    DH: IntTuple,
-    ST: CongruentList<DT>,
-    DT: List,
-    Cons<SH, ST>: IntList,
-    Cons<DH, DT>: List,
-{
-    const STATIC_SPAN: Option<usize> = add_opt(SH::STATIC_SPAN, ST::STATIC_SPAN);
-    #[inline(always)]
-    fn index_offset(self, d: Cons<DH, DT>, i: usize) -> usize {
-        if ST::LEN == 0 {
-            // The last mode is not reduced modulo its size.
-            self.0.index_offset(d.0, i)
-        } else {
-            let n = self.0.size();
-            self.0.index_offset(d.0, i % n) + self.1.index_offset(d.1, i / n)
+/// Congruence of tuples, one impl per rank, so that a rank or nesting
+/// mismatch is reported on `Congruent` itself, with both tuples named.
+macro_rules! congruent_tuple {
+    ($n:literal; $(($s:ident, $d:ident)),*) => {
+        #[allow(non_snake_case, unused_mut, unused_variables, unused_assignments)]
+        impl<$($s: Congruent<$d>, $d: IntTuple),*> Congruent<($($d,)*)> for ($($s,)*)
+        where
+            ($($s,)*): IntTuple,
+            ($($d,)*): IntTuple,
+        {
+            const STATIC_SPAN: Option<usize> = {
+                let mut acc = Some(0);
+                $(acc = add_opt(acc, $s::STATIC_SPAN);)*
+                acc
+            };
+            #[inline(always)]
+            fn index_offset(self, d: ($($d,)*), i: usize) -> usize {
+                let ($($s,)*) = self;
+                let ($($d,)*) = d;
+                let mut i = i;
+                let mut off = 0;
+                let mut left: usize = $n;
+                $(
+                    left -= 1;
+                    if left == 0 {
+                        // The last mode is not reduced modulo its size.
+                        off += $s.index_offset($d, i);
+                    } else {
+                        let n = $s.size();
+                        off += $s.index_offset($d, i % n);
+                        i /= n;
+                    }
+                )*
+                off
+            }
+            fn checked_span(self, d: ($($d,)*)) -> Option<usize> {
+                let ($($s,)*) = self;
+                let ($($d,)*) = d;
+                let mut acc = 0usize;
+                $(acc = acc.checked_add($s.checked_span($d)?)?;)*
+                Some(acc)
+            }
+            fn for_each_pair(self, d: ($($d,)*), f: &mut dyn FnMut(usize, bool, usize, bool)) {
+                let ($($s,)*) = self;
+                let ($($d,)*) = d;
+                $($s.for_each_pair($d, f);)*
+            }
         }
-    }
-    fn checked_span(self, d: Cons<DH, DT>) -> Option<usize> {
-        self.0.checked_span(d.0)?.checked_add(self.1.checked_span(d.1)?)
-    }
-    fn for_each_pair(self, d: Cons<DH, DT>, f: &mut dyn FnMut(usize, bool, usize, bool)) {
-        self.0.for_each_pair(d.0, f);
-        self.1.for_each_pair(d.1, f);
-    }
+    };
 }
-
-impl<S: Tuple + IntTuple, D: Tuple + IntTuple> Congruent<D> for S
-where
-    S::List: CongruentList<D::List>,
-{
-    const STATIC_SPAN: Option<usize> = <S::List as CongruentList<D::List>>::STATIC_SPAN;
-    #[inline(always)]
-    fn index_offset(self, d: D, i: usize) -> usize {
-        self.into_list().index_offset(d.into_list(), i)
-    }
-    fn checked_span(self, d: D) -> Option<usize> {
-        self.into_list().checked_span(d.into_list())
-    }
-    fn for_each_pair(self, d: D, f: &mut dyn FnMut(usize, bool, usize, bool)) {
-        self.into_list().for_each_pair(d.into_list(), f)
-    }
-}
+congruent_tuple!(0; );
+congruent_tuple!(1; (S0, D0));
+congruent_tuple!(2; (S0, D0), (S1, D1));
+congruent_tuple!(3; (S0, D0), (S1, D1), (S2, D2));
+congruent_tuple!(4; (S0, D0), (S1, D1), (S2, D2), (S3, D3));
+congruent_tuple!(5; (S0, D0), (S1, D1), (S2, D2), (S3, D3), (S4, D4));
+congruent_tuple!(6; (S0, D0), (S1, D1), (S2, D2), (S3, D3), (S4, D4), (S5, D5));
+congruent_tuple!(7; (S0, D0), (S1, D1), (S2, D2), (S3, D3), (S4, D4), (S5, D5), (S6, D6));
+congruent_tuple!(8; (S0, D0), (S1, D1), (S2, D2), (S3, D3), (S4, D4), (S5, D5), (S6, D6), (S7, D7));
+congruent_tuple!(9; (S0, D0), (S1, D1), (S2, D2), (S3, D3), (S4, D4), (S5, D5), (S6, D6), (S7, D7), (S8, D8));
+congruent_tuple!(10; (S0, D0), (S1, D1), (S2, D2), (S3, D3), (S4, D4), (S5, D5), (S6, D6), (S7, D7), (S8, D8), (S9, D9));
+congruent_tuple!(11; (S0, D0), (S1, D1), (S2, D2), (S3, D3), (S4, D4), (S5, D5), (S6, D6), (S7, D7), (S8, D8), (S9, D9), (S10, D10));
+congruent_tuple!(12; (S0, D0), (S1, D1), (S2, D2), (S3, D3), (S4, D4), (S5, D5), (S6, D6), (S7, D7), (S8, D8), (S9, D9), (S10, D10), (S11, D11));
 
 /// A layout: a shape and a congruent stride, mapping coordinates to offsets.
 ///
@@ -290,7 +283,11 @@ impl<S: Congruent<D>, D: IntTuple> Layout<S, D> {
         let mut k = 0;
         self.shape.for_each_pair(self.stride, &mut |s, _, d, _| {
             if k < leaves.len() {
-                leaves[k] = if d == 0 || s == 0 { 0 } else { (offset / d) % s };
+                leaves[k] = if d == 0 || s == 0 {
+                    0
+                } else {
+                    (offset / d) % s
+                };
             }
             k += 1;
         });

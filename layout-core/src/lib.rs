@@ -42,19 +42,26 @@ pub use coord::{crd2crd, crd2idx, idx2crd, CompactIndex, Crd2Crd, Crd2Idx, Under
 pub use error::LayoutError;
 pub use int::*;
 pub use layout::{make_layout, Congruent, Layout};
-pub use make::{compact_col_major, compact_row_major, make_layout_left, make_layout_right, Compact};
+pub use make::{
+    compact_col_major, compact_row_major, make_layout_left, make_layout_right, Compact,
+};
 pub use ops::{
     append, flatten, get, group, prepend, replace, select, take, Append, Flatten, Group, Mode,
     Prepend, Replace, Select, Take,
 };
 #[cfg(feature = "alloc")]
 pub use print::print_layout;
-pub use print::write_layout_table;
+pub use print::{write_layout_table, Rank2};
 pub use slice::{dice, slice, slice_and_offset, SliceCoord};
 pub use tensor::{make_tensor, Engine, EngineMut, Tensor};
 #[cfg(feature = "alloc")]
 pub use tuple::to_cute_string;
 pub use tuple::{IntTuple, Tuple};
+
+/// The README's tour, run as a doctest so that it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
 
 #[doc(hidden)]
 pub mod __private {

@@ -8,11 +8,13 @@
 
 use crate::int::{Int, IntMul, StaticInt, StaticOneTag, Zero, C, S};
 use crate::layout::{Congruent, Layout};
-use crate::tuple::{IntoTuple, Cons, IntTuple, List, Nil, Tuple};
+use crate::tuple::{Cons, IntTuple, IntoTuple, List, Nil, Tuple};
 use typenum::{B0, B1};
 
 /// Compact strides of a shape, given the stride of its first element.
-#[diagnostic::on_unimplemented(message = "no compact stride for shape `{Self}` starting at `{Cur}`")]
+#[diagnostic::on_unimplemented(
+    message = "no compact stride for shape `{Self}` starting at `{Cur}`"
+)]
 pub trait Compact<Cur: Int>: IntTuple {
     /// Column-major (LayoutLeft) strides.
     type Left: IntTuple;
@@ -121,12 +123,16 @@ where
     T: CompactList<Cur>,
     H: Compact<<T as CompactList<Cur>>::RightNext>,
     Cons<<H as Compact<Cur>>::Left, <T as CompactList<<H as Compact<Cur>>::LeftNext>>::Left>: List,
-    Cons<<H as Compact<<T as CompactList<Cur>>::RightNext>>::Right, <T as CompactList<Cur>>::Right>: List,
+    Cons<<H as Compact<<T as CompactList<Cur>>::RightNext>>::Right, <T as CompactList<Cur>>::Right>:
+        List,
 {
-    type Left = Cons<<H as Compact<Cur>>::Left, <T as CompactList<<H as Compact<Cur>>::LeftNext>>::Left>;
+    type Left =
+        Cons<<H as Compact<Cur>>::Left, <T as CompactList<<H as Compact<Cur>>::LeftNext>>::Left>;
     type LeftNext = <T as CompactList<<H as Compact<Cur>>::LeftNext>>::LeftNext;
-    type Right =
-        Cons<<H as Compact<<T as CompactList<Cur>>::RightNext>>::Right, <T as CompactList<Cur>>::Right>;
+    type Right = Cons<
+        <H as Compact<<T as CompactList<Cur>>::RightNext>>::Right,
+        <T as CompactList<Cur>>::Right,
+    >;
     type RightNext = <H as Compact<<T as CompactList<Cur>>::RightNext>>::RightNext;
     #[inline(always)]
     fn left(self, cur: Cur) -> (Self::Left, Self::LeftNext) {

@@ -7,8 +7,9 @@
 
 use crate::int::C;
 use crate::layout::{Congruent, Layout};
-use crate::tuple::{IntoTuple, 
-    for_each_leaf, AsModes, Concat, Cons, GetAt, IntTuple, List, Nil, PopFront, SplitAt, Tuple,
+use crate::tuple::{
+    for_each_leaf, AsModes, Concat, Cons, GetAt, IntTuple, IntoTuple, List, Nil, PopFront, SplitAt,
+    Tuple,
 };
 
 macro_rules! layout_lift {
@@ -38,7 +39,10 @@ macro_rules! layout_lift {
 /// assert_eq!(get::<1, _>(h).to_string(), "(_2,_2):(_2,_1)");
 /// assert_eq!(get::<0, _>(get::<1, _>((C::<2>, (C::<3>, 4usize)))), C::<3>);
 /// ```
-#[diagnostic::on_unimplemented(message = "`{Self}` has no mode {I}", label = "mode index out of range")]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no mode {I}",
+    label = "mode index out of range"
+)]
 pub trait Mode<const I: usize> {
     /// The mode.
     type Output;

@@ -26,6 +26,14 @@ pub(crate) fn mode_sizes_2<S: IntTuple>(s: &S) -> (usize, usize) {
     (sizes[0], sizes[1])
 }
 
+/// A rank-2 shape: `print_layout` draws a table of its two modes.
+#[diagnostic::on_unimplemented(
+    message = "print_layout needs a rank-2 layout; shape `{Self}` is not rank 2",
+    label = "not a rank-2 shape"
+)]
+pub trait Rank2 {}
+impl<A, B> Rank2 for (A, B) {}
+
 /// Write CuTe's `print_layout` table of a rank-2 layout, byte for byte.
 ///
 /// ```
@@ -33,11 +41,10 @@ pub(crate) fn mode_sizes_2<S: IntTuple>(s: &S) -> (usize, usize) {
 /// let text = print_layout(layout!((2,4):(1,2)));
 /// assert_eq!(text.lines().nth(3).unwrap(), " 0  | 0 | 2 | 4 | 6 |");
 /// ```
-pub fn write_layout_table<S: Congruent<D>, D: IntTuple>(
+pub fn write_layout_table<S: Congruent<D> + Rank2, D: IntTuple>(
     f: &mut dyn fmt::Write,
     l: Layout<S, D>,
 ) -> fmt::Result {
-    const { assert!(S::RANK == 2, "print_layout needs a rank-2 layout") };
     let (rows, cols) = mode_sizes_2(&l.shape());
     let width = num_digits(l.checked_cosize().unwrap_or(usize::MAX)) + 2;
     let delim = |f: &mut dyn fmt::Write| -> fmt::Result {
@@ -70,7 +77,9 @@ pub fn write_layout_table<S: Congruent<D>, D: IntTuple>(
 
 /// CuTe's `print_layout` as a string.
 #[cfg(feature = "alloc")]
-pub fn print_layout<S: Congruent<D>, D: IntTuple>(l: Layout<S, D>) -> alloc::string::String {
+pub fn print_layout<S: Congruent<D> + Rank2, D: IntTuple>(
+    l: Layout<S, D>,
+) -> alloc::string::String {
     let mut s = alloc::string::String::new();
     let _ = write_layout_table(&mut s, l);
     s

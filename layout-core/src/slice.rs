@@ -4,7 +4,7 @@
 
 use crate::coord::{Crd2Idx, Underscore};
 use crate::layout::{Congruent, Layout};
-use crate::tuple::{IntoTuple, for_each_leaf, Concat, Cons, IntTuple, List, Nil, Tuple};
+use crate::tuple::{for_each_leaf, Concat, Cons, IntTuple, IntoTuple, List, Nil, Tuple};
 
 /// The modes of `T` a slicing coordinate keeps, as a flat list (CuTe's `lift_slice`).
 #[doc(hidden)]
@@ -113,7 +113,45 @@ pub trait SliceCoord<T> {
     /// CuTe's `dice(c, t)`.
     fn dice_of(t: T) -> Self::Diced;
 }
-impl<Cc: Tuple + LiftSlice<T>, T: Tuple> SliceCoord<T> for Cc
+/// A slicing coordinate with one entry per mode of `T`.
+#[diagnostic::on_unimplemented(
+    message = "slicing coordinate `{Self}` does not have one entry per mode of `{T}`",
+    label = "wrong number of modes"
+)]
+pub trait SameRank<T> {}
+macro_rules! same_rank {
+    ($(($a:ident, $b:ident)),*) => {
+        impl<$($a, $b),*> SameRank<($($b,)*)> for ($($a,)*) {}
+    };
+}
+same_rank!();
+same_rank!((A0, B0));
+same_rank!((A0, B0), (A1, B1));
+same_rank!((A0, B0), (A1, B1), (A2, B2));
+same_rank!((A0, B0), (A1, B1), (A2, B2), (A3, B3));
+same_rank!((A0, B0), (A1, B1), (A2, B2), (A3, B3), (A4, B4));
+same_rank!((A0, B0), (A1, B1), (A2, B2), (A3, B3), (A4, B4), (A5, B5));
+same_rank!(
+    (A0, B0),
+    (A1, B1),
+    (A2, B2),
+    (A3, B3),
+    (A4, B4),
+    (A5, B5),
+    (A6, B6)
+);
+same_rank!(
+    (A0, B0),
+    (A1, B1),
+    (A2, B2),
+    (A3, B3),
+    (A4, B4),
+    (A5, B5),
+    (A6, B6),
+    (A7, B7)
+);
+
+impl<Cc: Tuple + SameRank<T> + LiftSlice<T>, T: Tuple> SliceCoord<T> for Cc
 where
     Cc::Kept: IntoTuple,
     Cc::Diced: IntoTuple,
@@ -163,7 +201,10 @@ for_each_leaf!(leaf_slice_coord);
 /// assert_eq!(slice(crd!(_, 2), padded).to_string(), "(_3):(_6)");
 /// ```
 #[inline(always)]
-pub fn slice<Crd, S, D>(c: Crd, l: Layout<S, D>) -> Layout<<Crd as SliceCoord<S>>::Sliced, <Crd as SliceCoord<D>>::Sliced>
+pub fn slice<Crd, S, D>(
+    c: Crd,
+    l: Layout<S, D>,
+) -> Layout<<Crd as SliceCoord<S>>::Sliced, <Crd as SliceCoord<D>>::Sliced>
 where
     S: Congruent<D>,
     D: IntTuple,
@@ -185,7 +226,10 @@ where
 /// assert_eq!(dice(crd!(_, 1), layout!((5,(4,1)):(1,(5,20)))).to_string(), "((_4,_1)):((_5,_20))");
 /// ```
 #[inline(always)]
-pub fn dice<Crd, S, D>(c: Crd, l: Layout<S, D>) -> Layout<<Crd as SliceCoord<S>>::Diced, <Crd as SliceCoord<D>>::Diced>
+pub fn dice<Crd, S, D>(
+    c: Crd,
+    l: Layout<S, D>,
+) -> Layout<<Crd as SliceCoord<S>>::Diced, <Crd as SliceCoord<D>>::Diced>
 where
     S: Congruent<D>,
     D: IntTuple,
@@ -213,7 +257,10 @@ where
 pub fn slice_and_offset<Crd, S, D>(
     c: Crd,
     l: Layout<S, D>,
-) -> (Layout<<Crd as SliceCoord<S>>::Sliced, <Crd as SliceCoord<D>>::Sliced>, usize)
+) -> (
+    Layout<<Crd as SliceCoord<S>>::Sliced, <Crd as SliceCoord<D>>::Sliced>,
+    usize,
+)
 where
     S: Congruent<D>,
     D: IntTuple,

@@ -86,7 +86,9 @@ fn check_cover<S: Congruent<D>, D: IntTuple>(
     len: usize,
 ) -> Result<(), LayoutError> {
     let cosize = layout.checked_cosize().ok_or(LayoutError::CosizeOverflow)?;
-    let needed = offset.checked_add(cosize).ok_or(LayoutError::CosizeOverflow)?;
+    let needed = offset
+        .checked_add(cosize)
+        .ok_or(LayoutError::CosizeOverflow)?;
     if needed > len {
         return Err(LayoutError::StorageTooShort { needed, len });
     }
@@ -98,7 +100,11 @@ impl<E: Engine, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
     /// layout's cosize or the cosize overflows.
     pub fn new(data: E, layout: Layout<S, D>) -> Result<Self, LayoutError> {
         check_cover(0, &layout, data.as_slice().len())?;
-        Ok(Tensor { data, offset: 0, layout })
+        Ok(Tensor {
+            data,
+            offset: 0,
+            layout,
+        })
     }
     /// The layout.
     pub fn layout(&self) -> Layout<S, D> {
@@ -122,11 +128,17 @@ impl<E: Engine, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
         if !c.in_shape(self.layout.shape()) {
             return None;
         }
-        self.data.as_slice().get(self.offset + self.layout.crd2idx(c))
+        self.data
+            .as_slice()
+            .get(self.offset + self.layout.crd2idx(c))
     }
     /// A read-only view with the same layout.
     pub fn view(&self) -> Tensor<&[E::Elem], Layout<S, D>> {
-        Tensor { data: self.data.as_slice(), offset: self.offset, layout: self.layout }
+        Tensor {
+            data: self.data.as_slice(),
+            offset: self.offset,
+            layout: self.layout,
+        }
     }
     /// A read-only view of the same elements through another layout (a
     /// transpose, say); `Err` when it reaches past the storage.
@@ -135,7 +147,11 @@ impl<E: Engine, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
         layout: Layout<S2, D2>,
     ) -> Result<Tensor<&[E::Elem], Layout<S2, D2>>, LayoutError> {
         check_cover(self.offset, &layout, self.data.as_slice().len())?;
-        Ok(Tensor { data: self.data.as_slice(), offset: self.offset, layout })
+        Ok(Tensor {
+            data: self.data.as_slice(),
+            offset: self.offset,
+            layout,
+        })
     }
     /// The slice at a coordinate with `_` (CuTe's `A(1,_)`): the data pointer
     /// moves by the fixed coordinates' offset, the kept modes stay.
@@ -150,14 +166,21 @@ impl<E: Engine, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
         <Crd as SliceCoord<D>>::Sliced: IntTuple,
     {
         let (layout, off) = self.sliced(c);
-        Tensor { data: self.data.as_slice(), offset: self.offset + off, layout }
+        Tensor {
+            data: self.data.as_slice(),
+            offset: self.offset + off,
+            layout,
+        }
     }
 
     #[allow(clippy::type_complexity)]
     fn sliced<Crd>(
         &self,
         c: Crd,
-    ) -> (Layout<<Crd as SliceCoord<S>>::Sliced, <Crd as SliceCoord<D>>::Sliced>, usize)
+    ) -> (
+        Layout<<Crd as SliceCoord<S>>::Sliced, <Crd as SliceCoord<D>>::Sliced>,
+        usize,
+    )
     where
         Crd: SliceCoord<S> + SliceCoord<D> + Crd2Idx<S, D>,
         <Crd as SliceCoord<S>>::Sliced: Congruent<<Crd as SliceCoord<D>>::Sliced>,
@@ -171,7 +194,10 @@ impl<E: Engine, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
     #[track_caller]
     fn check<Crd: Crd2Idx<S, D>>(&self, c: Crd) {
         if !c.in_shape(self.layout.shape()) {
-            out_of_shape(&(c, core::marker::PhantomData::<(S, D)>), &self.layout.shape());
+            out_of_shape(
+                &(c, core::marker::PhantomData::<(S, D)>),
+                &self.layout.shape(),
+            );
         }
     }
 }
@@ -190,7 +216,9 @@ fn out_of_shape(c: &dyn CrdText, s: &dyn IntTupleText) -> ! {
 trait CrdText {
     fn text(&self, f: &mut dyn core::fmt::Write) -> core::fmt::Result;
 }
-impl<S: Congruent<D>, D: IntTuple, Crd: Crd2Idx<S, D>> CrdText for (Crd, core::marker::PhantomData<(S, D)>) {
+impl<S: Congruent<D>, D: IntTuple, Crd: Crd2Idx<S, D>> CrdText
+    for (Crd, core::marker::PhantomData<(S, D)>)
+{
     fn text(&self, f: &mut dyn core::fmt::Write) -> core::fmt::Result {
         self.0.write_crd(f)
     }
@@ -211,7 +239,10 @@ struct Text {
 }
 impl Default for Text {
     fn default() -> Self {
-        Text { buf: [0; 192], len: 0 }
+        Text {
+            buf: [0; 192],
+            len: 0,
+        }
     }
 }
 impl Text {
@@ -240,7 +271,11 @@ impl<E: EngineMut, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
     }
     /// A writable view with the same layout.
     pub fn view_mut(&mut self) -> Tensor<&mut [E::Elem], Layout<S, D>> {
-        Tensor { data: self.data.as_mut_slice(), offset: self.offset, layout: self.layout }
+        Tensor {
+            data: self.data.as_mut_slice(),
+            offset: self.offset,
+            layout: self.layout,
+        }
     }
     /// A writable view of the same elements through another layout; `Err`
     /// when it reaches past the storage.
@@ -249,21 +284,32 @@ impl<E: EngineMut, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
         layout: Layout<S2, D2>,
     ) -> Result<Tensor<&mut [E::Elem], Layout<S2, D2>>, LayoutError> {
         check_cover(self.offset, &layout, self.data.as_slice().len())?;
-        Ok(Tensor { data: self.data.as_mut_slice(), offset: self.offset, layout })
+        Ok(Tensor {
+            data: self.data.as_mut_slice(),
+            offset: self.offset,
+            layout,
+        })
     }
     /// A writable slice at a coordinate with `_`; writes go to the same storage.
     #[allow(clippy::type_complexity)]
     pub fn slice_mut<Crd>(
         &mut self,
         c: Crd,
-    ) -> Tensor<&mut [E::Elem], Layout<<Crd as SliceCoord<S>>::Sliced, <Crd as SliceCoord<D>>::Sliced>>
+    ) -> Tensor<
+        &mut [E::Elem],
+        Layout<<Crd as SliceCoord<S>>::Sliced, <Crd as SliceCoord<D>>::Sliced>,
+    >
     where
         Crd: SliceCoord<S> + SliceCoord<D> + Crd2Idx<S, D>,
         <Crd as SliceCoord<S>>::Sliced: Congruent<<Crd as SliceCoord<D>>::Sliced>,
         <Crd as SliceCoord<D>>::Sliced: IntTuple,
     {
         let (layout, off) = self.sliced(c);
-        Tensor { data: self.data.as_mut_slice(), offset: self.offset + off, layout }
+        Tensor {
+            data: self.data.as_mut_slice(),
+            offset: self.offset + off,
+            layout,
+        }
     }
 }
 
@@ -283,17 +329,26 @@ impl<T, const N: usize, S: Congruent<D>, D: IntTuple> Tensor<[T; N], Layout<S, D
                 "the array is shorter than the static layout's cosize"
             )
         };
-        Tensor { data, offset: 0, layout }
+        Tensor {
+            data,
+            offset: 0,
+            layout,
+        }
     }
 }
 
-impl<E: Engine, S: Congruent<D>, D: IntTuple, Crd: Crd2Idx<S, D>> Index<Crd> for Tensor<E, Layout<S, D>> {
+impl<E: Engine, S: Congruent<D>, D: IntTuple, Crd: Crd2Idx<S, D>> Index<Crd>
+    for Tensor<E, Layout<S, D>>
+{
     type Output = E::Elem;
     #[inline(always)]
     #[track_caller]
     fn index(&self, c: Crd) -> &E::Elem {
         if !c.in_shape(self.layout.shape()) {
-            out_of_shape(&(c, core::marker::PhantomData::<(S, D)>), &self.layout.shape());
+            out_of_shape(
+                &(c, core::marker::PhantomData::<(S, D)>),
+                &self.layout.shape(),
+            );
         }
         &self.data.as_slice()[self.offset + self.layout.crd2idx(c)]
     }
@@ -305,7 +360,10 @@ impl<E: EngineMut, S: Congruent<D>, D: IntTuple, Crd: Crd2Idx<S, D>> IndexMut<Cr
     #[track_caller]
     fn index_mut(&mut self, c: Crd) -> &mut E::Elem {
         if !c.in_shape(self.layout.shape()) {
-            out_of_shape(&(c, core::marker::PhantomData::<(S, D)>), &self.layout.shape());
+            out_of_shape(
+                &(c, core::marker::PhantomData::<(S, D)>),
+                &self.layout.shape(),
+            );
         }
         let i = self.offset + self.layout.crd2idx(c);
         &mut self.data.as_mut_slice()[i]

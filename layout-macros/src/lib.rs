@@ -16,21 +16,27 @@ use parse::{split_krate, Leaf, Node, Parser};
 #[doc(hidden)]
 #[proc_macro]
 pub fn layout_impl(input: TokenStream) -> TokenStream {
-    expand(input.into(), Form::Value).unwrap_or_else(|e| e.to_compile_error()).into()
+    expand(input.into(), Form::Value)
+        .unwrap_or_else(|e| e.to_compile_error())
+        .into()
 }
 
 /// Expand `krate; SHAPE[:STRIDE]` to a layout type. Used by `layout_core::layout_type!`.
 #[doc(hidden)]
 #[proc_macro]
 pub fn layout_type_impl(input: TokenStream) -> TokenStream {
-    expand(input.into(), Form::Type).unwrap_or_else(|e| e.to_compile_error()).into()
+    expand(input.into(), Form::Type)
+        .unwrap_or_else(|e| e.to_compile_error())
+        .into()
 }
 
 /// Expand `krate; COORD, ...` to a coordinate value. Used by `layout_core::crd!`.
 #[doc(hidden)]
 #[proc_macro]
 pub fn crd_impl(input: TokenStream) -> TokenStream {
-    expand_crd(input.into()).unwrap_or_else(|e| e.to_compile_error()).into()
+    expand_crd(input.into())
+        .unwrap_or_else(|e| e.to_compile_error())
+        .into()
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -157,9 +163,10 @@ fn compact_left(shape: &Node) -> Node {
 
 fn compact_node(n: &Node, cur: &mut Cur, k: &mut usize) -> Node {
     match n {
-        Node::Tuple(items, span) => {
-            Node::Tuple(items.iter().map(|x| compact_node(x, cur, k)).collect(), *span)
-        }
+        Node::Tuple(items, span) => Node::Tuple(
+            items.iter().map(|x| compact_node(x, cur, k)).collect(),
+            *span,
+        ),
         Node::Leaf(leaf) => {
             let idx = *k;
             *k += 1;
@@ -194,17 +201,34 @@ fn cur_node(cur: &Cur, span: Span) -> Node {
         Cur::Static(c) => Node::Leaf(Leaf::Static(*c, span)),
         Cur::Dynamic(c, ix) => {
             let factors = ix.iter().map(|i| format_ident!("__layout_s{}", i));
-            let text = ix.iter().map(|i| format!("s{i}")).collect::<Vec<_>>().join("*");
+            let text = ix
+                .iter()
+                .map(|i| format!("s{i}"))
+                .collect::<Vec<_>>()
+                .join("*");
             let c = *c as usize;
-            Node::Leaf(Leaf::Computed(quote! { (#c #(* #factors)*) }, format!("{c}*{text}"), span))
+            Node::Leaf(Leaf::Computed(
+                quote! { (#c #(* #factors)*) },
+                format!("{c}*{text}"),
+                span,
+            ))
         }
     }
 }
 
-fn emit(krate: &TokenStream2, n: &Node, form: Form, lets: &mut Vec<TokenStream2>, k: &mut usize) -> TokenStream2 {
+fn emit(
+    krate: &TokenStream2,
+    n: &Node,
+    form: Form,
+    lets: &mut Vec<TokenStream2>,
+    k: &mut usize,
+) -> TokenStream2 {
     match n {
         Node::Tuple(items, _) => {
-            let parts: Vec<_> = items.iter().map(|x| emit(krate, x, form, lets, k)).collect();
+            let parts: Vec<_> = items
+                .iter()
+                .map(|x| emit(krate, x, form, lets, k))
+                .collect();
             quote! { (#(#parts,)*) }
         }
         Node::Leaf(Leaf::Computed(expr, _, span)) => match form {

@@ -31,7 +31,10 @@ pub fn split_krate(input: TokenStream) -> syn::Result<(TokenStream, TokenStream)
         }
         krate.extend([t]);
     }
-    Err(syn::Error::new(Span::call_site(), "internal: missing crate path"))
+    Err(syn::Error::new(
+        Span::call_site(),
+        "internal: missing crate path",
+    ))
 }
 
 pub struct Parser {
@@ -44,7 +47,11 @@ const WHAT: &str = "expected a non-negative integer, an identifier or `{expressi
 
 impl Parser {
     pub fn new(ts: TokenStream, allow_underscore: bool) -> Self {
-        Parser { toks: ts.into_iter().collect(), pos: 0, allow_underscore }
+        Parser {
+            toks: ts.into_iter().collect(),
+            pos: 0,
+            allow_underscore,
+        }
     }
     pub fn is_empty(&self) -> bool {
         self.pos >= self.toks.len()
@@ -58,13 +65,19 @@ impl Parser {
                 self.pos += 1;
                 if let Some(TokenTree::Punct(q)) = self.peek() {
                     if q.as_char() == ':' {
-                        return Err(syn::Error::new(q.span(), "expected one `:` between shape and stride"));
+                        return Err(syn::Error::new(
+                            q.span(),
+                            "expected one `:` between shape and stride",
+                        ));
                     }
                 }
                 Ok(true)
             }
             None => Ok(false),
-            Some(t) => Err(syn::Error::new(t.span(), "expected `:` between shape and stride")),
+            Some(t) => Err(syn::Error::new(
+                t.span(),
+                "expected `:` between shape and stride",
+            )),
         }
     }
     pub fn eat_comma(&mut self) -> syn::Result<bool> {
@@ -80,7 +93,10 @@ impl Parser {
     pub fn expect_end(&self) -> syn::Result<()> {
         match self.peek() {
             None => Ok(()),
-            Some(t) => Err(syn::Error::new(t.span(), "unexpected token after the layout")),
+            Some(t) => Err(syn::Error::new(
+                t.span(),
+                "unexpected token after the layout",
+            )),
         }
     }
     pub fn node(&mut self) -> syn::Result<Node> {
@@ -104,7 +120,11 @@ impl Parser {
             }
             TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => {
                 let text = g.stream().to_string();
-                Ok(Node::Leaf(Leaf::Dynamic(TokenStream::from(TokenTree::Group(g.clone())), text, g.span())))
+                Ok(Node::Leaf(Leaf::Dynamic(
+                    TokenStream::from(TokenTree::Group(g.clone())),
+                    text,
+                    g.span(),
+                )))
             }
             TokenTree::Group(g) => Err(syn::Error::new(
                 g.span(),
@@ -116,12 +136,19 @@ impl Parser {
                     if self.allow_underscore {
                         return Ok(Node::Leaf(Leaf::Underscore(id.span())));
                     }
-                    return Err(syn::Error::new(id.span(), "`_` is for slicing coordinates (`crd!(1, _)`), not layouts"));
+                    return Err(syn::Error::new(
+                        id.span(),
+                        "`_` is for slicing coordinates (`crd!(1, _)`), not layouts",
+                    ));
                 }
                 if let Some(v) = s.strip_prefix('_').and_then(|d| d.parse::<u128>().ok()) {
                     return Ok(Node::Leaf(Leaf::Static(v, id.span())));
                 }
-                Ok(Node::Leaf(Leaf::Dynamic(TokenStream::from(TokenTree::Ident(id.clone())), s, id.span())))
+                Ok(Node::Leaf(Leaf::Dynamic(
+                    TokenStream::from(TokenTree::Ident(id.clone())),
+                    s,
+                    id.span(),
+                )))
             }
             TokenTree::Literal(lit) => {
                 let text = lit.to_string();

@@ -20,7 +20,10 @@ fn strip_static(s: &str) -> String {
     let b = s.as_bytes();
     let mut out = String::with_capacity(s.len());
     for (i, c) in s.char_indices() {
-        if c == '_' && b.get(i + 1).is_some_and(|d| d.is_ascii_digit() || *d == b'-') {
+        if c == '_'
+            && b.get(i + 1)
+                .is_some_and(|d| d.is_ascii_digit() || *d == b'-')
+        {
             continue;
         }
         out.push(c);
@@ -49,7 +52,10 @@ fn mark_static(s: &str, flags: &[bool]) -> String {
 
 /// The numbers of a printed tuple, in order.
 fn numbers(s: &str) -> Vec<u64> {
-    s.split(|c: char| !c.is_ascii_digit()).filter(|t| !t.is_empty()).map(|t| t.parse().unwrap()).collect()
+    s.split(|c: char| !c.is_ascii_digit())
+        .filter(|t| !t.is_empty())
+        .map(|t| t.parse().unwrap())
+        .collect()
 }
 
 fn short(t: &[usize]) -> String {
@@ -94,7 +100,10 @@ fn crd2crd_static<T: IntTuple>(t: &T, all: bool) -> Vec<bool> {
     flags
 }
 
-fn is_static_crd<Cc: Crd2Idx<S, D>, S: Congruent<D>, D: IntTuple>(_c: Cc, _l: Layout<S, D>) -> bool {
+fn is_static_crd<Cc: Crd2Idx<S, D>, S: Congruent<D>, D: IntTuple>(
+    _c: Cc,
+    _l: Layout<S, D>,
+) -> bool {
     Cc::STATIC && Layout::<S, D>::IS_STATIC
 }
 fn is_static_shape<S: Congruent<D>, D: IntTuple>(_l: Layout<S, D>) -> bool {
@@ -136,11 +145,23 @@ impl Report {
         let got_table = out.table();
         let ok = (!exact || got == exp) && table.is_none_or(|t| t == got_table.as_slice());
         self.record(op, id, ok, || {
-            format!("got {got} {}, CuTe {exp} {} (exact: {exact})", short(&got_table), short(table.unwrap_or(&[])))
+            format!(
+                "got {got} {}, CuTe {exp} {} (exact: {exact})",
+                short(&got_table),
+                short(table.unwrap_or(&[]))
+            )
         });
     }
     /// Compact strides: exact, or (all-dynamic build) equal on every leaf whose shape is not 1.
-    fn strides<S: IntTuple, T: IntTuple>(&mut self, op: &'static str, id: &str, exact: bool, shape: &S, out: &T, exp: &str) {
+    fn strides<S: IntTuple, T: IntTuple>(
+        &mut self,
+        op: &'static str,
+        id: &str,
+        exact: bool,
+        shape: &S,
+        out: &T,
+        exp: &str,
+    ) {
         let got = to_cute_string(out);
         let ok = if exact {
             got == exp
@@ -157,14 +178,28 @@ impl Report {
     }
     fn int(&mut self, op: &'static str, id: &str, exact: bool, v: usize, st: bool, exp: &str) {
         let got = fmt_int(v, st);
-        self.record(op, id, Self::same(exact, &got, exp), || format!("got {got}, CuTe {exp}"));
+        self.record(op, id, Self::same(exact, &got, exp), || {
+            format!("got {got}, CuTe {exp}")
+        });
     }
-    fn coord<T: IntTuple>(&mut self, op: &'static str, id: &str, exact: bool, out: &T, flags: &[bool], exp: &str) {
+    fn coord<T: IntTuple>(
+        &mut self,
+        op: &'static str,
+        id: &str,
+        exact: bool,
+        out: &T,
+        flags: &[bool],
+        exp: &str,
+    ) {
         let got = mark_static(&to_cute_string(out), flags);
-        self.record(op, id, Self::same(exact, &got, exp), || format!("got {got}, CuTe {exp}"));
+        self.record(op, id, Self::same(exact, &got, exp), || {
+            format!("got {got}, CuTe {exp}")
+        });
     }
     fn text(&mut self, op: &'static str, id: &str, exact: bool, got: &str, exp: &str) {
-        self.record(op, id, Self::same(exact, got, exp), || format!("got\n{got}CuTe\n{exp}"));
+        self.record(op, id, Self::same(exact, got, exp), || {
+            format!("got\n{got}CuTe\n{exp}")
+        });
     }
     #[allow(clippy::too_many_arguments)]
     fn slice_and_offset<S: Congruent<D>, D: IntTuple>(
@@ -181,7 +216,13 @@ impl Report {
         let got = format!("({},{})", out, fmt_int(off, st));
         let got_table = out.table();
         let ok = Self::same(exact, &got, exp) && table.is_none_or(|t| t == got_table.as_slice());
-        self.record(op, id, ok, || format!("got {got} {}, CuTe {exp} {}", short(&got_table), short(table.unwrap_or(&[]))));
+        self.record(op, id, ok, || {
+            format!(
+                "got {got} {}, CuTe {exp} {}",
+                short(&got_table),
+                short(table.unwrap_or(&[]))
+            )
+        });
     }
     fn broken(&mut self, op: &'static str, why: &str) {
         self.record(op, "", false, || format!("not generated: {why}"));

@@ -6,8 +6,13 @@ use layout_core::{crd, flatten, group, layout, Tensor};
 #[test]
 fn exercise1_padded_rows() {
     let l = layout!((3,4):(8,1));
-    let table: Vec<Vec<usize>> = (0..3).map(|m| (0..4).map(|n| l.crd2idx((m, n))).collect()).collect();
-    assert_eq!(table, vec![vec![0, 1, 2, 3], vec![8, 9, 10, 11], vec![16, 17, 18, 19]]);
+    let table: Vec<Vec<usize>> = (0..3)
+        .map(|m| (0..4).map(|n| l.crd2idx((m, n))).collect())
+        .collect();
+    assert_eq!(
+        table,
+        vec![vec![0, 1, 2, 3], vec![8, 9, 10, 11], vec![16, 17, 18, 19]]
+    );
     assert_eq!(l.size(), 12);
     assert_eq!(l.cosize(), 20);
     // Twenty ints suffice: the largest offset is 19.
@@ -44,7 +49,9 @@ fn exercise3_nested_mode() {
     assert_eq!(h.crd2idx(crd!(1, (0, 2))), 8);
     assert_eq!(h.crd2idx(crd!(1, 4)), 8);
     assert_eq!(h.crd2idx(crd!(9)), 8);
-    let rows: Vec<Vec<usize>> = (0..2usize).map(|m| (0..6usize).map(|j| h.crd2idx((m, j))).collect()).collect();
+    let rows: Vec<Vec<usize>> = (0..2usize)
+        .map(|m| (0..6usize).map(|j| h.crd2idx((m, j))).collect())
+        .collect();
     assert_eq!(rows, vec![vec![0, 3, 1, 4, 2, 5], vec![6, 9, 7, 10, 8, 11]]);
     assert_eq!((h.rank(), h.depth(), h.size()), (2, 2, 12));
     for m in 0..2usize {
@@ -126,7 +133,15 @@ fn tensor_bounds() {
 fn tensor_construction_checks() {
     let n = usize::MAX / 2;
     let huge = layout!((n, 4):(n, 1));
-    assert_eq!(Tensor::new(&[0u8; 4][..], huge).err(), Some(layout_core::LayoutError::CosizeOverflow));
-    let err = Tensor::new(&[0u8; 15][..], layout!((3,4):(6,1))).err().unwrap();
-    assert_eq!(err.to_string(), "storage of 15 elements is shorter than the 16 the layout reaches");
+    assert_eq!(
+        Tensor::new(&[0u8; 4][..], huge).err(),
+        Some(layout_core::LayoutError::CosizeOverflow)
+    );
+    let err = Tensor::new(&[0u8; 15][..], layout!((3,4):(6,1)))
+        .err()
+        .unwrap();
+    assert_eq!(
+        err.to_string(),
+        "storage of 15 elements is shorter than the 16 the layout reaches"
+    );
 }

@@ -1,0 +1,5 @@
+use layout_core::{Layout, C};
+
+fn main() {
+    let _ = Layout::new((C::<2>, (C::<2>, C::<2>)), (C::<4>, C::<2>));
+}

@@ -1,0 +1,5 @@
+use layout_core::layout;
+
+fn main() {
+    let _ = layout!([2,2]:[1,2]);
+}
