@@ -1,0 +1,35 @@
+//! Functions whose optimised assembly the codegen test reads.
+#![allow(missing_docs)]
+
+use layout_core::{crd, layout, Tensor};
+
+/// crd2idx of a static coordinate on a static layout: (3,(1,5)) on
+/// (4,(2,8)):(16,(8,1)) is 3*16 + 1*8 + 5*1 = 61.
+#[no_mangle]
+#[inline(never)]
+pub fn probe_static_crd() -> usize {
+    layout!((4,(2,8)):(16,(8,1))).crd2idx(crd!(3, (1, 5)))
+}
+
+/// A run-time 1-D index into a static power-of-two layout.
+#[no_mangle]
+#[inline(never)]
+pub fn probe_pow2_index(i: usize) -> usize {
+    layout!((8,(4,16)):(1,(64,8))).call(i)
+}
+
+/// A run-time natural coordinate into a static tensor over a slice.
+#[no_mangle]
+#[inline(never)]
+pub fn probe_tensor_read(data: &[f32], m: usize, n: usize) -> f32 {
+    let t = Tensor::new(data, layout!((64,64):(64,1))).unwrap();
+    *t.get((m, n)).unwrap_or(&0.0)
+}
+
+/// Control: the same index into a layout with a run-time shape must divide,
+/// which shows that the detector sees division instructions.
+#[no_mangle]
+#[inline(never)]
+pub fn probe_dynamic_index(i: usize, n: usize) -> usize {
+    layout!((n, 16):(16, 1)).call(i)
+}

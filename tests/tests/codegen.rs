@@ -1,0 +1,68 @@
+//! Codegen: build `codegen-probe` with `--release`, read its assembly, and
+//! check that static layouts cost what hand-written arithmetic costs.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn probe_asm() -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = root.join("codegen-probe/Cargo.toml");
+    let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("codegen-probe");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["rustc", "--release", "--quiet", "--manifest-path"])
+        .arg(&manifest)
+        .arg("--target-dir")
+        .arg(&target)
+        .args(["--", "--emit=asm", "-C", "codegen-units=1"])
+        .output()
+        .expect("run cargo rustc");
+    assert!(out.status.success(), "probe build failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let deps = target.join("release/deps");
+    let asm = std::fs::read_dir(&deps)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "s"))
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("codegen_probe"))
+        .max_by_key(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok())
+        .expect("assembly file");
+    std::fs::read_to_string(asm).unwrap()
+}
+
+/// The instructions of one function: from its label to the end of the function.
+fn body<'a>(asm: &'a str, name: &str) -> Vec<&'a str> {
+    let start = asm.find(&format!("\n{name}:")).unwrap_or_else(|| panic!("no {name} in assembly"));
+    asm[start + 1..]
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with(".Lfunc_end") && !l.contains(".cfi_endproc"))
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('.') && !l.starts_with('#'))
+        .collect()
+}
+
+fn has_division(lines: &[&str]) -> bool {
+    lines.iter().any(|l| {
+        let op = l.split_whitespace().next().unwrap_or("");
+        op.starts_with("div") || op.starts_with("idiv")
+    })
+}
+
+#[test]
+fn static_layouts_fold() {
+    let asm = probe_asm();
+
+    let crd = body(&asm, "probe_static_crd");
+    assert_eq!(crd, vec!["movl\t$61, %eax", "retq"], "static crd2idx is not the constant 61");
+
+    let pow2 = body(&asm, "probe_pow2_index");
+    assert!(!has_division(&pow2), "1-D index into a static power-of-two layout divides:\n{}", pow2.join("\n"));
+    assert!(pow2.len() <= 16, "1-D index into a static layout is long:\n{}", pow2.join("\n"));
+
+    let tensor = body(&asm, "probe_tensor_read");
+    assert!(!has_division(&tensor), "tensor read divides:\n{}", tensor.join("\n"));
+
+    // The detector is live: a run-time shape needs a division.
+    let control = body(&asm, "probe_dynamic_index");
+    assert!(has_division(&control), "control probe shows no division:\n{}", control.join("\n"));
+}
