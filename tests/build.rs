@@ -27,6 +27,7 @@ const OPS: &[&str] = &[
     "make_layout_right",
     "compact_col_major",
     "compact_row_major",
+    "make_ordered_layout",
     "slice",
     "slice_and_offset",
     "dice",
@@ -261,6 +262,12 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
         "make_layout_right" => lay(format!(
             "make_layout_right({})",
             emit(&parse(arg_str(r, 0)?)?, dynamic)
+        )),
+        // The order is made of static ranks in both builds: it decides structure.
+        "make_ordered_layout" => lay(format!(
+            "make_ordered_layout({}, {})",
+            emit(&parse(arg_str(r, 0)?)?, dynamic),
+            emit(&parse(arg_str(r, 1)?)?, false)
         )),
         "compact_col_major" | "compact_row_major" => format!(
             "{head}let s = {};\nlet out = {op}(s);\nrep.strides(op, id, exact, &s, &out, {exp});",

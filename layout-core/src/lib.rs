@@ -43,7 +43,8 @@ pub use error::LayoutError;
 pub use int::*;
 pub use layout::{make_layout, Congruent, Layout};
 pub use make::{
-    compact_col_major, compact_row_major, make_layout_left, make_layout_right, Compact,
+    compact_col_major, compact_row_major, make_layout_left, make_layout_right, make_ordered_layout,
+    Compact, TypedSize,
 };
 pub use ops::{
     append, flatten, get, group, prepend, replace, select, take, Append, Flatten, Group, Mode,

@@ -222,3 +222,249 @@ where
 {
     Layout::new(s, compact_row_major(s))
 }
+
+/// The product of a shape as a leaf type: static when every leaf is.
+pub trait TypedSize: IntTuple {
+    /// The product's leaf type.
+    type Size: Int;
+    /// The product.
+    fn typed_size(self) -> Self::Size;
+}
+macro_rules! leaf_typed_size {
+    ($t:ty; $($g:tt)*) => {
+        impl<$($g)*> TypedSize for $t {
+            type Size = Self;
+            #[inline(always)]
+            fn typed_size(self) -> Self {
+                self
+            }
+        }
+    };
+}
+crate::tuple::for_each_leaf!(leaf_typed_size);
+#[doc(hidden)]
+pub trait TypedSizeList {
+    type Size: Int;
+    fn typed_size(self) -> Self::Size;
+}
+impl TypedSizeList for Nil {
+    type Size = C<1>;
+    fn typed_size(self) -> C<1> {
+        C
+    }
+}
+impl<H: TypedSize, T: TypedSizeList> TypedSizeList for Cons<H, T>
+where
+    H::Size: IntMul<T::Size>,
+{
+    type Size = <H::Size as IntMul<T::Size>>::Output;
+    #[inline(always)]
+    fn typed_size(self) -> Self::Size {
+        self.0.typed_size().mul(self.1.typed_size())
+    }
+}
+impl<T: Tuple + IntTuple> TypedSize for T
+where
+    T::List: TypedSizeList,
+{
+    type Size = <T::List as TypedSizeList>::Size;
+    #[inline(always)]
+    fn typed_size(self) -> Self::Size {
+        self.into_list().typed_size()
+    }
+}
+
+/// `B1` picks the first, `B0` the second (a type-level if).
+#[doc(hidden)]
+pub trait Pick<X, Y> {
+    type Out: Int;
+    fn pick(x: X, y: Y) -> Self::Out;
+}
+impl<X: Int, Y> Pick<X, Y> for B1 {
+    type Out = X;
+    #[inline(always)]
+    fn pick(x: X, _y: Y) -> X {
+        x
+    }
+}
+impl<X, Y: Int> Pick<X, Y> for B0 {
+    type Out = Y;
+    #[inline(always)]
+    fn pick(_x: X, y: Y) -> Y {
+        y
+    }
+}
+
+/// The (order leaf, shape part) pairs of an ordering: an order leaf covers
+/// the whole shape mode it meets.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "order `{Self}` does not match shape `{S}`",
+    label = "the order must be congruent with the shape, or match it mode by mode"
+)]
+pub trait OrderPairs<S> {
+    type Pairs: List;
+    fn pairs(self, s: S) -> Self::Pairs;
+}
+macro_rules! static_order_pairs {
+    ($t:ty; $($g:tt)*) => {
+        impl<Sh: Copy + Send + Sync + 'static, $($g)*> OrderPairs<Sh> for $t {
+            type Pairs = Cons<(Self, Sh), Nil>;
+            #[inline(always)]
+            fn pairs(self, s: Sh) -> Self::Pairs {
+                Cons((self, s), Nil)
+            }
+        }
+    };
+}
+static_order_pairs!(C<N>; const N: usize);
+static_order_pairs!(S<U>; U: typenum::Unsigned + 'static);
+#[doc(hidden)]
+pub trait OrderPairsList<S> {
+    type Pairs: List;
+    fn pairs(self, s: S) -> Self::Pairs;
+}
+impl OrderPairsList<Nil> for Nil {
+    type Pairs = Nil;
+    fn pairs(self, _s: Nil) -> Nil {
+        Nil
+    }
+}
+impl<OH: OrderPairs<SH>, OT: OrderPairsList<ST>, SH, ST> OrderPairsList<Cons<SH, ST>>
+    for Cons<OH, OT>
+where
+    OH::Pairs: crate::tuple::Concat<OT::Pairs>,
+{
+    type Pairs = <OH::Pairs as crate::tuple::Concat<OT::Pairs>>::Out;
+    #[inline(always)]
+    fn pairs(self, s: Cons<SH, ST>) -> Self::Pairs {
+        crate::tuple::Concat::concat(self.0.pairs(s.0), self.1.pairs(s.1))
+    }
+}
+impl<O: Tuple, Sh: Tuple> OrderPairs<Sh> for O
+where
+    O::List: OrderPairsList<Sh::List>,
+{
+    type Pairs = <O::List as OrderPairsList<Sh::List>>::Pairs;
+    #[inline(always)]
+    fn pairs(self, s: Sh) -> Self::Pairs {
+        self.into_list().pairs(s.into_list())
+    }
+}
+
+/// The first stride of the shape part an order leaf `O` covers: the product
+/// of the parts whose order is below `O` (CuTe's `compact_order`).
+#[doc(hidden)]
+pub trait OrderD<O> {
+    type D: Int;
+    fn d(self) -> Self::D;
+}
+impl<O> OrderD<O> for Nil {
+    type D = C<1>;
+    fn d(self) -> C<1> {
+        C
+    }
+}
+impl<O: StaticInt, OJ: StaticInt, XJ: TypedSize, R: OrderD<O>> OrderD<O> for Cons<(OJ, XJ), R>
+where
+    OJ::U: typenum::IsLess<O::U>,
+    <OJ::U as typenum::IsLess<O::U>>::Output: Pick<XJ::Size, C<1>>,
+    <<OJ::U as typenum::IsLess<O::U>>::Output as Pick<XJ::Size, C<1>>>::Out: IntMul<R::D>,
+{
+    type D = <<<OJ::U as typenum::IsLess<O::U>>::Output as Pick<XJ::Size, C<1>>>::Out as IntMul<
+        R::D,
+    >>::Output;
+    #[inline(always)]
+    fn d(self) -> Self::D {
+        let here = <<OJ::U as typenum::IsLess<O::U>>::Output as Pick<XJ::Size, C<1>>>::pick(
+            (self.0).1.typed_size(),
+            C,
+        );
+        here.mul(self.1.d())
+    }
+}
+
+/// The strides of `make_ordered_layout`, built along the order's nesting.
+#[doc(hidden)]
+pub trait OrderedStride<S, All> {
+    type Stride;
+    fn ordered_stride(self, s: S, all: All) -> Self::Stride;
+}
+macro_rules! static_ordered_stride {
+    ($t:ty; $($g:tt)*) => {
+        impl<Sh, All: OrderD<$t> + Copy, $($g)*> OrderedStride<Sh, All> for $t
+        where
+            Sh: Compact<All::D>,
+        {
+            type Stride = <Sh as Compact<All::D>>::Left;
+            #[inline(always)]
+            fn ordered_stride(self, s: Sh, all: All) -> Self::Stride {
+                s.left(all.d()).0
+            }
+        }
+    };
+}
+static_ordered_stride!(C<N>; const N: usize);
+static_ordered_stride!(S<U>; U: typenum::Unsigned + 'static);
+#[doc(hidden)]
+pub trait OrderedStrideList<S, All> {
+    type Stride: List;
+    fn ordered_stride(self, s: S, all: All) -> Self::Stride;
+}
+impl<All> OrderedStrideList<Nil, All> for Nil {
+    type Stride = Nil;
+    fn ordered_stride(self, _s: Nil, _all: All) -> Nil {
+        Nil
+    }
+}
+impl<OH: OrderedStride<SH, All>, OT: OrderedStrideList<ST, All>, SH, ST, All: Copy>
+    OrderedStrideList<Cons<SH, ST>, All> for Cons<OH, OT>
+where
+    OH::Stride: Copy + Send + Sync + 'static,
+{
+    type Stride = Cons<OH::Stride, OT::Stride>;
+    #[inline(always)]
+    fn ordered_stride(self, s: Cons<SH, ST>, all: All) -> Self::Stride {
+        Cons(
+            self.0.ordered_stride(s.0, all),
+            self.1.ordered_stride(s.1, all),
+        )
+    }
+}
+impl<O: Tuple, Sh: Tuple, All> OrderedStride<Sh, All> for O
+where
+    O::List: OrderedStrideList<Sh::List, All>,
+    <O::List as OrderedStrideList<Sh::List, All>>::Stride: IntoTuple,
+{
+    type Stride = <<O::List as OrderedStrideList<Sh::List, All>>::Stride as IntoTuple>::Tuple;
+    #[inline(always)]
+    fn ordered_stride(self, s: Sh, all: All) -> Self::Stride {
+        self.into_list()
+            .ordered_stride(s.into_list(), all)
+            .into_tuple()
+    }
+}
+
+/// CuTe's `make_ordered_layout(shape, order)`: compact strides that grow in
+/// the order given by static ranks (congruent with the shape, or one per
+/// top-level mode).
+///
+/// ```
+/// use layout_core::{make_ordered_layout, C};
+/// let l = make_ordered_layout((C::<2>, C::<8>, C::<2>, C::<8>), (C::<0>, C::<3>, C::<1>, C::<2>));
+/// assert_eq!(l.to_string(), "(_2,_8,_2,_8):(_1,_32,_2,_4)");
+/// ```
+#[inline(always)]
+#[allow(clippy::type_complexity)]
+pub fn make_ordered_layout<Sh, O>(
+    s: Sh,
+    order: O,
+) -> Layout<Sh, <O as OrderedStride<Sh, <O as OrderPairs<Sh>>::Pairs>>::Stride>
+where
+    O: OrderPairs<Sh> + OrderedStride<Sh, <O as OrderPairs<Sh>>::Pairs> + Copy,
+    Sh: Congruent<<O as OrderedStride<Sh, <O as OrderPairs<Sh>>::Pairs>>::Stride> + Copy,
+    <O as OrderedStride<Sh, <O as OrderPairs<Sh>>::Pairs>>::Stride: IntTuple,
+{
+    let all = order.pairs(s);
+    Layout::new(s, order.ordered_stride(s, all))
+}

@@ -17,13 +17,22 @@ fn probe_asm() -> String {
         .args(["--", "--emit=asm", "-C", "codegen-units=1"])
         .output()
         .expect("run cargo rustc");
-    assert!(out.status.success(), "probe build failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "probe build failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let deps = target.join("release/deps");
     let asm = std::fs::read_dir(&deps)
         .unwrap()
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|e| e == "s"))
-        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("codegen_probe"))
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("codegen_probe")
+        })
         .max_by_key(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok())
         .expect("assembly file");
     std::fs::read_to_string(asm).unwrap()
@@ -31,7 +40,9 @@ fn probe_asm() -> String {
 
 /// The instructions of one function: from its label to the end of the function.
 fn body<'a>(asm: &'a str, name: &str) -> Vec<&'a str> {
-    let start = asm.find(&format!("\n{name}:")).unwrap_or_else(|| panic!("no {name} in assembly"));
+    let start = asm
+        .find(&format!("\n{name}:"))
+        .unwrap_or_else(|| panic!("no {name} in assembly"));
     asm[start + 1..]
         .lines()
         .skip(1)
@@ -53,16 +64,36 @@ fn static_layouts_fold() {
     let asm = probe_asm();
 
     let crd = body(&asm, "probe_static_crd");
-    assert_eq!(crd, vec!["movl\t$61, %eax", "retq"], "static crd2idx is not the constant 61");
+    assert_eq!(
+        crd,
+        vec!["movl\t$61, %eax", "retq"],
+        "static crd2idx is not the constant 61"
+    );
 
     let pow2 = body(&asm, "probe_pow2_index");
-    assert!(!has_division(&pow2), "1-D index into a static power-of-two layout divides:\n{}", pow2.join("\n"));
-    assert!(pow2.len() <= 16, "1-D index into a static layout is long:\n{}", pow2.join("\n"));
+    assert!(
+        !has_division(&pow2),
+        "1-D index into a static power-of-two layout divides:\n{}",
+        pow2.join("\n")
+    );
+    assert!(
+        pow2.len() <= 16,
+        "1-D index into a static layout is long:\n{}",
+        pow2.join("\n")
+    );
 
     let tensor = body(&asm, "probe_tensor_read");
-    assert!(!has_division(&tensor), "tensor read divides:\n{}", tensor.join("\n"));
+    assert!(
+        !has_division(&tensor),
+        "tensor read divides:\n{}",
+        tensor.join("\n")
+    );
 
     // The detector is live: a run-time shape needs a division.
     let control = body(&asm, "probe_dynamic_index");
-    assert!(has_division(&control), "control probe shows no division:\n{}", control.join("\n"));
+    assert!(
+        has_division(&control),
+        "control probe shows no division:\n{}",
+        control.join("\n")
+    );
 }

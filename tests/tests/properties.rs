@@ -7,13 +7,23 @@ use proptest::prelude::*;
 type Nested = ((usize, usize), usize, (usize, (usize, usize)));
 
 fn nested_layout() -> impl Strategy<Value = Layout<Nested, Nested>> {
-    (prop::array::uniform6(1usize..5), prop::array::uniform6(0usize..40)).prop_map(|(s, d)| {
-        Layout::new(((s[0], s[1]), s[2], (s[3], (s[4], s[5]))), ((d[0], d[1]), d[2], (d[3], (d[4], d[5]))))
-    })
+    (
+        prop::array::uniform6(1usize..5),
+        prop::array::uniform6(0usize..40),
+    )
+        .prop_map(|(s, d)| {
+            Layout::new(
+                ((s[0], s[1]), s[2], (s[3], (s[4], s[5]))),
+                ((d[0], d[1]), d[2], (d[3], (d[4], d[5]))),
+            )
+        })
 }
 
 fn flat_layout() -> impl Strategy<Value = Layout<(usize, usize, usize), (usize, usize, usize)>> {
-    (prop::array::uniform3(1usize..9), prop::array::uniform3(0usize..100))
+    (
+        prop::array::uniform3(1usize..9),
+        prop::array::uniform3(0usize..100),
+    )
         .prop_map(|(s, d)| Layout::new((s[0], s[1], s[2]), (d[0], d[1], d[2])))
 }
 
@@ -21,7 +31,8 @@ fn flat_layout() -> impl Strategy<Value = Layout<(usize, usize, usize), (usize, 
 /// lists of shape and stride (independent of the library's recursion).
 fn by_hand<S: Congruent<D>, D: IntTuple>(l: Layout<S, D>, i: usize) -> usize {
     let mut pairs = Vec::new();
-    l.shape().for_each_pair(l.stride(), &mut |s, _, d, _| pairs.push((s, d)));
+    l.shape()
+        .for_each_pair(l.stride(), &mut |s, _, d, _| pairs.push((s, d)));
     let mut rest = i;
     let mut off = 0;
     for (k, (s, d)) in pairs.iter().enumerate() {
