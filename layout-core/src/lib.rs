@@ -54,7 +54,7 @@ pub use ops::{
 pub use print::print_layout;
 pub use print::{write_layout_table, Rank2};
 pub use slice::{dice, slice, slice_and_offset, SliceCoord};
-pub use tensor::{make_tensor, Engine, EngineMut, Tensor};
+pub use tensor::{make_tensor, Engine, EngineMut, Tensor, View, ViewMut};
 #[cfg(feature = "alloc")]
 pub use tuple::to_cute_string;
 pub use tuple::{IntTuple, Tuple};

@@ -65,6 +65,11 @@ impl<T> EngineMut for alloc::vec::Vec<T> {
     }
 }
 
+/// A read-only tensor view.
+pub type View<'a, T, L> = Tensor<&'a [T], L>;
+/// A writable tensor view.
+pub type ViewMut<'a, T, L> = Tensor<&'a mut [T], L>;
+
 /// Storage plus a layout (CuTe's `Tensor`): `t[crd]` is `data[offset + layout(crd)]`.
 ///
 /// ```
@@ -145,7 +150,7 @@ impl<E: Engine, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
     pub fn view_as<S2: Congruent<D2>, D2: IntTuple>(
         &self,
         layout: Layout<S2, D2>,
-    ) -> Result<Tensor<&[E::Elem], Layout<S2, D2>>, LayoutError> {
+    ) -> Result<View<'_, E::Elem, Layout<S2, D2>>, LayoutError> {
         check_cover(self.offset, &layout, self.data.as_slice().len())?;
         Ok(Tensor {
             data: self.data.as_slice(),
@@ -282,7 +287,7 @@ impl<E: EngineMut, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
     pub fn view_mut_as<S2: Congruent<D2>, D2: IntTuple>(
         &mut self,
         layout: Layout<S2, D2>,
-    ) -> Result<Tensor<&mut [E::Elem], Layout<S2, D2>>, LayoutError> {
+    ) -> Result<ViewMut<'_, E::Elem, Layout<S2, D2>>, LayoutError> {
         check_cover(self.offset, &layout, self.data.as_slice().len())?;
         Ok(Tensor {
             data: self.data.as_mut_slice(),

@@ -70,7 +70,7 @@ macro_rules! tuple_list {
         impl<$($t: Copy + 'static + Send + Sync),*> IntoTuple for cons_type!($($t)*) {
             type Tuple = ($($t,)*);
             #[inline(always)]
-            #[allow(non_snake_case)]
+            #[allow(non_snake_case, clippy::unused_unit)]
             fn into_tuple(self) -> Self::Tuple {
                 let cons_value!($($t)*) = self;
                 ($($t,)*)

@@ -6,7 +6,7 @@
 //! (congruence, compact strides) and expand (paths through `$crate`).
 
 use proc_macro::TokenStream;
-use proc_macro2::{Delimiter, Span, TokenStream as TokenStream2, TokenTree};
+use proc_macro2::{Span, TokenStream as TokenStream2};
 use quote::{format_ident, quote, quote_spanned};
 
 mod parse;
@@ -175,8 +175,8 @@ fn compact_node(n: &Node, cur: &mut Cur, k: &mut usize) -> Node {
                 Leaf::Static(v, span) => {
                     let stride = cur_node(cur, *span);
                     *cur = match std::mem::replace(cur, Cur::Static(0)) {
-                        Cur::Static(c) => Cur::Static(c.saturating_mul(*v as u128)),
-                        Cur::Dynamic(c, ix) => Cur::Dynamic(c.saturating_mul(*v as u128), ix),
+                        Cur::Static(c) => Cur::Static(c.saturating_mul(*v)),
+                        Cur::Dynamic(c, ix) => Cur::Dynamic(c.saturating_mul(*v), ix),
                     };
                     stride
                 }
@@ -206,7 +206,7 @@ fn cur_node(cur: &Cur, span: Span) -> Node {
                 .map(|i| format!("s{i}"))
                 .collect::<Vec<_>>()
                 .join("*");
-            let c = *c as usize;
+            let c = u64::try_from(*c).unwrap_or(u64::MAX) as usize;
             Node::Leaf(Leaf::Computed(
                 quote! { (#c #(* #factors)*) },
                 format!("{c}*{text}"),
@@ -237,6 +237,9 @@ fn emit(
         },
         Node::Leaf(Leaf::Static(v, span)) => {
             *k += 1;
+            if *v > u64::MAX as u128 {
+                return quote_spanned! {*span=> compile_error!("a compact stride of this shape overflows 64 bits") };
+            }
             let v = *v as usize;
             match form {
                 Form::Value => quote_spanned! {*span=> #krate::C::<#v> },
@@ -260,9 +263,4 @@ fn emit(
             }
         },
     }
-}
-
-#[allow(dead_code)]
-fn is_paren(t: &TokenTree) -> bool {
-    matches!(t, TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis)
 }

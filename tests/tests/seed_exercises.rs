@@ -83,29 +83,30 @@ fn exercise4_transpose_view() {
         }
     }
     let before = storage;
-    let mut a = Tensor::new(&mut storage[..], a_layout).unwrap();
     let b_layout = layout!((4,3):(1,8));
-    assert_eq!(b_layout.to_dyn().to_string(), "(4,3):(1,8)");
     {
-        let b = a.view_as(b_layout).unwrap();
-        assert_eq!(b.data_offset(), a.data_offset());
-        for m in 0..3usize {
-            for n in 0..4usize {
-                assert_eq!(b[(n, m)], a[(m, n)]);
+        let mut a = Tensor::new(&mut storage[..], a_layout).unwrap();
+        assert_eq!(b_layout.to_dyn().to_string(), "(4,3):(1,8)");
+        {
+            let b = a.view_as(b_layout).unwrap();
+            assert_eq!(b.data_offset(), a.data_offset());
+            for m in 0..3usize {
+                for n in 0..4usize {
+                    assert_eq!(b[(n, m)], a[(m, n)]);
+                }
             }
+            let row = b.slice(crd!(2, _));
+            assert_eq!(row.data_offset(), 2);
+            assert_eq!(row.layout().to_string(), "(_3):(_8)");
+            assert_eq!([row[0usize], row[1usize], row[2usize]], [2, 12, 22]);
         }
-        let row = b.slice(crd!(2, _));
-        assert_eq!(row.data_offset(), 2);
-        assert_eq!(row.layout().to_string(), "(_3):(_8)");
-        assert_eq!([row[0usize], row[1usize], row[2usize]], [2, 12, 22]);
+        {
+            let mut b = a.view_mut_as(b_layout).unwrap();
+            let mut row = b.slice_mut(crd!(2, _));
+            row[1usize] = 777;
+        }
+        assert_eq!(a[crd!(1, 2)], 777);
     }
-    {
-        let mut b = a.view_mut_as(b_layout).unwrap();
-        let mut row = b.slice_mut(crd!(2, _));
-        row[1usize] = 777;
-    }
-    assert_eq!(a[crd!(1, 2)], 777);
-    drop(a);
     for (i, (&now, &was)) in storage.iter().zip(before.iter()).enumerate() {
         if i == 10 {
             assert_eq!(now, 777);

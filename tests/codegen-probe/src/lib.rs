@@ -1,7 +1,7 @@
 //! Functions whose optimised assembly the codegen test reads.
 #![allow(missing_docs)]
 
-use layout_core::{crd, layout, Tensor};
+use lc::{crd, layout, Tensor};
 
 /// crd2idx of a static coordinate on a static layout: (3,(1,5)) on
 /// (4,(2,8)):(16,(8,1)) is 3*16 + 1*8 + 5*1 = 61.

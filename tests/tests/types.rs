@@ -1,0 +1,33 @@
+//! Type-level facts: static layouts are zero-sized, the macros produce the
+//! types CuTe's notation says, and they expand through `$crate`.
+
+use layout_core::{layout, layout_type, make_layout_left, Congruent, Crd2Idx, IntTuple, Layout, C};
+use static_assertions::{assert_eq_size, assert_impl_all, assert_not_impl_any, assert_type_eq_all};
+
+type H = layout_type!((2,(2,2)):(4,(2,1)));
+assert_type_eq_all!(H, Layout<(C<2>, (C<2>, C<2>)), (C<4>, (C<2>, C<1>))>);
+assert_type_eq_all!(
+    layout_type!((3, n):(n, 1)),
+    Layout<(C<3>, usize), (usize, C<1>)>
+);
+assert_eq_size!(H, ());
+assert_eq_size!(layout_type!((3, n):(n, 1)), [usize; 2]);
+assert_impl_all!((C<2>, (C<2>, C<2>)): Congruent<(C<4>, (C<2>, C<1>))>, IntTuple);
+assert_not_impl_any!((C<2>, (C<2>, C<2>)): Congruent<(C<4>, C<2>, C<1>)>);
+assert_impl_all!((usize, (usize, usize)): Crd2Idx<(C<2>, (C<2>, C<2>)), (C<4>, (C<2>, C<1>))>);
+assert_impl_all!(usize: Crd2Idx<(C<2>, (C<2>, C<2>)), (C<4>, (C<2>, C<1>))>);
+assert_not_impl_any!((usize, usize, usize): Crd2Idx<(C<2>, (C<2>, C<2>)), (C<4>, (C<2>, C<1>))>);
+
+#[test]
+fn static_results_are_zero_sized() {
+    let h = layout!((2,(2,2)):(4,(2,1)));
+    assert_eq!(std::mem::size_of_val(&h), 0);
+    let left = make_layout_left((C::<3>, (C::<4>, C::<5>)));
+    assert_eq!(std::mem::size_of_val(&left), 0);
+    assert_eq!(left.to_string(), "(_3,(_4,_5)):(_1,(_3,_12))");
+    assert_eq!(std::mem::size_of_val(&layout_core::flatten(h)), 0);
+    assert_eq!(H::SIZE, 8);
+    assert_eq!(H::COSIZE, 8);
+    assert_eq!(H::RANK, 2);
+    assert_eq!(H::DEPTH, 2);
+}
