@@ -224,6 +224,8 @@ impl Report {
             )
         });
     }
+    /// Called by generated code for records it could not turn into Rust.
+    #[allow(dead_code)]
     fn broken(&mut self, op: &'static str, why: &str) {
         self.record(op, "", false, || format!("not generated: {why}"));
     }
