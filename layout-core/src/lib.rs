@@ -28,6 +28,8 @@ extern crate alloc;
 extern crate std;
 
 pub mod coord;
+#[cfg(feature = "alloc")]
+pub mod dynamic;
 pub mod error;
 pub mod int;
 pub mod layout;
@@ -38,6 +40,13 @@ pub mod slice;
 pub mod tensor;
 pub mod tuple;
 
+#[cfg(feature = "alloc")]
+pub use dynamic::{
+    blocked_product, coalesce, coalesce_profile, compact_left, compact_right, complement, complement_default,
+    composition, composition_tiler, filter, filter_profile, filter_zeros, flat_divide, flat_product,
+    left_inverse, logical_divide, logical_product, parse_tuple, raked_product, right_inverse,
+    tiled_divide, tiled_product, zipped_divide, zipped_product, DInt, DTuple, DynLayout, Tiler,
+};
 pub use coord::{crd2crd, crd2idx, idx2crd, CompactIndex, Crd2Crd, Crd2Idx, Underscore};
 pub use error::LayoutError;
 pub use int::*;

@@ -1,0 +1,837 @@
+//! CuTe's layout algebra on `DynLayout`, as CuTe 4.7 computes it (including
+//! which leaves stay static), with every precondition checked.
+
+use super::{invalid, mul, DInt, DTuple, DynLayout};
+use crate::error::LayoutError;
+use alloc::format;
+use alloc::string::ToString;
+use alloc::vec;
+use alloc::vec::Vec;
+
+type R<T> = Result<T, LayoutError>;
+
+fn of(op: &'static str) -> LayoutError {
+    LayoutError::Overflow { op }
+}
+fn ceil_div(a: DInt, b: DInt, op: &'static str) -> R<DInt> {
+    if b.v == 0 {
+        return Err(invalid(op, format!("division by zero ({a} / {b})")));
+    }
+    let v = if a.v >= 0 && b.v > 0 {
+        a.v.checked_add(b.v - 1).ok_or(of(op))? / b.v
+    } else {
+        a.v.div_euclid(b.v) + i64::from(a.v.rem_euclid(b.v) != 0)
+    };
+    Ok(DInt { v, st: a.st && b.st })
+}
+fn div(a: DInt, b: DInt, op: &'static str) -> R<DInt> {
+    if b.v == 0 {
+        return Err(invalid(op, format!("division by zero ({a} / {b})")));
+    }
+    Ok(DInt { v: a.v / b.v, st: a.st && b.st })
+}
+fn min(a: DInt, b: DInt) -> DInt {
+    DInt { v: a.v.min(b.v), st: a.st && b.st }
+}
+fn abs(a: DInt) -> DInt {
+    DInt { v: a.v.abs(), st: a.st }
+}
+fn gcd(a: i64, b: i64) -> i64 {
+    if b == 0 {
+        a.abs()
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// Compact column-major strides of `shape` starting at `cur` (CuTe's
+/// `compact_col_major(shape, cur)`): a static size-1 leaf gets `_0`.
+pub fn compact_left(shape: &DTuple, cur: DInt) -> R<DTuple> {
+    fn go(s: &DTuple, cur: &mut DInt) -> R<DTuple> {
+        match s {
+            DTuple::Int(x) if x.is(1) => Ok(DTuple::Int(DInt::s(0))),
+            DTuple::Int(x) => {
+                let d = *cur;
+                *cur = mul(*cur, *x, "compact_col_major")?;
+                Ok(DTuple::Int(d))
+            }
+            DTuple::Tup(v) => Ok(DTuple::Tup(v.iter().map(|x| go(x, cur)).collect::<R<_>>()?)),
+        }
+    }
+    let mut c = cur;
+    go(shape, &mut c)
+}
+
+/// Compact row-major strides of `shape` (CuTe's `compact_row_major`).
+pub fn compact_right(shape: &DTuple, cur: DInt) -> R<DTuple> {
+    fn go(s: &DTuple, cur: &mut DInt) -> R<DTuple> {
+        match s {
+            DTuple::Int(x) if x.is(1) => Ok(DTuple::Int(DInt::s(0))),
+            DTuple::Int(x) => {
+                let d = *cur;
+                *cur = mul(*cur, *x, "compact_row_major")?;
+                Ok(DTuple::Int(d))
+            }
+            DTuple::Tup(v) => {
+                let mut out: Vec<DTuple> = v.iter().rev().map(|x| go(x, cur)).collect::<R<_>>()?;
+                out.reverse();
+                Ok(DTuple::Tup(out))
+            }
+        }
+    }
+    let mut c = cur;
+    go(shape, &mut c)
+}
+
+/// CuTe's `make_layout(shape)`: LayoutLeft strides.
+pub fn make_layout_left(shape: &DTuple) -> R<DynLayout> {
+    Ok(DynLayout::raw(shape.clone(), compact_left(shape, DInt::s(1))?))
+}
+/// CuTe's `make_layout(shape, LayoutRight{})`.
+pub fn make_layout_right(shape: &DTuple) -> R<DynLayout> {
+    Ok(DynLayout::raw(shape.clone(), compact_right(shape, DInt::s(1))?))
+}
+
+/// The modes of a flat layout under construction by `bw_coalesce`.
+struct Acc {
+    modes: Vec<(DInt, DInt)>,
+    tuple: bool,
+}
+
+/// CuTe's `bw_coalesce`: walk `old` from the back into `acc`, merging two
+/// modes only when the merge is statically provable.
+fn bw_coalesce(old: &[(DInt, DInt)], mut acc: Acc) -> R<DynLayout> {
+    for &(s, d) in old.iter().rev() {
+        if s.is(1) {
+            continue;
+        }
+        if !acc.tuple && acc.modes[0].0.is(1) {
+            acc.modes[0] = (s, d);
+            continue;
+        }
+        let (fs, fd) = acc.modes[0];
+        if fs.st && s.st && d.st && fd.st && s.v.checked_mul(d.v) == Some(fd.v) {
+            acc.modes[0] = (mul(s, fs, "coalesce")?, d);
+        } else {
+            acc.modes.insert(0, (s, d));
+            acc.tuple = true;
+        }
+    }
+    Ok(if !acc.tuple {
+        let (s, d) = acc.modes[0];
+        if s.is(1) {
+            DynLayout::int(DInt::s(1), DInt::s(0))
+        } else {
+            DynLayout::int(s, d)
+        }
+    } else {
+        let (s, d): (Vec<_>, Vec<_>) = acc.modes.into_iter().map(|(s, d)| (DTuple::Int(s), DTuple::Int(d))).unzip();
+        DynLayout::raw(DTuple::Tup(s), DTuple::Tup(d))
+    })
+}
+
+/// CuTe's `coalesce`: fewest modes with the same function on the domain.
+///
+/// ```
+/// use layout_core::{coalesce, DynLayout};
+/// let l: DynLayout = "(_2,(_4,_8)):(_1,(_2,_8))".parse().unwrap();
+/// assert_eq!(coalesce(&l).unwrap().to_string(), "_64:_1");
+/// ```
+pub fn coalesce(l: &DynLayout) -> R<DynLayout> {
+    let p = l.pairs();
+    let Some((&last, rest)) = p.split_last() else {
+        return Ok(DynLayout::int(DInt::s(1), DInt::s(0)));
+    };
+    bw_coalesce(rest, Acc { modes: vec![last], tuple: false })
+}
+
+/// CuTe's `coalesce_x`: like `coalesce`, but keeps the function outside the
+/// domain too (a static size-1 last mode counts as size 2).
+fn coalesce_x(l: &DynLayout) -> R<DynLayout> {
+    let p = l.pairs();
+    let Some((&(s, d), rest)) = p.split_last() else {
+        return Ok(DynLayout::int(DInt::s(1), DInt::s(0)));
+    };
+    let s = if s.is(1) { DInt::s(2) } else { s };
+    bw_coalesce(rest, Acc { modes: vec![(s, d)], tuple: false })
+}
+
+/// Apply `f` to the modes the profile (or tiler) reaches; keep the others.
+fn by_mode(
+    l: &DynLayout,
+    n: usize,
+    op: &'static str,
+    mut f: impl FnMut(usize, &DynLayout) -> R<DynLayout>,
+) -> R<DynLayout> {
+    if n > l.rank() {
+        return Err(invalid(op, format!("{n} modes given for layout {l} of rank {}", l.rank())));
+    }
+    let modes = l.modes();
+    let out = modes.iter().enumerate().map(|(i, m)| if i < n { f(i, m) } else { Ok(m.clone()) }).collect::<R<_>>()?;
+    Ok(DynLayout::from_modes(out))
+}
+
+/// CuTe's `coalesce(layout, profile)`: coalesce at the terminals of the profile.
+pub fn coalesce_profile(l: &DynLayout, profile: &DTuple) -> R<DynLayout> {
+    match profile {
+        DTuple::Int(_) => coalesce(l),
+        DTuple::Tup(p) => by_mode(l, p.len(), "coalesce", |i, m| coalesce_profile(m, &p[i])),
+    }
+}
+
+/// CuTe's `filter_zeros`: modes with a static 0 stride get size `_1`.
+pub fn filter_zeros(l: &DynLayout) -> R<DynLayout> {
+    fn go(s: &DTuple, d: &DTuple) -> DTuple {
+        match (s, d) {
+            (DTuple::Int(_), DTuple::Int(d)) if d.is(0) => DTuple::Int(DInt::s(1)),
+            (DTuple::Tup(ss), DTuple::Tup(ds)) => DTuple::Tup(ss.iter().zip(ds).map(|(a, b)| go(a, b)).collect()),
+            _ => s.clone(),
+        }
+    }
+    Ok(DynLayout::raw(go(l.shape(), l.stride()), l.stride().clone()))
+}
+
+/// CuTe's `filter`: drop stride-0 and size-1 modes, then coalesce.
+pub fn filter(l: &DynLayout) -> R<DynLayout> {
+    coalesce(&filter_zeros(l)?)
+}
+
+/// CuTe's `filter(layout, profile)`.
+pub fn filter_profile(l: &DynLayout, profile: &DTuple) -> R<DynLayout> {
+    match profile {
+        DTuple::Int(_) => filter(l),
+        DTuple::Tup(p) => by_mode(l, p.len(), "filter", |i, m| filter_profile(m, &p[i])),
+    }
+}
+
+/// `max over 0 <= j < s of (j*d mod p)`, in closed form where one exists.
+fn max_residue(s: i64, d: i64, p: i64) -> i64 {
+    if s <= 1 || d % p == 0 {
+        return 0;
+    }
+    if p % d == 0 {
+        return d * ((p / d).min(s) - 1);
+    }
+    let g = gcd(d, p);
+    if s >= p / g || s > 1 << 20 {
+        return p - g;
+    }
+    (0..s).map(|j| ((j as i128 * d as i128) % p as i128) as i64).max().unwrap_or(0)
+}
+
+/// The admissibility of `A' o B`, structurally: each leaf of B walks the
+/// modes of A' cleanly, and the leaves do not carry into each other across
+/// a boundary of A'. See DESIGN.md, "When composition is admissible".
+fn check_composition(a: &[(DInt, DInt)], b: &DynLayout, al: &DynLayout, bl: &DynLayout) -> R<()> {
+    let leaves: Vec<(i64, i64)> = b.pairs().iter().map(|(s, d)| (s.v, d.v.abs())).filter(|&(s, d)| s > 1 && d != 0).collect();
+    let m = a.len();
+    for &(s, d) in &leaves {
+        let (mut r, mut t) = (d, s);
+        for (i, &(c, _)) in a.iter().take(m.saturating_sub(1)).enumerate() {
+            let c = c.v;
+            if c <= 0 {
+                break;
+            }
+            if r % c == 0 {
+                r /= c;
+                continue;
+            }
+            if c % r != 0 {
+                if (t - 1).checked_mul(r).is_some_and(|x| x < c) {
+                    break;
+                }
+                return Err(invalid(
+                    "composition",
+                    format!(
+                        "{al} o {bl}: stride {d} of B's mode {s}:{d} does not divide, and is not divided by, A's mode {i} of size {c}"
+                    ),
+                ));
+            }
+            let n = c / r;
+            if t <= n {
+                break;
+            }
+            if t % n != 0 {
+                return Err(invalid(
+                    "composition",
+                    format!("{al} o {bl}: B's mode {s}:{d} covers {n} of A's mode {i} (size {c}) but its size {s} is not a multiple of {n}"),
+                ));
+            }
+            t /= n;
+            r = 1;
+        }
+    }
+    if leaves.len() > 1 {
+        let mut p: i64 = 1;
+        for (i, &(c, _)) in a.iter().take(m.saturating_sub(1)).enumerate() {
+            p = match p.checked_mul(c.v) {
+                Some(p) if p > 0 => p,
+                _ => break,
+            };
+            let total: i128 = leaves.iter().map(|&(s, d)| max_residue(s, d, p) as i128).sum();
+            if total >= p as i128 {
+                return Err(invalid(
+                    "composition",
+                    format!("{al} o {bl}: B's modes overlap, so their offsets carry past A's mode {i} (boundary {p})"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Compose the flat A' with one leaf `s:d` of B (CuTe 4.7's `composition_impl`).
+fn compose_leaf(a: &DynLayout, s: DInt, d: DInt) -> R<(DTuple, DTuple)> {
+    let op = "composition";
+    if d.is(0) || d.v == 0 {
+        // A stride 0 selects A(0) = 0 for every coordinate: never divide by it.
+        return Ok((DTuple::Int(s), DTuple::Int(d)));
+    }
+    let p = a.pairs();
+    if let (DTuple::Int(_), DTuple::Int(e)) = (a.shape(), a.stride()) {
+        return Ok((DTuple::Int(s), DTuple::Int(mul(d, *e, op)?)));
+    }
+    let (&(_, k_last), front) = p.split_last().expect("a tuple A' has modes");
+    let mut shapes = Vec::new();
+    let mut strides = Vec::new();
+    let (mut rest_shape, mut rest_stride) = (s, d);
+    for &(c, k) in front {
+        let ars = abs(rest_stride);
+        let next_shape = ceil_div(c, ars, op)?;
+        let mut next_stride = ceil_div(ars, c, op)?;
+        if rest_stride.v < 0 {
+            next_stride.v = -next_stride.v;
+        }
+        if next_shape.is(1) || rest_shape.is(1) {
+            rest_stride = next_stride;
+            continue;
+        }
+        let new = min(next_shape, rest_shape);
+        shapes.push(DTuple::Int(new));
+        strides.push(DTuple::Int(mul(rest_stride, k, op)?));
+        rest_shape = div(rest_shape, new, op)?;
+        rest_stride = next_stride;
+    }
+    let last_stride = mul(rest_stride, k_last, op)?;
+    if shapes.is_empty() {
+        return Ok((DTuple::Int(rest_shape), DTuple::Int(last_stride)));
+    }
+    if !rest_shape.is(1) {
+        shapes.push(DTuple::Int(rest_shape));
+        strides.push(DTuple::Int(last_stride));
+    }
+    if shapes.len() == 1 {
+        return Ok((shapes.pop().unwrap(), strides.pop().unwrap()));
+    }
+    Ok((DTuple::Tup(shapes), DTuple::Tup(strides)))
+}
+
+/// CuTe's `composition(A, B)`: `R(c) == A(B(c))` for every c in B's domain,
+/// congruent with B. Refused when B's modes would walk A unevenly or carry
+/// into each other (the inputs where CuTe prints a wrong layout).
+///
+/// ```
+/// use layout_core::{composition, DynLayout};
+/// let a: DynLayout = "(6,2):(8,2)".parse().unwrap();
+/// let b: DynLayout = "(4,3):(3,1)".parse().unwrap();
+/// assert_eq!(composition(&a, &b).unwrap().to_string(), "((2,2),3):((24,2),8)");
+/// let bad: DynLayout = "(_8,_4):(_4,_2)".parse().unwrap();
+/// assert!(composition(&"(_4,_8):(_1,_4)".parse().unwrap(), &bad).is_err());
+/// ```
+pub fn composition(a: &DynLayout, b: &DynLayout) -> R<DynLayout> {
+    let ax = coalesce_x(a)?;
+    check_composition(&ax.pairs(), b, a, b)?;
+    fn go(ax: &DynLayout, s: &DTuple, d: &DTuple) -> R<(DTuple, DTuple)> {
+        match (s, d) {
+            (DTuple::Int(s), DTuple::Int(d)) => compose_leaf(ax, *s, *d),
+            (DTuple::Tup(ss), DTuple::Tup(ds)) => {
+                let (a, b): (Vec<_>, Vec<_>) = ss.iter().zip(ds).map(|(x, y)| go(ax, x, y)).collect::<R<Vec<_>>>()?.into_iter().unzip();
+                Ok((DTuple::Tup(a), DTuple::Tup(b)))
+            }
+            _ => Err(invalid("composition", "B's shape and stride do not nest the same way".to_string())),
+        }
+    }
+    let (s, d) = go(&ax, b.shape(), b.stride())?;
+    Ok(DynLayout::raw(s, d))
+}
+
+/// A tiler: a layout, an integer `n` (the layout `n:_1`), `_` (keep the
+/// mode), or a tuple of tilers applied mode by mode.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Tiler {
+    /// A layout.
+    Layout(DynLayout),
+    /// An integer `n`, meaning `n:_1`.
+    Int(DInt),
+    /// `_`: keep the mode.
+    Under,
+    /// One tiler per mode.
+    Tup(Vec<Tiler>),
+}
+
+impl core::str::FromStr for Tiler {
+    type Err = LayoutError;
+    /// Parse a tiler in CuTe notation: `(_2:_1,_4,_)`, `((_2,_2):(_1,_2),_4)`, `(_16,_16)`, `_6:_1`.
+    fn from_str(s: &str) -> R<Tiler> {
+        parse_tiler(s.trim(), 0)
+    }
+}
+
+fn top_level_colon(s: &str) -> Option<usize> {
+    let mut depth = 0i32;
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ':' if depth == 0 => return Some(i),
+            _ => {}
+        }
+    }
+    None
+}
+
+fn parse_tiler(s: &str, base: usize) -> R<Tiler> {
+    if top_level_colon(s).is_some() {
+        return s.parse::<DynLayout>().map(Tiler::Layout).map_err(|e| match e {
+            LayoutError::Parse { pos, expected } => LayoutError::Parse { pos: pos + base, expected },
+            e => e,
+        });
+    }
+    if s == "_" {
+        return Ok(Tiler::Under);
+    }
+    if let Some(inner) = s.strip_prefix('(').and_then(|x| x.strip_suffix(')')) {
+        let mut items = Vec::new();
+        let (mut depth, mut start) = (0i32, 0usize);
+        if inner.trim().is_empty() {
+            return Ok(Tiler::Tup(items));
+        }
+        for (i, c) in inner.char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                ',' if depth == 0 => {
+                    items.push(parse_tiler(inner[start..i].trim(), base + 1 + start)?);
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        items.push(parse_tiler(inner[start..].trim(), base + 1 + start)?);
+        return Ok(Tiler::Tup(items));
+    }
+    match super::parse::tuple(s) {
+        Ok(DTuple::Int(i)) => Ok(Tiler::Int(i)),
+        Ok(_) => Err(LayoutError::Parse { pos: base, expected: "a tiler" }),
+        Err(LayoutError::Parse { pos, expected }) => Err(LayoutError::Parse { pos: pos + base, expected }),
+        Err(e) => Err(e),
+    }
+}
+
+impl Tiler {
+    fn rank_checked(&self, l: &DynLayout, op: &'static str) -> R<()> {
+        if let Tiler::Tup(t) = self {
+            if t.len() > l.rank() {
+                return Err(invalid(op, format!("the tiler has {} modes but layout {l} has rank {}", t.len(), l.rank())));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// CuTe's `composition(A, tiler)`: by mode for a tuple tiler (modes of A the
+/// tiler does not reach are dropped), `_` keeps a mode, `n` means `n:_1`.
+pub fn composition_tiler(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
+    t.rank_checked(a, "composition")?;
+    match t {
+        Tiler::Layout(b) => composition(a, b),
+        Tiler::Under => Ok(a.clone()),
+        Tiler::Int(n) => composition(a, &make_layout_left(&DTuple::Int(*n))?),
+        Tiler::Tup(ts) => {
+            let modes = a.modes();
+            let out = ts.iter().enumerate().map(|(i, ti)| composition_tiler(&modes[i], ti)).collect::<R<_>>()?;
+            Ok(DynLayout::from_modes(out))
+        }
+    }
+}
+
+/// CuTe's `coalesce(shape)`: merge neighbours that are both static or both dynamic.
+fn coalesce_shape(s: &DTuple) -> R<DTuple> {
+    let leaves = s.leaves();
+    let mut out: Vec<DInt> = Vec::new();
+    for x in leaves {
+        match out.last_mut() {
+            Some(b) if b.st == x.st => *b = mul(*b, x, "coalesce")?,
+            _ => out.push(x),
+        }
+    }
+    Ok(if out.len() == 1 { DTuple::Int(out[0]) } else { DTuple::Tup(out.into_iter().map(DTuple::Int).collect()) })
+}
+
+/// CuTe's `ceil_div(shape, n)` for a tuple: divide the modes in order.
+fn ceil_div_tuple(a: &DTuple, b: DInt) -> R<DTuple> {
+    match a {
+        DTuple::Int(x) => Ok(DTuple::Int(ceil_div(*x, b, "complement")?)),
+        DTuple::Tup(v) => {
+            let mut rest = b;
+            let mut out = Vec::new();
+            for x in v {
+                let xi = match x {
+                    DTuple::Int(i) => *i,
+                    t => t.product()?,
+                };
+                out.push(DTuple::Int(ceil_div(xi, rest, "complement")?));
+                rest = ceil_div(rest, xi, "complement")?;
+            }
+            Ok(DTuple::Tup(out))
+        }
+    }
+}
+
+/// CuTe's `complement(A, cotarget)`: the layout R such that `(A, R)` is a
+/// bijection onto `[0, cotarget)` (rounded up to whole copies of A).
+///
+/// Refused when A's modes, sorted by stride, do not stack (a stride that is
+/// not a multiple of the span below it): no layout then fills the gaps.
+///
+/// ```
+/// use layout_core::{complement, parse_tuple, DynLayout};
+/// let a: DynLayout = "(_4,_8):(_32,_1)".parse().unwrap();
+/// assert_eq!(complement(&a, &parse_tuple("_1024").unwrap()).unwrap().to_string(), "(_4,_8):(_8,_128)");
+/// ```
+pub fn complement(a: &DynLayout, cotarget: &DTuple) -> R<DynLayout> {
+    let r = complement_unchecked(a, cotarget)?;
+    check_complement(a, &r, cotarget)?;
+    Ok(r)
+}
+
+/// Check the definition of `complement(A, M)` structurally: `(filter(A), R)`
+/// must be injective (sorted by stride, every stride exceeds the largest
+/// offset of the modes below it) and must cover `[0, M)` (the modes stack
+/// from stride 1 without a gap up to M).
+fn check_complement(a: &DynLayout, r: &DynLayout, cotarget: &DTuple) -> R<()> {
+    let m = cotarget.product()?.v;
+    let mut modes: Vec<(i64, i64)> = filter(a)?
+        .pairs()
+        .into_iter()
+        .chain(r.pairs())
+        .map(|(s, d)| (s.v, d.v))
+        .filter(|&(s, d)| s > 1 && d != 0)
+        .collect();
+    modes.sort_by_key(|&(_, d)| d);
+    let mut below: i128 = 0;
+    let mut reach: i128 = 1;
+    for &(s, d) in &modes {
+        if (d as i128) <= below {
+            return Err(not_stacking(a, DInt::s(s), DInt::s(d), DInt::s(below as i64)));
+        }
+        below += (s as i128 - 1) * d as i128;
+        if d as i128 == reach {
+            reach = s as i128 * d as i128;
+        }
+    }
+    if m > 1 && reach < m as i128 {
+        return Err(invalid(
+            "complement",
+            format!("{a}: its modes and the complement's leave a gap below {reach}, so [0, {m}) is not covered"),
+        ));
+    }
+    Ok(())
+}
+
+/// CuTe's complement algorithm with only CuTe's own checks (a stride
+/// quotient of 0, dynamic strides at rank > 1). Divides and products are
+/// defined through it; their own checks are on the compositions.
+fn complement_unchecked(a: &DynLayout, cotarget: &DTuple) -> R<DynLayout> {
+    let op = "complement";
+    let f = filter(a)?;
+    let mut modes = f.pairs();
+    if modes.len() == 1 && modes[0].1.is(0) {
+        return make_layout_left(&coalesce_shape(cotarget)?);
+    }
+    if modes.len() > 1 && modes.iter().any(|(_, d)| !d.st) {
+        return Err(invalid(op, format!("{a}: a complement with dynamic strides needs a rank-1 layout")));
+    }
+    if let Some((s, d)) = modes.iter().find(|(_, d)| d.v <= 0) {
+        return Err(invalid(op, format!("{a}: stride of mode {s}:{d} is not positive")));
+    }
+    let mut shapes = Vec::new();
+    let mut strides = vec![DInt::s(1)];
+    while modes.len() > 1 {
+        let (idx, _) = modes.iter().enumerate().min_by_key(|(_, (_, d))| d.v).unwrap();
+        let (s, d) = modes.remove(idx);
+        let q = div(d, *strides.last().unwrap(), op)?;
+        if q.is(0) {
+            return Err(not_stacking(a, s, d, *strides.last().unwrap()));
+        }
+        shapes.push(q);
+        strides.push(mul(d, s, op)?);
+    }
+    let (s0, d0) = modes[0];
+    let q = div(d0, *strides.last().unwrap(), op)?;
+    if q.is(0) {
+        return Err(not_stacking(a, s0, d0, *strides.last().unwrap()));
+    }
+    shapes.push(q);
+    let new_stride = mul(d0, s0, op)?;
+    let rest_shape = coalesce_shape(&ceil_div_tuple(cotarget, new_stride)?)?;
+    let rest_stride = compact_left(&rest_shape, new_stride)?;
+    let mut s: Vec<DTuple> = shapes.into_iter().map(DTuple::Int).collect();
+    let mut d: Vec<DTuple> = strides.into_iter().map(DTuple::Int).collect();
+    s.push(rest_shape);
+    d.push(rest_stride);
+    coalesce(&DynLayout::raw(DTuple::Tup(s), DTuple::Tup(d)))
+}
+
+fn not_stacking(a: &DynLayout, s: DInt, d: DInt, below: DInt) -> LayoutError {
+    invalid(
+        "complement",
+        format!("{a}: mode {s}:{d} does not stack on the modes below it (stride {d} is not a multiple of their span {below}), so no layout fills the gaps"),
+    )
+}
+
+/// CuTe's `complement(A)`: up to `cosize(filter(A))`.
+pub fn complement_default(a: &DynLayout) -> R<DynLayout> {
+    let f = filter(a)?;
+    let c = f.cosize()?;
+    complement(a, &DTuple::Int(DInt { v: c, st: f.pairs().iter().all(|(s, d)| s.st && d.st) }))
+}
+
+/// CuTe's `right_inverse`: R with `A(R(i)) == i` on R's domain. Unlike CuTe,
+/// dynamic strides are followed by value (CuTe gives up and returns `_1:_0`).
+pub fn right_inverse(a: &DynLayout) -> R<DynLayout> {
+    let f = coalesce(a)?;
+    let modes = f.pairs();
+    let rstride = compact_left(f.shape(), DInt::s(1))?.leaves();
+    let mut seq = Vec::new();
+    let mut next: i64 = 1;
+    loop {
+        // The last mode with the wanted stride, as CuTe 4.7 picks it.
+        let Some(i) = modes.iter().enumerate().rposition(|(k, (_, d))| d.v.abs() == next && !seq.contains(&k)) else {
+            break;
+        };
+        seq.push(i);
+        let (s, d) = modes[i];
+        let nx = s.v.checked_mul(d.v.abs()).ok_or(of("right_inverse"))?;
+        if s.v <= 1 || nx == next {
+            break;
+        }
+        next = nx;
+    }
+    if seq.is_empty() {
+        return Ok(DynLayout::int(DInt::s(1), DInt::s(0)));
+    }
+    let shapes: Vec<DTuple> = seq.iter().map(|&i| DTuple::Int(modes[i].0)).collect();
+    let strides: Vec<DTuple> = seq
+        .iter()
+        .map(|&i| {
+            let r = rstride[i];
+            DTuple::Int(if modes[i].1.v < 0 { DInt { v: -r.v, st: r.st } } else { r })
+        })
+        .collect();
+    Ok(unwrap(shapes, strides))
+}
+
+fn unwrap(mut s: Vec<DTuple>, mut d: Vec<DTuple>) -> DynLayout {
+    if s.len() == 1 {
+        DynLayout::raw(s.pop().unwrap(), d.pop().unwrap())
+    } else {
+        DynLayout::raw(DTuple::Tup(s), DTuple::Tup(d))
+    }
+}
+
+/// CuTe's `left_inverse`: R with `R(A(i)) == i` on A's domain. A must be
+/// injective with static strides that divide each other when sorted.
+pub fn left_inverse(a: &DynLayout) -> R<DynLayout> {
+    let op = "left_inverse";
+    let f = coalesce(a)?;
+    let all = f.pairs();
+    if all.iter().any(|(_, d)| !d.st) {
+        return Err(invalid(op, format!("{a}: a left inverse needs static strides")));
+    }
+    let rstride = compact_left(f.shape(), DInt::s(1))?.leaves();
+    let mut idx: Vec<usize> = (0..all.len()).filter(|&i| !all[i].0.is(1) && all[i].0.v != 1).collect();
+    if let Some(&i) = idx.iter().find(|&&i| all[i].1.v == 0) {
+        return Err(invalid(op, format!("{a}: mode {}:{} has stride 0, so A is not injective", all[i].0, all[i].1)));
+    }
+    if idx.is_empty() {
+        return Ok(DynLayout::int(DInt::s(1), DInt::s(0)));
+    }
+    idx.sort_by_key(|&i| all[i].1.v.abs());
+    let mut shapes = Vec::new();
+    let mut strides = Vec::new();
+    let d0 = all[idx[0]].1.v.abs();
+    if d0 != 1 {
+        shapes.push(DTuple::Int(DInt::s(d0)));
+        strides.push(DTuple::Int(DInt::s(0)));
+    }
+    for (k, &i) in idx.iter().enumerate() {
+        let (s, d) = all[i];
+        let shape = if let Some(&j) = idx.get(k + 1) {
+            let dn = all[j].1.v.abs();
+            if dn % d.v.abs() != 0 {
+                return Err(invalid(op, format!("{a}: stride {dn} is not a multiple of stride {}", d.v.abs())));
+            }
+            let q = dn / d.v.abs();
+            if q < s.v {
+                return Err(invalid(op, format!("{a}: modes {s}:{d} and the next overlap, so A is not injective")));
+            }
+            DInt { v: q, st: true }
+        } else {
+            s
+        };
+        shapes.push(DTuple::Int(shape));
+        let r = rstride[i];
+        strides.push(DTuple::Int(if d.v < 0 { DInt { v: -r.v, st: r.st } } else { r }));
+    }
+    coalesce(&unwrap(shapes, strides))
+}
+
+/// CuTe's `logical_divide(A, tiler)`: `A o (T, complement(T, shape(A)))`, by mode for tuples.
+pub fn logical_divide(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
+    t.rank_checked(a, "logical_divide")?;
+    match t {
+        Tiler::Layout(tl) => {
+            let c = complement_unchecked(tl, coalesce(a)?.shape())?;
+            composition(a, &DynLayout::from_modes(vec![tl.clone(), c]))
+        }
+        Tiler::Under => Ok(a.clone()),
+        Tiler::Int(n) => logical_divide(a, &Tiler::Layout(make_layout_left(&DTuple::Int(*n))?)),
+        Tiler::Tup(ts) => by_mode(a, ts.len(), "logical_divide", |i, m| logical_divide(m, &ts[i])),
+    }
+}
+
+/// CuTe's `zip2_by`: gather the first and second halves of the modes the tiler reaches.
+fn zip2_by(l: &DynLayout, t: &Tiler) -> R<DynLayout> {
+    match t {
+        Tiler::Tup(ts) => {
+            let modes = l.modes();
+            let mut firsts = Vec::new();
+            let mut seconds = Vec::new();
+            for (i, m) in modes.iter().enumerate() {
+                if i < ts.len() {
+                    let z = zip2_by(m, &ts[i])?;
+                    let (Some(a), Some(b)) = (z.mode(0), z.mode(1)) else {
+                        return Err(invalid("zip2_by", format!("mode {m} is not rank 2")));
+                    };
+                    firsts.push(a);
+                    seconds.push(b);
+                } else {
+                    seconds.push(m.clone());
+                }
+            }
+            Ok(DynLayout::from_modes(vec![DynLayout::from_modes(firsts), DynLayout::from_modes(seconds)]))
+        }
+        _ => Ok(l.clone()),
+    }
+}
+
+fn unpack(l: &DynLayout, first: bool, second: bool) -> DynLayout {
+    let mut out = Vec::new();
+    for (i, m) in l.modes().into_iter().enumerate() {
+        // CuTe slices with `repeat<rank>(_)`, which is a tuple only for rank > 1.
+        let open = (i == 0 && first) || (i == 1 && second);
+        match (open, m.shape()) {
+            (true, DTuple::Tup(v)) if v.len() > 1 => out.extend(m.modes()),
+            _ => out.push(m),
+        }
+    }
+    DynLayout::from_modes(out)
+}
+
+/// CuTe's `zipped_divide`: `((tile modes), (rest modes))`.
+pub fn zipped_divide(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
+    zip2_by(&logical_divide(a, t)?, t)
+}
+/// CuTe's `tiled_divide`: `((tile modes), rest0, rest1, ...)`.
+pub fn tiled_divide(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
+    Ok(unpack(&zipped_divide(a, t)?, false, true))
+}
+/// CuTe's `flat_divide`: `(tile0, tile1, ..., rest0, rest1, ...)`.
+pub fn flat_divide(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
+    Ok(unpack(&zipped_divide(a, t)?, true, true))
+}
+
+/// CuTe's `logical_product(A, tiler)`: `(A, complement(A, size(A)*cosize(T)) o T)`.
+pub fn logical_product(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
+    t.rank_checked(a, "logical_product")?;
+    match t {
+        Tiler::Layout(tl) => {
+            let size = a.shape().product()?;
+            let cos = tl.cosize()?;
+            let cot = mul(size, DInt { v: cos, st: tl.pairs().iter().all(|(s, d)| s.st && d.st) }, "logical_product")?;
+            let c = complement_unchecked(a, &DTuple::Int(cot))?;
+            Ok(DynLayout::from_modes(vec![a.clone(), composition(&c, tl)?]))
+        }
+        Tiler::Under => Ok(a.clone()),
+        Tiler::Int(n) => logical_product(a, &Tiler::Layout(make_layout_left(&DTuple::Int(*n))?)),
+        Tiler::Tup(ts) => by_mode(a, ts.len(), "logical_product", |i, m| logical_product(m, &ts[i])),
+    }
+}
+/// CuTe's `zipped_product`.
+pub fn zipped_product(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
+    zip2_by(&logical_product(a, t)?, t)
+}
+/// CuTe's `tiled_product`.
+pub fn tiled_product(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
+    Ok(unpack(&zipped_product(a, t)?, false, true))
+}
+/// CuTe's `flat_product`.
+pub fn flat_product(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
+    Ok(unpack(&zipped_product(a, t)?, true, true))
+}
+
+/// CuTe's `append<N>(layout)`: pad with `_1:_0` up to rank N.
+pub fn append_to_rank(l: &DynLayout, n: usize) -> DynLayout {
+    let mut modes = l.modes();
+    while modes.len() < n {
+        modes.push(DynLayout::int(DInt::s(1), DInt::s(0)));
+    }
+    DynLayout::from_modes(modes)
+}
+
+fn product_zip(a: &DynLayout, b: &DynLayout, raked: bool) -> R<DynLayout> {
+    if let DTuple::Int(_) = a.shape() {
+        if b.rank() <= 1 {
+            // An integer block pairs with the whole product mode, as CuTe's zip does.
+            let p = logical_product(a, &Tiler::Layout(b.clone()))?;
+            let (Some(x), Some(y)) = (p.mode(0), p.mode(1)) else {
+                return Err(invalid("blocked_product", "logical_product is not rank 2".to_string()));
+            };
+            let pair = if raked { vec![y, x] } else { vec![x, y] };
+            return Ok(DynLayout::from_modes(vec![DynLayout::from_modes(pair)]));
+        }
+    }
+    let r = a.rank().max(b.rank());
+    let (a, b) = (append_to_rank(a, r), append_to_rank(b, r));
+    let p = logical_product(&a, &Tiler::Layout(b))?;
+    let (Some(x), Some(y)) = (p.mode(0), p.mode(1)) else {
+        return Err(invalid("blocked_product", "logical_product is not rank 2".to_string()));
+    };
+    let (xm, ym) = (x.modes(), y.modes());
+    if xm.len() != r || ym.len() != r {
+        return Err(invalid("blocked_product", format!("{x} and {y} do not both have rank {r}")));
+    }
+    Ok(DynLayout::from_modes(
+        xm.into_iter()
+            .zip(ym)
+            .map(|(u, v)| if raked { DynLayout::from_modes(vec![v, u]) } else { DynLayout::from_modes(vec![u, v]) })
+            .collect(),
+    ))
+}
+
+/// CuTe's `blocked_product(A, B)`: each mode is `(a_i, b_i)`.
+///
+/// ```
+/// use layout_core::{blocked_product, DynLayout};
+/// let a: DynLayout = "(3,2):(1,3)".parse().unwrap();
+/// let b: DynLayout = "(2,5):(1,2)".parse().unwrap();
+/// assert_eq!(blocked_product(&a, &b).unwrap().to_string(), "((3,2),(2,5)):((1,6),(3,12))");
+/// ```
+pub fn blocked_product(a: &DynLayout, b: &DynLayout) -> R<DynLayout> {
+    product_zip(a, b, false)
+}
+/// CuTe's `raked_product(A, B)`: each mode is `(b_i, a_i)`.
+pub fn raked_product(a: &DynLayout, b: &DynLayout) -> R<DynLayout> {
+    product_zip(a, b, true)
+}

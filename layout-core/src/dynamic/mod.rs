@@ -1,0 +1,322 @@
+//! `DynLayout`: a layout known at run time, with CuTe's whole algebra,
+//! checked. Each leaf remembers whether CuTe would know it at compile time,
+//! so results print as CuTe prints them (`_4` static, `4` dynamic).
+//!
+//! Every operation returns `Result<_, LayoutError>`: preconditions that CuTe
+//! checks (or should check) are errors naming the operation and the numbers,
+//! and every arithmetic step is overflow-checked.
+
+mod algebra;
+mod parse;
+
+pub use algebra::*;
+pub use parse::parse_tuple;
+
+use crate::error::LayoutError;
+use crate::layout::{Congruent, Layout};
+use crate::tuple::IntTuple;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+
+/// An integer leaf with its static-ness.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub struct DInt {
+    /// The value (strides may be negative).
+    pub v: i64,
+    /// Whether CuTe would know the value at compile time (`_N`).
+    pub st: bool,
+}
+
+impl DInt {
+    /// A static leaf `_v`.
+    pub const fn s(v: i64) -> Self {
+        DInt { v, st: true }
+    }
+    /// A dynamic leaf `v`.
+    pub const fn d(v: i64) -> Self {
+        DInt { v, st: false }
+    }
+    /// Whether this is the static value `v`.
+    pub fn is(&self, v: i64) -> bool {
+        self.st && self.v == v
+    }
+}
+
+impl fmt::Display for DInt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.st {
+            write!(f, "_{}", self.v)
+        } else {
+            write!(f, "{}", self.v)
+        }
+    }
+}
+
+/// A run-time nested tuple of integers.
+#[derive(Clone, PartialEq, Eq, Debug, Hash)]
+pub enum DTuple {
+    /// An integer.
+    Int(DInt),
+    /// A tuple of modes.
+    Tup(Vec<DTuple>),
+}
+
+impl fmt::Display for DTuple {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DTuple::Int(i) => write!(f, "{i}"),
+            DTuple::Tup(v) => {
+                f.write_str("(")?;
+                for (k, x) in v.iter().enumerate() {
+                    if k > 0 {
+                        f.write_str(",")?;
+                    }
+                    write!(f, "{x}")?;
+                }
+                f.write_str(")")
+            }
+        }
+    }
+}
+
+impl DTuple {
+    /// CuTe's rank: 1 for an integer.
+    pub fn rank(&self) -> usize {
+        match self {
+            DTuple::Int(_) => 1,
+            DTuple::Tup(v) => v.len(),
+        }
+    }
+    /// CuTe's depth: 0 for an integer.
+    pub fn depth(&self) -> usize {
+        match self {
+            DTuple::Int(_) => 0,
+            DTuple::Tup(v) => 1 + v.iter().map(DTuple::depth).max().unwrap_or(0),
+        }
+    }
+    /// The leaves in order.
+    pub fn leaves(&self) -> Vec<DInt> {
+        let mut out = Vec::new();
+        self.collect_leaves(&mut out);
+        out
+    }
+    fn collect_leaves(&self, out: &mut Vec<DInt>) {
+        match self {
+            DTuple::Int(i) => out.push(*i),
+            DTuple::Tup(v) => v.iter().for_each(|x| x.collect_leaves(out)),
+        }
+    }
+    /// Mode `i` (an integer is its own mode 0).
+    pub fn mode(&self, i: usize) -> Option<&DTuple> {
+        match self {
+            DTuple::Int(_) if i == 0 => Some(self),
+            DTuple::Int(_) => None,
+            DTuple::Tup(v) => v.get(i),
+        }
+    }
+    /// The modes as a list (an integer is one mode).
+    pub fn modes(&self) -> Vec<DTuple> {
+        match self {
+            DTuple::Int(_) => alloc::vec![self.clone()],
+            DTuple::Tup(v) => v.clone(),
+        }
+    }
+    /// The product of the leaves; static when every leaf is.
+    pub fn product(&self) -> Result<DInt, LayoutError> {
+        self.leaves().iter().try_fold(DInt::s(1), |a, b| mul(a, *b, "size"))
+    }
+    /// Whether `self` and `other` nest the same way.
+    pub fn congruent(&self, other: &DTuple) -> bool {
+        match (self, other) {
+            (DTuple::Int(_), DTuple::Int(_)) => true,
+            (DTuple::Tup(a), DTuple::Tup(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.congruent(y)),
+            _ => false,
+        }
+    }
+    /// The same nesting with every leaf mapped.
+    pub fn map(&self, f: &mut dyn FnMut(DInt) -> DInt) -> DTuple {
+        match self {
+            DTuple::Int(i) => DTuple::Int(f(*i)),
+            DTuple::Tup(v) => DTuple::Tup(v.iter().map(|x| x.map(f)).collect()),
+        }
+    }
+    /// Every leaf made dynamic.
+    pub fn to_dynamic(&self) -> DTuple {
+        self.map(&mut |i| DInt::d(i.v))
+    }
+    /// A tuple of the leaves (CuTe's `flatten`); an integer stays an integer.
+    pub fn flatten(&self) -> DTuple {
+        match self {
+            DTuple::Int(_) => self.clone(),
+            DTuple::Tup(_) => DTuple::Tup(self.leaves().into_iter().map(DTuple::Int).collect()),
+        }
+    }
+}
+
+/// Static-aware checked multiplication.
+pub(crate) fn mul(a: DInt, b: DInt, op: &'static str) -> Result<DInt, LayoutError> {
+    Ok(DInt { v: a.v.checked_mul(b.v).ok_or(LayoutError::Overflow { op })?, st: a.st && b.st })
+}
+
+/// A layout known at run time: shape and stride trees of equal nesting.
+///
+/// ```
+/// use layout_core::DynLayout;
+/// let l: DynLayout = "(_2,(_2,_2)):(_4,(_2,_1))".parse().unwrap();
+/// assert_eq!(l.to_string(), "(_2,(_2,_2)):(_4,(_2,_1))");
+/// assert_eq!(l.call(3).unwrap(), 6);
+/// assert_eq!(l.size().unwrap(), 8);
+/// ```
+#[derive(Clone, PartialEq, Eq, Debug, Hash)]
+pub struct DynLayout {
+    shape: DTuple,
+    stride: DTuple,
+}
+
+impl fmt::Display for DynLayout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.shape, self.stride)
+    }
+}
+
+impl core::str::FromStr for DynLayout {
+    type Err = LayoutError;
+    /// Parse CuTe notation: `shape:stride`, or a shape alone (LayoutLeft strides).
+    fn from_str(s: &str) -> Result<Self, LayoutError> {
+        parse::layout(s)
+    }
+}
+
+impl DynLayout {
+    /// Pair a shape and a stride; `Err` unless they nest the same way and
+    /// every shape leaf is non-negative.
+    pub fn new(shape: DTuple, stride: DTuple) -> Result<Self, LayoutError> {
+        if !shape.congruent(&stride) {
+            return Err(invalid("make_layout", alloc::format!("shape {shape} and stride {stride} do not nest the same way")));
+        }
+        if let Some(bad) = shape.leaves().iter().find(|l| l.v < 0) {
+            return Err(invalid("make_layout", alloc::format!("negative shape {bad} in {shape}")));
+        }
+        Ok(DynLayout { shape, stride })
+    }
+    /// Trusted construction inside the algebra (congruent by construction).
+    pub(crate) fn raw(shape: DTuple, stride: DTuple) -> Self {
+        debug_assert!(shape.congruent(&stride));
+        DynLayout { shape, stride }
+    }
+    /// An integer layout `s:d`.
+    pub fn int(s: DInt, d: DInt) -> Self {
+        DynLayout { shape: DTuple::Int(s), stride: DTuple::Int(d) }
+    }
+    /// The shape.
+    pub fn shape(&self) -> &DTuple {
+        &self.shape
+    }
+    /// The stride.
+    pub fn stride(&self) -> &DTuple {
+        &self.stride
+    }
+    /// CuTe's rank.
+    pub fn rank(&self) -> usize {
+        self.shape.rank()
+    }
+    /// CuTe's depth.
+    pub fn depth(&self) -> usize {
+        self.shape.depth()
+    }
+    /// Number of coordinates.
+    pub fn size(&self) -> Result<i64, LayoutError> {
+        Ok(self.shape.product()?.v)
+    }
+    /// Mode `i` as a layout.
+    pub fn mode(&self, i: usize) -> Option<DynLayout> {
+        Some(DynLayout { shape: self.shape.mode(i)?.clone(), stride: self.stride.mode(i)?.clone() })
+    }
+    /// The modes as layouts.
+    pub fn modes(&self) -> Vec<DynLayout> {
+        self.shape.modes().into_iter().zip(self.stride.modes()).map(|(s, d)| DynLayout::raw(s, d)).collect()
+    }
+    /// A tuple layout from modes (CuTe's `make_layout(l0, l1, ...)`).
+    pub fn from_modes(modes: Vec<DynLayout>) -> DynLayout {
+        let (s, d): (Vec<_>, Vec<_>) = modes.into_iter().map(|m| (m.shape, m.stride)).unzip();
+        DynLayout { shape: DTuple::Tup(s), stride: DTuple::Tup(d) }
+    }
+    /// (shape leaf, stride leaf) pairs in order.
+    pub fn pairs(&self) -> Vec<(DInt, DInt)> {
+        self.shape.leaves().into_iter().zip(self.stride.leaves()).collect()
+    }
+    /// The offset of a 1-D index; the last mode takes what the others leave.
+    pub fn call(&self, i: i64) -> Result<i64, LayoutError> {
+        fn go(s: &DTuple, d: &DTuple, i: i64) -> Result<i64, LayoutError> {
+            let of = LayoutError::Overflow { op: "crd2idx" };
+            match (s, d) {
+                (DTuple::Int(_), DTuple::Int(d)) => i.checked_mul(d.v).ok_or(of),
+                (DTuple::Tup(ss), DTuple::Tup(ds)) => {
+                    let mut rest = i;
+                    let mut acc: i64 = 0;
+                    for (k, (sk, dk)) in ss.iter().zip(ds).enumerate() {
+                        let part = if k + 1 == ss.len() {
+                            go(sk, dk, rest)?
+                        } else {
+                            let n = sk.product()?.v;
+                            if n == 0 {
+                                return Ok(acc);
+                            }
+                            let p = go(sk, dk, rest % n)?;
+                            rest /= n;
+                            p
+                        };
+                        acc = acc.checked_add(part).ok_or(of.clone())?;
+                    }
+                    Ok(acc)
+                }
+                _ => Err(invalid("crd2idx", "shape and stride do not nest the same way".into())),
+            }
+        }
+        go(&self.shape, &self.stride, i)
+    }
+    /// The 1-D table `[L(0), L(1), ...]`.
+    pub fn table(&self) -> Result<Vec<i64>, LayoutError> {
+        (0..self.size()?).map(|i| self.call(i)).collect()
+    }
+    /// One past the largest offset (for non-negative strides).
+    pub fn cosize(&self) -> Result<i64, LayoutError> {
+        let of = LayoutError::Overflow { op: "cosize" };
+        if self.size()? == 0 {
+            return Ok(0);
+        }
+        let mut hi: i64 = 0;
+        for (s, d) in self.pairs() {
+            let span = (s.v - 1).checked_mul(d.v).ok_or(of.clone())?;
+            if span > 0 {
+                hi = hi.checked_add(span).ok_or(of.clone())?;
+            }
+        }
+        hi.checked_add(1).ok_or(of)
+    }
+    /// Every leaf made dynamic.
+    pub fn to_dynamic(&self) -> DynLayout {
+        DynLayout { shape: self.shape.to_dynamic(), stride: self.stride.to_dynamic() }
+    }
+    /// The typed layout's run-time twin, printing the same.
+    pub fn from_typed<S: Congruent<D>, D: IntTuple>(l: &Layout<S, D>) -> DynLayout {
+        fn tree<T: IntTuple>(t: &T) -> DTuple {
+            // Rebuild the nesting from the printed form: exact and simple.
+            let mut s = String::new();
+            let _ = t.write_cute(&mut s);
+            parse::tuple(&s).expect("an IntTuple prints valid CuTe notation")
+        }
+        DynLayout { shape: tree(&l.shape()), stride: tree(&l.stride()) }
+    }
+}
+
+impl<S: Congruent<D>, D: IntTuple> From<Layout<S, D>> for DynLayout {
+    fn from(l: Layout<S, D>) -> Self {
+        DynLayout::from_typed(&l)
+    }
+}
+
+pub(crate) fn invalid(op: &'static str, why: String) -> LayoutError {
+    LayoutError::Invalid { op, why }
+}

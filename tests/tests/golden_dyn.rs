@@ -1,0 +1,187 @@
+//! DynLayout against the golden vectors printed by CuTe: every algebra file
+//! of `LAYOUT_GOLDEN_DIR` (default `../shared/golden`), read at run time.
+//!
+//! - `"static": true` records: exact print and table.
+//! - `"static": false` records and the `*_dynamic` / `*_mixed` ops: the
+//!   table; exact print is counted and reported.
+//! - `unsound.jsonl`: an `Err`, or a result that satisfies the definition.
+//! - `invalid.jsonl`: an `Err` where CuTe raises a static_assert.
+//!
+//! Closes with `N passed, M failed`.
+
+use layout_core::*;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+fn golden_dir() -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
+    match std::env::var("LAYOUT_GOLDEN_DIR") {
+        Ok(d) if PathBuf::from(&d).is_absolute() => PathBuf::from(d),
+        Ok(d) => root.join(d),
+        Err(_) => root.join("../shared/golden"),
+    }
+}
+
+fn lay(v: &Value) -> Result<DynLayout, LayoutError> {
+    v.as_str().unwrap_or("").parse()
+}
+fn tup(v: &Value) -> Result<DTuple, LayoutError> {
+    match v {
+        Value::String(s) => parse_tuple(s),
+        Value::Number(n) => Ok(DTuple::Int(DInt::s(n.as_i64().unwrap_or(0)))),
+        _ => parse_tuple(""),
+    }
+}
+fn tiler(v: &Value) -> Result<Tiler, LayoutError> {
+    v.as_str().unwrap_or("").parse()
+}
+
+/// Compute the op of a record; `None` when the op is not covered here.
+fn compute(op: &str, a: &[Value]) -> Option<Result<DynLayout, LayoutError>> {
+    let base = op.trim_end_matches("_dynamic").trim_end_matches("_mixed");
+    Some(match base {
+        "coalesce" if a.len() > 1 => lay(&a[0]).and_then(|l| coalesce_profile(&l, &tup(&a[1])?)),
+        "coalesce" => lay(&a[0]).and_then(|l| coalesce(&l)),
+        "filter" if a.len() > 1 => lay(&a[0]).and_then(|l| filter_profile(&l, &tup(&a[1])?)),
+        "filter" => lay(&a[0]).and_then(|l| filter(&l)),
+        "filter_zeros" => lay(&a[0]).and_then(|l| filter_zeros(&l)),
+        "composition" => lay(&a[0]).and_then(|x| composition_tiler(&x, &tiler(&a[1])?)),
+        "composition_tiler" => lay(&a[0]).and_then(|x| composition_tiler(&x, &tiler(&a[1])?)),
+        "complement" if a.len() > 1 => lay(&a[0]).and_then(|x| complement(&x, &tup(&a[1])?)),
+        "complement" => lay(&a[0]).and_then(|x| complement_default(&x)),
+        "right_inverse" => lay(&a[0]).and_then(|x| right_inverse(&x)),
+        "left_inverse" => lay(&a[0]).and_then(|x| left_inverse(&x)),
+        "logical_divide" => lay(&a[0]).and_then(|x| logical_divide(&x, &tiler(&a[1])?)),
+        "zipped_divide" => lay(&a[0]).and_then(|x| zipped_divide(&x, &tiler(&a[1])?)),
+        "tiled_divide" => lay(&a[0]).and_then(|x| tiled_divide(&x, &tiler(&a[1])?)),
+        "flat_divide" => lay(&a[0]).and_then(|x| flat_divide(&x, &tiler(&a[1])?)),
+        "logical_product" => lay(&a[0]).and_then(|x| logical_product(&x, &tiler(&a[1])?)),
+        "zipped_product" => lay(&a[0]).and_then(|x| zipped_product(&x, &tiler(&a[1])?)),
+        "tiled_product" => lay(&a[0]).and_then(|x| tiled_product(&x, &tiler(&a[1])?)),
+        "flat_product" => lay(&a[0]).and_then(|x| flat_product(&x, &tiler(&a[1])?)),
+        "blocked_product" => lay(&a[0]).and_then(|x| blocked_product(&x, &lay(&a[1])?)),
+        "raked_product" => lay(&a[0]).and_then(|x| raked_product(&x, &lay(&a[1])?)),
+        _ => return None,
+    })
+}
+
+#[derive(Default)]
+struct Count {
+    passed: usize,
+    failed: usize,
+    exact: usize,
+    records: usize,
+}
+
+fn main() {
+    let dir = golden_dir();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    files.sort();
+    if files.is_empty() {
+        eprintln!("no golden vectors in {} (set LAYOUT_GOLDEN_DIR)", dir.display());
+        std::process::exit(1);
+    }
+    let mut counts: BTreeMap<String, Count> = BTreeMap::new();
+    let mut skipped = Vec::new();
+    let mut failures = Vec::new();
+    for path in files.iter().filter(|p| p.extension().is_some_and(|e| e == "jsonl")) {
+        let name = path.file_stem().unwrap().to_string_lossy().to_string();
+        let text = std::fs::read_to_string(path).unwrap();
+        let mut covered = false;
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let r: Value = serde_json::from_str(line).unwrap();
+            let op = r["op"].as_str().unwrap_or("").to_string();
+            let args = r["args"].as_array().cloned().unwrap_or_default();
+            let id = r["id"].as_str().unwrap_or("?").to_string();
+            let Some(got) = compute(&op, &args) else { continue };
+            covered = true;
+            let heading = match name.as_str() {
+                "unsound" => format!("unsound/{op}"),
+                "invalid" => format!("invalid/{op}"),
+                _ => name.clone(),
+            };
+            let c = counts.entry(heading.clone()).or_default();
+            c.records += 1;
+            let ok = match name.as_str() {
+                "unsound" => match &got {
+                    Err(_) => true,
+                    // A result is acceptable only if it differs from CuTe's wrong table.
+                    Ok(l) => r["table"].as_array().is_some_and(|t| {
+                        let mine = l.table().unwrap_or_default();
+                        mine.len() != t.len() || mine.iter().zip(t).any(|(a, b)| Some(*a) != b.as_i64())
+                    }) && false,
+                },
+                "invalid" => {
+                    let err = r["error"].as_str().unwrap_or("");
+                    if err.starts_with("static_assert") || err.starts_with("runtime crash") {
+                        got.is_err() || err.starts_with("runtime crash")
+                    } else {
+                        true
+                    }
+                }
+                _ => match &got {
+                    Err(e) => {
+                        failures.push(format!("{heading} {id}: Err({e}) for {args:?}, CuTe {}", r["result"]));
+                        false
+                    }
+                    Ok(l) => {
+                        let want = r["result"].as_str().unwrap_or("");
+                        let exact = l.to_string() == want;
+                        if exact {
+                            c.exact += 1;
+                        }
+                        let table_ok = match r["table"].as_array() {
+                            Some(t) => {
+                                let mine = l.table().unwrap_or_default();
+                                mine.len() == t.len() && mine.iter().zip(t).all(|(a, b)| Some(*a) == b.as_i64())
+                            }
+                            None => true,
+                        };
+                        let st = r["static"].as_bool().unwrap_or(false) && !op.ends_with("_dynamic");
+                        let ok = table_ok && (exact || !st);
+                        if !ok {
+                            failures.push(format!("{heading} {id}: got {l}, CuTe {want} (table ok: {table_ok}) for {args:?}"));
+                        }
+                        ok
+                    }
+                },
+            };
+            if name == "unsound" && !ok {
+                if let Ok(l) = &got {
+                    failures.push(format!("{heading} {id}: accepted {args:?} and printed {l}, CuTe printed {}", r["result"]));
+                }
+            }
+            if name == "invalid" && !ok {
+                failures.push(format!("{heading} {id}: accepted {args:?}: {:?}", got.as_ref().map(|l| l.to_string())));
+            }
+            let c = counts.get_mut(&heading).unwrap();
+            if ok {
+                c.passed += 1;
+            } else {
+                c.failed += 1;
+            }
+        }
+        if !covered {
+            skipped.push(name);
+        }
+    }
+    let (mut p, mut f) = (0, 0);
+    println!("golden vectors from {}", dir.display());
+    for (op, c) in &counts {
+        println!("{op:<28} {:>5} passed {:>4} failed  (exact print {}/{})", c.passed, c.failed, c.exact, c.records);
+        p += c.passed;
+        f += c.failed;
+    }
+    println!("skipped (not covered by DynLayout yet): {}", skipped.join(", "));
+    let only = std::env::var("GOLDEN_ONLY").unwrap_or_default();
+    for x in failures.iter().filter(|x| x.contains(only.as_str())).take(60) {
+        println!("FAILED {x}");
+    }
+    println!("{p} passed, {f} failed");
+    if f > 0 {
+        std::process::exit(1);
+    }
+}
