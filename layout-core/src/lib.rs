@@ -40,14 +40,15 @@ pub mod slice;
 pub mod tensor;
 pub mod tuple;
 
+pub use coord::{crd2crd, crd2idx, idx2crd, CompactIndex, Crd2Crd, Crd2Idx, Underscore};
 #[cfg(feature = "alloc")]
 pub use dynamic::{
-    blocked_product, coalesce, coalesce_profile, compact_left, compact_right, complement, complement_default,
-    composition, composition_tiler, filter, filter_profile, filter_zeros, flat_divide, flat_product,
-    left_inverse, logical_divide, logical_product, parse_tuple, raked_product, right_inverse,
-    tiled_divide, tiled_product, zipped_divide, zipped_product, DInt, DTuple, DynLayout, Tiler,
+    blocked_product, coalesce, coalesce_profile, compact_left, compact_right, complement,
+    complement_default, composition, composition_tiler, filter, filter_profile, filter_zeros,
+    flat_divide, flat_product, left_inverse, logical_divide, logical_product, parse_tuple,
+    raked_product, right_inverse, tiled_divide, tiled_product, zipped_divide, zipped_product, DInt,
+    DTuple, DynLayout, Tiler,
 };
-pub use coord::{crd2crd, crd2idx, idx2crd, CompactIndex, Crd2Crd, Crd2Idx, Underscore};
 pub use error::LayoutError;
 pub use int::*;
 pub use layout::{make_layout, Congruent, Layout};

@@ -22,19 +22,31 @@ fn ceil_div(a: DInt, b: DInt, op: &'static str) -> R<DInt> {
     } else {
         a.v.div_euclid(b.v) + i64::from(a.v.rem_euclid(b.v) != 0)
     };
-    Ok(DInt { v, st: a.st && b.st })
+    Ok(DInt {
+        v,
+        st: a.st && b.st,
+    })
 }
 fn div(a: DInt, b: DInt, op: &'static str) -> R<DInt> {
     if b.v == 0 {
         return Err(invalid(op, format!("division by zero ({a} / {b})")));
     }
-    Ok(DInt { v: a.v / b.v, st: a.st && b.st })
+    Ok(DInt {
+        v: a.v / b.v,
+        st: a.st && b.st,
+    })
 }
 fn min(a: DInt, b: DInt) -> DInt {
-    DInt { v: a.v.min(b.v), st: a.st && b.st }
+    DInt {
+        v: a.v.min(b.v),
+        st: a.st && b.st,
+    }
 }
 fn abs(a: DInt) -> DInt {
-    DInt { v: a.v.abs(), st: a.st }
+    DInt {
+        v: a.v.abs(),
+        st: a.st,
+    }
 }
 fn gcd(a: i64, b: i64) -> i64 {
     if b == 0 {
@@ -85,11 +97,17 @@ pub fn compact_right(shape: &DTuple, cur: DInt) -> R<DTuple> {
 
 /// CuTe's `make_layout(shape)`: LayoutLeft strides.
 pub fn make_layout_left(shape: &DTuple) -> R<DynLayout> {
-    Ok(DynLayout::raw(shape.clone(), compact_left(shape, DInt::s(1))?))
+    Ok(DynLayout::raw(
+        shape.clone(),
+        compact_left(shape, DInt::s(1))?,
+    ))
 }
 /// CuTe's `make_layout(shape, LayoutRight{})`.
 pub fn make_layout_right(shape: &DTuple) -> R<DynLayout> {
-    Ok(DynLayout::raw(shape.clone(), compact_right(shape, DInt::s(1))?))
+    Ok(DynLayout::raw(
+        shape.clone(),
+        compact_right(shape, DInt::s(1))?,
+    ))
 }
 
 /// The modes of a flat layout under construction by `bw_coalesce`.
@@ -125,7 +143,11 @@ fn bw_coalesce(old: &[(DInt, DInt)], mut acc: Acc) -> R<DynLayout> {
             DynLayout::int(s, d)
         }
     } else {
-        let (s, d): (Vec<_>, Vec<_>) = acc.modes.into_iter().map(|(s, d)| (DTuple::Int(s), DTuple::Int(d))).unzip();
+        let (s, d): (Vec<_>, Vec<_>) = acc
+            .modes
+            .into_iter()
+            .map(|(s, d)| (DTuple::Int(s), DTuple::Int(d)))
+            .unzip();
         DynLayout::raw(DTuple::Tup(s), DTuple::Tup(d))
     })
 }
@@ -142,7 +164,13 @@ pub fn coalesce(l: &DynLayout) -> R<DynLayout> {
     let Some((&last, rest)) = p.split_last() else {
         return Ok(DynLayout::int(DInt::s(1), DInt::s(0)));
     };
-    bw_coalesce(rest, Acc { modes: vec![last], tuple: false })
+    bw_coalesce(
+        rest,
+        Acc {
+            modes: vec![last],
+            tuple: false,
+        },
+    )
 }
 
 /// CuTe's `coalesce_x`: like `coalesce`, but keeps the function outside the
@@ -153,7 +181,13 @@ fn coalesce_x(l: &DynLayout) -> R<DynLayout> {
         return Ok(DynLayout::int(DInt::s(1), DInt::s(0)));
     };
     let s = if s.is(1) { DInt::s(2) } else { s };
-    bw_coalesce(rest, Acc { modes: vec![(s, d)], tuple: false })
+    bw_coalesce(
+        rest,
+        Acc {
+            modes: vec![(s, d)],
+            tuple: false,
+        },
+    )
 }
 
 /// Apply `f` to the modes the profile (or tiler) reaches; keep the others.
@@ -164,10 +198,17 @@ fn by_mode(
     mut f: impl FnMut(usize, &DynLayout) -> R<DynLayout>,
 ) -> R<DynLayout> {
     if n > l.rank() {
-        return Err(invalid(op, format!("{n} modes given for layout {l} of rank {}", l.rank())));
+        return Err(invalid(
+            op,
+            format!("{n} modes given for layout {l} of rank {}", l.rank()),
+        ));
     }
     let modes = l.modes();
-    let out = modes.iter().enumerate().map(|(i, m)| if i < n { f(i, m) } else { Ok(m.clone()) }).collect::<R<_>>()?;
+    let out = modes
+        .iter()
+        .enumerate()
+        .map(|(i, m)| if i < n { f(i, m) } else { Ok(m.clone()) })
+        .collect::<R<_>>()?;
     Ok(DynLayout::from_modes(out))
 }
 
@@ -184,11 +225,16 @@ pub fn filter_zeros(l: &DynLayout) -> R<DynLayout> {
     fn go(s: &DTuple, d: &DTuple) -> DTuple {
         match (s, d) {
             (DTuple::Int(_), DTuple::Int(d)) if d.is(0) => DTuple::Int(DInt::s(1)),
-            (DTuple::Tup(ss), DTuple::Tup(ds)) => DTuple::Tup(ss.iter().zip(ds).map(|(a, b)| go(a, b)).collect()),
+            (DTuple::Tup(ss), DTuple::Tup(ds)) => {
+                DTuple::Tup(ss.iter().zip(ds).map(|(a, b)| go(a, b)).collect())
+            }
             _ => s.clone(),
         }
     }
-    Ok(DynLayout::raw(go(l.shape(), l.stride()), l.stride().clone()))
+    Ok(DynLayout::raw(
+        go(l.shape(), l.stride()),
+        l.stride().clone(),
+    ))
 }
 
 /// CuTe's `filter`: drop stride-0 and size-1 modes, then coalesce.
@@ -216,14 +262,22 @@ fn max_residue(s: i64, d: i64, p: i64) -> i64 {
     if s >= p / g || s > 1 << 20 {
         return p - g;
     }
-    (0..s).map(|j| ((j as i128 * d as i128) % p as i128) as i64).max().unwrap_or(0)
+    (0..s)
+        .map(|j| ((j as i128 * d as i128) % p as i128) as i64)
+        .max()
+        .unwrap_or(0)
 }
 
 /// The admissibility of `A' o B`, structurally: each leaf of B walks the
 /// modes of A' cleanly, and the leaves do not carry into each other across
 /// a boundary of A'. See DESIGN.md, "When composition is admissible".
 fn check_composition(a: &[(DInt, DInt)], b: &DynLayout, al: &DynLayout, bl: &DynLayout) -> R<()> {
-    let leaves: Vec<(i64, i64)> = b.pairs().iter().map(|(s, d)| (s.v, d.v.abs())).filter(|&(s, d)| s > 1 && d != 0).collect();
+    let leaves: Vec<(i64, i64)> = b
+        .pairs()
+        .iter()
+        .map(|(s, d)| (s.v, d.v.abs()))
+        .filter(|&(s, d)| s > 1 && d != 0)
+        .collect();
     let m = a.len();
     for &(s, d) in &leaves {
         let (mut r, mut t) = (d, s);
@@ -268,7 +322,10 @@ fn check_composition(a: &[(DInt, DInt)], b: &DynLayout, al: &DynLayout, bl: &Dyn
                 Some(p) if p > 0 => p,
                 _ => break,
             };
-            let total: i128 = leaves.iter().map(|&(s, d)| max_residue(s, d, p) as i128).sum();
+            let total: i128 = leaves
+                .iter()
+                .map(|&(s, d)| max_residue(s, d, p) as i128)
+                .sum();
             if total >= p as i128 {
                 return Err(invalid(
                     "composition",
@@ -345,10 +402,19 @@ pub fn composition(a: &DynLayout, b: &DynLayout) -> R<DynLayout> {
         match (s, d) {
             (DTuple::Int(s), DTuple::Int(d)) => compose_leaf(ax, *s, *d),
             (DTuple::Tup(ss), DTuple::Tup(ds)) => {
-                let (a, b): (Vec<_>, Vec<_>) = ss.iter().zip(ds).map(|(x, y)| go(ax, x, y)).collect::<R<Vec<_>>>()?.into_iter().unzip();
+                let (a, b): (Vec<_>, Vec<_>) = ss
+                    .iter()
+                    .zip(ds)
+                    .map(|(x, y)| go(ax, x, y))
+                    .collect::<R<Vec<_>>>()?
+                    .into_iter()
+                    .unzip();
                 Ok((DTuple::Tup(a), DTuple::Tup(b)))
             }
-            _ => Err(invalid("composition", "B's shape and stride do not nest the same way".to_string())),
+            _ => Err(invalid(
+                "composition",
+                "B's shape and stride do not nest the same way".to_string(),
+            )),
         }
     }
     let (s, d) = go(&ax, b.shape(), b.stride())?;
@@ -392,10 +458,16 @@ fn top_level_colon(s: &str) -> Option<usize> {
 
 fn parse_tiler(s: &str, base: usize) -> R<Tiler> {
     if top_level_colon(s).is_some() {
-        return s.parse::<DynLayout>().map(Tiler::Layout).map_err(|e| match e {
-            LayoutError::Parse { pos, expected } => LayoutError::Parse { pos: pos + base, expected },
-            e => e,
-        });
+        return s
+            .parse::<DynLayout>()
+            .map(Tiler::Layout)
+            .map_err(|e| match e {
+                LayoutError::Parse { pos, expected } => LayoutError::Parse {
+                    pos: pos + base,
+                    expected,
+                },
+                e => e,
+            });
     }
     if s == "_" {
         return Ok(Tiler::Under);
@@ -422,8 +494,14 @@ fn parse_tiler(s: &str, base: usize) -> R<Tiler> {
     }
     match super::parse::tuple(s) {
         Ok(DTuple::Int(i)) => Ok(Tiler::Int(i)),
-        Ok(_) => Err(LayoutError::Parse { pos: base, expected: "a tiler" }),
-        Err(LayoutError::Parse { pos, expected }) => Err(LayoutError::Parse { pos: pos + base, expected }),
+        Ok(_) => Err(LayoutError::Parse {
+            pos: base,
+            expected: "a tiler",
+        }),
+        Err(LayoutError::Parse { pos, expected }) => Err(LayoutError::Parse {
+            pos: pos + base,
+            expected,
+        }),
         Err(e) => Err(e),
     }
 }
@@ -432,7 +510,14 @@ impl Tiler {
     fn rank_checked(&self, l: &DynLayout, op: &'static str) -> R<()> {
         if let Tiler::Tup(t) = self {
             if t.len() > l.rank() {
-                return Err(invalid(op, format!("the tiler has {} modes but layout {l} has rank {}", t.len(), l.rank())));
+                return Err(invalid(
+                    op,
+                    format!(
+                        "the tiler has {} modes but layout {l} has rank {}",
+                        t.len(),
+                        l.rank()
+                    ),
+                ));
             }
         }
         Ok(())
@@ -446,10 +531,14 @@ pub fn composition_tiler(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
     match t {
         Tiler::Layout(b) => composition(a, b),
         Tiler::Under => Ok(a.clone()),
-        Tiler::Int(n) => composition(a, &make_layout_left(&DTuple::Int(*n))?),
+        Tiler::Int(n) => composition(a, &DynLayout::int(*n, DInt::s(1))),
         Tiler::Tup(ts) => {
             let modes = a.modes();
-            let out = ts.iter().enumerate().map(|(i, ti)| composition_tiler(&modes[i], ti)).collect::<R<_>>()?;
+            let out = ts
+                .iter()
+                .enumerate()
+                .map(|(i, ti)| composition_tiler(&modes[i], ti))
+                .collect::<R<_>>()?;
             Ok(DynLayout::from_modes(out))
         }
     }
@@ -465,7 +554,11 @@ fn coalesce_shape(s: &DTuple) -> R<DTuple> {
             _ => out.push(x),
         }
     }
-    Ok(if out.len() == 1 { DTuple::Int(out[0]) } else { DTuple::Tup(out.into_iter().map(DTuple::Int).collect()) })
+    Ok(if out.len() == 1 {
+        DTuple::Int(out[0])
+    } else {
+        DTuple::Tup(out.into_iter().map(DTuple::Int).collect())
+    })
 }
 
 /// CuTe's `ceil_div(shape, n)` for a tuple: divide the modes in order.
@@ -523,7 +616,12 @@ fn check_complement(a: &DynLayout, r: &DynLayout, cotarget: &DTuple) -> R<()> {
     let mut reach: i128 = 1;
     for &(s, d) in &modes {
         if (d as i128) <= below {
-            return Err(not_stacking(a, DInt::s(s), DInt::s(d), DInt::s(below as i64)));
+            return Err(not_stacking(
+                a,
+                DInt::s(s),
+                DInt::s(d),
+                DInt::s(below as i64),
+            ));
         }
         below += (s as i128 - 1) * d as i128;
         if d as i128 == reach {
@@ -550,15 +648,25 @@ fn complement_unchecked(a: &DynLayout, cotarget: &DTuple) -> R<DynLayout> {
         return make_layout_left(&coalesce_shape(cotarget)?);
     }
     if modes.len() > 1 && modes.iter().any(|(_, d)| !d.st) {
-        return Err(invalid(op, format!("{a}: a complement with dynamic strides needs a rank-1 layout")));
+        return Err(invalid(
+            op,
+            format!("{a}: a complement with dynamic strides needs a rank-1 layout"),
+        ));
     }
     if let Some((s, d)) = modes.iter().find(|(_, d)| d.v <= 0) {
-        return Err(invalid(op, format!("{a}: stride of mode {s}:{d} is not positive")));
+        return Err(invalid(
+            op,
+            format!("{a}: stride of mode {s}:{d} is not positive"),
+        ));
     }
     let mut shapes = Vec::new();
     let mut strides = vec![DInt::s(1)];
     while modes.len() > 1 {
-        let (idx, _) = modes.iter().enumerate().min_by_key(|(_, (_, d))| d.v).unwrap();
+        let (idx, _) = modes
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, (_, d))| d.v)
+            .unwrap();
         let (s, d) = modes.remove(idx);
         let q = div(d, *strides.last().unwrap(), op)?;
         if q.is(0) {
@@ -594,7 +702,13 @@ fn not_stacking(a: &DynLayout, s: DInt, d: DInt, below: DInt) -> LayoutError {
 pub fn complement_default(a: &DynLayout) -> R<DynLayout> {
     let f = filter(a)?;
     let c = f.cosize()?;
-    complement(a, &DTuple::Int(DInt { v: c, st: f.pairs().iter().all(|(s, d)| s.st && d.st) }))
+    complement(
+        a,
+        &DTuple::Int(DInt {
+            v: c,
+            st: f.pairs().iter().all(|(s, d)| s.st && d.st),
+        }),
+    )
 }
 
 /// CuTe's `right_inverse`: R with `A(R(i)) == i` on R's domain. Unlike CuTe,
@@ -605,11 +719,13 @@ pub fn right_inverse(a: &DynLayout) -> R<DynLayout> {
     let rstride = compact_left(f.shape(), DInt::s(1))?.leaves();
     let mut seq = Vec::new();
     let mut next: i64 = 1;
-    loop {
-        // The last mode with the wanted stride, as CuTe 4.7 picks it.
-        let Some(i) = modes.iter().enumerate().rposition(|(k, (_, d))| d.v.abs() == next && !seq.contains(&k)) else {
-            break;
-        };
+    // Among modes with the wanted stride, the largest (the last of equals), as CuTe 4.7 picks.
+    while let Some((i, _)) = modes
+        .iter()
+        .enumerate()
+        .filter(|(k, (_, d))| d.v.abs() == next && !seq.contains(k))
+        .max_by_key(|(_, (s, _))| s.v)
+    {
         seq.push(i);
         let (s, d) = modes[i];
         let nx = s.v.checked_mul(d.v.abs()).ok_or(of("right_inverse"))?;
@@ -626,7 +742,11 @@ pub fn right_inverse(a: &DynLayout) -> R<DynLayout> {
         .iter()
         .map(|&i| {
             let r = rstride[i];
-            DTuple::Int(if modes[i].1.v < 0 { DInt { v: -r.v, st: r.st } } else { r })
+            DTuple::Int(if modes[i].1.v < 0 {
+                DInt { v: -r.v, st: r.st }
+            } else {
+                r
+            })
         })
         .collect();
     Ok(unwrap(shapes, strides))
@@ -647,12 +767,23 @@ pub fn left_inverse(a: &DynLayout) -> R<DynLayout> {
     let f = coalesce(a)?;
     let all = f.pairs();
     if all.iter().any(|(_, d)| !d.st) {
-        return Err(invalid(op, format!("{a}: a left inverse needs static strides")));
+        return Err(invalid(
+            op,
+            format!("{a}: a left inverse needs static strides"),
+        ));
     }
     let rstride = compact_left(f.shape(), DInt::s(1))?.leaves();
-    let mut idx: Vec<usize> = (0..all.len()).filter(|&i| !all[i].0.is(1) && all[i].0.v != 1).collect();
+    let mut idx: Vec<usize> = (0..all.len())
+        .filter(|&i| !all[i].0.is(1) && all[i].0.v != 1)
+        .collect();
     if let Some(&i) = idx.iter().find(|&&i| all[i].1.v == 0) {
-        return Err(invalid(op, format!("{a}: mode {}:{} has stride 0, so A is not injective", all[i].0, all[i].1)));
+        return Err(invalid(
+            op,
+            format!(
+                "{a}: mode {}:{} has stride 0, so A is not injective",
+                all[i].0, all[i].1
+            ),
+        ));
     }
     if idx.is_empty() {
         return Ok(DynLayout::int(DInt::s(1), DInt::s(0)));
@@ -670,11 +801,17 @@ pub fn left_inverse(a: &DynLayout) -> R<DynLayout> {
         let shape = if let Some(&j) = idx.get(k + 1) {
             let dn = all[j].1.v.abs();
             if dn % d.v.abs() != 0 {
-                return Err(invalid(op, format!("{a}: stride {dn} is not a multiple of stride {}", d.v.abs())));
+                return Err(invalid(
+                    op,
+                    format!("{a}: stride {dn} is not a multiple of stride {}", d.v.abs()),
+                ));
             }
             let q = dn / d.v.abs();
             if q < s.v {
-                return Err(invalid(op, format!("{a}: modes {s}:{d} and the next overlap, so A is not injective")));
+                return Err(invalid(
+                    op,
+                    format!("{a}: modes {s}:{d} and the next overlap, so A is not injective"),
+                ));
             }
             DInt { v: q, st: true }
         } else {
@@ -682,7 +819,11 @@ pub fn left_inverse(a: &DynLayout) -> R<DynLayout> {
         };
         shapes.push(DTuple::Int(shape));
         let r = rstride[i];
-        strides.push(DTuple::Int(if d.v < 0 { DInt { v: -r.v, st: r.st } } else { r }));
+        strides.push(DTuple::Int(if d.v < 0 {
+            DInt { v: -r.v, st: r.st }
+        } else {
+            r
+        }));
     }
     coalesce(&unwrap(shapes, strides))
 }
@@ -697,7 +838,9 @@ pub fn logical_divide(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
         }
         Tiler::Under => Ok(a.clone()),
         Tiler::Int(n) => logical_divide(a, &Tiler::Layout(make_layout_left(&DTuple::Int(*n))?)),
-        Tiler::Tup(ts) => by_mode(a, ts.len(), "logical_divide", |i, m| logical_divide(m, &ts[i])),
+        Tiler::Tup(ts) => by_mode(a, ts.len(), "logical_divide", |i, m| {
+            logical_divide(m, &ts[i])
+        }),
     }
 }
 
@@ -720,7 +863,10 @@ fn zip2_by(l: &DynLayout, t: &Tiler) -> R<DynLayout> {
                     seconds.push(m.clone());
                 }
             }
-            Ok(DynLayout::from_modes(vec![DynLayout::from_modes(firsts), DynLayout::from_modes(seconds)]))
+            Ok(DynLayout::from_modes(vec![
+                DynLayout::from_modes(firsts),
+                DynLayout::from_modes(seconds),
+            ]))
         }
         _ => Ok(l.clone()),
     }
@@ -759,13 +905,22 @@ pub fn logical_product(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
         Tiler::Layout(tl) => {
             let size = a.shape().product()?;
             let cos = tl.cosize()?;
-            let cot = mul(size, DInt { v: cos, st: tl.pairs().iter().all(|(s, d)| s.st && d.st) }, "logical_product")?;
+            let cot = mul(
+                size,
+                DInt {
+                    v: cos,
+                    st: tl.pairs().iter().all(|(s, d)| s.st && d.st),
+                },
+                "logical_product",
+            )?;
             let c = complement_unchecked(a, &DTuple::Int(cot))?;
             Ok(DynLayout::from_modes(vec![a.clone(), composition(&c, tl)?]))
         }
         Tiler::Under => Ok(a.clone()),
         Tiler::Int(n) => logical_product(a, &Tiler::Layout(make_layout_left(&DTuple::Int(*n))?)),
-        Tiler::Tup(ts) => by_mode(a, ts.len(), "logical_product", |i, m| logical_product(m, &ts[i])),
+        Tiler::Tup(ts) => by_mode(a, ts.len(), "logical_product", |i, m| {
+            logical_product(m, &ts[i])
+        }),
     }
 }
 /// CuTe's `zipped_product`.
@@ -791,31 +946,57 @@ pub fn append_to_rank(l: &DynLayout, n: usize) -> DynLayout {
 }
 
 fn product_zip(a: &DynLayout, b: &DynLayout, raked: bool) -> R<DynLayout> {
-    if let DTuple::Int(_) = a.shape() {
+    let p0 = logical_product(a, &Tiler::Layout(b.clone()))?;
+    if let (DTuple::Int(_), Some(x), Some(y)) = (a.shape(), p0.mode(0), p0.mode(1)) {
         if b.rank() <= 1 {
-            // An integer block pairs with the whole product mode, as CuTe's zip does.
-            let p = logical_product(a, &Tiler::Layout(b.clone()))?;
-            let (Some(x), Some(y)) = (p.mode(0), p.mode(1)) else {
-                return Err(invalid("blocked_product", "logical_product is not rank 2".to_string()));
-            };
-            let pair = if raked { vec![y, x] } else { vec![x, y] };
-            return Ok(DynLayout::from_modes(vec![DynLayout::from_modes(pair)]));
+            let (first, second) = if raked { (y, x) } else { (x, y) };
+            if let DTuple::Int(_) = first.shape() {
+                // CuTe's zip of an integer with a layout pairs it with the whole layout.
+                return Ok(DynLayout::from_modes(vec![DynLayout::from_modes(vec![
+                    first, second,
+                ])]));
+            }
+        }
+    }
+    if let (DTuple::Tup(_), true, Some(x), Some(y)) = (
+        a.shape(),
+        a.rank() == 1 && b.rank() <= 1,
+        p0.mode(0),
+        p0.mode(1),
+    ) {
+        let (first, second) = if raked { (y, x) } else { (x, y) };
+        if let DTuple::Int(_) = first.shape() {
+            return Ok(DynLayout::from_modes(vec![DynLayout::from_modes(vec![
+                first, second,
+            ])]));
         }
     }
     let r = a.rank().max(b.rank());
     let (a, b) = (append_to_rank(a, r), append_to_rank(b, r));
     let p = logical_product(&a, &Tiler::Layout(b))?;
     let (Some(x), Some(y)) = (p.mode(0), p.mode(1)) else {
-        return Err(invalid("blocked_product", "logical_product is not rank 2".to_string()));
+        return Err(invalid(
+            "blocked_product",
+            "logical_product is not rank 2".to_string(),
+        ));
     };
     let (xm, ym) = (x.modes(), y.modes());
     if xm.len() != r || ym.len() != r {
-        return Err(invalid("blocked_product", format!("{x} and {y} do not both have rank {r}")));
+        return Err(invalid(
+            "blocked_product",
+            format!("{x} and {y} do not both have rank {r}"),
+        ));
     }
     Ok(DynLayout::from_modes(
         xm.into_iter()
             .zip(ym)
-            .map(|(u, v)| if raked { DynLayout::from_modes(vec![v, u]) } else { DynLayout::from_modes(vec![u, v]) })
+            .map(|(u, v)| {
+                if raked {
+                    DynLayout::from_modes(vec![v, u])
+                } else {
+                    DynLayout::from_modes(vec![u, v])
+                }
+            })
             .collect(),
     ))
 }

@@ -124,13 +124,17 @@ impl DTuple {
     }
     /// The product of the leaves; static when every leaf is.
     pub fn product(&self) -> Result<DInt, LayoutError> {
-        self.leaves().iter().try_fold(DInt::s(1), |a, b| mul(a, *b, "size"))
+        self.leaves()
+            .iter()
+            .try_fold(DInt::s(1), |a, b| mul(a, *b, "size"))
     }
     /// Whether `self` and `other` nest the same way.
     pub fn congruent(&self, other: &DTuple) -> bool {
         match (self, other) {
             (DTuple::Int(_), DTuple::Int(_)) => true,
-            (DTuple::Tup(a), DTuple::Tup(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.congruent(y)),
+            (DTuple::Tup(a), DTuple::Tup(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.congruent(y))
+            }
             _ => false,
         }
     }
@@ -156,7 +160,10 @@ impl DTuple {
 
 /// Static-aware checked multiplication.
 pub(crate) fn mul(a: DInt, b: DInt, op: &'static str) -> Result<DInt, LayoutError> {
-    Ok(DInt { v: a.v.checked_mul(b.v).ok_or(LayoutError::Overflow { op })?, st: a.st && b.st })
+    Ok(DInt {
+        v: a.v.checked_mul(b.v).ok_or(LayoutError::Overflow { op })?,
+        st: a.st && b.st,
+    })
 }
 
 /// A layout known at run time: shape and stride trees of equal nesting.
@@ -193,10 +200,16 @@ impl DynLayout {
     /// every shape leaf is non-negative.
     pub fn new(shape: DTuple, stride: DTuple) -> Result<Self, LayoutError> {
         if !shape.congruent(&stride) {
-            return Err(invalid("make_layout", alloc::format!("shape {shape} and stride {stride} do not nest the same way")));
+            return Err(invalid(
+                "make_layout",
+                alloc::format!("shape {shape} and stride {stride} do not nest the same way"),
+            ));
         }
         if let Some(bad) = shape.leaves().iter().find(|l| l.v < 0) {
-            return Err(invalid("make_layout", alloc::format!("negative shape {bad} in {shape}")));
+            return Err(invalid(
+                "make_layout",
+                alloc::format!("negative shape {bad} in {shape}"),
+            ));
         }
         Ok(DynLayout { shape, stride })
     }
@@ -207,7 +220,10 @@ impl DynLayout {
     }
     /// An integer layout `s:d`.
     pub fn int(s: DInt, d: DInt) -> Self {
-        DynLayout { shape: DTuple::Int(s), stride: DTuple::Int(d) }
+        DynLayout {
+            shape: DTuple::Int(s),
+            stride: DTuple::Int(d),
+        }
     }
     /// The shape.
     pub fn shape(&self) -> &DTuple {
@@ -231,20 +247,35 @@ impl DynLayout {
     }
     /// Mode `i` as a layout.
     pub fn mode(&self, i: usize) -> Option<DynLayout> {
-        Some(DynLayout { shape: self.shape.mode(i)?.clone(), stride: self.stride.mode(i)?.clone() })
+        Some(DynLayout {
+            shape: self.shape.mode(i)?.clone(),
+            stride: self.stride.mode(i)?.clone(),
+        })
     }
     /// The modes as layouts.
     pub fn modes(&self) -> Vec<DynLayout> {
-        self.shape.modes().into_iter().zip(self.stride.modes()).map(|(s, d)| DynLayout::raw(s, d)).collect()
+        self.shape
+            .modes()
+            .into_iter()
+            .zip(self.stride.modes())
+            .map(|(s, d)| DynLayout::raw(s, d))
+            .collect()
     }
     /// A tuple layout from modes (CuTe's `make_layout(l0, l1, ...)`).
     pub fn from_modes(modes: Vec<DynLayout>) -> DynLayout {
         let (s, d): (Vec<_>, Vec<_>) = modes.into_iter().map(|m| (m.shape, m.stride)).unzip();
-        DynLayout { shape: DTuple::Tup(s), stride: DTuple::Tup(d) }
+        DynLayout {
+            shape: DTuple::Tup(s),
+            stride: DTuple::Tup(d),
+        }
     }
     /// (shape leaf, stride leaf) pairs in order.
     pub fn pairs(&self) -> Vec<(DInt, DInt)> {
-        self.shape.leaves().into_iter().zip(self.stride.leaves()).collect()
+        self.shape
+            .leaves()
+            .into_iter()
+            .zip(self.stride.leaves())
+            .collect()
     }
     /// The offset of a 1-D index; the last mode takes what the others leave.
     pub fn call(&self, i: i64) -> Result<i64, LayoutError> {
@@ -271,7 +302,10 @@ impl DynLayout {
                     }
                     Ok(acc)
                 }
-                _ => Err(invalid("crd2idx", "shape and stride do not nest the same way".into())),
+                _ => Err(invalid(
+                    "crd2idx",
+                    "shape and stride do not nest the same way".into(),
+                )),
             }
         }
         go(&self.shape, &self.stride, i)
@@ -297,7 +331,10 @@ impl DynLayout {
     }
     /// Every leaf made dynamic.
     pub fn to_dynamic(&self) -> DynLayout {
-        DynLayout { shape: self.shape.to_dynamic(), stride: self.stride.to_dynamic() }
+        DynLayout {
+            shape: self.shape.to_dynamic(),
+            stride: self.stride.to_dynamic(),
+        }
     }
     /// The typed layout's run-time twin, printing the same.
     pub fn from_typed<S: Congruent<D>, D: IntTuple>(l: &Layout<S, D>) -> DynLayout {
@@ -307,7 +344,10 @@ impl DynLayout {
             let _ = t.write_cute(&mut s);
             parse::tuple(&s).expect("an IntTuple prints valid CuTe notation")
         }
-        DynLayout { shape: tree(&l.shape()), stride: tree(&l.stride()) }
+        DynLayout {
+            shape: tree(&l.shape()),
+            stride: tree(&l.stride()),
+        }
     }
 }
 

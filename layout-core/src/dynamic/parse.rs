@@ -11,7 +11,10 @@ struct P<'a> {
 
 impl P<'_> {
     fn err(&self, expected: &'static str) -> LayoutError {
-        LayoutError::Parse { pos: self.i, expected }
+        LayoutError::Parse {
+            pos: self.i,
+            expected,
+        }
     }
     fn skip_ws(&mut self) {
         while self.s.get(self.i).is_some_and(|c| c.is_ascii_whitespace()) {
@@ -64,19 +67,28 @@ impl P<'_> {
             v = v
                 .checked_mul(10)
                 .and_then(|v| v.checked_add(i64::from(c - b'0')))
-                .ok_or(LayoutError::Parse { pos: start, expected: "an integer that fits 63 bits" })?;
+                .ok_or(LayoutError::Parse {
+                    pos: start,
+                    expected: "an integer that fits 63 bits",
+                })?;
             self.i += 1;
         }
         if self.i == start {
             return Err(self.err("digits"));
         }
-        Ok(DTuple::Int(DInt { v: if neg { -v } else { v }, st }))
+        Ok(DTuple::Int(DInt {
+            v: if neg { -v } else { v },
+            st,
+        }))
     }
 }
 
 /// Parse a tuple or integer in CuTe notation.
 pub(crate) fn tuple(s: &str) -> Result<DTuple, LayoutError> {
-    let mut p = P { s: s.as_bytes(), i: 0 };
+    let mut p = P {
+        s: s.as_bytes(),
+        i: 0,
+    };
     let t = p.node(0)?;
     p.skip_ws();
     if p.i != s.len() {
@@ -87,7 +99,10 @@ pub(crate) fn tuple(s: &str) -> Result<DTuple, LayoutError> {
 
 /// Parse a layout `shape:stride`, or a shape alone (LayoutLeft strides).
 pub(crate) fn layout(s: &str) -> Result<DynLayout, LayoutError> {
-    let mut p = P { s: s.as_bytes(), i: 0 };
+    let mut p = P {
+        s: s.as_bytes(),
+        i: 0,
+    };
     let shape = p.node(0)?;
     p.skip_ws();
     let stride = if p.s.get(p.i) == Some(&b':') {
@@ -95,11 +110,15 @@ pub(crate) fn layout(s: &str) -> Result<DynLayout, LayoutError> {
         let at = p.i;
         let d = p.node(0)?;
         if !shape.congruent(&d) {
-            return Err(LayoutError::Parse { pos: at, expected: "a stride that nests like the shape" });
+            return Err(LayoutError::Parse {
+                pos: at,
+                expected: "a stride that nests like the shape",
+            });
         }
         d
     } else {
-        compact_left(&shape, DInt::s(1)).map_err(|_| p.err("a shape whose compact strides fit 63 bits"))?
+        compact_left(&shape, DInt::s(1))
+            .map_err(|_| p.err("a shape whose compact strides fit 63 bits"))?
     };
     p.skip_ws();
     if p.i != s.len() {
@@ -107,7 +126,10 @@ pub(crate) fn layout(s: &str) -> Result<DynLayout, LayoutError> {
     }
     if let Some(bad) = shape.leaves().iter().find(|l| l.v < 0) {
         let _ = bad;
-        return Err(LayoutError::Parse { pos: 0, expected: "non-negative shapes" });
+        return Err(LayoutError::Parse {
+            pos: 0,
+            expected: "non-negative shapes",
+        });
     }
     Ok(DynLayout::raw(shape, stride))
 }
