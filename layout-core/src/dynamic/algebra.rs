@@ -396,8 +396,9 @@ fn compose_leaf(a: &DynLayout, s: DInt, d: DInt) -> R<(DTuple, DTuple)> {
 /// let a: DynLayout = "(6,2):(8,2)".parse().unwrap();
 /// let b: DynLayout = "(4,3):(3,1)".parse().unwrap();
 /// assert_eq!(composition(&a, &b).unwrap().to_string(), "((2,2),(3,1)):((24,2),(8,2))");
-/// // CuTe prints (_2,_3):(_20,_10) here, but A(B(1)) = A(4) = 20 and
-/// // A(B(2)) = A(2) = 10 while A(B(3)) = A(6) = 31, not 20 + 10.
+/// // CuTe prints (_2,_3):(_20,_10) here, which gives 20 + 2*10 = 40 at
+/// // coordinate (1,2), but B(1,2) = 4 + 4 = 8 and A(8) = 1: B's modes carry
+/// // past A's first mode.
 /// let a: DynLayout = "(_8,_5):(_5,_1)".parse().unwrap();
 /// let b: DynLayout = "(_2,_3):(_4,_2)".parse().unwrap();
 /// assert!(composition(&a, &b).is_err());
