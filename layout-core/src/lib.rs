@@ -46,8 +46,8 @@ pub use dynamic::{
     blocked_product, coalesce, coalesce_profile, compact_left, compact_right, complement,
     complement_default, composition, composition_tiler, filter, filter_profile, filter_zeros,
     flat_divide, flat_product, left_inverse, logical_divide, logical_product, parse_tuple,
-    raked_product, right_inverse, tiled_divide, tiled_product, zipped_divide, zipped_product, DInt,
-    DTuple, DynLayout, Tiler,
+    raked_product, right_inverse, tiled_divide, tiled_product, zipped_divide, zipped_product,
+    DCoord, DInt, DTuple, DynLayout, Tiler,
 };
 pub use error::LayoutError;
 pub use int::*;

@@ -7,9 +7,11 @@
 //! and every arithmetic step is overflow-checked.
 
 mod algebra;
+mod ops;
 mod parse;
 
 pub use algebra::*;
+pub use ops::*;
 pub use parse::parse_tuple;
 
 use crate::error::LayoutError;

@@ -1,0 +1,425 @@
+//! The typed core's operations on `DynLayout`: coordinates, structural
+//! operations, compact and ordered strides, slicing, and `print_layout`.
+
+use super::{compact_left, compact_right, invalid, mul, DInt, DTuple, DynLayout};
+use crate::error::LayoutError;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt::Write as _;
+
+type R<T> = Result<T, LayoutError>;
+
+/// A coordinate: integers, tuples, and `_` (keep the mode, in slices).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DCoord {
+    /// An integer: a 1-D index into the (sub-)shape.
+    Int(DInt),
+    /// `_`.
+    Under,
+    /// One entry per mode.
+    Tup(Vec<DCoord>),
+}
+
+impl core::str::FromStr for DCoord {
+    type Err = LayoutError;
+    /// Parse a coordinate in CuTe notation: `(1,_,(0,2))`, `_3`, `_`.
+    fn from_str(s: &str) -> R<DCoord> {
+        let s = s.trim();
+        if s == "_" {
+            return Ok(DCoord::Under);
+        }
+        if let Some(inner) = s.strip_prefix('(').and_then(|x| x.strip_suffix(')')) {
+            if inner.trim().is_empty() {
+                return Ok(DCoord::Tup(Vec::new()));
+            }
+            let (mut depth, mut start, mut items) = (0i32, 0usize, Vec::new());
+            for (i, c) in inner.char_indices() {
+                match c {
+                    '(' => depth += 1,
+                    ')' => depth -= 1,
+                    ',' if depth == 0 => {
+                        items.push(inner[start..i].parse()?);
+                        start = i + 1;
+                    }
+                    _ => {}
+                }
+            }
+            items.push(inner[start..].parse()?);
+            return Ok(DCoord::Tup(items));
+        }
+        match super::parse::tuple(s)? {
+            DTuple::Int(i) => Ok(DCoord::Int(i)),
+            _ => Err(LayoutError::Parse {
+                pos: 0,
+                expected: "a coordinate",
+            }),
+        }
+    }
+}
+
+fn add(a: DInt, b: DInt) -> R<DInt> {
+    Ok(DInt {
+        v: a.v
+            .checked_add(b.v)
+            .ok_or(LayoutError::Overflow { op: "crd2idx" })?,
+        st: a.st && b.st,
+    })
+}
+
+/// CuTe's `crd2idx(coord, shape, stride)`; `_` counts as 0 (the offset of a slice).
+pub fn crd2idx_coord(c: &DCoord, s: &DTuple, d: &DTuple) -> R<DInt> {
+    match (c, s, d) {
+        (DCoord::Under, _, _) => Ok(DInt::s(0)),
+        (DCoord::Int(i), DTuple::Int(_), DTuple::Int(d)) => mul(*i, *d, "crd2idx"),
+        (DCoord::Int(i), DTuple::Tup(ss), DTuple::Tup(ds)) => {
+            let mut rest = *i;
+            let mut acc = DInt::s(0);
+            for (k, (sk, dk)) in ss.iter().zip(ds).enumerate() {
+                if k + 1 == ss.len() {
+                    acc = add(acc, crd2idx_coord(&DCoord::Int(rest), sk, dk)?)?;
+                } else {
+                    let n = sk.product()?;
+                    if n.v == 0 {
+                        return Err(invalid("crd2idx", format!("mode {sk} has size 0")));
+                    }
+                    let here = DInt {
+                        v: rest.v % n.v,
+                        st: rest.st && n.st,
+                    };
+                    acc = add(acc, crd2idx_coord(&DCoord::Int(here), sk, dk)?)?;
+                    rest = DInt {
+                        v: rest.v / n.v,
+                        st: rest.st && n.st,
+                    };
+                }
+            }
+            Ok(acc)
+        }
+        (DCoord::Tup(cs), DTuple::Tup(ss), DTuple::Tup(ds)) if cs.len() == ss.len() => cs
+            .iter()
+            .zip(ss)
+            .zip(ds)
+            .try_fold(DInt::s(0), |acc, ((c, s), d)| {
+                add(acc, crd2idx_coord(c, s, d)?)
+            }),
+        _ => Err(invalid(
+            "crd2idx",
+            format!("coordinate {c:?} does not fit shape {s}"),
+        )),
+    }
+}
+
+/// CuTe's `idx2crd(i, shape)`: the natural coordinate; the last mode of
+/// each tuple takes what the others leave.
+pub fn idx2crd(i: DInt, s: &DTuple) -> R<DTuple> {
+    fn go(i: DInt, s: &DTuple, top: bool) -> R<DTuple> {
+        match s {
+            DTuple::Int(x) if !top && x.is(1) => Ok(DTuple::Int(DInt::s(0))),
+            DTuple::Int(_) => Ok(DTuple::Int(i)),
+            DTuple::Tup(v) => {
+                let mut rest = i;
+                let mut out = Vec::new();
+                for (k, m) in v.iter().enumerate() {
+                    if k + 1 == v.len() {
+                        out.push(go(rest, m, false)?);
+                    } else {
+                        let n = m.product()?;
+                        if n.v == 0 {
+                            return Err(invalid("idx2crd", format!("mode {m} has size 0")));
+                        }
+                        out.push(go(
+                            DInt {
+                                v: rest.v % n.v,
+                                st: rest.st && n.st,
+                            },
+                            m,
+                            false,
+                        )?);
+                        rest = DInt {
+                            v: rest.v / n.v,
+                            st: rest.st && n.st,
+                        };
+                    }
+                }
+                Ok(DTuple::Tup(out))
+            }
+        }
+    }
+    go(i, s, true)
+}
+
+/// CuTe's `crd2crd(coord, src, dst)`: by mode when all are tuples, else through the index.
+pub fn crd2crd(c: &DCoord, src: &DTuple, dst: &DTuple) -> R<DTuple> {
+    match (c, src, dst) {
+        (DCoord::Tup(cs), DTuple::Tup(ss), DTuple::Tup(ds)) if cs.len() == ss.len() && cs.len() == ds.len() => {
+            Ok(DTuple::Tup(cs.iter().zip(ss).zip(ds).map(|((c, s), d)| crd2crd(c, s, d)).collect::<R<_>>()?))
+        }
+        (DCoord::Tup(cs), DTuple::Tup(ss), DTuple::Tup(ds)) => Err(invalid(
+            "crd2crd",
+            format!("coordinate of rank {}, source shape {src} and target shape {dst} have different ranks ({}, {})", cs.len(), ss.len(), ds.len()),
+        )),
+        _ => {
+            let idx = compact_index(c, src)?.ok_or_else(|| invalid("crd2crd", format!("coordinate {c:?} does not fit {src}")))?;
+            idx2crd(idx, dst)
+        }
+    }
+}
+
+fn compact_index(c: &DCoord, s: &DTuple) -> R<Option<DInt>> {
+    Ok(match (c, s) {
+        (DCoord::Int(i), _) => Some(*i),
+        (DCoord::Tup(cs), DTuple::Tup(ss)) if cs.len() == ss.len() => {
+            let mut acc = DInt::s(0);
+            let mut scale = DInt::s(1);
+            for (c, s) in cs.iter().zip(ss) {
+                let Some(ci) = compact_index(c, s)? else {
+                    return Ok(None);
+                };
+                acc = add(acc, mul(ci, scale, "crd2crd")?)?;
+                scale = mul(scale, s.product()?, "crd2crd")?;
+            }
+            Some(acc)
+        }
+        _ => None,
+    })
+}
+
+impl DynLayout {
+    /// CuTe's `flatten`.
+    pub fn flatten(&self) -> DynLayout {
+        DynLayout::raw(self.shape().flatten(), self.stride().flatten())
+    }
+    /// CuTe's `group<b,e>`.
+    pub fn group(&self, b: usize, e: usize) -> R<DynLayout> {
+        let m = self.modes();
+        if b > e || e > m.len() {
+            return Err(invalid(
+                "group",
+                format!(
+                    "[{b}, {e}) is not a range of the {} modes of {self}",
+                    m.len()
+                ),
+            ));
+        }
+        let mut out: Vec<DynLayout> = m[..b].to_vec();
+        out.push(DynLayout::from_modes(m[b..e].to_vec()));
+        out.extend_from_slice(&m[e..]);
+        Ok(DynLayout::from_modes(out))
+    }
+    /// CuTe's `select<i...>`.
+    pub fn select(&self, idx: &[usize]) -> R<DynLayout> {
+        let m = self.modes();
+        let out = idx
+            .iter()
+            .map(|&i| {
+                m.get(i)
+                    .cloned()
+                    .ok_or_else(|| invalid("select", format!("no mode {i} in {self}")))
+            })
+            .collect::<R<_>>()?;
+        Ok(DynLayout::from_modes(out))
+    }
+    /// CuTe's `get<i>`.
+    pub fn get(&self, i: usize) -> R<DynLayout> {
+        self.mode(i)
+            .ok_or_else(|| invalid("get", format!("no mode {i} in {self}")))
+    }
+    /// CuTe's `append<n>(l, x)`: pad with `x` up to rank `n` (at least one).
+    pub fn append(&self, x: &DynLayout, n: Option<usize>) -> DynLayout {
+        let mut m = self.modes();
+        let target = n.unwrap_or(m.len() + 1).max(m.len() + 1);
+        while m.len() < target {
+            m.push(x.clone());
+        }
+        DynLayout::from_modes(m)
+    }
+    /// CuTe's `prepend<n>(l, x)`.
+    pub fn prepend(&self, x: &DynLayout, n: Option<usize>) -> DynLayout {
+        let mut m = self.modes();
+        let target = n.unwrap_or(m.len() + 1).max(m.len() + 1);
+        while m.len() < target {
+            m.insert(0, x.clone());
+        }
+        DynLayout::from_modes(m)
+    }
+}
+
+/// CuTe's `make_ordered_layout(shape, order)`: compact strides growing in the
+/// order of the (static) ranks, congruent with the shape or one per mode.
+pub fn make_ordered_layout(shape: &DTuple, order: &DTuple) -> R<DynLayout> {
+    let mut pairs: Vec<(DInt, DTuple)> = Vec::new();
+    fn collect(o: &DTuple, s: &DTuple, out: &mut Vec<(DInt, DTuple)>) -> R<()> {
+        match (o, s) {
+            (DTuple::Int(o), _) => {
+                out.push((*o, s.clone()));
+                Ok(())
+            }
+            (DTuple::Tup(os), DTuple::Tup(ss)) if os.len() == ss.len() => {
+                os.iter().zip(ss).try_for_each(|(o, s)| collect(o, s, out))
+            }
+            _ => Err(invalid(
+                "make_ordered_layout",
+                format!("order {o} does not match shape {s}"),
+            )),
+        }
+    }
+    collect(order, shape, &mut pairs)?;
+    fn build(o: &DTuple, s: &DTuple, pairs: &[(DInt, DTuple)]) -> R<DTuple> {
+        match (o, s) {
+            (DTuple::Int(o), _) => {
+                let mut d = DInt::s(1);
+                for (oj, xj) in pairs {
+                    if oj.v < o.v {
+                        d = mul(d, xj.product()?, "make_ordered_layout")?;
+                    }
+                }
+                compact_left(s, d)
+            }
+            (DTuple::Tup(os), DTuple::Tup(ss)) => Ok(DTuple::Tup(
+                os.iter()
+                    .zip(ss)
+                    .map(|(o, s)| build(o, s, pairs))
+                    .collect::<R<_>>()?,
+            )),
+            _ => Err(invalid(
+                "make_ordered_layout",
+                "order and shape differ".into(),
+            )),
+        }
+    }
+    Ok(DynLayout::raw(shape.clone(), build(order, shape, &pairs)?))
+}
+
+/// CuTe's `compact_col_major(shape)`.
+pub fn compact_col_major(shape: &DTuple) -> R<DTuple> {
+    compact_left(shape, DInt::s(1))
+}
+/// CuTe's `compact_row_major(shape)`.
+pub fn compact_row_major(shape: &DTuple) -> R<DTuple> {
+    compact_right(shape, DInt::s(1))
+}
+
+fn lift(c: &DCoord, s: &DTuple, d: &DTuple, keep_under: bool, out: &mut Vec<DynLayout>) -> R<()> {
+    match (c, s, d) {
+        (DCoord::Tup(cs), DTuple::Tup(ss), DTuple::Tup(ds)) if cs.len() == ss.len() => cs
+            .iter()
+            .zip(ss)
+            .zip(ds)
+            .try_for_each(|((c, s), d)| lift(c, s, d, keep_under, out)),
+        (DCoord::Tup(_), _, _) => Err(invalid(
+            "slice",
+            format!("coordinate {c:?} does not fit {s}"),
+        )),
+        (DCoord::Under, _, _) if keep_under => {
+            out.push(DynLayout::raw(s.clone(), d.clone()));
+            Ok(())
+        }
+        (DCoord::Int(_), _, _) if !keep_under => {
+            out.push(DynLayout::raw(s.clone(), d.clone()));
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// CuTe's `slice(coord, layout)`: the modes marked `_`.
+pub fn slice(c: &DCoord, l: &DynLayout) -> R<DynLayout> {
+    match c {
+        DCoord::Under => Ok(l.clone()),
+        DCoord::Int(_) => Ok(DynLayout::from_modes(Vec::new())),
+        DCoord::Tup(_) => {
+            let mut out = Vec::new();
+            lift(c, l.shape(), l.stride(), true, &mut out)?;
+            Ok(DynLayout::from_modes(out))
+        }
+    }
+}
+
+/// CuTe's `dice(coord, layout)`: the modes not marked `_`.
+pub fn dice(c: &DCoord, l: &DynLayout) -> R<DynLayout> {
+    match c {
+        DCoord::Under => Ok(DynLayout::from_modes(Vec::new())),
+        DCoord::Int(_) => Ok(l.clone()),
+        DCoord::Tup(_) => {
+            let mut out = Vec::new();
+            lift(c, l.shape(), l.stride(), false, &mut out)?;
+            Ok(DynLayout::from_modes(out))
+        }
+    }
+}
+
+/// CuTe's `slice_and_offset(coord, layout)`.
+pub fn slice_and_offset(c: &DCoord, l: &DynLayout) -> R<(DynLayout, DInt)> {
+    let off = crd2idx_coord(c, l.shape(), l.stride())?;
+    Ok((slice(c, l)?, off))
+}
+
+/// CuTe's `print_layout` table of a rank-2 layout.
+pub fn print_layout(l: &DynLayout) -> R<String> {
+    if l.rank() != 2 {
+        return Err(invalid("print_layout", format!("{l} is not rank 2")));
+    }
+    let rows = l
+        .shape()
+        .mode(0)
+        .map(|m| m.product())
+        .transpose()?
+        .map_or(0, |x| x.v);
+    let cols = l
+        .shape()
+        .mode(1)
+        .map(|m| m.product())
+        .transpose()?
+        .map_or(0, |x| x.v);
+    let cos = l.cosize()?;
+    let mut digits = 1;
+    let mut x = cos;
+    while x >= 10 {
+        x /= 10;
+        digits += 1;
+    }
+    let w = digits + 2;
+    let mut f = String::new();
+    let delim = |f: &mut String| {
+        f.push_str("    ");
+        for _ in 0..cols {
+            f.push('+');
+            f.push_str(&"-".repeat(w));
+        }
+        f.push_str("+\n");
+    };
+    let _ = writeln!(f, "{l}");
+    f.push_str("    ");
+    for n in 0..cols {
+        let _ = write!(f, "  {:>w$} ", n, w = w - 2);
+    }
+    f.push('\n');
+    for m in 0..rows {
+        delim(&mut f);
+        let _ = write!(f, "{m:>2}  ");
+        for n in 0..cols {
+            let _ = write!(f, "| {:>w$} ", l.call(m + rows * n)?, w = w - 2);
+        }
+        f.push_str("|\n");
+    }
+    delim(&mut f);
+    Ok(f)
+}
+
+/// Print an integer result as CuTe does.
+pub fn int_text(i: DInt) -> String {
+    format!("{i}")
+}
+
+/// The size of a layout as CuTe prints it (static when the shape is).
+pub fn size_of(l: &DynLayout) -> R<DInt> {
+    l.shape().product()
+}
+/// The cosize as CuTe prints it (static when every leaf is).
+pub fn cosize_of(l: &DynLayout) -> R<DInt> {
+    Ok(DInt {
+        v: l.cosize()?,
+        st: l.pairs().iter().all(|(s, d)| s.st && d.st),
+    })
+}
