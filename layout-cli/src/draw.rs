@@ -1,0 +1,184 @@
+//! Pictures of layouts: SVG and LaTeX (TikZ), for rank-2 layouts (each cell
+//! shows its offset) and thread-value layouts (cells colored by thread and
+//! labelled `T#V#`).
+
+use layout_core::{DynLayout, LayoutError};
+use std::fmt::Write as _;
+
+/// One cell of a picture.
+pub struct Cell {
+    /// Row.
+    pub m: i64,
+    /// Column.
+    pub n: i64,
+    /// Text in the cell.
+    pub label: String,
+    /// Color index (thread), if any.
+    pub color: Option<i64>,
+}
+
+/// The cells of a rank-2 layout: `(m, n)` shows `L(m, n)`.
+pub fn grid(l: &DynLayout) -> Result<(i64, i64, Vec<Cell>), String> {
+    if l.rank() != 2 {
+        return Err(format!(
+            "a picture needs a rank-2 layout, {l} has rank {}",
+            l.rank()
+        ));
+    }
+    let (rows, cols) = mode_sizes(l).map_err(|e| e.to_string())?;
+    let mut cells = Vec::new();
+    for n in 0..cols {
+        for m in 0..rows {
+            let off = l.call(m + rows * n).map_err(|e| e.to_string())?;
+            cells.push(Cell {
+                m,
+                n,
+                label: off.to_string(),
+                color: None,
+            });
+        }
+    }
+    Ok((rows, cols, cells))
+}
+
+fn mode_sizes(l: &DynLayout) -> Result<(i64, i64), LayoutError> {
+    let r = l
+        .shape()
+        .mode(0)
+        .map(|m| m.product())
+        .transpose()?
+        .map_or(1, |x| x.v);
+    let c = l
+        .shape()
+        .mode(1)
+        .map(|m| m.product())
+        .transpose()?
+        .map_or(1, |x| x.v);
+    Ok((r, c))
+}
+
+/// The cells of a thread-value layout `(T,V) -> q` over an `rows x cols`
+/// tile, `q = m + rows * n`.
+pub fn tv_grid(l: &DynLayout, rows: i64, cols: i64) -> Result<(i64, i64, Vec<Cell>), String> {
+    if l.rank() != 2 {
+        return Err(format!(
+            "a thread-value layout has rank 2 (thread, value); {l} has rank {}",
+            l.rank()
+        ));
+    }
+    let (threads, values) = mode_sizes(l).map_err(|e| e.to_string())?;
+    let mut cells = Vec::new();
+    for v in 0..values {
+        for t in 0..threads {
+            let q = l.call(t + threads * v).map_err(|e| e.to_string())?;
+            if q < 0 || q >= rows * cols {
+                return Err(format!(
+                    "T{t}V{v} maps to {q}, outside the {rows}x{cols} tile"
+                ));
+            }
+            cells.push(Cell {
+                m: q % rows,
+                n: q / rows,
+                label: format!("T{t}V{v}"),
+                color: Some(t),
+            });
+        }
+    }
+    Ok((rows, cols, cells))
+}
+
+fn color(t: Option<i64>) -> String {
+    match t {
+        None => "#ffffff".into(),
+        Some(t) => {
+            // Eight distinct pastel hues, cycled, with lightness varying by group of eight.
+            const HUES: [u32; 8] = [0, 210, 120, 45, 280, 170, 330, 90];
+            let h = HUES[(t % 8) as usize];
+            let l = 85 - ((t / 8) % 4) * 8;
+            format!("hsl({h},70%,{l}%)")
+        }
+    }
+}
+
+/// An SVG picture: one `<rect>` and one `<text>` per cell.
+pub fn svg(title: &str, rows: i64, cols: i64, cells: &[Cell]) -> String {
+    let (cw, ch, pad) = (48, 28, 30);
+    let (w, h) = (pad + cols * cw + 10, pad + rows * ch + 10);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="monospace" font-size="11">"#
+    );
+    let _ = writeln!(s, "<title>{}</title>", escape(title));
+    for n in 0..cols {
+        let _ = writeln!(
+            s,
+            r#"<text x="{}" y="{}" text-anchor="middle">{n}</text>"#,
+            pad + n * cw + cw / 2,
+            pad - 8
+        );
+    }
+    for m in 0..rows {
+        let _ = writeln!(
+            s,
+            r#"<text x="{}" y="{}" text-anchor="end">{m}</text>"#,
+            pad - 6,
+            pad + m * ch + ch / 2 + 4
+        );
+    }
+    for c in cells {
+        let (x, y) = (pad + c.n * cw, pad + c.m * ch);
+        let _ = writeln!(
+            s,
+            r#"<rect x="{x}" y="{y}" width="{cw}" height="{ch}" fill="{}" stroke="black"/><text x="{}" y="{}" text-anchor="middle">{}</text>"#,
+            color(c.color),
+            x + cw / 2,
+            y + ch / 2 + 4,
+            escape(&c.label)
+        );
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// A LaTeX (TikZ) picture of the same cells, as a standalone document.
+pub fn latex(title: &str, rows: i64, cols: i64, cells: &[Cell]) -> String {
+    let mut s = String::new();
+    s.push_str("\\documentclass[convert]{standalone}\n\\usepackage{tikz}\n\\begin{document}\n");
+    let _ = writeln!(s, "% {title}");
+    s.push_str("\\begin{tikzpicture}[x={(0cm,-1cm)},y={(1cm,0cm)},every node/.style={minimum size=1cm, outer sep=0pt}]\n");
+    for c in cells {
+        let fill = match c.color {
+            None => "white".to_string(),
+            Some(t) => format!(
+                "{{rgb,255:red,{};green,{};blue,{}}}",
+                100 + (t * 53) % 155,
+                100 + (t * 97) % 155,
+                100 + (t * 31) % 155
+            ),
+        };
+        let _ = writeln!(
+            s,
+            "\\node[fill={fill}] at ({},{}) {{\\shortstack{{{}}}}};",
+            c.m, c.n, c.label
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\\draw[color=black,thick,shift={{(-0.5,-0.5)}}] (0,0) grid ({rows},{cols});"
+    );
+    for m in 0..rows {
+        let _ = writeln!(s, "\\node at ({m},-1) {{\\Large{{\\texttt{{{m}}}}}}};");
+    }
+    for n in 0..cols {
+        let _ = writeln!(s, "\\node at (-1,{n}) {{\\Large{{\\texttt{{{n}}}}}}};");
+    }
+    s.push_str("\\end{tikzpicture}\n\\end{document}\n");
+    s
+}

@@ -1,0 +1,376 @@
+//! `layout eval`: a small expression language over the algebra. A call is
+//! `name(arg, ...)`; an argument is a call or CuTe notation (a layout, a
+//! tuple or tiler, an integer, `_`).
+
+use layout_core::dynamic as d;
+use layout_core::{DInt, DTuple, DynLayout, LayoutError, Tiler};
+
+/// A value of the expression language.
+#[derive(Clone, Debug)]
+pub enum Val {
+    /// A layout.
+    Layout(DynLayout),
+    /// A tuple, integer or tiler written in CuTe notation without `:` at the top.
+    Text(String),
+}
+
+impl std::fmt::Display for Val {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Val::Layout(l) => write!(f, "{l}"),
+            Val::Text(t) => f.write_str(t),
+        }
+    }
+}
+
+/// An error with the byte position it refers to.
+#[derive(Debug)]
+pub struct EvalError {
+    /// Byte position in the expression.
+    pub pos: usize,
+    /// What went wrong.
+    pub msg: String,
+}
+
+fn err(pos: usize, msg: impl Into<String>) -> EvalError {
+    EvalError {
+        pos,
+        msg: msg.into(),
+    }
+}
+
+fn lerr(pos: usize, e: LayoutError) -> EvalError {
+    match e {
+        LayoutError::Parse { pos: p, expected } => err(pos + p, format!("expected {expected}")),
+        e => err(pos, e.to_string()),
+    }
+}
+
+/// Evaluate an expression.
+pub fn eval(src: &str) -> Result<Val, EvalError> {
+    let (v, end) = expr(src, 0)?;
+    if src[end..].trim().is_empty() {
+        Ok(v)
+    } else {
+        Err(err(end, "unexpected text after the expression"))
+    }
+}
+
+/// Parse one expression starting at `at`; returns the value and the end.
+fn expr(src: &str, at: usize) -> Result<(Val, usize), EvalError> {
+    let b = src.as_bytes();
+    let mut i = at;
+    while i < b.len() && b[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    let start = i;
+    if i < b.len() && b[i].is_ascii_alphabetic() {
+        while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+            i += 1;
+        }
+        let name = &src[start..i];
+        if b.get(i) != Some(&b'(') {
+            return Err(err(i, format!("expected `(` after `{name}`")));
+        }
+        i += 1;
+        let mut args = Vec::new();
+        loop {
+            while i < b.len() && b[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            if b.get(i) == Some(&b')') {
+                i += 1;
+                break;
+            }
+            let (v, end) = expr(src, i)?;
+            args.push((v, i));
+            i = end;
+            while i < b.len() && b[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            match b.get(i) {
+                Some(b',') => i += 1,
+                Some(b')') => {
+                    i += 1;
+                    break;
+                }
+                _ => return Err(err(i, "expected `,` or `)`")),
+            }
+        }
+        return Ok((call(name, start, &args)?, i));
+    }
+    // CuTe notation: up to the next `,` or `)` at depth 0.
+    let mut depth = 0i32;
+    while i < b.len() {
+        match b[i] {
+            b'(' => depth += 1,
+            b')' if depth == 0 => break,
+            b')' => depth -= 1,
+            b',' if depth == 0 => break,
+            _ => {}
+        }
+        i += 1;
+    }
+    let text = src[start..i].trim();
+    if text.is_empty() {
+        return Err(err(
+            start,
+            "expected a layout, a tuple, an integer or a call",
+        ));
+    }
+    let v = if has_top_colon(text) {
+        Val::Layout(text.parse().map_err(|e| lerr(start, e))?)
+    } else {
+        Val::Text(text.to_string())
+    };
+    Ok((v, i))
+}
+
+fn has_top_colon(s: &str) -> bool {
+    let mut depth = 0;
+    for c in s.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ':' if depth == 0 => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+fn as_layout(v: &(Val, usize)) -> Result<DynLayout, EvalError> {
+    match &v.0 {
+        Val::Layout(l) => Ok(l.clone()),
+        Val::Text(t) => t.parse().map_err(|e| lerr(v.1, e)),
+    }
+}
+fn as_tuple(v: &(Val, usize)) -> Result<DTuple, EvalError> {
+    match &v.0 {
+        Val::Text(t) => layout_core::parse_tuple(t).map_err(|e| lerr(v.1, e)),
+        Val::Layout(_) => Err(err(v.1, "expected a tuple or an integer, found a layout")),
+    }
+}
+fn as_tiler(v: &(Val, usize)) -> Result<Tiler, EvalError> {
+    match &v.0 {
+        Val::Layout(l) => Ok(Tiler::Layout(l.clone())),
+        Val::Text(t) => t.parse().map_err(|e| lerr(v.1, e)),
+    }
+}
+fn as_usize(v: &(Val, usize)) -> Result<usize, EvalError> {
+    match as_tuple(v)? {
+        DTuple::Int(i) if i.v >= 0 => Ok(i.v as usize),
+        _ => Err(err(v.1, "expected a non-negative integer")),
+    }
+}
+
+/// The functions `eval` knows, by CuTe name.
+pub const FUNCTIONS: &[&str] = &[
+    "composition",
+    "coalesce",
+    "filter",
+    "filter_zeros",
+    "complement",
+    "right_inverse",
+    "left_inverse",
+    "logical_divide",
+    "zipped_divide",
+    "tiled_divide",
+    "flat_divide",
+    "logical_product",
+    "zipped_product",
+    "tiled_product",
+    "flat_product",
+    "blocked_product",
+    "raked_product",
+    "make_layout",
+    "make_layout_right",
+    "make_ordered_layout",
+    "flatten",
+    "group",
+    "select",
+    "get",
+    "append",
+    "prepend",
+    "size",
+    "cosize",
+    "rank",
+    "depth",
+    "slice",
+    "dice",
+    "crd2idx",
+    "idx2crd",
+];
+
+fn call(name: &str, pos: usize, a: &[(Val, usize)]) -> Result<Val, EvalError> {
+    let need = |n: usize| -> Result<(), EvalError> {
+        if a.len() == n {
+            Ok(())
+        } else {
+            Err(err(
+                pos,
+                format!("{name} takes {n} argument(s), got {}", a.len()),
+            ))
+        }
+    };
+    let lay = |r: Result<DynLayout, LayoutError>| r.map(Val::Layout).map_err(|e| lerr(pos, e));
+    let text = |r: Result<String, LayoutError>| r.map(Val::Text).map_err(|e| lerr(pos, e));
+    match name {
+        "composition" => {
+            need(2)?;
+            lay(layout_core::composition_tiler(
+                &as_layout(&a[0])?,
+                &as_tiler(&a[1])?,
+            ))
+        }
+        "coalesce" if a.len() == 2 => lay(layout_core::coalesce_profile(
+            &as_layout(&a[0])?,
+            &as_tuple(&a[1])?,
+        )),
+        "coalesce" => {
+            need(1)?;
+            lay(layout_core::coalesce(&as_layout(&a[0])?))
+        }
+        "filter" => {
+            need(1)?;
+            lay(layout_core::filter(&as_layout(&a[0])?))
+        }
+        "filter_zeros" => {
+            need(1)?;
+            lay(layout_core::filter_zeros(&as_layout(&a[0])?))
+        }
+        "complement" if a.len() == 2 => lay(layout_core::complement(
+            &as_layout(&a[0])?,
+            &as_tuple(&a[1])?,
+        )),
+        "complement" => {
+            need(1)?;
+            lay(layout_core::complement_default(&as_layout(&a[0])?))
+        }
+        "right_inverse" => {
+            need(1)?;
+            lay(layout_core::right_inverse(&as_layout(&a[0])?))
+        }
+        "left_inverse" => {
+            need(1)?;
+            lay(layout_core::left_inverse(&as_layout(&a[0])?))
+        }
+        "logical_divide" | "zipped_divide" | "tiled_divide" | "flat_divide" | "logical_product"
+        | "zipped_product" | "tiled_product" | "flat_product" => {
+            need(2)?;
+            let (l, t) = (as_layout(&a[0])?, as_tiler(&a[1])?);
+            lay(match name {
+                "logical_divide" => layout_core::logical_divide(&l, &t),
+                "zipped_divide" => layout_core::zipped_divide(&l, &t),
+                "tiled_divide" => layout_core::tiled_divide(&l, &t),
+                "flat_divide" => layout_core::flat_divide(&l, &t),
+                "logical_product" => layout_core::logical_product(&l, &t),
+                "zipped_product" => layout_core::zipped_product(&l, &t),
+                "tiled_product" => layout_core::tiled_product(&l, &t),
+                _ => layout_core::flat_product(&l, &t),
+            })
+        }
+        "blocked_product" | "raked_product" => {
+            need(2)?;
+            let (x, y) = (as_layout(&a[0])?, as_layout(&a[1])?);
+            lay(if name == "blocked_product" {
+                layout_core::blocked_product(&x, &y)
+            } else {
+                layout_core::raked_product(&x, &y)
+            })
+        }
+        "make_layout" => {
+            need(1)?;
+            lay(d::make_layout_left(&as_tuple(&a[0])?))
+        }
+        "make_layout_right" => {
+            need(1)?;
+            lay(d::make_layout_right(&as_tuple(&a[0])?))
+        }
+        "make_ordered_layout" => {
+            need(2)?;
+            lay(d::make_ordered_layout(&as_tuple(&a[0])?, &as_tuple(&a[1])?))
+        }
+        "flatten" => {
+            need(1)?;
+            Ok(Val::Layout(as_layout(&a[0])?.flatten()))
+        }
+        "group" => {
+            need(3)?;
+            lay(as_layout(&a[0])?.group(as_usize(&a[1])?, as_usize(&a[2])?))
+        }
+        "select" => {
+            let l = as_layout(a.first().ok_or_else(|| err(pos, "select needs a layout"))?)?;
+            let idx = a[1..].iter().map(as_usize).collect::<Result<Vec<_>, _>>()?;
+            lay(l.select(&idx))
+        }
+        "get" => {
+            let l = as_layout(a.first().ok_or_else(|| err(pos, "get needs a layout"))?)?;
+            a[1..].iter().try_fold(Val::Layout(l), |v, i| match v {
+                Val::Layout(l) => lay(l.get(as_usize(i)?)),
+                t => Ok(t),
+            })
+        }
+        "append" | "prepend" => {
+            let l = as_layout(a.first().ok_or_else(|| err(pos, "needs a layout"))?)?;
+            let x = match a.get(1) {
+                Some(v) => as_layout(v)?,
+                None => DynLayout::int(DInt::s(1), DInt::s(0)),
+            };
+            Ok(Val::Layout(if name == "append" {
+                l.append(&x, None)
+            } else {
+                l.prepend(&x, None)
+            }))
+        }
+        "size" => {
+            need(1)?;
+            text(d::size_of(&as_layout(&a[0])?).map(|i| i.to_string()))
+        }
+        "cosize" => {
+            need(1)?;
+            text(d::cosize_of(&as_layout(&a[0])?).map(|i| i.to_string()))
+        }
+        "rank" => {
+            need(1)?;
+            Ok(Val::Text(format!("_{}", as_layout(&a[0])?.rank())))
+        }
+        "depth" => {
+            need(1)?;
+            Ok(Val::Text(format!("_{}", as_layout(&a[0])?.depth())))
+        }
+        "slice" | "dice" => {
+            need(2)?;
+            let c: layout_core::DCoord = match &a[0].0 {
+                Val::Text(t) => t.parse().map_err(|e| lerr(a[0].1, e))?,
+                Val::Layout(_) => return Err(err(a[0].1, "expected a coordinate")),
+            };
+            let l = as_layout(&a[1])?;
+            lay(if name == "slice" {
+                d::slice(&c, &l)
+            } else {
+                d::dice(&c, &l)
+            })
+        }
+        "crd2idx" => {
+            need(2)?;
+            let l = as_layout(&a[0])?;
+            let c: layout_core::DCoord = match &a[1].0 {
+                Val::Text(t) => t.parse().map_err(|e| lerr(a[1].1, e))?,
+                Val::Layout(_) => return Err(err(a[1].1, "expected a coordinate")),
+            };
+            text(d::crd2idx_coord(&c, l.shape(), l.stride()).map(|i| i.to_string()))
+        }
+        "idx2crd" => {
+            need(2)?;
+            match as_tuple(&a[0])? {
+                DTuple::Int(i) => text(d::idx2crd(i, &as_tuple(&a[1])?).map(|t| t.to_string())),
+                _ => Err(err(a[0].1, "expected an integer index")),
+            }
+        }
+        _ => Err(err(
+            pos,
+            format!("unknown function `{name}`; known: {}", FUNCTIONS.join(", ")),
+        )),
+    }
+}

@@ -1,0 +1,145 @@
+//! The explorer, run as a user runs it.
+
+use std::process::Command;
+
+fn layout(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_layout"))
+        .args(args)
+        .output()
+        .expect("run layout");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+#[test]
+fn tour_shows_the_seeds() {
+    let (code, out, _) = layout(&[]);
+    assert_eq!(code, 0);
+    assert!(out.contains("size 12  cosize 16"), "padded layout: {out}");
+    assert!(out.contains("size 12  cosize 4"), "broadcast layout: {out}");
+    assert!(
+        out.contains("= ((_2,_2),(_3,_2)):((_4,_1),(_8,_2))"),
+        "zipped_divide (seed 004): {out}"
+    );
+    assert!(
+        out.contains("= ((_3,_2),(_2,_5)):((_1,_6),(_3,_12))"),
+        "blocked_product (seed 004): {out}"
+    );
+}
+
+#[test]
+fn show_prints_the_table() {
+    let (code, out, _) = layout(&["show", "(_2,_4):(_1,_2)"]);
+    assert_eq!(code, 0);
+    assert!(out.contains(" 0  | 0 | 2 | 4 | 6 |"), "{out}");
+    let (_, out, _) = layout(&["show", "(_2,_2,_2):(_4,_2,_1)"]);
+    assert!(out.contains("offsets: 0 4 2 6 1 5 3 7"), "{out}");
+}
+
+#[test]
+fn eval_examples() {
+    // Expected values: the seeds' hand computations and CuTe's printed results.
+    for (expr, want) in [
+        (
+            "composition((_6,_2):(_8,_2), (_4,_3):(_3,_1))",
+            "((_2,_2),_3):((_24,_2),_8)",
+        ),
+        (
+            "zipped_divide((_6,_4):(_4,_1), (_2,_2))",
+            "((_2,_2),(_3,_2)):((_4,_1),(_8,_2))",
+        ),
+        (
+            "blocked_product((_3,_2):(_1,_3), (_2,_5):(_1,_2))",
+            "((_3,_2),(_2,_5)):((_1,_6),(_3,_12))",
+        ),
+        ("complement((_4,_8):(_32,_1), _1024)", "(_4,_8):(_8,_128)"),
+        ("coalesce((_2,(_4,_8)):(_1,(_2,_8)))", "_64:_1"),
+        ("right_inverse((_4,_8):(_8,_1))", "(_8,_4):(_4,_1)"),
+        ("left_inverse((_4,_8):(_16,_1))", "(_16,_4):(_4,_1)"),
+    ] {
+        let (code, out, err) = layout(&["eval", expr]);
+        assert_eq!(code, 0, "{expr}: {err}");
+        assert_eq!(out.trim(), want, "{expr}");
+    }
+}
+
+#[test]
+fn bad_input_is_one_line_and_status_2() {
+    for args in [
+        &["eval", "composition((_4,_6):(_1,_5), _6:_1)"][..],
+        &["eval", "frobnicate(4:1)"],
+        &["eval", "coalesce((2,3):(1,2)"],
+        &["show", "(2,3):(1"],
+        &["show", "(2,3):(1,2,3)"],
+        &["svg", "(2,2,2):(1,2,4)", "-o", "/dev/null"],
+    ] {
+        let (code, out, err) = layout(args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn svg_is_well_formed_with_one_cell_per_element() {
+    let dir = std::env::temp_dir().join(format!("layout-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("h.svg");
+    let (code, _, err) = layout(&[
+        "svg",
+        "(_2,(_2,_2)):(_4,(_2,_1))",
+        "-o",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let doc = roxmltree::Document::parse(&text).expect("well-formed XML");
+    let rects: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("rect"))
+        .collect();
+    assert_eq!(rects.len(), 8);
+    // The offsets of (_2,(_2,_2)):(_4,(_2,_1)) are 0..8, each in one cell.
+    let mut labels: Vec<i64> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text())
+        .filter_map(|t| t.parse().ok())
+        .collect();
+    labels.sort();
+    assert_eq!(
+        labels.len(),
+        8 + 2 + 4,
+        "cell labels plus row and column indices"
+    );
+
+    // Thread-value: SM80's A layout over a 16x16 tile, 256 cells labelled T#V#.
+    let tv = dir.join("tv.svg");
+    let (code, _, err) = layout(&[
+        "svg",
+        "((_4,_8),(_2,_2,_2)):((_32,_1),(_16,_8,_128))",
+        "--tv",
+        "16x16",
+        "-o",
+        tv.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&tv).unwrap();
+    let doc = roxmltree::Document::parse(&text).expect("well-formed XML");
+    assert_eq!(
+        doc.descendants().filter(|n| n.has_tag_name("rect")).count(),
+        256
+    );
+    assert!(text.contains(">T0V1<"));
+}
+
+#[test]
+fn latex_draws_every_cell() {
+    let (code, out, _) = layout(&["latex", "(_2,_4):(_1,_2)"]);
+    assert_eq!(code, 0);
+    assert_eq!(out.matches("\\node[fill=").count(), 8);
+    assert!(out.contains("\\begin{tikzpicture}"));
+}
