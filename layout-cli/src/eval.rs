@@ -361,6 +361,52 @@ fn call(name: &str, pos: usize, a: &[(Val, usize)]) -> Result<Val, EvalError> {
             };
             text(d::crd2idx_coord(&c, l.shape(), l.stride()).map(|i| i.to_string()))
         }
+        "max_common_layout" => {
+            need(2)?;
+            lay(d::max_common_layout(&as_layout(&a[0])?, &as_layout(&a[1])?))
+        }
+        "max_common_vector" => {
+            need(2)?;
+            text(
+                d::max_common_vector(&as_layout(&a[0])?, &as_layout(&a[1])?).map(|i| i.to_string()),
+            )
+        }
+        "upcast" | "downcast" => {
+            need(2)?;
+            let n = as_usize(&a[1])? as i64;
+            lay(if name == "upcast" {
+                d::upcast(&as_layout(&a[0])?, n)
+            } else {
+                d::downcast(&as_layout(&a[0])?, n)
+            })
+        }
+        "tile_to_shape" => {
+            let order = a.get(2).map(as_tuple).transpose()?;
+            lay(d::tile_to_shape(
+                &as_layout(a.first().ok_or_else(|| err(pos, "needs a block"))?)?,
+                &as_tuple(a.get(1).ok_or_else(|| err(pos, "needs a shape"))?)?,
+                order.as_ref(),
+            ))
+        }
+        "swizzle" => {
+            need(4)?;
+            let n = |i: usize| {
+                as_tuple(&a[i]).map(|t| match t {
+                    DTuple::Int(x) => x.v,
+                    _ => i64::MIN,
+                })
+            };
+            let sw = d::Swizzle::new(n(0)?, n(1)?, n(2)?).map_err(|e| lerr(pos, e))?;
+            let c = d::compose_swizzle(sw, &as_layout(&a[3])?);
+            let t = c.table().map_err(|e| lerr(pos, e))?;
+            Ok(Val::Text(format!(
+                "{c}\noffsets: {}",
+                t.iter()
+                    .map(|x| x.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            )))
+        }
         "idx2crd" => {
             need(2)?;
             match as_tuple(&a[0])? {

@@ -55,13 +55,15 @@ fn tiler(v: &Value) -> Result<Tiler, LayoutError> {
 enum Out {
     L(DynLayout),
     T(String),
+    /// A printed result with its table (swizzles).
+    C(String, Vec<i64>),
 }
 
 impl std::fmt::Display for Out {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Out::L(l) => write!(f, "{l}"),
-            Out::T(t) => f.write_str(t),
+            Out::T(t) | Out::C(t, _) => f.write_str(t),
         }
     }
 }
@@ -153,6 +155,51 @@ fn compute_core(op: &str, a: &[Value]) -> Option<Result<Out, LayoutError>> {
                 .map(|t| t.to_string()),
         ),
         "print_layout" => text(l().and_then(|l| d::print_layout(&l))),
+        "max_common_vector" => text(
+            l().and_then(|x| d::max_common_vector(&x, &lay(&a[1])?))
+                .map(|i| i.to_string()),
+        ),
+        "max_common_layout" => layout(l().and_then(|x| d::max_common_layout(&x, &lay(&a[1])?))),
+        "upcast" => layout(l().and_then(|x| d::upcast(&x, num(&a[1]) as i64))),
+        "downcast" => layout(l().and_then(|x| d::downcast(&x, num(&a[1]) as i64))),
+        "recast_layout" => layout(l().and_then(|x| {
+            let spec = a[1].as_str().unwrap_or("");
+            let bytes = |t: &str| match t.trim() {
+                "u8" => 1,
+                "u16" => 2,
+                "u32" => 4,
+                "u64" => 8,
+                _ => 0,
+            };
+            let (new, old) = spec.split_once("<-").unwrap_or(("", ""));
+            d::recast_layout(&x, bytes(old), bytes(new))
+        })),
+        "tile_to_shape" => layout(l().and_then(|x| {
+            let order = a.get(2).map(tup).transpose()?;
+            d::tile_to_shape(&x, &tup(&a[1])?, order.as_ref())
+        })),
+        "swizzle" => Some(
+            d::Swizzle::new(
+                num(&a[0]) as i64,
+                num(&a[1]) as i64,
+                a[2].as_i64().unwrap_or(0),
+            )
+            .map(|sw| {
+                let n = num(&a[3]) as i64;
+                Out::C(sw.to_string(), (0..n).map(|i| sw.apply(i)).collect())
+            }),
+        ),
+        "swizzle_layout" => Some(
+            d::Swizzle::new(
+                num(&a[0]) as i64,
+                num(&a[1]) as i64,
+                a[2].as_i64().unwrap_or(0),
+            )
+            .and_then(|sw| {
+                let c = d::compose_swizzle(sw, &lay(&a[3])?);
+                Ok(Out::C(c.to_string(), c.table()?))
+            }),
+        ),
         _ => None,
     }
 }
@@ -284,6 +331,23 @@ fn main() {
                             r["result"]
                         ));
                         false
+                    }
+                    Ok(Out::C(t, table)) => {
+                        let want = r["result"].as_str().unwrap_or("");
+                        let exact = t == want;
+                        if exact {
+                            c.exact += 1;
+                        }
+                        let table_ok = r["table"].as_array().is_none_or(|w| {
+                            w.len() == table.len()
+                                && w.iter().zip(table).all(|(x, y)| x.as_i64() == Some(*y))
+                        });
+                        if !(exact && table_ok) {
+                            failures.push(format!(
+                                "{heading} {id}: got {t} (table ok: {table_ok}), CuTe {want}"
+                            ));
+                        }
+                        exact && table_ok
                     }
                     Ok(Out::T(t)) => {
                         let want = r["result"].as_str().unwrap_or("");

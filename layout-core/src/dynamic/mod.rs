@@ -7,10 +7,12 @@
 //! and every arithmetic step is overflow-checked.
 
 mod algebra;
+mod more;
 mod ops;
 mod parse;
 
 pub use algebra::*;
+pub use more::*;
 pub use ops::*;
 pub use parse::parse_tuple;
 
