@@ -220,6 +220,20 @@ impl DynLayout {
             .collect::<R<_>>()?;
         Ok(DynLayout::from_modes(out))
     }
+    /// CuTe's `take<b,e>`: modes `[b, e)`.
+    pub fn take(&self, b: usize, e: usize) -> R<DynLayout> {
+        let m = self.modes();
+        if b > e || e > m.len() {
+            return Err(invalid(
+                "take",
+                format!(
+                    "[{b}, {e}) is not a range of the {} modes of {self}",
+                    m.len()
+                ),
+            ));
+        }
+        Ok(DynLayout::from_modes(m[b..e].to_vec()))
+    }
     /// CuTe's `get<i>`.
     pub fn get(&self, i: usize) -> R<DynLayout> {
         self.mode(i)
