@@ -954,29 +954,16 @@ pub fn append_to_rank(l: &DynLayout, n: usize) -> DynLayout {
 }
 
 fn product_zip(a: &DynLayout, b: &DynLayout, raked: bool) -> R<DynLayout> {
-    let p0 = logical_product(a, &Tiler::Layout(b.clone()))?;
-    if let (DTuple::Int(_), Some(x), Some(y)) = (a.shape(), p0.mode(0), p0.mode(1)) {
-        if b.rank() <= 1 {
+    if a.rank() == 1 && b.rank() == 1 {
+        // CuTe's zip of an integer with a layout pairs it with the whole layout.
+        let p = logical_product(a, &Tiler::Layout(b.clone()))?;
+        if let (Some(x), Some(y)) = (p.mode(0), p.mode(1)) {
             let (first, second) = if raked { (y, x) } else { (x, y) };
             if let DTuple::Int(_) = first.shape() {
-                // CuTe's zip of an integer with a layout pairs it with the whole layout.
                 return Ok(DynLayout::from_modes(vec![DynLayout::from_modes(vec![
                     first, second,
                 ])]));
             }
-        }
-    }
-    if let (DTuple::Tup(_), true, Some(x), Some(y)) = (
-        a.shape(),
-        a.rank() == 1 && b.rank() <= 1,
-        p0.mode(0),
-        p0.mode(1),
-    ) {
-        let (first, second) = if raked { (y, x) } else { (x, y) };
-        if let DTuple::Int(_) = first.shape() {
-            return Ok(DynLayout::from_modes(vec![DynLayout::from_modes(vec![
-                first, second,
-            ])]));
         }
     }
     let r = a.rank().max(b.rank());

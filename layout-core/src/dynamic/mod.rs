@@ -256,6 +256,10 @@ impl DynLayout {
             stride: self.stride.mode(i)?.clone(),
         })
     }
+    /// The size of mode `i` (1 past the last mode).
+    pub fn mode_size(&self, i: usize) -> Result<i64, LayoutError> {
+        self.shape.mode(i).map_or(Ok(1), |m| Ok(m.product()?.v))
+    }
     /// The modes as layouts.
     pub fn modes(&self) -> Vec<DynLayout> {
         self.shape
