@@ -32,6 +32,7 @@ const OPS: &[&str] = &[
     "slice_and_offset",
     "dice",
     "print_layout",
+    "mma_atom",
 ];
 
 #[derive(Clone, Debug)]
@@ -337,6 +338,29 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
             "{head}let l = {};\nrep.int(op, id, exact, l.depth(), true, {exp});",
             emit_layout(arg_str(r, 0)?, dynamic)?
         ),
+        "mma_atom" => {
+            let atom = arg_str(r, 0)?;
+            let member = arg_str(r, 1)?;
+            let ty = match member {
+                "Shape_MNK" => "ShapeMNK",
+                m @ ("ThrID" | "ALayout" | "BLayout" | "CLayout") => m,
+                m => return Err(format!("unknown MMA member {m}")),
+            };
+            let value = format!(
+                "<layout_core::atom::{atom} as layout_core::atom::MmaAtom>::{ty}::default()"
+            );
+            if ty == "ShapeMNK" {
+                format!("{head}let out = {value};\nrep.text(op, id, exact, &to_cute_string(&out), {exp});")
+            } else {
+                // A static type: the all-dynamic build is its to_dyn().
+                let e = if dynamic {
+                    format!("{value}.to_dyn()")
+                } else {
+                    value
+                };
+                lay(e)
+            }
+        }
         "print_layout" => format!(
             "{head}let l = {};\nrep.text(op, id, exact, &print_layout(l), {exp});",
             emit_layout(arg_str(r, 0)?, dynamic)?

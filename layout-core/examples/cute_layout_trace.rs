@@ -143,5 +143,27 @@ fn main() {
     ck.eq(a[crd!(1, 2)], 99);
     ck.eq(storage[8], 99);
 
+    // The SM80 16x8x16 A operand: which lane holds which element of the 16x16 tile.
+    use layout_core::atom::{MmaAtom, SM80_16x8x16_F32F16F16F32_TN as Mma};
+    let a_tv = <Mma as MmaAtom>::ALayout::default();
+    let smem = layout!((16,16):(16,1));
+    let mut covered = [false; 256];
+    for lane in 0..32usize {
+        for v in 0..8usize {
+            let q = a_tv.crd2idx((lane, v));
+            let (m, k) = (q % 16, q / 16);
+            let (a, b, c) = (v % 2, (v / 2) % 2, v / 4);
+            ck.eq((m, k), (lane / 4 + 8 * b, 2 * (lane % 4) + a + 8 * c));
+            ck.eq(covered[q], false);
+            covered[q] = true;
+        }
+    }
+    let q = a_tv.crd2idx((0usize, 1usize));
+    let (m, k) = (q % 16, q / 16);
+    let physical = smem.crd2idx((m, k));
+    println!("lane=0 v=1 -> A({m},{k}) q={q} physical_offset={physical}");
+    ck.eq((m, k, q, physical), (0, 1, 16, 1));
+    ck.eq(covered.iter().filter(|&&c| c).count(), 256);
+
     println!("Verified {} checks", ck.0);
 }

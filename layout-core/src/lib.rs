@@ -27,6 +27,7 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod atom;
 pub mod coord;
 #[cfg(feature = "alloc")]
 pub mod dynamic;

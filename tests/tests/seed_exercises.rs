@@ -146,3 +146,35 @@ fn tensor_construction_checks() {
         "storage of 15 elements is shorter than the 16 the layout reaches"
     );
 }
+
+/// Exercise 6: lane 4's eight A elements, from the SM80 ALayout's strides.
+/// The seed's table: v -> (m,k), q = m + 16k, row-major offset 16m + k.
+#[test]
+fn exercise6_lane4_of_the_sm80_a_layout() {
+    use layout_core::atom::{MmaAtom, SM80_16x8x16_F32F16F16F32_TN as Mma};
+    let a = <Mma as MmaAtom>::ALayout::default();
+    let seed = [
+        ((1, 0), 1, 16),
+        ((1, 1), 17, 17),
+        ((9, 0), 9, 144),
+        ((9, 1), 25, 145),
+        ((1, 8), 129, 24),
+        ((1, 9), 145, 25),
+        ((9, 8), 137, 152),
+        ((9, 9), 153, 153),
+    ];
+    for (v, ((m, k), q, row_major)) in seed.into_iter().enumerate() {
+        let got = a.crd2idx((4usize, v));
+        assert_eq!(got, q, "lane 4, v {v}");
+        assert_eq!((got % 16, got / 16), (m, k));
+        assert_eq!(16 * m + k, row_major);
+    }
+    // All 32 x 8 (lane, value) pairs cover the 16x16 tile exactly once.
+    let mut seen = [0u8; 256];
+    for lane in 0..32usize {
+        for v in 0..8usize {
+            seen[a.crd2idx((lane, v))] += 1;
+        }
+    }
+    assert!(seen.iter().all(|&c| c == 1));
+}

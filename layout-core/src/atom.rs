@@ -1,0 +1,42 @@
+//! Thread-value layouts of MMA instructions, as static layout types.
+//!
+//! A thread-value layout maps `(thread, value)` to a position in the
+//! instruction's tile, numbered column-major: `q = m + M*k` for the A operand.
+
+use crate::layout_type;
+
+/// The SM80 `mma.sync.m16n8k16` with f16 inputs and f32 accumulators
+/// (CuTe's `SM80_16x8x16_F32F16F16F32_TN`): one warp of 32 threads.
+///
+/// ```
+/// use layout_core::atom::{MmaAtom, SM80_16x8x16_F32F16F16F32_TN as Mma};
+/// let a = <Mma as MmaAtom>::ALayout::default();
+/// assert_eq!(a.to_string(), "((_4,_8),(_2,_2,_2)):((_32,_1),(_16,_8,_128))");
+/// // Lane 0's value 1 is A(0,1): q = 0 + 16*1.
+/// assert_eq!(a.crd2idx((0usize, 1usize)), 16);
+/// ```
+#[allow(non_camel_case_types)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SM80_16x8x16_F32F16F16F32_TN;
+
+/// An MMA instruction's layouts, as CuTe's `MMA_Traits` give them.
+pub trait MmaAtom {
+    /// Thread ids of the participating threads.
+    type ThrID: Default + Copy;
+    /// The instruction's (M, N, K).
+    type ShapeMNK: Default + Copy;
+    /// (thread, value) -> position in the M x K tile of A.
+    type ALayout: Default + Copy;
+    /// (thread, value) -> position in the N x K tile of B.
+    type BLayout: Default + Copy;
+    /// (thread, value) -> position in the M x N tile of C.
+    type CLayout: Default + Copy;
+}
+
+impl MmaAtom for SM80_16x8x16_F32F16F16F32_TN {
+    type ThrID = layout_type!(32:1);
+    type ShapeMNK = (crate::C<16>, crate::C<8>, crate::C<16>);
+    type ALayout = layout_type!(((4,8),(2,2,2)):((32,1),(16,8,128)));
+    type BLayout = layout_type!(((4,8),(2,2)):((16,1),(8,64)));
+    type CLayout = layout_type!(((4,8),(2,2)):((32,1),(16,8)));
+}
