@@ -8,7 +8,6 @@
 
 use crate::int::{write_int, Int};
 use core::fmt;
-use typenum::Unsigned;
 
 /// The end of a cons list.
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
@@ -506,6 +505,3 @@ macro_rules! leaf_as_modes {
     };
 }
 for_each_leaf!(leaf_as_modes);
-
-#[allow(dead_code)]
-fn _assert_unsigned<U: Unsigned>() {}

@@ -11,7 +11,13 @@ fn main() {
 }
 
 fn lay(shape: &[(i64, bool)], stride: &[(i64, bool)]) -> DynLayout {
-    let t = |v: &[(i64, bool)]| DTuple::Tup(v.iter().map(|&(v, st)| DTuple::Int(DInt { v, st })).collect());
+    let t = |v: &[(i64, bool)]| {
+        DTuple::Tup(
+            v.iter()
+                .map(|&(v, st)| DTuple::Int(DInt { v, st }))
+                .collect(),
+        )
+    };
     DynLayout::new(t(shape), t(stride)).unwrap()
 }
 

@@ -178,3 +178,56 @@ fn exercise6_lane4_of_the_sm80_a_layout() {
     }
     assert!(seen.iter().all(|&c| c == 1));
 }
+
+/// Exercise 5: eight threads fill a padded 4x4 tile through
+/// composition(data_layout, tv), computed here by DynLayout's run-time
+/// composition (the typed one is issue 4's).
+#[test]
+fn exercise5_threads_fill_a_padded_tile() {
+    use layout_core::{composition, DynLayout};
+    let tv = layout!((8,2):(1,8));
+    let data: DynLayout = "(_4,_4):(_6,_1)".parse().unwrap();
+    let tv_to_address = composition(&data, &DynLayout::from(tv)).unwrap();
+    // (t,v) = (1,1): q = 9, (m,n) = (1,2), offset 6*1 + 2 = 8.
+    let q = tv.crd2idx((1usize, 1usize));
+    assert_eq!((q, q % 4, q / 4), (9, 1, 2));
+    assert_eq!(tv_to_address.call(1 + 8).unwrap(), 8);
+
+    let mut storage = [-99i32; 24];
+    let mut writes = [0u8; 16];
+    for t in 0..8usize {
+        for v in 0..2usize {
+            let q = tv.crd2idx((t, v));
+            let (m, n) = (q % 4, q / 4);
+            let by_hand = 6 * m + n;
+            let composed = tv_to_address.call((t + 8 * v) as i64).unwrap() as usize;
+            assert_eq!(composed, by_hand, "t {t} v {v}");
+            storage[composed] = (100 * t + v) as i32;
+            writes[q] += 1;
+        }
+    }
+    assert!(
+        writes.iter().all(|&w| w == 1),
+        "each logical position written once"
+    );
+    let rows: Vec<Vec<i32>> = (0..4)
+        .map(|m| (0..4).map(|n| storage[6 * m + n]).collect())
+        .collect();
+    assert_eq!(
+        rows,
+        vec![
+            vec![0, 400, 1, 401],
+            vec![100, 500, 101, 501],
+            vec![200, 600, 201, 601],
+            vec![300, 700, 301, 701]
+        ]
+    );
+    // The row padding (offsets 4, 5, 10, 11, 16, 17 and past 21) is untouched.
+    for m in 0..4 {
+        for pad in 4..6 {
+            if 6 * m + pad < 24 {
+                assert_eq!(storage[6 * m + pad], -99);
+            }
+        }
+    }
+}
