@@ -190,18 +190,23 @@ impl DynLayout {
     pub fn flatten(&self) -> DynLayout {
         DynLayout::raw(self.shape().flatten(), self.stride().flatten())
     }
-    /// CuTe's `group<b,e>`.
-    pub fn group(&self, b: usize, e: usize) -> R<DynLayout> {
+    /// The modes, checked that `[b, e)` is a range of them.
+    fn modes_in(&self, op: &'static str, b: usize, e: usize) -> R<Vec<DynLayout>> {
         let m = self.modes();
         if b > e || e > m.len() {
             return Err(invalid(
-                "group",
+                op,
                 format!(
                     "[{b}, {e}) is not a range of the {} modes of {self}",
                     m.len()
                 ),
             ));
         }
+        Ok(m)
+    }
+    /// CuTe's `group<b,e>`.
+    pub fn group(&self, b: usize, e: usize) -> R<DynLayout> {
+        let m = self.modes_in("group", b, e)?;
         let mut out: Vec<DynLayout> = m[..b].to_vec();
         out.push(DynLayout::from_modes(m[b..e].to_vec()));
         out.extend_from_slice(&m[e..]);
@@ -222,17 +227,9 @@ impl DynLayout {
     }
     /// CuTe's `take<b,e>`: modes `[b, e)`.
     pub fn take(&self, b: usize, e: usize) -> R<DynLayout> {
-        let m = self.modes();
-        if b > e || e > m.len() {
-            return Err(invalid(
-                "take",
-                format!(
-                    "[{b}, {e}) is not a range of the {} modes of {self}",
-                    m.len()
-                ),
-            ));
-        }
-        Ok(DynLayout::from_modes(m[b..e].to_vec()))
+        Ok(DynLayout::from_modes(
+            self.modes_in("take", b, e)?[b..e].to_vec(),
+        ))
     }
     /// CuTe's `get<i>`.
     pub fn get(&self, i: usize) -> R<DynLayout> {
