@@ -27,6 +27,7 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod algebra;
 pub mod atom;
 pub mod coord;
 #[cfg(feature = "alloc")]
@@ -74,6 +75,9 @@ pub use tuple::{IntTuple, Tuple};
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;
+
+/// typenum, which backs static values computed at the type level.
+pub use typenum;
 
 #[doc(hidden)]
 pub mod __private {
