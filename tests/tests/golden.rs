@@ -255,7 +255,7 @@ fn main() {
         failed += f;
     }
     for (op, n) in &rep.unsupported {
-        println!("not in the typed API yet: {n} {op} builds (coalesce by profile)");
+        println!("not in the typed API yet: {n} {op} builds (by profile)");
     }
     for (name, n) in SKIPPED {
         println!("skipped: {name} ({n} records, not a core op of this test)");

@@ -7,5 +7,7 @@
 //! helper trait implemented once per tag, with the tag as `Self`.
 
 mod coalesce;
+mod filter;
 
 pub use coalesce::{coalesce, Coalesce};
+pub use filter::{filter, filter_zeros};
