@@ -373,7 +373,12 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
             "layout_core::algebra::{op}({})",
             emit_layout(arg_str(r, 0)?, dynamic)?
         )),
-        "coalesce" | "coalesce_dynamic" | "filter" => return Err(UNSUPPORTED.into()),
+        "coalesce" | "coalesce_dynamic" | "filter" => lay(format!(
+            "layout_core::algebra::{}_by({}, {})",
+            op.trim_end_matches("_dynamic"),
+            emit_layout(arg_str(r, 0)?, dynamic)?,
+            emit(&parse(arg_str(r, 1)?)?, dynamic)
+        )),
         "mma_atom" => {
             let atom = arg_str(r, 0)?;
             let member = arg_str(r, 1)?;

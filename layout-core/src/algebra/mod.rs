@@ -8,6 +8,8 @@
 
 mod coalesce;
 mod filter;
+mod profile;
 
 pub use coalesce::{coalesce, Coalesce};
 pub use filter::{filter, filter_zeros};
+pub use profile::{coalesce_by, filter_by};
