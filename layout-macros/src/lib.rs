@@ -102,6 +102,28 @@ fn expand_crd(input: TokenStream2) -> syn::Result<TokenStream2> {
     Ok(quote! {{ #(#lets)* #ts }})
 }
 
+/// Whether typenum's `Const<N>: ToUInt` covers `v` (0..=1024, powers of 2 and 10).
+fn typenum_const_covers(v: u128) -> bool {
+    let mut p = 1u128;
+    while p < v {
+        p *= 10;
+    }
+    v <= 1024 || v.is_power_of_two() || p == v
+}
+
+/// typenum's binary form of `v`.
+fn typenum_form(krate: &TokenStream2, v: u128) -> TokenStream2 {
+    if v == 0 {
+        return quote! { #krate::typenum::UTerm };
+    }
+    let rest = typenum_form(krate, v >> 1);
+    if v & 1 == 1 {
+        quote! { #krate::typenum::UInt<#rest, #krate::typenum::B1> }
+    } else {
+        quote! { #krate::typenum::UInt<#rest, #krate::typenum::B0> }
+    }
+}
+
 /// CuTe notation of a node, for messages.
 fn notation(n: &Node) -> String {
     match n {
@@ -239,6 +261,14 @@ fn emit(
             *k += 1;
             if *v > u64::MAX as u128 {
                 return quote_spanned! {*span=> compile_error!("a compact stride of this shape overflows 64 bits") };
+            }
+            if !typenum_const_covers(*v) {
+                // typenum's Const<N> table stops here: write the binary form.
+                let t = typenum_form(krate, *v);
+                return match form {
+                    Form::Value => quote_spanned! {*span=> #krate::S::<#t>::new() },
+                    Form::Type => quote_spanned! {*span=> #krate::S<#t> },
+                };
             }
             let v = *v as usize;
             match form {

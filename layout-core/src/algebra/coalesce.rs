@@ -461,6 +461,8 @@ where
 /// // A dynamic leaf blocks the merge, as in CuTe.
 /// assert_eq!(coalesce(layout!((2, n):(1, 2))).to_string(), "(_2,4):(_1,_2)");
 /// assert_eq!(core::mem::size_of_val(&coalesce(layout!((2,(1,4)):(1,(7,2))))), 0);
+/// // Statics beyond typenum's Const table work too.
+/// assert_eq!(coalesce(layout!((1536,2):(1,1536))).to_string(), "_3072:_1");
 /// ```
 #[inline(always)]
 pub fn coalesce<L: Coalesce>(l: L) -> L::Output {
