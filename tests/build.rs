@@ -37,6 +37,9 @@ const OPS: &[&str] = &[
     "coalesce_dynamic",
     "filter",
     "filter_zeros",
+    "upcast",
+    "downcast",
+    "recast_layout",
 ];
 
 #[derive(Clone, Debug)]
@@ -211,7 +214,15 @@ fn table(r: &Value) -> String {
 }
 
 /// Algebra ops: built with their own leaves only.
-const ALGEBRA: &[&str] = &["coalesce", "coalesce_dynamic", "filter", "filter_zeros"];
+const ALGEBRA: &[&str] = &[
+    "coalesce",
+    "coalesce_dynamic",
+    "filter",
+    "filter_zeros",
+    "upcast",
+    "downcast",
+    "recast_layout",
+];
 
 /// Records of a form the typed API does not have yet (reported, not failed).
 const UNSUPPORTED: &str = "form not in the typed API yet";
@@ -379,6 +390,31 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
             emit_layout(arg_str(r, 0)?, dynamic)?,
             emit(&parse(arg_str(r, 1)?)?, dynamic)
         )),
+        "upcast" | "downcast" => lay(format!(
+            "layout_core::algebra::{op}::<{}, _, _>({})",
+            arg_u64(r, 1)?,
+            emit_layout(arg_str(r, 0)?, dynamic)?
+        )),
+        "recast_layout" => {
+            let spec = arg_str(r, 1)?;
+            let bytes = |t: &str| match t.trim() {
+                "u8" => Ok(1u64),
+                "u16" => Ok(2),
+                "u32" => Ok(4),
+                "u64" => Ok(8),
+                t => Err(format!("unknown element type {t}")),
+            };
+            let (new, old) = spec.split_once("<-").ok_or("recast spec")?;
+            let (new, old) = (bytes(new)?, bytes(old)?);
+            let l = emit_layout(arg_str(r, 0)?, dynamic)?;
+            lay(if new > old {
+                format!("layout_core::algebra::upcast::<{}, _, _>({l})", new / old)
+            } else if old > new {
+                format!("layout_core::algebra::downcast::<{}, _, _>({l})", old / new)
+            } else {
+                l
+            })
+        }
         "mma_atom" => {
             let atom = arg_str(r, 0)?;
             let member = arg_str(r, 1)?;

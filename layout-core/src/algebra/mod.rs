@@ -6,10 +6,12 @@
 //! static values are taken by computing a tag type (`B0`/`B1`) and calling a
 //! helper trait implemented once per tag, with the tag as `Self`.
 
+mod cast;
 mod coalesce;
 mod filter;
 mod profile;
 
+pub use cast::{downcast, upcast, IntCeilDiv};
 pub use coalesce::{coalesce, Coalesce};
 pub use filter::{filter, filter_zeros};
 pub use profile::{coalesce_by, filter_by};

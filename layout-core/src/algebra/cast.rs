@@ -1,0 +1,245 @@
+//! Typed `upcast<N>` and `downcast<N>`: the layout over elements N times
+//! wider or narrower. Leaf by leaf; the structure is kept.
+
+use super::coalesce::StaticForm;
+use super::filter::StrideZero;
+use crate::int::{Int, IntMul, StaticInt, C, S};
+use crate::layout::{Congruent, Layout};
+use crate::tuple::{Cons, IntTuple, IntoTuple, List, Nil, Tuple};
+use core::ops::{Add, Div, Sub};
+use typenum::{Quot, Sub1, Sum, Unsigned, B0, B1};
+
+/// Ceiling division of leaves: static over static stays static (typenum).
+pub trait IntCeilDiv<R: Int>: Int {
+    /// The quotient's leaf type.
+    type Output: Int;
+    /// `ceil(self / r)`.
+    fn ceil_div(self, r: R) -> Self::Output;
+}
+impl IntCeilDiv<usize> for usize {
+    type Output = usize;
+    fn ceil_div(self, r: usize) -> usize {
+        self.div_ceil(r)
+    }
+}
+impl<A: StaticInt> IntCeilDiv<usize> for A {
+    type Output = usize;
+    fn ceil_div(self, r: usize) -> usize {
+        A::VALUE.div_ceil(r)
+    }
+}
+impl<B: StaticInt> IntCeilDiv<B> for usize {
+    type Output = usize;
+    fn ceil_div(self, _r: B) -> usize {
+        const { assert!(B::VALUE != 0, "division by a static zero") };
+        self.div_ceil(B::VALUE)
+    }
+}
+impl<A: StaticInt, B: StaticInt> IntCeilDiv<B> for A
+where
+    A::U: Add<B::U>,
+    Sum<A::U, B::U>: Sub<B1>,
+    Sub1<Sum<A::U, B::U>>: Div<B::U>,
+    Quot<Sub1<Sum<A::U, B::U>>, B::U>: Unsigned + 'static,
+{
+    type Output = S<Quot<Sub1<Sum<A::U, B::U>>, B::U>>;
+    fn ceil_div(self, _r: B) -> Self::Output {
+        S::new()
+    }
+}
+
+/// A leaf-pair operation: `(shape leaf, stride leaf) -> (shape, stride)`.
+#[doc(hidden)]
+pub trait PairOp<Sh, St> {
+    type OS: IntTuple;
+    type OD: IntTuple;
+    fn apply(s: Sh, d: St) -> (Self::OS, Self::OD);
+}
+
+/// Apply a [`PairOp`] to every leaf pair of a shape `Self` with stride `D`.
+#[doc(hidden)]
+pub trait MapPairs<D, Op> {
+    type OS: IntTuple;
+    type OD: IntTuple;
+    fn map_pairs(self, d: D) -> (Self::OS, Self::OD);
+}
+macro_rules! leaf_map_pairs {
+    ($t:ty; $($g:tt)*) => {
+        impl<D, Op: PairOp<$t, D>, $($g)*> MapPairs<D, Op> for $t {
+            type OS = Op::OS;
+            type OD = Op::OD;
+            #[inline(always)]
+            fn map_pairs(self, d: D) -> (Op::OS, Op::OD) {
+                Op::apply(self, d)
+            }
+        }
+    };
+}
+crate::tuple::for_each_leaf!(leaf_map_pairs);
+#[doc(hidden)]
+pub trait MapPairsList<D, Op> {
+    type OS: List;
+    type OD: List;
+    fn map_pairs(self, d: D) -> (Self::OS, Self::OD);
+}
+impl<Op> MapPairsList<Nil, Op> for Nil {
+    type OS = Nil;
+    type OD = Nil;
+    fn map_pairs(self, _d: Nil) -> (Nil, Nil) {
+        (Nil, Nil)
+    }
+}
+impl<SH: MapPairs<DH, Op>, ST: MapPairsList<DT, Op>, DH, DT, Op> MapPairsList<Cons<DH, DT>, Op>
+    for Cons<SH, ST>
+{
+    type OS = Cons<SH::OS, ST::OS>;
+    type OD = Cons<SH::OD, ST::OD>;
+    #[inline(always)]
+    fn map_pairs(self, d: Cons<DH, DT>) -> (Self::OS, Self::OD) {
+        let (a, b) = self.0.map_pairs(d.0);
+        let (ra, rb) = self.1.map_pairs(d.1);
+        (Cons(a, ra), Cons(b, rb))
+    }
+}
+impl<Sh: Tuple, D: Tuple, Op> MapPairs<D, Op> for Sh
+where
+    Sh::List: MapPairsList<D::List, Op>,
+    <Sh::List as MapPairsList<D::List, Op>>::OS: IntoTuple,
+    <Sh::List as MapPairsList<D::List, Op>>::OD: IntoTuple,
+    <<Sh::List as MapPairsList<D::List, Op>>::OS as IntoTuple>::Tuple: IntTuple,
+    <<Sh::List as MapPairsList<D::List, Op>>::OD as IntoTuple>::Tuple: IntTuple,
+{
+    type OS = <<Sh::List as MapPairsList<D::List, Op>>::OS as IntoTuple>::Tuple;
+    type OD = <<Sh::List as MapPairsList<D::List, Op>>::OD as IntoTuple>::Tuple;
+    #[inline(always)]
+    fn map_pairs(self, d: D) -> (Self::OS, Self::OD) {
+        let (a, b) = self.into_list().map_pairs(d.into_list());
+        (a.into_tuple(), b.into_tuple())
+    }
+}
+
+/// `downcast<N>` of one leaf pair.
+#[doc(hidden)]
+pub struct DowncastOp<const N: usize>;
+/// `B1`: a unit stride multiplies the shape; `B0`: the stride is multiplied.
+#[doc(hidden)]
+pub trait DownBranch<Sh, St, const N: usize> {
+    type OS: IntTuple;
+    type OD: IntTuple;
+    fn go(s: Sh, d: St) -> (Self::OS, Self::OD);
+}
+impl<Sh: IntMul<C<N>>, St: IntTuple, const N: usize> DownBranch<Sh, St, N> for B1 {
+    type OS = Sh::Output;
+    type OD = St;
+    fn go(s: Sh, d: St) -> (Sh::Output, St) {
+        (s.mul(C::<N>), d)
+    }
+}
+impl<Sh: IntTuple, St: IntMul<C<N>>, const N: usize> DownBranch<Sh, St, N> for B0 {
+    type OS = Sh;
+    type OD = St::Output;
+    fn go(s: Sh, d: St) -> (Sh, St::Output) {
+        (s, d.mul(C::<N>))
+    }
+}
+impl<Sh, St: StaticForm, const N: usize> PairOp<Sh, St> for DowncastOp<N>
+where
+    St::IsOne: DownBranch<Sh, St, N>,
+{
+    type OS = <St::IsOne as DownBranch<Sh, St, N>>::OS;
+    type OD = <St::IsOne as DownBranch<Sh, St, N>>::OD;
+    fn apply(s: Sh, d: St) -> (Self::OS, Self::OD) {
+        <St::IsOne as DownBranch<Sh, St, N>>::go(s, d)
+    }
+}
+
+/// `upcast<N>` of one leaf pair.
+#[doc(hidden)]
+pub struct UpcastOp<const N: usize>;
+/// `B1`: a static 0 stride is kept; `B0`: `ceil(s / ceil(N/d)) : ceil(d/N)`.
+#[doc(hidden)]
+pub trait UpBranch<Sh, St, const N: usize> {
+    type OS: IntTuple;
+    type OD: IntTuple;
+    fn go(s: Sh, d: St) -> (Self::OS, Self::OD);
+}
+impl<Sh: IntTuple, St: IntTuple, const N: usize> UpBranch<Sh, St, N> for B1 {
+    type OS = Sh;
+    type OD = St;
+    fn go(s: Sh, d: St) -> (Sh, St) {
+        (s, d)
+    }
+}
+impl<Sh, St, const N: usize> UpBranch<Sh, St, N> for B0
+where
+    C<N>: IntCeilDiv<St>,
+    St: IntCeilDiv<C<N>> + Int,
+    Sh: IntCeilDiv<<C<N> as IntCeilDiv<St>>::Output>,
+{
+    type OS = <Sh as IntCeilDiv<<C<N> as IntCeilDiv<St>>::Output>>::Output;
+    type OD = <St as IntCeilDiv<C<N>>>::Output;
+    fn go(s: Sh, d: St) -> (Self::OS, Self::OD) {
+        const {
+            if let Some(d) = St::STATIC {
+                assert!(
+                    d % N == 0 || N % d == 0,
+                    "upcast: a static stride neither divides N nor is a multiple of it"
+                );
+            }
+        };
+        (s.ceil_div(C::<N>.ceil_div(d)), d.ceil_div(C::<N>))
+    }
+}
+impl<Sh, St: StrideZero, const N: usize> PairOp<Sh, St> for UpcastOp<N>
+where
+    St::IsZero: UpBranch<Sh, St, N>,
+{
+    type OS = <St::IsZero as UpBranch<Sh, St, N>>::OS;
+    type OD = <St::IsZero as UpBranch<Sh, St, N>>::OD;
+    fn apply(s: Sh, d: St) -> (Self::OS, Self::OD) {
+        <St::IsZero as UpBranch<Sh, St, N>>::go(s, d)
+    }
+}
+
+/// CuTe's `downcast<N>(layout)`: unit strides stretch their shape by N, the
+/// other strides grow by N. Only non-negative strides exist here.
+///
+/// ```
+/// use layout_core::{algebra::downcast, layout};
+/// assert_eq!(downcast::<2, _, _>(layout!((4,3):(1,4))).to_string(), "(_8,_3):(_1,_8)");
+/// ```
+#[inline(always)]
+#[allow(clippy::type_complexity)]
+pub fn downcast<const N: usize, Sh, D>(
+    l: Layout<Sh, D>,
+) -> Layout<<Sh as MapPairs<D, DowncastOp<N>>>::OS, <Sh as MapPairs<D, DowncastOp<N>>>::OD>
+where
+    Sh: Congruent<D> + MapPairs<D, DowncastOp<N>>,
+    D: IntTuple,
+    <Sh as MapPairs<D, DowncastOp<N>>>::OS: Congruent<<Sh as MapPairs<D, DowncastOp<N>>>::OD>,
+{
+    let (s, d) = l.shape().map_pairs(l.stride());
+    Layout::new(s, d)
+}
+
+/// CuTe's `upcast<N>(layout)`: per leaf `ceil(s / ceil(N/d)) : ceil(d/N)`,
+/// static 0 strides kept.
+///
+/// ```
+/// use layout_core::{algebra::upcast, layout};
+/// assert_eq!(upcast::<2, _, _>(layout!(6:6)).to_string(), "_6:_3");
+/// assert_eq!(upcast::<2, _, _>(layout!((3,4):(1,3))).to_string(), "(_2,_4):(_1,_2)");
+/// ```
+#[inline(always)]
+#[allow(clippy::type_complexity)]
+pub fn upcast<const N: usize, Sh, D>(
+    l: Layout<Sh, D>,
+) -> Layout<<Sh as MapPairs<D, UpcastOp<N>>>::OS, <Sh as MapPairs<D, UpcastOp<N>>>::OD>
+where
+    Sh: Congruent<D> + MapPairs<D, UpcastOp<N>>,
+    D: IntTuple,
+    <Sh as MapPairs<D, UpcastOp<N>>>::OS: Congruent<<Sh as MapPairs<D, UpcastOp<N>>>::OD>,
+{
+    let (s, d) = l.shape().map_pairs(l.stride());
+    Layout::new(s, d)
+}
