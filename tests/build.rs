@@ -40,6 +40,7 @@ const OPS: &[&str] = &[
     "upcast",
     "downcast",
     "recast_layout",
+    "right_inverse",
 ];
 
 #[derive(Clone, Debug)]
@@ -222,6 +223,7 @@ const ALGEBRA: &[&str] = &[
     "upcast",
     "downcast",
     "recast_layout",
+    "right_inverse",
 ];
 
 /// Records of a form the typed API does not have yet (reported, not failed).
@@ -389,6 +391,10 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
             op.trim_end_matches("_dynamic"),
             emit_layout(arg_str(r, 0)?, dynamic)?,
             emit(&parse(arg_str(r, 1)?)?, dynamic)
+        )),
+        "right_inverse" => lay(format!(
+            "layout_core::algebra::right_inverse({})",
+            emit_layout(arg_str(r, 0)?, dynamic)?
         )),
         "upcast" | "downcast" => lay(format!(
             "layout_core::algebra::{op}::<{}, _, _>({})",

@@ -9,9 +9,11 @@
 mod cast;
 mod coalesce;
 mod filter;
+mod inverse;
 mod profile;
 
 pub use cast::{downcast, upcast, IntCeilDiv};
 pub use coalesce::{coalesce, Coalesce};
 pub use filter::{filter, filter_zeros};
+pub use inverse::right_inverse;
 pub use profile::{coalesce_by, filter_by};
