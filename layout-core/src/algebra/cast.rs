@@ -228,7 +228,7 @@ where
 /// ```
 /// use layout_core::{algebra::upcast, layout};
 /// assert_eq!(upcast::<2, _, _>(layout!(6:6)).to_string(), "_6:_3");
-/// assert_eq!(upcast::<2, _, _>(layout!((3,4):(1,3))).to_string(), "(_2,_4):(_1,_2)");
+/// assert_eq!(upcast::<2, _, _>(layout!((3,4):(1,4))).to_string(), "(_2,_4):(_1,_2)");
 /// ```
 #[inline(always)]
 #[allow(clippy::type_complexity)]
