@@ -41,6 +41,7 @@ const OPS: &[&str] = &[
     "downcast",
     "recast_layout",
     "right_inverse",
+    "left_inverse",
 ];
 
 #[derive(Clone, Debug)]
@@ -224,6 +225,7 @@ const ALGEBRA: &[&str] = &[
     "downcast",
     "recast_layout",
     "right_inverse",
+    "left_inverse",
 ];
 
 /// Records of a form the typed API does not have yet (reported, not failed).
@@ -391,6 +393,10 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
             op.trim_end_matches("_dynamic"),
             emit_layout(arg_str(r, 0)?, dynamic)?,
             emit(&parse(arg_str(r, 1)?)?, dynamic)
+        )),
+        "left_inverse" => lay(format!(
+            "layout_core::algebra::left_inverse({})",
+            emit_layout(arg_str(r, 0)?, dynamic)?
         )),
         "right_inverse" => lay(format!(
             "layout_core::algebra::right_inverse({})",

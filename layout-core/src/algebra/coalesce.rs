@@ -37,6 +37,15 @@ impl<U: Unsigned + StaticOneTag + 'static> StaticForm for S<U> {
     type IsOne = <U as StaticOneTag>::IsOne;
 }
 
+/// `B1` for the typenum 1.
+#[doc(hidden)]
+pub trait StaticFormU {
+    type IsOne: Bit;
+}
+impl<U: StaticOneTag> StaticFormU for U {
+    type IsOne = <U as StaticOneTag>::IsOne;
+}
+
 /// Whether `s:d` merges into a front mode with stride `fd` (and shape `fs`
 /// static): `B1` only when all four are static and `s*d == fd`.
 #[doc(hidden)]

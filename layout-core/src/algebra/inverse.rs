@@ -151,14 +151,19 @@ impl<H: Copy + Send + Sync + 'static, T: Push<X>, X> Push<X> for Cons<H, T> {
 pub trait Assemble {
     type Shape: IntTuple + Default;
     type Stride: IntTuple + Default;
+    type Layout;
 }
 impl Assemble for Nil {
     type Shape = C<1>;
     type Stride = C<0>;
+    type Layout = Layout<C<1>, C<0>>;
 }
-impl<SH: IntTuple + Default, RH: IntTuple + Default> Assemble for Cons<(SH, RH), Nil> {
+impl<SH: IntTuple + Default + Congruent<RH>, RH: IntTuple + Default> Assemble
+    for Cons<(SH, RH), Nil>
+{
     type Shape = SH;
     type Stride = RH;
+    type Layout = Layout<SH, RH>;
 }
 impl<SH, RH, X, T> Assemble for Cons<(SH, RH), Cons<X, T>>
 where
@@ -172,6 +177,7 @@ where
 {
     type Shape = <<Cons<(SH, RH), Cons<X, T>> as super::coalesce::Unzip>::A as IntoTuple>::Tuple;
     type Stride = <<Cons<(SH, RH), Cons<X, T>> as super::coalesce::Unzip>::B as IntoTuple>::Tuple;
+    type Layout = Layout<Self::Shape, Self::Stride>;
 }
 
 /// The chain of a coalesced static layout `F`.
@@ -237,4 +243,197 @@ where
     };
     let _ = l;
     Layout::new(Default::default(), Default::default())
+}
+
+/// The mode with the smallest static stride above `T` (`Found`) or none.
+#[doc(hidden)]
+pub trait MinAbove<T, Acc> {
+    type Out;
+}
+impl<T, Acc> MinAbove<T, Acc> for Nil {
+    type Out = Acc;
+}
+impl<T, Acc, SH, DH: StaticInt, RH, R> MinAbove<T, Acc> for Cons<(SH, DH, RH), R>
+where
+    DH::U: typenum::IsGreater<T>,
+    <DH::U as typenum::IsGreater<T>>::Output: AboveTag<Acc, (SH, DH, RH)>,
+    R: MinAbove<T, <<DH::U as typenum::IsGreater<T>>::Output as AboveTag<Acc, (SH, DH, RH)>>::Out>,
+{
+    type Out = <R as MinAbove<
+        T,
+        <<DH::U as typenum::IsGreater<T>>::Output as AboveTag<Acc, (SH, DH, RH)>>::Out,
+    >>::Out;
+}
+/// `B1`: the stride is above the threshold; keep it if smaller than the candidate.
+#[doc(hidden)]
+pub trait AboveTag<Acc, X> {
+    type Out;
+}
+impl<Acc, X> AboveTag<Acc, X> for B0 {
+    type Out = Acc;
+}
+impl<Acc: Smaller<X>, X> AboveTag<Acc, X> for B1 {
+    type Out = Acc::Out;
+}
+#[doc(hidden)]
+pub trait Smaller<X> {
+    type Out;
+}
+impl<X> Smaller<X> for NotFound {
+    type Out = Found<X>;
+}
+impl<SO, DO: StaticInt, RO, SN, DN: StaticInt, RN> Smaller<(SN, DN, RN)> for Found<(SO, DO, RO)>
+where
+    DN::U: typenum::IsLess<DO::U>,
+    <DN::U as typenum::IsLess<DO::U>>::Output: PickNew<(SN, DN, RN), (SO, DO, RO)>,
+{
+    type Out =
+        <<DN::U as typenum::IsLess<DO::U>>::Output as PickNew<(SN, DN, RN), (SO, DO, RO)>>::Out;
+}
+
+/// The modes sorted by stride: repeatedly the smallest stride above the last.
+#[doc(hidden)]
+pub trait SortFrom<T, Acc> {
+    type Out;
+}
+impl<L: MinAbove<T, NotFound>, T, Acc> SortFrom<T, Acc> for L
+where
+    <L as MinAbove<T, NotFound>>::Out: SortNext<L, Acc>,
+{
+    type Out = <<L as MinAbove<T, NotFound>>::Out as SortNext<L, Acc>>::Out;
+}
+#[doc(hidden)]
+pub trait SortNext<L, Acc> {
+    type Out;
+}
+impl<L, Acc> SortNext<L, Acc> for NotFound {
+    type Out = Acc;
+}
+impl<L, Acc: Push<(SF, DF, RF)>, SF, DF: StaticInt, RF> SortNext<L, Acc> for Found<(SF, DF, RF)>
+where
+    L: SortFrom<DF::U, <Acc as Push<(SF, DF, RF)>>::Out>,
+    (SF, DF, RF): Copy + Send + Sync + 'static,
+{
+    type Out = <L as SortFrom<DF::U, <Acc as Push<(SF, DF, RF)>>::Out>>::Out;
+}
+
+/// Shapes from consecutive strides (`d_next / d`), the last mode's own shape,
+/// and each mode's compact stride; `OK` checks divisibility and injectivity.
+#[doc(hidden)]
+pub trait Quotients {
+    type Out: List;
+    const OK: bool;
+}
+impl Quotients for Nil {
+    type Out = Nil;
+    const OK: bool = true;
+}
+impl<S0: Copy + Send + Sync + 'static, D0: StaticInt, R0: Copy + Send + Sync + 'static> Quotients
+    for Cons<(S0, D0, R0), Nil>
+where
+    S0: crate::int::Int,
+{
+    type Out = Cons<(S0, R0), Nil>;
+    const OK: bool = D0::VALUE != 0;
+}
+impl<S0, D0: StaticInt, R0: Copy + Send + Sync + 'static, S1, D1: StaticInt, R1, T> Quotients
+    for Cons<(S0, D0, R0), Cons<(S1, D1, R1), T>>
+where
+    S0: StaticInt,
+    D1::U: core::ops::Div<D0::U>,
+    typenum::Quot<D1::U, D0::U>: Unsigned + 'static,
+    Cons<(S1, D1, R1), T>: Quotients,
+{
+    type Out =
+        Cons<(S<typenum::Quot<D1::U, D0::U>>, R0), <Cons<(S1, D1, R1), T> as Quotients>::Out>;
+    const OK: bool = D0::VALUE != 0
+        && D1::VALUE % D0::VALUE == 0
+        && D1::VALUE / D0::VALUE >= S0::VALUE
+        && <Cons<(S1, D1, R1), T> as Quotients>::OK;
+}
+
+/// A leading `(d0 : _0)` mode when the smallest stride is not 1.
+#[doc(hidden)]
+pub trait Lead {
+    type Out: List;
+}
+impl Lead for Nil {
+    type Out = Nil;
+}
+impl<S0, D0: StaticInt, R0, T> Lead for Cons<(S0, D0, R0), T>
+where
+    D0::U: super::coalesce::StaticFormU,
+    <D0::U as super::coalesce::StaticFormU>::IsOne: LeadTag<D0>,
+{
+    type Out = <<D0::U as super::coalesce::StaticFormU>::IsOne as LeadTag<D0>>::Out;
+}
+#[doc(hidden)]
+pub trait LeadTag<D0> {
+    type Out: List;
+}
+impl<D0> LeadTag<D0> for B1 {
+    type Out = Nil;
+}
+impl<D0: Copy + Send + Sync + 'static> LeadTag<D0> for B0 {
+    type Out = Cons<(D0, C<0>), Nil>;
+}
+
+/// The sorted modes of a coalesced static layout `F`.
+#[doc(hidden)]
+pub type SortedOf<F> = <<<F as Flat>::Leaves as Zip3<
+    <F as Flat>::StrideLeaves,
+    <F as Flat>::RLeaves,
+>>::Out as SortFrom<typenum::U0, Nil>>::Out;
+
+/// The left inverse's modes before its final coalesce.
+#[doc(hidden)]
+pub type LeftModes<F> =
+    <<SortedOf<F> as Lead>::Out as crate::tuple::Concat<<SortedOf<F> as Quotients>::Out>>::Out;
+
+/// CuTe's `left_inverse` of a static injective layout: `R(L(i)) == i` for
+/// every i in L's domain. Strides that do not divide each other when sorted,
+/// or modes that overlap, are compile errors.
+///
+/// ```
+/// use layout_core::{algebra::left_inverse, layout};
+/// assert_eq!(left_inverse(layout!((4,8):(16,1))).to_string(), "(_16,_4):(_4,_1)");
+/// assert_eq!(left_inverse(layout!((2,3,2,2):(6,1,12,72))).to_string(), "(_6,_2,_6,_2):(_2,_1,_6,_12)");
+/// ```
+#[allow(clippy::type_complexity)]
+pub fn left_inverse<Sh, D>(
+    l: Layout<Sh, D>,
+) -> <<LeftModes<<Layout<Sh, D> as Coalesce>::Output> as Assemble>::Layout as Coalesce>::Output
+where
+    Sh: Congruent<D>,
+    D: IntTuple,
+    Layout<Sh, D>: Coalesce,
+    <Layout<Sh, D> as Coalesce>::Output: Flat,
+    <<Layout<Sh, D> as Coalesce>::Output as Flat>::Leaves: Zip3<
+        <<Layout<Sh, D> as Coalesce>::Output as Flat>::StrideLeaves,
+        <<Layout<Sh, D> as Coalesce>::Output as Flat>::RLeaves,
+    >,
+    <<<Layout<Sh, D> as Coalesce>::Output as Flat>::Leaves as Zip3<
+        <<Layout<Sh, D> as Coalesce>::Output as Flat>::StrideLeaves,
+        <<Layout<Sh, D> as Coalesce>::Output as Flat>::RLeaves,
+    >>::Out: SortFrom<typenum::U0, Nil>,
+    SortedOf<<Layout<Sh, D> as Coalesce>::Output>: Lead + Quotients,
+    <SortedOf<<Layout<Sh, D> as Coalesce>::Output> as Lead>::Out:
+        crate::tuple::Concat<<SortedOf<<Layout<Sh, D> as Coalesce>::Output> as Quotients>::Out>,
+    LeftModes<<Layout<Sh, D> as Coalesce>::Output>: Assemble,
+    <LeftModes<<Layout<Sh, D> as Coalesce>::Output> as Assemble>::Layout: Coalesce,
+    <<LeftModes<<Layout<Sh, D> as Coalesce>::Output> as Assemble>::Layout as Coalesce>::Output:
+        Default,
+{
+    const {
+        assert!(
+            Layout::<Sh, D>::IS_STATIC,
+            "the typed left_inverse needs a static layout (use DynLayout otherwise)"
+        );
+        assert!(
+            <SortedOf<<Layout<Sh, D> as Coalesce>::Output> as Quotients>::OK,
+            "left_inverse: the layout is not injective, or its strides do not divide each other when sorted"
+        );
+    };
+    let _ = l;
+    Default::default()
 }

@@ -15,5 +15,5 @@ mod profile;
 pub use cast::{downcast, upcast, IntCeilDiv};
 pub use coalesce::{coalesce, Coalesce};
 pub use filter::{filter, filter_zeros};
-pub use inverse::right_inverse;
+pub use inverse::{left_inverse, right_inverse};
 pub use profile::{coalesce_by, filter_by};
