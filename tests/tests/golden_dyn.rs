@@ -381,6 +381,9 @@ fn main() {
                         let st =
                             r["static"].as_bool().unwrap_or(false) && !op.ends_with("_dynamic");
                         let ok = table_ok && (exact || !st);
+                        if !exact && std::env::var("GOLDEN_SHOW_INEXACT").is_ok() {
+                            eprintln!("inexact {id}: got {l}, CuTe {want} for {args:?}");
+                        }
                         if !ok {
                             failures.push(format!("{heading} {id}: got {l}, CuTe {want} (table ok: {table_ok}) for {args:?}"));
                         }

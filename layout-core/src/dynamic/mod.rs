@@ -166,7 +166,8 @@ impl DTuple {
 pub(crate) fn mul(a: DInt, b: DInt, op: &'static str) -> Result<DInt, LayoutError> {
     Ok(DInt {
         v: a.v.checked_mul(b.v).ok_or(LayoutError::Overflow { op })?,
-        st: a.st && b.st,
+        // CuTe: a static 0 times anything is a static 0.
+        st: (a.st && b.st) || (a.st && a.v == 0) || (b.st && b.v == 0),
     })
 }
 
