@@ -128,6 +128,31 @@ impl<U: Unsigned> fmt::Display for S<U> {
     }
 }
 
+/// A leaf made from a value: a run-time leaf takes it, a static leaf is
+/// itself (the value is ignored).
+pub trait FromValue: Int {
+    /// The leaf.
+    fn from_value(v: usize) -> Self;
+}
+impl FromValue for usize {
+    #[inline(always)]
+    fn from_value(v: usize) -> usize {
+        v
+    }
+}
+impl<const N: usize> FromValue for C<N> {
+    #[inline(always)]
+    fn from_value(_v: usize) -> Self {
+        C
+    }
+}
+impl<U: Unsigned + 'static> FromValue for S<U> {
+    #[inline(always)]
+    fn from_value(_v: usize) -> Self {
+        S::new()
+    }
+}
+
 /// Multiplication of leaves: static times static stays static (computed by
 /// typenum), anything times a dynamic leaf is a `usize`.
 ///

@@ -27,9 +27,11 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod admissible;
 pub mod algebra;
 pub mod atom;
 pub mod coord;
+pub mod ctext;
 #[cfg(feature = "alloc")]
 pub mod dynamic;
 pub mod error;

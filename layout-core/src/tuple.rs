@@ -6,8 +6,10 @@
 //! [`Tuple`]; algorithms are written once on [`Nil`] and [`Cons`] and lifted
 //! to every arity by one blanket impl.
 
+use crate::ctext::{Leaves, Text};
 use crate::int::{write_int, Int};
 use core::fmt;
+use typenum::{Bit, B0, B1};
 
 /// The end of a cons list.
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
@@ -140,6 +142,16 @@ pub trait IntTuple: Copy + 'static + Send + Sync {
     type Dyn: Copy + PartialEq + fmt::Debug;
     /// The leaves in order, as a cons list (CuTe's `flatten_to_tuple`).
     type Leaves: List;
+    /// `B1` for an integer, `B0` for a tuple (a type-level `IS_INT`).
+    type IsLeaf: Bit;
+    /// CuTe notation, as a constant (a run-time leaf prints as `?`).
+    const TEXT: Text;
+    /// The leaves in order, as a constant.
+    const LEAF_VALUES: Leaves;
+
+    /// Rebuild from leaf values in order: run-time leaves take the next value,
+    /// static leaves skip theirs.
+    fn fill(vals: &mut core::slice::Iter<'_, usize>) -> Self;
 
     /// The product of the leaves (CuTe's `size`/`product`).
     fn size(&self) -> usize;
@@ -178,6 +190,17 @@ macro_rules! leaf_int_tuple {
             const STATIC_SIZE: Option<usize> = <$t as Int>::STATIC;
             type Dyn = usize;
             type Leaves = Cons<Self, Nil>;
+            type IsLeaf = B1;
+            const TEXT: Text = match <$t as Int>::STATIC {
+                Some(v) => Text::EMPTY.byte(b'_').num(v),
+                None => Text::EMPTY.byte(b'?'),
+            };
+            const LEAF_VALUES: Leaves = Leaves::one(<$t as Int>::STATIC);
+            #[inline(always)]
+            fn fill(vals: &mut core::slice::Iter<'_, usize>) -> Self {
+                let v = vals.next().copied().unwrap_or(0);
+                <$t as crate::int::FromValue>::from_value(v)
+            }
             #[inline(always)]
             fn size(&self) -> usize {
                 self.value()
@@ -231,6 +254,9 @@ pub trait IntList: List {
     const STATIC_SIZE: Option<usize>;
     type Dyn: Copy + PartialEq + fmt::Debug;
     type Leaves: List;
+    const ITEMS: Text;
+    const LEAF_VALUES: Leaves;
+    fn fill(vals: &mut core::slice::Iter<'_, usize>) -> Self;
     fn size(&self) -> usize;
     fn checked_size(&self) -> Option<usize>;
     fn write_items(&self, f: &mut dyn fmt::Write, first: bool) -> fmt::Result;
@@ -248,6 +274,11 @@ impl IntList for Nil {
     const STATIC_SIZE: Option<usize> = Some(1);
     type Dyn = Nil;
     type Leaves = Nil;
+    const ITEMS: Text = Text::EMPTY;
+    const LEAF_VALUES: Leaves = Leaves::EMPTY;
+    fn fill(_vals: &mut core::slice::Iter<'_, usize>) -> Nil {
+        Nil
+    }
     #[inline(always)]
     fn size(&self) -> usize {
         1
@@ -283,6 +314,17 @@ where
     const STATIC_SIZE: Option<usize> = mul_opt(H::STATIC_SIZE, T::STATIC_SIZE);
     type Dyn = Cons<H::Dyn, T::Dyn>;
     type Leaves = <H::Leaves as Concat<T::Leaves>>::Out;
+    const ITEMS: Text = if T::LEN == 0 {
+        H::TEXT
+    } else {
+        H::TEXT.byte(b',').text(T::ITEMS)
+    };
+    const LEAF_VALUES: Leaves = H::LEAF_VALUES.concat(T::LEAF_VALUES);
+    #[inline(always)]
+    fn fill(vals: &mut core::slice::Iter<'_, usize>) -> Self {
+        let h = H::fill(vals);
+        Cons(h, T::fill(vals))
+    }
     #[inline(always)]
     fn size(&self) -> usize {
         self.0.size() * self.1.size()
@@ -339,6 +381,16 @@ where
     const STATIC_SIZE: Option<usize> = <T::List as IntList>::STATIC_SIZE;
     type Dyn = <<T::List as IntList>::Dyn as IntoTuple>::Tuple;
     type Leaves = <T::List as IntList>::Leaves;
+    type IsLeaf = B0;
+    const TEXT: Text = Text::EMPTY
+        .byte(b'(')
+        .text(<T::List as IntList>::ITEMS)
+        .byte(b')');
+    const LEAF_VALUES: Leaves = <T::List as IntList>::LEAF_VALUES;
+    #[inline(always)]
+    fn fill(vals: &mut core::slice::Iter<'_, usize>) -> Self {
+        <T::List as IntList>::fill(vals).into_tuple()
+    }
     #[inline(always)]
     fn size(&self) -> usize {
         self.into_list().size()

@@ -48,14 +48,6 @@ fn abs(a: DInt) -> DInt {
         st: a.st,
     }
 }
-fn gcd(a: i64, b: i64) -> i64 {
-    if b == 0 {
-        a.abs()
-    } else {
-        gcd(b, a % b)
-    }
-}
-
 /// Compact column-major strides of `shape` starting at `cur` (CuTe's
 /// `compact_col_major(shape, cur)`): a static size-1 leaf gets `_0`.
 pub fn compact_left(shape: &DTuple, cur: DInt) -> R<DTuple> {
@@ -250,91 +242,25 @@ pub fn filter_profile(l: &DynLayout, profile: &DTuple) -> R<DynLayout> {
     }
 }
 
-/// `max over 0 <= j < s of (j*d mod p)`, in closed form where one exists.
-fn max_residue(s: i64, d: i64, p: i64) -> i64 {
-    if s <= 1 || d % p == 0 {
-        return 0;
-    }
-    if p % d == 0 {
-        return d * ((p / d).min(s) - 1);
-    }
-    let g = gcd(d, p);
-    if s >= p / g || s > 1 << 20 {
-        return p - g;
-    }
-    (0..s)
-        .map(|j| ((j as i128 * d as i128) % p as i128) as i64)
-        .max()
-        .unwrap_or(0)
-}
-
-/// The admissibility of `A' o B`, structurally: each leaf of B walks the
-/// modes of A' cleanly, and the leaves do not carry into each other across
-/// a boundary of A'. See DESIGN.md, "When composition is admissible".
+/// The admissibility of `A' o B` (see [`crate::admissible::check_composition`]).
 fn check_composition(a: &[(DInt, DInt)], b: &DynLayout, al: &DynLayout, bl: &DynLayout) -> R<()> {
-    let leaves: Vec<(i64, i64)> = b
+    let sizes: Vec<usize> = a.iter().map(|(c, _)| usize::try_from(c.v).unwrap_or(0)).collect();
+    let (bs, bd): (Vec<usize>, Vec<usize>) = b
         .pairs()
         .iter()
-        .map(|(s, d)| (s.v, d.v.abs()))
-        .filter(|&(s, d)| s > 1 && d != 0)
-        .collect();
-    let m = a.len();
-    for &(s, d) in &leaves {
-        let (mut r, mut t) = (d, s);
-        for (i, &(c, _)) in a.iter().take(m.saturating_sub(1)).enumerate() {
-            let c = c.v;
-            if c <= 0 {
-                break;
-            }
-            if r % c == 0 {
-                r /= c;
-                continue;
-            }
-            if c % r != 0 {
-                if (t - 1).checked_mul(r).is_some_and(|x| x < c) {
-                    break;
-                }
-                return Err(invalid(
-                    "composition",
-                    format!(
-                        "{al} o {bl}: stride {d} of B's mode {s}:{d} does not divide, and is not divided by, A's mode {i} of size {c}"
-                    ),
-                ));
-            }
-            let n = c / r;
-            if t <= n {
-                break;
-            }
-            if t % n != 0 {
-                return Err(invalid(
-                    "composition",
-                    format!("{al} o {bl}: B's mode {s}:{d} covers {n} of A's mode {i} (size {c}) but its size {s} is not a multiple of {n}"),
-                ));
-            }
-            t /= n;
-            r = 1;
-        }
-    }
-    if leaves.len() > 1 {
-        let mut p: i64 = 1;
-        for (i, &(c, _)) in a.iter().take(m.saturating_sub(1)).enumerate() {
-            p = match p.checked_mul(c.v) {
-                Some(p) if p > 0 => p,
-                _ => break,
-            };
-            let total: i128 = leaves
-                .iter()
-                .map(|&(s, d)| max_residue(s, d, p) as i128)
-                .sum();
-            if total >= p as i128 {
-                return Err(invalid(
-                    "composition",
-                    format!("{al} o {bl}: B's modes overlap, so their offsets carry past A's mode {i} (boundary {p})"),
-                ));
-            }
-        }
-    }
-    Ok(())
+        .map(|(s, d)| {
+            (
+                usize::try_from(s.v).unwrap_or(0),
+                usize::try_from(d.v.unsigned_abs()).unwrap_or(usize::MAX),
+            )
+        })
+        .unzip();
+    crate::admissible::check_composition(&sizes, &bs, &bd).map_err(|e| {
+        invalid(
+            "composition",
+            format!("{al} o {bl}: {}", e.text(crate::ctext::Text::EMPTY).as_str()),
+        )
+    })
 }
 
 /// Compose the flat A' with one leaf `s:d` of B (CuTe 4.7's `composition_impl`).
@@ -612,37 +538,26 @@ pub fn complement(a: &DynLayout, cotarget: &DTuple) -> R<DynLayout> {
 /// from stride 1 without a gap up to M).
 fn check_complement(a: &DynLayout, r: &DynLayout, cotarget: &DTuple) -> R<()> {
     let m = cotarget.product()?.v;
-    let mut modes: Vec<(i64, i64)> = filter(a)?
+    let (s, d): (Vec<usize>, Vec<usize>) = filter(a)?
         .pairs()
         .into_iter()
         .chain(r.pairs())
-        .map(|(s, d)| (s.v, d.v))
-        .filter(|&(s, d)| s > 1 && d != 0)
-        .collect();
-    modes.sort_by_key(|&(_, d)| d);
-    let mut below: i128 = 0;
-    let mut reach: i128 = 1;
-    for &(s, d) in &modes {
-        if (d as i128) <= below {
-            return Err(not_stacking(
-                a,
-                DInt::s(s),
-                DInt::s(d),
-                DInt::s(below as i64),
-            ));
-        }
-        below += (s as i128 - 1) * d as i128;
-        if d as i128 == reach {
-            reach = s as i128 * d as i128;
-        }
+        .map(|(s, d)| {
+            (
+                usize::try_from(s.v).unwrap_or(0),
+                usize::try_from(d.v).unwrap_or(0),
+            )
+        })
+        .unzip();
+    if s.len() > 64 {
+        return Err(invalid("complement", format!("{a}: more than 64 modes")));
     }
-    if m > 1 && reach < m as i128 {
-        return Err(invalid(
+    crate::admissible::check_complement(&s, &d, usize::try_from(m).unwrap_or(0)).map_err(|e| {
+        invalid(
             "complement",
-            format!("{a}: its modes and the complement's leave a gap below {reach}, so [0, {m}) is not covered"),
-        ));
-    }
-    Ok(())
+            format!("{a}: {}", e.text(crate::ctext::Text::EMPTY).as_str()),
+        )
+    })
 }
 
 /// CuTe's complement algorithm with only CuTe's own checks (a stride

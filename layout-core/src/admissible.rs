@@ -1,0 +1,294 @@
+//! Admissibility of composition and complement, as `const fn`s over leaf
+//! values: the same code refuses a static input at compile time (typed
+//! algebra, post-monomorphisation) and a run-time input with an `Err`
+//! (`DynLayout`). See DESIGN.md, "When composition is admissible".
+
+use crate::ctext::Text;
+
+/// Why a composition `A o B` is refused. Sizes and strides are those of A'
+/// (A coalesced) and of B's leaves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompositionError {
+    /// B's leaf `s:d` neither divides nor is divided by A's mode `i` of size `c`.
+    NotDividing {
+        /// B's leaf shape.
+        s: usize,
+        /// B's leaf stride.
+        d: usize,
+        /// A's mode.
+        i: usize,
+        /// Its size.
+        c: usize,
+    },
+    /// B's leaf `s:d` covers `n` elements of A's mode `i` (size `c`) but `s` is not a multiple of `n`.
+    NotMultiple {
+        /// B's leaf shape.
+        s: usize,
+        /// B's leaf stride.
+        d: usize,
+        /// How much of A's mode it covers.
+        n: usize,
+        /// A's mode.
+        i: usize,
+        /// Its size.
+        c: usize,
+    },
+    /// B's modes overlap, so their offsets carry past A's mode `i` (boundary `p`).
+    Overlap {
+        /// A's mode.
+        i: usize,
+        /// The boundary `size(A'_0) * ... * size(A'_i)`.
+        p: usize,
+    },
+}
+
+impl CompositionError {
+    /// The reason as compile-time text (after `A o B: `).
+    pub const fn text(self, t: Text) -> Text {
+        match self {
+            CompositionError::NotDividing { s, d, i, c } => t
+                .str("stride ")
+                .num(d)
+                .str(" of B's mode ")
+                .num(s)
+                .byte(b':')
+                .num(d)
+                .str(" does not divide, and is not divided by, A's mode ")
+                .num(i)
+                .str(" of size ")
+                .num(c),
+            CompositionError::NotMultiple { s, d, n, i, c } => t
+                .str("B's mode ")
+                .num(s)
+                .byte(b':')
+                .num(d)
+                .str(" covers ")
+                .num(n)
+                .str(" of A's mode ")
+                .num(i)
+                .str(" (size ")
+                .num(c)
+                .str(") but its size ")
+                .num(s)
+                .str(" is not a multiple of ")
+                .num(n),
+            CompositionError::Overlap { i, p } => t
+                .str("B's modes overlap, so their offsets carry past A's mode ")
+                .num(i)
+                .str(" (boundary ")
+                .num(p)
+                .byte(b')'),
+        }
+    }
+}
+
+const fn gcd(a: u128, b: u128) -> u128 {
+    let (mut a, mut b) = (a, b);
+    while b != 0 {
+        let t = a % b;
+        a = b;
+        b = t;
+    }
+    a
+}
+
+/// `max over 0 <= j < s of (j*d mod p)`, in closed form where one exists.
+const fn max_residue(s: u128, d: u128, p: u128) -> u128 {
+    if s <= 1 || d % p == 0 {
+        return 0;
+    }
+    if p % d == 0 {
+        let n = if p / d < s { p / d } else { s };
+        return d * (n - 1);
+    }
+    let g = gcd(d, p);
+    if s >= p / g || s > 1 << 20 {
+        return p - g;
+    }
+    let mut best = 0;
+    let mut j = 0;
+    while j < s {
+        let r = (j * d) % p;
+        if r > best {
+            best = r;
+        }
+        j += 1;
+    }
+    best
+}
+
+/// Whether `A' o B` is admissible: `a` holds the sizes of A' (A coalesced,
+/// a static size-1 last mode counted as 2), `bs`/`bd` B's leaf shapes and
+/// strides (absolute values). Each leaf of B must walk A' cleanly, and the
+/// leaves must not carry into each other across a boundary of A'.
+pub const fn check_composition(
+    a: &[usize],
+    bs: &[usize],
+    bd: &[usize],
+) -> Result<(), CompositionError> {
+    let m = a.len();
+    let mut live = 0;
+    let mut l = 0;
+    while l < bs.len() {
+        let (s, d) = (bs[l], bd[l]);
+        l += 1;
+        if s <= 1 || d == 0 {
+            continue;
+        }
+        live += 1;
+        let (mut r, mut t) = (d as u128, s as u128);
+        let mut i = 0;
+        while i + 1 < m {
+            let c = a[i] as u128;
+            if c == 0 {
+                break;
+            }
+            if r % c == 0 {
+                r /= c;
+                i += 1;
+                continue;
+            }
+            if c % r != 0 {
+                if (t - 1) * r < c {
+                    break;
+                }
+                return Err(CompositionError::NotDividing { s, d, i, c: a[i] });
+            }
+            let n = c / r;
+            if t <= n {
+                break;
+            }
+            if t % n != 0 {
+                return Err(CompositionError::NotMultiple {
+                    s,
+                    d,
+                    n: n as usize,
+                    i,
+                    c: a[i],
+                });
+            }
+            t /= n;
+            r = 1;
+            i += 1;
+        }
+    }
+    if live > 1 {
+        let mut p: u128 = 1;
+        let mut i = 0;
+        while i + 1 < m {
+            p *= a[i] as u128;
+            if p == 0 || p > u64::MAX as u128 {
+                break;
+            }
+            let mut total: u128 = 0;
+            let mut l = 0;
+            while l < bs.len() {
+                if bs[l] > 1 && bd[l] != 0 {
+                    total += max_residue(bs[l] as u128, bd[l] as u128, p);
+                }
+                l += 1;
+            }
+            if total >= p {
+                return Err(CompositionError::Overlap { i, p: p as usize });
+            }
+            i += 1;
+        }
+    }
+    Ok(())
+}
+
+/// Why a complement is refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ComplementError {
+    /// Mode `s:d`, sorted by stride, lands inside the span `below` of the modes under it.
+    NotStacking {
+        /// Shape of the mode.
+        s: usize,
+        /// Stride of the mode.
+        d: usize,
+        /// The largest offset of the modes with smaller strides.
+        below: usize,
+    },
+    /// The modes leave a gap below `reach`, so `[0, m)` is not covered.
+    Gap {
+        /// How far the modes stack from 1 without a gap.
+        reach: usize,
+        /// The cotarget size.
+        m: usize,
+    },
+}
+
+impl ComplementError {
+    /// The reason as compile-time text.
+    pub const fn text(self, t: Text) -> Text {
+        match self {
+            ComplementError::NotStacking { s, d, below } => t
+                .str("mode ")
+                .num(s)
+                .byte(b':')
+                .num(d)
+                .str(" does not stack on the modes below it (stride ")
+                .num(d)
+                .str(" is not above their largest offset ")
+                .num(below)
+                .str("), so no layout fills the gaps"),
+            ComplementError::Gap { reach, m } => t
+                .str("its modes and the complement's leave a gap below ")
+                .num(reach)
+                .str(", so [0, ")
+                .num(m)
+                .str(") is not covered"),
+        }
+    }
+}
+
+/// The definition of `complement(A, M)` checked on the modes of
+/// `(filter(A), R)` (shapes `s`, strides `d`, any order): sorted by stride,
+/// every stride must exceed the largest offset of the modes below it
+/// (injective), and the modes must stack from 1 up to `m` (cover `[0, m)`).
+/// Modes of size 1 or stride 0 are ignored. At most 64 modes are examined.
+pub const fn check_complement(s: &[usize], d: &[usize], m: usize) -> Result<(), ComplementError> {
+    let mut ss = [0u128; 64];
+    let mut dd = [0u128; 64];
+    let mut n = 0;
+    let mut i = 0;
+    while i < s.len() && n < 64 {
+        if s[i] > 1 && d[i] != 0 {
+            // insertion sort by stride
+            let mut j = n;
+            while j > 0 && dd[j - 1] > d[i] as u128 {
+                ss[j] = ss[j - 1];
+                dd[j] = dd[j - 1];
+                j -= 1;
+            }
+            ss[j] = s[i] as u128;
+            dd[j] = d[i] as u128;
+            n += 1;
+        }
+        i += 1;
+    }
+    let mut below: u128 = 0;
+    let mut reach: u128 = 1;
+    let mut k = 0;
+    while k < n {
+        if dd[k] <= below {
+            return Err(ComplementError::NotStacking {
+                s: ss[k] as usize,
+                d: dd[k] as usize,
+                below: below as usize,
+            });
+        }
+        below += (ss[k] - 1) * dd[k];
+        if dd[k] == reach {
+            reach = ss[k] * dd[k];
+        }
+        k += 1;
+    }
+    if m > 1 && reach < m as u128 {
+        return Err(ComplementError::Gap {
+            reach: reach as usize,
+            m,
+        });
+    }
+    Ok(())
+}

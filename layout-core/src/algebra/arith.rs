@@ -1,0 +1,142 @@
+//! Leaf arithmetic at the type level, with CuTe's static/dynamic rules:
+//! an operation on two static leaves is static (computed by typenum), any
+//! run-time operand makes the result a run-time `usize`, except that a
+//! static 0 times anything stays a static 0.
+//!
+//! Each operation is a trait on the pair `(A, B)` of leaf types, so the
+//! dispatch sits in `Self`. Only result *types* are computed here; values
+//! of run-time leaves come from the run-time algebra.
+
+use super::coalesce::{Known, StaticForm, Unknown};
+use crate::int::{Int, S};
+use core::ops::{Add, Div, Mul};
+use typenum::{Bit, Minimum, Prod, Quot, Sub1, Sum, UInt, UTerm, Unsigned, B0, B1};
+
+/// A leaf type with its static form: `C<N>`, `S<U>` or `usize`.
+pub trait Leaf: Int + StaticForm + crate::int::FromValue + Default {}
+impl<T: Int + StaticForm + crate::int::FromValue + Default> Leaf for T {}
+
+/// `B1` for a static 0.
+#[doc(hidden)]
+pub trait ZeroTag {
+    type IsZero: Bit;
+}
+impl ZeroTag for Unknown {
+    type IsZero = B0;
+}
+impl ZeroTag for Known<UTerm> {
+    type IsZero = B1;
+}
+impl<U, B> ZeroTag for Known<UInt<U, B>> {
+    type IsZero = B0;
+}
+
+/// Whether a leaf is a static 0.
+pub type IsZero<L> = <<L as StaticForm>::Form as ZeroTag>::IsZero;
+
+/// The type of `a * b`.
+#[doc(hidden)]
+pub trait FMul {
+    type Out: Leaf;
+}
+impl FMul for (Unknown, Unknown) {
+    type Out = usize;
+}
+impl FMul for (Known<UTerm>, Unknown) {
+    type Out = S<UTerm>;
+}
+impl FMul for (Unknown, Known<UTerm>) {
+    type Out = S<UTerm>;
+}
+impl<U, B> FMul for (Known<UInt<U, B>>, Unknown) {
+    type Out = usize;
+}
+impl<U, B> FMul for (Unknown, Known<UInt<U, B>>) {
+    type Out = usize;
+}
+impl<A: Mul<B>, B> FMul for (Known<A>, Known<B>)
+where
+    Prod<A, B>: Unsigned + Default + 'static + crate::int::StaticOneTag,
+{
+    type Out = S<Prod<A, B>>;
+}
+/// `a * b` on leaf types.
+pub trait LMul {
+    /// The product's type.
+    type Out: Leaf;
+}
+impl<A: Leaf, B: Leaf> LMul for (A, B)
+where
+    (A::Form, B::Form): FMul,
+{
+    type Out = <(A::Form, B::Form) as FMul>::Out;
+}
+/// The type of `a * b`.
+pub type MulT<A, B> = <(A, B) as LMul>::Out;
+
+macro_rules! binary {
+    ($(#[$m:meta])* $f:ident, $l:ident, $alias:ident, [$($bound:tt)*], $out:ty) => {
+        #[doc(hidden)]
+        pub trait $f {
+            type Out: Leaf;
+        }
+        impl $f for (Unknown, Unknown) {
+            type Out = usize;
+        }
+        impl<B> $f for (Unknown, Known<B>) {
+            type Out = usize;
+        }
+        impl<A> $f for (Known<A>, Unknown) {
+            type Out = usize;
+        }
+        impl<A, B> $f for (Known<A>, Known<B>)
+        where
+            $($bound)*
+        {
+            type Out = S<$out>;
+        }
+        $(#[$m])*
+        pub trait $l {
+            /// The result's type.
+            type Out: Leaf;
+        }
+        impl<A: Leaf, B: Leaf> $l for (A, B)
+        where
+            (A::Form, B::Form): $f,
+        {
+            type Out = <(A::Form, B::Form) as $f>::Out;
+        }
+        $(#[$m])*
+        pub type $alias<A, B> = <(A, B) as $l>::Out;
+    };
+}
+
+binary!(
+    /// `a / b` (exact where CuTe uses it).
+    FDiv, LDiv, DivT,
+    [A: Div<B>, Quot<A, B>: Unsigned + Default + 'static + crate::int::StaticOneTag],
+    Quot<A, B>
+);
+binary!(
+    /// `min(a, b)`.
+    FMin, LMin, MinT,
+    [A: typenum::Min<B>, Minimum<A, B>: Unsigned + Default + 'static + crate::int::StaticOneTag],
+    Minimum<A, B>
+);
+binary!(
+    /// `ceil_div(a, b)`, that is `(a + b - 1) / b`.
+    FCeilDiv, LCeilDiv, CeilDivT,
+    [
+        A: Add<B>,
+        Sum<A, B>: core::ops::Sub<typenum::B1>,
+        Sub1<Sum<A, B>>: Div<B>,
+        Quot<Sub1<Sum<A, B>>, B>: Unsigned + Default + 'static + crate::int::StaticOneTag
+    ],
+    Quot<Sub1<Sum<A, B>>, B>
+);
+binary!(
+    /// `a + b`.
+    FAdd, LAdd, AddT,
+    [A: Add<B>, Sum<A, B>: Unsigned + Default + 'static + crate::int::StaticOneTag],
+    Sum<A, B>
+);
