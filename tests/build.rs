@@ -218,7 +218,64 @@ const ALGEBRA: &[&str] = &[
     "recast_layout",
     "right_inverse",
     "left_inverse",
+    "composition",
+    "composition_dynamic",
+    "composition_mixed",
+    "composition_tiler",
 ];
+
+/// Ops whose static inadmissible inputs (`unsound.jsonl`, the static_assert
+/// cases of `invalid.jsonl`) are proved refused: the generated case
+/// evaluates the admissibility predicate the typed op requires.
+const REFUSED: &[&str] = &["composition", "composition_tiler"];
+
+/// The top-level `:` of a tiler element, if it is a layout.
+fn top_level_colon(s: &str) -> Option<usize> {
+    let mut depth = 0i32;
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ':' if depth == 0 => return Some(i),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Split `a,b,(c,d)` at its top-level commas.
+fn split_top(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if start < s.len() {
+        out.push(&s[start..]);
+    }
+    out
+}
+
+/// Rust code for a tiler: a layout, an integer, `_`, or a tuple of tilers.
+fn emit_tiler(s: &str) -> Result<String, String> {
+    let s = s.trim();
+    if top_level_colon(s).is_some() {
+        return emit_layout(s, false);
+    }
+    if let Some(inner) = s.strip_prefix('(').and_then(|x| x.strip_suffix(')')) {
+        let parts: Result<Vec<String>, String> = split_top(inner).into_iter().map(emit_tiler).collect();
+        return Ok(format!("({},)", parts?.join(",")));
+    }
+    Ok(emit(&parse(s)?, false))
+}
 
 /// Records of a form the typed API does not have yet (reported, not failed).
 const UNSUPPORTED: &str = "form not in the typed API yet";
@@ -446,6 +503,14 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
             "{head}let l = {};\nrep.text(op, id, exact, &print_layout(l), {exp});",
             emit_layout(arg_str(r, 0)?, dynamic)?
         ),
+        "composition" | "composition_dynamic" | "composition_mixed" | "composition_tiler" => {
+            let (a, t) = (arg_str(r, 0)?, arg_str(r, 1)?);
+            format!(
+                "{head}let out = layout_core::algebra::try_composition({}, {});\nlet dl = layout_core::composition_tiler(&{a:?}.parse().unwrap(), &{t:?}.parse().unwrap());\nrep.algebra_try(op, id, out, dl, {exp}, {tab}, {t:?});",
+                emit_layout(a, false)?,
+                emit_tiler(t)?
+            )
+        }
         _ => return Err(format!("op {op} is not generated")),
     };
     Ok(body)
@@ -465,6 +530,11 @@ fn golden_dir() -> PathBuf {
 
 fn main() {
     println!("cargo:rerun-if-env-changed=LAYOUT_GOLDEN_DIR");
+    println!("cargo:rerun-if-env-changed=LAYOUT_GOLDEN_OPS");
+    // For measuring: generate only these files (comma-separated names).
+    let only: Vec<String> = std::env::var("LAYOUT_GOLDEN_OPS")
+        .map(|v| v.split(',').map(str::to_string).collect())
+        .unwrap_or_default();
     println!("cargo:rerun-if-changed=build.rs");
     let dir = golden_dir();
     println!("cargo:rerun-if-changed={}", dir.display());
@@ -482,7 +552,56 @@ fn main() {
         }
         println!("cargo:rerun-if-changed={}", path.display());
         let name = path.file_stem().unwrap().to_string_lossy().to_string();
+        if !only.is_empty() && !only.contains(&name) {
+            continue;
+        }
         let text = std::fs::read_to_string(path).unwrap_or_default();
+        if name == "unsound" || name == "invalid" {
+            for line in text.lines().filter(|l| !l.trim().is_empty()) {
+                let Ok(r) = serde_json::from_str::<Value>(line) else {
+                    continue;
+                };
+                let op = r["op"].as_str().unwrap_or("");
+                let error = r["error"].as_str().unwrap_or("");
+                if r["static"].as_bool() != Some(true)
+                    || !REFUSED.contains(&op)
+                    || (name == "invalid" && !error.starts_with("static_assert"))
+                {
+                    continue;
+                }
+                let label = format!("{name}/{op}");
+                let id = r["id"].as_str().unwrap_or("?");
+                let (a, t) = (arg_str(&r, 0).unwrap_or(""), arg_str(&r, 1).unwrap_or(""));
+                let tiler_rank = t
+                    .trim()
+                    .strip_prefix('(')
+                    .filter(|_| top_level_colon(t).is_none())
+                    .map_or(0, |x| split_top(x.strip_suffix(')').unwrap_or(x)).len());
+                if tiler_rank > rank_of_layout(a).unwrap_or(usize::MAX) {
+                    // More tiler modes than layout modes: the `Mode` bound refuses it
+                    // (ui-tests/tests/ui/algebra/composition_tiler_rank.rs shows the error).
+                    let _ = writeln!(
+                        calls,
+                        "rep.refused({label:?}, {id:?}, Some(\"the tiler has more modes than the layout: no Mode bound\"));"
+                    );
+                    continue;
+                }
+                match (emit_layout(a, false), emit_tiler(t)) {
+                    (Ok(a), Ok(t)) => {
+                        let _ = writeln!(
+                            code,
+                            "fn case_{n}(rep: &mut Report) {{\nrep.refused({label:?}, {id:?}, composition_refusal(&{a}, &{t}));\n}}"
+                        );
+                        let _ = writeln!(calls, "case_{n}(rep);");
+                        n += 1;
+                    }
+                    (Err(e), _) | (_, Err(e)) => {
+                        let _ = writeln!(calls, "rep.broken({label:?}, {:?});", format!("{id}: {e}"));
+                    }
+                }
+            }
+            continue;
+        }
         if !OPS.contains(&name.as_str()) && !ALGEBRA.contains(&name.as_str()) {
             skipped.push(format!(
                 "({:?}, {})",

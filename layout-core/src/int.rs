@@ -228,6 +228,18 @@ impl<U: Unsigned, B2: Bit, B: Bit> StaticOneTag for UInt<UInt<U, B2>, B> {
     type IsOne = typenum::B0;
 }
 
+/// Whether a static value is 0, read off typenum's binary form.
+pub trait StaticZeroTag {
+    /// `B1` when the value is 0, `B0` otherwise.
+    type IsZero: Bit;
+}
+impl StaticZeroTag for UTerm {
+    type IsZero = B1;
+}
+impl<U: Unsigned, B: Bit> StaticZeroTag for UInt<U, B> {
+    type IsZero = typenum::B0;
+}
+
 /// Format an integer the way CuTe prints it: `_N` when static, `N` otherwise.
 pub(crate) fn write_int(f: &mut dyn fmt::Write, v: usize, is_static: bool) -> fmt::Result {
     if is_static {

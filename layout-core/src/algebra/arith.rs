@@ -10,29 +10,11 @@
 use super::coalesce::{Known, StaticForm, Unknown};
 use crate::int::{Int, S};
 use core::ops::{Add, Div, Mul};
-use typenum::{Bit, Minimum, Prod, Quot, Sub1, Sum, UInt, UTerm, Unsigned, B0, B1};
+use typenum::{Minimum, Prod, Quot, Sub1, Sum, UInt, UTerm, Unsigned};
 
 /// A leaf type with its static form: `C<N>`, `S<U>` or `usize`.
 pub trait Leaf: Int + StaticForm + crate::int::FromValue + Default {}
 impl<T: Int + StaticForm + crate::int::FromValue + Default> Leaf for T {}
-
-/// `B1` for a static 0.
-#[doc(hidden)]
-pub trait ZeroTag {
-    type IsZero: Bit;
-}
-impl ZeroTag for Unknown {
-    type IsZero = B0;
-}
-impl ZeroTag for Known<UTerm> {
-    type IsZero = B1;
-}
-impl<U, B> ZeroTag for Known<UInt<U, B>> {
-    type IsZero = B0;
-}
-
-/// Whether a leaf is a static 0.
-pub type IsZero<L> = <<L as StaticForm>::Form as ZeroTag>::IsZero;
 
 /// The type of `a * b`.
 #[doc(hidden)]
@@ -56,7 +38,7 @@ impl<U, B> FMul for (Unknown, Known<UInt<U, B>>) {
 }
 impl<A: Mul<B>, B> FMul for (Known<A>, Known<B>)
 where
-    Prod<A, B>: Unsigned + Default + 'static + crate::int::StaticOneTag,
+    Prod<A, B>: Unsigned + Default + 'static + crate::int::StaticOneTag + crate::int::StaticZeroTag,
 {
     type Out = S<Prod<A, B>>;
 }
@@ -114,13 +96,13 @@ macro_rules! binary {
 binary!(
     /// `a / b` (exact where CuTe uses it).
     FDiv, LDiv, DivT,
-    [A: Div<B>, Quot<A, B>: Unsigned + Default + 'static + crate::int::StaticOneTag],
+    [A: Div<B>, Quot<A, B>: Unsigned + Default + 'static + crate::int::StaticOneTag + crate::int::StaticZeroTag],
     Quot<A, B>
 );
 binary!(
     /// `min(a, b)`.
     FMin, LMin, MinT,
-    [A: typenum::Min<B>, Minimum<A, B>: Unsigned + Default + 'static + crate::int::StaticOneTag],
+    [A: typenum::Min<B>, Minimum<A, B>: Unsigned + Default + 'static + crate::int::StaticOneTag + crate::int::StaticZeroTag],
     Minimum<A, B>
 );
 binary!(
@@ -130,13 +112,13 @@ binary!(
         A: Add<B>,
         Sum<A, B>: core::ops::Sub<typenum::B1>,
         Sub1<Sum<A, B>>: Div<B>,
-        Quot<Sub1<Sum<A, B>>, B>: Unsigned + Default + 'static + crate::int::StaticOneTag
+        Quot<Sub1<Sum<A, B>>, B>: Unsigned + Default + 'static + crate::int::StaticOneTag + crate::int::StaticZeroTag
     ],
     Quot<Sub1<Sum<A, B>>, B>
 );
 binary!(
     /// `a + b`.
     FAdd, LAdd, AddT,
-    [A: Add<B>, Sum<A, B>: Unsigned + Default + 'static + crate::int::StaticOneTag],
+    [A: Add<B>, Sum<A, B>: Unsigned + Default + 'static + crate::int::StaticOneTag + crate::int::StaticZeroTag],
     Sum<A, B>
 );

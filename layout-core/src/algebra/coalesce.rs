@@ -2,7 +2,7 @@
 //! leaves from the back. Two modes merge only when the merge is provable at
 //! compile time: both shapes and both strides static and `s*d == d_next`.
 
-use crate::int::{Int, IntMul, StaticInt, StaticOneTag, C, S};
+use crate::int::{Int, IntMul, StaticInt, StaticOneTag, StaticZeroTag, C, S};
 use crate::layout::{Congruent, Layout};
 use crate::tuple::{Cons, IntTuple, IntoTuple, List, Nil};
 use core::ops::Mul;
@@ -15,6 +15,8 @@ pub trait StaticForm {
     type Form;
     /// `B1` for a static 1.
     type IsOne: Bit;
+    /// `B1` for a static 0.
+    type IsZero: Bit;
 }
 #[doc(hidden)]
 pub struct Known<U>(U);
@@ -23,18 +25,21 @@ pub struct Unknown;
 impl StaticForm for usize {
     type Form = Unknown;
     type IsOne = B0;
+    type IsZero = B0;
 }
 impl<const N: usize> StaticForm for C<N>
 where
     C<N>: StaticInt,
-    <C<N> as StaticInt>::U: StaticOneTag,
+    <C<N> as StaticInt>::U: StaticOneTag + StaticZeroTag,
 {
     type Form = Known<<C<N> as StaticInt>::U>;
     type IsOne = <<C<N> as StaticInt>::U as StaticOneTag>::IsOne;
+    type IsZero = <<C<N> as StaticInt>::U as StaticZeroTag>::IsZero;
 }
-impl<U: Unsigned + StaticOneTag + 'static> StaticForm for S<U> {
+impl<U: Unsigned + StaticOneTag + StaticZeroTag + 'static> StaticForm for S<U> {
     type Form = Known<U>;
     type IsOne = <U as StaticOneTag>::IsOne;
+    type IsZero = <U as StaticZeroTag>::IsZero;
 }
 
 /// `B1` for the typenum 1.

@@ -6,14 +6,31 @@
 //! static values are taken by computing a tag type (`B0`/`B1`) and calling a
 //! helper trait implemented once per tag, with the tag as `Self`.
 
+mod arith;
 mod cast;
+mod complement;
+mod composition;
+mod divide;
+mod values;
 mod coalesce;
 mod filter;
 mod inverse;
 mod profile;
 
 pub use cast::{downcast, upcast, IntCeilDiv};
+pub use arith::Leaf;
 pub use coalesce::{coalesce, Coalesce};
+pub use composition::{
+    composition, composition_error, try_composition, CoalesceX, ComposeOnto, Composition,
+    LayoutParts,
+    StaticText,
+};
+pub use complement::{complement, complement_error, try_complement, Complement, ComplementT};
+pub use divide::{
+    divide_error, flat_divide, logical_divide, tiled_divide, try_flat_divide, try_logical_divide,
+    try_tiled_divide, try_zipped_divide, zipped_divide, DivideOnto, ToDynTiler, Unpack,
+};
+pub use values::FromDyn;
 pub use filter::{filter, filter_zeros};
 pub use inverse::{left_inverse, right_inverse};
 pub use profile::{coalesce_by, filter_by};

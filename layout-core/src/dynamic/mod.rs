@@ -85,6 +85,13 @@ impl fmt::Display for DTuple {
 }
 
 impl DTuple {
+    /// A typed tuple's run-time twin, printing the same.
+    pub fn from_typed<T: IntTuple>(t: &T) -> DTuple {
+        // Rebuild the nesting from the printed form: exact and simple.
+        let mut s = String::new();
+        let _ = t.write_cute(&mut s);
+        parse::tuple(&s).expect("an IntTuple prints valid CuTe notation")
+    }
     /// CuTe's rank: 1 for an integer.
     pub fn rank(&self) -> usize {
         match self {
@@ -347,15 +354,9 @@ impl DynLayout {
     }
     /// The typed layout's run-time twin, printing the same.
     pub fn from_typed<S: Congruent<D>, D: IntTuple>(l: &Layout<S, D>) -> DynLayout {
-        fn tree<T: IntTuple>(t: &T) -> DTuple {
-            // Rebuild the nesting from the printed form: exact and simple.
-            let mut s = String::new();
-            let _ = t.write_cute(&mut s);
-            parse::tuple(&s).expect("an IntTuple prints valid CuTe notation")
-        }
         DynLayout {
-            shape: tree(&l.shape()),
-            stride: tree(&l.stride()),
+            shape: DTuple::from_typed(&l.shape()),
+            stride: DTuple::from_typed(&l.stride()),
         }
     }
 }

@@ -1,0 +1,610 @@
+//! Typed `composition(A, B)`, CuTe 4.7's algorithm at the type level:
+//!
+//! 1. A is coalesced into A' keeping its function outside the domain (a
+//!    static size-1 last mode counts as 2), merging only what is provable.
+//! 2. The result is congruent to B: each leaf `s:d` of B walks A''s modes.
+//!    A static stride 0 gives `s:_0`; an integral A' `c:k` gives `s:(d*k)`;
+//!    otherwise a fold over A''s modes but the last carries the rest shape
+//!    and rest stride, taking `min(ceil_div(c, rest stride), rest shape)`
+//!    of each mode unless that or the rest shape is a static 1.
+//!
+//! Only the result *type* is computed here. A static result is zero-sized
+//! and needs no values; the values of run-time leaves come from the
+//! run-time algebra ([`crate::dynamic`]), which follows the same steps.
+//! Admissibility of static inputs is a post-monomorphisation check
+//! ([`crate::admissible`]) whose message names both layouts.
+
+use super::arith::{CeilDivT, DivT, LCeilDiv, LDiv, LMin, LMul, Leaf, MinT, MulT};
+use super::coalesce::{FoldBack, Many, One, StaticForm, ZipRev};
+use super::inverse::Push;
+use crate::coord::Underscore;
+use crate::ctext::Text;
+use crate::int::{C, S};
+use crate::layout::{Congruent, Layout};
+use crate::tuple::{Cons, IntTuple, IntoTuple, Nil, Tuple};
+use typenum::{Bit, B0, B1, U2};
+
+/// `B1` when either bit is.
+#[doc(hidden)]
+pub trait Either {
+    type Out: Bit;
+}
+impl Either for (B0, B0) {
+    type Out = B0;
+}
+impl<X> Either for (B1, X) {
+    type Out = B1;
+}
+impl Either for (B0, B1) {
+    type Out = B1;
+}
+
+/// A static 1 becomes a static 2 (the last mode of A' in `coalesce_x`).
+#[doc(hidden)]
+pub trait TwoIfOne<Sh> {
+    type Out;
+}
+impl<Sh> TwoIfOne<Sh> for B1 {
+    type Out = S<U2>;
+}
+impl<Sh> TwoIfOne<Sh> for B0 {
+    type Out = Sh;
+}
+
+/// The coalesce accumulator as a list of `(shape, stride)` modes.
+#[doc(hidden)]
+pub trait PairsOf {
+    type Pairs;
+}
+impl<Sh, St> PairsOf for One<Sh, St> {
+    type Pairs = Cons<(Sh, St), Nil>;
+}
+impl<L> PairsOf for Many<L> {
+    type Pairs = L;
+}
+
+/// Start `coalesce_x` from the last leaf (the head of the reversed list).
+#[doc(hidden)]
+pub trait StartX {
+    type Pairs;
+}
+impl StartX for Nil {
+    type Pairs = Cons<(C<1>, C<0>), Nil>;
+}
+impl<Sh: StaticForm, St, R> StartX for Cons<(Sh, St), R>
+where
+    Sh::IsOne: TwoIfOne<Sh>,
+    R: FoldBack<One<<Sh::IsOne as TwoIfOne<Sh>>::Out, St>>,
+    <R as FoldBack<One<<Sh::IsOne as TwoIfOne<Sh>>::Out, St>>>::Out: PairsOf,
+{
+    type Pairs =
+        <<R as FoldBack<One<<Sh::IsOne as TwoIfOne<Sh>>::Out, St>>>::Out as PairsOf>::Pairs;
+}
+
+/// A' of a layout: its modes after `coalesce_x`, as `(shape, stride)` leaves.
+pub trait CoalesceX {
+    /// The modes of A'.
+    type Pairs;
+}
+impl<Sh: Congruent<D>, D: IntTuple> CoalesceX for Layout<Sh, D>
+where
+    Sh::Leaves: ZipRev<D::Leaves, Nil>,
+    <Sh::Leaves as ZipRev<D::Leaves, Nil>>::Out: StartX,
+{
+    type Pairs = <<Sh::Leaves as ZipRev<D::Leaves, Nil>>::Out as StartX>::Pairs;
+}
+
+/// A list of one element is that element; a longer list is a tuple.
+#[doc(hidden)]
+pub trait Pack {
+    type Out: IntTuple;
+}
+impl<H: IntTuple> Pack for Cons<H, Nil> {
+    type Out = H;
+}
+impl<H, H2, T> Pack for Cons<H, Cons<H2, T>>
+where
+    Cons<H, Cons<H2, T>>: IntoTuple,
+    <Cons<H, Cons<H2, T>> as IntoTuple>::Tuple: IntTuple,
+{
+    type Out = <Cons<H, Cons<H2, T>> as IntoTuple>::Tuple;
+}
+
+/// The end of the fold: `rest shape : rest stride * k_last` is appended
+/// unless it is a static 1; nothing appended gives it alone.
+#[doc(hidden)]
+pub trait Finish<Rd, RS, LS> {
+    type Shape: IntTuple;
+    type Stride: IntTuple;
+}
+impl<RS: IntTuple, LS: IntTuple> Finish<Nil, RS, LS> for Nil {
+    type Shape = RS;
+    type Stride = LS;
+}
+impl<H, T, Rd, RS: Leaf, LS> Finish<Rd, RS, LS> for Cons<H, T>
+where
+    RS::IsOne: FinishOne<Cons<H, T>, Rd, RS, LS>,
+{
+    type Shape = <RS::IsOne as FinishOne<Cons<H, T>, Rd, RS, LS>>::Shape;
+    type Stride = <RS::IsOne as FinishOne<Cons<H, T>, Rd, RS, LS>>::Stride;
+}
+#[doc(hidden)]
+pub trait FinishOne<Rs, Rd, RS, LS> {
+    type Shape: IntTuple;
+    type Stride: IntTuple;
+}
+impl<Rs: Pack, Rd: Pack, RS, LS> FinishOne<Rs, Rd, RS, LS> for B1 {
+    type Shape = Rs::Out;
+    type Stride = Rd::Out;
+}
+impl<Rs: Push<RS>, Rd: Push<LS>, RS, LS> FinishOne<Rs, Rd, RS, LS> for B0
+where
+    Rs::Out: Pack,
+    Rd::Out: Pack,
+{
+    type Shape = <Rs::Out as Pack>::Out;
+    type Stride = <Rd::Out as Pack>::Out;
+}
+
+/// The fold over A''s modes, carrying the result modes and the rest.
+#[doc(hidden)]
+pub trait Fold<Rs, Rd, RS, RD> {
+    type Shape: IntTuple;
+    type Stride: IntTuple;
+}
+impl<Cc, K, Rs, Rd, RS, RD> Fold<Rs, Rd, RS, RD> for Cons<(Cc, K), Nil>
+where
+    (RD, K): LMul,
+    Rs: Finish<Rd, RS, MulT<RD, K>>,
+{
+    type Shape = <Rs as Finish<Rd, RS, MulT<RD, K>>>::Shape;
+    type Stride = <Rs as Finish<Rd, RS, MulT<RD, K>>>::Stride;
+}
+impl<Cc, K, M, R, Rs, Rd, RS: Leaf, RD> Fold<Rs, Rd, RS, RD> for Cons<(Cc, K), Cons<M, R>>
+where
+    (Cc, RD): LCeilDiv,
+    (RD, Cc): LCeilDiv,
+    (
+        <CeilDivT<Cc, RD> as StaticForm>::IsOne,
+        RS::IsOne,
+    ): Either,
+    <(<CeilDivT<Cc, RD> as StaticForm>::IsOne, RS::IsOne) as Either>::Out:
+        StepCase<Cons<M, R>, Rs, Rd, RS, RD, K, CeilDivT<Cc, RD>, CeilDivT<RD, Cc>>,
+{
+    type Shape = <<(<CeilDivT<Cc, RD> as StaticForm>::IsOne, RS::IsOne) as Either>::Out as StepCase<
+        Cons<M, R>,
+        Rs,
+        Rd,
+        RS,
+        RD,
+        K,
+        CeilDivT<Cc, RD>,
+        CeilDivT<RD, Cc>,
+    >>::Shape;
+    type Stride = <<(<CeilDivT<Cc, RD> as StaticForm>::IsOne, RS::IsOne) as Either>::Out as StepCase<
+        Cons<M, R>,
+        Rs,
+        Rd,
+        RS,
+        RD,
+        K,
+        CeilDivT<Cc, RD>,
+        CeilDivT<RD, Cc>,
+    >>::Stride;
+}
+/// One mode of the fold: `B1` skips it (only the rest stride moves on),
+/// `B0` takes `min(next shape, rest shape)` of it.
+#[doc(hidden)]
+pub trait StepCase<L, Rs, Rd, RS, RD, K, NS, NST> {
+    type Shape: IntTuple;
+    type Stride: IntTuple;
+}
+impl<L: Fold<Rs, Rd, RS, NST>, Rs, Rd, RS, RD, K, NS, NST> StepCase<L, Rs, Rd, RS, RD, K, NS, NST>
+    for B1
+{
+    type Shape = L::Shape;
+    type Stride = L::Stride;
+}
+impl<L, Rs, Rd, RS, RD, K, NS, NST> StepCase<L, Rs, Rd, RS, RD, K, NS, NST> for B0
+where
+    (NS, RS): LMin,
+    (RD, K): LMul,
+    (RS, MinT<NS, RS>): LDiv,
+    Rs: Push<MinT<NS, RS>>,
+    Rd: Push<MulT<RD, K>>,
+    L: Fold<
+        <Rs as Push<MinT<NS, RS>>>::Out,
+        <Rd as Push<MulT<RD, K>>>::Out,
+        DivT<RS, MinT<NS, RS>>,
+        NST,
+    >,
+{
+    type Shape = <L as Fold<
+        <Rs as Push<MinT<NS, RS>>>::Out,
+        <Rd as Push<MulT<RD, K>>>::Out,
+        DivT<RS, MinT<NS, RS>>,
+        NST,
+    >>::Shape;
+    type Stride = <L as Fold<
+        <Rs as Push<MinT<NS, RS>>>::Out,
+        <Rd as Push<MulT<RD, K>>>::Out,
+        DivT<RS, MinT<NS, RS>>,
+        NST,
+    >>::Stride;
+}
+
+/// An integral A' `c:k` gives `s:(d*k)`; otherwise fold.
+#[doc(hidden)]
+pub trait Walk<Sh, D> {
+    type Shape: IntTuple;
+    type Stride: IntTuple;
+}
+impl<Cc, K, Sh: IntTuple, D> Walk<Sh, D> for Cons<(Cc, K), Nil>
+where
+    (D, K): LMul,
+{
+    type Shape = Sh;
+    type Stride = MulT<D, K>;
+}
+impl<P, M, R, Sh, D> Walk<Sh, D> for Cons<P, Cons<M, R>>
+where
+    Cons<P, Cons<M, R>>: Fold<Nil, Nil, Sh, D>,
+{
+    type Shape = <Cons<P, Cons<M, R>> as Fold<Nil, Nil, Sh, D>>::Shape;
+    type Stride = <Cons<P, Cons<M, R>> as Fold<Nil, Nil, Sh, D>>::Stride;
+}
+
+/// A static stride 0 gives `s:_0` without walking A'.
+#[doc(hidden)]
+pub trait ZeroCase<AL, Sh, D> {
+    type Shape: IntTuple;
+    type Stride: IntTuple;
+}
+impl<AL, Sh: IntTuple, D: IntTuple> ZeroCase<AL, Sh, D> for B1 {
+    type Shape = Sh;
+    type Stride = D;
+}
+impl<AL: Walk<Sh, D>, Sh, D> ZeroCase<AL, Sh, D> for B0 {
+    type Shape = AL::Shape;
+    type Stride = AL::Stride;
+}
+
+/// Compose A' (`Self`, a mode list) with B's shape/stride pair, mode by mode.
+#[doc(hidden)]
+pub trait CompTree<AL> {
+    type Shape: IntTuple;
+    type Stride: IntTuple;
+}
+impl<AL, Sh: IntTuple, St> CompTree<AL> for (Sh, St)
+where
+    Sh::IsLeaf: TreeCase<AL, Sh, St>,
+{
+    type Shape = <Sh::IsLeaf as TreeCase<AL, Sh, St>>::Shape;
+    type Stride = <Sh::IsLeaf as TreeCase<AL, Sh, St>>::Stride;
+}
+#[doc(hidden)]
+pub trait TreeCase<AL, Sh, St> {
+    type Shape: IntTuple;
+    type Stride: IntTuple;
+}
+impl<AL, Sh, St: Leaf> TreeCase<AL, Sh, St> for B1
+where
+    St::IsZero: ZeroCase<AL, Sh, St>,
+{
+    type Shape = <St::IsZero as ZeroCase<AL, Sh, St>>::Shape;
+    type Stride = <St::IsZero as ZeroCase<AL, Sh, St>>::Stride;
+}
+impl<AL, Sh: Tuple, St: Tuple> TreeCase<AL, Sh, St> for B0
+where
+    (Sh::List, St::List): CompList<AL>,
+    <(Sh::List, St::List) as CompList<AL>>::Shapes: IntoTuple,
+    <(Sh::List, St::List) as CompList<AL>>::Strides: IntoTuple,
+    <<(Sh::List, St::List) as CompList<AL>>::Shapes as IntoTuple>::Tuple: IntTuple,
+    <<(Sh::List, St::List) as CompList<AL>>::Strides as IntoTuple>::Tuple: IntTuple,
+{
+    type Shape = <<(Sh::List, St::List) as CompList<AL>>::Shapes as IntoTuple>::Tuple;
+    type Stride = <<(Sh::List, St::List) as CompList<AL>>::Strides as IntoTuple>::Tuple;
+}
+#[doc(hidden)]
+pub trait CompList<AL> {
+    type Shapes;
+    type Strides;
+}
+impl<AL> CompList<AL> for (Nil, Nil) {
+    type Shapes = Nil;
+    type Strides = Nil;
+}
+impl<AL, SH, ST, DH, DT> CompList<AL> for (Cons<SH, ST>, Cons<DH, DT>)
+where
+    (SH, DH): CompTree<AL>,
+    (ST, DT): CompList<AL>,
+{
+    type Shapes = Cons<<(SH, DH) as CompTree<AL>>::Shape, <(ST, DT) as CompList<AL>>::Shapes>;
+    type Strides = Cons<<(SH, DH) as CompTree<AL>>::Stride, <(ST, DT) as CompList<AL>>::Strides>;
+}
+
+/// The leaf sizes of A' as a constant (for the admissibility check).
+#[doc(hidden)]
+pub trait PairSizes {
+    const SIZES: crate::ctext::Leaves;
+}
+impl PairSizes for Nil {
+    const SIZES: crate::ctext::Leaves = crate::ctext::Leaves::EMPTY;
+}
+impl<Sh: IntTuple, St, R: PairSizes> PairSizes for Cons<(Sh, St), R> {
+    const SIZES: crate::ctext::Leaves = Sh::LEAF_VALUES.concat(R::SIZES);
+}
+
+/// A layout in CuTe notation, as a constant.
+pub(crate) const fn layout_text<Sh: IntTuple, D: IntTuple>() -> Text {
+    Text::EMPTY.text(Sh::TEXT).byte(b':').text(D::TEXT)
+}
+
+/// The error of a static composition, if any, without failing the build:
+/// what the compile-time check evaluates. `None` when admissible or when
+/// an input has run-time leaves (checked at run time then).
+///
+/// ```
+/// use layout_core::{algebra::composition_error, layout_type};
+/// type A = layout_type!((8,5):(5,1));
+/// type B = layout_type!((2,3):(4,2));
+/// assert!(composition_error::<A, B>().unwrap().starts_with("composition: (_8,_5):(_5,_1) o (_2,_3):(_4,_2): B's modes overlap"));
+/// assert_eq!(composition_error::<layout_type!((6,2):(8,2)), layout_type!((4,3):(3,1))>(), None);
+/// ```
+pub fn composition_error<A, B: ComposeOnto<A>>() -> Option<&'static str> {
+    match &B::ERROR {
+        Some(t) => Some(t.as_str()),
+        None => None,
+    }
+}
+
+/// A layout type's text and leaves as constants.
+pub trait StaticText {
+    /// Shape leaves.
+    const SHAPE: crate::ctext::Leaves;
+    /// Stride leaves.
+    const STRIDE: crate::ctext::Leaves;
+    /// CuTe notation.
+    const TEXT: Text;
+}
+impl<Sh: Congruent<D>, D: IntTuple> StaticText for Layout<Sh, D> {
+    const SHAPE: crate::ctext::Leaves = Sh::LEAF_VALUES;
+    const STRIDE: crate::ctext::Leaves = D::LEAF_VALUES;
+    const TEXT: Text = layout_text::<Sh, D>();
+}
+
+struct ErrText<A, B>(core::marker::PhantomData<(A, B)>);
+impl<A: StaticText + CoalesceX, B: StaticText> ErrText<A, B>
+where
+    A::Pairs: PairSizes,
+{
+    const TEXT: Option<Text> = {
+        let a = <A::Pairs as PairSizes>::SIZES;
+        let (bs, bd) = (B::SHAPE, B::STRIDE);
+        if a.all_static() && bs.all_static() && bd.all_static() {
+            let (asz, _) = a.v.split_at(a.n);
+            let (bsv, _) = bs.v.split_at(bs.n);
+            let (bdv, _) = bd.v.split_at(bd.n);
+            match crate::admissible::check_composition(asz, bsv, bdv) {
+                Err(e) => Some(e.text(
+                    Text::EMPTY
+                        .str("composition: ")
+                        .text(A::TEXT)
+                        .str(" o ")
+                        .text(B::TEXT)
+                        .str(": "),
+                )),
+                Ok(()) => None,
+            }
+        } else {
+            None
+        }
+    };
+}
+
+/// A right operand of composition (a layout, an integer, `_`, or a tuple
+/// of those): `A o Self`. The tiler is `Self` so that the compiler picks the
+/// impl from the tiler's type alone.
+pub trait ComposeOnto<A> {
+    /// The result layout.
+    type Output;
+    /// Why `A o Self` is inadmissible, when every leaf involved is static
+    /// (the build fails with this text); `None` otherwise.
+    const ERROR: Option<Text>;
+    /// `A o Self`; panics with the run-time algebra's message when run-time
+    /// leaves make it inadmissible.
+    fn compose_onto(self, a: A) -> Self::Output;
+    /// `A o Self`, or the reason it is inadmissible.
+    fn try_compose_onto(self, a: A) -> Result<Self::Output, crate::LayoutError>;
+}
+
+/// Typed composition `Self o B`, for any tiler `B`.
+pub trait Composition<B> {
+    /// The result layout.
+    type Output;
+    /// `Self o B`.
+    fn composition(self, b: B) -> Self::Output;
+    /// `Self o B`, or the reason it is inadmissible.
+    fn try_composition(self, b: B) -> Result<Self::Output, crate::LayoutError>;
+}
+impl<A, B: ComposeOnto<A>> Composition<B> for A {
+    type Output = B::Output;
+    #[inline(always)]
+    fn composition(self, b: B) -> Self::Output {
+        b.compose_onto(self)
+    }
+    #[inline(always)]
+    fn try_composition(self, b: B) -> Result<Self::Output, crate::LayoutError> {
+        b.try_compose_onto(self)
+    }
+}
+
+/// The result type of `composition(A, B)` for layouts.
+pub type CompositionOf<AS, AD, BS, BD> = Layout<
+    <(BS, BD) as CompTree<<Layout<AS, AD> as CoalesceX>::Pairs>>::Shape,
+    <(BS, BD) as CompTree<<Layout<AS, AD> as CoalesceX>::Pairs>>::Stride,
+>;
+
+impl<AS: Congruent<AD>, AD: IntTuple, BS: Congruent<BD>, BD: IntTuple> ComposeOnto<Layout<AS, AD>>
+    for Layout<BS, BD>
+where
+    Layout<AS, AD>: CoalesceX,
+    <Layout<AS, AD> as CoalesceX>::Pairs: PairSizes,
+    (BS, BD): CompTree<<Layout<AS, AD> as CoalesceX>::Pairs>,
+    <(BS, BD) as CompTree<<Layout<AS, AD> as CoalesceX>::Pairs>>::Shape:
+        Congruent<<(BS, BD) as CompTree<<Layout<AS, AD> as CoalesceX>::Pairs>>::Stride>,
+{
+    type Output = CompositionOf<AS, AD, BS, BD>;
+    const ERROR: Option<Text> = ErrText::<Layout<AS, AD>, Layout<BS, BD>>::TEXT;
+    #[inline(always)]
+    fn compose_onto(self, a: Layout<AS, AD>) -> Self::Output {
+        super::values::or_panic(self.try_compose_onto(a))
+    }
+    #[inline(always)]
+    fn try_compose_onto(self, a: Layout<AS, AD>) -> Result<Self::Output, crate::LayoutError> {
+        const {
+            if let Some(t) = Self::ERROR {
+                panic!("{}", t.as_str())
+            }
+        }
+        super::values::typed(|| {
+            crate::dynamic::composition(
+                &crate::DynLayout::from_typed(&a),
+                &crate::DynLayout::from_typed(&self),
+            )
+        })
+    }
+}
+
+/// CuTe's `composition(A, B)`: `R(c) == A(B(c))` for every `c` in B's
+/// domain, congruent with B. B may be a layout, an integer `n` (the layout
+/// `n:_1`), `_` (keep A) or a tuple of those applied mode by mode.
+///
+/// ```
+/// use layout_core::{algebra::composition, layout};
+/// let a = layout!((6,2):(8,2));
+/// let r = composition(a, layout!((4,3):(3,1)));
+/// assert_eq!(r.to_string(), "((_2,_2),_3):((_24,_2),_8)");
+/// assert_eq!(core::mem::size_of_val(&r), 0);
+/// // With run-time leaves CuTe keeps every intermediate mode; so do we.
+/// let (m, n) = (6, 2);
+/// let r = composition(layout!((m,n):(8,2)), layout!((4,3):(3,1)));
+/// assert_eq!(r.to_string(), "((2,2),(3,1)):((_24,_2),(_8,_2))");
+/// ```
+#[inline(always)]
+pub fn composition<A: Composition<B>, B>(a: A, b: B) -> A::Output {
+    a.composition(b)
+}
+
+/// [`composition`], returning the reason instead of panicking when run-time
+/// leaves make it inadmissible.
+#[inline(always)]
+pub fn try_composition<A: Composition<B>, B>(a: A, b: B) -> Result<A::Output, crate::LayoutError> {
+    a.try_composition(b)
+}
+
+/// `_` as a tiler keeps the layout.
+impl<AS: Congruent<AD>, AD: IntTuple> ComposeOnto<Layout<AS, AD>> for Underscore {
+    type Output = Layout<AS, AD>;
+    const ERROR: Option<Text> = None;
+    #[inline(always)]
+    fn compose_onto(self, a: Layout<AS, AD>) -> Layout<AS, AD> {
+        a
+    }
+    #[inline(always)]
+    fn try_compose_onto(self, a: Layout<AS, AD>) -> Result<Layout<AS, AD>, crate::LayoutError> {
+        Ok(a)
+    }
+}
+
+macro_rules! int_tiler {
+    ($t:ty; $($g:tt)*) => {
+        /// An integer tiler `n` is the layout `n:_1`.
+        impl<AS: Congruent<AD>, AD: IntTuple, $($g)*> ComposeOnto<Layout<AS, AD>> for $t
+        where
+            Layout<$t, C<1>>: ComposeOnto<Layout<AS, AD>>,
+        {
+            type Output = <Layout<$t, C<1>> as ComposeOnto<Layout<AS, AD>>>::Output;
+            const ERROR: Option<Text> = <Layout<$t, C<1>> as ComposeOnto<Layout<AS, AD>>>::ERROR;
+            #[inline(always)]
+            fn compose_onto(self, a: Layout<AS, AD>) -> Self::Output {
+                Layout::new(self, C::<1>).compose_onto(a)
+            }
+            #[inline(always)]
+            fn try_compose_onto(self, a: Layout<AS, AD>) -> Result<Self::Output, crate::LayoutError> {
+                Layout::new(self, C::<1>).try_compose_onto(a)
+            }
+        }
+    };
+}
+crate::tuple::for_each_leaf!(int_tiler);
+
+/// The first error of a list, if any.
+pub(crate) const fn first_error(e: &[Option<Text>]) -> Option<Text> {
+    let mut i = 0;
+    while i < e.len() {
+        if e[i].is_some() {
+            return e[i];
+        }
+        i += 1;
+    }
+    None
+}
+
+/// A layout's parts as types.
+pub trait LayoutParts {
+    /// The shape type.
+    type Shape: IntTuple;
+    /// The stride type.
+    type Stride: IntTuple;
+    /// Shape and stride.
+    fn parts(self) -> (Self::Shape, Self::Stride);
+}
+impl<Sh: Congruent<D>, D: IntTuple> LayoutParts for Layout<Sh, D> {
+    type Shape = Sh;
+    type Stride = D;
+    #[inline(always)]
+    fn parts(self) -> (Sh, D) {
+        (self.shape(), self.stride())
+    }
+}
+
+/// The layout of mode `I` of a layout type.
+pub type ModeOf<L, const I: usize> = <L as crate::ops::Mode<I>>::Output;
+
+macro_rules! tuple_tiler {
+    ($($t:ident $i:tt $r:ident),+) => {
+        /// A tuple tiler composes mode by mode; A's modes it does not reach are dropped.
+        impl<AS: Congruent<AD>, AD: IntTuple, $($t,)+ $($r,)+> ComposeOnto<Layout<AS, AD>> for ($($t,)+)
+        where
+            $(
+                Layout<AS, AD>: crate::ops::Mode<$i>,
+                $t: ComposeOnto<ModeOf<Layout<AS, AD>, $i>, Output = $r>,
+                $r: LayoutParts,
+            )+
+            ($(<$r as LayoutParts>::Shape,)+): Congruent<($(<$r as LayoutParts>::Stride,)+)>,
+            ($(<$r as LayoutParts>::Stride,)+): IntTuple,
+        {
+            type Output = Layout<($(<$r as LayoutParts>::Shape,)+), ($(<$r as LayoutParts>::Stride,)+)>;
+            const ERROR: Option<Text> = first_error(&[$(<$t as ComposeOnto<ModeOf<Layout<AS, AD>, $i>>>::ERROR,)+]);
+            #[inline(always)]
+            fn compose_onto(self, a: Layout<AS, AD>) -> Self::Output {
+                let parts = ($(
+                    self.$i.compose_onto(<Layout<AS, AD> as crate::ops::Mode<$i>>::get(a)).parts(),
+                )+);
+                Layout::new(($(parts.$i.0,)+), ($(parts.$i.1,)+))
+            }
+            #[inline(always)]
+            fn try_compose_onto(self, a: Layout<AS, AD>) -> Result<Self::Output, crate::LayoutError> {
+                let parts = ($(
+                    self.$i.try_compose_onto(<Layout<AS, AD> as crate::ops::Mode<$i>>::get(a))?.parts(),
+                )+);
+                Ok(Layout::new(($(parts.$i.0,)+), ($(parts.$i.1,)+)))
+            }
+        }
+    };
+}
+tuple_tiler!(T0 0 R0);
+tuple_tiler!(T0 0 R0, T1 1 R1);
+tuple_tiler!(T0 0 R0, T1 1 R1, T2 2 R2);
+tuple_tiler!(T0 0 R0, T1 1 R1, T2 2 R2, T3 3 R3);
