@@ -114,6 +114,24 @@ fn composition_refusal<A, B: layout_core::algebra::ComposeOnto<A>>(
 ) -> Option<&'static str> {
     layout_core::algebra::composition_error::<A, B>()
 }
+fn complement_refusal<A: layout_core::algebra::Complement<M>, M>(
+    _a: &A,
+    _m: &M,
+) -> Option<&'static str> {
+    layout_core::algebra::complement_error::<A, M>()
+}
+fn divide_refusal<A, T: layout_core::algebra::DivideOnto<A>>(
+    _a: &A,
+    _t: &T,
+) -> Option<&'static str> {
+    layout_core::algebra::divide_error::<A, T>()
+}
+fn product_refusal<A, T: layout_core::algebra::ProductOnto<A>>(
+    _a: &A,
+    _t: &T,
+) -> Option<&'static str> {
+    layout_core::algebra::product_error::<A, T>()
+}
 fn is_static_shape<S: Congruent<D>, D: IntTuple>(_l: Layout<S, D>) -> bool {
     S::ALL_STATIC
 }
@@ -280,9 +298,14 @@ impl Report {
                 let breaks = table.zip(b_size).is_some_and(|(t, n)| t.len() as i64 != n);
                 let same = dl.as_ref().err().map(|x| x.to_string()) == Some(e.to_string());
                 if breaks && same {
-                    self.deliberate.push(format!("{id}: CuTe {exp} has size {} for B = {b}; refused: {e}", table.map_or(0, |t| t.len())));
+                    self.deliberate.push(format!(
+                        "{id}: CuTe {exp} has size {} for B = {b}; refused: {e}",
+                        table.map_or(0, |t| t.len())
+                    ));
                 }
-                self.record(op, id, breaks && same, || format!("refused: {e}; CuTe {exp}"));
+                self.record(op, id, breaks && same, || {
+                    format!("refused: {e}; CuTe {exp}")
+                });
             }
         }
     }

@@ -116,9 +116,3 @@ binary!(
     ],
     Quot<Sub1<Sum<A, B>>, B>
 );
-binary!(
-    /// `a + b`.
-    FAdd, LAdd, AddT,
-    [A: Add<B>, Sum<A, B>: Unsigned + Default + 'static + crate::int::StaticOneTag + crate::int::StaticZeroTag],
-    Sum<A, B>
-);

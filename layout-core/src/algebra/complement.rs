@@ -81,13 +81,12 @@ where
     (<X::Form as StTag>::St, <P::Form as StTag>::St): SameBit,
     <(<X::Form as StTag>::St, <P::Form as StTag>::St) as SameBit>::Out: MergeShape<X, T, P, R>,
 {
-    type Out =
-        <<(<X::Form as StTag>::St, <P::Form as StTag>::St) as SameBit>::Out as MergeShape<
-            X,
-            T,
-            P,
-            R,
-        >>::Out;
+    type Out = <<(<X::Form as StTag>::St, <P::Form as StTag>::St) as SameBit>::Out as MergeShape<
+        X,
+        T,
+        P,
+        R,
+    >>::Out;
 }
 #[doc(hidden)]
 pub trait MergeShape<X, T, P, R> {
@@ -121,8 +120,7 @@ where
     type Out = <T::Out as Push<H>>::Out;
 }
 /// The coalesced shape of a shape type.
-pub type CoalesceShape<T> =
-    <<<T as IntTuple>::Leaves as CoalesceShapeList<Nil>>::Out as Pack>::Out;
+pub type CoalesceShape<T> = <<<T as IntTuple>::Leaves as CoalesceShapeList<Nil>>::Out as Pack>::Out;
 
 /// CuTe's `ceil_div(shape, n)`: divide the modes in order, carrying the rest.
 #[doc(hidden)]
@@ -293,10 +291,8 @@ type RestShape<M, Cot> = CoalesceShape<RestOf<M, Cot>>;
 type RestStride<M, Cot> = <RestShape<M, Cot> as Compact<GNext<M>>>::Left;
 type PreShape<M, Cot> = <GShapes<M> as Push<RestShape<M, Cot>>>::Out;
 type PreStride<M, Cot> = <GStrides<M> as Push<RestStride<M, Cot>>>::Out;
-type Pre<M, Cot> = Layout<
-    <PreShape<M, Cot> as IntoTuple>::Tuple,
-    <PreStride<M, Cot> as IntoTuple>::Tuple,
->;
+type Pre<M, Cot> =
+    Layout<<PreShape<M, Cot> as IntoTuple>::Tuple, <PreStride<M, Cot> as IntoTuple>::Tuple>;
 
 /// The type of `complement(A, M)`.
 pub type ComplementT<A, Cot> = Layout<
@@ -321,7 +317,13 @@ where
             <ComplementT<A, Cot> as super::StaticText>::STRIDE,
         );
         let cot = Cot::LEAF_VALUES;
-        if fs.all_static() && fd.all_static() && rs.all_static() && rd.all_static() && cot.all_static() && fs.n + rs.n <= 64 {
+        if fs.all_static()
+            && fd.all_static()
+            && rs.all_static()
+            && rd.all_static()
+            && cot.all_static()
+            && fs.n + rs.n <= 64
+        {
             let s = fs.concat(rs);
             let d = fd.concat(rd);
             let mut m = 1usize;
@@ -413,7 +415,10 @@ pub fn complement<A: Complement<Cot>, Cot>(a: A, cot: Cot) -> A::Output {
 
 /// [`complement`], returning the reason instead of panicking at run time.
 #[inline(always)]
-pub fn try_complement<A: Complement<Cot>, Cot>(a: A, cot: Cot) -> Result<A::Output, crate::LayoutError> {
+pub fn try_complement<A: Complement<Cot>, Cot>(
+    a: A,
+    cot: Cot,
+) -> Result<A::Output, crate::LayoutError> {
     a.try_complement(cot)
 }
 

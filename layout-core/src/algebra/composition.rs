@@ -39,6 +39,21 @@ impl Either for (B0, B1) {
     type Out = B1;
 }
 
+/// `B1` when both bits are.
+#[doc(hidden)]
+pub trait Both {
+    type Out: Bit;
+}
+impl<X> Both for (B0, X) {
+    type Out = B0;
+}
+impl Both for (B1, B0) {
+    type Out = B0;
+}
+impl Both for (B1, B1) {
+    type Out = B1;
+}
+
 /// A static 1 becomes a static 2 (the last mode of A' in `coalesce_x`).
 #[doc(hidden)]
 pub trait TwoIfOne<Sh> {
@@ -164,33 +179,32 @@ impl<Cc, K, M, R, Rs, Rd, RS: Leaf, RD> Fold<Rs, Rd, RS, RD> for Cons<(Cc, K), C
 where
     (Cc, RD): LCeilDiv,
     (RD, Cc): LCeilDiv,
-    (
-        <CeilDivT<Cc, RD> as StaticForm>::IsOne,
-        RS::IsOne,
-    ): Either,
+    (<CeilDivT<Cc, RD> as StaticForm>::IsOne, RS::IsOne): Either,
     <(<CeilDivT<Cc, RD> as StaticForm>::IsOne, RS::IsOne) as Either>::Out:
         StepCase<Cons<M, R>, Rs, Rd, RS, RD, K, CeilDivT<Cc, RD>, CeilDivT<RD, Cc>>,
 {
-    type Shape = <<(<CeilDivT<Cc, RD> as StaticForm>::IsOne, RS::IsOne) as Either>::Out as StepCase<
-        Cons<M, R>,
-        Rs,
-        Rd,
-        RS,
-        RD,
-        K,
-        CeilDivT<Cc, RD>,
-        CeilDivT<RD, Cc>,
-    >>::Shape;
-    type Stride = <<(<CeilDivT<Cc, RD> as StaticForm>::IsOne, RS::IsOne) as Either>::Out as StepCase<
-        Cons<M, R>,
-        Rs,
-        Rd,
-        RS,
-        RD,
-        K,
-        CeilDivT<Cc, RD>,
-        CeilDivT<RD, Cc>,
-    >>::Stride;
+    type Shape =
+        <<(<CeilDivT<Cc, RD> as StaticForm>::IsOne, RS::IsOne) as Either>::Out as StepCase<
+            Cons<M, R>,
+            Rs,
+            Rd,
+            RS,
+            RD,
+            K,
+            CeilDivT<Cc, RD>,
+            CeilDivT<RD, Cc>,
+        >>::Shape;
+    type Stride =
+        <<(<CeilDivT<Cc, RD> as StaticForm>::IsOne, RS::IsOne) as Either>::Out as StepCase<
+            Cons<M, R>,
+            Rs,
+            Rd,
+            RS,
+            RD,
+            K,
+            CeilDivT<Cc, RD>,
+            CeilDivT<RD, Cc>,
+        >>::Stride;
 }
 /// One mode of the fold: `B1` skips it (only the rest stride moves on),
 /// `B0` takes `min(next shape, rest shape)` of it.
@@ -386,14 +400,16 @@ where
             let (bsv, _) = bs.v.split_at(bs.n);
             let (bdv, _) = bd.v.split_at(bd.n);
             match crate::admissible::check_composition(asz, bsv, bdv) {
-                Err(e) => Some(e.text(
-                    Text::EMPTY
-                        .str("composition: ")
-                        .text(A::TEXT)
-                        .str(" o ")
-                        .text(B::TEXT)
-                        .str(": "),
-                )),
+                Err(e) => Some(
+                    e.text(
+                        Text::EMPTY
+                            .str("composition: ")
+                            .text(A::TEXT)
+                            .str(" o ")
+                            .text(B::TEXT)
+                            .str(": "),
+                    ),
+                ),
                 Ok(()) => None,
             }
         } else {
@@ -463,7 +479,7 @@ where
     #[inline(always)]
     fn try_compose_onto(self, a: Layout<AS, AD>) -> Result<Self::Output, crate::LayoutError> {
         const {
-            if let Some(t) = Self::ERROR {
+            if let Some(t) = <Self as ComposeOnto<Layout<AS, AD>>>::ERROR {
                 panic!("{}", t.as_str())
             }
         }

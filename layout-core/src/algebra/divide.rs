@@ -55,10 +55,14 @@ crate::tuple::for_each_leaf!(int_dyn_tiler);
 pub trait DivideOnto<A> {
     /// The type of `logical_divide(A, Self)`.
     type Logical;
-    /// The type of `zipped_divide(A, Self)`.
-    type Zipped;
     /// Why the divide is inadmissible for static inputs, if it is.
     const ERROR: Option<Text>;
+}
+
+/// The zipped form: `((tile modes), (rest modes))` by the tiler's modes.
+pub trait ZipDivideOnto<A>: DivideOnto<A> {
+    /// The type of `zipped_divide(A, Self)`.
+    type Zipped;
 }
 
 /// `(T, complement(T, shape(coalesce(A))))`, the layout A is composed with.
@@ -88,7 +92,6 @@ where
     DivisorOf<AS, AD, BS, BD>: ComposeOnto<Layout<AS, AD>>,
 {
     type Logical = <DivisorOf<AS, AD, BS, BD> as ComposeOnto<Layout<AS, AD>>>::Output;
-    type Zipped = Self::Logical;
     const ERROR: Option<Text> =
         match <DivisorOf<AS, AD, BS, BD> as ComposeOnto<Layout<AS, AD>>>::ERROR {
             Some(t) => Some(Text::EMPTY.str("logical_divide: ").text(t)),
@@ -96,9 +99,19 @@ where
         };
 }
 
+impl<AS, AD, BS, BD> ZipDivideOnto<Layout<AS, AD>> for Layout<BS, BD>
+where
+    Layout<BS, BD>: DivideOnto<Layout<AS, AD>>,
+{
+    type Zipped = <Layout<BS, BD> as DivideOnto<Layout<AS, AD>>>::Logical;
+}
+
+impl<AS: Congruent<AD>, AD: IntTuple> ZipDivideOnto<Layout<AS, AD>> for Underscore {
+    type Zipped = Layout<AS, AD>;
+}
+
 impl<AS: Congruent<AD>, AD: IntTuple> DivideOnto<Layout<AS, AD>> for Underscore {
     type Logical = Layout<AS, AD>;
-    type Zipped = Layout<AS, AD>;
     const ERROR: Option<Text> = None;
 }
 
@@ -112,12 +125,23 @@ macro_rules! int_divide {
             $t: Congruent<<$t as Compact<C<1>>>::Left>,
         {
             type Logical = <Layout<$t, <$t as Compact<C<1>>>::Left> as DivideOnto<Layout<AS, AD>>>::Logical;
-            type Zipped = <Layout<$t, <$t as Compact<C<1>>>::Left> as DivideOnto<Layout<AS, AD>>>::Zipped;
             const ERROR: Option<Text> = <Layout<$t, <$t as Compact<C<1>>>::Left> as DivideOnto<Layout<AS, AD>>>::ERROR;
         }
     };
 }
 crate::tuple::for_each_leaf!(int_divide);
+macro_rules! int_zip_divide {
+    ($t:ty; $($g:tt)*) => {
+        impl<AS: Congruent<AD>, AD: IntTuple, $($g)*> ZipDivideOnto<Layout<AS, AD>> for $t
+        where
+            $t: Compact<C<1>> + DivideOnto<Layout<AS, AD>>,
+            Layout<$t, <$t as Compact<C<1>>>::Left>: ZipDivideOnto<Layout<AS, AD>>,
+        {
+            type Zipped = <Layout<$t, <$t as Compact<C<1>>>::Left> as ZipDivideOnto<Layout<AS, AD>>>::Zipped;
+        }
+    };
+}
+crate::tuple::for_each_leaf!(int_zip_divide);
 
 /// Shape and stride of a layout as a `(shape, stride)` pair type.
 type PairOf<L> = (<L as LayoutParts>::Shape, <L as LayoutParts>::Stride);
@@ -151,55 +175,72 @@ impl<SH: Copy + Send + Sync + 'static, ST: ZipModes<DT>, DH: Copy + Send + Sync 
     type Out = Cons<(SH, DH), ST::Out>;
 }
 /// The modes of A from `N` on, as pairs.
-type RestModes<AS, AD, const N: usize> = <<<AS as AsModes>::Modes as SplitAt<N>>::Back as ZipModes<
-    <<AD as AsModes>::Modes as SplitAt<N>>::Back,
->>::Out;
+type ModeOf<L, const I: usize> = super::composition::ModeOf<L, I>;
+type RestModes<AS, AD, const N: usize> =
+    <<<AS as AsModes>::Modes as SplitAt<N>>::Back as ZipModes<
+        <<AD as AsModes>::Modes as SplitAt<N>>::Back,
+    >>::Out;
 
+/// Mode 0 and mode 1 of a zipped result.
+type ZFirst<T, M> = <<T as ZipDivideOnto<M>>::Zipped as crate::ops::Mode<0>>::Output;
+type ZSecond<T, M> = <<T as ZipDivideOnto<M>>::Zipped as crate::ops::Mode<1>>::Output;
 macro_rules! tuple_divide {
     ($n:literal; $($t:ident $i:tt),+) => {
-        /// A tuple tiler divides mode by mode; A's modes beyond it are kept.
+        /// A tuple tiler works mode by mode; A's modes beyond it are kept.
         impl<AS: Congruent<AD> + AsModes, AD: IntTuple + AsModes, $($t,)+> DivideOnto<Layout<AS, AD>> for ($($t,)+)
         where
             $(
                 Layout<AS, AD>: crate::ops::Mode<$i>,
-                $t: DivideOnto<super::composition::ModeOf<Layout<AS, AD>, $i>>,
-                <$t as DivideOnto<super::composition::ModeOf<Layout<AS, AD>, $i>>>::Logical: LayoutParts,
-                <$t as DivideOnto<super::composition::ModeOf<Layout<AS, AD>, $i>>>::Zipped: crate::ops::Mode<0> + crate::ops::Mode<1>,
-                <<$t as DivideOnto<super::composition::ModeOf<Layout<AS, AD>, $i>>>::Zipped as crate::ops::Mode<0>>::Output: LayoutParts,
-                <<$t as DivideOnto<super::composition::ModeOf<Layout<AS, AD>, $i>>>::Zipped as crate::ops::Mode<1>>::Output: LayoutParts,
+                $t: DivideOnto<ModeOf<Layout<AS, AD>, $i>>,
+                <$t as DivideOnto<ModeOf<Layout<AS, AD>, $i>>>::Logical: LayoutParts,
             )+
             AS::Modes: SplitAt<$n>,
             AD::Modes: SplitAt<$n>,
             <AS::Modes as SplitAt<$n>>::Back: ZipModes<<AD::Modes as SplitAt<$n>>::Back>,
-            ($(PairOf<<$t as DivideOnto<super::composition::ModeOf<Layout<AS, AD>, $i>>>::Logical>,)+): Tuple,
-            <($(PairOf<<$t as DivideOnto<super::composition::ModeOf<Layout<AS, AD>, $i>>>::Logical>,)+) as Tuple>::List:
+            ($(PairOf<<$t as DivideOnto<ModeOf<Layout<AS, AD>, $i>>>::Logical>,)+): Tuple,
+            <($(PairOf<<$t as DivideOnto<ModeOf<Layout<AS, AD>, $i>>>::Logical>,)+) as Tuple>::List:
                 Concat<RestModes<AS, AD, $n>>,
-            <<($(PairOf<<$t as DivideOnto<super::composition::ModeOf<Layout<AS, AD>, $i>>>::Logical>,)+) as Tuple>::List as Concat<RestModes<AS, AD, $n>>>::Out: ModesToLayout,
-            ($(PairOf<<<$t as DivideOnto<super::composition::ModeOf<Layout<AS, AD>, $i>>>::Zipped as crate::ops::Mode<0>>::Output>,)+): Tuple,
-            <($(PairOf<<<$t as DivideOnto<super::composition::ModeOf<Layout<AS, AD>, $i>>>::Zipped as crate::ops::Mode<0>>::Output>,)+) as Tuple>::List: ModesToLayout,
-            ($(PairOf<<<$t as DivideOnto<super::composition::ModeOf<Layout<AS, AD>, $i>>>::Zipped as crate::ops::Mode<1>>::Output>,)+): Tuple,
-            <($(PairOf<<<$t as DivideOnto<super::composition::ModeOf<Layout<AS, AD>, $i>>>::Zipped as crate::ops::Mode<1>>::Output>,)+) as Tuple>::List:
-                Concat<RestModes<AS, AD, $n>>,
-            <<($(PairOf<<<$t as DivideOnto<super::composition::ModeOf<Layout<AS, AD>, $i>>>::Zipped as crate::ops::Mode<1>>::Output>,)+) as Tuple>::List as Concat<RestModes<AS, AD, $n>>>::Out: ModesToLayout,
+            <<($(PairOf<<$t as DivideOnto<ModeOf<Layout<AS, AD>, $i>>>::Logical>,)+) as Tuple>::List as Concat<RestModes<AS, AD, $n>>>::Out: ModesToLayout,
+        {
+            type Logical = <<<($(PairOf<<$t as DivideOnto<ModeOf<Layout<AS, AD>, $i>>>::Logical>,)+) as Tuple>::List as Concat<RestModes<AS, AD, $n>>>::Out as ModesToLayout>::Out;
+            const ERROR: Option<Text> = first_error(&[$(<$t as DivideOnto<ModeOf<Layout<AS, AD>, $i>>>::ERROR,)+]);
+        }
+        /// The zipped form of a tuple tiler: `((firsts), (seconds, rest of A))`.
+        impl<AS: Congruent<AD> + AsModes, AD: IntTuple + AsModes, $($t,)+> ZipDivideOnto<Layout<AS, AD>> for ($($t,)+)
+        where
+            ($($t,)+): DivideOnto<Layout<AS, AD>>,
+            $(
+                Layout<AS, AD>: crate::ops::Mode<$i>,
+                $t: ZipDivideOnto<ModeOf<Layout<AS, AD>, $i>>,
+                <$t as ZipDivideOnto<ModeOf<Layout<AS, AD>, $i>>>::Zipped: crate::ops::Mode<0> + crate::ops::Mode<1>,
+                ZFirst<$t, ModeOf<Layout<AS, AD>, $i>>: LayoutParts,
+                ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>: LayoutParts,
+            )+
+            AS::Modes: SplitAt<$n>,
+            AD::Modes: SplitAt<$n>,
+            <AS::Modes as SplitAt<$n>>::Back: ZipModes<<AD::Modes as SplitAt<$n>>::Back>,
+            ($(PairOf<ZFirst<$t, ModeOf<Layout<AS, AD>, $i>>>,)+): Tuple,
+            <($(PairOf<ZFirst<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List: ModesToLayout,
+            ($(PairOf<ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>>,)+): Tuple,
+            <($(PairOf<ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List: Concat<RestModes<AS, AD, $n>>,
+            <<($(PairOf<ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List as Concat<RestModes<AS, AD, $n>>>::Out: ModesToLayout,
+            <<($(PairOf<ZFirst<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List as ModesToLayout>::Out: LayoutParts,
+            <<<($(PairOf<ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List as Concat<RestModes<AS, AD, $n>>>::Out as ModesToLayout>::Out: LayoutParts,
             Cons<
-                PairOf<<<($(PairOf<<<$t as DivideOnto<super::composition::ModeOf<Layout<AS, AD>, $i>>>::Zipped as crate::ops::Mode<0>>::Output>,)+) as Tuple>::List as ModesToLayout>::Out>,
+                PairOf<<<($(PairOf<ZFirst<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List as ModesToLayout>::Out>,
                 Cons<
-                    PairOf<<<<($(PairOf<<<$t as DivideOnto<super::composition::ModeOf<Layout<AS, AD>, $i>>>::Zipped as crate::ops::Mode<1>>::Output>,)+) as Tuple>::List as Concat<RestModes<AS, AD, $n>>>::Out as ModesToLayout>::Out>,
+                    PairOf<<<<($(PairOf<ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List as Concat<RestModes<AS, AD, $n>>>::Out as ModesToLayout>::Out>,
                     Nil,
                 >,
             >: ModesToLayout,
-            <<($(PairOf<<<$t as DivideOnto<super::composition::ModeOf<Layout<AS, AD>, $i>>>::Zipped as crate::ops::Mode<0>>::Output>,)+) as Tuple>::List as ModesToLayout>::Out: LayoutParts,
-            <<<($(PairOf<<<$t as DivideOnto<super::composition::ModeOf<Layout<AS, AD>, $i>>>::Zipped as crate::ops::Mode<1>>::Output>,)+) as Tuple>::List as Concat<RestModes<AS, AD, $n>>>::Out as ModesToLayout>::Out: LayoutParts,
         {
-            type Logical = <<<($(PairOf<<$t as DivideOnto<super::composition::ModeOf<Layout<AS, AD>, $i>>>::Logical>,)+) as Tuple>::List as Concat<RestModes<AS, AD, $n>>>::Out as ModesToLayout>::Out;
             type Zipped = <Cons<
-                PairOf<<<($(PairOf<<<$t as DivideOnto<super::composition::ModeOf<Layout<AS, AD>, $i>>>::Zipped as crate::ops::Mode<0>>::Output>,)+) as Tuple>::List as ModesToLayout>::Out>,
+                PairOf<<<($(PairOf<ZFirst<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List as ModesToLayout>::Out>,
                 Cons<
-                    PairOf<<<<($(PairOf<<<$t as DivideOnto<super::composition::ModeOf<Layout<AS, AD>, $i>>>::Zipped as crate::ops::Mode<1>>::Output>,)+) as Tuple>::List as Concat<RestModes<AS, AD, $n>>>::Out as ModesToLayout>::Out>,
+                    PairOf<<<<($(PairOf<ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List as Concat<RestModes<AS, AD, $n>>>::Out as ModesToLayout>::Out>,
                     Nil,
                 >,
             > as ModesToLayout>::Out;
-            const ERROR: Option<Text> = first_error(&[$(<$t as DivideOnto<super::composition::ModeOf<Layout<AS, AD>, $i>>>::ERROR,)+]);
         }
         impl<$($t: ToDynTiler,)+> ToDynTiler for ($($t,)+) {
             #[cfg(feature = "alloc")]
@@ -295,7 +336,10 @@ where
 {
     super::values::typed(|| {
         let (s, d) = a.parts();
-        op(&crate::DynLayout::from_typed(&Layout::new(s, d)), &t.to_dyn_tiler())
+        op(
+            &crate::DynLayout::from_typed(&Layout::new(s, d)),
+            &t.to_dyn_tiler(),
+        )
     })
 }
 
@@ -349,7 +393,7 @@ divide_fn!(
     /// let r = zipped_divide(layout!((128,64):(64,1)), (C::<32>, C::<8>));
     /// assert_eq!(r.to_string(), "((_32,_8),(_4,_8)):((_64,_1),(_2048,_8))");
     /// ```
-    zipped_divide, try_zipped_divide, T::Zipped, crate::dynamic::zipped_divide
+    zipped_divide, try_zipped_divide, <T as ZipDivideOnto<A>>::Zipped, crate::dynamic::zipped_divide, T: ZipDivideOnto<A>,
 );
 divide_fn!(
     /// CuTe's `tiled_divide(A, T)`: `((tile modes), rest0, rest1, ...)`.
@@ -359,7 +403,7 @@ divide_fn!(
     /// let r = tiled_divide(layout!((128,64):(64,1)), (C::<16>, C::<16>));
     /// assert_eq!(r.to_string(), "((_16,_16),_8,_4):((_64,_1),_1024,_16)");
     /// ```
-    tiled_divide, try_tiled_divide, <T::Zipped as Unpack>::Tiled, crate::dynamic::tiled_divide, T::Zipped: Unpack,
+    tiled_divide, try_tiled_divide, <<T as ZipDivideOnto<A>>::Zipped as Unpack>::Tiled, crate::dynamic::tiled_divide, T: ZipDivideOnto<A>, <T as ZipDivideOnto<A>>::Zipped: Unpack,
 );
 divide_fn!(
     /// CuTe's `flat_divide(A, T)`: `(tile0, tile1, ..., rest0, rest1, ...)`.
@@ -369,7 +413,7 @@ divide_fn!(
     /// let r = flat_divide(layout!((128,64):(64,1)), (C::<16>, C::<16>));
     /// assert_eq!(r.to_string(), "(_16,_16,_8,_4):(_64,_1,_1024,_16)");
     /// ```
-    flat_divide, try_flat_divide, <T::Zipped as Unpack>::Flat, crate::dynamic::flat_divide, T::Zipped: Unpack,
+    flat_divide, try_flat_divide, <<T as ZipDivideOnto<A>>::Zipped as Unpack>::Flat, crate::dynamic::flat_divide, T: ZipDivideOnto<A>, <T as ZipDivideOnto<A>>::Zipped: Unpack,
 );
 
 /// The error of a static divide, if any (what the compile-time check evaluates).

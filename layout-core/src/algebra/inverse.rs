@@ -200,6 +200,39 @@ impl<Sh: Congruent<D> + Compact<C<1>>, D: IntTuple> Flat for Layout<Sh, D> {
     type RLeaves = <<Sh as Compact<C<1>>>::Left as IntTuple>::Leaves;
 }
 
+/// The type of a static layout's right inverse.
+pub trait RightInverse {
+    /// `right_inverse(Self)`.
+    type Output;
+}
+impl<Sh, D> RightInverse for Layout<Sh, D>
+where
+    Sh: Congruent<D>,
+    D: IntTuple,
+    Layout<Sh, D>: Coalesce,
+    <Layout<Sh, D> as Coalesce>::Output: Flat,
+    <<<Layout<Sh, D> as Coalesce>::Output as Flat>::Leaves as Zip3<
+        <<Layout<Sh, D> as Coalesce>::Output as Flat>::StrideLeaves,
+        <<Layout<Sh, D> as Coalesce>::Output as Flat>::RLeaves,
+    >>::Out: Chain<U1, Nil>,
+    <<<Layout<Sh, D> as Coalesce>::Output as Flat>::Leaves as Zip3<
+        <<Layout<Sh, D> as Coalesce>::Output as Flat>::StrideLeaves,
+        <<Layout<Sh, D> as Coalesce>::Output as Flat>::RLeaves,
+    >>::Out: List,
+    <<Layout<Sh, D> as Coalesce>::Output as Flat>::Leaves: Zip3<
+        <<Layout<Sh, D> as Coalesce>::Output as Flat>::StrideLeaves,
+        <<Layout<Sh, D> as Coalesce>::Output as Flat>::RLeaves,
+    >,
+    ChainOf<<Layout<Sh, D> as Coalesce>::Output>: Assemble,
+    <ChainOf<<Layout<Sh, D> as Coalesce>::Output> as Assemble>::Shape:
+        Congruent<<ChainOf<<Layout<Sh, D> as Coalesce>::Output> as Assemble>::Stride>,
+{
+    type Output = Layout<
+        <ChainOf<<Layout<Sh, D> as Coalesce>::Output> as Assemble>::Shape,
+        <ChainOf<<Layout<Sh, D> as Coalesce>::Output> as Assemble>::Stride,
+    >;
+}
+
 /// CuTe's `right_inverse` of a static layout: `L(R(i)) == i` on R's domain.
 ///
 /// ```

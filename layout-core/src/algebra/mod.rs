@@ -8,29 +8,41 @@
 
 mod arith;
 mod cast;
+mod coalesce;
+mod common;
 mod complement;
 mod composition;
 mod divide;
-mod values;
-mod coalesce;
 mod filter;
 mod inverse;
+mod product;
 mod profile;
+mod swizzle;
+mod values;
 
-pub use cast::{downcast, upcast, IntCeilDiv};
 pub use arith::Leaf;
+pub use cast::{downcast, upcast, IntCeilDiv};
 pub use coalesce::{coalesce, Coalesce};
+pub use common::{max_common_layout, max_common_vector, MaxCommon};
+pub use complement::{complement, complement_error, try_complement, Complement, ComplementT};
 pub use composition::{
     composition, composition_error, try_composition, CoalesceX, ComposeOnto, Composition,
-    LayoutParts,
-    StaticText,
+    LayoutParts, StaticText,
 };
-pub use complement::{complement, complement_error, try_complement, Complement, ComplementT};
 pub use divide::{
     divide_error, flat_divide, logical_divide, tiled_divide, try_flat_divide, try_logical_divide,
     try_tiled_divide, try_zipped_divide, zipped_divide, DivideOnto, ToDynTiler, Unpack,
+    ZipDivideOnto,
 };
-pub use values::FromDyn;
 pub use filter::{filter, filter_zeros};
+pub use inverse::RightInverse;
 pub use inverse::{left_inverse, right_inverse};
+pub use product::{
+    blocked_product, flat_product, logical_product, product_error, raked_product, tiled_product,
+    try_blocked_product, try_flat_product, try_logical_product, try_raked_product,
+    try_tiled_product, try_zipped_product, zipped_product, CosizeT, ProductOnto, SizeT, ZipProduct,
+    ZipProductOnto,
+};
 pub use profile::{coalesce_by, filter_by};
+pub use swizzle::{ComposedLayout, Swizzle};
+pub use values::FromDyn;

@@ -58,7 +58,9 @@ pub(crate) fn typed<O: FromDyn>(
 /// Without `alloc`, only static results can be made.
 #[inline(always)]
 #[cfg(not(feature = "alloc"))]
-pub(crate) fn typed<O: FromDyn>(_f: impl FnOnce() -> Result<(), LayoutError>) -> Result<O, LayoutError> {
+pub(crate) fn typed<O: FromDyn>(
+    _f: impl FnOnce() -> Result<(), LayoutError>,
+) -> Result<O, LayoutError> {
     if O::IS_STATIC {
         Ok(O::make_static())
     } else {

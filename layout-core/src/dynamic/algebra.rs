@@ -244,7 +244,10 @@ pub fn filter_profile(l: &DynLayout, profile: &DTuple) -> R<DynLayout> {
 
 /// The admissibility of `A' o B` (see [`crate::admissible::check_composition`]).
 fn check_composition(a: &[(DInt, DInt)], b: &DynLayout, al: &DynLayout, bl: &DynLayout) -> R<()> {
-    let sizes: Vec<usize> = a.iter().map(|(c, _)| usize::try_from(c.v).unwrap_or(0)).collect();
+    let sizes: Vec<usize> = a
+        .iter()
+        .map(|(c, _)| usize::try_from(c.v).unwrap_or(0))
+        .collect();
     let (bs, bd): (Vec<usize>, Vec<usize>) = b
         .pairs()
         .iter()
@@ -258,7 +261,10 @@ fn check_composition(a: &[(DInt, DInt)], b: &DynLayout, al: &DynLayout, bl: &Dyn
     crate::admissible::check_composition(&sizes, &bs, &bd).map_err(|e| {
         invalid(
             "composition",
-            format!("{al} o {bl}: {}", e.text(crate::ctext::Text::EMPTY).as_str()),
+            format!(
+                "{al} o {bl}: {}",
+                e.text(crate::ctext::Text::EMPTY).as_str()
+            ),
         )
     })
 }

@@ -1,0 +1,577 @@
+//! Typed products: `logical_product(A, B) = (A, complement(A, size(A)*cosize(B)) o B)`,
+//! by mode for a tuple tiler, its zipped, tiled and flat rearrangements,
+//! and `blocked_product` / `raked_product` for layouts of equal rank.
+//!
+//! Result types are computed from the typed composition and complement;
+//! run-time leaves take their values from the run-time algebra.
+
+use super::arith::{LMul, Leaf, MulT};
+use super::coalesce::{Known, Unknown};
+use super::complement::{ComplementOf, ComplementT, FilteredModes};
+use super::composition::{first_error, ComposeOnto, LayoutParts};
+use super::divide::{ModesToLayout, ToDynTiler, Unpack, ZipModes};
+use crate::coord::Underscore;
+use crate::ctext::Text;
+use crate::error::LayoutError;
+use crate::int::{C, S};
+use crate::layout::{Congruent, Layout};
+use crate::make::Compact;
+use crate::tuple::{AsModes, Concat, Cons, IntTuple, Nil, SplitAt, Tuple};
+use core::ops::{Add, Mul, Sub};
+use typenum::{Add1, Prod, Sub1, Sum, Unsigned, B1};
+
+/// The product of a list of leaves, with CuTe's static rules.
+#[doc(hidden)]
+pub trait SizeList<Acc> {
+    type Out;
+}
+impl<Acc> SizeList<Acc> for Nil {
+    type Out = Acc;
+}
+impl<X, T, Acc> SizeList<Acc> for Cons<X, T>
+where
+    (Acc, X): LMul,
+    T: SizeList<MulT<Acc, X>>,
+{
+    type Out = <T as SizeList<MulT<Acc, X>>>::Out;
+}
+/// The type of `size(shape)`.
+pub type SizeT<Sh> = <<Sh as IntTuple>::Leaves as SizeList<C<1>>>::Out;
+
+/// One step of `cosize`: `acc + (s - 1) * d`, static only when all three are.
+#[doc(hidden)]
+pub trait CosizeStep {
+    type Out;
+}
+impl<Sf, A> CosizeStep for (Sf, Unknown, A) {
+    type Out = Unknown;
+}
+impl<D, A> CosizeStep for (Unknown, Known<D>, A) {
+    type Out = Unknown;
+}
+impl<Sv, D> CosizeStep for (Known<Sv>, Known<D>, Unknown) {
+    type Out = Unknown;
+}
+impl<Sv: Sub<B1>, D, A> CosizeStep for (Known<Sv>, Known<D>, Known<A>)
+where
+    Sub1<Sv>: Mul<D>,
+    A: Add<Prod<Sub1<Sv>, D>>,
+{
+    type Out = Known<Sum<A, Prod<Sub1<Sv>, D>>>;
+}
+#[doc(hidden)]
+pub trait CosizeList<Acc> {
+    type Out;
+}
+impl<Acc> CosizeList<Acc> for Nil {
+    type Out = Acc;
+}
+impl<Sh: Leaf, St: Leaf, R, Acc> CosizeList<Acc> for Cons<(Sh, St), R>
+where
+    (Sh::Form, St::Form, Acc): CosizeStep,
+    R: CosizeList<<(Sh::Form, St::Form, Acc) as CosizeStep>::Out>,
+{
+    type Out = <R as CosizeList<<(Sh::Form, St::Form, Acc) as CosizeStep>::Out>>::Out;
+}
+/// `Known<U>` is the static `U + 1`; `Unknown` a run-time `usize`.
+#[doc(hidden)]
+pub trait PlusOne {
+    type Leaf;
+}
+impl PlusOne for Unknown {
+    type Leaf = usize;
+}
+impl<U: Add<B1>> PlusOne for Known<U>
+where
+    Add1<U>: Unsigned,
+{
+    type Leaf = S<Add1<U>>;
+}
+/// The type of `cosize(Layout<Sh, D>)`.
+pub type CosizeT<Sh, D> =
+    <<<<Sh as IntTuple>::Leaves as ZipModes<<D as IntTuple>::Leaves>>::Out as CosizeList<
+        Known<typenum::U0>,
+    >>::Out as PlusOne>::Leaf;
+
+/// A tiler for the products: `A` times `Self`.
+pub trait ProductOnto<A> {
+    /// The type of `logical_product(A, Self)`.
+    type Logical;
+    /// Why the product is inadmissible for static inputs, if it is.
+    const ERROR: Option<Text>;
+}
+
+/// The zipped form: `((tile modes), (rest modes))` by the tiler's modes.
+pub trait ZipProductOnto<A>: ProductOnto<A> {
+    /// The type of `zipped_product(A, Self)`.
+    type Zipped;
+}
+
+/// `complement(A, size(A) * cosize(B))`.
+pub type ProductComplement<AS, AD, BS, BD> =
+    ComplementT<Layout<AS, AD>, MulT<SizeT<AS>, CosizeT<BS, BD>>>;
+
+impl<AS: Congruent<AD>, AD: IntTuple, BS: Congruent<BD>, BD: IntTuple> ProductOnto<Layout<AS, AD>>
+    for Layout<BS, BD>
+where
+    AS::Leaves: SizeList<C<1>>,
+    BS::Leaves: ZipModes<BD::Leaves>,
+    <BS::Leaves as ZipModes<BD::Leaves>>::Out: CosizeList<Known<typenum::U0>>,
+    <<BS::Leaves as ZipModes<BD::Leaves>>::Out as CosizeList<Known<typenum::U0>>>::Out: PlusOne,
+    (SizeT<AS>, CosizeT<BS, BD>): LMul,
+    Layout<AS, AD>: FilteredModes,
+    <Layout<AS, AD> as FilteredModes>::Triples: ComplementOf<MulT<SizeT<AS>, CosizeT<BS, BD>>>,
+    Layout<BS, BD>: ComposeOnto<ProductComplement<AS, AD, BS, BD>>,
+    <Layout<BS, BD> as ComposeOnto<ProductComplement<AS, AD, BS, BD>>>::Output: LayoutParts,
+{
+    type Logical = Layout<
+        (
+            AS,
+            <<Layout<BS, BD> as ComposeOnto<ProductComplement<AS, AD, BS, BD>>>::Output as LayoutParts>::Shape,
+        ),
+        (
+            AD,
+            <<Layout<BS, BD> as ComposeOnto<ProductComplement<AS, AD, BS, BD>>>::Output as LayoutParts>::Stride,
+        ),
+    >;
+    const ERROR: Option<Text> =
+        match <Layout<BS, BD> as ComposeOnto<ProductComplement<AS, AD, BS, BD>>>::ERROR {
+            Some(t) => Some(Text::EMPTY.str("logical_product: ").text(t)),
+            None => None,
+        };
+}
+
+impl<AS, AD, BS, BD> ZipProductOnto<Layout<AS, AD>> for Layout<BS, BD>
+where
+    Layout<BS, BD>: ProductOnto<Layout<AS, AD>>,
+{
+    type Zipped = <Layout<BS, BD> as ProductOnto<Layout<AS, AD>>>::Logical;
+}
+
+impl<AS: Congruent<AD>, AD: IntTuple> ZipProductOnto<Layout<AS, AD>> for Underscore {
+    type Zipped = Layout<AS, AD>;
+}
+
+impl<AS: Congruent<AD>, AD: IntTuple> ProductOnto<Layout<AS, AD>> for Underscore {
+    type Logical = Layout<AS, AD>;
+    const ERROR: Option<Text> = None;
+}
+
+macro_rules! int_product {
+    ($t:ty; $($g:tt)*) => {
+        /// An integer tiler `n` is the layout `make_layout(n)`.
+        impl<AS: Congruent<AD>, AD: IntTuple, $($g)*> ProductOnto<Layout<AS, AD>> for $t
+        where
+            $t: Compact<C<1>>,
+            Layout<$t, <$t as Compact<C<1>>>::Left>: ProductOnto<Layout<AS, AD>>,
+        {
+            type Logical = <Layout<$t, <$t as Compact<C<1>>>::Left> as ProductOnto<Layout<AS, AD>>>::Logical;
+            const ERROR: Option<Text> = <Layout<$t, <$t as Compact<C<1>>>::Left> as ProductOnto<Layout<AS, AD>>>::ERROR;
+        }
+    };
+}
+crate::tuple::for_each_leaf!(int_product);
+macro_rules! int_zip_product {
+    ($t:ty; $($g:tt)*) => {
+        impl<AS: Congruent<AD>, AD: IntTuple, $($g)*> ZipProductOnto<Layout<AS, AD>> for $t
+        where
+            $t: Compact<C<1>> + ProductOnto<Layout<AS, AD>>,
+            Layout<$t, <$t as Compact<C<1>>>::Left>: ZipProductOnto<Layout<AS, AD>>,
+        {
+            type Zipped = <Layout<$t, <$t as Compact<C<1>>>::Left> as ZipProductOnto<Layout<AS, AD>>>::Zipped;
+        }
+    };
+}
+crate::tuple::for_each_leaf!(int_zip_product);
+
+type PairOf<L> = (<L as LayoutParts>::Shape, <L as LayoutParts>::Stride);
+type RestModes<AS, AD, const N: usize> =
+    <<<AS as AsModes>::Modes as SplitAt<N>>::Back as ZipModes<
+        <<AD as AsModes>::Modes as SplitAt<N>>::Back,
+    >>::Out;
+type ModeOf<L, const I: usize> = super::composition::ModeOf<L, I>;
+
+/// Mode 0 and mode 1 of a zipped result.
+type ZFirst<T, M> = <<T as ZipProductOnto<M>>::Zipped as crate::ops::Mode<0>>::Output;
+type ZSecond<T, M> = <<T as ZipProductOnto<M>>::Zipped as crate::ops::Mode<1>>::Output;
+macro_rules! tuple_product {
+    ($n:literal; $($t:ident $i:tt),+) => {
+        /// A tuple tiler works mode by mode; A's modes beyond it are kept.
+        impl<AS: Congruent<AD> + AsModes, AD: IntTuple + AsModes, $($t,)+> ProductOnto<Layout<AS, AD>> for ($($t,)+)
+        where
+            $(
+                Layout<AS, AD>: crate::ops::Mode<$i>,
+                $t: ProductOnto<ModeOf<Layout<AS, AD>, $i>>,
+                <$t as ProductOnto<ModeOf<Layout<AS, AD>, $i>>>::Logical: LayoutParts,
+            )+
+            AS::Modes: SplitAt<$n>,
+            AD::Modes: SplitAt<$n>,
+            <AS::Modes as SplitAt<$n>>::Back: ZipModes<<AD::Modes as SplitAt<$n>>::Back>,
+            ($(PairOf<<$t as ProductOnto<ModeOf<Layout<AS, AD>, $i>>>::Logical>,)+): Tuple,
+            <($(PairOf<<$t as ProductOnto<ModeOf<Layout<AS, AD>, $i>>>::Logical>,)+) as Tuple>::List:
+                Concat<RestModes<AS, AD, $n>>,
+            <<($(PairOf<<$t as ProductOnto<ModeOf<Layout<AS, AD>, $i>>>::Logical>,)+) as Tuple>::List as Concat<RestModes<AS, AD, $n>>>::Out: ModesToLayout,
+        {
+            type Logical = <<<($(PairOf<<$t as ProductOnto<ModeOf<Layout<AS, AD>, $i>>>::Logical>,)+) as Tuple>::List as Concat<RestModes<AS, AD, $n>>>::Out as ModesToLayout>::Out;
+            const ERROR: Option<Text> = first_error(&[$(<$t as ProductOnto<ModeOf<Layout<AS, AD>, $i>>>::ERROR,)+]);
+        }
+        /// The zipped form of a tuple tiler: `((firsts), (seconds, rest of A))`.
+        impl<AS: Congruent<AD> + AsModes, AD: IntTuple + AsModes, $($t,)+> ZipProductOnto<Layout<AS, AD>> for ($($t,)+)
+        where
+            ($($t,)+): ProductOnto<Layout<AS, AD>>,
+            $(
+                Layout<AS, AD>: crate::ops::Mode<$i>,
+                $t: ZipProductOnto<ModeOf<Layout<AS, AD>, $i>>,
+                <$t as ZipProductOnto<ModeOf<Layout<AS, AD>, $i>>>::Zipped: crate::ops::Mode<0> + crate::ops::Mode<1>,
+                ZFirst<$t, ModeOf<Layout<AS, AD>, $i>>: LayoutParts,
+                ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>: LayoutParts,
+            )+
+            AS::Modes: SplitAt<$n>,
+            AD::Modes: SplitAt<$n>,
+            <AS::Modes as SplitAt<$n>>::Back: ZipModes<<AD::Modes as SplitAt<$n>>::Back>,
+            ($(PairOf<ZFirst<$t, ModeOf<Layout<AS, AD>, $i>>>,)+): Tuple,
+            <($(PairOf<ZFirst<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List: ModesToLayout,
+            ($(PairOf<ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>>,)+): Tuple,
+            <($(PairOf<ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List: Concat<RestModes<AS, AD, $n>>,
+            <<($(PairOf<ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List as Concat<RestModes<AS, AD, $n>>>::Out: ModesToLayout,
+            <<($(PairOf<ZFirst<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List as ModesToLayout>::Out: LayoutParts,
+            <<<($(PairOf<ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List as Concat<RestModes<AS, AD, $n>>>::Out as ModesToLayout>::Out: LayoutParts,
+            Cons<
+                PairOf<<<($(PairOf<ZFirst<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List as ModesToLayout>::Out>,
+                Cons<
+                    PairOf<<<<($(PairOf<ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List as Concat<RestModes<AS, AD, $n>>>::Out as ModesToLayout>::Out>,
+                    Nil,
+                >,
+            >: ModesToLayout,
+        {
+            type Zipped = <Cons<
+                PairOf<<<($(PairOf<ZFirst<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List as ModesToLayout>::Out>,
+                Cons<
+                    PairOf<<<<($(PairOf<ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List as Concat<RestModes<AS, AD, $n>>>::Out as ModesToLayout>::Out>,
+                    Nil,
+                >,
+            > as ModesToLayout>::Out;
+        }
+    };
+}
+tuple_product!(1; T0 0);
+tuple_product!(2; T0 0, T1 1);
+tuple_product!(3; T0 0, T1 1, T2 2);
+tuple_product!(4; T0 0, T1 1, T2 2, T3 3);
+
+#[cfg(feature = "alloc")]
+type DynOp = fn(&crate::DynLayout, &crate::Tiler) -> Result<crate::DynLayout, LayoutError>;
+
+#[cfg(feature = "alloc")]
+#[inline(always)]
+fn run<O: super::FromDyn, A: LayoutParts, T: ToDynTiler>(
+    a: A,
+    t: &T,
+    op: DynOp,
+) -> Result<O, LayoutError>
+where
+    A::Shape: Congruent<A::Stride>,
+{
+    super::values::typed(|| {
+        let (s, d) = a.parts();
+        op(
+            &crate::DynLayout::from_typed(&Layout::new(s, d)),
+            &t.to_dyn_tiler(),
+        )
+    })
+}
+
+macro_rules! product_fn {
+    ($(#[$m:meta])* $name:ident, $try:ident, $out:ty, $dynop:path $(, $($bound:tt)*)?) => {
+        $(#[$m])*
+        #[inline(always)]
+        pub fn $name<A: LayoutParts, T: ProductOnto<A> + ToDynTiler>(a: A, t: T) -> $out
+        where
+            $($($bound)*)?
+            $out: super::FromDyn,
+            A::Shape: Congruent<A::Stride>,
+        {
+            super::values::or_panic($try(a, t))
+        }
+        #[doc = concat!("[`", stringify!($name), "`], returning the reason instead of panicking at run time.")]
+        #[inline(always)]
+        pub fn $try<A: LayoutParts, T: ProductOnto<A> + ToDynTiler>(a: A, t: T) -> Result<$out, LayoutError>
+        where
+            $($($bound)*)?
+            $out: super::FromDyn,
+            A::Shape: Congruent<A::Stride>,
+        {
+            const {
+                if let Some(e) = T::ERROR {
+                    panic!("{}", e.as_str())
+                }
+            }
+            run(a, &t, $dynop)
+        }
+    };
+}
+
+product_fn!(
+    /// CuTe's `logical_product(A, B)`: `(A, complement(A, size(A)*cosize(B)) o B)`.
+    ///
+    /// ```
+    /// use layout_core::{algebra::logical_product, layout};
+    /// let r = logical_product(layout!((2,2):(1,2)), layout!((4,4):(1,4)));
+    /// assert_eq!(r.to_string(), "((_2,_2),(_4,_4)):((_1,_2),(_4,_16))");
+    /// assert_eq!(core::mem::size_of_val(&r), 0);
+    /// ```
+    logical_product, try_logical_product, T::Logical, crate::dynamic::logical_product
+);
+product_fn!(
+    /// CuTe's `zipped_product(A, B)`: `((A modes), (product modes))`.
+    ///
+    /// ```
+    /// use layout_core::{algebra::zipped_product, layout};
+    /// let r = zipped_product(layout!((2,2):(1,2)), layout!((4,4):(1,4)));
+    /// assert_eq!(r.to_string(), "((_2,_2),(_4,_4)):((_1,_2),(_4,_16))");
+    /// ```
+    zipped_product, try_zipped_product, <T as ZipProductOnto<A>>::Zipped, crate::dynamic::zipped_product, T: ZipProductOnto<A>,
+);
+product_fn!(
+    /// CuTe's `tiled_product(A, B)`: `((A modes), rest0, rest1, ...)`.
+    tiled_product, try_tiled_product, <<T as ZipProductOnto<A>>::Zipped as Unpack>::Tiled, crate::dynamic::tiled_product, T: ZipProductOnto<A>, <T as ZipProductOnto<A>>::Zipped: Unpack,
+);
+product_fn!(
+    /// CuTe's `flat_product(A, B)`: `(a0, a1, ..., rest0, rest1, ...)`.
+    flat_product, try_flat_product, <<T as ZipProductOnto<A>>::Zipped as Unpack>::Flat, crate::dynamic::flat_product, T: ZipProductOnto<A>, <T as ZipProductOnto<A>>::Zipped: Unpack,
+);
+
+/// The error of a static product, if any (what the compile-time check evaluates).
+pub fn product_error<A, T: ProductOnto<A>>() -> Option<&'static str> {
+    match &T::ERROR {
+        Some(t) => Some(t.as_str()),
+        None => None,
+    }
+}
+
+/// `blocked_product` and `raked_product` of two tuple layouts of equal rank:
+/// `logical_product(A, B) = (A, R)`, then mode `i` is `(a_i, r_i)` (blocked)
+/// or `(r_i, a_i)` (raked).
+pub trait ZipProduct<B> {
+    /// `((a0,r0),(a1,r1),...)`.
+    type Blocked;
+    /// `((r0,a0),(r1,a1),...)`.
+    type Raked;
+}
+/// Pad a mode list with `P` up to the length of `L` (CuTe's `append<R>`).
+#[doc(hidden)]
+pub trait PadTo<L, P> {
+    type Out: crate::tuple::List;
+}
+impl<P> PadTo<Nil, P> for Nil {
+    type Out = Nil;
+}
+impl<H: Copy + Send + Sync + 'static, T: crate::tuple::List, P> PadTo<Nil, P> for Cons<H, T> {
+    type Out = Cons<H, T>;
+}
+impl<X, U, P: Copy + Send + Sync + 'static> PadTo<Cons<X, U>, P> for Nil
+where
+    Nil: PadTo<U, P>,
+{
+    type Out = Cons<P, <Nil as PadTo<U, P>>::Out>;
+}
+impl<H: Copy + Send + Sync + 'static, T: PadTo<U, P>, X, U, P> PadTo<Cons<X, U>, P> for Cons<H, T> {
+    type Out = Cons<H, T::Out>;
+}
+type Padded<L, M, P> = <<L as PadTo<M, P>>::Out as crate::tuple::IntoTuple>::Tuple;
+
+type Pairs<X, Y> = <<X as ZipModes<Y>>::Out as crate::tuple::IntoTuple>::Tuple;
+
+/// Blocked and raked products of two layouts, after padding both with
+/// `_1:_0` modes to the same rank.
+#[doc(hidden)]
+pub trait ZipPadded<B> {
+    type Blocked;
+    type Raked;
+}
+impl<
+        AS: Congruent<AD> + Tuple,
+        AD: IntTuple + Tuple,
+        BS: Congruent<BD> + Tuple,
+        BD: IntTuple + Tuple,
+    > ZipPadded<Layout<BS, BD>> for Layout<AS, AD>
+where
+    Layout<BS, BD>: ProductOnto<Layout<AS, AD>>,
+    <Layout<BS, BD> as ProductOnto<Layout<AS, AD>>>::Logical: crate::ops::Mode<1>,
+    LogicalR<Layout<AS, AD>, Layout<BS, BD>>: LayoutParts,
+    <LogicalR<Layout<AS, AD>, Layout<BS, BD>> as LayoutParts>::Shape: AsModes,
+    <LogicalR<Layout<AS, AD>, Layout<BS, BD>> as LayoutParts>::Stride: AsModes,
+    AS::List: ZipModes<RShapeModes<Layout<AS, AD>, Layout<BS, BD>>>,
+    AD::List: ZipModes<RStrideModes<Layout<AS, AD>, Layout<BS, BD>>>,
+    RShapeModes<Layout<AS, AD>, Layout<BS, BD>>: ZipModes<AS::List>,
+    RStrideModes<Layout<AS, AD>, Layout<BS, BD>>: ZipModes<AD::List>,
+    <AS::List as ZipModes<RShapeModes<Layout<AS, AD>, Layout<BS, BD>>>>::Out:
+        crate::tuple::IntoTuple,
+    <AD::List as ZipModes<RStrideModes<Layout<AS, AD>, Layout<BS, BD>>>>::Out:
+        crate::tuple::IntoTuple,
+    <RShapeModes<Layout<AS, AD>, Layout<BS, BD>> as ZipModes<AS::List>>::Out:
+        crate::tuple::IntoTuple,
+    <RStrideModes<Layout<AS, AD>, Layout<BS, BD>> as ZipModes<AD::List>>::Out:
+        crate::tuple::IntoTuple,
+{
+    type Blocked = Layout<
+        Pairs<AS::List, RShapeModes<Layout<AS, AD>, Layout<BS, BD>>>,
+        Pairs<AD::List, RStrideModes<Layout<AS, AD>, Layout<BS, BD>>>,
+    >;
+    type Raked = Layout<
+        Pairs<RShapeModes<Layout<AS, AD>, Layout<BS, BD>>, AS::List>,
+        Pairs<RStrideModes<Layout<AS, AD>, Layout<BS, BD>>, AD::List>,
+    >;
+}
+
+type LogicalR<A, B> = <<B as ProductOnto<A>>::Logical as crate::ops::Mode<1>>::Output;
+type RShapeModes<A, B> = <<LogicalR<A, B> as LayoutParts>::Shape as AsModes>::Modes;
+type RStrideModes<A, B> = <<LogicalR<A, B> as LayoutParts>::Stride as AsModes>::Modes;
+type PadA<AS, AD, BS> = Layout<
+    Padded<<AS as AsModes>::Modes, <BS as AsModes>::Modes, C<1>>,
+    Padded<<AD as AsModes>::Modes, <BS as AsModes>::Modes, C<0>>,
+>;
+type PadB<AS, BS, BD> = Layout<
+    Padded<<BS as AsModes>::Modes, <AS as AsModes>::Modes, C<1>>,
+    Padded<<BD as AsModes>::Modes, <AS as AsModes>::Modes, C<0>>,
+>;
+
+impl<
+        AS: Congruent<AD> + AsModes,
+        AD: IntTuple + AsModes,
+        BS: Congruent<BD> + AsModes,
+        BD: IntTuple + AsModes,
+    > ZipProduct<Layout<BS, BD>> for Layout<AS, AD>
+where
+    AS::IsLeaf: LeafOr<AS, AD, BS, BD>,
+{
+    type Blocked = <AS::IsLeaf as LeafOr<AS, AD, BS, BD>>::Blocked;
+    type Raked = <AS::IsLeaf as LeafOr<AS, AD, BS, BD>>::Raked;
+}
+/// An integer-shaped A with a rank-1 B gives the single mode `((A, R))`;
+/// otherwise both are padded to the same rank and zipped.
+#[doc(hidden)]
+pub trait LeafOr<AS, AD, BS, BD> {
+    type Blocked;
+    type Raked;
+}
+impl<
+        AS: Congruent<AD> + AsModes,
+        AD: IntTuple + AsModes,
+        BS: Congruent<BD> + AsModes,
+        BD: IntTuple + AsModes,
+    > LeafOr<AS, AD, BS, BD> for B1
+where
+    BS::Modes: crate::tuple::List,
+    BS::IsLeaf: RankOne<AS, AD, BS, BD>,
+{
+    type Blocked = <BS::IsLeaf as RankOne<AS, AD, BS, BD>>::Blocked;
+    type Raked = <BS::IsLeaf as RankOne<AS, AD, BS, BD>>::Raked;
+}
+impl<AS: AsModes, AD: AsModes, BS: AsModes, BD: AsModes> LeafOr<AS, AD, BS, BD> for typenum::B0
+where
+    AS::Modes: PadTo<BS::Modes, C<1>>,
+    AD::Modes: PadTo<BS::Modes, C<0>>,
+    BS::Modes: PadTo<AS::Modes, C<1>>,
+    BD::Modes: PadTo<AS::Modes, C<0>>,
+    <AS::Modes as PadTo<BS::Modes, C<1>>>::Out: crate::tuple::IntoTuple,
+    <AD::Modes as PadTo<BS::Modes, C<0>>>::Out: crate::tuple::IntoTuple,
+    <BS::Modes as PadTo<AS::Modes, C<1>>>::Out: crate::tuple::IntoTuple,
+    <BD::Modes as PadTo<AS::Modes, C<0>>>::Out: crate::tuple::IntoTuple,
+    PadA<AS, AD, BS>: ZipPadded<PadB<AS, BS, BD>>,
+{
+    type Blocked = <PadA<AS, AD, BS> as ZipPadded<PadB<AS, BS, BD>>>::Blocked;
+    type Raked = <PadA<AS, AD, BS> as ZipPadded<PadB<AS, BS, BD>>>::Raked;
+}
+/// A integral, B integral: `((A, R))`.
+#[doc(hidden)]
+pub trait RankOne<AS, AD, BS, BD> {
+    type Blocked;
+    type Raked;
+}
+impl<AS: Congruent<AD>, AD: IntTuple, BS: Congruent<BD>, BD: IntTuple> RankOne<AS, AD, BS, BD>
+    for B1
+where
+    Layout<BS, BD>: ProductOnto<Layout<AS, AD>>,
+    <Layout<BS, BD> as ProductOnto<Layout<AS, AD>>>::Logical: crate::ops::Mode<1>,
+    LogicalR<Layout<AS, AD>, Layout<BS, BD>>: LayoutParts,
+{
+    type Blocked = Layout<
+        ((
+            AS,
+            <LogicalR<Layout<AS, AD>, Layout<BS, BD>> as LayoutParts>::Shape,
+        ),),
+        ((
+            AD,
+            <LogicalR<Layout<AS, AD>, Layout<BS, BD>> as LayoutParts>::Stride,
+        ),),
+    >;
+    type Raked = Layout<
+        ((
+            <LogicalR<Layout<AS, AD>, Layout<BS, BD>> as LayoutParts>::Shape,
+            AS,
+        ),),
+        ((
+            <LogicalR<Layout<AS, AD>, Layout<BS, BD>> as LayoutParts>::Stride,
+            AD,
+        ),),
+    >;
+}
+
+macro_rules! zip_fn {
+    ($(#[$m:meta])* $name:ident, $try:ident, $out:ident, $dynop:path) => {
+        $(#[$m])*
+        #[inline(always)]
+        pub fn $name<A: ZipProduct<B> + LayoutParts, B: LayoutParts + ProductOnto<A>>(a: A, b: B) -> A::$out
+        where
+            A::$out: super::FromDyn,
+            A::Shape: Congruent<A::Stride>,
+            B::Shape: Congruent<B::Stride>,
+        {
+            super::values::or_panic($try(a, b))
+        }
+        #[doc = concat!("[`", stringify!($name), "`], returning the reason instead of panicking at run time.")]
+        #[inline(always)]
+        pub fn $try<A: ZipProduct<B> + LayoutParts, B: LayoutParts + ProductOnto<A>>(a: A, b: B) -> Result<A::$out, LayoutError>
+        where
+            A::$out: super::FromDyn,
+            A::Shape: Congruent<A::Stride>,
+            B::Shape: Congruent<B::Stride>,
+        {
+            const {
+                if let Some(e) = B::ERROR {
+                    panic!("{}", e.as_str())
+                }
+            }
+            super::values::typed(|| {
+                let ((s, d), (t, e)) = (a.parts(), b.parts());
+                $dynop(
+                    &crate::DynLayout::from_typed(&Layout::new(s, d)),
+                    &crate::DynLayout::from_typed(&Layout::new(t, e)),
+                )
+            })
+        }
+    };
+}
+zip_fn!(
+    /// CuTe's `blocked_product(A, B)` for layouts of equal rank:
+    /// mode `i` is `(a_i, b_i)`, A's blocks laid out by B.
+    ///
+    /// ```
+    /// use layout_core::{algebra::blocked_product, layout};
+    /// let r = blocked_product(layout!((3,2):(1,3)), layout!((2,5):(1,2)));
+    /// assert_eq!(r.to_string(), "((_3,_2),(_2,_5)):((_1,_6),(_3,_12))");
+    /// ```
+    blocked_product, try_blocked_product, Blocked, crate::dynamic::blocked_product
+);
+zip_fn!(
+    /// CuTe's `raked_product(A, B)` for layouts of equal rank:
+    /// mode `i` is `(b_i, a_i)`, A's elements interleaved by B.
+    ///
+    /// ```
+    /// use layout_core::{algebra::raked_product, layout};
+    /// let r = raked_product(layout!((4,2):(1,4)), layout!((2,4):(4,1)));
+    /// assert_eq!(r.to_string(), "((_2,_4),(_4,_2)):((_32,_1),(_8,_4))");
+    /// ```
+    raked_product, try_raked_product, Raked, crate::dynamic::raked_product
+);
