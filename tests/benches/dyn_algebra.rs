@@ -1,7 +1,8 @@
 //! Run-time algebra on DynLayout with a run-time extent m, including one
 //! evaluation of the result: the cost a kernel launcher pays per call.
 //!
-//! `cargo bench -p layout-tests --bench dyn_algebra`
+//! `cargo bench -p layout-tests --bench dyn_algebra`; the typed algebra on the
+//! same inputs and the hand-written offset are in the same run.
 
 use divan::black_box;
 use layout_core::{composition, zipped_divide, DInt, DTuple, DynLayout, Tiler};
@@ -39,4 +40,34 @@ fn zipped_divide_runtime_m() -> i64 {
     let t = Tiler::Tup(vec![Tiler::Int(DInt::s(4)), Tiler::Int(DInt::s(4))]);
     let r = zipped_divide(&a, &t).unwrap();
     r.call(black_box(5)).unwrap()
+}
+
+/// The typed composition of the same inputs: `(m,32):(32,1)` with a
+/// run-time `m`, so the result has run-time leaves (their values come from
+/// the run-time algebra); then one evaluation.
+#[divan::bench]
+fn typed_composition_runtime_m() -> usize {
+    let m: usize = black_box(64);
+    let a = layout_core::layout!((m, 32):(32, 1));
+    let r = layout_core::algebra::composition(a, layout_core::layout!((4,8):(1,4)));
+    r.call(black_box(5))
+}
+
+/// The typed zipped_divide of the same inputs, then one evaluation.
+#[divan::bench]
+fn typed_zipped_divide_runtime_m() -> usize {
+    let m: usize = black_box(64);
+    let a = layout_core::layout!((m, 32):(32, 1));
+    let r = layout_core::algebra::zipped_divide(a, (layout_core::C::<4>, layout_core::C::<4>));
+    r.call(black_box(5))
+}
+
+/// Hand-written: the offset of index 5 in `(m,32):(32,1) o (4,8):(1,4)`.
+#[divan::bench]
+fn hand_composition_runtime_m() -> usize {
+    let m: usize = black_box(64);
+    let i = black_box(5);
+    // B(i) = (i % 4) + 4 * (i / 4); A(j) = 32 * (j % m) + (j / m).
+    let j = (i % 4) + 4 * (i / 4);
+    32 * (j % m) + j / m
 }

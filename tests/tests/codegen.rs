@@ -70,6 +70,13 @@ fn static_layouts_fold() {
         "static crd2idx is not the constant 61"
     );
 
+    let zipped = body(&asm, "probe_zipped_divide_crd");
+    assert_eq!(
+        zipped,
+        vec!["movl\t$4349, %eax", "retq"],
+        "indexing a static zipped_divide result is not the constant 4349"
+    );
+
     let pow2 = body(&asm, "probe_pow2_index");
     assert!(
         !has_division(&pow2),

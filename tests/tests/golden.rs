@@ -269,10 +269,13 @@ impl Report {
             Ok(l) => l.to_string(),
             Err(e) => format!("Err({e})"),
         };
-        let ok = got == exp && table.is_none_or(|t| t == got_table.as_slice()) && dyn_text == got;
+        // A static result is a zero-sized type.
+        let zst = !Layout::<S, D>::IS_STATIC || std::mem::size_of::<Layout<S, D>>() == 0;
+        let ok =
+            got == exp && table.is_none_or(|t| t == got_table.as_slice()) && dyn_text == got && zst;
         self.record(op, id, ok, || {
             format!(
-                "got {got} {}, DynLayout {dyn_text}, CuTe {exp} {}",
+                "got {got} {} (zero-sized if static: {zst}), DynLayout {dyn_text}, CuTe {exp} {}",
                 short(&got_table),
                 short(table.unwrap_or(&[]))
             )

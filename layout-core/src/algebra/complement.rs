@@ -11,13 +11,14 @@ use super::arith::{CeilDivT, DivT, LCeilDiv, LDiv, LMul, Leaf, MulT};
 use super::coalesce::{Coalesce, Known, Unknown};
 use super::composition::Pack;
 use super::filter::FilterZerosShape;
-use super::inverse::{Push, SortFrom};
+use super::inverse::Push;
 use crate::ctext::Text;
+use crate::int::StaticInt;
 use crate::int::C;
 use crate::layout::{Congruent, Layout};
 use crate::make::Compact;
 use crate::tuple::{Cons, IntTuple, IntoTuple, Nil, Tuple};
-use typenum::{Bit, B0, B1, U0};
+use typenum::{Bit, B0, B1};
 
 /// Zip two lists into a list of `(a, b, ())` triples (the sort's input form).
 #[doc(hidden)]
@@ -211,9 +212,55 @@ impl<P> Sorted for Cons<P, Nil> {
 }
 impl<P, Q, R> Sorted for Cons<P, Cons<Q, R>>
 where
-    Cons<P, Cons<Q, R>>: SortFrom<U0, Nil>,
+    Cons<P, Cons<Q, R>>: InsertAll<Nil>,
 {
-    type Out = <Cons<P, Cons<Q, R>> as SortFrom<U0, Nil>>::Out;
+    type Out = <Cons<P, Cons<Q, R>> as InsertAll<Nil>>::Out;
+}
+
+/// Insertion sort by static stride, stable (equal strides keep their order,
+/// as CuTe's repeated pick of the first smallest stride does).
+#[doc(hidden)]
+pub trait InsertAll<Acc> {
+    type Out;
+}
+impl<Acc> InsertAll<Acc> for Nil {
+    type Out = Acc;
+}
+impl<X, T, Acc: Insert<X>> InsertAll<Acc> for Cons<X, T>
+where
+    T: InsertAll<Acc::Out>,
+{
+    type Out = <T as InsertAll<Acc::Out>>::Out;
+}
+/// Insert a mode before the first mode with a larger stride.
+#[doc(hidden)]
+pub trait Insert<X> {
+    type Out;
+}
+impl<X> Insert<X> for Nil {
+    type Out = Cons<X, Nil>;
+}
+impl<SX, DX: StaticInt, SH, DH: StaticInt, T> Insert<(SX, DX, ())> for Cons<(SH, DH, ()), T>
+where
+    DX::U: typenum::IsLess<DH::U>,
+    <DX::U as typenum::IsLess<DH::U>>::Output: InsertHere<(SX, DX, ()), (SH, DH, ()), T>,
+{
+    type Out = <<DX::U as typenum::IsLess<DH::U>>::Output as InsertHere<
+        (SX, DX, ()),
+        (SH, DH, ()),
+        T,
+    >>::Out;
+}
+/// `B1`: the new mode goes first; `B0`: after the head.
+#[doc(hidden)]
+pub trait InsertHere<X, H, T> {
+    type Out;
+}
+impl<X, H, T> InsertHere<X, H, T> for B1 {
+    type Out = Cons<X, Cons<H, T>>;
+}
+impl<X, H, T: Insert<X>> InsertHere<X, H, T> for B0 {
+    type Out = Cons<H, T::Out>;
 }
 
 /// The modes of `filter(A)` as sort triples.

@@ -33,3 +33,13 @@ pub fn probe_tensor_read(data: &[f32], m: usize, n: usize) -> f32 {
 pub fn probe_dynamic_index(i: usize, n: usize) -> usize {
     layout!((n, 16):(16, 1)).call(i)
 }
+
+/// crd2idx of a static coordinate on the static result of a zipped_divide:
+/// ((3,5),(2,7)) on ((_32,_8),(_4,_8)):((_64,_1),(_2048,_8)) is
+/// 3*64 + 5*1 + 2*2048 + 7*8 = 4349.
+#[no_mangle]
+#[inline(never)]
+pub fn probe_zipped_divide_crd() -> usize {
+    let z = lc::algebra::zipped_divide(layout!((128,64):(64,1)), (lc::C::<32>, lc::C::<8>));
+    z.crd2idx(crd!((3, 5), (2, 7)))
+}
