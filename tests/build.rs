@@ -553,10 +553,14 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
                 emit_tiler(t)?
             )
         }
+        "complement" if nargs == 1 => {
+            let a = arg_str(r, 0)?;
+            format!(
+                "{head}let out = layout_core::algebra::try_complement_default({});\nlet dl = layout_core::complement_default(&{a:?}.parse().unwrap());\nrep.algebra_try(op, id, out, dl, {exp}, {tab}, \"\");",
+                emit_layout(a, false)?
+            )
+        }
         "complement" => {
-            if nargs != 2 {
-                return Err(UNSUPPORTED.into());
-            }
             let (a, t) = (arg_str(r, 0)?, arg_str(r, 1)?);
             format!(
                 "{head}let out = layout_core::algebra::try_complement({}, {});\nlet dl = layout_core::complement(&{a:?}.parse().unwrap(), &layout_core::parse_tuple({t:?}).unwrap());\nrep.algebra_try(op, id, out, dl, {exp}, {tab}, \"\");",
@@ -587,9 +591,11 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
             let (a, b) = (arg_str(r, 0)?, arg_str(r, 1)?);
             let (sa, _) = parse_layout(a)?;
             let (sb, _) = parse_layout(b)?;
-            // An integer-shaped A with a tuple B: CuTe's rank-1 special case
-            // or padding, not in the typed API yet.
-            if matches!(sa, T::Int(..)) && matches!(sb, T::Tup(_)) {
+            // An integer-shaped A with a tuple B, and raked products of two
+            // rank-1 layouts: CuTe's rank-1 special cases, not in the typed API yet.
+            if (matches!(sa, T::Int(..)) && matches!(sb, T::Tup(_)))
+                || (op == "raked_product" && sa.rank() == 1 && sb.rank() == 1)
+            {
                 return Err(UNSUPPORTED.into());
             }
             format!(
@@ -658,7 +664,28 @@ fn main() {
                 }
                 let label = format!("{name}/{op}");
                 let id = r["id"].as_str().unwrap_or("?");
-                let (a, t) = (arg_str(&r, 0).unwrap_or(""), arg_str(&r, 1).unwrap_or(""));
+                let a = arg_str(&r, 0).unwrap_or("");
+                if op == "complement" && r["args"].as_array().map_or(0, |x| x.len()) == 1 {
+                    match emit_layout(a, false) {
+                        Ok(a) => {
+                            let _ = writeln!(
+                                code,
+                                "#[inline(never)]\nfn case_{n}(rep: &mut Report) {{\nrep.refused({label:?}, {id:?}, complement_default_refusal(&{a}));\n}}"
+                            );
+                            let _ = writeln!(calls, "case_{n}(rep);");
+                            n += 1;
+                        }
+                        Err(e) => {
+                            let _ = writeln!(
+                                calls,
+                                "rep.broken({label:?}, {:?});",
+                                format!("{id}: {e}")
+                            );
+                        }
+                    }
+                    continue;
+                }
+                let t = arg_str(&r, 1).unwrap_or("");
                 let tiler_rank = t
                     .trim()
                     .strip_prefix('(')

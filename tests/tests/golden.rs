@@ -120,6 +120,12 @@ fn complement_refusal<A: layout_core::algebra::Complement<M>, M>(
 ) -> Option<&'static str> {
     layout_core::algebra::complement_error::<A, M>()
 }
+fn complement_default_refusal<A>(_a: &A) -> Option<&'static str>
+where
+    A: layout_core::algebra::DefaultCotarget + layout_core::algebra::Complement<A::Cot>,
+{
+    layout_core::algebra::complement_error::<A, A::Cot>()
+}
 fn divide_refusal<A, T: layout_core::algebra::DivideOnto<A>>(
     _a: &A,
     _t: &T,

@@ -71,11 +71,16 @@ macro_rules! binary {
         impl<A> $f for (Known<A>, Unknown) {
             type Out = usize;
         }
-        impl<A, B> $f for (Known<A>, Known<B>)
+        impl<A, U, Bt> $f for (Known<A>, Known<UInt<U, Bt>>)
         where
             $($bound)*
         {
             type Out = S<$out>;
+        }
+        /// A static divisor of 0 (only in inadmissible inputs, which the
+        /// operation's check refuses) gives a static 0 instead of no type.
+        impl<A> $f for (Known<A>, Known<UTerm>) {
+            type Out = S<UTerm>;
         }
         $(#[$m])*
         pub trait $l {
@@ -96,23 +101,23 @@ macro_rules! binary {
 binary!(
     /// `a / b` (exact where CuTe uses it).
     FDiv, LDiv, DivT,
-    [A: Div<B>, Quot<A, B>: Unsigned + Default + 'static + crate::int::StaticOneTag + crate::int::StaticZeroTag],
-    Quot<A, B>
+    [A: Div<UInt<U, Bt>>, Quot<A, UInt<U, Bt>>: Unsigned + Default + 'static + crate::int::StaticOneTag + crate::int::StaticZeroTag],
+    Quot<A, UInt<U, Bt>>
 );
 binary!(
     /// `min(a, b)`.
     FMin, LMin, MinT,
-    [A: typenum::Min<B>, Minimum<A, B>: Unsigned + Default + 'static + crate::int::StaticOneTag + crate::int::StaticZeroTag],
-    Minimum<A, B>
+    [A: typenum::Min<UInt<U, Bt>>, Minimum<A, UInt<U, Bt>>: Unsigned + Default + 'static + crate::int::StaticOneTag + crate::int::StaticZeroTag],
+    Minimum<A, UInt<U, Bt>>
 );
 binary!(
     /// `ceil_div(a, b)`, that is `(a + b - 1) / b`.
     FCeilDiv, LCeilDiv, CeilDivT,
     [
-        A: Add<B>,
-        Sum<A, B>: core::ops::Sub<typenum::B1>,
-        Sub1<Sum<A, B>>: Div<B>,
-        Quot<Sub1<Sum<A, B>>, B>: Unsigned + Default + 'static + crate::int::StaticOneTag + crate::int::StaticZeroTag
+        A: Add<UInt<U, Bt>>,
+        Sum<A, UInt<U, Bt>>: core::ops::Sub<typenum::B1>,
+        Sub1<Sum<A, UInt<U, Bt>>>: Div<UInt<U, Bt>>,
+        Quot<Sub1<Sum<A, UInt<U, Bt>>>, UInt<U, Bt>>: Unsigned + Default + 'static + crate::int::StaticOneTag + crate::int::StaticZeroTag
     ],
-    Quot<Sub1<Sum<A, B>>, B>
+    Quot<Sub1<Sum<A, UInt<U, Bt>>>, UInt<U, Bt>>
 );

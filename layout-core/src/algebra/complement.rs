@@ -482,3 +482,88 @@ pub fn complement_error<A: Complement<Cot>, Cot>() -> Option<&'static str> {
         None => None,
     }
 }
+
+/// Whether a constant leaf list has a static 0: the complement's shape of
+/// modes that overlap (CuTe's "not stacking" case), an inadmissible input.
+pub(crate) const fn has_static_zero(l: crate::ctext::Leaves) -> bool {
+    let mut i = 0;
+    while i < l.n && i < crate::ctext::Leaves::CAP {
+        if l.st[i] && l.v[i] == 0 {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// The type of `cosize(filter(A))`, CuTe's default cotarget of `complement(A)`.
+pub trait DefaultCotarget {
+    /// The cotarget's leaf type (static when every leaf of A is).
+    type Cot: crate::int::FromValue;
+    /// Its value.
+    fn cotarget(&self) -> usize;
+}
+impl<Sh: Congruent<D> + FilterZerosShape<D>, D: IntTuple> DefaultCotarget for Layout<Sh, D>
+where
+    <Sh as FilterZerosShape<D>>::Out: Congruent<D>,
+    Layout<<Sh as FilterZerosShape<D>>::Out, D>: Coalesce,
+    <Layout<<Sh as FilterZerosShape<D>>::Out, D> as Coalesce>::Output: super::LayoutParts,
+    <<FilteredParts<Sh, D> as super::LayoutParts>::Shape as IntTuple>::Leaves: super::divide::ZipModes<
+        <<FilteredParts<Sh, D> as super::LayoutParts>::Stride as IntTuple>::Leaves,
+    >,
+    <<<FilteredParts<Sh, D> as super::LayoutParts>::Shape as IntTuple>::Leaves as super::divide::ZipModes<
+        <<FilteredParts<Sh, D> as super::LayoutParts>::Stride as IntTuple>::Leaves,
+    >>::Out: super::product::CosizeList<Known<typenum::U0>>,
+    <<<<FilteredParts<Sh, D> as super::LayoutParts>::Shape as IntTuple>::Leaves as super::divide::ZipModes<
+        <<FilteredParts<Sh, D> as super::LayoutParts>::Stride as IntTuple>::Leaves,
+    >>::Out as super::product::CosizeList<Known<typenum::U0>>>::Out: super::product::PlusOne,
+    FilteredCosize<Sh, D>: crate::int::FromValue,
+{
+    type Cot = FilteredCosize<Sh, D>;
+    fn cotarget(&self) -> usize {
+        // cosize(filter(A)) = 1 + sum of (s - 1) * d over the modes with d != 0.
+        let mut shapes = [0usize; 64];
+        let mut n = 0;
+        self.shape().for_each_leaf(&mut |v, _| {
+            if n < 64 {
+                shapes[n] = v;
+            }
+            n += 1;
+        });
+        let mut k = 0;
+        let mut total = 1usize;
+        self.stride().for_each_leaf(&mut |d, _| {
+            if k < 64 {
+                total = total.saturating_add(shapes[k].saturating_sub(1).saturating_mul(d));
+            }
+            k += 1;
+        });
+        total
+    }
+}
+type FilteredParts<Sh, D> = <Layout<<Sh as FilterZerosShape<D>>::Out, D> as Coalesce>::Output;
+type FilteredCosize<Sh, D> = super::product::CosizeT<
+    <FilteredParts<Sh, D> as super::LayoutParts>::Shape,
+    <FilteredParts<Sh, D> as super::LayoutParts>::Stride,
+>;
+
+/// CuTe's `complement(A)`: the complement up to `cosize(filter(A))`.
+///
+/// ```
+/// use layout_core::{algebra::complement_default, layout};
+/// assert_eq!(complement_default(layout!((4,6):(1,8))).to_string(), "_2:_4");
+/// ```
+#[inline(always)]
+pub fn complement_default<A: DefaultCotarget + Complement<A::Cot>>(a: A) -> A::Output {
+    let cot = <A::Cot as crate::int::FromValue>::from_value(a.cotarget());
+    complement(a, cot)
+}
+
+/// [`complement_default`], returning the reason instead of panicking at run time.
+#[inline(always)]
+pub fn try_complement_default<A: DefaultCotarget + Complement<A::Cot>>(
+    a: A,
+) -> Result<A::Output, crate::LayoutError> {
+    let cot = <A::Cot as crate::int::FromValue>::from_value(a.cotarget());
+    a.try_complement(cot)
+}

@@ -92,11 +92,23 @@ where
     DivisorOf<AS, AD, BS, BD>: ComposeOnto<Layout<AS, AD>>,
 {
     type Logical = <DivisorOf<AS, AD, BS, BD> as ComposeOnto<Layout<AS, AD>>>::Output;
-    const ERROR: Option<Text> =
+    const ERROR: Option<Text> = if super::complement::has_static_zero(
+        <<<Layout<BS, BD> as FilteredModes>::Triples as ComplementOf<
+            <<Layout<AS, AD> as Coalesce>::Output as LayoutParts>::Shape,
+        >>::Shape as IntTuple>::LEAF_VALUES,
+    ) {
+        Some(
+            Text::EMPTY
+                .str("logical_divide: the tiler ")
+                .text(super::composition::layout_text::<BS, BD>())
+                .str(" has overlapping modes (a stride is not above the modes below it), so it has no complement"),
+        )
+    } else {
         match <DivisorOf<AS, AD, BS, BD> as ComposeOnto<Layout<AS, AD>>>::ERROR {
             Some(t) => Some(Text::EMPTY.str("logical_divide: ").text(t)),
             None => None,
-        };
+        }
+    };
 }
 
 impl<AS, AD, BS, BD> ZipDivideOnto<Layout<AS, AD>> for Layout<BS, BD>

@@ -24,7 +24,10 @@ pub use arith::Leaf;
 pub use cast::{downcast, upcast, IntCeilDiv};
 pub use coalesce::{coalesce, Coalesce};
 pub use common::{max_common_layout, max_common_vector, MaxCommon};
-pub use complement::{complement, complement_error, try_complement, Complement, ComplementT};
+pub use complement::{
+    complement, complement_default, complement_error, try_complement, try_complement_default,
+    Complement, ComplementT, DefaultCotarget,
+};
 pub use composition::{
     composition, composition_error, try_composition, CoalesceX, ComposeOnto, Composition,
     LayoutParts, StaticText,

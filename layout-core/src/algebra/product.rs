@@ -134,11 +134,23 @@ where
             <<Layout<BS, BD> as ComposeOnto<ProductComplement<AS, AD, BS, BD>>>::Output as LayoutParts>::Stride,
         ),
     >;
-    const ERROR: Option<Text> =
+    const ERROR: Option<Text> = if super::complement::has_static_zero(
+        <<<Layout<AS, AD> as FilteredModes>::Triples as ComplementOf<
+            MulT<SizeT<AS>, CosizeT<BS, BD>>,
+        >>::Shape as IntTuple>::LEAF_VALUES,
+    ) {
+        Some(
+            Text::EMPTY
+                .str("logical_product: ")
+                .text(super::composition::layout_text::<AS, AD>())
+                .str(": its modes overlap (a stride is not above the modes below it), so it has no complement"),
+        )
+    } else {
         match <Layout<BS, BD> as ComposeOnto<ProductComplement<AS, AD, BS, BD>>>::ERROR {
             Some(t) => Some(Text::EMPTY.str("logical_product: ").text(t)),
             None => None,
-        };
+        }
+    };
 }
 
 impl<AS, AD, BS, BD> ZipProductOnto<Layout<AS, AD>> for Layout<BS, BD>
