@@ -107,12 +107,9 @@ impl Leaves {
     /// One leaf.
     pub const fn one(v: Option<usize>) -> Leaves {
         let mut l = Leaves::EMPTY;
-        match v {
-            Some(x) => {
-                l.v[0] = x;
-                l.st[0] = true;
-            }
-            None => {}
+        if let Some(x) = v {
+            l.v[0] = x;
+            l.st[0] = true;
         }
         l.n = 1;
         l

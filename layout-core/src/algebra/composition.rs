@@ -502,10 +502,11 @@ where
 /// let r = composition(a, layout!((4,3):(3,1)));
 /// assert_eq!(r.to_string(), "((_2,_2),_3):((_24,_2),_8)");
 /// assert_eq!(core::mem::size_of_val(&r), 0);
-/// // With run-time leaves CuTe keeps every intermediate mode; so do we.
+/// // With run-time leaves CuTe keeps every intermediate mode, and a stride
+/// // computed from a run-time size (ceil_div(3, m)) is a run-time value.
 /// let (m, n) = (6, 2);
 /// let r = composition(layout!((m,n):(8,2)), layout!((4,3):(3,1)));
-/// assert_eq!(r.to_string(), "((2,2),(3,1)):((_24,_2),(_8,_2))");
+/// assert_eq!(r.to_string(), "((2,2),(3,1)):((_24,2),(_8,2))");
 /// ```
 #[inline(always)]
 pub fn composition<A: Composition<B>, B>(a: A, b: B) -> A::Output {

@@ -359,8 +359,9 @@ macro_rules! divide_fn {
     ($(#[$m:meta])* $name:ident, $try:ident, $out:ty, $dynop:path $(, $($bound:tt)*)?) => {
         $(#[$m])*
         #[inline(always)]
-        pub fn $name<A: LayoutParts, T: DivideOnto<A> + ToDynTiler>(a: A, t: T) -> $out
+        pub fn $name<A: LayoutParts, T>(a: A, t: T) -> $out
         where
+            T: DivideOnto<A> + ToDynTiler,
             $($($bound)*)?
             $out: super::FromDyn,
             A::Shape: Congruent<A::Stride>,
@@ -369,8 +370,9 @@ macro_rules! divide_fn {
         }
         #[doc = concat!("[`", stringify!($name), "`], returning the reason instead of panicking at run time.")]
         #[inline(always)]
-        pub fn $try<A: LayoutParts, T: DivideOnto<A> + ToDynTiler>(a: A, t: T) -> Result<$out, LayoutError>
+        pub fn $try<A: LayoutParts, T>(a: A, t: T) -> Result<$out, LayoutError>
         where
+            T: DivideOnto<A> + ToDynTiler,
             $($($bound)*)?
             $out: super::FromDyn,
             A::Shape: Congruent<A::Stride>,

@@ -297,8 +297,9 @@ macro_rules! product_fn {
     ($(#[$m:meta])* $name:ident, $try:ident, $out:ty, $dynop:path $(, $($bound:tt)*)?) => {
         $(#[$m])*
         #[inline(always)]
-        pub fn $name<A: LayoutParts, T: ProductOnto<A> + ToDynTiler>(a: A, t: T) -> $out
+        pub fn $name<A: LayoutParts, T>(a: A, t: T) -> $out
         where
+            T: ProductOnto<A> + ToDynTiler,
             $($($bound)*)?
             $out: super::FromDyn,
             A::Shape: Congruent<A::Stride>,
@@ -307,8 +308,9 @@ macro_rules! product_fn {
         }
         #[doc = concat!("[`", stringify!($name), "`], returning the reason instead of panicking at run time.")]
         #[inline(always)]
-        pub fn $try<A: LayoutParts, T: ProductOnto<A> + ToDynTiler>(a: A, t: T) -> Result<$out, LayoutError>
+        pub fn $try<A: LayoutParts, T>(a: A, t: T) -> Result<$out, LayoutError>
         where
+            T: ProductOnto<A> + ToDynTiler,
             $($($bound)*)?
             $out: super::FromDyn,
             A::Shape: Congruent<A::Stride>,

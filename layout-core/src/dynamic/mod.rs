@@ -174,7 +174,7 @@ pub(crate) fn mul(a: DInt, b: DInt, op: &'static str) -> Result<DInt, LayoutErro
     Ok(DInt {
         v: a.v.checked_mul(b.v).ok_or(LayoutError::Overflow { op })?,
         // CuTe: a static 0 times anything is a static 0.
-        st: (a.st && b.st) || (a.st && a.v == 0) || (b.st && b.v == 0),
+        st: (a.st && (b.st || a.v == 0)) || (b.st && b.v == 0),
     })
 }
 
