@@ -236,6 +236,9 @@ const ALGEBRA: &[&str] = &[
     "flat_product",
     "blocked_product",
     "raked_product",
+    "max_common_layout",
+    "max_common_vector",
+    "swizzle_layout",
 ];
 
 /// Ops whose static inadmissible inputs (`unsound.jsonl`, the static_assert
@@ -602,6 +605,39 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
                 "{head}let out = layout_core::algebra::try_{op}({}, {});\nlet dl = layout_core::{op}(&{a:?}.parse().unwrap(), &{b:?}.parse().unwrap());\nrep.algebra_try(op, id, out, dl, {exp}, {tab}, \"\");",
                 emit_layout(a, false)?,
                 emit_layout(b, false)?
+            )
+        }
+        // The typed max_common_* need a static B (its right inverse is computed
+        // at the type level); records with run-time leaves are DynLayout's.
+        "max_common_layout" | "max_common_vector" => {
+            let (a, b) = (arg_str(r, 0)?, arg_str(r, 1)?);
+            if has_dynamic_leaf(a) || has_dynamic_leaf(b) {
+                return Err(UNSUPPORTED.into());
+            }
+            let (ta, tb) = (emit_layout(a, false)?, emit_layout(b, false)?);
+            if op == "max_common_vector" {
+                format!(
+                    "{head}let v = layout_core::algebra::max_common_vector({ta}, {tb});\nlet d = layout_core::dynamic::max_common_vector(&{a:?}.parse().unwrap(), &{b:?}.parse().unwrap()).map(|x| x.to_string());\nrep.text(op, id, true, &format!(\"{{v}} (DynLayout {{}})\", d.unwrap_or_default()), &format!(\"{{}} (DynLayout {{}})\", {exp}, {exp}));"
+                )
+            } else {
+                format!(
+                    "{head}let out = layout_core::algebra::max_common_layout({ta}, {tb});\nlet dl = layout_core::dynamic::max_common_layout(&{a:?}.parse().unwrap(), &{b:?}.parse().unwrap());\nrep.algebra(op, id, out, dl, {exp}, {tab});"
+                )
+            }
+        }
+        "swizzle_layout" => {
+            let (b, m, sh) = (
+                arg_u64(r, 0)?,
+                arg_u64(r, 1)?,
+                r["args"][2].as_i64().ok_or("S")?,
+            );
+            let l = arg_str(r, 3)?;
+            if has_dynamic_leaf(l) {
+                return Err(UNSUPPORTED.into());
+            }
+            format!(
+                "{head}let out = layout_core::algebra::composition(layout_core::algebra::Swizzle::<{b}, {m}, {{ {sh} }}>, {});\nlet table: Vec<usize> = (0..out.layout.size()).map(|i| out.call(i)).collect();\nrep.text(op, id, true, &out.to_string(), {exp});\nrep.table(op, id, &table, {tab});",
+                emit_layout(l, false)?
             )
         }
         _ => return Err(format!("op {op} is not generated")),

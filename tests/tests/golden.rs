@@ -318,6 +318,17 @@ impl Report {
             }
         }
     }
+    /// A table alone (a composed layout's offsets).
+    fn table(&mut self, op: &'static str, id: &str, got: &[usize], table: Option<&[usize]>) {
+        let ok = table.is_none_or(|t| t == got);
+        self.record(op, id, ok, || {
+            format!(
+                "table {} vs CuTe {}",
+                short(got),
+                short(table.unwrap_or(&[]))
+            )
+        });
+    }
     /// An inadmissible static input: the typed op's predicate must refuse it.
     fn refused(&mut self, op: &'static str, id: &str, why: Option<&'static str>) {
         self.record(op, id, why.is_some(), || "accepted".to_string());
