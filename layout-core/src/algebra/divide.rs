@@ -196,64 +196,12 @@ type RestModes<AS, AD, const N: usize> =
 /// Mode 0 and mode 1 of a zipped result.
 type ZFirst<T, M> = <<T as ZipDivideOnto<M>>::Zipped as crate::ops::Mode<0>>::Output;
 type ZSecond<T, M> = <<T as ZipDivideOnto<M>>::Zipped as crate::ops::Mode<1>>::Output;
-macro_rules! tuple_divide {
-    ($n:literal; $($t:ident $i:tt),+) => {
-        /// A tuple tiler works mode by mode; A's modes beyond it are kept.
-        impl<AS: Congruent<AD> + AsModes, AD: IntTuple + AsModes, $($t,)+> DivideOnto<Layout<AS, AD>> for ($($t,)+)
-        where
-            $(
-                Layout<AS, AD>: crate::ops::Mode<$i>,
-                $t: DivideOnto<ModeOf<Layout<AS, AD>, $i>>,
-                <$t as DivideOnto<ModeOf<Layout<AS, AD>, $i>>>::Logical: LayoutParts,
-            )+
-            AS::Modes: SplitAt<$n>,
-            AD::Modes: SplitAt<$n>,
-            <AS::Modes as SplitAt<$n>>::Back: ZipModes<<AD::Modes as SplitAt<$n>>::Back>,
-            ($(PairOf<<$t as DivideOnto<ModeOf<Layout<AS, AD>, $i>>>::Logical>,)+): Tuple,
-            <($(PairOf<<$t as DivideOnto<ModeOf<Layout<AS, AD>, $i>>>::Logical>,)+) as Tuple>::List:
-                Concat<RestModes<AS, AD, $n>>,
-            <<($(PairOf<<$t as DivideOnto<ModeOf<Layout<AS, AD>, $i>>>::Logical>,)+) as Tuple>::List as Concat<RestModes<AS, AD, $n>>>::Out: ModesToLayout,
-        {
-            type Logical = <<<($(PairOf<<$t as DivideOnto<ModeOf<Layout<AS, AD>, $i>>>::Logical>,)+) as Tuple>::List as Concat<RestModes<AS, AD, $n>>>::Out as ModesToLayout>::Out;
-            const ERROR: Option<Text> = first_error(&[$(<$t as DivideOnto<ModeOf<Layout<AS, AD>, $i>>>::ERROR,)+]);
-        }
-        /// The zipped form of a tuple tiler: `((firsts), (seconds, rest of A))`.
-        impl<AS: Congruent<AD> + AsModes, AD: IntTuple + AsModes, $($t,)+> ZipDivideOnto<Layout<AS, AD>> for ($($t,)+)
-        where
-            ($($t,)+): DivideOnto<Layout<AS, AD>>,
-            $(
-                Layout<AS, AD>: crate::ops::Mode<$i>,
-                $t: ZipDivideOnto<ModeOf<Layout<AS, AD>, $i>>,
-                <$t as ZipDivideOnto<ModeOf<Layout<AS, AD>, $i>>>::Zipped: crate::ops::Mode<0> + crate::ops::Mode<1>,
-                ZFirst<$t, ModeOf<Layout<AS, AD>, $i>>: LayoutParts,
-                ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>: LayoutParts,
-            )+
-            AS::Modes: SplitAt<$n>,
-            AD::Modes: SplitAt<$n>,
-            <AS::Modes as SplitAt<$n>>::Back: ZipModes<<AD::Modes as SplitAt<$n>>::Back>,
-            ($(PairOf<ZFirst<$t, ModeOf<Layout<AS, AD>, $i>>>,)+): Tuple,
-            <($(PairOf<ZFirst<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List: ModesToLayout,
-            ($(PairOf<ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>>,)+): Tuple,
-            <($(PairOf<ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List: Concat<RestModes<AS, AD, $n>>,
-            <<($(PairOf<ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List as Concat<RestModes<AS, AD, $n>>>::Out: ModesToLayout,
-            <<($(PairOf<ZFirst<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List as ModesToLayout>::Out: LayoutParts,
-            <<<($(PairOf<ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List as Concat<RestModes<AS, AD, $n>>>::Out as ModesToLayout>::Out: LayoutParts,
-            Cons<
-                PairOf<<<($(PairOf<ZFirst<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List as ModesToLayout>::Out>,
-                Cons<
-                    PairOf<<<<($(PairOf<ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List as Concat<RestModes<AS, AD, $n>>>::Out as ModesToLayout>::Out>,
-                    Nil,
-                >,
-            >: ModesToLayout,
-        {
-            type Zipped = <Cons<
-                PairOf<<<($(PairOf<ZFirst<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List as ModesToLayout>::Out>,
-                Cons<
-                    PairOf<<<<($(PairOf<ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List as Concat<RestModes<AS, AD, $n>>>::Out as ModesToLayout>::Out>,
-                    Nil,
-                >,
-            > as ModesToLayout>::Out;
-        }
+super::by_mode::tuple_tiler!(DivideOnto, ZipDivideOnto; 1; T0 0);
+super::by_mode::tuple_tiler!(DivideOnto, ZipDivideOnto; 2; T0 0, T1 1);
+super::by_mode::tuple_tiler!(DivideOnto, ZipDivideOnto; 3; T0 0, T1 1, T2 2);
+super::by_mode::tuple_tiler!(DivideOnto, ZipDivideOnto; 4; T0 0, T1 1, T2 2, T3 3);
+macro_rules! tuple_dyn_tiler {
+    ($($t:ident $i:tt),+) => {
         impl<$($t: ToDynTiler,)+> ToDynTiler for ($($t,)+) {
             #[cfg(feature = "alloc")]
             fn to_dyn_tiler(&self) -> crate::Tiler {
@@ -262,10 +210,10 @@ macro_rules! tuple_divide {
         }
     };
 }
-tuple_divide!(1; T0 0);
-tuple_divide!(2; T0 0, T1 1);
-tuple_divide!(3; T0 0, T1 1, T2 2);
-tuple_divide!(4; T0 0, T1 1, T2 2, T3 3);
+tuple_dyn_tiler!(T0 0);
+tuple_dyn_tiler!(T0 0, T1 1);
+tuple_dyn_tiler!(T0 0, T1 1, T2 2);
+tuple_dyn_tiler!(T0 0, T1 1, T2 2, T3 3);
 
 /// Mode `m` of a layout spliced into its own modes when it is a tuple of
 /// rank 2 or more (CuTe slices with `repeat<rank>(_)`), else kept whole:
@@ -333,61 +281,8 @@ where
         <<<(S0, D0) as Splice>::Modes as Concat<<(S1, D1) as Splice>::Modes>>::Out as ModesToLayout>::Out;
 }
 
-#[cfg(feature = "alloc")]
-type DynOp = fn(&crate::DynLayout, &crate::Tiler) -> Result<crate::DynLayout, LayoutError>;
-
-#[cfg(feature = "alloc")]
-#[inline(always)]
-fn run<O: super::FromDyn, A: LayoutParts, T: ToDynTiler>(
-    a: A,
-    t: &T,
-    op: DynOp,
-) -> Result<O, LayoutError>
-where
-    A::Shape: Congruent<A::Stride>,
-{
-    super::values::typed(|| {
-        let (s, d) = a.parts();
-        op(
-            &crate::DynLayout::from_typed(&Layout::new(s, d)),
-            &t.to_dyn_tiler(),
-        )
-    })
-}
-
-macro_rules! divide_fn {
-    ($(#[$m:meta])* $name:ident, $try:ident, $out:ty, $dynop:path $(, $($bound:tt)*)?) => {
-        $(#[$m])*
-        #[inline(always)]
-        pub fn $name<A: LayoutParts, T>(a: A, t: T) -> $out
-        where
-            T: DivideOnto<A> + ToDynTiler,
-            $($($bound)*)?
-            $out: super::FromDyn,
-            A::Shape: Congruent<A::Stride>,
-        {
-            super::values::or_panic($try(a, t))
-        }
-        #[doc = concat!("[`", stringify!($name), "`], returning the reason instead of panicking at run time.")]
-        #[inline(always)]
-        pub fn $try<A: LayoutParts, T>(a: A, t: T) -> Result<$out, LayoutError>
-        where
-            T: DivideOnto<A> + ToDynTiler,
-            $($($bound)*)?
-            $out: super::FromDyn,
-            A::Shape: Congruent<A::Stride>,
-        {
-            const {
-                if let Some(e) = T::ERROR {
-                    panic!("{}", e.as_str())
-                }
-            }
-            run(a, &t, $dynop)
-        }
-    };
-}
-
-divide_fn!(
+super::by_mode::tiler_fn!(
+    DivideOnto;
     /// CuTe's `logical_divide(A, T)`: `A o (T, complement(T, shape(coalesce(A))))`,
     /// by mode for a tuple tiler.
     ///
@@ -399,7 +294,8 @@ divide_fn!(
     /// ```
     logical_divide, try_logical_divide, T::Logical, crate::dynamic::logical_divide
 );
-divide_fn!(
+super::by_mode::tiler_fn!(
+    DivideOnto;
     /// CuTe's `zipped_divide(A, T)`: `((tile modes), (rest modes))`.
     ///
     /// ```
@@ -409,7 +305,8 @@ divide_fn!(
     /// ```
     zipped_divide, try_zipped_divide, <T as ZipDivideOnto<A>>::Zipped, crate::dynamic::zipped_divide, T: ZipDivideOnto<A>,
 );
-divide_fn!(
+super::by_mode::tiler_fn!(
+    DivideOnto;
     /// CuTe's `tiled_divide(A, T)`: `((tile modes), rest0, rest1, ...)`.
     ///
     /// ```
@@ -419,7 +316,8 @@ divide_fn!(
     /// ```
     tiled_divide, try_tiled_divide, <<T as ZipDivideOnto<A>>::Zipped as Unpack>::Tiled, crate::dynamic::tiled_divide, T: ZipDivideOnto<A>, <T as ZipDivideOnto<A>>::Zipped: Unpack,
 );
-divide_fn!(
+super::by_mode::tiler_fn!(
+    DivideOnto;
     /// CuTe's `flat_divide(A, T)`: `(tile0, tile1, ..., rest0, rest1, ...)`.
     ///
     /// ```

@@ -240,33 +240,12 @@ where
 /// assert_eq!(right_inverse(layout!((4,8):(8,1))).to_string(), "(_8,_4):(_4,_1)");
 /// assert_eq!(right_inverse(layout!((2,(2,2)):(4,(2,1)))).to_string(), "(_2,_2,_2):(_4,_2,_1)");
 /// ```
-#[allow(clippy::type_complexity)]
-pub fn right_inverse<Sh, D>(
-    l: Layout<Sh, D>,
-) -> Layout<
-    <ChainOf<<Layout<Sh, D> as Coalesce>::Output> as Assemble>::Shape,
-    <ChainOf<<Layout<Sh, D> as Coalesce>::Output> as Assemble>::Stride,
->
+pub fn right_inverse<Sh, D>(l: Layout<Sh, D>) -> <Layout<Sh, D> as RightInverse>::Output
 where
     Sh: Congruent<D>,
     D: IntTuple,
-    Layout<Sh, D>: Coalesce,
-    <Layout<Sh, D> as Coalesce>::Output: Flat,
-    <<<Layout<Sh, D> as Coalesce>::Output as Flat>::Leaves as Zip3<
-        <<Layout<Sh, D> as Coalesce>::Output as Flat>::StrideLeaves,
-        <<Layout<Sh, D> as Coalesce>::Output as Flat>::RLeaves,
-    >>::Out: Chain<U1, Nil>,
-    <<<Layout<Sh, D> as Coalesce>::Output as Flat>::Leaves as Zip3<
-        <<Layout<Sh, D> as Coalesce>::Output as Flat>::StrideLeaves,
-        <<Layout<Sh, D> as Coalesce>::Output as Flat>::RLeaves,
-    >>::Out: List,
-    <<Layout<Sh, D> as Coalesce>::Output as Flat>::Leaves: Zip3<
-        <<Layout<Sh, D> as Coalesce>::Output as Flat>::StrideLeaves,
-        <<Layout<Sh, D> as Coalesce>::Output as Flat>::RLeaves,
-    >,
-    ChainOf<<Layout<Sh, D> as Coalesce>::Output>: Assemble,
-    <ChainOf<<Layout<Sh, D> as Coalesce>::Output> as Assemble>::Shape:
-        Congruent<<ChainOf<<Layout<Sh, D> as Coalesce>::Output> as Assemble>::Stride>,
+    Layout<Sh, D>: RightInverse,
+    <Layout<Sh, D> as RightInverse>::Output: Default,
 {
     const {
         assert!(
@@ -275,7 +254,7 @@ where
         )
     };
     let _ = l;
-    Layout::new(Default::default(), Default::default())
+    Default::default()
 }
 
 /// The mode with the smallest static stride above `T` (`Found`) or none.

@@ -7,6 +7,7 @@
 //! helper trait implemented once per tag, with the tag as `Self`.
 
 mod arith;
+mod by_mode;
 mod cast;
 mod coalesce;
 mod common;

@@ -206,126 +206,13 @@ type ModeOf<L, const I: usize> = super::composition::ModeOf<L, I>;
 /// Mode 0 and mode 1 of a zipped result.
 type ZFirst<T, M> = <<T as ZipProductOnto<M>>::Zipped as crate::ops::Mode<0>>::Output;
 type ZSecond<T, M> = <<T as ZipProductOnto<M>>::Zipped as crate::ops::Mode<1>>::Output;
-macro_rules! tuple_product {
-    ($n:literal; $($t:ident $i:tt),+) => {
-        /// A tuple tiler works mode by mode; A's modes beyond it are kept.
-        impl<AS: Congruent<AD> + AsModes, AD: IntTuple + AsModes, $($t,)+> ProductOnto<Layout<AS, AD>> for ($($t,)+)
-        where
-            $(
-                Layout<AS, AD>: crate::ops::Mode<$i>,
-                $t: ProductOnto<ModeOf<Layout<AS, AD>, $i>>,
-                <$t as ProductOnto<ModeOf<Layout<AS, AD>, $i>>>::Logical: LayoutParts,
-            )+
-            AS::Modes: SplitAt<$n>,
-            AD::Modes: SplitAt<$n>,
-            <AS::Modes as SplitAt<$n>>::Back: ZipModes<<AD::Modes as SplitAt<$n>>::Back>,
-            ($(PairOf<<$t as ProductOnto<ModeOf<Layout<AS, AD>, $i>>>::Logical>,)+): Tuple,
-            <($(PairOf<<$t as ProductOnto<ModeOf<Layout<AS, AD>, $i>>>::Logical>,)+) as Tuple>::List:
-                Concat<RestModes<AS, AD, $n>>,
-            <<($(PairOf<<$t as ProductOnto<ModeOf<Layout<AS, AD>, $i>>>::Logical>,)+) as Tuple>::List as Concat<RestModes<AS, AD, $n>>>::Out: ModesToLayout,
-        {
-            type Logical = <<<($(PairOf<<$t as ProductOnto<ModeOf<Layout<AS, AD>, $i>>>::Logical>,)+) as Tuple>::List as Concat<RestModes<AS, AD, $n>>>::Out as ModesToLayout>::Out;
-            const ERROR: Option<Text> = first_error(&[$(<$t as ProductOnto<ModeOf<Layout<AS, AD>, $i>>>::ERROR,)+]);
-        }
-        /// The zipped form of a tuple tiler: `((firsts), (seconds, rest of A))`.
-        impl<AS: Congruent<AD> + AsModes, AD: IntTuple + AsModes, $($t,)+> ZipProductOnto<Layout<AS, AD>> for ($($t,)+)
-        where
-            ($($t,)+): ProductOnto<Layout<AS, AD>>,
-            $(
-                Layout<AS, AD>: crate::ops::Mode<$i>,
-                $t: ZipProductOnto<ModeOf<Layout<AS, AD>, $i>>,
-                <$t as ZipProductOnto<ModeOf<Layout<AS, AD>, $i>>>::Zipped: crate::ops::Mode<0> + crate::ops::Mode<1>,
-                ZFirst<$t, ModeOf<Layout<AS, AD>, $i>>: LayoutParts,
-                ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>: LayoutParts,
-            )+
-            AS::Modes: SplitAt<$n>,
-            AD::Modes: SplitAt<$n>,
-            <AS::Modes as SplitAt<$n>>::Back: ZipModes<<AD::Modes as SplitAt<$n>>::Back>,
-            ($(PairOf<ZFirst<$t, ModeOf<Layout<AS, AD>, $i>>>,)+): Tuple,
-            <($(PairOf<ZFirst<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List: ModesToLayout,
-            ($(PairOf<ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>>,)+): Tuple,
-            <($(PairOf<ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List: Concat<RestModes<AS, AD, $n>>,
-            <<($(PairOf<ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List as Concat<RestModes<AS, AD, $n>>>::Out: ModesToLayout,
-            <<($(PairOf<ZFirst<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List as ModesToLayout>::Out: LayoutParts,
-            <<<($(PairOf<ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List as Concat<RestModes<AS, AD, $n>>>::Out as ModesToLayout>::Out: LayoutParts,
-            Cons<
-                PairOf<<<($(PairOf<ZFirst<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List as ModesToLayout>::Out>,
-                Cons<
-                    PairOf<<<<($(PairOf<ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List as Concat<RestModes<AS, AD, $n>>>::Out as ModesToLayout>::Out>,
-                    Nil,
-                >,
-            >: ModesToLayout,
-        {
-            type Zipped = <Cons<
-                PairOf<<<($(PairOf<ZFirst<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List as ModesToLayout>::Out>,
-                Cons<
-                    PairOf<<<<($(PairOf<ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List as Concat<RestModes<AS, AD, $n>>>::Out as ModesToLayout>::Out>,
-                    Nil,
-                >,
-            > as ModesToLayout>::Out;
-        }
-    };
-}
-tuple_product!(1; T0 0);
-tuple_product!(2; T0 0, T1 1);
-tuple_product!(3; T0 0, T1 1, T2 2);
-tuple_product!(4; T0 0, T1 1, T2 2, T3 3);
+super::by_mode::tuple_tiler!(ProductOnto, ZipProductOnto; 1; T0 0);
+super::by_mode::tuple_tiler!(ProductOnto, ZipProductOnto; 2; T0 0, T1 1);
+super::by_mode::tuple_tiler!(ProductOnto, ZipProductOnto; 3; T0 0, T1 1, T2 2);
+super::by_mode::tuple_tiler!(ProductOnto, ZipProductOnto; 4; T0 0, T1 1, T2 2, T3 3);
 
-#[cfg(feature = "alloc")]
-type DynOp = fn(&crate::DynLayout, &crate::Tiler) -> Result<crate::DynLayout, LayoutError>;
-
-#[cfg(feature = "alloc")]
-#[inline(always)]
-fn run<O: super::FromDyn, A: LayoutParts, T: ToDynTiler>(
-    a: A,
-    t: &T,
-    op: DynOp,
-) -> Result<O, LayoutError>
-where
-    A::Shape: Congruent<A::Stride>,
-{
-    super::values::typed(|| {
-        let (s, d) = a.parts();
-        op(
-            &crate::DynLayout::from_typed(&Layout::new(s, d)),
-            &t.to_dyn_tiler(),
-        )
-    })
-}
-
-macro_rules! product_fn {
-    ($(#[$m:meta])* $name:ident, $try:ident, $out:ty, $dynop:path $(, $($bound:tt)*)?) => {
-        $(#[$m])*
-        #[inline(always)]
-        pub fn $name<A: LayoutParts, T>(a: A, t: T) -> $out
-        where
-            T: ProductOnto<A> + ToDynTiler,
-            $($($bound)*)?
-            $out: super::FromDyn,
-            A::Shape: Congruent<A::Stride>,
-        {
-            super::values::or_panic($try(a, t))
-        }
-        #[doc = concat!("[`", stringify!($name), "`], returning the reason instead of panicking at run time.")]
-        #[inline(always)]
-        pub fn $try<A: LayoutParts, T>(a: A, t: T) -> Result<$out, LayoutError>
-        where
-            T: ProductOnto<A> + ToDynTiler,
-            $($($bound)*)?
-            $out: super::FromDyn,
-            A::Shape: Congruent<A::Stride>,
-        {
-            const {
-                if let Some(e) = T::ERROR {
-                    panic!("{}", e.as_str())
-                }
-            }
-            run(a, &t, $dynop)
-        }
-    };
-}
-
-product_fn!(
+super::by_mode::tiler_fn!(
+    ProductOnto;
     /// CuTe's `logical_product(A, B)`: `(A, complement(A, size(A)*cosize(B)) o B)`.
     ///
     /// ```
@@ -336,7 +223,8 @@ product_fn!(
     /// ```
     logical_product, try_logical_product, T::Logical, crate::dynamic::logical_product
 );
-product_fn!(
+super::by_mode::tiler_fn!(
+    ProductOnto;
     /// CuTe's `zipped_product(A, B)`: `((A modes), (product modes))`.
     ///
     /// ```
@@ -346,11 +234,13 @@ product_fn!(
     /// ```
     zipped_product, try_zipped_product, <T as ZipProductOnto<A>>::Zipped, crate::dynamic::zipped_product, T: ZipProductOnto<A>,
 );
-product_fn!(
+super::by_mode::tiler_fn!(
+    ProductOnto;
     /// CuTe's `tiled_product(A, B)`: `((A modes), rest0, rest1, ...)`.
     tiled_product, try_tiled_product, <<T as ZipProductOnto<A>>::Zipped as Unpack>::Tiled, crate::dynamic::tiled_product, T: ZipProductOnto<A>, <T as ZipProductOnto<A>>::Zipped: Unpack,
 );
-product_fn!(
+super::by_mode::tiler_fn!(
+    ProductOnto;
     /// CuTe's `flat_product(A, B)`: `(a0, a1, ..., rest0, rest1, ...)`.
     flat_product, try_flat_product, <<T as ZipProductOnto<A>>::Zipped as Unpack>::Flat, crate::dynamic::flat_product, T: ZipProductOnto<A>, <T as ZipProductOnto<A>>::Zipped: Unpack,
 );
