@@ -5,7 +5,7 @@
 //!
 //! The directory is `LAYOUT_GOLDEN_DIR` (default `../shared/golden`).
 
-#![allow(clippy::all, missing_docs, unused_imports, unused_variables)]
+#![allow(clippy::all, missing_docs, unused_imports, unused_variables, unused_braces)]
 
 use layout_core::*;
 use std::collections::BTreeMap;
