@@ -5,7 +5,13 @@
 //!
 //! The directory is `LAYOUT_GOLDEN_DIR` (default `../shared/golden`).
 
-#![allow(clippy::all, missing_docs, unused_imports, unused_variables, unused_braces)]
+#![allow(
+    clippy::all,
+    missing_docs,
+    unused_imports,
+    unused_variables,
+    unused_braces
+)]
 
 use layout_core::*;
 use std::collections::BTreeMap;
