@@ -74,23 +74,21 @@ where
         <First<Layout<AS, AD>, Layout<BS, BD>> as LayoutParts>::Stride,
     >,
 {
-    type Layout = <<(
-        <First<Layout<AS, AD>, Layout<BS, BD>> as LayoutParts>::Shape,
-        <First<Layout<AS, AD>, Layout<BS, BD>> as LayoutParts>::Stride,
-    ) as Contiguous>::Tag as CommonCase<
+    type Layout = <CaseOf<Layout<AS, AD>, Layout<BS, BD>> as CommonCase<
         Inv<Layout<BS, BD>>,
-        <First<Layout<AS, AD>, Layout<BS, BD>> as LayoutParts>::Shape,
-        <First<Layout<AS, AD>, Layout<BS, BD>> as LayoutParts>::Stride,
+        FirstShape<Layout<AS, AD>, Layout<BS, BD>>,
+        FirstStride<Layout<AS, AD>, Layout<BS, BD>>,
     >>::Layout;
-    type Vector = <<(
-        <First<Layout<AS, AD>, Layout<BS, BD>> as LayoutParts>::Shape,
-        <First<Layout<AS, AD>, Layout<BS, BD>> as LayoutParts>::Stride,
-    ) as Contiguous>::Tag as CommonCase<
+    type Vector = <CaseOf<Layout<AS, AD>, Layout<BS, BD>> as CommonCase<
         Inv<Layout<BS, BD>>,
-        <First<Layout<AS, AD>, Layout<BS, BD>> as LayoutParts>::Shape,
-        <First<Layout<AS, AD>, Layout<BS, BD>> as LayoutParts>::Stride,
+        FirstShape<Layout<AS, AD>, Layout<BS, BD>>,
+        FirstStride<Layout<AS, AD>, Layout<BS, BD>>,
     >>::Vector;
 }
+type FirstShape<A, B> = <First<A, B> as LayoutParts>::Shape;
+type FirstStride<A, B> = <First<A, B> as LayoutParts>::Stride;
+/// `B1` when the common layout's first mode is contiguous.
+type CaseOf<A, B> = <(FirstShape<A, B>, FirstStride<A, B>) as Contiguous>::Tag;
 
 /// CuTe's `max_common_vector(A, B)` of static layouts: how many elements
 /// are contiguous in both, as a static leaf.

@@ -183,28 +183,40 @@ where
     <(<CeilDivT<Cc, RD> as StaticForm>::IsOne, RS::IsOne) as Either>::Out:
         StepCase<Cons<M, R>, Rs, Rd, RS, RD, K, CeilDivT<Cc, RD>, CeilDivT<RD, Cc>>,
 {
-    type Shape =
-        <<(<CeilDivT<Cc, RD> as StaticForm>::IsOne, RS::IsOne) as Either>::Out as StepCase<
-            Cons<M, R>,
-            Rs,
-            Rd,
-            RS,
-            RD,
-            K,
-            CeilDivT<Cc, RD>,
-            CeilDivT<RD, Cc>,
-        >>::Shape;
-    type Stride =
-        <<(<CeilDivT<Cc, RD> as StaticForm>::IsOne, RS::IsOne) as Either>::Out as StepCase<
-            Cons<M, R>,
-            Rs,
-            Rd,
-            RS,
-            RD,
-            K,
-            CeilDivT<Cc, RD>,
-            CeilDivT<RD, Cc>,
-        >>::Stride;
+    type Shape = <StepOf<Cc, K, M, R, Rs, Rd, RS, RD> as FoldOut>::Shape;
+    type Stride = <StepOf<Cc, K, M, R, Rs, Rd, RS, RD> as FoldOut>::Stride;
+}
+/// The fold's step for mode `c:k` with the rest `RS:RD`, as one type.
+type StepOf<Cc, K, M, R, Rs, Rd, RS, RD> = Stepped<
+    <(
+        <CeilDivT<Cc, RD> as StaticForm>::IsOne,
+        <RS as StaticForm>::IsOne,
+    ) as Either>::Out,
+    (
+        Cons<M, R>,
+        Rs,
+        Rd,
+        RS,
+        RD,
+        K,
+        CeilDivT<Cc, RD>,
+        CeilDivT<RD, Cc>,
+    ),
+>;
+#[doc(hidden)]
+pub struct Stepped<Tag, Args>(core::marker::PhantomData<(Tag, Args)>);
+/// A step's result: shape and stride of the finished fold.
+#[doc(hidden)]
+pub trait FoldOut {
+    type Shape: IntTuple;
+    type Stride: IntTuple;
+}
+impl<Tag, L, Rs, Rd, RS, RD, K, NS, NST> FoldOut for Stepped<Tag, (L, Rs, Rd, RS, RD, K, NS, NST)>
+where
+    Tag: StepCase<L, Rs, Rd, RS, RD, K, NS, NST>,
+{
+    type Shape = Tag::Shape;
+    type Stride = Tag::Stride;
 }
 /// One mode of the fold: `B1` skips it (only the rest stride moves on),
 /// `B0` takes `min(next shape, rest shape)` of it.
