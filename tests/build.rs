@@ -592,15 +592,6 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
         }
         "blocked_product" | "raked_product" => {
             let (a, b) = (arg_str(r, 0)?, arg_str(r, 1)?);
-            let (sa, _) = parse_layout(a)?;
-            let (sb, _) = parse_layout(b)?;
-            // An integer-shaped A with a tuple B, and raked products of two
-            // rank-1 layouts: CuTe's rank-1 special cases, not in the typed API yet.
-            if (matches!(sa, T::Int(..)) && matches!(sb, T::Tup(_)))
-                || (op == "raked_product" && sa.rank() == 1 && sb.rank() == 1)
-            {
-                return Err(UNSUPPORTED.into());
-            }
             format!(
                 "{head}let out = layout_core::algebra::try_{op}({}, {});\nlet dl = layout_core::{op}(&{a:?}.parse().unwrap(), &{b:?}.parse().unwrap());\nrep.algebra_try(op, id, out, dl, {exp}, {tab}, \"\");",
                 emit_layout(a, false)?,

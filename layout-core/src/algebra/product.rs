@@ -18,7 +18,8 @@ use crate::layout::{Congruent, Layout};
 use crate::make::Compact;
 use crate::tuple::{AsModes, Concat, Cons, IntTuple, Nil, SplitAt, Tuple};
 use core::ops::{Add, Mul, Sub};
-use typenum::{Add1, Prod, Sub1, Sum, Unsigned, B1};
+use core::ops::BitAnd;
+use typenum::{Add1, And, Bit, Prod, Sub1, Sum, Unsigned, B0, B1};
 
 /// The product of a list of leaves, with CuTe's static rules.
 #[doc(hidden)]
@@ -347,32 +348,47 @@ impl<
         BD: IntTuple + AsModes,
     > ZipProduct<Layout<BS, BD>> for Layout<AS, AD>
 where
-    AS::IsLeaf: LeafOr<AS, AD, BS, BD>,
+    AS::Modes: SingleMode,
+    BS::Modes: SingleMode,
+    <AS::Modes as SingleMode>::Out: BitAnd<<BS::Modes as SingleMode>::Out>,
+    And<<AS::Modes as SingleMode>::Out, <BS::Modes as SingleMode>::Out>: ByRank<AS, AD, BS, BD>,
 {
-    type Blocked = <AS::IsLeaf as LeafOr<AS, AD, BS, BD>>::Blocked;
-    type Raked = <AS::IsLeaf as LeafOr<AS, AD, BS, BD>>::Raked;
+    type Blocked = <And<<AS::Modes as SingleMode>::Out, <BS::Modes as SingleMode>::Out> as ByRank<
+        AS,
+        AD,
+        BS,
+        BD,
+    >>::Blocked;
+    type Raked = <And<<AS::Modes as SingleMode>::Out, <BS::Modes as SingleMode>::Out> as ByRank<
+        AS,
+        AD,
+        BS,
+        BD,
+    >>::Raked;
 }
-/// An integer-shaped A with a rank-1 B gives the single mode `((A, R))`;
-/// otherwise both are padded to the same rank and zipped.
+/// `B1` when a mode list has exactly one mode (an integer, or a rank-1 tuple).
 #[doc(hidden)]
-pub trait LeafOr<AS, AD, BS, BD> {
+pub trait SingleMode {
+    type Out: Bit;
+}
+impl SingleMode for Nil {
+    type Out = B0;
+}
+impl<H> SingleMode for Cons<H, Nil> {
+    type Out = B1;
+}
+impl<H, X, Y> SingleMode for Cons<H, Cons<X, Y>> {
+    type Out = B0;
+}
+/// Both of rank 1 (`B1`): CuTe pads nothing and zips the two parts of the
+/// product as they are; otherwise (`B0`) both are padded with `_1:_0` modes to
+/// the larger rank and zipped mode by mode.
+#[doc(hidden)]
+pub trait ByRank<AS, AD, BS, BD> {
     type Blocked;
     type Raked;
 }
-impl<
-        AS: Congruent<AD> + AsModes,
-        AD: IntTuple + AsModes,
-        BS: Congruent<BD> + AsModes,
-        BD: IntTuple + AsModes,
-    > LeafOr<AS, AD, BS, BD> for B1
-where
-    BS::Modes: crate::tuple::List,
-    BS::IsLeaf: RankOne<AS, AD, BS, BD>,
-{
-    type Blocked = <BS::IsLeaf as RankOne<AS, AD, BS, BD>>::Blocked;
-    type Raked = <BS::IsLeaf as RankOne<AS, AD, BS, BD>>::Raked;
-}
-impl<AS: AsModes, AD: AsModes, BS: AsModes, BD: AsModes> LeafOr<AS, AD, BS, BD> for typenum::B0
+impl<AS: AsModes, AD: AsModes, BS: AsModes, BD: AsModes> ByRank<AS, AD, BS, BD> for B0
 where
     AS::Modes: PadTo<BS::Modes, C<1>>,
     AD::Modes: PadTo<BS::Modes, C<0>>,
@@ -387,40 +403,61 @@ where
     type Blocked = <PadA<AS, AD, BS> as ZipPadded<PadB<AS, BS, BD>>>::Blocked;
     type Raked = <PadA<AS, AD, BS> as ZipPadded<PadB<AS, BS, BD>>>::Raked;
 }
-/// A integral, B integral: `((A, R))`.
-#[doc(hidden)]
-pub trait RankOne<AS, AD, BS, BD> {
-    type Blocked;
-    type Raked;
-}
-impl<AS: Congruent<AD>, AD: IntTuple, BS: Congruent<BD>, BD: IntTuple> RankOne<AS, AD, BS, BD>
-    for B1
+impl<AS: Congruent<AD>, AD: IntTuple, BS: Congruent<BD>, BD: IntTuple> ByRank<AS, AD, BS, BD> for B1
 where
     Layout<BS, BD>: ProductOnto<Layout<AS, AD>>,
     <Layout<BS, BD> as ProductOnto<Layout<AS, AD>>>::Logical: crate::ops::Mode<1>,
     LogicalR<Layout<AS, AD>, Layout<BS, BD>>: LayoutParts,
+    AS::IsLeaf: ZipOne<
+        AS,
+        AD,
+        <LogicalR<Layout<AS, AD>, Layout<BS, BD>> as LayoutParts>::Shape,
+        <LogicalR<Layout<AS, AD>, Layout<BS, BD>> as LayoutParts>::Stride,
+    >,
+    <<LogicalR<Layout<AS, AD>, Layout<BS, BD>> as LayoutParts>::Shape as IntTuple>::IsLeaf: ZipOne<
+        <LogicalR<Layout<AS, AD>, Layout<BS, BD>> as LayoutParts>::Shape,
+        <LogicalR<Layout<AS, AD>, Layout<BS, BD>> as LayoutParts>::Stride,
+        AS,
+        AD,
+    >,
 {
-    type Blocked = Layout<
-        ((
-            AS,
-            <LogicalR<Layout<AS, AD>, Layout<BS, BD>> as LayoutParts>::Shape,
-        ),),
-        ((
-            AD,
-            <LogicalR<Layout<AS, AD>, Layout<BS, BD>> as LayoutParts>::Stride,
-        ),),
-    >;
-    type Raked = Layout<
-        ((
-            <LogicalR<Layout<AS, AD>, Layout<BS, BD>> as LayoutParts>::Shape,
-            AS,
-        ),),
-        ((
-            <LogicalR<Layout<AS, AD>, Layout<BS, BD>> as LayoutParts>::Stride,
-            AD,
-        ),),
+    type Blocked = <AS::IsLeaf as ZipOne<
+        AS,
+        AD,
+        <LogicalR<Layout<AS, AD>, Layout<BS, BD>> as LayoutParts>::Shape,
+        <LogicalR<Layout<AS, AD>, Layout<BS, BD>> as LayoutParts>::Stride,
+    >>::Out;
+    type Raked = <<<LogicalR<Layout<AS, AD>, Layout<BS, BD>> as LayoutParts>::Shape as IntTuple>::IsLeaf as ZipOne<
+        <LogicalR<Layout<AS, AD>, Layout<BS, BD>> as LayoutParts>::Shape,
+        <LogicalR<Layout<AS, AD>, Layout<BS, BD>> as LayoutParts>::Stride,
+        AS,
+        AD,
+    >>::Out;
+}
+/// CuTe's `zip(first, second)` of two rank-1 layouts, chosen by whether the
+/// first shape is an integer (`B1`): an integer pairs with the whole second
+/// part, `((f, s))`; a rank-1 tuple `(f0)` pairs with the second's mode 0,
+/// `((f0, s0))`.
+#[doc(hidden)]
+pub trait ZipOne<FS, FD, SS, SD> {
+    type Out;
+}
+impl<FS, FD, SS, SD> ZipOne<FS, FD, SS, SD> for B1 {
+    type Out = Layout<((FS, SS),), ((FD, SD),)>;
+}
+impl<FS, FD, SS, SD> ZipOne<FS, FD, SS, SD> for B0
+where
+    FS: crate::ops::Mode<0>,
+    FD: crate::ops::Mode<0>,
+    SS: crate::ops::Mode<0>,
+    SD: crate::ops::Mode<0>,
+{
+    type Out = Layout<
+        ((Mode0<FS>, Mode0<SS>),),
+        ((Mode0<FD>, Mode0<SD>),),
     >;
 }
+type Mode0<T> = <T as crate::ops::Mode<0>>::Output;
 
 macro_rules! zip_fn {
     ($(#[$m:meta])* $name:ident, $try:ident, $out:ident, $dynop:path) => {
