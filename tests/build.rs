@@ -239,6 +239,7 @@ const ALGEBRA: &[&str] = &[
     "max_common_layout",
     "max_common_vector",
     "swizzle_layout",
+    "tile_to_shape",
 ];
 
 /// Ops whose static inadmissible inputs (`unsound.jsonl`, the static_assert
@@ -569,6 +570,23 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
                 "{head}let out = layout_core::algebra::try_complement({}, {});\nlet dl = layout_core::complement(&{a:?}.parse().unwrap(), &layout_core::parse_tuple({t:?}).unwrap());\nrep.algebra_try(op, id, out, dl, {exp}, {tab}, \"\");",
                 emit_layout(a, false)?,
                 emit(&parse(t)?, false)
+            )
+        }
+        "tile_to_shape" => {
+            let (b, sh) = (arg_str(r, 0)?, arg_str(r, 1)?);
+            let order = r["args"][2].as_str();
+            let typed_order = match order {
+                Some(o) => format!("{}", emit(&parse(o)?, false)),
+                None => "layout_core::algebra::ColMajor".into(),
+            };
+            let dyn_order = match order {
+                Some(o) => format!("Some(&layout_core::parse_tuple({o:?}).unwrap())"),
+                None => "None".into(),
+            };
+            format!(
+                "{head}let out = layout_core::algebra::try_tile_to_shape_ordered({}, {}, {typed_order});\nlet dl = layout_core::dynamic::tile_to_shape(&{b:?}.parse().unwrap(), &layout_core::parse_tuple({sh:?}).unwrap(), {dyn_order});\nrep.algebra_try(op, id, out, dl, {exp}, {tab}, \"\");",
+                emit_layout(b, false)?,
+                emit(&parse(sh)?, false)
             )
         }
         "logical_divide"

@@ -73,6 +73,11 @@ impl Text {
         self
     }
 
+    /// Whether nothing was cut.
+    pub const fn is_complete(&self) -> bool {
+        self.len < Self::CAP
+    }
+
     /// The text.
     pub const fn as_str(&self) -> &str {
         let (b, _) = self.buf.split_at(self.len);

@@ -62,6 +62,11 @@ pub trait Int: crate::tuple::IntTuple + Copy + 'static + Send + Sync {
 
 /// A static leaf: its value is a constant, and it has a typenum form for
 /// type-level arithmetic.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is a run-time integer where the layout algebra needs a static one",
+    label = "a run-time leaf reaches a step decided at compile time",
+    note = "sorting strides (complement, and the divides and products built on it) and other structural steps need static leaves (`C<N>`, written as a literal in `layout!`); CuTe likewise refuses a run-time stride in a complement of rank above 1"
+)]
 pub trait StaticInt: Int + Default {
     /// The typenum form of the value.
     type U: Unsigned;

@@ -321,6 +321,19 @@ impl<S: Congruent<D>, D: IntTuple> Layout<S, D> {
 
 impl<S: Congruent<D>, D: IntTuple> fmt::Display for Layout<S, D> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // A static layout's text is a constant: printing it generates no
+        // per-type code.
+        if S::ALL_STATIC && D::ALL_STATIC {
+            let t = const {
+                crate::ctext::Text::EMPTY
+                    .text(S::TEXT)
+                    .byte(b':')
+                    .text(D::TEXT)
+            };
+            if t.is_complete() {
+                return f.write_str(t.as_str());
+            }
+        }
         self.shape.write_cute(f)?;
         f.write_str(":")?;
         self.stride.write_cute(f)

@@ -456,17 +456,33 @@ where
 /// assert_eq!(complement(layout!(4:2), 16usize).to_string(), "(_2,2):(_1,_8)");
 /// ```
 #[inline(always)]
-pub fn complement<A: Complement<Cot>, Cot>(a: A, cot: Cot) -> A::Output {
-    super::values::or_panic(a.try_complement(cot))
+pub fn complement<A, Cot: CotargetOf<A>>(a: A, cot: Cot) -> Cot::Output {
+    super::values::or_panic(cot.try_complement_of(a))
 }
 
 /// [`complement`], returning the reason instead of panicking at run time.
 #[inline(always)]
-pub fn try_complement<A: Complement<Cot>, Cot>(
+pub fn try_complement<A, Cot: CotargetOf<A>>(
     a: A,
     cot: Cot,
-) -> Result<A::Output, crate::LayoutError> {
-    a.try_complement(cot)
+) -> Result<Cot::Output, crate::LayoutError> {
+    cot.try_complement_of(a)
+}
+
+/// [`Complement`] seen from the cotarget: the functions bound their last
+/// argument, so that the type-level work starts once both input types are
+/// known (with A's bound first, the solver explores while `Cot` is unknown).
+#[doc(hidden)]
+pub trait CotargetOf<A> {
+    type Output;
+    fn try_complement_of(self, a: A) -> Result<Self::Output, crate::LayoutError>;
+}
+impl<A: Complement<Cot>, Cot> CotargetOf<A> for Cot {
+    type Output = A::Output;
+    #[inline(always)]
+    fn try_complement_of(self, a: A) -> Result<A::Output, crate::LayoutError> {
+        a.try_complement(self)
+    }
 }
 
 /// The error of a static complement, if any (what the compile-time check evaluates).

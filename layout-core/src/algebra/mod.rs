@@ -19,6 +19,7 @@ mod inverse;
 mod product;
 mod profile;
 mod swizzle;
+mod tile;
 mod values;
 
 pub use arith::Leaf;
@@ -49,4 +50,8 @@ pub use product::{
 };
 pub use profile::{coalesce_by, filter_by};
 pub use swizzle::{ComposedLayout, Swizzle};
+pub use tile::{
+    tile_to_shape, tile_to_shape_ordered, try_tile_to_shape, try_tile_to_shape_ordered, ColMajor,
+    TileOrder, TileToShape,
+};
 pub use values::FromDyn;

@@ -459,13 +459,25 @@ where
 }
 type Mode0<T> = <T as crate::ops::Mode<0>>::Output;
 
+/// [`ZipProduct`] seen from B: the functions bound their last argument, so
+/// that the type-level work starts once both input types are known.
+#[doc(hidden)]
+pub trait ZipOf<A> {
+    type Blocked;
+    type Raked;
+}
+impl<A: ZipProduct<B>, B> ZipOf<A> for B {
+    type Blocked = A::Blocked;
+    type Raked = A::Raked;
+}
+
 macro_rules! zip_fn {
     ($(#[$m:meta])* $name:ident, $try:ident, $out:ident, $dynop:path) => {
         $(#[$m])*
         #[inline(always)]
-        pub fn $name<A: ZipProduct<B> + LayoutParts, B: LayoutParts + ProductOnto<A>>(a: A, b: B) -> A::$out
+        pub fn $name<A: LayoutParts, B: LayoutParts + ProductOnto<A> + ZipOf<A>>(a: A, b: B) -> <B as ZipOf<A>>::$out
         where
-            A::$out: super::FromDyn,
+            <B as ZipOf<A>>::$out: super::FromDyn,
             A::Shape: Congruent<A::Stride>,
             B::Shape: Congruent<B::Stride>,
         {
@@ -473,9 +485,9 @@ macro_rules! zip_fn {
         }
         #[doc = concat!("[`", stringify!($name), "`], returning the reason instead of panicking at run time.")]
         #[inline(always)]
-        pub fn $try<A: ZipProduct<B> + LayoutParts, B: LayoutParts + ProductOnto<A>>(a: A, b: B) -> Result<A::$out, LayoutError>
+        pub fn $try<A: LayoutParts, B: LayoutParts + ProductOnto<A> + ZipOf<A>>(a: A, b: B) -> Result<<B as ZipOf<A>>::$out, LayoutError>
         where
-            A::$out: super::FromDyn,
+            <B as ZipOf<A>>::$out: super::FromDyn,
             A::Shape: Congruent<A::Stride>,
             B::Shape: Congruent<B::Stride>,
         {

@@ -1,0 +1,380 @@
+//! Typed `tile_to_shape`: repeat a block until it covers a shape.
+//!
+//! CuTe 4.7 computes `blocked_product(append<R>(block), make_ordered_layout(reps, order))`
+//! with `R = rank(shape)` and `reps = ceil_div(product_each(shape),
+//! product_each(shape(append<R>(block))))`, and coalesces nothing: each mode of the
+//! result is `(block mode, repeat)`.
+
+use super::arith::{CeilDivT, LCeilDiv};
+use super::composition::{layout_text, LayoutParts};
+use super::product::{PadTo, ProductOnto, SingleMode, SizeList, SizeT, ZipProduct};
+use crate::ctext::{Leaves, Text};
+use crate::error::LayoutError;
+use crate::int::C;
+use crate::layout::{Congruent, Layout};
+use crate::make::{Compact, OrderPairs, OrderedStride};
+use crate::tuple::{AsModes, Cons, IntTuple, IntoTuple, List, Nil};
+use core::ops::BitAnd;
+use typenum::{And, B0, B1};
+
+/// The default mode order of `tile_to_shape`: the repeats are laid out
+/// column-major, as CuTe's `LayoutLeft`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ColMajor;
+
+/// How the repeats `Reps` are ordered: [`ColMajor`], or a tuple of static
+/// ranks as `make_ordered_layout` takes.
+pub trait TileOrder<Reps> {
+    /// The strides of the repeat layout.
+    type Stride: IntTuple;
+}
+impl<Reps: Compact<C<1>>> TileOrder<Reps> for ColMajor {
+    type Stride = <Reps as Compact<C<1>>>::Left;
+}
+impl<Reps, O: OrderPairs<Reps> + OrderedStride<Reps, <O as OrderPairs<Reps>>::Pairs> + IntTuple>
+    TileOrder<Reps> for O
+where
+    <O as OrderedStride<Reps, <O as OrderPairs<Reps>>::Pairs>>::Stride: IntTuple,
+{
+    type Stride = <O as OrderedStride<Reps, <O as OrderPairs<Reps>>::Pairs>>::Stride;
+}
+
+/// CuTe's `product_each` on a list of modes: the size of each mode.
+#[doc(hidden)]
+pub trait ProductEach {
+    type Out: List;
+}
+impl ProductEach for Nil {
+    type Out = Nil;
+}
+impl<H: IntTuple, T: ProductEach> ProductEach for Cons<H, T>
+where
+    H::Leaves: SizeList<C<1>>,
+    SizeT<H>: Copy + Send + Sync + 'static,
+{
+    type Out = Cons<SizeT<H>, T::Out>;
+}
+
+/// `ceil_div(target_i, block_i)` mode by mode, as long as the target has
+/// modes (a block with more modes is refused by the rank check).
+#[doc(hidden)]
+pub trait CeilDivEach<B> {
+    type Out: List;
+}
+impl<B> CeilDivEach<B> for Nil {
+    type Out = Nil;
+}
+impl<H, T> CeilDivEach<Nil> for Cons<H, T> {
+    type Out = Nil;
+}
+impl<H, T: CeilDivEach<U>, X, U> CeilDivEach<Cons<X, U>> for Cons<H, T>
+where
+    (H, X): LCeilDiv,
+{
+    type Out = Cons<CeilDivT<H, X>, T::Out>;
+}
+
+/// CuTe's `append<R>(block)`: an integer block stays an integer when `R` is 1
+/// (`B1`); otherwise (`B0`) it is padded with `_1:_0` modes up to rank `R`.
+#[doc(hidden)]
+pub trait AppendTo<BS, BD, M> {
+    type Shape: IntTuple;
+    type Stride: IntTuple;
+}
+impl<BS: IntTuple, BD: IntTuple, M> AppendTo<BS, BD, M> for B1 {
+    type Shape = BS;
+    type Stride = BD;
+}
+impl<BS: AsModes, BD: AsModes, M> AppendTo<BS, BD, M> for B0
+where
+    BS::Modes: PadTo<M, C<1>>,
+    BD::Modes: PadTo<M, C<0>>,
+    <BS::Modes as PadTo<M, C<1>>>::Out: IntoTuple,
+    <BD::Modes as PadTo<M, C<0>>>::Out: IntoTuple,
+    <<BS::Modes as PadTo<M, C<1>>>::Out as IntoTuple>::Tuple: IntTuple,
+    <<BD::Modes as PadTo<M, C<0>>>::Out as IntoTuple>::Tuple: IntTuple,
+{
+    type Shape = <<BS::Modes as PadTo<M, C<1>>>::Out as IntoTuple>::Tuple;
+    type Stride = <<BD::Modes as PadTo<M, C<0>>>::Out as IntoTuple>::Tuple;
+}
+
+/// The rank check and the divisibility check, over the sizes of the padded
+/// block's modes and of the shape's modes (one leaf per mode).
+const fn tile_check(block: Text, shape: Text, have: Leaves, want: Leaves) -> Option<Text> {
+    if have.n > want.n {
+        return Some(
+            Text::EMPTY
+                .str("tile_to_shape: block ")
+                .text(block)
+                .str(" has more modes than the shape ")
+                .text(shape),
+        );
+    }
+    let mut i = 0;
+    while i < want.n && i < Leaves::CAP {
+        if have.st[i] && want.st[i] && (have.v[i] == 0 || want.v[i] % have.v[i] != 0) {
+            return Some(
+                Text::EMPTY
+                    .str("tile_to_shape: mode ")
+                    .num(i)
+                    .str(" of block ")
+                    .text(block)
+                    .str(" has size ")
+                    .num(have.v[i])
+                    .str(", which does not divide ")
+                    .num(want.v[i])
+                    .str(", the size of mode ")
+                    .num(i)
+                    .str(" of the shape ")
+                    .text(shape),
+            );
+        }
+        i += 1;
+    }
+    None
+}
+
+type Single<BS, Sh> =
+    And<<BS as IntTuple>::IsLeaf, <<Sh as AsModes>::Modes as SingleMode>::Out>;
+type PadShape<BS, BD, Sh> = <Single<BS, Sh> as AppendTo<BS, BD, <Sh as AsModes>::Modes>>::Shape;
+type PadStride<BS, BD, Sh> =
+    <Single<BS, Sh> as AppendTo<BS, BD, <Sh as AsModes>::Modes>>::Stride;
+type BlockSizes<BS, BD, Sh> = <<PadShape<BS, BD, Sh> as AsModes>::Modes as ProductEach>::Out;
+type ShapeSizes<Sh> = <<Sh as AsModes>::Modes as ProductEach>::Out;
+/// The repeat counts, one per mode of the shape (always a tuple, as CuTe's
+/// `product_each` wraps an integer).
+pub type TileReps<BS, BD, Sh> =
+    <<ShapeSizes<Sh> as CeilDivEach<BlockSizes<BS, BD, Sh>>>::Out as IntoTuple>::Tuple;
+type Padded<BS, BD, Sh> = Layout<PadShape<BS, BD, Sh>, PadStride<BS, BD, Sh>>;
+type RepLayout<BS, BD, Sh, O> =
+    Layout<TileReps<BS, BD, Sh>, <O as TileOrder<TileReps<BS, BD, Sh>>>::Stride>;
+
+/// `tile_to_shape(Self, Sh, O)` at the type level.
+pub trait TileToShape<Sh, O> {
+    /// The result's type.
+    type Output;
+    /// Why the tiling is inadmissible for static inputs, if it is.
+    const ERROR: Option<Text>;
+}
+impl<BS, BD, Sh, O> TileToShape<Sh, O> for Layout<BS, BD>
+where
+    BS: Congruent<BD> + AsModes,
+    BD: IntTuple + AsModes,
+    Sh: AsModes,
+    Sh::Modes: SingleMode + ProductEach,
+    BS::IsLeaf: BitAnd<<Sh::Modes as SingleMode>::Out>,
+    Single<BS, Sh>: AppendTo<BS, BD, Sh::Modes>,
+    PadShape<BS, BD, Sh>: AsModes + Congruent<PadStride<BS, BD, Sh>>,
+    <PadShape<BS, BD, Sh> as AsModes>::Modes: ProductEach,
+    BlockSizes<BS, BD, Sh>: IntoTuple,
+    <BlockSizes<BS, BD, Sh> as IntoTuple>::Tuple: IntTuple,
+    ShapeSizes<Sh>: IntoTuple + CeilDivEach<BlockSizes<BS, BD, Sh>>,
+    <ShapeSizes<Sh> as IntoTuple>::Tuple: IntTuple,
+    <ShapeSizes<Sh> as CeilDivEach<BlockSizes<BS, BD, Sh>>>::Out: IntoTuple,
+    TileReps<BS, BD, Sh>: Congruent<O::Stride>,
+    O: TileOrder<TileReps<BS, BD, Sh>>,
+    RepLayout<BS, BD, Sh, O>: ProductOnto<Padded<BS, BD, Sh>>,
+    Padded<BS, BD, Sh>: ZipProduct<RepLayout<BS, BD, Sh, O>>,
+{
+    type Output = <Padded<BS, BD, Sh> as ZipProduct<RepLayout<BS, BD, Sh, O>>>::Blocked;
+    const ERROR: Option<Text> = match tile_check(
+        layout_text::<BS, BD>(),
+        Sh::TEXT,
+        <<BlockSizes<BS, BD, Sh> as IntoTuple>::Tuple as IntTuple>::LEAF_VALUES,
+        <<ShapeSizes<Sh> as IntoTuple>::Tuple as IntTuple>::LEAF_VALUES,
+    ) {
+        Some(t) => Some(t),
+        None => match <RepLayout<BS, BD, Sh, O> as ProductOnto<Padded<BS, BD, Sh>>>::ERROR {
+            Some(t) => Some(Text::EMPTY.str("tile_to_shape: ").text(t)),
+            None => None,
+        },
+    };
+}
+
+/// `tile_to_shape` seen from its last argument: the function bounds name the
+/// trait on the argument rustc infers last, so that the type-level work
+/// starts once every input type is known (bounding the block instead makes
+/// the solver explore with the other inputs still unknown, ~10x slower).
+#[doc(hidden)]
+pub trait LastArg<L, Sh> {
+    type Output;
+    const ERROR: Option<Text>;
+}
+/// As the shape, for [`tile_to_shape`] (`Self` is the shape, the order column-major).
+impl<Sh, L: TileToShape<Sh, ColMajor>> LastArg<L, ()> for Sh {
+    type Output = L::Output;
+    const ERROR: Option<Text> = L::ERROR;
+}
+/// As the order, for [`tile_to_shape_ordered`].
+impl<O, L: TileToShape<Sh, O>, Sh> LastArg<L, (Sh,)> for O {
+    type Output = L::Output;
+    const ERROR: Option<Text> = L::ERROR;
+}
+
+/// CuTe's `tile_to_shape(block, shape)`: `block` repeated column-major until
+/// it covers `shape`; each mode of the result is `(block mode, repeats)`.
+/// A static block whose modes do not divide the shape's is a compile error.
+///
+/// ```
+/// use layout_core::{algebra::tile_to_shape, layout, C};
+/// let r = tile_to_shape(layout!((4,4):(8,1)), (C::<16>, C::<4>));
+/// assert_eq!(r.to_string(), "((_4,(_2,_2)),(_4,_1)):((_8,(_4,_32)),(_1,_0))");
+/// assert_eq!(core::mem::size_of_val(&r), 0);
+/// ```
+#[inline(always)]
+pub fn tile_to_shape<L, Sh>(block: L, shape: Sh) -> <Sh as LastArg<L, ()>>::Output
+where
+    L: LayoutParts,
+    L::Shape: Congruent<L::Stride>,
+    Sh: IntTuple + LastArg<L, ()>,
+    <Sh as LastArg<L, ()>>::Output: super::FromDyn,
+{
+    super::values::or_panic(try_tile_to_shape(block, shape))
+}
+
+/// [`tile_to_shape`], returning the reason instead of panicking at run time.
+#[inline(always)]
+pub fn try_tile_to_shape<L, Sh>(
+    block: L,
+    shape: Sh,
+) -> Result<<Sh as LastArg<L, ()>>::Output, LayoutError>
+where
+    L: LayoutParts,
+    L::Shape: Congruent<L::Stride>,
+    Sh: IntTuple + LastArg<L, ()>,
+    <Sh as LastArg<L, ()>>::Output: super::FromDyn,
+{
+    const {
+        if let Some(e) = <Sh as LastArg<L, ()>>::ERROR {
+            panic!("{}", e.as_str())
+        }
+    }
+    run(block, &shape, ColMajor)
+}
+
+/// CuTe's `tile_to_shape(block, shape, order)`: the repeats are laid out in
+/// the order of the static ranks `order` (as `make_ordered_layout`).
+///
+/// ```
+/// use layout_core::{algebra::tile_to_shape_ordered, layout, C};
+/// let shape = ((C::<16>, C::<2>), C::<3>, C::<2>);
+/// let r = tile_to_shape_ordered(layout!(8:1), shape, (C::<2>, C::<0>, C::<1>));
+/// assert_eq!(r.to_string(), "((_8,_4),(_1,_3),(_1,_2)):((_1,_48),(_0,_8),(_0,_24))");
+/// ```
+#[inline(always)]
+pub fn tile_to_shape_ordered<L, Sh, O>(
+    block: L,
+    shape: Sh,
+    order: O,
+) -> <O as LastArg<L, (Sh,)>>::Output
+where
+    L: LayoutParts,
+    L::Shape: Congruent<L::Stride>,
+    Sh: IntTuple,
+    O: LastArg<L, (Sh,)> + TileOrderDyn,
+    <O as LastArg<L, (Sh,)>>::Output: super::FromDyn,
+{
+    super::values::or_panic(try_tile_to_shape_ordered(block, shape, order))
+}
+
+/// [`tile_to_shape_ordered`], returning the reason instead of panicking at run time.
+#[inline(always)]
+pub fn try_tile_to_shape_ordered<L, Sh, O>(
+    block: L,
+    shape: Sh,
+    order: O,
+) -> Result<<O as LastArg<L, (Sh,)>>::Output, LayoutError>
+where
+    L: LayoutParts,
+    L::Shape: Congruent<L::Stride>,
+    Sh: IntTuple,
+    O: LastArg<L, (Sh,)> + TileOrderDyn,
+    <O as LastArg<L, (Sh,)>>::Output: super::FromDyn,
+{
+    const {
+        if let Some(e) = <O as LastArg<L, (Sh,)>>::ERROR {
+            panic!("{}", e.as_str())
+        }
+    }
+    run(block, &shape, order)
+}
+
+/// The values of a result with run-time leaves, from the run-time algebra.
+#[inline(always)]
+fn run<Out: super::FromDyn, L: LayoutParts, Sh: IntTuple, O: TileOrderDyn>(
+    block: L,
+    shape: &Sh,
+    order: O,
+) -> Result<Out, LayoutError>
+where
+    L::Shape: Congruent<L::Stride>,
+{
+    super::values::typed(|| {
+        let (s, d) = block.parts();
+        crate::dynamic::tile_to_shape(
+            &crate::DynLayout::from_typed(&Layout::new(s, d)),
+            &crate::dynamic::DTuple::from_typed(shape),
+            order.order_dyn().as_ref(),
+        )
+    })
+}
+
+/// The order's run-time form, whatever the repeats' type.
+#[doc(hidden)]
+pub trait TileOrderDyn {
+    #[cfg(feature = "alloc")]
+    fn order_dyn(&self) -> Option<crate::dynamic::DTuple>;
+}
+impl TileOrderDyn for ColMajor {
+    #[cfg(feature = "alloc")]
+    fn order_dyn(&self) -> Option<crate::dynamic::DTuple> {
+        None
+    }
+}
+impl<O: IntTuple> TileOrderDyn for O {
+    #[cfg(feature = "alloc")]
+    fn order_dyn(&self) -> Option<crate::dynamic::DTuple> {
+        Some(crate::dynamic::DTuple::from_typed(self))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{layout, C};
+    use alloc::string::ToString;
+
+    /// A run-time shape gives the same map as the static one, with the
+    /// leaves that depend on it at run time.
+    #[test]
+    fn runtime_shape_maps_like_static() {
+        let block = layout!((4,4):(8,1));
+        let st = tile_to_shape(block, (C::<16>, C::<4>));
+        let n: usize = 16;
+        let mixed = tile_to_shape(block, (n, C::<4>));
+        assert_ne!(core::mem::size_of_val(&mixed), 0);
+        assert_eq!(crate::to_cute_string(&mixed.shape()).replace('_', ""), "((4,(2,2)),(4,1))");
+        for i in 0..64 {
+            assert_eq!(mixed.call(i), st.call(i), "index {i}");
+        }
+    }
+
+    /// A run-time shape the block does not divide is an error, not a layout.
+    #[test]
+    fn runtime_shape_not_divisible_is_err() {
+        let n: usize = 10;
+        let e = try_tile_to_shape(layout!((4,4):(8,1)), (n, C::<4>)).unwrap_err();
+        assert!(e.to_string().contains("tile_to_shape"), "{e}");
+        assert!(e.to_string().contains("does not divide"), "{e}");
+    }
+
+    /// An explicit order lays the repeats out row-major: the first repeat
+    /// of mode 1 comes before the second repeat of mode 0.
+    #[test]
+    fn ordered_repeats() {
+        let r = tile_to_shape_ordered(layout!(2:1), (C::<4>, C::<3>), (C::<1>, C::<0>));
+        // block (2,1):(1,0); repeats (2,3) with order (1,0): strides (3,1) in
+        // units of the block's cosize 2, so (6,2).
+        assert_eq!(r.to_string(), "((_2,_2),(_1,_3)):((_1,_6),(_0,_2))");
+    }
+}
