@@ -239,6 +239,7 @@ const ALGEBRA: &[&str] = &[
     "max_common_layout",
     "max_common_vector",
     "swizzle_layout",
+    "swizzle",
     "tile_to_shape",
 ];
 
@@ -633,6 +634,17 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
                     "{head}let out = layout_core::algebra::max_common_layout({ta}, {tb});\nlet dl = layout_core::dynamic::max_common_layout(&{a:?}.parse().unwrap(), &{b:?}.parse().unwrap());\nrep.algebra(op, id, out, dl, {exp}, {tab});"
                 )
             }
+        }
+        "swizzle" => {
+            let (b, m, sh, n) = (
+                arg_u64(r, 0)?,
+                arg_u64(r, 1)?,
+                r["args"][2].as_i64().ok_or("S")?,
+                arg_u64(r, 3)?,
+            );
+            format!(
+                "{head}let sw = layout_core::algebra::Swizzle::<{b}, {m}, {{ {sh} }}>;\nlet table: Vec<usize> = (0..{n}usize).map(|i| sw.apply(i)).collect();\nrep.text(op, id, true, &sw.to_string(), {exp});\nrep.table(op, id, &table, {tab});"
+            )
         }
         "swizzle_layout" => {
             let (b, m, sh) = (

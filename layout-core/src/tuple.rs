@@ -169,6 +169,9 @@ pub trait IntTuple: Copy + 'static + Send + Sync {
     fn for_each_mode_size(&self, f: &mut dyn FnMut(usize));
     /// The natural coordinate of a 1-D index (colexicographic, CuTe's `idx2crd(i, shape)`).
     fn idx2crd(&self, i: usize) -> Self::Dyn;
+    /// The same tuple as a run-time [`DTuple`](crate::dynamic::DTuple), static flags kept.
+    #[cfg(feature = "alloc")]
+    fn to_dtuple(&self) -> crate::dynamic::DTuple;
 }
 
 /// Print any [`IntTuple`] in CuTe's notation.
@@ -229,6 +232,13 @@ macro_rules! leaf_int_tuple {
             fn idx2crd(&self, i: usize) -> usize {
                 i
             }
+            #[cfg(feature = "alloc")]
+            fn to_dtuple(&self) -> crate::dynamic::DTuple {
+                crate::dynamic::DTuple::Int(crate::dynamic::DInt {
+                    v: self.value() as i64,
+                    st: Self::ALL_STATIC,
+                })
+            }
         }
     };
 }
@@ -265,6 +275,8 @@ pub trait IntList: List {
     fn to_dyn(&self) -> Self::Dyn;
     fn leaves(self) -> Self::Leaves;
     fn idx2crd(&self, i: usize) -> Self::Dyn;
+    #[cfg(feature = "alloc")]
+    fn push_dtuples(&self, out: &mut alloc::vec::Vec<crate::dynamic::DTuple>);
 }
 
 impl IntList for Nil {
@@ -300,6 +312,8 @@ impl IntList for Nil {
     fn idx2crd(&self, _i: usize) -> Nil {
         Nil
     }
+    #[cfg(feature = "alloc")]
+    fn push_dtuples(&self, _out: &mut alloc::vec::Vec<crate::dynamic::DTuple>) {}
 }
 
 impl<H: IntTuple, T: IntList> IntList for Cons<H, T>
@@ -365,6 +379,11 @@ where
             Cons(self.0.idx2crd(i % n), self.1.idx2crd(i / n))
         }
     }
+    #[cfg(feature = "alloc")]
+    fn push_dtuples(&self, out: &mut alloc::vec::Vec<crate::dynamic::DTuple>) {
+        out.push(self.0.to_dtuple());
+        self.1.push_dtuples(out);
+    }
 }
 
 impl<T: Tuple> IntTuple for T
@@ -420,6 +439,12 @@ where
     #[inline(always)]
     fn idx2crd(&self, i: usize) -> Self::Dyn {
         self.into_list().idx2crd(i).into_tuple()
+    }
+    #[cfg(feature = "alloc")]
+    fn to_dtuple(&self) -> crate::dynamic::DTuple {
+        let mut modes = alloc::vec::Vec::with_capacity(<T::List as List>::LEN);
+        self.into_list().push_dtuples(&mut modes);
+        crate::dynamic::DTuple::Tup(modes)
     }
 }
 

@@ -2,34 +2,6 @@
 //! (with the zipped form), the functions' common shape, and the run-time
 //! values of their results.
 
-use super::composition::LayoutParts;
-use super::divide::ToDynTiler;
-use crate::error::LayoutError;
-use crate::layout::{Congruent, Layout};
-
-#[cfg(feature = "alloc")]
-pub(crate) type DynOp =
-    fn(&crate::DynLayout, &crate::Tiler) -> Result<crate::DynLayout, LayoutError>;
-
-#[cfg(feature = "alloc")]
-#[inline(always)]
-pub(crate) fn run<O: super::FromDyn, A: LayoutParts, T: ToDynTiler>(
-    a: A,
-    t: &T,
-    op: DynOp,
-) -> Result<O, LayoutError>
-where
-    A::Shape: Congruent<A::Stride>,
-{
-    super::values::typed(|| {
-        let (s, d) = a.parts();
-        op(
-            &crate::DynLayout::from_typed(&Layout::new(s, d)),
-            &t.to_dyn_tiler(),
-        )
-    })
-}
-
 macro_rules! tiler_fn {
     ($T:ident; $(#[$m:meta])* $name:ident, $try:ident, $out:ty, $dynop:path $(, $($bound:tt)*)?) => {
         $(#[$m])*
@@ -57,7 +29,14 @@ macro_rules! tiler_fn {
                     panic!("{}", e.as_str())
                 }
             }
-            $crate::algebra::by_mode::run(a, &t, $dynop)
+            let _ = (&a, &t);
+            $crate::algebra::values::typed_result!({
+                let (s, d) = a.parts();
+                $dynop(
+                    &$crate::DynLayout::from_typed(&Layout::new(s, d)),
+                    &t.to_dyn_tiler(),
+                )
+            })
         }
     };
 }

@@ -428,13 +428,14 @@ where
     type Output = ComplementT<Layout<Sh, D>, Cot>;
     const ERROR: Option<Text> = ErrText::<Layout<Sh, D>, Cot>::TEXT;
     #[inline(always)]
+    #[cfg_attr(not(feature = "alloc"), allow(unused_variables))]
     fn try_complement(self, cot: Cot) -> Result<Self::Output, crate::LayoutError> {
         const {
             if let Some(t) = Self::ERROR {
                 panic!("{}", t.as_str())
             }
         }
-        super::values::typed(|| {
+        super::values::typed_result!({
             crate::dynamic::complement(
                 &crate::DynLayout::from_typed(&self),
                 &crate::DTuple::from_typed(&cot),

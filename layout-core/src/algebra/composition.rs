@@ -489,13 +489,14 @@ where
         super::values::or_panic(self.try_compose_onto(a))
     }
     #[inline(always)]
+    #[cfg_attr(not(feature = "alloc"), allow(unused_variables))]
     fn try_compose_onto(self, a: Layout<AS, AD>) -> Result<Self::Output, crate::LayoutError> {
         const {
             if let Some(t) = <Self as ComposeOnto<Layout<AS, AD>>>::ERROR {
                 panic!("{}", t.as_str())
             }
         }
-        super::values::typed(|| {
+        super::values::typed_result!({
             crate::dynamic::composition(
                 &crate::DynLayout::from_typed(&a),
                 &crate::DynLayout::from_typed(&self),

@@ -485,6 +485,7 @@ macro_rules! zip_fn {
         }
         #[doc = concat!("[`", stringify!($name), "`], returning the reason instead of panicking at run time.")]
         #[inline(always)]
+        #[cfg_attr(not(feature = "alloc"), allow(unused_variables))]
         pub fn $try<A: LayoutParts, B: LayoutParts + ProductOnto<A> + ZipOf<A>>(a: A, b: B) -> Result<<B as ZipOf<A>>::$out, LayoutError>
         where
             <B as ZipOf<A>>::$out: super::FromDyn,
@@ -496,7 +497,7 @@ macro_rules! zip_fn {
                     panic!("{}", e.as_str())
                 }
             }
-            super::values::typed(|| {
+            super::values::typed_result!({
                 let ((s, d), (t, e)) = (a.parts(), b.parts());
                 $dynop(
                     &crate::DynLayout::from_typed(&Layout::new(s, d)),

@@ -301,6 +301,7 @@ where
 
 /// The values of a result with run-time leaves, from the run-time algebra.
 #[inline(always)]
+#[cfg_attr(not(feature = "alloc"), allow(unused_variables))]
 fn run<Out: super::FromDyn, L: LayoutParts, Sh: IntTuple, O: TileOrderDyn>(
     block: L,
     shape: &Sh,
@@ -309,7 +310,7 @@ fn run<Out: super::FromDyn, L: LayoutParts, Sh: IntTuple, O: TileOrderDyn>(
 where
     L::Shape: Congruent<L::Stride>,
 {
-    super::values::typed(|| {
+    super::values::typed_result!({
         let (s, d) = block.parts();
         crate::dynamic::tile_to_shape(
             &crate::DynLayout::from_typed(&Layout::new(s, d)),

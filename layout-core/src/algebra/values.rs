@@ -55,18 +55,33 @@ pub(crate) fn typed<O: FromDyn>(
     }
 }
 
-/// Without `alloc`, only static results can be made.
+/// Without `alloc` only static results can be made: a result with run-time
+/// leaves is a compile error.
 #[inline(always)]
 #[cfg(not(feature = "alloc"))]
-pub(crate) fn typed<O: FromDyn>(
-    _f: impl FnOnce() -> Result<(), LayoutError>,
-) -> Result<O, LayoutError> {
-    if O::IS_STATIC {
-        Ok(O::make_static())
-    } else {
-        panic!("a typed algebra result with run-time leaves needs the `alloc` feature")
-    }
+pub(crate) fn typed_static<O: FromDyn>() -> Result<O, LayoutError> {
+    const {
+        assert!(
+            O::IS_STATIC,
+            "a typed algebra result with run-time leaves needs the `alloc` feature"
+        )
+    };
+    Ok(O::make_static())
 }
+
+/// The typed result of an op: made directly when static; otherwise from
+/// `$dyn`, the run-time algebra's `Result<DynLayout, LayoutError>` (only
+/// compiled with `alloc`).
+macro_rules! typed_result {
+    ($dyn:expr) => {{
+        #[cfg(feature = "alloc")]
+        let r = $crate::algebra::values::typed(|| $dyn);
+        #[cfg(not(feature = "alloc"))]
+        let r = $crate::algebra::values::typed_static();
+        r
+    }};
+}
+pub(crate) use typed_result;
 
 /// The infallible form: the run-time algebra's error as a panic.
 #[inline(always)]

@@ -87,10 +87,7 @@ impl fmt::Display for DTuple {
 impl DTuple {
     /// A typed tuple's run-time twin, printing the same.
     pub fn from_typed<T: IntTuple>(t: &T) -> DTuple {
-        // Rebuild the nesting from the printed form: exact and simple.
-        let mut s = String::new();
-        let _ = t.write_cute(&mut s);
-        parse::tuple(&s).expect("an IntTuple prints valid CuTe notation")
+        t.to_dtuple()
     }
     /// CuTe's rank: 1 for an integer.
     pub fn rank(&self) -> usize {
