@@ -26,10 +26,9 @@ impl<S: Congruent<D>, D: IntTuple> FromDyn for Layout<S, D> {
     #[cfg(feature = "alloc")]
     fn from_dyn(l: &crate::DynLayout) -> Self {
         let vals = |t: &crate::dynamic::DTuple| -> alloc::vec::Vec<usize> {
-            t.leaves()
-                .iter()
-                .map(|x| usize::try_from(x.v).unwrap_or(usize::MAX))
-                .collect()
+            let mut out = alloc::vec::Vec::with_capacity(S::LEAF_COUNT.max(D::LEAF_COUNT));
+            t.for_each_leaf(&mut |x| out.push(usize::try_from(x.v).unwrap_or(usize::MAX)));
+            out
         };
         let (s, d) = (vals(l.shape()), vals(l.stride()));
         assert!(

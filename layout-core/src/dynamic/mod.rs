@@ -109,6 +109,13 @@ impl DTuple {
         self.collect_leaves(&mut out);
         out
     }
+    /// Visit every leaf in order, without collecting them.
+    pub fn for_each_leaf(&self, f: &mut dyn FnMut(DInt)) {
+        match self {
+            DTuple::Int(i) => f(*i),
+            DTuple::Tup(v) => v.iter().for_each(|x| x.for_each_leaf(f)),
+        }
+    }
     fn collect_leaves(&self, out: &mut Vec<DInt>) {
         match self {
             DTuple::Int(i) => out.push(*i),
