@@ -1,2 +1,2 @@
-//! Integration tests of the layout workspace live in `tests/`; the build
-//! script turns the golden vectors into typed test code.
+//! Integration tests of the layout workspace live in `tests/`; the typed
+//! golden test is the `layout-golden` package under `golden/`.

@@ -1,7 +1,9 @@
-//! Turn the golden vectors (JSON Lines printed by CuTe) into typed Rust test
-//! code: every record of the core ops is built twice, once with its own
-//! leaves (`_N` becomes `C<N>`, `N` a `usize`) and once with every leaf
-//! dynamic.
+// Turn the golden vectors (JSON Lines printed by CuTe) into typed Rust test
+// code, included by the build scripts of `part0` and `part1`, each of which
+// defines `PART` and takes every other record, so that the two halves compile
+// in parallel: every record of the core ops is built twice, once with its own
+// leaves (`_N` becomes `C<N>`, `N` a `usize`) and once with every leaf
+// dynamic.
 
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -667,8 +669,10 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
 }
 
 fn golden_dir() -> PathBuf {
+    // tests/golden/partN -> the workspace root.
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
+        .ancestors()
+        .nth(3)
         .unwrap()
         .to_path_buf();
     match std::env::var("LAYOUT_GOLDEN_DIR") {
@@ -686,12 +690,19 @@ fn main() {
         .map(|v| v.split(',').map(str::to_string).collect())
         .unwrap_or_default();
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=../gen.rs");
     let dir = golden_dir();
     println!("cargo:rerun-if-changed={}", dir.display());
     let mut code = String::new();
     let mut calls = String::new();
     let mut skipped = Vec::new();
     let mut n = 0usize;
+    // Records seen so far: this part takes those whose index is PART mod 2.
+    let mut rec = 0usize;
+    let mut mine = || {
+        rec += 1;
+        (rec - 1) % 2 == PART
+    };
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
         .unwrap_or_default();
@@ -708,6 +719,9 @@ fn main() {
         let text = std::fs::read_to_string(path).unwrap_or_default();
         if name == "unsound" || name == "invalid" {
             for line in text.lines().filter(|l| !l.trim().is_empty()) {
+                if !mine() {
+                    continue;
+                }
                 let Ok(r) = serde_json::from_str::<Value>(line) else {
                     continue;
                 };
@@ -794,6 +808,9 @@ fn main() {
             continue;
         }
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            if !mine() {
+                continue;
+            }
             let r: Value = match serde_json::from_str(line) {
                 Ok(v) => v,
                 Err(e) => {
@@ -835,10 +852,13 @@ fn main() {
             }
         }
     }
-    let _ = writeln!(code, "fn run_all(rep: &mut Report) {{\n{calls}}}");
     let _ = writeln!(
         code,
-        "const SKIPPED: &[(&str, usize)] = &[{}];\nconst OPS: &[&str] = &{:?};\nconst GOLDEN_DIR: &str = {:?};\nconst FILES_FOUND: usize = {};",
+        "/// Run this part's cases.\npub fn run(rep: &mut Report) {{\n{calls}}}"
+    );
+    let _ = writeln!(
+        code,
+        "/// Files no op of this test reads, with their record counts.\npub const SKIPPED: &[(&str, usize)] = &[{}];\n/// The ops in report order.\npub const OPS: &[&str] = &{:?};\n/// Where the vectors were read from.\npub const GOLDEN_DIR: &str = {:?};\n/// How many files the directory had.\npub const FILES_FOUND: usize = {};",
         skipped.join(", "),
         [OPS, ALGEBRA].concat(),
         dir.display().to_string(),
