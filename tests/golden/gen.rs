@@ -579,7 +579,7 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
             let (b, sh) = (arg_str(r, 0)?, arg_str(r, 1)?);
             let order = r["args"][2].as_str();
             let typed_order = match order {
-                Some(o) => format!("{}", emit(&parse(o)?, false)),
+                Some(o) => emit(&parse(o)?, false),
                 None => "layout_core::algebra::ColMajor".into(),
             };
             let dyn_order = match order {

@@ -17,8 +17,8 @@ use crate::int::{C, S};
 use crate::layout::{Congruent, Layout};
 use crate::make::Compact;
 use crate::tuple::{AsModes, Concat, Cons, IntTuple, Nil, SplitAt, Tuple};
-use core::ops::{Add, Mul, Sub};
 use core::ops::BitAnd;
+use core::ops::{Add, Mul, Sub};
 use typenum::{Add1, And, Bit, Prod, Sub1, Sum, Unsigned, B0, B1};
 
 /// The product of a list of leaves, with CuTe's static rules.
@@ -353,12 +353,13 @@ where
     <AS::Modes as SingleMode>::Out: BitAnd<<BS::Modes as SingleMode>::Out>,
     And<<AS::Modes as SingleMode>::Out, <BS::Modes as SingleMode>::Out>: ByRank<AS, AD, BS, BD>,
 {
-    type Blocked = <And<<AS::Modes as SingleMode>::Out, <BS::Modes as SingleMode>::Out> as ByRank<
-        AS,
-        AD,
-        BS,
-        BD,
-    >>::Blocked;
+    type Blocked =
+        <And<<AS::Modes as SingleMode>::Out, <BS::Modes as SingleMode>::Out> as ByRank<
+            AS,
+            AD,
+            BS,
+            BD,
+        >>::Blocked;
     type Raked = <And<<AS::Modes as SingleMode>::Out, <BS::Modes as SingleMode>::Out> as ByRank<
         AS,
         AD,
@@ -452,10 +453,7 @@ where
     SS: crate::ops::Mode<0>,
     SD: crate::ops::Mode<0>,
 {
-    type Out = Layout<
-        ((Mode0<FS>, Mode0<SS>),),
-        ((Mode0<FD>, Mode0<SD>),),
-    >;
+    type Out = Layout<((Mode0<FS>, Mode0<SS>),), ((Mode0<FD>, Mode0<SD>),)>;
 }
 type Mode0<T> = <T as crate::ops::Mode<0>>::Output;
 

@@ -31,8 +31,10 @@ pub trait TileOrder<Reps> {
 impl<Reps: Compact<C<1>>> TileOrder<Reps> for ColMajor {
     type Stride = <Reps as Compact<C<1>>>::Left;
 }
-impl<Reps, O: OrderPairs<Reps> + OrderedStride<Reps, <O as OrderPairs<Reps>>::Pairs> + IntTuple>
-    TileOrder<Reps> for O
+impl<
+        Reps,
+        O: OrderPairs<Reps> + OrderedStride<Reps, <O as OrderPairs<Reps>>::Pairs> + IntTuple,
+    > TileOrder<Reps> for O
 where
     <O as OrderedStride<Reps, <O as OrderPairs<Reps>>::Pairs>>::Stride: IntTuple,
 {
@@ -134,11 +136,9 @@ const fn tile_check(block: Text, shape: Text, have: Leaves, want: Leaves) -> Opt
     None
 }
 
-type Single<BS, Sh> =
-    And<<BS as IntTuple>::IsLeaf, <<Sh as AsModes>::Modes as SingleMode>::Out>;
+type Single<BS, Sh> = And<<BS as IntTuple>::IsLeaf, <<Sh as AsModes>::Modes as SingleMode>::Out>;
 type PadShape<BS, BD, Sh> = <Single<BS, Sh> as AppendTo<BS, BD, <Sh as AsModes>::Modes>>::Shape;
-type PadStride<BS, BD, Sh> =
-    <Single<BS, Sh> as AppendTo<BS, BD, <Sh as AsModes>::Modes>>::Stride;
+type PadStride<BS, BD, Sh> = <Single<BS, Sh> as AppendTo<BS, BD, <Sh as AsModes>::Modes>>::Stride;
 type BlockSizes<BS, BD, Sh> = <<PadShape<BS, BD, Sh> as AsModes>::Modes as ProductEach>::Out;
 type ShapeSizes<Sh> = <<Sh as AsModes>::Modes as ProductEach>::Out;
 /// The repeat counts, one per mode of the shape (always a tuple, as CuTe's
@@ -354,7 +354,10 @@ mod tests {
         let n: usize = 16;
         let mixed = tile_to_shape(block, (n, C::<4>));
         assert_ne!(core::mem::size_of_val(&mixed), 0);
-        assert_eq!(crate::to_cute_string(&mixed.shape()).replace('_', ""), "((4,(2,2)),(4,1))");
+        assert_eq!(
+            crate::to_cute_string(&mixed.shape()).replace('_', ""),
+            "((4,(2,2)),(4,1))"
+        );
         for i in 0..64 {
             assert_eq!(mixed.call(i), st.call(i), "index {i}");
         }

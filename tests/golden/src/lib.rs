@@ -151,7 +151,13 @@ pub fn is_static_layout<S: Congruent<D>, D: IntTuple>(_l: Layout<S, D>) -> bool 
 }
 
 impl Report {
-    pub fn record(&mut self, op: &'static str, id: &str, ok: bool, detail: impl FnOnce() -> String) {
+    pub fn record(
+        &mut self,
+        op: &'static str,
+        id: &str,
+        ok: bool,
+        detail: impl FnOnce() -> String,
+    ) {
         let e = self.counts.entry(op).or_default();
         if ok {
             e.0 += 1;
@@ -348,4 +354,3 @@ impl Report {
         self.record(op, "", false, || format!("not generated: {why}"));
     }
 }
-

@@ -7,8 +7,8 @@
 //!
 //! The directory is `LAYOUT_GOLDEN_DIR` (default `../shared/golden`).
 
-use layout_golden_0::{FILES_FOUND, GOLDEN_DIR, OPS, SKIPPED};
 use layout_golden::Report;
+use layout_golden_0::{FILES_FOUND, GOLDEN_DIR, OPS, SKIPPED};
 
 fn main() {
     let mut rep = Report::default();
