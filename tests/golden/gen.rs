@@ -1,9 +1,9 @@
-// Turn the golden vectors (JSON Lines printed by CuTe) into typed Rust test
-// code, included by the build scripts of `part0` and `part1`, each of which
-// defines `PART` and takes every other record, so that the two halves compile
-// in parallel: every record of the core ops is built twice, once with its own
-// leaves (`_N` becomes `C<N>`, `N` a `usize`) and once with every leaf
-// dynamic.
+//! Turn the golden vectors (JSON Lines printed by CuTe) into typed Rust test
+//! code. This is the build script of both `part0` and `part1`; each takes
+//! every other record (which half, from its package name), so that the two
+//! halves compile in parallel. Every record of the core ops is built twice,
+//! once with its own leaves (`_N` becomes `C<N>`, `N` a `usize`) and once
+//! with every leaf dynamic.
 
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -689,7 +689,6 @@ fn main() {
     let only: Vec<String> = std::env::var("LAYOUT_GOLDEN_OPS")
         .map(|v| v.split(',').map(str::to_string).collect())
         .unwrap_or_default();
-    println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=../gen.rs");
     let dir = golden_dir();
     println!("cargo:rerun-if-changed={}", dir.display());
@@ -697,11 +696,15 @@ fn main() {
     let mut calls = String::new();
     let mut skipped = Vec::new();
     let mut n = 0usize;
-    // Records seen so far: this part takes those whose index is PART mod 2.
+    // Records seen so far: this part takes those whose index is its number mod 2.
+    let part: usize = match std::env::var("CARGO_PKG_NAME").unwrap_or_default().as_str() {
+        "layout-golden-1" => 1,
+        _ => 0,
+    };
     let mut rec = 0usize;
     let mut mine = || {
         rec += 1;
-        (rec - 1) % 2 == PART
+        (rec - 1) % 2 == part
     };
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
