@@ -100,40 +100,51 @@ where
     type Stride = <<BD::Modes as PadTo<M, C<0>>>::Out as IntoTuple>::Tuple;
 }
 
-/// The rank check and the divisibility check, over the sizes of the padded
+/// What is wrong with a static tiling, found from the sizes of the padded
 /// block's modes and of the shape's modes (one leaf per mode).
-const fn tile_check(block: Text, shape: Text, have: Leaves, want: Leaves) -> Option<Text> {
+enum TileFault {
+    /// The block has more modes than the shape.
+    Rank,
+    /// The block's mode `i` does not divide the shape's.
+    Mode(usize),
+}
+
+const fn tile_fault(have: Leaves, want: Leaves) -> Option<TileFault> {
     if have.n > want.n {
-        return Some(
-            Text::EMPTY
-                .str("tile_to_shape: block ")
-                .text(block)
-                .str(" has more modes than the shape ")
-                .text(shape),
-        );
+        return Some(TileFault::Rank);
     }
     let mut i = 0;
     while i < want.n && i < Leaves::CAP {
         if have.st[i] && want.st[i] && (have.v[i] == 0 || want.v[i] % have.v[i] != 0) {
-            return Some(
-                Text::EMPTY
-                    .str("tile_to_shape: mode ")
-                    .num(i)
-                    .str(" of block ")
-                    .text(block)
-                    .str(" has size ")
-                    .num(have.v[i])
-                    .str(", which does not divide ")
-                    .num(want.v[i])
-                    .str(", the size of mode ")
-                    .num(i)
-                    .str(" of the shape ")
-                    .text(shape),
-            );
+            return Some(TileFault::Mode(i));
         }
         i += 1;
     }
     None
+}
+
+/// The message of a fault (built only when there is one).
+const fn tile_text(f: TileFault, block: Text, shape: Text, have: Leaves, want: Leaves) -> Text {
+    match f {
+        TileFault::Rank => Text::EMPTY
+            .str("tile_to_shape: block ")
+            .text(block)
+            .str(" has more modes than the shape ")
+            .text(shape),
+        TileFault::Mode(i) => Text::EMPTY
+            .str("tile_to_shape: mode ")
+            .num(i)
+            .str(" of block ")
+            .text(block)
+            .str(" has size ")
+            .num(have.v[i])
+            .str(", which does not divide ")
+            .num(want.v[i])
+            .str(", the size of mode ")
+            .num(i)
+            .str(" of the shape ")
+            .text(shape),
+    }
 }
 
 type Single<BS, Sh> = And<<BS as IntTuple>::IsLeaf, <<Sh as AsModes>::Modes as SingleMode>::Out>;
@@ -177,17 +188,16 @@ where
     Padded<BS, BD, Sh>: ZipProduct<RepLayout<BS, BD, Sh, O>>,
 {
     type Output = <Padded<BS, BD, Sh> as ZipProduct<RepLayout<BS, BD, Sh, O>>>::Blocked;
-    const ERROR: Option<Text> = match tile_check(
-        layout_text::<BS, BD>(),
-        Sh::TEXT,
-        <<BlockSizes<BS, BD, Sh> as IntoTuple>::Tuple as IntTuple>::LEAF_VALUES,
-        <<ShapeSizes<Sh> as IntoTuple>::Tuple as IntTuple>::LEAF_VALUES,
-    ) {
-        Some(t) => Some(t),
-        None => match <RepLayout<BS, BD, Sh, O> as ProductOnto<Padded<BS, BD, Sh>>>::ERROR {
-            Some(t) => Some(Text::EMPTY.str("tile_to_shape: ").text(t)),
-            None => None,
-        },
+    const ERROR: Option<Text> = {
+        let have = <<BlockSizes<BS, BD, Sh> as IntoTuple>::Tuple as IntTuple>::LEAF_VALUES;
+        let want = <<ShapeSizes<Sh> as IntoTuple>::Tuple as IntTuple>::LEAF_VALUES;
+        match tile_fault(have, want) {
+            Some(f) => Some(tile_text(f, layout_text::<BS, BD>(), Sh::TEXT, have, want)),
+            None => match <RepLayout<BS, BD, Sh, O> as ProductOnto<Padded<BS, BD, Sh>>>::ERROR {
+                Some(t) => Some(Text::EMPTY.str("tile_to_shape: ").text(t)),
+                None => None,
+            },
+        }
     };
 }
 
