@@ -270,13 +270,13 @@ fn check_composition(a: &[(DInt, DInt)], b: &DynLayout, al: &DynLayout, bl: &Dyn
 }
 
 /// Compose the flat A' with one leaf `s:d` of B (CuTe 4.7's `composition_impl`).
-fn compose_leaf(a: &DynLayout, s: DInt, d: DInt) -> R<(DTuple, DTuple)> {
+/// `p` is `a.pairs()`, computed once by the caller.
+fn compose_leaf(a: &DynLayout, p: &[(DInt, DInt)], s: DInt, d: DInt) -> R<(DTuple, DTuple)> {
     let op = "composition";
     if d.is(0) || d.v == 0 {
         // A stride 0 selects A(0) = 0 for every coordinate: never divide by it.
         return Ok((DTuple::Int(s), DTuple::Int(d)));
     }
-    let p = a.pairs();
     if let (DTuple::Int(_), DTuple::Int(e)) = (a.shape(), a.stride()) {
         return Ok((DTuple::Int(s), DTuple::Int(mul(d, *e, op)?)));
     }
@@ -337,15 +337,16 @@ fn compose_leaf(a: &DynLayout, s: DInt, d: DInt) -> R<(DTuple, DTuple)> {
 /// ```
 pub fn composition(a: &DynLayout, b: &DynLayout) -> R<DynLayout> {
     let ax = coalesce_x(a)?;
-    check_composition(&ax.pairs(), b, a, b)?;
-    fn go(ax: &DynLayout, s: &DTuple, d: &DTuple) -> R<(DTuple, DTuple)> {
+    let p = ax.pairs();
+    check_composition(&p, b, a, b)?;
+    fn go(ax: &DynLayout, p: &[(DInt, DInt)], s: &DTuple, d: &DTuple) -> R<(DTuple, DTuple)> {
         match (s, d) {
-            (DTuple::Int(s), DTuple::Int(d)) => compose_leaf(ax, *s, *d),
+            (DTuple::Int(s), DTuple::Int(d)) => compose_leaf(ax, p, *s, *d),
             (DTuple::Tup(ss), DTuple::Tup(ds)) => {
                 let (a, b): (Vec<_>, Vec<_>) = ss
                     .iter()
                     .zip(ds)
-                    .map(|(x, y)| go(ax, x, y))
+                    .map(|(x, y)| go(ax, p, x, y))
                     .collect::<R<Vec<_>>>()?
                     .into_iter()
                     .unzip();
@@ -357,7 +358,7 @@ pub fn composition(a: &DynLayout, b: &DynLayout) -> R<DynLayout> {
             )),
         }
     }
-    let (s, d) = go(&ax, b.shape(), b.stride())?;
+    let (s, d) = go(&ax, &p, b.shape(), b.stride())?;
     Ok(DynLayout::raw(s, d))
 }
 

@@ -291,11 +291,19 @@ impl DynLayout {
     }
     /// (shape leaf, stride leaf) pairs in order.
     pub fn pairs(&self) -> Vec<(DInt, DInt)> {
-        self.shape
-            .leaves()
-            .into_iter()
-            .zip(self.stride.leaves())
-            .collect()
+        // One walk over both trees (they nest the same way), one allocation.
+        fn go(s: &DTuple, d: &DTuple, out: &mut Vec<(DInt, DInt)>) {
+            match (s, d) {
+                (DTuple::Int(a), DTuple::Int(b)) => out.push((*a, *b)),
+                (DTuple::Tup(x), DTuple::Tup(y)) if x.len() == y.len() => {
+                    x.iter().zip(y).for_each(|(a, b)| go(a, b, out))
+                }
+                _ => out.extend(s.leaves().into_iter().zip(d.leaves())),
+            }
+        }
+        let mut out = Vec::new();
+        go(&self.shape, &self.stride, &mut out);
+        out
     }
     /// The offset of a 1-D index; the last mode takes what the others leave.
     pub fn call(&self, i: i64) -> Result<i64, LayoutError> {
