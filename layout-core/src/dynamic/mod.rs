@@ -106,7 +106,7 @@ impl DTuple {
     /// The leaves in order.
     pub fn leaves(&self) -> Vec<DInt> {
         let mut out = Vec::new();
-        self.collect_leaves(&mut out);
+        self.for_each_leaf(&mut |x| out.push(x));
         out
     }
     /// Visit every leaf in order, without collecting them.
@@ -114,12 +114,6 @@ impl DTuple {
         match self {
             DTuple::Int(i) => f(*i),
             DTuple::Tup(v) => v.iter().for_each(|x| x.for_each_leaf(f)),
-        }
-    }
-    fn collect_leaves(&self, out: &mut Vec<DInt>) {
-        match self {
-            DTuple::Int(i) => out.push(*i),
-            DTuple::Tup(v) => v.iter().for_each(|x| x.collect_leaves(out)),
         }
     }
     /// Mode `i` (an integer is its own mode 0).
