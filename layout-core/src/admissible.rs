@@ -216,6 +216,11 @@ pub enum ComplementError {
         /// The cotarget size.
         m: usize,
     },
+    /// More modes than the check examines.
+    TooManyModes {
+        /// How many.
+        n: usize,
+    },
 }
 
 impl ComplementError {
@@ -238,6 +243,11 @@ impl ComplementError {
                 .str(", so [0, ")
                 .num(m)
                 .str(") is not covered"),
+            ComplementError::TooManyModes { n } => t
+                .num(n)
+                .str(" modes, more than the ")
+                .num(COMPLEMENT_CAP)
+                .str(" the check examines"),
         }
     }
 }
@@ -246,14 +256,18 @@ impl ComplementError {
 /// `(filter(A), R)` (shapes `s`, strides `d`, any order): sorted by stride,
 /// every stride must exceed the largest offset of the modes below it
 /// (injective), and the modes must stack from 1 up to `m` (cover `[0, m)`).
-/// Modes of size 1 or stride 0 are ignored. At most 64 modes are examined.
+/// Modes of size 1 or stride 0 are ignored. More than [`COMPLEMENT_CAP`]
+/// other modes are refused.
 pub const fn check_complement(s: &[usize], d: &[usize], m: usize) -> Result<(), ComplementError> {
-    let mut ss = [0u128; 64];
-    let mut dd = [0u128; 64];
+    let mut ss = [0u128; COMPLEMENT_CAP];
+    let mut dd = [0u128; COMPLEMENT_CAP];
     let mut n = 0;
     let mut i = 0;
-    while i < s.len() && n < 64 {
+    while i < s.len() {
         if s[i] > 1 && d[i] != 0 {
+            if n == COMPLEMENT_CAP {
+                return Err(ComplementError::TooManyModes { n: n + 1 });
+            }
             // insertion sort by stride
             let mut j = n;
             while j > 0 && dd[j - 1] > d[i] as u128 {
@@ -291,4 +305,71 @@ pub const fn check_complement(s: &[usize], d: &[usize], m: usize) -> Result<(), 
         });
     }
     Ok(())
+}
+
+/// The most modes [`check_complement`] examines.
+pub const COMPLEMENT_CAP: usize = 64;
+
+/// How far the modes of a static `filter(A)` and the gaps the complement
+/// fills between them stack from 1: `Ok((reach, next))`, where `next` is the
+/// stride the complement's rest starts at. When `reach == next` the rest
+/// covers any cotarget; otherwise a cotarget above `reach` leaves a gap
+/// (checked at run time when the cotarget is a run-time value).
+pub const fn complement_reach(s: &[usize], d: &[usize]) -> Result<(usize, usize), ComplementError> {
+    let mut ss = [0usize; COMPLEMENT_CAP];
+    let mut dd = [0usize; COMPLEMENT_CAP];
+    let mut n = 0;
+    let mut i = 0;
+    while i < s.len() {
+        if s[i] > 1 && d[i] != 0 {
+            if n == COMPLEMENT_CAP {
+                return Err(ComplementError::TooManyModes { n: n + 1 });
+            }
+            let mut j = n;
+            while j > 0 && dd[j - 1] > d[i] {
+                ss[j] = ss[j - 1];
+                dd[j] = dd[j - 1];
+                j -= 1;
+            }
+            ss[j] = s[i];
+            dd[j] = d[i];
+            n += 1;
+        }
+        i += 1;
+    }
+    let (mut below, mut reach, mut next) = (0u128, 1u128, 1u128);
+    let mut whole = true;
+    let mut k = 0;
+    while k < n {
+        let (sk, dk) = (ss[k] as u128, dd[k] as u128);
+        if dk <= below {
+            return Err(ComplementError::NotStacking {
+                s: ss[k],
+                d: dd[k],
+                below: below as usize,
+            });
+        }
+        if whole {
+            // The gap below this mode is filled with `dk / next` copies of
+            // what is below; only an exact quotient reaches `dk`.
+            if dk % next == 0 {
+                reach = sk * dk;
+            } else {
+                reach = next * (dk / next);
+                whole = false;
+            }
+        }
+        below = below.saturating_add((sk - 1) * dk);
+        next = sk * dk;
+        k += 1;
+    }
+    Ok((clamp(reach), clamp(next)))
+}
+
+const fn clamp(x: u128) -> usize {
+    if x > usize::MAX as u128 {
+        usize::MAX
+    } else {
+        x as usize
+    }
 }

@@ -53,7 +53,7 @@ pub use dynamic::{
     raked_product, right_inverse, tiled_divide, tiled_product, zipped_divide, zipped_product,
     DCoord, DInt, DTuple, DynLayout, Tiler,
 };
-pub use error::LayoutError;
+pub use error::{LayoutError, Refusal};
 pub use int::*;
 pub use layout::{make_layout, Congruent, Layout};
 pub use make::{

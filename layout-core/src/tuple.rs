@@ -167,6 +167,8 @@ pub trait IntTuple: Copy + 'static + Send + Sync {
     fn leaves(self) -> Self::Leaves;
     /// The size of each top-level mode, in order (an integer is one mode).
     fn for_each_mode_size(&self, f: &mut dyn FnMut(usize));
+    /// Leaf `i` in order (0 past the last): a constant index folds to the leaf.
+    fn leaf(&self, i: usize) -> usize;
     /// The natural coordinate of a 1-D index (colexicographic, CuTe's `idx2crd(i, shape)`).
     fn idx2crd(&self, i: usize) -> Self::Dyn;
     /// The same tuple as a run-time [`DTuple`](crate::dynamic::DTuple), static flags kept.
@@ -229,6 +231,14 @@ macro_rules! leaf_int_tuple {
                 f(self.value())
             }
             #[inline(always)]
+            fn leaf(&self, i: usize) -> usize {
+                if i == 0 {
+                    self.value()
+                } else {
+                    0
+                }
+            }
+            #[inline(always)]
             fn idx2crd(&self, i: usize) -> usize {
                 i
             }
@@ -272,6 +282,7 @@ pub trait IntList: List {
     fn write_items(&self, f: &mut dyn fmt::Write, first: bool) -> fmt::Result;
     fn for_each_leaf(&self, f: &mut dyn FnMut(usize, bool));
     fn for_each_mode_size(&self, f: &mut dyn FnMut(usize));
+    fn leaf(&self, i: usize) -> usize;
     fn to_dyn(&self) -> Self::Dyn;
     fn leaves(self) -> Self::Leaves;
     fn idx2crd(&self, i: usize) -> Self::Dyn;
@@ -303,6 +314,10 @@ impl IntList for Nil {
     }
     fn for_each_leaf(&self, _f: &mut dyn FnMut(usize, bool)) {}
     fn for_each_mode_size(&self, _f: &mut dyn FnMut(usize)) {}
+    #[inline(always)]
+    fn leaf(&self, _i: usize) -> usize {
+        0
+    }
     fn to_dyn(&self) -> Nil {
         Nil
     }
@@ -360,6 +375,14 @@ where
     fn for_each_mode_size(&self, f: &mut dyn FnMut(usize)) {
         f(self.0.size());
         self.1.for_each_mode_size(f);
+    }
+    #[inline(always)]
+    fn leaf(&self, i: usize) -> usize {
+        if i < H::LEAF_COUNT {
+            self.0.leaf(i)
+        } else {
+            self.1.leaf(i - H::LEAF_COUNT)
+        }
     }
     #[inline(always)]
     fn to_dyn(&self) -> Self::Dyn {
@@ -427,6 +450,10 @@ where
     }
     fn for_each_mode_size(&self, f: &mut dyn FnMut(usize)) {
         self.into_list().for_each_mode_size(f)
+    }
+    #[inline(always)]
+    fn leaf(&self, i: usize) -> usize {
+        self.into_list().leaf(i)
     }
     #[inline(always)]
     fn to_dyn(&self) -> Self::Dyn {

@@ -4,8 +4,9 @@
 //! static 0 times anything stays a static 0.
 //!
 //! Each operation is a trait on the pair `(A, B)` of leaf types, so the
-//! dispatch sits in `Self`. Only result *types* are computed here; values
-//! of run-time leaves come from the run-time algebra.
+//! dispatch sits in `Self`. Each trait also computes the value: a static
+//! result is its type's constant (nothing is computed), a run-time one is
+//! checked arithmetic (`None` on overflow or division by 0).
 
 use super::coalesce::{Known, StaticForm, Unknown};
 use crate::int::{Int, S};
@@ -46,18 +47,35 @@ where
 pub trait LMul {
     /// The product's type.
     type Out: Leaf;
+    /// The product (`None` on overflow).
+    fn value(self) -> Option<Self::Out>;
 }
 impl<A: Leaf, B: Leaf> LMul for (A, B)
 where
     (A::Form, B::Form): FMul,
 {
     type Out = <(A::Form, B::Form) as FMul>::Out;
+    #[inline(always)]
+    fn value(self) -> Option<Self::Out> {
+        leaf_result(|| self.0.value().checked_mul(self.1.value()))
+    }
+}
+
+/// A result leaf: a static one is its constant (`f` is not called), a
+/// run-time one takes `f`'s value.
+#[inline(always)]
+pub(crate) fn leaf_result<T: Leaf>(f: impl FnOnce() -> Option<usize>) -> Option<T> {
+    if T::STATIC.is_some() {
+        Some(T::default())
+    } else {
+        f().map(T::from_value)
+    }
 }
 /// The type of `a * b`.
 pub type MulT<A, B> = <(A, B) as LMul>::Out;
 
 macro_rules! binary {
-    ($(#[$m:meta])* $f:ident, $l:ident, $alias:ident, [$($bound:tt)*], $out:ty) => {
+    ($(#[$m:meta])* $f:ident, $l:ident, $alias:ident, [$($bound:tt)*], $out:ty, |$a:ident, $b:ident| $val:expr) => {
         #[doc(hidden)]
         pub trait $f {
             type Out: Leaf;
@@ -86,12 +104,19 @@ macro_rules! binary {
         pub trait $l {
             /// The result's type.
             type Out: Leaf;
+            /// The result (`None` on division by 0 or overflow).
+            fn value(self) -> Option<Self::Out>;
         }
         impl<A: Leaf, B: Leaf> $l for (A, B)
         where
             (A::Form, B::Form): $f,
         {
             type Out = <(A::Form, B::Form) as $f>::Out;
+            #[inline(always)]
+            fn value(self) -> Option<Self::Out> {
+                let ($a, $b) = (self.0.value(), self.1.value());
+                leaf_result(|| $val)
+            }
         }
         $(#[$m])*
         pub type $alias<A, B> = <(A, B) as $l>::Out;
@@ -102,13 +127,15 @@ binary!(
     /// `a / b` (exact where CuTe uses it).
     FDiv, LDiv, DivT,
     [A: Div<UInt<U, Bt>>, Quot<A, UInt<U, Bt>>: Unsigned + Default + 'static + crate::int::StaticOneTag + crate::int::StaticZeroTag],
-    Quot<A, UInt<U, Bt>>
+    Quot<A, UInt<U, Bt>>,
+    |a, b| a.checked_div(b)
 );
 binary!(
     /// `min(a, b)`.
     FMin, LMin, MinT,
     [A: typenum::Min<UInt<U, Bt>>, Minimum<A, UInt<U, Bt>>: Unsigned + Default + 'static + crate::int::StaticOneTag + crate::int::StaticZeroTag],
-    Minimum<A, UInt<U, Bt>>
+    Minimum<A, UInt<U, Bt>>,
+    |a, b| Some(a.min(b))
 );
 binary!(
     /// `ceil_div(a, b)`, that is `(a + b - 1) / b`.
@@ -119,5 +146,6 @@ binary!(
         Sub1<Sum<A, UInt<U, Bt>>>: Div<UInt<U, Bt>>,
         Quot<Sub1<Sum<A, UInt<U, Bt>>>, UInt<U, Bt>>: Unsigned + Default + 'static + crate::int::StaticOneTag + crate::int::StaticZeroTag
     ],
-    Quot<Sub1<Sum<A, UInt<U, Bt>>>, UInt<U, Bt>>
+    Quot<Sub1<Sum<A, UInt<U, Bt>>>, UInt<U, Bt>>,
+    |a, b| if b == 0 { None } else { Some(a.div_ceil(b)) }
 );

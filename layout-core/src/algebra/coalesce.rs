@@ -80,11 +80,11 @@ where
 /// The accumulator while the modes are still one integer mode.
 #[doc(hidden)]
 #[derive(Clone, Copy)]
-pub struct One<Sh, St>(Sh, St);
+pub struct One<Sh, St>(pub(crate) Sh, pub(crate) St);
 /// The accumulator once it is a tuple of modes, front first.
 #[doc(hidden)]
 #[derive(Clone, Copy)]
-pub struct Many<L>(L);
+pub struct Many<L>(pub(crate) L);
 
 /// Fold one `(shape, stride)` leaf, walking from the back, into the accumulator.
 #[doc(hidden)]

@@ -9,7 +9,7 @@
 
 use super::arith::{CeilDivT, DivT, LCeilDiv, LDiv, LMul, Leaf, MulT};
 use super::coalesce::{Coalesce, Known, Unknown};
-use super::composition::Pack;
+use super::composition::{LayoutParts as _, Pack};
 use super::filter::FilterZerosShape;
 use super::inverse::Push;
 use crate::ctext::Text;
@@ -23,13 +23,22 @@ use typenum::{Bit, B0, B1};
 /// Zip two lists into a list of `(a, b, ())` triples (the sort's input form).
 #[doc(hidden)]
 pub trait Zip<B> {
-    type Out;
+    type Out: Copy + TripleAt;
+    fn zip(self, b: B) -> Self::Out;
 }
 impl Zip<Nil> for Nil {
     type Out = Nil;
+    #[inline(always)]
+    fn zip(self, _b: Nil) -> Nil {
+        Nil
+    }
 }
-impl<AH, AT: Zip<BT>, BH, BT> Zip<Cons<BH, BT>> for Cons<AH, AT> {
+impl<AH: crate::int::Int, AT: Zip<BT>, BH: crate::int::Int, BT> Zip<Cons<BH, BT>> for Cons<AH, AT> {
     type Out = Cons<(AH, BH, ()), AT::Out>;
+    #[inline(always)]
+    fn zip(self, b: Cons<BH, BT>) -> Self::Out {
+        Cons((self.0, b.0, ()), self.1.zip(b.1))
+    }
 }
 
 /// `B1` for a static leaf.
@@ -67,12 +76,21 @@ impl SameBit for (B1, B0) {
 #[doc(hidden)]
 pub trait CoalesceShapeList<Acc> {
     type Out;
+    fn coalesce_shape(self, acc: Acc) -> Option<Self::Out>;
 }
 impl<Acc: Reverse> CoalesceShapeList<Acc> for Nil {
     type Out = Acc::Out;
+    #[inline(always)]
+    fn coalesce_shape(self, acc: Acc) -> Option<Acc::Out> {
+        Some(acc.reverse())
+    }
 }
 impl<X, T: CoalesceShapeList<Cons<X, Nil>>> CoalesceShapeList<Nil> for Cons<X, T> {
     type Out = T::Out;
+    #[inline(always)]
+    fn coalesce_shape(self, _acc: Nil) -> Option<T::Out> {
+        self.1.coalesce_shape(Cons(self.0, Nil))
+    }
 }
 impl<X: Leaf, T, P: Leaf, R> CoalesceShapeList<Cons<P, R>> for Cons<X, T>
 where
@@ -88,10 +106,20 @@ where
         P,
         R,
     >>::Out;
+    #[inline(always)]
+    fn coalesce_shape(self, acc: Cons<P, R>) -> Option<Self::Out> {
+        <<(<X::Form as StTag>::St, <P::Form as StTag>::St) as SameBit>::Out as MergeShape<
+            X,
+            T,
+            P,
+            R,
+        >>::go(self.0, self.1, acc)
+    }
 }
 #[doc(hidden)]
 pub trait MergeShape<X, T, P, R> {
     type Out;
+    fn go(x: X, t: T, acc: Cons<P, R>) -> Option<Self::Out>;
 }
 impl<X, T, P, R> MergeShape<X, T, P, R> for B1
 where
@@ -99,66 +127,113 @@ where
     T: CoalesceShapeList<Cons<MulT<P, X>, R>>,
 {
     type Out = <T as CoalesceShapeList<Cons<MulT<P, X>, R>>>::Out;
+    #[inline(always)]
+    fn go(x: X, t: T, acc: Cons<P, R>) -> Option<Self::Out> {
+        t.coalesce_shape(Cons((acc.0, x).value()?, acc.1))
+    }
 }
 impl<X, T, P, R> MergeShape<X, T, P, R> for B0
 where
     T: CoalesceShapeList<Cons<X, Cons<P, R>>>,
 {
     type Out = <T as CoalesceShapeList<Cons<X, Cons<P, R>>>>::Out;
+    #[inline(always)]
+    fn go(x: X, t: T, acc: Cons<P, R>) -> Option<Self::Out> {
+        t.coalesce_shape(Cons(x, acc))
+    }
 }
 /// Reverse a list.
 #[doc(hidden)]
 pub trait Reverse {
     type Out;
+    fn reverse(self) -> Self::Out;
 }
 impl Reverse for Nil {
     type Out = Nil;
+    #[inline(always)]
+    fn reverse(self) -> Nil {
+        Nil
+    }
 }
 impl<H: Copy + Send + Sync + 'static, T: Reverse> Reverse for Cons<H, T>
 where
     T::Out: Push<H>,
 {
     type Out = <T::Out as Push<H>>::Out;
+    #[inline(always)]
+    fn reverse(self) -> Self::Out {
+        self.1.reverse().push(self.0)
+    }
 }
 /// The coalesced shape of a shape type.
 pub type CoalesceShape<T> = <<<T as IntTuple>::Leaves as CoalesceShapeList<Nil>>::Out as Pack>::Out;
+
+/// CuTe's `coalesce(shape)` on values.
+#[inline(always)]
+fn coalesce_shape<T: IntTuple>(t: T) -> Option<CoalesceShape<T>>
+where
+    T::Leaves: CoalesceShapeList<Nil>,
+    <T::Leaves as CoalesceShapeList<Nil>>::Out: Pack,
+{
+    Some(t.leaves().coalesce_shape(Nil)?.pack())
+}
 
 /// CuTe's `ceil_div(shape, n)`: divide the modes in order, carrying the rest.
 #[doc(hidden)]
 pub trait CeilDivList<B> {
     type Out;
+    fn ceil_div_list(self, b: B) -> Option<Self::Out>;
 }
 impl<B> CeilDivList<B> for Nil {
     type Out = Nil;
+    #[inline(always)]
+    fn ceil_div_list(self, _b: B) -> Option<Nil> {
+        Some(Nil)
+    }
 }
-impl<X, T, B> CeilDivList<B> for Cons<X, T>
+impl<X: Copy, T, B: Copy> CeilDivList<B> for Cons<X, T>
 where
     (X, B): LCeilDiv,
     (B, X): LCeilDiv,
     T: CeilDivList<CeilDivT<B, X>>,
 {
     type Out = Cons<CeilDivT<X, B>, <T as CeilDivList<CeilDivT<B, X>>>::Out>;
+    #[inline(always)]
+    fn ceil_div_list(self, b: B) -> Option<Self::Out> {
+        let h = (self.0, b).value()?;
+        Some(Cons(h, self.1.ceil_div_list((b, self.0).value()?)?))
+    }
 }
 /// `ceil_div` of a cotarget (an integer or a flat tuple) by `B`.
 #[doc(hidden)]
 pub trait CeilDivShape<B> {
     type Out: IntTuple;
+    fn ceil_div_shape(self, b: B) -> Option<Self::Out>;
 }
 impl<T: IntTuple, B> CeilDivShape<B> for T
 where
     T::IsLeaf: CeilDivCase<T, B>,
 {
     type Out = <T::IsLeaf as CeilDivCase<T, B>>::Out;
+    #[inline(always)]
+    fn ceil_div_shape(self, b: B) -> Option<Self::Out> {
+        <T::IsLeaf as CeilDivCase<T, B>>::go(self, b)
+    }
 }
 #[doc(hidden)]
 pub trait CeilDivCase<T, B> {
     type Out: IntTuple;
+    fn go(t: T, b: B) -> Option<Self::Out>;
 }
 impl<T, B> CeilDivCase<T, B> for B1
 where
     (T, B): LCeilDiv,
 {
     type Out = CeilDivT<T, B>;
+    #[inline(always)]
+    fn go(t: T, b: B) -> Option<Self::Out> {
+        (t, b).value()
+    }
 }
 impl<T: Tuple, B> CeilDivCase<T, B> for B0
 where
@@ -167,6 +242,10 @@ where
     <<T::List as CeilDivList<B>>::Out as IntoTuple>::Tuple: IntTuple,
 {
     type Out = <<T::List as CeilDivList<B>>::Out as IntoTuple>::Tuple;
+    #[inline(always)]
+    fn go(t: T, b: B) -> Option<Self::Out> {
+        Some(t.into_list().ceil_div_list(b)?.into_tuple())
+    }
 }
 
 /// The fold over the modes sorted by stride: quotients of consecutive
@@ -179,8 +258,13 @@ pub trait Gaps<Last, Shs, Sts> {
     type Strides;
     /// `d * s` of the last mode.
     type Next;
+    /// The values.
+    #[allow(clippy::type_complexity)]
+    fn gaps(self, last: Last, shs: Shs, sts: Sts)
+        -> Option<(Self::Shapes, Self::Strides, Self::Next)>;
 }
-impl<S0, D0, Last, Shs: Push<DivT<D0, Last>>, Sts> Gaps<Last, Shs, Sts> for Cons<(S0, D0, ()), Nil>
+impl<S0, D0: Copy, Last, Shs: Push<DivT<D0, Last>>, Sts> Gaps<Last, Shs, Sts>
+    for Cons<(S0, D0, ()), Nil>
 where
     (D0, Last): LDiv,
     (D0, S0): LMul,
@@ -188,17 +272,40 @@ where
     type Shapes = Shs::Out;
     type Strides = Sts;
     type Next = MulT<D0, S0>;
+    #[inline(always)]
+    fn gaps(
+        self,
+        last: Last,
+        shs: Shs,
+        sts: Sts,
+    ) -> Option<(Self::Shapes, Self::Strides, Self::Next)> {
+        let (s0, d0, ()) = self.0;
+        Some((shs.push((d0, last).value()?), sts, (d0, s0).value()?))
+    }
 }
-impl<S0, D0, X, R, Last, Shs: Push<DivT<D0, Last>>, Sts: Push<MulT<D0, S0>>> Gaps<Last, Shs, Sts>
-    for Cons<(S0, D0, ()), Cons<X, R>>
+impl<S0, D0: Copy, X, R, Last, Shs: Push<DivT<D0, Last>>, Sts: Push<MulT<D0, S0>>>
+    Gaps<Last, Shs, Sts> for Cons<(S0, D0, ()), Cons<X, R>>
 where
     (D0, Last): LDiv,
     (D0, S0): LMul,
+    MulT<D0, S0>: Copy,
     Cons<X, R>: Gaps<MulT<D0, S0>, Shs::Out, Sts::Out>,
 {
     type Shapes = <Cons<X, R> as Gaps<MulT<D0, S0>, Shs::Out, Sts::Out>>::Shapes;
     type Strides = <Cons<X, R> as Gaps<MulT<D0, S0>, Shs::Out, Sts::Out>>::Strides;
     type Next = <Cons<X, R> as Gaps<MulT<D0, S0>, Shs::Out, Sts::Out>>::Next;
+    #[inline(always)]
+    fn gaps(
+        self,
+        last: Last,
+        shs: Shs,
+        sts: Sts,
+    ) -> Option<(Self::Shapes, Self::Strides, Self::Next)> {
+        let (s0, d0, ()) = self.0;
+        let next = (d0, s0).value()?;
+        self.1
+            .gaps(next, shs.push((d0, last).value()?), sts.push(next))
+    }
 }
 
 /// One mode needs no sort (its stride may be a run-time value); more are
@@ -206,15 +313,24 @@ where
 #[doc(hidden)]
 pub trait Sorted {
     type Out;
+    fn sorted(self) -> Self::Out;
 }
 impl<P> Sorted for Cons<P, Nil> {
     type Out = Cons<P, Nil>;
+    #[inline(always)]
+    fn sorted(self) -> Self {
+        self
+    }
 }
 impl<P, Q, R> Sorted for Cons<P, Cons<Q, R>>
 where
     Cons<P, Cons<Q, R>>: InsertAll<Nil>,
 {
     type Out = <Cons<P, Cons<Q, R>> as InsertAll<Nil>>::Out;
+    #[inline(always)]
+    fn sorted(self) -> Self::Out {
+        self.insert_all(Nil)
+    }
 }
 
 /// Insertion sort by static stride, stable (equal strides keep their order,
@@ -222,23 +338,37 @@ where
 #[doc(hidden)]
 pub trait InsertAll<Acc> {
     type Out;
+    fn insert_all(self, acc: Acc) -> Self::Out;
 }
 impl<Acc> InsertAll<Acc> for Nil {
     type Out = Acc;
+    #[inline(always)]
+    fn insert_all(self, acc: Acc) -> Acc {
+        acc
+    }
 }
 impl<X, T, Acc: Insert<X>> InsertAll<Acc> for Cons<X, T>
 where
     T: InsertAll<Acc::Out>,
 {
     type Out = <T as InsertAll<Acc::Out>>::Out;
+    #[inline(always)]
+    fn insert_all(self, acc: Acc) -> Self::Out {
+        self.1.insert_all(acc.insert(self.0))
+    }
 }
 /// Insert a mode before the first mode with a larger stride.
 #[doc(hidden)]
 pub trait Insert<X> {
     type Out;
+    fn insert(self, x: X) -> Self::Out;
 }
 impl<X> Insert<X> for Nil {
     type Out = Cons<X, Nil>;
+    #[inline(always)]
+    fn insert(self, x: X) -> Self::Out {
+        Cons(x, Nil)
+    }
 }
 impl<SX, DX: StaticInt, SH, DH: StaticInt, T> Insert<(SX, DX, ())> for Cons<(SH, DH, ()), T>
 where
@@ -250,23 +380,42 @@ where
         (SH, DH, ()),
         T,
     >>::Out;
+    #[inline(always)]
+    fn insert(self, x: (SX, DX, ())) -> Self::Out {
+        <<DX::U as typenum::IsLess<DH::U>>::Output as InsertHere<
+            (SX, DX, ()),
+            (SH, DH, ()),
+            T,
+        >>::go(x, self.0, self.1)
+    }
 }
 /// `B1`: the new mode goes first; `B0`: after the head.
 #[doc(hidden)]
 pub trait InsertHere<X, H, T> {
     type Out;
+    fn go(x: X, h: H, t: T) -> Self::Out;
 }
 impl<X, H, T> InsertHere<X, H, T> for B1 {
     type Out = Cons<X, Cons<H, T>>;
+    #[inline(always)]
+    fn go(x: X, h: H, t: T) -> Self::Out {
+        Cons(x, Cons(h, t))
+    }
 }
 impl<X, H, T: Insert<X>> InsertHere<X, H, T> for B0 {
     type Out = Cons<H, T::Out>;
+    #[inline(always)]
+    fn go(x: X, h: H, t: T) -> Self::Out {
+        Cons(h, t.insert(x))
+    }
 }
 
 /// The modes of `filter(A)` as sort triples.
 #[doc(hidden)]
 pub trait FilteredModes {
-    type Triples;
+    type Triples: Copy + TripleAt;
+    /// `filter(A)`'s modes as values.
+    fn triples(self) -> Self::Triples;
 }
 impl<Sh: Congruent<D> + FilterZerosShape<D>, D: IntTuple> FilteredModes for Layout<Sh, D>
 where
@@ -279,6 +428,38 @@ where
     type Triples = <<<<Layout<<Sh as FilterZerosShape<D>>::Out, D> as Coalesce>::Output as super::LayoutParts>::Shape as IntTuple>::Leaves as Zip<
         <<<Layout<<Sh as FilterZerosShape<D>>::Out, D> as Coalesce>::Output as super::LayoutParts>::Stride as IntTuple>::Leaves,
     >>::Out;
+    #[inline(always)]
+    fn triples(self) -> Self::Triples {
+        let (s, d) = Layout::new(self.shape().filter_zeros_shape(), self.stride())
+            .coalesce()
+            .parts();
+        s.leaves().zip(d.leaves())
+    }
+}
+
+/// Mode `i` of a list of `(shape, stride, ())` triples, as values.
+#[doc(hidden)]
+pub trait TripleAt {
+    const LEN: usize;
+    fn at(&self, i: usize) -> (usize, usize);
+}
+impl TripleAt for Nil {
+    const LEN: usize = 0;
+    #[inline(always)]
+    fn at(&self, _i: usize) -> (usize, usize) {
+        (0, 0)
+    }
+}
+impl<S: crate::int::Int, D: crate::int::Int, R: TripleAt> TripleAt for Cons<(S, D, ()), R> {
+    const LEN: usize = 1 + R::LEN;
+    #[inline(always)]
+    fn at(&self, i: usize) -> (usize, usize) {
+        if i == 0 {
+            ((self.0).0.value(), (self.0).1.value())
+        } else {
+            self.1.at(i - 1)
+        }
+    }
 }
 
 /// The complement's type, given the filtered modes (`Self`) and the cotarget.
@@ -286,6 +467,8 @@ where
 pub trait ComplementOf<Cot> {
     type Shape: IntTuple;
     type Stride: IntTuple;
+    /// The values; `None` on overflow or division by 0.
+    fn complement_of(self, cot: Cot) -> Option<(Self::Shape, Self::Stride)>;
 }
 impl<S0, D0: Leaf, R, Cot> ComplementOf<Cot> for Cons<(S0, D0, ()), R>
 where
@@ -293,12 +476,17 @@ where
 {
     type Shape = <D0::IsZero as ZeroStrideCase<Cons<(S0, D0, ()), R>, Cot>>::Shape;
     type Stride = <D0::IsZero as ZeroStrideCase<Cons<(S0, D0, ()), R>, Cot>>::Stride;
+    #[inline(always)]
+    fn complement_of(self, cot: Cot) -> Option<(Self::Shape, Self::Stride)> {
+        <D0::IsZero as ZeroStrideCase<Cons<(S0, D0, ()), R>, Cot>>::go(self, cot)
+    }
 }
 /// `filter(A)` is `_1:_0`: the complement is the compact coalesced cotarget.
 #[doc(hidden)]
 pub trait ZeroStrideCase<M, Cot> {
     type Shape: IntTuple;
     type Stride: IntTuple;
+    fn go(m: M, cot: Cot) -> Option<(Self::Shape, Self::Stride)>;
 }
 impl<M, Cot: IntTuple> ZeroStrideCase<M, Cot> for B1
 where
@@ -308,6 +496,11 @@ where
 {
     type Shape = CoalesceShape<Cot>;
     type Stride = <CoalesceShape<Cot> as Compact<C<1>>>::Left;
+    #[inline(always)]
+    fn go(_m: M, cot: Cot) -> Option<(Self::Shape, Self::Stride)> {
+        let s = coalesce_shape(cot)?;
+        Some((s, s.left(C).0))
+    }
 }
 impl<M: Sorted, Cot> ZeroStrideCase<M, Cot> for B0
 where
@@ -328,6 +521,16 @@ where
 {
     type Shape = <<Pre<M, Cot> as Coalesce>::Output as super::LayoutParts>::Shape;
     type Stride = <<Pre<M, Cot> as Coalesce>::Output as super::LayoutParts>::Stride;
+    #[inline(always)]
+    fn go(m: M, cot: Cot) -> Option<(Self::Shape, Self::Stride)> {
+        let (shs, sts, next) = m.sorted().gaps(C::<1>, Nil, Cons(C::<1>, Nil))?;
+        let rest = coalesce_shape(cot.ceil_div_shape(next)?)?;
+        let pre = Layout::new(
+            shs.push(rest).into_tuple(),
+            sts.push(rest.left(next).0).into_tuple(),
+        );
+        Some(pre.coalesce().parts())
+    }
 }
 type G<M> = <M as Sorted>::Out;
 type GNext<M> = <G<M> as Gaps<C<1>, Nil, Cons<C<1>, Nil>>>::Next;
@@ -364,12 +567,14 @@ where
             <ComplementT<A, Cot> as super::StaticText>::STRIDE,
         );
         let cot = Cot::LEAF_VALUES;
-        if fs.all_static()
+        let what = Text::EMPTY.str("complement: ").text(A::TEXT).str(": ");
+        if fs.n + rs.n > crate::admissible::COMPLEMENT_CAP {
+            Some(crate::admissible::ComplementError::TooManyModes { n: fs.n + rs.n }.text(what))
+        } else if fs.all_static()
             && fd.all_static()
             && rs.all_static()
             && rd.all_static()
             && cot.all_static()
-            && fs.n + rs.n <= 64
         {
             let s = fs.concat(rs);
             let d = fd.concat(rd);
@@ -382,13 +587,74 @@ where
             let (sv, _) = s.v.split_at(s.n);
             let (dv, _) = d.v.split_at(d.n);
             match crate::admissible::check_complement(sv, dv, m) {
-                Err(e) => Some(e.text(Text::EMPTY.str("complement: ").text(A::TEXT).str(": "))),
+                Err(e) => Some(e.text(what)),
                 Ok(()) => None,
             }
+        } else if let Some(Err(e)) = Self::REACH {
+            // A static filter(A) that does not stack has no complement,
+            // whatever the cotarget.
+            Some(e.text(what))
         } else {
             None
         }
     };
+    /// For a static `filter(A)`: how far its modes and the gaps between
+    /// them stack, and where the rest starts (see
+    /// [`crate::admissible::complement_reach`]).
+    const REACH: Option<Result<(usize, usize), crate::admissible::ComplementError>> = {
+        let (fs, fd) = (<A as FilteredText>::SHAPE, <A as FilteredText>::STRIDE);
+        if fs.all_static() && fd.all_static() {
+            let (sv, _) = fs.v.split_at(fs.n);
+            let (dv, _) = fd.v.split_at(fd.n);
+            Some(crate::admissible::complement_reach(sv, dv))
+        } else {
+            None
+        }
+    };
+}
+
+/// The run-time check of a complement with run-time leaves: with a static
+/// `filter(A)` only the cotarget can leave a gap (one comparison); otherwise
+/// the definition is checked on the values of `filter(A)` and the result.
+#[inline(always)]
+fn check_runtime<Cot: IntTuple, F: TripleAt, RS: IntTuple, RD: IntTuple>(
+    reach: Option<Result<(usize, usize), crate::admissible::ComplementError>>,
+    cot: &Cot,
+    f: &F,
+    r: (RS, RD),
+) -> Result<(), crate::LayoutError> {
+    use crate::admissible::{check_complement, ComplementError, COMPLEMENT_CAP};
+    let refuse = |e| crate::LayoutError::Refused {
+        op: "complement",
+        why: crate::Refusal::Complement(e),
+    };
+    let m = cot.checked_size().ok_or(crate::LayoutError::Overflow { op: "complement" })?;
+    match reach {
+        Some(Ok((reach, next))) => {
+            if reach < next && m > 1 && m > reach {
+                return Err(refuse(ComplementError::Gap { reach, m }));
+            }
+            Ok(())
+        }
+        Some(Err(e)) => Err(refuse(e)),
+        None => {
+            let n = F::LEN + RS::LEAF_COUNT;
+            if n > COMPLEMENT_CAP {
+                return Err(refuse(ComplementError::TooManyModes { n }));
+            }
+            let (mut s, mut d) = ([0usize; COMPLEMENT_CAP], [0usize; COMPLEMENT_CAP]);
+            let mut i = 0;
+            while i < n {
+                (s[i], d[i]) = if i < F::LEN {
+                    f.at(i)
+                } else {
+                    (r.0.leaf(i - F::LEN), r.1.leaf(i - F::LEN))
+                };
+                i += 1;
+            }
+            check_complement(&s[..n], &d[..n], m).map_err(refuse)
+        }
+    }
 }
 
 /// The leaves of `filter(A)` as constants.
@@ -428,19 +694,22 @@ where
     type Output = ComplementT<Layout<Sh, D>, Cot>;
     const ERROR: Option<Text> = ErrText::<Layout<Sh, D>, Cot>::TEXT;
     #[inline(always)]
-    #[cfg_attr(not(feature = "alloc"), allow(unused_variables))]
     fn try_complement(self, cot: Cot) -> Result<Self::Output, crate::LayoutError> {
         const {
             if let Some(t) = Self::ERROR {
                 panic!("{}", t.as_str())
             }
         }
-        super::values::typed_result!({
-            crate::dynamic::complement(
-                &crate::DynLayout::from_typed(&self),
-                &crate::DTuple::from_typed(&cot),
-            )
-        })
+        if Sh::ALL_STATIC && D::ALL_STATIC && Cot::ALL_STATIC {
+            // Checked at compile time; the result is zero-sized.
+            return Ok(super::values::FromDyn::make_static());
+        }
+        let f = self.triples();
+        let (s, d) = f
+            .complement_of(cot)
+            .ok_or(super::composition::step_failed("complement"))?;
+        check_runtime(ErrText::<Layout<Sh, D>, Cot>::REACH, &cot, &f, (s, d))?;
+        Ok(Layout::new(s, d))
     }
 }
 

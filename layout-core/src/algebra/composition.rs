@@ -58,33 +58,56 @@ impl Both for (B1, B1) {
 #[doc(hidden)]
 pub trait TwoIfOne<Sh> {
     type Out;
+    fn two(s: Sh) -> Self::Out;
 }
 impl<Sh> TwoIfOne<Sh> for B1 {
     type Out = S<U2>;
+    #[inline(always)]
+    fn two(_s: Sh) -> S<U2> {
+        S::new()
+    }
 }
 impl<Sh> TwoIfOne<Sh> for B0 {
     type Out = Sh;
+    #[inline(always)]
+    fn two(s: Sh) -> Sh {
+        s
+    }
 }
 
 /// The coalesce accumulator as a list of `(shape, stride)` modes.
 #[doc(hidden)]
 pub trait PairsOf {
-    type Pairs;
+    type Pairs: Copy;
+    fn pairs(self) -> Self::Pairs;
 }
-impl<Sh, St> PairsOf for One<Sh, St> {
+impl<Sh: Copy, St: Copy> PairsOf for One<Sh, St> {
     type Pairs = Cons<(Sh, St), Nil>;
+    #[inline(always)]
+    fn pairs(self) -> Self::Pairs {
+        Cons((self.0, self.1), Nil)
+    }
 }
-impl<L> PairsOf for Many<L> {
+impl<L: Copy> PairsOf for Many<L> {
     type Pairs = L;
+    #[inline(always)]
+    fn pairs(self) -> L {
+        self.0
+    }
 }
 
 /// Start `coalesce_x` from the last leaf (the head of the reversed list).
 #[doc(hidden)]
 pub trait StartX {
-    type Pairs;
+    type Pairs: Copy;
+    fn start_x(self) -> Self::Pairs;
 }
 impl StartX for Nil {
     type Pairs = Cons<(C<1>, C<0>), Nil>;
+    #[inline(always)]
+    fn start_x(self) -> Self::Pairs {
+        Cons((C, C), Nil)
+    }
 }
 impl<Sh: StaticForm, St, R> StartX for Cons<(Sh, St), R>
 where
@@ -94,12 +117,21 @@ where
 {
     type Pairs =
         <<R as FoldBack<One<<Sh::IsOne as TwoIfOne<Sh>>::Out, St>>>::Out as PairsOf>::Pairs;
+    #[inline(always)]
+    fn start_x(self) -> Self::Pairs {
+        let (s, d) = self.0;
+        self.1
+            .fold_back(One(<Sh::IsOne as TwoIfOne<Sh>>::two(s), d))
+            .pairs()
+    }
 }
 
 /// A' of a layout: its modes after `coalesce_x`, as `(shape, stride)` leaves.
 pub trait CoalesceX {
     /// The modes of A'.
-    type Pairs;
+    type Pairs: Copy;
+    /// The modes of A' as values.
+    fn pairs_x(self) -> Self::Pairs;
 }
 impl<Sh: Congruent<D>, D: IntTuple> CoalesceX for Layout<Sh, D>
 where
@@ -107,15 +139,27 @@ where
     <Sh::Leaves as ZipRev<D::Leaves, Nil>>::Out: StartX,
 {
     type Pairs = <<Sh::Leaves as ZipRev<D::Leaves, Nil>>::Out as StartX>::Pairs;
+    #[inline(always)]
+    fn pairs_x(self) -> Self::Pairs {
+        self.shape()
+            .leaves()
+            .zip_rev(self.stride().leaves(), Nil)
+            .start_x()
+    }
 }
 
 /// A list of one element is that element; a longer list is a tuple.
 #[doc(hidden)]
 pub trait Pack {
     type Out: IntTuple;
+    fn pack(self) -> Self::Out;
 }
 impl<H: IntTuple> Pack for Cons<H, Nil> {
     type Out = H;
+    #[inline(always)]
+    fn pack(self) -> H {
+        self.0
+    }
 }
 impl<H, H2, T> Pack for Cons<H, Cons<H2, T>>
 where
@@ -123,6 +167,10 @@ where
     <Cons<H, Cons<H2, T>> as IntoTuple>::Tuple: IntTuple,
 {
     type Out = <Cons<H, Cons<H2, T>> as IntoTuple>::Tuple;
+    #[inline(always)]
+    fn pack(self) -> Self::Out {
+        self.into_tuple()
+    }
 }
 
 /// The end of the fold: `rest shape : rest stride * k_last` is appended
@@ -131,10 +179,15 @@ where
 pub trait Finish<Rd, RS, LS> {
     type Shape: IntTuple;
     type Stride: IntTuple;
+    fn finish(self, rd: Rd, rest: RS, last: LS) -> (Self::Shape, Self::Stride);
 }
 impl<RS: IntTuple, LS: IntTuple> Finish<Nil, RS, LS> for Nil {
     type Shape = RS;
     type Stride = LS;
+    #[inline(always)]
+    fn finish(self, _rd: Nil, rest: RS, last: LS) -> (RS, LS) {
+        (rest, last)
+    }
 }
 impl<H, T, Rd, RS: Leaf, LS> Finish<Rd, RS, LS> for Cons<H, T>
 where
@@ -142,15 +195,24 @@ where
 {
     type Shape = <RS::IsOne as FinishOne<Cons<H, T>, Rd, RS, LS>>::Shape;
     type Stride = <RS::IsOne as FinishOne<Cons<H, T>, Rd, RS, LS>>::Stride;
+    #[inline(always)]
+    fn finish(self, rd: Rd, rest: RS, last: LS) -> (Self::Shape, Self::Stride) {
+        <RS::IsOne as FinishOne<Cons<H, T>, Rd, RS, LS>>::go(self, rd, rest, last)
+    }
 }
 #[doc(hidden)]
 pub trait FinishOne<Rs, Rd, RS, LS> {
     type Shape: IntTuple;
     type Stride: IntTuple;
+    fn go(rs: Rs, rd: Rd, rest: RS, last: LS) -> (Self::Shape, Self::Stride);
 }
 impl<Rs: Pack, Rd: Pack, RS, LS> FinishOne<Rs, Rd, RS, LS> for B1 {
     type Shape = Rs::Out;
     type Stride = Rd::Out;
+    #[inline(always)]
+    fn go(rs: Rs, rd: Rd, _rest: RS, _last: LS) -> (Self::Shape, Self::Stride) {
+        (rs.pack(), rd.pack())
+    }
 }
 impl<Rs: Push<RS>, Rd: Push<LS>, RS, LS> FinishOne<Rs, Rd, RS, LS> for B0
 where
@@ -159,6 +221,10 @@ where
 {
     type Shape = <Rs::Out as Pack>::Out;
     type Stride = <Rd::Out as Pack>::Out;
+    #[inline(always)]
+    fn go(rs: Rs, rd: Rd, rest: RS, last: LS) -> (Self::Shape, Self::Stride) {
+        (rs.push(rest).pack(), rd.push(last).pack())
+    }
 }
 
 /// The fold over A''s modes, carrying the result modes and the rest.
@@ -166,16 +232,24 @@ where
 pub trait Fold<Rs, Rd, RS, RD> {
     type Shape: IntTuple;
     type Stride: IntTuple;
+    /// The values; `None` on overflow or division by 0.
+    fn fold(self, rs: Rs, rd: Rd, rest: RS, rest_d: RD) -> Option<(Self::Shape, Self::Stride)>;
 }
-impl<Cc, K, Rs, Rd, RS, RD> Fold<Rs, Rd, RS, RD> for Cons<(Cc, K), Nil>
+impl<Cc, K: Copy, Rs, Rd, RS, RD: Copy> Fold<Rs, Rd, RS, RD> for Cons<(Cc, K), Nil>
 where
     (RD, K): LMul,
     Rs: Finish<Rd, RS, MulT<RD, K>>,
 {
     type Shape = <Rs as Finish<Rd, RS, MulT<RD, K>>>::Shape;
     type Stride = <Rs as Finish<Rd, RS, MulT<RD, K>>>::Stride;
+    #[inline(always)]
+    fn fold(self, rs: Rs, rd: Rd, rest: RS, rest_d: RD) -> Option<(Self::Shape, Self::Stride)> {
+        let last = (rest_d, (self.0).1).value()?;
+        Some(rs.finish(rd, rest, last))
+    }
 }
-impl<Cc, K, M, R, Rs, Rd, RS: Leaf, RD> Fold<Rs, Rd, RS, RD> for Cons<(Cc, K), Cons<M, R>>
+impl<Cc: Leaf, K, M, R, Rs, Rd, RS: Leaf, RD: Leaf> Fold<Rs, Rd, RS, RD>
+    for Cons<(Cc, K), Cons<M, R>>
 where
     (Cc, RD): LCeilDiv,
     (RD, Cc): LCeilDiv,
@@ -185,6 +259,29 @@ where
 {
     type Shape = <StepOf<Cc, K, M, R, Rs, Rd, RS, RD> as FoldOut>::Shape;
     type Stride = <StepOf<Cc, K, M, R, Rs, Rd, RS, RD> as FoldOut>::Stride;
+    #[inline(always)]
+    fn fold(self, rs: Rs, rd: Rd, rest: RS, rest_d: RD) -> Option<(Self::Shape, Self::Stride)> {
+        let (c, k) = self.0;
+        // A run-time rest stride of 0 maps every coordinate to A(0): the
+        // whole rest shape goes to the first mode taken, with stride 0
+        // (never a division by 0).
+        let next_shape: CeilDivT<Cc, RD> = if rest_d.value() == 0 {
+            super::arith::leaf_result(|| Some(rest.value()))?
+        } else {
+            (c, rest_d).value()?
+        };
+        let next_stride: CeilDivT<RD, Cc> = (rest_d, c).value()?;
+        <<(<CeilDivT<Cc, RD> as StaticForm>::IsOne, RS::IsOne) as Either>::Out as StepCase<
+            Cons<M, R>,
+            Rs,
+            Rd,
+            RS,
+            RD,
+            K,
+            CeilDivT<Cc, RD>,
+            CeilDivT<RD, Cc>,
+        >>::step(self.1, rs, rd, rest, rest_d, k, next_shape, next_stride)
+    }
 }
 /// The fold's step for mode `c:k` with the rest `RS:RD`, as one type.
 type StepOf<Cc, K, M, R, Rs, Rd, RS, RD> = Stepped<
@@ -224,14 +321,38 @@ where
 pub trait StepCase<L, Rs, Rd, RS, RD, K, NS, NST> {
     type Shape: IntTuple;
     type Stride: IntTuple;
+    #[allow(clippy::too_many_arguments)]
+    fn step(
+        l: L,
+        rs: Rs,
+        rd: Rd,
+        rest: RS,
+        rest_d: RD,
+        k: K,
+        ns: NS,
+        nst: NST,
+    ) -> Option<(Self::Shape, Self::Stride)>;
 }
 impl<L: Fold<Rs, Rd, RS, NST>, Rs, Rd, RS, RD, K, NS, NST> StepCase<L, Rs, Rd, RS, RD, K, NS, NST>
     for B1
 {
     type Shape = L::Shape;
     type Stride = L::Stride;
+    #[inline(always)]
+    fn step(
+        l: L,
+        rs: Rs,
+        rd: Rd,
+        rest: RS,
+        _rest_d: RD,
+        _k: K,
+        _ns: NS,
+        nst: NST,
+    ) -> Option<(Self::Shape, Self::Stride)> {
+        l.fold(rs, rd, rest, nst)
+    }
 }
-impl<L, Rs, Rd, RS, RD, K, NS, NST> StepCase<L, Rs, Rd, RS, RD, K, NS, NST> for B0
+impl<L, Rs, Rd, RS: Copy, RD, K, NS, NST> StepCase<L, Rs, Rd, RS, RD, K, NS, NST> for B0
 where
     (NS, RS): LMin,
     (RD, K): LMul,
@@ -257,6 +378,22 @@ where
         DivT<RS, MinT<NS, RS>>,
         NST,
     >>::Stride;
+    #[inline(always)]
+    fn step(
+        l: L,
+        rs: Rs,
+        rd: Rd,
+        rest: RS,
+        rest_d: RD,
+        k: K,
+        ns: NS,
+        nst: NST,
+    ) -> Option<(Self::Shape, Self::Stride)> {
+        let new: MinT<NS, RS> = (ns, rest).value()?;
+        let stride: MulT<RD, K> = (rest_d, k).value()?;
+        let rest: DivT<RS, MinT<NS, RS>> = (rest, new).value()?;
+        l.fold(rs.push(new), rd.push(stride), rest, nst)
+    }
 }
 
 /// An integral A' `c:k` gives `s:(d*k)`; otherwise fold.
@@ -264,6 +401,7 @@ where
 pub trait Walk<Sh, D> {
     type Shape: IntTuple;
     type Stride: IntTuple;
+    fn walk(self, s: Sh, d: D) -> Option<(Self::Shape, Self::Stride)>;
 }
 impl<Cc, K, Sh: IntTuple, D> Walk<Sh, D> for Cons<(Cc, K), Nil>
 where
@@ -271,6 +409,10 @@ where
 {
     type Shape = Sh;
     type Stride = MulT<D, K>;
+    #[inline(always)]
+    fn walk(self, s: Sh, d: D) -> Option<(Sh, MulT<D, K>)> {
+        Some((s, (d, (self.0).1).value()?))
+    }
 }
 impl<P, M, R, Sh, D> Walk<Sh, D> for Cons<P, Cons<M, R>>
 where
@@ -278,6 +420,10 @@ where
 {
     type Shape = <Cons<P, Cons<M, R>> as Fold<Nil, Nil, Sh, D>>::Shape;
     type Stride = <Cons<P, Cons<M, R>> as Fold<Nil, Nil, Sh, D>>::Stride;
+    #[inline(always)]
+    fn walk(self, s: Sh, d: D) -> Option<(Self::Shape, Self::Stride)> {
+        self.fold(Nil, Nil, s, d)
+    }
 }
 
 /// A static stride 0 gives `s:_0` without walking A'.
@@ -285,14 +431,23 @@ where
 pub trait ZeroCase<AL, Sh, D> {
     type Shape: IntTuple;
     type Stride: IntTuple;
+    fn go(al: AL, s: Sh, d: D) -> Option<(Self::Shape, Self::Stride)>;
 }
 impl<AL, Sh: IntTuple, D: IntTuple> ZeroCase<AL, Sh, D> for B1 {
     type Shape = Sh;
     type Stride = D;
+    #[inline(always)]
+    fn go(_al: AL, s: Sh, d: D) -> Option<(Sh, D)> {
+        Some((s, d))
+    }
 }
 impl<AL: Walk<Sh, D>, Sh, D> ZeroCase<AL, Sh, D> for B0 {
     type Shape = AL::Shape;
     type Stride = AL::Stride;
+    #[inline(always)]
+    fn go(al: AL, s: Sh, d: D) -> Option<(Self::Shape, Self::Stride)> {
+        al.walk(s, d)
+    }
 }
 
 /// Compose A' (`Self`, a mode list) with B's shape/stride pair, mode by mode.
@@ -300,6 +455,7 @@ impl<AL: Walk<Sh, D>, Sh, D> ZeroCase<AL, Sh, D> for B0 {
 pub trait CompTree<AL> {
     type Shape: IntTuple;
     type Stride: IntTuple;
+    fn comp(self, al: AL) -> Option<(Self::Shape, Self::Stride)>;
 }
 impl<AL, Sh: IntTuple, St> CompTree<AL> for (Sh, St)
 where
@@ -307,11 +463,16 @@ where
 {
     type Shape = <Sh::IsLeaf as TreeCase<AL, Sh, St>>::Shape;
     type Stride = <Sh::IsLeaf as TreeCase<AL, Sh, St>>::Stride;
+    #[inline(always)]
+    fn comp(self, al: AL) -> Option<(Self::Shape, Self::Stride)> {
+        <Sh::IsLeaf as TreeCase<AL, Sh, St>>::go(al, self.0, self.1)
+    }
 }
 #[doc(hidden)]
 pub trait TreeCase<AL, Sh, St> {
     type Shape: IntTuple;
     type Stride: IntTuple;
+    fn go(al: AL, s: Sh, d: St) -> Option<(Self::Shape, Self::Stride)>;
 }
 impl<AL, Sh, St: Leaf> TreeCase<AL, Sh, St> for B1
 where
@@ -319,6 +480,10 @@ where
 {
     type Shape = <St::IsZero as ZeroCase<AL, Sh, St>>::Shape;
     type Stride = <St::IsZero as ZeroCase<AL, Sh, St>>::Stride;
+    #[inline(always)]
+    fn go(al: AL, s: Sh, d: St) -> Option<(Self::Shape, Self::Stride)> {
+        <St::IsZero as ZeroCase<AL, Sh, St>>::go(al, s, d)
+    }
 }
 impl<AL, Sh: Tuple, St: Tuple> TreeCase<AL, Sh, St> for B0
 where
@@ -330,35 +495,106 @@ where
 {
     type Shape = <<(Sh::List, St::List) as CompList<AL>>::Shapes as IntoTuple>::Tuple;
     type Stride = <<(Sh::List, St::List) as CompList<AL>>::Strides as IntoTuple>::Tuple;
+    #[inline(always)]
+    fn go(al: AL, s: Sh, d: St) -> Option<(Self::Shape, Self::Stride)> {
+        let (a, b) = (s.into_list(), d.into_list()).comp_list(al)?;
+        Some((a.into_tuple(), b.into_tuple()))
+    }
 }
 #[doc(hidden)]
 pub trait CompList<AL> {
     type Shapes;
     type Strides;
+    fn comp_list(self, al: AL) -> Option<(Self::Shapes, Self::Strides)>;
 }
 impl<AL> CompList<AL> for (Nil, Nil) {
     type Shapes = Nil;
     type Strides = Nil;
+    #[inline(always)]
+    fn comp_list(self, _al: AL) -> Option<(Nil, Nil)> {
+        Some((Nil, Nil))
+    }
 }
-impl<AL, SH, ST, DH, DT> CompList<AL> for (Cons<SH, ST>, Cons<DH, DT>)
+impl<AL: Copy, SH, ST, DH, DT> CompList<AL> for (Cons<SH, ST>, Cons<DH, DT>)
 where
     (SH, DH): CompTree<AL>,
     (ST, DT): CompList<AL>,
 {
     type Shapes = Cons<<(SH, DH) as CompTree<AL>>::Shape, <(ST, DT) as CompList<AL>>::Shapes>;
     type Strides = Cons<<(SH, DH) as CompTree<AL>>::Stride, <(ST, DT) as CompList<AL>>::Strides>;
+    #[inline(always)]
+    fn comp_list(self, al: AL) -> Option<(Self::Shapes, Self::Strides)> {
+        let (s, d) = self;
+        let (hs, hd) = (s.0, d.0).comp(al)?;
+        let (ts, td) = (s.1, d.1).comp_list(al)?;
+        Some((Cons(hs, ts), Cons(hd, td)))
+    }
 }
 
 /// The leaf sizes of A' as a constant (for the admissibility check).
 #[doc(hidden)]
 pub trait PairSizes {
     const SIZES: crate::ctext::Leaves;
+    /// Write the sizes from `buf[i]` on (as far as `buf` goes).
+    fn sizes_into(&self, buf: &mut [usize], i: usize);
 }
 impl PairSizes for Nil {
     const SIZES: crate::ctext::Leaves = crate::ctext::Leaves::EMPTY;
+    #[inline(always)]
+    fn sizes_into(&self, _buf: &mut [usize], _i: usize) {}
 }
 impl<Sh: IntTuple, St, R: PairSizes> PairSizes for Cons<(Sh, St), R> {
     const SIZES: crate::ctext::Leaves = Sh::LEAF_VALUES.concat(R::SIZES);
+    #[inline(always)]
+    fn sizes_into(&self, buf: &mut [usize], i: usize) {
+        if let Some(x) = buf.get_mut(i) {
+            *x = (self.0).0.size();
+        }
+        self.1.sizes_into(buf, i + 1);
+    }
+}
+
+/// The run-time admissibility of `A' o B` (A' given by its modes `al`),
+/// for inputs with run-time leaves: [`crate::admissible::check_composition`]
+/// on the values. An integral A' has no boundary to cross: nothing to check.
+#[inline(always)]
+pub(crate) fn check_runtime<AL: PairSizes + crate::tuple::List, BS: IntTuple, BD: IntTuple>(
+    al: &AL,
+    bs: &BS,
+    bd: &BD,
+) -> Result<(), crate::LayoutError> {
+    const CAP: usize = crate::ctext::Leaves::CAP;
+    if AL::LEN <= 1 {
+        return Ok(());
+    }
+    let refuse = |why| crate::LayoutError::Refused {
+        op: "composition",
+        why,
+    };
+    let n = if AL::LEN > BS::LEAF_COUNT { AL::LEN } else { BS::LEAF_COUNT };
+    if n > CAP {
+        return Err(refuse(crate::Refusal::TooManyLeaves { n, cap: CAP }));
+    }
+    let mut a = [0usize; CAP];
+    al.sizes_into(&mut a, 0);
+    let (mut s, mut d) = ([0usize; CAP], [0usize; CAP]);
+    let mut i = 0;
+    while i < BS::LEAF_COUNT {
+        s[i] = bs.leaf(i);
+        d[i] = bd.leaf(i);
+        i += 1;
+    }
+    crate::admissible::check_composition(&a[..AL::LEN], &s[..BS::LEAF_COUNT], &d[..BS::LEAF_COUNT])
+        .map_err(|e| refuse(crate::Refusal::Composition(e)))
+}
+
+/// `None` from a value step: a division by 0 or an overflow.
+#[inline(always)]
+pub(crate) fn step_failed(op: &'static str) -> crate::LayoutError {
+    crate::LayoutError::Refused {
+        op,
+        why: crate::Refusal::Arithmetic,
+    }
 }
 
 /// A layout in CuTe notation, as a constant.
@@ -477,7 +713,7 @@ impl<AS: Congruent<AD>, AD: IntTuple, BS: Congruent<BD>, BD: IntTuple> ComposeOn
     for Layout<BS, BD>
 where
     Layout<AS, AD>: CoalesceX,
-    <Layout<AS, AD> as CoalesceX>::Pairs: PairSizes,
+    <Layout<AS, AD> as CoalesceX>::Pairs: PairSizes + crate::tuple::List,
     (BS, BD): CompTree<<Layout<AS, AD> as CoalesceX>::Pairs>,
     <(BS, BD) as CompTree<<Layout<AS, AD> as CoalesceX>::Pairs>>::Shape:
         Congruent<<(BS, BD) as CompTree<<Layout<AS, AD> as CoalesceX>::Pairs>>::Stride>,
@@ -489,19 +725,22 @@ where
         super::values::or_panic(self.try_compose_onto(a))
     }
     #[inline(always)]
-    #[cfg_attr(not(feature = "alloc"), allow(unused_variables))]
     fn try_compose_onto(self, a: Layout<AS, AD>) -> Result<Self::Output, crate::LayoutError> {
         const {
             if let Some(t) = <Self as ComposeOnto<Layout<AS, AD>>>::ERROR {
                 panic!("{}", t.as_str())
             }
         }
-        super::values::typed_result!({
-            crate::dynamic::composition(
-                &crate::DynLayout::from_typed(&a),
-                &crate::DynLayout::from_typed(&self),
-            )
-        })
+        if AS::ALL_STATIC && AD::ALL_STATIC && BS::ALL_STATIC && BD::ALL_STATIC {
+            // Checked at compile time; the result is zero-sized.
+            return Ok(super::values::FromDyn::make_static());
+        }
+        let al = a.pairs_x();
+        check_runtime(&al, &self.shape(), &self.stride())?;
+        let (s, d) = (self.shape(), self.stride())
+            .comp(al)
+            .ok_or(step_failed("composition"))?;
+        Ok(Layout::new(s, d))
     }
 }
 

@@ -138,12 +138,21 @@ where
 #[doc(hidden)]
 pub trait Push<X> {
     type Out: List;
+    fn push(self, x: X) -> Self::Out;
 }
 impl<X: Copy + Send + Sync + 'static> Push<X> for Nil {
     type Out = Cons<X, Nil>;
+    #[inline(always)]
+    fn push(self, x: X) -> Self::Out {
+        Cons(x, Nil)
+    }
 }
 impl<H: Copy + Send + Sync + 'static, T: Push<X>, X> Push<X> for Cons<H, T> {
     type Out = Cons<H, T::Out>;
+    #[inline(always)]
+    fn push(self, x: X) -> Self::Out {
+        Cons(self.0, self.1.push(x))
+    }
 }
 
 /// The collected modes as a layout: empty -> `_1:_0`, one -> an integer layout.
