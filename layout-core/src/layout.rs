@@ -356,3 +356,17 @@ impl<S: Congruent<D>, D: IntTuple> fmt::Debug for Layout<S, D> {
 pub fn make_layout<S: Congruent<D>, D: IntTuple>(shape: S, stride: D) -> Layout<S, D> {
     Layout::new(shape, stride)
 }
+
+impl<S, D> Layout<S, D> {
+    /// Pair a shape with a stride whose congruence the caller's types already
+    /// guarantee (an algebra result type built from congruent parts).
+    #[inline(always)]
+    pub(crate) const fn raw(shape: S, stride: D) -> Self {
+        Layout { shape, stride }
+    }
+    /// Shape and stride, whatever their bounds.
+    #[inline(always)]
+    pub(crate) fn into_raw(self) -> (S, D) {
+        (self.shape, self.stride)
+    }
+}

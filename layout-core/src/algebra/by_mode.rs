@@ -1,16 +1,22 @@
 //! What the divides and products share: a tuple tiler applied mode by mode
-//! (with the zipped form), the functions' common shape, and the run-time
-//! values of their results.
+//! (with the zipped form) and the functions' common shape. Results with
+//! run-time leaves are computed by the typed composition and complement the
+//! operations are defined by (no allocation).
 
 macro_rules! tiler_fn {
-    ($T:ident; $(#[$m:meta])* $name:ident, $try:ident, $out:ty, $dynop:path $(, $($bound:tt)*)?) => {
+    ($T:ident; $(#[$m:meta])* $name:ident, $try:ident, $out:ty, $val:expr $(, $($bound:tt)*)?) => {
         $(#[$m])*
+        ///
+        /// # Panics
+        ///
+        /// When run-time leaves make the operation inadmissible (the message
+        #[doc = concat!("of [`", stringify!($try), "`]'s error).")]
         #[inline(always)]
         pub fn $name<A: LayoutParts, T>(a: A, t: T) -> $out
         where
-            T: $T<A> + ToDynTiler,
+            T: $T<A>,
             $($($bound)*)?
-            $out: $crate::algebra::FromDyn,
+            $out: $crate::algebra::StaticResult,
             A::Shape: Congruent<A::Stride>,
         {
             $crate::algebra::values::or_panic($try(a, t))
@@ -19,9 +25,9 @@ macro_rules! tiler_fn {
         #[inline(always)]
         pub fn $try<A: LayoutParts, T>(a: A, t: T) -> Result<$out, LayoutError>
         where
-            T: $T<A> + ToDynTiler,
+            T: $T<A>,
             $($($bound)*)?
-            $out: $crate::algebra::FromDyn,
+            $out: $crate::algebra::StaticResult,
             A::Shape: Congruent<A::Stride>,
         {
             const {
@@ -29,14 +35,14 @@ macro_rules! tiler_fn {
                     panic!("{}", e.as_str())
                 }
             }
-            let _ = (&a, &t);
-            $crate::algebra::values::typed_result!({
-                let (s, d) = a.parts();
-                $dynop(
-                    &$crate::DynLayout::from_typed(&Layout::new(s, d)),
-                    &t.to_dyn_tiler(),
-                )
-            })
+            if <A::Shape as IntTuple>::ALL_STATIC
+                && <A::Stride as IntTuple>::ALL_STATIC
+                && <$out as $crate::algebra::StaticResult>::IS_STATIC
+            {
+                // Checked at compile time; the result is zero-sized.
+                return Ok($crate::algebra::StaticResult::make_static());
+            }
+            ($val)(a, t)
         }
     };
 }
@@ -63,6 +69,13 @@ macro_rules! tuple_tiler {
         {
             type Logical = <<<($(PairOf<<$t as $T<ModeOf<Layout<AS, AD>, $i>>>::Logical>,)+) as Tuple>::List as Concat<RestModes<AS, AD, $n>>>::Out as ModesToLayout>::Out;
             const ERROR: Option<Text> = first_error(&[$(<$t as $T<ModeOf<Layout<AS, AD>, $i>>>::ERROR,)+]);
+            #[inline(always)]
+            fn try_logical(self, a: Layout<AS, AD>) -> Result<Self::Logical, LayoutError> {
+                let modes = ($(
+                    self.$i.try_logical(<Layout<AS, AD> as crate::ops::Mode<$i>>::get(a))?.parts(),
+                )+);
+                Ok(modes.into_list().concat(super::divide::rest_modes::<AS, AD, $n>(a)).to_layout())
+            }
         }
         /// The zipped form of a tuple tiler: `((firsts), (seconds, rest of A))`.
         impl<AS: Congruent<AD> + AsModes, AD: IntTuple + AsModes, $($t,)+> $Z<Layout<AS, AD>> for ($($t,)+)
@@ -71,7 +84,7 @@ macro_rules! tuple_tiler {
             $(
                 Layout<AS, AD>: crate::ops::Mode<$i>,
                 $t: $Z<ModeOf<Layout<AS, AD>, $i>>,
-                <$t as $Z<ModeOf<Layout<AS, AD>, $i>>>::Zipped: crate::ops::Mode<0> + crate::ops::Mode<1>,
+                <$t as $Z<ModeOf<Layout<AS, AD>, $i>>>::Zipped: crate::ops::Mode<0> + crate::ops::Mode<1> + Copy,
                 ZFirst<$t, ModeOf<Layout<AS, AD>, $i>>: LayoutParts,
                 ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>: LayoutParts,
             )+
@@ -100,6 +113,18 @@ macro_rules! tuple_tiler {
                     Nil,
                 >,
             > as ModesToLayout>::Out;
+            #[inline(always)]
+            fn try_zipped(self, a: Layout<AS, AD>) -> Result<Self::Zipped, LayoutError> {
+                let z = ($(
+                    self.$i.try_zipped(<Layout<AS, AD> as crate::ops::Mode<$i>>::get(a))?,
+                )+);
+                let firsts = ($(crate::ops::Mode::<0>::get(z.$i).parts(),)+).into_list().to_layout();
+                let seconds = ($(crate::ops::Mode::<1>::get(z.$i).parts(),)+)
+                    .into_list()
+                    .concat(super::divide::rest_modes::<AS, AD, $n>(a))
+                    .to_layout();
+                Ok(Cons(firsts.parts(), Cons(seconds.parts(), Nil)).to_layout())
+            }
         }
     };
 }

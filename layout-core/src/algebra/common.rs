@@ -119,7 +119,7 @@ where
 #[inline(always)]
 pub fn max_common_layout<A: MaxCommon<B>, B>(_a: A, _b: B) -> A::Layout
 where
-    A::Layout: super::FromDyn,
+    A::Layout: super::StaticResult,
 {
-    <A::Layout as super::FromDyn>::make_static()
+    <A::Layout as super::StaticResult>::make_static()
 }

@@ -260,8 +260,12 @@ pub trait Gaps<Last, Shs, Sts> {
     type Next;
     /// The values.
     #[allow(clippy::type_complexity)]
-    fn gaps(self, last: Last, shs: Shs, sts: Sts)
-        -> Option<(Self::Shapes, Self::Strides, Self::Next)>;
+    fn gaps(
+        self,
+        last: Last,
+        shs: Shs,
+        sts: Sts,
+    ) -> Option<(Self::Shapes, Self::Strides, Self::Next)>;
 }
 impl<S0, D0: Copy, Last, Shs: Push<DivT<D0, Last>>, Sts> Gaps<Last, Shs, Sts>
     for Cons<(S0, D0, ()), Nil>
@@ -382,11 +386,9 @@ where
     >>::Out;
     #[inline(always)]
     fn insert(self, x: (SX, DX, ())) -> Self::Out {
-        <<DX::U as typenum::IsLess<DH::U>>::Output as InsertHere<
-            (SX, DX, ()),
-            (SH, DH, ()),
-            T,
-        >>::go(x, self.0, self.1)
+        <<DX::U as typenum::IsLess<DH::U>>::Output as InsertHere<(SX, DX, ()), (SH, DH, ()), T>>::go(
+            x, self.0, self.1,
+        )
     }
 }
 /// `B1`: the new mode goes first; `B0`: after the head.
@@ -439,12 +441,16 @@ where
 
 /// Mode `i` of a list of `(shape, stride, ())` triples, as values.
 #[doc(hidden)]
-pub trait TripleAt {
+pub trait TripleAt: Copy {
     const LEN: usize;
+    const SHAPES: crate::ctext::Leaves;
+    const STRIDES: crate::ctext::Leaves;
     fn at(&self, i: usize) -> (usize, usize);
 }
 impl TripleAt for Nil {
     const LEN: usize = 0;
+    const SHAPES: crate::ctext::Leaves = crate::ctext::Leaves::EMPTY;
+    const STRIDES: crate::ctext::Leaves = crate::ctext::Leaves::EMPTY;
     #[inline(always)]
     fn at(&self, _i: usize) -> (usize, usize) {
         (0, 0)
@@ -452,6 +458,8 @@ impl TripleAt for Nil {
 }
 impl<S: crate::int::Int, D: crate::int::Int, R: TripleAt> TripleAt for Cons<(S, D, ()), R> {
     const LEN: usize = 1 + R::LEN;
+    const SHAPES: crate::ctext::Leaves = S::LEAF_VALUES.concat(R::SHAPES);
+    const STRIDES: crate::ctext::Leaves = D::LEAF_VALUES.concat(R::STRIDES);
     #[inline(always)]
     fn at(&self, i: usize) -> (usize, usize) {
         if i == 0 {
@@ -590,7 +598,7 @@ where
                 Err(e) => Some(e.text(what)),
                 Ok(()) => None,
             }
-        } else if let Some(Err(e)) = Self::REACH {
+        } else if let Some(Err(e)) = Reach::<A::Triples>::REACH {
             // A static filter(A) that does not stack has no complement,
             // whatever the cotarget.
             Some(e.text(what))
@@ -598,11 +606,15 @@ where
             None
         }
     };
-    /// For a static `filter(A)`: how far its modes and the gaps between
-    /// them stack, and where the rest starts (see
-    /// [`crate::admissible::complement_reach`]).
+}
+
+/// For a static `filter(A)` (its modes `T`): how far its modes and the gaps
+/// between them stack, and where the rest starts (see
+/// [`crate::admissible::complement_reach`]).
+struct Reach<T>(core::marker::PhantomData<T>);
+impl<T: TripleAt> Reach<T> {
     const REACH: Option<Result<(usize, usize), crate::admissible::ComplementError>> = {
-        let (fs, fd) = (<A as FilteredText>::SHAPE, <A as FilteredText>::STRIDE);
+        let (fs, fd) = (T::SHAPES, T::STRIDES);
         if fs.all_static() && fd.all_static() {
             let (sv, _) = fs.v.split_at(fs.n);
             let (dv, _) = fd.v.split_at(fd.n);
@@ -611,6 +623,20 @@ where
             None
         }
     };
+}
+
+/// The complement of `filter(A)` (its modes `t`) in `cot`, checked: what the
+/// typed complement, divides and products compute with run-time leaves.
+#[inline(always)]
+pub(crate) fn complement_values<T: TripleAt + ComplementOf<Cot>, Cot: IntTuple>(
+    t: T,
+    cot: Cot,
+) -> Result<(T::Shape, T::Stride), crate::LayoutError> {
+    let (s, d) = t
+        .complement_of(cot)
+        .ok_or(super::composition::step_failed("complement"))?;
+    check_runtime(Reach::<T>::REACH, &cot, &t, (s, d))?;
+    Ok((s, d))
 }
 
 /// The run-time check of a complement with run-time leaves: with a static
@@ -628,7 +654,9 @@ fn check_runtime<Cot: IntTuple, F: TripleAt, RS: IntTuple, RD: IntTuple>(
         op: "complement",
         why: crate::Refusal::Complement(e),
     };
-    let m = cot.checked_size().ok_or(crate::LayoutError::Overflow { op: "complement" })?;
+    let m = cot
+        .checked_size()
+        .ok_or(crate::LayoutError::Overflow { op: "complement" })?;
     match reach {
         Some(Ok((reach, next))) => {
             if reach < next && m > 1 && m > reach {
@@ -702,13 +730,9 @@ where
         }
         if Sh::ALL_STATIC && D::ALL_STATIC && Cot::ALL_STATIC {
             // Checked at compile time; the result is zero-sized.
-            return Ok(super::values::FromDyn::make_static());
+            return Ok(super::values::StaticResult::make_static());
         }
-        let f = self.triples();
-        let (s, d) = f
-            .complement_of(cot)
-            .ok_or(super::composition::step_failed("complement"))?;
-        check_runtime(ErrText::<Layout<Sh, D>, Cot>::REACH, &cot, &f, (s, d))?;
+        let (s, d) = complement_values(self.triples(), cot)?;
         Ok(Layout::new(s, d))
     }
 }

@@ -571,7 +571,11 @@ pub(crate) fn check_runtime<AL: PairSizes + crate::tuple::List, BS: IntTuple, BD
         op: "composition",
         why,
     };
-    let n = if AL::LEN > BS::LEAF_COUNT { AL::LEN } else { BS::LEAF_COUNT };
+    let n = if AL::LEN > BS::LEAF_COUNT {
+        AL::LEN
+    } else {
+        BS::LEAF_COUNT
+    };
     if n > CAP {
         return Err(refuse(crate::Refusal::TooManyLeaves { n, cap: CAP }));
     }
@@ -733,7 +737,7 @@ where
         }
         if AS::ALL_STATIC && AD::ALL_STATIC && BS::ALL_STATIC && BD::ALL_STATIC {
             // Checked at compile time; the result is zero-sized.
-            return Ok(super::values::FromDyn::make_static());
+            return Ok(super::values::StaticResult::make_static());
         }
         let al = a.pairs_x();
         check_runtime(&al, &self.shape(), &self.stride())?;

@@ -17,52 +17,22 @@ use crate::make::Compact;
 use crate::tuple::{AsModes, Concat, Cons, IntTuple, IntoTuple, Nil, SplitAt, Tuple};
 use typenum::{B0, B1};
 
-/// A tiler as the run-time algebra's [`crate::Tiler`].
-pub trait ToDynTiler {
-    /// The run-time tiler.
-    #[cfg(feature = "alloc")]
-    fn to_dyn_tiler(&self) -> crate::Tiler;
-}
-impl<S: Congruent<D>, D: IntTuple> ToDynTiler for Layout<S, D> {
-    #[cfg(feature = "alloc")]
-    fn to_dyn_tiler(&self) -> crate::Tiler {
-        crate::Tiler::Layout(crate::DynLayout::from_typed(self))
-    }
-}
-impl ToDynTiler for Underscore {
-    #[cfg(feature = "alloc")]
-    fn to_dyn_tiler(&self) -> crate::Tiler {
-        crate::Tiler::Under
-    }
-}
-macro_rules! int_dyn_tiler {
-    ($t:ty; $($g:tt)*) => {
-        impl<$($g)*> ToDynTiler for $t {
-            #[cfg(feature = "alloc")]
-            fn to_dyn_tiler(&self) -> crate::Tiler {
-                use crate::int::Int;
-                crate::Tiler::Int(crate::DInt {
-                    v: self.value() as i64,
-                    st: <$t as Int>::STATIC.is_some(),
-                })
-            }
-        }
-    };
-}
-crate::tuple::for_each_leaf!(int_dyn_tiler);
-
 /// A tiler for the divides: `Self` divides `A`.
 pub trait DivideOnto<A> {
     /// The type of `logical_divide(A, Self)`.
     type Logical;
     /// Why the divide is inadmissible for static inputs, if it is.
     const ERROR: Option<Text>;
+    /// `logical_divide(A, Self)`, or why its run-time leaves make it inadmissible.
+    fn try_logical(self, a: A) -> Result<Self::Logical, LayoutError>;
 }
 
 /// The zipped form: `((tile modes), (rest modes))` by the tiler's modes.
 pub trait ZipDivideOnto<A>: DivideOnto<A> {
     /// The type of `zipped_divide(A, Self)`.
     type Zipped;
+    /// `zipped_divide(A, Self)`.
+    fn try_zipped(self, a: A) -> Result<Self::Zipped, LayoutError>;
 }
 
 /// `(T, complement(T, shape(coalesce(A))))`, the layout A is composed with.
@@ -92,6 +62,12 @@ where
     DivisorOf<AS, AD, BS, BD>: ComposeOnto<Layout<AS, AD>>,
 {
     type Logical = <DivisorOf<AS, AD, BS, BD> as ComposeOnto<Layout<AS, AD>>>::Output;
+    #[inline(always)]
+    fn try_logical(self, a: Layout<AS, AD>) -> Result<Self::Logical, LayoutError> {
+        let cot = a.coalesce().parts().0;
+        let (cs, cd) = super::complement::complement_values(self.triples(), cot)?;
+        Layout::raw((self.shape(), cs), (self.stride(), cd)).try_compose_onto(a)
+    }
     const ERROR: Option<Text> = if super::complement::has_static_zero(
         <<<Layout<BS, BD> as FilteredModes>::Triples as ComplementOf<
             <<Layout<AS, AD> as Coalesce>::Output as LayoutParts>::Shape,
@@ -116,15 +92,27 @@ where
     Layout<BS, BD>: DivideOnto<Layout<AS, AD>>,
 {
     type Zipped = <Layout<BS, BD> as DivideOnto<Layout<AS, AD>>>::Logical;
+    #[inline(always)]
+    fn try_zipped(self, a: Layout<AS, AD>) -> Result<Self::Zipped, LayoutError> {
+        self.try_logical(a)
+    }
 }
 
 impl<AS: Congruent<AD>, AD: IntTuple> ZipDivideOnto<Layout<AS, AD>> for Underscore {
     type Zipped = Layout<AS, AD>;
+    #[inline(always)]
+    fn try_zipped(self, a: Layout<AS, AD>) -> Result<Self::Zipped, LayoutError> {
+        Ok(a)
+    }
 }
 
 impl<AS: Congruent<AD>, AD: IntTuple> DivideOnto<Layout<AS, AD>> for Underscore {
     type Logical = Layout<AS, AD>;
     const ERROR: Option<Text> = None;
+    #[inline(always)]
+    fn try_logical(self, a: Layout<AS, AD>) -> Result<Self::Logical, LayoutError> {
+        Ok(a)
+    }
 }
 
 macro_rules! int_divide {
@@ -138,6 +126,10 @@ macro_rules! int_divide {
         {
             type Logical = <Layout<$t, <$t as Compact<C<1>>>::Left> as DivideOnto<Layout<AS, AD>>>::Logical;
             const ERROR: Option<Text> = <Layout<$t, <$t as Compact<C<1>>>::Left> as DivideOnto<Layout<AS, AD>>>::ERROR;
+            #[inline(always)]
+            fn try_logical(self, a: Layout<AS, AD>) -> Result<Self::Logical, LayoutError> {
+                Layout::raw(self, self.left(C).0).try_logical(a)
+            }
         }
     };
 }
@@ -150,6 +142,10 @@ macro_rules! int_zip_divide {
             Layout<$t, <$t as Compact<C<1>>>::Left>: ZipDivideOnto<Layout<AS, AD>>,
         {
             type Zipped = <Layout<$t, <$t as Compact<C<1>>>::Left> as ZipDivideOnto<Layout<AS, AD>>>::Zipped;
+            #[inline(always)]
+            fn try_zipped(self, a: Layout<AS, AD>) -> Result<Self::Zipped, LayoutError> {
+                Layout::raw(self, self.left(C).0).try_zipped(a)
+            }
         }
     };
 }
@@ -162,6 +158,7 @@ type PairOf<L> = (<L as LayoutParts>::Shape, <L as LayoutParts>::Stride);
 #[doc(hidden)]
 pub trait ModesToLayout {
     type Out;
+    fn to_layout(self) -> Self::Out;
 }
 impl<L: super::coalesce::Unzip> ModesToLayout for L
 where
@@ -171,24 +168,53 @@ where
     <L::B as IntoTuple>::Tuple: IntTuple,
 {
     type Out = Layout<<L::A as IntoTuple>::Tuple, <L::B as IntoTuple>::Tuple>;
+    #[inline(always)]
+    fn to_layout(self) -> Self::Out {
+        let (a, b) = self.unzip();
+        Layout::new(a.into_tuple(), b.into_tuple())
+    }
 }
 
 /// Zip shape and stride mode lists into a list of pairs.
 #[doc(hidden)]
 pub trait ZipModes<D> {
     type Out: crate::tuple::List;
+    fn zip_modes(self, d: D) -> Self::Out;
 }
 impl ZipModes<Nil> for Nil {
     type Out = Nil;
+    #[inline(always)]
+    fn zip_modes(self, _d: Nil) -> Nil {
+        Nil
+    }
 }
 impl<SH: Copy + Send + Sync + 'static, ST: ZipModes<DT>, DH: Copy + Send + Sync + 'static, DT>
     ZipModes<Cons<DH, DT>> for Cons<SH, ST>
 {
     type Out = Cons<(SH, DH), ST::Out>;
+    #[inline(always)]
+    fn zip_modes(self, d: Cons<DH, DT>) -> Self::Out {
+        Cons((self.0, d.0), self.1.zip_modes(d.1))
+    }
+}
+
+/// The modes of A from `N` on, as pairs.
+#[inline(always)]
+pub(crate) fn rest_modes<AS: AsModes + Congruent<AD>, AD: AsModes, const N: usize>(
+    a: Layout<AS, AD>,
+) -> RestModes<AS, AD, N>
+where
+    AS::Modes: SplitAt<N>,
+    AD::Modes: SplitAt<N>,
+    <AS::Modes as SplitAt<N>>::Back: ZipModes<<AD::Modes as SplitAt<N>>::Back>,
+{
+    let (s, d) = (a.shape().as_modes(), a.stride().as_modes());
+    let (sb, db) = (SplitAt::<N>::split_at(s).1, SplitAt::<N>::split_at(d).1);
+    sb.zip_modes(db)
 }
 /// The modes of A from `N` on, as pairs.
 type ModeOf<L, const I: usize> = super::composition::ModeOf<L, I>;
-type RestModes<AS, AD, const N: usize> =
+pub(crate) type RestModes<AS, AD, const N: usize> =
     <<<AS as AsModes>::Modes as SplitAt<N>>::Back as ZipModes<
         <<AD as AsModes>::Modes as SplitAt<N>>::Back,
     >>::Out;
@@ -200,20 +226,6 @@ super::by_mode::tuple_tiler!(DivideOnto, ZipDivideOnto; 1; T0 0);
 super::by_mode::tuple_tiler!(DivideOnto, ZipDivideOnto; 2; T0 0, T1 1);
 super::by_mode::tuple_tiler!(DivideOnto, ZipDivideOnto; 3; T0 0, T1 1, T2 2);
 super::by_mode::tuple_tiler!(DivideOnto, ZipDivideOnto; 4; T0 0, T1 1, T2 2, T3 3);
-macro_rules! tuple_dyn_tiler {
-    ($($t:ident $i:tt),+) => {
-        impl<$($t: ToDynTiler,)+> ToDynTiler for ($($t,)+) {
-            #[cfg(feature = "alloc")]
-            fn to_dyn_tiler(&self) -> crate::Tiler {
-                crate::Tiler::Tup(alloc::vec![$(self.$i.to_dyn_tiler(),)+])
-            }
-        }
-    };
-}
-tuple_dyn_tiler!(T0 0);
-tuple_dyn_tiler!(T0 0, T1 1);
-tuple_dyn_tiler!(T0 0, T1 1, T2 2);
-tuple_dyn_tiler!(T0 0, T1 1, T2 2, T3 3);
 
 /// Mode `m` of a layout spliced into its own modes when it is a tuple of
 /// rank 2 or more (CuTe slices with `repeat<rank>(_)`), else kept whole:
@@ -221,40 +233,64 @@ tuple_dyn_tiler!(T0 0, T1 1, T2 2, T3 3);
 #[doc(hidden)]
 pub trait Splice {
     type Modes: crate::tuple::List;
+    fn splice(self) -> Self::Modes;
 }
 impl<S: IntTuple, D> Splice for (S, D)
 where
     S::IsLeaf: SpliceCase<S, D>,
 {
     type Modes = <S::IsLeaf as SpliceCase<S, D>>::Modes;
+    #[inline(always)]
+    fn splice(self) -> Self::Modes {
+        <S::IsLeaf as SpliceCase<S, D>>::go(self.0, self.1)
+    }
 }
 #[doc(hidden)]
 pub trait SpliceCase<S, D> {
     type Modes: crate::tuple::List;
+    fn go(s: S, d: D) -> Self::Modes;
 }
 impl<S: Copy + Send + Sync + 'static, D: Copy + Send + Sync + 'static> SpliceCase<S, D> for B1 {
     type Modes = Cons<(S, D), Nil>;
+    #[inline(always)]
+    fn go(s: S, d: D) -> Self::Modes {
+        Cons((s, d), Nil)
+    }
 }
 impl<S: Tuple, D: Tuple> SpliceCase<S, D> for B0
 where
     S::List: SpliceList<D::List, S, D>,
 {
     type Modes = <S::List as SpliceList<D::List, S, D>>::Modes;
+    #[inline(always)]
+    fn go(s: S, d: D) -> Self::Modes {
+        <S::List as SpliceList<D::List, S, D>>::go(s, d)
+    }
 }
 #[doc(hidden)]
 pub trait SpliceList<DL, S, D> {
     type Modes: crate::tuple::List;
+    fn go(s: S, d: D) -> Self::Modes;
 }
 impl<H, DL, S: Copy + Send + Sync + 'static, D: Copy + Send + Sync + 'static> SpliceList<DL, S, D>
     for Cons<H, Nil>
 {
     type Modes = Cons<(S, D), Nil>;
+    #[inline(always)]
+    fn go(s: S, d: D) -> Self::Modes {
+        Cons((s, d), Nil)
+    }
 }
-impl<H, H2, T, DL, S, D> SpliceList<DL, S, D> for Cons<H, Cons<H2, T>>
+impl<H, H2, T, DL, S: Tuple<List = Cons<H, Cons<H2, T>>>, D: Tuple<List = DL>> SpliceList<DL, S, D>
+    for Cons<H, Cons<H2, T>>
 where
     Cons<H, Cons<H2, T>>: ZipModes<DL>,
 {
     type Modes = <Cons<H, Cons<H2, T>> as ZipModes<DL>>::Out;
+    #[inline(always)]
+    fn go(s: S, d: D) -> Self::Modes {
+        s.into_list().zip_modes(d.into_list())
+    }
 }
 /// Splice the first mode (`FIRST`) and the second of a rank-2 layout.
 #[doc(hidden)]
@@ -263,6 +299,10 @@ pub trait Unpack {
     type Tiled;
     /// `(splice(m0), splice(m1))`: flat.
     type Flat;
+    /// The tiled form.
+    fn tiled(self) -> Self::Tiled;
+    /// The flat form.
+    fn flat(self) -> Self::Flat;
 }
 impl<S0, S1, D0, D1> Unpack for Layout<(S0, S1), (D0, D1)>
 where
@@ -279,6 +319,16 @@ where
     type Tiled = <Cons<(S0, D0), <(S1, D1) as Splice>::Modes> as ModesToLayout>::Out;
     type Flat =
         <<<(S0, D0) as Splice>::Modes as Concat<<(S1, D1) as Splice>::Modes>>::Out as ModesToLayout>::Out;
+    #[inline(always)]
+    fn tiled(self) -> Self::Tiled {
+        let ((s0, s1), (d0, d1)) = (self.shape(), self.stride());
+        Cons((s0, d0), (s1, d1).splice()).to_layout()
+    }
+    #[inline(always)]
+    fn flat(self) -> Self::Flat {
+        let ((s0, s1), (d0, d1)) = (self.shape(), self.stride());
+        (s0, d0).splice().concat((s1, d1).splice()).to_layout()
+    }
 }
 
 super::by_mode::tiler_fn!(
@@ -292,7 +342,7 @@ super::by_mode::tiler_fn!(
     /// assert_eq!(r.to_string(), "((_16,(_2,_4)),(_8,_8)):((_128,(_64,_2048)),(_1,_8))");
     /// assert_eq!(core::mem::size_of_val(&r), 0);
     /// ```
-    logical_divide, try_logical_divide, T::Logical, crate::dynamic::logical_divide
+    logical_divide, try_logical_divide, T::Logical, |a: A, t: T| t.try_logical(a)
 );
 super::by_mode::tiler_fn!(
     DivideOnto;
@@ -303,7 +353,7 @@ super::by_mode::tiler_fn!(
     /// let r = zipped_divide(layout!((128,64):(64,1)), (C::<32>, C::<8>));
     /// assert_eq!(r.to_string(), "((_32,_8),(_4,_8)):((_64,_1),(_2048,_8))");
     /// ```
-    zipped_divide, try_zipped_divide, <T as ZipDivideOnto<A>>::Zipped, crate::dynamic::zipped_divide, T: ZipDivideOnto<A>,
+    zipped_divide, try_zipped_divide, <T as ZipDivideOnto<A>>::Zipped, |a: A, t: T| t.try_zipped(a), T: ZipDivideOnto<A>,
 );
 super::by_mode::tiler_fn!(
     DivideOnto;
@@ -314,7 +364,7 @@ super::by_mode::tiler_fn!(
     /// let r = tiled_divide(layout!((128,64):(64,1)), (C::<16>, C::<16>));
     /// assert_eq!(r.to_string(), "((_16,_16),_8,_4):((_64,_1),_1024,_16)");
     /// ```
-    tiled_divide, try_tiled_divide, <<T as ZipDivideOnto<A>>::Zipped as Unpack>::Tiled, crate::dynamic::tiled_divide, T: ZipDivideOnto<A>, <T as ZipDivideOnto<A>>::Zipped: Unpack,
+    tiled_divide, try_tiled_divide, <<T as ZipDivideOnto<A>>::Zipped as Unpack>::Tiled, |a: A, t: T| t.try_zipped(a).map(Unpack::tiled), T: ZipDivideOnto<A>, <T as ZipDivideOnto<A>>::Zipped: Unpack,
 );
 super::by_mode::tiler_fn!(
     DivideOnto;
@@ -325,7 +375,7 @@ super::by_mode::tiler_fn!(
     /// let r = flat_divide(layout!((128,64):(64,1)), (C::<16>, C::<16>));
     /// assert_eq!(r.to_string(), "(_16,_16,_8,_4):(_64,_1,_1024,_16)");
     /// ```
-    flat_divide, try_flat_divide, <<T as ZipDivideOnto<A>>::Zipped as Unpack>::Flat, crate::dynamic::flat_divide, T: ZipDivideOnto<A>, <T as ZipDivideOnto<A>>::Zipped: Unpack,
+    flat_divide, try_flat_divide, <<T as ZipDivideOnto<A>>::Zipped as Unpack>::Flat, |a: A, t: T| t.try_zipped(a).map(Unpack::flat), T: ZipDivideOnto<A>, <T as ZipDivideOnto<A>>::Zipped: Unpack,
 );
 
 /// The error of a static divide, if any (what the compile-time check evaluates).

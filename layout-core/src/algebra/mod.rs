@@ -36,8 +36,7 @@ pub use composition::{
 };
 pub use divide::{
     divide_error, flat_divide, logical_divide, tiled_divide, try_flat_divide, try_logical_divide,
-    try_tiled_divide, try_zipped_divide, zipped_divide, DivideOnto, ToDynTiler, Unpack,
-    ZipDivideOnto,
+    try_tiled_divide, try_zipped_divide, zipped_divide, DivideOnto, Unpack, ZipDivideOnto,
 };
 pub use filter::{filter, filter_zeros};
 pub use inverse::RightInverse;
@@ -54,4 +53,4 @@ pub use tile::{
     tile_to_shape, tile_to_shape_ordered, try_tile_to_shape, try_tile_to_shape_ordered, ColMajor,
     TileOrder, TileToShape,
 };
-pub use values::FromDyn;
+pub use values::StaticResult;

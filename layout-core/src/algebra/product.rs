@@ -9,14 +9,14 @@ use super::arith::{LMul, Leaf, MulT};
 use super::coalesce::{Known, Unknown};
 use super::complement::{ComplementOf, ComplementT, FilteredModes};
 use super::composition::{first_error, ComposeOnto, LayoutParts};
-use super::divide::{ModesToLayout, ToDynTiler, Unpack, ZipModes};
+use super::divide::{ModesToLayout, Unpack, ZipModes};
 use crate::coord::Underscore;
 use crate::ctext::Text;
 use crate::error::LayoutError;
 use crate::int::{C, S};
 use crate::layout::{Congruent, Layout};
 use crate::make::Compact;
-use crate::tuple::{AsModes, Concat, Cons, IntTuple, Nil, SplitAt, Tuple};
+use crate::tuple::{AsModes, Concat, Cons, IntTuple, IntoTuple as _, Nil, SplitAt, Tuple};
 use core::ops::BitAnd;
 use core::ops::{Add, Mul, Sub};
 use typenum::{Add1, And, Bit, Prod, Sub1, Sum, Unsigned, B0, B1};
@@ -100,12 +100,45 @@ pub trait ProductOnto<A> {
     type Logical;
     /// Why the product is inadmissible for static inputs, if it is.
     const ERROR: Option<Text>;
+    /// `logical_product(A, Self)`, or why its run-time leaves make it inadmissible.
+    fn try_logical(self, a: A) -> Result<Self::Logical, LayoutError>;
 }
 
 /// The zipped form: `((tile modes), (rest modes))` by the tiler's modes.
 pub trait ZipProductOnto<A>: ProductOnto<A> {
     /// The type of `zipped_product(A, Self)`.
     type Zipped;
+    /// `zipped_product(A, Self)`.
+    fn try_zipped(self, a: A) -> Result<Self::Zipped, LayoutError>;
+}
+
+/// A leaf of type `T` with value `f()`: a static `T` is its constant (`f`
+/// is not called); `None` when `f` overflows.
+#[inline(always)]
+fn leaf_of<T: Leaf>(f: impl FnOnce() -> Option<usize>) -> Option<T> {
+    super::arith::leaf_result(f)
+}
+
+/// `size(A) * cosize(B)` with CuTe's static rules, as a leaf (`None` on overflow).
+#[inline(always)]
+fn product_cotarget<AS: IntTuple, BS: IntTuple, BD: IntTuple, Out: Leaf>(
+    a: &AS,
+    bs: &BS,
+    bd: &BD,
+) -> Option<Out> {
+    leaf_of(|| {
+        let mut cosize = 1usize;
+        let mut i = 0;
+        while i < BS::LEAF_COUNT {
+            let (s, d) = (bs.leaf(i), bd.leaf(i));
+            if s == 0 {
+                return Some(0);
+            }
+            cosize = cosize.checked_add((s - 1).checked_mul(d)?)?;
+            i += 1;
+        }
+        a.checked_size()?.checked_mul(cosize)
+    })
 }
 
 /// `complement(A, size(A) * cosize(B))`.
@@ -124,7 +157,20 @@ where
     <Layout<AS, AD> as FilteredModes>::Triples: ComplementOf<MulT<SizeT<AS>, CosizeT<BS, BD>>>,
     Layout<BS, BD>: ComposeOnto<ProductComplement<AS, AD, BS, BD>>,
     <Layout<BS, BD> as ComposeOnto<ProductComplement<AS, AD, BS, BD>>>::Output: LayoutParts,
+    MulT<SizeT<AS>, CosizeT<BS, BD>>: IntTuple,
 {
+    #[inline(always)]
+    fn try_logical(self, a: Layout<AS, AD>) -> Result<Self::Logical, LayoutError> {
+        let cot: MulT<SizeT<AS>, CosizeT<BS, BD>> =
+            product_cotarget(&a.shape(), &self.shape(), &self.stride()).ok_or(
+                LayoutError::Overflow {
+                    op: "logical_product",
+                },
+            )?;
+        let (cs, cd) = super::complement::complement_values(a.triples(), cot)?;
+        let (rs, rd) = self.try_compose_onto(Layout::raw(cs, cd))?.parts();
+        Ok(Layout::raw((a.shape(), rs), (a.stride(), rd)))
+    }
     type Logical = Layout<
         (
             AS,
@@ -159,15 +205,27 @@ where
     Layout<BS, BD>: ProductOnto<Layout<AS, AD>>,
 {
     type Zipped = <Layout<BS, BD> as ProductOnto<Layout<AS, AD>>>::Logical;
+    #[inline(always)]
+    fn try_zipped(self, a: Layout<AS, AD>) -> Result<Self::Zipped, LayoutError> {
+        self.try_logical(a)
+    }
 }
 
 impl<AS: Congruent<AD>, AD: IntTuple> ZipProductOnto<Layout<AS, AD>> for Underscore {
     type Zipped = Layout<AS, AD>;
+    #[inline(always)]
+    fn try_zipped(self, a: Layout<AS, AD>) -> Result<Self::Zipped, LayoutError> {
+        Ok(a)
+    }
 }
 
 impl<AS: Congruent<AD>, AD: IntTuple> ProductOnto<Layout<AS, AD>> for Underscore {
     type Logical = Layout<AS, AD>;
     const ERROR: Option<Text> = None;
+    #[inline(always)]
+    fn try_logical(self, a: Layout<AS, AD>) -> Result<Self::Logical, LayoutError> {
+        Ok(a)
+    }
 }
 
 macro_rules! int_product {
@@ -180,6 +238,10 @@ macro_rules! int_product {
         {
             type Logical = <Layout<$t, <$t as Compact<C<1>>>::Left> as ProductOnto<Layout<AS, AD>>>::Logical;
             const ERROR: Option<Text> = <Layout<$t, <$t as Compact<C<1>>>::Left> as ProductOnto<Layout<AS, AD>>>::ERROR;
+            #[inline(always)]
+            fn try_logical(self, a: Layout<AS, AD>) -> Result<Self::Logical, LayoutError> {
+                Layout::raw(self, self.left(C).0).try_logical(a)
+            }
         }
     };
 }
@@ -192,6 +254,10 @@ macro_rules! int_zip_product {
             Layout<$t, <$t as Compact<C<1>>>::Left>: ZipProductOnto<Layout<AS, AD>>,
         {
             type Zipped = <Layout<$t, <$t as Compact<C<1>>>::Left> as ZipProductOnto<Layout<AS, AD>>>::Zipped;
+            #[inline(always)]
+            fn try_zipped(self, a: Layout<AS, AD>) -> Result<Self::Zipped, LayoutError> {
+                Layout::raw(self, self.left(C).0).try_zipped(a)
+            }
         }
     };
 }
@@ -222,7 +288,7 @@ super::by_mode::tiler_fn!(
     /// assert_eq!(r.to_string(), "((_2,_2),(_4,_4)):((_1,_2),(_4,_16))");
     /// assert_eq!(core::mem::size_of_val(&r), 0);
     /// ```
-    logical_product, try_logical_product, T::Logical, crate::dynamic::logical_product
+    logical_product, try_logical_product, T::Logical, |a: A, t: T| t.try_logical(a)
 );
 super::by_mode::tiler_fn!(
     ProductOnto;
@@ -233,17 +299,17 @@ super::by_mode::tiler_fn!(
     /// let r = zipped_product(layout!((2,2):(1,2)), layout!((4,4):(1,4)));
     /// assert_eq!(r.to_string(), "((_2,_2),(_4,_4)):((_1,_2),(_4,_16))");
     /// ```
-    zipped_product, try_zipped_product, <T as ZipProductOnto<A>>::Zipped, crate::dynamic::zipped_product, T: ZipProductOnto<A>,
+    zipped_product, try_zipped_product, <T as ZipProductOnto<A>>::Zipped, |a: A, t: T| t.try_zipped(a), T: ZipProductOnto<A>,
 );
 super::by_mode::tiler_fn!(
     ProductOnto;
     /// CuTe's `tiled_product(A, B)`: `((A modes), rest0, rest1, ...)`.
-    tiled_product, try_tiled_product, <<T as ZipProductOnto<A>>::Zipped as Unpack>::Tiled, crate::dynamic::tiled_product, T: ZipProductOnto<A>, <T as ZipProductOnto<A>>::Zipped: Unpack,
+    tiled_product, try_tiled_product, <<T as ZipProductOnto<A>>::Zipped as Unpack>::Tiled, |a: A, t: T| t.try_zipped(a).map(Unpack::tiled), T: ZipProductOnto<A>, <T as ZipProductOnto<A>>::Zipped: Unpack,
 );
 super::by_mode::tiler_fn!(
     ProductOnto;
     /// CuTe's `flat_product(A, B)`: `(a0, a1, ..., rest0, rest1, ...)`.
-    flat_product, try_flat_product, <<T as ZipProductOnto<A>>::Zipped as Unpack>::Flat, crate::dynamic::flat_product, T: ZipProductOnto<A>, <T as ZipProductOnto<A>>::Zipped: Unpack,
+    flat_product, try_flat_product, <<T as ZipProductOnto<A>>::Zipped as Unpack>::Flat, |a: A, t: T| t.try_zipped(a).map(Unpack::flat), T: ZipProductOnto<A>, <T as ZipProductOnto<A>>::Zipped: Unpack,
 );
 
 /// The error of a static product, if any (what the compile-time check evaluates).
@@ -262,26 +328,47 @@ pub trait ZipProduct<B> {
     type Blocked;
     /// `((r0,a0),(r1,a1),...)`.
     type Raked;
+    /// The blocked product.
+    fn try_blocked(self, b: B) -> Result<Self::Blocked, LayoutError>;
+    /// The raked product.
+    fn try_raked(self, b: B) -> Result<Self::Raked, LayoutError>;
 }
 /// Pad a mode list with `P` up to the length of `L` (CuTe's `append<R>`).
 #[doc(hidden)]
 pub trait PadTo<L, P> {
     type Out: crate::tuple::List;
+    fn pad(self) -> Self::Out;
 }
 impl<P> PadTo<Nil, P> for Nil {
     type Out = Nil;
+    #[inline(always)]
+    fn pad(self) -> Nil {
+        Nil
+    }
 }
 impl<H: Copy + Send + Sync + 'static, T: crate::tuple::List, P> PadTo<Nil, P> for Cons<H, T> {
     type Out = Cons<H, T>;
+    #[inline(always)]
+    fn pad(self) -> Self {
+        self
+    }
 }
-impl<X, U, P: Copy + Send + Sync + 'static> PadTo<Cons<X, U>, P> for Nil
+impl<X, U, P: Copy + Send + Sync + 'static + Default> PadTo<Cons<X, U>, P> for Nil
 where
     Nil: PadTo<U, P>,
 {
     type Out = Cons<P, <Nil as PadTo<U, P>>::Out>;
+    #[inline(always)]
+    fn pad(self) -> Self::Out {
+        Cons(P::default(), Nil.pad())
+    }
 }
 impl<H: Copy + Send + Sync + 'static, T: PadTo<U, P>, X, U, P> PadTo<Cons<X, U>, P> for Cons<H, T> {
     type Out = Cons<H, T::Out>;
+    #[inline(always)]
+    fn pad(self) -> Self::Out {
+        Cons(self.0, self.1.pad())
+    }
 }
 type Padded<L, M, P> = <<L as PadTo<M, P>>::Out as crate::tuple::IntoTuple>::Tuple;
 
@@ -293,6 +380,8 @@ type Pairs<X, Y> = <<X as ZipModes<Y>>::Out as crate::tuple::IntoTuple>::Tuple;
 pub trait ZipPadded<B> {
     type Blocked;
     type Raked;
+    fn blocked(self, b: B) -> Result<Self::Blocked, LayoutError>;
+    fn raked(self, b: B) -> Result<Self::Raked, LayoutError>;
 }
 impl<
         AS: Congruent<AD> + Tuple,
@@ -327,6 +416,24 @@ where
         Pairs<RShapeModes<Layout<AS, AD>, Layout<BS, BD>>, AS::List>,
         Pairs<RStrideModes<Layout<AS, AD>, Layout<BS, BD>>, AD::List>,
     >;
+    #[inline(always)]
+    fn blocked(self, b: Layout<BS, BD>) -> Result<Self::Blocked, LayoutError> {
+        let (rs, rd) = crate::ops::Mode::<1>::get(b.try_logical(self)?).parts();
+        let (s, d) = (self.shape().into_list(), self.stride().into_list());
+        Ok(Layout::raw(
+            s.zip_modes(rs.as_modes()).into_tuple(),
+            d.zip_modes(rd.as_modes()).into_tuple(),
+        ))
+    }
+    #[inline(always)]
+    fn raked(self, b: Layout<BS, BD>) -> Result<Self::Raked, LayoutError> {
+        let (rs, rd) = crate::ops::Mode::<1>::get(b.try_logical(self)?).parts();
+        let (s, d) = (self.shape().into_list(), self.stride().into_list());
+        Ok(Layout::raw(
+            rs.as_modes().zip_modes(s).into_tuple(),
+            rd.as_modes().zip_modes(d).into_tuple(),
+        ))
+    }
 }
 
 type LogicalR<A, B> = <<B as ProductOnto<A>>::Logical as crate::ops::Mode<1>>::Output;
@@ -366,6 +473,24 @@ where
         BS,
         BD,
     >>::Raked;
+    #[inline(always)]
+    fn try_blocked(self, b: Layout<BS, BD>) -> Result<Self::Blocked, LayoutError> {
+        <And<<AS::Modes as SingleMode>::Out, <BS::Modes as SingleMode>::Out> as ByRank<
+            AS,
+            AD,
+            BS,
+            BD,
+        >>::blocked(self, b)
+    }
+    #[inline(always)]
+    fn try_raked(self, b: Layout<BS, BD>) -> Result<Self::Raked, LayoutError> {
+        <And<<AS::Modes as SingleMode>::Out, <BS::Modes as SingleMode>::Out> as ByRank<
+            AS,
+            AD,
+            BS,
+            BD,
+        >>::raked(self, b)
+    }
 }
 /// `B1` when a mode list has exactly one mode (an integer, or a rank-1 tuple).
 #[doc(hidden)]
@@ -388,6 +513,8 @@ impl<H, X, Y> SingleMode for Cons<H, Cons<X, Y>> {
 pub trait ByRank<AS, AD, BS, BD> {
     type Blocked;
     type Raked;
+    fn blocked(a: Layout<AS, AD>, b: Layout<BS, BD>) -> Result<Self::Blocked, LayoutError>;
+    fn raked(a: Layout<AS, AD>, b: Layout<BS, BD>) -> Result<Self::Raked, LayoutError>;
 }
 impl<AS: AsModes, AD: AsModes, BS: AsModes, BD: AsModes> ByRank<AS, AD, BS, BD> for B0
 where
@@ -403,6 +530,45 @@ where
 {
     type Blocked = <PadA<AS, AD, BS> as ZipPadded<PadB<AS, BS, BD>>>::Blocked;
     type Raked = <PadA<AS, AD, BS> as ZipPadded<PadB<AS, BS, BD>>>::Raked;
+    #[inline(always)]
+    fn blocked(a: Layout<AS, AD>, b: Layout<BS, BD>) -> Result<Self::Blocked, LayoutError> {
+        let (pa, pb) = pad_both(a, b);
+        pa.blocked(pb)
+    }
+    #[inline(always)]
+    fn raked(a: Layout<AS, AD>, b: Layout<BS, BD>) -> Result<Self::Raked, LayoutError> {
+        let (pa, pb) = pad_both(a, b);
+        pa.raked(pb)
+    }
+}
+/// Both layouts padded with `_1:_0` modes to the larger rank.
+#[inline(always)]
+fn pad_both<AS: AsModes, AD: AsModes, BS: AsModes, BD: AsModes>(
+    a: Layout<AS, AD>,
+    b: Layout<BS, BD>,
+) -> (PadA<AS, AD, BS>, PadB<AS, BS, BD>)
+where
+    AS::Modes: PadTo<BS::Modes, C<1>>,
+    AD::Modes: PadTo<BS::Modes, C<0>>,
+    BS::Modes: PadTo<AS::Modes, C<1>>,
+    BD::Modes: PadTo<AS::Modes, C<0>>,
+    <AS::Modes as PadTo<BS::Modes, C<1>>>::Out: crate::tuple::IntoTuple,
+    <AD::Modes as PadTo<BS::Modes, C<0>>>::Out: crate::tuple::IntoTuple,
+    <BS::Modes as PadTo<AS::Modes, C<1>>>::Out: crate::tuple::IntoTuple,
+    <BD::Modes as PadTo<AS::Modes, C<0>>>::Out: crate::tuple::IntoTuple,
+{
+    let ((s, d), (t, e)) = (a.into_raw(), b.into_raw());
+    let (s, d, t, e) = (s.as_modes(), d.as_modes(), t.as_modes(), e.as_modes());
+    (
+        Layout::raw(
+            <AS::Modes as PadTo<BS::Modes, C<1>>>::pad(s).into_tuple(),
+            <AD::Modes as PadTo<BS::Modes, C<0>>>::pad(d).into_tuple(),
+        ),
+        Layout::raw(
+            <BS::Modes as PadTo<AS::Modes, C<1>>>::pad(t).into_tuple(),
+            <BD::Modes as PadTo<AS::Modes, C<0>>>::pad(e).into_tuple(),
+        ),
+    )
 }
 impl<AS: Congruent<AD>, AD: IntTuple, BS: Congruent<BD>, BD: IntTuple> ByRank<AS, AD, BS, BD> for B1
 where
@@ -434,6 +600,26 @@ where
         AS,
         AD,
     >>::Out;
+    #[inline(always)]
+    fn blocked(a: Layout<AS, AD>, b: Layout<BS, BD>) -> Result<Self::Blocked, LayoutError> {
+        let (rs, rd) = crate::ops::Mode::<1>::get(b.try_logical(a)?).parts();
+        Ok(<AS::IsLeaf as ZipOne<AS, AD, _, _>>::zip_one(
+            a.shape(),
+            a.stride(),
+            rs,
+            rd,
+        ))
+    }
+    #[inline(always)]
+    fn raked(a: Layout<AS, AD>, b: Layout<BS, BD>) -> Result<Self::Raked, LayoutError> {
+        let (rs, rd) = crate::ops::Mode::<1>::get(b.try_logical(a)?).parts();
+        Ok(<<<LogicalR<Layout<AS, AD>, Layout<BS, BD>> as LayoutParts>::Shape as IntTuple>::IsLeaf as ZipOne<
+            _,
+            _,
+            AS,
+            AD,
+        >>::zip_one(rs, rd, a.shape(), a.stride()))
+    }
 }
 /// CuTe's `zip(first, second)` of two rank-1 layouts, chosen by whether the
 /// first shape is an integer (`B1`): an integer pairs with the whole second
@@ -442,9 +628,14 @@ where
 #[doc(hidden)]
 pub trait ZipOne<FS, FD, SS, SD> {
     type Out;
+    fn zip_one(fs: FS, fd: FD, ss: SS, sd: SD) -> Self::Out;
 }
 impl<FS, FD, SS, SD> ZipOne<FS, FD, SS, SD> for B1 {
     type Out = Layout<((FS, SS),), ((FD, SD),)>;
+    #[inline(always)]
+    fn zip_one(fs: FS, fd: FD, ss: SS, sd: SD) -> Self::Out {
+        Layout::raw(((fs, ss),), ((fd, sd),))
+    }
 }
 impl<FS, FD, SS, SD> ZipOne<FS, FD, SS, SD> for B0
 where
@@ -454,6 +645,10 @@ where
     SD: crate::ops::Mode<0>,
 {
     type Out = Layout<((Mode0<FS>, Mode0<SS>),), ((Mode0<FD>, Mode0<SD>),)>;
+    #[inline(always)]
+    fn zip_one(fs: FS, fd: FD, ss: SS, sd: SD) -> Self::Out {
+        Layout::raw(((fs.get(), ss.get()),), ((fd.get(), sd.get()),))
+    }
 }
 type Mode0<T> = <T as crate::ops::Mode<0>>::Output;
 
@@ -463,19 +658,29 @@ type Mode0<T> = <T as crate::ops::Mode<0>>::Output;
 pub trait ZipOf<A> {
     type Blocked;
     type Raked;
+    fn try_blocked_of(self, a: A) -> Result<Self::Blocked, LayoutError>;
+    fn try_raked_of(self, a: A) -> Result<Self::Raked, LayoutError>;
 }
 impl<A: ZipProduct<B>, B> ZipOf<A> for B {
     type Blocked = A::Blocked;
     type Raked = A::Raked;
+    #[inline(always)]
+    fn try_blocked_of(self, a: A) -> Result<Self::Blocked, LayoutError> {
+        a.try_blocked(self)
+    }
+    #[inline(always)]
+    fn try_raked_of(self, a: A) -> Result<Self::Raked, LayoutError> {
+        a.try_raked(self)
+    }
 }
 
 macro_rules! zip_fn {
-    ($(#[$m:meta])* $name:ident, $try:ident, $out:ident, $dynop:path) => {
+    ($(#[$m:meta])* $name:ident, $try:ident, $out:ident, $method:ident) => {
         $(#[$m])*
         #[inline(always)]
         pub fn $name<A: LayoutParts, B: LayoutParts + ProductOnto<A> + ZipOf<A>>(a: A, b: B) -> <B as ZipOf<A>>::$out
         where
-            <B as ZipOf<A>>::$out: super::FromDyn,
+            <B as ZipOf<A>>::$out: super::StaticResult,
             A::Shape: Congruent<A::Stride>,
             B::Shape: Congruent<B::Stride>,
         {
@@ -483,10 +688,9 @@ macro_rules! zip_fn {
         }
         #[doc = concat!("[`", stringify!($name), "`], returning the reason instead of panicking at run time.")]
         #[inline(always)]
-        #[cfg_attr(not(feature = "alloc"), allow(unused_variables))]
         pub fn $try<A: LayoutParts, B: LayoutParts + ProductOnto<A> + ZipOf<A>>(a: A, b: B) -> Result<<B as ZipOf<A>>::$out, LayoutError>
         where
-            <B as ZipOf<A>>::$out: super::FromDyn,
+            <B as ZipOf<A>>::$out: super::StaticResult,
             A::Shape: Congruent<A::Stride>,
             B::Shape: Congruent<B::Stride>,
         {
@@ -495,13 +699,15 @@ macro_rules! zip_fn {
                     panic!("{}", e.as_str())
                 }
             }
-            super::values::typed_result!({
-                let ((s, d), (t, e)) = (a.parts(), b.parts());
-                $dynop(
-                    &crate::DynLayout::from_typed(&Layout::new(s, d)),
-                    &crate::DynLayout::from_typed(&Layout::new(t, e)),
-                )
-            })
+            if <A::Shape as IntTuple>::ALL_STATIC
+                && <A::Stride as IntTuple>::ALL_STATIC
+                && <B::Shape as IntTuple>::ALL_STATIC
+                && <B::Stride as IntTuple>::ALL_STATIC
+            {
+                // Checked at compile time; the result is zero-sized.
+                return Ok(super::StaticResult::make_static());
+            }
+            b.$method(a)
         }
     };
 }
@@ -514,7 +720,7 @@ zip_fn!(
     /// let r = blocked_product(layout!((3,2):(1,3)), layout!((2,5):(1,2)));
     /// assert_eq!(r.to_string(), "((_3,_2),(_2,_5)):((_1,_6),(_3,_12))");
     /// ```
-    blocked_product, try_blocked_product, Blocked, crate::dynamic::blocked_product
+    blocked_product, try_blocked_product, Blocked, try_blocked_of
 );
 zip_fn!(
     /// CuTe's `raked_product(A, B)` for layouts of equal rank:
@@ -525,5 +731,5 @@ zip_fn!(
     /// let r = raked_product(layout!((4,2):(1,4)), layout!((2,4):(4,1)));
     /// assert_eq!(r.to_string(), "((_2,_4),(_4,_2)):((_32,_1),(_8,_4))");
     /// ```
-    raked_product, try_raked_product, Raked, crate::dynamic::raked_product
+    raked_product, try_raked_product, Raked, try_raked_of
 );

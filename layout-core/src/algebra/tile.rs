@@ -27,34 +27,54 @@ pub struct ColMajor;
 pub trait TileOrder<Reps> {
     /// The strides of the repeat layout.
     type Stride: IntTuple;
+    /// The strides for the repeats `reps`.
+    fn stride(self, reps: Reps) -> Self::Stride;
 }
 impl<Reps: Compact<C<1>>> TileOrder<Reps> for ColMajor {
     type Stride = <Reps as Compact<C<1>>>::Left;
+    #[inline(always)]
+    fn stride(self, reps: Reps) -> Self::Stride {
+        reps.left(C).0
+    }
 }
 impl<
-        Reps,
+        Reps: Copy,
         O: OrderPairs<Reps> + OrderedStride<Reps, <O as OrderPairs<Reps>>::Pairs> + IntTuple,
     > TileOrder<Reps> for O
 where
     <O as OrderedStride<Reps, <O as OrderPairs<Reps>>::Pairs>>::Stride: IntTuple,
 {
     type Stride = <O as OrderedStride<Reps, <O as OrderPairs<Reps>>::Pairs>>::Stride;
+    #[inline(always)]
+    fn stride(self, reps: Reps) -> Self::Stride {
+        self.ordered_stride(reps, self.pairs(reps))
+    }
 }
 
 /// CuTe's `product_each` on a list of modes: the size of each mode.
 #[doc(hidden)]
 pub trait ProductEach {
     type Out: List;
+    fn product_each(self) -> Option<Self::Out>;
 }
 impl ProductEach for Nil {
     type Out = Nil;
+    #[inline(always)]
+    fn product_each(self) -> Option<Nil> {
+        Some(Nil)
+    }
 }
 impl<H: IntTuple, T: ProductEach> ProductEach for Cons<H, T>
 where
     H::Leaves: SizeList<C<1>>,
-    SizeT<H>: Copy + Send + Sync + 'static,
+    SizeT<H>: super::arith::Leaf,
 {
     type Out = Cons<SizeT<H>, T::Out>;
+    #[inline(always)]
+    fn product_each(self) -> Option<Self::Out> {
+        let h = super::arith::leaf_result(|| self.0.checked_size())?;
+        Some(Cons(h, self.1.product_each()?))
+    }
 }
 
 /// `ceil_div(target_i, block_i)` mode by mode, as long as the target has
@@ -62,18 +82,31 @@ where
 #[doc(hidden)]
 pub trait CeilDivEach<B> {
     type Out: List;
+    fn ceil_div_each(self, b: B) -> Option<Self::Out>;
 }
 impl<B> CeilDivEach<B> for Nil {
     type Out = Nil;
+    #[inline(always)]
+    fn ceil_div_each(self, _b: B) -> Option<Nil> {
+        Some(Nil)
+    }
 }
 impl<H, T> CeilDivEach<Nil> for Cons<H, T> {
     type Out = Nil;
+    #[inline(always)]
+    fn ceil_div_each(self, _b: Nil) -> Option<Nil> {
+        Some(Nil)
+    }
 }
 impl<H, T: CeilDivEach<U>, X, U> CeilDivEach<Cons<X, U>> for Cons<H, T>
 where
     (H, X): LCeilDiv,
 {
     type Out = Cons<CeilDivT<H, X>, T::Out>;
+    #[inline(always)]
+    fn ceil_div_each(self, b: Cons<X, U>) -> Option<Self::Out> {
+        Some(Cons((self.0, b.0).value()?, self.1.ceil_div_each(b.1)?))
+    }
 }
 
 /// CuTe's `append<R>(block)`: an integer block stays an integer when `R` is 1
@@ -82,10 +115,15 @@ where
 pub trait AppendTo<BS, BD, M> {
     type Shape: IntTuple;
     type Stride: IntTuple;
+    fn append(s: BS, d: BD) -> (Self::Shape, Self::Stride);
 }
 impl<BS: IntTuple, BD: IntTuple, M> AppendTo<BS, BD, M> for B1 {
     type Shape = BS;
     type Stride = BD;
+    #[inline(always)]
+    fn append(s: BS, d: BD) -> (BS, BD) {
+        (s, d)
+    }
 }
 impl<BS: AsModes, BD: AsModes, M> AppendTo<BS, BD, M> for B0
 where
@@ -98,6 +136,13 @@ where
 {
     type Shape = <<BS::Modes as PadTo<M, C<1>>>::Out as IntoTuple>::Tuple;
     type Stride = <<BD::Modes as PadTo<M, C<0>>>::Out as IntoTuple>::Tuple;
+    #[inline(always)]
+    fn append(s: BS, d: BD) -> (Self::Shape, Self::Stride) {
+        (
+            <BS::Modes as PadTo<M, C<1>>>::pad(s.as_modes()).into_tuple(),
+            <BD::Modes as PadTo<M, C<0>>>::pad(d.as_modes()).into_tuple(),
+        )
+    }
 }
 
 /// What is wrong with a static tiling, found from the sizes of the padded
@@ -166,6 +211,8 @@ pub trait TileToShape<Sh, O> {
     type Output;
     /// Why the tiling is inadmissible for static inputs, if it is.
     const ERROR: Option<Text>;
+    /// The tiling, or why its run-time leaves make it inadmissible.
+    fn try_tile(self, shape: Sh, order: O) -> Result<Self::Output, LayoutError>;
 }
 impl<BS, BD, Sh, O> TileToShape<Sh, O> for Layout<BS, BD>
 where
@@ -188,6 +235,35 @@ where
     Padded<BS, BD, Sh>: ZipProduct<RepLayout<BS, BD, Sh, O>>,
 {
     type Output = <Padded<BS, BD, Sh> as ZipProduct<RepLayout<BS, BD, Sh, O>>>::Blocked;
+    #[inline(always)]
+    fn try_tile(self, shape: Sh, order: O) -> Result<Self::Output, LayoutError> {
+        let fail = super::composition::step_failed("tile_to_shape");
+        let (ps, pd) =
+            <Single<BS, Sh> as AppendTo<BS, BD, Sh::Modes>>::append(self.shape(), self.stride());
+        let have = ps.as_modes().product_each().ok_or(fail.clone())?;
+        let want = shape.as_modes().product_each().ok_or(fail.clone())?;
+        // A run-time size the block does not divide is refused, as CuTe
+        // asserts for static ones (rounding up would tile past the shape).
+        let (hv, wv) = (have.into_tuple(), want.into_tuple());
+        let mut i = 0;
+        while i < <ShapeSizes<Sh> as List>::LEN {
+            let (b, t) = (hv.leaf(i), wv.leaf(i));
+            if i < <BlockSizes<BS, BD, Sh> as List>::LEN && (b == 0 || t % b != 0) {
+                return Err(LayoutError::Refused {
+                    op: "tile_to_shape",
+                    why: crate::Refusal::NotDividing {
+                        mode: i,
+                        block: b,
+                        target: t,
+                    },
+                });
+            }
+            i += 1;
+        }
+        let reps: TileReps<BS, BD, Sh> = want.ceil_div_each(have).ok_or(fail)?.into_tuple();
+        let rep = Layout::raw(reps, order.stride(reps));
+        Layout::raw(ps, pd).try_blocked(rep)
+    }
     const ERROR: Option<Text> = {
         let have = <<BlockSizes<BS, BD, Sh> as IntoTuple>::Tuple as IntTuple>::LEAF_VALUES;
         let want = <<ShapeSizes<Sh> as IntoTuple>::Tuple as IntTuple>::LEAF_VALUES;
@@ -206,19 +282,29 @@ where
 /// starts once every input type is known (bounding the block instead makes
 /// the solver explore with the other inputs still unknown, ~10x slower).
 #[doc(hidden)]
-pub trait LastArg<L, Sh> {
+pub trait LastArg<L, K> {
     type Output;
     const ERROR: Option<Text>;
+    /// The tiling of `block`; `other` holds the shape when `Self` is the order.
+    fn tile(self, block: L, other: K) -> Result<Self::Output, LayoutError>;
 }
 /// As the shape, for [`tile_to_shape`] (`Self` is the shape, the order column-major).
 impl<Sh, L: TileToShape<Sh, ColMajor>> LastArg<L, ()> for Sh {
     type Output = L::Output;
     const ERROR: Option<Text> = L::ERROR;
+    #[inline(always)]
+    fn tile(self, block: L, _other: ()) -> Result<Self::Output, LayoutError> {
+        block.try_tile(self, ColMajor)
+    }
 }
 /// As the order, for [`tile_to_shape_ordered`].
 impl<O, L: TileToShape<Sh, O>, Sh> LastArg<L, (Sh,)> for O {
     type Output = L::Output;
     const ERROR: Option<Text> = L::ERROR;
+    #[inline(always)]
+    fn tile(self, block: L, other: (Sh,)) -> Result<Self::Output, LayoutError> {
+        block.try_tile(other.0, self)
+    }
 }
 
 /// CuTe's `tile_to_shape(block, shape)`: `block` repeated column-major until
@@ -237,7 +323,7 @@ where
     L: LayoutParts,
     L::Shape: Congruent<L::Stride>,
     Sh: IntTuple + LastArg<L, ()>,
-    <Sh as LastArg<L, ()>>::Output: super::FromDyn,
+    <Sh as LastArg<L, ()>>::Output: super::StaticResult,
 {
     super::values::or_panic(try_tile_to_shape(block, shape))
 }
@@ -252,14 +338,25 @@ where
     L: LayoutParts,
     L::Shape: Congruent<L::Stride>,
     Sh: IntTuple + LastArg<L, ()>,
-    <Sh as LastArg<L, ()>>::Output: super::FromDyn,
+    <Sh as LastArg<L, ()>>::Output: super::StaticResult,
 {
     const {
         if let Some(e) = <Sh as LastArg<L, ()>>::ERROR {
             panic!("{}", e.as_str())
         }
     }
-    run(block, &shape, ColMajor)
+    if static_inputs::<L, Sh>()
+        && <<Sh as LastArg<L, ()>>::Output as super::StaticResult>::IS_STATIC
+    {
+        return Ok(super::StaticResult::make_static());
+    }
+    shape.tile(block, ())
+}
+
+/// Whether the block and the shape are static (a static order always is):
+/// then the tiling was checked at compile time and its result is zero-sized.
+const fn static_inputs<L: LayoutParts, Sh: IntTuple>() -> bool {
+    <L::Shape as IntTuple>::ALL_STATIC && <L::Stride as IntTuple>::ALL_STATIC && Sh::ALL_STATIC
 }
 
 /// CuTe's `tile_to_shape(block, shape, order)`: the repeats are laid out in
@@ -281,8 +378,8 @@ where
     L: LayoutParts,
     L::Shape: Congruent<L::Stride>,
     Sh: IntTuple,
-    O: LastArg<L, (Sh,)> + TileOrderDyn,
-    <O as LastArg<L, (Sh,)>>::Output: super::FromDyn,
+    O: LastArg<L, (Sh,)>,
+    <O as LastArg<L, (Sh,)>>::Output: super::StaticResult,
 {
     super::values::or_panic(try_tile_to_shape_ordered(block, shape, order))
 }
@@ -298,55 +395,20 @@ where
     L: LayoutParts,
     L::Shape: Congruent<L::Stride>,
     Sh: IntTuple,
-    O: LastArg<L, (Sh,)> + TileOrderDyn,
-    <O as LastArg<L, (Sh,)>>::Output: super::FromDyn,
+    O: LastArg<L, (Sh,)>,
+    <O as LastArg<L, (Sh,)>>::Output: super::StaticResult,
 {
     const {
         if let Some(e) = <O as LastArg<L, (Sh,)>>::ERROR {
             panic!("{}", e.as_str())
         }
     }
-    run(block, &shape, order)
-}
-
-/// The values of a result with run-time leaves, from the run-time algebra.
-#[inline(always)]
-#[cfg_attr(not(feature = "alloc"), allow(unused_variables))]
-fn run<Out: super::FromDyn, L: LayoutParts, Sh: IntTuple, O: TileOrderDyn>(
-    block: L,
-    shape: &Sh,
-    order: O,
-) -> Result<Out, LayoutError>
-where
-    L::Shape: Congruent<L::Stride>,
-{
-    super::values::typed_result!({
-        let (s, d) = block.parts();
-        crate::dynamic::tile_to_shape(
-            &crate::DynLayout::from_typed(&Layout::new(s, d)),
-            &crate::dynamic::DTuple::from_typed(shape),
-            order.order_dyn().as_ref(),
-        )
-    })
-}
-
-/// The order's run-time form, whatever the repeats' type.
-#[doc(hidden)]
-pub trait TileOrderDyn {
-    #[cfg(feature = "alloc")]
-    fn order_dyn(&self) -> Option<crate::dynamic::DTuple>;
-}
-impl TileOrderDyn for ColMajor {
-    #[cfg(feature = "alloc")]
-    fn order_dyn(&self) -> Option<crate::dynamic::DTuple> {
-        None
+    if static_inputs::<L, Sh>()
+        && <<O as LastArg<L, (Sh,)>>::Output as super::StaticResult>::IS_STATIC
+    {
+        return Ok(super::StaticResult::make_static());
     }
-}
-impl<O: IntTuple> TileOrderDyn for O {
-    #[cfg(feature = "alloc")]
-    fn order_dyn(&self) -> Option<crate::dynamic::DTuple> {
-        Some(crate::dynamic::DTuple::from_typed(self))
-    }
+    order.tile(block, (shape,))
 }
 
 #[cfg(test)]
