@@ -216,6 +216,16 @@ pub enum ComplementError {
         /// The cotarget size.
         m: usize,
     },
+    /// Mode `s:d`, sorted by stride, starts inside the span `span` of the
+    /// modes below it (its stride divided by the span is 0).
+    NotMultiple {
+        /// Shape of the mode.
+        s: usize,
+        /// Stride of the mode.
+        d: usize,
+        /// The span of the modes with smaller strides.
+        span: usize,
+    },
     /// More modes than the check examines.
     TooManyModes {
         /// How many.
@@ -243,6 +253,16 @@ impl ComplementError {
                 .str(", so [0, ")
                 .num(m)
                 .str(") is not covered"),
+            ComplementError::NotMultiple { s, d, span } => t
+                .str("mode ")
+                .num(s)
+                .byte(b':')
+                .num(d)
+                .str(" does not stack on the modes below it (stride ")
+                .num(d)
+                .str(" is not a multiple of their span ")
+                .num(span)
+                .str("), so no layout fills the gaps"),
             ComplementError::TooManyModes { n } => t
                 .num(n)
                 .str(" modes, more than the ")

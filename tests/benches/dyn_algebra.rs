@@ -43,8 +43,8 @@ fn zipped_divide_runtime_m() -> i64 {
 }
 
 /// The typed composition of the same inputs: `(m,32):(32,1)` with a
-/// run-time `m`, so the result has run-time leaves (their values come from
-/// the run-time algebra); then one evaluation.
+/// run-time `m`, so the result has run-time leaves (computed in place by the
+/// typed algebra, with its run-time admissibility check); then one evaluation.
 #[divan::bench]
 fn typed_composition_runtime_m() -> usize {
     let m: usize = black_box(64);
@@ -70,4 +70,17 @@ fn hand_composition_runtime_m() -> usize {
     // B(i) = (i % 4) + 4 * (i / 4); A(j) = 32 * (j % m) + (j / m).
     let j = (i % 4) + 4 * (i / 4);
     32 * (j % m) + j / m
+}
+
+/// Hand-written: the offset of index 5 in zipped_divide((m,32):(32,1), (4,4)),
+/// that is ((4,4),(ceil(m/4),8)):((32,1),(128,4)).
+#[divan::bench]
+fn hand_zipped_divide_runtime_m() -> usize {
+    let m: usize = black_box(64);
+    let i = black_box(5);
+    let q = m.div_ceil(4);
+    let (c0, r) = (i % 4, i / 4);
+    let (c1, r) = (r % 4, r / 4);
+    let (c2, c3) = (r % q, r / q);
+    c0 * 32 + c1 + c2 * 128 + c3 * 4
 }

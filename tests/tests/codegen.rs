@@ -52,11 +52,64 @@ fn body<'a>(asm: &'a str, name: &str) -> Vec<&'a str> {
         .collect()
 }
 
+/// The same with the local labels kept (`.LBB...:`), for the loop check.
+fn body_with_labels<'a>(asm: &'a str, name: &str) -> Vec<&'a str> {
+    let start = asm
+        .find(&format!("\n{name}:"))
+        .unwrap_or_else(|| panic!("no {name} in assembly"));
+    asm[start + 1..]
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with(".Lfunc_end") && !l.contains(".cfi_endproc"))
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && (!l.starts_with('.') || l.starts_with(".LBB")))
+        .filter(|l| !l.starts_with('#'))
+        .collect()
+}
+
 fn has_division(lines: &[&str]) -> bool {
-    lines.iter().any(|l| {
-        let op = l.split_whitespace().next().unwrap_or("");
-        op.starts_with("div") || op.starts_with("idiv")
-    })
+    divisions(lines) > 0
+}
+
+fn divisions(lines: &[&str]) -> usize {
+    lines
+        .iter()
+        .filter(|l| {
+            let op = l.split_whitespace().next().unwrap_or("");
+            op.starts_with("div") || op.starts_with("idiv")
+        })
+        .count()
+}
+
+/// The targets a function body calls.
+fn calls<'a>(lines: &[&'a str]) -> Vec<&'a str> {
+    lines
+        .iter()
+        .filter_map(|l| {
+            let mut w = l.split_whitespace();
+            let op = w.next()?;
+            op.starts_with("call").then(|| w.next().unwrap_or(""))
+        })
+        .collect()
+}
+
+/// Whether a function body jumps back to an earlier label (a loop).
+fn loops(lines: &[&str]) -> bool {
+    let mut seen = Vec::new();
+    for l in lines {
+        let mut w = l.split_whitespace();
+        let op = w.next().unwrap_or("");
+        if let Some(label) = op.strip_suffix(':') {
+            seen.push(label.to_string());
+        } else if op.starts_with('j') {
+            if let Some(t) = w.next() {
+                if seen.iter().any(|s| s == t) {
+                    return true;
+                }
+            }
+        }
+    }
+    false
 }
 
 #[test]
@@ -94,6 +147,33 @@ fn static_layouts_fold() {
         !has_division(&tensor),
         "tensor read divides:\n{}",
         tensor.join("\n")
+    );
+
+    // A mixed zipped_divide computed at run time and evaluated at a run-time
+    // index: straight-line, and no more divisions than the same by hand.
+    let mixed = body(&asm, "probe_mixed_zipped_divide");
+    let hand = body(&asm, "probe_mixed_zipped_divide_hand");
+    // The only call either makes is the panic of `i % 0` when m is 0,
+    // which the evaluation at a run-time index has by hand too.
+    let hand_calls = calls(&hand);
+    assert!(
+        calls(&mixed).iter().all(|c| hand_calls.contains(c))
+            && !loops(&body_with_labels(&asm, "probe_mixed_zipped_divide")),
+        "mixed zipped_divide calls or loops where the hand-written code does not:\n{}",
+        mixed.join("\n")
+    );
+    assert!(
+        divisions(&mixed) <= divisions(&hand),
+        "mixed zipped_divide divides {} times, hand-written {}:\n{}",
+        divisions(&mixed),
+        divisions(&hand),
+        mixed.join("\n")
+    );
+
+    // The loop detector is live: a run-time length needs a loop.
+    assert!(
+        loops(&body_with_labels(&asm, "probe_sum_loop")),
+        "control probe shows no loop"
     );
 
     // The detector is live: a run-time shape needs a division.

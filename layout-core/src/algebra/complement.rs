@@ -258,16 +258,17 @@ pub trait Gaps<Last, Shs, Sts> {
     type Strides;
     /// `d * s` of the last mode.
     type Next;
-    /// The values.
+    /// The values; a run-time quotient of 0 (a mode inside the span of
+    /// the modes below it) is refused, as CuTe refuses a static one.
     #[allow(clippy::type_complexity)]
     fn gaps(
         self,
         last: Last,
         shs: Shs,
         sts: Sts,
-    ) -> Option<(Self::Shapes, Self::Strides, Self::Next)>;
+    ) -> Result<(Self::Shapes, Self::Strides, Self::Next), crate::Refusal>;
 }
-impl<S0, D0: Copy, Last, Shs: Push<DivT<D0, Last>>, Sts> Gaps<Last, Shs, Sts>
+impl<S0: Leaf, D0: Leaf, Last: Leaf, Shs: Push<DivT<D0, Last>>, Sts> Gaps<Last, Shs, Sts>
     for Cons<(S0, D0, ()), Nil>
 where
     (D0, Last): LDiv,
@@ -282,17 +283,40 @@ where
         last: Last,
         shs: Shs,
         sts: Sts,
-    ) -> Option<(Self::Shapes, Self::Strides, Self::Next)> {
+    ) -> Result<(Self::Shapes, Self::Strides, Self::Next), crate::Refusal> {
         let (s0, d0, ()) = self.0;
-        Some((shs.push((d0, last).value()?), sts, (d0, s0).value()?))
+        let q = gap(s0, d0, last)?;
+        let next = (d0, s0).value().ok_or(crate::Refusal::Arithmetic)?;
+        Ok((shs.push(q), sts, next))
     }
 }
-impl<S0, D0: Copy, X, R, Last, Shs: Push<DivT<D0, Last>>, Sts: Push<MulT<D0, S0>>>
+/// The gap below mode `s:d`, `d / span`; a run-time 0 is refused.
+#[inline(always)]
+fn gap<S: Leaf, D: Leaf, Last: Leaf>(
+    s: S,
+    d: D,
+    span: Last,
+) -> Result<DivT<D, Last>, crate::Refusal>
+where
+    (D, Last): LDiv,
+{
+    let q = (d, span).value().ok_or(crate::Refusal::Arithmetic)?;
+    if <DivT<D, Last> as crate::int::Int>::STATIC.is_none() && crate::int::Int::value(q) == 0 {
+        return Err(crate::Refusal::Complement(
+            crate::admissible::ComplementError::NotMultiple {
+                s: s.value(),
+                d: d.value(),
+                span: span.value(),
+            },
+        ));
+    }
+    Ok(q)
+}
+impl<S0: Leaf, D0: Leaf, X, R, Last: Leaf, Shs: Push<DivT<D0, Last>>, Sts: Push<MulT<D0, S0>>>
     Gaps<Last, Shs, Sts> for Cons<(S0, D0, ()), Cons<X, R>>
 where
     (D0, Last): LDiv,
     (D0, S0): LMul,
-    MulT<D0, S0>: Copy,
     Cons<X, R>: Gaps<MulT<D0, S0>, Shs::Out, Sts::Out>,
 {
     type Shapes = <Cons<X, R> as Gaps<MulT<D0, S0>, Shs::Out, Sts::Out>>::Shapes;
@@ -304,11 +328,11 @@ where
         last: Last,
         shs: Shs,
         sts: Sts,
-    ) -> Option<(Self::Shapes, Self::Strides, Self::Next)> {
+    ) -> Result<(Self::Shapes, Self::Strides, Self::Next), crate::Refusal> {
         let (s0, d0, ()) = self.0;
-        let next = (d0, s0).value()?;
-        self.1
-            .gaps(next, shs.push((d0, last).value()?), sts.push(next))
+        let q = gap(s0, d0, last)?;
+        let next = (d0, s0).value().ok_or(crate::Refusal::Arithmetic)?;
+        self.1.gaps(next, shs.push(q), sts.push(next))
     }
 }
 
@@ -476,7 +500,7 @@ pub trait ComplementOf<Cot> {
     type Shape: IntTuple;
     type Stride: IntTuple;
     /// The values; `None` on overflow or division by 0.
-    fn complement_of(self, cot: Cot) -> Option<(Self::Shape, Self::Stride)>;
+    fn complement_of(self, cot: Cot) -> Result<(Self::Shape, Self::Stride), crate::Refusal>;
 }
 impl<S0, D0: Leaf, R, Cot> ComplementOf<Cot> for Cons<(S0, D0, ()), R>
 where
@@ -485,7 +509,7 @@ where
     type Shape = <D0::IsZero as ZeroStrideCase<Cons<(S0, D0, ()), R>, Cot>>::Shape;
     type Stride = <D0::IsZero as ZeroStrideCase<Cons<(S0, D0, ()), R>, Cot>>::Stride;
     #[inline(always)]
-    fn complement_of(self, cot: Cot) -> Option<(Self::Shape, Self::Stride)> {
+    fn complement_of(self, cot: Cot) -> Result<(Self::Shape, Self::Stride), crate::Refusal> {
         <D0::IsZero as ZeroStrideCase<Cons<(S0, D0, ()), R>, Cot>>::go(self, cot)
     }
 }
@@ -494,7 +518,7 @@ where
 pub trait ZeroStrideCase<M, Cot> {
     type Shape: IntTuple;
     type Stride: IntTuple;
-    fn go(m: M, cot: Cot) -> Option<(Self::Shape, Self::Stride)>;
+    fn go(m: M, cot: Cot) -> Result<(Self::Shape, Self::Stride), crate::Refusal>;
 }
 impl<M, Cot: IntTuple> ZeroStrideCase<M, Cot> for B1
 where
@@ -505,9 +529,9 @@ where
     type Shape = CoalesceShape<Cot>;
     type Stride = <CoalesceShape<Cot> as Compact<C<1>>>::Left;
     #[inline(always)]
-    fn go(_m: M, cot: Cot) -> Option<(Self::Shape, Self::Stride)> {
-        let s = coalesce_shape(cot)?;
-        Some((s, s.left(C).0))
+    fn go(_m: M, cot: Cot) -> Result<(Self::Shape, Self::Stride), crate::Refusal> {
+        let s = coalesce_shape(cot).ok_or(crate::Refusal::Arithmetic)?;
+        Ok((s, s.left(C).0))
     }
 }
 impl<M: Sorted, Cot> ZeroStrideCase<M, Cot> for B0
@@ -530,14 +554,17 @@ where
     type Shape = <<Pre<M, Cot> as Coalesce>::Output as super::LayoutParts>::Shape;
     type Stride = <<Pre<M, Cot> as Coalesce>::Output as super::LayoutParts>::Stride;
     #[inline(always)]
-    fn go(m: M, cot: Cot) -> Option<(Self::Shape, Self::Stride)> {
+    fn go(m: M, cot: Cot) -> Result<(Self::Shape, Self::Stride), crate::Refusal> {
         let (shs, sts, next) = m.sorted().gaps(C::<1>, Nil, Cons(C::<1>, Nil))?;
-        let rest = coalesce_shape(cot.ceil_div_shape(next)?)?;
+        let rest = cot
+            .ceil_div_shape(next)
+            .and_then(coalesce_shape)
+            .ok_or(crate::Refusal::Arithmetic)?;
         let pre = Layout::new(
             shs.push(rest).into_tuple(),
             sts.push(rest.left(next).0).into_tuple(),
         );
-        Some(pre.coalesce().parts())
+        Ok(pre.coalesce().parts())
     }
 }
 type G<M> = <M as Sorted>::Out;
@@ -625,17 +652,25 @@ impl<T: TripleAt> Reach<T> {
     };
 }
 
-/// The complement of `filter(A)` (its modes `t`) in `cot`, checked: what the
-/// typed complement, divides and products compute with run-time leaves.
+/// The complement of `filter(A)` (its modes `t`) in `cot` with run-time
+/// leaves. `checked`: the definition is checked (the complement itself);
+/// otherwise only CuTe's own refusal applies (the divides and products,
+/// whose compositions are checked), as in the run-time algebra.
 #[inline(always)]
 pub(crate) fn complement_values<T: TripleAt + ComplementOf<Cot>, Cot: IntTuple>(
     t: T,
     cot: Cot,
+    checked: bool,
 ) -> Result<(T::Shape, T::Stride), crate::LayoutError> {
     let (s, d) = t
         .complement_of(cot)
-        .ok_or(super::composition::step_failed("complement"))?;
-    check_runtime(Reach::<T>::REACH, &cot, &t, (s, d))?;
+        .map_err(|why| crate::LayoutError::Refused {
+            op: "complement",
+            why,
+        })?;
+    if checked {
+        check_runtime(Reach::<T>::REACH, &cot, &t, (s, d))?;
+    }
     Ok((s, d))
 }
 
@@ -732,7 +767,7 @@ where
             // Checked at compile time; the result is zero-sized.
             return Ok(super::values::StaticResult::make_static());
         }
-        let (s, d) = complement_values(self.triples(), cot)?;
+        let (s, d) = complement_values(self.triples(), cot, true)?;
         Ok(Layout::new(s, d))
     }
 }

@@ -65,7 +65,7 @@ where
     #[inline(always)]
     fn try_logical(self, a: Layout<AS, AD>) -> Result<Self::Logical, LayoutError> {
         let cot = a.coalesce().parts().0;
-        let (cs, cd) = super::complement::complement_values(self.triples(), cot)?;
+        let (cs, cd) = super::complement::complement_values(self.triples(), cot, false)?;
         Layout::raw((self.shape(), cs), (self.stride(), cd)).try_compose_onto(a)
     }
     const ERROR: Option<Text> = if super::complement::has_static_zero(

@@ -167,7 +167,7 @@ where
                     op: "logical_product",
                 },
             )?;
-        let (cs, cd) = super::complement::complement_values(a.triples(), cot)?;
+        let (cs, cd) = super::complement::complement_values(a.triples(), cot, false)?;
         let (rs, rd) = self.try_compose_onto(Layout::raw(cs, cd))?.parts();
         Ok(Layout::raw((a.shape(), rs), (a.stride(), rd)))
     }

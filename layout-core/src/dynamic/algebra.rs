@@ -599,7 +599,7 @@ fn complement_unchecked(a: &DynLayout, cotarget: &DTuple) -> R<DynLayout> {
             .unwrap();
         let (s, d) = modes.remove(idx);
         let q = div(d, *strides.last().unwrap(), op)?;
-        if q.is(0) {
+        if q.v == 0 {
             return Err(not_stacking(a, s, d, *strides.last().unwrap()));
         }
         shapes.push(q);
@@ -607,7 +607,7 @@ fn complement_unchecked(a: &DynLayout, cotarget: &DTuple) -> R<DynLayout> {
     }
     let (s0, d0) = modes[0];
     let q = div(d0, *strides.last().unwrap(), op)?;
-    if q.is(0) {
+    if q.v == 0 {
         return Err(not_stacking(a, s0, d0, *strides.last().unwrap()));
     }
     shapes.push(q);
@@ -622,9 +622,14 @@ fn complement_unchecked(a: &DynLayout, cotarget: &DTuple) -> R<DynLayout> {
 }
 
 fn not_stacking(a: &DynLayout, s: DInt, d: DInt, below: DInt) -> LayoutError {
+    let e = crate::admissible::ComplementError::NotMultiple {
+        s: usize::try_from(s.v).unwrap_or(0),
+        d: usize::try_from(d.v).unwrap_or(0),
+        span: usize::try_from(below.v).unwrap_or(0),
+    };
     invalid(
         "complement",
-        format!("{a}: mode {s}:{d} does not stack on the modes below it (stride {d} is not a multiple of their span {below}), so no layout fills the gaps"),
+        format!("{a}: {}", e.text(crate::ctext::Text::EMPTY).as_str()),
     )
 }
 

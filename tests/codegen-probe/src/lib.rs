@@ -43,3 +43,38 @@ pub fn probe_zipped_divide_crd() -> usize {
     let z = lc::algebra::zipped_divide(layout!((128,64):(64,1)), (lc::C::<32>, lc::C::<8>));
     z.crd2idx(crd!((3, 5), (2, 7)))
 }
+
+/// zipped_divide of a mixed layout (run-time m) by (_4,_4), evaluated at a
+/// run-time index: the layout algebra runs at run time here.
+#[no_mangle]
+#[inline(never)]
+pub fn probe_mixed_zipped_divide(m: usize, i: usize) -> usize {
+    match lc::algebra::try_zipped_divide(layout!((m, 32):(32, 1)), (lc::C::<4>, lc::C::<4>)) {
+        Ok(z) => z.call(i),
+        Err(_) => usize::MAX,
+    }
+}
+
+/// The same by hand: the result is ((4,4),(ceil(m/4),8)):((32,1),(128,4)).
+#[no_mangle]
+#[inline(never)]
+pub fn probe_mixed_zipped_divide_hand(m: usize, i: usize) -> usize {
+    let q = m.div_ceil(4);
+    let (c0, r) = (i % 4, i / 4);
+    let (c1, r) = (r % 4, r / 4);
+    let (c2, c3) = (r % q, r / q);
+    c0 * 32 + c1 + c2 * 128 + c3 * 4
+}
+
+/// Control for the loop detector: a sum over a run-time length loops.
+#[no_mangle]
+#[inline(never)]
+pub fn probe_sum_loop(n: usize) -> usize {
+    let mut s = 0usize;
+    let mut k = 1usize;
+    for _ in 0..n {
+        s = s.wrapping_add(k);
+        k = k.wrapping_mul(3);
+    }
+    s
+}

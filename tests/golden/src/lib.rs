@@ -316,7 +316,10 @@ impl Report {
             Err(e) => {
                 let b_size = b.parse::<DynLayout>().ok().and_then(|l| l.size().ok());
                 let breaks = table.zip(b_size).is_some_and(|(t, n)| t.len() as i64 != n);
-                let same = dl.as_ref().err().map(|x| x.to_string()) == Some(e.to_string());
+                let same = dl
+                    .as_ref()
+                    .err()
+                    .is_some_and(|x| same_refusal(&e.to_string(), &x.to_string()));
                 if breaks && same {
                     self.deliberate.push(format!(
                         "{id}: CuTe {exp} has size {} for B = {b}; refused: {e}",
@@ -352,5 +355,15 @@ impl Report {
     #[allow(dead_code)]
     pub fn broken(&mut self, op: &'static str, why: &str) {
         self.record(op, "", false, || format!("not generated: {why}"));
+    }
+}
+
+/// Whether the typed algebra's refusal `typed` ("op: reason", no layouts:
+/// it is built without allocating) gives the same reason as the run-time
+/// algebra's `dynamic` ("op: A o B: reason").
+pub fn same_refusal(typed: &str, dynamic: &str) -> bool {
+    match typed.split_once(": ") {
+        Some((op, why)) => dynamic.starts_with(op) && dynamic.ends_with(why),
+        None => typed == dynamic,
     }
 }
