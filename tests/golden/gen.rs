@@ -605,8 +605,14 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
         | "flat_product" => {
             let f = op.trim_end_matches("_mixed").trim_end_matches("_dynamic");
             let (a, t) = (arg_str(r, 0)?, arg_str(r, 1)?);
+            // A divide never has fewer elements than A; a product is not checked so.
+            let check = if f.ends_with("divide") {
+                format!("rep.algebra_try_divide(op, id, out, dl, {exp}, {tab}, {a:?});")
+            } else {
+                format!("rep.algebra_try(op, id, out, dl, {exp}, {tab}, \"\");")
+            };
             format!(
-                "{head}let out = layout_core::algebra::try_{f}({}, {});\nlet dl = layout_core::{f}(&{a:?}.parse().unwrap(), &{t:?}.parse().unwrap());\nrep.algebra_try(op, id, out, dl, {exp}, {tab}, \"\");",
+                "{head}let out = layout_core::algebra::try_{f}({}, {});\nlet dl = layout_core::{f}(&{a:?}.parse().unwrap(), &{t:?}.parse().unwrap());\n{check}",
                 emit_layout(a, false)?,
                 emit_tiler(t)?
             )

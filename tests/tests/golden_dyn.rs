@@ -237,6 +237,15 @@ fn compute(op: &str, a: &[Value]) -> Option<Result<DynLayout, LayoutError>> {
     })
 }
 
+/// Whether CuTe's printed divide has fewer elements than A: a divide
+/// rearranges A into tiles and cannot lose any.
+fn cute_divide_loses_elements(args: &[Value], r: &Value) -> bool {
+    let (Ok(a), Some(t)) = (lay(&args[0]), r["table"].as_array()) else {
+        return false;
+    };
+    a.size().is_ok_and(|n| (t.len() as i64) < n)
+}
+
 /// Whether CuTe's printed composition has a size other than B's.
 fn cute_breaks_compatibility(args: &[Value], r: &Value) -> bool {
     let (Ok(b), Some(t)) = (lay(&args[1]), r["table"].as_array()) else {
@@ -313,8 +322,9 @@ fn main() {
                     // CuTe's own post-condition for composition is compatible(B, R):
                     // size(R) == size(B). Where CuTe's printed result breaks it, we refuse.
                     Err(_)
-                        if op.starts_with("composition")
-                            && cute_breaks_compatibility(&args, &r) =>
+                        if (op.starts_with("composition")
+                            && cute_breaks_compatibility(&args, &r))
+                            || (op.contains("divide") && cute_divide_loses_elements(&args, &r)) =>
                     {
                         better.push(format!(
                             "{id}: {} o {} -> CuTe {} (size {}), refused",

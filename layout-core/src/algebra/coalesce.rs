@@ -2,11 +2,11 @@
 //! leaves from the back. Two modes merge only when the merge is provable at
 //! compile time: both shapes and both strides static and `s*d == d_next`.
 
+use super::arith::{LMul, Leaf, MulT};
 use crate::int::{Int, IntMul, StaticInt, StaticOneTag, StaticZeroTag, C, S};
 use crate::layout::{Congruent, Layout};
 use crate::tuple::{Cons, IntTuple, IntoTuple, List, Nil};
-use core::ops::Mul;
-use typenum::{Bit, IsEqual, Prod, Unsigned, B0, B1};
+use typenum::{Bit, IsEqual, Unsigned, B0, B1};
 
 /// `Some` static value as a typenum unsigned, or none for a dynamic leaf.
 #[doc(hidden)]
@@ -51,30 +51,27 @@ impl<U: StaticOneTag> StaticFormU for U {
     type IsOne = <U as StaticOneTag>::IsOne;
 }
 
-/// Whether `s:d` merges into a front mode with stride `fd` (and shape `fs`
-/// static): `B1` only when all four are static and `s*d == fd`.
+/// Whether `s:d` merges into a front mode `fs:fd`, given the form of the
+/// product `s*d` and of `fs` and `fd`: `B1` when `fs` is static and `s*d`
+/// is provably `fd` (CuTe's rule; `_0 * s` is `_0` even for a run-time `s`).
 #[doc(hidden)]
 pub trait MergeTag {
     type Tag: Bit;
 }
-impl<D, FS, FD> MergeTag for (Unknown, D, FS, FD) {
+impl<FS, FD> MergeTag for (Unknown, FS, FD) {
     type Tag = B0;
 }
-impl<A, FS, FD> MergeTag for (Known<A>, Unknown, FS, FD) {
+impl<P, FD> MergeTag for (Known<P>, Unknown, FD) {
     type Tag = B0;
 }
-impl<A, B, FD> MergeTag for (Known<A>, Known<B>, Unknown, FD) {
+impl<P, E> MergeTag for (Known<P>, Known<E>, Unknown) {
     type Tag = B0;
 }
-impl<A, B, E> MergeTag for (Known<A>, Known<B>, Known<E>, Unknown) {
-    type Tag = B0;
-}
-impl<A: Mul<B>, B, E, F> MergeTag for (Known<A>, Known<B>, Known<E>, Known<F>)
+impl<P: IsEqual<F>, E, F> MergeTag for (Known<P>, Known<E>, Known<F>)
 where
-    Prod<A, B>: IsEqual<F>,
-    <Prod<A, B> as IsEqual<F>>::Output: Bit,
+    <P as IsEqual<F>>::Output: Bit,
 {
-    type Tag = <Prod<A, B> as IsEqual<F>>::Output;
+    type Tag = <P as IsEqual<F>>::Output;
 }
 
 /// The accumulator while the modes are still one integer mode.
@@ -227,37 +224,28 @@ pub trait MergeOrPrepend<Acc> {
     type Out;
     fn merge_or_prepend(self, acc: Acc) -> Self::Out;
 }
-impl<Sh: StaticForm, St: StaticForm, Acc: Front> MergeOrPrepend<Acc> for (Sh, St)
+/// The merge decision of `(Sh, St)` into the front of `Acc`.
+type MergeOf<Sh, St, Acc> = <(
+    <MulT<Sh, St> as StaticForm>::Form,
+    <<Acc as Front>::FS as StaticForm>::Form,
+    <<Acc as Front>::FD as StaticForm>::Form,
+) as MergeTag>::Tag;
+impl<Sh: Leaf, St: Leaf, Acc: Front> MergeOrPrepend<Acc> for (Sh, St)
 where
+    (Sh, St): LMul,
     Acc::FS: StaticForm,
     Acc::FD: StaticForm,
     (
-        Sh::Form,
-        St::Form,
+        <MulT<Sh, St> as StaticForm>::Form,
         <Acc::FS as StaticForm>::Form,
         <Acc::FD as StaticForm>::Form,
     ): MergeTag,
-    <(
-        Sh::Form,
-        St::Form,
-        <Acc::FS as StaticForm>::Form,
-        <Acc::FD as StaticForm>::Form,
-    ) as MergeTag>::Tag: Merge<(Sh, St), Acc>,
+    MergeOf<Sh, St, Acc>: Merge<(Sh, St), Acc>,
 {
-    type Out = <<(
-        Sh::Form,
-        St::Form,
-        <Acc::FS as StaticForm>::Form,
-        <Acc::FD as StaticForm>::Form,
-    ) as MergeTag>::Tag as Merge<(Sh, St), Acc>>::Out;
+    type Out = <MergeOf<Sh, St, Acc> as Merge<(Sh, St), Acc>>::Out;
     #[inline(always)]
     fn merge_or_prepend(self, acc: Acc) -> Self::Out {
-        <<(
-            Sh::Form,
-            St::Form,
-            <Acc::FS as StaticForm>::Form,
-            <Acc::FD as StaticForm>::Form,
-        ) as MergeTag>::Tag as Merge<(Sh, St), Acc>>::go(self, acc)
+        <MergeOf<Sh, St, Acc> as Merge<(Sh, St), Acc>>::go(self, acc)
     }
 }
 

@@ -120,7 +120,11 @@ fn bw_coalesce(old: &[(DInt, DInt)], mut acc: Acc) -> R<DynLayout> {
             continue;
         }
         let (fs, fd) = acc.modes[0];
-        if fs.st && s.st && d.st && fd.st && s.v.checked_mul(d.v) == Some(fd.v) {
+        // CuTe merges when the front shape is static and `s * d` is provably
+        // the front stride: both static, or a static-0 stride (`_0 * s` is
+        // `_0` whatever s is) in front of a static-0 stride.
+        let p = mul(s, d, "coalesce")?;
+        if fs.st && p.st && fd.st && p.v == fd.v {
             acc.modes[0] = (mul(s, fs, "coalesce")?, d);
         } else {
             acc.modes.insert(0, (s, d));

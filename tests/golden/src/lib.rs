@@ -311,20 +311,60 @@ impl Report {
         table: Option<&[usize]>,
         b: &str,
     ) {
+        let b_size = b.parse::<DynLayout>().ok().and_then(|l| l.size().ok());
+        let breaks = table.zip(b_size).is_some_and(|(t, n)| t.len() as i64 != n);
+        self.algebra_try_by(op, id, out, dl, exp, table, breaks, || {
+            format!(
+                "CuTe {exp} has size {} for B = {b}",
+                table.map_or(0, |t| t.len())
+            )
+        });
+    }
+    /// [`Report::algebra_try`] for a divide: refusing is right only where
+    /// CuTe's printed result has fewer elements than A (given as text), which
+    /// a divide (A rearranged into tiles) cannot have, and the run-time
+    /// algebra refuses too.
+    pub fn algebra_try_divide<S: Congruent<D>, D: IntTuple>(
+        &mut self,
+        op: &'static str,
+        id: &str,
+        out: Result<Layout<S, D>, LayoutError>,
+        dl: Result<DynLayout, LayoutError>,
+        exp: &str,
+        table: Option<&[usize]>,
+        a: &str,
+    ) {
+        let a_size = a.parse::<DynLayout>().ok().and_then(|l| l.size().ok());
+        let breaks = table.zip(a_size).is_some_and(|(t, n)| (t.len() as i64) < n);
+        self.algebra_try_by(op, id, out, dl, exp, table, breaks, || {
+            format!(
+                "CuTe {exp} has size {}, below size(A) for A = {a}",
+                table.map_or(0, |t| t.len())
+            )
+        });
+    }
+    #[allow(clippy::too_many_arguments)]
+    fn algebra_try_by<S: Congruent<D>, D: IntTuple>(
+        &mut self,
+        op: &'static str,
+        id: &str,
+        out: Result<Layout<S, D>, LayoutError>,
+        dl: Result<DynLayout, LayoutError>,
+        exp: &str,
+        table: Option<&[usize]>,
+        breaks: bool,
+        why: impl FnOnce() -> String,
+    ) {
         match out {
             Ok(l) => self.algebra(op, id, l, dl, exp, table),
             Err(e) => {
-                let b_size = b.parse::<DynLayout>().ok().and_then(|l| l.size().ok());
-                let breaks = table.zip(b_size).is_some_and(|(t, n)| t.len() as i64 != n);
                 let same = dl
                     .as_ref()
                     .err()
                     .is_some_and(|x| same_refusal(&e.to_string(), &x.to_string()));
                 if breaks && same {
-                    self.deliberate.push(format!(
-                        "{id}: CuTe {exp} has size {} for B = {b}; refused: {e}",
-                        table.map_or(0, |t| t.len())
-                    ));
+                    self.deliberate
+                        .push(format!("{id}: {}; refused: {e}", why()));
                 }
                 self.record(op, id, breaks && same, || {
                     format!("refused: {e}; CuTe {exp}")

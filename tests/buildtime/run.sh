@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Marginal build cost of typed layout-algebra ops: generate a program with N
+# distinct ops (static or mixed), build it once in release, then time a touch
+# rebuild (three runs, the median is printed).
+#
+#   tests/buildtime/run.sh [static|mixed] N...      e.g. tests/buildtime/run.sh static 1 17 60
+#
+# Each op differs from the others in a static constant, so every call is a
+# new instantiation, as the distinct layouts of a kernel are.
+set -euo pipefail
+kind=${1:-static}; shift || true
+sizes=${*:-1 17 60}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+work=${BUILDTIME_DIR:-$root/target/buildtime}
+mkdir -p "$work/src"
+cat > "$work/Cargo.toml" <<TOML
+[package]
+name = "buildtime-probe"
+version = "0.0.0"
+edition = "2021"
+publish = false
+[dependencies]
+layout-core = { path = "$root/layout-core" }
+[workspace]
+TOML
+for n in $sizes; do
+  {
+    echo 'use layout_core::algebra::{composition, logical_product, zipped_divide};'
+    echo 'use layout_core::{layout, C};'
+    echo 'fn main() {'
+    echo '    let m: usize = std::env::args().count() + 63;'
+    echo '    let mut acc = 0usize;'
+    for ((i = 0; i < n; i++)); do
+      k=$((2 + i))
+      if [ "$kind" = mixed ]; then a="layout!((m, $k):($k, 1))"; p="layout!((2, m):(1, 2))"; else a="layout!((64, $k):($k, 1))"; p="layout!((2, 64):(1, 2))"; fi
+      case $((i % 3)) in
+        0) echo "    acc += composition($a, layout!((4,$k):(1,4))).call(acc % 7);" ;;
+        1) echo "    acc += zipped_divide($a, (C::<4>, C::<$k>)).call(acc % 7);" ;;
+        2) echo "    acc += logical_product($p, layout!(($k,2):(1,$k))).call(acc % 7);" ;;
+      esac
+    done
+    echo '    println!("{acc} {m}");'
+    echo '}'
+  } > "$work/src/main.rs"
+  (cd "$work" && cargo build --release --quiet)
+  times=()
+  for _ in 1 2 3; do
+    touch "$work/src/main.rs"
+    s=$(date +%s.%N)
+    (cd "$work" && cargo build --release --quiet)
+    e=$(date +%s.%N)
+    times+=("$(echo "$e - $s" | bc)")
+  done
+  med=$(printf '%s\n' "${times[@]}" | sort -n | sed -n 2p)
+  echo "$kind $n ops: touch rebuild (release) median ${med}s (runs: ${times[*]})"
+done
