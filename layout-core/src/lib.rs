@@ -30,6 +30,7 @@ extern crate std;
 pub mod admissible;
 pub mod algebra;
 pub mod atom;
+pub mod congruent;
 pub mod coord;
 pub mod ctext;
 #[cfg(feature = "alloc")]

@@ -171,9 +171,38 @@ pub trait IntTuple: Copy + 'static + Send + Sync {
     fn leaf(&self, i: usize) -> usize;
     /// The natural coordinate of a 1-D index (colexicographic, CuTe's `idx2crd(i, shape)`).
     fn idx2crd(&self, i: usize) -> Self::Dyn;
-    /// The same tuple as a run-time [`DTuple`](crate::dynamic::DTuple), static flags kept.
-    #[cfg(feature = "alloc")]
-    fn to_dtuple(&self) -> crate::dynamic::DTuple;
+    /// Walk the nesting: `open`/`close` around each tuple, `leaf` for each
+    /// integer (with whether it is static), in order.
+    fn visit(&self, v: &mut dyn TupleVisitor);
+}
+
+/// What [`IntTuple::visit`] calls: the nesting and the leaves in order.
+///
+/// ```
+/// use layout_core::{tuple::TupleVisitor, IntTuple, C};
+/// struct Text(String);
+/// impl TupleVisitor for Text {
+///     fn leaf(&mut self, v: usize, is_static: bool) {
+///         if !self.0.ends_with('(') && !self.0.is_empty() { self.0.push(','); }
+///         self.0 += &format!("{}{v}", if is_static { "_" } else { "" });
+///     }
+///     fn open(&mut self) {
+///         if !self.0.ends_with('(') && !self.0.is_empty() { self.0.push(','); }
+///         self.0.push('(');
+///     }
+///     fn close(&mut self) { self.0.push(')'); }
+/// }
+/// let mut t = Text(String::new());
+/// (C::<2>, (3usize, C::<4>)).visit(&mut t);
+/// assert_eq!(t.0, "(_2,(3,_4))");
+/// ```
+pub trait TupleVisitor {
+    /// An integer leaf.
+    fn leaf(&mut self, v: usize, is_static: bool);
+    /// A tuple begins.
+    fn open(&mut self);
+    /// The tuple ends.
+    fn close(&mut self);
 }
 
 /// Print any [`IntTuple`] in CuTe's notation.
@@ -242,12 +271,8 @@ macro_rules! leaf_int_tuple {
             fn idx2crd(&self, i: usize) -> usize {
                 i
             }
-            #[cfg(feature = "alloc")]
-            fn to_dtuple(&self) -> crate::dynamic::DTuple {
-                crate::dynamic::DTuple::Int(crate::dynamic::DInt {
-                    v: self.value() as i64,
-                    st: Self::ALL_STATIC,
-                })
+            fn visit(&self, v: &mut dyn TupleVisitor) {
+                v.leaf(self.value(), Self::ALL_STATIC)
             }
         }
     };
@@ -286,8 +311,7 @@ pub trait IntList: List {
     fn to_dyn(&self) -> Self::Dyn;
     fn leaves(self) -> Self::Leaves;
     fn idx2crd(&self, i: usize) -> Self::Dyn;
-    #[cfg(feature = "alloc")]
-    fn push_dtuples(&self, out: &mut alloc::vec::Vec<crate::dynamic::DTuple>);
+    fn visit_items(&self, v: &mut dyn TupleVisitor);
 }
 
 impl IntList for Nil {
@@ -327,8 +351,7 @@ impl IntList for Nil {
     fn idx2crd(&self, _i: usize) -> Nil {
         Nil
     }
-    #[cfg(feature = "alloc")]
-    fn push_dtuples(&self, _out: &mut alloc::vec::Vec<crate::dynamic::DTuple>) {}
+    fn visit_items(&self, _v: &mut dyn TupleVisitor) {}
 }
 
 impl<H: IntTuple, T: IntList> IntList for Cons<H, T>
@@ -402,10 +425,9 @@ where
             Cons(self.0.idx2crd(i % n), self.1.idx2crd(i / n))
         }
     }
-    #[cfg(feature = "alloc")]
-    fn push_dtuples(&self, out: &mut alloc::vec::Vec<crate::dynamic::DTuple>) {
-        out.push(self.0.to_dtuple());
-        self.1.push_dtuples(out);
+    fn visit_items(&self, v: &mut dyn TupleVisitor) {
+        self.0.visit(v);
+        self.1.visit_items(v);
     }
 }
 
@@ -467,11 +489,10 @@ where
     fn idx2crd(&self, i: usize) -> Self::Dyn {
         self.into_list().idx2crd(i).into_tuple()
     }
-    #[cfg(feature = "alloc")]
-    fn to_dtuple(&self) -> crate::dynamic::DTuple {
-        let mut modes = alloc::vec::Vec::with_capacity(<T::List as List>::LEN);
-        self.into_list().push_dtuples(&mut modes);
-        crate::dynamic::DTuple::Tup(modes)
+    fn visit(&self, v: &mut dyn TupleVisitor) {
+        v.open();
+        self.into_list().visit_items(v);
+        v.close();
     }
 }
 

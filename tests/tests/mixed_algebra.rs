@@ -126,3 +126,31 @@ fn divides_and_products_match_dyn() {
         }
     }
 }
+
+/// CuTe merges a mode into a front mode with a static shape when `s*d` is
+/// provably the front stride: with static-0 strides that holds for a
+/// run-time shape too (`_0 * m` is `_0`), so `(m,_4):(_0,_0)` coalesces to
+/// `(4m):_0`, and a composition with it walks one mode.
+#[test]
+fn static_zero_strides_merge_run_time_shapes() {
+    let m = 4usize;
+    let a = layout!((m, 4):(0, 0));
+    let c = layout_core::algebra::coalesce(a);
+    assert_eq!(c.to_string(), "16:_0");
+    assert_eq!(
+        layout_core::coalesce(&dyn_of("(4,_4):(_0,_0)"))
+            .unwrap()
+            .to_string(),
+        "16:_0"
+    );
+    let r = composition(a, layout!(8:1));
+    assert_eq!(r.to_string(), "_8:_0");
+    let d = layout_core::composition(&dyn_of("(4,_4):(_0,_0)"), &dyn_of("_8:_1")).unwrap();
+    assert_eq!(d.to_string(), "_8:_0");
+    // A run-time 0 stride is not provably the front stride: no merge.
+    let z = 0usize;
+    assert_eq!(
+        layout_core::algebra::coalesce(layout!((m, 4):(z, 0))).to_string(),
+        "(4,_4):(0,_0)"
+    );
+}

@@ -8,7 +8,7 @@
 //! result is its type's constant (nothing is computed), a run-time one is
 //! checked arithmetic (`None` on overflow or division by 0).
 
-use super::coalesce::{Known, StaticForm, Unknown};
+use super::typelevel::{Known, StaticForm, Unknown};
 use crate::int::{Int, S};
 use core::ops::{Add, Div, Mul};
 use typenum::{Minimum, Prod, Quot, Sub1, Sum, UInt, UTerm, Unsigned};

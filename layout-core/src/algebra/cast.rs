@@ -1,8 +1,8 @@
 //! Typed `upcast<N>` and `downcast<N>`: the layout over elements N times
 //! wider or narrower. Leaf by leaf; the structure is kept.
 
-use super::coalesce::StaticForm;
 use super::filter::StrideZero;
+use super::typelevel::StaticForm;
 use crate::int::{Int, IntMul, StaticInt, C, S};
 use crate::layout::{Congruent, Layout};
 use crate::tuple::{Cons, IntTuple, IntoTuple, List, Nil, Tuple};

@@ -3,53 +3,11 @@
 //! compile time: both shapes and both strides static and `s*d == d_next`.
 
 use super::arith::{LMul, Leaf, MulT};
-use crate::int::{Int, IntMul, StaticInt, StaticOneTag, StaticZeroTag, C, S};
+use super::typelevel::{Known, StaticForm, Unknown};
+use crate::int::{Int, IntMul, C};
 use crate::layout::{Congruent, Layout};
 use crate::tuple::{Cons, IntTuple, IntoTuple, List, Nil};
-use typenum::{Bit, IsEqual, Unsigned, B0, B1};
-
-/// `Some` static value as a typenum unsigned, or none for a dynamic leaf.
-#[doc(hidden)]
-pub trait StaticForm {
-    /// `Known<U>` or `Unknown`.
-    type Form;
-    /// `B1` for a static 1.
-    type IsOne: Bit;
-    /// `B1` for a static 0.
-    type IsZero: Bit;
-}
-#[doc(hidden)]
-pub struct Known<U>(U);
-#[doc(hidden)]
-pub struct Unknown;
-impl StaticForm for usize {
-    type Form = Unknown;
-    type IsOne = B0;
-    type IsZero = B0;
-}
-impl<const N: usize> StaticForm for C<N>
-where
-    C<N>: StaticInt,
-    <C<N> as StaticInt>::U: StaticOneTag + StaticZeroTag,
-{
-    type Form = Known<<C<N> as StaticInt>::U>;
-    type IsOne = <<C<N> as StaticInt>::U as StaticOneTag>::IsOne;
-    type IsZero = <<C<N> as StaticInt>::U as StaticZeroTag>::IsZero;
-}
-impl<U: Unsigned + StaticOneTag + StaticZeroTag + 'static> StaticForm for S<U> {
-    type Form = Known<U>;
-    type IsOne = <U as StaticOneTag>::IsOne;
-    type IsZero = <U as StaticZeroTag>::IsZero;
-}
-
-/// `B1` for the typenum 1.
-#[doc(hidden)]
-pub trait StaticFormU {
-    type IsOne: Bit;
-}
-impl<U: StaticOneTag> StaticFormU for U {
-    type IsOne = <U as StaticOneTag>::IsOne;
-}
+use typenum::{Bit, IsEqual, B0, B1};
 
 /// Whether `s:d` merges into a front mode `fs:fd`, given the form of the
 /// product `s*d` and of `fs` and `fd`: `B1` when `fs` is static and `s*d`

@@ -2,9 +2,10 @@
 //! `common = coalesce(A o right_inverse(B))`; when its first mode has a
 //! static stride 1, that many elements are contiguous in both A and B.
 
-use super::coalesce::{Coalesce, StaticForm};
+use super::coalesce::Coalesce;
 use super::composition::{ComposeOnto, LayoutParts};
 use super::inverse::RightInverse;
+use super::typelevel::StaticForm;
 use crate::int::C;
 use crate::layout::{Congruent, Layout};
 use crate::ops::Mode;
@@ -18,11 +19,11 @@ pub trait Contiguous {
 }
 impl<S: StaticForm, D: StaticForm> Contiguous for (S, D)
 where
-    (<S::Form as super::complement::StTag>::St, D::IsOne): super::composition::Both,
-    S::Form: super::complement::StTag,
+    (<S::Form as super::typelevel::StTag>::St, D::IsOne): super::typelevel::Both,
+    S::Form: super::typelevel::StTag,
 {
     type Tag =
-        <(<S::Form as super::complement::StTag>::St, D::IsOne) as super::composition::Both>::Out;
+        <(<S::Form as super::typelevel::StTag>::St, D::IsOne) as super::typelevel::Both>::Out;
 }
 
 /// The two results by tag.

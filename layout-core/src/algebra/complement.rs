@@ -8,10 +8,13 @@
 //! at compile time ([`crate::admissible::check_complement`]).
 
 use super::arith::{CeilDivT, DivT, LCeilDiv, LDiv, LMul, Leaf, MulT};
-use super::coalesce::{Coalesce, Known, Unknown};
-use super::composition::{LayoutParts as _, Pack};
+use super::coalesce::Coalesce;
+use super::composition::LayoutParts as _;
 use super::filter::FilterZerosShape;
-use super::inverse::Push;
+use super::typelevel::SameBit;
+use super::typelevel::StTag;
+use super::typelevel::{Known, Pack, Push};
+
 use crate::ctext::Text;
 use crate::int::StaticInt;
 use crate::int::C;
@@ -39,35 +42,6 @@ impl<AH: crate::int::Int, AT: Zip<BT>, BH: crate::int::Int, BT> Zip<Cons<BH, BT>
     fn zip(self, b: Cons<BH, BT>) -> Self::Out {
         Cons((self.0, b.0, ()), self.1.zip(b.1))
     }
-}
-
-/// `B1` for a static leaf.
-#[doc(hidden)]
-pub trait StTag {
-    type St: Bit;
-}
-impl<U> StTag for Known<U> {
-    type St = B1;
-}
-impl StTag for Unknown {
-    type St = B0;
-}
-/// `B1` when two bits are equal.
-#[doc(hidden)]
-pub trait SameBit {
-    type Out: Bit;
-}
-impl SameBit for (B0, B0) {
-    type Out = B1;
-}
-impl SameBit for (B1, B1) {
-    type Out = B1;
-}
-impl SameBit for (B0, B1) {
-    type Out = B0;
-}
-impl SameBit for (B1, B0) {
-    type Out = B0;
 }
 
 /// CuTe's `coalesce(shape)`: neighbours that are both static or both
@@ -853,15 +827,15 @@ where
     <Sh as FilterZerosShape<D>>::Out: Congruent<D>,
     Layout<<Sh as FilterZerosShape<D>>::Out, D>: Coalesce,
     <Layout<<Sh as FilterZerosShape<D>>::Out, D> as Coalesce>::Output: super::LayoutParts,
-    <<FilteredParts<Sh, D> as super::LayoutParts>::Shape as IntTuple>::Leaves: super::divide::ZipModes<
+    <<FilteredParts<Sh, D> as super::LayoutParts>::Shape as IntTuple>::Leaves: super::typelevel::ZipModes<
         <<FilteredParts<Sh, D> as super::LayoutParts>::Stride as IntTuple>::Leaves,
     >,
-    <<<FilteredParts<Sh, D> as super::LayoutParts>::Shape as IntTuple>::Leaves as super::divide::ZipModes<
+    <<<FilteredParts<Sh, D> as super::LayoutParts>::Shape as IntTuple>::Leaves as super::typelevel::ZipModes<
         <<FilteredParts<Sh, D> as super::LayoutParts>::Stride as IntTuple>::Leaves,
-    >>::Out: super::product::CosizeList<Known<typenum::U0>>,
-    <<<<FilteredParts<Sh, D> as super::LayoutParts>::Shape as IntTuple>::Leaves as super::divide::ZipModes<
+    >>::Out: super::typelevel::CosizeList<Known<typenum::U0>>,
+    <<<<FilteredParts<Sh, D> as super::LayoutParts>::Shape as IntTuple>::Leaves as super::typelevel::ZipModes<
         <<FilteredParts<Sh, D> as super::LayoutParts>::Stride as IntTuple>::Leaves,
-    >>::Out as super::product::CosizeList<Known<typenum::U0>>>::Out: super::product::PlusOne,
+    >>::Out as super::typelevel::CosizeList<Known<typenum::U0>>>::Out: super::typelevel::PlusOne,
     FilteredCosize<Sh, D>: crate::int::FromValue,
 {
     type Cot = FilteredCosize<Sh, D>;
@@ -887,7 +861,7 @@ where
     }
 }
 type FilteredParts<Sh, D> = <Layout<<Sh as FilterZerosShape<D>>::Out, D> as Coalesce>::Output;
-type FilteredCosize<Sh, D> = super::product::CosizeT<
+type FilteredCosize<Sh, D> = super::typelevel::CosizeT<
     <FilteredParts<Sh, D> as super::LayoutParts>::Shape,
     <FilteredParts<Sh, D> as super::LayoutParts>::Stride,
 >;

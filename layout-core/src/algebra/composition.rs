@@ -15,44 +15,17 @@
 //! ([`crate::admissible`]) whose message names both layouts.
 
 use super::arith::{CeilDivT, DivT, LCeilDiv, LDiv, LMin, LMul, Leaf, MinT, MulT};
-use super::coalesce::{FoldBack, Many, One, StaticForm, ZipRev};
-use super::inverse::Push;
+use super::coalesce::{FoldBack, Many, One, ZipRev};
+use super::typelevel::Either;
+use super::typelevel::Pack;
+use super::typelevel::{Push, StaticForm};
+
 use crate::coord::Underscore;
 use crate::ctext::Text;
 use crate::int::{C, S};
 use crate::layout::{Congruent, Layout};
 use crate::tuple::{Cons, IntTuple, IntoTuple, Nil, Tuple};
-use typenum::{Bit, B0, B1, U2};
-
-/// `B1` when either bit is.
-#[doc(hidden)]
-pub trait Either {
-    type Out: Bit;
-}
-impl Either for (B0, B0) {
-    type Out = B0;
-}
-impl<X> Either for (B1, X) {
-    type Out = B1;
-}
-impl Either for (B0, B1) {
-    type Out = B1;
-}
-
-/// `B1` when both bits are.
-#[doc(hidden)]
-pub trait Both {
-    type Out: Bit;
-}
-impl<X> Both for (B0, X) {
-    type Out = B0;
-}
-impl Both for (B1, B0) {
-    type Out = B0;
-}
-impl Both for (B1, B1) {
-    type Out = B1;
-}
+use typenum::{B0, B1, U2};
 
 /// A static 1 becomes a static 2 (the last mode of A' in `coalesce_x`).
 #[doc(hidden)]
@@ -145,31 +118,6 @@ where
             .leaves()
             .zip_rev(self.stride().leaves(), Nil)
             .start_x()
-    }
-}
-
-/// A list of one element is that element; a longer list is a tuple.
-#[doc(hidden)]
-pub trait Pack {
-    type Out: IntTuple;
-    fn pack(self) -> Self::Out;
-}
-impl<H: IntTuple> Pack for Cons<H, Nil> {
-    type Out = H;
-    #[inline(always)]
-    fn pack(self) -> H {
-        self.0
-    }
-}
-impl<H, H2, T> Pack for Cons<H, Cons<H2, T>>
-where
-    Cons<H, Cons<H2, T>>: IntoTuple,
-    <Cons<H, Cons<H2, T>> as IntoTuple>::Tuple: IntTuple,
-{
-    type Out = <Cons<H, Cons<H2, T>> as IntoTuple>::Tuple;
-    #[inline(always)]
-    fn pack(self) -> Self::Out {
-        self.into_tuple()
     }
 }
 

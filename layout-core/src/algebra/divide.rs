@@ -5,17 +5,19 @@
 //! Result types are computed from the typed composition and complement;
 //! run-time leaves take their values from the run-time algebra.
 
+use super::by_mode::Unpack;
 use super::coalesce::Coalesce;
 use super::complement::{ComplementOf, FilteredModes};
 use super::composition::{first_error, ComposeOnto, LayoutParts};
+use super::typelevel::ModesToLayout;
+use super::typelevel::ZipModes;
 use crate::coord::Underscore;
 use crate::ctext::Text;
 use crate::error::LayoutError;
 use crate::int::C;
 use crate::layout::{Congruent, Layout};
 use crate::make::Compact;
-use crate::tuple::{AsModes, Concat, Cons, IntTuple, IntoTuple, Nil, SplitAt, Tuple};
-use typenum::{B0, B1};
+use crate::tuple::{AsModes, Concat, Cons, IntTuple, Nil, SplitAt, Tuple};
 
 /// A tiler for the divides: `Self` divides `A`.
 pub trait DivideOnto<A> {
@@ -154,70 +156,7 @@ crate::tuple::for_each_leaf!(int_zip_divide);
 /// Shape and stride of a layout as a `(shape, stride)` pair type.
 type PairOf<L> = (<L as LayoutParts>::Shape, <L as LayoutParts>::Stride);
 
-/// Turn a list of `(shape, stride)` pairs into a layout.
-#[doc(hidden)]
-pub trait ModesToLayout {
-    type Out;
-    fn to_layout(self) -> Self::Out;
-}
-impl<L: super::coalesce::Unzip> ModesToLayout for L
-where
-    L::A: IntoTuple,
-    L::B: IntoTuple,
-    <L::A as IntoTuple>::Tuple: Congruent<<L::B as IntoTuple>::Tuple>,
-    <L::B as IntoTuple>::Tuple: IntTuple,
-{
-    type Out = Layout<<L::A as IntoTuple>::Tuple, <L::B as IntoTuple>::Tuple>;
-    #[inline(always)]
-    fn to_layout(self) -> Self::Out {
-        let (a, b) = self.unzip();
-        Layout::new(a.into_tuple(), b.into_tuple())
-    }
-}
-
-/// Zip shape and stride mode lists into a list of pairs.
-#[doc(hidden)]
-pub trait ZipModes<D> {
-    type Out: crate::tuple::List;
-    fn zip_modes(self, d: D) -> Self::Out;
-}
-impl ZipModes<Nil> for Nil {
-    type Out = Nil;
-    #[inline(always)]
-    fn zip_modes(self, _d: Nil) -> Nil {
-        Nil
-    }
-}
-impl<SH: Copy + Send + Sync + 'static, ST: ZipModes<DT>, DH: Copy + Send + Sync + 'static, DT>
-    ZipModes<Cons<DH, DT>> for Cons<SH, ST>
-{
-    type Out = Cons<(SH, DH), ST::Out>;
-    #[inline(always)]
-    fn zip_modes(self, d: Cons<DH, DT>) -> Self::Out {
-        Cons((self.0, d.0), self.1.zip_modes(d.1))
-    }
-}
-
-/// The modes of A from `N` on, as pairs.
-#[inline(always)]
-pub(crate) fn rest_modes<AS: AsModes + Congruent<AD>, AD: AsModes, const N: usize>(
-    a: Layout<AS, AD>,
-) -> RestModes<AS, AD, N>
-where
-    AS::Modes: SplitAt<N>,
-    AD::Modes: SplitAt<N>,
-    <AS::Modes as SplitAt<N>>::Back: ZipModes<<AD::Modes as SplitAt<N>>::Back>,
-{
-    let (s, d) = (a.shape().as_modes(), a.stride().as_modes());
-    let (sb, db) = (SplitAt::<N>::split_at(s).1, SplitAt::<N>::split_at(d).1);
-    sb.zip_modes(db)
-}
-/// The modes of A from `N` on, as pairs.
 type ModeOf<L, const I: usize> = super::composition::ModeOf<L, I>;
-pub(crate) type RestModes<AS, AD, const N: usize> =
-    <<<AS as AsModes>::Modes as SplitAt<N>>::Back as ZipModes<
-        <<AD as AsModes>::Modes as SplitAt<N>>::Back,
-    >>::Out;
 
 /// Mode 0 and mode 1 of a zipped result.
 type ZFirst<T, M> = <<T as ZipDivideOnto<M>>::Zipped as crate::ops::Mode<0>>::Output;
@@ -226,110 +165,6 @@ super::by_mode::tuple_tiler!(DivideOnto, ZipDivideOnto; 1; T0 0);
 super::by_mode::tuple_tiler!(DivideOnto, ZipDivideOnto; 2; T0 0, T1 1);
 super::by_mode::tuple_tiler!(DivideOnto, ZipDivideOnto; 3; T0 0, T1 1, T2 2);
 super::by_mode::tuple_tiler!(DivideOnto, ZipDivideOnto; 4; T0 0, T1 1, T2 2, T3 3);
-
-/// Mode `m` of a layout spliced into its own modes when it is a tuple of
-/// rank 2 or more (CuTe slices with `repeat<rank>(_)`), else kept whole:
-/// the mode's pairs as a list.
-#[doc(hidden)]
-pub trait Splice {
-    type Modes: crate::tuple::List;
-    fn splice(self) -> Self::Modes;
-}
-impl<S: IntTuple, D> Splice for (S, D)
-where
-    S::IsLeaf: SpliceCase<S, D>,
-{
-    type Modes = <S::IsLeaf as SpliceCase<S, D>>::Modes;
-    #[inline(always)]
-    fn splice(self) -> Self::Modes {
-        <S::IsLeaf as SpliceCase<S, D>>::go(self.0, self.1)
-    }
-}
-#[doc(hidden)]
-pub trait SpliceCase<S, D> {
-    type Modes: crate::tuple::List;
-    fn go(s: S, d: D) -> Self::Modes;
-}
-impl<S: Copy + Send + Sync + 'static, D: Copy + Send + Sync + 'static> SpliceCase<S, D> for B1 {
-    type Modes = Cons<(S, D), Nil>;
-    #[inline(always)]
-    fn go(s: S, d: D) -> Self::Modes {
-        Cons((s, d), Nil)
-    }
-}
-impl<S: Tuple, D: Tuple> SpliceCase<S, D> for B0
-where
-    S::List: SpliceList<D::List, S, D>,
-{
-    type Modes = <S::List as SpliceList<D::List, S, D>>::Modes;
-    #[inline(always)]
-    fn go(s: S, d: D) -> Self::Modes {
-        <S::List as SpliceList<D::List, S, D>>::go(s, d)
-    }
-}
-#[doc(hidden)]
-pub trait SpliceList<DL, S, D> {
-    type Modes: crate::tuple::List;
-    fn go(s: S, d: D) -> Self::Modes;
-}
-impl<H, DL, S: Copy + Send + Sync + 'static, D: Copy + Send + Sync + 'static> SpliceList<DL, S, D>
-    for Cons<H, Nil>
-{
-    type Modes = Cons<(S, D), Nil>;
-    #[inline(always)]
-    fn go(s: S, d: D) -> Self::Modes {
-        Cons((s, d), Nil)
-    }
-}
-impl<H, H2, T, DL, S: Tuple<List = Cons<H, Cons<H2, T>>>, D: Tuple<List = DL>> SpliceList<DL, S, D>
-    for Cons<H, Cons<H2, T>>
-where
-    Cons<H, Cons<H2, T>>: ZipModes<DL>,
-{
-    type Modes = <Cons<H, Cons<H2, T>> as ZipModes<DL>>::Out;
-    #[inline(always)]
-    fn go(s: S, d: D) -> Self::Modes {
-        s.into_list().zip_modes(d.into_list())
-    }
-}
-/// Splice the first mode (`FIRST`) and the second of a rank-2 layout.
-#[doc(hidden)]
-pub trait Unpack {
-    /// `(m0, splice(m1))`: tiled.
-    type Tiled;
-    /// `(splice(m0), splice(m1))`: flat.
-    type Flat;
-    /// The tiled form.
-    fn tiled(self) -> Self::Tiled;
-    /// The flat form.
-    fn flat(self) -> Self::Flat;
-}
-impl<S0, S1, D0, D1> Unpack for Layout<(S0, S1), (D0, D1)>
-where
-    (S0, S1): Congruent<(D0, D1)>,
-    (D0, D1): IntTuple,
-    (S1, D1): Splice,
-    (S0, D0): Splice,
-    S0: Copy + Send + Sync + 'static,
-    D0: Copy + Send + Sync + 'static,
-    Cons<(S0, D0), <(S1, D1) as Splice>::Modes>: ModesToLayout,
-    <(S0, D0) as Splice>::Modes: Concat<<(S1, D1) as Splice>::Modes>,
-    <<(S0, D0) as Splice>::Modes as Concat<<(S1, D1) as Splice>::Modes>>::Out: ModesToLayout,
-{
-    type Tiled = <Cons<(S0, D0), <(S1, D1) as Splice>::Modes> as ModesToLayout>::Out;
-    type Flat =
-        <<<(S0, D0) as Splice>::Modes as Concat<<(S1, D1) as Splice>::Modes>>::Out as ModesToLayout>::Out;
-    #[inline(always)]
-    fn tiled(self) -> Self::Tiled {
-        let ((s0, s1), (d0, d1)) = (self.shape(), self.stride());
-        Cons((s0, d0), (s1, d1).splice()).to_layout()
-    }
-    #[inline(always)]
-    fn flat(self) -> Self::Flat {
-        let ((s0, s1), (d0, d1)) = (self.shape(), self.stride());
-        (s0, d0).splice().concat((s1, d1).splice()).to_layout()
-    }
-}
 
 super::by_mode::tiler_fn!(
     DivideOnto;

@@ -1,7 +1,8 @@
 //! Typed `filter_zeros` and `filter`: a static 0 stride makes its mode size
 //! `_1`; `filter` then coalesces.
 
-use super::coalesce::{Coalesce, StaticForm};
+use super::coalesce::Coalesce;
+use super::typelevel::StaticForm;
 use crate::int::C;
 use crate::layout::{Congruent, Layout};
 use crate::tuple::{Cons, IntTuple, IntoTuple, List, Nil, Tuple};

@@ -4,6 +4,8 @@
 //! picks), until no mode continues the chain.
 
 use super::coalesce::Coalesce;
+use super::typelevel::Push;
+use super::typelevel::StaticFormU;
 use crate::int::{StaticInt, C, S};
 use crate::layout::{Congruent, Layout};
 use crate::make::Compact;
@@ -133,26 +135,6 @@ where
     L: Chain<Prod<SF::U, DF::U>, <Acc as Push<(SF, RF)>>::Out>,
 {
     type Out = <L as Chain<Prod<SF::U, DF::U>, <Acc as Push<(SF, RF)>>::Out>>::Out;
-}
-/// Append at the back of a list.
-#[doc(hidden)]
-pub trait Push<X> {
-    type Out: List;
-    fn push(self, x: X) -> Self::Out;
-}
-impl<X: Copy + Send + Sync + 'static> Push<X> for Nil {
-    type Out = Cons<X, Nil>;
-    #[inline(always)]
-    fn push(self, x: X) -> Self::Out {
-        Cons(x, Nil)
-    }
-}
-impl<H: Copy + Send + Sync + 'static, T: Push<X>, X> Push<X> for Cons<H, T> {
-    type Out = Cons<H, T::Out>;
-    #[inline(always)]
-    fn push(self, x: X) -> Self::Out {
-        Cons(self.0, self.1.push(x))
-    }
 }
 
 /// The collected modes as a layout: empty -> `_1:_0`, one -> an integer layout.
@@ -383,10 +365,10 @@ impl Lead for Nil {
 }
 impl<S0, D0: StaticInt, R0, T> Lead for Cons<(S0, D0, R0), T>
 where
-    D0::U: super::coalesce::StaticFormU,
-    <D0::U as super::coalesce::StaticFormU>::IsOne: LeadTag<D0>,
+    D0::U: StaticFormU,
+    <D0::U as StaticFormU>::IsOne: LeadTag<D0>,
 {
-    type Out = <<D0::U as super::coalesce::StaticFormU>::IsOne as LeadTag<D0>>::Out;
+    type Out = <<D0::U as StaticFormU>::IsOne as LeadTag<D0>>::Out;
 }
 #[doc(hidden)]
 pub trait LeadTag<D0> {

@@ -20,9 +20,11 @@ mod product;
 mod profile;
 mod swizzle;
 mod tile;
+mod typelevel;
 mod values;
 
 pub use arith::Leaf;
+pub use by_mode::Unpack;
 pub use cast::{downcast, upcast, IntCeilDiv};
 pub use coalesce::{coalesce, Coalesce};
 pub use common::{max_common_layout, max_common_vector, MaxCommon};
@@ -36,7 +38,7 @@ pub use composition::{
 };
 pub use divide::{
     divide_error, flat_divide, logical_divide, tiled_divide, try_flat_divide, try_logical_divide,
-    try_tiled_divide, try_zipped_divide, zipped_divide, DivideOnto, Unpack, ZipDivideOnto,
+    try_tiled_divide, try_zipped_divide, zipped_divide, DivideOnto, ZipDivideOnto,
 };
 pub use filter::{filter, filter_zeros};
 pub use inverse::RightInverse;
@@ -44,8 +46,7 @@ pub use inverse::{left_inverse, right_inverse};
 pub use product::{
     blocked_product, flat_product, logical_product, product_error, raked_product, tiled_product,
     try_blocked_product, try_flat_product, try_logical_product, try_raked_product,
-    try_tiled_product, try_zipped_product, zipped_product, CosizeT, ProductOnto, SizeT, ZipProduct,
-    ZipProductOnto,
+    try_tiled_product, try_zipped_product, zipped_product, ProductOnto, ZipProduct, ZipProductOnto,
 };
 pub use profile::{coalesce_by, filter_by};
 pub use swizzle::{ComposedLayout, Swizzle};

@@ -6,93 +6,25 @@
 //! run-time leaves take their values from the run-time algebra.
 
 use super::arith::{LMul, Leaf, MulT};
-use super::coalesce::{Known, Unknown};
+use super::typelevel::CosizeList;
+use super::typelevel::CosizeT;
+use super::typelevel::PlusOne;
+use super::typelevel::SizeList;
+use super::typelevel::SizeT;
+use super::typelevel::{Known, ModesToLayout, ZipModes};
+
+use super::by_mode::Unpack;
 use super::complement::{ComplementOf, ComplementT, FilteredModes};
 use super::composition::{first_error, ComposeOnto, LayoutParts};
-use super::divide::{ModesToLayout, Unpack, ZipModes};
 use crate::coord::Underscore;
 use crate::ctext::Text;
 use crate::error::LayoutError;
-use crate::int::{C, S};
+use crate::int::C;
 use crate::layout::{Congruent, Layout};
 use crate::make::Compact;
 use crate::tuple::{AsModes, Concat, Cons, IntTuple, IntoTuple as _, Nil, SplitAt, Tuple};
 use core::ops::BitAnd;
-use core::ops::{Add, Mul, Sub};
-use typenum::{Add1, And, Bit, Prod, Sub1, Sum, Unsigned, B0, B1};
-
-/// The product of a list of leaves, with CuTe's static rules.
-#[doc(hidden)]
-pub trait SizeList<Acc> {
-    type Out;
-}
-impl<Acc> SizeList<Acc> for Nil {
-    type Out = Acc;
-}
-impl<X, T, Acc> SizeList<Acc> for Cons<X, T>
-where
-    (Acc, X): LMul,
-    T: SizeList<MulT<Acc, X>>,
-{
-    type Out = <T as SizeList<MulT<Acc, X>>>::Out;
-}
-/// The type of `size(shape)`.
-pub type SizeT<Sh> = <<Sh as IntTuple>::Leaves as SizeList<C<1>>>::Out;
-
-/// One step of `cosize`: `acc + (s - 1) * d`, static only when all three are.
-#[doc(hidden)]
-pub trait CosizeStep {
-    type Out;
-}
-impl<Sf, A> CosizeStep for (Sf, Unknown, A) {
-    type Out = Unknown;
-}
-impl<D, A> CosizeStep for (Unknown, Known<D>, A) {
-    type Out = Unknown;
-}
-impl<Sv, D> CosizeStep for (Known<Sv>, Known<D>, Unknown) {
-    type Out = Unknown;
-}
-impl<Sv: Sub<B1>, D, A> CosizeStep for (Known<Sv>, Known<D>, Known<A>)
-where
-    Sub1<Sv>: Mul<D>,
-    A: Add<Prod<Sub1<Sv>, D>>,
-{
-    type Out = Known<Sum<A, Prod<Sub1<Sv>, D>>>;
-}
-#[doc(hidden)]
-pub trait CosizeList<Acc> {
-    type Out;
-}
-impl<Acc> CosizeList<Acc> for Nil {
-    type Out = Acc;
-}
-impl<Sh: Leaf, St: Leaf, R, Acc> CosizeList<Acc> for Cons<(Sh, St), R>
-where
-    (Sh::Form, St::Form, Acc): CosizeStep,
-    R: CosizeList<<(Sh::Form, St::Form, Acc) as CosizeStep>::Out>,
-{
-    type Out = <R as CosizeList<<(Sh::Form, St::Form, Acc) as CosizeStep>::Out>>::Out;
-}
-/// `Known<U>` is the static `U + 1`; `Unknown` a run-time `usize`.
-#[doc(hidden)]
-pub trait PlusOne {
-    type Leaf;
-}
-impl PlusOne for Unknown {
-    type Leaf = usize;
-}
-impl<U: Add<B1>> PlusOne for Known<U>
-where
-    Add1<U>: Unsigned,
-{
-    type Leaf = S<Add1<U>>;
-}
-/// The type of `cosize(Layout<Sh, D>)`.
-pub type CosizeT<Sh, D> =
-    <<<<Sh as IntTuple>::Leaves as ZipModes<<D as IntTuple>::Leaves>>::Out as CosizeList<
-        Known<typenum::U0>,
-    >>::Out as PlusOne>::Leaf;
+use typenum::{And, Bit, B0, B1};
 
 /// A tiler for the products: `A` times `Self`.
 pub trait ProductOnto<A> {
@@ -264,10 +196,6 @@ macro_rules! int_zip_product {
 crate::tuple::for_each_leaf!(int_zip_product);
 
 type PairOf<L> = (<L as LayoutParts>::Shape, <L as LayoutParts>::Stride);
-type RestModes<AS, AD, const N: usize> =
-    <<<AS as AsModes>::Modes as SplitAt<N>>::Back as ZipModes<
-        <<AD as AsModes>::Modes as SplitAt<N>>::Back,
-    >>::Out;
 type ModeOf<L, const I: usize> = super::composition::ModeOf<L, I>;
 
 /// Mode 0 and mode 1 of a zipped result.

@@ -7,7 +7,8 @@
 
 use super::arith::{CeilDivT, LCeilDiv};
 use super::composition::{layout_text, LayoutParts};
-use super::product::{PadTo, ProductOnto, SingleMode, SizeList, SizeT, ZipProduct};
+use super::product::{PadTo, ProductOnto, SingleMode, ZipProduct};
+use super::typelevel::{SizeList, SizeT};
 use crate::ctext::{Leaves, Text};
 use crate::error::LayoutError;
 use crate::int::C;

@@ -87,7 +87,38 @@ impl fmt::Display for DTuple {
 impl DTuple {
     /// A typed tuple's run-time twin, printing the same.
     pub fn from_typed<T: IntTuple>(t: &T) -> DTuple {
-        t.to_dtuple()
+        /// Builds the tree from the typed tuple's walk.
+        struct Build {
+            open: Vec<Vec<DTuple>>,
+            done: Option<DTuple>,
+        }
+        impl Build {
+            fn put(&mut self, t: DTuple) {
+                match self.open.last_mut() {
+                    Some(modes) => modes.push(t),
+                    None => self.done = Some(t),
+                }
+            }
+        }
+        impl crate::tuple::TupleVisitor for Build {
+            fn leaf(&mut self, v: usize, st: bool) {
+                let v = i64::try_from(v).unwrap_or(i64::MAX);
+                self.put(DTuple::Int(DInt { v, st }));
+            }
+            fn open(&mut self) {
+                self.open.push(Vec::new());
+            }
+            fn close(&mut self) {
+                let modes = self.open.pop().unwrap_or_default();
+                self.put(DTuple::Tup(modes));
+            }
+        }
+        let mut b = Build {
+            open: Vec::new(),
+            done: None,
+        };
+        t.visit(&mut b);
+        b.done.unwrap_or(DTuple::Tup(Vec::new()))
     }
     /// CuTe's rank: 1 for an integer.
     pub fn rank(&self) -> usize {

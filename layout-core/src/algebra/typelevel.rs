@@ -1,0 +1,276 @@
+//! Type-level helpers shared by several operations: static forms of
+//! leaves, bits, list building (push, pack, zip, unzip into a layout), and
+//! the types of `size` and `cosize`. One place, so that the operations
+//! import it instead of each other.
+
+use super::arith::{LMul, Leaf, MulT};
+use crate::int::{StaticInt, StaticOneTag, StaticZeroTag, C, S};
+use crate::layout::{Congruent, Layout};
+use crate::tuple::{Cons, IntTuple, IntoTuple, List, Nil};
+use core::ops::{Add, Mul, Sub};
+use typenum::{Add1, Bit, Prod, Sub1, Sum, Unsigned, B0, B1};
+
+/// `Some` static value as a typenum unsigned, or none for a dynamic leaf.
+#[doc(hidden)]
+pub trait StaticForm {
+    /// `Known<U>` or `Unknown`.
+    type Form;
+    /// `B1` for a static 1.
+    type IsOne: Bit;
+    /// `B1` for a static 0.
+    type IsZero: Bit;
+}
+#[doc(hidden)]
+pub struct Known<U>(U);
+#[doc(hidden)]
+pub struct Unknown;
+impl StaticForm for usize {
+    type Form = Unknown;
+    type IsOne = B0;
+    type IsZero = B0;
+}
+impl<const N: usize> StaticForm for C<N>
+where
+    C<N>: StaticInt,
+    <C<N> as StaticInt>::U: StaticOneTag + StaticZeroTag,
+{
+    type Form = Known<<C<N> as StaticInt>::U>;
+    type IsOne = <<C<N> as StaticInt>::U as StaticOneTag>::IsOne;
+    type IsZero = <<C<N> as StaticInt>::U as StaticZeroTag>::IsZero;
+}
+impl<U: Unsigned + StaticOneTag + StaticZeroTag + 'static> StaticForm for S<U> {
+    type Form = Known<U>;
+    type IsOne = <U as StaticOneTag>::IsOne;
+    type IsZero = <U as StaticZeroTag>::IsZero;
+}
+
+/// `B1` for the typenum 1.
+#[doc(hidden)]
+pub trait StaticFormU {
+    type IsOne: Bit;
+}
+impl<U: StaticOneTag> StaticFormU for U {
+    type IsOne = <U as StaticOneTag>::IsOne;
+}
+
+/// `B1` when either bit is.
+#[doc(hidden)]
+pub trait Either {
+    type Out: Bit;
+}
+impl Either for (B0, B0) {
+    type Out = B0;
+}
+impl<X> Either for (B1, X) {
+    type Out = B1;
+}
+impl Either for (B0, B1) {
+    type Out = B1;
+}
+
+/// `B1` when both bits are.
+#[doc(hidden)]
+pub trait Both {
+    type Out: Bit;
+}
+impl<X> Both for (B0, X) {
+    type Out = B0;
+}
+impl Both for (B1, B0) {
+    type Out = B0;
+}
+impl Both for (B1, B1) {
+    type Out = B1;
+}
+
+/// A list of one element is that element; a longer list is a tuple.
+#[doc(hidden)]
+pub trait Pack {
+    type Out: IntTuple;
+    fn pack(self) -> Self::Out;
+}
+impl<H: IntTuple> Pack for Cons<H, Nil> {
+    type Out = H;
+    #[inline(always)]
+    fn pack(self) -> H {
+        self.0
+    }
+}
+impl<H, H2, T> Pack for Cons<H, Cons<H2, T>>
+where
+    Cons<H, Cons<H2, T>>: IntoTuple,
+    <Cons<H, Cons<H2, T>> as IntoTuple>::Tuple: IntTuple,
+{
+    type Out = <Cons<H, Cons<H2, T>> as IntoTuple>::Tuple;
+    #[inline(always)]
+    fn pack(self) -> Self::Out {
+        self.into_tuple()
+    }
+}
+
+/// The product of a list of leaves, with CuTe's static rules.
+#[doc(hidden)]
+pub trait SizeList<Acc> {
+    type Out;
+}
+impl<Acc> SizeList<Acc> for Nil {
+    type Out = Acc;
+}
+impl<X, T, Acc> SizeList<Acc> for Cons<X, T>
+where
+    (Acc, X): LMul,
+    T: SizeList<MulT<Acc, X>>,
+{
+    type Out = <T as SizeList<MulT<Acc, X>>>::Out;
+}
+/// The type of `size(shape)`.
+pub type SizeT<Sh> = <<Sh as IntTuple>::Leaves as SizeList<C<1>>>::Out;
+
+/// One step of `cosize`: `acc + (s - 1) * d`, static only when all three are.
+#[doc(hidden)]
+pub trait CosizeStep {
+    type Out;
+}
+impl<Sf, A> CosizeStep for (Sf, Unknown, A) {
+    type Out = Unknown;
+}
+impl<D, A> CosizeStep for (Unknown, Known<D>, A) {
+    type Out = Unknown;
+}
+impl<Sv, D> CosizeStep for (Known<Sv>, Known<D>, Unknown) {
+    type Out = Unknown;
+}
+impl<Sv: Sub<B1>, D, A> CosizeStep for (Known<Sv>, Known<D>, Known<A>)
+where
+    Sub1<Sv>: Mul<D>,
+    A: Add<Prod<Sub1<Sv>, D>>,
+{
+    type Out = Known<Sum<A, Prod<Sub1<Sv>, D>>>;
+}
+#[doc(hidden)]
+pub trait CosizeList<Acc> {
+    type Out;
+}
+impl<Acc> CosizeList<Acc> for Nil {
+    type Out = Acc;
+}
+impl<Sh: Leaf, St: Leaf, R, Acc> CosizeList<Acc> for Cons<(Sh, St), R>
+where
+    (Sh::Form, St::Form, Acc): CosizeStep,
+    R: CosizeList<<(Sh::Form, St::Form, Acc) as CosizeStep>::Out>,
+{
+    type Out = <R as CosizeList<<(Sh::Form, St::Form, Acc) as CosizeStep>::Out>>::Out;
+}
+/// `Known<U>` is the static `U + 1`; `Unknown` a run-time `usize`.
+#[doc(hidden)]
+pub trait PlusOne {
+    type Leaf;
+}
+impl PlusOne for Unknown {
+    type Leaf = usize;
+}
+impl<U: Add<B1>> PlusOne for Known<U>
+where
+    Add1<U>: Unsigned,
+{
+    type Leaf = S<Add1<U>>;
+}
+/// The type of `cosize(Layout<Sh, D>)`.
+pub type CosizeT<Sh, D> =
+    <<<<Sh as IntTuple>::Leaves as ZipModes<<D as IntTuple>::Leaves>>::Out as CosizeList<
+        Known<typenum::U0>,
+    >>::Out as PlusOne>::Leaf;
+
+/// Append at the back of a list.
+#[doc(hidden)]
+pub trait Push<X> {
+    type Out: List;
+    fn push(self, x: X) -> Self::Out;
+}
+impl<X: Copy + Send + Sync + 'static> Push<X> for Nil {
+    type Out = Cons<X, Nil>;
+    #[inline(always)]
+    fn push(self, x: X) -> Self::Out {
+        Cons(x, Nil)
+    }
+}
+impl<H: Copy + Send + Sync + 'static, T: Push<X>, X> Push<X> for Cons<H, T> {
+    type Out = Cons<H, T::Out>;
+    #[inline(always)]
+    fn push(self, x: X) -> Self::Out {
+        Cons(self.0, self.1.push(x))
+    }
+}
+
+/// Turn a list of `(shape, stride)` pairs into a layout.
+#[doc(hidden)]
+pub trait ModesToLayout {
+    type Out;
+    fn to_layout(self) -> Self::Out;
+}
+impl<L: super::coalesce::Unzip> ModesToLayout for L
+where
+    L::A: IntoTuple,
+    L::B: IntoTuple,
+    <L::A as IntoTuple>::Tuple: Congruent<<L::B as IntoTuple>::Tuple>,
+    <L::B as IntoTuple>::Tuple: IntTuple,
+{
+    type Out = Layout<<L::A as IntoTuple>::Tuple, <L::B as IntoTuple>::Tuple>;
+    #[inline(always)]
+    fn to_layout(self) -> Self::Out {
+        let (a, b) = self.unzip();
+        Layout::new(a.into_tuple(), b.into_tuple())
+    }
+}
+
+/// Zip shape and stride mode lists into a list of pairs.
+#[doc(hidden)]
+pub trait ZipModes<D> {
+    type Out: crate::tuple::List;
+    fn zip_modes(self, d: D) -> Self::Out;
+}
+impl ZipModes<Nil> for Nil {
+    type Out = Nil;
+    #[inline(always)]
+    fn zip_modes(self, _d: Nil) -> Nil {
+        Nil
+    }
+}
+impl<SH: Copy + Send + Sync + 'static, ST: ZipModes<DT>, DH: Copy + Send + Sync + 'static, DT>
+    ZipModes<Cons<DH, DT>> for Cons<SH, ST>
+{
+    type Out = Cons<(SH, DH), ST::Out>;
+    #[inline(always)]
+    fn zip_modes(self, d: Cons<DH, DT>) -> Self::Out {
+        Cons((self.0, d.0), self.1.zip_modes(d.1))
+    }
+}
+
+/// `B1` for a static leaf.
+#[doc(hidden)]
+pub trait StTag {
+    type St: Bit;
+}
+impl<U> StTag for Known<U> {
+    type St = B1;
+}
+impl StTag for Unknown {
+    type St = B0;
+}
+/// `B1` when two bits are equal.
+#[doc(hidden)]
+pub trait SameBit {
+    type Out: Bit;
+}
+impl SameBit for (B0, B0) {
+    type Out = B1;
+}
+impl SameBit for (B1, B1) {
+    type Out = B1;
+}
+impl SameBit for (B0, B1) {
+    type Out = B0;
+}
+impl SameBit for (B1, B0) {
+    type Out = B0;
+}
