@@ -173,28 +173,18 @@ impl<S: Congruent<D>, D: IntTuple> Layout<S, D> {
     /// assert_eq!(layout!((3,4):(4,1)).get_hier_coord(7), (1, 3));
     /// ```
     pub fn get_hier_coord(&self, offset: usize) -> S::Dyn {
-        let mut leaves = [0usize; 64];
-        let mut k = 0;
-        self.shape.for_each_pair(self.stride, &mut |s, _, d, _| {
-            if k < leaves.len() {
-                leaves[k] = if d == 0 || s == 0 {
-                    0
-                } else {
-                    (offset / d) % s
-                };
-            }
-            k += 1;
-        });
-        // Refill a natural coordinate with these leaves, in order.
-        let mut n = 0;
+        // The coordinate of each leaf, folded into the colexicographic index
+        // of the natural coordinate as the leaves go (no buffer, any count).
         let mut idx = 0usize;
         let mut mult = 1usize;
-        self.shape.for_each_leaf(&mut |s, _| {
-            if n < leaves.len() {
-                idx += leaves[n] * mult;
-            }
+        self.shape.for_each_pair(self.stride, &mut |s, _, d, _| {
+            let c = if d == 0 || s == 0 {
+                0
+            } else {
+                (offset / d) % s
+            };
+            idx = idx.saturating_add(c.saturating_mul(mult));
             mult = mult.saturating_mul(s);
-            n += 1;
         });
         self.shape.idx2crd(idx)
     }

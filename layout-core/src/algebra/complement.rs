@@ -3,9 +3,10 @@
 //! strides as the gaps to fill, then cover the rest of `M` with compact
 //! strides from `d_last * s_last`, and coalesce.
 //!
-//! The result type is computed here; run-time leaves take their values
-//! from the run-time algebra. For static inputs the definition is checked
-//! at compile time ([`crate::admissible::check_complement`]).
+//! The fold computes the result type and the values of its run-time leaves
+//! (no allocation). For static inputs the definition is checked at compile
+//! time ([`crate::admissible::check_complement`]); with run-time leaves on
+//! the values.
 
 use super::arith::{CeilDivT, DivT, LCeilDiv, LDiv, LMul, Leaf, MulT};
 use super::coalesce::Coalesce;
@@ -749,7 +750,7 @@ where
 /// CuTe's `complement(A, M)`: the layout R, ordered by stride, such that
 /// `(A, R)` maps onto `[0, M)` one to one (rounded up to whole copies of A).
 /// Inadmissible static inputs are compile errors; with run-time leaves it
-/// panics with the run-time algebra's message ([`try_complement`] returns it).
+/// panics with the reason ([`try_complement`] returns it).
 ///
 /// ```
 /// use layout_core::{algebra::complement, layout, C};
@@ -819,8 +820,8 @@ pub(crate) const fn has_static_zero(l: crate::ctext::Leaves) -> bool {
 pub trait DefaultCotarget {
     /// The cotarget's leaf type (static when every leaf of A is).
     type Cot: crate::int::FromValue;
-    /// Its value.
-    fn cotarget(&self) -> usize;
+    /// Its value, `None` when it overflows `usize`.
+    fn cotarget(&self) -> Option<usize>;
 }
 impl<Sh: Congruent<D> + FilterZerosShape<D>, D: IntTuple> DefaultCotarget for Layout<Sh, D>
 where
@@ -839,25 +840,20 @@ where
     FilteredCosize<Sh, D>: crate::int::FromValue,
 {
     type Cot = FilteredCosize<Sh, D>;
-    fn cotarget(&self) -> usize {
+    fn cotarget(&self) -> Option<usize> {
         // cosize(filter(A)) = 1 + sum of (s - 1) * d over the modes with d != 0.
-        let mut shapes = [0usize; 64];
-        let mut n = 0;
-        self.shape().for_each_leaf(&mut |v, _| {
-            if n < 64 {
-                shapes[n] = v;
-            }
-            n += 1;
-        });
-        let mut k = 0;
+        let (s, d) = (self.shape(), self.stride());
         let mut total = 1usize;
-        self.stride().for_each_leaf(&mut |d, _| {
-            if k < 64 {
-                total = total.saturating_add(shapes[k].saturating_sub(1).saturating_mul(d));
+        let mut i = 0;
+        while i < Sh::LEAF_COUNT {
+            let (si, di) = (s.leaf(i), d.leaf(i));
+            if si == 0 {
+                return Some(0);
             }
-            k += 1;
-        });
-        total
+            total = total.checked_add((si - 1).checked_mul(di)?)?;
+            i += 1;
+        }
+        Some(total)
     }
 }
 type FilteredParts<Sh, D> = <Layout<<Sh as FilterZerosShape<D>>::Out, D> as Coalesce>::Output;
@@ -874,8 +870,7 @@ type FilteredCosize<Sh, D> = super::typelevel::CosizeT<
 /// ```
 #[inline(always)]
 pub fn complement_default<A: DefaultCotarget + Complement<A::Cot>>(a: A) -> A::Output {
-    let cot = <A::Cot as crate::int::FromValue>::from_value(a.cotarget());
-    complement(a, cot)
+    super::values::or_panic(try_complement_default(a))
 }
 
 /// [`complement_default`], returning the reason instead of panicking at run time.
@@ -883,6 +878,8 @@ pub fn complement_default<A: DefaultCotarget + Complement<A::Cot>>(a: A) -> A::O
 pub fn try_complement_default<A: DefaultCotarget + Complement<A::Cot>>(
     a: A,
 ) -> Result<A::Output, crate::LayoutError> {
-    let cot = <A::Cot as crate::int::FromValue>::from_value(a.cotarget());
-    a.try_complement(cot)
+    let cot = a
+        .cotarget()
+        .ok_or(crate::LayoutError::Overflow { op: "complement" })?;
+    a.try_complement(<A::Cot as crate::int::FromValue>::from_value(cot))
 }

@@ -8,11 +8,12 @@
 //!    and rest stride, taking `min(ceil_div(c, rest stride), rest shape)`
 //!    of each mode unless that or the rest shape is a static 1.
 //!
-//! Only the result *type* is computed here. A static result is zero-sized
-//! and needs no values; the values of run-time leaves come from the
-//! run-time algebra ([`crate::dynamic`]), which follows the same steps.
-//! Admissibility of static inputs is a post-monomorphisation check
-//! ([`crate::admissible`]) whose message names both layouts.
+//! Each step computes its result type and, for run-time leaves, its value
+//! (checked arithmetic): a static result is zero-sized and computes
+//! nothing; a mixed one is computed in place, without allocating, by the
+//! same fold that gives its type. Admissibility of static inputs is a
+//! post-monomorphisation check ([`crate::admissible`]) whose message names
+//! both layouts; with run-time leaves the same check runs on the values.
 
 use super::arith::{CeilDivT, DivT, LCeilDiv, LDiv, LMin, LMul, Leaf, MinT, MulT};
 use super::coalesce::{FoldBack, Many, One, ZipRev};
@@ -627,11 +628,16 @@ pub trait ComposeOnto<A> {
     /// Why `A o Self` is inadmissible, when every leaf involved is static
     /// (the build fails with this text); `None` otherwise.
     const ERROR: Option<Text>;
-    /// `A o Self`; panics with the run-time algebra's message when run-time
+    /// `A o Self`; panics with the reason when run-time
     /// leaves make it inadmissible.
     fn compose_onto(self, a: A) -> Self::Output;
     /// `A o Self`, or the reason it is inadmissible.
     fn try_compose_onto(self, a: A) -> Result<Self::Output, crate::LayoutError>;
+    /// [`ComposeOnto::try_compose_onto`] without the compile-time check, for
+    /// operations defined through a composition that make that check
+    /// themselves (one error at the user's call, not a second one here).
+    #[doc(hidden)]
+    fn compose_values(self, a: A) -> Result<Self::Output, crate::LayoutError>;
 }
 
 /// Typed composition `Self o B`, for any tiler `B`.
@@ -683,6 +689,10 @@ where
                 panic!("{}", t.as_str())
             }
         }
+        self.compose_values(a)
+    }
+    #[inline(always)]
+    fn compose_values(self, a: Layout<AS, AD>) -> Result<Self::Output, crate::LayoutError> {
         if AS::ALL_STATIC && AD::ALL_STATIC && BS::ALL_STATIC && BD::ALL_STATIC {
             // Checked at compile time; the result is zero-sized.
             return Ok(super::values::StaticResult::make_static());
@@ -736,6 +746,10 @@ impl<AS: Congruent<AD>, AD: IntTuple> ComposeOnto<Layout<AS, AD>> for Underscore
     fn try_compose_onto(self, a: Layout<AS, AD>) -> Result<Layout<AS, AD>, crate::LayoutError> {
         Ok(a)
     }
+    #[inline(always)]
+    fn compose_values(self, a: Layout<AS, AD>) -> Result<Layout<AS, AD>, crate::LayoutError> {
+        Ok(a)
+    }
 }
 
 macro_rules! int_tiler {
@@ -754,6 +768,10 @@ macro_rules! int_tiler {
             #[inline(always)]
             fn try_compose_onto(self, a: Layout<AS, AD>) -> Result<Self::Output, crate::LayoutError> {
                 Layout::new(self, C::<1>).try_compose_onto(a)
+            }
+            #[inline(always)]
+            fn compose_values(self, a: Layout<AS, AD>) -> Result<Self::Output, crate::LayoutError> {
+                Layout::new(self, C::<1>).compose_values(a)
             }
         }
     };
@@ -819,6 +837,13 @@ macro_rules! tuple_tiler {
             fn try_compose_onto(self, a: Layout<AS, AD>) -> Result<Self::Output, crate::LayoutError> {
                 let parts = ($(
                     self.$i.try_compose_onto(<Layout<AS, AD> as crate::ops::Mode<$i>>::get(a))?.parts(),
+                )+);
+                Ok(Layout::new(($(parts.$i.0,)+), ($(parts.$i.1,)+)))
+            }
+            #[inline(always)]
+            fn compose_values(self, a: Layout<AS, AD>) -> Result<Self::Output, crate::LayoutError> {
+                let parts = ($(
+                    self.$i.compose_values(<Layout<AS, AD> as crate::ops::Mode<$i>>::get(a))?.parts(),
                 )+);
                 Ok(Layout::new(($(parts.$i.0,)+), ($(parts.$i.1,)+)))
             }

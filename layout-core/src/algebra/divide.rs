@@ -2,8 +2,8 @@
 //! for a layout tiler, by mode for a tuple tiler (modes of A beyond the
 //! tiler are kept), and the zipped, tiled and flat rearrangements of it.
 //!
-//! Result types are computed from the typed composition and complement;
-//! run-time leaves take their values from the run-time algebra.
+//! Result types and the values of run-time leaves both come from the typed
+//! composition and complement (no allocation).
 
 use super::by_mode::Unpack;
 use super::coalesce::Coalesce;
@@ -68,7 +68,7 @@ where
     fn try_logical(self, a: Layout<AS, AD>) -> Result<Self::Logical, LayoutError> {
         let cot = a.coalesce().parts().0;
         let (cs, cd) = super::complement::complement_values(self.triples(), cot, false)?;
-        Layout::raw((self.shape(), cs), (self.stride(), cd)).try_compose_onto(a)
+        Layout::raw((self.shape(), cs), (self.stride(), cd)).compose_values(a)
     }
     const ERROR: Option<Text> = if super::complement::has_static_zero(
         <<<Layout<BS, BD> as FilteredModes>::Triples as ComplementOf<

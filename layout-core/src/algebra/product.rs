@@ -2,8 +2,8 @@
 //! by mode for a tuple tiler, its zipped, tiled and flat rearrangements,
 //! and `blocked_product` / `raked_product` for layouts of equal rank.
 //!
-//! Result types are computed from the typed composition and complement;
-//! run-time leaves take their values from the run-time algebra.
+//! Result types and the values of run-time leaves both come from the typed
+//! composition and complement (no allocation).
 
 use super::arith::{LMul, Leaf, MulT};
 use super::typelevel::CosizeList;
@@ -100,7 +100,7 @@ where
                 },
             )?;
         let (cs, cd) = super::complement::complement_values(a.triples(), cot, false)?;
-        let (rs, rd) = self.try_compose_onto(Layout::raw(cs, cd))?.parts();
+        let (rs, rd) = self.compose_values(Layout::raw(cs, cd))?.parts();
         Ok(Layout::raw((a.shape(), rs), (a.stride(), rd)))
     }
     type Logical = Layout<

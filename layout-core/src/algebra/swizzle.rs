@@ -107,4 +107,8 @@ impl<const B: u32, const M: u32, const S: i32, Sh: Congruent<D>, D: IntTuple>
     fn try_compose_onto(self, a: Swizzle<B, M, S>) -> Result<Self::Output, crate::LayoutError> {
         Ok(self.compose_onto(a))
     }
+    #[inline(always)]
+    fn compose_values(self, a: Swizzle<B, M, S>) -> Result<Self::Output, crate::LayoutError> {
+        Ok(self.compose_onto(a))
+    }
 }
