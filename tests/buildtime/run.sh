@@ -4,13 +4,14 @@
 # rebuild (three runs, the median is printed).
 #
 #   tests/buildtime/run.sh [static|mixed] N...      e.g. tests/buildtime/run.sh static 1 17 60
+#   LAYOUT_ROOT=/path/to/other/checkout BUILDTIME_DIR=/tmp/bt tests/buildtime/run.sh ...  (another version)
 #
 # Each op differs from the others in a static constant, so every call is a
 # new instantiation, as the distinct layouts of a kernel are.
 set -euo pipefail
 kind=${1:-static}; shift || true
 sizes=${*:-1 17 60}
-root=$(cd "$(dirname "$0")/../.." && pwd)
+root=${LAYOUT_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 work=${BUILDTIME_DIR:-$root/target/buildtime}
 mkdir -p "$work/src"
 cat > "$work/Cargo.toml" <<TOML

@@ -104,8 +104,14 @@ type CaseOf<A, B> = <(FirstShape<A, B>, FirstStride<A, B>) as Contiguous>::Tag;
 #[inline(always)]
 pub fn max_common_vector<A: MaxCommon<B>, B>(_a: A, _b: B) -> A::Vector
 where
-    A::Vector: Default,
+    A::Vector: Default + crate::int::Int,
 {
+    const {
+        assert!(
+            <A::Vector as crate::int::Int>::STATIC.is_some(),
+            "max_common_vector: the typed form computes a static count only; with run-time leaves use DynLayout's"
+        )
+    };
     Default::default()
 }
 
@@ -122,5 +128,11 @@ pub fn max_common_layout<A: MaxCommon<B>, B>(_a: A, _b: B) -> A::Layout
 where
     A::Layout: super::StaticResult,
 {
+    const {
+        assert!(
+            <A::Layout as super::StaticResult>::IS_STATIC,
+            "max_common_layout: the typed form computes static results only; with run-time leaves use DynLayout's"
+        )
+    };
     <A::Layout as super::StaticResult>::make_static()
 }
