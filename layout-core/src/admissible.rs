@@ -82,7 +82,7 @@ impl CompositionError {
     }
 }
 
-const fn gcd(a: u128, b: u128) -> u128 {
+const fn gcd(a: usize, b: usize) -> usize {
     let (mut a, mut b) = (a, b);
     while b != 0 {
         let t = a % b;
@@ -93,7 +93,9 @@ const fn gcd(a: u128, b: u128) -> u128 {
 }
 
 /// `max over 0 <= j < s of (j*d mod p)`, in closed form where one exists.
-const fn max_residue(s: u128, d: u128, p: u128) -> u128 {
+/// Native-width arithmetic (the check also runs at run time, where 128-bit
+/// division is a library call): every product is below `p` or checked.
+const fn max_residue(s: usize, d: usize, p: usize) -> usize {
     if s <= 1 || d % p == 0 {
         return 0;
     }
@@ -105,13 +107,14 @@ const fn max_residue(s: u128, d: u128, p: u128) -> u128 {
     if s >= p / g || s > 1 << 20 {
         return p - g;
     }
-    let mut best = 0;
+    let (mut best, mut r, step) = (0, 0, d % p);
     let mut j = 0;
     while j < s {
-        let r = (j * d) % p;
         if r > best {
             best = r;
         }
+        // r = (j * d) mod p, advanced without overflow: r + step < 2p.
+        r = if r >= p - step { r - (p - step) } else { r + step };
         j += 1;
     }
     best
@@ -136,10 +139,10 @@ pub const fn check_composition(
             continue;
         }
         live += 1;
-        let (mut r, mut t) = (d as u128, s as u128);
+        let (mut r, mut t) = (d, s);
         let mut i = 0;
         while i + 1 < m {
-            let c = a[i] as u128;
+            let c = a[i];
             if c == 0 {
                 break;
             }
@@ -149,23 +152,22 @@ pub const fn check_composition(
                 continue;
             }
             if c % r != 0 {
-                if (t - 1) * r < c {
+                // The walk ends inside this mode when (t-1)*r < c.
+                let ends = match (t - 1).checked_mul(r) {
+                    Some(x) => x < c,
+                    None => false,
+                };
+                if ends {
                     break;
                 }
-                return Err(CompositionError::NotDividing { s, d, i, c: a[i] });
+                return Err(CompositionError::NotDividing { s, d, i, c });
             }
             let n = c / r;
             if t <= n {
                 break;
             }
             if t % n != 0 {
-                return Err(CompositionError::NotMultiple {
-                    s,
-                    d,
-                    n: n as usize,
-                    i,
-                    c: a[i],
-                });
+                return Err(CompositionError::NotMultiple { s, d, n, i, c });
             }
             t /= n;
             r = 1;
@@ -173,23 +175,23 @@ pub const fn check_composition(
         }
     }
     if live > 1 {
-        let mut p: u128 = 1;
+        let mut p: usize = 1;
         let mut i = 0;
         while i + 1 < m {
-            p *= a[i] as u128;
-            if p == 0 || p > u64::MAX as u128 {
-                break;
-            }
-            let mut total: u128 = 0;
+            p = match p.checked_mul(a[i]) {
+                Some(x) if x != 0 => x,
+                _ => break,
+            };
+            let mut total: usize = 0;
             let mut l = 0;
             while l < bs.len() {
                 if bs[l] > 1 && bd[l] != 0 {
-                    total += max_residue(bs[l] as u128, bd[l] as u128, p);
+                    total = total.saturating_add(max_residue(bs[l], bd[l], p));
                 }
                 l += 1;
             }
             if total >= p {
-                return Err(CompositionError::Overlap { i, p: p as usize });
+                return Err(CompositionError::Overlap { i, p });
             }
             i += 1;
         }
