@@ -114,7 +114,11 @@ const fn max_residue(s: usize, d: usize, p: usize) -> usize {
             best = r;
         }
         // r = (j * d) mod p, advanced without overflow: r + step < 2p.
-        r = if r >= p - step { r - (p - step) } else { r + step };
+        r = if r >= p - step {
+            r - (p - step)
+        } else {
+            r + step
+        };
         j += 1;
     }
     best

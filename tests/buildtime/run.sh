@@ -26,6 +26,7 @@ layout-core = { path = "$root/layout-core" }
 TOML
 for n in $sizes; do
   {
+    echo '#![allow(unused)]'
     echo 'use layout_core::algebra::{composition, logical_product, zipped_divide};'
     echo 'use layout_core::{layout, C};'
     echo 'fn main() {'
@@ -33,9 +34,9 @@ for n in $sizes; do
     echo '    let mut acc = 0usize;'
     for ((i = 0; i < n; i++)); do
       k=$((2 + i))
-      if [ "$kind" = mixed ]; then a="layout!((m, $k):($k, 1))"; p="layout!((2, m):(1, 2))"; else a="layout!((64, $k):($k, 1))"; p="layout!((2, 64):(1, 2))"; fi
+      if [ "$kind" = mixed ]; then a="layout!((m, $k):(1, m))"; p="layout!((2, m):(1, 2))"; else a="layout!((64, $k):(1, 64))"; p="layout!((2, 64):(1, 2))"; fi
       case $((i % 3)) in
-        0) echo "    acc += composition($a, layout!((4,$k):(1,4))).call(acc % 7);" ;;
+        0) echo "    acc += composition($a, layout!((4,2):(1,4))).call(acc % 7);" ;;
         1) echo "    acc += zipped_divide($a, (C::<4>, C::<$k>)).call(acc % 7);" ;;
         2) echo "    acc += logical_product($p, layout!(($k,2):(1,$k))).call(acc % 7);" ;;
       esac

@@ -47,10 +47,7 @@ macro_rules! tiler_fn {
                     panic!("{}", e.as_str())
                 }
             }
-            if <A::Shape as IntTuple>::ALL_STATIC
-                && <A::Stride as IntTuple>::ALL_STATIC
-                && <$out as $crate::algebra::StaticResult>::IS_STATIC
-            {
+            if $crate::algebra::values::Inputs::<A::Shape, A::Stride, C<1>, C<1>, $out>::STATIC {
                 // Checked at compile time; the result is zero-sized.
                 return Ok($crate::algebra::StaticResult::make_static());
             }

@@ -577,9 +577,13 @@ where
             <ComplementT<A, Cot> as super::StaticText>::STRIDE,
         );
         let cot = Cot::LEAF_VALUES;
-        let what = Text::EMPTY.str("complement: ").text(A::TEXT).str(": ");
+        // The message is built only when there is a fault (const
+        // evaluation of text is slow, and this runs for every complement).
         if fs.n + rs.n > crate::admissible::COMPLEMENT_CAP {
-            Some(crate::admissible::ComplementError::TooManyModes { n: fs.n + rs.n }.text(what))
+            Some(
+                crate::admissible::ComplementError::TooManyModes { n: fs.n + rs.n }
+                    .text(complement_what::<A>()),
+            )
         } else if fs.all_static()
             && fd.all_static()
             && rs.all_static()
@@ -597,17 +601,22 @@ where
             let (sv, _) = s.v.split_at(s.n);
             let (dv, _) = d.v.split_at(d.n);
             match crate::admissible::check_complement(sv, dv, m) {
-                Err(e) => Some(e.text(what)),
+                Err(e) => Some(e.text(complement_what::<A>())),
                 Ok(()) => None,
             }
         } else if let Some(Err(e)) = Reach::<A::Triples>::REACH {
             // A static filter(A) that does not stack has no complement,
             // whatever the cotarget.
-            Some(e.text(what))
+            Some(e.text(complement_what::<A>()))
         } else {
             None
         }
     };
+}
+
+/// `complement: A: `, the start of a complement's message.
+const fn complement_what<A: super::StaticText>() -> Text {
+    Text::EMPTY.str("complement: ").text(A::TEXT).str(": ")
 }
 
 /// For a static `filter(A)` (its modes `T`): how far its modes and the gaps
@@ -738,7 +747,7 @@ where
                 panic!("{}", t.as_str())
             }
         }
-        if Sh::ALL_STATIC && D::ALL_STATIC && Cot::ALL_STATIC {
+        if super::values::Inputs::<Sh, D, Cot>::STATIC {
             // Checked at compile time; the result is zero-sized.
             return Ok(super::values::StaticResult::make_static());
         }

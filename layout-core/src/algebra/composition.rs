@@ -693,7 +693,7 @@ where
     }
     #[inline(always)]
     fn compose_values(self, a: Layout<AS, AD>) -> Result<Self::Output, crate::LayoutError> {
-        if AS::ALL_STATIC && AD::ALL_STATIC && BS::ALL_STATIC && BD::ALL_STATIC {
+        if super::values::Inputs::<AS, AD, BS, BD>::STATIC {
             // Checked at compile time; the result is zero-sized.
             return Ok(super::values::StaticResult::make_static());
         }

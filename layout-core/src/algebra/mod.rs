@@ -21,7 +21,7 @@ mod profile;
 mod swizzle;
 mod tile;
 mod typelevel;
-mod values;
+pub(crate) mod values;
 
 pub use arith::Leaf;
 pub use by_mode::Unpack;

@@ -627,11 +627,7 @@ macro_rules! zip_fn {
                     panic!("{}", e.as_str())
                 }
             }
-            if <A::Shape as IntTuple>::ALL_STATIC
-                && <A::Stride as IntTuple>::ALL_STATIC
-                && <B::Shape as IntTuple>::ALL_STATIC
-                && <B::Stride as IntTuple>::ALL_STATIC
-            {
+            if super::values::Inputs::<A::Shape, A::Stride, B::Shape, B::Stride>::STATIC {
                 // Checked at compile time; the result is zero-sized.
                 return Ok(super::StaticResult::make_static());
             }

@@ -346,18 +346,10 @@ where
             panic!("{}", e.as_str())
         }
     }
-    if static_inputs::<L, Sh>()
-        && <<Sh as LastArg<L, ()>>::Output as super::StaticResult>::IS_STATIC
-    {
+    if super::values::Inputs::<L::Shape, L::Stride, Sh, C<1>, <Sh as LastArg<L, ()>>::Output>::STATIC {
         return Ok(super::StaticResult::make_static());
     }
     shape.tile(block, ())
-}
-
-/// Whether the block and the shape are static (a static order always is):
-/// then the tiling was checked at compile time and its result is zero-sized.
-const fn static_inputs<L: LayoutParts, Sh: IntTuple>() -> bool {
-    <L::Shape as IntTuple>::ALL_STATIC && <L::Stride as IntTuple>::ALL_STATIC && Sh::ALL_STATIC
 }
 
 /// CuTe's `tile_to_shape(block, shape, order)`: the repeats are laid out in
@@ -404,9 +396,7 @@ where
             panic!("{}", e.as_str())
         }
     }
-    if static_inputs::<L, Sh>()
-        && <<O as LastArg<L, (Sh,)>>::Output as super::StaticResult>::IS_STATIC
-    {
+    if super::values::Inputs::<L::Shape, L::Stride, Sh, C<1>, <O as LastArg<L, (Sh,)>>::Output>::STATIC {
         return Ok(super::StaticResult::make_static());
     }
     order.tile(block, (shape,))

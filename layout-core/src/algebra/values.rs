@@ -39,3 +39,21 @@ pub(crate) fn or_panic<T>(r: Result<T, LayoutError>) -> T {
         Err(e) => panic!("{e}"),
     }
 }
+
+/// Whether an operation's inputs `A`..`D` and its result `O` are all
+/// static, as one constant: an op tests `if Inputs::<..>::STATIC` so that
+/// rustc sees a constant condition and does not instantiate the value path
+/// of a static op (a condition built from several constants with `&&` is
+/// not folded before monomorphisation, and every static op then pays for
+/// the code of the mixed case).
+pub(crate) struct Inputs<
+    A,
+    B,
+    C = crate::int::C<1>,
+    D = crate::int::C<1>,
+    O = Layout<crate::int::C<1>, crate::int::C<0>>,
+>(core::marker::PhantomData<(A, B, C, D, O)>);
+impl<A: IntTuple, B: IntTuple, C: IntTuple, D: IntTuple, O: StaticResult> Inputs<A, B, C, D, O> {
+    pub(crate) const STATIC: bool =
+        A::ALL_STATIC && B::ALL_STATIC && C::ALL_STATIC && D::ALL_STATIC && O::IS_STATIC;
+}
