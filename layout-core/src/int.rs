@@ -158,6 +158,21 @@ impl<U: Unsigned + 'static> FromValue for S<U> {
     }
 }
 
+/// Whether a leaf type is static, as a type (`B1`/`B0`).
+pub trait LeafStatic {
+    /// `B1` for `C<N>` and `S<U>`, `B0` for `usize`.
+    type Bit: crate::tuple::StaticBit;
+}
+impl LeafStatic for usize {
+    type Bit = typenum::B0;
+}
+impl<const N: usize> LeafStatic for C<N> {
+    type Bit = B1;
+}
+impl<U> LeafStatic for S<U> {
+    type Bit = B1;
+}
+
 /// Multiplication of leaves: static times static stays static (computed by
 /// typenum), anything times a dynamic leaf is a `usize`.
 ///

@@ -144,6 +144,8 @@ pub trait IntTuple: Copy + 'static + Send + Sync {
     type Leaves: List;
     /// `B1` for an integer, `B0` for a tuple (a type-level `IS_INT`).
     type IsLeaf: Bit;
+    /// `B1` when every leaf is static (a type-level `ALL_STATIC`).
+    type AllStatic: StaticBit;
     /// CuTe notation, as a constant (a run-time leaf prints as `?`).
     const TEXT: Text;
     /// The leaves in order, as a constant.
@@ -175,6 +177,43 @@ pub trait IntTuple: Copy + 'static + Send + Sync {
     /// integer (with whether it is static), in order.
     fn visit(&self, v: &mut dyn TupleVisitor);
 }
+
+/// A type-level "all static" flag (`B1`/`B0`) that selects, at compile
+/// time, between an operation's static result and its run-time computation:
+/// only the selected branch is instantiated.
+pub trait StaticBit {
+    /// Both flags.
+    type And<O: StaticBit>: StaticBit;
+    /// `c`'s static result for `B1`, its computation for `B0`.
+    fn select<C: Select>(c: C) -> C::Out;
+}
+/// What [`StaticBit::select`] chooses between.
+pub trait Select {
+    /// The result.
+    type Out;
+    /// The result when every input is static (nothing to compute).
+    fn when_static() -> Self::Out;
+    /// The result computed from run-time values.
+    fn when_dynamic(self) -> Self::Out;
+}
+impl StaticBit for B1 {
+    type And<O: StaticBit> = O;
+    #[inline(always)]
+    fn select<C: Select>(_c: C) -> C::Out {
+        C::when_static()
+    }
+}
+impl StaticBit for B0 {
+    type And<O: StaticBit> = B0;
+    #[inline(always)]
+    fn select<C: Select>(c: C) -> C::Out {
+        c.when_dynamic()
+    }
+}
+/// `B1` when all four tuples are static.
+pub type AllStatic4<A, B, C, D> = <<<<A as IntTuple>::AllStatic as StaticBit>::And<
+    <B as IntTuple>::AllStatic,
+> as StaticBit>::And<<C as IntTuple>::AllStatic> as StaticBit>::And<<D as IntTuple>::AllStatic>;
 
 /// What [`IntTuple::visit`] calls: the nesting and the leaves in order.
 ///
@@ -225,6 +264,7 @@ macro_rules! leaf_int_tuple {
             type Dyn = usize;
             type Leaves = Cons<Self, Nil>;
             type IsLeaf = B1;
+            type AllStatic = <$t as crate::int::LeafStatic>::Bit;
             const TEXT: Text = match <$t as Int>::STATIC {
                 Some(v) => Text::EMPTY.byte(b'_').num(v),
                 None => Text::EMPTY.byte(b'?'),
@@ -295,6 +335,7 @@ for_each_leaf!(leaf_int_tuple);
 pub trait IntList: List {
     const DEPTH: usize;
     const ALL_STATIC: bool;
+    type AllStatic: StaticBit;
     const LEAF_COUNT: usize;
     const STATIC_SIZE: Option<usize>;
     type Dyn: Copy + PartialEq + fmt::Debug;
@@ -317,6 +358,7 @@ pub trait IntList: List {
 impl IntList for Nil {
     const DEPTH: usize = 0;
     const ALL_STATIC: bool = true;
+    type AllStatic = B1;
     const LEAF_COUNT: usize = 0;
     const STATIC_SIZE: Option<usize> = Some(1);
     type Dyn = Nil;
@@ -362,6 +404,7 @@ where
 {
     const DEPTH: usize = max(H::DEPTH, T::DEPTH);
     const ALL_STATIC: bool = H::ALL_STATIC && T::ALL_STATIC;
+    type AllStatic = <H::AllStatic as StaticBit>::And<T::AllStatic>;
     const LEAF_COUNT: usize = H::LEAF_COUNT + T::LEAF_COUNT;
     const STATIC_SIZE: Option<usize> = mul_opt(H::STATIC_SIZE, T::STATIC_SIZE);
     type Dyn = Cons<H::Dyn, T::Dyn>;
@@ -446,6 +489,7 @@ where
     type Dyn = <<T::List as IntList>::Dyn as IntoTuple>::Tuple;
     type Leaves = <T::List as IntList>::Leaves;
     type IsLeaf = B0;
+    type AllStatic = <T::List as IntList>::AllStatic;
     const TEXT: Text = Text::EMPTY
         .byte(b'(')
         .text(<T::List as IntList>::ITEMS)

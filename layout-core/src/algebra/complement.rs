@@ -747,11 +747,24 @@ where
                 panic!("{}", t.as_str())
             }
         }
-        if super::values::Inputs::<Sh, D, Cot>::STATIC {
-            // Checked at compile time; the result is zero-sized.
-            return Ok(super::values::StaticResult::make_static());
-        }
-        let (s, d) = complement_values(self.triples(), cot, true)?;
+        super::values::run::<crate::tuple::AllStatic4<Sh, D, Cot, C<1>>, Complemented, _, _>(
+            self, cot,
+        )
+    }
+}
+
+/// The complement computed from run-time values.
+struct Complemented;
+impl<L: FilteredModes, Cot: IntTuple> super::values::Compute<L, Cot> for Complemented
+where
+    L::Triples: ComplementOf<Cot>,
+    <L::Triples as ComplementOf<Cot>>::Shape: Congruent<<L::Triples as ComplementOf<Cot>>::Stride>,
+{
+    type Out =
+        Layout<<L::Triples as ComplementOf<Cot>>::Shape, <L::Triples as ComplementOf<Cot>>::Stride>;
+    #[inline(always)]
+    fn compute(l: L, cot: Cot) -> Result<Self::Out, crate::LayoutError> {
+        let (s, d) = complement_values(l.triples(), cot, true)?;
         Ok(Layout::new(s, d))
     }
 }

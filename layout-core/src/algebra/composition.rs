@@ -689,20 +689,29 @@ where
                 panic!("{}", t.as_str())
             }
         }
-        self.compose_values(a)
+        super::values::run::<crate::tuple::AllStatic4<AS, AD, BS, BD>, Composed, _, _>(a, self)
     }
     #[inline(always)]
     fn compose_values(self, a: Layout<AS, AD>) -> Result<Self::Output, crate::LayoutError> {
-        if super::values::Inputs::<AS, AD, BS, BD>::STATIC {
-            // Checked at compile time; the result is zero-sized.
-            return Ok(super::values::StaticResult::make_static());
-        }
         let al = a.pairs_x();
         check_runtime(&al, &self.shape(), &self.stride())?;
         let (s, d) = (self.shape(), self.stride())
             .comp(al)
             .ok_or(step_failed("composition"))?;
         Ok(Layout::new(s, d))
+    }
+}
+
+/// The composition computed from run-time values.
+struct Composed;
+impl<A, B: ComposeOnto<A>> super::values::Compute<A, B> for Composed
+where
+    B::Output: super::StaticResult,
+{
+    type Out = B::Output;
+    #[inline(always)]
+    fn compute(a: A, b: B) -> Result<B::Output, crate::LayoutError> {
+        b.compose_values(a)
     }
 }
 

@@ -216,7 +216,7 @@ super::by_mode::tiler_fn!(
     /// assert_eq!(r.to_string(), "((_2,_2),(_4,_4)):((_1,_2),(_4,_16))");
     /// assert_eq!(core::mem::size_of_val(&r), 0);
     /// ```
-    logical_product, try_logical_product, T::Logical, |a: A, t: T| t.try_logical(a)
+    logical_product, try_logical_product, T::Logical, LogicalProduct
 );
 super::by_mode::tiler_fn!(
     ProductOnto;
@@ -227,17 +227,17 @@ super::by_mode::tiler_fn!(
     /// let r = zipped_product(layout!((2,2):(1,2)), layout!((4,4):(1,4)));
     /// assert_eq!(r.to_string(), "((_2,_2),(_4,_4)):((_1,_2),(_4,_16))");
     /// ```
-    zipped_product, try_zipped_product, <T as ZipProductOnto<A>>::Zipped, |a: A, t: T| t.try_zipped(a), T: ZipProductOnto<A>,
+    zipped_product, try_zipped_product, <T as ZipProductOnto<A>>::Zipped, ZippedProduct, T: ZipProductOnto<A>,
 );
 super::by_mode::tiler_fn!(
     ProductOnto;
     /// CuTe's `tiled_product(A, B)`: `((A modes), rest0, rest1, ...)`.
-    tiled_product, try_tiled_product, <<T as ZipProductOnto<A>>::Zipped as Unpack>::Tiled, |a: A, t: T| t.try_zipped(a).map(Unpack::tiled), T: ZipProductOnto<A>, <T as ZipProductOnto<A>>::Zipped: Unpack,
+    tiled_product, try_tiled_product, <<T as ZipProductOnto<A>>::Zipped as Unpack>::Tiled, TiledProduct, T: ZipProductOnto<A>, <T as ZipProductOnto<A>>::Zipped: Unpack,
 );
 super::by_mode::tiler_fn!(
     ProductOnto;
     /// CuTe's `flat_product(A, B)`: `(a0, a1, ..., rest0, rest1, ...)`.
-    flat_product, try_flat_product, <<T as ZipProductOnto<A>>::Zipped as Unpack>::Flat, |a: A, t: T| t.try_zipped(a).map(Unpack::flat), T: ZipProductOnto<A>, <T as ZipProductOnto<A>>::Zipped: Unpack,
+    flat_product, try_flat_product, <<T as ZipProductOnto<A>>::Zipped as Unpack>::Flat, FlatProduct, T: ZipProductOnto<A>, <T as ZipProductOnto<A>>::Zipped: Unpack,
 );
 
 /// The error of a static product, if any (what the compile-time check evaluates).
@@ -603,7 +603,19 @@ impl<A: ZipProduct<B>, B> ZipOf<A> for B {
 }
 
 macro_rules! zip_fn {
-    ($(#[$m:meta])* $name:ident, $try:ident, $out:ident, $method:ident) => {
+    ($(#[$m:meta])* $name:ident, $try:ident, $out:ident, $method:ident, $op:ident) => {
+        #[doc(hidden)]
+        pub struct $op;
+        impl<A, B: ZipOf<A>> super::values::Compute<A, B> for $op
+        where
+            <B as ZipOf<A>>::$out: super::StaticResult,
+        {
+            type Out = <B as ZipOf<A>>::$out;
+            #[inline(always)]
+            fn compute(a: A, b: B) -> Result<Self::Out, LayoutError> {
+                b.$method(a)
+            }
+        }
         $(#[$m])*
         #[inline(always)]
         pub fn $name<A: LayoutParts, B: LayoutParts + ProductOnto<A> + ZipOf<A>>(a: A, b: B) -> <B as ZipOf<A>>::$out
@@ -627,11 +639,12 @@ macro_rules! zip_fn {
                     panic!("{}", e.as_str())
                 }
             }
-            if super::values::Inputs::<A::Shape, A::Stride, B::Shape, B::Stride>::STATIC {
-                // Checked at compile time; the result is zero-sized.
-                return Ok(super::StaticResult::make_static());
-            }
-            b.$method(a)
+            super::values::run::<
+                crate::tuple::AllStatic4<A::Shape, A::Stride, B::Shape, B::Stride>,
+                $op,
+                _,
+                _,
+            >(a, b)
         }
     };
 }
@@ -644,7 +657,7 @@ zip_fn!(
     /// let r = blocked_product(layout!((3,2):(1,3)), layout!((2,5):(1,2)));
     /// assert_eq!(r.to_string(), "((_3,_2),(_2,_5)):((_1,_6),(_3,_12))");
     /// ```
-    blocked_product, try_blocked_product, Blocked, try_blocked_of
+    blocked_product, try_blocked_product, Blocked, try_blocked_of, BlockedOp
 );
 zip_fn!(
     /// CuTe's `raked_product(A, B)` for layouts of equal rank:
@@ -655,5 +668,22 @@ zip_fn!(
     /// let r = raked_product(layout!((4,2):(1,4)), layout!((2,4):(4,1)));
     /// assert_eq!(r.to_string(), "((_2,_4),(_4,_2)):((_32,_1),(_8,_4))");
     /// ```
-    raked_product, try_raked_product, Raked, try_raked_of
+    raked_product, try_raked_product, Raked, try_raked_of, RakedOp
+);
+
+super::by_mode::tiler_op!(
+    /// `logical_product` from run-time values.
+    LogicalProduct, ProductOnto, T::Logical, |a, t| t.try_logical(a)
+);
+super::by_mode::tiler_op!(
+    /// `zipped_product` from run-time values.
+    ZippedProduct, ProductOnto, <T as ZipProductOnto<A>>::Zipped, |a, t| t.try_zipped(a), T: ZipProductOnto<A>,
+);
+super::by_mode::tiler_op!(
+    /// `tiled_product` from run-time values.
+    TiledProduct, ProductOnto, <<T as ZipProductOnto<A>>::Zipped as Unpack>::Tiled, |a, t| t.try_zipped(a).map(Unpack::tiled), T: ZipProductOnto<A>, <T as ZipProductOnto<A>>::Zipped: Unpack,
+);
+super::by_mode::tiler_op!(
+    /// `flat_product` from run-time values.
+    FlatProduct, ProductOnto, <<T as ZipProductOnto<A>>::Zipped as Unpack>::Flat, |a, t| t.try_zipped(a).map(Unpack::flat), T: ZipProductOnto<A>, <T as ZipProductOnto<A>>::Zipped: Unpack,
 );

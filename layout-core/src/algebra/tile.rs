@@ -308,6 +308,20 @@ impl<O, L: TileToShape<Sh, O>, Sh> LastArg<L, (Sh,)> for O {
     }
 }
 
+/// The tiling computed from run-time values; `K` tells which argument came last.
+#[doc(hidden)]
+pub struct TileOp<K>(core::marker::PhantomData<K>);
+impl<L, X: LastArg<L, K>, K> super::values::Compute<L, (X, K)> for TileOp<K>
+where
+    X::Output: super::StaticResult,
+{
+    type Out = X::Output;
+    #[inline(always)]
+    fn compute(block: L, (x, k): (X, K)) -> Result<X::Output, LayoutError> {
+        x.tile(block, k)
+    }
+}
+
 /// CuTe's `tile_to_shape(block, shape)`: `block` repeated column-major until
 /// it covers `shape`; each mode of the result is `(block mode, repeats)`.
 /// A static block whose modes do not divide the shape's is a compile error.
@@ -346,10 +360,12 @@ where
             panic!("{}", e.as_str())
         }
     }
-    if super::values::Inputs::<L::Shape, L::Stride, Sh, C<1>, <Sh as LastArg<L, ()>>::Output>::STATIC {
-        return Ok(super::StaticResult::make_static());
-    }
-    shape.tile(block, ())
+    super::values::run::<
+        super::values::Tag<L::Shape, L::Stride, Sh, C<1>, <Sh as LastArg<L, ()>>::Output>,
+        TileOp<()>,
+        _,
+        _,
+    >(block, (shape, ()))
 }
 
 /// CuTe's `tile_to_shape(block, shape, order)`: the repeats are laid out in
@@ -396,10 +412,12 @@ where
             panic!("{}", e.as_str())
         }
     }
-    if super::values::Inputs::<L::Shape, L::Stride, Sh, C<1>, <O as LastArg<L, (Sh,)>>::Output>::STATIC {
-        return Ok(super::StaticResult::make_static());
-    }
-    order.tile(block, (shape,))
+    super::values::run::<
+        super::values::Tag<L::Shape, L::Stride, Sh, C<1>, <O as LastArg<L, (Sh,)>>::Output>,
+        TileOp<(Sh,)>,
+        _,
+        _,
+    >(block, (order, (shape,)))
 }
 
 #[cfg(test)]

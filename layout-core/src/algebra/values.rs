@@ -19,12 +19,15 @@ use crate::tuple::IntTuple;
 pub trait StaticResult: Sized {
     /// Whether every leaf is static (nothing to compute).
     const IS_STATIC: bool;
+    /// The same as a type.
+    type AllStatic: crate::tuple::StaticBit;
     /// The static layout (only meaningful when `IS_STATIC`).
     fn make_static() -> Self;
 }
 
 impl<S: Congruent<D>, D: IntTuple> StaticResult for Layout<S, D> {
     const IS_STATIC: bool = S::ALL_STATIC && D::ALL_STATIC;
+    type AllStatic = <S::AllStatic as crate::tuple::StaticBit>::And<D::AllStatic>;
     #[inline(always)]
     fn make_static() -> Self {
         Layout::new(S::fill(&mut [].iter()), D::fill(&mut [].iter()))
@@ -40,20 +43,42 @@ pub(crate) fn or_panic<T>(r: Result<T, LayoutError>) -> T {
     }
 }
 
-/// Whether an operation's inputs `A`..`D` and its result `O` are all
-/// static, as one constant: an op tests `if Inputs::<..>::STATIC` so that
-/// rustc sees a constant condition and does not instantiate the value path
-/// of a static op (a condition built from several constants with `&&` is
-/// not folded before monomorphisation, and every static op then pays for
-/// the code of the mixed case).
-pub(crate) struct Inputs<
-    A,
-    B,
-    C = crate::int::C<1>,
-    D = crate::int::C<1>,
-    O = Layout<crate::int::C<1>, crate::int::C<0>>,
->(core::marker::PhantomData<(A, B, C, D, O)>);
-impl<A: IntTuple, B: IntTuple, C: IntTuple, D: IntTuple, O: StaticResult> Inputs<A, B, C, D, O> {
-    pub(crate) const STATIC: bool =
-        A::ALL_STATIC && B::ALL_STATIC && C::ALL_STATIC && D::ALL_STATIC && O::IS_STATIC;
+/// An operation's computation from run-time values (a marker type per
+/// operation implements it).
+pub(crate) trait Compute<A, B> {
+    /// The result.
+    type Out: StaticResult;
+    /// The result from run-time values.
+    fn compute(a: A, b: B) -> Result<Self::Out, LayoutError>;
 }
+/// The inputs of operation `Op`.
+pub(crate) struct Run<Op, A, B>(A, B, core::marker::PhantomData<fn() -> Op>);
+impl<Op: Compute<A, B>, A, B> crate::tuple::Select for Run<Op, A, B> {
+    type Out = Result<Op::Out, LayoutError>;
+    #[inline(always)]
+    fn when_static() -> Self::Out {
+        Ok(<Op::Out as StaticResult>::make_static())
+    }
+    #[inline(always)]
+    fn when_dynamic(self) -> Self::Out {
+        Op::compute(self.0, self.1)
+    }
+}
+/// Operation `Op` on `a` and `b`: its static result when `Bit` (inputs and
+/// result all static, as a type) is `B1`, else its computation. The choice
+/// is trait selection, so a static operation never instantiates (nor makes
+/// rustc walk) the code of the run-time case, which an `if` on a constant
+/// does not avoid.
+#[inline(always)]
+pub(crate) fn run<Bit: crate::tuple::StaticBit, Op: Compute<A, B>, A, B>(
+    a: A,
+    b: B,
+) -> Result<Op::Out, LayoutError> {
+    Bit::select(Run::<Op, A, B>(a, b, core::marker::PhantomData))
+}
+
+/// The tag of an operation with inputs `A`..`D` and result `O`.
+pub(crate) type Tag<A, B, C, D, O> =
+    <crate::tuple::AllStatic4<A, B, C, D> as crate::tuple::StaticBit>::And<
+        <O as StaticResult>::AllStatic,
+    >;
