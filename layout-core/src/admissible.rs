@@ -285,42 +285,25 @@ impl ComplementError {
 /// Modes of size 1 or stride 0 are ignored. More than [`COMPLEMENT_CAP`]
 /// other modes are refused.
 pub const fn check_complement(s: &[usize], d: &[usize], m: usize) -> Result<(), ComplementError> {
-    let mut ss = [0u128; COMPLEMENT_CAP];
-    let mut dd = [0u128; COMPLEMENT_CAP];
-    let mut n = 0;
-    let mut i = 0;
-    while i < s.len() {
-        if s[i] > 1 && d[i] != 0 {
-            if n == COMPLEMENT_CAP {
-                return Err(ComplementError::TooManyModes { n: n + 1 });
-            }
-            // insertion sort by stride
-            let mut j = n;
-            while j > 0 && dd[j - 1] > d[i] as u128 {
-                ss[j] = ss[j - 1];
-                dd[j] = dd[j - 1];
-                j -= 1;
-            }
-            ss[j] = s[i] as u128;
-            dd[j] = d[i] as u128;
-            n += 1;
-        }
-        i += 1;
-    }
+    let (ss, dd, n) = match sorted_modes(s, d) {
+        Ok(x) => x,
+        Err(e) => return Err(e),
+    };
     let mut below: u128 = 0;
     let mut reach: u128 = 1;
     let mut k = 0;
     while k < n {
-        if dd[k] <= below {
+        let (sk, dk) = (ss[k] as u128, dd[k] as u128);
+        if dk <= below {
             return Err(ComplementError::NotStacking {
-                s: ss[k] as usize,
-                d: dd[k] as usize,
+                s: ss[k],
+                d: dd[k],
                 below: below as usize,
             });
         }
-        below += (ss[k] - 1) * dd[k];
-        if dd[k] == reach {
-            reach = ss[k] * dd[k];
+        below += (sk - 1) * dk;
+        if dk == reach {
+            reach = sk * dk;
         }
         k += 1;
     }
@@ -336,12 +319,13 @@ pub const fn check_complement(s: &[usize], d: &[usize], m: usize) -> Result<(), 
 /// The most modes [`check_complement`] examines.
 pub const COMPLEMENT_CAP: usize = 64;
 
-/// How far the modes of a static `filter(A)` and the gaps the complement
-/// fills between them stack from 1: `Ok((reach, next))`, where `next` is the
-/// stride the complement's rest starts at. When `reach == next` the rest
-/// covers any cotarget; otherwise a cotarget above `reach` leaves a gap
-/// (checked at run time when the cotarget is a run-time value).
-pub const fn complement_reach(s: &[usize], d: &[usize]) -> Result<(usize, usize), ComplementError> {
+/// The modes of size above 1 and stride not 0, sorted by stride (stable):
+/// shapes, strides and their count; more than [`COMPLEMENT_CAP`] are refused.
+#[allow(clippy::type_complexity)]
+const fn sorted_modes(
+    s: &[usize],
+    d: &[usize],
+) -> Result<([usize; COMPLEMENT_CAP], [usize; COMPLEMENT_CAP], usize), ComplementError> {
     let mut ss = [0usize; COMPLEMENT_CAP];
     let mut dd = [0usize; COMPLEMENT_CAP];
     let mut n = 0;
@@ -351,6 +335,7 @@ pub const fn complement_reach(s: &[usize], d: &[usize]) -> Result<(usize, usize)
             if n == COMPLEMENT_CAP {
                 return Err(ComplementError::TooManyModes { n: n + 1 });
             }
+            // insertion sort by stride
             let mut j = n;
             while j > 0 && dd[j - 1] > d[i] {
                 ss[j] = ss[j - 1];
@@ -363,6 +348,19 @@ pub const fn complement_reach(s: &[usize], d: &[usize]) -> Result<(usize, usize)
         }
         i += 1;
     }
+    Ok((ss, dd, n))
+}
+
+/// How far the modes of a static `filter(A)` and the gaps the complement
+/// fills between them stack from 1: `Ok((reach, next))`, where `next` is the
+/// stride the complement's rest starts at. When `reach == next` the rest
+/// covers any cotarget; otherwise a cotarget above `reach` leaves a gap
+/// (checked at run time when the cotarget is a run-time value).
+pub const fn complement_reach(s: &[usize], d: &[usize]) -> Result<(usize, usize), ComplementError> {
+    let (ss, dd, n) = match sorted_modes(s, d) {
+        Ok(x) => x,
+        Err(e) => return Err(e),
+    };
     let (mut below, mut reach, mut next) = (0u128, 1u128, 1u128);
     let mut whole = true;
     let mut k = 0;

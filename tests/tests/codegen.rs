@@ -40,20 +40,15 @@ fn probe_asm() -> String {
 
 /// The instructions of one function: from its label to the end of the function.
 fn body<'a>(asm: &'a str, name: &str) -> Vec<&'a str> {
-    let start = asm
-        .find(&format!("\n{name}:"))
-        .unwrap_or_else(|| panic!("no {name} in assembly"));
-    asm[start + 1..]
-        .lines()
-        .skip(1)
-        .take_while(|l| !l.starts_with(".Lfunc_end") && !l.contains(".cfi_endproc"))
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('.') && !l.starts_with('#'))
-        .collect()
+    scan(asm, name, false)
 }
 
 /// The same with the local labels kept (`.LBB...:`), for the loop check.
 fn body_with_labels<'a>(asm: &'a str, name: &str) -> Vec<&'a str> {
+    scan(asm, name, true)
+}
+
+fn scan<'a>(asm: &'a str, name: &str, labels: bool) -> Vec<&'a str> {
     let start = asm
         .find(&format!("\n{name}:"))
         .unwrap_or_else(|| panic!("no {name} in assembly"));
@@ -62,8 +57,8 @@ fn body_with_labels<'a>(asm: &'a str, name: &str) -> Vec<&'a str> {
         .skip(1)
         .take_while(|l| !l.starts_with(".Lfunc_end") && !l.contains(".cfi_endproc"))
         .map(str::trim)
-        .filter(|l| !l.is_empty() && (!l.starts_with('.') || l.starts_with(".LBB")))
-        .filter(|l| !l.starts_with('#'))
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .filter(|l| !l.starts_with('.') || (labels && l.starts_with(".LBB")))
         .collect()
 }
 
