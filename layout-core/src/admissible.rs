@@ -82,10 +82,33 @@ impl CompositionError {
     }
 }
 
+/// `a % b` (`b > 0`) with a comparison first: divisions by run-time sizes
+/// dominate the run-time checks, and most operands are already below.
+#[inline(always)]
+pub(crate) const fn rem(a: usize, b: usize) -> usize {
+    if a < b {
+        a
+    } else {
+        a % b
+    }
+}
+
+/// `a / b` (`b > 0`) with the comparisons first, as [`rem`].
+#[inline(always)]
+pub(crate) const fn quot(a: usize, b: usize) -> usize {
+    if a < b {
+        0
+    } else if a == b {
+        1
+    } else {
+        a / b
+    }
+}
+
 const fn gcd(a: usize, b: usize) -> usize {
     let (mut a, mut b) = (a, b);
     while b != 0 {
-        let t = a % b;
+        let t = rem(a, b);
         a = b;
         b = t;
     }
@@ -95,19 +118,20 @@ const fn gcd(a: usize, b: usize) -> usize {
 /// `max over 0 <= j < s of (j*d mod p)`, in closed form where one exists.
 /// Native-width arithmetic (the check also runs at run time, where 128-bit
 /// division is a library call): every product is below `p` or checked.
+#[inline]
 const fn max_residue(s: usize, d: usize, p: usize) -> usize {
-    if s <= 1 || d % p == 0 {
+    if s <= 1 || rem(d, p) == 0 {
         return 0;
     }
-    if p % d == 0 {
-        let n = if p / d < s { p / d } else { s };
+    if rem(p, d) == 0 {
+        let n = if quot(p, d) < s { quot(p, d) } else { s };
         return d * (n - 1);
     }
     let g = gcd(d, p);
-    if s >= p / g || s > 1 << 20 {
+    if s >= quot(p, g) || s > 1 << 20 {
         return p - g;
     }
-    let (mut best, mut r, step) = (0, 0, d % p);
+    let (mut best, mut r, step) = (0, 0, rem(d, p));
     let mut j = 0;
     while j < s {
         if r > best {
@@ -126,72 +150,33 @@ const fn max_residue(s: usize, d: usize, p: usize) -> usize {
 
 /// Whether `A' o B` is admissible: `a` holds the sizes of A' (A coalesced,
 /// a static size-1 last mode counted as 2), `bs`/`bd` B's leaf shapes and
-/// strides (absolute values). Each leaf of B must walk A' cleanly, and the
-/// leaves must not carry into each other across a boundary of A'.
+/// strides (absolute values). Each leaf of B must walk A' cleanly
+/// ([`walk_leaf`]), and the leaves must not carry into each other across a
+/// boundary of A' ([`next_boundary`], [`leaf_residue`]).
+#[inline]
 pub const fn check_composition(
     a: &[usize],
     bs: &[usize],
     bd: &[usize],
 ) -> Result<(), CompositionError> {
-    let m = a.len();
     let mut live = 0;
     let mut l = 0;
     while l < bs.len() {
-        let (s, d) = (bs[l], bd[l]);
+        match walk_leaf(a, bs[l], bd[l]) {
+            Ok(true) => live += 1,
+            Ok(false) => {}
+            Err(e) => return Err(e),
+        }
         l += 1;
-        if s <= 1 || d == 0 {
-            continue;
-        }
-        live += 1;
-        let (mut r, mut t) = (d, s);
-        let mut i = 0;
-        while i + 1 < m {
-            let c = a[i];
-            if c == 0 {
-                break;
-            }
-            if r % c == 0 {
-                r /= c;
-                i += 1;
-                continue;
-            }
-            if c % r != 0 {
-                // The walk ends inside this mode when (t-1)*r < c.
-                let ends = match (t - 1).checked_mul(r) {
-                    Some(x) => x < c,
-                    None => false,
-                };
-                if ends {
-                    break;
-                }
-                return Err(CompositionError::NotDividing { s, d, i, c });
-            }
-            let n = c / r;
-            if t <= n {
-                break;
-            }
-            if t % n != 0 {
-                return Err(CompositionError::NotMultiple { s, d, n, i, c });
-            }
-            t /= n;
-            r = 1;
-            i += 1;
-        }
     }
     if live > 1 {
-        let mut p: usize = 1;
-        let mut i = 0;
-        while i + 1 < m {
-            p = match p.checked_mul(a[i]) {
-                Some(x) if x != 0 => x,
-                _ => break,
-            };
+        let (mut p, mut i) = (1, 0);
+        while let Some(q) = next_boundary(a, i, p) {
+            p = q;
             let mut total: usize = 0;
             let mut l = 0;
             while l < bs.len() {
-                if bs[l] > 1 && bd[l] != 0 {
-                    total = total.saturating_add(max_residue(bs[l], bd[l], p));
-                }
+                total = total.saturating_add(leaf_residue(bs[l], bd[l], p));
                 l += 1;
             }
             if total >= p {
@@ -201,6 +186,75 @@ pub const fn check_composition(
         }
     }
     Ok(())
+}
+
+/// Whether leaf `s:d` of B walks A' (sizes `a`) cleanly: `Ok(true)` when it
+/// moves (a live leaf), `Ok(false)` when it stays at 0.
+#[inline(always)]
+pub const fn walk_leaf(a: &[usize], s: usize, d: usize) -> Result<bool, CompositionError> {
+    if s <= 1 || d == 0 {
+        return Ok(false);
+    }
+    let (mut r, mut t) = (d, s);
+    let mut i = 0;
+    while i + 1 < a.len() {
+        let c = a[i];
+        if c == 0 {
+            break;
+        }
+        if rem(r, c) == 0 {
+            r = quot(r, c);
+            i += 1;
+            continue;
+        }
+        if rem(c, r) != 0 {
+            // The walk ends inside this mode when (t-1)*r < c.
+            let ends = match (t - 1).checked_mul(r) {
+                Some(x) => x < c,
+                None => false,
+            };
+            if ends {
+                break;
+            }
+            return Err(CompositionError::NotDividing { s, d, i, c });
+        }
+        let n = quot(c, r);
+        if t <= n {
+            break;
+        }
+        if rem(t, n) != 0 {
+            return Err(CompositionError::NotMultiple { s, d, n, i, c });
+        }
+        t /= n;
+        r = 1;
+        i += 1;
+    }
+    Ok(true)
+}
+
+/// The product of A''s sizes up to boundary `i` (`p` up to boundary
+/// `i - 1`), or `None` past the last boundary (or on a size 0 or overflow,
+/// beyond which no carry can happen).
+#[inline(always)]
+pub const fn next_boundary(a: &[usize], i: usize, p: usize) -> Option<usize> {
+    if i + 1 >= a.len() {
+        return None;
+    }
+    match p.checked_mul(a[i]) {
+        Some(x) if x != 0 => Some(x),
+        _ => None,
+    }
+}
+
+/// How far leaf `s:d` reaches modulo `p`: the leaves of B overlap at a
+/// boundary of A' when their reaches add up to `p` or more.
+#[inline(always)]
+pub const fn leaf_residue(s: usize, d: usize, p: usize) -> usize {
+    if s > 1 && d != 0 {
+        max_residue(s, d, p)
+    } else {
+        0
+    }
 }
 
 /// Why a complement is refused.

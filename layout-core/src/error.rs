@@ -91,6 +91,8 @@ pub enum Refusal {
         /// The most the check takes.
         cap: usize,
     },
+    /// A coordinate (a tile, a thread) lies outside the shape it indexes.
+    OutOfShape,
 }
 
 impl fmt::Display for Refusal {
@@ -110,6 +112,7 @@ impl fmt::Display for Refusal {
                 f,
                 "{n} leaves, more than the {cap} its run-time check examines"
             ),
+            Refusal::OutOfShape => f.write_str("the coordinate lies outside the shape it indexes"),
         }
     }
 }

@@ -40,6 +40,7 @@ pub mod int;
 pub mod layout;
 pub mod make;
 pub mod ops;
+pub mod partition;
 pub mod print;
 pub mod slice;
 pub mod tensor;

@@ -207,6 +207,25 @@ impl<E: Engine, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
     }
 }
 
+impl<E, L> Tensor<E, L> {
+    /// The same storage through `layout`, the first element moved by `by`
+    /// (partitions keep the storage and its lifetime). Accesses check the
+    /// storage's bounds as always.
+    #[inline(always)]
+    pub(crate) fn rebase<L2>(self, layout: L2, by: usize) -> Tensor<E, L2> {
+        Tensor {
+            data: self.data,
+            offset: self.offset.saturating_add(by),
+            layout,
+        }
+    }
+    /// The layout, by value or reference as the caller needs.
+    #[inline(always)]
+    pub(crate) fn layout_ref(&self) -> &L {
+        &self.layout
+    }
+}
+
 #[cold]
 #[inline(never)]
 #[track_caller]

@@ -243,6 +243,10 @@ const ALGEBRA: &[&str] = &[
     "swizzle_layout",
     "swizzle",
     "tile_to_shape",
+    "local_tile",
+    "inner_partition",
+    "outer_partition",
+    "local_partition",
 ];
 
 /// Ops whose static inadmissible inputs (`unsound.jsonl`, the static_assert
@@ -669,6 +673,28 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
                 emit_layout(l, false)?
             )
         }
+        // Tensor partitions: a tensor over a buffer that covers L, the
+        // partition's layout, table and data offset, all exact.
+        "local_tile" | "inner_partition" | "outer_partition" | "local_partition" => {
+            let l = emit_layout(arg_str(r, 0)?, false)?;
+            let (second, third) = if op == "local_partition" {
+                (
+                    emit_layout(arg_str(r, 1)?, false)?,
+                    format!("{}usize", arg_u64(r, 2)?),
+                )
+            } else {
+                let c = match &r["args"][2] {
+                    Value::String(c) => emit(&parse(c)?, true),
+                    Value::Number(n) => format!("{n}usize"),
+                    _ => return Err("coord".into()),
+                };
+                (emit_tiler(arg_str(r, 1)?)?, c)
+            };
+            let off = r["offset"].as_u64().ok_or("offset")?;
+            format!(
+                "{head}let l = {l};\nlet buf = vec![0u8; l.cosize()];\nlet t = Tensor::new(&buf[..], l).unwrap();\nlet out = layout_core::partition::try_{op}(t, {second}, {third}).map(|p| (p.layout(), p.data_offset()));\nrep.partition(op, id, out, {exp}, {tab}, {off});"
+            )
+        }
         _ => return Err(format!("op {op} is not generated")),
     };
     Ok(body)
@@ -712,9 +738,18 @@ fn main() {
         rec += 1;
         (rec - 1) % 2 == part
     };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
+    // The layout files, then the tensor-level ones under `tensor/`.
+    let mut files: Vec<PathBuf> = [dir.clone(), dir.join("tensor")]
+        .iter()
+        .flat_map(|d| {
+            std::fs::read_dir(d)
+                .map(|rd| {
+                    rd.filter_map(|e| e.ok().map(|e| e.path()))
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default()
+        })
+        .collect();
     files.sort();
     for path in &files {
         if path.extension().and_then(|e| e.to_str()) != Some("jsonl") {

@@ -165,6 +165,17 @@ fn static_layouts_fold() {
         mixed.join("\n")
     );
 
+    // A mixed composition with its run-time admissibility check: no call
+    // (the check is inlined, its buffers are not cleared by `memset`).
+    let comp = body(&asm, "probe_mixed_composition");
+    let comp_hand = body(&asm, "probe_mixed_composition_hand");
+    let hand_calls = calls(&comp_hand);
+    assert!(
+        calls(&comp).iter().all(|c| hand_calls.contains(c)),
+        "mixed composition calls where the hand-written code does not:\n{}",
+        comp.join("\n")
+    );
+
     // The loop detector is live: a run-time length needs a loop.
     assert!(
         loops(&body_with_labels(&asm, "probe_sum_loop")),

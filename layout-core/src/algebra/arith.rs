@@ -128,7 +128,7 @@ binary!(
     FDiv, LDiv, DivT,
     [A: Div<UInt<U, Bt>>, Quot<A, UInt<U, Bt>>: Unsigned + Default + 'static + crate::int::StaticOneTag + crate::int::StaticZeroTag],
     Quot<A, UInt<U, Bt>>,
-    |a, b| a.checked_div(b)
+    |a, b| if b == 0 { None } else { Some(crate::admissible::quot(a, b)) }
 );
 binary!(
     /// `min(a, b)`.
@@ -147,5 +147,12 @@ binary!(
         Quot<Sub1<Sum<A, UInt<U, Bt>>>, UInt<U, Bt>>: Unsigned + Default + 'static + crate::int::StaticOneTag + crate::int::StaticZeroTag
     ],
     Quot<Sub1<Sum<A, UInt<U, Bt>>>, UInt<U, Bt>>,
-    |a, b| if b == 0 { None } else { Some(a.div_ceil(b)) }
+    |a, b| if b == 0 {
+        None
+    } else if a <= b {
+        // No division for the common operand below the divisor.
+        Some((a != 0) as usize)
+    } else {
+        Some(a.div_ceil(b))
+    }
 );

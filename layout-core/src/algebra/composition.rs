@@ -528,18 +528,79 @@ pub(crate) fn check_runtime<AL: PairSizes + crate::tuple::List, BS: IntTuple, BD
     if n > CAP {
         return Err(refuse(crate::Refusal::TooManyLeaves { n, cap: CAP }));
     }
-    let mut a = [0usize; CAP];
-    al.sizes_into(&mut a, 0);
-    let (mut s, mut d) = ([0usize; CAP], [0usize; CAP]);
-    let mut i = 0;
-    while i < BS::LEAF_COUNT {
-        s[i] = bs.leaf(i);
-        d[i] = bd.leaf(i);
-        i += 1;
+    if BS::LEAF_COUNT > UNROLL {
+        let mut a = [0usize; CAP];
+        al.sizes_into(&mut a, 0);
+        let (mut s, mut d) = ([0usize; CAP], [0usize; CAP]);
+        let mut i = 0;
+        while i < BS::LEAF_COUNT {
+            s[i] = bs.leaf(i);
+            d[i] = bd.leaf(i);
+            i += 1;
+        }
+        let (a, s, d) = (&a[..AL::LEN], &s[..BS::LEAF_COUNT], &d[..BS::LEAF_COUNT]);
+        return crate::admissible::check_composition(a, s, d)
+            .map_err(|e| refuse(crate::Refusal::Composition(e)));
     }
-    crate::admissible::check_composition(&a[..AL::LEN], &s[..BS::LEAF_COUNT], &d[..BS::LEAF_COUNT])
-        .map_err(|e| refuse(crate::Refusal::Composition(e)))
+    // Up to UNROLL leaves of B: the same check (the steps of
+    // `check_composition`) with the loop over B's leaves unrolled, so that
+    // B's static leaves fold into the arithmetic; a small buffer for A'
+    // when it fits (zeroing the full capacity costs more than the check).
+    let mut buf = [0usize; CAP];
+    let mut small = [0usize; UNROLL];
+    let a: &mut [usize] = if AL::LEN <= UNROLL {
+        &mut small
+    } else {
+        &mut buf
+    };
+    al.sizes_into(a, 0);
+    let a = &a[..AL::LEN];
+    let mut live = 0;
+    unroll!(l, {
+        if l < BS::LEAF_COUNT
+            && crate::admissible::walk_leaf(a, bs.leaf(l), bd.leaf(l))
+                .map_err(|e| refuse(crate::Refusal::Composition(e)))?
+        {
+            live += 1;
+        }
+    });
+    if live > 1 {
+        let (mut p, mut i) = (1, 0);
+        while let Some(q) = crate::admissible::next_boundary(a, i, p) {
+            p = q;
+            let mut total: usize = 0;
+            unroll!(l, {
+                if l < BS::LEAF_COUNT {
+                    let r = crate::admissible::leaf_residue(bs.leaf(l), bd.leaf(l), p);
+                    total = total.saturating_add(r);
+                }
+            });
+            if total >= p {
+                let e = crate::admissible::CompositionError::Overlap { i, p };
+                return Err(refuse(crate::Refusal::Composition(e)));
+            }
+            i += 1;
+        }
+    }
+    Ok(())
 }
+
+/// How many leaves of B the run-time check unrolls.
+const UNROLL: usize = 8;
+
+/// `$body` for `$l` in `0..UNROLL`, each with a constant index.
+macro_rules! unroll {
+    ($l:ident, $body:block) => {
+        unroll!(@ $l, $body, 0 1 2 3 4 5 6 7)
+    };
+    (@ $l:ident, $body:block, $($k:literal)*) => {
+        $({
+            let $l: usize = $k;
+            $body
+        })*
+    };
+}
+use unroll;
 
 /// `None` from a value step: a division by 0 or an overflow.
 #[inline(always)]

@@ -7,7 +7,7 @@
 //! helper trait implemented once per tag, with the tag as `Self`.
 
 mod arith;
-mod by_mode;
+pub(crate) mod by_mode;
 mod cast;
 mod coalesce;
 mod common;
@@ -19,8 +19,8 @@ mod inverse;
 mod product;
 mod profile;
 mod swizzle;
-mod tile;
-mod typelevel;
+pub(crate) mod tile;
+pub(crate) mod typelevel;
 pub(crate) mod values;
 
 pub use arith::Leaf;

@@ -248,21 +248,28 @@ pub fn filter_profile(l: &DynLayout, profile: &DTuple) -> R<DynLayout> {
 
 /// The admissibility of `A' o B` (see [`crate::admissible::check_composition`]).
 fn check_composition(a: &[(DInt, DInt)], b: &DynLayout, al: &DynLayout, bl: &DynLayout) -> R<()> {
-    let sizes: Vec<usize> = a
-        .iter()
-        .map(|(c, _)| usize::try_from(c.v).unwrap_or(0))
-        .collect();
-    let (bs, bd): (Vec<usize>, Vec<usize>) = b
-        .pairs()
-        .iter()
-        .map(|(s, d)| {
-            (
-                usize::try_from(s.v).unwrap_or(0),
-                usize::try_from(d.v.unsigned_abs()).unwrap_or(usize::MAX),
-            )
-        })
-        .unzip();
-    crate::admissible::check_composition(&sizes, &bs, &bd).map_err(|e| {
+    const SMALL: usize = 16;
+    let bp = b.pairs();
+    let size = |c: DInt| usize::try_from(c.v).unwrap_or(0);
+    let stride = |d: DInt| usize::try_from(d.v.unsigned_abs()).unwrap_or(usize::MAX);
+    // On the stack when small: this runs on every composition.
+    let (mut sa, mut sb, mut sd) = ([0; SMALL], [0; SMALL], [0; SMALL]);
+    let (mut va, mut vb, mut vd) = (Vec::new(), Vec::new(), Vec::new());
+    let (sizes, bs, bd): (&[usize], &[usize], &[usize]) = if a.len().max(bp.len()) <= SMALL {
+        for (x, &(c, _)) in sa.iter_mut().zip(a) {
+            *x = size(c);
+        }
+        for ((x, y), &(s, d)) in sb.iter_mut().zip(sd.iter_mut()).zip(&bp) {
+            (*x, *y) = (size(s), stride(d));
+        }
+        (&sa[..a.len()], &sb[..bp.len()], &sd[..bp.len()])
+    } else {
+        va.extend(a.iter().map(|&(c, _)| size(c)));
+        vb.extend(bp.iter().map(|&(s, _)| size(s)));
+        vd.extend(bp.iter().map(|&(_, d)| stride(d)));
+        (&va, &vb, &vd)
+    };
+    crate::admissible::check_composition(sizes, bs, bd).map_err(|e| {
         invalid(
             "composition",
             format!(
@@ -347,13 +354,12 @@ pub fn composition(a: &DynLayout, b: &DynLayout) -> R<DynLayout> {
         match (s, d) {
             (DTuple::Int(s), DTuple::Int(d)) => compose_leaf(ax, p, *s, *d),
             (DTuple::Tup(ss), DTuple::Tup(ds)) => {
-                let (a, b): (Vec<_>, Vec<_>) = ss
-                    .iter()
-                    .zip(ds)
-                    .map(|(x, y)| go(ax, p, x, y))
-                    .collect::<R<Vec<_>>>()?
-                    .into_iter()
-                    .unzip();
+                let (mut a, mut b) = (Vec::with_capacity(ss.len()), Vec::with_capacity(ss.len()));
+                for (x, y) in ss.iter().zip(ds) {
+                    let (x, y) = go(ax, p, x, y)?;
+                    a.push(x);
+                    b.push(y);
+                }
                 Ok((DTuple::Tup(a), DTuple::Tup(b)))
             }
             _ => Err(invalid(

@@ -164,9 +164,13 @@ impl DTuple {
     }
     /// The product of the leaves; static when every leaf is.
     pub fn product(&self) -> Result<DInt, LayoutError> {
-        self.leaves()
-            .iter()
-            .try_fold(DInt::s(1), |a, b| mul(a, *b, "size"))
+        // A walk, not `leaves()`: this runs per mode of every evaluation.
+        match self {
+            DTuple::Int(i) => Ok(*i),
+            DTuple::Tup(v) => v
+                .iter()
+                .try_fold(DInt::s(1), |a, b| mul(a, b.product()?, "size")),
+        }
     }
     /// Whether `self` and `other` nest the same way.
     pub fn congruent(&self, other: &DTuple) -> bool {
@@ -246,7 +250,13 @@ impl DynLayout {
                 alloc::format!("shape {shape} and stride {stride} do not nest the same way"),
             ));
         }
-        if let Some(bad) = shape.leaves().iter().find(|l| l.v < 0) {
+        let mut bad = None;
+        shape.for_each_leaf(&mut |l| {
+            if l.v < 0 && bad.is_none() {
+                bad = Some(l)
+            }
+        });
+        if let Some(bad) = bad {
             return Err(invalid(
                 "make_layout",
                 alloc::format!("negative shape {bad} in {shape}"),

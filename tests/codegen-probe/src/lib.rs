@@ -78,3 +78,22 @@ pub fn probe_sum_loop(n: usize) -> usize {
     }
     s
 }
+
+/// composition((m,_32):(_32,_1), (_4,_8):(_1,_4)) with a run-time m, then
+/// one evaluation: the run-time admissibility check and the leaf values.
+#[no_mangle]
+#[inline(never)]
+pub fn probe_mixed_composition(m: usize, i: usize) -> usize {
+    match lc::algebra::try_composition(layout!((m, 32):(32, 1)), layout!((4,8):(1,4))) {
+        Ok(r) => r.call(i),
+        Err(_) => usize::MAX,
+    }
+}
+
+/// The same by hand: `A(B(i))` with `B(i) = i % 4 + 4 * (i / 4)`.
+#[no_mangle]
+#[inline(never)]
+pub fn probe_mixed_composition_hand(m: usize, i: usize) -> usize {
+    let j = (i % 4) + 4 * (i / 4);
+    32 * (j % m) + j / m
+}

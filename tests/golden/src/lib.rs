@@ -298,6 +298,30 @@ impl Report {
             )
         });
     }
+    /// A tensor partition: its layout (print and table) and the offset of
+    /// its first element in the storage, all exactly CuTe's.
+    pub fn partition<S: Congruent<D>, D: IntTuple>(
+        &mut self,
+        op: &'static str,
+        id: &str,
+        out: Result<(Layout<S, D>, usize), LayoutError>,
+        exp: &str,
+        table: Option<&[usize]>,
+        offset: usize,
+    ) {
+        let (got, got_table, got_off) = match &out {
+            Ok((l, off)) => (l.to_string(), l.table(), *off),
+            Err(e) => (format!("Err({e})"), Vec::new(), 0),
+        };
+        let ok = got == exp && table.is_none_or(|t| t == got_table.as_slice()) && got_off == offset;
+        self.record(op, id, ok, || {
+            format!(
+                "got {got} {} offset {got_off}, CuTe {exp} {} offset {offset}",
+                short(&got_table),
+                short(table.unwrap_or(&[]))
+            )
+        });
+    }
     /// [`Report::algebra`] for a fallible op. Refusing is right only where
     /// CuTe's printed result breaks its own post-condition `size(R) ==
     /// size(B)` (B given as text), and the run-time algebra refuses too.

@@ -1,0 +1,551 @@
+//! Partitioning tensors: CuTe's `local_tile`, `inner_partition`,
+//! `outer_partition` and `local_partition`.
+//!
+//! A partition is a view of the same storage: the layout changes, the first
+//! element moves, the storage and its lifetime stay (a function can return
+//! a tile of the tensor it was given). Every access still checks the
+//! storage's bounds, so a partition never reads outside a slice-backed
+//! tensor, whatever the tiler. Coordinates (tile, thread) are checked
+//! against the shape they index: out of range is refused, never wrapped.
+//!
+//! Each function works for static and mixed layouts alike; the tile or
+//! thread coordinate is a run-time value (`usize`, tuples of `usize`, with
+//! `_` to keep a mode).
+
+use crate::algebra::by_mode::Splice;
+use crate::algebra::tile::ProductEach;
+use crate::algebra::typelevel::{ModesToLayout, ZipModes};
+use crate::algebra::{DivideOnto, LayoutParts, StaticResult, Unpack, ZipDivideOnto};
+use crate::coord::{Crd2Crd, Crd2Idx};
+use crate::error::{LayoutError, Refusal};
+use crate::layout::{Congruent, Layout};
+use crate::slice::SliceCoord;
+use crate::tensor::Tensor;
+use crate::tuple::{AsModes, Concat, IntTuple, IntoTuple, List};
+
+fn refused(op: &'static str) -> LayoutError {
+    LayoutError::Refused {
+        op,
+        why: Refusal::OutOfShape,
+    }
+}
+
+/// A coordinate with `_` applied to a layout `S:D`: the kept modes as a
+/// list of `(shape, stride)` pairs and the offset of the fixed part;
+/// `None` when the coordinate lies outside the shape.
+#[doc(hidden)]
+pub trait SliceModes<S, D> {
+    type Modes: List;
+    fn slice_modes(self, s: S, d: D) -> Option<(Self::Modes, usize)>;
+}
+impl<C, S: Congruent<D>, D: IntTuple> SliceModes<S, D> for C
+where
+    C: SliceCoord<S> + SliceCoord<D> + Crd2Idx<S, D>,
+    <C as SliceCoord<S>>::Sliced: AsModes,
+    <C as SliceCoord<D>>::Sliced: AsModes,
+    <<C as SliceCoord<S>>::Sliced as AsModes>::Modes:
+        ZipModes<<<C as SliceCoord<D>>::Sliced as AsModes>::Modes>,
+{
+    type Modes = <<<C as SliceCoord<S>>::Sliced as AsModes>::Modes as ZipModes<
+        <<C as SliceCoord<D>>::Sliced as AsModes>::Modes,
+    >>::Out;
+    #[inline(always)]
+    fn slice_modes(self, s: S, d: D) -> Option<(Self::Modes, usize)> {
+        if !self.in_shape(s) {
+            return None;
+        }
+        let ks = <C as SliceCoord<S>>::slice_of(s).as_modes();
+        let kd = <C as SliceCoord<D>>::slice_of(d).as_modes();
+        Some((ks.zip_modes(kd), self.crd2idx(s, d)))
+    }
+}
+
+/// `((tile), (rest))` sliced at `(repeat(_), coord)`: the tile's modes, then
+/// the rest modes the coordinate keeps.
+#[doc(hidden)]
+pub trait InnerOf<C> {
+    type Out;
+    fn inner_of(self, c: C) -> Option<(Self::Out, usize)>;
+}
+impl<TS, RS, TD, RD, C> InnerOf<C> for Layout<(TS, RS), (TD, RD)>
+where
+    (TS, RS): Congruent<(TD, RD)>,
+    (TD, RD): IntTuple,
+    (TS, TD): Splice,
+    C: SliceModes<RS, RD>,
+    <(TS, TD) as Splice>::Modes: Concat<C::Modes>,
+    <<(TS, TD) as Splice>::Modes as Concat<C::Modes>>::Out: ModesToLayout,
+{
+    type Out = <<<(TS, TD) as Splice>::Modes as Concat<C::Modes>>::Out as ModesToLayout>::Out;
+    #[inline(always)]
+    fn inner_of(self, c: C) -> Option<(Self::Out, usize)> {
+        let ((ts, rs), (td, rd)) = (self.shape(), self.stride());
+        let (kept, off) = c.slice_modes(rs, rd)?;
+        Some(((ts, td).splice().concat(kept).to_layout(), off))
+    }
+}
+
+/// `((tile), (rest))` sliced at `(coord, repeat(_))`: the tile modes the
+/// coordinate keeps, then the rest's modes.
+#[doc(hidden)]
+pub trait OuterOf<C> {
+    type Out;
+    fn outer_of(self, c: C) -> Option<(Self::Out, usize)>;
+}
+impl<TS, RS, TD, RD, C> OuterOf<C> for Layout<(TS, RS), (TD, RD)>
+where
+    (TS, RS): Congruent<(TD, RD)>,
+    (TD, RD): IntTuple,
+    (RS, RD): Splice,
+    C: SliceModes<TS, TD>,
+    C::Modes: Concat<<(RS, RD) as Splice>::Modes>,
+    <C::Modes as Concat<<(RS, RD) as Splice>::Modes>>::Out: ModesToLayout,
+{
+    type Out = <<C::Modes as Concat<<(RS, RD) as Splice>::Modes>>::Out as ModesToLayout>::Out;
+    #[inline(always)]
+    fn outer_of(self, c: C) -> Option<(Self::Out, usize)> {
+        let ((ts, rs), (td, rd)) = (self.shape(), self.stride());
+        let (kept, off) = c.slice_modes(ts, td)?;
+        Some((kept.concat((rs, rd).splice()).to_layout(), off))
+    }
+}
+
+/// The zipped_divide of a layout `A` by tiler `T`.
+type ZippedOf<A, T> = <T as ZipDivideOnto<A>>::Zipped;
+
+/// A layout that `T` tiles and `C` indexes: one bound for code generic over
+/// its tiles (`L: Partition<T, C>`), whatever the tiler and coordinate are.
+pub trait Partition<T, C>: Sized + Copy {
+    /// The layout of `inner_partition(A, T, C)` (and `local_tile`).
+    type Inner;
+    /// The layout of `outer_partition(A, T, C)`.
+    type Outer;
+    /// The inner partition's layout and the offset of its first element.
+    fn try_inner(self, t: T, c: C) -> Result<(Self::Inner, usize), LayoutError>;
+    /// The outer partition's layout and the offset of its first element.
+    fn try_outer(self, t: T, c: C) -> Result<(Self::Outer, usize), LayoutError>;
+}
+impl<A: LayoutParts + Copy, T, C> Partition<T, C> for A
+where
+    A::Shape: Congruent<A::Stride>,
+    T: DivideOnto<A> + ZipDivideOnto<A>,
+    ZippedOf<A, T>: StaticResult + InnerOf<C> + OuterOf<C>,
+{
+    type Inner = <ZippedOf<A, T> as InnerOf<C>>::Out;
+    type Outer = <ZippedOf<A, T> as OuterOf<C>>::Out;
+    #[inline(always)]
+    fn try_inner(self, t: T, c: C) -> Result<(Self::Inner, usize), LayoutError> {
+        let z = crate::algebra::try_zipped_divide(self, t)?;
+        z.inner_of(c).ok_or(refused("inner_partition"))
+    }
+    #[inline(always)]
+    fn try_outer(self, t: T, c: C) -> Result<(Self::Outer, usize), LayoutError> {
+        let z = crate::algebra::try_zipped_divide(self, t)?;
+        z.outer_of(c).ok_or(refused("outer_partition"))
+    }
+}
+
+/// CuTe's `inner_partition(tensor, tiler, coord)`: tile the tensor by
+/// `tiler` (its `zipped_divide`) and take the tile at `coord` in the grid of
+/// tiles (the rest mode): a tuple with one entry per rest mode, one
+/// `usize` (a 1-D index over the grid), or a tuple with `_` where a grid mode
+/// is kept (appended to the tile's modes).
+///
+/// ```
+/// use layout_core::{layout, partition::inner_partition, Tensor, C};
+/// let data = [0u8; 64 * 48];
+/// let t = Tensor::new(&data[..], layout!((64,48):(48,1))).unwrap();
+/// let tile = inner_partition(t, (C::<32>, C::<8>), (0usize, 1usize));
+/// assert_eq!(tile.layout().to_string(), "(_32,_8):(_48,_1)");
+/// assert_eq!(tile.data_offset(), 8);
+/// ```
+///
+/// # Panics
+///
+/// When the coordinate lies outside the grid, or run-time leaves make the
+/// division inadmissible (the message of [`try_inner_partition`]'s error).
+#[inline(always)]
+#[track_caller]
+pub fn inner_partition<E, L: Partition<T, C>, T, C>(
+    t: Tensor<E, L>,
+    tiler: T,
+    coord: C,
+) -> Tensor<E, L::Inner> {
+    crate::algebra::values::or_panic(try_inner_partition(t, tiler, coord))
+}
+
+/// [`inner_partition`], returning the reason instead of panicking.
+#[inline(always)]
+pub fn try_inner_partition<E, L: Partition<T, C>, T, C>(
+    t: Tensor<E, L>,
+    tiler: T,
+    coord: C,
+) -> Result<Tensor<E, L::Inner>, LayoutError> {
+    let (l, off) = (*t.layout_ref()).try_inner(tiler, coord)?;
+    Ok(t.rebase(l, off))
+}
+
+/// CuTe's `local_tile(tensor, tiler, coord)`: the tile at `coord`, that is
+/// [`inner_partition`].
+///
+/// ```
+/// use layout_core::{layout, partition::local_tile, Tensor, C, Underscore};
+/// let m = 64; // a run-time extent
+/// let data = vec![0f32; m * 48];
+/// let t = Tensor::new(&data[..], layout!((m,48):(48,1))).unwrap();
+/// // The column of tiles at n = 1: the tile modes, then the kept grid mode
+/// // (m/32 tiles, 32 rows of 48 apart: a static stride).
+/// let col = local_tile(t, (C::<32>, C::<8>), (Underscore, 1usize));
+/// assert_eq!(col.layout().to_string(), "(_32,_8,2):(_48,_1,_1536)");
+/// assert_eq!(col.data_offset(), 8);
+/// ```
+///
+/// # Panics
+///
+/// As [`inner_partition`].
+#[inline(always)]
+#[track_caller]
+pub fn local_tile<E, L: Partition<T, C>, T, C>(
+    t: Tensor<E, L>,
+    tiler: T,
+    coord: C,
+) -> Tensor<E, L::Inner> {
+    inner_partition(t, tiler, coord)
+}
+
+/// [`local_tile`], returning the reason instead of panicking.
+#[inline(always)]
+pub fn try_local_tile<E, L: Partition<T, C>, T, C>(
+    t: Tensor<E, L>,
+    tiler: T,
+    coord: C,
+) -> Result<Tensor<E, L::Inner>, LayoutError> {
+    try_inner_partition(t, tiler, coord)
+}
+
+/// CuTe's `local_tile(tensor, tiler, coord, proj)`: the modes where `proj`
+/// is `_` (CuTe's `X`) are left out of both the tiler and the coordinate,
+/// as in `local_tile(gA, (BM, BN, BK), (m, n, _), (C::<1>, Underscore, C::<1>))`.
+///
+/// ```
+/// use layout_core::{layout, partition::local_tile_proj, Tensor, C, Underscore as X};
+/// let data = [0f32; 64 * 32];
+/// // A is (M,K) = (64,32), row-major; the CTA tiler is (BM,BN,BK) = (16,8,8).
+/// let a = Tensor::new(&data[..], layout!((64,32):(32,1))).unwrap();
+/// let ga = local_tile_proj(a, (C::<16>, C::<8>, C::<8>), (2usize, 3usize, X), (C::<1>, X, C::<1>));
+/// // The (BM,BK) tile of row block 2, for every k block.
+/// assert_eq!(ga.layout().to_string(), "(_16,_8,_4):(_32,_1,_8)");
+/// assert_eq!(ga.data_offset(), 2 * 16 * 32);
+/// ```
+///
+/// # Panics
+///
+/// As [`inner_partition`].
+#[inline(always)]
+#[track_caller]
+#[allow(clippy::type_complexity)]
+pub fn local_tile_proj<E, L, T, C, P>(
+    t: Tensor<E, L>,
+    tiler: T,
+    coord: C,
+    proj: P,
+) -> Tensor<E, <L as Partition<<P as SliceCoord<T>>::Diced, <P as SliceCoord<C>>::Diced>>::Inner>
+where
+    P: SliceCoord<T> + SliceCoord<C>,
+    L: Partition<<P as SliceCoord<T>>::Diced, <P as SliceCoord<C>>::Diced>,
+{
+    let _ = proj;
+    local_tile(
+        t,
+        <P as SliceCoord<T>>::dice_of(tiler),
+        <P as SliceCoord<C>>::dice_of(coord),
+    )
+}
+
+/// CuTe's `outer_partition(tensor, tiler, coord)`: tile the tensor by
+/// `tiler` and take, in every tile, the element at `coord` inside the tile
+/// (one entry per tile mode, `_` to keep one): the result spans the grid of
+/// tiles.
+///
+/// ```
+/// use layout_core::{layout, partition::outer_partition, Tensor, C};
+/// let data = [0u8; 32 * 16];
+/// let t = Tensor::new(&data[..], layout!((32,16):(16,1))).unwrap();
+/// let p = outer_partition(t, (C::<8>, C::<8>), (2usize, 3usize));
+/// assert_eq!(p.layout().to_string(), "(_4,_2):(_128,_8)");
+/// assert_eq!(p.data_offset(), 2 * 16 + 3);
+/// ```
+///
+/// # Panics
+///
+/// When the coordinate lies outside the tile, or run-time leaves make the
+/// division inadmissible (the message of [`try_outer_partition`]'s error).
+#[inline(always)]
+#[track_caller]
+pub fn outer_partition<E, L: Partition<T, C>, T, C>(
+    t: Tensor<E, L>,
+    tiler: T,
+    coord: C,
+) -> Tensor<E, L::Outer> {
+    crate::algebra::values::or_panic(try_outer_partition(t, tiler, coord))
+}
+
+/// [`outer_partition`], returning the reason instead of panicking.
+#[inline(always)]
+pub fn try_outer_partition<E, L: Partition<T, C>, T, C>(
+    t: Tensor<E, L>,
+    tiler: T,
+    coord: C,
+) -> Result<Tensor<E, L::Outer>, LayoutError> {
+    let (l, off) = (*t.layout_ref()).try_outer(tiler, coord)?;
+    Ok(t.rebase(l, off))
+}
+
+/// A thread layout for [`local_partition`]: its tiler (the size of each
+/// mode, CuTe's `product_each(shape)`) and a thread's coordinate in it
+/// (CuTe's `get_flat_coord`: one index per mode, found by inverting the
+/// strides, so `(4,8):(8,1)` puts thread 5 at `(0,5)`).
+pub trait ThreadLayout: Copy {
+    /// One static or run-time size per mode.
+    type Tiler: Copy;
+    /// One `usize` per mode.
+    type Coord: Copy;
+    /// The tiler.
+    fn tiler(self) -> Option<Self::Tiler>;
+    /// Thread `idx`'s coordinate; `None` past the thread count.
+    fn thread_coord(self, idx: usize) -> Option<Self::Coord>;
+}
+impl<S: Congruent<D> + AsModes, D: IntTuple> ThreadLayout for Layout<S, D>
+where
+    S::Modes: ProductEach,
+    <S::Modes as ProductEach>::Out: IntoTuple,
+    <<S::Modes as ProductEach>::Out as IntoTuple>::Tuple: Copy,
+    S::Dyn: Crd2Crd<S, <<S::Modes as ProductEach>::Out as IntoTuple>::Tuple>,
+    <S::Dyn as Crd2Crd<S, <<S::Modes as ProductEach>::Out as IntoTuple>::Tuple>>::Out: Copy,
+{
+    type Tiler = <<S::Modes as ProductEach>::Out as IntoTuple>::Tuple;
+    type Coord = <S::Dyn as Crd2Crd<S, Self::Tiler>>::Out;
+    #[inline(always)]
+    fn tiler(self) -> Option<Self::Tiler> {
+        Some(self.shape().as_modes().product_each()?.into_tuple())
+    }
+    #[inline(always)]
+    fn thread_coord(self, idx: usize) -> Option<Self::Coord> {
+        if idx >= self.shape().checked_size()? {
+            return None;
+        }
+        let hier = self.get_hier_coord(idx);
+        Some(hier.crd2crd(self.shape(), self.tiler()?))
+    }
+}
+
+/// The layout of thread `Thr`'s partition of a tensor of layout `L`.
+pub type ThreadPartition<L, Thr> =
+    <L as Partition<<Thr as ThreadLayout>::Tiler, <Thr as ThreadLayout>::Coord>>::Outer;
+
+/// CuTe's `local_partition(tensor, thr_layout, thr_idx)`: the elements
+/// thread `thr_idx` of `thr_layout` owns when the threads tile the tensor,
+/// that is `outer_partition(tensor, product_each(shape(thr_layout)),
+/// thr_layout.get_flat_coord(thr_idx))`.
+///
+/// ```
+/// use layout_core::{layout, partition::local_partition, Tensor};
+/// let data = [0f32; 32 * 32];
+/// let tile = Tensor::new(&data[..], layout!((32,32):(1,32))).unwrap();
+/// // 8x4 threads, column-major: thread 9 is at (1,1), so it owns every
+/// // 8th row from row 1 and every 4th column from column 1.
+/// let mine = local_partition(tile, layout!((8,4):(1,8)), 9);
+/// assert_eq!(mine.layout().to_string(), "(_4,_8):(_8,_128)");
+/// assert_eq!(mine.data_offset(), 1 + 32);
+/// ```
+///
+/// # Panics
+///
+/// When `thr_idx` is not below the thread count, or as [`outer_partition`].
+#[inline(always)]
+#[track_caller]
+pub fn local_partition<E, L, Thr>(
+    t: Tensor<E, L>,
+    thr_layout: Thr,
+    thr_idx: usize,
+) -> Tensor<E, ThreadPartition<L, Thr>>
+where
+    Thr: ThreadLayout,
+    L: Partition<Thr::Tiler, Thr::Coord>,
+{
+    crate::algebra::values::or_panic(try_local_partition(t, thr_layout, thr_idx))
+}
+
+/// [`local_partition`], returning the reason instead of panicking.
+#[inline(always)]
+pub fn try_local_partition<E, L, Thr>(
+    t: Tensor<E, L>,
+    thr_layout: Thr,
+    thr_idx: usize,
+) -> Result<Tensor<E, ThreadPartition<L, Thr>>, LayoutError>
+where
+    Thr: ThreadLayout,
+    L: Partition<Thr::Tiler, Thr::Coord>,
+{
+    let tiler = thr_layout.tiler().ok_or(refused("local_partition"))?;
+    let c = thr_layout
+        .thread_coord(thr_idx)
+        .ok_or(refused("local_partition"))?;
+    try_outer_partition(t, tiler, c)
+}
+
+/// A thread layout with the modes where `P` is `_` left out.
+type DicedLayout<P, S, D> = Layout<<P as SliceCoord<S>>::Diced, <P as SliceCoord<D>>::Diced>;
+
+/// CuTe's `local_partition(tensor, thr_layout, thr_idx, proj)`: the modes of
+/// the thread layout where `proj` is `_` are left out first.
+///
+/// ```
+/// use layout_core::{layout, partition::local_partition_proj, Tensor, C, Underscore as X};
+/// let data = [0f32; 32 * 8];
+/// let b = Tensor::new(&data[..], layout!((32,8):(8,1))).unwrap();
+/// // Threads (_4,_2,_8) over (M,N,K); B is (N,K): leave M out. Thread 13
+/// // is at (1,1) in (_2,_8):(_4,_8), so it owns rows 1, 3, ... of column 1.
+/// let mine = local_partition_proj(b, layout!((4,2,8):(1,4,8)), 13, (X, C::<1>, C::<1>));
+/// assert_eq!(mine.layout().to_string(), "(_16,_1):(_16,_0)");
+/// assert_eq!(mine.data_offset(), 8 + 1);
+/// ```
+///
+/// # Panics
+///
+/// As [`local_partition`].
+#[inline(always)]
+#[track_caller]
+#[allow(clippy::type_complexity)]
+pub fn local_partition_proj<E, L, S, D, P>(
+    t: Tensor<E, L>,
+    thr_layout: Layout<S, D>,
+    thr_idx: usize,
+    proj: P,
+) -> Tensor<E, ThreadPartition<L, DicedLayout<P, S, D>>>
+where
+    S: Congruent<D>,
+    D: IntTuple,
+    P: SliceCoord<S> + SliceCoord<D>,
+    <P as SliceCoord<S>>::Diced: Congruent<<P as SliceCoord<D>>::Diced>,
+    <P as SliceCoord<D>>::Diced: IntTuple,
+    DicedLayout<P, S, D>: ThreadLayout,
+    L: Partition<
+        <DicedLayout<P, S, D> as ThreadLayout>::Tiler,
+        <DicedLayout<P, S, D> as ThreadLayout>::Coord,
+    >,
+{
+    local_partition(t, crate::slice::dice(proj, thr_layout), thr_idx)
+}
+
+/// The algebra applied to a tensor's layout: the result is a view of the
+/// same storage (CuTe's `composition(tensor, tiler)`, `zipped_divide(tensor,
+/// tiler)`, ...), so a helper can return it.
+///
+/// ```
+/// use layout_core::{crd, layout, Tensor, C};
+/// let data: Vec<f32> = (0..64).map(|i| i as f32).collect();
+/// // The tiled view outlives the tensor it came from: it borrows `data`.
+/// let tiled = {
+///     let t = Tensor::new(&data[..], layout!((8,8):(8,1))).unwrap();
+///     t.zipped_divide((C::<4>, C::<2>))
+/// };
+/// assert_eq!(tiled.layout().to_string(), "((_4,_2),(_2,_4)):((_8,_1),(_32,_2))");
+/// // Element (1,1) of tile (1,0): row 4 + 1, column 0 + 1.
+/// assert_eq!(tiled[crd!((1, 1), (1, 0))], (5 * 8 + 1) as f32);
+/// ```
+impl<E, L: LayoutParts + Copy> Tensor<E, L>
+where
+    L::Shape: Congruent<L::Stride>,
+{
+    /// CuTe's `composition(tensor, tiler)`: the same storage through
+    /// `layout o tiler`.
+    ///
+    /// # Panics
+    ///
+    /// When run-time leaves make the composition inadmissible.
+    #[inline(always)]
+    #[track_caller]
+    pub fn compose<B>(self, tiler: B) -> Tensor<E, <L as crate::algebra::Composition<B>>::Output>
+    where
+        L: crate::algebra::Composition<B>,
+    {
+        let l = crate::algebra::composition(*self.layout_ref(), tiler);
+        self.rebase(l, 0)
+    }
+    /// CuTe's `logical_divide(tensor, tiler)` on the same storage.
+    ///
+    /// # Panics
+    ///
+    /// When run-time leaves make the division inadmissible.
+    #[inline(always)]
+    #[track_caller]
+    pub fn logical_divide<T>(self, tiler: T) -> Tensor<E, T::Logical>
+    where
+        T: DivideOnto<L>,
+        T::Logical: StaticResult,
+    {
+        let l = crate::algebra::logical_divide(*self.layout_ref(), tiler);
+        self.rebase(l, 0)
+    }
+    /// CuTe's `zipped_divide(tensor, tiler)` on the same storage:
+    /// `((tile), (rest))`.
+    ///
+    /// # Panics
+    ///
+    /// When run-time leaves make the division inadmissible.
+    #[inline(always)]
+    #[track_caller]
+    pub fn zipped_divide<T>(self, tiler: T) -> Tensor<E, ZippedOf<L, T>>
+    where
+        T: ZipDivideOnto<L>,
+        ZippedOf<L, T>: StaticResult,
+    {
+        let l = crate::algebra::zipped_divide(*self.layout_ref(), tiler);
+        self.rebase(l, 0)
+    }
+    /// [`Tensor::zipped_divide`], returning the reason instead of panicking.
+    #[inline(always)]
+    pub fn try_zipped_divide<T>(self, tiler: T) -> Result<Tensor<E, ZippedOf<L, T>>, LayoutError>
+    where
+        T: ZipDivideOnto<L>,
+        ZippedOf<L, T>: StaticResult,
+    {
+        let l = crate::algebra::try_zipped_divide(*self.layout_ref(), tiler)?;
+        Ok(self.rebase(l, 0))
+    }
+    /// CuTe's `tiled_divide(tensor, tiler)` on the same storage:
+    /// `((tile), rest0, rest1, ...)`.
+    ///
+    /// # Panics
+    ///
+    /// When run-time leaves make the division inadmissible.
+    #[inline(always)]
+    #[track_caller]
+    pub fn tiled_divide<T>(self, tiler: T) -> Tensor<E, <ZippedOf<L, T> as Unpack>::Tiled>
+    where
+        T: ZipDivideOnto<L>,
+        ZippedOf<L, T>: Unpack,
+        <ZippedOf<L, T> as Unpack>::Tiled: StaticResult,
+    {
+        let l = crate::algebra::tiled_divide(*self.layout_ref(), tiler);
+        self.rebase(l, 0)
+    }
+    /// CuTe's `flat_divide(tensor, tiler)` on the same storage:
+    /// `(tile0, tile1, ..., rest0, rest1, ...)`.
+    ///
+    /// # Panics
+    ///
+    /// When run-time leaves make the division inadmissible.
+    #[inline(always)]
+    #[track_caller]
+    pub fn flat_divide<T>(self, tiler: T) -> Tensor<E, <ZippedOf<L, T> as Unpack>::Flat>
+    where
+        T: ZipDivideOnto<L>,
+        ZippedOf<L, T>: Unpack,
+        <ZippedOf<L, T> as Unpack>::Flat: StaticResult,
+    {
+        let l = crate::algebra::flat_divide(*self.layout_ref(), tiler);
+        self.rebase(l, 0)
+    }
+}
