@@ -39,6 +39,7 @@ pub mod error;
 pub mod int;
 pub mod layout;
 pub mod make;
+pub mod mma;
 pub mod ops;
 pub mod partition;
 pub mod print;

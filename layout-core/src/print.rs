@@ -84,3 +84,57 @@ pub fn print_layout<S: Congruent<D> + Rank2, D: IntTuple>(
     let _ = write_layout_table(&mut s, l);
     s
 }
+
+/// A tiler in CuTe notation: `_`, a static or run-time integer, a layout,
+/// or a tuple of those (`(_32,(_8,_2,_2):(_1,_16,_8),_16)`).
+///
+/// ```
+/// use layout_core::{layout, print::TilerText, Underscore, C};
+/// let mut s = String::new();
+/// (C::<32>, layout!((8,2):(1,16)), Underscore).write_tiler(&mut s).unwrap();
+/// assert_eq!(s, "(_32,(_8,_2):(_1,_16),_)");
+/// ```
+pub trait TilerText {
+    /// Write the tiler.
+    fn write_tiler(&self, f: &mut dyn fmt::Write) -> fmt::Result;
+}
+impl TilerText for crate::coord::Underscore {
+    fn write_tiler(&self, f: &mut dyn fmt::Write) -> fmt::Result {
+        f.write_str("_")
+    }
+}
+macro_rules! leaf_tiler_text {
+    ($t:ty; $($g:tt)*) => {
+        impl<$($g)*> TilerText for $t {
+            fn write_tiler(&self, f: &mut dyn fmt::Write) -> fmt::Result {
+                self.write_cute(f)
+            }
+        }
+    };
+}
+crate::tuple::for_each_leaf!(leaf_tiler_text);
+impl<S: Congruent<D>, D: IntTuple> TilerText for Layout<S, D> {
+    fn write_tiler(&self, f: &mut dyn fmt::Write) -> fmt::Result {
+        write!(f, "{self}")
+    }
+}
+macro_rules! tuple_tiler_text {
+    ($($t:ident $i:tt),+) => {
+        impl<$($t: TilerText),+> TilerText for ($($t,)+) {
+            fn write_tiler(&self, f: &mut dyn fmt::Write) -> fmt::Result {
+                f.write_str("(")?;
+                $(
+                    if $i > 0 {
+                        f.write_str(",")?;
+                    }
+                    self.$i.write_tiler(f)?;
+                )+
+                f.write_str(")")
+            }
+        }
+    };
+}
+tuple_tiler_text!(T0 0);
+tuple_tiler_text!(T0 0, T1 1);
+tuple_tiler_text!(T0 0, T1 1, T2 2);
+tuple_tiler_text!(T0 0, T1 1, T2 2, T3 3);

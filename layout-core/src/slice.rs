@@ -270,3 +270,36 @@ where
 {
     (slice(c, l), c.crd2idx(l.shape(), l.stride()))
 }
+
+/// CuTe's `repeat<rank(T)>(_)`: `_` for each mode of a tuple (a leaf gets one
+/// `_`), the coordinate that keeps every mode of `T` as a separate mode.
+#[doc(hidden)]
+pub trait RepeatUnder {
+    type Out: Copy + Default;
+}
+macro_rules! leaf_repeat_under {
+    ($t:ty; $($g:tt)*) => {
+        impl<$($g)*> RepeatUnder for $t {
+            type Out = Underscore;
+        }
+    };
+}
+for_each_leaf!(leaf_repeat_under);
+#[doc(hidden)]
+pub trait RepeatUnderList {
+    type Out: List;
+}
+impl RepeatUnderList for Nil {
+    type Out = Nil;
+}
+impl<H, T: RepeatUnderList> RepeatUnderList for Cons<H, T> {
+    type Out = Cons<Underscore, T::Out>;
+}
+impl<T: Tuple> RepeatUnder for T
+where
+    T::List: RepeatUnderList,
+    <T::List as RepeatUnderList>::Out: IntoTuple,
+    <<T::List as RepeatUnderList>::Out as IntoTuple>::Tuple: Default,
+{
+    type Out = <<T::List as RepeatUnderList>::Out as IntoTuple>::Tuple;
+}

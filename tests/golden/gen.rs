@@ -247,6 +247,9 @@ const ALGEBRA: &[&str] = &[
     "inner_partition",
     "outer_partition",
     "local_partition",
+    "tiled_mma",
+    "tiled_mma_tv",
+    "mma_partition",
 ];
 
 /// Ops whose static inadmissible inputs (`unsound.jsonl`, the static_assert
@@ -693,6 +696,77 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
             let off = r["offset"].as_u64().ok_or("offset")?;
             format!(
                 "{head}let l = {l};\nlet buf = vec![0u8; l.cosize()];\nlet t = Tensor::new(&buf[..], l).unwrap();\nlet out = layout_core::partition::try_{op}(t, {second}, {third}).map(|p| (p.layout(), p.data_offset()));\nrep.partition(op, id, out, {exp}, {tab}, {off});"
+            )
+        }
+        // TiledMMA: `[atom, atom_layout, permutation, what(, L)]`, or the
+        // named variants of `tiled_mma.jsonl`; every result exact.
+        "tiled_mma" | "tiled_mma_tv" => {
+            let (atom, al, perm, what) = if op == "tiled_mma" {
+                let (al, perm) = match arg_str(r, 1)? {
+                    "default" => ("(_1,_1,_1):(_0,_0,_0)", "(_,_,_)"),
+                    "atoms_2x2x1" => ("(_2,_2,_1):(_1,_2,_0)", "(_,_,_)"),
+                    "atoms_2x2x1_tile_32x32x16" => ("(_2,_2,_1):(_1,_2,_0)", "(_32,_32,_16)"),
+                    v => return Err(format!("unknown variant {v}")),
+                };
+                (arg_str(r, 0)?, al, perm, arg_str(r, 2)?)
+            } else {
+                (
+                    arg_str(r, 0)?,
+                    arg_str(r, 1)?,
+                    arg_str(r, 2)?,
+                    arg_str(r, 3)?,
+                )
+            };
+            let mma = format!(
+                "{head}let mma = layout_core::mma::make_tiled_mma(layout_core::atom::{atom}, {}, {});\n",
+                emit_layout(al, false)?,
+                emit_tiler(perm)?
+            );
+            let check = match what {
+                "get_layoutA_TV" => {
+                    "rep.layout(op, id, true, mma.get_layout_a_tv(), EXP, TAB);".into()
+                }
+                "get_layoutB_TV" => {
+                    "rep.layout(op, id, true, mma.get_layout_b_tv(), EXP, TAB);".into()
+                }
+                "get_layoutC_TV" => {
+                    "rep.layout(op, id, true, mma.get_layout_c_tv(), EXP, TAB);".into()
+                }
+                "thr_layout_vmnk" => {
+                    "rep.layout(op, id, true, mma.thr_layout_vmnk(), EXP, TAB);".into()
+                }
+                "tile_size" => {
+                    "rep.text(op, id, true, &to_cute_string(&mma.tile_size()), EXP);".into()
+                }
+                "size" => "rep.text(op, id, true, &mma.size().to_string(), EXP);".into(),
+                "print" => "rep.text(op, id, true, &mma.to_string(), EXP);".into(),
+                "thrfrg_A" | "thrfrg_B" | "thrfrg_C" => format!(
+                    "rep.layout(op, id, true, mma.thrfrg_{}({}), EXP, TAB);",
+                    what[7..].to_lowercase(),
+                    emit_layout(arg_str(r, 4)?, false)?
+                ),
+                w => return Err(format!("unknown query {w}")),
+            };
+            mma + &check.replace("EXP", &exp).replace("TAB", &tab)
+        }
+        // `tm.get_slice(thr_idx).partition_X(tensor)`: exact where the tiled
+        // MMA's tile divides the tensor; refused where it does not (CuTe's
+        // partition then addresses elements past the tensor).
+        "mma_partition" => {
+            let (atom, al, perm, x, l) = (
+                arg_str(r, 0)?,
+                arg_str(r, 1)?,
+                arg_str(r, 2)?,
+                arg_str(r, 3)?.to_lowercase(),
+                emit_layout(arg_str(r, 4)?, false)?,
+            );
+            let thr = arg_u64(r, 5)?;
+            let off = r["offset"].as_u64().ok_or("offset")?;
+            let divides = r["tile_divides"].as_bool().unwrap_or(true);
+            format!(
+                "{head}let mma = layout_core::mma::make_tiled_mma(layout_core::atom::{atom}, {}, {});\nlet l = {l};\nlet buf = vec![0u8; l.cosize()];\nlet t = Tensor::new(&buf[..], l).unwrap();\nlet out = mma.try_get_slice({thr}).and_then(|s| s.try_partition_{x}(t)).map(|p| (p.layout(), p.data_offset()));\nif {divides} {{ rep.partition(op, id, out, {exp}, {tab}, {off}); }} else {{ rep.refused(op, id, out.err().map(|_| \"the tiled MMA's tile does not divide the tensor\")); }}",
+                emit_layout(al, false)?,
+                emit_tiler(perm)?
             )
         }
         _ => return Err(format!("op {op} is not generated")),

@@ -6,7 +6,7 @@
 //! static values are taken by computing a tag type (`B0`/`B1`) and calling a
 //! helper trait implemented once per tag, with the tag as `Self`.
 
-mod arith;
+pub(crate) mod arith;
 pub(crate) mod by_mode;
 mod cast;
 mod coalesce;

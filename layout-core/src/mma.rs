@@ -1,0 +1,785 @@
+//! CuTe's `TiledMMA`: an MMA atom (one instruction's thread-value layouts,
+//! [`crate::atom`]) repeated over a layout of atoms (warps, say) and an
+//! optional permutation of each of M, N and K. It partitions the A, B and C
+//! tiles of a GEMM among the threads: [`TiledMma::get_layout_c_tv`] says which
+//! thread holds which element, [`ThrMma::partition_c`] gives a thread its
+//! elements of a tensor.
+//!
+//! Everything here is static: the atom, the atom layout and the permutation
+//! are types, and so are the thread-value layouts. The tensors partitioned
+//! may be static or mixed (run-time M, N).
+//!
+//! ```
+//! use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN;
+//! use layout_core::{layout, mma::make_tiled_mma, to_cute_string, Underscore as X};
+//! // 2x2 warps of the 16x8x16 tensor-core atom: a 32x16x16 tile, 128 threads.
+//! let mma = make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN, layout!((2,2,1):(1,2,0)), (X, X, X));
+//! assert_eq!(to_cute_string(&mma.tile_size()), "(_32,_16,_16)");
+//! assert_eq!(mma.thr_layout_vmnk().to_string(), "(_32,_2,_2,_1):(_1,_32,_64,_0)");
+//! assert_eq!(mma.get_layout_c_tv().to_string(),
+//!            "((_4,_8,_2,_2),((_2,_2),(_1,_1))):((_64,_1,_16,_256),((_32,_8),(_0,_0)))");
+//! ```
+
+use crate::algebra::arith::{LMul, Leaf, MulT};
+use crate::algebra::typelevel::SizeT;
+use crate::algebra::{
+    Composition, DivideOnto, LayoutParts, ProductOnto, RightInverse, StaticResult, Unpack,
+    ZipDivideOnto, ZipProductOnto,
+};
+use crate::atom::MmaAtom;
+use crate::coord::Underscore;
+use crate::int::C;
+use crate::layout::{Congruent, Layout};
+use crate::make::Compact;
+use crate::partition::ThreadLayout;
+use crate::tensor::Tensor;
+use crate::tuple::IntTuple;
+use core::marker::PhantomData;
+
+/// An MMA atom tiled over an atom layout `L` (rank 3: M, N, K) with a
+/// permutation `P` (a 3-tuple of `_`, static integers or static layouts).
+pub struct TiledMma<A, L, P>(PhantomData<(A, L, P)>);
+impl<A, L, P> Clone for TiledMma<A, L, P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<A, L, P> Copy for TiledMma<A, L, P> {}
+impl<A, L, P> Default for TiledMma<A, L, P> {
+    fn default() -> Self {
+        TiledMma(PhantomData)
+    }
+}
+
+/// CuTe's `make_tiled_mma(atom, atom_layout, permutation)`. The atom layout
+/// is rank 3 over (M, N, K); the permutation has one entry per mode: `_`
+/// (the atoms' own extent), a static integer `n` (the layout `n:_1`) or a
+/// static layout that reorders the mode before it is tiled.
+pub fn make_tiled_mma<A: MmaAtom, L: Copy + Default, P: Copy + Default>(
+    _atom: A,
+    _atom_layout: L,
+    _permutation: P,
+) -> TiledMma<A, L, P> {
+    TiledMma(PhantomData)
+}
+
+/// One entry of the permutation, made concrete: `_` becomes the atoms'
+/// extent `Dflt` (CuTe's `permutation_mnk<I>()`); its size is the tile size.
+#[doc(hidden)]
+pub trait PermMode<Dflt> {
+    type Out: Copy + Default;
+    type Size: Leaf;
+}
+impl<Dflt: Leaf> PermMode<Dflt> for Underscore {
+    type Out = Dflt;
+    type Size = Dflt;
+}
+impl<Dflt, const N: usize> PermMode<Dflt> for C<N>
+where
+    C<N>: Leaf,
+{
+    type Out = C<N>;
+    type Size = C<N>;
+}
+impl<Dflt, S: Congruent<D> + Default, D: IntTuple + Default> PermMode<Dflt> for Layout<S, D>
+where
+    S::Leaves: crate::algebra::typelevel::SizeList<C<1>>,
+    SizeT<S>: Leaf,
+{
+    type Out = Layout<S, D>;
+    type Size = SizeT<S>;
+}
+
+/// The four modes (V, M, N, K) of the thread layout `tiled_product(ThrID,
+/// atom layout)`, as leaf types.
+#[doc(hidden)]
+pub trait Vmnk {
+    type V: Leaf;
+    type M: Extent;
+    type N: Extent;
+    type K: Extent;
+}
+impl<V: Leaf, M: Extent, N: Extent, K: Extent, D0, D1, D2, D3> Vmnk
+    for Layout<(V, M, N, K), (D0, D1, D2, D3)>
+{
+    type V = V;
+    type M = M;
+    type N = N;
+    type K = K;
+}
+
+/// The atom's (M, N, K) as leaf types.
+#[doc(hidden)]
+pub trait Mnk {
+    type M: Extent;
+    type N: Extent;
+    type K: Extent;
+}
+impl<M: Extent, N: Extent, K: Extent> Mnk for (M, N, K) {
+    type M = M;
+    type N = N;
+    type K = K;
+}
+
+/// The thread layout of a tiled MMA: `(V, M, N, K) -> thread index`.
+pub type ThrLayoutVmnk<A, L> =
+    <<L as ZipProductOnto<<A as MmaAtom>::ThrID>>::Zipped as Unpack>::Tiled;
+
+/// The types a tiled MMA is made of, computed once.
+pub trait MmaTiling: Copy + Default {
+    /// The atom.
+    type Atom: MmaAtom<ShapeMNK: Mnk>;
+    /// [`TiledMma::thr_layout_vmnk`]'s type.
+    type Vmnk: Copy + Default + Vmnk + ThreadLayout<Coord = (usize, usize, usize, usize)>;
+    /// The concrete permutation of M (N, K): `_` made the atoms' extent.
+    type PermM: Copy + Default;
+    /// See [`MmaTiling::PermM`].
+    type PermN: Copy + Default;
+    /// See [`MmaTiling::PermM`].
+    type PermK: Copy + Default;
+    /// The tile size in M (N, K).
+    type TileM: Leaf;
+    /// See [`MmaTiling::TileM`].
+    type TileN: Leaf;
+    /// See [`MmaTiling::TileM`].
+    type TileK: Leaf;
+    /// The tile's (M, N) extents.
+    const TILE_MN: (usize, usize) = (tile_value::<Self::TileM>(), tile_value::<Self::TileN>());
+    /// The tile's (M, K) extents.
+    const TILE_MK: (usize, usize) = (tile_value::<Self::TileM>(), tile_value::<Self::TileK>());
+    /// The tile's (N, K) extents.
+    const TILE_NK: (usize, usize) = (tile_value::<Self::TileN>(), tile_value::<Self::TileK>());
+}
+
+/// A static tile extent's value.
+const fn tile_value<T: Leaf>() -> usize {
+    match T::STATIC {
+        Some(v) => v,
+        None => panic!("a tiled MMA's tile is static"),
+    }
+}
+
+type AtomM<A> = <<A as MmaAtom>::ShapeMNK as Mnk>::M;
+type AtomN<A> = <<A as MmaAtom>::ShapeMNK as Mnk>::N;
+type AtomK<A> = <<A as MmaAtom>::ShapeMNK as Mnk>::K;
+type VM<A, L> = <ThrLayoutVmnk<A, L> as Vmnk>::M;
+type VN<A, L> = <ThrLayoutVmnk<A, L> as Vmnk>::N;
+type VK<A, L> = <ThrLayoutVmnk<A, L> as Vmnk>::K;
+
+impl<A, L, P0, P1, P2> MmaTiling for TiledMma<A, L, (P0, P1, P2)>
+where
+    A: MmaAtom,
+    A::ThrID: LayoutParts,
+    <A::ThrID as LayoutParts>::Shape: Congruent<<A::ThrID as LayoutParts>::Stride>,
+    A::ShapeMNK: Mnk,
+    L: ProductOnto<A::ThrID> + ZipProductOnto<A::ThrID>,
+    <L as ZipProductOnto<A::ThrID>>::Zipped: Unpack,
+    ThrLayoutVmnk<A, L>:
+        StaticResult + Copy + Default + Vmnk + ThreadLayout<Coord = (usize, usize, usize, usize)>,
+    (AtomM<A>, VM<A, L>): LMul,
+    (AtomN<A>, VN<A, L>): LMul,
+    (AtomK<A>, VK<A, L>): LMul,
+    P0: PermMode<MulT<AtomM<A>, VM<A, L>>>,
+    P1: PermMode<MulT<AtomN<A>, VN<A, L>>>,
+    P2: PermMode<MulT<AtomK<A>, VK<A, L>>>,
+{
+    type Atom = A;
+    type Vmnk = ThrLayoutVmnk<A, L>;
+    type PermM = <P0 as PermMode<MulT<AtomM<A>, VM<A, L>>>>::Out;
+    type PermN = <P1 as PermMode<MulT<AtomN<A>, VN<A, L>>>>::Out;
+    type PermK = <P2 as PermMode<MulT<AtomK<A>, VK<A, L>>>>::Out;
+    type TileM = <P0 as PermMode<MulT<AtomM<A>, VM<A, L>>>>::Size;
+    type TileN = <P1 as PermMode<MulT<AtomN<A>, VN<A, L>>>>::Size;
+    type TileK = <P2 as PermMode<MulT<AtomK<A>, VK<A, L>>>>::Size;
+}
+
+/// CuTe's `thrfrg_X`: a layout `(X, Y, ...)` reordered by the permutation
+/// `P`, tiled by the atom `T`, its atom mode made `(thread, value)` by the
+/// atom's layout `V`, then tiled by the threads `H`:
+/// `((ThrV, (ThrX, ThrY)), (FrgV, (RestX, RestY, ...)))`.
+#[doc(hidden)]
+pub trait ThrFrg<P, T, V, H>: Sized {
+    type Out;
+    fn thrfrg(self, p: P, t: T, v: V, h: H) -> Self::Out;
+}
+type Permuted<L, P> = <P as DivideOnto<L>>::Logical;
+type AtomTiled<L, P, T> = <T as ZipDivideOnto<Permuted<L, P>>>::Zipped;
+type TvTiled<L, P, T, V> = <AtomTiled<L, P, T> as Composition<(V, Underscore)>>::Output;
+impl<L, P, T, V, H> ThrFrg<P, T, V, H> for L
+where
+    L: LayoutParts,
+    L::Shape: Congruent<L::Stride>,
+    P: DivideOnto<L>,
+    Permuted<L, P>: StaticResult + LayoutParts,
+    <Permuted<L, P> as LayoutParts>::Shape: Congruent<<Permuted<L, P> as LayoutParts>::Stride>,
+    T: ZipDivideOnto<Permuted<L, P>>,
+    AtomTiled<L, P, T>: StaticResult + Composition<(V, Underscore)>,
+    TvTiled<L, P, T, V>: LayoutParts,
+    <TvTiled<L, P, T, V> as LayoutParts>::Shape:
+        Congruent<<TvTiled<L, P, T, V> as LayoutParts>::Stride>,
+    H: ZipDivideOnto<TvTiled<L, P, T, V>>,
+    <H as ZipDivideOnto<TvTiled<L, P, T, V>>>::Zipped: StaticResult,
+{
+    type Out = <H as ZipDivideOnto<TvTiled<L, P, T, V>>>::Zipped;
+    #[inline(always)]
+    fn thrfrg(self, p: P, t: T, v: V, h: H) -> Self::Out {
+        let permuted = crate::algebra::logical_divide(self, p);
+        let atoms = crate::algebra::zipped_divide(permuted, t);
+        let tv = crate::algebra::composition(atoms, (v, Underscore));
+        crate::algebra::zipped_divide(tv, h)
+    }
+}
+
+/// The tilers of `thrfrg_X` for operand modes `(X, Y)`: the permutations,
+/// the atom's extents, the thread counts.
+type PermPair<X, Y> = (X, Y);
+/// A static extent `n` and CuTe's `make_layout(n)` of it (compact, so a
+/// size-1 extent has stride `_0`).
+#[doc(hidden)]
+pub trait Extent: Leaf {
+    type Layout: Copy;
+    fn layout() -> Self::Layout;
+}
+impl<X: Leaf + Compact<C<1>> + Congruent<<X as Compact<C<1>>>::Left>> Extent for X {
+    type Layout = Layout<X, <X as Compact<C<1>>>::Left>;
+    fn layout() -> Self::Layout {
+        crate::make::make_layout_left(X::default())
+    }
+}
+type Compact1<X> = <X as Extent>::Layout;
+type AtomTile<X, Y> = (Compact1<X>, Compact1<Y>);
+type ThrTile<X, Y> = (Underscore, (Compact1<X>, Compact1<Y>));
+
+type AtomOf<T> = <T as MmaTiling>::Atom;
+type VmnkOf<T> = <T as MmaTiling>::Vmnk;
+type ThrM<T> = <VmnkOf<T> as Vmnk>::M;
+type ThrN<T> = <VmnkOf<T> as Vmnk>::N;
+type ThrK<T> = <VmnkOf<T> as Vmnk>::K;
+
+/// `thrfrg_C`'s result for a layout `L`.
+pub type FrgC<T, L> = <L as ThrFrg<
+    PermPair<<T as MmaTiling>::PermM, <T as MmaTiling>::PermN>,
+    AtomTile<AtomM<AtomOf<T>>, AtomN<AtomOf<T>>>,
+    <AtomOf<T> as MmaAtom>::CLayout,
+    ThrTile<ThrM<T>, ThrN<T>>,
+>>::Out;
+/// `thrfrg_A`'s result for a layout `L`.
+pub type FrgA<T, L> = <L as ThrFrg<
+    PermPair<<T as MmaTiling>::PermM, <T as MmaTiling>::PermK>,
+    AtomTile<AtomM<AtomOf<T>>, AtomK<AtomOf<T>>>,
+    <AtomOf<T> as MmaAtom>::ALayout,
+    ThrTile<ThrM<T>, ThrK<T>>,
+>>::Out;
+/// `thrfrg_B`'s result for a layout `L`.
+pub type FrgB<T, L> = <L as ThrFrg<
+    PermPair<<T as MmaTiling>::PermN, <T as MmaTiling>::PermK>,
+    AtomTile<AtomN<AtomOf<T>>, AtomK<AtomOf<T>>>,
+    <AtomOf<T> as MmaAtom>::BLayout,
+    ThrTile<ThrN<T>, ThrK<T>>,
+>>::Out;
+
+/// `thr_idx -> (V, M, N, K)`: the right inverse of the thread layout.
+type ThrIdx<T> = <VmnkOf<T> as ThrInverse>::Out;
+/// The column-major reference layout of an operand's tile.
+type RefLayout<X, Y> = Layout<(X, Y), <(X, Y) as Compact<C<1>>>::Left>;
+/// `(ThrV, (ThrM, ThrK)) -> (ThrV, (ThrM, ThrN, ThrK))` and the same for B.
+type ATile<T> = (
+    Underscore,
+    (Layout<(ThrM<T>, ThrN<T>), (C<1>, C<0>)>, Underscore),
+);
+type BTile<T> = (
+    Underscore,
+    (Layout<(ThrM<T>, ThrN<T>), (C<0>, C<1>)>, Underscore),
+);
+
+/// `get_layoutC_TV`'s type.
+pub type LayoutCTv<T> =
+    <FrgC<T, RefLayout<<T as MmaTiling>::TileM, <T as MmaTiling>::TileN>> as Composition<(
+        ThrIdx<T>,
+        Underscore,
+    )>>::Output;
+/// `get_layoutA_TV`'s type.
+pub type LayoutATv<T> =
+    <<FrgA<T, RefLayout<<T as MmaTiling>::TileM, <T as MmaTiling>::TileK>> as Composition<(
+        ATile<T>,
+        Underscore,
+    )>>::Output as Composition<(ThrIdx<T>, Underscore)>>::Output;
+/// `get_layoutB_TV`'s type.
+pub type LayoutBTv<T> =
+    <<FrgB<T, RefLayout<<T as MmaTiling>::TileN, <T as MmaTiling>::TileK>> as Composition<(
+        BTile<T>,
+        Underscore,
+    )>>::Output as Composition<(ThrIdx<T>, Underscore)>>::Output;
+
+impl<A, L, P> TiledMma<A, L, P>
+where
+    Self: MmaTiling,
+{
+    /// CuTe's `get_thr_layout_vmnk()`: `tiled_product(ThrID, atom layout)`,
+    /// `(V, M, N, K) -> thread index`.
+    pub fn thr_layout_vmnk(self) -> ThrLayoutVmnk<A, L>
+    where
+        A: MmaAtom,
+        A::ThrID: LayoutParts,
+        <A::ThrID as LayoutParts>::Shape: Congruent<<A::ThrID as LayoutParts>::Stride>,
+        L: Default + ProductOnto<A::ThrID> + ZipProductOnto<A::ThrID>,
+        <L as ZipProductOnto<A::ThrID>>::Zipped: Unpack,
+        ThrLayoutVmnk<A, L>: StaticResult,
+    {
+        crate::algebra::tiled_product(A::ThrID::default(), L::default())
+    }
+    /// The number of threads (CuTe's `size(tiled_mma)`), a static integer.
+    pub fn size(self) -> SizeT<<VmnkOf<Self> as LayoutParts>::Shape>
+    where
+        VmnkOf<Self>: LayoutParts,
+        <<VmnkOf<Self> as LayoutParts>::Shape as IntTuple>::Leaves:
+            crate::algebra::typelevel::SizeList<C<1>>,
+        SizeT<<VmnkOf<Self> as LayoutParts>::Shape>: Default,
+    {
+        Default::default()
+    }
+    /// CuTe's `(tile_size_mnk<0>(), tile_size_mnk<1>(), tile_size_mnk<2>())`:
+    /// the M x N x K tile one step of the tiled MMA covers.
+    pub fn tile_size(
+        self,
+    ) -> (
+        <Self as MmaTiling>::TileM,
+        <Self as MmaTiling>::TileN,
+        <Self as MmaTiling>::TileK,
+    )
+    where
+        (
+            <Self as MmaTiling>::TileM,
+            <Self as MmaTiling>::TileN,
+            <Self as MmaTiling>::TileK,
+        ): IntTuple,
+    {
+        Default::default()
+    }
+    /// CuTe's `thrfrg_C(layout)`: an `(M, N, ...)` layout as
+    /// `((ThrV, (ThrM, ThrN)), (FrgV, (RestM, RestN, ...)))`.
+    #[inline(always)]
+    pub fn thrfrg_c<Lc>(self, l: Lc) -> FrgC<Self, Lc>
+    where
+        Lc: ThrFrg<
+            PermPair<<Self as MmaTiling>::PermM, <Self as MmaTiling>::PermN>,
+            AtomTile<AtomM<AtomOf<Self>>, AtomN<AtomOf<Self>>>,
+            <AtomOf<Self> as MmaAtom>::CLayout,
+            ThrTile<ThrM<Self>, ThrN<Self>>,
+        >,
+    {
+        l.thrfrg(
+            Default::default(),
+            (
+                <AtomM<AtomOf<Self>> as Extent>::layout(),
+                <AtomN<AtomOf<Self>> as Extent>::layout(),
+            ),
+            Default::default(),
+            (
+                Underscore,
+                (
+                    <ThrM<Self> as Extent>::layout(),
+                    <ThrN<Self> as Extent>::layout(),
+                ),
+            ),
+        )
+    }
+    /// CuTe's `thrfrg_A(layout)`: an `(M, K, ...)` layout as
+    /// `((ThrV, (ThrM, ThrK)), (FrgV, (RestM, RestK, ...)))`.
+    #[inline(always)]
+    pub fn thrfrg_a<La>(self, l: La) -> FrgA<Self, La>
+    where
+        La: ThrFrg<
+            PermPair<<Self as MmaTiling>::PermM, <Self as MmaTiling>::PermK>,
+            AtomTile<AtomM<AtomOf<Self>>, AtomK<AtomOf<Self>>>,
+            <AtomOf<Self> as MmaAtom>::ALayout,
+            ThrTile<ThrM<Self>, ThrK<Self>>,
+        >,
+    {
+        l.thrfrg(
+            Default::default(),
+            (
+                <AtomM<AtomOf<Self>> as Extent>::layout(),
+                <AtomK<AtomOf<Self>> as Extent>::layout(),
+            ),
+            Default::default(),
+            (
+                Underscore,
+                (
+                    <ThrM<Self> as Extent>::layout(),
+                    <ThrK<Self> as Extent>::layout(),
+                ),
+            ),
+        )
+    }
+    /// CuTe's `thrfrg_B(layout)`: an `(N, K, ...)` layout as
+    /// `((ThrV, (ThrN, ThrK)), (FrgV, (RestN, RestK, ...)))`.
+    #[inline(always)]
+    pub fn thrfrg_b<Lb>(self, l: Lb) -> FrgB<Self, Lb>
+    where
+        Lb: ThrFrg<
+            PermPair<<Self as MmaTiling>::PermN, <Self as MmaTiling>::PermK>,
+            AtomTile<AtomN<AtomOf<Self>>, AtomK<AtomOf<Self>>>,
+            <AtomOf<Self> as MmaAtom>::BLayout,
+            ThrTile<ThrN<Self>, ThrK<Self>>,
+        >,
+    {
+        l.thrfrg(
+            Default::default(),
+            (
+                <AtomN<AtomOf<Self>> as Extent>::layout(),
+                <AtomK<AtomOf<Self>> as Extent>::layout(),
+            ),
+            Default::default(),
+            (
+                Underscore,
+                (
+                    <ThrN<Self> as Extent>::layout(),
+                    <ThrK<Self> as Extent>::layout(),
+                ),
+            ),
+        )
+    }
+    /// CuTe's `get_layoutC_TV()`: `(thread index, value) -> (m, n)` in the
+    /// column-major M x N tile.
+    pub fn get_layout_c_tv(self) -> LayoutCTv<Self>
+    where
+        (<Self as MmaTiling>::TileM, <Self as MmaTiling>::TileN): Compact<C<1>>
+            + Congruent<
+                <(<Self as MmaTiling>::TileM, <Self as MmaTiling>::TileN) as Compact<C<1>>>::Left,
+            >,
+        RefLayout<<Self as MmaTiling>::TileM, <Self as MmaTiling>::TileN>: ThrFrg<
+            PermPair<<Self as MmaTiling>::PermM, <Self as MmaTiling>::PermN>,
+            AtomTile<AtomM<AtomOf<Self>>, AtomN<AtomOf<Self>>>,
+            <AtomOf<Self> as MmaAtom>::CLayout,
+            ThrTile<ThrM<Self>, ThrN<Self>>,
+        >,
+        VmnkOf<Self>: ThrInverse,
+        FrgC<Self, RefLayout<<Self as MmaTiling>::TileM, <Self as MmaTiling>::TileN>>:
+            Composition<(ThrIdx<Self>, Underscore)>,
+    {
+        let r = crate::make::make_layout_left(Default::default());
+        let frg = self.thrfrg_c(r);
+        crate::algebra::composition(frg, (VmnkOf::<Self>::default().thr_inverse(), Underscore))
+    }
+    /// CuTe's `get_layoutA_TV()`: `(thread index, value) -> (m, k)` in the
+    /// column-major M x K tile.
+    pub fn get_layout_a_tv(self) -> LayoutATv<Self>
+    where
+        (<Self as MmaTiling>::TileM, <Self as MmaTiling>::TileK): Compact<C<1>>
+            + Congruent<<(<Self as MmaTiling>::TileM, <Self as MmaTiling>::TileK) as Compact<C<1>>>::Left>,
+        RefLayout<<Self as MmaTiling>::TileM, <Self as MmaTiling>::TileK>: ThrFrg<
+            PermPair<<Self as MmaTiling>::PermM, <Self as MmaTiling>::PermK>,
+            AtomTile<AtomM<AtomOf<Self>>, AtomK<AtomOf<Self>>>,
+            <AtomOf<Self> as MmaAtom>::ALayout,
+            ThrTile<ThrM<Self>, ThrK<Self>>,
+        >,
+        VmnkOf<Self>: ThrInverse,
+        FrgA<Self, RefLayout<<Self as MmaTiling>::TileM, <Self as MmaTiling>::TileK>>:
+            Composition<(ATile<Self>, Underscore)>,
+        <FrgA<Self, RefLayout<<Self as MmaTiling>::TileM, <Self as MmaTiling>::TileK>> as Composition<
+            (ATile<Self>, Underscore),
+        >>::Output: Composition<(ThrIdx<Self>, Underscore)>,
+    {
+        let r = crate::make::make_layout_left(Default::default());
+        let frg =
+            crate::algebra::composition(self.thrfrg_a(r), (ATile::<Self>::default(), Underscore));
+        crate::algebra::composition(frg, (VmnkOf::<Self>::default().thr_inverse(), Underscore))
+    }
+    /// CuTe's `get_layoutB_TV()`: `(thread index, value) -> (n, k)` in the
+    /// column-major N x K tile.
+    pub fn get_layout_b_tv(self) -> LayoutBTv<Self>
+    where
+        (<Self as MmaTiling>::TileN, <Self as MmaTiling>::TileK): Compact<C<1>>
+            + Congruent<<(<Self as MmaTiling>::TileN, <Self as MmaTiling>::TileK) as Compact<C<1>>>::Left>,
+        RefLayout<<Self as MmaTiling>::TileN, <Self as MmaTiling>::TileK>: ThrFrg<
+            PermPair<<Self as MmaTiling>::PermN, <Self as MmaTiling>::PermK>,
+            AtomTile<AtomN<AtomOf<Self>>, AtomK<AtomOf<Self>>>,
+            <AtomOf<Self> as MmaAtom>::BLayout,
+            ThrTile<ThrN<Self>, ThrK<Self>>,
+        >,
+        VmnkOf<Self>: ThrInverse,
+        FrgB<Self, RefLayout<<Self as MmaTiling>::TileN, <Self as MmaTiling>::TileK>>:
+            Composition<(BTile<Self>, Underscore)>,
+        <FrgB<Self, RefLayout<<Self as MmaTiling>::TileN, <Self as MmaTiling>::TileK>> as Composition<
+            (BTile<Self>, Underscore),
+        >>::Output: Composition<(ThrIdx<Self>, Underscore)>,
+    {
+        let r = crate::make::make_layout_left(Default::default());
+        let frg =
+            crate::algebra::composition(self.thrfrg_b(r), (BTile::<Self>::default(), Underscore));
+        crate::algebra::composition(frg, (VmnkOf::<Self>::default().thr_inverse(), Underscore))
+    }
+}
+
+/// `right_inverse` of the thread layout (`thread index -> (V, M, N, K)`).
+#[doc(hidden)]
+pub trait ThrInverse {
+    type Out: Copy + Default;
+    fn thr_inverse(self) -> Self::Out;
+}
+impl<S: Congruent<D>, D: IntTuple> ThrInverse for Layout<S, D>
+where
+    Layout<S, D>: RightInverse,
+    <Layout<S, D> as RightInverse>::Output: Default + Copy,
+{
+    type Out = <Layout<S, D> as RightInverse>::Output;
+    fn thr_inverse(self) -> Self::Out {
+        crate::algebra::right_inverse(self)
+    }
+}
+
+/// Thread `thr_idx` of a tiled MMA (CuTe's `ThrMMA`): partitions the A, B
+/// and C tensors of a GEMM tile into the elements this thread holds.
+#[derive(Clone, Copy, Debug)]
+pub struct ThrMma<T> {
+    mma: T,
+    vmnk: (usize, usize, usize, usize),
+}
+
+impl<A, L, P> TiledMma<A, L, P>
+where
+    Self: MmaTiling,
+{
+    /// CuTe's `get_slice(thr_idx)`: the thread's coordinate `(v, m, n, k)`
+    /// in [`TiledMma::thr_layout_vmnk`].
+    ///
+    /// # Panics
+    ///
+    /// When `thr_idx` is not below the thread count ([`TiledMma::try_get_slice`]
+    /// returns the error instead).
+    #[track_caller]
+    pub fn get_slice(self, thr_idx: usize) -> ThrMma<Self> {
+        crate::algebra::values::or_panic(self.try_get_slice(thr_idx))
+    }
+    /// [`TiledMma::get_slice`], or the error when `thr_idx` is not below the
+    /// thread count.
+    pub fn try_get_slice(self, thr_idx: usize) -> Result<ThrMma<Self>, crate::LayoutError> {
+        let vmnk = VmnkOf::<Self>::default()
+            .thread_coord(thr_idx)
+            .ok_or(out_of_shape("get_slice"))?;
+        Ok(ThrMma { mma: self, vmnk })
+    }
+}
+
+/// `Err` unless the tile's extent `block` divides the tensor's mode size.
+fn check_divides(block: usize, target: usize, mode: usize) -> Result<(), crate::LayoutError> {
+    if block != 0 && target % block == 0 {
+        return Ok(());
+    }
+    Err(crate::LayoutError::Refused {
+        op: "partition",
+        why: crate::Refusal::NotDividing {
+            mode,
+            block,
+            target,
+        },
+    })
+}
+
+fn out_of_shape(op: &'static str) -> crate::LayoutError {
+    crate::LayoutError::Refused {
+        op,
+        why: crate::Refusal::OutOfShape,
+    }
+}
+
+/// A `thrfrg_X` layout `((ThrV, (ThrX, ThrY)), (FrgV, Rest))` sliced at
+/// thread `(v, (x, y))`: `(FrgV, rest modes...)` and the offset.
+#[doc(hidden)]
+pub trait ThrSlice {
+    type Out;
+    fn thr_slice(self, v: usize, x: usize, y: usize) -> Option<(Self::Out, usize)>;
+}
+type ThrCrd<R> = (
+    (usize, (usize, usize)),
+    (Underscore, <R as crate::slice::RepeatUnder>::Out),
+);
+impl<T0, F0, R, D0, E0, RD> ThrSlice for Layout<(T0, (F0, R)), (D0, (E0, RD))>
+where
+    (T0, (F0, R)): Congruent<(D0, (E0, RD))>,
+    (D0, (E0, RD)): IntTuple,
+    R: crate::slice::RepeatUnder,
+    ThrCrd<R>: crate::slice::SliceCoord<(T0, (F0, R))>
+        + crate::slice::SliceCoord<(D0, (E0, RD))>
+        + crate::coord::Crd2Idx<(T0, (F0, R)), (D0, (E0, RD))>,
+    <ThrCrd<R> as crate::slice::SliceCoord<(T0, (F0, R))>>::Sliced:
+        Congruent<<ThrCrd<R> as crate::slice::SliceCoord<(D0, (E0, RD))>>::Sliced>,
+    <ThrCrd<R> as crate::slice::SliceCoord<(D0, (E0, RD))>>::Sliced: IntTuple,
+{
+    type Out = Layout<
+        <ThrCrd<R> as crate::slice::SliceCoord<(T0, (F0, R))>>::Sliced,
+        <ThrCrd<R> as crate::slice::SliceCoord<(D0, (E0, RD))>>::Sliced,
+    >;
+    #[inline(always)]
+    fn thr_slice(self, v: usize, x: usize, y: usize) -> Option<(Self::Out, usize)> {
+        use crate::coord::Crd2Idx;
+        let c: ThrCrd<R> = ((v, (x, y)), (Underscore, Default::default()));
+        if !c.in_shape(self.shape()) {
+            return None;
+        }
+        Some(crate::slice::slice_and_offset(c, self))
+    }
+}
+
+/// The layout of `partition_C` of a tensor of layout `L`.
+pub type PartC<T, L> = <FrgC<T, L> as ThrSlice>::Out;
+/// The layout of `partition_A` of a tensor of layout `L`.
+pub type PartA<T, L> = <FrgA<T, L> as ThrSlice>::Out;
+/// The layout of `partition_B` of a tensor of layout `L`.
+pub type PartB<T, L> = <FrgB<T, L> as ThrSlice>::Out;
+
+impl<T: MmaTiling> ThrMma<T> {
+    /// The thread's coordinate `(v, m, n, k)` in the thread layout.
+    pub fn thr_vmnk(&self) -> (usize, usize, usize, usize) {
+        self.vmnk
+    }
+}
+
+macro_rules! partition_fn {
+    ($name:ident, $try:ident, $frg:ident, $part:ident, $thrfrg:ident, $op:literal, $doc:literal,
+     [$p0:ident, $p1:ident], [$a0:ident, $a1:ident], $tv:ident, [$t0:ident, $t1:ident], |$s:ident| ($x:expr, $y:expr), $tile:ident) => {
+        impl<A, L, P> ThrMma<TiledMma<A, L, P>>
+        where
+            TiledMma<A, L, P>: MmaTiling,
+        {
+            #[doc = concat!("CuTe's `", $op, "(tensor)`: ", $doc)]
+            ///
+            /// # Panics
+            ///
+            /// When the thread's coordinate lies outside the partition (the
+            /// tiled MMA's tile does not divide the tensor: CuTe would address
+            /// elements past it), or run-time leaves make the division
+            /// inadmissible.
+            #[inline(always)]
+            #[track_caller]
+            pub fn $name<E, Lt>(self, t: Tensor<E, Lt>) -> Tensor<E, $part<TiledMma<A, L, P>, Lt>>
+            where
+                Lt: Copy
+                    + LayoutParts
+                    + ThrFrg<
+                        PermPair<<TiledMma<A, L, P> as MmaTiling>::$p0, <TiledMma<A, L, P> as MmaTiling>::$p1>,
+                        AtomTile<$a0<AtomOf<TiledMma<A, L, P>>>, $a1<AtomOf<TiledMma<A, L, P>>>>,
+                        <AtomOf<TiledMma<A, L, P>> as MmaAtom>::$tv,
+                        ThrTile<$t0<TiledMma<A, L, P>>, $t1<TiledMma<A, L, P>>>,
+                    >,
+                $frg<TiledMma<A, L, P>, Lt>: ThrSlice,
+            {
+                crate::algebra::values::or_panic(self.$try(t))
+            }
+            #[doc = concat!("[`ThrMma::", stringify!($name), "`], returning the reason instead of panicking.")]
+            #[inline(always)]
+            pub fn $try<E, Lt>(
+                self,
+                t: Tensor<E, Lt>,
+            ) -> Result<Tensor<E, $part<TiledMma<A, L, P>, Lt>>, crate::LayoutError>
+            where
+                Lt: Copy
+                    + LayoutParts
+                    + ThrFrg<
+                        PermPair<<TiledMma<A, L, P> as MmaTiling>::$p0, <TiledMma<A, L, P> as MmaTiling>::$p1>,
+                        AtomTile<$a0<AtomOf<TiledMma<A, L, P>>>, $a1<AtomOf<TiledMma<A, L, P>>>>,
+                        <AtomOf<TiledMma<A, L, P>> as MmaAtom>::$tv,
+                        ThrTile<$t0<TiledMma<A, L, P>>, $t1<TiledMma<A, L, P>>>,
+                    >,
+                $frg<TiledMma<A, L, P>, Lt>: ThrSlice,
+            {
+                let l = *t.layout_ref();
+                // CuTe partitions past the tensor when the tile does not
+                // divide it; refused here.
+                let (x, y) = crate::print::mode_sizes_2(&l.parts().0);
+                let tile = <TiledMma<A, L, P> as MmaTiling>::$tile;
+                check_divides(tile.0, x, 0)?;
+                check_divides(tile.1, y, 1)?;
+                let frg = self.mma.$thrfrg(l);
+                let $s = self.vmnk;
+                let (l, off) = frg
+                    .thr_slice($s.0, $x, $y)
+                    .ok_or(out_of_shape($op))?;
+                Ok(t.rebase(l, off))
+            }
+        }
+    };
+}
+partition_fn!(
+    partition_c,
+    try_partition_c,
+    FrgC,
+    PartC,
+    thrfrg_c,
+    "partition_C",
+    "the `(FrgV, RestM, RestN, ...)` elements of an `(M, N, ...)` tensor this thread holds.",
+    [PermM, PermN],
+    [AtomM, AtomN],
+    CLayout,
+    [ThrM, ThrN],
+    |c| (c.1, c.2),
+    TILE_MN
+);
+partition_fn!(
+    partition_a,
+    try_partition_a,
+    FrgA,
+    PartA,
+    thrfrg_a,
+    "partition_A",
+    "the `(FrgV, RestM, RestK, ...)` elements of an `(M, K, ...)` tensor this thread holds.",
+    [PermM, PermK],
+    [AtomM, AtomK],
+    ALayout,
+    [ThrM, ThrK],
+    |c| (c.1, c.3),
+    TILE_MK
+);
+partition_fn!(
+    partition_b,
+    try_partition_b,
+    FrgB,
+    PartB,
+    thrfrg_b,
+    "partition_B",
+    "the `(FrgV, RestN, RestK, ...)` elements of an `(N, K, ...)` tensor this thread holds.",
+    [PermN, PermK],
+    [AtomN, AtomK],
+    BLayout,
+    [ThrN, ThrK],
+    |c| (c.2, c.3),
+    TILE_NK
+);
+
+/// CuTe's `print(tiled_mma)`.
+///
+/// ```
+/// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN;
+/// use layout_core::{layout, mma::make_tiled_mma, Underscore as X, C};
+/// let mma = make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN, layout!((2,2,1):(1,2,0)), (C::<32>, C::<32>, C::<16>));
+/// assert!(mma.to_string().starts_with("TiledMMA\n  ThrLayoutVMNK:  (_32,_2,_2,_1):(_1,_32,_64,_0)\n  PermutationMNK: (_32,_32,_16)\n"));
+/// ```
+impl<A, L, P> core::fmt::Display for TiledMma<A, L, P>
+where
+    Self: MmaTiling,
+    VmnkOf<Self>: core::fmt::Display,
+    P: Default + crate::print::TilerText,
+    A::ThrID: core::fmt::Display,
+    A::ShapeMNK: IntTuple,
+    A::ALayout: core::fmt::Display,
+    A::BLayout: core::fmt::Display,
+    A::CLayout: core::fmt::Display,
+    A: MmaAtom,
+{
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        writeln!(f, "TiledMMA")?;
+        writeln!(f, "  ThrLayoutVMNK:  {}", VmnkOf::<Self>::default())?;
+        f.write_str("  PermutationMNK: ")?;
+        P::default().write_tiler(f)?;
+        writeln!(f)?;
+        writeln!(f, "MMA_Atom")?;
+        writeln!(f, "  ThrID:      {}", A::ThrID::default())?;
+        f.write_str("  Shape_MNK:  ")?;
+        A::ShapeMNK::default().write_cute(f)?;
+        writeln!(f)?;
+        writeln!(f, "  LayoutA_TV: {}", A::ALayout::default())?;
+        writeln!(f, "  LayoutB_TV: {}", A::BLayout::default())?;
+        writeln!(f, "  LayoutC_TV: {}", A::CLayout::default())
+    }
+}
