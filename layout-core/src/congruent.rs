@@ -21,6 +21,15 @@ pub trait Congruent<D: IntTuple>: IntTuple {
     fn checked_span(self, d: D) -> Option<usize>;
     /// Visit every (shape leaf, stride leaf) pair: `(s, s_static, d, d_static)`.
     fn for_each_pair(self, d: D, f: &mut dyn FnMut(usize, bool, usize, bool));
+    /// CuTe's `idx2crd(offset, shape, stride)` as the colexicographic index
+    /// of that coordinate: each leaf's coordinate is `(offset / d) % s` (0
+    /// for a stride or shape of 0).
+    fn hier_index(self, d: D, offset: usize) -> usize;
+    /// Whether the leaves, in order, step through consecutive offsets from
+    /// `expect` on (each leaf of size above 1 has stride `expect`, then
+    /// `expect * size`): the next stride expected, `None` if not. Static
+    /// layouts fold this to a constant.
+    fn contiguous_from(self, d: D, expect: Option<usize>) -> Option<usize>;
 }
 
 macro_rules! leaf_congruent {
@@ -35,11 +44,32 @@ macro_rules! leaf_congruent {
             fn index_offset(self, d: D, i: usize) -> usize {
                 i * d.value()
             }
+            #[inline(always)]
             fn checked_span(self, d: D) -> Option<usize> {
                 self.value().saturating_sub(1).checked_mul(d.value())
             }
             fn for_each_pair(self, d: D, f: &mut dyn FnMut(usize, bool, usize, bool)) {
                 f(self.value(), <$t as Int>::STATIC.is_some(), d.value(), D::STATIC.is_some())
+            }
+            #[inline(always)]
+            fn contiguous_from(self, d: D, expect: Option<usize>) -> Option<usize> {
+                let (s, e) = (self.value(), expect?);
+                if s <= 1 {
+                    return Some(e);
+                }
+                if d.value() != e {
+                    return None;
+                }
+                e.checked_mul(s)
+            }
+            #[inline(always)]
+            fn hier_index(self, d: D, offset: usize) -> usize {
+                let (s, d) = (self.value(), d.value());
+                if d == 0 || s == 0 {
+                    0
+                } else {
+                    (offset / d) % s
+                }
             }
         }
     };
@@ -81,6 +111,7 @@ macro_rules! congruent_tuple {
                 )*
                 off
             }
+            #[inline(always)]
             fn checked_span(self, d: ($($d,)*)) -> Option<usize> {
                 let ($($s,)*) = self;
                 let ($($d,)*) = d;
@@ -92,6 +123,25 @@ macro_rules! congruent_tuple {
                 let ($($s,)*) = self;
                 let ($($d,)*) = d;
                 $($s.for_each_pair($d, f);)*
+            }
+            #[inline(always)]
+            fn contiguous_from(self, d: ($($d,)*), expect: Option<usize>) -> Option<usize> {
+                let ($($s,)*) = self;
+                let ($($d,)*) = d;
+                let mut e = expect;
+                $(e = $s.contiguous_from($d, e);)*
+                e
+            }
+            #[inline(always)]
+            fn hier_index(self, d: ($($d,)*), offset: usize) -> usize {
+                let ($($s,)*) = self;
+                let ($($d,)*) = d;
+                let (mut idx, mut mult) = (0usize, 1usize);
+                $(
+                    idx = idx.saturating_add($s.hier_index($d, offset).saturating_mul(mult));
+                    mult = mult.saturating_mul($s.size());
+                )*
+                idx
             }
         }
     };

@@ -79,6 +79,7 @@ impl<Sh: Congruent<D>, D: IntTuple> Crd2Idx<Sh, D> for Underscore {
     fn crd2idx(self, _s: Sh, _d: D) -> usize {
         0
     }
+    #[inline(always)]
     fn in_shape(self, _s: Sh) -> bool {
         true
     }
@@ -105,6 +106,7 @@ macro_rules! crd_tuple {
                 let ($($d,)*) = d;
                 0 $(+ $c.crd2idx($s, $d))*
             }
+            #[inline(always)]
             fn in_shape(self, s: ($($s,)*)) -> bool {
                 let ($($c,)*) = self;
                 let ($($s,)*) = s;

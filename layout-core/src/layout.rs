@@ -83,7 +83,21 @@ impl<S: Congruent<D>, D: IntTuple> Layout<S, D> {
     pub fn cosize(&self) -> usize {
         self.checked_cosize().expect("cosize overflows usize")
     }
+    /// Whether the layout maps index `i` to offset `i` for every `i` (its
+    /// elements are consecutive, in order): CuTe's `coalesce(L) == N:_1`.
+    /// A constant for static layouts.
+    ///
+    /// ```
+    /// use layout_core::layout;
+    /// assert!(layout!((4,(2,3)):(1,(4,8))).is_contiguous());
+    /// assert!(!layout!((4,2):(2,1)).is_contiguous());
+    /// ```
+    #[inline(always)]
+    pub fn is_contiguous(&self) -> bool {
+        self.shape.contiguous_from(self.stride, Some(1)).is_some()
+    }
     /// `cosize`, or `None` when it does not fit `usize`.
+    #[inline]
     pub fn checked_cosize(&self) -> Option<usize> {
         if self.shape.checked_size()? == 0 {
             return Some(0);
@@ -172,21 +186,10 @@ impl<S: Congruent<D>, D: IntTuple> Layout<S, D> {
     /// use layout_core::layout;
     /// assert_eq!(layout!((3,4):(4,1)).get_hier_coord(7), (1, 3));
     /// ```
+    #[inline(always)]
     pub fn get_hier_coord(&self, offset: usize) -> S::Dyn {
-        // The coordinate of each leaf, folded into the colexicographic index
-        // of the natural coordinate as the leaves go (no buffer, any count).
-        let mut idx = 0usize;
-        let mut mult = 1usize;
-        self.shape.for_each_pair(self.stride, &mut |s, _, d, _| {
-            let c = if d == 0 || s == 0 {
-                0
-            } else {
-                (offset / d) % s
-            };
-            idx = idx.saturating_add(c.saturating_mul(mult));
-            mult = mult.saturating_mul(s);
-        });
-        self.shape.idx2crd(idx)
+        self.shape
+            .idx2crd(self.shape.hier_index(self.stride, offset))
     }
     /// The same layout with every leaf dynamic.
     pub fn to_dyn(&self) -> Layout<S::Dyn, D::Dyn>

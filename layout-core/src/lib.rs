@@ -29,6 +29,7 @@ extern crate std;
 
 pub mod admissible;
 pub mod algebra;
+pub mod algorithm;
 pub mod atom;
 pub mod congruent;
 pub mod coord;
@@ -36,6 +37,7 @@ pub mod ctext;
 #[cfg(feature = "alloc")]
 pub mod dynamic;
 pub mod error;
+pub mod fragment;
 pub mod int;
 pub mod layout;
 pub mod make;

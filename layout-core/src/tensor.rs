@@ -208,6 +208,16 @@ impl<E: Engine, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
 }
 
 impl<E, L> Tensor<E, L> {
+    /// A tensor over storage known to cover the layout (a fragment's array
+    /// of `cosize` elements). Accesses check the storage's bounds as always.
+    #[inline(always)]
+    pub(crate) fn covering(data: E, layout: L) -> Self {
+        Tensor {
+            data,
+            offset: 0,
+            layout,
+        }
+    }
     /// The same storage through `layout`, the first element moved by `by`
     /// (partitions keep the storage and its lifetime). Accesses check the
     /// storage's bounds as always.
@@ -284,6 +294,10 @@ impl core::fmt::Write for Text {
 }
 
 impl<E: EngineMut, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
+    /// The storage, writable.
+    pub fn storage_mut(&mut self) -> &mut [E::Elem] {
+        self.data.as_mut_slice()
+    }
     /// The element at a coordinate, `None` when the coordinate is outside the shape.
     #[inline(always)]
     pub fn get_mut<Crd: Crd2Idx<S, D>>(&mut self, c: Crd) -> Option<&mut E::Elem> {

@@ -169,6 +169,9 @@ pub trait IntTuple: Copy + 'static + Send + Sync {
     fn leaves(self) -> Self::Leaves;
     /// The size of each top-level mode, in order (an integer is one mode).
     fn for_each_mode_size(&self, f: &mut dyn FnMut(usize));
+    /// The size of top-level mode `i` (1 past the last): a constant index
+    /// folds to the mode's size.
+    fn mode_size(&self, i: usize) -> usize;
     /// Leaf `i` in order (0 past the last): a constant index folds to the leaf.
     fn leaf(&self, i: usize) -> usize;
     /// The natural coordinate of a 1-D index (colexicographic, CuTe's `idx2crd(i, shape)`).
@@ -300,6 +303,14 @@ macro_rules! leaf_int_tuple {
                 f(self.value())
             }
             #[inline(always)]
+            fn mode_size(&self, i: usize) -> usize {
+                if i == 0 {
+                    self.value()
+                } else {
+                    1
+                }
+            }
+            #[inline(always)]
             fn leaf(&self, i: usize) -> usize {
                 if i == 0 {
                     self.value()
@@ -348,6 +359,7 @@ pub trait IntList: List {
     fn write_items(&self, f: &mut dyn fmt::Write, first: bool) -> fmt::Result;
     fn for_each_leaf(&self, f: &mut dyn FnMut(usize, bool));
     fn for_each_mode_size(&self, f: &mut dyn FnMut(usize));
+    fn mode_size(&self, i: usize) -> usize;
     fn leaf(&self, i: usize) -> usize;
     fn to_dyn(&self) -> Self::Dyn;
     fn leaves(self) -> Self::Leaves;
@@ -380,6 +392,10 @@ impl IntList for Nil {
     }
     fn for_each_leaf(&self, _f: &mut dyn FnMut(usize, bool)) {}
     fn for_each_mode_size(&self, _f: &mut dyn FnMut(usize)) {}
+    #[inline(always)]
+    fn mode_size(&self, _i: usize) -> usize {
+        1
+    }
     #[inline(always)]
     fn leaf(&self, _i: usize) -> usize {
         0
@@ -441,6 +457,14 @@ where
     fn for_each_mode_size(&self, f: &mut dyn FnMut(usize)) {
         f(self.0.size());
         self.1.for_each_mode_size(f);
+    }
+    #[inline(always)]
+    fn mode_size(&self, i: usize) -> usize {
+        if i == 0 {
+            self.0.size()
+        } else {
+            self.1.mode_size(i - 1)
+        }
     }
     #[inline(always)]
     fn leaf(&self, i: usize) -> usize {
@@ -516,6 +540,10 @@ where
     }
     fn for_each_mode_size(&self, f: &mut dyn FnMut(usize)) {
         self.into_list().for_each_mode_size(f)
+    }
+    #[inline(always)]
+    fn mode_size(&self, i: usize) -> usize {
+        self.into_list().mode_size(i)
     }
     #[inline(always)]
     fn leaf(&self, i: usize) -> usize {
