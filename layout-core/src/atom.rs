@@ -40,3 +40,45 @@ impl MmaAtom for SM80_16x8x16_F32F16F16F32_TN {
     type BLayout = layout_type!(((4,8),(2,2)):((16,1),(8,64)));
     type CLayout = layout_type!(((4,8),(2,2)):((32,1),(16,8)));
 }
+
+/// The SM80 `mma.sync.m16n8k16` with f16 inputs and f16 accumulators
+/// (CuTe's `SM80_16x8x16_F16F16F16F16_TN`): the same thread-value layouts as
+/// the f32-accumulator atom; a C value holds an f16.
+///
+/// ```
+/// use layout_core::atom::{MmaAtom, SM80_16x8x16_F16F16F16F16_TN as Mma};
+/// assert_eq!(<Mma as MmaAtom>::CLayout::default().to_string(), "((_4,_8),(_2,_2)):((_32,_1),(_16,_8))");
+/// ```
+#[allow(non_camel_case_types)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SM80_16x8x16_F16F16F16F16_TN;
+
+impl MmaAtom for SM80_16x8x16_F16F16F16F16_TN {
+    type ThrID = <SM80_16x8x16_F32F16F16F32_TN as MmaAtom>::ThrID;
+    type ShapeMNK = <SM80_16x8x16_F32F16F16F32_TN as MmaAtom>::ShapeMNK;
+    type ALayout = <SM80_16x8x16_F32F16F16F32_TN as MmaAtom>::ALayout;
+    type BLayout = <SM80_16x8x16_F32F16F16F32_TN as MmaAtom>::BLayout;
+    type CLayout = <SM80_16x8x16_F32F16F16F32_TN as MmaAtom>::CLayout;
+}
+
+/// One thread, one multiply-add (CuTe's `UniversalFMA`): a 1 x 1 x 1 atom,
+/// the building block of a CPU or SIMT GEMM's `TiledMma`.
+///
+/// ```
+/// use layout_core::atom::{MmaAtom, UniversalFMA};
+/// use layout_core::{layout, mma::make_tiled_mma, to_cute_string, Underscore as X};
+/// assert_eq!(<UniversalFMA as MmaAtom>::ALayout::default().to_string(), "(_1,_1):(_0,_0)");
+/// // 16 x 16 threads, each one multiply-add per step: a 16 x 16 x 1 tile.
+/// let mma = make_tiled_mma(UniversalFMA, layout!((16,16,1):(1,16,0)), (X, X, X));
+/// assert_eq!(to_cute_string(&mma.tile_size()), "(_16,_16,_1)");
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct UniversalFMA;
+
+impl MmaAtom for UniversalFMA {
+    type ThrID = layout_type!(1:0);
+    type ShapeMNK = (crate::C<1>, crate::C<1>, crate::C<1>);
+    type ALayout = layout_type!((1,1):(0,0));
+    type BLayout = layout_type!((1,1):(0,0));
+    type CLayout = layout_type!((1,1):(0,0));
+}

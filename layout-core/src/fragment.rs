@@ -167,3 +167,159 @@ where
         &mut self.data[self.layout.crd2idx(c)]
     }
 }
+
+/// The layout of `make_layout_like(L)`: L's shape, compact strides in the
+/// order of L's strides (stride-0 modes keep stride 0).
+pub type LayoutLike<S, D> =
+    Layout<
+        S,
+        <D as crate::make::OrderedStride<
+            <S as crate::algebra::filter::FilterZerosShape<D>>::Out,
+            <D as crate::make::OrderPairs<
+                <S as crate::algebra::filter::FilterZerosShape<D>>::Out,
+            >>::Pairs,
+        >>::Stride,
+    >;
+
+/// CuTe's `make_layout_like(layout)`: a compact layout of the same shape
+/// whose strides follow the order of the layout's strides (modes of stride 0
+/// stay broadcast). Static strides only (CuTe falls back to column-major for
+/// run-time strides; the typed order needs them at compile time).
+///
+/// ```
+/// use layout_core::{fragment::make_layout_like, layout};
+/// let l = make_layout_like(layout!((4,(2,3),(4,1,2)):(16,(3,2),(4,8,8))));
+/// assert_eq!(l.to_string(), "(_4,(_2,_3),(_4,_1,_2)):(_48,(_3,_1),(_6,_0,_24))");
+/// ```
+pub fn make_layout_like<S, D>(l: Layout<S, D>) -> LayoutLike<S, D>
+where
+    S: Congruent<D> + crate::algebra::filter::FilterZerosShape<D>,
+    D: IntTuple
+        + crate::make::OrderPairs<<S as crate::algebra::filter::FilterZerosShape<D>>::Out>
+        + crate::make::OrderedStride<
+            <S as crate::algebra::filter::FilterZerosShape<D>>::Out,
+            <D as crate::make::OrderPairs<<S as crate::algebra::filter::FilterZerosShape<D>>::Out>>::Pairs,
+        >,
+    S: Congruent<
+        <D as crate::make::OrderedStride<
+            <S as crate::algebra::filter::FilterZerosShape<D>>::Out,
+            <D as crate::make::OrderPairs<<S as crate::algebra::filter::FilterZerosShape<D>>::Out>>::Pairs,
+        >>::Stride,
+    >,
+    <D as crate::make::OrderedStride<
+        <S as crate::algebra::filter::FilterZerosShape<D>>::Out,
+        <D as crate::make::OrderPairs<<S as crate::algebra::filter::FilterZerosShape<D>>::Out>>::Pairs,
+    >>::Stride: IntTuple,
+    <S as crate::algebra::filter::FilterZerosShape<D>>::Out: Copy,
+{
+    let z = l.shape().filter_zeros_shape();
+    let d = l.stride();
+    let all = d.pairs(z);
+    Layout::new(l.shape(), d.ordered_stride(z, all))
+}
+
+/// A layout `make_fragment_like` applies to: its compact fragment layout.
+#[diagnostic::on_unimplemented(
+    message = "make_fragment_like: no fragment layout for `{Self}`",
+    label = "a static shape of rank 1 to 4 with static strides"
+)]
+pub trait FragmentLike {
+    /// CuTe's `make_fragment_like(layout)`.
+    type Out: StaticCosize;
+    /// The fragment layout.
+    fn fragment_like(self) -> Self::Out;
+}
+macro_rules! leaf_fragment_like {
+    ($t:ty; $($g:tt)*) => {
+        impl<D: IntTuple, $($g)*> FragmentLike for Layout<$t, D>
+        where
+            $t: Congruent<D> + crate::make::Compact<crate::C<1>> + Congruent<<$t as crate::make::Compact<crate::C<1>>>::Left>,
+            Layout<$t, <$t as crate::make::Compact<crate::C<1>>>::Left>: StaticCosize,
+        {
+            type Out = Layout<$t, <$t as crate::make::Compact<crate::C<1>>>::Left>;
+            #[inline(always)]
+            fn fragment_like(self) -> Self::Out {
+                crate::make::make_layout_left(self.shape())
+            }
+        }
+    };
+}
+// Static leaves only: a run-time extent has no compile-time array length.
+leaf_fragment_like!(crate::C<N>; const N: usize);
+leaf_fragment_like!(crate::S<U>; U: typenum::Unsigned + 'static);
+
+/// Rank 1: the column-major layout of the shape.
+impl<S0, D0> FragmentLike for Layout<(S0,), (D0,)>
+where
+    (S0,): Congruent<(D0,)>
+        + crate::make::Compact<crate::C<1>>
+        + Congruent<<(S0,) as crate::make::Compact<crate::C<1>>>::Left>,
+    (D0,): IntTuple,
+    Layout<(S0,), <(S0,) as crate::make::Compact<crate::C<1>>>::Left>: StaticCosize,
+{
+    type Out = Layout<(S0,), <(S0,) as crate::make::Compact<crate::C<1>>>::Left>;
+    #[inline(always)]
+    fn fragment_like(self) -> Self::Out {
+        crate::make::make_layout_left(self.shape())
+    }
+}
+
+/// Mode 0 made compact column-major (stride-0 leaves kept), the other modes
+/// ordered like the layout's strides, then `tiled_product` of the two:
+/// `(mode 0, (rest...))` as CuTe builds a fragment for an MMA or copy atom.
+macro_rules! tuple_fragment_like {
+    ($($s:ident $d:ident),+) => {
+        impl<S0, D0, $($s, $d),+> FragmentLike for Layout<(S0, $($s),+), (D0, $($d),+)>
+        where
+            (S0, $($s),+): Congruent<(D0, $($d),+)>,
+            (D0, $($d),+): IntTuple,
+            S0: Congruent<D0> + crate::algebra::filter::FilterZerosShape<D0>,
+            D0: IntTuple,
+            <S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out: crate::make::Compact<crate::C<1>>,
+            S0: Congruent<<<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::make::Compact<crate::C<1>>>::Left>,
+            ($($s,)+): Congruent<($($d,)+)> + Copy,
+            ($($d,)+): IntTuple
+                + crate::make::OrderPairs<($($s,)+)>
+                + crate::make::OrderedStride<($($s,)+), <($($d,)+) as crate::make::OrderPairs<($($s,)+)>>::Pairs>,
+            ($($s,)+): Congruent<<($($d,)+) as crate::make::OrderedStride<($($s,)+), <($($d,)+) as crate::make::OrderPairs<($($s,)+)>>::Pairs>>::Stride>,
+            <($($d,)+) as crate::make::OrderedStride<($($s,)+), <($($d,)+) as crate::make::OrderPairs<($($s,)+)>>::Pairs>>::Stride: IntTuple,
+            Layout<($($s,)+), <($($d,)+) as crate::make::OrderedStride<($($s,)+), <($($d,)+) as crate::make::OrderPairs<($($s,)+)>>::Pairs>>::Stride>:
+                crate::algebra::ProductOnto<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::make::Compact<crate::C<1>>>::Left>>
+                + crate::algebra::ZipProductOnto<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::make::Compact<crate::C<1>>>::Left>>,
+            <Layout<($($s,)+), <($($d,)+) as crate::make::OrderedStride<($($s,)+), <($($d,)+) as crate::make::OrderPairs<($($s,)+)>>::Pairs>>::Stride>
+                as crate::algebra::ZipProductOnto<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::make::Compact<crate::C<1>>>::Left>>>::Zipped: crate::algebra::Unpack,
+            <<Layout<($($s,)+), <($($d,)+) as crate::make::OrderedStride<($($s,)+), <($($d,)+) as crate::make::OrderPairs<($($s,)+)>>::Pairs>>::Stride>
+                as crate::algebra::ZipProductOnto<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::make::Compact<crate::C<1>>>::Left>>>::Zipped as crate::algebra::Unpack>::Tiled:
+                crate::algebra::StaticResult + StaticCosize,
+        {
+            type Out = <<Layout<($($s,)+), <($($d,)+) as crate::make::OrderedStride<($($s,)+), <($($d,)+) as crate::make::OrderPairs<($($s,)+)>>::Pairs>>::Stride>
+                as crate::algebra::ZipProductOnto<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::make::Compact<crate::C<1>>>::Left>>>::Zipped as crate::algebra::Unpack>::Tiled;
+            #[inline(always)]
+            #[allow(non_snake_case)]
+            fn fragment_like(self) -> Self::Out {
+                let ((s0, $($s),+), (_d0, $($d),+)) = (self.shape(), self.stride());
+                let z0 = s0.filter_zeros_shape();
+                let first = Layout::new(s0, crate::make::compact_col_major(z0));
+                let rest = crate::make::make_ordered_layout(($($s,)+), ($($d,)+));
+                crate::algebra::tiled_product(first, rest)
+            }
+        }
+    };
+}
+tuple_fragment_like!(S1 D1);
+tuple_fragment_like!(S1 D1, S2 D2);
+tuple_fragment_like!(S1 D1, S2 D2, S3 D3);
+
+/// CuTe's `make_fragment_like(layout)`: the compact layout a register
+/// fragment of that shape gets (mode 0 column-major, the other modes in the
+/// order of the layout's strides), and a [`Fragment`] of it.
+///
+/// ```
+/// use layout_core::{fragment::make_fragment_like, layout};
+/// let f = make_fragment_like::<f32, _>(layout!((4,5):(1,8)));
+/// assert_eq!(f.layout().to_string(), "(_4,(_5)):(_1,(_4))");
+/// assert_eq!(f.as_slice().len(), 20);
+/// ```
+pub fn make_fragment_like<T: Default, L: FragmentLike>(l: L) -> Fragment<T, L::Out> {
+    Fragment::new(l.fragment_like())
+}

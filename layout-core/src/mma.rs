@@ -588,7 +588,7 @@ fn out_of_shape(op: &'static str) -> crate::LayoutError {
 /// thread `(v, (x, y))`: `(FrgV, rest modes...)` and the offset.
 #[doc(hidden)]
 pub trait ThrSlice {
-    type Out;
+    type Out: Copy;
     fn thr_slice(self, v: usize, x: usize, y: usize) -> Option<(Self::Out, usize)>;
 }
 type ThrCrd<R> = (
@@ -638,7 +638,7 @@ impl<T: MmaTiling> ThrMma<T> {
 
 macro_rules! partition_fn {
     ($name:ident, $try:ident, $frg:ident, $part:ident, $thrfrg:ident, $op:literal, $doc:literal,
-     [$p0:ident, $p1:ident], [$a0:ident, $a1:ident], $tv:ident, [$t0:ident, $t1:ident], |$s:ident| ($x:expr, $y:expr), $tile:ident) => {
+     [$p0:ident, $p1:ident], [$a0:ident, $a1:ident], $tv:ident, [$t0:ident, $t1:ident], |$s:ident| ($x:expr, $y:expr), $tile:ident, $frag:ident, $frag_op:ident) => {
         impl<A, L, P> ThrMma<TiledMma<A, L, P>>
         where
             TiledMma<A, L, P>: MmaTiling,
@@ -698,6 +698,31 @@ macro_rules! partition_fn {
                     .ok_or(out_of_shape($op))?;
                 Ok(t.rebase(l, off))
             }
+            #[doc = concat!("CuTe's `", $op, "` made a register fragment (`partition_fragment_", stringify!($frag_op), "`): a [`crate::fragment::Fragment`] of `make_fragment_like` of the partition's layout (static shape and strides: partition a static tile).")]
+            ///
+            /// # Panics
+            ///
+            #[doc = concat!("As [`ThrMma::", stringify!($name), "`].")]
+            #[inline(always)]
+            #[track_caller]
+            pub fn $frag<T: Default, E, Lt>(
+                self,
+                t: Tensor<E, Lt>,
+            ) -> crate::fragment::Fragment<T, <$part<TiledMma<A, L, P>, Lt> as crate::fragment::FragmentLike>::Out>
+            where
+                Lt: Copy
+                    + LayoutParts
+                    + ThrFrg<
+                        PermPair<<TiledMma<A, L, P> as MmaTiling>::$p0, <TiledMma<A, L, P> as MmaTiling>::$p1>,
+                        AtomTile<$a0<AtomOf<TiledMma<A, L, P>>>, $a1<AtomOf<TiledMma<A, L, P>>>>,
+                        <AtomOf<TiledMma<A, L, P>> as MmaAtom>::$tv,
+                        ThrTile<$t0<TiledMma<A, L, P>>, $t1<TiledMma<A, L, P>>>,
+                    >,
+                $frg<TiledMma<A, L, P>, Lt>: ThrSlice,
+                $part<TiledMma<A, L, P>, Lt>: crate::fragment::FragmentLike,
+            {
+                crate::fragment::make_fragment_like(self.$name(t).layout_value())
+            }
         }
     };
 }
@@ -714,7 +739,9 @@ partition_fn!(
     CLayout,
     [ThrM, ThrN],
     |c| (c.1, c.2),
-    TILE_MN
+    TILE_MN,
+    partition_fragment_c,
+    C
 );
 partition_fn!(
     partition_a,
@@ -729,7 +756,9 @@ partition_fn!(
     ALayout,
     [ThrM, ThrK],
     |c| (c.1, c.3),
-    TILE_MK
+    TILE_MK,
+    partition_fragment_a,
+    A
 );
 partition_fn!(
     partition_b,
@@ -744,7 +773,9 @@ partition_fn!(
     BLayout,
     [ThrN, ThrK],
     |c| (c.2, c.3),
-    TILE_NK
+    TILE_NK,
+    partition_fragment_b,
+    B
 );
 
 /// CuTe's `print(tiled_mma)`.

@@ -234,6 +234,14 @@ impl<E, L> Tensor<E, L> {
     pub(crate) fn layout_ref(&self) -> &L {
         &self.layout
     }
+    /// The layout, by value, whatever its type.
+    #[inline(always)]
+    pub(crate) fn layout_value(&self) -> L
+    where
+        L: Copy,
+    {
+        self.layout
+    }
 }
 
 #[cold]
@@ -414,4 +422,127 @@ pub fn make_tensor<E: Engine, S: Congruent<D>, D: IntTuple>(
     layout: Layout<S, D>,
 ) -> Result<Tensor<E, Layout<S, D>>, LayoutError> {
     Tensor::new(data, layout)
+}
+
+/// The storage of an identity tensor: element `k` is the coordinate
+/// encoded in `k` (computed, not stored).
+#[derive(Clone, Copy, Debug)]
+pub struct Counting<S>(S);
+
+/// A shape an identity tensor can have (an integer, or a tuple of 2 or 3
+/// integers), with the strides that encode a coordinate in an offset: mode
+/// `i` in its own bit field, so that coordinates past the shape (a partial
+/// tile) decode to themselves instead of wrapping into the next mode.
+pub trait IdentityShape: IntTuple + Congruent<Self::Strides> {
+    /// Static strides: `_1`, `_2^32` (rank 2) or `_1`, `_2^21`, `_2^42`.
+    type Strides: IntTuple + Default;
+    /// The coordinate type: one `usize` per mode.
+    type Coord: Copy + PartialEq + core::fmt::Debug;
+    /// The coordinate encoded in an offset.
+    fn decode(k: usize) -> Self::Coord;
+}
+macro_rules! leaf_identity {
+    ($t:ty; $($g:tt)*) => {
+        impl<$($g)*> IdentityShape for $t {
+            type Strides = crate::C<1>;
+            type Coord = usize;
+            #[inline(always)]
+            fn decode(k: usize) -> usize {
+                k
+            }
+        }
+    };
+}
+crate::tuple::for_each_leaf!(leaf_identity);
+impl<A: IntTuple + crate::int::Int, B: IntTuple + crate::int::Int> IdentityShape for (A, B)
+where
+    (A, B): Congruent<(crate::C<1>, crate::S<typenum::U4294967296>)>,
+{
+    type Strides = (crate::C<1>, crate::S<typenum::U4294967296>);
+    type Coord = (usize, usize);
+    #[inline(always)]
+    fn decode(k: usize) -> (usize, usize) {
+        (k & 0xffff_ffff, k >> 32)
+    }
+}
+impl<
+        A: IntTuple + crate::int::Int,
+        B: IntTuple + crate::int::Int,
+        C: IntTuple + crate::int::Int,
+    > IdentityShape for (A, B, C)
+where
+    (A, B, C): Congruent<(
+        crate::C<1>,
+        crate::S<typenum::U2097152>,
+        crate::S<typenum::U4398046511104>,
+    )>,
+{
+    type Strides = (
+        crate::C<1>,
+        crate::S<typenum::U2097152>,
+        crate::S<typenum::U4398046511104>,
+    );
+    type Coord = (usize, usize, usize);
+    #[inline(always)]
+    fn decode(k: usize) -> (usize, usize, usize) {
+        (k & 0x1f_ffff, (k >> 21) & 0x1f_ffff, k >> 42)
+    }
+}
+
+/// CuTe's `make_identity_tensor(shape)`: each element is its own
+/// coordinate, so that partitioning it like a data tensor tells each thread
+/// which coordinates it holds (to predicate a partial tile). CuTe's strides
+/// are coordinate bases (`(_4,_8):(_1@0,_1@1)`); here each mode's
+/// coordinate has its own bit field of the offset (`(_4,_8):(_1,_4294967296)`),
+/// so a coordinate past the shape stays itself. Extents up to 2^32 (rank 2)
+/// or 2^21 (rank 3) per mode.
+///
+/// ```
+/// use layout_core::{layout, partition::{local_partition, local_tile}, tensor::make_identity_tensor, C};
+/// let m = 10; // run-time rows: the last tile of 4 rows is partial
+/// let id = make_identity_tensor((m, C::<8>));
+/// let tile = local_tile(id, (C::<4>, C::<8>), (2usize, 0usize));
+/// assert_eq!(tile.at((1usize, 3usize)), Some((9, 3)));
+/// // Rows 10 and 11 of the last tile lie outside the matrix: predicate them.
+/// assert_eq!(tile.at((2usize, 0usize)), Some((10, 0)));
+/// let mine = local_partition(tile, layout!((2,4):(4,1)), 5);
+/// assert_eq!(mine.at((0usize, 0usize)), Some((9, 1)));
+/// ```
+///
+/// # Panics
+///
+/// When a mode's extent does not fit its bit field.
+pub fn make_identity_tensor<S: IdentityShape>(
+    shape: S,
+) -> Tensor<Counting<S>, Layout<S, S::Strides>> {
+    let bits = match S::RANK {
+        1 => 64,
+        2 => 32,
+        _ => 21,
+    };
+    let mut ok = true;
+    shape.for_each_mode_size(&mut |n| ok &= bits >= 64 || n <= 1usize << bits);
+    assert!(ok, "make_identity_tensor: an extent exceeds 2^{bits}");
+    Tensor {
+        data: Counting(shape),
+        offset: 0,
+        layout: Layout::new(shape, S::Strides::default()),
+    }
+}
+
+impl<S: IdentityShape, LS: Congruent<LD>, LD: IntTuple> Tensor<Counting<S>, Layout<LS, LD>> {
+    /// The coordinate (in the identity tensor's shape) held at `c`, which may
+    /// lie past that shape in a partial tile; `None` outside this view's shape.
+    #[inline(always)]
+    pub fn at<Crd: Crd2Idx<LS, LD>>(&self, c: Crd) -> Option<S::Coord> {
+        if !c.in_shape(self.layout.shape()) {
+            return None;
+        }
+        let k = self.offset.checked_add(self.layout.crd2idx(c))?;
+        Some(S::decode(k))
+    }
+    /// The layout.
+    pub fn layout(&self) -> Layout<LS, LD> {
+        self.layout
+    }
 }

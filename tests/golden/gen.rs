@@ -250,6 +250,8 @@ const ALGEBRA: &[&str] = &[
     "tiled_mma",
     "tiled_mma_tv",
     "mma_partition",
+    "make_layout_like",
+    "make_fragment_like",
 ];
 
 /// Ops whose static inadmissible inputs (`unsound.jsonl`, the static_assert
@@ -675,6 +677,24 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
                 "{head}let out = layout_core::algebra::composition(layout_core::algebra::Swizzle::<{b}, {m}, {{ {sh} }}>, {});\nlet table: Vec<usize> = (0..out.layout.size()).map(|i| out.call(i)).collect();\nrep.text(op, id, true, &out.to_string(), {exp});\nrep.table(op, id, &table, {tab});",
                 emit_layout(l, false)?
             )
+        }
+        // Compact layouts of fragments: static strides (the typed stride
+        // order is a type), and for a fragment a static shape (its array
+        // length is a type).
+        "make_layout_like" | "make_fragment_like" => {
+            let a = arg_str(r, 0)?;
+            let (_, stride) = parse_layout(a)?;
+            if !stride.all_static() || (op == "make_fragment_like" && has_dynamic_leaf(a)) {
+                return Err(UNSUPPORTED.into());
+            }
+            let l = emit_layout(a, false)?;
+            if op == "make_layout_like" {
+                lay(format!("layout_core::fragment::make_layout_like({l})"))
+            } else {
+                lay(format!(
+                    "layout_core::fragment::make_fragment_like::<f32, _>({l}).layout()"
+                ))
+            }
         }
         // Tensor partitions: a tensor over a buffer that covers L, the
         // partition's layout, table and data offset, all exact.

@@ -14,7 +14,7 @@ mod common;
 mod complement;
 mod composition;
 mod divide;
-mod filter;
+pub(crate) mod filter;
 mod inverse;
 mod product;
 mod profile;

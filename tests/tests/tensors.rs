@@ -1,0 +1,177 @@
+//! Tensors at work: partitions checked against their definitions (every
+//! element of a tile owned by exactly one thread, a thread's partition equal
+//! to the TiledMMA's thread-value layout), identity tensors, fragments, the
+//! whole-tensor algorithms, and code generic over its tiles.
+
+use layout_core::algorithm::{axpby, copy, copy_if, gemm};
+use layout_core::atom::{SM80_16x8x16_F32F16F16F32_TN, UniversalFMA};
+use layout_core::fragment::make_fragment_like;
+use layout_core::mma::make_tiled_mma;
+use layout_core::partition::{local_partition, local_tile, try_local_tile, Partition};
+use layout_core::tensor::make_identity_tensor;
+use layout_core::{layout, Tensor, Underscore as X, C};
+
+/// A thread's partition of a column-major reference tile (offset = m + M*n)
+/// holds exactly the coordinates the thread-value layout gives it, and the
+/// threads together cover the tile once.
+#[test]
+fn partition_c_matches_layout_c_tv_and_covers_the_tile() {
+    let mma = make_tiled_mma(
+        SM80_16x8x16_F32F16F16F32_TN,
+        layout!((2,2,1):(1,2,0)),
+        (X, X, X),
+    );
+    // The tiled MMA's tile is 32 x 16; take a 64 x 32 C (two steps each way).
+    let (m, n) = (64usize, 32usize);
+    let data: Vec<u32> = (0..(m * n) as u32).collect();
+    let c = Tensor::new(&data[..], layout!((64,32):(1,64))).unwrap();
+    let tv = mma.get_layout_c_tv();
+    let mut seen = vec![0u8; m * n];
+    for t in 0..128 {
+        let p = mma.get_slice(t).partition_c(c.view());
+        // (FrgV, RestM, RestN) = ((2,2), 2, 2): 16 values per thread.
+        assert_eq!(p.size(), 16);
+        for v in 0..4 {
+            for rm in 0..2 {
+                for rn in 0..2 {
+                    let got = p[((v % 2, v / 2), rm, rn)] as usize;
+                    // Value v of thread t in the first 32 x 16 tile...
+                    let q = tv.crd2idx((t, v));
+                    let (qm, qn) = (q % 32, q / 32);
+                    // ...shifted by the rest coordinate (rm, rn).
+                    assert_eq!(
+                        got,
+                        (qm + 32 * rm) + m * (qn + 16 * rn),
+                        "thread {t} value {v}"
+                    );
+                    seen[got] += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        seen.iter().all(|&k| k == 1),
+        "every element of C is owned once"
+    );
+}
+
+/// A fragment for a thread's partition has one slot per value it holds.
+#[test]
+fn partition_fragment_has_the_partition_size() {
+    let mma = make_tiled_mma(
+        SM80_16x8x16_F32F16F16F32_TN,
+        layout!((2,2,1):(1,2,0)),
+        (X, X, X),
+    );
+    let data = vec![0f32; 64 * 32];
+    let c = Tensor::new(&data[..], layout!((64,32):(1,64))).unwrap();
+    let frag = mma.get_slice(7).partition_fragment_c::<f32, _, _>(c.view());
+    // CuTe's make_fragment_like of ((_2,_2),_2,_2):((_1,_32),_4,_2048)... is
+    // compact: 16 values.
+    assert_eq!(frag.as_slice().len(), 16);
+    assert_eq!(frag.layout().to_string(), "((_2,_2),_2,_2):((_1,_2),_4,_8)");
+    // Past the thread count: refused.
+    assert!(mma.try_get_slice(128).is_err());
+}
+
+/// A universal FMA tiled 8 x 8: each thread owns a strided 2 x 2 set of a
+/// 16 x 16 C (the SIMT GEMM partition).
+#[test]
+fn universal_fma_partition() {
+    let mma = make_tiled_mma(UniversalFMA, layout!((8,8,1):(1,8,0)), (X, X, X));
+    let data: Vec<u32> = (0..256).collect();
+    let c = Tensor::new(&data[..], layout!((16,16):(1,16))).unwrap();
+    let p = mma.get_slice(9).partition_c(c.view());
+    // Thread 9 is (m, n) = (1, 1) of the 8 x 8 threads: C(1 + 8i, 1 + 8j).
+    let mut got = Vec::new();
+    for i in 0..2usize {
+        for j in 0..2usize {
+            got.push(p[(0usize, i, j)]);
+        }
+    }
+    assert_eq!(got, vec![17, 17 + 16 * 8, 17 + 8, 17 + 8 + 16 * 8]);
+}
+
+/// The identity tensor predicates a partial tile: copy_if moves exactly the
+/// elements inside the matrix (rows < m) of the last, partial tile.
+#[test]
+fn identity_tensor_predicates_a_partial_tile() {
+    let m = 10usize;
+    // The buffer has room for 12 rows (a padded allocation); the matrix has 10.
+    let data: Vec<f32> = (0..12 * 8).map(|i| i as f32).collect();
+    let a = Tensor::new(&data[..], layout!((m, 8):(8, 1))).unwrap();
+    let id = make_identity_tensor((m, C::<8>));
+    // Tile 2 of 4 rows starts at row 8: rows 10 and 11 are outside.
+    let src = local_tile(a.view(), (C::<4>, C::<8>), (2usize, 0usize));
+    let ids = local_tile(id, (C::<4>, C::<8>), (2usize, 0usize));
+    assert_eq!(ids.at((3usize, 5usize)), Some((11, 5)));
+    let mut frag = make_fragment_like::<f32, _>(layout!((4,8):(1,4)));
+    copy_if(
+        |i| ids.at(i).is_some_and(|(r, _)| r < m),
+        &src,
+        &mut frag.view_mut(),
+    )
+    .unwrap();
+    for r in 0..4usize {
+        for c in 0..8usize {
+            let want = if 8 + r < m {
+                ((8 + r) * 8 + c) as f32
+            } else {
+                0.0
+            };
+            assert_eq!(frag[(r, c)], want, "({r},{c})");
+        }
+    }
+}
+
+/// Whole-tensor algorithms on mixed layouts, with their errors.
+#[test]
+fn algorithms_check_sizes() {
+    let src = [1i32, 2, 3, 4, 5, 6];
+    let mut dst = [0i32; 6];
+    let s = Tensor::new(&src[..], layout!((2, 3):(3, 1))).unwrap();
+    let mut d = Tensor::new(&mut dst[..], layout!((3, 2):(1, 3))).unwrap();
+    // Same size, different shapes: element i goes to element i (colex).
+    copy(&s, &mut d).unwrap();
+    assert_eq!(dst, [1, 4, 2, 5, 3, 6]);
+    let mut small = [0i32; 4];
+    let mut t = Tensor::new(&mut small[..], layout!(4:1)).unwrap();
+    assert!(copy(&s, &mut t).is_err());
+    assert!(axpby(1, &s, 1, &mut t).is_err());
+    // gemm: A (2,3), B (2,3) -> C (2,2) = A * B^T.
+    let a = Tensor::new(&src[..], layout!((2,3):(3,1))).unwrap();
+    let mut c = [0i32; 4];
+    let mut tc = Tensor::new(&mut c[..], layout!((2,2):(1,2))).unwrap();
+    gemm(&a, &a, &mut tc).unwrap();
+    // Rows of A: [1,2,3], [4,5,6]; A A^T = [[14, 32], [32, 77]].
+    assert_eq!(c, [14, 32, 32, 77]);
+}
+
+/// Code generic over its tile: one `Partition` bound, any static or
+/// run-time tiler.
+fn tile_of<L, T>(t: Tensor<&[f32], L>, tiler: T, i: usize) -> Tensor<&[f32], L::Inner>
+where
+    L: Partition<T, (usize, usize)>,
+{
+    local_tile(t, tiler, (i, 0usize))
+}
+
+#[test]
+fn generic_over_the_tile() {
+    let data: Vec<f32> = (0..64).map(|i| i as f32).collect();
+    let t = Tensor::new(&data[..], layout!((8, 8):(8, 1))).unwrap();
+    let a = tile_of(t.view(), (C::<4>, C::<4>), 1);
+    // Literal leaves in `layout!` are static: the row stride is `_8`.
+    assert_eq!(a.layout().to_string(), "(_4,_4):(_8,_1)");
+    assert_eq!(a[(1usize, 1usize)], 41.0);
+    let b = tile_of(t.view(), (C::<2>, C::<8>), 3);
+    assert_eq!(b[(1usize, 7usize)], 63.0);
+    // The tile returned outlives the tensor it was cut from.
+    let keep = {
+        let inner = Tensor::new(&data[..], layout!((8, 8):(8, 1))).unwrap();
+        local_partition(inner, layout!((2, 2):(2, 1)), 3)
+    };
+    assert_eq!(keep[(0usize, 0usize)], 9.0);
+    // Tile coordinates past the grid are refused.
+    assert!(try_local_tile(t.view(), (C::<4>, C::<4>), (2usize, 0usize)).is_err());
+}
