@@ -45,6 +45,7 @@ pub mod mma;
 pub mod ops;
 pub mod partition;
 pub mod print;
+pub mod raw;
 pub mod slice;
 pub mod tensor;
 pub mod tuple;

@@ -176,6 +176,21 @@ fn static_layouts_fold() {
         comp.join("\n")
     );
 
+    // A static fragment indexed at coordinates in visible ranges is a plain
+    // array: no call (no bounds panic), no loop, no more instructions.
+    let frag = body(&asm, "probe_fragment");
+    let frag_hand = body(&asm, "probe_fragment_hand");
+    assert!(
+        calls(&frag).is_empty()
+            && !loops(&body_with_labels(&asm, "probe_fragment"))
+            && frag.len() <= frag_hand.len(),
+        "fragment indexing is not a plain array ({} vs {} instructions):\n{}\n---\n{}",
+        frag.len(),
+        frag_hand.len(),
+        frag.join("\n"),
+        frag_hand.join("\n")
+    );
+
     // The loop detector is live: a run-time length needs a loop.
     assert!(
         loops(&body_with_labels(&asm, "probe_sum_loop")),

@@ -97,3 +97,41 @@ pub fn probe_mixed_composition_hand(m: usize, i: usize) -> usize {
     let j = (i % 4) + 4 * (i / 4);
     32 * (j % m) + j / m
 }
+
+/// A static fragment written and read at coordinates in visible ranges.
+#[no_mangle]
+#[inline(never)]
+pub fn probe_fragment(x: f32) -> f32 {
+    let mut f: lc::fragment::Fragment<f32, _> = lc::fragment::Fragment::new(layout!((4,8):(8,1)));
+    for i in 0..4usize {
+        for j in 0..8usize {
+            f[(i, j)] = x * (i * 8 + j) as f32;
+        }
+    }
+    let mut s = 0.0;
+    for j in 0..8usize {
+        for i in 0..4usize {
+            s += f[(i, j)];
+        }
+    }
+    s
+}
+
+/// The same on a plain array.
+#[no_mangle]
+#[inline(never)]
+pub fn probe_fragment_hand(x: f32) -> f32 {
+    let mut f = [[0f32; 8]; 4];
+    for (i, row) in f.iter_mut().enumerate() {
+        for (j, v) in row.iter_mut().enumerate() {
+            *v = x * (i * 8 + j) as f32;
+        }
+    }
+    let mut s = 0.0;
+    for j in 0..8 {
+        for row in &f {
+            s += row[j];
+        }
+    }
+    s
+}
