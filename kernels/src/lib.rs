@@ -226,3 +226,8 @@ mod tests {
         assert_eq!(c2, want);
     }
 }
+
+/// The tutorial `docs/gemm-tutorial.md`: a GEMM from matrix to registers;
+/// its examples run as tests.
+#[doc = include_str!("../../docs/gemm-tutorial.md")]
+pub mod tutorial {}
