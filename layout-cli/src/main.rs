@@ -3,6 +3,7 @@
 
 mod draw;
 mod eval;
+mod mma;
 
 use clap::{Parser, Subcommand};
 use layout_core::dynamic as d;
@@ -44,6 +45,18 @@ enum Cmd {
         /// Draw a (thread,value) layout over a tile of ROWSxCOLS, e.g. `--tv 16x16`.
         #[arg(long, value_name = "ROWSxCOLS")]
         tv: Option<String>,
+    },
+    /// Draw a TiledMMA's A, B and C partitions as SVG (cells colored by
+    /// thread, labelled T#V#): PREFIX_A.svg (M x K), PREFIX_B.svg (N x K),
+    /// PREFIX_C.svg (M x N).
+    Mma {
+        /// The tiled MMA: `sm80:1x1x1`, `sm80:2x2x1`, `sm80:4x1x1` (the
+        /// 16x8x16 tensor-core atom over that many warps in M, N, K) or
+        /// `fma:16x16x1` (one multiply-add per thread).
+        spec: String,
+        /// Output prefix.
+        #[arg(short, long)]
+        output: String,
     },
     /// Print a LaTeX (TikZ) picture of a rank-2 or thread-value layout.
     Latex {
@@ -175,6 +188,26 @@ fn run(cli: Cli) -> Result<String, String> {
             std::fs::write(&output, draw::svg(&l.to_string(), r, c, &cells))
                 .map_err(|e| format!("{output}: {e}"))?;
             Ok(format!("wrote {output} ({} cells)\n", cells.len()))
+        }
+        Some(Cmd::Mma { spec, output }) => {
+            let tv = mma::tiled(&spec)?;
+            let (m, n, k) = tv.mnk;
+            let mut out = String::new();
+            for (x, l, r, c) in [("A", &tv.a, m, k), ("B", &tv.b, n, k), ("C", &tv.c, m, n)] {
+                let l = parse_layout(l)?;
+                let (r, c, mut cells) = draw::tv_grid(&l, r, c)?;
+                // A and B elements are held by several threads (the warps
+                // along N, resp. M): draw each once, with its lowest thread,
+                // as CuTe's print_latex of a TiledMMA does.
+                cells.sort_by_key(|x| (x.m, x.n, x.color));
+                cells.dedup_by_key(|x| (x.m, x.n));
+                let file = format!("{output}_{x}.svg");
+                let title = format!("{spec} {x}: {l}");
+                std::fs::write(&file, draw::svg(&title, r, c, &cells))
+                    .map_err(|e| format!("{file}: {e}"))?;
+                out += &format!("wrote {file} ({x} {r}x{c}: {l})\n");
+            }
+            Ok(out)
         }
         Some(Cmd::Latex { layout, tv }) => {
             let l = parse_layout(&layout)?;

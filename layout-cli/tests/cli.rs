@@ -143,3 +143,48 @@ fn latex_draws_every_cell() {
     assert_eq!(out.matches("\\node[fill=").count(), 8);
     assert!(out.contains("\\begin{tikzpicture}"));
 }
+
+#[test]
+fn mma_draws_the_three_partitions() {
+    let dir = std::env::temp_dir().join(format!("layout-cli-mma-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let prefix = dir.join("sm80");
+    let (code, out, err) = layout(&["mma", "sm80:2x2x1", "-o", prefix.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().count(), 3);
+    // 2x2 warps of the 16x8x16 atom: A is 32x16, B 16x16, C 32x16, every
+    // element drawn once with a thread and value.
+    for (x, cells) in [("A", 512), ("B", 256), ("C", 512)] {
+        let text = std::fs::read_to_string(format!("{}_{x}.svg", prefix.display())).unwrap();
+        let doc = roxmltree::Document::parse(&text).expect("well-formed XML");
+        assert_eq!(
+            doc.descendants().filter(|n| n.has_tag_name("rect")).count(),
+            cells,
+            "{x}"
+        );
+        assert!(text.contains(">T0V0<"), "{x}");
+    }
+    // C of the m16n8 atom: thread 1 holds C(0,2) and C(0,3) (values 0, 1),
+    // thread 4 holds C(1,0); warp 1 (threads 32..63) the rows 16..31.
+    let text = std::fs::read_to_string(format!("{}_C.svg", prefix.display())).unwrap();
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    let at = |label: &str| -> (f64, f64) {
+        let t = doc
+            .descendants()
+            .find(|n| n.has_tag_name("text") && n.text() == Some(label))
+            .unwrap_or_else(|| panic!("no cell {label}"));
+        (
+            t.attribute("x").unwrap().parse().unwrap(),
+            t.attribute("y").unwrap().parse().unwrap(),
+        )
+    };
+    let (x0, y0) = at("T0V0");
+    let (x1, _) = at("T1V0");
+    let (_, y4) = at("T4V0");
+    let (_, y32) = at("T32V0");
+    assert!(x1 > x0 && y4 > y0 && y32 > y4);
+    // An unknown tiled MMA: one line, status 2.
+    let (code, _, err) = layout(&["mma", "sm80:3x1x1", "-o", prefix.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert_eq!(err.lines().count(), 1);
+}
