@@ -178,6 +178,41 @@ impl<E: Engine, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
         }
     }
 
+    /// [`Tensor::slice`] that keeps the storage (and its lifetime) instead
+    /// of borrowing this tensor: a helper can return the slice of a view it
+    /// was given.
+    ///
+    /// ```
+    /// use layout_core::{layout, Layout, Tensor, Underscore, View, C};
+    /// // Row i of a 3 x 4 row-major matrix, returned from a helper.
+    /// fn row(data: &[i32], i: usize) -> View<'_, i32, Layout<(C<4>,), (C<1>,)>> {
+    ///     let t = Tensor::new(data, layout!((3,4):(4,1))).unwrap();
+    ///     t.into_slice((i, Underscore))
+    /// }
+    /// let data: Vec<i32> = (0..12).collect();
+    /// let r = row(&data, 2);
+    /// assert_eq!(r.layout().to_string(), "(_4):(_1)");
+    /// assert_eq!(r[1usize], 9);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When the fixed coordinates lie outside the shape.
+    #[allow(clippy::type_complexity)]
+    #[track_caller]
+    pub fn into_slice<Crd>(
+        self,
+        c: Crd,
+    ) -> Tensor<E, Layout<<Crd as SliceCoord<S>>::Sliced, <Crd as SliceCoord<D>>::Sliced>>
+    where
+        Crd: SliceCoord<S> + SliceCoord<D> + Crd2Idx<S, D>,
+        <Crd as SliceCoord<S>>::Sliced: Congruent<<Crd as SliceCoord<D>>::Sliced>,
+        <Crd as SliceCoord<D>>::Sliced: IntTuple,
+    {
+        let (layout, off) = self.sliced(c);
+        self.rebase(layout, off)
+    }
+
     #[allow(clippy::type_complexity)]
     fn sliced<Crd>(
         &self,
