@@ -13,15 +13,15 @@ type R<T> = Result<T, LayoutError>;
 fn of(op: &'static str) -> LayoutError {
     LayoutError::Overflow { op }
 }
-fn ceil_div(a: DInt, b: DInt, op: &'static str) -> R<DInt> {
+pub(crate) fn ceil_div(a: DInt, b: DInt, op: &'static str) -> R<DInt> {
     if b.v == 0 {
         return Err(invalid(op, format!("division by zero ({a} / {b})")));
     }
-    let v = if a.v >= 0 && b.v > 0 {
-        a.v.checked_add(b.v - 1).ok_or(of(op))? / b.v
-    } else {
-        a.v.div_euclid(b.v) + i64::from(a.v.rem_euclid(b.v) != 0)
-    };
+    // Quotient plus one for a remainder: no intermediate sum to overflow.
+    let q = a.v.checked_div_euclid(b.v).ok_or(of(op))?;
+    let v = q
+        .checked_add(i64::from(a.v.rem_euclid(b.v) != 0))
+        .ok_or(of(op))?;
     Ok(DInt {
         v,
         st: a.st && b.st,
@@ -43,8 +43,9 @@ fn min(a: DInt, b: DInt) -> DInt {
     }
 }
 fn abs(a: DInt) -> DInt {
+    // No leaf is i64::MIN (refused by `DynLayout::new` and by `mul`).
     DInt {
-        v: a.v.abs(),
+        v: a.v.saturating_abs(),
         st: a.st,
     }
 }
@@ -89,6 +90,7 @@ pub fn compact_right(shape: &DTuple, cur: DInt) -> R<DTuple> {
 
 /// CuTe's `make_layout(shape)`: LayoutLeft strides.
 pub fn make_layout_left(shape: &DTuple) -> R<DynLayout> {
+    super::check_shape(shape, "make_layout")?;
     Ok(DynLayout::raw(
         shape.clone(),
         compact_left(shape, DInt::s(1))?,
@@ -96,6 +98,7 @@ pub fn make_layout_left(shape: &DTuple) -> R<DynLayout> {
 }
 /// CuTe's `make_layout(shape, LayoutRight{})`.
 pub fn make_layout_right(shape: &DTuple) -> R<DynLayout> {
+    super::check_shape(shape, "make_layout")?;
     Ok(DynLayout::raw(
         shape.clone(),
         compact_right(shape, DInt::s(1))?,
@@ -482,7 +485,10 @@ pub fn composition_tiler(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
     match t {
         Tiler::Layout(b) => composition(a, b),
         Tiler::Under => Ok(a.clone()),
-        Tiler::Int(n) => composition(a, &DynLayout::int(*n, DInt::s(1))),
+        Tiler::Int(n) => {
+            super::check_shape(&DTuple::Int(*n), "composition")?;
+            composition(a, &DynLayout::int(*n, DInt::s(1)))
+        }
         Tiler::Tup(ts) => {
             let modes = a.modes();
             let out = ts

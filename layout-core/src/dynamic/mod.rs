@@ -205,10 +205,30 @@ impl DTuple {
 /// Static-aware checked multiplication.
 pub(crate) fn mul(a: DInt, b: DInt, op: &'static str) -> Result<DInt, LayoutError> {
     Ok(DInt {
-        v: a.v.checked_mul(b.v).ok_or(LayoutError::Overflow { op })?,
+        // i64::MIN has no negation (strides are negated and taken absolute
+        // further on): refused as an overflow, like the products past it.
+        v: a.v
+            .checked_mul(b.v)
+            .filter(|&v| v != i64::MIN)
+            .ok_or(LayoutError::Overflow { op })?,
         // CuTe: a static 0 times anything is a static 0.
         st: (a.st && (b.st || a.v == 0)) || (b.st && b.v == 0),
     })
+}
+
+/// `Err` unless every leaf of `t` is a valid extent (not negative), for the
+/// operations that take a shape or an integer tiler on their own.
+pub(crate) fn check_shape(t: &DTuple, op: &'static str) -> Result<(), LayoutError> {
+    let mut bad = None;
+    t.for_each_leaf(&mut |l| {
+        if l.v < 0 && bad.is_none() {
+            bad = Some(l)
+        }
+    });
+    match bad {
+        Some(b) => Err(invalid(op, alloc::format!("negative extent {b} in {t}"))),
+        None => Ok(()),
+    }
 }
 
 /// A layout known at run time: shape and stride trees of equal nesting.
@@ -250,16 +270,13 @@ impl DynLayout {
                 alloc::format!("shape {shape} and stride {stride} do not nest the same way"),
             ));
         }
-        let mut bad = None;
-        shape.for_each_leaf(&mut |l| {
-            if l.v < 0 && bad.is_none() {
-                bad = Some(l)
-            }
-        });
-        if let Some(bad) = bad {
+        check_shape(&shape, "make_layout")?;
+        let mut min = false;
+        stride.for_each_leaf(&mut |l| min |= l.v == i64::MIN);
+        if min {
             return Err(invalid(
                 "make_layout",
-                alloc::format!("negative shape {bad} in {shape}"),
+                alloc::format!("stride {} in {stride} has no negation", i64::MIN),
             ));
         }
         Ok(DynLayout { shape, stride })

@@ -1,6 +1,7 @@
 //! The rest of CuTe's layout operations on `DynLayout`: common vectors,
 //! up/down-casting, tiling a block to a shape, and swizzles.
 
+use super::algebra::ceil_div;
 use super::{
     blocked_product, coalesce, composition, invalid, make_ordered_layout, mul, right_inverse, DInt,
     DTuple, DynLayout,
@@ -39,13 +40,6 @@ pub fn max_common_vector(a: &DynLayout, b: &DynLayout) -> R<DInt> {
     })
 }
 
-fn ceil_div(a: DInt, b: DInt) -> DInt {
-    DInt {
-        v: (a.v + b.v - 1) / b.v,
-        st: a.st && b.st,
-    }
-}
-
 /// CuTe's `upcast<n>(layout)`: the layout over elements `n` times wider.
 /// Every static non-zero stride must divide `n` or be a multiple of it.
 pub fn upcast(l: &DynLayout, n: i64) -> R<DynLayout> {
@@ -59,26 +53,27 @@ pub fn upcast(l: &DynLayout, n: i64) -> R<DynLayout> {
         .into_iter()
         .map(|(s, d)| {
             if d.is(0) {
-                return (s, d);
+                return Ok((s, d));
             }
+            // No stride is i64::MIN (refused by `DynLayout::new` and `mul`).
             let ad = DInt {
-                v: d.v.abs(),
+                v: d.v.saturating_abs(),
                 st: d.st,
             };
             if d.st && ad.v % n != 0 && n % ad.v != 0 {
                 bad = Some(d);
             }
             if ad.v == 0 {
-                return (s, d);
+                return Ok((s, d));
             }
-            let ns = ceil_div(s, ceil_div(nn, ad));
-            let mut nd = ceil_div(ad, nn);
+            let ns = ceil_div(s, ceil_div(nn, ad, "upcast")?, "upcast")?;
+            let mut nd = ceil_div(ad, nn, "upcast")?;
             if d.v < 0 {
                 nd.v = -nd.v;
             }
-            (ns, nd)
+            Ok((ns, nd))
         })
-        .collect();
+        .collect::<R<_>>()?;
     if let Some(d) = bad {
         return Err(invalid(
             "upcast",
@@ -156,6 +151,7 @@ fn rebuild(l: &DynLayout, leaves: &[(DInt, DInt)]) -> DynLayout {
 /// `shape` (each mode `(block_mode, repeat)`, not coalesced). The default
 /// order is column-major.
 pub fn tile_to_shape(block: &DynLayout, shape: &DTuple, order: Option<&DTuple>) -> R<DynLayout> {
+    super::check_shape(shape, "tile_to_shape")?;
     let r = shape.rank();
     if block.rank() > r {
         return Err(invalid(
@@ -179,7 +175,7 @@ pub fn tile_to_shape(block: &DynLayout, shape: &DTuple, order: Option<&DTuple>) 
                 format!("mode {i} of block {block} does not divide {target}"),
             ));
         }
-        reps.push(DTuple::Int(ceil_div(target, have)));
+        reps.push(DTuple::Int(ceil_div(target, have, "tile_to_shape")?));
     }
     let reps = DTuple::Tup(reps);
     let default: DTuple;

@@ -259,6 +259,7 @@ impl DynLayout {
 /// CuTe's `make_ordered_layout(shape, order)`: compact strides growing in the
 /// order of the (static) ranks, congruent with the shape or one per mode.
 pub fn make_ordered_layout(shape: &DTuple, order: &DTuple) -> R<DynLayout> {
+    super::check_shape(shape, "make_ordered_layout")?;
     let mut pairs: Vec<(DInt, DTuple)> = Vec::new();
     fn collect(o: &DTuple, s: &DTuple, out: &mut Vec<(DInt, DTuple)>) -> R<()> {
         match (o, s) {
