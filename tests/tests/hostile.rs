@@ -50,3 +50,44 @@ fn i64_min_strides_are_refused() {
     assert!(DynLayout::new(DTuple::Int(DInt::d(2)), min).is_err());
     assert!("2:-9223372036854775808".parse::<DynLayout>().is_err());
 }
+
+/// `_` in a zipped divide or product keeps a mode and zips its two halves:
+/// a mode of another rank is refused (it used to lose its third mode).
+#[test]
+fn underscore_zips_only_rank_2_modes() {
+    let a = lay("((_2,_2,_2),_4):((_1,_2,_4),_8)");
+    let under = Tiler::Tup(vec![Tiler::Under]);
+    assert!(layout_core::zipped_divide(&a, &under).is_err());
+    assert!(layout_core::flat_divide(&a, &under).is_err());
+    assert!(layout_core::zipped_product(&a, &under).is_err());
+    // A rank-2 mode is split into its halves, every element kept.
+    let b = lay("((_2,_2),_4):((_1,_2),_8)");
+    let z = layout_core::zipped_divide(&b, &under).unwrap();
+    assert_eq!(z.size().unwrap(), 16);
+}
+
+// The typed zipped divide and product have no `_` case for a mode of rank 3.
+static_assertions::assert_not_impl_any!(
+    layout_core::Underscore: layout_core::algebra::ZipDivideOnto<layout_core::layout_type!((2,2,2):(1,2,4))>,
+    layout_core::algebra::ZipProductOnto<layout_core::layout_type!((2,2,2):(1,2,4))>
+);
+static_assertions::assert_impl_all!(
+    layout_core::Underscore: layout_core::algebra::ZipDivideOnto<layout_core::layout_type!((2,2):(1,2))>
+);
+
+/// Negative strides where the definition needs offsets of 0 and up: the
+/// left inverse (offsets below 0 have no preimage) and a product's tiler
+/// (its repeats would overlap).
+#[test]
+fn negative_strides_refused_where_undefined() {
+    assert!(layout_core::left_inverse(&lay("(_2,_2):(_-1,_4)")).is_err());
+    let t = Tiler::Layout(lay("_8:_-3"));
+    assert!(layout_core::logical_product(&lay("_4:_1"), &t).is_err());
+    assert!(layout_core::blocked_product(&lay("_4:_1"), &lay("_8:_-3")).is_err());
+    // Non-negative strides still work: _4:_1 x _8:_3 is injective.
+    let p = layout_core::logical_product(&lay("_4:_1"), &Tiler::Layout(lay("_8:_3"))).unwrap();
+    let mut t = p.table().unwrap();
+    t.sort();
+    t.dedup();
+    assert_eq!(t.len(), 32);
+}

@@ -143,10 +143,16 @@ where
     }
 }
 
-impl<AS: Congruent<AD>, AD: IntTuple> ZipProductOnto<Layout<AS, AD>> for Underscore {
-    type Zipped = Layout<AS, AD>;
+/// `_` keeps a mode, which is zipped as its two halves: only a rank-2
+/// mode has two (any other rank would lose or lack modes).
+impl<S0, S1, D0, D1> ZipProductOnto<Layout<(S0, S1), (D0, D1)>> for Underscore
+where
+    (S0, S1): Congruent<(D0, D1)>,
+    (D0, D1): IntTuple,
+{
+    type Zipped = Layout<(S0, S1), (D0, D1)>;
     #[inline(always)]
-    fn try_zipped(self, a: Layout<AS, AD>) -> Result<Self::Zipped, LayoutError> {
+    fn try_zipped(self, a: Layout<(S0, S1), (D0, D1)>) -> Result<Self::Zipped, LayoutError> {
         Ok(a)
     }
 }

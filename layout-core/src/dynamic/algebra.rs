@@ -711,10 +711,23 @@ fn unwrap(mut s: Vec<DTuple>, mut d: Vec<DTuple>) -> DynLayout {
     }
 }
 
+/// `Err` when a stride of `l` is negative: `what` says why `op` needs them not.
+fn nonnegative_strides(l: &DynLayout, op: &'static str, what: &str) -> R<()> {
+    match l.pairs().iter().find(|(_, d)| d.v < 0) {
+        Some((s, d)) => Err(invalid(
+            op,
+            format!("{l}: mode {s}:{d} has a negative stride; {what}"),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// CuTe's `left_inverse`: R with `R(A(i)) == i` on A's domain. A must be
-/// injective with static strides that divide each other when sorted.
+/// injective with static, non-negative strides that divide each other when
+/// sorted.
 pub fn left_inverse(a: &DynLayout) -> R<DynLayout> {
     let op = "left_inverse";
+    nonnegative_strides(a, op, "its offsets below 0 have no preimage in a layout")?;
     let f = coalesce(a)?;
     let all = f.pairs();
     if all.iter().any(|(_, d)| !d.st) {
@@ -805,7 +818,9 @@ fn zip2_by(l: &DynLayout, t: &Tiler) -> R<DynLayout> {
             for (i, m) in modes.iter().enumerate() {
                 if i < ts.len() {
                     let z = zip2_by(m, &ts[i])?;
-                    let (Some(a), Some(b)) = (z.mode(0), z.mode(1)) else {
+                    // `_` keeps a mode: only a rank-2 one splits into two
+                    // halves (any other rank would lose or lack modes).
+                    let (2, Some(a), Some(b)) = (z.rank(), z.mode(0), z.mode(1)) else {
                         return Err(invalid("zip2_by", format!("mode {m} is not rank 2")));
                     };
                     firsts.push(a);
@@ -854,6 +869,11 @@ pub fn logical_product(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
     t.rank_checked(a, "logical_product")?;
     match t {
         Tiler::Layout(tl) => {
+            nonnegative_strides(
+                tl,
+                "logical_product",
+                "the product's repeats are defined for strides of 0 and up",
+            )?;
             let size = a.shape().product()?;
             let cos = tl.cosize()?;
             let cot = mul(
