@@ -91,3 +91,21 @@ fn negative_strides_refused_where_undefined() {
     t.dedup();
     assert_eq!(t.len(), 32);
 }
+
+/// Size-0 layouts reach no offset: the operations defined through the
+/// offsets a layout reaches refuse them with a message that says so.
+#[test]
+fn size_zero_layouts_are_refused_with_a_reason() {
+    let empty = lay("(4,0):(1,4)");
+    let cot = DTuple::Int(DInt::d(16));
+    let errs = [
+        layout_core::complement(&lay("0:1"), &cot).unwrap_err(),
+        layout_core::right_inverse(&empty).unwrap_err(),
+        layout_core::left_inverse(&lay("0:_1")).unwrap_err(),
+        layout_core::dynamic::max_common_layout(&empty, &empty).unwrap_err(),
+        logical_divide(&lay("0:1"), &Tiler::Int(DInt::s(2))).unwrap_err(),
+    ];
+    for e in errs {
+        assert!(e.to_string().contains("has size 0"), "{e}");
+    }
+}

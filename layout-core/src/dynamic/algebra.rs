@@ -550,6 +550,7 @@ fn ceil_div_tuple(a: &DTuple, b: DInt) -> R<DTuple> {
 /// assert_eq!(complement(&a, &parse_tuple("_1024").unwrap()).unwrap().to_string(), "(_4,_8):(_8,_128)");
 /// ```
 pub fn complement(a: &DynLayout, cotarget: &DTuple) -> R<DynLayout> {
+    nonempty(a, "complement")?;
     let r = complement_unchecked(a, cotarget)?;
     check_complement(a, &r, cotarget)?;
     Ok(r)
@@ -651,6 +652,7 @@ fn not_stacking(a: &DynLayout, s: DInt, d: DInt, below: DInt) -> LayoutError {
 
 /// CuTe's `complement(A)`: up to `cosize(filter(A))`.
 pub fn complement_default(a: &DynLayout) -> R<DynLayout> {
+    nonempty(a, "complement")?;
     let f = filter(a)?;
     let c = f.cosize()?;
     complement(
@@ -665,6 +667,7 @@ pub fn complement_default(a: &DynLayout) -> R<DynLayout> {
 /// CuTe's `right_inverse`: R with `A(R(i)) == i` on R's domain. Unlike CuTe,
 /// dynamic strides are followed by value (CuTe gives up and returns `_1:_0`).
 pub fn right_inverse(a: &DynLayout) -> R<DynLayout> {
+    nonempty(a, "right_inverse")?;
     let f = coalesce(a)?;
     let modes = f.pairs();
     let rstride = compact_left(f.shape(), DInt::s(1))?.leaves();
@@ -711,6 +714,20 @@ fn unwrap(mut s: Vec<DTuple>, mut d: Vec<DTuple>) -> DynLayout {
     }
 }
 
+/// `Err` when `l` has no element: complements, inverses, divides and
+/// products are defined through the offsets a layout reaches, and a layout
+/// of size 0 reaches none (CuTe computes something there; the definitions
+/// give nothing to check it against).
+pub(crate) fn nonempty(l: &DynLayout, op: &'static str) -> R<()> {
+    if l.size()? == 0 {
+        return Err(invalid(
+            op,
+            format!("{l} has size 0: it reaches no offset, so {op} is not defined"),
+        ));
+    }
+    Ok(())
+}
+
 /// `Err` when a stride of `l` is negative: `what` says why `op` needs them not.
 fn nonnegative_strides(l: &DynLayout, op: &'static str, what: &str) -> R<()> {
     match l.pairs().iter().find(|(_, d)| d.v < 0) {
@@ -726,6 +743,7 @@ fn nonnegative_strides(l: &DynLayout, op: &'static str, what: &str) -> R<()> {
 /// injective with static, non-negative strides that divide each other when
 /// sorted.
 pub fn left_inverse(a: &DynLayout) -> R<DynLayout> {
+    nonempty(a, "left_inverse")?;
     let op = "left_inverse";
     nonnegative_strides(a, op, "its offsets below 0 have no preimage in a layout")?;
     let f = coalesce(a)?;
@@ -794,6 +812,7 @@ pub fn left_inverse(a: &DynLayout) -> R<DynLayout> {
 
 /// CuTe's `logical_divide(A, tiler)`: `A o (T, complement(T, shape(A)))`, by mode for tuples.
 pub fn logical_divide(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
+    nonempty(a, "logical_divide")?;
     t.rank_checked(a, "logical_divide")?;
     match t {
         Tiler::Layout(tl) => {
@@ -866,6 +885,7 @@ pub fn flat_divide(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
 
 /// CuTe's `logical_product(A, tiler)`: `(A, complement(A, size(A)*cosize(T)) o T)`.
 pub fn logical_product(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
+    nonempty(a, "logical_product")?;
     t.rank_checked(a, "logical_product")?;
     match t {
         Tiler::Layout(tl) => {

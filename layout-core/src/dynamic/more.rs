@@ -1,7 +1,7 @@
 //! The rest of CuTe's layout operations on `DynLayout`: common vectors,
 //! up/down-casting, tiling a block to a shape, and swizzles.
 
-use super::algebra::ceil_div;
+use super::algebra::{ceil_div, nonempty};
 use super::{
     blocked_product, coalesce, composition, invalid, make_ordered_layout, mul, right_inverse, DInt,
     DTuple, DynLayout,
@@ -20,6 +20,8 @@ fn first_mode(l: &DynLayout) -> DynLayout {
 /// CuTe's `max_common_layout(a, b)`: the layout of the largest run of
 /// elements that `a` and `b` both place contiguously (static only, else `_1:_0`).
 pub fn max_common_layout(a: &DynLayout, b: &DynLayout) -> R<DynLayout> {
+    nonempty(a, "max_common_layout")?;
+    nonempty(b, "max_common_layout")?;
     let inv_b = right_inverse(b)?;
     let common = coalesce(&composition(a, &inv_b)?)?;
     let m0 = first_mode(&common);
@@ -32,6 +34,8 @@ pub fn max_common_layout(a: &DynLayout, b: &DynLayout) -> R<DynLayout> {
 /// CuTe's `max_common_vector(a, b)`: how many elements from the start `a`
 /// and `b` both place contiguously (static only, else `_1`).
 pub fn max_common_vector(a: &DynLayout, b: &DynLayout) -> R<DInt> {
+    nonempty(a, "max_common_vector")?;
+    nonempty(b, "max_common_vector")?;
     let common = coalesce(&composition(a, &right_inverse(b)?)?)?;
     let m0 = first_mode(&common);
     Ok(match (m0.shape(), m0.stride()) {
