@@ -26,6 +26,7 @@ pub fn grid(l: &DynLayout) -> Result<(i64, i64, Vec<Cell>), String> {
         ));
     }
     let (rows, cols) = mode_sizes(l).map_err(|e| e.to_string())?;
+    within_limit(l, rows, cols)?;
     let mut cells = Vec::new();
     for n in 0..cols {
         for m in 0..rows {
@@ -39,6 +40,17 @@ pub fn grid(l: &DynLayout) -> Result<(i64, i64, Vec<Cell>), String> {
         }
     }
     Ok((rows, cols, cells))
+}
+
+/// Pictures draw at most `PRINT_LIMIT` cells.
+fn within_limit(l: &DynLayout, a: i64, b: i64) -> Result<(), String> {
+    let limit = layout_core::print::PRINT_LIMIT as i64;
+    match a.checked_mul(b) {
+        Some(n) if (0..=limit).contains(&n) && a <= limit && b <= limit => Ok(()),
+        _ => Err(format!(
+            "{l}: a picture of {a}x{b} cells is beyond the {limit} drawn; draw a part of it (slice or local_tile)"
+        )),
+    }
 }
 
 fn mode_sizes(l: &DynLayout) -> Result<(i64, i64), LayoutError> {
@@ -67,6 +79,8 @@ pub fn tv_grid(l: &DynLayout, rows: i64, cols: i64) -> Result<(i64, i64, Vec<Cel
         ));
     }
     let (threads, values) = mode_sizes(l).map_err(|e| e.to_string())?;
+    within_limit(l, threads, values)?;
+    within_limit(l, rows, cols)?;
     let mut cells = Vec::new();
     for v in 0..values {
         for t in 0..threads {

@@ -48,16 +48,30 @@ fn lerr(pos: usize, e: LayoutError) -> EvalError {
 
 /// Evaluate an expression.
 pub fn eval(src: &str) -> Result<Val, EvalError> {
-    let (v, end) = expr(src, 0)?;
-    if src[end..].trim().is_empty() {
-        Ok(v)
-    } else {
-        Err(err(end, "unexpected text after the expression"))
+    let (v, end) = expr(src, 0, 0)?;
+    if !src[end..].trim().is_empty() {
+        return Err(err(end, "unexpected text after the expression"));
     }
+    // A bare tuple, integer or tiler is kept as text for the call that takes
+    // it; as the whole expression it must parse too.
+    let bare = !src
+        .trim_start()
+        .starts_with(|c: char| c.is_ascii_alphabetic());
+    if let (true, Val::Text(t)) = (bare, &v) {
+        let start = src.len() - src.trim_start().len();
+        t.parse::<Tiler>().map_err(|e| lerr(start, e))?;
+    }
+    Ok(v)
 }
 
+/// How deeply calls may nest (as deep as the layout parser nests tuples).
+const MAX_CALL_DEPTH: usize = 64;
+
 /// Parse one expression starting at `at`; returns the value and the end.
-fn expr(src: &str, at: usize) -> Result<(Val, usize), EvalError> {
+fn expr(src: &str, at: usize, depth: usize) -> Result<(Val, usize), EvalError> {
+    if depth > MAX_CALL_DEPTH {
+        return Err(err(at, "calls nested deeper than 64 levels"));
+    }
     let b = src.as_bytes();
     let mut i = at;
     while i < b.len() && b[i].is_ascii_whitespace() {
@@ -82,7 +96,7 @@ fn expr(src: &str, at: usize) -> Result<(Val, usize), EvalError> {
                 i += 1;
                 break;
             }
-            let (v, end) = expr(src, i)?;
+            let (v, end) = expr(src, i, depth + 1)?;
             args.push((v, i));
             i = end;
             while i < b.len() && b[i].is_ascii_whitespace() {

@@ -188,3 +188,46 @@ fn mma_draws_the_three_partitions() {
     assert_eq!(code, 2);
     assert_eq!(err.lines().count(), 1);
 }
+
+/// Hostile input: huge layouts to print or draw, tables of no columns,
+/// unparsable bare text, nesting too deep. Each is one line and status 2,
+/// at once (no hang, no abort).
+#[test]
+fn hostile_input_is_refused_at_once() {
+    let deep_calls = format!("{}1:1{}", "composition(".repeat(200), ",1:1)".repeat(200));
+    let deep_tiler = format!(
+        "composition(8:1, {}1{})",
+        "(".repeat(20000),
+        ")".repeat(20000)
+    );
+    let deep_coord = format!("crd2idx({}1{}, 8:1)", "(".repeat(20000), ")".repeat(20000));
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["show", "(100000,100000):(1,100000)"],
+        vec!["show", "(9223372036854775807,0):(1,1)"],
+        vec!["eval", "make_layout((100000,100000))", "--table"],
+        vec!["svg", "(100000,100000):(1,100000)", "-o", "/dev/null"],
+        vec![
+            "svg",
+            "((4,8),(2,2)):((32,1),(16,8))",
+            "--tv",
+            "100000000x100000000",
+            "-o",
+            "/dev/null",
+        ],
+        vec!["latex", "(100000,100000):(1,100000)"],
+        vec!["eval", "(((("],
+        vec!["eval", &deep_calls],
+        vec!["eval", &deep_tiler],
+        vec!["eval", &deep_coord],
+        vec!["eval", "make_layout(-3)"],
+        vec!["eval", "logical_divide(8:1, -2)"],
+        vec!["eval", "complement(0:1, 4)"],
+    ];
+    for args in cases {
+        let t = std::time::Instant::now();
+        let (code, _, err) = layout(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(t.elapsed().as_secs() < 5, "{args:?} took {:?}", t.elapsed());
+    }
+}

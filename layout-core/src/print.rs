@@ -34,7 +34,21 @@ pub(crate) fn mode_sizes_2<S: IntTuple>(s: &S) -> (usize, usize) {
 pub trait Rank2 {}
 impl<A, B> Rank2 for (A, B) {}
 
-/// Write CuTe's `print_layout` table of a rank-2 layout, byte for byte.
+/// The most cells `print_layout` draws (and the explorer's `show`, `svg`
+/// and `latex`): a bigger layout is one line saying so; print a part of it
+/// (a `slice` or a `local_tile`) instead.
+pub const PRINT_LIMIT: usize = 1 << 16;
+
+/// Write CuTe's `print_layout` table of a rank-2 layout, byte for byte; a
+/// layout of more than [`PRINT_LIMIT`] cells (or a cosize past `usize`) is
+/// one line saying so.
+///
+/// ```
+/// use layout_core::{layout, print_layout};
+/// let big = print_layout(layout!((1000,1000):(1,1000)));
+/// assert_eq!(big.lines().count(), 1);
+/// assert!(big.contains("more than 65536 cells"));
+/// ```
 ///
 /// ```
 /// use layout_core::{layout, print_layout};
@@ -46,7 +60,18 @@ pub fn write_layout_table<S: Congruent<D> + Rank2, D: IntTuple>(
     l: Layout<S, D>,
 ) -> fmt::Result {
     let (rows, cols) = mode_sizes_2(&l.shape());
-    let width = num_digits(l.checked_cosize().unwrap_or(usize::MAX)) + 2;
+    // Rows and columns count alone too: a table of no columns still has a
+    // line per row.
+    let cells = rows
+        .checked_mul(cols)
+        .filter(|&c| c <= PRINT_LIMIT && rows <= PRINT_LIMIT && cols <= PRINT_LIMIT);
+    let (Some(_), Some(cosize)) = (cells, l.checked_cosize()) else {
+        return writeln!(
+            f,
+            "{l}: more than {PRINT_LIMIT} cells (or offsets past usize) to print; print a part of it (slice or local_tile)"
+        );
+    };
+    let width = num_digits(cosize) + 2;
     let delim = |f: &mut dyn fmt::Write| -> fmt::Result {
         f.write_str("    ")?;
         for _ in 0..cols {

@@ -393,6 +393,7 @@ impl core::str::FromStr for Tiler {
     type Err = LayoutError;
     /// Parse a tiler in CuTe notation: `(_2:_1,_4,_)`, `((_2,_2):(_1,_2),_4)`, `(_16,_16)`, `_6:_1`.
     fn from_str(s: &str) -> R<Tiler> {
+        super::parse::check_depth(s)?;
         parse_tiler(s.trim(), 0)
     }
 }

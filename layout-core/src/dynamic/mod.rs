@@ -391,9 +391,22 @@ impl DynLayout {
         go(&self.shape, &self.stride, i)
     }
     /// The 1-D table `[L(0), L(1), ...]`.
+    /// `Err` past [`DynLayout::TABLE_LIMIT`] entries.
     pub fn table(&self) -> Result<Vec<i64>, LayoutError> {
-        (0..self.size()?).map(|i| self.call(i)).collect()
+        let n = self.size()?;
+        if n > Self::TABLE_LIMIT {
+            return Err(invalid(
+                "table",
+                alloc::format!(
+                    "{self} has {n} elements, more than the {} a table lists; take a part of it (slice or local_tile)",
+                    Self::TABLE_LIMIT
+                ),
+            ));
+        }
+        (0..n).map(|i| self.call(i)).collect()
     }
+    /// The most entries [`DynLayout::table`] lists.
+    pub const TABLE_LIMIT: i64 = 1 << 24;
     /// One past the largest offset (for non-negative strides).
     pub fn cosize(&self) -> Result<i64, LayoutError> {
         let of = LayoutError::Overflow { op: "cosize" };

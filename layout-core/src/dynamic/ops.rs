@@ -25,6 +25,7 @@ impl core::str::FromStr for DCoord {
     type Err = LayoutError;
     /// Parse a coordinate in CuTe notation: `(1,_,(0,2))`, `_3`, `_`.
     fn from_str(s: &str) -> R<DCoord> {
+        super::parse::check_depth(s)?;
         let s = s.trim();
         if s == "_" {
             return Ok(DCoord::Under);
@@ -384,6 +385,17 @@ pub fn print_layout(l: &DynLayout) -> R<String> {
         .map(|m| m.product())
         .transpose()?
         .map_or(0, |x| x.v);
+    let limit = crate::print::PRINT_LIMIT as i64;
+    // Rows and columns count alone too: a table of no columns still has a
+    // line per row.
+    if rows.checked_mul(cols).is_none_or(|c| c > limit) || rows > limit || cols > limit {
+        return Err(invalid(
+            "print_layout",
+            format!(
+                "{l}: more than {limit} cells to print; print a part of it (slice or local_tile)"
+            ),
+        ));
+    }
     let cos = l.cosize()?;
     let mut digits = 1;
     let mut x = cos;

@@ -4,6 +4,32 @@ use super::{compact_left, DInt, DTuple, DynLayout};
 use crate::error::LayoutError;
 use alloc::vec::Vec;
 
+/// The deepest nesting any parser accepts (the layout parser's limit).
+pub(crate) const MAX_DEPTH: usize = 64;
+
+/// `Err` when parentheses in `s` nest deeper than [`MAX_DEPTH`]: checked in
+/// one pass before the splitting parsers (tilers, coordinates) recurse, so
+/// that they recurse at most that deep and stay linear in the length.
+pub(crate) fn check_depth(s: &str) -> Result<(), LayoutError> {
+    let mut depth = 0usize;
+    for (i, c) in s.bytes().enumerate() {
+        match c {
+            b'(' => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Err(LayoutError::Parse {
+                        pos: i,
+                        expected: "less nesting (at most 64 levels)",
+                    });
+                }
+            }
+            b')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 struct P<'a> {
     s: &'a [u8],
     i: usize,
@@ -22,7 +48,7 @@ impl P<'_> {
         }
     }
     fn node(&mut self, depth: usize) -> Result<DTuple, LayoutError> {
-        if depth > 64 {
+        if depth > MAX_DEPTH {
             return Err(self.err("less nesting (at most 64 levels)"));
         }
         self.skip_ws();
