@@ -68,9 +68,55 @@ impl<S: Congruent<D>, D: IntTuple> Layout<S, D> {
     /// use layout_core::layout;
     /// assert_eq!(layout!((3,4):(6,1)).size(), 12);
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// When run-time extents multiply past `usize` ([`Layout::try_size`]
+    /// returns the error instead).
     #[inline(always)]
+    #[track_caller]
     pub fn size(&self) -> usize {
-        self.shape.size()
+        if S::STATIC_SIZE.is_some() {
+            return self.shape.size();
+        }
+        match self.shape.checked_size() {
+            Some(n) => n,
+            None => panic!("size: the extents of {self} multiply past usize"),
+        }
+    }
+    /// [`Layout::size`], or the error when it does not fit `usize`.
+    ///
+    /// ```
+    /// use layout_core::layout;
+    /// let big = 1usize << 40;
+    /// assert!(layout!((big, big, big):(1, 1, 1)).try_size().is_err());
+    /// assert_eq!(layout!((3,4)).try_size(), Ok(12));
+    /// ```
+    pub fn try_size(&self) -> Result<usize, crate::LayoutError> {
+        self.shape
+            .checked_size()
+            .ok_or(crate::LayoutError::Overflow { op: "size" })
+    }
+    /// [`Layout::call`] checked: `Err` when `i` is not below the size or the
+    /// layout's offsets do not fit `usize` ([`Layout::call`] does not check:
+    /// the last mode takes any index, as CuTe's).
+    ///
+    /// ```
+    /// use layout_core::layout;
+    /// // 7 is (1, 2): 1 * 4 + 2 * 1.
+    /// assert_eq!(layout!((3,4):(4,1)).try_call(7), Ok(6));
+    /// assert!(layout!((3,4):(4,1)).try_call(12).is_err());
+    /// ```
+    pub fn try_call(&self, i: usize) -> Result<usize, crate::LayoutError> {
+        if i >= self.try_size()? {
+            return Err(crate::LayoutError::Refused {
+                op: "call",
+                why: crate::Refusal::OutOfShape,
+            });
+        }
+        self.checked_cosize()
+            .ok_or(crate::LayoutError::CosizeOverflow)?;
+        Ok(self.call(i))
     }
     /// One past the largest offset (CuTe's `cosize`).
     ///

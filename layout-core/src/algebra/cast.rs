@@ -175,6 +175,8 @@ where
     C<N>: IntCeilDiv<St>,
     St: IntCeilDiv<C<N>> + Int,
     Sh: IntCeilDiv<<C<N> as IntCeilDiv<St>>::Output>,
+    <Sh as IntCeilDiv<<C<N> as IntCeilDiv<St>>::Output>>::Output: crate::int::FromValue,
+    <St as IntCeilDiv<C<N>>>::Output: crate::int::FromValue,
 {
     type OS = <Sh as IntCeilDiv<<C<N> as IntCeilDiv<St>>::Output>>::Output;
     type OD = <St as IntCeilDiv<C<N>>>::Output;
@@ -187,6 +189,14 @@ where
                 );
             }
         };
+        if d.value() == 0 {
+            // A run-time stride 0 broadcasts: kept, as a static 0 is (no
+            // division by it).
+            return (
+                crate::int::FromValue::from_value(s.value()),
+                crate::int::FromValue::from_value(0),
+            );
+        }
         (s.ceil_div(C::<N>.ceil_div(d)), d.ceil_div(C::<N>))
     }
 }
@@ -208,7 +218,13 @@ where
 /// use layout_core::{algebra::downcast, layout};
 /// assert_eq!(downcast::<2, _, _>(layout!((4,3):(1,4))).to_string(), "(_8,_3):(_1,_8)");
 /// ```
+///
+/// # Panics
+///
+/// When a run-time leaf times N overflows `usize` ([`try_downcast`] returns
+/// the error instead).
 #[inline(always)]
+#[track_caller]
 #[allow(clippy::type_complexity)]
 pub fn downcast<const N: usize, Sh, D>(
     l: Layout<Sh, D>,
@@ -218,16 +234,55 @@ where
     D: IntTuple,
     <Sh as MapPairs<D, DowncastOp<N>>>::OS: Congruent<<Sh as MapPairs<D, DowncastOp<N>>>::OD>,
 {
+    super::values::or_panic(try_downcast::<N, Sh, D>(l))
+}
+
+/// [`downcast`], or the error when a run-time leaf times N overflows.
+///
+/// ```
+/// use layout_core::{algebra::try_downcast, layout};
+/// let big = usize::MAX / 2;
+/// assert!(try_downcast::<4, _, _>(layout!((2, 3):(1, big))).is_err());
+/// ```
+#[inline(always)]
+#[allow(clippy::type_complexity)]
+pub fn try_downcast<const N: usize, Sh, D>(
+    l: Layout<Sh, D>,
+) -> Result<
+    Layout<<Sh as MapPairs<D, DowncastOp<N>>>::OS, <Sh as MapPairs<D, DowncastOp<N>>>::OD>,
+    crate::LayoutError,
+>
+where
+    Sh: Congruent<D> + MapPairs<D, DowncastOp<N>>,
+    D: IntTuple,
+    <Sh as MapPairs<D, DowncastOp<N>>>::OS: Congruent<<Sh as MapPairs<D, DowncastOp<N>>>::OD>,
+{
+    if !Layout::<Sh, D>::IS_STATIC {
+        // The leaf each pair multiplies: the shape under a static unit
+        // stride, the stride otherwise (as `DownBranch`).
+        let mut ok = true;
+        l.shape()
+            .for_each_pair(l.stride(), &mut |s, _, d, d_static| {
+                let grown = if d_static && d == 1 { s } else { d };
+                ok &= grown.checked_mul(N).is_some();
+            });
+        if !ok {
+            return Err(crate::LayoutError::Overflow { op: "downcast" });
+        }
+    }
     let (s, d) = l.shape().map_pairs(l.stride());
-    Layout::new(s, d)
+    Ok(Layout::new(s, d))
 }
 
 /// CuTe's `upcast<N>(layout)`: per leaf `ceil(s / ceil(N/d)) : ceil(d/N)`,
-/// static 0 strides kept.
+/// strides of 0 (static or run-time) kept. It cannot fail: each step is a
+/// ceiling division by a non-zero value.
 ///
 /// ```
 /// use layout_core::{algebra::upcast, layout};
 /// assert_eq!(upcast::<2, _, _>(layout!(6:6)).to_string(), "_6:_3");
+/// let zero = 0; // a run-time stride of 0
+/// assert_eq!(upcast::<2, _, _>(layout!(6:zero)).to_string(), "6:0");
 /// assert_eq!(upcast::<2, _, _>(layout!((3,4):(1,4))).to_string(), "(_2,_4):(_1,_2)");
 /// ```
 #[inline(always)]

@@ -25,7 +25,7 @@ pub(crate) mod values;
 
 pub use arith::Leaf;
 pub use by_mode::Unpack;
-pub use cast::{downcast, upcast, IntCeilDiv};
+pub use cast::{downcast, try_downcast, upcast, IntCeilDiv};
 pub use coalesce::{coalesce, Coalesce};
 pub use common::{max_common_layout, max_common_vector, MaxCommon};
 pub use complement::{
