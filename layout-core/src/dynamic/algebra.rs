@@ -159,6 +159,15 @@ fn bw_coalesce(old: &[(DInt, DInt)], mut acc: Acc) -> R<DynLayout> {
 /// assert_eq!(coalesce(&l).unwrap().to_string(), "_64:_1");
 /// ```
 pub fn coalesce(l: &DynLayout) -> R<DynLayout> {
+    // An integer layout is its own coalesce (what `bw_coalesce` returns for
+    // one mode), without building the mode list: tilers are mostly `n:1`.
+    if let (DTuple::Int(s), DTuple::Int(d)) = (l.shape(), l.stride()) {
+        return Ok(if s.is(1) {
+            DynLayout::int(DInt::s(1), DInt::s(0))
+        } else {
+            DynLayout::int(*s, *d)
+        });
+    }
     let p = l.pairs();
     let Some((&last, rest)) = p.split_last() else {
         return Ok(DynLayout::int(DInt::s(1), DInt::s(0)));
@@ -202,11 +211,11 @@ fn by_mode(
             format!("{n} modes given for layout {l} of rank {}", l.rank()),
         ));
     }
-    let modes = l.modes();
-    let out = modes
-        .iter()
+    let out = l
+        .modes()
+        .into_iter()
         .enumerate()
-        .map(|(i, m)| if i < n { f(i, m) } else { Ok(m.clone()) })
+        .map(|(i, m)| if i < n { f(i, &m) } else { Ok(m) })
         .collect::<R<_>>()?;
     Ok(DynLayout::from_modes(out))
 }
@@ -504,6 +513,9 @@ pub fn composition_tiler(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
 
 /// CuTe's `coalesce(shape)`: merge neighbours that are both static or both dynamic.
 fn coalesce_shape(s: &DTuple) -> R<DTuple> {
+    if let DTuple::Int(_) = s {
+        return Ok(s.clone());
+    }
     let leaves = s.leaves();
     let mut out: Vec<DInt> = Vec::new();
     for x in leaves {
@@ -829,24 +841,26 @@ pub fn logical_divide(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
 }
 
 /// CuTe's `zip2_by`: gather the first and second halves of the modes the tiler reaches.
-fn zip2_by(l: &DynLayout, t: &Tiler) -> R<DynLayout> {
+fn zip2_by(l: DynLayout, t: &Tiler) -> R<DynLayout> {
     match t {
         Tiler::Tup(ts) => {
-            let modes = l.modes();
-            let mut firsts = Vec::new();
+            let mut firsts = Vec::with_capacity(ts.len());
             let mut seconds = Vec::new();
-            for (i, m) in modes.iter().enumerate() {
+            for (i, m) in l.into_modes().into_iter().enumerate() {
                 if i < ts.len() {
-                    let z = zip2_by(m, &ts[i])?;
                     // `_` keeps a mode: only a rank-2 one splits into two
                     // halves (any other rank would lose or lack modes).
-                    let (2, Some(a), Some(b)) = (z.rank(), z.mode(0), z.mode(1)) else {
+                    if !matches!(ts[i], Tiler::Tup(_)) && m.rank() != 2 {
                         return Err(invalid("zip2_by", format!("mode {m} is not rank 2")));
-                    };
+                    }
+                    let z = zip2_by(m, &ts[i])?;
+                    let [a, b]: [DynLayout; 2] = z.into_modes().try_into().map_err(|_| {
+                        invalid("zip2_by", "a divided mode is not rank 2".to_string())
+                    })?;
                     firsts.push(a);
                     seconds.push(b);
                 } else {
-                    seconds.push(m.clone());
+                    seconds.push(m);
                 }
             }
             Ok(DynLayout::from_modes(vec![
@@ -854,7 +868,7 @@ fn zip2_by(l: &DynLayout, t: &Tiler) -> R<DynLayout> {
                 DynLayout::from_modes(seconds),
             ]))
         }
-        _ => Ok(l.clone()),
+        _ => Ok(l),
     }
 }
 
@@ -873,7 +887,7 @@ fn unpack(l: &DynLayout, first: bool, second: bool) -> DynLayout {
 
 /// CuTe's `zipped_divide`: `((tile modes), (rest modes))`.
 pub fn zipped_divide(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
-    zip2_by(&logical_divide(a, t)?, t)
+    zip2_by(logical_divide(a, t)?, t)
 }
 /// CuTe's `tiled_divide`: `((tile modes), rest0, rest1, ...)`.
 pub fn tiled_divide(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
@@ -917,7 +931,7 @@ pub fn logical_product(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
 }
 /// CuTe's `zipped_product`.
 pub fn zipped_product(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
-    zip2_by(&logical_product(a, t)?, t)
+    zip2_by(logical_product(a, t)?, t)
 }
 /// CuTe's `tiled_product`.
 pub fn tiled_product(a: &DynLayout, t: &Tiler) -> R<DynLayout> {

@@ -326,12 +326,25 @@ impl DynLayout {
     }
     /// The modes as layouts.
     pub fn modes(&self) -> Vec<DynLayout> {
-        self.shape
-            .modes()
-            .into_iter()
-            .zip(self.stride.modes())
-            .map(|(s, d)| DynLayout::raw(s, d))
-            .collect()
+        match (&self.shape, &self.stride) {
+            (DTuple::Tup(s), DTuple::Tup(d)) => s
+                .iter()
+                .zip(d)
+                .map(|(s, d)| DynLayout::raw(s.clone(), d.clone()))
+                .collect(),
+            _ => alloc::vec![self.clone()],
+        }
+    }
+    /// The modes as layouts, taken apart without copying.
+    pub fn into_modes(self) -> Vec<DynLayout> {
+        match (self.shape, self.stride) {
+            (DTuple::Tup(s), DTuple::Tup(d)) => s
+                .into_iter()
+                .zip(d)
+                .map(|(s, d)| DynLayout::raw(s, d))
+                .collect(),
+            (s, d) => alloc::vec![DynLayout::raw(s, d)],
+        }
     }
     /// A tuple layout from modes (CuTe's `make_layout(l0, l1, ...)`).
     pub fn from_modes(modes: Vec<DynLayout>) -> DynLayout {
