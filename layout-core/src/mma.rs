@@ -317,6 +317,13 @@ where
 {
     /// CuTe's `get_thr_layout_vmnk()`: `tiled_product(ThrID, atom layout)`,
     /// `(V, M, N, K) -> thread index`.
+    /// ```
+    /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
+    /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
+    /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
+    /// // CuTe prints the same for this TiledMMA.
+    /// assert_eq!(mma.thr_layout_vmnk().to_string(), "(_32,_2,_2,_1):(_1,_32,_64,_0)");
+    /// ```
     pub fn thr_layout_vmnk(self) -> ThrLayoutVmnk<A, L>
     where
         A: MmaAtom,
@@ -329,6 +336,12 @@ where
         crate::algebra::tiled_product(A::ThrID::default(), L::default())
     }
     /// The number of threads (CuTe's `size(tiled_mma)`), a static integer.
+    /// ```
+    /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
+    /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
+    /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
+    /// assert_eq!(mma.size().to_string(), "_128");
+    /// ```
     pub fn size(self) -> SizeT<<VmnkOf<Self> as LayoutParts>::Shape>
     where
         VmnkOf<Self>: LayoutParts,
@@ -386,6 +399,14 @@ where
     }
     /// CuTe's `thrfrg_A(layout)`: an `(M, K, ...)` layout as
     /// `((ThrV, (ThrM, ThrK)), (FrgV, (RestM, RestK, ...)))`.
+    /// ```
+    /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
+    /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
+    /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
+    /// // CuTe prints the same for a row-major 64 x 32 A.
+    /// assert_eq!(mma.thrfrg_a(layout!((64,32):(32,1))).to_string(),
+    ///            "(((_4,_8),(_2,_1)),((_2,_2,_2),(_2,_2))):(((_2,_32),(_512,_0)),((_1,_256,_8),(_1024,_16)))");
+    /// ```
     #[inline(always)]
     pub fn thrfrg_a<La>(self, l: La) -> FrgA<Self, La>
     where
@@ -488,6 +509,13 @@ where
     }
     /// CuTe's `get_layoutB_TV()`: `(thread index, value) -> (n, k)` in the
     /// column-major N x K tile.
+    /// ```
+    /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
+    /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
+    /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
+    /// assert_eq!(mma.get_layout_b_tv().to_string(),
+    ///            "((_4,_8,_2,_2),((_2,_2),(_1,_1))):((_32,_1,_0,_8),((_16,_128),(_0,_0)))");
+    /// ```
     pub fn get_layout_b_tv(self) -> LayoutBTv<Self>
     where
         (<Self as MmaTiling>::TileN, <Self as MmaTiling>::TileK): Compact<C<1>>
@@ -543,6 +571,18 @@ where
 {
     /// CuTe's `get_slice(thr_idx)`: the thread's coordinate `(v, m, n, k)`
     /// in [`TiledMma::thr_layout_vmnk`].
+    /// ```
+    /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
+    /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
+    /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
+    /// let data = [0u16; 64 * 32];
+    /// let a = layout_core::Tensor::new(&data[..], layout!((64,32):(32,1))).unwrap();
+    /// // Thread 5's share of a row-major 64 x 32 A, as CuTe's partition_A.
+    /// let p = mma.get_slice(5).partition_a(a.view());
+    /// assert_eq!(p.layout().to_string(), "((_2,_2,_2),_2,_2):((_1,_256,_8),_1024,_16)");
+    /// assert_eq!(p.data_offset(), 34);
+    /// assert_eq!(mma.get_slice(63).partition_a(a).data_offset(), 742);
+    /// ```
     ///
     /// # Panics
     ///
