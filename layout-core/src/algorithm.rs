@@ -89,6 +89,75 @@ fn for_each_index2<S1: Congruent<D1>, D1: IntTuple, S2: Congruent<D2>, D2: IntTu
     }
 }
 
+/// The windows of a source and a destination of the same size: what every
+/// two-tensor operation checks once before its loop.
+#[inline(always)]
+#[allow(clippy::type_complexity)]
+fn windows<'a, T, E1, S1, D1, E2, S2, D2>(
+    op: &'static str,
+    src: &'a Tensor<E1, Layout<S1, D1>>,
+    dst: &'a mut Tensor<E2, Layout<S2, D2>>,
+) -> Result<(usize, &'a [T], &'a mut [T]), LayoutError>
+where
+    E1: Engine<Elem = T>,
+    E2: EngineMut<Elem = T>,
+    S1: Congruent<D1>,
+    D1: IntTuple,
+    S2: Congruent<D2>,
+    D2: IntTuple,
+{
+    let n = src.size();
+    if n != dst.size() {
+        return Err(sizes_differ(op, n, dst.size()));
+    }
+    let (d_layout, do_) = (dst.layout(), dst.data_offset());
+    let sl = window(src.storage(), src.data_offset(), &src.layout());
+    Ok((n, sl, window_mut(dst.storage_mut(), do_, &d_layout)))
+}
+
+/// `dst(i) = src(i)` where `pred(i)`; `block` allows one block copy when
+/// both layouts are contiguous with static strides (`copy`, whose predicate
+/// is always true).
+#[inline(always)]
+fn copy_where<E1, S1, D1, E2, S2, D2>(
+    block: bool,
+    mut pred: impl FnMut(usize) -> bool,
+    src: &Tensor<E1, Layout<S1, D1>>,
+    dst: &mut Tensor<E2, Layout<S2, D2>>,
+) -> Result<(), LayoutError>
+where
+    E1: Engine,
+    E2: EngineMut<Elem = E1::Elem>,
+    E1::Elem: Copy,
+    S1: Congruent<D1>,
+    D1: IntTuple,
+    S2: Congruent<D2>,
+    D2: IntTuple,
+{
+    let (s_layout, d_layout) = (src.layout(), dst.layout());
+    let (n, sl, dl) = windows("copy", src, dst)?;
+    // Static strides decide contiguity at compile time (no run-time branch
+    // between a block copy and a loop, which would split the code after).
+    let static_strides = D1::ALL_STATIC && D2::ALL_STATIC;
+    if block
+        && static_strides
+        && s_layout.is_contiguous()
+        && d_layout.is_contiguous()
+        && sl.len() >= n
+        && dl.len() >= n
+    {
+        // Both run through consecutive elements: one block copy.
+        dl[..n].copy_from_slice(&sl[..n]);
+    } else {
+        for_each_index2(&d_layout, &s_layout, |i| {
+            if pred(i) {
+                dl[d_layout.call(i)] = sl[s_layout.call(i)];
+            }
+        });
+    }
+    Ok(())
+}
+
 /// CuTe's `copy(src, dst)`: `dst(i) = src(i)` for every 1-D index `i`.
 ///
 /// ```
@@ -119,31 +188,7 @@ where
     S2: Congruent<D2>,
     D2: IntTuple,
 {
-    let n = src.size();
-    if n != dst.size() {
-        return Err(sizes_differ("copy", n, dst.size()));
-    }
-    let (s_layout, d_layout) = (src.layout(), dst.layout());
-    let sl = window(src.storage(), src.data_offset(), &s_layout);
-    let do_ = dst.data_offset();
-    let dl = window_mut(dst.storage_mut(), do_, &d_layout);
-    // Static strides decide contiguity at compile time (no run-time branch
-    // between a block copy and a loop, which would split the code after).
-    let static_strides = D1::ALL_STATIC && D2::ALL_STATIC;
-    if static_strides
-        && s_layout.is_contiguous()
-        && d_layout.is_contiguous()
-        && sl.len() >= n
-        && dl.len() >= n
-    {
-        // Both run through consecutive elements: one block copy.
-        dl[..n].copy_from_slice(&sl[..n]);
-    } else {
-        for_each_index2(&d_layout, &s_layout, |i| {
-            dl[d_layout.call(i)] = sl[s_layout.call(i)]
-        });
-    }
-    Ok(())
+    copy_where(true, |_| true, src, dst)
 }
 
 /// CuTe's `copy_if(pred, src, dst)`: `dst(i) = src(i)` where `pred(i)`
@@ -165,7 +210,7 @@ where
 /// When the sizes differ.
 #[inline(always)]
 pub fn copy_if<E1, S1, D1, E2, S2, D2>(
-    mut pred: impl FnMut(usize) -> bool,
+    pred: impl FnMut(usize) -> bool,
     src: &Tensor<E1, Layout<S1, D1>>,
     dst: &mut Tensor<E2, Layout<S2, D2>>,
 ) -> Result<(), LayoutError>
@@ -178,20 +223,7 @@ where
     S2: Congruent<D2>,
     D2: IntTuple,
 {
-    let n = src.size();
-    if n != dst.size() {
-        return Err(sizes_differ("copy", n, dst.size()));
-    }
-    let (s_layout, d_layout) = (src.layout(), dst.layout());
-    let sl = window(src.storage(), src.data_offset(), &s_layout);
-    let do_ = dst.data_offset();
-    let dl = window_mut(dst.storage_mut(), do_, &d_layout);
-    for_each_index2(&d_layout, &s_layout, |i| {
-        if pred(i) {
-            dl[d_layout.call(i)] = sl[s_layout.call(i)];
-        }
-    });
-    Ok(())
+    copy_where(false, pred, src, dst)
 }
 
 /// CuTe's `fill(tensor, v)`: every element of the tensor set to `v`.
@@ -244,14 +276,8 @@ where
     S2: Congruent<D2>,
     D2: IntTuple,
 {
-    let n = x.size();
-    if n != y.size() {
-        return Err(sizes_differ("axpby", n, y.size()));
-    }
     let (x_layout, y_layout) = (x.layout(), y.layout());
-    let xl = window(x.storage(), x.data_offset(), &x_layout);
-    let yo = y.data_offset();
-    let yl = window_mut(y.storage_mut(), yo, &y_layout);
+    let (_, xl, yl) = windows("axpby", x, y)?;
     for_each_index2(&y_layout, &x_layout, |i| {
         let k = y_layout.call(i);
         yl[k] = a * xl[x_layout.call(i)] + b * yl[k];
