@@ -528,6 +528,11 @@ pub(crate) fn check_runtime<AL: PairSizes + crate::tuple::List, BS: IntTuple, BD
     if n > CAP {
         return Err(refuse(crate::Refusal::TooManyLeaves { n, cap: CAP }));
     }
+    // Static sizes of A' and a static B (A's strides may be run-time): the
+    // answer is a constant, decided at compile time.
+    if let Some(r) = Decided::<AL, BS, BD>::RESULT {
+        return r.map_err(|e| refuse(crate::Refusal::Composition(e)));
+    }
     if BS::LEAF_COUNT > UNROLL {
         let mut a = [0usize; CAP];
         al.sizes_into(&mut a, 0);
@@ -583,6 +588,23 @@ pub(crate) fn check_runtime<AL: PairSizes + crate::tuple::List, BS: IntTuple, BD
         }
     }
     Ok(())
+}
+
+/// [`check_runtime`]'s answer when every value it reads is static.
+struct Decided<AL, BS, BD>(core::marker::PhantomData<(AL, BS, BD)>);
+impl<AL: PairSizes + crate::tuple::List, BS: IntTuple, BD: IntTuple> Decided<AL, BS, BD> {
+    const RESULT: Option<Result<(), crate::admissible::CompositionError>> = {
+        let (a, s, d) = (AL::SIZES, BS::LEAF_VALUES, BD::LEAF_VALUES);
+        if a.n == AL::LEN && a.all_static() && s.all_static() && d.all_static() && s.n == d.n {
+            Some(crate::admissible::check_composition(
+                a.v.split_at(a.n).0,
+                s.v.split_at(s.n).0,
+                d.v.split_at(d.n).0,
+            ))
+        } else {
+            None
+        }
+    };
 }
 
 /// How many leaves of B the run-time check unrolls.

@@ -1,0 +1,94 @@
+//! The GPU kernels' bodies: safe code over the device layer, every offset
+//! from the index maps of [`crate::maps`]. Their entry points (the PTX
+//! `.entry` functions and what they require of the host) are in
+//! [`crate::device`].
+
+use crate::device::{
+    block_idx, fma, smem_ld, smem_ld4, smem_st, smem_st4, sync_threads, thread_idx, trap, Global,
+    GlobalMut, F4,
+};
+use crate::maps::{
+    sgemm_frag_a, sgemm_frag_b, sgemm_frag_c, sgemm_load_a, sgemm_load_b, transpose_load,
+    transpose_store, At, Offsets, BK, BM, BN, STAGE, TT,
+};
+
+/// `dst = src^T`, n x n: each block moves one 64 x 64 tile through a
+/// swizzled shared tile, 16-byte loads and stores on both sides.
+#[inline(always)]
+pub fn transpose(n: usize, src: Global<F4>, dst: GlobalMut<F4>) {
+    if n % TT != 0 {
+        trap()
+    }
+    let (blk, tid) = (block_idx(), thread_idx());
+    let loads = transpose_load(n, blk, tid);
+    let vals = loads.map(|(g, _)| src.ld(g));
+    for ((_, s), v) in loads.into_iter().zip(vals) {
+        smem_st4(s, v);
+    }
+    sync_threads();
+    for (g, offs) in transpose_store(n, blk, tid) {
+        dst.st(g, F4(offs.map(smem_ld)));
+    }
+}
+
+/// Eight values of a fragment row, values `8 kk .. 8 kk + 7`: two 16-byte
+/// shared loads (the maps put them in runs of 4; `smem_ld4` traps on a
+/// misaligned offset).
+#[inline(always)]
+fn frag8<L>(base: usize, f: &Offsets<L>, kk: usize) -> [f32; 8]
+where
+    Offsets<L>: At,
+{
+    let (lo, hi) = (smem_ld4(base + f.at(8 * kk)).0, smem_ld4(base + f.at(8 * kk + 4)).0);
+    [lo[0], lo[1], lo[2], lo[3], hi[0], hi[1], hi[2], hi[3]]
+}
+
+/// C = A · B: each block computes a 128 x 128 tile of C, k-blocks of 8
+/// double-buffered in shared memory (the next one is fetched into
+/// registers while this one is multiplied), each thread an 8 x 8
+/// accumulator by FMA.
+#[inline(always)]
+pub fn sgemm(m: usize, n: usize, k: usize, a: Global<F4>, b: Global<F4>, c: GlobalMut<F4>) {
+    if m % BM != 0 || n % BN != 0 || k % BK != 0 || k == 0 {
+        trap()
+    }
+    let ((bx, by), tid) = (block_idx(), thread_idx());
+    let (ca, cb) = (sgemm_load_a(m, k, by, tid), sgemm_load_b(k, n, bx, tid));
+    let (fa, fb) = (sgemm_frag_a(tid), sgemm_frag_b(tid));
+    let fetch = |kt: usize| (a.ld(ca.global + kt * ca.step), b.ld(cb.global + kt * cb.step));
+    let stage = |(va, vb): (F4, F4), base: usize| {
+        for (o, v) in ca.shared.into_iter().zip(va.0) {
+            smem_st(base + o, v);
+        }
+        smem_st4(base + cb.shared[0], vb);
+    };
+    let mut acc = [[0f32; 8]; 8];
+    let kts = k / BK;
+    stage(fetch(0), 0);
+    sync_threads();
+    for kt in 0..kts {
+        let cur = (kt % 2) * STAGE;
+        let next = (kt + 1 < kts).then(|| fetch(kt + 1));
+        for kk in 0..BK {
+            let av = frag8(cur, &fa, kk);
+            let bv = frag8(cur, &fb, kk);
+            for i in 0..8 {
+                for j in 0..8 {
+                    acc[i][j] = fma(av[i], bv[j], acc[i][j]);
+                }
+            }
+        }
+        if let Some(v) = next {
+            stage(v, STAGE - cur);
+        }
+        sync_threads();
+    }
+    let fc = sgemm_frag_c(m, n, (bx, by), tid);
+    for (i, row) in acc.iter().enumerate() {
+        for h in 0..2 {
+            let v = [row[4 * h], row[4 * h + 1], row[4 * h + 2], row[4 * h + 3]];
+            // Values i + 8 j, j = 4h .. 4h + 3, are contiguous (the maps).
+            c.st(fc.at(i + 8 * 4 * h) / 4, F4(v));
+        }
+    }
+}

@@ -1,0 +1,506 @@
+//! The index maps of the GPU kernels: which element each thread of each
+//! block loads, where it puts it in shared memory, which registers it
+//! multiplies and where it writes the result.
+//!
+//! Every map is computed by the typed algebra (`local_tile`,
+//! `local_partition`, a `TiledMMA`, swizzled shared layouts) over *index
+//! tensors*: tensors whose storage is zero-sized (`&[()]`), so partitioning
+//! one yields a layout and the offset of its first element and nothing else.
+//! The kernels in [`crate::gpu`] call these functions; the tests below call
+//! the same functions for every thread of every block on the CPU.
+//!
+//! ```
+//! use layout_kernels::maps;
+//! // The transpose's shared tile: 64 x 64 f32, row-major, swizzled so that
+//! // both the row-wise writes and the column-wise reads of a warp are free
+//! // of bank conflicts.
+//! assert_eq!(maps::transpose_smem().to_string(), "Sw<3,2,6> o _0 o (_64,_64):(_64,_1)");
+//! // The SGEMM's TiledMMA: 16 x 16 threads, 8 x 8 values each, in groups
+//! // of 4 consecutive rows and columns (the permutation).
+//! assert_eq!(maps::sgemm_mma().tile_size().to_string(), "(_128,_128,_1)");
+//! ```
+
+use layout_core::algebra::{composition, ComposedLayout, Swizzle};
+use layout_core::atom::UniversalFMA;
+use layout_core::mma::{make_tiled_mma, PartA, PartB, PartC, TiledMma};
+use layout_core::partition::{local_partition, local_tile, ThreadLayout};
+use layout_core::{layout, layout_type, Layout, Tensor, Underscore as X, C};
+
+/// Zero-sized storage as long as any layout needs.
+static UNITS: [(); usize::MAX] = [(); usize::MAX];
+
+/// A tensor over zero-sized storage: partitions of it compute offsets only.
+type Index<L> = Tensor<&'static [()], L>;
+
+#[inline(always)]
+fn index<S, D>(l: Layout<S, D>) -> Index<Layout<S, D>>
+where
+    S: layout_core::Congruent<D>,
+    D: layout_core::IntTuple,
+{
+    match Tensor::new(&UNITS[..], l) {
+        Ok(t) => t,
+        // Only a cosize beyond usize::MAX gets here.
+        Err(_) => panic!("index tensor: cosize overflows"),
+    }
+}
+
+/// Threads per block of both kernels.
+pub const THREADS: usize = 256;
+
+/// The transpose's tile side (`f32`); a block moves one 64 x 64 tile.
+pub const TT: usize = 64;
+
+/// The transpose's shared tile: 64 x 64 `f32` row-major, XOR-swizzled
+/// (bits 2-4 of the offset flipped by bits 8-10): a warp writes 16-byte
+/// chunks along rows and reads single floats down columns, each without bank
+/// conflicts, and chunks of 4 floats stay contiguous.
+pub type TransposeSmem = ComposedLayout<Swizzle<3, 2, 6>, layout_type!((64, 64):(64, 1))>;
+
+/// The value of [`TransposeSmem`].
+pub fn transpose_smem() -> TransposeSmem {
+    composition(Swizzle::<3, 2, 6>, layout!((64,64):(64,1)))
+}
+
+/// Threads of the transpose's load phase over the tile in `F4` units
+/// (64 rows x 16 chunks): 16 x 16, row-major, so a warp reads two rows of
+/// 256 contiguous bytes.
+pub fn transpose_load_threads() -> layout_type!((16, 16):(16, 1)) {
+    layout!((16,16):(16,1))
+}
+
+/// Threads of the store phase over the output tile (64 rows x 16 chunks):
+/// a warp takes 4 rows x 8 chunks (128 contiguous bytes per row), so its
+/// shared-memory reads down 8 x 4 rows and 4 columns hit 32 banks.
+pub fn transpose_store_threads() -> layout_type!(((4, 4), (8, 2)):((8, 64), (1, 32))) {
+    layout!(((4,4),(8,2)):((8,64),(1,32)))
+}
+
+/// Thread `tid` of block `(bx, by)` (tile column, tile row) in the load
+/// phase of an n x n transpose: four `(F4 index in the source, f32 offset
+/// in the shared tile)` pairs, one per value.
+#[inline(always)]
+pub fn transpose_load(n: usize, (bx, by): (usize, usize), tid: usize) -> [(usize, usize); 4] {
+    let q = n / 4;
+    let src = local_tile(index(layout!((n, q):(q, 1))), (C::<TT>, C::<16>), (by, bx));
+    let mine = local_partition(src, transpose_load_threads(), tid);
+    // The same threads over the shared tile in F4 units, then swizzled.
+    let s = local_partition(index(layout!((64,16):(16,1))), transpose_load_threads(), tid);
+    let sw = transpose_smem();
+    core::array::from_fn(|v| {
+        let g = mine.data_offset() + mine.layout().call(v);
+        let o = s.data_offset() + s.layout().call(v);
+        (g, sw.swizzle.apply(4 * o))
+    })
+}
+
+/// Thread `tid` of block `(bx, by)` in the store phase: four `(F4 index in
+/// the destination, the shared offsets of its four floats)`.
+#[inline(always)]
+pub fn transpose_store(
+    n: usize,
+    (bx, by): (usize, usize),
+    tid: usize,
+) -> [(usize, [usize; 4]); 4] {
+    let q = n / 4;
+    // The destination tile: row j of dst is column j of src.
+    let dst = local_tile(index(layout!((n, q):(q, 1))), (C::<TT>, C::<16>), (bx, by));
+    let thr = transpose_store_threads();
+    let mine = local_partition(dst, thr, tid);
+    let (jr, i4) = match thr.thread_coord(tid) {
+        Some(c) => c,
+        None => panic!("transpose: thread {tid} of {THREADS}"),
+    };
+    // Output element (row j, float 4*i4 + k) is shared (row 4*i4 + k, column j).
+    let seen = layout!((64,(4,16)):(1,(64,256)));
+    let sw = transpose_smem();
+    core::array::from_fn(|v| {
+        let g = mine.data_offset() + mine.layout().call(v);
+        let offs = core::array::from_fn(|k| sw.swizzle.apply(seen.crd2idx((jr + 16 * v, (k, i4)))));
+        (g, offs)
+    })
+}
+
+/// SGEMM CTA tile: rows of C.
+pub const BM: usize = 128;
+/// SGEMM CTA tile: columns of C.
+pub const BN: usize = 128;
+/// SGEMM k-block.
+pub const BK: usize = 8;
+/// `f32` of one stage of shared memory: A's tile then B's.
+pub const STAGE: usize = (BM + BN) * BK;
+
+/// The shared A tile's layout.
+pub type SmemA = layout_type!((128, 8):(1, 128));
+/// The shared B tile's layout.
+pub type SmemB = SmemA;
+/// A block's tile of C (m x n, row-major) as `local_tile` makes it.
+pub type TileC = Layout<(C<BM>, C<BN>), (usize, layout_core::S<layout_core::typenum::U1>)>;
+
+/// Shared A tile of one stage, M-major: `(m, k)` at `k * 128 + m`.
+pub fn sgemm_smem_a() -> SmemA {
+    layout!((128,8):(1,128))
+}
+
+/// Shared B tile of one stage (after A's), N-major: `(n, k)` at
+/// `1024 + k * 128 + n`.
+pub fn sgemm_smem_b() -> SmemB {
+    layout!((128,8):(1,128))
+}
+
+/// The M and N permutation of the TiledMMA: thread t's i-th value lies at
+/// `4t + (i % 4) + 64 (i / 4)`, so its values come in runs of 4 (one
+/// 16-byte shared load) and a warp's loads hit every bank once.
+pub type SgemmPerm = layout_type!((16, 4, 2):(4, 1, 64));
+
+/// The SGEMM's TiledMMA: `UniversalFMA` over 16 x 16 threads
+/// (`(16,16,1):(1,16,0)`), M and N permuted by [`SgemmPerm`].
+pub type SgemmMma = TiledMma<UniversalFMA, layout_type!((16, 16, 1):(1, 16, 0)), (SgemmPerm, SgemmPerm, X)>;
+
+/// The value of [`SgemmMma`].
+pub fn sgemm_mma() -> SgemmMma {
+    make_tiled_mma(UniversalFMA, layout!((16,16,1):(1,16,0)), (SgemmPerm::default(), SgemmPerm::default(), X))
+}
+
+/// Threads copying A's k-block (128 rows x 2 chunks of 4 floats): two
+/// threads per row, so a warp reads 16 rows of 32 contiguous bytes. The
+/// third mode (one thread) spans the k-blocks.
+pub fn sgemm_a_threads() -> layout_type!((128, 2, 1):(2, 1, 0)) {
+    layout!((128,2,1):(2,1,0))
+}
+
+/// Threads copying B's k-block (32 chunks x 8 rows, B seen as (n/4, k)):
+/// a warp reads one row of 512 contiguous bytes.
+pub fn sgemm_b_threads() -> layout_type!((32, 8, 1):(1, 32, 0)) {
+    layout!((32,8,1):(1,32,0))
+}
+
+/// One thread's values of a partition: the offset of value `i` is
+/// `base + layout(i)`, the layout static where the partitioned tile is.
+#[derive(Clone, Copy)]
+pub struct Offsets<L> {
+    /// The offset of the first value.
+    pub base: usize,
+    /// The values' layout.
+    pub layout: L,
+}
+
+/// The offset of value `i` of a thread's partition.
+pub trait At {
+    /// The offset of value `i`.
+    fn at(&self, i: usize) -> usize;
+}
+
+impl<S: layout_core::Congruent<D>, D: layout_core::IntTuple> Offsets<Layout<S, D>> {
+    #[inline(always)]
+    fn of(t: Index<Layout<S, D>>) -> Self {
+        Offsets { base: t.data_offset(), layout: t.layout() }
+    }
+}
+
+impl<S: layout_core::Congruent<D>, D: layout_core::IntTuple> At for Offsets<Layout<S, D>> {
+    #[inline(always)]
+    fn at(&self, i: usize) -> usize {
+        self.base + self.layout.call(i)
+    }
+}
+
+/// Where one thread copies one k-block of A or B: the `F4` index in the
+/// matrix of k-block 0 and the step to the next k-block (both from
+/// `local_tile` with the k-block mode kept, `(b, _)`), and the `f32`
+/// offsets in the shared stage of its 4 floats.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Copy4 {
+    /// `F4` index of k-block 0.
+    pub global: usize,
+    /// `F4` step from one k-block to the next.
+    pub step: usize,
+    /// Shared offsets of the 4 floats.
+    pub shared: [usize; 4],
+}
+
+/// Thread `tid` copying A (m x k, row-major) for block row `by`.
+#[inline(always)]
+pub fn sgemm_load_a(m: usize, k: usize, by: usize, tid: usize) -> Copy4 {
+    let kq = k / 4;
+    // (128, 2, k/8): the block row's tiles, one per k-block.
+    let tiles = local_tile(index(layout!((m, kq):(kq, 1))), (C::<BM>, C::<2>), (by, X));
+    let thr = sgemm_a_threads();
+    let mine = local_partition(tiles, thr, tid);
+    let (mt, kc, _) = match thr.thread_coord(tid) {
+        Some(c) => c,
+        None => panic!("sgemm: thread {tid} of {THREADS}"),
+    };
+    // The chunk's 4 floats are k = 4 kc .. 4 kc + 3 of row mt.
+    let s = layout!((128,(4,2)):(1,(128,512)));
+    Copy4 {
+        global: mine.data_offset(),
+        step: mine.layout().crd2idx((0usize, 0usize, 1usize)),
+        shared: core::array::from_fn(|j| s.crd2idx((mt, (j, kc)))),
+    }
+}
+
+/// Thread `tid` copying B (k x n, row-major) for block column `bx`; its 4
+/// floats are contiguous in the shared stage (one 16-byte store).
+#[inline(always)]
+pub fn sgemm_load_b(k: usize, n: usize, bx: usize, tid: usize) -> Copy4 {
+    let nq = n / 4;
+    // (8, 32, k/8) over (k, n/4): the block column's tiles.
+    let tiles = local_tile(index(layout!((nq, k):(1, nq))), (C::<32>, C::<BK>), (bx, X));
+    let thr = sgemm_b_threads();
+    let mine = local_partition(tiles, thr, tid);
+    let (nc, kr, _) = match thr.thread_coord(tid) {
+        Some(c) => c,
+        None => panic!("sgemm: thread {tid} of {THREADS}"),
+    };
+    // Shared B is (n, k) at k * 128 + n: chunk nc of row kr.
+    let o = BM * BK + 4 * layout!((32,8):(1,32)).crd2idx((nc, kr));
+    Copy4 {
+        global: mine.data_offset(),
+        step: mine.layout().crd2idx((0usize, 0usize, 1usize)),
+        shared: [o, o + 1, o + 2, o + 3],
+    }
+}
+
+/// Thread `tid`'s A fragment in the shared stage: value `i + 8 k` is the A
+/// value it multiplies at step k for its i-th row (`partition_A` of the
+/// shared A tile by the TiledMMA).
+#[inline(always)]
+pub fn sgemm_frag_a(tid: usize) -> Offsets<PartA<SgemmMma, SmemA>> {
+    Offsets::of(sgemm_mma().get_slice(tid).partition_a(index(sgemm_smem_a())))
+}
+
+/// Thread `tid`'s B fragment: value `j + 8 k`, as [`sgemm_frag_a`]
+/// (`partition_B`), offsets past the A tile.
+#[inline(always)]
+pub fn sgemm_frag_b(tid: usize) -> Offsets<PartB<SgemmMma, SmemB>> {
+    let mut o = Offsets::of(sgemm_mma().get_slice(tid).partition_b(index(sgemm_smem_b())));
+    o.base += BM * BK;
+    o
+}
+
+/// Thread `tid` of block `(bx, by)`: value `i + 8 j` is its accumulator
+/// (i, j), at this offset of C (m x n, row-major; `partition_C` of the
+/// block's tile).
+#[inline(always)]
+pub fn sgemm_frag_c(m: usize, n: usize, (bx, by): (usize, usize), tid: usize) -> Offsets<PartC<SgemmMma, TileC>> {
+    let tile = local_tile(index(layout!((m, n):(n, 1))), (C::<BM>, C::<BN>), (by, bx));
+    Offsets::of(sgemm_mma().get_slice(tid).partition_c(tile))
+}
+
+#[cfg(test)]
+mod tests {
+    //! Every thread of every block, on the CPU: the maps move each element
+    //! exactly once to the right place, vector accesses are contiguous and
+    //! aligned, and a warp's shared-memory accesses are free of bank
+    //! conflicts.
+    use super::*;
+    use std::collections::HashSet;
+    use std::string::ToString;
+    use std::vec;
+    use std::vec::Vec;
+
+    /// The banks a warp's accesses touch, phase by phase: a 16-byte access
+    /// is served 8 threads at a time, a 4-byte one 32 at a time. Conflict
+    /// free: within a phase, no two different addresses share a bank.
+    fn conflict_free(addrs: &[usize], width: usize) -> bool {
+        let per_phase = 32 / width;
+        addrs.chunks(per_phase).all(|phase| {
+            let mut seen: Vec<(usize, usize)> = Vec::new();
+            for &a in phase {
+                for w in 0..width {
+                    let bank = (a + w) % 32;
+                    if seen.iter().any(|&(b, x)| b == bank && x != a + w) {
+                        return false;
+                    }
+                    seen.push((bank, a + w));
+                }
+            }
+            true
+        })
+    }
+
+    #[test]
+    fn transpose_moves_every_element_once() {
+        let n = 256;
+        let src: Vec<f32> = (0..n * n).map(|i| i as f32).collect();
+        let mut dst = vec![f32::NAN; n * n];
+        for by in 0..n / TT {
+            for bx in 0..n / TT {
+                let mut smem = vec![None; TT * TT];
+                for tid in 0..THREADS {
+                    for (g, s) in transpose_load(n, (bx, by), tid) {
+                        assert_eq!(s % 4, 0, "16-byte shared store");
+                        for j in 0..4 {
+                            assert!(smem[s + j].is_none(), "shared slot {} written twice", s + j);
+                            smem[s + j] = Some(src[4 * g + j]);
+                        }
+                    }
+                }
+                for tid in 0..THREADS {
+                    for (g, offs) in transpose_store(n, (bx, by), tid) {
+                        for (j, o) in offs.into_iter().enumerate() {
+                            assert!(dst[4 * g + j].is_nan(), "dst {} written twice", 4 * g + j);
+                            dst[4 * g + j] = smem[o].expect("read before written");
+                        }
+                    }
+                }
+            }
+        }
+        for i in 0..n {
+            for j in 0..n {
+                assert_eq!(dst[j * n + i], src[i * n + j], "dst[{j}][{i}]");
+            }
+        }
+    }
+
+    #[test]
+    fn transpose_swizzle_is_the_composed_layout() {
+        // The maps apply the swizzle to the unswizzled offset: that is the
+        // composed layout at the same coordinate.
+        let sw = transpose_smem();
+        for r in 0..TT {
+            for c in 0..TT {
+                assert_eq!(sw.swizzle.apply(r * TT + c), sw.crd2idx((r, c)));
+            }
+        }
+    }
+
+    #[test]
+    fn transpose_warps_are_conflict_free_and_coalesced() {
+        let n = 4096;
+        for warp in 0..THREADS / 32 {
+            let tids = warp * 32..warp * 32 + 32;
+            for v in 0..4 {
+                let loads: Vec<_> = tids.clone().map(|t| transpose_load(n, (3, 5), t)[v]).collect();
+                let s: Vec<usize> = loads.iter().map(|l| l.1).collect();
+                assert!(conflict_free(&s, 4), "load phase, warp {warp}, value {v}: {s:?}");
+                // 32-byte sectors: the warp's 16-byte chunks pair up.
+                let g: HashSet<usize> = loads.iter().map(|l| l.0).collect();
+                assert!(g.iter().all(|x| g.contains(&(x ^ 1))), "uncoalesced load");
+                let stores: Vec<_> = tids.clone().map(|t| transpose_store(n, (3, 5), t)[v]).collect();
+                for k in 0..4 {
+                    let s: Vec<usize> = stores.iter().map(|st| st.1[k]).collect();
+                    assert!(conflict_free(&s, 1), "store phase, warp {warp}, ({v}, {k}): {s:?}");
+                }
+                let g: HashSet<usize> = stores.iter().map(|st| st.0).collect();
+                assert!(g.iter().all(|x| g.contains(&(x ^ 1))), "uncoalesced store");
+            }
+        }
+    }
+
+    /// Runs the SGEMM's maps as the kernel does, block by block, k-block by
+    /// k-block, on the CPU.
+    fn sgemm_by_maps(m: usize, n: usize, k: usize, a: &[f32], b: &[f32]) -> Vec<f32> {
+        let mut c = vec![f32::NAN; m * n];
+        for by in 0..m / BM {
+            for bx in 0..n / BN {
+                let mut acc = vec![[[0f32; 8]; 8]; THREADS];
+                for kt in 0..k / BK {
+                    let mut smem = vec![None; STAGE];
+                    for tid in 0..THREADS {
+                        let (ca, cb) = (sgemm_load_a(m, k, by, tid), sgemm_load_b(k, n, bx, tid));
+                        let (ga, gb) = (ca.global + kt * ca.step, cb.global + kt * cb.step);
+                        for j in 0..4 {
+                            for (s, v) in [(ca.shared[j], a[4 * ga + j]), (cb.shared[j], b[4 * gb + j])] {
+                                assert!(smem[s].is_none(), "shared slot {s} written twice");
+                                smem[s] = Some(v);
+                            }
+                        }
+                    }
+                    for (tid, acc) in acc.iter_mut().enumerate() {
+                        let (fa, fb) = (sgemm_frag_a(tid), sgemm_frag_b(tid));
+                        for kk in 0..BK {
+                            for (i, row) in acc.iter_mut().enumerate() {
+                                for (j, x) in row.iter_mut().enumerate() {
+                                    let av = smem[fa.at(i + 8 * kk)].expect("A read before written");
+                                    let bv = smem[fb.at(j + 8 * kk)].expect("B read before written");
+                                    *x += av * bv;
+                                }
+                            }
+                        }
+                    }
+                }
+                for (tid, acc) in acc.iter().enumerate() {
+                    let fc = sgemm_frag_c(m, n, (bx, by), tid);
+                    for (i, row) in acc.iter().enumerate() {
+                        for (j, x) in row.iter().enumerate() {
+                            let o = fc.at(i + 8 * j);
+                            assert!(c[o].is_nan(), "C[{o}] written twice");
+                            c[o] = *x;
+                        }
+                    }
+                }
+            }
+        }
+        c
+    }
+
+    #[test]
+    fn sgemm_maps_compute_the_product() {
+        let (m, n, k) = (256, 384, 24);
+        // Small integers: every sum is exact in f32, in any order.
+        let a: Vec<f32> = (0..m * k).map(|i| ((i * 7) % 13) as f32 - 6.0).collect();
+        let b: Vec<f32> = (0..k * n).map(|i| ((i * 5) % 11) as f32 - 5.0).collect();
+        let c = sgemm_by_maps(m, n, k, &a, &b);
+        for i in 0..m {
+            for j in 0..n {
+                let want: f32 = (0..k).map(|p| a[i * k + p] * b[p * n + j]).sum();
+                assert_eq!(c[i * n + j], want, "C[{i}][{j}]");
+            }
+        }
+    }
+
+    #[test]
+    fn sgemm_fragments_are_vectors_without_bank_conflicts() {
+        let (m, n) = (4096, 4096);
+        for tid in 0..THREADS {
+            let (fa, fb) = (sgemm_frag_a(tid), sgemm_frag_b(tid));
+            let fc = sgemm_frag_c(m, n, (7, 9), tid);
+            for h in 0..2 {
+                for kk in 0..BK {
+                    for f in [fa.at(8 * kk + 4 * h), fb.at(8 * kk + 4 * h)] {
+                        assert_eq!(f % 4, 0);
+                    }
+                    for j in 0..4 {
+                        assert_eq!(fa.at(8 * kk + 4 * h + j), fa.at(8 * kk + 4 * h) + j);
+                        assert_eq!(fb.at(8 * kk + 4 * h + j), fb.at(8 * kk + 4 * h) + j);
+                    }
+                }
+                for i in 0..8 {
+                    let o = fc.at(i + 8 * 4 * h);
+                    assert_eq!(o % 4, 0);
+                    for j in 0..4 {
+                        assert_eq!(fc.at(i + 8 * (4 * h + j)), o + j);
+                    }
+                }
+            }
+            let ca = sgemm_load_a(m, 4096, 9, tid);
+            assert_eq!(sgemm_load_b(4096, n, 7, tid).shared[0] % 4, 0);
+            // A's chunk: 4 consecutive k of one row, k-major in shared.
+            assert_eq!(ca.shared.map(|s| s - ca.shared[0]), [0, 128, 256, 384]);
+        }
+        for warp in 0..THREADS / 32 {
+            for kk in 0..BK {
+                for h in 0..2 {
+                    let sa: Vec<usize> = (warp * 32..warp * 32 + 32).map(|t| sgemm_frag_a(t).at(8 * kk + 4 * h)).collect();
+                    let sb: Vec<usize> = (warp * 32..warp * 32 + 32).map(|t| sgemm_frag_b(t).at(8 * kk + 4 * h)).collect();
+                    assert!(conflict_free(&sa, 4) && conflict_free(&sb, 4), "warp {warp}: {sa:?} {sb:?}");
+                }
+            }
+            let sb: Vec<usize> = (warp * 32..warp * 32 + 32).map(|t| sgemm_load_b(4096, n, 0, t).shared[0]).collect();
+            assert!(conflict_free(&sb, 4), "B stores, warp {warp}");
+        }
+    }
+
+    #[test]
+    fn sgemm_layouts_print_as_cute() {
+        // Hand-derived: thread t = tm + 16 tn holds rows 4 tm + (0..4) and
+        // 64 + 4 tm + (0..4): the A partition of (128,8):(1,128) is
+        // (MMA, MMA_M, MMA_K) = (one value, (4,2), 8) with strides
+        // (_, (1,64), 128); thread 17 has tm = 1, so it starts at row 4.
+        let part = sgemm_mma().get_slice(17).partition_a(index(sgemm_smem_a()));
+        assert_eq!(part.layout().to_string(), "(_1,(_4,_2),_8):(_0,(_1,_64),_128)");
+        assert_eq!(part.data_offset(), 4);
+    }
+}
