@@ -133,11 +133,11 @@ impl<T: Copy> GlobalMut<T> {
 
 /// Bytes of shared memory each block has ([`smem_ld`] and friends address
 /// it in `f32` units from 0).
-pub const SMEM_BYTES: usize = 32768;
+pub const SMEM_BYTES: usize = 16384;
 const SMEM_F32: usize = SMEM_BYTES / 4;
 
 // One static shared buffer; each kernel that uses it gets its own copy.
-global_asm!(".shared .align 16 .b8 layout_smem[32768];");
+global_asm!(".shared .align 16 .b8 layout_smem[16384];");
 
 #[inline(always)]
 fn smem_addr(f32_offset: usize, width: usize) -> u32 {

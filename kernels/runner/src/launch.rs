@@ -1,0 +1,69 @@
+//! Kernel launches: the runner's only `unsafe` code. Each function checks
+//! what the kernel's entry point requires (`kernels/src/device.rs`: buffer
+//! lengths, sizes that are multiples of the tile) and then passes exactly
+//! the arguments that entry point declares, in its order and types.
+#![allow(unsafe_code)]
+
+use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+
+/// Threads per block of both kernels (`layout_kernels::maps::THREADS`).
+const THREADS: u32 = 256;
+
+fn grid(x: usize, y: usize) -> Result<LaunchConfig, String> {
+    let dim = |v: usize| u32::try_from(v).map_err(|_| format!("grid of {v} blocks is too large"));
+    Ok(LaunchConfig {
+        grid_dim: (dim(x)?, dim(y)?, 1),
+        block_dim: (THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    })
+}
+
+/// `transpose_f32(src, dst, n)`: `dst = src^T`, both n x n row-major.
+pub fn transpose(
+    stream: &CudaStream,
+    f: &CudaFunction,
+    src: &CudaSlice<f32>,
+    dst: &mut CudaSlice<f32>,
+    n: usize,
+) -> Result<(), String> {
+    let len = n.checked_mul(n).ok_or("n * n overflows")?;
+    if n == 0 || n % 64 != 0 || src.len() < len || dst.len() < len {
+        return Err(format!("transpose: n = {n} must be a positive multiple of 64 and both buffers hold n * n floats"));
+    }
+    let cfg = grid(n / 64, n / 64)?;
+    let mut b = stream.launch_builder(f);
+    b.arg(src).arg(dst).arg(&n);
+    // SAFETY: the entry point's contract: src and dst hold n * n floats
+    // (checked), cudarc's allocations are 256-byte aligned and distinct.
+    unsafe { b.launch(cfg) }.map_err(|e| format!("transpose launch: {e}"))?;
+    Ok(())
+}
+
+/// `sgemm_f32(a, b, c, m, n, k)`: `C = A · B`, row-major, A m x k, B k x n.
+#[allow(clippy::too_many_arguments)]
+pub fn sgemm(
+    stream: &CudaStream,
+    f: &CudaFunction,
+    a: &CudaSlice<f32>,
+    b: &CudaSlice<f32>,
+    c: &mut CudaSlice<f32>,
+    (m, n, k): (usize, usize, usize),
+) -> Result<(), String> {
+    let sizes = (m.checked_mul(k), k.checked_mul(n), m.checked_mul(n));
+    let (Some(la), Some(lb), Some(lc)) = sizes else {
+        return Err("sgemm: sizes overflow".into());
+    };
+    if m == 0 || n == 0 || k == 0 || m % 128 != 0 || n % 128 != 0 || k % 8 != 0 {
+        return Err(format!("sgemm: ({m}, {n}, {k}) must be positive multiples of (128, 128, 8)"));
+    }
+    if a.len() < la || b.len() < lb || c.len() < lc {
+        return Err("sgemm: a buffer is shorter than its matrix".into());
+    }
+    let cfg = grid(n / 128, m / 128)?;
+    let mut l = stream.launch_builder(f);
+    l.arg(a).arg(b).arg(c).arg(&m).arg(&n).arg(&k);
+    // SAFETY: the entry point's contract: a, b, c hold m*k, k*n, m*n floats
+    // (checked), 256-byte aligned, c distinct from a and b.
+    unsafe { l.launch(cfg) }.map_err(|e| format!("sgemm launch: {e}"))?;
+    Ok(())
+}

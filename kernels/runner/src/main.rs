@@ -1,0 +1,191 @@
+//! `gpu-runner PTX`: loads the PTX that `kernels/build-ptx.sh` writes, runs
+//! each kernel of `layout-kernels` on GPU 0, checks its result against the
+//! CPU and times it with CUDA events next to a device-to-device copy (the
+//! bandwidth anchor), then prints one table.
+//!
+//! ```text
+//! kernels/build-ptx.sh target/ptx && cargo build --release -p layout-gpu-runner
+//! target/release/gpu-runner target/ptx/layout_kernels.ptx
+//! ```
+
+mod launch;
+
+use std::error::Error;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::Parser;
+use cudarc::driver::{sys::CUevent_flags, CudaContext, CudaStream};
+use cudarc::nvrtc::Ptx;
+
+/// Run, check and time the kernels of layout-kernels on GPU 0.
+#[derive(Parser)]
+struct Args {
+    /// The PTX file (kernels/build-ptx.sh writes target/ptx/layout_kernels.ptx).
+    ptx: std::path::PathBuf,
+    /// Side of the square problems (a multiple of 128).
+    #[arg(long, default_value_t = 4096)]
+    n: usize,
+    /// Timed launches per kernel (after 3 untimed).
+    #[arg(long, default_value_t = 20)]
+    reps: usize,
+}
+
+fn main() -> ExitCode {
+    match run(&Args::parse()) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => {
+            eprintln!("gpu-runner: a check failed");
+            ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("gpu-runner: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Mean milliseconds of `reps` runs of `f`, after 3 warm-up runs.
+fn time(
+    ctx: &Arc<CudaContext>,
+    stream: &Arc<CudaStream>,
+    reps: usize,
+    mut f: impl FnMut() -> Result<(), String>,
+) -> Result<f64, Box<dyn Error>> {
+    for _ in 0..3 {
+        f()?;
+    }
+    let ev = || ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT));
+    let (start, end) = (ev()?, ev()?);
+    start.record(stream)?;
+    for _ in 0..reps {
+        f()?;
+    }
+    end.record(stream)?;
+    end.synchronize()?;
+    Ok(f64::from(start.elapsed_ms(&end)?) / reps as f64)
+}
+
+/// A reproducible pseudo-random matrix with entries in [-1, 1).
+fn random(len: usize, seed: u64) -> Vec<f32> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+        })
+        .collect()
+}
+
+/// `C[i][j]` in f64, and the sum of `|A[i][p] B[p][j]|` that bounds its
+/// rounding error.
+fn dot(a: &[f32], b: &[f32], (n, k): (usize, usize), i: usize, j: usize) -> (f64, f64) {
+    (0..k).fold((0.0, 0.0), |(s, t), p| {
+        let x = f64::from(a[i * k + p]) * f64::from(b[p * n + j]);
+        (s + x, t + x.abs())
+    })
+}
+
+struct Row {
+    kernel: &'static str,
+    size: String,
+    ms: f64,
+    rate: String,
+    check: String,
+}
+
+fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
+    let n = args.n;
+    if n == 0 || n % 128 != 0 {
+        return Err(format!("--n {n}: a positive multiple of 128").into());
+    }
+    let ctx = CudaContext::new(0)?;
+    let (major, minor) = ctx.compute_capability()?;
+    println!("GPU 0: {}, compute capability {major}.{minor}", ctx.name()?);
+    let module = ctx.load_module(Ptx::from_file(&args.ptx))?;
+    let (f_transpose, f_sgemm) = (module.load_function("transpose_f32")?, module.load_function("sgemm_f32")?);
+    let stream = ctx.default_stream();
+    let mut rows = Vec::new();
+    let mut ok = true;
+    let gbs = |bytes: usize, ms: f64| format!("{:.0} GB/s", bytes as f64 / ms / 1e6);
+
+    // Transpose, exact; and a plain copy of the same bytes.
+    let host: Vec<f32> = (0..n * n).map(|i| (i % (1 << 24)) as f32).collect();
+    let src = stream.clone_htod(&host)?;
+    let mut dst = stream.alloc_zeros::<f32>(n * n)?;
+    let ms = time(&ctx, &stream, args.reps, || launch::transpose(&stream, &f_transpose, &src, &mut dst, n))?;
+    let got = stream.clone_dtoh(&dst)?;
+    let bad = (0..n * n).filter(|&x| got[(x % n) * n + x / n] != host[x]).count();
+    ok &= bad == 0;
+    rows.push(Row {
+        kernel: "transpose_f32 (layout)",
+        size: format!("{n}x{n}"),
+        ms,
+        rate: gbs(2 * 4 * n * n, ms),
+        check: if bad == 0 { "exact".into() } else { format!("{bad} wrong") },
+    });
+    let ms = time(&ctx, &stream, args.reps, || {
+        stream.memcpy_dtod(&src, &mut dst).map_err(|e| e.to_string())
+    })?;
+    rows.push(Row {
+        kernel: "copy (cuMemcpyDtoD)",
+        size: format!("{n}x{n}"),
+        ms,
+        rate: gbs(2 * 4 * n * n, ms),
+        check: "-".into(),
+    });
+
+    // SGEMM: a small product checked everywhere, the large one timed and
+    // checked at sampled entries; error bound: k * eps * sum |a b|.
+    for (size, timed) in [(256, false), (n, true)] {
+        let (m, k) = (size, size);
+        let (a, b) = (random(m * k, 1), random(k * size, 2));
+        let (da, db) = (stream.clone_htod(&a)?, stream.clone_htod(&b)?);
+        let mut dc = stream.alloc_zeros::<f32>(m * size)?;
+        let dims = (m, size, k);
+        let run = |dc: &mut _| launch::sgemm(&stream, &f_sgemm, &da, &db, dc, dims);
+        let ms = if timed {
+            time(&ctx, &stream, args.reps, || run(&mut dc))?
+        } else {
+            run(&mut dc)?;
+            stream.synchronize()?;
+            0.0
+        };
+        let c = stream.clone_dtoh(&dc)?;
+        let samples: Vec<(usize, usize)> = if timed {
+            random(2 * 4096, 3)
+                .chunks(2)
+                .map(|p| (((p[0] + 1.0) / 2.0 * m as f32) as usize % m, ((p[1] + 1.0) / 2.0 * size as f32) as usize % size))
+                .chain([(0, 0), (m - 1, size - 1)])
+                .collect()
+        } else {
+            (0..m).flat_map(|i| (0..size).map(move |j| (i, j))).collect()
+        };
+        let eps = f64::from(f32::EPSILON) * k as f64;
+        let bad = samples
+            .iter()
+            .filter(|&&(i, j)| {
+                let (want, bound) = dot(&a, &b, (size, k), i, j);
+                (f64::from(c[i * size + j]) - want).abs() > eps * bound + 1e-30
+            })
+            .count();
+        ok &= bad == 0;
+        let what = if timed { "sampled" } else { "all" };
+        rows.push(Row {
+            kernel: "sgemm_f32 (layout)",
+            size: format!("{m}x{size}x{k}"),
+            ms,
+            rate: if timed { format!("{:.1} TFLOP/s", 2.0 * (m * size * k) as f64 / ms / 1e9) } else { "-".into() },
+            check: format!("{} {what} entries, {bad} beyond k*eps*sum|ab|", samples.len()),
+        });
+    }
+
+    println!("| kernel | size | ms | rate | check |");
+    println!("| --- | --- | --- | --- | --- |");
+    for r in &rows {
+        println!("| {} | {} | {:.4} | {} | {} |", r.kernel, r.size, r.ms, r.rate, r.check);
+    }
+    Ok(ok)
+}
