@@ -131,74 +131,107 @@ impl<T: Copy> GlobalMut<T> {
     }
 }
 
-/// Bytes of shared memory each block has ([`smem_ld`] and friends address
-/// it in `f32` units from 0).
+/// Bytes of shared memory each block has ([`Smem::window`] addresses it in
+/// `f32` units from 0).
 pub const SMEM_BYTES: usize = 16384;
 const SMEM_F32: usize = SMEM_BYTES / 4;
 
 // One static shared buffer; each kernel that uses it gets its own copy.
 global_asm!(".shared .align 16 .b8 layout_smem[16384];");
 
-#[inline(always)]
-fn smem_addr(f32_offset: usize, width: usize) -> u32 {
-    // Refused: beyond the buffer, or a vector access that is not aligned
-    // to its width.
-    if f32_offset + width > SMEM_F32 || f32_offset % width != 0 {
-        trap()
+/// A window of the block's shared buffer: `len` floats from `offset`.
+/// Accesses check their index against `len`; the window's bounds are
+/// checked once, when it is made. A thread makes one window per partition
+/// (its base offset from the maps, its length the partition's cosize), so
+/// the per-access index is a constant and the checks fold away.
+#[derive(Clone, Copy)]
+pub struct Smem {
+    /// Shared-window address of element 0, hidden from the optimiser (see
+    /// [`Smem::window`]).
+    addr: u32,
+    offset: usize,
+    len: usize,
+}
+
+impl Smem {
+    /// The window `offset .. offset + len`; traps when it leaves the buffer.
+    #[inline(always)]
+    pub fn window(offset: usize, len: usize) -> Smem {
+        match offset.checked_add(len) {
+            Some(end) if end <= SMEM_F32 => {}
+            _ => trap(),
+        }
+        let raw: u32;
+        // SAFETY: takes the buffer's shared-window address.
+        unsafe {
+            asm!("mov.u32 {b}, layout_smem;", b = out(reg32) raw, options(pure, nomem, nostack))
+        };
+        let at = raw + 4 * offset as u32;
+        let addr: u32;
+        // SAFETY: a register move. The address goes through it so that the
+        // optimiser does not know its low bits and keeps `addr + 4 i` an
+        // addition (which ptxas folds into the load's immediate offset)
+        // instead of an `or`.
+        unsafe { asm!("mov.u32 {o}, {i};", o = out(reg32) addr, i = in(reg32) at, options(pure, nomem, nostack)) };
+        Smem { addr, offset, len }
     }
-    let base: u32;
-    // SAFETY: takes the buffer's shared-window address.
-    unsafe {
-        asm!("mov.u32 {b}, layout_smem;", b = out(reg32) base, options(pure, nomem, nostack))
-    };
-    base + 4 * f32_offset as u32
-}
 
-/// The `f32` at `offset` of the block's shared buffer.
-#[inline(always)]
-pub fn smem_ld(offset: usize) -> f32 {
-    let a = smem_addr(offset, 1);
-    let v: f32;
-    // SAFETY: `a` lies in the buffer (checked by `smem_addr`).
-    unsafe {
-        asm!("ld.shared.f32 {v}, [{a}];", v = out(reg32) v, a = in(reg32) a,
-             options(pure, readonly, nostack))
-    };
-    v
-}
+    #[inline(always)]
+    fn addr(self, i: usize, width: usize) -> u32 {
+        // Refused: beyond the window, or a vector access not aligned to
+        // its width.
+        if i + width > self.len || (self.offset + i) % width != 0 {
+            trap()
+        }
+        self.addr + 4 * i as u32
+    }
 
-/// Four `f32` at `offset` (a multiple of 4) of the shared buffer.
-#[inline(always)]
-pub fn smem_ld4(offset: usize) -> F4 {
-    let a = smem_addr(offset, 4);
-    let (x, y, z, w): (f32, f32, f32, f32);
-    // SAFETY: `a` lies in the buffer and is 16-byte aligned (checked).
-    unsafe {
-        asm!("ld.shared.v4.f32 {{{x}, {y}, {z}, {w}}}, [{a}];",
-             x = out(reg32) x, y = out(reg32) y, z = out(reg32) z, w = out(reg32) w,
-             a = in(reg32) a, options(pure, readonly, nostack))
-    };
-    F4([x, y, z, w])
-}
+    /// The `f32` at index `i` of the window.
+    #[inline(always)]
+    pub fn ld(self, i: usize) -> f32 {
+        let a = self.addr(i, 1);
+        let v: f32;
+        // SAFETY: `a` lies in the buffer (the window and `addr` checks).
+        unsafe {
+            asm!("ld.shared.f32 {v}, [{a}];", v = out(reg32) v, a = in(reg32) a,
+                 options(pure, readonly, nostack))
+        };
+        v
+    }
 
-/// Writes the `f32` at `offset` of the shared buffer.
-#[inline(always)]
-pub fn smem_st(offset: usize, v: f32) {
-    let a = smem_addr(offset, 1);
-    // SAFETY: `a` lies in the buffer (checked).
-    unsafe { asm!("st.shared.f32 [{a}], {v};", a = in(reg32) a, v = in(reg32) v, options(nostack)) }
-}
+    /// Four `f32` at index `i` (16-byte aligned in the buffer).
+    #[inline(always)]
+    pub fn ld4(self, i: usize) -> F4 {
+        let a = self.addr(i, 4);
+        let (x, y, z, w): (f32, f32, f32, f32);
+        // SAFETY: `a` lies in the buffer and is 16-byte aligned (checked).
+        unsafe {
+            asm!("ld.shared.v4.f32 {{{x}, {y}, {z}, {w}}}, [{a}];",
+                 x = out(reg32) x, y = out(reg32) y, z = out(reg32) z, w = out(reg32) w,
+                 a = in(reg32) a, options(pure, readonly, nostack))
+        };
+        F4([x, y, z, w])
+    }
 
-/// Writes four `f32` at `offset` (a multiple of 4) of the shared buffer.
-#[inline(always)]
-pub fn smem_st4(offset: usize, v: F4) {
-    let a = smem_addr(offset, 4);
-    let [x, y, z, w] = v.0;
-    // SAFETY: `a` lies in the buffer and is 16-byte aligned (checked).
-    unsafe {
-        asm!("st.shared.v4.f32 [{a}], {{{x}, {y}, {z}, {w}}};", a = in(reg32) a,
-             x = in(reg32) x, y = in(reg32) y, z = in(reg32) z, w = in(reg32) w,
-             options(nostack))
+    /// Writes the `f32` at index `i`.
+    #[inline(always)]
+    pub fn st(self, i: usize, v: f32) {
+        let a = self.addr(i, 1);
+        // SAFETY: `a` lies in the buffer (checked).
+        unsafe { asm!("st.shared.f32 [{a}], {v};", a = in(reg32) a, v = in(reg32) v, options(nostack)) }
+    }
+
+    /// Writes four `f32` at index `i` (16-byte aligned in the buffer).
+    #[inline(always)]
+    pub fn st4(self, i: usize, v: F4) {
+        let a = self.addr(i, 4);
+        let [x, y, z, w] = v.0;
+        // SAFETY: `a` lies in the buffer and is 16-byte aligned (checked).
+        unsafe {
+            asm!("st.shared.v4.f32 [{a}], {{{x}, {y}, {z}, {w}}};", a = in(reg32) a,
+                 x = in(reg32) x, y = in(reg32) y, z = in(reg32) z, w = in(reg32) w,
+                 options(nostack))
+        }
     }
 }
 

@@ -3,13 +3,10 @@
 //! `.entry` functions and what they require of the host) are in
 //! [`crate::device`].
 
-use crate::device::{
-    block_idx, fma, smem_ld, smem_ld4, smem_st, smem_st4, sync_threads, thread_idx, trap, Global,
-    GlobalMut, F4,
-};
+use crate::device::{block_idx, fma, sync_threads, thread_idx, trap, Global, GlobalMut, Smem, F4};
 use crate::maps::{
     sgemm_frag_a, sgemm_frag_b, sgemm_frag_c, sgemm_load_a, sgemm_load_b, transpose_load,
-    transpose_store, At, Offsets, BK, BM, BN, STAGE, TT,
+    transpose_store, At, BK, BM, BN, STAGE, TT,
 };
 
 /// `dst = src^T`, n x n: each block moves one 64 x 64 tile through a
@@ -20,26 +17,24 @@ pub fn transpose(n: usize, src: Global<F4>, dst: GlobalMut<F4>) {
         trap()
     }
     let (blk, tid) = (block_idx(), thread_idx());
+    let tile = Smem::window(0, TT * TT);
     let loads = transpose_load(n, blk, tid);
     let vals = loads.map(|(g, _)| src.ld(g));
     for ((_, s), v) in loads.into_iter().zip(vals) {
-        smem_st4(s, v);
+        tile.st4(s, v);
     }
     sync_threads();
     for (g, offs) in transpose_store(n, blk, tid) {
-        dst.st(g, F4(offs.map(smem_ld)));
+        dst.st(g, F4(offs.map(|o| tile.ld(o))));
     }
 }
 
-/// Eight values of a fragment row, values `8 kk .. 8 kk + 7`: two 16-byte
-/// shared loads (the maps put them in runs of 4; `smem_ld4` traps on a
-/// misaligned offset).
+/// Eight values of a fragment, values `8 kk .. 8 kk + 7`, from the
+/// thread's window over its partition: two 16-byte shared loads (the maps
+/// put them in runs of 4; `ld4` traps on a misaligned offset).
 #[inline(always)]
-fn frag8<L>(base: usize, f: &Offsets<L>, kk: usize) -> [f32; 8]
-where
-    Offsets<L>: At,
-{
-    let (lo, hi) = (smem_ld4(base + f.at(8 * kk)).0, smem_ld4(base + f.at(8 * kk + 4)).0);
+fn frag8(w: Smem, f: &impl At, kk: usize) -> [f32; 8] {
+    let (lo, hi) = (w.ld4(f.rel(8 * kk)).0, w.ld4(f.rel(8 * kk + 4)).0);
     [lo[0], lo[1], lo[2], lo[3], hi[0], hi[1], hi[2], hi[3]]
 }
 
@@ -57,10 +52,11 @@ pub fn sgemm(m: usize, n: usize, k: usize, a: Global<F4>, b: Global<F4>, c: Glob
     let (fa, fb) = (sgemm_frag_a(tid), sgemm_frag_b(tid));
     let fetch = |kt: usize| (a.ld(ca.global + kt * ca.step), b.ld(cb.global + kt * cb.step));
     let stage = |(va, vb): (F4, F4), base: usize| {
+        let w = Smem::window(base, STAGE);
         for (o, v) in ca.shared.into_iter().zip(va.0) {
-            smem_st(base + o, v);
+            w.st(o, v);
         }
-        smem_st4(base + cb.shared[0], vb);
+        w.st4(cb.shared[0], vb);
     };
     let mut acc = [[0f32; 8]; 8];
     let kts = k / BK;
@@ -69,9 +65,10 @@ pub fn sgemm(m: usize, n: usize, k: usize, a: Global<F4>, b: Global<F4>, c: Glob
     for kt in 0..kts {
         let cur = (kt % 2) * STAGE;
         let next = (kt + 1 < kts).then(|| fetch(kt + 1));
+        let (wa, wb) = (Smem::window(cur + fa.base(), fa.span()), Smem::window(cur + fb.base(), fb.span()));
         for kk in 0..BK {
-            let av = frag8(cur, &fa, kk);
-            let bv = frag8(cur, &fb, kk);
+            let av = frag8(wa, &fa, kk);
+            let bv = frag8(wb, &fb, kk);
             for i in 0..8 {
                 for j in 0..8 {
                     acc[i][j] = fma(av[i], bv[j], acc[i][j]);

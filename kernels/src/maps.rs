@@ -188,7 +188,16 @@ pub struct Offsets<L> {
 /// The offset of value `i` of a thread's partition.
 pub trait At {
     /// The offset of value `i`.
-    fn at(&self, i: usize) -> usize;
+    fn at(&self, i: usize) -> usize {
+        self.base() + self.rel(i)
+    }
+    /// The offset of the first value.
+    fn base(&self) -> usize;
+    /// Value `i`'s offset from the first (a constant for a static layout
+    /// and a constant `i`).
+    fn rel(&self, i: usize) -> usize;
+    /// One past the largest `rel(i)`: the layout's cosize.
+    fn span(&self) -> usize;
 }
 
 impl<S: layout_core::Congruent<D>, D: layout_core::IntTuple> Offsets<Layout<S, D>> {
@@ -200,8 +209,16 @@ impl<S: layout_core::Congruent<D>, D: layout_core::IntTuple> Offsets<Layout<S, D
 
 impl<S: layout_core::Congruent<D>, D: layout_core::IntTuple> At for Offsets<Layout<S, D>> {
     #[inline(always)]
-    fn at(&self, i: usize) -> usize {
-        self.base + self.layout.call(i)
+    fn base(&self) -> usize {
+        self.base
+    }
+    #[inline(always)]
+    fn rel(&self, i: usize) -> usize {
+        self.layout.call(i)
+    }
+    #[inline(always)]
+    fn span(&self) -> usize {
+        self.layout.cosize()
     }
 }
 
