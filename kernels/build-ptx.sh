@@ -3,12 +3,13 @@
 #
 #   kernels/build-ptx.sh [OUT_DIR]     (default: target/ptx)
 #
-# Writes OUT_DIR/layout_kernels.ptx. Installs what is missing: Debian's
+# Writes OUT_DIR/layout_kernels.ptx and, compiled from it by ptxas,
+# OUT_DIR/layout_kernels.sm_90.cubin. Installs what is missing: Debian's
 # rustc-web toolchain (its LLVM has the NVPTX backend; rustup's stable stays
-# first on PATH and is not used here) and, for the check, ptxas from the
-# PyPI wheel nvidia-cuda-nvcc. Fails when a kernel's PTX calls a function,
-# uses local memory, or divides where its shapes are all static, or when
-# ptxas rejects it.
+# first on PATH and is not used here) and ptxas from the PyPI wheel
+# nvidia-cuda-nvcc (13.0.88, the CUDA 13 of the GPU machine). Fails when a
+# kernel's PTX calls a function, uses local memory, or divides where its
+# shapes are all static, or when ptxas rejects it or spills registers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-target/ptx}
@@ -39,9 +40,9 @@ ptx="$out/layout_kernels.ptx"
 python3 - "$ptx" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
-# Kernels whose shapes are all static: no division at all. The others take
-# run-time sizes; their divisions happen once, before the main loop.
-static = {"transpose_f32"}
+# No kernel divides: the transpose's shapes are static; the SGEMM's
+# run-time M, N, K are only divided by static powers of two (shifts).
+static = {"transpose_f32", "sgemm_f32"}
 bad = []
 entries = re.findall(r"\.entry\s+(\w+)\((.*?)\n}\n", text, re.S)
 if not entries:
@@ -52,11 +53,48 @@ for name, body in entries:
     if ".local" in body:
         bad.append(f"{name}: uses local memory")
     if name in static and re.search(r"^\s*(div|rem)\.", body, re.M):
-        bad.append(f"{name}: divides, its shapes are static")
+        bad.append(f"{name}: divides")
     fmas = len(re.findall(r"fma\.rn\.f32", body))
     divs = len(re.findall(r"^\s*(?:div|rem)\.", body, re.M))
-    print(f"build-ptx: {name}: {len(body.splitlines())} lines, {fmas} fma, {divs} div/rem")
+    print(f"build-ptx: {name}: {len(body.splitlines())} lines of PTX, {fmas} fma, {divs} div/rem")
 if bad:
     sys.exit("build-ptx: " + "; ".join(bad))
 PY
-echo "build-ptx: wrote $ptx" >&2
+
+# ptxas: on PATH, else from the nvidia-cuda-nvcc wheel (installed if missing).
+find_ptxas() {
+    command -v ptxas 2>/dev/null && return
+    python3 - <<'PY' 2>/dev/null
+import pathlib, site, sys
+for d in site.getsitepackages() + [site.getusersitepackages()]:
+    for p in pathlib.Path(d).glob("nvidia/cu*/bin/ptxas"):
+        print(p); sys.exit(0)
+sys.exit(1)
+PY
+}
+ptxas=$(find_ptxas || true)
+if [ -z "$ptxas" ]; then
+    echo "build-ptx: installing ptxas (pip: nvidia-cuda-nvcc==13.0.88)" >&2
+    python3 -m pip install --quiet --disable-pip-version-check nvidia-cuda-nvcc==13.0.88 >&2
+    ptxas=$(find_ptxas)
+fi
+report=$("$ptxas" -arch=sm_90 -v "$ptx" -o "$out/layout_kernels.sm_90.cubin" 2>&1) || {
+    echo "$report" >&2
+    echo "build-ptx: ptxas rejected $ptx" >&2
+    exit 1
+}
+# One line per kernel: registers, shared memory, spills.
+echo "$report" | python3 -c '
+import re, sys
+text = sys.stdin.read()
+bad = False
+for name, body in re.findall(r"Compiling entry function .(\w+). for .sm_90.\n(.*?)(?=ptxas info    : Compiling|\Z)", text, re.S):
+    regs = re.search(r"Used (\d+) registers", body).group(1)
+    smem = re.search(r"(\d+) bytes smem", body)
+    spill = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", body)
+    print(f"ptxas: {name}: {regs} registers, {smem.group(1) if smem else 0} bytes shared, "
+          f"{spill.group(1)}/{spill.group(2)} bytes spilled (stores/loads)")
+    bad |= spill.group(1) != "0" or spill.group(2) != "0"
+sys.exit("build-ptx: a kernel spills registers" if bad else 0)
+'
+echo "build-ptx: wrote $ptx and $out/layout_kernels.sm_90.cubin" >&2

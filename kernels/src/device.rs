@@ -50,7 +50,12 @@ pub fn thread_idx() -> usize {
 #[inline(always)]
 pub fn block_idx() -> (usize, usize) {
     // SAFETY: reads special registers.
-    unsafe { (nvptx::_block_idx_x() as usize, nvptx::_block_idx_y() as usize) }
+    unsafe {
+        (
+            nvptx::_block_idx_x() as usize,
+            nvptx::_block_idx_y() as usize,
+        )
+    }
 }
 
 /// `__syncthreads()`: every thread of the block waits here; shared-memory
@@ -172,7 +177,9 @@ impl Smem {
         // optimiser does not know its low bits and keeps `addr + 4 i` an
         // addition (which ptxas folds into the load's immediate offset)
         // instead of an `or`.
-        unsafe { asm!("mov.u32 {o}, {i};", o = out(reg32) addr, i = in(reg32) at, options(pure, nomem, nostack)) };
+        unsafe {
+            asm!("mov.u32 {o}, {i};", o = out(reg32) addr, i = in(reg32) at, options(pure, nomem, nostack))
+        };
         Smem { addr, offset, len }
     }
 
@@ -218,7 +225,9 @@ impl Smem {
     pub fn st(self, i: usize, v: f32) {
         let a = self.addr(i, 1);
         // SAFETY: `a` lies in the buffer (checked).
-        unsafe { asm!("st.shared.f32 [{a}], {v};", a = in(reg32) a, v = in(reg32) v, options(nostack)) }
+        unsafe {
+            asm!("st.shared.f32 [{a}], {v};", a = in(reg32) a, v = in(reg32) v, options(nostack))
+        }
     }
 
     /// Writes four `f32` at index `i` (16-byte aligned in the buffer).

@@ -50,7 +50,12 @@ pub fn sgemm(m: usize, n: usize, k: usize, a: Global<F4>, b: Global<F4>, c: Glob
     let ((bx, by), tid) = (block_idx(), thread_idx());
     let (ca, cb) = (sgemm_load_a(m, k, by, tid), sgemm_load_b(k, n, bx, tid));
     let (fa, fb) = (sgemm_frag_a(tid), sgemm_frag_b(tid));
-    let fetch = |kt: usize| (a.ld(ca.global + kt * ca.step), b.ld(cb.global + kt * cb.step));
+    let fetch = |kt: usize| {
+        (
+            a.ld(ca.global + kt * ca.step),
+            b.ld(cb.global + kt * cb.step),
+        )
+    };
     let stage = |(va, vb): (F4, F4), base: usize| {
         let w = Smem::window(base, STAGE);
         for (o, v) in ca.shared.into_iter().zip(va.0) {
@@ -65,7 +70,10 @@ pub fn sgemm(m: usize, n: usize, k: usize, a: Global<F4>, b: Global<F4>, c: Glob
     for kt in 0..kts {
         let cur = (kt % 2) * STAGE;
         let next = (kt + 1 < kts).then(|| fetch(kt + 1));
-        let (wa, wb) = (Smem::window(cur + fa.base(), fa.span()), Smem::window(cur + fb.base(), fb.span()));
+        let (wa, wb) = (
+            Smem::window(cur + fa.base(), fa.span()),
+            Smem::window(cur + fb.base(), fb.span()),
+        );
         for kk in 0..BK {
             let av = frag8(wa, &fa, kk);
             let bv = frag8(wb, &fb, kk);

@@ -15,9 +15,12 @@
 //! // both the row-wise writes and the column-wise reads of a warp are free
 //! // of bank conflicts.
 //! assert_eq!(maps::transpose_smem().to_string(), "Sw<3,2,6> o _0 o (_64,_64):(_64,_1)");
-//! // The SGEMM's TiledMMA: 16 x 16 threads, 8 x 8 values each, in groups
-//! // of 4 consecutive rows and columns (the permutation).
-//! assert_eq!(maps::sgemm_mma().tile_size().to_string(), "(_128,_128,_1)");
+//! // The SGEMM's TiledMMA: 16 x 16 threads, 8 x 8 values each. Thread 17's
+//! // A fragment in the shared (128,8):(1,128) tile: one value per atom,
+//! // rows in runs of 4 (the permutation), 8 steps of k; it starts at row 4.
+//! let fa = maps::sgemm_frag_a(17);
+//! assert_eq!(fa.layout.to_string(), "(_1,(_4,_2),_8):(_0,(_1,_64),_128)");
+//! assert_eq!(fa.base, 4);
 //! ```
 
 use layout_core::algebra::{composition, ComposedLayout, Swizzle};
@@ -85,7 +88,11 @@ pub fn transpose_load(n: usize, (bx, by): (usize, usize), tid: usize) -> [(usize
     let src = local_tile(index(layout!((n, q):(q, 1))), (C::<TT>, C::<16>), (by, bx));
     let mine = local_partition(src, transpose_load_threads(), tid);
     // The same threads over the shared tile in F4 units, then swizzled.
-    let s = local_partition(index(layout!((64,16):(16,1))), transpose_load_threads(), tid);
+    let s = local_partition(
+        index(layout!((64,16):(16,1))),
+        transpose_load_threads(),
+        tid,
+    );
     let sw = transpose_smem();
     core::array::from_fn(|v| {
         let g = mine.data_offset() + mine.layout().call(v);
@@ -97,11 +104,7 @@ pub fn transpose_load(n: usize, (bx, by): (usize, usize), tid: usize) -> [(usize
 /// Thread `tid` of block `(bx, by)` in the store phase: four `(F4 index in
 /// the destination, the shared offsets of its four floats)`.
 #[inline(always)]
-pub fn transpose_store(
-    n: usize,
-    (bx, by): (usize, usize),
-    tid: usize,
-) -> [(usize, [usize; 4]); 4] {
+pub fn transpose_store(n: usize, (bx, by): (usize, usize), tid: usize) -> [(usize, [usize; 4]); 4] {
     let q = n / 4;
     // The destination tile: row j of dst is column j of src.
     let dst = local_tile(index(layout!((n, q):(q, 1))), (C::<TT>, C::<16>), (bx, by));
@@ -155,11 +158,16 @@ pub type SgemmPerm = layout_type!((16, 4, 2):(4, 1, 64));
 
 /// The SGEMM's TiledMMA: `UniversalFMA` over 16 x 16 threads
 /// (`(16,16,1):(1,16,0)`), M and N permuted by [`SgemmPerm`].
-pub type SgemmMma = TiledMma<UniversalFMA, layout_type!((16, 16, 1):(1, 16, 0)), (SgemmPerm, SgemmPerm, X)>;
+pub type SgemmMma =
+    TiledMma<UniversalFMA, layout_type!((16, 16, 1):(1, 16, 0)), (SgemmPerm, SgemmPerm, X)>;
 
 /// The value of [`SgemmMma`].
 pub fn sgemm_mma() -> SgemmMma {
-    make_tiled_mma(UniversalFMA, layout!((16,16,1):(1,16,0)), (SgemmPerm::default(), SgemmPerm::default(), X))
+    make_tiled_mma(
+        UniversalFMA,
+        layout!((16,16,1):(1,16,0)),
+        (SgemmPerm::default(), SgemmPerm::default(), X),
+    )
 }
 
 /// Threads copying A's k-block (128 rows x 2 chunks of 4 floats): two
@@ -203,7 +211,10 @@ pub trait At {
 impl<S: layout_core::Congruent<D>, D: layout_core::IntTuple> Offsets<Layout<S, D>> {
     #[inline(always)]
     fn of(t: Index<Layout<S, D>>) -> Self {
-        Offsets { base: t.data_offset(), layout: t.layout() }
+        Offsets {
+            base: t.data_offset(),
+            layout: t.layout(),
+        }
     }
 }
 
@@ -284,14 +295,22 @@ pub fn sgemm_load_b(k: usize, n: usize, bx: usize, tid: usize) -> Copy4 {
 /// shared A tile by the TiledMMA).
 #[inline(always)]
 pub fn sgemm_frag_a(tid: usize) -> Offsets<PartA<SgemmMma, SmemA>> {
-    Offsets::of(sgemm_mma().get_slice(tid).partition_a(index(sgemm_smem_a())))
+    Offsets::of(
+        sgemm_mma()
+            .get_slice(tid)
+            .partition_a(index(sgemm_smem_a())),
+    )
 }
 
 /// Thread `tid`'s B fragment: value `j + 8 k`, as [`sgemm_frag_a`]
 /// (`partition_B`), offsets past the A tile.
 #[inline(always)]
 pub fn sgemm_frag_b(tid: usize) -> Offsets<PartB<SgemmMma, SmemB>> {
-    let mut o = Offsets::of(sgemm_mma().get_slice(tid).partition_b(index(sgemm_smem_b())));
+    let mut o = Offsets::of(
+        sgemm_mma()
+            .get_slice(tid)
+            .partition_b(index(sgemm_smem_b())),
+    );
     o.base += BM * BK;
     o
 }
@@ -300,7 +319,12 @@ pub fn sgemm_frag_b(tid: usize) -> Offsets<PartB<SgemmMma, SmemB>> {
 /// (i, j), at this offset of C (m x n, row-major; `partition_C` of the
 /// block's tile).
 #[inline(always)]
-pub fn sgemm_frag_c(m: usize, n: usize, (bx, by): (usize, usize), tid: usize) -> Offsets<PartC<SgemmMma, TileC>> {
+pub fn sgemm_frag_c(
+    m: usize,
+    n: usize,
+    (bx, by): (usize, usize),
+    tid: usize,
+) -> Offsets<PartC<SgemmMma, TileC>> {
     let tile = local_tile(index(layout!((m, n):(n, 1))), (C::<BM>, C::<BN>), (by, bx));
     Offsets::of(sgemm_mma().get_slice(tid).partition_c(tile))
 }
@@ -389,16 +413,28 @@ mod tests {
         for warp in 0..THREADS / 32 {
             let tids = warp * 32..warp * 32 + 32;
             for v in 0..4 {
-                let loads: Vec<_> = tids.clone().map(|t| transpose_load(n, (3, 5), t)[v]).collect();
+                let loads: Vec<_> = tids
+                    .clone()
+                    .map(|t| transpose_load(n, (3, 5), t)[v])
+                    .collect();
                 let s: Vec<usize> = loads.iter().map(|l| l.1).collect();
-                assert!(conflict_free(&s, 4), "load phase, warp {warp}, value {v}: {s:?}");
+                assert!(
+                    conflict_free(&s, 4),
+                    "load phase, warp {warp}, value {v}: {s:?}"
+                );
                 // 32-byte sectors: the warp's 16-byte chunks pair up.
                 let g: HashSet<usize> = loads.iter().map(|l| l.0).collect();
                 assert!(g.iter().all(|x| g.contains(&(x ^ 1))), "uncoalesced load");
-                let stores: Vec<_> = tids.clone().map(|t| transpose_store(n, (3, 5), t)[v]).collect();
+                let stores: Vec<_> = tids
+                    .clone()
+                    .map(|t| transpose_store(n, (3, 5), t)[v])
+                    .collect();
                 for k in 0..4 {
                     let s: Vec<usize> = stores.iter().map(|st| st.1[k]).collect();
-                    assert!(conflict_free(&s, 1), "store phase, warp {warp}, ({v}, {k}): {s:?}");
+                    assert!(
+                        conflict_free(&s, 1),
+                        "store phase, warp {warp}, ({v}, {k}): {s:?}"
+                    );
                 }
                 let g: HashSet<usize> = stores.iter().map(|st| st.0).collect();
                 assert!(g.iter().all(|x| g.contains(&(x ^ 1))), "uncoalesced store");
@@ -419,7 +455,9 @@ mod tests {
                         let (ca, cb) = (sgemm_load_a(m, k, by, tid), sgemm_load_b(k, n, bx, tid));
                         let (ga, gb) = (ca.global + kt * ca.step, cb.global + kt * cb.step);
                         for j in 0..4 {
-                            for (s, v) in [(ca.shared[j], a[4 * ga + j]), (cb.shared[j], b[4 * gb + j])] {
+                            for (s, v) in
+                                [(ca.shared[j], a[4 * ga + j]), (cb.shared[j], b[4 * gb + j])]
+                            {
                                 assert!(smem[s].is_none(), "shared slot {s} written twice");
                                 smem[s] = Some(v);
                             }
@@ -430,8 +468,10 @@ mod tests {
                         for kk in 0..BK {
                             for (i, row) in acc.iter_mut().enumerate() {
                                 for (j, x) in row.iter_mut().enumerate() {
-                                    let av = smem[fa.at(i + 8 * kk)].expect("A read before written");
-                                    let bv = smem[fb.at(j + 8 * kk)].expect("B read before written");
+                                    let av =
+                                        smem[fa.at(i + 8 * kk)].expect("A read before written");
+                                    let bv =
+                                        smem[fb.at(j + 8 * kk)].expect("B read before written");
                                     *x += av * bv;
                                 }
                             }
@@ -500,12 +540,21 @@ mod tests {
         for warp in 0..THREADS / 32 {
             for kk in 0..BK {
                 for h in 0..2 {
-                    let sa: Vec<usize> = (warp * 32..warp * 32 + 32).map(|t| sgemm_frag_a(t).at(8 * kk + 4 * h)).collect();
-                    let sb: Vec<usize> = (warp * 32..warp * 32 + 32).map(|t| sgemm_frag_b(t).at(8 * kk + 4 * h)).collect();
-                    assert!(conflict_free(&sa, 4) && conflict_free(&sb, 4), "warp {warp}: {sa:?} {sb:?}");
+                    let sa: Vec<usize> = (warp * 32..warp * 32 + 32)
+                        .map(|t| sgemm_frag_a(t).at(8 * kk + 4 * h))
+                        .collect();
+                    let sb: Vec<usize> = (warp * 32..warp * 32 + 32)
+                        .map(|t| sgemm_frag_b(t).at(8 * kk + 4 * h))
+                        .collect();
+                    assert!(
+                        conflict_free(&sa, 4) && conflict_free(&sb, 4),
+                        "warp {warp}: {sa:?} {sb:?}"
+                    );
                 }
             }
-            let sb: Vec<usize> = (warp * 32..warp * 32 + 32).map(|t| sgemm_load_b(4096, n, 0, t).shared[0]).collect();
+            let sb: Vec<usize> = (warp * 32..warp * 32 + 32)
+                .map(|t| sgemm_load_b(4096, n, 0, t).shared[0])
+                .collect();
             assert!(conflict_free(&sb, 4), "B stores, warp {warp}");
         }
     }
@@ -517,7 +566,10 @@ mod tests {
         // (MMA, MMA_M, MMA_K) = (one value, (4,2), 8) with strides
         // (_, (1,64), 128); thread 17 has tm = 1, so it starts at row 4.
         let part = sgemm_mma().get_slice(17).partition_a(index(sgemm_smem_a()));
-        assert_eq!(part.layout().to_string(), "(_1,(_4,_2),_8):(_0,(_1,_64),_128)");
+        assert_eq!(
+            part.layout().to_string(),
+            "(_1,(_4,_2),_8):(_0,(_1,_64),_128)"
+        );
         assert_eq!(part.data_offset(), 4);
     }
 }

@@ -54,7 +54,9 @@ pub fn sgemm(
         return Err("sgemm: sizes overflow".into());
     };
     if m == 0 || n == 0 || k == 0 || m % 128 != 0 || n % 128 != 0 || k % 8 != 0 {
-        return Err(format!("sgemm: ({m}, {n}, {k}) must be positive multiples of (128, 128, 8)"));
+        return Err(format!(
+            "sgemm: ({m}, {n}, {k}) must be positive multiples of (128, 128, 8)"
+        ));
     }
     if a.len() < la || b.len() < lb || c.len() < lc {
         return Err("sgemm: a buffer is shorter than its matrix".into());

@@ -105,7 +105,10 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
     let (major, minor) = ctx.compute_capability()?;
     println!("GPU 0: {}, compute capability {major}.{minor}", ctx.name()?);
     let module = ctx.load_module(Ptx::from_file(&args.ptx))?;
-    let (f_transpose, f_sgemm) = (module.load_function("transpose_f32")?, module.load_function("sgemm_f32")?);
+    let (f_transpose, f_sgemm) = (
+        module.load_function("transpose_f32")?,
+        module.load_function("sgemm_f32")?,
+    );
     let stream = ctx.default_stream();
     let mut rows = Vec::new();
     let mut ok = true;
@@ -115,19 +118,29 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
     let host: Vec<f32> = (0..n * n).map(|i| (i % (1 << 24)) as f32).collect();
     let src = stream.clone_htod(&host)?;
     let mut dst = stream.alloc_zeros::<f32>(n * n)?;
-    let ms = time(&ctx, &stream, args.reps, || launch::transpose(&stream, &f_transpose, &src, &mut dst, n))?;
+    let ms = time(&ctx, &stream, args.reps, || {
+        launch::transpose(&stream, &f_transpose, &src, &mut dst, n)
+    })?;
     let got = stream.clone_dtoh(&dst)?;
-    let bad = (0..n * n).filter(|&x| got[(x % n) * n + x / n] != host[x]).count();
+    let bad = (0..n * n)
+        .filter(|&x| got[(x % n) * n + x / n] != host[x])
+        .count();
     ok &= bad == 0;
     rows.push(Row {
         kernel: "transpose_f32 (layout)",
         size: format!("{n}x{n}"),
         ms,
         rate: gbs(2 * 4 * n * n, ms),
-        check: if bad == 0 { "exact".into() } else { format!("{bad} wrong") },
+        check: if bad == 0 {
+            "exact".into()
+        } else {
+            format!("{bad} wrong")
+        },
     });
     let ms = time(&ctx, &stream, args.reps, || {
-        stream.memcpy_dtod(&src, &mut dst).map_err(|e| e.to_string())
+        stream
+            .memcpy_dtod(&src, &mut dst)
+            .map_err(|e| e.to_string())
     })?;
     rows.push(Row {
         kernel: "copy (cuMemcpyDtoD)",
@@ -157,11 +170,18 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
         let samples: Vec<(usize, usize)> = if timed {
             random(2 * 4096, 3)
                 .chunks(2)
-                .map(|p| (((p[0] + 1.0) / 2.0 * m as f32) as usize % m, ((p[1] + 1.0) / 2.0 * size as f32) as usize % size))
+                .map(|p| {
+                    (
+                        ((p[0] + 1.0) / 2.0 * m as f32) as usize % m,
+                        ((p[1] + 1.0) / 2.0 * size as f32) as usize % size,
+                    )
+                })
                 .chain([(0, 0), (m - 1, size - 1)])
                 .collect()
         } else {
-            (0..m).flat_map(|i| (0..size).map(move |j| (i, j))).collect()
+            (0..m)
+                .flat_map(|i| (0..size).map(move |j| (i, j)))
+                .collect()
         };
         let eps = f64::from(f32::EPSILON) * k as f64;
         let bad = samples
@@ -177,15 +197,25 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
             kernel: "sgemm_f32 (layout)",
             size: format!("{m}x{size}x{k}"),
             ms,
-            rate: if timed { format!("{:.1} TFLOP/s", 2.0 * (m * size * k) as f64 / ms / 1e9) } else { "-".into() },
-            check: format!("{} {what} entries, {bad} beyond k*eps*sum|ab|", samples.len()),
+            rate: if timed {
+                format!("{:.1} TFLOP/s", 2.0 * (m * size * k) as f64 / ms / 1e9)
+            } else {
+                "-".into()
+            },
+            check: format!(
+                "{} {what} entries, {bad} beyond k*eps*sum|ab|",
+                samples.len()
+            ),
         });
     }
 
     println!("| kernel | size | ms | rate | check |");
     println!("| --- | --- | --- | --- | --- |");
     for r in &rows {
-        println!("| {} | {} | {:.4} | {} | {} |", r.kernel, r.size, r.ms, r.rate, r.check);
+        println!(
+            "| {} | {} | {:.4} | {} | {} |",
+            r.kernel, r.size, r.ms, r.rate, r.check
+        );
     }
     Ok(ok)
 }
