@@ -92,6 +92,25 @@ fn negative_strides_refused_where_undefined() {
     assert_eq!(t.len(), 32);
 }
 
+/// Found by the `oracle` fuzz target: CuTe's right_inverse follows
+/// |stride| and negates the result, so R(1) = -1 indexes A outside its
+/// domain. A negative stride the inverse would follow is refused; one it
+/// does not follow is harmless.
+#[test]
+fn right_inverse_refuses_a_negative_stride_it_would_follow() {
+    let e = layout_core::right_inverse(&lay("((5,1),(1,1)):((_-1,-2),(-2,-2))")).unwrap_err();
+    assert!(e.to_string().contains("negative stride"), "{e}");
+    assert!(layout_core::right_inverse(&lay("5:_-1")).is_err());
+    // (4,2):(1,-8): the inverse uses only the stride-1 mode. By hand:
+    // R = 4:1 and A(R(i)) = i for i < 4.
+    let a = lay("(4,2):(1,-8)");
+    let r = layout_core::right_inverse(&a).unwrap();
+    assert_eq!(r.size().unwrap(), 4);
+    for i in 0..4 {
+        assert_eq!(a.call(r.call(i).unwrap()).unwrap(), i);
+    }
+}
+
 /// Size-0 layouts reach no offset: the operations defined through the
 /// offsets a layout reaches refuse them with a message that says so.
 #[test]

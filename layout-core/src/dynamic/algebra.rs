@@ -678,7 +678,9 @@ pub fn complement_default(a: &DynLayout) -> R<DynLayout> {
 }
 
 /// CuTe's `right_inverse`: R with `A(R(i)) == i` on R's domain. Unlike CuTe,
-/// dynamic strides are followed by value (CuTe gives up and returns `_1:_0`).
+/// dynamic strides are followed by value (CuTe gives up and returns `_1:_0`),
+/// and a negative stride the inverse would follow is refused (CuTe follows
+/// its absolute value, which breaks `A(R(i)) == i`).
 pub fn right_inverse(a: &DynLayout) -> R<DynLayout> {
     nonempty(a, "right_inverse")?;
     let f = coalesce(a)?;
@@ -693,8 +695,18 @@ pub fn right_inverse(a: &DynLayout) -> R<DynLayout> {
         .filter(|(k, (_, d))| d.v.abs() == next && !seq.contains(k))
         .max_by_key(|(_, (s, _))| s.v)
     {
-        seq.push(i);
         let (s, d) = modes[i];
+        if d.v < 0 {
+            // CuTe 4.7 takes |stride| and negates the result's stride, which
+            // indexes A at negative coordinates: no longer A(R(i)) == i.
+            return Err(invalid(
+                "right_inverse",
+                format!(
+                    "{a}: mode {s}:{d} has a negative stride, so no R with A(R(i)) == i uses it"
+                ),
+            ));
+        }
+        seq.push(i);
         let nx = s.v.checked_mul(d.v.abs()).ok_or(of("right_inverse"))?;
         if s.v <= 1 || nx == next {
             break;
@@ -705,17 +717,7 @@ pub fn right_inverse(a: &DynLayout) -> R<DynLayout> {
         return Ok(DynLayout::int(DInt::s(1), DInt::s(0)));
     }
     let shapes: Vec<DTuple> = seq.iter().map(|&i| DTuple::Int(modes[i].0)).collect();
-    let strides: Vec<DTuple> = seq
-        .iter()
-        .map(|&i| {
-            let r = rstride[i];
-            DTuple::Int(if modes[i].1.v < 0 {
-                DInt { v: -r.v, st: r.st }
-            } else {
-                r
-            })
-        })
-        .collect();
+    let strides: Vec<DTuple> = seq.iter().map(|&i| DTuple::Int(rstride[i])).collect();
     Ok(unwrap(shapes, strides))
 }
 
