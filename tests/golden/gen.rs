@@ -804,7 +804,7 @@ fn golden_dir() -> PathBuf {
     match std::env::var("LAYOUT_GOLDEN_DIR") {
         Ok(d) if Path::new(&d).is_absolute() => PathBuf::from(d),
         Ok(d) => root.join(d),
-        Err(_) => root.join("../shared/golden"),
+        Err(_) => root.join("tests/golden/data"),
     }
 }
 

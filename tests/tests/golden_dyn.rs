@@ -1,5 +1,5 @@
 //! DynLayout against the golden vectors printed by CuTe: every algebra file
-//! of `LAYOUT_GOLDEN_DIR` (default `../shared/golden`), read at run time.
+//! of `LAYOUT_GOLDEN_DIR` (default `tests/golden/data`, in the repository), read at run time.
 //!
 //! - `"static": true` records: exact print and table.
 //! - `"static": false` records and the `*_dynamic` / `*_mixed` ops: the
@@ -34,7 +34,7 @@ fn golden_dir() -> PathBuf {
     match std::env::var("LAYOUT_GOLDEN_DIR") {
         Ok(d) if PathBuf::from(&d).is_absolute() => PathBuf::from(d),
         Ok(d) => root.join(d),
-        Err(_) => root.join("../shared/golden"),
+        Err(_) => root.join("tests/golden/data"),
     }
 }
 

@@ -5,7 +5,7 @@
 //! `tests/golden/gen.rs`) that compile in parallel; this runs both, prints a
 //! line per op and closes with `N passed, M failed`.
 //!
-//! The directory is `LAYOUT_GOLDEN_DIR` (default `../shared/golden`).
+//! The directory is `LAYOUT_GOLDEN_DIR` (default `tests/golden/data`, in the repository).
 
 use layout_golden::Report;
 use layout_golden_0::{FILES_FOUND, GOLDEN_DIR, OPS, SKIPPED};
