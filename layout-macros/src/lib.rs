@@ -54,8 +54,20 @@ fn expand(input: TokenStream2, form: Form) -> syn::Result<TokenStream2> {
             "expected a layout such as `(2,(2,2)):(4,(2,1))` or a shape such as `(3,4)`",
         ));
     }
+    if p.at_colon() {
+        return Err(p.error_here(
+            "the shape before `:` is missing: write `layout!((4,2):(2,1))`, or the shape alone",
+        ));
+    }
     let shape = p.node()?;
+    // Points at the `:` when nothing follows it.
+    let no_stride = p.error_here(
+        "the stride after `:` is missing: write `layout!((4,2):(2,1))`, or leave out the `:` for column-major strides",
+    );
     let stride = if p.eat_colon()? {
+        if p.is_empty() {
+            return Err(no_stride);
+        }
         let s = p.node()?;
         Some(s)
     } else {

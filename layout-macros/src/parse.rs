@@ -59,6 +59,17 @@ impl Parser {
     fn peek(&self) -> Option<&TokenTree> {
         self.toks.get(self.pos)
     }
+    /// Whether the next token is `:`.
+    pub fn at_colon(&self) -> bool {
+        matches!(self.peek(), Some(TokenTree::Punct(p)) if p.as_char() == ':')
+    }
+    /// An error at the next token (the whole input when there is none).
+    pub fn error_here(&self, msg: &str) -> syn::Error {
+        match self.peek() {
+            Some(t) => syn::Error::new(t.span(), msg),
+            None => syn::Error::new(Span::call_site(), msg),
+        }
+    }
     pub fn eat_colon(&mut self) -> syn::Result<bool> {
         match self.peek() {
             Some(TokenTree::Punct(p)) if p.as_char() == ':' => {
@@ -165,10 +176,22 @@ impl Parser {
                     )),
                 }
             }
-            TokenTree::Punct(p) if p.as_char() == '-' => Err(syn::Error::new(
-                p.span(),
-                "negative integers are not supported: shapes and strides are non-negative",
-            )),
+            TokenTree::Punct(p) if p.as_char() == '-' => {
+                // Name what was written: `-1`, `-n`, `-{k}`.
+                let what = match self.peek().map(|t| t.to_string()) {
+                    Some(t) => {
+                        self.pos += 1;
+                        format!("-{t}")
+                    }
+                    None => "-".into(),
+                };
+                Err(syn::Error::new(
+                    p.span(),
+                    format!(
+                        "`{what}` is negative: shapes and strides of `layout!` are non-negative"
+                    ),
+                ))
+            }
             TokenTree::Punct(p) if p.as_char() == '_' && self.allow_underscore => {
                 Ok(Node::Leaf(Leaf::Underscore(p.span())))
             }

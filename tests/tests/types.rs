@@ -37,16 +37,23 @@ fn typed_layouts_convert_to_dynlayouts_that_print_the_same() {
     use layout_core::{make_layout_right, DynLayout};
     let n = 5usize;
     let cases = [
-        DynLayout::from(layout!((2,(2,2)):(4,(2,1)))).to_string()
+        DynLayout::try_from(layout!((2,(2,2)):(4,(2,1))))
+            .unwrap()
+            .to_string()
             == layout!((2,(2,2)):(4,(2,1))).to_string(),
-        DynLayout::from(layout!((3, n):(n, 1))).to_string() == "(_3,5):(5,_1)",
-        DynLayout::from(make_layout_right((C::<3>, (n, C::<4>)))).to_string()
+        DynLayout::try_from(layout!((3, n):(n, 1)))
+            .unwrap()
+            .to_string()
+            == "(_3,5):(5,_1)",
+        DynLayout::try_from(make_layout_right((C::<3>, (n, C::<4>))))
+            .unwrap()
+            .to_string()
             == make_layout_right((C::<3>, (n, C::<4>))).to_string(),
-        DynLayout::from(layout!(8:1)).to_string() == "_8:_1",
+        DynLayout::try_from(layout!(8:1)).unwrap().to_string() == "_8:_1",
     ];
     assert_eq!(cases, [true; 4]);
     let h = layout!(((4,8),(2,2,2)):((32,1),(16,8,128)));
-    let d = DynLayout::from(h);
+    let d = DynLayout::try_from(h).unwrap();
     for i in 0..h.size() {
         assert_eq!(d.call(i as i64).unwrap(), h.call(i) as i64);
     }

@@ -85,12 +85,22 @@ impl fmt::Display for DTuple {
 }
 
 impl DTuple {
-    /// A typed tuple's run-time twin, printing the same.
-    pub fn from_typed<T: IntTuple>(t: &T) -> DTuple {
+    /// A typed tuple's run-time twin, printing the same; `Err` when a
+    /// run-time leaf does not fit an `i64` (2^63 or more), rather than a
+    /// clamped value.
+    ///
+    /// ```
+    /// use layout_core::{DTuple, C};
+    /// let t = DTuple::from_typed(&(C::<2>, (3usize, C::<4>))).unwrap();
+    /// assert_eq!(t.to_string(), "(_2,(3,_4))");
+    /// assert!(DTuple::from_typed(&(1usize << 63)).is_err());
+    /// ```
+    pub fn from_typed<T: IntTuple>(t: &T) -> Result<DTuple, LayoutError> {
         /// Builds the tree from the typed tuple's walk.
         struct Build {
             open: Vec<Vec<DTuple>>,
             done: Option<DTuple>,
+            too_large: bool,
         }
         impl Build {
             fn put(&mut self, t: DTuple) {
@@ -102,7 +112,10 @@ impl DTuple {
         }
         impl crate::tuple::TupleVisitor for Build {
             fn leaf(&mut self, v: usize, st: bool) {
-                let v = i64::try_from(v).unwrap_or(i64::MAX);
+                let v = i64::try_from(v).unwrap_or_else(|_| {
+                    self.too_large = true;
+                    0
+                });
                 self.put(DTuple::Int(DInt { v, st }));
             }
             fn open(&mut self) {
@@ -116,9 +129,15 @@ impl DTuple {
         let mut b = Build {
             open: Vec::new(),
             done: None,
+            too_large: false,
         };
         t.visit(&mut b);
-        b.done.unwrap_or(DTuple::Tup(Vec::new()))
+        if b.too_large {
+            return Err(LayoutError::Overflow {
+                op: "DTuple::from_typed",
+            });
+        }
+        Ok(b.done.unwrap_or(DTuple::Tup(Vec::new())))
     }
     /// CuTe's rank: 1 for an integer.
     pub fn rank(&self) -> usize {
@@ -442,17 +461,31 @@ impl DynLayout {
             stride: self.stride.to_dynamic(),
         }
     }
-    /// The typed layout's run-time twin, printing the same.
-    pub fn from_typed<S: Congruent<D>, D: IntTuple>(l: &Layout<S, D>) -> DynLayout {
-        DynLayout {
-            shape: DTuple::from_typed(&l.shape()),
-            stride: DTuple::from_typed(&l.stride()),
-        }
+    /// The typed layout's run-time twin, printing the same; `Err` when a
+    /// run-time leaf is 2^63 or more (an `i64` cannot hold it).
+    ///
+    /// ```
+    /// use layout_core::{layout, DynLayout};
+    /// let n = 5;
+    /// let d = DynLayout::from_typed(&layout!((3, n):(n, 1))).unwrap();
+    /// assert_eq!(d.to_string(), "(_3,5):(5,_1)");
+    /// let big = 1usize << 63;
+    /// assert!(DynLayout::from_typed(&layout!((2, big):(1, 2))).is_err());
+    /// ```
+    pub fn from_typed<S: Congruent<D>, D: IntTuple>(
+        l: &Layout<S, D>,
+    ) -> Result<DynLayout, LayoutError> {
+        Ok(DynLayout {
+            shape: DTuple::from_typed(&l.shape())?,
+            stride: DTuple::from_typed(&l.stride())?,
+        })
     }
 }
 
-impl<S: Congruent<D>, D: IntTuple> From<Layout<S, D>> for DynLayout {
-    fn from(l: Layout<S, D>) -> Self {
+impl<S: Congruent<D>, D: IntTuple> TryFrom<Layout<S, D>> for DynLayout {
+    type Error = LayoutError;
+    /// [`DynLayout::from_typed`].
+    fn try_from(l: Layout<S, D>) -> Result<Self, LayoutError> {
         DynLayout::from_typed(&l)
     }
 }
