@@ -125,6 +125,11 @@ impl<S: Congruent<D>, D: IntTuple> Layout<S, D> {
     /// assert_eq!(layout!((3,4):(6,1)).cosize(), 16);
     /// assert_eq!(layout!((3,4):(0,1)).cosize(), 4);
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// When the cosize of run-time leaves overflows `usize`
+    /// ([`Layout::checked_cosize`] returns `None` instead).
     #[inline(always)]
     pub fn cosize(&self) -> usize {
         self.checked_cosize().expect("cosize overflows usize")

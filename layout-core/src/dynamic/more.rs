@@ -171,7 +171,10 @@ pub fn tile_to_shape(block: &DynLayout, shape: &DTuple, order: Option<&DTuple>) 
     };
     let mut reps = Vec::new();
     for i in 0..r {
-        let target = shape.mode(i).expect("rank checked").product()?;
+        let target = shape
+            .mode(i)
+            .ok_or_else(|| invalid("tile_to_shape", format!("{shape} has no mode {i}")))?
+            .product()?;
         let have = block.shape().mode(i).expect("padded to rank").product()?;
         if have.v == 0 || target.v % have.v != 0 {
             return Err(invalid(
