@@ -36,9 +36,9 @@ fn sgemm_matrixmultiply(m: usize, n: usize, k: usize, a: &[f32], b: &[f32], c: &
     general_mat_mul(1.0, &a, &b, 1.0, &mut c);
 }
 
-fn main() {
-    // Transpose, 4096 x 4096.
-    let n = 4096;
+/// Runs both kernels at n x n (transpose) and s³ (SGEMM) and checks them
+/// against each other and the definition; then times them when `time`.
+fn run(n: usize, s: usize, time: bool) {
     let src: Vec<f32> = (0..n * n).map(|i| (i % 1000) as f32).collect();
     let (mut d1, mut d2) = (vec![0f32; n * n], vec![0f32; n * n]);
     transpose_layout(n, &src, &mut d1);
@@ -48,14 +48,16 @@ fn main() {
         (0..n).all(|i| d1[i * n + 7] == src[7 * n + i]),
         "not a transpose"
     );
+    let reps = if time { 5 } else { 1 };
     let bytes = 2.0 * (n * n * 4) as f64;
-    let tl = best(5, || {
+    let tl = best(reps, || {
         transpose_layout(n, black_box(&src), black_box(&mut d1))
     });
-    let th = best(5, || transpose_hand(n, black_box(&src), black_box(&mut d2)));
+    let th = best(reps, || {
+        transpose_hand(n, black_box(&src), black_box(&mut d2))
+    });
 
-    // SGEMM, 1024^3, C += A * B from C = 0.
-    let s = 1024;
+    // SGEMM, s³, C += A * B from C = 0.
     let a: Vec<f32> = (0..s * s).map(|i| ((i * 7) % 13) as f32 - 6.0).collect();
     let b: Vec<f32> = (0..s * s).map(|i| ((i * 5) % 11) as f32 - 5.0).collect();
     let (mut c1, mut c2, mut c3) = (vec![0f32; s * s], vec![0f32; s * s], vec![0f32; s * s]);
@@ -65,16 +67,19 @@ fn main() {
     // Small integers: every product and partial sum is exact in f32.
     assert!(c1 == c2 && c2 == c3, "the three SGEMMs disagree");
     let flops = 2.0 * (s * s * s) as f64;
-    let gl = best(3, || {
+    let reps = if time { 3 } else { 1 };
+    let gl = best(reps, || {
         sgemm_layout(s, s, s, black_box(&a), black_box(&b), black_box(&mut c1))
     });
-    let gh = best(3, || {
+    let gh = best(reps, || {
         sgemm_hand(s, s, s, black_box(&a), black_box(&b), black_box(&mut c2))
     });
-    let gm = best(3, || {
+    let gm = best(reps, || {
         sgemm_matrixmultiply(s, s, s, black_box(&a), black_box(&b), black_box(&mut c3))
     });
-
+    if !time {
+        return;
+    }
     println!(
         "transpose {n}: layout {:.2} GB/s, hand {:.2} GB/s",
         bytes / tl / 1e9,
@@ -86,4 +91,14 @@ fn main() {
         flops / gh / 1e9,
         flops / gm / 1e9
     );
+}
+
+fn main() {
+    run(4096, 1024, true);
+}
+
+/// `cargo test` runs the example's checks at a small size (no timing).
+#[test]
+fn runs() {
+    run(256, 256, false);
 }

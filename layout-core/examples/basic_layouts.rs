@@ -80,3 +80,9 @@ fn main() {
     dynamic_dimensions();
     nested_coords();
 }
+
+/// `cargo test` runs the example, so its assertions execute.
+#[test]
+fn runs() {
+    main();
+}

@@ -192,3 +192,9 @@ fn main() {
         ck.0
     );
 }
+
+/// `cargo test` runs the example, so its assertions execute.
+#[test]
+fn runs() {
+    main();
+}

@@ -168,3 +168,9 @@ fn main() {
     );
     println!("{n} results, all as CuTe printed them, all zero-sized.");
 }
+
+/// `cargo test` runs the example, so its assertions execute.
+#[test]
+fn runs() {
+    main();
+}

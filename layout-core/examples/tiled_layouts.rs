@@ -75,3 +75,9 @@ fn main() {
     use_nested_layouts();
     minimal_repro();
 }
+
+/// `cargo test` runs the example, so its assertions execute.
+#[test]
+fn runs() {
+    main();
+}
