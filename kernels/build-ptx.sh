@@ -75,7 +75,10 @@ PY
 ptxas=$(find_ptxas || true)
 if [ -z "$ptxas" ]; then
     echo "build-ptx: installing ptxas (pip: nvidia-cuda-nvcc==13.0.88)" >&2
-    python3 -m pip install --quiet --disable-pip-version-check nvidia-cuda-nvcc==13.0.88 >&2
+    # (A Python whose packages the system manages refuses plain installs.)
+    python3 -m pip install --quiet --disable-pip-version-check nvidia-cuda-nvcc==13.0.88 >&2 \
+        || python3 -m pip install --quiet --disable-pip-version-check --user --break-system-packages \
+            nvidia-cuda-nvcc==13.0.88 >&2
     ptxas=$(find_ptxas)
 fi
 report=$("$ptxas" -arch=sm_90 -v "$ptx" -o "$out/layout_kernels.sm_90.cubin" 2>&1) || {
