@@ -244,6 +244,71 @@ impl Smem {
     }
 }
 
+/// One warp's `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32`:
+/// D = A·Bᵀ + C on a 16 x 16 A, an 8 x 16 B (N x K) and a 16 x 8 C, each
+/// lane holding the fragments that [`crate::maps::mma_atom_offsets`] gives
+/// (the atom's thread-value layouts): A as 4 registers of two f16 (value
+/// 2r in the low half of register r), B as 2, C and D as 4 f32.
+///
+/// All 32 lanes of the warp execute it together (`.aligned`): kernels call
+/// it outside data-dependent branches, with whole warps.
+#[inline(always)]
+pub fn mma_m16n8k16_f32(a: [u32; 4], b: [u32; 2], c: [f32; 4]) -> [f32; 4] {
+    let (d0, d1, d2, d3): (f32, f32, f32, f32);
+    // SAFETY: registers only; the warp executes it converged (above).
+    unsafe {
+        asm!(
+            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {{{d0}, {d1}, {d2}, {d3}}}, {{{a0}, {a1}, {a2}, {a3}}}, {{{b0}, {b1}}}, {{{c0}, {c1}, {c2}, {c3}}};",
+            d0 = out(reg32) d0, d1 = out(reg32) d1, d2 = out(reg32) d2, d3 = out(reg32) d3,
+            a0 = in(reg32) a[0], a1 = in(reg32) a[1], a2 = in(reg32) a[2], a3 = in(reg32) a[3],
+            b0 = in(reg32) b[0], b1 = in(reg32) b[1],
+            c0 = in(reg32) c[0], c1 = in(reg32) c[1], c2 = in(reg32) c[2], c3 = in(reg32) c[3],
+            options(pure, nomem, nostack)
+        )
+    };
+    [d0, d1, d2, d3]
+}
+
+/// The same atom with f16 accumulators
+/// (`mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16`): C and D as 2
+/// registers of two f16.
+#[inline(always)]
+pub fn mma_m16n8k16_f16(a: [u32; 4], b: [u32; 2], c: [u32; 2]) -> [u32; 2] {
+    let (d0, d1): (u32, u32);
+    // SAFETY: registers only; the warp executes it converged (as above).
+    unsafe {
+        asm!(
+            "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {{{d0}, {d1}}}, {{{a0}, {a1}, {a2}, {a3}}}, {{{b0}, {b1}}}, {{{c0}, {c1}}};",
+            d0 = out(reg32) d0, d1 = out(reg32) d1,
+            a0 = in(reg32) a[0], a1 = in(reg32) a[1], a2 = in(reg32) a[2], a3 = in(reg32) a[3],
+            b0 = in(reg32) b[0], b1 = in(reg32) b[1],
+            c0 = in(reg32) c[0], c1 = in(reg32) c[1],
+            options(pure, nomem, nostack)
+        )
+    };
+    [d0, d1]
+}
+
+/// One tensor-core atom, one warp: `c = a · bᵀ` with f16 inputs (bits, a
+/// 16 x 16 and b 8 x 16 row-major), f32 c (16 x 8 row-major) when `f16acc`
+/// is 0, f16 c (bits) otherwise. Launch: one block of 32 threads.
+///
+/// # Safety
+/// `a`, `b` point to 256 and 128 `u16`, `c` to 128 `f32` (or 128 `u16`
+/// with f16 accumulation), 4-byte aligned, `c` distinct from both.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn mma_atom(a: *const u16, b: *const u16, c: *mut u32, f16acc: u32) {
+    // SAFETY: the launch contract above.
+    let (a, b) = unsafe { (Global::new(a, 256), Global::new(b, 128)) };
+    if f16acc == 0 {
+        // SAFETY: c holds 128 f32.
+        crate::gpu::mma_atom_f32(a, b, unsafe { GlobalMut::new(c.cast::<f32>(), 128) })
+    } else {
+        // SAFETY: c holds 128 u16.
+        crate::gpu::mma_atom_f16(a, b, unsafe { GlobalMut::new(c.cast::<u16>(), 128) })
+    }
+}
+
 /// A buffer of `n` `f32` as `n / 4` [`F4`]; traps when `n` is not a
 /// multiple of 4 or the pointer is not 16-byte aligned.
 fn as_f4(ptr: *const f32, n: usize) -> (*const F4, usize) {

@@ -3,10 +3,13 @@
 //! `.entry` functions and what they require of the host) are in
 //! [`crate::device`].
 
-use crate::device::{block_idx, fma, sync_threads, thread_idx, trap, Global, GlobalMut, Smem, F4};
+use crate::device::{
+    block_idx, fma, mma_m16n8k16_f16, mma_m16n8k16_f32, sync_threads, thread_idx, trap, Global,
+    GlobalMut, Smem, F4,
+};
 use crate::maps::{
-    sgemm_frag_a, sgemm_frag_b, sgemm_frag_c, sgemm_load_a, sgemm_load_b, transpose_load,
-    transpose_store, At, BK, BM, BN, STAGE, TT,
+    mma_atom_offsets, sgemm_frag_a, sgemm_frag_b, sgemm_frag_c, sgemm_load_a, sgemm_load_b,
+    transpose_load, transpose_store, At, MmaOffsets, BK, BM, BN, STAGE, TT,
 };
 
 /// `dst = src^T`, n x n: each block moves one 64 x 64 tile through a
@@ -95,5 +98,42 @@ pub fn sgemm(m: usize, n: usize, k: usize, a: Global<F4>, b: Global<F4>, c: Glob
             // Values i + 8 j, j = 4h .. 4h + 3, are contiguous (the maps).
             c.st(fc.at(i + 8 * 4 * h) / 4, F4(v));
         }
+    }
+}
+
+/// Two f16 (bits) in one register, `lo` in the low half.
+#[inline(always)]
+fn pack(lo: u16, hi: u16) -> u32 {
+    lo as u32 | (hi as u32) << 16
+}
+
+/// The A and B fragments of this lane, loaded by the atom's layouts.
+#[inline(always)]
+fn mma_fragments(a: Global<u16>, b: Global<u16>, m: &MmaOffsets) -> ([u32; 4], [u32; 2]) {
+    let ra = [0, 1, 2, 3].map(|r| pack(a.ld(m.a[2 * r]), a.ld(m.a[2 * r + 1])));
+    let rb = [0, 1].map(|r| pack(b.ld(m.b[2 * r]), b.ld(m.b[2 * r + 1])));
+    (ra, rb)
+}
+
+/// One m16n8k16 atom with f32 accumulators, every operand placed by the
+/// atom's thread-value layouts ([`mma_atom_offsets`]).
+#[inline(always)]
+pub fn mma_atom_f32(a: Global<u16>, b: Global<u16>, c: GlobalMut<f32>) {
+    let m = mma_atom_offsets(thread_idx() % 32);
+    let (ra, rb) = mma_fragments(a, b, &m);
+    let d = mma_m16n8k16_f32(ra, rb, [0.0; 4]);
+    for (o, v) in m.c.into_iter().zip(d) {
+        c.st(o, v);
+    }
+}
+
+/// The same atom with f16 accumulators.
+#[inline(always)]
+pub fn mma_atom_f16(a: Global<u16>, b: Global<u16>, c: GlobalMut<u16>) {
+    let m = mma_atom_offsets(thread_idx() % 32);
+    let (ra, rb) = mma_fragments(a, b, &m);
+    let d = mma_m16n8k16_f16(ra, rb, [0; 2]);
+    for (v, o) in m.c.into_iter().enumerate() {
+        c.st(o, (d[v / 2] >> (16 * (v % 2))) as u16);
     }
 }

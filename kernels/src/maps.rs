@@ -329,6 +329,56 @@ pub fn sgemm_frag_c(
     Offsets::of(sgemm_mma().get_slice(tid).partition_c(tile))
 }
 
+/// The tensor-core atom `mma.sync.aligned.m16n8k16` (f16 inputs): lane
+/// `lane`'s 8 A values, 4 B values and 4 C values as offsets in a 16 x 16
+/// row-major A, an 8 x 16 row-major B (B seen as N x K, the "TN" atom) and
+/// a 16 x 8 row-major C, read off the atom's thread-value layouts
+/// (`layout_core::atom::SM80_16x8x16_F32F16F16F32_TN`; the same for the
+/// f16-accumulator atom). Value `v` of a lane is register half `v` of the
+/// instruction's operand list.
+///
+/// ```
+/// // Lane 5 (group 1, thread 1 in its group): A values at rows 1 and 9,
+/// // columns 2, 3 and 10, 11.
+/// let m = layout_kernels::maps::mma_atom_offsets(5);
+/// assert_eq!(m.a, [18, 19, 146, 147, 26, 27, 154, 155]);
+/// ```
+pub fn mma_atom_offsets(lane: usize) -> MmaOffsets {
+    use layout_core::atom::{MmaAtom, SM80_16x8x16_F32F16F16F32_TN as Atom};
+    let (a, b, c) = (
+        <Atom as MmaAtom>::ALayout::default(),
+        <Atom as MmaAtom>::BLayout::default(),
+        <Atom as MmaAtom>::CLayout::default(),
+    );
+    // Each TV layout maps (lane, value) to a column-major index of its tile.
+    let rc = |idx: usize, rows: usize| (idx % rows, idx / rows);
+    MmaOffsets {
+        a: core::array::from_fn(|v| {
+            let (m, k) = rc(a.crd2idx((lane, v)), 16);
+            m * 16 + k
+        }),
+        b: core::array::from_fn(|v| {
+            let (n, k) = rc(b.crd2idx((lane, v)), 8);
+            n * 16 + k
+        }),
+        c: core::array::from_fn(|v| {
+            let (m, n) = rc(c.crd2idx((lane, v)), 16);
+            m * 8 + n
+        }),
+    }
+}
+
+/// One lane's operands of the m16n8k16 atom (see [`mma_atom_offsets`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MmaOffsets {
+    /// Offsets of the 8 A values in a 16 x 16 row-major tile.
+    pub a: [usize; 8],
+    /// Offsets of the 4 B values in an 8 x 16 row-major tile (N x K).
+    pub b: [usize; 4],
+    /// Offsets of the 4 C values in a 16 x 8 row-major tile.
+    pub c: [usize; 4],
+}
+
 #[cfg(test)]
 mod tests {
     //! Every thread of every block, on the CPU: the maps move each element
@@ -571,5 +621,34 @@ mod tests {
             "(_1,(_4,_2),_8):(_0,(_1,_64),_128)"
         );
         assert_eq!(part.data_offset(), 4);
+    }
+
+    /// The atom's thread-value layouts against the PTX ISA's fragment
+    /// tables for `mma.m16n8k16` with .f16 inputs, written out by hand:
+    /// group = lane / 4, t = lane % 4; A: row group (+8 for values 2,3,6,7),
+    /// column 2t + (v & 1) (+8 for values 4..7); B: k = 2t + (v & 1) (+8 for
+    /// values 2,3), n = group; C: row group (+8 for values 2,3), column
+    /// 2t + (v & 1).
+    #[test]
+    fn mma_atom_layouts_are_the_ptx_fragments() {
+        for lane in 0..32 {
+            let (g, t) = (lane / 4, lane % 4);
+            let m = mma_atom_offsets(lane);
+            for v in 0..8 {
+                let row = g + 8 * ((v >> 1) & 1);
+                let col = 2 * t + (v & 1) + 8 * (v >> 2);
+                assert_eq!(m.a[v], row * 16 + col, "A, lane {lane}, value {v}");
+            }
+            for v in 0..4 {
+                let k = 2 * t + (v & 1) + 8 * (v >> 1);
+                assert_eq!(m.b[v], g * 16 + k, "B, lane {lane}, value {v}");
+                let row = g + 8 * (v >> 1);
+                assert_eq!(
+                    m.c[v],
+                    row * 8 + 2 * t + (v & 1),
+                    "C, lane {lane}, value {v}"
+                );
+            }
+        }
     }
 }

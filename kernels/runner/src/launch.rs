@@ -69,3 +69,30 @@ pub fn sgemm(
     unsafe { l.launch(cfg) }.map_err(|e| format!("sgemm launch: {e}"))?;
     Ok(())
 }
+
+/// `mma_atom(a, b, c, f16acc)`: one warp's m16n8k16 tensor-core atom,
+/// c = a · bᵀ (a 16 x 16, b 8 x 16, c 16 x 8, row-major; f16 inputs as
+/// bits; c f32, or f16 bits in its low 128 halves when `f16acc` is 1).
+pub fn mma_atom(
+    stream: &CudaStream,
+    f: &CudaFunction,
+    a: &CudaSlice<u16>,
+    b: &CudaSlice<u16>,
+    c: &mut CudaSlice<u32>,
+    f16acc: u32,
+) -> Result<(), String> {
+    if a.len() < 256 || b.len() < 128 || c.len() < 128 {
+        return Err("mma_atom: a holds 256 halves, b 128, c 128 words".into());
+    }
+    let cfg = LaunchConfig {
+        grid_dim: (1, 1, 1),
+        block_dim: (32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let mut l = stream.launch_builder(f);
+    l.arg(a).arg(b).arg(c).arg(&f16acc);
+    // SAFETY: the entry point's contract: the lengths (checked), cudarc's
+    // 256-byte aligned, distinct allocations.
+    unsafe { l.launch(cfg) }.map_err(|e| format!("mma_atom launch: {e}"))?;
+    Ok(())
+}
