@@ -230,6 +230,60 @@ impl Smem {
         }
     }
 
+    /// `ldmatrix.sync.aligned.m8n8.x4.shared.b16`: this lane gives the
+    /// address of index `i` (16-byte aligned; the row of 8 halves it names
+    /// lies in the window) and receives four registers, as the copy atom
+    /// `SM75_U32x4_LDSM_N` lays them out. The whole warp executes it
+    /// together.
+    #[inline(always)]
+    pub fn ldmatrix_x4(self, i: usize) -> [u32; 4] {
+        let a = self.addr(i, 4);
+        let (r0, r1, r2, r3): (u32, u32, u32, u32);
+        // SAFETY: `a` lies in the buffer, 16-byte aligned (checked); the
+        // warp executes it converged (the kernels call it with whole warps).
+        unsafe {
+            asm!("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{{r0}, {r1}, {r2}, {r3}}}, [{a}];",
+                 r0 = out(reg32) r0, r1 = out(reg32) r1, r2 = out(reg32) r2, r3 = out(reg32) r3,
+                 a = in(reg32) a, options(readonly, nostack))
+        };
+        [r0, r1, r2, r3]
+    }
+
+    /// `ldmatrix.sync.aligned.m8n8.x2.shared.b16`: as [`Smem::ldmatrix_x4`]
+    /// with two matrices (lanes 0-15 give the rows; the others' addresses are
+    /// checked but not used).
+    #[inline(always)]
+    pub fn ldmatrix_x2(self, i: usize) -> [u32; 2] {
+        let a = self.addr(i, 4);
+        let (r0, r1): (u32, u32);
+        // SAFETY: as ldmatrix_x4.
+        unsafe {
+            asm!("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {{{r0}, {r1}}}, [{a}];",
+                 r0 = out(reg32) r0, r1 = out(reg32) r1,
+                 a = in(reg32) a, options(readonly, nostack))
+        };
+        [r0, r1]
+    }
+
+    /// `cp.async.cg.shared.global` of 16 bytes: element `j` of `src` to
+    /// index `i` (16-byte aligned) of the window, without registers. The
+    /// data is there after [`cp_async_wait_all`] (and a barrier for other
+    /// threads' copies).
+    #[inline(always)]
+    pub fn cp_async16(self, i: usize, src: Global<F4>, j: usize) {
+        let a = self.addr(i, 4);
+        if j >= src.len {
+            trap()
+        }
+        // SAFETY: element j of src is in bounds (checked, `Global::new`'s
+        // contract), `a` in the buffer and aligned (checked).
+        unsafe {
+            let g = src.ptr.add(j);
+            asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {g}; cp.async.cg.shared.global [{a}], [g], 16; }}",
+                 a = in(reg32) a, g = in(reg64) g, options(nostack))
+        }
+    }
+
     /// Writes four `f32` at index `i` (16-byte aligned in the buffer).
     #[inline(always)]
     pub fn st4(self, i: usize, v: F4) {
@@ -242,6 +296,20 @@ impl Smem {
                  options(nostack))
         }
     }
+}
+
+/// Commits this thread's outstanding `cp.async` copies as one group.
+#[inline(always)]
+pub fn cp_async_commit() {
+    // SAFETY: no operands.
+    unsafe { asm!("cp.async.commit_group;", options(nostack)) }
+}
+
+/// Waits until every committed `cp.async` group of this thread is done.
+#[inline(always)]
+pub fn cp_async_wait_all() {
+    // SAFETY: no operands; a memory clobber keeps shared reads after it.
+    unsafe { asm!("cp.async.wait_all;", options(nostack)) }
 }
 
 /// One warp's `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32`:
@@ -307,6 +375,28 @@ pub unsafe extern "ptx-kernel" fn mma_atom(a: *const u16, b: *const u16, c: *mut
         // SAFETY: c holds 128 u16.
         crate::gpu::mma_atom_f16(a, b, unsafe { GlobalMut::new(c.cast::<u16>(), 128) })
     }
+}
+
+/// One warp, one tensor-core tile through the memory path of a GEMM: A
+/// (16 x 16) and B (8 x 16) f16 copied to shared memory by `cp.async`, read
+/// into the atom's registers by `ldmatrix.x4` / `.x2`, multiplied by
+/// `mma.sync` (f32 accumulators), C (16 x 8 f32) stored. Launch: one block
+/// of 32 threads.
+///
+/// # Safety
+/// `a`, `b`, `c` point to 256 and 128 `u16` and 128 `f32`, 16-byte
+/// aligned, `c` distinct from both.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn mma_tile(a: *const u16, b: *const u16, c: *mut f32) {
+    // SAFETY: the launch contract above (16-byte aligned: F4 views).
+    let (a, b, c) = unsafe {
+        (
+            Global::new(a.cast::<F4>(), 32),
+            Global::new(b.cast::<F4>(), 16),
+            GlobalMut::new(c, 128),
+        )
+    };
+    crate::gpu::mma_tile(a, b, c)
 }
 
 /// A buffer of `n` `f32` as `n / 4` [`F4`]; traps when `n` is not a

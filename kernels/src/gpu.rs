@@ -4,12 +4,13 @@
 //! [`crate::device`].
 
 use crate::device::{
-    block_idx, fma, mma_m16n8k16_f16, mma_m16n8k16_f32, sync_threads, thread_idx, trap, Global,
-    GlobalMut, Smem, F4,
+    block_idx, cp_async_commit, cp_async_wait_all, fma, mma_m16n8k16_f16, mma_m16n8k16_f32,
+    sync_threads, thread_idx, trap, Global, GlobalMut, Smem, F4,
 };
 use crate::maps::{
-    mma_atom_offsets, sgemm_frag_a, sgemm_frag_b, sgemm_frag_c, sgemm_load_a, sgemm_load_b,
-    transpose_load, transpose_store, At, MmaOffsets, BK, BM, BN, STAGE, TT,
+    ldsm_a_src, ldsm_b_src, mma_atom_offsets, sgemm_frag_a, sgemm_frag_b, sgemm_frag_c,
+    sgemm_load_a, sgemm_load_b, transpose_load, transpose_store, At, MmaOffsets, BK, BM, BN, STAGE,
+    TT,
 };
 
 /// `dst = src^T`, n x n: each block moves one 64 x 64 tile through a
@@ -135,5 +136,29 @@ pub fn mma_atom_f16(a: Global<u16>, b: Global<u16>, c: GlobalMut<u16>) {
     let d = mma_m16n8k16_f16(ra, rb, [0; 2]);
     for (v, o) in m.c.into_iter().enumerate() {
         c.st(o, (d[v / 2] >> (16 * (v % 2))) as u16);
+    }
+}
+
+/// A 16 x 16 A and an 8 x 16 B through shared memory into one atom:
+/// `cp.async` 16-byte chunks (lane l copies chunk l of A, lanes 0-15 chunk l
+/// of B; the tiles stay row-major), `ldmatrix` rows named by
+/// [`ldsm_a_src`] / [`ldsm_b_src`], `mma.sync`, C by the atom's layout.
+#[inline(always)]
+pub fn mma_tile(a: Global<F4>, b: Global<F4>, c: GlobalMut<f32>) {
+    let lane = thread_idx() % 32;
+    // f32 units: A's 256 halves, then B's 128.
+    let tile = Smem::window(0, 128 + 64);
+    tile.cp_async16(4 * lane, a, lane);
+    if lane < 16 {
+        tile.cp_async16(128 + 4 * lane, b, lane);
+    }
+    cp_async_commit();
+    cp_async_wait_all();
+    sync_threads();
+    let ra = tile.ldmatrix_x4(ldsm_a_src(lane) / 2);
+    let rb = tile.ldmatrix_x2(128 + ldsm_b_src(lane) / 2);
+    let d = mma_m16n8k16_f32(ra, rb, [0.0; 4]);
+    for (o, v) in mma_atom_offsets(lane).c.into_iter().zip(d) {
+        c.st(o, v);
     }
 }

@@ -379,6 +379,34 @@ pub struct MmaOffsets {
     pub c: [usize; 4],
 }
 
+/// Where an `ldmatrix` source thread's row lies, from the bit its source
+/// layout gives: `bit / 1024` is the 8 x 8 matrix, `bit % 1024 / 128` its row.
+fn ldsm_row(bit: usize) -> (usize, usize) {
+    (bit / 1024, bit % 1024 / 128)
+}
+
+/// `ldmatrix.x4` feeding the m16n8k16 atom's A from a 16 x 16 row-major f16
+/// tile: matrix r of the copy is the 8 x 8 block at row `8 (r % 2)`, column
+/// `8 (r / 2)` (so register r is the atom's A register r; the tests check
+/// this against both atoms' layouts). The half offset of the row whose
+/// address lane `lane` gives.
+pub fn ldsm_a_src(lane: usize) -> usize {
+    use layout_core::atom::{CopyAtom, SM75_U32x4_LDSM_N as Ldsm};
+    let src = <Ldsm as CopyAtom>::SrcLayout::default();
+    let (q, row) = ldsm_row(src.crd2idx((lane, 0usize)));
+    (8 * (q % 2) + row) * 16 + 8 * (q / 2)
+}
+
+/// `ldmatrix.x2` feeding the atom's B from an 8 x 16 row-major (N x K) f16
+/// tile: matrix r is the block at column `8 r`. The half offset of lane
+/// `lane`'s row address.
+pub fn ldsm_b_src(lane: usize) -> usize {
+    use layout_core::atom::{CopyAtom, SM75_U32x2_LDSM_N as Ldsm};
+    let src = <Ldsm as CopyAtom>::SrcLayout::default();
+    let (q, row) = ldsm_row(src.crd2idx((lane, 0usize)));
+    row * 16 + 8 * q
+}
+
 #[cfg(test)]
 mod tests {
     //! Every thread of every block, on the CPU: the maps move each element
@@ -650,5 +678,52 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// ldmatrix's destination layout, with the matrix placement of
+    /// `ldsm_a_src` / `ldsm_b_src`, delivers exactly the m16n8k16 atom's A
+    /// and B registers: each register's two halves are the atom's values
+    /// 2r and 2r + 1 of that lane.
+    #[test]
+    fn ldmatrix_feeds_the_mma_atom() {
+        use layout_core::atom::{CopyAtom, SM75_U32x2_LDSM_N, SM75_U32x4_LDSM_N};
+        let (d4, d2) = (
+            <SM75_U32x4_LDSM_N as CopyAtom>::DstLayout::default(),
+            <SM75_U32x2_LDSM_N as CopyAtom>::DstLayout::default(),
+        );
+        // The rows each lane's address names, by matrix and row.
+        let a_rows: Vec<usize> = (0..32).map(ldsm_a_src).collect();
+        let b_rows: Vec<usize> = (0..32).map(ldsm_b_src).collect();
+        for lane in 0..32 {
+            let m = mma_atom_offsets(lane);
+            for r in 0..4 {
+                for h in 0..2 {
+                    // Bit 16 h of register r: matrix, row, half in the row.
+                    let bit = d4.crd2idx((lane, (16 * h, r)));
+                    let (q, row, half) = (bit / 1024, bit % 1024 / 128, bit % 128 / 16);
+                    // That row's address came from lane 8 q + row.
+                    let got = a_rows[8 * q + row] + half;
+                    assert_eq!(
+                        got,
+                        m.a[2 * r + h],
+                        "A: lane {lane}, register {r}, half {h}"
+                    );
+                }
+            }
+            for r in 0..2 {
+                for h in 0..2 {
+                    let bit = d2.crd2idx((lane, (16 * h, r)));
+                    let (q, row, half) = (bit / 1024, bit % 1024 / 128, bit % 128 / 16);
+                    let got = b_rows[8 * q + row] + half;
+                    assert_eq!(
+                        got,
+                        m.b[2 * r + h],
+                        "B: lane {lane}, register {r}, half {h}"
+                    );
+                }
+            }
+        }
+        // Rows are 16-byte aligned (ldmatrix requires it).
+        assert!(a_rows.iter().chain(&b_rows).all(|o| o % 8 == 0));
     }
 }

@@ -82,3 +82,73 @@ impl MmaAtom for UniversalFMA {
     type BLayout = layout_type!((1,1):(0,0));
     type CLayout = layout_type!((1,1):(0,0));
 }
+
+/// A copy instruction's layouts, as CuTe's `Copy_Traits` give them: which
+/// bits each thread of the instruction reads and receives.
+pub trait CopyAtom {
+    /// Thread ids of the participating threads.
+    type ThrID: Default + Copy;
+    /// (source thread, source bit) -> bit of the copied block.
+    type SrcLayout: Default + Copy;
+    /// (destination thread, destination bit) -> bit of the copied block.
+    type DstLayout: Default + Copy;
+}
+
+/// `ldmatrix.sync.aligned.m8n8.x4.shared.b16` (CuTe's `SM75_U32x4_LDSM_N`):
+/// four 8 x 8 matrices of 16-bit values; each of the 32 threads gives the
+/// address of one 128-bit row and receives four 32-bit registers, register
+/// r holding matrix r's row `thread / 4`, values `2 (thread % 4)` and `+1`.
+///
+/// ```
+/// use layout_core::atom::{CopyAtom, SM75_U32x4_LDSM_N as Ldsm};
+/// let dst = <Ldsm as CopyAtom>::DstLayout::default();
+/// assert_eq!(dst.to_string(), "(_32,(_32,_4)):(_32,(_1,_1024))");
+/// // Thread 5, register 2: matrix 2 (bit 2048), row 1 (bit 128), the
+/// // second 32-bit pair of the row.
+/// assert_eq!(dst.crd2idx((5usize, (0usize, 2usize))), 2048 + 160);
+/// ```
+#[allow(non_camel_case_types)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SM75_U32x4_LDSM_N;
+
+impl CopyAtom for SM75_U32x4_LDSM_N {
+    type ThrID = layout_type!(32:1);
+    type SrcLayout = layout_type!((32,128):(128,1));
+    type DstLayout = layout_type!((32,(32,4)):(32,(1,1024)));
+}
+
+/// `ldmatrix.sync.aligned.m8n8.x2.shared.b16` (CuTe's `SM75_U32x2_LDSM_N`):
+/// two 8 x 8 matrices; threads 0-15 give the row addresses (threads 16-31
+/// repeat them), each thread receives two registers.
+///
+/// ```
+/// use layout_core::atom::{CopyAtom, SM75_U32x2_LDSM_N as Ldsm};
+/// assert_eq!(<Ldsm as CopyAtom>::SrcLayout::default().to_string(), "((_16,_2),_128):((_128,_0),_1)");
+/// ```
+#[allow(non_camel_case_types)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SM75_U32x2_LDSM_N;
+
+impl CopyAtom for SM75_U32x2_LDSM_N {
+    type ThrID = layout_type!(32:1);
+    type SrcLayout = layout_type!(((16,2),128):((128,0),1));
+    type DstLayout = layout_type!((32,(32,2)):(32,(1,1024)));
+}
+
+/// `cp.async.cg.shared.global` of 16 bytes (CuTe's
+/// `SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>`): one thread copies 128 bits
+/// from global to shared memory without passing through registers.
+///
+/// ```
+/// use layout_core::atom::{CopyAtom, SM80_CP_ASYNC_CACHEGLOBAL_U128 as Cp};
+/// assert_eq!(<Cp as CopyAtom>::DstLayout::default().to_string(), "(_1,_128):(_0,_1)");
+/// ```
+#[allow(non_camel_case_types)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SM80_CP_ASYNC_CACHEGLOBAL_U128;
+
+impl CopyAtom for SM80_CP_ASYNC_CACHEGLOBAL_U128 {
+    type ThrID = layout_type!(1:0);
+    type SrcLayout = layout_type!((1,128):(0,1));
+    type DstLayout = layout_type!((1,128):(0,1));
+}

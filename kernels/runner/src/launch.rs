@@ -96,3 +96,28 @@ pub fn mma_atom(
     unsafe { l.launch(cfg) }.map_err(|e| format!("mma_atom launch: {e}"))?;
     Ok(())
 }
+
+/// `mma_tile(a, b, c)`: the same product through `cp.async`, shared memory
+/// and `ldmatrix` (a 16 x 16, b 8 x 16 f16 bits, c 16 x 8 f32).
+pub fn mma_tile(
+    stream: &CudaStream,
+    f: &CudaFunction,
+    a: &CudaSlice<u16>,
+    b: &CudaSlice<u16>,
+    c: &mut CudaSlice<f32>,
+) -> Result<(), String> {
+    if a.len() < 256 || b.len() < 128 || c.len() < 128 {
+        return Err("mma_tile: a holds 256 halves, b 128, c 128 floats".into());
+    }
+    let cfg = LaunchConfig {
+        grid_dim: (1, 1, 1),
+        block_dim: (32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let mut l = stream.launch_builder(f);
+    l.arg(a).arg(b).arg(c);
+    // SAFETY: the entry point's contract: the lengths (checked), cudarc's
+    // 256-byte aligned, distinct allocations.
+    unsafe { l.launch(cfg) }.map_err(|e| format!("mma_tile launch: {e}"))?;
+    Ok(())
+}

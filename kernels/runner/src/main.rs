@@ -262,6 +262,24 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
         });
     }
 
+    let f_tile = module.load_function("mma_tile")?;
+    let mut dc = stream.alloc_zeros::<f32>(128)?;
+    launch::mma_tile(&stream, &f_tile, &da, &db, &mut dc)?;
+    let got = stream.clone_dtoh(&dc)?;
+    let bad = (0..128).filter(|&x| got[x] != want[x]).count();
+    ok &= bad == 0;
+    rows.push(Row {
+        kernel: "mma_tile (cp.async, ldmatrix, mma)",
+        size: "16x8x16".into(),
+        ms: 0.0,
+        rate: "-".into(),
+        check: if bad == 0 {
+            "exact".into()
+        } else {
+            format!("{bad} of 128 wrong")
+        },
+    });
+
     println!("| kernel | size | ms | rate | check |");
     println!("| --- | --- | --- | --- | --- |");
     for r in &rows {
