@@ -36,6 +36,10 @@ rows = [
     ("transpose (torch .t().contiguous())", time(lambda: y.copy_(x.t())), 8 * n * n, None),
     ("sgemm (cuBLAS via torch, TF32 off)", time(lambda: torch.mm(a, b, out=c)), None, 2 * n**3),
 ]
+ah, bh = a.half(), b.half()
+ch = torch.empty(n, n, device="cuda", dtype=torch.half)
+rows.append(("hgemm A·Bᵀ (cuBLAS via torch, f16 in/out, f32 accumulate)",
+             time(lambda: torch.mm(ah, bh.t(), out=ch)), None, 2 * n**3))
 print(f"torch {torch.__version__}, {torch.cuda.get_device_name(0)}")
 print("| anchor | size | ms | rate |")
 print("| --- | --- | --- | --- |")

@@ -22,7 +22,7 @@ python3 "$here/anchors.py" 4096 20
 if [ -n "$cutlass" ]; then
     echo "## CuTe tutorial kernels (nvcc -O3 -arch=sm_90a)"
     tmp=$(mktemp -d)
-    for k in sgemm_2 tiled_copy; do
+    for k in sgemm_2 tiled_copy sgemm_sm80; do
         start=$(date +%s%N)
         nvcc -O3 -std=c++17 -arch=sm_90a -I"$cutlass/include" -I"$cutlass/tools/util/include" \
             "$cutlass/examples/cute/tutorial/$k.cu" -o "$tmp/$k" 2>&1 | grep -v "warning" | head -5
@@ -32,4 +32,6 @@ if [ -n "$cutlass" ]; then
     # CuTe's SGEMM, NT (its default) and TN, 4096^3.
     "$tmp/sgemm_2" 4096 4096 4096 N T | grep -E "CUTE_GEMM|Verif|M =|N =|K =" || true
     "$tmp/sgemm_2" 4096 4096 4096 T N | grep -E "CUTE_GEMM" || true
+    # CuTe's SM80 tensor-core HGEMM (f16 in/out), TN as its tutorial runs it.
+    "$tmp/sgemm_sm80" 4096 4096 4096 T N | grep -E "CUTE_GEMM|C =" || true
 fi

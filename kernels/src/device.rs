@@ -141,8 +141,14 @@ impl<T: Copy> GlobalMut<T> {
 pub const SMEM_BYTES: usize = 16384;
 const SMEM_F32: usize = SMEM_BYTES / 4;
 
-// One static shared buffer; each kernel that uses it gets its own copy.
+// Static shared buffers; each kernel gets its own copy of the ones it uses
+// (the small one for the SIMT kernels, the large one for the tensor-core
+// pipeline), so one kernel's need does not cost the others occupancy.
 global_asm!(".shared .align 16 .b8 layout_smem[16384];");
+global_asm!(".shared .align 128 .b8 layout_smem_big[49152];");
+
+/// Bytes of the large shared buffer ([`Smem::window_big`]).
+pub const SMEM_BIG_BYTES: usize = 49152;
 
 /// A window of the block's shared buffer: `len` floats from `offset`.
 /// Accesses check their index against `len`; the window's bounds are
@@ -159,18 +165,36 @@ pub struct Smem {
 }
 
 impl Smem {
-    /// The window `offset .. offset + len`; traps when it leaves the buffer.
+    /// The window `offset .. offset + len` of the small buffer
+    /// ([`SMEM_BYTES`]); traps when it leaves the buffer.
     #[inline(always)]
     pub fn window(offset: usize, len: usize) -> Smem {
-        match offset.checked_add(len) {
-            Some(end) if end <= SMEM_F32 => {}
-            _ => trap(),
-        }
         let raw: u32;
         // SAFETY: takes the buffer's shared-window address.
         unsafe {
             asm!("mov.u32 {b}, layout_smem;", b = out(reg32) raw, options(pure, nomem, nostack))
         };
+        Smem::make(raw, SMEM_F32, offset, len)
+    }
+
+    /// The window `offset .. offset + len` of the large buffer
+    /// ([`SMEM_BIG_BYTES`]); traps when it leaves the buffer.
+    #[inline(always)]
+    pub fn window_big(offset: usize, len: usize) -> Smem {
+        let raw: u32;
+        // SAFETY: takes the buffer's shared-window address.
+        unsafe {
+            asm!("mov.u32 {b}, layout_smem_big;", b = out(reg32) raw, options(pure, nomem, nostack))
+        };
+        Smem::make(raw, SMEM_BIG_BYTES / 4, offset, len)
+    }
+
+    #[inline(always)]
+    fn make(raw: u32, cap: usize, offset: usize, len: usize) -> Smem {
+        match offset.checked_add(len) {
+            Some(end) if end <= cap => {}
+            _ => trap(),
+        }
         let at = raw + 4 * offset as u32;
         let addr: u32;
         // SAFETY: a register move. The address goes through it so that the
@@ -305,6 +329,14 @@ pub fn cp_async_commit() {
     unsafe { asm!("cp.async.commit_group;", options(nostack)) }
 }
 
+/// Waits until at most `N` of this thread's committed `cp.async` groups
+/// are still in flight (the older ones are done).
+#[inline(always)]
+pub fn cp_async_wait<const N: u32>() {
+    // SAFETY: no operands; a memory clobber keeps shared reads after it.
+    unsafe { asm!("cp.async.wait_group {n};", n = const N, options(nostack)) }
+}
+
 /// Waits until every committed `cp.async` group of this thread is done.
 #[inline(always)]
 pub fn cp_async_wait_all() {
@@ -397,6 +429,38 @@ pub unsafe extern "ptx-kernel" fn mma_tile(a: *const u16, b: *const u16, c: *mut
         )
     };
     crate::gpu::mma_tile(a, b, c)
+}
+
+/// C = A · Bᵀ with f16 inputs and f32 accumulators on tensor cores: A is
+/// m x k and B n x k, row-major f16 (bits); C m x n row-major f32 (m, n
+/// multiples of 128, k of 32): grid (n/128, m/128), 128 threads.
+///
+/// # Safety
+/// `a`, `b`, `c` point to m * k and n * k `u16` and m * n `f32` of device
+/// memory, 16-byte aligned; `c` overlaps neither input.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn hgemm_f32(
+    a: *const u16,
+    b: *const u16,
+    c: *mut f32,
+    m: usize,
+    n: usize,
+    k: usize,
+) {
+    // 8 halves per 16-byte chunk.
+    if k % 8 != 0 || (a as usize) % 16 != 0 || (b as usize) % 16 != 0 {
+        trap()
+    }
+    let (la, lb, lc) = (elems(m, k) / 8, elems(n, k) / 8, elems(m, n));
+    // SAFETY: the launch contract above.
+    let (a, b, c) = unsafe {
+        (
+            Global::new(a.cast::<F4>(), la),
+            Global::new(b.cast::<F4>(), lb),
+            GlobalMut::new(c, lc),
+        )
+    };
+    crate::gpu::hgemm(m, n, k, a, b, c)
 }
 
 /// A buffer of `n` `f32` as `n / 4` [`F4`]; traps when `n` is not a

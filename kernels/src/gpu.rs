@@ -4,13 +4,13 @@
 //! [`crate::device`].
 
 use crate::device::{
-    block_idx, cp_async_commit, cp_async_wait_all, fma, mma_m16n8k16_f16, mma_m16n8k16_f32,
-    sync_threads, thread_idx, trap, Global, GlobalMut, Smem, F4,
+    block_idx, cp_async_commit, cp_async_wait, cp_async_wait_all, fma, mma_m16n8k16_f16,
+    mma_m16n8k16_f32, sync_threads, thread_idx, trap, Global, GlobalMut, Smem, F4,
 };
 use crate::maps::{
-    ldsm_a_src, ldsm_b_src, mma_atom_offsets, sgemm_frag_a, sgemm_frag_b, sgemm_frag_c,
-    sgemm_load_a, sgemm_load_b, transpose_load, transpose_store, At, MmaOffsets, BK, BM, BN, STAGE,
-    TT,
+    hgemm_copy, hgemm_frag_c, hgemm_ldsm_a, hgemm_ldsm_b, ldsm_a_src, ldsm_b_src, mma_atom_offsets,
+    sgemm_frag_a, sgemm_frag_b, sgemm_frag_c, sgemm_load_a, sgemm_load_b, transpose_load,
+    transpose_store, At, MmaOffsets, BK, BM, BN, HBK, HBM, HBN, HSTAGE, HSTAGES, STAGE, TT,
 };
 
 /// `dst = src^T`, n x n: each block moves one 64 x 64 tile through a
@@ -161,4 +161,97 @@ pub fn mma_tile(a: Global<F4>, b: Global<F4>, c: GlobalMut<f32>) {
     for (o, v) in mma_atom_offsets(lane).c.into_iter().zip(d) {
         c.st(o, v);
     }
+}
+
+/// `f(0)` .. `f(N-1)` as straight code (N is 2, 4 or 8): arrays of
+/// fragments indexed by a loop variable would go to local memory, and LLVM
+/// does not unroll loops whose bodies are already large.
+#[inline(always)]
+fn each<const N: usize>(mut f: impl FnMut(usize)) {
+    const { assert!(N == 2 || N == 4 || N == 8) };
+    f(0);
+    f(1);
+    if N >= 4 {
+        f(2);
+        f(3);
+    }
+    if N == 8 {
+        f(4);
+        f(5);
+        f(6);
+        f(7);
+    }
+}
+
+/// C = A · Bᵀ on tensor cores: each block of 4 warps computes a 128 x 128
+/// tile of C over k-blocks of 32, staged through a 3-deep `cp.async`
+/// pipeline in swizzled shared memory, fragments loaded by `ldmatrix`,
+/// multiplied by `mma.sync` (the TiledMMA of [`crate::maps::hgemm_mma`]).
+#[inline(always)]
+pub fn hgemm(m: usize, n: usize, k: usize, a: Global<F4>, b: Global<F4>, c: GlobalMut<f32>) {
+    if m % HBM != 0 || n % HBN != 0 || k % HBK != 0 || k == 0 {
+        trap()
+    }
+    let ((bx, by), tid) = (block_idx(), thread_idx());
+    let (ca, cb) = (hgemm_copy(m, k, by, tid), hgemm_copy(n, k, bx, tid));
+    // f32 units: a stage is HSTAGE halves, B's tile after A's.
+    let (stage_f32, b_f32) = (HSTAGE / 2, HBM * HBK / 2);
+    let buf = Smem::window_big(0, HSTAGES * stage_f32);
+    let load = |kt: usize, stage: usize| {
+        let base = stage * stage_f32;
+        each::<4>(|v| {
+            buf.cp_async16(base + ca.shared[v] / 2, a, ca.global[v] + kt * ca.step);
+            buf.cp_async16(
+                base + b_f32 + cb.shared[v] / 2,
+                b,
+                cb.global[v] + kt * cb.step,
+            );
+        });
+    };
+    let kts = k / HBK;
+    for s in 0..HSTAGES - 1 {
+        if s < kts {
+            load(s, s);
+        }
+        cp_async_commit();
+    }
+    // This thread's ldmatrix rows (f32 offsets in a stage), per atom and step.
+    let (mut la, mut lb) = ([[0usize; 2]; 4], [[0usize; 2]; 4]);
+    each::<4>(|i| {
+        each::<2>(|st| {
+            la[i][st] = hgemm_ldsm_a(tid, i, st) / 2;
+            lb[i][st] = b_f32 + hgemm_ldsm_b(tid, i, st) / 2;
+        })
+    });
+    let mut acc = [[[0f32; 4]; 8]; 4];
+    for kt in 0..kts {
+        // k-block kt has landed (this thread's copies), then everyone's.
+        cp_async_wait::<{ HSTAGES as u32 - 2 }>();
+        sync_threads();
+        // The stage read in the last iteration is free: refill it.
+        if kt + HSTAGES - 1 < kts {
+            load(kt + HSTAGES - 1, (kt + HSTAGES - 1) % HSTAGES);
+        }
+        cp_async_commit();
+        let w = Smem::window_big((kt % HSTAGES) * stage_f32, stage_f32);
+        each::<2>(|st| {
+            let (mut fa, mut fb) = ([[0u32; 4]; 4], [[0u32; 4]; 4]);
+            each::<4>(|i| {
+                fa[i] = w.ldmatrix_x4(la[i][st]);
+                fb[i] = w.ldmatrix_x4(lb[i][st]);
+            });
+            each::<4>(|i| {
+                each::<8>(|j| {
+                    let bj = [fb[j / 2][2 * (j % 2)], fb[j / 2][2 * (j % 2) + 1]];
+                    acc[i][j] = mma_m16n8k16_f32(fa[i], bj, acc[i][j]);
+                })
+            });
+        });
+    }
+    let fc = hgemm_frag_c(m, n, (bx, by), tid);
+    each::<4>(|i| {
+        each::<8>(|j| {
+            each::<4>(|v| c.st(fc.at(v + 4 * (i + 4 * j)), acc[i][j][v]));
+        })
+    });
 }

@@ -407,6 +407,133 @@ pub fn ldsm_b_src(lane: usize) -> usize {
     row * 16 + 8 * q
 }
 
+/// HGEMM CTA tile: rows of C.
+pub const HBM: usize = 128;
+/// HGEMM CTA tile: columns of C.
+pub const HBN: usize = 128;
+/// HGEMM k-block (halves).
+pub const HBK: usize = 32;
+/// Threads per HGEMM block: 4 warps, 2 x 2.
+pub const HGEMM_THREADS: usize = 128;
+/// Shared stages of the `cp.async` pipeline.
+pub const HSTAGES: usize = 3;
+/// Halves of one stage: A's 128 x 32 tile, then B's.
+pub const HSTAGE: usize = (HBM + HBN) * HBK;
+
+/// The HGEMM's TiledMMA: the m16n8k16 atom (f32 accumulators) over 2 x 2
+/// warps (`(2,2,1):(1,2,0)`): a 32 x 16 x 16 tile, repeated over the CTA's
+/// 128 x 128 (each thread 4 x 8 atoms of 4 accumulators).
+pub type HgemmMma = TiledMma<
+    layout_core::atom::SM80_16x8x16_F32F16F16F32_TN,
+    layout_type!((2, 2, 1):(1, 2, 0)),
+    (X, X, X),
+>;
+
+/// The value of [`HgemmMma`].
+pub fn hgemm_mma() -> HgemmMma {
+    make_tiled_mma(
+        layout_core::atom::SM80_16x8x16_F32F16F16F32_TN,
+        layout!((2,2,1):(1,2,0)),
+        (X, X, X),
+    )
+}
+
+/// A stage's 128 x 32 f16 tile (A's or B's), row-major and swizzled
+/// `Sw<2,3,3>`: the four 16-byte chunks of a row are permuted by row bits
+/// 1-2, so the 8 rows an `ldmatrix` reads at one column and the chunks a
+/// warp's `cp.async` writes hit distinct banks.
+pub fn hgemm_smem() -> ComposedLayout<Swizzle<2, 3, 3>, layout_type!((128, 32):(32, 1))> {
+    composition(Swizzle::<2, 3, 3>, layout!((128,32):(32,1)))
+}
+
+/// Threads copying a 128 x 32 f16 tile as 128 x 4 chunks of 16 bytes: 4
+/// threads per row, 32 rows at a time. The third mode spans the k-blocks.
+pub fn hgemm_copy_threads() -> layout_type!((32, 4, 1):(4, 1, 0)) {
+    layout!((32,4,1):(4,1,0))
+}
+
+/// Where thread `tid` copies four 16-byte chunks of block row `blk` of a
+/// row-major `rows x k` f16 matrix (A, or B seen as N x K): the `F4` index
+/// of each chunk in k-block 0, the step per k-block, and each chunk's half
+/// offset in the stage tile (swizzled).
+pub fn hgemm_copy(rows: usize, k: usize, blk: usize, tid: usize) -> HCopy {
+    let kq = k / 8;
+    let tiles = local_tile(
+        index(layout!((rows, kq):(kq, 1))),
+        (C::<128>, C::<4>),
+        (blk, X),
+    );
+    let thr = hgemm_copy_threads();
+    let mine = local_partition(tiles, thr, tid);
+    let (r, ch, _) = match thr.thread_coord(tid) {
+        Some(c) => c,
+        None => panic!("hgemm: thread {tid} of {HGEMM_THREADS}"),
+    };
+    let l = mine.layout();
+    let sw = hgemm_smem();
+    HCopy {
+        global: core::array::from_fn(|v| mine.data_offset() + l.crd2idx((v, 0usize, 0usize))),
+        step: l.crd2idx((0usize, 0usize, 1usize)),
+        shared: core::array::from_fn(|v| sw.crd2idx((r + 32 * v, 8 * ch))),
+    }
+}
+
+/// One thread's four chunks of a stage copy (see [`hgemm_copy`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HCopy {
+    /// `F4` (8 halves) index of each chunk in k-block 0.
+    pub global: [usize; 4],
+    /// `F4` step from one k-block to the next.
+    pub step: usize,
+    /// Half offset of each chunk in the stage tile.
+    pub shared: [usize; 4],
+}
+
+/// The row address `ldmatrix.x4` takes from thread `tid` for the A
+/// fragment of its warp's atom `i` (MMA_M) at k-step `s` (MMA_K): the
+/// atom's 16 x 16 block starts where the warp's lane 0 has its value 0
+/// (`partition_A` of the stage tile), and the lane names the row of that
+/// block that [`ldsm_a_src`] gives. A half offset in the swizzled tile.
+pub fn hgemm_ldsm_a(tid: usize, i: usize, s: usize) -> usize {
+    let p = hgemm_mma()
+        .get_slice(tid - tid % 32)
+        .partition_a(index(layout!((128,32):(32,1))));
+    let origin = p.data_offset() + p.layout().crd2idx((0usize, i, s));
+    let o = ldsm_a_src(tid % 32);
+    hgemm_smem().swizzle.apply(origin + (o / 16) * 32 + o % 16)
+}
+
+/// The row address `ldmatrix.x4` takes from thread `tid` for the B
+/// fragments of its warp's atoms `2 j2` and `2 j2 + 1` (MMA_N) at k-step
+/// `s`: matrices 0 and 1 are atom `2 j2`'s k 0-7 and 8-15, matrices 2 and 3
+/// atom `2 j2 + 1`'s (registers 0-1 and 2-3 are the two atoms' B).
+pub fn hgemm_ldsm_b(tid: usize, j2: usize, s: usize) -> usize {
+    let p = hgemm_mma()
+        .get_slice(tid - tid % 32)
+        .partition_b(index(layout!((128,32):(32,1))));
+    let lane = tid % 32;
+    let (q, row) = (lane / 8, lane % 8);
+    let origin = p.data_offset() + p.layout().crd2idx((0usize, 2 * j2 + q / 2, s));
+    hgemm_smem().swizzle.apply(origin + row * 32 + 8 * (q % 2))
+}
+
+/// Thread `tid` of block `(bx, by)`: value `v + 4 (i + 4 j)` is its
+/// accumulator v of atom (i, j), at this offset of C (m x n f32,
+/// row-major; `partition_C` of the block's tile).
+pub fn hgemm_frag_c(
+    m: usize,
+    n: usize,
+    (bx, by): (usize, usize),
+    tid: usize,
+) -> Offsets<PartC<HgemmMma, TileC>> {
+    let tile = local_tile(
+        index(layout!((m, n):(n, 1))),
+        (C::<HBM>, C::<HBN>),
+        (by, bx),
+    );
+    Offsets::of(hgemm_mma().get_slice(tid).partition_c(tile))
+}
+
 #[cfg(test)]
 mod tests {
     //! Every thread of every block, on the CPU: the maps move each element
@@ -725,5 +852,102 @@ mod tests {
         }
         // Rows are 16-byte aligned (ldmatrix requires it).
         assert!(a_rows.iter().chain(&b_rows).all(|o| o % 8 == 0));
+    }
+
+    /// The HGEMM's maps for one block and one k-block, every thread: the
+    /// `cp.async` chunks fill each slot of the swizzled stage once, and the
+    /// registers `ldmatrix` delivers (emulated from its destination layout)
+    /// are exactly the A and B values the TiledMMA's `partition_A` /
+    /// `partition_B` assign to that thread; `partition_C` covers the tile
+    /// once.
+    #[test]
+    fn hgemm_maps_feed_the_tiled_mma() {
+        use layout_core::atom::{CopyAtom, SM75_U32x4_LDSM_N};
+        let (m, n, k) = (256, 384, 64);
+        let (by, bx, kt) = (1, 2, 1);
+        // Element values name their position.
+        let a: Vec<u32> = (0..m * k).map(|x| x as u32).collect();
+        let b: Vec<u32> = (0..n * k).map(|x| 1_000_000 + x as u32).collect();
+        let stage = |src: &[u32], rows: usize, blk: usize| {
+            let mut t = vec![None; 128 * 32];
+            for tid in 0..HGEMM_THREADS {
+                let c = hgemm_copy(rows, k, blk, tid);
+                for v in 0..4 {
+                    let g = c.global[v] + kt * c.step;
+                    assert_eq!(c.shared[v] % 8, 0, "16-byte chunk");
+                    for e in 0..8 {
+                        assert!(
+                            t[c.shared[v] + e].is_none(),
+                            "slot {} written twice",
+                            c.shared[v] + e
+                        );
+                        t[c.shared[v] + e] = Some(src[8 * g + e]);
+                    }
+                }
+            }
+            t.into_iter()
+                .map(|x| x.expect("slot never written"))
+                .collect::<Vec<u32>>()
+        };
+        let (sa, sb) = (stage(&a, m, by), stage(&b, n, bx));
+        let d4 = <SM75_U32x4_LDSM_N as CopyAtom>::DstLayout::default();
+        // Emulates ldmatrix.x4: lane L's register r, half h.
+        let ldsm =
+            |tile: &[u32], addr: &dyn Fn(usize) -> usize, lane: usize, r: usize, h: usize| {
+                let bit = d4.crd2idx((lane, (16 * h, r)));
+                let (q, row, half) = (bit / 1024, bit % 1024 / 128, bit % 128 / 16);
+                tile[addr(8 * q + row) + half]
+            };
+        let mma = hgemm_mma();
+        for tid in 0..HGEMM_THREADS {
+            let (w, lane) = (tid / 32, tid % 32);
+            let pa = mma
+                .get_slice(tid)
+                .partition_a(index(layout!((128,32):(32,1))));
+            let pb = mma
+                .get_slice(tid)
+                .partition_b(index(layout!((128,32):(32,1))));
+            for st in 0..2 {
+                for i in 0..4 {
+                    let addr = |l: usize| hgemm_ldsm_a(32 * w + l, i, st);
+                    for v in 0..8 {
+                        let got = ldsm(&sa, &addr, lane, v / 2, v % 2);
+                        let o = pa.data_offset() + pa.layout().crd2idx((v, i, st));
+                        let want = a[(128 * by + o / 32) * k + 32 * kt + o % 32];
+                        assert_eq!(got, want, "A: thread {tid}, atom {i}, step {st}, value {v}");
+                    }
+                }
+                for j2 in 0..4 {
+                    let addr = |l: usize| hgemm_ldsm_b(32 * w + l, j2, st);
+                    for r in 0..4 {
+                        for h in 0..2 {
+                            let got = ldsm(&sb, &addr, lane, r, h);
+                            let (j, v) = (2 * j2 + r / 2, 2 * (r % 2) + h);
+                            let o = pb.data_offset() + pb.layout().crd2idx((v, j, st));
+                            let want = b[(128 * bx + o / 32) * k + 32 * kt + o % 32];
+                            assert_eq!(
+                                got, want,
+                                "B: thread {tid}, atom {j}, step {st}, value {v}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        let mut seen = vec![false; m * n];
+        for tid in 0..HGEMM_THREADS {
+            let fc = hgemm_frag_c(m, n, (bx, by), tid);
+            for x in 0..128 {
+                let o = fc.at(x);
+                assert!(!seen[o], "C offset {o} twice");
+                seen[o] = true;
+                let (r, c) = (o / n, o % n);
+                assert!(
+                    r / 128 == by && c / 128 == bx,
+                    "C offset {o} outside the block"
+                );
+            }
+        }
+        assert_eq!(seen.iter().filter(|&&x| x).count(), 128 * 128);
     }
 }

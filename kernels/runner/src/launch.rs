@@ -6,14 +6,19 @@
 
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 
-/// Threads per block of both kernels (`layout_kernels::maps::THREADS`).
+/// Threads per block of the transpose and the SGEMM
+/// (`layout_kernels::maps::THREADS`, `SGEMM_THREADS`).
 const THREADS: u32 = 256;
 
 fn grid(x: usize, y: usize) -> Result<LaunchConfig, String> {
+    grid_of(x, y, THREADS)
+}
+
+fn grid_of(x: usize, y: usize, threads: u32) -> Result<LaunchConfig, String> {
     let dim = |v: usize| u32::try_from(v).map_err(|_| format!("grid of {v} blocks is too large"));
     Ok(LaunchConfig {
         grid_dim: (dim(x)?, dim(y)?, 1),
-        block_dim: (THREADS, 1, 1),
+        block_dim: (threads, 1, 1),
         shared_mem_bytes: 0,
     })
 }
@@ -119,5 +124,37 @@ pub fn mma_tile(
     // SAFETY: the entry point's contract: the lengths (checked), cudarc's
     // 256-byte aligned, distinct allocations.
     unsafe { l.launch(cfg) }.map_err(|e| format!("mma_tile launch: {e}"))?;
+    Ok(())
+}
+
+/// `hgemm_f32(a, b, c, m, n, k)`: C = A · Bᵀ, A m x k and B n x k f16
+/// (bits), C m x n f32, row-major.
+pub fn hgemm(
+    stream: &CudaStream,
+    f: &CudaFunction,
+    a: &CudaSlice<u16>,
+    b: &CudaSlice<u16>,
+    c: &mut CudaSlice<f32>,
+    (m, n, k): (usize, usize, usize),
+) -> Result<(), String> {
+    let sizes = (m.checked_mul(k), n.checked_mul(k), m.checked_mul(n));
+    let (Some(la), Some(lb), Some(lc)) = sizes else {
+        return Err("hgemm: sizes overflow".into());
+    };
+    if m == 0 || n == 0 || k == 0 || m % 128 != 0 || n % 128 != 0 || k % 32 != 0 {
+        return Err(format!(
+            "hgemm: ({m}, {n}, {k}) must be positive multiples of (128, 128, 32)"
+        ));
+    }
+    if a.len() < la || b.len() < lb || c.len() < lc {
+        return Err("hgemm: a buffer is shorter than its matrix".into());
+    }
+    // 4 warps (`layout_kernels::maps::HGEMM_THREADS`).
+    let cfg = grid_of(n / 128, m / 128, 128)?;
+    let mut l = stream.launch_builder(f);
+    l.arg(a).arg(b).arg(c).arg(&m).arg(&n).arg(&k);
+    // SAFETY: the entry point's contract: a, b, c hold m*k, n*k, m*n
+    // elements (checked), 256-byte aligned, c distinct from a and b.
+    unsafe { l.launch(cfg) }.map_err(|e| format!("hgemm launch: {e}"))?;
     Ok(())
 }

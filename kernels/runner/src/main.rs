@@ -280,6 +280,81 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
         },
     });
 
+    // HGEMM on tensor cores, C = A · Bᵀ (A m x k, B n x k), f16 inputs, f32
+    // accumulators and output: 256³ checked everywhere, n³ timed and
+    // checked at sampled entries, against f64 dot products of the same
+    // f16 values (bound k · eps · Σ|a b|).
+    let f_hgemm = module.load_function("hgemm_f32")?;
+    for (size, timed) in [(256, false), (n, true)] {
+        let to_h = |v: Vec<f32>| -> (Vec<u16>, Vec<f32>) {
+            let h: Vec<half::f16> = v.into_iter().map(half::f16::from_f32).collect();
+            (
+                h.iter().map(|x| x.to_bits()).collect(),
+                h.iter().map(|x| x.to_f32()).collect(),
+            )
+        };
+        let (ha, a) = to_h(random(size * size, 4));
+        let (hb, bt) = to_h(random(size * size, 5));
+        // dot() takes B as k x n: transpose the n x k B.
+        let b: Vec<f32> = (0..size * size)
+            .map(|x| bt[(x % size) * size + x / size])
+            .collect();
+        let (da, db) = (stream.clone_htod(&ha)?, stream.clone_htod(&hb)?);
+        let mut dc = stream.alloc_zeros::<f32>(size * size)?;
+        let dims = (size, size, size);
+        let run = |dc: &mut _| launch::hgemm(&stream, &f_hgemm, &da, &db, dc, dims);
+        let ms = if timed {
+            time(&ctx, &stream, args.reps, || run(&mut dc))?
+        } else {
+            run(&mut dc)?;
+            stream.synchronize()?;
+            0.0
+        };
+        let c = stream.clone_dtoh(&dc)?;
+        let samples: Vec<(usize, usize)> = if timed {
+            random(2 * 4096, 6)
+                .chunks(2)
+                .map(|p| {
+                    (
+                        ((p[0] + 1.0) / 2.0 * size as f32) as usize % size,
+                        ((p[1] + 1.0) / 2.0 * size as f32) as usize % size,
+                    )
+                })
+                .collect()
+        } else {
+            (0..size)
+                .flat_map(|i| (0..size).map(move |j| (i, j)))
+                .collect()
+        };
+        let eps = f64::from(f32::EPSILON) * size as f64;
+        let bad = samples
+            .iter()
+            .filter(|&&(i, j)| {
+                let (want, bound) = dot(&a, &b, (size, size), i, j);
+                (f64::from(c[i * size + j]) - want).abs() > eps * bound + 1e-30
+            })
+            .count();
+        ok &= bad == 0;
+        rows.push(Row {
+            kernel: "hgemm_f32 (layout, tensor cores)",
+            size: format!("{size}x{size}x{size}"),
+            ms,
+            rate: if timed {
+                format!(
+                    "{:.1} TFLOP/s",
+                    2.0 * (size * size * size) as f64 / ms / 1e9
+                )
+            } else {
+                "-".into()
+            },
+            check: format!(
+                "{} {} entries, {bad} beyond k*eps*sum|ab|",
+                samples.len(),
+                if timed { "sampled" } else { "all" }
+            ),
+        });
+    }
+
     println!("| kernel | size | ms | rate | check |");
     println!("| --- | --- | --- | --- | --- |");
     for r in &rows {
