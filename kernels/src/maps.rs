@@ -438,11 +438,14 @@ pub fn hgemm_mma() -> HgemmMma {
     )
 }
 
+/// The type of [`hgemm_smem`].
+pub type HgemmSmem = ComposedLayout<Swizzle<2, 3, 3>, layout_type!((128, 32):(32, 1))>;
+
 /// A stage's 128 x 32 f16 tile (A's or B's), row-major and swizzled
 /// `Sw<2,3,3>`: the four 16-byte chunks of a row are permuted by row bits
 /// 1-2, so the 8 rows an `ldmatrix` reads at one column and the chunks a
 /// warp's `cp.async` writes hit distinct banks.
-pub fn hgemm_smem() -> ComposedLayout<Swizzle<2, 3, 3>, layout_type!((128, 32):(32, 1))> {
+pub fn hgemm_smem() -> HgemmSmem {
     composition(Swizzle::<2, 3, 3>, layout!((128,32):(32,1)))
 }
 
