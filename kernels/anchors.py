@@ -40,6 +40,14 @@ ah, bh = a.half(), b.half()
 ch = torch.empty(n, n, device="cuda", dtype=torch.half)
 rows.append(("hgemm A·Bᵀ (cuBLAS via torch, f16 in/out, f32 accumulate)",
              time(lambda: torch.mm(ah, bh.t(), out=ch)), None, 2 * n**3))
+# cuBLAS with f16 accumulation where torch allows asking for it.
+try:
+    torch.backends.cuda.matmul.allow_fp16_accumulation = True
+    rows.append(("hgemm A·Bᵀ (cuBLAS via torch, f16 accumulate)",
+                 time(lambda: torch.mm(ah, bh.t(), out=ch)), None, 2 * n**3))
+    torch.backends.cuda.matmul.allow_fp16_accumulation = False
+except AttributeError:
+    pass
 print(f"torch {torch.__version__}, {torch.cuda.get_device_name(0)}")
 print("| anchor | size | ms | rate |")
 print("| --- | --- | --- | --- |")

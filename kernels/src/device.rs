@@ -460,7 +460,36 @@ pub unsafe extern "ptx-kernel" fn hgemm_f32(
             GlobalMut::new(c, lc),
         )
     };
-    crate::gpu::hgemm(m, n, k, a, b, c)
+    crate::gpu::hgemm::<[f32; 4]>(m, n, k, a, b, c)
+}
+
+/// [`hgemm_f32`] with f16 accumulators and an f16 C (bits): the same
+/// launch, `c` pointing to m * n `u16`.
+///
+/// # Safety
+/// As [`hgemm_f32`], with `c` holding m * n `u16`.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn hgemm_f16(
+    a: *const u16,
+    b: *const u16,
+    c: *mut u16,
+    m: usize,
+    n: usize,
+    k: usize,
+) {
+    if k % 8 != 0 || (a as usize) % 16 != 0 || (b as usize) % 16 != 0 {
+        trap()
+    }
+    let (la, lb, lc) = (elems(m, k) / 8, elems(n, k) / 8, elems(m, n));
+    // SAFETY: the launch contract above.
+    let (a, b, c) = unsafe {
+        (
+            Global::new(a.cast::<F4>(), la),
+            Global::new(b.cast::<F4>(), lb),
+            GlobalMut::new(c, lc),
+        )
+    };
+    crate::gpu::hgemm::<crate::gpu::Half4>(m, n, k, a, b, c)
 }
 
 /// A buffer of `n` `f32` as `n / 4` [`F4`]; traps when `n` is not a

@@ -183,12 +183,69 @@ fn each<const N: usize>(mut f: impl FnMut(usize)) {
     }
 }
 
-/// C = A · Bᵀ on tensor cores: each block of 4 warps computes a 128 x 128
-/// tile of C over k-blocks of 32, staged through a 3-deep `cp.async`
-/// pipeline in swizzled shared memory, fragments loaded by `ldmatrix`,
-/// multiplied by `mma.sync` (the TiledMMA of [`crate::maps::hgemm_mma`]).
+/// The accumulators of one m16n8k16 atom: 4 f32, or 4 f16 in 2 registers.
+pub trait Acc: Copy {
+    /// What C holds.
+    type Out: Copy;
+    /// Zeros.
+    fn zero() -> Self;
+    /// One `mma.sync` into these accumulators.
+    fn mma(self, a: [u32; 4], b: [u32; 2]) -> Self;
+    /// Accumulator `v` (the atom's C value order).
+    fn get(&self, v: usize) -> Self::Out;
+}
+
+impl Acc for [f32; 4] {
+    type Out = f32;
+    #[inline(always)]
+    fn zero() -> Self {
+        [0.0; 4]
+    }
+    #[inline(always)]
+    fn mma(self, a: [u32; 4], b: [u32; 2]) -> Self {
+        mma_m16n8k16_f32(a, b, self)
+    }
+    #[inline(always)]
+    fn get(&self, v: usize) -> f32 {
+        self[v]
+    }
+}
+
+/// Four f16 accumulators, two to a register (value 2r in the low half of
+/// register r).
+#[derive(Clone, Copy)]
+pub struct Half4(pub [u32; 2]);
+
+impl Acc for Half4 {
+    type Out = u16;
+    #[inline(always)]
+    fn zero() -> Self {
+        Half4([0; 2])
+    }
+    #[inline(always)]
+    fn mma(self, a: [u32; 4], b: [u32; 2]) -> Self {
+        Half4(mma_m16n8k16_f16(a, b, self.0))
+    }
+    #[inline(always)]
+    fn get(&self, v: usize) -> u16 {
+        (self.0[v / 2] >> (16 * (v % 2))) as u16
+    }
+}
+
+/// C = A · Bᵀ on tensor cores, accumulators `T` (f32 or f16): each block
+/// of 4 warps computes a 128 x 128 tile of C over k-blocks of 32, staged
+/// through a 3-deep `cp.async` pipeline in swizzled shared memory,
+/// fragments loaded by `ldmatrix`, multiplied by `mma.sync` (the TiledMMA
+/// of [`crate::maps::hgemm_mma`]).
 #[inline(always)]
-pub fn hgemm(m: usize, n: usize, k: usize, a: Global<F4>, b: Global<F4>, c: GlobalMut<f32>) {
+pub fn hgemm<T: Acc>(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: Global<F4>,
+    b: Global<F4>,
+    c: GlobalMut<T::Out>,
+) {
     if m % HBM != 0 || n % HBN != 0 || k % HBK != 0 || k == 0 {
         trap()
     }
@@ -223,7 +280,7 @@ pub fn hgemm(m: usize, n: usize, k: usize, a: Global<F4>, b: Global<F4>, c: Glob
             lb[i][st] = b_f32 + hgemm_ldsm_b(tid, i, st) / 2;
         })
     });
-    let mut acc = [[[0f32; 4]; 8]; 4];
+    let mut acc = [[T::zero(); 8]; 4];
     for kt in 0..kts {
         // k-block kt has landed (this thread's copies), then everyone's.
         cp_async_wait::<{ HSTAGES as u32 - 2 }>();
@@ -243,7 +300,7 @@ pub fn hgemm(m: usize, n: usize, k: usize, a: Global<F4>, b: Global<F4>, c: Glob
             each::<4>(|i| {
                 each::<8>(|j| {
                     let bj = [fb[j / 2][2 * (j % 2)], fb[j / 2][2 * (j % 2) + 1]];
-                    acc[i][j] = mma_m16n8k16_f32(fa[i], bj, acc[i][j]);
+                    acc[i][j] = acc[i][j].mma(fa[i], bj);
                 })
             });
         });
@@ -251,7 +308,7 @@ pub fn hgemm(m: usize, n: usize, k: usize, a: Global<F4>, b: Global<F4>, c: Glob
     let fc = hgemm_frag_c(m, n, (bx, by), tid);
     each::<4>(|i| {
         each::<8>(|j| {
-            each::<4>(|v| c.st(fc.at(v + 4 * (i + 4 * j)), acc[i][j][v]));
+            each::<4>(|v| c.st(fc.at(v + 4 * (i + 4 * j)), acc[i][j].get(v)));
         })
     });
 }

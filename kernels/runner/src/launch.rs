@@ -127,14 +127,14 @@ pub fn mma_tile(
     Ok(())
 }
 
-/// `hgemm_f32(a, b, c, m, n, k)`: C = A · Bᵀ, A m x k and B n x k f16
-/// (bits), C m x n f32, row-major.
-pub fn hgemm(
+/// `hgemm_f32(a, b, c, m, n, k)` (C f32) or `hgemm_f16` (C f16 bits, `T`
+/// = u16): C = A · Bᵀ, A m x k and B n x k f16 (bits), row-major.
+pub fn hgemm<T>(
     stream: &CudaStream,
     f: &CudaFunction,
     a: &CudaSlice<u16>,
     b: &CudaSlice<u16>,
-    c: &mut CudaSlice<f32>,
+    c: &mut CudaSlice<T>,
     (m, n, k): (usize, usize, usize),
 ) -> Result<(), String> {
     let sizes = (m.checked_mul(k), n.checked_mul(k), m.checked_mul(n));

@@ -355,6 +355,78 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
         });
     }
 
+    // f16 accumulators (C f16): entries in {-1, 0, 1}, so every partial sum
+    // is a small integer, exact in f16 (up to 2048) as in f32; the check is
+    // exact, against integer dot products.
+    let f_hgemm16 = module.load_function("hgemm_f16")?;
+    for (size, timed) in [(256, false), (n, true)] {
+        let tern = |seed: u64| -> Vec<i32> {
+            random(size * size, seed)
+                .into_iter()
+                .map(|x| ((x + 1.0) * 1.5) as i32 - 1)
+                .collect()
+        };
+        let (a, b) = (tern(7), tern(8));
+        let bits = |v: &[i32]| {
+            v.iter()
+                .map(|&x| half::f16::from_f32(x as f32).to_bits())
+                .collect::<Vec<u16>>()
+        };
+        let (da, db) = (stream.clone_htod(&bits(&a))?, stream.clone_htod(&bits(&b))?);
+        let mut dc = stream.alloc_zeros::<u16>(size * size)?;
+        let dims = (size, size, size);
+        let run = |dc: &mut _| launch::hgemm(&stream, &f_hgemm16, &da, &db, dc, dims);
+        let ms = if timed {
+            time(&ctx, &stream, args.reps, || run(&mut dc))?
+        } else {
+            run(&mut dc)?;
+            stream.synchronize()?;
+            0.0
+        };
+        let c = stream.clone_dtoh(&dc)?;
+        let samples: Vec<(usize, usize)> = if timed {
+            random(2 * 4096, 9)
+                .chunks(2)
+                .map(|p| {
+                    (
+                        ((p[0] + 1.0) / 2.0 * size as f32) as usize % size,
+                        ((p[1] + 1.0) / 2.0 * size as f32) as usize % size,
+                    )
+                })
+                .collect()
+        } else {
+            (0..size)
+                .flat_map(|i| (0..size).map(move |j| (i, j)))
+                .collect()
+        };
+        let bad = samples
+            .iter()
+            .filter(|&&(i, j)| {
+                let want: i32 = (0..size).map(|p| a[i * size + p] * b[j * size + p]).sum();
+                half::f16::from_bits(c[i * size + j]).to_f32() != want as f32
+            })
+            .count();
+        ok &= bad == 0;
+        rows.push(Row {
+            kernel: "hgemm_f16 (layout, tensor cores, f16 acc)",
+            size: format!("{size}x{size}x{size}"),
+            ms,
+            rate: if timed {
+                format!(
+                    "{:.1} TFLOP/s",
+                    2.0 * (size * size * size) as f64 / ms / 1e9
+                )
+            } else {
+                "-".into()
+            },
+            check: format!(
+                "{} {} entries, {bad} wrong (exact)",
+                samples.len(),
+                if timed { "sampled" } else { "all" }
+            ),
+        });
+    }
+
     println!("| kernel | size | ms | rate | check |");
     println!("| --- | --- | --- | --- | --- |");
     for r in &rows {
