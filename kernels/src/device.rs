@@ -447,20 +447,8 @@ pub unsafe extern "ptx-kernel" fn hgemm_f32(
     n: usize,
     k: usize,
 ) {
-    // 8 halves per 16-byte chunk.
-    if k % 8 != 0 || (a as usize) % 16 != 0 || (b as usize) % 16 != 0 {
-        trap()
-    }
-    let (la, lb, lc) = (elems(m, k) / 8, elems(n, k) / 8, elems(m, n));
     // SAFETY: the launch contract above.
-    let (a, b, c) = unsafe {
-        (
-            Global::new(a.cast::<F4>(), la),
-            Global::new(b.cast::<F4>(), lb),
-            GlobalMut::new(c, lc),
-        )
-    };
-    crate::gpu::hgemm::<[f32; 4]>(m, n, k, a, b, c)
+    unsafe { hgemm_entry::<[f32; 4]>(a, b, c, (m, n, k)) }
 }
 
 /// [`hgemm_f32`] with f16 accumulators and an f16 C (bits): the same
@@ -477,11 +465,28 @@ pub unsafe extern "ptx-kernel" fn hgemm_f16(
     n: usize,
     k: usize,
 ) {
+    // SAFETY: the launch contract above.
+    unsafe { hgemm_entry::<crate::gpu::Half4>(a, b, c, (m, n, k)) }
+}
+
+/// The two HGEMM entries: A and B as 16-byte chunks of 8 halves (traps
+/// when k is not a multiple of 8 or a pointer is not 16-byte aligned), C
+/// as `T::Out`.
+///
+/// # Safety
+/// [`hgemm_f32`]'s contract, with `c` holding m * n `T::Out`.
+#[inline(always)]
+unsafe fn hgemm_entry<T: crate::gpu::Acc>(
+    a: *const u16,
+    b: *const u16,
+    c: *mut T::Out,
+    (m, n, k): (usize, usize, usize),
+) {
     if k % 8 != 0 || (a as usize) % 16 != 0 || (b as usize) % 16 != 0 {
         trap()
     }
     let (la, lb, lc) = (elems(m, k) / 8, elems(n, k) / 8, elems(m, n));
-    // SAFETY: the launch contract above.
+    // SAFETY: the caller's contract.
     let (a, b, c) = unsafe {
         (
             Global::new(a.cast::<F4>(), la),
@@ -489,7 +494,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_f16(
             GlobalMut::new(c, lc),
         )
     };
-    crate::gpu::hgemm::<crate::gpu::Half4>(m, n, k, a, b, c)
+    crate::gpu::hgemm::<T>(m, n, k, a, b, c)
 }
 
 /// A buffer of `n` `f32` as `n / 4` [`F4`]; traps when `n` is not a

@@ -44,6 +44,37 @@ pub fn transpose(
     Ok(())
 }
 
+/// A GEMM's launch conditions: m, n positive multiples of the 128 x 128
+/// block tile, k of `bk`, and buffers of at least m·k (A), k·n (B) and m·n
+/// (C) elements.
+fn check_gemm(
+    op: &str,
+    (m, n, k): (usize, usize, usize),
+    bk: usize,
+    (la, lb, lc): (usize, usize, usize),
+) -> Result<(), String> {
+    let sizes = (m.checked_mul(k), k.checked_mul(n), m.checked_mul(n));
+    let (Some(a), Some(b), Some(c)) = sizes else {
+        return Err(format!("{op}: sizes overflow"));
+    };
+    if m == 0 || n == 0 || k == 0 || m % 128 != 0 || n % 128 != 0 || k % bk != 0 {
+        return Err(format!(
+            "{op}: ({m}, {n}, {k}) must be positive multiples of (128, 128, {bk})"
+        ));
+    }
+    if la < a || lb < b || lc < c {
+        return Err(format!("{op}: a buffer is shorter than its matrix"));
+    }
+    Ok(())
+}
+
+/// One block of one warp (the atom tests).
+const ONE_WARP: LaunchConfig = LaunchConfig {
+    grid_dim: (1, 1, 1),
+    block_dim: (32, 1, 1),
+    shared_mem_bytes: 0,
+};
+
 /// `sgemm_f32(a, b, c, m, n, k)`: `C = A · B`, row-major, A m x k, B k x n.
 #[allow(clippy::too_many_arguments)]
 pub fn sgemm(
@@ -54,18 +85,7 @@ pub fn sgemm(
     c: &mut CudaSlice<f32>,
     (m, n, k): (usize, usize, usize),
 ) -> Result<(), String> {
-    let sizes = (m.checked_mul(k), k.checked_mul(n), m.checked_mul(n));
-    let (Some(la), Some(lb), Some(lc)) = sizes else {
-        return Err("sgemm: sizes overflow".into());
-    };
-    if m == 0 || n == 0 || k == 0 || m % 128 != 0 || n % 128 != 0 || k % 8 != 0 {
-        return Err(format!(
-            "sgemm: ({m}, {n}, {k}) must be positive multiples of (128, 128, 8)"
-        ));
-    }
-    if a.len() < la || b.len() < lb || c.len() < lc {
-        return Err("sgemm: a buffer is shorter than its matrix".into());
-    }
+    check_gemm("sgemm", (m, n, k), 8, (a.len(), b.len(), c.len()))?;
     let cfg = grid(n / 128, m / 128)?;
     let mut l = stream.launch_builder(f);
     l.arg(a).arg(b).arg(c).arg(&m).arg(&n).arg(&k);
@@ -89,16 +109,11 @@ pub fn mma_atom(
     if a.len() < 256 || b.len() < 128 || c.len() < 128 {
         return Err("mma_atom: a holds 256 halves, b 128, c 128 words".into());
     }
-    let cfg = LaunchConfig {
-        grid_dim: (1, 1, 1),
-        block_dim: (32, 1, 1),
-        shared_mem_bytes: 0,
-    };
     let mut l = stream.launch_builder(f);
     l.arg(a).arg(b).arg(c).arg(&f16acc);
     // SAFETY: the entry point's contract: the lengths (checked), cudarc's
     // 256-byte aligned, distinct allocations.
-    unsafe { l.launch(cfg) }.map_err(|e| format!("mma_atom launch: {e}"))?;
+    unsafe { l.launch(ONE_WARP) }.map_err(|e| format!("mma_atom launch: {e}"))?;
     Ok(())
 }
 
@@ -114,16 +129,11 @@ pub fn mma_tile(
     if a.len() < 256 || b.len() < 128 || c.len() < 128 {
         return Err("mma_tile: a holds 256 halves, b 128, c 128 floats".into());
     }
-    let cfg = LaunchConfig {
-        grid_dim: (1, 1, 1),
-        block_dim: (32, 1, 1),
-        shared_mem_bytes: 0,
-    };
     let mut l = stream.launch_builder(f);
     l.arg(a).arg(b).arg(c);
     // SAFETY: the entry point's contract: the lengths (checked), cudarc's
     // 256-byte aligned, distinct allocations.
-    unsafe { l.launch(cfg) }.map_err(|e| format!("mma_tile launch: {e}"))?;
+    unsafe { l.launch(ONE_WARP) }.map_err(|e| format!("mma_tile launch: {e}"))?;
     Ok(())
 }
 
@@ -137,18 +147,7 @@ pub fn hgemm<T>(
     c: &mut CudaSlice<T>,
     (m, n, k): (usize, usize, usize),
 ) -> Result<(), String> {
-    let sizes = (m.checked_mul(k), n.checked_mul(k), m.checked_mul(n));
-    let (Some(la), Some(lb), Some(lc)) = sizes else {
-        return Err("hgemm: sizes overflow".into());
-    };
-    if m == 0 || n == 0 || k == 0 || m % 128 != 0 || n % 128 != 0 || k % 32 != 0 {
-        return Err(format!(
-            "hgemm: ({m}, {n}, {k}) must be positive multiples of (128, 128, 32)"
-        ));
-    }
-    if a.len() < la || b.len() < lb || c.len() < lc {
-        return Err("hgemm: a buffer is shorter than its matrix".into());
-    }
+    check_gemm("hgemm", (m, n, k), 32, (a.len(), b.len(), c.len()))?;
     // 4 warps (`layout_kernels::maps::HGEMM_THREADS`).
     let cfg = grid_of(n / 128, m / 128, 128)?;
     let mut l = stream.launch_builder(f);

@@ -88,6 +88,66 @@ fn dot(a: &[f32], b: &[f32], (n, k): (usize, usize), i: usize, j: usize) -> (f64
     })
 }
 
+/// Runs `f` once (0 ms) when `timed` is false, else times it ([`time`]).
+fn run_or_time(
+    ctx: &Arc<CudaContext>,
+    stream: &Arc<CudaStream>,
+    reps: usize,
+    timed: bool,
+    mut f: impl FnMut() -> Result<(), String>,
+) -> Result<f64, Box<dyn Error>> {
+    if timed {
+        return time(ctx, stream, reps, f);
+    }
+    f()?;
+    stream.synchronize()?;
+    Ok(0.0)
+}
+
+/// The entries of a size x size product to check: all of them, or (for the
+/// timed size) 4096 reproducible random ones and the two corners.
+fn samples(size: usize, timed: bool, seed: u64) -> Vec<(usize, usize)> {
+    if !timed {
+        return (0..size)
+            .flat_map(|i| (0..size).map(move |j| (i, j)))
+            .collect();
+    }
+    let at = |x: f32| ((x + 1.0) / 2.0 * size as f32) as usize % size;
+    random(2 * 4096, seed)
+        .chunks(2)
+        .map(|p| (at(p[0]), at(p[1])))
+        .chain([(0, 0), (size - 1, size - 1)])
+        .collect()
+}
+
+/// The rate of a timed size³ product, "-" when untimed.
+fn tflops(size: usize, ms: f64, timed: bool) -> String {
+    if timed {
+        format!(
+            "{:.1} TFLOP/s",
+            2.0 * (size * size * size) as f64 / ms / 1e9
+        )
+    } else {
+        "-".into()
+    }
+}
+
+/// "exact", or how many of `of` values were wrong.
+fn exact(bad: usize, of: usize) -> String {
+    if bad == 0 {
+        "exact".into()
+    } else {
+        format!("{bad} of {of} wrong")
+    }
+}
+
+/// f16 bits of each value (rounded to nearest).
+fn f16_bits(v: &[f32]) -> Vec<u16> {
+    v.iter()
+        .map(|&x| half::f16::from_f32(x).to_bits())
+        .collect()
+}
+
 struct Row {
     kernel: &'static str,
     size: String,
@@ -153,41 +213,20 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
     // SGEMM: a small product checked everywhere, the large one timed and
     // checked at sampled entries; error bound: k * eps * sum |a b|.
     for (size, timed) in [(256, false), (n, true)] {
-        let (m, k) = (size, size);
-        let (a, b) = (random(m * k, 1), random(k * size, 2));
+        let (a, b) = (random(size * size, 1), random(size * size, 2));
         let (da, db) = (stream.clone_htod(&a)?, stream.clone_htod(&b)?);
-        let mut dc = stream.alloc_zeros::<f32>(m * size)?;
-        let dims = (m, size, k);
-        let run = |dc: &mut _| launch::sgemm(&stream, &f_sgemm, &da, &db, dc, dims);
-        let ms = if timed {
-            time(&ctx, &stream, args.reps, || run(&mut dc))?
-        } else {
-            run(&mut dc)?;
-            stream.synchronize()?;
-            0.0
-        };
+        let mut dc = stream.alloc_zeros::<f32>(size * size)?;
+        let dims = (size, size, size);
+        let ms = run_or_time(&ctx, &stream, args.reps, timed, || {
+            launch::sgemm(&stream, &f_sgemm, &da, &db, &mut dc, dims)
+        })?;
         let c = stream.clone_dtoh(&dc)?;
-        let samples: Vec<(usize, usize)> = if timed {
-            random(2 * 4096, 3)
-                .chunks(2)
-                .map(|p| {
-                    (
-                        ((p[0] + 1.0) / 2.0 * m as f32) as usize % m,
-                        ((p[1] + 1.0) / 2.0 * size as f32) as usize % size,
-                    )
-                })
-                .chain([(0, 0), (m - 1, size - 1)])
-                .collect()
-        } else {
-            (0..m)
-                .flat_map(|i| (0..size).map(move |j| (i, j)))
-                .collect()
-        };
-        let eps = f64::from(f32::EPSILON) * k as f64;
-        let bad = samples
+        let checked = samples(size, timed, 3);
+        let eps = f64::from(f32::EPSILON) * size as f64;
+        let bad = checked
             .iter()
             .filter(|&&(i, j)| {
-                let (want, bound) = dot(&a, &b, (size, k), i, j);
+                let (want, bound) = dot(&a, &b, (size, size), i, j);
                 (f64::from(c[i * size + j]) - want).abs() > eps * bound + 1e-30
             })
             .count();
@@ -195,16 +234,12 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
         let what = if timed { "sampled" } else { "all" };
         rows.push(Row {
             kernel: "sgemm_f32 (layout)",
-            size: format!("{m}x{size}x{k}"),
+            size: format!("{size}x{size}x{size}"),
             ms,
-            rate: if timed {
-                format!("{:.1} TFLOP/s", 2.0 * (m * size * k) as f64 / ms / 1e9)
-            } else {
-                "-".into()
-            },
+            rate: tflops(size, ms, timed),
             check: format!(
                 "{} {what} entries, {bad} beyond k*eps*sum|ab|",
-                samples.len()
+                checked.len()
             ),
         });
     }
@@ -216,14 +251,9 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
         .map(|i| ((i * 3 + i / 16) % 7) as f32 - 3.0)
         .collect();
     let bi: Vec<f32> = (0..128).map(|i| ((i * 5 + 1) % 7) as f32 - 3.0).collect();
-    let bits = |v: &[f32]| {
-        v.iter()
-            .map(|&x| half::f16::from_f32(x).to_bits())
-            .collect::<Vec<u16>>()
-    };
     let (da, db) = (
-        stream.clone_htod(&bits(&ai))?,
-        stream.clone_htod(&bits(&bi))?,
+        stream.clone_htod(&f16_bits(&ai))?,
+        stream.clone_htod(&f16_bits(&bi))?,
     );
     let want: Vec<f32> = (0..128)
         .map(|x| {
@@ -254,11 +284,7 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
             size: "16x8x16".into(),
             ms: 0.0,
             rate: "-".into(),
-            check: if bad == 0 {
-                "exact".into()
-            } else {
-                format!("{bad} of 128 wrong")
-            },
+            check: exact(bad, 128),
         });
     }
 
@@ -273,11 +299,7 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
         size: "16x8x16".into(),
         ms: 0.0,
         rate: "-".into(),
-        check: if bad == 0 {
-            "exact".into()
-        } else {
-            format!("{bad} of 128 wrong")
-        },
+        check: exact(bad, 128),
     });
 
     // HGEMM on tensor cores, C = A · Bᵀ (A m x k, B n x k), f16 inputs, f32
@@ -286,48 +308,30 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
     // f16 values (bound k · eps · Σ|a b|).
     let f_hgemm = module.load_function("hgemm_f32")?;
     for (size, timed) in [(256, false), (n, true)] {
-        let to_h = |v: Vec<f32>| -> (Vec<u16>, Vec<f32>) {
-            let h: Vec<half::f16> = v.into_iter().map(half::f16::from_f32).collect();
-            (
-                h.iter().map(|x| x.to_bits()).collect(),
-                h.iter().map(|x| x.to_f32()).collect(),
-            )
+        // The f16 values themselves, for the reference.
+        let round = |v: Vec<f32>| -> Vec<f32> {
+            v.into_iter()
+                .map(|x| half::f16::from_f32(x).to_f32())
+                .collect()
         };
-        let (ha, a) = to_h(random(size * size, 4));
-        let (hb, bt) = to_h(random(size * size, 5));
+        let (a, bt) = (round(random(size * size, 4)), round(random(size * size, 5)));
         // dot() takes B as k x n: transpose the n x k B.
         let b: Vec<f32> = (0..size * size)
             .map(|x| bt[(x % size) * size + x / size])
             .collect();
-        let (da, db) = (stream.clone_htod(&ha)?, stream.clone_htod(&hb)?);
+        let (da, db) = (
+            stream.clone_htod(&f16_bits(&a))?,
+            stream.clone_htod(&f16_bits(&bt))?,
+        );
         let mut dc = stream.alloc_zeros::<f32>(size * size)?;
         let dims = (size, size, size);
-        let run = |dc: &mut _| launch::hgemm(&stream, &f_hgemm, &da, &db, dc, dims);
-        let ms = if timed {
-            time(&ctx, &stream, args.reps, || run(&mut dc))?
-        } else {
-            run(&mut dc)?;
-            stream.synchronize()?;
-            0.0
-        };
+        let ms = run_or_time(&ctx, &stream, args.reps, timed, || {
+            launch::hgemm(&stream, &f_hgemm, &da, &db, &mut dc, dims)
+        })?;
         let c = stream.clone_dtoh(&dc)?;
-        let samples: Vec<(usize, usize)> = if timed {
-            random(2 * 4096, 6)
-                .chunks(2)
-                .map(|p| {
-                    (
-                        ((p[0] + 1.0) / 2.0 * size as f32) as usize % size,
-                        ((p[1] + 1.0) / 2.0 * size as f32) as usize % size,
-                    )
-                })
-                .collect()
-        } else {
-            (0..size)
-                .flat_map(|i| (0..size).map(move |j| (i, j)))
-                .collect()
-        };
+        let checked = samples(size, timed, 6);
         let eps = f64::from(f32::EPSILON) * size as f64;
-        let bad = samples
+        let bad = checked
             .iter()
             .filter(|&&(i, j)| {
                 let (want, bound) = dot(&a, &b, (size, size), i, j);
@@ -335,22 +339,15 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
             })
             .count();
         ok &= bad == 0;
+        let what = if timed { "sampled" } else { "all" };
         rows.push(Row {
             kernel: "hgemm_f32 (layout, tensor cores)",
             size: format!("{size}x{size}x{size}"),
             ms,
-            rate: if timed {
-                format!(
-                    "{:.1} TFLOP/s",
-                    2.0 * (size * size * size) as f64 / ms / 1e9
-                )
-            } else {
-                "-".into()
-            },
+            rate: tflops(size, ms, timed),
             check: format!(
-                "{} {} entries, {bad} beyond k*eps*sum|ab|",
-                samples.len(),
-                if timed { "sampled" } else { "all" }
+                "{} {what} entries, {bad} beyond k*eps*sum|ab|",
+                checked.len()
             ),
         });
     }
@@ -360,70 +357,40 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
     // exact, against integer dot products.
     let f_hgemm16 = module.load_function("hgemm_f16")?;
     for (size, timed) in [(256, false), (n, true)] {
-        let tern = |seed: u64| -> Vec<i32> {
+        let tern = |seed: u64| -> Vec<f32> {
             random(size * size, seed)
                 .into_iter()
-                .map(|x| ((x + 1.0) * 1.5) as i32 - 1)
+                .map(|x| (((x + 1.0) * 1.5) as i32 - 1) as f32)
                 .collect()
         };
         let (a, b) = (tern(7), tern(8));
-        let bits = |v: &[i32]| {
-            v.iter()
-                .map(|&x| half::f16::from_f32(x as f32).to_bits())
-                .collect::<Vec<u16>>()
-        };
-        let (da, db) = (stream.clone_htod(&bits(&a))?, stream.clone_htod(&bits(&b))?);
+        let (da, db) = (
+            stream.clone_htod(&f16_bits(&a))?,
+            stream.clone_htod(&f16_bits(&b))?,
+        );
         let mut dc = stream.alloc_zeros::<u16>(size * size)?;
         let dims = (size, size, size);
-        let run = |dc: &mut _| launch::hgemm(&stream, &f_hgemm16, &da, &db, dc, dims);
-        let ms = if timed {
-            time(&ctx, &stream, args.reps, || run(&mut dc))?
-        } else {
-            run(&mut dc)?;
-            stream.synchronize()?;
-            0.0
-        };
+        let ms = run_or_time(&ctx, &stream, args.reps, timed, || {
+            launch::hgemm(&stream, &f_hgemm16, &da, &db, &mut dc, dims)
+        })?;
         let c = stream.clone_dtoh(&dc)?;
-        let samples: Vec<(usize, usize)> = if timed {
-            random(2 * 4096, 9)
-                .chunks(2)
-                .map(|p| {
-                    (
-                        ((p[0] + 1.0) / 2.0 * size as f32) as usize % size,
-                        ((p[1] + 1.0) / 2.0 * size as f32) as usize % size,
-                    )
-                })
-                .collect()
-        } else {
-            (0..size)
-                .flat_map(|i| (0..size).map(move |j| (i, j)))
-                .collect()
-        };
-        let bad = samples
+        let checked = samples(size, timed, 9);
+        let bad = checked
             .iter()
             .filter(|&&(i, j)| {
-                let want: i32 = (0..size).map(|p| a[i * size + p] * b[j * size + p]).sum();
-                half::f16::from_bits(c[i * size + j]).to_f32() != want as f32
+                // Small integers: the f32 sum is exact.
+                let want: f32 = (0..size).map(|p| a[i * size + p] * b[j * size + p]).sum();
+                half::f16::from_bits(c[i * size + j]).to_f32() != want
             })
             .count();
         ok &= bad == 0;
+        let what = if timed { "sampled" } else { "all" };
         rows.push(Row {
             kernel: "hgemm_f16 (layout, tensor cores, f16 acc)",
             size: format!("{size}x{size}x{size}"),
             ms,
-            rate: if timed {
-                format!(
-                    "{:.1} TFLOP/s",
-                    2.0 * (size * size * size) as f64 / ms / 1e9
-                )
-            } else {
-                "-".into()
-            },
-            check: format!(
-                "{} {} entries, {bad} wrong (exact)",
-                samples.len(),
-                if timed { "sampled" } else { "all" }
-            ),
+            rate: tflops(size, ms, timed),
+            check: format!("{} {what} entries, {bad} wrong (exact)", checked.len()),
         });
     }
 
