@@ -191,6 +191,11 @@ pub type LayoutLike<S, D> =
 /// let l = make_layout_like(layout!((4,(2,3),(4,1,2)):(16,(3,2),(4,8,8))));
 /// assert_eq!(l.to_string(), "(_4,(_2,_3),(_4,_1,_2)):(_48,(_3,_1),(_6,_0,_24))");
 /// ```
+///
+/// # Panics
+///
+/// When run-time extents multiply past `usize`; never for a static shape.
+#[track_caller]
 pub fn make_layout_like<S, D>(l: Layout<S, D>) -> LayoutLike<S, D>
 where
     S: Congruent<D> + crate::algebra::filter::FilterZerosShape<D>,
@@ -215,7 +220,10 @@ where
     let z = l.shape().filter_zeros_shape();
     let d = l.stride();
     let all = d.pairs(z);
-    Layout::new(l.shape(), d.ordered_stride(z, all))
+    match d.ordered_stride(z, all) {
+        Some(stride) => Layout::new(l.shape(), stride),
+        None => crate::make::extents_overflow("make_layout_like"),
+    }
 }
 
 /// A layout `make_fragment_like` applies to: its compact fragment layout.

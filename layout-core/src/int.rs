@@ -189,6 +189,9 @@ pub trait IntMul<R: Int>: Int {
     type Output: Int;
     /// The product.
     fn mul(self, r: R) -> Self::Output;
+    /// The product, or `None` when it does not fit `usize` (always `Some`
+    /// when both are static: the check folds away).
+    fn checked_mul(self, r: R) -> Option<Self::Output>;
 }
 
 impl IntMul<usize> for usize {
@@ -197,6 +200,10 @@ impl IntMul<usize> for usize {
     fn mul(self, r: usize) -> usize {
         self * r
     }
+    #[inline(always)]
+    fn checked_mul(self, r: usize) -> Option<usize> {
+        usize::checked_mul(self, r)
+    }
 }
 impl<A: StaticInt> IntMul<usize> for A {
     type Output = usize;
@@ -204,12 +211,20 @@ impl<A: StaticInt> IntMul<usize> for A {
     fn mul(self, r: usize) -> usize {
         A::VALUE * r
     }
+    #[inline(always)]
+    fn checked_mul(self, r: usize) -> Option<usize> {
+        A::VALUE.checked_mul(r)
+    }
 }
 impl<B: StaticInt> IntMul<B> for usize {
     type Output = usize;
     #[inline(always)]
     fn mul(self, _r: B) -> usize {
         self * B::VALUE
+    }
+    #[inline(always)]
+    fn checked_mul(self, _r: B) -> Option<usize> {
+        usize::checked_mul(self, B::VALUE)
     }
 }
 impl<A: StaticInt, B: StaticInt> IntMul<B> for A
@@ -221,6 +236,10 @@ where
     #[inline(always)]
     fn mul(self, _r: B) -> Self::Output {
         S::new()
+    }
+    #[inline(always)]
+    fn checked_mul(self, _r: B) -> Option<Self::Output> {
+        Some(S::new())
     }
 }
 

@@ -64,7 +64,8 @@ pub use int::*;
 pub use layout::{make_layout, Congruent, Layout};
 pub use make::{
     compact_col_major, compact_row_major, make_layout_left, make_layout_right, make_ordered_layout,
-    Compact, TypedSize,
+    try_compact_col_major, try_compact_row_major, try_make_layout_left, try_make_layout_right,
+    try_make_ordered_layout, Compact, TypedSize,
 };
 pub use ops::{
     append, flatten, get, group, prepend, replace, select, take, Append, Flatten, Group, Mode,

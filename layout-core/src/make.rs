@@ -9,6 +9,7 @@
 use crate::int::{Int, IntMul, StaticInt, StaticOneTag, Zero, C, S};
 use crate::layout::{Congruent, Layout};
 use crate::tuple::{Cons, IntTuple, IntoTuple, List, Nil, Tuple};
+use crate::LayoutError;
 use typenum::{B0, B1};
 
 /// Compact strides of a shape, given the stride of its first element.
@@ -24,10 +25,13 @@ pub trait Compact<Cur: Int>: IntTuple {
     type Right: IntTuple;
     /// The product after the shape, row-major.
     type RightNext: Int;
-    /// Column-major strides starting at `cur`, and the next stride.
-    fn left(self, cur: Cur) -> (Self::Left, Self::LeftNext);
-    /// Row-major strides starting at `cur`, and the next stride.
-    fn right(self, cur: Cur) -> (Self::Right, Self::RightNext);
+    /// Column-major strides starting at `cur`, and the next stride; `None`
+    /// when a run-time product does not fit `usize` (never for static
+    /// leaves: the check folds away).
+    fn left(self, cur: Cur) -> Option<(Self::Left, Self::LeftNext)>;
+    /// Row-major strides starting at `cur`, and the next stride; `None` on
+    /// overflow, as [`Compact::left`].
+    fn right(self, cur: Cur) -> Option<(Self::Right, Self::RightNext)>;
 }
 
 impl<Cur: Int + IntMul<usize>> Compact<Cur> for usize {
@@ -36,12 +40,12 @@ impl<Cur: Int + IntMul<usize>> Compact<Cur> for usize {
     type Right = Cur;
     type RightNext = Cur::Output;
     #[inline(always)]
-    fn left(self, cur: Cur) -> (Cur, Cur::Output) {
-        (cur, cur.mul(self))
+    fn left(self, cur: Cur) -> Option<(Cur, Cur::Output)> {
+        Some((cur, cur.checked_mul(self)?))
     }
     #[inline(always)]
-    fn right(self, cur: Cur) -> (Cur, Cur::Output) {
-        (cur, cur.mul(self))
+    fn right(self, cur: Cur) -> Option<(Cur, Cur::Output)> {
+        Some((cur, cur.checked_mul(self)?))
     }
 }
 
@@ -50,22 +54,22 @@ impl<Cur: Int + IntMul<usize>> Compact<Cur> for usize {
 pub trait CompactStatic<A, Cur> {
     type Stride: IntTuple;
     type Next: Int;
-    fn step(a: A, cur: Cur) -> (Self::Stride, Self::Next);
+    fn step(a: A, cur: Cur) -> Option<(Self::Stride, Self::Next)>;
 }
 impl<A, Cur: Int> CompactStatic<A, Cur> for B1 {
     type Stride = Zero;
     type Next = Cur;
     #[inline(always)]
-    fn step(_a: A, cur: Cur) -> (Zero, Cur) {
-        (S::new(), cur)
+    fn step(_a: A, cur: Cur) -> Option<(Zero, Cur)> {
+        Some((S::new(), cur))
     }
 }
 impl<A: Int, Cur: IntMul<A>> CompactStatic<A, Cur> for B0 {
     type Stride = Cur;
     type Next = Cur::Output;
     #[inline(always)]
-    fn step(a: A, cur: Cur) -> (Cur, Cur::Output) {
-        (cur, cur.mul(a))
+    fn step(a: A, cur: Cur) -> Option<(Cur, Cur::Output)> {
+        Some((cur, cur.checked_mul(a)?))
     }
 }
 
@@ -82,11 +86,11 @@ macro_rules! static_compact {
             type Right = Self::Left;
             type RightNext = Self::LeftNext;
             #[inline(always)]
-            fn left(self, cur: Cur) -> (Self::Left, Self::LeftNext) {
+            fn left(self, cur: Cur) -> Option<(Self::Left, Self::LeftNext)> {
                 <<<$t as StaticInt>::U as StaticOneTag>::IsOne as CompactStatic<$t, Cur>>::step(self, cur)
             }
             #[inline(always)]
-            fn right(self, cur: Cur) -> (Self::Right, Self::RightNext) {
+            fn right(self, cur: Cur) -> Option<(Self::Right, Self::RightNext)> {
                 self.left(cur)
             }
         }
@@ -102,19 +106,21 @@ pub trait CompactList<Cur: Int> {
     type LeftNext: Int;
     type Right: List;
     type RightNext: Int;
-    fn left(self, cur: Cur) -> (Self::Left, Self::LeftNext);
-    fn right(self, cur: Cur) -> (Self::Right, Self::RightNext);
+    fn left(self, cur: Cur) -> Option<(Self::Left, Self::LeftNext)>;
+    fn right(self, cur: Cur) -> Option<(Self::Right, Self::RightNext)>;
 }
 impl<Cur: Int> CompactList<Cur> for Nil {
     type Left = Nil;
     type LeftNext = Cur;
     type Right = Nil;
     type RightNext = Cur;
-    fn left(self, cur: Cur) -> (Nil, Cur) {
-        (Nil, cur)
+    #[inline(always)]
+    fn left(self, cur: Cur) -> Option<(Nil, Cur)> {
+        Some((Nil, cur))
     }
-    fn right(self, cur: Cur) -> (Nil, Cur) {
-        (Nil, cur)
+    #[inline(always)]
+    fn right(self, cur: Cur) -> Option<(Nil, Cur)> {
+        Some((Nil, cur))
     }
 }
 impl<Cur: Int, H: Compact<Cur>, T> CompactList<Cur> for Cons<H, T>
@@ -135,16 +141,16 @@ where
     >;
     type RightNext = <H as Compact<<T as CompactList<Cur>>::RightNext>>::RightNext;
     #[inline(always)]
-    fn left(self, cur: Cur) -> (Self::Left, Self::LeftNext) {
-        let (h, next) = Compact::<Cur>::left(self.0, cur);
-        let (t, next) = CompactList::<<H as Compact<Cur>>::LeftNext>::left(self.1, next);
-        (Cons(h, t), next)
+    fn left(self, cur: Cur) -> Option<(Self::Left, Self::LeftNext)> {
+        let (h, next) = Compact::<Cur>::left(self.0, cur)?;
+        let (t, next) = CompactList::<<H as Compact<Cur>>::LeftNext>::left(self.1, next)?;
+        Some((Cons(h, t), next))
     }
     #[inline(always)]
-    fn right(self, cur: Cur) -> (Self::Right, Self::RightNext) {
-        let (t, next) = CompactList::<Cur>::right(self.1, cur);
-        let (h, next) = Compact::right(self.0, next);
-        (Cons(h, t), next)
+    fn right(self, cur: Cur) -> Option<(Self::Right, Self::RightNext)> {
+        let (t, next) = CompactList::<Cur>::right(self.1, cur)?;
+        let (h, next) = Compact::right(self.0, next)?;
+        Some((Cons(h, t), next))
     }
 }
 impl<Cur: Int, T: Tuple + IntTuple> Compact<Cur> for T
@@ -160,15 +166,24 @@ where
     type Right = <<T::List as CompactList<Cur>>::Right as IntoTuple>::Tuple;
     type RightNext = <T::List as CompactList<Cur>>::RightNext;
     #[inline(always)]
-    fn left(self, cur: Cur) -> (Self::Left, Self::LeftNext) {
-        let (l, n) = self.into_list().left(cur);
-        (l.into_tuple(), n)
+    fn left(self, cur: Cur) -> Option<(Self::Left, Self::LeftNext)> {
+        let (l, n) = self.into_list().left(cur)?;
+        Some((l.into_tuple(), n))
     }
     #[inline(always)]
-    fn right(self, cur: Cur) -> (Self::Right, Self::RightNext) {
-        let (r, n) = self.into_list().right(cur);
-        (r.into_tuple(), n)
+    fn right(self, cur: Cur) -> Option<(Self::Right, Self::RightNext)> {
+        let (r, n) = self.into_list().right(cur)?;
+        Some((r.into_tuple(), n))
     }
+}
+
+/// The error of the compact-stride functions: the run-time extents multiply
+/// past `usize`. Cold and out of line, so the check costs a compare.
+#[cold]
+#[inline(never)]
+#[track_caller]
+pub(crate) fn extents_overflow(op: &'static str) -> ! {
+    panic!("{op}: the shape's extents multiply past usize")
 }
 
 /// CuTe's `compact_col_major(shape)`: LayoutLeft strides.
@@ -177,9 +192,34 @@ where
 /// use layout_core::{compact_col_major, to_cute_string};
 /// assert_eq!(to_cute_string(&compact_col_major((3usize, 4usize))), "(_1,3)");
 /// ```
+///
+/// # Panics
+///
+/// When run-time extents multiply past `usize` ([`try_compact_col_major`]
+/// returns the error instead); never for a static shape.
 #[inline(always)]
+#[track_caller]
 pub fn compact_col_major<Sh: Compact<C<1>>>(s: Sh) -> Sh::Left {
-    s.left(C).0
+    match s.left(C) {
+        Some((d, _)) => d,
+        None => extents_overflow("compact_col_major"),
+    }
+}
+
+/// [`compact_col_major`], or [`LayoutError::Overflow`] when the product of
+/// the extents (the stride after the last mode) does not fit `usize`.
+///
+/// ```
+/// use layout_core::{try_compact_col_major, to_cute_string};
+/// let d = try_compact_col_major((3usize, 4usize)).unwrap();
+/// assert_eq!(to_cute_string(&d), "(_1,3)");
+/// assert!(try_compact_col_major((1usize << 40, 1usize << 40)).is_err());
+/// ```
+#[inline(always)]
+pub fn try_compact_col_major<Sh: Compact<C<1>>>(s: Sh) -> Result<Sh::Left, LayoutError> {
+    s.left(C).map(|(d, _)| d).ok_or(LayoutError::Overflow {
+        op: "compact_col_major",
+    })
 }
 
 /// CuTe's `compact_row_major(shape)`: LayoutRight strides.
@@ -188,9 +228,34 @@ pub fn compact_col_major<Sh: Compact<C<1>>>(s: Sh) -> Sh::Left {
 /// use layout_core::{compact_row_major, to_cute_string, C};
 /// assert_eq!(to_cute_string(&compact_row_major(((C::<5>, C::<3>), C::<4>))), "((_12,_4),_1)");
 /// ```
+///
+/// # Panics
+///
+/// When run-time extents multiply past `usize` ([`try_compact_row_major`]
+/// returns the error instead); never for a static shape.
 #[inline(always)]
+#[track_caller]
 pub fn compact_row_major<Sh: Compact<C<1>>>(s: Sh) -> Sh::Right {
-    s.right(C).0
+    match s.right(C) {
+        Some((d, _)) => d,
+        None => extents_overflow("compact_row_major"),
+    }
+}
+
+/// [`compact_row_major`], or [`LayoutError::Overflow`] when the product of
+/// the extents does not fit `usize`.
+///
+/// ```
+/// use layout_core::{try_compact_row_major, to_cute_string};
+/// let d = try_compact_row_major((3usize, 4usize)).unwrap();
+/// assert_eq!(to_cute_string(&d), "(4,_1)");
+/// assert!(try_compact_row_major((1usize << 40, 1usize << 40)).is_err());
+/// ```
+#[inline(always)]
+pub fn try_compact_row_major<Sh: Compact<C<1>>>(s: Sh) -> Result<Sh::Right, LayoutError> {
+    s.right(C).map(|(d, _)| d).ok_or(LayoutError::Overflow {
+        op: "compact_row_major",
+    })
 }
 
 /// CuTe's `make_layout(shape)`: LayoutLeft (column-major) strides.
@@ -200,12 +265,45 @@ pub fn compact_row_major<Sh: Compact<C<1>>>(s: Sh) -> Sh::Right {
 /// assert_eq!(make_layout_left((C::<3>, C::<4>)).to_string(), "(_3,_4):(_1,_3)");
 /// assert_eq!(make_layout_left((C::<2>, (C::<2>, C::<2>))).to_string(), "(_2,(_2,_2)):(_1,(_2,_4))");
 /// ```
+///
+/// # Panics
+///
+/// When run-time extents multiply past `usize` ([`try_make_layout_left`]
+/// returns the error instead); never for a static shape.
 #[inline(always)]
+#[track_caller]
 pub fn make_layout_left<Sh>(s: Sh) -> Layout<Sh, Sh::Left>
 where
     Sh: Compact<C<1>> + Congruent<Sh::Left>,
 {
-    Layout::new(s, compact_col_major(s))
+    match s.left(C) {
+        Some((d, _)) => Layout::new(s, d),
+        None => extents_overflow("make_layout_left"),
+    }
+}
+
+/// [`make_layout_left`], or [`LayoutError::Overflow`] when the product of
+/// the extents does not fit `usize` (a layout whose size does not fit is
+/// refused, as `DynLayout`'s `make_layout` does).
+///
+/// ```
+/// use layout_core::{try_make_layout_left, C};
+/// let m = 3usize;
+/// assert_eq!(try_make_layout_left((m, C::<4>)).unwrap().to_string(), "(3,_4):(_1,3)");
+/// let big = 1usize << 32;
+/// assert!(try_make_layout_left((big, big, C::<2>)).is_err());
+/// ```
+#[inline(always)]
+pub fn try_make_layout_left<Sh>(s: Sh) -> Result<Layout<Sh, Sh::Left>, LayoutError>
+where
+    Sh: Compact<C<1>> + Congruent<Sh::Left>,
+{
+    match s.left(C) {
+        Some((d, _)) => Ok(Layout::new(s, d)),
+        None => Err(LayoutError::Overflow {
+            op: "make_layout_left",
+        }),
+    }
 }
 
 /// CuTe's `make_layout(shape, LayoutRight{})`: row-major strides.
@@ -215,28 +313,60 @@ where
 /// assert_eq!(make_layout_right((C::<3>, C::<4>)).to_string(), "(_3,_4):(_4,_1)");
 /// assert_eq!(make_layout_right((C::<2>, (C::<2>, C::<2>))).to_string(), "(_2,(_2,_2)):(_4,(_2,_1))");
 /// ```
+///
+/// # Panics
+///
+/// When run-time extents multiply past `usize` ([`try_make_layout_right`]
+/// returns the error instead); never for a static shape.
 #[inline(always)]
+#[track_caller]
 pub fn make_layout_right<Sh>(s: Sh) -> Layout<Sh, Sh::Right>
 where
     Sh: Compact<C<1>> + Congruent<Sh::Right>,
 {
-    Layout::new(s, compact_row_major(s))
+    match s.right(C) {
+        Some((d, _)) => Layout::new(s, d),
+        None => extents_overflow("make_layout_right"),
+    }
+}
+
+/// [`make_layout_right`], or [`LayoutError::Overflow`] when the product of
+/// the extents does not fit `usize`.
+///
+/// ```
+/// use layout_core::{try_make_layout_right, C};
+/// let m = 3usize;
+/// assert_eq!(try_make_layout_right((m, C::<4>)).unwrap().to_string(), "(3,_4):(_4,_1)");
+/// let big = 1usize << 32;
+/// assert!(try_make_layout_right((C::<2>, big, big)).is_err());
+/// ```
+#[inline(always)]
+pub fn try_make_layout_right<Sh>(s: Sh) -> Result<Layout<Sh, Sh::Right>, LayoutError>
+where
+    Sh: Compact<C<1>> + Congruent<Sh::Right>,
+{
+    match s.right(C) {
+        Some((d, _)) => Ok(Layout::new(s, d)),
+        None => Err(LayoutError::Overflow {
+            op: "make_layout_right",
+        }),
+    }
 }
 
 /// The product of a shape as a leaf type: static when every leaf is.
 pub trait TypedSize: IntTuple {
     /// The product's leaf type.
     type Size: Int;
-    /// The product.
-    fn typed_size(self) -> Self::Size;
+    /// The product, or `None` when run-time leaves multiply past `usize`.
+    fn typed_size(self) -> Option<Self::Size>;
 }
 macro_rules! leaf_typed_size {
     ($t:ty; $($g:tt)*) => {
         impl<$($g)*> TypedSize for $t {
             type Size = Self;
             #[inline(always)]
-            fn typed_size(self) -> Self {
-                self
+            fn typed_size(self) -> Option<Self> {
+                Some(self)
             }
         }
     };
@@ -245,12 +375,13 @@ crate::tuple::for_each_leaf!(leaf_typed_size);
 #[doc(hidden)]
 pub trait TypedSizeList {
     type Size: Int;
-    fn typed_size(self) -> Self::Size;
+    fn typed_size(self) -> Option<Self::Size>;
 }
 impl TypedSizeList for Nil {
     type Size = C<1>;
-    fn typed_size(self) -> C<1> {
-        C
+    #[inline(always)]
+    fn typed_size(self) -> Option<C<1>> {
+        Some(C)
     }
 }
 impl<H: TypedSize, T: TypedSizeList> TypedSizeList for Cons<H, T>
@@ -259,8 +390,8 @@ where
 {
     type Size = <H::Size as IntMul<T::Size>>::Output;
     #[inline(always)]
-    fn typed_size(self) -> Self::Size {
-        self.0.typed_size().mul(self.1.typed_size())
+    fn typed_size(self) -> Option<Self::Size> {
+        self.0.typed_size()?.checked_mul(self.1.typed_size()?)
     }
 }
 impl<T: Tuple + IntTuple> TypedSize for T
@@ -269,7 +400,7 @@ where
 {
     type Size = <T::List as TypedSizeList>::Size;
     #[inline(always)]
-    fn typed_size(self) -> Self::Size {
+    fn typed_size(self) -> Option<Self::Size> {
         self.into_list().typed_size()
     }
 }
@@ -357,12 +488,13 @@ where
 #[doc(hidden)]
 pub trait OrderD<O> {
     type D: Int;
-    fn d(self) -> Self::D;
+    fn d(self) -> Option<Self::D>;
 }
 impl<O> OrderD<O> for Nil {
     type D = C<1>;
-    fn d(self) -> C<1> {
-        C
+    #[inline(always)]
+    fn d(self) -> Option<C<1>> {
+        Some(C)
     }
 }
 impl<O: StaticInt, OJ: StaticInt, XJ: TypedSize, R: OrderD<O>> OrderD<O> for Cons<(OJ, XJ), R>
@@ -375,12 +507,12 @@ where
         R::D,
     >>::Output;
     #[inline(always)]
-    fn d(self) -> Self::D {
+    fn d(self) -> Option<Self::D> {
         let here = <<OJ::U as typenum::IsLess<O::U>>::Output as Pick<XJ::Size, C<1>>>::pick(
-            (self.0).1.typed_size(),
+            (self.0).1.typed_size()?,
             C,
         );
-        here.mul(self.1.d())
+        here.checked_mul(self.1.d()?)
     }
 }
 
@@ -388,7 +520,7 @@ where
 #[doc(hidden)]
 pub trait OrderedStride<S, All> {
     type Stride;
-    fn ordered_stride(self, s: S, all: All) -> Self::Stride;
+    fn ordered_stride(self, s: S, all: All) -> Option<Self::Stride>;
 }
 macro_rules! static_ordered_stride {
     ($t:ty; $($g:tt)*) => {
@@ -398,8 +530,8 @@ macro_rules! static_ordered_stride {
         {
             type Stride = <Sh as Compact<All::D>>::Left;
             #[inline(always)]
-            fn ordered_stride(self, s: Sh, all: All) -> Self::Stride {
-                s.left(all.d()).0
+            fn ordered_stride(self, s: Sh, all: All) -> Option<Self::Stride> {
+                Some(s.left(all.d()?)?.0)
             }
         }
     };
@@ -409,12 +541,13 @@ static_ordered_stride!(S<U>; U: typenum::Unsigned + 'static);
 #[doc(hidden)]
 pub trait OrderedStrideList<S, All> {
     type Stride: List;
-    fn ordered_stride(self, s: S, all: All) -> Self::Stride;
+    fn ordered_stride(self, s: S, all: All) -> Option<Self::Stride>;
 }
 impl<All> OrderedStrideList<Nil, All> for Nil {
     type Stride = Nil;
-    fn ordered_stride(self, _s: Nil, _all: All) -> Nil {
-        Nil
+    #[inline(always)]
+    fn ordered_stride(self, _s: Nil, _all: All) -> Option<Nil> {
+        Some(Nil)
     }
 }
 impl<OH: OrderedStride<SH, All>, OT: OrderedStrideList<ST, All>, SH, ST, All: Copy>
@@ -424,11 +557,11 @@ where
 {
     type Stride = Cons<OH::Stride, OT::Stride>;
     #[inline(always)]
-    fn ordered_stride(self, s: Cons<SH, ST>, all: All) -> Self::Stride {
-        Cons(
-            self.0.ordered_stride(s.0, all),
-            self.1.ordered_stride(s.1, all),
-        )
+    fn ordered_stride(self, s: Cons<SH, ST>, all: All) -> Option<Self::Stride> {
+        Some(Cons(
+            self.0.ordered_stride(s.0, all)?,
+            self.1.ordered_stride(s.1, all)?,
+        ))
     }
 }
 impl<O: Tuple, Sh: Tuple, All> OrderedStride<Sh, All> for O
@@ -438,10 +571,12 @@ where
 {
     type Stride = <<O::List as OrderedStrideList<Sh::List, All>>::Stride as IntoTuple>::Tuple;
     #[inline(always)]
-    fn ordered_stride(self, s: Sh, all: All) -> Self::Stride {
-        self.into_list()
-            .ordered_stride(s.into_list(), all)
-            .into_tuple()
+    fn ordered_stride(self, s: Sh, all: All) -> Option<Self::Stride> {
+        Some(
+            self.into_list()
+                .ordered_stride(s.into_list(), all)?
+                .into_tuple(),
+        )
     }
 }
 
@@ -454,7 +589,13 @@ where
 /// let l = make_ordered_layout((C::<2>, C::<8>, C::<2>, C::<8>), (C::<0>, C::<3>, C::<1>, C::<2>));
 /// assert_eq!(l.to_string(), "(_2,_8,_2,_8):(_1,_32,_2,_4)");
 /// ```
+///
+/// # Panics
+///
+/// When run-time extents multiply past `usize` ([`try_make_ordered_layout`]
+/// returns the error instead); never for a static shape.
 #[inline(always)]
+#[track_caller]
 #[allow(clippy::type_complexity)]
 pub fn make_ordered_layout<Sh, O>(
     s: Sh,
@@ -466,5 +607,40 @@ where
     <O as OrderedStride<Sh, <O as OrderPairs<Sh>>::Pairs>>::Stride: IntTuple,
 {
     let all = order.pairs(s);
-    Layout::new(s, order.ordered_stride(s, all))
+    match order.ordered_stride(s, all) {
+        Some(d) => Layout::new(s, d),
+        None => extents_overflow("make_ordered_layout"),
+    }
+}
+
+/// [`make_ordered_layout`], or [`LayoutError::Overflow`] when a stride (a
+/// product of extents ordered before its mode) does not fit `usize`.
+///
+/// ```
+/// use layout_core::{try_make_ordered_layout, C};
+/// let m = 5usize;
+/// let l = try_make_ordered_layout((m, C::<4>), (C::<1>, C::<0>)).unwrap();
+/// assert_eq!(l.to_string(), "(5,_4):(_4,_1)");
+/// let big = 1usize << 40;
+/// // The first mode's stride is the second mode's size times the third's: 2^80.
+/// assert!(try_make_ordered_layout((C::<2>, big, big), (C::<2>, C::<0>, C::<1>)).is_err());
+/// ```
+#[allow(clippy::type_complexity)]
+#[inline(always)]
+pub fn try_make_ordered_layout<Sh, O>(
+    s: Sh,
+    order: O,
+) -> Result<Layout<Sh, <O as OrderedStride<Sh, <O as OrderPairs<Sh>>::Pairs>>::Stride>, LayoutError>
+where
+    O: OrderPairs<Sh> + OrderedStride<Sh, <O as OrderPairs<Sh>>::Pairs> + Copy,
+    Sh: Congruent<<O as OrderedStride<Sh, <O as OrderPairs<Sh>>::Pairs>>::Stride> + Copy,
+    <O as OrderedStride<Sh, <O as OrderPairs<Sh>>::Pairs>>::Stride: IntTuple,
+{
+    let all = order.pairs(s);
+    match order.ordered_stride(s, all) {
+        Some(d) => Ok(Layout::new(s, d)),
+        None => Err(LayoutError::Overflow {
+            op: "make_ordered_layout",
+        }),
+    }
 }

@@ -184,8 +184,8 @@ fn check_congruent(s: &Node, d: &Node, shape: &Node, stride: &Node) -> syn::Resu
 /// A stride leaf computed by the macro: static, or a product of dynamic shape leaves.
 enum Cur {
     Static(u128),
-    /// The static factor and the indices of the dynamic leaves multiplied in.
-    Dynamic(u128, Vec<usize>),
+    /// The static factor and the dynamic leaves multiplied in (index, text).
+    Dynamic(u128, Vec<(usize, String)>),
 }
 
 /// LayoutLeft strides, computed at expansion as CuTe computes them.
@@ -216,10 +216,14 @@ fn compact_node(n: &Node, cur: &mut Cur, k: &mut usize) -> Node {
                 }
                 Leaf::Dynamic(_, _, span) | Leaf::Computed(_, _, span) | Leaf::Underscore(span) => {
                     let stride = cur_node(cur, *span);
+                    let text = match leaf {
+                        Leaf::Dynamic(_, t, _) | Leaf::Computed(_, t, _) => t.clone(),
+                        _ => "_".to_string(),
+                    };
                     *cur = match std::mem::replace(cur, Cur::Static(0)) {
-                        Cur::Static(c) => Cur::Dynamic(c, vec![idx]),
+                        Cur::Static(c) => Cur::Dynamic(c, vec![(idx, text)]),
                         Cur::Dynamic(c, mut ix) => {
-                            ix.push(idx);
+                            ix.push((idx, text));
                             Cur::Dynamic(c, ix)
                         }
                     };
@@ -234,15 +238,30 @@ fn cur_node(cur: &Cur, span: Span) -> Node {
     match cur {
         Cur::Static(c) => Node::Leaf(Leaf::Static(*c, span)),
         Cur::Dynamic(c, ix) => {
-            let factors = ix.iter().map(|i| format_ident!("__layout_s{}", i));
+            let factors = ix.iter().map(|(i, _)| format_ident!("__layout_s{}", i));
             let text = ix
                 .iter()
-                .map(|i| format!("s{i}"))
+                .map(|(i, _)| format!("s{i}"))
                 .collect::<Vec<_>>()
                 .join("*");
-            let c = u64::try_from(*c).unwrap_or(u64::MAX) as usize;
+            let user = ix
+                .iter()
+                .map(|(_, t)| t.as_str())
+                .collect::<Vec<_>>()
+                .join(" * ");
+            let Ok(c) = u64::try_from(*c) else {
+                let e = quote_spanned! {span=> compile_error!("a compact stride of this shape overflows 64 bits") };
+                return Node::Leaf(Leaf::Computed(e, String::new(), span));
+            };
+            let c = c as usize;
+            // Checked: a run-time product past usize panics, it never wraps.
+            let msg = format!("layout!: the compact stride {c} * {user} overflows usize");
             Node::Leaf(Leaf::Computed(
-                quote! { (#c #(* #factors)*) },
+                quote! {{
+                    let p: usize = #c;
+                    #( let Some(p) = p.checked_mul(#factors) else { ::core::panic!(#msg) }; )*
+                    p
+                }},
                 format!("{c}*{text}"),
                 span,
             ))

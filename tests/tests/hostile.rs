@@ -128,3 +128,65 @@ fn size_zero_layouts_are_refused_with_a_reason() {
         assert!(e.to_string().contains("has size 0"), "{e}");
     }
 }
+
+/// Typed compact strides of run-time extents are products of the extents
+/// before (or after) a mode: when one does not fit `usize` the `try_` forms
+/// return `Err` and the others panic with the reason; they never wrap.
+#[test]
+fn typed_compact_strides_never_wrap() {
+    use layout_core::{
+        layout, try_make_layout_left, try_make_layout_right, try_make_ordered_layout, C,
+    };
+    let big = std::hint::black_box(1usize << 40);
+    // Left: strides (1, 2^40, 2^80): the last does not fit.
+    assert!(try_make_layout_left((big, big, C::<2>)).is_err());
+    // Right: strides (2^81, 2, 1).
+    assert!(try_make_layout_right((big, big, C::<2>)).is_err());
+    // Ordered (2, 0, 1): mode 0's stride is big * big.
+    assert!(try_make_ordered_layout((C::<2>, big, big), (C::<2>, C::<0>, C::<1>)).is_err());
+    // The size itself past usize is refused too (as DynLayout's make_layout).
+    let half = std::hint::black_box(1usize << 32);
+    assert!(try_make_layout_left((half, half)).is_err());
+    // Just below the limit every stride is exact: (2^32, 2^31) has strides
+    // (1, 2^32) and size 2^63.
+    let l = try_make_layout_left((half, half / 2)).unwrap();
+    assert_eq!(l.to_string(), "(4294967296,2147483648):(_1,4294967296)");
+    // (2^29, 4, 2^32) row-major: strides (4 * 2^32, 2^32, 1), size 2^63.
+    let r = try_make_layout_right((half / 8, C::<4>, half)).unwrap();
+    assert_eq!(
+        r.to_string(),
+        "(536870912,_4,4294967296):(17179869184,4294967296,_1)"
+    );
+    // The panicking forms say why, at the caller.
+    let msg = |f: fn(usize)| {
+        let e = std::panic::catch_unwind(move || f(big)).unwrap_err();
+        e.downcast_ref::<String>()
+            .cloned()
+            .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap()
+    };
+    assert_eq!(
+        msg(|b| drop(layout_core::make_layout_left((b, b, C::<2>)))),
+        "make_layout_left: the shape's extents multiply past usize"
+    );
+    assert_eq!(
+        msg(|b| drop(layout!((b, b, 2)))),
+        "layout!: the compact stride 1 * b * b overflows usize"
+    );
+}
+
+/// tile_to_shape's repeat strides are compact strides of run-time repeats:
+/// past `usize` the typed form refuses instead of wrapping.
+#[test]
+fn typed_tile_to_shape_repeats_never_wrap() {
+    use layout_core::{algebra::try_tile_to_shape, layout};
+    let big = std::hint::black_box(1usize << 42);
+    // Repeats (2^41, 2^41, 2^42): the third repeat's stride is 2^82.
+    assert!(try_tile_to_shape(layout!((2, 2)), (big, big, big)).is_err());
+    // Within range: 8 x 6 by (2,2) blocks = (4,3) repeats.
+    let (m, n) = std::hint::black_box((8usize, 6usize));
+    let t = try_tile_to_shape(layout!((2, 2)), (m, n)).unwrap();
+    // CuTe: blocked_product(2x2 col-major, (4,3) col-major) =
+    // ((2,4),(2,3)):((1,4),(2,16)).
+    assert_eq!(t.to_string(), "((_2,4),(_2,3)):((_1,_4),(_2,16))");
+}

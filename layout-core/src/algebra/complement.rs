@@ -506,7 +506,7 @@ where
     #[inline(always)]
     fn go(_m: M, cot: Cot) -> Result<(Self::Shape, Self::Stride), crate::Refusal> {
         let s = coalesce_shape(cot).ok_or(crate::Refusal::Arithmetic)?;
-        Ok((s, s.left(C).0))
+        Ok((s, s.left(C).ok_or(crate::Refusal::Arithmetic)?.0))
     }
 }
 impl<M: Sorted, Cot> ZeroStrideCase<M, Cot> for B0
@@ -535,9 +535,10 @@ where
             .ceil_div_shape(next)
             .and_then(coalesce_shape)
             .ok_or(crate::Refusal::Arithmetic)?;
+        let (rest_stride, _) = rest.left(next).ok_or(crate::Refusal::Arithmetic)?;
         let pre = Layout::new(
             shs.push(rest).into_tuple(),
-            sts.push(rest.left(next).0).into_tuple(),
+            sts.push(rest_stride).into_tuple(),
         );
         Ok(pre.coalesce().parts())
     }

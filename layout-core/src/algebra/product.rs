@@ -178,7 +178,7 @@ macro_rules! int_product {
             const ERROR: Option<Text> = <Layout<$t, <$t as Compact<C<1>>>::Left> as ProductOnto<Layout<AS, AD>>>::ERROR;
             #[inline(always)]
             fn try_logical(self, a: Layout<AS, AD>) -> Result<Self::Logical, LayoutError> {
-                Layout::raw(self, self.left(C).0).try_logical(a)
+                Layout::raw(self, crate::make::try_compact_col_major(self)?).try_logical(a)
             }
         }
     };
@@ -194,7 +194,7 @@ macro_rules! int_zip_product {
             type Zipped = <Layout<$t, <$t as Compact<C<1>>>::Left> as ZipProductOnto<Layout<AS, AD>>>::Zipped;
             #[inline(always)]
             fn try_zipped(self, a: Layout<AS, AD>) -> Result<Self::Zipped, LayoutError> {
-                Layout::raw(self, self.left(C).0).try_zipped(a)
+                Layout::raw(self, crate::make::try_compact_col_major(self)?).try_zipped(a)
             }
         }
     };

@@ -28,14 +28,15 @@ pub struct ColMajor;
 pub trait TileOrder<Reps> {
     /// The strides of the repeat layout.
     type Stride: IntTuple;
-    /// The strides for the repeats `reps`.
-    fn stride(self, reps: Reps) -> Self::Stride;
+    /// The strides for the repeats `reps`; `None` when a run-time product
+    /// does not fit `usize`.
+    fn stride(self, reps: Reps) -> Option<Self::Stride>;
 }
 impl<Reps: Compact<C<1>>> TileOrder<Reps> for ColMajor {
     type Stride = <Reps as Compact<C<1>>>::Left;
     #[inline(always)]
-    fn stride(self, reps: Reps) -> Self::Stride {
-        reps.left(C).0
+    fn stride(self, reps: Reps) -> Option<Self::Stride> {
+        Some(reps.left(C)?.0)
     }
 }
 impl<
@@ -47,7 +48,7 @@ where
 {
     type Stride = <O as OrderedStride<Reps, <O as OrderPairs<Reps>>::Pairs>>::Stride;
     #[inline(always)]
-    fn stride(self, reps: Reps) -> Self::Stride {
+    fn stride(self, reps: Reps) -> Option<Self::Stride> {
         self.ordered_stride(reps, self.pairs(reps))
     }
 }
@@ -261,8 +262,8 @@ where
             }
             i += 1;
         }
-        let reps: TileReps<BS, BD, Sh> = want.ceil_div_each(have).ok_or(fail)?.into_tuple();
-        let rep = Layout::raw(reps, order.stride(reps));
+        let reps: TileReps<BS, BD, Sh> = want.ceil_div_each(have).ok_or(fail.clone())?.into_tuple();
+        let rep = Layout::raw(reps, order.stride(reps).ok_or(fail)?);
         Layout::raw(ps, pd).try_blocked(rep)
     }
     const ERROR: Option<Text> = {
