@@ -108,6 +108,33 @@ impl<T: Copy> Global<T> {
     }
 }
 
+/// `N` elements of a [`Global`] buffer, `stride` apart: bounds checked
+/// once when made, so that each access checks only its constant index
+/// (which folds away). A thread's copies of a k-block are such a run.
+#[derive(Clone, Copy)]
+pub struct GlobalRun<T, const N: usize> {
+    ptr: *const T,
+    stride: usize,
+}
+
+impl<T: Copy> Global<T> {
+    /// Elements `start + v * stride` for `v < N`; traps when the last one
+    /// is not below `len` (or its index overflows).
+    #[inline(always)]
+    pub fn run<const N: usize>(self, start: usize, stride: usize) -> GlobalRun<T, N> {
+        const { assert!(N > 0, "a run has at least one element") };
+        match stride.checked_mul(N - 1).and_then(|x| x.checked_add(start)) {
+            Some(last) if last < self.len => {}
+            _ => trap(),
+        }
+        // SAFETY: start <= last < len: in bounds (`new`'s contract).
+        GlobalRun {
+            ptr: unsafe { self.ptr.add(start) },
+            stride,
+        }
+    }
+}
+
 impl<T: Copy> GlobalMut<T> {
     /// # Safety
     /// `ptr` points to `len` elements of device memory, aligned for `T`,
@@ -289,20 +316,20 @@ impl Smem {
         [r0, r1]
     }
 
-    /// `cp.async.cg.shared.global` of 16 bytes: element `j` of `src` to
-    /// index `i` (16-byte aligned) of the window, without registers. The
-    /// data is there after [`cp_async_wait_all`] (and a barrier for other
-    /// threads' copies).
+    /// `cp.async.cg.shared.global` of 16 bytes: element `v` of the run
+    /// `src` to index `i` (16-byte aligned) of the window, without
+    /// registers. The data is there after a [`cp_async_wait`] that covers
+    /// it (and a barrier for other threads' copies).
     #[inline(always)]
-    pub fn cp_async16(self, i: usize, src: Global<F4>, j: usize) {
+    pub fn cp_async16<const N: usize>(self, i: usize, src: GlobalRun<F4, N>, v: usize) {
         let a = self.addr(i, 4);
-        if j >= src.len {
+        if v >= N {
             trap()
         }
-        // SAFETY: element j of src is in bounds (checked, `Global::new`'s
-        // contract), `a` in the buffer and aligned (checked).
+        // SAFETY: element v < N of the run is in bounds (checked when the
+        // run was made), `a` in the buffer and aligned (checked).
         unsafe {
-            let g = src.ptr.add(j);
+            let g = src.ptr.add(v * src.stride);
             asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {g}; cp.async.cg.shared.global [{a}], [g], 16; }}",
                  a = in(reg32) a, g = in(reg64) g, options(nostack))
         }

@@ -8,7 +8,8 @@ use crate::device::{
     mma_m16n8k16_f32, sync_threads, thread_idx, trap, Global, GlobalMut, Smem, F4,
 };
 use crate::maps::{
-    hgemm_copy, hgemm_frag_c, hgemm_ldsm_a, hgemm_ldsm_b, ldsm_a_src, ldsm_b_src, mma_atom_offsets,
+    hgemm_copy, hgemm_frag_c, hgemm_ldsm_a, hgemm_ldsm_a_atom_step, hgemm_ldsm_b,
+    hgemm_ldsm_b_pair_step, ldsm_a_src, ldsm_b_src, mma_atom_offsets,
     sgemm_frag_a, sgemm_frag_b, sgemm_frag_c, sgemm_load_a, sgemm_load_b, transpose_load,
     transpose_store, At, MmaOffsets, BK, BM, BN, HBK, HBM, HBN, HSTAGE, HSTAGES, STAGE, TT,
 };
@@ -148,9 +149,9 @@ pub fn mma_tile(a: Global<F4>, b: Global<F4>, c: GlobalMut<f32>) {
     let lane = thread_idx() % 32;
     // f32 units: A's 256 halves, then B's 128.
     let tile = Smem::window(0, 128 + 64);
-    tile.cp_async16(4 * lane, a, lane);
+    tile.cp_async16(4 * lane, a.run::<1>(lane, 0), 0);
     if lane < 16 {
-        tile.cp_async16(128 + 4 * lane, b, lane);
+        tile.cp_async16(128 + 4 * lane, b.run::<1>(lane, 0), 0);
     }
     cp_async_commit();
     cp_async_wait_all();
@@ -232,6 +233,18 @@ impl Acc for Half4 {
     }
 }
 
+/// One k-step (16) of a warp's 64 x 64 tile: 4 x 8 atoms, B's x4 fragments
+/// holding two n-atoms each.
+#[inline(always)]
+fn mma_step<T: Acc>(acc: &mut [[T; 8]; 4], (fa, fb): ([[u32; 4]; 4], [[u32; 4]; 4])) {
+    each::<4>(|i| {
+        each::<8>(|j| {
+            let bj = [fb[j / 2][2 * (j % 2)], fb[j / 2][2 * (j % 2) + 1]];
+            acc[i][j] = acc[i][j].mma(fa[i], bj);
+        })
+    });
+}
+
 /// C = A · Bᵀ on tensor cores, accumulators `T` (f32 or f16): each block
 /// of 4 warps computes a 128 x 128 tile of C over k-blocks of 32, staged
 /// through a 3-deep `cp.async` pipeline in swizzled shared memory,
@@ -253,16 +266,19 @@ pub fn hgemm<T: Acc>(
     let (ca, cb) = (hgemm_copy(m, k, by, tid), hgemm_copy(n, k, bx, tid));
     // f32 units: a stage is HSTAGE halves, B's tile after A's.
     let (stage_f32, b_f32) = (HSTAGE / 2, HBM * HBK / 2);
-    let buf = Smem::window_big(0, HSTAGES * stage_f32);
+    // A thread's four chunks of a matrix are a strided run in global
+    // memory and constant steps apart in the stage: one bounds check each
+    // per k-block, none per copy.
+    let (sa, sb) = (ca.shared_chunk / 2, cb.shared_chunk / 2);
     let load = |kt: usize, stage: usize| {
         let base = stage * stage_f32;
+        let ga = a.run::<4>(ca.global[0] + kt * ca.step, ca.global_chunk);
+        let gb = b.run::<4>(cb.global[0] + kt * cb.step, cb.global_chunk);
+        let wa = Smem::window_big(base + ca.shared[0] / 2, 3 * sa + 4);
+        let wb = Smem::window_big(base + b_f32 + cb.shared[0] / 2, 3 * sb + 4);
         each::<4>(|v| {
-            buf.cp_async16(base + ca.shared[v] / 2, a, ca.global[v] + kt * ca.step);
-            buf.cp_async16(
-                base + b_f32 + cb.shared[v] / 2,
-                b,
-                cb.global[v] + kt * cb.step,
-            );
+            wa.cp_async16(v * sa, ga, v);
+            wb.cp_async16(v * sb, gb, v);
         });
     };
     let kts = k / HBK;
@@ -272,38 +288,52 @@ pub fn hgemm<T: Acc>(
         }
         cp_async_commit();
     }
-    // This thread's ldmatrix rows (f32 offsets in a stage), per atom and step.
-    let (mut la, mut lb) = ([[0usize; 2]; 4], [[0usize; 2]; 4]);
-    each::<4>(|i| {
-        each::<2>(|st| {
-            la[i][st] = hgemm_ldsm_a(tid, i, st) / 2;
-            lb[i][st] = b_f32 + hgemm_ldsm_b(tid, i, st) / 2;
-        })
-    });
+    // This thread's ldmatrix rows (f32 offsets in a stage) for atom 0 per
+    // k-step; the other atoms are constant steps away (registers saved).
+    let la = [hgemm_ldsm_a(tid, 0, 0) / 2, hgemm_ldsm_a(tid, 0, 1) / 2];
+    let lb = [
+        b_f32 + hgemm_ldsm_b(tid, 0, 0) / 2,
+        b_f32 + hgemm_ldsm_b(tid, 0, 1) / 2,
+    ];
+    let (da, db) = (hgemm_ldsm_a_atom_step() / 2, hgemm_ldsm_b_pair_step() / 2);
+    // The A and B fragments of one k-step (16) of a stage, by ldmatrix.
+    // One window per matrix and k-step: the atoms are constant offsets in it.
+    let frags = |stage: usize, st: usize| {
+        let wa = Smem::window_big(stage * stage_f32 + la[st], 3 * da + 4);
+        let wb = Smem::window_big(stage * stage_f32 + lb[st], 3 * db + 4);
+        let (mut fa, mut fb) = ([[0u32; 4]; 4], [[0u32; 4]; 4]);
+        each::<4>(|i| {
+            fa[i] = wa.ldmatrix_x4(i * da);
+            fb[i] = wb.ldmatrix_x4(i * db);
+        });
+        (fa, fb)
+    };
     let mut acc = [[T::zero(); 8]; 4];
+    // Fragments are double-buffered: the next k-step's ldmatrix is issued
+    // before this k-step's mma, across the barrier between k-blocks too.
+    cp_async_wait::<{ HSTAGES as u32 - 2 }>();
+    sync_threads();
+    let mut cur = frags(0, 0);
+    let (mut read, mut write) = (0, HSTAGES - 1);
     for kt in 0..kts {
-        // k-block kt has landed (this thread's copies), then everyone's.
-        cp_async_wait::<{ HSTAGES as u32 - 2 }>();
-        sync_threads();
-        // The stage read in the last iteration is free: refill it.
+        // Step 0: prefetch step 1 of this k-block; refill the stage read in
+        // the last k-block (every thread passed the barrier since).
+        let next = frags(read, 1);
         if kt + HSTAGES - 1 < kts {
-            load(kt + HSTAGES - 1, (kt + HSTAGES - 1) % HSTAGES);
+            load(kt + HSTAGES - 1, write);
         }
         cp_async_commit();
-        let w = Smem::window_big((kt % HSTAGES) * stage_f32, stage_f32);
-        each::<2>(|st| {
-            let (mut fa, mut fb) = ([[0u32; 4]; 4], [[0u32; 4]; 4]);
-            each::<4>(|i| {
-                fa[i] = w.ldmatrix_x4(la[i][st]);
-                fb[i] = w.ldmatrix_x4(lb[i][st]);
-            });
-            each::<4>(|i| {
-                each::<8>(|j| {
-                    let bj = [fb[j / 2][2 * (j % 2)], fb[j / 2][2 * (j % 2) + 1]];
-                    acc[i][j] = acc[i][j].mma(fa[i], bj);
-                })
-            });
-        });
+        mma_step(&mut acc, cur);
+        cur = next;
+        // Step 1: k-block kt + 1 has landed (this thread's copies, then
+        // everyone's); prefetch its step 0.
+        cp_async_wait::<{ HSTAGES as u32 - 2 }>();
+        sync_threads();
+        write = read;
+        read = if read + 1 == HSTAGES { 0 } else { read + 1 };
+        let next = frags(read, 0);
+        mma_step(&mut acc, cur);
+        cur = next;
     }
     let fc = hgemm_frag_c(m, n, (bx, by), tid);
     each::<4>(|i| {

@@ -477,7 +477,10 @@ pub fn hgemm_copy(rows: usize, k: usize, blk: usize, tid: usize) -> HCopy {
     HCopy {
         global: core::array::from_fn(|v| mine.data_offset() + l.crd2idx((v, 0usize, 0usize))),
         step: l.crd2idx((0usize, 0usize, 1usize)),
+        global_chunk: l.crd2idx((1usize, 0usize, 0usize)),
         shared: core::array::from_fn(|v| sw.crd2idx((r + 32 * v, 8 * ch))),
+        // 32 rows of 32 halves: above the bits the swizzle mixes.
+        shared_chunk: sw.crd2idx((32usize, 0usize)) - sw.crd2idx((0usize, 0usize)),
     }
 }
 
@@ -488,8 +491,14 @@ pub struct HCopy {
     pub global: [usize; 4],
     /// `F4` step from one k-block to the next.
     pub step: usize,
+    /// `F4` step from one chunk to the next (`global[v] = global[0] + v *
+    /// global_chunk`), so a kernel keeps one address.
+    pub global_chunk: usize,
     /// Half offset of each chunk in the stage tile.
     pub shared: [usize; 4],
+    /// Half step from one chunk to the next (`shared[v] = shared[0] + v *
+    /// shared_chunk`: the swizzle leaves it as it is).
+    pub shared_chunk: usize,
 }
 
 /// The row address `ldmatrix.x4` takes from thread `tid` for the A
@@ -504,6 +513,29 @@ pub fn hgemm_ldsm_a(tid: usize, i: usize, s: usize) -> usize {
     let origin = p.data_offset() + p.layout().crd2idx((0usize, i, s));
     let o = ldsm_a_src(tid % 32);
     hgemm_smem().swizzle.apply(origin + (o / 16) * 32 + o % 16)
+}
+
+/// How far apart (halves) a warp's A atoms along MMA_M are in the stage
+/// tile: the static stride of `partition_A`'s atom mode. The swizzle leaves
+/// it as it is (it moves only bits above the ones the swizzle mixes; checked
+/// for every thread and atom by the tests), so a kernel keeps one
+/// `ldmatrix` address per k-step and reaches the other atoms at constant
+/// offsets.
+pub fn hgemm_ldsm_a_atom_step() -> usize {
+    let p = hgemm_mma()
+        .get_slice(0)
+        .partition_a(index(layout!((128,32):(32,1))));
+    p.layout().crd2idx((0usize, 1usize, 0usize)) - p.layout().crd2idx((0usize, 0usize, 0usize))
+}
+
+/// How far apart (halves) the B address of consecutive atom pairs `j2` is:
+/// two strides of `partition_B`'s atom mode, unchanged by the swizzle as
+/// [`hgemm_ldsm_a_atom_step`].
+pub fn hgemm_ldsm_b_pair_step() -> usize {
+    let p = hgemm_mma()
+        .get_slice(0)
+        .partition_b(index(layout!((128,32):(32,1))));
+    p.layout().crd2idx((0usize, 2usize, 0usize)) - p.layout().crd2idx((0usize, 0usize, 0usize))
 }
 
 /// The row address `ldmatrix.x4` takes from thread `tid` for the B
@@ -863,6 +895,44 @@ mod tests {
     /// are exactly the A and B values the TiledMMA's `partition_A` /
     /// `partition_B` assign to that thread; `partition_C` covers the tile
     /// once.
+    #[test]
+    fn hgemm_ldsm_atoms_are_constant_steps_apart() {
+        // Hand count: 2 x 2 warps of 16 x 8 atoms over 128 x 32 row-major
+        // halves: a warp's A atoms are 32 rows apart (32 * 32 halves), its
+        // B atom pairs 2 * 16 rows apart.
+        assert_eq!(hgemm_ldsm_a_atom_step(), 1024);
+        for (rows, k) in [(256, 64), (384, 4096)] {
+            for blk in 0..rows / 128 {
+                for tid in 0..HGEMM_THREADS {
+                    let c = hgemm_copy(rows, k, blk, tid);
+                    // Chunks are 32 rows apart: 32 rows of k / 8 F4, or
+                    // 32 x 32 halves in the stage.
+                    assert_eq!(c.global_chunk, 32 * k / 8);
+                    assert_eq!(c.shared_chunk, 1024);
+                    for v in 0..4 {
+                        assert_eq!(c.global[v], c.global[0] + v * c.global_chunk);
+                        assert_eq!(c.shared[v], c.shared[0] + v * c.shared_chunk);
+                    }
+                }
+            }
+        }
+        assert_eq!(hgemm_ldsm_b_pair_step(), 1024);
+        for tid in 0..HGEMM_THREADS {
+            for s in 0..2 {
+                for i in 0..4 {
+                    assert_eq!(
+                        hgemm_ldsm_a(tid, i, s),
+                        hgemm_ldsm_a(tid, 0, s) + i * hgemm_ldsm_a_atom_step()
+                    );
+                    assert_eq!(
+                        hgemm_ldsm_b(tid, i, s),
+                        hgemm_ldsm_b(tid, 0, s) + i * hgemm_ldsm_b_pair_step()
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn hgemm_maps_feed_the_tiled_mma() {
         use layout_core::atom::{CopyAtom, SM75_U32x4_LDSM_N};
