@@ -316,6 +316,64 @@ impl Smem {
         [r0, r1]
     }
 
+    /// `ldmatrix.sync.aligned.m8n8.x1.shared.b16`: one matrix, lanes 0-7
+    /// give the rows (`SM75_U32x1_LDSM_N`).
+    #[inline(always)]
+    pub fn ldmatrix_x1(self, i: usize) -> u32 {
+        let a = self.addr(i, 4);
+        let r0: u32;
+        // SAFETY: as ldmatrix_x4.
+        unsafe {
+            asm!("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {{{r0}}}, [{a}];",
+                 r0 = out(reg32) r0, a = in(reg32) a, options(readonly, nostack))
+        };
+        r0
+    }
+
+    /// `ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16`: one matrix,
+    /// transposed (`SM75_U16x2_LDSM_T`).
+    #[inline(always)]
+    pub fn ldmatrix_x1_trans(self, i: usize) -> u32 {
+        let a = self.addr(i, 4);
+        let r0: u32;
+        // SAFETY: as ldmatrix_x4.
+        unsafe {
+            asm!("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {{{r0}}}, [{a}];",
+                 r0 = out(reg32) r0, a = in(reg32) a, options(readonly, nostack))
+        };
+        r0
+    }
+
+    /// `ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16`: two matrices,
+    /// transposed (`SM75_U16x4_LDSM_T`).
+    #[inline(always)]
+    pub fn ldmatrix_x2_trans(self, i: usize) -> [u32; 2] {
+        let a = self.addr(i, 4);
+        let (r0, r1): (u32, u32);
+        // SAFETY: as ldmatrix_x4.
+        unsafe {
+            asm!("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {{{r0}, {r1}}}, [{a}];",
+                 r0 = out(reg32) r0, r1 = out(reg32) r1,
+                 a = in(reg32) a, options(readonly, nostack))
+        };
+        [r0, r1]
+    }
+
+    /// `ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16`: four matrices,
+    /// transposed (`SM75_U16x8_LDSM_T`).
+    #[inline(always)]
+    pub fn ldmatrix_x4_trans(self, i: usize) -> [u32; 4] {
+        let a = self.addr(i, 4);
+        let (r0, r1, r2, r3): (u32, u32, u32, u32);
+        // SAFETY: as ldmatrix_x4.
+        unsafe {
+            asm!("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {{{r0}, {r1}, {r2}, {r3}}}, [{a}];",
+                 r0 = out(reg32) r0, r1 = out(reg32) r1, r2 = out(reg32) r2, r3 = out(reg32) r3,
+                 a = in(reg32) a, options(readonly, nostack))
+        };
+        [r0, r1, r2, r3]
+    }
+
     /// `cp.async.cg.shared.global` of 16 bytes: element `v` of the run
     /// `src` to index `i` (16-byte aligned) of the window, without
     /// registers. The data is there after a [`cp_async_wait`] that covers
@@ -456,6 +514,21 @@ pub unsafe extern "ptx-kernel" fn mma_tile(a: *const u16, b: *const u16, c: *mut
         )
     };
     crate::gpu::mma_tile(a, b, c)
+}
+
+/// Every `ldmatrix` form once, for the runner to check against the copy
+/// atoms' layouts: `src` is 32 rows of 8 halves (four 8 x 8 matrices),
+/// `out` receives each lane's registers, 14 per lane (x1, x2, x4, then
+/// x1, x2, x4 transposed). One warp.
+///
+/// # Safety
+/// `src` points to 256 `u16` and `out` to 448 `u32` of device memory,
+/// 16-byte aligned, distinct.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn ldsm_atoms(src: *const u16, out: *mut u32) {
+    // SAFETY: the launch contract above (16-byte aligned: F4 view).
+    let (src, out) = unsafe { (Global::new(src.cast::<F4>(), 32), GlobalMut::new(out, 448)) };
+    crate::gpu::ldsm_atoms(src, out)
 }
 
 /// C = A · Bᵀ with f16 inputs and f32 accumulators on tensor cores: A is

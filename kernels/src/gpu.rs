@@ -9,9 +9,9 @@ use crate::device::{
 };
 use crate::maps::{
     hgemm_copy, hgemm_frag_c, hgemm_ldsm_a, hgemm_ldsm_a_atom_step, hgemm_ldsm_b,
-    hgemm_ldsm_b_pair_step, ldsm_a_src, ldsm_b_src, mma_atom_offsets,
-    sgemm_frag_a, sgemm_frag_b, sgemm_frag_c, sgemm_load_a, sgemm_load_b, transpose_load,
-    transpose_store, At, MmaOffsets, BK, BM, BN, HBK, HBM, HBN, HSTAGE, HSTAGES, STAGE, TT,
+    hgemm_ldsm_b_pair_step, ldsm_a_src, ldsm_b_src, mma_atom_offsets, sgemm_frag_a, sgemm_frag_b,
+    sgemm_frag_c, sgemm_load_a, sgemm_load_b, transpose_load, transpose_store, At, MmaOffsets, BK,
+    BM, BN, HBK, HBM, HBN, HSTAGE, HSTAGES, STAGE, TT,
 };
 
 /// `dst = src^T`, n x n: each block moves one 64 x 64 tile through a
@@ -161,6 +161,32 @@ pub fn mma_tile(a: Global<F4>, b: Global<F4>, c: GlobalMut<f32>) {
     let d = mma_m16n8k16_f32(ra, rb, [0.0; 4]);
     for (o, v) in mma_atom_offsets(lane).c.into_iter().zip(d) {
         c.st(o, v);
+    }
+}
+
+/// Each `ldmatrix` form on 32 rows of 8 halves: lane `l` copies row `l`
+/// to shared memory and names row `l` (x4), `l % 16` (x2) or `l % 8` (x1),
+/// as the atoms' source layouts say; its registers go to
+/// `out[14 l ..]`.
+#[inline(always)]
+pub fn ldsm_atoms(src: Global<F4>, out: GlobalMut<u32>) {
+    let lane = thread_idx() % 32;
+    // 32 rows of 16 bytes: 128 f32.
+    let tile = Smem::window(0, 128);
+    tile.cp_async16(4 * lane, src.run::<1>(lane, 0), 0);
+    cp_async_commit();
+    cp_async_wait_all();
+    sync_threads();
+    let (r1, r2, r4) = (4 * (lane % 8), 4 * (lane % 16), 4 * lane);
+    let mut regs = [0u32; 14];
+    regs[0] = tile.ldmatrix_x1(r1);
+    regs[1..3].copy_from_slice(&tile.ldmatrix_x2(r2));
+    regs[3..7].copy_from_slice(&tile.ldmatrix_x4(r4));
+    regs[7] = tile.ldmatrix_x1_trans(r1);
+    regs[8..10].copy_from_slice(&tile.ldmatrix_x2_trans(r2));
+    regs[10..14].copy_from_slice(&tile.ldmatrix_x4_trans(r4));
+    for (i, r) in regs.into_iter().enumerate() {
+        out.st(14 * lane + i, r);
     }
 }
 

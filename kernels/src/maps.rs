@@ -407,6 +407,47 @@ pub fn ldsm_b_src(lane: usize) -> usize {
     row * 16 + 8 * q
 }
 
+/// The `ldmatrix` forms of the `ldsm_atoms` kernel, in its output order:
+/// name, registers per lane.
+pub const LDSM_FORMS: [(&str, usize); 6] = [
+    ("x1", 1),
+    ("x2", 2),
+    ("x4", 4),
+    ("x1.trans", 1),
+    ("x2.trans", 2),
+    ("x4.trans", 4),
+];
+
+/// Which elements of the `ldsm_atoms` source (32 rows of 8 halves, row
+/// `8 q + r` being row r of matrix q) lane `lane` receives in register
+/// `reg` of form `form` (an index of [`LDSM_FORMS`]): `[low half, high
+/// half]` as `row * 8 + column`, read off the copy atom's destination
+/// layout (bit `16 e` of the copied block is element e of matrix
+/// `e / 64`, row-major).
+pub fn ldsm_expected(form: usize, lane: usize, reg: usize) -> [usize; 2] {
+    use layout_core::atom::{
+        CopyAtom, SM75_U16x2_LDSM_T, SM75_U16x4_LDSM_T, SM75_U16x8_LDSM_T, SM75_U32x1_LDSM_N,
+        SM75_U32x2_LDSM_N, SM75_U32x4_LDSM_N,
+    };
+    fn dst<A: CopyAtom>() -> A::DstLayout {
+        A::DstLayout::default()
+    }
+    // The layouts are (thread, value) -> bit: flat index lane + 32 value.
+    let bit = |h: usize| {
+        let i = lane + 32 * (32 * reg + 16 * h);
+        match form {
+            0 => dst::<SM75_U32x1_LDSM_N>().call(i),
+            1 => dst::<SM75_U32x2_LDSM_N>().call(i),
+            2 => dst::<SM75_U32x4_LDSM_N>().call(i),
+            3 => dst::<SM75_U16x2_LDSM_T>().call(i),
+            4 => dst::<SM75_U16x4_LDSM_T>().call(i),
+            5 => dst::<SM75_U16x8_LDSM_T>().call(i),
+            _ => panic!("ldsm_expected: form {form} of {}", LDSM_FORMS.len()),
+        }
+    };
+    [bit(0) / 16, bit(1) / 16]
+}
+
 /// HGEMM CTA tile: rows of C.
 pub const HBM: usize = 128;
 /// HGEMM CTA tile: columns of C.
@@ -895,6 +936,34 @@ mod tests {
     /// are exactly the A and B values the TiledMMA's `partition_A` /
     /// `partition_B` assign to that thread; `partition_C` covers the tile
     /// once.
+    /// The copy atoms' layouts (CuTe's) against `ldmatrix` as the PTX ISA
+    /// defines it: lane t's register r holds matrix r's row t / 4, columns
+    /// 2 (t % 4) and + 1; `.trans` holds column t / 4 of rows 2 (t % 4)
+    /// and + 1.
+    #[test]
+    fn ldsm_atoms_match_the_ptx_definition() {
+        for (form, &(name, regs)) in LDSM_FORMS.iter().enumerate() {
+            for lane in 0..32 {
+                for r in 0..regs {
+                    let (t4, t_4) = (lane / 4, lane % 4);
+                    let want: [usize; 2] = core::array::from_fn(|h| {
+                        let (row, col) = if name.ends_with("trans") {
+                            (2 * t_4 + h, t4)
+                        } else {
+                            (t4, 2 * t_4 + h)
+                        };
+                        (8 * r + row) * 8 + col
+                    });
+                    assert_eq!(
+                        ldsm_expected(form, lane, r),
+                        want,
+                        "{name}: lane {lane}, register {r}"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn hgemm_ldsm_atoms_are_constant_steps_apart() {
         // Hand count: 2 x 2 warps of 16 x 8 atoms over 128 x 32 row-major

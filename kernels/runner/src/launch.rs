@@ -137,6 +137,25 @@ pub fn mma_tile(
     Ok(())
 }
 
+/// `ldsm_atoms(src, out)`: every `ldmatrix` form on 32 rows of 8 halves,
+/// 14 registers per lane out.
+pub fn ldsm_atoms(
+    stream: &CudaStream,
+    f: &CudaFunction,
+    src: &CudaSlice<u16>,
+    out: &mut CudaSlice<u32>,
+) -> Result<(), String> {
+    if src.len() < 256 || out.len() < 448 {
+        return Err("ldsm_atoms: src holds 256 halves, out 448 words".into());
+    }
+    let mut l = stream.launch_builder(f);
+    l.arg(src).arg(out);
+    // SAFETY: the entry point's contract: the lengths (checked), cudarc's
+    // 256-byte aligned, distinct allocations.
+    unsafe { l.launch(ONE_WARP) }.map_err(|e| format!("ldsm_atoms launch: {e}"))?;
+    Ok(())
+}
+
 /// `hgemm_f32(a, b, c, m, n, k)` (C f32) or `hgemm_f16` (C f16 bits, `T`
 /// = u16): C = A · Bᵀ, A m x k and B n x k f16 (bits), row-major.
 pub fn hgemm<T>(

@@ -302,6 +302,42 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
         check: exact(bad, 128),
     });
 
+    // Every ldmatrix form, against the copy atoms' layouts: source element
+    // e holds the value e + 1, so each half names the element it came from.
+    let f_ldsm = module.load_function("ldsm_atoms")?;
+    let src: Vec<u16> = (1..=256).collect();
+    let dsrc = stream.clone_htod(&src)?;
+    let mut dout = stream.alloc_zeros::<u32>(448)?;
+    launch::ldsm_atoms(&stream, &f_ldsm, &dsrc, &mut dout)?;
+    let got = stream.clone_dtoh(&dout)?;
+    let mut at = 0;
+    for (form, &(_, regs)) in layout_kernels::maps::LDSM_FORMS.iter().enumerate() {
+        let mut bad = 0;
+        for lane in 0..32 {
+            for r in 0..regs {
+                let [lo, hi] = layout_kernels::maps::ldsm_expected(form, lane, r);
+                let want = src[lo] as u32 | (src[hi] as u32) << 16;
+                bad += usize::from(got[14 * lane + at + r] != want);
+            }
+        }
+        at += regs;
+        ok &= bad == 0;
+        rows.push(Row {
+            kernel: match form {
+                0 => "ldmatrix x1 (SM75_U32x1_LDSM_N)",
+                1 => "ldmatrix x2 (SM75_U32x2_LDSM_N)",
+                2 => "ldmatrix x4 (SM75_U32x4_LDSM_N)",
+                3 => "ldmatrix x1.trans (SM75_U16x2_LDSM_T)",
+                4 => "ldmatrix x2.trans (SM75_U16x4_LDSM_T)",
+                _ => "ldmatrix x4.trans (SM75_U16x8_LDSM_T)",
+            },
+            size: format!("{} x 8x8", regs),
+            ms: 0.0,
+            rate: "-".into(),
+            check: exact(bad, 32 * regs),
+        });
+    }
+
     // HGEMM on tensor cores, C = A · Bᵀ (A m x k, B n x k), f16 inputs, f32
     // accumulators and output: 256³ checked everywhere, n³ timed and
     // checked at sampled entries, against f64 dot products of the same
