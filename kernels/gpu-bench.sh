@@ -18,7 +18,7 @@ nvcc --version | tail -2 | head -1
 echo "## layout-kernels (gpu-runner)"
 "$bin/gpu-runner" "$bin/layout_kernels.ptx" || echo "gpu-runner failed: $?"
 echo "## anchors (torch)"
-python3 "$here/anchors.py" 4096 20
+python3 "$here/anchors.py" 4096 20 "$bin/layout_kernels.ptx"
 if [ -n "$cutlass" ]; then
     echo "## CuTe tutorial kernels (nvcc -O3 -arch=sm_90a)"
     tmp=$(mktemp -d)
