@@ -936,6 +936,29 @@ mod tests {
     /// are exactly the A and B values the TiledMMA's `partition_A` /
     /// `partition_B` assign to that thread; `partition_C` covers the tile
     /// once.
+    #[test]
+    fn hgemm_layouts_print_as_cute() {
+        assert_eq!(
+            hgemm_smem().to_string(),
+            "Sw<2,3,3> o _0 o (_128,_32):(_32,_1)"
+        );
+        assert_eq!(hgemm_copy_threads().to_string(), "(_32,_4,_1):(_4,_1,_0)");
+        // Hand-derived from the atom's A layout ((4,8),(2,2,2)):((32,1),
+        // (16,8,128)) over the 16 x 16 (m + 16 k) block, in a row-major
+        // 128 x 32 stage (m stride 32, k stride 1): a thread's values step
+        // k + 1, m + 8, k + 8 (1, 256, 8); its atoms along M are 2 warps x
+        // 16 rows apart (1024), along K 16 apart. Thread 37 is warp 1 (m +
+        // 16) lane 5 (m 1, k 2): 16 * 32 + 1 * 32 + 2 = 546.
+        let pa = hgemm_mma()
+            .get_slice(37)
+            .partition_a(index(layout!((128,32):(32,1))));
+        assert_eq!(
+            pa.layout().to_string(),
+            "((_2,_2,_2),_4,_2):((_1,_256,_8),_1024,_16)"
+        );
+        assert_eq!(pa.data_offset(), 546);
+    }
+
     /// The copy atoms' layouts (CuTe's) against `ldmatrix` as the PTX ISA
     /// defines it: lane t's register r holds matrix r's row t / 4, columns
     /// 2 (t % 4) and + 1; `.trans` holds column t / 4 of rows 2 (t % 4)
