@@ -232,65 +232,65 @@ fn call(name: &str, pos: usize, a: &[(Val, usize)]) -> Result<Val, EvalError> {
     match name {
         "composition" => {
             need(2)?;
-            lay(layout_core::composition_tiler(
+            lay(layout_core::dynamic::composition_tiler(
                 &as_layout(&a[0])?,
                 &as_tiler(&a[1])?,
             ))
         }
-        "coalesce" if a.len() == 2 => lay(layout_core::coalesce_profile(
+        "coalesce" if a.len() == 2 => lay(layout_core::dynamic::coalesce_profile(
             &as_layout(&a[0])?,
             &as_tuple(&a[1])?,
         )),
         "coalesce" => {
             need(1)?;
-            lay(layout_core::coalesce(&as_layout(&a[0])?))
+            lay(layout_core::dynamic::coalesce(&as_layout(&a[0])?))
         }
         "filter" => {
             need(1)?;
-            lay(layout_core::filter(&as_layout(&a[0])?))
+            lay(layout_core::dynamic::filter(&as_layout(&a[0])?))
         }
         "filter_zeros" => {
             need(1)?;
-            lay(layout_core::filter_zeros(&as_layout(&a[0])?))
+            lay(layout_core::dynamic::filter_zeros(&as_layout(&a[0])?))
         }
-        "complement" if a.len() == 2 => lay(layout_core::complement(
+        "complement" if a.len() == 2 => lay(layout_core::dynamic::complement(
             &as_layout(&a[0])?,
             &as_tuple(&a[1])?,
         )),
         "complement" => {
             need(1)?;
-            lay(layout_core::complement_default(&as_layout(&a[0])?))
+            lay(layout_core::dynamic::complement_default(&as_layout(&a[0])?))
         }
         "right_inverse" => {
             need(1)?;
-            lay(layout_core::right_inverse(&as_layout(&a[0])?))
+            lay(layout_core::dynamic::right_inverse(&as_layout(&a[0])?))
         }
         "left_inverse" => {
             need(1)?;
-            lay(layout_core::left_inverse(&as_layout(&a[0])?))
+            lay(layout_core::dynamic::left_inverse(&as_layout(&a[0])?))
         }
         "logical_divide" | "zipped_divide" | "tiled_divide" | "flat_divide" | "logical_product"
         | "zipped_product" | "tiled_product" | "flat_product" => {
             need(2)?;
             let (l, t) = (as_layout(&a[0])?, as_tiler(&a[1])?);
             lay(match name {
-                "logical_divide" => layout_core::logical_divide(&l, &t),
-                "zipped_divide" => layout_core::zipped_divide(&l, &t),
-                "tiled_divide" => layout_core::tiled_divide(&l, &t),
-                "flat_divide" => layout_core::flat_divide(&l, &t),
-                "logical_product" => layout_core::logical_product(&l, &t),
-                "zipped_product" => layout_core::zipped_product(&l, &t),
-                "tiled_product" => layout_core::tiled_product(&l, &t),
-                _ => layout_core::flat_product(&l, &t),
+                "logical_divide" => layout_core::dynamic::logical_divide(&l, &t),
+                "zipped_divide" => layout_core::dynamic::zipped_divide(&l, &t),
+                "tiled_divide" => layout_core::dynamic::tiled_divide(&l, &t),
+                "flat_divide" => layout_core::dynamic::flat_divide(&l, &t),
+                "logical_product" => layout_core::dynamic::logical_product(&l, &t),
+                "zipped_product" => layout_core::dynamic::zipped_product(&l, &t),
+                "tiled_product" => layout_core::dynamic::tiled_product(&l, &t),
+                _ => layout_core::dynamic::flat_product(&l, &t),
             })
         }
         "blocked_product" | "raked_product" => {
             need(2)?;
             let (x, y) = (as_layout(&a[0])?, as_layout(&a[1])?);
             lay(if name == "blocked_product" {
-                layout_core::blocked_product(&x, &y)
+                layout_core::dynamic::blocked_product(&x, &y)
             } else {
-                layout_core::raked_product(&x, &y)
+                layout_core::dynamic::raked_product(&x, &y)
             })
         }
         "make_layout" => {

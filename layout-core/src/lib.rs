@@ -20,6 +20,24 @@
 //! let (row, offset) = slice_and_offset(crd!(1, _), layout!((3,4):(6,1)));
 //! assert_eq!((row.to_string(), offset), ("(_4):(_1)".into(), 6));
 //! ```
+//!
+//! The algebra is at the root and works on typed layouts, mixed ones
+//! included; [`dynamic`] has the same operations, by the same names, on
+//! layouts known only at run time ([`DynLayout`]):
+//!
+//! ```
+//! use layout_core::{composition, dynamic, layout, zipped_divide, C, DynLayout};
+//! let m = 8;
+//! // (m,_32):(_32,_1) in (_4,_4) tiles: ((_4,_4),(m/4,_8)):((_32,_1),(_128,_4)).
+//! let z = zipped_divide(layout!((m, 32):(32, 1)), (C::<4>, C::<4>));
+//! assert_eq!(z.to_string(), "((_4,_4),(2,_8)):((_32,_1),(_128,_4))");
+//! assert_eq!(composition(layout!((4,2):(2,1)), layout!(2:4)).to_string(), "_2:_1");
+//!
+//! // B steps over A's first mode: offsets 0 and A(4) = 1.
+//! let a: DynLayout = "(_4,_2):(_2,_1)".parse().unwrap();
+//! let b: DynLayout = "_2:_4".parse().unwrap();
+//! assert_eq!(dynamic::composition(&a, &b).unwrap().to_string(), "_2:_1");
+//! ```
 #![no_std]
 
 #[cfg(feature = "alloc")]
@@ -51,14 +69,20 @@ pub mod tensor;
 pub mod tuple;
 
 pub use coord::{crd2crd, crd2idx, idx2crd, CompactIndex, Crd2Crd, Crd2Idx, Underscore};
-#[cfg(feature = "alloc")]
-pub use dynamic::{
-    blocked_product, coalesce, coalesce_profile, compact_left, compact_right, complement,
-    complement_default, composition, composition_tiler, filter, filter_profile, filter_zeros,
-    flat_divide, flat_product, left_inverse, logical_divide, logical_product, parse_tuple,
-    raked_product, right_inverse, tiled_divide, tiled_product, zipped_divide, zipped_product,
-    DCoord, DInt, DTuple, DynLayout, Tiler,
+// The typed algebra is the library's algebra; `DynLayout`'s (same names,
+// same calling patterns, run-time values) is under `dynamic::`.
+pub use algebra::{
+    blocked_product, coalesce, coalesce_by, complement, complement_default, composition, downcast,
+    filter, filter_by, filter_zeros, flat_divide, flat_product, left_inverse, logical_divide,
+    logical_product, max_common_layout, max_common_vector, raked_product, right_inverse,
+    tile_to_shape, tile_to_shape_ordered, tiled_divide, tiled_product, try_blocked_product,
+    try_complement, try_complement_default, try_composition, try_downcast, try_flat_divide,
+    try_flat_product, try_logical_divide, try_logical_product, try_raked_product,
+    try_tile_to_shape, try_tile_to_shape_ordered, try_tiled_divide, try_tiled_product,
+    try_zipped_divide, try_zipped_product, upcast, zipped_divide, zipped_product, Swizzle,
 };
+#[cfg(feature = "alloc")]
+pub use dynamic::{parse_tuple, DCoord, DInt, DTuple, DynLayout, Tiler};
 pub use error::{LayoutError, Refusal};
 pub use int::*;
 pub use layout::{make_layout, Congruent, Layout};

@@ -5,7 +5,8 @@
 //! same inputs and the hand-written offset are in the same run.
 
 use divan::black_box;
-use layout_core::{composition, zipped_divide, DInt, DTuple, DynLayout, Tiler};
+use layout_core::dynamic::{composition, zipped_divide};
+use layout_core::{DInt, DTuple, DynLayout, Tiler};
 
 fn main() {
     divan::main();

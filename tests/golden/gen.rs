@@ -564,7 +564,7 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
         "composition" | "composition_dynamic" | "composition_mixed" | "composition_tiler" => {
             let (a, t) = (arg_str(r, 0)?, arg_str(r, 1)?);
             format!(
-                "{head}let out = layout_core::algebra::try_composition({}, {});\nlet dl = layout_core::composition_tiler(&{a:?}.parse().unwrap(), &{t:?}.parse().unwrap());\nrep.algebra_try(op, id, out, dl, {exp}, {tab}, {t:?});",
+                "{head}let out = layout_core::algebra::try_composition({}, {});\nlet dl = layout_core::dynamic::composition_tiler(&{a:?}.parse().unwrap(), &{t:?}.parse().unwrap());\nrep.algebra_try(op, id, out, dl, {exp}, {tab}, {t:?});",
                 emit_layout(a, false)?,
                 emit_tiler(t)?
             )
@@ -572,14 +572,14 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
         "complement" if nargs == 1 => {
             let a = arg_str(r, 0)?;
             format!(
-                "{head}let out = layout_core::algebra::try_complement_default({});\nlet dl = layout_core::complement_default(&{a:?}.parse().unwrap());\nrep.algebra_try(op, id, out, dl, {exp}, {tab}, \"\");",
+                "{head}let out = layout_core::algebra::try_complement_default({});\nlet dl = layout_core::dynamic::complement_default(&{a:?}.parse().unwrap());\nrep.algebra_try(op, id, out, dl, {exp}, {tab}, \"\");",
                 emit_layout(a, false)?
             )
         }
         "complement" => {
             let (a, t) = (arg_str(r, 0)?, arg_str(r, 1)?);
             format!(
-                "{head}let out = layout_core::algebra::try_complement({}, {});\nlet dl = layout_core::complement(&{a:?}.parse().unwrap(), &layout_core::parse_tuple({t:?}).unwrap());\nrep.algebra_try(op, id, out, dl, {exp}, {tab}, \"\");",
+                "{head}let out = layout_core::algebra::try_complement({}, {});\nlet dl = layout_core::dynamic::complement(&{a:?}.parse().unwrap(), &layout_core::parse_tuple({t:?}).unwrap());\nrep.algebra_try(op, id, out, dl, {exp}, {tab}, \"\");",
                 emit_layout(a, false)?,
                 emit(&parse(t)?, false)
             )
@@ -621,7 +621,7 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
                 format!("rep.algebra_try(op, id, out, dl, {exp}, {tab}, \"\");")
             };
             format!(
-                "{head}let out = layout_core::algebra::try_{f}({}, {});\nlet dl = layout_core::{f}(&{a:?}.parse().unwrap(), &{t:?}.parse().unwrap());\n{check}",
+                "{head}let out = layout_core::algebra::try_{f}({}, {});\nlet dl = layout_core::dynamic::{f}(&{a:?}.parse().unwrap(), &{t:?}.parse().unwrap());\n{check}",
                 emit_layout(a, false)?,
                 emit_tiler(t)?
             )
@@ -629,7 +629,7 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
         "blocked_product" | "raked_product" => {
             let (a, b) = (arg_str(r, 0)?, arg_str(r, 1)?);
             format!(
-                "{head}let out = layout_core::algebra::try_{op}({}, {});\nlet dl = layout_core::{op}(&{a:?}.parse().unwrap(), &{b:?}.parse().unwrap());\nrep.algebra_try(op, id, out, dl, {exp}, {tab}, \"\");",
+                "{head}let out = layout_core::algebra::try_{op}({}, {});\nlet dl = layout_core::dynamic::{op}(&{a:?}.parse().unwrap(), &{b:?}.parse().unwrap());\nrep.algebra_try(op, id, out, dl, {exp}, {tab}, \"\");",
                 emit_layout(a, false)?,
                 emit_layout(b, false)?
             )

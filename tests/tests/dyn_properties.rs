@@ -1,7 +1,7 @@
 //! Property tests of DynLayout's algebra against the definitions, evaluated
 //! point by point (the tables are the oracle here, not the implementation).
 
-use layout_core::*;
+use layout_core::dynamic::*;
 use proptest::prelude::*;
 use std::collections::HashSet;
 

@@ -9,7 +9,8 @@
 //!
 //! Closes with `N passed, M failed`.
 
-use layout_core::*;
+use layout_core::dynamic::*;
+use layout_core::LayoutError;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -21,7 +21,8 @@ fn composition_is_a_of_b() {
         let Ok(r) = try_composition(a, b) else {
             // DynLayout refuses the same input.
             assert!(
-                layout_core::composition(&dyn_of(&a.to_string()), &dyn_of(&b.to_string())).is_err(),
+                layout_core::dynamic::composition(&dyn_of(&a.to_string()), &dyn_of(&b.to_string()))
+                    .is_err(),
                 "m={m}"
             );
             continue;
@@ -29,7 +30,8 @@ fn composition_is_a_of_b() {
         for i in 0..32 {
             assert_eq!(r.call(i), a.call(b.call(i)), "m={m} i={i}: {r}");
         }
-        let d = layout_core::composition(&dyn_of(&a.to_string()), &dyn_of(&b.to_string())).unwrap();
+        let d = layout_core::dynamic::composition(&dyn_of(&a.to_string()), &dyn_of(&b.to_string()))
+            .unwrap();
         assert_eq!(r.to_string(), d.to_string(), "m={m}");
     }
 }
@@ -39,8 +41,11 @@ fn zipped_divide_matches_dyn_and_definition() {
     for m in [1usize, 4, 5, 8, 64, 100] {
         let a = layout!((m, 32):(32, 1));
         let r = zipped_divide(a, (C::<4>, C::<4>));
-        let d = layout_core::zipped_divide(&dyn_of(&a.to_string()), &"(_4,_4)".parse().unwrap())
-            .unwrap();
+        let d = layout_core::dynamic::zipped_divide(
+            &dyn_of(&a.to_string()),
+            &"(_4,_4)".parse().unwrap(),
+        )
+        .unwrap();
         assert_eq!(r.to_string(), d.to_string(), "m={m}");
         // By hand: ((4,4),(ceil(m/4),8)):((32,1),(128,4)).
         let q = m.div_ceil(4);
@@ -59,7 +64,7 @@ fn complement_is_disjoint_and_covers() {
     for m in [4usize, 8, 16, 24, 64] {
         let a = layout!((2,2):(1,4));
         let r = complement(a, m);
-        let d = layout_core::complement(
+        let d = layout_core::dynamic::complement(
             &dyn_of(&a.to_string()),
             &layout_core::parse_tuple(&m.to_string()).unwrap(),
         )
@@ -93,8 +98,11 @@ fn divides_and_products_match_dyn() {
         let r = logical_divide(a, t);
         check(
             r.to_string(),
-            layout_core::logical_divide(&dyn_of(&a.to_string()), &"(_2:_1,_4:_2)".parse().unwrap())
-                .unwrap(),
+            layout_core::dynamic::logical_divide(
+                &dyn_of(&a.to_string()),
+                &"(_2:_1,_4:_2)".parse().unwrap(),
+            )
+            .unwrap(),
         );
         let p = layout!((2, m):(1, 2));
         let b = layout!((3,2):(1,3));
@@ -103,15 +111,16 @@ fn divides_and_products_match_dyn() {
         let lp = logical_product(p, b);
         check(
             lp.to_string(),
-            layout_core::logical_product(&dp, &layout_core::Tiler::Layout(db.clone())).unwrap(),
+            layout_core::dynamic::logical_product(&dp, &layout_core::Tiler::Layout(db.clone()))
+                .unwrap(),
         );
         check(
             blocked_product(p, b).to_string(),
-            layout_core::blocked_product(&dp, &db).unwrap(),
+            layout_core::dynamic::blocked_product(&dp, &db).unwrap(),
         );
         check(
             raked_product(p, b).to_string(),
-            layout_core::raked_product(&dp, &db).unwrap(),
+            layout_core::dynamic::raked_product(&dp, &db).unwrap(),
         );
         // The product's first mode is A itself, its second B's pattern of copies of A.
         for i in 0..lp.size() {
@@ -138,14 +147,14 @@ fn static_zero_strides_merge_run_time_shapes() {
     let c = layout_core::algebra::coalesce(a);
     assert_eq!(c.to_string(), "16:_0");
     assert_eq!(
-        layout_core::coalesce(&dyn_of("(4,_4):(_0,_0)"))
+        layout_core::dynamic::coalesce(&dyn_of("(4,_4):(_0,_0)"))
             .unwrap()
             .to_string(),
         "16:_0"
     );
     let r = composition(a, layout!(8:1));
     assert_eq!(r.to_string(), "_8:_0");
-    let d = layout_core::composition(&dyn_of("(4,_4):(_0,_0)"), &dyn_of("_8:_1")).unwrap();
+    let d = layout_core::dynamic::composition(&dyn_of("(4,_4):(_0,_0)"), &dyn_of("_8:_1")).unwrap();
     assert_eq!(d.to_string(), "_8:_0");
     // A run-time 0 stride is not provably the front stride: no merge.
     let z = 0usize;

@@ -782,6 +782,12 @@ where
 /// assert_eq!(core::mem::size_of_val(&r), 0);
 /// assert_eq!(complement(layout!(4:2), 16usize).to_string(), "(_2,2):(_1,_8)");
 /// ```
+///
+/// # Panics
+///
+/// When run-time leaves make the input inadmissible (overlapping modes, a
+/// size-0 layout, arithmetic past `usize`), with the reason
+/// ([`try_complement`] returns it); never for static inputs.
 #[inline(always)]
 pub fn complement<A, Cot: CotargetOf<A>>(a: A, cot: Cot) -> Cot::Output {
     super::values::or_panic(cot.try_complement_of(a))
@@ -891,6 +897,11 @@ type FilteredCosize<Sh, D> = super::typelevel::CosizeT<
 /// use layout_core::{algebra::complement_default, layout};
 /// assert_eq!(complement_default(layout!((4,6):(1,8))).to_string(), "_2:_4");
 /// ```
+///
+/// # Panics
+///
+/// As [`complement`], with the reason ([`try_complement_default`] returns
+/// it); never for static inputs.
 #[inline(always)]
 pub fn complement_default<A: DefaultCotarget + Complement<A::Cot>>(a: A) -> A::Output {
     super::values::or_panic(try_complement_default(a))

@@ -814,6 +814,12 @@ where
 /// let r = composition(layout!((m,n):(8,2)), layout!((4,3):(3,1)));
 /// assert_eq!(r.to_string(), "((2,2),(3,1)):((_24,2),(_8,2))");
 /// ```
+///
+/// # Panics
+///
+/// When run-time leaves make the composition inadmissible, with the reason
+/// ([`try_composition`] returns it); an inadmissible static input is a
+/// compile error instead.
 #[inline(always)]
 pub fn composition<A: Composition<B>, B>(a: A, b: B) -> A::Output {
     a.composition(b)

@@ -623,6 +623,11 @@ macro_rules! zip_fn {
             }
         }
         $(#[$m])*
+        ///
+        /// # Panics
+        ///
+        /// When run-time leaves make the product inadmissible (the message
+        #[doc = concat!("of [`", stringify!($try), "`]'s error).")]
         #[inline(always)]
         pub fn $name<A: LayoutParts, B: LayoutParts + ProductOnto<A> + ZipOf<A>>(a: A, b: B) -> <B as ZipOf<A>>::$out
         where

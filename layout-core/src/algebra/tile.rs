@@ -333,6 +333,12 @@ where
 /// assert_eq!(r.to_string(), "((_4,(_2,_2)),(_4,_1)):((_8,(_4,_32)),(_1,_0))");
 /// assert_eq!(core::mem::size_of_val(&r), 0);
 /// ```
+///
+/// # Panics
+///
+/// When a run-time size of the shape is not a multiple of the block's, or
+/// the repeats' strides pass `usize`, with the reason ([`try_tile_to_shape`]
+/// returns it); never for static inputs.
 #[inline(always)]
 pub fn tile_to_shape<L, Sh>(block: L, shape: Sh) -> <Sh as LastArg<L, ()>>::Output
 where
@@ -378,6 +384,10 @@ where
 /// let r = tile_to_shape_ordered(layout!(8:1), shape, (C::<2>, C::<0>, C::<1>));
 /// assert_eq!(r.to_string(), "((_8,_4),(_1,_3),(_1,_2)):((_1,_48),(_0,_8),(_0,_24))");
 /// ```
+///
+/// # Panics
+///
+/// As [`tile_to_shape`] ([`try_tile_to_shape_ordered`] returns the reason).
 #[inline(always)]
 pub fn tile_to_shape_ordered<L, Sh, O>(
     block: L,

@@ -175,7 +175,11 @@ pub fn tile_to_shape(block: &DynLayout, shape: &DTuple, order: Option<&DTuple>) 
             .mode(i)
             .ok_or_else(|| invalid("tile_to_shape", format!("{shape} has no mode {i}")))?
             .product()?;
-        let have = block.shape().mode(i).expect("padded to rank").product()?;
+        let have = block
+            .shape()
+            .mode(i)
+            .ok_or_else(|| invalid("tile_to_shape", format!("block {block} has no mode {i}")))?
+            .product()?;
         if have.v == 0 || target.v % have.v != 0 {
             return Err(invalid(
                 "tile_to_shape",
