@@ -154,7 +154,7 @@ fn bw_coalesce(old: &[(DInt, DInt)], mut acc: Acc) -> R<DynLayout> {
 /// CuTe's `coalesce`: fewest modes with the same function on the domain.
 ///
 /// ```
-/// use layout_core::{coalesce, DynLayout};
+/// use layout_core::{dynamic::coalesce, DynLayout};
 /// let l: DynLayout = "(_2,(_4,_8)):(_1,(_2,_8))".parse().unwrap();
 /// assert_eq!(coalesce(&l).unwrap().to_string(), "_64:_1");
 /// ```
@@ -343,7 +343,7 @@ fn compose_leaf(a: &DynLayout, p: &[(DInt, DInt)], s: DInt, d: DInt) -> R<(DTupl
 /// into each other (the inputs where CuTe prints a wrong layout).
 ///
 /// ```
-/// use layout_core::{composition, DynLayout};
+/// use layout_core::{dynamic::composition, DynLayout};
 /// let a: DynLayout = "(_6,_2):(_8,_2)".parse().unwrap();
 /// let b: DynLayout = "(_4,_3):(_3,_1)".parse().unwrap();
 /// assert_eq!(composition(&a, &b).unwrap().to_string(), "((_2,_2),_3):((_24,_2),_8)");
@@ -558,7 +558,7 @@ fn ceil_div_tuple(a: &DTuple, b: DInt) -> R<DTuple> {
 /// not a multiple of the span below it): no layout then fills the gaps.
 ///
 /// ```
-/// use layout_core::{complement, parse_tuple, DynLayout};
+/// use layout_core::{dynamic::complement, parse_tuple, DynLayout};
 /// let a: DynLayout = "(_4,_8):(_32,_1)".parse().unwrap();
 /// assert_eq!(complement(&a, &parse_tuple("_1024").unwrap()).unwrap().to_string(), "(_4,_8):(_8,_128)");
 /// ```
@@ -999,7 +999,7 @@ fn product_zip(a: &DynLayout, b: &DynLayout, raked: bool) -> R<DynLayout> {
 /// CuTe's `blocked_product(A, B)`: each mode is `(a_i, b_i)`.
 ///
 /// ```
-/// use layout_core::{blocked_product, DynLayout};
+/// use layout_core::{dynamic::blocked_product, DynLayout};
 /// let a: DynLayout = "(_3,_2):(_1,_3)".parse().unwrap();
 /// let b: DynLayout = "(_2,_5):(_1,_2)".parse().unwrap();
 /// assert_eq!(blocked_product(&a, &b).unwrap().to_string(), "((_3,_2),(_2,_5)):((_1,_6),(_3,_12))");
