@@ -200,9 +200,10 @@ pub(crate) fn extents_overflow(op: &'static str) -> ! {
 #[inline(always)]
 #[track_caller]
 pub fn compact_col_major<Sh: Compact<C<1>>>(s: Sh) -> Sh::Left {
-    match s.left(C) {
-        Some((d, _)) => d,
-        None => extents_overflow("compact_col_major"),
+    match try_compact_col_major(s) {
+        Ok(v) => v,
+        // Called here, not in a closure: the panic names the caller.
+        Err(_) => extents_overflow("compact_col_major"),
     }
 }
 
@@ -236,9 +237,10 @@ pub fn try_compact_col_major<Sh: Compact<C<1>>>(s: Sh) -> Result<Sh::Left, Layou
 #[inline(always)]
 #[track_caller]
 pub fn compact_row_major<Sh: Compact<C<1>>>(s: Sh) -> Sh::Right {
-    match s.right(C) {
-        Some((d, _)) => d,
-        None => extents_overflow("compact_row_major"),
+    match try_compact_row_major(s) {
+        Ok(v) => v,
+        // Called here, not in a closure: the panic names the caller.
+        Err(_) => extents_overflow("compact_row_major"),
     }
 }
 
@@ -276,9 +278,10 @@ pub fn make_layout_left<Sh>(s: Sh) -> Layout<Sh, Sh::Left>
 where
     Sh: Compact<C<1>> + Congruent<Sh::Left>,
 {
-    match s.left(C) {
-        Some((d, _)) => Layout::new(s, d),
-        None => extents_overflow("make_layout_left"),
+    match try_make_layout_left(s) {
+        Ok(v) => v,
+        // Called here, not in a closure: the panic names the caller.
+        Err(_) => extents_overflow("make_layout_left"),
     }
 }
 
@@ -324,9 +327,10 @@ pub fn make_layout_right<Sh>(s: Sh) -> Layout<Sh, Sh::Right>
 where
     Sh: Compact<C<1>> + Congruent<Sh::Right>,
 {
-    match s.right(C) {
-        Some((d, _)) => Layout::new(s, d),
-        None => extents_overflow("make_layout_right"),
+    match try_make_layout_right(s) {
+        Ok(v) => v,
+        // Called here, not in a closure: the panic names the caller.
+        Err(_) => extents_overflow("make_layout_right"),
     }
 }
 
@@ -606,10 +610,10 @@ where
     Sh: Congruent<<O as OrderedStride<Sh, <O as OrderPairs<Sh>>::Pairs>>::Stride> + Copy,
     <O as OrderedStride<Sh, <O as OrderPairs<Sh>>::Pairs>>::Stride: IntTuple,
 {
-    let all = order.pairs(s);
-    match order.ordered_stride(s, all) {
-        Some(d) => Layout::new(s, d),
-        None => extents_overflow("make_ordered_layout"),
+    match try_make_ordered_layout(s, order) {
+        Ok(v) => v,
+        // Called here, not in a closure: the panic names the caller.
+        Err(_) => extents_overflow("make_ordered_layout"),
     }
 }
 
