@@ -4,7 +4,7 @@
 use core::fmt;
 use core::marker::PhantomData;
 use core::ops::Mul;
-use typenum::{Bit, Const, Prod, ToUInt, UInt, UTerm, Unsigned, B1};
+use typenum::{Bit, Prod, UInt, UTerm, Unsigned, B1};
 
 /// A static integer leaf, CuTe's `Int<N>` (printed `_N`).
 ///
@@ -69,7 +69,7 @@ pub trait Int: crate::tuple::IntTuple + Copy + 'static + Send + Sync {
 )]
 pub trait StaticInt: Int + Default {
     /// The typenum form of the value.
-    type U: Unsigned;
+    type U: Unsigned + StaticZeroTag + StaticOneTag;
     /// The value.
     const VALUE: usize;
 }
@@ -98,16 +98,37 @@ impl<U: Unsigned + 'static> Int for S<U> {
     }
 }
 
+/// The typenum form of a `C<N>`, for the values `C<N>` covers: every N up
+/// to 1024, multiples of 8 up to 8192, multiples of 64 up to 65536, powers
+/// of 2 and of 10 below 2^32.
+/// `layout!` and `crd!` write any other value as `S<U>` (the binary form),
+/// which prints and computes the same.
+///
+/// ```
+/// use layout_core::{crd, Int};
+/// assert_eq!(crd!(1536).value(), 1536); // C<1536>
+/// assert_eq!(crd!(1100).to_string(), "_1100"); // S<U1100>
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no type-level form: `C<N>` covers N up to 1024, multiples of 8 up to 8192, multiples of 64 up to 65536, and powers of 2 and of 10",
+    label = "write this value as a literal in `layout!` or `crd!` (for example `crd!(1100)`), which spells it as `S<U>`",
+    note = "`S<U>` (a typenum unsigned) is the static leaf for any value; it prints `_N` like `C<N>`"
+)]
+pub trait TypenumForm {
+    /// The typenum unsigned.
+    type U: Unsigned + StaticZeroTag + StaticOneTag + 'static;
+}
+layout_macros::static_table_impl!(crate);
+
 impl<const N: usize> StaticInt for C<N>
 where
-    Const<N>: ToUInt,
-    <Const<N> as ToUInt>::Output: Unsigned,
+    C<N>: TypenumForm,
 {
-    type U = <Const<N> as ToUInt>::Output;
+    type U = <C<N> as TypenumForm>::U;
     const VALUE: usize = N;
 }
 
-impl<U: Unsigned + 'static> StaticInt for S<U> {
+impl<U: Unsigned + StaticZeroTag + StaticOneTag + 'static> StaticInt for S<U> {
     type U = U;
     const VALUE: usize = U::USIZE;
 }
@@ -173,14 +194,17 @@ impl<U> LeafStatic for S<U> {
     type Bit = B1;
 }
 
-/// Multiplication of leaves: static times static stays static (computed by
-/// typenum), anything times a dynamic leaf is a `usize`.
+/// Multiplication of leaves, with CuTe's rules: static times static stays
+/// static (computed by typenum), a static 0 times anything is the static
+/// `_0`, anything else times a run-time leaf is a `usize`. The typed
+/// algebra multiplies by the same rules.
 ///
 /// ```
 /// use layout_core::{C, Int, IntMul};
 /// let p = C::<3>.mul(C::<4>);
 /// assert_eq!(p.value(), 12);
 /// assert_eq!(C::<3>.mul(4usize), 12usize);
+/// assert_eq!(format!("{} {}", C::<0>.mul(4usize), 4usize.mul(C::<0>)), "_0 _0");
 /// # fn is_static<T: Int>(_: T) -> bool { T::STATIC.is_some() }
 /// # assert!(is_static(p));
 /// ```
@@ -205,26 +229,63 @@ impl IntMul<usize> for usize {
         usize::checked_mul(self, r)
     }
 }
-impl<A: StaticInt> IntMul<usize> for A {
-    type Output = usize;
+/// A static leaf times a run-time one, chosen by whether the static leaf is
+/// 0 (`B1`: the product is `_0`, as in CuTe) or not (`B0`: a `usize`).
+#[doc(hidden)]
+pub trait ZeroTimes {
+    type Output: Int;
+    fn times(v: usize, r: usize) -> Self::Output;
+    fn checked_times(v: usize, r: usize) -> Option<Self::Output>;
+}
+impl ZeroTimes for B1 {
+    type Output = C<0>;
     #[inline(always)]
-    fn mul(self, r: usize) -> usize {
-        A::VALUE * r
+    fn times(_v: usize, _r: usize) -> C<0> {
+        C
     }
     #[inline(always)]
-    fn checked_mul(self, r: usize) -> Option<usize> {
-        A::VALUE.checked_mul(r)
+    fn checked_times(_v: usize, _r: usize) -> Option<C<0>> {
+        Some(C)
     }
 }
-impl<B: StaticInt> IntMul<B> for usize {
+impl ZeroTimes for typenum::B0 {
     type Output = usize;
     #[inline(always)]
-    fn mul(self, _r: B) -> usize {
-        self * B::VALUE
+    fn times(v: usize, r: usize) -> usize {
+        v * r
     }
     #[inline(always)]
-    fn checked_mul(self, _r: B) -> Option<usize> {
-        usize::checked_mul(self, B::VALUE)
+    fn checked_times(v: usize, r: usize) -> Option<usize> {
+        v.checked_mul(r)
+    }
+}
+type ZeroTag<A> = <<A as StaticInt>::U as StaticZeroTag>::IsZero;
+impl<A: StaticInt> IntMul<usize> for A
+where
+    ZeroTag<A>: ZeroTimes,
+{
+    type Output = <ZeroTag<A> as ZeroTimes>::Output;
+    #[inline(always)]
+    fn mul(self, r: usize) -> Self::Output {
+        <ZeroTag<A> as ZeroTimes>::times(A::VALUE, r)
+    }
+    #[inline(always)]
+    fn checked_mul(self, r: usize) -> Option<Self::Output> {
+        <ZeroTag<A> as ZeroTimes>::checked_times(A::VALUE, r)
+    }
+}
+impl<B: StaticInt> IntMul<B> for usize
+where
+    ZeroTag<B>: ZeroTimes,
+{
+    type Output = <ZeroTag<B> as ZeroTimes>::Output;
+    #[inline(always)]
+    fn mul(self, _r: B) -> Self::Output {
+        <ZeroTag<B> as ZeroTimes>::times(self, B::VALUE)
+    }
+    #[inline(always)]
+    fn checked_mul(self, _r: B) -> Option<Self::Output> {
+        <ZeroTag<B> as ZeroTimes>::checked_times(self, B::VALUE)
     }
 }
 impl<A: StaticInt, B: StaticInt> IntMul<B> for A
@@ -242,11 +303,6 @@ where
         Some(S::new())
     }
 }
-
-/// Static zero as computed by typenum.
-pub type Zero = S<typenum::U0>;
-/// Static one as computed by typenum.
-pub type One = S<typenum::U1>;
 
 /// Whether a static value is 1, read off typenum's binary form (no `IsEqual`).
 /// Compact strides give a static size-1 mode the stride `_0`, as CuTe does.

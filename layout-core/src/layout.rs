@@ -39,13 +39,13 @@ impl<S: Congruent<D>, D: IntTuple> Layout<S, D> {
     /// The size of the layout when its shape is static (CuTe's `size` as a constant).
     pub const SIZE: usize = match S::STATIC_SIZE {
         Some(n) => n,
-        None => panic!("SIZE needs a layout with a static shape"),
+        None => panic!("Layout::SIZE needs a static shape, and this one has a run-time leaf: an identifier in `layout!` is run-time, `C<NAME>` is static (use `size()` for a run-time size)"),
     };
     /// The cosize when every leaf is static.
     pub const COSIZE: usize = match (S::STATIC_SIZE, S::STATIC_SPAN) {
         (Some(0), _) => 0,
         (Some(_), Some(span)) => span + 1,
-        _ => panic!("COSIZE needs a layout whose leaves are all static"),
+        _ => panic!("Layout::COSIZE needs static leaves, and this layout has a run-time one: an identifier in `layout!` is run-time, `C<NAME>` is static (use `cosize()` for a run-time cosize)"),
     };
     /// CuTe's rank: the number of top-level modes.
     pub const RANK: usize = S::RANK;

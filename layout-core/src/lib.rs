@@ -115,11 +115,19 @@ pub use typenum;
 #[doc(hidden)]
 pub mod __private {
     pub use layout_macros::{crd_impl, layout_impl, layout_type_impl};
+
+    /// What `layout!` gives a leaf written as an identifier spelled like a
+    /// constant (`MR`): a run-time `usize`, with a warning at that token.
+    #[deprecated(
+        note = "this identifier is a run-time leaf: write `C<NAME>` for a static leaf from a `const NAME: usize`, or `{NAME}` to keep it run-time and silence this warning"
+    )]
+    pub type IdentifierLeaf = usize;
 }
 
-/// A layout in CuTe notation. Integer literals are static leaves (`C<N>`);
-/// an identifier or a `{braced expression}` is a run-time `usize`. A shape
-/// alone gets LayoutLeft (column-major) strides.
+/// A layout in CuTe notation. Integer literals are static leaves (`C<N>`,
+/// CuTe's `_N`), and so is `C<NAME>` for a named constant; an identifier or
+/// a `{braced expression}` is a run-time `usize`. A shape alone gets
+/// LayoutLeft (column-major) strides, computed as CuTe computes them.
 ///
 /// ```
 /// use layout_core::layout;
@@ -128,13 +136,22 @@ pub mod __private {
 /// assert_eq!(layout!((3, {m * 2}):(1, 3)).to_string(), "(_3,6):(_1,_3)");
 /// assert_eq!(layout!((3, 4)).to_string(), "(_3,_4):(_1,_3)");
 /// assert_eq!(layout!((m, 4)).to_string(), "(3,_4):(_1,3)");
+///
+/// // A named constant is static when written `C<NAME>` (an identifier
+/// // spelled like a constant, `MR`, is run-time and draws a warning).
+/// const MR: usize = 8;
+/// const NR: usize = 4;
+/// let micro = layout!((C<MR>, C<NR>):(C<NR>, 1));
+/// assert_eq!(micro.to_string(), "(_8,_4):(_4,_1)");
+/// assert_eq!(layout!((C<MR>, m)).to_string(), "(_8,3):(_1,_8)");
 /// ```
 #[macro_export]
 macro_rules! layout {
     ($($t:tt)*) => { $crate::__private::layout_impl!{ $crate ; $($t)* } };
 }
 
-/// The type of a layout in CuTe notation (dynamic leaves are `usize`).
+/// The type of a layout in CuTe notation (dynamic leaves are `usize`;
+/// literals and `C<NAME>` are static).
 ///
 /// ```
 /// use layout_core::{layout, layout_type};
@@ -142,15 +159,19 @@ macro_rules! layout {
 /// let h: H = layout!((2,(2,2)):(4,(2,1)));
 /// assert_eq!(H::SIZE, 8);
 /// assert_eq!(H::COSIZE, 8);
-/// # let _ = h;
+/// assert_eq!(h.to_string(), "(_2,(_2,_2)):(_4,(_2,_1))");
+///
+/// const TILE: usize = 64;
+/// type Tile = layout_type!((C<TILE>, 8));
+/// assert_eq!(Tile::default().to_string(), "(_64,_8):(_1,_64)");
 /// ```
 #[macro_export]
 macro_rules! layout_type {
     ($($t:tt)*) => { $crate::__private::layout_type_impl!{ $crate ; $($t)* } };
 }
 
-/// A coordinate: integers are static, identifiers and `{expressions}` are
-/// run-time `usize`, `_` keeps a mode in a slice. Several items make a
+/// A coordinate: integers and `C<NAME>` are static, identifiers and
+/// `{expressions}` are run-time `usize`, `_` keeps a mode in a slice. Several items make a
 /// tuple; one item is itself (write `(x,)` for a rank-1 tuple).
 ///
 /// ```

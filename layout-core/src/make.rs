@@ -6,7 +6,7 @@
 //! stride stays static as long as every shape it multiplies is static, as in
 //! CuTe: `make_layout((3,4))` with dynamic leaves is `(3,4):(_1,3)`.
 
-use crate::int::{Int, IntMul, StaticInt, StaticOneTag, Zero, C, S};
+use crate::int::{Int, IntMul, StaticInt, StaticOneTag, C, S};
 use crate::layout::{Congruent, Layout};
 use crate::tuple::{Cons, IntTuple, IntoTuple, List, Nil, Tuple};
 use crate::LayoutError;
@@ -57,11 +57,11 @@ pub trait CompactStatic<A, Cur> {
     fn step(a: A, cur: Cur) -> Option<(Self::Stride, Self::Next)>;
 }
 impl<A, Cur: Int> CompactStatic<A, Cur> for B1 {
-    type Stride = Zero;
+    type Stride = C<0>;
     type Next = Cur;
     #[inline(always)]
-    fn step(_a: A, cur: Cur) -> Option<(Zero, Cur)> {
-        Some((S::new(), cur))
+    fn step(_a: A, cur: Cur) -> Option<(C<0>, Cur)> {
+        Some((C, cur))
     }
 }
 impl<A: Int, Cur: IntMul<A>> CompactStatic<A, Cur> for B0 {

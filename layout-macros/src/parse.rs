@@ -1,17 +1,33 @@
-//! Parse CuTe notation from tokens: integers (static), identifiers and braced
-//! expressions (dynamic `usize`), `_` (in coordinates), and parenthesised tuples.
+//! Parse CuTe notation from tokens: integers and `C<CONST>` (static),
+//! identifiers and braced expressions (dynamic `usize`), `_` (in
+//! coordinates), and parenthesised tuples.
 
 use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
 
 pub enum Leaf {
     /// A literal: a static leaf.
     Static(u128, Span),
+    /// `C<EXPR>`: a static leaf whose value is a constant expression (a
+    /// named `const`), its text, and its span.
+    Named(TokenStream, String, Span),
     /// A run-time expression, its text, and its span.
     Dynamic(TokenStream, String, Span),
     /// A stride the macro computed from dynamic shape leaves.
     Computed(TokenStream, String, Span),
     /// `_` (coordinates only).
     Underscore(Span),
+}
+
+impl Leaf {
+    pub fn span(&self) -> Span {
+        match self {
+            Leaf::Static(_, s)
+            | Leaf::Named(_, _, s)
+            | Leaf::Dynamic(_, _, s)
+            | Leaf::Computed(_, _, s)
+            | Leaf::Underscore(s) => *s,
+        }
+    }
 }
 
 pub enum Node {
@@ -43,7 +59,7 @@ pub struct Parser {
     allow_underscore: bool,
 }
 
-const WHAT: &str = "expected a non-negative integer, an identifier or `{expression}` (a run-time usize), or a parenthesised tuple";
+const WHAT: &str = "expected a non-negative integer or `C<CONST>` (static), an identifier or `{expression}` (a run-time usize), or a parenthesised tuple";
 
 impl Parser {
     pub fn new(ts: TokenStream, allow_underscore: bool) -> Self {
@@ -91,6 +107,50 @@ impl Parser {
             )),
         }
     }
+    /// Whether `<` or `::<` comes next (after a `C`).
+    fn at_generic_open(&self) -> bool {
+        let punct = |i: usize, c: char| matches!(self.toks.get(self.pos + i), Some(TokenTree::Punct(p)) if p.as_char() == c);
+        punct(0, '<') || (punct(0, ':') && punct(1, ':') && punct(2, '<'))
+    }
+
+    /// The rest of `C<EXPR>` (or `C::<EXPR>`) after the `C`: a literal is a
+    /// static leaf like any other, anything else a named static leaf.
+    fn named(&mut self, start: Span) -> syn::Result<Node> {
+        while !matches!(self.peek(), Some(TokenTree::Punct(p)) if p.as_char() == '<') {
+            self.pos += 1;
+        }
+        self.pos += 1;
+        let mut expr = TokenStream::new();
+        loop {
+            match self.peek() {
+                Some(TokenTree::Punct(p)) if p.as_char() == '>' => break,
+                Some(t) => expr.extend([t.clone()]),
+                None => {
+                    return Err(syn::Error::new(
+                        start,
+                        "`C<` without its `>`: write `C<NAME>` for a static leaf from a constant",
+                    ))
+                }
+            }
+            self.pos += 1;
+        }
+        self.pos += 1;
+        if expr.is_empty() {
+            return Err(syn::Error::new(
+                start,
+                "`C<>` needs a constant: write `C<NAME>` (a `const NAME: usize`) or `C<4>`",
+            ));
+        }
+        let text = expr.to_string();
+        let mut inner = Parser::new(expr.clone(), false);
+        if let Ok(Node::Leaf(Leaf::Static(v, s))) = inner.node() {
+            if inner.is_empty() {
+                return Ok(Node::Leaf(Leaf::Static(v, s)));
+            }
+        }
+        Ok(Node::Leaf(Leaf::Named(expr, text, start)))
+    }
+
     pub fn eat_comma(&mut self) -> syn::Result<bool> {
         match self.peek() {
             Some(TokenTree::Punct(p)) if p.as_char() == ',' => {
@@ -154,6 +214,9 @@ impl Parser {
                 }
                 if let Some(v) = s.strip_prefix('_').and_then(|d| d.parse::<u128>().ok()) {
                     return Ok(Node::Leaf(Leaf::Static(v, id.span())));
+                }
+                if s == "C" && self.at_generic_open() {
+                    return self.named(id.span());
                 }
                 Ok(Node::Leaf(Leaf::Dynamic(
                     TokenStream::from(TokenTree::Ident(id.clone())),

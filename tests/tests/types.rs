@@ -58,3 +58,50 @@ fn typed_layouts_convert_to_dynlayouts_that_print_the_same() {
         assert_eq!(d.call(i as i64).unwrap(), h.call(i) as i64);
     }
 }
+
+// Named constants are static leaves when written `C<NAME>`; compact strides
+// over them are computed as for literals (hand: (8,4,2) LayoutLeft strides
+// are 1, 8, 32; a static size-1 mode gets _0).
+const MR: usize = 8;
+const NR: usize = 4;
+const ONE: usize = 1;
+assert_type_eq_all!(
+    layout_type!((C<MR>, C<NR>):(C<NR>, 1)),
+    Layout<(C<8>, C<4>), (C<4>, C<1>)>
+);
+assert_type_eq_all!(
+    layout_type!((C<MR>, C<NR>, 2)),
+    Layout<(C<8>, C<4>, C<2>), (C<1>, C<8>, C<32>)>
+);
+assert_type_eq_all!(
+    layout_type!((C<ONE>, C<MR>)),
+    Layout<(C<1>, C<8>), (C<0>, C<1>)>
+);
+assert_type_eq_all!(
+    layout_type!((C<{ MR * 2 }>, 3)),
+    Layout<(C<16>, C<3>), (C<1>, C<16>)>
+);
+assert_eq_size!(layout_type!((C<MR>, C<NR>)), ());
+
+#[test]
+fn named_constants_mix_with_run_time_leaves() {
+    let m = 3;
+    // (8, m, 4) LayoutLeft: 1, 8, 8*m = 24.
+    let l = layout!((C<MR>, m, C<NR>));
+    assert_eq!(l.to_string(), "(_8,3,_4):(_1,_8,24)");
+    assert_eq!(layout_core::crd!(C<MR>, 1), (C::<8>, C::<1>));
+}
+
+// CuTe's static-0 rule: `_0 * n` is `_0` for a run-time n, in leaf
+// multiplication and in the sizes built on it.
+assert_type_eq_all!(<C<0> as layout_core::IntMul<usize>>::Output, C<0>);
+assert_type_eq_all!(<usize as layout_core::IntMul<C<0>>>::Output, C<0>);
+assert_type_eq_all!(<C<3> as layout_core::IntMul<usize>>::Output, usize);
+
+// `C<N>` is static beyond typenum's own table (1536 = 24 * 64).
+#[test]
+fn c_covers_tile_sizes_beyond_1024() {
+    let l = Layout::new((C::<1536>, C::<4>), (C::<1>, C::<1536>));
+    assert_eq!(layout_core::coalesce(l).to_string(), "_6144:_1");
+    assert_eq!(std::mem::size_of_val(&l), 0);
+}

@@ -26,10 +26,10 @@ impl FMul for (Unknown, Unknown) {
     type Out = usize;
 }
 impl FMul for (Known<UTerm>, Unknown) {
-    type Out = S<UTerm>;
+    type Out = crate::int::C<0>;
 }
 impl FMul for (Unknown, Known<UTerm>) {
-    type Out = S<UTerm>;
+    type Out = crate::int::C<0>;
 }
 impl<U, B> FMul for (Known<UInt<U, B>>, Unknown) {
     type Out = usize;
@@ -98,7 +98,7 @@ macro_rules! binary {
         /// A static divisor of 0 (only in inadmissible inputs, which the
         /// operation's check refuses) gives a static 0 instead of no type.
         impl<A> $f for (Known<A>, Known<UTerm>) {
-            type Out = S<UTerm>;
+            type Out = crate::int::C<0>;
         }
         $(#[$m])*
         pub trait $l {

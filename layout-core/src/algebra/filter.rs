@@ -6,19 +6,8 @@ use super::typelevel::StaticForm;
 use crate::int::C;
 use crate::layout::{Congruent, Layout};
 use crate::tuple::{Cons, IntTuple, IntoTuple, List, Nil, Tuple};
-use typenum::{Bit, UInt, UTerm, Unsigned, B0, B1};
+use typenum::{Bit, B0, B1};
 
-/// `B1` when a static stride is 0 (typenum's zero is `UTerm`).
-#[doc(hidden)]
-pub trait ZeroTag {
-    type IsZero: Bit;
-}
-impl ZeroTag for UTerm {
-    type IsZero = B1;
-}
-impl<U: Unsigned, B: Bit> ZeroTag for UInt<U, B> {
-    type IsZero = B0;
-}
 /// Whether a stride leaf is the static 0.
 #[doc(hidden)]
 pub trait StrideZero {
@@ -30,9 +19,8 @@ impl StrideZero for usize {
 impl<T: StaticForm> StrideZero for T
 where
     T: crate::int::StaticInt,
-    <T as crate::int::StaticInt>::U: ZeroTag,
 {
-    type IsZero = <<T as crate::int::StaticInt>::U as ZeroTag>::IsZero;
+    type IsZero = <<T as crate::int::StaticInt>::U as crate::int::StaticZeroTag>::IsZero;
 }
 
 /// Pick `_1` (tag `B1`) or keep the shape (tag `B0`).
