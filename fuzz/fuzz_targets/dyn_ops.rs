@@ -54,7 +54,7 @@ fuzz_target!(|data: &[u8]| {
         let _ = d::max_common_vector(&a, b);
     }
     if let Some(t) = &t {
-        look(d::composition_tiler(&a, t));
+        look(d::composition(&a, t));
         look(d::logical_divide(&a, t));
         look(d::zipped_divide(&a, t));
         look(d::tiled_divide(&a, t));
@@ -66,12 +66,12 @@ fuzz_target!(|data: &[u8]| {
     }
     if let Some(c) = &tup {
         look(d::complement(&a, c));
-        look(d::coalesce_profile(&a, c));
-        look(d::filter_profile(&a, c));
+        look(d::coalesce_by(&a, c));
+        look(d::filter_by(&a, c));
         look(d::tile_to_shape(&a, c, None));
         look(d::make_layout_left(c));
         look(d::make_layout_right(c));
-        let _ = d::idx2crd(layout_core::DInt::d(n), c);
+        let _ = d::idx2crd(layout_core::DInt::new_dynamic(n), c);
         let order: Option<DTuple> = layout_core::parse_tuple("(1,0)").ok();
         if let Some(o) = order {
             look(d::make_ordered_layout(c, &o));

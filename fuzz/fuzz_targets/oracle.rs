@@ -18,7 +18,7 @@ use libfuzzer_sys::fuzz_target;
 /// The table, when the layout is small enough to check.
 fn table(l: &DynLayout) -> Option<Vec<i64>> {
     match l.size() {
-        Ok(n) if n <= 4096 => l.table().ok(),
+        Ok(n) if n.value <= 4096 => l.table().ok(),
         _ => None,
     }
 }
@@ -143,7 +143,7 @@ fuzz_target!(|data: &[u8]| {
             regroups(&a, &bt, &tr);
         }
     }
-    if let (Ok(r), Ok(cb)) = (d::logical_product(&a, &bt), b.cosize()) {
+    if let (Ok(r), Ok(cb)) = (d::logical_product(&a, &bt), b.cosize().map(|c| c.value)) {
         let m = layout_core::parse_tuple(&(size_a * cb.max(1)).to_string()).unwrap();
         let want = d::complement(&a, &m)
             .and_then(|c| d::composition(&c, &b))

@@ -59,13 +59,13 @@ fn mode_sizes(l: &DynLayout) -> Result<(i64, i64), LayoutError> {
         .mode(0)
         .map(|m| m.product())
         .transpose()?
-        .map_or(1, |x| x.v);
+        .map_or(1, |x| x.value);
     let c = l
         .shape()
         .mode(1)
         .map(|m| m.product())
         .transpose()?
-        .map_or(1, |x| x.v);
+        .map_or(1, |x| x.value);
     Ok((r, c))
 }
 

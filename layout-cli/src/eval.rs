@@ -173,7 +173,7 @@ fn as_tiler(v: &(Val, usize)) -> Result<Tiler, EvalError> {
 }
 fn as_usize(v: &(Val, usize)) -> Result<usize, EvalError> {
     match as_tuple(v)? {
-        DTuple::Int(i) if i.v >= 0 => Ok(i.v as usize),
+        DTuple::Int(i) if i.value >= 0 => Ok(i.value as usize),
         _ => Err(err(v.1, "expected a non-negative integer")),
     }
 }
@@ -232,12 +232,12 @@ fn call(name: &str, pos: usize, a: &[(Val, usize)]) -> Result<Val, EvalError> {
     match name {
         "composition" => {
             need(2)?;
-            lay(layout_core::dynamic::composition_tiler(
+            lay(layout_core::dynamic::composition(
                 &as_layout(&a[0])?,
                 &as_tiler(&a[1])?,
             ))
         }
-        "coalesce" if a.len() == 2 => lay(layout_core::dynamic::coalesce_profile(
+        "coalesce" if a.len() == 2 => lay(layout_core::dynamic::coalesce_by(
             &as_layout(&a[0])?,
             &as_tuple(&a[1])?,
         )),
@@ -329,7 +329,7 @@ fn call(name: &str, pos: usize, a: &[(Val, usize)]) -> Result<Val, EvalError> {
             let l = as_layout(a.first().ok_or_else(|| err(pos, "needs a layout"))?)?;
             let x = match a.get(1) {
                 Some(v) => as_layout(v)?,
-                None => DynLayout::int(DInt::s(1), DInt::s(0)),
+                None => DynLayout::int(DInt::new_static(1), DInt::new_static(0)),
             };
             Ok(Val::Layout(if name == "append" {
                 l.append(&x, None)
@@ -339,11 +339,11 @@ fn call(name: &str, pos: usize, a: &[(Val, usize)]) -> Result<Val, EvalError> {
         }
         "size" => {
             need(1)?;
-            text(d::size_of(&as_layout(&a[0])?).map(|i| i.to_string()))
+            text(as_layout(&a[0])?.size().map(|i| i.to_string()))
         }
         "cosize" => {
             need(1)?;
-            text(d::cosize_of(&as_layout(&a[0])?).map(|i| i.to_string()))
+            text(as_layout(&a[0])?.cosize().map(|i| i.to_string()))
         }
         "rank" => {
             need(1)?;
@@ -406,12 +406,12 @@ fn call(name: &str, pos: usize, a: &[(Val, usize)]) -> Result<Val, EvalError> {
             need(4)?;
             let n = |i: usize| {
                 as_tuple(&a[i]).map(|t| match t {
-                    DTuple::Int(x) => x.v,
+                    DTuple::Int(x) => x.value,
                     _ => i64::MIN,
                 })
             };
             let sw = d::Swizzle::new(n(0)?, n(1)?, n(2)?).map_err(|e| lerr(pos, e))?;
-            let c = d::compose_swizzle(sw, &as_layout(&a[3])?);
+            let c = d::composition(&sw, &as_layout(&a[3])?).map_err(|e| lerr(pos, e))?;
             let t = c.table().map_err(|e| lerr(pos, e))?;
             Ok(Val::Text(format!(
                 "{c}\noffsets: {}",

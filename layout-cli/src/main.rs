@@ -76,8 +76,8 @@ fn show(l: &DynLayout) -> Result<String, String> {
     let e = |e: layout_core::LayoutError| e.to_string();
     let mut out = format!(
         "size {}  cosize {}  rank {}  depth {}\n",
-        d::size_of(l).map_err(e)?,
-        d::cosize_of(l).map_err(e)?,
+        l.size().map_err(e)?,
+        l.cosize().map_err(e)?,
         l.rank(),
         l.depth()
     );

@@ -5,7 +5,8 @@
 
 use layout_core::algebra::composition;
 use layout_core::{
-    crd, flatten, group, layout, make_layout_left, make_layout_right, slice_and_offset, Tensor, C,
+    crd, flatten, get, group, layout, make_layout_left, make_layout_right, slice_and_offset,
+    Tensor, C,
 };
 
 struct Checks(usize);
@@ -70,9 +71,9 @@ fn main() {
     ck.eq(h.crd2idx(crd!(1, 1)), 6);
     ck.eq(h.call(3), 6);
     ck.eq((h.rank(), h.depth(), h.size()), (2, 2, 8));
-    ck.eq(h.get::<1>().size(), 4);
-    ck.eq(h.get::<1>().get::<0>().size(), 2);
-    ck.eq(h.get::<1>().to_string(), "(_2,_2):(_2,_1)".to_string());
+    ck.eq(get::<1, _>(h).size(), 4);
+    ck.eq(get::<0, _>(get::<1, _>(h)).size(), 2);
+    ck.eq(get::<1, _>(h).to_string(), "(_2,_2):(_2,_1)".to_string());
 
     // flatten keeps the function; group<1,3> restores the nesting.
     let flat = flatten(h);
@@ -103,7 +104,7 @@ fn main() {
     // Static, dynamic and mixed leaves print as CuTe prints them.
     let columns = 4usize;
     ck.eq(
-        layout!((3,4):(4,1)).to_dyn().to_string(),
+        layout!((3,4):(4,1)).with_dynamic_leaves().to_string(),
         "(3,4):(4,1)".to_string(),
     );
     ck.eq(

@@ -3,7 +3,7 @@
 //! algebra, post-monomorphisation) and a run-time input with an `Err`
 //! (`DynLayout`). See DESIGN.md, "When composition is admissible".
 
-use crate::ctext::Text;
+use crate::const_text::Text;
 
 /// Why a composition `A o B` is refused. Sizes and strides are those of A'
 /// (A coalesced) and of B's leaves.

@@ -97,7 +97,7 @@ pub enum Refusal {
 
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use crate::ctext::Text;
+        use crate::const_text::Text;
         match *self {
             Refusal::Composition(e) => f.write_str(e.text(Text::EMPTY).as_str()),
             Refusal::Complement(e) => f.write_str(e.text(Text::EMPTY).as_str()),

@@ -170,16 +170,15 @@ where
 
 /// The layout of `make_layout_like(L)`: L's shape, compact strides in the
 /// order of L's strides (stride-0 modes keep stride 0).
-pub type LayoutLike<S, D> =
-    Layout<
-        S,
-        <D as crate::make::OrderedStride<
+pub type LayoutLike<S, D> = Layout<
+    S,
+    <D as crate::compact::OrderedStride<
+        <S as crate::algebra::filter::FilterZerosShape<D>>::Out,
+        <D as crate::compact::OrderPairs<
             <S as crate::algebra::filter::FilterZerosShape<D>>::Out,
-            <D as crate::make::OrderPairs<
-                <S as crate::algebra::filter::FilterZerosShape<D>>::Out,
-            >>::Pairs,
-        >>::Stride,
-    >;
+        >>::Pairs,
+    >>::Stride,
+>;
 
 /// CuTe's `make_layout_like(layout)`: a compact layout of the same shape
 /// whose strides follow the order of the layout's strides (modes of stride 0
@@ -200,20 +199,26 @@ pub fn make_layout_like<S, D>(l: Layout<S, D>) -> LayoutLike<S, D>
 where
     S: Congruent<D> + crate::algebra::filter::FilterZerosShape<D>,
     D: IntTuple
-        + crate::make::OrderPairs<<S as crate::algebra::filter::FilterZerosShape<D>>::Out>
-        + crate::make::OrderedStride<
+        + crate::compact::OrderPairs<<S as crate::algebra::filter::FilterZerosShape<D>>::Out>
+        + crate::compact::OrderedStride<
             <S as crate::algebra::filter::FilterZerosShape<D>>::Out,
-            <D as crate::make::OrderPairs<<S as crate::algebra::filter::FilterZerosShape<D>>::Out>>::Pairs,
+            <D as crate::compact::OrderPairs<
+                <S as crate::algebra::filter::FilterZerosShape<D>>::Out,
+            >>::Pairs,
         >,
     S: Congruent<
-        <D as crate::make::OrderedStride<
+        <D as crate::compact::OrderedStride<
             <S as crate::algebra::filter::FilterZerosShape<D>>::Out,
-            <D as crate::make::OrderPairs<<S as crate::algebra::filter::FilterZerosShape<D>>::Out>>::Pairs,
+            <D as crate::compact::OrderPairs<
+                <S as crate::algebra::filter::FilterZerosShape<D>>::Out,
+            >>::Pairs,
         >>::Stride,
     >,
-    <D as crate::make::OrderedStride<
+    <D as crate::compact::OrderedStride<
         <S as crate::algebra::filter::FilterZerosShape<D>>::Out,
-        <D as crate::make::OrderPairs<<S as crate::algebra::filter::FilterZerosShape<D>>::Out>>::Pairs,
+        <D as crate::compact::OrderPairs<
+            <S as crate::algebra::filter::FilterZerosShape<D>>::Out,
+        >>::Pairs,
     >>::Stride: IntTuple,
     <S as crate::algebra::filter::FilterZerosShape<D>>::Out: Copy,
 {
@@ -222,7 +227,7 @@ where
     let all = d.pairs(z);
     match d.ordered_stride(z, all) {
         Some(stride) => Layout::new(l.shape(), stride),
-        None => crate::make::extents_overflow("make_layout_like"),
+        None => crate::compact::extents_overflow("make_layout_like"),
     }
 }
 
@@ -241,13 +246,13 @@ macro_rules! leaf_fragment_like {
     ($t:ty; $($g:tt)*) => {
         impl<D: IntTuple, $($g)*> FragmentLike for Layout<$t, D>
         where
-            $t: Congruent<D> + crate::make::Compact<crate::C<1>> + Congruent<<$t as crate::make::Compact<crate::C<1>>>::Left>,
-            Layout<$t, <$t as crate::make::Compact<crate::C<1>>>::Left>: StaticCosize,
+            $t: Congruent<D> + crate::compact::Compact<crate::C<1>> + Congruent<<$t as crate::compact::Compact<crate::C<1>>>::Left>,
+            Layout<$t, <$t as crate::compact::Compact<crate::C<1>>>::Left>: StaticCosize,
         {
-            type Out = Layout<$t, <$t as crate::make::Compact<crate::C<1>>>::Left>;
+            type Out = Layout<$t, <$t as crate::compact::Compact<crate::C<1>>>::Left>;
             #[inline(always)]
             fn fragment_like(self) -> Self::Out {
-                crate::make::make_layout_left(self.shape())
+                crate::compact::make_layout_left(self.shape())
             }
         }
     };
@@ -260,15 +265,15 @@ leaf_fragment_like!(crate::S<U>; U: typenum::Unsigned + 'static);
 impl<S0, D0> FragmentLike for Layout<(S0,), (D0,)>
 where
     (S0,): Congruent<(D0,)>
-        + crate::make::Compact<crate::C<1>>
-        + Congruent<<(S0,) as crate::make::Compact<crate::C<1>>>::Left>,
+        + crate::compact::Compact<crate::C<1>>
+        + Congruent<<(S0,) as crate::compact::Compact<crate::C<1>>>::Left>,
     (D0,): IntTuple,
-    Layout<(S0,), <(S0,) as crate::make::Compact<crate::C<1>>>::Left>: StaticCosize,
+    Layout<(S0,), <(S0,) as crate::compact::Compact<crate::C<1>>>::Left>: StaticCosize,
 {
-    type Out = Layout<(S0,), <(S0,) as crate::make::Compact<crate::C<1>>>::Left>;
+    type Out = Layout<(S0,), <(S0,) as crate::compact::Compact<crate::C<1>>>::Left>;
     #[inline(always)]
     fn fragment_like(self) -> Self::Out {
-        crate::make::make_layout_left(self.shape())
+        crate::compact::make_layout_left(self.shape())
     }
 }
 
@@ -283,32 +288,32 @@ macro_rules! tuple_fragment_like {
             (D0, $($d),+): IntTuple,
             S0: Congruent<D0> + crate::algebra::filter::FilterZerosShape<D0>,
             D0: IntTuple,
-            <S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out: crate::make::Compact<crate::C<1>>,
-            S0: Congruent<<<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::make::Compact<crate::C<1>>>::Left>,
+            <S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out: crate::compact::Compact<crate::C<1>>,
+            S0: Congruent<<<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::compact::Compact<crate::C<1>>>::Left>,
             ($($s,)+): Congruent<($($d,)+)> + Copy,
             ($($d,)+): IntTuple
-                + crate::make::OrderPairs<($($s,)+)>
-                + crate::make::OrderedStride<($($s,)+), <($($d,)+) as crate::make::OrderPairs<($($s,)+)>>::Pairs>,
-            ($($s,)+): Congruent<<($($d,)+) as crate::make::OrderedStride<($($s,)+), <($($d,)+) as crate::make::OrderPairs<($($s,)+)>>::Pairs>>::Stride>,
-            <($($d,)+) as crate::make::OrderedStride<($($s,)+), <($($d,)+) as crate::make::OrderPairs<($($s,)+)>>::Pairs>>::Stride: IntTuple,
-            Layout<($($s,)+), <($($d,)+) as crate::make::OrderedStride<($($s,)+), <($($d,)+) as crate::make::OrderPairs<($($s,)+)>>::Pairs>>::Stride>:
-                crate::algebra::ProductOnto<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::make::Compact<crate::C<1>>>::Left>>
-                + crate::algebra::ZipProductOnto<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::make::Compact<crate::C<1>>>::Left>>,
-            <Layout<($($s,)+), <($($d,)+) as crate::make::OrderedStride<($($s,)+), <($($d,)+) as crate::make::OrderPairs<($($s,)+)>>::Pairs>>::Stride>
-                as crate::algebra::ZipProductOnto<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::make::Compact<crate::C<1>>>::Left>>>::Zipped: crate::algebra::Unpack,
-            <<Layout<($($s,)+), <($($d,)+) as crate::make::OrderedStride<($($s,)+), <($($d,)+) as crate::make::OrderPairs<($($s,)+)>>::Pairs>>::Stride>
-                as crate::algebra::ZipProductOnto<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::make::Compact<crate::C<1>>>::Left>>>::Zipped as crate::algebra::Unpack>::Tiled:
+                + crate::compact::OrderPairs<($($s,)+)>
+                + crate::compact::OrderedStride<($($s,)+), <($($d,)+) as crate::compact::OrderPairs<($($s,)+)>>::Pairs>,
+            ($($s,)+): Congruent<<($($d,)+) as crate::compact::OrderedStride<($($s,)+), <($($d,)+) as crate::compact::OrderPairs<($($s,)+)>>::Pairs>>::Stride>,
+            <($($d,)+) as crate::compact::OrderedStride<($($s,)+), <($($d,)+) as crate::compact::OrderPairs<($($s,)+)>>::Pairs>>::Stride: IntTuple,
+            Layout<($($s,)+), <($($d,)+) as crate::compact::OrderedStride<($($s,)+), <($($d,)+) as crate::compact::OrderPairs<($($s,)+)>>::Pairs>>::Stride>:
+                crate::algebra::ProductOnto<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::compact::Compact<crate::C<1>>>::Left>>
+                + crate::algebra::ZipProductOnto<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::compact::Compact<crate::C<1>>>::Left>>,
+            <Layout<($($s,)+), <($($d,)+) as crate::compact::OrderedStride<($($s,)+), <($($d,)+) as crate::compact::OrderPairs<($($s,)+)>>::Pairs>>::Stride>
+                as crate::algebra::ZipProductOnto<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::compact::Compact<crate::C<1>>>::Left>>>::Zipped: crate::algebra::Unpack,
+            <<Layout<($($s,)+), <($($d,)+) as crate::compact::OrderedStride<($($s,)+), <($($d,)+) as crate::compact::OrderPairs<($($s,)+)>>::Pairs>>::Stride>
+                as crate::algebra::ZipProductOnto<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::compact::Compact<crate::C<1>>>::Left>>>::Zipped as crate::algebra::Unpack>::Tiled:
                 crate::algebra::StaticResult + StaticCosize,
         {
-            type Out = <<Layout<($($s,)+), <($($d,)+) as crate::make::OrderedStride<($($s,)+), <($($d,)+) as crate::make::OrderPairs<($($s,)+)>>::Pairs>>::Stride>
-                as crate::algebra::ZipProductOnto<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::make::Compact<crate::C<1>>>::Left>>>::Zipped as crate::algebra::Unpack>::Tiled;
+            type Out = <<Layout<($($s,)+), <($($d,)+) as crate::compact::OrderedStride<($($s,)+), <($($d,)+) as crate::compact::OrderPairs<($($s,)+)>>::Pairs>>::Stride>
+                as crate::algebra::ZipProductOnto<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::compact::Compact<crate::C<1>>>::Left>>>::Zipped as crate::algebra::Unpack>::Tiled;
             #[inline(always)]
             #[allow(non_snake_case)]
             fn fragment_like(self) -> Self::Out {
                 let ((s0, $($s),+), (_d0, $($d),+)) = (self.shape(), self.stride());
                 let z0 = s0.filter_zeros_shape();
-                let first = Layout::new(s0, crate::make::compact_col_major(z0));
-                let rest = crate::make::make_ordered_layout(($($s,)+), ($($d,)+));
+                let first = Layout::new(s0, crate::compact::compact_col_major(z0));
+                let rest = crate::compact::make_ordered_layout(($($s,)+), ($($d,)+));
                 crate::algebra::tiled_product(first, rest)
             }
         }

@@ -196,22 +196,6 @@ impl<S: Congruent<D>, D: IntTuple> Layout<S, D> {
     pub fn idx2crd(&self, i: usize) -> S::Dyn {
         self.shape.idx2crd(i)
     }
-    /// Mode `I` as a layout (CuTe's `layout<I>(l)`); chain for paths
-    /// (`l.get::<1>().get::<0>()` is CuTe's `layout<1,0>(l)`).
-    ///
-    /// ```
-    /// use layout_core::layout;
-    /// let h = layout!((2,(2,2)):(4,(2,1)));
-    /// assert_eq!(h.get::<1>().to_string(), "(_2,_2):(_2,_1)");
-    /// assert_eq!(h.get::<1>().get::<0>().size(), 2);
-    /// ```
-    #[inline(always)]
-    pub fn get<const I: usize>(self) -> <Self as crate::ops::Mode<I>>::Output
-    where
-        Self: crate::ops::Mode<I>,
-    {
-        crate::ops::Mode::<I>::get(self)
-    }
     /// The shape of mode `I` (CuTe's `shape<I>(l)`).
     #[inline(always)]
     pub fn shape_at<const I: usize>(&self) -> <S as crate::ops::Mode<I>>::Output
@@ -242,8 +226,14 @@ impl<S: Congruent<D>, D: IntTuple> Layout<S, D> {
         self.shape
             .idx2crd(self.shape.hier_index(self.stride, offset))
     }
-    /// The same layout with every leaf dynamic.
-    pub fn to_dyn(&self) -> Layout<S::Dyn, D::Dyn>
+    /// The same layout with every leaf a run-time `usize` (still a typed
+    /// [`Layout`]; [`crate::DynLayout`] is the layout known only at run time).
+    ///
+    /// ```
+    /// use layout_core::layout;
+    /// assert_eq!(layout!((3,4):(4,1)).with_dynamic_leaves().to_string(), "(3,4):(4,1)");
+    /// ```
+    pub fn with_dynamic_leaves(&self) -> Layout<S::Dyn, D::Dyn>
     where
         D::Dyn: IntTuple,
         S::Dyn: Congruent<D::Dyn>,
@@ -263,7 +253,7 @@ impl<S: Congruent<D>, D: IntTuple> fmt::Display for Layout<S, D> {
         // per-type code.
         if S::ALL_STATIC && D::ALL_STATIC {
             let t = const {
-                crate::ctext::Text::EMPTY
+                crate::const_text::Text::EMPTY
                     .text(S::TEXT)
                     .byte(b':')
                     .text(D::TEXT)

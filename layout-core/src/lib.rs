@@ -45,20 +45,20 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
-pub mod admissible;
+pub(crate) mod admissible;
 pub mod algebra;
 pub mod algorithm;
 pub mod atom;
+pub mod compact;
 pub mod congruent;
+pub(crate) mod const_text;
 pub mod coord;
-pub mod ctext;
 #[cfg(feature = "alloc")]
 pub mod dynamic;
 pub mod error;
 pub mod fragment;
 pub mod int;
 pub mod layout;
-pub mod make;
 pub mod mma;
 pub mod ops;
 pub mod partition;
@@ -81,16 +81,16 @@ pub use algebra::{
     try_tile_to_shape, try_tile_to_shape_ordered, try_tiled_divide, try_tiled_product,
     try_zipped_divide, try_zipped_product, upcast, zipped_divide, zipped_product, Swizzle,
 };
+pub use compact::{
+    compact_col_major, compact_row_major, make_layout_left, make_layout_right, make_ordered_layout,
+    try_compact_col_major, try_compact_row_major, try_make_layout_left, try_make_layout_right,
+    try_make_ordered_layout, Compact, TypedSize,
+};
 #[cfg(feature = "alloc")]
 pub use dynamic::{parse_tuple, DCoord, DInt, DTuple, DynLayout, Tiler};
 pub use error::{LayoutError, Refusal};
 pub use int::*;
 pub use layout::{make_layout, Congruent, Layout};
-pub use make::{
-    compact_col_major, compact_row_major, make_layout_left, make_layout_right, make_ordered_layout,
-    try_compact_col_major, try_compact_row_major, try_make_layout_left, try_make_layout_right,
-    try_make_ordered_layout, Compact, TypedSize,
-};
 pub use ops::{
     append, flatten, get, group, prepend, replace, select, take, Append, Flatten, Group, Mode,
     Prepend, Replace, Select, Take,

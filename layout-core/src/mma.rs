@@ -27,10 +27,10 @@ use crate::algebra::{
     ZipDivideOnto, ZipProductOnto,
 };
 use crate::atom::MmaAtom;
+use crate::compact::Compact;
 use crate::coord::Underscore;
 use crate::int::C;
 use crate::layout::{Congruent, Layout};
-use crate::make::Compact;
 use crate::partition::ThreadLayout;
 use crate::tensor::Tensor;
 use crate::tuple::IntTuple;
@@ -243,7 +243,7 @@ pub trait Extent: Leaf {
 impl<X: Leaf + Compact<C<1>> + Congruent<<X as Compact<C<1>>>::Left>> Extent for X {
     type Layout = Layout<X, <X as Compact<C<1>>>::Left>;
     fn layout() -> Self::Layout {
-        crate::make::make_layout_left(X::default())
+        crate::compact::make_layout_left(X::default())
     }
 }
 type Compact1<X> = <X as Extent>::Layout;
@@ -479,7 +479,7 @@ where
         FrgC<Self, RefLayout<<Self as MmaTiling>::TileM, <Self as MmaTiling>::TileN>>:
             Composition<(ThrIdx<Self>, Underscore)>,
     {
-        let r = crate::make::make_layout_left(Default::default());
+        let r = crate::compact::make_layout_left(Default::default());
         let frg = self.thrfrg_c(r);
         crate::algebra::composition(frg, (VmnkOf::<Self>::default().thr_inverse(), Underscore))
     }
@@ -502,7 +502,7 @@ where
             (ATile<Self>, Underscore),
         >>::Output: Composition<(ThrIdx<Self>, Underscore)>,
     {
-        let r = crate::make::make_layout_left(Default::default());
+        let r = crate::compact::make_layout_left(Default::default());
         let frg =
             crate::algebra::composition(self.thrfrg_a(r), (ATile::<Self>::default(), Underscore));
         crate::algebra::composition(frg, (VmnkOf::<Self>::default().thr_inverse(), Underscore))
@@ -533,7 +533,7 @@ where
             (BTile<Self>, Underscore),
         >>::Output: Composition<(ThrIdx<Self>, Underscore)>,
     {
-        let r = crate::make::make_layout_left(Default::default());
+        let r = crate::compact::make_layout_left(Default::default());
         let frg =
             crate::algebra::composition(self.thrfrg_b(r), (BTile::<Self>::default(), Underscore));
         crate::algebra::composition(frg, (VmnkOf::<Self>::default().thr_inverse(), Underscore))

@@ -73,7 +73,17 @@ macro_rules! leaf_mode {
 for_each_leaf!(leaf_mode);
 layout_lift!(Mode<const I: usize;>::get());
 
-/// CuTe's `get<I>(t)`.
+/// CuTe's `get<I>(t)`: mode `I` of a tuple, a shape or a layout (of a
+/// layout, a layout: CuTe's `layout<I>(l)`). Nest for paths:
+/// `get::<0, _>(get::<1, _>(l))` is CuTe's `layout<1,0>(l)`.
+///
+/// ```
+/// use layout_core::{get, layout, C};
+/// let h = layout!((2,(2,2)):(4,(2,1)));
+/// assert_eq!(get::<1, _>(h).to_string(), "(_2,_2):(_2,_1)");
+/// assert_eq!(get::<0, _>(get::<1, _>(h)).to_string(), "_2:_2");
+/// assert_eq!(get::<1, _>((C::<3>, 4usize)), 4);
+/// ```
 #[inline(always)]
 pub fn get<const I: usize, T: Mode<I>>(t: T) -> T::Output {
     t.get()

@@ -6,7 +6,7 @@
 //! [`Tuple`]; algorithms are written once on [`Nil`] and [`Cons`] and lifted
 //! to every arity by one blanket impl.
 
-use crate::ctext::{Leaves, Text};
+use crate::const_text::{Leaves, Text};
 use crate::int::{write_int, Int};
 use core::fmt;
 use typenum::{Bit, B0, B1};

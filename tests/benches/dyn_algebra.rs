@@ -14,9 +14,14 @@ fn main() {
 
 fn lay(shape: &[(i64, bool)], stride: &[(i64, bool)]) -> DynLayout {
     let t = |v: &[(i64, bool)]| {
-        DTuple::Tup(
+        DTuple::Tuple(
             v.iter()
-                .map(|&(v, st)| DTuple::Int(DInt { v, st }))
+                .map(|&(v, st)| {
+                    DTuple::Int(DInt {
+                        value: v,
+                        is_static: st,
+                    })
+                })
                 .collect(),
         )
     };
@@ -38,7 +43,10 @@ fn composition_runtime_m() -> i64 {
 fn zipped_divide_runtime_m() -> i64 {
     let m = black_box(64);
     let a = lay(&[(m, false), (32, true)], &[(32, true), (1, true)]);
-    let t = Tiler::Tup(vec![Tiler::Int(DInt::s(4)), Tiler::Int(DInt::s(4))]);
+    let t = Tiler::Tuple(vec![
+        Tiler::Int(DInt::new_static(4)),
+        Tiler::Int(DInt::new_static(4)),
+    ]);
     let r = zipped_divide(&a, &t).unwrap();
     r.call(black_box(5)).unwrap()
 }

@@ -379,7 +379,7 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
         "get" => {
             let mut e = emit_layout(arg_str(r, 0)?, dynamic)?;
             for k in 1..nargs {
-                e = format!("{e}.get::<{}>()", arg_u64(r, k)?);
+                e = format!("layout_core::get::<{}, _>({e})", arg_u64(r, k)?);
             }
             lay(e)
         }
@@ -550,7 +550,7 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
             } else {
                 // A static type: the all-dynamic build is its to_dyn().
                 let e = if dynamic {
-                    format!("{value}.to_dyn()")
+                    format!("{value}.with_dynamic_leaves()")
                 } else {
                     value
                 };
@@ -564,7 +564,7 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
         "composition" | "composition_dynamic" | "composition_mixed" | "composition_tiler" => {
             let (a, t) = (arg_str(r, 0)?, arg_str(r, 1)?);
             format!(
-                "{head}let out = layout_core::algebra::try_composition({}, {});\nlet dl = layout_core::dynamic::composition_tiler(&{a:?}.parse().unwrap(), &{t:?}.parse().unwrap());\nrep.algebra_try(op, id, out, dl, {exp}, {tab}, {t:?});",
+                "{head}let out = layout_core::algebra::try_composition({}, {});\nlet dl = layout_core::dynamic::composition::<layout_core::DynLayout, layout_core::dynamic::Tiler>(&{a:?}.parse().unwrap(), &{t:?}.parse().unwrap());\nrep.algebra_try(op, id, out, dl, {exp}, {tab}, {t:?});",
                 emit_layout(a, false)?,
                 emit_tiler(t)?
             )
@@ -621,7 +621,7 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
                 format!("rep.algebra_try(op, id, out, dl, {exp}, {tab}, \"\");")
             };
             format!(
-                "{head}let out = layout_core::algebra::try_{f}({}, {});\nlet dl = layout_core::dynamic::{f}(&{a:?}.parse().unwrap(), &{t:?}.parse().unwrap());\n{check}",
+                "{head}let out = layout_core::algebra::try_{f}({}, {});\nlet dl = layout_core::dynamic::{f}(&{a:?}.parse().unwrap(), &{t:?}.parse::<layout_core::dynamic::Tiler>().unwrap());\n{check}",
                 emit_layout(a, false)?,
                 emit_tiler(t)?
             )

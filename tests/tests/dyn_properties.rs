@@ -8,8 +8,14 @@ use std::collections::HashSet;
 fn leaf(max_s: i64, max_d: i64) -> impl Strategy<Value = (DTuple, DTuple)> {
     (1..=max_s, 0..=max_d, any::<bool>()).prop_map(|(s, d, st)| {
         (
-            DTuple::Int(DInt { v: s, st }),
-            DTuple::Int(DInt { v: d, st }),
+            DTuple::Int(DInt {
+                value: s,
+                is_static: st,
+            }),
+            DTuple::Int(DInt {
+                value: d,
+                is_static: st,
+            }),
         )
     })
 }
@@ -20,14 +26,14 @@ fn layout() -> impl Strategy<Value = DynLayout> {
         leaf(6, 40),
         prop::collection::vec(leaf(4, 40), 1..3).prop_map(|v| {
             let (s, d): (Vec<_>, Vec<_>) = v.into_iter().unzip();
-            (DTuple::Tup(s), DTuple::Tup(d))
+            (DTuple::Tuple(s), DTuple::Tuple(d))
         }),
     ];
     prop_oneof![
         leaf(8, 20).prop_map(|(s, d)| DynLayout::new(s, d).unwrap()),
         prop::collection::vec(mode, 1..4).prop_map(|v| {
             let (s, d): (Vec<_>, Vec<_>) = v.into_iter().unzip();
-            DynLayout::new(DTuple::Tup(s), DTuple::Tup(d)).unwrap()
+            DynLayout::new(DTuple::Tuple(s), DTuple::Tuple(d)).unwrap()
         }),
     ]
 }
@@ -43,7 +49,7 @@ proptest! {
     #[test]
     fn composition_is_a_after_b(a in layout(), b in layout()) {
         if let Ok(r) = composition(&a, &b) {
-            let n = b.size().unwrap();
+            let n = b.size().unwrap().value;
             for i in 0..n {
                 prop_assert_eq!(at(&r, i), at(&a, at(&b, i)), "{} o {} = {} at {}", a, b, r, i);
             }
@@ -53,8 +59,8 @@ proptest! {
     #[test]
     fn coalesce_keeps_the_function(a in layout()) {
         let c = coalesce(&a).unwrap();
-        prop_assert_eq!(c.size().unwrap(), a.size().unwrap());
-        for i in 0..a.size().unwrap() {
+        prop_assert_eq!(c.size().unwrap().value, a.size().unwrap().value);
+        for i in 0..a.size().unwrap().value {
             prop_assert_eq!(at(&c, i), at(&a, i));
         }
         prop_assert!(c.depth() <= 1);
@@ -62,12 +68,12 @@ proptest! {
 
     #[test]
     fn complement_is_disjoint_and_covers(a in layout(), m in 1i64..200) {
-        let cot = DTuple::Int(DInt::d(m));
+        let cot = DTuple::Int(DInt::new_dynamic(m));
         if let Ok(r) = complement(&a, &cot) {
             let f = filter(&a).unwrap();
             let mut seen = HashSet::new();
-            for j in 0..r.size().unwrap() {
-                for i in 0..f.size().unwrap() {
+            for j in 0..r.size().unwrap().value {
+                for i in 0..f.size().unwrap().value {
                     prop_assert!(seen.insert(at(&f, i) + at(&r, j)), "({}, {}) is not injective", f, r);
                 }
             }
@@ -80,7 +86,7 @@ proptest! {
     #[test]
     fn right_inverse_is_a_right_inverse(a in layout()) {
         let r = right_inverse(&a).unwrap();
-        for i in 0..r.size().unwrap() {
+        for i in 0..r.size().unwrap().value {
             prop_assert_eq!(at(&a, at(&r, i)), i, "{} with right inverse {}", a, r);
         }
     }
@@ -88,7 +94,7 @@ proptest! {
     #[test]
     fn left_inverse_is_a_left_inverse(a in layout()) {
         if let Ok(l) = left_inverse(&a) {
-            for i in 0..a.size().unwrap() {
+            for i in 0..a.size().unwrap().value {
                 prop_assert_eq!(at(&l, at(&a, i)), i, "{} with left inverse {}", a, l);
             }
         }
@@ -101,7 +107,7 @@ proptest! {
             let c = complement(&t, coalesce(&a).unwrap().shape());
             if let Ok(c) = c {
                 let tc = DynLayout::from_modes(vec![t.clone(), c]);
-                for i in 0..d.size().unwrap() {
+                for i in 0..d.size().unwrap().value {
                     prop_assert_eq!(at(&d, i), at(&a, at(&tc, i)));
                 }
             }
@@ -118,9 +124,9 @@ proptest! {
             let first = p.mode(0).unwrap();
             let second = p.mode(1).unwrap();
             prop_assert_eq!(first.table().unwrap(), a.table().unwrap());
-            let m = a.size().unwrap() * t.cosize().unwrap();
-            if let Ok(c) = complement(&a, &DTuple::Int(DInt::d(m))) {
-                for j in 0..t.size().unwrap() {
+            let m = a.size().unwrap().value * t.cosize().unwrap().value;
+            if let Ok(c) = complement(&a, &DTuple::Int(DInt::new_dynamic(m))) {
+                for j in 0..t.size().unwrap().value {
                     prop_assert_eq!(at(&second, j), at(&c, at(&t, j)));
                 }
             }
@@ -146,8 +152,8 @@ proptest! {
         d in prop::collection::vec(-1000i64..i64::MAX, 1..4),
     ) {
         let n = s.len().min(d.len());
-        let shape = DTuple::Tup(s[..n].iter().map(|&v| DTuple::Int(DInt::d(v))).collect());
-        let stride = DTuple::Tup(d[..n].iter().map(|&v| DTuple::Int(DInt::s(v))).collect());
+        let shape = DTuple::Tuple(s[..n].iter().map(|&v| DTuple::Int(DInt::new_dynamic(v))).collect());
+        let stride = DTuple::Tuple(d[..n].iter().map(|&v| DTuple::Int(DInt::new_static(v))).collect());
         let a = DynLayout::new(shape, stride).unwrap();
         let b: DynLayout = "(_3,_2):(_2,_1)".parse().unwrap();
         let _ = a.size();
@@ -156,7 +162,7 @@ proptest! {
         let _ = coalesce(&a);
         let _ = composition(&a, &b);
         let _ = composition(&b, &a);
-        let _ = complement(&a, &DTuple::Int(DInt::d(i64::MAX)));
+        let _ = complement(&a, &DTuple::Int(DInt::new_dynamic(i64::MAX)));
         let _ = right_inverse(&a);
         let _ = left_inverse(&a);
         let _ = logical_divide(&b, &Tiler::Layout(a.clone()));
@@ -177,7 +183,7 @@ fn properties_are_not_vacuous() {
         let a = layout().new_tree(&mut runner).unwrap().current();
         let b = layout().new_tree(&mut runner).unwrap().current();
         comp += composition(&a, &b).is_ok() as usize;
-        compl += complement(&a, &DTuple::Int(DInt::d(64))).is_ok() as usize;
+        compl += complement(&a, &DTuple::Int(DInt::new_dynamic(64))).is_ok() as usize;
         linv += left_inverse(&a).is_ok() as usize;
         div += logical_divide(&a, &Tiler::Layout(b)).is_ok() as usize;
     }

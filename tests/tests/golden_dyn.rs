@@ -45,7 +45,7 @@ fn lay(v: &Value) -> Result<DynLayout, LayoutError> {
 fn tup(v: &Value) -> Result<DTuple, LayoutError> {
     match v {
         Value::String(s) => parse_tuple(s),
-        Value::Number(n) => Ok(DTuple::Int(DInt::s(n.as_i64().unwrap_or(0)))),
+        Value::Number(n) => Ok(DTuple::Int(DInt::new_static(n.as_i64().unwrap_or(0)))),
         _ => parse_tuple(""),
     }
 }
@@ -86,8 +86,8 @@ fn compute_core(op: &str, a: &[Value]) -> Option<Result<Out, LayoutError>> {
     let layout = |r: Result<DynLayout, LayoutError>| Some(r.map(Out::L));
     match op {
         "layout" => layout(l()),
-        "size" => text(l().and_then(|l| d::size_of(&l)).map(|i| i.to_string())),
-        "cosize" => text(l().and_then(|l| d::cosize_of(&l)).map(|i| i.to_string())),
+        "size" => text(l().and_then(|l| l.size()).map(|i| i.to_string())),
+        "cosize" => text(l().and_then(|l| l.cosize()).map(|i| i.to_string())),
         "rank" => text(l().map(|l| format!("_{}", l.rank()))),
         "depth" => text(l().map(|l| format!("_{}", l.depth()))),
         "flatten" => layout(l().map(|l| l.flatten())),
@@ -104,7 +104,7 @@ fn compute_core(op: &str, a: &[Value]) -> Option<Result<Out, LayoutError>> {
             let x = if a.len() > 1 {
                 lay(&a[1])?
             } else {
-                DynLayout::int(DInt::s(1), DInt::s(0))
+                DynLayout::int(DInt::new_static(1), DInt::new_static(0))
             };
             let n = a.get(2).map(num);
             Ok(if op == "append" {
@@ -142,7 +142,7 @@ fn compute_core(op: &str, a: &[Value]) -> Option<Result<Out, LayoutError>> {
         "idx2crd" => text(tup(&a[0]).and_then(|i| {
             match i {
                 DTuple::Int(i) => d::idx2crd(i, &tup(&a[1])?).map(|t| t.to_string()),
-                _ => d::idx2crd(DInt::s(-1), &DTuple::Tup(vec![]))
+                _ => d::idx2crd(DInt::new_static(-1), &DTuple::Tuple(vec![]))
                     .map(|_| String::new())
                     .and(Err(LayoutError::Parse {
                         pos: 0,
@@ -197,7 +197,7 @@ fn compute_core(op: &str, a: &[Value]) -> Option<Result<Out, LayoutError>> {
                 a[2].as_i64().unwrap_or(0),
             )
             .and_then(|sw| {
-                let c = d::compose_swizzle(sw, &lay(&a[3])?);
+                let c = d::composition(&sw, &lay(&a[3])?)?;
                 Ok(Out::C(c.to_string(), c.table()?))
             }),
         ),
@@ -213,13 +213,13 @@ fn make_layout_left_dyn(s: &DTuple) -> Result<DynLayout, LayoutError> {
 fn compute(op: &str, a: &[Value]) -> Option<Result<DynLayout, LayoutError>> {
     let base = op.trim_end_matches("_dynamic").trim_end_matches("_mixed");
     Some(match base {
-        "coalesce" if a.len() > 1 => lay(&a[0]).and_then(|l| coalesce_profile(&l, &tup(&a[1])?)),
+        "coalesce" if a.len() > 1 => lay(&a[0]).and_then(|l| coalesce_by(&l, &tup(&a[1])?)),
         "coalesce" => lay(&a[0]).and_then(|l| coalesce(&l)),
-        "filter" if a.len() > 1 => lay(&a[0]).and_then(|l| filter_profile(&l, &tup(&a[1])?)),
+        "filter" if a.len() > 1 => lay(&a[0]).and_then(|l| filter_by(&l, &tup(&a[1])?)),
         "filter" => lay(&a[0]).and_then(|l| filter(&l)),
         "filter_zeros" => lay(&a[0]).and_then(|l| filter_zeros(&l)),
-        "composition" => lay(&a[0]).and_then(|x| composition_tiler(&x, &tiler(&a[1])?)),
-        "composition_tiler" => lay(&a[0]).and_then(|x| composition_tiler(&x, &tiler(&a[1])?)),
+        "composition" => lay(&a[0]).and_then(|x| composition(&x, &tiler(&a[1])?)),
+        "composition_tiler" => lay(&a[0]).and_then(|x| composition(&x, &tiler(&a[1])?)),
         "complement" if a.len() > 1 => lay(&a[0]).and_then(|x| complement(&x, &tup(&a[1])?)),
         "complement" => lay(&a[0]).and_then(|x| complement_default(&x)),
         "right_inverse" => lay(&a[0]).and_then(|x| right_inverse(&x)),
@@ -244,7 +244,7 @@ fn cute_divide_loses_elements(args: &[Value], r: &Value) -> bool {
     let (Ok(a), Some(t)) = (lay(&args[0]), r["table"].as_array()) else {
         return false;
     };
-    a.size().is_ok_and(|n| (t.len() as i64) < n)
+    a.size().is_ok_and(|n| (t.len() as i64) < n.value)
 }
 
 /// Whether CuTe's printed composition has a size other than B's.
@@ -252,7 +252,7 @@ fn cute_breaks_compatibility(args: &[Value], r: &Value) -> bool {
     let (Ok(b), Some(t)) = (lay(&args[1]), r["table"].as_array()) else {
         return false;
     };
-    b.size().is_ok_and(|n| n != t.len() as i64)
+    b.size().is_ok_and(|n| n.value != t.len() as i64)
 }
 
 #[derive(Default)]

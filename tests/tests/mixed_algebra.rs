@@ -43,7 +43,7 @@ fn zipped_divide_matches_dyn_and_definition() {
         let r = zipped_divide(a, (C::<4>, C::<4>));
         let d = layout_core::dynamic::zipped_divide(
             &dyn_of(&a.to_string()),
-            &"(_4,_4)".parse().unwrap(),
+            &"(_4,_4)".parse::<layout_core::dynamic::Tiler>().unwrap(),
         )
         .unwrap();
         assert_eq!(r.to_string(), d.to_string(), "m={m}");
@@ -100,7 +100,9 @@ fn divides_and_products_match_dyn() {
             r.to_string(),
             layout_core::dynamic::logical_divide(
                 &dyn_of(&a.to_string()),
-                &"(_2:_1,_4:_2)".parse().unwrap(),
+                &"(_2:_1,_4:_2)"
+                    .parse::<layout_core::dynamic::Tiler>()
+                    .unwrap(),
             )
             .unwrap(),
         );

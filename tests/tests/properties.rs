@@ -74,7 +74,7 @@ macro_rules! static_dynamic_agree {
             #[test]
             fn $name(k in 0usize..100_000) {
                 let s = layout!($($l)*);
-                let d = s.to_dyn();
+                let d = s.with_dynamic_leaves();
                 let i = k % s.size();
                 prop_assert_eq!(s.call(i), d.call(i));
                 prop_assert_eq!(s.idx2crd(i), d.idx2crd(i));

@@ -62,7 +62,7 @@ fn exercise3_nested_mode() {
         }
     }
     let flat = flatten(h);
-    assert_eq!(flat.to_dyn().to_string(), "(2,2,3):(6,3,1)");
+    assert_eq!(flat.with_dynamic_leaves().to_string(), "(2,2,3):(6,3,1)");
     for i in 0..12 {
         assert_eq!(flat.call(i), h.call(i));
     }
@@ -86,7 +86,7 @@ fn exercise4_transpose_view() {
     let b_layout = layout!((4,3):(1,8));
     {
         let mut a = Tensor::new(&mut storage[..], a_layout).unwrap();
-        assert_eq!(b_layout.to_dyn().to_string(), "(4,3):(1,8)");
+        assert_eq!(b_layout.with_dynamic_leaves().to_string(), "(4,3):(1,8)");
         {
             let b = a.view_as(b_layout).unwrap();
             assert_eq!(b.data_offset(), a.data_offset());

@@ -16,11 +16,11 @@ use super::typelevel::SameBit;
 use super::typelevel::StTag;
 use super::typelevel::{Known, Pack, Push};
 
-use crate::ctext::Text;
+use crate::compact::Compact;
+use crate::const_text::Text;
 use crate::int::StaticInt;
 use crate::int::C;
 use crate::layout::{Congruent, Layout};
-use crate::make::Compact;
 use crate::tuple::{Cons, IntTuple, IntoTuple, Nil, Tuple};
 use typenum::{Bit, B0, B1};
 
@@ -442,14 +442,14 @@ where
 #[doc(hidden)]
 pub trait TripleAt: Copy {
     const LEN: usize;
-    const SHAPES: crate::ctext::Leaves;
-    const STRIDES: crate::ctext::Leaves;
+    const SHAPES: crate::const_text::Leaves;
+    const STRIDES: crate::const_text::Leaves;
     fn at(&self, i: usize) -> (usize, usize);
 }
 impl TripleAt for Nil {
     const LEN: usize = 0;
-    const SHAPES: crate::ctext::Leaves = crate::ctext::Leaves::EMPTY;
-    const STRIDES: crate::ctext::Leaves = crate::ctext::Leaves::EMPTY;
+    const SHAPES: crate::const_text::Leaves = crate::const_text::Leaves::EMPTY;
+    const STRIDES: crate::const_text::Leaves = crate::const_text::Leaves::EMPTY;
     #[inline(always)]
     fn at(&self, _i: usize) -> (usize, usize) {
         (0, 0)
@@ -457,8 +457,8 @@ impl TripleAt for Nil {
 }
 impl<S: crate::int::Int, D: crate::int::Int, R: TripleAt> TripleAt for Cons<(S, D, ()), R> {
     const LEN: usize = 1 + R::LEN;
-    const SHAPES: crate::ctext::Leaves = S::LEAF_VALUES.concat(R::SHAPES);
-    const STRIDES: crate::ctext::Leaves = D::LEAF_VALUES.concat(R::STRIDES);
+    const SHAPES: crate::const_text::Leaves = S::LEAF_VALUES.concat(R::SHAPES);
+    const STRIDES: crate::const_text::Leaves = D::LEAF_VALUES.concat(R::STRIDES);
     #[inline(always)]
     fn at(&self, i: usize) -> (usize, usize) {
         if i == 0 {
@@ -708,8 +708,8 @@ fn check_runtime<Cot: IntTuple, F: TripleAt, RS: IntTuple, RD: IntTuple>(
 /// The leaves of `filter(A)` as constants.
 #[doc(hidden)]
 pub trait FilteredText {
-    const SHAPE: crate::ctext::Leaves;
-    const STRIDE: crate::ctext::Leaves;
+    const SHAPE: crate::const_text::Leaves;
+    const STRIDE: crate::const_text::Leaves;
 }
 impl<Sh: Congruent<D> + FilterZerosShape<D>, D: IntTuple> FilteredText for Layout<Sh, D>
 where
@@ -717,9 +717,9 @@ where
     Layout<<Sh as FilterZerosShape<D>>::Out, D>: Coalesce,
     <Layout<<Sh as FilterZerosShape<D>>::Out, D> as Coalesce>::Output: super::StaticText,
 {
-    const SHAPE: crate::ctext::Leaves =
+    const SHAPE: crate::const_text::Leaves =
         <<Layout<<Sh as FilterZerosShape<D>>::Out, D> as Coalesce>::Output as super::StaticText>::SHAPE;
-    const STRIDE: crate::ctext::Leaves =
+    const STRIDE: crate::const_text::Leaves =
         <<Layout<<Sh as FilterZerosShape<D>>::Out, D> as Coalesce>::Output as super::StaticText>::STRIDE;
 }
 
@@ -834,9 +834,9 @@ pub fn complement_error<A: Complement<Cot>, Cot>() -> Option<&'static str> {
 
 /// Whether a constant leaf list has a static 0: the complement's shape of
 /// modes that overlap (CuTe's "not stacking" case), an inadmissible input.
-pub(crate) const fn has_static_zero(l: crate::ctext::Leaves) -> bool {
+pub(crate) const fn has_static_zero(l: crate::const_text::Leaves) -> bool {
     let mut i = 0;
-    while i < l.n && i < crate::ctext::Leaves::CAP {
+    while i < l.n && i < crate::const_text::Leaves::CAP {
         if l.st[i] && l.v[i] == 0 {
             return true;
         }

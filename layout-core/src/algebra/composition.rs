@@ -21,8 +21,8 @@ use super::typelevel::Either;
 use super::typelevel::Pack;
 use super::typelevel::{Push, StaticForm};
 
+use crate::const_text::Text;
 use crate::coord::Underscore;
-use crate::ctext::Text;
 use crate::int::{C, S};
 use crate::layout::{Congruent, Layout};
 use crate::tuple::{Cons, IntTuple, IntoTuple, Nil, Tuple};
@@ -483,17 +483,17 @@ where
 /// The leaf sizes of A' as a constant (for the admissibility check).
 #[doc(hidden)]
 pub trait PairSizes {
-    const SIZES: crate::ctext::Leaves;
+    const SIZES: crate::const_text::Leaves;
     /// Write the sizes from `buf[i]` on (as far as `buf` goes).
     fn sizes_into(&self, buf: &mut [usize], i: usize);
 }
 impl PairSizes for Nil {
-    const SIZES: crate::ctext::Leaves = crate::ctext::Leaves::EMPTY;
+    const SIZES: crate::const_text::Leaves = crate::const_text::Leaves::EMPTY;
     #[inline(always)]
     fn sizes_into(&self, _buf: &mut [usize], _i: usize) {}
 }
 impl<Sh: IntTuple, St, R: PairSizes> PairSizes for Cons<(Sh, St), R> {
-    const SIZES: crate::ctext::Leaves = Sh::LEAF_VALUES.concat(R::SIZES);
+    const SIZES: crate::const_text::Leaves = Sh::LEAF_VALUES.concat(R::SIZES);
     #[inline(always)]
     fn sizes_into(&self, buf: &mut [usize], i: usize) {
         if let Some(x) = buf.get_mut(i) {
@@ -512,7 +512,7 @@ pub(crate) fn check_runtime<AL: PairSizes + crate::tuple::List, BS: IntTuple, BD
     bs: &BS,
     bd: &BD,
 ) -> Result<(), crate::LayoutError> {
-    const CAP: usize = crate::ctext::Leaves::CAP;
+    const CAP: usize = crate::const_text::Leaves::CAP;
     if AL::LEN <= 1 {
         return Ok(());
     }
@@ -659,15 +659,15 @@ pub fn composition_error<A, B: ComposeOnto<A>>() -> Option<&'static str> {
 /// A layout type's text and leaves as constants.
 pub trait StaticText {
     /// Shape leaves.
-    const SHAPE: crate::ctext::Leaves;
+    const SHAPE: crate::const_text::Leaves;
     /// Stride leaves.
-    const STRIDE: crate::ctext::Leaves;
+    const STRIDE: crate::const_text::Leaves;
     /// CuTe notation.
     const TEXT: Text;
 }
 impl<Sh: Congruent<D>, D: IntTuple> StaticText for Layout<Sh, D> {
-    const SHAPE: crate::ctext::Leaves = Sh::LEAF_VALUES;
-    const STRIDE: crate::ctext::Leaves = D::LEAF_VALUES;
+    const SHAPE: crate::const_text::Leaves = Sh::LEAF_VALUES;
+    const STRIDE: crate::const_text::Leaves = D::LEAF_VALUES;
     const TEXT: Text = layout_text::<Sh, D>();
 }
 

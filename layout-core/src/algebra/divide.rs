@@ -11,12 +11,12 @@ use super::complement::{ComplementOf, FilteredModes};
 use super::composition::{first_error, ComposeOnto, LayoutParts};
 use super::typelevel::ModesToLayout;
 use super::typelevel::ZipModes;
+use crate::compact::Compact;
+use crate::const_text::Text;
 use crate::coord::Underscore;
-use crate::ctext::Text;
 use crate::error::LayoutError;
 use crate::int::C;
 use crate::layout::{Congruent, Layout};
-use crate::make::Compact;
 use crate::tuple::{AsModes, Concat, Cons, IntTuple, Nil, SplitAt, Tuple};
 
 /// A tiler for the divides: `Self` divides `A`.
@@ -136,7 +136,7 @@ macro_rules! int_divide {
             const ERROR: Option<Text> = <Layout<$t, <$t as Compact<C<1>>>::Left> as DivideOnto<Layout<AS, AD>>>::ERROR;
             #[inline(always)]
             fn try_logical(self, a: Layout<AS, AD>) -> Result<Self::Logical, LayoutError> {
-                Layout::raw(self, crate::make::try_compact_col_major(self)?).try_logical(a)
+                Layout::raw(self, crate::compact::try_compact_col_major(self)?).try_logical(a)
             }
         }
     };
@@ -152,7 +152,7 @@ macro_rules! int_zip_divide {
             type Zipped = <Layout<$t, <$t as Compact<C<1>>>::Left> as ZipDivideOnto<Layout<AS, AD>>>::Zipped;
             #[inline(always)]
             fn try_zipped(self, a: Layout<AS, AD>) -> Result<Self::Zipped, LayoutError> {
-                Layout::raw(self, crate::make::try_compact_col_major(self)?).try_zipped(a)
+                Layout::raw(self, crate::compact::try_compact_col_major(self)?).try_zipped(a)
             }
         }
     };

@@ -6,9 +6,9 @@
 use super::coalesce::Coalesce;
 use super::typelevel::Push;
 use super::typelevel::StaticFormU;
+use crate::compact::Compact;
 use crate::int::{StaticInt, C, S};
 use crate::layout::{Congruent, Layout};
-use crate::make::Compact;
 use crate::tuple::{Cons, IntTuple, IntoTuple, List, Nil};
 use core::ops::Mul;
 use typenum::{Bit, IsEqual, IsGreaterOrEqual, Prod, Unsigned, B0, B1, U1};

@@ -10,12 +10,12 @@ pub(crate) mod arith;
 pub(crate) mod by_mode;
 mod cast;
 mod coalesce;
-mod common;
 mod complement;
 mod composition;
 mod divide;
 pub(crate) mod filter;
 mod inverse;
+mod max_common;
 mod product;
 mod profile;
 mod swizzle;
@@ -27,7 +27,6 @@ pub use arith::Leaf;
 pub use by_mode::Unpack;
 pub use cast::{downcast, try_downcast, upcast, IntCeilDiv};
 pub use coalesce::{coalesce, Coalesce};
-pub use common::{max_common_layout, max_common_vector, MaxCommon};
 pub use complement::{
     complement, complement_default, complement_error, try_complement, try_complement_default,
     Complement, ComplementT, DefaultCotarget,
@@ -43,6 +42,7 @@ pub use divide::{
 pub use filter::{filter, filter_zeros};
 pub use inverse::RightInverse;
 pub use inverse::{left_inverse, right_inverse};
+pub use max_common::{max_common_layout, max_common_vector, MaxCommon};
 pub use product::{
     blocked_product, flat_product, logical_product, product_error, raked_product, tiled_product,
     try_blocked_product, try_flat_product, try_logical_product, try_raked_product,

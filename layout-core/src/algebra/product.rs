@@ -16,12 +16,12 @@ use super::typelevel::{Known, ModesToLayout, ZipModes};
 use super::by_mode::Unpack;
 use super::complement::{ComplementOf, ComplementT, FilteredModes};
 use super::composition::{first_error, ComposeOnto, LayoutParts};
+use crate::compact::Compact;
+use crate::const_text::Text;
 use crate::coord::Underscore;
-use crate::ctext::Text;
 use crate::error::LayoutError;
 use crate::int::C;
 use crate::layout::{Congruent, Layout};
-use crate::make::Compact;
 use crate::tuple::{AsModes, Concat, Cons, IntTuple, IntoTuple as _, Nil, SplitAt, Tuple};
 use core::ops::BitAnd;
 use typenum::{And, Bit, B0, B1};
@@ -178,7 +178,7 @@ macro_rules! int_product {
             const ERROR: Option<Text> = <Layout<$t, <$t as Compact<C<1>>>::Left> as ProductOnto<Layout<AS, AD>>>::ERROR;
             #[inline(always)]
             fn try_logical(self, a: Layout<AS, AD>) -> Result<Self::Logical, LayoutError> {
-                Layout::raw(self, crate::make::try_compact_col_major(self)?).try_logical(a)
+                Layout::raw(self, crate::compact::try_compact_col_major(self)?).try_logical(a)
             }
         }
     };
@@ -194,7 +194,7 @@ macro_rules! int_zip_product {
             type Zipped = <Layout<$t, <$t as Compact<C<1>>>::Left> as ZipProductOnto<Layout<AS, AD>>>::Zipped;
             #[inline(always)]
             fn try_zipped(self, a: Layout<AS, AD>) -> Result<Self::Zipped, LayoutError> {
-                Layout::raw(self, crate::make::try_compact_col_major(self)?).try_zipped(a)
+                Layout::raw(self, crate::compact::try_compact_col_major(self)?).try_zipped(a)
             }
         }
     };

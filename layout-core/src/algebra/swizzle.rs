@@ -4,7 +4,7 @@
 //! zero-sized and its offsets fold to constants.
 
 use super::composition::ComposeOnto;
-use crate::ctext::Text;
+use crate::const_text::Text;
 use crate::layout::{Congruent, Layout};
 use crate::tuple::IntTuple;
 use core::fmt;

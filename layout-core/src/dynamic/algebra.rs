@@ -3,6 +3,7 @@
 
 use super::{invalid, mul, DInt, DTuple, DynLayout};
 use crate::error::LayoutError;
+use alloc::borrow::Cow;
 use alloc::format;
 use alloc::string::ToString;
 use alloc::vec;
@@ -14,39 +15,39 @@ fn of(op: &'static str) -> LayoutError {
     LayoutError::Overflow { op }
 }
 pub(crate) fn ceil_div(a: DInt, b: DInt, op: &'static str) -> R<DInt> {
-    if b.v == 0 {
+    if b.value == 0 {
         return Err(invalid(op, format!("division by zero ({a} / {b})")));
     }
     // Quotient plus one for a remainder: no intermediate sum to overflow.
-    let q = a.v.checked_div_euclid(b.v).ok_or(of(op))?;
+    let q = a.value.checked_div_euclid(b.value).ok_or(of(op))?;
     let v = q
-        .checked_add(i64::from(a.v.rem_euclid(b.v) != 0))
+        .checked_add(i64::from(a.value.rem_euclid(b.value) != 0))
         .ok_or(of(op))?;
     Ok(DInt {
-        v,
-        st: a.st && b.st,
+        value: v,
+        is_static: a.is_static && b.is_static,
     })
 }
 fn div(a: DInt, b: DInt, op: &'static str) -> R<DInt> {
-    if b.v == 0 {
+    if b.value == 0 {
         return Err(invalid(op, format!("division by zero ({a} / {b})")));
     }
     Ok(DInt {
-        v: a.v / b.v,
-        st: a.st && b.st,
+        value: a.value / b.value,
+        is_static: a.is_static && b.is_static,
     })
 }
 fn min(a: DInt, b: DInt) -> DInt {
     DInt {
-        v: a.v.min(b.v),
-        st: a.st && b.st,
+        value: a.value.min(b.value),
+        is_static: a.is_static && b.is_static,
     }
 }
 fn abs(a: DInt) -> DInt {
     // No leaf is i64::MIN (refused by `DynLayout::new` and by `mul`).
     DInt {
-        v: a.v.saturating_abs(),
-        st: a.st,
+        value: a.value.saturating_abs(),
+        is_static: a.is_static,
     }
 }
 /// Compact column-major strides of `shape` starting at `cur` (CuTe's
@@ -54,13 +55,15 @@ fn abs(a: DInt) -> DInt {
 pub fn compact_left(shape: &DTuple, cur: DInt) -> R<DTuple> {
     fn go(s: &DTuple, cur: &mut DInt) -> R<DTuple> {
         match s {
-            DTuple::Int(x) if x.is(1) => Ok(DTuple::Int(DInt::s(0))),
+            DTuple::Int(x) if x.is_static_value(1) => Ok(DTuple::Int(DInt::new_static(0))),
             DTuple::Int(x) => {
                 let d = *cur;
                 *cur = mul(*cur, *x, "compact_col_major")?;
                 Ok(DTuple::Int(d))
             }
-            DTuple::Tup(v) => Ok(DTuple::Tup(v.iter().map(|x| go(x, cur)).collect::<R<_>>()?)),
+            DTuple::Tuple(v) => Ok(DTuple::Tuple(
+                v.iter().map(|x| go(x, cur)).collect::<R<_>>()?,
+            )),
         }
     }
     let mut c = cur;
@@ -71,16 +74,16 @@ pub fn compact_left(shape: &DTuple, cur: DInt) -> R<DTuple> {
 pub fn compact_right(shape: &DTuple, cur: DInt) -> R<DTuple> {
     fn go(s: &DTuple, cur: &mut DInt) -> R<DTuple> {
         match s {
-            DTuple::Int(x) if x.is(1) => Ok(DTuple::Int(DInt::s(0))),
+            DTuple::Int(x) if x.is_static_value(1) => Ok(DTuple::Int(DInt::new_static(0))),
             DTuple::Int(x) => {
                 let d = *cur;
                 *cur = mul(*cur, *x, "compact_row_major")?;
                 Ok(DTuple::Int(d))
             }
-            DTuple::Tup(v) => {
+            DTuple::Tuple(v) => {
                 let mut out: Vec<DTuple> = v.iter().rev().map(|x| go(x, cur)).collect::<R<_>>()?;
                 out.reverse();
-                Ok(DTuple::Tup(out))
+                Ok(DTuple::Tuple(out))
             }
         }
     }
@@ -93,7 +96,7 @@ pub fn make_layout_left(shape: &DTuple) -> R<DynLayout> {
     super::check_shape(shape, "make_layout")?;
     Ok(DynLayout::raw(
         shape.clone(),
-        compact_left(shape, DInt::s(1))?,
+        compact_left(shape, DInt::new_static(1))?,
     ))
 }
 /// CuTe's `make_layout(shape, LayoutRight{})`.
@@ -101,7 +104,7 @@ pub fn make_layout_right(shape: &DTuple) -> R<DynLayout> {
     super::check_shape(shape, "make_layout")?;
     Ok(DynLayout::raw(
         shape.clone(),
-        compact_right(shape, DInt::s(1))?,
+        compact_right(shape, DInt::new_static(1))?,
     ))
 }
 
@@ -115,10 +118,10 @@ struct Acc {
 /// modes only when the merge is statically provable.
 fn bw_coalesce(old: &[(DInt, DInt)], mut acc: Acc) -> R<DynLayout> {
     for &(s, d) in old.iter().rev() {
-        if s.is(1) {
+        if s.is_static_value(1) {
             continue;
         }
-        if !acc.tuple && acc.modes[0].0.is(1) {
+        if !acc.tuple && acc.modes[0].0.is_static_value(1) {
             acc.modes[0] = (s, d);
             continue;
         }
@@ -127,7 +130,7 @@ fn bw_coalesce(old: &[(DInt, DInt)], mut acc: Acc) -> R<DynLayout> {
         // the front stride: both static, or a static-0 stride (`_0 * s` is
         // `_0` whatever s is) in front of a static-0 stride.
         let p = mul(s, d, "coalesce")?;
-        if fs.st && p.st && fd.st && p.v == fd.v {
+        if fs.is_static && p.is_static && fd.is_static && p.value == fd.value {
             acc.modes[0] = (mul(s, fs, "coalesce")?, d);
         } else {
             acc.modes.insert(0, (s, d));
@@ -136,8 +139,8 @@ fn bw_coalesce(old: &[(DInt, DInt)], mut acc: Acc) -> R<DynLayout> {
     }
     Ok(if !acc.tuple {
         let (s, d) = acc.modes[0];
-        if s.is(1) {
-            DynLayout::int(DInt::s(1), DInt::s(0))
+        if s.is_static_value(1) {
+            DynLayout::int(DInt::new_static(1), DInt::new_static(0))
         } else {
             DynLayout::int(s, d)
         }
@@ -147,7 +150,7 @@ fn bw_coalesce(old: &[(DInt, DInt)], mut acc: Acc) -> R<DynLayout> {
             .into_iter()
             .map(|(s, d)| (DTuple::Int(s), DTuple::Int(d)))
             .unzip();
-        DynLayout::raw(DTuple::Tup(s), DTuple::Tup(d))
+        DynLayout::raw(DTuple::Tuple(s), DTuple::Tuple(d))
     })
 }
 
@@ -162,15 +165,15 @@ pub fn coalesce(l: &DynLayout) -> R<DynLayout> {
     // An integer layout is its own coalesce (what `bw_coalesce` returns for
     // one mode), without building the mode list: tilers are mostly `n:1`.
     if let (DTuple::Int(s), DTuple::Int(d)) = (l.shape(), l.stride()) {
-        return Ok(if s.is(1) {
-            DynLayout::int(DInt::s(1), DInt::s(0))
+        return Ok(if s.is_static_value(1) {
+            DynLayout::int(DInt::new_static(1), DInt::new_static(0))
         } else {
             DynLayout::int(*s, *d)
         });
     }
     let p = l.pairs();
     let Some((&last, rest)) = p.split_last() else {
-        return Ok(DynLayout::int(DInt::s(1), DInt::s(0)));
+        return Ok(DynLayout::int(DInt::new_static(1), DInt::new_static(0)));
     };
     bw_coalesce(
         rest,
@@ -186,9 +189,13 @@ pub fn coalesce(l: &DynLayout) -> R<DynLayout> {
 fn coalesce_x(l: &DynLayout) -> R<DynLayout> {
     let p = l.pairs();
     let Some((&(s, d), rest)) = p.split_last() else {
-        return Ok(DynLayout::int(DInt::s(1), DInt::s(0)));
+        return Ok(DynLayout::int(DInt::new_static(1), DInt::new_static(0)));
     };
-    let s = if s.is(1) { DInt::s(2) } else { s };
+    let s = if s.is_static_value(1) {
+        DInt::new_static(2)
+    } else {
+        s
+    };
     bw_coalesce(
         rest,
         Acc {
@@ -221,10 +228,10 @@ fn by_mode(
 }
 
 /// CuTe's `coalesce(layout, profile)`: coalesce at the terminals of the profile.
-pub fn coalesce_profile(l: &DynLayout, profile: &DTuple) -> R<DynLayout> {
+pub fn coalesce_by(l: &DynLayout, profile: &DTuple) -> R<DynLayout> {
     match profile {
         DTuple::Int(_) => coalesce(l),
-        DTuple::Tup(p) => by_mode(l, p.len(), "coalesce", |i, m| coalesce_profile(m, &p[i])),
+        DTuple::Tuple(p) => by_mode(l, p.len(), "coalesce", |i, m| coalesce_by(m, &p[i])),
     }
 }
 
@@ -232,9 +239,11 @@ pub fn coalesce_profile(l: &DynLayout, profile: &DTuple) -> R<DynLayout> {
 pub fn filter_zeros(l: &DynLayout) -> R<DynLayout> {
     fn go(s: &DTuple, d: &DTuple) -> DTuple {
         match (s, d) {
-            (DTuple::Int(_), DTuple::Int(d)) if d.is(0) => DTuple::Int(DInt::s(1)),
-            (DTuple::Tup(ss), DTuple::Tup(ds)) => {
-                DTuple::Tup(ss.iter().zip(ds).map(|(a, b)| go(a, b)).collect())
+            (DTuple::Int(_), DTuple::Int(d)) if d.is_static_value(0) => {
+                DTuple::Int(DInt::new_static(1))
+            }
+            (DTuple::Tuple(ss), DTuple::Tuple(ds)) => {
+                DTuple::Tuple(ss.iter().zip(ds).map(|(a, b)| go(a, b)).collect())
             }
             _ => s.clone(),
         }
@@ -251,10 +260,10 @@ pub fn filter(l: &DynLayout) -> R<DynLayout> {
 }
 
 /// CuTe's `filter(layout, profile)`.
-pub fn filter_profile(l: &DynLayout, profile: &DTuple) -> R<DynLayout> {
+pub fn filter_by(l: &DynLayout, profile: &DTuple) -> R<DynLayout> {
     match profile {
         DTuple::Int(_) => filter(l),
-        DTuple::Tup(p) => by_mode(l, p.len(), "filter", |i, m| filter_profile(m, &p[i])),
+        DTuple::Tuple(p) => by_mode(l, p.len(), "filter", |i, m| filter_by(m, &p[i])),
     }
 }
 
@@ -262,8 +271,8 @@ pub fn filter_profile(l: &DynLayout, profile: &DTuple) -> R<DynLayout> {
 fn check_composition(a: &[(DInt, DInt)], b: &DynLayout, al: &DynLayout, bl: &DynLayout) -> R<()> {
     const SMALL: usize = 16;
     let bp = b.pairs();
-    let size = |c: DInt| usize::try_from(c.v).unwrap_or(0);
-    let stride = |d: DInt| usize::try_from(d.v.unsigned_abs()).unwrap_or(usize::MAX);
+    let size = |c: DInt| usize::try_from(c.value).unwrap_or(0);
+    let stride = |d: DInt| usize::try_from(d.value.unsigned_abs()).unwrap_or(usize::MAX);
     // On the stack when small: this runs on every composition.
     let (mut sa, mut sb, mut sd) = ([0; SMALL], [0; SMALL], [0; SMALL]);
     let (mut va, mut vb, mut vd) = (Vec::new(), Vec::new(), Vec::new());
@@ -286,7 +295,7 @@ fn check_composition(a: &[(DInt, DInt)], b: &DynLayout, al: &DynLayout, bl: &Dyn
             "composition",
             format!(
                 "{al} o {bl}: {}",
-                e.text(crate::ctext::Text::EMPTY).as_str()
+                e.text(crate::const_text::Text::EMPTY).as_str()
             ),
         )
     })
@@ -296,7 +305,7 @@ fn check_composition(a: &[(DInt, DInt)], b: &DynLayout, al: &DynLayout, bl: &Dyn
 /// `p` is `a.pairs()`, computed once by the caller.
 fn compose_leaf(a: &DynLayout, p: &[(DInt, DInt)], s: DInt, d: DInt) -> R<(DTuple, DTuple)> {
     let op = "composition";
-    if d.is(0) || d.v == 0 {
+    if d.is_static_value(0) || d.value == 0 {
         // A stride 0 selects A(0) = 0 for every coordinate: never divide by it.
         return Ok((DTuple::Int(s), DTuple::Int(d)));
     }
@@ -311,10 +320,10 @@ fn compose_leaf(a: &DynLayout, p: &[(DInt, DInt)], s: DInt, d: DInt) -> R<(DTupl
         let ars = abs(rest_stride);
         let next_shape = ceil_div(c, ars, op)?;
         let mut next_stride = ceil_div(ars, c, op)?;
-        if rest_stride.v < 0 {
-            next_stride.v = -next_stride.v;
+        if rest_stride.value < 0 {
+            next_stride.value = -next_stride.value;
         }
-        if next_shape.is(1) || rest_shape.is(1) {
+        if next_shape.is_static_value(1) || rest_shape.is_static_value(1) {
             rest_stride = next_stride;
             continue;
         }
@@ -328,14 +337,14 @@ fn compose_leaf(a: &DynLayout, p: &[(DInt, DInt)], s: DInt, d: DInt) -> R<(DTupl
     if shapes.is_empty() {
         return Ok((DTuple::Int(rest_shape), DTuple::Int(last_stride)));
     }
-    if !rest_shape.is(1) {
+    if !rest_shape.is_static_value(1) {
         shapes.push(DTuple::Int(rest_shape));
         strides.push(DTuple::Int(last_stride));
     }
     if shapes.len() == 1 {
         return Ok((shapes.pop().unwrap(), strides.pop().unwrap()));
     }
-    Ok((DTuple::Tup(shapes), DTuple::Tup(strides)))
+    Ok((DTuple::Tuple(shapes), DTuple::Tuple(strides)))
 }
 
 /// CuTe's `composition(A, B)`: `R(c) == A(B(c))` for every c in B's domain,
@@ -358,21 +367,48 @@ fn compose_leaf(a: &DynLayout, p: &[(DInt, DInt)], s: DInt, d: DInt) -> R<(DTupl
 /// let b: DynLayout = "(_2,_3):(_4,_2)".parse().unwrap();
 /// assert!(composition(&a, &b).is_err());
 /// ```
-pub fn composition(a: &DynLayout, b: &DynLayout) -> R<DynLayout> {
+pub fn composition<A: Compose<B> + ?Sized, B: ?Sized>(a: &A, b: &B) -> R<A::Output> {
+    a.compose(b)
+}
+
+/// What [`composition`] composes, as CuTe's overloads of it: a layout
+/// with a layout or a [`Tiler`], a [`Swizzle`] with a layout.
+pub trait Compose<B: ?Sized> {
+    /// The composite.
+    type Output;
+    /// `self o b`.
+    fn compose(&self, b: &B) -> R<Self::Output>;
+}
+
+impl Compose<DynLayout> for DynLayout {
+    type Output = DynLayout;
+    fn compose(&self, b: &DynLayout) -> R<DynLayout> {
+        compose_layouts(self, b)
+    }
+}
+
+impl Compose<Tiler> for DynLayout {
+    type Output = DynLayout;
+    fn compose(&self, t: &Tiler) -> R<DynLayout> {
+        compose_tiler(self, t)
+    }
+}
+
+fn compose_layouts(a: &DynLayout, b: &DynLayout) -> R<DynLayout> {
     let ax = coalesce_x(a)?;
     let p = ax.pairs();
     check_composition(&p, b, a, b)?;
     fn go(ax: &DynLayout, p: &[(DInt, DInt)], s: &DTuple, d: &DTuple) -> R<(DTuple, DTuple)> {
         match (s, d) {
             (DTuple::Int(s), DTuple::Int(d)) => compose_leaf(ax, p, *s, *d),
-            (DTuple::Tup(ss), DTuple::Tup(ds)) => {
+            (DTuple::Tuple(ss), DTuple::Tuple(ds)) => {
                 let (mut a, mut b) = (Vec::with_capacity(ss.len()), Vec::with_capacity(ss.len()));
                 for (x, y) in ss.iter().zip(ds) {
                     let (x, y) = go(ax, p, x, y)?;
                     a.push(x);
                     b.push(y);
                 }
-                Ok((DTuple::Tup(a), DTuple::Tup(b)))
+                Ok((DTuple::Tuple(a), DTuple::Tuple(b)))
             }
             _ => Err(invalid(
                 "composition",
@@ -384,6 +420,23 @@ pub fn composition(a: &DynLayout, b: &DynLayout) -> R<DynLayout> {
     Ok(DynLayout::raw(s, d))
 }
 
+/// A tiler argument of the divides and products: a [`Tiler`], or a
+/// [`DynLayout`] (a layout is a tiler), as in CuTe.
+pub trait AsTiler {
+    /// The tiler.
+    fn as_tiler(&self) -> Cow<'_, Tiler>;
+}
+impl AsTiler for Tiler {
+    fn as_tiler(&self) -> Cow<'_, Tiler> {
+        Cow::Borrowed(self)
+    }
+}
+impl AsTiler for DynLayout {
+    fn as_tiler(&self) -> Cow<'_, Tiler> {
+        Cow::Owned(Tiler::Layout(self.clone()))
+    }
+}
+
 /// A tiler: a layout, an integer `n` (the layout `n:_1`), `_` (keep the
 /// mode), or a tuple of tilers applied mode by mode.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -393,9 +446,9 @@ pub enum Tiler {
     /// An integer `n`, meaning `n:_1`.
     Int(DInt),
     /// `_`: keep the mode.
-    Under,
+    Underscore,
     /// One tiler per mode.
-    Tup(Vec<Tiler>),
+    Tuple(Vec<Tiler>),
 }
 
 impl core::str::FromStr for Tiler {
@@ -434,13 +487,13 @@ fn parse_tiler(s: &str, base: usize) -> R<Tiler> {
             });
     }
     if s == "_" {
-        return Ok(Tiler::Under);
+        return Ok(Tiler::Underscore);
     }
     if let Some(inner) = s.strip_prefix('(').and_then(|x| x.strip_suffix(')')) {
         let mut items = Vec::new();
         let (mut depth, mut start) = (0i32, 0usize);
         if inner.trim().is_empty() {
-            return Ok(Tiler::Tup(items));
+            return Ok(Tiler::Tuple(items));
         }
         for (i, c) in inner.char_indices() {
             match c {
@@ -454,7 +507,7 @@ fn parse_tiler(s: &str, base: usize) -> R<Tiler> {
             }
         }
         items.push(parse_tiler(inner[start..].trim(), base + 1 + start)?);
-        return Ok(Tiler::Tup(items));
+        return Ok(Tiler::Tuple(items));
     }
     match super::parse::tuple(s) {
         Ok(DTuple::Int(i)) => Ok(Tiler::Int(i)),
@@ -472,7 +525,7 @@ fn parse_tiler(s: &str, base: usize) -> R<Tiler> {
 
 impl Tiler {
     fn rank_checked(&self, l: &DynLayout, op: &'static str) -> R<()> {
-        if let Tiler::Tup(t) = self {
+        if let Tiler::Tuple(t) = self {
             if t.len() > l.rank() {
                 return Err(invalid(
                     op,
@@ -490,21 +543,21 @@ impl Tiler {
 
 /// CuTe's `composition(A, tiler)`: by mode for a tuple tiler (modes of A the
 /// tiler does not reach are dropped), `_` keeps a mode, `n` means `n:_1`.
-pub fn composition_tiler(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
+fn compose_tiler(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
     t.rank_checked(a, "composition")?;
     match t {
         Tiler::Layout(b) => composition(a, b),
-        Tiler::Under => Ok(a.clone()),
+        Tiler::Underscore => Ok(a.clone()),
         Tiler::Int(n) => {
             super::check_shape(&DTuple::Int(*n), "composition")?;
-            composition(a, &DynLayout::int(*n, DInt::s(1)))
+            composition(a, &DynLayout::int(*n, DInt::new_static(1)))
         }
-        Tiler::Tup(ts) => {
+        Tiler::Tuple(ts) => {
             let modes = a.modes();
             let out = ts
                 .iter()
                 .enumerate()
-                .map(|(i, ti)| composition_tiler(&modes[i], ti))
+                .map(|(i, ti)| compose_tiler(&modes[i], ti))
                 .collect::<R<_>>()?;
             Ok(DynLayout::from_modes(out))
         }
@@ -520,14 +573,14 @@ fn coalesce_shape(s: &DTuple) -> R<DTuple> {
     let mut out: Vec<DInt> = Vec::new();
     for x in leaves {
         match out.last_mut() {
-            Some(b) if b.st == x.st => *b = mul(*b, x, "coalesce")?,
+            Some(b) if b.is_static == x.is_static => *b = mul(*b, x, "coalesce")?,
             _ => out.push(x),
         }
     }
     Ok(if out.len() == 1 {
         DTuple::Int(out[0])
     } else {
-        DTuple::Tup(out.into_iter().map(DTuple::Int).collect())
+        DTuple::Tuple(out.into_iter().map(DTuple::Int).collect())
     })
 }
 
@@ -535,7 +588,7 @@ fn coalesce_shape(s: &DTuple) -> R<DTuple> {
 fn ceil_div_tuple(a: &DTuple, b: DInt) -> R<DTuple> {
     match a {
         DTuple::Int(x) => Ok(DTuple::Int(ceil_div(*x, b, "complement")?)),
-        DTuple::Tup(v) => {
+        DTuple::Tuple(v) => {
             let mut rest = b;
             let mut out = Vec::new();
             for x in v {
@@ -546,7 +599,7 @@ fn ceil_div_tuple(a: &DTuple, b: DInt) -> R<DTuple> {
                 out.push(DTuple::Int(ceil_div(xi, rest, "complement")?));
                 rest = ceil_div(rest, xi, "complement")?;
             }
-            Ok(DTuple::Tup(out))
+            Ok(DTuple::Tuple(out))
         }
     }
 }
@@ -574,15 +627,15 @@ pub fn complement(a: &DynLayout, cotarget: &DTuple) -> R<DynLayout> {
 /// offset of the modes below it) and must cover `[0, M)` (the modes stack
 /// from stride 1 without a gap up to M).
 fn check_complement(a: &DynLayout, r: &DynLayout, cotarget: &DTuple) -> R<()> {
-    let m = cotarget.product()?.v;
+    let m = cotarget.product()?.value;
     let (s, d): (Vec<usize>, Vec<usize>) = filter(a)?
         .pairs()
         .into_iter()
         .chain(r.pairs())
         .map(|(s, d)| {
             (
-                usize::try_from(s.v).unwrap_or(0),
-                usize::try_from(d.v).unwrap_or(0),
+                usize::try_from(s.value).unwrap_or(0),
+                usize::try_from(d.value).unwrap_or(0),
             )
         })
         .unzip();
@@ -592,7 +645,7 @@ fn check_complement(a: &DynLayout, r: &DynLayout, cotarget: &DTuple) -> R<()> {
     crate::admissible::check_complement(&s, &d, usize::try_from(m).unwrap_or(0)).map_err(|e| {
         invalid(
             "complement",
-            format!("{a}: {}", e.text(crate::ctext::Text::EMPTY).as_str()),
+            format!("{a}: {}", e.text(crate::const_text::Text::EMPTY).as_str()),
         )
     })
 }
@@ -604,32 +657,32 @@ fn complement_unchecked(a: &DynLayout, cotarget: &DTuple) -> R<DynLayout> {
     let op = "complement";
     let f = filter(a)?;
     let mut modes = f.pairs();
-    if modes.len() == 1 && modes[0].1.is(0) {
+    if modes.len() == 1 && modes[0].1.is_static_value(0) {
         return make_layout_left(&coalesce_shape(cotarget)?);
     }
-    if modes.len() > 1 && modes.iter().any(|(_, d)| !d.st) {
+    if modes.len() > 1 && modes.iter().any(|(_, d)| !d.is_static) {
         return Err(invalid(
             op,
             format!("{a}: a complement with dynamic strides needs a rank-1 layout"),
         ));
     }
-    if let Some((s, d)) = modes.iter().find(|(_, d)| d.v <= 0) {
+    if let Some((s, d)) = modes.iter().find(|(_, d)| d.value <= 0) {
         return Err(invalid(
             op,
             format!("{a}: stride of mode {s}:{d} is not positive"),
         ));
     }
     let mut shapes = Vec::new();
-    let mut strides = vec![DInt::s(1)];
+    let mut strides = vec![DInt::new_static(1)];
     while modes.len() > 1 {
         let (idx, _) = modes
             .iter()
             .enumerate()
-            .min_by_key(|(_, (_, d))| d.v)
+            .min_by_key(|(_, (_, d))| d.value)
             .unwrap();
         let (s, d) = modes.remove(idx);
         let q = div(d, *strides.last().unwrap(), op)?;
-        if q.v == 0 {
+        if q.value == 0 {
             return Err(not_stacking(a, s, d, *strides.last().unwrap()));
         }
         shapes.push(q);
@@ -637,7 +690,7 @@ fn complement_unchecked(a: &DynLayout, cotarget: &DTuple) -> R<DynLayout> {
     }
     let (s0, d0) = modes[0];
     let q = div(d0, *strides.last().unwrap(), op)?;
-    if q.v == 0 {
+    if q.value == 0 {
         return Err(not_stacking(a, s0, d0, *strides.last().unwrap()));
     }
     shapes.push(q);
@@ -648,18 +701,18 @@ fn complement_unchecked(a: &DynLayout, cotarget: &DTuple) -> R<DynLayout> {
     let mut d: Vec<DTuple> = strides.into_iter().map(DTuple::Int).collect();
     s.push(rest_shape);
     d.push(rest_stride);
-    coalesce(&DynLayout::raw(DTuple::Tup(s), DTuple::Tup(d)))
+    coalesce(&DynLayout::raw(DTuple::Tuple(s), DTuple::Tuple(d)))
 }
 
 fn not_stacking(a: &DynLayout, s: DInt, d: DInt, below: DInt) -> LayoutError {
     let e = crate::admissible::ComplementError::NotMultiple {
-        s: usize::try_from(s.v).unwrap_or(0),
-        d: usize::try_from(d.v).unwrap_or(0),
-        span: usize::try_from(below.v).unwrap_or(0),
+        s: usize::try_from(s.value).unwrap_or(0),
+        d: usize::try_from(d.value).unwrap_or(0),
+        span: usize::try_from(below.value).unwrap_or(0),
     };
     invalid(
         "complement",
-        format!("{a}: {}", e.text(crate::ctext::Text::EMPTY).as_str()),
+        format!("{a}: {}", e.text(crate::const_text::Text::EMPTY).as_str()),
     )
 }
 
@@ -667,12 +720,12 @@ fn not_stacking(a: &DynLayout, s: DInt, d: DInt, below: DInt) -> LayoutError {
 pub fn complement_default(a: &DynLayout) -> R<DynLayout> {
     nonempty(a, "complement")?;
     let f = filter(a)?;
-    let c = f.cosize()?;
+    let c = f.cosize()?.value;
     complement(
         a,
         &DTuple::Int(DInt {
-            v: c,
-            st: f.pairs().iter().all(|(s, d)| s.st && d.st),
+            value: c,
+            is_static: f.pairs().iter().all(|(s, d)| s.is_static && d.is_static),
         }),
     )
 }
@@ -685,18 +738,18 @@ pub fn right_inverse(a: &DynLayout) -> R<DynLayout> {
     nonempty(a, "right_inverse")?;
     let f = coalesce(a)?;
     let modes = f.pairs();
-    let rstride = compact_left(f.shape(), DInt::s(1))?.leaves();
+    let rstride = compact_left(f.shape(), DInt::new_static(1))?.leaves();
     let mut seq = Vec::new();
     let mut next: i64 = 1;
     // Among modes with the wanted stride, the largest (the last of equals), as CuTe 4.7 picks.
     while let Some((i, _)) = modes
         .iter()
         .enumerate()
-        .filter(|(k, (_, d))| d.v.abs() == next && !seq.contains(k))
-        .max_by_key(|(_, (s, _))| s.v)
+        .filter(|(k, (_, d))| d.value.abs() == next && !seq.contains(k))
+        .max_by_key(|(_, (s, _))| s.value)
     {
         let (s, d) = modes[i];
-        if d.v < 0 {
+        if d.value < 0 {
             // CuTe 4.7 takes |stride| and negates the result's stride, which
             // indexes A at negative coordinates: no longer A(R(i)) == i.
             return Err(invalid(
@@ -707,14 +760,17 @@ pub fn right_inverse(a: &DynLayout) -> R<DynLayout> {
             ));
         }
         seq.push(i);
-        let nx = s.v.checked_mul(d.v.abs()).ok_or(of("right_inverse"))?;
-        if s.v <= 1 || nx == next {
+        let nx = s
+            .value
+            .checked_mul(d.value.abs())
+            .ok_or(of("right_inverse"))?;
+        if s.value <= 1 || nx == next {
             break;
         }
         next = nx;
     }
     if seq.is_empty() {
-        return Ok(DynLayout::int(DInt::s(1), DInt::s(0)));
+        return Ok(DynLayout::int(DInt::new_static(1), DInt::new_static(0)));
     }
     let shapes: Vec<DTuple> = seq.iter().map(|&i| DTuple::Int(modes[i].0)).collect();
     let strides: Vec<DTuple> = seq.iter().map(|&i| DTuple::Int(rstride[i])).collect();
@@ -725,7 +781,7 @@ fn unwrap(mut s: Vec<DTuple>, mut d: Vec<DTuple>) -> DynLayout {
     if s.len() == 1 {
         DynLayout::raw(s.pop().unwrap(), d.pop().unwrap())
     } else {
-        DynLayout::raw(DTuple::Tup(s), DTuple::Tup(d))
+        DynLayout::raw(DTuple::Tuple(s), DTuple::Tuple(d))
     }
 }
 
@@ -734,7 +790,7 @@ fn unwrap(mut s: Vec<DTuple>, mut d: Vec<DTuple>) -> DynLayout {
 /// of size 0 reaches none (CuTe computes something there; the definitions
 /// give nothing to check it against).
 pub(crate) fn nonempty(l: &DynLayout, op: &'static str) -> R<()> {
-    if l.size()? == 0 {
+    if l.size()?.value == 0 {
         return Err(invalid(
             op,
             format!("{l} has size 0: it reaches no offset, so {op} is not defined"),
@@ -745,7 +801,7 @@ pub(crate) fn nonempty(l: &DynLayout, op: &'static str) -> R<()> {
 
 /// `Err` when a stride of `l` is negative: `what` says why `op` needs them not.
 fn nonnegative_strides(l: &DynLayout, op: &'static str, what: &str) -> R<()> {
-    match l.pairs().iter().find(|(_, d)| d.v < 0) {
+    match l.pairs().iter().find(|(_, d)| d.value < 0) {
         Some((s, d)) => Err(invalid(
             op,
             format!("{l}: mode {s}:{d} has a negative stride; {what}"),
@@ -763,17 +819,17 @@ pub fn left_inverse(a: &DynLayout) -> R<DynLayout> {
     nonnegative_strides(a, op, "its offsets below 0 have no preimage in a layout")?;
     let f = coalesce(a)?;
     let all = f.pairs();
-    if all.iter().any(|(_, d)| !d.st) {
+    if all.iter().any(|(_, d)| !d.is_static) {
         return Err(invalid(
             op,
             format!("{a}: a left inverse needs static strides"),
         ));
     }
-    let rstride = compact_left(f.shape(), DInt::s(1))?.leaves();
+    let rstride = compact_left(f.shape(), DInt::new_static(1))?.leaves();
     let mut idx: Vec<usize> = (0..all.len())
-        .filter(|&i| !all[i].0.is(1) && all[i].0.v != 1)
+        .filter(|&i| !all[i].0.is_static_value(1) && all[i].0.value != 1)
         .collect();
-    if let Some(&i) = idx.iter().find(|&&i| all[i].1.v == 0) {
+    if let Some(&i) = idx.iter().find(|&&i| all[i].1.value == 0) {
         return Err(invalid(
             op,
             format!(
@@ -783,41 +839,50 @@ pub fn left_inverse(a: &DynLayout) -> R<DynLayout> {
         ));
     }
     if idx.is_empty() {
-        return Ok(DynLayout::int(DInt::s(1), DInt::s(0)));
+        return Ok(DynLayout::int(DInt::new_static(1), DInt::new_static(0)));
     }
-    idx.sort_by_key(|&i| all[i].1.v.abs());
+    idx.sort_by_key(|&i| all[i].1.value.abs());
     let mut shapes = Vec::new();
     let mut strides = Vec::new();
-    let d0 = all[idx[0]].1.v.abs();
+    let d0 = all[idx[0]].1.value.abs();
     if d0 != 1 {
-        shapes.push(DTuple::Int(DInt::s(d0)));
-        strides.push(DTuple::Int(DInt::s(0)));
+        shapes.push(DTuple::Int(DInt::new_static(d0)));
+        strides.push(DTuple::Int(DInt::new_static(0)));
     }
     for (k, &i) in idx.iter().enumerate() {
         let (s, d) = all[i];
         let shape = if let Some(&j) = idx.get(k + 1) {
-            let dn = all[j].1.v.abs();
-            if dn % d.v.abs() != 0 {
+            let dn = all[j].1.value.abs();
+            if dn % d.value.abs() != 0 {
                 return Err(invalid(
                     op,
-                    format!("{a}: stride {dn} is not a multiple of stride {}", d.v.abs()),
+                    format!(
+                        "{a}: stride {dn} is not a multiple of stride {}",
+                        d.value.abs()
+                    ),
                 ));
             }
-            let q = dn / d.v.abs();
-            if q < s.v {
+            let q = dn / d.value.abs();
+            if q < s.value {
                 return Err(invalid(
                     op,
                     format!("{a}: modes {s}:{d} and the next overlap, so A is not injective"),
                 ));
             }
-            DInt { v: q, st: true }
+            DInt {
+                value: q,
+                is_static: true,
+            }
         } else {
             s
         };
         shapes.push(DTuple::Int(shape));
         let r = rstride[i];
-        strides.push(DTuple::Int(if d.v < 0 {
-            DInt { v: -r.v, st: r.st }
+        strides.push(DTuple::Int(if d.value < 0 {
+            DInt {
+                value: -r.value,
+                is_static: r.is_static,
+            }
         } else {
             r
         }));
@@ -826,7 +891,8 @@ pub fn left_inverse(a: &DynLayout) -> R<DynLayout> {
 }
 
 /// CuTe's `logical_divide(A, tiler)`: `A o (T, complement(T, shape(A)))`, by mode for tuples.
-pub fn logical_divide(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
+pub fn logical_divide<T: AsTiler + ?Sized>(a: &DynLayout, t: &T) -> R<DynLayout> {
+    let t = &*t.as_tiler();
     nonempty(a, "logical_divide")?;
     t.rank_checked(a, "logical_divide")?;
     match t {
@@ -834,9 +900,9 @@ pub fn logical_divide(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
             let c = complement_unchecked(tl, coalesce(a)?.shape())?;
             composition(a, &DynLayout::from_modes(vec![tl.clone(), c]))
         }
-        Tiler::Under => Ok(a.clone()),
+        Tiler::Underscore => Ok(a.clone()),
         Tiler::Int(n) => logical_divide(a, &Tiler::Layout(make_layout_left(&DTuple::Int(*n))?)),
-        Tiler::Tup(ts) => by_mode(a, ts.len(), "logical_divide", |i, m| {
+        Tiler::Tuple(ts) => by_mode(a, ts.len(), "logical_divide", |i, m| {
             logical_divide(m, &ts[i])
         }),
     }
@@ -845,14 +911,14 @@ pub fn logical_divide(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
 /// CuTe's `zip2_by`: gather the first and second halves of the modes the tiler reaches.
 fn zip2_by(l: DynLayout, t: &Tiler) -> R<DynLayout> {
     match t {
-        Tiler::Tup(ts) => {
+        Tiler::Tuple(ts) => {
             let mut firsts = Vec::with_capacity(ts.len());
             let mut seconds = Vec::new();
             for (i, m) in l.into_modes().into_iter().enumerate() {
                 if i < ts.len() {
                     // `_` keeps a mode: only a rank-2 one splits into two
                     // halves (any other rank would lose or lack modes).
-                    if !matches!(ts[i], Tiler::Tup(_)) && m.rank() != 2 {
+                    if !matches!(ts[i], Tiler::Tuple(_)) && m.rank() != 2 {
                         return Err(invalid("zip2_by", format!("mode {m} is not rank 2")));
                     }
                     let z = zip2_by(m, &ts[i])?;
@@ -880,7 +946,7 @@ fn unpack(l: &DynLayout, first: bool, second: bool) -> DynLayout {
         // CuTe slices with `repeat<rank>(_)`, which is a tuple only for rank > 1.
         let open = (i == 0 && first) || (i == 1 && second);
         match (open, m.shape()) {
-            (true, DTuple::Tup(v)) if v.len() > 1 => out.extend(m.modes()),
+            (true, DTuple::Tuple(v)) if v.len() > 1 => out.extend(m.modes()),
             _ => out.push(m),
         }
     }
@@ -888,20 +954,24 @@ fn unpack(l: &DynLayout, first: bool, second: bool) -> DynLayout {
 }
 
 /// CuTe's `zipped_divide`: `((tile modes), (rest modes))`.
-pub fn zipped_divide(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
+pub fn zipped_divide<T: AsTiler + ?Sized>(a: &DynLayout, t: &T) -> R<DynLayout> {
+    let t = &*t.as_tiler();
     zip2_by(logical_divide(a, t)?, t)
 }
 /// CuTe's `tiled_divide`: `((tile modes), rest0, rest1, ...)`.
-pub fn tiled_divide(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
+pub fn tiled_divide<T: AsTiler + ?Sized>(a: &DynLayout, t: &T) -> R<DynLayout> {
+    let t = &*t.as_tiler();
     Ok(unpack(&zipped_divide(a, t)?, false, true))
 }
 /// CuTe's `flat_divide`: `(tile0, tile1, ..., rest0, rest1, ...)`.
-pub fn flat_divide(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
+pub fn flat_divide<T: AsTiler + ?Sized>(a: &DynLayout, t: &T) -> R<DynLayout> {
+    let t = &*t.as_tiler();
     Ok(unpack(&zipped_divide(a, t)?, true, true))
 }
 
 /// CuTe's `logical_product(A, tiler)`: `(A, complement(A, size(A)*cosize(T)) o T)`.
-pub fn logical_product(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
+pub fn logical_product<T: AsTiler + ?Sized>(a: &DynLayout, t: &T) -> R<DynLayout> {
+    let t = &*t.as_tiler();
     nonempty(a, "logical_product")?;
     t.rank_checked(a, "logical_product")?;
     match t {
@@ -912,35 +982,30 @@ pub fn logical_product(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
                 "the product's repeats are defined for strides of 0 and up",
             )?;
             let size = a.shape().product()?;
-            let cos = tl.cosize()?;
-            let cot = mul(
-                size,
-                DInt {
-                    v: cos,
-                    st: tl.pairs().iter().all(|(s, d)| s.st && d.st),
-                },
-                "logical_product",
-            )?;
+            let cot = mul(size, tl.cosize()?, "logical_product")?;
             let c = complement_unchecked(a, &DTuple::Int(cot))?;
             Ok(DynLayout::from_modes(vec![a.clone(), composition(&c, tl)?]))
         }
-        Tiler::Under => Ok(a.clone()),
+        Tiler::Underscore => Ok(a.clone()),
         Tiler::Int(n) => logical_product(a, &Tiler::Layout(make_layout_left(&DTuple::Int(*n))?)),
-        Tiler::Tup(ts) => by_mode(a, ts.len(), "logical_product", |i, m| {
+        Tiler::Tuple(ts) => by_mode(a, ts.len(), "logical_product", |i, m| {
             logical_product(m, &ts[i])
         }),
     }
 }
 /// CuTe's `zipped_product`.
-pub fn zipped_product(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
+pub fn zipped_product<T: AsTiler + ?Sized>(a: &DynLayout, t: &T) -> R<DynLayout> {
+    let t = &*t.as_tiler();
     zip2_by(logical_product(a, t)?, t)
 }
 /// CuTe's `tiled_product`.
-pub fn tiled_product(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
+pub fn tiled_product<T: AsTiler + ?Sized>(a: &DynLayout, t: &T) -> R<DynLayout> {
+    let t = &*t.as_tiler();
     Ok(unpack(&zipped_product(a, t)?, false, true))
 }
 /// CuTe's `flat_product`.
-pub fn flat_product(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
+pub fn flat_product<T: AsTiler + ?Sized>(a: &DynLayout, t: &T) -> R<DynLayout> {
+    let t = &*t.as_tiler();
     Ok(unpack(&zipped_product(a, t)?, true, true))
 }
 
@@ -948,7 +1013,7 @@ pub fn flat_product(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
 pub fn append_to_rank(l: &DynLayout, n: usize) -> DynLayout {
     let mut modes = l.modes();
     while modes.len() < n {
-        modes.push(DynLayout::int(DInt::s(1), DInt::s(0)));
+        modes.push(DynLayout::int(DInt::new_static(1), DInt::new_static(0)));
     }
     DynLayout::from_modes(modes)
 }

@@ -7,14 +7,18 @@
 //! and every arithmetic step is overflow-checked.
 
 mod algebra;
-mod more;
+mod cast;
 mod ops;
 mod parse;
+mod swizzle;
+mod tile;
 
 pub use algebra::*;
-pub use more::*;
+pub use cast::*;
 pub use ops::*;
 pub use parse::parse_tuple;
+pub use swizzle::*;
+pub use tile::*;
 
 use crate::error::LayoutError;
 use crate::layout::{Congruent, Layout};
@@ -23,36 +27,49 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
-/// An integer leaf with its static-ness.
+/// An integer leaf with its static-ness: `_4` (static) or `4` (run-time).
+///
+/// ```
+/// use layout_core::DInt;
+/// assert_eq!(DInt::new_static(4).to_string(), "_4");
+/// assert_eq!(DInt::new_dynamic(4).to_string(), "4");
+/// assert!(DInt::new_static(1).is_static_value(1));
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
 pub struct DInt {
     /// The value (strides may be negative).
-    pub v: i64,
-    /// Whether CuTe would know the value at compile time (`_N`).
-    pub st: bool,
+    pub value: i64,
+    /// Whether CuTe would know the value at compile time (printed `_N`).
+    pub is_static: bool,
 }
 
 impl DInt {
     /// A static leaf `_v`.
-    pub const fn s(v: i64) -> Self {
-        DInt { v, st: true }
+    pub const fn new_static(value: i64) -> Self {
+        DInt {
+            value,
+            is_static: true,
+        }
     }
-    /// A dynamic leaf `v`.
-    pub const fn d(v: i64) -> Self {
-        DInt { v, st: false }
+    /// A run-time leaf `v`.
+    pub const fn new_dynamic(value: i64) -> Self {
+        DInt {
+            value,
+            is_static: false,
+        }
     }
     /// Whether this is the static value `v`.
-    pub fn is(&self, v: i64) -> bool {
-        self.st && self.v == v
+    pub fn is_static_value(&self, v: i64) -> bool {
+        self.is_static && self.value == v
     }
 }
 
 impl fmt::Display for DInt {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.st {
-            write!(f, "_{}", self.v)
+        if self.is_static {
+            write!(f, "_{}", self.value)
         } else {
-            write!(f, "{}", self.v)
+            write!(f, "{}", self.value)
         }
     }
 }
@@ -63,14 +80,14 @@ pub enum DTuple {
     /// An integer.
     Int(DInt),
     /// A tuple of modes.
-    Tup(Vec<DTuple>),
+    Tuple(Vec<DTuple>),
 }
 
 impl fmt::Display for DTuple {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             DTuple::Int(i) => write!(f, "{i}"),
-            DTuple::Tup(v) => {
+            DTuple::Tuple(v) => {
                 f.write_str("(")?;
                 for (k, x) in v.iter().enumerate() {
                     if k > 0 {
@@ -116,14 +133,17 @@ impl DTuple {
                     self.too_large = true;
                     0
                 });
-                self.put(DTuple::Int(DInt { v, st }));
+                self.put(DTuple::Int(DInt {
+                    value: v,
+                    is_static: st,
+                }));
             }
             fn open(&mut self) {
                 self.open.push(Vec::new());
             }
             fn close(&mut self) {
                 let modes = self.open.pop().unwrap_or_default();
-                self.put(DTuple::Tup(modes));
+                self.put(DTuple::Tuple(modes));
             }
         }
         let mut b = Build {
@@ -137,20 +157,20 @@ impl DTuple {
                 op: "DTuple::from_typed",
             });
         }
-        Ok(b.done.unwrap_or(DTuple::Tup(Vec::new())))
+        Ok(b.done.unwrap_or(DTuple::Tuple(Vec::new())))
     }
     /// CuTe's rank: 1 for an integer.
     pub fn rank(&self) -> usize {
         match self {
             DTuple::Int(_) => 1,
-            DTuple::Tup(v) => v.len(),
+            DTuple::Tuple(v) => v.len(),
         }
     }
     /// CuTe's depth: 0 for an integer.
     pub fn depth(&self) -> usize {
         match self {
             DTuple::Int(_) => 0,
-            DTuple::Tup(v) => 1 + v.iter().map(DTuple::depth).max().unwrap_or(0),
+            DTuple::Tuple(v) => 1 + v.iter().map(DTuple::depth).max().unwrap_or(0),
         }
     }
     /// The leaves in order.
@@ -163,7 +183,7 @@ impl DTuple {
     pub fn for_each_leaf(&self, f: &mut dyn FnMut(DInt)) {
         match self {
             DTuple::Int(i) => f(*i),
-            DTuple::Tup(v) => v.iter().for_each(|x| x.for_each_leaf(f)),
+            DTuple::Tuple(v) => v.iter().for_each(|x| x.for_each_leaf(f)),
         }
     }
     /// Mode `i` (an integer is its own mode 0).
@@ -171,14 +191,14 @@ impl DTuple {
         match self {
             DTuple::Int(_) if i == 0 => Some(self),
             DTuple::Int(_) => None,
-            DTuple::Tup(v) => v.get(i),
+            DTuple::Tuple(v) => v.get(i),
         }
     }
     /// The modes as a list (an integer is one mode).
     pub fn modes(&self) -> Vec<DTuple> {
         match self {
             DTuple::Int(_) => alloc::vec![self.clone()],
-            DTuple::Tup(v) => v.clone(),
+            DTuple::Tuple(v) => v.clone(),
         }
     }
     /// The product of the leaves; static when every leaf is.
@@ -186,16 +206,16 @@ impl DTuple {
         // A walk, not `leaves()`: this runs per mode of every evaluation.
         match self {
             DTuple::Int(i) => Ok(*i),
-            DTuple::Tup(v) => v
+            DTuple::Tuple(v) => v
                 .iter()
-                .try_fold(DInt::s(1), |a, b| mul(a, b.product()?, "size")),
+                .try_fold(DInt::new_static(1), |a, b| mul(a, b.product()?, "size")),
         }
     }
     /// Whether `self` and `other` nest the same way.
     pub fn congruent(&self, other: &DTuple) -> bool {
         match (self, other) {
             (DTuple::Int(_), DTuple::Int(_)) => true,
-            (DTuple::Tup(a), DTuple::Tup(b)) => {
+            (DTuple::Tuple(a), DTuple::Tuple(b)) => {
                 a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.congruent(y))
             }
             _ => false,
@@ -205,18 +225,18 @@ impl DTuple {
     pub fn map(&self, f: &mut dyn FnMut(DInt) -> DInt) -> DTuple {
         match self {
             DTuple::Int(i) => DTuple::Int(f(*i)),
-            DTuple::Tup(v) => DTuple::Tup(v.iter().map(|x| x.map(f)).collect()),
+            DTuple::Tuple(v) => DTuple::Tuple(v.iter().map(|x| x.map(f)).collect()),
         }
     }
     /// Every leaf made dynamic.
-    pub fn to_dynamic(&self) -> DTuple {
-        self.map(&mut |i| DInt::d(i.v))
+    pub fn with_dynamic_leaves(&self) -> DTuple {
+        self.map(&mut |i| DInt::new_dynamic(i.value))
     }
     /// A tuple of the leaves (CuTe's `flatten`); an integer stays an integer.
     pub fn flatten(&self) -> DTuple {
         match self {
             DTuple::Int(_) => self.clone(),
-            DTuple::Tup(_) => DTuple::Tup(self.leaves().into_iter().map(DTuple::Int).collect()),
+            DTuple::Tuple(_) => DTuple::Tuple(self.leaves().into_iter().map(DTuple::Int).collect()),
         }
     }
 }
@@ -226,12 +246,13 @@ pub(crate) fn mul(a: DInt, b: DInt, op: &'static str) -> Result<DInt, LayoutErro
     Ok(DInt {
         // i64::MIN has no negation (strides are negated and taken absolute
         // further on): refused as an overflow, like the products past it.
-        v: a.v
-            .checked_mul(b.v)
+        value: a
+            .value
+            .checked_mul(b.value)
             .filter(|&v| v != i64::MIN)
             .ok_or(LayoutError::Overflow { op })?,
         // CuTe: a static 0 times anything is a static 0.
-        st: (a.st && (b.st || a.v == 0)) || (b.st && b.v == 0),
+        is_static: (a.is_static && (b.is_static || a.value == 0)) || (b.is_static && b.value == 0),
     })
 }
 
@@ -240,7 +261,7 @@ pub(crate) fn mul(a: DInt, b: DInt, op: &'static str) -> Result<DInt, LayoutErro
 pub(crate) fn check_shape(t: &DTuple, op: &'static str) -> Result<(), LayoutError> {
     let mut bad = None;
     t.for_each_leaf(&mut |l| {
-        if l.v < 0 && bad.is_none() {
+        if l.value < 0 && bad.is_none() {
             bad = Some(l)
         }
     });
@@ -257,7 +278,7 @@ pub(crate) fn check_shape(t: &DTuple, op: &'static str) -> Result<(), LayoutErro
 /// let l: DynLayout = "(_2,(_2,_2)):(_4,(_2,_1))".parse().unwrap();
 /// assert_eq!(l.to_string(), "(_2,(_2,_2)):(_4,(_2,_1))");
 /// assert_eq!(l.call(3).unwrap(), 6);
-/// assert_eq!(l.size().unwrap(), 8);
+/// assert_eq!(l.size().unwrap().to_string(), "_8");
 /// ```
 #[derive(Clone, PartialEq, Eq, Debug, Hash)]
 pub struct DynLayout {
@@ -291,7 +312,7 @@ impl DynLayout {
         }
         check_shape(&shape, "make_layout")?;
         let mut min = false;
-        stride.for_each_leaf(&mut |l| min |= l.v == i64::MIN);
+        stride.for_each_leaf(&mut |l| min |= l.value == i64::MIN);
         if min {
             return Err(invalid(
                 "make_layout",
@@ -328,9 +349,16 @@ impl DynLayout {
     pub fn depth(&self) -> usize {
         self.shape.depth()
     }
-    /// Number of coordinates.
-    pub fn size(&self) -> Result<i64, LayoutError> {
-        Ok(self.shape.product()?.v)
+    /// CuTe's `size`: the number of coordinates, static when the shape is.
+    ///
+    /// ```
+    /// use layout_core::DynLayout;
+    /// let l: DynLayout = "(_4,3):(3,_1)".parse().unwrap();
+    /// assert_eq!(l.size().unwrap().to_string(), "12");
+    /// assert_eq!(l.size().unwrap().value, 12);
+    /// ```
+    pub fn size(&self) -> Result<DInt, LayoutError> {
+        self.shape.product()
     }
     /// Mode `i` as a layout.
     pub fn mode(&self, i: usize) -> Option<DynLayout> {
@@ -341,12 +369,12 @@ impl DynLayout {
     }
     /// The size of mode `i` (1 past the last mode).
     pub fn mode_size(&self, i: usize) -> Result<i64, LayoutError> {
-        self.shape.mode(i).map_or(Ok(1), |m| Ok(m.product()?.v))
+        self.shape.mode(i).map_or(Ok(1), |m| Ok(m.product()?.value))
     }
     /// The modes as layouts.
     pub fn modes(&self) -> Vec<DynLayout> {
         match (&self.shape, &self.stride) {
-            (DTuple::Tup(s), DTuple::Tup(d)) => s
+            (DTuple::Tuple(s), DTuple::Tuple(d)) => s
                 .iter()
                 .zip(d)
                 .map(|(s, d)| DynLayout::raw(s.clone(), d.clone()))
@@ -357,7 +385,7 @@ impl DynLayout {
     /// The modes as layouts, taken apart without copying.
     pub fn into_modes(self) -> Vec<DynLayout> {
         match (self.shape, self.stride) {
-            (DTuple::Tup(s), DTuple::Tup(d)) => s
+            (DTuple::Tuple(s), DTuple::Tuple(d)) => s
                 .into_iter()
                 .zip(d)
                 .map(|(s, d)| DynLayout::raw(s, d))
@@ -369,8 +397,8 @@ impl DynLayout {
     pub fn from_modes(modes: Vec<DynLayout>) -> DynLayout {
         let (s, d): (Vec<_>, Vec<_>) = modes.into_iter().map(|m| (m.shape, m.stride)).unzip();
         DynLayout {
-            shape: DTuple::Tup(s),
-            stride: DTuple::Tup(d),
+            shape: DTuple::Tuple(s),
+            stride: DTuple::Tuple(d),
         }
     }
     /// (shape leaf, stride leaf) pairs in order.
@@ -379,7 +407,7 @@ impl DynLayout {
         fn go(s: &DTuple, d: &DTuple, out: &mut Vec<(DInt, DInt)>) {
             match (s, d) {
                 (DTuple::Int(a), DTuple::Int(b)) => out.push((*a, *b)),
-                (DTuple::Tup(x), DTuple::Tup(y)) if x.len() == y.len() => {
+                (DTuple::Tuple(x), DTuple::Tuple(y)) if x.len() == y.len() => {
                     x.iter().zip(y).for_each(|(a, b)| go(a, b, out))
                 }
                 _ => out.extend(s.leaves().into_iter().zip(d.leaves())),
@@ -394,15 +422,15 @@ impl DynLayout {
         fn go(s: &DTuple, d: &DTuple, i: i64) -> Result<i64, LayoutError> {
             let of = LayoutError::Overflow { op: "crd2idx" };
             match (s, d) {
-                (DTuple::Int(_), DTuple::Int(d)) => i.checked_mul(d.v).ok_or(of),
-                (DTuple::Tup(ss), DTuple::Tup(ds)) => {
+                (DTuple::Int(_), DTuple::Int(d)) => i.checked_mul(d.value).ok_or(of),
+                (DTuple::Tuple(ss), DTuple::Tuple(ds)) => {
                     let mut rest = i;
                     let mut acc: i64 = 0;
                     for (k, (sk, dk)) in ss.iter().zip(ds).enumerate() {
                         let part = if k + 1 == ss.len() {
                             go(sk, dk, rest)?
                         } else {
-                            let n = sk.product()?.v;
+                            let n = sk.product()?.value;
                             if n == 0 {
                                 return Ok(acc);
                             }
@@ -425,7 +453,7 @@ impl DynLayout {
     /// The 1-D table `[L(0), L(1), ...]`.
     /// `Err` past [`DynLayout::TABLE_LIMIT`] entries.
     pub fn table(&self) -> Result<Vec<i64>, LayoutError> {
-        let n = self.size()?;
+        let n = self.size()?.value;
         if n > Self::TABLE_LIMIT {
             return Err(invalid(
                 "table",
@@ -439,15 +467,30 @@ impl DynLayout {
     }
     /// The most entries [`DynLayout::table`] lists.
     pub const TABLE_LIMIT: i64 = 1 << 24;
-    /// One past the largest offset (for non-negative strides).
-    pub fn cosize(&self) -> Result<i64, LayoutError> {
+    /// CuTe's `cosize`: one past the largest offset (for non-negative
+    /// strides), static when every leaf is.
+    ///
+    /// ```
+    /// use layout_core::DynLayout;
+    /// let l: DynLayout = "(_4,_3):(_3,_1)".parse().unwrap();
+    /// assert_eq!(l.cosize().unwrap().to_string(), "_12");
+    /// ```
+    pub fn cosize(&self) -> Result<DInt, LayoutError> {
+        let is_static = self.pairs().iter().all(|(s, d)| s.is_static && d.is_static);
+        Ok(DInt {
+            value: self.cosize_value()?,
+            is_static,
+        })
+    }
+
+    fn cosize_value(&self) -> Result<i64, LayoutError> {
         let of = LayoutError::Overflow { op: "cosize" };
-        if self.size()? == 0 {
+        if self.size()?.value == 0 {
             return Ok(0);
         }
         let mut hi: i64 = 0;
         for (s, d) in self.pairs() {
-            let span = (s.v - 1).checked_mul(d.v).ok_or(of.clone())?;
+            let span = (s.value - 1).checked_mul(d.value).ok_or(of.clone())?;
             if span > 0 {
                 hi = hi.checked_add(span).ok_or(of.clone())?;
             }
@@ -455,10 +498,10 @@ impl DynLayout {
         hi.checked_add(1).ok_or(of)
     }
     /// Every leaf made dynamic.
-    pub fn to_dynamic(&self) -> DynLayout {
+    pub fn with_dynamic_leaves(&self) -> DynLayout {
         DynLayout {
-            shape: self.shape.to_dynamic(),
-            stride: self.stride.to_dynamic(),
+            shape: self.shape.with_dynamic_leaves(),
+            stride: self.stride.with_dynamic_leaves(),
         }
     }
     /// The typed layout's run-time twin, printing the same; `Err` when a

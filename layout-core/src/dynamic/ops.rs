@@ -16,9 +16,9 @@ pub enum DCoord {
     /// An integer: a 1-D index into the (sub-)shape.
     Int(DInt),
     /// `_`.
-    Under,
+    Underscore,
     /// One entry per mode.
-    Tup(Vec<DCoord>),
+    Tuple(Vec<DCoord>),
 }
 
 impl core::str::FromStr for DCoord {
@@ -28,11 +28,11 @@ impl core::str::FromStr for DCoord {
         super::parse::check_depth(s)?;
         let s = s.trim();
         if s == "_" {
-            return Ok(DCoord::Under);
+            return Ok(DCoord::Underscore);
         }
         if let Some(inner) = s.strip_prefix('(').and_then(|x| x.strip_suffix(')')) {
             if inner.trim().is_empty() {
-                return Ok(DCoord::Tup(Vec::new()));
+                return Ok(DCoord::Tuple(Vec::new()));
             }
             let (mut depth, mut start, mut items) = (0i32, 0usize, Vec::new());
             for (i, c) in inner.char_indices() {
@@ -47,7 +47,7 @@ impl core::str::FromStr for DCoord {
                 }
             }
             items.push(inner[start..].parse()?);
-            return Ok(DCoord::Tup(items));
+            return Ok(DCoord::Tuple(items));
         }
         match super::parse::tuple(s)? {
             DTuple::Int(i) => Ok(DCoord::Int(i)),
@@ -61,47 +61,48 @@ impl core::str::FromStr for DCoord {
 
 fn add(a: DInt, b: DInt) -> R<DInt> {
     Ok(DInt {
-        v: a.v
-            .checked_add(b.v)
+        value: a
+            .value
+            .checked_add(b.value)
             .ok_or(LayoutError::Overflow { op: "crd2idx" })?,
-        st: a.st && b.st,
+        is_static: a.is_static && b.is_static,
     })
 }
 
 /// CuTe's `crd2idx(coord, shape, stride)`; `_` counts as 0 (the offset of a slice).
 pub fn crd2idx_coord(c: &DCoord, s: &DTuple, d: &DTuple) -> R<DInt> {
     match (c, s, d) {
-        (DCoord::Under, _, _) => Ok(DInt::s(0)),
+        (DCoord::Underscore, _, _) => Ok(DInt::new_static(0)),
         (DCoord::Int(i), DTuple::Int(_), DTuple::Int(d)) => mul(*i, *d, "crd2idx"),
-        (DCoord::Int(i), DTuple::Tup(ss), DTuple::Tup(ds)) => {
+        (DCoord::Int(i), DTuple::Tuple(ss), DTuple::Tuple(ds)) => {
             let mut rest = *i;
-            let mut acc = DInt::s(0);
+            let mut acc = DInt::new_static(0);
             for (k, (sk, dk)) in ss.iter().zip(ds).enumerate() {
                 if k + 1 == ss.len() {
                     acc = add(acc, crd2idx_coord(&DCoord::Int(rest), sk, dk)?)?;
                 } else {
                     let n = sk.product()?;
-                    if n.v == 0 {
+                    if n.value == 0 {
                         return Err(invalid("crd2idx", format!("mode {sk} has size 0")));
                     }
                     let here = DInt {
-                        v: rest.v % n.v,
-                        st: rest.st && n.st,
+                        value: rest.value % n.value,
+                        is_static: rest.is_static && n.is_static,
                     };
                     acc = add(acc, crd2idx_coord(&DCoord::Int(here), sk, dk)?)?;
                     rest = DInt {
-                        v: rest.v / n.v,
-                        st: rest.st && n.st,
+                        value: rest.value / n.value,
+                        is_static: rest.is_static && n.is_static,
                     };
                 }
             }
             Ok(acc)
         }
-        (DCoord::Tup(cs), DTuple::Tup(ss), DTuple::Tup(ds)) if cs.len() == ss.len() => cs
+        (DCoord::Tuple(cs), DTuple::Tuple(ss), DTuple::Tuple(ds)) if cs.len() == ss.len() => cs
             .iter()
             .zip(ss)
             .zip(ds)
-            .try_fold(DInt::s(0), |acc, ((c, s), d)| {
+            .try_fold(DInt::new_static(0), |acc, ((c, s), d)| {
                 add(acc, crd2idx_coord(c, s, d)?)
             }),
         _ => Err(invalid(
@@ -116,9 +117,9 @@ pub fn crd2idx_coord(c: &DCoord, s: &DTuple, d: &DTuple) -> R<DInt> {
 pub fn idx2crd(i: DInt, s: &DTuple) -> R<DTuple> {
     fn go(i: DInt, s: &DTuple, top: bool) -> R<DTuple> {
         match s {
-            DTuple::Int(x) if !top && x.is(1) => Ok(DTuple::Int(DInt::s(0))),
+            DTuple::Int(x) if !top && x.is_static_value(1) => Ok(DTuple::Int(DInt::new_static(0))),
             DTuple::Int(_) => Ok(DTuple::Int(i)),
-            DTuple::Tup(v) => {
+            DTuple::Tuple(v) => {
                 let mut rest = i;
                 let mut out = Vec::new();
                 for (k, m) in v.iter().enumerate() {
@@ -126,24 +127,24 @@ pub fn idx2crd(i: DInt, s: &DTuple) -> R<DTuple> {
                         out.push(go(rest, m, false)?);
                     } else {
                         let n = m.product()?;
-                        if n.v == 0 {
+                        if n.value == 0 {
                             return Err(invalid("idx2crd", format!("mode {m} has size 0")));
                         }
                         out.push(go(
                             DInt {
-                                v: rest.v % n.v,
-                                st: rest.st && n.st,
+                                value: rest.value % n.value,
+                                is_static: rest.is_static && n.is_static,
                             },
                             m,
                             false,
                         )?);
                         rest = DInt {
-                            v: rest.v / n.v,
-                            st: rest.st && n.st,
+                            value: rest.value / n.value,
+                            is_static: rest.is_static && n.is_static,
                         };
                     }
                 }
-                Ok(DTuple::Tup(out))
+                Ok(DTuple::Tuple(out))
             }
         }
     }
@@ -153,10 +154,10 @@ pub fn idx2crd(i: DInt, s: &DTuple) -> R<DTuple> {
 /// CuTe's `crd2crd(coord, src, dst)`: by mode when all are tuples, else through the index.
 pub fn crd2crd(c: &DCoord, src: &DTuple, dst: &DTuple) -> R<DTuple> {
     match (c, src, dst) {
-        (DCoord::Tup(cs), DTuple::Tup(ss), DTuple::Tup(ds)) if cs.len() == ss.len() && cs.len() == ds.len() => {
-            Ok(DTuple::Tup(cs.iter().zip(ss).zip(ds).map(|((c, s), d)| crd2crd(c, s, d)).collect::<R<_>>()?))
+        (DCoord::Tuple(cs), DTuple::Tuple(ss), DTuple::Tuple(ds)) if cs.len() == ss.len() && cs.len() == ds.len() => {
+            Ok(DTuple::Tuple(cs.iter().zip(ss).zip(ds).map(|((c, s), d)| crd2crd(c, s, d)).collect::<R<_>>()?))
         }
-        (DCoord::Tup(cs), DTuple::Tup(ss), DTuple::Tup(ds)) => Err(invalid(
+        (DCoord::Tuple(cs), DTuple::Tuple(ss), DTuple::Tuple(ds)) => Err(invalid(
             "crd2crd",
             format!("coordinate of rank {}, source shape {src} and target shape {dst} have different ranks ({}, {})", cs.len(), ss.len(), ds.len()),
         )),
@@ -170,9 +171,9 @@ pub fn crd2crd(c: &DCoord, src: &DTuple, dst: &DTuple) -> R<DTuple> {
 fn compact_index(c: &DCoord, s: &DTuple) -> R<Option<DInt>> {
     Ok(match (c, s) {
         (DCoord::Int(i), _) => Some(*i),
-        (DCoord::Tup(cs), DTuple::Tup(ss)) if cs.len() == ss.len() => {
-            let mut acc = DInt::s(0);
-            let mut scale = DInt::s(1);
+        (DCoord::Tuple(cs), DTuple::Tuple(ss)) if cs.len() == ss.len() => {
+            let mut acc = DInt::new_static(0);
+            let mut scale = DInt::new_static(1);
             for (c, s) in cs.iter().zip(ss) {
                 let Some(ci) = compact_index(c, s)? else {
                     return Ok(None);
@@ -268,7 +269,7 @@ pub fn make_ordered_layout(shape: &DTuple, order: &DTuple) -> R<DynLayout> {
                 out.push((*o, s.clone()));
                 Ok(())
             }
-            (DTuple::Tup(os), DTuple::Tup(ss)) if os.len() == ss.len() => {
+            (DTuple::Tuple(os), DTuple::Tuple(ss)) if os.len() == ss.len() => {
                 os.iter().zip(ss).try_for_each(|(o, s)| collect(o, s, out))
             }
             _ => Err(invalid(
@@ -281,15 +282,15 @@ pub fn make_ordered_layout(shape: &DTuple, order: &DTuple) -> R<DynLayout> {
     fn build(o: &DTuple, s: &DTuple, pairs: &[(DInt, DTuple)]) -> R<DTuple> {
         match (o, s) {
             (DTuple::Int(o), _) => {
-                let mut d = DInt::s(1);
+                let mut d = DInt::new_static(1);
                 for (oj, xj) in pairs {
-                    if oj.v < o.v {
+                    if oj.value < o.value {
                         d = mul(d, xj.product()?, "make_ordered_layout")?;
                     }
                 }
                 compact_left(s, d)
             }
-            (DTuple::Tup(os), DTuple::Tup(ss)) => Ok(DTuple::Tup(
+            (DTuple::Tuple(os), DTuple::Tuple(ss)) => Ok(DTuple::Tuple(
                 os.iter()
                     .zip(ss)
                     .map(|(o, s)| build(o, s, pairs))
@@ -306,25 +307,25 @@ pub fn make_ordered_layout(shape: &DTuple, order: &DTuple) -> R<DynLayout> {
 
 /// CuTe's `compact_col_major(shape)`.
 pub fn compact_col_major(shape: &DTuple) -> R<DTuple> {
-    compact_left(shape, DInt::s(1))
+    compact_left(shape, DInt::new_static(1))
 }
 /// CuTe's `compact_row_major(shape)`.
 pub fn compact_row_major(shape: &DTuple) -> R<DTuple> {
-    compact_right(shape, DInt::s(1))
+    compact_right(shape, DInt::new_static(1))
 }
 
 fn lift(c: &DCoord, s: &DTuple, d: &DTuple, keep_under: bool, out: &mut Vec<DynLayout>) -> R<()> {
     match (c, s, d) {
-        (DCoord::Tup(cs), DTuple::Tup(ss), DTuple::Tup(ds)) if cs.len() == ss.len() => cs
+        (DCoord::Tuple(cs), DTuple::Tuple(ss), DTuple::Tuple(ds)) if cs.len() == ss.len() => cs
             .iter()
             .zip(ss)
             .zip(ds)
             .try_for_each(|((c, s), d)| lift(c, s, d, keep_under, out)),
-        (DCoord::Tup(_), _, _) => Err(invalid(
+        (DCoord::Tuple(_), _, _) => Err(invalid(
             "slice",
             format!("coordinate {c:?} does not fit {s}"),
         )),
-        (DCoord::Under, _, _) if keep_under => {
+        (DCoord::Underscore, _, _) if keep_under => {
             out.push(DynLayout::raw(s.clone(), d.clone()));
             Ok(())
         }
@@ -339,9 +340,9 @@ fn lift(c: &DCoord, s: &DTuple, d: &DTuple, keep_under: bool, out: &mut Vec<DynL
 /// CuTe's `slice(coord, layout)`: the modes marked `_`.
 pub fn slice(c: &DCoord, l: &DynLayout) -> R<DynLayout> {
     match c {
-        DCoord::Under => Ok(l.clone()),
+        DCoord::Underscore => Ok(l.clone()),
         DCoord::Int(_) => Ok(DynLayout::from_modes(Vec::new())),
-        DCoord::Tup(_) => {
+        DCoord::Tuple(_) => {
             let mut out = Vec::new();
             lift(c, l.shape(), l.stride(), true, &mut out)?;
             Ok(DynLayout::from_modes(out))
@@ -352,9 +353,9 @@ pub fn slice(c: &DCoord, l: &DynLayout) -> R<DynLayout> {
 /// CuTe's `dice(coord, layout)`: the modes not marked `_`.
 pub fn dice(c: &DCoord, l: &DynLayout) -> R<DynLayout> {
     match c {
-        DCoord::Under => Ok(DynLayout::from_modes(Vec::new())),
+        DCoord::Underscore => Ok(DynLayout::from_modes(Vec::new())),
         DCoord::Int(_) => Ok(l.clone()),
-        DCoord::Tup(_) => {
+        DCoord::Tuple(_) => {
             let mut out = Vec::new();
             lift(c, l.shape(), l.stride(), false, &mut out)?;
             Ok(DynLayout::from_modes(out))
@@ -378,13 +379,13 @@ pub fn print_layout(l: &DynLayout) -> R<String> {
         .mode(0)
         .map(|m| m.product())
         .transpose()?
-        .map_or(0, |x| x.v);
+        .map_or(0, |x| x.value);
     let cols = l
         .shape()
         .mode(1)
         .map(|m| m.product())
         .transpose()?
-        .map_or(0, |x| x.v);
+        .map_or(0, |x| x.value);
     let limit = crate::print::PRINT_LIMIT as i64;
     // Rows and columns count alone too: a table of no columns still has a
     // line per row.
@@ -396,7 +397,7 @@ pub fn print_layout(l: &DynLayout) -> R<String> {
             ),
         ));
     }
-    let cos = l.cosize()?;
+    let cos = l.cosize()?.value;
     let mut digits = 1;
     let mut x = cos;
     while x >= 10 {
@@ -434,16 +435,4 @@ pub fn print_layout(l: &DynLayout) -> R<String> {
 /// Print an integer result as CuTe does.
 pub fn int_text(i: DInt) -> String {
     format!("{i}")
-}
-
-/// The size of a layout as CuTe prints it (static when the shape is).
-pub fn size_of(l: &DynLayout) -> R<DInt> {
-    l.shape().product()
-}
-/// The cosize as CuTe prints it (static when every leaf is).
-pub fn cosize_of(l: &DynLayout) -> R<DInt> {
-    Ok(DInt {
-        v: l.cosize()?,
-        st: l.pairs().iter().all(|(s, d)| s.st && d.st),
-    })
 }

@@ -59,7 +59,7 @@ impl P<'_> {
                 self.skip_ws();
                 if self.s.get(self.i) == Some(&b')') {
                     self.i += 1;
-                    return Ok(DTuple::Tup(v));
+                    return Ok(DTuple::Tuple(v));
                 }
                 loop {
                     v.push(self.node(depth + 1)?);
@@ -68,7 +68,7 @@ impl P<'_> {
                         Some(b',') => self.i += 1,
                         Some(b')') => {
                             self.i += 1;
-                            return Ok(DTuple::Tup(v));
+                            return Ok(DTuple::Tuple(v));
                         }
                         _ => return Err(self.err("`,` or `)`")),
                     }
@@ -103,8 +103,8 @@ impl P<'_> {
             return Err(self.err("digits"));
         }
         Ok(DTuple::Int(DInt {
-            v: if neg { -v } else { v },
-            st,
+            value: if neg { -v } else { v },
+            is_static: st,
         }))
     }
 }
@@ -143,14 +143,14 @@ pub(crate) fn layout(s: &str) -> Result<DynLayout, LayoutError> {
         }
         d
     } else {
-        compact_left(&shape, DInt::s(1))
+        compact_left(&shape, DInt::new_static(1))
             .map_err(|_| p.err("a shape whose compact strides fit 63 bits"))?
     };
     p.skip_ws();
     if p.i != s.len() {
         return Err(p.err("end of input"));
     }
-    if let Some(bad) = shape.leaves().iter().find(|l| l.v < 0) {
+    if let Some(bad) = shape.leaves().iter().find(|l| l.value < 0) {
         let _ = bad;
         return Err(LayoutError::Parse {
             pos: 0,

@@ -336,7 +336,9 @@ impl Report {
         b: &str,
     ) {
         let b_size = b.parse::<DynLayout>().ok().and_then(|l| l.size().ok());
-        let breaks = table.zip(b_size).is_some_and(|(t, n)| t.len() as i64 != n);
+        let breaks = table
+            .zip(b_size)
+            .is_some_and(|(t, n)| t.len() as i64 != n.value);
         self.algebra_try_by(op, id, out, dl, exp, table, breaks, || {
             format!(
                 "CuTe {exp} has size {} for B = {b}",
@@ -359,7 +361,9 @@ impl Report {
         a: &str,
     ) {
         let a_size = a.parse::<DynLayout>().ok().and_then(|l| l.size().ok());
-        let breaks = table.zip(a_size).is_some_and(|(t, n)| (t.len() as i64) < n);
+        let breaks = table
+            .zip(a_size)
+            .is_some_and(|(t, n)| (t.len() as i64) < n.value);
         self.algebra_try_by(op, id, out, dl, exp, table, breaks, || {
             format!(
                 "CuTe {exp} has size {}, below size(A) for A = {a}",

@@ -1,0 +1,154 @@
+//! Casts and common vectors on `DynLayout`: CuTe's `max_common_layout`,
+//! `max_common_vector`, `upcast`, `downcast` and `recast_layout`.
+
+use super::algebra::{ceil_div, nonempty};
+use super::{coalesce, composition, invalid, mul, right_inverse, DInt, DTuple, DynLayout};
+use crate::error::LayoutError;
+use alloc::format;
+use alloc::vec::Vec;
+
+type R<T> = Result<T, LayoutError>;
+
+fn first_mode(l: &DynLayout) -> DynLayout {
+    l.mode(0).unwrap_or_else(|| l.clone())
+}
+
+/// CuTe's `max_common_layout(a, b)`: the layout of the largest run of
+/// elements that `a` and `b` both place contiguously (static only, else `_1:_0`).
+pub fn max_common_layout(a: &DynLayout, b: &DynLayout) -> R<DynLayout> {
+    nonempty(a, "max_common_layout")?;
+    nonempty(b, "max_common_layout")?;
+    let inv_b = right_inverse(b)?;
+    let common = coalesce(&composition(a, &inv_b)?)?;
+    let m0 = first_mode(&common);
+    match (m0.shape(), m0.stride()) {
+        (DTuple::Int(s), DTuple::Int(d)) if s.is_static && d.is_static_value(1) => {
+            composition(&inv_b, &m0)
+        }
+        _ => Ok(DynLayout::int(DInt::new_static(1), DInt::new_static(0))),
+    }
+}
+
+/// CuTe's `max_common_vector(a, b)`: how many elements from the start `a`
+/// and `b` both place contiguously (static only, else `_1`).
+pub fn max_common_vector(a: &DynLayout, b: &DynLayout) -> R<DInt> {
+    nonempty(a, "max_common_vector")?;
+    nonempty(b, "max_common_vector")?;
+    let common = coalesce(&composition(a, &right_inverse(b)?)?)?;
+    let m0 = first_mode(&common);
+    Ok(match (m0.shape(), m0.stride()) {
+        (DTuple::Int(s), DTuple::Int(d)) if s.is_static && d.is_static_value(1) => *s,
+        _ => DInt::new_static(1),
+    })
+}
+
+/// CuTe's `upcast<n>(layout)`: the layout over elements `n` times wider.
+/// Every static non-zero stride must divide `n` or be a multiple of it.
+pub fn upcast(l: &DynLayout, n: i64) -> R<DynLayout> {
+    if n <= 0 {
+        return Err(invalid("upcast", format!("factor {n} is not positive")));
+    }
+    let nn = DInt::new_static(n);
+    let mut bad = None;
+    let shape_stride: Vec<(DInt, DInt)> = l
+        .pairs()
+        .into_iter()
+        .map(|(s, d)| {
+            if d.is_static_value(0) {
+                return Ok((s, d));
+            }
+            // No stride is i64::MIN (refused by `DynLayout::new` and `mul`).
+            let ad = DInt {
+                value: d.value.saturating_abs(),
+                is_static: d.is_static,
+            };
+            if d.is_static && ad.value % n != 0 && n % ad.value != 0 {
+                bad = Some(d);
+            }
+            if ad.value == 0 {
+                return Ok((s, d));
+            }
+            let ns = ceil_div(s, ceil_div(nn, ad, "upcast")?, "upcast")?;
+            let mut nd = ceil_div(ad, nn, "upcast")?;
+            if d.value < 0 {
+                nd.value = -nd.value;
+            }
+            Ok((ns, nd))
+        })
+        .collect::<R<_>>()?;
+    if let Some(d) = bad {
+        return Err(invalid(
+            "upcast",
+            format!("{l}: stride {d} neither divides nor is a multiple of {n}"),
+        ));
+    }
+    Ok(rebuild(l, &shape_stride))
+}
+
+/// CuTe's `downcast<n>(layout)`: the layout over elements `n` times narrower.
+/// Needs a static unit stride.
+pub fn downcast(l: &DynLayout, n: i64) -> R<DynLayout> {
+    if n <= 0 {
+        return Err(invalid("downcast", format!("factor {n} is not positive")));
+    }
+    if !l
+        .pairs()
+        .iter()
+        .any(|(_, d)| d.is_static && d.value.abs() == 1)
+    {
+        return Err(invalid(
+            "downcast",
+            format!("{l} has no static unit stride"),
+        ));
+    }
+    let nn = DInt::new_static(n);
+    let ps = l
+        .pairs()
+        .into_iter()
+        .map(|(s, d)| {
+            if d.value.abs() == 1 {
+                Ok((mul(s, nn, "downcast")?, d))
+            } else {
+                Ok((s, mul(d, nn, "downcast")?))
+            }
+        })
+        .collect::<R<Vec<_>>>()?;
+    Ok(rebuild(l, &ps))
+}
+
+/// CuTe's `recast_layout<OLD, NEW>`, with element sizes in bytes.
+pub fn recast_layout(l: &DynLayout, old_bytes: i64, new_bytes: i64) -> R<DynLayout> {
+    if old_bytes <= 0 || new_bytes <= 0 {
+        return Err(invalid(
+            "recast_layout",
+            "element sizes must be positive".into(),
+        ));
+    }
+    if new_bytes > old_bytes && new_bytes % old_bytes == 0 {
+        upcast(l, new_bytes / old_bytes)
+    } else if old_bytes > new_bytes && old_bytes % new_bytes == 0 {
+        downcast(l, old_bytes / new_bytes)
+    } else if old_bytes == new_bytes {
+        Ok(l.clone())
+    } else {
+        Err(invalid(
+            "recast_layout",
+            format!("{old_bytes}-byte and {new_bytes}-byte elements do not divide"),
+        ))
+    }
+}
+
+/// The same nesting with new leaves, in order.
+fn rebuild(l: &DynLayout, leaves: &[(DInt, DInt)]) -> DynLayout {
+    let mut k = 0;
+    let shape = l.shape().map(&mut |_| {
+        k += 1;
+        leaves[k - 1].0
+    });
+    let mut k = 0;
+    let stride = l.stride().map(&mut |_| {
+        k += 1;
+        leaves[k - 1].1
+    });
+    DynLayout::raw(shape, stride)
+}

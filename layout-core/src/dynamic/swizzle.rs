@@ -1,0 +1,106 @@
+//! CuTe's `Swizzle` and its composition with a `DynLayout`.
+
+use super::{invalid, DynLayout};
+use crate::error::LayoutError;
+use alloc::format;
+use alloc::vec::Vec;
+use core::fmt;
+
+type R<T> = Result<T, LayoutError>;
+
+/// CuTe's `Swizzle<B,M,S>`: `offset ^ ((offset & yyy) >> S)`, which flips
+/// the B bits above M+S-... into the B bits at M.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Swizzle {
+    b: u32,
+    m: u32,
+    s: i32,
+}
+
+impl fmt::Display for Swizzle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Sw<{},{},{}>", self.b, self.m, self.s)
+    }
+}
+
+impl Swizzle {
+    /// `Swizzle<B,M,S>`; CuTe requires `|S| >= B`.
+    pub fn new(b: i64, m: i64, s: i64) -> R<Swizzle> {
+        if !(0..=30).contains(&b) || !(0..=30).contains(&m) || !(-30..=30).contains(&s) {
+            return Err(invalid(
+                "Swizzle",
+                format!("Sw<{b},{m},{s}>: bits out of range"),
+            ));
+        }
+        if s.abs() < b {
+            return Err(invalid(
+                "Swizzle",
+                format!("Sw<{b},{m},{s}>: |S| must be at least B"),
+            ));
+        }
+        Ok(Swizzle {
+            b: b as u32,
+            m: m as u32,
+            s: s as i32,
+        })
+    }
+    /// The swizzled offset.
+    pub fn apply(&self, offset: i64) -> i64 {
+        let bits = (1i64 << self.b) - 1;
+        let yyy = bits << (self.m as i32 + self.s.max(0));
+        if self.s >= 0 {
+            offset ^ ((offset & yyy) >> self.s)
+        } else {
+            offset ^ ((offset & yyy) << (-self.s))
+        }
+    }
+}
+
+/// A swizzle after a layout (CuTe's `composition(Swizzle, Layout)`),
+/// printed `Sw<B,M,S> o _0 o layout`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ComposedLayout {
+    /// The swizzle.
+    pub swizzle: Swizzle,
+    /// The layout.
+    pub layout: DynLayout,
+}
+
+impl fmt::Display for ComposedLayout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} o _0 o {}", self.swizzle, self.layout)
+    }
+}
+
+impl ComposedLayout {
+    /// The offset of a 1-D index: the swizzle of the layout's offset.
+    pub fn call(&self, i: i64) -> R<i64> {
+        Ok(self.swizzle.apply(self.layout.call(i)?))
+    }
+    /// The 1-D table.
+    pub fn table(&self) -> R<Vec<i64>> {
+        (0..self.layout.size()?.value)
+            .map(|i| self.call(i))
+            .collect()
+    }
+}
+
+/// CuTe's `composition(Swizzle<B,M,S>{}, layout)`.
+///
+/// ```
+/// use layout_core::dynamic::{composition, Swizzle};
+/// use layout_core::DynLayout;
+/// let l: DynLayout = "(_8,_64):(_64,_1)".parse().unwrap();
+/// let r = composition(&Swizzle::new(3, 3, 3).unwrap(), &l).unwrap();
+/// assert_eq!(r.to_string(), "Sw<3,3,3> o _0 o (_8,_64):(_64,_1)");
+/// assert_eq!(r.call(1).unwrap(), 64 ^ 8);
+/// ```
+impl super::Compose<DynLayout> for Swizzle {
+    type Output = ComposedLayout;
+    fn compose(&self, l: &DynLayout) -> R<ComposedLayout> {
+        Ok(ComposedLayout {
+            swizzle: *self,
+            layout: l.clone(),
+        })
+    }
+}

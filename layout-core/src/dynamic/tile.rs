@@ -1,0 +1,63 @@
+//! CuTe's `tile_to_shape` on `DynLayout`.
+
+use super::algebra::ceil_div;
+use super::{blocked_product, invalid, make_ordered_layout, DInt, DTuple, DynLayout};
+use crate::error::LayoutError;
+use alloc::format;
+use alloc::vec::Vec;
+
+type R<T> = Result<T, LayoutError>;
+
+/// CuTe's `tile_to_shape(block, shape, order)`: repeat `block` to cover
+/// `shape` (each mode `(block_mode, repeat)`, not coalesced). The default
+/// order is column-major.
+pub fn tile_to_shape(block: &DynLayout, shape: &DTuple, order: Option<&DTuple>) -> R<DynLayout> {
+    super::check_shape(shape, "tile_to_shape")?;
+    let r = shape.rank();
+    if block.rank() > r {
+        return Err(invalid(
+            "tile_to_shape",
+            format!("block {block} has more modes than shape {shape}"),
+        ));
+    }
+    // append<R> leaves an integer block alone when R is 1.
+    let block = if r == 1 && block.shape().rank() == 1 && matches!(block.shape(), DTuple::Int(_)) {
+        block.clone()
+    } else {
+        super::append_to_rank(block, r)
+    };
+    let mut reps = Vec::new();
+    for i in 0..r {
+        let target = shape
+            .mode(i)
+            .ok_or_else(|| invalid("tile_to_shape", format!("{shape} has no mode {i}")))?
+            .product()?;
+        let have = block
+            .shape()
+            .mode(i)
+            .ok_or_else(|| invalid("tile_to_shape", format!("block {block} has no mode {i}")))?
+            .product()?;
+        if have.value == 0 || target.value % have.value != 0 {
+            return Err(invalid(
+                "tile_to_shape",
+                format!("mode {i} of block {block} does not divide {target}"),
+            ));
+        }
+        reps.push(DTuple::Int(ceil_div(target, have, "tile_to_shape")?));
+    }
+    let reps = DTuple::Tuple(reps);
+    let default: DTuple;
+    let order = match order {
+        Some(o) => o,
+        None => {
+            default = DTuple::Tuple(
+                (0..r)
+                    .map(|i| DTuple::Int(DInt::new_static(i as i64)))
+                    .collect(),
+            );
+            &default
+        }
+    };
+    let tiler = make_ordered_layout(&reps, order)?;
+    blocked_product(&block, &tiler)
+}
