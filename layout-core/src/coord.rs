@@ -364,6 +364,13 @@ macro_rules! tuple_to_leaf_crd2crd {
 for_each_leaf!(tuple_to_leaf_crd2crd);
 
 /// CuTe's `crd2crd`.
+///
+/// ```
+/// use layout_core::{crd2crd, to_cute_string};
+/// // CuTe prints ((0,0),0): index 0 of (4,2) in ((2,2),2).
+/// let c = crd2crd((0usize, 0usize), (4usize, 2usize), ((2usize, 2usize), 2usize));
+/// assert_eq!(to_cute_string(&c), "((0,0),0)");
+/// ```
 pub fn crd2crd<Crd: Crd2Crd<S, T>, S, T>(c: Crd, s: S, t: T) -> Crd::Out {
     c.crd2crd(s, t)
 }

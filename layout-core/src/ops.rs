@@ -138,6 +138,12 @@ where
     }
 }
 /// CuTe's `flatten`.
+///
+/// ```
+/// use layout_core::{flatten, layout};
+/// // CuTe prints (_5,_2,_1):(_2,_1,_1).
+/// assert_eq!(flatten(layout!(((5,2),1):((2,1),1))).to_string(), "(_5,_2,_1):(_2,_1,_1)");
+/// ```
 #[inline(always)]
 pub fn flatten<T: Flatten>(t: T) -> T::Output {
     t.flatten()
@@ -183,6 +189,12 @@ where
 }
 layout_lift!(Group<const B: usize, const E: usize;>::group());
 /// CuTe's `group<B,E>`.
+///
+/// ```
+/// use layout_core::{group, layout};
+/// // CuTe prints (_3,_2,(_4)):(_1,_12,(_3)).
+/// assert_eq!(group::<2, 3, _>(layout!((3,2,4):(1,12,3))).to_string(), "(_3,_2,(_4)):(_1,_12,(_3))");
+/// ```
 #[inline(always)]
 pub fn group<const B: usize, const E: usize, T: Group<B, E>>(t: T) -> T::Output {
     t.group()
@@ -215,6 +227,12 @@ where
 }
 layout_lift!(Take<const B: usize, const E: usize;>::take());
 /// CuTe's `take<B,E>`.
+///
+/// ```
+/// use layout_core::{layout, take};
+/// // Modes 1 and 2 of (2,3,4):(1,2,6).
+/// assert_eq!(take::<1, 3, _>(layout!((2,3,4):(1,2,6))).to_string(), "(_3,_4):(_2,_6)");
+/// ```
 #[inline(always)]
 pub fn take<const B: usize, const E: usize, T: Take<B, E>>(t: T) -> T::Output {
     t.take()
@@ -269,6 +287,12 @@ where
 }
 layout_lift!(Select<; Idx>::select());
 /// CuTe's `select<I...>`.
+///
+/// ```
+/// use layout_core::{layout, select, C};
+/// // CuTe prints (_2,_4):(_4,_1).
+/// assert_eq!(select::<(C<0>, C<1>), _>(layout!((2,4,3):(4,1,8))).to_string(), "(_2,_4):(_4,_1)");
+/// ```
 #[inline(always)]
 pub fn select<Idx, T: Select<Idx>>(t: T) -> T::Output {
     t.select()
@@ -345,11 +369,23 @@ layout_binary!(Append::append);
 layout_binary!(Prepend::prepend);
 
 /// CuTe's `append`.
+///
+/// ```
+/// use layout_core::{append, layout};
+/// // CuTe prints (_3,(_2,_1)):(_1,(_1,_1)).
+/// assert_eq!(append(layout!(3:1), layout!((2,1):(1,1))).to_string(), "(_3,(_2,_1)):(_1,(_1,_1))");
+/// ```
 #[inline(always)]
 pub fn append<T: Append<X>, X>(t: T, x: X) -> T::Output {
     t.append(x)
 }
 /// CuTe's `prepend`.
+///
+/// ```
+/// use layout_core::{layout, prepend};
+/// // CuTe prints ((_4,_1),_2):((_1,_13),_1).
+/// assert_eq!(prepend(layout!((2):(1)), layout!((4,1):(1,13))).to_string(), "((_4,_1),_2):((_1,_13),_1)");
+/// ```
 #[inline(always)]
 pub fn prepend<T: Prepend<X>, X>(t: T, x: X) -> T::Output {
     t.prepend(x)
@@ -383,6 +419,12 @@ where
     }
 }
 /// CuTe's `replace<I>`.
+///
+/// ```
+/// use layout_core::{replace, to_cute_string, C};
+/// let t = replace::<1, _, _>((C::<2>, C::<3>, C::<4>), 7usize);
+/// assert_eq!(to_cute_string(&t), "(_2,7,_4)");
+/// ```
 #[inline(always)]
 pub fn replace<const I: usize, T: Replace<I, X>, X>(t: T, x: X) -> T::Output {
     t.replace(x)

@@ -101,6 +101,14 @@ pub fn write_layout_table<S: Congruent<D> + Rank2, D: IntTuple>(
 }
 
 /// CuTe's `print_layout` as a string.
+///
+/// ```
+/// use layout_core::{layout, print_layout};
+/// // Rows are mode 0, columns mode 1, each cell the offset.
+/// let t = print_layout(layout!((2,2):(1,2)));
+/// assert!(t.starts_with("(_2,_2):(_1,_2)"));
+/// assert!(t.contains("| 0 | 2 |") && t.contains("| 1 | 3 |"), "{t}");
+/// ```
 #[cfg(feature = "alloc")]
 pub fn print_layout<S: Congruent<D> + Rank2, D: IntTuple>(
     l: Layout<S, D>,

@@ -452,6 +452,16 @@ impl<E: EngineMut, S: Congruent<D>, D: IntTuple, Crd: Crd2Idx<S, D>> IndexMut<Cr
 }
 
 /// CuTe's `make_tensor(data, layout)`.
+///
+/// ```
+/// use layout_core::{crd, layout, make_tensor};
+/// let data = [0, 1, 2, 3, 4, 5];
+/// let t = make_tensor(&data[..], layout!((2,3):(3,1))).unwrap();
+/// assert_eq!(t.layout().to_string(), "(_2,_3):(_3,_1)");
+/// assert_eq!(t[crd!(1, 2)], 5); // offset 1*3 + 2
+/// // Storage shorter than the cosize is refused.
+/// assert!(make_tensor(&data[..4], layout!((2,3):(3,1))).is_err());
+/// ```
 pub fn make_tensor<E: Engine, S: Congruent<D>, D: IntTuple>(
     data: E,
     layout: Layout<S, D>,

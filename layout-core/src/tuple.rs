@@ -248,6 +248,11 @@ pub trait TupleVisitor {
 }
 
 /// Print any [`IntTuple`] in CuTe's notation.
+///
+/// ```
+/// use layout_core::{to_cute_string, C};
+/// assert_eq!(to_cute_string(&(C::<2>, (3usize, C::<4>))), "(_2,(3,_4))");
+/// ```
 #[cfg(feature = "alloc")]
 pub fn to_cute_string<T: IntTuple>(t: &T) -> alloc::string::String {
     let mut s = alloc::string::String::new();

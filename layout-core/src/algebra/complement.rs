@@ -794,6 +794,12 @@ pub fn complement<A, Cot: CotargetOf<A>>(a: A, cot: Cot) -> Cot::Output {
 }
 
 /// [`complement`], returning the reason instead of panicking at run time.
+///
+/// ```
+/// use layout_core::{layout, try_complement, C};
+/// // CuTe prints _2:_24.
+/// assert_eq!(try_complement(layout!((2,2,6):(1,2,4)), C::<48>).unwrap().to_string(), "_2:_24");
+/// ```
 #[inline(always)]
 pub fn try_complement<A, Cot: CotargetOf<A>>(
     a: A,
@@ -908,6 +914,12 @@ pub fn complement_default<A: DefaultCotarget + Complement<A::Cot>>(a: A) -> A::O
 }
 
 /// [`complement_default`], returning the reason instead of panicking at run time.
+///
+/// ```
+/// use layout_core::{layout, try_complement_default};
+/// // The cotarget is the cosize, 4: the complement of 2:2 in [0,4) is 2:1.
+/// assert_eq!(try_complement_default(layout!(2:2)).unwrap().to_string(), "_2:_1");
+/// ```
 #[inline(always)]
 pub fn try_complement_default<A: DefaultCotarget + Complement<A::Cot>>(
     a: A,

@@ -827,6 +827,16 @@ pub fn composition<A: Composition<B>, B>(a: A, b: B) -> A::Output {
 
 /// [`composition`], returning the reason instead of panicking when run-time
 /// leaves make it inadmissible.
+///
+/// ```
+/// use layout_core::{layout, try_composition};
+/// // B steps over A's first mode: offsets 0 and A(4) = 1.
+/// assert_eq!(try_composition(layout!((4,2):(2,1)), layout!(2:4)).unwrap().to_string(), "_2:_1");
+/// // A run-time leaf makes the check run at run time: (m,5):(5,1) o (2,3):(4,2)
+/// // with m = 8 carries past A's first mode (CuTe prints a wrong layout).
+/// let m = 8;
+/// assert!(try_composition(layout!((m,5):(5,1)), layout!((2,3):(4,2))).is_err());
+/// ```
 #[inline(always)]
 pub fn try_composition<A: Composition<B>, B>(a: A, b: B) -> Result<A::Output, crate::LayoutError> {
     a.try_composition(b)

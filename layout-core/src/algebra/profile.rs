@@ -141,6 +141,13 @@ pub fn coalesce_by<L: ByProfile<P, CoalesceOp>, P>(l: L, _profile: P) -> L::Out 
 }
 
 /// CuTe's `filter(layout, profile)`.
+///
+/// ```
+/// use layout_core::{filter_by, layout, C};
+/// // Mode by mode: (_2,_3):(_0,_1) -> _3:_1, and _4:_3 stays.
+/// let l = layout!(((2,3),4):((0,1),3));
+/// assert_eq!(filter_by(l, (C::<1>, C::<1>)).to_string(), "(_3,_4):(_1,_3)");
+/// ```
 #[inline(always)]
 pub fn filter_by<L: ByProfile<P, FilterOp>, P>(l: L, _profile: P) -> L::Out {
     l.by_profile()

@@ -52,6 +52,15 @@ fn abs(a: DInt) -> DInt {
 }
 /// Compact column-major strides of `shape` starting at `cur` (CuTe's
 /// `compact_col_major(shape, cur)`): a static size-1 leaf gets `_0`.
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // Column-major strides from a starting stride _2: 2, 2*3 = 6.
+/// let t = layout_core::parse_tuple("(_3,_4)").unwrap();
+/// assert_eq!(compact_left(&t, layout_core::DInt::new_static(2)).unwrap().to_string(), "(_2,_6)");
+/// ```
 pub fn compact_left(shape: &DTuple, cur: DInt) -> R<DTuple> {
     fn go(s: &DTuple, cur: &mut DInt) -> R<DTuple> {
         match s {
@@ -71,6 +80,15 @@ pub fn compact_left(shape: &DTuple, cur: DInt) -> R<DTuple> {
 }
 
 /// Compact row-major strides of `shape` (CuTe's `compact_row_major`).
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // Row-major strides from a starting stride _2: 2*4 = 8, 2.
+/// let t = layout_core::parse_tuple("(_3,_4)").unwrap();
+/// assert_eq!(compact_right(&t, layout_core::DInt::new_static(2)).unwrap().to_string(), "(_8,_2)");
+/// ```
 pub fn compact_right(shape: &DTuple, cur: DInt) -> R<DTuple> {
     fn go(s: &DTuple, cur: &mut DInt) -> R<DTuple> {
         match s {
@@ -92,6 +110,15 @@ pub fn compact_right(shape: &DTuple, cur: DInt) -> R<DTuple> {
 }
 
 /// CuTe's `make_layout(shape)`: LayoutLeft strides.
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // CuTe prints ((_4,(_1,_3,_3)),_4):((_1,(_0,_4,_12)),_36).
+/// let t = layout_core::parse_tuple("((_4,(_1,_3,_3)),_4)").unwrap();
+/// assert_eq!(make_layout_left(&t).unwrap().to_string(), "((_4,(_1,_3,_3)),_4):((_1,(_0,_4,_12)),_36)");
+/// ```
 pub fn make_layout_left(shape: &DTuple) -> R<DynLayout> {
     super::check_shape(shape, "make_layout")?;
     Ok(DynLayout::raw(
@@ -100,6 +127,15 @@ pub fn make_layout_left(shape: &DTuple) -> R<DynLayout> {
     ))
 }
 /// CuTe's `make_layout(shape, LayoutRight{})`.
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // CuTe prints ((_4,(_1,_3,_3)),_4):((_36,(_0,_12,_4)),_1).
+/// let t = layout_core::parse_tuple("((_4,(_1,_3,_3)),_4)").unwrap();
+/// assert_eq!(make_layout_right(&t).unwrap().to_string(), "((_4,(_1,_3,_3)),_4):((_36,(_0,_12,_4)),_1)");
+/// ```
 pub fn make_layout_right(shape: &DTuple) -> R<DynLayout> {
     super::check_shape(shape, "make_layout")?;
     Ok(DynLayout::raw(
@@ -228,6 +264,16 @@ fn by_mode(
 }
 
 /// CuTe's `coalesce(layout, profile)`: coalesce at the terminals of the profile.
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // Profile (_1,_1): each mode coalesced on its own, (_2,_2):(_1,_2) -> _4:_1.
+/// let a = l("((_2,_2),(_3,_1)):((_1,_2),(_4,_12))");
+/// let p = layout_core::parse_tuple("(_1,_1)").unwrap();
+/// assert_eq!(coalesce_by(&a, &p).unwrap().to_string(), "(_4,_3):(_1,_4)");
+/// ```
 pub fn coalesce_by(l: &DynLayout, profile: &DTuple) -> R<DynLayout> {
     match profile {
         DTuple::Int(_) => coalesce(l),
@@ -236,6 +282,14 @@ pub fn coalesce_by(l: &DynLayout, profile: &DTuple) -> R<DynLayout> {
 }
 
 /// CuTe's `filter_zeros`: modes with a static 0 stride get size `_1`.
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // The stride-0 mode gets size _1; the shape of the others is kept.
+/// assert_eq!(filter_zeros(&l("(_2,_3):(_0,_1)")).unwrap().to_string(), "(_1,_3):(_0,_1)");
+/// ```
 pub fn filter_zeros(l: &DynLayout) -> R<DynLayout> {
     fn go(s: &DTuple, d: &DTuple) -> DTuple {
         match (s, d) {
@@ -255,11 +309,28 @@ pub fn filter_zeros(l: &DynLayout) -> R<DynLayout> {
 }
 
 /// CuTe's `filter`: drop stride-0 and size-1 modes, then coalesce.
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // CuTe prints (_3,_3):(_2,_12).
+/// assert_eq!(filter(&l("(_2,_3,_2,_3):(_0,_2,_0,_12)")).unwrap().to_string(), "(_3,_3):(_2,_12)");
+/// ```
 pub fn filter(l: &DynLayout) -> R<DynLayout> {
     coalesce(&filter_zeros(l)?)
 }
 
 /// CuTe's `filter(layout, profile)`.
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // Profile (_1,_1): mode by mode, (_2,_3):(_0,_1) -> _3:_1 and _4:_3 stays.
+/// let p = layout_core::parse_tuple("(_1,_1)").unwrap();
+/// assert_eq!(filter_by(&l("((_2,_3),_4):((_0,_1),_3)"), &p).unwrap().to_string(), "(_3,_4):(_1,_3)");
+/// ```
 pub fn filter_by(l: &DynLayout, profile: &DTuple) -> R<DynLayout> {
     match profile {
         DTuple::Int(_) => filter(l),
@@ -717,6 +788,14 @@ fn not_stacking(a: &DynLayout, s: DInt, d: DInt, below: DInt) -> LayoutError {
 }
 
 /// CuTe's `complement(A)`: up to `cosize(filter(A))`.
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // The cotarget is A's cosize, 4: the complement of 2:2 in [0,4) is 2:1.
+/// assert_eq!(complement_default(&l("_2:_2")).unwrap().to_string(), "_2:_1");
+/// ```
 pub fn complement_default(a: &DynLayout) -> R<DynLayout> {
     nonempty(a, "complement")?;
     let f = filter(a)?;
@@ -734,6 +813,14 @@ pub fn complement_default(a: &DynLayout) -> R<DynLayout> {
 /// dynamic strides are followed by value (CuTe gives up and returns `_1:_0`),
 /// and a negative stride the inverse would follow is refused (CuTe follows
 /// its absolute value, which breaks `A(R(i)) == i`).
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // CuTe prints (_3,_2,_8):(_2,_1,_6).
+/// assert_eq!(right_inverse(&l("(_1,_2,_3,_8):(_48,_3,_1,_6)")).unwrap().to_string(), "(_3,_2,_8):(_2,_1,_6)");
+/// ```
 pub fn right_inverse(a: &DynLayout) -> R<DynLayout> {
     nonempty(a, "right_inverse")?;
     let f = coalesce(a)?;
@@ -813,6 +900,14 @@ fn nonnegative_strides(l: &DynLayout, op: &'static str, what: &str) -> R<()> {
 /// CuTe's `left_inverse`: R with `R(A(i)) == i` on A's domain. A must be
 /// injective with static, non-negative strides that divide each other when
 /// sorted.
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // CuTe prints (_2,_2,_8,_2):(_32,_16,_2,_1).
+/// assert_eq!(left_inverse(&l("(_2,_8,_2,_2):(_32,_4,_2,_1)")).unwrap().to_string(), "(_2,_2,_8,_2):(_32,_16,_2,_1)");
+/// ```
 pub fn left_inverse(a: &DynLayout) -> R<DynLayout> {
     nonempty(a, "left_inverse")?;
     let op = "left_inverse";
@@ -891,6 +986,14 @@ pub fn left_inverse(a: &DynLayout) -> R<DynLayout> {
 }
 
 /// CuTe's `logical_divide(A, tiler)`: `A o (T, complement(T, shape(A)))`, by mode for tuples.
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // A 2-element tile of 8:1: (tile, rest) = (_2:_1, _4:_2).
+/// assert_eq!(logical_divide(&l("_8:_1"), &l("_2:_1")).unwrap().to_string(), "(_2,_4):(_1,_2)");
+/// ```
 pub fn logical_divide<T: AsTiler + ?Sized>(a: &DynLayout, t: &T) -> R<DynLayout> {
     let t = &*t.as_tiler();
     nonempty(a, "logical_divide")?;
@@ -954,22 +1057,57 @@ fn unpack(l: &DynLayout, first: bool, second: bool) -> DynLayout {
 }
 
 /// CuTe's `zipped_divide`: `((tile modes), (rest modes))`.
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // CuTe prints ((_3,_1),(_1,_3)):((_9,_0),(_0,_1)).
+/// let t: Tiler = "(_3,_1)".parse().unwrap();
+/// assert_eq!(zipped_divide(&l("(_3,(_3)):(_9,(_1))"), &t).unwrap().to_string(), "((_3,_1),(_1,_3)):((_9,_0),(_0,_1))");
+/// ```
 pub fn zipped_divide<T: AsTiler + ?Sized>(a: &DynLayout, t: &T) -> R<DynLayout> {
     let t = &*t.as_tiler();
     zip2_by(logical_divide(a, t)?, t)
 }
 /// CuTe's `tiled_divide`: `((tile modes), rest0, rest1, ...)`.
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // zipped_divide's ((_3,_1),(_1,_3)) with the rest modes unpacked.
+/// let t: Tiler = "(_3,_1)".parse().unwrap();
+/// assert_eq!(tiled_divide(&l("(_3,(_3)):(_9,(_1))"), &t).unwrap().to_string(), "((_3,_1),_1,_3):((_9,_0),_0,_1)");
+/// ```
 pub fn tiled_divide<T: AsTiler + ?Sized>(a: &DynLayout, t: &T) -> R<DynLayout> {
     let t = &*t.as_tiler();
     Ok(unpack(&zipped_divide(a, t)?, false, true))
 }
 /// CuTe's `flat_divide`: `(tile0, tile1, ..., rest0, rest1, ...)`.
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // CuTe prints (_2,_4,_3,_1):(_1,_6,_2,_0).
+/// let t: Tiler = "(_2,_4)".parse().unwrap();
+/// assert_eq!(flat_divide(&l("((_6),_4):((_1),_6)"), &t).unwrap().to_string(), "(_2,_4,_3,_1):(_1,_6,_2,_0)");
+/// ```
 pub fn flat_divide<T: AsTiler + ?Sized>(a: &DynLayout, t: &T) -> R<DynLayout> {
     let t = &*t.as_tiler();
     Ok(unpack(&zipped_divide(a, t)?, true, true))
 }
 
 /// CuTe's `logical_product(A, tiler)`: `(A, complement(A, size(A)*cosize(T)) o T)`.
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // CuTe prints ((_3),(_8,_8)):((_1),(_24,_3)).
+/// assert_eq!(logical_product(&l("(_3):(_1)"), &l("(_8,_8):(_8,_1)")).unwrap().to_string(), "((_3),(_8,_8)):((_1),(_24,_3))");
+/// ```
 pub fn logical_product<T: AsTiler + ?Sized>(a: &DynLayout, t: &T) -> R<DynLayout> {
     let t = &*t.as_tiler();
     nonempty(a, "logical_product")?;
@@ -994,22 +1132,54 @@ pub fn logical_product<T: AsTiler + ?Sized>(a: &DynLayout, t: &T) -> R<DynLayout
     }
 }
 /// CuTe's `zipped_product`.
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // CuTe prints ((_3),(_4,_2)):((_1),(_0,_12)).
+/// assert_eq!(zipped_product(&l("(_3):(_1)"), &l("(_4,_2):(_0,_4)")).unwrap().to_string(), "((_3),(_4,_2)):((_1),(_0,_12))");
+/// ```
 pub fn zipped_product<T: AsTiler + ?Sized>(a: &DynLayout, t: &T) -> R<DynLayout> {
     let t = &*t.as_tiler();
     zip2_by(logical_product(a, t)?, t)
 }
 /// CuTe's `tiled_product`.
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // CuTe prints ((_2,_8),(_3)):((_8,_1),(_16)).
+/// assert_eq!(tiled_product(&l("(_2,_8):(_8,_1)"), &l("(_3):(_1)")).unwrap().to_string(), "((_2,_8),(_3)):((_8,_1),(_16))");
+/// ```
 pub fn tiled_product<T: AsTiler + ?Sized>(a: &DynLayout, t: &T) -> R<DynLayout> {
     let t = &*t.as_tiler();
     Ok(unpack(&zipped_product(a, t)?, false, true))
 }
 /// CuTe's `flat_product`.
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // CuTe prints (_5,_8,_1,_3):(_1,_15,_15,_5).
+/// assert_eq!(flat_product(&l("_5:_1"), &l("(_8,_1,_3):(_3,_3,_1)")).unwrap().to_string(), "(_5,_8,_1,_3):(_1,_15,_15,_5)");
+/// ```
 pub fn flat_product<T: AsTiler + ?Sized>(a: &DynLayout, t: &T) -> R<DynLayout> {
     let t = &*t.as_tiler();
     Ok(unpack(&zipped_product(a, t)?, true, true))
 }
 
 /// CuTe's `append<N>(layout)`: pad with `_1:_0` up to rank N.
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // Padded with _1:_0 up to rank 3.
+/// assert_eq!(append_to_rank(&l("(_2,_3):(_1,_2)"), 3).to_string(), "(_2,_3,_1):(_1,_2,_0)");
+/// ```
 pub fn append_to_rank(l: &DynLayout, n: usize) -> DynLayout {
     let mut modes = l.modes();
     while modes.len() < n {
@@ -1073,6 +1243,14 @@ pub fn blocked_product(a: &DynLayout, b: &DynLayout) -> R<DynLayout> {
     product_zip(a, b, false)
 }
 /// CuTe's `raked_product(A, B)`: each mode is `(b_i, a_i)`.
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // CuTe prints ((_4,_3),(_3,_1)):((_9,_1),(_3,_0)).
+/// assert_eq!(raked_product(&l("(_3):(_1)"), &l("(_4,_3):(_3,_1)")).unwrap().to_string(), "((_4,_3),(_3,_1)):((_9,_1),(_3,_0))");
+/// ```
 pub fn raked_product(a: &DynLayout, b: &DynLayout) -> R<DynLayout> {
     product_zip(a, b, true)
 }

@@ -15,6 +15,14 @@ fn first_mode(l: &DynLayout) -> DynLayout {
 
 /// CuTe's `max_common_layout(a, b)`: the layout of the largest run of
 /// elements that `a` and `b` both place contiguously (static only, else `_1:_0`).
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // CuTe prints _4:_1.
+/// assert_eq!(max_common_layout(&l("(_2,_2):(_1,_2)"), &l("_4:_1")).unwrap().to_string(), "_4:_1");
+/// ```
 pub fn max_common_layout(a: &DynLayout, b: &DynLayout) -> R<DynLayout> {
     nonempty(a, "max_common_layout")?;
     nonempty(b, "max_common_layout")?;
@@ -31,6 +39,14 @@ pub fn max_common_layout(a: &DynLayout, b: &DynLayout) -> R<DynLayout> {
 
 /// CuTe's `max_common_vector(a, b)`: how many elements from the start `a`
 /// and `b` both place contiguously (static only, else `_1`).
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // CuTe prints _4.
+/// assert_eq!(max_common_vector(&l("(_2,_2):(_1,_2)"), &l("_4:_1")).unwrap().to_string(), "_4");
+/// ```
 pub fn max_common_vector(a: &DynLayout, b: &DynLayout) -> R<DInt> {
     nonempty(a, "max_common_vector")?;
     nonempty(b, "max_common_vector")?;
@@ -44,6 +60,14 @@ pub fn max_common_vector(a: &DynLayout, b: &DynLayout) -> R<DInt> {
 
 /// CuTe's `upcast<n>(layout)`: the layout over elements `n` times wider.
 /// Every static non-zero stride must divide `n` or be a multiple of it.
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // CuTe prints (_2,(_1,_2)):(_3,(_1,_3)).
+/// assert_eq!(upcast(&l("(_2,(_2,_2)):(_6,(_1,_6))"), 2).unwrap().to_string(), "(_2,(_1,_2)):(_3,(_1,_3))");
+/// ```
 pub fn upcast(l: &DynLayout, n: i64) -> R<DynLayout> {
     if n <= 0 {
         return Err(invalid("upcast", format!("factor {n} is not positive")));
@@ -87,6 +111,14 @@ pub fn upcast(l: &DynLayout, n: i64) -> R<DynLayout> {
 
 /// CuTe's `downcast<n>(layout)`: the layout over elements `n` times narrower.
 /// Needs a static unit stride.
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // CuTe prints ((_4,_8),_10):((_80,_10),_1).
+/// assert_eq!(downcast(&l("((_4,_8),_5):((_40,_5),_1)"), 2).unwrap().to_string(), "((_4,_8),_10):((_80,_10),_1)");
+/// ```
 pub fn downcast(l: &DynLayout, n: i64) -> R<DynLayout> {
     if n <= 0 {
         return Err(invalid("downcast", format!("factor {n} is not positive")));
@@ -117,6 +149,14 @@ pub fn downcast(l: &DynLayout, n: i64) -> R<DynLayout> {
 }
 
 /// CuTe's `recast_layout<OLD, NEW>`, with element sizes in bytes.
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // u32 elements seen as u16 (CuTe's recast_layout<uint32_t, uint16_t>): (_4,_8):(_1,_4).
+/// assert_eq!(recast_layout(&l("(_2,_8):(_1,_2)"), 4, 2).unwrap().to_string(), "(_4,_8):(_1,_4)");
+/// ```
 pub fn recast_layout(l: &DynLayout, old_bytes: i64, new_bytes: i64) -> R<DynLayout> {
     if old_bytes <= 0 || new_bytes <= 0 {
         return Err(invalid(

@@ -70,6 +70,16 @@ fn add(a: DInt, b: DInt) -> R<DInt> {
 }
 
 /// CuTe's `crd2idx(coord, shape, stride)`; `_` counts as 0 (the offset of a slice).
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // (1,2) in (3,4):(4,1): 1*4 + 2*1 = 6.
+/// let c: DCoord = "(1,2)".parse().unwrap();
+/// let a = l("(3,4):(4,1)");
+/// assert_eq!(crd2idx_coord(&c, a.shape(), a.stride()).unwrap().to_string(), "6");
+/// ```
 pub fn crd2idx_coord(c: &DCoord, s: &DTuple, d: &DTuple) -> R<DInt> {
     match (c, s, d) {
         (DCoord::Underscore, _, _) => Ok(DInt::new_static(0)),
@@ -114,6 +124,15 @@ pub fn crd2idx_coord(c: &DCoord, s: &DTuple, d: &DTuple) -> R<DInt> {
 
 /// CuTe's `idx2crd(i, shape)`: the natural coordinate; the last mode of
 /// each tuple takes what the others leave.
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // CuTe prints ((1,0,3),(0,0),(0,3)).
+/// let s = layout_core::parse_tuple("((4,1,5),(2,1),(1,4))").unwrap();
+/// assert_eq!(idx2crd(layout_core::DInt::new_dynamic(133), &s).unwrap().to_string(), "((1,0,3),(0,0),(0,3))");
+/// ```
 pub fn idx2crd(i: DInt, s: &DTuple) -> R<DTuple> {
     fn go(i: DInt, s: &DTuple, top: bool) -> R<DTuple> {
         match s {
@@ -152,6 +171,16 @@ pub fn idx2crd(i: DInt, s: &DTuple) -> R<DTuple> {
 }
 
 /// CuTe's `crd2crd(coord, src, dst)`: by mode when all are tuples, else through the index.
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // CuTe prints ((0,0),0).
+/// let c: DCoord = "(0,0)".parse().unwrap();
+/// let (src, dst) = (layout_core::parse_tuple("(4,2)").unwrap(), layout_core::parse_tuple("((2,2),2)").unwrap());
+/// assert_eq!(crd2crd(&c, &src, &dst).unwrap().to_string(), "((0,0),0)");
+/// ```
 pub fn crd2crd(c: &DCoord, src: &DTuple, dst: &DTuple) -> R<DTuple> {
     match (c, src, dst) {
         (DCoord::Tuple(cs), DTuple::Tuple(ss), DTuple::Tuple(ds)) if cs.len() == ss.len() && cs.len() == ds.len() => {
@@ -260,6 +289,16 @@ impl DynLayout {
 
 /// CuTe's `make_ordered_layout(shape, order)`: compact strides growing in the
 /// order of the (static) ranks, congruent with the shape or one per mode.
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // CuTe prints ((_4,_3),_5):((_3,_1),_12).
+/// let s = layout_core::parse_tuple("((_4,_3),_5)").unwrap();
+/// let o = layout_core::parse_tuple("((_1,_0),_2)").unwrap();
+/// assert_eq!(make_ordered_layout(&s, &o).unwrap().to_string(), "((_4,_3),_5):((_3,_1),_12)");
+/// ```
 pub fn make_ordered_layout(shape: &DTuple, order: &DTuple) -> R<DynLayout> {
     super::check_shape(shape, "make_ordered_layout")?;
     let mut pairs: Vec<(DInt, DTuple)> = Vec::new();
@@ -306,10 +345,28 @@ pub fn make_ordered_layout(shape: &DTuple, order: &DTuple) -> R<DynLayout> {
 }
 
 /// CuTe's `compact_col_major(shape)`.
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // CuTe prints (((_1,_3),_6),((_0,_0),_12,_48)).
+/// let s = layout_core::parse_tuple("(((_3,_2),_2),((_1,_1),_4,_4))").unwrap();
+/// assert_eq!(compact_col_major(&s).unwrap().to_string(), "(((_1,_3),_6),((_0,_0),_12,_48))");
+/// ```
 pub fn compact_col_major(shape: &DTuple) -> R<DTuple> {
     compact_left(shape, DInt::new_static(1))
 }
 /// CuTe's `compact_row_major(shape)`.
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // CuTe prints (((_64,_32),_16),((_0,_0),_4,_1)).
+/// let s = layout_core::parse_tuple("(((_3,_2),_2),((_1,_1),_4,_4))").unwrap();
+/// assert_eq!(compact_row_major(&s).unwrap().to_string(), "(((_64,_32),_16),((_0,_0),_4,_1))");
+/// ```
 pub fn compact_row_major(shape: &DTuple) -> R<DTuple> {
     compact_right(shape, DInt::new_static(1))
 }
@@ -338,6 +395,15 @@ fn lift(c: &DCoord, s: &DTuple, d: &DTuple, keep_under: bool, out: &mut Vec<DynL
 }
 
 /// CuTe's `slice(coord, layout)`: the modes marked `_`.
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // CuTe prints (8):(6).
+/// let c: DCoord = "(_,2)".parse().unwrap();
+/// assert_eq!(slice(&c, &l("(8,(2,3)):(6,(1,2))")).unwrap().to_string(), "(8):(6)");
+/// ```
 pub fn slice(c: &DCoord, l: &DynLayout) -> R<DynLayout> {
     match c {
         DCoord::Underscore => Ok(l.clone()),
@@ -351,6 +417,15 @@ pub fn slice(c: &DCoord, l: &DynLayout) -> R<DynLayout> {
 }
 
 /// CuTe's `dice(coord, layout)`: the modes not marked `_`.
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // CuTe prints ((2,3)):((1,2)).
+/// let c: DCoord = "(_,2)".parse().unwrap();
+/// assert_eq!(dice(&c, &l("(8,(2,3)):(6,(1,2))")).unwrap().to_string(), "((2,3)):((1,2))");
+/// ```
 pub fn dice(c: &DCoord, l: &DynLayout) -> R<DynLayout> {
     match c {
         DCoord::Underscore => Ok(DynLayout::from_modes(Vec::new())),
@@ -364,12 +439,32 @@ pub fn dice(c: &DCoord, l: &DynLayout) -> R<DynLayout> {
 }
 
 /// CuTe's `slice_and_offset(coord, layout)`.
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // CuTe prints ((3):(4),3).
+/// let c: DCoord = "(0,_,3)".parse().unwrap();
+/// let (s, off) = slice_and_offset(&c, &l("(2,3,4):(12,4,1)")).unwrap();
+/// assert_eq!((s.to_string(), off.to_string()), ("(3):(4)".to_string(), "3".to_string()));
+/// ```
 pub fn slice_and_offset(c: &DCoord, l: &DynLayout) -> R<(DynLayout, DInt)> {
     let off = crd2idx_coord(c, l.shape(), l.stride())?;
     Ok((slice(c, l)?, off))
 }
 
 /// CuTe's `print_layout` table of a rank-2 layout.
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // Rows are mode 0, columns mode 1, each cell the offset.
+/// let t = print_layout(&l("(_2,_2):(_1,_2)")).unwrap();
+/// assert!(t.starts_with("(_2,_2):(_1,_2)"));
+/// assert!(t.contains("| 0 | 2 |") && t.contains("| 1 | 3 |"), "{t}");
+/// ```
 pub fn print_layout(l: &DynLayout) -> R<String> {
     if l.rank() != 2 {
         return Err(invalid("print_layout", format!("{l} is not rank 2")));
@@ -433,6 +528,13 @@ pub fn print_layout(l: &DynLayout) -> R<String> {
 }
 
 /// Print an integer result as CuTe does.
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// assert_eq!(int_text(layout_core::DInt::new_static(4)), "_4");
+/// ```
 pub fn int_text(i: DInt) -> String {
     format!("{i}")
 }

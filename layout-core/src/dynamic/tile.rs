@@ -11,6 +11,15 @@ type R<T> = Result<T, LayoutError>;
 /// CuTe's `tile_to_shape(block, shape, order)`: repeat `block` to cover
 /// `shape` (each mode `(block_mode, repeat)`, not coalesced). The default
 /// order is column-major.
+///
+/// ```
+/// use layout_core::dynamic::*;
+/// use layout_core::DynLayout;
+/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
+/// // CuTe prints (((_6,_2),_2)):(((_2,_1),_12)).
+/// let shape = layout_core::parse_tuple("(_24)").unwrap();
+/// assert_eq!(tile_to_shape(&l("((_6,_2)):((_2,_1))"), &shape, None).unwrap().to_string(), "(((_6,_2),_2)):(((_2,_1),_12))");
+/// ```
 pub fn tile_to_shape(block: &DynLayout, shape: &DTuple, order: Option<&DTuple>) -> R<DynLayout> {
     super::check_shape(shape, "tile_to_shape")?;
     let r = shape.rank();
