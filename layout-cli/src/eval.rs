@@ -178,44 +178,6 @@ fn as_usize(v: &(Val, usize)) -> Result<usize, EvalError> {
     }
 }
 
-/// The functions `eval` knows, by CuTe name.
-pub const FUNCTIONS: &[&str] = &[
-    "composition",
-    "coalesce",
-    "filter",
-    "filter_zeros",
-    "complement",
-    "right_inverse",
-    "left_inverse",
-    "logical_divide",
-    "zipped_divide",
-    "tiled_divide",
-    "flat_divide",
-    "logical_product",
-    "zipped_product",
-    "tiled_product",
-    "flat_product",
-    "blocked_product",
-    "raked_product",
-    "make_layout",
-    "make_layout_right",
-    "make_ordered_layout",
-    "flatten",
-    "group",
-    "select",
-    "get",
-    "append",
-    "prepend",
-    "size",
-    "cosize",
-    "rank",
-    "depth",
-    "slice",
-    "dice",
-    "crd2idx",
-    "idx2crd",
-];
-
 fn call(name: &str, pos: usize, a: &[(Val, usize)]) -> Result<Val, EvalError> {
     let need = |n: usize| -> Result<(), EvalError> {
         if a.len() == n {
@@ -229,14 +191,25 @@ fn call(name: &str, pos: usize, a: &[(Val, usize)]) -> Result<Val, EvalError> {
     };
     let lay = |r: Result<DynLayout, LayoutError>| r.map(Val::Layout).map_err(|e| lerr(pos, e));
     let text = |r: Result<String, LayoutError>| r.map(Val::Text).map_err(|e| lerr(pos, e));
-    match name {
+    // One table: the arms below are the dispatch, and their names are the
+    // list an unknown name's error shows.
+    macro_rules! dispatch {
+        ($($($n:literal)|+ $(if $g:expr)? => $b:expr,)*) => {{
+            const NAMES: &[&str] = &[$($($n,)+)*];
+            match name {
+                $($($n)|+ $(if $g)? => $b,)*
+                _ => Err(err(pos, format!("unknown function `{name}`; known: {}", known(NAMES)))),
+            }
+        }};
+    }
+    dispatch! {
         "composition" => {
             need(2)?;
             lay(layout_core::dynamic::composition(
                 &as_layout(&a[0])?,
                 &as_tiler(&a[1])?,
             ))
-        }
+        },
         "coalesce" if a.len() == 2 => lay(layout_core::dynamic::coalesce_by(
             &as_layout(&a[0])?,
             &as_tuple(&a[1])?,
@@ -244,15 +217,15 @@ fn call(name: &str, pos: usize, a: &[(Val, usize)]) -> Result<Val, EvalError> {
         "coalesce" => {
             need(1)?;
             lay(layout_core::dynamic::coalesce(&as_layout(&a[0])?))
-        }
+        },
         "filter" => {
             need(1)?;
             lay(layout_core::dynamic::filter(&as_layout(&a[0])?))
-        }
+        },
         "filter_zeros" => {
             need(1)?;
             lay(layout_core::dynamic::filter_zeros(&as_layout(&a[0])?))
-        }
+        },
         "complement" if a.len() == 2 => lay(layout_core::dynamic::complement(
             &as_layout(&a[0])?,
             &as_tuple(&a[1])?,
@@ -260,15 +233,15 @@ fn call(name: &str, pos: usize, a: &[(Val, usize)]) -> Result<Val, EvalError> {
         "complement" => {
             need(1)?;
             lay(layout_core::dynamic::complement_default(&as_layout(&a[0])?))
-        }
+        },
         "right_inverse" => {
             need(1)?;
             lay(layout_core::dynamic::right_inverse(&as_layout(&a[0])?))
-        }
+        },
         "left_inverse" => {
             need(1)?;
             lay(layout_core::dynamic::left_inverse(&as_layout(&a[0])?))
-        }
+        },
         "logical_divide" | "zipped_divide" | "tiled_divide" | "flat_divide" | "logical_product"
         | "zipped_product" | "tiled_product" | "flat_product" => {
             need(2)?;
@@ -283,7 +256,7 @@ fn call(name: &str, pos: usize, a: &[(Val, usize)]) -> Result<Val, EvalError> {
                 "tiled_product" => layout_core::dynamic::tiled_product(&l, &t),
                 _ => layout_core::dynamic::flat_product(&l, &t),
             })
-        }
+        },
         "blocked_product" | "raked_product" => {
             need(2)?;
             let (x, y) = (as_layout(&a[0])?, as_layout(&a[1])?);
@@ -292,39 +265,39 @@ fn call(name: &str, pos: usize, a: &[(Val, usize)]) -> Result<Val, EvalError> {
             } else {
                 layout_core::dynamic::raked_product(&x, &y)
             })
-        }
+        },
         "make_layout" => {
             need(1)?;
             lay(d::make_layout_left(&as_tuple(&a[0])?))
-        }
+        },
         "make_layout_right" => {
             need(1)?;
             lay(d::make_layout_right(&as_tuple(&a[0])?))
-        }
+        },
         "make_ordered_layout" => {
             need(2)?;
             lay(d::make_ordered_layout(&as_tuple(&a[0])?, &as_tuple(&a[1])?))
-        }
+        },
         "flatten" => {
             need(1)?;
             Ok(Val::Layout(as_layout(&a[0])?.flatten()))
-        }
+        },
         "group" => {
             need(3)?;
             lay(as_layout(&a[0])?.group(as_usize(&a[1])?, as_usize(&a[2])?))
-        }
+        },
         "select" => {
             let l = as_layout(a.first().ok_or_else(|| err(pos, "select needs a layout"))?)?;
             let idx = a[1..].iter().map(as_usize).collect::<Result<Vec<_>, _>>()?;
             lay(l.select(&idx))
-        }
+        },
         "get" => {
             let l = as_layout(a.first().ok_or_else(|| err(pos, "get needs a layout"))?)?;
             a[1..].iter().try_fold(Val::Layout(l), |v, i| match v {
                 Val::Layout(l) => lay(l.get(as_usize(i)?)),
                 t => Ok(t),
             })
-        }
+        },
         "append" | "prepend" => {
             let l = as_layout(a.first().ok_or_else(|| err(pos, "needs a layout"))?)?;
             let x = match a.get(1) {
@@ -336,23 +309,23 @@ fn call(name: &str, pos: usize, a: &[(Val, usize)]) -> Result<Val, EvalError> {
             } else {
                 l.prepend(&x, None)
             }))
-        }
+        },
         "size" => {
             need(1)?;
             text(as_layout(&a[0])?.size().map(|i| i.to_string()))
-        }
+        },
         "cosize" => {
             need(1)?;
             text(as_layout(&a[0])?.cosize().map(|i| i.to_string()))
-        }
+        },
         "rank" => {
             need(1)?;
             Ok(Val::Text(format!("_{}", as_layout(&a[0])?.rank())))
-        }
+        },
         "depth" => {
             need(1)?;
             Ok(Val::Text(format!("_{}", as_layout(&a[0])?.depth())))
-        }
+        },
         "slice" | "dice" => {
             need(2)?;
             let c: layout_core::DCoord = match &a[0].0 {
@@ -365,7 +338,7 @@ fn call(name: &str, pos: usize, a: &[(Val, usize)]) -> Result<Val, EvalError> {
             } else {
                 d::dice(&c, &l)
             })
-        }
+        },
         "crd2idx" => {
             need(2)?;
             let l = as_layout(&a[0])?;
@@ -374,17 +347,17 @@ fn call(name: &str, pos: usize, a: &[(Val, usize)]) -> Result<Val, EvalError> {
                 Val::Layout(_) => return Err(err(a[1].1, "expected a coordinate")),
             };
             text(d::crd2idx_coord(&c, l.shape(), l.stride()).map(|i| i.to_string()))
-        }
+        },
         "max_common_layout" => {
             need(2)?;
             lay(d::max_common_layout(&as_layout(&a[0])?, &as_layout(&a[1])?))
-        }
+        },
         "max_common_vector" => {
             need(2)?;
             text(
                 d::max_common_vector(&as_layout(&a[0])?, &as_layout(&a[1])?).map(|i| i.to_string()),
             )
-        }
+        },
         "upcast" | "downcast" => {
             need(2)?;
             let n = as_usize(&a[1])? as i64;
@@ -393,7 +366,7 @@ fn call(name: &str, pos: usize, a: &[(Val, usize)]) -> Result<Val, EvalError> {
             } else {
                 d::downcast(&as_layout(&a[0])?, n)
             })
-        }
+        },
         "tile_to_shape" => {
             let order = a.get(2).map(as_tuple).transpose()?;
             lay(d::tile_to_shape(
@@ -401,7 +374,7 @@ fn call(name: &str, pos: usize, a: &[(Val, usize)]) -> Result<Val, EvalError> {
                 &as_tuple(a.get(1).ok_or_else(|| err(pos, "needs a shape"))?)?,
                 order.as_ref(),
             ))
-        }
+        },
         "swizzle" => {
             need(4)?;
             let n = |i: usize| {
@@ -420,17 +393,24 @@ fn call(name: &str, pos: usize, a: &[(Val, usize)]) -> Result<Val, EvalError> {
                     .collect::<Vec<_>>()
                     .join(" ")
             )))
-        }
+        },
         "idx2crd" => {
             need(2)?;
             match as_tuple(&a[0])? {
                 DTuple::Int(i) => text(d::idx2crd(i, &as_tuple(&a[1])?).map(|t| t.to_string())),
                 _ => Err(err(a[0].1, "expected an integer index")),
             }
-        }
-        _ => Err(err(
-            pos,
-            format!("unknown function `{name}`; known: {}", FUNCTIONS.join(", ")),
-        )),
+        },
     }
+}
+
+/// The names of a dispatch table, each once, in table order.
+fn known(names: &[&str]) -> String {
+    let mut seen: Vec<&str> = Vec::new();
+    for n in names {
+        if !seen.contains(n) {
+            seen.push(n);
+        }
+    }
+    seen.join(", ")
 }

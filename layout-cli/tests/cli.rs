@@ -231,3 +231,29 @@ fn hostile_input_is_refused_at_once() {
         assert!(t.elapsed().as_secs() < 5, "{args:?} took {:?}", t.elapsed());
     }
 }
+
+#[test]
+fn every_listed_function_is_dispatched() {
+    // The list an unknown name shows comes from the dispatch table: every
+    // name in it is known (a call with no arguments is refused for its
+    // arguments, never as an unknown function), and the ops CuTe users reach
+    // for first are in it.
+    let (code, _, err) = layout(&["eval", "frobnicate(4:1)"]);
+    assert_eq!(code, 2);
+    let list = err.split("known: ").nth(1).expect("a list of functions");
+    let names: Vec<&str> = list.trim().split(", ").collect();
+    for want in [
+        "composition",
+        "zipped_divide",
+        "tile_to_shape",
+        "upcast",
+        "swizzle",
+    ] {
+        assert!(names.contains(&want), "{want} missing from {names:?}");
+    }
+    for name in names {
+        let (code, _, err) = layout(&["eval", &format!("{name}()")]);
+        assert_eq!(code, 2, "{name}");
+        assert!(!err.contains("unknown function"), "{name}: {err}");
+    }
+}
