@@ -197,3 +197,30 @@ fn typed_tile_to_shape_repeats_never_wrap() {
     // ((2,4),(2,3)):((1,4),(2,16)).
     assert_eq!(t.to_string(), "((_2,4),(_2,3)):((_1,_4),(_2,16))");
 }
+
+/// One parser reads layouts, tuples, coordinates and tilers; each error
+/// names the byte where the input goes wrong (positions counted by hand).
+#[test]
+fn parse_errors_carry_positions() {
+    use layout_core::dynamic::{DCoord, Tiler};
+    use layout_core::DynLayout;
+    let at = |e: layout_core::LayoutError| e.to_string();
+    // `_` alone is not a stride: byte 9 of (2,3):(1,_).
+    let e = at("(2,3):(1,_)".parse::<DynLayout>().unwrap_err());
+    assert!(e.starts_with("at byte 9:"), "{e}");
+    // A layout's `:` inside a coordinate: byte 4 of (1,2:3).
+    let e = at("(1,2:3)".parse::<DCoord>().unwrap_err());
+    assert!(e.starts_with("at byte 4:"), "{e}");
+    // A trailing comma in a tiler: `)` at byte 10 where a mode should start.
+    let e = at("(_2:_1,_4,)".parse::<Tiler>().unwrap_err());
+    assert!(e.starts_with("at byte 10:"), "{e}");
+    // `_` in a shape: byte 6 of (1,(2,_)).
+    let e = at(layout_core::parse_tuple("(1,(2,_))").unwrap_err());
+    assert!(e.starts_with("at byte 6:"), "{e}");
+    // A stride that nests unlike the shape: the stride starts at byte 10.
+    let e = at("(2,(3,4)):(1,3)".parse::<DynLayout>().unwrap_err());
+    assert!(e.starts_with("at byte 10:"), "{e}");
+    // The same notation read four ways.
+    assert_eq!("(_2:_1,_4,_)".parse::<Tiler>().map(|_| ()), Ok(()));
+    assert_eq!("(1,_,(0,2))".parse::<DCoord>().map(|_| ()), Ok(()));
+}

@@ -526,71 +526,7 @@ impl core::str::FromStr for Tiler {
     type Err = LayoutError;
     /// Parse a tiler in CuTe notation: `(_2:_1,_4,_)`, `((_2,_2):(_1,_2),_4)`, `(_16,_16)`, `_6:_1`.
     fn from_str(s: &str) -> R<Tiler> {
-        super::parse::check_depth(s)?;
-        parse_tiler(s.trim(), 0)
-    }
-}
-
-fn top_level_colon(s: &str) -> Option<usize> {
-    let mut depth = 0i32;
-    for (i, c) in s.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            ':' if depth == 0 => return Some(i),
-            _ => {}
-        }
-    }
-    None
-}
-
-fn parse_tiler(s: &str, base: usize) -> R<Tiler> {
-    if top_level_colon(s).is_some() {
-        return s
-            .parse::<DynLayout>()
-            .map(Tiler::Layout)
-            .map_err(|e| match e {
-                LayoutError::Parse { pos, expected } => LayoutError::Parse {
-                    pos: pos + base,
-                    expected,
-                },
-                e => e,
-            });
-    }
-    if s == "_" {
-        return Ok(Tiler::Underscore);
-    }
-    if let Some(inner) = s.strip_prefix('(').and_then(|x| x.strip_suffix(')')) {
-        let mut items = Vec::new();
-        let (mut depth, mut start) = (0i32, 0usize);
-        if inner.trim().is_empty() {
-            return Ok(Tiler::Tuple(items));
-        }
-        for (i, c) in inner.char_indices() {
-            match c {
-                '(' => depth += 1,
-                ')' => depth -= 1,
-                ',' if depth == 0 => {
-                    items.push(parse_tiler(inner[start..i].trim(), base + 1 + start)?);
-                    start = i + 1;
-                }
-                _ => {}
-            }
-        }
-        items.push(parse_tiler(inner[start..].trim(), base + 1 + start)?);
-        return Ok(Tiler::Tuple(items));
-    }
-    match super::parse::tuple(s) {
-        Ok(DTuple::Int(i)) => Ok(Tiler::Int(i)),
-        Ok(_) => Err(LayoutError::Parse {
-            pos: base,
-            expected: "a tiler",
-        }),
-        Err(LayoutError::Parse { pos, expected }) => Err(LayoutError::Parse {
-            pos: pos + base,
-            expected,
-        }),
-        Err(e) => Err(e),
+        super::parse::tiler(s)
     }
 }
 

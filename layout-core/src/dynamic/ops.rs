@@ -25,37 +25,7 @@ impl core::str::FromStr for DCoord {
     type Err = LayoutError;
     /// Parse a coordinate in CuTe notation: `(1,_,(0,2))`, `_3`, `_`.
     fn from_str(s: &str) -> R<DCoord> {
-        super::parse::check_depth(s)?;
-        let s = s.trim();
-        if s == "_" {
-            return Ok(DCoord::Underscore);
-        }
-        if let Some(inner) = s.strip_prefix('(').and_then(|x| x.strip_suffix(')')) {
-            if inner.trim().is_empty() {
-                return Ok(DCoord::Tuple(Vec::new()));
-            }
-            let (mut depth, mut start, mut items) = (0i32, 0usize, Vec::new());
-            for (i, c) in inner.char_indices() {
-                match c {
-                    '(' => depth += 1,
-                    ')' => depth -= 1,
-                    ',' if depth == 0 => {
-                        items.push(inner[start..i].parse()?);
-                        start = i + 1;
-                    }
-                    _ => {}
-                }
-            }
-            items.push(inner[start..].parse()?);
-            return Ok(DCoord::Tuple(items));
-        }
-        match super::parse::tuple(s)? {
-            DTuple::Int(i) => Ok(DCoord::Int(i)),
-            _ => Err(LayoutError::Parse {
-                pos: 0,
-                expected: "a coordinate",
-            }),
-        }
+        super::parse::coord(s)
     }
 }
 

@@ -1,57 +1,87 @@
-//! Parsing CuTe notation: `(_2,(_2,_2)):(_4,(_2,_1))`, `8:_1`, `(3,4)`.
+//! Parsing CuTe notation: `(_2,(_2,_2)):(_4,(_2,_1))`, `8:_1`, `(3,4)`,
+//! coordinates `(1,_)` and tilers `(_2:_1,_)`: one scanner, read four ways.
 
-use super::{compact_left, DInt, DTuple, DynLayout};
+use super::{compact_left, DCoord, DInt, DTuple, DynLayout, Tiler};
 use crate::error::LayoutError;
+use alloc::boxed::Box;
 use alloc::vec::Vec;
 
-/// The deepest nesting any parser accepts (the layout parser's limit).
+/// The deepest nesting the parser accepts.
 pub(crate) const MAX_DEPTH: usize = 64;
 
-/// `Err` when parentheses in `s` nest deeper than [`MAX_DEPTH`]: checked in
-/// one pass before the splitting parsers (tilers, coordinates) recurse, so
-/// that they recurse at most that deep and stay linear in the length.
-pub(crate) fn check_depth(s: &str) -> Result<(), LayoutError> {
-    let mut depth = 0usize;
-    for (i, c) in s.bytes().enumerate() {
-        match c {
-            b'(' => {
-                depth += 1;
-                if depth > MAX_DEPTH {
-                    return Err(LayoutError::Parse {
-                        pos: i,
-                        expected: "less nesting (at most 64 levels)",
-                    });
-                }
-            }
-            b')' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    Ok(())
+/// A term of CuTe notation as written, before it is read as a tuple, a
+/// layout, a coordinate or a tiler; each remembers where it starts.
+enum Term {
+    Int(DInt, usize),
+    /// `_`.
+    Underscore(usize),
+    Tuple(Vec<Term>, usize),
+    /// `shape:stride`, the positions of the `:` and of the stride.
+    Layout(Box<Term>, Box<Term>, usize, usize),
 }
 
+impl Term {
+    fn pos(&self) -> usize {
+        match self {
+            Term::Int(_, p) | Term::Underscore(p) | Term::Tuple(_, p) => *p,
+            Term::Layout(s, ..) => s.pos(),
+        }
+    }
+}
+
+/// The one scanner of CuTe notation: every parser (tuples, layouts,
+/// coordinates, tilers) reads its grammar, `term (':' term)?` where a term
+/// is an integer, `_N`, `_` or a parenthesised list of such expressions.
 struct P<'a> {
     s: &'a [u8],
     i: usize,
 }
 
+fn parse_err(pos: usize, expected: &'static str) -> LayoutError {
+    LayoutError::Parse { pos, expected }
+}
+
 impl P<'_> {
     fn err(&self, expected: &'static str) -> LayoutError {
-        LayoutError::Parse {
-            pos: self.i,
-            expected,
-        }
+        parse_err(self.i, expected)
     }
     fn skip_ws(&mut self) {
         while self.s.get(self.i).is_some_and(|c| c.is_ascii_whitespace()) {
             self.i += 1;
         }
     }
-    fn node(&mut self, depth: usize) -> Result<DTuple, LayoutError> {
+    /// A whole input: one expression, then the end.
+    fn all(s: &str) -> Result<Term, LayoutError> {
+        let mut p = P {
+            s: s.as_bytes(),
+            i: 0,
+        };
+        let t = p.expr(0)?;
+        p.skip_ws();
+        if p.i != s.len() {
+            return Err(p.err("end of input"));
+        }
+        Ok(t)
+    }
+    fn expr(&mut self, depth: usize) -> Result<Term, LayoutError> {
+        let t = self.term(depth)?;
+        self.skip_ws();
+        if self.s.get(self.i) == Some(&b':') {
+            let colon = self.i;
+            self.i += 1;
+            self.skip_ws();
+            let at = self.i;
+            let d = self.term(depth)?;
+            return Ok(Term::Layout(Box::new(t), Box::new(d), colon, at));
+        }
+        Ok(t)
+    }
+    fn term(&mut self, depth: usize) -> Result<Term, LayoutError> {
         if depth > MAX_DEPTH {
             return Err(self.err("less nesting (at most 64 levels)"));
         }
         self.skip_ws();
+        let at = self.i;
         match self.s.get(self.i) {
             Some(b'(') => {
                 self.i += 1;
@@ -59,16 +89,16 @@ impl P<'_> {
                 self.skip_ws();
                 if self.s.get(self.i) == Some(&b')') {
                     self.i += 1;
-                    return Ok(DTuple::Tuple(v));
+                    return Ok(Term::Tuple(v, at));
                 }
                 loop {
-                    v.push(self.node(depth + 1)?);
+                    v.push(self.expr(depth + 1)?);
                     self.skip_ws();
                     match self.s.get(self.i) {
                         Some(b',') => self.i += 1,
                         Some(b')') => {
                             self.i += 1;
-                            return Ok(DTuple::Tuple(v));
+                            return Ok(Term::Tuple(v, at));
                         }
                         _ => return Err(self.err("`,` or `)`")),
                     }
@@ -76,13 +106,16 @@ impl P<'_> {
             }
             Some(b'_') => {
                 self.i += 1;
-                self.int(true)
+                match self.s.get(self.i) {
+                    Some(c) if c.is_ascii_digit() || *c == b'-' => self.int(true, at),
+                    _ => Ok(Term::Underscore(at)),
+                }
             }
-            Some(c) if c.is_ascii_digit() || *c == b'-' => self.int(false),
+            Some(c) if c.is_ascii_digit() || *c == b'-' => self.int(false, at),
             _ => Err(self.err("an integer, `_N` or `(`")),
         }
     }
-    fn int(&mut self, st: bool) -> Result<DTuple, LayoutError> {
+    fn int(&mut self, is_static: bool, at: usize) -> Result<Term, LayoutError> {
         let neg = self.s.get(self.i) == Some(&b'-');
         if neg {
             self.i += 1;
@@ -93,71 +126,100 @@ impl P<'_> {
             v = v
                 .checked_mul(10)
                 .and_then(|v| v.checked_add(i64::from(c - b'0')))
-                .ok_or(LayoutError::Parse {
-                    pos: start,
-                    expected: "an integer that fits 63 bits",
-                })?;
+                .ok_or(parse_err(start, "an integer that fits 63 bits"))?;
             self.i += 1;
         }
         if self.i == start {
             return Err(self.err("digits"));
         }
-        Ok(DTuple::Int(DInt {
-            value: if neg { -v } else { v },
-            is_static: st,
-        }))
+        let value = if neg { -v } else { v };
+        Ok(Term::Int(DInt { value, is_static }, at))
+    }
+}
+
+/// A term read as a tuple of integers.
+fn as_tuple(t: Term) -> Result<DTuple, LayoutError> {
+    match t {
+        Term::Int(i, _) => Ok(DTuple::Int(i)),
+        Term::Tuple(v, _) => Ok(DTuple::Tuple(
+            v.into_iter().map(as_tuple).collect::<Result<_, _>>()?,
+        )),
+        Term::Underscore(p) => Err(parse_err(
+            p,
+            "an integer (`_` alone keeps a mode in coordinates and tilers)",
+        )),
+        Term::Layout(_, _, colon, _) => Err(parse_err(
+            colon,
+            "a tuple (`:` separates a layout's shape and stride)",
+        )),
+    }
+}
+
+/// A term read as a layout: `shape:stride`, or a shape alone (LayoutLeft strides).
+fn as_layout(t: Term) -> Result<DynLayout, LayoutError> {
+    let (shape_at, shape, stride) = match t {
+        Term::Layout(s, d, _, at) => {
+            let shape_at = s.pos();
+            let shape = as_tuple(*s)?;
+            let d = as_tuple(*d)?;
+            if !shape.congruent(&d) {
+                return Err(parse_err(at, "a stride that nests like the shape"));
+            }
+            (shape_at, shape, Some(d))
+        }
+        t => (t.pos(), as_tuple(t)?, None),
+    };
+    if shape.leaves().iter().any(|l| l.value < 0) {
+        return Err(parse_err(shape_at, "non-negative shapes"));
+    }
+    let stride = match stride {
+        Some(d) => d,
+        None => compact_left(&shape, DInt::new_static(1))
+            .map_err(|_| parse_err(shape_at, "a shape whose compact strides fit 63 bits"))?,
+    };
+    Ok(DynLayout::raw(shape, stride))
+}
+
+fn as_coord(t: Term) -> Result<DCoord, LayoutError> {
+    match t {
+        Term::Int(i, _) => Ok(DCoord::Int(i)),
+        Term::Underscore(_) => Ok(DCoord::Underscore),
+        Term::Tuple(v, _) => Ok(DCoord::Tuple(
+            v.into_iter().map(as_coord).collect::<Result<_, _>>()?,
+        )),
+        Term::Layout(_, _, colon, _) => Err(parse_err(colon, "a coordinate (`:` is for layouts)")),
+    }
+}
+
+fn as_tiler(t: Term) -> Result<Tiler, LayoutError> {
+    match t {
+        Term::Int(i, _) => Ok(Tiler::Int(i)),
+        Term::Underscore(_) => Ok(Tiler::Underscore),
+        Term::Tuple(v, _) => Ok(Tiler::Tuple(
+            v.into_iter().map(as_tiler).collect::<Result<_, _>>()?,
+        )),
+        t @ Term::Layout(..) => as_layout(t).map(Tiler::Layout),
     }
 }
 
 /// Parse a tuple or integer in CuTe notation.
 pub(crate) fn tuple(s: &str) -> Result<DTuple, LayoutError> {
-    let mut p = P {
-        s: s.as_bytes(),
-        i: 0,
-    };
-    let t = p.node(0)?;
-    p.skip_ws();
-    if p.i != s.len() {
-        return Err(p.err("end of input"));
-    }
-    Ok(t)
+    as_tuple(P::all(s)?)
 }
 
 /// Parse a layout `shape:stride`, or a shape alone (LayoutLeft strides).
 pub(crate) fn layout(s: &str) -> Result<DynLayout, LayoutError> {
-    let mut p = P {
-        s: s.as_bytes(),
-        i: 0,
-    };
-    let shape = p.node(0)?;
-    p.skip_ws();
-    let stride = if p.s.get(p.i) == Some(&b':') {
-        p.i += 1;
-        let at = p.i;
-        let d = p.node(0)?;
-        if !shape.congruent(&d) {
-            return Err(LayoutError::Parse {
-                pos: at,
-                expected: "a stride that nests like the shape",
-            });
-        }
-        d
-    } else {
-        compact_left(&shape, DInt::new_static(1))
-            .map_err(|_| p.err("a shape whose compact strides fit 63 bits"))?
-    };
-    p.skip_ws();
-    if p.i != s.len() {
-        return Err(p.err("end of input"));
-    }
-    if let Some(bad) = shape.leaves().iter().find(|l| l.value < 0) {
-        let _ = bad;
-        return Err(LayoutError::Parse {
-            pos: 0,
-            expected: "non-negative shapes",
-        });
-    }
-    Ok(DynLayout::raw(shape, stride))
+    as_layout(P::all(s)?)
+}
+
+/// Parse a coordinate: `(1,_,(0,2))`, `_3`, `_`.
+pub(crate) fn coord(s: &str) -> Result<DCoord, LayoutError> {
+    as_coord(P::all(s)?)
+}
+
+/// Parse a tiler: `(_2:_1,_4,_)`, `((_2,_2):(_1,_2),_4)`, `(_16,_16)`, `_6:_1`.
+pub(crate) fn tiler(s: &str) -> Result<Tiler, LayoutError> {
+    as_tiler(P::all(s)?)
 }
 
 /// Parse a tuple in CuTe notation (shapes, coordinates, profiles).
