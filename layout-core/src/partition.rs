@@ -214,6 +214,18 @@ pub fn local_tile<E, L: Partition<T, C>, T, C>(
 }
 
 /// [`local_tile`], returning the reason instead of panicking.
+///
+/// ```
+/// use layout_core::{layout, partition::try_local_tile, Tensor, C, Underscore};
+/// let m = 64;
+/// let data = vec![0f32; m * 48];
+/// let t = Tensor::new(&data[..], layout!((m,48):(48,1))).unwrap();
+/// // As local_tile's example: the column of tiles at n = 1.
+/// let col = try_local_tile(t.view(), (C::<32>, C::<8>), (Underscore, 1usize)).unwrap();
+/// assert_eq!(col.layout().to_string(), "(_32,_8,2):(_48,_1,_1536)");
+/// // Tile n = 6 starts at column 48, past the tensor: refused.
+/// assert!(try_local_tile(t, (C::<32>, C::<8>), (Underscore, 6usize)).is_err());
+/// ```
 #[inline(always)]
 pub fn try_local_tile<E, L: Partition<T, C>, T, C>(
     t: Tensor<E, L>,

@@ -220,6 +220,12 @@ super::by_mode::tiler_fn!(
 );
 
 /// The error of a static divide, if any (what the compile-time check evaluates).
+///
+/// ```
+/// use layout_core::{algebra::divide_error, layout_type, C};
+/// // (_4,_2):(_1,_4) tiles 8:1 evenly; nothing to report.
+/// assert_eq!(divide_error::<layout_type!(8:1), layout_type!((4,2):(1,4))>(), None);
+/// ```
 pub fn divide_error<A, T: DivideOnto<A>>() -> Option<&'static str> {
     match &T::ERROR {
         Some(t) => Some(t.as_str()),

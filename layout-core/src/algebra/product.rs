@@ -247,6 +247,12 @@ super::by_mode::tiler_fn!(
 );
 
 /// The error of a static product, if any (what the compile-time check evaluates).
+///
+/// ```
+/// use layout_core::{algebra::product_error, layout_type};
+/// // (_2,_2):(_1,_2) repeated by _3:_1: admissible, nothing to report.
+/// assert_eq!(product_error::<layout_type!((2,2):(1,2)), layout_type!(3:1)>(), None);
+/// ```
 pub fn product_error<A, T: ProductOnto<A>>() -> Option<&'static str> {
     match &T::ERROR {
         Some(t) => Some(t.as_str()),

@@ -351,6 +351,16 @@ where
 }
 
 /// [`tile_to_shape`], returning the reason instead of panicking at run time.
+///
+/// ```
+/// use layout_core::{algebra::try_tile_to_shape, layout, C};
+/// // A 4x4 block to a run-time 16 x 4 shape: (16/4 = 4 repeats down, 1 across).
+/// let m = 16;
+/// let r = try_tile_to_shape(layout!((4,4):(8,1)), (m, C::<4>)).unwrap();
+/// assert_eq!(r.size(), 64);
+/// // 18 is not a multiple of the block's 4: refused at run time.
+/// assert!(try_tile_to_shape(layout!((4,4):(8,1)), (18usize, C::<4>)).is_err());
+/// ```
 #[inline(always)]
 pub fn try_tile_to_shape<L, Sh>(
     block: L,
