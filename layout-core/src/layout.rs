@@ -54,11 +54,23 @@ impl<S: Congruent<D>, D: IntTuple> Layout<S, D> {
 
     /// The shape.
     #[inline(always)]
+    ///
+    /// ```
+    /// use layout_core::layout;
+    /// let n = 5;
+    /// assert_eq!(layout_core::to_cute_string(&layout!((3,n):(n,1)).shape()), "(_3,5)");
+    /// ```
     pub fn shape(&self) -> S {
         self.shape
     }
     /// The stride.
     #[inline(always)]
+    ///
+    /// ```
+    /// use layout_core::layout;
+    /// let n = 5;
+    /// assert_eq!(layout_core::to_cute_string(&layout!((3,n):(n,1)).stride()), "(5,_1)");
+    /// ```
     pub fn stride(&self) -> D {
         self.stride
     }
@@ -149,6 +161,14 @@ impl<S: Congruent<D>, D: IntTuple> Layout<S, D> {
     }
     /// `cosize`, or `None` when it does not fit `usize`.
     #[inline]
+    ///
+    /// ```
+    /// use layout_core::layout;
+    /// // (3,4):(6,1): largest offset 2*6 + 3*1 = 15, cosize 16.
+    /// assert_eq!(layout!((3,4):(6,1)).checked_cosize(), Some(16));
+    /// let big = usize::MAX / 2;
+    /// assert_eq!(layout!((3, 2):(big, 1)).checked_cosize(), None);
+    /// ```
     pub fn checked_cosize(&self) -> Option<usize> {
         if self.shape.checked_size()? == 0 {
             return Some(0);
@@ -156,10 +176,20 @@ impl<S: Congruent<D>, D: IntTuple> Layout<S, D> {
         self.shape.checked_span(self.stride)?.checked_add(1)
     }
     /// CuTe's rank.
+    ///
+    /// ```
+    /// use layout_core::layout;
+    /// assert_eq!(layout!((2,(2,2)):(4,(2,1))).rank(), 2);
+    /// ```
     pub fn rank(&self) -> usize {
         S::RANK
     }
     /// CuTe's depth.
+    ///
+    /// ```
+    /// use layout_core::layout;
+    /// assert_eq!(layout!((2,(2,2)):(4,(2,1))).depth(), 2);
+    /// ```
     pub fn depth(&self) -> usize {
         S::DEPTH
     }
@@ -182,6 +212,12 @@ impl<S: Congruent<D>, D: IntTuple> Layout<S, D> {
     }
     /// The offset of a 1-D index (CuTe's `layout(i)`).
     #[inline(always)]
+    ///
+    /// ```
+    /// use layout_core::layout;
+    /// // Index 3 of (2,(2,2)) is the coordinate (1,(1,0)): 4 + 2 = 6.
+    /// assert_eq!(layout!((2,(2,2)):(4,(2,1))).call(3), 6);
+    /// ```
     pub fn call(&self, i: usize) -> usize {
         self.shape.index_offset(self.stride, i)
     }
@@ -198,6 +234,12 @@ impl<S: Congruent<D>, D: IntTuple> Layout<S, D> {
     }
     /// The shape of mode `I` (CuTe's `shape<I>(l)`).
     #[inline(always)]
+    ///
+    /// ```
+    /// use layout_core::layout;
+    /// let h = layout!((2,(2,2)):(4,(2,1)));
+    /// assert_eq!(layout_core::to_cute_string(&h.shape_at::<1>()), "(_2,_2)");
+    /// ```
     pub fn shape_at<const I: usize>(&self) -> <S as crate::ops::Mode<I>>::Output
     where
         S: crate::ops::Mode<I>,
@@ -206,6 +248,12 @@ impl<S: Congruent<D>, D: IntTuple> Layout<S, D> {
     }
     /// The stride of mode `I` (CuTe's `stride<I>(l)`).
     #[inline(always)]
+    ///
+    /// ```
+    /// use layout_core::layout;
+    /// let h = layout!((2,(2,2)):(4,(2,1)));
+    /// assert_eq!(layout_core::to_cute_string(&h.stride_at::<1>()), "(_2,_1)");
+    /// ```
     pub fn stride_at<const I: usize>(&self) -> <D as crate::ops::Mode<I>>::Output
     where
         D: crate::ops::Mode<I>,
@@ -242,6 +290,11 @@ impl<S: Congruent<D>, D: IntTuple> Layout<S, D> {
     }
     /// The 1-D table `[L(0), L(1), ...]`.
     #[cfg(feature = "alloc")]
+    ///
+    /// ```
+    /// use layout_core::layout;
+    /// assert_eq!(layout!((2,2):(2,1)).table(), vec![0, 2, 1, 3]);
+    /// ```
     pub fn table(&self) -> alloc::vec::Vec<usize> {
         (0..self.size()).map(|i| self.call(i)).collect()
     }

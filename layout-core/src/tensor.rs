@@ -112,23 +112,58 @@ impl<E: Engine, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
         })
     }
     /// The layout.
+    ///
+    /// ```
+    /// use layout_core::{layout, Tensor};
+    /// let t = Tensor::new(&[0u8; 6][..], layout!((2,3):(3,1))).unwrap();
+    /// assert_eq!(t.layout().to_string(), "(_2,_3):(_3,_1)");
+    /// ```
     pub fn layout(&self) -> Layout<S, D> {
         self.layout
     }
     /// The offset of this view's first element in the storage.
+    ///
+    /// ```
+    /// use layout_core::{crd, layout, Tensor};
+    /// let data = [0u8; 6];
+    /// let t = Tensor::new(&data[..], layout!((2,3):(3,1))).unwrap();
+    /// // Row 1 starts at offset 3.
+    /// assert_eq!(t.slice(crd!(1, _)).data_offset(), 3);
+    /// ```
     pub fn data_offset(&self) -> usize {
         self.offset
     }
     /// The storage.
+    ///
+    /// ```
+    /// use layout_core::{layout, Tensor};
+    /// let data = [1u8, 2, 3, 4];
+    /// let t = Tensor::new(&data[..], layout!(2:2)).unwrap();
+    /// assert_eq!(t.storage(), &[1, 2, 3, 4]);
+    /// ```
     pub fn storage(&self) -> &[E::Elem] {
         self.data.as_slice()
     }
     /// Number of coordinates.
+    ///
+    /// ```
+    /// use layout_core::{layout, Tensor};
+    /// let t = Tensor::new(&[0u8; 16][..], layout!((3,4):(4,1))).unwrap();
+    /// assert_eq!(t.size(), 12);
+    /// ```
     pub fn size(&self) -> usize {
         self.layout.size()
     }
     /// The element at a coordinate, `None` when the coordinate is outside the shape.
     #[inline(always)]
+    ///
+    /// ```
+    /// use layout_core::{crd, layout, Tensor};
+    /// let data = [0, 1, 2, 3, 4, 5];
+    /// let t = Tensor::new(&data[..], layout!((2,3):(3,1))).unwrap();
+    /// assert_eq!(t.get(crd!(1, 2)), Some(&5));
+    /// assert_eq!(t.get((2usize, 0usize)), None); // row 2 is outside (2,3)
+    /// ```
     pub fn get<Crd: Crd2Idx<S, D>>(&self, c: Crd) -> Option<&E::Elem> {
         if !c.in_shape(self.layout.shape()) {
             return None;
@@ -138,6 +173,13 @@ impl<E: Engine, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
             .get(self.offset + self.layout.crd2idx(c))
     }
     /// A read-only view with the same layout.
+    ///
+    /// ```
+    /// use layout_core::{crd, layout, Tensor};
+    /// let mut data = [0, 1, 2, 3];
+    /// let t = Tensor::new(&mut data[..], layout!((2,2):(2,1))).unwrap();
+    /// assert_eq!(t.view()[crd!(1, 0)], 2);
+    /// ```
     pub fn view(&self) -> Tensor<&[E::Elem], Layout<S, D>> {
         Tensor {
             data: self.data.as_slice(),
@@ -147,6 +189,16 @@ impl<E: Engine, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
     }
     /// A read-only view of the same elements through another layout (a
     /// transpose, say); `Err` when it reaches past the storage.
+    ///
+    /// ```
+    /// use layout_core::{crd, layout, Tensor};
+    /// let data = [0, 1, 2, 3, 4, 5];
+    /// let t = Tensor::new(&data[..], layout!((2,3):(3,1))).unwrap();
+    /// // The transpose: (3,2):(1,3).
+    /// let tt = t.view_as(layout!((3,2):(1,3))).unwrap();
+    /// assert_eq!(tt[crd!(2, 1)], 5);
+    /// assert!(t.view_as(layout!(7:1)).is_err()); // past the storage
+    /// ```
     pub fn view_as<S2: Congruent<D2>, D2: IntTuple>(
         &self,
         layout: Layout<S2, D2>,
@@ -161,6 +213,15 @@ impl<E: Engine, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
     /// The slice at a coordinate with `_` (CuTe's `A(1,_)`): the data pointer
     /// moves by the fixed coordinates' offset, the kept modes stay.
     #[allow(clippy::type_complexity)]
+    ///
+    /// ```
+    /// use layout_core::{crd, layout, Tensor};
+    /// let data = [0, 1, 2, 3, 4, 5];
+    /// let t = Tensor::new(&data[..], layout!((2,3):(3,1))).unwrap();
+    /// let row = t.slice(crd!(1, _));
+    /// assert_eq!(row.layout().to_string(), "(_3):(_1)");
+    /// assert_eq!(row[crd!((2,))], 5);
+    /// ```
     pub fn slice<Crd>(
         &self,
         c: Crd,
