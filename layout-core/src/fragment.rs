@@ -76,6 +76,12 @@ impl<T: Copy, L: StaticCosize> Copy for Fragment<T, L> where GenericArray<T, L::
 impl<T: Default, L: StaticCosize> Fragment<T, L> {
     /// A fragment of default values (zeros for numbers).
     #[inline(always)]
+    ///
+    /// ```
+    /// use layout_core::{crd, fragment::Fragment, layout};
+    /// let acc: Fragment<f32, _> = Fragment::new(layout!((2,2):(1,2)));
+    /// assert_eq!(acc.as_slice(), &[0.0; 4]);
+    /// ```
     pub fn new(layout: L) -> Self {
         Fragment {
             data: GenericArray::default(),
@@ -87,21 +93,48 @@ impl<T: Default, L: StaticCosize> Fragment<T, L> {
 impl<T, L: StaticCosize> Fragment<T, L> {
     /// The layout.
     #[inline(always)]
+    ///
+    /// ```
+    /// use layout_core::{crd, fragment::Fragment, layout};
+    /// let acc: Fragment<f32, _> = Fragment::new(layout!((2,4):(4,1)));
+    /// assert_eq!(acc.layout().to_string(), "(_2,_4):(_4,_1)");
+    /// ```
     pub fn layout(&self) -> L {
         self.layout
     }
     /// The elements, in storage order.
     #[inline(always)]
+    ///
+    /// ```
+    /// use layout_core::{crd, fragment::Fragment, layout};
+    /// let mut acc: Fragment<i32, _> = Fragment::new(layout!((2,2):(2,1)));
+    /// acc[crd!(1, 0)] = 7; // offset 1*2 + 0
+    /// assert_eq!(acc.as_slice(), &[0, 0, 7, 0]);
+    /// ```
     pub fn as_slice(&self) -> &[T] {
         &self.data
     }
     /// The elements, in storage order.
     #[inline(always)]
+    ///
+    /// ```
+    /// use layout_core::{crd, fragment::Fragment, layout};
+    /// let mut acc: Fragment<i32, _> = Fragment::new(layout!((2,2):(2,1)));
+    /// acc.as_mut_slice()[3] = 9;
+    /// assert_eq!(acc[crd!(1, 1)], 9); // offset 1*2 + 1
+    /// ```
     pub fn as_mut_slice(&mut self) -> &mut [T] {
         &mut self.data
     }
     /// Set every element to `v` (one pass over the array, no per-element check).
     #[inline(always)]
+    ///
+    /// ```
+    /// use layout_core::{crd, fragment::Fragment, layout};
+    /// let mut acc: Fragment<i32, _> = Fragment::new(layout!(3:1));
+    /// acc.fill(4);
+    /// assert_eq!(acc.as_slice(), &[4, 4, 4]);
+    /// ```
     pub fn fill(&mut self, v: T)
     where
         T: Copy,
@@ -112,6 +145,14 @@ impl<T, L: StaticCosize> Fragment<T, L> {
     }
     /// Set every element to its default (zero): CuTe's `clear`.
     #[inline(always)]
+    ///
+    /// ```
+    /// use layout_core::{crd, fragment::Fragment, layout};
+    /// let mut acc: Fragment<i32, _> = Fragment::new(layout!(3:1));
+    /// acc.fill(4);
+    /// acc.clear();
+    /// assert_eq!(acc.as_slice(), &[0, 0, 0]);
+    /// ```
     pub fn clear(&mut self)
     where
         T: Copy + Default,
@@ -126,11 +167,27 @@ where
 {
     /// A read-only tensor view (to partition or copy from).
     #[inline(always)]
+    ///
+    /// ```
+    /// use layout_core::{crd, fragment::Fragment, layout};
+    /// let mut acc: Fragment<i32, _> = Fragment::new(layout!((2,2):(2,1)));
+    /// acc[crd!(0, 1)] = 5;
+    /// let v = acc.view();
+    /// assert_eq!(v.slice(crd!(0, _)).layout().to_string(), "(_2):(_1)");
+    /// assert_eq!(v[crd!(0, 1)], 5);
+    /// ```
     pub fn view(&self) -> Tensor<&[T], Layout<S, D>> {
         Tensor::covering(&self.data[..], self.layout)
     }
     /// A writable tensor view (to partition or copy into).
     #[inline(always)]
+    ///
+    /// ```
+    /// use layout_core::{crd, fragment::Fragment, layout};
+    /// let mut acc: Fragment<i32, _> = Fragment::new(layout!((2,2):(2,1)));
+    /// acc.view_mut()[crd!(1, 1)] = 6;
+    /// assert_eq!(acc.as_slice()[3], 6);
+    /// ```
     pub fn view_mut(&mut self) -> Tensor<&mut [T], Layout<S, D>> {
         Tensor::covering(&mut self.data[..], self.layout)
     }
