@@ -399,11 +399,28 @@ impl core::fmt::Write for Text {
 
 impl<E: EngineMut, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
     /// The storage, writable.
+    ///
+    /// ```
+    /// use layout_core::{layout, Tensor};
+    /// let mut data = [0u8; 4];
+    /// let mut t = Tensor::new(&mut data[..], layout!(2:2)).unwrap();
+    /// t.storage_mut()[1] = 9; // not reached by the layout, but in the storage
+    /// assert_eq!(data, [0, 9, 0, 0]);
+    /// ```
     pub fn storage_mut(&mut self) -> &mut [E::Elem] {
         self.data.as_mut_slice()
     }
     /// The element at a coordinate, `None` when the coordinate is outside the shape.
     #[inline(always)]
+    ///
+    /// ```
+    /// use layout_core::{crd, layout, Tensor};
+    /// let mut data = [0; 6];
+    /// let mut t = Tensor::new(&mut data[..], layout!((2,3):(3,1))).unwrap();
+    /// *t.get_mut(crd!(1, 2)).unwrap() = 5;
+    /// assert!(t.get_mut((0usize, 3usize)).is_none()); // column 3 is outside (2,3)
+    /// assert_eq!(data[5], 5);
+    /// ```
     pub fn get_mut<Crd: Crd2Idx<S, D>>(&mut self, c: Crd) -> Option<&mut E::Elem> {
         if !c.in_shape(self.layout.shape()) {
             return None;
@@ -412,6 +429,14 @@ impl<E: EngineMut, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
         self.data.as_mut_slice().get_mut(i)
     }
     /// A writable view with the same layout.
+    ///
+    /// ```
+    /// use layout_core::{crd, layout, Tensor};
+    /// let mut data = [0; 4];
+    /// let mut t = Tensor::new(&mut data[..], layout!((2,2):(2,1))).unwrap();
+    /// t.view_mut()[crd!(1, 0)] = 3;
+    /// assert_eq!(data[2], 3);
+    /// ```
     pub fn view_mut(&mut self) -> Tensor<&mut [E::Elem], Layout<S, D>> {
         Tensor {
             data: self.data.as_mut_slice(),
@@ -421,6 +446,15 @@ impl<E: EngineMut, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
     }
     /// A writable view of the same elements through another layout; `Err`
     /// when it reaches past the storage.
+    ///
+    /// ```
+    /// use layout_core::{crd, layout, Tensor};
+    /// let mut data = [0; 6];
+    /// let mut t = Tensor::new(&mut data[..], layout!((2,3):(3,1))).unwrap();
+    /// // Write through the transpose (3,2):(1,3): (2,1) is offset 2 + 3.
+    /// t.view_mut_as(layout!((3,2):(1,3))).unwrap()[crd!(2, 1)] = 8;
+    /// assert_eq!(data[5], 8);
+    /// ```
     pub fn view_mut_as<S2: Congruent<D2>, D2: IntTuple>(
         &mut self,
         layout: Layout<S2, D2>,
@@ -434,6 +468,15 @@ impl<E: EngineMut, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
     }
     /// A writable slice at a coordinate with `_`; writes go to the same storage.
     #[allow(clippy::type_complexity)]
+    ///
+    /// ```
+    /// use layout_core::{crd, layout, Tensor};
+    /// let mut data = [0; 6];
+    /// let mut t = Tensor::new(&mut data[..], layout!((2,3):(3,1))).unwrap();
+    /// let mut row = t.slice_mut(crd!(1, _));
+    /// row[crd!((0,))] = 4; // row 1 starts at offset 3
+    /// assert_eq!(data[3], 4);
+    /// ```
     pub fn slice_mut<Crd>(
         &mut self,
         c: Crd,

@@ -29,6 +29,13 @@ impl<const B: u32, const M: u32, const S: i32> Swizzle<B, M, S> {
     );
     /// The swizzled offset.
     #[inline(always)]
+    ///
+    /// ```
+    /// use layout_core::Swizzle;
+    /// // Sw<3,3,3>: bits 6..9 are XORed into bits 3..6: 64 -> 64 ^ 8.
+    /// assert_eq!(Swizzle::<3, 3, 3>.apply(64), 72);
+    /// assert_eq!(Swizzle::<3, 3, 3>.apply(5), 5);
+    /// ```
     pub const fn apply(self, offset: usize) -> usize {
         #[allow(clippy::let_unit_value)]
         let () = Self::VALID;
@@ -72,11 +79,25 @@ impl<const B: u32, const M: u32, const S: i32, Sh: Congruent<D>, D: IntTuple>
 {
     /// The swizzled offset of a coordinate.
     #[inline(always)]
+    ///
+    /// ```
+    /// use layout_core::{composition, layout, Swizzle};
+    /// let r = composition(Swizzle::<3, 3, 3>, layout!((8,64):(64,1)));
+    /// // (1,8): the layout gives 64 + 8 = 72, the swizzle 72 ^ 8 = 64.
+    /// assert_eq!(r.crd2idx((1usize, 8usize)), 64);
+    /// ```
     pub fn crd2idx<Cc: crate::coord::Crd2Idx<Sh, D>>(&self, c: Cc) -> usize {
         self.swizzle.apply(self.layout.crd2idx(c))
     }
     /// The swizzled offset of a 1-D index.
     #[inline(always)]
+    ///
+    /// ```
+    /// use layout_core::{composition, layout, Swizzle};
+    /// let r = composition(Swizzle::<3, 3, 3>, layout!((8,64):(64,1)));
+    /// // Index 1 is (1,0): offset 64, swizzled to 64 ^ 8.
+    /// assert_eq!(r.call(1), 72);
+    /// ```
     pub fn call(&self, i: usize) -> usize {
         self.swizzle.apply(self.layout.call(i))
     }
