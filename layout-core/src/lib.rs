@@ -64,6 +64,7 @@ pub mod ops;
 pub mod partition;
 pub mod print;
 pub mod raw;
+pub mod respell;
 pub mod slice;
 pub mod tensor;
 pub mod tuple;
@@ -97,6 +98,7 @@ pub use ops::{
 };
 #[cfg(feature = "alloc")]
 pub use print::print_layout;
+pub use respell::Respell;
 pub use print::{write_layout_table, Rank2};
 pub use slice::{dice, slice, slice_and_offset, SliceCoord};
 pub use tensor::{make_tensor, Engine, EngineMut, Tensor, View, ViewMut};

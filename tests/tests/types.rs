@@ -1,7 +1,10 @@
 //! Type-level facts: static layouts are zero-sized, the macros produce the
 //! types CuTe's notation says, and they expand through `$crate`.
 
-use layout_core::{layout, layout_type, make_layout_left, Congruent, Crd2Idx, IntTuple, Layout, C};
+use layout_core::typenum::{U12, U3};
+use layout_core::{
+    layout, layout_type, make_layout_left, Congruent, Crd2Idx, IntTuple, Layout, Respell, C, S,
+};
 use static_assertions::{assert_eq_size, assert_impl_all, assert_not_impl_any, assert_type_eq_all};
 
 type H = layout_type!((2,(2,2)):(4,(2,1)));
@@ -104,4 +107,27 @@ fn c_covers_tile_sizes_beyond_1024() {
     let l = Layout::new((C::<1536>, C::<4>), (C::<1>, C::<1536>));
     assert_eq!(layout_core::coalesce(l).to_string(), "_6144:_1");
     assert_eq!(std::mem::size_of_val(&l), 0);
+}
+
+// A layout computed by the algebra prints like a `layout_type!` but spells
+// its computed static leaves `S<U>`; `respell` converts to the declared type
+// (hand: LayoutLeft strides of (3,(4,5)) are 1, 3, 12; of (4,n) are 1, 4).
+type Left345 = layout_type!((3,(4,5)):(1,(3,12)));
+fn left345() -> Left345 {
+    make_layout_left((C::<3>, (C::<4>, C::<5>))).respell()
+}
+assert_impl_all!((C<1>, (S<U3>, S<U12>)): Respell<(C<1>, (C<3>, C<12>))>);
+assert_not_impl_any!((C<1>, (S<U3>, S<U12>)): Respell<(C<1>, (C<3>, C<13>))>);
+assert_not_impl_any!((C<1>, (S<U3>, S<U12>)): Respell<(C<1>, C<3>, C<12>)>);
+assert_not_impl_any!((C<1>, usize): Respell<(C<1>, C<4>)>);
+assert_not_impl_any!((C<1>, C<4>): Respell<(C<1>, usize)>);
+
+#[test]
+fn respell_reaches_the_declared_type() {
+    let l = left345();
+    assert_eq!(l.to_string(), "(_3,(_4,_5)):(_1,(_3,_12))");
+    let n = 5;
+    let mixed: layout_type!((4, n):(1, 4)) = make_layout_left((C::<4>, n)).respell();
+    assert_eq!(mixed.to_string(), "(_4,5):(_1,_4)");
+    assert_eq!(mixed.crd2idx((3usize, 2usize)), 3 + 2 * 4);
 }
