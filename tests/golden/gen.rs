@@ -5,6 +5,7 @@
 //! once with its own leaves (`_N` becomes `C<N>`, `N` a `usize`) and once
 //! with every leaf dynamic.
 
+use layout_core::dynamic::{DCoord, DInt, DTuple, DynLayout, Tiler};
 use serde_json::Value;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -61,83 +62,42 @@ impl T {
     }
 }
 
-struct P<'a> {
-    s: &'a [u8],
-    i: usize,
+// CuTe notation is read by the library's one parser (`layout_core::dynamic`);
+// this generator only turns the parsed tree into Rust code.
+
+fn from_int(i: DInt) -> Result<T, String> {
+    let v = u64::try_from(i.value).map_err(|_| format!("negative leaf {}", i.value))?;
+    Ok(T::Int(v, i.is_static))
 }
 
-impl P<'_> {
-    fn node(&mut self) -> Result<T, String> {
-        match self.s.get(self.i) {
-            Some(b'(') => {
-                self.i += 1;
-                let mut v = Vec::new();
-                if self.s.get(self.i) == Some(&b')') {
-                    self.i += 1;
-                    return Ok(T::Tup(v));
-                }
-                loop {
-                    v.push(self.node()?);
-                    match self.s.get(self.i) {
-                        Some(b',') => self.i += 1,
-                        Some(b')') => {
-                            self.i += 1;
-                            return Ok(T::Tup(v));
-                        }
-                        _ => return Err(format!("expected , or ) at {}", self.i)),
-                    }
-                }
-            }
-            Some(b'_') => {
-                self.i += 1;
-                match self.s.get(self.i) {
-                    Some(c) if c.is_ascii_digit() => self.int(true),
-                    _ => Ok(T::Under),
-                }
-            }
-            Some(c) if c.is_ascii_digit() => self.int(false),
-            _ => Err(format!("unexpected input at {}", self.i)),
-        }
-    }
-    fn int(&mut self, st: bool) -> Result<T, String> {
-        let start = self.i;
-        while self.s.get(self.i).is_some_and(|c| c.is_ascii_digit()) {
-            self.i += 1;
-        }
-        let text = std::str::from_utf8(&self.s[start..self.i]).unwrap();
-        text.parse()
-            .map(|v| T::Int(v, st))
-            .map_err(|e| e.to_string())
+fn from_tuple(t: &DTuple) -> Result<T, String> {
+    match t {
+        DTuple::Int(i) => from_int(*i),
+        DTuple::Tuple(v) => Ok(T::Tup(v.iter().map(from_tuple).collect::<Result<_, _>>()?)),
     }
 }
 
+fn from_coord(c: &DCoord) -> Result<T, String> {
+    match c {
+        DCoord::Int(i) => from_int(*i),
+        DCoord::Underscore => Ok(T::Under),
+        DCoord::Tuple(v) => Ok(T::Tup(v.iter().map(from_coord).collect::<Result<_, _>>()?)),
+    }
+}
+
+/// A tuple, integer or coordinate (`_` allowed).
 fn parse(s: &str) -> Result<T, String> {
-    let mut p = P {
-        s: s.as_bytes(),
-        i: 0,
-    };
-    let t = p.node()?;
-    if p.i != s.len() {
-        return Err(format!("trailing input in {s}"));
-    }
-    Ok(t)
+    from_coord(&s.parse::<DCoord>().map_err(|e| format!("{s}: {e}"))?)
 }
 
+/// A layout's shape and stride.
 fn parse_layout(s: &str) -> Result<(T, T), String> {
-    let mut p = P {
-        s: s.as_bytes(),
-        i: 0,
-    };
-    let shape = p.node()?;
-    if p.s.get(p.i) != Some(&b':') {
-        return Err(format!("expected : in {s}"));
-    }
-    p.i += 1;
-    let stride = p.node()?;
-    if p.i != s.len() {
-        return Err(format!("trailing input in {s}"));
-    }
-    Ok((shape, stride))
+    let l = s.parse::<DynLayout>().map_err(|e| format!("{s}: {e}"))?;
+    Ok((from_tuple(l.shape())?, from_tuple(l.stride())?))
+}
+
+fn parse_tiler(s: &str) -> Result<Tiler, String> {
+    s.trim().parse::<Tiler>().map_err(|e| format!("{s}: {e}"))
 }
 
 /// typenum's binary form of `v`, for static values `C<N>` cannot convert.
@@ -153,8 +113,9 @@ fn typenum_form(v: u64) -> String {
 }
 
 /// Rust code for a tuple or leaf; `dynamic` makes every integer a `usize`.
-/// Static values typenum's `Const<N>` does not cover (above 1024 and not a
-/// power of two or ten) are written in typenum's binary form, as `S<U>`.
+/// Static values above 1024 that are not powers of two are written in
+/// typenum's binary form, as `S<U>` (some of them `C<N>` covers too; both
+/// print the same, and the cases then exercise `S<U>` as well).
 fn emit(t: &T, dynamic: bool) -> String {
     match t {
         T::Int(v, true) if !dynamic && *v > 1024 && !v.is_power_of_two() => {
@@ -286,53 +247,25 @@ fn refusal_helper(op: &str) -> &'static str {
     }
 }
 
-/// The top-level `:` of a tiler element, if it is a layout.
-fn top_level_colon(s: &str) -> Option<usize> {
-    let mut depth = 0i32;
-    for (i, c) in s.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            ':' if depth == 0 => return Some(i),
-            _ => {}
-        }
-    }
-    None
-}
-
-/// Split `a,b,(c,d)` at its top-level commas.
-fn split_top(s: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let (mut depth, mut start) = (0i32, 0);
-    for (i, c) in s.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push(&s[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    if start < s.len() {
-        out.push(&s[start..]);
-    }
-    out
-}
-
 /// Rust code for a tiler: a layout, an integer, `_`, or a tuple of tilers.
 fn emit_tiler(s: &str) -> Result<String, String> {
-    let s = s.trim();
-    if top_level_colon(s).is_some() {
-        return emit_layout(s, false);
-    }
-    if let Some(inner) = s.strip_prefix('(').and_then(|x| x.strip_suffix(')')) {
-        let parts: Result<Vec<String>, String> =
-            split_top(inner).into_iter().map(emit_tiler).collect();
-        return Ok(format!("({},)", parts?.join(",")));
-    }
-    Ok(emit(&parse(s)?, false))
+    emit_tiler_tree(&parse_tiler(s)?)
+}
+
+fn emit_tiler_tree(t: &Tiler) -> Result<String, String> {
+    Ok(match t {
+        Tiler::Layout(l) => format!(
+            "Layout::new({}, {})",
+            emit(&from_tuple(l.shape())?, false),
+            emit(&from_tuple(l.stride())?, false)
+        ),
+        Tiler::Int(i) => emit(&from_int(*i)?, false),
+        Tiler::Underscore => emit(&T::Under, false),
+        Tiler::Tuple(v) => {
+            let parts = v.iter().map(emit_tiler_tree).collect::<Result<Vec<_>, _>>()?;
+            format!("({},)", parts.join(","))
+        }
+    })
 }
 
 /// Records of a form the typed API does not have yet (reported, not failed).
@@ -548,7 +481,7 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
             if ty == "ShapeMNK" {
                 format!("{head}let out = {value};\nrep.text(op, id, exact, &to_cute_string(&out), {exp});")
             } else {
-                // A static type: the all-dynamic build is its to_dyn().
+                // A static type: the all-dynamic build is its with_dynamic_leaves().
                 let e = if dynamic {
                     format!("{value}.with_dynamic_leaves()")
                 } else {
@@ -895,11 +828,10 @@ fn main() {
                     continue;
                 }
                 let t = arg_str(&r, 1).unwrap_or("");
-                let tiler_rank = t
-                    .trim()
-                    .strip_prefix('(')
-                    .filter(|_| top_level_colon(t).is_none())
-                    .map_or(0, |x| split_top(x.strip_suffix(')').unwrap_or(x)).len());
+                let tiler_rank = match parse_tiler(t) {
+                    Ok(Tiler::Tuple(v)) => v.len(),
+                    _ => 0,
+                };
                 if tiler_rank > rank_of_layout(a).unwrap_or(usize::MAX) {
                     // More tiler modes than layout modes: the `Mode` bound refuses it
                     // (ui-tests/tests/ui/algebra/composition_tiler_rank.rs shows the error).
