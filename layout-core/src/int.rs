@@ -29,6 +29,11 @@ pub struct S<U>(PhantomData<fn() -> U>);
 
 impl<U> S<U> {
     /// The (zero-sized) value.
+    ///
+    /// ```
+    /// use layout_core::{typenum::U12, S};
+    /// assert_eq!(S::<U12>::new().to_string(), "_12");
+    /// ```
     pub const fn new() -> Self {
         S(PhantomData)
     }

@@ -98,8 +98,8 @@ pub use ops::{
 };
 #[cfg(feature = "alloc")]
 pub use print::print_layout;
-pub use respell::Respell;
 pub use print::{write_layout_table, Rank2};
+pub use respell::Respell;
 pub use slice::{dice, slice, slice_and_offset, SliceCoord};
 pub use tensor::{make_tensor, Engine, EngineMut, Tensor, View, ViewMut};
 #[cfg(feature = "alloc")]

@@ -55,6 +55,17 @@ impl<A, L, P> Default for TiledMma<A, L, P> {
 /// is rank 3 over (M, N, K); the permutation has one entry per mode: `_`
 /// (the atoms' own extent), a static integer `n` (the layout `n:_1`) or a
 /// static layout that reorders the mode before it is tiled.
+///
+/// ```
+/// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
+/// use layout_core::{layout, mma::make_tiled_mma, C, Underscore as X};
+/// // 2 x 2 atoms over (M, N), then a 32 x 32 x 16 tile (CuTe prints these).
+/// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (C::<32>, C::<32>, C::<16>));
+/// assert_eq!(mma.thr_layout_vmnk().to_string(), "(_32,_2,_2,_1):(_1,_32,_64,_0)");
+/// assert_eq!(layout_core::to_cute_string(&mma.tile_size()), "(_32,_32,_16)");
+/// let plain = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
+/// assert_eq!(plain.size().to_string(), "_128");
+/// ```
 pub fn make_tiled_mma<A: MmaAtom, L: Copy + Default, P: Copy + Default>(
     _atom: A,
     _atom_layout: L,
@@ -353,6 +364,14 @@ where
     }
     /// CuTe's `(tile_size_mnk<0>(), tile_size_mnk<1>(), tile_size_mnk<2>())`:
     /// the M x N x K tile one step of the tiled MMA covers.
+    ///
+    /// ```
+    /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
+    /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
+    /// let mma = make_tiled_mma(Sm80, layout!((1,2,1):(0,1,0)), (X, X, X));
+    /// // CuTe prints the same: two 16x8x16 atoms side by side in N.
+    /// assert_eq!(layout_core::to_cute_string(&mma.tile_size()), "(_16,_16,_16)");
+    /// ```
     pub fn tile_size(
         self,
     ) -> (
@@ -371,6 +390,15 @@ where
     }
     /// CuTe's `thrfrg_C(layout)`: an `(M, N, ...)` layout as
     /// `((ThrV, (ThrM, ThrN)), (FrgV, (RestM, RestN, ...)))`.
+    ///
+    /// ```
+    /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
+    /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
+    /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
+    /// // CuTe prints the same for a row-major 64 x 32 C.
+    /// assert_eq!(mma.thrfrg_c(layout!((64,32):(32,1))).to_string(),
+    ///            "(((_4,_8),(_2,_2)),((_2,_2),(_2,_2))):(((_2,_32),(_512,_8)),((_1,_256),(_1024,_16)))");
+    /// ```
     #[inline(always)]
     pub fn thrfrg_c<Lc>(self, l: Lc) -> FrgC<Self, Lc>
     where
@@ -435,6 +463,15 @@ where
     }
     /// CuTe's `thrfrg_B(layout)`: an `(N, K, ...)` layout as
     /// `((ThrV, (ThrN, ThrK)), (FrgV, (RestN, RestK, ...)))`.
+    ///
+    /// ```
+    /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
+    /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
+    /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
+    /// // CuTe prints the same for a row-major 32 x 64 B.
+    /// assert_eq!(mma.thrfrg_b(layout!((32,64):(64,1))).to_string(),
+    ///            "(((_4,_8),(_2,_1)),((_2,_2),(_2,_4))):(((_2,_64),(_512,_0)),((_1,_8),(_1024,_16)))");
+    /// ```
     #[inline(always)]
     pub fn thrfrg_b<Lb>(self, l: Lb) -> FrgB<Self, Lb>
     where
@@ -463,6 +500,15 @@ where
     }
     /// CuTe's `get_layoutC_TV()`: `(thread index, value) -> (m, n)` in the
     /// column-major M x N tile.
+    ///
+    /// ```
+    /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
+    /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
+    /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
+    /// // CuTe prints the same.
+    /// assert_eq!(mma.get_layout_c_tv().to_string(),
+    ///            "((_4,_8,_2,_2),((_2,_2),(_1,_1))):((_64,_1,_16,_256),((_32,_8),(_0,_0)))");
+    /// ```
     pub fn get_layout_c_tv(self) -> LayoutCTv<Self>
     where
         (<Self as MmaTiling>::TileM, <Self as MmaTiling>::TileN): Compact<C<1>>
@@ -485,6 +531,15 @@ where
     }
     /// CuTe's `get_layoutA_TV()`: `(thread index, value) -> (m, k)` in the
     /// column-major M x K tile.
+    ///
+    /// ```
+    /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
+    /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
+    /// let mma = make_tiled_mma(Sm80, layout!((2,1,1):(1,0,0)), (X, X, X));
+    /// // CuTe prints the same.
+    /// assert_eq!(mma.get_layout_a_tv().to_string(),
+    ///            "((_4,_8,_2),((_2,_2,_2),(_1,_1))):((_64,_1,_16),((_32,_8,_256),(_0,_0)))");
+    /// ```
     pub fn get_layout_a_tv(self) -> LayoutATv<Self>
     where
         (<Self as MmaTiling>::TileM, <Self as MmaTiling>::TileK): Compact<C<1>>
@@ -594,6 +649,15 @@ where
     }
     /// [`TiledMma::get_slice`], or the error when `thr_idx` is not below the
     /// thread count.
+    ///
+    /// ```
+    /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
+    /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
+    /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
+    /// // 128 threads: (_32,_2,_2,_1):(_1,_32,_64,_0) puts thread 127 at (31,1,1,0).
+    /// assert_eq!(mma.try_get_slice(127).unwrap().thr_vmnk(), (31, 1, 1, 0));
+    /// assert!(mma.try_get_slice(128).is_err());
+    /// ```
     pub fn try_get_slice(self, thr_idx: usize) -> Result<ThrMma<Self>, crate::LayoutError> {
         let vmnk = VmnkOf::<Self>::default()
             .thread_coord(thr_idx)
@@ -671,6 +735,14 @@ pub type PartB<T, L> = <FrgB<T, L> as ThrSlice>::Out;
 
 impl<T: MmaTiling> ThrMma<T> {
     /// The thread's coordinate `(v, m, n, k)` in the thread layout.
+    ///
+    /// ```
+    /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
+    /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
+    /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
+    /// // Thread 37 in (_32,_2,_2,_1):(_1,_32,_64,_0): v = 37 % 32, m = 37 / 32.
+    /// assert_eq!(mma.get_slice(37).thr_vmnk(), (5, 1, 0, 0));
+    /// ```
     pub fn thr_vmnk(&self) -> (usize, usize, usize, usize) {
         self.vmnk
     }

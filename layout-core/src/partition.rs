@@ -175,6 +175,16 @@ pub fn inner_partition<E, L: Partition<T, C>, T, C>(
 }
 
 /// [`inner_partition`], returning the reason instead of panicking.
+///
+/// ```
+/// use layout_core::{layout, partition::try_inner_partition, Tensor, C};
+/// let data = [0u8; 64 * 48];
+/// let t = Tensor::new(&data[..], layout!((64,48):(48,1))).unwrap();
+/// // The grid of 32 x 8 tiles is 2 x 6: (1,5) is its last tile, (2,0) is past it.
+/// let tile = try_inner_partition(t.view(), (C::<32>, C::<8>), (1usize, 5usize)).unwrap();
+/// assert_eq!(tile.data_offset(), 32 * 48 + 40);
+/// assert!(try_inner_partition(t, (C::<32>, C::<8>), (2usize, 0usize)).is_err());
+/// ```
 #[inline(always)]
 pub fn try_inner_partition<E, L: Partition<T, C>, T, C>(
     t: Tensor<E, L>,
@@ -303,6 +313,17 @@ pub fn outer_partition<E, L: Partition<T, C>, T, C>(
 }
 
 /// [`outer_partition`], returning the reason instead of panicking.
+///
+/// ```
+/// use layout_core::{layout, partition::try_outer_partition, Tensor, C};
+/// let data = [0u8; 64 * 48];
+/// let t = Tensor::new(&data[..], layout!((64,48):(48,1))).unwrap();
+/// // Element (1,2) of every 32 x 8 tile: the 2 x 6 grid, tiles 32*48 and 8 apart.
+/// let p = try_outer_partition(t.view(), (C::<32>, C::<8>), (1usize, 2usize)).unwrap();
+/// assert_eq!(p.layout().to_string(), "(_2,_6):(_1536,_8)");
+/// assert_eq!(p.data_offset(), 48 + 2);
+/// assert!(try_outer_partition(t, (C::<32>, C::<8>), (32usize, 0usize)).is_err());
+/// ```
 #[inline(always)]
 pub fn try_outer_partition<E, L: Partition<T, C>, T, C>(
     t: Tensor<E, L>,
@@ -389,6 +410,17 @@ where
 }
 
 /// [`local_partition`], returning the reason instead of panicking.
+///
+/// ```
+/// use layout_core::{layout, partition::try_local_partition, Tensor};
+/// let data = [0f32; 16 * 32];
+/// let t = Tensor::new(&data[..], layout!((16,32):(32,1))).unwrap();
+/// // 32 threads (4,8):(8,1): thread 5 is at (0,5); there is no thread 32.
+/// let mine = try_local_partition(t.view(), layout!((4,8):(8,1)), 5).unwrap();
+/// assert_eq!(mine.layout().to_string(), "(_4,_4):(_128,_8)");
+/// assert_eq!(mine.data_offset(), 5);
+/// assert!(try_local_partition(t, layout!((4,8):(8,1)), 32).is_err());
+/// ```
 #[inline(always)]
 pub fn try_local_partition<E, L, Thr>(
     t: Tensor<E, L>,
@@ -476,6 +508,16 @@ where
     /// # Panics
     ///
     /// When run-time leaves make the composition inadmissible.
+    ///
+    /// ```
+    /// use layout_core::{crd, layout, Tensor, C};
+    /// let data: Vec<f32> = (0..64).map(|i| i as f32).collect();
+    /// let t = Tensor::new(&data[..], layout!((8,8):(8,1))).unwrap();
+    /// // The top-left 4 x 2 block, by mode: (8:8 o 4:1, 8:1 o 2:1).
+    /// let top = t.compose((C::<4>, C::<2>));
+    /// assert_eq!(top.layout().to_string(), "(_4,_2):(_8,_1)");
+    /// assert_eq!(top[crd!(3, 1)], (3 * 8 + 1) as f32);
+    /// ```
     #[inline(always)]
     #[track_caller]
     pub fn compose<B>(self, tiler: B) -> Tensor<E, <L as crate::algebra::Composition<B>>::Output>
@@ -490,6 +532,15 @@ where
     /// # Panics
     ///
     /// When run-time leaves make the division inadmissible.
+    ///
+    /// ```
+    /// use layout_core::{layout, Tensor, C};
+    /// let data = [0f32; 64];
+    /// let t = Tensor::new(&data[..], layout!((8,8):(8,1))).unwrap();
+    /// // By mode: 8:8 / 4 = (4,2):(8,32), 8:1 / 2 = (2,4):(1,2).
+    /// let d = t.logical_divide((C::<4>, C::<2>));
+    /// assert_eq!(d.layout().to_string(), "((_4,_2),(_2,_4)):((_8,_32),(_1,_2))");
+    /// ```
     #[inline(always)]
     #[track_caller]
     pub fn logical_divide<T>(self, tiler: T) -> Tensor<E, T::Logical>
@@ -506,6 +557,15 @@ where
     /// # Panics
     ///
     /// When run-time leaves make the division inadmissible.
+    ///
+    /// ```
+    /// use layout_core::{layout, Tensor, C};
+    /// let data = [0f32; 64];
+    /// let t = Tensor::new(&data[..], layout!((8,8):(8,1))).unwrap();
+    /// // Tiles (4:8, 2:1), then the 2 x 4 grid of them (32 and 2 apart).
+    /// let z = t.zipped_divide((C::<4>, C::<2>));
+    /// assert_eq!(z.layout().to_string(), "((_4,_2),(_2,_4)):((_8,_1),(_32,_2))");
+    /// ```
     #[inline(always)]
     #[track_caller]
     pub fn zipped_divide<T>(self, tiler: T) -> Tensor<E, ZippedOf<L, T>>
@@ -517,6 +577,19 @@ where
         self.rebase(l, 0)
     }
     /// [`Tensor::zipped_divide`], returning the reason instead of panicking.
+    ///
+    /// ```
+    /// use layout_core::{layout, Tensor, C};
+    /// let data = [0f32; 64];
+    /// let t = Tensor::new(&data[..], layout!((8,8):(8,1))).unwrap();
+    /// let z = t.try_zipped_divide((C::<4>, C::<2>)).unwrap();
+    /// assert_eq!(z.layout().to_string(), "((_4,_2),(_2,_4)):((_8,_1),(_32,_2))");
+    /// // A run-time extent of 6 rows with a row stride of 4 cannot be cut into
+    /// // tiles of 4 rows of stride 1.
+    /// let m = 6;
+    /// let u = Tensor::new(&data[..], layout!((m,2):(1,6))).unwrap();
+    /// assert!(u.try_zipped_divide(layout!(4:4)).is_err());
+    /// ```
     #[inline(always)]
     pub fn try_zipped_divide<T>(self, tiler: T) -> Result<Tensor<E, ZippedOf<L, T>>, LayoutError>
     where
@@ -532,6 +605,14 @@ where
     /// # Panics
     ///
     /// When run-time leaves make the division inadmissible.
+    ///
+    /// ```
+    /// use layout_core::{layout, Tensor, C};
+    /// let data = [0f32; 64];
+    /// let t = Tensor::new(&data[..], layout!((8,8):(8,1))).unwrap();
+    /// let d = t.tiled_divide((C::<4>, C::<2>));
+    /// assert_eq!(d.layout().to_string(), "((_4,_2),_2,_4):((_8,_1),_32,_2)");
+    /// ```
     #[inline(always)]
     #[track_caller]
     pub fn tiled_divide<T>(self, tiler: T) -> Tensor<E, <ZippedOf<L, T> as Unpack>::Tiled>
@@ -549,6 +630,14 @@ where
     /// # Panics
     ///
     /// When run-time leaves make the division inadmissible.
+    ///
+    /// ```
+    /// use layout_core::{layout, Tensor, C};
+    /// let data = [0f32; 64];
+    /// let t = Tensor::new(&data[..], layout!((8,8):(8,1))).unwrap();
+    /// let d = t.flat_divide((C::<4>, C::<2>));
+    /// assert_eq!(d.layout().to_string(), "(_4,_2,_2,_4):(_8,_1,_32,_2)");
+    /// ```
     #[inline(always)]
     #[track_caller]
     pub fn flat_divide<T>(self, tiler: T) -> Tensor<E, <ZippedOf<L, T> as Unpack>::Flat>

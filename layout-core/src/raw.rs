@@ -47,10 +47,26 @@ impl<'a, T> RawEngine<'a, T> {
         }
     }
     /// The number of elements vouched for.
+    ///
+    /// ```
+    /// use layout_core::raw::RawEngine;
+    /// let mut buf = [0u8; 12];
+    /// // SAFETY: `buf` holds 12 bytes and outlives the engine, the only access to it.
+    /// let e = unsafe { RawEngine::new(buf.as_mut_ptr(), buf.len()) };
+    /// assert_eq!(e.len(), 12);
+    /// ```
     pub fn len(&self) -> usize {
         self.len
     }
     /// Whether no element was vouched for.
+    ///
+    /// ```
+    /// use layout_core::raw::RawEngine;
+    /// let mut buf = [0u8; 0];
+    /// // SAFETY: zero elements are vouched for.
+    /// let e = unsafe { RawEngine::new(buf.as_mut_ptr(), 0) };
+    /// assert!(e.is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }

@@ -103,6 +103,15 @@ fn check_cover<S: Congruent<D>, D: IntTuple>(
 impl<E: Engine, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
     /// A tensor over `data`; `Err` when the storage is shorter than the
     /// layout's cosize or the cosize overflows.
+    ///
+    /// ```
+    /// use layout_core::{layout, Tensor};
+    /// let data = [0f32; 12];
+    /// let t = Tensor::new(&data[..], layout!((3,4):(4,1))).unwrap();
+    /// assert_eq!(t.layout().to_string(), "(_3,_4):(_4,_1)");
+    /// // (3,4):(5,1) reaches offset 2*5 + 3 = 13: 14 elements needed.
+    /// assert!(Tensor::new(&data[..], layout!((3,4):(5,1))).is_err());
+    /// ```
     pub fn new(data: E, layout: Layout<S, D>) -> Result<Self, LayoutError> {
         check_cover(0, &layout, data.as_slice().len())?;
         Ok(Tensor {
@@ -682,6 +691,13 @@ pub fn make_identity_tensor<S: IdentityShape>(
 impl<S: IdentityShape, LS: Congruent<LD>, LD: IntTuple> Tensor<Counting<S>, Layout<LS, LD>> {
     /// The coordinate (in the identity tensor's shape) held at `c`, which may
     /// lie past that shape in a partial tile; `None` outside this view's shape.
+    ///
+    /// ```
+    /// use layout_core::{tensor::make_identity_tensor, C};
+    /// let id = make_identity_tensor((C::<4>, C::<8>));
+    /// assert_eq!(id.at((1usize, 3usize)), Some((1, 3)));
+    /// assert_eq!(id.at((4usize, 0usize)), None);
+    /// ```
     #[inline(always)]
     pub fn at<Crd: Crd2Idx<LS, LD>>(&self, c: Crd) -> Option<S::Coord> {
         if !c.in_shape(self.layout.shape()) {
@@ -691,6 +707,12 @@ impl<S: IdentityShape, LS: Congruent<LD>, LD: IntTuple> Tensor<Counting<S>, Layo
         Some(S::decode(k))
     }
     /// The layout.
+    ///
+    /// ```
+    /// use layout_core::{tensor::make_identity_tensor, C};
+    /// let id = make_identity_tensor((C::<4>, C::<8>));
+    /// assert_eq!(id.layout().to_string(), "(_4,_8):(_1,_4294967296)");
+    /// ```
     pub fn layout(&self) -> Layout<LS, LD> {
         self.layout
     }

@@ -262,7 +262,10 @@ fn emit_tiler_tree(t: &Tiler) -> Result<String, String> {
         Tiler::Int(i) => emit(&from_int(*i)?, false),
         Tiler::Underscore => emit(&T::Under, false),
         Tiler::Tuple(v) => {
-            let parts = v.iter().map(emit_tiler_tree).collect::<Result<Vec<_>, _>>()?;
+            let parts = v
+                .iter()
+                .map(emit_tiler_tree)
+                .collect::<Result<Vec<_>, _>>()?;
             format!("({},)", parts.join(","))
         }
     })

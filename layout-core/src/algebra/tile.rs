@@ -415,6 +415,16 @@ where
 }
 
 /// [`tile_to_shape_ordered`], returning the reason instead of panicking at run time.
+///
+/// ```
+/// use layout_core::{algebra::try_tile_to_shape_ordered, layout, C};
+/// let shape = ((C::<16>, C::<2>), C::<3>, C::<2>);
+/// let r = try_tile_to_shape_ordered(layout!(8:1), shape, (C::<2>, C::<0>, C::<1>)).unwrap();
+/// assert_eq!(r.to_string(), "((_8,_4),(_1,_3),(_1,_2)):((_1,_48),(_0,_8),(_0,_24))");
+/// // A run-time extent the block does not divide: 20 rows by blocks of 8.
+/// let m = 20;
+/// assert!(try_tile_to_shape_ordered(layout!(8:1), (m,), (C::<0>,)).is_err());
+/// ```
 #[inline(always)]
 pub fn try_tile_to_shape_ordered<L, Sh, O>(
     block: L,

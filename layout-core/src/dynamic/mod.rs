@@ -45,6 +45,11 @@ pub struct DInt {
 
 impl DInt {
     /// A static leaf `_v`.
+    ///
+    /// ```
+    /// use layout_core::DInt;
+    /// assert_eq!(DInt::new_static(4).to_string(), "_4");
+    /// ```
     pub const fn new_static(value: i64) -> Self {
         DInt {
             value,
@@ -52,6 +57,11 @@ impl DInt {
         }
     }
     /// A run-time leaf `v`.
+    ///
+    /// ```
+    /// use layout_core::DInt;
+    /// assert_eq!(DInt::new_dynamic(4).to_string(), "4");
+    /// ```
     pub const fn new_dynamic(value: i64) -> Self {
         DInt {
             value,
@@ -59,6 +69,13 @@ impl DInt {
         }
     }
     /// Whether this is the static value `v`.
+    ///
+    /// ```
+    /// use layout_core::DInt;
+    /// assert!(DInt::new_static(1).is_static_value(1));
+    /// assert!(!DInt::new_dynamic(1).is_static_value(1));
+    /// assert!(!DInt::new_static(2).is_static_value(1));
+    /// ```
     pub fn is_static_value(&self, v: i64) -> bool {
         self.is_static && self.value == v
     }
@@ -160,6 +177,12 @@ impl DTuple {
         Ok(b.done.unwrap_or(DTuple::Tuple(Vec::new())))
     }
     /// CuTe's rank: 1 for an integer.
+    ///
+    /// ```
+    /// use layout_core::parse_tuple;
+    /// assert_eq!(parse_tuple("(2,(3,4))").unwrap().rank(), 2);
+    /// assert_eq!(parse_tuple("5").unwrap().rank(), 1);
+    /// ```
     pub fn rank(&self) -> usize {
         match self {
             DTuple::Int(_) => 1,
@@ -167,6 +190,12 @@ impl DTuple {
         }
     }
     /// CuTe's depth: 0 for an integer.
+    ///
+    /// ```
+    /// use layout_core::parse_tuple;
+    /// assert_eq!(parse_tuple("(2,(3,4))").unwrap().depth(), 2);
+    /// assert_eq!(parse_tuple("5").unwrap().depth(), 0);
+    /// ```
     pub fn depth(&self) -> usize {
         match self {
             DTuple::Int(_) => 0,
@@ -174,12 +203,26 @@ impl DTuple {
         }
     }
     /// The leaves in order.
+    ///
+    /// ```
+    /// use layout_core::parse_tuple;
+    /// let t = parse_tuple("(2,(_3,4))").unwrap();
+    /// let leaves: Vec<String> = t.leaves().iter().map(|l| l.to_string()).collect();
+    /// assert_eq!(leaves, ["2", "_3", "4"]);
+    /// ```
     pub fn leaves(&self) -> Vec<DInt> {
         let mut out = Vec::new();
         self.for_each_leaf(&mut |x| out.push(x));
         out
     }
     /// Visit every leaf in order, without collecting them.
+    ///
+    /// ```
+    /// use layout_core::parse_tuple;
+    /// let mut sum = 0;
+    /// parse_tuple("(2,(_3,4))").unwrap().for_each_leaf(&mut |l| sum += l.value);
+    /// assert_eq!(sum, 9);
+    /// ```
     pub fn for_each_leaf(&self, f: &mut dyn FnMut(DInt)) {
         match self {
             DTuple::Int(i) => f(*i),
@@ -187,6 +230,14 @@ impl DTuple {
         }
     }
     /// Mode `i` (an integer is its own mode 0).
+    ///
+    /// ```
+    /// use layout_core::parse_tuple;
+    /// let t = parse_tuple("(2,(_3,4))").unwrap();
+    /// assert_eq!(t.mode(1).unwrap().to_string(), "(_3,4)");
+    /// assert!(t.mode(2).is_none());
+    /// assert_eq!(parse_tuple("5").unwrap().mode(0).unwrap().to_string(), "5");
+    /// ```
     pub fn mode(&self, i: usize) -> Option<&DTuple> {
         match self {
             DTuple::Int(_) if i == 0 => Some(self),
@@ -195,6 +246,12 @@ impl DTuple {
         }
     }
     /// The modes as a list (an integer is one mode).
+    ///
+    /// ```
+    /// use layout_core::parse_tuple;
+    /// let m: Vec<String> = parse_tuple("(2,(_3,4))").unwrap().modes().iter().map(|x| x.to_string()).collect();
+    /// assert_eq!(m, ["2", "(_3,4)"]);
+    /// ```
     pub fn modes(&self) -> Vec<DTuple> {
         match self {
             DTuple::Int(_) => alloc::vec![self.clone()],
@@ -202,6 +259,13 @@ impl DTuple {
         }
     }
     /// The product of the leaves; static when every leaf is.
+    ///
+    /// ```
+    /// use layout_core::parse_tuple;
+    /// assert_eq!(parse_tuple("(2,(_3,4))").unwrap().product().unwrap().to_string(), "24");
+    /// assert_eq!(parse_tuple("(_2,_3)").unwrap().product().unwrap().to_string(), "_6");
+    /// assert!(parse_tuple("(4294967296,4294967296)").unwrap().product().is_err());
+    /// ```
     pub fn product(&self) -> Result<DInt, LayoutError> {
         // A walk, not `leaves()`: this runs per mode of every evaluation.
         match self {
@@ -212,6 +276,13 @@ impl DTuple {
         }
     }
     /// Whether `self` and `other` nest the same way.
+    ///
+    /// ```
+    /// use layout_core::parse_tuple;
+    /// let t = parse_tuple("(2,(3,4))").unwrap();
+    /// assert!(t.congruent(&parse_tuple("(1,(_1,0))").unwrap()));
+    /// assert!(!t.congruent(&parse_tuple("(1,1,1)").unwrap()));
+    /// ```
     pub fn congruent(&self, other: &DTuple) -> bool {
         match (self, other) {
             (DTuple::Int(_), DTuple::Int(_)) => true,
@@ -222,6 +293,13 @@ impl DTuple {
         }
     }
     /// The same nesting with every leaf mapped.
+    ///
+    /// ```
+    /// use layout_core::{parse_tuple, DInt};
+    /// let t = parse_tuple("(2,(_3,4))").unwrap();
+    /// let doubled = t.map(&mut |l| DInt { value: 2 * l.value, ..l });
+    /// assert_eq!(doubled.to_string(), "(4,(_6,8))");
+    /// ```
     pub fn map(&self, f: &mut dyn FnMut(DInt) -> DInt) -> DTuple {
         match self {
             DTuple::Int(i) => DTuple::Int(f(*i)),
@@ -229,10 +307,21 @@ impl DTuple {
         }
     }
     /// Every leaf made dynamic.
+    ///
+    /// ```
+    /// use layout_core::parse_tuple;
+    /// assert_eq!(parse_tuple("(_2,(_3,4))").unwrap().with_dynamic_leaves().to_string(), "(2,(3,4))");
+    /// ```
     pub fn with_dynamic_leaves(&self) -> DTuple {
         self.map(&mut |i| DInt::new_dynamic(i.value))
     }
     /// A tuple of the leaves (CuTe's `flatten`); an integer stays an integer.
+    ///
+    /// ```
+    /// use layout_core::parse_tuple;
+    /// assert_eq!(parse_tuple("(2,(_3,4))").unwrap().flatten().to_string(), "(2,_3,4)");
+    /// assert_eq!(parse_tuple("5").unwrap().flatten().to_string(), "5");
+    /// ```
     pub fn flatten(&self) -> DTuple {
         match self {
             DTuple::Int(_) => self.clone(),
@@ -303,6 +392,13 @@ impl core::str::FromStr for DynLayout {
 impl DynLayout {
     /// Pair a shape and a stride; `Err` unless they nest the same way and
     /// every shape leaf is non-negative.
+    ///
+    /// ```
+    /// use layout_core::{parse_tuple, DynLayout};
+    /// let l = DynLayout::new(parse_tuple("(2,3)").unwrap(), parse_tuple("(_1,2)").unwrap()).unwrap();
+    /// assert_eq!(l.to_string(), "(2,3):(_1,2)");
+    /// assert!(DynLayout::new(parse_tuple("(2,3)").unwrap(), parse_tuple("1").unwrap()).is_err());
+    /// ```
     pub fn new(shape: DTuple, stride: DTuple) -> Result<Self, LayoutError> {
         if !shape.congruent(&stride) {
             return Err(invalid(
@@ -327,6 +423,11 @@ impl DynLayout {
         DynLayout { shape, stride }
     }
     /// An integer layout `s:d`.
+    ///
+    /// ```
+    /// use layout_core::{DInt, DynLayout};
+    /// assert_eq!(DynLayout::int(DInt::new_static(4), DInt::new_dynamic(2)).to_string(), "_4:2");
+    /// ```
     pub fn int(s: DInt, d: DInt) -> Self {
         DynLayout {
             shape: DTuple::Int(s),
@@ -334,18 +435,42 @@ impl DynLayout {
         }
     }
     /// The shape.
+    ///
+    /// ```
+    /// use layout_core::DynLayout;
+    /// let l: DynLayout = "(_4,3):(3,_1)".parse().unwrap();
+    /// assert_eq!(l.shape().to_string(), "(_4,3)");
+    /// ```
     pub fn shape(&self) -> &DTuple {
         &self.shape
     }
     /// The stride.
+    ///
+    /// ```
+    /// use layout_core::DynLayout;
+    /// let l: DynLayout = "(_4,3):(3,_1)".parse().unwrap();
+    /// assert_eq!(l.stride().to_string(), "(3,_1)");
+    /// ```
     pub fn stride(&self) -> &DTuple {
         &self.stride
     }
     /// CuTe's rank.
+    ///
+    /// ```
+    /// use layout_core::DynLayout;
+    /// let l: DynLayout = "(_4,(3,2)):(_1,(_4,12))".parse().unwrap();
+    /// assert_eq!(l.rank(), 2);
+    /// ```
     pub fn rank(&self) -> usize {
         self.shape.rank()
     }
     /// CuTe's depth.
+    ///
+    /// ```
+    /// use layout_core::DynLayout;
+    /// let l: DynLayout = "(_4,(3,2)):(_1,(_4,12))".parse().unwrap();
+    /// assert_eq!(l.depth(), 2);
+    /// ```
     pub fn depth(&self) -> usize {
         self.shape.depth()
     }
@@ -361,6 +486,13 @@ impl DynLayout {
         self.shape.product()
     }
     /// Mode `i` as a layout.
+    ///
+    /// ```
+    /// use layout_core::DynLayout;
+    /// let l: DynLayout = "(_4,(3,2)):(_1,(_4,12))".parse().unwrap();
+    /// assert_eq!(l.mode(1).unwrap().to_string(), "(3,2):(_4,12)");
+    /// assert!(l.mode(2).is_none());
+    /// ```
     pub fn mode(&self, i: usize) -> Option<DynLayout> {
         Some(DynLayout {
             shape: self.shape.mode(i)?.clone(),
@@ -368,10 +500,24 @@ impl DynLayout {
         })
     }
     /// The size of mode `i` (1 past the last mode).
+    ///
+    /// ```
+    /// use layout_core::DynLayout;
+    /// let l: DynLayout = "(_4,(3,2)):(_1,(_4,12))".parse().unwrap();
+    /// assert_eq!(l.mode_size(1).unwrap(), 6);
+    /// assert_eq!(l.mode_size(2).unwrap(), 1);
+    /// ```
     pub fn mode_size(&self, i: usize) -> Result<i64, LayoutError> {
         self.shape.mode(i).map_or(Ok(1), |m| Ok(m.product()?.value))
     }
     /// The modes as layouts.
+    ///
+    /// ```
+    /// use layout_core::DynLayout;
+    /// let l: DynLayout = "(_4,(3,2)):(_1,(_4,12))".parse().unwrap();
+    /// let m: Vec<String> = l.modes().iter().map(|x| x.to_string()).collect();
+    /// assert_eq!(m, ["_4:_1", "(3,2):(_4,12)"]);
+    /// ```
     pub fn modes(&self) -> Vec<DynLayout> {
         match (&self.shape, &self.stride) {
             (DTuple::Tuple(s), DTuple::Tuple(d)) => s
@@ -383,6 +529,13 @@ impl DynLayout {
         }
     }
     /// The modes as layouts, taken apart without copying.
+    ///
+    /// ```
+    /// use layout_core::DynLayout;
+    /// let l: DynLayout = "(_4,(3,2)):(_1,(_4,12))".parse().unwrap();
+    /// let m: Vec<String> = l.into_modes().iter().map(|x| x.to_string()).collect();
+    /// assert_eq!(m, ["_4:_1", "(3,2):(_4,12)"]);
+    /// ```
     pub fn into_modes(self) -> Vec<DynLayout> {
         match (self.shape, self.stride) {
             (DTuple::Tuple(s), DTuple::Tuple(d)) => s
@@ -394,6 +547,13 @@ impl DynLayout {
         }
     }
     /// A tuple layout from modes (CuTe's `make_layout(l0, l1, ...)`).
+    ///
+    /// ```
+    /// use layout_core::DynLayout;
+    /// let a: DynLayout = "_4:_1".parse().unwrap();
+    /// let b: DynLayout = "3:_4".parse().unwrap();
+    /// assert_eq!(DynLayout::from_modes(vec![a, b]).to_string(), "(_4,3):(_1,_4)");
+    /// ```
     pub fn from_modes(modes: Vec<DynLayout>) -> DynLayout {
         let (s, d): (Vec<_>, Vec<_>) = modes.into_iter().map(|m| (m.shape, m.stride)).unzip();
         DynLayout {
@@ -402,6 +562,13 @@ impl DynLayout {
         }
     }
     /// (shape leaf, stride leaf) pairs in order.
+    ///
+    /// ```
+    /// use layout_core::DynLayout;
+    /// let l: DynLayout = "(_4,3):(3,_1)".parse().unwrap();
+    /// let p: Vec<String> = l.pairs().iter().map(|(s, d)| format!("{s}:{d}")).collect();
+    /// assert_eq!(p, ["_4:3", "3:_1"]);
+    /// ```
     pub fn pairs(&self) -> Vec<(DInt, DInt)> {
         // One walk over both trees (they nest the same way), one allocation.
         fn go(s: &DTuple, d: &DTuple, out: &mut Vec<(DInt, DInt)>) {
@@ -418,6 +585,13 @@ impl DynLayout {
         out
     }
     /// The offset of a 1-D index; the last mode takes what the others leave.
+    ///
+    /// ```
+    /// use layout_core::DynLayout;
+    /// let l: DynLayout = "(_4,3):(3,_1)".parse().unwrap();
+    /// // Index 5 is the coordinate (5 % 4, 5 / 4) = (1, 1): 1*3 + 1*1.
+    /// assert_eq!(l.call(5).unwrap(), 4);
+    /// ```
     pub fn call(&self, i: i64) -> Result<i64, LayoutError> {
         fn go(s: &DTuple, d: &DTuple, i: i64) -> Result<i64, LayoutError> {
             let of = LayoutError::Overflow { op: "crd2idx" };
@@ -452,6 +626,13 @@ impl DynLayout {
     }
     /// The 1-D table `[L(0), L(1), ...]`.
     /// `Err` past [`DynLayout::TABLE_LIMIT`] entries.
+    ///
+    /// ```
+    /// use layout_core::DynLayout;
+    /// let l: DynLayout = "(2,3):(3,1)".parse().unwrap();
+    /// // (0,0) (1,0) (0,1) (1,1) (0,2) (1,2)
+    /// assert_eq!(l.table().unwrap(), [0, 3, 1, 4, 2, 5]);
+    /// ```
     pub fn table(&self) -> Result<Vec<i64>, LayoutError> {
         let n = self.size()?.value;
         if n > Self::TABLE_LIMIT {
@@ -498,6 +679,12 @@ impl DynLayout {
         hi.checked_add(1).ok_or(of)
     }
     /// Every leaf made dynamic.
+    ///
+    /// ```
+    /// use layout_core::DynLayout;
+    /// let l: DynLayout = "(_4,3):(3,_1)".parse().unwrap();
+    /// assert_eq!(l.with_dynamic_leaves().to_string(), "(4,3):(3,1)");
+    /// ```
     pub fn with_dynamic_leaves(&self) -> DynLayout {
         DynLayout {
             shape: self.shape.with_dynamic_leaves(),

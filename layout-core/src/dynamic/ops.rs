@@ -188,6 +188,12 @@ fn compact_index(c: &DCoord, s: &DTuple) -> R<Option<DInt>> {
 
 impl DynLayout {
     /// CuTe's `flatten`.
+    ///
+    /// ```
+    /// use layout_core::DynLayout;
+    /// let l: DynLayout = "(_4,(3,2)):(_1,(_4,12))".parse().unwrap();
+    /// assert_eq!(l.flatten().to_string(), "(_4,3,2):(_1,_4,12)");
+    /// ```
     pub fn flatten(&self) -> DynLayout {
         DynLayout::raw(self.shape().flatten(), self.stride().flatten())
     }
@@ -206,6 +212,13 @@ impl DynLayout {
         Ok(m)
     }
     /// CuTe's `group<b,e>`.
+    ///
+    /// ```
+    /// use layout_core::DynLayout;
+    /// let l: DynLayout = "(2,3,4):(1,2,6)".parse().unwrap();
+    /// assert_eq!(l.group(1, 3).unwrap().to_string(), "(2,(3,4)):(1,(2,6))");
+    /// assert!(l.group(2, 4).is_err());
+    /// ```
     pub fn group(&self, b: usize, e: usize) -> R<DynLayout> {
         let m = self.modes_in("group", b, e)?;
         let mut out: Vec<DynLayout> = m[..b].to_vec();
@@ -214,6 +227,13 @@ impl DynLayout {
         Ok(DynLayout::from_modes(out))
     }
     /// CuTe's `select<i...>`.
+    ///
+    /// ```
+    /// use layout_core::DynLayout;
+    /// let l: DynLayout = "(2,3,4):(1,2,6)".parse().unwrap();
+    /// assert_eq!(l.select(&[2, 0]).unwrap().to_string(), "(4,2):(6,1)");
+    /// assert!(l.select(&[3]).is_err());
+    /// ```
     pub fn select(&self, idx: &[usize]) -> R<DynLayout> {
         let m = self.modes();
         let out = idx
@@ -227,17 +247,38 @@ impl DynLayout {
         Ok(DynLayout::from_modes(out))
     }
     /// CuTe's `take<b,e>`: modes `[b, e)`.
+    ///
+    /// ```
+    /// use layout_core::DynLayout;
+    /// let l: DynLayout = "(2,3,4):(1,2,6)".parse().unwrap();
+    /// assert_eq!(l.take(0, 2).unwrap().to_string(), "(2,3):(1,2)");
+    /// ```
     pub fn take(&self, b: usize, e: usize) -> R<DynLayout> {
         Ok(DynLayout::from_modes(
             self.modes_in("take", b, e)?[b..e].to_vec(),
         ))
     }
     /// CuTe's `get<i>`.
+    ///
+    /// ```
+    /// use layout_core::DynLayout;
+    /// let l: DynLayout = "(2,3,4):(1,2,6)".parse().unwrap();
+    /// assert_eq!(l.get(1).unwrap().to_string(), "3:2");
+    /// assert!(l.get(3).is_err());
+    /// ```
     pub fn get(&self, i: usize) -> R<DynLayout> {
         self.mode(i)
             .ok_or_else(|| invalid("get", format!("no mode {i} in {self}")))
     }
     /// CuTe's `append<n>(l, x)`: pad with `x` up to rank `n` (at least one).
+    ///
+    /// ```
+    /// use layout_core::DynLayout;
+    /// let l: DynLayout = "(2,3):(1,2)".parse().unwrap();
+    /// let x: DynLayout = "1:0".parse().unwrap();
+    /// assert_eq!(l.append(&x, Some(4)).to_string(), "(2,3,1,1):(1,2,0,0)");
+    /// assert_eq!(l.append(&x, None).to_string(), "(2,3,1):(1,2,0)");
+    /// ```
     pub fn append(&self, x: &DynLayout, n: Option<usize>) -> DynLayout {
         let mut m = self.modes();
         let target = n.unwrap_or(m.len() + 1).max(m.len() + 1);
@@ -247,6 +288,13 @@ impl DynLayout {
         DynLayout::from_modes(m)
     }
     /// CuTe's `prepend<n>(l, x)`.
+    ///
+    /// ```
+    /// use layout_core::DynLayout;
+    /// let l: DynLayout = "(2,3):(1,2)".parse().unwrap();
+    /// let x: DynLayout = "1:0".parse().unwrap();
+    /// assert_eq!(l.prepend(&x, None).to_string(), "(1,2,3):(0,1,2)");
+    /// ```
     pub fn prepend(&self, x: &DynLayout, n: Option<usize>) -> DynLayout {
         let mut m = self.modes();
         let target = n.unwrap_or(m.len() + 1).max(m.len() + 1);

@@ -25,6 +25,12 @@ impl fmt::Display for Swizzle {
 
 impl Swizzle {
     /// `Swizzle<B,M,S>`; CuTe requires `|S| >= B`.
+    ///
+    /// ```
+    /// use layout_core::dynamic::Swizzle;
+    /// assert_eq!(Swizzle::new(3, 3, 3).unwrap().to_string(), "Sw<3,3,3>");
+    /// assert!(Swizzle::new(3, 3, 2).is_err()); // |S| < B
+    /// ```
     pub fn new(b: i64, m: i64, s: i64) -> R<Swizzle> {
         if !(0..=30).contains(&b) || !(0..=30).contains(&m) || !(-30..=30).contains(&s) {
             return Err(invalid(
@@ -45,6 +51,14 @@ impl Swizzle {
         })
     }
     /// The swizzled offset.
+    ///
+    /// ```
+    /// use layout_core::dynamic::Swizzle;
+    /// let sw = Swizzle::new(3, 3, 3).unwrap();
+    /// // Bits 6..9 are xor-ed into bits 3..6: 0b101_011_001 -> 0b101_110_001.
+    /// assert_eq!(sw.apply(0b101_011_001), 0b101_110_001);
+    /// assert_eq!(sw.apply(7), 7);
+    /// ```
     pub fn apply(&self, offset: i64) -> i64 {
         let bits = (1i64 << self.b) - 1;
         let yyy = bits << (self.m as i32 + self.s.max(0));
@@ -74,10 +88,27 @@ impl fmt::Display for ComposedLayout {
 
 impl ComposedLayout {
     /// The offset of a 1-D index: the swizzle of the layout's offset.
+    ///
+    /// ```
+    /// use layout_core::dynamic::{composition, Swizzle};
+    /// use layout_core::DynLayout;
+    /// let l: DynLayout = "_4:_1".parse().unwrap();
+    /// // Sw<1,0,1> flips bit 0 where bit 1 is set: 2 -> 3.
+    /// let c = composition(&Swizzle::new(1, 0, 1).unwrap(), &l).unwrap();
+    /// assert_eq!(c.call(2).unwrap(), 3);
+    /// ```
     pub fn call(&self, i: i64) -> R<i64> {
         Ok(self.swizzle.apply(self.layout.call(i)?))
     }
     /// The 1-D table.
+    ///
+    /// ```
+    /// use layout_core::dynamic::{composition, Swizzle};
+    /// use layout_core::DynLayout;
+    /// let l: DynLayout = "_4:_1".parse().unwrap();
+    /// let c = composition(&Swizzle::new(1, 0, 1).unwrap(), &l).unwrap();
+    /// assert_eq!(c.table().unwrap(), [0, 1, 3, 2]);
+    /// ```
     pub fn table(&self) -> R<Vec<i64>> {
         (0..self.layout.size()?.value)
             .map(|i| self.call(i))
