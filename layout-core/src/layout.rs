@@ -36,12 +36,28 @@ impl<S: Congruent<D>, D: IntTuple> Layout<S, D> {
         Layout { shape, stride }
     }
 
-    /// The size of the layout when its shape is static (CuTe's `size` as a constant).
+    /// The size as a constant, for a static shape: CuTe's `size_v<Layout>`
+    /// beside its `size(layout)` ([`Layout::size`]), usable where Rust needs
+    /// a constant (an array length). A run-time shape is a compile error.
+    ///
+    /// ```
+    /// use layout_core::layout_type;
+    /// type Acc = layout_type!((2,(2,2)):(4,(2,1)));
+    /// let acc = [0f32; Acc::SIZE];
+    /// assert_eq!(acc.len(), 8);
+    /// ```
     pub const SIZE: usize = match S::STATIC_SIZE {
         Some(n) => n,
         None => panic!("Layout::SIZE needs a static shape, and this one has a run-time leaf: an identifier in `layout!` is run-time, `C<NAME>` is static (use `size()` for a run-time size)"),
     };
-    /// The cosize when every leaf is static.
+    /// The cosize as a constant when every leaf is static: CuTe's
+    /// `cosize_v<Layout>` beside [`Layout::cosize`].
+    ///
+    /// ```
+    /// use layout_core::layout_type;
+    /// // (2,3):(1,4) reaches 1 + 2*4 = 9: ten elements of storage.
+    /// assert_eq!(<layout_type!((2,3):(1,4))>::COSIZE, 10);
+    /// ```
     pub const COSIZE: usize = match (S::STATIC_SIZE, S::STATIC_SPAN) {
         (Some(0), _) => 0,
         (Some(_), Some(span)) => span + 1,
