@@ -1,13 +1,14 @@
 //! CuTe's layout algebra on `DynLayout`, as CuTe 4.7 computes it (including
 //! which leaves stay static), with every precondition checked.
 
-use super::{invalid, mul, DInt, DTuple, DynLayout};
+use super::{invalid, mul, DInt, DTuple, DynLayout, ModesBuilder, PairList};
 use crate::error::LayoutError;
 use alloc::borrow::Cow;
 use alloc::format;
 use alloc::string::ToString;
 use alloc::vec;
 use alloc::vec::Vec;
+use smallvec::SmallVec;
 
 type R<T> = Result<T, LayoutError>;
 
@@ -146,13 +147,18 @@ pub fn make_layout_right(shape: &DTuple) -> R<DynLayout> {
 
 /// The modes of a flat layout under construction by `bw_coalesce`.
 struct Acc {
-    modes: Vec<(DInt, DInt)>,
+    modes: PairList,
     tuple: bool,
 }
 
 /// CuTe's `bw_coalesce`: walk `old` from the back into `acc`, merging two
 /// modes only when the merge is statically provable.
-fn bw_coalesce(old: &[(DInt, DInt)], mut acc: Acc) -> R<DynLayout> {
+fn bw_coalesce(old: &[(DInt, DInt)], acc: Acc) -> R<DynLayout> {
+    Ok(bw_coalesce_modes(old, acc)?.into_layout())
+}
+
+/// The merging walk of [`bw_coalesce`], leaving the modes in a list.
+fn bw_coalesce_modes(old: &[(DInt, DInt)], mut acc: Acc) -> R<Acc> {
     for &(s, d) in old.iter().rev() {
         if s.is_static_value(1) {
             continue;
@@ -173,21 +179,35 @@ fn bw_coalesce(old: &[(DInt, DInt)], mut acc: Acc) -> R<DynLayout> {
             acc.tuple = true;
         }
     }
-    Ok(if !acc.tuple {
-        let (s, d) = acc.modes[0];
-        if s.is_static_value(1) {
-            DynLayout::int(DInt::new_static(1), DInt::new_static(0))
+    Ok(acc)
+}
+
+impl Acc {
+    /// An integer layout for one mode (`_1:_0` for a static 1), else a
+    /// tuple of the modes.
+    fn into_layout(self) -> DynLayout {
+        if !self.tuple {
+            let (s, d) = self.modes[0];
+            if s.is_static_value(1) {
+                DynLayout::int(DInt::new_static(1), DInt::new_static(0))
+            } else {
+                DynLayout::int(s, d)
+            }
         } else {
-            DynLayout::int(s, d)
+            let mut b = ModesBuilder::with_capacity(self.modes.len());
+            for (s, d) in self.modes {
+                b.push_parts(DTuple::Int(s), DTuple::Int(d));
+            }
+            b.finish()
         }
-    } else {
-        let (s, d): (Vec<_>, Vec<_>) = acc
-            .modes
-            .into_iter()
-            .map(|(s, d)| (DTuple::Int(s), DTuple::Int(d)))
-            .unzip();
-        DynLayout::raw(DTuple::Tuple(s), DTuple::Tuple(d))
-    })
+    }
+    /// The modes as [`Acc::into_layout`] would lay them out, without building it.
+    fn into_pairs(mut self) -> PairList {
+        if !self.tuple && self.modes[0].0.is_static_value(1) {
+            self.modes[0] = (DInt::new_static(1), DInt::new_static(0));
+        }
+        self.modes
+    }
 }
 
 /// CuTe's `coalesce`: fewest modes with the same function on the domain.
@@ -207,14 +227,18 @@ pub fn coalesce(l: &DynLayout) -> R<DynLayout> {
             DynLayout::int(*s, *d)
         });
     }
-    let p = l.pairs();
+    coalesce_pairs(&l.pair_list())
+}
+
+/// [`coalesce`] of the flat layout with these (shape, stride) leaves.
+fn coalesce_pairs(p: &[(DInt, DInt)]) -> R<DynLayout> {
     let Some((&last, rest)) = p.split_last() else {
         return Ok(DynLayout::int(DInt::new_static(1), DInt::new_static(0)));
     };
     bw_coalesce(
         rest,
         Acc {
-            modes: vec![last],
+            modes: smallvec::smallvec![last],
             tuple: false,
         },
     )
@@ -222,23 +246,31 @@ pub fn coalesce(l: &DynLayout) -> R<DynLayout> {
 
 /// CuTe's `coalesce_x`: like `coalesce`, but keeps the function outside the
 /// domain too (a static size-1 last mode counts as size 2).
-fn coalesce_x(l: &DynLayout) -> R<DynLayout> {
-    let p = l.pairs();
+/// Its modes, and whether they form a tuple (rank > 1) or an integer layout.
+fn coalesce_x(l: &DynLayout) -> R<(PairList, bool)> {
+    let p = l.pair_list();
     let Some((&(s, d), rest)) = p.split_last() else {
-        return Ok(DynLayout::int(DInt::new_static(1), DInt::new_static(0)));
+        return Ok((
+            smallvec::smallvec![(DInt::new_static(1), DInt::new_static(0))],
+            false,
+        ));
     };
     let s = if s.is_static_value(1) {
         DInt::new_static(2)
     } else {
         s
     };
-    bw_coalesce(
+    bw_coalesce_modes(
         rest,
         Acc {
-            modes: vec![(s, d)],
+            modes: smallvec::smallvec![(s, d)],
             tuple: false,
         },
     )
+    .map(|acc| {
+        let tuple = acc.tuple;
+        (acc.into_pairs(), tuple)
+    })
 }
 
 /// Apply `f` to the modes the profile (or tiler) reaches; keep the others.
@@ -254,13 +286,13 @@ fn by_mode(
             format!("{n} modes given for layout {l} of rank {}", l.rank()),
         ));
     }
-    let out = l
-        .modes()
-        .into_iter()
-        .enumerate()
-        .map(|(i, m)| if i < n { f(i, &m) } else { Ok(m) })
-        .collect::<R<_>>()?;
-    Ok(DynLayout::from_modes(out))
+    let rank = l.rank();
+    let mut out = ModesBuilder::with_capacity(rank);
+    for i in 0..rank {
+        let m = l.mode(i).expect("i < rank");
+        out.push(if i < n { f(i, &m)? } else { m });
+    }
+    Ok(out.finish())
 }
 
 /// CuTe's `coalesce(layout, profile)`: coalesce at the terminals of the profile.
@@ -339,9 +371,13 @@ pub fn filter_by(l: &DynLayout, profile: &DTuple) -> R<DynLayout> {
 }
 
 /// The admissibility of `A' o B` (see [`crate::admissible::check_composition`]).
-fn check_composition(a: &[(DInt, DInt)], b: &DynLayout, al: &DynLayout, bl: &DynLayout) -> R<()> {
+/// `bp` is B's leaf pairs; `shown` prints `A o B` for the error.
+fn check_composition(
+    a: &[(DInt, DInt)],
+    bp: &[(DInt, DInt)],
+    shown: impl FnOnce() -> alloc::string::String,
+) -> R<()> {
     const SMALL: usize = 16;
-    let bp = b.pairs();
     let size = |c: DInt| usize::try_from(c.value).unwrap_or(0);
     let stride = |d: DInt| usize::try_from(d.value.unsigned_abs()).unwrap_or(usize::MAX);
     // On the stack when small: this runs on every composition.
@@ -351,7 +387,7 @@ fn check_composition(a: &[(DInt, DInt)], b: &DynLayout, al: &DynLayout, bl: &Dyn
         for (x, &(c, _)) in sa.iter_mut().zip(a) {
             *x = size(c);
         }
-        for ((x, y), &(s, d)) in sb.iter_mut().zip(sd.iter_mut()).zip(&bp) {
+        for ((x, y), &(s, d)) in sb.iter_mut().zip(sd.iter_mut()).zip(bp) {
             (*x, *y) = (size(s), stride(d));
         }
         (&sa[..a.len()], &sb[..bp.len()], &sd[..bp.len()])
@@ -365,7 +401,8 @@ fn check_composition(a: &[(DInt, DInt)], b: &DynLayout, al: &DynLayout, bl: &Dyn
         invalid(
             "composition",
             format!(
-                "{al} o {bl}: {}",
+                "{}: {}",
+                shown(),
                 e.text(crate::const_text::Text::EMPTY).as_str()
             ),
         )
@@ -373,19 +410,20 @@ fn check_composition(a: &[(DInt, DInt)], b: &DynLayout, al: &DynLayout, bl: &Dyn
 }
 
 /// Compose the flat A' with one leaf `s:d` of B (CuTe 4.7's `composition_impl`).
-/// `p` is `a.pairs()`, computed once by the caller.
-fn compose_leaf(a: &DynLayout, p: &[(DInt, DInt)], s: DInt, d: DInt) -> R<(DTuple, DTuple)> {
+/// `p` is A's modes, `tuple` whether A' is a tuple (else an integer layout).
+fn compose_leaf(p: &[(DInt, DInt)], tuple: bool, s: DInt, d: DInt) -> R<(DTuple, DTuple)> {
     let op = "composition";
     if d.is_static_value(0) || d.value == 0 {
         // A stride 0 selects A(0) = 0 for every coordinate: never divide by it.
         return Ok((DTuple::Int(s), DTuple::Int(d)));
     }
-    if let (DTuple::Int(_), DTuple::Int(e)) = (a.shape(), a.stride()) {
-        return Ok((DTuple::Int(s), DTuple::Int(mul(d, *e, op)?)));
+    if !tuple {
+        return Ok((DTuple::Int(s), DTuple::Int(mul(d, p[0].1, op)?)));
     }
     let (&(_, k_last), front) = p.split_last().expect("a tuple A' has modes");
-    let mut shapes = Vec::new();
-    let mut strides = Vec::new();
+    // Most leaves of B land in one mode of A: no list is allocated then.
+    let mut shapes: SmallVec<[DTuple; 4]> = SmallVec::new();
+    let mut strides: SmallVec<[DTuple; 4]> = SmallVec::new();
     let (mut rest_shape, mut rest_stride) = (s, d);
     for &(c, k) in front {
         let ars = abs(rest_stride);
@@ -415,7 +453,10 @@ fn compose_leaf(a: &DynLayout, p: &[(DInt, DInt)], s: DInt, d: DInt) -> R<(DTupl
     if shapes.len() == 1 {
         return Ok((shapes.pop().unwrap(), strides.pop().unwrap()));
     }
-    Ok((DTuple::Tuple(shapes), DTuple::Tuple(strides)))
+    Ok((
+        DTuple::Tuple(shapes.into_vec()),
+        DTuple::Tuple(strides.into_vec()),
+    ))
 }
 
 /// CuTe's `composition(A, B)`: `R(c) == A(B(c))` for every c in B's domain,
@@ -465,30 +506,49 @@ impl Compose<Tiler> for DynLayout {
     }
 }
 
-fn compose_layouts(a: &DynLayout, b: &DynLayout) -> R<DynLayout> {
-    let ax = coalesce_x(a)?;
-    let p = ax.pairs();
-    check_composition(&p, b, a, b)?;
-    fn go(ax: &DynLayout, p: &[(DInt, DInt)], s: &DTuple, d: &DTuple) -> R<(DTuple, DTuple)> {
-        match (s, d) {
-            (DTuple::Int(s), DTuple::Int(d)) => compose_leaf(ax, p, *s, *d),
-            (DTuple::Tuple(ss), DTuple::Tuple(ds)) => {
-                let (mut a, mut b) = (Vec::with_capacity(ss.len()), Vec::with_capacity(ss.len()));
-                for (x, y) in ss.iter().zip(ds) {
-                    let (x, y) = go(ax, p, x, y)?;
-                    a.push(x);
-                    b.push(y);
-                }
-                Ok((DTuple::Tuple(a), DTuple::Tuple(b)))
+/// `A' o B` for B's shape and stride, A' given by its coalesced modes `p`.
+fn compose_by_leaf(p: &[(DInt, DInt)], tuple: bool, s: &DTuple, d: &DTuple) -> R<(DTuple, DTuple)> {
+    match (s, d) {
+        (DTuple::Int(s), DTuple::Int(d)) => compose_leaf(p, tuple, *s, *d),
+        (DTuple::Tuple(ss), DTuple::Tuple(ds)) => {
+            let (mut a, mut b) = (Vec::with_capacity(ss.len()), Vec::with_capacity(ss.len()));
+            for (x, y) in ss.iter().zip(ds) {
+                let (x, y) = compose_by_leaf(p, tuple, x, y)?;
+                a.push(x);
+                b.push(y);
             }
-            _ => Err(invalid(
-                "composition",
-                "B's shape and stride do not nest the same way".to_string(),
-            )),
+            Ok((DTuple::Tuple(a), DTuple::Tuple(b)))
         }
+        _ => Err(invalid(
+            "composition",
+            "B's shape and stride do not nest the same way".to_string(),
+        )),
     }
-    let (s, d) = go(&ax, &p, b.shape(), b.stride())?;
+}
+
+fn compose_layouts(a: &DynLayout, b: &DynLayout) -> R<DynLayout> {
+    let (p, tuple) = coalesce_x(a)?;
+    check_composition(&p, &b.pair_list(), || format!("{a} o {b}"))?;
+    let (s, d) = compose_by_leaf(&p, tuple, b.shape(), b.stride())?;
     Ok(DynLayout::raw(s, d))
+}
+
+/// `A o (B0, B1)` without building the tuple `(B0, B1)` (logical_divide's
+/// `A o (T, complement(T))`).
+fn compose_pair(a: &DynLayout, b0: &DynLayout, b1: &DynLayout) -> R<DynLayout> {
+    let (p, tuple) = coalesce_x(a)?;
+    let mut bp = b0.pair_list();
+    bp.extend(b1.pair_list());
+    check_composition(&p, &bp, || {
+        let b = DynLayout::from_modes(vec![b0.clone(), b1.clone()]);
+        format!("{a} o {b}")
+    })?;
+    let mut out = ModesBuilder::with_capacity(2);
+    for b in [b0, b1] {
+        let (s, d) = compose_by_leaf(&p, tuple, b.shape(), b.stride())?;
+        out.push_parts(s, d);
+    }
+    Ok(out.finish())
 }
 
 /// A tiler argument of the divides and products: a [`Tiler`], or a
@@ -560,13 +620,12 @@ fn compose_tiler(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
             composition(a, &DynLayout::int(*n, DInt::new_static(1)))
         }
         Tiler::Tuple(ts) => {
-            let modes = a.modes();
-            let out = ts
-                .iter()
-                .enumerate()
-                .map(|(i, ti)| compose_tiler(&modes[i], ti))
-                .collect::<R<_>>()?;
-            Ok(DynLayout::from_modes(out))
+            let mut out = ModesBuilder::with_capacity(ts.len());
+            for (i, ti) in ts.iter().enumerate() {
+                let m = a.mode(i).expect("rank checked");
+                out.push(compose_tiler(&m, ti)?);
+            }
+            Ok(out.finish())
         }
     }
 }
@@ -576,13 +635,17 @@ fn coalesce_shape(s: &DTuple) -> R<DTuple> {
     if let DTuple::Int(_) = s {
         return Ok(s.clone());
     }
-    let leaves = s.leaves();
-    let mut out: Vec<DInt> = Vec::new();
-    for x in leaves {
-        match out.last_mut() {
-            Some(b) if b.is_static == x.is_static => *b = mul(*b, x, "coalesce")?,
-            _ => out.push(x),
-        }
+    let mut out: SmallVec<[DInt; 8]> = SmallVec::new();
+    let mut err = None;
+    s.for_each_leaf(&mut |x| match out.last_mut() {
+        Some(b) if b.is_static == x.is_static => match mul(*b, x, "coalesce") {
+            Ok(v) => *b = v,
+            Err(e) => err = Some(e),
+        },
+        _ => out.push(x),
+    });
+    if let Some(e) = err {
+        return Err(e);
     }
     Ok(if out.len() == 1 {
         DTuple::Int(out[0])
@@ -597,7 +660,7 @@ fn ceil_div_tuple(a: &DTuple, b: DInt) -> R<DTuple> {
         DTuple::Int(x) => Ok(DTuple::Int(ceil_div(*x, b, "complement")?)),
         DTuple::Tuple(v) => {
             let mut rest = b;
-            let mut out = Vec::new();
+            let mut out = Vec::with_capacity(v.len());
             for x in v {
                 let xi = match x {
                     DTuple::Int(i) => *i,
@@ -635,10 +698,10 @@ pub fn complement(a: &DynLayout, cotarget: &DTuple) -> R<DynLayout> {
 /// from stride 1 without a gap up to M).
 fn check_complement(a: &DynLayout, r: &DynLayout, cotarget: &DTuple) -> R<()> {
     let m = cotarget.product()?.value;
-    let (s, d): (Vec<usize>, Vec<usize>) = filter(a)?
-        .pairs()
+    let (s, d): (SmallVec<[usize; 16]>, SmallVec<[usize; 16]>) = filter(a)?
+        .pair_list()
         .into_iter()
-        .chain(r.pairs())
+        .chain(r.pair_list())
         .map(|(s, d)| {
             (
                 usize::try_from(s.value).unwrap_or(0),
@@ -663,7 +726,7 @@ fn check_complement(a: &DynLayout, r: &DynLayout, cotarget: &DTuple) -> R<()> {
 fn complement_unchecked(a: &DynLayout, cotarget: &DTuple) -> R<DynLayout> {
     let op = "complement";
     let f = filter(a)?;
-    let mut modes = f.pairs();
+    let mut modes = f.pair_list();
     if modes.len() == 1 && modes[0].1.is_static_value(0) {
         return make_layout_left(&coalesce_shape(cotarget)?);
     }
@@ -679,8 +742,8 @@ fn complement_unchecked(a: &DynLayout, cotarget: &DTuple) -> R<DynLayout> {
             format!("{a}: stride of mode {s}:{d} is not positive"),
         ));
     }
-    let mut shapes = Vec::new();
-    let mut strides = vec![DInt::new_static(1)];
+    let mut shapes: SmallVec<[DInt; 8]> = SmallVec::new();
+    let mut strides: SmallVec<[DInt; 8]> = smallvec::smallvec![DInt::new_static(1)];
     while modes.len() > 1 {
         let (idx, _) = modes
             .iter()
@@ -704,11 +767,10 @@ fn complement_unchecked(a: &DynLayout, cotarget: &DTuple) -> R<DynLayout> {
     let new_stride = mul(d0, s0, op)?;
     let rest_shape = coalesce_shape(&ceil_div_tuple(cotarget, new_stride)?)?;
     let rest_stride = compact_left(&rest_shape, new_stride)?;
-    let mut s: Vec<DTuple> = shapes.into_iter().map(DTuple::Int).collect();
-    let mut d: Vec<DTuple> = strides.into_iter().map(DTuple::Int).collect();
-    s.push(rest_shape);
-    d.push(rest_stride);
-    coalesce(&DynLayout::raw(DTuple::Tuple(s), DTuple::Tuple(d)))
+    // The result is coalesced: only its leaves matter, no tuple is built.
+    let mut all: PairList = shapes.into_iter().zip(strides).collect();
+    all.extend(DynLayout::raw(rest_shape, rest_stride).pair_list());
+    coalesce_pairs(&all)
 }
 
 fn not_stacking(a: &DynLayout, s: DInt, d: DInt, below: DInt) -> LayoutError {
@@ -740,7 +802,10 @@ pub fn complement_default(a: &DynLayout) -> R<DynLayout> {
         a,
         &DTuple::Int(DInt {
             value: c,
-            is_static: f.pairs().iter().all(|(s, d)| s.is_static && d.is_static),
+            is_static: f
+                .pair_list()
+                .iter()
+                .all(|(s, d)| s.is_static && d.is_static),
         }),
     )
 }
@@ -760,7 +825,7 @@ pub fn complement_default(a: &DynLayout) -> R<DynLayout> {
 pub fn right_inverse(a: &DynLayout) -> R<DynLayout> {
     nonempty(a, "right_inverse")?;
     let f = coalesce(a)?;
-    let modes = f.pairs();
+    let modes = f.pair_list();
     let rstride = compact_left(f.shape(), DInt::new_static(1))?.leaves();
     let mut seq = Vec::new();
     let mut next: i64 = 1;
@@ -824,7 +889,7 @@ pub(crate) fn nonempty(l: &DynLayout, op: &'static str) -> R<()> {
 
 /// `Err` when a stride of `l` is negative: `what` says why `op` needs them not.
 fn nonnegative_strides(l: &DynLayout, op: &'static str, what: &str) -> R<()> {
-    match l.pairs().iter().find(|(_, d)| d.value < 0) {
+    match l.pair_list().iter().find(|(_, d)| d.value < 0) {
         Some((s, d)) => Err(invalid(
             op,
             format!("{l}: mode {s}:{d} has a negative stride; {what}"),
@@ -849,7 +914,7 @@ pub fn left_inverse(a: &DynLayout) -> R<DynLayout> {
     let op = "left_inverse";
     nonnegative_strides(a, op, "its offsets below 0 have no preimage in a layout")?;
     let f = coalesce(a)?;
-    let all = f.pairs();
+    let all = f.pair_list();
     if all.iter().any(|(_, d)| !d.is_static) {
         return Err(invalid(
             op,
@@ -937,7 +1002,7 @@ pub fn logical_divide<T: AsTiler + ?Sized>(a: &DynLayout, t: &T) -> R<DynLayout>
     match t {
         Tiler::Layout(tl) => {
             let c = complement_unchecked(tl, coalesce(a)?.shape())?;
-            composition(a, &DynLayout::from_modes(vec![tl.clone(), c]))
+            compose_pair(a, tl, &c)
         }
         Tiler::Underscore => Ok(a.clone()),
         Tiler::Int(n) => logical_divide(a, &Tiler::Layout(make_layout_left(&DTuple::Int(*n))?)),
@@ -951,29 +1016,36 @@ pub fn logical_divide<T: AsTiler + ?Sized>(a: &DynLayout, t: &T) -> R<DynLayout>
 fn zip2_by(l: DynLayout, t: &Tiler) -> R<DynLayout> {
     match t {
         Tiler::Tuple(ts) => {
-            let mut firsts = Vec::with_capacity(ts.len());
-            let mut seconds = Vec::new();
-            for (i, m) in l.into_modes().into_iter().enumerate() {
+            let mut firsts = ModesBuilder::with_capacity(ts.len());
+            let mut seconds = ModesBuilder::with_capacity(l.rank());
+            let (ss, ds) = l.into_mode_lists();
+            for (i, (s, d)) in ss.into_iter().zip(ds).enumerate() {
                 if i < ts.len() {
                     // `_` keeps a mode: only a rank-2 one splits into two
                     // halves (any other rank would lose or lack modes).
-                    if !matches!(ts[i], Tiler::Tuple(_)) && m.rank() != 2 {
+                    if !matches!(ts[i], Tiler::Tuple(_)) && s.rank() != 2 {
+                        let m = DynLayout::raw(s, d);
                         return Err(invalid("zip2_by", format!("mode {m} is not rank 2")));
                     }
-                    let z = zip2_by(m, &ts[i])?;
-                    let [a, b]: [DynLayout; 2] = z.into_modes().try_into().map_err(|_| {
-                        invalid("zip2_by", "a divided mode is not rank 2".to_string())
-                    })?;
-                    firsts.push(a);
-                    seconds.push(b);
+                    let (zs, zd) = zip2_by(DynLayout::raw(s, d), &ts[i])?.into_mode_lists();
+                    let (Ok([s0, s1]), Ok([d0, d1])) =
+                        (<[DTuple; 2]>::try_from(zs), <[DTuple; 2]>::try_from(zd))
+                    else {
+                        return Err(invalid(
+                            "zip2_by",
+                            "a divided mode is not rank 2".to_string(),
+                        ));
+                    };
+                    firsts.push_parts(s0, d0);
+                    seconds.push_parts(s1, d1);
                 } else {
-                    seconds.push(m);
+                    seconds.push_parts(s, d);
                 }
             }
-            Ok(DynLayout::from_modes(vec![
-                DynLayout::from_modes(firsts),
-                DynLayout::from_modes(seconds),
-            ]))
+            let mut out = ModesBuilder::with_capacity(2);
+            out.push(firsts.finish());
+            out.push(seconds.finish());
+            Ok(out.finish())
         }
         _ => Ok(l),
     }

@@ -26,6 +26,40 @@ use crate::tuple::IntTuple;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
+use smallvec::SmallVec;
+
+/// (shape leaf, stride leaf) pairs of a layout, on the stack up to 8 (the
+/// algebra walks these for every operation).
+pub(crate) type PairList = SmallVec<[(DInt, DInt); 8]>;
+
+/// A tuple layout built mode by mode: one shape and one stride list.
+pub(crate) struct ModesBuilder {
+    shape: Vec<DTuple>,
+    stride: Vec<DTuple>,
+}
+
+impl ModesBuilder {
+    pub(crate) fn with_capacity(n: usize) -> Self {
+        ModesBuilder {
+            shape: Vec::with_capacity(n),
+            stride: Vec::with_capacity(n),
+        }
+    }
+    pub(crate) fn push(&mut self, m: DynLayout) {
+        self.shape.push(m.shape);
+        self.stride.push(m.stride);
+    }
+    pub(crate) fn push_parts(&mut self, s: DTuple, d: DTuple) {
+        self.shape.push(s);
+        self.stride.push(d);
+    }
+    pub(crate) fn finish(self) -> DynLayout {
+        DynLayout {
+            shape: DTuple::Tuple(self.shape),
+            stride: DTuple::Tuple(self.stride),
+        }
+    }
+}
 
 /// An integer leaf with its static-ness: `_4` (static) or `4` (run-time).
 ///
@@ -546,6 +580,14 @@ impl DynLayout {
             (s, d) => alloc::vec![DynLayout::raw(s, d)],
         }
     }
+    /// The modes' shapes and strides, taken apart without copying (an
+    /// integer layout is one mode).
+    pub(crate) fn into_mode_lists(self) -> (Vec<DTuple>, Vec<DTuple>) {
+        match (self.shape, self.stride) {
+            (DTuple::Tuple(s), DTuple::Tuple(d)) => (s, d),
+            (s, d) => (alloc::vec![s], alloc::vec![d]),
+        }
+    }
     /// A tuple layout from modes (CuTe's `make_layout(l0, l1, ...)`).
     ///
     /// ```
@@ -555,11 +597,9 @@ impl DynLayout {
     /// assert_eq!(DynLayout::from_modes(vec![a, b]).to_string(), "(_4,3):(_1,_4)");
     /// ```
     pub fn from_modes(modes: Vec<DynLayout>) -> DynLayout {
-        let (s, d): (Vec<_>, Vec<_>) = modes.into_iter().map(|m| (m.shape, m.stride)).unzip();
-        DynLayout {
-            shape: DTuple::Tuple(s),
-            stride: DTuple::Tuple(d),
-        }
+        let mut b = ModesBuilder::with_capacity(modes.len());
+        modes.into_iter().for_each(|m| b.push(m));
+        b.finish()
     }
     /// (shape leaf, stride leaf) pairs in order.
     ///
@@ -570,8 +610,12 @@ impl DynLayout {
     /// assert_eq!(p, ["_4:3", "3:_1"]);
     /// ```
     pub fn pairs(&self) -> Vec<(DInt, DInt)> {
-        // One walk over both trees (they nest the same way), one allocation.
-        fn go(s: &DTuple, d: &DTuple, out: &mut Vec<(DInt, DInt)>) {
+        self.pair_list().into_vec()
+    }
+    /// [`DynLayout::pairs`] without an allocation for up to 8 leaves.
+    pub(crate) fn pair_list(&self) -> PairList {
+        // One walk over both trees (they nest the same way).
+        fn go(s: &DTuple, d: &DTuple, out: &mut PairList) {
             match (s, d) {
                 (DTuple::Int(a), DTuple::Int(b)) => out.push((*a, *b)),
                 (DTuple::Tuple(x), DTuple::Tuple(y)) if x.len() == y.len() => {
@@ -580,7 +624,7 @@ impl DynLayout {
                 _ => out.extend(s.leaves().into_iter().zip(d.leaves())),
             }
         }
-        let mut out = Vec::new();
+        let mut out = PairList::new();
         go(&self.shape, &self.stride, &mut out);
         out
     }
@@ -657,20 +701,21 @@ impl DynLayout {
     /// assert_eq!(l.cosize().unwrap().to_string(), "_12");
     /// ```
     pub fn cosize(&self) -> Result<DInt, LayoutError> {
-        let is_static = self.pairs().iter().all(|(s, d)| s.is_static && d.is_static);
+        let p = self.pair_list();
+        let is_static = p.iter().all(|(s, d)| s.is_static && d.is_static);
         Ok(DInt {
-            value: self.cosize_value()?,
+            value: self.cosize_value(&p)?,
             is_static,
         })
     }
 
-    fn cosize_value(&self) -> Result<i64, LayoutError> {
+    fn cosize_value(&self, p: &PairList) -> Result<i64, LayoutError> {
         let of = LayoutError::Overflow { op: "cosize" };
         if self.size()?.value == 0 {
             return Ok(0);
         }
         let mut hi: i64 = 0;
-        for (s, d) in self.pairs() {
+        for &(s, d) in p {
             let span = (s.value - 1).checked_mul(d.value).ok_or(of.clone())?;
             if span > 0 {
                 hi = hi.checked_add(span).ok_or(of.clone())?;
