@@ -12,7 +12,7 @@
 
 use crate::int::{TypenumForm, C, S};
 use crate::layout::{Congruent, Layout};
-use crate::tuple::{Cons, IntTuple, Nil, Tuple};
+use crate::tuple::IntTuple;
 use typenum::Unsigned;
 
 /// `Self` and `T` are the same integer tuple spelled with other static leaf
@@ -71,33 +71,33 @@ where
     }
 }
 
-/// The list-level half of [`Respell`] for tuples.
-#[doc(hidden)]
-pub trait RespellList<T> {
-    fn respell(self) -> T;
+// Tuples of the same rank, element by element (one impl per rank, so that a
+// mismatch names the two elements, not a missing blanket bound).
+macro_rules! respell_tuple {
+    ($($a:ident $b:ident),*) => {
+        impl<$($a: Respell<$b>, $b),*> Respell<($($b,)*)> for ($($a,)*) {
+            #[inline(always)]
+            #[allow(non_snake_case, clippy::unused_unit)]
+            fn respell(self) -> ($($b,)*) {
+                let ($($a,)*) = self;
+                ($($a.respell(),)*)
+            }
+        }
+    };
 }
-impl RespellList<Nil> for Nil {
-    #[inline(always)]
-    fn respell(self) -> Nil {
-        Nil
-    }
-}
-impl<H: Respell<H2>, T: RespellList<T2>, H2, T2> RespellList<Cons<H2, T2>> for Cons<H, T> {
-    #[inline(always)]
-    fn respell(self) -> Cons<H2, T2> {
-        Cons(self.0.respell(), self.1.respell())
-    }
-}
-impl<A: Tuple, B: Tuple> Respell<B> for A
-where
-    A::List: RespellList<B::List>,
-{
-    #[inline(always)]
-    fn respell(self) -> B {
-        use crate::tuple::IntoTuple;
-        self.into_list().respell().into_tuple()
-    }
-}
+respell_tuple!();
+respell_tuple!(A0 B0);
+respell_tuple!(A0 B0, A1 B1);
+respell_tuple!(A0 B0, A1 B1, A2 B2);
+respell_tuple!(A0 B0, A1 B1, A2 B2, A3 B3);
+respell_tuple!(A0 B0, A1 B1, A2 B2, A3 B3, A4 B4);
+respell_tuple!(A0 B0, A1 B1, A2 B2, A3 B3, A4 B4, A5 B5);
+respell_tuple!(A0 B0, A1 B1, A2 B2, A3 B3, A4 B4, A5 B5, A6 B6);
+respell_tuple!(A0 B0, A1 B1, A2 B2, A3 B3, A4 B4, A5 B5, A6 B6, A7 B7);
+respell_tuple!(A0 B0, A1 B1, A2 B2, A3 B3, A4 B4, A5 B5, A6 B6, A7 B7, A8 B8);
+respell_tuple!(A0 B0, A1 B1, A2 B2, A3 B3, A4 B4, A5 B5, A6 B6, A7 B7, A8 B8, A9 B9);
+respell_tuple!(A0 B0, A1 B1, A2 B2, A3 B3, A4 B4, A5 B5, A6 B6, A7 B7, A8 B8, A9 B9, A10 B10);
+respell_tuple!(A0 B0, A1 B1, A2 B2, A3 B3, A4 B4, A5 B5, A6 B6, A7 B7, A8 B8, A9 B9, A10 B10, A11 B11);
 
 impl<Sh: Congruent<St>, St: IntTuple> Layout<Sh, St> {
     /// The same layout as the type `Layout<Sh2, St2>` spells it: a layout
