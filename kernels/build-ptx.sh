@@ -36,6 +36,24 @@ ptx=$(ls -t target/nvptx/nvptx64-nvidia-cuda/release/deps/layout_kernels-*.s | h
 cp "$ptx" "$out/layout_kernels.ptx"
 ptx="$out/layout_kernels.ptx"
 
+# Launch bounds (CUDA's __launch_bounds__), which Rust cannot state: the
+# SGEMM runs 256 threads (its 16 x 16 TiledMMA) and wants two blocks per SM,
+# so ptxas keeps it within 128 registers.
+python3 - "$ptx" <<'PY'
+import sys
+bounds = {"sgemm_f32": (256, 2)}
+path = sys.argv[1]
+text = open(path).read()
+for name, (threads, blocks) in bounds.items():
+    head = text.find(f".entry {name}(")
+    brace = text.find("\n)\n{", head)
+    if head < 0 or brace < 0:
+        sys.exit(f"build-ptx: no kernel {name} to bound")
+    text = (text[:brace] + f"\n)\n.maxntid {threads}, 1, 1\n.minnctapersm {blocks}\n{{"
+            + text[brace + 4:])
+open(path, "w").write(text)
+PY
+
 # The checks, per kernel (.entry ... up to its closing brace).
 python3 - "$ptx" <<'PY'
 import re, sys
