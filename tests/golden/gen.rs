@@ -138,11 +138,15 @@ fn emit(t: &T, dynamic: bool) -> String {
 
 fn emit_layout(s: &str, dynamic: bool) -> Result<String, String> {
     let (shape, stride) = parse_layout(s)?;
-    Ok(format!(
+    Ok(emit_layout_parts(&shape, &stride, dynamic))
+}
+
+fn emit_layout_parts(shape: &T, stride: &T, dynamic: bool) -> String {
+    format!(
         "Layout::new({}, {})",
-        emit(&shape, dynamic),
-        emit(&stride, dynamic)
-    ))
+        emit(shape, dynamic),
+        emit(stride, dynamic)
+    )
 }
 
 fn rank_of_layout(s: &str) -> Result<usize, String> {
@@ -254,11 +258,9 @@ fn emit_tiler(s: &str) -> Result<String, String> {
 
 fn emit_tiler_tree(t: &Tiler) -> Result<String, String> {
     Ok(match t {
-        Tiler::Layout(l) => format!(
-            "Layout::new({}, {})",
-            emit(&from_tuple(l.shape())?, false),
-            emit(&from_tuple(l.stride())?, false)
-        ),
+        Tiler::Layout(l) => {
+            emit_layout_parts(&from_tuple(l.shape())?, &from_tuple(l.stride())?, false)
+        }
         Tiler::Int(i) => emit(&from_int(*i)?, false),
         Tiler::Underscore => emit(&T::Under, false),
         Tiler::Tuple(v) => {

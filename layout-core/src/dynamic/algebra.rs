@@ -153,12 +153,7 @@ struct Acc {
 
 /// CuTe's `bw_coalesce`: walk `old` from the back into `acc`, merging two
 /// modes only when the merge is statically provable.
-fn bw_coalesce(old: &[(DInt, DInt)], acc: Acc) -> R<DynLayout> {
-    Ok(bw_coalesce_modes(old, acc)?.into_layout())
-}
-
-/// The merging walk of [`bw_coalesce`], leaving the modes in a list.
-fn bw_coalesce_modes(old: &[(DInt, DInt)], mut acc: Acc) -> R<Acc> {
+fn bw_coalesce(old: &[(DInt, DInt)], mut acc: Acc) -> R<Acc> {
     for &(s, d) in old.iter().rev() {
         if s.is_static_value(1) {
             continue;
@@ -186,22 +181,18 @@ impl Acc {
     /// An integer layout for one mode (`_1:_0` for a static 1), else a
     /// tuple of the modes.
     fn into_layout(self) -> DynLayout {
-        if !self.tuple {
-            let (s, d) = self.modes[0];
-            if s.is_static_value(1) {
-                DynLayout::int(DInt::new_static(1), DInt::new_static(0))
-            } else {
-                DynLayout::int(s, d)
-            }
-        } else {
-            let mut b = ModesBuilder::with_capacity(self.modes.len());
-            for (s, d) in self.modes {
-                b.push_parts(DTuple::Int(s), DTuple::Int(d));
-            }
-            b.finish()
+        let tuple = self.tuple;
+        let modes = self.into_pairs();
+        if !tuple {
+            return DynLayout::int(modes[0].0, modes[0].1);
         }
+        let mut b = ModesBuilder::with_capacity(modes.len());
+        for (s, d) in modes {
+            b.push_parts(DTuple::Int(s), DTuple::Int(d));
+        }
+        b.finish()
     }
-    /// The modes as [`Acc::into_layout`] would lay them out, without building it.
+    /// The modes as [`Acc::into_layout`] lays them out, without building it.
     fn into_pairs(mut self) -> PairList {
         if !self.tuple && self.modes[0].0.is_static_value(1) {
             self.modes[0] = (DInt::new_static(1), DInt::new_static(0));
@@ -218,14 +209,14 @@ impl Acc {
 /// assert_eq!(coalesce(&l).unwrap().to_string(), "_64:_1");
 /// ```
 pub fn coalesce(l: &DynLayout) -> R<DynLayout> {
-    // An integer layout is its own coalesce (what `bw_coalesce` returns for
-    // one mode), without building the mode list: tilers are mostly `n:1`.
+    // An integer layout is its one mode, without the walk for its leaves:
+    // tilers are mostly `n:1`.
     if let (DTuple::Int(s), DTuple::Int(d)) = (l.shape(), l.stride()) {
-        return Ok(if s.is_static_value(1) {
-            DynLayout::int(DInt::new_static(1), DInt::new_static(0))
-        } else {
-            DynLayout::int(*s, *d)
-        });
+        let one = Acc {
+            modes: smallvec::smallvec![(*s, *d)],
+            tuple: false,
+        };
+        return Ok(one.into_layout());
     }
     coalesce_pairs(&l.pair_list())
 }
@@ -235,13 +226,14 @@ fn coalesce_pairs(p: &[(DInt, DInt)]) -> R<DynLayout> {
     let Some((&last, rest)) = p.split_last() else {
         return Ok(DynLayout::int(DInt::new_static(1), DInt::new_static(0)));
     };
-    bw_coalesce(
+    Ok(bw_coalesce(
         rest,
         Acc {
             modes: smallvec::smallvec![last],
             tuple: false,
         },
-    )
+    )?
+    .into_layout())
 }
 
 /// CuTe's `coalesce_x`: like `coalesce`, but keeps the function outside the
@@ -260,7 +252,7 @@ fn coalesce_x(l: &DynLayout) -> R<(PairList, bool)> {
     } else {
         s
     };
-    bw_coalesce_modes(
+    bw_coalesce(
         rest,
         Acc {
             modes: smallvec::smallvec![(s, d)],

@@ -434,35 +434,15 @@ impl DynLayout {
     /// assert!(DynLayout::new(parse_tuple("(2,3)").unwrap(), parse_tuple("1").unwrap()).is_err());
     /// ```
     pub fn new(shape: DTuple, stride: DTuple) -> Result<Self, LayoutError> {
-        // One walk: the nesting, the first negative extent, a stride of i64::MIN.
-        fn walk(s: &DTuple, d: &DTuple, neg: &mut Option<DInt>, min: &mut bool) -> bool {
-            match (s, d) {
-                (DTuple::Int(a), DTuple::Int(b)) => {
-                    if a.value < 0 && neg.is_none() {
-                        *neg = Some(*a);
-                    }
-                    *min |= b.value == i64::MIN;
-                    true
-                }
-                (DTuple::Tuple(x), DTuple::Tuple(y)) => {
-                    x.len() == y.len() && x.iter().zip(y).all(|(a, b)| walk(a, b, neg, min))
-                }
-                _ => false,
-            }
-        }
-        let (mut neg, mut min) = (None, false);
-        if !walk(&shape, &stride, &mut neg, &mut min) {
+        if !shape.congruent(&stride) {
             return Err(invalid(
                 "make_layout",
                 alloc::format!("shape {shape} and stride {stride} do not nest the same way"),
             ));
         }
-        if let Some(b) = neg {
-            return Err(invalid(
-                "make_layout",
-                alloc::format!("negative extent {b} in {shape}"),
-            ));
-        }
+        check_shape(&shape, "make_layout")?;
+        let mut min = false;
+        stride.for_each_leaf(&mut |l| min |= l.value == i64::MIN);
         if min {
             return Err(invalid(
                 "make_layout",
@@ -591,14 +571,11 @@ impl DynLayout {
     /// assert_eq!(m, ["_4:_1", "(3,2):(_4,12)"]);
     /// ```
     pub fn into_modes(self) -> Vec<DynLayout> {
-        match (self.shape, self.stride) {
-            (DTuple::Tuple(s), DTuple::Tuple(d)) => s
-                .into_iter()
-                .zip(d)
-                .map(|(s, d)| DynLayout::raw(s, d))
-                .collect(),
-            (s, d) => alloc::vec![DynLayout::raw(s, d)],
-        }
+        let (s, d) = self.into_mode_lists();
+        s.into_iter()
+            .zip(d)
+            .map(|(s, d)| DynLayout::raw(s, d))
+            .collect()
     }
     /// The modes' shapes and strides, taken apart without copying (an
     /// integer layout is one mode).
@@ -668,7 +645,7 @@ impl DynLayout {
                         let part = if k + 1 == ss.len() {
                             go(sk, dk, rest)?
                         } else {
-                            let n = size_value(sk).ok_or(of.clone())?;
+                            let n = sk.product()?.value;
                             if n == 0 {
                                 return Ok(acc);
                             }
@@ -684,15 +661,6 @@ impl DynLayout {
                     "crd2idx",
                     "shape and stride do not nest the same way".into(),
                 )),
-            }
-        }
-        // The product of a mode's extents, its value only (no static-ness).
-        fn size_value(t: &DTuple) -> Option<i64> {
-            match t {
-                DTuple::Int(i) => Some(i.value),
-                DTuple::Tuple(v) => v
-                    .iter()
-                    .try_fold(1i64, |acc, x| acc.checked_mul(size_value(x)?)),
             }
         }
         go(&self.shape, &self.stride, i)
