@@ -187,30 +187,30 @@ pub trait IntTuple: Copy + 'static + Send + Sync {
 pub trait StaticBit {
     /// Both flags.
     type And<O: StaticBit>: StaticBit;
-    /// `c`'s static result for `B1`, its computation for `B0`.
-    fn select<C: Select>(c: C) -> C::Out;
-}
-/// What [`StaticBit::select`] chooses between.
-pub trait Select {
-    /// The result.
-    type Out;
-    /// The result when every input is static (nothing to compute).
-    fn when_static() -> Self::Out;
-    /// The result computed from run-time values.
-    fn when_dynamic(self) -> Self::Out;
+    /// `when_static()` for `B1`, `when_dynamic()` for `B0`. The other
+    /// closure is never called, so its body is never instantiated: a static
+    /// operation makes rustc neither compile nor type-normalize its
+    /// run-time path.
+    ///
+    /// ```
+    /// use layout_core::{tuple::StaticBit, typenum::{B0, B1}};
+    /// assert_eq!(B1::pick(|| "_4", || "4"), "_4");
+    /// assert_eq!(B0::pick(|| "_4", || "4"), "4");
+    /// ```
+    fn pick<T>(when_static: impl FnOnce() -> T, when_dynamic: impl FnOnce() -> T) -> T;
 }
 impl StaticBit for B1 {
     type And<O: StaticBit> = O;
     #[inline(always)]
-    fn select<C: Select>(_c: C) -> C::Out {
-        C::when_static()
+    fn pick<T>(when_static: impl FnOnce() -> T, _when_dynamic: impl FnOnce() -> T) -> T {
+        when_static()
     }
 }
 impl StaticBit for B0 {
     type And<O: StaticBit> = B0;
     #[inline(always)]
-    fn select<C: Select>(c: C) -> C::Out {
-        c.when_dynamic()
+    fn pick<T>(_when_static: impl FnOnce() -> T, when_dynamic: impl FnOnce() -> T) -> T {
+        when_dynamic()
     }
 }
 /// `B1` when all four tuples are static.

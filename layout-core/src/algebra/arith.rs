@@ -10,8 +10,8 @@
 
 use super::typelevel::{Known, StaticForm, Unknown};
 use crate::int::{Int, S};
-use core::ops::{Add, Div, Mul};
-use typenum::{Minimum, Prod, Quot, Sub1, Sum, UInt, UTerm, Unsigned};
+use core::ops::{Add, Mul};
+use typenum::{Bit, Minimum, Prod, UInt, UTerm, Unsigned, B0, B1};
 
 /// A leaf type with its static form: `C<N>`, `S<U>` or `usize`.
 pub trait Leaf: Int + StaticForm + crate::int::FromValue + Default {}
@@ -126,8 +126,8 @@ macro_rules! binary {
 binary!(
     /// `a / b` (exact where CuTe uses it).
     FDiv, LDiv, DivT,
-    [A: Div<UInt<U, Bt>>, Quot<A, UInt<U, Bt>>: Unsigned + Default + 'static + crate::int::StaticOneTag + crate::int::StaticZeroTag],
-    Quot<A, UInt<U, Bt>>,
+    [A: DivRem<UInt<U, Bt>>, <A as DivRem<UInt<U, Bt>>>::Q: Unsigned + Default + 'static + crate::int::StaticOneTag + crate::int::StaticZeroTag],
+    <A as DivRem<UInt<U, Bt>>>::Q,
     |a, b| if b == 0 { None } else { Some(crate::admissible::quot(a, b)) }
 );
 binary!(
@@ -141,12 +141,11 @@ binary!(
     /// `ceil_div(a, b)`, that is `(a + b - 1) / b`.
     FCeilDiv, LCeilDiv, CeilDivT,
     [
-        A: Add<UInt<U, Bt>>,
-        Sum<A, UInt<U, Bt>>: core::ops::Sub<typenum::B1>,
-        Sub1<Sum<A, UInt<U, Bt>>>: Div<UInt<U, Bt>>,
-        Quot<Sub1<Sum<A, UInt<U, Bt>>>, UInt<U, Bt>>: Unsigned + Default + 'static + crate::int::StaticOneTag + crate::int::StaticZeroTag
+        A: DivRem<UInt<U, Bt>>,
+        <A as DivRem<UInt<U, Bt>>>::Q: CeilOf<<A as DivRem<UInt<U, Bt>>>::R>,
+        CeilQuot<A, UInt<U, Bt>>: Unsigned + Default + 'static + crate::int::StaticOneTag + crate::int::StaticZeroTag
     ],
-    Quot<Sub1<Sum<A, UInt<U, Bt>>>, UInt<U, Bt>>,
+    CeilQuot<A, UInt<U, Bt>>,
     |a, b| if b == 0 {
         None
     } else if a <= b {
@@ -156,3 +155,169 @@ binary!(
         Some(a.div_ceil(b))
     }
 );
+
+// Type-level long division. typenum's `Div` walks the numerator through
+// bit-index arithmetic (`GetBit`, `SetBit`, `Len`) and costs rustc ~8 ms
+// per quotient of 10-bit numbers; this one recurses on the bits themselves,
+// one subtract-with-borrow per bit, and its remainder comes with it.
+
+/// `U * 2 + B` in typenum's canonical form (no leading zero bit).
+#[doc(hidden)]
+pub trait Shl1<B> {
+    type Out: Unsigned;
+}
+impl Shl1<B0> for UTerm {
+    type Out = UTerm;
+}
+impl Shl1<B1> for UTerm {
+    type Out = UInt<UTerm, B1>;
+}
+impl<U: Unsigned, X: Bit, B: Bit> Shl1<B> for UInt<U, X> {
+    type Out = UInt<UInt<U, X>, B>;
+}
+/// One bit of a subtraction: (minuend bit, subtrahend bit, borrow in).
+#[doc(hidden)]
+pub trait FullSub {
+    type Bit: Bit;
+    type Borrow: Bit;
+}
+macro_rules! full_sub {
+    ($(($n:ty, $d:ty, $b:ty) => ($o:ty, $c:ty)),*) => {
+        $(impl FullSub for ($n, $d, $b) {
+            type Bit = $o;
+            type Borrow = $c;
+        })*
+    };
+}
+full_sub!(
+    (B0, B0, B0) => (B0, B0), (B0, B0, B1) => (B1, B1),
+    (B0, B1, B0) => (B1, B1), (B0, B1, B1) => (B0, B1),
+    (B1, B0, B0) => (B1, B0), (B1, B0, B1) => (B0, B0),
+    (B1, B1, B0) => (B0, B0), (B1, B1, B1) => (B1, B1)
+);
+/// `Self - D - Bor`, least significant bit first: the borrow out (`B1` when
+/// `Self < D + Bor`) and, when there is none, the difference.
+#[doc(hidden)]
+pub trait SubBorrow<D, Bor> {
+    type Out: Unsigned;
+    type Borrow: Bit;
+}
+impl<Bor: Bit> SubBorrow<UTerm, Bor> for UTerm {
+    type Out = UTerm;
+    type Borrow = Bor;
+}
+impl<DH, DB> SubBorrow<UInt<DH, DB>, B0> for UTerm {
+    type Out = UTerm;
+    type Borrow = B1;
+}
+impl<DH, DB> SubBorrow<UInt<DH, DB>, B1> for UTerm {
+    type Out = UTerm;
+    type Borrow = B1;
+}
+impl<NH, NB, Bor> SubBorrow<UTerm, Bor> for UInt<NH, NB>
+where
+    (NB, B0, Bor): FullSub,
+    NH: SubBorrow<UTerm, <(NB, B0, Bor) as FullSub>::Borrow>,
+    NH::Out: Shl1<<(NB, B0, Bor) as FullSub>::Bit>,
+{
+    type Out = <NH::Out as Shl1<<(NB, B0, Bor) as FullSub>::Bit>>::Out;
+    type Borrow = NH::Borrow;
+}
+impl<NH, NB, DH, DB, Bor> SubBorrow<UInt<DH, DB>, Bor> for UInt<NH, NB>
+where
+    (NB, DB, Bor): FullSub,
+    NH: SubBorrow<DH, <(NB, DB, Bor) as FullSub>::Borrow>,
+    NH::Out: Shl1<<(NB, DB, Bor) as FullSub>::Bit>,
+{
+    type Out = <NH::Out as Shl1<<(NB, DB, Bor) as FullSub>::Bit>>::Out;
+    type Borrow = NH::Borrow;
+}
+/// Quotient and remainder of `Self / D` (`D > 0`), most significant bit
+/// first: each step appends a bit to the remainder and subtracts `D` when
+/// no borrow comes out.
+#[doc(hidden)]
+pub trait DivRem<D> {
+    type Q: Unsigned;
+    type R: Unsigned;
+}
+// No impl for a divisor of 0 (`UTerm`): dividing by a static 0 is a
+// compile error, as with typenum's `Div`.
+impl<DH, DB> DivRem<UInt<DH, DB>> for UTerm {
+    type Q = UTerm;
+    type R = UTerm;
+}
+type Shifted<H, B, D> = <<H as DivRem<D>>::R as Shl1<B>>::Out;
+type Trial<H, B, D> = <Shifted<H, B, D> as SubBorrow<D, B0>>::Borrow;
+type Less<H, B, D> = <Shifted<H, B, D> as SubBorrow<D, B0>>::Out;
+type QBitOf<H, B, D> = <Trial<H, B, D> as Keep<Shifted<H, B, D>, Less<H, B, D>>>::QBit;
+type RemOf<H, B, D> = <Trial<H, B, D> as Keep<Shifted<H, B, D>, Less<H, B, D>>>::R;
+impl<H: DivRem<UInt<DH, DB>>, B: Bit, DH, DB> DivRem<UInt<DH, DB>> for UInt<H, B>
+where
+    H::R: Shl1<B>,
+    Shifted<H, B, UInt<DH, DB>>: SubBorrow<UInt<DH, DB>, B0>,
+    Trial<H, B, UInt<DH, DB>>: Keep<Shifted<H, B, UInt<DH, DB>>, Less<H, B, UInt<DH, DB>>>,
+    H::Q: Shl1<QBitOf<H, B, UInt<DH, DB>>>,
+{
+    type Q = <H::Q as Shl1<QBitOf<H, B, UInt<DH, DB>>>>::Out;
+    type R = RemOf<H, B, UInt<DH, DB>>;
+}
+/// A borrow came out: keep the remainder (quotient bit 0); else take the
+/// difference (quotient bit 1).
+#[doc(hidden)]
+pub trait Keep<R, Diff> {
+    type QBit: Bit;
+    type R: Unsigned;
+}
+impl<R: Unsigned, Diff> Keep<R, Diff> for B1 {
+    type QBit = B0;
+    type R = R;
+}
+impl<R, Diff: Unsigned> Keep<R, Diff> for B0 {
+    type QBit = B1;
+    type R = Diff;
+}
+/// `Self` plus one when the remainder `R` is not zero (a ceiling quotient).
+#[doc(hidden)]
+pub trait CeilOf<R> {
+    type Out: Unsigned;
+}
+impl<Q: Unsigned> CeilOf<UTerm> for Q {
+    type Out = Q;
+}
+impl<Q: Add<B1>, H, B> CeilOf<UInt<H, B>> for Q
+where
+    typenum::Add1<Q>: Unsigned,
+{
+    type Out = typenum::Add1<Q>;
+}
+/// `ceil(A / B)` of typenum values.
+pub type CeilQuot<A, B> = <<A as DivRem<B>>::Q as CeilOf<<A as DivRem<B>>::R>>::Out;
+
+#[cfg(test)]
+mod tests {
+    use super::{CeilQuot, DivRem};
+    use crate::int::{StaticInt, C};
+    use typenum::Unsigned;
+
+    type U<const N: usize> = <C<N> as StaticInt>::U;
+
+    /// Quotient, remainder and ceiling quotient against the definition
+    /// `n = q d + r`, `0 <= r < d`, for every numerator with every divisor.
+    macro_rules! check {
+        ($($n:literal)*; $ds:tt) => { $( check!(@one $n; $ds); )* };
+        (@one $n:literal; [$($d:literal)*]) => {$(
+            assert_eq!(<<U<$n> as DivRem<U<$d>>>::Q as Unsigned>::USIZE, $n / $d, "{} / {}", $n, $d);
+            assert_eq!(<<U<$n> as DivRem<U<$d>>>::R as Unsigned>::USIZE, $n % $d, "{} % {}", $n, $d);
+            assert_eq!(<CeilQuot<U<$n>, U<$d>> as Unsigned>::USIZE, usize::div_ceil($n, $d), "ceil({} / {})", $n, $d);
+        )*};
+    }
+
+    #[test]
+    fn long_division_matches_the_definition() {
+        check!(
+            0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 24 31 32 33 48 63 64 65 96 127 128 129
+            255 256 257 384 511 512 1000 1023 1024 1032 4088 4096 4104 65536;
+            [1 2 3 4 5 6 7 8 9 12 15 16 17 31 32 33 64 100 128 255 256 1024 4096]
+        );
+    }
+}

@@ -52,6 +52,7 @@ macro_rules! tiler_fn {
                 $op,
                 _,
                 _,
+                _,
             >(a, t)
         }
     };

@@ -1,13 +1,13 @@
 //! Typed `upcast<N>` and `downcast<N>`: the layout over elements N times
 //! wider or narrower. Leaf by leaf; the structure is kept.
 
+use super::arith::{CeilOf, CeilQuot, DivRem};
 use super::filter::StrideZero;
 use super::typelevel::StaticForm;
 use crate::int::{Int, IntMul, StaticInt, C, S};
 use crate::layout::{Congruent, Layout};
 use crate::tuple::{Cons, IntTuple, IntoTuple, List, Nil, Tuple};
-use core::ops::{Add, Div, Sub};
-use typenum::{Quot, Sub1, Sum, Unsigned, B0, B1};
+use typenum::{Unsigned, B0, B1};
 
 /// Ceiling division of leaves: static over static stays static (typenum).
 pub trait IntCeilDiv<R: Int>: Int {
@@ -37,12 +37,11 @@ impl<B: StaticInt> IntCeilDiv<B> for usize {
 }
 impl<A: StaticInt, B: StaticInt> IntCeilDiv<B> for A
 where
-    A::U: Add<B::U>,
-    Sum<A::U, B::U>: Sub<B1>,
-    Sub1<Sum<A::U, B::U>>: Div<B::U>,
-    Quot<Sub1<Sum<A::U, B::U>>, B::U>: Unsigned + 'static,
+    A::U: DivRem<B::U>,
+    <A::U as DivRem<B::U>>::Q: CeilOf<<A::U as DivRem<B::U>>::R>,
+    CeilQuot<A::U, B::U>: Unsigned + 'static,
 {
-    type Output = S<Quot<Sub1<Sum<A::U, B::U>>, B::U>>;
+    type Output = S<CeilQuot<A::U, B::U>>;
     fn ceil_div(self, _r: B) -> Self::Output {
         S::new()
     }

@@ -748,7 +748,7 @@ where
                 panic!("{}", t.as_str())
             }
         }
-        super::values::run::<crate::tuple::AllStatic4<Sh, D, Cot, C<1>>, Complemented, _, _>(
+        super::values::run::<crate::tuple::AllStatic4<Sh, D, Cot, C<1>>, Complemented, _, _, _>(
             self, cot,
         )
     }

@@ -772,7 +772,7 @@ where
                 panic!("{}", t.as_str())
             }
         }
-        super::values::run::<crate::tuple::AllStatic4<AS, AD, BS, BD>, Composed, _, _>(a, self)
+        super::values::run::<crate::tuple::AllStatic4<AS, AD, BS, BD>, Composed, _, _, _>(a, self)
     }
     #[inline(always)]
     fn compose_values(self, a: Layout<AS, AD>) -> Result<Self::Output, crate::LayoutError> {

@@ -343,12 +343,14 @@ impl<S0, D0: StaticInt, R0: Copy + Send + Sync + 'static, S1, D1: StaticInt, R1,
     for Cons<(S0, D0, R0), Cons<(S1, D1, R1), T>>
 where
     S0: StaticInt,
-    D1::U: core::ops::Div<D0::U>,
-    typenum::Quot<D1::U, D0::U>: Unsigned + 'static,
+    D1::U: super::arith::DivRem<D0::U>,
+    <D1::U as super::arith::DivRem<D0::U>>::Q: Unsigned + 'static,
     Cons<(S1, D1, R1), T>: Quotients,
 {
-    type Out =
-        Cons<(S<typenum::Quot<D1::U, D0::U>>, R0), <Cons<(S1, D1, R1), T> as Quotients>::Out>;
+    type Out = Cons<
+        (S<<D1::U as super::arith::DivRem<D0::U>>::Q>, R0),
+        <Cons<(S1, D1, R1), T> as Quotients>::Out,
+    >;
     const OK: bool = D0::VALUE != 0
         && D1::VALUE % D0::VALUE == 0
         && D1::VALUE / D0::VALUE >= S0::VALUE

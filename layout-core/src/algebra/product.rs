@@ -661,6 +661,7 @@ macro_rules! zip_fn {
                 $op,
                 _,
                 _,
+                _,
             >(a, b)
         }
     };

@@ -382,6 +382,7 @@ where
         TileOp<()>,
         _,
         _,
+        _,
     >(block, (shape, ()))
 }
 
@@ -446,6 +447,7 @@ where
     super::values::run::<
         super::values::Tag<L::Shape, L::Stride, Sh, C<1>, <O as LastArg<L, (Sh,)>>::Output>,
         TileOp<(Sh,)>,
+        _,
         _,
         _,
     >(block, (order, (shape,)))

@@ -51,30 +51,26 @@ pub(crate) trait Compute<A, B> {
     /// The result from run-time values.
     fn compute(a: A, b: B) -> Result<Self::Out, LayoutError>;
 }
-/// The inputs of operation `Op`.
-pub(crate) struct Run<Op, A, B>(A, B, core::marker::PhantomData<fn() -> Op>);
-impl<Op: Compute<A, B>, A, B> crate::tuple::Select for Run<Op, A, B> {
-    type Out = Result<Op::Out, LayoutError>;
-    #[inline(always)]
-    fn when_static() -> Self::Out {
-        Ok(<Op::Out as StaticResult>::make_static())
-    }
-    #[inline(always)]
-    fn when_dynamic(self) -> Self::Out {
-        Op::compute(self.0, self.1)
-    }
-}
 /// Operation `Op` on `a` and `b`: its static result when `Bit` (inputs and
 /// result all static, as a type) is `B1`, else its computation. The choice
-/// is trait selection, so a static operation never instantiates (nor makes
-/// rustc walk) the code of the run-time case, which an `if` on a constant
-/// does not avoid.
+/// is by type ([`StaticBit::pick`](crate::tuple::StaticBit::pick)), so a
+/// static operation never instantiates (nor makes rustc walk) the code of
+/// the run-time case, which an `if` on a constant does not avoid; and the
+/// result type `O` comes from the caller, already normalized, so the static
+/// path names no projection of `Op` (each one costs rustc the operation's
+/// whole type-level computation again).
 #[inline(always)]
-pub(crate) fn run<Bit: crate::tuple::StaticBit, Op: Compute<A, B>, A, B>(
+pub(crate) fn run<
+    Bit: crate::tuple::StaticBit,
+    Op: Compute<A, B, Out = O>,
+    A,
+    B,
+    O: StaticResult,
+>(
     a: A,
     b: B,
-) -> Result<Op::Out, LayoutError> {
-    Bit::select(Run::<Op, A, B>(a, b, core::marker::PhantomData))
+) -> Result<O, LayoutError> {
+    Bit::pick(|| Ok(O::make_static()), || Op::compute(a, b))
 }
 
 /// The tag of an operation with inputs `A`..`D` and result `O`.
