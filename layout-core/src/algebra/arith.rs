@@ -306,10 +306,18 @@ mod tests {
     macro_rules! check {
         ($($n:literal)*; $ds:tt) => { $( check!(@one $n; $ds); )* };
         (@one $n:literal; [$($d:literal)*]) => {$(
-            assert_eq!(<<U<$n> as DivRem<U<$d>>>::Q as Unsigned>::USIZE, $n / $d, "{} / {}", $n, $d);
-            assert_eq!(<<U<$n> as DivRem<U<$d>>>::R as Unsigned>::USIZE, $n % $d, "{} % {}", $n, $d);
-            assert_eq!(<CeilQuot<U<$n>, U<$d>> as Unsigned>::USIZE, usize::div_ceil($n, $d), "ceil({} / {})", $n, $d);
+            let got = (
+                <<U<$n> as DivRem<U<$d>>>::Q as Unsigned>::USIZE,
+                <<U<$n> as DivRem<U<$d>>>::R as Unsigned>::USIZE,
+                <CeilQuot<U<$n>, U<$d>> as Unsigned>::USIZE,
+            );
+            assert_eq!(got, want($n, $d), "{} / {}", $n, $d);
         )*};
+    }
+
+    /// `(n / d, n % d, ceil(n / d))` by the machine.
+    fn want(n: usize, d: usize) -> (usize, usize, usize) {
+        (n / d, n % d, n.div_ceil(d))
     }
 
     #[test]
