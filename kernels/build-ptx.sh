@@ -41,7 +41,7 @@ ptx="$out/layout_kernels.ptx"
 # so ptxas keeps it within 128 registers.
 python3 - "$ptx" <<'PY'
 import sys
-bounds = {"sgemm_f32": (256, 2)}
+bounds = {"sgemm_f32": (256, 2), "sgemm_nt_f32": (256, 2)}
 path = sys.argv[1]
 text = open(path).read()
 for name, (threads, blocks) in bounds.items():

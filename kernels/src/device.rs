@@ -657,3 +657,32 @@ pub unsafe extern "ptx-kernel" fn sgemm_f32(
     };
     crate::gpu::sgemm(m, n, k, a, b, c)
 }
+
+/// C = A · B with A stored M-major (column-major m x k, CuTe's NT), B
+/// k x n and C m x n row-major (m, n multiples of 128, k of 8): grid (n/128, m/128), 256 threads.
+///
+/// # Safety
+/// `a`, `b`, `c` point to m * k, k * n and m * n floats of device memory,
+/// 16-byte aligned; `c` overlaps neither input.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn sgemm_nt_f32(
+    a: *const f32,
+    b: *const f32,
+    c: *mut f32,
+    m: usize,
+    n: usize,
+    k: usize,
+) {
+    let (a, la) = as_f4(a, elems(m, k));
+    let (b, lb) = as_f4(b, elems(k, n));
+    let (c, lc) = as_f4(c, elems(m, n));
+    // SAFETY: the launch contract above.
+    let (a, b, c) = unsafe {
+        (
+            Global::new(a, la),
+            Global::new(b, lb),
+            GlobalMut::new(c.cast_mut(), lc),
+        )
+    };
+    crate::gpu::sgemm_nt(m, n, k, a, b, c)
+}

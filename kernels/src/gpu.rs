@@ -10,8 +10,8 @@ use crate::device::{
 use crate::maps::{
     hgemm_copy, hgemm_frag_c, hgemm_ldsm_a, hgemm_ldsm_a_atom_step, hgemm_ldsm_b,
     hgemm_ldsm_b_pair_step, ldsm_a_src, ldsm_b_src, mma_atom_offsets, sgemm_frag_a, sgemm_frag_b,
-    sgemm_frag_c, sgemm_load_a, sgemm_load_b, transpose_load, transpose_store, At, MmaOffsets, BK,
-    BM, BN, HBK, HBM, HBN, HSTAGE, HSTAGES, STAGE, TT,
+    sgemm_frag_c, sgemm_load_a, sgemm_load_a_nt, sgemm_load_b, transpose_load, transpose_store, At,
+    MmaOffsets, BK, BM, BN, HBK, HBM, HBN, HSTAGE, HSTAGES, STAGE, TT,
 };
 
 /// `dst = src^T`, n x n: each block moves one 64 x 64 tile through a
@@ -49,11 +49,35 @@ fn frag8(w: Smem, f: &impl At, kk: usize) -> [f32; 8] {
 /// accumulator by FMA.
 #[inline(always)]
 pub fn sgemm(m: usize, n: usize, k: usize, a: Global<F4>, b: Global<F4>, c: GlobalMut<F4>) {
+    sgemm_kernel::<false>(m, n, k, a, b, c)
+}
+
+/// [`sgemm`] with A stored M-major (column-major), as CuTe's NT SGEMM:
+/// both tiles are copied by 16-byte loads and 16-byte shared stores.
+#[inline(always)]
+pub fn sgemm_nt(m: usize, n: usize, k: usize, a: Global<F4>, b: Global<F4>, c: GlobalMut<F4>) {
+    sgemm_kernel::<true>(m, n, k, a, b, c)
+}
+
+#[inline(always)]
+fn sgemm_kernel<const A_M_MAJOR: bool>(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: Global<F4>,
+    b: Global<F4>,
+    c: GlobalMut<F4>,
+) {
     if m % BM != 0 || n % BN != 0 || k % BK != 0 || k == 0 {
         trap()
     }
     let ((bx, by), tid) = (block_idx(), thread_idx());
-    let (ca, cb) = (sgemm_load_a(m, k, by, tid), sgemm_load_b(k, n, bx, tid));
+    let ca = if A_M_MAJOR {
+        sgemm_load_a_nt(m, k, by, tid)
+    } else {
+        sgemm_load_a(m, k, by, tid)
+    };
+    let cb = sgemm_load_b(k, n, bx, tid);
     let (fa, fb) = (sgemm_frag_a(tid), sgemm_frag_b(tid));
     let fetch = |kt: usize| {
         (
@@ -63,8 +87,13 @@ pub fn sgemm(m: usize, n: usize, k: usize, a: Global<F4>, b: Global<F4>, c: Glob
     };
     let stage = |(va, vb): (F4, F4), base: usize| {
         let w = Smem::window(base, STAGE);
-        for (o, v) in ca.shared.into_iter().zip(va.0) {
-            w.st(o, v);
+        if A_M_MAJOR {
+            // The maps: A's 4 floats are contiguous, as B's.
+            w.st4(ca.shared[0], va);
+        } else {
+            for (o, v) in ca.shared.into_iter().zip(va.0) {
+                w.st(o, v);
+            }
         }
         w.st4(cb.shared[0], vb);
     };

@@ -272,17 +272,34 @@ pub fn sgemm_load_a(m: usize, k: usize, by: usize, tid: usize) -> Copy4 {
 /// floats are contiguous in the shared stage (one 16-byte store).
 #[inline(always)]
 pub fn sgemm_load_b(k: usize, n: usize, bx: usize, tid: usize) -> Copy4 {
-    let nq = n / 4;
-    // (8, 32, k/8) over (k, n/4): the block column's tiles.
-    let tiles = local_tile(index(layout!((nq, k):(1, nq))), (C::<32>, C::<BK>), (bx, X));
+    load_k_rows(n, k, bx, tid, BM * BK)
+}
+
+/// Thread `tid` copying A stored M-major (column-major m x k, BLAS's "N"
+/// as CuTe's NT SGEMM takes it) for block row `by`: the same copy as B's,
+/// into A's half of the stage.
+#[inline(always)]
+pub fn sgemm_load_a_nt(m: usize, k: usize, by: usize, tid: usize) -> Copy4 {
+    load_k_rows(m, k, by, tid, 0)
+}
+
+/// A k-block of a matrix stored as k rows of `ext` floats (B, or A
+/// M-major) for block `blk`, into the stage at `base`: (ext/4, k) tiled by
+/// (32 chunks, 8 rows), [`sgemm_b_threads`] over the tile; shared
+/// `(i, k)` at `base + k * 128 + i`, so each thread's 4 floats are one
+/// 16-byte store.
+#[inline(always)]
+fn load_k_rows(ext: usize, k: usize, blk: usize, tid: usize, base: usize) -> Copy4 {
+    let q = ext / 4;
+    // (32, 8, k/8) over (ext/4, k): the block's tiles, one per k-block.
+    let tiles = local_tile(index(layout!((q, k):(1, q))), (C::<32>, C::<BK>), (blk, X));
     let thr = sgemm_b_threads();
     let mine = local_partition(tiles, thr, tid);
-    let (nc, kr, _) = match thr.thread_coord(tid) {
+    let (c, r, _) = match thr.thread_coord(tid) {
         Some(c) => c,
         None => panic!("sgemm: thread {tid} of {THREADS}"),
     };
-    // Shared B is (n, k) at k * 128 + n: chunk nc of row kr.
-    let o = BM * BK + 4 * layout!((32,8):(1,32)).crd2idx((nc, kr));
+    let o = base + 4 * layout!((32,8):(1,32)).crd2idx((c, r));
     Copy4 {
         global: mine.data_offset(),
         step: mine.layout().crd2idx((0usize, 0usize, 1usize)),
@@ -725,7 +742,7 @@ mod tests {
 
     /// Runs the SGEMM's maps as the kernel does, block by block, k-block by
     /// k-block, on the CPU.
-    fn sgemm_by_maps(m: usize, n: usize, k: usize, a: &[f32], b: &[f32]) -> Vec<f32> {
+    fn sgemm_by_maps(m: usize, n: usize, k: usize, a: &[f32], b: &[f32], nt: bool) -> Vec<f32> {
         let mut c = vec![f32::NAN; m * n];
         for by in 0..m / BM {
             for bx in 0..n / BN {
@@ -733,7 +750,12 @@ mod tests {
                 for kt in 0..k / BK {
                     let mut smem = vec![None; STAGE];
                     for tid in 0..THREADS {
-                        let (ca, cb) = (sgemm_load_a(m, k, by, tid), sgemm_load_b(k, n, bx, tid));
+                        let ca = if nt {
+                            sgemm_load_a_nt(m, k, by, tid)
+                        } else {
+                            sgemm_load_a(m, k, by, tid)
+                        };
+                        let cb = sgemm_load_b(k, n, bx, tid);
                         let (ga, gb) = (ca.global + kt * ca.step, cb.global + kt * cb.step);
                         for j in 0..4 {
                             for (s, v) in
@@ -780,11 +802,15 @@ mod tests {
         // Small integers: every sum is exact in f32, in any order.
         let a: Vec<f32> = (0..m * k).map(|i| ((i * 7) % 13) as f32 - 6.0).collect();
         let b: Vec<f32> = (0..k * n).map(|i| ((i * 5) % 11) as f32 - 5.0).collect();
-        let c = sgemm_by_maps(m, n, k, &a, &b);
-        for i in 0..m {
-            for j in 0..n {
-                let want: f32 = (0..k).map(|p| a[i * k + p] * b[p * n + j]).sum();
-                assert_eq!(c[i * n + j], want, "C[{i}][{j}]");
+        // A row-major (a[i k + p]), then the same values M-major (a[p m + i]).
+        let a_nt: Vec<f32> = (0..m * k).map(|x| a[(x % m) * k + x / m]).collect();
+        for (nt, a_in) in [(false, &a), (true, &a_nt)] {
+            let c = sgemm_by_maps(m, n, k, a_in, &b, nt);
+            for i in 0..m {
+                for j in 0..n {
+                    let want: f32 = (0..k).map(|p| a[i * k + p] * b[p * n + j]).sum();
+                    assert_eq!(c[i * n + j], want, "C[{i}][{j}], A M-major: {nt}");
+                }
             }
         }
     }

@@ -75,7 +75,8 @@ const ONE_WARP: LaunchConfig = LaunchConfig {
     shared_mem_bytes: 0,
 };
 
-/// `sgemm_f32(a, b, c, m, n, k)`: `C = A · B`, row-major, A m x k, B k x n.
+/// `sgemm_f32(a, b, c, m, n, k)`: `C = A · B`, row-major, A m x k, B k x n
+/// (or `sgemm_nt_f32`, the same with A M-major: `f` is either).
 #[allow(clippy::too_many_arguments)]
 pub fn sgemm(
     stream: &CudaStream,

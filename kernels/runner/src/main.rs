@@ -165,9 +165,10 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
     let (major, minor) = ctx.compute_capability()?;
     println!("GPU 0: {}, compute capability {major}.{minor}", ctx.name()?);
     let module = ctx.load_module(Ptx::from_file(&args.ptx))?;
-    let (f_transpose, f_sgemm) = (
+    let (f_transpose, f_sgemm, f_sgemm_nt) = (
         module.load_function("transpose_f32")?,
         module.load_function("sgemm_f32")?,
+        module.load_function("sgemm_nt_f32")?,
     );
     let stream = ctx.default_stream();
     let mut rows = Vec::new();
@@ -211,37 +212,51 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
     });
 
     // SGEMM: a small product checked everywhere, the large one timed and
-    // checked at sampled entries; error bound: k * eps * sum |a b|.
-    for (size, timed) in [(256, false), (n, true)] {
-        let (a, b) = (random(size * size, 1), random(size * size, 2));
-        let (da, db) = (stream.clone_htod(&a)?, stream.clone_htod(&b)?);
-        let mut dc = stream.alloc_zeros::<f32>(size * size)?;
-        let dims = (size, size, size);
-        let ms = run_or_time(&ctx, &stream, args.reps, timed, || {
-            launch::sgemm(&stream, &f_sgemm, &da, &db, &mut dc, dims)
-        })?;
-        let c = stream.clone_dtoh(&dc)?;
-        let checked = samples(size, timed, 3);
-        let eps = f64::from(f32::EPSILON) * size as f64;
-        let bad = checked
-            .iter()
-            .filter(|&&(i, j)| {
-                let (want, bound) = dot(&a, &b, (size, size), i, j);
-                (f64::from(c[i * size + j]) - want).abs() > eps * bound + 1e-30
-            })
-            .count();
-        ok &= bad == 0;
-        let what = if timed { "sampled" } else { "all" };
-        rows.push(Row {
-            kernel: "sgemm_f32 (layout)",
-            size: format!("{size}x{size}x{size}"),
-            ms,
-            rate: tflops(size, ms, timed),
-            check: format!(
-                "{} {what} entries, {bad} beyond k*eps*sum|ab|",
-                checked.len()
-            ),
-        });
+    // checked at sampled entries; error bound: k * eps * sum |a b|. A is
+    // row-major for sgemm_f32, M-major (the same values transposed) for
+    // sgemm_nt_f32, CuTe's NT.
+    for (name, f, a_m_major) in [
+        ("sgemm_f32 (layout)", &f_sgemm, false),
+        ("sgemm_nt_f32 (layout, A M-major)", &f_sgemm_nt, true),
+    ] {
+        for (size, timed) in [(256, false), (n, true)] {
+            let (a, b) = (random(size * size, 1), random(size * size, 2));
+            let a_dev: Vec<f32> = if a_m_major {
+                (0..size * size)
+                    .map(|x| a[(x % size) * size + x / size])
+                    .collect()
+            } else {
+                a.clone()
+            };
+            let (da, db) = (stream.clone_htod(&a_dev)?, stream.clone_htod(&b)?);
+            let mut dc = stream.alloc_zeros::<f32>(size * size)?;
+            let dims = (size, size, size);
+            let ms = run_or_time(&ctx, &stream, args.reps, timed, || {
+                launch::sgemm(&stream, f, &da, &db, &mut dc, dims)
+            })?;
+            let c = stream.clone_dtoh(&dc)?;
+            let checked = samples(size, timed, 3);
+            let eps = f64::from(f32::EPSILON) * size as f64;
+            let bad = checked
+                .iter()
+                .filter(|&&(i, j)| {
+                    let (want, bound) = dot(&a, &b, (size, size), i, j);
+                    (f64::from(c[i * size + j]) - want).abs() > eps * bound + 1e-30
+                })
+                .count();
+            ok &= bad == 0;
+            let what = if timed { "sampled" } else { "all" };
+            rows.push(Row {
+                kernel: name,
+                size: format!("{size}x{size}x{size}"),
+                ms,
+                rate: tflops(size, ms, timed),
+                check: format!(
+                    "{} {what} entries, {bad} beyond k*eps*sum|ab|",
+                    checked.len()
+                ),
+            });
+        }
     }
 
     // The tensor-core atom, f32 and f16 accumulators: small integers, so
