@@ -4,6 +4,8 @@
 # rebuild (three runs, the median is printed).
 #
 #   tests/buildtime/run.sh [static|mixed] N...      e.g. tests/buildtime/run.sh static 1 17 60
+#   tests/buildtime/run.sh only-OP N...             N distinct static ops of one kind, OP one of
+#       composition zipped_divide logical_divide logical_divide_tuple logical_product complement coalesce
 #   LAYOUT_ROOT=/path/to/other/checkout BUILDTIME_DIR=/tmp/bt tests/buildtime/run.sh ...  (another version)
 #
 # Each op differs from the others in a static constant, so every call is a
@@ -27,7 +29,7 @@ TOML
 for n in $sizes; do
   {
     echo '#![allow(unused)]'
-    echo 'use layout_core::algebra::{composition, logical_product, zipped_divide};'
+    echo 'use layout_core::algebra::*;'
     echo 'use layout_core::{layout, C};'
     echo 'fn main() {'
     echo '    let m: usize = std::env::args().count() + 63;'
@@ -35,6 +37,16 @@ for n in $sizes; do
     for ((i = 0; i < n; i++)); do
       k=$((2 + i))
       if [ "$kind" = mixed ]; then a="layout!((m, $k):(1, m))"; p="layout!((2, m):(1, 2))"; else a="layout!((64, $k):(1, 64))"; p="layout!((2, 64):(1, 2))"; fi
+      case $kind in
+        only-composition) echo "    acc += composition($a, layout!((4,2):(1,4))).call(acc % 7);"; continue ;;
+        only-zipped_divide) echo "    acc += zipped_divide($a, (C::<4>, C::<$k>)).call(acc % 7);"; continue ;;
+        only-logical_divide) echo "    acc += logical_divide($a, layout!((4,2):(1,4))).call(acc % 7);"; continue ;;
+        only-logical_divide_tuple) echo "    acc += logical_divide($a, (C::<4>, C::<$k>)).call(acc % 7);"; continue ;;
+        only-logical_product) echo "    acc += logical_product($p, layout!(($k,2):(1,$k))).call(acc % 7);"; continue ;;
+        only-complement) echo "    acc += complement(layout!((4, $k):(1, 4)), C::<$((64 * k))>).call(acc % 7);"; continue ;;
+        only-coalesce) echo "    acc += coalesce(layout!((4, $k, 2):(1, 4, $((4 * k))))).call(acc % 7);"; continue ;;
+        only-*) echo "unknown kind $kind" >&2; exit 2 ;;
+      esac
       case $((i % 3)) in
         0) echo "    acc += composition($a, layout!((4,2):(1,4))).call(acc % 7);" ;;
         1) echo "    acc += zipped_divide($a, (C::<4>, C::<$k>)).call(acc % 7);" ;;
