@@ -193,9 +193,12 @@ pub trait StaticBit {
     /// run-time path.
     ///
     /// ```
-    /// use layout_core::{tuple::StaticBit, typenum::{B0, B1}};
-    /// assert_eq!(B1::pick(|| "_4", || "4"), "_4");
-    /// assert_eq!(B0::pick(|| "_4", || "4"), "4");
+    /// use layout_core::{layout, tuple::StaticBit, typenum::{B0, B1}};
+    /// let m = 4usize;
+    /// let s = || layout!((4,2):(1,4)).to_string();
+    /// let d = || layout!((m,2):(1,m)).to_string();
+    /// assert_eq!(B1::pick(s, d), "(_4,_2):(_1,_4)");
+    /// assert_eq!(B0::pick(s, d), "(4,_2):(_1,4)");
     /// ```
     fn pick<T>(when_static: impl FnOnce() -> T, when_dynamic: impl FnOnce() -> T) -> T;
 }
