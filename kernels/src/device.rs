@@ -629,6 +629,30 @@ pub unsafe extern "ptx-kernel" fn transpose_f32(src: *const f32, dst: *mut f32, 
     crate::gpu::transpose(n, s, d)
 }
 
+/// An SGEMM's three matrices (m x k, k x n and m x n floats, whichever
+/// order each is stored in) as `F4` buffers; traps on a misaligned pointer
+/// or a size past `usize`.
+///
+/// # Safety
+/// `a`, `b`, `c` point to that many floats of device memory; `c` overlaps
+/// neither input.
+unsafe fn sgemm_buffers(
+    (a, b, c): (*const f32, *const f32, *mut f32),
+    (m, n, k): (usize, usize, usize),
+) -> (Global<F4>, Global<F4>, GlobalMut<F4>) {
+    let (a, la) = as_f4(a, elems(m, k));
+    let (b, lb) = as_f4(b, elems(k, n));
+    let (c, lc) = as_f4(c, elems(m, n));
+    // SAFETY: the caller's contract.
+    unsafe {
+        (
+            Global::new(a, la),
+            Global::new(b, lb),
+            GlobalMut::new(c.cast_mut(), lc),
+        )
+    }
+}
+
 /// C = A · B for row-major f32 matrices: A is m x k, B is k x n, C is
 /// m x n (m, n multiples of 128, k of 8): grid (n/128, m/128), 256 threads.
 ///
@@ -644,17 +668,8 @@ pub unsafe extern "ptx-kernel" fn sgemm_f32(
     n: usize,
     k: usize,
 ) {
-    let (a, la) = as_f4(a, elems(m, k));
-    let (b, lb) = as_f4(b, elems(k, n));
-    let (c, lc) = as_f4(c, elems(m, n));
     // SAFETY: the launch contract above.
-    let (a, b, c) = unsafe {
-        (
-            Global::new(a, la),
-            Global::new(b, lb),
-            GlobalMut::new(c.cast_mut(), lc),
-        )
-    };
+    let (a, b, c) = unsafe { sgemm_buffers((a, b, c), (m, n, k)) };
     crate::gpu::sgemm(m, n, k, a, b, c)
 }
 
@@ -673,16 +688,7 @@ pub unsafe extern "ptx-kernel" fn sgemm_nt_f32(
     n: usize,
     k: usize,
 ) {
-    let (a, la) = as_f4(a, elems(m, k));
-    let (b, lb) = as_f4(b, elems(k, n));
-    let (c, lc) = as_f4(c, elems(m, n));
     // SAFETY: the launch contract above.
-    let (a, b, c) = unsafe {
-        (
-            Global::new(a, la),
-            Global::new(b, lb),
-            GlobalMut::new(c.cast_mut(), lc),
-        )
-    };
+    let (a, b, c) = unsafe { sgemm_buffers((a, b, c), (m, n, k)) };
     crate::gpu::sgemm_nt(m, n, k, a, b, c)
 }

@@ -88,6 +88,19 @@ fn dot(a: &[f32], b: &[f32], (n, k): (usize, usize), i: usize, j: usize) -> (f64
     })
 }
 
+/// How many of the `checked` entries of the size x size product `c` lie
+/// farther than `k * eps * sum |a b|` from the f64 dot product ([`dot`]).
+fn beyond_bound(a: &[f32], b: &[f32], c: &[f32], size: usize, checked: &[(usize, usize)]) -> usize {
+    let eps = f64::from(f32::EPSILON) * size as f64;
+    checked
+        .iter()
+        .filter(|&&(i, j)| {
+            let (want, bound) = dot(a, b, (size, size), i, j);
+            (f64::from(c[i * size + j]) - want).abs() > eps * bound + 1e-30
+        })
+        .count()
+}
+
 /// Runs `f` once (0 ms) when `timed` is false, else times it ([`time`]).
 fn run_or_time(
     ctx: &Arc<CudaContext>,
@@ -236,14 +249,7 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
             })?;
             let c = stream.clone_dtoh(&dc)?;
             let checked = samples(size, timed, 3);
-            let eps = f64::from(f32::EPSILON) * size as f64;
-            let bad = checked
-                .iter()
-                .filter(|&&(i, j)| {
-                    let (want, bound) = dot(&a, &b, (size, size), i, j);
-                    (f64::from(c[i * size + j]) - want).abs() > eps * bound + 1e-30
-                })
-                .count();
+            let bad = beyond_bound(&a, &b, &c, size, &checked);
             ok &= bad == 0;
             let what = if timed { "sampled" } else { "all" };
             rows.push(Row {
@@ -381,14 +387,7 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
         })?;
         let c = stream.clone_dtoh(&dc)?;
         let checked = samples(size, timed, 6);
-        let eps = f64::from(f32::EPSILON) * size as f64;
-        let bad = checked
-            .iter()
-            .filter(|&&(i, j)| {
-                let (want, bound) = dot(&a, &b, (size, size), i, j);
-                (f64::from(c[i * size + j]) - want).abs() > eps * bound + 1e-30
-            })
-            .count();
+        let bad = beyond_bound(&a, &b, &c, size, &checked);
         ok &= bad == 0;
         let what = if timed { "sampled" } else { "all" };
         rows.push(Row {

@@ -206,11 +206,7 @@ impl<Bor: Bit> SubBorrow<UTerm, Bor> for UTerm {
     type Out = UTerm;
     type Borrow = Bor;
 }
-impl<DH, DB> SubBorrow<UInt<DH, DB>, B0> for UTerm {
-    type Out = UTerm;
-    type Borrow = B1;
-}
-impl<DH, DB> SubBorrow<UInt<DH, DB>, B1> for UTerm {
+impl<DH, DB, Bor> SubBorrow<UInt<DH, DB>, Bor> for UTerm {
     type Out = UTerm;
     type Borrow = B1;
 }
