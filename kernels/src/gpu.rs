@@ -108,24 +108,21 @@ fn sgemm_kernel<const A_M_MAJOR: bool>(
             Smem::window(cur + fa.base(), fa.span()),
             Smem::window(cur + fb.base(), fb.span()),
         );
-        // Two k-steps at a time, both steps' fragments loaded first, each
-        // accumulator taking both in turn: ptxas hides the second step's
-        // shared loads behind FMAs, within the 128 registers that the launch
-        // bounds build-ptx.sh adds leave for two blocks per SM. H200: 43.2
-        // TFLOP/s, against 41.7 one step at a time and 42.8 step after step
-        // (docs/gpu.md).
+        // Two k-steps at a time, both steps' fragments loaded first: ptxas
+        // hides the second step's shared loads behind the first step's FMAs,
+        // within the 128 registers that the launch bounds build-ptx.sh adds
+        // leave for two blocks per SM. Each step's FMAs go by pairs of rows
+        // (i, i + 1) for each column j. H200 (docs/gpu.md): 44.7 TFLOP/s,
+        // against 44.2 with each accumulator taking both steps in turn and
+        // 41.7 one step at a time.
         let mut kk = 0;
         while kk < BK {
             let av = frag8(wa, &fa, kk);
             let bv = frag8(wb, &fb, kk);
             let av2 = frag8(wa, &fa, kk + 1);
             let bv2 = frag8(wb, &fb, kk + 1);
-            for i in 0..8 {
-                for j in 0..8 {
-                    acc[i][j] = fma(av[i], bv[j], acc[i][j]);
-                    acc[i][j] = fma(av2[i], bv2[j], acc[i][j]);
-                }
-            }
+            outer_product(&mut acc, av, bv);
+            outer_product(&mut acc, av2, bv2);
             kk += 2;
         }
         if let Some(v) = next {
@@ -139,6 +136,18 @@ fn sgemm_kernel<const A_M_MAJOR: bool>(
             let v = [row[4 * h], row[4 * h + 1], row[4 * h + 2], row[4 * h + 3]];
             // Values i + 8 j, j = 4h .. 4h + 3, are contiguous (the maps).
             c.st(fc.at(i + 8 * 4 * h) / 4, F4(v));
+        }
+    }
+}
+
+/// `acc += a bᵀ`, by pairs of rows (i, i + 1) for each column j: the
+/// order in which ptxas's schedule of the SGEMM ran fastest (docs/gpu.md).
+#[inline(always)]
+fn outer_product(acc: &mut [[f32; 8]; 8], a: [f32; 8], b: [f32; 8]) {
+    for i in (0..8).step_by(2) {
+        for j in 0..8 {
+            acc[i][j] = fma(a[i], b[j], acc[i][j]);
+            acc[i + 1][j] = fma(a[i + 1], b[j], acc[i + 1][j]);
         }
     }
 }

@@ -29,6 +29,10 @@ struct Args {
     /// Timed launches per kernel (after 3 untimed).
     #[arg(long, default_value_t = 20)]
     reps: usize,
+    /// More entry points with `sgemm_nt_f32`'s signature and contract (forms
+    /// of the kernel under study), checked and timed as it is.
+    #[arg(long, value_delimiter = ',')]
+    sgemm_nt_forms: Vec<String>,
 }
 
 fn main() -> ExitCode {
@@ -162,7 +166,7 @@ fn f16_bits(v: &[f32]) -> Vec<u16> {
 }
 
 struct Row {
-    kernel: &'static str,
+    kernel: String,
     size: String,
     ms: f64,
     rate: String,
@@ -201,7 +205,7 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
         .count();
     ok &= bad == 0;
     rows.push(Row {
-        kernel: "transpose_f32 (layout)",
+        kernel: "transpose_f32 (layout)".into(),
         size: format!("{n}x{n}"),
         ms,
         rate: gbs(2 * 4 * n * n, ms),
@@ -217,7 +221,7 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
             .map_err(|e| e.to_string())
     })?;
     rows.push(Row {
-        kernel: "copy (cuMemcpyDtoD)",
+        kernel: "copy (cuMemcpyDtoD)".into(),
         size: format!("{n}x{n}"),
         ms,
         rate: gbs(2 * 4 * n * n, ms),
@@ -228,10 +232,19 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
     // checked at sampled entries; error bound: k * eps * sum |a b|. A is
     // row-major for sgemm_f32, M-major (the same values transposed) for
     // sgemm_nt_f32, CuTe's NT.
-    for (name, f, a_m_major) in [
-        ("sgemm_f32 (layout)", &f_sgemm, false),
-        ("sgemm_nt_f32 (layout, A M-major)", &f_sgemm_nt, true),
-    ] {
+    let mut sgemms = vec![
+        ("sgemm_f32 (layout)".to_string(), f_sgemm, false),
+        (
+            "sgemm_nt_f32 (layout, A M-major)".to_string(),
+            f_sgemm_nt,
+            true,
+        ),
+    ];
+    for form in &args.sgemm_nt_forms {
+        sgemms.push((form.clone(), module.load_function(form)?, true));
+    }
+    for (name, f, a_m_major) in &sgemms {
+        let a_m_major = *a_m_major;
         for (size, timed) in [(256, false), (n, true)] {
             let (a, b) = (random(size * size, 1), random(size * size, 2));
             let a_dev: Vec<f32> = if a_m_major {
@@ -253,7 +266,7 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
             ok &= bad == 0;
             let what = if timed { "sampled" } else { "all" };
             rows.push(Row {
-                kernel: name,
+                kernel: name.clone(),
                 size: format!("{size}x{size}x{size}"),
                 ms,
                 rate: tflops(size, ms, timed),
@@ -301,7 +314,8 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
                 "mma_atom m16n8k16 f32 acc"
             } else {
                 "mma_atom m16n8k16 f16 acc"
-            },
+            }
+            .into(),
             size: "16x8x16".into(),
             ms: 0.0,
             rate: "-".into(),
@@ -316,7 +330,7 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
     let bad = (0..128).filter(|&x| got[x] != want[x]).count();
     ok &= bad == 0;
     rows.push(Row {
-        kernel: "mma_tile (cp.async, ldmatrix, mma)",
+        kernel: "mma_tile (cp.async, ldmatrix, mma)".into(),
         size: "16x8x16".into(),
         ms: 0.0,
         rate: "-".into(),
@@ -351,7 +365,8 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
                 3 => "ldmatrix x1.trans (SM75_U16x2_LDSM_T)",
                 4 => "ldmatrix x2.trans (SM75_U16x4_LDSM_T)",
                 _ => "ldmatrix x4.trans (SM75_U16x8_LDSM_T)",
-            },
+            }
+            .into(),
             size: format!("{} x 8x8", regs),
             ms: 0.0,
             rate: "-".into(),
@@ -391,7 +406,7 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
         ok &= bad == 0;
         let what = if timed { "sampled" } else { "all" };
         rows.push(Row {
-            kernel: "hgemm_f32 (layout, tensor cores)",
+            kernel: "hgemm_f32 (layout, tensor cores)".into(),
             size: format!("{size}x{size}x{size}"),
             ms,
             rate: tflops(size, ms, timed),
@@ -436,7 +451,7 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
         ok &= bad == 0;
         let what = if timed { "sampled" } else { "all" };
         rows.push(Row {
-            kernel: "hgemm_f16 (layout, tensor cores, f16 acc)",
+            kernel: "hgemm_f16 (layout, tensor cores, f16 acc)".into(),
             size: format!("{size}x{size}x{size}"),
             ms,
             rate: tflops(size, ms, timed),
