@@ -128,7 +128,7 @@ pub trait Partition<T, C>: Sized + Copy {
 impl<A: LayoutParts + Copy, T, C> Partition<T, C> for A
 where
     A::Shape: Congruent<A::Stride>,
-    T: DivideOnto<A> + ZipDivideOnto<A>,
+    T: ZipDivideOnto<A>,
     ZippedOf<A, T>: StaticResult + InnerOf<C> + OuterOf<C>,
 {
     type Inner = <ZippedOf<A, T> as InnerOf<C>>::Out;

@@ -91,7 +91,6 @@ macro_rules! tuple_tiler {
         /// The zipped form of a tuple tiler: `((firsts), (seconds, rest of A))`.
         impl<AS: Congruent<AD> + AsModes, AD: IntTuple + AsModes, $($t,)+> $Z<Layout<AS, AD>> for ($($t,)+)
         where
-            ($($t,)+): $T<Layout<AS, AD>>,
             $(
                 Layout<AS, AD>: crate::ops::Mode<$i>,
                 $t: $Z<ModeOf<Layout<AS, AD>, $i>>,
@@ -124,6 +123,7 @@ macro_rules! tuple_tiler {
                     Nil,
                 >,
             > as ModesToLayout>::Out;
+            const ERROR: Option<Text> = first_error(&[$(<$t as $Z<ModeOf<Layout<AS, AD>, $i>>>::ERROR,)+]);
             #[inline(always)]
             fn try_zipped(self, a: Layout<AS, AD>) -> Result<Self::Zipped, LayoutError> {
                 let z = ($(

@@ -30,9 +30,13 @@ pub trait DivideOnto<A> {
 }
 
 /// The zipped form: `((tile modes), (rest modes))` by the tiler's modes.
-pub trait ZipDivideOnto<A>: DivideOnto<A> {
+/// (Not a subtrait of [`DivideOnto`]: proving it does not need the logical
+/// form's type, which rustc would otherwise normalize as well.)
+pub trait ZipDivideOnto<A> {
     /// The type of `zipped_divide(A, Self)`.
     type Zipped;
+    /// Why the divide is inadmissible for static inputs, if it is.
+    const ERROR: Option<Text>;
     /// `zipped_divide(A, Self)`.
     fn try_zipped(self, a: A) -> Result<Self::Zipped, LayoutError>;
 }
@@ -94,6 +98,7 @@ where
     Layout<BS, BD>: DivideOnto<Layout<AS, AD>>,
 {
     type Zipped = <Layout<BS, BD> as DivideOnto<Layout<AS, AD>>>::Logical;
+    const ERROR: Option<Text> = <Layout<BS, BD> as DivideOnto<Layout<AS, AD>>>::ERROR;
     #[inline(always)]
     fn try_zipped(self, a: Layout<AS, AD>) -> Result<Self::Zipped, LayoutError> {
         self.try_logical(a)
@@ -108,6 +113,7 @@ where
     (D0, D1): IntTuple,
 {
     type Zipped = Layout<(S0, S1), (D0, D1)>;
+    const ERROR: Option<Text> = None;
     #[inline(always)]
     fn try_zipped(self, a: Layout<(S0, S1), (D0, D1)>) -> Result<Self::Zipped, LayoutError> {
         Ok(a)
@@ -146,10 +152,11 @@ macro_rules! int_zip_divide {
     ($t:ty; $($g:tt)*) => {
         impl<AS: Congruent<AD>, AD: IntTuple, $($g)*> ZipDivideOnto<Layout<AS, AD>> for $t
         where
-            $t: Compact<C<1>> + DivideOnto<Layout<AS, AD>>,
+            $t: Compact<C<1>>,
             Layout<$t, <$t as Compact<C<1>>>::Left>: ZipDivideOnto<Layout<AS, AD>>,
         {
             type Zipped = <Layout<$t, <$t as Compact<C<1>>>::Left> as ZipDivideOnto<Layout<AS, AD>>>::Zipped;
+            const ERROR: Option<Text> = <Layout<$t, <$t as Compact<C<1>>>::Left> as ZipDivideOnto<Layout<AS, AD>>>::ERROR;
             #[inline(always)]
             fn try_zipped(self, a: Layout<AS, AD>) -> Result<Self::Zipped, LayoutError> {
                 Layout::raw(self, crate::compact::try_compact_col_major(self)?).try_zipped(a)
@@ -186,7 +193,7 @@ super::by_mode::tiler_fn!(
     logical_divide, try_logical_divide, T::Logical, LogicalDivide
 );
 super::by_mode::tiler_fn!(
-    DivideOnto;
+    ZipDivideOnto;
     /// CuTe's `zipped_divide(A, T)`: `((tile modes), (rest modes))`.
     ///
     /// ```
@@ -194,10 +201,10 @@ super::by_mode::tiler_fn!(
     /// let r = zipped_divide(layout!((128,64):(64,1)), (C::<32>, C::<8>));
     /// assert_eq!(r.to_string(), "((_32,_8),(_4,_8)):((_64,_1),(_2048,_8))");
     /// ```
-    zipped_divide, try_zipped_divide, <T as ZipDivideOnto<A>>::Zipped, ZippedDivide, T: ZipDivideOnto<A>,
+    zipped_divide, try_zipped_divide, <T as ZipDivideOnto<A>>::Zipped, ZippedDivide
 );
 super::by_mode::tiler_fn!(
-    DivideOnto;
+    ZipDivideOnto;
     /// CuTe's `tiled_divide(A, T)`: `((tile modes), rest0, rest1, ...)`.
     ///
     /// ```
@@ -205,10 +212,10 @@ super::by_mode::tiler_fn!(
     /// let r = tiled_divide(layout!((128,64):(64,1)), (C::<16>, C::<16>));
     /// assert_eq!(r.to_string(), "((_16,_16),_8,_4):((_64,_1),_1024,_16)");
     /// ```
-    tiled_divide, try_tiled_divide, <<T as ZipDivideOnto<A>>::Zipped as Unpack>::Tiled, TiledDivide, T: ZipDivideOnto<A>, <T as ZipDivideOnto<A>>::Zipped: Unpack,
+    tiled_divide, try_tiled_divide, <<T as ZipDivideOnto<A>>::Zipped as Unpack>::Tiled, TiledDivide, <T as ZipDivideOnto<A>>::Zipped: Unpack,
 );
 super::by_mode::tiler_fn!(
-    DivideOnto;
+    ZipDivideOnto;
     /// CuTe's `flat_divide(A, T)`: `(tile0, tile1, ..., rest0, rest1, ...)`.
     ///
     /// ```
@@ -216,7 +223,7 @@ super::by_mode::tiler_fn!(
     /// let r = flat_divide(layout!((128,64):(64,1)), (C::<16>, C::<16>));
     /// assert_eq!(r.to_string(), "(_16,_16,_8,_4):(_64,_1,_1024,_16)");
     /// ```
-    flat_divide, try_flat_divide, <<T as ZipDivideOnto<A>>::Zipped as Unpack>::Flat, FlatDivide, T: ZipDivideOnto<A>, <T as ZipDivideOnto<A>>::Zipped: Unpack,
+    flat_divide, try_flat_divide, <<T as ZipDivideOnto<A>>::Zipped as Unpack>::Flat, FlatDivide, <T as ZipDivideOnto<A>>::Zipped: Unpack,
 );
 
 /// The error of a static divide, if any (what the compile-time check evaluates).
@@ -239,13 +246,13 @@ super::by_mode::tiler_op!(
 );
 super::by_mode::tiler_op!(
     /// `zipped_divide` from run-time values.
-    ZippedDivide, DivideOnto, <T as ZipDivideOnto<A>>::Zipped, |a, t| t.try_zipped(a), T: ZipDivideOnto<A>,
+    ZippedDivide, ZipDivideOnto, <T as ZipDivideOnto<A>>::Zipped, |a, t| t.try_zipped(a),
 );
 super::by_mode::tiler_op!(
     /// `tiled_divide` from run-time values.
-    TiledDivide, DivideOnto, <<T as ZipDivideOnto<A>>::Zipped as Unpack>::Tiled, |a, t| t.try_zipped(a).map(Unpack::tiled), T: ZipDivideOnto<A>, <T as ZipDivideOnto<A>>::Zipped: Unpack,
+    TiledDivide, ZipDivideOnto, <<T as ZipDivideOnto<A>>::Zipped as Unpack>::Tiled, |a, t| t.try_zipped(a).map(Unpack::tiled), <T as ZipDivideOnto<A>>::Zipped: Unpack,
 );
 super::by_mode::tiler_op!(
     /// `flat_divide` from run-time values.
-    FlatDivide, DivideOnto, <<T as ZipDivideOnto<A>>::Zipped as Unpack>::Flat, |a, t| t.try_zipped(a).map(Unpack::flat), T: ZipDivideOnto<A>, <T as ZipDivideOnto<A>>::Zipped: Unpack,
+    FlatDivide, ZipDivideOnto, <<T as ZipDivideOnto<A>>::Zipped as Unpack>::Flat, |a, t| t.try_zipped(a).map(Unpack::flat), <T as ZipDivideOnto<A>>::Zipped: Unpack,
 );

@@ -37,9 +37,13 @@ pub trait ProductOnto<A> {
 }
 
 /// The zipped form: `((tile modes), (rest modes))` by the tiler's modes.
-pub trait ZipProductOnto<A>: ProductOnto<A> {
+/// (Not a subtrait of [`ProductOnto`]: proving it does not need the logical
+/// form's type, which rustc would otherwise normalize as well.)
+pub trait ZipProductOnto<A> {
     /// The type of `zipped_product(A, Self)`.
     type Zipped;
+    /// Why the product is inadmissible for static inputs, if it is.
+    const ERROR: Option<Text>;
     /// `zipped_product(A, Self)`.
     fn try_zipped(self, a: A) -> Result<Self::Zipped, LayoutError>;
 }
@@ -137,6 +141,7 @@ where
     Layout<BS, BD>: ProductOnto<Layout<AS, AD>>,
 {
     type Zipped = <Layout<BS, BD> as ProductOnto<Layout<AS, AD>>>::Logical;
+    const ERROR: Option<Text> = <Layout<BS, BD> as ProductOnto<Layout<AS, AD>>>::ERROR;
     #[inline(always)]
     fn try_zipped(self, a: Layout<AS, AD>) -> Result<Self::Zipped, LayoutError> {
         self.try_logical(a)
@@ -151,6 +156,7 @@ where
     (D0, D1): IntTuple,
 {
     type Zipped = Layout<(S0, S1), (D0, D1)>;
+    const ERROR: Option<Text> = None;
     #[inline(always)]
     fn try_zipped(self, a: Layout<(S0, S1), (D0, D1)>) -> Result<Self::Zipped, LayoutError> {
         Ok(a)
@@ -188,10 +194,11 @@ macro_rules! int_zip_product {
     ($t:ty; $($g:tt)*) => {
         impl<AS: Congruent<AD>, AD: IntTuple, $($g)*> ZipProductOnto<Layout<AS, AD>> for $t
         where
-            $t: Compact<C<1>> + ProductOnto<Layout<AS, AD>>,
+            $t: Compact<C<1>>,
             Layout<$t, <$t as Compact<C<1>>>::Left>: ZipProductOnto<Layout<AS, AD>>,
         {
             type Zipped = <Layout<$t, <$t as Compact<C<1>>>::Left> as ZipProductOnto<Layout<AS, AD>>>::Zipped;
+            const ERROR: Option<Text> = <Layout<$t, <$t as Compact<C<1>>>::Left> as ZipProductOnto<Layout<AS, AD>>>::ERROR;
             #[inline(always)]
             fn try_zipped(self, a: Layout<AS, AD>) -> Result<Self::Zipped, LayoutError> {
                 Layout::raw(self, crate::compact::try_compact_col_major(self)?).try_zipped(a)
@@ -225,7 +232,7 @@ super::by_mode::tiler_fn!(
     logical_product, try_logical_product, T::Logical, LogicalProduct
 );
 super::by_mode::tiler_fn!(
-    ProductOnto;
+    ZipProductOnto;
     /// CuTe's `zipped_product(A, B)`: `((A modes), (product modes))`.
     ///
     /// ```
@@ -233,17 +240,17 @@ super::by_mode::tiler_fn!(
     /// let r = zipped_product(layout!((2,2):(1,2)), layout!((4,4):(1,4)));
     /// assert_eq!(r.to_string(), "((_2,_2),(_4,_4)):((_1,_2),(_4,_16))");
     /// ```
-    zipped_product, try_zipped_product, <T as ZipProductOnto<A>>::Zipped, ZippedProduct, T: ZipProductOnto<A>,
+    zipped_product, try_zipped_product, <T as ZipProductOnto<A>>::Zipped, ZippedProduct
 );
 super::by_mode::tiler_fn!(
-    ProductOnto;
+    ZipProductOnto;
     /// CuTe's `tiled_product(A, B)`: `((A modes), rest0, rest1, ...)`.
-    tiled_product, try_tiled_product, <<T as ZipProductOnto<A>>::Zipped as Unpack>::Tiled, TiledProduct, T: ZipProductOnto<A>, <T as ZipProductOnto<A>>::Zipped: Unpack,
+    tiled_product, try_tiled_product, <<T as ZipProductOnto<A>>::Zipped as Unpack>::Tiled, TiledProduct, <T as ZipProductOnto<A>>::Zipped: Unpack,
 );
 super::by_mode::tiler_fn!(
-    ProductOnto;
+    ZipProductOnto;
     /// CuTe's `flat_product(A, B)`: `(a0, a1, ..., rest0, rest1, ...)`.
-    flat_product, try_flat_product, <<T as ZipProductOnto<A>>::Zipped as Unpack>::Flat, FlatProduct, T: ZipProductOnto<A>, <T as ZipProductOnto<A>>::Zipped: Unpack,
+    flat_product, try_flat_product, <<T as ZipProductOnto<A>>::Zipped as Unpack>::Flat, FlatProduct, <T as ZipProductOnto<A>>::Zipped: Unpack,
 );
 
 /// The error of a static product, if any (what the compile-time check evaluates).
@@ -695,13 +702,13 @@ super::by_mode::tiler_op!(
 );
 super::by_mode::tiler_op!(
     /// `zipped_product` from run-time values.
-    ZippedProduct, ProductOnto, <T as ZipProductOnto<A>>::Zipped, |a, t| t.try_zipped(a), T: ZipProductOnto<A>,
+    ZippedProduct, ZipProductOnto, <T as ZipProductOnto<A>>::Zipped, |a, t| t.try_zipped(a),
 );
 super::by_mode::tiler_op!(
     /// `tiled_product` from run-time values.
-    TiledProduct, ProductOnto, <<T as ZipProductOnto<A>>::Zipped as Unpack>::Tiled, |a, t| t.try_zipped(a).map(Unpack::tiled), T: ZipProductOnto<A>, <T as ZipProductOnto<A>>::Zipped: Unpack,
+    TiledProduct, ZipProductOnto, <<T as ZipProductOnto<A>>::Zipped as Unpack>::Tiled, |a, t| t.try_zipped(a).map(Unpack::tiled), <T as ZipProductOnto<A>>::Zipped: Unpack,
 );
 super::by_mode::tiler_op!(
     /// `flat_product` from run-time values.
-    FlatProduct, ProductOnto, <<T as ZipProductOnto<A>>::Zipped as Unpack>::Flat, |a, t| t.try_zipped(a).map(Unpack::flat), T: ZipProductOnto<A>, <T as ZipProductOnto<A>>::Zipped: Unpack,
+    FlatProduct, ZipProductOnto, <<T as ZipProductOnto<A>>::Zipped as Unpack>::Flat, |a, t| t.try_zipped(a).map(Unpack::flat), <T as ZipProductOnto<A>>::Zipped: Unpack,
 );
