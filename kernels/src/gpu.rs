@@ -112,7 +112,7 @@ fn sgemm_kernel<const A_M_MAJOR: bool>(
         // hides the second step's shared loads behind the first step's FMAs,
         // within the 128 registers that the launch bounds build-ptx.sh adds
         // leave for two blocks per SM. Each step's FMAs go by pairs of rows
-        // (i, i + 1) for each column j. H200 (docs/gpu.md): 44.7 TFLOP/s,
+        // (i, i + 1) for each column j. H200 (docs/gpu.md): 44.6 TFLOP/s,
         // against 44.2 with each accumulator taking both steps in turn and
         // 41.7 one step at a time.
         let mut kk = 0;
