@@ -150,6 +150,30 @@ fn tflops(size: usize, ms: f64, timed: bool) -> String {
 }
 
 /// "exact", or how many of `of` values were wrong.
+/// What the f32 GEMM checks count: entries beyond `k * eps * sum |a b|`.
+const BOUND: &str = "beyond k*eps*sum|ab|";
+
+/// A GEMM's table row: `checked` entries (every one or sampled), `bad` of
+/// them failing the check that `verdict` names.
+fn gemm_row(
+    kernel: &str,
+    size: usize,
+    ms: f64,
+    timed: bool,
+    checked: usize,
+    bad: usize,
+    verdict: &str,
+) -> Row {
+    let what = if timed { "sampled" } else { "all" };
+    Row {
+        kernel: kernel.into(),
+        size: format!("{size}x{size}x{size}"),
+        ms,
+        rate: tflops(size, ms, timed),
+        check: format!("{checked} {what} entries, {bad} {verdict}"),
+    }
+}
+
 fn exact(bad: usize, of: usize) -> String {
     if bad == 0 {
         "exact".into()
@@ -244,10 +268,9 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
         sgemms.push((form.clone(), module.load_function(form)?, true));
     }
     for (name, f, a_m_major) in &sgemms {
-        let a_m_major = *a_m_major;
         for (size, timed) in [(256, false), (n, true)] {
             let (a, b) = (random(size * size, 1), random(size * size, 2));
-            let a_dev: Vec<f32> = if a_m_major {
+            let a_dev: Vec<f32> = if *a_m_major {
                 (0..size * size)
                     .map(|x| a[(x % size) * size + x / size])
                     .collect()
@@ -264,17 +287,7 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
             let checked = samples(size, timed, 3);
             let bad = beyond_bound(&a, &b, &c, size, &checked);
             ok &= bad == 0;
-            let what = if timed { "sampled" } else { "all" };
-            rows.push(Row {
-                kernel: name.clone(),
-                size: format!("{size}x{size}x{size}"),
-                ms,
-                rate: tflops(size, ms, timed),
-                check: format!(
-                    "{} {what} entries, {bad} beyond k*eps*sum|ab|",
-                    checked.len()
-                ),
-            });
+            rows.push(gemm_row(name, size, ms, timed, checked.len(), bad, BOUND));
         }
     }
 
@@ -404,17 +417,8 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
         let checked = samples(size, timed, 6);
         let bad = beyond_bound(&a, &b, &c, size, &checked);
         ok &= bad == 0;
-        let what = if timed { "sampled" } else { "all" };
-        rows.push(Row {
-            kernel: "hgemm_f32 (layout, tensor cores)".into(),
-            size: format!("{size}x{size}x{size}"),
-            ms,
-            rate: tflops(size, ms, timed),
-            check: format!(
-                "{} {what} entries, {bad} beyond k*eps*sum|ab|",
-                checked.len()
-            ),
-        });
+        let kernel = "hgemm_f32 (layout, tensor cores)";
+        rows.push(gemm_row(kernel, size, ms, timed, checked.len(), bad, BOUND));
     }
 
     // f16 accumulators (C f16): entries in {-1, 0, 1}, so every partial sum
@@ -449,14 +453,16 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
             })
             .count();
         ok &= bad == 0;
-        let what = if timed { "sampled" } else { "all" };
-        rows.push(Row {
-            kernel: "hgemm_f16 (layout, tensor cores, f16 acc)".into(),
-            size: format!("{size}x{size}x{size}"),
+        let kernel = "hgemm_f16 (layout, tensor cores, f16 acc)";
+        rows.push(gemm_row(
+            kernel,
+            size,
             ms,
-            rate: tflops(size, ms, timed),
-            check: format!("{} {what} entries, {bad} wrong (exact)", checked.len()),
-        });
+            timed,
+            checked.len(),
+            bad,
+            "wrong (exact)",
+        ));
     }
 
     println!("| kernel | size | ms | rate | check |");
