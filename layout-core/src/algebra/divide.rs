@@ -5,10 +5,11 @@
 //! Result types and the values of run-time leaves both come from the typed
 //! composition and complement (no allocation).
 
+use super::arith::{CeilDivT, LCeilDiv, LMul, Leaf, MulT};
 use super::by_mode::Unpack;
 use super::coalesce::Coalesce;
 use super::complement::{ComplementOf, FilteredModes};
-use super::composition::{first_error, ComposeOnto, LayoutParts};
+use super::composition::{first_error, CoalesceX, CompTree, ComposeOnto, LayoutParts};
 use super::typelevel::ModesToLayout;
 use super::typelevel::ZipModes;
 use crate::compact::Compact;
@@ -18,6 +19,7 @@ use crate::error::LayoutError;
 use crate::int::C;
 use crate::layout::{Congruent, Layout};
 use crate::tuple::{AsModes, Concat, Cons, IntTuple, Nil, SplitAt, Tuple};
+use typenum::{B0, B1};
 
 /// A tiler for the divides: `Self` divides `A`.
 pub trait DivideOnto<A> {
@@ -129,20 +131,112 @@ impl<AS: Congruent<AD>, AD: IntTuple> DivideOnto<Layout<AS, AD>> for Underscore 
     }
 }
 
+/// How an integer tiler `n` divides a mode of A, chosen by the mode's form:
+/// a leaf mode `s:d` directly (`B1`), any other through the layout
+/// `make_layout(n)` (`B0`).
+///
+/// For a leaf the general chain `s:d o (n:c, complement(n:c, s))` reduces
+/// to two leaf compositions: `complement(n:c, s)` is `ceil(s/n) : n` (with
+/// CuTe's compact stride, `_0` for a static 1; `c` is `_1`, or `_0` for a
+/// static 1 tiler, whose complement is `s:_1`, the same formula). Both modes
+/// are composed with A' by the composition's own leaf step, so the result
+/// type, the values and the errors are the general chain's (checked against
+/// it by `tests/tests/int_divide.rs`) at a fraction of its type-level work.
+#[doc(hidden)]
+pub trait IntDivideCase<N, AS, AD> {
+    /// The type of `logical_divide(A, n)`.
+    type Logical;
+    /// Why the divide is inadmissible for static inputs, if it is.
+    const ERROR: Option<Text>;
+    /// `logical_divide(A, n)`.
+    fn go(n: N, a: Layout<AS, AD>) -> Result<Self::Logical, LayoutError>;
+}
+impl<N, AS: Congruent<AD>, AD: IntTuple> IntDivideCase<N, AS, AD> for B0
+where
+    N: Compact<C<1>> + Congruent<<N as Compact<C<1>>>::Left>,
+    Layout<N, <N as Compact<C<1>>>::Left>: DivideOnto<Layout<AS, AD>>,
+{
+    type Logical = <Layout<N, <N as Compact<C<1>>>::Left> as DivideOnto<Layout<AS, AD>>>::Logical;
+    const ERROR: Option<Text> =
+        <Layout<N, <N as Compact<C<1>>>::Left> as DivideOnto<Layout<AS, AD>>>::ERROR;
+    #[inline(always)]
+    fn go(n: N, a: Layout<AS, AD>) -> Result<Self::Logical, LayoutError> {
+        Layout::raw(n, crate::compact::try_compact_col_major(n)?).try_logical(a)
+    }
+}
+
+/// The tiler's stride, `make_layout(n)`'s: `_1`, `_0` for a static 1.
+type TileStride<N> = <N as Compact<C<1>>>::Left;
+/// The complement's stride base `n` (as `_1 * n`, the general chain's type).
+type Span<N> = MulT<C<1>, N>;
+/// The complement's shape, `ceil(s / n)`.
+type RestShape<S, N> = CeilDivT<S, Span<N>>;
+/// The complement's stride (`_0` when its shape is a static 1).
+type RestStride<S, N> = <RestShape<S, N> as Compact<Span<N>>>::Left;
+/// A' of the leaf layout `s:d`.
+type LeafPairs<S, D> = <Layout<S, D> as CoalesceX>::Pairs;
+type Tile<N, S, D> = <(N, TileStride<N>) as CompTree<LeafPairs<S, D>>>::Shape;
+type TileD<N, S, D> = <(N, TileStride<N>) as CompTree<LeafPairs<S, D>>>::Stride;
+type Rest<N, S, D> = <(RestShape<S, N>, RestStride<S, N>) as CompTree<LeafPairs<S, D>>>::Shape;
+type RestD<N, S, D> = <(RestShape<S, N>, RestStride<S, N>) as CompTree<LeafPairs<S, D>>>::Stride;
+
+impl<N: Leaf, S: Leaf, D: Leaf> IntDivideCase<N, S, D> for B1
+where
+    S: Congruent<D>,
+    N: Compact<C<1>>,
+    (C<1>, N): LMul,
+    (S, Span<N>): LCeilDiv,
+    RestShape<S, N>: Compact<Span<N>>,
+    Layout<S, D>: CoalesceX,
+    (N, TileStride<N>): CompTree<LeafPairs<S, D>>,
+    (RestShape<S, N>, RestStride<S, N>): CompTree<LeafPairs<S, D>>,
+    (Tile<N, S, D>, Rest<N, S, D>): Congruent<(TileD<N, S, D>, RestD<N, S, D>)>,
+    (TileD<N, S, D>, RestD<N, S, D>): IntTuple,
+{
+    type Logical = Layout<(Tile<N, S, D>, Rest<N, S, D>), (TileD<N, S, D>, RestD<N, S, D>)>;
+    // The general chain's only static refusal here: a static 0 in the
+    // complement's shape (A of static size 0). A single-mode A' has no
+    // boundary for the composition to cross.
+    const ERROR: Option<Text> = if super::complement::has_static_zero(
+        <RestShape<S, N> as IntTuple>::LEAF_VALUES,
+    ) {
+        Some(
+                Text::EMPTY
+                    .str("logical_divide: the tiler ")
+                    .text(super::composition::layout_text::<N, TileStride<N>>())
+                    .str(" has overlapping modes (a stride is not above the modes below it), so it has no complement"),
+            )
+    } else {
+        None
+    };
+    #[inline(always)]
+    fn go(n: N, a: Layout<S, D>) -> Result<Self::Logical, LayoutError> {
+        // The complement's steps first, failing as the complement does.
+        let refused = || super::composition::step_failed("complement");
+        let (tile_stride, _) = n.left(C).ok_or_else(refused)?;
+        let span: Span<N> = (C::<1>, n).value().ok_or_else(refused)?;
+        let rest: RestShape<S, N> = (a.shape(), span).value().ok_or_else(refused)?;
+        let (rest_stride, _) = rest.left(span).ok_or_else(refused)?;
+        let al = a.pairs_x();
+        let failed = || super::composition::step_failed("composition");
+        let (s0, d0) = (n, tile_stride).comp(al).ok_or_else(failed)?;
+        let (s1, d1) = (rest, rest_stride).comp(al).ok_or_else(failed)?;
+        Ok(Layout::raw((s0, s1), (d0, d1)))
+    }
+}
+
 macro_rules! int_divide {
     ($t:ty; $($g:tt)*) => {
         /// An integer tiler `n` is the layout `make_layout(n)`.
         impl<AS: Congruent<AD>, AD: IntTuple, $($g)*> DivideOnto<Layout<AS, AD>> for $t
         where
-            $t: Compact<C<1>>,
-            Layout<$t, <$t as Compact<C<1>>>::Left>: DivideOnto<Layout<AS, AD>>,
-            $t: Congruent<<$t as Compact<C<1>>>::Left>,
+            AS::IsLeaf: IntDivideCase<$t, AS, AD>,
         {
-            type Logical = <Layout<$t, <$t as Compact<C<1>>>::Left> as DivideOnto<Layout<AS, AD>>>::Logical;
-            const ERROR: Option<Text> = <Layout<$t, <$t as Compact<C<1>>>::Left> as DivideOnto<Layout<AS, AD>>>::ERROR;
+            type Logical = <AS::IsLeaf as IntDivideCase<$t, AS, AD>>::Logical;
+            const ERROR: Option<Text> = <AS::IsLeaf as IntDivideCase<$t, AS, AD>>::ERROR;
             #[inline(always)]
             fn try_logical(self, a: Layout<AS, AD>) -> Result<Self::Logical, LayoutError> {
-                Layout::raw(self, crate::compact::try_compact_col_major(self)?).try_logical(a)
+                <AS::IsLeaf as IntDivideCase<$t, AS, AD>>::go(self, a)
             }
         }
     };
@@ -152,14 +246,13 @@ macro_rules! int_zip_divide {
     ($t:ty; $($g:tt)*) => {
         impl<AS: Congruent<AD>, AD: IntTuple, $($g)*> ZipDivideOnto<Layout<AS, AD>> for $t
         where
-            $t: Compact<C<1>>,
-            Layout<$t, <$t as Compact<C<1>>>::Left>: ZipDivideOnto<Layout<AS, AD>>,
+            AS::IsLeaf: IntDivideCase<$t, AS, AD>,
         {
-            type Zipped = <Layout<$t, <$t as Compact<C<1>>>::Left> as ZipDivideOnto<Layout<AS, AD>>>::Zipped;
-            const ERROR: Option<Text> = <Layout<$t, <$t as Compact<C<1>>>::Left> as ZipDivideOnto<Layout<AS, AD>>>::ERROR;
+            type Zipped = <AS::IsLeaf as IntDivideCase<$t, AS, AD>>::Logical;
+            const ERROR: Option<Text> = <AS::IsLeaf as IntDivideCase<$t, AS, AD>>::ERROR;
             #[inline(always)]
             fn try_zipped(self, a: Layout<AS, AD>) -> Result<Self::Zipped, LayoutError> {
-                Layout::raw(self, crate::compact::try_compact_col_major(self)?).try_zipped(a)
+                <AS::IsLeaf as IntDivideCase<$t, AS, AD>>::go(self, a)
             }
         }
     };
