@@ -472,41 +472,46 @@ impl<S: crate::int::Int, D: crate::int::Int, R: TripleAt> TripleAt for Cons<(S, 
 /// The complement's type, given the filtered modes (`Self`) and the cotarget.
 #[doc(hidden)]
 pub trait ComplementOf<Cot> {
-    type Shape: IntTuple;
-    type Stride: IntTuple;
+    /// The complement, one layout type (not a shape and a stride type:
+    /// rustc would evaluate the whole fold once for each).
+    type Out: super::LayoutParts + super::StaticText + super::StaticResult + Copy;
     /// The values; `None` on overflow or division by 0.
-    fn complement_of(self, cot: Cot) -> Result<(Self::Shape, Self::Stride), crate::Refusal>;
+    fn complement_of(self, cot: Cot) -> Result<Self::Out, crate::Refusal>;
 }
+/// The complement's shape, given the filtered modes `T`.
+pub type ComplementShape<T, Cot> = <<T as ComplementOf<Cot>>::Out as super::LayoutParts>::Shape;
+/// The complement's stride, given the filtered modes `T`.
+pub type ComplementStride<T, Cot> = <<T as ComplementOf<Cot>>::Out as super::LayoutParts>::Stride;
 impl<S0, D0: Leaf, R, Cot> ComplementOf<Cot> for Cons<(S0, D0, ()), R>
 where
     D0::IsZero: ZeroStrideCase<Cons<(S0, D0, ()), R>, Cot>,
 {
-    type Shape = <D0::IsZero as ZeroStrideCase<Cons<(S0, D0, ()), R>, Cot>>::Shape;
-    type Stride = <D0::IsZero as ZeroStrideCase<Cons<(S0, D0, ()), R>, Cot>>::Stride;
+    type Out = <D0::IsZero as ZeroStrideCase<Cons<(S0, D0, ()), R>, Cot>>::Out;
     #[inline(always)]
-    fn complement_of(self, cot: Cot) -> Result<(Self::Shape, Self::Stride), crate::Refusal> {
+    fn complement_of(self, cot: Cot) -> Result<Self::Out, crate::Refusal> {
         <D0::IsZero as ZeroStrideCase<Cons<(S0, D0, ()), R>, Cot>>::go(self, cot)
     }
 }
 /// `filter(A)` is `_1:_0`: the complement is the compact coalesced cotarget.
 #[doc(hidden)]
 pub trait ZeroStrideCase<M, Cot> {
-    type Shape: IntTuple;
-    type Stride: IntTuple;
-    fn go(m: M, cot: Cot) -> Result<(Self::Shape, Self::Stride), crate::Refusal>;
+    type Out: super::LayoutParts + super::StaticText + super::StaticResult + Copy;
+    fn go(m: M, cot: Cot) -> Result<Self::Out, crate::Refusal>;
 }
 impl<M, Cot: IntTuple> ZeroStrideCase<M, Cot> for B1
 where
     Cot::Leaves: CoalesceShapeList<Nil>,
     <Cot::Leaves as CoalesceShapeList<Nil>>::Out: Pack,
-    CoalesceShape<Cot>: Compact<C<1>>,
+    CoalesceShape<Cot>: Compact<C<1>> + Congruent<<CoalesceShape<Cot> as Compact<C<1>>>::Left>,
 {
-    type Shape = CoalesceShape<Cot>;
-    type Stride = <CoalesceShape<Cot> as Compact<C<1>>>::Left;
+    type Out = Layout<CoalesceShape<Cot>, <CoalesceShape<Cot> as Compact<C<1>>>::Left>;
     #[inline(always)]
-    fn go(_m: M, cot: Cot) -> Result<(Self::Shape, Self::Stride), crate::Refusal> {
+    fn go(_m: M, cot: Cot) -> Result<Self::Out, crate::Refusal> {
         let s = coalesce_shape(cot).ok_or(crate::Refusal::Arithmetic)?;
-        Ok((s, s.left(C).ok_or(crate::Refusal::Arithmetic)?.0))
+        Ok(Layout::raw(
+            s,
+            s.left(C).ok_or(crate::Refusal::Arithmetic)?.0,
+        ))
     }
 }
 impl<M: Sorted, Cot> ZeroStrideCase<M, Cot> for B0
@@ -524,12 +529,12 @@ where
     <PreShape<M, Cot> as IntoTuple>::Tuple: Congruent<<PreStride<M, Cot> as IntoTuple>::Tuple>,
     <PreStride<M, Cot> as IntoTuple>::Tuple: IntTuple,
     Pre<M, Cot>: Coalesce,
-    <Pre<M, Cot> as Coalesce>::Output: super::LayoutParts,
+    <Pre<M, Cot> as Coalesce>::Output:
+        super::LayoutParts + super::StaticText + super::StaticResult + Copy,
 {
-    type Shape = <<Pre<M, Cot> as Coalesce>::Output as super::LayoutParts>::Shape;
-    type Stride = <<Pre<M, Cot> as Coalesce>::Output as super::LayoutParts>::Stride;
+    type Out = <Pre<M, Cot> as Coalesce>::Output;
     #[inline(always)]
-    fn go(m: M, cot: Cot) -> Result<(Self::Shape, Self::Stride), crate::Refusal> {
+    fn go(m: M, cot: Cot) -> Result<Self::Out, crate::Refusal> {
         let (shs, sts, next) = m.sorted().gaps(C::<1>, Nil, Cons(C::<1>, Nil))?;
         let rest = cot
             .ceil_div_shape(next)
@@ -540,7 +545,7 @@ where
             shs.push(rest).into_tuple(),
             sts.push(rest_stride).into_tuple(),
         );
-        Ok(pre.coalesce().parts())
+        Ok(pre.coalesce())
     }
 }
 type G<M> = <M as Sorted>::Out;
@@ -556,10 +561,7 @@ type Pre<M, Cot> =
     Layout<<PreShape<M, Cot> as IntoTuple>::Tuple, <PreStride<M, Cot> as IntoTuple>::Tuple>;
 
 /// The type of `complement(A, M)`.
-pub type ComplementT<A, Cot> = Layout<
-    <<A as FilteredModes>::Triples as ComplementOf<Cot>>::Shape,
-    <<A as FilteredModes>::Triples as ComplementOf<Cot>>::Stride,
->;
+pub type ComplementT<A, Cot> = <<A as FilteredModes>::Triples as ComplementOf<Cot>>::Out;
 
 /// The definition of the complement, checked on static inputs: the text of
 /// the reason it fails, or `None` (also `None` with run-time leaves, which
@@ -646,17 +648,17 @@ pub(crate) fn complement_values<T: TripleAt + ComplementOf<Cot>, Cot: IntTuple>(
     t: T,
     cot: Cot,
     checked: bool,
-) -> Result<(T::Shape, T::Stride), crate::LayoutError> {
-    let (s, d) = t
+) -> Result<T::Out, crate::LayoutError> {
+    let r = t
         .complement_of(cot)
         .map_err(|why| crate::LayoutError::Refused {
             op: "complement",
             why,
         })?;
     if checked {
-        check_runtime(Reach::<T>::REACH, &cot, &t, (s, d))?;
+        check_runtime(Reach::<T>::REACH, &cot, &t, r.parts())?;
     }
-    Ok((s, d))
+    Ok(r)
 }
 
 /// The run-time check of a complement with run-time leaves: with a static
@@ -736,8 +738,6 @@ impl<Sh: Congruent<D>, D: IntTuple, Cot: IntTuple> Complement<Cot> for Layout<Sh
 where
     Layout<Sh, D>: FilteredModes + FilteredText,
     <Layout<Sh, D> as FilteredModes>::Triples: ComplementOf<Cot>,
-    <<Layout<Sh, D> as FilteredModes>::Triples as ComplementOf<Cot>>::Shape:
-        Congruent<<<Layout<Sh, D> as FilteredModes>::Triples as ComplementOf<Cot>>::Stride>,
 {
     type Output = ComplementT<Layout<Sh, D>, Cot>;
     const ERROR: Option<Text> = ErrText::<Layout<Sh, D>, Cot>::TEXT;
@@ -759,14 +759,11 @@ struct Complemented;
 impl<L: FilteredModes, Cot: IntTuple> super::values::Compute<L, Cot> for Complemented
 where
     L::Triples: ComplementOf<Cot>,
-    <L::Triples as ComplementOf<Cot>>::Shape: Congruent<<L::Triples as ComplementOf<Cot>>::Stride>,
 {
-    type Out =
-        Layout<<L::Triples as ComplementOf<Cot>>::Shape, <L::Triples as ComplementOf<Cot>>::Stride>;
+    type Out = <L::Triples as ComplementOf<Cot>>::Out;
     #[inline(always)]
     fn compute(l: L, cot: Cot) -> Result<Self::Out, crate::LayoutError> {
-        let (s, d) = complement_values(l.triples(), cot, true)?;
-        Ok(Layout::new(s, d))
+        complement_values(l.triples(), cot, true)
     }
 }
 

@@ -745,19 +745,35 @@ impl<A, B: ComposeOnto<A>> Composition<B> for A {
 }
 
 /// The result type of `composition(A, B)` for layouts.
-pub type CompositionOf<AS, AD, BS, BD> = Layout<
-    <(BS, BD) as CompTree<<Layout<AS, AD> as CoalesceX>::Pairs>>::Shape,
-    <(BS, BD) as CompTree<<Layout<AS, AD> as CoalesceX>::Pairs>>::Stride,
->;
+pub type CompositionOf<AS, AD, BS, BD> =
+    <(BS, BD) as CompLayout<<Layout<AS, AD> as CoalesceX>::Pairs>>::Out;
+
+/// [`CompTree`]'s result as one layout type: a bound on it costs rustc one
+/// evaluation of the fold, where a bound on its shape and one on its stride
+/// cost one each.
+#[doc(hidden)]
+pub trait CompLayout<AL> {
+    type Out: LayoutParts + StaticText + super::StaticResult + Copy;
+    fn comp_layout(self, al: AL) -> Option<Self::Out>;
+}
+impl<AL, B: CompTree<AL>> CompLayout<AL> for B
+where
+    B::Shape: Congruent<B::Stride>,
+{
+    type Out = Layout<B::Shape, B::Stride>;
+    #[inline(always)]
+    fn comp_layout(self, al: AL) -> Option<Self::Out> {
+        let (s, d) = self.comp(al)?;
+        Some(Layout::raw(s, d))
+    }
+}
 
 impl<AS: Congruent<AD>, AD: IntTuple, BS: Congruent<BD>, BD: IntTuple> ComposeOnto<Layout<AS, AD>>
     for Layout<BS, BD>
 where
     Layout<AS, AD>: CoalesceX,
     <Layout<AS, AD> as CoalesceX>::Pairs: PairSizes + crate::tuple::List,
-    (BS, BD): CompTree<<Layout<AS, AD> as CoalesceX>::Pairs>,
-    <(BS, BD) as CompTree<<Layout<AS, AD> as CoalesceX>::Pairs>>::Shape:
-        Congruent<<(BS, BD) as CompTree<<Layout<AS, AD> as CoalesceX>::Pairs>>::Stride>,
+    (BS, BD): CompLayout<<Layout<AS, AD> as CoalesceX>::Pairs>,
 {
     type Output = CompositionOf<AS, AD, BS, BD>;
     const ERROR: Option<Text> = ErrText::<Layout<AS, AD>, Layout<BS, BD>>::TEXT;
@@ -778,10 +794,9 @@ where
     fn compose_values(self, a: Layout<AS, AD>) -> Result<Self::Output, crate::LayoutError> {
         let al = a.pairs_x();
         check_runtime(&al, &self.shape(), &self.stride())?;
-        let (s, d) = (self.shape(), self.stride())
-            .comp(al)
-            .ok_or(step_failed("composition"))?;
-        Ok(Layout::new(s, d))
+        (self.shape(), self.stride())
+            .comp_layout(al)
+            .ok_or(step_failed("composition"))
     }
 }
 

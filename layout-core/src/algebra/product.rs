@@ -14,7 +14,7 @@ use super::typelevel::SizeT;
 use super::typelevel::{Known, ModesToLayout, ZipModes};
 
 use super::by_mode::Unpack;
-use super::complement::{ComplementOf, ComplementT, FilteredModes};
+use super::complement::{ComplementOf, ComplementShape, ComplementT, FilteredModes};
 use super::composition::{first_error, ComposeOnto, LayoutParts};
 use crate::compact::Compact;
 use crate::const_text::Text;
@@ -103,8 +103,8 @@ where
                     op: "logical_product",
                 },
             )?;
-        let (cs, cd) = super::complement::complement_values(a.triples(), cot, false)?;
-        let (rs, rd) = self.compose_values(Layout::raw(cs, cd))?.parts();
+        let c = super::complement::complement_values(a.triples(), cot, false)?;
+        let (rs, rd) = self.compose_values(c)?.parts();
         Ok(Layout::raw((a.shape(), rs), (a.stride(), rd)))
     }
     type Logical = Layout<
@@ -118,9 +118,10 @@ where
         ),
     >;
     const ERROR: Option<Text> = if super::complement::has_static_zero(
-        <<<Layout<AS, AD> as FilteredModes>::Triples as ComplementOf<
+        <ComplementShape<
+            <Layout<AS, AD> as FilteredModes>::Triples,
             MulT<SizeT<AS>, CosizeT<BS, BD>>,
-        >>::Shape as IntTuple>::LEAF_VALUES,
+        > as IntTuple>::LEAF_VALUES,
     ) {
         Some(
             Text::EMPTY
