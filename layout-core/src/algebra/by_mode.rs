@@ -16,7 +16,7 @@ use typenum::B0;
 use typenum::B1;
 
 macro_rules! tiler_fn {
-    ($T:ident; $(#[$m:meta])* $name:ident, $try:ident, $out:ty, $op:ty $(, $($bound:tt)*)?) => {
+    ($T:ident; $(#[$m:meta])* $name:ident, $try:ident, $out:ty, |$a:ident, $t:ident| $body:expr $(, $($bound:tt)*)?) => {
         $(#[$m])*
         ///
         /// # Panics
@@ -47,13 +47,11 @@ macro_rules! tiler_fn {
                     panic!("{}", e.as_str())
                 }
             }
+            let ($a, $t) = (a, t);
             $crate::algebra::values::run::<
                 $crate::algebra::values::Tag<A::Shape, A::Stride, C<1>, C<1>, $out>,
-                $op,
                 _,
-                _,
-                _,
-            >(a, t)
+            >(move || $body)
         }
     };
 }
@@ -263,25 +261,3 @@ where
         (s0, d0).splice().concat((s1, d1).splice()).to_layout()
     }
 }
-
-/// Declare the marker of an operation on a tiler computed from run-time
-/// values: `$name` computes `$out` as `$body` (with `a` and `t` bound).
-macro_rules! tiler_op {
-    ($(#[$m:meta])* $name:ident, $Tr:ident, $out:ty, |$a:ident, $t:ident| $body:expr $(, $($bound:tt)*)?) => {
-        $(#[$m])*
-        #[doc(hidden)]
-        pub struct $name;
-        impl<A, T: $Tr<A>> $crate::algebra::values::Compute<A, T> for $name
-        where
-            $out: $crate::algebra::StaticResult,
-            $($($bound)*)?
-        {
-            type Out = $out;
-            #[inline(always)]
-            fn compute($a: A, $t: T) -> Result<$out, LayoutError> {
-                $body
-            }
-        }
-    };
-}
-pub(crate) use tiler_op;

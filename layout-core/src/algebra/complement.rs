@@ -748,22 +748,9 @@ where
                 panic!("{}", t.as_str())
             }
         }
-        super::values::run::<crate::tuple::AllStatic4<Sh, D, Cot, C<1>>, Complemented, _, _, _>(
-            self, cot,
-        )
-    }
-}
-
-/// The complement computed from run-time values.
-struct Complemented;
-impl<L: FilteredModes, Cot: IntTuple> super::values::Compute<L, Cot> for Complemented
-where
-    L::Triples: ComplementOf<Cot>,
-{
-    type Out = <L::Triples as ComplementOf<Cot>>::Out;
-    #[inline(always)]
-    fn compute(l: L, cot: Cot) -> Result<Self::Out, crate::LayoutError> {
-        complement_values(l.triples(), cot, true)
+        super::values::run::<crate::tuple::AllStatic4<Sh, D, Cot, C<1>>, _>(move || {
+            complement_values(self.triples(), cot, true)
+        })
     }
 }
 

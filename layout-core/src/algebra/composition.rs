@@ -788,7 +788,9 @@ where
                 panic!("{}", t.as_str())
             }
         }
-        super::values::run::<crate::tuple::AllStatic4<AS, AD, BS, BD>, Composed, _, _, _>(a, self)
+        super::values::run::<crate::tuple::AllStatic4<AS, AD, BS, BD>, _>(move || {
+            self.compose_values(a)
+        })
     }
     #[inline(always)]
     fn compose_values(self, a: Layout<AS, AD>) -> Result<Self::Output, crate::LayoutError> {
@@ -797,19 +799,6 @@ where
         (self.shape(), self.stride())
             .comp_layout(al)
             .ok_or(step_failed("composition"))
-    }
-}
-
-/// The composition computed from run-time values.
-struct Composed;
-impl<A, B: ComposeOnto<A>> super::values::Compute<A, B> for Composed
-where
-    B::Output: super::StaticResult,
-{
-    type Out = B::Output;
-    #[inline(always)]
-    fn compute(a: A, b: B) -> Result<B::Output, crate::LayoutError> {
-        b.compose_values(a)
     }
 }
 

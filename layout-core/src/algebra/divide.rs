@@ -284,7 +284,7 @@ super::by_mode::tiler_fn!(
     /// assert_eq!(r.to_string(), "((_16,(_2,_4)),(_8,_8)):((_128,(_64,_2048)),(_1,_8))");
     /// assert_eq!(core::mem::size_of_val(&r), 0);
     /// ```
-    logical_divide, try_logical_divide, T::Logical, LogicalDivide
+    logical_divide, try_logical_divide, T::Logical, |a, t| t.try_logical(a)
 );
 super::by_mode::tiler_fn!(
     ZipDivideOnto;
@@ -295,7 +295,7 @@ super::by_mode::tiler_fn!(
     /// let r = zipped_divide(layout!((128,64):(64,1)), (C::<32>, C::<8>));
     /// assert_eq!(r.to_string(), "((_32,_8),(_4,_8)):((_64,_1),(_2048,_8))");
     /// ```
-    zipped_divide, try_zipped_divide, <T as ZipDivideOnto<A>>::Zipped, ZippedDivide
+    zipped_divide, try_zipped_divide, <T as ZipDivideOnto<A>>::Zipped, |a, t| t.try_zipped(a)
 );
 super::by_mode::tiler_fn!(
     ZipDivideOnto;
@@ -306,7 +306,7 @@ super::by_mode::tiler_fn!(
     /// let r = tiled_divide(layout!((128,64):(64,1)), (C::<16>, C::<16>));
     /// assert_eq!(r.to_string(), "((_16,_16),_8,_4):((_64,_1),_1024,_16)");
     /// ```
-    tiled_divide, try_tiled_divide, <<T as ZipDivideOnto<A>>::Zipped as Unpack>::Tiled, TiledDivide, <T as ZipDivideOnto<A>>::Zipped: Unpack,
+    tiled_divide, try_tiled_divide, <<T as ZipDivideOnto<A>>::Zipped as Unpack>::Tiled, |a, t| t.try_zipped(a).map(Unpack::tiled), <T as ZipDivideOnto<A>>::Zipped: Unpack,
 );
 super::by_mode::tiler_fn!(
     ZipDivideOnto;
@@ -317,7 +317,7 @@ super::by_mode::tiler_fn!(
     /// let r = flat_divide(layout!((128,64):(64,1)), (C::<16>, C::<16>));
     /// assert_eq!(r.to_string(), "(_16,_16,_8,_4):(_64,_1,_1024,_16)");
     /// ```
-    flat_divide, try_flat_divide, <<T as ZipDivideOnto<A>>::Zipped as Unpack>::Flat, FlatDivide, <T as ZipDivideOnto<A>>::Zipped: Unpack,
+    flat_divide, try_flat_divide, <<T as ZipDivideOnto<A>>::Zipped as Unpack>::Flat, |a, t| t.try_zipped(a).map(Unpack::flat), <T as ZipDivideOnto<A>>::Zipped: Unpack,
 );
 
 /// The error of a static divide, if any (what the compile-time check evaluates).
@@ -333,20 +333,3 @@ pub fn divide_error<A, T: DivideOnto<A>>() -> Option<&'static str> {
         None => None,
     }
 }
-
-super::by_mode::tiler_op!(
-    /// `logical_divide` from run-time values.
-    LogicalDivide, DivideOnto, T::Logical, |a, t| t.try_logical(a)
-);
-super::by_mode::tiler_op!(
-    /// `zipped_divide` from run-time values.
-    ZippedDivide, ZipDivideOnto, <T as ZipDivideOnto<A>>::Zipped, |a, t| t.try_zipped(a),
-);
-super::by_mode::tiler_op!(
-    /// `tiled_divide` from run-time values.
-    TiledDivide, ZipDivideOnto, <<T as ZipDivideOnto<A>>::Zipped as Unpack>::Tiled, |a, t| t.try_zipped(a).map(Unpack::tiled), <T as ZipDivideOnto<A>>::Zipped: Unpack,
-);
-super::by_mode::tiler_op!(
-    /// `flat_divide` from run-time values.
-    FlatDivide, ZipDivideOnto, <<T as ZipDivideOnto<A>>::Zipped as Unpack>::Flat, |a, t| t.try_zipped(a).map(Unpack::flat), <T as ZipDivideOnto<A>>::Zipped: Unpack,
-);

@@ -230,7 +230,7 @@ super::by_mode::tiler_fn!(
     /// assert_eq!(r.to_string(), "((_2,_2),(_4,_4)):((_1,_2),(_4,_16))");
     /// assert_eq!(core::mem::size_of_val(&r), 0);
     /// ```
-    logical_product, try_logical_product, T::Logical, LogicalProduct
+    logical_product, try_logical_product, T::Logical, |a, t| t.try_logical(a)
 );
 super::by_mode::tiler_fn!(
     ZipProductOnto;
@@ -241,17 +241,17 @@ super::by_mode::tiler_fn!(
     /// let r = zipped_product(layout!((2,2):(1,2)), layout!((4,4):(1,4)));
     /// assert_eq!(r.to_string(), "((_2,_2),(_4,_4)):((_1,_2),(_4,_16))");
     /// ```
-    zipped_product, try_zipped_product, <T as ZipProductOnto<A>>::Zipped, ZippedProduct
+    zipped_product, try_zipped_product, <T as ZipProductOnto<A>>::Zipped, |a, t| t.try_zipped(a)
 );
 super::by_mode::tiler_fn!(
     ZipProductOnto;
     /// CuTe's `tiled_product(A, B)`: `((A modes), rest0, rest1, ...)`.
-    tiled_product, try_tiled_product, <<T as ZipProductOnto<A>>::Zipped as Unpack>::Tiled, TiledProduct, <T as ZipProductOnto<A>>::Zipped: Unpack,
+    tiled_product, try_tiled_product, <<T as ZipProductOnto<A>>::Zipped as Unpack>::Tiled, |a, t| t.try_zipped(a).map(Unpack::tiled), <T as ZipProductOnto<A>>::Zipped: Unpack,
 );
 super::by_mode::tiler_fn!(
     ZipProductOnto;
     /// CuTe's `flat_product(A, B)`: `(a0, a1, ..., rest0, rest1, ...)`.
-    flat_product, try_flat_product, <<T as ZipProductOnto<A>>::Zipped as Unpack>::Flat, FlatProduct, <T as ZipProductOnto<A>>::Zipped: Unpack,
+    flat_product, try_flat_product, <<T as ZipProductOnto<A>>::Zipped as Unpack>::Flat, |a, t| t.try_zipped(a).map(Unpack::flat), <T as ZipProductOnto<A>>::Zipped: Unpack,
 );
 
 /// The error of a static product, if any (what the compile-time check evaluates).
@@ -623,19 +623,7 @@ impl<A: ZipProduct<B>, B> ZipOf<A> for B {
 }
 
 macro_rules! zip_fn {
-    ($(#[$m:meta])* $name:ident, $try:ident, $out:ident, $method:ident, $op:ident) => {
-        #[doc(hidden)]
-        pub struct $op;
-        impl<A, B: ZipOf<A>> super::values::Compute<A, B> for $op
-        where
-            <B as ZipOf<A>>::$out: super::StaticResult,
-        {
-            type Out = <B as ZipOf<A>>::$out;
-            #[inline(always)]
-            fn compute(a: A, b: B) -> Result<Self::Out, LayoutError> {
-                b.$method(a)
-            }
-        }
+    ($(#[$m:meta])* $name:ident, $try:ident, $out:ident, $method:ident) => {
         $(#[$m])*
         ///
         /// # Panics
@@ -666,11 +654,8 @@ macro_rules! zip_fn {
             }
             super::values::run::<
                 crate::tuple::AllStatic4<A::Shape, A::Stride, B::Shape, B::Stride>,
-                $op,
                 _,
-                _,
-                _,
-            >(a, b)
+            >(move || b.$method(a))
         }
     };
 }
@@ -683,7 +668,7 @@ zip_fn!(
     /// let r = blocked_product(layout!((3,2):(1,3)), layout!((2,5):(1,2)));
     /// assert_eq!(r.to_string(), "((_3,_2),(_2,_5)):((_1,_6),(_3,_12))");
     /// ```
-    blocked_product, try_blocked_product, Blocked, try_blocked_of, BlockedOp
+    blocked_product, try_blocked_product, Blocked, try_blocked_of
 );
 zip_fn!(
     /// CuTe's `raked_product(A, B)` for layouts of equal rank:
@@ -694,22 +679,5 @@ zip_fn!(
     /// let r = raked_product(layout!((4,2):(1,4)), layout!((2,4):(4,1)));
     /// assert_eq!(r.to_string(), "((_2,_4),(_4,_2)):((_32,_1),(_8,_4))");
     /// ```
-    raked_product, try_raked_product, Raked, try_raked_of, RakedOp
-);
-
-super::by_mode::tiler_op!(
-    /// `logical_product` from run-time values.
-    LogicalProduct, ProductOnto, T::Logical, |a, t| t.try_logical(a)
-);
-super::by_mode::tiler_op!(
-    /// `zipped_product` from run-time values.
-    ZippedProduct, ZipProductOnto, <T as ZipProductOnto<A>>::Zipped, |a, t| t.try_zipped(a),
-);
-super::by_mode::tiler_op!(
-    /// `tiled_product` from run-time values.
-    TiledProduct, ZipProductOnto, <<T as ZipProductOnto<A>>::Zipped as Unpack>::Tiled, |a, t| t.try_zipped(a).map(Unpack::tiled), <T as ZipProductOnto<A>>::Zipped: Unpack,
-);
-super::by_mode::tiler_op!(
-    /// `flat_product` from run-time values.
-    FlatProduct, ZipProductOnto, <<T as ZipProductOnto<A>>::Zipped as Unpack>::Flat, |a, t| t.try_zipped(a).map(Unpack::flat), <T as ZipProductOnto<A>>::Zipped: Unpack,
+    raked_product, try_raked_product, Raked, try_raked_of
 );

@@ -309,20 +309,6 @@ impl<O, L: TileToShape<Sh, O>, Sh> LastArg<L, (Sh,)> for O {
     }
 }
 
-/// The tiling computed from run-time values; `K` tells which argument came last.
-#[doc(hidden)]
-pub struct TileOp<K>(core::marker::PhantomData<K>);
-impl<L, X: LastArg<L, K>, K> super::values::Compute<L, (X, K)> for TileOp<K>
-where
-    X::Output: super::StaticResult,
-{
-    type Out = X::Output;
-    #[inline(always)]
-    fn compute(block: L, (x, k): (X, K)) -> Result<X::Output, LayoutError> {
-        x.tile(block, k)
-    }
-}
-
 /// CuTe's `tile_to_shape(block, shape)`: `block` repeated column-major until
 /// it covers `shape`; each mode of the result is `(block mode, repeats)`.
 /// A static block whose modes do not divide the shape's is a compile error.
@@ -379,11 +365,8 @@ where
     }
     super::values::run::<
         super::values::Tag<L::Shape, L::Stride, Sh, C<1>, <Sh as LastArg<L, ()>>::Output>,
-        TileOp<()>,
         _,
-        _,
-        _,
-    >(block, (shape, ()))
+    >(move || shape.tile(block, ()))
 }
 
 /// CuTe's `tile_to_shape(block, shape, order)`: the repeats are laid out in
@@ -446,11 +429,8 @@ where
     }
     super::values::run::<
         super::values::Tag<L::Shape, L::Stride, Sh, C<1>, <O as LastArg<L, (Sh,)>>::Output>,
-        TileOp<(Sh,)>,
         _,
-        _,
-        _,
-    >(block, (order, (shape,)))
+    >(move || order.tile(block, (shape,)))
 }
 
 #[cfg(test)]

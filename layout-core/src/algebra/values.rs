@@ -43,34 +43,20 @@ pub(crate) fn or_panic<T>(r: Result<T, LayoutError>) -> T {
     }
 }
 
-/// An operation's computation from run-time values (a marker type per
-/// operation implements it).
-pub(crate) trait Compute<A, B> {
-    /// The result.
-    type Out: StaticResult;
-    /// The result from run-time values.
-    fn compute(a: A, b: B) -> Result<Self::Out, LayoutError>;
-}
-/// Operation `Op` on `a` and `b`: its static result when `Bit` (inputs and
-/// result all static, as a type) is `B1`, else its computation. The choice
-/// is by type ([`StaticBit::pick`](crate::tuple::StaticBit::pick)), so a
-/// static operation never instantiates (nor makes rustc walk) the code of
-/// the run-time case, which an `if` on a constant does not avoid; and the
-/// result type `O` comes from the caller, already normalized, so the static
-/// path names no projection of `Op` (each one costs rustc the operation's
-/// whole type-level computation again).
+/// An operation's result: the static one when `Bit` (inputs and result all
+/// static, as a type) is `B1`, else `compute()`. The choice is by type
+/// ([`StaticBit::pick`](crate::tuple::StaticBit::pick)), so a static
+/// operation never instantiates (nor makes rustc walk) the code of the
+/// run-time case, which an `if` on a constant does not avoid; the result
+/// type `O` comes from the caller, already normalized. The computation is a
+/// closure calling the operation's own method, not a trait per operation:
+/// selecting such a trait's impl when the code is generated would cost
+/// rustc the operation's whole type-level computation once more.
 #[inline(always)]
-pub(crate) fn run<
-    Bit: crate::tuple::StaticBit,
-    Op: Compute<A, B, Out = O>,
-    A,
-    B,
-    O: StaticResult,
->(
-    a: A,
-    b: B,
+pub(crate) fn run<Bit: crate::tuple::StaticBit, O: StaticResult>(
+    compute: impl FnOnce() -> Result<O, LayoutError>,
 ) -> Result<O, LayoutError> {
-    Bit::pick(|| Ok(O::make_static()), || Op::compute(a, b))
+    Bit::pick(|| Ok(O::make_static()), compute)
 }
 
 /// The tag of an operation with inputs `A`..`D` and result `O`.
