@@ -149,7 +149,6 @@ fn tflops(size: usize, ms: f64, timed: bool) -> String {
     }
 }
 
-/// "exact", or how many of `of` values were wrong.
 /// What the f32 GEMM checks count: entries beyond `k * eps * sum |a b|`.
 const BOUND: &str = "beyond k*eps*sum|ab|";
 
@@ -174,6 +173,7 @@ fn gemm_row(
     }
 }
 
+/// "exact", or how many of `of` values were wrong.
 fn exact(bad: usize, of: usize) -> String {
     if bad == 0 {
         "exact".into()

@@ -12,7 +12,7 @@ use super::arith::{CeilDivT, LCeilDiv, LMul, Leaf, MulT};
 use super::by_mode::Unpack;
 use super::coalesce::Coalesce;
 use super::complement::{ComplementOf, ComplementShape, ComplementStride, FilteredModes};
-use super::composition::{first_error, CoalesceX, CompTree, ComposeOnto, LayoutParts};
+use super::composition::{first_error, CoalesceX, CompLayout, ComposeOnto, LayoutParts};
 use super::typelevel::ModesToLayout;
 use super::typelevel::ZipModes;
 use crate::compact::Compact;
@@ -176,10 +176,12 @@ type RestShape<S, N> = CeilDivT<S, Span<N>>;
 type RestStride<S, N> = <RestShape<S, N> as Compact<Span<N>>>::Left;
 /// A' of the leaf layout `s:d`.
 type LeafPairs<S, D> = <Layout<S, D> as CoalesceX>::Pairs;
-type Tile<N, S, D> = <(N, TileStride<N>) as CompTree<LeafPairs<S, D>>>::Shape;
-type TileD<N, S, D> = <(N, TileStride<N>) as CompTree<LeafPairs<S, D>>>::Stride;
-type Rest<N, S, D> = <(RestShape<S, N>, RestStride<S, N>) as CompTree<LeafPairs<S, D>>>::Shape;
-type RestD<N, S, D> = <(RestShape<S, N>, RestStride<S, N>) as CompTree<LeafPairs<S, D>>>::Stride;
+/// `s:d o n:c`, the tile mode.
+type Tile<N, S, D> = <(N, TileStride<N>) as CompLayout<LeafPairs<S, D>>>::Out;
+/// `s:d o complement(n:c, s)`, the rest mode.
+type Rest<N, S, D> = <(RestShape<S, N>, RestStride<S, N>) as CompLayout<LeafPairs<S, D>>>::Out;
+type Shp<L> = <L as LayoutParts>::Shape;
+type Std<L> = <L as LayoutParts>::Stride;
 
 impl<N: Leaf, S: Leaf, D: Leaf> IntDivideCase<N, S, D> for B1
 where
@@ -189,12 +191,13 @@ where
     (S, Span<N>): LCeilDiv,
     RestShape<S, N>: Compact<Span<N>>,
     Layout<S, D>: CoalesceX,
-    (N, TileStride<N>): CompTree<LeafPairs<S, D>>,
-    (RestShape<S, N>, RestStride<S, N>): CompTree<LeafPairs<S, D>>,
-    (Tile<N, S, D>, Rest<N, S, D>): Congruent<(TileD<N, S, D>, RestD<N, S, D>)>,
-    (TileD<N, S, D>, RestD<N, S, D>): IntTuple,
+    (N, TileStride<N>): CompLayout<LeafPairs<S, D>>,
+    (RestShape<S, N>, RestStride<S, N>): CompLayout<LeafPairs<S, D>>,
+    (Shp<Tile<N, S, D>>, Shp<Rest<N, S, D>>): Congruent<(Std<Tile<N, S, D>>, Std<Rest<N, S, D>>)>,
+    (Std<Tile<N, S, D>>, Std<Rest<N, S, D>>): IntTuple,
 {
-    type Logical = Layout<(Tile<N, S, D>, Rest<N, S, D>), (TileD<N, S, D>, RestD<N, S, D>)>;
+    type Logical =
+        Layout<(Shp<Tile<N, S, D>>, Shp<Rest<N, S, D>>), (Std<Tile<N, S, D>>, Std<Rest<N, S, D>>)>;
     // The general chain's only static refusal here: a static 0 in the
     // complement's shape (A of static size 0). A single-mode A' has no
     // boundary for the composition to cross.
@@ -220,15 +223,19 @@ where
         let (rest_stride, _) = rest.left(span).ok_or_else(refused)?;
         let al = a.pairs_x();
         let failed = || super::composition::step_failed("composition");
-        let (s0, d0) = (n, tile_stride).comp(al).ok_or_else(failed)?;
-        let (s1, d1) = (rest, rest_stride).comp(al).ok_or_else(failed)?;
+        let (s0, d0) = (n, tile_stride).comp_layout(al).ok_or_else(failed)?.parts();
+        let (s1, d1) = (rest, rest_stride)
+            .comp_layout(al)
+            .ok_or_else(failed)?
+            .parts();
         Ok(Layout::raw((s0, s1), (d0, d1)))
     }
 }
 
+/// An integer tiler `n` is the layout `make_layout(n)`; its logical and
+/// zipped forms are the same layout (one mode of A in, one pair out).
 macro_rules! int_divide {
     ($t:ty; $($g:tt)*) => {
-        /// An integer tiler `n` is the layout `make_layout(n)`.
         impl<AS: Congruent<AD>, AD: IntTuple, $($g)*> DivideOnto<Layout<AS, AD>> for $t
         where
             AS::IsLeaf: IntDivideCase<$t, AS, AD>,
@@ -240,11 +247,6 @@ macro_rules! int_divide {
                 <AS::IsLeaf as IntDivideCase<$t, AS, AD>>::go(self, a)
             }
         }
-    };
-}
-crate::tuple::for_each_leaf!(int_divide);
-macro_rules! int_zip_divide {
-    ($t:ty; $($g:tt)*) => {
         impl<AS: Congruent<AD>, AD: IntTuple, $($g)*> ZipDivideOnto<Layout<AS, AD>> for $t
         where
             AS::IsLeaf: IntDivideCase<$t, AS, AD>,
@@ -258,7 +260,7 @@ macro_rules! int_zip_divide {
         }
     };
 }
-crate::tuple::for_each_leaf!(int_zip_divide);
+crate::tuple::for_each_leaf!(int_divide);
 
 /// Shape and stride of a layout as a `(shape, stride)` pair type.
 type PairOf<L> = (<L as LayoutParts>::Shape, <L as LayoutParts>::Stride);
