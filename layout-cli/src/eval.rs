@@ -7,6 +7,9 @@ use layout_core::{DInt, DTuple, DynLayout, LayoutError, Tiler};
 
 /// A value of the expression language.
 #[derive(Clone, Debug)]
+// DynLayout keeps small layouts inline (no allocation); a value is one of a
+// few on the evaluator's stack.
+#[allow(clippy::large_enum_variant)]
 pub enum Val {
     /// A layout.
     Layout(DynLayout),
@@ -172,8 +175,8 @@ fn as_tiler(v: &(Val, usize)) -> Result<Tiler, EvalError> {
     }
 }
 fn as_usize(v: &(Val, usize)) -> Result<usize, EvalError> {
-    match as_tuple(v)? {
-        DTuple::Int(i) if i.value >= 0 => Ok(i.value as usize),
+    match as_tuple(v)?.as_int() {
+        Some(i) if i.value >= 0 => Ok(i.value as usize),
         _ => Err(err(v.1, "expected a non-negative integer")),
     }
 }
@@ -378,10 +381,7 @@ fn call(name: &str, pos: usize, a: &[(Val, usize)]) -> Result<Val, EvalError> {
         "swizzle" => {
             need(4)?;
             let n = |i: usize| {
-                as_tuple(&a[i]).map(|t| match t {
-                    DTuple::Int(x) => x.value,
-                    _ => i64::MIN,
-                })
+                as_tuple(&a[i]).map(|t| t.as_int().map_or(i64::MIN, |x| x.value))
             };
             let sw = d::Swizzle::new(n(0)?, n(1)?, n(2)?).map_err(|e| lerr(pos, e))?;
             let c = d::composition(&sw, &as_layout(&a[3])?).map_err(|e| lerr(pos, e))?;
@@ -396,8 +396,8 @@ fn call(name: &str, pos: usize, a: &[(Val, usize)]) -> Result<Val, EvalError> {
         },
         "idx2crd" => {
             need(2)?;
-            match as_tuple(&a[0])? {
-                DTuple::Int(i) => text(d::idx2crd(i, &as_tuple(&a[1])?).map(|t| t.to_string())),
+            match as_tuple(&a[0])?.as_int() {
+                Some(i) => text(d::idx2crd(i, &as_tuple(&a[1])?).map(|t| t.to_string())),
                 _ => Err(err(a[0].1, "expected an integer index")),
             }
         },

@@ -14,16 +14,12 @@ fn main() {
 
 fn lay(shape: &[(i64, bool)], stride: &[(i64, bool)]) -> DynLayout {
     let t = |v: &[(i64, bool)]| {
-        DTuple::Tuple(
-            v.iter()
-                .map(|&(v, st)| {
-                    DTuple::Int(DInt {
-                        value: v,
-                        is_static: st,
-                    })
-                })
-                .collect(),
-        )
+        DTuple::tuple(v.iter().map(|&(v, st)| {
+            DTuple::int(DInt {
+                value: v,
+                is_static: st,
+            })
+        }))
     };
     DynLayout::new(t(shape), t(stride)).unwrap()
 }

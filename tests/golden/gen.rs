@@ -71,9 +71,11 @@ fn from_int(i: DInt) -> Result<T, String> {
 }
 
 fn from_tuple(t: &DTuple) -> Result<T, String> {
-    match t {
-        DTuple::Int(i) => from_int(*i),
-        DTuple::Tuple(v) => Ok(T::Tup(v.iter().map(from_tuple).collect::<Result<_, _>>()?)),
+    match t.as_int() {
+        Some(i) => from_int(i),
+        None => Ok(T::Tup(
+            t.modes().iter().map(from_tuple).collect::<Result<_, _>>()?,
+        )),
     }
 }
 

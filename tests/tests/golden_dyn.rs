@@ -45,7 +45,7 @@ fn lay(v: &Value) -> Result<DynLayout, LayoutError> {
 fn tup(v: &Value) -> Result<DTuple, LayoutError> {
     match v {
         Value::String(s) => parse_tuple(s),
-        Value::Number(n) => Ok(DTuple::Int(DInt::new_static(n.as_i64().unwrap_or(0)))),
+        Value::Number(n) => Ok(DTuple::int(DInt::new_static(n.as_i64().unwrap_or(0)))),
         _ => parse_tuple(""),
     }
 }
@@ -53,6 +53,8 @@ fn tiler(v: &Value) -> Result<Tiler, LayoutError> {
     v.as_str().unwrap_or("").parse()
 }
 
+// One result per golden record: the layout is held inline, as DynLayout is.
+#[allow(clippy::large_enum_variant)]
 enum Out {
     L(DynLayout),
     T(String),
@@ -140,9 +142,9 @@ fn compute_core(op: &str, a: &[Value]) -> Option<Result<Out, LayoutError>> {
                 .map(|i| i.to_string()),
         ),
         "idx2crd" => text(tup(&a[0]).and_then(|i| {
-            match i {
-                DTuple::Int(i) => d::idx2crd(i, &tup(&a[1])?).map(|t| t.to_string()),
-                _ => d::idx2crd(DInt::new_static(-1), &DTuple::Tuple(vec![]))
+            match i.as_int() {
+                Some(i) => d::idx2crd(i, &tup(&a[1])?).map(|t| t.to_string()),
+                None => d::idx2crd(DInt::new_static(-1), &DTuple::tuple([]))
                     .map(|_| String::new())
                     .and(Err(LayoutError::Parse {
                         pos: 0,

@@ -31,11 +31,11 @@ fn tile_to_shape_near_i64_max() {
 /// integer tiler.
 #[test]
 fn negative_extents_are_refused() {
-    let neg = DTuple::Int(DInt::new_dynamic(-3));
+    let neg = DTuple::int(DInt::new_dynamic(-3));
     assert!(make_layout_left(&neg).is_err());
-    assert!(make_ordered_layout(&neg, &DTuple::Int(DInt::new_static(0))).is_err());
-    assert!(tile_to_shape(&lay("3:1"), &DTuple::Tuple(vec![neg.clone()]), None).is_err());
-    assert!(DynLayout::new(neg.clone(), DTuple::Int(DInt::new_static(1))).is_err());
+    assert!(make_ordered_layout(&neg, &DTuple::int(DInt::new_static(0))).is_err());
+    assert!(tile_to_shape(&lay("3:1"), &DTuple::tuple(vec![neg.clone()]), None).is_err());
+    assert!(DynLayout::new(neg.clone(), DTuple::int(DInt::new_static(1))).is_err());
     let t = Tiler::Int(DInt::new_dynamic(-2));
     assert!(logical_divide(&lay("8:1"), &t).is_err());
     assert!(layout_core::dynamic::composition(&lay("8:1"), &t).is_err());
@@ -47,8 +47,8 @@ fn negative_extents_are_refused() {
 fn i64_min_strides_are_refused() {
     // (-2^62) * 2 = i64::MIN.
     assert!(composition(&lay("4:-4611686018427387904"), &lay("2:2")).is_err());
-    let min = DTuple::Int(DInt::new_dynamic(i64::MIN));
-    assert!(DynLayout::new(DTuple::Int(DInt::new_dynamic(2)), min).is_err());
+    let min = DTuple::int(DInt::new_dynamic(i64::MIN));
+    assert!(DynLayout::new(DTuple::int(DInt::new_dynamic(2)), min).is_err());
     assert!("2:-9223372036854775808".parse::<DynLayout>().is_err());
 }
 
@@ -119,7 +119,7 @@ fn right_inverse_refuses_a_negative_stride_it_would_follow() {
 #[test]
 fn size_zero_layouts_are_refused_with_a_reason() {
     let empty = lay("(4,0):(1,4)");
-    let cot = DTuple::Int(DInt::new_dynamic(16));
+    let cot = DTuple::int(DInt::new_dynamic(16));
     let errs = [
         layout_core::dynamic::complement(&lay("0:1"), &cot).unwrap_err(),
         layout_core::dynamic::right_inverse(&empty).unwrap_err(),

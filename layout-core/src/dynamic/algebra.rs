@@ -1,12 +1,14 @@
 //! CuTe's layout algebra on `DynLayout`, as CuTe 4.7 computes it (including
 //! which leaves stay static), with every precondition checked.
 
-use super::{invalid, mul, DInt, DTuple, DynLayout, ModesBuilder, PairList};
+use super::{
+    check_shape, invalid, mul, DInt, DTuple, DynLayout, Kind, LKind, LayoutBuilder, LayoutRef,
+    PairList, TupleRef,
+};
 use crate::error::LayoutError;
 use alloc::borrow::Cow;
 use alloc::format;
 use alloc::string::ToString;
-use alloc::vec;
 use alloc::vec::Vec;
 use smallvec::SmallVec;
 
@@ -15,9 +17,13 @@ type R<T> = Result<T, LayoutError>;
 fn of(op: &'static str) -> LayoutError {
     LayoutError::Overflow { op }
 }
+#[cold]
+fn div_by_zero(op: &'static str, a: DInt, b: DInt) -> LayoutError {
+    invalid(op, format!("division by zero ({a} / {b})"))
+}
 pub(crate) fn ceil_div(a: DInt, b: DInt, op: &'static str) -> R<DInt> {
     if b.value == 0 {
-        return Err(invalid(op, format!("division by zero ({a} / {b})")));
+        return Err(div_by_zero(op, a, b));
     }
     // Quotient plus one for a remainder: no intermediate sum to overflow.
     let q = a.value.checked_div_euclid(b.value).ok_or(of(op))?;
@@ -31,7 +37,7 @@ pub(crate) fn ceil_div(a: DInt, b: DInt, op: &'static str) -> R<DInt> {
 }
 fn div(a: DInt, b: DInt, op: &'static str) -> R<DInt> {
     if b.value == 0 {
-        return Err(invalid(op, format!("division by zero ({a} / {b})")));
+        return Err(div_by_zero(op, a, b));
     }
     Ok(DInt {
         value: a.value / b.value,
@@ -63,21 +69,20 @@ fn abs(a: DInt) -> DInt {
 /// assert_eq!(compact_left(&t, layout_core::DInt::new_static(2)).unwrap().to_string(), "(_2,_6)");
 /// ```
 pub fn compact_left(shape: &DTuple, cur: DInt) -> R<DTuple> {
-    fn go(s: &DTuple, cur: &mut DInt) -> R<DTuple> {
-        match s {
-            DTuple::Int(x) if x.is_static_value(1) => Ok(DTuple::Int(DInt::new_static(0))),
-            DTuple::Int(x) => {
-                let d = *cur;
-                *cur = mul(*cur, *x, "compact_col_major")?;
-                Ok(DTuple::Int(d))
-            }
-            DTuple::Tuple(v) => Ok(DTuple::Tuple(
-                v.iter().map(|x| go(x, cur)).collect::<R<_>>()?,
-            )),
+    compact(shape, cur, false, "compact_col_major")
+}
+
+/// Compact strides in leaf order (LayoutLeft) or from the last leaf back
+/// (LayoutRight): a static size-1 leaf gets `_0` and does not count.
+fn compact(shape: &DTuple, mut cur: DInt, rev: bool, op: &'static str) -> R<DTuple> {
+    shape.try_map_leaves(rev, |x| {
+        if x.is_static_value(1) {
+            return Ok(DInt::new_static(0));
         }
-    }
-    let mut c = cur;
-    go(shape, &mut c)
+        let d = cur;
+        cur = mul(cur, x, op)?;
+        Ok(d)
+    })
 }
 
 /// Compact row-major strides of `shape` (CuTe's `compact_row_major`).
@@ -91,23 +96,7 @@ pub fn compact_left(shape: &DTuple, cur: DInt) -> R<DTuple> {
 /// assert_eq!(compact_right(&t, layout_core::DInt::new_static(2)).unwrap().to_string(), "(_8,_2)");
 /// ```
 pub fn compact_right(shape: &DTuple, cur: DInt) -> R<DTuple> {
-    fn go(s: &DTuple, cur: &mut DInt) -> R<DTuple> {
-        match s {
-            DTuple::Int(x) if x.is_static_value(1) => Ok(DTuple::Int(DInt::new_static(0))),
-            DTuple::Int(x) => {
-                let d = *cur;
-                *cur = mul(*cur, *x, "compact_row_major")?;
-                Ok(DTuple::Int(d))
-            }
-            DTuple::Tuple(v) => {
-                let mut out: Vec<DTuple> = v.iter().rev().map(|x| go(x, cur)).collect::<R<_>>()?;
-                out.reverse();
-                Ok(DTuple::Tuple(out))
-            }
-        }
-    }
-    let mut c = cur;
-    go(shape, &mut c)
+    compact(shape, cur, true, "compact_row_major")
 }
 
 /// CuTe's `make_layout(shape)`: LayoutLeft strides.
@@ -121,7 +110,7 @@ pub fn compact_right(shape: &DTuple, cur: DInt) -> R<DTuple> {
 /// assert_eq!(make_layout_left(&t).unwrap().to_string(), "((_4,(_1,_3,_3)),_4):((_1,(_0,_4,_12)),_36)");
 /// ```
 pub fn make_layout_left(shape: &DTuple) -> R<DynLayout> {
-    super::check_shape(shape, "make_layout")?;
+    check_shape(shape, "make_layout")?;
     Ok(DynLayout::raw(
         shape.clone(),
         compact_left(shape, DInt::new_static(1))?,
@@ -138,14 +127,17 @@ pub fn make_layout_left(shape: &DTuple) -> R<DynLayout> {
 /// assert_eq!(make_layout_right(&t).unwrap().to_string(), "((_4,(_1,_3,_3)),_4):((_36,(_0,_12,_4)),_1)");
 /// ```
 pub fn make_layout_right(shape: &DTuple) -> R<DynLayout> {
-    super::check_shape(shape, "make_layout")?;
+    check_shape(shape, "make_layout")?;
     Ok(DynLayout::raw(
         shape.clone(),
         compact_right(shape, DInt::new_static(1))?,
     ))
 }
 
-/// The modes of a flat layout under construction by `bw_coalesce`.
+/// A flat layout: its modes, and whether they form a tuple (else it is the
+/// integer layout of its one mode). Coalesce, filter and complement give
+/// these; the algebra composes with them without building the layout.
+#[derive(Clone)]
 struct Acc {
     modes: PairList,
     tuple: bool,
@@ -174,30 +166,41 @@ fn bw_coalesce(old: &[(DInt, DInt)], mut acc: Acc) -> R<Acc> {
             acc.tuple = true;
         }
     }
+    // One mode of static size 1 is `_1:_0`, as CuTe's coalesce prints it.
+    if !acc.tuple && acc.modes[0].0.is_static_value(1) {
+        acc.modes[0] = (DInt::new_static(1), DInt::new_static(0));
+    }
     Ok(acc)
 }
 
 impl Acc {
-    /// An integer layout for one mode (`_1:_0` for a static 1), else a
-    /// tuple of the modes.
-    fn into_layout(self) -> DynLayout {
-        let tuple = self.tuple;
-        let modes = self.into_pairs();
-        if !tuple {
-            return DynLayout::int(modes[0].0, modes[0].1);
+    /// One integer mode.
+    fn one(s: DInt, d: DInt) -> Acc {
+        Acc {
+            modes: smallvec::smallvec![(s, d)],
+            tuple: false,
         }
-        let mut b = ModesBuilder::with_capacity(modes.len());
-        for (s, d) in modes {
-            b.push_parts(DTuple::Int(s), DTuple::Int(d));
-        }
-        b.finish()
     }
-    /// The modes as [`Acc::into_layout`] lays them out, without building it.
-    fn into_pairs(mut self) -> PairList {
-        if !self.tuple && self.modes[0].0.is_static_value(1) {
-            self.modes[0] = (DInt::new_static(1), DInt::new_static(0));
+    /// The layout: an integer layout for one mode, else a tuple of the modes.
+    fn into_layout(self) -> DynLayout {
+        if self.tuple {
+            LayoutBuilder::tuple_of_pairs(&self.modes)
+        } else {
+            DynLayout::int(self.modes[0].0, self.modes[0].1)
         }
-        self.modes
+    }
+    /// `A' o B` into `out` with this flat layout as B (see [`compose_leaf`]).
+    fn compose_into(&self, p: &[(DInt, DInt)], tuple: bool, out: &mut LayoutBuilder) -> R<()> {
+        if !self.tuple {
+            let (s, d) = self.modes[0];
+            return compose_leaf(p, tuple, s, d, out);
+        }
+        let at = out.open();
+        for &(s, d) in &self.modes {
+            compose_leaf(p, tuple, s, d, out)?;
+        }
+        out.close(at);
+        Ok(())
     }
 }
 
@@ -209,38 +212,23 @@ impl Acc {
 /// assert_eq!(coalesce(&l).unwrap().to_string(), "_64:_1");
 /// ```
 pub fn coalesce(l: &DynLayout) -> R<DynLayout> {
-    // An integer layout is its one mode, without the walk for its leaves:
-    // tilers are mostly `n:1`.
-    if let (DTuple::Int(s), DTuple::Int(d)) = (l.shape(), l.stride()) {
-        let one = Acc {
-            modes: smallvec::smallvec![(*s, *d)],
-            tuple: false,
-        };
-        return Ok(one.into_layout());
-    }
-    coalesce_pairs(&l.pair_list())
+    Ok(coalesce_pairs(l.r().pairs())?.into_layout())
 }
 
 /// [`coalesce`] of the flat layout with these (shape, stride) leaves.
-fn coalesce_pairs(p: &[(DInt, DInt)]) -> R<DynLayout> {
+fn coalesce_pairs(p: impl Iterator<Item = (DInt, DInt)>) -> R<Acc> {
+    let p: PairList = p.collect();
     let Some((&last, rest)) = p.split_last() else {
-        return Ok(DynLayout::int(DInt::new_static(1), DInt::new_static(0)));
+        return Ok(Acc::one(DInt::new_static(1), DInt::new_static(0)));
     };
-    Ok(bw_coalesce(
-        rest,
-        Acc {
-            modes: smallvec::smallvec![last],
-            tuple: false,
-        },
-    )?
-    .into_layout())
+    bw_coalesce(rest, Acc::one(last.0, last.1))
 }
 
-/// CuTe's `coalesce_x`: like `coalesce`, but keeps the function outside the
-/// domain too (a static size-1 last mode counts as size 2).
-/// Its modes, and whether they form a tuple (rank > 1) or an integer layout.
-fn coalesce_x(l: &DynLayout) -> R<(PairList, bool)> {
-    let p = l.pair_list();
+/// CuTe's `coalesce_x` of the layout with these leaves: like `coalesce`,
+/// but keeps the function outside the domain too (a static size-1 last mode
+/// counts as size 2). Its modes, and whether they form a tuple (rank > 1)
+/// or an integer layout.
+fn coalesce_x(p: &[(DInt, DInt)]) -> R<(PairList, bool)> {
     let Some((&(s, d), rest)) = p.split_last() else {
         return Ok((
             smallvec::smallvec![(DInt::new_static(1), DInt::new_static(0))],
@@ -252,38 +240,40 @@ fn coalesce_x(l: &DynLayout) -> R<(PairList, bool)> {
     } else {
         s
     };
-    bw_coalesce(
-        rest,
-        Acc {
-            modes: smallvec::smallvec![(s, d)],
-            tuple: false,
-        },
-    )
-    .map(|acc| {
-        let tuple = acc.tuple;
-        (acc.into_pairs(), tuple)
-    })
+    bw_coalesce(rest, Acc::one(s, d)).map(|acc| (acc.modes, acc.tuple))
 }
 
-/// Apply `f` to the modes the profile (or tiler) reaches; keep the others.
+/// Write `l` into `out` with `f` applied to the modes the profile (or
+/// tiler) reaches; the other modes are kept.
 fn by_mode(
-    l: &DynLayout,
+    l: LayoutRef<'_>,
     n: usize,
     op: &'static str,
-    mut f: impl FnMut(usize, &DynLayout) -> R<DynLayout>,
-) -> R<DynLayout> {
+    out: &mut LayoutBuilder,
+    mut f: impl FnMut(usize, LayoutRef<'_>, &mut LayoutBuilder) -> R<()>,
+) -> R<()> {
     if n > l.rank() {
         return Err(invalid(
             op,
             format!("{n} modes given for layout {l} of rank {}", l.rank()),
         ));
     }
-    let rank = l.rank();
-    let mut out = ModesBuilder::with_capacity(rank);
-    for i in 0..rank {
-        let m = l.mode(i).expect("i < rank");
-        out.push(if i < n { f(i, &m)? } else { m });
+    let at = out.open();
+    for (i, m) in l.modes().enumerate() {
+        if i < n {
+            f(i, m, out)?;
+        } else {
+            out.append(m);
+        }
     }
+    out.close(at);
+    Ok(())
+}
+
+/// The layout `f` writes into a new builder.
+fn build(f: impl FnOnce(&mut LayoutBuilder) -> R<()>) -> R<DynLayout> {
+    let mut out = LayoutBuilder::default();
+    f(&mut out)?;
     Ok(out.finish())
 }
 
@@ -299,11 +289,31 @@ fn by_mode(
 /// assert_eq!(coalesce_by(&a, &p).unwrap().to_string(), "(_4,_3):(_1,_4)");
 /// ```
 pub fn coalesce_by(l: &DynLayout, profile: &DTuple) -> R<DynLayout> {
-    match profile {
-        DTuple::Int(_) => coalesce(l),
-        DTuple::Tuple(p) => by_mode(l, p.len(), "coalesce", |i, m| coalesce_by(m, &p[i])),
+    let flat = |p: PairIter<'_>| coalesce_pairs(p);
+    build(|out| by_profile(l.r(), profile.r(), "coalesce", flat, out))
+}
+
+/// `flat` of each mode the profile reaches at one of its integers.
+fn by_profile(
+    l: LayoutRef<'_>,
+    profile: TupleRef<'_>,
+    op: &'static str,
+    flat: fn(PairIter<'_>) -> R<Acc>,
+    out: &mut LayoutBuilder,
+) -> R<()> {
+    match profile.kind() {
+        Kind::Int(_) => {
+            out.append(flat(l.pairs())?.into_layout().r());
+            Ok(())
+        }
+        Kind::Tuple(p) => by_mode(l, p.len(), op, out, |i, m, out| {
+            by_profile(m, p.get(i).expect("i < rank"), op, flat, out)
+        }),
     }
 }
+
+/// A layout's leaf pairs, as [`LayoutRef::pairs`] walks them.
+type PairIter<'a> = super::Pairs<'a>;
 
 /// CuTe's `filter_zeros`: modes with a static 0 stride get size `_1`.
 ///
@@ -315,21 +325,21 @@ pub fn coalesce_by(l: &DynLayout, profile: &DTuple) -> R<DynLayout> {
 /// assert_eq!(filter_zeros(&l("(_2,_3):(_0,_1)")).unwrap().to_string(), "(_1,_3):(_0,_1)");
 /// ```
 pub fn filter_zeros(l: &DynLayout) -> R<DynLayout> {
-    fn go(s: &DTuple, d: &DTuple) -> DTuple {
-        match (s, d) {
-            (DTuple::Int(_), DTuple::Int(d)) if d.is_static_value(0) => {
-                DTuple::Int(DInt::new_static(1))
-            }
-            (DTuple::Tuple(ss), DTuple::Tuple(ds)) => {
-                DTuple::Tuple(ss.iter().zip(ds).map(|(a, b)| go(a, b)).collect())
-            }
-            _ => s.clone(),
-        }
+    let mut strides = l.r().d.leaves();
+    let shape = l.shape().map(&mut |s| match strides.next() {
+        Some(d) if d.is_static_value(0) => DInt::new_static(1),
+        _ => s,
+    });
+    Ok(DynLayout::raw(shape, l.stride().clone()))
+}
+
+/// `filter_zeros` of one leaf.
+fn zero_filtered((s, d): (DInt, DInt)) -> (DInt, DInt) {
+    if d.is_static_value(0) {
+        (DInt::new_static(1), d)
+    } else {
+        (s, d)
     }
-    Ok(DynLayout::raw(
-        go(l.shape(), l.stride()),
-        l.stride().clone(),
-    ))
 }
 
 /// CuTe's `filter`: drop stride-0 and size-1 modes, then coalesce.
@@ -342,7 +352,12 @@ pub fn filter_zeros(l: &DynLayout) -> R<DynLayout> {
 /// assert_eq!(filter(&l("(_2,_3,_2,_3):(_0,_2,_0,_12)")).unwrap().to_string(), "(_3,_3):(_2,_12)");
 /// ```
 pub fn filter(l: &DynLayout) -> R<DynLayout> {
-    coalesce(&filter_zeros(l)?)
+    Ok(filter_pairs(l.r().pairs())?.into_layout())
+}
+
+/// [`filter`] of the layout with these leaves.
+fn filter_pairs(p: PairIter<'_>) -> R<Acc> {
+    coalesce_pairs(p.map(zero_filtered))
 }
 
 /// CuTe's `filter(layout, profile)`.
@@ -356,10 +371,7 @@ pub fn filter(l: &DynLayout) -> R<DynLayout> {
 /// assert_eq!(filter_by(&l("((_2,_3),_4):((_0,_1),_3)"), &p).unwrap().to_string(), "(_3,_4):(_1,_3)");
 /// ```
 pub fn filter_by(l: &DynLayout, profile: &DTuple) -> R<DynLayout> {
-    match profile {
-        DTuple::Int(_) => filter(l),
-        DTuple::Tuple(p) => by_mode(l, p.len(), "filter", |i, m| filter_by(m, &p[i])),
-    }
+    build(|out| by_profile(l.r(), profile.r(), "filter", filter_pairs, out))
 }
 
 /// The admissibility of `A' o B` (see [`crate::admissible::check_composition`]).
@@ -369,7 +381,7 @@ fn check_composition(
     bp: &[(DInt, DInt)],
     shown: impl FnOnce() -> alloc::string::String,
 ) -> R<()> {
-    const SMALL: usize = 16;
+    const SMALL: usize = 8;
     let size = |c: DInt| usize::try_from(c.value).unwrap_or(0);
     let stride = |d: DInt| usize::try_from(d.value.unsigned_abs()).unwrap_or(usize::MAX);
     // On the stack when small: this runs on every composition.
@@ -401,21 +413,28 @@ fn check_composition(
     })
 }
 
-/// Compose the flat A' with one leaf `s:d` of B (CuTe 4.7's `composition_impl`).
-/// `p` is A's modes, `tuple` whether A' is a tuple (else an integer layout).
-fn compose_leaf(p: &[(DInt, DInt)], tuple: bool, s: DInt, d: DInt) -> R<(DTuple, DTuple)> {
+/// Compose the flat A' with one leaf `s:d` of B (CuTe 4.7's `composition_impl`)
+/// into `out`. `p` is A's modes, `tuple` whether A' is a tuple (else an
+/// integer layout).
+fn compose_leaf(
+    p: &[(DInt, DInt)],
+    tuple: bool,
+    s: DInt,
+    d: DInt,
+    out: &mut LayoutBuilder,
+) -> R<()> {
     let op = "composition";
     if d.is_static_value(0) || d.value == 0 {
         // A stride 0 selects A(0) = 0 for every coordinate: never divide by it.
-        return Ok((DTuple::Int(s), DTuple::Int(d)));
+        out.leaf(s, d);
+        return Ok(());
     }
     if !tuple {
-        return Ok((DTuple::Int(s), DTuple::Int(mul(d, p[0].1, op)?)));
+        out.leaf(s, mul(d, p[0].1, op)?);
+        return Ok(());
     }
     let (&(_, k_last), front) = p.split_last().expect("a tuple A' has modes");
-    // Most leaves of B land in one mode of A: no list is allocated then.
-    let mut shapes: SmallVec<[DTuple; 4]> = SmallVec::new();
-    let mut strides: SmallVec<[DTuple; 4]> = SmallVec::new();
+    let mut modes: SmallVec<[(DInt, DInt); 4]> = SmallVec::new();
     let (mut rest_shape, mut rest_stride) = (s, d);
     for &(c, k) in front {
         let ars = abs(rest_stride);
@@ -429,26 +448,26 @@ fn compose_leaf(p: &[(DInt, DInt)], tuple: bool, s: DInt, d: DInt) -> R<(DTuple,
             continue;
         }
         let new = min(next_shape, rest_shape);
-        shapes.push(DTuple::Int(new));
-        strides.push(DTuple::Int(mul(rest_stride, k, op)?));
+        modes.push((new, mul(rest_stride, k, op)?));
         rest_shape = div(rest_shape, new, op)?;
         rest_stride = next_stride;
     }
     let last_stride = mul(rest_stride, k_last, op)?;
-    if shapes.is_empty() {
-        return Ok((DTuple::Int(rest_shape), DTuple::Int(last_stride)));
+    if modes.is_empty() {
+        out.leaf(rest_shape, last_stride);
+        return Ok(());
     }
     if !rest_shape.is_static_value(1) {
-        shapes.push(DTuple::Int(rest_shape));
-        strides.push(DTuple::Int(last_stride));
+        modes.push((rest_shape, last_stride));
     }
-    if shapes.len() == 1 {
-        return Ok((shapes.pop().unwrap(), strides.pop().unwrap()));
+    if let [(s, d)] = modes[..] {
+        out.leaf(s, d);
+    } else {
+        let at = out.open();
+        modes.iter().for_each(|&(s, d)| out.leaf(s, d));
+        out.close(at);
     }
-    Ok((
-        DTuple::Tuple(shapes.into_vec()),
-        DTuple::Tuple(strides.into_vec()),
-    ))
+    Ok(())
 }
 
 /// CuTe's `composition(A, B)`: `R(c) == A(B(c))` for every c in B's domain,
@@ -487,60 +506,69 @@ pub trait Compose<B: ?Sized> {
 impl Compose<DynLayout> for DynLayout {
     type Output = DynLayout;
     fn compose(&self, b: &DynLayout) -> R<DynLayout> {
-        compose_layouts(self, b)
+        build(|out| compose_layouts(&self.pair_list(), &|| self.to_string(), b.r(), out))
     }
 }
 
 impl Compose<Tiler> for DynLayout {
     type Output = DynLayout;
     fn compose(&self, t: &Tiler) -> R<DynLayout> {
-        compose_tiler(self, t)
+        build(|out| compose_tiler(self.r(), t, out))
     }
 }
 
-/// `A' o B` for B's shape and stride, A' given by its coalesced modes `p`.
-fn compose_by_leaf(p: &[(DInt, DInt)], tuple: bool, s: &DTuple, d: &DTuple) -> R<(DTuple, DTuple)> {
-    match (s, d) {
-        (DTuple::Int(s), DTuple::Int(d)) => compose_leaf(p, tuple, *s, *d),
-        (DTuple::Tuple(ss), DTuple::Tuple(ds)) => {
-            let (mut a, mut b) = (Vec::with_capacity(ss.len()), Vec::with_capacity(ss.len()));
-            for (x, y) in ss.iter().zip(ds) {
-                let (x, y) = compose_by_leaf(p, tuple, x, y)?;
-                a.push(x);
-                b.push(y);
+/// `A' o B` into `out`, A' given by its coalesced modes `p`.
+fn compose_by_leaf(
+    p: &[(DInt, DInt)],
+    tuple: bool,
+    b: LayoutRef<'_>,
+    out: &mut LayoutBuilder,
+) -> R<()> {
+    match b.kind() {
+        LKind::Leaf(s, d) => compose_leaf(p, tuple, s, d, out),
+        LKind::Tuple(modes) => {
+            let at = out.open();
+            for m in modes {
+                compose_by_leaf(p, tuple, m, out)?;
             }
-            Ok((DTuple::Tuple(a), DTuple::Tuple(b)))
+            out.close(at);
+            Ok(())
         }
-        _ => Err(invalid(
-            "composition",
-            "B's shape and stride do not nest the same way".to_string(),
-        )),
     }
 }
 
-fn compose_layouts(a: &DynLayout, b: &DynLayout) -> R<DynLayout> {
+/// `A o B` into `out`, A given by its leaves (`shown` prints it for an error).
+fn compose_layouts(
+    a: &[(DInt, DInt)],
+    shown: &dyn Fn() -> alloc::string::String,
+    b: LayoutRef<'_>,
+    out: &mut LayoutBuilder,
+) -> R<()> {
     let (p, tuple) = coalesce_x(a)?;
-    check_composition(&p, &b.pair_list(), || format!("{a} o {b}"))?;
-    let (s, d) = compose_by_leaf(&p, tuple, b.shape(), b.stride())?;
-    Ok(DynLayout::raw(s, d))
+    check_composition(&p, &b.pair_list(), || format!("{} o {b}", shown()))?;
+    compose_by_leaf(&p, tuple, b, out)
 }
 
-/// `A o (B0, B1)` without building the tuple `(B0, B1)` (logical_divide's
-/// `A o (T, complement(T))`).
-fn compose_pair(a: &DynLayout, b0: &DynLayout, b1: &DynLayout) -> R<DynLayout> {
-    let (p, tuple) = coalesce_x(a)?;
+/// `A o (B0, B1)` into `out` without building the tuple `(B0, B1)`
+/// (logical_divide's `A o (T, complement(T))`, B1 flat).
+fn compose_pair(a: LayoutRef<'_>, b0: LayoutRef<'_>, b1: &Acc, out: &mut LayoutBuilder) -> R<()> {
+    let (p, tuple) = coalesce_x(&a.pair_list())?;
     let mut bp = b0.pair_list();
-    bp.extend(b1.pair_list());
+    bp.extend(b1.modes.iter().copied());
     check_composition(&p, &bp, || {
-        let b = DynLayout::from_modes(vec![b0.clone(), b1.clone()]);
+        let b1 = Acc {
+            modes: b1.modes.clone(),
+            tuple: b1.tuple,
+        }
+        .into_layout();
+        let b = LayoutBuilder::of_modes([b0, b1.r()]);
         format!("{a} o {b}")
     })?;
-    let mut out = ModesBuilder::with_capacity(2);
-    for b in [b0, b1] {
-        let (s, d) = compose_by_leaf(&p, tuple, b.shape(), b.stride())?;
-        out.push_parts(s, d);
-    }
-    Ok(out.finish())
+    let at = out.open();
+    compose_by_leaf(&p, tuple, b0, out)?;
+    b1.compose_into(&p, tuple, out)?;
+    out.close(at);
+    Ok(())
 }
 
 /// A tiler argument of the divides and products: a [`Tiler`], or a
@@ -563,6 +591,9 @@ impl AsTiler for DynLayout {
 /// A tiler: a layout, an integer `n` (the layout `n:_1`), `_` (keep the
 /// mode), or a tuple of tilers applied mode by mode.
 #[derive(Clone, Debug, PartialEq, Eq)]
+// A layout is held inline (no allocation: its tuples are inline up to seven
+// nodes); a boxed one would allocate for every divide by a layout.
+#[allow(clippy::large_enum_variant)]
 pub enum Tiler {
     /// A layout.
     Layout(DynLayout),
@@ -583,7 +614,7 @@ impl core::str::FromStr for Tiler {
 }
 
 impl Tiler {
-    fn rank_checked(&self, l: &DynLayout, op: &'static str) -> R<()> {
+    fn rank_checked(&self, l: LayoutRef<'_>, op: &'static str) -> R<()> {
         if let Tiler::Tuple(t) = self {
             if t.len() > l.rank() {
                 return Err(invalid(
@@ -602,68 +633,112 @@ impl Tiler {
 
 /// CuTe's `composition(A, tiler)`: by mode for a tuple tiler (modes of A the
 /// tiler does not reach are dropped), `_` keeps a mode, `n` means `n:_1`.
-fn compose_tiler(a: &DynLayout, t: &Tiler) -> R<DynLayout> {
+fn compose_tiler(a: LayoutRef<'_>, t: &Tiler, out: &mut LayoutBuilder) -> R<()> {
     t.rank_checked(a, "composition")?;
+    let shown = || a.to_string();
     match t {
-        Tiler::Layout(b) => composition(a, b),
-        Tiler::Underscore => Ok(a.clone()),
+        Tiler::Layout(b) => compose_layouts(&a.pair_list(), &shown, b.r(), out),
+        Tiler::Underscore => {
+            out.append(a);
+            Ok(())
+        }
         Tiler::Int(n) => {
-            super::check_shape(&DTuple::Int(*n), "composition")?;
-            composition(a, &DynLayout::int(*n, DInt::new_static(1)))
+            check_shape(&DTuple::int(*n), "composition")?;
+            let b = DynLayout::int(*n, DInt::new_static(1));
+            compose_layouts(&a.pair_list(), &shown, b.r(), out)
         }
         Tiler::Tuple(ts) => {
-            let mut out = ModesBuilder::with_capacity(ts.len());
+            let at = out.open();
             for (i, ti) in ts.iter().enumerate() {
                 let m = a.mode(i).expect("rank checked");
-                out.push(compose_tiler(&m, ti)?);
+                compose_tiler(m, ti, out)?;
             }
-            Ok(out.finish())
+            out.close(at);
+            Ok(())
         }
     }
 }
 
-/// CuTe's `coalesce(shape)`: merge neighbours that are both static or both dynamic.
-fn coalesce_shape(s: &DTuple) -> R<DTuple> {
-    if let DTuple::Int(_) = s {
-        return Ok(s.clone());
-    }
-    let mut out: SmallVec<[DInt; 8]> = SmallVec::new();
-    let mut err = None;
-    s.for_each_leaf(&mut |x| match out.last_mut() {
-        Some(b) if b.is_static == x.is_static => match mul(*b, x, "coalesce") {
-            Ok(v) => *b = v,
-            Err(e) => err = Some(e),
-        },
-        _ => out.push(x),
-    });
-    if let Some(e) = err {
-        return Err(e);
-    }
-    Ok(if out.len() == 1 {
-        DTuple::Int(out[0])
-    } else {
-        DTuple::Tuple(out.into_iter().map(DTuple::Int).collect())
-    })
-}
-
-/// CuTe's `ceil_div(shape, n)` for a tuple: divide the modes in order.
-fn ceil_div_tuple(a: &DTuple, b: DInt) -> R<DTuple> {
-    match a {
-        DTuple::Int(x) => Ok(DTuple::Int(ceil_div(*x, b, "complement")?)),
-        DTuple::Tuple(v) => {
-            let mut rest = b;
-            let mut out = Vec::with_capacity(v.len());
-            for x in v {
-                let xi = match x {
-                    DTuple::Int(i) => *i,
-                    t => t.product()?,
-                };
-                out.push(DTuple::Int(ceil_div(xi, rest, "complement")?));
-                rest = ceil_div(rest, xi, "complement")?;
-            }
-            Ok(DTuple::Tuple(out))
+/// CuTe's `coalesce(shape)` of a shape with these leaves: merge neighbours
+/// that are both static or both dynamic (only the leaves are kept).
+fn coalesce_shape(leaves: impl Iterator<Item = DInt>) -> R<Ints> {
+    let mut out = Ints::new();
+    for x in leaves {
+        match out.last_mut() {
+            Some(b) if b.is_static == x.is_static => *b = mul(*b, x, "coalesce")?,
+            _ => out.push(x),
         }
     }
+    Ok(out)
+}
+
+/// Integers on the stack up to 8.
+type Ints = SmallVec<[DInt; 4]>;
+
+/// A complement's cotarget: a tuple, or a flat shape given by its leaves
+/// (the shape of a coalesced layout, or one integer).
+#[derive(Clone, Copy)]
+enum Cotarget<'a> {
+    Tuple(TupleRef<'a>),
+    Flat(&'a [DInt]),
+}
+
+impl Cotarget<'_> {
+    fn leaves(&self) -> Ints {
+        match self {
+            Cotarget::Tuple(t) => t.leaves().collect(),
+            Cotarget::Flat(v) => v.iter().copied().collect(),
+        }
+    }
+    /// CuTe's `ceil_div(shape, n)`: divide the modes in order.
+    fn ceil_div(&self, b: DInt) -> R<Ints> {
+        let op = "complement";
+        let Cotarget::Tuple(t) = self else {
+            return self.sequential_ceil_div(self.leaves(), b);
+        };
+        match t.kind() {
+            Kind::Int(x) => Ok(smallvec::smallvec![ceil_div(x, b, op)?]),
+            Kind::Tuple(modes) => {
+                let sizes = modes
+                    .map(|m| m.as_int().map_or_else(|| m.product(), Ok))
+                    .collect::<R<Ints>>()?;
+                self.sequential_ceil_div(sizes, b)
+            }
+        }
+    }
+    fn sequential_ceil_div(&self, sizes: Ints, b: DInt) -> R<Ints> {
+        let op = "complement";
+        let mut rest = b;
+        let mut out = Ints::new();
+        for x in sizes {
+            out.push(ceil_div(x, rest, op)?);
+            rest = ceil_div(rest, x, op)?;
+        }
+        Ok(out)
+    }
+    /// Its size.
+    fn size(&self) -> R<DInt> {
+        match self {
+            Cotarget::Tuple(t) => t.product(),
+            Cotarget::Flat(v) => v
+                .iter()
+                .try_fold(DInt::new_static(1), |a, &b| mul(a, b, "size")),
+        }
+    }
+}
+
+/// Compact column-major strides from `cur` for a flat shape, as pairs
+/// (CuTe's `compact_col_major`: a static size-1 leaf gets `_0`).
+fn compact_pairs(shape: &[DInt], mut cur: DInt, out: &mut PairList) -> R<()> {
+    for &x in shape {
+        if x.is_static_value(1) {
+            out.push((x, DInt::new_static(0)));
+        } else {
+            out.push((x, cur));
+            cur = mul(cur, x, "compact_col_major")?;
+        }
+    }
+    Ok(())
 }
 
 /// CuTe's `complement(A, cotarget)`: the layout R such that `(A, R)` is a
@@ -678,22 +753,25 @@ fn ceil_div_tuple(a: &DTuple, b: DInt) -> R<DTuple> {
 /// assert_eq!(complement(&a, &parse_tuple("_1024").unwrap()).unwrap().to_string(), "(_4,_8):(_8,_128)");
 /// ```
 pub fn complement(a: &DynLayout, cotarget: &DTuple) -> R<DynLayout> {
+    let a = a.r();
     nonempty(a, "complement")?;
-    let r = complement_unchecked(a, cotarget)?;
-    check_complement(a, &r, cotarget)?;
-    Ok(r)
+    let cot = Cotarget::Tuple(cotarget.r());
+    let r = complement_flat(a, cot)?;
+    check_complement(a, &r, cot)?;
+    Ok(r.into_layout())
 }
 
 /// Check the definition of `complement(A, M)` structurally: `(filter(A), R)`
 /// must be injective (sorted by stride, every stride exceeds the largest
 /// offset of the modes below it) and must cover `[0, M)` (the modes stack
 /// from stride 1 without a gap up to M).
-fn check_complement(a: &DynLayout, r: &DynLayout, cotarget: &DTuple) -> R<()> {
-    let m = cotarget.product()?.value;
-    let (s, d): (SmallVec<[usize; 16]>, SmallVec<[usize; 16]>) = filter(a)?
-        .pair_list()
-        .into_iter()
-        .chain(r.pair_list())
+fn check_complement(a: LayoutRef<'_>, r: &Acc, cotarget: Cotarget<'_>) -> R<()> {
+    let m = cotarget.size()?.value;
+    let f = filter_pairs(a.pairs())?;
+    let (s, d): (SmallVec<[usize; 16]>, SmallVec<[usize; 16]>) = f
+        .modes
+        .iter()
+        .chain(&r.modes)
         .map(|(s, d)| {
             (
                 usize::try_from(s.value).unwrap_or(0),
@@ -713,14 +791,21 @@ fn check_complement(a: &DynLayout, r: &DynLayout, cotarget: &DTuple) -> R<()> {
 }
 
 /// CuTe's complement algorithm with only CuTe's own checks (a stride
-/// quotient of 0, dynamic strides at rank > 1). Divides and products are
-/// defined through it; their own checks are on the compositions.
-fn complement_unchecked(a: &DynLayout, cotarget: &DTuple) -> R<DynLayout> {
+/// quotient of 0, dynamic strides at rank > 1), as a flat layout. Divides
+/// and products are defined through it; their own checks are on the
+/// compositions.
+fn complement_flat(a: LayoutRef<'_>, cotarget: Cotarget<'_>) -> R<Acc> {
     let op = "complement";
-    let f = filter(a)?;
-    let mut modes = f.pair_list();
+    let mut modes = filter_pairs(a.pairs())?.modes;
     if modes.len() == 1 && modes[0].1.is_static_value(0) {
-        return make_layout_left(&coalesce_shape(cotarget)?);
+        // make_layout(coalesce(cotarget)), LayoutLeft strides.
+        let shape = coalesce_shape(cotarget.leaves().into_iter())?;
+        let mut out = PairList::new();
+        compact_pairs(&shape, DInt::new_static(1), &mut out)?;
+        return Ok(Acc {
+            tuple: out.len() != 1,
+            modes: out,
+        });
     }
     if modes.len() > 1 && modes.iter().any(|(_, d)| !d.is_static) {
         return Err(invalid(
@@ -734,8 +819,9 @@ fn complement_unchecked(a: &DynLayout, cotarget: &DTuple) -> R<DynLayout> {
             format!("{a}: stride of mode {s}:{d} is not positive"),
         ));
     }
-    let mut shapes: SmallVec<[DInt; 8]> = SmallVec::new();
-    let mut strides: SmallVec<[DInt; 8]> = smallvec::smallvec![DInt::new_static(1)];
+    // (shape, stride) of the result's modes below the rest, stride first.
+    let mut all = PairList::new();
+    let mut below = DInt::new_static(1);
     while modes.len() > 1 {
         let (idx, _) = modes
             .iter()
@@ -743,29 +829,27 @@ fn complement_unchecked(a: &DynLayout, cotarget: &DTuple) -> R<DynLayout> {
             .min_by_key(|(_, (_, d))| d.value)
             .unwrap();
         let (s, d) = modes.remove(idx);
-        let q = div(d, *strides.last().unwrap(), op)?;
+        let q = div(d, below, op)?;
         if q.value == 0 {
-            return Err(not_stacking(a, s, d, *strides.last().unwrap()));
+            return Err(not_stacking(a, s, d, below));
         }
-        shapes.push(q);
-        strides.push(mul(d, s, op)?);
+        all.push((q, below));
+        below = mul(d, s, op)?;
     }
     let (s0, d0) = modes[0];
-    let q = div(d0, *strides.last().unwrap(), op)?;
+    let q = div(d0, below, op)?;
     if q.value == 0 {
-        return Err(not_stacking(a, s0, d0, *strides.last().unwrap()));
+        return Err(not_stacking(a, s0, d0, below));
     }
-    shapes.push(q);
+    all.push((q, below));
     let new_stride = mul(d0, s0, op)?;
-    let rest_shape = coalesce_shape(&ceil_div_tuple(cotarget, new_stride)?)?;
-    let rest_stride = compact_left(&rest_shape, new_stride)?;
+    let rest_shape = coalesce_shape(cotarget.ceil_div(new_stride)?.into_iter())?;
+    compact_pairs(&rest_shape, new_stride, &mut all)?;
     // The result is coalesced: only its leaves matter, no tuple is built.
-    let mut all: PairList = shapes.into_iter().zip(strides).collect();
-    all.extend(DynLayout::raw(rest_shape, rest_stride).pair_list());
-    coalesce_pairs(&all)
+    coalesce_pairs(all.into_iter())
 }
 
-fn not_stacking(a: &DynLayout, s: DInt, d: DInt, below: DInt) -> LayoutError {
+fn not_stacking(a: LayoutRef<'_>, s: DInt, d: DInt, below: DInt) -> LayoutError {
     let e = crate::admissible::ComplementError::NotMultiple {
         s: usize::try_from(s.value).unwrap_or(0),
         d: usize::try_from(d.value).unwrap_or(0),
@@ -787,19 +871,10 @@ fn not_stacking(a: &DynLayout, s: DInt, d: DInt, below: DInt) -> LayoutError {
 /// assert_eq!(complement_default(&l("_2:_2")).unwrap().to_string(), "_2:_1");
 /// ```
 pub fn complement_default(a: &DynLayout) -> R<DynLayout> {
-    nonempty(a, "complement")?;
+    nonempty(a.r(), "complement")?;
     let f = filter(a)?;
-    let c = f.cosize()?.value;
-    complement(
-        a,
-        &DTuple::Int(DInt {
-            value: c,
-            is_static: f
-                .pair_list()
-                .iter()
-                .all(|(s, d)| s.is_static && d.is_static),
-        }),
-    )
+    let cotarget = DTuple::int(f.cosize()?);
+    complement(a, &cotarget)
 }
 
 /// CuTe's `right_inverse`: R with `A(R(i)) == i` on R's domain. Unlike CuTe,
@@ -815,11 +890,11 @@ pub fn complement_default(a: &DynLayout) -> R<DynLayout> {
 /// assert_eq!(right_inverse(&l("(_1,_2,_3,_8):(_48,_3,_1,_6)")).unwrap().to_string(), "(_3,_2,_8):(_2,_1,_6)");
 /// ```
 pub fn right_inverse(a: &DynLayout) -> R<DynLayout> {
-    nonempty(a, "right_inverse")?;
+    nonempty(a.r(), "right_inverse")?;
     let f = coalesce(a)?;
     let modes = f.pair_list();
     let rstride = compact_left(f.shape(), DInt::new_static(1))?.leaves();
-    let mut seq = Vec::new();
+    let mut seq: SmallVec<[usize; 8]> = SmallVec::new();
     let mut next: i64 = 1;
     // Among modes with the wanted stride, the largest (the last of equals), as CuTe 4.7 picks.
     while let Some((i, _)) = modes
@@ -852,24 +927,15 @@ pub fn right_inverse(a: &DynLayout) -> R<DynLayout> {
     if seq.is_empty() {
         return Ok(DynLayout::int(DInt::new_static(1), DInt::new_static(0)));
     }
-    let shapes: Vec<DTuple> = seq.iter().map(|&i| DTuple::Int(modes[i].0)).collect();
-    let strides: Vec<DTuple> = seq.iter().map(|&i| DTuple::Int(rstride[i])).collect();
-    Ok(unwrap(shapes, strides))
-}
-
-fn unwrap(mut s: Vec<DTuple>, mut d: Vec<DTuple>) -> DynLayout {
-    if s.len() == 1 {
-        DynLayout::raw(s.pop().unwrap(), d.pop().unwrap())
-    } else {
-        DynLayout::raw(DTuple::Tuple(s), DTuple::Tuple(d))
-    }
+    let p: PairList = seq.iter().map(|&i| (modes[i].0, rstride[i])).collect();
+    Ok(LayoutBuilder::of_pairs(&p))
 }
 
 /// `Err` when `l` has no element: complements, inverses, divides and
 /// products are defined through the offsets a layout reaches, and a layout
 /// of size 0 reaches none (CuTe computes something there; the definitions
 /// give nothing to check it against).
-pub(crate) fn nonempty(l: &DynLayout, op: &'static str) -> R<()> {
+pub(crate) fn nonempty(l: LayoutRef<'_>, op: &'static str) -> R<()> {
     if l.size()?.value == 0 {
         return Err(invalid(
             op,
@@ -880,8 +946,8 @@ pub(crate) fn nonempty(l: &DynLayout, op: &'static str) -> R<()> {
 }
 
 /// `Err` when a stride of `l` is negative: `what` says why `op` needs them not.
-fn nonnegative_strides(l: &DynLayout, op: &'static str, what: &str) -> R<()> {
-    match l.pair_list().iter().find(|(_, d)| d.value < 0) {
+fn nonnegative_strides(l: LayoutRef<'_>, op: &'static str, what: &str) -> R<()> {
+    match l.pairs().find(|(_, d)| d.value < 0) {
         Some((s, d)) => Err(invalid(
             op,
             format!("{l}: mode {s}:{d} has a negative stride; {what}"),
@@ -902,9 +968,13 @@ fn nonnegative_strides(l: &DynLayout, op: &'static str, what: &str) -> R<()> {
 /// assert_eq!(left_inverse(&l("(_2,_8,_2,_2):(_32,_4,_2,_1)")).unwrap().to_string(), "(_2,_2,_8,_2):(_32,_16,_2,_1)");
 /// ```
 pub fn left_inverse(a: &DynLayout) -> R<DynLayout> {
-    nonempty(a, "left_inverse")?;
+    nonempty(a.r(), "left_inverse")?;
     let op = "left_inverse";
-    nonnegative_strides(a, op, "its offsets below 0 have no preimage in a layout")?;
+    nonnegative_strides(
+        a.r(),
+        op,
+        "its offsets below 0 have no preimage in a layout",
+    )?;
     let f = coalesce(a)?;
     let all = f.pair_list();
     if all.iter().any(|(_, d)| !d.is_static) {
@@ -930,12 +1000,10 @@ pub fn left_inverse(a: &DynLayout) -> R<DynLayout> {
         return Ok(DynLayout::int(DInt::new_static(1), DInt::new_static(0)));
     }
     idx.sort_by_key(|&i| all[i].1.value.abs());
-    let mut shapes = Vec::new();
-    let mut strides = Vec::new();
+    let mut out = PairList::new();
     let d0 = all[idx[0]].1.value.abs();
     if d0 != 1 {
-        shapes.push(DTuple::Int(DInt::new_static(d0)));
-        strides.push(DTuple::Int(DInt::new_static(0)));
+        out.push((DInt::new_static(d0), DInt::new_static(0)));
     }
     for (k, &i) in idx.iter().enumerate() {
         let (s, d) = all[i];
@@ -964,18 +1032,18 @@ pub fn left_inverse(a: &DynLayout) -> R<DynLayout> {
         } else {
             s
         };
-        shapes.push(DTuple::Int(shape));
         let r = rstride[i];
-        strides.push(DTuple::Int(if d.value < 0 {
+        let stride = if d.value < 0 {
             DInt {
                 value: -r.value,
                 is_static: r.is_static,
             }
         } else {
             r
-        }));
+        };
+        out.push((shape, stride));
     }
-    coalesce(&unwrap(shapes, strides))
+    Ok(coalesce_pairs(out.into_iter())?.into_layout())
 }
 
 /// CuTe's `logical_divide(A, tiler)`: `A o (T, complement(T, shape(A)))`, by mode for tuples.
@@ -988,72 +1056,142 @@ pub fn left_inverse(a: &DynLayout) -> R<DynLayout> {
 /// assert_eq!(logical_divide(&l("_8:_1"), &l("_2:_1")).unwrap().to_string(), "(_2,_4):(_1,_2)");
 /// ```
 pub fn logical_divide<T: AsTiler + ?Sized>(a: &DynLayout, t: &T) -> R<DynLayout> {
-    let t = &*t.as_tiler();
+    build(|out| logical_divide_into(a.r(), &t.as_tiler(), out))
+}
+
+fn logical_divide_into(a: LayoutRef<'_>, t: &Tiler, out: &mut LayoutBuilder) -> R<()> {
     nonempty(a, "logical_divide")?;
     t.rank_checked(a, "logical_divide")?;
     match t {
-        Tiler::Layout(tl) => {
-            let c = complement_unchecked(tl, coalesce(a)?.shape())?;
-            compose_pair(a, tl, &c)
+        Tiler::Layout(tl) => divide_by_layout(a, tl.r(), out),
+        Tiler::Underscore => {
+            out.append(a);
+            Ok(())
         }
-        Tiler::Underscore => Ok(a.clone()),
-        Tiler::Int(n) => logical_divide(a, &Tiler::Layout(make_layout_left(&DTuple::Int(*n))?)),
-        Tiler::Tuple(ts) => by_mode(a, ts.len(), "logical_divide", |i, m| {
-            logical_divide(m, &ts[i])
+        Tiler::Int(n) => {
+            let t = int_layout(*n)?;
+            match a.kind() {
+                // An integer mode s:d: the complement of n in s is
+                // ceil(s/n):n in closed form (as the typed algebra's
+                // integer divide); the composition is the general one.
+                LKind::Leaf(s, _) => compose_pair(a, t.r(), &int_complement(*n, s)?, out),
+                LKind::Tuple(_) => divide_by_layout(a, t.r(), out),
+            }
+        }
+        Tiler::Tuple(ts) => by_mode(a, ts.len(), "logical_divide", out, |i, m, out| {
+            logical_divide_into(m, &ts[i], out)
         }),
     }
 }
 
+/// CuTe's `make_layout(n)` of an integer tiler: `n:_1` (`_1:_0` for a
+/// static 1), as [`make_layout_left`] makes it.
+fn int_layout(n: DInt) -> R<DynLayout> {
+    if n.value < 0 {
+        return Err(invalid(
+            "make_layout",
+            format!("negative extent {n} in {n}"),
+        ));
+    }
+    let d = if n.is_static_value(1) { 0 } else { 1 };
+    Ok(DynLayout::int(n, DInt::new_static(d)))
+}
+
+/// `complement(make_layout(n), s)` for a non-empty extent s: what
+/// [`complement_flat`] computes for that input, in closed form (the same
+/// values, static leaves and errors): `s:_1` for a static `n` of 1, else
+/// `ceil(s/n):n`, a static 1 printed `_1:_0`.
+fn int_complement(n: DInt, s: DInt) -> R<Acc> {
+    if n.is_static_value(1) {
+        let d = if s.is_static_value(1) {
+            DInt::new_static(0)
+        } else {
+            DInt::new_static(1)
+        };
+        return Ok(Acc::one(s, d));
+    }
+    let q = ceil_div(s, n, "complement")?;
+    if q.is_static_value(1) {
+        return Ok(Acc::one(q, DInt::new_static(0)));
+    }
+    // The compact strides' running product, checked as complement_flat's.
+    mul(n, q, "compact_col_major")?;
+    Ok(Acc::one(q, n))
+}
+
+/// `A o (T, complement(T, shape(A)))` into `out`.
+fn divide_by_layout(a: LayoutRef<'_>, t: LayoutRef<'_>, out: &mut LayoutBuilder) -> R<()> {
+    let shape: Ints = coalesce_pairs(a.pairs())?
+        .modes
+        .iter()
+        .map(|m| m.0)
+        .collect();
+    let c = complement_flat(t, Cotarget::Flat(&shape))?;
+    compose_pair(a, t, &c, out)
+}
+
 /// CuTe's `zip2_by`: gather the first and second halves of the modes the tiler reaches.
-fn zip2_by(l: DynLayout, t: &Tiler) -> R<DynLayout> {
-    match t {
-        Tiler::Tuple(ts) => {
-            let mut firsts = ModesBuilder::with_capacity(ts.len());
-            let mut seconds = ModesBuilder::with_capacity(l.rank());
-            let (ss, ds) = l.into_mode_lists();
-            for (i, (s, d)) in ss.into_iter().zip(ds).enumerate() {
-                if i < ts.len() {
-                    // `_` keeps a mode: only a rank-2 one splits into two
-                    // halves (any other rank would lose or lack modes).
-                    if !matches!(ts[i], Tiler::Tuple(_)) && s.rank() != 2 {
-                        let m = DynLayout::raw(s, d);
-                        return Err(invalid("zip2_by", format!("mode {m} is not rank 2")));
-                    }
-                    let (zs, zd) = zip2_by(DynLayout::raw(s, d), &ts[i])?.into_mode_lists();
-                    let (Ok([s0, s1]), Ok([d0, d1])) =
-                        (<[DTuple; 2]>::try_from(zs), <[DTuple; 2]>::try_from(zd))
-                    else {
-                        return Err(invalid(
-                            "zip2_by",
-                            "a divided mode is not rank 2".to_string(),
-                        ));
-                    };
-                    firsts.push_parts(s0, d0);
-                    seconds.push_parts(s1, d1);
-                } else {
-                    seconds.push_parts(s, d);
+fn zip2_by(l: LayoutRef<'_>, t: &Tiler) -> R<DynLayout> {
+    let Tiler::Tuple(ts) = t else {
+        return Ok(l.to_layout());
+    };
+    let mut out = LayoutBuilder::default();
+    let whole = out.open();
+    // The first halves, then the second halves (and the modes the tiler
+    // does not reach); a nested tuple tiler's mode is regrouped in each pass.
+    for half in 0..2 {
+        let part = out.open();
+        for (i, m) in l.modes().enumerate() {
+            let Some(ti) = ts.get(i) else {
+                if half == 1 {
+                    out.append(m);
+                }
+                continue;
+            };
+            let zipped;
+            let z = if let Tiler::Tuple(_) = ti {
+                zipped = zip2_by(m, ti)?;
+                zipped.r()
+            } else if m.rank() != 2 {
+                // `_` keeps a mode: only a rank-2 one splits into two
+                // halves (any other rank would lose or lack modes).
+                return Err(invalid("zip2_by", format!("mode {m} is not rank 2")));
+            } else {
+                m
+            };
+            match z.kind() {
+                LKind::Tuple(mut halves) if halves.len() == 2 => {
+                    let first = halves.next();
+                    let h = if half == 0 { first } else { halves.next() };
+                    out.append(h.expect("two halves"));
+                }
+                _ => {
+                    return Err(invalid(
+                        "zip2_by",
+                        "a divided mode is not rank 2".to_string(),
+                    ))
                 }
             }
-            let mut out = ModesBuilder::with_capacity(2);
-            out.push(firsts.finish());
-            out.push(seconds.finish());
-            Ok(out.finish())
         }
-        _ => Ok(l),
+        out.close(part);
     }
+    out.close(whole);
+    Ok(out.finish())
 }
 
 fn unpack(l: &DynLayout, first: bool, second: bool) -> DynLayout {
-    let mut out = Vec::new();
-    for (i, m) in l.modes().into_iter().enumerate() {
+    let mut out = LayoutBuilder::default();
+    let at = out.open();
+    for (i, m) in l.r().modes().enumerate() {
         // CuTe slices with `repeat<rank>(_)`, which is a tuple only for rank > 1.
         let open = (i == 0 && first) || (i == 1 && second);
-        match (open, m.shape()) {
-            (true, DTuple::Tuple(v)) if v.len() > 1 => out.extend(m.modes()),
-            _ => out.push(m),
+        match (open, m.kind()) {
+            (true, LKind::Tuple(v)) if v.len() > 1 => v.for_each(|x| out.append(x)),
+            _ => out.append(m),
         }
     }
-    DynLayout::from_modes(out)
+    out.close(at);
+    out.finish()
 }
 
 /// CuTe's `zipped_divide`: `((tile modes), (rest modes))`.
@@ -1068,7 +1206,7 @@ fn unpack(l: &DynLayout, first: bool, second: bool) -> DynLayout {
 /// ```
 pub fn zipped_divide<T: AsTiler + ?Sized>(a: &DynLayout, t: &T) -> R<DynLayout> {
     let t = &*t.as_tiler();
-    zip2_by(logical_divide(a, t)?, t)
+    zip2_by(build(|out| logical_divide_into(a.r(), t, out))?.r(), t)
 }
 /// CuTe's `tiled_divide`: `((tile modes), rest0, rest1, ...)`.
 ///
@@ -1109,25 +1247,35 @@ pub fn flat_divide<T: AsTiler + ?Sized>(a: &DynLayout, t: &T) -> R<DynLayout> {
 /// assert_eq!(logical_product(&l("(_3):(_1)"), &l("(_8,_8):(_8,_1)")).unwrap().to_string(), "((_3),(_8,_8)):((_1),(_24,_3))");
 /// ```
 pub fn logical_product<T: AsTiler + ?Sized>(a: &DynLayout, t: &T) -> R<DynLayout> {
-    let t = &*t.as_tiler();
+    build(|out| logical_product_into(a.r(), &t.as_tiler(), out))
+}
+
+fn logical_product_into(a: LayoutRef<'_>, t: &Tiler, out: &mut LayoutBuilder) -> R<()> {
     nonempty(a, "logical_product")?;
     t.rank_checked(a, "logical_product")?;
     match t {
         Tiler::Layout(tl) => {
             nonnegative_strides(
-                tl,
+                tl.r(),
                 "logical_product",
                 "the product's repeats are defined for strides of 0 and up",
             )?;
-            let size = a.shape().product()?;
-            let cot = mul(size, tl.cosize()?, "logical_product")?;
-            let c = complement_unchecked(a, &DTuple::Int(cot))?;
-            Ok(DynLayout::from_modes(vec![a.clone(), composition(&c, tl)?]))
+            let cot = mul(a.size()?, tl.cosize()?, "logical_product")?;
+            let c = complement_flat(a, Cotarget::Flat(&[cot]))?;
+            let at = out.open();
+            out.append(a);
+            let shown = || c.clone().into_layout().to_string();
+            compose_layouts(&c.modes, &shown, tl.r(), out)?;
+            out.close(at);
+            Ok(())
         }
-        Tiler::Underscore => Ok(a.clone()),
-        Tiler::Int(n) => logical_product(a, &Tiler::Layout(make_layout_left(&DTuple::Int(*n))?)),
-        Tiler::Tuple(ts) => by_mode(a, ts.len(), "logical_product", |i, m| {
-            logical_product(m, &ts[i])
+        Tiler::Underscore => {
+            out.append(a);
+            Ok(())
+        }
+        Tiler::Int(n) => logical_product_into(a, &Tiler::Layout(int_layout(*n)?), out),
+        Tiler::Tuple(ts) => by_mode(a, ts.len(), "logical_product", out, |i, m, out| {
+            logical_product_into(m, &ts[i], out)
         }),
     }
 }
@@ -1142,7 +1290,7 @@ pub fn logical_product<T: AsTiler + ?Sized>(a: &DynLayout, t: &T) -> R<DynLayout
 /// ```
 pub fn zipped_product<T: AsTiler + ?Sized>(a: &DynLayout, t: &T) -> R<DynLayout> {
     let t = &*t.as_tiler();
-    zip2_by(logical_product(a, t)?, t)
+    zip2_by(build(|out| logical_product_into(a.r(), t, out))?.r(), t)
 }
 /// CuTe's `tiled_product`.
 ///
@@ -1181,54 +1329,62 @@ pub fn flat_product<T: AsTiler + ?Sized>(a: &DynLayout, t: &T) -> R<DynLayout> {
 /// assert_eq!(append_to_rank(&l("(_2,_3):(_1,_2)"), 3).to_string(), "(_2,_3,_1):(_1,_2,_0)");
 /// ```
 pub fn append_to_rank(l: &DynLayout, n: usize) -> DynLayout {
-    let mut modes = l.modes();
-    while modes.len() < n {
-        modes.push(DynLayout::int(DInt::new_static(1), DInt::new_static(0)));
+    let mut out = LayoutBuilder::default();
+    let at = out.open();
+    l.r().modes().for_each(|m| out.append(m));
+    for _ in l.rank()..n {
+        out.leaf(DInt::new_static(1), DInt::new_static(0));
     }
-    DynLayout::from_modes(modes)
+    out.close(at);
+    out.finish()
 }
 
 fn product_zip(a: &DynLayout, b: &DynLayout, raked: bool) -> R<DynLayout> {
+    let pair = |u: LayoutRef<'_>, v: LayoutRef<'_>, out: &mut LayoutBuilder| {
+        let at = out.open();
+        if raked {
+            out.append(v);
+            out.append(u);
+        } else {
+            out.append(u);
+            out.append(v);
+        }
+        out.close(at);
+    };
+    let mut out = LayoutBuilder::default();
     if a.rank() == 1 && b.rank() == 1 {
         // CuTe's zip of an integer with a layout pairs it with the whole layout.
-        let p = logical_product(a, &Tiler::Layout(b.clone()))?;
-        if let (Some(x), Some(y)) = (p.mode(0), p.mode(1)) {
-            let (first, second) = if raked { (y, x) } else { (x, y) };
-            if let DTuple::Int(_) = first.shape() {
-                return Ok(DynLayout::from_modes(vec![DynLayout::from_modes(vec![
-                    first, second,
-                ])]));
+        let p = logical_product(a, b)?;
+        if let (Some(x), Some(y)) = (p.r().mode(0), p.r().mode(1)) {
+            if (if raked { y } else { x }).s.as_int().is_some() {
+                let at = out.open();
+                pair(x, y, &mut out);
+                out.close(at);
+                return Ok(out.finish());
             }
         }
     }
     let r = a.rank().max(b.rank());
     let (a, b) = (append_to_rank(a, r), append_to_rank(b, r));
-    let p = logical_product(&a, &Tiler::Layout(b))?;
-    let (Some(x), Some(y)) = (p.mode(0), p.mode(1)) else {
+    let p = logical_product(&a, &b)?;
+    let (Some(x), Some(y)) = (p.r().mode(0), p.r().mode(1)) else {
         return Err(invalid(
             "blocked_product",
             "logical_product is not rank 2".to_string(),
         ));
     };
-    let (xm, ym) = (x.modes(), y.modes());
-    if xm.len() != r || ym.len() != r {
+    if x.rank() != r || y.rank() != r {
         return Err(invalid(
             "blocked_product",
             format!("{x} and {y} do not both have rank {r}"),
         ));
     }
-    Ok(DynLayout::from_modes(
-        xm.into_iter()
-            .zip(ym)
-            .map(|(u, v)| {
-                if raked {
-                    DynLayout::from_modes(vec![v, u])
-                } else {
-                    DynLayout::from_modes(vec![u, v])
-                }
-            })
-            .collect(),
-    ))
+    let at = out.open();
+    for (u, v) in x.modes().zip(y.modes()) {
+        pair(u, v, &mut out);
+    }
+    out.close(at);
+    Ok(out.finish())
 }
 
 /// CuTe's `blocked_product(A, B)`: each mode is `(a_i, b_i)`.

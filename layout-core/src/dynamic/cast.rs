@@ -2,7 +2,7 @@
 //! `max_common_vector`, `upcast`, `downcast` and `recast_layout`.
 
 use super::algebra::{ceil_div, nonempty};
-use super::{coalesce, composition, invalid, mul, right_inverse, DInt, DTuple, DynLayout};
+use super::{coalesce, composition, invalid, mul, right_inverse, DInt, DynLayout, LKind};
 use crate::error::LayoutError;
 use alloc::format;
 use alloc::vec::Vec;
@@ -24,15 +24,13 @@ fn first_mode(l: &DynLayout) -> DynLayout {
 /// assert_eq!(max_common_layout(&l("(_2,_2):(_1,_2)"), &l("_4:_1")).unwrap().to_string(), "_4:_1");
 /// ```
 pub fn max_common_layout(a: &DynLayout, b: &DynLayout) -> R<DynLayout> {
-    nonempty(a, "max_common_layout")?;
-    nonempty(b, "max_common_layout")?;
+    nonempty(a.r(), "max_common_layout")?;
+    nonempty(b.r(), "max_common_layout")?;
     let inv_b = right_inverse(b)?;
     let common = coalesce(&composition(a, &inv_b)?)?;
     let m0 = first_mode(&common);
-    match (m0.shape(), m0.stride()) {
-        (DTuple::Int(s), DTuple::Int(d)) if s.is_static && d.is_static_value(1) => {
-            composition(&inv_b, &m0)
-        }
+    match m0.r().kind() {
+        LKind::Leaf(s, d) if s.is_static && d.is_static_value(1) => composition(&inv_b, &m0),
         _ => Ok(DynLayout::int(DInt::new_static(1), DInt::new_static(0))),
     }
 }
@@ -48,12 +46,12 @@ pub fn max_common_layout(a: &DynLayout, b: &DynLayout) -> R<DynLayout> {
 /// assert_eq!(max_common_vector(&l("(_2,_2):(_1,_2)"), &l("_4:_1")).unwrap().to_string(), "_4");
 /// ```
 pub fn max_common_vector(a: &DynLayout, b: &DynLayout) -> R<DInt> {
-    nonempty(a, "max_common_vector")?;
-    nonempty(b, "max_common_vector")?;
+    nonempty(a.r(), "max_common_vector")?;
+    nonempty(b.r(), "max_common_vector")?;
     let common = coalesce(&composition(a, &right_inverse(b)?)?)?;
     let m0 = first_mode(&common);
-    Ok(match (m0.shape(), m0.stride()) {
-        (DTuple::Int(s), DTuple::Int(d)) if s.is_static && d.is_static_value(1) => *s,
+    Ok(match m0.r().kind() {
+        LKind::Leaf(s, d) if s.is_static && d.is_static_value(1) => s,
         _ => DInt::new_static(1),
     })
 }

@@ -12,6 +12,7 @@ mod ops;
 mod parse;
 mod swizzle;
 mod tile;
+mod tuple;
 
 pub use algebra::*;
 pub use cast::*;
@@ -19,6 +20,9 @@ pub use ops::*;
 pub use parse::parse_tuple;
 pub use swizzle::*;
 pub use tile::*;
+pub use tuple::{DInt, DTuple};
+
+pub(crate) use tuple::{mul, Kind, Mark, Modes, Node, TupleBuilder, TupleRef};
 
 use crate::error::LayoutError;
 use crate::layout::{Congruent, Layout};
@@ -30,371 +34,207 @@ use smallvec::SmallVec;
 
 /// (shape leaf, stride leaf) pairs of a layout, on the stack up to 8 (the
 /// algebra walks these for every operation).
-pub(crate) type PairList = SmallVec<[(DInt, DInt); 8]>;
+pub(crate) type PairList = SmallVec<[(DInt, DInt); 3]>;
 
-/// A tuple layout built mode by mode: one shape and one stride list.
-pub(crate) struct ModesBuilder {
-    shape: Vec<DTuple>,
-    stride: Vec<DTuple>,
+/// A borrowed layout: a shape and a stride subtree that nest the same way
+/// (so their nodes pair up one to one).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LayoutRef<'a> {
+    pub(crate) s: TupleRef<'a>,
+    pub(crate) d: TupleRef<'a>,
 }
 
-impl ModesBuilder {
-    pub(crate) fn with_capacity(n: usize) -> Self {
-        ModesBuilder {
-            shape: Vec::with_capacity(n),
-            stride: Vec::with_capacity(n),
+/// What a layout is at its top: an integer layout `s:d`, or modes.
+pub(crate) enum LKind<'a> {
+    Leaf(DInt, DInt),
+    Tuple(LModes<'a>),
+}
+
+/// The modes of a layout, in order: the shape's modes, and the stride's
+/// nodes split at the same places (they nest the same way).
+#[derive(Clone, Debug)]
+pub(crate) struct LModes<'a> {
+    s: Modes<'a>,
+    d: &'a [Node],
+}
+
+impl<'a> Iterator for LModes<'a> {
+    type Item = LayoutRef<'a>;
+    #[inline]
+    fn next(&mut self) -> Option<LayoutRef<'a>> {
+        let s = self.s.next()?;
+        let (d, rest) = self.d.split_at(s.0.len());
+        self.d = rest;
+        Some(LayoutRef { s, d: TupleRef(d) })
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.s.size_hint()
+    }
+}
+
+impl ExactSizeIterator for LModes<'_> {}
+
+impl<'a> LModes<'a> {
+    /// Mode `i`.
+    pub(crate) fn get(&self, i: usize) -> Option<LayoutRef<'a>> {
+        self.clone().nth(i)
+    }
+}
+
+impl<'a> LayoutRef<'a> {
+    /// An integer layout, or the modes of a tuple layout.
+    #[inline]
+    pub(crate) fn kind(self) -> LKind<'a> {
+        match (self.s.kind(), self.d.0.first()) {
+            (Kind::Tuple(s), _) => LKind::Tuple(LModes {
+                s,
+                d: self.d.0.get(1..).unwrap_or(&[]),
+            }),
+            (Kind::Int(s), Some(Node::Leaf(d))) => LKind::Leaf(s, *d),
+            (Kind::Int(s), _) => LKind::Leaf(s, DInt::new_static(0)),
         }
     }
-    pub(crate) fn push(&mut self, m: DynLayout) {
-        self.shape.push(m.shape);
-        self.stride.push(m.stride);
+    /// The modes; an integer layout is its own one mode.
+    pub(crate) fn modes(self) -> LModes<'a> {
+        match self.kind() {
+            LKind::Tuple(m) => m,
+            LKind::Leaf(..) => LModes {
+                s: self.s.modes(),
+                d: self.d.0,
+            },
+        }
     }
-    pub(crate) fn push_parts(&mut self, s: DTuple, d: DTuple) {
-        self.shape.push(s);
-        self.stride.push(d);
+    /// Mode `i` (an integer layout is its own mode 0).
+    pub(crate) fn mode(self, i: usize) -> Option<LayoutRef<'a>> {
+        self.modes().get(i)
     }
+    /// CuTe's rank.
+    pub(crate) fn rank(self) -> usize {
+        self.s.rank()
+    }
+    /// (shape leaf, stride leaf) pairs in order.
+    #[inline]
+    pub(crate) fn pairs(self) -> Pairs<'a> {
+        Pairs {
+            s: self.s.0.iter(),
+            d: self.d.0.iter(),
+        }
+    }
+    /// The pairs on the stack.
+    pub(crate) fn pair_list(self) -> PairList {
+        self.pairs().collect()
+    }
+    /// CuTe's size.
+    pub(crate) fn size(self) -> Result<DInt, LayoutError> {
+        self.s.product()
+    }
+    /// An owned copy.
+    pub(crate) fn to_layout(self) -> DynLayout {
+        DynLayout {
+            shape: self.s.to_tuple(),
+            stride: self.d.to_tuple(),
+        }
+    }
+}
+
+/// A layout's (shape leaf, stride leaf) pairs in order.
+#[derive(Clone, Debug)]
+pub(crate) struct Pairs<'a> {
+    s: core::slice::Iter<'a, Node>,
+    d: core::slice::Iter<'a, Node>,
+}
+
+impl Iterator for Pairs<'_> {
+    type Item = (DInt, DInt);
+    #[inline]
+    fn next(&mut self) -> Option<(DInt, DInt)> {
+        loop {
+            if let (Node::Leaf(s), Node::Leaf(d)) = (self.s.next()?, self.d.next()?) {
+                return Some((*s, *d));
+            }
+        }
+    }
+}
+
+impl fmt::Display for LayoutRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.s, self.d)
+    }
+}
+
+/// A layout under construction: shape and stride built in step, so they
+/// nest the same way by construction.
+#[derive(Default)]
+pub(crate) struct LayoutBuilder {
+    s: TupleBuilder,
+    d: TupleBuilder,
+}
+
+impl LayoutBuilder {
+    /// Add an integer mode `s:d`.
+    pub(crate) fn leaf(&mut self, s: DInt, d: DInt) {
+        self.s.leaf(s);
+        self.d.leaf(d);
+    }
+    /// Open a tuple of modes.
+    #[inline]
+    pub(crate) fn open(&mut self) -> Mark {
+        self.d.open();
+        self.s.open()
+    }
+    /// Close the tuple opened at `m`.
+    #[inline]
+    pub(crate) fn close(&mut self, m: Mark) {
+        self.s.close(m);
+        self.d.close(m);
+    }
+    /// Add a whole layout as one mode.
+    pub(crate) fn append(&mut self, l: LayoutRef<'_>) {
+        self.s.append(l.s);
+        self.d.append(l.d);
+    }
+    /// The layout built.
     pub(crate) fn finish(self) -> DynLayout {
         DynLayout {
-            shape: DTuple::Tuple(self.shape),
-            stride: DTuple::Tuple(self.stride),
+            shape: self.s.finish(),
+            stride: self.d.finish(),
         }
     }
-}
-
-/// An integer leaf with its static-ness: `_4` (static) or `4` (run-time).
-///
-/// ```
-/// use layout_core::DInt;
-/// assert_eq!(DInt::new_static(4).to_string(), "_4");
-/// assert_eq!(DInt::new_dynamic(4).to_string(), "4");
-/// assert!(DInt::new_static(1).is_static_value(1));
-/// ```
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
-pub struct DInt {
-    /// The value (strides may be negative).
-    pub value: i64,
-    /// Whether CuTe would know the value at compile time (printed `_N`).
-    pub is_static: bool,
-}
-
-impl DInt {
-    /// A static leaf `_v`.
-    ///
-    /// ```
-    /// use layout_core::DInt;
-    /// assert_eq!(DInt::new_static(4).to_string(), "_4");
-    /// ```
-    pub const fn new_static(value: i64) -> Self {
-        DInt {
-            value,
-            is_static: true,
+    /// A tuple layout of these modes.
+    pub(crate) fn of_modes<'a>(modes: impl IntoIterator<Item = LayoutRef<'a>>) -> DynLayout {
+        let mut b = LayoutBuilder::default();
+        let at = b.open();
+        modes.into_iter().for_each(|m| b.append(m));
+        b.close(at);
+        b.finish()
+    }
+    /// A flat layout of these leaves: an integer layout for one, else a tuple.
+    pub(crate) fn of_pairs(p: &[(DInt, DInt)]) -> DynLayout {
+        match p {
+            [(s, d)] => DynLayout::int(*s, *d),
+            _ => LayoutBuilder::tuple_of_pairs(p),
         }
     }
-    /// A run-time leaf `v`.
-    ///
-    /// ```
-    /// use layout_core::DInt;
-    /// assert_eq!(DInt::new_dynamic(4).to_string(), "4");
-    /// ```
-    pub const fn new_dynamic(value: i64) -> Self {
-        DInt {
-            value,
-            is_static: false,
-        }
+    /// A tuple layout of these leaves.
+    pub(crate) fn tuple_of_pairs(p: &[(DInt, DInt)]) -> DynLayout {
+        let mut b = LayoutBuilder::default();
+        let at = b.open();
+        p.iter().for_each(|&(s, d)| b.leaf(s, d));
+        b.close(at);
+        b.finish()
     }
-    /// Whether this is the static value `v`.
-    ///
-    /// ```
-    /// use layout_core::DInt;
-    /// assert!(DInt::new_static(1).is_static_value(1));
-    /// assert!(!DInt::new_dynamic(1).is_static_value(1));
-    /// assert!(!DInt::new_static(2).is_static_value(1));
-    /// ```
-    pub fn is_static_value(&self, v: i64) -> bool {
-        self.is_static && self.value == v
-    }
-}
-
-impl fmt::Display for DInt {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.is_static {
-            write!(f, "_{}", self.value)
-        } else {
-            write!(f, "{}", self.value)
-        }
-    }
-}
-
-/// A run-time nested tuple of integers.
-#[derive(Clone, PartialEq, Eq, Debug, Hash)]
-pub enum DTuple {
-    /// An integer.
-    Int(DInt),
-    /// A tuple of modes.
-    Tuple(Vec<DTuple>),
-}
-
-impl fmt::Display for DTuple {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            DTuple::Int(i) => write!(f, "{i}"),
-            DTuple::Tuple(v) => {
-                f.write_str("(")?;
-                for (k, x) in v.iter().enumerate() {
-                    if k > 0 {
-                        f.write_str(",")?;
-                    }
-                    write!(f, "{x}")?;
-                }
-                f.write_str(")")
-            }
-        }
-    }
-}
-
-impl DTuple {
-    /// A typed tuple's run-time twin, printing the same; `Err` when a
-    /// run-time leaf does not fit an `i64` (2^63 or more), rather than a
-    /// clamped value.
-    ///
-    /// ```
-    /// use layout_core::{DTuple, C};
-    /// let t = DTuple::from_typed(&(C::<2>, (3usize, C::<4>))).unwrap();
-    /// assert_eq!(t.to_string(), "(_2,(3,_4))");
-    /// assert!(DTuple::from_typed(&(1usize << 63)).is_err());
-    /// ```
-    pub fn from_typed<T: IntTuple>(t: &T) -> Result<DTuple, LayoutError> {
-        /// Builds the tree from the typed tuple's walk.
-        struct Build {
-            open: Vec<Vec<DTuple>>,
-            done: Option<DTuple>,
-            too_large: bool,
-        }
-        impl Build {
-            fn put(&mut self, t: DTuple) {
-                match self.open.last_mut() {
-                    Some(modes) => modes.push(t),
-                    None => self.done = Some(t),
-                }
-            }
-        }
-        impl crate::tuple::TupleVisitor for Build {
-            fn leaf(&mut self, v: usize, st: bool) {
-                let v = i64::try_from(v).unwrap_or_else(|_| {
-                    self.too_large = true;
-                    0
-                });
-                self.put(DTuple::Int(DInt {
-                    value: v,
-                    is_static: st,
-                }));
-            }
-            fn open(&mut self) {
-                self.open.push(Vec::new());
-            }
-            fn close(&mut self) {
-                let modes = self.open.pop().unwrap_or_default();
-                self.put(DTuple::Tuple(modes));
-            }
-        }
-        let mut b = Build {
-            open: Vec::new(),
-            done: None,
-            too_large: false,
-        };
-        t.visit(&mut b);
-        if b.too_large {
-            return Err(LayoutError::Overflow {
-                op: "DTuple::from_typed",
-            });
-        }
-        Ok(b.done.unwrap_or(DTuple::Tuple(Vec::new())))
-    }
-    /// CuTe's rank: 1 for an integer.
-    ///
-    /// ```
-    /// use layout_core::parse_tuple;
-    /// assert_eq!(parse_tuple("(2,(3,4))").unwrap().rank(), 2);
-    /// assert_eq!(parse_tuple("5").unwrap().rank(), 1);
-    /// ```
-    pub fn rank(&self) -> usize {
-        match self {
-            DTuple::Int(_) => 1,
-            DTuple::Tuple(v) => v.len(),
-        }
-    }
-    /// CuTe's depth: 0 for an integer.
-    ///
-    /// ```
-    /// use layout_core::parse_tuple;
-    /// assert_eq!(parse_tuple("(2,(3,4))").unwrap().depth(), 2);
-    /// assert_eq!(parse_tuple("5").unwrap().depth(), 0);
-    /// ```
-    pub fn depth(&self) -> usize {
-        match self {
-            DTuple::Int(_) => 0,
-            DTuple::Tuple(v) => 1 + v.iter().map(DTuple::depth).max().unwrap_or(0),
-        }
-    }
-    /// The leaves in order.
-    ///
-    /// ```
-    /// use layout_core::parse_tuple;
-    /// let t = parse_tuple("(2,(_3,4))").unwrap();
-    /// let leaves: Vec<String> = t.leaves().iter().map(|l| l.to_string()).collect();
-    /// assert_eq!(leaves, ["2", "_3", "4"]);
-    /// ```
-    pub fn leaves(&self) -> Vec<DInt> {
-        let mut out = Vec::new();
-        self.for_each_leaf(&mut |x| out.push(x));
-        out
-    }
-    /// Visit every leaf in order, without collecting them.
-    ///
-    /// ```
-    /// use layout_core::parse_tuple;
-    /// let mut sum = 0;
-    /// parse_tuple("(2,(_3,4))").unwrap().for_each_leaf(&mut |l| sum += l.value);
-    /// assert_eq!(sum, 9);
-    /// ```
-    pub fn for_each_leaf(&self, f: &mut dyn FnMut(DInt)) {
-        match self {
-            DTuple::Int(i) => f(*i),
-            DTuple::Tuple(v) => v.iter().for_each(|x| x.for_each_leaf(f)),
-        }
-    }
-    /// Mode `i` (an integer is its own mode 0).
-    ///
-    /// ```
-    /// use layout_core::parse_tuple;
-    /// let t = parse_tuple("(2,(_3,4))").unwrap();
-    /// assert_eq!(t.mode(1).unwrap().to_string(), "(_3,4)");
-    /// assert!(t.mode(2).is_none());
-    /// assert_eq!(parse_tuple("5").unwrap().mode(0).unwrap().to_string(), "5");
-    /// ```
-    pub fn mode(&self, i: usize) -> Option<&DTuple> {
-        match self {
-            DTuple::Int(_) if i == 0 => Some(self),
-            DTuple::Int(_) => None,
-            DTuple::Tuple(v) => v.get(i),
-        }
-    }
-    /// The modes as a list (an integer is one mode).
-    ///
-    /// ```
-    /// use layout_core::parse_tuple;
-    /// let m: Vec<String> = parse_tuple("(2,(_3,4))").unwrap().modes().iter().map(|x| x.to_string()).collect();
-    /// assert_eq!(m, ["2", "(_3,4)"]);
-    /// ```
-    pub fn modes(&self) -> Vec<DTuple> {
-        match self {
-            DTuple::Int(_) => alloc::vec![self.clone()],
-            DTuple::Tuple(v) => v.clone(),
-        }
-    }
-    /// The product of the leaves; static when every leaf is.
-    ///
-    /// ```
-    /// use layout_core::parse_tuple;
-    /// assert_eq!(parse_tuple("(2,(_3,4))").unwrap().product().unwrap().to_string(), "24");
-    /// assert_eq!(parse_tuple("(_2,_3)").unwrap().product().unwrap().to_string(), "_6");
-    /// assert!(parse_tuple("(4294967296,4294967296)").unwrap().product().is_err());
-    /// ```
-    pub fn product(&self) -> Result<DInt, LayoutError> {
-        // A walk, not `leaves()`: this runs per mode of every evaluation.
-        match self {
-            DTuple::Int(i) => Ok(*i),
-            DTuple::Tuple(v) => v
-                .iter()
-                .try_fold(DInt::new_static(1), |a, b| mul(a, b.product()?, "size")),
-        }
-    }
-    /// Whether `self` and `other` nest the same way.
-    ///
-    /// ```
-    /// use layout_core::parse_tuple;
-    /// let t = parse_tuple("(2,(3,4))").unwrap();
-    /// assert!(t.congruent(&parse_tuple("(1,(_1,0))").unwrap()));
-    /// assert!(!t.congruent(&parse_tuple("(1,1,1)").unwrap()));
-    /// ```
-    pub fn congruent(&self, other: &DTuple) -> bool {
-        match (self, other) {
-            (DTuple::Int(_), DTuple::Int(_)) => true,
-            (DTuple::Tuple(a), DTuple::Tuple(b)) => {
-                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.congruent(y))
-            }
-            _ => false,
-        }
-    }
-    /// The same nesting with every leaf mapped.
-    ///
-    /// ```
-    /// use layout_core::{parse_tuple, DInt};
-    /// let t = parse_tuple("(2,(_3,4))").unwrap();
-    /// let doubled = t.map(&mut |l| DInt { value: 2 * l.value, ..l });
-    /// assert_eq!(doubled.to_string(), "(4,(_6,8))");
-    /// ```
-    pub fn map(&self, f: &mut dyn FnMut(DInt) -> DInt) -> DTuple {
-        match self {
-            DTuple::Int(i) => DTuple::Int(f(*i)),
-            DTuple::Tuple(v) => DTuple::Tuple(v.iter().map(|x| x.map(f)).collect()),
-        }
-    }
-    /// Every leaf made dynamic.
-    ///
-    /// ```
-    /// use layout_core::parse_tuple;
-    /// assert_eq!(parse_tuple("(_2,(_3,4))").unwrap().with_dynamic_leaves().to_string(), "(2,(3,4))");
-    /// ```
-    pub fn with_dynamic_leaves(&self) -> DTuple {
-        self.map(&mut |i| DInt::new_dynamic(i.value))
-    }
-    /// A tuple of the leaves (CuTe's `flatten`); an integer stays an integer.
-    ///
-    /// ```
-    /// use layout_core::parse_tuple;
-    /// assert_eq!(parse_tuple("(2,(_3,4))").unwrap().flatten().to_string(), "(2,_3,4)");
-    /// assert_eq!(parse_tuple("5").unwrap().flatten().to_string(), "5");
-    /// ```
-    pub fn flatten(&self) -> DTuple {
-        match self {
-            DTuple::Int(_) => self.clone(),
-            DTuple::Tuple(_) => DTuple::Tuple(self.leaves().into_iter().map(DTuple::Int).collect()),
-        }
-    }
-}
-
-/// Static-aware checked multiplication.
-pub(crate) fn mul(a: DInt, b: DInt, op: &'static str) -> Result<DInt, LayoutError> {
-    Ok(DInt {
-        // i64::MIN has no negation (strides are negated and taken absolute
-        // further on): refused as an overflow, like the products past it.
-        value: a
-            .value
-            .checked_mul(b.value)
-            .filter(|&v| v != i64::MIN)
-            .ok_or(LayoutError::Overflow { op })?,
-        // CuTe: a static 0 times anything is a static 0.
-        is_static: (a.is_static && (b.is_static || a.value == 0)) || (b.is_static && b.value == 0),
-    })
 }
 
 /// `Err` unless every leaf of `t` is a valid extent (not negative), for the
 /// operations that take a shape or an integer tiler on their own.
 pub(crate) fn check_shape(t: &DTuple, op: &'static str) -> Result<(), LayoutError> {
-    let mut bad = None;
-    t.for_each_leaf(&mut |l| {
-        if l.value < 0 && bad.is_none() {
-            bad = Some(l)
-        }
-    });
-    match bad {
+    match t.r().leaves().find(|l| l.value < 0) {
         Some(b) => Err(invalid(op, alloc::format!("negative extent {b} in {t}"))),
         None => Ok(()),
     }
 }
 
-/// A layout known at run time: shape and stride trees of equal nesting.
+/// A layout known at run time: shape and stride tuples of equal nesting.
 ///
 /// ```
 /// use layout_core::DynLayout;
@@ -434,27 +274,47 @@ impl DynLayout {
     /// assert!(DynLayout::new(parse_tuple("(2,3)").unwrap(), parse_tuple("1").unwrap()).is_err());
     /// ```
     pub fn new(shape: DTuple, stride: DTuple) -> Result<Self, LayoutError> {
-        if !shape.congruent(&stride) {
-            return Err(invalid(
-                "make_layout",
-                alloc::format!("shape {shape} and stride {stride} do not nest the same way"),
-            ));
-        }
-        check_shape(&shape, "make_layout")?;
-        let mut min = false;
-        stride.for_each_leaf(&mut |l| min |= l.value == i64::MIN);
-        if min {
-            return Err(invalid(
-                "make_layout",
-                alloc::format!("stride {} in {stride} has no negation", i64::MIN),
-            ));
+        // One walk: the same node kinds and ranks, extents not negative,
+        // strides negatable; the error names the first problem of the three.
+        let (s, d) = (shape.r().0, stride.r().0);
+        let ok = s.len() == d.len()
+            && s.iter().zip(d).all(|p| match p {
+                (Node::Leaf(x), Node::Leaf(y)) => x.value >= 0 && y.value != i64::MIN,
+                (Node::Tuple { rank: a, .. }, Node::Tuple { rank: b, .. }) => a == b,
+                _ => false,
+            });
+        if !ok {
+            return Err(Self::refused(&shape, &stride));
         }
         Ok(DynLayout { shape, stride })
+    }
+    #[cold]
+    fn refused(shape: &DTuple, stride: &DTuple) -> LayoutError {
+        if !shape.congruent(stride) {
+            return invalid(
+                "make_layout",
+                alloc::format!("shape {shape} and stride {stride} do not nest the same way"),
+            );
+        }
+        if let Err(e) = check_shape(shape, "make_layout") {
+            return e;
+        }
+        invalid(
+            "make_layout",
+            alloc::format!("stride {} in {stride} has no negation", i64::MIN),
+        )
     }
     /// Trusted construction inside the algebra (congruent by construction).
     pub(crate) fn raw(shape: DTuple, stride: DTuple) -> Self {
         debug_assert!(shape.congruent(&stride));
         DynLayout { shape, stride }
+    }
+    /// The borrowed form the algorithms walk.
+    pub(crate) fn r(&self) -> LayoutRef<'_> {
+        LayoutRef {
+            s: self.shape.r(),
+            d: self.stride.r(),
+        }
     }
     /// An integer layout `s:d`.
     ///
@@ -464,8 +324,8 @@ impl DynLayout {
     /// ```
     pub fn int(s: DInt, d: DInt) -> Self {
         DynLayout {
-            shape: DTuple::Int(s),
-            stride: DTuple::Int(d),
+            shape: DTuple::int(s),
+            stride: DTuple::int(d),
         }
     }
     /// The shape.
@@ -528,10 +388,7 @@ impl DynLayout {
     /// assert!(l.mode(2).is_none());
     /// ```
     pub fn mode(&self, i: usize) -> Option<DynLayout> {
-        Some(DynLayout {
-            shape: self.shape.mode(i)?.clone(),
-            stride: self.stride.mode(i)?.clone(),
-        })
+        self.r().mode(i).map(LayoutRef::to_layout)
     }
     /// The size of mode `i` (1 past the last mode).
     ///
@@ -542,7 +399,10 @@ impl DynLayout {
     /// assert_eq!(l.mode_size(2).unwrap(), 1);
     /// ```
     pub fn mode_size(&self, i: usize) -> Result<i64, LayoutError> {
-        self.shape.mode(i).map_or(Ok(1), |m| Ok(m.product()?.value))
+        self.shape
+            .r()
+            .mode(i)
+            .map_or(Ok(1), |m| Ok(m.product()?.value))
     }
     /// The modes as layouts.
     ///
@@ -553,37 +413,7 @@ impl DynLayout {
     /// assert_eq!(m, ["_4:_1", "(3,2):(_4,12)"]);
     /// ```
     pub fn modes(&self) -> Vec<DynLayout> {
-        match (&self.shape, &self.stride) {
-            (DTuple::Tuple(s), DTuple::Tuple(d)) => s
-                .iter()
-                .zip(d)
-                .map(|(s, d)| DynLayout::raw(s.clone(), d.clone()))
-                .collect(),
-            _ => alloc::vec![self.clone()],
-        }
-    }
-    /// The modes as layouts, taken apart without copying.
-    ///
-    /// ```
-    /// use layout_core::DynLayout;
-    /// let l: DynLayout = "(_4,(3,2)):(_1,(_4,12))".parse().unwrap();
-    /// let m: Vec<String> = l.into_modes().iter().map(|x| x.to_string()).collect();
-    /// assert_eq!(m, ["_4:_1", "(3,2):(_4,12)"]);
-    /// ```
-    pub fn into_modes(self) -> Vec<DynLayout> {
-        let (s, d) = self.into_mode_lists();
-        s.into_iter()
-            .zip(d)
-            .map(|(s, d)| DynLayout::raw(s, d))
-            .collect()
-    }
-    /// The modes' shapes and strides, taken apart without copying (an
-    /// integer layout is one mode).
-    pub(crate) fn into_mode_lists(self) -> (Vec<DTuple>, Vec<DTuple>) {
-        match (self.shape, self.stride) {
-            (DTuple::Tuple(s), DTuple::Tuple(d)) => (s, d),
-            (s, d) => (alloc::vec![s], alloc::vec![d]),
-        }
+        self.r().modes().map(LayoutRef::to_layout).collect()
     }
     /// A tuple layout from modes (CuTe's `make_layout(l0, l1, ...)`).
     ///
@@ -594,9 +424,7 @@ impl DynLayout {
     /// assert_eq!(DynLayout::from_modes(vec![a, b]).to_string(), "(_4,3):(_1,_4)");
     /// ```
     pub fn from_modes(modes: Vec<DynLayout>) -> DynLayout {
-        let mut b = ModesBuilder::with_capacity(modes.len());
-        modes.into_iter().for_each(|m| b.push(m));
-        b.finish()
+        LayoutBuilder::of_modes(modes.iter().map(DynLayout::r))
     }
     /// (shape leaf, stride leaf) pairs in order.
     ///
@@ -607,23 +435,11 @@ impl DynLayout {
     /// assert_eq!(p, ["_4:3", "3:_1"]);
     /// ```
     pub fn pairs(&self) -> Vec<(DInt, DInt)> {
-        self.pair_list().into_vec()
+        self.r().pairs().collect()
     }
     /// [`DynLayout::pairs`] without an allocation for up to 8 leaves.
     pub(crate) fn pair_list(&self) -> PairList {
-        // One walk over both trees (they nest the same way).
-        fn go(s: &DTuple, d: &DTuple, out: &mut PairList) {
-            match (s, d) {
-                (DTuple::Int(a), DTuple::Int(b)) => out.push((*a, *b)),
-                (DTuple::Tuple(x), DTuple::Tuple(y)) if x.len() == y.len() => {
-                    x.iter().zip(y).for_each(|(a, b)| go(a, b, out))
-                }
-                _ => out.extend(s.leaves().into_iter().zip(d.leaves())),
-            }
-        }
-        let mut out = PairList::new();
-        go(&self.shape, &self.stride, &mut out);
-        out
+        self.r().pair_list()
     }
     /// The offset of a 1-D index; the last mode takes what the others leave.
     ///
@@ -634,36 +450,58 @@ impl DynLayout {
     /// assert_eq!(l.call(5).unwrap(), 4);
     /// ```
     pub fn call(&self, i: i64) -> Result<i64, LayoutError> {
-        fn go(s: &DTuple, d: &DTuple, i: i64) -> Result<i64, LayoutError> {
-            let of = LayoutError::Overflow { op: "crd2idx" };
-            match (s, d) {
-                (DTuple::Int(_), DTuple::Int(d)) => i.checked_mul(d.value).ok_or(of),
-                (DTuple::Tuple(ss), DTuple::Tuple(ds)) => {
+        fn go(l: LayoutRef<'_>, i: i64) -> Option<i64> {
+            match l.kind() {
+                LKind::Leaf(_, d) => i.checked_mul(d.value),
+                LKind::Tuple(modes) => {
+                    let last = modes.len().saturating_sub(1);
                     let mut rest = i;
                     let mut acc: i64 = 0;
-                    for (k, (sk, dk)) in ss.iter().zip(ds).enumerate() {
-                        let part = if k + 1 == ss.len() {
-                            go(sk, dk, rest)?
+                    for (k, m) in modes.enumerate() {
+                        let part = if k == last {
+                            go(m, rest)?
                         } else {
-                            let n = sk.product()?.value;
+                            // Shapes were checked when the layout was made:
+                            // a size past i64 is an overflow like the others.
+                            let n = m.s.product().ok()?.value;
                             if n == 0 {
-                                return Ok(acc);
+                                return Some(acc);
                             }
-                            let p = go(sk, dk, rest % n)?;
+                            let p = go(m, rest % n)?;
                             rest /= n;
                             p
                         };
-                        acc = acc.checked_add(part).ok_or(of.clone())?;
+                        acc = acc.checked_add(part)?;
                     }
-                    Ok(acc)
+                    Some(acc)
                 }
-                _ => Err(invalid(
-                    "crd2idx",
-                    "shape and stride do not nest the same way".into(),
-                )),
             }
         }
-        go(&self.shape, &self.stride, i)
+        // With every extent non-zero the nesting does not matter: each mode
+        // but the last takes its index modulo its size, and so, digit by
+        // digit, does each leaf but the last. A zero extent stops the walk
+        // at the mode that holds it, so those layouts take the tree walk.
+        let flat = || {
+            let mut pairs = self.r().pairs();
+            let mut acc: i64 = 0;
+            let mut rest = i;
+            let mut cur = pairs.next()?;
+            for next in pairs {
+                let (s, d) = cur;
+                if s.value == 0 {
+                    return None;
+                }
+                acc = acc.checked_add((rest % s.value).checked_mul(d.value)?)?;
+                rest /= s.value;
+                cur = next;
+            }
+            Some(Some(acc.checked_add(rest.checked_mul(cur.1.value)?)?))
+        };
+        match flat() {
+            Some(v) => v,
+            None => go(self.r(), i),
+        }
+        .ok_or(LayoutError::Overflow { op: "crd2idx" })
     }
     /// The 1-D table `[L(0), L(1), ...]`.
     /// `Err` past [`DynLayout::TABLE_LIMIT`] entries.
@@ -698,21 +536,20 @@ impl DynLayout {
     /// assert_eq!(l.cosize().unwrap().to_string(), "_12");
     /// ```
     pub fn cosize(&self) -> Result<DInt, LayoutError> {
-        let p = self.pair_list();
-        let is_static = p.iter().all(|(s, d)| s.is_static && d.is_static);
+        let is_static = self.r().pairs().all(|(s, d)| s.is_static && d.is_static);
         Ok(DInt {
-            value: self.cosize_value(&p)?,
+            value: self.cosize_value()?,
             is_static,
         })
     }
 
-    fn cosize_value(&self, p: &PairList) -> Result<i64, LayoutError> {
+    fn cosize_value(&self) -> Result<i64, LayoutError> {
         let of = LayoutError::Overflow { op: "cosize" };
         if self.size()?.value == 0 {
             return Ok(0);
         }
         let mut hi: i64 = 0;
-        for &(s, d) in p {
+        for (s, d) in self.r().pairs() {
             let span = (s.value - 1).checked_mul(d.value).ok_or(of.clone())?;
             if span > 0 {
                 hi = hi.checked_add(span).ok_or(of.clone())?;

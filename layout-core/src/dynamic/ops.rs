@@ -1,7 +1,10 @@
 //! The typed core's operations on `DynLayout`: coordinates, structural
 //! operations, compact and ordered strides, slicing, and `print_layout`.
 
-use super::{compact_left, compact_right, invalid, mul, DInt, DTuple, DynLayout};
+use super::{
+    compact_left, compact_right, invalid, mul, DInt, DTuple, DynLayout, Kind, LayoutBuilder,
+    LayoutRef, TupleBuilder, TupleRef,
+};
 use crate::error::LayoutError;
 use alloc::format;
 use alloc::string::String;
@@ -51,15 +54,20 @@ fn add(a: DInt, b: DInt) -> R<DInt> {
 /// assert_eq!(crd2idx_coord(&c, a.shape(), a.stride()).unwrap().to_string(), "6");
 /// ```
 pub fn crd2idx_coord(c: &DCoord, s: &DTuple, d: &DTuple) -> R<DInt> {
-    match (c, s, d) {
+    crd2idx_ref(c, s.r(), d.r())
+}
+
+fn crd2idx_ref(c: &DCoord, s: TupleRef<'_>, d: TupleRef<'_>) -> R<DInt> {
+    match (c, s.kind(), d.kind()) {
         (DCoord::Underscore, _, _) => Ok(DInt::new_static(0)),
-        (DCoord::Int(i), DTuple::Int(_), DTuple::Int(d)) => mul(*i, *d, "crd2idx"),
-        (DCoord::Int(i), DTuple::Tuple(ss), DTuple::Tuple(ds)) => {
+        (DCoord::Int(i), Kind::Int(_), Kind::Int(d)) => mul(*i, d, "crd2idx"),
+        (DCoord::Int(i), Kind::Tuple(ss), Kind::Tuple(ds)) => {
+            let last = ss.len().saturating_sub(1);
             let mut rest = *i;
             let mut acc = DInt::new_static(0);
-            for (k, (sk, dk)) in ss.iter().zip(ds).enumerate() {
-                if k + 1 == ss.len() {
-                    acc = add(acc, crd2idx_coord(&DCoord::Int(rest), sk, dk)?)?;
+            for (k, (sk, dk)) in ss.zip(ds).enumerate() {
+                if k == last {
+                    acc = add(acc, crd2idx_ref(&DCoord::Int(rest), sk, dk)?)?;
                 } else {
                     let n = sk.product()?;
                     if n.value == 0 {
@@ -69,7 +77,7 @@ pub fn crd2idx_coord(c: &DCoord, s: &DTuple, d: &DTuple) -> R<DInt> {
                         value: rest.value % n.value,
                         is_static: rest.is_static && n.is_static,
                     };
-                    acc = add(acc, crd2idx_coord(&DCoord::Int(here), sk, dk)?)?;
+                    acc = add(acc, crd2idx_ref(&DCoord::Int(here), sk, dk)?)?;
                     rest = DInt {
                         value: rest.value / n.value,
                         is_static: rest.is_static && n.is_static,
@@ -78,12 +86,12 @@ pub fn crd2idx_coord(c: &DCoord, s: &DTuple, d: &DTuple) -> R<DInt> {
             }
             Ok(acc)
         }
-        (DCoord::Tuple(cs), DTuple::Tuple(ss), DTuple::Tuple(ds)) if cs.len() == ss.len() => cs
+        (DCoord::Tuple(cs), Kind::Tuple(ss), Kind::Tuple(ds)) if cs.len() == ss.len() => cs
             .iter()
             .zip(ss)
             .zip(ds)
             .try_fold(DInt::new_static(0), |acc, ((c, s), d)| {
-                add(acc, crd2idx_coord(c, s, d)?)
+                add(acc, crd2idx_ref(c, s, d)?)
             }),
         _ => Err(invalid(
             "crd2idx",
@@ -104,40 +112,49 @@ pub fn crd2idx_coord(c: &DCoord, s: &DTuple, d: &DTuple) -> R<DInt> {
 /// assert_eq!(idx2crd(layout_core::DInt::new_dynamic(133), &s).unwrap().to_string(), "((1,0,3),(0,0),(0,3))");
 /// ```
 pub fn idx2crd(i: DInt, s: &DTuple) -> R<DTuple> {
-    fn go(i: DInt, s: &DTuple, top: bool) -> R<DTuple> {
-        match s {
-            DTuple::Int(x) if !top && x.is_static_value(1) => Ok(DTuple::Int(DInt::new_static(0))),
-            DTuple::Int(_) => Ok(DTuple::Int(i)),
-            DTuple::Tuple(v) => {
+    idx2crd_ref(i, s.r())
+}
+
+fn idx2crd_ref(i: DInt, s: TupleRef<'_>) -> R<DTuple> {
+    fn go(i: DInt, s: TupleRef<'_>, top: bool, out: &mut TupleBuilder) -> R<()> {
+        match s.kind() {
+            Kind::Int(x) if !top && x.is_static_value(1) => out.leaf(DInt::new_static(0)),
+            Kind::Int(_) => out.leaf(i),
+            Kind::Tuple(modes) => {
+                let last = modes.len().saturating_sub(1);
                 let mut rest = i;
-                let mut out = Vec::new();
-                for (k, m) in v.iter().enumerate() {
-                    if k + 1 == v.len() {
-                        out.push(go(rest, m, false)?);
+                let at = out.open();
+                for (k, m) in modes.enumerate() {
+                    if k == last {
+                        go(rest, m, false, out)?;
                     } else {
                         let n = m.product()?;
                         if n.value == 0 {
                             return Err(invalid("idx2crd", format!("mode {m} has size 0")));
                         }
-                        out.push(go(
+                        go(
                             DInt {
                                 value: rest.value % n.value,
                                 is_static: rest.is_static && n.is_static,
                             },
                             m,
                             false,
-                        )?);
+                            out,
+                        )?;
                         rest = DInt {
                             value: rest.value / n.value,
                             is_static: rest.is_static && n.is_static,
                         };
                     }
                 }
-                Ok(DTuple::Tuple(out))
+                out.close(at);
             }
         }
+        Ok(())
     }
-    go(i, s, true)
+    let mut out = TupleBuilder::default();
+    go(i, s, true, &mut out)?;
+    Ok(out.finish())
 }
 
 /// CuTe's `crd2crd(coord, src, dst)`: by mode when all are tuples, else through the index.
@@ -152,25 +169,30 @@ pub fn idx2crd(i: DInt, s: &DTuple) -> R<DTuple> {
 /// assert_eq!(crd2crd(&c, &src, &dst).unwrap().to_string(), "((0,0),0)");
 /// ```
 pub fn crd2crd(c: &DCoord, src: &DTuple, dst: &DTuple) -> R<DTuple> {
-    match (c, src, dst) {
-        (DCoord::Tuple(cs), DTuple::Tuple(ss), DTuple::Tuple(ds)) if cs.len() == ss.len() && cs.len() == ds.len() => {
-            Ok(DTuple::Tuple(cs.iter().zip(ss).zip(ds).map(|((c, s), d)| crd2crd(c, s, d)).collect::<R<_>>()?))
+    crd2crd_ref(c, src.r(), dst.r())
+}
+
+fn crd2crd_ref(c: &DCoord, src: TupleRef<'_>, dst: TupleRef<'_>) -> R<DTuple> {
+    match (c, src.kind(), dst.kind()) {
+        (DCoord::Tuple(cs), Kind::Tuple(ss), Kind::Tuple(ds)) if cs.len() == ss.len() && cs.len() == ds.len() => {
+            let modes = cs.iter().zip(ss).zip(ds).map(|((c, s), d)| crd2crd_ref(c, s, d)).collect::<R<Vec<_>>>()?;
+            Ok(DTuple::tuple(modes))
         }
-        (DCoord::Tuple(cs), DTuple::Tuple(ss), DTuple::Tuple(ds)) => Err(invalid(
+        (DCoord::Tuple(cs), Kind::Tuple(ss), Kind::Tuple(ds)) => Err(invalid(
             "crd2crd",
             format!("coordinate of rank {}, source shape {src} and target shape {dst} have different ranks ({}, {})", cs.len(), ss.len(), ds.len()),
         )),
         _ => {
             let idx = compact_index(c, src)?.ok_or_else(|| invalid("crd2crd", format!("coordinate {c:?} does not fit {src}")))?;
-            idx2crd(idx, dst)
+            idx2crd_ref(idx, dst)
         }
     }
 }
 
-fn compact_index(c: &DCoord, s: &DTuple) -> R<Option<DInt>> {
-    Ok(match (c, s) {
+fn compact_index(c: &DCoord, s: TupleRef<'_>) -> R<Option<DInt>> {
+    Ok(match (c, s.kind()) {
         (DCoord::Int(i), _) => Some(*i),
-        (DCoord::Tuple(cs), DTuple::Tuple(ss)) if cs.len() == ss.len() => {
+        (DCoord::Tuple(cs), Kind::Tuple(ss)) if cs.len() == ss.len() => {
             let mut acc = DInt::new_static(0);
             let mut scale = DInt::new_static(1);
             for (c, s) in cs.iter().zip(ss) {
@@ -319,15 +341,15 @@ impl DynLayout {
 /// ```
 pub fn make_ordered_layout(shape: &DTuple, order: &DTuple) -> R<DynLayout> {
     super::check_shape(shape, "make_ordered_layout")?;
-    let mut pairs: Vec<(DInt, DTuple)> = Vec::new();
-    fn collect(o: &DTuple, s: &DTuple, out: &mut Vec<(DInt, DTuple)>) -> R<()> {
-        match (o, s) {
-            (DTuple::Int(o), _) => {
-                out.push((*o, s.clone()));
+    let mut pairs: Vec<(DInt, TupleRef<'_>)> = Vec::new();
+    fn collect<'a>(o: TupleRef<'_>, s: TupleRef<'a>, out: &mut Vec<(DInt, TupleRef<'a>)>) -> R<()> {
+        match (o.kind(), s.kind()) {
+            (Kind::Int(o), _) => {
+                out.push((o, s));
                 Ok(())
             }
-            (DTuple::Tuple(os), DTuple::Tuple(ss)) if os.len() == ss.len() => {
-                os.iter().zip(ss).try_for_each(|(o, s)| collect(o, s, out))
+            (Kind::Tuple(os), Kind::Tuple(ss)) if os.len() == ss.len() => {
+                os.zip(ss).try_for_each(|(o, s)| collect(o, s, out))
             }
             _ => Err(invalid(
                 "make_ordered_layout",
@@ -335,23 +357,22 @@ pub fn make_ordered_layout(shape: &DTuple, order: &DTuple) -> R<DynLayout> {
             )),
         }
     }
-    collect(order, shape, &mut pairs)?;
-    fn build(o: &DTuple, s: &DTuple, pairs: &[(DInt, DTuple)]) -> R<DTuple> {
-        match (o, s) {
-            (DTuple::Int(o), _) => {
+    collect(order.r(), shape.r(), &mut pairs)?;
+    fn build(o: TupleRef<'_>, s: TupleRef<'_>, pairs: &[(DInt, TupleRef<'_>)]) -> R<DTuple> {
+        match (o.kind(), s.kind()) {
+            (Kind::Int(o), _) => {
                 let mut d = DInt::new_static(1);
                 for (oj, xj) in pairs {
                     if oj.value < o.value {
                         d = mul(d, xj.product()?, "make_ordered_layout")?;
                     }
                 }
-                compact_left(s, d)
+                compact_left(&s.to_tuple(), d)
             }
-            (DTuple::Tuple(os), DTuple::Tuple(ss)) => Ok(DTuple::Tuple(
-                os.iter()
-                    .zip(ss)
+            (Kind::Tuple(os), Kind::Tuple(ss)) => Ok(DTuple::tuple(
+                os.zip(ss)
                     .map(|(o, s)| build(o, s, pairs))
-                    .collect::<R<_>>()?,
+                    .collect::<R<Vec<_>>>()?,
             )),
             _ => Err(invalid(
                 "make_ordered_layout",
@@ -359,7 +380,10 @@ pub fn make_ordered_layout(shape: &DTuple, order: &DTuple) -> R<DynLayout> {
             )),
         }
     }
-    Ok(DynLayout::raw(shape.clone(), build(order, shape, &pairs)?))
+    Ok(DynLayout::raw(
+        shape.clone(),
+        build(order.r(), shape.r(), &pairs)?,
+    ))
 }
 
 /// CuTe's `compact_col_major(shape)`.
@@ -389,27 +413,35 @@ pub fn compact_row_major(shape: &DTuple) -> R<DTuple> {
     compact_right(shape, DInt::new_static(1))
 }
 
-fn lift(c: &DCoord, s: &DTuple, d: &DTuple, keep_under: bool, out: &mut Vec<DynLayout>) -> R<()> {
-    match (c, s, d) {
-        (DCoord::Tuple(cs), DTuple::Tuple(ss), DTuple::Tuple(ds)) if cs.len() == ss.len() => cs
+fn lift(c: &DCoord, l: LayoutRef<'_>, keep_under: bool, out: &mut LayoutBuilder) -> R<()> {
+    match (c, l.s.kind()) {
+        (DCoord::Tuple(cs), Kind::Tuple(ss)) if cs.len() == ss.len() => cs
             .iter()
-            .zip(ss)
-            .zip(ds)
-            .try_for_each(|((c, s), d)| lift(c, s, d, keep_under, out)),
-        (DCoord::Tuple(_), _, _) => Err(invalid(
+            .zip(l.modes())
+            .try_for_each(|(c, m)| lift(c, m, keep_under, out)),
+        (DCoord::Tuple(_), _) => Err(invalid(
             "slice",
-            format!("coordinate {c:?} does not fit {s}"),
+            format!("coordinate {c:?} does not fit {}", l.s),
         )),
-        (DCoord::Underscore, _, _) if keep_under => {
-            out.push(DynLayout::raw(s.clone(), d.clone()));
+        (DCoord::Underscore, _) if keep_under => {
+            out.append(l);
             Ok(())
         }
-        (DCoord::Int(_), _, _) if !keep_under => {
-            out.push(DynLayout::raw(s.clone(), d.clone()));
+        (DCoord::Int(_), _) if !keep_under => {
+            out.append(l);
             Ok(())
         }
         _ => Ok(()),
     }
+}
+
+/// The modes of `l` that `lift` keeps, as a tuple layout.
+fn lifted(c: &DCoord, l: &DynLayout, keep_under: bool) -> R<DynLayout> {
+    let mut out = LayoutBuilder::default();
+    let at = out.open();
+    lift(c, l.r(), keep_under, &mut out)?;
+    out.close(at);
+    Ok(out.finish())
 }
 
 /// CuTe's `slice(coord, layout)`: the modes marked `_`.
@@ -426,11 +458,7 @@ pub fn slice(c: &DCoord, l: &DynLayout) -> R<DynLayout> {
     match c {
         DCoord::Underscore => Ok(l.clone()),
         DCoord::Int(_) => Ok(DynLayout::from_modes(Vec::new())),
-        DCoord::Tuple(_) => {
-            let mut out = Vec::new();
-            lift(c, l.shape(), l.stride(), true, &mut out)?;
-            Ok(DynLayout::from_modes(out))
-        }
+        DCoord::Tuple(_) => lifted(c, l, true),
     }
 }
 
@@ -448,11 +476,7 @@ pub fn dice(c: &DCoord, l: &DynLayout) -> R<DynLayout> {
     match c {
         DCoord::Underscore => Ok(DynLayout::from_modes(Vec::new())),
         DCoord::Int(_) => Ok(l.clone()),
-        DCoord::Tuple(_) => {
-            let mut out = Vec::new();
-            lift(c, l.shape(), l.stride(), false, &mut out)?;
-            Ok(DynLayout::from_modes(out))
-        }
+        DCoord::Tuple(_) => lifted(c, l, false),
     }
 }
 

@@ -1,7 +1,7 @@
 //! Parsing CuTe notation: `(_2,(_2,_2)):(_4,(_2,_1))`, `8:_1`, `(3,4)`,
 //! coordinates `(1,_)` and tilers `(_2:_1,_)`: one scanner, read four ways.
 
-use super::{compact_left, DCoord, DInt, DTuple, DynLayout, Tiler};
+use super::{compact_left, DCoord, DInt, DTuple, DynLayout, Tiler, TupleBuilder};
 use crate::error::LayoutError;
 use alloc::boxed::Box;
 use alloc::vec::Vec;
@@ -139,20 +139,32 @@ impl P<'_> {
 
 /// A term read as a tuple of integers.
 fn as_tuple(t: Term) -> Result<DTuple, LayoutError> {
-    match t {
-        Term::Int(i, _) => Ok(DTuple::Int(i)),
-        Term::Tuple(v, _) => Ok(DTuple::Tuple(
-            v.into_iter().map(as_tuple).collect::<Result<_, _>>()?,
-        )),
-        Term::Underscore(p) => Err(parse_err(
-            p,
-            "an integer (`_` alone keeps a mode in coordinates and tilers)",
-        )),
-        Term::Layout(_, _, colon, _) => Err(parse_err(
-            colon,
-            "a tuple (`:` separates a layout's shape and stride)",
-        )),
+    fn put(t: Term, b: &mut TupleBuilder) -> Result<(), LayoutError> {
+        match t {
+            Term::Int(i, _) => b.leaf(i),
+            Term::Tuple(v, _) => {
+                let at = b.open();
+                v.into_iter().try_for_each(|x| put(x, b))?;
+                b.close(at);
+            }
+            Term::Underscore(p) => {
+                return Err(parse_err(
+                    p,
+                    "an integer (`_` alone keeps a mode in coordinates and tilers)",
+                ))
+            }
+            Term::Layout(_, _, colon, _) => {
+                return Err(parse_err(
+                    colon,
+                    "a tuple (`:` separates a layout's shape and stride)",
+                ))
+            }
+        }
+        Ok(())
     }
+    let mut b = TupleBuilder::default();
+    put(t, &mut b)?;
+    Ok(b.finish())
 }
 
 /// A term read as a layout: `shape:stride`, or a shape alone (LayoutLeft strides).

@@ -30,7 +30,7 @@ pub fn tile_to_shape(block: &DynLayout, shape: &DTuple, order: Option<&DTuple>) 
         ));
     }
     // append<R> leaves an integer block alone when R is 1.
-    let block = if r == 1 && block.shape().rank() == 1 && matches!(block.shape(), DTuple::Int(_)) {
+    let block = if r == 1 && block.shape().as_int().is_some() {
         block.clone()
     } else {
         super::append_to_rank(block, r)
@@ -52,18 +52,14 @@ pub fn tile_to_shape(block: &DynLayout, shape: &DTuple, order: Option<&DTuple>) 
                 format!("mode {i} of block {block} does not divide {target}"),
             ));
         }
-        reps.push(DTuple::Int(ceil_div(target, have, "tile_to_shape")?));
+        reps.push(ceil_div(target, have, "tile_to_shape")?);
     }
-    let reps = DTuple::Tuple(reps);
+    let reps = DTuple::of_ints(reps);
     let default: DTuple;
     let order = match order {
         Some(o) => o,
         None => {
-            default = DTuple::Tuple(
-                (0..r)
-                    .map(|i| DTuple::Int(DInt::new_static(i as i64)))
-                    .collect(),
-            );
+            default = DTuple::of_ints((0..r).map(|i| DInt::new_static(i as i64)));
             &default
         }
     };
