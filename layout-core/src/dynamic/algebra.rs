@@ -143,34 +143,39 @@ struct Acc {
     tuple: bool,
 }
 
-/// CuTe's `bw_coalesce`: walk `old` from the back into `acc`, merging two
-/// modes only when the merge is statically provable.
-fn bw_coalesce(old: &[(DInt, DInt)], mut acc: Acc) -> R<Acc> {
-    for &(s, d) in old.iter().rev() {
+/// CuTe's `bw_coalesce`: the modes `old_rev` (from the back) in front of
+/// `last`, merging two modes only when the merge is statically provable.
+fn bw_coalesce(old_rev: impl Iterator<Item = (DInt, DInt)>, last: (DInt, DInt)) -> R<Acc> {
+    // Built back to front: the front mode is the last one pushed.
+    let mut modes: PairList = smallvec::smallvec![last];
+    let mut tuple = false;
+    for (s, d) in old_rev {
         if s.is_static_value(1) {
             continue;
         }
-        if !acc.tuple && acc.modes[0].0.is_static_value(1) {
-            acc.modes[0] = (s, d);
+        let front = modes.last_mut().expect("one mode at least");
+        if !tuple && front.0.is_static_value(1) {
+            *front = (s, d);
             continue;
         }
-        let (fs, fd) = acc.modes[0];
+        let (fs, fd) = *front;
         // CuTe merges when the front shape is static and `s * d` is provably
         // the front stride: both static, or a static-0 stride (`_0 * s` is
         // `_0` whatever s is) in front of a static-0 stride.
         let p = mul(s, d, "coalesce")?;
         if fs.is_static && p.is_static && fd.is_static && p.value == fd.value {
-            acc.modes[0] = (mul(s, fs, "coalesce")?, d);
+            *front = (mul(s, fs, "coalesce")?, d);
         } else {
-            acc.modes.insert(0, (s, d));
-            acc.tuple = true;
+            modes.push((s, d));
+            tuple = true;
         }
     }
+    modes.reverse();
     // One mode of static size 1 is `_1:_0`, as CuTe's coalesce prints it.
-    if !acc.tuple && acc.modes[0].0.is_static_value(1) {
-        acc.modes[0] = (DInt::new_static(1), DInt::new_static(0));
+    if !tuple && modes[0].0.is_static_value(1) {
+        modes[0] = (DInt::new_static(1), DInt::new_static(0));
     }
-    Ok(acc)
+    Ok(Acc { modes, tuple })
 }
 
 impl Acc {
@@ -216,20 +221,21 @@ pub fn coalesce(l: &DynLayout) -> R<DynLayout> {
 }
 
 /// [`coalesce`] of the flat layout with these (shape, stride) leaves.
-fn coalesce_pairs(p: impl Iterator<Item = (DInt, DInt)>) -> R<Acc> {
-    let p: PairList = p.collect();
-    let Some((&last, rest)) = p.split_last() else {
-        return Ok(Acc::one(DInt::new_static(1), DInt::new_static(0)));
-    };
-    bw_coalesce(rest, Acc::one(last.0, last.1))
+fn coalesce_pairs(p: impl DoubleEndedIterator<Item = (DInt, DInt)>) -> R<Acc> {
+    let mut rev = p.rev();
+    match rev.next() {
+        Some(last) => bw_coalesce(rev, last),
+        None => Ok(Acc::one(DInt::new_static(1), DInt::new_static(0))),
+    }
 }
 
 /// CuTe's `coalesce_x` of the layout with these leaves: like `coalesce`,
 /// but keeps the function outside the domain too (a static size-1 last mode
 /// counts as size 2). Its modes, and whether they form a tuple (rank > 1)
 /// or an integer layout.
-fn coalesce_x(p: &[(DInt, DInt)]) -> R<(PairList, bool)> {
-    let Some((&(s, d), rest)) = p.split_last() else {
+fn coalesce_x(p: impl DoubleEndedIterator<Item = (DInt, DInt)>) -> R<(PairList, bool)> {
+    let mut rev = p.rev();
+    let Some((s, d)) = rev.next() else {
         return Ok((
             smallvec::smallvec![(DInt::new_static(1), DInt::new_static(0))],
             false,
@@ -240,7 +246,7 @@ fn coalesce_x(p: &[(DInt, DInt)]) -> R<(PairList, bool)> {
     } else {
         s
     };
-    bw_coalesce(rest, Acc::one(s, d)).map(|acc| (acc.modes, acc.tuple))
+    bw_coalesce(rev, (s, d)).map(|acc| (acc.modes, acc.tuple))
 }
 
 /// Write `l` into `out` with `f` applied to the modes the profile (or
@@ -434,7 +440,9 @@ fn compose_leaf(
         return Ok(());
     }
     let (&(_, k_last), front) = p.split_last().expect("a tuple A' has modes");
-    let mut modes: SmallVec<[(DInt, DInt); 4]> = SmallVec::new();
+    // The modes go straight into `out`; one mode alone is not a tuple.
+    let at = out.open();
+    let mut count = 0;
     let (mut rest_shape, mut rest_stride) = (s, d);
     for &(c, k) in front {
         let ars = abs(rest_stride);
@@ -448,25 +456,16 @@ fn compose_leaf(
             continue;
         }
         let new = min(next_shape, rest_shape);
-        modes.push((new, mul(rest_stride, k, op)?));
+        out.leaf(new, mul(rest_stride, k, op)?);
+        count += 1;
         rest_shape = div(rest_shape, new, op)?;
         rest_stride = next_stride;
     }
     let last_stride = mul(rest_stride, k_last, op)?;
-    if modes.is_empty() {
+    if count == 0 || !rest_shape.is_static_value(1) {
         out.leaf(rest_shape, last_stride);
-        return Ok(());
     }
-    if !rest_shape.is_static_value(1) {
-        modes.push((rest_shape, last_stride));
-    }
-    if let [(s, d)] = modes[..] {
-        out.leaf(s, d);
-    } else {
-        let at = out.open();
-        modes.iter().for_each(|&(s, d)| out.leaf(s, d));
-        out.close(at);
-    }
+    out.close_flat(at);
     Ok(())
 }
 
@@ -506,7 +505,7 @@ pub trait Compose<B: ?Sized> {
 impl Compose<DynLayout> for DynLayout {
     type Output = DynLayout;
     fn compose(&self, b: &DynLayout) -> R<DynLayout> {
-        build(|out| compose_layouts(&self.pair_list(), &|| self.to_string(), b.r(), out))
+        build(|out| compose_layouts(self.r().pairs(), &|| self.to_string(), b.r(), out))
     }
 }
 
@@ -539,7 +538,7 @@ fn compose_by_leaf(
 
 /// `A o B` into `out`, A given by its leaves (`shown` prints it for an error).
 fn compose_layouts(
-    a: &[(DInt, DInt)],
+    a: impl DoubleEndedIterator<Item = (DInt, DInt)>,
     shown: &dyn Fn() -> alloc::string::String,
     b: LayoutRef<'_>,
     out: &mut LayoutBuilder,
@@ -552,7 +551,7 @@ fn compose_layouts(
 /// `A o (B0, B1)` into `out` without building the tuple `(B0, B1)`
 /// (logical_divide's `A o (T, complement(T))`, B1 flat).
 fn compose_pair(a: LayoutRef<'_>, b0: LayoutRef<'_>, b1: &Acc, out: &mut LayoutBuilder) -> R<()> {
-    let (p, tuple) = coalesce_x(&a.pair_list())?;
+    let (p, tuple) = coalesce_x(a.pairs())?;
     let mut bp = b0.pair_list();
     bp.extend(b1.modes.iter().copied());
     check_composition(&p, &bp, || {
@@ -637,7 +636,7 @@ fn compose_tiler(a: LayoutRef<'_>, t: &Tiler, out: &mut LayoutBuilder) -> R<()> 
     t.rank_checked(a, "composition")?;
     let shown = || a.to_string();
     match t {
-        Tiler::Layout(b) => compose_layouts(&a.pair_list(), &shown, b.r(), out),
+        Tiler::Layout(b) => compose_layouts(a.pairs(), &shown, b.r(), out),
         Tiler::Underscore => {
             out.append(a);
             Ok(())
@@ -645,7 +644,7 @@ fn compose_tiler(a: LayoutRef<'_>, t: &Tiler, out: &mut LayoutBuilder) -> R<()> 
         Tiler::Int(n) => {
             check_shape(&DTuple::int(*n), "composition")?;
             let b = DynLayout::int(*n, DInt::new_static(1));
-            compose_layouts(&a.pair_list(), &shown, b.r(), out)
+            compose_layouts(a.pairs(), &shown, b.r(), out)
         }
         Tiler::Tuple(ts) => {
             let at = out.open();
@@ -1265,7 +1264,7 @@ fn logical_product_into(a: LayoutRef<'_>, t: &Tiler, out: &mut LayoutBuilder) ->
             let at = out.open();
             out.append(a);
             let shown = || c.clone().into_layout().to_string();
-            compose_layouts(&c.modes, &shown, tl.r(), out)?;
+            compose_layouts(c.modes.iter().copied(), &shown, tl.r(), out)?;
             out.close(at);
             Ok(())
         }

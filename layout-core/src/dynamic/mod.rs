@@ -156,6 +156,17 @@ impl Iterator for Pairs<'_> {
     }
 }
 
+impl DoubleEndedIterator for Pairs<'_> {
+    #[inline]
+    fn next_back(&mut self) -> Option<(DInt, DInt)> {
+        loop {
+            if let (Node::Leaf(s), Node::Leaf(d)) = (self.s.next_back()?, self.d.next_back()?) {
+                return Some((*s, *d));
+            }
+        }
+    }
+}
+
 impl fmt::Display for LayoutRef<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}", self.s, self.d)
@@ -187,6 +198,19 @@ impl LayoutBuilder {
     pub(crate) fn close(&mut self, m: Mark) {
         self.s.close(m);
         self.d.close(m);
+    }
+    /// Close the tuple opened at `m`; a tuple of one integer mode becomes
+    /// that mode (the node of the tuple is taken by the leaf).
+    #[inline]
+    pub(crate) fn close_flat(&mut self, m: Mark) {
+        if self.s.len() == m.index() + 2 {
+            if let (Some(s @ Node::Leaf(_)), Some(d)) = (self.s.last(), self.d.last()) {
+                self.s.truncate_to(m, s);
+                self.d.truncate_to(m, d);
+                return;
+            }
+        }
+        self.close(m);
     }
     /// Add a whole layout as one mode.
     pub(crate) fn append(&mut self, l: LayoutRef<'_>) {
@@ -273,6 +297,7 @@ impl DynLayout {
     /// assert_eq!(l.to_string(), "(2,3):(_1,2)");
     /// assert!(DynLayout::new(parse_tuple("(2,3)").unwrap(), parse_tuple("1").unwrap()).is_err());
     /// ```
+    #[inline]
     pub fn new(shape: DTuple, stride: DTuple) -> Result<Self, LayoutError> {
         // One walk: the same node kinds and ranks, extents not negative,
         // strides negatable; the error names the first problem of the three.
@@ -322,6 +347,7 @@ impl DynLayout {
     /// use layout_core::{DInt, DynLayout};
     /// assert_eq!(DynLayout::int(DInt::new_static(4), DInt::new_dynamic(2)).to_string(), "_4:2");
     /// ```
+    #[inline]
     pub fn int(s: DInt, d: DInt) -> Self {
         DynLayout {
             shape: DTuple::int(s),
@@ -449,6 +475,7 @@ impl DynLayout {
     /// // Index 5 is the coordinate (5 % 4, 5 / 4) = (1, 1): 1*3 + 1*1.
     /// assert_eq!(l.call(5).unwrap(), 4);
     /// ```
+    #[inline]
     pub fn call(&self, i: i64) -> Result<i64, LayoutError> {
         fn go(l: LayoutRef<'_>, i: i64) -> Option<i64> {
             match l.kind() {

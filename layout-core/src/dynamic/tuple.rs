@@ -298,8 +298,16 @@ impl Default for TupleBuilder {
 #[derive(Clone, Copy)]
 pub(crate) struct Mark(usize);
 
+impl Mark {
+    #[inline]
+    pub(crate) fn index(self) -> usize {
+        self.0
+    }
+}
+
 /// Past this many nodes (or modes) a tuple's node cannot count them; 64 GiB
 /// of nodes would be needed first, so no run reaches it.
+#[inline]
 fn count(n: usize) -> u32 {
     u32::try_from(n).expect("a tuple of more than 2^32 nodes")
 }
@@ -320,16 +328,38 @@ impl TupleBuilder {
     /// Close the tuple opened at `m` (every tuple opened after it is closed).
     #[inline]
     pub(crate) fn close(&mut self, m: Mark) {
-        let nodes = &mut self.nodes[..];
+        let nodes = &self.nodes[..];
         let (mut i, mut rank) = (m.0 + 1, 0);
         while i < nodes.len() {
             rank += 1;
             i += nodes[i].span();
         }
-        nodes[m.0] = Node::Tuple {
+        self.close_with(m, rank);
+    }
+    /// [`TupleBuilder::close`] when the caller counted the `rank` modes added.
+    #[inline]
+    pub(crate) fn close_with(&mut self, m: Mark, rank: usize) {
+        let span = count(self.nodes.len() - m.0);
+        self.nodes[m.0] = Node::Tuple {
             rank: count(rank),
-            span: count(nodes.len() - m.0),
+            span,
         };
+    }
+    /// How many nodes are built.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.nodes.len()
+    }
+    /// The last node built.
+    #[inline]
+    pub(crate) fn last(&self) -> Option<Node> {
+        self.nodes.last().copied()
+    }
+    /// Drop the nodes from `m` on and put `n` there.
+    #[inline]
+    pub(crate) fn truncate_to(&mut self, m: Mark, n: Node) {
+        self.nodes.truncate(m.0);
+        self.nodes.push(n);
     }
     /// Add a whole tuple as one mode.
     #[inline]
@@ -389,6 +419,7 @@ impl DTuple {
     /// use layout_core::{DInt, DTuple};
     /// assert_eq!(DTuple::int(DInt::new_static(4)).to_string(), "_4");
     /// ```
+    #[inline]
     pub fn int(x: DInt) -> DTuple {
         let mut nodes = Nodes::new();
         nodes.push(Node::Leaf(x));
@@ -405,10 +436,15 @@ impl DTuple {
     pub fn tuple<I: IntoIterator<Item = DTuple>>(modes: I) -> DTuple {
         let mut b = TupleBuilder::default();
         let at = b.open();
+        let mut rank = 0;
         for m in modes {
-            b.append(m.r());
+            match m.nodes.as_slice() {
+                [Node::Leaf(x)] => b.leaf(*x),
+                nodes => b.append(TupleRef(nodes)),
+            }
+            rank += 1;
         }
-        b.close(at);
+        b.close_with(at, rank);
         b.finish()
     }
     /// The integer, when this is one (not a tuple).
