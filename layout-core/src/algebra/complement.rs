@@ -4,7 +4,10 @@
 //! strides from `d_last * s_last`, and coalesce.
 //!
 //! The fold computes the result type and the values of its run-time leaves
-//! (no allocation). For static inputs the definition is checked at compile
+//! (no allocation). When `filter(A)` is one mode and the cotarget an
+//! integer (every product, and A of any compact layout) the fold's result
+//! is written in closed form ([`OneModeLeaf`]): the same types and values
+//! for far less trait solving. For static inputs the definition is checked at compile
 //! time ([`crate::admissible::check_complement`]); with run-time leaves on
 //! the values.
 
@@ -482,14 +485,143 @@ pub trait ComplementOf<Cot> {
 pub type ComplementShape<T, Cot> = <<T as ComplementOf<Cot>>::Out as super::LayoutParts>::Shape;
 /// The complement's stride, given the filtered modes `T`.
 pub type ComplementStride<T, Cot> = <<T as ComplementOf<Cot>>::Out as super::LayoutParts>::Stride;
-impl<S0, D0: Leaf, R, Cot> ComplementOf<Cot> for Cons<(S0, D0, ()), R>
+impl<S0, D0: Leaf, X, R, Cot> ComplementOf<Cot> for Cons<(S0, D0, ()), Cons<X, R>>
 where
-    D0::IsZero: ZeroStrideCase<Cons<(S0, D0, ()), R>, Cot>,
+    D0::IsZero: ZeroStrideCase<Cons<(S0, D0, ()), Cons<X, R>>, Cot>,
 {
-    type Out = <D0::IsZero as ZeroStrideCase<Cons<(S0, D0, ()), R>, Cot>>::Out;
+    type Out = <D0::IsZero as ZeroStrideCase<Cons<(S0, D0, ()), Cons<X, R>>, Cot>>::Out;
     #[inline(always)]
     fn complement_of(self, cot: Cot) -> Result<Self::Out, crate::Refusal> {
-        <D0::IsZero as ZeroStrideCase<Cons<(S0, D0, ()), R>, Cot>>::go(self, cot)
+        <D0::IsZero as ZeroStrideCase<Cons<(S0, D0, ()), Cons<X, R>>, Cot>>::go(self, cot)
+    }
+}
+/// One mode of `filter(A)` (the common case: a compact A coalesces to one
+/// mode): a static-0 stride takes the compact cotarget, an integer
+/// cotarget the closed form of [`OneModeLeaf`], a tuple the general fold.
+impl<S0, D0: Leaf, Cot: IntTuple> ComplementOf<Cot> for Cons<(S0, D0, ()), Nil>
+where
+    (D0::IsZero, Cot::IsLeaf): OneModeCase<S0, D0, Cot>,
+{
+    type Out = <(D0::IsZero, Cot::IsLeaf) as OneModeCase<S0, D0, Cot>>::Out;
+    #[inline(always)]
+    fn complement_of(self, cot: Cot) -> Result<Self::Out, crate::Refusal> {
+        <(D0::IsZero, Cot::IsLeaf) as OneModeCase<S0, D0, Cot>>::go(self, cot)
+    }
+}
+/// The complement of one mode `S0:D0` in `Cot`, by (static-0 stride,
+/// integer cotarget).
+#[doc(hidden)]
+pub trait OneModeCase<S0, D0, Cot> {
+    type Out: super::LayoutParts + super::StaticText + super::StaticResult + Copy;
+    fn go(m: Cons<(S0, D0, ()), Nil>, cot: Cot) -> Result<Self::Out, crate::Refusal>;
+}
+impl<S0, D0, Cot, L> OneModeCase<S0, D0, Cot> for (B1, L)
+where
+    B1: ZeroStrideCase<Cons<(S0, D0, ()), Nil>, Cot>,
+{
+    type Out = <B1 as ZeroStrideCase<Cons<(S0, D0, ()), Nil>, Cot>>::Out;
+    #[inline(always)]
+    fn go(m: Cons<(S0, D0, ()), Nil>, cot: Cot) -> Result<Self::Out, crate::Refusal> {
+        <B1 as ZeroStrideCase<Cons<(S0, D0, ()), Nil>, Cot>>::go(m, cot)
+    }
+}
+impl<S0, D0, Cot> OneModeCase<S0, D0, Cot> for (B0, B0)
+where
+    B0: ZeroStrideCase<Cons<(S0, D0, ()), Nil>, Cot>,
+{
+    type Out = <B0 as ZeroStrideCase<Cons<(S0, D0, ()), Nil>, Cot>>::Out;
+    #[inline(always)]
+    fn go(m: Cons<(S0, D0, ()), Nil>, cot: Cot) -> Result<Self::Out, crate::Refusal> {
+        <B0 as ZeroStrideCase<Cons<(S0, D0, ()), Nil>, Cot>>::go(m, cot)
+    }
+}
+/// A non-zero stride and an integer cotarget: the fold's result in closed
+/// form. The gap below the mode is `q = D0 / 1`, the rest starts at
+/// `next = D0 * S0` with `rest = ceil(Cot / next)` modes, and coalescing
+/// `(q, rest):(_1, next)` drops a static-1 `q` or `rest` (they never merge:
+/// `q * 1 == next` would need `S0 == 1`, which filter removes). The types,
+/// values and refusals are the fold's, step for step.
+impl<S0: Leaf, D0: Leaf, Cot: Leaf> OneModeCase<S0, D0, Cot> for (B0, B1)
+where
+    (D0, C<1>): LDiv,
+    (D0, S0): LMul,
+    (Cot, MulT<D0, S0>): LCeilDiv,
+    (
+        <DivT<D0, C<1>> as super::typelevel::StaticForm>::IsOne,
+        <OneRest<S0, D0, Cot> as super::typelevel::StaticForm>::IsOne,
+    ): OneModeLeaf<DivT<D0, C<1>>, OneRest<S0, D0, Cot>, MulT<D0, S0>>,
+{
+    type Out = <(
+        <DivT<D0, C<1>> as super::typelevel::StaticForm>::IsOne,
+        <OneRest<S0, D0, Cot> as super::typelevel::StaticForm>::IsOne,
+    ) as OneModeLeaf<DivT<D0, C<1>>, OneRest<S0, D0, Cot>, MulT<D0, S0>>>::Out;
+    #[inline(always)]
+    fn go(m: Cons<(S0, D0, ()), Nil>, cot: Cot) -> Result<Self::Out, crate::Refusal> {
+        let (s0, d0, ()) = m.0;
+        let q = gap(s0, d0, C::<1>)?;
+        let next: MulT<D0, S0> = (d0, s0).value().ok_or(crate::Refusal::Arithmetic)?;
+        let rest: OneRest<S0, D0, Cot> = (cot, next).value().ok_or(crate::Refusal::Arithmetic)?;
+        <(
+            <DivT<D0, C<1>> as super::typelevel::StaticForm>::IsOne,
+            <OneRest<S0, D0, Cot> as super::typelevel::StaticForm>::IsOne,
+        ) as OneModeLeaf<DivT<D0, C<1>>, OneRest<S0, D0, Cot>, MulT<D0, S0>>>::go(
+            q, rest, next
+        )
+    }
+}
+/// `ceil(Cot / (D0 * S0))`, the rest of a one-mode complement.
+type OneRest<S0, D0, Cot> = CeilDivT<Cot, MulT<D0, S0>>;
+/// `coalesce((q, rest):(_1, next))` by (q is a static 1, rest is a static 1).
+#[doc(hidden)]
+pub trait OneModeLeaf<Q, Rest, Next> {
+    type Out: super::LayoutParts + super::StaticText + super::StaticResult + Copy;
+    fn go(q: Q, rest: Rest, next: Next) -> Result<Self::Out, crate::Refusal>;
+}
+impl<Q, Rest, Next> OneModeLeaf<Q, Rest, Next> for (B1, B1)
+where
+    Layout<C<1>, C<0>>: super::LayoutParts + super::StaticText + super::StaticResult + Copy,
+{
+    type Out = Layout<C<1>, C<0>>;
+    #[inline(always)]
+    fn go(_q: Q, _rest: Rest, _next: Next) -> Result<Self::Out, crate::Refusal> {
+        Ok(Layout::raw(C, C))
+    }
+}
+impl<Q, Rest: Compact<Next> + Congruent<Next>, Next: crate::int::Int> OneModeLeaf<Q, Rest, Next>
+    for (B1, B0)
+where
+    Layout<Rest, Next>: super::LayoutParts + super::StaticText + super::StaticResult + Copy,
+{
+    type Out = Layout<Rest, Next>;
+    #[inline(always)]
+    fn go(_q: Q, rest: Rest, next: Next) -> Result<Self::Out, crate::Refusal> {
+        // The compact stride's running product, checked as the fold's.
+        rest.left(next).ok_or(crate::Refusal::Arithmetic)?;
+        Ok(Layout::raw(rest, next))
+    }
+}
+impl<Q: Congruent<C<1>>, Rest, Next> OneModeLeaf<Q, Rest, Next> for (B0, B1)
+where
+    Layout<Q, C<1>>: super::LayoutParts + super::StaticText + super::StaticResult + Copy,
+{
+    type Out = Layout<Q, C<1>>;
+    #[inline(always)]
+    fn go(q: Q, _rest: Rest, _next: Next) -> Result<Self::Out, crate::Refusal> {
+        Ok(Layout::raw(q, C))
+    }
+}
+impl<Q, Rest: Compact<Next>, Next: crate::int::Int> OneModeLeaf<Q, Rest, Next> for (B0, B0)
+where
+    (C<1>, Next): IntTuple,
+    (Q, Rest): Congruent<(C<1>, Next)>,
+    Layout<(Q, Rest), (C<1>, Next)>:
+        super::LayoutParts + super::StaticText + super::StaticResult + Copy,
+{
+    type Out = Layout<(Q, Rest), (C<1>, Next)>;
+    #[inline(always)]
+    fn go(q: Q, rest: Rest, next: Next) -> Result<Self::Out, crate::Refusal> {
+        rest.left(next).ok_or(crate::Refusal::Arithmetic)?;
+        Ok(Layout::raw((q, rest), (C, next)))
     }
 }
 /// `filter(A)` is `_1:_0`: the complement is the compact coalesced cotarget.
