@@ -7,6 +7,7 @@
 #   tests/buildtime/run.sh only-OP N...             N distinct static ops of one kind, OP one of
 #       composition zipped_divide logical_divide logical_divide_tuple logical_product complement coalesce
 #   LAYOUT_ROOT=/path/to/other/checkout BUILDTIME_DIR=/tmp/bt tests/buildtime/run.sh ...  (another version)
+#   tests/buildtime/cute.sh CUTLASS_INCLUDE static 1 17 60    (the same program with CuTe, g++ -O2)
 #
 # Each op differs from the others in a static constant, so every call is a
 # new instantiation, as the distinct layouts of a kernel are.
@@ -58,13 +59,16 @@ for n in $sizes; do
   } > "$work/src/main.rs"
   (cd "$work" && cargo build --release --quiet)
   times=()
+  cpu=()
   for _ in 1 2 3; do
     touch "$work/src/main.rs"
     s=$(date +%s.%N)
-    (cd "$work" && cargo build --release --quiet)
+    (cd "$work" && /usr/bin/time -f "%U %S" -o "$work/time" cargo build --release --quiet)
     e=$(date +%s.%N)
     times+=("$(echo "$e - $s" | bc)")
+    cpu+=("$(awk '{print $1 + $2}' "$work/time")")
   done
   med=$(printf '%s\n' "${times[@]}" | sort -n | sed -n 2p)
-  echo "$kind $n ops: touch rebuild (release) median ${med}s (runs: ${times[*]})"
+  cmed=$(printf '%s\n' "${cpu[@]}" | sort -n | sed -n 2p)
+  echo "$kind $n ops: touch rebuild (release) median ${med}s wall, ${cmed}s CPU (runs: ${times[*]}; CPU ${cpu[*]})"
 done

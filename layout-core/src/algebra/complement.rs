@@ -540,90 +540,114 @@ where
 /// `next = D0 * S0` with `rest = ceil(Cot / next)` modes, and coalescing
 /// `(q, rest):(_1, next)` drops a static-1 `q` or `rest` (they never merge:
 /// `q * 1 == next` would need `S0 == 1`, which filter removes). The types,
-/// values and refusals are the fold's, step for step.
+/// values and refusals are the fold's, step for step; `q` is computed only
+/// where it is kept (a type-level quotient costs the solver more than the
+/// rest of the case).
 impl<S0: Leaf, D0: Leaf, Cot: Leaf> OneModeCase<S0, D0, Cot> for (B0, B1)
 where
-    (D0, C<1>): LDiv,
     (D0, S0): LMul,
     (Cot, MulT<D0, S0>): LCeilDiv,
-    (
-        <DivT<D0, C<1>> as super::typelevel::StaticForm>::IsOne,
-        <OneRest<S0, D0, Cot> as super::typelevel::StaticForm>::IsOne,
-    ): OneModeLeaf<DivT<D0, C<1>>, OneRest<S0, D0, Cot>, MulT<D0, S0>>,
+    (D0::IsOne, <OneRest<S0, D0, Cot> as super::typelevel::StaticForm>::IsOne):
+        OneModeLeaf<S0, D0, Cot>,
 {
-    type Out = <(
-        <DivT<D0, C<1>> as super::typelevel::StaticForm>::IsOne,
-        <OneRest<S0, D0, Cot> as super::typelevel::StaticForm>::IsOne,
-    ) as OneModeLeaf<DivT<D0, C<1>>, OneRest<S0, D0, Cot>, MulT<D0, S0>>>::Out;
+    type Out = <(D0::IsOne, <OneRest<S0, D0, Cot> as super::typelevel::StaticForm>::IsOne) as OneModeLeaf<S0, D0, Cot>>::Out;
     #[inline(always)]
     fn go(m: Cons<(S0, D0, ()), Nil>, cot: Cot) -> Result<Self::Out, crate::Refusal> {
         let (s0, d0, ()) = m.0;
-        let q = gap(s0, d0, C::<1>)?;
-        let next: MulT<D0, S0> = (d0, s0).value().ok_or(crate::Refusal::Arithmetic)?;
-        let rest: OneRest<S0, D0, Cot> = (cot, next).value().ok_or(crate::Refusal::Arithmetic)?;
-        <(
-            <DivT<D0, C<1>> as super::typelevel::StaticForm>::IsOne,
-            <OneRest<S0, D0, Cot> as super::typelevel::StaticForm>::IsOne,
-        ) as OneModeLeaf<DivT<D0, C<1>>, OneRest<S0, D0, Cot>, MulT<D0, S0>>>::go(
-            q, rest, next
-        )
+        <(D0::IsOne, <OneRest<S0, D0, Cot> as super::typelevel::StaticForm>::IsOne) as OneModeLeaf<S0, D0, Cot>>::go(s0, d0, cot)
     }
 }
 /// `ceil(Cot / (D0 * S0))`, the rest of a one-mode complement.
 type OneRest<S0, D0, Cot> = CeilDivT<Cot, MulT<D0, S0>>;
-/// `coalesce((q, rest):(_1, next))` by (q is a static 1, rest is a static 1).
-#[doc(hidden)]
-pub trait OneModeLeaf<Q, Rest, Next> {
-    type Out: super::LayoutParts + super::StaticText + super::StaticResult + Copy;
-    fn go(q: Q, rest: Rest, next: Next) -> Result<Self::Out, crate::Refusal>;
-}
-impl<Q, Rest, Next> OneModeLeaf<Q, Rest, Next> for (B1, B1)
+/// `next` and `rest` of a one-mode complement, as the fold computes them.
+#[inline(always)]
+fn one_rest<S0: Leaf, D0: Leaf, Cot: Leaf>(
+    s0: S0,
+    d0: D0,
+    cot: Cot,
+) -> Result<(MulT<D0, S0>, OneRest<S0, D0, Cot>), crate::Refusal>
 where
+    (D0, S0): LMul,
+    (Cot, MulT<D0, S0>): LCeilDiv,
+{
+    let next: MulT<D0, S0> = (d0, s0).value().ok_or(crate::Refusal::Arithmetic)?;
+    let rest = (cot, next).value().ok_or(crate::Refusal::Arithmetic)?;
+    Ok((next, rest))
+}
+/// `coalesce((q, rest):(_1, next))` by (`D0`, so `q`, is a static 1,
+/// `rest` is a static 1).
+#[doc(hidden)]
+pub trait OneModeLeaf<S0, D0, Cot> {
+    type Out: super::LayoutParts + super::StaticText + super::StaticResult + Copy;
+    fn go(s0: S0, d0: D0, cot: Cot) -> Result<Self::Out, crate::Refusal>;
+}
+impl<S0: Leaf, D0: Leaf, Cot: Leaf> OneModeLeaf<S0, D0, Cot> for (B1, B1)
+where
+    (D0, S0): LMul,
+    (Cot, MulT<D0, S0>): LCeilDiv,
     Layout<C<1>, C<0>>: super::LayoutParts + super::StaticText + super::StaticResult + Copy,
 {
     type Out = Layout<C<1>, C<0>>;
     #[inline(always)]
-    fn go(_q: Q, _rest: Rest, _next: Next) -> Result<Self::Out, crate::Refusal> {
+    fn go(s0: S0, d0: D0, cot: Cot) -> Result<Self::Out, crate::Refusal> {
+        one_rest(s0, d0, cot)?;
         Ok(Layout::raw(C, C))
     }
 }
-impl<Q, Rest: Compact<Next> + Congruent<Next>, Next: crate::int::Int> OneModeLeaf<Q, Rest, Next>
-    for (B1, B0)
+impl<S0: Leaf, D0: Leaf, Cot: Leaf> OneModeLeaf<S0, D0, Cot> for (B1, B0)
 where
-    Layout<Rest, Next>: super::LayoutParts + super::StaticText + super::StaticResult + Copy,
+    (D0, S0): LMul,
+    (Cot, MulT<D0, S0>): LCeilDiv,
+    OneRest<S0, D0, Cot>: Compact<MulT<D0, S0>> + Congruent<MulT<D0, S0>>,
+    Layout<OneRest<S0, D0, Cot>, MulT<D0, S0>>:
+        super::LayoutParts + super::StaticText + super::StaticResult + Copy,
 {
-    type Out = Layout<Rest, Next>;
+    type Out = Layout<OneRest<S0, D0, Cot>, MulT<D0, S0>>;
     #[inline(always)]
-    fn go(_q: Q, rest: Rest, next: Next) -> Result<Self::Out, crate::Refusal> {
+    fn go(s0: S0, d0: D0, cot: Cot) -> Result<Self::Out, crate::Refusal> {
+        let (next, rest) = one_rest(s0, d0, cot)?;
         // The compact stride's running product, checked as the fold's.
         rest.left(next).ok_or(crate::Refusal::Arithmetic)?;
         Ok(Layout::raw(rest, next))
     }
 }
-impl<Q: Congruent<C<1>>, Rest, Next> OneModeLeaf<Q, Rest, Next> for (B0, B1)
+impl<S0: Leaf, D0: Leaf, Cot: Leaf> OneModeLeaf<S0, D0, Cot> for (B0, B1)
 where
-    Layout<Q, C<1>>: super::LayoutParts + super::StaticText + super::StaticResult + Copy,
+    (D0, C<1>): LDiv,
+    (D0, S0): LMul,
+    (Cot, MulT<D0, S0>): LCeilDiv,
+    DivT<D0, C<1>>: Congruent<C<1>>,
+    Layout<DivT<D0, C<1>>, C<1>>: super::LayoutParts + super::StaticText + super::StaticResult + Copy,
 {
-    type Out = Layout<Q, C<1>>;
+    type Out = Layout<DivT<D0, C<1>>, C<1>>;
     #[inline(always)]
-    fn go(q: Q, _rest: Rest, _next: Next) -> Result<Self::Out, crate::Refusal> {
+    fn go(s0: S0, d0: D0, cot: Cot) -> Result<Self::Out, crate::Refusal> {
+        let q = gap(s0, d0, C::<1>)?;
+        one_rest(s0, d0, cot)?;
         Ok(Layout::raw(q, C))
     }
 }
-impl<Q, Rest: Compact<Next>, Next: crate::int::Int> OneModeLeaf<Q, Rest, Next> for (B0, B0)
+impl<S0: Leaf, D0: Leaf, Cot: Leaf> OneModeLeaf<S0, D0, Cot> for (B0, B0)
 where
-    (C<1>, Next): IntTuple,
-    (Q, Rest): Congruent<(C<1>, Next)>,
-    Layout<(Q, Rest), (C<1>, Next)>:
+    (D0, C<1>): LDiv,
+    (D0, S0): LMul,
+    (Cot, MulT<D0, S0>): LCeilDiv,
+    OneRest<S0, D0, Cot>: Compact<MulT<D0, S0>>,
+    (C<1>, MulT<D0, S0>): IntTuple,
+    (DivT<D0, C<1>>, OneRest<S0, D0, Cot>): Congruent<(C<1>, MulT<D0, S0>)>,
+    Layout<(DivT<D0, C<1>>, OneRest<S0, D0, Cot>), (C<1>, MulT<D0, S0>)>:
         super::LayoutParts + super::StaticText + super::StaticResult + Copy,
 {
-    type Out = Layout<(Q, Rest), (C<1>, Next)>;
+    type Out = Layout<(DivT<D0, C<1>>, OneRest<S0, D0, Cot>), (C<1>, MulT<D0, S0>)>;
     #[inline(always)]
-    fn go(q: Q, rest: Rest, next: Next) -> Result<Self::Out, crate::Refusal> {
+    fn go(s0: S0, d0: D0, cot: Cot) -> Result<Self::Out, crate::Refusal> {
+        let q = gap(s0, d0, C::<1>)?;
+        let (next, rest) = one_rest(s0, d0, cot)?;
         rest.left(next).ok_or(crate::Refusal::Arithmetic)?;
         Ok(Layout::raw((q, rest), (C, next)))
     }
 }
+
 /// `filter(A)` is `_1:_0`: the complement is the compact coalesced cotarget.
 #[doc(hidden)]
 pub trait ZeroStrideCase<M, Cot> {
