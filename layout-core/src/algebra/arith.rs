@@ -247,15 +247,34 @@ type Trial<H, B, D> = <Shifted<H, B, D> as SubBorrow<D, B0>>::Borrow;
 type Less<H, B, D> = <Shifted<H, B, D> as SubBorrow<D, B0>>::Out;
 type QBitOf<H, B, D> = <Trial<H, B, D> as Keep<Shifted<H, B, D>, Less<H, B, D>>>::QBit;
 type RemOf<H, B, D> = <Trial<H, B, D> as Keep<Shifted<H, B, D>, Less<H, B, D>>>::R;
-impl<H: DivRem<UInt<DH, DB>>, B: Bit, DH, DB> DivRem<UInt<DH, DB>> for UInt<H, B>
+// An odd divisor of 3 or more: one bit of long division per numerator bit.
+impl<H: DivRem<UInt<UInt<DH, DHB>, B1>>, B: Bit, DH, DHB> DivRem<UInt<UInt<DH, DHB>, B1>>
+    for UInt<H, B>
 where
     H::R: Shl1<B>,
-    Shifted<H, B, UInt<DH, DB>>: SubBorrow<UInt<DH, DB>, B0>,
-    Trial<H, B, UInt<DH, DB>>: Keep<Shifted<H, B, UInt<DH, DB>>, Less<H, B, UInt<DH, DB>>>,
-    H::Q: Shl1<QBitOf<H, B, UInt<DH, DB>>>,
+    Shifted<H, B, UInt<UInt<DH, DHB>, B1>>: SubBorrow<UInt<UInt<DH, DHB>, B1>, B0>,
+    Trial<H, B, UInt<UInt<DH, DHB>, B1>>:
+        Keep<Shifted<H, B, UInt<UInt<DH, DHB>, B1>>, Less<H, B, UInt<UInt<DH, DHB>, B1>>>,
+    H::Q: Shl1<QBitOf<H, B, UInt<UInt<DH, DHB>, B1>>>,
 {
-    type Q = <H::Q as Shl1<QBitOf<H, B, UInt<DH, DB>>>>::Out;
-    type R = RemOf<H, B, UInt<DH, DB>>;
+    type Q = <H::Q as Shl1<QBitOf<H, B, UInt<UInt<DH, DHB>, B1>>>>::Out;
+    type R = RemOf<H, B, UInt<UInt<DH, DHB>, B1>>;
+}
+// A divisor of 1.
+impl<H: Unsigned, B: Bit> DivRem<UInt<UTerm, B1>> for UInt<H, B> {
+    type Q = UInt<H, B>;
+    type R = UTerm;
+}
+// An even divisor `2 DH`: with `H = q DH + r`, `2H + B = q (2 DH) + 2r + B`
+// and `2r + B < 2 DH`, so the quotient is `H / DH`'s and the remainder
+// takes the bit back. A power of two is a shift, whatever the numerator;
+// other divisors divide by their odd part.
+impl<H: DivRem<DH>, B: Bit, DH> DivRem<UInt<DH, B0>> for UInt<H, B>
+where
+    H::R: Shl1<B>,
+{
+    type Q = H::Q;
+    type R = <H::R as Shl1<B>>::Out;
 }
 /// A borrow came out: keep the remainder (quotient bit 0); else take the
 /// difference (quotient bit 1).
