@@ -547,14 +547,22 @@ impl<S0: Leaf, D0: Leaf, Cot: Leaf> OneModeCase<S0, D0, Cot> for (B0, B1)
 where
     (D0, S0): LMul,
     (Cot, MulT<D0, S0>): LCeilDiv,
-    (D0::IsOne, <OneRest<S0, D0, Cot> as super::typelevel::StaticForm>::IsOne):
-        OneModeLeaf<S0, D0, Cot>,
+    (
+        D0::IsOne,
+        <OneRest<S0, D0, Cot> as super::typelevel::StaticForm>::IsOne,
+    ): OneModeLeaf<S0, D0, Cot>,
 {
-    type Out = <(D0::IsOne, <OneRest<S0, D0, Cot> as super::typelevel::StaticForm>::IsOne) as OneModeLeaf<S0, D0, Cot>>::Out;
+    type Out = <(
+        D0::IsOne,
+        <OneRest<S0, D0, Cot> as super::typelevel::StaticForm>::IsOne,
+    ) as OneModeLeaf<S0, D0, Cot>>::Out;
     #[inline(always)]
     fn go(m: Cons<(S0, D0, ()), Nil>, cot: Cot) -> Result<Self::Out, crate::Refusal> {
         let (s0, d0, ()) = m.0;
-        <(D0::IsOne, <OneRest<S0, D0, Cot> as super::typelevel::StaticForm>::IsOne) as OneModeLeaf<S0, D0, Cot>>::go(s0, d0, cot)
+        <(
+            D0::IsOne,
+            <OneRest<S0, D0, Cot> as super::typelevel::StaticForm>::IsOne,
+        ) as OneModeLeaf<S0, D0, Cot>>::go(s0, d0, cot)
     }
 }
 /// `ceil(Cot / (D0 * S0))`, the rest of a one-mode complement.
@@ -617,7 +625,8 @@ where
     (D0, S0): LMul,
     (Cot, MulT<D0, S0>): LCeilDiv,
     DivT<D0, C<1>>: Congruent<C<1>>,
-    Layout<DivT<D0, C<1>>, C<1>>: super::LayoutParts + super::StaticText + super::StaticResult + Copy,
+    Layout<DivT<D0, C<1>>, C<1>>:
+        super::LayoutParts + super::StaticText + super::StaticResult + Copy,
 {
     type Out = Layout<DivT<D0, C<1>>, C<1>>;
     #[inline(always)]
