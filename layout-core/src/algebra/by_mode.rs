@@ -11,7 +11,6 @@ use crate::tuple::Cons;
 use crate::tuple::IntTuple;
 use crate::tuple::Nil;
 use crate::tuple::Tuple;
-use crate::tuple::{AsModes, SplitAt};
 use typenum::B0;
 use typenum::B1;
 
@@ -58,105 +57,177 @@ macro_rules! tiler_fn {
 
 pub(crate) use tiler_fn;
 
-macro_rules! tuple_tiler {
-    ($T:ident, $Z:ident; $n:literal; $($t:ident $i:tt),+) => {
-        /// A tuple tiler works mode by mode; A's modes beyond it are kept.
-        impl<AS: Congruent<AD> + AsModes, AD: IntTuple + AsModes, $($t,)+> $T<Layout<AS, AD>> for ($($t,)+)
+/// A per-mode result of a zipped form (always rank 2: tile and rest) as
+/// its two modes' types, read off the layout type itself (no `Mode<I>`
+/// projections for rustc to normalize).
+#[doc(hidden)]
+pub trait Halves {
+    /// Mode 0's shape.
+    type S0;
+    /// Mode 1's shape.
+    type S1;
+    /// Mode 0's stride.
+    type D0;
+    /// Mode 1's stride.
+    type D1;
+    /// Both modes as `(shape, stride)` pairs.
+    fn halves(self) -> ((Self::S0, Self::D0), (Self::S1, Self::D1));
+}
+impl<S0, S1, D0, D1> Halves for Layout<(S0, S1), (D0, D1)> {
+    type S0 = S0;
+    type S1 = S1;
+    type D0 = D0;
+    type D1 = D1;
+    #[inline(always)]
+    fn halves(self) -> ((S0, D0), (S1, D1)) {
+        let ((s0, s1), (d0, d1)) = self.into_raw();
+        ((s0, d0), (s1, d1))
+    }
+}
+
+/// One impl of a tuple tiler's logical and zipped forms for a tiler of rank
+/// n over an A of rank n + (modes `$rs:$rd` kept): the per-mode results are
+/// spliced into the result type directly, so rustc proves one bound per
+/// mode and nothing else.
+macro_rules! tuple_tiler_exact {
+    ($T:ident, $Z:ident; [$($t:ident $s:ident $d:ident $i:tt)+]; [$($rs:ident $rd:ident)*]) => {
+        impl<$($t, $s, $d,)+ $($rs, $rd,)*> $T<Layout<($($s,)+ $($rs,)*), ($($d,)+ $($rd,)*)>> for ($($t,)+)
         where
             $(
-                Layout<AS, AD>: crate::ops::Mode<$i>,
-                $t: $T<ModeOf<Layout<AS, AD>, $i>>,
-                <$t as $T<ModeOf<Layout<AS, AD>, $i>>>::Logical: LayoutParts,
+                $t: $T<Layout<$s, $d>>,
+                <$t as $T<Layout<$s, $d>>>::Logical: LayoutParts,
             )+
-            AS::Modes: SplitAt<$n>,
-            AD::Modes: SplitAt<$n>,
-            <AS::Modes as SplitAt<$n>>::Back: ZipModes<<AD::Modes as SplitAt<$n>>::Back>,
-            ($(PairOf<<$t as $T<ModeOf<Layout<AS, AD>, $i>>>::Logical>,)+): Tuple,
-            <($(PairOf<<$t as $T<ModeOf<Layout<AS, AD>, $i>>>::Logical>,)+) as Tuple>::List:
-                Concat<super::by_mode::RestModes<AS, AD, $n>>,
-            <<($(PairOf<<$t as $T<ModeOf<Layout<AS, AD>, $i>>>::Logical>,)+) as Tuple>::List as Concat<super::by_mode::RestModes<AS, AD, $n>>>::Out: ModesToLayout,
         {
-            type Logical = <<<($(PairOf<<$t as $T<ModeOf<Layout<AS, AD>, $i>>>::Logical>,)+) as Tuple>::List as Concat<super::by_mode::RestModes<AS, AD, $n>>>::Out as ModesToLayout>::Out;
-            const ERROR: Option<Text> = first_error(&[$(<$t as $T<ModeOf<Layout<AS, AD>, $i>>>::ERROR,)+]);
+            type Logical = Layout<
+                ($(<<$t as $T<Layout<$s, $d>>>::Logical as LayoutParts>::Shape,)+ $($rs,)*),
+                ($(<<$t as $T<Layout<$s, $d>>>::Logical as LayoutParts>::Stride,)+ $($rd,)*),
+            >;
+            const ERROR: Option<Text> = first_error(&[$(<$t as $T<Layout<$s, $d>>>::ERROR,)+]);
             #[inline(always)]
-            fn try_logical(self, a: Layout<AS, AD>) -> Result<Self::Logical, LayoutError> {
-                let modes = ($(
-                    self.$i.try_logical(<Layout<AS, AD> as crate::ops::Mode<$i>>::get(a))?.parts(),
-                )+);
-                Ok(modes.into_list().concat(super::by_mode::rest_modes::<AS, AD, $n>(a)).to_layout())
+            #[allow(non_snake_case)]
+            fn try_logical(
+                self,
+                a: Layout<($($s,)+ $($rs,)*), ($($d,)+ $($rd,)*)>,
+            ) -> Result<Self::Logical, LayoutError> {
+                let (($($s,)+ $($rs,)*), ($($d,)+ $($rd,)*)) = a.into_raw();
+                let r = ($(self.$i.try_logical(Layout::raw($s, $d))?.parts(),)+);
+                Ok(Layout::raw(($(r.$i.0,)+ $($rs,)*), ($(r.$i.1,)+ $($rd,)*)))
             }
         }
-        /// The zipped form of a tuple tiler: `((firsts), (seconds, rest of A))`.
-        impl<AS: Congruent<AD> + AsModes, AD: IntTuple + AsModes, $($t,)+> $Z<Layout<AS, AD>> for ($($t,)+)
+        /// The zipped form: `((tiles), (rests, A's modes beyond the tiler))`.
+        impl<$($t, $s, $d,)+ $($rs, $rd,)*> $Z<Layout<($($s,)+ $($rs,)*), ($($d,)+ $($rd,)*)>> for ($($t,)+)
         where
             $(
-                Layout<AS, AD>: crate::ops::Mode<$i>,
-                $t: $Z<ModeOf<Layout<AS, AD>, $i>>,
-                <$t as $Z<ModeOf<Layout<AS, AD>, $i>>>::Zipped: crate::ops::Mode<0> + crate::ops::Mode<1> + Copy,
-                ZFirst<$t, ModeOf<Layout<AS, AD>, $i>>: LayoutParts,
-                ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>: LayoutParts,
+                $t: $Z<Layout<$s, $d>>,
+                <$t as $Z<Layout<$s, $d>>>::Zipped: $crate::algebra::by_mode::Halves,
             )+
-            AS::Modes: SplitAt<$n>,
-            AD::Modes: SplitAt<$n>,
-            <AS::Modes as SplitAt<$n>>::Back: ZipModes<<AD::Modes as SplitAt<$n>>::Back>,
-            ($(PairOf<ZFirst<$t, ModeOf<Layout<AS, AD>, $i>>>,)+): Tuple,
-            <($(PairOf<ZFirst<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List: ModesToLayout,
-            ($(PairOf<ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>>,)+): Tuple,
-            <($(PairOf<ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List: Concat<super::by_mode::RestModes<AS, AD, $n>>,
-            <<($(PairOf<ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List as Concat<super::by_mode::RestModes<AS, AD, $n>>>::Out: ModesToLayout,
-            <<($(PairOf<ZFirst<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List as ModesToLayout>::Out: LayoutParts,
-            <<<($(PairOf<ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List as Concat<super::by_mode::RestModes<AS, AD, $n>>>::Out as ModesToLayout>::Out: LayoutParts,
-            Cons<
-                PairOf<<<($(PairOf<ZFirst<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List as ModesToLayout>::Out>,
-                Cons<
-                    PairOf<<<<($(PairOf<ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List as Concat<super::by_mode::RestModes<AS, AD, $n>>>::Out as ModesToLayout>::Out>,
-                    Nil,
-                >,
-            >: ModesToLayout,
         {
-            type Zipped = <Cons<
-                PairOf<<<($(PairOf<ZFirst<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List as ModesToLayout>::Out>,
-                Cons<
-                    PairOf<<<<($(PairOf<ZSecond<$t, ModeOf<Layout<AS, AD>, $i>>>,)+) as Tuple>::List as Concat<super::by_mode::RestModes<AS, AD, $n>>>::Out as ModesToLayout>::Out>,
-                    Nil,
-                >,
-            > as ModesToLayout>::Out;
-            const ERROR: Option<Text> = first_error(&[$(<$t as $Z<ModeOf<Layout<AS, AD>, $i>>>::ERROR,)+]);
+            type Zipped = Layout<
+                (
+                    ($(<<$t as $Z<Layout<$s, $d>>>::Zipped as $crate::algebra::by_mode::Halves>::S0,)+),
+                    ($(<<$t as $Z<Layout<$s, $d>>>::Zipped as $crate::algebra::by_mode::Halves>::S1,)+ $($rs,)*),
+                ),
+                (
+                    ($(<<$t as $Z<Layout<$s, $d>>>::Zipped as $crate::algebra::by_mode::Halves>::D0,)+),
+                    ($(<<$t as $Z<Layout<$s, $d>>>::Zipped as $crate::algebra::by_mode::Halves>::D1,)+ $($rd,)*),
+                ),
+            >;
+            const ERROR: Option<Text> = first_error(&[$(<$t as $Z<Layout<$s, $d>>>::ERROR,)+]);
             #[inline(always)]
-            fn try_zipped(self, a: Layout<AS, AD>) -> Result<Self::Zipped, LayoutError> {
-                let z = ($(
-                    self.$i.try_zipped(<Layout<AS, AD> as crate::ops::Mode<$i>>::get(a))?,
-                )+);
-                let firsts = ($(crate::ops::Mode::<0>::get(z.$i).parts(),)+).into_list().to_layout();
-                let seconds = ($(crate::ops::Mode::<1>::get(z.$i).parts(),)+)
-                    .into_list()
-                    .concat(super::by_mode::rest_modes::<AS, AD, $n>(a))
-                    .to_layout();
-                Ok(Cons(firsts.parts(), Cons(seconds.parts(), Nil)).to_layout())
+            #[allow(non_snake_case)]
+            fn try_zipped(
+                self,
+                a: Layout<($($s,)+ $($rs,)*), ($($d,)+ $($rd,)*)>,
+            ) -> Result<Self::Zipped, LayoutError> {
+                let (($($s,)+ $($rs,)*), ($($d,)+ $($rd,)*)) = a.into_raw();
+                let h = ($($crate::algebra::by_mode::Halves::halves(self.$i.try_zipped(Layout::raw($s, $d))?),)+);
+                Ok(Layout::raw(
+                    (($((h.$i.0).0,)+), ($((h.$i.1).0,)+ $($rs,)*)),
+                    (($((h.$i.0).1,)+), ($((h.$i.1).1,)+ $($rd,)*)),
+                ))
             }
         }
     };
 }
-pub(crate) use tuple_tiler;
+pub(crate) use tuple_tiler_exact;
 
-/// The modes of A from `N` on, as pairs.
-#[inline(always)]
-pub(crate) fn rest_modes<AS: AsModes + Congruent<AD>, AD: AsModes, const N: usize>(
-    a: Layout<AS, AD>,
-) -> RestModes<AS, AD, N>
-where
-    AS::Modes: SplitAt<N>,
-    AD::Modes: SplitAt<N>,
-    <AS::Modes as SplitAt<N>>::Back: ZipModes<<AD::Modes as SplitAt<N>>::Back>,
-{
-    let (s, d) = (a.shape().as_modes(), a.stride().as_modes());
-    let (sb, db) = (SplitAt::<N>::split_at(s).1, SplitAt::<N>::split_at(d).1);
-    sb.zip_modes(db)
+/// [`tuple_tiler_exact`] for every rank of A from the tiler's to 12 (the
+/// largest tuple), one more kept mode at a time.
+macro_rules! tuple_tiler_ranks {
+    ($T:ident, $Z:ident; [$($t:ident $s:ident $d:ident $i:tt)+]; [$($rs:ident $rd:ident)*]; []) => {
+        $crate::algebra::by_mode::tuple_tiler_exact!($T, $Z; [$($t $s $d $i)+]; [$($rs $rd)*]);
+    };
+    ($T:ident, $Z:ident; [$($t:ident $s:ident $d:ident $i:tt)+]; [$($rs:ident $rd:ident)*]; [$ns:ident $nd:ident $($ps:ident $pd:ident)*]) => {
+        $crate::algebra::by_mode::tuple_tiler_exact!($T, $Z; [$($t $s $d $i)+]; [$($rs $rd)*]);
+        $crate::algebra::by_mode::tuple_tiler_ranks!($T, $Z; [$($t $s $d $i)+]; [$($rs $rd)* $ns $nd]; [$($ps $pd)*]);
+    };
 }
-pub(crate) type RestModes<AS, AD, const N: usize> =
-    <<<AS as AsModes>::Modes as SplitAt<N>>::Back as ZipModes<
-        <<AD as AsModes>::Modes as SplitAt<N>>::Back,
-    >>::Out;
+pub(crate) use tuple_tiler_ranks;
+
+/// A one-mode tuple tiler `(t,)` on a layout whose shape is an integer
+/// (one mode): `(r,)`, and zipped `((tile), (rest))`.
+macro_rules! tuple_tiler_leaf {
+    ($T:ident, $Z:ident; $leaf:ty; $($g:tt)*) => {
+        impl<T0, D, $($g)*> $T<Layout<$leaf, D>> for (T0,)
+        where
+            T0: $T<Layout<$leaf, D>>,
+            <T0 as $T<Layout<$leaf, D>>>::Logical: LayoutParts,
+        {
+            type Logical = Layout<
+                (<<T0 as $T<Layout<$leaf, D>>>::Logical as LayoutParts>::Shape,),
+                (<<T0 as $T<Layout<$leaf, D>>>::Logical as LayoutParts>::Stride,),
+            >;
+            const ERROR: Option<Text> = <T0 as $T<Layout<$leaf, D>>>::ERROR;
+            #[inline(always)]
+            fn try_logical(self, a: Layout<$leaf, D>) -> Result<Self::Logical, LayoutError> {
+                let (s, d) = self.0.try_logical(a)?.parts();
+                Ok(Layout::raw((s,), (d,)))
+            }
+        }
+        impl<T0, D, $($g)*> $Z<Layout<$leaf, D>> for (T0,)
+        where
+            T0: $Z<Layout<$leaf, D>>,
+            <T0 as $Z<Layout<$leaf, D>>>::Zipped: $crate::algebra::by_mode::Halves,
+        {
+            type Zipped = Layout<
+                (
+                    (<<T0 as $Z<Layout<$leaf, D>>>::Zipped as $crate::algebra::by_mode::Halves>::S0,),
+                    (<<T0 as $Z<Layout<$leaf, D>>>::Zipped as $crate::algebra::by_mode::Halves>::S1,),
+                ),
+                (
+                    (<<T0 as $Z<Layout<$leaf, D>>>::Zipped as $crate::algebra::by_mode::Halves>::D0,),
+                    (<<T0 as $Z<Layout<$leaf, D>>>::Zipped as $crate::algebra::by_mode::Halves>::D1,),
+                ),
+            >;
+            const ERROR: Option<Text> = <T0 as $Z<Layout<$leaf, D>>>::ERROR;
+            #[inline(always)]
+            fn try_zipped(self, a: Layout<$leaf, D>) -> Result<Self::Zipped, LayoutError> {
+                let ((s0, d0), (s1, d1)) = $crate::algebra::by_mode::Halves::halves(self.0.try_zipped(a)?);
+                Ok(Layout::raw(((s0,), (s1,)), ((d0,), (d1,))))
+            }
+        }
+    };
+}
+pub(crate) use tuple_tiler_leaf;
+
+/// Tuple tilers of rank 1 to 4 on A of any rank up to 12 (A's modes beyond
+/// the tiler are kept), and `(t,)` on a one-mode A.
+macro_rules! tuple_tiler {
+    ($T:ident, $Z:ident) => {
+        $crate::algebra::by_mode::tuple_tiler_ranks!($T, $Z; [T0 S0 D0 0]; [];
+            [S1 D1 S2 D2 S3 D3 S4 D4 S5 D5 S6 D6 S7 D7 S8 D8 S9 D9 S10 D10 S11 D11]);
+        $crate::algebra::by_mode::tuple_tiler_ranks!($T, $Z; [T0 S0 D0 0 T1 S1 D1 1]; [];
+            [S2 D2 S3 D3 S4 D4 S5 D5 S6 D6 S7 D7 S8 D8 S9 D9 S10 D10 S11 D11]);
+        $crate::algebra::by_mode::tuple_tiler_ranks!($T, $Z; [T0 S0 D0 0 T1 S1 D1 1 T2 S2 D2 2]; [];
+            [S3 D3 S4 D4 S5 D5 S6 D6 S7 D7 S8 D8 S9 D9 S10 D10 S11 D11]);
+        $crate::algebra::by_mode::tuple_tiler_ranks!($T, $Z; [T0 S0 D0 0 T1 S1 D1 1 T2 S2 D2 2 T3 S3 D3 3]; [];
+            [S4 D4 S5 D5 S6 D6 S7 D7 S8 D8 S9 D9 S10 D10 S11 D11]);
+        $crate::algebra::by_mode::tuple_tiler_leaf!($T, $Z; usize;);
+        $crate::algebra::by_mode::tuple_tiler_leaf!($T, $Z; $crate::int::C<N>; const N: usize);
+        $crate::algebra::by_mode::tuple_tiler_leaf!($T, $Z; $crate::int::S<U>; U: typenum::Unsigned + 'static);
+    };
+}
+pub(crate) use tuple_tiler;
 
 /// Mode `m` of a layout spliced into its own modes when it is a tuple of
 /// rank 2 or more (CuTe slices with `repeat<rank>(_)`), else kept whole:

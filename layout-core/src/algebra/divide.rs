@@ -13,15 +13,13 @@ use super::by_mode::Unpack;
 use super::coalesce::Coalesce;
 use super::complement::{ComplementOf, ComplementShape, ComplementStride, FilteredModes};
 use super::composition::{first_error, CoalesceX, CompLayout, ComposeOnto, LayoutParts};
-use super::typelevel::ModesToLayout;
-use super::typelevel::ZipModes;
 use crate::compact::Compact;
 use crate::const_text::Text;
 use crate::coord::Underscore;
 use crate::error::LayoutError;
 use crate::int::C;
 use crate::layout::{Congruent, Layout};
-use crate::tuple::{AsModes, Concat, Cons, IntTuple, Nil, SplitAt, Tuple};
+use crate::tuple::IntTuple;
 use typenum::{B0, B1};
 
 /// A tiler for the divides: `Self` divides `A`.
@@ -262,18 +260,7 @@ macro_rules! int_divide {
 }
 crate::tuple::for_each_leaf!(int_divide);
 
-/// Shape and stride of a layout as a `(shape, stride)` pair type.
-type PairOf<L> = (<L as LayoutParts>::Shape, <L as LayoutParts>::Stride);
-
-type ModeOf<L, const I: usize> = super::composition::ModeOf<L, I>;
-
-/// Mode 0 and mode 1 of a zipped result.
-type ZFirst<T, M> = <<T as ZipDivideOnto<M>>::Zipped as crate::ops::Mode<0>>::Output;
-type ZSecond<T, M> = <<T as ZipDivideOnto<M>>::Zipped as crate::ops::Mode<1>>::Output;
-super::by_mode::tuple_tiler!(DivideOnto, ZipDivideOnto; 1; T0 0);
-super::by_mode::tuple_tiler!(DivideOnto, ZipDivideOnto; 2; T0 0, T1 1);
-super::by_mode::tuple_tiler!(DivideOnto, ZipDivideOnto; 3; T0 0, T1 1, T2 2);
-super::by_mode::tuple_tiler!(DivideOnto, ZipDivideOnto; 4; T0 0, T1 1, T2 2, T3 3);
+super::by_mode::tuple_tiler!(DivideOnto, ZipDivideOnto);
 
 super::by_mode::tiler_fn!(
     DivideOnto;

@@ -11,7 +11,7 @@ use super::typelevel::CosizeT;
 use super::typelevel::PlusOne;
 use super::typelevel::SizeList;
 use super::typelevel::SizeT;
-use super::typelevel::{Known, ModesToLayout, ZipModes};
+use super::typelevel::{Known, ZipModes};
 
 use super::by_mode::Unpack;
 use super::complement::{ComplementOf, ComplementShape, ComplementT, FilteredModes};
@@ -22,7 +22,7 @@ use crate::coord::Underscore;
 use crate::error::LayoutError;
 use crate::int::C;
 use crate::layout::{Congruent, Layout};
-use crate::tuple::{AsModes, Concat, Cons, IntTuple, IntoTuple as _, Nil, SplitAt, Tuple};
+use crate::tuple::{AsModes, Cons, IntTuple, IntoTuple as _, Nil, Tuple};
 use core::ops::BitAnd;
 use typenum::{And, Bit, B0, B1};
 
@@ -209,16 +209,7 @@ macro_rules! int_zip_product {
 }
 crate::tuple::for_each_leaf!(int_zip_product);
 
-type PairOf<L> = (<L as LayoutParts>::Shape, <L as LayoutParts>::Stride);
-type ModeOf<L, const I: usize> = super::composition::ModeOf<L, I>;
-
-/// Mode 0 and mode 1 of a zipped result.
-type ZFirst<T, M> = <<T as ZipProductOnto<M>>::Zipped as crate::ops::Mode<0>>::Output;
-type ZSecond<T, M> = <<T as ZipProductOnto<M>>::Zipped as crate::ops::Mode<1>>::Output;
-super::by_mode::tuple_tiler!(ProductOnto, ZipProductOnto; 1; T0 0);
-super::by_mode::tuple_tiler!(ProductOnto, ZipProductOnto; 2; T0 0, T1 1);
-super::by_mode::tuple_tiler!(ProductOnto, ZipProductOnto; 3; T0 0, T1 1, T2 2);
-super::by_mode::tuple_tiler!(ProductOnto, ZipProductOnto; 4; T0 0, T1 1, T2 2, T3 3);
+super::by_mode::tuple_tiler!(ProductOnto, ZipProductOnto);
 
 super::by_mode::tiler_fn!(
     ProductOnto;
