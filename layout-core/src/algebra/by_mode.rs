@@ -71,6 +71,7 @@ pub trait Halves {
     /// Mode 1's stride.
     type D1;
     /// Both modes as `(shape, stride)` pairs.
+    #[allow(clippy::type_complexity)]
     fn halves(self) -> ((Self::S0, Self::D0), (Self::S1, Self::D1));
 }
 impl<S0, S1, D0, D1> Halves for Layout<(S0, S1), (D0, D1)> {
@@ -90,7 +91,7 @@ impl<S0, S1, D0, D1> Halves for Layout<(S0, S1), (D0, D1)> {
 /// spliced into the result type directly, so rustc proves one bound per
 /// mode and nothing else.
 macro_rules! tuple_tiler_exact {
-    ($T:ident, $Z:ident; [$($t:ident $s:ident $d:ident $i:tt)+]; [$($rs:ident $rd:ident)*]) => {
+    (($T:ident, $Z:ident) [$($t:ident $s:ident $d:ident $i:tt)+]; [$($rs:ident $rd:ident)*]) => {
         impl<$($t, $s, $d,)+ $($rs, $rd,)*> $T<Layout<($($s,)+ $($rs,)*), ($($d,)+ $($rd,)*)>> for ($($t,)+)
         where
             $(
@@ -151,19 +152,6 @@ macro_rules! tuple_tiler_exact {
 }
 pub(crate) use tuple_tiler_exact;
 
-/// [`tuple_tiler_exact`] for every rank of A from the tiler's to 12 (the
-/// largest tuple), one more kept mode at a time.
-macro_rules! tuple_tiler_ranks {
-    ($T:ident, $Z:ident; [$($t:ident $s:ident $d:ident $i:tt)+]; [$($rs:ident $rd:ident)*]; []) => {
-        $crate::algebra::by_mode::tuple_tiler_exact!($T, $Z; [$($t $s $d $i)+]; [$($rs $rd)*]);
-    };
-    ($T:ident, $Z:ident; [$($t:ident $s:ident $d:ident $i:tt)+]; [$($rs:ident $rd:ident)*]; [$ns:ident $nd:ident $($ps:ident $pd:ident)*]) => {
-        $crate::algebra::by_mode::tuple_tiler_exact!($T, $Z; [$($t $s $d $i)+]; [$($rs $rd)*]);
-        $crate::algebra::by_mode::tuple_tiler_ranks!($T, $Z; [$($t $s $d $i)+]; [$($rs $rd)* $ns $nd]; [$($ps $pd)*]);
-    };
-}
-pub(crate) use tuple_tiler_ranks;
-
 /// A one-mode tuple tiler `(t,)` on a layout whose shape is an integer
 /// (one mode): `(r,)`, and zipped `((tile), (rest))`.
 macro_rules! tuple_tiler_leaf {
@@ -214,14 +202,7 @@ pub(crate) use tuple_tiler_leaf;
 /// the tiler are kept), and `(t,)` on a one-mode A.
 macro_rules! tuple_tiler {
     ($T:ident, $Z:ident) => {
-        $crate::algebra::by_mode::tuple_tiler_ranks!($T, $Z; [T0 S0 D0 0]; [];
-            [S1 D1 S2 D2 S3 D3 S4 D4 S5 D5 S6 D6 S7 D7 S8 D8 S9 D9 S10 D10 S11 D11]);
-        $crate::algebra::by_mode::tuple_tiler_ranks!($T, $Z; [T0 S0 D0 0 T1 S1 D1 1]; [];
-            [S2 D2 S3 D3 S4 D4 S5 D5 S6 D6 S7 D7 S8 D8 S9 D9 S10 D10 S11 D11]);
-        $crate::algebra::by_mode::tuple_tiler_ranks!($T, $Z; [T0 S0 D0 0 T1 S1 D1 1 T2 S2 D2 2]; [];
-            [S3 D3 S4 D4 S5 D5 S6 D6 S7 D7 S8 D8 S9 D9 S10 D10 S11 D11]);
-        $crate::algebra::by_mode::tuple_tiler_ranks!($T, $Z; [T0 S0 D0 0 T1 S1 D1 1 T2 S2 D2 2 T3 S3 D3 3]; [];
-            [S4 D4 S5 D5 S6 D6 S7 D7 S8 D8 S9 D9 S10 D10 S11 D11]);
+        $crate::algebra::typelevel::for_tiler_ranks!(crate::algebra::by_mode::tuple_tiler_exact($T, $Z));
         $crate::algebra::by_mode::tuple_tiler_leaf!($T, $Z; usize;);
         $crate::algebra::by_mode::tuple_tiler_leaf!($T, $Z; $crate::int::C<N>; const N: usize);
         $crate::algebra::by_mode::tuple_tiler_leaf!($T, $Z; $crate::int::S<U>; U: typenum::Unsigned + 'static);

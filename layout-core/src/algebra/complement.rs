@@ -567,13 +567,15 @@ where
 }
 /// `ceil(Cot / (D0 * S0))`, the rest of a one-mode complement.
 type OneRest<S0, D0, Cot> = CeilDivT<Cot, MulT<D0, S0>>;
+/// `(next, rest)` of a one-mode complement.
+type NextRest<S0, D0, Cot> = (MulT<D0, S0>, OneRest<S0, D0, Cot>);
 /// `next` and `rest` of a one-mode complement, as the fold computes them.
 #[inline(always)]
 fn one_rest<S0: Leaf, D0: Leaf, Cot: Leaf>(
     s0: S0,
     d0: D0,
     cot: Cot,
-) -> Result<(MulT<D0, S0>, OneRest<S0, D0, Cot>), crate::Refusal>
+) -> Result<NextRest<S0, D0, Cot>, crate::Refusal>
 where
     (D0, S0): LMul,
     (Cot, MulT<D0, S0>): LCeilDiv,

@@ -705,6 +705,11 @@ where
 /// A right operand of composition (a layout, an integer, `_`, or a tuple
 /// of those): `A o Self`. The tiler is `Self` so that the compiler picks the
 /// impl from the tiler's type alone.
+#[diagnostic::on_unimplemented(
+    message = "composition: `{Self}` is not a tiler of `{A}`",
+    label = "not a tiler of this layout",
+    note = "a tiler is a layout, an integer, `_` (on a rank-2 mode for the zipped forms) or a tuple of those with at most as many modes as the layout (CuTe: \"Mismatched Ranks\")"
+)]
 pub trait ComposeOnto<A> {
     /// The result layout.
     type Output;
@@ -920,49 +925,91 @@ impl<Sh: Congruent<D>, D: IntTuple> LayoutParts for Layout<Sh, D> {
     }
 }
 
-/// The layout of mode `I` of a layout type.
-pub type ModeOf<L, const I: usize> = <L as crate::ops::Mode<I>>::Output;
-
-macro_rules! tuple_tiler {
-    ($($t:ident $i:tt $r:ident),+) => {
-        /// A tuple tiler composes mode by mode; A's modes it does not reach are dropped.
-        impl<AS: Congruent<AD>, AD: IntTuple, $($t,)+ $($r,)+> ComposeOnto<Layout<AS, AD>> for ($($t,)+)
+/// A tuple tiler composes mode by mode; A's modes it does not reach are
+/// dropped. One impl per rank of A (from the tiler's rank to 12), each
+/// per-mode result spliced into the result type directly.
+macro_rules! compose_tuple_tiler {
+    (() [$($t:ident $s:ident $d:ident $i:tt)+]; [$($rs:ident $rd:ident)*]) => {
+        impl<$($t, $s, $d,)+ $($rs, $rd,)*> ComposeOnto<Layout<($($s,)+ $($rs,)*), ($($d,)+ $($rd,)*)>> for ($($t,)+)
         where
             $(
-                Layout<AS, AD>: crate::ops::Mode<$i>,
-                $t: ComposeOnto<ModeOf<Layout<AS, AD>, $i>, Output = $r>,
-                $r: LayoutParts,
+                $t: ComposeOnto<Layout<$s, $d>>,
+                <$t as ComposeOnto<Layout<$s, $d>>>::Output: LayoutParts,
             )+
-            ($(<$r as LayoutParts>::Shape,)+): Congruent<($(<$r as LayoutParts>::Stride,)+)>,
-            ($(<$r as LayoutParts>::Stride,)+): IntTuple,
         {
-            type Output = Layout<($(<$r as LayoutParts>::Shape,)+), ($(<$r as LayoutParts>::Stride,)+)>;
-            const ERROR: Option<Text> = first_error(&[$(<$t as ComposeOnto<ModeOf<Layout<AS, AD>, $i>>>::ERROR,)+]);
+            type Output = Layout<
+                ($(<<$t as ComposeOnto<Layout<$s, $d>>>::Output as LayoutParts>::Shape,)+),
+                ($(<<$t as ComposeOnto<Layout<$s, $d>>>::Output as LayoutParts>::Stride,)+),
+            >;
+            const ERROR: Option<Text> = first_error(&[$(<$t as ComposeOnto<Layout<$s, $d>>>::ERROR,)+]);
+            compose_tuple_tiler!(@methods [$($t $s $d $i)+]; [$($rs $rd)*]);
+        }
+    };
+    (@methods [$($t:ident $s:ident $d:ident $i:tt)+]; [$($rs:ident $rd:ident)*]) => {
+        #[inline(always)]
+        // A's modes past the tiler are bound and dropped.
+        #[allow(non_snake_case, unused_variables)]
+        fn compose_onto(self, a: Layout<($($s,)+ $($rs,)*), ($($d,)+ $($rd,)*)>) -> Self::Output {
+            let (($($s,)+ $($rs,)*), ($($d,)+ $($rd,)*)) = a.into_raw();
+            let r = ($(self.$i.compose_onto(Layout::raw($s, $d)).parts(),)+);
+            Layout::raw(($(r.$i.0,)+), ($(r.$i.1,)+))
+        }
+        #[inline(always)]
+        // A's modes past the tiler are bound and dropped.
+        #[allow(non_snake_case, unused_variables)]
+        fn try_compose_onto(
+            self,
+            a: Layout<($($s,)+ $($rs,)*), ($($d,)+ $($rd,)*)>,
+        ) -> Result<Self::Output, crate::LayoutError> {
+            let (($($s,)+ $($rs,)*), ($($d,)+ $($rd,)*)) = a.into_raw();
+            let r = ($(self.$i.try_compose_onto(Layout::raw($s, $d))?.parts(),)+);
+            Ok(Layout::raw(($(r.$i.0,)+), ($(r.$i.1,)+)))
+        }
+        #[inline(always)]
+        // A's modes past the tiler are bound and dropped.
+        #[allow(non_snake_case, unused_variables)]
+        fn compose_values(
+            self,
+            a: Layout<($($s,)+ $($rs,)*), ($($d,)+ $($rd,)*)>,
+        ) -> Result<Self::Output, crate::LayoutError> {
+            let (($($s,)+ $($rs,)*), ($($d,)+ $($rd,)*)) = a.into_raw();
+            let r = ($(self.$i.compose_values(Layout::raw($s, $d))?.parts(),)+);
+            Ok(Layout::raw(($(r.$i.0,)+), ($(r.$i.1,)+)))
+        }
+    };
+}
+super::typelevel::for_tiler_ranks!(crate::algebra::composition::compose_tuple_tiler());
+pub(crate) use compose_tuple_tiler;
+
+/// `(t,)` on a layout whose shape is an integer (one mode).
+macro_rules! compose_tuple_tiler_leaf {
+    ($leaf:ty; $($g:tt)*) => {
+        impl<T0, D, $($g)*> ComposeOnto<Layout<$leaf, D>> for (T0,)
+        where
+            T0: ComposeOnto<Layout<$leaf, D>>,
+            <T0 as ComposeOnto<Layout<$leaf, D>>>::Output: LayoutParts,
+        {
+            type Output = Layout<
+                (<<T0 as ComposeOnto<Layout<$leaf, D>>>::Output as LayoutParts>::Shape,),
+                (<<T0 as ComposeOnto<Layout<$leaf, D>>>::Output as LayoutParts>::Stride,),
+            >;
+            const ERROR: Option<Text> = <T0 as ComposeOnto<Layout<$leaf, D>>>::ERROR;
             #[inline(always)]
-            fn compose_onto(self, a: Layout<AS, AD>) -> Self::Output {
-                let parts = ($(
-                    self.$i.compose_onto(<Layout<AS, AD> as crate::ops::Mode<$i>>::get(a)).parts(),
-                )+);
-                Layout::new(($(parts.$i.0,)+), ($(parts.$i.1,)+))
+            fn compose_onto(self, a: Layout<$leaf, D>) -> Self::Output {
+                let (s, d) = self.0.compose_onto(a).parts();
+                Layout::raw((s,), (d,))
             }
             #[inline(always)]
-            fn try_compose_onto(self, a: Layout<AS, AD>) -> Result<Self::Output, crate::LayoutError> {
-                let parts = ($(
-                    self.$i.try_compose_onto(<Layout<AS, AD> as crate::ops::Mode<$i>>::get(a))?.parts(),
-                )+);
-                Ok(Layout::new(($(parts.$i.0,)+), ($(parts.$i.1,)+)))
+            fn try_compose_onto(self, a: Layout<$leaf, D>) -> Result<Self::Output, crate::LayoutError> {
+                let (s, d) = self.0.try_compose_onto(a)?.parts();
+                Ok(Layout::raw((s,), (d,)))
             }
             #[inline(always)]
-            fn compose_values(self, a: Layout<AS, AD>) -> Result<Self::Output, crate::LayoutError> {
-                let parts = ($(
-                    self.$i.compose_values(<Layout<AS, AD> as crate::ops::Mode<$i>>::get(a))?.parts(),
-                )+);
-                Ok(Layout::new(($(parts.$i.0,)+), ($(parts.$i.1,)+)))
+            fn compose_values(self, a: Layout<$leaf, D>) -> Result<Self::Output, crate::LayoutError> {
+                let (s, d) = self.0.compose_values(a)?.parts();
+                Ok(Layout::raw((s,), (d,)))
             }
         }
     };
 }
-tuple_tiler!(T0 0 R0);
-tuple_tiler!(T0 0 R0, T1 1 R1);
-tuple_tiler!(T0 0 R0, T1 1 R1, T2 2 R2);
-tuple_tiler!(T0 0 R0, T1 1 R1, T2 2 R2, T3 3 R3);
+crate::tuple::for_each_leaf!(compose_tuple_tiler_leaf);

@@ -23,6 +23,11 @@ use crate::tuple::IntTuple;
 use typenum::{B0, B1};
 
 /// A tiler for the divides: `Self` divides `A`.
+#[diagnostic::on_unimplemented(
+    message = "logical_divide: `{Self}` is not a tiler of `{A}`",
+    label = "not a tiler of this layout",
+    note = "a tiler is a layout, an integer, `_` (on a rank-2 mode for the zipped forms) or a tuple of those with at most as many modes as the layout (CuTe: \"Mismatched Ranks\")"
+)]
 pub trait DivideOnto<A> {
     /// The type of `logical_divide(A, Self)`.
     type Logical;
@@ -35,6 +40,11 @@ pub trait DivideOnto<A> {
 /// The zipped form: `((tile modes), (rest modes))` by the tiler's modes.
 /// (Not a subtrait of [`DivideOnto`]: proving it does not need the logical
 /// form's type, which rustc would otherwise normalize as well.)
+#[diagnostic::on_unimplemented(
+    message = "zipped_divide: `{Self}` is not a tiler of `{A}`",
+    label = "not a tiler of this layout",
+    note = "a tiler is a layout, an integer, `_` (on a rank-2 mode for the zipped forms) or a tuple of those with at most as many modes as the layout (CuTe: \"Mismatched Ranks\")"
+)]
 pub trait ZipDivideOnto<A> {
     /// The type of `zipped_divide(A, Self)`.
     type Zipped;

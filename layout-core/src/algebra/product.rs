@@ -27,6 +27,11 @@ use core::ops::BitAnd;
 use typenum::{And, Bit, B0, B1};
 
 /// A tiler for the products: `A` times `Self`.
+#[diagnostic::on_unimplemented(
+    message = "logical_product: `{Self}` is not a tiler of `{A}`",
+    label = "not a tiler of this layout",
+    note = "a tiler is a layout, an integer, `_` (on a rank-2 mode for the zipped forms) or a tuple of those with at most as many modes as the layout (CuTe: \"Mismatched Ranks\")"
+)]
 pub trait ProductOnto<A> {
     /// The type of `logical_product(A, Self)`.
     type Logical;
@@ -39,6 +44,11 @@ pub trait ProductOnto<A> {
 /// The zipped form: `((tile modes), (rest modes))` by the tiler's modes.
 /// (Not a subtrait of [`ProductOnto`]: proving it does not need the logical
 /// form's type, which rustc would otherwise normalize as well.)
+#[diagnostic::on_unimplemented(
+    message = "zipped_product: `{Self}` is not a tiler of `{A}`",
+    label = "not a tiler of this layout",
+    note = "a tiler is a layout, an integer, `_` (on a rank-2 mode for the zipped forms) or a tuple of those with at most as many modes as the layout (CuTe: \"Mismatched Ranks\")"
+)]
 pub trait ZipProductOnto<A> {
     /// The type of `zipped_product(A, Self)`.
     type Zipped;

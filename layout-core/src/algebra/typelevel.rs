@@ -274,3 +274,30 @@ impl SameBit for (B0, B1) {
 impl SameBit for (B1, B0) {
     type Out = B0;
 }
+
+/// Calls `$cb!((args) [tiler modes]; [kept modes])` once for every tiler rank n
+/// from 1 to 4 and every rank of A from n to 12 (the largest tuple): the
+/// tuple-tiler impls are one per (n, rank of A), so that rustc matches the
+/// layout's tuple types directly instead of splitting and rebuilding lists.
+/// Tiler mode i is `Ti Si Di i` (its tiler, A's shape and stride of mode
+/// i); the kept modes are `Sj Dj`.
+macro_rules! for_tiler_ranks {
+    ($($cb:ident)::+ ($($x:tt)*)) => {
+        $crate::algebra::typelevel::for_tiler_ranks!(@r ($($cb)::+) ($($x)*) [T0 S0 D0 0]; [];
+            [S1 D1 S2 D2 S3 D3 S4 D4 S5 D5 S6 D6 S7 D7 S8 D8 S9 D9 S10 D10 S11 D11]);
+        $crate::algebra::typelevel::for_tiler_ranks!(@r ($($cb)::+) ($($x)*) [T0 S0 D0 0 T1 S1 D1 1]; [];
+            [S2 D2 S3 D3 S4 D4 S5 D5 S6 D6 S7 D7 S8 D8 S9 D9 S10 D10 S11 D11]);
+        $crate::algebra::typelevel::for_tiler_ranks!(@r ($($cb)::+) ($($x)*) [T0 S0 D0 0 T1 S1 D1 1 T2 S2 D2 2]; [];
+            [S3 D3 S4 D4 S5 D5 S6 D6 S7 D7 S8 D8 S9 D9 S10 D10 S11 D11]);
+        $crate::algebra::typelevel::for_tiler_ranks!(@r ($($cb)::+) ($($x)*) [T0 S0 D0 0 T1 S1 D1 1 T2 S2 D2 2 T3 S3 D3 3]; [];
+            [S4 D4 S5 D5 S6 D6 S7 D7 S8 D8 S9 D9 S10 D10 S11 D11]);
+    };
+    (@r ($($cb:ident)::+) ($($x:tt)*) [$($t:tt)+]; [$($k:ident)*]; []) => {
+        $($cb)::+!(($($x)*) [$($t)+]; [$($k)*]);
+    };
+    (@r ($($cb:ident)::+) ($($x:tt)*) [$($t:tt)+]; [$($k:ident)*]; [$ns:ident $nd:ident $($p:ident)*]) => {
+        $($cb)::+!(($($x)*) [$($t)+]; [$($k)*]);
+        $crate::algebra::typelevel::for_tiler_ranks!(@r ($($cb)::+) ($($x)*) [$($t)+]; [$($k)* $ns $nd]; [$($p)*]);
+    };
+}
+pub(crate) use for_tiler_ranks;

@@ -1,0 +1,159 @@
+//! Tuple tilers work mode by mode: mode i of A by tiler mode i, A's modes
+//! past the tiler kept (divides, products) or dropped (composition). The
+//! typed algebra has one impl per (tiler rank, rank of A), and one for a
+//! one-mode tiler on an integer-shaped A; this test runs every op with a
+//! tuple tiler over those shapes (A of rank 1 to 5, leaves static and
+//! run-time, nested modes, `_`, integer and layout tilers) and compares
+//! each result, its printed static leaves included, with `DynLayout`'s
+//! (an independent implementation of the same definitions).
+
+use layout_core::algebra::{
+    try_composition, try_flat_divide, try_flat_product, try_logical_divide, try_logical_product,
+    try_tiled_divide, try_tiled_product, try_zipped_divide, try_zipped_product,
+};
+use layout_core::dynamic::{self as dy, Tiler};
+use layout_core::{layout, DynLayout, Layout, LayoutError, Underscore as X, C};
+use std::fmt::Display;
+
+fn show<L: Display>(r: Result<L, LayoutError>) -> Result<String, ()> {
+    r.map(|l| l.to_string()).map_err(|_| ())
+}
+
+/// A tiler mode in CuTe notation.
+trait Notation {
+    fn notation(&self) -> String;
+}
+impl<const N: usize> Notation for C<N> {
+    fn notation(&self) -> String {
+        self.to_string()
+    }
+}
+impl Notation for usize {
+    fn notation(&self) -> String {
+        self.to_string()
+    }
+}
+impl<S, D> Notation for Layout<S, D>
+where
+    Layout<S, D>: Display,
+{
+    fn notation(&self) -> String {
+        self.to_string()
+    }
+}
+impl Notation for X {
+    fn notation(&self) -> String {
+        "_".into()
+    }
+}
+
+/// The tiler as `DynLayout`'s, from its modes' CuTe notation.
+fn tiler(modes: &[String]) -> Tiler {
+    Tiler::Tuple(modes.iter().map(|m| m.parse().unwrap()).collect())
+}
+
+fn agree(op: &str, typed: Result<String, ()>, a: &DynLayout, t: &Tiler) {
+    let dynamic = match op {
+        "logical_divide" => dy::logical_divide(a, t),
+        "zipped_divide" => dy::zipped_divide(a, t),
+        "tiled_divide" => dy::tiled_divide(a, t),
+        "flat_divide" => dy::flat_divide(a, t),
+        "logical_product" => dy::logical_product(a, t),
+        "zipped_product" => dy::zipped_product(a, t),
+        "tiled_product" => dy::tiled_product(a, t),
+        "flat_product" => dy::flat_product(a, t),
+        "composition" => dy::composition(a, t),
+        _ => unreachable!(),
+    };
+    let dynamic = dynamic.map(|l| l.to_string()).map_err(|_| ());
+    assert_eq!(typed, dynamic, "{op}({a}, {t:?})");
+}
+
+macro_rules! divides {
+    ($a:expr, ($($t:expr),+)) => {{
+        let a = $a;
+        let (da, dt) = (a.to_string().parse::<DynLayout>().unwrap(), tiler(&[$($t.notation()),+]));
+        agree("logical_divide", show(try_logical_divide(a, ($($t,)+))), &da, &dt);
+        agree("zipped_divide", show(try_zipped_divide(a, ($($t,)+))), &da, &dt);
+        agree("tiled_divide", show(try_tiled_divide(a, ($($t,)+))), &da, &dt);
+        agree("flat_divide", show(try_flat_divide(a, ($($t,)+))), &da, &dt);
+    }};
+}
+macro_rules! products {
+    ($a:expr, ($($t:expr),+)) => {{
+        let a = $a;
+        let (da, dt) = (a.to_string().parse::<DynLayout>().unwrap(), tiler(&[$($t.notation()),+]));
+        agree("logical_product", show(try_logical_product(a, ($($t,)+))), &da, &dt);
+        agree("zipped_product", show(try_zipped_product(a, ($($t,)+))), &da, &dt);
+        agree("tiled_product", show(try_tiled_product(a, ($($t,)+))), &da, &dt);
+        agree("flat_product", show(try_flat_product(a, ($($t,)+))), &da, &dt);
+    }};
+}
+macro_rules! compositions {
+    ($a:expr, ($($t:expr),+)) => {{
+        let a = $a;
+        let (da, dt) = (a.to_string().parse::<DynLayout>().unwrap(), tiler(&[$($t.notation()),+]));
+        agree("composition", show(try_composition(a, ($($t,)+))), &da, &dt);
+    }};
+}
+
+#[test]
+fn divides_by_tuple_tilers() {
+    for m in [1usize, 4, 6, 12, 24] {
+        // One mode: an integer-shaped A, and a rank-1 tuple.
+        divides!(layout!(12:2), (C::<4>));
+        divides!(layout!(m:2), (C::<4>));
+        divides!(layout!((m):(3)), (layout!(2:2)));
+        // Rank 2 by 1 and 2 modes.
+        divides!(layout!((12, m):(m, 1)), (C::<4>));
+        divides!(layout!((12, m):(m, 1)), (C::<4>, C::<2>));
+        divides!(layout!((m, 8):(1, m)), (layout!(2:3), 4usize));
+        // Rank 3 by 1, 2, 3 modes; a nested mode; `_` on a rank-2 mode.
+        divides!(layout!((8, (2, m), 6):(1, (8, 16), 64)), (C::<2>, X));
+        divides!(
+            layout!((8, (2, m), 6):(1, (8, 16), 64)),
+            (layout!((2,2):(1,4)), C::<2>)
+        );
+        divides!(
+            layout!((8, (2, m), 6):(1, (8, 16), 64)),
+            (C::<4>, C::<2>, C::<3>)
+        );
+        // Rank 5 by 4: one mode kept.
+        divides!(
+            layout!((2, 4, m, 6, 3):(1, 2, 8, 0, m)),
+            (C::<2>, C::<2>, C::<1>, C::<3>)
+        );
+    }
+}
+
+#[test]
+fn products_by_tuple_tilers() {
+    for m in [1usize, 2, 3, 8] {
+        products!(layout!(4:1), (C::<3>));
+        products!(layout!(m:2), (layout!(2:1)));
+        products!(layout!((2, m):(1, 2)), (C::<3>));
+        products!(layout!((2, m):(1, 2)), (layout!(2:1), layout!(3:1)));
+        products!(
+            layout!((2, (2, m), 4):(m, (1, 2), 64)),
+            (C::<2>, X, layout!(2:2))
+        );
+        products!(layout!((2, 2, 2, m):(1, 2, 4, 8)), (C::<2>, C::<1>, C::<3>));
+    }
+}
+
+#[test]
+fn compositions_by_tuple_tilers() {
+    for m in [1usize, 2, 6, 16] {
+        compositions!(layout!(12:2), (layout!(4:3)));
+        compositions!(layout!((12, m):(m, 1)), (layout!(4:3)));
+        compositions!(layout!((12, m):(m, 1)), (layout!(4:3), layout!(2:1)));
+        compositions!(
+            layout!((8, (2, m), 6):(1, (8, 16), 64)),
+            (layout!(2:4), layout!((2,2):(1,2)))
+        );
+        compositions!(
+            layout!((2, 4, m, 6, 3):(1, 2, 8, 0, m)),
+            (layout!(2:1), layout!(2:2), layout!(1:0), layout!(3:2))
+        );
+    }
+}
