@@ -69,32 +69,23 @@ fn agree(op: &str, typed: Result<String, ()>, a: &DynLayout, t: &Tiler) {
     assert_eq!(typed, dynamic, "{op}({a}, {t:?})");
 }
 
-macro_rules! divides {
-    ($a:expr, ($($t:expr),+)) => {{
-        let a = $a;
+/// Runs each named op (a `try_` function and `DynLayout`'s op of the same
+/// name) on A and the tuple tiler.
+macro_rules! ops {
+    ([$($op:ident)+] $a:expr, ($($t:expr),+)) => {{
+        let (a, t) = ($a, ($($t,)+));
         let (da, dt) = (a.to_string().parse::<DynLayout>().unwrap(), tiler(&[$($t.notation()),+]));
-        agree("logical_divide", show(try_logical_divide(a, ($($t,)+))), &da, &dt);
-        agree("zipped_divide", show(try_zipped_divide(a, ($($t,)+))), &da, &dt);
-        agree("tiled_divide", show(try_tiled_divide(a, ($($t,)+))), &da, &dt);
-        agree("flat_divide", show(try_flat_divide(a, ($($t,)+))), &da, &dt);
+        $(agree(&stringify!($op)[4..], show($op(a, t)), &da, &dt);)+
     }};
+}
+macro_rules! divides {
+    ($($x:tt)*) => { ops!([try_logical_divide try_zipped_divide try_tiled_divide try_flat_divide] $($x)*) };
 }
 macro_rules! products {
-    ($a:expr, ($($t:expr),+)) => {{
-        let a = $a;
-        let (da, dt) = (a.to_string().parse::<DynLayout>().unwrap(), tiler(&[$($t.notation()),+]));
-        agree("logical_product", show(try_logical_product(a, ($($t,)+))), &da, &dt);
-        agree("zipped_product", show(try_zipped_product(a, ($($t,)+))), &da, &dt);
-        agree("tiled_product", show(try_tiled_product(a, ($($t,)+))), &da, &dt);
-        agree("flat_product", show(try_flat_product(a, ($($t,)+))), &da, &dt);
-    }};
+    ($($x:tt)*) => { ops!([try_logical_product try_zipped_product try_tiled_product try_flat_product] $($x)*) };
 }
 macro_rules! compositions {
-    ($a:expr, ($($t:expr),+)) => {{
-        let a = $a;
-        let (da, dt) = (a.to_string().parse::<DynLayout>().unwrap(), tiler(&[$($t.notation()),+]));
-        agree("composition", show(try_composition(a, ($($t,)+))), &da, &dt);
-    }};
+    ($($x:tt)*) => { ops!([try_composition] $($x)*) };
 }
 
 #[test]

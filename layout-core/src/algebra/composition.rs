@@ -950,9 +950,7 @@ macro_rules! compose_tuple_tiler {
         // A's modes past the tiler are bound and dropped.
         #[allow(non_snake_case, unused_variables)]
         fn compose_onto(self, a: Layout<($($s,)+ $($rs,)*), ($($d,)+ $($rd,)*)>) -> Self::Output {
-            let (($($s,)+ $($rs,)*), ($($d,)+ $($rd,)*)) = a.into_raw();
-            let r = ($(self.$i.compose_onto(Layout::raw($s, $d)).parts(),)+);
-            Layout::raw(($(r.$i.0,)+), ($(r.$i.1,)+))
+            super::values::or_panic(self.try_compose_onto(a))
         }
         #[inline(always)]
         // A's modes past the tiler are bound and dropped.
@@ -996,8 +994,7 @@ macro_rules! compose_tuple_tiler_leaf {
             const ERROR: Option<Text> = <T0 as ComposeOnto<Layout<$leaf, D>>>::ERROR;
             #[inline(always)]
             fn compose_onto(self, a: Layout<$leaf, D>) -> Self::Output {
-                let (s, d) = self.0.compose_onto(a).parts();
-                Layout::raw((s,), (d,))
+                super::values::or_panic(self.try_compose_onto(a))
             }
             #[inline(always)]
             fn try_compose_onto(self, a: Layout<$leaf, D>) -> Result<Self::Output, crate::LayoutError> {
