@@ -21,7 +21,7 @@
 //! ```
 
 use crate::algebra::arith::{LMul, Leaf, MulT};
-use crate::algebra::typelevel::SizeT;
+use crate::algebra::typelevel::{SizeList, SizeT};
 use crate::algebra::{
     Composition, DivideOnto, LayoutParts, ProductOnto, RightInverse, StaticResult, Unpack,
     ZipDivideOnto, ZipProductOnto,
@@ -52,12 +52,15 @@ impl<A, L, P> Default for TiledMma<A, L, P> {
 }
 
 /// CuTe's `make_tiled_mma(atom, atom_layout, permutation)`. The atom layout
-/// is rank 3 over (M, N, K); the permutation has one entry per mode: `_`
-/// (the atoms' own extent), a static integer `n` (the layout `n:_1`) or a
-/// static layout that reorders the mode before it is tiled.
+/// is rank 3 over (M, N, K), each mode a static integer or a static layout
+/// of its own (which atom of the mode each block of threads takes: a SIMT
+/// GEMM lays a warp's 32 threads out as a 4 x 8 block of its grid so);
+/// the permutation has one entry per mode: `_` (the atoms' own extent), a
+/// static integer `n` (the layout `n:_1`) or a static layout that reorders
+/// the mode before it is tiled.
 ///
 /// ```
-/// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
+/// use layout_core::atom::{SM80_16x8x16_F32F16F16F32_TN as Sm80, UniversalFMA};
 /// use layout_core::{layout, mma::make_tiled_mma, C, Underscore as X};
 /// // 2 x 2 atoms over (M, N), then a 32 x 32 x 16 tile (CuTe prints these).
 /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (C::<32>, C::<32>, C::<16>));
@@ -65,6 +68,12 @@ impl<A, L, P> Default for TiledMma<A, L, P> {
 /// assert_eq!(layout_core::to_cute_string(&mma.tile_size()), "(_32,_32,_16)");
 /// let plain = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
 /// assert_eq!(plain.size().to_string(), "_128");
+/// // 16 x 16 FMA threads, each warp a 4 x 8 block: thread 37 is at
+/// // (m, n) = (1 + 4, 1).
+/// let warps = make_tiled_mma(UniversalFMA, layout!(((4,4),(8,2),1):((1,32),(4,128),0)), (X, X, X));
+/// assert_eq!(warps.thr_layout_vmnk().to_string(),
+///            "(_1,(_4,_4),(_8,_2),_1):(_0,(_1,_32),(_4,_128),_0)");
+/// assert_eq!(warps.get_slice(37).thr_vmnk(), (0, 5, 1, 0));
 /// ```
 pub fn make_tiled_mma<A: MmaAtom, L: Copy + Default, P: Copy + Default>(
     _atom: A,
@@ -101,8 +110,11 @@ where
     type Size = SizeT<S>;
 }
 
-/// The four modes (V, M, N, K) of the thread layout `tiled_product(ThrID,
-/// atom layout)`, as leaf types.
+/// The sizes of the four modes (V, M, N, K) of the thread layout
+/// `tiled_product(ThrID, atom layout)`, as leaf types. A mode may be nested
+/// (an atom layout such as `((4,4),(8,2),1)` lays the threads of a warp
+/// out as a 4 x 8 block); the tiling uses its size, as CuTe's
+/// `size<I>(thr_layout_vmnk)`.
 #[doc(hidden)]
 pub trait Vmnk {
     type V: Leaf;
@@ -110,13 +122,19 @@ pub trait Vmnk {
     type N: Extent;
     type K: Extent;
 }
-impl<V: Leaf, M: Extent, N: Extent, K: Extent, D0, D1, D2, D3> Vmnk
-    for Layout<(V, M, N, K), (D0, D1, D2, D3)>
+impl<V: Leaf, M, N, K, D0, D1, D2, D3> Vmnk for Layout<(V, M, N, K), (D0, D1, D2, D3)>
+where
+    M: IntTuple<Leaves: SizeList<C<1>>>,
+    N: IntTuple<Leaves: SizeList<C<1>>>,
+    K: IntTuple<Leaves: SizeList<C<1>>>,
+    SizeT<M>: Extent,
+    SizeT<N>: Extent,
+    SizeT<K>: Extent,
 {
     type V = V;
-    type M = M;
-    type N = N;
-    type K = K;
+    type M = SizeT<M>;
+    type N = SizeT<N>;
+    type K = SizeT<K>;
 }
 
 /// The atom's (M, N, K) as leaf types.

@@ -92,6 +92,95 @@ fn universal_fma_partition() {
     assert_eq!(got, vec![17, 17 + 16 * 8, 17 + 8, 17 + 8 + 16 * 8]);
 }
 
+/// A nested atom layout (CuTe allows one: each mode of the thread grid may
+/// be a layout of its own). `((4,4),(8,2),1):((1,32),(4,128),0)` puts the
+/// threads of a warp on a 4 x 8 block of the 16 x 16 grid. The strings are
+/// what CuTe 4.7 prints for the same TiledMMA (CUTLASS 7107b05, g++); a
+/// thread's partition is the flat grid's partition of the thread at the
+/// same grid position (m = t0 + 4 t2, n = t1 + 8 t3 for thread
+/// t0 + 4 t1 + 32 t2 + 128 t3).
+#[test]
+fn nested_atom_layout_relabels_the_threads() {
+    type Perm = layout_core::layout_type!((16, 4, 2):(4, 1, 64));
+    let perm = (Perm::default(), Perm::default(), X);
+    let flat = make_tiled_mma(UniversalFMA, layout!((16,16,1):(1,16,0)), perm);
+    let nested = make_tiled_mma(
+        UniversalFMA,
+        layout!(((4,4),(8,2),1):((1,32),(4,128),0)),
+        perm,
+    );
+    assert_eq!(
+        nested.thr_layout_vmnk().to_string(),
+        "(_1,(_4,_4),(_8,_2),_1):(_0,(_1,_32),(_4,_128),_0)"
+    );
+    assert_eq!(
+        nested.get_layout_c_tv().to_string(),
+        "((_4,_8,_4,_2),(_1,((_4,_2),(_4,_2)))):((_4,_512,_16,_4096),(_0,((_1,_64),(_128,_8192))))"
+    );
+    assert_eq!(
+        nested.get_layout_a_tv().to_string(),
+        "((_4,_8,_4,_2),(_1,((_4,_2),_1))):((_4,_0,_16,_0),(_0,((_1,_64),_0)))"
+    );
+    assert_eq!(
+        nested.get_layout_b_tv().to_string(),
+        "((_4,_8,_4,_2),(_1,((_4,_2),_1))):((_0,_4,_0,_32),(_0,((_1,_64),_0)))"
+    );
+    let a: Vec<u32> = (0..128 * 8).collect();
+    let sa = Tensor::new(&a[..], layout!((128,8):(1,128))).unwrap();
+    let c: Vec<u32> = (0..128 * 128).collect();
+    let gc = Tensor::new(&c[..], layout!((128,128):(128,1))).unwrap();
+    // CuTe: thread 5's A partition (_1,(_4,_2),_8):(_0,(_1,_64),_128) from
+    // offset 4, its C partition (_1,(_4,_2),(_4,_2)):(_0,(_128,_8192),(_1,_64))
+    // from 516; threads 37 and 200: A from 20 and 32, C from 2564 and 4136.
+    for (t, a0, c0) in [(0, 0, 0), (5, 4, 516), (37, 20, 2564), (200, 32, 4136)] {
+        let pa = nested.get_slice(t).partition_a(sa.view());
+        assert_eq!(
+            pa.layout().to_string(),
+            "(_1,(_4,_2),_8):(_0,(_1,_64),_128)"
+        );
+        assert_eq!(pa.data_offset(), a0, "thread {t}");
+        let pc = nested.get_slice(t).partition_c(gc.view());
+        assert_eq!(
+            pc.layout().to_string(),
+            "(_1,(_4,_2),(_4,_2)):(_0,(_128,_8192),(_1,_64))"
+        );
+        assert_eq!(pc.data_offset(), c0, "thread {t}");
+    }
+    for t in 0..256 {
+        let (m, n) = (t % 4 + 4 * (t / 32 % 4), t / 4 % 8 + 8 * (t / 128));
+        let (mine, same) = (nested.get_slice(t), flat.get_slice(m + 16 * n));
+        assert_eq!(mine.thr_vmnk(), (0, m, n, 0), "thread {t}");
+        let (pa, qa) = (mine.partition_a(sa.view()), same.partition_a(sa.view()));
+        assert_eq!(pa.data_offset(), qa.data_offset(), "thread {t}");
+        let (pc, qc) = (mine.partition_c(gc.view()), same.partition_c(gc.view()));
+        assert_eq!(pc.data_offset(), qc.data_offset(), "thread {t}");
+        assert_eq!(pc.layout().to_string(), qc.layout().to_string());
+    }
+    // The tensor-core atom with 2 x 2 warps, M's warps nested: CuTe prints
+    // these.
+    let tc = make_tiled_mma(
+        SM80_16x8x16_F32F16F16F32_TN,
+        layout!(((2,2),2,1):((1,4),2,0)),
+        (X, X, X),
+    );
+    assert_eq!(
+        tc.thr_layout_vmnk().to_string(),
+        "(_32,(_2,_2),_2,_1):(_1,(_32,_128),_64,_0)"
+    );
+    assert_eq!(
+        tc.get_layout_c_tv().to_string(),
+        "(((_4,_8,_2),_2,_2),((_2,_2),(_1,_1))):(((_128,_1,_16),_512,_32),((_64,_8),(_0,_0)))"
+    );
+    assert_eq!(
+        tc.get_layout_a_tv().to_string(),
+        "(((_4,_8,_2),_2,_2),((_2,_2,_2),(_1,_1))):(((_128,_1,_16),_0,_32),((_64,_8,_512),(_0,_0)))"
+    );
+    assert_eq!(
+        tc.get_layout_b_tv().to_string(),
+        "(((_4,_8,_2),_2,_2),((_2,_2),(_1,_1))):(((_32,_1,_0),_8,_0),((_16,_128),(_0,_0)))"
+    );
+}
+
 /// The identity tensor predicates a partial tile: copy_if moves exactly the
 /// elements inside the matrix (rows < m) of the last, partial tile.
 #[test]
