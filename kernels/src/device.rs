@@ -163,6 +163,17 @@ impl<T: Copy> GlobalMut<T> {
     }
 }
 
+impl GlobalMut<F4> {
+    /// The same buffer as `4 len` floats.
+    #[inline(always)]
+    pub fn floats(self) -> GlobalMut<f32> {
+        GlobalMut {
+            ptr: self.ptr.cast(),
+            len: 4 * self.len,
+        }
+    }
+}
+
 /// Bytes of shared memory each block has ([`Smem::window`] addresses it in
 /// `f32` units from 0).
 pub const SMEM_BYTES: usize = 16384;

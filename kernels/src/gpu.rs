@@ -49,18 +49,20 @@ fn frag8(w: Smem, f: &impl At, kk: usize) -> [f32; 8] {
 /// accumulator by FMA.
 #[inline(always)]
 pub fn sgemm(m: usize, n: usize, k: usize, a: Global<F4>, b: Global<F4>, c: GlobalMut<F4>) {
-    sgemm_kernel::<false>(m, n, k, a, b, c)
+    sgemm_kernel::<false, false>(m, n, k, a, b, c)
 }
 
 /// [`sgemm`] with A stored M-major (column-major), as CuTe's NT SGEMM:
 /// both tiles are copied by 16-byte loads and 16-byte shared stores.
 #[inline(always)]
 pub fn sgemm_nt(m: usize, n: usize, k: usize, a: Global<F4>, b: Global<F4>, c: GlobalMut<F4>) {
-    sgemm_kernel::<true>(m, n, k, a, b, c)
+    sgemm_kernel::<true, true>(m, n, k, a, b, c)
 }
 
+/// The SGEMM; `A_M_MAJOR`: A stored M-major; `BACK_AND_FORTH`: the FMA
+/// order of [`outer_product`].
 #[inline(always)]
-fn sgemm_kernel<const A_M_MAJOR: bool>(
+fn sgemm_kernel<const A_M_MAJOR: bool, const BACK_AND_FORTH: bool>(
     m: usize,
     n: usize,
     k: usize,
@@ -108,46 +110,55 @@ fn sgemm_kernel<const A_M_MAJOR: bool>(
             Smem::window(cur + fa.base(), fa.span()),
             Smem::window(cur + fb.base(), fb.span()),
         );
-        // Two k-steps at a time, both steps' fragments loaded first: ptxas
-        // hides the second step's shared loads behind the first step's FMAs,
-        // within the 128 registers that the launch bounds build-ptx.sh adds
-        // leave for two blocks per SM. Each step's FMAs go by pairs of rows
-        // (i, i + 1) for each column j. H200 (docs/gpu.md): 44.6 TFLOP/s,
-        // against 44.2 with each accumulator taking both steps in turn and
-        // 41.7 one step at a time.
-        let mut kk = 0;
-        while kk < BK {
-            let av = frag8(wa, &fa, kk);
-            let bv = frag8(wb, &fb, kk);
-            let av2 = frag8(wa, &fa, kk + 1);
-            let bv2 = frag8(wb, &fb, kk + 1);
-            outer_product(&mut acc, av, bv);
-            outer_product(&mut acc, av2, bv2);
-            kk += 2;
-        }
+        // The k-block as straight code, k-steps by pairs (both steps'
+        // fragments loaded first): ptxas schedules each pair's shared loads
+        // among the previous pair's FMAs, within the 128 registers that the
+        // launch bounds build-ptx.sh adds leave for two blocks per SM.
+        // H200 (docs/gpu.md): NT 49.2 TFLOP/s, against 44.3 for the pairs in
+        // a loop with 16-byte stores of C.
+        const { assert!(BK == 8, "four pairs of k-steps") };
+        each::<4>(|h| {
+            let (av, bv) = (frag8(wa, &fa, 2 * h), frag8(wb, &fb, 2 * h));
+            let (av2, bv2) = (frag8(wa, &fa, 2 * h + 1), frag8(wb, &fb, 2 * h + 1));
+            outer_product::<BACK_AND_FORTH>(&mut acc, av, bv);
+            outer_product::<BACK_AND_FORTH>(&mut acc, av2, bv2);
+        });
         if let Some(v) = next {
             stage(v, STAGE - cur);
         }
         sync_threads();
     }
+    // Scalar stores: 16-byte ones would tie each four accumulators to four
+    // aligned registers, and ptxas then pairs accumulators and fragment
+    // values in the same register bank (a conflict on most FMAs of the
+    // main loop; docs/gpu.md).
     let fc = sgemm_frag_c(m, n, (bx, by), tid);
+    let c = c.floats();
     for (i, row) in acc.iter().enumerate() {
-        for h in 0..2 {
-            let v = [row[4 * h], row[4 * h + 1], row[4 * h + 2], row[4 * h + 3]];
-            // Values i + 8 j, j = 4h .. 4h + 3, are contiguous (the maps).
-            c.st(fc.at(i + 8 * 4 * h) / 4, F4(v));
+        for (j, v) in row.iter().enumerate() {
+            c.st(fc.at(i + 8 * j), *v);
         }
     }
 }
 
-/// `acc += a bᵀ`, by pairs of rows (i, i + 1) for each column j: the
-/// order in which ptxas's schedule of the SGEMM ran fastest (docs/gpu.md).
+/// `acc += a bᵀ`, by pairs of columns (j, j + 1) for each row i, the rows
+/// in order or (`BACK_AND_FORTH`) back and forth from one pair to the
+/// next. ptxas keeps the pair of B values and the A value in its operand
+/// reuse caches, so most FMAs read only their accumulator afresh, as in
+/// CuTe's compiled SGEMM. Which order lets ptxas allocate the accumulators
+/// clear of the fragments' register banks varies from kernel to kernel;
+/// each SGEMM takes the one it ran fastest with (docs/gpu.md).
 #[inline(always)]
-fn outer_product(acc: &mut [[f32; 8]; 8], a: [f32; 8], b: [f32; 8]) {
-    for i in (0..8).step_by(2) {
-        for j in 0..8 {
+fn outer_product<const BACK_AND_FORTH: bool>(acc: &mut [[f32; 8]; 8], a: [f32; 8], b: [f32; 8]) {
+    for j in (0..8).step_by(2) {
+        for r in 0..8 {
+            let i = if BACK_AND_FORTH && j % 4 == 2 {
+                7 - r
+            } else {
+                r
+            };
             acc[i][j] = fma(a[i], b[j], acc[i][j]);
-            acc[i + 1][j] = fma(a[i + 1], b[j], acc[i + 1][j]);
+            acc[i][j + 1] = fma(a[i], b[j + 1], acc[i][j + 1]);
         }
     }
 }

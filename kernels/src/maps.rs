@@ -156,16 +156,21 @@ pub fn sgemm_smem_b() -> SmemB {
 /// 16-byte shared load) and a warp's loads hit every bank once.
 pub type SgemmPerm = layout_type!((16, 4, 2):(4, 1, 64));
 
-/// The SGEMM's TiledMMA: `UniversalFMA` over 16 x 16 threads
-/// (`(16,16,1):(1,16,0)`), M and N permuted by [`SgemmPerm`].
-pub type SgemmMma =
-    TiledMma<UniversalFMA, layout_type!((16, 16, 1):(1, 16, 0)), (SgemmPerm, SgemmPerm, X)>;
+/// The SGEMM's threads over its 16 x 16 grid of `UniversalFMA` atoms, each
+/// warp a 4 x 8 block: thread `t0 + 4 t1 + 32 t2 + 128 t3` computes atom
+/// `(t0 + 4 t2, t1 + 8 t3)`. A warp's fragment loads then read 4 distinct
+/// A and 8 distinct B chunks (16 and 2 for a 16 x 2 block).
+pub type SgemmThreads = layout_type!(((4, 4), (8, 2), 1):((1, 32), (4, 128), 0));
+
+/// The SGEMM's TiledMMA: `UniversalFMA` over [`SgemmThreads`], M and N
+/// permuted by [`SgemmPerm`].
+pub type SgemmMma = TiledMma<UniversalFMA, SgemmThreads, (SgemmPerm, SgemmPerm, X)>;
 
 /// The value of [`SgemmMma`].
 pub fn sgemm_mma() -> SgemmMma {
     make_tiled_mma(
         UniversalFMA,
-        layout!((16,16,1):(1,16,0)),
+        SgemmThreads::default(),
         (SgemmPerm::default(), SgemmPerm::default(), X),
     )
 }
@@ -868,16 +873,22 @@ mod tests {
 
     #[test]
     fn sgemm_layouts_print_as_cute() {
-        // Hand-derived: thread t = tm + 16 tn holds rows 4 tm + (0..4) and
-        // 64 + 4 tm + (0..4): the A partition of (128,8):(1,128) is
+        // Hand-derived: the thread at grid row tm holds rows 4 tm + (0..4)
+        // and 64 + 4 tm + (0..4): the A partition of (128,8):(1,128) is
         // (MMA, MMA_M, MMA_K) = (one value, (4,2), 8) with strides
-        // (_, (1,64), 128); thread 17 has tm = 1, so it starts at row 4.
-        let part = sgemm_mma().get_slice(17).partition_a(index(sgemm_smem_a()));
-        assert_eq!(
-            part.layout().to_string(),
-            "(_1,(_4,_2),_8):(_0,(_1,_64),_128)"
-        );
-        assert_eq!(part.data_offset(), 4);
+        // (_, (1,64), 128). Thread 17 = 1 + 4 * 4 is at grid (1, 4), so it
+        // starts at row 4 of A and column 16 of B; thread 37 = 1 + 4 + 32 at
+        // (5, 1): row 20, column 4.
+        for (t, a0, b0) in [(17, 4, 16), (37, 20, 4)] {
+            let mma = sgemm_mma().get_slice(t);
+            let part = mma.partition_a(index(sgemm_smem_a()));
+            assert_eq!(
+                part.layout().to_string(),
+                "(_1,(_4,_2),_8):(_0,(_1,_64),_128)"
+            );
+            assert_eq!(part.data_offset(), a0);
+            assert_eq!(mma.partition_b(index(sgemm_smem_b())).data_offset(), b0);
+        }
     }
 
     /// The atom's thread-value layouts against the PTX ISA's fragment

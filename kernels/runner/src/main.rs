@@ -33,6 +33,9 @@ struct Args {
     /// of the kernel under study), checked and timed as it is.
     #[arg(long, value_delimiter = ',')]
     sgemm_nt_forms: Vec<String>,
+    /// The same for `sgemm_f32`'s contract (A row-major).
+    #[arg(long, value_delimiter = ',')]
+    sgemm_forms: Vec<String>,
 }
 
 fn main() -> ExitCode {
@@ -264,8 +267,10 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
             true,
         ),
     ];
-    for form in &args.sgemm_nt_forms {
-        sgemms.push((form.clone(), module.load_function(form)?, true));
+    for (forms, a_m_major) in [(&args.sgemm_forms, false), (&args.sgemm_nt_forms, true)] {
+        for form in forms {
+            sgemms.push((form.clone(), module.load_function(form)?, a_m_major));
+        }
     }
     for (name, f, a_m_major) in &sgemms {
         for (size, timed) in [(256, false), (n, true)] {
