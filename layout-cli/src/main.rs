@@ -51,8 +51,9 @@ enum Cmd {
     /// PREFIX_C.svg (M x N).
     Mma {
         /// The tiled MMA: `sm80:1x1x1`, `sm80:2x2x1`, `sm80:4x1x1` (the
-        /// 16x8x16 tensor-core atom over that many warps in M, N, K) or
-        /// `fma:16x16x1` (one multiply-add per thread).
+        /// 16x8x16 tensor-core atom over that many warps in M, N, K),
+        /// `fma:16x16x1` (one multiply-add per thread) or
+        /// `fma:(4,4)x(8,2)x1` (the same threads, each warp a 4x8 block).
         spec: String,
         /// Output prefix.
         #[arg(short, long)]

@@ -18,7 +18,7 @@ pub struct Tv {
 }
 
 /// The tiled MMAs the explorer draws.
-pub const SPECS: &str = "sm80:1x1x1, sm80:2x2x1, sm80:4x1x1, fma:16x16x1";
+pub const SPECS: &str = "sm80:1x1x1, sm80:2x2x1, sm80:4x1x1, fma:16x16x1, fma:(4,4)x(8,2)x1";
 
 macro_rules! tv {
     ($atom:expr, $l:expr) => {{
@@ -40,6 +40,8 @@ pub fn tiled(spec: &str) -> Result<Tv, String> {
         "sm80:2x2x1" => tv!(SM80_16x8x16_F32F16F16F32_TN, layout!((2,2,1):(1,2,0))),
         "sm80:4x1x1" => tv!(SM80_16x8x16_F32F16F16F32_TN, layout!((4,1,1):(1,0,0))),
         "fma:16x16x1" => tv!(UniversalFMA, layout!((16,16,1):(1,16,0))),
+        // The same 16 x 16 threads, each warp a 4 x 8 block (the SGEMM's).
+        "fma:(4,4)x(8,2)x1" => tv!(UniversalFMA, layout!(((4,4),(8,2),1):((1,32),(4,128),0))),
         _ => return Err(format!("`{spec}`: unknown tiled MMA (one of {SPECS})")),
     })
 }

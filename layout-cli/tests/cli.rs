@@ -183,6 +183,37 @@ fn mma_draws_the_three_partitions() {
     let (_, y4) = at("T4V0");
     let (_, y32) = at("T32V0");
     assert!(x1 > x0 && y4 > y0 && y32 > y4);
+    // Threads of a nested atom layout: thread t0 + 4 t1 + 32 t2 + 128 t3 of
+    // ((4,4),(8,2),1):((1,32),(4,128),0) computes C(t0 + 4 t2, t1 + 8 t3),
+    // so warp 0 is the 4 x 8 block at the origin.
+    let warps = dir.join("fma");
+    let (code, out, err) = layout(&["mma", "fma:(4,4)x(8,2)x1", "-o", warps.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("wrote"), "{out}");
+    let text = std::fs::read_to_string(format!("{}_C.svg", warps.display())).unwrap();
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    let cell = |label: &str| -> (f64, f64) {
+        let t = doc
+            .descendants()
+            .find(|n| n.has_tag_name("text") && n.text() == Some(label))
+            .unwrap_or_else(|| panic!("no cell {label}"));
+        (
+            t.attribute("x").unwrap().parse().unwrap(),
+            t.attribute("y").unwrap().parse().unwrap(),
+        )
+    };
+    let (t0, t1, t4, t32, t31) = (
+        cell("T0V0"),
+        cell("T1V0"),
+        cell("T4V0"),
+        cell("T32V0"),
+        cell("T31V0"),
+    );
+    // T1 one row down, T4 one column right, T32 four rows down, T31 at (3, 7).
+    let (dx, dy) = (t4.0 - t0.0, t1.1 - t0.1);
+    assert!(dx > 0.0 && dy > 0.0 && t1.0 == t0.0 && t4.1 == t0.1);
+    assert_eq!((t32.0, t32.1), (t0.0, t0.1 + 4.0 * dy));
+    assert_eq!((t31.0, t31.1), (t0.0 + 7.0 * dx, t0.1 + 3.0 * dy));
     // An unknown tiled MMA: one line, status 2.
     let (code, _, err) = layout(&["mma", "sm80:3x1x1", "-o", prefix.to_str().unwrap()]);
     assert_eq!(code, 2);
