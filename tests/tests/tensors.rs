@@ -9,7 +9,7 @@ use layout_core::fragment::make_fragment_like;
 use layout_core::mma::make_tiled_mma;
 use layout_core::partition::{local_partition, local_tile, try_local_tile, Partition};
 use layout_core::tensor::make_identity_tensor;
-use layout_core::{layout, Tensor, Underscore as X, C};
+use layout_core::{layout, to_cute_string, Tensor, Underscore as X, C};
 
 /// A thread's partition of a column-major reference tile (offset = m + M*n)
 /// holds exactly the coordinates the thread-value layout gives it, and the
@@ -113,6 +113,7 @@ fn nested_atom_layout_relabels_the_threads() {
         nested.thr_layout_vmnk().to_string(),
         "(_1,(_4,_4),(_8,_2),_1):(_0,(_1,_32),(_4,_128),_0)"
     );
+    assert_eq!(to_cute_string(&nested.tile_size()), "(_128,_128,_1)");
     assert_eq!(
         nested.get_layout_c_tv().to_string(),
         "((_4,_8,_4,_2),(_1,((_4,_2),(_4,_2)))):((_4,_512,_16,_4096),(_0,((_1,_64),(_128,_8192))))"
@@ -166,6 +167,15 @@ fn nested_atom_layout_relabels_the_threads() {
     assert_eq!(
         tc.thr_layout_vmnk().to_string(),
         "(_32,(_2,_2),_2,_1):(_1,(_32,_128),_64,_0)"
+    );
+    assert_eq!(to_cute_string(&tc.tile_size()), "(_64,_16,_16)");
+    assert_eq!(tc.size().to_string(), "_256");
+    assert!(tc
+        .to_string()
+        .contains("ThrLayoutVMNK:  (_32,(_2,_2),_2,_1):(_1,(_32,_128),_64,_0)"));
+    assert_eq!(
+        tc.thrfrg_a(layout!((64,32):(32,1))).to_string(),
+        "(((_4,_8),(_4,_1)),((_2,_2,_2),(_1,_2))):(((_2,_32),(_512,_0)),((_1,_256,_8),(_0,_16)))"
     );
     assert_eq!(
         tc.get_layout_c_tv().to_string(),
