@@ -1,9 +1,13 @@
-//! Thread-value layouts of MMA instructions, as static layout types.
+//! Thread-value layouts of MMA and copy instructions, as static layout
+//! types.
 //!
 //! A thread-value layout maps `(thread, value)` to a position in the
 //! instruction's tile, numbered column-major: `q = m + M*k` for the A operand.
 
+use crate::int::C;
+use crate::layout::Layout;
 use crate::layout_type;
+use core::marker::PhantomData;
 
 /// The SM80 `mma.sync.m16n8k16` with f16 inputs and f32 accumulators
 /// (CuTe's `SM80_16x8x16_F32F16F16F32_TN`): one warp of 32 threads.
@@ -92,6 +96,72 @@ pub trait CopyAtom {
     type SrcLayout: Default + Copy;
     /// (destination thread, destination bit) -> bit of the copied block.
     type DstLayout: Default + Copy;
+    /// The reference `(thread, bit)` order a tiled copy's thread-value
+    /// layout is written in: the source's, or for `ldmatrix` the
+    /// destination's (CuTe's `RefLayout`).
+    type RefLayout: Default + Copy;
+}
+
+/// A type a copy moves, by its width in bits (CuTe's `sizeof_bits`): the
+/// copy atoms' bit layouts are read in units of it.
+pub trait CopyValue: Copy {
+    /// The width in bits, as a static integer.
+    type Bits: Copy + Default;
+    /// The width in bits.
+    const BITS: usize;
+}
+macro_rules! copy_value {
+    ($($t:ty = $n:literal),*) => {$(
+        impl CopyValue for $t {
+            type Bits = C<$n>;
+            const BITS: usize = $n;
+        }
+    )*};
+}
+copy_value!(
+    u8 = 8,
+    i8 = 8,
+    u16 = 16,
+    i16 = 16,
+    u32 = 32,
+    i32 = 32,
+    f32 = 32,
+    u64 = 64,
+    i64 = 64,
+    f64 = 64,
+    u128 = 128,
+    i128 = 128
+);
+
+/// One thread copies one value of type `S` (CuTe's `UniversalCopy<S>`):
+/// `UniversalCopy<u128>` is a 16-byte vector load or store.
+///
+/// ```
+/// use layout_core::atom::{CopyAtom, UniversalCopy};
+/// assert_eq!(<UniversalCopy<u128> as CopyAtom>::SrcLayout::default().to_string(), "(_1,_128):(_0,_1)");
+/// ```
+#[derive(Debug)]
+pub struct UniversalCopy<S>(PhantomData<S>);
+impl<S> Clone for UniversalCopy<S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<S> Copy for UniversalCopy<S> {}
+impl<S> Default for UniversalCopy<S> {
+    fn default() -> Self {
+        UniversalCopy(PhantomData)
+    }
+}
+
+impl<S: CopyValue> CopyAtom for UniversalCopy<S>
+where
+    S::Bits: crate::tuple::IntTuple,
+{
+    type ThrID = layout_type!(1:0);
+    type SrcLayout = Layout<(C<1>, S::Bits), (C<0>, C<1>)>;
+    type DstLayout = Layout<(C<1>, S::Bits), (C<0>, C<1>)>;
+    type RefLayout = Layout<(C<1>, S::Bits), (C<0>, C<1>)>;
 }
 
 /// `ldmatrix.sync.aligned.m8n8.x4.shared.b16` (CuTe's `SM75_U32x4_LDSM_N`):
@@ -115,6 +185,7 @@ impl CopyAtom for SM75_U32x4_LDSM_N {
     type ThrID = layout_type!(32:1);
     type SrcLayout = layout_type!((32,128):(128,1));
     type DstLayout = layout_type!((32,(32,4)):(32,(1,1024)));
+    type RefLayout = Self::DstLayout;
 }
 
 /// `ldmatrix.sync.aligned.m8n8.x2.shared.b16` (CuTe's `SM75_U32x2_LDSM_N`):
@@ -133,6 +204,7 @@ impl CopyAtom for SM75_U32x2_LDSM_N {
     type ThrID = layout_type!(32:1);
     type SrcLayout = layout_type!(((16,2),128):((128,0),1));
     type DstLayout = layout_type!((32,(32,2)):(32,(1,1024)));
+    type RefLayout = Self::DstLayout;
 }
 
 /// `ldmatrix.sync.aligned.m8n8.x1.shared.b16` (CuTe's `SM75_U32x1_LDSM_N`):
@@ -153,6 +225,7 @@ impl CopyAtom for SM75_U32x1_LDSM_N {
     type ThrID = layout_type!(32:1);
     type SrcLayout = layout_type!(((8,4),128):((128,0),1));
     type DstLayout = layout_type!((32,32):(32,1));
+    type RefLayout = Self::DstLayout;
 }
 
 /// `ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16` (CuTe's
@@ -174,6 +247,7 @@ impl CopyAtom for SM75_U16x2_LDSM_T {
     type ThrID = layout_type!(32:1);
     type SrcLayout = layout_type!(((8,4),128):((128,0),1));
     type DstLayout = layout_type!(((4,8),(16,2)):((256,16),(1,128)));
+    type RefLayout = Self::DstLayout;
 }
 
 /// `ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16` (CuTe's
@@ -193,6 +267,7 @@ impl CopyAtom for SM75_U16x4_LDSM_T {
     type ThrID = layout_type!(32:1);
     type SrcLayout = layout_type!(((16,2),128):((128,0),1));
     type DstLayout = layout_type!(((4,8),(16,2,2)):((256,16),(1,128,1024)));
+    type RefLayout = Self::DstLayout;
 }
 
 /// `ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16` (CuTe's
@@ -212,6 +287,7 @@ impl CopyAtom for SM75_U16x8_LDSM_T {
     type ThrID = layout_type!(32:1);
     type SrcLayout = layout_type!((32,128):(128,1));
     type DstLayout = layout_type!(((4,8),(16,2,4)):((256,16),(1,128,1024)));
+    type RefLayout = Self::DstLayout;
 }
 
 /// `cp.async.cg.shared.global` of 16 bytes (CuTe's
@@ -230,4 +306,5 @@ impl CopyAtom for SM80_CP_ASYNC_CACHEGLOBAL_U128 {
     type ThrID = layout_type!(1:0);
     type SrcLayout = layout_type!((1,128):(0,1));
     type DstLayout = layout_type!((1,128):(0,1));
+    type RefLayout = Self::SrcLayout;
 }

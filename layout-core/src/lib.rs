@@ -67,6 +67,7 @@ pub mod raw;
 pub mod respell;
 pub mod slice;
 pub mod tensor;
+pub mod tiled_copy;
 pub mod tuple;
 
 pub use coord::{crd2crd, crd2idx, idx2crd, CompactIndex, Crd2Crd, Crd2Idx, Underscore};

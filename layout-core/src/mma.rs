@@ -630,6 +630,57 @@ where
     }
 }
 
+/// A TiledMMA's thread-value layout of one operand and that operand's tile
+/// (`(M, K)` for A, `(N, K)` for B, `(M, N)` for C), where the layout
+/// exists: what `make_tiled_copy_{a,b,c}` ([`crate::tiled_copy`]) tile by.
+#[doc(hidden)]
+pub trait OperandTv<const X: char> {
+    type Tv: Copy + Default;
+    type Tile: Copy + Default;
+}
+macro_rules! operand_tv {
+    ($x:literal, $tv:ident, $m:ident, $n:ident, [$p0:ident, $p1:ident], [$a0:ident, $a1:ident], $lay:ident, [$t0:ident, $t1:ident], { $($extra:tt)* }) => {
+        impl<A, L, P> OperandTv<$x> for TiledMma<A, L, P>
+        where
+            Self: MmaTiling,
+            (<Self as MmaTiling>::$m, <Self as MmaTiling>::$n): Compact<C<1>>
+                + Congruent<<(<Self as MmaTiling>::$m, <Self as MmaTiling>::$n) as Compact<C<1>>>::Left>
+                + Copy
+                + Default,
+            RefLayout<<Self as MmaTiling>::$m, <Self as MmaTiling>::$n>: ThrFrg<
+                PermPair<<Self as MmaTiling>::$p0, <Self as MmaTiling>::$p1>,
+                AtomTile<$a0<AtomOf<Self>>, $a1<AtomOf<Self>>>,
+                <AtomOf<Self> as MmaAtom>::$lay,
+                ThrTile<$t0<Self>, $t1<Self>>,
+            >,
+            VmnkOf<Self>: ThrInverse,
+            $($extra)*
+            $tv<Self>: Copy + Default,
+        {
+            type Tv = $tv<Self>;
+            type Tile = (<Self as MmaTiling>::$m, <Self as MmaTiling>::$n);
+        }
+    };
+}
+operand_tv!('A', LayoutATv, TileM, TileK, [PermM, PermK], [AtomM, AtomK], ALayout, [ThrM, ThrK], {
+    FrgA<Self, RefLayout<<Self as MmaTiling>::TileM, <Self as MmaTiling>::TileK>>:
+        Composition<(ATile<Self>, Underscore)>,
+    <FrgA<Self, RefLayout<<Self as MmaTiling>::TileM, <Self as MmaTiling>::TileK>> as Composition<
+        (ATile<Self>, Underscore),
+    >>::Output: Composition<(ThrIdx<Self>, Underscore)>,
+});
+operand_tv!('B', LayoutBTv, TileN, TileK, [PermN, PermK], [AtomN, AtomK], BLayout, [ThrN, ThrK], {
+    FrgB<Self, RefLayout<<Self as MmaTiling>::TileN, <Self as MmaTiling>::TileK>>:
+        Composition<(BTile<Self>, Underscore)>,
+    <FrgB<Self, RefLayout<<Self as MmaTiling>::TileN, <Self as MmaTiling>::TileK>> as Composition<
+        (BTile<Self>, Underscore),
+    >>::Output: Composition<(ThrIdx<Self>, Underscore)>,
+});
+operand_tv!('C', LayoutCTv, TileM, TileN, [PermM, PermN], [AtomM, AtomN], CLayout, [ThrM, ThrN], {
+    FrgC<Self, RefLayout<<Self as MmaTiling>::TileM, <Self as MmaTiling>::TileN>>:
+        Composition<(ThrIdx<Self>, Underscore)>,
+});
+
 /// Thread `thr_idx` of a tiled MMA (CuTe's `ThrMMA`): partitions the A, B
 /// and C tensors of a GEMM tile into the elements this thread holds.
 #[derive(Clone, Copy, Debug)]

@@ -8,7 +8,7 @@
 
 pub(crate) mod arith;
 pub(crate) mod by_mode;
-mod cast;
+pub(crate) mod cast;
 mod coalesce;
 mod complement;
 mod composition;
@@ -16,8 +16,8 @@ mod divide;
 pub(crate) mod filter;
 mod inverse;
 mod max_common;
-mod product;
-mod profile;
+pub(crate) mod product;
+pub(crate) mod profile;
 mod swizzle;
 pub(crate) mod tile;
 pub(crate) mod typelevel;
