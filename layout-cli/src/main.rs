@@ -1,6 +1,7 @@
 //! `layout`: the explorer. Shows layouts in CuTe notation with their
 //! tables, evaluates expressions of the algebra, and draws pictures.
 
+mod copy;
 mod draw;
 mod eval;
 mod mma;
@@ -54,6 +55,18 @@ enum Cmd {
         /// 16x8x16 tensor-core atom over that many warps in M, N, K),
         /// `fma:16x16x1` (one multiply-add per thread) or
         /// `fma:(4,4)x(8,2)x1` (the same threads, each warp a 4x8 block).
+        spec: String,
+        /// Output prefix.
+        #[arg(short, long)]
+        output: String,
+    },
+    /// Draw a TiledCopy's partitions as SVG (cells colored by thread,
+    /// labelled T#V#): PREFIX_S.svg (what each thread reads) and
+    /// PREFIX_D.svg (what it writes), over the copy's M x N tile.
+    Copy {
+        /// The tiled copy: `sgemm_2:nt`, `sgemm_2:tn` (CuTe's SGEMM tile
+        /// copies), `ldsm:a`, `ldsm:b` (`ldmatrix` of an SM80 TiledMMA's
+        /// operands) or `cp_async` (8 halves per thread).
         spec: String,
         /// Output prefix.
         #[arg(short, long)]
@@ -200,6 +213,26 @@ fn run(cli: Cli) -> Result<String, String> {
                 // A and B elements are held by several threads (the warps
                 // along N, resp. M): draw each once, with its lowest thread,
                 // as CuTe's print_latex of a TiledMMA does.
+                cells.sort_by_key(|x| (x.m, x.n, x.color));
+                cells.dedup_by_key(|x| (x.m, x.n));
+                let file = format!("{output}_{x}.svg");
+                let title = format!("{spec} {x}: {l}");
+                std::fs::write(&file, draw::svg(&title, r, c, &cells))
+                    .map_err(|e| format!("{file}: {e}"))?;
+                out += &format!("wrote {file} ({x} {r}x{c}: {l})\n");
+            }
+            Ok(out)
+        }
+        Some(Cmd::Copy { spec, output }) => {
+            let tv = copy::tiled(&spec)?;
+            let (m, n) = tv.mn;
+            let mut out = String::new();
+            for (x, l) in [("S", &tv.s), ("D", &tv.d)] {
+                let l = parse_layout(l)?;
+                let (r, c, mut cells) = draw::tv_grid(&l, m, n)?;
+                // An element several threads read (the warps of a TiledMMA
+                // that share an operand) is drawn once, with its lowest
+                // thread.
                 cells.sort_by_key(|x| (x.m, x.n, x.color));
                 cells.dedup_by_key(|x| (x.m, x.n));
                 let file = format!("{output}_{x}.svg");

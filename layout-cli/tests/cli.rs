@@ -220,6 +220,51 @@ fn mma_draws_the_three_partitions() {
     assert_eq!(err.lines().count(), 1);
 }
 
+#[test]
+fn copy_draws_source_and_destination() {
+    let dir = std::env::temp_dir().join(format!("layout-cli-copy-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let prefix = dir.join("nt");
+    let (code, out, err) = layout(&["copy", "sgemm_2:nt", "-o", prefix.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().count(), 2);
+    // CuTe's sgemm_2 NT copy: thread t reads rows 4 (t % 32) .. + 3 of
+    // column t / 32 of the 128 x 8 tile, every element once.
+    let text = std::fs::read_to_string(format!("{}_S.svg", prefix.display())).unwrap();
+    let doc = roxmltree::Document::parse(&text).expect("well-formed XML");
+    assert_eq!(
+        doc.descendants().filter(|n| n.has_tag_name("rect")).count(),
+        1024
+    );
+    let cell = |label: &str| -> (f64, f64) {
+        let t = doc
+            .descendants()
+            .find(|n| n.has_tag_name("text") && n.text() == Some(label))
+            .unwrap_or_else(|| panic!("no cell {label}"));
+        (
+            t.attribute("x").unwrap().parse().unwrap(),
+            t.attribute("y").unwrap().parse().unwrap(),
+        )
+    };
+    let (t0, t0v1, t1, t32) = (cell("T0V0"), cell("T0V1"), cell("T1V0"), cell("T32V0"));
+    let dy = t0v1.1 - t0.1;
+    assert!(dy > 0.0 && t0v1.0 == t0.0);
+    assert_eq!((t1.0, t1.1), (t0.0, t0.1 + 4.0 * dy));
+    assert!(t32.0 > t0.0 && t32.1 == t0.1);
+    // ldmatrix of an operand shared by two warps: each element drawn once.
+    let (code, _, err) = layout(&["copy", "ldsm:a", "-o", dir.join("a").to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(format!("{}_D.svg", dir.join("a").display())).unwrap();
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    assert_eq!(
+        doc.descendants().filter(|n| n.has_tag_name("rect")).count(),
+        32 * 16
+    );
+    let (code, _, err) = layout(&["copy", "tma", "-o", prefix.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert_eq!(err.lines().count(), 1);
+}
+
 /// Hostile input: huge layouts to print or draw, tables of no columns,
 /// unparsable bare text, nesting too deep. Each is one line and status 2,
 /// at once (no hang, no abort).
