@@ -25,6 +25,7 @@
 //! assert_eq!(mine.data_offset(), 148);
 //! ```
 
+use crate::algebra::arith::MulT;
 use crate::algebra::cast::{MapPairs, UpcastOp};
 use crate::algebra::product::ZipOf;
 use crate::algebra::profile::{ByProfile, CoalesceOp};
@@ -474,6 +475,62 @@ impl<T> ThrCopy<T> {
     }
 }
 
+impl<T: CopyTiling> ThrCopy<T> {
+    /// CuTe's `retile_D(tensor)`: a thread's register fragment (from a
+    /// TiledMMA's `partition_fragment_*`, say) seen in the copy's value
+    /// order, `(CPY, CPY_M, CPY_N, ...)`, so that it is the destination of
+    /// [`ThrCopy::partition_s`]'s source element by element.
+    ///
+    /// ```
+    /// use layout_core::atom::{SM75_U32x4_LDSM_N, SM80_16x8x16_F16F16F16F16_TN as Mma};
+    /// use layout_core::tiled_copy::{make_tiled_copy_a, Copy_Atom};
+    /// use layout_core::{layout, mma::make_tiled_mma, Tensor, C};
+    /// let mma = make_tiled_mma(Mma, layout!((2,2,1)), (C::<32>, C::<32>, C::<16>));
+    /// let copy = make_tiled_copy_a(Copy_Atom::<SM75_U32x4_LDSM_N, u16>::default(), mma);
+    /// let smem = [0u16; 128 * 32];
+    /// let sa = Tensor::new(&smem[..], layout!((128,32):(32,1))).unwrap();
+    /// let mut frag = mma.get_slice(5).partition_fragment_a::<u16, _, _>(sa);
+    /// assert_eq!(frag.layout().to_string(), "((_2,_2,_2),_4,_2):((_1,_2,_4),_16,_8)");
+    /// // CuTe: each ldmatrix.x4 fills 8 consecutive registers.
+    /// let regs = copy.get_slice(5).retile_d(frag.view_mut());
+    /// assert_eq!(regs.layout().to_string(), "((_8,_1),_4,_2):((_1,_0),_16,_8)");
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When run-time leaves make the division inadmissible
+    /// ([`ThrCopy::try_retile_d`] returns the error instead).
+    #[inline(always)]
+    #[track_caller]
+    pub fn retile_d<E, L: Retile<T> + Copy>(self, t: Tensor<E, L>) -> Tensor<E, L::Out> {
+        crate::algebra::values::or_panic(self.try_retile_d(t))
+    }
+    /// [`ThrCopy::retile_d`], returning the reason instead of panicking.
+    #[inline(always)]
+    pub fn try_retile_d<E, L: Retile<T> + Copy>(
+        self,
+        t: Tensor<E, L>,
+    ) -> Result<Tensor<E, L::Out>, crate::LayoutError> {
+        let l = t.layout_ref().retile()?;
+        Ok(t.rebase(l, 0))
+    }
+    /// CuTe's `retile_S(tensor)`: the same view for a fragment that is the
+    /// source of a copy (CuTe's `retile_S` and `retile_D` are one function).
+    #[inline(always)]
+    #[track_caller]
+    pub fn retile_s<E, L: Retile<T> + Copy>(self, t: Tensor<E, L>) -> Tensor<E, L::Out> {
+        self.retile_d(t)
+    }
+    /// [`ThrCopy::retile_s`], returning the reason instead of panicking.
+    #[inline(always)]
+    pub fn try_retile_s<E, L: Retile<T> + Copy>(
+        self,
+        t: Tensor<E, L>,
+    ) -> Result<Tensor<E, L::Out>, crate::LayoutError> {
+        self.try_retile_d(t)
+    }
+}
+
 /// A tensor's layout tiled by the copy: `((thread, value), (rest modes))`.
 type TvTensor<L, Tiler, M> =
     <<Tiler as ZipDivideOnto<L>>::Zipped as Composition<(M, Underscore)>>::Output;
@@ -689,5 +746,154 @@ where
         writeln!(f)?;
         writeln!(f, "  TiledLayout_TV: {}", Tv::default())?;
         write!(f, "{}", A::default())
+    }
+}
+
+/// A rest coordinate `(0, _, _, ...)` for a shape of the rank of `Self`
+/// (CuTe's `append<R>(Int<0>{}, _)`).
+#[doc(hidden)]
+pub trait FirstFixed {
+    type Crd: Copy + Default;
+}
+impl<T: crate::tuple::Tuple> FirstFixed for T
+where
+    T::List: crate::tuple::List + SplitHead,
+    <T::List as SplitHead>::Tail: crate::slice::RepeatUnderList,
+    crate::tuple::Cons<usize, <<T::List as SplitHead>::Tail as crate::slice::RepeatUnderList>::Out>:
+        IntoTuple,
+    <crate::tuple::Cons<usize, <<T::List as SplitHead>::Tail as crate::slice::RepeatUnderList>::Out> as IntoTuple>::Tuple:
+        Copy + Default,
+{
+    type Crd = <crate::tuple::Cons<
+        usize,
+        <<T::List as SplitHead>::Tail as crate::slice::RepeatUnderList>::Out,
+    > as IntoTuple>::Tuple;
+}
+/// The head and tail of a mode list.
+#[doc(hidden)]
+pub trait SplitHead {
+    type Head;
+    type Tail;
+}
+impl<H, T> SplitHead for crate::tuple::Cons<H, T> {
+    type Head = H;
+    type Tail = T;
+}
+
+/// `(m, n) -> index of the value` of a tiled copy for fragments of `V`
+/// values per thread (CuTe's `retile`: `upcast<threads * V>` of the TV
+/// layout's inverse over the tile).
+type FrgMn<T, V> = Layout<
+    <<WithShape<T> as LayoutParts>::Shape as MapPairs<
+        <WithShape<T> as LayoutParts>::Stride,
+        crate::algebra::cast::UpcastBy<MulT<ThreadsOf<T>, V>>,
+    >>::OS,
+    <<WithShape<T> as LayoutParts>::Shape as MapPairs<
+        <WithShape<T> as LayoutParts>::Stride,
+        crate::algebra::cast::UpcastBy<MulT<ThreadsOf<T>, V>>,
+    >>::OD,
+>;
+type WithShape<T> =
+    <<<T as CopyTiling>::LayoutTv as RightInverse>::Output as Composition<TilerLayout<T>>>::Output;
+type ThreadsOf<T> = SizeT<Shape0<<T as CopyTiling>::LayoutTv>>;
+/// `V:_1` (CuTe's `make_layout(V)`).
+type Line<V> = Layout<V, <V as Compact<C<1>>>::Left>;
+/// `(atom values, rest values) -> (v, m, n)`.
+type FrgV<T, V> = <Line<NumValOf<<T as CopyTiling>::Atom>> as ZipDivideOnto<
+    <<FrgMn<T, V> as RightInverse>::Output as crate::algebra::ProductOnto<Line<V>>>::Logical,
+>>::Zipped;
+/// The fragment's tiler `(V, M', N')`: V, then each mode of [`FrgMn`].
+type FrgTiler<T, V> = <crate::tuple::Cons<
+    V,
+    <<<FrgMn<T, V> as LayoutParts>::Shape as AsModes>::Modes as ProductEach>::Out,
+> as IntoTuple>::Tuple;
+type Retiled<L, T, V> =
+    <<FrgTiler<T, V> as ZipDivideOnto<L>>::Zipped as Composition<(FrgV<T, V>, Underscore)>>::Output;
+/// The first mode's size of a layout (of any rank).
+type Mode0Size<L> = SizeT<<<L as LayoutParts>::Shape as crate::ops::Mode<0>>::Output>;
+
+/// A fragment layout `L` seen in a tiled copy `T`'s value order (CuTe's
+/// `retile`): `((atom values, rest values), rest modes...)`.
+#[doc(hidden)]
+pub trait Retile<T> {
+    type Out: Copy;
+    fn retile(self) -> Result<Self::Out, crate::LayoutError>;
+}
+impl<L, T> Retile<T> for L
+where
+    T: CopyTiling,
+    L: Copy + LayoutParts,
+    L::Shape: Congruent<L::Stride> + crate::ops::Mode<0>,
+    <L::Shape as crate::ops::Mode<0>>::Output: IntTuple<Leaves: SizeList<C<1>>>,
+    Mode0Size<L>: IntTuple + Compact<C<1>> + Congruent<<Mode0Size<L> as Compact<C<1>>>::Left>,
+    NumValOf<T::Atom>: Compact<C<1>> + Congruent<<NumValOf<T::Atom> as Compact<C<1>>>::Left>,
+    <T::LayoutTv as LayoutParts>::Shape: Modes2,
+    T::LayoutTv: LayoutParts + RightInverse,
+    Shape0<T::LayoutTv>: IntTuple<Leaves: SizeList<C<1>>>,
+    TilerOfCopy<T>: Compact<C<1>> + Congruent<<TilerOfCopy<T> as Compact<C<1>>>::Left>,
+    <T::LayoutTv as RightInverse>::Output: Composition<TilerLayout<T>>,
+    WithShape<T>: LayoutParts,
+    (ThreadsOf<T>, Mode0Size<L>): crate::algebra::arith::LMul,
+    <WithShape<T> as LayoutParts>::Shape: MapPairs<
+        <WithShape<T> as LayoutParts>::Stride,
+        crate::algebra::cast::UpcastBy<MulT<ThreadsOf<T>, Mode0Size<L>>>,
+    >,
+    FrgMn<T, Mode0Size<L>>: LayoutParts + RightInverse,
+    <FrgMn<T, Mode0Size<L>> as RightInverse>::Output:
+        crate::algebra::ProductOnto<Line<Mode0Size<L>>>,
+    Line<NumValOf<T::Atom>>: ZipDivideOnto<
+        <<FrgMn<T, Mode0Size<L>> as RightInverse>::Output as crate::algebra::ProductOnto<
+            Line<Mode0Size<L>>,
+        >>::Logical,
+    >,
+    FrgV<T, Mode0Size<L>>: Copy + Default,
+    <FrgMn<T, Mode0Size<L>> as LayoutParts>::Shape: AsModes<Modes: ProductEach>,
+    crate::tuple::Cons<
+        Mode0Size<L>,
+        <<<FrgMn<T, Mode0Size<L>> as LayoutParts>::Shape as AsModes>::Modes as ProductEach>::Out,
+    >: IntoTuple,
+    FrgTiler<T, Mode0Size<L>>: ZipDivideOnto<L> + Default,
+    <FrgTiler<T, Mode0Size<L>> as ZipDivideOnto<L>>::Zipped:
+        crate::algebra::StaticResult + Composition<(FrgV<T, Mode0Size<L>>, Underscore)>,
+    Retiled<L, T, Mode0Size<L>>: RestSlice,
+{
+    type Out = <Retiled<L, T, Mode0Size<L>> as RestSlice>::Out;
+    #[inline(always)]
+    fn retile(self) -> Result<Self::Out, crate::LayoutError> {
+        let tiled =
+            crate::algebra::try_zipped_divide(self, FrgTiler::<T, Mode0Size<L>>::default())?;
+        let v = crate::algebra::try_composition(
+            tiled,
+            (FrgV::<T, Mode0Size<L>>::default(), Underscore),
+        )?;
+        Ok(v.rest_slice())
+    }
+}
+
+/// `(values, (rest...))` sliced at rest coordinate `(0, _, ...)`:
+/// `(values, rest modes but the first...)`.
+#[doc(hidden)]
+pub trait RestSlice {
+    type Out: Copy;
+    fn rest_slice(self) -> Self::Out;
+}
+type RestCrd<R> = (Underscore, <R as FirstFixed>::Crd);
+impl<F, R, FD, RD> RestSlice for Layout<(F, R), (FD, RD)>
+where
+    (F, R): Congruent<(FD, RD)>,
+    (FD, RD): IntTuple,
+    R: FirstFixed,
+    RestCrd<R>: crate::slice::SliceCoord<(F, R)> + crate::slice::SliceCoord<(FD, RD)>,
+    <RestCrd<R> as crate::slice::SliceCoord<(F, R)>>::Sliced:
+        Congruent<<RestCrd<R> as crate::slice::SliceCoord<(FD, RD)>>::Sliced>,
+    <RestCrd<R> as crate::slice::SliceCoord<(FD, RD)>>::Sliced: IntTuple,
+{
+    type Out = Layout<
+        <RestCrd<R> as crate::slice::SliceCoord<(F, R)>>::Sliced,
+        <RestCrd<R> as crate::slice::SliceCoord<(FD, RD)>>::Sliced,
+    >;
+    #[inline(always)]
+    fn rest_slice(self) -> Self::Out {
+        crate::slice::slice((Underscore, R::Crd::default()), self)
     }
 }

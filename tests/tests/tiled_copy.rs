@@ -9,6 +9,7 @@ use layout_core::atom::{
     SM75_U32x2_LDSM_N, SM75_U32x4_LDSM_N, SM80_16x8x16_F16F16F16F16_TN, UniversalCopy,
     SM80_CP_ASYNC_CACHEGLOBAL_U128,
 };
+use layout_core::fragment::make_fragment_like;
 use layout_core::mma::make_tiled_mma;
 use layout_core::tiled_copy::{
     make_tiled_copy, make_tiled_copy_a, make_tiled_copy_b, make_tiled_copy_c, Copy_Atom,
@@ -148,6 +149,62 @@ fn ldmatrix_copies_of_a_tiled_mma() {
     assert_eq!(
         c.get_layout_s_tv().to_string(),
         "((_4,_8,_2,_2),(_2,(_2,_2))):((_64,_1,_16,_256),(_32,(_8,_512)))"
+    );
+}
+
+/// `retile`: a thread's register fragments seen in each copy's value order
+/// (CuTe's sgemm_sm80 feeds `ldmatrix` and stores C so).
+#[test]
+fn retile_views_fragments_in_copy_order() {
+    let mma = make_tiled_mma(
+        SM80_16x8x16_F16F16F16F16_TN,
+        layout!((2, 2, 1)),
+        (C::<32>, C::<32>, C::<16>),
+    );
+    let smem = vec![0u16; 128 * 128];
+    let s = Tensor::new(&smem[..128 * 32], layout!((128,32):(32,1))).unwrap();
+    let thr = mma.get_slice(5);
+    let mut fa = thr.partition_fragment_a::<u16, _, _>(s.view());
+    let mut fb = thr.partition_fragment_b::<u16, _, _>(s.view());
+    let mut fc =
+        thr.partition_fragment_c::<u16, _, _>(Tensor::new(&smem[..], layout!((128, 128))).unwrap());
+    assert_eq!(fb.layout().to_string(), "((_2,_2),_8,_2):((_1,_2),_8,_4)");
+    assert_eq!(fc.layout().to_string(), "((_2,_2),_4,_8):((_1,_2),_4,_16)");
+    let a = make_tiled_copy_a(Copy_Atom::<SM75_U32x4_LDSM_N, u16>::default(), mma);
+    let b2 = make_tiled_copy_b(Copy_Atom::<SM75_U32x2_LDSM_N, u16>::default(), mma);
+    let b4 = make_tiled_copy_b(Copy_Atom::<SM75_U32x4_LDSM_N, u16>::default(), mma);
+    let c = make_tiled_copy_c(Copy_Atom::<UniversalCopy<u32>, u16>::default(), mma);
+    assert_eq!(
+        a.get_slice(5).retile_d(fa.view_mut()).layout().to_string(),
+        "((_8,_1),_4,_2):((_1,_0),_16,_8)"
+    );
+    assert_eq!(
+        b2.get_slice(5).retile_d(fb.view_mut()).layout().to_string(),
+        "((_4,_2),_4,_2):((_1,_8),_16,_4)"
+    );
+    assert_eq!(
+        b4.get_slice(5).retile_d(fb.view_mut()).layout().to_string(),
+        "(((_4,_2),_1),_4,_2):(((_1,_8),_0),_16,_4)"
+    );
+    assert_eq!(
+        c.get_slice(5).retile_s(fc.view_mut()).layout().to_string(),
+        "((_2,(_2,_2)),_4,_4):((_1,(_2,_16)),_4,_32)"
+    );
+    // A vector copy's own fragment is already in its order.
+    let nt = make_tiled_copy(
+        Copy_Atom::<UniversalCopy<u128>, f32>::default(),
+        layout!((32, 8)),
+        layout!((4, 1)),
+    );
+    let tile = vec![0f32; 128 * 8];
+    let d = nt
+        .get_slice(0)
+        .partition_d(Tensor::new(&tile[..], layout!((128, 8))).unwrap());
+    let mut fr = make_fragment_like::<f32, _>(d.layout());
+    assert_eq!(fr.layout().to_string(), "((_4,_1),_1,_1):((_1,_0),_0,_0)");
+    assert_eq!(
+        nt.get_slice(0).retile_d(fr.view_mut()).layout().to_string(),
+        "((_4,_1),_1,_1):((_1,_0),_0,_0)"
     );
 }
 

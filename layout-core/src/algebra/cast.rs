@@ -152,38 +152,43 @@ where
     }
 }
 
+/// `upcast` by the static integer `F` of one leaf pair (`upcast<N>` is
+/// [`UpcastOp<N>`]; a factor computed at the type level, as a tiled copy's
+/// `retile` needs, is a leaf type).
+#[doc(hidden)]
+pub struct UpcastBy<F>(core::marker::PhantomData<F>);
 /// `upcast<N>` of one leaf pair.
 #[doc(hidden)]
-pub struct UpcastOp<const N: usize>;
-/// `B1`: a static 0 stride is kept; `B0`: `ceil(s / ceil(N/d)) : ceil(d/N)`.
+pub type UpcastOp<const N: usize> = UpcastBy<C<N>>;
+/// `B1`: a static 0 stride is kept; `B0`: `ceil(s / ceil(F/d)) : ceil(d/F)`.
 #[doc(hidden)]
-pub trait UpBranch<Sh, St, const N: usize> {
+pub trait UpBranch<Sh, St, F> {
     type OS: IntTuple;
     type OD: IntTuple;
     fn go(s: Sh, d: St) -> (Self::OS, Self::OD);
 }
-impl<Sh: IntTuple, St: IntTuple, const N: usize> UpBranch<Sh, St, N> for B1 {
+impl<Sh: IntTuple, St: IntTuple, F> UpBranch<Sh, St, F> for B1 {
     type OS = Sh;
     type OD = St;
     fn go(s: Sh, d: St) -> (Sh, St) {
         (s, d)
     }
 }
-impl<Sh, St, const N: usize> UpBranch<Sh, St, N> for B0
+impl<Sh, St, F> UpBranch<Sh, St, F> for B0
 where
-    C<N>: IntCeilDiv<St>,
-    St: IntCeilDiv<C<N>> + Int,
-    Sh: IntCeilDiv<<C<N> as IntCeilDiv<St>>::Output>,
-    <Sh as IntCeilDiv<<C<N> as IntCeilDiv<St>>::Output>>::Output: crate::int::FromValue,
-    <St as IntCeilDiv<C<N>>>::Output: crate::int::FromValue,
+    F: IntCeilDiv<St> + StaticInt,
+    St: IntCeilDiv<F> + Int,
+    Sh: IntCeilDiv<<F as IntCeilDiv<St>>::Output>,
+    <Sh as IntCeilDiv<<F as IntCeilDiv<St>>::Output>>::Output: crate::int::FromValue,
+    <St as IntCeilDiv<F>>::Output: crate::int::FromValue,
 {
-    type OS = <Sh as IntCeilDiv<<C<N> as IntCeilDiv<St>>::Output>>::Output;
-    type OD = <St as IntCeilDiv<C<N>>>::Output;
+    type OS = <Sh as IntCeilDiv<<F as IntCeilDiv<St>>::Output>>::Output;
+    type OD = <St as IntCeilDiv<F>>::Output;
     fn go(s: Sh, d: St) -> (Self::OS, Self::OD) {
         const {
-            if let Some(d) = St::STATIC {
+            if let (Some(d), Some(n)) = (St::STATIC, F::STATIC) {
                 assert!(
-                    d % N == 0 || N % d == 0,
+                    d % n == 0 || n % d == 0,
                     "upcast: a static stride neither divides N nor is a multiple of it"
                 );
             }
@@ -196,17 +201,20 @@ where
                 crate::int::FromValue::from_value(0),
             );
         }
-        (s.ceil_div(C::<N>.ceil_div(d)), d.ceil_div(C::<N>))
+        (
+            s.ceil_div(F::default().ceil_div(d)),
+            d.ceil_div(F::default()),
+        )
     }
 }
-impl<Sh, St: StrideZero, const N: usize> PairOp<Sh, St> for UpcastOp<N>
+impl<Sh, St: StrideZero, F> PairOp<Sh, St> for UpcastBy<F>
 where
-    St::IsZero: UpBranch<Sh, St, N>,
+    St::IsZero: UpBranch<Sh, St, F>,
 {
-    type OS = <St::IsZero as UpBranch<Sh, St, N>>::OS;
-    type OD = <St::IsZero as UpBranch<Sh, St, N>>::OD;
+    type OS = <St::IsZero as UpBranch<Sh, St, F>>::OS;
+    type OD = <St::IsZero as UpBranch<Sh, St, F>>::OD;
     fn apply(s: Sh, d: St) -> (Self::OS, Self::OD) {
-        <St::IsZero as UpBranch<Sh, St, N>>::go(s, d)
+        <St::IsZero as UpBranch<Sh, St, F>>::go(s, d)
     }
 }
 
