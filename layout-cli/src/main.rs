@@ -109,6 +109,28 @@ fn show(l: &DynLayout) -> Result<String, String> {
     Ok(out)
 }
 
+/// Writes `{output}_{x}.svg`: the thread-value layout `l` over an `r` x `c`
+/// tile. An element several threads hold (a TiledMMA's A and B along the
+/// other operand's warps, an operand copy shared by them) is drawn once,
+/// with its lowest thread, as CuTe's `print_latex` does.
+fn draw_partition(
+    spec: &str,
+    output: &str,
+    x: &str,
+    l: &str,
+    r: i64,
+    c: i64,
+) -> Result<String, String> {
+    let l = parse_layout(l)?;
+    let (r, c, mut cells) = draw::tv_grid(&l, r, c)?;
+    cells.sort_by_key(|x| (x.m, x.n, x.color));
+    cells.dedup_by_key(|x| (x.m, x.n));
+    let file = format!("{output}_{x}.svg");
+    let title = format!("{spec} {x}: {l}");
+    std::fs::write(&file, draw::svg(&title, r, c, &cells)).map_err(|e| format!("{file}: {e}"))?;
+    Ok(format!("wrote {file} ({x} {r}x{c}: {l})\n"))
+}
+
 fn tile(spec: &str) -> Result<(i64, i64), String> {
     let (a, b) = spec
         .split_once(['x', ','])
@@ -208,18 +230,7 @@ fn run(cli: Cli) -> Result<String, String> {
             let (m, n, k) = tv.mnk;
             let mut out = String::new();
             for (x, l, r, c) in [("A", &tv.a, m, k), ("B", &tv.b, n, k), ("C", &tv.c, m, n)] {
-                let l = parse_layout(l)?;
-                let (r, c, mut cells) = draw::tv_grid(&l, r, c)?;
-                // A and B elements are held by several threads (the warps
-                // along N, resp. M): draw each once, with its lowest thread,
-                // as CuTe's print_latex of a TiledMMA does.
-                cells.sort_by_key(|x| (x.m, x.n, x.color));
-                cells.dedup_by_key(|x| (x.m, x.n));
-                let file = format!("{output}_{x}.svg");
-                let title = format!("{spec} {x}: {l}");
-                std::fs::write(&file, draw::svg(&title, r, c, &cells))
-                    .map_err(|e| format!("{file}: {e}"))?;
-                out += &format!("wrote {file} ({x} {r}x{c}: {l})\n");
+                out += &draw_partition(&spec, &output, x, l, r, c)?;
             }
             Ok(out)
         }
@@ -228,18 +239,7 @@ fn run(cli: Cli) -> Result<String, String> {
             let (m, n) = tv.mn;
             let mut out = String::new();
             for (x, l) in [("S", &tv.s), ("D", &tv.d)] {
-                let l = parse_layout(l)?;
-                let (r, c, mut cells) = draw::tv_grid(&l, m, n)?;
-                // An element several threads read (the warps of a TiledMMA
-                // that share an operand) is drawn once, with its lowest
-                // thread.
-                cells.sort_by_key(|x| (x.m, x.n, x.color));
-                cells.dedup_by_key(|x| (x.m, x.n));
-                let file = format!("{output}_{x}.svg");
-                let title = format!("{spec} {x}: {l}");
-                std::fs::write(&file, draw::svg(&title, r, c, &cells))
-                    .map_err(|e| format!("{file}: {e}"))?;
-                out += &format!("wrote {file} ({x} {r}x{c}: {l})\n");
+                out += &draw_partition(&spec, &output, x, l, m, n)?;
             }
             Ok(out)
         }

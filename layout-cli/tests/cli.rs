@@ -144,6 +144,18 @@ fn latex_draws_every_cell() {
     assert!(out.contains("\\begin{tikzpicture}"));
 }
 
+/// The (x, y) of the label `label` in a drawn SVG.
+fn cell_xy(doc: &roxmltree::Document, label: &str) -> (f64, f64) {
+    let t = doc
+        .descendants()
+        .find(|n| n.has_tag_name("text") && n.text() == Some(label))
+        .unwrap_or_else(|| panic!("no cell {label}"));
+    (
+        t.attribute("x").unwrap().parse().unwrap(),
+        t.attribute("y").unwrap().parse().unwrap(),
+    )
+}
+
 #[test]
 fn mma_draws_the_three_partitions() {
     let dir = std::env::temp_dir().join(format!("layout-cli-mma-{}", std::process::id()));
@@ -168,16 +180,7 @@ fn mma_draws_the_three_partitions() {
     // thread 4 holds C(1,0); warp 1 (threads 32..63) the rows 16..31.
     let text = std::fs::read_to_string(format!("{}_C.svg", prefix.display())).unwrap();
     let doc = roxmltree::Document::parse(&text).unwrap();
-    let at = |label: &str| -> (f64, f64) {
-        let t = doc
-            .descendants()
-            .find(|n| n.has_tag_name("text") && n.text() == Some(label))
-            .unwrap_or_else(|| panic!("no cell {label}"));
-        (
-            t.attribute("x").unwrap().parse().unwrap(),
-            t.attribute("y").unwrap().parse().unwrap(),
-        )
-    };
+    let at = |label: &str| cell_xy(&doc, label);
     let (x0, y0) = at("T0V0");
     let (x1, _) = at("T1V0");
     let (_, y4) = at("T4V0");
@@ -192,16 +195,7 @@ fn mma_draws_the_three_partitions() {
     assert!(out.contains("wrote"), "{out}");
     let text = std::fs::read_to_string(format!("{}_C.svg", warps.display())).unwrap();
     let doc = roxmltree::Document::parse(&text).unwrap();
-    let cell = |label: &str| -> (f64, f64) {
-        let t = doc
-            .descendants()
-            .find(|n| n.has_tag_name("text") && n.text() == Some(label))
-            .unwrap_or_else(|| panic!("no cell {label}"));
-        (
-            t.attribute("x").unwrap().parse().unwrap(),
-            t.attribute("y").unwrap().parse().unwrap(),
-        )
-    };
+    let cell = |label: &str| cell_xy(&doc, label);
     let (t0, t1, t4, t32, t31) = (
         cell("T0V0"),
         cell("T1V0"),
@@ -236,16 +230,7 @@ fn copy_draws_source_and_destination() {
         doc.descendants().filter(|n| n.has_tag_name("rect")).count(),
         1024
     );
-    let cell = |label: &str| -> (f64, f64) {
-        let t = doc
-            .descendants()
-            .find(|n| n.has_tag_name("text") && n.text() == Some(label))
-            .unwrap_or_else(|| panic!("no cell {label}"));
-        (
-            t.attribute("x").unwrap().parse().unwrap(),
-            t.attribute("y").unwrap().parse().unwrap(),
-        )
-    };
+    let cell = |label: &str| cell_xy(&doc, label);
     let (t0, t0v1, t1, t32) = (cell("T0V0"), cell("T0V1"), cell("T1V0"), cell("T32V0"));
     let dy = t0v1.1 - t0.1;
     assert!(dy > 0.0 && t0v1.0 == t0.0);

@@ -26,7 +26,7 @@
 //! ```
 
 use crate::algebra::arith::MulT;
-use crate::algebra::cast::{MapPairs, UpcastOp};
+use crate::algebra::cast::{MapPairs, UpcastBy};
 use crate::algebra::product::ZipOf;
 use crate::algebra::profile::{ByProfile, CoalesceOp};
 use crate::algebra::tile::ProductEach;
@@ -72,34 +72,7 @@ type Recast<L, T> = Layout<
     <<L as LayoutParts>::Shape as MapPairs<<L as LayoutParts>::Stride, UpcastOf<T>>>::OS,
     <<L as LayoutParts>::Shape as MapPairs<<L as LayoutParts>::Stride, UpcastOf<T>>>::OD,
 >;
-type UpcastOf<T> = <T as ValueUpcast>::Op;
-
-/// The upcast by a value type's width in bits.
-#[doc(hidden)]
-pub trait ValueUpcast {
-    type Op;
-}
-macro_rules! value_upcast {
-    ($($t:ty = $n:literal),*) => {$(
-        impl ValueUpcast for $t {
-            type Op = UpcastOp<$n>;
-        }
-    )*};
-}
-value_upcast!(
-    u8 = 8,
-    i8 = 8,
-    u16 = 16,
-    i16 = 16,
-    u32 = 32,
-    i32 = 32,
-    f32 = 32,
-    u64 = 64,
-    i64 = 64,
-    f64 = 64,
-    u128 = 128,
-    i128 = 128
-);
+type UpcastOf<T> = UpcastBy<<T as CopyValue>::Bits>;
 
 /// A copy atom's layouts in units of its value type (CuTe's `Copy_Atom`
 /// members).
@@ -141,7 +114,7 @@ type Shape1<L> = <<L as LayoutParts>::Shape as Modes2>::M1;
 
 type RefTo<R, X> = <<R as RightInverse>::Output as Composition<X>>::Output;
 
-impl<Op: CopyAtom, T: CopyValue + ValueUpcast> CopyAtomValues for Copy_Atom<Op, T>
+impl<Op: CopyAtom, T: CopyValue> CopyAtomValues for Copy_Atom<Op, T>
 where
     Op::SrcLayout: LayoutParts,
     Op::DstLayout: LayoutParts,
@@ -696,27 +669,26 @@ where
     <Self as CopyAtomValues>::ValRef: core::fmt::Display,
 {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        type V<X> = X;
         writeln!(f, "Copy_Atom")?;
         writeln!(
             f,
             "  ThrID:        {}",
-            V::<<Self as CopyAtomValues>::ThrID>::default()
+            <Self as CopyAtomValues>::ThrID::default()
         )?;
         writeln!(
             f,
             "  ValLayoutSrc: {}",
-            V::<<Self as CopyAtomValues>::ValSrc>::default()
+            <Self as CopyAtomValues>::ValSrc::default()
         )?;
         writeln!(
             f,
             "  ValLayoutDst: {}",
-            V::<<Self as CopyAtomValues>::ValDst>::default()
+            <Self as CopyAtomValues>::ValDst::default()
         )?;
         writeln!(
             f,
             "  ValLayoutRef: {}",
-            V::<<Self as CopyAtomValues>::ValRef>::default()
+            <Self as CopyAtomValues>::ValRef::default()
         )?;
         writeln!(f, "  ValueType:    {}b", <Self as CopyAtomValues>::BITS)
     }
@@ -786,11 +758,11 @@ impl<H, T> SplitHead for crate::tuple::Cons<H, T> {
 type FrgMn<T, V> = Layout<
     <<WithShape<T> as LayoutParts>::Shape as MapPairs<
         <WithShape<T> as LayoutParts>::Stride,
-        crate::algebra::cast::UpcastBy<MulT<ThreadsOf<T>, V>>,
+        UpcastBy<MulT<ThreadsOf<T>, V>>,
     >>::OS,
     <<WithShape<T> as LayoutParts>::Shape as MapPairs<
         <WithShape<T> as LayoutParts>::Stride,
-        crate::algebra::cast::UpcastBy<MulT<ThreadsOf<T>, V>>,
+        UpcastBy<MulT<ThreadsOf<T>, V>>,
     >>::OD,
 >;
 type WithShape<T> =
@@ -834,10 +806,8 @@ where
     <T::LayoutTv as RightInverse>::Output: Composition<TilerLayout<T>>,
     WithShape<T>: LayoutParts,
     (ThreadsOf<T>, Mode0Size<L>): crate::algebra::arith::LMul,
-    <WithShape<T> as LayoutParts>::Shape: MapPairs<
-        <WithShape<T> as LayoutParts>::Stride,
-        crate::algebra::cast::UpcastBy<MulT<ThreadsOf<T>, Mode0Size<L>>>,
-    >,
+    <WithShape<T> as LayoutParts>::Shape:
+        MapPairs<<WithShape<T> as LayoutParts>::Stride, UpcastBy<MulT<ThreadsOf<T>, Mode0Size<L>>>>,
     FrgMn<T, Mode0Size<L>>: LayoutParts + RightInverse,
     <FrgMn<T, Mode0Size<L>> as RightInverse>::Output:
         crate::algebra::ProductOnto<Line<Mode0Size<L>>>,
