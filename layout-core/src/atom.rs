@@ -106,15 +106,12 @@ pub trait CopyAtom {
 /// copy atoms' bit layouts are read in units of it.
 pub trait CopyValue: Copy {
     /// The width in bits, as a static integer.
-    type Bits: Copy + Default;
-    /// The width in bits.
-    const BITS: usize;
+    type Bits: crate::int::StaticInt;
 }
 macro_rules! copy_value {
     ($($t:ty = $n:literal),*) => {$(
         impl CopyValue for $t {
             type Bits = C<$n>;
-            const BITS: usize = $n;
         }
     )*};
 }
@@ -154,10 +151,7 @@ impl<S> Default for UniversalCopy<S> {
     }
 }
 
-impl<S: CopyValue> CopyAtom for UniversalCopy<S>
-where
-    S::Bits: crate::tuple::IntTuple,
-{
+impl<S: CopyValue> CopyAtom for UniversalCopy<S> {
     type ThrID = layout_type!(1:0);
     type SrcLayout = Layout<(C<1>, S::Bits), (C<0>, C<1>)>;
     type DstLayout = Layout<(C<1>, S::Bits), (C<0>, C<1>)>;

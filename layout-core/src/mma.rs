@@ -31,7 +31,7 @@ use crate::compact::Compact;
 use crate::coord::Underscore;
 use crate::int::C;
 use crate::layout::{Congruent, Layout};
-use crate::partition::ThreadLayout;
+use crate::partition::{check_divides, refused, ThreadLayout};
 use crate::tensor::Tensor;
 use crate::tuple::IntTuple;
 use core::marker::PhantomData;
@@ -527,25 +527,11 @@ where
     /// assert_eq!(mma.get_layout_c_tv().to_string(),
     ///            "((_4,_8,_2,_2),((_2,_2),(_1,_1))):((_64,_1,_16,_256),((_32,_8),(_0,_0)))");
     /// ```
-    pub fn get_layout_c_tv(self) -> LayoutCTv<Self>
+    pub fn get_layout_c_tv(self) -> <Self as OperandTv<'C'>>::Tv
     where
-        (<Self as MmaTiling>::TileM, <Self as MmaTiling>::TileN): Compact<C<1>>
-            + Congruent<
-                <(<Self as MmaTiling>::TileM, <Self as MmaTiling>::TileN) as Compact<C<1>>>::Left,
-            >,
-        RefLayout<<Self as MmaTiling>::TileM, <Self as MmaTiling>::TileN>: ThrFrg<
-            PermPair<<Self as MmaTiling>::PermM, <Self as MmaTiling>::PermN>,
-            AtomTile<AtomM<AtomOf<Self>>, AtomN<AtomOf<Self>>>,
-            <AtomOf<Self> as MmaAtom>::CLayout,
-            ThrTile<ThrM<Self>, ThrN<Self>>,
-        >,
-        VmnkOf<Self>: ThrInverse,
-        FrgC<Self, RefLayout<<Self as MmaTiling>::TileM, <Self as MmaTiling>::TileN>>:
-            Composition<(ThrIdx<Self>, Underscore)>,
+        Self: OperandTv<'C'>,
     {
-        let r = crate::compact::make_layout_left(Default::default());
-        let frg = self.thrfrg_c(r);
-        crate::algebra::composition(frg, (VmnkOf::<Self>::default().thr_inverse(), Underscore))
+        OperandTv::<'C'>::tv(self)
     }
     /// CuTe's `get_layoutA_TV()`: `(thread index, value) -> (m, k)` in the
     /// column-major M x K tile.
@@ -558,27 +544,11 @@ where
     /// assert_eq!(mma.get_layout_a_tv().to_string(),
     ///            "((_4,_8,_2),((_2,_2,_2),(_1,_1))):((_64,_1,_16),((_32,_8,_256),(_0,_0)))");
     /// ```
-    pub fn get_layout_a_tv(self) -> LayoutATv<Self>
+    pub fn get_layout_a_tv(self) -> <Self as OperandTv<'A'>>::Tv
     where
-        (<Self as MmaTiling>::TileM, <Self as MmaTiling>::TileK): Compact<C<1>>
-            + Congruent<<(<Self as MmaTiling>::TileM, <Self as MmaTiling>::TileK) as Compact<C<1>>>::Left>,
-        RefLayout<<Self as MmaTiling>::TileM, <Self as MmaTiling>::TileK>: ThrFrg<
-            PermPair<<Self as MmaTiling>::PermM, <Self as MmaTiling>::PermK>,
-            AtomTile<AtomM<AtomOf<Self>>, AtomK<AtomOf<Self>>>,
-            <AtomOf<Self> as MmaAtom>::ALayout,
-            ThrTile<ThrM<Self>, ThrK<Self>>,
-        >,
-        VmnkOf<Self>: ThrInverse,
-        FrgA<Self, RefLayout<<Self as MmaTiling>::TileM, <Self as MmaTiling>::TileK>>:
-            Composition<(ATile<Self>, Underscore)>,
-        <FrgA<Self, RefLayout<<Self as MmaTiling>::TileM, <Self as MmaTiling>::TileK>> as Composition<
-            (ATile<Self>, Underscore),
-        >>::Output: Composition<(ThrIdx<Self>, Underscore)>,
+        Self: OperandTv<'A'>,
     {
-        let r = crate::compact::make_layout_left(Default::default());
-        let frg =
-            crate::algebra::composition(self.thrfrg_a(r), (ATile::<Self>::default(), Underscore));
-        crate::algebra::composition(frg, (VmnkOf::<Self>::default().thr_inverse(), Underscore))
+        OperandTv::<'A'>::tv(self)
     }
     /// CuTe's `get_layoutB_TV()`: `(thread index, value) -> (n, k)` in the
     /// column-major N x K tile.
@@ -589,27 +559,11 @@ where
     /// assert_eq!(mma.get_layout_b_tv().to_string(),
     ///            "((_4,_8,_2,_2),((_2,_2),(_1,_1))):((_32,_1,_0,_8),((_16,_128),(_0,_0)))");
     /// ```
-    pub fn get_layout_b_tv(self) -> LayoutBTv<Self>
+    pub fn get_layout_b_tv(self) -> <Self as OperandTv<'B'>>::Tv
     where
-        (<Self as MmaTiling>::TileN, <Self as MmaTiling>::TileK): Compact<C<1>>
-            + Congruent<<(<Self as MmaTiling>::TileN, <Self as MmaTiling>::TileK) as Compact<C<1>>>::Left>,
-        RefLayout<<Self as MmaTiling>::TileN, <Self as MmaTiling>::TileK>: ThrFrg<
-            PermPair<<Self as MmaTiling>::PermN, <Self as MmaTiling>::PermK>,
-            AtomTile<AtomN<AtomOf<Self>>, AtomK<AtomOf<Self>>>,
-            <AtomOf<Self> as MmaAtom>::BLayout,
-            ThrTile<ThrN<Self>, ThrK<Self>>,
-        >,
-        VmnkOf<Self>: ThrInverse,
-        FrgB<Self, RefLayout<<Self as MmaTiling>::TileN, <Self as MmaTiling>::TileK>>:
-            Composition<(BTile<Self>, Underscore)>,
-        <FrgB<Self, RefLayout<<Self as MmaTiling>::TileN, <Self as MmaTiling>::TileK>> as Composition<
-            (BTile<Self>, Underscore),
-        >>::Output: Composition<(ThrIdx<Self>, Underscore)>,
+        Self: OperandTv<'B'>,
     {
-        let r = crate::compact::make_layout_left(Default::default());
-        let frg =
-            crate::algebra::composition(self.thrfrg_b(r), (BTile::<Self>::default(), Underscore));
-        crate::algebra::composition(frg, (VmnkOf::<Self>::default().thr_inverse(), Underscore))
+        OperandTv::<'B'>::tv(self)
     }
 }
 
@@ -632,14 +586,17 @@ where
 
 /// A TiledMMA's thread-value layout of one operand and that operand's tile
 /// (`(M, K)` for A, `(N, K)` for B, `(M, N)` for C), where the layout
-/// exists: what `make_tiled_copy_{a,b,c}` ([`crate::tiled_copy`]) tile by.
+/// exists: what `get_layout{A,B,C}_TV` compute and `make_tiled_copy_{a,b,c}`
+/// ([`crate::tiled_copy`]) tile by.
 #[doc(hidden)]
 pub trait OperandTv<const X: char> {
     type Tv: Copy + Default;
     type Tile: Copy + Default;
+    /// The thread-value layout.
+    fn tv(self) -> Self::Tv;
 }
 macro_rules! operand_tv {
-    ($x:literal, $tv:ident, $m:ident, $n:ident, [$p0:ident, $p1:ident], [$a0:ident, $a1:ident], $lay:ident, [$t0:ident, $t1:ident], { $($extra:tt)* }) => {
+    ($x:literal, $tv:ident, $m:ident, $n:ident, [$p0:ident, $p1:ident], [$a0:ident, $a1:ident], $lay:ident, [$t0:ident, $t1:ident], { $($extra:tt)* }, |$s:ident, $r:ident| $frg:expr) => {
         impl<A, L, P> OperandTv<$x> for TiledMma<A, L, P>
         where
             Self: MmaTiling,
@@ -659,6 +616,11 @@ macro_rules! operand_tv {
         {
             type Tv = $tv<Self>;
             type Tile = (<Self as MmaTiling>::$m, <Self as MmaTiling>::$n);
+            fn tv(self) -> Self::Tv {
+                let ($s, $r) = (self, crate::compact::make_layout_left(Default::default()));
+                // Thread ids to thread indices.
+                crate::algebra::composition($frg, (VmnkOf::<Self>::default().thr_inverse(), Underscore))
+            }
         }
     };
 }
@@ -668,18 +630,18 @@ operand_tv!('A', LayoutATv, TileM, TileK, [PermM, PermK], [AtomM, AtomK], ALayou
     <FrgA<Self, RefLayout<<Self as MmaTiling>::TileM, <Self as MmaTiling>::TileK>> as Composition<
         (ATile<Self>, Underscore),
     >>::Output: Composition<(ThrIdx<Self>, Underscore)>,
-});
+}, |mma, r| crate::algebra::composition(mma.thrfrg_a(r), (ATile::<Self>::default(), Underscore)));
 operand_tv!('B', LayoutBTv, TileN, TileK, [PermN, PermK], [AtomN, AtomK], BLayout, [ThrN, ThrK], {
     FrgB<Self, RefLayout<<Self as MmaTiling>::TileN, <Self as MmaTiling>::TileK>>:
         Composition<(BTile<Self>, Underscore)>,
     <FrgB<Self, RefLayout<<Self as MmaTiling>::TileN, <Self as MmaTiling>::TileK>> as Composition<
         (BTile<Self>, Underscore),
     >>::Output: Composition<(ThrIdx<Self>, Underscore)>,
-});
+}, |mma, r| crate::algebra::composition(mma.thrfrg_b(r), (BTile::<Self>::default(), Underscore)));
 operand_tv!('C', LayoutCTv, TileM, TileN, [PermM, PermN], [AtomM, AtomN], CLayout, [ThrM, ThrN], {
     FrgC<Self, RefLayout<<Self as MmaTiling>::TileM, <Self as MmaTiling>::TileN>>:
         Composition<(ThrIdx<Self>, Underscore)>,
-});
+}, |mma, r| mma.thrfrg_c(r));
 
 /// Thread `thr_idx` of a tiled MMA (CuTe's `ThrMMA`): partitions the A, B
 /// and C tensors of a GEMM tile into the elements this thread holds.
@@ -730,30 +692,8 @@ where
     pub fn try_get_slice(self, thr_idx: usize) -> Result<ThrMma<Self>, crate::LayoutError> {
         let vmnk = VmnkOf::<Self>::default()
             .thread_coord(thr_idx)
-            .ok_or(out_of_shape("get_slice"))?;
+            .ok_or(refused("get_slice"))?;
         Ok(ThrMma { mma: self, vmnk })
-    }
-}
-
-/// `Err` unless the tile's extent `block` divides the tensor's mode size.
-fn check_divides(block: usize, target: usize, mode: usize) -> Result<(), crate::LayoutError> {
-    if block != 0 && target % block == 0 {
-        return Ok(());
-    }
-    Err(crate::LayoutError::Refused {
-        op: "partition",
-        why: crate::Refusal::NotDividing {
-            mode,
-            block,
-            target,
-        },
-    })
-}
-
-fn out_of_shape(op: &'static str) -> crate::LayoutError {
-    crate::LayoutError::Refused {
-        op,
-        why: crate::Refusal::OutOfShape,
     }
 }
 
@@ -876,7 +816,7 @@ macro_rules! partition_fn {
                 let $s = self.vmnk;
                 let (l, off) = frg
                     .thr_slice($s.0, $x, $y)
-                    .ok_or(out_of_shape($op))?;
+                    .ok_or(refused($op))?;
                 Ok(t.rebase(l, off))
             }
             #[doc = concat!("CuTe's `", $op, "` made a register fragment (`partition_fragment_", stringify!($frag_op), "`): a [`crate::fragment::Fragment`] of `make_fragment_like` of the partition's layout (static shape and strides: partition a static tile).")]

@@ -23,11 +23,29 @@ use crate::slice::SliceCoord;
 use crate::tensor::Tensor;
 use crate::tuple::{AsModes, Concat, IntTuple, IntoTuple, List};
 
-fn refused(op: &'static str) -> LayoutError {
+/// `op`'s refusal of a coordinate (a thread index) outside the shape.
+pub(crate) fn refused(op: &'static str) -> LayoutError {
     LayoutError::Refused {
         op,
         why: Refusal::OutOfShape,
     }
+}
+
+/// `Err` unless a partition's tile extent `block` divides the tensor's
+/// mode `mode` of size `target` (where it does not, CuTe partitions past
+/// the tensor).
+pub(crate) fn check_divides(block: usize, target: usize, mode: usize) -> Result<(), LayoutError> {
+    if block != 0 && target % block == 0 {
+        return Ok(());
+    }
+    Err(LayoutError::Refused {
+        op: "partition",
+        why: Refusal::NotDividing {
+            mode,
+            block,
+            target,
+        },
+    })
 }
 
 /// A coordinate with `_` applied to a layout `S:D`: the kept modes as a

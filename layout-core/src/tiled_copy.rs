@@ -38,6 +38,8 @@ use crate::coord::Underscore;
 use crate::int::C;
 use crate::layout::{Congruent, Layout};
 use crate::mma::OperandTv;
+use crate::ops::Mode;
+use crate::partition::{check_divides, refused};
 use crate::tensor::Tensor;
 use crate::tuple::{AsModes, IntTuple, IntoTuple};
 use core::marker::PhantomData;
@@ -99,18 +101,9 @@ pub trait CopyAtomValues: Copy + Default {
     const BITS: usize;
 }
 
-/// The two modes of a rank-2 shape.
-#[doc(hidden)]
-pub trait Modes2 {
-    type M0: IntTuple;
-    type M1: IntTuple;
-}
-impl<A: IntTuple, B: IntTuple> Modes2 for (A, B) {
-    type M0 = A;
-    type M1 = B;
-}
-type Shape0<L> = <<L as LayoutParts>::Shape as Modes2>::M0;
-type Shape1<L> = <<L as LayoutParts>::Shape as Modes2>::M1;
+/// Mode 0 (1) of a layout's shape.
+type Shape0<L> = <<L as LayoutParts>::Shape as Mode<0>>::Output;
+type Shape1<L> = <<L as LayoutParts>::Shape as Mode<1>>::Output;
 
 type RefTo<R, X> = <<R as RightInverse>::Output as Composition<X>>::Output;
 
@@ -128,7 +121,7 @@ where
     Recast<Op::SrcLayout, T>: Copy + Default,
     Recast<Op::DstLayout, T>: Copy + Default,
     Recast<Op::RefLayout, T>: Copy + Default + LayoutParts + RightInverse,
-    <Recast<Op::RefLayout, T> as LayoutParts>::Shape: Modes2,
+    <Recast<Op::RefLayout, T> as LayoutParts>::Shape: Mode<0> + Mode<1>,
     Shape0<Recast<Op::RefLayout, T>>: IntTuple<Leaves: SizeList<C<1>>>,
     Shape1<Recast<Op::RefLayout, T>>: IntTuple<Leaves: SizeList<C<1>>>,
     SizeT<Shape0<Recast<Op::RefLayout, T>>>: IntTuple,
@@ -147,7 +140,10 @@ where
     type NumVal = SizeT<Shape1<Recast<Op::RefLayout, T>>>;
     type RefToSrc = RefTo<Recast<Op::RefLayout, T>, Recast<Op::SrcLayout, T>>;
     type RefToDst = RefTo<Recast<Op::RefLayout, T>, Recast<Op::DstLayout, T>>;
-    const BITS: usize = T::BITS;
+    const BITS: usize = match <T::Bits as crate::int::Int>::STATIC {
+        Some(n) => n,
+        None => panic!("a value's width is static"),
+    };
 }
 
 /// CuTe's `TiledCopy<Copy_Atom, LayoutCopy_TV, ShapeTiler_MN>`: the atom
@@ -217,7 +213,7 @@ type NumValOf<A> = <A as CopyAtomValues>::NumVal;
 impl<A: CopyAtomValues, Tv, Tiler: Copy + Default + IntTuple> CopyTiling for TiledCopy<A, Tv, Tiler>
 where
     Tv: Copy + Default + LayoutParts,
-    <Tv as LayoutParts>::Shape: Modes2,
+    <Tv as LayoutParts>::Shape: Mode<0>,
     Shape0<Tv>: IntTuple,
     (NumThrOf<A>, NumValOf<A>): ZipDivideOnto<Tv>,
     AtomTv<Tv, NumThrOf<A>, NumValOf<A>>:
@@ -421,10 +417,7 @@ where
     /// ```
     pub fn try_get_slice(self, thr_idx: usize) -> Result<ThrCopy<Self>, crate::LayoutError> {
         if thr_idx >= <Self as CopyTiling>::THREADS {
-            return Err(crate::LayoutError::Refused {
-                op: "get_slice",
-                why: crate::Refusal::OutOfShape,
-            });
+            return Err(refused("get_slice"));
         }
         Ok(ThrCopy {
             copy: PhantomData,
@@ -591,10 +584,7 @@ macro_rules! partition_fn {
                 check_tile::<T, Lt>(&l)?;
                 let tiled = crate::algebra::try_zipped_divide(l, T::Tiler::default())?;
                 let tv = crate::algebra::try_composition(tiled, (T::$thrval::default(), Underscore))?;
-                let (l, off) = tv.thr_slice(self.thr_idx).ok_or(crate::LayoutError::Refused {
-                    op: $op,
-                    why: crate::Refusal::OutOfShape,
-                })?;
+                let (l, off) = tv.thr_slice(self.thr_idx).ok_or(refused($op))?;
                 Ok(t.rebase(l, off))
             }
         }
@@ -628,27 +618,14 @@ fn check_tile<T: CopyTiling, Lt: LayoutParts + Copy>(l: &Lt) -> Result<(), crate
         n += 1;
     });
     let mut mode = 0;
-    let mut bad = None;
+    let mut res = Ok(());
     l.parts().0.for_each_mode_size(&mut |target| {
-        if mode < n.min(tile.len()) && bad.is_none() {
-            let block = tile[mode];
-            if block == 0 || target % block != 0 {
-                bad = Some((mode, block, target));
-            }
+        if mode < n.min(tile.len()) && res.is_ok() {
+            res = check_divides(tile[mode], target, mode);
         }
         mode += 1;
     });
-    match bad {
-        None => Ok(()),
-        Some((mode, block, target)) => Err(crate::LayoutError::Refused {
-            op: "partition",
-            why: crate::Refusal::NotDividing {
-                mode,
-                block,
-                target,
-            },
-        }),
-    }
+    res
 }
 
 /// CuTe's `print(copy_atom)`.
@@ -741,14 +718,12 @@ where
         <<T::List as SplitHead>::Tail as crate::slice::RepeatUnderList>::Out,
     > as IntoTuple>::Tuple;
 }
-/// The head and tail of a mode list.
+/// The tail of a mode list.
 #[doc(hidden)]
 pub trait SplitHead {
-    type Head;
     type Tail;
 }
 impl<H, T> SplitHead for crate::tuple::Cons<H, T> {
-    type Head = H;
     type Tail = T;
 }
 
@@ -781,8 +756,8 @@ type FrgTiler<T, V> = <crate::tuple::Cons<
 > as IntoTuple>::Tuple;
 type Retiled<L, T, V> =
     <<FrgTiler<T, V> as ZipDivideOnto<L>>::Zipped as Composition<(FrgV<T, V>, Underscore)>>::Output;
-/// The first mode's size of a layout (of any rank).
-type Mode0Size<L> = SizeT<<<L as LayoutParts>::Shape as crate::ops::Mode<0>>::Output>;
+/// The first mode's size of a layout.
+type Mode0Size<L> = SizeT<Shape0<L>>;
 
 /// A fragment layout `L` seen in a tiled copy `T`'s value order (CuTe's
 /// `retile`): `((atom values, rest values), rest modes...)`.
@@ -795,11 +770,11 @@ impl<L, T> Retile<T> for L
 where
     T: CopyTiling,
     L: Copy + LayoutParts,
-    L::Shape: Congruent<L::Stride> + crate::ops::Mode<0>,
-    <L::Shape as crate::ops::Mode<0>>::Output: IntTuple<Leaves: SizeList<C<1>>>,
+    L::Shape: Congruent<L::Stride> + Mode<0>,
+    Shape0<L>: IntTuple<Leaves: SizeList<C<1>>>,
     Mode0Size<L>: IntTuple + Compact<C<1>> + Congruent<<Mode0Size<L> as Compact<C<1>>>::Left>,
     NumValOf<T::Atom>: Compact<C<1>> + Congruent<<NumValOf<T::Atom> as Compact<C<1>>>::Left>,
-    <T::LayoutTv as LayoutParts>::Shape: Modes2,
+    <T::LayoutTv as LayoutParts>::Shape: Mode<0>,
     T::LayoutTv: LayoutParts + RightInverse,
     Shape0<T::LayoutTv>: IntTuple<Leaves: SizeList<C<1>>>,
     TilerOfCopy<T>: Compact<C<1>> + Congruent<<TilerOfCopy<T> as Compact<C<1>>>::Left>,
