@@ -17,20 +17,25 @@ pub struct Cell {
     pub color: Option<i64>,
 }
 
-/// The cells of a rank-2 layout: `(m, n)` shows `L(m, n)`.
-pub fn grid(l: &DynLayout) -> Result<(i64, i64, Vec<Cell>), String> {
+/// The cells of a rank-2 layout `l` (named `name`), or of a swizzled layout
+/// over it: `(m, n)` shows `offset(m + rows * n)`.
+pub fn grid(
+    l: &DynLayout,
+    name: &str,
+    offset: impl Fn(i64) -> Result<i64, LayoutError>,
+) -> Result<(i64, i64, Vec<Cell>), String> {
     if l.rank() != 2 {
         return Err(format!(
-            "a picture needs a rank-2 layout, {l} has rank {}",
+            "a picture needs a rank-2 layout, {name} has rank {}",
             l.rank()
         ));
     }
     let (rows, cols) = mode_sizes(l).map_err(|e| e.to_string())?;
-    within_limit(l, rows, cols)?;
+    within_limit(&name, rows, cols)?;
     let mut cells = Vec::new();
     for n in 0..cols {
         for m in 0..rows {
-            let off = l.call(m + rows * n).map_err(|e| e.to_string())?;
+            let off = offset(m + rows * n).map_err(|e| e.to_string())?;
             cells.push(Cell {
                 m,
                 n,
@@ -43,7 +48,7 @@ pub fn grid(l: &DynLayout) -> Result<(i64, i64, Vec<Cell>), String> {
 }
 
 /// Pictures draw at most `PRINT_LIMIT` cells.
-fn within_limit(l: &DynLayout, a: i64, b: i64) -> Result<(), String> {
+fn within_limit(l: &dyn std::fmt::Display, a: i64, b: i64) -> Result<(), String> {
     let limit = layout_core::print::PRINT_LIMIT as i64;
     match a.checked_mul(b) {
         Some(n) if (0..=limit).contains(&n) && a <= limit && b <= limit => Ok(()),
@@ -79,8 +84,8 @@ pub fn tv_grid(l: &DynLayout, rows: i64, cols: i64) -> Result<(i64, i64, Vec<Cel
         ));
     }
     let (threads, values) = mode_sizes(l).map_err(|e| e.to_string())?;
-    within_limit(l, threads, values)?;
-    within_limit(l, rows, cols)?;
+    within_limit(&l, threads, values)?;
+    within_limit(&l, rows, cols)?;
     let mut cells = Vec::new();
     for v in 0..values {
         for t in 0..threads {

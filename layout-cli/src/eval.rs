@@ -1,8 +1,10 @@
 //! `layout eval`: a small expression language over the algebra. A call is
 //! `name(arg, ...)`; an argument is a call or CuTe notation (a layout, a
-//! tuple or tiler, an integer, `_`).
+//! swizzled layout `Sw<B,M,S> o _0 o layout`, a tuple or tiler, an
+//! integer, `_`).
 
 use layout_core::dynamic as d;
+use layout_core::dynamic::ComposedLayout;
 use layout_core::{DInt, DTuple, DynLayout, LayoutError, Tiler};
 
 /// A value of the expression language.
@@ -13,6 +15,8 @@ use layout_core::{DInt, DTuple, DynLayout, LayoutError, Tiler};
 pub enum Val {
     /// A layout.
     Layout(DynLayout),
+    /// A swizzled layout, `Sw<B,M,S> o _0 o layout`.
+    Swizzled(ComposedLayout),
     /// A tuple, integer or tiler written in CuTe notation without `:` at the top.
     Text(String),
 }
@@ -21,6 +25,7 @@ impl std::fmt::Display for Val {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Val::Layout(l) => write!(f, "{l}"),
+            Val::Swizzled(c) => write!(f, "{c}"),
             Val::Text(t) => f.write_str(t),
         }
     }
@@ -86,6 +91,10 @@ fn expr(src: &str, at: usize, depth: usize) -> Result<(Val, usize), EvalError> {
             i += 1;
         }
         let name = &src[start..i];
+        // `Sw<B,M,S> o _0 o layout` is CuTe notation, not a call.
+        if name == "Sw" && b.get(i) == Some(&b'<') {
+            return notation(src, start);
+        }
         if b.get(i) != Some(&b'(') {
             return Err(err(i, format!("expected `(` after `{name}`")));
         }
@@ -116,13 +125,21 @@ fn expr(src: &str, at: usize, depth: usize) -> Result<(Val, usize), EvalError> {
         }
         return Ok((call(name, start, &args)?, i));
     }
-    // CuTe notation: up to the next `,` or `)` at depth 0.
+    notation(src, start)
+}
+
+/// CuTe notation from `start`: up to the next `,` or `)` outside
+/// parentheses and a swizzle's `<...>`.
+fn notation(src: &str, start: usize) -> Result<(Val, usize), EvalError> {
+    let b = src.as_bytes();
+    let mut i = start;
     let mut depth = 0i32;
     while i < b.len() {
         match b[i] {
-            b'(' => depth += 1,
+            b'(' | b'<' => depth += 1,
             b')' if depth == 0 => break,
             b')' => depth -= 1,
+            b'>' if depth > 0 => depth -= 1,
             b',' if depth == 0 => break,
             _ => {}
         }
@@ -135,7 +152,9 @@ fn expr(src: &str, at: usize, depth: usize) -> Result<(Val, usize), EvalError> {
             "expected a layout, a tuple, an integer or a call",
         ));
     }
-    let v = if has_top_colon(text) {
+    let v = if text.starts_with("Sw") {
+        Val::Swizzled(text.parse().map_err(|e| lerr(start, e))?)
+    } else if has_top_colon(text) {
         Val::Layout(text.parse().map_err(|e| lerr(start, e))?)
     } else {
         Val::Text(text.to_string())
@@ -156,9 +175,19 @@ fn has_top_colon(s: &str) -> bool {
     false
 }
 
+/// A swizzled layout where the algebra takes a layout: refused (the
+/// explorer's algebra is over layouts; a swizzled layout is shown).
+fn swizzled(pos: usize, what: &str) -> EvalError {
+    err(
+        pos,
+        format!("expected {what}, found a swizzled layout (apply the function to its layout, then swizzle)"),
+    )
+}
+
 fn as_layout(v: &(Val, usize)) -> Result<DynLayout, EvalError> {
     match &v.0 {
         Val::Layout(l) => Ok(l.clone()),
+        Val::Swizzled(_) => Err(swizzled(v.1, "a layout")),
         Val::Text(t) => t.parse().map_err(|e| lerr(v.1, e)),
     }
 }
@@ -166,12 +195,20 @@ fn as_tuple(v: &(Val, usize)) -> Result<DTuple, EvalError> {
     match &v.0 {
         Val::Text(t) => layout_core::parse_tuple(t).map_err(|e| lerr(v.1, e)),
         Val::Layout(_) => Err(err(v.1, "expected a tuple or an integer, found a layout")),
+        Val::Swizzled(_) => Err(swizzled(v.1, "a tuple or an integer")),
     }
 }
 fn as_tiler(v: &(Val, usize)) -> Result<Tiler, EvalError> {
     match &v.0 {
         Val::Layout(l) => Ok(Tiler::Layout(l.clone())),
+        Val::Swizzled(_) => Err(swizzled(v.1, "a tiler")),
         Val::Text(t) => t.parse().map_err(|e| lerr(v.1, e)),
+    }
+}
+fn as_coord(v: &(Val, usize)) -> Result<layout_core::DCoord, EvalError> {
+    match &v.0 {
+        Val::Text(t) => t.parse().map_err(|e| lerr(v.1, e)),
+        _ => Err(err(v.1, "expected a coordinate")),
     }
 }
 fn as_usize(v: &(Val, usize)) -> Result<usize, EvalError> {
@@ -331,10 +368,7 @@ fn call(name: &str, pos: usize, a: &[(Val, usize)]) -> Result<Val, EvalError> {
         },
         "slice" | "dice" => {
             need(2)?;
-            let c: layout_core::DCoord = match &a[0].0 {
-                Val::Text(t) => t.parse().map_err(|e| lerr(a[0].1, e))?,
-                Val::Layout(_) => return Err(err(a[0].1, "expected a coordinate")),
-            };
+            let c = as_coord(&a[0])?;
             let l = as_layout(&a[1])?;
             lay(if name == "slice" {
                 d::slice(&c, &l)
@@ -345,10 +379,7 @@ fn call(name: &str, pos: usize, a: &[(Val, usize)]) -> Result<Val, EvalError> {
         "crd2idx" => {
             need(2)?;
             let l = as_layout(&a[0])?;
-            let c: layout_core::DCoord = match &a[1].0 {
-                Val::Text(t) => t.parse().map_err(|e| lerr(a[1].1, e))?,
-                Val::Layout(_) => return Err(err(a[1].1, "expected a coordinate")),
-            };
+            let c = as_coord(&a[1])?;
             text(d::crd2idx_coord(&c, l.shape(), l.stride()).map(|i| i.to_string()))
         },
         "max_common_layout" => {
@@ -385,14 +416,7 @@ fn call(name: &str, pos: usize, a: &[(Val, usize)]) -> Result<Val, EvalError> {
             };
             let sw = d::Swizzle::new(n(0)?, n(1)?, n(2)?).map_err(|e| lerr(pos, e))?;
             let c = d::composition(&sw, &as_layout(&a[3])?).map_err(|e| lerr(pos, e))?;
-            let t = c.table().map_err(|e| lerr(pos, e))?;
-            Ok(Val::Text(format!(
-                "{c}\noffsets: {}",
-                t.iter()
-                    .map(|x| x.to_string())
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            )))
+            Ok(Val::Swizzled(c))
         },
         "idx2crd" => {
             need(2)?;

@@ -8,7 +8,9 @@ mod mma;
 
 use clap::{Parser, Subcommand};
 use layout_core::dynamic as d;
-use layout_core::DynLayout;
+use layout_core::dynamic::ComposedLayout;
+use layout_core::{DynLayout, LayoutError};
+use std::fmt;
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -23,16 +25,18 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// A layout in CuTe notation, its size, cosize, rank, depth and table.
+    /// A layout in CuTe notation, its size, cosize, rank, depth and table
+    /// (at most 65536 entries: show a part of a bigger one).
     Show {
-        /// The layout, e.g. `(3,4):(4,1)` or a shape alone.
+        /// The layout, e.g. `(3,4):(4,1)` or a shape alone, or a swizzled
+        /// layout as CuTe prints it, `Sw<3,4,3> o _0 o (_8,_64):(_64,_1)`.
         layout: String,
     },
     /// Evaluate an expression: `composition((6,2):(8,2), (4,3):(3,1))`.
     Eval {
         /// The expression.
         expr: String,
-        /// Also print the result's table.
+        /// Also print the result's table (at most 65536 entries).
         #[arg(long)]
         table: bool,
     },
@@ -86,8 +90,86 @@ fn parse_layout(s: &str) -> Result<DynLayout, String> {
     s.parse::<DynLayout>().map_err(|e| format!("`{s}`: {e}"))
 }
 
-fn show(l: &DynLayout) -> Result<String, String> {
-    let e = |e: layout_core::LayoutError| e.to_string();
+/// The most entries a command prints: a table's cells, an offsets list's
+/// offsets (the cells the pictures draw, too). At most about 22 bytes an
+/// entry, so a table or list stays within a few megabytes.
+const MAX_ENTRIES: i64 = layout_core::print::PRINT_LIMIT as i64;
+
+/// What `show` shows and the pictures draw: a layout, or a swizzled layout.
+enum Shown {
+    Layout(DynLayout),
+    Swizzled(ComposedLayout),
+}
+
+impl fmt::Display for Shown {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Shown::Layout(l) => write!(f, "{l}"),
+            Shown::Swizzled(c) => write!(f, "{c}"),
+        }
+    }
+}
+
+impl Shown {
+    /// Either one, as it prints: `Sw<B,M,S> o _0 o layout` or a layout.
+    fn parse(s: &str) -> Result<Shown, String> {
+        if s.trim_start().starts_with("Sw") {
+            s.parse::<ComposedLayout>()
+                .map(Shown::Swizzled)
+                .map_err(|e| format!("`{s}`: {e}"))
+        } else {
+            parse_layout(s).map(Shown::Layout)
+        }
+    }
+    /// The layout (under the swizzle): the domain, and CuTe's cosize.
+    fn layout(&self) -> &DynLayout {
+        match self {
+            Shown::Layout(l) => l,
+            Shown::Swizzled(c) => &c.layout,
+        }
+    }
+    fn call(&self, i: i64) -> Result<i64, LayoutError> {
+        match self {
+            Shown::Layout(l) => l.call(i),
+            Shown::Swizzled(c) => c.call(i),
+        }
+    }
+    /// How to see a part of it, for a refusal.
+    fn part_hint(&self) -> &'static str {
+        match self {
+            Shown::Layout(_) => "show a part of it: a smaller layout, or a slice (layout eval 'slice(COORD, LAYOUT)' --table, where a `_` in COORD keeps a mode)",
+            Shown::Swizzled(_) => "show a part of it: the swizzle over a smaller layout",
+        }
+    }
+}
+
+/// `Err` (one line: what, and how to see a part) past [`MAX_ENTRIES`].
+fn within_cap(x: &Shown, what: &str, n: i64, rows: Option<i64>) -> Result<(), String> {
+    let too_many = n > MAX_ENTRIES || rows.is_some_and(|r| r > MAX_ENTRIES);
+    if too_many {
+        return Err(format!(
+            "{x}: {what} is more than the {MAX_ENTRIES} entries printed; {}",
+            x.part_hint()
+        ));
+    }
+    Ok(())
+}
+
+/// `offsets: L(0) L(1) ...`, within [`MAX_ENTRIES`].
+fn offsets(x: &Shown) -> Result<String, String> {
+    let e = |e: LayoutError| e.to_string();
+    let n = x.layout().size().map_err(e)?.value;
+    within_cap(x, &format!("a list of {n} offsets"), n, None)?;
+    let t = (0..n)
+        .map(|i| x.call(i).map(|o| o.to_string()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(e)?;
+    Ok(format!("offsets: {}\n", t.join(" ")))
+}
+
+fn show(x: &Shown) -> Result<String, String> {
+    let e = |e: LayoutError| e.to_string();
+    let l = x.layout();
     let mut out = format!(
         "size {}  cosize {}  rank {}  depth {}\n",
         l.size().map_err(e)?,
@@ -96,15 +178,22 @@ fn show(l: &DynLayout) -> Result<String, String> {
         l.depth()
     );
     if l.rank() == 2 {
-        out += &d::print_layout(l).map_err(e)?;
+        let (rows, cols) = (l.mode_size(0).map_err(e)?, l.mode_size(1).map_err(e)?);
+        // A table of no columns still has a line per row: rows count alone too.
+        let cells = rows.checked_mul(cols).unwrap_or(i64::MAX);
+        within_cap(
+            x,
+            &format!("a table of {rows}x{cols} cells"),
+            cells,
+            Some(rows),
+        )?;
+        out += &match x {
+            Shown::Layout(l) => d::print_layout(l),
+            Shown::Swizzled(c) => c.print_layout(),
+        }
+        .map_err(e)?;
     } else {
-        let t: Vec<String> = l
-            .table()
-            .map_err(e)?
-            .iter()
-            .map(|x| x.to_string())
-            .collect();
-        out = format!("{l}\n{out}offsets: {}\n", t.join(" "));
+        out = format!("{x}\n{out}{}", offsets(x)?);
     }
     Ok(out)
 }
@@ -143,13 +232,16 @@ fn tile(spec: &str) -> Result<(i64, i64), String> {
     Ok((p(a)?, p(b)?))
 }
 
-fn cells(l: &DynLayout, tv: &Option<String>) -> Result<(i64, i64, Vec<draw::Cell>), String> {
-    match tv {
-        Some(spec) => {
+fn cells(x: &Shown, tv: &Option<String>) -> Result<(i64, i64, Vec<draw::Cell>), String> {
+    match (tv, x) {
+        (Some(spec), Shown::Layout(l)) => {
             let (r, c) = tile(spec)?;
             draw::tv_grid(l, r, c)
         }
-        None => draw::grid(l),
+        (Some(_), Shown::Swizzled(_)) => Err(format!(
+            "{x}: a thread-value layout is a layout, not a swizzled layout"
+        )),
+        (None, x) => draw::grid(x.layout(), &x.to_string(), |i| x.call(i)),
     }
 }
 
@@ -174,7 +266,7 @@ fn tour() -> Result<String, String> {
             "(_2,(_2,_2)):(_4,(_2,_1))",
         ),
     ] {
-        o += &format!("-- {title}\n{}\n", show(&parse_layout(l)?)?);
+        o += &format!("-- {title}\n{}\n", show(&Shown::parse(l)?)?);
     }
     step(
         &mut o,
@@ -209,17 +301,21 @@ fn tour() -> Result<String, String> {
 fn run(cli: Cli) -> Result<String, String> {
     match cli.cmd {
         None => tour(),
-        Some(Cmd::Show { layout }) => show(&parse_layout(&layout)?),
+        Some(Cmd::Show { layout }) => show(&Shown::parse(&layout)?),
         Some(Cmd::Eval { expr, table }) => {
             let v = eval::eval(&expr).map_err(|e| format!("at byte {}: {}", e.pos, e.msg))?;
             let mut out = format!("{v}\n");
-            if let (true, eval::Val::Layout(l)) = (table, &v) {
-                out += &show(l)?;
+            match (v, table) {
+                (eval::Val::Layout(l), true) => out += &show(&Shown::Layout(l))?,
+                (eval::Val::Swizzled(c), true) => out += &show(&Shown::Swizzled(c))?,
+                // A swizzled layout is listed by its offsets, as `swizzle` always did.
+                (eval::Val::Swizzled(c), false) => out += &offsets(&Shown::Swizzled(c))?,
+                _ => {}
             }
             Ok(out)
         }
         Some(Cmd::Svg { layout, output, tv }) => {
-            let l = parse_layout(&layout)?;
+            let l = Shown::parse(&layout)?;
             let (r, c, cells) = cells(&l, &tv)?;
             std::fs::write(&output, draw::svg(&l.to_string(), r, c, &cells))
                 .map_err(|e| format!("{output}: {e}"))?;
@@ -244,7 +340,7 @@ fn run(cli: Cli) -> Result<String, String> {
             Ok(out)
         }
         Some(Cmd::Latex { layout, tv }) => {
-            let l = parse_layout(&layout)?;
+            let l = Shown::parse(&layout)?;
             let (r, c, cells) = cells(&l, &tv)?;
             Ok(draw::latex(&l.to_string(), r, c, &cells))
         }
@@ -261,8 +357,16 @@ fn main() -> ExitCode {
     };
     match run(cli) {
         Ok(out) => {
-            print!("{out}");
-            ExitCode::SUCCESS
+            // A reader that stops early (`| head`) is not an error.
+            use std::io::Write as _;
+            let mut so = std::io::stdout().lock();
+            match so.write_all(out.as_bytes()).and_then(|()| so.flush()) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    eprintln!("layout: {e}");
+                    ExitCode::from(2)
+                }
+                _ => ExitCode::SUCCESS,
+            }
         }
         Err(msg) => {
             eprintln!("layout: {}", msg.lines().next().unwrap_or(""));

@@ -318,3 +318,248 @@ fn every_listed_function_is_dispatched() {
         assert!(!err.contains("unknown function"), "{name}: {err}");
     }
 }
+
+/// The most entries a table or an offsets list prints (the pictures' cell
+/// limit): past it a command says how to see a part and exits with 2.
+const CAP: usize = 65536;
+
+/// `Swizzle<B,M,S>` by its definition (S >= 0): the B bits at M + S XOR-ed
+/// into the B bits at M.
+fn sw_def(b: u32, m: u32, s: u32, x: i64) -> i64 {
+    let mask = ((1i64 << b) - 1) << (m + s);
+    x ^ ((x & mask) >> s)
+}
+
+/// The offsets of a printed `offsets: ...` line.
+fn offsets_of(out: &str) -> Vec<i64> {
+    let line = out
+        .lines()
+        .find_map(|l| l.strip_prefix("offsets: "))
+        .unwrap_or_else(|| panic!("no offsets line in {}", &out[..out.len().min(300)]));
+    line.split(' ').map(|x| x.parse().unwrap()).collect()
+}
+
+/// The cells of a printed `print_layout` table, row by row.
+fn table_of(out: &str) -> Vec<Vec<i64>> {
+    out.lines()
+        .filter(|l| l.contains('|'))
+        .map(|l| {
+            l.split('|')
+                .skip(1)
+                .filter(|c| !c.trim().is_empty())
+                .map(|c| c.trim().parse().unwrap())
+                .collect()
+        })
+        .collect()
+}
+
+/// Every command that prints a table, an offsets list or a picture refuses
+/// one past the cap: status 2, nothing on stdout, one line on stderr that
+/// says how to see a part, at once.
+#[test]
+fn big_output_is_refused_with_how_to_see_a_part() {
+    let dir = std::env::temp_dir().join(format!("layout-cli-cap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let svg = dir.join("big.svg");
+    let svg = svg.to_str().unwrap();
+    let cases: Vec<Vec<&str>> = vec![
+        // The reproducers (140 MB, 140 MB, 100+ MB before).
+        vec!["show", "(16777216):(1)"],
+        vec!["eval", "swizzle(3,4,3, 16777216:1)"],
+        vec!["eval", "make_layout((16777216))", "--table"],
+        vec!["eval", "make_layout((4096,4096))", "--table"],
+        // One past the cap, each kind of output.
+        vec!["show", "(65537):(1)"],
+        vec!["show", "(2,2,16385):(1,2,4)"],
+        vec!["show", "(256,257):(1,256)"],
+        vec!["show", "(65537,0):(1,1)"],
+        vec!["show", "Sw<3,4,3> o _0 o 65537:1"],
+        vec!["show", "Sw<3,4,3> o _0 o (256,257):(257,1)"],
+        vec!["eval", "swizzle(3,4,3, 65537:1)"],
+        vec!["eval", "swizzle(3,4,3, (256,257):(257,1))", "--table"],
+        vec!["eval", "Sw<3,4,3> o _0 o 65537:1"],
+        vec!["eval", "make_layout((65537))", "--table"],
+        vec!["eval", "make_layout((256,257))", "--table"],
+        vec!["svg", "(256,257):(1,256)", "-o", svg],
+        vec!["svg", "Sw<3,4,3> o _0 o (256,257):(257,1)", "-o", svg],
+        vec!["latex", "(256,257):(1,256)"],
+    ];
+    for args in cases {
+        let t = std::time::Instant::now();
+        let (code, out, err) = layout(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?} printed {} bytes", out.len());
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        // The message names the cap and a way to see a part.
+        assert!(err.contains("65536"), "{args:?}: {err}");
+        assert!(
+            err.contains("part") || err.contains("smaller"),
+            "{args:?}: {err}"
+        );
+        assert!(err.len() < 400, "{args:?}: {err}");
+        assert!(t.elapsed().as_secs() < 5, "{args:?} took {:?}", t.elapsed());
+    }
+    assert!(
+        !std::path::Path::new(svg).exists(),
+        "a refused picture wrote a file"
+    );
+}
+
+/// The largest accepted outputs are printed whole, every entry as its
+/// definition gives it.
+#[test]
+fn the_largest_accepted_outputs_are_printed() {
+    // 65536:1 lists i at index i.
+    let (code, out, err) = layout(&["show", "(65536):(1)"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(offsets_of(&out), (0..CAP as i64).collect::<Vec<_>>());
+    let (code, out, err) = layout(&["eval", "make_layout((65536))", "--table"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(offsets_of(&out).len(), CAP);
+    // Rank 3, 2 x 2 x 16384 column-major: the same list.
+    let (code, out, err) = layout(&["show", "(2,2,16384):(1,2,4)"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(offsets_of(&out), (0..CAP as i64).collect::<Vec<_>>());
+    // A 256 x 256 table: cell (m, n) of (256,256):(1,256) is m + 256 n.
+    let (code, out, err) = layout(&["show", "(256,256):(1,256)"]);
+    assert_eq!(code, 0, "{err}");
+    let t = table_of(&out);
+    assert_eq!(t.len(), 256);
+    for (m, row) in t.iter().enumerate() {
+        let want: Vec<i64> = (0..256).map(|n| m as i64 + 256 * n).collect();
+        assert_eq!(row, &want, "row {m}");
+    }
+    // A column of 65536 rows (one cell each) is within the cap too.
+    let (code, out, err) = layout(&["show", "(65536,1):(1,0)"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(table_of(&out).len(), CAP);
+    // The swizzle's offsets: Sw<3,4,3> of i at index i.
+    let (code, out, err) = layout(&["eval", "swizzle(3,4,3, 65536:1)"]);
+    assert_eq!(code, 0, "{err}");
+    let want: Vec<i64> = (0..CAP as i64).map(|i| sw_def(3, 4, 3, i)).collect();
+    assert_eq!(offsets_of(&out), want);
+    // The widest cells (offsets near 2^63) on the largest table stay
+    // within a few megabytes.
+    let (code, out, err) = layout(&["show", "(1,65536):(1,140737488355328)"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.len() < 6 << 20, "{} bytes", out.len());
+    // Pictures: 256 x 256 cells drawn.
+    let (code, out, err) = layout(&["latex", "(256,256):(1,256)"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.matches("\\node[fill=").count(), CAP);
+}
+
+/// CuTe prints a swizzled layout `Sw<3,4,3> o _0 o (_8,_64):(_64,_1)`; the
+/// explorer prints it so too, and reads it back: `show` gives its size,
+/// cosize (CuTe's: the layout's) and table, each cell the swizzle of the
+/// layout's offset.
+#[test]
+fn swizzled_layouts_are_shown_and_read_back() {
+    let text = "Sw<3,4,3> o _0 o (_8,_64):(_64,_1)";
+    let (code, out, err) = layout(&["show", text]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("size _512  cosize _512  rank 2  depth 1\n"),
+        "{out}"
+    );
+    assert!(out.contains(text), "{out}");
+    let t = table_of(&out);
+    assert_eq!(t.len(), 8);
+    for (m, row) in t.iter().enumerate() {
+        let want: Vec<i64> = (0..64)
+            .map(|n| sw_def(3, 4, 3, 64 * m as i64 + n))
+            .collect();
+        assert_eq!(row, &want, "row {m}");
+    }
+    // By hand: (2,0) is offset 128 (bit 7), which flips bit 4: 144.
+    assert_eq!(t[2][0], 144);
+
+    // What `eval` prints reads back, in `show` and in `eval`.
+    let (code, out, err) = layout(&["eval", "swizzle(1,0,1, (_2,_4):(_4,_1))"]);
+    assert_eq!(code, 0, "{err}");
+    let printed = out.lines().next().unwrap();
+    assert_eq!(printed, "Sw<1,0,1> o _0 o (_2,_4):(_4,_1)");
+    // (m, n) -> 4 m + n, then bit 1 flips bit 0: by index 0 4 1 5 3 7 2 6.
+    assert_eq!(offsets_of(&out), [0, 4, 1, 5, 3, 7, 2, 6]);
+    let (code, again, err) = layout(&["eval", printed]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(again, out);
+    let (code, shown, err) = layout(&["show", printed]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(table_of(&shown), [vec![0, 1, 3, 2], vec![4, 5, 7, 6]]);
+    // Rank 1: its offsets listed, as for a layout.
+    let (code, out, err) = layout(&["show", "Sw<1,0,1> o _0 o 8:1"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(offsets_of(&out), [0, 1, 3, 2, 4, 5, 7, 6]);
+
+    // Drawn: one cell per element, and Sw<3,3,3> over offsets 0..512
+    // (bits 6..9 XOR-ed into bits 3..6, an involution below 512) labels the
+    // cells with 0..512, each once.
+    let dir = std::env::temp_dir().join(format!("layout-cli-sw-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("sw.svg");
+    let (code, _, err) = layout(&[
+        "svg",
+        "Sw<3,3,3> o _0 o (_8,_64):(_64,_1)",
+        "-o",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let doc = roxmltree::Document::parse(&text).expect("well-formed XML");
+    let mut labels: Vec<i64> = doc
+        .descendants()
+        .filter(|n| {
+            n.has_tag_name("text")
+                && n.prev_sibling_element()
+                    .is_some_and(|r| r.has_tag_name("rect"))
+        })
+        .filter_map(|n| n.text()?.parse().ok())
+        .collect();
+    labels.sort();
+    assert_eq!(labels, (0..512).collect::<Vec<_>>());
+    // (1,0) is offset 64, bit 6, which flips bit 3: 72; (2,0) is 128,
+    // bit 7, which flips bit 4: 144. Rows 0, 1, 2 of column 0.
+    let cell = |label: &str| {
+        let t = doc
+            .descendants()
+            .find(|n| {
+                n.has_tag_name("text")
+                    && n.text() == Some(label)
+                    && n.prev_sibling_element()
+                        .is_some_and(|r| r.has_tag_name("rect"))
+            })
+            .unwrap_or_else(|| panic!("no cell {label}"));
+        let at = |a: &str| t.attribute(a).unwrap().parse::<f64>().unwrap();
+        (at("x"), at("y"))
+    };
+    let (c0, c72, c144) = (cell("0"), cell("72"), cell("144"));
+    assert!(c0.0 == c72.0 && c72.0 == c144.0, "one column");
+    assert!(
+        c72.1 > c0.1 && c144.1 - c72.1 == c72.1 - c0.1,
+        "rows 0, 1, 2"
+    );
+
+    // Bad swizzled text: one line, status 2.
+    for args in [
+        &["show", "Sw<3,4,3> o _8 o 8:1"][..],
+        &["show", "Sw<3,4,2> o _0 o 8:1"],
+        &["show", "Sw<3,4,3> o _0"],
+        &["eval", "coalesce(Sw<1,0,1> o _0 o 8:1)"],
+        &["eval", "Sw<1,0"],
+        &[
+            "svg",
+            "Sw<1,0,1> o _0 o (2,2):(1,2)",
+            "--tv",
+            "2x2",
+            "-o",
+            "/dev/null",
+        ],
+    ] {
+        let (code, out, err) = layout(args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}

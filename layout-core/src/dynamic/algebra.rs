@@ -10,6 +10,7 @@ use alloc::borrow::Cow;
 use alloc::format;
 use alloc::string::ToString;
 use alloc::vec::Vec;
+use core::fmt;
 use smallvec::SmallVec;
 
 type R<T> = Result<T, LayoutError>;
@@ -494,7 +495,7 @@ pub fn composition<A: Compose<B> + ?Sized, B: ?Sized>(a: &A, b: &B) -> R<A::Outp
 }
 
 /// What [`composition`] composes, as CuTe's overloads of it: a layout
-/// with a layout or a [`Tiler`], a [`Swizzle`] with a layout.
+/// with a layout or a [`Tiler`], a [`Swizzle`](super::Swizzle) with a layout.
 pub trait Compose<B: ?Sized> {
     /// The composite.
     type Output;
@@ -609,6 +610,34 @@ impl core::str::FromStr for Tiler {
     /// Parse a tiler in CuTe notation: `(_2:_1,_4,_)`, `((_2,_2):(_1,_2),_4)`, `(_16,_16)`, `_6:_1`.
     fn from_str(s: &str) -> R<Tiler> {
         super::parse::tiler(s)
+    }
+}
+
+/// CuTe notation, as the parser reads it back: `(_2:_1,_4,_)`.
+///
+/// ```
+/// use layout_core::Tiler;
+/// let t: Tiler = "((_2,_2):(_1,_2),4,_)".parse().unwrap();
+/// assert_eq!(t.to_string(), "((_2,_2):(_1,_2),4,_)");
+/// assert_eq!(t.to_string().parse::<Tiler>().unwrap(), t);
+/// ```
+impl fmt::Display for Tiler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Tiler::Layout(l) => write!(f, "{l}"),
+            Tiler::Int(i) => write!(f, "{i}"),
+            Tiler::Underscore => f.write_str("_"),
+            Tiler::Tuple(v) => {
+                f.write_str("(")?;
+                for (k, t) in v.iter().enumerate() {
+                    if k > 0 {
+                        f.write_str(",")?;
+                    }
+                    write!(f, "{t}")?;
+                }
+                f.write_str(")")
+            }
+        }
     }
 }
 

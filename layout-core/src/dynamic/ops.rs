@@ -32,6 +32,33 @@ impl core::str::FromStr for DCoord {
     }
 }
 
+/// CuTe notation, as the parser reads it back: `(1,_,(0,_2))`.
+///
+/// ```
+/// use layout_core::DCoord;
+/// let c: DCoord = "(1,_,(0,_2))".parse().unwrap();
+/// assert_eq!(c.to_string(), "(1,_,(0,_2))");
+/// assert_eq!(c.to_string().parse::<DCoord>().unwrap(), c);
+/// ```
+impl core::fmt::Display for DCoord {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            DCoord::Int(i) => write!(f, "{i}"),
+            DCoord::Underscore => f.write_str("_"),
+            DCoord::Tuple(v) => {
+                f.write_char('(')?;
+                for (k, c) in v.iter().enumerate() {
+                    if k > 0 {
+                        f.write_char(',')?;
+                    }
+                    write!(f, "{c}")?;
+                }
+                f.write_char(')')
+            }
+        }
+    }
+}
+
 fn add(a: DInt, b: DInt) -> R<DInt> {
     Ok(DInt {
         value: a
@@ -508,8 +535,21 @@ pub fn slice_and_offset(c: &DCoord, l: &DynLayout) -> R<(DynLayout, DInt)> {
 /// assert!(t.contains("| 0 | 2 |") && t.contains("| 1 | 3 |"), "{t}");
 /// ```
 pub fn print_layout(l: &DynLayout) -> R<String> {
+    print_table(l, l, "print_layout", |i| l.call(i))
+}
+
+/// CuTe's `print_layout` of a rank-2 `layout` (or of something whose
+/// domain and cosize are that layout's: a swizzled layout), headed by
+/// `head`, each cell `offset(m + rows * n)`; refused past
+/// [`PRINT_LIMIT`](crate::print::PRINT_LIMIT) cells.
+pub(crate) fn print_table(
+    head: &dyn core::fmt::Display,
+    l: &DynLayout,
+    op: &'static str,
+    offset: impl Fn(i64) -> R<i64>,
+) -> R<String> {
     if l.rank() != 2 {
-        return Err(invalid("print_layout", format!("{l} is not rank 2")));
+        return Err(invalid(op, format!("{head} is not rank 2")));
     }
     let rows = l
         .shape()
@@ -528,9 +568,9 @@ pub fn print_layout(l: &DynLayout) -> R<String> {
     // line per row.
     if rows.checked_mul(cols).is_none_or(|c| c > limit) || rows > limit || cols > limit {
         return Err(invalid(
-            "print_layout",
+            op,
             format!(
-                "{l}: more than {limit} cells to print; print a part of it (slice or local_tile)"
+                "{head}: more than {limit} cells to print; print a part of it (slice or local_tile)"
             ),
         ));
     }
@@ -551,7 +591,7 @@ pub fn print_layout(l: &DynLayout) -> R<String> {
         }
         f.push_str("+\n");
     };
-    let _ = writeln!(f, "{l}");
+    let _ = writeln!(f, "{head}");
     f.push_str("    ");
     for n in 0..cols {
         let _ = write!(f, "  {:>w$} ", n, w = w - 2);
@@ -561,7 +601,7 @@ pub fn print_layout(l: &DynLayout) -> R<String> {
         delim(&mut f);
         let _ = write!(f, "{m:>2}  ");
         for n in 0..cols {
-            let _ = write!(f, "| {:>w$} ", l.call(m + rows * n)?, w = w - 2);
+            let _ = write!(f, "| {:>w$} ", offset(m + rows * n)?, w = w - 2);
         }
         f.push_str("|\n");
     }

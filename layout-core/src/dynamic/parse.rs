@@ -1,7 +1,11 @@
 //! Parsing CuTe notation: `(_2,(_2,_2)):(_4,(_2,_1))`, `8:_1`, `(3,4)`,
-//! coordinates `(1,_)` and tilers `(_2:_1,_)`: one scanner, read four ways.
+//! coordinates `(1,_)` and tilers `(_2:_1,_)`: one scanner, read four ways;
+//! and swizzled layouts `Sw<3,4,3> o _0 o (_8,_64):(_64,_1)`, as CuTe (and
+//! this library) print them.
 
-use super::{compact_left, DCoord, DInt, DTuple, DynLayout, Tiler, TupleBuilder};
+use super::{
+    compact_left, ComposedLayout, DCoord, DInt, DTuple, DynLayout, Swizzle, Tiler, TupleBuilder,
+};
 use crate::error::LayoutError;
 use alloc::boxed::Box;
 use alloc::vec::Vec;
@@ -45,6 +49,44 @@ impl P<'_> {
     fn err(&self, expected: &'static str) -> LayoutError {
         parse_err(self.i, expected)
     }
+    /// The literal `lit` (after any whitespace), or `Err` expecting `what`.
+    fn lit(&mut self, lit: &str, what: &'static str) -> Result<(), LayoutError> {
+        self.skip_ws();
+        if self.s[self.i..].starts_with(lit.as_bytes()) {
+            self.i += lit.len();
+            Ok(())
+        } else {
+            Err(self.err(what))
+        }
+    }
+    /// The end of the input (after any whitespace).
+    fn end(&mut self) -> Result<(), LayoutError> {
+        self.skip_ws();
+        if self.i != self.s.len() {
+            return Err(self.err("end of input"));
+        }
+        Ok(())
+    }
+    /// A plain integer (`3`, `-3`), as a swizzle's parameters print.
+    fn plain_int(&mut self) -> Result<i64, LayoutError> {
+        self.skip_ws();
+        let at = self.i;
+        match self.s.get(self.i) {
+            Some(c) if c.is_ascii_digit() || *c == b'-' => Ok(self.int_value(false)?.value),
+            _ => Err(parse_err(at, "an integer")),
+        }
+    }
+    /// `Sw<B,M,S>`.
+    fn swizzle(&mut self) -> Result<Swizzle, LayoutError> {
+        self.lit("Sw<", "`Sw<` (a swizzle, as `Sw<3,4,3>`)")?;
+        let b = self.plain_int()?;
+        self.lit(",", "`,`")?;
+        let m = self.plain_int()?;
+        self.lit(",", "`,`")?;
+        let s = self.plain_int()?;
+        self.lit(">", "`>`")?;
+        Swizzle::new(b, m, s)
+    }
     fn skip_ws(&mut self) {
         while self.s.get(self.i).is_some_and(|c| c.is_ascii_whitespace()) {
             self.i += 1;
@@ -57,10 +99,7 @@ impl P<'_> {
             i: 0,
         };
         let t = p.expr(0)?;
-        p.skip_ws();
-        if p.i != s.len() {
-            return Err(p.err("end of input"));
-        }
+        p.end()?;
         Ok(t)
     }
     fn expr(&mut self, depth: usize) -> Result<Term, LayoutError> {
@@ -116,6 +155,9 @@ impl P<'_> {
         }
     }
     fn int(&mut self, is_static: bool, at: usize) -> Result<Term, LayoutError> {
+        Ok(Term::Int(self.int_value(is_static)?, at))
+    }
+    fn int_value(&mut self, is_static: bool) -> Result<DInt, LayoutError> {
         let neg = self.s.get(self.i) == Some(&b'-');
         if neg {
             self.i += 1;
@@ -133,7 +175,7 @@ impl P<'_> {
             return Err(self.err("digits"));
         }
         let value = if neg { -v } else { v };
-        Ok(Term::Int(DInt { value, is_static }, at))
+        Ok(DInt { value, is_static })
     }
 }
 
@@ -212,6 +254,44 @@ fn as_tiler(t: Term) -> Result<Tiler, LayoutError> {
         )),
         t @ Term::Layout(..) => as_layout(t).map(Tiler::Layout),
     }
+}
+
+/// Parse a swizzle `Sw<B,M,S>`.
+pub(crate) fn swizzle(s: &str) -> Result<Swizzle, LayoutError> {
+    let mut p = P {
+        s: s.as_bytes(),
+        i: 0,
+    };
+    let sw = p.swizzle()?;
+    p.end()?;
+    Ok(sw)
+}
+
+/// Parse a swizzled layout as CuTe prints it: `Sw<B,M,S> o _0 o layout`
+/// (the offset must be 0, static `_0` or run-time `0`: a swizzle after a
+/// layout, with no offset between, is what [`ComposedLayout`] holds).
+pub(crate) fn composed(s: &str) -> Result<ComposedLayout, LayoutError> {
+    let mut p = P {
+        s: s.as_bytes(),
+        i: 0,
+    };
+    let swizzle = p.swizzle()?;
+    p.lit("o", "`o` (a swizzled layout is `Sw<B,M,S> o _0 o layout`)")?;
+    p.skip_ws();
+    let at = p.i;
+    match p.term(0)? {
+        Term::Int(DInt { value: 0, .. }, _) => {}
+        _ => {
+            return Err(parse_err(
+                at,
+                "the offset `_0` (a swizzled layout is `Sw<B,M,S> o _0 o layout`)",
+            ))
+        }
+    }
+    p.lit("o", "`o` (a swizzled layout is `Sw<B,M,S> o _0 o layout`)")?;
+    let layout = as_layout(p.expr(0)?)?;
+    p.end()?;
+    Ok(ComposedLayout { swizzle, layout })
 }
 
 /// Parse a tuple or integer in CuTe notation.

@@ -3,6 +3,7 @@
 use super::{invalid, DynLayout};
 use crate::error::LayoutError;
 use alloc::format;
+use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
@@ -20,6 +21,21 @@ pub struct Swizzle {
 impl fmt::Display for Swizzle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Sw<{},{},{}>", self.b, self.m, self.s)
+    }
+}
+
+impl core::str::FromStr for Swizzle {
+    type Err = LayoutError;
+    /// Parse a swizzle as it prints: `Sw<B,M,S>`.
+    ///
+    /// ```
+    /// use layout_core::dynamic::Swizzle;
+    /// let sw: Swizzle = "Sw<3,4,3>".parse().unwrap();
+    /// assert_eq!(sw, Swizzle::new(3, 4, 3).unwrap());
+    /// assert!("Sw<3,4,2>".parse::<Swizzle>().is_err()); // |S| < B
+    /// ```
+    fn from_str(s: &str) -> R<Swizzle> {
+        super::parse::swizzle(s)
     }
 }
 
@@ -86,6 +102,25 @@ impl fmt::Display for ComposedLayout {
     }
 }
 
+impl core::str::FromStr for ComposedLayout {
+    type Err = LayoutError;
+    /// Parse a swizzled layout as CuTe (and this library) prints it:
+    /// `Sw<B,M,S> o _0 o layout`. The offset between the two must be 0.
+    ///
+    /// ```
+    /// use layout_core::dynamic::{composition, ComposedLayout, Swizzle};
+    /// use layout_core::DynLayout;
+    /// let c: ComposedLayout = "Sw<3,4,3> o _0 o (_8,_64):(_64,_1)".parse().unwrap();
+    /// let l: DynLayout = "(_8,_64):(_64,_1)".parse().unwrap();
+    /// assert_eq!(c, composition(&Swizzle::new(3, 4, 3).unwrap(), &l).unwrap());
+    /// assert_eq!(c.to_string(), "Sw<3,4,3> o _0 o (_8,_64):(_64,_1)");
+    /// assert!("Sw<3,4,3> o _8 o (_8,_64):(_64,_1)".parse::<ComposedLayout>().is_err());
+    /// ```
+    fn from_str(s: &str) -> R<ComposedLayout> {
+        super::parse::composed(s)
+    }
+}
+
 impl ComposedLayout {
     /// The offset of a 1-D index: the swizzle of the layout's offset.
     ///
@@ -100,7 +135,8 @@ impl ComposedLayout {
     pub fn call(&self, i: i64) -> R<i64> {
         Ok(self.swizzle.apply(self.layout.call(i)?))
     }
-    /// The 1-D table.
+    /// The 1-D table; `Err` past [`DynLayout::TABLE_LIMIT`] entries, as
+    /// for a layout.
     ///
     /// ```
     /// use layout_core::dynamic::{composition, Swizzle};
@@ -108,11 +144,37 @@ impl ComposedLayout {
     /// let l: DynLayout = "_4:_1".parse().unwrap();
     /// let c = composition(&Swizzle::new(1, 0, 1).unwrap(), &l).unwrap();
     /// assert_eq!(c.table().unwrap(), [0, 1, 3, 2]);
+    /// let huge: DynLayout = "(4096,4096,2):(1,4096,16777216)".parse().unwrap();
+    /// assert!(composition(&Swizzle::new(1, 0, 1).unwrap(), &huge).unwrap().table().is_err());
     /// ```
     pub fn table(&self) -> R<Vec<i64>> {
-        (0..self.layout.size()?.value)
-            .map(|i| self.call(i))
-            .collect()
+        let n = self.layout.size()?.value;
+        if n > DynLayout::TABLE_LIMIT {
+            return Err(invalid(
+                "table",
+                format!(
+                    "{self} has {n} elements, more than the {} a table lists; swizzle a part of the layout",
+                    DynLayout::TABLE_LIMIT
+                ),
+            ));
+        }
+        (0..n).map(|i| self.call(i)).collect()
+    }
+    /// CuTe's `print_layout` of a rank-2 swizzled layout: the layout's
+    /// table with each offset swizzled, cells as wide as CuTe makes them
+    /// (from the layout's cosize, which is CuTe's cosize of a swizzled
+    /// layout). `Err` past [`PRINT_LIMIT`](crate::print::PRINT_LIMIT) cells.
+    ///
+    /// ```
+    /// use layout_core::dynamic::ComposedLayout;
+    /// let c: ComposedLayout = "Sw<1,0,1> o _0 o (_2,_2):(_1,_2)".parse().unwrap();
+    /// // Offsets 0 1 / 2 3 by column; Sw<1,0,1> flips bit 0 where bit 1 is set.
+    /// let t = c.print_layout().unwrap();
+    /// assert!(t.starts_with("Sw<1,0,1> o _0 o (_2,_2):(_1,_2)\n"));
+    /// assert!(t.contains(" 0  | 0 | 3 |") && t.contains(" 1  | 1 | 2 |"), "{t}");
+    /// ```
+    pub fn print_layout(&self) -> R<String> {
+        super::ops::print_table(self, &self.layout, "print_layout", |i| self.call(i))
     }
 }
 
