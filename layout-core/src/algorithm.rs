@@ -8,49 +8,99 @@
 
 use crate::error::{LayoutError, Refusal};
 use crate::layout::{Congruent, Layout};
+use crate::print::Rank2;
 use crate::tensor::{Engine, EngineMut, Tensor};
 use crate::tuple::IntTuple;
 
-fn sizes_differ(op: &'static str, a: usize, b: usize) -> LayoutError {
+fn sizes_differ(
+    op: &'static str,
+    a_name: &'static str,
+    a: usize,
+    b_name: &'static str,
+    b: usize,
+) -> LayoutError {
     LayoutError::Refused {
         op,
-        why: Refusal::NotDividing {
-            mode: 0,
-            block: a,
-            target: b,
+        why: Refusal::Differ {
+            a_name,
+            a,
+            b_name,
+            b,
         },
     }
 }
 
-/// The elements a tensor reaches, `storage[offset .. offset + cosize]`,
-/// taken once: indices into it are below the cosize, which the compiler
-/// sees for static layouts (no check per element then).
+/// The elements a tensor reaches, `storage[offset .. offset + cosize]`, or
+/// what of it the storage holds: a tile at a matrix's edge may reach past
+/// the storage. Taken once, before the loop.
+struct Window<'a, T> {
+    data: &'a [T],
+    /// The layout's cosize when the storage holds all of it.
+    full: Option<usize>,
+}
+struct WindowMut<'a, T> {
+    data: &'a mut [T],
+    full: Option<usize>,
+}
+
+#[inline(always)]
+fn range(len: usize, off: usize, cosize: usize) -> (usize, usize, Option<usize>) {
+    match off.checked_add(cosize) {
+        Some(end) if end <= len => (off, end, Some(cosize)),
+        _ => (off.min(len), off.saturating_add(cosize).min(len), None),
+    }
+}
+
 #[inline(always)]
 fn window<'a, T, S: Congruent<D>, D: IntTuple>(
     data: &'a [T],
     off: usize,
     l: &Layout<S, D>,
-) -> &'a [T] {
-    match l
-        .checked_cosize()
-        .and_then(|c| data.get(off..off.checked_add(c)?))
-    {
-        Some(w) => w,
-        // A tensor's layout is within its storage by construction.
-        None => &data[..0],
-    }
+) -> Result<Window<'a, T>, LayoutError> {
+    let c = l.checked_cosize().ok_or(LayoutError::CosizeOverflow)?;
+    let (a, b, full) = range(data.len(), off, c);
+    Ok(Window {
+        data: &data[a..b],
+        full,
+    })
 }
 #[inline(always)]
 fn window_mut<'a, T, S: Congruent<D>, D: IntTuple>(
     data: &'a mut [T],
     off: usize,
     l: &Layout<S, D>,
-) -> &'a mut [T] {
-    match l.checked_cosize().and_then(|c| off.checked_add(c)) {
-        Some(end) if end <= data.len() => &mut data[off..end],
-        _ => &mut data[..0],
+) -> Result<WindowMut<'a, T>, LayoutError> {
+    let c = l.checked_cosize().ok_or(LayoutError::CosizeOverflow)?;
+    let (a, b, full) = range(data.len(), off, c);
+    Ok(WindowMut {
+        data: &mut data[a..b],
+        full,
+    })
+}
+
+/// Element `i` of a tensor lies past its storage.
+#[cold]
+fn past_storage(
+    op: &'static str,
+    tensor: &'static str,
+    i: usize,
+    offset: usize,
+    len: usize,
+) -> LayoutError {
+    LayoutError::Refused {
+        op,
+        why: Refusal::PastStorage {
+            tensor,
+            index: i,
+            offset,
+            len,
+        },
     }
 }
+
+/// The first element a loop could not reach: its tensor, 1-D index and
+/// offset in the window.
+type Miss = Option<(&'static str, usize, usize)>;
 
 /// Visit the 1-D indices `0..n` of a layout, rows first when it is rank 2
 /// and its second mode has the smaller stride (row-major): the innermost
@@ -89,15 +139,16 @@ fn for_each_index2<S1: Congruent<D1>, D1: IntTuple, S2: Congruent<D2>, D2: IntTu
     }
 }
 
-/// The windows of a source and a destination of the same size: what every
-/// two-tensor operation checks once before its loop.
+/// What every two-tensor operation checks once before its loop: the sizes
+/// agree and the layouts' offsets fit `usize`.
 #[inline(always)]
 #[allow(clippy::type_complexity)]
 fn windows<'a, T, E1, S1, D1, E2, S2, D2>(
     op: &'static str,
+    (a_name, b_name): (&'static str, &'static str),
     src: &'a Tensor<E1, Layout<S1, D1>>,
     dst: &'a mut Tensor<E2, Layout<S2, D2>>,
-) -> Result<(usize, &'a [T], &'a mut [T]), LayoutError>
+) -> Result<(usize, Window<'a, T>, WindowMut<'a, T>), LayoutError>
 where
     E1: Engine<Elem = T>,
     E2: EngineMut<Elem = T>,
@@ -108,11 +159,72 @@ where
 {
     let n = src.size();
     if n != dst.size() {
-        return Err(sizes_differ(op, n, dst.size()));
+        return Err(sizes_differ(op, a_name, n, b_name, dst.size()));
     }
     let (d_layout, do_) = (dst.layout(), dst.data_offset());
-    let sl = window(src.storage(), src.data_offset(), &src.layout());
-    Ok((n, sl, window_mut(dst.storage_mut(), do_, &d_layout)))
+    let sw = window(src.storage(), src.data_offset(), &src.layout())?;
+    Ok((n, sw, window_mut(dst.storage_mut(), do_, &d_layout)?))
+}
+
+/// The error for the first element a loop could not reach (offsets in
+/// `miss` are within the window, which starts at `offset.min(len)`).
+#[inline(always)]
+fn report(
+    op: &'static str,
+    miss: Miss,
+    offsets: &[(&'static str, usize, usize)],
+) -> Result<(), LayoutError> {
+    match miss {
+        None => Ok(()),
+        Some((tensor, i, k)) => {
+            let (_, off, len) = offsets
+                .iter()
+                .copied()
+                .find(|t| t.0 == tensor)
+                .unwrap_or((tensor, 0, 0));
+            Err(past_storage(op, tensor, i, off.saturating_add(k), len))
+        }
+    }
+}
+
+/// `dst(i) = src(i)` where `pred(i)`. With `CHECKED` (a window shorter than
+/// its layout's cosize: a tile past its matrix), each access is checked and
+/// the first one past the storage reported; without, the windows hold the
+/// whole cosize and indexing cannot fail.
+#[inline(always)]
+fn copy_loop<const CHECKED: bool, T: Copy, S1, D1, S2, D2>(
+    sl: &[T],
+    dl: &mut [T],
+    s_layout: &Layout<S1, D1>,
+    d_layout: &Layout<S2, D2>,
+    mut pred: impl FnMut(usize) -> bool,
+) -> Miss
+where
+    S1: Congruent<D1>,
+    D1: IntTuple,
+    S2: Congruent<D2>,
+    D2: IntTuple,
+{
+    let mut miss: Miss = None;
+    for_each_index2(d_layout, s_layout, |i| {
+        if pred(i) {
+            let (so, do_) = (s_layout.call(i), d_layout.call(i));
+            if CHECKED {
+                match (sl.get(so), dl.get_mut(do_)) {
+                    (Some(s), Some(d)) => *d = *s,
+                    (None, _) => {
+                        miss = miss.or(Some(("source", i, so)));
+                    }
+                    (_, None) => {
+                        miss = miss.or(Some(("destination", i, do_)));
+                    }
+                }
+            } else {
+                dl[do_] = sl[so];
+            }
+        }
+    });
+    miss
 }
 
 /// `dst(i) = src(i)` where `pred(i)`; `block` allows one block copy when
@@ -120,8 +232,9 @@ where
 /// is always true).
 #[inline(always)]
 fn copy_where<E1, S1, D1, E2, S2, D2>(
+    op: &'static str,
     block: bool,
-    mut pred: impl FnMut(usize) -> bool,
+    pred: impl FnMut(usize) -> bool,
     src: &Tensor<E1, Layout<S1, D1>>,
     dst: &mut Tensor<E2, Layout<S2, D2>>,
 ) -> Result<(), LayoutError>
@@ -135,27 +248,40 @@ where
     D2: IntTuple,
 {
     let (s_layout, d_layout) = (src.layout(), dst.layout());
-    let (n, sl, dl) = windows("copy", src, dst)?;
-    // Static strides decide contiguity at compile time (no run-time branch
-    // between a block copy and a loop, which would split the code after).
-    let static_strides = D1::ALL_STATIC && D2::ALL_STATIC;
-    if block
-        && static_strides
-        && s_layout.is_contiguous()
-        && d_layout.is_contiguous()
-        && sl.len() >= n
-        && dl.len() >= n
-    {
-        // Both run through consecutive elements: one block copy.
-        dl[..n].copy_from_slice(&sl[..n]);
-    } else {
-        for_each_index2(&d_layout, &s_layout, |i| {
-            if pred(i) {
-                dl[d_layout.call(i)] = sl[s_layout.call(i)];
+    let places = [
+        ("source", src.data_offset(), src.storage().len()),
+        ("destination", dst.data_offset(), dst.storage().len()),
+    ];
+    let (n, sw, dw) = windows(
+        op,
+        ("the source's size", "the destination's size"),
+        src,
+        dst,
+    )?;
+    let miss = match (sw.full, dw.full) {
+        (Some(sc), Some(dc)) => {
+            let (sl, dl) = (&sw.data[..sc], &mut dw.data[..dc]);
+            // Static strides decide contiguity at compile time (no run-time
+            // branch between a block copy and a loop, which would split the
+            // code after).
+            let static_strides = D1::ALL_STATIC && D2::ALL_STATIC;
+            if block
+                && static_strides
+                && s_layout.is_contiguous()
+                && d_layout.is_contiguous()
+                && sl.len() >= n
+                && dl.len() >= n
+            {
+                // Both run through consecutive elements: one block copy.
+                dl[..n].copy_from_slice(&sl[..n]);
+                None
+            } else {
+                copy_loop::<false, _, _, _, _, _>(sl, dl, &s_layout, &d_layout, pred)
             }
-        });
-    }
-    Ok(())
+        }
+        _ => copy_loop::<true, _, _, _, _, _>(sw.data, dw.data, &s_layout, &d_layout, pred),
+    };
+    report(op, miss, &places)
 }
 
 /// CuTe's `copy(src, dst)`: `dst(i) = src(i)` for every 1-D index `i`.
@@ -188,11 +314,54 @@ where
     S2: Congruent<D2>,
     D2: IntTuple,
 {
-    copy_where(true, |_| true, src, dst)
+    copy_where("copy", true, |_| true, src, dst)
 }
 
-/// CuTe's `copy_if(pred, src, dst)`: `dst(i) = src(i)` where `pred(i)`
-/// holds (a predicate over the 1-D index, as CuTe's predicate tensor).
+/// A predicate over a tensor's 1-D index (CuTe's predicate tensor): a
+/// closure `FnMut(usize) -> bool`, or a tensor or fragment of `bool` whose
+/// element `i` says whether element `i` is copied.
+pub trait Predicate {
+    /// Whether element `i` is kept.
+    fn keep(&mut self, i: usize) -> bool;
+    /// The number of elements, when the predicate is a tensor (its size must
+    /// equal the tensors'); `None` for a closure.
+    fn size(&self) -> Option<usize> {
+        None
+    }
+}
+impl<F: FnMut(usize) -> bool> Predicate for F {
+    #[inline(always)]
+    fn keep(&mut self, i: usize) -> bool {
+        self(i)
+    }
+}
+impl<E: Engine<Elem = bool>, S: Congruent<D>, D: IntTuple> Predicate for &Tensor<E, Layout<S, D>> {
+    #[inline(always)]
+    fn keep(&mut self, i: usize) -> bool {
+        self.get(i).copied().unwrap_or(false)
+    }
+    fn size(&self) -> Option<usize> {
+        Some(Tensor::size(self))
+    }
+}
+impl<S: Congruent<D>, D: IntTuple> Predicate for &crate::fragment::Fragment<bool, Layout<S, D>>
+where
+    Layout<S, D>: crate::fragment::StaticCosize,
+{
+    #[inline(always)]
+    fn keep(&mut self, i: usize) -> bool {
+        self.view().get(i).copied().unwrap_or(false)
+    }
+    fn size(&self) -> Option<usize> {
+        Some(self.layout().size())
+    }
+}
+
+/// CuTe's `copy_if(pred, src, dst)`: `dst(i) = src(i)` where `pred` keeps
+/// `i` (a [`Predicate`]: a closure over the 1-D index, or a `bool` tensor as
+/// CuTe's). Elements the predicate drops are not read, so a tile that
+/// reaches past its matrix copies exactly the elements inside when the
+/// predicate says which they are (an identity tensor tiled the same way).
 ///
 /// ```
 /// use layout_core::{algorithm::copy_if, layout, Tensor};
@@ -205,16 +374,33 @@ where
 /// assert_eq!(dst, [1, 1, 1, 0, 1, 1, 1, 0]);
 /// ```
 ///
+/// The bottom-edge tile of a 10 x 10 matrix reaches 2 rows past it:
+///
+/// ```
+/// use layout_core::{algorithm::copy_if, layout, partition::local_tile, tensor::make_identity_tensor, Tensor, C};
+/// let src: Vec<i32> = (0..100).collect();
+/// let a = Tensor::new(&src[..], layout!((10,10):(10,1))).unwrap();
+/// let tile = local_tile(a, (C::<4>, C::<4>), (2usize, 0usize)); // rows 8..12
+/// let id = local_tile(make_identity_tensor((C::<10>, C::<10>)), (C::<4>, C::<4>), (2usize, 0usize));
+/// let mut out = [-1i32; 16];
+/// let mut o = Tensor::new(&mut out[..], layout!((4,4):(4,1))).unwrap();
+/// copy_if(|i| id.is_within(i, (10, 10)), &tile, &mut o).unwrap();
+/// assert_eq!(out[..8], [80, 81, 82, 83, 90, 91, 92, 93]);
+/// assert_eq!(out[8..], [-1; 8]); // rows 10 and 11: not in the matrix
+/// ```
+///
 /// # Errors
 ///
-/// When the sizes differ.
+/// When the sizes differ, or an element the predicate keeps lies past its
+/// storage (the elements before it are copied).
 #[inline(always)]
-pub fn copy_if<E1, S1, D1, E2, S2, D2>(
-    pred: impl FnMut(usize) -> bool,
+pub fn copy_if<P, E1, S1, D1, E2, S2, D2>(
+    mut pred: P,
     src: &Tensor<E1, Layout<S1, D1>>,
     dst: &mut Tensor<E2, Layout<S2, D2>>,
 ) -> Result<(), LayoutError>
 where
+    P: Predicate,
     E1: Engine,
     E2: EngineMut<Elem = E1::Elem>,
     E1::Elem: Copy,
@@ -223,7 +409,18 @@ where
     S2: Congruent<D2>,
     D2: IntTuple,
 {
-    copy_where(false, pred, src, dst)
+    if let Some(n) = pred.size() {
+        if n != src.size() {
+            return Err(sizes_differ(
+                "copy_if",
+                "the predicate's size",
+                n,
+                "the source's size",
+                src.size(),
+            ));
+        }
+    }
+    copy_where("copy_if", false, |i| pred.keep(i), src, dst)
 }
 
 /// CuTe's `fill(tensor, v)`: every element of the tensor set to `v`.
@@ -232,17 +429,72 @@ where
 /// use layout_core::{algorithm::fill, layout, Tensor};
 /// let mut data = [0u8; 8];
 /// let mut t = Tensor::new(&mut data[..], layout!((2,2):(1,4))).unwrap();
-/// fill(&mut t, 7);
+/// fill(&mut t, 7).unwrap();
 /// assert_eq!(data, [7, 7, 0, 0, 7, 7, 0, 0]);
 /// ```
+///
+/// # Errors
+///
+/// When an element lies past the storage (a tile that reaches past its
+/// matrix); the elements before it are written.
 #[inline(always)]
-pub fn fill<E: EngineMut, S: Congruent<D>, D: IntTuple>(t: &mut Tensor<E, Layout<S, D>>, v: E::Elem)
+pub fn fill<E: EngineMut, S: Congruent<D>, D: IntTuple>(
+    t: &mut Tensor<E, Layout<S, D>>,
+    v: E::Elem,
+) -> Result<(), LayoutError>
 where
     E::Elem: Copy,
 {
     let (o, l) = (t.data_offset(), t.layout());
-    let data = window_mut(t.storage_mut(), o, &l);
-    for_each_index(&l, |i| data[l.call(i)] = v);
+    let len = t.storage().len();
+    let w = window_mut(t.storage_mut(), o, &l)?;
+    let mut miss: Miss = None;
+    match w.full {
+        Some(c) => {
+            let data = &mut w.data[..c];
+            for_each_index(&l, |i| data[l.call(i)] = v);
+        }
+        None => for_each_index(&l, |i| {
+            let k = l.call(i);
+            match w.data.get_mut(k) {
+                Some(x) => *x = v,
+                None => miss = miss.or(Some(("tensor", i, k))),
+            }
+        }),
+    }
+    report("fill", miss, &[("tensor", o, len)])
+}
+
+/// `y(i) = a * x(i) + b * y(i)` over windows (see [`copy_loop`]).
+#[inline(always)]
+fn axpby_loop<const CHECKED: bool, T, S1, D1, S2, D2>(
+    (a, b): (T, T),
+    xl: &[T],
+    yl: &mut [T],
+    x_layout: &Layout<S1, D1>,
+    y_layout: &Layout<S2, D2>,
+) -> Miss
+where
+    T: Copy + core::ops::Mul<Output = T> + core::ops::Add<Output = T>,
+    S1: Congruent<D1>,
+    D1: IntTuple,
+    S2: Congruent<D2>,
+    D2: IntTuple,
+{
+    let mut miss: Miss = None;
+    for_each_index2(y_layout, x_layout, |i| {
+        let (xk, yk) = (x_layout.call(i), y_layout.call(i));
+        if CHECKED {
+            match (xl.get(xk), yl.get_mut(yk)) {
+                (Some(&x), Some(y)) => *y = a * x + b * *y,
+                (None, _) => miss = miss.or(Some(("x", i, xk))),
+                (_, None) => miss = miss.or(Some(("y", i, yk))),
+            }
+        } else {
+            yl[yk] = a * xl[xk] + b * yl[yk];
+        }
+    });
+    miss
 }
 
 /// CuTe's `axpby(a, x, b, y)`: `y(i) = a * x(i) + b * y(i)`.
@@ -259,7 +511,8 @@ where
 ///
 /// # Errors
 ///
-/// When the sizes differ.
+/// When the sizes differ, or an element lies past its storage (a tile
+/// that reaches past its matrix; the elements before it are written).
 #[inline(always)]
 pub fn axpby<T, E1, S1, D1, E2, S2, D2>(
     a: T,
@@ -277,12 +530,91 @@ where
     D2: IntTuple,
 {
     let (x_layout, y_layout) = (x.layout(), y.layout());
-    let (_, xl, yl) = windows("axpby", x, y)?;
-    for_each_index2(&y_layout, &x_layout, |i| {
-        let k = y_layout.call(i);
-        yl[k] = a * xl[x_layout.call(i)] + b * yl[k];
-    });
-    Ok(())
+    let places = [
+        ("x", x.data_offset(), x.storage().len()),
+        ("y", y.data_offset(), y.storage().len()),
+    ];
+    let (_, xw, yw) = windows("axpby", ("x's size", "y's size"), x, y)?;
+    let miss = match (xw.full, yw.full) {
+        (Some(xc), Some(yc)) => axpby_loop::<false, _, _, _, _, _>(
+            (a, b),
+            &xw.data[..xc],
+            &mut yw.data[..yc],
+            &x_layout,
+            &y_layout,
+        ),
+        _ => axpby_loop::<true, _, _, _, _, _>((a, b), xw.data, yw.data, &x_layout, &y_layout),
+    };
+    report("axpby", miss, &places)
+}
+
+/// The extents of a rank-2 tensor's two modes.
+#[inline(always)]
+fn extents<S: Congruent<D> + Rank2, D: IntTuple>(l: &Layout<S, D>) -> (usize, usize) {
+    let s = l.shape();
+    (s.mode_size(0), s.mode_size(1))
+}
+
+/// `c(m,n) += a(m,k) * b(n,k)` over windows (see [`copy_loop`]).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn gemm_loop<const CHECKED: bool, T, SA, DA, SB, DB, SC, DC>(
+    al: &[T],
+    bl: &[T],
+    cl: &mut [T],
+    a_l: &Layout<SA, DA>,
+    b_l: &Layout<SB, DB>,
+    c_l: &Layout<SC, DC>,
+    (cm, cn, ak): (usize, usize, usize),
+) -> Miss
+where
+    T: Copy + core::ops::Mul<Output = T> + core::ops::Add<Output = T>,
+    SA: Congruent<DA>,
+    DA: IntTuple,
+    SB: Congruent<DB>,
+    DB: IntTuple,
+    SC: Congruent<DC>,
+    DC: IntTuple,
+{
+    let (am, bn) = (cm, cn);
+    let mut miss: Miss = None;
+    // The innermost loop runs along C's smaller stride (for a static C this
+    // is decided at compile time), so that it walks contiguous elements.
+    let n_inner = cm > 1 && cn > 1 && c_l.call(cm) < c_l.call(1);
+    for k in 0..ak {
+        if CHECKED {
+            // A tile past its matrix: every access checked.
+            for n in 0..cn {
+                for m in 0..cm {
+                    let (ai, bi, ci) = (m + am * k, n + bn * k, m + cm * n);
+                    let (x, y, z) = (a_l.call(ai), b_l.call(bi), c_l.call(ci));
+                    match (al.get(x), bl.get(y), cl.get_mut(z)) {
+                        (Some(&x), Some(&y), Some(z)) => *z = *z + x * y,
+                        (None, _, _) => miss = miss.or(Some(("A", ai, x))),
+                        (_, None, _) => miss = miss.or(Some(("B", bi, y))),
+                        (_, _, None) => miss = miss.or(Some(("C", ci, z))),
+                    }
+                }
+            }
+        } else if n_inner {
+            for m in 0..cm {
+                let av = al[a_l.call(m + am * k)];
+                for n in 0..cn {
+                    let ci = c_l.call(m + cm * n);
+                    cl[ci] = cl[ci] + av * bl[b_l.call(n + bn * k)];
+                }
+            }
+        } else {
+            for n in 0..cn {
+                let bv = bl[b_l.call(n + bn * k)];
+                for m in 0..cm {
+                    let ci = c_l.call(m + cm * n);
+                    cl[ci] = cl[ci] + al[a_l.call(m + am * k)] * bv;
+                }
+            }
+        }
+    }
+    miss
 }
 
 /// CuTe's `gemm(a, b, c)` on rank-2 tensors: `c(m,n) += a(m,k) * b(n,k)`
@@ -302,7 +634,9 @@ where
 ///
 /// # Errors
 ///
-/// When the extents disagree (A's M and C's M, B's N and C's N, A's K and B's K).
+/// When the extents disagree (A's M and C's M, B's N and C's N, A's K and
+/// B's K), or an element lies past its storage (a tile that reaches past its
+/// matrix; the products before it are accumulated).
 #[inline(always)]
 pub fn gemm<T, EA, SA, DA, EB, SB, DB, EC, SC, DC>(
     a: &Tensor<EA, Layout<SA, DA>>,
@@ -314,46 +648,48 @@ where
     EA: Engine<Elem = T>,
     EB: Engine<Elem = T>,
     EC: EngineMut<Elem = T>,
-    SA: Congruent<DA> + crate::print::Rank2,
+    SA: Congruent<DA> + Rank2,
     DA: IntTuple,
-    SB: Congruent<DB> + crate::print::Rank2,
+    SB: Congruent<DB> + Rank2,
     DB: IntTuple,
-    SC: Congruent<DC> + crate::print::Rank2,
+    SC: Congruent<DC> + Rank2,
     DC: IntTuple,
 {
-    let (sa, sb, sc) = (a.layout().shape(), b.layout().shape(), c.layout().shape());
-    let (am, ak) = (sa.mode_size(0), sa.mode_size(1));
-    let (bn, bk) = (sb.mode_size(0), sb.mode_size(1));
-    let (cm, cn) = (sc.mode_size(0), sc.mode_size(1));
-    if am != cm || bn != cn || ak != bk {
-        return Err(sizes_differ("gemm", am * ak, bn * bk));
-    }
     let (a_l, b_l, c_l) = (a.layout(), b.layout(), c.layout());
-    let al = window(a.storage(), a.data_offset(), &a_l);
-    let bl = window(b.storage(), b.data_offset(), &b_l);
-    let co = c.data_offset();
-    let cl = window_mut(c.storage_mut(), co, &c_l);
-    // The innermost loop runs along C's smaller stride (for a static C this
-    // is decided at compile time), so that it walks contiguous elements.
-    let n_inner = cm > 1 && cn > 1 && c_l.call(cm) < c_l.call(1);
-    for k in 0..ak {
-        if n_inner {
-            for m in 0..cm {
-                let av = al[a_l.call(m + am * k)];
-                for n in 0..cn {
-                    let ci = c_l.call(m + cm * n);
-                    cl[ci] = cl[ci] + av * bl[b_l.call(n + bn * k)];
-                }
-            }
-        } else {
-            for n in 0..cn {
-                let bv = bl[b_l.call(n + bn * k)];
-                for m in 0..cm {
-                    let ci = c_l.call(m + cm * n);
-                    cl[ci] = cl[ci] + al[a_l.call(m + am * k)] * bv;
-                }
-            }
-        }
+    let ((am, ak), (bn, bk), (cm, cn)) = (extents(&a_l), extents(&b_l), extents(&c_l));
+    let differ = |a_name, x, b_name, y| Err(sizes_differ("gemm", a_name, x, b_name, y));
+    if am != cm {
+        return differ("A's M", am, "C's M", cm);
     }
-    Ok(())
+    if bn != cn {
+        return differ("B's N", bn, "C's N", cn);
+    }
+    if ak != bk {
+        return differ("A's K", ak, "B's K", bk);
+    }
+    let places = [
+        ("A", a.data_offset(), a.storage().len()),
+        ("B", b.data_offset(), b.storage().len()),
+        ("C", c.data_offset(), c.storage().len()),
+    ];
+    let aw = window(a.storage(), a.data_offset(), &a_l)?;
+    let bw = window(b.storage(), b.data_offset(), &b_l)?;
+    let co = c.data_offset();
+    let cw = window_mut(c.storage_mut(), co, &c_l)?;
+    let dims = (cm, cn, ak);
+    let miss = match (aw.full, bw.full, cw.full) {
+        (Some(x), Some(y), Some(z)) => gemm_loop::<false, _, _, _, _, _, _, _>(
+            &aw.data[..x],
+            &bw.data[..y],
+            &mut cw.data[..z],
+            &a_l,
+            &b_l,
+            &c_l,
+            dims,
+        ),
+        _ => gemm_loop::<true, _, _, _, _, _, _, _>(
+            aw.data, bw.data, cw.data, &a_l, &b_l, &c_l, dims,
+        ),
+    };
+    report("gemm", miss, &places)
 }

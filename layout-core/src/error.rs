@@ -93,6 +93,117 @@ pub enum Refusal {
     },
     /// A coordinate (a tile, a thread) lies outside the shape it indexes.
     OutOfShape,
+    /// A coordinate the user gave (a thread index, a tile coordinate) lies
+    /// outside what it indexes: "`what` `coord` is outside `within` `shape`".
+    Outside {
+        /// What the coordinate is: "thread", "tile", "element".
+        what: &'static str,
+        /// The coordinate, as given.
+        coord: Note,
+        /// What it indexes: "the thread layout", "the grid of tiles".
+        within: &'static str,
+        /// That shape or layout in CuTe notation (with a count where useful).
+        shape: Note,
+    },
+    /// Element `index` (1-D) of a tensor lies at `offset`, past its storage
+    /// of `len` elements: a tile that reaches past its matrix.
+    PastStorage {
+        /// Which tensor ("source", "destination", "A", ...).
+        tensor: &'static str,
+        /// The element's 1-D index in the tensor.
+        index: usize,
+        /// Its offset in the storage.
+        offset: usize,
+        /// The storage's length.
+        len: usize,
+    },
+    /// Two extents that must agree do not: "`a_name` (`a`) differs from
+    /// `b_name` (`b`)".
+    Differ {
+        /// The first extent, e.g. "the source's size", "A's K".
+        a_name: &'static str,
+        /// Its value.
+        a: usize,
+        /// The second extent.
+        b_name: &'static str,
+        /// Its value.
+        b: usize,
+    },
+}
+
+/// A short text an error carries without allocating: a coordinate or a
+/// layout in CuTe notation, cut with `...` past 94 bytes.
+///
+/// ```
+/// use layout_core::{error::Note, layout};
+/// assert_eq!(Note::of(&layout!((16,16):(1,16))).as_str(), "(_16,_16):(_1,_16)");
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Note {
+    buf: [u8; Note::CAP],
+    len: u8,
+}
+
+impl Note {
+    const CAP: usize = 94;
+    /// The text `v` displays, cut with `...` past the capacity.
+    pub fn of(v: &dyn fmt::Display) -> Note {
+        let mut n = Note {
+            buf: [0; Note::CAP],
+            len: 0,
+        };
+        let _ = fmt::write(&mut n, format_args!("{v}"));
+        n
+    }
+    /// The text a writer produces (a coordinate's `write_crd`, say).
+    pub(crate) fn with(w: impl FnOnce(&mut dyn fmt::Write) -> fmt::Result) -> Note {
+        let mut n = Note {
+            buf: [0; Note::CAP],
+            len: 0,
+        };
+        let _ = w(&mut n);
+        n
+    }
+    /// The text.
+    ///
+    /// ```
+    /// use layout_core::error::Note;
+    /// assert_eq!(Note::of(&"(2,0)").as_str(), "(2,0)");
+    /// ```
+    pub fn as_str(&self) -> &str {
+        core::str::from_utf8(&self.buf[..self.len as usize]).unwrap_or("?")
+    }
+}
+
+impl fmt::Write for Note {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        for c in s.chars() {
+            let len = self.len as usize;
+            let w = c.len_utf8();
+            if len + w > Note::CAP - 3 {
+                // Full: end with "..." once.
+                if !self.as_str().ends_with("...") {
+                    let end = (len + 3).min(Note::CAP);
+                    self.buf[end - 3..end].copy_from_slice(b"...");
+                    self.len = end as u8;
+                }
+                return Ok(());
+            }
+            c.encode_utf8(&mut self.buf[len..len + w]);
+            self.len += w as u8;
+        }
+        Ok(())
+    }
+}
+impl fmt::Display for Note {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl fmt::Debug for Note {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
 }
 
 impl fmt::Display for Refusal {
@@ -113,6 +224,27 @@ impl fmt::Display for Refusal {
                 "{n} leaves, more than the {cap} its run-time check examines"
             ),
             Refusal::OutOfShape => f.write_str("the coordinate lies outside the shape it indexes"),
+            Refusal::Outside {
+                what,
+                coord,
+                within,
+                shape,
+            } => write!(f, "{what} {coord} is outside {within} {shape}"),
+            Refusal::PastStorage {
+                tensor,
+                index,
+                offset,
+                len,
+            } => write!(
+                f,
+                "element {index} of the {tensor} is at offset {offset}, past its storage of {len} elements (a tile that reaches past its matrix: predicate it, as with copy_if)"
+            ),
+            Refusal::Differ {
+                a_name,
+                a,
+                b_name,
+                b,
+            } => write!(f, "{a_name} ({a}) differs from {b_name} ({b})"),
         }
     }
 }

@@ -93,6 +93,52 @@ pub use dynamic::{parse_tuple, DCoord, DInt, DTuple, DynLayout, Tiler};
 pub use error::{LayoutError, Refusal};
 pub use int::*;
 pub use layout::{make_layout, Congruent, Layout};
+/// Compile a function generic over constants (tile sizes) once per listed
+/// set of them: `#[instantiate((64, 64, 8), (128, 128, 8))]` on
+/// `fn sgemm<const BM: usize, const BN: usize, const BK: usize>(...)`.
+///
+/// In each copy the constants are concrete values, so `C::<BM>` is a
+/// static leaf and every layout the algebra computes from it is a concrete
+/// type: the body calls `local_tile`, `local_partition`,
+/// `make_fragment_like`, `copy`, `gemm` as in a function with literal tile
+/// sizes, with no trait bounds. Callers write `sgemm::<64, 64, 8>(...)`; a
+/// set that is not listed is a compile error naming the function. Other
+/// generic parameters (the element type, lifetimes) stay generic, with their
+/// bounds. The sets are values or tuples of values, one value per const
+/// parameter in their order.
+///
+/// ```
+/// use layout_core::{instantiate, layout, partition::{local_partition, local_tile}, Tensor, C};
+///
+/// /// The sum of the elements thread `t` of 4 x 4 threads owns in block
+/// /// `(bm, bn)` of a row-major matrix.
+/// #[instantiate((8, 8), (16, 4))]
+/// fn block_sum<const BM: usize, const BN: usize>(a: &[f32], n: usize, bm: usize, bn: usize, t: usize) -> f32 {
+///     let m = a.len() / n;
+///     let ta = Tensor::new(a, layout!((m, n):(n, 1))).unwrap();
+///     let blk = local_tile(ta, (C::<BM>, C::<BN>), (bm, bn));
+///     let mine = local_partition(blk, layout!((4, 4):(4, 1)), t);
+///     (0..mine.size()).map(|i| mine[i]).sum()
+/// }
+///
+/// let a: Vec<f32> = (0..32 * 16).map(|i| i as f32).collect();
+/// // Block (1, 0) of 8 x 8 is rows 8..16, columns 0..8; thread 5 is at (1, 1)
+/// // and owns rows 9, 13 and columns 1, 5: 9*16+1 + 9*16+5 + 13*16+1 + 13*16+5.
+/// assert_eq!(block_sum::<8, 8>(&a, 16, 1, 0, 5), (2 * (9 + 13) * 16 + 2 * (1 + 5)) as f32);
+/// // The 16 x 4 blocks: block (0, 1) is rows 0..16, columns 4..8; thread 5
+/// // owns rows 1, 5, 9, 13 of column 5.
+/// assert_eq!(block_sum::<16, 4>(&a, 16, 0, 1, 5), ((1 + 5 + 9 + 13) * 16 + 4 * 5) as f32);
+/// ```
+///
+/// A set that is not listed does not compile:
+///
+/// ```compile_fail
+/// use layout_core::{instantiate, C};
+/// #[instantiate(8, 16)]
+/// fn width<const N: usize>() -> usize { C::<N>::VALUE }
+/// let _ = width::<32>();
+/// ```
+pub use layout_macros::instantiate;
 pub use ops::{
     append, flatten, get, group, prepend, replace, select, take, Append, Flatten, Group, Mode,
     Prepend, Replace, Select, Take,

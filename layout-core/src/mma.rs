@@ -159,7 +159,11 @@ pub trait MmaTiling: Copy + Default {
     /// The atom.
     type Atom: MmaAtom<ShapeMNK: Mnk>;
     /// [`TiledMma::thr_layout_vmnk`]'s type.
-    type Vmnk: Copy + Default + Vmnk + ThreadLayout<Coord = (usize, usize, usize, usize)>;
+    type Vmnk: Copy
+        + Default
+        + Vmnk
+        + ThreadLayout<Coord = (usize, usize, usize, usize)>
+        + core::fmt::Display;
     /// The concrete permutation of M (N, K): `_` made the atoms' extent.
     type PermM: Copy + Default;
     /// See [`MmaTiling::PermM`].
@@ -203,8 +207,12 @@ where
     A::ShapeMNK: Mnk,
     L: ProductOnto<A::ThrID> + ZipProductOnto<A::ThrID>,
     <L as ZipProductOnto<A::ThrID>>::Zipped: Unpack,
-    ThrLayoutVmnk<A, L>:
-        StaticResult + Copy + Default + Vmnk + ThreadLayout<Coord = (usize, usize, usize, usize)>,
+    ThrLayoutVmnk<A, L>: StaticResult
+        + Copy
+        + Default
+        + Vmnk
+        + ThreadLayout<Coord = (usize, usize, usize, usize)>
+        + core::fmt::Display,
     (AtomM<A>, VM<A, L>): LMul,
     (AtomN<A>, VN<A, L>): LMul,
     (AtomK<A>, VK<A, L>): LMul,
@@ -690,9 +698,16 @@ where
     /// assert!(mma.try_get_slice(128).is_err());
     /// ```
     pub fn try_get_slice(self, thr_idx: usize) -> Result<ThrMma<Self>, crate::LayoutError> {
-        let vmnk = VmnkOf::<Self>::default()
-            .thread_coord(thr_idx)
-            .ok_or(refused("get_slice"))?;
+        let thr = VmnkOf::<Self>::default();
+        let vmnk = thr.thread_coord(thr_idx).ok_or_else(|| {
+            crate::partition::thread_outside(
+                "get_slice",
+                thr_idx,
+                "the TiledMMA's thread layout",
+                &thr,
+                thr.thread_count(),
+            )
+        })?;
         Ok(ThrMma { mma: self, vmnk })
     }
 }

@@ -16,8 +16,9 @@ use crate::algebra::by_mode::Splice;
 use crate::algebra::tile::ProductEach;
 use crate::algebra::typelevel::{ModesToLayout, ZipModes};
 use crate::algebra::{DivideOnto, LayoutParts, StaticResult, Unpack, ZipDivideOnto};
+use crate::coord::Underscore;
 use crate::coord::{Crd2Crd, Crd2Idx};
-use crate::error::{LayoutError, Refusal};
+use crate::error::{LayoutError, Note, Refusal};
 use crate::layout::{Congruent, Layout};
 use crate::slice::SliceCoord;
 use crate::tensor::Tensor;
@@ -29,6 +30,43 @@ pub(crate) fn refused(op: &'static str) -> LayoutError {
         op,
         why: Refusal::OutOfShape,
     }
+}
+
+/// `op`'s refusal of `what` `coord`, outside `within` `shape`.
+#[cold]
+pub(crate) fn outside(
+    op: &'static str,
+    what: &'static str,
+    coord: Note,
+    within: &'static str,
+    shape: Note,
+) -> LayoutError {
+    LayoutError::Refused {
+        op,
+        why: Refusal::Outside {
+            what,
+            coord,
+            within,
+            shape,
+        },
+    }
+}
+
+/// `op`'s refusal of thread `idx` of a thread layout (`layout` of `count`
+/// threads).
+#[cold]
+pub(crate) fn thread_outside(
+    op: &'static str,
+    idx: usize,
+    within: &'static str,
+    layout: &dyn core::fmt::Display,
+    count: Option<usize>,
+) -> LayoutError {
+    let shape = match count {
+        Some(n) => Note::of(&format_args!("{layout} of {n} threads")),
+        None => Note::of(&format_args!("{layout}, whose size overflows usize")),
+    };
+    outside(op, "thread", Note::of(&idx), within, shape)
 }
 
 /// `Err` unless a partition's tile extent `block` divides the tensor's
@@ -54,7 +92,8 @@ pub(crate) fn check_divides(block: usize, target: usize, mode: usize) -> Result<
 #[doc(hidden)]
 pub trait SliceModes<S, D> {
     type Modes: List;
-    fn slice_modes(self, s: S, d: D) -> Option<(Self::Modes, usize)>;
+    /// `Err` with the coordinate and the shape in CuTe notation.
+    fn slice_modes(self, s: S, d: D) -> Result<(Self::Modes, usize), (Note, Note)>;
 }
 impl<C, S: Congruent<D>, D: IntTuple> SliceModes<S, D> for C
 where
@@ -68,38 +107,166 @@ where
         <<C as SliceCoord<D>>::Sliced as AsModes>::Modes,
     >>::Out;
     #[inline(always)]
-    fn slice_modes(self, s: S, d: D) -> Option<(Self::Modes, usize)> {
+    fn slice_modes(self, s: S, d: D) -> Result<(Self::Modes, usize), (Note, Note)> {
         if !self.in_shape(s) {
-            return None;
+            return Err((
+                Note::with(|f| self.write_crd(f)),
+                Note::with(|f| s.write_cute(f)),
+            ));
         }
         let ks = <C as SliceCoord<S>>::slice_of(s).as_modes();
         let kd = <C as SliceCoord<D>>::slice_of(d).as_modes();
-        Some((ks.zip_modes(kd), self.crd2idx(s, d)))
+        Ok((ks.zip_modes(kd), self.crd2idx(s, d)))
     }
 }
+
+/// A coordinate into a tuple of modes `S` with `_` appended for the modes
+/// it leaves out (CuTe's `append<rank(S)>(coord, _)`): a tile coordinate
+/// with fewer modes than the grid keeps the grid's other modes. An integer
+/// coordinate stays a 1-D index.
+#[doc(hidden)]
+pub trait AppendUnder<S> {
+    type Out: Copy;
+    fn append_under(self) -> Self::Out;
+}
+macro_rules! leaf_append_under {
+    ($t:ty; $($g:tt)*) => {
+        impl<Sh, $($g)*> AppendUnder<Sh> for $t {
+            type Out = $t;
+            #[inline(always)]
+            fn append_under(self) -> $t {
+                self
+            }
+        }
+    };
+}
+crate::tuple::for_each_leaf!(leaf_append_under);
+macro_rules! append_under {
+    ([$($c:ident),*], [$($s:ident),*], [$($v:ident),*], $out:ty, $val:expr) => {
+        impl<$($c: Copy,)* $($s),*> AppendUnder<($($s,)*)> for ($($c,)*) {
+            type Out = $out;
+            #[inline(always)]
+            fn append_under(self) -> $out {
+                let ($($v,)*) = self;
+                $val
+            }
+        }
+    };
+}
+append_under!([C0], [S0], [c0], (C0,), (c0,));
+append_under!([C0], [S0, S1], [c0], (C0, Underscore,), (c0, Underscore,));
+append_under!(
+    [C0],
+    [S0, S1, S2],
+    [c0],
+    (C0, Underscore, Underscore,),
+    (c0, Underscore, Underscore,)
+);
+append_under!(
+    [C0],
+    [S0, S1, S2, S3],
+    [c0],
+    (C0, Underscore, Underscore, Underscore,),
+    (c0, Underscore, Underscore, Underscore,)
+);
+append_under!(
+    [C0],
+    [S0, S1, S2, S3, S4],
+    [c0],
+    (C0, Underscore, Underscore, Underscore, Underscore,),
+    (c0, Underscore, Underscore, Underscore, Underscore,)
+);
+append_under!([C0, C1], [S0, S1], [c0, c1], (C0, C1,), (c0, c1,));
+append_under!(
+    [C0, C1],
+    [S0, S1, S2],
+    [c0, c1],
+    (C0, C1, Underscore,),
+    (c0, c1, Underscore,)
+);
+append_under!(
+    [C0, C1],
+    [S0, S1, S2, S3],
+    [c0, c1],
+    (C0, C1, Underscore, Underscore,),
+    (c0, c1, Underscore, Underscore,)
+);
+append_under!(
+    [C0, C1],
+    [S0, S1, S2, S3, S4],
+    [c0, c1],
+    (C0, C1, Underscore, Underscore, Underscore,),
+    (c0, c1, Underscore, Underscore, Underscore,)
+);
+append_under!(
+    [C0, C1, C2],
+    [S0, S1, S2],
+    [c0, c1, c2],
+    (C0, C1, C2,),
+    (c0, c1, c2,)
+);
+append_under!(
+    [C0, C1, C2],
+    [S0, S1, S2, S3],
+    [c0, c1, c2],
+    (C0, C1, C2, Underscore,),
+    (c0, c1, c2, Underscore,)
+);
+append_under!(
+    [C0, C1, C2],
+    [S0, S1, S2, S3, S4],
+    [c0, c1, c2],
+    (C0, C1, C2, Underscore, Underscore,),
+    (c0, c1, c2, Underscore, Underscore,)
+);
+append_under!(
+    [C0, C1, C2, C3],
+    [S0, S1, S2, S3],
+    [c0, c1, c2, c3],
+    (C0, C1, C2, C3,),
+    (c0, c1, c2, c3,)
+);
+append_under!(
+    [C0, C1, C2, C3],
+    [S0, S1, S2, S3, S4],
+    [c0, c1, c2, c3],
+    (C0, C1, C2, C3, Underscore,),
+    (c0, c1, c2, c3, Underscore,)
+);
+append_under!(
+    [C0, C1, C2, C3, C4],
+    [S0, S1, S2, S3, S4],
+    [c0, c1, c2, c3, c4],
+    (C0, C1, C2, C3, C4,),
+    (c0, c1, c2, c3, c4,)
+);
 
 /// `((tile), (rest))` sliced at `(repeat(_), coord)`: the tile's modes, then
 /// the rest modes the coordinate keeps.
 #[doc(hidden)]
 pub trait InnerOf<C> {
     type Out;
-    fn inner_of(self, c: C) -> Option<(Self::Out, usize)>;
+    fn inner_of(self, c: C) -> Result<(Self::Out, usize), (Note, Note)>;
 }
 impl<TS, RS, TD, RD, C> InnerOf<C> for Layout<(TS, RS), (TD, RD)>
 where
     (TS, RS): Congruent<(TD, RD)>,
     (TD, RD): IntTuple,
     (TS, TD): Splice,
-    C: SliceModes<RS, RD>,
-    <(TS, TD) as Splice>::Modes: Concat<C::Modes>,
-    <<(TS, TD) as Splice>::Modes as Concat<C::Modes>>::Out: ModesToLayout,
+    C: AppendUnder<RS>,
+    C::Out: SliceModes<RS, RD>,
+    <(TS, TD) as Splice>::Modes: Concat<<C::Out as SliceModes<RS, RD>>::Modes>,
+    <<(TS, TD) as Splice>::Modes as Concat<<C::Out as SliceModes<RS, RD>>::Modes>>::Out:
+        ModesToLayout,
 {
-    type Out = <<<(TS, TD) as Splice>::Modes as Concat<C::Modes>>::Out as ModesToLayout>::Out;
+    type Out = <<<(TS, TD) as Splice>::Modes as Concat<
+        <C::Out as SliceModes<RS, RD>>::Modes,
+    >>::Out as ModesToLayout>::Out;
     #[inline(always)]
-    fn inner_of(self, c: C) -> Option<(Self::Out, usize)> {
+    fn inner_of(self, c: C) -> Result<(Self::Out, usize), (Note, Note)> {
         let ((ts, rs), (td, rd)) = (self.shape(), self.stride());
-        let (kept, off) = c.slice_modes(rs, rd)?;
-        Some(((ts, td).splice().concat(kept).to_layout(), off))
+        let (kept, off) = c.append_under().slice_modes(rs, rd)?;
+        Ok(((ts, td).splice().concat(kept).to_layout(), off))
     }
 }
 
@@ -108,58 +275,121 @@ where
 #[doc(hidden)]
 pub trait OuterOf<C> {
     type Out;
-    fn outer_of(self, c: C) -> Option<(Self::Out, usize)>;
+    fn outer_of(self, c: C) -> Result<(Self::Out, usize), (Note, Note)>;
 }
 impl<TS, RS, TD, RD, C> OuterOf<C> for Layout<(TS, RS), (TD, RD)>
 where
     (TS, RS): Congruent<(TD, RD)>,
     (TD, RD): IntTuple,
     (RS, RD): Splice,
-    C: SliceModes<TS, TD>,
-    C::Modes: Concat<<(RS, RD) as Splice>::Modes>,
-    <C::Modes as Concat<<(RS, RD) as Splice>::Modes>>::Out: ModesToLayout,
+    C: AppendUnder<TS>,
+    C::Out: SliceModes<TS, TD>,
+    <C::Out as SliceModes<TS, TD>>::Modes: Concat<<(RS, RD) as Splice>::Modes>,
+    <<C::Out as SliceModes<TS, TD>>::Modes as Concat<<(RS, RD) as Splice>::Modes>>::Out:
+        ModesToLayout,
 {
-    type Out = <<C::Modes as Concat<<(RS, RD) as Splice>::Modes>>::Out as ModesToLayout>::Out;
+    type Out = <<<C::Out as SliceModes<TS, TD>>::Modes as Concat<
+        <(RS, RD) as Splice>::Modes,
+    >>::Out as ModesToLayout>::Out;
     #[inline(always)]
-    fn outer_of(self, c: C) -> Option<(Self::Out, usize)> {
+    fn outer_of(self, c: C) -> Result<(Self::Out, usize), (Note, Note)> {
         let ((ts, rs), (td, rd)) = (self.shape(), self.stride());
-        let (kept, off) = c.slice_modes(ts, td)?;
-        Some((kept.concat((rs, rd).splice()).to_layout(), off))
+        let (kept, off) = c.append_under().slice_modes(ts, td)?;
+        Ok((kept.concat((rs, rd).splice()).to_layout(), off))
     }
 }
 
 /// The zipped_divide of a layout `A` by tiler `T`.
 type ZippedOf<A, T> = <T as ZipDivideOnto<A>>::Zipped;
 
-/// A layout that `T` tiles and `C` indexes: one bound for code generic over
-/// its tiles (`L: Partition<T, C>`), whatever the tiler and coordinate are.
+/// A layout that `T` tiles and whose grid of tiles `C` indexes: the bound
+/// of code generic over its tiles that calls [`local_tile`] or
+/// [`inner_partition`] (`L: Partition<T, C>`), whatever the tiler and
+/// coordinate are. (A kernel generic over constant tile sizes needs no
+/// bound at all: see [`crate::instantiate`].)
 pub trait Partition<T, C>: Sized + Copy {
     /// The layout of `inner_partition(A, T, C)` (and `local_tile`).
     type Inner;
-    /// The layout of `outer_partition(A, T, C)`.
-    type Outer;
     /// The inner partition's layout and the offset of its first element.
-    fn try_inner(self, t: T, c: C) -> Result<(Self::Inner, usize), LayoutError>;
-    /// The outer partition's layout and the offset of its first element.
-    fn try_outer(self, t: T, c: C) -> Result<(Self::Outer, usize), LayoutError>;
+    fn try_inner(self, t: T, c: C) -> Result<(Self::Inner, usize), LayoutError> {
+        self.try_inner_as("inner_partition", t, c)
+    }
+    /// [`Partition::try_inner`], its refusal naming `op`.
+    #[doc(hidden)]
+    fn try_inner_as(
+        self,
+        op: &'static str,
+        t: T,
+        c: C,
+    ) -> Result<(Self::Inner, usize), LayoutError>;
 }
 impl<A: LayoutParts + Copy, T, C> Partition<T, C> for A
 where
     A::Shape: Congruent<A::Stride>,
     T: ZipDivideOnto<A>,
-    ZippedOf<A, T>: StaticResult + InnerOf<C> + OuterOf<C>,
+    ZippedOf<A, T>: StaticResult + InnerOf<C>,
 {
     type Inner = <ZippedOf<A, T> as InnerOf<C>>::Out;
+    #[inline(always)]
+    fn try_inner_as(
+        self,
+        op: &'static str,
+        t: T,
+        c: C,
+    ) -> Result<(Self::Inner, usize), LayoutError> {
+        let z = crate::algebra::try_zipped_divide(self, t).map_err(|e| renamed(e, op))?;
+        z.inner_of(c)
+            .map_err(|(c, s)| outside(op, "tile", c, "the grid of tiles", s))
+    }
+}
+
+/// A layout that `T` tiles and whose tiles `C` indexes: the bound of code
+/// generic over its tiles that calls [`outer_partition`] or
+/// [`local_partition`] (`L: OuterPartition<T, C>`).
+pub trait OuterPartition<T, C>: Sized + Copy {
+    /// The layout of `outer_partition(A, T, C)`.
+    type Outer;
+    /// The outer partition's layout and the offset of its first element.
+    fn try_outer(self, t: T, c: C) -> Result<(Self::Outer, usize), LayoutError> {
+        self.try_outer_as("outer_partition", t, c)
+    }
+    /// [`OuterPartition::try_outer`], its refusal naming `op`.
+    #[doc(hidden)]
+    fn try_outer_as(
+        self,
+        op: &'static str,
+        t: T,
+        c: C,
+    ) -> Result<(Self::Outer, usize), LayoutError>;
+}
+impl<A: LayoutParts + Copy, T, C> OuterPartition<T, C> for A
+where
+    A::Shape: Congruent<A::Stride>,
+    T: ZipDivideOnto<A>,
+    ZippedOf<A, T>: StaticResult + OuterOf<C>,
+{
     type Outer = <ZippedOf<A, T> as OuterOf<C>>::Out;
     #[inline(always)]
-    fn try_inner(self, t: T, c: C) -> Result<(Self::Inner, usize), LayoutError> {
-        let z = crate::algebra::try_zipped_divide(self, t)?;
-        z.inner_of(c).ok_or(refused("inner_partition"))
+    fn try_outer_as(
+        self,
+        op: &'static str,
+        t: T,
+        c: C,
+    ) -> Result<(Self::Outer, usize), LayoutError> {
+        let z = crate::algebra::try_zipped_divide(self, t).map_err(|e| renamed(e, op))?;
+        z.outer_of(c)
+            .map_err(|(c, s)| outside(op, "coordinate", c, "the tile", s))
     }
-    #[inline(always)]
-    fn try_outer(self, t: T, c: C) -> Result<(Self::Outer, usize), LayoutError> {
-        let z = crate::algebra::try_zipped_divide(self, t)?;
-        z.outer_of(c).ok_or(refused("outer_partition"))
+}
+
+/// An algebra refusal reported under the name of the function the user
+/// called (`local_tile`, not the `zipped_divide` inside it).
+#[cold]
+fn renamed(e: LayoutError, op: &'static str) -> LayoutError {
+    match e {
+        LayoutError::Refused { why, .. } => LayoutError::Refused { op, why },
+        LayoutError::Overflow { .. } => LayoutError::Overflow { op },
+        e => e,
     }
 }
 
@@ -238,7 +468,7 @@ pub fn local_tile<E, L: Partition<T, C>, T, C>(
     tiler: T,
     coord: C,
 ) -> Tensor<E, L::Inner> {
-    inner_partition(t, tiler, coord)
+    crate::algebra::values::or_panic(try_local_tile(t, tiler, coord))
 }
 
 /// [`local_tile`], returning the reason instead of panicking.
@@ -260,7 +490,8 @@ pub fn try_local_tile<E, L: Partition<T, C>, T, C>(
     tiler: T,
     coord: C,
 ) -> Result<Tensor<E, L::Inner>, LayoutError> {
-    try_inner_partition(t, tiler, coord)
+    let (l, off) = (*t.layout_ref()).try_inner_as("local_tile", tiler, coord)?;
+    Ok(t.rebase(l, off))
 }
 
 /// CuTe's `local_tile(tensor, tiler, coord, proj)`: the modes where `proj`
@@ -294,8 +525,42 @@ where
     P: SliceCoord<T> + SliceCoord<C>,
     L: Partition<<P as SliceCoord<T>>::Diced, <P as SliceCoord<C>>::Diced>,
 {
+    crate::algebra::values::or_panic(try_local_tile_proj(t, tiler, coord, proj))
+}
+
+/// [`local_tile_proj`], returning the reason instead of panicking. A
+/// coordinate with fewer modes than the grid keeps the grid's other modes
+/// (CuTe appends `_`).
+///
+/// ```
+/// use layout_core::{layout, partition::try_local_tile_proj, Tensor, C, Underscore as X};
+/// let data = [0f32; 64 * 32];
+/// let b = Tensor::new(&data[..], layout!((64,32):(32,1))).unwrap(); // (N,K)
+/// // B's tiles of (BN,BK) = (8,8) at n = 3, every k block.
+/// let gb = try_local_tile_proj(b.view(), (C::<16>, C::<8>, C::<8>), (2usize, 3usize, X), (X, C::<1>, C::<1>)).unwrap();
+/// assert_eq!(gb.layout().to_string(), "(_8,_8,_4):(_32,_1,_8)");
+/// assert_eq!(gb.data_offset(), 3 * 8 * 32);
+/// // There are 8 blocks of 8 rows: n = 8 is past them.
+/// let e = try_local_tile_proj(b, (C::<16>, C::<8>, C::<8>), (0usize, 8usize, X), (X, C::<1>, C::<1>));
+/// assert_eq!(e.unwrap_err().to_string(), "local_tile: tile (8,_) is outside the grid of tiles (_8,_4)");
+/// ```
+#[inline(always)]
+#[allow(clippy::type_complexity)]
+pub fn try_local_tile_proj<E, L, T, C, P>(
+    t: Tensor<E, L>,
+    tiler: T,
+    coord: C,
+    proj: P,
+) -> Result<
+    Tensor<E, <L as Partition<<P as SliceCoord<T>>::Diced, <P as SliceCoord<C>>::Diced>>::Inner>,
+    LayoutError,
+>
+where
+    P: SliceCoord<T> + SliceCoord<C>,
+    L: Partition<<P as SliceCoord<T>>::Diced, <P as SliceCoord<C>>::Diced>,
+{
     let _ = proj;
-    local_tile(
+    try_local_tile(
         t,
         <P as SliceCoord<T>>::dice_of(tiler),
         <P as SliceCoord<C>>::dice_of(coord),
@@ -322,7 +587,7 @@ where
 /// division inadmissible (the message of [`try_outer_partition`]'s error).
 #[inline(always)]
 #[track_caller]
-pub fn outer_partition<E, L: Partition<T, C>, T, C>(
+pub fn outer_partition<E, L: OuterPartition<T, C>, T, C>(
     t: Tensor<E, L>,
     tiler: T,
     coord: C,
@@ -343,7 +608,7 @@ pub fn outer_partition<E, L: Partition<T, C>, T, C>(
 /// assert!(try_outer_partition(t, (C::<32>, C::<8>), (32usize, 0usize)).is_err());
 /// ```
 #[inline(always)]
-pub fn try_outer_partition<E, L: Partition<T, C>, T, C>(
+pub fn try_outer_partition<E, L: OuterPartition<T, C>, T, C>(
     t: Tensor<E, L>,
     tiler: T,
     coord: C,
@@ -365,6 +630,12 @@ pub trait ThreadLayout: Copy {
     fn tiler(self) -> Option<Self::Tiler>;
     /// Thread `idx`'s coordinate; `None` past the thread count.
     fn thread_coord(self, idx: usize) -> Option<Self::Coord>;
+    /// Thread `idx`'s coordinate as CuTe decodes it, whatever the count:
+    /// each leaf `(idx / stride) % extent` (a leaf of stride 0 is at 0).
+    /// A projected thread layout decodes the index of the whole layout so.
+    fn thread_coord_any(self, idx: usize) -> Option<Self::Coord>;
+    /// The number of threads; `None` when it overflows `usize`.
+    fn thread_count(self) -> Option<usize>;
 }
 impl<S: Congruent<D> + AsModes, D: IntTuple> ThreadLayout for Layout<S, D>
 where
@@ -385,19 +656,28 @@ where
         if idx >= self.shape().checked_size()? {
             return None;
         }
+        self.thread_coord_any(idx)
+    }
+    #[inline(always)]
+    fn thread_coord_any(self, idx: usize) -> Option<Self::Coord> {
         let hier = self.get_hier_coord(idx);
         Some(hier.crd2crd(self.shape(), self.tiler()?))
+    }
+    #[inline(always)]
+    fn thread_count(self) -> Option<usize> {
+        self.shape().checked_size()
     }
 }
 
 /// The layout of thread `Thr`'s partition of a tensor of layout `L`.
 pub type ThreadPartition<L, Thr> =
-    <L as Partition<<Thr as ThreadLayout>::Tiler, <Thr as ThreadLayout>::Coord>>::Outer;
+    <L as OuterPartition<<Thr as ThreadLayout>::Tiler, <Thr as ThreadLayout>::Coord>>::Outer;
 
 /// CuTe's `local_partition(tensor, thr_layout, thr_idx)`: the elements
 /// thread `thr_idx` of `thr_layout` owns when the threads tile the tensor,
 /// that is `outer_partition(tensor, product_each(shape(thr_layout)),
-/// thr_layout.get_flat_coord(thr_idx))`.
+/// thr_layout.get_flat_coord(thr_idx))`. The thread layout may have fewer
+/// modes than the tensor: the tensor's other modes are kept whole.
 ///
 /// ```
 /// use layout_core::{layout, partition::local_partition, Tensor};
@@ -412,7 +692,9 @@ pub type ThreadPartition<L, Thr> =
 ///
 /// # Panics
 ///
-/// When `thr_idx` is not below the thread count, or as [`outer_partition`].
+/// When `thr_idx` is not below the thread count (the message names the
+/// thread and the thread layout, at the caller's line), or as
+/// [`outer_partition`].
 #[inline(always)]
 #[track_caller]
 pub fn local_partition<E, L, Thr>(
@@ -421,8 +703,8 @@ pub fn local_partition<E, L, Thr>(
     thr_idx: usize,
 ) -> Tensor<E, ThreadPartition<L, Thr>>
 where
-    Thr: ThreadLayout,
-    L: Partition<Thr::Tiler, Thr::Coord>,
+    Thr: ThreadLayout + core::fmt::Display,
+    L: OuterPartition<Thr::Tiler, Thr::Coord>,
 {
     crate::algebra::values::or_panic(try_local_partition(t, thr_layout, thr_idx))
 }
@@ -437,7 +719,8 @@ where
 /// let mine = try_local_partition(t.view(), layout!((4,8):(8,1)), 5).unwrap();
 /// assert_eq!(mine.layout().to_string(), "(_4,_4):(_128,_8)");
 /// assert_eq!(mine.data_offset(), 5);
-/// assert!(try_local_partition(t, layout!((4,8):(8,1)), 32).is_err());
+/// let e = try_local_partition(t, layout!((4,8):(8,1)), 32).unwrap_err();
+/// assert_eq!(e.to_string(), "local_partition: thread 32 is outside the thread layout (_4,_8):(_8,_1) of 32 threads");
 /// ```
 #[inline(always)]
 pub fn try_local_partition<E, L, Thr>(
@@ -446,36 +729,53 @@ pub fn try_local_partition<E, L, Thr>(
     thr_idx: usize,
 ) -> Result<Tensor<E, ThreadPartition<L, Thr>>, LayoutError>
 where
-    Thr: ThreadLayout,
-    L: Partition<Thr::Tiler, Thr::Coord>,
+    Thr: ThreadLayout + core::fmt::Display,
+    L: OuterPartition<Thr::Tiler, Thr::Coord>,
 {
-    let tiler = thr_layout.tiler().ok_or(refused("local_partition"))?;
-    let c = thr_layout
-        .thread_coord(thr_idx)
-        .ok_or(refused("local_partition"))?;
-    try_outer_partition(t, tiler, c)
+    let op = "local_partition";
+    let refuse = || {
+        thread_outside(
+            op,
+            thr_idx,
+            "the thread layout",
+            &thr_layout,
+            thr_layout.thread_count(),
+        )
+    };
+    let tiler = thr_layout.tiler().ok_or_else(refuse)?;
+    let c = thr_layout.thread_coord(thr_idx).ok_or_else(refuse)?;
+    let (l, off) = (*t.layout_ref()).try_outer_as(op, tiler, c)?;
+    Ok(t.rebase(l, off))
 }
 
 /// A thread layout with the modes where `P` is `_` left out.
-type DicedLayout<P, S, D> = Layout<<P as SliceCoord<S>>::Diced, <P as SliceCoord<D>>::Diced>;
+pub type DicedLayout<P, S, D> = Layout<<P as SliceCoord<S>>::Diced, <P as SliceCoord<D>>::Diced>;
 
 /// CuTe's `local_partition(tensor, thr_layout, thr_idx, proj)`: the modes of
-/// the thread layout where `proj` is `_` are left out first.
+/// the thread layout where `proj` is `_` (CuTe's `X`) are left out. The
+/// thread index is one of the whole thread layout: each kept mode decodes
+/// it by its own stride, as CuTe does (`(idx / stride) % extent`), so many
+/// threads share a partition. CuTe's `sgemm_1` idiom, 16 x 16 threads over
+/// a 128 x 8 tile of A and of B:
 ///
 /// ```
 /// use layout_core::{layout, partition::local_partition_proj, Tensor, C, Underscore as X};
-/// let data = [0f32; 32 * 8];
-/// let b = Tensor::new(&data[..], layout!((32,8):(8,1))).unwrap();
-/// // Threads (_4,_2,_8) over (M,N,K); B is (N,K): leave M out. Thread 13
-/// // is at (1,1) in (_2,_8):(_4,_8), so it owns rows 1, 3, ... of column 1.
-/// let mine = local_partition_proj(b, layout!((4,2,8):(1,4,8)), 13, (X, C::<1>, C::<1>));
-/// assert_eq!(mine.layout().to_string(), "(_16,_1):(_16,_0)");
-/// assert_eq!(mine.data_offset(), 8 + 1);
+/// let data = [0f32; 128 * 8];
+/// let s = Tensor::new(&data[..], layout!((128,8):(1,128))).unwrap();
+/// let tc = layout!((16,16):(1,16));
+/// // A: the threads' m mode tiles the tile's first mode; k is kept whole.
+/// let tcsa = local_partition_proj(s.view(), tc, 17, (C::<1>, X));
+/// assert_eq!(tcsa.layout().to_string(), "(_8,_8):(_16,_128)");
+/// assert_eq!(tcsa.data_offset(), 1); // thread 17 is m = 17 % 16 = 1
+/// // B: the n mode (stride 16) decodes thread 17 as n = 17 / 16 = 1.
+/// let tcsb = local_partition_proj(s, tc, 17, (X, C::<1>));
+/// assert_eq!(tcsb.data_offset(), 1);
 /// ```
 ///
 /// # Panics
 ///
-/// As [`local_partition`].
+/// When `thr_idx` is not below the whole thread layout's count, or as
+/// [`local_partition`].
 #[inline(always)]
 #[track_caller]
 #[allow(clippy::type_complexity)]
@@ -492,12 +792,57 @@ where
     <P as SliceCoord<S>>::Diced: Congruent<<P as SliceCoord<D>>::Diced>,
     <P as SliceCoord<D>>::Diced: IntTuple,
     DicedLayout<P, S, D>: ThreadLayout,
-    L: Partition<
+    L: OuterPartition<
         <DicedLayout<P, S, D> as ThreadLayout>::Tiler,
         <DicedLayout<P, S, D> as ThreadLayout>::Coord,
     >,
 {
-    local_partition(t, crate::slice::dice(proj, thr_layout), thr_idx)
+    crate::algebra::values::or_panic(try_local_partition_proj(t, thr_layout, thr_idx, proj))
+}
+
+/// [`local_partition_proj`], returning the reason instead of panicking.
+///
+/// ```
+/// use layout_core::{layout, partition::try_local_partition_proj, Tensor, C, Underscore as X};
+/// let data = [0f32; 128 * 8];
+/// let s = Tensor::new(&data[..], layout!((128,8):(1,128))).unwrap();
+/// let tc = layout!((16,16):(1,16));
+/// // Thread 255 exists (n = 15); thread 256 does not.
+/// assert_eq!(try_local_partition_proj(s.view(), tc, 255, (X, C::<1>)).unwrap().data_offset(), 15);
+/// let e = try_local_partition_proj(s, tc, 256, (X, C::<1>)).unwrap_err();
+/// assert_eq!(e.to_string(), "local_partition: thread 256 is outside the thread layout (_16,_16):(_1,_16) of 256 threads");
+/// ```
+#[inline(always)]
+#[allow(clippy::type_complexity)]
+pub fn try_local_partition_proj<E, L, S, D, P>(
+    t: Tensor<E, L>,
+    thr_layout: Layout<S, D>,
+    thr_idx: usize,
+    proj: P,
+) -> Result<Tensor<E, ThreadPartition<L, DicedLayout<P, S, D>>>, LayoutError>
+where
+    S: Congruent<D>,
+    D: IntTuple,
+    P: SliceCoord<S> + SliceCoord<D>,
+    <P as SliceCoord<S>>::Diced: Congruent<<P as SliceCoord<D>>::Diced>,
+    <P as SliceCoord<D>>::Diced: IntTuple,
+    DicedLayout<P, S, D>: ThreadLayout,
+    L: OuterPartition<
+        <DicedLayout<P, S, D> as ThreadLayout>::Tiler,
+        <DicedLayout<P, S, D> as ThreadLayout>::Coord,
+    >,
+{
+    let op = "local_partition";
+    let count = thr_layout.shape().checked_size();
+    let refuse = || thread_outside(op, thr_idx, "the thread layout", &thr_layout, count);
+    if count.is_none_or(|n| thr_idx >= n) {
+        return Err(refuse());
+    }
+    let diced = crate::slice::dice(proj, thr_layout);
+    let tiler = diced.tiler().ok_or_else(refuse)?;
+    let c = diced.thread_coord_any(thr_idx).ok_or_else(refuse)?;
+    let (l, off) = (*t.layout_ref()).try_outer_as(op, tiler, c)?;
+    Ok(t.rebase(l, off))
 }
 
 /// The algebra applied to a tensor's layout: the result is a view of the

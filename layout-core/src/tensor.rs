@@ -79,10 +79,27 @@ pub type ViewMut<'a, T, L> = Tensor<&'a mut [T], L>;
 /// a[crd!(1, 2)] = 5;
 /// assert_eq!(storage[8], 5);
 /// ```
+#[derive(Clone, Copy)]
 pub struct Tensor<E, L> {
     data: E,
     offset: usize,
     layout: L,
+}
+
+/// The layout and the first element's offset (the elements are not printed).
+///
+/// ```
+/// use layout_core::{layout, Tensor};
+/// let t = Tensor::new(&[0u8; 6][..], layout!((2,3):(3,1))).unwrap();
+/// assert_eq!(format!("{t:?}"), "Tensor { offset: 0, layout: (_2,_3):(_3,_1) }");
+/// ```
+impl<E, L: core::fmt::Debug> core::fmt::Debug for Tensor<E, L> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Tensor")
+            .field("offset", &self.offset)
+            .field("layout", &self.layout)
+            .finish()
+    }
 }
 
 fn check_cover<S: Congruent<D>, D: IntTuple>(
@@ -179,7 +196,7 @@ impl<E: Engine, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
         }
         self.data
             .as_slice()
-            .get(self.offset + self.layout.crd2idx(c))
+            .get(self.offset.saturating_add(self.layout.crd2idx(c)))
     }
     /// A read-only view with the same layout.
     ///
@@ -243,7 +260,7 @@ impl<E: Engine, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
         let (layout, off) = self.sliced(c);
         Tensor {
             data: self.data.as_slice(),
-            offset: self.offset + off,
+            offset: self.offset.saturating_add(off),
             layout,
         }
     }
@@ -434,7 +451,7 @@ impl<E: EngineMut, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
         if !c.in_shape(self.layout.shape()) {
             return None;
         }
-        let i = self.offset + self.layout.crd2idx(c);
+        let i = self.offset.saturating_add(self.layout.crd2idx(c));
         self.data.as_mut_slice().get_mut(i)
     }
     /// A writable view with the same layout.
@@ -501,7 +518,7 @@ impl<E: EngineMut, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
         let (layout, off) = self.sliced(c);
         Tensor {
             data: self.data.as_mut_slice(),
-            offset: self.offset + off,
+            offset: self.offset.saturating_add(off),
             layout,
         }
     }
@@ -544,7 +561,7 @@ impl<E: Engine, S: Congruent<D>, D: IntTuple, Crd: Crd2Idx<S, D>> Index<Crd>
                 &self.layout.shape(),
             );
         }
-        &self.data.as_slice()[self.offset + self.layout.crd2idx(c)]
+        &self.data.as_slice()[self.offset.saturating_add(self.layout.crd2idx(c))]
     }
 }
 impl<E: EngineMut, S: Congruent<D>, D: IntTuple, Crd: Crd2Idx<S, D>> IndexMut<Crd>
@@ -559,7 +576,7 @@ impl<E: EngineMut, S: Congruent<D>, D: IntTuple, Crd: Crd2Idx<S, D>> IndexMut<Cr
                 &self.layout.shape(),
             );
         }
-        let i = self.offset + self.layout.crd2idx(c);
+        let i = self.offset.saturating_add(self.layout.crd2idx(c));
         &mut self.data.as_mut_slice()[i]
     }
 }
@@ -596,17 +613,29 @@ pub trait IdentityShape: IntTuple + Congruent<Self::Strides> {
     type Strides: IntTuple + Default;
     /// The coordinate type: one `usize` per mode.
     type Coord: Copy + PartialEq + core::fmt::Debug;
+    /// The largest extent per mode: a tile past the tensor's end (partial
+    /// tiles reach less than one tile further) keeps every coordinate in its
+    /// bit field, below twice this.
+    const MAX_EXTENT: usize;
     /// The coordinate encoded in an offset.
     fn decode(k: usize) -> Self::Coord;
+    /// Whether every entry of `c` is below the same entry of `bound` (CuTe's
+    /// `elem_less`).
+    fn less(c: Self::Coord, bound: Self::Coord) -> bool;
 }
 macro_rules! leaf_identity {
     ($t:ty; $($g:tt)*) => {
         impl<$($g)*> IdentityShape for $t {
             type Strides = crate::C<1>;
             type Coord = usize;
+            const MAX_EXTENT: usize = usize::MAX;
             #[inline(always)]
             fn decode(k: usize) -> usize {
                 k
+            }
+            #[inline(always)]
+            fn less(c: usize, bound: usize) -> bool {
+                c < bound
             }
         }
     };
@@ -618,9 +647,14 @@ where
 {
     type Strides = (crate::C<1>, crate::S<typenum::U4294967296>);
     type Coord = (usize, usize);
+    const MAX_EXTENT: usize = 1 << 31;
     #[inline(always)]
     fn decode(k: usize) -> (usize, usize) {
         (k & 0xffff_ffff, k >> 32)
+    }
+    #[inline(always)]
+    fn less(c: (usize, usize), b: (usize, usize)) -> bool {
+        c.0 < b.0 && c.1 < b.1
     }
 }
 impl<
@@ -641,9 +675,14 @@ where
         crate::S<typenum::U4398046511104>,
     );
     type Coord = (usize, usize, usize);
+    const MAX_EXTENT: usize = 1 << 20;
     #[inline(always)]
     fn decode(k: usize) -> (usize, usize, usize) {
         (k & 0x1f_ffff, (k >> 21) & 0x1f_ffff, k >> 42)
+    }
+    #[inline(always)]
+    fn less(c: (usize, usize, usize), b: (usize, usize, usize)) -> bool {
+        c.0 < b.0 && c.1 < b.1 && c.2 < b.2
     }
 }
 
@@ -652,8 +691,8 @@ where
 /// which coordinates it holds (to predicate a partial tile). CuTe's strides
 /// are coordinate bases (`(_4,_8):(_1@0,_1@1)`); here each mode's
 /// coordinate has its own bit field of the offset (`(_4,_8):(_1,_4294967296)`),
-/// so a coordinate past the shape stays itself. Extents up to 2^32 (rank 2)
-/// or 2^21 (rank 3) per mode.
+/// so a coordinate past the shape stays itself. The tensor is a value
+/// (`Copy`, nothing stored): tile and partition it as often as needed.
 ///
 /// ```
 /// use layout_core::{layout, partition::{local_partition, local_tile}, tensor::make_identity_tensor, C};
@@ -663,29 +702,64 @@ where
 /// assert_eq!(tile.at((1usize, 3usize)), Some((9, 3)));
 /// // Rows 10 and 11 of the last tile lie outside the matrix: predicate them.
 /// assert_eq!(tile.at((2usize, 0usize)), Some((10, 0)));
-/// let mine = local_partition(tile, layout!((2,4):(4,1)), 5);
-/// assert_eq!(mine.at((0usize, 0usize)), Some((9, 1)));
+/// assert!(!tile.is_within((2usize, 0usize), (m, 8)));
+/// // `id` is still there: another tile of the same tensor.
+/// let mine = local_partition(local_tile(id, (C::<4>, C::<8>), (0usize, 0usize)), layout!((2,4):(4,1)), 5);
+/// assert_eq!(mine.at((0usize, 0usize)), Some((1, 1)));
 /// ```
 ///
 /// # Panics
 ///
-/// When a mode's extent does not fit its bit field.
+/// When an extent exceeds what its bit field holds with room for a partial
+/// tile: 2^31 per mode at rank 2, 2^20 at rank 3 ([`try_make_identity_tensor`]
+/// returns the error instead). The tiles of such a tensor keep every
+/// coordinate exact when they are no larger than those extents.
+#[track_caller]
 pub fn make_identity_tensor<S: IdentityShape>(
     shape: S,
 ) -> Tensor<Counting<S>, Layout<S, S::Strides>> {
-    let bits = match S::RANK {
-        1 => 64,
-        2 => 32,
-        _ => 21,
-    };
-    let mut ok = true;
-    shape.for_each_mode_size(&mut |n| ok &= bits >= 64 || n <= 1usize << bits);
-    assert!(ok, "make_identity_tensor: an extent exceeds 2^{bits}");
-    Tensor {
+    crate::algebra::values::or_panic(try_make_identity_tensor(shape))
+}
+
+/// [`make_identity_tensor`], or the error when an extent exceeds its bit
+/// field (2^31 per mode at rank 2, 2^20 at rank 3).
+///
+/// ```
+/// use layout_core::{tensor::try_make_identity_tensor, C};
+/// assert!(try_make_identity_tensor((1usize << 31, C::<8>)).is_ok());
+/// // Rows past 2^32 would carry into the column's bit field: refused.
+/// let e = try_make_identity_tensor((1usize << 32, C::<8>)).unwrap_err();
+/// assert_eq!(e.to_string(), "make_identity_tensor: extent 4294967296 is outside the extents an identity tensor of rank 2 holds (at most 2147483648 per mode)");
+/// ```
+pub fn try_make_identity_tensor<S: IdentityShape>(
+    shape: S,
+) -> Result<Tensor<Counting<S>, Layout<S, S::Strides>>, LayoutError> {
+    let mut bad = None;
+    shape.for_each_mode_size(&mut |n| {
+        if n > S::MAX_EXTENT && bad.is_none() {
+            bad = Some(n);
+        }
+    });
+    if let Some(n) = bad {
+        return Err(LayoutError::Refused {
+            op: "make_identity_tensor",
+            why: crate::error::Refusal::Outside {
+                what: "extent",
+                coord: crate::error::Note::of(&n),
+                within: "the extents an identity tensor of rank",
+                shape: crate::error::Note::of(&format_args!(
+                    "{} holds (at most {} per mode)",
+                    S::RANK,
+                    S::MAX_EXTENT
+                )),
+            },
+        });
+    }
+    Ok(Tensor {
         data: Counting(shape),
         offset: 0,
         layout: Layout::new(shape, S::Strides::default()),
-    }
+    })
 }
 
 impl<S: IdentityShape, LS: Congruent<LD>, LD: IntTuple> Tensor<Counting<S>, Layout<LS, LD>> {
@@ -706,6 +780,24 @@ impl<S: IdentityShape, LS: Congruent<LD>, LD: IntTuple> Tensor<Counting<S>, Layo
         let k = self.offset.checked_add(self.layout.crd2idx(c))?;
         Some(S::decode(k))
     }
+    /// Whether the coordinate held at `c` lies inside `bound` (CuTe's
+    /// `elem_less(tensor(c), bound)`): the predicate of a partial tile;
+    /// `false` outside this view's shape.
+    ///
+    /// ```
+    /// use layout_core::{partition::local_tile, tensor::make_identity_tensor, C};
+    /// let id = make_identity_tensor((10usize, C::<8>));
+    /// let last = local_tile(id, (C::<4>, C::<8>), (2usize, 0usize)); // rows 8..12
+    /// assert!(last.is_within((1usize, 7usize), (10, 8)));
+    /// assert!(!last.is_within((2usize, 0usize), (10, 8))); // row 10
+    /// ```
+    #[inline(always)]
+    pub fn is_within<Crd: Crd2Idx<LS, LD>>(&self, c: Crd, bound: S::Coord) -> bool {
+        match self.at(c) {
+            Some(x) => S::less(x, bound),
+            None => false,
+        }
+    }
     /// The layout.
     ///
     /// ```
@@ -715,5 +807,35 @@ impl<S: IdentityShape, LS: Congruent<LD>, LD: IntTuple> Tensor<Counting<S>, Layo
     /// ```
     pub fn layout(&self) -> Layout<LS, LD> {
         self.layout
+    }
+    /// The view itself: an identity tensor is a value (`Copy`), so a view is
+    /// a copy, as cheap as the layout.
+    ///
+    /// ```
+    /// use layout_core::{partition::local_tile, tensor::make_identity_tensor, C};
+    /// let id = make_identity_tensor((C::<8>, C::<8>));
+    /// let a = local_tile(id.view(), (C::<4>, C::<4>), (1usize, 0usize));
+    /// let b = local_tile(id.view(), (C::<4>, C::<4>), (0usize, 1usize));
+    /// assert_eq!((a.at((0usize, 0usize)), b.at((0usize, 0usize))), (Some((4, 0)), Some((0, 4))));
+    /// ```
+    #[inline(always)]
+    pub fn view(&self) -> Self
+    where
+        S: Copy,
+        LS: Copy,
+        LD: Copy,
+    {
+        *self
+    }
+    /// The offset of this view's first element (its coordinate, encoded).
+    ///
+    /// ```
+    /// use layout_core::{partition::local_tile, tensor::make_identity_tensor, C};
+    /// let id = make_identity_tensor((C::<8>, C::<8>));
+    /// // Tile (1,0) of 4 x 4 starts at row 4.
+    /// assert_eq!(local_tile(id, (C::<4>, C::<4>), (1usize, 0usize)).data_offset(), 4);
+    /// ```
+    pub fn data_offset(&self) -> usize {
+        self.offset
     }
 }

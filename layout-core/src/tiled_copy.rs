@@ -417,7 +417,14 @@ where
     /// ```
     pub fn try_get_slice(self, thr_idx: usize) -> Result<ThrCopy<Self>, crate::LayoutError> {
         if thr_idx >= <Self as CopyTiling>::THREADS {
-            return Err(refused("get_slice"));
+            let n = <Self as CopyTiling>::THREADS;
+            return Err(crate::partition::thread_outside(
+                "get_slice",
+                thr_idx,
+                "the TiledCopy's threads",
+                &format_args!("({n})"),
+                Some(n),
+            ));
         }
         Ok(ThrCopy {
             copy: PhantomData,

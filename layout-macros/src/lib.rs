@@ -11,10 +11,25 @@ use quote::quote;
 
 mod check;
 mod expand;
+mod instantiate;
 mod parse;
 use check::{check_congruent, compact_left};
 use expand::{emit, Form};
 use parse::{split_krate, Node, Parser};
+
+/// `#[instantiate((64, 64, 8), (128, 128, 8))]` on a function generic over
+/// constants (`fn sgemm<const BM: usize, const BN: usize, const BK: usize>`):
+/// the function is compiled once per listed set of constants, each
+/// constant a concrete value in that copy, so that `C::<BM>` and all the
+/// types the algebra computes from it are concrete and the body needs no
+/// trait bounds. Re-exported as `layout_core::instantiate`, whose
+/// documentation has the examples.
+#[proc_macro_attribute]
+pub fn instantiate(attr: TokenStream, item: TokenStream) -> TokenStream {
+    instantiate::expand(attr.into(), item.into())
+        .unwrap_or_else(|e| e.to_compile_error())
+        .into()
+}
 
 /// Expand `krate; SHAPE[:STRIDE]` to a layout value. Used by `layout_core::layout!`.
 #[doc(hidden)]

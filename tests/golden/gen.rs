@@ -214,6 +214,8 @@ const ALGEBRA: &[&str] = &[
     "inner_partition",
     "outer_partition",
     "local_partition",
+    "local_partition_proj",
+    "local_tile_proj",
     "tiled_mma",
     "tiled_mma_tv",
     "mma_partition",
@@ -638,9 +640,22 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
         }
         // Tensor partitions: a tensor over a buffer that covers L, the
         // partition's layout, table and data offset, all exact.
-        "local_tile" | "inner_partition" | "outer_partition" | "local_partition" => {
+        "local_tile"
+        | "inner_partition"
+        | "outer_partition"
+        | "local_partition"
+        | "local_partition_proj"
+        | "local_tile_proj" => {
             let l = emit_layout(arg_str(r, 0)?, false)?;
-            let (second, third) = if op == "local_partition" {
+            // A projection: `_` (CuTe's X) drops a mode of the thread layout
+            // or of the tiler and coordinate.
+            let proj = match op {
+                "local_partition_proj" | "local_tile_proj" => {
+                    format!(", {}", emit(&parse(arg_str(r, 3)?)?, false))
+                }
+                _ => String::new(),
+            };
+            let (second, third) = if op.starts_with("local_partition") {
                 (
                     emit_layout(arg_str(r, 1)?, false)?,
                     format!("{}usize", arg_u64(r, 2)?),
@@ -655,7 +670,7 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
             };
             let off = r["offset"].as_u64().ok_or("offset")?;
             format!(
-                "{head}let l = {l};\nlet buf = vec![0u8; l.cosize()];\nlet t = Tensor::new(&buf[..], l).unwrap();\nlet out = layout_core::partition::try_{op}(t, {second}, {third}).map(|p| (p.layout(), p.data_offset()));\nrep.partition(op, id, out, {exp}, {tab}, {off});"
+                "{head}let l = {l};\nlet buf = vec![0u8; l.cosize()];\nlet t = Tensor::new(&buf[..], l).unwrap();\nlet out = layout_core::partition::try_{op}(t, {second}, {third}{proj}).map(|p| (p.layout(), p.data_offset()));\nrep.partition(op, id, out, {exp}, {tab}, {off});"
             )
         }
         // TiledMMA: `[atom, atom_layout, permutation, what(, L)]`, or the

@@ -36,6 +36,7 @@ impl<S: Congruent<D>, D: IntTuple> StaticResult for Layout<S, D> {
 
 /// The infallible form: the error as a panic, with its text.
 #[inline(always)]
+#[track_caller]
 pub(crate) fn or_panic<T>(r: Result<T, LayoutError>) -> T {
     match r {
         Ok(t) => t,
