@@ -1,10 +1,11 @@
 //! The CPU kernels: each written with the tensor API and by hand, with the
 //! same blocking.
 
-use layout_core::algorithm::{axpby, copy, gemm};
-use layout_core::fragment::Fragment;
-use layout_core::partition::{local_partition, local_tile};
-use layout_core::{layout, Layout, Tensor, Underscore as X, C};
+use layout_core::algorithm::{axpby, copy, copy_if, gemm};
+use layout_core::fragment::{make_fragment_like, Fragment};
+use layout_core::partition::{local_partition, local_partition_proj, local_tile, local_tile_proj};
+use layout_core::tensor::make_identity_tensor;
+use layout_core::{instantiate, layout, Layout, LayoutError, Tensor, Underscore as X, C};
 
 /// The transpose tile's side; 256 "threads" share a tile.
 pub const T: usize = 32;
@@ -32,6 +33,162 @@ pub fn transpose_layout(n: usize, src: &[f32], dst: &mut [f32]) {
             }
         }
     }
+}
+
+/// `dst = src^T` for an m x n row-major `src` (`dst` is n x m, row-major),
+/// any m and n: T x T tiles, 8 x 32 "threads" each copying its elements of
+/// a tile, the tiles at the right and bottom edges predicated by an
+/// identity tensor tiled the same way. Written once for any tile size `T`.
+///
+/// # Errors
+///
+/// When a slice is shorter than its matrix.
+#[instantiate(32, 64)]
+pub fn transpose_any<const T: usize>(
+    m: usize,
+    n: usize,
+    src: &[f32],
+    dst: &mut [f32],
+) -> Result<(), LayoutError> {
+    let s = Tensor::new(src, layout!((m, n):(n, 1)))?;
+    // dst seen transposed: element (i, j) of this view is dst[j][i].
+    let mut d = Tensor::new(dst, layout!((m, n):(1, m)))?;
+    let id = make_identity_tensor((m, n));
+    let thr = layout!((8, 32):(32, 1));
+    for bj in 0..n.div_ceil(T) {
+        for bi in 0..m.div_ceil(T) {
+            let tile = (C::<T>, C::<T>);
+            let ts = local_tile(s, tile, (bi, bj));
+            let mut td = local_tile(d.view_mut(), tile, (bi, bj));
+            let tc = local_tile(id, tile, (bi, bj));
+            for t in 0..256 {
+                let mine = local_partition(tc, thr, t);
+                copy_if(
+                    |i| mine.is_within(i, (m, n)),
+                    &local_partition(ts, thr, t),
+                    &mut local_partition(td.view_mut(), thr, t),
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// C += A * B for row-major A (m x k), B (k x n) and C (m x n) of any
+/// sizes, written as CuTe's `sgemm_1` and once for any block tile
+/// (BM, BN, BK): block tiles by `local_tile` with a projection per operand,
+/// A's and B's k-blocks copied into static "shared" tiles by 32 x 8
+/// threads, 16 x 16 threads each accumulating its `local_partition` of C in
+/// a register fragment (`make_fragment_like`) by `gemm` over its projected
+/// partitions of the shared tiles. Edge tiles are predicated by identity
+/// tensors (`copy_if`); elements past the matrices are zeros in the shared
+/// tiles.
+///
+/// ```
+/// use layout_kernels::sgemm_tiled;
+/// let (m, n, k) = (50, 37, 20); // no block divides these
+/// let a: Vec<f32> = (0..m * k).map(|i| (i % 7) as f32).collect();
+/// let b: Vec<f32> = (0..k * n).map(|i| (i % 5) as f32).collect();
+/// let mut c = vec![0f32; m * n];
+/// sgemm_tiled::<32, 32, 8>(m, n, k, &a, &b, &mut c).unwrap();
+/// let c_49_36: f32 = (0..k).map(|p| a[49 * k + p] * b[p * n + 36]).sum();
+/// assert_eq!(c[49 * n + 36], c_49_36);
+/// ```
+///
+/// # Errors
+///
+/// When a slice is shorter than its matrix.
+#[instantiate((64, 64, 8), (32, 32, 8), (128, 64, 16))]
+pub fn sgemm_tiled<const BM: usize, const BN: usize, const BK: usize>(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: &[f32],
+    b: &[f32],
+    c: &mut [f32],
+) -> Result<(), LayoutError> {
+    // The matrices (B seen as (N, K)) and their coordinates.
+    let ma = Tensor::new(a, layout!((m, k):(k, 1)))?;
+    let mb = Tensor::new(b, layout!((n, k):(1, n)))?;
+    let mut mc = Tensor::new(c, layout!((m, n):(n, 1)))?;
+    let (ida, idb, idc) = (
+        make_identity_tensor((m, k)),
+        make_identity_tensor((n, k)),
+        make_identity_tensor((m, n)),
+    );
+    let cta = (C::<BM>, C::<BN>, C::<BK>);
+    let (pa, pb, pc) = (
+        (C::<1>, X, C::<1>),
+        (X, C::<1>, C::<1>),
+        (C::<1>, C::<1>, X),
+    );
+    // The block's k-blocks of A and B in "shared memory" (static, M- and
+    // N-major); 32 x 8 threads copy them, 16 x 16 threads compute.
+    let mut sa = Fragment::<f32, _>::new(layout!((C<BM>, C<BK>)));
+    let mut sb = Fragment::<f32, _>::new(layout!((C<BN>, C<BK>)));
+    let tcopy = layout!((32, 8):(1, 32));
+    let tc = layout!((16, 16):(1, 16));
+    for bn in 0..n.div_ceil(BN) {
+        for bm in 0..m.div_ceil(BM) {
+            let blk = (bm, bn, X);
+            let (ga, ca) = (
+                local_tile_proj(ma, cta, blk, pa),
+                local_tile_proj(ida, cta, blk, pa),
+            );
+            let (gb, cb) = (
+                local_tile_proj(mb, cta, blk, pb),
+                local_tile_proj(idb, cta, blk, pb),
+            );
+            let mut gc = local_tile_proj(mc.view_mut(), cta, blk, pc);
+            let cc = local_tile_proj(idc, cta, blk, pc);
+            // Each thread's accumulators start as its elements of C.
+            let mut acc =
+                [make_fragment_like::<f32, _>(local_partition(gc.view(), tc, 0).layout()); 256];
+            for (t, acc) in acc.iter_mut().enumerate() {
+                let inside = local_partition(cc, tc, t);
+                copy_if(
+                    |i| inside.is_within(i, (m, n)),
+                    &local_partition(gc.view(), tc, t),
+                    &mut acc.view_mut(),
+                )?;
+            }
+            for kt in 0..k.div_ceil(BK) {
+                sa.clear();
+                sb.clear();
+                for t in 0..256 {
+                    let inside = local_partition(ca.slice((X, X, kt)), tcopy, t);
+                    let mut dst = local_partition(sa.view_mut(), tcopy, t);
+                    copy_if(
+                        |i| inside.is_within(i, (m, k)),
+                        &local_partition(ga.slice((X, X, kt)), tcopy, t),
+                        &mut dst,
+                    )?;
+                    let inside = local_partition(cb.slice((X, X, kt)), tcopy, t);
+                    let mut dst = local_partition(sb.view_mut(), tcopy, t);
+                    copy_if(
+                        |i| inside.is_within(i, (n, k)),
+                        &local_partition(gb.slice((X, X, kt)), tcopy, t),
+                        &mut dst,
+                    )?;
+                }
+                for (t, acc) in acc.iter_mut().enumerate() {
+                    // CuTe's projections: thread t's rows of A, its columns of B.
+                    let tcsa = local_partition_proj(sa.view(), tc, t, (C::<1>, X));
+                    let tcsb = local_partition_proj(sb.view(), tc, t, (X, C::<1>));
+                    gemm(&tcsa, &tcsb, &mut acc.view_mut())?;
+                }
+            }
+            for (t, acc) in acc.iter().enumerate() {
+                let inside = local_partition(cc, tc, t);
+                copy_if(
+                    |i| inside.is_within(i, (m, n)),
+                    &acc.view(),
+                    &mut local_partition(gc.view_mut(), tc, t),
+                )?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The same blocking by hand: 32 x 32 tiles, 256 threads of 4 rows each.
@@ -201,11 +358,30 @@ mod tests {
         assert_eq!(d1, d2);
     }
 
+    /// `dst[j][i] == src[i][j]` for every element, the definition.
+    fn is_transpose(m: usize, n: usize, src: &[f32], dst: &[f32]) -> bool {
+        (0..m).all(|i| (0..n).all(|j| dst[j * m + i] == src[i * n + j]))
+    }
+
     #[test]
-    fn sgemms_agree_with_the_definition() {
-        let (m, n, k) = (2 * BM, 2 * BN, 2 * BK);
-        let a: Vec<f32> = (0..m * k).map(|i| ((i * 7) % 13) as f32 - 6.0).collect();
-        let b: Vec<f32> = (0..k * n).map(|i| ((i * 5) % 11) as f32 - 5.0).collect();
+    fn transpose_any_handles_partial_tiles() {
+        // 1000 = 31 * 32 + 8: the last row and column of tiles are partial;
+        // 37 columns: one full tile of 32 and one of 5.
+        for (m, n) in [(1000, 1000), (1000, 37), (5, 3), (64, 64)] {
+            let src: Vec<f32> = (0..m * n).map(|i| i as f32).collect();
+            let mut d32 = vec![-1f32; m * n];
+            transpose_any::<32>(m, n, &src, &mut d32).unwrap();
+            assert!(is_transpose(m, n, &src, &d32), "T = 32, {m} x {n}");
+            let mut d64 = vec![-1f32; m * n];
+            transpose_any::<64>(m, n, &src, &mut d64).unwrap();
+            assert!(is_transpose(m, n, &src, &d64), "T = 64, {m} x {n}");
+        }
+        // A destination too short is an error, not a panic.
+        assert!(transpose_any::<32>(4, 4, &[0.0; 16], &mut [0.0; 15]).is_err());
+    }
+
+    /// C (all 1) + A * B by the definition.
+    fn reference(m: usize, n: usize, k: usize, a: &[f32], b: &[f32]) -> Vec<f32> {
         let mut want = vec![1f32; m * n];
         for i in 0..m {
             for j in 0..n {
@@ -214,6 +390,35 @@ mod tests {
                 }
             }
         }
+        want
+    }
+
+    #[test]
+    fn sgemm_tiled_agrees_with_the_definition_for_three_tiles() {
+        // Divisible and not: partial blocks in M, N and K.
+        for (m, n, k) in [(128, 128, 32), (50, 37, 20), (130, 70, 33), (1, 1, 1)] {
+            let a: Vec<f32> = (0..m * k).map(|i| ((i * 7) % 13) as f32 - 6.0).collect();
+            let b: Vec<f32> = (0..k * n).map(|i| ((i * 5) % 11) as f32 - 5.0).collect();
+            let want = reference(m, n, k, &a, &b);
+            // Small integers: every sum is exact in f32, in any order.
+            let mut c = vec![1f32; m * n];
+            sgemm_tiled::<64, 64, 8>(m, n, k, &a, &b, &mut c).unwrap();
+            assert_eq!(c, want, "(64, 64, 8) at {m} x {n} x {k}");
+            let mut c = vec![1f32; m * n];
+            sgemm_tiled::<32, 32, 8>(m, n, k, &a, &b, &mut c).unwrap();
+            assert_eq!(c, want, "(32, 32, 8) at {m} x {n} x {k}");
+            let mut c = vec![1f32; m * n];
+            sgemm_tiled::<128, 64, 16>(m, n, k, &a, &b, &mut c).unwrap();
+            assert_eq!(c, want, "(128, 64, 16) at {m} x {n} x {k}");
+        }
+    }
+
+    #[test]
+    fn sgemms_agree_with_the_definition() {
+        let (m, n, k) = (2 * BM, 2 * BN, 2 * BK);
+        let a: Vec<f32> = (0..m * k).map(|i| ((i * 7) % 13) as f32 - 6.0).collect();
+        let b: Vec<f32> = (0..k * n).map(|i| ((i * 5) % 11) as f32 - 5.0).collect();
+        let want = reference(m, n, k, &a, &b);
         let (mut c1, mut c2) = (vec![1f32; m * n], vec![1f32; m * n]);
         sgemm_layout(m, n, k, &a, &b, &mut c1);
         sgemm_hand(m, n, k, &a, &b, &mut c2);

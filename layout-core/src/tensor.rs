@@ -137,28 +137,6 @@ impl<E: Engine, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
             layout,
         })
     }
-    /// The layout.
-    ///
-    /// ```
-    /// use layout_core::{layout, Tensor};
-    /// let t = Tensor::new(&[0u8; 6][..], layout!((2,3):(3,1))).unwrap();
-    /// assert_eq!(t.layout().to_string(), "(_2,_3):(_3,_1)");
-    /// ```
-    pub fn layout(&self) -> Layout<S, D> {
-        self.layout
-    }
-    /// The offset of this view's first element in the storage.
-    ///
-    /// ```
-    /// use layout_core::{crd, layout, Tensor};
-    /// let data = [0u8; 6];
-    /// let t = Tensor::new(&data[..], layout!((2,3):(3,1))).unwrap();
-    /// // Row 1 starts at offset 3.
-    /// assert_eq!(t.slice(crd!(1, _)).data_offset(), 3);
-    /// ```
-    pub fn data_offset(&self) -> usize {
-        self.offset
-    }
     /// The storage.
     ///
     /// ```
@@ -169,16 +147,6 @@ impl<E: Engine, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
     /// ```
     pub fn storage(&self) -> &[E::Elem] {
         self.data.as_slice()
-    }
-    /// Number of coordinates.
-    ///
-    /// ```
-    /// use layout_core::{layout, Tensor};
-    /// let t = Tensor::new(&[0u8; 16][..], layout!((3,4):(4,1))).unwrap();
-    /// assert_eq!(t.size(), 12);
-    /// ```
-    pub fn size(&self) -> usize {
-        self.layout.size()
     }
     /// The element at a coordinate, `None` when the coordinate is outside the shape.
     #[inline(always)]
@@ -264,7 +232,43 @@ impl<E: Engine, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
             layout,
         }
     }
+}
 
+/// What any tensor has, whatever its storage (a slice, an array, an
+/// identity tensor's coordinates).
+impl<E, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
+    /// The layout.
+    ///
+    /// ```
+    /// use layout_core::{layout, Tensor};
+    /// let t = Tensor::new(&[0u8; 6][..], layout!((2,3):(3,1))).unwrap();
+    /// assert_eq!(t.layout().to_string(), "(_2,_3):(_3,_1)");
+    /// ```
+    pub fn layout(&self) -> Layout<S, D> {
+        self.layout
+    }
+    /// The offset of this view's first element in the storage.
+    ///
+    /// ```
+    /// use layout_core::{crd, layout, Tensor};
+    /// let data = [0u8; 6];
+    /// let t = Tensor::new(&data[..], layout!((2,3):(3,1))).unwrap();
+    /// // Row 1 starts at offset 3.
+    /// assert_eq!(t.slice(crd!(1, _)).data_offset(), 3);
+    /// ```
+    pub fn data_offset(&self) -> usize {
+        self.offset
+    }
+    /// Number of coordinates.
+    ///
+    /// ```
+    /// use layout_core::{layout, Tensor};
+    /// let t = Tensor::new(&[0u8; 16][..], layout!((3,4):(4,1))).unwrap();
+    /// assert_eq!(t.size(), 12);
+    /// ```
+    pub fn size(&self) -> usize {
+        self.layout.size()
+    }
     /// [`Tensor::slice`] that keeps the storage (and its lifetime) instead
     /// of borrowing this tensor: a helper can return the slice of a view it
     /// was given.
@@ -798,16 +802,6 @@ impl<S: IdentityShape, LS: Congruent<LD>, LD: IntTuple> Tensor<Counting<S>, Layo
             None => false,
         }
     }
-    /// The layout.
-    ///
-    /// ```
-    /// use layout_core::{tensor::make_identity_tensor, C};
-    /// let id = make_identity_tensor((C::<4>, C::<8>));
-    /// assert_eq!(id.layout().to_string(), "(_4,_8):(_1,_4294967296)");
-    /// ```
-    pub fn layout(&self) -> Layout<LS, LD> {
-        self.layout
-    }
     /// The view itself: an identity tensor is a value (`Copy`), so a view is
     /// a copy, as cheap as the layout.
     ///
@@ -827,15 +821,29 @@ impl<S: IdentityShape, LS: Congruent<LD>, LD: IntTuple> Tensor<Counting<S>, Layo
     {
         *self
     }
-    /// The offset of this view's first element (its coordinate, encoded).
+    /// The slice at a coordinate with `_` (CuTe's `A(1,_)`), as for a data
+    /// tensor: a k-block of a tiled identity tensor, say.
     ///
     /// ```
-    /// use layout_core::{partition::local_tile, tensor::make_identity_tensor, C};
-    /// let id = make_identity_tensor((C::<8>, C::<8>));
-    /// // Tile (1,0) of 4 x 4 starts at row 4.
-    /// assert_eq!(local_tile(id, (C::<4>, C::<4>), (1usize, 0usize)).data_offset(), 4);
+    /// use layout_core::{partition::local_tile, tensor::make_identity_tensor, C, Underscore as X};
+    /// let id = make_identity_tensor((C::<8>, 20usize));
+    /// // Row block 1 of 4 rows, every block of 8 columns: (4, 8, 3).
+    /// let blocks = local_tile(id, (C::<4>, C::<8>), (1usize, X));
+    /// let k2 = blocks.slice((X, X, 2usize));
+    /// assert_eq!(k2.at((0usize, 0usize)), Some((4, 16)));
     /// ```
-    pub fn data_offset(&self) -> usize {
-        self.offset
+    #[allow(clippy::type_complexity)]
+    #[track_caller]
+    pub fn slice<Crd>(
+        &self,
+        c: Crd,
+    ) -> Tensor<Counting<S>, Layout<<Crd as SliceCoord<LS>>::Sliced, <Crd as SliceCoord<LD>>::Sliced>>
+    where
+        S: Copy,
+        Crd: SliceCoord<LS> + SliceCoord<LD> + Crd2Idx<LS, LD>,
+        <Crd as SliceCoord<LS>>::Sliced: Congruent<<Crd as SliceCoord<LD>>::Sliced>,
+        <Crd as SliceCoord<LD>>::Sliced: IntTuple,
+    {
+        (*self).into_slice(c)
     }
 }
