@@ -322,14 +322,22 @@ pub trait Partition<T, C>: Sized + Copy {
         t: T,
         c: C,
     ) -> Result<(Self::Inner, usize), LayoutError>;
+    /// The number of elements the tiles cover (the tensor's size when the
+    /// tiler divides it, more when the last tiles reach past it).
+    #[doc(hidden)]
+    fn tiled_size(self, t: T) -> Result<usize, LayoutError>;
 }
 impl<A: LayoutParts + Copy, T, C> Partition<T, C> for A
 where
     A::Shape: Congruent<A::Stride>,
     T: ZipDivideOnto<A>,
-    ZippedOf<A, T>: StaticResult + InnerOf<C>,
+    ZippedOf<A, T>: StaticResult + InnerOf<C> + LayoutParts,
 {
     type Inner = <ZippedOf<A, T> as InnerOf<C>>::Out;
+    fn tiled_size(self, t: T) -> Result<usize, LayoutError> {
+        let z = crate::algebra::try_zipped_divide(self, t)?;
+        z.parts().0.checked_size().ok_or(LayoutError::Overflow { op: "local_tile" })
+    }
     #[inline(always)]
     fn try_inner_as(
         self,
@@ -492,6 +500,48 @@ pub fn try_local_tile<E, L: Partition<T, C>, T, C>(
 ) -> Result<Tensor<E, L::Inner>, LayoutError> {
     let (l, off) = (*t.layout_ref()).try_inner_as("local_tile", tiler, coord)?;
     Ok(t.rebase(l, off))
+}
+
+/// [`try_local_tile`] that refuses a tiler that does not divide the
+/// tensor, so that no tile reaches past it. (CuTe's `local_tile` makes the
+/// partial tiles at the ends, and so does [`local_tile`]: a tile at the
+/// bottom edge reaches past the storage, where accesses are refused, but one
+/// at the right edge of a row-major matrix reaches into the next rows, which
+/// only a predicate, as with an identity tensor, tells apart.)
+///
+/// ```
+/// use layout_core::{layout, partition::try_local_tile_exact, Tensor, C};
+/// let data = [0f32; 50 * 50];
+/// let t = Tensor::new(&data[..], layout!((50,50):(50,1))).unwrap();
+/// assert!(try_local_tile_exact(t.view(), (C::<10>, C::<25>), (4usize, 1usize)).is_ok());
+/// // 16 does not divide 50: the last tiles would be partial.
+/// let e = try_local_tile_exact(t, (C::<16>, C::<16>), (0usize, 0usize)).unwrap_err();
+/// assert_eq!(e.to_string(), "local_tile: the elements the tiles cover (4096) differs from the tensor's size (2500)");
+/// ```
+#[inline(always)]
+pub fn try_local_tile_exact<E, L: Partition<T, C>, T: Copy, C>(
+    t: Tensor<E, L>,
+    tiler: T,
+    coord: C,
+) -> Result<Tensor<E, L::Inner>, LayoutError>
+where
+    L: LayoutParts,
+{
+    let l = *t.layout_ref();
+    let size = l.parts().0.checked_size().ok_or(LayoutError::Overflow { op: "local_tile" })?;
+    let tiled = l.tiled_size(tiler)?;
+    if tiled != size {
+        return Err(LayoutError::Refused {
+            op: "local_tile",
+            why: Refusal::Differ {
+                a_name: "the elements the tiles cover",
+                a: tiled,
+                b_name: "the tensor's size",
+                b: size,
+            },
+        });
+    }
+    try_local_tile(t, tiler, coord)
 }
 
 /// CuTe's `local_tile(tensor, tiler, coord, proj)`: the modes where `proj`
