@@ -3,7 +3,7 @@
 //! layouts in CuTe notation with decimal numbers.
 
 /// A fixed-capacity string built by `const fn`s; longer text is cut with `...`.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Text {
     buf: [u8; Text::CAP],
     len: usize,

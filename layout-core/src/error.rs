@@ -1,5 +1,6 @@
 //! Errors of run-time checks.
 
+use crate::const_text::Text;
 use core::fmt;
 
 /// Why a run-time layout or tensor operation was refused.
@@ -73,8 +74,16 @@ pub enum Refusal {
     Composition(crate::admissible::CompositionError),
     /// The complement does not exist (see [`crate::admissible::check_complement`]).
     Complement(crate::admissible::ComplementError),
-    /// A step divides by a run-time 0 (a layout of size 0) or overflows `usize`.
+    /// A value of the result (an extent, a stride) does not fit `usize`.
     Arithmetic,
+    /// An operand has size 0 where the operation's formula divides by that
+    /// size (CuTe's does too): "`what` has size 0: `why`".
+    SizeZero {
+        /// Which operand: "A", "B", "the tiler", "the cotarget".
+        what: &'static str,
+        /// Why that refuses the operation.
+        why: &'static str,
+    },
     /// Mode `mode` of the block has size `block`, which does not divide `target`.
     NotDividing {
         /// The mode.
@@ -105,6 +114,18 @@ pub enum Refusal {
         /// That shape or layout in CuTe notation (with a count where useful).
         shape: Note,
     },
+    /// Thread `idx` is not below the thread count: "thread `idx` is outside
+    /// `within` `layout` of `count` threads".
+    ThreadOutside {
+        /// The thread index.
+        idx: usize,
+        /// Whose threads: "the thread layout", "the TiledMMA's thread layout".
+        within: &'static str,
+        /// The thread layout, where there is one.
+        layout: Option<Note>,
+        /// The number of threads (`None`: it overflows `usize`).
+        count: Option<usize>,
+    },
     /// Element `index` (1-D) of a tensor lies at `offset`, past its storage
     /// of `len` elements: a tile that reaches past its matrix.
     PastStorage {
@@ -131,78 +152,218 @@ pub enum Refusal {
     },
 }
 
-/// A short text an error carries without allocating: a coordinate or a
-/// layout in CuTe notation, cut with `...` past 94 bytes.
+/// A value an error names (a coordinate, a shape, a layout), kept as its
+/// CuTe text with `?` for each run-time leaf and the run-time values, so
+/// that making the error costs a few stores (no formatting: a kernel's
+/// refusal path stays free of calls) and printing it gives CuTe notation.
 ///
 /// ```
 /// use layout_core::{error::Note, layout};
-/// assert_eq!(Note::of(&layout!((16,16):(1,16))).as_str(), "(_16,_16):(_1,_16)");
+/// let n = 16;
+/// assert_eq!(Note::value(&layout!((16,n):(1,16))).to_string(), "(_16,16):(_1,_16)");
+/// assert_eq!(Note::num(300).to_string(), "300");
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub struct Note {
-    buf: [u8; Note::CAP],
-    len: u8,
+pub struct Note(NoteRepr);
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum NoteRepr {
+    /// A number.
+    Num(usize),
+    /// A constant text with `?` for each run-time value, and the values.
+    Lazy {
+        text: &'static Text,
+        vals: [usize; Note::VALS],
+        n: u8,
+    },
+    /// Text formatted when the error was made (cut with `...`).
+    Formatted { buf: [u8; Note::CAP], len: u8 },
 }
 
 impl Note {
+    const VALS: usize = 8;
     const CAP: usize = 94;
-    /// The text `v` displays, cut with `...` past the capacity.
-    pub fn of(v: &dyn fmt::Display) -> Note {
-        let mut n = Note {
-            buf: [0; Note::CAP],
-            len: 0,
-        };
-        let _ = fmt::write(&mut n, format_args!("{v}"));
-        n
+    /// A number.
+    #[inline(always)]
+    pub fn num(v: usize) -> Note {
+        Note(NoteRepr::Num(v))
     }
-    /// The text a writer produces (a coordinate's `write_crd`, say).
-    pub(crate) fn with(w: impl FnOnce(&mut dyn fmt::Write) -> fmt::Result) -> Note {
-        let mut n = Note {
-            buf: [0; Note::CAP],
-            len: 0,
-        };
-        let _ = w(&mut n);
-        n
+    /// A coordinate, shape or layout, kept as data until printed.
+    #[inline(always)]
+    pub fn value<T: NoteText>(v: &T) -> Note {
+        let mut note = Note(NoteRepr::Lazy {
+            text: const { &T::TEXT },
+            vals: [0; Note::VALS],
+            n: 0,
+        });
+        v.note_vals(&mut note);
+        note
     }
-    /// The text.
+    /// The text `v` displays, formatted now (cut with `...` past 94 bytes).
     ///
     /// ```
     /// use layout_core::error::Note;
-    /// assert_eq!(Note::of(&"(2,0)").as_str(), "(2,0)");
+    /// assert_eq!(Note::of(&"(2,0)").to_string(), "(2,0)");
     /// ```
-    pub fn as_str(&self) -> &str {
-        core::str::from_utf8(&self.buf[..self.len as usize]).unwrap_or("?")
+    pub fn of(v: &dyn fmt::Display) -> Note {
+        Note::with(|f| write!(f, "{v}"))
+    }
+    /// The text a writer produces, formatted now.
+    pub(crate) fn with(w: impl FnOnce(&mut dyn fmt::Write) -> fmt::Result) -> Note {
+        let mut t = Truncated {
+            buf: [0; Note::CAP],
+            len: 0,
+        };
+        let _ = w(&mut t);
+        Note(NoteRepr::Formatted {
+            buf: t.buf,
+            len: t.len as u8,
+        })
+    }
+    /// Record the next run-time value (past the capacity, `?` is printed).
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn push(&mut self, v: usize) {
+        if let NoteRepr::Lazy { vals, n, .. } = &mut self.0 {
+            if (*n as usize) < Note::VALS {
+                vals[*n as usize] = v;
+                *n += 1;
+            }
+        }
     }
 }
 
-impl fmt::Write for Note {
+/// A fixed buffer that keeps what fits and ends with `...` when cut.
+struct Truncated {
+    buf: [u8; Note::CAP],
+    len: usize,
+}
+impl fmt::Write for Truncated {
     fn write_str(&mut self, s: &str) -> fmt::Result {
         for c in s.chars() {
-            let len = self.len as usize;
             let w = c.len_utf8();
-            if len + w > Note::CAP - 3 {
-                // Full: end with "..." once.
-                if !self.as_str().ends_with("...") {
-                    let end = (len + 3).min(Note::CAP);
+            if self.len + w > Note::CAP - 3 {
+                if !self.buf[..self.len].ends_with(b"...") {
+                    let end = (self.len + 3).min(Note::CAP);
                     self.buf[end - 3..end].copy_from_slice(b"...");
-                    self.len = end as u8;
+                    self.len = end;
                 }
                 return Ok(());
             }
-            c.encode_utf8(&mut self.buf[len..len + w]);
-            self.len += w as u8;
+            c.encode_utf8(&mut self.buf[self.len..self.len + w]);
+            self.len += w;
         }
         Ok(())
     }
 }
+
 impl fmt::Display for Note {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        match &self.0 {
+            NoteRepr::Num(v) => write!(f, "{v}"),
+            NoteRepr::Formatted { buf, len } => {
+                f.write_str(core::str::from_utf8(&buf[..*len as usize]).unwrap_or("?"))
+            }
+            NoteRepr::Lazy { text, vals, n } => {
+                let mut next = vals[..*n as usize].iter();
+                for c in text.as_str().chars() {
+                    match (c, next.as_slice().first()) {
+                        ('?', Some(v)) => {
+                            write!(f, "{v}")?;
+                            next.next();
+                        }
+                        (c, _) => write!(f, "{c}")?,
+                    }
+                }
+                Ok(())
+            }
+        }
     }
 }
 impl fmt::Debug for Note {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self.as_str(), f)
+        write!(f, "\"{self}\"")
+    }
+}
+
+/// What a [`Note`] can name: its CuTe text as a constant (`?` for a
+/// run-time leaf) and its run-time values in order. Integers, `_`, tuples
+/// of those, and layouts.
+pub trait NoteText: Copy {
+    /// CuTe notation, `?` for each run-time leaf.
+    #[doc(hidden)]
+    const TEXT: Text;
+    /// Push the run-time leaves' values, in order.
+    #[doc(hidden)]
+    fn note_vals(&self, n: &mut Note);
+}
+macro_rules! leaf_note {
+    ($t:ty; $($g:tt)*) => {
+        impl<$($g)*> NoteText for $t {
+            const TEXT: Text = <$t as crate::tuple::IntTuple>::TEXT;
+            #[inline(always)]
+            fn note_vals(&self, n: &mut Note) {
+                if <$t as crate::int::Int>::STATIC.is_none() {
+                    n.push(crate::int::Int::value(*self));
+                }
+            }
+        }
+    };
+}
+crate::tuple::for_each_leaf!(leaf_note);
+impl NoteText for crate::coord::Underscore {
+    const TEXT: Text = Text::EMPTY.byte(b'_');
+    #[inline(always)]
+    fn note_vals(&self, _n: &mut Note) {}
+}
+macro_rules! note_tuple {
+    ($($t:ident),*) => {
+        #[allow(non_snake_case, unused_mut, unused_variables, unused_assignments)]
+        impl<$($t: NoteText),*> NoteText for ($($t,)*) {
+            const TEXT: Text = {
+                let mut t = Text::EMPTY.byte(b'(');
+                let mut first = true;
+                $(
+                    if !first {
+                        t = t.byte(b',');
+                    }
+                    first = false;
+                    t = t.text($t::TEXT);
+                )*
+                t.byte(b')')
+            };
+            #[inline(always)]
+            fn note_vals(&self, n: &mut Note) {
+                let ($($t,)*) = self;
+                $($t.note_vals(n);)*
+            }
+        }
+    };
+}
+note_tuple!();
+note_tuple!(T0);
+note_tuple!(T0, T1);
+note_tuple!(T0, T1, T2);
+note_tuple!(T0, T1, T2, T3);
+note_tuple!(T0, T1, T2, T3, T4);
+note_tuple!(T0, T1, T2, T3, T4, T5);
+note_tuple!(T0, T1, T2, T3, T4, T5, T6);
+note_tuple!(T0, T1, T2, T3, T4, T5, T6, T7);
+note_tuple!(T0, T1, T2, T3, T4, T5, T6, T7, T8);
+note_tuple!(T0, T1, T2, T3, T4, T5, T6, T7, T8, T9);
+note_tuple!(T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10);
+note_tuple!(T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11);
+impl<S: crate::layout::Congruent<D> + NoteText, D: crate::tuple::IntTuple + NoteText> NoteText
+    for crate::layout::Layout<S, D>
+{
+    const TEXT: Text = Text::EMPTY
+        .text(<S as NoteText>::TEXT)
+        .byte(b':')
+        .text(<D as NoteText>::TEXT);
+    #[inline(always)]
+    fn note_vals(&self, n: &mut Note) {
+        self.shape().note_vals(n);
+        self.stride().note_vals(n);
     }
 }
 
@@ -212,9 +373,8 @@ impl fmt::Display for Refusal {
         match *self {
             Refusal::Composition(e) => f.write_str(e.text(Text::EMPTY).as_str()),
             Refusal::Complement(e) => f.write_str(e.text(Text::EMPTY).as_str()),
-            Refusal::Arithmetic => {
-                f.write_str("a step divides by 0 (a layout of size 0) or overflows usize")
-            }
+            Refusal::Arithmetic => f.write_str("a value of the result does not fit usize"),
+            Refusal::SizeZero { what, why } => write!(f, "{what} has size 0: {why}"),
             Refusal::NotDividing { mode, block, target } => write!(
                 f,
                 "mode {mode} of the block has size {block}, which does not divide {target}, the size of mode {mode} of the shape"
@@ -230,6 +390,21 @@ impl fmt::Display for Refusal {
                 within,
                 shape,
             } => write!(f, "{what} {coord} is outside {within} {shape}"),
+            Refusal::ThreadOutside {
+                idx,
+                within,
+                layout,
+                count,
+            } => {
+                write!(f, "thread {idx} is outside {within}")?;
+                if let Some(l) = layout {
+                    write!(f, " {l}")?;
+                }
+                match count {
+                    Some(n) => write!(f, " of {n} threads"),
+                    None => f.write_str(", whose size overflows usize"),
+                }
+            }
             Refusal::PastStorage {
                 tensor,
                 index,

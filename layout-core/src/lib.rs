@@ -51,7 +51,8 @@ pub mod algorithm;
 pub mod atom;
 pub mod compact;
 pub mod congruent;
-pub(crate) mod const_text;
+#[doc(hidden)]
+pub mod const_text;
 pub mod coord;
 #[cfg(feature = "alloc")]
 pub mod dynamic;

@@ -163,7 +163,8 @@ pub trait MmaTiling: Copy + Default {
         + Default
         + Vmnk
         + ThreadLayout<Coord = (usize, usize, usize, usize)>
-        + core::fmt::Display;
+        + core::fmt::Display
+        + crate::error::NoteText;
     /// The concrete permutation of M (N, K): `_` made the atoms' extent.
     type PermM: Copy + Default;
     /// See [`MmaTiling::PermM`].
@@ -212,7 +213,8 @@ where
         + Default
         + Vmnk
         + ThreadLayout<Coord = (usize, usize, usize, usize)>
-        + core::fmt::Display,
+        + core::fmt::Display
+            + crate::error::NoteText,
     (AtomM<A>, VM<A, L>): LMul,
     (AtomN<A>, VN<A, L>): LMul,
     (AtomK<A>, VK<A, L>): LMul,
@@ -704,7 +706,7 @@ where
                 "get_slice",
                 thr_idx,
                 "the TiledMMA's thread layout",
-                &thr,
+                Some(crate::error::Note::value(&thr)),
                 thr.thread_count(),
             )
         })?;

@@ -18,7 +18,7 @@ use crate::algebra::typelevel::{ModesToLayout, ZipModes};
 use crate::algebra::{DivideOnto, LayoutParts, StaticResult, Unpack, ZipDivideOnto};
 use crate::coord::Underscore;
 use crate::coord::{Crd2Crd, Crd2Idx};
-use crate::error::{LayoutError, Note, Refusal};
+use crate::error::{LayoutError, Note, NoteText, Refusal};
 use crate::layout::{Congruent, Layout};
 use crate::slice::SliceCoord;
 use crate::tensor::Tensor;
@@ -52,21 +52,26 @@ pub(crate) fn outside(
     }
 }
 
-/// `op`'s refusal of thread `idx` of a thread layout (`layout` of `count`
-/// threads).
+/// `op`'s refusal of thread `idx` of a thread layout (`layout`, of `count`
+/// threads): plain data, formatted only when printed.
 #[cold]
+#[inline(always)]
 pub(crate) fn thread_outside(
     op: &'static str,
     idx: usize,
     within: &'static str,
-    layout: &dyn core::fmt::Display,
+    layout: Option<Note>,
     count: Option<usize>,
 ) -> LayoutError {
-    let shape = match count {
-        Some(n) => Note::of(&format_args!("{layout} of {n} threads")),
-        None => Note::of(&format_args!("{layout}, whose size overflows usize")),
-    };
-    outside(op, "thread", Note::of(&idx), within, shape)
+    LayoutError::Refused {
+        op,
+        why: Refusal::ThreadOutside {
+            idx,
+            within,
+            layout,
+            count,
+        },
+    }
 }
 
 /// `Err` unless a partition's tile extent `block` divides the tensor's
@@ -95,9 +100,9 @@ pub trait SliceModes<S, D> {
     /// `Err` with the coordinate and the shape in CuTe notation.
     fn slice_modes(self, s: S, d: D) -> Result<(Self::Modes, usize), (Note, Note)>;
 }
-impl<C, S: Congruent<D>, D: IntTuple> SliceModes<S, D> for C
+impl<C, S: Congruent<D> + NoteText, D: IntTuple> SliceModes<S, D> for C
 where
-    C: SliceCoord<S> + SliceCoord<D> + Crd2Idx<S, D>,
+    C: SliceCoord<S> + SliceCoord<D> + Crd2Idx<S, D> + NoteText,
     <C as SliceCoord<S>>::Sliced: AsModes,
     <C as SliceCoord<D>>::Sliced: AsModes,
     <<C as SliceCoord<S>>::Sliced as AsModes>::Modes:
@@ -109,10 +114,7 @@ where
     #[inline(always)]
     fn slice_modes(self, s: S, d: D) -> Result<(Self::Modes, usize), (Note, Note)> {
         if !self.in_shape(s) {
-            return Err((
-                Note::with(|f| self.write_crd(f)),
-                Note::with(|f| s.write_cute(f)),
-            ));
+            return Err((Note::value(&self), Note::value(&s)));
         }
         let ks = <C as SliceCoord<S>>::slice_of(s).as_modes();
         let kd = <C as SliceCoord<D>>::slice_of(d).as_modes();
@@ -753,7 +755,7 @@ pub fn local_partition<E, L, Thr>(
     thr_idx: usize,
 ) -> Tensor<E, ThreadPartition<L, Thr>>
 where
-    Thr: ThreadLayout + core::fmt::Display,
+    Thr: ThreadLayout + NoteText,
     L: OuterPartition<Thr::Tiler, Thr::Coord>,
 {
     crate::algebra::values::or_panic(try_local_partition(t, thr_layout, thr_idx))
@@ -779,7 +781,7 @@ pub fn try_local_partition<E, L, Thr>(
     thr_idx: usize,
 ) -> Result<Tensor<E, ThreadPartition<L, Thr>>, LayoutError>
 where
-    Thr: ThreadLayout + core::fmt::Display,
+    Thr: ThreadLayout + NoteText,
     L: OuterPartition<Thr::Tiler, Thr::Coord>,
 {
     let op = "local_partition";
@@ -788,7 +790,7 @@ where
             op,
             thr_idx,
             "the thread layout",
-            &thr_layout,
+            Some(Note::value(&thr_layout)),
             thr_layout.thread_count(),
         )
     };
@@ -836,8 +838,8 @@ pub fn local_partition_proj<E, L, S, D, P>(
     proj: P,
 ) -> Tensor<E, ThreadPartition<L, DicedLayout<P, S, D>>>
 where
-    S: Congruent<D>,
-    D: IntTuple,
+    S: Congruent<D> + NoteText,
+    D: IntTuple + NoteText,
     P: SliceCoord<S> + SliceCoord<D>,
     <P as SliceCoord<S>>::Diced: Congruent<<P as SliceCoord<D>>::Diced>,
     <P as SliceCoord<D>>::Diced: IntTuple,
@@ -871,8 +873,8 @@ pub fn try_local_partition_proj<E, L, S, D, P>(
     proj: P,
 ) -> Result<Tensor<E, ThreadPartition<L, DicedLayout<P, S, D>>>, LayoutError>
 where
-    S: Congruent<D>,
-    D: IntTuple,
+    S: Congruent<D> + NoteText,
+    D: IntTuple + NoteText,
     P: SliceCoord<S> + SliceCoord<D>,
     <P as SliceCoord<S>>::Diced: Congruent<<P as SliceCoord<D>>::Diced>,
     <P as SliceCoord<D>>::Diced: IntTuple,
@@ -884,7 +886,15 @@ where
 {
     let op = "local_partition";
     let count = thr_layout.shape().checked_size();
-    let refuse = || thread_outside(op, thr_idx, "the thread layout", &thr_layout, count);
+    let refuse = || {
+        thread_outside(
+            op,
+            thr_idx,
+            "the thread layout",
+            Some(Note::value(&thr_layout)),
+            count,
+        )
+    };
     if count.is_none_or(|n| thr_idx >= n) {
         return Err(refuse());
     }

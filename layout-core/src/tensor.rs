@@ -733,7 +733,7 @@ pub fn make_identity_tensor<S: IdentityShape>(
 /// assert!(try_make_identity_tensor((1usize << 31, C::<8>)).is_ok());
 /// // Rows past 2^32 would carry into the column's bit field: refused.
 /// let e = try_make_identity_tensor((1usize << 32, C::<8>)).unwrap_err();
-/// assert_eq!(e.to_string(), "make_identity_tensor: extent 4294967296 is outside the extents an identity tensor of rank 2 holds (at most 2147483648 per mode)");
+/// assert_eq!(e.to_string(), "make_identity_tensor: extent 4294967296 is outside what a mode of an identity tensor of this rank holds, at most 2147483648");
 /// ```
 pub fn try_make_identity_tensor<S: IdentityShape>(
     shape: S,
@@ -749,13 +749,9 @@ pub fn try_make_identity_tensor<S: IdentityShape>(
             op: "make_identity_tensor",
             why: crate::error::Refusal::Outside {
                 what: "extent",
-                coord: crate::error::Note::of(&n),
-                within: "the extents an identity tensor of rank",
-                shape: crate::error::Note::of(&format_args!(
-                    "{} holds (at most {} per mode)",
-                    S::RANK,
-                    S::MAX_EXTENT
-                )),
+                coord: crate::error::Note::num(n),
+                within: "what a mode of an identity tensor of this rank holds, at most",
+                shape: crate::error::Note::num(S::MAX_EXTENT),
             },
         });
     }

@@ -422,7 +422,7 @@ where
                 "get_slice",
                 thr_idx,
                 "the TiledCopy's threads",
-                &format_args!("({n})"),
+                None,
                 Some(n),
             ));
         }
