@@ -11,8 +11,9 @@ use crate::maps::{
     hgemm_copy, hgemm_frag_c, hgemm_ldsm_a, hgemm_ldsm_a_atom_step, hgemm_ldsm_b,
     hgemm_ldsm_b_pair_step, ldsm_a_src, ldsm_b_src, mma_atom_offsets, sgemm_frag_a, sgemm_frag_b,
     sgemm_frag_c, sgemm_load_a, sgemm_load_a_nt, sgemm_load_b, transpose_load, transpose_store, At,
-    MmaOffsets, BK, BM, BN, HBK, HBM, HBN, HSTAGE, HSTAGES, STAGE, TT,
+    MmaOffsets, BK, BM, BN, HBK, HBM, HBN, HSTAGE, HSTAGES, TT,
 };
+use layout_core::instantiate;
 
 /// `dst = src^T`, n x n: each block moves one 64 x 64 tile through a
 /// swizzled shared tile, 16-byte loads and stores on both sides.
@@ -49,20 +50,31 @@ fn frag8(w: Smem, f: &impl At, kk: usize) -> [f32; 8] {
 /// accumulator by FMA.
 #[inline(always)]
 pub fn sgemm(m: usize, n: usize, k: usize, a: Global<F4>, b: Global<F4>, c: GlobalMut<F4>) {
-    sgemm_kernel::<false, false>(m, n, k, a, b, c)
+    sgemm_kernel::<BM, BN, BK, false, false>(m, n, k, a, b, c)
 }
 
 /// [`sgemm`] with A stored M-major (column-major), as CuTe's NT SGEMM:
 /// both tiles are copied by 16-byte loads and 16-byte shared stores.
 #[inline(always)]
 pub fn sgemm_nt(m: usize, n: usize, k: usize, a: Global<F4>, b: Global<F4>, c: GlobalMut<F4>) {
-    sgemm_kernel::<true, true>(m, n, k, a, b, c)
+    sgemm_kernel::<BM, BN, BK, true, true>(m, n, k, a, b, c)
 }
 
-/// The SGEMM; `A_M_MAJOR`: A stored M-major; `BACK_AND_FORTH`: the FMA
-/// order of [`outer_product`].
+/// The SGEMM for a (BM, BN, BK) block tile, written once for any tile as
+/// the tutorial's kernels (`#[instantiate]`): the maps take the tile sizes
+/// as const parameters; the 16 x 16-thread TiledMMA with 8 x 8 values per
+/// thread and the copy threads are tuned for the sizes instantiated here.
+/// `A_M_MAJOR`: A stored M-major; `BACK_AND_FORTH`: the FMA order of
+/// [`outer_product`].
 #[inline(always)]
-fn sgemm_kernel<const A_M_MAJOR: bool, const BACK_AND_FORTH: bool>(
+#[instantiate((128, 128, 8, false, false), (128, 128, 8, true, true))]
+fn sgemm_kernel<
+    const BM: usize,
+    const BN: usize,
+    const BK: usize,
+    const A_M_MAJOR: bool,
+    const BACK_AND_FORTH: bool,
+>(
     m: usize,
     n: usize,
     k: usize,
@@ -74,12 +86,20 @@ fn sgemm_kernel<const A_M_MAJOR: bool, const BACK_AND_FORTH: bool>(
         trap()
     }
     let ((bx, by), tid) = (block_idx(), thread_idx());
-    let ca = if A_M_MAJOR {
-        sgemm_load_a_nt(m, k, by, tid)
-    } else {
-        sgemm_load_a(m, k, by, tid)
+    const {
+        assert!(
+            BM == 128 && BN == 128,
+            "the TiledMMA covers 128 x 128: 16 x 16 threads of 8 x 8 values"
+        )
     };
-    let cb = sgemm_load_b(k, n, bx, tid);
+    // `f32` of one stage of shared memory: A's tile then B's.
+    const STAGE: usize = (BM + BN) * BK;
+    let ca = if A_M_MAJOR {
+        sgemm_load_a_nt::<BM, BK>(m, k, by, tid)
+    } else {
+        sgemm_load_a::<BM, BK>(m, k, by, tid)
+    };
+    let cb = sgemm_load_b::<BM, BN, BK>(k, n, bx, tid);
     let (fa, fb) = (sgemm_frag_a(tid), sgemm_frag_b(tid));
     let fetch = |kt: usize| {
         (
@@ -132,7 +152,7 @@ fn sgemm_kernel<const A_M_MAJOR: bool, const BACK_AND_FORTH: bool>(
     // aligned registers, and ptxas then pairs accumulators and fragment
     // values in the same register bank (a conflict on most FMAs of the
     // main loop; docs/gpu.md).
-    let fc = sgemm_frag_c(m, n, (bx, by), tid);
+    let fc = sgemm_frag_c::<BM, BN>(m, n, (bx, by), tid);
     let c = c.floats();
     for (i, row) in acc.iter().enumerate() {
         for (j, v) in row.iter().enumerate() {

@@ -27,7 +27,7 @@ use layout_core::algebra::{composition, ComposedLayout, Swizzle};
 use layout_core::atom::UniversalFMA;
 use layout_core::mma::{make_tiled_mma, PartA, PartB, PartC, TiledMma};
 use layout_core::partition::{local_partition, local_tile, ThreadLayout};
-use layout_core::{layout, layout_type, Layout, Tensor, Underscore as X, C};
+use layout_core::{instantiate, layout, layout_type, Layout, Tensor, Underscore as X, C};
 
 /// Zero-sized storage as long as any layout needs.
 static UNITS: [(); usize::MAX] = [(); usize::MAX];
@@ -124,7 +124,10 @@ pub fn transpose_store(n: usize, (bx, by): (usize, usize), tid: usize) -> [(usiz
     })
 }
 
-/// SGEMM CTA tile: rows of C.
+/// SGEMM CTA tile: rows of C. The kernel and its maps are written once for
+/// any (BM, BN, BK) as const parameters (CuTe's template parameters) and
+/// instantiated (`#[instantiate]`) for these sizes, the ones its TiledMMA
+/// (16 x 16 threads, 8 x 8 values each) and copy threads were tuned for.
 pub const BM: usize = 128;
 /// SGEMM CTA tile: columns of C.
 pub const BN: usize = 128;
@@ -134,21 +137,21 @@ pub const BK: usize = 8;
 pub const STAGE: usize = (BM + BN) * BK;
 
 /// The shared A tile's layout.
-pub type SmemA = layout_type!((128, 8):(1, 128));
+pub type SmemA = layout_type!((C<BM>, C<BK>):(1, C<BM>));
 /// The shared B tile's layout.
-pub type SmemB = SmemA;
+pub type SmemB = layout_type!((C<BN>, C<BK>):(1, C<BN>));
 /// A block's tile of C (m x n, row-major) as `local_tile` makes it.
 pub type TileC = Layout<(C<BM>, C<BN>), (usize, layout_core::S<layout_core::typenum::U1>)>;
 
-/// Shared A tile of one stage, M-major: `(m, k)` at `k * 128 + m`.
+/// Shared A tile of one stage, M-major: `(m, k)` at `k * BM + m`.
 pub fn sgemm_smem_a() -> SmemA {
-    layout!((128,8):(1,128))
+    layout!((C<BM>, C<BK>):(1, C<BM>))
 }
 
 /// Shared B tile of one stage (after A's), N-major: `(n, k)` at
-/// `1024 + k * 128 + n`.
+/// `BM * BK + k * BN + n`.
 pub fn sgemm_smem_b() -> SmemB {
-    layout!((128,8):(1,128))
+    layout!((C<BN>, C<BK>):(1, C<BN>))
 }
 
 /// The M and N permutation of the TiledMMA: thread t's i-th value lies at
@@ -175,17 +178,17 @@ pub fn sgemm_mma() -> SgemmMma {
     )
 }
 
-/// Threads copying A's k-block (128 rows x 2 chunks of 4 floats): two
+/// Threads copying A's k-block (BM rows x BK/4 chunks of 4 floats): BK/4
 /// threads per row, so a warp reads 16 rows of 32 contiguous bytes. The
 /// third mode (one thread) spans the k-blocks.
-pub fn sgemm_a_threads() -> layout_type!((128, 2, 1):(2, 1, 0)) {
-    layout!((128,2,1):(2,1,0))
+pub fn sgemm_a_threads() -> layout_type!((C<BM>, C<{ BK / 4 }>, 1):(C<{ BK / 4 }>, 1, 0)) {
+    layout!((C<BM>, C<{ BK / 4 }>, 1):(C<{ BK / 4 }>, 1, 0))
 }
 
-/// Threads copying B's k-block (32 chunks x 8 rows, B seen as (n/4, k)):
+/// Threads copying B's k-block (32 chunks x BK rows, B seen as (n/4, k)):
 /// a warp reads one row of 512 contiguous bytes.
-pub fn sgemm_b_threads() -> layout_type!((32, 8, 1):(1, 32, 0)) {
-    layout!((32,8,1):(1,32,0))
+pub fn sgemm_b_threads() -> layout_type!((32, C<BK>, 1):(1, 32, 0)) {
+    layout!((32, C<BK>, 1):(1, 32, 0))
 }
 
 /// One thread's values of a partition: the offset of value `i` is
@@ -254,18 +257,28 @@ pub struct Copy4 {
 
 /// Thread `tid` copying A (m x k, row-major) for block row `by`.
 #[inline(always)]
-pub fn sgemm_load_a(m: usize, k: usize, by: usize, tid: usize) -> Copy4 {
+#[instantiate((128, 8))]
+pub fn sgemm_load_a<const BM: usize, const BK: usize>(
+    m: usize,
+    k: usize,
+    by: usize,
+    tid: usize,
+) -> Copy4 {
     let kq = k / 4;
-    // (128, 2, k/8): the block row's tiles, one per k-block.
-    let tiles = local_tile(index(layout!((m, kq):(kq, 1))), (C::<BM>, C::<2>), (by, X));
-    let thr = sgemm_a_threads();
+    // (BM, BK/4, k/BK): the block row's tiles, one per k-block.
+    let tiles = local_tile(
+        index(layout!((m, kq):(kq, 1))),
+        (C::<BM>, C::<{ BK / 4 }>),
+        (by, X),
+    );
+    let thr = layout!((C<BM>, C<{ BK / 4 }>, 1):(C<{ BK / 4 }>, 1, 0));
     let mine = local_partition(tiles, thr, tid);
     let (mt, kc, _) = match thr.thread_coord(tid) {
         Some(c) => c,
         None => panic!("sgemm: thread {tid} of {THREADS}"),
     };
     // The chunk's 4 floats are k = 4 kc .. 4 kc + 3 of row mt.
-    let s = layout!((128,(4,2)):(1,(128,512)));
+    let s = layout!((C<BM>,(4, C<{ BK / 4 }>)):(1,(C<BM>, C<{ 4 * BM }>)));
     Copy4 {
         global: mine.data_offset(),
         step: mine.layout().crd2idx((0usize, 0usize, 1usize)),
@@ -276,35 +289,58 @@ pub fn sgemm_load_a(m: usize, k: usize, by: usize, tid: usize) -> Copy4 {
 /// Thread `tid` copying B (k x n, row-major) for block column `bx`; its 4
 /// floats are contiguous in the shared stage (one 16-byte store).
 #[inline(always)]
-pub fn sgemm_load_b(k: usize, n: usize, bx: usize, tid: usize) -> Copy4 {
-    load_k_rows(n, k, bx, tid, BM * BK)
+#[instantiate((128, 128, 8))]
+pub fn sgemm_load_b<const BM: usize, const BN: usize, const BK: usize>(
+    k: usize,
+    n: usize,
+    bx: usize,
+    tid: usize,
+) -> Copy4 {
+    load_k_rows::<BN, BK>(n, k, bx, tid, BM * BK)
 }
 
 /// Thread `tid` copying A stored M-major (column-major m x k, BLAS's "N"
 /// as CuTe's NT SGEMM takes it) for block row `by`: the same copy as B's,
 /// into A's half of the stage.
 #[inline(always)]
-pub fn sgemm_load_a_nt(m: usize, k: usize, by: usize, tid: usize) -> Copy4 {
-    load_k_rows(m, k, by, tid, 0)
+#[instantiate((128, 8))]
+pub fn sgemm_load_a_nt<const BM: usize, const BK: usize>(
+    m: usize,
+    k: usize,
+    by: usize,
+    tid: usize,
+) -> Copy4 {
+    load_k_rows::<BM, BK>(m, k, by, tid, 0)
 }
 
 /// A k-block of a matrix stored as k rows of `ext` floats (B, or A
-/// M-major) for block `blk`, into the stage at `base`: (ext/4, k) tiled by
-/// (32 chunks, 8 rows), [`sgemm_b_threads`] over the tile; shared
-/// `(i, k)` at `base + k * 128 + i`, so each thread's 4 floats are one
-/// 16-byte store.
+/// M-major) for block `blk` of `B` rows, into the stage at `base`:
+/// (ext/4, k) tiled by (B/4 chunks, BK rows), [`sgemm_b_threads`] over the
+/// tile; shared `(i, k)` at `base + k * B + i`, so each thread's 4 floats
+/// are one 16-byte store.
 #[inline(always)]
-fn load_k_rows(ext: usize, k: usize, blk: usize, tid: usize, base: usize) -> Copy4 {
+#[instantiate((128, 8))]
+fn load_k_rows<const B: usize, const BK: usize>(
+    ext: usize,
+    k: usize,
+    blk: usize,
+    tid: usize,
+    base: usize,
+) -> Copy4 {
     let q = ext / 4;
-    // (32, 8, k/8) over (ext/4, k): the block's tiles, one per k-block.
-    let tiles = local_tile(index(layout!((q, k):(1, q))), (C::<32>, C::<BK>), (blk, X));
-    let thr = sgemm_b_threads();
+    // (B/4, BK, k/BK) over (ext/4, k): the block's tiles, one per k-block.
+    let tiles = local_tile(
+        index(layout!((q, k):(1, q))),
+        (C::<{ B / 4 }>, C::<BK>),
+        (blk, X),
+    );
+    let thr = layout!((C<{ B / 4 }>, C<BK>, 1):(1, C<{ B / 4 }>, 0));
     let mine = local_partition(tiles, thr, tid);
     let (c, r, _) = match thr.thread_coord(tid) {
         Some(c) => c,
         None => panic!("sgemm: thread {tid} of {THREADS}"),
     };
-    let o = base + 4 * layout!((32,8):(1,32)).crd2idx((c, r));
+    let o = base + 4 * layout!((C<{ B / 4 }>, C<BK>):(1, C<{ B / 4 }>)).crd2idx((c, r));
     Copy4 {
         global: mine.data_offset(),
         step: mine.layout().crd2idx((0usize, 0usize, 1usize)),
@@ -339,14 +375,17 @@ pub fn sgemm_frag_b(tid: usize) -> Offsets<PartB<SgemmMma, SmemB>> {
 
 /// Thread `tid` of block `(bx, by)`: value `i + 8 j` is its accumulator
 /// (i, j), at this offset of C (m x n, row-major; `partition_C` of the
-/// block's tile).
+/// block's (BM, BN) tile).
 #[inline(always)]
-pub fn sgemm_frag_c(
+#[instantiate((128, 128))]
+pub fn sgemm_frag_c<const BM: usize, const BN: usize>(
     m: usize,
     n: usize,
     (bx, by): (usize, usize),
     tid: usize,
-) -> Offsets<PartC<SgemmMma, TileC>> {
+) -> Offsets<
+    PartC<SgemmMma, Layout<(C<BM>, C<BN>), (usize, layout_core::S<layout_core::typenum::U1>)>>,
+> {
     let tile = local_tile(index(layout!((m, n):(n, 1))), (C::<BM>, C::<BN>), (by, bx));
     Offsets::of(sgemm_mma().get_slice(tid).partition_c(tile))
 }
@@ -756,11 +795,11 @@ mod tests {
                     let mut smem = vec![None; STAGE];
                     for tid in 0..THREADS {
                         let ca = if nt {
-                            sgemm_load_a_nt(m, k, by, tid)
+                            sgemm_load_a_nt::<BM, BK>(m, k, by, tid)
                         } else {
-                            sgemm_load_a(m, k, by, tid)
+                            sgemm_load_a::<BM, BK>(m, k, by, tid)
                         };
-                        let cb = sgemm_load_b(k, n, bx, tid);
+                        let cb = sgemm_load_b::<BM, BN, BK>(k, n, bx, tid);
                         let (ga, gb) = (ca.global + kt * ca.step, cb.global + kt * cb.step);
                         for j in 0..4 {
                             for (s, v) in
@@ -787,7 +826,7 @@ mod tests {
                     }
                 }
                 for (tid, acc) in acc.iter().enumerate() {
-                    let fc = sgemm_frag_c(m, n, (bx, by), tid);
+                    let fc = sgemm_frag_c::<BM, BN>(m, n, (bx, by), tid);
                     for (i, row) in acc.iter().enumerate() {
                         for (j, x) in row.iter().enumerate() {
                             let o = fc.at(i + 8 * j);
@@ -825,7 +864,7 @@ mod tests {
         let (m, n) = (4096, 4096);
         for tid in 0..THREADS {
             let (fa, fb) = (sgemm_frag_a(tid), sgemm_frag_b(tid));
-            let fc = sgemm_frag_c(m, n, (7, 9), tid);
+            let fc = sgemm_frag_c::<BM, BN>(m, n, (7, 9), tid);
             for h in 0..2 {
                 for kk in 0..BK {
                     for f in [fa.at(8 * kk + 4 * h), fb.at(8 * kk + 4 * h)] {
@@ -844,8 +883,8 @@ mod tests {
                     }
                 }
             }
-            let ca = sgemm_load_a(m, 4096, 9, tid);
-            assert_eq!(sgemm_load_b(4096, n, 7, tid).shared[0] % 4, 0);
+            let ca = sgemm_load_a::<BM, BK>(m, 4096, 9, tid);
+            assert_eq!(sgemm_load_b::<BM, BN, BK>(4096, n, 7, tid).shared[0] % 4, 0);
             // A's chunk: 4 consecutive k of one row, k-major in shared.
             assert_eq!(ca.shared.map(|s| s - ca.shared[0]), [0, 128, 256, 384]);
         }
@@ -865,7 +904,7 @@ mod tests {
                 }
             }
             let sb: Vec<usize> = (warp * 32..warp * 32 + 32)
-                .map(|t| sgemm_load_b(4096, n, 0, t).shared[0])
+                .map(|t| sgemm_load_b::<BM, BN, BK>(4096, n, 0, t).shared[0])
                 .collect();
             assert!(conflict_free(&sb, 4), "B stores, warp {warp}");
         }

@@ -334,9 +334,52 @@ where
     }
 }
 
+/// The layout of a fragment's modes after the first: compact in the order
+/// of their strides when those are static (CuTe's `make_ordered_layout`),
+/// column-major when a stride is known only at run time (a register
+/// fragment's order is a type: CuTe orders run-time strides at run time,
+/// which changes which register holds which element, not the elements).
+#[doc(hidden)]
+pub trait RestOrder<S, D> {
+    type Out: Copy;
+    fn rest(s: S, d: D) -> Self::Out;
+}
+impl<S, D> RestOrder<S, D> for typenum::B1
+where
+    D: crate::compact::OrderPairs<S>
+        + crate::compact::OrderedStride<S, <D as crate::compact::OrderPairs<S>>::Pairs>
+        + Copy,
+    S: Congruent<<D as crate::compact::OrderedStride<S, <D as crate::compact::OrderPairs<S>>::Pairs>>::Stride>
+        + Copy,
+    <D as crate::compact::OrderedStride<S, <D as crate::compact::OrderPairs<S>>::Pairs>>::Stride: IntTuple,
+{
+    type Out = Layout<S, <D as crate::compact::OrderedStride<S, <D as crate::compact::OrderPairs<S>>::Pairs>>::Stride>;
+    #[inline(always)]
+    #[track_caller]
+    fn rest(s: S, d: D) -> Self::Out {
+        crate::compact::make_ordered_layout(s, d)
+    }
+}
+impl<S, D> RestOrder<S, D> for typenum::B0
+where
+    S: crate::compact::Compact<crate::C<1>>
+        + Congruent<<S as crate::compact::Compact<crate::C<1>>>::Left>
+        + Copy,
+{
+    type Out = Layout<S, <S as crate::compact::Compact<crate::C<1>>>::Left>;
+    #[inline(always)]
+    #[track_caller]
+    fn rest(s: S, _d: D) -> Self::Out {
+        crate::compact::make_layout_left(s)
+    }
+}
+/// [`RestOrder`] chosen by whether the strides are all static.
+type RestOf<S, D> = <<D as IntTuple>::AllStatic as RestOrder<S, D>>::Out;
+
 /// Mode 0 made compact column-major (stride-0 leaves kept), the other modes
-/// ordered like the layout's strides, then `tiled_product` of the two:
-/// `(mode 0, (rest...))` as CuTe builds a fragment for an MMA or copy atom.
+/// ordered like the layout's strides (column-major where a stride is a
+/// run-time value), then `tiled_product` of the two: `(mode 0, (rest...))`
+/// as CuTe builds a fragment for an MMA or copy atom.
 macro_rules! tuple_fragment_like {
     ($($s:ident $d:ident),+) => {
         impl<S0, D0, $($s, $d),+> FragmentLike for Layout<(S0, $($s),+), (D0, $($d),+)>
@@ -348,21 +391,18 @@ macro_rules! tuple_fragment_like {
             <S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out: crate::compact::Compact<crate::C<1>>,
             S0: Congruent<<<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::compact::Compact<crate::C<1>>>::Left>,
             ($($s,)+): Congruent<($($d,)+)> + Copy,
-            ($($d,)+): IntTuple
-                + crate::compact::OrderPairs<($($s,)+)>
-                + crate::compact::OrderedStride<($($s,)+), <($($d,)+) as crate::compact::OrderPairs<($($s,)+)>>::Pairs>,
-            ($($s,)+): Congruent<<($($d,)+) as crate::compact::OrderedStride<($($s,)+), <($($d,)+) as crate::compact::OrderPairs<($($s,)+)>>::Pairs>>::Stride>,
-            <($($d,)+) as crate::compact::OrderedStride<($($s,)+), <($($d,)+) as crate::compact::OrderPairs<($($s,)+)>>::Pairs>>::Stride: IntTuple,
-            Layout<($($s,)+), <($($d,)+) as crate::compact::OrderedStride<($($s,)+), <($($d,)+) as crate::compact::OrderPairs<($($s,)+)>>::Pairs>>::Stride>:
+            ($($d,)+): IntTuple,
+            <($($d,)+) as IntTuple>::AllStatic: RestOrder<($($s,)+), ($($d,)+)>,
+            RestOf<($($s,)+), ($($d,)+)>:
                 crate::algebra::ProductOnto<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::compact::Compact<crate::C<1>>>::Left>>
                 + crate::algebra::ZipProductOnto<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::compact::Compact<crate::C<1>>>::Left>>,
-            <Layout<($($s,)+), <($($d,)+) as crate::compact::OrderedStride<($($s,)+), <($($d,)+) as crate::compact::OrderPairs<($($s,)+)>>::Pairs>>::Stride>
+            <RestOf<($($s,)+), ($($d,)+)>
                 as crate::algebra::ZipProductOnto<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::compact::Compact<crate::C<1>>>::Left>>>::Zipped: crate::algebra::Unpack,
-            <<Layout<($($s,)+), <($($d,)+) as crate::compact::OrderedStride<($($s,)+), <($($d,)+) as crate::compact::OrderPairs<($($s,)+)>>::Pairs>>::Stride>
+            <<RestOf<($($s,)+), ($($d,)+)>
                 as crate::algebra::ZipProductOnto<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::compact::Compact<crate::C<1>>>::Left>>>::Zipped as crate::algebra::Unpack>::Tiled:
                 crate::algebra::StaticResult + StaticCosize,
         {
-            type Out = <<Layout<($($s,)+), <($($d,)+) as crate::compact::OrderedStride<($($s,)+), <($($d,)+) as crate::compact::OrderPairs<($($s,)+)>>::Pairs>>::Stride>
+            type Out = <<RestOf<($($s,)+), ($($d,)+)>
                 as crate::algebra::ZipProductOnto<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::compact::Compact<crate::C<1>>>::Left>>>::Zipped as crate::algebra::Unpack>::Tiled;
             #[inline(always)]
             #[allow(non_snake_case)]
@@ -370,7 +410,7 @@ macro_rules! tuple_fragment_like {
                 let ((s0, $($s),+), (_d0, $($d),+)) = (self.shape(), self.stride());
                 let z0 = s0.filter_zeros_shape();
                 let first = Layout::new(s0, crate::compact::compact_col_major(z0));
-                let rest = crate::compact::make_ordered_layout(($($s,)+), ($($d,)+));
+                let rest = <<($($d,)+) as IntTuple>::AllStatic as RestOrder<($($s,)+), ($($d,)+)>>::rest(($($s,)+), ($($d,)+));
                 crate::algebra::tiled_product(first, rest)
             }
         }
@@ -382,13 +422,19 @@ tuple_fragment_like!(S1 D1, S2 D2, S3 D3);
 
 /// CuTe's `make_fragment_like(layout)`: the compact layout a register
 /// fragment of that shape gets (mode 0 column-major, the other modes in the
-/// order of the layout's strides), and a [`Fragment`] of it.
+/// order of the layout's strides, column-major where a stride is a run-time
+/// value), and a [`Fragment`] of it. The shape must be static.
 ///
 /// ```
 /// use layout_core::{fragment::make_fragment_like, layout};
 /// let f = make_fragment_like::<f32, _>(layout!((4,5):(1,8)));
 /// assert_eq!(f.layout().to_string(), "(_4,(_5)):(_1,(_4))");
 /// assert_eq!(f.as_slice().len(), 20);
+/// // A thread's part of a column-major C with a run-time leading dimension:
+/// // the rest modes in column-major order.
+/// let m = 100;
+/// let g = make_fragment_like::<f32, _>(layout!((8,8,2):(16,{16 * m},{8 * m})));
+/// assert_eq!(g.layout().to_string(), "(_8,_8,_2):(_1,_8,_64)");
 /// ```
 pub fn make_fragment_like<T: Default, L: FragmentLike>(l: L) -> Fragment<T, L::Out> {
     Fragment::new(l.fragment_like())

@@ -185,11 +185,60 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         quote!(::<#(#other_names),*>)
     };
 
+    // A return type that names the constants (a layout computed from
+    // `C<BM>`, say) is only well-formed for concrete values: the trait gives
+    // it as an associated type that each instance sets, unless it also
+    // names the other generic parameters (then it is written out as is).
+    let other_idents: Vec<String> = others
+        .iter()
+        .map(|p| match p {
+            GenericParam::Type(t) => t.ident.to_string(),
+            GenericParam::Lifetime(l) => l.lifetime.ident.to_string(),
+            GenericParam::Const(c) => c.ident.to_string(),
+        })
+        .collect();
+    let out_tokens = match output {
+        syn::ReturnType::Type(_, t) => t.to_token_stream(),
+        syn::ReturnType::Default => quote!(()),
+    };
+    let assoc_out = mentions(
+        &out_tokens,
+        &consts.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
+    ) && !mentions(&out_tokens, &other_idents)
+        && !has_impl(out_tokens.clone());
+    let decl_output = if assoc_out {
+        quote!(-> Self::__Out)
+    } else {
+        output.to_token_stream()
+    };
+    let wrapper_output = if assoc_out {
+        quote!(-> <#marker as #tr<#(#consts),*>>::__Out)
+    } else {
+        output.to_token_stream()
+    };
+    let assoc_decl = if assoc_out {
+        quote!(
+            type __Out;
+        )
+    } else {
+        quote!()
+    };
+
     let mut impls = TokenStream::new();
     for (span, values) in &sets.0 {
         let sub = |t: TokenStream| substitute(t, &consts, values);
         let args = sub(quote!(#(#user_args),*));
-        let out = sub(output.to_token_stream());
+        let out = if assoc_out {
+            quote!(-> Self::__Out)
+        } else {
+            sub(output.to_token_stream())
+        };
+        let assoc_def = if assoc_out {
+            let t = sub(out_tokens.clone());
+            quote!(type __Out = #t;)
+        } else {
+            quote!()
+        };
         let preds = sub(quote!(#(#where_preds,)*));
         let gens = sub(others.to_token_stream());
         let body = &f.block;
@@ -201,6 +250,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
             .map(|((c, t), v)| quote_spanned!(*span=> #[allow(dead_code)] const #c: #t = #v;));
         impls.extend(quote_spanned! {*span=>
             impl #tr<#(#values),*> for #marker {
+                #assoc_def
                 #[inline(always)]
                 #[allow(clippy::too_many_arguments)]
                 #unsafety fn __call<#gens>(#args) #out where #preds {
@@ -242,8 +292,9 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         #[allow(non_camel_case_types)]
         #[diagnostic::on_unimplemented(message = #msg, label = #label, note = #note)]
         #vis trait #tr<#(const #consts: #const_tys),*> {
+            #assoc_decl
             #[allow(clippy::too_many_arguments)]
-            #unsafety fn __call<#others>(#(#decl_args),*) #output where #(#where_preds,)*;
+            #unsafety fn __call<#others>(#(#decl_args),*) #decl_output where #(#where_preds,)*;
         }
 
         #impls
@@ -251,7 +302,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         #(#attrs)*
         #inline
         #[allow(clippy::too_many_arguments)]
-        #vis #unsafety fn #name<#generics_params>(#(#decl_args),*) #output
+        #vis #unsafety fn #name<#generics_params>(#(#decl_args),*) #wrapper_output
         where
             #(#where_preds,)*
             #marker: #tr<#(#consts),*>,
@@ -266,6 +317,15 @@ fn has_impl(t: TokenStream) -> bool {
     t.into_iter().any(|t| match t {
         TokenTree::Ident(i) => i == "impl",
         TokenTree::Group(g) => has_impl(g.stream()),
+        _ => false,
+    })
+}
+
+/// Whether the tokens hold one of these identifiers.
+fn mentions(t: &TokenStream, names: &[String]) -> bool {
+    t.clone().into_iter().any(|t| match t {
+        TokenTree::Ident(i) => names.iter().any(|n| i == n),
+        TokenTree::Group(g) => mentions(&g.stream(), names),
         _ => false,
     })
 }
