@@ -8,6 +8,8 @@ use core::fmt;
 pub enum LayoutError {
     /// The layout's cosize does not fit `usize`.
     CosizeOverflow,
+    /// The layout's size (the product of its shape) does not fit `usize`.
+    SizeOverflow,
     /// An arithmetic step of an operation overflows.
     Overflow {
         /// The operation.
@@ -50,6 +52,9 @@ impl fmt::Display for LayoutError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             LayoutError::CosizeOverflow => f.write_str("the layout's cosize overflows usize"),
+            LayoutError::SizeOverflow => {
+                f.write_str("the layout's size (the product of its shape) overflows usize")
+            }
             LayoutError::Overflow { op } => write!(f, "{op}: arithmetic overflow"),
             #[cfg(feature = "alloc")]
             LayoutError::Parse { pos, expected } => write!(f, "at byte {pos}: expected {expected}"),
@@ -78,6 +83,15 @@ pub enum Refusal {
     Arithmetic,
     /// An operand has size 0 where the operation's formula divides by that
     /// size (CuTe's does too): "`what` has size 0: `why`".
+    ///
+    /// ```
+    /// use layout_core::{algebra::try_complement, layout, LayoutError, Refusal};
+    /// // complement's new stride is 1 * 0, and CuTe divides the cotarget by it.
+    /// let z = 0usize;
+    /// let e = try_complement(layout!(z:1), 16usize).unwrap_err();
+    /// assert!(matches!(e, LayoutError::Refused { why: Refusal::SizeZero { what: "A", .. }, .. }));
+    /// assert!(e.to_string().starts_with("complement: A has size 0: "));
+    /// ```
     SizeZero {
         /// Which operand: "A", "B", "the tiler", "the cotarget".
         what: &'static str,

@@ -214,7 +214,7 @@ where
         + Vmnk
         + ThreadLayout<Coord = (usize, usize, usize, usize)>
         + core::fmt::Display
-            + crate::error::NoteText,
+        + crate::error::NoteText,
     (AtomM<A>, VM<A, L>): LMul,
     (AtomN<A>, VN<A, L>): LMul,
     (AtomK<A>, VK<A, L>): LMul,
@@ -239,7 +239,8 @@ where
 #[doc(hidden)]
 pub trait ThrFrg<P, T, V, H>: Sized {
     type Out;
-    fn thrfrg(self, p: P, t: T, v: V, h: H) -> Self::Out;
+    /// The layout, or why run-time leaves make a step inadmissible.
+    fn try_thrfrg(self, p: P, t: T, v: V, h: H) -> Result<Self::Out, crate::LayoutError>;
 }
 type Permuted<L, P> = <P as DivideOnto<L>>::Logical;
 type AtomTiled<L, P, T> = <T as ZipDivideOnto<Permuted<L, P>>>::Zipped;
@@ -261,11 +262,11 @@ where
 {
     type Out = <H as ZipDivideOnto<TvTiled<L, P, T, V>>>::Zipped;
     #[inline(always)]
-    fn thrfrg(self, p: P, t: T, v: V, h: H) -> Self::Out {
-        let permuted = crate::algebra::logical_divide(self, p);
-        let atoms = crate::algebra::zipped_divide(permuted, t);
-        let tv = crate::algebra::composition(atoms, (v, Underscore));
-        crate::algebra::zipped_divide(tv, h)
+    fn try_thrfrg(self, p: P, t: T, v: V, h: H) -> Result<Self::Out, crate::LayoutError> {
+        let permuted = crate::algebra::try_logical_divide(self, p)?;
+        let atoms = crate::algebra::try_zipped_divide(permuted, t)?;
+        let tv = crate::algebra::try_composition(atoms, (v, Underscore))?;
+        crate::algebra::try_zipped_divide(tv, h)
     }
 }
 
@@ -428,6 +429,7 @@ where
     ///            "(((_4,_8),(_2,_2)),((_2,_2),(_2,_2))):(((_2,_32),(_512,_8)),((_1,_256),(_1024,_16)))");
     /// ```
     #[inline(always)]
+    #[track_caller]
     pub fn thrfrg_c<Lc>(self, l: Lc) -> FrgC<Self, Lc>
     where
         Lc: ThrFrg<
@@ -437,7 +439,31 @@ where
             ThrTile<ThrM<Self>, ThrN<Self>>,
         >,
     {
-        l.thrfrg(
+        crate::algebra::values::or_panic(self.try_thrfrg_c(l))
+    }
+    /// [`TiledMma::thrfrg_c`], or why run-time leaves of the layout make a
+    /// step inadmissible.
+    ///
+    /// ```
+    /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
+    /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
+    /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
+    /// assert!(mma.try_thrfrg_c(layout!((64,32):(32,1))).is_ok());
+    /// // A run-time extent: the divisions are checked when they run.
+    /// let m = 64;
+    /// assert!(mma.try_thrfrg_c(layout!((m,32):(32,1))).is_ok());
+    /// ```
+    #[inline(always)]
+    pub fn try_thrfrg_c<Lc>(self, l: Lc) -> Result<FrgC<Self, Lc>, crate::LayoutError>
+    where
+        Lc: ThrFrg<
+            PermPair<<Self as MmaTiling>::PermM, <Self as MmaTiling>::PermN>,
+            AtomTile<AtomM<AtomOf<Self>>, AtomN<AtomOf<Self>>>,
+            <AtomOf<Self> as MmaAtom>::CLayout,
+            ThrTile<ThrM<Self>, ThrN<Self>>,
+        >,
+    {
+        l.try_thrfrg(
             Default::default(),
             (
                 <AtomM<AtomOf<Self>> as Extent>::layout(),
@@ -464,6 +490,7 @@ where
     ///            "(((_4,_8),(_2,_1)),((_2,_2,_2),(_2,_2))):(((_2,_32),(_512,_0)),((_1,_256,_8),(_1024,_16)))");
     /// ```
     #[inline(always)]
+    #[track_caller]
     pub fn thrfrg_a<La>(self, l: La) -> FrgA<Self, La>
     where
         La: ThrFrg<
@@ -473,7 +500,31 @@ where
             ThrTile<ThrM<Self>, ThrK<Self>>,
         >,
     {
-        l.thrfrg(
+        crate::algebra::values::or_panic(self.try_thrfrg_a(l))
+    }
+    /// [`TiledMma::thrfrg_a`], or why run-time leaves of the layout make a
+    /// step inadmissible.
+    ///
+    /// ```
+    /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
+    /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
+    /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
+    /// assert!(mma.try_thrfrg_a(layout!((64,32):(32,1))).is_ok());
+    /// // A run-time extent: the divisions are checked when they run.
+    /// let m = 64;
+    /// assert!(mma.try_thrfrg_a(layout!((m,32):(32,1))).is_ok());
+    /// ```
+    #[inline(always)]
+    pub fn try_thrfrg_a<La>(self, l: La) -> Result<FrgA<Self, La>, crate::LayoutError>
+    where
+        La: ThrFrg<
+            PermPair<<Self as MmaTiling>::PermM, <Self as MmaTiling>::PermK>,
+            AtomTile<AtomM<AtomOf<Self>>, AtomK<AtomOf<Self>>>,
+            <AtomOf<Self> as MmaAtom>::ALayout,
+            ThrTile<ThrM<Self>, ThrK<Self>>,
+        >,
+    {
+        l.try_thrfrg(
             Default::default(),
             (
                 <AtomM<AtomOf<Self>> as Extent>::layout(),
@@ -501,6 +552,7 @@ where
     ///            "(((_4,_8),(_2,_1)),((_2,_2),(_2,_4))):(((_2,_64),(_512,_0)),((_1,_8),(_1024,_16)))");
     /// ```
     #[inline(always)]
+    #[track_caller]
     pub fn thrfrg_b<Lb>(self, l: Lb) -> FrgB<Self, Lb>
     where
         Lb: ThrFrg<
@@ -510,7 +562,31 @@ where
             ThrTile<ThrN<Self>, ThrK<Self>>,
         >,
     {
-        l.thrfrg(
+        crate::algebra::values::or_panic(self.try_thrfrg_b(l))
+    }
+    /// [`TiledMma::thrfrg_b`], or why run-time leaves of the layout make a
+    /// step inadmissible.
+    ///
+    /// ```
+    /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
+    /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
+    /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
+    /// assert!(mma.try_thrfrg_b(layout!((32,64):(64,1))).is_ok());
+    /// // A run-time extent: the divisions are checked when they run.
+    /// let m = 64;
+    /// assert!(mma.try_thrfrg_b(layout!((m,64):(64,1))).is_ok());
+    /// ```
+    #[inline(always)]
+    pub fn try_thrfrg_b<Lb>(self, l: Lb) -> Result<FrgB<Self, Lb>, crate::LayoutError>
+    where
+        Lb: ThrFrg<
+            PermPair<<Self as MmaTiling>::PermN, <Self as MmaTiling>::PermK>,
+            AtomTile<AtomN<AtomOf<Self>>, AtomK<AtomOf<Self>>>,
+            <AtomOf<Self> as MmaAtom>::BLayout,
+            ThrTile<ThrN<Self>, ThrK<Self>>,
+        >,
+    {
+        l.try_thrfrg(
             Default::default(),
             (
                 <AtomN<AtomOf<Self>> as Extent>::layout(),
@@ -829,7 +905,10 @@ macro_rules! partition_fn {
                 let tile = <TiledMma<A, L, P> as MmaTiling>::$tile;
                 check_divides(tile.0, x, 0)?;
                 check_divides(tile.1, y, 1)?;
-                let frg = self.mma.$thrfrg(l);
+                let frg = self
+                    .mma
+                    .$thrfrg(l)
+                    .map_err(|e| crate::partition::renamed(e, $op))?;
                 let $s = self.vmnk;
                 let (l, off) = frg
                     .thr_slice($s.0, $x, $y)
@@ -869,7 +948,7 @@ partition_fn!(
     try_partition_c,
     FrgC,
     PartC,
-    thrfrg_c,
+    try_thrfrg_c,
     "partition_C",
     "the `(FrgV, RestM, RestN, ...)` elements of an `(M, N, ...)` tensor this thread holds.",
     [PermM, PermN],
@@ -886,7 +965,7 @@ partition_fn!(
     try_partition_a,
     FrgA,
     PartA,
-    thrfrg_a,
+    try_thrfrg_a,
     "partition_A",
     "the `(FrgV, RestM, RestK, ...)` elements of an `(M, K, ...)` tensor this thread holds.",
     [PermM, PermK],
@@ -903,7 +982,7 @@ partition_fn!(
     try_partition_b,
     FrgB,
     PartB,
-    thrfrg_b,
+    try_thrfrg_b,
     "partition_B",
     "the `(FrgV, RestN, RestK, ...)` elements of an `(N, K, ...)` tensor this thread holds.",
     [PermN, PermK],

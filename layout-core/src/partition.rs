@@ -338,7 +338,10 @@ where
     type Inner = <ZippedOf<A, T> as InnerOf<C>>::Out;
     fn tiled_size(self, t: T) -> Result<usize, LayoutError> {
         let z = crate::algebra::try_zipped_divide(self, t)?;
-        z.parts().0.checked_size().ok_or(LayoutError::Overflow { op: "local_tile" })
+        z.parts()
+            .0
+            .checked_size()
+            .ok_or(LayoutError::Overflow { op: "local_tile" })
     }
     #[inline(always)]
     fn try_inner_as(
@@ -395,7 +398,7 @@ where
 /// An algebra refusal reported under the name of the function the user
 /// called (`local_tile`, not the `zipped_divide` inside it).
 #[cold]
-fn renamed(e: LayoutError, op: &'static str) -> LayoutError {
+pub(crate) fn renamed(e: LayoutError, op: &'static str) -> LayoutError {
     match e {
         LayoutError::Refused { why, .. } => LayoutError::Refused { op, why },
         LayoutError::Overflow { .. } => LayoutError::Overflow { op },
@@ -530,7 +533,11 @@ where
     L: LayoutParts,
 {
     let l = *t.layout_ref();
-    let size = l.parts().0.checked_size().ok_or(LayoutError::Overflow { op: "local_tile" })?;
+    let size = l
+        .parts()
+        .0
+        .checked_size()
+        .ok_or(LayoutError::Overflow { op: "local_tile" })?;
     let tiled = l.tiled_size(tiler)?;
     if tiled != size {
         return Err(LayoutError::Refused {

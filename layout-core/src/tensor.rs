@@ -107,6 +107,10 @@ fn check_cover<S: Congruent<D>, D: IntTuple>(
     layout: &Layout<S, D>,
     len: usize,
 ) -> Result<(), LayoutError> {
+    layout
+        .shape()
+        .checked_size()
+        .ok_or(LayoutError::SizeOverflow)?;
     let cosize = layout.checked_cosize().ok_or(LayoutError::CosizeOverflow)?;
     let needed = offset
         .checked_add(cosize)
@@ -128,6 +132,10 @@ impl<E: Engine, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
     /// assert_eq!(t.layout().to_string(), "(_3,_4):(_4,_1)");
     /// // (3,4):(5,1) reaches offset 2*5 + 3 = 13: 14 elements needed.
     /// assert!(Tensor::new(&data[..], layout!((3,4):(5,1))).is_err());
+    /// // (2^40, 2^40):(0, 0) reaches one element, but has 2^80 coordinates.
+    /// let big = 1usize << 40;
+    /// let e = Tensor::new(&data[..], layout!((big, big):(0, 0))).unwrap_err();
+    /// assert_eq!(e.to_string(), "the layout's size (the product of its shape) overflows usize");
     /// ```
     pub fn new(data: E, layout: Layout<S, D>) -> Result<Self, LayoutError> {
         check_cover(0, &layout, data.as_slice().len())?;

@@ -328,3 +328,31 @@ fn the_checked_tile_refuses_a_tiler_that_does_not_divide() {
     );
     assert!(try_local_tile_exact(t, (C::<8>, C::<37>), (124usize, 0usize)).is_ok());
 }
+
+#[test]
+fn tiled_mma_partitions_of_run_time_extents_never_panic() {
+    use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
+    use layout_core::mma::make_tiled_mma;
+    let mma = make_tiled_mma(Sm80, layout!((2, 2, 1):(1, 2, 0)), (X, X, X));
+    let buf = vec![0u16; 128 * 64];
+    // An extent of 0 (an empty matrix) and extents the tile does not
+    // divide: each try_ form answers, none panics.
+    for m in [0usize, 1, 31, 32, 64] {
+        let a = Tensor::new(&buf[..], layout!((m, 64):(1, 32))).unwrap();
+        let thr = mma.get_slice(7);
+        let (pa, pc) = (thr.try_partition_a(a), thr.try_partition_c(a));
+        let pb = thr.try_partition_b(a);
+        // The tile is 32 x 16 (M x N) and K 16: a multiple of 32 rows divides.
+        let divides = m % 32 == 0 && m > 0;
+        assert_eq!(pa.is_ok(), divides, "A, m = {m}");
+        assert_eq!(pc.is_ok(), divides, "C, m = {m}");
+        // B is (N, K): m rows of N, a multiple of 16 divides.
+        assert_eq!(pb.is_ok(), m % 16 == 0 && m > 0, "B, m = {m}");
+    }
+    // A thread past the 128 of the TiledMMA: refused, by name.
+    let e = mma.try_get_slice(128).err().expect("thread 128 refused");
+    assert_eq!(
+        e.to_string(),
+        "get_slice: thread 128 is outside the TiledMMA's thread layout (_32,_2,_2,_1):(_1,_32,_64,_0) of 128 threads"
+    );
+}
