@@ -28,9 +28,10 @@ impl fmt::Debug for Underscore {
 /// by that shape; a tuple needs one entry per mode. `_` counts as 0, which
 /// is what a slice's offset needs.
 #[diagnostic::on_unimplemented(
-    message = "coordinate `{Self}` does not fit shape `{S}`",
+    message = "coordinate `{Self}` does not fit the shape",
     label = "not a coordinate of this shape",
-    note = "a coordinate is an integer (a 1-D index into the mode) or a tuple with one entry per mode of the shape"
+    note = "a coordinate is an integer (a 1-D index into the mode) or a tuple with one entry per mode of the shape",
+    note = "a static value the algebra computed shows in the compiler's type names as `S<UInt<...>>`: its bits from the most significant, `B1` = 1, `B0` = 0 (`S<UInt<UInt<UInt<UInt<UTerm, B1>, B0>, B0>, B0>>` is `_8`)"
 )]
 pub trait Crd2Idx<S: Congruent<D>, D: IntTuple>: Copy {
     /// Whether every integer of the coordinate is static (`_` counts as static).
@@ -245,8 +246,9 @@ pub fn idx2crd<S: IntTuple>(i: usize, s: S) -> S::Dyn {
 /// The index of a coordinate in a shape with compact column-major strides
 /// (CuTe's `crd2idx(coord, shape)`).
 #[diagnostic::on_unimplemented(
-    message = "coordinate `{Self}` does not fit shape `{S}`",
-    label = "not a coordinate of this shape"
+    message = "coordinate `{Self}` does not fit the shape",
+    label = "not a coordinate of this shape",
+    note = "a static value the algebra computed shows in the compiler's type names as `S<UInt<...>>`: its bits from the most significant, `B1` = 1, `B0` = 0 (`S<UInt<UInt<UInt<UInt<UTerm, B1>, B0>, B0>, B0>>` is `_8`)"
 )]
 pub trait CompactIndex<S> {
     /// The colexicographic index of the coordinate.

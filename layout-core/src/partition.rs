@@ -127,6 +127,11 @@ where
 /// with fewer modes than the grid keeps the grid's other modes. An integer
 /// coordinate stays a 1-D index.
 #[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "the coordinate `{Self}` has more modes than the grid (or the tile) it indexes",
+    label = "one entry per mode of the grid of tiles (local_tile) or of the tile (local_partition), or fewer: the modes left out are kept",
+    note = "a static value the algebra computed shows in the compiler's type names as `S<UInt<...>>`: its bits from the most significant, `B1` = 1, `B0` = 0 (`S<UInt<UInt<UInt<UInt<UTerm, B1>, B0>, B0>, B0>>` is `_8`)"
+)]
 pub trait AppendUnder<S> {
     type Out: Copy;
     fn append_under(self) -> Self::Out;

@@ -9,8 +9,9 @@ use crate::tuple::{for_each_leaf, Concat, Cons, IntTuple, IntoTuple, List, Nil, 
 /// The modes of `T` a slicing coordinate keeps, as a flat list (CuTe's `lift_slice`).
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(
-    message = "slicing coordinate `{Self}` does not fit `{T}`",
-    label = "the coordinate needs one entry per mode"
+    message = "slicing coordinate `{Self}` does not fit the shape",
+    label = "the coordinate needs one entry per mode",
+    note = "a static value the algebra computed shows in the compiler's type names as `S<UInt<...>>`: its bits from the most significant, `B1` = 1, `B0` = 0 (`S<UInt<UInt<UInt<UInt<UTerm, B1>, B0>, B0>, B0>>` is `_8`)"
 )]
 pub trait LiftSlice<T> {
     type Kept: List;
@@ -100,8 +101,9 @@ where
 /// A slicing coordinate for `T` (an int tuple): the top level of CuTe's
 /// `slice` and `dice`.
 #[diagnostic::on_unimplemented(
-    message = "slicing coordinate `{Self}` does not fit `{T}`",
-    label = "the coordinate needs one entry per mode"
+    message = "slicing coordinate `{Self}` does not fit the shape",
+    label = "the coordinate needs one entry per mode",
+    note = "a static value the algebra computed shows in the compiler's type names as `S<UInt<...>>`: its bits from the most significant, `B1` = 1, `B0` = 0 (`S<UInt<UInt<UInt<UInt<UTerm, B1>, B0>, B0>, B0>>` is `_8`)"
 )]
 pub trait SliceCoord<T> {
     /// What `slice` keeps.
@@ -115,8 +117,9 @@ pub trait SliceCoord<T> {
 }
 /// A slicing coordinate with one entry per mode of `T`.
 #[diagnostic::on_unimplemented(
-    message = "slicing coordinate `{Self}` does not have one entry per mode of `{T}`",
-    label = "wrong number of modes"
+    message = "slicing coordinate `{Self}` does not have one entry per mode of the shape",
+    label = "wrong number of modes",
+    note = "a static value the algebra computed shows in the compiler's type names as `S<UInt<...>>`: its bits from the most significant, `B1` = 1, `B0` = 0 (`S<UInt<UInt<UInt<UInt<UTerm, B1>, B0>, B0>, B0>>` is `_8`)"
 )]
 pub trait SameRank<T> {}
 macro_rules! same_rank {
