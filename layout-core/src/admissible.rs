@@ -40,6 +40,21 @@ pub enum CompositionError {
         /// The boundary `size(A'_0) * ... * size(A'_i)`.
         p: usize,
     },
+    /// The boundary after A's mode `i` is past `usize` and B's offsets,
+    /// added up, reach past `usize` too: whether B's modes carry across
+    /// that boundary is not checked, so the composition is refused.
+    ///
+    /// ```
+    /// use layout_core::{layout, try_composition};
+    /// // A's modes (_2, 2^63 + 1) end past usize; B reaches 3 + 4 * 2^62.
+    /// let (n, m) = ((1usize << 63) + 1, (1usize << 62) + 1);
+    /// let e = try_composition(layout!(((2, n), 48):((1, 31), 37)), layout!((4, m):(1, 4)));
+    /// assert!(e.unwrap_err().to_string().contains("span more than usize holds"));
+    /// ```
+    PastUsize {
+        /// A's mode.
+        i: usize,
+    },
 }
 
 impl CompositionError {
@@ -78,6 +93,10 @@ impl CompositionError {
                 .str(" (boundary ")
                 .num(p)
                 .byte(b')'),
+            CompositionError::PastUsize { i } => t
+                .str("A's modes up to mode ")
+                .num(i)
+                .str(" span more than usize holds and B's offsets add up past usize, so whether B's modes carry across that boundary is not checked"),
         }
     }
 }
@@ -176,6 +195,7 @@ pub const fn check_composition(
             let mut total: usize = 0;
             let mut l = 0;
             while l < bs.len() {
+                // Saturated, the sum is still at least p: refused below.
                 total = total.saturating_add(leaf_residue(bs[l], bd[l], p));
                 l += 1;
             }
@@ -184,8 +204,40 @@ pub const fn check_composition(
             }
             i += 1;
         }
+        if boundary_overflows(a, i, p) {
+            let mut total: u128 = 0;
+            let mut l = 0;
+            while l < bs.len() {
+                total = total.saturating_add(leaf_reach(bs[l], bd[l]));
+                l += 1;
+            }
+            if total > usize::MAX as u128 {
+                return Err(CompositionError::PastUsize { i });
+            }
+        }
     }
     Ok(())
+}
+
+/// Whether the boundaries of A' (sizes `a`) stopped at mode `i`, with
+/// `p` the product of the sizes before it, because the next boundary
+/// `p * a[i]` does not fit `usize` while modes of A' follow it. B's leaves
+/// cannot carry across a boundary past `usize` unless their reaches
+/// ([`leaf_reach`]) add up past `usize`.
+#[inline(always)]
+pub const fn boundary_overflows(a: &[usize], i: usize, p: usize) -> bool {
+    i + 1 < a.len() && a[i] != 0 && p.checked_mul(a[i]).is_none()
+}
+
+/// The largest offset of leaf `s:d` of B, `(s - 1) * d` (0 when it stays):
+/// a bound on its residue modulo any boundary.
+#[inline(always)]
+pub const fn leaf_reach(s: usize, d: usize) -> u128 {
+    if s > 1 {
+        (s as u128 - 1) * d as u128
+    } else {
+        0
+    }
 }
 
 /// Whether leaf `s:d` of B walks A' (sizes `a`) cleanly: `Ok(true)` when it
@@ -233,8 +285,9 @@ pub const fn walk_leaf(a: &[usize], s: usize, d: usize) -> Result<bool, Composit
 }
 
 /// The product of A''s sizes up to boundary `i` (`p` up to boundary
-/// `i - 1`), or `None` past the last boundary (or on a size 0 or overflow,
-/// beyond which no carry can happen).
+/// `i - 1`), or `None` past the last boundary, at a size 0, or when the
+/// product does not fit `usize` ([`boundary_overflows`] tells that case
+/// apart: it is checked on B's reach instead).
 #[inline(always)]
 pub const fn next_boundary(a: &[usize], i: usize, p: usize) -> Option<usize> {
     if i + 1 >= a.len() {
@@ -266,7 +319,8 @@ pub enum ComplementError {
         s: usize,
         /// Stride of the mode.
         d: usize,
-        /// The largest offset of the modes with smaller strides.
+        /// The largest offset of the modes with smaller strides (`usize::MAX`
+        /// when it is past `usize`).
         below: usize,
     },
     /// The modes leave a gap below `reach`, so `[0, m)` is not covered.
@@ -352,7 +406,7 @@ pub const fn check_complement(s: &[usize], d: &[usize], m: usize) -> Result<(), 
             return Err(ComplementError::NotStacking {
                 s: ss[k],
                 d: dd[k],
-                below: below as usize,
+                below: clamp(below),
             });
         }
         below += (sk - 1) * dk;
@@ -424,7 +478,7 @@ pub const fn complement_reach(s: &[usize], d: &[usize]) -> Result<(usize, usize)
             return Err(ComplementError::NotStacking {
                 s: ss[k],
                 d: dd[k],
-                below: below as usize,
+                below: clamp(below),
             });
         }
         if whole {
@@ -444,10 +498,76 @@ pub const fn complement_reach(s: &[usize], d: &[usize]) -> Result<(usize, usize)
     Ok((clamp(reach), clamp(next)))
 }
 
+/// `x`, or `usize::MAX` past it (a bound in a message or a comparison
+/// that only needs to know it is past `usize`).
 const fn clamp(x: u128) -> usize {
     if x > usize::MAX as u128 {
         usize::MAX
     } else {
         x as usize
     }
+}
+
+/// Where the composition's fold divides by a size 0 (CuTe's
+/// `composition_impl` does), for static values (the fold's own steps find
+/// it for run-time ones): the fold walks A''s modes before its last with
+/// each leaf of B of stride not 0, taking `min(ceil(c / d), rest)` of a
+/// mode unless that or the rest is 1, dividing the rest by it and the
+/// stride by `c`. `Err(("A", why))` for a mode of A' of size 0 on the way,
+/// `Err(("B", why))` for a leaf of B of size 0 that takes a mode.
+pub const fn zero_division(
+    a: &[usize],
+    bs: &[usize],
+    bd: &[usize],
+) -> Result<(), (&'static str, &'static str)> {
+    if a.len() < 2 {
+        return Ok(());
+    }
+    let mut l = 0;
+    while l < bs.len() && l < bd.len() {
+        let (mut rest, mut d) = (bs[l], bd[l]);
+        if d != 0 {
+            let mut i = 0;
+            while i + 1 < a.len() {
+                let c = a[i];
+                if c == 0 {
+                    return Err(("A", size_zero::COMPOSE_A));
+                }
+                let next = c.div_ceil(d);
+                if next != 1 && rest != 1 {
+                    let new = if next < rest { next } else { rest };
+                    if new == 0 {
+                        return Err(("B", size_zero::COMPOSE_B));
+                    }
+                    rest /= new;
+                }
+                d = d.div_ceil(c);
+                i += 1;
+            }
+        }
+        l += 1;
+    }
+    Ok(())
+}
+
+/// Why a size 0 refuses an operation, as both algebras say it (after
+/// "`what` has size 0: ", [`crate::Refusal::SizeZero`]). CuTe's formulas
+/// divide by the size there; where they do not (a divide of a size-0
+/// layout by an integer cotarget, a product by a size-0 tiler) both
+/// algebras compute CuTe's result instead.
+pub mod size_zero {
+    /// complement(A, M) with size(A) = 0.
+    pub const COMPLEMENT: &str =
+        "it reaches no offset, so it has no complement (CuTe's complement divides by its size)";
+    /// logical_product(A, B) with size(A) = 0.
+    pub const PRODUCT: &str = "it reaches no offset, so it has no complement to lay copies of it out with (CuTe's complement divides by its size)";
+    /// logical_divide(A, T) with size(T) = 0.
+    pub const TILER: &str =
+        "a tiler of size 0 has no complement (CuTe's complement divides by its size)";
+    /// A tuple cotarget with a mode of size 0.
+    pub const COTARGET: &str = "CuTe's complement divides by each mode of a tuple cotarget, and one is 0 (an integer cotarget 0 gives an empty complement)";
+    /// A' has a mode of size 0 before its last.
+    pub const COMPOSE_A: &str = "composition divides by the size of each mode of A before its last (CuTe's composition_impl), and one is 0";
+    /// B has a mode of size 0 and A' more than one mode.
+    pub const COMPOSE_B: &str = "composing a mode of size 0 with a layout of more than one mode divides by that 0 (CuTe's composition_impl)";
 }

@@ -36,6 +36,8 @@ fn negative_extents_are_refused() {
     assert!(make_ordered_layout(&neg, &DTuple::int(DInt::new_static(0))).is_err());
     assert!(tile_to_shape(&lay("3:1"), &DTuple::tuple(vec![neg.clone()]), None).is_err());
     assert!(DynLayout::new(neg.clone(), DTuple::int(DInt::new_static(1))).is_err());
+    let e = layout_core::dynamic::complement(&lay("4:1"), &neg).unwrap_err();
+    assert!(e.to_string().contains("negative extent"), "{e}");
     let t = Tiler::Int(DInt::new_dynamic(-2));
     assert!(logical_divide(&lay("8:1"), &t).is_err());
     assert!(layout_core::dynamic::composition(&lay("8:1"), &t).is_err());
@@ -115,7 +117,9 @@ fn right_inverse_refuses_a_negative_stride_it_would_follow() {
 }
 
 /// Size-0 layouts reach no offset: the operations defined through the
-/// offsets a layout reaches refuse them with a message that says so.
+/// offsets a layout reaches refuse them with a message that says so. (A
+/// divide of a size-0 layout is CuTe's, a grid of no tiles: see
+/// `agreement.rs`.)
 #[test]
 fn size_zero_layouts_are_refused_with_a_reason() {
     let empty = lay("(4,0):(1,4)");
@@ -125,7 +129,7 @@ fn size_zero_layouts_are_refused_with_a_reason() {
         layout_core::dynamic::right_inverse(&empty).unwrap_err(),
         layout_core::dynamic::left_inverse(&lay("0:_1")).unwrap_err(),
         layout_core::dynamic::max_common_layout(&empty, &empty).unwrap_err(),
-        logical_divide(&lay("0:1"), &Tiler::Int(DInt::new_static(2))).unwrap_err(),
+        layout_core::dynamic::logical_product(&lay("0:1"), &lay("2:1")).unwrap_err(),
     ];
     for e in errs {
         assert!(e.to_string().contains("has size 0"), "{e}");

@@ -45,26 +45,27 @@ pub struct Many<L>(pub(crate) L);
 #[doc(hidden)]
 pub trait Step<Acc> {
     type Out;
-    fn step(self, acc: Acc) -> Self::Out;
+    /// `None` when a merged run-time extent overflows `usize`.
+    fn step(self, acc: Acc) -> Option<Self::Out>;
 }
 
 /// The first decision: a static size-1 leaf is skipped.
 #[doc(hidden)]
 pub trait SkipOne<P, Acc> {
     type Out;
-    fn go(p: P, acc: Acc) -> Self::Out;
+    fn go(p: P, acc: Acc) -> Option<Self::Out>;
 }
 impl<P, Acc> SkipOne<P, Acc> for B1 {
     type Out = Acc;
     #[inline(always)]
-    fn go(_p: P, acc: Acc) -> Acc {
-        acc
+    fn go(_p: P, acc: Acc) -> Option<Acc> {
+        Some(acc)
     }
 }
 impl<P: NotOne<Acc>, Acc> SkipOne<P, Acc> for B0 {
     type Out = P::Out;
     #[inline(always)]
-    fn go(p: P, acc: Acc) -> P::Out {
+    fn go(p: P, acc: Acc) -> Option<P::Out> {
         p.not_one(acc)
     }
 }
@@ -74,7 +75,7 @@ impl<P: NotOne<Acc>, Acc> SkipOne<P, Acc> for B0 {
 #[doc(hidden)]
 pub trait NotOne<Acc> {
     type Out;
-    fn not_one(self, acc: Acc) -> Self::Out;
+    fn not_one(self, acc: Acc) -> Option<Self::Out>;
 }
 impl<Sh, St, FS: StaticForm, FD> NotOne<One<FS, FD>> for (Sh, St)
 where
@@ -82,7 +83,7 @@ where
 {
     type Out = <FS::IsOne as ReplaceOr<(Sh, St), One<FS, FD>>>::Out;
     #[inline(always)]
-    fn not_one(self, acc: One<FS, FD>) -> Self::Out {
+    fn not_one(self, acc: One<FS, FD>) -> Option<Self::Out> {
         <FS::IsOne as ReplaceOr<(Sh, St), One<FS, FD>>>::go(self, acc)
     }
 }
@@ -92,7 +93,7 @@ where
 {
     type Out = <(Sh, St) as MergeOrPrepend<Many<Cons<(FS, FD), R>>>>::Out;
     #[inline(always)]
-    fn not_one(self, acc: Many<Cons<(FS, FD), R>>) -> Self::Out {
+    fn not_one(self, acc: Many<Cons<(FS, FD), R>>) -> Option<Self::Out> {
         self.merge_or_prepend(acc)
     }
 }
@@ -101,13 +102,13 @@ where
 #[doc(hidden)]
 pub trait ReplaceOr<P, Acc> {
     type Out;
-    fn go(p: P, acc: Acc) -> Self::Out;
+    fn go(p: P, acc: Acc) -> Option<Self::Out>;
 }
 impl<Sh, St, FS, FD> ReplaceOr<(Sh, St), One<FS, FD>> for B1 {
     type Out = One<Sh, St>;
     #[inline(always)]
-    fn go(p: (Sh, St), _acc: One<FS, FD>) -> One<Sh, St> {
-        One(p.0, p.1)
+    fn go(p: (Sh, St), _acc: One<FS, FD>) -> Option<One<Sh, St>> {
+        Some(One(p.0, p.1))
     }
 }
 impl<Sh, St, FS, FD> ReplaceOr<(Sh, St), One<FS, FD>> for B0
@@ -116,7 +117,7 @@ where
 {
     type Out = <(Sh, St) as MergeOrPrepend<One<FS, FD>>>::Out;
     #[inline(always)]
-    fn go(p: (Sh, St), acc: One<FS, FD>) -> Self::Out {
+    fn go(p: (Sh, St), acc: One<FS, FD>) -> Option<Self::Out> {
         p.merge_or_prepend(acc)
     }
 }
@@ -180,7 +181,7 @@ impl<FS: Copy, FD: Copy, R: List> Front for Many<Cons<(FS, FD), R>> {
 #[doc(hidden)]
 pub trait MergeOrPrepend<Acc> {
     type Out;
-    fn merge_or_prepend(self, acc: Acc) -> Self::Out;
+    fn merge_or_prepend(self, acc: Acc) -> Option<Self::Out>;
 }
 /// The merge decision of `(Sh, St)` into the front of `Acc`.
 type MergeOf<Sh, St, Acc> = <(
@@ -202,16 +203,18 @@ where
 {
     type Out = <MergeOf<Sh, St, Acc> as Merge<(Sh, St), Acc>>::Out;
     #[inline(always)]
-    fn merge_or_prepend(self, acc: Acc) -> Self::Out {
+    fn merge_or_prepend(self, acc: Acc) -> Option<Self::Out> {
         <MergeOf<Sh, St, Acc> as Merge<(Sh, St), Acc>>::go(self, acc)
     }
 }
 
 /// `B1` merges (`front shape = s * front shape`, stride `d`), `B0` prepends.
+/// A merged run-time extent (a run-time shape over static-0 strides) that
+/// overflows `usize` is `None`.
 #[doc(hidden)]
 pub trait Merge<P, Acc> {
     type Out;
-    fn go(p: P, acc: Acc) -> Self::Out;
+    fn go(p: P, acc: Acc) -> Option<Self::Out>;
 }
 impl<Sh: IntMul<<Acc as Front>::FS>, St, Acc: Front> Merge<(Sh, St), Acc> for B1
 where
@@ -219,9 +222,9 @@ where
 {
     type Out = Acc::Replaced<Sh::Output, St>;
     #[inline(always)]
-    fn go(p: (Sh, St), acc: Acc) -> Self::Out {
+    fn go(p: (Sh, St), acc: Acc) -> Option<Self::Out> {
         let (fs, _) = acc.front();
-        acc.replace(p.0.mul(fs), p.1)
+        Some(acc.replace(p.0.checked_mul(fs)?, p.1))
     }
 }
 impl<Sh: Copy + Send + Sync + 'static, St: Copy + Send + Sync + 'static, Acc: Front>
@@ -229,8 +232,8 @@ impl<Sh: Copy + Send + Sync + 'static, St: Copy + Send + Sync + 'static, Acc: Fr
 {
     type Out = Acc::Prepended<Sh, St>;
     #[inline(always)]
-    fn go(p: (Sh, St), acc: Acc) -> Self::Out {
-        acc.prepend(p.0, p.1)
+    fn go(p: (Sh, St), acc: Acc) -> Option<Self::Out> {
+        Some(acc.prepend(p.0, p.1))
     }
 }
 
@@ -240,7 +243,7 @@ where
 {
     type Out = <Sh::IsOne as SkipOne<(Sh, St), Acc>>::Out;
     #[inline(always)]
-    fn step(self, acc: Acc) -> Self::Out {
+    fn step(self, acc: Acc) -> Option<Self::Out> {
         <Sh::IsOne as SkipOne<(Sh, St), Acc>>::go(self, acc)
     }
 }
@@ -249,20 +252,21 @@ where
 #[doc(hidden)]
 pub trait FoldBack<Acc> {
     type Out;
-    fn fold_back(self, acc: Acc) -> Self::Out;
+    /// `None` when a merged run-time extent overflows `usize`.
+    fn fold_back(self, acc: Acc) -> Option<Self::Out>;
 }
 impl<Acc> FoldBack<Acc> for Nil {
     type Out = Acc;
     #[inline(always)]
-    fn fold_back(self, acc: Acc) -> Acc {
-        acc
+    fn fold_back(self, acc: Acc) -> Option<Acc> {
+        Some(acc)
     }
 }
 impl<P: Step<Acc>, R: FoldBack<P::Out>, Acc> FoldBack<Acc> for Cons<P, R> {
     type Out = R::Out;
     #[inline(always)]
-    fn fold_back(self, acc: Acc) -> R::Out {
-        self.1.fold_back(self.0.step(acc))
+    fn fold_back(self, acc: Acc) -> Option<R::Out> {
+        self.1.fold_back(self.0.step(acc)?)
     }
 }
 
@@ -370,12 +374,12 @@ where
 #[doc(hidden)]
 pub trait Start {
     type Out;
-    fn start(self) -> Self::Out;
+    fn start(self) -> Option<Self::Out>;
 }
 impl<Sh, St, R: FoldBack<One<Sh, St>>> Start for Cons<(Sh, St), R> {
     type Out = R::Out;
     #[inline(always)]
-    fn start(self) -> R::Out {
+    fn start(self) -> Option<R::Out> {
         self.1.fold_back(One((self.0).0, (self.0).1))
     }
 }
@@ -385,7 +389,27 @@ pub trait Coalesce {
     /// The coalesced layout.
     type Output;
     /// Coalesce.
-    fn coalesce(self) -> Self::Output;
+    ///
+    /// # Panics
+    ///
+    /// When a merged run-time extent overflows `usize` (CuTe merges a
+    /// run-time shape over static-0 strides: `(m,_4):(_0,_0)` is `4m:_0`);
+    /// [`Coalesce::try_coalesce`] returns the error instead.
+    #[track_caller]
+    fn coalesce(self) -> Self::Output
+    where
+        Self: Sized,
+    {
+        super::values::or_panic(self.try_coalesce())
+    }
+    /// Coalesce, or the error when a merged run-time extent overflows `usize`.
+    ///
+    /// ```
+    /// use layout_core::{algebra::Coalesce, layout};
+    /// let m = 3usize;
+    /// assert_eq!(layout!((m, 4):(0, 0)).try_coalesce().unwrap().to_string(), "12:_0");
+    /// ```
+    fn try_coalesce(self) -> Result<Self::Output, crate::LayoutError>;
 }
 impl<Sh: Congruent<D>, D: IntTuple> Coalesce for Layout<Sh, D>
 where
@@ -400,14 +424,18 @@ where
         <<<Sh::Leaves as ZipRev<D::Leaves, Nil>>::Out as Start>::Out as Finish>::Stride,
     >;
     #[inline(always)]
-    fn coalesce(self) -> Self::Output {
+    fn try_coalesce(self) -> Result<Self::Output, crate::LayoutError> {
         let (s, d) = self
             .shape()
             .leaves()
             .zip_rev(self.stride().leaves(), Nil)
             .start()
+            .ok_or(crate::LayoutError::Refused {
+                op: "coalesce",
+                why: crate::Refusal::Arithmetic,
+            })?
             .finish();
-        Layout::new(s, d)
+        Ok(Layout::new(s, d))
     }
 }
 
@@ -424,7 +452,31 @@ where
 /// // Statics beyond typenum's Const table work too.
 /// assert_eq!(coalesce(layout!((1536,2):(1,1536))).to_string(), "_3072:_1");
 /// ```
+///
+/// # Panics
+///
+/// When a merged run-time extent overflows `usize` ([`try_coalesce`]
+/// returns the error): CuTe merges a run-time shape over static-0 strides,
+/// `(m,_4):(_0,_0)` into `4m:_0`.
 #[inline(always)]
+#[track_caller]
 pub fn coalesce<L: Coalesce>(l: L) -> L::Output {
     l.coalesce()
+}
+
+/// [`coalesce`], returning the error instead of panicking when a merged
+/// run-time extent overflows `usize`.
+///
+/// ```
+/// use layout_core::{algebra::try_coalesce, layout};
+/// // Over static-0 strides CuTe merges a run-time shape: 4m:_0.
+/// let m = 5usize;
+/// assert_eq!(try_coalesce(layout!((m, 4):(0, 0))).unwrap().to_string(), "20:_0");
+/// // 4 * 2^62 does not fit usize: refused, never wrapped.
+/// let big = 1usize << 62;
+/// assert!(try_coalesce(layout!((big, 4):(0, 0))).is_err());
+/// ```
+#[inline(always)]
+pub fn try_coalesce<L: Coalesce>(l: L) -> Result<L::Output, crate::LayoutError> {
+    l.try_coalesce()
 }

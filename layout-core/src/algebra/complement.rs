@@ -616,8 +616,6 @@ where
     #[inline(always)]
     fn go(s0: S0, d0: D0, cot: Cot) -> Result<Self::Out, crate::Refusal> {
         let (next, rest) = one_rest(s0, d0, cot)?;
-        // The compact stride's running product, checked as the fold's.
-        rest.left(next).ok_or(crate::Refusal::Arithmetic)?;
         Ok(Layout::raw(rest, next))
     }
 }
@@ -654,9 +652,39 @@ where
     fn go(s0: S0, d0: D0, cot: Cot) -> Result<Self::Out, crate::Refusal> {
         let q = gap(s0, d0, C::<1>)?;
         let (next, rest) = one_rest(s0, d0, cot)?;
-        rest.left(next).ok_or(crate::Refusal::Arithmetic)?;
         Ok(Layout::raw((q, rest), (C, next)))
     }
+}
+
+/// CuTe's compact column-major strides of `shape` from `cur`, without the
+/// product past the last leaf: that is no stride of the result, and may
+/// exceed `usize` where every stride fits (`None` when a stride does not).
+#[inline(always)]
+pub(crate) fn compact_strides<Sh: Compact<Cur>, Cur: crate::int::Int>(
+    shape: Sh,
+    cur: Cur,
+) -> Option<Sh::Left> {
+    const CAP: usize = crate::const_text::Leaves::CAP;
+    let n = Sh::LEAF_COUNT;
+    if n > CAP {
+        return None;
+    }
+    let mut v = [0usize; CAP];
+    let mut c = Some(cur.value());
+    let mut i = 0;
+    while i < n {
+        let x = shape.leaf(i);
+        // A static stride's value is not read (fill skips it); a run-time
+        // one is the running product, which must fit.
+        v[i] = c.unwrap_or(0);
+        if c.is_none() && !<Sh::Left as IntTuple>::LEAF_VALUES.st[i] {
+            return None;
+        }
+        // A static 1 does not count (its stride is `_0`); 1 is neutral anyway.
+        c = c.and_then(|c| c.checked_mul(x));
+        i += 1;
+    }
+    Some(<Sh::Left as IntTuple>::fill(&mut v[..n].iter()))
 }
 
 /// `filter(A)` is `_1:_0`: the complement is the compact coalesced cotarget.
@@ -677,11 +705,11 @@ where
         let s = coalesce_shape(cot).ok_or(crate::Refusal::Arithmetic)?;
         Ok(Layout::raw(
             s,
-            s.left(C).ok_or(crate::Refusal::Arithmetic)?.0,
+            compact_strides(s, C).ok_or(crate::Refusal::Arithmetic)?,
         ))
     }
 }
-impl<M: Sorted, Cot> ZeroStrideCase<M, Cot> for B0
+impl<M: Sorted, Cot: IntTuple> ZeroStrideCase<M, Cot> for B0
 where
     G<M>: Gaps<C<1>, Nil, Cons<C<1>, Nil>>,
     GNext<M>: crate::int::Int,
@@ -706,13 +734,13 @@ where
         let rest = cot
             .ceil_div_shape(next)
             .and_then(coalesce_shape)
-            .ok_or(crate::Refusal::Arithmetic)?;
-        let (rest_stride, _) = rest.left(next).ok_or(crate::Refusal::Arithmetic)?;
+            .ok_or_else(|| cotarget_failed(&cot))?;
+        let rest_stride = compact_strides(rest, next).ok_or(crate::Refusal::Arithmetic)?;
         let pre = Layout::new(
             shs.push(rest).into_tuple(),
             sts.push(rest_stride).into_tuple(),
         );
-        Ok(pre.coalesce())
+        pre.try_coalesce().map_err(|_| crate::Refusal::Arithmetic)
     }
 }
 type G<M> = <M as Sorted>::Out;
@@ -762,17 +790,25 @@ where
         {
             let s = fs.concat(rs);
             let d = fd.concat(rd);
-            let mut m = 1usize;
+            // The cotarget's size, as the run-time check takes it: past
+            // usize it is refused there, and so here.
+            let mut m = Some(1usize);
             let mut i = 0;
             while i < cot.n {
-                m = m.saturating_mul(cot.v[i]);
+                m = match m {
+                    Some(m) => m.checked_mul(cot.v[i]),
+                    None => None,
+                };
                 i += 1;
             }
             let (sv, _) = s.v.split_at(s.n);
             let (dv, _) = d.v.split_at(d.n);
-            match crate::admissible::check_complement(sv, dv, m) {
-                Err(e) => Some(e.text(complement_what::<A>())),
-                Ok(()) => None,
+            match m {
+                None => Some(complement_what::<A>().str("the cotarget's size does not fit usize")),
+                Some(m) => match crate::admissible::check_complement(sv, dv, m) {
+                    Err(e) => Some(e.text(complement_what::<A>())),
+                    Ok(()) => None,
+                },
             }
         } else if let Some(Err(e)) = Reach::<A::Triples>::REACH {
             // A static filter(A) that does not stack has no complement,
@@ -792,9 +828,9 @@ const fn complement_what<A: super::StaticText>() -> Text {
 /// For a static `filter(A)` (its modes `T`): how far its modes and the gaps
 /// between them stack, and where the rest starts (see
 /// [`crate::admissible::complement_reach`]).
-struct Reach<T>(core::marker::PhantomData<T>);
+pub(crate) struct Reach<T>(core::marker::PhantomData<T>);
 impl<T: TripleAt> Reach<T> {
-    const REACH: Option<Result<(usize, usize), crate::admissible::ComplementError>> = {
+    pub(crate) const REACH: Option<Result<(usize, usize), crate::admissible::ComplementError>> = {
         let (fs, fd) = (T::SHAPES, T::STRIDES);
         if fs.all_static() && fd.all_static() {
             let (sv, _) = fs.v.split_at(fs.n);
@@ -804,6 +840,43 @@ impl<T: TripleAt> Reach<T> {
             None
         }
     };
+}
+
+/// Why `ceil_div(cot, next)` failed: CuTe divides by each mode of a tuple
+/// cotarget, so a mode of size 0 refuses it; else a value past `usize`.
+#[cold]
+fn cotarget_failed<Cot: IntTuple>(cot: &Cot) -> crate::Refusal {
+    if !Cot::IS_INT && (0..Cot::LEAF_COUNT).any(|i| cot.leaf(i) == 0) {
+        crate::Refusal::SizeZero {
+            what: "the cotarget",
+            why: crate::admissible::size_zero::COTARGET,
+        }
+    } else {
+        crate::Refusal::Arithmetic
+    }
+}
+
+/// `Err` naming `l` (as `what`) when a run-time extent of it is 0, for an
+/// operation (`op`) whose formula divides by its size (`why` says how).
+#[inline(always)]
+pub(crate) fn nonempty<Sh: Congruent<D>, D: IntTuple>(
+    l: &Layout<Sh, D>,
+    op: &'static str,
+    what: &'static str,
+    why: &'static str,
+) -> Result<(), crate::LayoutError> {
+    let s = l.shape();
+    let mut i = 0;
+    while i < Sh::LEAF_COUNT {
+        if s.leaf(i) == 0 {
+            return Err(crate::LayoutError::Refused {
+                op,
+                why: crate::Refusal::SizeZero { what, why },
+            });
+        }
+        i += 1;
+    }
+    Ok(())
 }
 
 /// The complement of `filter(A)` (its modes `t`) in `cot` with run-time
@@ -916,6 +989,12 @@ where
             }
         }
         super::values::run::<crate::tuple::AllStatic4<Sh, D, Cot, C<1>>, _>(move || {
+            nonempty(
+                &self,
+                "complement",
+                "A",
+                crate::admissible::size_zero::COMPLEMENT,
+            )?;
             complement_values(self.triples(), cot, true)
         })
     }

@@ -74,13 +74,13 @@ impl<L: Copy> PairsOf for Many<L> {
 #[doc(hidden)]
 pub trait StartX {
     type Pairs: Copy;
-    fn start_x(self) -> Self::Pairs;
+    fn start_x(self) -> Option<Self::Pairs>;
 }
 impl StartX for Nil {
     type Pairs = Cons<(C<1>, C<0>), Nil>;
     #[inline(always)]
-    fn start_x(self) -> Self::Pairs {
-        Cons((C, C), Nil)
+    fn start_x(self) -> Option<Self::Pairs> {
+        Some(Cons((C, C), Nil))
     }
 }
 impl<Sh: StaticForm, St, R> StartX for Cons<(Sh, St), R>
@@ -92,11 +92,13 @@ where
     type Pairs =
         <<R as FoldBack<One<<Sh::IsOne as TwoIfOne<Sh>>::Out, St>>>::Out as PairsOf>::Pairs;
     #[inline(always)]
-    fn start_x(self) -> Self::Pairs {
+    fn start_x(self) -> Option<Self::Pairs> {
         let (s, d) = self.0;
-        self.1
-            .fold_back(One(<Sh::IsOne as TwoIfOne<Sh>>::two(s), d))
-            .pairs()
+        Some(
+            self.1
+                .fold_back(One(<Sh::IsOne as TwoIfOne<Sh>>::two(s), d))?
+                .pairs(),
+        )
     }
 }
 
@@ -104,8 +106,9 @@ where
 pub trait CoalesceX {
     /// The modes of A'.
     type Pairs: Copy;
-    /// The modes of A' as values.
-    fn pairs_x(self) -> Self::Pairs;
+    /// The modes of A' as values; `None` when a merged run-time extent
+    /// overflows `usize`.
+    fn pairs_x(self) -> Option<Self::Pairs>;
 }
 impl<Sh: Congruent<D>, D: IntTuple> CoalesceX for Layout<Sh, D>
 where
@@ -114,7 +117,7 @@ where
 {
     type Pairs = <<Sh::Leaves as ZipRev<D::Leaves, Nil>>::Out as StartX>::Pairs;
     #[inline(always)]
-    fn pairs_x(self) -> Self::Pairs {
+    fn pairs_x(self) -> Option<Self::Pairs> {
         self.shape()
             .leaves()
             .zip_rev(self.stride().leaves(), Nil)
@@ -176,13 +179,54 @@ where
     }
 }
 
+/// Why a step of the fold failed: a value past `usize`, or a size 0 it
+/// would divide by (CuTe's `composition_impl` divides by it): a mode of A'
+/// before its last, or a leaf of B. One byte, so that the fold's results
+/// stay small; [`StepError::refusal`] says it in full.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StepError {
+    /// A value of the result does not fit `usize`.
+    Overflow,
+    /// A mode of A' before its last has size 0.
+    ZeroA,
+    /// A leaf of B of size 0 takes a mode of A'.
+    ZeroB,
+}
+
+impl StepError {
+    /// The refusal it is.
+    #[cold]
+    pub(crate) fn refusal(self) -> crate::Refusal {
+        use crate::admissible::size_zero;
+        match self {
+            StepError::Overflow => crate::Refusal::Arithmetic,
+            StepError::ZeroA => crate::Refusal::SizeZero {
+                what: "A",
+                why: size_zero::COMPOSE_A,
+            },
+            StepError::ZeroB => crate::Refusal::SizeZero {
+                what: "B",
+                why: size_zero::COMPOSE_B,
+            },
+        }
+    }
+}
+
 /// The fold over A''s modes, carrying the result modes and the rest.
 #[doc(hidden)]
 pub trait Fold<Rs, Rd, RS, RD> {
     type Shape: IntTuple;
     type Stride: IntTuple;
-    /// The values; `None` on overflow or division by 0.
-    fn fold(self, rs: Rs, rd: Rd, rest: RS, rest_d: RD) -> Option<(Self::Shape, Self::Stride)>;
+    /// The values; `Err` on a value past `usize` or a size 0 the fold
+    /// would divide by (CuTe's `composition_impl` does).
+    fn fold(
+        self,
+        rs: Rs,
+        rd: Rd,
+        rest: RS,
+        rest_d: RD,
+    ) -> Result<(Self::Shape, Self::Stride), StepError>;
 }
 impl<Cc, K: Copy, Rs, Rd, RS, RD: Copy> Fold<Rs, Rd, RS, RD> for Cons<(Cc, K), Nil>
 where
@@ -192,9 +236,15 @@ where
     type Shape = <Rs as Finish<Rd, RS, MulT<RD, K>>>::Shape;
     type Stride = <Rs as Finish<Rd, RS, MulT<RD, K>>>::Stride;
     #[inline(always)]
-    fn fold(self, rs: Rs, rd: Rd, rest: RS, rest_d: RD) -> Option<(Self::Shape, Self::Stride)> {
-        let last = (rest_d, (self.0).1).value()?;
-        Some(rs.finish(rd, rest, last))
+    fn fold(
+        self,
+        rs: Rs,
+        rd: Rd,
+        rest: RS,
+        rest_d: RD,
+    ) -> Result<(Self::Shape, Self::Stride), StepError> {
+        let last = (rest_d, (self.0).1).value().ok_or(StepError::Overflow)?;
+        Ok(rs.finish(rd, rest, last))
     }
 }
 impl<Cc: Leaf, K, M, R, Rs, Rd, RS: Leaf, RD: Leaf> Fold<Rs, Rd, RS, RD>
@@ -209,17 +259,32 @@ where
     type Shape = <StepOf<Cc, K, M, R, Rs, Rd, RS, RD> as FoldOut>::Shape;
     type Stride = <StepOf<Cc, K, M, R, Rs, Rd, RS, RD> as FoldOut>::Stride;
     #[inline(always)]
-    fn fold(self, rs: Rs, rd: Rd, rest: RS, rest_d: RD) -> Option<(Self::Shape, Self::Stride)> {
+    fn fold(
+        self,
+        rs: Rs,
+        rd: Rd,
+        rest: RS,
+        rest_d: RD,
+    ) -> Result<(Self::Shape, Self::Stride), StepError> {
         let (c, k) = self.0;
         // A run-time rest stride of 0 maps every coordinate to A(0): the
         // whole rest shape goes to the first mode taken, with stride 0
         // (never a division by 0).
-        let next_shape: CeilDivT<Cc, RD> = if rest_d.value() == 0 {
-            super::arith::leaf_result(|| Some(rest.value()))?
+        let (next_shape, next_stride): (CeilDivT<Cc, RD>, CeilDivT<RD, Cc>) = if rest_d.value() == 0
+        {
+            (
+                super::arith::leaf_result(|| Some(rest.value())).ok_or(StepError::Overflow)?,
+                super::arith::leaf_result(|| Some(0)).ok_or(StepError::Overflow)?,
+            )
         } else {
-            (c, rest_d).value()?
+            if c.value() == 0 {
+                return Err(StepError::ZeroA);
+            }
+            (
+                (c, rest_d).value().ok_or(StepError::Overflow)?,
+                (rest_d, c).value().ok_or(StepError::Overflow)?,
+            )
         };
-        let next_stride: CeilDivT<RD, Cc> = (rest_d, c).value()?;
         <<(<CeilDivT<Cc, RD> as StaticForm>::IsOne, RS::IsOne) as Either>::Out as StepCase<
             Cons<M, R>,
             Rs,
@@ -280,7 +345,7 @@ pub trait StepCase<L, Rs, Rd, RS, RD, K, NS, NST> {
         k: K,
         ns: NS,
         nst: NST,
-    ) -> Option<(Self::Shape, Self::Stride)>;
+    ) -> Result<(Self::Shape, Self::Stride), StepError>;
 }
 impl<L: Fold<Rs, Rd, RS, NST>, Rs, Rd, RS, RD, K, NS, NST> StepCase<L, Rs, Rd, RS, RD, K, NS, NST>
     for B1
@@ -297,7 +362,7 @@ impl<L: Fold<Rs, Rd, RS, NST>, Rs, Rd, RS, RD, K, NS, NST> StepCase<L, Rs, Rd, R
         _k: K,
         _ns: NS,
         nst: NST,
-    ) -> Option<(Self::Shape, Self::Stride)> {
+    ) -> Result<(Self::Shape, Self::Stride), StepError> {
         l.fold(rs, rd, rest, nst)
     }
 }
@@ -337,10 +402,13 @@ where
         k: K,
         ns: NS,
         nst: NST,
-    ) -> Option<(Self::Shape, Self::Stride)> {
-        let new: MinT<NS, RS> = (ns, rest).value()?;
-        let stride: MulT<RD, K> = (rest_d, k).value()?;
-        let rest: DivT<RS, MinT<NS, RS>> = (rest, new).value()?;
+    ) -> Result<(Self::Shape, Self::Stride), StepError> {
+        let new: MinT<NS, RS> = (ns, rest).value().ok_or(StepError::Overflow)?;
+        let stride: MulT<RD, K> = (rest_d, k).value().ok_or(StepError::Overflow)?;
+        if crate::int::Int::value(new) == 0 {
+            return Err(StepError::ZeroB);
+        }
+        let rest: DivT<RS, MinT<NS, RS>> = (rest, new).value().ok_or(StepError::Overflow)?;
         l.fold(rs.push(new), rd.push(stride), rest, nst)
     }
 }
@@ -350,7 +418,7 @@ where
 pub trait Walk<Sh, D> {
     type Shape: IntTuple;
     type Stride: IntTuple;
-    fn walk(self, s: Sh, d: D) -> Option<(Self::Shape, Self::Stride)>;
+    fn walk(self, s: Sh, d: D) -> Result<(Self::Shape, Self::Stride), StepError>;
 }
 impl<Cc, K, Sh: IntTuple, D> Walk<Sh, D> for Cons<(Cc, K), Nil>
 where
@@ -359,8 +427,8 @@ where
     type Shape = Sh;
     type Stride = MulT<D, K>;
     #[inline(always)]
-    fn walk(self, s: Sh, d: D) -> Option<(Sh, MulT<D, K>)> {
-        Some((s, (d, (self.0).1).value()?))
+    fn walk(self, s: Sh, d: D) -> Result<(Sh, MulT<D, K>), StepError> {
+        Ok((s, (d, (self.0).1).value().ok_or(StepError::Overflow)?))
     }
 }
 impl<P, M, R, Sh, D> Walk<Sh, D> for Cons<P, Cons<M, R>>
@@ -370,7 +438,7 @@ where
     type Shape = <Cons<P, Cons<M, R>> as Fold<Nil, Nil, Sh, D>>::Shape;
     type Stride = <Cons<P, Cons<M, R>> as Fold<Nil, Nil, Sh, D>>::Stride;
     #[inline(always)]
-    fn walk(self, s: Sh, d: D) -> Option<(Self::Shape, Self::Stride)> {
+    fn walk(self, s: Sh, d: D) -> Result<(Self::Shape, Self::Stride), StepError> {
         self.fold(Nil, Nil, s, d)
     }
 }
@@ -380,21 +448,21 @@ where
 pub trait ZeroCase<AL, Sh, D> {
     type Shape: IntTuple;
     type Stride: IntTuple;
-    fn go(al: AL, s: Sh, d: D) -> Option<(Self::Shape, Self::Stride)>;
+    fn go(al: AL, s: Sh, d: D) -> Result<(Self::Shape, Self::Stride), StepError>;
 }
 impl<AL, Sh: IntTuple, D: IntTuple> ZeroCase<AL, Sh, D> for B1 {
     type Shape = Sh;
     type Stride = D;
     #[inline(always)]
-    fn go(_al: AL, s: Sh, d: D) -> Option<(Sh, D)> {
-        Some((s, d))
+    fn go(_al: AL, s: Sh, d: D) -> Result<(Sh, D), StepError> {
+        Ok((s, d))
     }
 }
 impl<AL: Walk<Sh, D>, Sh, D> ZeroCase<AL, Sh, D> for B0 {
     type Shape = AL::Shape;
     type Stride = AL::Stride;
     #[inline(always)]
-    fn go(al: AL, s: Sh, d: D) -> Option<(Self::Shape, Self::Stride)> {
+    fn go(al: AL, s: Sh, d: D) -> Result<(Self::Shape, Self::Stride), StepError> {
         al.walk(s, d)
     }
 }
@@ -404,7 +472,7 @@ impl<AL: Walk<Sh, D>, Sh, D> ZeroCase<AL, Sh, D> for B0 {
 pub trait CompTree<AL> {
     type Shape: IntTuple;
     type Stride: IntTuple;
-    fn comp(self, al: AL) -> Option<(Self::Shape, Self::Stride)>;
+    fn comp(self, al: AL) -> Result<(Self::Shape, Self::Stride), StepError>;
 }
 impl<AL, Sh: IntTuple, St> CompTree<AL> for (Sh, St)
 where
@@ -413,7 +481,7 @@ where
     type Shape = <Sh::IsLeaf as TreeCase<AL, Sh, St>>::Shape;
     type Stride = <Sh::IsLeaf as TreeCase<AL, Sh, St>>::Stride;
     #[inline(always)]
-    fn comp(self, al: AL) -> Option<(Self::Shape, Self::Stride)> {
+    fn comp(self, al: AL) -> Result<(Self::Shape, Self::Stride), StepError> {
         <Sh::IsLeaf as TreeCase<AL, Sh, St>>::go(al, self.0, self.1)
     }
 }
@@ -421,7 +489,7 @@ where
 pub trait TreeCase<AL, Sh, St> {
     type Shape: IntTuple;
     type Stride: IntTuple;
-    fn go(al: AL, s: Sh, d: St) -> Option<(Self::Shape, Self::Stride)>;
+    fn go(al: AL, s: Sh, d: St) -> Result<(Self::Shape, Self::Stride), StepError>;
 }
 impl<AL, Sh, St: Leaf> TreeCase<AL, Sh, St> for B1
 where
@@ -430,7 +498,7 @@ where
     type Shape = <St::IsZero as ZeroCase<AL, Sh, St>>::Shape;
     type Stride = <St::IsZero as ZeroCase<AL, Sh, St>>::Stride;
     #[inline(always)]
-    fn go(al: AL, s: Sh, d: St) -> Option<(Self::Shape, Self::Stride)> {
+    fn go(al: AL, s: Sh, d: St) -> Result<(Self::Shape, Self::Stride), StepError> {
         <St::IsZero as ZeroCase<AL, Sh, St>>::go(al, s, d)
     }
 }
@@ -445,23 +513,23 @@ where
     type Shape = <<(Sh::List, St::List) as CompList<AL>>::Shapes as IntoTuple>::Tuple;
     type Stride = <<(Sh::List, St::List) as CompList<AL>>::Strides as IntoTuple>::Tuple;
     #[inline(always)]
-    fn go(al: AL, s: Sh, d: St) -> Option<(Self::Shape, Self::Stride)> {
+    fn go(al: AL, s: Sh, d: St) -> Result<(Self::Shape, Self::Stride), StepError> {
         let (a, b) = (s.into_list(), d.into_list()).comp_list(al)?;
-        Some((a.into_tuple(), b.into_tuple()))
+        Ok((a.into_tuple(), b.into_tuple()))
     }
 }
 #[doc(hidden)]
 pub trait CompList<AL> {
     type Shapes;
     type Strides;
-    fn comp_list(self, al: AL) -> Option<(Self::Shapes, Self::Strides)>;
+    fn comp_list(self, al: AL) -> Result<(Self::Shapes, Self::Strides), StepError>;
 }
 impl<AL> CompList<AL> for (Nil, Nil) {
     type Shapes = Nil;
     type Strides = Nil;
     #[inline(always)]
-    fn comp_list(self, _al: AL) -> Option<(Nil, Nil)> {
-        Some((Nil, Nil))
+    fn comp_list(self, _al: AL) -> Result<(Nil, Nil), StepError> {
+        Ok((Nil, Nil))
     }
 }
 impl<AL: Copy, SH, ST, DH, DT> CompList<AL> for (Cons<SH, ST>, Cons<DH, DT>)
@@ -472,11 +540,11 @@ where
     type Shapes = Cons<<(SH, DH) as CompTree<AL>>::Shape, <(ST, DT) as CompList<AL>>::Shapes>;
     type Strides = Cons<<(SH, DH) as CompTree<AL>>::Stride, <(ST, DT) as CompList<AL>>::Strides>;
     #[inline(always)]
-    fn comp_list(self, al: AL) -> Option<(Self::Shapes, Self::Strides)> {
+    fn comp_list(self, al: AL) -> Result<(Self::Shapes, Self::Strides), StepError> {
         let (s, d) = self;
         let (hs, hd) = (s.0, d.0).comp(al)?;
         let (ts, td) = (s.1, d.1).comp_list(al)?;
-        Some((Cons(hs, ts), Cons(hd, td)))
+        Ok((Cons(hs, ts), Cons(hd, td)))
     }
 }
 
@@ -586,6 +654,19 @@ pub(crate) fn check_runtime<AL: PairSizes + crate::tuple::List, BS: IntTuple, BD
             }
             i += 1;
         }
+        if crate::admissible::boundary_overflows(a, i, p) {
+            let mut total: u128 = 0;
+            unroll!(l, {
+                if l < BS::LEAF_COUNT {
+                    let r = crate::admissible::leaf_reach(bs.leaf(l), bd.leaf(l));
+                    total = total.saturating_add(r);
+                }
+            });
+            if total > usize::MAX as u128 {
+                let e = crate::admissible::CompositionError::PastUsize { i };
+                return Err(refuse(crate::Refusal::Composition(e)));
+            }
+        }
     }
     Ok(())
 }
@@ -624,7 +705,7 @@ macro_rules! unroll {
 }
 use unroll;
 
-/// `None` from a value step: a division by 0 or an overflow.
+/// `None` from a value step: a value past `usize`.
 #[inline(always)]
 pub(crate) fn step_failed(op: &'static str) -> crate::LayoutError {
     crate::LayoutError::Refused {
@@ -683,18 +764,18 @@ where
             let (asz, _) = a.v.split_at(a.n);
             let (bsv, _) = bs.v.split_at(bs.n);
             let (bdv, _) = bd.v.split_at(bd.n);
+            let what = Text::EMPTY
+                .str("composition: ")
+                .text(A::TEXT)
+                .str(" o ")
+                .text(B::TEXT)
+                .str(": ");
             match crate::admissible::check_composition(asz, bsv, bdv) {
-                Err(e) => Some(
-                    e.text(
-                        Text::EMPTY
-                            .str("composition: ")
-                            .text(A::TEXT)
-                            .str(" o ")
-                            .text(B::TEXT)
-                            .str(": "),
-                    ),
-                ),
-                Ok(()) => None,
+                Err(e) => Some(e.text(what)),
+                Ok(()) => match crate::admissible::zero_division(asz, bsv, bdv) {
+                    Err((who, why)) => Some(what.str(who).str(" has size 0: ").str(why)),
+                    Ok(()) => None,
+                },
             }
         } else {
             None
@@ -759,7 +840,7 @@ pub type CompositionOf<AS, AD, BS, BD> =
 #[doc(hidden)]
 pub trait CompLayout<AL> {
     type Out: LayoutParts + StaticText + super::StaticResult + Copy;
-    fn comp_layout(self, al: AL) -> Option<Self::Out>;
+    fn comp_layout(self, al: AL) -> Result<Self::Out, StepError>;
 }
 impl<AL, B: CompTree<AL>> CompLayout<AL> for B
 where
@@ -767,9 +848,9 @@ where
 {
     type Out = Layout<B::Shape, B::Stride>;
     #[inline(always)]
-    fn comp_layout(self, al: AL) -> Option<Self::Out> {
+    fn comp_layout(self, al: AL) -> Result<Self::Out, StepError> {
         let (s, d) = self.comp(al)?;
-        Some(Layout::raw(s, d))
+        Ok(Layout::raw(s, d))
     }
 }
 
@@ -799,11 +880,14 @@ where
     }
     #[inline(always)]
     fn compose_values(self, a: Layout<AS, AD>) -> Result<Self::Output, crate::LayoutError> {
-        let al = a.pairs_x();
+        let al = a.pairs_x().ok_or(step_failed("composition"))?;
         check_runtime(&al, &self.shape(), &self.stride())?;
         (self.shape(), self.stride())
             .comp_layout(al)
-            .ok_or(step_failed("composition"))
+            .map_err(|e| crate::LayoutError::Refused {
+                op: "composition",
+                why: e.refusal(),
+            })
     }
 }
 

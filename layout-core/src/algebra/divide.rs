@@ -83,13 +83,52 @@ where
     type Logical = <DivisorOf<AS, AD, BS, BD> as ComposeOnto<Layout<AS, AD>>>::Output;
     #[inline(always)]
     fn try_logical(self, a: Layout<AS, AD>) -> Result<Self::Logical, LayoutError> {
-        let cot = a.coalesce().parts().0;
+        super::complement::nonempty(
+            &self,
+            "logical_divide",
+            "the tiler",
+            crate::admissible::size_zero::TILER,
+        )?;
+        let cot = a.try_coalesce()?.parts().0;
         let (cs, cd) = super::complement::complement_values(self.triples(), cot, false)?.parts();
         Layout::raw((self.shape(), cs), (self.stride(), cd)).compose_values(a)
     }
-    const ERROR: Option<Text> = if super::complement::has_static_zero(
-        <ComplementShape<TilerModes<BS, BD>, CoalescedShape<AS, AD>> as IntTuple>::LEAF_VALUES,
+    // A static 0 in the complement's shape is a gap of 0 (the tiler's
+    // modes overlap) unless the cotarget, A's coalesced shape, is a static
+    // integer 0: then it is the rest, ceil(0 / n) (CuTe divides that), and
+    // only a tiler that does not stack is refused. A static size 0 CuTe's
+    // formula divides by (the tiler's, a mode of a tuple cotarget) is
+    // refused as at run time.
+    const ERROR: Option<Text> = if super::complement::has_static_zero(BS::LEAF_VALUES) {
+        Some(
+            Text::EMPTY
+                .str("logical_divide: the tiler ")
+                .text(super::composition::layout_text::<BS, BD>())
+                .str(" has size 0: ")
+                .str(crate::admissible::size_zero::TILER),
+        )
+    } else if super::complement::has_static_zero(<CoalescedShape<AS, AD> as IntTuple>::LEAF_VALUES)
+        && !<CoalescedShape<AS, AD> as IntTuple>::IS_INT
+    {
+        Some(
+            Text::EMPTY
+                .str("logical_divide: the cotarget ")
+                .text(<CoalescedShape<AS, AD> as IntTuple>::TEXT)
+                .str(" has size 0: ")
+                .str(crate::admissible::size_zero::COTARGET),
+        )
+    } else if if super::complement::has_static_zero(
+        <CoalescedShape<AS, AD> as IntTuple>::LEAF_VALUES,
     ) {
+        matches!(
+            super::complement::Reach::<TilerModes<BS, BD>>::REACH,
+            Some(Err(_))
+        )
+    } else {
+        super::complement::has_static_zero(
+            <ComplementShape<TilerModes<BS, BD>, CoalescedShape<AS, AD>> as IntTuple>::LEAF_VALUES,
+        )
+    } {
         Some(
             Text::EMPTY
                 .str("logical_divide: the tiler ")
@@ -206,18 +245,19 @@ where
 {
     type Logical =
         Layout<(Shp<Tile<N, S, D>>, Shp<Rest<N, S, D>>), (Std<Tile<N, S, D>>, Std<Rest<N, S, D>>)>;
-    // The general chain's only static refusal here: a static 0 in the
-    // complement's shape (A of static size 0). A single-mode A' has no
+    // The general chain's only static refusal here: a tiler of static size
+    // 0 (its complement divides by it). A of static size 0 is divided as
+    // CuTe divides it (a rest of ceil(0 / n) = 0); a single-mode A' has no
     // boundary for the composition to cross.
-    const ERROR: Option<Text> = if super::complement::has_static_zero(
-        <RestShape<S, N> as IntTuple>::LEAF_VALUES,
-    ) {
+    const ERROR: Option<Text> = if super::complement::has_static_zero(<N as IntTuple>::LEAF_VALUES)
+    {
         Some(
-                Text::EMPTY
-                    .str("logical_divide: the tiler ")
-                    .text(super::composition::layout_text::<N, TileStride<N>>())
-                    .str(" has overlapping modes (a stride is not above the modes below it), so it has no complement"),
-            )
+            Text::EMPTY
+                .str("logical_divide: the tiler ")
+                .text(super::composition::layout_text::<N, TileStride<N>>())
+                .str(" has size 0: ")
+                .str(crate::admissible::size_zero::TILER),
+        )
     } else {
         None
     };
@@ -226,16 +266,27 @@ where
         // The complement's steps first, failing as the complement does.
         let refused = || super::composition::step_failed("complement");
         let (tile_stride, _) = n.left(C).ok_or_else(refused)?;
+        if n.value() == 0 {
+            return Err(LayoutError::Refused {
+                op: "logical_divide",
+                why: crate::Refusal::SizeZero {
+                    what: "the tiler",
+                    why: crate::admissible::size_zero::TILER,
+                },
+            });
+        }
         let span: Span<N> = (C::<1>, n).value().ok_or_else(refused)?;
         let rest: RestShape<S, N> = (a.shape(), span).value().ok_or_else(refused)?;
-        let (rest_stride, _) = rest.left(span).ok_or_else(refused)?;
-        let al = a.pairs_x();
-        let failed = || super::composition::step_failed("composition");
-        let (s0, d0) = (n, tile_stride).comp_layout(al).ok_or_else(failed)?.parts();
-        let (s1, d1) = (rest, rest_stride)
-            .comp_layout(al)
-            .ok_or_else(failed)?
-            .parts();
+        let rest_stride = super::complement::compact_strides(rest, span).ok_or_else(refused)?;
+        let al = a
+            .pairs_x()
+            .ok_or_else(|| super::composition::step_failed("composition"))?;
+        let failed = |e: super::composition::StepError| LayoutError::Refused {
+            op: "composition",
+            why: e.refusal(),
+        };
+        let (s0, d0) = (n, tile_stride).comp_layout(al).map_err(failed)?.parts();
+        let (s1, d1) = (rest, rest_stride).comp_layout(al).map_err(failed)?.parts();
         Ok(Layout::raw((s0, s1), (d0, d1)))
     }
 }

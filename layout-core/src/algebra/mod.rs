@@ -26,7 +26,7 @@ pub(crate) mod values;
 pub use arith::Leaf;
 pub use by_mode::Unpack;
 pub use cast::{downcast, try_downcast, upcast, IntCeilDiv};
-pub use coalesce::{coalesce, Coalesce};
+pub use coalesce::{coalesce, try_coalesce, Coalesce};
 pub use complement::{
     complement, complement_default, complement_error, try_complement, try_complement_default,
     Complement, ComplementT, DefaultCotarget,

@@ -107,6 +107,12 @@ where
 {
     #[inline(always)]
     fn try_logical(self, a: Layout<AS, AD>) -> Result<Self::Logical, LayoutError> {
+        super::complement::nonempty(
+            &a,
+            "logical_product",
+            "A",
+            crate::admissible::size_zero::PRODUCT,
+        )?;
         let cot: MulT<SizeT<AS>, CosizeT<BS, BD>> =
             product_cotarget(&a.shape(), &self.shape(), &self.stride()).ok_or(
                 LayoutError::Overflow {
@@ -127,7 +133,15 @@ where
             <<Layout<BS, BD> as ComposeOnto<ProductComplement<AS, AD, BS, BD>>>::Output as LayoutParts>::Stride,
         ),
     >;
-    const ERROR: Option<Text> = if super::complement::has_static_zero(
+    const ERROR: Option<Text> = if super::complement::has_static_zero(AS::LEAF_VALUES) {
+        Some(
+            Text::EMPTY
+                .str("logical_product: A = ")
+                .text(super::composition::layout_text::<AS, AD>())
+                .str(" has size 0: ")
+                .str(crate::admissible::size_zero::PRODUCT),
+        )
+    } else if super::complement::has_static_zero(
         <ComplementShape<
             <Layout<AS, AD> as FilteredModes>::Triples,
             MulT<SizeT<AS>, CosizeT<BS, BD>>,

@@ -162,9 +162,11 @@ fn bw_coalesce(old_rev: impl Iterator<Item = (DInt, DInt)>, last: (DInt, DInt)) 
         let (fs, fd) = *front;
         // CuTe merges when the front shape is static and `s * d` is provably
         // the front stride: both static, or a static-0 stride (`_0 * s` is
-        // `_0` whatever s is) in front of a static-0 stride.
-        let p = mul(s, d, "coalesce")?;
-        if fs.is_static && p.is_static && fd.is_static && p.value == fd.value {
+        // `_0` whatever s is) in front of a static-0 stride. A product past
+        // i64 is not the front stride: no merge (the layout is kept).
+        let merges = mul(s, d, "coalesce")
+            .is_ok_and(|p| fs.is_static && p.is_static && fd.is_static && p.value == fd.value);
+        if merges {
             *front = (mul(s, fs, "coalesce")?, d);
         } else {
             modes.push((s, d));
@@ -431,8 +433,8 @@ fn compose_leaf(
     out: &mut LayoutBuilder,
 ) -> R<()> {
     let op = "composition";
-    if d.is_static_value(0) || d.value == 0 {
-        // A stride 0 selects A(0) = 0 for every coordinate: never divide by it.
+    if d.is_static_value(0) {
+        // A static stride 0 selects A(0) = 0 for every coordinate.
         out.leaf(s, d);
         return Ok(());
     }
@@ -447,16 +449,54 @@ fn compose_leaf(
     let (mut rest_shape, mut rest_stride) = (s, d);
     for &(c, k) in front {
         let ars = abs(rest_stride);
-        let next_shape = ceil_div(c, ars, op)?;
-        let mut next_stride = ceil_div(ars, c, op)?;
-        if rest_stride.value < 0 {
-            next_stride.value = -next_stride.value;
-        }
+        let (next_shape, next_stride) = if ars.value == 0 {
+            // A run-time stride 0 stays at A(0): the whole rest goes to the
+            // first mode taken, with stride 0 (as the typed fold; CuTe would
+            // divide by the 0).
+            let is_static = c.is_static && ars.is_static;
+            (
+                DInt {
+                    value: rest_shape.value,
+                    is_static,
+                },
+                DInt {
+                    value: 0,
+                    is_static,
+                },
+            )
+        } else {
+            if c.value == 0 {
+                return Err(zero_sized(
+                    op,
+                    &format_args!(
+                        "{}",
+                        Acc {
+                            modes: p.iter().copied().collect(),
+                            tuple
+                        }
+                        .into_layout()
+                    ),
+                    crate::admissible::size_zero::COMPOSE_A,
+                ));
+            }
+            let mut next_stride = ceil_div(ars, c, op)?;
+            if rest_stride.value < 0 {
+                next_stride.value = -next_stride.value;
+            }
+            (ceil_div(c, ars, op)?, next_stride)
+        };
         if next_shape.is_static_value(1) || rest_shape.is_static_value(1) {
             rest_stride = next_stride;
             continue;
         }
         let new = min(next_shape, rest_shape);
+        if new.value == 0 {
+            return Err(zero_sized(
+                op,
+                &format_args!("{s}:{d}"),
+                crate::admissible::size_zero::COMPOSE_B,
+            ));
+        }
         out.leaf(new, mul(rest_stride, k, op)?);
         count += 1;
         rest_shape = div(rest_shape, new, op)?;
@@ -718,10 +758,14 @@ impl Cotarget<'_> {
             Cotarget::Flat(v) => v.iter().copied().collect(),
         }
     }
-    /// CuTe's `ceil_div(shape, n)`: divide the modes in order.
+    /// CuTe's `ceil_div(shape, n)`: divide the modes in order (a flat
+    /// shape of one mode is an integer: a coalesced layout's shape).
     fn ceil_div(&self, b: DInt) -> R<Ints> {
         let op = "complement";
         let Cotarget::Tuple(t) = self else {
+            if let [x] = self.leaves()[..] {
+                return Ok(smallvec::smallvec![ceil_div(x, b, op)?]);
+            }
             return self.sequential_ceil_div(self.leaves(), b);
         };
         match t.kind() {
@@ -734,8 +778,18 @@ impl Cotarget<'_> {
             }
         }
     }
+    /// CuTe's `ceil_div` of a tuple by an integer: each mode divided by
+    /// what the modes before it leave, and that divided by each mode (so a
+    /// mode of size 0 is a division by 0: refused, naming the cotarget).
     fn sequential_ceil_div(&self, sizes: Ints, b: DInt) -> R<Ints> {
         let op = "complement";
+        if sizes.iter().any(|x| x.value == 0) {
+            return Err(zero_sized(
+                op,
+                &format_args!("{}", DTuple::of_ints(self.leaves())),
+                crate::admissible::size_zero::COTARGET,
+            ));
+        }
         let mut rest = b;
         let mut out = Ints::new();
         for x in sizes {
@@ -744,26 +798,21 @@ impl Cotarget<'_> {
         }
         Ok(out)
     }
-    /// Its size.
-    fn size(&self) -> R<DInt> {
-        match self {
-            Cotarget::Tuple(t) => t.product(),
-            Cotarget::Flat(v) => v
-                .iter()
-                .try_fold(DInt::new_static(1), |a, &b| mul(a, b, "size")),
-        }
-    }
 }
 
 /// Compact column-major strides from `cur` for a flat shape, as pairs
-/// (CuTe's `compact_col_major`: a static size-1 leaf gets `_0`).
-fn compact_pairs(shape: &[DInt], mut cur: DInt, out: &mut PairList) -> R<()> {
+/// (CuTe's `compact_col_major`: a static size-1 leaf gets `_0`). The
+/// running product past the last stride may exceed i64: only the strides
+/// are kept.
+fn compact_pairs(shape: &[DInt], cur: DInt, out: &mut PairList) -> R<()> {
+    let mut cur = Ok(cur);
     for &x in shape {
         if x.is_static_value(1) {
             out.push((x, DInt::new_static(0)));
         } else {
-            out.push((x, cur));
-            cur = mul(cur, x, "compact_col_major")?;
+            let d = cur?;
+            out.push((x, d));
+            cur = mul(d, x, "compact_col_major");
         }
     }
     Ok(())
@@ -781,8 +830,9 @@ fn compact_pairs(shape: &[DInt], mut cur: DInt, out: &mut PairList) -> R<()> {
 /// assert_eq!(complement(&a, &parse_tuple("_1024").unwrap()).unwrap().to_string(), "(_4,_8):(_8,_128)");
 /// ```
 pub fn complement(a: &DynLayout, cotarget: &DTuple) -> R<DynLayout> {
+    check_shape(cotarget, "complement")?;
     let a = a.r();
-    nonempty(a, "complement")?;
+    nonzero(a, "complement", crate::admissible::size_zero::COMPLEMENT)?;
     let cot = Cotarget::Tuple(cotarget.r());
     let r = complement_flat(a, cot)?;
     check_complement(a, &r, cot)?;
@@ -794,7 +844,13 @@ pub fn complement(a: &DynLayout, cotarget: &DTuple) -> R<DynLayout> {
 /// offset of the modes below it) and must cover `[0, M)` (the modes stack
 /// from stride 1 without a gap up to M).
 fn check_complement(a: LayoutRef<'_>, r: &Acc, cotarget: Cotarget<'_>) -> R<()> {
-    let m = cotarget.size()?.value;
+    // The cotarget's size in usize, as the typed algebra's check takes it
+    // (past usize both refuse).
+    let m = cotarget
+        .leaves()
+        .iter()
+        .try_fold(1usize, |m, x| m.checked_mul(usize::try_from(x.value).ok()?))
+        .ok_or(of("complement"))?;
     let f = filter_pairs(a.pairs())?;
     let (s, d): (SmallVec<[usize; 16]>, SmallVec<[usize; 16]>) = f
         .modes
@@ -810,7 +866,7 @@ fn check_complement(a: LayoutRef<'_>, r: &Acc, cotarget: Cotarget<'_>) -> R<()> 
     if s.len() > 64 {
         return Err(invalid("complement", format!("{a}: more than 64 modes")));
     }
-    crate::admissible::check_complement(&s, &d, usize::try_from(m).unwrap_or(0)).map_err(|e| {
+    crate::admissible::check_complement(&s, &d, m).map_err(|e| {
         invalid(
             "complement",
             format!("{a}: {}", e.text(crate::const_text::Text::EMPTY).as_str()),
@@ -899,7 +955,11 @@ fn not_stacking(a: LayoutRef<'_>, s: DInt, d: DInt, below: DInt) -> LayoutError 
 /// assert_eq!(complement_default(&l("_2:_2")).unwrap().to_string(), "_2:_1");
 /// ```
 pub fn complement_default(a: &DynLayout) -> R<DynLayout> {
-    nonempty(a.r(), "complement")?;
+    nonzero(
+        a.r(),
+        "complement",
+        crate::admissible::size_zero::COMPLEMENT,
+    )?;
     let f = filter(a)?;
     let cotarget = DTuple::int(f.cosize()?);
     complement(a, &cotarget)
@@ -959,10 +1019,11 @@ pub fn right_inverse(a: &DynLayout) -> R<DynLayout> {
     Ok(LayoutBuilder::of_pairs(&p))
 }
 
-/// `Err` when `l` has no element: complements, inverses, divides and
-/// products are defined through the offsets a layout reaches, and a layout
-/// of size 0 reaches none (CuTe computes something there; the definitions
-/// give nothing to check it against).
+/// `Err` when `l` has no element: the inverses and `max_common_*` are
+/// defined through the offsets a layout reaches, and a layout of size 0
+/// reaches none (CuTe computes something there; the definitions give
+/// nothing to check it against). The complement, divides and products
+/// follow CuTe's formulas instead ([`nonzero`]).
 pub(crate) fn nonempty(l: LayoutRef<'_>, op: &'static str) -> R<()> {
     if l.size()?.value == 0 {
         return Err(invalid(
@@ -971,6 +1032,22 @@ pub(crate) fn nonempty(l: LayoutRef<'_>, op: &'static str) -> R<()> {
         ));
     }
     Ok(())
+}
+
+/// `Err` naming `l` when it has size 0 and `op`'s formula divides by that
+/// size (`why`), as the typed algebra refuses it.
+fn nonzero(l: LayoutRef<'_>, op: &'static str, why: &'static str) -> R<()> {
+    if l.pairs().any(|(s, _)| s.value == 0) {
+        return Err(zero_sized(op, &l, why));
+    }
+    Ok(())
+}
+
+/// The refusal of a size 0 (`what` prints the layout or cotarget), in the
+/// typed algebra's words.
+#[cold]
+fn zero_sized(op: &'static str, what: &dyn fmt::Display, why: &'static str) -> LayoutError {
+    invalid(op, format!("{what} has size 0: {why}"))
 }
 
 /// `Err` when a stride of `l` is negative: `what` says why `op` needs them not.
@@ -1088,7 +1165,8 @@ pub fn logical_divide<T: AsTiler + ?Sized>(a: &DynLayout, t: &T) -> R<DynLayout>
 }
 
 fn logical_divide_into(a: LayoutRef<'_>, t: &Tiler, out: &mut LayoutBuilder) -> R<()> {
-    nonempty(a, "logical_divide")?;
+    // A of size 0 is divided as CuTe divides it (a grid of no tiles); the
+    // complement refuses what CuTe would divide by 0.
     t.rank_checked(a, "logical_divide")?;
     match t {
         Tiler::Layout(tl) => divide_by_layout(a, tl.r(), out),
@@ -1130,6 +1208,13 @@ fn int_layout(n: DInt) -> R<DynLayout> {
 /// values, static leaves and errors): `s:_1` for a static `n` of 1, else
 /// `ceil(s/n):n`, a static 1 printed `_1:_0`.
 fn int_complement(n: DInt, s: DInt) -> R<Acc> {
+    if n.value == 0 {
+        return Err(zero_sized(
+            "logical_divide",
+            &int_layout(n)?,
+            crate::admissible::size_zero::TILER,
+        ));
+    }
     if n.is_static_value(1) {
         let d = if s.is_static_value(1) {
             DInt::new_static(0)
@@ -1142,13 +1227,12 @@ fn int_complement(n: DInt, s: DInt) -> R<Acc> {
     if q.is_static_value(1) {
         return Ok(Acc::one(q, DInt::new_static(0)));
     }
-    // The compact strides' running product, checked as complement_flat's.
-    mul(n, q, "compact_col_major")?;
     Ok(Acc::one(q, n))
 }
 
 /// `A o (T, complement(T, shape(A)))` into `out`.
 fn divide_by_layout(a: LayoutRef<'_>, t: LayoutRef<'_>, out: &mut LayoutBuilder) -> R<()> {
+    nonzero(t, "logical_divide", crate::admissible::size_zero::TILER)?;
     let shape: Ints = coalesce_pairs(a.pairs())?
         .modes
         .iter()
@@ -1279,7 +1363,7 @@ pub fn logical_product<T: AsTiler + ?Sized>(a: &DynLayout, t: &T) -> R<DynLayout
 }
 
 fn logical_product_into(a: LayoutRef<'_>, t: &Tiler, out: &mut LayoutBuilder) -> R<()> {
-    nonempty(a, "logical_product")?;
+    nonzero(a, "logical_product", crate::admissible::size_zero::PRODUCT)?;
     t.rank_checked(a, "logical_product")?;
     match t {
         Tiler::Layout(tl) => {

@@ -572,7 +572,8 @@ impl DynLayout {
 
     fn cosize_value(&self) -> Result<i64, LayoutError> {
         let of = LayoutError::Overflow { op: "cosize" };
-        if self.size()?.value == 0 {
+        // Size 0 (a leaf 0; the size itself may be past i64 otherwise).
+        if self.r().pairs().any(|(s, _)| s.value == 0) {
             return Ok(0);
         }
         let mut hi: i64 = 0;
