@@ -3,6 +3,8 @@
 
 use layout_core::{DTuple, DynLayout, Tiler};
 
+pub mod exact;
+
 /// Reads bytes in order; 0 once they run out.
 pub struct Bytes<'a>(pub &'a [u8]);
 
@@ -15,6 +17,25 @@ impl Bytes<'_> {
                 *b
             }
             None => 0,
+        }
+    }
+}
+
+impl Bytes<'_> {
+    /// A run-time extent or stride for the typed algebra: small values
+    /// (0 included) most often, then powers of two and their neighbours,
+    /// values near 2^63 and 2^64 (where `i64` and `usize` end), and any
+    /// 64-bit value.
+    pub fn leaf(&mut self) -> usize {
+        let (kind, arg) = (self.next(), self.next() as usize);
+        match kind % 10 {
+            0..=3 => arg % 10,
+            4 => arg | (self.next() as usize) << 8,
+            5 => 1 << (arg % 64),
+            6 => (1usize << (arg % 64)).wrapping_add(if arg & 64 != 0 { 1 } else { usize::MAX }),
+            7 => (1usize << 63).wrapping_add(arg % 8).wrapping_sub(4),
+            8 => usize::MAX - arg % 8,
+            _ => (0..8).fold(arg, |v, _| v << 8 | self.next() as usize),
         }
     }
 }
