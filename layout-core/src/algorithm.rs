@@ -30,52 +30,29 @@ fn sizes_differ(
     }
 }
 
-/// The elements a tensor reaches, `storage[offset .. offset + cosize]`, or
-/// what of it the storage holds: a tile at a matrix's edge may reach past
-/// the storage. Taken once, before the loop.
-struct Window<'a, T> {
-    data: &'a [T],
-    /// The layout's cosize when the storage holds all of it.
-    full: Option<usize>,
-}
-struct WindowMut<'a, T> {
-    data: &'a mut [T],
-    full: Option<usize>,
-}
-
-#[inline(always)]
-fn range(len: usize, off: usize, cosize: usize) -> (usize, usize, Option<usize>) {
-    match off.checked_add(cosize) {
-        Some(end) if end <= len => (off, end, Some(cosize)),
-        _ => (off.min(len), off.saturating_add(cosize).min(len), None),
-    }
-}
-
+/// The elements a tensor reaches, `storage[offset .. offset + cosize]`,
+/// taken once before the loop: `Some` of exactly that window when the
+/// storage holds it (indices into it are below the cosize, which the
+/// compiler sees for static layouts: no check per element then), `None`
+/// when a tile reaches past the storage (or its cosize overflows `usize`).
 #[inline(always)]
 fn window<'a, T, S: Congruent<D>, D: IntTuple>(
     data: &'a [T],
     off: usize,
     l: &Layout<S, D>,
-) -> Result<Window<'a, T>, LayoutError> {
-    let c = l.checked_cosize().ok_or(LayoutError::CosizeOverflow)?;
-    let (a, b, full) = range(data.len(), off, c);
-    Ok(Window {
-        data: &data[a..b],
-        full,
-    })
+) -> Option<&'a [T]> {
+    data.get(off..off.checked_add(l.checked_cosize()?)?)
 }
 #[inline(always)]
 fn window_mut<'a, T, S: Congruent<D>, D: IntTuple>(
     data: &'a mut [T],
     off: usize,
     l: &Layout<S, D>,
-) -> Result<WindowMut<'a, T>, LayoutError> {
-    let c = l.checked_cosize().ok_or(LayoutError::CosizeOverflow)?;
-    let (a, b, full) = range(data.len(), off, c);
-    Ok(WindowMut {
-        data: &mut data[a..b],
-        full,
-    })
+) -> Option<&'a mut [T]> {
+    match l.checked_cosize().and_then(|c| off.checked_add(c)) {
+        Some(end) if end <= data.len() => Some(&mut data[off..end]),
+        _ => None,
+    }
 }
 
 /// Element `i` of a tensor lies past its storage.
@@ -98,9 +75,26 @@ fn past_storage(
     }
 }
 
-/// The first element a loop could not reach: its tensor, 1-D index and
-/// offset in the window.
-type Miss = Option<(&'static str, usize, usize)>;
+/// The refusal of a tensor whose window is partial (its largest offset
+/// lies past the storage): plain numbers, made inline (a call on this path
+/// would cost the loops their registers).
+#[inline(always)]
+fn reaches<S: Congruent<D>, D: IntTuple>(
+    op: &'static str,
+    tensor: &'static str,
+    l: &Layout<S, D>,
+    (off, len): (usize, usize),
+) -> LayoutError {
+    let last = l
+        .checked_cosize()
+        .and_then(|c| off.checked_add(c.saturating_sub(1)));
+    LayoutError::PastStorage {
+        op,
+        tensor,
+        last,
+        len,
+    }
+}
 
 /// Visit the 1-D indices `0..n` of a layout, rows first when it is rank 2
 /// and its second mode has the smaller stride (row-major): the innermost
@@ -139,16 +133,15 @@ fn for_each_index2<S1: Congruent<D1>, D1: IntTuple, S2: Congruent<D2>, D2: IntTu
     }
 }
 
-/// What every two-tensor operation checks once before its loop: the sizes
-/// agree and the layouts' offsets fit `usize`.
-#[inline(always)]
+/// A source and a destination of the same size, and their windows.
 #[allow(clippy::type_complexity)]
-fn windows<'a, T, E1, S1, D1, E2, S2, D2>(
+#[inline(always)]
+fn pair<'a, T, E1, S1, D1, E2, S2, D2>(
     op: &'static str,
     (a_name, b_name): (&'static str, &'static str),
     src: &'a Tensor<E1, Layout<S1, D1>>,
     dst: &'a mut Tensor<E2, Layout<S2, D2>>,
-) -> Result<(usize, Window<'a, T>, WindowMut<'a, T>), LayoutError>
+) -> Result<(usize, Option<&'a [T]>, Option<&'a mut [T]>), LayoutError>
 where
     E1: Engine<Elem = T>,
     E2: EngineMut<Elem = T>,
@@ -162,126 +155,14 @@ where
         return Err(sizes_differ(op, a_name, n, b_name, dst.size()));
     }
     let (d_layout, do_) = (dst.layout(), dst.data_offset());
-    let sw = window(src.storage(), src.data_offset(), &src.layout())?;
-    Ok((n, sw, window_mut(dst.storage_mut(), do_, &d_layout)?))
+    let sw = window(src.storage(), src.data_offset(), &src.layout());
+    Ok((n, sw, window_mut(dst.storage_mut(), do_, &d_layout)))
 }
 
-/// The error for the first element a loop could not reach (offsets in
-/// `miss` are within the window, which starts at `offset.min(len)`).
+/// A tensor's first offset and its storage's length (for refusals).
 #[inline(always)]
-fn report(
-    op: &'static str,
-    miss: Miss,
-    offsets: &[(&'static str, usize, usize)],
-) -> Result<(), LayoutError> {
-    match miss {
-        None => Ok(()),
-        Some((tensor, i, k)) => {
-            let (_, off, len) = offsets
-                .iter()
-                .copied()
-                .find(|t| t.0 == tensor)
-                .unwrap_or((tensor, 0, 0));
-            Err(past_storage(op, tensor, i, off.saturating_add(k), len))
-        }
-    }
-}
-
-/// `dst(i) = src(i)` where `pred(i)`. With `CHECKED` (a window shorter than
-/// its layout's cosize: a tile past its matrix), each access is checked and
-/// the first one past the storage reported; without, the windows hold the
-/// whole cosize and indexing cannot fail.
-#[inline(always)]
-fn copy_loop<const CHECKED: bool, T: Copy, S1, D1, S2, D2>(
-    sl: &[T],
-    dl: &mut [T],
-    s_layout: &Layout<S1, D1>,
-    d_layout: &Layout<S2, D2>,
-    mut pred: impl FnMut(usize) -> bool,
-) -> Miss
-where
-    S1: Congruent<D1>,
-    D1: IntTuple,
-    S2: Congruent<D2>,
-    D2: IntTuple,
-{
-    let mut miss: Miss = None;
-    for_each_index2(d_layout, s_layout, |i| {
-        if pred(i) {
-            let (so, do_) = (s_layout.call(i), d_layout.call(i));
-            if CHECKED {
-                match (sl.get(so), dl.get_mut(do_)) {
-                    (Some(s), Some(d)) => *d = *s,
-                    (None, _) => {
-                        miss = miss.or(Some(("source", i, so)));
-                    }
-                    (_, None) => {
-                        miss = miss.or(Some(("destination", i, do_)));
-                    }
-                }
-            } else {
-                dl[do_] = sl[so];
-            }
-        }
-    });
-    miss
-}
-
-/// `dst(i) = src(i)` where `pred(i)`; `block` allows one block copy when
-/// both layouts are contiguous with static strides (`copy`, whose predicate
-/// is always true).
-#[inline(always)]
-fn copy_where<E1, S1, D1, E2, S2, D2>(
-    op: &'static str,
-    block: bool,
-    pred: impl FnMut(usize) -> bool,
-    src: &Tensor<E1, Layout<S1, D1>>,
-    dst: &mut Tensor<E2, Layout<S2, D2>>,
-) -> Result<(), LayoutError>
-where
-    E1: Engine,
-    E2: EngineMut<Elem = E1::Elem>,
-    E1::Elem: Copy,
-    S1: Congruent<D1>,
-    D1: IntTuple,
-    S2: Congruent<D2>,
-    D2: IntTuple,
-{
-    let (s_layout, d_layout) = (src.layout(), dst.layout());
-    let places = [
-        ("source", src.data_offset(), src.storage().len()),
-        ("destination", dst.data_offset(), dst.storage().len()),
-    ];
-    let (n, sw, dw) = windows(
-        op,
-        ("the source's size", "the destination's size"),
-        src,
-        dst,
-    )?;
-    let miss = match (sw.full, dw.full) {
-        (Some(sc), Some(dc)) => {
-            let (sl, dl) = (&sw.data[..sc], &mut dw.data[..dc]);
-            // Static strides decide contiguity at compile time (no run-time
-            // branch between a block copy and a loop, which would split the
-            // code after).
-            let static_strides = D1::ALL_STATIC && D2::ALL_STATIC;
-            if block
-                && static_strides
-                && s_layout.is_contiguous()
-                && d_layout.is_contiguous()
-                && sl.len() >= n
-                && dl.len() >= n
-            {
-                // Both run through consecutive elements: one block copy.
-                dl[..n].copy_from_slice(&sl[..n]);
-                None
-            } else {
-                copy_loop::<false, _, _, _, _, _>(sl, dl, &s_layout, &d_layout, pred)
-            }
-        }
-        _ => copy_loop::<true, _, _, _, _, _>(sw.data, dw.data, &s_layout, &d_layout, pred),
-    };
-    report(op, miss, &places)
+fn at<E: Engine, S: Congruent<D>, D: IntTuple>(t: &Tensor<E, Layout<S, D>>) -> (usize, usize) {
+    (t.data_offset(), t.storage().len())
 }
 
 /// CuTe's `copy(src, dst)`: `dst(i) = src(i)` for every 1-D index `i`.
@@ -299,7 +180,8 @@ where
 ///
 /// # Errors
 ///
-/// When the sizes differ.
+/// When the sizes differ, or a tensor reaches past its storage (a tile past
+/// its matrix: predicate it with [`copy_if`]); then nothing is written.
 #[inline(always)]
 pub fn copy<E1, S1, D1, E2, S2, D2>(
     src: &Tensor<E1, Layout<S1, D1>>,
@@ -314,7 +196,42 @@ where
     S2: Congruent<D2>,
     D2: IntTuple,
 {
-    copy_where("copy", true, |_| true, src, dst)
+    let (s_layout, d_layout) = (src.layout(), dst.layout());
+    let (s_at, d_at) = (at(src), at(dst));
+    let (n, sw, dw) = pair(
+        "copy",
+        ("the source's size", "the destination's size"),
+        src,
+        dst,
+    )?;
+    // One exit for both refusals: a distinct error built at each check
+    // splits the code around the loop (measured: the SGEMM micro-kernel's
+    // accumulators leave the registers).
+    let src_ok = sw.is_some();
+    let (Some(sl), Some(dl)) = (sw, dw) else {
+        return Err(if src_ok {
+            reaches("copy", "destination", &d_layout, d_at)
+        } else {
+            reaches("copy", "source", &s_layout, s_at)
+        });
+    };
+    // Static strides decide contiguity at compile time (no run-time branch
+    // between a block copy and a loop, which would split the code after).
+    if D1::ALL_STATIC
+        && D2::ALL_STATIC
+        && s_layout.is_contiguous()
+        && d_layout.is_contiguous()
+        && sl.len() >= n
+        && dl.len() >= n
+    {
+        // Both run through consecutive elements: one block copy.
+        dl[..n].copy_from_slice(&sl[..n]);
+    } else {
+        for_each_index2(&d_layout, &s_layout, |i| {
+            dl[d_layout.call(i)] = sl[s_layout.call(i)];
+        });
+    }
+    Ok(())
 }
 
 /// A predicate over a tensor's 1-D index (CuTe's predicate tensor): a
@@ -420,7 +337,42 @@ where
             ));
         }
     }
-    copy_where("copy_if", false, |i| pred.keep(i), src, dst)
+    let (s_layout, d_layout) = (src.layout(), dst.layout());
+    let (s_at, d_at) = (at(src), at(dst));
+    let (_, sw, dw) = pair(
+        "copy_if",
+        ("the source's size", "the destination's size"),
+        src,
+        dst,
+    )?;
+    if let (Some(sl), Some(dl)) = (sw, dw) {
+        for_each_index2(&d_layout, &s_layout, |i| {
+            if pred.keep(i) {
+                dl[d_layout.call(i)] = sl[s_layout.call(i)];
+            }
+        });
+        return Ok(());
+    }
+    // A tile past its storage: the kept elements must be inside it.
+    let sl = src.storage().get(s_at.0..).unwrap_or(&[]);
+    let dl = dst.storage_mut().get_mut(d_at.0..).unwrap_or(&mut []);
+    let mut miss = None;
+    for_each_index2(&d_layout, &s_layout, |i| {
+        if miss.is_none() && pred.keep(i) {
+            let (so, do_) = (s_layout.call(i), d_layout.call(i));
+            match (sl.get(so), dl.get_mut(do_)) {
+                (Some(s), Some(d)) => *d = *s,
+                (None, _) => miss = Some(("source", i, so, s_at)),
+                (_, None) => miss = Some(("destination", i, do_, d_at)),
+            }
+        }
+    });
+    match miss {
+        None => Ok(()),
+        Some((t, i, k, (off, len))) => {
+            Err(past_storage("copy_if", t, i, off.saturating_add(k), len))
+        }
+    }
 }
 
 /// CuTe's `fill(tensor, v)`: every element of the tensor set to `v`.
@@ -435,8 +387,8 @@ where
 ///
 /// # Errors
 ///
-/// When an element lies past the storage (a tile that reaches past its
-/// matrix); the elements before it are written.
+/// When the tensor reaches past its storage (a tile past its matrix); then
+/// nothing is written.
 #[inline(always)]
 pub fn fill<E: EngineMut, S: Congruent<D>, D: IntTuple>(
     t: &mut Tensor<E, Layout<S, D>>,
@@ -446,55 +398,12 @@ where
     E::Elem: Copy,
 {
     let (o, l) = (t.data_offset(), t.layout());
-    let len = t.storage().len();
-    let w = window_mut(t.storage_mut(), o, &l)?;
-    let mut miss: Miss = None;
-    match w.full {
-        Some(c) => {
-            let data = &mut w.data[..c];
-            for_each_index(&l, |i| data[l.call(i)] = v);
-        }
-        None => for_each_index(&l, |i| {
-            let k = l.call(i);
-            match w.data.get_mut(k) {
-                Some(x) => *x = v,
-                None => miss = miss.or(Some(("tensor", i, k))),
-            }
-        }),
-    }
-    report("fill", miss, &[("tensor", o, len)])
-}
-
-/// `y(i) = a * x(i) + b * y(i)` over windows (see [`copy_loop`]).
-#[inline(always)]
-fn axpby_loop<const CHECKED: bool, T, S1, D1, S2, D2>(
-    (a, b): (T, T),
-    xl: &[T],
-    yl: &mut [T],
-    x_layout: &Layout<S1, D1>,
-    y_layout: &Layout<S2, D2>,
-) -> Miss
-where
-    T: Copy + core::ops::Mul<Output = T> + core::ops::Add<Output = T>,
-    S1: Congruent<D1>,
-    D1: IntTuple,
-    S2: Congruent<D2>,
-    D2: IntTuple,
-{
-    let mut miss: Miss = None;
-    for_each_index2(y_layout, x_layout, |i| {
-        let (xk, yk) = (x_layout.call(i), y_layout.call(i));
-        if CHECKED {
-            match (xl.get(xk), yl.get_mut(yk)) {
-                (Some(&x), Some(y)) => *y = a * x + b * *y,
-                (None, _) => miss = miss.or(Some(("x", i, xk))),
-                (_, None) => miss = miss.or(Some(("y", i, yk))),
-            }
-        } else {
-            yl[yk] = a * xl[xk] + b * yl[yk];
-        }
-    });
-    miss
+    let t_at = at(t);
+    let Some(data) = window_mut(t.storage_mut(), o, &l) else {
+        return Err(reaches("fill", "tensor", &l, t_at));
+    };
+    for_each_index(&l, |i| data[l.call(i)] = v);
+    Ok(())
 }
 
 /// CuTe's `axpby(a, x, b, y)`: `y(i) = a * x(i) + b * y(i)`.
@@ -511,8 +420,8 @@ where
 ///
 /// # Errors
 ///
-/// When the sizes differ, or an element lies past its storage (a tile
-/// that reaches past its matrix; the elements before it are written).
+/// When the sizes differ, or a tensor reaches past its storage (a tile past
+/// its matrix); then nothing is written.
 #[inline(always)]
 pub fn axpby<T, E1, S1, D1, E2, S2, D2>(
     a: T,
@@ -530,22 +439,22 @@ where
     D2: IntTuple,
 {
     let (x_layout, y_layout) = (x.layout(), y.layout());
-    let places = [
-        ("x", x.data_offset(), x.storage().len()),
-        ("y", y.data_offset(), y.storage().len()),
-    ];
-    let (_, xw, yw) = windows("axpby", ("x's size", "y's size"), x, y)?;
-    let miss = match (xw.full, yw.full) {
-        (Some(xc), Some(yc)) => axpby_loop::<false, _, _, _, _, _>(
-            (a, b),
-            &xw.data[..xc],
-            &mut yw.data[..yc],
-            &x_layout,
-            &y_layout,
-        ),
-        _ => axpby_loop::<true, _, _, _, _, _>((a, b), xw.data, yw.data, &x_layout, &y_layout),
+    let (x_at, y_at) = (at(x), at(y));
+    let (_, xw, yw) = pair("axpby", ("x's size", "y's size"), x, y)?;
+    // One exit for both refusals (see `copy`).
+    let x_ok = xw.is_some();
+    let (Some(xl), Some(yl)) = (xw, yw) else {
+        return Err(if x_ok {
+            reaches("axpby", "y", &y_layout, y_at)
+        } else {
+            reaches("axpby", "x", &x_layout, x_at)
+        });
     };
-    report("axpby", miss, &places)
+    for_each_index2(&y_layout, &x_layout, |i| {
+        let k = y_layout.call(i);
+        yl[k] = a * xl[x_layout.call(i)] + b * yl[k];
+    });
+    Ok(())
 }
 
 /// The extents of a rank-2 tensor's two modes.
@@ -553,68 +462,6 @@ where
 fn extents<S: Congruent<D> + Rank2, D: IntTuple>(l: &Layout<S, D>) -> (usize, usize) {
     let s = l.shape();
     (s.mode_size(0), s.mode_size(1))
-}
-
-/// `c(m,n) += a(m,k) * b(n,k)` over windows (see [`copy_loop`]).
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn gemm_loop<const CHECKED: bool, T, SA, DA, SB, DB, SC, DC>(
-    al: &[T],
-    bl: &[T],
-    cl: &mut [T],
-    a_l: &Layout<SA, DA>,
-    b_l: &Layout<SB, DB>,
-    c_l: &Layout<SC, DC>,
-    (cm, cn, ak): (usize, usize, usize),
-) -> Miss
-where
-    T: Copy + core::ops::Mul<Output = T> + core::ops::Add<Output = T>,
-    SA: Congruent<DA>,
-    DA: IntTuple,
-    SB: Congruent<DB>,
-    DB: IntTuple,
-    SC: Congruent<DC>,
-    DC: IntTuple,
-{
-    let (am, bn) = (cm, cn);
-    let mut miss: Miss = None;
-    // The innermost loop runs along C's smaller stride (for a static C this
-    // is decided at compile time), so that it walks contiguous elements.
-    let n_inner = cm > 1 && cn > 1 && c_l.call(cm) < c_l.call(1);
-    for k in 0..ak {
-        if CHECKED {
-            // A tile past its matrix: every access checked.
-            for n in 0..cn {
-                for m in 0..cm {
-                    let (ai, bi, ci) = (m + am * k, n + bn * k, m + cm * n);
-                    let (x, y, z) = (a_l.call(ai), b_l.call(bi), c_l.call(ci));
-                    match (al.get(x), bl.get(y), cl.get_mut(z)) {
-                        (Some(&x), Some(&y), Some(z)) => *z = *z + x * y,
-                        (None, _, _) => miss = miss.or(Some(("A", ai, x))),
-                        (_, None, _) => miss = miss.or(Some(("B", bi, y))),
-                        (_, _, None) => miss = miss.or(Some(("C", ci, z))),
-                    }
-                }
-            }
-        } else if n_inner {
-            for m in 0..cm {
-                let av = al[a_l.call(m + am * k)];
-                for n in 0..cn {
-                    let ci = c_l.call(m + cm * n);
-                    cl[ci] = cl[ci] + av * bl[b_l.call(n + bn * k)];
-                }
-            }
-        } else {
-            for n in 0..cn {
-                let bv = bl[b_l.call(n + bn * k)];
-                for m in 0..cm {
-                    let ci = c_l.call(m + cm * n);
-                    cl[ci] = cl[ci] + al[a_l.call(m + am * k)] * bv;
-                }
-            }
-        }
-    }
-    miss
 }
 
 /// CuTe's `gemm(a, b, c)` on rank-2 tensors: `c(m,n) += a(m,k) * b(n,k)`
@@ -635,8 +482,8 @@ where
 /// # Errors
 ///
 /// When the extents disagree (A's M and C's M, B's N and C's N, A's K and
-/// B's K), or an element lies past its storage (a tile that reaches past its
-/// matrix; the products before it are accumulated).
+/// B's K), or a tensor reaches past its storage (a tile past its matrix);
+/// then nothing is written.
 #[inline(always)]
 pub fn gemm<T, EA, SA, DA, EB, SB, DB, EC, SC, DC>(
     a: &Tensor<EA, Layout<SA, DA>>,
@@ -667,29 +514,43 @@ where
     if ak != bk {
         return differ("A's K", ak, "B's K", bk);
     }
-    let places = [
-        ("A", a.data_offset(), a.storage().len()),
-        ("B", b.data_offset(), b.storage().len()),
-        ("C", c.data_offset(), c.storage().len()),
-    ];
-    let aw = window(a.storage(), a.data_offset(), &a_l)?;
-    let bw = window(b.storage(), b.data_offset(), &b_l)?;
+    let (a_at, b_at, c_at) = (at(a), at(b), at(c));
+    let aw = window(a.storage(), a.data_offset(), &a_l);
+    let bw = window(b.storage(), b.data_offset(), &b_l);
     let co = c.data_offset();
-    let cw = window_mut(c.storage_mut(), co, &c_l)?;
-    let dims = (cm, cn, ak);
-    let miss = match (aw.full, bw.full, cw.full) {
-        (Some(x), Some(y), Some(z)) => gemm_loop::<false, _, _, _, _, _, _, _>(
-            &aw.data[..x],
-            &bw.data[..y],
-            &mut cw.data[..z],
-            &a_l,
-            &b_l,
-            &c_l,
-            dims,
-        ),
-        _ => gemm_loop::<true, _, _, _, _, _, _, _>(
-            aw.data, bw.data, cw.data, &a_l, &b_l, &c_l, dims,
-        ),
+    let cw = window_mut(c.storage_mut(), co, &c_l);
+    // One exit for the three refusals (see `copy`).
+    let (a_ok, b_ok) = (aw.is_some(), bw.is_some());
+    let (Some(al), Some(bl), Some(cl)) = (aw, bw, cw) else {
+        return Err(if !a_ok {
+            reaches("gemm", "A", &a_l, a_at)
+        } else if !b_ok {
+            reaches("gemm", "B", &b_l, b_at)
+        } else {
+            reaches("gemm", "C", &c_l, c_at)
+        });
     };
-    report("gemm", miss, &places)
+    // The innermost loop runs along C's smaller stride (for a static C this
+    // is decided at compile time), so that it walks contiguous elements.
+    let n_inner = cm > 1 && cn > 1 && c_l.call(cm) < c_l.call(1);
+    for k in 0..ak {
+        if n_inner {
+            for m in 0..cm {
+                let av = al[a_l.call(m + am * k)];
+                for n in 0..cn {
+                    let ci = c_l.call(m + cm * n);
+                    cl[ci] = cl[ci] + av * bl[b_l.call(n + bn * k)];
+                }
+            }
+        } else {
+            for n in 0..cn {
+                let bv = bl[b_l.call(n + bn * k)];
+                for m in 0..cm {
+                    let ci = c_l.call(m + cm * n);
+                    cl[ci] = cl[ci] + al[a_l.call(m + am * k)] * bv;
+                }
+            }
+        }
+    }
+    Ok(())
 }

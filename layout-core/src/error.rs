@@ -39,6 +39,20 @@ pub enum LayoutError {
         /// Why.
         why: Refusal,
     },
+    /// A tensor reaches offset `last`, past its storage of `len` elements: a
+    /// tile past its matrix, which an operation without a predicate
+    /// refuses (`copy`, `fill`, `axpby`, `gemm`; `copy_if` copies the
+    /// elements its predicate keeps).
+    PastStorage {
+        /// The operation.
+        op: &'static str,
+        /// Which tensor ("source", "destination", "A", ...).
+        tensor: &'static str,
+        /// Its largest offset (`None`: past `usize`).
+        last: Option<usize>,
+        /// The storage's length.
+        len: usize,
+    },
     /// The storage is shorter than the layout's cosize.
     StorageTooShort {
         /// Elements the layout reaches (offset plus cosize).
@@ -61,6 +75,21 @@ impl fmt::Display for LayoutError {
             #[cfg(feature = "alloc")]
             LayoutError::Invalid { op, why } => write!(f, "{op}: {why}"),
             LayoutError::Refused { op, why } => write!(f, "{op}: {why}"),
+            LayoutError::PastStorage {
+                op,
+                tensor,
+                last,
+                len,
+            } => {
+                match last {
+                    Some(k) => write!(f, "{op}: the {tensor} reaches offset {k}")?,
+                    None => write!(f, "{op}: the {tensor} reaches past usize")?,
+                }
+                write!(
+                    f,
+                    ", past its storage of {len} elements (a tile that reaches past its matrix: predicate it, as with copy_if)"
+                )
+            }
             LayoutError::StorageTooShort { needed, len } => write!(
                 f,
                 "storage of {len} elements is shorter than the {needed} the layout reaches"

@@ -89,14 +89,15 @@ fn whole_tensor_operations_on_a_tile_past_the_storage_are_errors() {
     let tile = try_local_tile(t, (C::<32>, C::<8>), (1usize, 0usize)).unwrap();
     let mut buf = [0f32; 256];
     let mut o = Tensor::new(&mut buf[..], layout!((32, 8):(8, 1))).unwrap();
-    // Row 50 of the matrix (row 18 of the tile) starts at offset 50 * 48:
-    // the first element visited there (row-major order) is (18, 0), 1-D
-    // index 18 of the column-major tile coordinates.
+    // The tile starts at 32 * 48 = 1536; its last element (31, 7) is at
+    // 1536 + 31 * 48 + 7 = 3031, past the 2400 elements. Nothing is copied.
     let e = copy(&tile, &mut o).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "copy: element 18 of the source is at offset 2400, past its storage of 2400 elements (a tile that reaches past its matrix: predicate it, as with copy_if)"
+        "copy: the source reaches offset 3031, past its storage of 2400 elements (a tile that reaches past its matrix: predicate it, as with copy_if)"
     );
+    assert!(buf.iter().all(|&x| x == 0.0));
+    let mut o = Tensor::new(&mut buf[..], layout!((32, 8):(8, 1))).unwrap();
     let mut y = [0f32; 256];
     let mut ty = Tensor::new(&mut y[..], layout!((32, 8):(8, 1))).unwrap();
     assert!(axpby(1.0, &tile, 1.0, &mut ty).is_err());
