@@ -787,7 +787,7 @@ where
 /// of those): `A o Self`. The tiler is `Self` so that the compiler picks the
 /// impl from the tiler's type alone.
 #[diagnostic::on_unimplemented(
-    message = "composition: `{Self}` is not a tiler of `{A}`",
+    message = "composition: `{Self}` is not a tiler of this layout",
     label = "not a tiler of this layout",
     note = "a tiler is a layout, an integer, `_` (on a rank-2 mode for the zipped forms) or a tuple of those with at most as many modes as the layout (CuTe: \"Mismatched Ranks\")"
 )]

@@ -24,7 +24,7 @@ use typenum::{B0, B1};
 
 /// A tiler for the divides: `Self` divides `A`.
 #[diagnostic::on_unimplemented(
-    message = "logical_divide: `{Self}` is not a tiler of `{A}`",
+    message = "logical_divide: `{Self}` is not a tiler of this layout",
     label = "not a tiler of this layout",
     note = "a tiler is a layout, an integer, `_` (on a rank-2 mode for the zipped forms) or a tuple of those with at most as many modes as the layout (CuTe: \"Mismatched Ranks\")"
 )]
@@ -41,7 +41,7 @@ pub trait DivideOnto<A> {
 /// (Not a subtrait of [`DivideOnto`]: proving it does not need the logical
 /// form's type, which rustc would otherwise normalize as well.)
 #[diagnostic::on_unimplemented(
-    message = "zipped_divide: `{Self}` is not a tiler of `{A}`",
+    message = "zipped_divide: `{Self}` is not a tiler of this layout",
     label = "not a tiler of this layout",
     note = "a tiler is a layout, an integer, `_` (on a rank-2 mode for the zipped forms) or a tuple of those with at most as many modes as the layout (CuTe: \"Mismatched Ranks\")"
 )]

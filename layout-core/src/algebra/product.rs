@@ -28,7 +28,7 @@ use typenum::{And, Bit, B0, B1};
 
 /// A tiler for the products: `A` times `Self`.
 #[diagnostic::on_unimplemented(
-    message = "logical_product: `{Self}` is not a tiler of `{A}`",
+    message = "logical_product: `{Self}` is not a tiler of this layout",
     label = "not a tiler of this layout",
     note = "a tiler is a layout, an integer, `_` (on a rank-2 mode for the zipped forms) or a tuple of those with at most as many modes as the layout (CuTe: \"Mismatched Ranks\")"
 )]
@@ -45,7 +45,7 @@ pub trait ProductOnto<A> {
 /// (Not a subtrait of [`ProductOnto`]: proving it does not need the logical
 /// form's type, which rustc would otherwise normalize as well.)
 #[diagnostic::on_unimplemented(
-    message = "zipped_product: `{Self}` is not a tiler of `{A}`",
+    message = "zipped_product: `{Self}` is not a tiler of this layout",
     label = "not a tiler of this layout",
     note = "a tiler is a layout, an integer, `_` (on a rank-2 mode for the zipped forms) or a tuple of those with at most as many modes as the layout (CuTe: \"Mismatched Ranks\")"
 )]
