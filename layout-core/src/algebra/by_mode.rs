@@ -23,6 +23,7 @@ macro_rules! tiler_fn {
         /// When run-time leaves make the operation inadmissible (the message
         #[doc = concat!("of [`", stringify!($try), "`]'s error).")]
         #[inline(always)]
+        #[track_caller]
         pub fn $name<A: LayoutParts, T>(a: A, t: T) -> $out
         where
             T: $T<A>,
@@ -30,7 +31,19 @@ macro_rules! tiler_fn {
             $out: $crate::algebra::StaticResult,
             A::Shape: Congruent<A::Stride>,
         {
-            $crate::algebra::values::or_panic($try(a, t))
+            // The static check here too, not only in the `try_` form: a
+            // refusal then names the caller's line (the instantiation note
+            // points at the call of this function).
+            const {
+                if let Some(e) = T::ERROR {
+                    panic!("{}", e.as_str())
+                }
+            }
+            let ($a, $t) = (a, t);
+            $crate::algebra::values::or_panic($crate::algebra::values::run::<
+                $crate::algebra::values::Tag<A::Shape, A::Stride, C<1>, C<1>, $out>,
+                _,
+            >(move || $body))
         }
         #[doc = concat!("[`", stringify!($name), "`], returning the reason instead of panicking at run time.")]
         #[inline(always)]

@@ -813,6 +813,10 @@ pub trait ComposeOnto<A> {
 pub trait Composition<B> {
     /// The result layout.
     type Output;
+    /// The refusal of static inputs, as text (`None`: admissible, or
+    /// decided at run time).
+    #[doc(hidden)]
+    const ERROR: Option<Text>;
     /// `Self o B`.
     fn composition(self, b: B) -> Self::Output;
     /// `Self o B`, or the reason it is inadmissible.
@@ -820,6 +824,7 @@ pub trait Composition<B> {
 }
 impl<A, B: ComposeOnto<A>> Composition<B> for A {
     type Output = B::Output;
+    const ERROR: Option<Text> = B::ERROR;
     #[inline(always)]
     fn composition(self, b: B) -> Self::Output {
         b.compose_onto(self)
@@ -915,6 +920,13 @@ where
 /// compile error instead.
 #[inline(always)]
 pub fn composition<A: Composition<B>, B>(a: A, b: B) -> A::Output {
+    // Checked here too: the refusal of static inputs then names the
+    // caller's line (the instantiation note points at this call).
+    const {
+        if let Some(e) = A::ERROR {
+            panic!("{}", e.as_str())
+        }
+    }
     a.composition(b)
 }
 
