@@ -10,7 +10,7 @@ cd "$(dirname "$0")"
 secs=${1:-30}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(parse dyn_ops eval oracle differential)
+[ ${#targets[@]} -eq 0 ] && targets=(parse dyn_ops eval oracle differential tensor)
 export RUSTC_BOOTSTRAP=1
 if ! cargo fuzz --version >/dev/null 2>&1; then
     echo "fuzz: installing cargo-fuzz" >&2
