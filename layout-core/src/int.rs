@@ -117,7 +117,8 @@ impl<U: Unsigned + 'static> Int for S<U> {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no type-level form: `C<N>` covers N up to 1024, multiples of 8 up to 8192, multiples of 64 up to 65536, and powers of 2 and of 10",
     label = "write this value as a literal in `layout!` or `crd!` (for example `crd!(1100)`), which spells it as `S<U>`",
-    note = "`S<U>` (a typenum unsigned) is the static leaf for any value; it prints `_N` like `C<N>`"
+    note = "`S<U>` (a typenum unsigned) is the static leaf for any value; it prints `_N` like `C<N>`",
+    note = "in a function generic over `const N: usize`, `C<N>` is a static leaf only for concrete values: list the values the function is for with `#[layout_core::instantiate(...)]`, which compiles it once per value with `N` a constant"
 )]
 pub trait TypenumForm {
     /// The typenum unsigned.
