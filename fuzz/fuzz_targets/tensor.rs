@@ -34,7 +34,10 @@ const MAX_SIDE: usize = 40;
 
 fuzz_target!(|data: &[u8]| {
     let mut b = Bytes(data);
-    let (m, n) = ((b.next() as usize) % MAX_SIDE, (b.next() as usize) % MAX_SIDE);
+    let (m, n) = (
+        (b.next() as usize) % MAX_SIDE,
+        (b.next() as usize) % MAX_SIDE,
+    );
     let full = m * n;
     // Storage of the matrix's length, or shorter (a view that lies), or longer.
     let len = match b.next() % 4 {
@@ -48,7 +51,10 @@ fuzz_target!(|data: &[u8]| {
 
     // The row-major matrix; Tensor::new refuses storage shorter than it.
     let Ok(a) = Tensor::new(&src[..], layout!((m, n):(n, 1))) else {
-        assert!(len < full, "Tensor::new refused a storage that covers the matrix");
+        assert!(
+            len < full,
+            "Tensor::new refused a storage that covers the matrix"
+        );
         return;
     };
     let tiler = (C::<4>, C::<8>);
@@ -69,7 +75,11 @@ fuzz_target!(|data: &[u8]| {
         for j in 0..8 {
             let (r, c) = (4 * bm + i, 8 * bn + j);
             if r < m && c < n {
-                assert_eq!(tile.get((i, j)).copied(), Some((r * n + c) as i32), "tile ({bm},{bn}) element ({i},{j})");
+                assert_eq!(
+                    tile.get((i, j)).copied(),
+                    Some((r * n + c) as i32),
+                    "tile ({bm},{bn}) element ({i},{j})"
+                );
             }
         }
     }
@@ -84,13 +94,22 @@ fuzz_target!(|data: &[u8]| {
     };
     let mut out = [-1i32; 32];
     let mut o = Tensor::new(&mut out[..], layout!((4, 8):(8, 1))).unwrap();
-    copy_if(|k| tile_id.is_within(k, (m, n)), &tile, &mut o).expect("copy_if of the elements inside");
+    copy_if(|k| tile_id.is_within(k, (m, n)), &tile, &mut o)
+        .expect("copy_if of the elements inside");
     for i in 0..4 {
         for j in 0..8 {
             let (r, c) = (4 * bm + i, 8 * bn + j);
-            let want = if r < m && c < n { (r * n + c) as i32 } else { -1 };
+            let want = if r < m && c < n {
+                (r * n + c) as i32
+            } else {
+                -1
+            };
             assert_eq!(out[i * 8 + j], want, "copy_if element ({i},{j})");
-            assert_eq!(tile_id.at((i, j)), Some((r, c)), "identity element ({i},{j})");
+            assert_eq!(
+                tile_id.at((i, j)),
+                Some((r, c)),
+                "identity element ({i},{j})"
+            );
         }
     }
     // Without a predicate: Ok when the tile lies in the storage, else Err
@@ -131,9 +150,16 @@ fuzz_target!(|data: &[u8]| {
     let (e0, e1) = (b.leaf(), b.leaf());
     if let Ok(idt) = try_make_identity_tensor((e0, C::<8>)) {
         if let Ok(t) = try_local_tile(idt, (C::<4>, C::<8>), (bm, 0usize)) {
-            let (r, c) = (4usize.checked_mul(bm).and_then(|x| x.checked_add(3)), 7usize);
+            let (r, c) = (
+                4usize.checked_mul(bm).and_then(|x| x.checked_add(3)),
+                7usize,
+            );
             if let Some(r) = r {
-                assert_eq!(t.at((3usize, 7usize)), Some((r, c)), "identity of {e0} rows, tile {bm}");
+                assert_eq!(
+                    t.at((3usize, 7usize)),
+                    Some((r, c)),
+                    "identity of {e0} rows, tile {bm}"
+                );
             }
         }
     }
@@ -149,6 +175,8 @@ fuzz_target!(|data: &[u8]| {
             let _ = s.try_partition_b(t);
             let _ = s.try_partition_c(t);
         }
-        let _ = mma.try_get_slice(thr % 128).map(|s| s.try_partition_c(t).map(|p| p.data_offset()));
+        let _ = mma
+            .try_get_slice(thr % 128)
+            .map(|s| s.try_partition_c(t).map(|p| p.data_offset()));
     }
 });
