@@ -145,25 +145,24 @@ pub enum Refusal {
     },
     /// A coordinate (a tile, a thread) lies outside the shape it indexes.
     OutOfShape,
-    /// A coordinate the user gave (a thread index, a tile coordinate) lies
-    /// outside what it indexes: "`what` `coord` is outside `within` `shape`".
+    /// A coordinate the user gave (a tile coordinate, a coordinate in a tile,
+    /// an identity tensor's extent) lies outside what it indexes:
+    /// "`kind` `coord` is outside `shape`" in the words of [`Outside`].
     Outside {
-        /// What the coordinate is: "thread", "tile", "element".
-        what: &'static str,
+        /// What the coordinate is and what it indexes.
+        kind: Outside,
         /// The coordinate, as given.
         coord: Note,
-        /// What it indexes: "the thread layout", "the grid of tiles".
-        within: &'static str,
-        /// That shape or layout in CuTe notation (with a count where useful).
+        /// That shape or bound in CuTe notation.
         shape: Note,
     },
     /// Thread `idx` is not below the thread count: "thread `idx` is outside
-    /// `within` `layout` of `count` threads".
+    /// `of` `layout` of `count` threads".
     ThreadOutside {
         /// The thread index.
         idx: usize,
-        /// Whose threads: "the thread layout", "the TiledMMA's thread layout".
-        within: &'static str,
+        /// Whose threads.
+        of: Threads,
         /// The thread layout, where there is one.
         layout: Option<Note>,
         /// The number of threads (`None`: it overflows `usize`).
@@ -195,10 +194,68 @@ pub enum Refusal {
     },
 }
 
+/// What a refused coordinate is and what it indexes (the words of
+/// [`Refusal::Outside`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outside {
+    /// A tile coordinate, outside the grid of tiles (`local_tile`).
+    Tile,
+    /// A coordinate in a tile, outside the tile (`outer_partition`).
+    Coordinate,
+    /// An identity tensor's extent, past what its bit field holds.
+    Extent,
+}
+impl Outside {
+    /// The coordinate's name and what it lies outside of.
+    ///
+    /// ```
+    /// use layout_core::error::Outside;
+    /// assert_eq!(Outside::Tile.words(), ("tile", "the grid of tiles"));
+    /// ```
+    pub fn words(self) -> (&'static str, &'static str) {
+        match self {
+            Outside::Tile => ("tile", "the grid of tiles"),
+            Outside::Coordinate => ("coordinate", "the tile"),
+            Outside::Extent => (
+                "extent",
+                "what a mode of an identity tensor of this rank holds, at most",
+            ),
+        }
+    }
+}
+
+/// Whose threads a refused thread index counts (the words of
+/// [`Refusal::ThreadOutside`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Threads {
+    /// A thread layout (`local_partition`).
+    Layout,
+    /// A TiledMMA's thread layout (`get_slice`).
+    TiledMma,
+    /// A TiledCopy's threads (`get_slice`).
+    TiledCopy,
+}
+impl Threads {
+    /// Their name in a message.
+    ///
+    /// ```
+    /// use layout_core::error::Threads;
+    /// assert_eq!(Threads::Layout.words(), "the thread layout");
+    /// ```
+    pub fn words(self) -> &'static str {
+        match self {
+            Threads::Layout => "the thread layout",
+            Threads::TiledMma => "the TiledMMA's thread layout",
+            Threads::TiledCopy => "the TiledCopy's threads",
+        }
+    }
+}
+
 /// A value an error names (a coordinate, a shape, a layout), kept as its
-/// CuTe text with `?` for each run-time leaf and the run-time values, so
-/// that making the error costs a few stores (no formatting: a kernel's
-/// refusal path stays free of calls) and printing it gives CuTe notation.
+/// CuTe text with `?` for each run-time leaf and the run-time values (the
+/// first three; further ones print as `?`), so that making the error costs
+/// a few stores (no formatting: a kernel's refusal path stays free of
+/// calls) and printing it gives CuTe notation.
 ///
 /// ```
 /// use layout_core::{error::Note, layout};
@@ -207,120 +264,62 @@ pub enum Refusal {
 /// assert_eq!(Note::num(300).to_string(), "300");
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub struct Note(NoteRepr);
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum NoteRepr {
-    /// A number.
-    Num(usize),
-    /// A constant text with `?` for each run-time value, and the values.
-    Lazy {
-        text: &'static Text,
-        vals: [usize; Note::VALS],
-        n: u8,
-    },
-    /// Text formatted when the error was made (cut with `...`).
-    Formatted { buf: [u8; Note::CAP], len: u8 },
+pub struct Note {
+    /// `None`: the note is the number `vals[0]`.
+    text: Option<&'static Text>,
+    vals: [usize; Note::VALS],
+    n: u8,
 }
 
 impl Note {
-    const VALS: usize = 8;
-    const CAP: usize = 94;
+    const VALS: usize = 3;
     /// A number.
     #[inline(always)]
     pub fn num(v: usize) -> Note {
-        Note(NoteRepr::Num(v))
+        Note {
+            text: None,
+            vals: [v, 0, 0],
+            n: 1,
+        }
     }
     /// A coordinate, shape or layout, kept as data until printed.
     #[inline(always)]
     pub fn value<T: NoteText>(v: &T) -> Note {
-        let mut note = Note(NoteRepr::Lazy {
-            text: const { &T::TEXT },
+        let mut note = Note {
+            text: Some(const { &T::TEXT }),
             vals: [0; Note::VALS],
             n: 0,
-        });
+        };
         v.note_vals(&mut note);
         note
-    }
-    /// The text `v` displays, formatted now (cut with `...` past 94 bytes).
-    ///
-    /// ```
-    /// use layout_core::error::Note;
-    /// assert_eq!(Note::of(&"(2,0)").to_string(), "(2,0)");
-    /// ```
-    pub fn of(v: &dyn fmt::Display) -> Note {
-        Note::with(|f| write!(f, "{v}"))
-    }
-    /// The text a writer produces, formatted now.
-    pub(crate) fn with(w: impl FnOnce(&mut dyn fmt::Write) -> fmt::Result) -> Note {
-        let mut t = Truncated {
-            buf: [0; Note::CAP],
-            len: 0,
-        };
-        let _ = w(&mut t);
-        Note(NoteRepr::Formatted {
-            buf: t.buf,
-            len: t.len as u8,
-        })
     }
     /// Record the next run-time value (past the capacity, `?` is printed).
     #[doc(hidden)]
     #[inline(always)]
     pub fn push(&mut self, v: usize) {
-        if let NoteRepr::Lazy { vals, n, .. } = &mut self.0 {
-            if (*n as usize) < Note::VALS {
-                vals[*n as usize] = v;
-                *n += 1;
-            }
+        if (self.n as usize) < Note::VALS {
+            self.vals[self.n as usize] = v;
+            self.n += 1;
         }
-    }
-}
-
-/// A fixed buffer that keeps what fits and ends with `...` when cut.
-struct Truncated {
-    buf: [u8; Note::CAP],
-    len: usize,
-}
-impl fmt::Write for Truncated {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        for c in s.chars() {
-            let w = c.len_utf8();
-            if self.len + w > Note::CAP - 3 {
-                if !self.buf[..self.len].ends_with(b"...") {
-                    let end = (self.len + 3).min(Note::CAP);
-                    self.buf[end - 3..end].copy_from_slice(b"...");
-                    self.len = end;
-                }
-                return Ok(());
-            }
-            c.encode_utf8(&mut self.buf[self.len..self.len + w]);
-            self.len += w;
-        }
-        Ok(())
     }
 }
 
 impl fmt::Display for Note {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.0 {
-            NoteRepr::Num(v) => write!(f, "{v}"),
-            NoteRepr::Formatted { buf, len } => {
-                f.write_str(core::str::from_utf8(&buf[..*len as usize]).unwrap_or("?"))
-            }
-            NoteRepr::Lazy { text, vals, n } => {
-                let mut next = vals[..*n as usize].iter();
-                for c in text.as_str().chars() {
-                    match (c, next.as_slice().first()) {
-                        ('?', Some(v)) => {
-                            write!(f, "{v}")?;
-                            next.next();
-                        }
-                        (c, _) => write!(f, "{c}")?,
-                    }
+        let Some(text) = self.text else {
+            return write!(f, "{}", self.vals[0]);
+        };
+        let mut next = self.vals[..self.n as usize].iter();
+        for c in text.as_str().chars() {
+            match (c, next.as_slice().first()) {
+                ('?', Some(v)) => {
+                    write!(f, "{v}")?;
+                    next.next();
                 }
-                Ok(())
+                (c, _) => write!(f, "{c}")?,
             }
         }
+        Ok(())
     }
 }
 impl fmt::Debug for Note {
@@ -427,19 +426,17 @@ impl fmt::Display for Refusal {
                 "{n} leaves, more than the {cap} its run-time check examines"
             ),
             Refusal::OutOfShape => f.write_str("the coordinate lies outside the shape it indexes"),
-            Refusal::Outside {
-                what,
-                coord,
-                within,
-                shape,
-            } => write!(f, "{what} {coord} is outside {within} {shape}"),
+            Refusal::Outside { kind, coord, shape } => {
+                let (what, within) = kind.words();
+                write!(f, "{what} {coord} is outside {within} {shape}")
+            }
             Refusal::ThreadOutside {
                 idx,
-                within,
+                of,
                 layout,
                 count,
             } => {
-                write!(f, "thread {idx} is outside {within}")?;
+                write!(f, "thread {idx} is outside {}", of.words())?;
                 if let Some(l) = layout {
                     write!(f, " {l}")?;
                 }

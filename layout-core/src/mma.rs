@@ -781,7 +781,7 @@ where
             crate::partition::thread_outside(
                 "get_slice",
                 thr_idx,
-                "the TiledMMA's thread layout",
+                crate::error::Threads::TiledMma,
                 Some(crate::error::Note::value(&thr)),
                 thr.thread_count(),
             )

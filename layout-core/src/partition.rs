@@ -32,23 +32,12 @@ pub(crate) fn refused(op: &'static str) -> LayoutError {
     }
 }
 
-/// `op`'s refusal of `what` `coord`, outside `within` `shape`.
+/// `op`'s refusal of a coordinate outside what it indexes.
 #[cold]
-pub(crate) fn outside(
-    op: &'static str,
-    what: &'static str,
-    coord: Note,
-    within: &'static str,
-    shape: Note,
-) -> LayoutError {
+pub(crate) fn outside(op: &'static str, kind: crate::error::Outside, coord: Note, shape: Note) -> LayoutError {
     LayoutError::Refused {
         op,
-        why: Refusal::Outside {
-            what,
-            coord,
-            within,
-            shape,
-        },
+        why: Refusal::Outside { kind, coord, shape },
     }
 }
 
@@ -59,7 +48,7 @@ pub(crate) fn outside(
 pub(crate) fn thread_outside(
     op: &'static str,
     idx: usize,
-    within: &'static str,
+    of: crate::error::Threads,
     layout: Option<Note>,
     count: Option<usize>,
 ) -> LayoutError {
@@ -67,7 +56,7 @@ pub(crate) fn thread_outside(
         op,
         why: Refusal::ThreadOutside {
             idx,
-            within,
+            of,
             layout,
             count,
         },
@@ -357,7 +346,7 @@ where
     ) -> Result<(Self::Inner, usize), LayoutError> {
         let z = crate::algebra::try_zipped_divide(self, t).map_err(|e| renamed(e, op))?;
         z.inner_of(c)
-            .map_err(|(c, s)| outside(op, "tile", c, "the grid of tiles", s))
+            .map_err(|(c, s)| outside(op, crate::error::Outside::Tile, c, s))
     }
 }
 
@@ -396,7 +385,7 @@ where
     ) -> Result<(Self::Outer, usize), LayoutError> {
         let z = crate::algebra::try_zipped_divide(self, t).map_err(|e| renamed(e, op))?;
         z.outer_of(c)
-            .map_err(|(c, s)| outside(op, "coordinate", c, "the tile", s))
+            .map_err(|(c, s)| outside(op, crate::error::Outside::Coordinate, c, s))
     }
 }
 
@@ -801,7 +790,7 @@ where
         thread_outside(
             op,
             thr_idx,
-            "the thread layout",
+            crate::error::Threads::Layout,
             Some(Note::value(&thr_layout)),
             thr_layout.thread_count(),
         )
@@ -902,7 +891,7 @@ where
         thread_outside(
             op,
             thr_idx,
-            "the thread layout",
+            crate::error::Threads::Layout,
             Some(Note::value(&thr_layout)),
             count,
         )

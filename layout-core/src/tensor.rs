@@ -756,9 +756,8 @@ pub fn try_make_identity_tensor<S: IdentityShape>(
         return Err(LayoutError::Refused {
             op: "make_identity_tensor",
             why: crate::error::Refusal::Outside {
-                what: "extent",
+                kind: crate::error::Outside::Extent,
                 coord: crate::error::Note::num(n),
-                within: "what a mode of an identity tensor of this rank holds, at most",
                 shape: crate::error::Note::num(S::MAX_EXTENT),
             },
         });

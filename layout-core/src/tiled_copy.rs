@@ -421,7 +421,7 @@ where
             return Err(crate::partition::thread_outside(
                 "get_slice",
                 thr_idx,
-                "the TiledCopy's threads",
+                crate::error::Threads::TiledCopy,
                 None,
                 Some(n),
             ));
