@@ -133,9 +133,16 @@ fn tensor_bounds() {
 #[test]
 fn tensor_construction_checks() {
     let n = usize::MAX / 2;
+    // 4n coordinates: the size itself overflows.
     let huge = layout!((n, 4):(n, 1));
     assert_eq!(
         Tensor::new(&[0u8; 4][..], huge).err(),
+        Some(layout_core::LayoutError::SizeOverflow)
+    );
+    // 6 coordinates, but the last is at 2n + 1 and the cosize 2n + 2 = 2^64.
+    let far = layout!((3, 2):(n, 1));
+    assert_eq!(
+        Tensor::new(&[0u8; 4][..], far).err(),
         Some(layout_core::LayoutError::CosizeOverflow)
     );
     let err = Tensor::new(&[0u8; 15][..], layout!((3,4):(6,1)))

@@ -97,7 +97,6 @@ fn whole_tensor_operations_on_a_tile_past_the_storage_are_errors() {
         "copy: the source reaches offset 3031, past its storage of 2400 elements (a tile that reaches past its matrix: predicate it, as with copy_if)"
     );
     assert!(buf.iter().all(|&x| x == 0.0));
-    let mut o = Tensor::new(&mut buf[..], layout!((32, 8):(8, 1))).unwrap();
     let mut y = [0f32; 256];
     let mut ty = Tensor::new(&mut y[..], layout!((32, 8):(8, 1))).unwrap();
     assert!(axpby(1.0, &tile, 1.0, &mut ty).is_err());
