@@ -34,7 +34,12 @@ pub(crate) fn refused(op: &'static str) -> LayoutError {
 
 /// `op`'s refusal of a coordinate outside what it indexes.
 #[cold]
-pub(crate) fn outside(op: &'static str, kind: crate::error::Outside, coord: Note, shape: Note) -> LayoutError {
+pub(crate) fn outside(
+    op: &'static str,
+    kind: crate::error::Outside,
+    coord: Note,
+    shape: Note,
+) -> LayoutError {
     LayoutError::Refused {
         op,
         why: Refusal::Outside { kind, coord, shape },
@@ -518,13 +523,13 @@ pub fn try_local_tile<E, L: Partition<T, C>, T, C>(
 /// assert_eq!(e.to_string(), "local_tile: the elements the tiles cover (4096) differs from the tensor's size (2500)");
 /// ```
 #[inline(always)]
-pub fn try_local_tile_exact<E, L: Partition<T, C>, T: Copy, C>(
+pub fn try_local_tile_exact<E, L, T: Copy, C>(
     t: Tensor<E, L>,
     tiler: T,
     coord: C,
 ) -> Result<Tensor<E, L::Inner>, LayoutError>
 where
-    L: LayoutParts,
+    L: Partition<T, C> + LayoutParts,
 {
     let l = *t.layout_ref();
     let size = l

@@ -698,6 +698,15 @@ where
     }
 }
 
+/// The tensor [`make_identity_tensor`] makes.
+///
+/// ```
+/// use layout_core::{tensor::{make_identity_tensor, IdentityTensor}, C};
+/// let id: IdentityTensor<(C<4>, usize)> = make_identity_tensor((C::<4>, 6usize));
+/// assert_eq!(id.at((3usize, 5usize)), Some((3, 5)));
+/// ```
+pub type IdentityTensor<S> = Tensor<Counting<S>, Layout<S, <S as IdentityShape>::Strides>>;
+
 /// CuTe's `make_identity_tensor(shape)`: each element is its own
 /// coordinate, so that partitioning it like a data tensor tells each thread
 /// which coordinates it holds (to predicate a partial tile). CuTe's strides
@@ -727,9 +736,7 @@ where
 /// returns the error instead). The tiles of such a tensor keep every
 /// coordinate exact when they are no larger than those extents.
 #[track_caller]
-pub fn make_identity_tensor<S: IdentityShape>(
-    shape: S,
-) -> Tensor<Counting<S>, Layout<S, S::Strides>> {
+pub fn make_identity_tensor<S: IdentityShape>(shape: S) -> IdentityTensor<S> {
     crate::algebra::values::or_panic(try_make_identity_tensor(shape))
 }
 
@@ -745,7 +752,7 @@ pub fn make_identity_tensor<S: IdentityShape>(
 /// ```
 pub fn try_make_identity_tensor<S: IdentityShape>(
     shape: S,
-) -> Result<Tensor<Counting<S>, Layout<S, S::Strides>>, LayoutError> {
+) -> Result<IdentityTensor<S>, LayoutError> {
     let mut bad = None;
     shape.for_each_mode_size(&mut |n| {
         if n > S::MAX_EXTENT && bad.is_none() {
