@@ -39,8 +39,8 @@ pub enum LayoutError {
         /// Why.
         why: Refusal,
     },
-    /// A tensor reaches offset `last`, past its storage of `len` elements: a
-    /// tile past its matrix, which an operation without a predicate
+    /// A tensor that starts at `offset` reaches past its storage of `len`
+    /// elements: a tile past its matrix, which an operation without a predicate
     /// refuses (`copy`, `fill`, `axpby`, `gemm`; `copy_if` copies the
     /// elements its predicate keeps).
     PastStorage {
@@ -48,8 +48,8 @@ pub enum LayoutError {
         op: &'static str,
         /// Which tensor ("source", "destination", "A", ...).
         tensor: &'static str,
-        /// Its largest offset (`None`: past `usize`).
-        last: Option<usize>,
+        /// Its first element's offset.
+        offset: usize,
         /// The storage's length.
         len: usize,
     },
@@ -78,18 +78,12 @@ impl fmt::Display for LayoutError {
             LayoutError::PastStorage {
                 op,
                 tensor,
-                last,
+                offset,
                 len,
-            } => {
-                match last {
-                    Some(k) => write!(f, "{op}: the {tensor} reaches offset {k}")?,
-                    None => write!(f, "{op}: the {tensor} reaches past usize")?,
-                }
-                write!(
-                    f,
-                    ", past its storage of {len} elements (a tile that reaches past its matrix: predicate it, as with copy_if)"
-                )
-            }
+            } => write!(
+                f,
+                "{op}: the {tensor}, from offset {offset}, reaches past its storage of {len} elements (a tile that reaches past its matrix: predicate it, as with copy_if)"
+            ),
             LayoutError::StorageTooShort { needed, len } => write!(
                 f,
                 "storage of {len} elements is shorter than the {needed} the layout reaches"
