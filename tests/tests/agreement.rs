@@ -194,7 +194,8 @@ fn complement_in_zero_is_empty() {
 fn size_zero_divisions_are_refused_by_name() {
     let z = std::hint::black_box(0usize);
     let (one, four, two) = std::hint::black_box((1usize, 4usize, 2usize));
-    let cases: Vec<(Result<String, String>, Result<String, String>, &str)> = vec![
+    type Case<'a> = (Result<String, String>, Result<String, String>, &'a str);
+    let cases: Vec<Case> = vec![
         // complement of a size-0 layout: new_stride = 1 * 0, then
         // ceil_div(16, 0).
         (

@@ -36,7 +36,7 @@ fn copy_if_of_a_bottom_edge_tile_copies_exactly_the_elements_inside() {
         .map(|e| {
             let (r, c) = (8 + e / 4, e % 4);
             if r < 10 {
-                (10 * r + c) as i32
+                10 * r + c
             } else {
                 -1
             }
