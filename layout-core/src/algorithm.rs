@@ -55,26 +55,6 @@ fn window_mut<'a, T, S: Congruent<D>, D: IntTuple>(
     }
 }
 
-/// Element `i` of a tensor lies past its storage.
-#[cold]
-fn past_storage(
-    op: &'static str,
-    tensor: &'static str,
-    i: usize,
-    offset: usize,
-    len: usize,
-) -> LayoutError {
-    LayoutError::Refused {
-        op,
-        why: Refusal::PastStorage {
-            tensor,
-            index: i,
-            offset,
-            len,
-        },
-    }
-}
-
 /// The refusal of a tensor whose window is partial (its largest offset
 /// lies past the storage): values the check had at hand, made inline (a
 /// call, or a computation, on this path costs the SGEMM micro-kernel its
@@ -86,6 +66,7 @@ fn reaches(op: &'static str, tensor: &'static str, (off, len): (usize, usize)) -
         tensor,
         offset: off,
         len,
+        element: None,
     }
 }
 
@@ -362,9 +343,13 @@ where
     });
     match miss {
         None => Ok(()),
-        Some((t, i, k, (off, len))) => {
-            Err(past_storage("copy_if", t, i, off.saturating_add(k), len))
-        }
+        Some((t, i, k, (off, len))) => Err(LayoutError::PastStorage {
+            op: "copy_if",
+            tensor: t,
+            offset: off,
+            len,
+            element: Some((i, off.saturating_add(k))),
+        }),
     }
 }
 

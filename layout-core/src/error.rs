@@ -40,9 +40,9 @@ pub enum LayoutError {
         why: Refusal,
     },
     /// A tensor that starts at `offset` reaches past its storage of `len`
-    /// elements: a tile past its matrix, which an operation without a predicate
-    /// refuses (`copy`, `fill`, `axpby`, `gemm`; `copy_if` copies the
-    /// elements its predicate keeps).
+    /// elements: a tile past its matrix. An operation without a predicate
+    /// refuses it before touching an element (`copy`, `fill`, `axpby`,
+    /// `gemm`); `copy_if` refuses an element its predicate keeps there.
     PastStorage {
         /// The operation.
         op: &'static str,
@@ -52,6 +52,9 @@ pub enum LayoutError {
         offset: usize,
         /// The storage's length.
         len: usize,
+        /// The element past the storage, where one was met: its 1-D index
+        /// in the tensor and its offset in the storage.
+        element: Option<(usize, usize)>,
     },
     /// The storage is shorter than the layout's cosize.
     StorageTooShort {
@@ -80,10 +83,19 @@ impl fmt::Display for LayoutError {
                 tensor,
                 offset,
                 len,
-            } => write!(
-                f,
-                "{op}: the {tensor}, from offset {offset}, reaches past its storage of {len} elements (a tile that reaches past its matrix: predicate it, as with copy_if)"
-            ),
+                element,
+            } => {
+                match element {
+                    Some((i, k)) => {
+                        write!(f, "{op}: element {i} of the {tensor} is at offset {k},")?
+                    }
+                    None => write!(f, "{op}: the {tensor}, from offset {offset}, reaches")?,
+                }
+                write!(
+                    f,
+                    " past its storage of {len} elements (a tile that reaches past its matrix: predicate it, as with copy_if)"
+                )
+            }
             LayoutError::StorageTooShort { needed, len } => write!(
                 f,
                 "storage of {len} elements is shorter than the {needed} the layout reaches"
@@ -161,18 +173,6 @@ pub enum Refusal {
         layout: Option<Note>,
         /// The number of threads (`None`: it overflows `usize`).
         count: Option<usize>,
-    },
-    /// Element `index` (1-D) of a tensor lies at `offset`, past its storage
-    /// of `len` elements: a tile that reaches past its matrix.
-    PastStorage {
-        /// Which tensor ("source", "destination", "A", ...).
-        tensor: &'static str,
-        /// The element's 1-D index in the tensor.
-        index: usize,
-        /// Its offset in the storage.
-        offset: usize,
-        /// The storage's length.
-        len: usize,
     },
     /// Two extents that must agree do not: "`a_name` (`a`) differs from
     /// `b_name` (`b`)".
@@ -439,15 +439,6 @@ impl fmt::Display for Refusal {
                     None => f.write_str(", whose size overflows usize"),
                 }
             }
-            Refusal::PastStorage {
-                tensor,
-                index,
-                offset,
-                len,
-            } => write!(
-                f,
-                "element {index} of the {tensor} is at offset {offset}, past its storage of {len} elements (a tile that reaches past its matrix: predicate it, as with copy_if)"
-            ),
             Refusal::Differ {
                 a_name,
                 a,

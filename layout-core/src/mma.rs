@@ -163,7 +163,6 @@ pub trait MmaTiling: Copy + Default {
         + Default
         + Vmnk
         + ThreadLayout<Coord = (usize, usize, usize, usize)>
-        + core::fmt::Display
         + crate::error::NoteText;
     /// The concrete permutation of M (N, K): `_` made the atoms' extent.
     type PermM: Copy + Default;
@@ -213,7 +212,6 @@ where
         + Default
         + Vmnk
         + ThreadLayout<Coord = (usize, usize, usize, usize)>
-        + core::fmt::Display
         + crate::error::NoteText,
     (AtomM<A>, VM<A, L>): LMul,
     (AtomN<A>, VN<A, L>): LMul,
@@ -351,6 +349,57 @@ pub type LayoutBTv<T> =
         Underscore,
     )>>::Output as Composition<(ThrIdx<T>, Underscore)>>::Output;
 
+/// CuTe's `thrfrg_X` of one operand as a method of the tiled MMA (the
+/// panicking form over the `try_` one), from that operand's names: its
+/// permutation modes, the atom's extents, the atom's TV layout, the thread
+/// modes.
+macro_rules! thrfrg_fns {
+    ($(#[$doc:meta])* $name:ident, $try:ident, $frg:ident, [$p0:ident, $p1:ident], [$a0:ident, $a1:ident], $tv:ident, [$t0:ident, $t1:ident], $static_shape:literal, $shape:literal) => {
+        $(#[$doc])*
+        #[inline(always)]
+        #[track_caller]
+        pub fn $name<Lx>(self, l: Lx) -> $frg<Self, Lx>
+        where
+            Lx: ThrFrg<
+                PermPair<<Self as MmaTiling>::$p0, <Self as MmaTiling>::$p1>,
+                AtomTile<$a0<AtomOf<Self>>, $a1<AtomOf<Self>>>,
+                <AtomOf<Self> as MmaAtom>::$tv,
+                ThrTile<$t0<Self>, $t1<Self>>,
+            >,
+        {
+            crate::algebra::values::or_panic(self.$try(l))
+        }
+        #[doc = concat!("[`TiledMma::", stringify!($name), "`], or why run-time leaves of the layout make a step inadmissible.")]
+        ///
+        /// ```
+        /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
+        /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
+        /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
+        #[doc = concat!("assert!(mma.", stringify!($try), "(layout!(", $static_shape, ")).is_ok());")]
+        /// // A run-time extent: the divisions are checked when they run.
+        /// let m = 64;
+        #[doc = concat!("assert!(mma.", stringify!($try), "(layout!(", $shape, ")).is_ok());")]
+        /// ```
+        #[inline(always)]
+        pub fn $try<Lx>(self, l: Lx) -> Result<$frg<Self, Lx>, crate::LayoutError>
+        where
+            Lx: ThrFrg<
+                PermPair<<Self as MmaTiling>::$p0, <Self as MmaTiling>::$p1>,
+                AtomTile<$a0<AtomOf<Self>>, $a1<AtomOf<Self>>>,
+                <AtomOf<Self> as MmaAtom>::$tv,
+                ThrTile<$t0<Self>, $t1<Self>>,
+            >,
+        {
+            l.try_thrfrg(
+                Default::default(),
+                (<$a0<AtomOf<Self>> as Extent>::layout(), <$a1<AtomOf<Self>> as Extent>::layout()),
+                Default::default(),
+                (Underscore, (<$t0<Self> as Extent>::layout(), <$t1<Self> as Extent>::layout())),
+            )
+        }
+    };
+}
+
 impl<A, L, P> TiledMma<A, L, P>
 where
     Self: MmaTiling,
@@ -417,191 +466,47 @@ where
     {
         Default::default()
     }
-    /// CuTe's `thrfrg_C(layout)`: an `(M, N, ...)` layout as
-    /// `((ThrV, (ThrM, ThrN)), (FrgV, (RestM, RestN, ...)))`.
-    ///
-    /// ```
-    /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
-    /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
-    /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
-    /// // CuTe prints the same for a row-major 64 x 32 C.
-    /// assert_eq!(mma.thrfrg_c(layout!((64,32):(32,1))).to_string(),
-    ///            "(((_4,_8),(_2,_2)),((_2,_2),(_2,_2))):(((_2,_32),(_512,_8)),((_1,_256),(_1024,_16)))");
-    /// ```
-    #[inline(always)]
-    #[track_caller]
-    pub fn thrfrg_c<Lc>(self, l: Lc) -> FrgC<Self, Lc>
-    where
-        Lc: ThrFrg<
-            PermPair<<Self as MmaTiling>::PermM, <Self as MmaTiling>::PermN>,
-            AtomTile<AtomM<AtomOf<Self>>, AtomN<AtomOf<Self>>>,
-            <AtomOf<Self> as MmaAtom>::CLayout,
-            ThrTile<ThrM<Self>, ThrN<Self>>,
-        >,
-    {
-        crate::algebra::values::or_panic(self.try_thrfrg_c(l))
-    }
-    /// [`TiledMma::thrfrg_c`], or why run-time leaves of the layout make a
-    /// step inadmissible.
-    ///
-    /// ```
-    /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
-    /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
-    /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
-    /// assert!(mma.try_thrfrg_c(layout!((64,32):(32,1))).is_ok());
-    /// // A run-time extent: the divisions are checked when they run.
-    /// let m = 64;
-    /// assert!(mma.try_thrfrg_c(layout!((m,32):(32,1))).is_ok());
-    /// ```
-    #[inline(always)]
-    pub fn try_thrfrg_c<Lc>(self, l: Lc) -> Result<FrgC<Self, Lc>, crate::LayoutError>
-    where
-        Lc: ThrFrg<
-            PermPair<<Self as MmaTiling>::PermM, <Self as MmaTiling>::PermN>,
-            AtomTile<AtomM<AtomOf<Self>>, AtomN<AtomOf<Self>>>,
-            <AtomOf<Self> as MmaAtom>::CLayout,
-            ThrTile<ThrM<Self>, ThrN<Self>>,
-        >,
-    {
-        l.try_thrfrg(
-            Default::default(),
-            (
-                <AtomM<AtomOf<Self>> as Extent>::layout(),
-                <AtomN<AtomOf<Self>> as Extent>::layout(),
-            ),
-            Default::default(),
-            (
-                Underscore,
-                (
-                    <ThrM<Self> as Extent>::layout(),
-                    <ThrN<Self> as Extent>::layout(),
-                ),
-            ),
-        )
-    }
-    /// CuTe's `thrfrg_A(layout)`: an `(M, K, ...)` layout as
-    /// `((ThrV, (ThrM, ThrK)), (FrgV, (RestM, RestK, ...)))`.
-    /// ```
-    /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
-    /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
-    /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
-    /// // CuTe prints the same for a row-major 64 x 32 A.
-    /// assert_eq!(mma.thrfrg_a(layout!((64,32):(32,1))).to_string(),
-    ///            "(((_4,_8),(_2,_1)),((_2,_2,_2),(_2,_2))):(((_2,_32),(_512,_0)),((_1,_256,_8),(_1024,_16)))");
-    /// ```
-    #[inline(always)]
-    #[track_caller]
-    pub fn thrfrg_a<La>(self, l: La) -> FrgA<Self, La>
-    where
-        La: ThrFrg<
-            PermPair<<Self as MmaTiling>::PermM, <Self as MmaTiling>::PermK>,
-            AtomTile<AtomM<AtomOf<Self>>, AtomK<AtomOf<Self>>>,
-            <AtomOf<Self> as MmaAtom>::ALayout,
-            ThrTile<ThrM<Self>, ThrK<Self>>,
-        >,
-    {
-        crate::algebra::values::or_panic(self.try_thrfrg_a(l))
-    }
-    /// [`TiledMma::thrfrg_a`], or why run-time leaves of the layout make a
-    /// step inadmissible.
-    ///
-    /// ```
-    /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
-    /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
-    /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
-    /// assert!(mma.try_thrfrg_a(layout!((64,32):(32,1))).is_ok());
-    /// // A run-time extent: the divisions are checked when they run.
-    /// let m = 64;
-    /// assert!(mma.try_thrfrg_a(layout!((m,32):(32,1))).is_ok());
-    /// ```
-    #[inline(always)]
-    pub fn try_thrfrg_a<La>(self, l: La) -> Result<FrgA<Self, La>, crate::LayoutError>
-    where
-        La: ThrFrg<
-            PermPair<<Self as MmaTiling>::PermM, <Self as MmaTiling>::PermK>,
-            AtomTile<AtomM<AtomOf<Self>>, AtomK<AtomOf<Self>>>,
-            <AtomOf<Self> as MmaAtom>::ALayout,
-            ThrTile<ThrM<Self>, ThrK<Self>>,
-        >,
-    {
-        l.try_thrfrg(
-            Default::default(),
-            (
-                <AtomM<AtomOf<Self>> as Extent>::layout(),
-                <AtomK<AtomOf<Self>> as Extent>::layout(),
-            ),
-            Default::default(),
-            (
-                Underscore,
-                (
-                    <ThrM<Self> as Extent>::layout(),
-                    <ThrK<Self> as Extent>::layout(),
-                ),
-            ),
-        )
-    }
-    /// CuTe's `thrfrg_B(layout)`: an `(N, K, ...)` layout as
-    /// `((ThrV, (ThrN, ThrK)), (FrgV, (RestN, RestK, ...)))`.
-    ///
-    /// ```
-    /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
-    /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
-    /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
-    /// // CuTe prints the same for a row-major 32 x 64 B.
-    /// assert_eq!(mma.thrfrg_b(layout!((32,64):(64,1))).to_string(),
-    ///            "(((_4,_8),(_2,_1)),((_2,_2),(_2,_4))):(((_2,_64),(_512,_0)),((_1,_8),(_1024,_16)))");
-    /// ```
-    #[inline(always)]
-    #[track_caller]
-    pub fn thrfrg_b<Lb>(self, l: Lb) -> FrgB<Self, Lb>
-    where
-        Lb: ThrFrg<
-            PermPair<<Self as MmaTiling>::PermN, <Self as MmaTiling>::PermK>,
-            AtomTile<AtomN<AtomOf<Self>>, AtomK<AtomOf<Self>>>,
-            <AtomOf<Self> as MmaAtom>::BLayout,
-            ThrTile<ThrN<Self>, ThrK<Self>>,
-        >,
-    {
-        crate::algebra::values::or_panic(self.try_thrfrg_b(l))
-    }
-    /// [`TiledMma::thrfrg_b`], or why run-time leaves of the layout make a
-    /// step inadmissible.
-    ///
-    /// ```
-    /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
-    /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
-    /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
-    /// assert!(mma.try_thrfrg_b(layout!((32,64):(64,1))).is_ok());
-    /// // A run-time extent: the divisions are checked when they run.
-    /// let m = 64;
-    /// assert!(mma.try_thrfrg_b(layout!((m,64):(64,1))).is_ok());
-    /// ```
-    #[inline(always)]
-    pub fn try_thrfrg_b<Lb>(self, l: Lb) -> Result<FrgB<Self, Lb>, crate::LayoutError>
-    where
-        Lb: ThrFrg<
-            PermPair<<Self as MmaTiling>::PermN, <Self as MmaTiling>::PermK>,
-            AtomTile<AtomN<AtomOf<Self>>, AtomK<AtomOf<Self>>>,
-            <AtomOf<Self> as MmaAtom>::BLayout,
-            ThrTile<ThrN<Self>, ThrK<Self>>,
-        >,
-    {
-        l.try_thrfrg(
-            Default::default(),
-            (
-                <AtomN<AtomOf<Self>> as Extent>::layout(),
-                <AtomK<AtomOf<Self>> as Extent>::layout(),
-            ),
-            Default::default(),
-            (
-                Underscore,
-                (
-                    <ThrN<Self> as Extent>::layout(),
-                    <ThrK<Self> as Extent>::layout(),
-                ),
-            ),
-        )
-    }
+    thrfrg_fns!(
+        /// CuTe's `thrfrg_C(layout)`: an `(M, N, ...)` layout as
+        /// `((ThrV, (ThrM, ThrN)), (FrgV, (RestM, RestN, ...)))`.
+        ///
+        /// ```
+        /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
+        /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
+        /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
+        /// // CuTe prints the same for a row-major 64 x 32 C.
+        /// assert_eq!(mma.thrfrg_c(layout!((64,32):(32,1))).to_string(),
+        ///            "(((_4,_8),(_2,_2)),((_2,_2),(_2,_2))):(((_2,_32),(_512,_8)),((_1,_256),(_1024,_16)))");
+        /// ```
+        thrfrg_c, try_thrfrg_c, FrgC, [PermM, PermN], [AtomM, AtomN], CLayout, [ThrM, ThrN], "(64,32):(32,1)", "(m,32):(32,1)"
+    );
+    thrfrg_fns!(
+        /// CuTe's `thrfrg_A(layout)`: an `(M, K, ...)` layout as
+        /// `((ThrV, (ThrM, ThrK)), (FrgV, (RestM, RestK, ...)))`.
+        /// ```
+        /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
+        /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
+        /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
+        /// // CuTe prints the same for a row-major 64 x 32 A.
+        /// assert_eq!(mma.thrfrg_a(layout!((64,32):(32,1))).to_string(),
+        ///            "(((_4,_8),(_2,_1)),((_2,_2,_2),(_2,_2))):(((_2,_32),(_512,_0)),((_1,_256,_8),(_1024,_16)))");
+        /// ```
+        thrfrg_a, try_thrfrg_a, FrgA, [PermM, PermK], [AtomM, AtomK], ALayout, [ThrM, ThrK], "(64,32):(32,1)", "(m,32):(32,1)"
+    );
+    thrfrg_fns!(
+        /// CuTe's `thrfrg_B(layout)`: an `(N, K, ...)` layout as
+        /// `((ThrV, (ThrN, ThrK)), (FrgV, (RestN, RestK, ...)))`.
+        ///
+        /// ```
+        /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
+        /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
+        /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
+        /// // CuTe prints the same for a row-major 32 x 64 B.
+        /// assert_eq!(mma.thrfrg_b(layout!((32,64):(64,1))).to_string(),
+        ///            "(((_4,_8),(_2,_1)),((_2,_2),(_2,_4))):(((_2,_64),(_512,_0)),((_1,_8),(_1024,_16)))");
+        /// ```
+        thrfrg_b, try_thrfrg_b, FrgB, [PermN, PermK], [AtomN, AtomK], BLayout, [ThrN, ThrK], "(32,64):(64,1)", "(m,64):(64,1)"
+    );
     /// CuTe's `get_layoutC_TV()`: `(thread index, value) -> (m, n)` in the
     /// column-major M x N tile.
     ///

@@ -143,104 +143,39 @@ macro_rules! leaf_append_under {
 }
 crate::tuple::for_each_leaf!(leaf_append_under);
 macro_rules! append_under {
-    ([$($c:ident),*], [$($s:ident),*], [$($v:ident),*], $out:ty, $val:expr) => {
-        impl<$($c: Copy,)* $($s),*> AppendUnder<($($s,)*)> for ($($c,)*) {
-            type Out = $out;
+    // The coordinate's entries against the first modes, `_` for the rest.
+    ([$($v:ident $c:ident $s:ident),*], [$($pad:ident),*]) => {
+        impl<$($c: Copy,)* $($s,)* $($pad),*> AppendUnder<($($s,)* $($pad,)*)> for ($($c,)*) {
+            type Out = ($($c,)* $(under!($pad),)*);
             #[inline(always)]
-            fn append_under(self) -> $out {
+            fn append_under(self) -> Self::Out {
                 let ($($v,)*) = self;
-                $val
+                ($($v,)* $(under!($pad),)*)
             }
         }
     };
 }
-append_under!([C0], [S0], [c0], (C0,), (c0,));
-append_under!([C0], [S0, S1], [c0], (C0, Underscore,), (c0, Underscore,));
-append_under!(
-    [C0],
-    [S0, S1, S2],
-    [c0],
-    (C0, Underscore, Underscore,),
-    (c0, Underscore, Underscore,)
-);
-append_under!(
-    [C0],
-    [S0, S1, S2, S3],
-    [c0],
-    (C0, Underscore, Underscore, Underscore,),
-    (c0, Underscore, Underscore, Underscore,)
-);
-append_under!(
-    [C0],
-    [S0, S1, S2, S3, S4],
-    [c0],
-    (C0, Underscore, Underscore, Underscore, Underscore,),
-    (c0, Underscore, Underscore, Underscore, Underscore,)
-);
-append_under!([C0, C1], [S0, S1], [c0, c1], (C0, C1,), (c0, c1,));
-append_under!(
-    [C0, C1],
-    [S0, S1, S2],
-    [c0, c1],
-    (C0, C1, Underscore,),
-    (c0, c1, Underscore,)
-);
-append_under!(
-    [C0, C1],
-    [S0, S1, S2, S3],
-    [c0, c1],
-    (C0, C1, Underscore, Underscore,),
-    (c0, c1, Underscore, Underscore,)
-);
-append_under!(
-    [C0, C1],
-    [S0, S1, S2, S3, S4],
-    [c0, c1],
-    (C0, C1, Underscore, Underscore, Underscore,),
-    (c0, c1, Underscore, Underscore, Underscore,)
-);
-append_under!(
-    [C0, C1, C2],
-    [S0, S1, S2],
-    [c0, c1, c2],
-    (C0, C1, C2,),
-    (c0, c1, c2,)
-);
-append_under!(
-    [C0, C1, C2],
-    [S0, S1, S2, S3],
-    [c0, c1, c2],
-    (C0, C1, C2, Underscore,),
-    (c0, c1, c2, Underscore,)
-);
-append_under!(
-    [C0, C1, C2],
-    [S0, S1, S2, S3, S4],
-    [c0, c1, c2],
-    (C0, C1, C2, Underscore, Underscore,),
-    (c0, c1, c2, Underscore, Underscore,)
-);
-append_under!(
-    [C0, C1, C2, C3],
-    [S0, S1, S2, S3],
-    [c0, c1, c2, c3],
-    (C0, C1, C2, C3,),
-    (c0, c1, c2, c3,)
-);
-append_under!(
-    [C0, C1, C2, C3],
-    [S0, S1, S2, S3, S4],
-    [c0, c1, c2, c3],
-    (C0, C1, C2, C3, Underscore,),
-    (c0, c1, c2, c3, Underscore,)
-);
-append_under!(
-    [C0, C1, C2, C3, C4],
-    [S0, S1, S2, S3, S4],
-    [c0, c1, c2, c3, c4],
-    (C0, C1, C2, C3, C4,),
-    (c0, c1, c2, c3, c4,)
-);
+/// `_` in place of a mode the coordinate leaves out.
+macro_rules! under {
+    ($pad:ident) => {
+        Underscore
+    };
+}
+append_under!([c0 C0 S0], []);
+append_under!([c0 C0 S0], [S1]);
+append_under!([c0 C0 S0], [S1, S2]);
+append_under!([c0 C0 S0], [S1, S2, S3]);
+append_under!([c0 C0 S0], [S1, S2, S3, S4]);
+append_under!([c0 C0 S0, c1 C1 S1], []);
+append_under!([c0 C0 S0, c1 C1 S1], [S2]);
+append_under!([c0 C0 S0, c1 C1 S1], [S2, S3]);
+append_under!([c0 C0 S0, c1 C1 S1], [S2, S3, S4]);
+append_under!([c0 C0 S0, c1 C1 S1, c2 C2 S2], []);
+append_under!([c0 C0 S0, c1 C1 S1, c2 C2 S2], [S3]);
+append_under!([c0 C0 S0, c1 C1 S1, c2 C2 S2], [S3, S4]);
+append_under!([c0 C0 S0, c1 C1 S1, c2 C2 S2, c3 C3 S3], []);
+append_under!([c0 C0 S0, c1 C1 S1, c2 C2 S2, c3 C3 S3], [S4]);
+append_under!([c0 C0 S0, c1 C1 S1, c2 C2 S2, c3 C3 S3, c4 C4 S4], []);
 
 /// `((tile), (rest))` sliced at `(repeat(_), coord)`: the tile's modes, then
 /// the rest modes the coordinate keeps.
@@ -337,10 +272,7 @@ where
     type Inner = <ZippedOf<A, T> as InnerOf<C>>::Out;
     fn tiled_size(self, t: T) -> Result<usize, LayoutError> {
         let z = crate::algebra::try_zipped_divide(self, t)?;
-        z.parts()
-            .0
-            .checked_size()
-            .ok_or(LayoutError::Overflow { op: "local_tile" })
+        z.parts().0.checked_size().ok_or(LayoutError::SizeOverflow)
     }
     #[inline(always)]
     fn try_inner_as(
@@ -536,7 +468,7 @@ where
         .parts()
         .0
         .checked_size()
-        .ok_or(LayoutError::Overflow { op: "local_tile" })?;
+        .ok_or(LayoutError::SizeOverflow)?;
     let tiled = l.tiled_size(tiler)?;
     if tiled != size {
         return Err(LayoutError::Refused {
@@ -790,20 +722,23 @@ where
     Thr: ThreadLayout + NoteText,
     L: OuterPartition<Thr::Tiler, Thr::Coord>,
 {
-    let op = "local_partition";
-    let refuse = || {
-        thread_outside(
-            op,
-            thr_idx,
-            crate::error::Threads::Layout,
-            Some(Note::value(&thr_layout)),
-            thr_layout.thread_count(),
-        )
-    };
+    let refuse = || thread_of(thr_idx, &thr_layout, thr_layout.thread_count());
     let tiler = thr_layout.tiler().ok_or_else(refuse)?;
     let c = thr_layout.thread_coord(thr_idx).ok_or_else(refuse)?;
-    let (l, off) = (*t.layout_ref()).try_outer_as(op, tiler, c)?;
+    let (l, off) = (*t.layout_ref()).try_outer_as("local_partition", tiler, c)?;
     Ok(t.rebase(l, off))
+}
+
+/// `local_partition`'s refusal of thread `idx` of `layout` (`count` threads).
+#[inline(always)]
+fn thread_of<T: NoteText>(idx: usize, layout: &T, count: Option<usize>) -> LayoutError {
+    thread_outside(
+        "local_partition",
+        idx,
+        crate::error::Threads::Layout,
+        Some(Note::value(layout)),
+        count,
+    )
 }
 
 /// A thread layout with the modes where `P` is `_` left out.
@@ -890,24 +825,17 @@ where
         <DicedLayout<P, S, D> as ThreadLayout>::Coord,
     >,
 {
-    let op = "local_partition";
+    // The index counts the whole thread layout's threads; the kept modes
+    // decode it, each by its own stride.
     let count = thr_layout.shape().checked_size();
-    let refuse = || {
-        thread_outside(
-            op,
-            thr_idx,
-            crate::error::Threads::Layout,
-            Some(Note::value(&thr_layout)),
-            count,
-        )
-    };
+    let refuse = || thread_of(thr_idx, &thr_layout, count);
     if count.is_none_or(|n| thr_idx >= n) {
         return Err(refuse());
     }
     let diced = crate::slice::dice(proj, thr_layout);
     let tiler = diced.tiler().ok_or_else(refuse)?;
     let c = diced.thread_coord_any(thr_idx).ok_or_else(refuse)?;
-    let (l, off) = (*t.layout_ref()).try_outer_as(op, tiler, c)?;
+    let (l, off) = (*t.layout_ref()).try_outer_as("local_partition", tiler, c)?;
     Ok(t.rebase(l, off))
 }
 

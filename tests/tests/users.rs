@@ -96,7 +96,16 @@ fn whole_tensor_operations_on_a_tile_past_the_storage_are_errors() {
         e.to_string(),
         "copy: the source, from offset 1536, reaches past its storage of 2400 elements (a tile that reaches past its matrix: predicate it, as with copy_if)"
     );
-    assert!(buf.iter().all(|&x| x == 0.0));
+    // A predicate that keeps every element: the first one met past the
+    // storage (row 18 of the tile, visited row by row) is named.
+    let e = copy_if(|_| true, &tile, &mut o).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "copy_if: element 18 of the source is at offset 2400, past its storage of 2400 elements (a tile that reaches past its matrix: predicate it, as with copy_if)"
+    );
+    // The refused copy wrote nothing; copy_if wrote the rows before 18.
+    assert!(buf[18 * 8..].iter().all(|&x| x == 0.0));
+    assert_eq!(buf[8], 1584.0); // tile row 1 = matrix row 33: 33 * 48
     let mut y = [0f32; 256];
     let mut ty = Tensor::new(&mut y[..], layout!((32, 8):(8, 1))).unwrap();
     assert!(axpby(1.0, &tile, 1.0, &mut ty).is_err());
