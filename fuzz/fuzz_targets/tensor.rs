@@ -17,10 +17,10 @@
 //! - an identity tensor's coordinates decode to themselves.
 #![no_main]
 
-use layout_core::algorithm::{axpby, copy, copy_if, fill, gemm};
+use layout_core::tensor::algorithm::{axpby, copy, copy_if, fill, gemm};
 use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
-use layout_core::mma::make_tiled_mma;
-use layout_core::partition::{
+use layout_core::atom::mma::make_tiled_mma;
+use layout_core::tensor::partition::{
     try_local_partition, try_local_partition_proj, try_local_tile, try_local_tile_exact,
     try_outer_partition,
 };

@@ -1,9 +1,9 @@
 //! The CPU kernels: each written with the tensor API and by hand, with the
 //! same blocking.
 
-use layout_core::algorithm::{axpby, copy, copy_if, gemm};
-use layout_core::fragment::{make_fragment_like, Fragment};
-use layout_core::partition::{local_partition, local_partition_proj, local_tile, local_tile_proj};
+use layout_core::tensor::algorithm::{axpby, copy, copy_if, gemm};
+use layout_core::tensor::fragment::{make_fragment_like, Fragment};
+use layout_core::tensor::partition::{local_partition, local_partition_proj, local_tile, local_tile_proj};
 use layout_core::tensor::make_identity_tensor;
 use layout_core::{instantiate, layout, Layout, LayoutError, Tensor, Underscore as X, C};
 

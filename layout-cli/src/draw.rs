@@ -49,7 +49,7 @@ pub fn grid(
 
 /// Pictures draw at most `PRINT_LIMIT` cells.
 fn within_limit(l: &dyn std::fmt::Display, a: i64, b: i64) -> Result<(), String> {
-    let limit = layout_core::print::PRINT_LIMIT as i64;
+    let limit = layout_core::layout::print::PRINT_LIMIT as i64;
     match a.checked_mul(b) {
         Some(n) if (0..=limit).contains(&n) && a <= limit && b <= limit => Ok(()),
         _ => Err(format!(

@@ -93,7 +93,7 @@ fn parse_layout(s: &str) -> Result<DynLayout, String> {
 /// The most entries a command prints: a table's cells, an offsets list's
 /// offsets (the cells the pictures draw, too). At most about 22 bytes an
 /// entry, so a table or list stays within a few megabytes.
-const MAX_ENTRIES: i64 = layout_core::print::PRINT_LIMIT as i64;
+const MAX_ENTRIES: i64 = layout_core::layout::print::PRINT_LIMIT as i64;
 
 /// What `show` shows and the pictures draw: a layout, or a swizzled layout.
 enum Shown {

@@ -1,6 +1,6 @@
 //! Errors of run-time checks.
 
-use crate::const_text::Text;
+use crate::typelevel::const_text::Text;
 use core::fmt;
 
 /// Why a run-time layout or tensor operation was refused.
@@ -110,10 +110,10 @@ impl std::error::Error for LayoutError {}
 /// Why a typed algebra operation refused its run-time input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Refusal {
-    /// The composition is not admissible (see [`crate::admissible::check_composition`]).
-    Composition(crate::admissible::CompositionError),
-    /// The complement does not exist (see [`crate::admissible::check_complement`]).
-    Complement(crate::admissible::ComplementError),
+    /// The composition is not admissible.
+    Composition(CompositionError),
+    /// The complement does not exist.
+    Complement(ComplementError),
     /// A value of the result (an extent, a stride) does not fit `usize`.
     Arithmetic,
     /// An operand has size 0 where the operation's formula divides by that
@@ -336,22 +336,17 @@ pub trait NoteText: Copy {
 macro_rules! leaf_note {
     ($t:ty; $($g:tt)*) => {
         impl<$($g)*> NoteText for $t {
-            const TEXT: Text = <$t as crate::tuple::IntTuple>::TEXT;
+            const TEXT: Text = <$t as crate::typelevel::tuple::IntTuple>::TEXT;
             #[inline(always)]
             fn note_vals(&self, n: &mut Note) {
-                if <$t as crate::int::Int>::STATIC.is_none() {
-                    n.push(crate::int::Int::value(*self));
+                if <$t as crate::typelevel::int::Int>::STATIC.is_none() {
+                    n.push(crate::typelevel::int::Int::value(*self));
                 }
             }
         }
     };
 }
-crate::tuple::for_each_leaf!(leaf_note);
-impl NoteText for crate::coord::Underscore {
-    const TEXT: Text = Text::EMPTY.byte(b'_');
-    #[inline(always)]
-    fn note_vals(&self, _n: &mut Note) {}
-}
+crate::typelevel::int::for_each_leaf!(leaf_note);
 macro_rules! note_tuple {
     ($($t:ident),*) => {
         #[allow(non_snake_case, unused_mut, unused_variables, unused_assignments)]
@@ -389,23 +384,9 @@ note_tuple!(T0, T1, T2, T3, T4, T5, T6, T7, T8);
 note_tuple!(T0, T1, T2, T3, T4, T5, T6, T7, T8, T9);
 note_tuple!(T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10);
 note_tuple!(T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11);
-impl<S: crate::layout::Congruent<D> + NoteText, D: crate::tuple::IntTuple + NoteText> NoteText
-    for crate::layout::Layout<S, D>
-{
-    const TEXT: Text = Text::EMPTY
-        .text(<S as NoteText>::TEXT)
-        .byte(b':')
-        .text(<D as NoteText>::TEXT);
-    #[inline(always)]
-    fn note_vals(&self, n: &mut Note) {
-        self.shape().note_vals(n);
-        self.stride().note_vals(n);
-    }
-}
-
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use crate::const_text::Text;
+        use crate::typelevel::const_text::Text;
         match *self {
             Refusal::Composition(e) => f.write_str(e.text(Text::EMPTY).as_str()),
             Refusal::Complement(e) => f.write_str(e.text(Text::EMPTY).as_str()),
@@ -445,6 +426,182 @@ impl fmt::Display for Refusal {
                 b_name,
                 b,
             } => write!(f, "{a_name} ({a}) differs from {b_name} ({b})"),
+        }
+    }
+}
+
+/// Why a composition `A o B` is refused. Sizes and strides are those of A'
+/// (A coalesced) and of B's leaves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompositionError {
+    /// B's leaf `s:d` neither divides nor is divided by A's mode `i` of size `c`.
+    NotDividing {
+        /// B's leaf shape.
+        s: usize,
+        /// B's leaf stride.
+        d: usize,
+        /// A's mode.
+        i: usize,
+        /// Its size.
+        c: usize,
+    },
+    /// B's leaf `s:d` covers `n` elements of A's mode `i` (size `c`) but `s` is not a multiple of `n`.
+    NotMultiple {
+        /// B's leaf shape.
+        s: usize,
+        /// B's leaf stride.
+        d: usize,
+        /// How much of A's mode it covers.
+        n: usize,
+        /// A's mode.
+        i: usize,
+        /// Its size.
+        c: usize,
+    },
+    /// B's modes overlap, so their offsets carry past A's mode `i` (boundary `p`).
+    Overlap {
+        /// A's mode.
+        i: usize,
+        /// The boundary `size(A'_0) * ... * size(A'_i)`.
+        p: usize,
+    },
+    /// The boundary after A's mode `i` is past `usize` and B's offsets,
+    /// added up, reach past `usize` too: whether B's modes carry across
+    /// that boundary is not checked, so the composition is refused.
+    ///
+    /// ```
+    /// use layout_core::{layout, try_composition};
+    /// // A's modes (_2, 2^63 + 1) end past usize; B reaches 3 + 4 * 2^62.
+    /// let (n, m) = ((1usize << 63) + 1, (1usize << 62) + 1);
+    /// let e = try_composition(layout!(((2, n), 48):((1, 31), 37)), layout!((4, m):(1, 4)));
+    /// assert!(e.unwrap_err().to_string().contains("span more than usize holds"));
+    /// ```
+    PastUsize {
+        /// A's mode.
+        i: usize,
+    },
+}
+
+impl CompositionError {
+    /// The reason as compile-time text (after `A o B: `).
+    pub const fn text(self, t: Text) -> Text {
+        match self {
+            CompositionError::NotDividing { s, d, i, c } => t
+                .str("stride ")
+                .num(d)
+                .str(" of B's mode ")
+                .num(s)
+                .byte(b':')
+                .num(d)
+                .str(" does not divide, and is not divided by, A's mode ")
+                .num(i)
+                .str(" of size ")
+                .num(c),
+            CompositionError::NotMultiple { s, d, n, i, c } => t
+                .str("B's mode ")
+                .num(s)
+                .byte(b':')
+                .num(d)
+                .str(" covers ")
+                .num(n)
+                .str(" of A's mode ")
+                .num(i)
+                .str(" (size ")
+                .num(c)
+                .str(") but its size ")
+                .num(s)
+                .str(" is not a multiple of ")
+                .num(n),
+            CompositionError::Overlap { i, p } => t
+                .str("B's modes overlap, so their offsets carry past A's mode ")
+                .num(i)
+                .str(" (boundary ")
+                .num(p)
+                .byte(b')'),
+            CompositionError::PastUsize { i } => t
+                .str("A's modes up to mode ")
+                .num(i)
+                .str(" span more than usize holds and B's offsets add up past usize, so whether B's modes carry across that boundary is not checked"),
+        }
+    }
+}
+
+/// The most modes a complement check examines (CuTe's complement has no
+/// such limit; past it the check refuses rather than run long).
+pub const COMPLEMENT_CAP: usize = 64;
+
+/// Why a complement is refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ComplementError {
+    /// Mode `s:d`, sorted by stride, lands inside the span `below` of the modes under it.
+    NotStacking {
+        /// Shape of the mode.
+        s: usize,
+        /// Stride of the mode.
+        d: usize,
+        /// The largest offset of the modes with smaller strides (`usize::MAX`
+        /// when it is past `usize`).
+        below: usize,
+    },
+    /// The modes leave a gap below `reach`, so `[0, m)` is not covered.
+    Gap {
+        /// How far the modes stack from 1 without a gap.
+        reach: usize,
+        /// The cotarget size.
+        m: usize,
+    },
+    /// Mode `s:d`, sorted by stride, starts inside the span `span` of the
+    /// modes below it (its stride divided by the span is 0).
+    NotMultiple {
+        /// Shape of the mode.
+        s: usize,
+        /// Stride of the mode.
+        d: usize,
+        /// The span of the modes with smaller strides.
+        span: usize,
+    },
+    /// More modes than the check examines.
+    TooManyModes {
+        /// How many.
+        n: usize,
+    },
+}
+
+impl ComplementError {
+    /// The reason as compile-time text.
+    pub const fn text(self, t: Text) -> Text {
+        match self {
+            ComplementError::NotStacking { s, d, below } => t
+                .str("mode ")
+                .num(s)
+                .byte(b':')
+                .num(d)
+                .str(" does not stack on the modes below it (stride ")
+                .num(d)
+                .str(" is not above their largest offset ")
+                .num(below)
+                .str("), so no layout fills the gaps"),
+            ComplementError::Gap { reach, m } => t
+                .str("its modes and the complement's leave a gap below ")
+                .num(reach)
+                .str(", so [0, ")
+                .num(m)
+                .str(") is not covered"),
+            ComplementError::NotMultiple { s, d, span } => t
+                .str("mode ")
+                .num(s)
+                .byte(b':')
+                .num(d)
+                .str(" does not stack on the modes below it (stride ")
+                .num(d)
+                .str(" is not a multiple of their span ")
+                .num(span)
+                .str("), so no layout fills the gaps"),
+            ComplementError::TooManyModes { n } => t
+                .num(n)
+                .str(" modes, more than the ")
+                .num(COMPLEMENT_CAP)
+                .str(" the check examines"),
         }
     }
 }

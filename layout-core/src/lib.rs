@@ -45,35 +45,46 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
-pub(crate) mod admissible;
+// The layers, lowest first; each imports only the ones above it here.
 pub mod algebra;
-pub mod algorithm;
 pub mod atom;
-pub mod compact;
-pub mod congruent;
-#[doc(hidden)]
-pub mod const_text;
-pub mod coord;
 #[cfg(feature = "alloc")]
 pub mod dynamic;
 pub mod error;
-pub mod fragment;
-pub mod int;
 pub mod layout;
-pub mod mma;
-pub mod ops;
-pub mod partition;
-pub mod print;
-pub mod raw;
-pub mod respell;
-pub mod slice;
 pub mod tensor;
-pub mod tiled_copy;
-pub mod tuple;
+pub mod typelevel;
 
-pub use coord::{crd2crd, crd2idx, idx2crd, CompactIndex, Crd2Crd, Crd2Idx, Underscore};
+// What a user names most, at the root, layer by layer.
+#[cfg(feature = "alloc")]
+pub use typelevel::tuple::to_cute_string;
+pub use typelevel::{
+    int::*,
+    tuple::{IntTuple, Tuple},
+};
+
+pub use error::{LayoutError, Refusal};
+
+pub use layout::compact::{
+    compact_col_major, compact_row_major, make_layout_left, make_layout_right, make_ordered_layout,
+    try_compact_col_major, try_compact_row_major, try_make_layout_left, try_make_layout_right,
+    try_make_ordered_layout, Compact, TypedSize,
+};
+pub use layout::coord::{crd2crd, crd2idx, idx2crd, CompactIndex, Crd2Crd, Crd2Idx, Underscore};
+pub use layout::ops::{
+    append, flatten, get, group, prepend, replace, select, take, Append, Flatten, Group, Mode,
+    Prepend, Rank2, Replace, Select, Take,
+};
+#[cfg(feature = "alloc")]
+pub use layout::print::print_layout;
+pub use layout::print::write_layout_table;
+pub use layout::respell::Respell;
+pub use layout::slice::{dice, slice, slice_and_offset, SliceCoord};
+pub use layout::{make_layout, Congruent, Layout};
+
 // The typed algebra is the library's algebra; `DynLayout`'s (same names,
-// same calling patterns, run-time values) is under `dynamic::`.
+// run-time values, `Result` where the typed one refuses at compile time) is
+// under `dynamic::`.
 pub use algebra::{
     blocked_product, coalesce, coalesce_by, complement, complement_default, composition, downcast,
     filter, filter_by, filter_zeros, flat_divide, flat_product, left_inverse, logical_divide,
@@ -84,16 +95,12 @@ pub use algebra::{
     try_tile_to_shape, try_tile_to_shape_ordered, try_tiled_divide, try_tiled_product,
     try_zipped_divide, try_zipped_product, upcast, zipped_divide, zipped_product, Swizzle,
 };
-pub use compact::{
-    compact_col_major, compact_row_major, make_layout_left, make_layout_right, make_ordered_layout,
-    try_compact_col_major, try_compact_row_major, try_make_layout_left, try_make_layout_right,
-    try_make_ordered_layout, Compact, TypedSize,
-};
+
+pub use tensor::{make_tensor, Engine, EngineMut, Tensor, View, ViewMut};
+
 #[cfg(feature = "alloc")]
 pub use dynamic::{parse_tuple, DCoord, DInt, DTuple, DynLayout, Tiler};
-pub use error::{LayoutError, Refusal};
-pub use int::*;
-pub use layout::{make_layout, Congruent, Layout};
+
 /// Compile a function generic over constants (tile sizes) once per listed
 /// set of them: `#[instantiate((64, 64, 8), (128, 128, 8))]` on
 /// `fn sgemm<const BM: usize, const BN: usize, const BK: usize>(...)`.
@@ -109,7 +116,7 @@ pub use layout::{make_layout, Congruent, Layout};
 /// parameter in their order.
 ///
 /// ```
-/// use layout_core::{instantiate, layout, partition::{local_partition, local_tile}, Tensor, C};
+/// use layout_core::{instantiate, layout, tensor::partition::{local_partition, local_tile}, Tensor, C};
 ///
 /// /// The sum of the elements thread `t` of 4 x 4 threads owns in block
 /// /// `(bm, bn)` of a row-major matrix.
@@ -140,20 +147,6 @@ pub use layout::{make_layout, Congruent, Layout};
 /// let _ = width::<32>();
 /// ```
 pub use layout_macros::instantiate;
-pub use ops::{
-    append, flatten, get, group, prepend, replace, select, take, Append, Flatten, Group, Mode,
-    Prepend, Replace, Select, Take,
-};
-#[cfg(feature = "alloc")]
-pub use print::print_layout;
-pub use print::{write_layout_table, Rank2};
-pub use respell::Respell;
-pub use slice::{dice, slice, slice_and_offset, SliceCoord};
-pub use tensor::{make_tensor, Engine, EngineMut, Tensor, View, ViewMut};
-#[cfg(feature = "alloc")]
-pub use tuple::to_cute_string;
-pub use tuple::{IntTuple, Tuple};
-
 /// The README's tour, run as a doctest so that it stays true.
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]

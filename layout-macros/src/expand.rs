@@ -39,7 +39,7 @@ pub fn static_table(krate: &TokenStream) -> TokenStream {
         let t = typenum_form(krate, v);
         let n = v as usize;
         out.extend(quote! {
-            impl #krate::int::TypenumForm for #krate::C<#n> { type U = #t; }
+            impl #krate::typelevel::int::TypenumForm for #krate::C<#n> { type U = #t; }
         });
     }
     out

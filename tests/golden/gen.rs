@@ -631,10 +631,10 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
             }
             let l = emit_layout(a, false)?;
             if op == "make_layout_like" {
-                lay(format!("layout_core::fragment::make_layout_like({l})"))
+                lay(format!("layout_core::tensor::fragment::make_layout_like({l})"))
             } else {
                 lay(format!(
-                    "layout_core::fragment::make_fragment_like::<f32, _>({l}).layout()"
+                    "layout_core::tensor::fragment::make_fragment_like::<f32, _>({l}).layout()"
                 ))
             }
         }
@@ -670,7 +670,7 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
             };
             let off = r["offset"].as_u64().ok_or("offset")?;
             format!(
-                "{head}let l = {l};\nlet buf = vec![0u8; l.cosize()];\nlet t = Tensor::new(&buf[..], l).unwrap();\nlet out = layout_core::partition::try_{op}(t, {second}, {third}{proj}).map(|p| (p.layout(), p.data_offset()));\nrep.partition(op, id, out, {exp}, {tab}, {off});"
+                "{head}let l = {l};\nlet buf = vec![0u8; l.cosize()];\nlet t = Tensor::new(&buf[..], l).unwrap();\nlet out = layout_core::tensor::partition::try_{op}(t, {second}, {third}{proj}).map(|p| (p.layout(), p.data_offset()));\nrep.partition(op, id, out, {exp}, {tab}, {off});"
             )
         }
         // TiledMMA: `[atom, atom_layout, permutation, what(, L)]`, or the
@@ -693,7 +693,7 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
                 )
             };
             let mma = format!(
-                "{head}let mma = layout_core::mma::make_tiled_mma(layout_core::atom::{atom}, {}, {});\n",
+                "{head}let mma = layout_core::atom::mma::make_tiled_mma(layout_core::atom::{atom}, {}, {});\n",
                 emit_layout(al, false)?,
                 emit_tiler(perm)?
             );
@@ -739,7 +739,7 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
             let off = r["offset"].as_u64().ok_or("offset")?;
             let divides = r["tile_divides"].as_bool().unwrap_or(true);
             format!(
-                "{head}let mma = layout_core::mma::make_tiled_mma(layout_core::atom::{atom}, {}, {});\nlet l = {l};\nlet buf = vec![0u8; l.cosize()];\nlet t = Tensor::new(&buf[..], l).unwrap();\nlet out = mma.try_get_slice({thr}).and_then(|s| s.try_partition_{x}(t)).map(|p| (p.layout(), p.data_offset()));\nif {divides} {{ rep.partition(op, id, out, {exp}, {tab}, {off}); }} else {{ rep.refused(op, id, out.err().map(|_| \"the tiled MMA's tile does not divide the tensor\")); }}",
+                "{head}let mma = layout_core::atom::mma::make_tiled_mma(layout_core::atom::{atom}, {}, {});\nlet l = {l};\nlet buf = vec![0u8; l.cosize()];\nlet t = Tensor::new(&buf[..], l).unwrap();\nlet out = mma.try_get_slice({thr}).and_then(|s| s.try_partition_{x}(t)).map(|p| (p.layout(), p.data_offset()));\nif {divides} {{ rep.partition(op, id, out, {exp}, {tab}, {off}); }} else {{ rep.refused(op, id, out.err().map(|_| \"the tiled MMA's tile does not divide the tensor\")); }}",
                 emit_layout(al, false)?,
                 emit_tiler(perm)?
             )

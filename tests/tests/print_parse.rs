@@ -4,7 +4,7 @@
 //! same value and print the same text again.
 
 use layout_core::dynamic::{self as d, ComposedLayout};
-use layout_core::print::TilerText;
+use layout_core::layout::print::TilerText;
 use layout_core::{
     composition, crd, layout, parse_tuple, Congruent, Crd2Idx, DCoord, DInt, DTuple, DynLayout,
     IntTuple, Layout, LayoutError, Tiler, Underscore, C,

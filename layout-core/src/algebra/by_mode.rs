@@ -3,14 +3,14 @@
 //! run-time leaves are computed by the typed composition and complement the
 //! operations are defined by (no allocation).
 
-use super::typelevel::ModesToLayout;
-use super::typelevel::ZipModes;
+use crate::layout::ModesToLayout;
 use crate::layout::{Congruent, Layout};
-use crate::tuple::Concat;
-use crate::tuple::Cons;
-use crate::tuple::IntTuple;
-use crate::tuple::Nil;
-use crate::tuple::Tuple;
+use crate::typelevel::list::ZipModes;
+use crate::typelevel::tuple::Concat;
+use crate::typelevel::tuple::Cons;
+use crate::typelevel::tuple::IntTuple;
+use crate::typelevel::tuple::Nil;
+use crate::typelevel::tuple::Tuple;
 use typenum::B0;
 use typenum::B1;
 
@@ -215,10 +215,10 @@ pub(crate) use tuple_tiler_leaf;
 /// the tiler are kept), and `(t,)` on a one-mode A.
 macro_rules! tuple_tiler {
     ($T:ident, $Z:ident) => {
-        $crate::algebra::typelevel::for_tiler_ranks!(crate::algebra::by_mode::tuple_tiler_exact($T, $Z));
+        $crate::typelevel::list::for_tiler_ranks!(crate::algebra::by_mode::tuple_tiler_exact($T, $Z));
         $crate::algebra::by_mode::tuple_tiler_leaf!($T, $Z; usize;);
-        $crate::algebra::by_mode::tuple_tiler_leaf!($T, $Z; $crate::int::C<N>; const N: usize);
-        $crate::algebra::by_mode::tuple_tiler_leaf!($T, $Z; $crate::int::S<U>; U: typenum::Unsigned + 'static);
+        $crate::algebra::by_mode::tuple_tiler_leaf!($T, $Z; $crate::typelevel::int::C<N>; const N: usize);
+        $crate::algebra::by_mode::tuple_tiler_leaf!($T, $Z; $crate::typelevel::int::S<U>; U: typenum::Unsigned + 'static);
     };
 }
 pub(crate) use tuple_tiler;
@@ -228,7 +228,7 @@ pub(crate) use tuple_tiler;
 /// the mode's pairs as a list.
 #[doc(hidden)]
 pub trait Splice {
-    type Modes: crate::tuple::List;
+    type Modes: crate::typelevel::tuple::List;
     fn splice(self) -> Self::Modes;
 }
 impl<S: IntTuple, D> Splice for (S, D)
@@ -243,7 +243,7 @@ where
 }
 #[doc(hidden)]
 pub trait SpliceCase<S, D> {
-    type Modes: crate::tuple::List;
+    type Modes: crate::typelevel::tuple::List;
     fn go(s: S, d: D) -> Self::Modes;
 }
 impl<S: Copy + Send + Sync + 'static, D: Copy + Send + Sync + 'static> SpliceCase<S, D> for B1 {
@@ -265,7 +265,7 @@ where
 }
 #[doc(hidden)]
 pub trait SpliceList<DL, S, D> {
-    type Modes: crate::tuple::List;
+    type Modes: crate::typelevel::tuple::List;
     fn go(s: S, d: D) -> Self::Modes;
 }
 impl<H, DL, S: Copy + Send + Sync + 'static, D: Copy + Send + Sync + 'static> SpliceList<DL, S, D>

@@ -1,12 +1,12 @@
 //! Typed `upcast<N>` and `downcast<N>`: the layout over elements N times
 //! wider or narrower. Leaf by leaf; the structure is kept.
 
-use super::arith::{CeilOf, CeilQuot, DivRem};
 use super::filter::StrideZero;
-use super::typelevel::StaticForm;
-use crate::int::{Int, IntMul, StaticInt, C, S};
 use crate::layout::{Congruent, Layout};
-use crate::tuple::{Cons, IntTuple, IntoTuple, List, Nil, Tuple};
+use crate::typelevel::arith::{CeilOf, CeilQuot, DivRem};
+use crate::typelevel::form::StaticForm;
+use crate::typelevel::int::{Int, IntMul, StaticInt, C, S};
+use crate::typelevel::tuple::{Cons, IntTuple, IntoTuple, List, Nil, Tuple};
 use typenum::{Unsigned, B0, B1};
 
 /// Ceiling division of leaves: static over static stays static (typenum).
@@ -74,7 +74,7 @@ macro_rules! leaf_map_pairs {
         }
     };
 }
-crate::tuple::for_each_leaf!(leaf_map_pairs);
+crate::typelevel::int::for_each_leaf!(leaf_map_pairs);
 #[doc(hidden)]
 pub trait MapPairsList<D, Op> {
     type OS: List;
@@ -179,8 +179,8 @@ where
     F: IntCeilDiv<St> + StaticInt,
     St: IntCeilDiv<F> + Int,
     Sh: IntCeilDiv<<F as IntCeilDiv<St>>::Output>,
-    <Sh as IntCeilDiv<<F as IntCeilDiv<St>>::Output>>::Output: crate::int::FromValue,
-    <St as IntCeilDiv<F>>::Output: crate::int::FromValue,
+    <Sh as IntCeilDiv<<F as IntCeilDiv<St>>::Output>>::Output: crate::typelevel::int::FromValue,
+    <St as IntCeilDiv<F>>::Output: crate::typelevel::int::FromValue,
 {
     type OS = <Sh as IntCeilDiv<<F as IntCeilDiv<St>>::Output>>::Output;
     type OD = <St as IntCeilDiv<F>>::Output;
@@ -197,8 +197,8 @@ where
             // A run-time stride 0 broadcasts: kept, as a static 0 is (no
             // division by it).
             return (
-                crate::int::FromValue::from_value(s.value()),
-                crate::int::FromValue::from_value(0),
+                crate::typelevel::int::FromValue::from_value(s.value()),
+                crate::typelevel::int::FromValue::from_value(0),
             );
         }
         (

@@ -2,11 +2,12 @@
 //! leaves from the back. Two modes merge only when the merge is provable at
 //! compile time: both shapes and both strides static and `s*d == d_next`.
 
-use super::arith::{LMul, Leaf, MulT};
-use super::typelevel::{Known, StaticForm, Unknown};
-use crate::int::{Int, IntMul, C};
 use crate::layout::{Congruent, Layout};
-use crate::tuple::{Cons, IntTuple, IntoTuple, List, Nil};
+use crate::typelevel::arith::{LMul, Leaf, MulT};
+use crate::typelevel::form::{Known, StaticForm, Unknown};
+use crate::typelevel::int::{Int, IntMul, C};
+use crate::typelevel::list::Unzip;
+use crate::typelevel::tuple::{Cons, IntTuple, IntoTuple, List, Nil};
 use typenum::{Bit, IsEqual, B0, B1};
 
 /// Whether `s:d` merges into a front mode `fs:fd`, given the form of the
@@ -329,30 +330,6 @@ where
     type Stride = <Sh::IsOne as FinishOne<Sh, St>>::Stride;
     fn finish(self) -> (Self::Shape, Self::Stride) {
         <Sh::IsOne as FinishOne<Sh, St>>::go(self.0, self.1)
-    }
-}
-/// Split a list of pairs into the list of firsts and the list of seconds.
-#[doc(hidden)]
-pub trait Unzip {
-    type A: List;
-    type B: List;
-    fn unzip(self) -> (Self::A, Self::B);
-}
-impl Unzip for Nil {
-    type A = Nil;
-    type B = Nil;
-    fn unzip(self) -> (Nil, Nil) {
-        (Nil, Nil)
-    }
-}
-impl<X: Copy + Send + Sync + 'static, Y: Copy + Send + Sync + 'static, R: Unzip> Unzip
-    for Cons<(X, Y), R>
-{
-    type A = Cons<X, R::A>;
-    type B = Cons<Y, R::B>;
-    fn unzip(self) -> (Self::A, Self::B) {
-        let (a, b) = self.1.unzip();
-        (Cons((self.0).0, a), Cons((self.0).1, b))
     }
 }
 impl<L: Unzip> Finish for Many<L>

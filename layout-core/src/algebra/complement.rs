@@ -8,23 +8,24 @@
 //! integer (every product, and A of any compact layout) the fold's result
 //! is written in closed form ([`OneModeLeaf`]): the same types and values
 //! for far less trait solving. For static inputs the definition is checked at compile
-//! time ([`crate::admissible::check_complement`]); with run-time leaves on
+//! time ([`crate::algebra::admissible::check_complement`]); with run-time leaves on
 //! the values.
 
-use super::arith::{CeilDivT, DivT, LCeilDiv, LDiv, LMul, Leaf, MulT};
 use super::coalesce::Coalesce;
 use super::composition::LayoutParts as _;
 use super::filter::FilterZerosShape;
-use super::typelevel::SameBit;
-use super::typelevel::StTag;
-use super::typelevel::{Known, Pack, Push};
+use crate::typelevel::arith::{CeilDivT, DivT, LCeilDiv, LDiv, LMul, Leaf, MulT};
+use crate::typelevel::form::Known;
+use crate::typelevel::form::SameBit;
+use crate::typelevel::form::StTag;
+use crate::typelevel::list::{Pack, Push};
 
-use crate::compact::Compact;
-use crate::const_text::Text;
-use crate::int::StaticInt;
-use crate::int::C;
+use crate::layout::compact::Compact;
 use crate::layout::{Congruent, Layout};
-use crate::tuple::{Cons, IntTuple, IntoTuple, Nil, Tuple};
+use crate::typelevel::const_text::Text;
+use crate::typelevel::int::StaticInt;
+use crate::typelevel::int::C;
+use crate::typelevel::tuple::{Cons, IntTuple, IntoTuple, Nil, Tuple};
 use typenum::{Bit, B0, B1};
 
 /// Zip two lists into a list of `(a, b, ())` triples (the sort's input form).
@@ -40,7 +41,9 @@ impl Zip<Nil> for Nil {
         Nil
     }
 }
-impl<AH: crate::int::Int, AT: Zip<BT>, BH: crate::int::Int, BT> Zip<Cons<BH, BT>> for Cons<AH, AT> {
+impl<AH: crate::typelevel::int::Int, AT: Zip<BT>, BH: crate::typelevel::int::Int, BT>
+    Zip<Cons<BH, BT>> for Cons<AH, AT>
+{
     type Out = Cons<(AH, BH, ()), AT::Out>;
     #[inline(always)]
     fn zip(self, b: Cons<BH, BT>) -> Self::Out {
@@ -279,9 +282,11 @@ where
     (D, Last): LDiv,
 {
     let q = (d, span).value().ok_or(crate::Refusal::Arithmetic)?;
-    if <DivT<D, Last> as crate::int::Int>::STATIC.is_none() && crate::int::Int::value(q) == 0 {
+    if <DivT<D, Last> as crate::typelevel::int::Int>::STATIC.is_none()
+        && crate::typelevel::int::Int::value(q) == 0
+    {
         return Err(crate::Refusal::Complement(
-            crate::admissible::ComplementError::NotMultiple {
+            crate::error::ComplementError::NotMultiple {
                 s: s.value(),
                 d: d.value(),
                 span: span.value(),
@@ -445,23 +450,27 @@ where
 #[doc(hidden)]
 pub trait TripleAt: Copy {
     const LEN: usize;
-    const SHAPES: crate::const_text::Leaves;
-    const STRIDES: crate::const_text::Leaves;
+    const SHAPES: crate::typelevel::const_text::Leaves;
+    const STRIDES: crate::typelevel::const_text::Leaves;
     fn at(&self, i: usize) -> (usize, usize);
 }
 impl TripleAt for Nil {
     const LEN: usize = 0;
-    const SHAPES: crate::const_text::Leaves = crate::const_text::Leaves::EMPTY;
-    const STRIDES: crate::const_text::Leaves = crate::const_text::Leaves::EMPTY;
+    const SHAPES: crate::typelevel::const_text::Leaves =
+        crate::typelevel::const_text::Leaves::EMPTY;
+    const STRIDES: crate::typelevel::const_text::Leaves =
+        crate::typelevel::const_text::Leaves::EMPTY;
     #[inline(always)]
     fn at(&self, _i: usize) -> (usize, usize) {
         (0, 0)
     }
 }
-impl<S: crate::int::Int, D: crate::int::Int, R: TripleAt> TripleAt for Cons<(S, D, ()), R> {
+impl<S: crate::typelevel::int::Int, D: crate::typelevel::int::Int, R: TripleAt> TripleAt
+    for Cons<(S, D, ()), R>
+{
     const LEN: usize = 1 + R::LEN;
-    const SHAPES: crate::const_text::Leaves = S::LEAF_VALUES.concat(R::SHAPES);
-    const STRIDES: crate::const_text::Leaves = D::LEAF_VALUES.concat(R::STRIDES);
+    const SHAPES: crate::typelevel::const_text::Leaves = S::LEAF_VALUES.concat(R::SHAPES);
+    const STRIDES: crate::typelevel::const_text::Leaves = D::LEAF_VALUES.concat(R::STRIDES);
     #[inline(always)]
     fn at(&self, i: usize) -> (usize, usize) {
         if i == 0 {
@@ -549,19 +558,19 @@ where
     (Cot, MulT<D0, S0>): LCeilDiv,
     (
         D0::IsOne,
-        <OneRest<S0, D0, Cot> as super::typelevel::StaticForm>::IsOne,
+        <OneRest<S0, D0, Cot> as crate::typelevel::form::StaticForm>::IsOne,
     ): OneModeLeaf<S0, D0, Cot>,
 {
     type Out = <(
         D0::IsOne,
-        <OneRest<S0, D0, Cot> as super::typelevel::StaticForm>::IsOne,
+        <OneRest<S0, D0, Cot> as crate::typelevel::form::StaticForm>::IsOne,
     ) as OneModeLeaf<S0, D0, Cot>>::Out;
     #[inline(always)]
     fn go(m: Cons<(S0, D0, ()), Nil>, cot: Cot) -> Result<Self::Out, crate::Refusal> {
         let (s0, d0, ()) = m.0;
         <(
             D0::IsOne,
-            <OneRest<S0, D0, Cot> as super::typelevel::StaticForm>::IsOne,
+            <OneRest<S0, D0, Cot> as crate::typelevel::form::StaticForm>::IsOne,
         ) as OneModeLeaf<S0, D0, Cot>>::go(s0, d0, cot)
     }
 }
@@ -660,11 +669,11 @@ where
 /// product past the last leaf: that is no stride of the result, and may
 /// exceed `usize` where every stride fits (`None` when a stride does not).
 #[inline(always)]
-pub(crate) fn compact_strides<Sh: Compact<Cur>, Cur: crate::int::Int>(
+pub(crate) fn compact_strides<Sh: Compact<Cur>, Cur: crate::typelevel::int::Int>(
     shape: Sh,
     cur: Cur,
 ) -> Option<Sh::Left> {
-    const CAP: usize = crate::const_text::Leaves::CAP;
+    const CAP: usize = crate::typelevel::const_text::Leaves::CAP;
     let n = Sh::LEAF_COUNT;
     if n > CAP {
         return None;
@@ -712,7 +721,7 @@ where
 impl<M: Sorted, Cot: IntTuple> ZeroStrideCase<M, Cot> for B0
 where
     G<M>: Gaps<C<1>, Nil, Cons<C<1>, Nil>>,
-    GNext<M>: crate::int::Int,
+    GNext<M>: crate::typelevel::int::Int,
     Cot: CeilDivShape<GNext<M>>,
     <RestOf<M, Cot> as IntTuple>::Leaves: CoalesceShapeList<Nil>,
     <<RestOf<M, Cot> as IntTuple>::Leaves as CoalesceShapeList<Nil>>::Out: Pack,
@@ -777,9 +786,9 @@ where
         let cot = Cot::LEAF_VALUES;
         // The message is built only when there is a fault (const
         // evaluation of text is slow, and this runs for every complement).
-        if fs.n + rs.n > crate::admissible::COMPLEMENT_CAP {
+        if fs.n + rs.n > crate::error::COMPLEMENT_CAP {
             Some(
-                crate::admissible::ComplementError::TooManyModes { n: fs.n + rs.n }
+                crate::error::ComplementError::TooManyModes { n: fs.n + rs.n }
                     .text(complement_what::<A>()),
             )
         } else if fs.all_static()
@@ -805,7 +814,7 @@ where
             let (dv, _) = d.v.split_at(d.n);
             match m {
                 None => Some(complement_what::<A>().str("the cotarget's size does not fit usize")),
-                Some(m) => match crate::admissible::check_complement(sv, dv, m) {
+                Some(m) => match crate::algebra::admissible::check_complement(sv, dv, m) {
                     Err(e) => Some(e.text(complement_what::<A>())),
                     Ok(()) => None,
                 },
@@ -827,15 +836,15 @@ const fn complement_what<A: super::StaticText>() -> Text {
 
 /// For a static `filter(A)` (its modes `T`): how far its modes and the gaps
 /// between them stack, and where the rest starts (see
-/// [`crate::admissible::complement_reach`]).
+/// [`crate::algebra::admissible::complement_reach`]).
 pub(crate) struct Reach<T>(core::marker::PhantomData<T>);
 impl<T: TripleAt> Reach<T> {
-    pub(crate) const REACH: Option<Result<(usize, usize), crate::admissible::ComplementError>> = {
+    pub(crate) const REACH: Option<Result<(usize, usize), crate::error::ComplementError>> = {
         let (fs, fd) = (T::SHAPES, T::STRIDES);
         if fs.all_static() && fd.all_static() {
             let (sv, _) = fs.v.split_at(fs.n);
             let (dv, _) = fd.v.split_at(fd.n);
-            Some(crate::admissible::complement_reach(sv, dv))
+            Some(crate::algebra::admissible::complement_reach(sv, dv))
         } else {
             None
         }
@@ -849,7 +858,7 @@ fn cotarget_failed<Cot: IntTuple>(cot: &Cot) -> crate::Refusal {
     if !Cot::IS_INT && (0..Cot::LEAF_COUNT).any(|i| cot.leaf(i) == 0) {
         crate::Refusal::SizeZero {
             what: "the cotarget",
-            why: crate::admissible::size_zero::COTARGET,
+            why: crate::algebra::admissible::size_zero::COTARGET,
         }
     } else {
         crate::Refusal::Arithmetic
@@ -906,12 +915,14 @@ pub(crate) fn complement_values<T: TripleAt + ComplementOf<Cot>, Cot: IntTuple>(
 /// the definition is checked on the values of `filter(A)` and the result.
 #[inline(always)]
 fn check_runtime<Cot: IntTuple, F: TripleAt, RS: IntTuple, RD: IntTuple>(
-    reach: Option<Result<(usize, usize), crate::admissible::ComplementError>>,
+    reach: Option<Result<(usize, usize), crate::error::ComplementError>>,
     cot: &Cot,
     f: &F,
     r: (RS, RD),
 ) -> Result<(), crate::LayoutError> {
-    use crate::admissible::{check_complement, ComplementError, COMPLEMENT_CAP};
+    use crate::algebra::admissible::check_complement;
+    use crate::error::ComplementError;
+    use crate::error::COMPLEMENT_CAP;
     let refuse = |e| crate::LayoutError::Refused {
         op: "complement",
         why: crate::Refusal::Complement(e),
@@ -950,8 +961,8 @@ fn check_runtime<Cot: IntTuple, F: TripleAt, RS: IntTuple, RD: IntTuple>(
 /// The leaves of `filter(A)` as constants.
 #[doc(hidden)]
 pub trait FilteredText {
-    const SHAPE: crate::const_text::Leaves;
-    const STRIDE: crate::const_text::Leaves;
+    const SHAPE: crate::typelevel::const_text::Leaves;
+    const STRIDE: crate::typelevel::const_text::Leaves;
 }
 impl<Sh: Congruent<D> + FilterZerosShape<D>, D: IntTuple> FilteredText for Layout<Sh, D>
 where
@@ -959,10 +970,12 @@ where
     Layout<<Sh as FilterZerosShape<D>>::Out, D>: Coalesce,
     <Layout<<Sh as FilterZerosShape<D>>::Out, D> as Coalesce>::Output: super::StaticText,
 {
-    const SHAPE: crate::const_text::Leaves =
+    const SHAPE: crate::typelevel::const_text::Leaves =
         <<Layout<<Sh as FilterZerosShape<D>>::Out, D> as Coalesce>::Output as super::StaticText>::SHAPE;
-    const STRIDE: crate::const_text::Leaves =
-        <<Layout<<Sh as FilterZerosShape<D>>::Out, D> as Coalesce>::Output as super::StaticText>::STRIDE;
+    const STRIDE: crate::typelevel::const_text::Leaves = <<Layout<
+        <Sh as FilterZerosShape<D>>::Out,
+        D,
+    > as Coalesce>::Output as super::StaticText>::STRIDE;
 }
 
 /// Typed complement.
@@ -988,12 +1001,12 @@ where
                 panic!("{}", t.as_str())
             }
         }
-        super::values::run::<crate::tuple::AllStatic4<Sh, D, Cot, C<1>>, _>(move || {
+        super::values::run::<crate::typelevel::tuple::AllStatic4<Sh, D, Cot, C<1>>, _>(move || {
             nonempty(
                 &self,
                 "complement",
                 "A",
-                crate::admissible::size_zero::COMPLEMENT,
+                crate::algebra::admissible::size_zero::COMPLEMENT,
             )?;
             complement_values(self.triples(), cot, true)
         })
@@ -1070,9 +1083,9 @@ pub fn complement_error<A: Complement<Cot>, Cot>() -> Option<&'static str> {
 
 /// Whether a constant leaf list has a static 0: the complement's shape of
 /// modes that overlap (CuTe's "not stacking" case), an inadmissible input.
-pub(crate) const fn has_static_zero(l: crate::const_text::Leaves) -> bool {
+pub(crate) const fn has_static_zero(l: crate::typelevel::const_text::Leaves) -> bool {
     let mut i = 0;
-    while i < l.n && i < crate::const_text::Leaves::CAP {
+    while i < l.n && i < crate::typelevel::const_text::Leaves::CAP {
         if l.st[i] && l.v[i] == 0 {
             return true;
         }
@@ -1084,7 +1097,7 @@ pub(crate) const fn has_static_zero(l: crate::const_text::Leaves) -> bool {
 /// The type of `cosize(filter(A))`, CuTe's default cotarget of `complement(A)`.
 pub trait DefaultCotarget {
     /// The cotarget's leaf type (static when every leaf of A is).
-    type Cot: crate::int::FromValue;
+    type Cot: crate::typelevel::int::FromValue;
     /// Its value, `None` when it overflows `usize`.
     fn cotarget(&self) -> Option<usize>;
 }
@@ -1093,16 +1106,16 @@ where
     <Sh as FilterZerosShape<D>>::Out: Congruent<D>,
     Layout<<Sh as FilterZerosShape<D>>::Out, D>: Coalesce,
     <Layout<<Sh as FilterZerosShape<D>>::Out, D> as Coalesce>::Output: super::LayoutParts,
-    <<FilteredParts<Sh, D> as super::LayoutParts>::Shape as IntTuple>::Leaves: super::typelevel::ZipModes<
+    <<FilteredParts<Sh, D> as super::LayoutParts>::Shape as IntTuple>::Leaves: crate::typelevel::list::ZipModes<
         <<FilteredParts<Sh, D> as super::LayoutParts>::Stride as IntTuple>::Leaves,
     >,
-    <<<FilteredParts<Sh, D> as super::LayoutParts>::Shape as IntTuple>::Leaves as super::typelevel::ZipModes<
+    <<<FilteredParts<Sh, D> as super::LayoutParts>::Shape as IntTuple>::Leaves as crate::typelevel::list::ZipModes<
         <<FilteredParts<Sh, D> as super::LayoutParts>::Stride as IntTuple>::Leaves,
-    >>::Out: super::typelevel::CosizeList<Known<typenum::U0>>,
-    <<<<FilteredParts<Sh, D> as super::LayoutParts>::Shape as IntTuple>::Leaves as super::typelevel::ZipModes<
+    >>::Out: crate::typelevel::list::CosizeList<Known<typenum::U0>>,
+    <<<<FilteredParts<Sh, D> as super::LayoutParts>::Shape as IntTuple>::Leaves as crate::typelevel::list::ZipModes<
         <<FilteredParts<Sh, D> as super::LayoutParts>::Stride as IntTuple>::Leaves,
-    >>::Out as super::typelevel::CosizeList<Known<typenum::U0>>>::Out: super::typelevel::PlusOne,
-    FilteredCosize<Sh, D>: crate::int::FromValue,
+    >>::Out as crate::typelevel::list::CosizeList<Known<typenum::U0>>>::Out: crate::typelevel::list::PlusOne,
+    FilteredCosize<Sh, D>: crate::typelevel::int::FromValue,
 {
     type Cot = FilteredCosize<Sh, D>;
     fn cotarget(&self) -> Option<usize> {
@@ -1122,7 +1135,7 @@ where
     }
 }
 type FilteredParts<Sh, D> = <Layout<<Sh as FilterZerosShape<D>>::Out, D> as Coalesce>::Output;
-type FilteredCosize<Sh, D> = super::typelevel::CosizeT<
+type FilteredCosize<Sh, D> = crate::typelevel::list::CosizeT<
     <FilteredParts<Sh, D> as super::LayoutParts>::Shape,
     <FilteredParts<Sh, D> as super::LayoutParts>::Stride,
 >;
@@ -1157,5 +1170,7 @@ pub fn try_complement_default<A: DefaultCotarget + Complement<A::Cot>>(
     let cot = a
         .cotarget()
         .ok_or(crate::LayoutError::Overflow { op: "complement" })?;
-    a.try_complement(<A::Cot as crate::int::FromValue>::from_value(cot))
+    a.try_complement(<A::Cot as crate::typelevel::int::FromValue>::from_value(
+        cot,
+    ))
 }

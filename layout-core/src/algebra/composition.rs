@@ -12,20 +12,21 @@
 //! (checked arithmetic): a static result is zero-sized and computes
 //! nothing; a mixed one is computed in place, without allocating, by the
 //! same fold that gives its type. Admissibility of static inputs is a
-//! post-monomorphisation check ([`crate::admissible`]) whose message names
+//! post-monomorphisation check ([`crate::algebra::admissible`]) whose message names
 //! both layouts; with run-time leaves the same check runs on the values.
 
-use super::arith::{CeilDivT, DivT, LCeilDiv, LDiv, LMin, LMul, Leaf, MinT, MulT};
 use super::coalesce::{FoldBack, Many, One, ZipRev};
-use super::typelevel::Either;
-use super::typelevel::Pack;
-use super::typelevel::{Push, StaticForm};
+use crate::typelevel::arith::{CeilDivT, DivT, LCeilDiv, LDiv, LMin, LMul, Leaf, MinT, MulT};
+use crate::typelevel::form::Either;
+use crate::typelevel::form::StaticForm;
+use crate::typelevel::list::Pack;
+use crate::typelevel::list::Push;
 
-use crate::const_text::Text;
-use crate::coord::Underscore;
-use crate::int::{C, S};
+use crate::layout::coord::Underscore;
 use crate::layout::{Congruent, Layout};
-use crate::tuple::{Cons, IntTuple, IntoTuple, Nil, Tuple};
+use crate::typelevel::const_text::Text;
+use crate::typelevel::int::{C, S};
+use crate::typelevel::tuple::{Cons, IntTuple, IntoTuple, Nil, Tuple};
 use typenum::{B0, B1, U2};
 
 /// A static 1 becomes a static 2 (the last mode of A' in `coalesce_x`).
@@ -198,7 +199,7 @@ impl StepError {
     /// The refusal it is.
     #[cold]
     pub(crate) fn refusal(self) -> crate::Refusal {
-        use crate::admissible::size_zero;
+        use crate::algebra::admissible::size_zero;
         match self {
             StepError::Overflow => crate::Refusal::Arithmetic,
             StepError::ZeroA => crate::Refusal::SizeZero {
@@ -273,8 +274,9 @@ where
         let (next_shape, next_stride): (CeilDivT<Cc, RD>, CeilDivT<RD, Cc>) = if rest_d.value() == 0
         {
             (
-                super::arith::leaf_result(|| Some(rest.value())).ok_or(StepError::Overflow)?,
-                super::arith::leaf_result(|| Some(0)).ok_or(StepError::Overflow)?,
+                crate::typelevel::arith::leaf_result(|| Some(rest.value()))
+                    .ok_or(StepError::Overflow)?,
+                crate::typelevel::arith::leaf_result(|| Some(0)).ok_or(StepError::Overflow)?,
             )
         } else {
             if c.value() == 0 {
@@ -405,7 +407,7 @@ where
     ) -> Result<(Self::Shape, Self::Stride), StepError> {
         let new: MinT<NS, RS> = (ns, rest).value().ok_or(StepError::Overflow)?;
         let stride: MulT<RD, K> = (rest_d, k).value().ok_or(StepError::Overflow)?;
-        if crate::int::Int::value(new) == 0 {
+        if crate::typelevel::int::Int::value(new) == 0 {
             return Err(StepError::ZeroB);
         }
         let rest: DivT<RS, MinT<NS, RS>> = (rest, new).value().ok_or(StepError::Overflow)?;
@@ -551,17 +553,17 @@ where
 /// The leaf sizes of A' as a constant (for the admissibility check).
 #[doc(hidden)]
 pub trait PairSizes {
-    const SIZES: crate::const_text::Leaves;
+    const SIZES: crate::typelevel::const_text::Leaves;
     /// Write the sizes from `buf[i]` on (as far as `buf` goes).
     fn sizes_into(&self, buf: &mut [usize], i: usize);
 }
 impl PairSizes for Nil {
-    const SIZES: crate::const_text::Leaves = crate::const_text::Leaves::EMPTY;
+    const SIZES: crate::typelevel::const_text::Leaves = crate::typelevel::const_text::Leaves::EMPTY;
     #[inline(always)]
     fn sizes_into(&self, _buf: &mut [usize], _i: usize) {}
 }
 impl<Sh: IntTuple, St, R: PairSizes> PairSizes for Cons<(Sh, St), R> {
-    const SIZES: crate::const_text::Leaves = Sh::LEAF_VALUES.concat(R::SIZES);
+    const SIZES: crate::typelevel::const_text::Leaves = Sh::LEAF_VALUES.concat(R::SIZES);
     #[inline(always)]
     fn sizes_into(&self, buf: &mut [usize], i: usize) {
         if let Some(x) = buf.get_mut(i) {
@@ -572,15 +574,19 @@ impl<Sh: IntTuple, St, R: PairSizes> PairSizes for Cons<(Sh, St), R> {
 }
 
 /// The run-time admissibility of `A' o B` (A' given by its modes `al`),
-/// for inputs with run-time leaves: [`crate::admissible::check_composition`]
+/// for inputs with run-time leaves: [`crate::algebra::admissible::check_composition`]
 /// on the values. An integral A' has no boundary to cross: nothing to check.
 #[inline(always)]
-pub(crate) fn check_runtime<AL: PairSizes + crate::tuple::List, BS: IntTuple, BD: IntTuple>(
+pub(crate) fn check_runtime<
+    AL: PairSizes + crate::typelevel::tuple::List,
+    BS: IntTuple,
+    BD: IntTuple,
+>(
     al: &AL,
     bs: &BS,
     bd: &BD,
 ) -> Result<(), crate::LayoutError> {
-    const CAP: usize = crate::const_text::Leaves::CAP;
+    const CAP: usize = crate::typelevel::const_text::Leaves::CAP;
     if AL::LEN <= 1 {
         return Ok(());
     }
@@ -612,7 +618,7 @@ pub(crate) fn check_runtime<AL: PairSizes + crate::tuple::List, BS: IntTuple, BD
             i += 1;
         }
         let (a, s, d) = (&a[..AL::LEN], &s[..BS::LEAF_COUNT], &d[..BS::LEAF_COUNT]);
-        return crate::admissible::check_composition(a, s, d)
+        return crate::algebra::admissible::check_composition(a, s, d)
             .map_err(|e| refuse(crate::Refusal::Composition(e)));
     }
     // Up to UNROLL leaves of B: the same check (the steps of
@@ -631,7 +637,7 @@ pub(crate) fn check_runtime<AL: PairSizes + crate::tuple::List, BS: IntTuple, BD
     let mut live = 0;
     unroll!(l, {
         if l < BS::LEAF_COUNT
-            && crate::admissible::walk_leaf(a, bs.leaf(l), bd.leaf(l))
+            && crate::algebra::admissible::walk_leaf(a, bs.leaf(l), bd.leaf(l))
                 .map_err(|e| refuse(crate::Refusal::Composition(e)))?
         {
             live += 1;
@@ -639,31 +645,31 @@ pub(crate) fn check_runtime<AL: PairSizes + crate::tuple::List, BS: IntTuple, BD
     });
     if live > 1 {
         let (mut p, mut i) = (1, 0);
-        while let Some(q) = crate::admissible::next_boundary(a, i, p) {
+        while let Some(q) = crate::algebra::admissible::next_boundary(a, i, p) {
             p = q;
             let mut total: usize = 0;
             unroll!(l, {
                 if l < BS::LEAF_COUNT {
-                    let r = crate::admissible::leaf_residue(bs.leaf(l), bd.leaf(l), p);
+                    let r = crate::algebra::admissible::leaf_residue(bs.leaf(l), bd.leaf(l), p);
                     total = total.saturating_add(r);
                 }
             });
             if total >= p {
-                let e = crate::admissible::CompositionError::Overlap { i, p };
+                let e = crate::error::CompositionError::Overlap { i, p };
                 return Err(refuse(crate::Refusal::Composition(e)));
             }
             i += 1;
         }
-        if crate::admissible::boundary_overflows(a, i, p) {
+        if crate::algebra::admissible::boundary_overflows(a, i, p) {
             let mut total: u128 = 0;
             unroll!(l, {
                 if l < BS::LEAF_COUNT {
-                    let r = crate::admissible::leaf_reach(bs.leaf(l), bd.leaf(l));
+                    let r = crate::algebra::admissible::leaf_reach(bs.leaf(l), bd.leaf(l));
                     total = total.saturating_add(r);
                 }
             });
             if total > usize::MAX as u128 {
-                let e = crate::admissible::CompositionError::PastUsize { i };
+                let e = crate::error::CompositionError::PastUsize { i };
                 return Err(refuse(crate::Refusal::Composition(e)));
             }
         }
@@ -673,11 +679,13 @@ pub(crate) fn check_runtime<AL: PairSizes + crate::tuple::List, BS: IntTuple, BD
 
 /// [`check_runtime`]'s answer when every value it reads is static.
 struct Decided<AL, BS, BD>(core::marker::PhantomData<(AL, BS, BD)>);
-impl<AL: PairSizes + crate::tuple::List, BS: IntTuple, BD: IntTuple> Decided<AL, BS, BD> {
-    const RESULT: Option<Result<(), crate::admissible::CompositionError>> = {
+impl<AL: PairSizes + crate::typelevel::tuple::List, BS: IntTuple, BD: IntTuple>
+    Decided<AL, BS, BD>
+{
+    const RESULT: Option<Result<(), crate::error::CompositionError>> = {
         let (a, s, d) = (AL::SIZES, BS::LEAF_VALUES, BD::LEAF_VALUES);
         if a.n == AL::LEN && a.all_static() && s.all_static() && d.all_static() && s.n == d.n {
-            Some(crate::admissible::check_composition(
+            Some(crate::algebra::admissible::check_composition(
                 a.v.split_at(a.n).0,
                 s.v.split_at(s.n).0,
                 d.v.split_at(d.n).0,
@@ -740,15 +748,15 @@ pub fn composition_error<A, B: ComposeOnto<A>>() -> Option<&'static str> {
 /// A layout type's text and leaves as constants.
 pub trait StaticText {
     /// Shape leaves.
-    const SHAPE: crate::const_text::Leaves;
+    const SHAPE: crate::typelevel::const_text::Leaves;
     /// Stride leaves.
-    const STRIDE: crate::const_text::Leaves;
+    const STRIDE: crate::typelevel::const_text::Leaves;
     /// CuTe notation.
     const TEXT: Text;
 }
 impl<Sh: Congruent<D>, D: IntTuple> StaticText for Layout<Sh, D> {
-    const SHAPE: crate::const_text::Leaves = Sh::LEAF_VALUES;
-    const STRIDE: crate::const_text::Leaves = D::LEAF_VALUES;
+    const SHAPE: crate::typelevel::const_text::Leaves = Sh::LEAF_VALUES;
+    const STRIDE: crate::typelevel::const_text::Leaves = D::LEAF_VALUES;
     const TEXT: Text = layout_text::<Sh, D>();
 }
 
@@ -770,9 +778,9 @@ where
                 .str(" o ")
                 .text(B::TEXT)
                 .str(": ");
-            match crate::admissible::check_composition(asz, bsv, bdv) {
+            match crate::algebra::admissible::check_composition(asz, bsv, bdv) {
                 Err(e) => Some(e.text(what)),
-                Ok(()) => match crate::admissible::zero_division(asz, bsv, bdv) {
+                Ok(()) => match crate::algebra::admissible::zero_division(asz, bsv, bdv) {
                     Err((who, why)) => Some(what.str(who).str(" has size 0: ").str(why)),
                     Ok(()) => None,
                 },
@@ -863,7 +871,7 @@ impl<AS: Congruent<AD>, AD: IntTuple, BS: Congruent<BD>, BD: IntTuple> ComposeOn
     for Layout<BS, BD>
 where
     Layout<AS, AD>: CoalesceX,
-    <Layout<AS, AD> as CoalesceX>::Pairs: PairSizes + crate::tuple::List,
+    <Layout<AS, AD> as CoalesceX>::Pairs: PairSizes + crate::typelevel::tuple::List,
     (BS, BD): CompLayout<<Layout<AS, AD> as CoalesceX>::Pairs>,
 {
     type Output = CompositionOf<AS, AD, BS, BD>;
@@ -879,7 +887,7 @@ where
                 panic!("{}", t.as_str())
             }
         }
-        super::values::run::<crate::tuple::AllStatic4<AS, AD, BS, BD>, _>(move || {
+        super::values::run::<crate::typelevel::tuple::AllStatic4<AS, AD, BS, BD>, _>(move || {
             self.compose_values(a)
         })
     }
@@ -989,7 +997,7 @@ macro_rules! int_tiler {
         }
     };
 }
-crate::tuple::for_each_leaf!(int_tiler);
+crate::typelevel::int::for_each_leaf!(int_tiler);
 
 /// The first error of a list, if any.
 pub(crate) const fn first_error(e: &[Option<Text>]) -> Option<Text> {
@@ -1072,7 +1080,7 @@ macro_rules! compose_tuple_tiler {
         }
     };
 }
-super::typelevel::for_tiler_ranks!(crate::algebra::composition::compose_tuple_tiler());
+crate::typelevel::list::for_tiler_ranks!(crate::algebra::composition::compose_tuple_tiler());
 pub(crate) use compose_tuple_tiler;
 
 /// `(t,)` on a layout whose shape is an integer (one mode).
@@ -1105,4 +1113,4 @@ macro_rules! compose_tuple_tiler_leaf {
         }
     };
 }
-crate::tuple::for_each_leaf!(compose_tuple_tiler_leaf);
+crate::typelevel::int::for_each_leaf!(compose_tuple_tiler_leaf);

@@ -8,18 +8,18 @@
 //! skips the general complement ([`IntDivideCase`]): the same result for
 //! about half the compile time.
 
-use super::arith::{CeilDivT, LCeilDiv, LMul, Leaf, MulT};
 use super::by_mode::Unpack;
 use super::coalesce::Coalesce;
 use super::complement::{ComplementOf, ComplementShape, ComplementStride, FilteredModes};
 use super::composition::{first_error, CoalesceX, CompLayout, ComposeOnto, LayoutParts};
-use crate::compact::Compact;
-use crate::const_text::Text;
-use crate::coord::Underscore;
 use crate::error::LayoutError;
-use crate::int::C;
+use crate::layout::compact::Compact;
+use crate::layout::coord::Underscore;
 use crate::layout::{Congruent, Layout};
-use crate::tuple::IntTuple;
+use crate::typelevel::arith::{CeilDivT, LCeilDiv, LMul, Leaf, MulT};
+use crate::typelevel::const_text::Text;
+use crate::typelevel::int::C;
+use crate::typelevel::tuple::IntTuple;
 use typenum::{B0, B1};
 
 /// A tiler for the divides: `Self` divides `A`.
@@ -87,7 +87,7 @@ where
             &self,
             "logical_divide",
             "the tiler",
-            crate::admissible::size_zero::TILER,
+            crate::algebra::admissible::size_zero::TILER,
         )?;
         let cot = a.try_coalesce()?.parts().0;
         let (cs, cd) = super::complement::complement_values(self.triples(), cot, false)?.parts();
@@ -105,7 +105,7 @@ where
                 .str("logical_divide: the tiler ")
                 .text(super::composition::layout_text::<BS, BD>())
                 .str(" has size 0: ")
-                .str(crate::admissible::size_zero::TILER),
+                .str(crate::algebra::admissible::size_zero::TILER),
         )
     } else if super::complement::has_static_zero(<CoalescedShape<AS, AD> as IntTuple>::LEAF_VALUES)
         && !<CoalescedShape<AS, AD> as IntTuple>::IS_INT
@@ -115,7 +115,7 @@ where
                 .str("logical_divide: the cotarget ")
                 .text(<CoalescedShape<AS, AD> as IntTuple>::TEXT)
                 .str(" has size 0: ")
-                .str(crate::admissible::size_zero::COTARGET),
+                .str(crate::algebra::admissible::size_zero::COTARGET),
         )
     } else if if super::complement::has_static_zero(
         <CoalescedShape<AS, AD> as IntTuple>::LEAF_VALUES,
@@ -209,7 +209,7 @@ where
         <Layout<N, <N as Compact<C<1>>>::Left> as DivideOnto<Layout<AS, AD>>>::ERROR;
     #[inline(always)]
     fn go(n: N, a: Layout<AS, AD>) -> Result<Self::Logical, LayoutError> {
-        Layout::raw(n, crate::compact::try_compact_col_major(n)?).try_logical(a)
+        Layout::raw(n, crate::layout::compact::try_compact_col_major(n)?).try_logical(a)
     }
 }
 
@@ -256,7 +256,7 @@ where
                 .str("logical_divide: the tiler ")
                 .text(super::composition::layout_text::<N, TileStride<N>>())
                 .str(" has size 0: ")
-                .str(crate::admissible::size_zero::TILER),
+                .str(crate::algebra::admissible::size_zero::TILER),
         )
     } else {
         None
@@ -271,7 +271,7 @@ where
                 op: "logical_divide",
                 why: crate::Refusal::SizeZero {
                     what: "the tiler",
-                    why: crate::admissible::size_zero::TILER,
+                    why: crate::algebra::admissible::size_zero::TILER,
                 },
             });
         }
@@ -319,7 +319,7 @@ macro_rules! int_divide {
         }
     };
 }
-crate::tuple::for_each_leaf!(int_divide);
+crate::typelevel::int::for_each_leaf!(int_divide);
 
 super::by_mode::tuple_tiler!(DivideOnto, ZipDivideOnto);
 

@@ -2,10 +2,10 @@
 //! `_1`; `filter` then coalesces.
 
 use super::coalesce::Coalesce;
-use super::typelevel::StaticForm;
-use crate::int::C;
 use crate::layout::{Congruent, Layout};
-use crate::tuple::{Cons, IntTuple, IntoTuple, List, Nil, Tuple};
+use crate::typelevel::form::StaticForm;
+use crate::typelevel::int::C;
+use crate::typelevel::tuple::{Cons, IntTuple, IntoTuple, List, Nil, Tuple};
 use typenum::{Bit, B0, B1};
 
 /// Whether a stride leaf is the static 0.
@@ -18,9 +18,9 @@ impl StrideZero for usize {
 }
 impl<T: StaticForm> StrideZero for T
 where
-    T: crate::int::StaticInt,
+    T: crate::typelevel::int::StaticInt,
 {
-    type IsZero = <<T as crate::int::StaticInt>::U as crate::int::StaticZeroTag>::IsZero;
+    type IsZero = <<T as crate::typelevel::int::StaticInt>::U as crate::typelevel::int::StaticZeroTag>::IsZero;
 }
 
 /// Pick `_1` (tag `B1`) or keep the shape (tag `B0`).
@@ -62,7 +62,7 @@ macro_rules! leaf_filter_zeros {
         }
     };
 }
-crate::tuple::for_each_leaf!(leaf_filter_zeros);
+crate::typelevel::int::for_each_leaf!(leaf_filter_zeros);
 #[doc(hidden)]
 pub trait FilterZerosList<D> {
     type Out: List;

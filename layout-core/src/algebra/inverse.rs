@@ -4,12 +4,12 @@
 //! picks), until no mode continues the chain.
 
 use super::coalesce::Coalesce;
-use super::typelevel::Push;
-use super::typelevel::StaticFormU;
-use crate::compact::Compact;
-use crate::int::{StaticInt, C, S};
+use crate::layout::compact::Compact;
 use crate::layout::{Congruent, Layout};
-use crate::tuple::{Cons, IntTuple, IntoTuple, List, Nil};
+use crate::typelevel::form::StaticFormU;
+use crate::typelevel::int::{StaticInt, C, S};
+use crate::typelevel::list::Push;
+use crate::typelevel::tuple::{Cons, IntTuple, IntoTuple, List, Nil};
 use core::ops::Mul;
 use typenum::{Bit, IsEqual, IsGreaterOrEqual, Prod, Unsigned, B0, B1, U1};
 
@@ -158,16 +158,18 @@ impl<SH: IntTuple + Default + Congruent<RH>, RH: IntTuple + Default> Assemble
 }
 impl<SH, RH, X, T> Assemble for Cons<(SH, RH), Cons<X, T>>
 where
-    Cons<(SH, RH), Cons<X, T>>: super::coalesce::Unzip,
-    <Cons<(SH, RH), Cons<X, T>> as super::coalesce::Unzip>::A: IntoTuple,
-    <Cons<(SH, RH), Cons<X, T>> as super::coalesce::Unzip>::B: IntoTuple,
-    <<Cons<(SH, RH), Cons<X, T>> as super::coalesce::Unzip>::A as IntoTuple>::Tuple:
+    Cons<(SH, RH), Cons<X, T>>: crate::typelevel::list::Unzip,
+    <Cons<(SH, RH), Cons<X, T>> as crate::typelevel::list::Unzip>::A: IntoTuple,
+    <Cons<(SH, RH), Cons<X, T>> as crate::typelevel::list::Unzip>::B: IntoTuple,
+    <<Cons<(SH, RH), Cons<X, T>> as crate::typelevel::list::Unzip>::A as IntoTuple>::Tuple:
         IntTuple + Default,
-    <<Cons<(SH, RH), Cons<X, T>> as super::coalesce::Unzip>::B as IntoTuple>::Tuple:
+    <<Cons<(SH, RH), Cons<X, T>> as crate::typelevel::list::Unzip>::B as IntoTuple>::Tuple:
         IntTuple + Default,
 {
-    type Shape = <<Cons<(SH, RH), Cons<X, T>> as super::coalesce::Unzip>::A as IntoTuple>::Tuple;
-    type Stride = <<Cons<(SH, RH), Cons<X, T>> as super::coalesce::Unzip>::B as IntoTuple>::Tuple;
+    type Shape =
+        <<Cons<(SH, RH), Cons<X, T>> as crate::typelevel::list::Unzip>::A as IntoTuple>::Tuple;
+    type Stride =
+        <<Cons<(SH, RH), Cons<X, T>> as crate::typelevel::list::Unzip>::B as IntoTuple>::Tuple;
     type Layout = Layout<Self::Shape, Self::Stride>;
 }
 
@@ -334,7 +336,7 @@ impl Quotients for Nil {
 impl<S0: Copy + Send + Sync + 'static, D0: StaticInt, R0: Copy + Send + Sync + 'static> Quotients
     for Cons<(S0, D0, R0), Nil>
 where
-    S0: crate::int::Int,
+    S0: crate::typelevel::int::Int,
 {
     type Out = Cons<(S0, R0), Nil>;
     const OK: bool = D0::VALUE != 0;
@@ -343,12 +345,12 @@ impl<S0, D0: StaticInt, R0: Copy + Send + Sync + 'static, S1, D1: StaticInt, R1,
     for Cons<(S0, D0, R0), Cons<(S1, D1, R1), T>>
 where
     S0: StaticInt,
-    D1::U: super::arith::DivRem<D0::U>,
-    <D1::U as super::arith::DivRem<D0::U>>::Q: Unsigned + 'static,
+    D1::U: crate::typelevel::arith::DivRem<D0::U>,
+    <D1::U as crate::typelevel::arith::DivRem<D0::U>>::Q: Unsigned + 'static,
     Cons<(S1, D1, R1), T>: Quotients,
 {
     type Out = Cons<
-        (S<<D1::U as super::arith::DivRem<D0::U>>::Q>, R0),
+        (S<<D1::U as crate::typelevel::arith::DivRem<D0::U>>::Q>, R0),
         <Cons<(S1, D1, R1), T> as Quotients>::Out,
     >;
     const OK: bool = D0::VALUE != 0
@@ -392,8 +394,9 @@ pub type SortedOf<F> = <<<F as Flat>::Leaves as Zip3<
 
 /// The left inverse's modes before its final coalesce.
 #[doc(hidden)]
-pub type LeftModes<F> =
-    <<SortedOf<F> as Lead>::Out as crate::tuple::Concat<<SortedOf<F> as Quotients>::Out>>::Out;
+pub type LeftModes<F> = <<SortedOf<F> as Lead>::Out as crate::typelevel::tuple::Concat<
+    <SortedOf<F> as Quotients>::Out,
+>>::Out;
 
 /// CuTe's `left_inverse` of a static injective layout: `R(L(i)) == i` for
 /// every i in L's domain. Strides that do not divide each other when sorted,
@@ -422,8 +425,9 @@ where
         <<Layout<Sh, D> as Coalesce>::Output as Flat>::RLeaves,
     >>::Out: SortFrom<typenum::U0, Nil>,
     SortedOf<<Layout<Sh, D> as Coalesce>::Output>: Lead + Quotients,
-    <SortedOf<<Layout<Sh, D> as Coalesce>::Output> as Lead>::Out:
-        crate::tuple::Concat<<SortedOf<<Layout<Sh, D> as Coalesce>::Output> as Quotients>::Out>,
+    <SortedOf<<Layout<Sh, D> as Coalesce>::Output> as Lead>::Out: crate::typelevel::tuple::Concat<
+        <SortedOf<<Layout<Sh, D> as Coalesce>::Output> as Quotients>::Out,
+    >,
     LeftModes<<Layout<Sh, D> as Coalesce>::Output>: Assemble,
     <LeftModes<<Layout<Sh, D> as Coalesce>::Output> as Assemble>::Layout: Coalesce,
     <<LeftModes<<Layout<Sh, D> as Coalesce>::Output> as Assemble>::Layout as Coalesce>::Output:

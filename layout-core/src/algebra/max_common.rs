@@ -5,11 +5,11 @@
 use super::coalesce::Coalesce;
 use super::composition::{ComposeOnto, LayoutParts};
 use super::inverse::RightInverse;
-use super::typelevel::StaticForm;
-use crate::int::C;
+use crate::layout::ops::Mode;
 use crate::layout::{Congruent, Layout};
-use crate::ops::Mode;
-use crate::tuple::IntTuple;
+use crate::typelevel::form::StaticForm;
+use crate::typelevel::int::C;
+use crate::typelevel::tuple::IntTuple;
 use typenum::{Bit, B0, B1};
 
 /// `B1` for a static shape with a static stride 1.
@@ -19,11 +19,11 @@ pub trait Contiguous {
 }
 impl<S: StaticForm, D: StaticForm> Contiguous for (S, D)
 where
-    (<S::Form as super::typelevel::StTag>::St, D::IsOne): super::typelevel::Both,
-    S::Form: super::typelevel::StTag,
+    (<S::Form as crate::typelevel::form::StTag>::St, D::IsOne): crate::typelevel::form::Both,
+    S::Form: crate::typelevel::form::StTag,
 {
     type Tag =
-        <(<S::Form as super::typelevel::StTag>::St, D::IsOne) as super::typelevel::Both>::Out;
+        <(<S::Form as crate::typelevel::form::StTag>::St, D::IsOne) as crate::typelevel::form::Both>::Out;
 }
 
 /// The two results by tag.
@@ -104,11 +104,11 @@ type CaseOf<A, B> = <(FirstShape<A, B>, FirstStride<A, B>) as Contiguous>::Tag;
 #[inline(always)]
 pub fn max_common_vector<A: MaxCommon<B>, B>(_a: A, _b: B) -> A::Vector
 where
-    A::Vector: Default + crate::int::Int,
+    A::Vector: Default + crate::typelevel::int::Int,
 {
     const {
         assert!(
-            <A::Vector as crate::int::Int>::STATIC.is_some(),
+            <A::Vector as crate::typelevel::int::Int>::STATIC.is_some(),
             "max_common_vector: the typed form computes a static count only; with run-time leaves use DynLayout's"
         )
     };

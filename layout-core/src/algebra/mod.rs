@@ -6,7 +6,7 @@
 //! static values are taken by computing a tag type (`B0`/`B1`) and calling a
 //! helper trait implemented once per tag, with the tag as `Self`.
 
-pub(crate) mod arith;
+pub(crate) mod admissible;
 pub(crate) mod by_mode;
 pub(crate) mod cast;
 mod coalesce;
@@ -20,10 +20,9 @@ pub(crate) mod product;
 pub(crate) mod profile;
 mod swizzle;
 pub(crate) mod tile;
-pub(crate) mod typelevel;
 pub(crate) mod values;
 
-pub use arith::Leaf;
+pub use crate::typelevel::arith::Leaf;
 pub use by_mode::Unpack;
 pub use cast::{downcast, try_downcast, upcast, IntCeilDiv};
 pub use coalesce::{coalesce, try_coalesce, Coalesce};

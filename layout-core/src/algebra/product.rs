@@ -5,24 +5,25 @@
 //! Result types and the values of run-time leaves both come from the typed
 //! composition and complement (no allocation).
 
-use super::arith::{LMul, Leaf, MulT};
-use super::typelevel::CosizeList;
-use super::typelevel::CosizeT;
-use super::typelevel::PlusOne;
-use super::typelevel::SizeList;
-use super::typelevel::SizeT;
-use super::typelevel::{Known, ZipModes};
+use crate::typelevel::arith::{LMul, Leaf, MulT};
+use crate::typelevel::form::Known;
+use crate::typelevel::list::CosizeList;
+use crate::typelevel::list::CosizeT;
+use crate::typelevel::list::PlusOne;
+use crate::typelevel::list::SizeList;
+use crate::typelevel::list::SizeT;
+use crate::typelevel::list::ZipModes;
 
 use super::by_mode::Unpack;
 use super::complement::{ComplementOf, ComplementShape, ComplementT, FilteredModes};
 use super::composition::{first_error, ComposeOnto, LayoutParts};
-use crate::compact::Compact;
-use crate::const_text::Text;
-use crate::coord::Underscore;
 use crate::error::LayoutError;
-use crate::int::C;
+use crate::layout::compact::Compact;
+use crate::layout::coord::Underscore;
 use crate::layout::{Congruent, Layout};
-use crate::tuple::{AsModes, Cons, IntTuple, IntoTuple as _, Nil, Tuple};
+use crate::typelevel::const_text::Text;
+use crate::typelevel::int::C;
+use crate::typelevel::tuple::{AsModes, Cons, IntTuple, IntoTuple as _, Nil, Tuple};
 use core::ops::BitAnd;
 use typenum::{And, Bit, B0, B1};
 
@@ -62,7 +63,7 @@ pub trait ZipProductOnto<A> {
 /// is not called); `None` when `f` overflows.
 #[inline(always)]
 fn leaf_of<T: Leaf>(f: impl FnOnce() -> Option<usize>) -> Option<T> {
-    super::arith::leaf_result(f)
+    crate::typelevel::arith::leaf_result(f)
 }
 
 /// `size(A) * cosize(B)` with CuTe's static rules, as a leaf (`None` on overflow).
@@ -111,7 +112,7 @@ where
             &a,
             "logical_product",
             "A",
-            crate::admissible::size_zero::PRODUCT,
+            crate::algebra::admissible::size_zero::PRODUCT,
         )?;
         let cot: MulT<SizeT<AS>, CosizeT<BS, BD>> =
             product_cotarget(&a.shape(), &self.shape(), &self.stride()).ok_or(
@@ -139,7 +140,7 @@ where
                 .str("logical_product: A = ")
                 .text(super::composition::layout_text::<AS, AD>())
                 .str(" has size 0: ")
-                .str(crate::admissible::size_zero::PRODUCT),
+                .str(crate::algebra::admissible::size_zero::PRODUCT),
         )
     } else if super::complement::has_static_zero(
         <ComplementShape<
@@ -209,12 +210,12 @@ macro_rules! int_product {
             const ERROR: Option<Text> = <Layout<$t, <$t as Compact<C<1>>>::Left> as ProductOnto<Layout<AS, AD>>>::ERROR;
             #[inline(always)]
             fn try_logical(self, a: Layout<AS, AD>) -> Result<Self::Logical, LayoutError> {
-                Layout::raw(self, crate::compact::try_compact_col_major(self)?).try_logical(a)
+                Layout::raw(self, crate::layout::compact::try_compact_col_major(self)?).try_logical(a)
             }
         }
     };
 }
-crate::tuple::for_each_leaf!(int_product);
+crate::typelevel::int::for_each_leaf!(int_product);
 macro_rules! int_zip_product {
     ($t:ty; $($g:tt)*) => {
         impl<AS: Congruent<AD>, AD: IntTuple, $($g)*> ZipProductOnto<Layout<AS, AD>> for $t
@@ -226,12 +227,12 @@ macro_rules! int_zip_product {
             const ERROR: Option<Text> = <Layout<$t, <$t as Compact<C<1>>>::Left> as ZipProductOnto<Layout<AS, AD>>>::ERROR;
             #[inline(always)]
             fn try_zipped(self, a: Layout<AS, AD>) -> Result<Self::Zipped, LayoutError> {
-                Layout::raw(self, crate::compact::try_compact_col_major(self)?).try_zipped(a)
+                Layout::raw(self, crate::layout::compact::try_compact_col_major(self)?).try_zipped(a)
             }
         }
     };
 }
-crate::tuple::for_each_leaf!(int_zip_product);
+crate::typelevel::int::for_each_leaf!(int_zip_product);
 
 super::by_mode::tuple_tiler!(ProductOnto, ZipProductOnto);
 
@@ -299,7 +300,7 @@ pub trait ZipProduct<B> {
 /// Pad a mode list with `P` up to the length of `L` (CuTe's `append<R>`).
 #[doc(hidden)]
 pub trait PadTo<L, P> {
-    type Out: crate::tuple::List;
+    type Out: crate::typelevel::tuple::List;
     fn pad(self) -> Self::Out;
 }
 impl<P> PadTo<Nil, P> for Nil {
@@ -309,7 +310,9 @@ impl<P> PadTo<Nil, P> for Nil {
         Nil
     }
 }
-impl<H: Copy + Send + Sync + 'static, T: crate::tuple::List, P> PadTo<Nil, P> for Cons<H, T> {
+impl<H: Copy + Send + Sync + 'static, T: crate::typelevel::tuple::List, P> PadTo<Nil, P>
+    for Cons<H, T>
+{
     type Out = Cons<H, T>;
     #[inline(always)]
     fn pad(self) -> Self {
@@ -333,9 +336,9 @@ impl<H: Copy + Send + Sync + 'static, T: PadTo<U, P>, X, U, P> PadTo<Cons<X, U>,
         Cons(self.0, self.1.pad())
     }
 }
-type Padded<L, M, P> = <<L as PadTo<M, P>>::Out as crate::tuple::IntoTuple>::Tuple;
+type Padded<L, M, P> = <<L as PadTo<M, P>>::Out as crate::typelevel::tuple::IntoTuple>::Tuple;
 
-type Pairs<X, Y> = <<X as ZipModes<Y>>::Out as crate::tuple::IntoTuple>::Tuple;
+type Pairs<X, Y> = <<X as ZipModes<Y>>::Out as crate::typelevel::tuple::IntoTuple>::Tuple;
 
 /// Blocked and raked products of two layouts, after padding both with
 /// `_1:_0` modes to the same rank.
@@ -354,7 +357,7 @@ impl<
     > ZipPadded<Layout<BS, BD>> for Layout<AS, AD>
 where
     Layout<BS, BD>: ProductOnto<Layout<AS, AD>>,
-    <Layout<BS, BD> as ProductOnto<Layout<AS, AD>>>::Logical: crate::ops::Mode<1>,
+    <Layout<BS, BD> as ProductOnto<Layout<AS, AD>>>::Logical: crate::layout::ops::Mode<1>,
     LogicalR<Layout<AS, AD>, Layout<BS, BD>>: LayoutParts,
     <LogicalR<Layout<AS, AD>, Layout<BS, BD>> as LayoutParts>::Shape: AsModes,
     <LogicalR<Layout<AS, AD>, Layout<BS, BD>> as LayoutParts>::Stride: AsModes,
@@ -363,13 +366,13 @@ where
     RShapeModes<Layout<AS, AD>, Layout<BS, BD>>: ZipModes<AS::List>,
     RStrideModes<Layout<AS, AD>, Layout<BS, BD>>: ZipModes<AD::List>,
     <AS::List as ZipModes<RShapeModes<Layout<AS, AD>, Layout<BS, BD>>>>::Out:
-        crate::tuple::IntoTuple,
+        crate::typelevel::tuple::IntoTuple,
     <AD::List as ZipModes<RStrideModes<Layout<AS, AD>, Layout<BS, BD>>>>::Out:
-        crate::tuple::IntoTuple,
+        crate::typelevel::tuple::IntoTuple,
     <RShapeModes<Layout<AS, AD>, Layout<BS, BD>> as ZipModes<AS::List>>::Out:
-        crate::tuple::IntoTuple,
+        crate::typelevel::tuple::IntoTuple,
     <RStrideModes<Layout<AS, AD>, Layout<BS, BD>> as ZipModes<AD::List>>::Out:
-        crate::tuple::IntoTuple,
+        crate::typelevel::tuple::IntoTuple,
 {
     type Blocked = Layout<
         Pairs<AS::List, RShapeModes<Layout<AS, AD>, Layout<BS, BD>>>,
@@ -381,7 +384,7 @@ where
     >;
     #[inline(always)]
     fn blocked(self, b: Layout<BS, BD>) -> Result<Self::Blocked, LayoutError> {
-        let (rs, rd) = crate::ops::Mode::<1>::get(b.try_logical(self)?).parts();
+        let (rs, rd) = crate::layout::ops::Mode::<1>::get(b.try_logical(self)?).parts();
         let (s, d) = (self.shape().into_list(), self.stride().into_list());
         Ok(Layout::raw(
             s.zip_modes(rs.as_modes()).into_tuple(),
@@ -390,7 +393,7 @@ where
     }
     #[inline(always)]
     fn raked(self, b: Layout<BS, BD>) -> Result<Self::Raked, LayoutError> {
-        let (rs, rd) = crate::ops::Mode::<1>::get(b.try_logical(self)?).parts();
+        let (rs, rd) = crate::layout::ops::Mode::<1>::get(b.try_logical(self)?).parts();
         let (s, d) = (self.shape().into_list(), self.stride().into_list());
         Ok(Layout::raw(
             rs.as_modes().zip_modes(s).into_tuple(),
@@ -399,7 +402,7 @@ where
     }
 }
 
-type LogicalR<A, B> = <<B as ProductOnto<A>>::Logical as crate::ops::Mode<1>>::Output;
+type LogicalR<A, B> = <<B as ProductOnto<A>>::Logical as crate::layout::ops::Mode<1>>::Output;
 type RShapeModes<A, B> = <<LogicalR<A, B> as LayoutParts>::Shape as AsModes>::Modes;
 type RStrideModes<A, B> = <<LogicalR<A, B> as LayoutParts>::Stride as AsModes>::Modes;
 type PadA<AS, AD, BS> = Layout<
@@ -485,10 +488,10 @@ where
     AD::Modes: PadTo<BS::Modes, C<0>>,
     BS::Modes: PadTo<AS::Modes, C<1>>,
     BD::Modes: PadTo<AS::Modes, C<0>>,
-    <AS::Modes as PadTo<BS::Modes, C<1>>>::Out: crate::tuple::IntoTuple,
-    <AD::Modes as PadTo<BS::Modes, C<0>>>::Out: crate::tuple::IntoTuple,
-    <BS::Modes as PadTo<AS::Modes, C<1>>>::Out: crate::tuple::IntoTuple,
-    <BD::Modes as PadTo<AS::Modes, C<0>>>::Out: crate::tuple::IntoTuple,
+    <AS::Modes as PadTo<BS::Modes, C<1>>>::Out: crate::typelevel::tuple::IntoTuple,
+    <AD::Modes as PadTo<BS::Modes, C<0>>>::Out: crate::typelevel::tuple::IntoTuple,
+    <BS::Modes as PadTo<AS::Modes, C<1>>>::Out: crate::typelevel::tuple::IntoTuple,
+    <BD::Modes as PadTo<AS::Modes, C<0>>>::Out: crate::typelevel::tuple::IntoTuple,
     PadA<AS, AD, BS>: ZipPadded<PadB<AS, BS, BD>>,
 {
     type Blocked = <PadA<AS, AD, BS> as ZipPadded<PadB<AS, BS, BD>>>::Blocked;
@@ -515,10 +518,10 @@ where
     AD::Modes: PadTo<BS::Modes, C<0>>,
     BS::Modes: PadTo<AS::Modes, C<1>>,
     BD::Modes: PadTo<AS::Modes, C<0>>,
-    <AS::Modes as PadTo<BS::Modes, C<1>>>::Out: crate::tuple::IntoTuple,
-    <AD::Modes as PadTo<BS::Modes, C<0>>>::Out: crate::tuple::IntoTuple,
-    <BS::Modes as PadTo<AS::Modes, C<1>>>::Out: crate::tuple::IntoTuple,
-    <BD::Modes as PadTo<AS::Modes, C<0>>>::Out: crate::tuple::IntoTuple,
+    <AS::Modes as PadTo<BS::Modes, C<1>>>::Out: crate::typelevel::tuple::IntoTuple,
+    <AD::Modes as PadTo<BS::Modes, C<0>>>::Out: crate::typelevel::tuple::IntoTuple,
+    <BS::Modes as PadTo<AS::Modes, C<1>>>::Out: crate::typelevel::tuple::IntoTuple,
+    <BD::Modes as PadTo<AS::Modes, C<0>>>::Out: crate::typelevel::tuple::IntoTuple,
 {
     let ((s, d), (t, e)) = (a.into_raw(), b.into_raw());
     let (s, d, t, e) = (s.as_modes(), d.as_modes(), t.as_modes(), e.as_modes());
@@ -536,7 +539,7 @@ where
 impl<AS: Congruent<AD>, AD: IntTuple, BS: Congruent<BD>, BD: IntTuple> ByRank<AS, AD, BS, BD> for B1
 where
     Layout<BS, BD>: ProductOnto<Layout<AS, AD>>,
-    <Layout<BS, BD> as ProductOnto<Layout<AS, AD>>>::Logical: crate::ops::Mode<1>,
+    <Layout<BS, BD> as ProductOnto<Layout<AS, AD>>>::Logical: crate::layout::ops::Mode<1>,
     LogicalR<Layout<AS, AD>, Layout<BS, BD>>: LayoutParts,
     AS::IsLeaf: ZipOne<
         AS,
@@ -565,7 +568,7 @@ where
     >>::Out;
     #[inline(always)]
     fn blocked(a: Layout<AS, AD>, b: Layout<BS, BD>) -> Result<Self::Blocked, LayoutError> {
-        let (rs, rd) = crate::ops::Mode::<1>::get(b.try_logical(a)?).parts();
+        let (rs, rd) = crate::layout::ops::Mode::<1>::get(b.try_logical(a)?).parts();
         Ok(<AS::IsLeaf as ZipOne<AS, AD, _, _>>::zip_one(
             a.shape(),
             a.stride(),
@@ -575,7 +578,7 @@ where
     }
     #[inline(always)]
     fn raked(a: Layout<AS, AD>, b: Layout<BS, BD>) -> Result<Self::Raked, LayoutError> {
-        let (rs, rd) = crate::ops::Mode::<1>::get(b.try_logical(a)?).parts();
+        let (rs, rd) = crate::layout::ops::Mode::<1>::get(b.try_logical(a)?).parts();
         Ok(<<<LogicalR<Layout<AS, AD>, Layout<BS, BD>> as LayoutParts>::Shape as IntTuple>::IsLeaf as ZipOne<
             _,
             _,
@@ -602,10 +605,10 @@ impl<FS, FD, SS, SD> ZipOne<FS, FD, SS, SD> for B1 {
 }
 impl<FS, FD, SS, SD> ZipOne<FS, FD, SS, SD> for B0
 where
-    FS: crate::ops::Mode<0>,
-    FD: crate::ops::Mode<0>,
-    SS: crate::ops::Mode<0>,
-    SD: crate::ops::Mode<0>,
+    FS: crate::layout::ops::Mode<0>,
+    FD: crate::layout::ops::Mode<0>,
+    SS: crate::layout::ops::Mode<0>,
+    SD: crate::layout::ops::Mode<0>,
 {
     type Out = Layout<((Mode0<FS>, Mode0<SS>),), ((Mode0<FD>, Mode0<SD>),)>;
     #[inline(always)]
@@ -613,7 +616,7 @@ where
         Layout::raw(((fs.get(), ss.get()),), ((fd.get(), sd.get()),))
     }
 }
-type Mode0<T> = <T as crate::ops::Mode<0>>::Output;
+type Mode0<T> = <T as crate::layout::ops::Mode<0>>::Output;
 
 /// [`ZipProduct`] seen from B: the functions bound their last argument, so
 /// that the type-level work starts once both input types are known.
@@ -668,7 +671,7 @@ macro_rules! zip_fn {
                 }
             }
             super::values::run::<
-                crate::tuple::AllStatic4<A::Shape, A::Stride, B::Shape, B::Stride>,
+                crate::typelevel::tuple::AllStatic4<A::Shape, A::Stride, B::Shape, B::Stride>,
                 _,
             >(move || b.$method(a))
         }

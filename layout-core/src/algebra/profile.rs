@@ -4,9 +4,9 @@
 
 use super::coalesce::Coalesce;
 use super::filter::FilterZerosShape;
-use crate::int::{C, S};
 use crate::layout::{Congruent, Layout};
-use crate::tuple::{Cons, IntTuple, IntoTuple, List, Nil, Tuple};
+use crate::typelevel::int::{C, S};
+use crate::typelevel::tuple::{Cons, IntTuple, IntoTuple, List, Nil, Tuple};
 
 /// An operation applied to a whole (sub-)layout.
 #[doc(hidden)]

@@ -4,9 +4,9 @@
 //! zero-sized and its offsets fold to constants.
 
 use super::composition::ComposeOnto;
-use crate::const_text::Text;
 use crate::layout::{Congruent, Layout};
-use crate::tuple::IntTuple;
+use crate::typelevel::const_text::Text;
+use crate::typelevel::tuple::IntTuple;
 use core::fmt;
 
 /// CuTe's `Swizzle<B, M, S>`: XOR the `B` bits at `M + S` into the `B` bits
@@ -86,7 +86,7 @@ impl<const B: u32, const M: u32, const S: i32, Sh: Congruent<D>, D: IntTuple>
     /// // (1,8): the layout gives 64 + 8 = 72, the swizzle 72 ^ 8 = 64.
     /// assert_eq!(r.crd2idx((1usize, 8usize)), 64);
     /// ```
-    pub fn crd2idx<Cc: crate::coord::Crd2Idx<Sh, D>>(&self, c: Cc) -> usize {
+    pub fn crd2idx<Cc: crate::layout::coord::Crd2Idx<Sh, D>>(&self, c: Cc) -> usize {
         self.swizzle.apply(self.layout.crd2idx(c))
     }
     /// The swizzled offset of a 1-D index.

@@ -5,16 +5,16 @@
 //! product_each(shape(append<R>(block))))`, and coalesces nothing: each mode of the
 //! result is `(block mode, repeat)`.
 
-use super::arith::{CeilDivT, LCeilDiv};
 use super::composition::{layout_text, LayoutParts};
 use super::product::{PadTo, ProductOnto, SingleMode, ZipProduct};
-use super::typelevel::{SizeList, SizeT};
-use crate::compact::{Compact, OrderPairs, OrderedStride};
-use crate::const_text::{Leaves, Text};
 use crate::error::LayoutError;
-use crate::int::C;
+use crate::layout::compact::{Compact, OrderPairs, OrderedStride};
 use crate::layout::{Congruent, Layout};
-use crate::tuple::{AsModes, Cons, IntTuple, IntoTuple, List, Nil};
+use crate::typelevel::arith::{CeilDivT, LCeilDiv};
+use crate::typelevel::const_text::{Leaves, Text};
+use crate::typelevel::int::C;
+use crate::typelevel::list::{SizeList, SizeT};
+use crate::typelevel::tuple::{AsModes, Cons, IntTuple, IntoTuple, List, Nil};
 use core::ops::BitAnd;
 use typenum::{And, B0, B1};
 
@@ -69,12 +69,12 @@ impl ProductEach for Nil {
 impl<H: IntTuple, T: ProductEach> ProductEach for Cons<H, T>
 where
     H::Leaves: SizeList<C<1>>,
-    SizeT<H>: super::arith::Leaf,
+    SizeT<H>: crate::typelevel::arith::Leaf,
 {
     type Out = Cons<SizeT<H>, T::Out>;
     #[inline(always)]
     fn product_each(self) -> Option<Self::Out> {
-        let h = super::arith::leaf_result(|| self.0.checked_size())?;
+        let h = crate::typelevel::arith::leaf_result(|| self.0.checked_size())?;
         Some(Cons(h, self.1.product_each()?))
     }
 }

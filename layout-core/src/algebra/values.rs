@@ -6,7 +6,7 @@
 
 use crate::error::LayoutError;
 use crate::layout::{Congruent, Layout};
-use crate::tuple::IntTuple;
+use crate::typelevel::tuple::IntTuple;
 
 /// A typed algebra result: whether every leaf is static, and the static value.
 ///
@@ -20,14 +20,14 @@ pub trait StaticResult: Sized {
     /// Whether every leaf is static (nothing to compute).
     const IS_STATIC: bool;
     /// The same as a type.
-    type AllStatic: crate::tuple::StaticBit;
+    type AllStatic: crate::typelevel::tuple::StaticBit;
     /// The static layout (only meaningful when `IS_STATIC`).
     fn make_static() -> Self;
 }
 
 impl<S: Congruent<D>, D: IntTuple> StaticResult for Layout<S, D> {
     const IS_STATIC: bool = S::ALL_STATIC && D::ALL_STATIC;
-    type AllStatic = <S::AllStatic as crate::tuple::StaticBit>::And<D::AllStatic>;
+    type AllStatic = <S::AllStatic as crate::typelevel::tuple::StaticBit>::And<D::AllStatic>;
     #[inline(always)]
     fn make_static() -> Self {
         Layout::new(S::fill(&mut [].iter()), D::fill(&mut [].iter()))
@@ -46,7 +46,7 @@ pub(crate) fn or_panic<T>(r: Result<T, LayoutError>) -> T {
 
 /// An operation's result: the static one when `Bit` (inputs and result all
 /// static, as a type) is `B1`, else `compute()`. The choice is by type
-/// ([`StaticBit::pick`](crate::tuple::StaticBit::pick)), so a static
+/// ([`StaticBit::pick`](crate::typelevel::tuple::StaticBit::pick)), so a static
 /// operation never instantiates (nor makes rustc walk) the code of the
 /// run-time case, which an `if` on a constant does not avoid; the result
 /// type `O` comes from the caller, already normalized. The computation is a
@@ -54,7 +54,7 @@ pub(crate) fn or_panic<T>(r: Result<T, LayoutError>) -> T {
 /// selecting such a trait's impl when the code is generated would cost
 /// rustc the operation's whole type-level computation once more.
 #[inline(always)]
-pub(crate) fn run<Bit: crate::tuple::StaticBit, O: StaticResult>(
+pub(crate) fn run<Bit: crate::typelevel::tuple::StaticBit, O: StaticResult>(
     compute: impl FnOnce() -> Result<O, LayoutError>,
 ) -> Result<O, LayoutError> {
     Bit::pick(|| Ok(O::make_static()), compute)
@@ -62,6 +62,6 @@ pub(crate) fn run<Bit: crate::tuple::StaticBit, O: StaticResult>(
 
 /// The tag of an operation with inputs `A`..`D` and result `O`.
 pub(crate) type Tag<A, B, C, D, O> =
-    <crate::tuple::AllStatic4<A, B, C, D> as crate::tuple::StaticBit>::And<
+    <crate::typelevel::tuple::AllStatic4<A, B, C, D> as crate::typelevel::tuple::StaticBit>::And<
         <O as StaticResult>::AllStatic,
     >;

@@ -5,7 +5,7 @@ use super::{
     check_shape, invalid, mul, DInt, DTuple, DynLayout, Kind, LKind, LayoutBuilder, LayoutRef,
     PairList, TupleRef,
 };
-use crate::error::LayoutError;
+use crate::error::{LayoutError, COMPLEMENT_CAP};
 use alloc::borrow::Cow;
 use alloc::format;
 use alloc::string::ToString;
@@ -383,7 +383,7 @@ pub fn filter_by(l: &DynLayout, profile: &DTuple) -> R<DynLayout> {
     build(|out| by_profile(l.r(), profile.r(), "filter", filter_pairs, out))
 }
 
-/// The admissibility of `A' o B` (see [`crate::admissible::check_composition`]).
+/// The admissibility of `A' o B` (see [`crate::algebra::admissible::check_composition`]).
 /// `bp` is B's leaf pairs; `shown` prints `A o B` for the error.
 fn check_composition(
     a: &[(DInt, DInt)],
@@ -410,13 +410,13 @@ fn check_composition(
         vd.extend(bp.iter().map(|&(_, d)| stride(d)));
         (&va, &vb, &vd)
     };
-    crate::admissible::check_composition(sizes, bs, bd).map_err(|e| {
+    crate::algebra::admissible::check_composition(sizes, bs, bd).map_err(|e| {
         invalid(
             "composition",
             format!(
                 "{}: {}",
                 shown(),
-                e.text(crate::const_text::Text::EMPTY).as_str()
+                e.text(crate::typelevel::const_text::Text::EMPTY).as_str()
             ),
         )
     })
@@ -476,7 +476,7 @@ fn compose_leaf(
                         }
                         .into_layout()
                     ),
-                    crate::admissible::size_zero::COMPOSE_A,
+                    crate::algebra::admissible::size_zero::COMPOSE_A,
                 ));
             }
             let mut next_stride = ceil_div(ars, c, op)?;
@@ -494,7 +494,7 @@ fn compose_leaf(
             return Err(zero_sized(
                 op,
                 &format_args!("{s}:{d}"),
-                crate::admissible::size_zero::COMPOSE_B,
+                crate::algebra::admissible::size_zero::COMPOSE_B,
             ));
         }
         out.leaf(new, mul(rest_stride, k, op)?);
@@ -787,7 +787,7 @@ impl Cotarget<'_> {
             return Err(zero_sized(
                 op,
                 &format_args!("{}", DTuple::of_ints(self.leaves())),
-                crate::admissible::size_zero::COTARGET,
+                crate::algebra::admissible::size_zero::COTARGET,
             ));
         }
         let mut rest = b;
@@ -832,7 +832,11 @@ fn compact_pairs(shape: &[DInt], cur: DInt, out: &mut PairList) -> R<()> {
 pub fn complement(a: &DynLayout, cotarget: &DTuple) -> R<DynLayout> {
     check_shape(cotarget, "complement")?;
     let a = a.r();
-    nonzero(a, "complement", crate::admissible::size_zero::COMPLEMENT)?;
+    nonzero(
+        a,
+        "complement",
+        crate::algebra::admissible::size_zero::COMPLEMENT,
+    )?;
     let cot = Cotarget::Tuple(cotarget.r());
     let r = complement_flat(a, cot)?;
     check_complement(a, &r, cot)?;
@@ -863,13 +867,19 @@ fn check_complement(a: LayoutRef<'_>, r: &Acc, cotarget: Cotarget<'_>) -> R<()> 
             )
         })
         .unzip();
-    if s.len() > 64 {
-        return Err(invalid("complement", format!("{a}: more than 64 modes")));
+    if s.len() > COMPLEMENT_CAP {
+        return Err(invalid(
+            "complement",
+            format!("{a}: more than {COMPLEMENT_CAP} modes"),
+        ));
     }
-    crate::admissible::check_complement(&s, &d, m).map_err(|e| {
+    crate::algebra::admissible::check_complement(&s, &d, m).map_err(|e| {
         invalid(
             "complement",
-            format!("{a}: {}", e.text(crate::const_text::Text::EMPTY).as_str()),
+            format!(
+                "{a}: {}",
+                e.text(crate::typelevel::const_text::Text::EMPTY).as_str()
+            ),
         )
     })
 }
@@ -934,14 +944,17 @@ fn complement_flat(a: LayoutRef<'_>, cotarget: Cotarget<'_>) -> R<Acc> {
 }
 
 fn not_stacking(a: LayoutRef<'_>, s: DInt, d: DInt, below: DInt) -> LayoutError {
-    let e = crate::admissible::ComplementError::NotMultiple {
+    let e = crate::error::ComplementError::NotMultiple {
         s: usize::try_from(s.value).unwrap_or(0),
         d: usize::try_from(d.value).unwrap_or(0),
         span: usize::try_from(below.value).unwrap_or(0),
     };
     invalid(
         "complement",
-        format!("{a}: {}", e.text(crate::const_text::Text::EMPTY).as_str()),
+        format!(
+            "{a}: {}",
+            e.text(crate::typelevel::const_text::Text::EMPTY).as_str()
+        ),
     )
 }
 
@@ -958,7 +971,7 @@ pub fn complement_default(a: &DynLayout) -> R<DynLayout> {
     nonzero(
         a.r(),
         "complement",
-        crate::admissible::size_zero::COMPLEMENT,
+        crate::algebra::admissible::size_zero::COMPLEMENT,
     )?;
     let f = filter(a)?;
     let cotarget = DTuple::int(f.cosize()?);
@@ -1212,7 +1225,7 @@ fn int_complement(n: DInt, s: DInt) -> R<Acc> {
         return Err(zero_sized(
             "logical_divide",
             &int_layout(n)?,
-            crate::admissible::size_zero::TILER,
+            crate::algebra::admissible::size_zero::TILER,
         ));
     }
     if n.is_static_value(1) {
@@ -1232,7 +1245,11 @@ fn int_complement(n: DInt, s: DInt) -> R<Acc> {
 
 /// `A o (T, complement(T, shape(A)))` into `out`.
 fn divide_by_layout(a: LayoutRef<'_>, t: LayoutRef<'_>, out: &mut LayoutBuilder) -> R<()> {
-    nonzero(t, "logical_divide", crate::admissible::size_zero::TILER)?;
+    nonzero(
+        t,
+        "logical_divide",
+        crate::algebra::admissible::size_zero::TILER,
+    )?;
     let shape: Ints = coalesce_pairs(a.pairs())?
         .modes
         .iter()
@@ -1363,7 +1380,11 @@ pub fn logical_product<T: AsTiler + ?Sized>(a: &DynLayout, t: &T) -> R<DynLayout
 }
 
 fn logical_product_into(a: LayoutRef<'_>, t: &Tiler, out: &mut LayoutBuilder) -> R<()> {
-    nonzero(a, "logical_product", crate::admissible::size_zero::PRODUCT)?;
+    nonzero(
+        a,
+        "logical_product",
+        crate::algebra::admissible::size_zero::PRODUCT,
+    )?;
     t.rank_checked(a, "logical_product")?;
     match t {
         Tiler::Layout(tl) => {

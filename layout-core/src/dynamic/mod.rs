@@ -26,7 +26,7 @@ pub(crate) use tuple::{mul, Kind, Mark, Modes, Node, TupleBuilder, TupleRef};
 
 use crate::error::LayoutError;
 use crate::layout::{Congruent, Layout};
-use crate::tuple::IntTuple;
+use crate::typelevel::tuple::IntTuple;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;

@@ -541,7 +541,7 @@ pub fn print_layout(l: &DynLayout) -> R<String> {
 /// CuTe's `print_layout` of a rank-2 `layout` (or of something whose
 /// domain and cosize are that layout's: a swizzled layout), headed by
 /// `head`, each cell `offset(m + rows * n)`; refused past
-/// [`PRINT_LIMIT`](crate::print::PRINT_LIMIT) cells.
+/// [`PRINT_LIMIT`](crate::layout::print::PRINT_LIMIT) cells.
 pub(crate) fn print_table(
     head: &dyn core::fmt::Display,
     l: &DynLayout,
@@ -563,7 +563,7 @@ pub(crate) fn print_table(
         .map(|m| m.product())
         .transpose()?
         .map_or(0, |x| x.value);
-    let limit = crate::print::PRINT_LIMIT as i64;
+    let limit = crate::layout::print::PRINT_LIMIT as i64;
     // Rows and columns count alone too: a table of no columns still has a
     // line per row.
     if rows.checked_mul(cols).is_none_or(|c| c > limit) || rows > limit || cols > limit {

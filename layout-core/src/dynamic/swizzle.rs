@@ -163,7 +163,7 @@ impl ComposedLayout {
     /// CuTe's `print_layout` of a rank-2 swizzled layout: the layout's
     /// table with each offset swizzled, cells as wide as CuTe makes them
     /// (from the layout's cosize, which is CuTe's cosize of a swizzled
-    /// layout). `Err` past [`PRINT_LIMIT`](crate::print::PRINT_LIMIT) cells.
+    /// layout). `Err` past [`PRINT_LIMIT`](crate::layout::print::PRINT_LIMIT) cells.
     ///
     /// ```
     /// use layout_core::dynamic::ComposedLayout;

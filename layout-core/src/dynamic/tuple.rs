@@ -10,7 +10,7 @@
 //! rank.
 
 use crate::error::LayoutError;
-use crate::tuple::IntTuple;
+use crate::typelevel::tuple::IntTuple;
 use alloc::vec::Vec;
 use core::fmt;
 
@@ -474,7 +474,7 @@ impl DTuple {
             open: Vec<Mark>,
             too_large: bool,
         }
-        impl crate::tuple::TupleVisitor for Build {
+        impl crate::typelevel::tuple::TupleVisitor for Build {
             fn leaf(&mut self, v: usize, st: bool) {
                 let v = i64::try_from(v).unwrap_or_else(|_| {
                     self.too_large = true;

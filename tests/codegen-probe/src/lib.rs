@@ -102,7 +102,7 @@ pub fn probe_mixed_composition_hand(m: usize, i: usize) -> usize {
 #[no_mangle]
 #[inline(never)]
 pub fn probe_fragment(x: f32) -> f32 {
-    let mut f: lc::fragment::Fragment<f32, _> = lc::fragment::Fragment::new(layout!((4,8):(8,1)));
+    let mut f: lc::tensor::fragment::Fragment<f32, _> = lc::tensor::fragment::Fragment::new(layout!((4,8):(8,1)));
     for i in 0..4usize {
         for j in 0..8usize {
             f[(i, j)] = x * (i * 8 + j) as f32;

@@ -1,4 +1,4 @@
-use layout_core::{instantiate, layout, partition::local_tile, Tensor, C};
+use layout_core::{instantiate, layout, tensor::partition::local_tile, Tensor, C};
 
 /// The first element of tile (bm, 0) of a row-major matrix.
 #[instantiate((64, 8), (32, 8))]

@@ -1,4 +1,4 @@
-use layout_core::{layout, partition::local_tile, Tensor, C};
+use layout_core::{layout, tensor::partition::local_tile, Tensor, C};
 
 fn main() {
     let data = [0f32; 64];

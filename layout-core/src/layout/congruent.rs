@@ -1,8 +1,9 @@
 //! Congruence (CuTe's `congruent`): a shape and a stride that nest the same
 //! way, and what needs both (the 1-D index offset, the span).
 
-use crate::int::Int;
-use crate::tuple::{add_opt, for_each_leaf, mul_opt, IntTuple};
+use crate::typelevel::int::for_each_leaf;
+use crate::typelevel::int::Int;
+use crate::typelevel::tuple::{add_opt, mul_opt, IntTuple};
 
 /// A shape and a stride that nest the same way (CuTe's congruence), with the
 /// 1-D index evaluation that needs both.

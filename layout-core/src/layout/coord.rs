@@ -1,9 +1,12 @@
 //! Coordinates: integers (1-D indices into a mode), tuples with one entry per
 //! mode, natural coordinates, and the underscore that keeps a mode in a slice.
 
-use crate::int::Int;
-use crate::layout::Congruent;
-use crate::tuple::{for_each_leaf, Cons, IntTuple, IntoTuple, List, Nil, Tuple};
+use crate::error::{Note, NoteText};
+use crate::layout::congruent::Congruent;
+use crate::typelevel::const_text::Text;
+use crate::typelevel::int::for_each_leaf;
+use crate::typelevel::int::Int;
+use crate::typelevel::tuple::{Cons, IntTuple, IntoTuple, List, Nil, Tuple};
 use core::fmt;
 
 /// CuTe's `_`: in a slicing coordinate, keep this mode.
@@ -375,4 +378,10 @@ for_each_leaf!(tuple_to_leaf_crd2crd);
 /// ```
 pub fn crd2crd<Crd: Crd2Crd<S, T>, S, T>(c: Crd, s: S, t: T) -> Crd::Out {
     c.crd2crd(s, t)
+}
+
+impl NoteText for Underscore {
+    const TEXT: Text = Text::EMPTY.byte(b'_');
+    #[inline(always)]
+    fn note_vals(&self, _n: &mut Note) {}
 }

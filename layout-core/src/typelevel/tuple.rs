@@ -6,8 +6,7 @@
 //! [`Tuple`]; algorithms are written once on [`Nil`] and [`Cons`] and lifted
 //! to every arity by one blanket impl.
 
-use crate::const_text::{Leaves, Text};
-use crate::int::{write_int, Int};
+use crate::typelevel::const_text::{Leaves, Text};
 use core::fmt;
 use typenum::{Bit, B0, B1};
 
@@ -193,7 +192,7 @@ pub trait StaticBit {
     /// run-time path.
     ///
     /// ```
-    /// use layout_core::{layout, tuple::StaticBit, typenum::{B0, B1}};
+    /// use layout_core::{layout, typelevel::tuple::StaticBit, typenum::{B0, B1}};
     /// let m = 4usize;
     /// let s = || layout!((4,2):(1,4)).to_string();
     /// let d = || layout!((m,2):(1,m)).to_string();
@@ -224,7 +223,7 @@ pub type AllStatic4<A, B, C, D> = <<<<A as IntTuple>::AllStatic as StaticBit>::A
 /// What [`IntTuple::visit`] calls: the nesting and the leaves in order.
 ///
 /// ```
-/// use layout_core::{tuple::TupleVisitor, IntTuple, C};
+/// use layout_core::{typelevel::tuple::TupleVisitor, IntTuple, C};
 /// struct Text(String);
 /// impl TupleVisitor for Text {
 ///     fn leaf(&mut self, v: usize, is_static: bool) {
@@ -262,92 +261,6 @@ pub fn to_cute_string<T: IntTuple>(t: &T) -> alloc::string::String {
     let _ = t.write_cute(&mut s);
     s
 }
-
-macro_rules! leaf_int_tuple {
-    ($t:ty; $($g:tt)*) => {
-        impl<$($g)*> IntTuple for $t {
-            const RANK: usize = 1;
-            const DEPTH: usize = 0;
-            const IS_INT: bool = true;
-            const ALL_STATIC: bool = <$t as Int>::STATIC.is_some();
-            const LEAF_COUNT: usize = 1;
-            const STATIC_SIZE: Option<usize> = <$t as Int>::STATIC;
-            type Dyn = usize;
-            type Leaves = Cons<Self, Nil>;
-            type IsLeaf = B1;
-            type AllStatic = <$t as crate::int::LeafStatic>::Bit;
-            const TEXT: Text = match <$t as Int>::STATIC {
-                Some(v) => Text::EMPTY.byte(b'_').num(v),
-                None => Text::EMPTY.byte(b'?'),
-            };
-            const LEAF_VALUES: Leaves = Leaves::one(<$t as Int>::STATIC);
-            #[inline(always)]
-            fn fill(vals: &mut core::slice::Iter<'_, usize>) -> Self {
-                let v = vals.next().copied().unwrap_or(0);
-                <$t as crate::int::FromValue>::from_value(v)
-            }
-            #[inline(always)]
-            fn size(&self) -> usize {
-                self.value()
-            }
-            fn checked_size(&self) -> Option<usize> {
-                Some(self.value())
-            }
-            fn write_cute(&self, f: &mut dyn fmt::Write) -> fmt::Result {
-                write_int(f, self.value(), Self::ALL_STATIC)
-            }
-            fn for_each_leaf(&self, f: &mut dyn FnMut(usize, bool)) {
-                f(self.value(), Self::ALL_STATIC)
-            }
-            #[inline(always)]
-            fn to_dyn(&self) -> usize {
-                self.value()
-            }
-            #[inline(always)]
-            fn leaves(self) -> Self::Leaves {
-                Cons(self, Nil)
-            }
-            fn for_each_mode_size(&self, f: &mut dyn FnMut(usize)) {
-                f(self.value())
-            }
-            #[inline(always)]
-            fn mode_size(&self, i: usize) -> usize {
-                if i == 0 {
-                    self.value()
-                } else {
-                    1
-                }
-            }
-            #[inline(always)]
-            fn leaf(&self, i: usize) -> usize {
-                if i == 0 {
-                    self.value()
-                } else {
-                    0
-                }
-            }
-            #[inline(always)]
-            fn idx2crd(&self, i: usize) -> usize {
-                i
-            }
-            fn visit(&self, v: &mut dyn TupleVisitor) {
-                v.leaf(self.value(), Self::ALL_STATIC)
-            }
-        }
-    };
-}
-
-/// Apply a leaf-impl macro to each leaf type: `usize`, `C<N>` and `S<U>`.
-macro_rules! for_each_leaf {
-    ($mac:ident) => {
-        $mac!(usize;);
-        $mac!($crate::int::C<N>; const N: usize);
-        $mac!($crate::int::S<U>; U: typenum::Unsigned + 'static);
-    };
-}
-pub(crate) use for_each_leaf;
-
-for_each_leaf!(leaf_int_tuple);
 
 /// The list-level half of [`IntTuple`] for tuples.
 #[doc(hidden)]
@@ -698,15 +611,3 @@ where
         self.into_list()
     }
 }
-macro_rules! leaf_as_modes {
-    ($t:ty; $($g:tt)*) => {
-        impl<$($g)*> AsModes for $t {
-            type Modes = Cons<Self, Nil>;
-            #[inline(always)]
-            fn as_modes(self) -> Self::Modes {
-                Cons(self, Nil)
-            }
-        }
-    };
-}
-for_each_leaf!(leaf_as_modes);

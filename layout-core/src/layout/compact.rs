@@ -6,9 +6,9 @@
 //! stride stays static as long as every shape it multiplies is static, as in
 //! CuTe: `make_layout((3,4))` with dynamic leaves is `(3,4):(_1,3)`.
 
-use crate::int::{Int, IntMul, StaticInt, StaticOneTag, C, S};
 use crate::layout::{Congruent, Layout};
-use crate::tuple::{Cons, IntTuple, IntoTuple, List, Nil, Tuple};
+use crate::typelevel::int::{Int, IntMul, StaticInt, StaticOneTag, C, S};
+use crate::typelevel::tuple::{Cons, IntTuple, IntoTuple, List, Nil, Tuple};
 use crate::LayoutError;
 use typenum::{B0, B1};
 
@@ -375,7 +375,7 @@ macro_rules! leaf_typed_size {
         }
     };
 }
-crate::tuple::for_each_leaf!(leaf_typed_size);
+crate::typelevel::int::for_each_leaf!(leaf_typed_size);
 #[doc(hidden)]
 pub trait TypedSizeList {
     type Size: Int;
@@ -468,12 +468,12 @@ impl OrderPairsList<Nil> for Nil {
 impl<OH: OrderPairs<SH>, OT: OrderPairsList<ST>, SH, ST> OrderPairsList<Cons<SH, ST>>
     for Cons<OH, OT>
 where
-    OH::Pairs: crate::tuple::Concat<OT::Pairs>,
+    OH::Pairs: crate::typelevel::tuple::Concat<OT::Pairs>,
 {
-    type Pairs = <OH::Pairs as crate::tuple::Concat<OT::Pairs>>::Out;
+    type Pairs = <OH::Pairs as crate::typelevel::tuple::Concat<OT::Pairs>>::Out;
     #[inline(always)]
     fn pairs(self, s: Cons<SH, ST>) -> Self::Pairs {
-        crate::tuple::Concat::concat(self.0.pairs(s.0), self.1.pairs(s.1))
+        crate::typelevel::tuple::Concat::concat(self.0.pairs(s.0), self.1.pairs(s.1))
     }
 }
 impl<O: Tuple, Sh: Tuple> OrderPairs<Sh> for O

@@ -1,87 +1,12 @@
-//! Type-level helpers shared by several operations: static forms of
-//! leaves, bits, list building (push, pack, zip, unzip into a layout), and
-//! the types of `size` and `cosize`. One place, so that the operations
-//! import it instead of each other.
+//! Type-level lists shared by several operations: building (push, pack),
+//! zipping and unzipping, and the types of `size` and `cosize`.
 
-use super::arith::{LMul, Leaf, MulT};
-use crate::int::{StaticInt, StaticOneTag, StaticZeroTag, C, S};
-use crate::layout::{Congruent, Layout};
-use crate::tuple::{Cons, IntTuple, IntoTuple, List, Nil};
+use crate::typelevel::arith::{LMul, Leaf, MulT};
+use crate::typelevel::form::{Known, Unknown};
+use crate::typelevel::int::{C, S};
+use crate::typelevel::tuple::{Cons, IntTuple, IntoTuple, List, Nil};
 use core::ops::{Add, Mul, Sub};
-use typenum::{Add1, Bit, Prod, Sub1, Sum, Unsigned, B0, B1};
-
-/// `Some` static value as a typenum unsigned, or none for a dynamic leaf.
-#[doc(hidden)]
-pub trait StaticForm {
-    /// `Known<U>` or `Unknown`.
-    type Form;
-    /// `B1` for a static 1.
-    type IsOne: Bit;
-    /// `B1` for a static 0.
-    type IsZero: Bit;
-}
-#[doc(hidden)]
-pub struct Known<U>(U);
-#[doc(hidden)]
-pub struct Unknown;
-impl StaticForm for usize {
-    type Form = Unknown;
-    type IsOne = B0;
-    type IsZero = B0;
-}
-impl<const N: usize> StaticForm for C<N>
-where
-    C<N>: StaticInt,
-    <C<N> as StaticInt>::U: StaticOneTag + StaticZeroTag,
-{
-    type Form = Known<<C<N> as StaticInt>::U>;
-    type IsOne = <<C<N> as StaticInt>::U as StaticOneTag>::IsOne;
-    type IsZero = <<C<N> as StaticInt>::U as StaticZeroTag>::IsZero;
-}
-impl<U: Unsigned + StaticOneTag + StaticZeroTag + 'static> StaticForm for S<U> {
-    type Form = Known<U>;
-    type IsOne = <U as StaticOneTag>::IsOne;
-    type IsZero = <U as StaticZeroTag>::IsZero;
-}
-
-/// `B1` for the typenum 1.
-#[doc(hidden)]
-pub trait StaticFormU {
-    type IsOne: Bit;
-}
-impl<U: StaticOneTag> StaticFormU for U {
-    type IsOne = <U as StaticOneTag>::IsOne;
-}
-
-/// `B1` when either bit is.
-#[doc(hidden)]
-pub trait Either {
-    type Out: Bit;
-}
-impl Either for (B0, B0) {
-    type Out = B0;
-}
-impl<X> Either for (B1, X) {
-    type Out = B1;
-}
-impl Either for (B0, B1) {
-    type Out = B1;
-}
-
-/// `B1` when both bits are.
-#[doc(hidden)]
-pub trait Both {
-    type Out: Bit;
-}
-impl<X> Both for (B0, X) {
-    type Out = B0;
-}
-impl Both for (B1, B0) {
-    type Out = B0;
-}
-impl Both for (B1, B1) {
-    type Out = B1;
-}
+use typenum::{Add1, Prod, Sub1, Sum, Unsigned, B1};
 
 /// A list of one element is that element; a longer list is a tuple.
 #[doc(hidden)]
@@ -202,31 +127,35 @@ impl<H: Copy + Send + Sync + 'static, T: Push<X>, X> Push<X> for Cons<H, T> {
     }
 }
 
-/// Turn a list of `(shape, stride)` pairs into a layout.
+/// Split a list of pairs into the list of firsts and the list of seconds.
 #[doc(hidden)]
-pub trait ModesToLayout {
-    type Out;
-    fn to_layout(self) -> Self::Out;
+pub trait Unzip {
+    type A: List;
+    type B: List;
+    fn unzip(self) -> (Self::A, Self::B);
 }
-impl<L: super::coalesce::Unzip> ModesToLayout for L
-where
-    L::A: IntoTuple,
-    L::B: IntoTuple,
-    <L::A as IntoTuple>::Tuple: Congruent<<L::B as IntoTuple>::Tuple>,
-    <L::B as IntoTuple>::Tuple: IntTuple,
+impl Unzip for Nil {
+    type A = Nil;
+    type B = Nil;
+    fn unzip(self) -> (Nil, Nil) {
+        (Nil, Nil)
+    }
+}
+impl<X: Copy + Send + Sync + 'static, Y: Copy + Send + Sync + 'static, R: Unzip> Unzip
+    for Cons<(X, Y), R>
 {
-    type Out = Layout<<L::A as IntoTuple>::Tuple, <L::B as IntoTuple>::Tuple>;
-    #[inline(always)]
-    fn to_layout(self) -> Self::Out {
-        let (a, b) = self.unzip();
-        Layout::new(a.into_tuple(), b.into_tuple())
+    type A = Cons<X, R::A>;
+    type B = Cons<Y, R::B>;
+    fn unzip(self) -> (Self::A, Self::B) {
+        let (a, b) = self.1.unzip();
+        (Cons((self.0).0, a), Cons((self.0).1, b))
     }
 }
 
 /// Zip shape and stride mode lists into a list of pairs.
 #[doc(hidden)]
 pub trait ZipModes<D> {
-    type Out: crate::tuple::List;
+    type Out: crate::typelevel::tuple::List;
     fn zip_modes(self, d: D) -> Self::Out;
 }
 impl ZipModes<Nil> for Nil {
@@ -246,35 +175,6 @@ impl<SH: Copy + Send + Sync + 'static, ST: ZipModes<DT>, DH: Copy + Send + Sync 
     }
 }
 
-/// `B1` for a static leaf.
-#[doc(hidden)]
-pub trait StTag {
-    type St: Bit;
-}
-impl<U> StTag for Known<U> {
-    type St = B1;
-}
-impl StTag for Unknown {
-    type St = B0;
-}
-/// `B1` when two bits are equal.
-#[doc(hidden)]
-pub trait SameBit {
-    type Out: Bit;
-}
-impl SameBit for (B0, B0) {
-    type Out = B1;
-}
-impl SameBit for (B1, B1) {
-    type Out = B1;
-}
-impl SameBit for (B0, B1) {
-    type Out = B0;
-}
-impl SameBit for (B1, B0) {
-    type Out = B0;
-}
-
 /// Calls `$cb!((args) [tiler modes]; [kept modes])` once for every tiler rank n
 /// from 1 to 4 and every rank of A from n to 12 (the largest tuple): the
 /// tuple-tiler impls are one per (n, rank of A), so that rustc matches the
@@ -283,13 +183,13 @@ impl SameBit for (B1, B0) {
 /// i); the kept modes are `Sj Dj`.
 macro_rules! for_tiler_ranks {
     ($($cb:ident)::+ ($($x:tt)*)) => {
-        $crate::algebra::typelevel::for_tiler_ranks!(@r ($($cb)::+) ($($x)*) [T0 S0 D0 0]; [];
+        $crate::typelevel::list::for_tiler_ranks!(@r ($($cb)::+) ($($x)*) [T0 S0 D0 0]; [];
             [S1 D1 S2 D2 S3 D3 S4 D4 S5 D5 S6 D6 S7 D7 S8 D8 S9 D9 S10 D10 S11 D11]);
-        $crate::algebra::typelevel::for_tiler_ranks!(@r ($($cb)::+) ($($x)*) [T0 S0 D0 0 T1 S1 D1 1]; [];
+        $crate::typelevel::list::for_tiler_ranks!(@r ($($cb)::+) ($($x)*) [T0 S0 D0 0 T1 S1 D1 1]; [];
             [S2 D2 S3 D3 S4 D4 S5 D5 S6 D6 S7 D7 S8 D8 S9 D9 S10 D10 S11 D11]);
-        $crate::algebra::typelevel::for_tiler_ranks!(@r ($($cb)::+) ($($x)*) [T0 S0 D0 0 T1 S1 D1 1 T2 S2 D2 2]; [];
+        $crate::typelevel::list::for_tiler_ranks!(@r ($($cb)::+) ($($x)*) [T0 S0 D0 0 T1 S1 D1 1 T2 S2 D2 2]; [];
             [S3 D3 S4 D4 S5 D5 S6 D6 S7 D7 S8 D8 S9 D9 S10 D10 S11 D11]);
-        $crate::algebra::typelevel::for_tiler_ranks!(@r ($($cb)::+) ($($x)*) [T0 S0 D0 0 T1 S1 D1 1 T2 S2 D2 2 T3 S3 D3 3]; [];
+        $crate::typelevel::list::for_tiler_ranks!(@r ($($cb)::+) ($($x)*) [T0 S0 D0 0 T1 S1 D1 1 T2 S2 D2 2 T3 S3 D3 3]; [];
             [S4 D4 S5 D5 S6 D6 S7 D7 S8 D8 S9 D9 S10 D10 S11 D11]);
     };
     (@r ($($cb:ident)::+) ($($x:tt)*) [$($t:tt)+]; [$($k:ident)*]; []) => {
@@ -297,7 +197,7 @@ macro_rules! for_tiler_ranks {
     };
     (@r ($($cb:ident)::+) ($($x:tt)*) [$($t:tt)+]; [$($k:ident)*]; [$ns:ident $nd:ident $($p:ident)*]) => {
         $($cb)::+!(($($x)*) [$($t)+]; [$($k)*]);
-        $crate::algebra::typelevel::for_tiler_ranks!(@r ($($cb)::+) ($($x)*) [$($t)+]; [$($k)* $ns $nd]; [$($p)*]);
+        $crate::typelevel::list::for_tiler_ranks!(@r ($($cb)::+) ($($x)*) [$($t)+]; [$($k)* $ns $nd]; [$($p)*]);
     };
 }
 pub(crate) use for_tiler_ranks;

@@ -14,15 +14,16 @@
 
 use crate::algebra::by_mode::Splice;
 use crate::algebra::tile::ProductEach;
-use crate::algebra::typelevel::{ModesToLayout, ZipModes};
 use crate::algebra::{DivideOnto, LayoutParts, StaticResult, Unpack, ZipDivideOnto};
-use crate::coord::Underscore;
-use crate::coord::{Crd2Crd, Crd2Idx};
 use crate::error::{LayoutError, Note, NoteText, Refusal};
+use crate::layout::coord::Underscore;
+use crate::layout::coord::{Crd2Crd, Crd2Idx};
+use crate::layout::slice::SliceCoord;
+use crate::layout::ModesToLayout;
 use crate::layout::{Congruent, Layout};
-use crate::slice::SliceCoord;
 use crate::tensor::Tensor;
-use crate::tuple::{AsModes, Concat, IntTuple, IntoTuple, List};
+use crate::typelevel::list::ZipModes;
+use crate::typelevel::tuple::{AsModes, Concat, IntTuple, IntoTuple, List};
 
 /// `op`'s refusal of a coordinate (a thread index) outside the shape.
 pub(crate) fn refused(op: &'static str) -> LayoutError {
@@ -141,7 +142,7 @@ macro_rules! leaf_append_under {
         }
     };
 }
-crate::tuple::for_each_leaf!(leaf_append_under);
+crate::typelevel::int::for_each_leaf!(leaf_append_under);
 macro_rules! append_under {
     // The coordinate's entries against the first modes, `_` for the rest.
     ([$($v:ident $c:ident $s:ident),*], [$($pad:ident),*]) => {
@@ -344,7 +345,7 @@ pub(crate) fn renamed(e: LayoutError, op: &'static str) -> LayoutError {
 /// is kept (appended to the tile's modes).
 ///
 /// ```
-/// use layout_core::{layout, partition::inner_partition, Tensor, C};
+/// use layout_core::{layout, tensor::partition::inner_partition, Tensor, C};
 /// let data = [0u8; 64 * 48];
 /// let t = Tensor::new(&data[..], layout!((64,48):(48,1))).unwrap();
 /// let tile = inner_partition(t, (C::<32>, C::<8>), (0usize, 1usize));
@@ -369,7 +370,7 @@ pub fn inner_partition<E, L: Partition<T, C>, T, C>(
 /// [`inner_partition`], returning the reason instead of panicking.
 ///
 /// ```
-/// use layout_core::{layout, partition::try_inner_partition, Tensor, C};
+/// use layout_core::{layout, tensor::partition::try_inner_partition, Tensor, C};
 /// let data = [0u8; 64 * 48];
 /// let t = Tensor::new(&data[..], layout!((64,48):(48,1))).unwrap();
 /// // The grid of 32 x 8 tiles is 2 x 6: (1,5) is its last tile, (2,0) is past it.
@@ -391,7 +392,7 @@ pub fn try_inner_partition<E, L: Partition<T, C>, T, C>(
 /// [`inner_partition`].
 ///
 /// ```
-/// use layout_core::{layout, partition::local_tile, Tensor, C, Underscore};
+/// use layout_core::{layout, tensor::partition::local_tile, Tensor, C, Underscore};
 /// let m = 64; // a run-time extent
 /// let data = vec![0f32; m * 48];
 /// let t = Tensor::new(&data[..], layout!((m,48):(48,1))).unwrap();
@@ -418,7 +419,7 @@ pub fn local_tile<E, L: Partition<T, C>, T, C>(
 /// [`local_tile`], returning the reason instead of panicking.
 ///
 /// ```
-/// use layout_core::{layout, partition::try_local_tile, Tensor, C, Underscore};
+/// use layout_core::{layout, tensor::partition::try_local_tile, Tensor, C, Underscore};
 /// let m = 64;
 /// let data = vec![0f32; m * 48];
 /// let t = Tensor::new(&data[..], layout!((m,48):(48,1))).unwrap();
@@ -446,7 +447,7 @@ pub fn try_local_tile<E, L: Partition<T, C>, T, C>(
 /// only a predicate, as with an identity tensor, tells apart.)
 ///
 /// ```
-/// use layout_core::{layout, partition::try_local_tile_exact, Tensor, C};
+/// use layout_core::{layout, tensor::partition::try_local_tile_exact, Tensor, C};
 /// let data = [0f32; 50 * 50];
 /// let t = Tensor::new(&data[..], layout!((50,50):(50,1))).unwrap();
 /// assert!(try_local_tile_exact(t.view(), (C::<10>, C::<25>), (4usize, 1usize)).is_ok());
@@ -489,7 +490,7 @@ where
 /// as in `local_tile(gA, (BM, BN, BK), (m, n, _), (C::<1>, Underscore, C::<1>))`.
 ///
 /// ```
-/// use layout_core::{layout, partition::local_tile_proj, Tensor, C, Underscore as X};
+/// use layout_core::{layout, tensor::partition::local_tile_proj, Tensor, C, Underscore as X};
 /// let data = [0f32; 64 * 32];
 /// // A is (M,K) = (64,32), row-major; the CTA tiler is (BM,BN,BK) = (16,8,8).
 /// let a = Tensor::new(&data[..], layout!((64,32):(32,1))).unwrap();
@@ -523,7 +524,7 @@ where
 /// (CuTe appends `_`).
 ///
 /// ```
-/// use layout_core::{layout, partition::try_local_tile_proj, Tensor, C, Underscore as X};
+/// use layout_core::{layout, tensor::partition::try_local_tile_proj, Tensor, C, Underscore as X};
 /// let data = [0f32; 64 * 32];
 /// let b = Tensor::new(&data[..], layout!((64,32):(32,1))).unwrap(); // (N,K)
 /// // B's tiles of (BN,BK) = (8,8) at n = 3, every k block.
@@ -563,7 +564,7 @@ where
 /// tiles.
 ///
 /// ```
-/// use layout_core::{layout, partition::outer_partition, Tensor, C};
+/// use layout_core::{layout, tensor::partition::outer_partition, Tensor, C};
 /// let data = [0u8; 32 * 16];
 /// let t = Tensor::new(&data[..], layout!((32,16):(16,1))).unwrap();
 /// let p = outer_partition(t, (C::<8>, C::<8>), (2usize, 3usize));
@@ -588,7 +589,7 @@ pub fn outer_partition<E, L: OuterPartition<T, C>, T, C>(
 /// [`outer_partition`], returning the reason instead of panicking.
 ///
 /// ```
-/// use layout_core::{layout, partition::try_outer_partition, Tensor, C};
+/// use layout_core::{layout, tensor::partition::try_outer_partition, Tensor, C};
 /// let data = [0u8; 64 * 48];
 /// let t = Tensor::new(&data[..], layout!((64,48):(48,1))).unwrap();
 /// // Element (1,2) of every 32 x 8 tile: the 2 x 6 grid, tiles 32*48 and 8 apart.
@@ -670,7 +671,7 @@ pub type ThreadPartition<L, Thr> =
 /// modes than the tensor: the tensor's other modes are kept whole.
 ///
 /// ```
-/// use layout_core::{layout, partition::local_partition, Tensor};
+/// use layout_core::{layout, tensor::partition::local_partition, Tensor};
 /// let data = [0f32; 32 * 32];
 /// let tile = Tensor::new(&data[..], layout!((32,32):(1,32))).unwrap();
 /// // 8x4 threads, column-major: thread 9 is at (1,1), so it owns every
@@ -702,7 +703,7 @@ where
 /// [`local_partition`], returning the reason instead of panicking.
 ///
 /// ```
-/// use layout_core::{layout, partition::try_local_partition, Tensor};
+/// use layout_core::{layout, tensor::partition::try_local_partition, Tensor};
 /// let data = [0f32; 16 * 32];
 /// let t = Tensor::new(&data[..], layout!((16,32):(32,1))).unwrap();
 /// // 32 threads (4,8):(8,1): thread 5 is at (0,5); there is no thread 32.
@@ -752,7 +753,7 @@ pub type DicedLayout<P, S, D> = Layout<<P as SliceCoord<S>>::Diced, <P as SliceC
 /// a 128 x 8 tile of A and of B:
 ///
 /// ```
-/// use layout_core::{layout, partition::local_partition_proj, Tensor, C, Underscore as X};
+/// use layout_core::{layout, tensor::partition::local_partition_proj, Tensor, C, Underscore as X};
 /// let data = [0f32; 128 * 8];
 /// let s = Tensor::new(&data[..], layout!((128,8):(1,128))).unwrap();
 /// let tc = layout!((16,16):(1,16));
@@ -796,7 +797,7 @@ where
 /// [`local_partition_proj`], returning the reason instead of panicking.
 ///
 /// ```
-/// use layout_core::{layout, partition::try_local_partition_proj, Tensor, C, Underscore as X};
+/// use layout_core::{layout, tensor::partition::try_local_partition_proj, Tensor, C, Underscore as X};
 /// let data = [0f32; 128 * 8];
 /// let s = Tensor::new(&data[..], layout!((128,8):(1,128))).unwrap();
 /// let tc = layout!((16,16):(1,16));
@@ -832,7 +833,7 @@ where
     if count.is_none_or(|n| thr_idx >= n) {
         return Err(refuse());
     }
-    let diced = crate::slice::dice(proj, thr_layout);
+    let diced = crate::layout::slice::dice(proj, thr_layout);
     let tiler = diced.tiler().ok_or_else(refuse)?;
     let c = diced.thread_coord_any(thr_idx).ok_or_else(refuse)?;
     let (l, off) = (*t.layout_ref()).try_outer_as("local_partition", tiler, c)?;

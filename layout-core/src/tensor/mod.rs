@@ -4,11 +4,16 @@
 //! compile time for arrays under static layouts); every access then checks
 //! the coordinate against the shape, so no coordinate leaves the storage.
 
-use crate::coord::Crd2Idx;
+pub mod algorithm;
+pub mod fragment;
+pub mod partition;
+pub mod raw;
+
 use crate::error::LayoutError;
+use crate::layout::coord::Crd2Idx;
+use crate::layout::slice::SliceCoord;
 use crate::layout::{Congruent, Layout};
-use crate::slice::SliceCoord;
-use crate::tuple::IntTuple;
+use crate::typelevel::tuple::IntTuple;
 use core::ops::{Index, IndexMut};
 
 /// Read access to a tensor's elements.
@@ -326,7 +331,7 @@ impl<E, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
         <Crd as SliceCoord<D>>::Sliced: IntTuple,
     {
         self.check(c);
-        crate::slice::slice_and_offset(c, self.layout)
+        crate::layout::slice::slice_and_offset(c, self.layout)
     }
 
     #[inline(always)]
@@ -652,8 +657,9 @@ macro_rules! leaf_identity {
         }
     };
 }
-crate::tuple::for_each_leaf!(leaf_identity);
-impl<A: IntTuple + crate::int::Int, B: IntTuple + crate::int::Int> IdentityShape for (A, B)
+crate::typelevel::int::for_each_leaf!(leaf_identity);
+impl<A: IntTuple + crate::typelevel::int::Int, B: IntTuple + crate::typelevel::int::Int>
+    IdentityShape for (A, B)
 where
     (A, B): Congruent<(crate::C<1>, crate::S<typenum::U4294967296>)>,
 {
@@ -670,9 +676,9 @@ where
     }
 }
 impl<
-        A: IntTuple + crate::int::Int,
-        B: IntTuple + crate::int::Int,
-        C: IntTuple + crate::int::Int,
+        A: IntTuple + crate::typelevel::int::Int,
+        B: IntTuple + crate::typelevel::int::Int,
+        C: IntTuple + crate::typelevel::int::Int,
     > IdentityShape for (A, B, C)
 where
     (A, B, C): Congruent<(
@@ -716,7 +722,7 @@ pub type IdentityTensor<S> = Tensor<Counting<S>, Layout<S, <S as IdentityShape>:
 /// (`Copy`, nothing stored): tile and partition it as often as needed.
 ///
 /// ```
-/// use layout_core::{layout, partition::{local_partition, local_tile}, tensor::make_identity_tensor, C};
+/// use layout_core::{layout, tensor::partition::{local_partition, local_tile}, tensor::make_identity_tensor, C};
 /// let m = 10; // run-time rows: the last tile of 4 rows is partial
 /// let id = make_identity_tensor((m, C::<8>));
 /// let tile = local_tile(id, (C::<4>, C::<8>), (2usize, 0usize));
@@ -799,7 +805,7 @@ impl<S: IdentityShape, LS: Congruent<LD>, LD: IntTuple> Tensor<Counting<S>, Layo
     /// `false` outside this view's shape.
     ///
     /// ```
-    /// use layout_core::{partition::local_tile, tensor::make_identity_tensor, C};
+    /// use layout_core::{tensor::partition::local_tile, tensor::make_identity_tensor, C};
     /// let id = make_identity_tensor((10usize, C::<8>));
     /// let last = local_tile(id, (C::<4>, C::<8>), (2usize, 0usize)); // rows 8..12
     /// assert!(last.is_within((1usize, 7usize), (10, 8)));
@@ -816,7 +822,7 @@ impl<S: IdentityShape, LS: Congruent<LD>, LD: IntTuple> Tensor<Counting<S>, Layo
     /// a copy, as cheap as the layout.
     ///
     /// ```
-    /// use layout_core::{partition::local_tile, tensor::make_identity_tensor, C};
+    /// use layout_core::{tensor::partition::local_tile, tensor::make_identity_tensor, C};
     /// let id = make_identity_tensor((C::<8>, C::<8>));
     /// let a = local_tile(id.view(), (C::<4>, C::<4>), (1usize, 0usize));
     /// let b = local_tile(id.view(), (C::<4>, C::<4>), (0usize, 1usize));
@@ -835,7 +841,7 @@ impl<S: IdentityShape, LS: Congruent<LD>, LD: IntTuple> Tensor<Counting<S>, Layo
     /// tensor: a k-block of a tiled identity tensor, say.
     ///
     /// ```
-    /// use layout_core::{partition::local_tile, tensor::make_identity_tensor, C, Underscore as X};
+    /// use layout_core::{tensor::partition::local_tile, tensor::make_identity_tensor, C, Underscore as X};
     /// let id = make_identity_tensor((C::<8>, 20usize));
     /// // Row block 1 of 4 rows, every block of 8 columns: (4, 8, 3).
     /// let blocks = local_tile(id, (C::<4>, C::<8>), (1usize, X));

@@ -2,9 +2,10 @@
 //! others, and `slice_and_offset` also returns the offset that the fixed
 //! coordinates contribute (what a tensor slice adds to its data pointer).
 
-use crate::coord::{Crd2Idx, Underscore};
+use crate::layout::coord::{Crd2Idx, Underscore};
 use crate::layout::{Congruent, Layout};
-use crate::tuple::{for_each_leaf, Concat, Cons, IntTuple, IntoTuple, List, Nil, Tuple};
+use crate::typelevel::int::for_each_leaf;
+use crate::typelevel::tuple::{Concat, Cons, IntTuple, IntoTuple, List, Nil, Tuple};
 
 /// The modes of `T` a slicing coordinate keeps, as a flat list (CuTe's `lift_slice`).
 #[doc(hidden)]

@@ -1,128 +1,11 @@
 //! Admissibility of composition and complement, as `const fn`s over leaf
 //! values: the same code refuses a static input at compile time (typed
 //! algebra, post-monomorphisation) and a run-time input with an `Err`
-//! (`DynLayout`). See DESIGN.md, "When composition is admissible".
+//! (`DynLayout`). The refusals are [`crate::error::CompositionError`] and
+//! [`crate::error::ComplementError`].
 
-use crate::const_text::Text;
-
-/// Why a composition `A o B` is refused. Sizes and strides are those of A'
-/// (A coalesced) and of B's leaves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CompositionError {
-    /// B's leaf `s:d` neither divides nor is divided by A's mode `i` of size `c`.
-    NotDividing {
-        /// B's leaf shape.
-        s: usize,
-        /// B's leaf stride.
-        d: usize,
-        /// A's mode.
-        i: usize,
-        /// Its size.
-        c: usize,
-    },
-    /// B's leaf `s:d` covers `n` elements of A's mode `i` (size `c`) but `s` is not a multiple of `n`.
-    NotMultiple {
-        /// B's leaf shape.
-        s: usize,
-        /// B's leaf stride.
-        d: usize,
-        /// How much of A's mode it covers.
-        n: usize,
-        /// A's mode.
-        i: usize,
-        /// Its size.
-        c: usize,
-    },
-    /// B's modes overlap, so their offsets carry past A's mode `i` (boundary `p`).
-    Overlap {
-        /// A's mode.
-        i: usize,
-        /// The boundary `size(A'_0) * ... * size(A'_i)`.
-        p: usize,
-    },
-    /// The boundary after A's mode `i` is past `usize` and B's offsets,
-    /// added up, reach past `usize` too: whether B's modes carry across
-    /// that boundary is not checked, so the composition is refused.
-    ///
-    /// ```
-    /// use layout_core::{layout, try_composition};
-    /// // A's modes (_2, 2^63 + 1) end past usize; B reaches 3 + 4 * 2^62.
-    /// let (n, m) = ((1usize << 63) + 1, (1usize << 62) + 1);
-    /// let e = try_composition(layout!(((2, n), 48):((1, 31), 37)), layout!((4, m):(1, 4)));
-    /// assert!(e.unwrap_err().to_string().contains("span more than usize holds"));
-    /// ```
-    PastUsize {
-        /// A's mode.
-        i: usize,
-    },
-}
-
-impl CompositionError {
-    /// The reason as compile-time text (after `A o B: `).
-    pub const fn text(self, t: Text) -> Text {
-        match self {
-            CompositionError::NotDividing { s, d, i, c } => t
-                .str("stride ")
-                .num(d)
-                .str(" of B's mode ")
-                .num(s)
-                .byte(b':')
-                .num(d)
-                .str(" does not divide, and is not divided by, A's mode ")
-                .num(i)
-                .str(" of size ")
-                .num(c),
-            CompositionError::NotMultiple { s, d, n, i, c } => t
-                .str("B's mode ")
-                .num(s)
-                .byte(b':')
-                .num(d)
-                .str(" covers ")
-                .num(n)
-                .str(" of A's mode ")
-                .num(i)
-                .str(" (size ")
-                .num(c)
-                .str(") but its size ")
-                .num(s)
-                .str(" is not a multiple of ")
-                .num(n),
-            CompositionError::Overlap { i, p } => t
-                .str("B's modes overlap, so their offsets carry past A's mode ")
-                .num(i)
-                .str(" (boundary ")
-                .num(p)
-                .byte(b')'),
-            CompositionError::PastUsize { i } => t
-                .str("A's modes up to mode ")
-                .num(i)
-                .str(" span more than usize holds and B's offsets add up past usize, so whether B's modes carry across that boundary is not checked"),
-        }
-    }
-}
-
-/// `a % b` (`b > 0`) with a comparison first: divisions by run-time sizes
-/// dominate the run-time checks, and most operands are already below.
-#[inline(always)]
-pub(crate) const fn rem(a: usize, b: usize) -> usize {
-    if a < b {
-        a
-    } else {
-        a % b
-    }
-}
-
-/// `a / b` (`b > 0`) with the comparisons first, as [`rem`].
-#[inline(always)]
-pub(crate) const fn quot(a: usize, b: usize) -> usize {
-    if a < b {
-        0
-    } else if a == b {
-        1
-    } else {
-        a / b
-    }
-}
+use crate::error::{ComplementError, CompositionError, COMPLEMENT_CAP};
+use crate::typelevel::arith::{quot, rem};
 
 const fn gcd(a: usize, b: usize) -> usize {
     let (mut a, mut b) = (a, b);
@@ -310,82 +193,6 @@ pub const fn leaf_residue(s: usize, d: usize, p: usize) -> usize {
     }
 }
 
-/// Why a complement is refused.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ComplementError {
-    /// Mode `s:d`, sorted by stride, lands inside the span `below` of the modes under it.
-    NotStacking {
-        /// Shape of the mode.
-        s: usize,
-        /// Stride of the mode.
-        d: usize,
-        /// The largest offset of the modes with smaller strides (`usize::MAX`
-        /// when it is past `usize`).
-        below: usize,
-    },
-    /// The modes leave a gap below `reach`, so `[0, m)` is not covered.
-    Gap {
-        /// How far the modes stack from 1 without a gap.
-        reach: usize,
-        /// The cotarget size.
-        m: usize,
-    },
-    /// Mode `s:d`, sorted by stride, starts inside the span `span` of the
-    /// modes below it (its stride divided by the span is 0).
-    NotMultiple {
-        /// Shape of the mode.
-        s: usize,
-        /// Stride of the mode.
-        d: usize,
-        /// The span of the modes with smaller strides.
-        span: usize,
-    },
-    /// More modes than the check examines.
-    TooManyModes {
-        /// How many.
-        n: usize,
-    },
-}
-
-impl ComplementError {
-    /// The reason as compile-time text.
-    pub const fn text(self, t: Text) -> Text {
-        match self {
-            ComplementError::NotStacking { s, d, below } => t
-                .str("mode ")
-                .num(s)
-                .byte(b':')
-                .num(d)
-                .str(" does not stack on the modes below it (stride ")
-                .num(d)
-                .str(" is not above their largest offset ")
-                .num(below)
-                .str("), so no layout fills the gaps"),
-            ComplementError::Gap { reach, m } => t
-                .str("its modes and the complement's leave a gap below ")
-                .num(reach)
-                .str(", so [0, ")
-                .num(m)
-                .str(") is not covered"),
-            ComplementError::NotMultiple { s, d, span } => t
-                .str("mode ")
-                .num(s)
-                .byte(b':')
-                .num(d)
-                .str(" does not stack on the modes below it (stride ")
-                .num(d)
-                .str(" is not a multiple of their span ")
-                .num(span)
-                .str("), so no layout fills the gaps"),
-            ComplementError::TooManyModes { n } => t
-                .num(n)
-                .str(" modes, more than the ")
-                .num(COMPLEMENT_CAP)
-                .str(" the check examines"),
-        }
-    }
-}
-
 /// The definition of `complement(A, M)` checked on the modes of
 /// `(filter(A), R)` (shapes `s`, strides `d`, any order): sorted by stride,
 /// every stride must exceed the largest offset of the modes below it
@@ -423,9 +230,6 @@ pub const fn check_complement(s: &[usize], d: &[usize], m: usize) -> Result<(), 
     }
     Ok(())
 }
-
-/// The most modes [`check_complement`] examines.
-pub const COMPLEMENT_CAP: usize = 64;
 
 /// The modes of size above 1 and stride not 0, sorted by stride (stable):
 /// shapes, strides and their count; more than [`COMPLEMENT_CAP`] are refused.

@@ -5,11 +5,11 @@
 //! for integers where CuTe defines it, and for layouts (shape and stride
 //! alike), with a free function of CuTe's name.
 
-use crate::int::C;
 use crate::layout::{Congruent, Layout};
-use crate::tuple::{
-    for_each_leaf, AsModes, Concat, Cons, GetAt, IntTuple, IntoTuple, List, Nil, PopFront, SplitAt,
-    Tuple,
+use crate::typelevel::int::for_each_leaf;
+use crate::typelevel::int::C;
+use crate::typelevel::tuple::{
+    AsModes, Concat, Cons, GetAt, IntTuple, IntoTuple, List, Nil, PopFront, SplitAt, Tuple,
 };
 
 macro_rules! layout_lift {
@@ -87,6 +87,38 @@ layout_lift!(Mode<const I: usize;>::get());
 #[inline(always)]
 pub fn get<const I: usize, T: Mode<I>>(t: T) -> T::Output {
     t.get()
+}
+
+/// A layout's modes.
+impl<S: Congruent<D>, D: IntTuple> Layout<S, D> {
+    /// The shape of mode `I` (CuTe's `shape<I>(l)`).
+    #[inline(always)]
+    ///
+    /// ```
+    /// use layout_core::layout;
+    /// let h = layout!((2,(2,2)):(4,(2,1)));
+    /// assert_eq!(layout_core::to_cute_string(&h.shape_at::<1>()), "(_2,_2)");
+    /// ```
+    pub fn shape_at<const I: usize>(&self) -> <S as Mode<I>>::Output
+    where
+        S: Mode<I>,
+    {
+        Mode::<I>::get(self.shape)
+    }
+    /// The stride of mode `I` (CuTe's `stride<I>(l)`).
+    #[inline(always)]
+    ///
+    /// ```
+    /// use layout_core::layout;
+    /// let h = layout!((2,(2,2)):(4,(2,1)));
+    /// assert_eq!(layout_core::to_cute_string(&h.stride_at::<1>()), "(_2,_1)");
+    /// ```
+    pub fn stride_at<const I: usize>(&self) -> <D as Mode<I>>::Output
+    where
+        D: Mode<I>,
+    {
+        Mode::<I>::get(self.stride)
+    }
 }
 
 /// CuTe's `flatten`: all leaves as one flat tuple (an integer stays an integer).
@@ -429,3 +461,25 @@ where
 pub fn replace<const I: usize, T: Replace<I, X>, X>(t: T, x: X) -> T::Output {
     t.replace(x)
 }
+
+/// The sizes of the two modes of a rank-2 shape.
+pub(crate) fn mode_sizes_2<S: IntTuple>(s: &S) -> (usize, usize) {
+    let mut sizes = [1usize; 2];
+    let mut k = 0;
+    s.for_each_mode_size(&mut |n| {
+        if k < 2 {
+            sizes[k] = n;
+        }
+        k += 1;
+    });
+    (sizes[0], sizes[1])
+}
+
+/// A rank-2 shape: what `print_layout` draws as a table and `gemm`
+/// multiplies.
+#[diagnostic::on_unimplemented(
+    message = "print_layout needs a rank-2 layout; shape `{Self}` is not rank 2",
+    label = "not a rank-2 shape"
+)]
+pub trait Rank2 {}
+impl<A, B> Rank2 for (A, B) {}

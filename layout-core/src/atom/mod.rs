@@ -4,9 +4,12 @@
 //! A thread-value layout maps `(thread, value)` to a position in the
 //! instruction's tile, numbered column-major: `q = m + M*k` for the A operand.
 
-use crate::int::C;
+pub mod mma;
+pub mod tiled_copy;
+
 use crate::layout::Layout;
 use crate::layout_type;
+use crate::typelevel::int::C;
 use core::marker::PhantomData;
 
 /// The SM80 `mma.sync.m16n8k16` with f16 inputs and f32 accumulators
@@ -70,7 +73,7 @@ impl MmaAtom for SM80_16x8x16_F16F16F16F16_TN {
 ///
 /// ```
 /// use layout_core::atom::{MmaAtom, UniversalFMA};
-/// use layout_core::{layout, mma::make_tiled_mma, to_cute_string, Underscore as X};
+/// use layout_core::{layout, atom::mma::make_tiled_mma, to_cute_string, Underscore as X};
 /// assert_eq!(<UniversalFMA as MmaAtom>::ALayout::default().to_string(), "(_1,_1):(_0,_0)");
 /// // 16 x 16 threads, each one multiply-add per step: a 16 x 16 x 1 tile.
 /// let mma = make_tiled_mma(UniversalFMA, layout!((16,16,1):(1,16,0)), (X, X, X));
@@ -106,7 +109,7 @@ pub trait CopyAtom {
 /// copy atoms' bit layouts are read in units of it.
 pub trait CopyValue: Copy {
     /// The width in bits, as a static integer.
-    type Bits: crate::int::StaticInt;
+    type Bits: crate::typelevel::int::StaticInt;
 }
 macro_rules! copy_value {
     ($($t:ty = $n:literal),*) => {$(

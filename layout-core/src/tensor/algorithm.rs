@@ -7,10 +7,10 @@
 //! static and the range visible).
 
 use crate::error::{LayoutError, Refusal};
+use crate::layout::ops::Rank2;
 use crate::layout::{Congruent, Layout};
-use crate::print::Rank2;
 use crate::tensor::{Engine, EngineMut, Tensor};
-use crate::tuple::IntTuple;
+use crate::typelevel::tuple::IntTuple;
 
 fn sizes_differ(
     op: &'static str,
@@ -142,7 +142,7 @@ fn at<E: Engine, S: Congruent<D>, D: IntTuple>(t: &Tensor<E, Layout<S, D>>) -> (
 /// CuTe's `copy(src, dst)`: `dst(i) = src(i)` for every 1-D index `i`.
 ///
 /// ```
-/// use layout_core::{algorithm::copy, layout, Tensor};
+/// use layout_core::{tensor::algorithm::copy, layout, Tensor};
 /// let src: Vec<i32> = (0..6).collect();
 /// let mut dst = [0i32; 6];
 /// let s = Tensor::new(&src[..], layout!((2,3):(3,1))).unwrap();
@@ -235,9 +235,10 @@ impl<E: Engine<Elem = bool>, S: Congruent<D>, D: IntTuple> Predicate for &Tensor
         Some(Tensor::size(self))
     }
 }
-impl<S: Congruent<D>, D: IntTuple> Predicate for &crate::fragment::Fragment<bool, Layout<S, D>>
+impl<S: Congruent<D>, D: IntTuple> Predicate
+    for &crate::tensor::fragment::Fragment<bool, Layout<S, D>>
 where
-    Layout<S, D>: crate::fragment::StaticCosize,
+    Layout<S, D>: crate::tensor::fragment::StaticCosize,
 {
     #[inline(always)]
     fn keep(&mut self, i: usize) -> bool {
@@ -255,7 +256,7 @@ where
 /// predicate says which they are (an identity tensor tiled the same way).
 ///
 /// ```
-/// use layout_core::{algorithm::copy_if, layout, Tensor};
+/// use layout_core::{tensor::algorithm::copy_if, layout, Tensor};
 /// let src = [1i32; 8];
 /// let mut dst = [0i32; 8];
 /// let s = Tensor::new(&src[..], layout!((4,2):(1,4))).unwrap();
@@ -268,7 +269,7 @@ where
 /// The bottom-edge tile of a 10 x 10 matrix reaches 2 rows past it:
 ///
 /// ```
-/// use layout_core::{algorithm::copy_if, layout, partition::local_tile, tensor::make_identity_tensor, Tensor, C};
+/// use layout_core::{tensor::algorithm::copy_if, layout, tensor::partition::local_tile, tensor::make_identity_tensor, Tensor, C};
 /// let src: Vec<i32> = (0..100).collect();
 /// let a = Tensor::new(&src[..], layout!((10,10):(10,1))).unwrap();
 /// let tile = local_tile(a, (C::<4>, C::<4>), (2usize, 0usize)); // rows 8..12
@@ -356,7 +357,7 @@ where
 /// CuTe's `fill(tensor, v)`: every element of the tensor set to `v`.
 ///
 /// ```
-/// use layout_core::{algorithm::fill, layout, Tensor};
+/// use layout_core::{tensor::algorithm::fill, layout, Tensor};
 /// let mut data = [0u8; 8];
 /// let mut t = Tensor::new(&mut data[..], layout!((2,2):(1,4))).unwrap();
 /// fill(&mut t, 7).unwrap();
@@ -387,7 +388,7 @@ where
 /// CuTe's `axpby(a, x, b, y)`: `y(i) = a * x(i) + b * y(i)`.
 ///
 /// ```
-/// use layout_core::{algorithm::axpby, layout, Tensor};
+/// use layout_core::{tensor::algorithm::axpby, layout, Tensor};
 /// let x = [1.0f32, 2.0, 3.0, 4.0];
 /// let mut y = [1.0f32; 4];
 /// let tx = Tensor::new(&x[..], layout!(4:1)).unwrap();
@@ -446,7 +447,7 @@ fn extents<S: Congruent<D> + Rank2, D: IntTuple>(l: &Layout<S, D>) -> (usize, us
 /// (A is M x K, B is N x K, C is M x N, as CuTe's TN convention).
 ///
 /// ```
-/// use layout_core::{algorithm::gemm, layout, Tensor};
+/// use layout_core::{tensor::algorithm::gemm, layout, Tensor};
 /// let a = [1.0f32, 2.0, 3.0, 4.0]; // (2,2) column-major: [[1,3],[2,4]]
 /// let b = [1.0f32, 0.0, 0.0, 1.0]; // the identity
 /// let mut c = [0.0f32; 4];

@@ -11,7 +11,7 @@
 //!
 //! ```
 //! use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN;
-//! use layout_core::{layout, mma::make_tiled_mma, to_cute_string, Underscore as X};
+//! use layout_core::{layout, atom::mma::make_tiled_mma, to_cute_string, Underscore as X};
 //! // 2x2 warps of the 16x8x16 tensor-core atom: a 32x16x16 tile, 128 threads.
 //! let mma = make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN, layout!((2,2,1):(1,2,0)), (X, X, X));
 //! assert_eq!(to_cute_string(&mma.tile_size()), "(_32,_16,_16)");
@@ -20,20 +20,20 @@
 //!            "((_4,_8,_2,_2),((_2,_2),(_1,_1))):((_64,_1,_16,_256),((_32,_8),(_0,_0)))");
 //! ```
 
-use crate::algebra::arith::{LMul, Leaf, MulT};
-use crate::algebra::typelevel::{SizeList, SizeT};
 use crate::algebra::{
     Composition, DivideOnto, LayoutParts, ProductOnto, RightInverse, StaticResult, Unpack,
     ZipDivideOnto, ZipProductOnto,
 };
 use crate::atom::MmaAtom;
-use crate::compact::Compact;
-use crate::coord::Underscore;
-use crate::int::C;
+use crate::layout::compact::Compact;
+use crate::layout::coord::Underscore;
 use crate::layout::{Congruent, Layout};
-use crate::partition::{check_divides, refused, ThreadLayout};
+use crate::tensor::partition::{check_divides, refused, ThreadLayout};
 use crate::tensor::Tensor;
-use crate::tuple::IntTuple;
+use crate::typelevel::arith::{LMul, Leaf, MulT};
+use crate::typelevel::int::C;
+use crate::typelevel::list::{SizeList, SizeT};
+use crate::typelevel::tuple::IntTuple;
 use core::marker::PhantomData;
 
 /// An MMA atom tiled over an atom layout `L` (rank 3: M, N, K) with a
@@ -61,7 +61,7 @@ impl<A, L, P> Default for TiledMma<A, L, P> {
 ///
 /// ```
 /// use layout_core::atom::{SM80_16x8x16_F32F16F16F32_TN as Sm80, UniversalFMA};
-/// use layout_core::{layout, mma::make_tiled_mma, C, Underscore as X};
+/// use layout_core::{layout, atom::mma::make_tiled_mma, C, Underscore as X};
 /// // 2 x 2 atoms over (M, N), then a 32 x 32 x 16 tile (CuTe prints these).
 /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (C::<32>, C::<32>, C::<16>));
 /// assert_eq!(mma.thr_layout_vmnk().to_string(), "(_32,_2,_2,_1):(_1,_32,_64,_0)");
@@ -103,7 +103,7 @@ where
 }
 impl<Dflt, S: Congruent<D> + Default, D: IntTuple + Default> PermMode<Dflt> for Layout<S, D>
 where
-    S::Leaves: crate::algebra::typelevel::SizeList<C<1>>,
+    S::Leaves: crate::typelevel::list::SizeList<C<1>>,
     SizeT<S>: Leaf,
 {
     type Out = Layout<S, D>;
@@ -281,7 +281,7 @@ pub trait Extent: Leaf {
 impl<X: Leaf + Compact<C<1>> + Congruent<<X as Compact<C<1>>>::Left>> Extent for X {
     type Layout = Layout<X, <X as Compact<C<1>>>::Left>;
     fn layout() -> Self::Layout {
-        crate::compact::make_layout_left(X::default())
+        crate::layout::compact::make_layout_left(X::default())
     }
 }
 type Compact1<X> = <X as Extent>::Layout;
@@ -373,7 +373,7 @@ macro_rules! thrfrg_fns {
         ///
         /// ```
         /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
-        /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
+        /// use layout_core::{layout, atom::mma::make_tiled_mma, Underscore as X};
         /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
         #[doc = concat!("assert!(mma.", stringify!($try), "(layout!(", $static_shape, ")).is_ok());")]
         /// // A run-time extent: the divisions are checked when they run.
@@ -408,7 +408,7 @@ where
     /// `(V, M, N, K) -> thread index`.
     /// ```
     /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
-    /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
+    /// use layout_core::{layout, atom::mma::make_tiled_mma, Underscore as X};
     /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
     /// // CuTe prints the same for this TiledMMA.
     /// assert_eq!(mma.thr_layout_vmnk().to_string(), "(_32,_2,_2,_1):(_1,_32,_64,_0)");
@@ -427,7 +427,7 @@ where
     /// The number of threads (CuTe's `size(tiled_mma)`), a static integer.
     /// ```
     /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
-    /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
+    /// use layout_core::{layout, atom::mma::make_tiled_mma, Underscore as X};
     /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
     /// assert_eq!(mma.size().to_string(), "_128");
     /// ```
@@ -435,7 +435,7 @@ where
     where
         VmnkOf<Self>: LayoutParts,
         <<VmnkOf<Self> as LayoutParts>::Shape as IntTuple>::Leaves:
-            crate::algebra::typelevel::SizeList<C<1>>,
+            crate::typelevel::list::SizeList<C<1>>,
         SizeT<<VmnkOf<Self> as LayoutParts>::Shape>: Default,
     {
         Default::default()
@@ -445,7 +445,7 @@ where
     ///
     /// ```
     /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
-    /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
+    /// use layout_core::{layout, atom::mma::make_tiled_mma, Underscore as X};
     /// let mma = make_tiled_mma(Sm80, layout!((1,2,1):(0,1,0)), (X, X, X));
     /// // CuTe prints the same: two 16x8x16 atoms side by side in N.
     /// assert_eq!(layout_core::to_cute_string(&mma.tile_size()), "(_16,_16,_16)");
@@ -472,7 +472,7 @@ where
         ///
         /// ```
         /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
-        /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
+        /// use layout_core::{layout, atom::mma::make_tiled_mma, Underscore as X};
         /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
         /// // CuTe prints the same for a row-major 64 x 32 C.
         /// assert_eq!(mma.thrfrg_c(layout!((64,32):(32,1))).to_string(),
@@ -485,7 +485,7 @@ where
         /// `((ThrV, (ThrM, ThrK)), (FrgV, (RestM, RestK, ...)))`.
         /// ```
         /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
-        /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
+        /// use layout_core::{layout, atom::mma::make_tiled_mma, Underscore as X};
         /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
         /// // CuTe prints the same for a row-major 64 x 32 A.
         /// assert_eq!(mma.thrfrg_a(layout!((64,32):(32,1))).to_string(),
@@ -499,7 +499,7 @@ where
         ///
         /// ```
         /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
-        /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
+        /// use layout_core::{layout, atom::mma::make_tiled_mma, Underscore as X};
         /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
         /// // CuTe prints the same for a row-major 32 x 64 B.
         /// assert_eq!(mma.thrfrg_b(layout!((32,64):(64,1))).to_string(),
@@ -512,7 +512,7 @@ where
     ///
     /// ```
     /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
-    /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
+    /// use layout_core::{layout, atom::mma::make_tiled_mma, Underscore as X};
     /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
     /// // CuTe prints the same.
     /// assert_eq!(mma.get_layout_c_tv().to_string(),
@@ -529,7 +529,7 @@ where
     ///
     /// ```
     /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
-    /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
+    /// use layout_core::{layout, atom::mma::make_tiled_mma, Underscore as X};
     /// let mma = make_tiled_mma(Sm80, layout!((2,1,1):(1,0,0)), (X, X, X));
     /// // CuTe prints the same.
     /// assert_eq!(mma.get_layout_a_tv().to_string(),
@@ -545,7 +545,7 @@ where
     /// column-major N x K tile.
     /// ```
     /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
-    /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
+    /// use layout_core::{layout, atom::mma::make_tiled_mma, Underscore as X};
     /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
     /// assert_eq!(mma.get_layout_b_tv().to_string(),
     ///            "((_4,_8,_2,_2),((_2,_2),(_1,_1))):((_32,_1,_0,_8),((_16,_128),(_0,_0)))");
@@ -578,7 +578,7 @@ where
 /// A TiledMMA's thread-value layout of one operand and that operand's tile
 /// (`(M, K)` for A, `(N, K)` for B, `(M, N)` for C), where the layout
 /// exists: what `get_layout{A,B,C}_TV` compute and `make_tiled_copy_{a,b,c}`
-/// ([`crate::tiled_copy`]) tile by.
+/// ([`crate::atom::tiled_copy`]) tile by.
 #[doc(hidden)]
 pub trait OperandTv<const X: char> {
     type Tv: Copy + Default;
@@ -608,7 +608,7 @@ macro_rules! operand_tv {
             type Tv = $tv<Self>;
             type Tile = (<Self as MmaTiling>::$m, <Self as MmaTiling>::$n);
             fn tv(self) -> Self::Tv {
-                let ($s, $r) = (self, crate::compact::make_layout_left(Default::default()));
+                let ($s, $r) = (self, crate::layout::compact::make_layout_left(Default::default()));
                 // Thread ids to thread indices.
                 crate::algebra::composition($frg, (VmnkOf::<Self>::default().thr_inverse(), Underscore))
             }
@@ -650,7 +650,7 @@ where
     /// in [`TiledMma::thr_layout_vmnk`].
     /// ```
     /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
-    /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
+    /// use layout_core::{layout, atom::mma::make_tiled_mma, Underscore as X};
     /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
     /// let data = [0u16; 64 * 32];
     /// let a = layout_core::Tensor::new(&data[..], layout!((64,32):(32,1))).unwrap();
@@ -674,7 +674,7 @@ where
     ///
     /// ```
     /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
-    /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
+    /// use layout_core::{layout, atom::mma::make_tiled_mma, Underscore as X};
     /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
     /// // 128 threads: (_32,_2,_2,_1):(_1,_32,_64,_0) puts thread 127 at (31,1,1,0).
     /// assert_eq!(mma.try_get_slice(127).unwrap().thr_vmnk(), (31, 1, 1, 0));
@@ -683,7 +683,7 @@ where
     pub fn try_get_slice(self, thr_idx: usize) -> Result<ThrMma<Self>, crate::LayoutError> {
         let thr = VmnkOf::<Self>::default();
         let vmnk = thr.thread_coord(thr_idx).ok_or_else(|| {
-            crate::partition::thread_outside(
+            crate::tensor::partition::thread_outside(
                 "get_slice",
                 thr_idx,
                 crate::error::Threads::TiledMma,
@@ -704,32 +704,32 @@ pub trait ThrSlice {
 }
 type ThrCrd<R> = (
     (usize, (usize, usize)),
-    (Underscore, <R as crate::slice::RepeatUnder>::Out),
+    (Underscore, <R as crate::layout::slice::RepeatUnder>::Out),
 );
 impl<T0, F0, R, D0, E0, RD> ThrSlice for Layout<(T0, (F0, R)), (D0, (E0, RD))>
 where
     (T0, (F0, R)): Congruent<(D0, (E0, RD))>,
     (D0, (E0, RD)): IntTuple,
-    R: crate::slice::RepeatUnder,
-    ThrCrd<R>: crate::slice::SliceCoord<(T0, (F0, R))>
-        + crate::slice::SliceCoord<(D0, (E0, RD))>
-        + crate::coord::Crd2Idx<(T0, (F0, R)), (D0, (E0, RD))>,
-    <ThrCrd<R> as crate::slice::SliceCoord<(T0, (F0, R))>>::Sliced:
-        Congruent<<ThrCrd<R> as crate::slice::SliceCoord<(D0, (E0, RD))>>::Sliced>,
-    <ThrCrd<R> as crate::slice::SliceCoord<(D0, (E0, RD))>>::Sliced: IntTuple,
+    R: crate::layout::slice::RepeatUnder,
+    ThrCrd<R>: crate::layout::slice::SliceCoord<(T0, (F0, R))>
+        + crate::layout::slice::SliceCoord<(D0, (E0, RD))>
+        + crate::layout::coord::Crd2Idx<(T0, (F0, R)), (D0, (E0, RD))>,
+    <ThrCrd<R> as crate::layout::slice::SliceCoord<(T0, (F0, R))>>::Sliced:
+        Congruent<<ThrCrd<R> as crate::layout::slice::SliceCoord<(D0, (E0, RD))>>::Sliced>,
+    <ThrCrd<R> as crate::layout::slice::SliceCoord<(D0, (E0, RD))>>::Sliced: IntTuple,
 {
     type Out = Layout<
-        <ThrCrd<R> as crate::slice::SliceCoord<(T0, (F0, R))>>::Sliced,
-        <ThrCrd<R> as crate::slice::SliceCoord<(D0, (E0, RD))>>::Sliced,
+        <ThrCrd<R> as crate::layout::slice::SliceCoord<(T0, (F0, R))>>::Sliced,
+        <ThrCrd<R> as crate::layout::slice::SliceCoord<(D0, (E0, RD))>>::Sliced,
     >;
     #[inline(always)]
     fn thr_slice(self, v: usize, x: usize, y: usize) -> Option<(Self::Out, usize)> {
-        use crate::coord::Crd2Idx;
+        use crate::layout::coord::Crd2Idx;
         let c: ThrCrd<R> = ((v, (x, y)), (Underscore, Default::default()));
         if !c.in_shape(self.shape()) {
             return None;
         }
-        Some(crate::slice::slice_and_offset(c, self))
+        Some(crate::layout::slice::slice_and_offset(c, self))
     }
 }
 
@@ -745,7 +745,7 @@ impl<T: MmaTiling> ThrMma<T> {
     ///
     /// ```
     /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
-    /// use layout_core::{layout, mma::make_tiled_mma, Underscore as X};
+    /// use layout_core::{layout, atom::mma::make_tiled_mma, Underscore as X};
     /// let mma = make_tiled_mma(Sm80, layout!((2,2,1):(1,2,0)), (X, X, X));
     /// // Thread 37 in (_32,_2,_2,_1):(_1,_32,_64,_0): v = 37 % 32, m = 37 / 32.
     /// assert_eq!(mma.get_slice(37).thr_vmnk(), (5, 1, 0, 0));
@@ -806,21 +806,21 @@ macro_rules! partition_fn {
                 let l = *t.layout_ref();
                 // CuTe partitions past the tensor when the tile does not
                 // divide it; refused here.
-                let (x, y) = crate::print::mode_sizes_2(&l.parts().0);
+                let (x, y) = crate::layout::ops::mode_sizes_2(&l.parts().0);
                 let tile = <TiledMma<A, L, P> as MmaTiling>::$tile;
                 check_divides(tile.0, x, 0)?;
                 check_divides(tile.1, y, 1)?;
                 let frg = self
                     .mma
                     .$thrfrg(l)
-                    .map_err(|e| crate::partition::renamed(e, $op))?;
+                    .map_err(|e| crate::tensor::partition::renamed(e, $op))?;
                 let $s = self.vmnk;
                 let (l, off) = frg
                     .thr_slice($s.0, $x, $y)
                     .ok_or(refused($op))?;
                 Ok(t.rebase(l, off))
             }
-            #[doc = concat!("CuTe's `", $op, "` made a register fragment (`partition_fragment_", stringify!($frag_op), "`): a [`crate::fragment::Fragment`] of `make_fragment_like` of the partition's layout (static shape and strides: partition a static tile).")]
+            #[doc = concat!("CuTe's `", $op, "` made a register fragment (`partition_fragment_", stringify!($frag_op), "`): a [`crate::tensor::fragment::Fragment`] of `make_fragment_like` of the partition's layout (static shape and strides: partition a static tile).")]
             ///
             /// # Panics
             ///
@@ -830,7 +830,7 @@ macro_rules! partition_fn {
             pub fn $frag<T: Default, E, Lt>(
                 self,
                 t: Tensor<E, Lt>,
-            ) -> crate::fragment::Fragment<T, <$part<TiledMma<A, L, P>, Lt> as crate::fragment::FragmentLike>::Out>
+            ) -> crate::tensor::fragment::Fragment<T, <$part<TiledMma<A, L, P>, Lt> as crate::tensor::fragment::FragmentLike>::Out>
             where
                 Lt: Copy
                     + LayoutParts
@@ -841,9 +841,9 @@ macro_rules! partition_fn {
                         ThrTile<$t0<TiledMma<A, L, P>>, $t1<TiledMma<A, L, P>>>,
                     >,
                 $frg<TiledMma<A, L, P>, Lt>: ThrSlice,
-                $part<TiledMma<A, L, P>, Lt>: crate::fragment::FragmentLike,
+                $part<TiledMma<A, L, P>, Lt>: crate::tensor::fragment::FragmentLike,
             {
-                crate::fragment::make_fragment_like(self.$name(t).layout_value())
+                crate::tensor::fragment::make_fragment_like(self.$name(t).layout_value())
             }
         }
     };
@@ -904,7 +904,7 @@ partition_fn!(
 ///
 /// ```
 /// use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN;
-/// use layout_core::{layout, mma::make_tiled_mma, Underscore as X, C};
+/// use layout_core::{layout, atom::mma::make_tiled_mma, Underscore as X, C};
 /// let mma = make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN, layout!((2,2,1):(1,2,0)), (C::<32>, C::<32>, C::<16>));
 /// assert!(mma.to_string().starts_with("TiledMMA\n  ThrLayoutVMNK:  (_32,_2,_2,_1):(_1,_32,_64,_0)\n  PermutationMNK: (_32,_32,_16)\n"));
 /// ```
@@ -912,7 +912,7 @@ impl<A, L, P> core::fmt::Display for TiledMma<A, L, P>
 where
     Self: MmaTiling,
     VmnkOf<Self>: core::fmt::Display,
-    P: Default + crate::print::TilerText,
+    P: Default + crate::layout::print::TilerText,
     A::ThrID: core::fmt::Display,
     A::ShapeMNK: IntTuple,
     A::ALayout: core::fmt::Display,

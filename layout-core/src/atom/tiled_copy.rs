@@ -10,7 +10,7 @@
 //!
 //! ```
 //! use layout_core::atom::UniversalCopy;
-//! use layout_core::tiled_copy::{make_tiled_copy, Copy_Atom};
+//! use layout_core::atom::tiled_copy::{make_tiled_copy, Copy_Atom};
 //! use layout_core::{layout, Tensor};
 //! // CuTe's sgemm_2 (NT): 32 x 8 threads, each copying 4 x 1 floats by
 //! // one 16-byte access, over a 128 x 8 tile.
@@ -25,23 +25,23 @@
 //! assert_eq!(mine.data_offset(), 148);
 //! ```
 
-use crate::algebra::arith::MulT;
 use crate::algebra::cast::{MapPairs, UpcastBy};
 use crate::algebra::product::ZipOf;
 use crate::algebra::profile::{ByProfile, CoalesceOp};
 use crate::algebra::tile::ProductEach;
-use crate::algebra::typelevel::{SizeList, SizeT};
 use crate::algebra::{Composition, LayoutParts, RightInverse, ZipDivideOnto};
+use crate::atom::mma::OperandTv;
 use crate::atom::{CopyAtom, CopyValue};
-use crate::compact::Compact;
-use crate::coord::Underscore;
-use crate::int::C;
+use crate::layout::compact::Compact;
+use crate::layout::coord::Underscore;
+use crate::layout::ops::Mode;
 use crate::layout::{Congruent, Layout};
-use crate::mma::OperandTv;
-use crate::ops::Mode;
-use crate::partition::{check_divides, refused};
+use crate::tensor::partition::{check_divides, refused};
 use crate::tensor::Tensor;
-use crate::tuple::{AsModes, IntTuple, IntoTuple};
+use crate::typelevel::arith::MulT;
+use crate::typelevel::int::C;
+use crate::typelevel::list::{SizeList, SizeT};
+use crate::typelevel::tuple::{AsModes, IntTuple, IntoTuple};
 use core::marker::PhantomData;
 
 /// CuTe's `Copy_Atom<Op, T>`: the copy operation `Op` moving values of
@@ -49,7 +49,7 @@ use core::marker::PhantomData;
 ///
 /// ```
 /// use layout_core::atom::SM75_U32x4_LDSM_N;
-/// use layout_core::tiled_copy::{Copy_Atom, CopyAtomValues};
+/// use layout_core::atom::tiled_copy::{Copy_Atom, CopyAtomValues};
 /// // ldmatrix.x4 moving f16 (16-bit) values: each thread receives 8.
 /// type A = Copy_Atom<SM75_U32x4_LDSM_N, u16>;
 /// assert_eq!(<A as CopyAtomValues>::ValDst::default().to_string(), "(_32,(_2,_4)):(_2,(_1,_64))");
@@ -140,7 +140,7 @@ where
     type NumVal = SizeT<Shape1<Recast<Op::RefLayout, T>>>;
     type RefToSrc = RefTo<Recast<Op::RefLayout, T>, Recast<Op::SrcLayout, T>>;
     type RefToDst = RefTo<Recast<Op::RefLayout, T>, Recast<Op::DstLayout, T>>;
-    const BITS: usize = match <T::Bits as crate::int::Int>::STATIC {
+    const BITS: usize = match <T::Bits as crate::typelevel::int::Int>::STATIC {
         Some(n) => n,
         None => panic!("a value's width is static"),
     };
@@ -258,7 +258,7 @@ type ColMajor<X, Y> = Layout<(X, Y), <(X, Y) as Compact<C<1>>>::Left>;
 ///
 /// ```
 /// use layout_core::atom::UniversalCopy;
-/// use layout_core::tiled_copy::{make_tiled_copy, Copy_Atom};
+/// use layout_core::atom::tiled_copy::{make_tiled_copy, Copy_Atom};
 /// use layout_core::layout;
 /// // CuTe's sgemm_2 (TN): 32 x 8 threads k-major, one float each.
 /// let copy = make_tiled_copy(Copy_Atom::<UniversalCopy<f32>, f32>::default(),
@@ -309,8 +309,8 @@ tiled_copy_of_mma!(
     ///
     /// ```
     /// use layout_core::atom::{SM75_U32x4_LDSM_N, SM80_16x8x16_F16F16F16F16_TN as Mma};
-    /// use layout_core::tiled_copy::{make_tiled_copy_a, Copy_Atom};
-    /// use layout_core::{layout, mma::make_tiled_mma, C};
+    /// use layout_core::atom::tiled_copy::{make_tiled_copy_a, Copy_Atom};
+    /// use layout_core::{layout, atom::mma::make_tiled_mma, C};
     /// let mma = make_tiled_mma(Mma, layout!((2,2,1)), (C::<32>, C::<32>, C::<16>));
     /// let copy = make_tiled_copy_a(Copy_Atom::<SM75_U32x4_LDSM_N, u16>::default(), mma);
     /// // CuTe: each lane gives the address of 8 halves of one row.
@@ -324,8 +324,8 @@ tiled_copy_of_mma!(
     ///
     /// ```
     /// use layout_core::atom::{SM75_U32x2_LDSM_N, SM80_16x8x16_F16F16F16F16_TN as Mma};
-    /// use layout_core::tiled_copy::{make_tiled_copy_b, Copy_Atom};
-    /// use layout_core::{layout, mma::make_tiled_mma, C};
+    /// use layout_core::atom::tiled_copy::{make_tiled_copy_b, Copy_Atom};
+    /// use layout_core::{layout, atom::mma::make_tiled_mma, C};
     /// let mma = make_tiled_mma(Mma, layout!((2,2,1)), (C::<32>, C::<32>, C::<16>));
     /// let copy = make_tiled_copy_b(Copy_Atom::<SM75_U32x2_LDSM_N, u16>::default(), mma);
     /// assert_eq!(copy.get_layout_d_tv().to_string(), "((_4,_8,_2,_2),((_2,_2),_2)):((_64,_1,_0,_8),((_32,_256),_16))");
@@ -338,8 +338,8 @@ tiled_copy_of_mma!(
     ///
     /// ```
     /// use layout_core::atom::{UniversalCopy, SM80_16x8x16_F16F16F16F16_TN as Mma};
-    /// use layout_core::tiled_copy::{make_tiled_copy_c, Copy_Atom};
-    /// use layout_core::{layout, mma::make_tiled_mma, C};
+    /// use layout_core::atom::tiled_copy::{make_tiled_copy_c, Copy_Atom};
+    /// use layout_core::{layout, atom::mma::make_tiled_mma, C};
     /// let mma = make_tiled_mma(Mma, layout!((2,2,1)), (C::<32>, C::<32>, C::<16>));
     /// let copy = make_tiled_copy_c(Copy_Atom::<UniversalCopy<u32>, u16>::default(), mma);
     /// assert_eq!(copy.get_layout_s_tv().to_string(), "((_4,_8,_2,_2),(_2,(_2,_2))):((_64,_1,_16,_256),(_32,(_8,_512)))");
@@ -407,7 +407,7 @@ where
     ///
     /// ```
     /// use layout_core::atom::UniversalCopy;
-    /// use layout_core::tiled_copy::{make_tiled_copy, Copy_Atom};
+    /// use layout_core::atom::tiled_copy::{make_tiled_copy, Copy_Atom};
     /// use layout_core::layout;
     /// let copy = make_tiled_copy(Copy_Atom::<UniversalCopy<u128>, f32>::default(),
     ///                            layout!((32,8)), layout!((4,1)));
@@ -418,7 +418,7 @@ where
     pub fn try_get_slice(self, thr_idx: usize) -> Result<ThrCopy<Self>, crate::LayoutError> {
         if thr_idx >= <Self as CopyTiling>::THREADS {
             let n = <Self as CopyTiling>::THREADS;
-            return Err(crate::partition::thread_outside(
+            return Err(crate::tensor::partition::thread_outside(
                 "get_slice",
                 thr_idx,
                 crate::error::Threads::TiledCopy,
@@ -456,8 +456,8 @@ impl<T: CopyTiling> ThrCopy<T> {
     ///
     /// ```
     /// use layout_core::atom::{SM75_U32x4_LDSM_N, SM80_16x8x16_F16F16F16F16_TN as Mma};
-    /// use layout_core::tiled_copy::{make_tiled_copy_a, Copy_Atom};
-    /// use layout_core::{layout, mma::make_tiled_mma, Tensor, C};
+    /// use layout_core::atom::tiled_copy::{make_tiled_copy_a, Copy_Atom};
+    /// use layout_core::{layout, atom::mma::make_tiled_mma, Tensor, C};
     /// let mma = make_tiled_mma(Mma, layout!((2,2,1)), (C::<32>, C::<32>, C::<16>));
     /// let copy = make_tiled_copy_a(Copy_Atom::<SM75_U32x4_LDSM_N, u16>::default(), mma);
     /// let smem = [0u16; 128 * 32];
@@ -522,31 +522,34 @@ pub trait CopySlice {
     type Out: Copy;
     fn thr_slice(self, t: usize) -> Option<(Self::Out, usize)>;
 }
-type CopyCrd<R> = ((usize, Underscore), <R as crate::slice::RepeatUnder>::Out);
+type CopyCrd<R> = (
+    (usize, Underscore),
+    <R as crate::layout::slice::RepeatUnder>::Out,
+);
 impl<T0, V0, R, D0, E0, RD> CopySlice for Layout<((T0, V0), R), ((D0, E0), RD)>
 where
     ((T0, V0), R): Congruent<((D0, E0), RD)>,
     ((D0, E0), RD): IntTuple,
-    R: crate::slice::RepeatUnder,
-    CopyCrd<R>: crate::slice::SliceCoord<((T0, V0), R)>
-        + crate::slice::SliceCoord<((D0, E0), RD)>
-        + crate::coord::Crd2Idx<((T0, V0), R), ((D0, E0), RD)>,
-    <CopyCrd<R> as crate::slice::SliceCoord<((T0, V0), R)>>::Sliced:
-        Congruent<<CopyCrd<R> as crate::slice::SliceCoord<((D0, E0), RD)>>::Sliced>,
-    <CopyCrd<R> as crate::slice::SliceCoord<((D0, E0), RD)>>::Sliced: IntTuple,
+    R: crate::layout::slice::RepeatUnder,
+    CopyCrd<R>: crate::layout::slice::SliceCoord<((T0, V0), R)>
+        + crate::layout::slice::SliceCoord<((D0, E0), RD)>
+        + crate::layout::coord::Crd2Idx<((T0, V0), R), ((D0, E0), RD)>,
+    <CopyCrd<R> as crate::layout::slice::SliceCoord<((T0, V0), R)>>::Sliced:
+        Congruent<<CopyCrd<R> as crate::layout::slice::SliceCoord<((D0, E0), RD)>>::Sliced>,
+    <CopyCrd<R> as crate::layout::slice::SliceCoord<((D0, E0), RD)>>::Sliced: IntTuple,
 {
     type Out = Layout<
-        <CopyCrd<R> as crate::slice::SliceCoord<((T0, V0), R)>>::Sliced,
-        <CopyCrd<R> as crate::slice::SliceCoord<((D0, E0), RD)>>::Sliced,
+        <CopyCrd<R> as crate::layout::slice::SliceCoord<((T0, V0), R)>>::Sliced,
+        <CopyCrd<R> as crate::layout::slice::SliceCoord<((D0, E0), RD)>>::Sliced,
     >;
     #[inline(always)]
     fn thr_slice(self, t: usize) -> Option<(Self::Out, usize)> {
-        use crate::coord::Crd2Idx;
+        use crate::layout::coord::Crd2Idx;
         let c: CopyCrd<R> = ((t, Underscore), Default::default());
         if !c.in_shape(self.shape()) {
             return None;
         }
-        Some(crate::slice::slice_and_offset(c, self))
+        Some(crate::layout::slice::slice_and_offset(c, self))
     }
 }
 
@@ -639,7 +642,7 @@ fn check_tile<T: CopyTiling, Lt: LayoutParts + Copy>(l: &Lt) -> Result<(), crate
 ///
 /// ```
 /// use layout_core::atom::SM75_U32x4_LDSM_N;
-/// use layout_core::tiled_copy::Copy_Atom;
+/// use layout_core::atom::tiled_copy::Copy_Atom;
 /// let a = Copy_Atom::<SM75_U32x4_LDSM_N, u16>::default();
 /// assert!(a.to_string().contains("ValLayoutSrc: (_32,_8):(_8,_1)\n"));
 /// assert!(a.to_string().ends_with("ValueType:    16b\n"));
@@ -682,7 +685,7 @@ where
 ///
 /// ```
 /// use layout_core::atom::UniversalCopy;
-/// use layout_core::tiled_copy::{make_tiled_copy, Copy_Atom};
+/// use layout_core::atom::tiled_copy::{make_tiled_copy, Copy_Atom};
 /// use layout_core::layout;
 /// let copy = make_tiled_copy(Copy_Atom::<UniversalCopy<u128>, f32>::default(),
 ///                            layout!((32,8)), layout!((4,1)));
@@ -711,18 +714,22 @@ where
 pub trait FirstFixed {
     type Crd: Copy + Default;
 }
-impl<T: crate::tuple::Tuple> FirstFixed for T
+impl<T: crate::typelevel::tuple::Tuple> FirstFixed for T
 where
-    T::List: crate::tuple::List + SplitHead,
-    <T::List as SplitHead>::Tail: crate::slice::RepeatUnderList,
-    crate::tuple::Cons<usize, <<T::List as SplitHead>::Tail as crate::slice::RepeatUnderList>::Out>:
-        IntoTuple,
-    <crate::tuple::Cons<usize, <<T::List as SplitHead>::Tail as crate::slice::RepeatUnderList>::Out> as IntoTuple>::Tuple:
-        Copy + Default,
-{
-    type Crd = <crate::tuple::Cons<
+    T::List: crate::typelevel::tuple::List + SplitHead,
+    <T::List as SplitHead>::Tail: crate::layout::slice::RepeatUnderList,
+    crate::typelevel::tuple::Cons<
         usize,
-        <<T::List as SplitHead>::Tail as crate::slice::RepeatUnderList>::Out,
+        <<T::List as SplitHead>::Tail as crate::layout::slice::RepeatUnderList>::Out,
+    >: IntoTuple,
+    <crate::typelevel::tuple::Cons<
+        usize,
+        <<T::List as SplitHead>::Tail as crate::layout::slice::RepeatUnderList>::Out,
+    > as IntoTuple>::Tuple: Copy + Default,
+{
+    type Crd = <crate::typelevel::tuple::Cons<
+        usize,
+        <<T::List as SplitHead>::Tail as crate::layout::slice::RepeatUnderList>::Out,
     > as IntoTuple>::Tuple;
 }
 /// The tail of a mode list.
@@ -730,7 +737,7 @@ where
 pub trait SplitHead {
     type Tail;
 }
-impl<H, T> SplitHead for crate::tuple::Cons<H, T> {
+impl<H, T> SplitHead for crate::typelevel::tuple::Cons<H, T> {
     type Tail = T;
 }
 
@@ -757,7 +764,7 @@ type FrgV<T, V> = <Line<NumValOf<<T as CopyTiling>::Atom>> as ZipDivideOnto<
     <<FrgMn<T, V> as RightInverse>::Output as crate::algebra::ProductOnto<Line<V>>>::Logical,
 >>::Zipped;
 /// The fragment's tiler `(V, M', N')`: V, then each mode of [`FrgMn`].
-type FrgTiler<T, V> = <crate::tuple::Cons<
+type FrgTiler<T, V> = <crate::typelevel::tuple::Cons<
     V,
     <<<FrgMn<T, V> as LayoutParts>::Shape as AsModes>::Modes as ProductEach>::Out,
 > as IntoTuple>::Tuple;
@@ -787,7 +794,7 @@ where
     TilerOfCopy<T>: Compact<C<1>> + Congruent<<TilerOfCopy<T> as Compact<C<1>>>::Left>,
     <T::LayoutTv as RightInverse>::Output: Composition<TilerLayout<T>>,
     WithShape<T>: LayoutParts,
-    (ThreadsOf<T>, Mode0Size<L>): crate::algebra::arith::LMul,
+    (ThreadsOf<T>, Mode0Size<L>): crate::typelevel::arith::LMul,
     <WithShape<T> as LayoutParts>::Shape:
         MapPairs<<WithShape<T> as LayoutParts>::Stride, UpcastBy<MulT<ThreadsOf<T>, Mode0Size<L>>>>,
     FrgMn<T, Mode0Size<L>>: LayoutParts + RightInverse,
@@ -800,7 +807,7 @@ where
     >,
     FrgV<T, Mode0Size<L>>: Copy + Default,
     <FrgMn<T, Mode0Size<L>> as LayoutParts>::Shape: AsModes<Modes: ProductEach>,
-    crate::tuple::Cons<
+    crate::typelevel::tuple::Cons<
         Mode0Size<L>,
         <<<FrgMn<T, Mode0Size<L>> as LayoutParts>::Shape as AsModes>::Modes as ProductEach>::Out,
     >: IntoTuple,
@@ -835,17 +842,18 @@ where
     (F, R): Congruent<(FD, RD)>,
     (FD, RD): IntTuple,
     R: FirstFixed,
-    RestCrd<R>: crate::slice::SliceCoord<(F, R)> + crate::slice::SliceCoord<(FD, RD)>,
-    <RestCrd<R> as crate::slice::SliceCoord<(F, R)>>::Sliced:
-        Congruent<<RestCrd<R> as crate::slice::SliceCoord<(FD, RD)>>::Sliced>,
-    <RestCrd<R> as crate::slice::SliceCoord<(FD, RD)>>::Sliced: IntTuple,
+    RestCrd<R>:
+        crate::layout::slice::SliceCoord<(F, R)> + crate::layout::slice::SliceCoord<(FD, RD)>,
+    <RestCrd<R> as crate::layout::slice::SliceCoord<(F, R)>>::Sliced:
+        Congruent<<RestCrd<R> as crate::layout::slice::SliceCoord<(FD, RD)>>::Sliced>,
+    <RestCrd<R> as crate::layout::slice::SliceCoord<(FD, RD)>>::Sliced: IntTuple,
 {
     type Out = Layout<
-        <RestCrd<R> as crate::slice::SliceCoord<(F, R)>>::Sliced,
-        <RestCrd<R> as crate::slice::SliceCoord<(FD, RD)>>::Sliced,
+        <RestCrd<R> as crate::layout::slice::SliceCoord<(F, R)>>::Sliced,
+        <RestCrd<R> as crate::layout::slice::SliceCoord<(FD, RD)>>::Sliced,
     >;
     #[inline(always)]
     fn rest_slice(self) -> Self::Out {
-        crate::slice::slice((Underscore, R::Crd::default()), self)
+        crate::layout::slice::slice((Underscore, R::Crd::default()), self)
     }
 }

@@ -8,14 +8,37 @@
 //! result is its type's constant (nothing is computed), a run-time one is
 //! checked arithmetic (`None` on overflow or division by 0).
 
-use super::typelevel::{Known, StaticForm, Unknown};
-use crate::int::{Int, S};
+use crate::typelevel::form::{Known, StaticForm, Unknown};
+use crate::typelevel::int::{Int, S};
 use core::ops::{Add, Mul};
 use typenum::{Bit, Minimum, Prod, UInt, UTerm, Unsigned, B0, B1};
 
+/// `a % b` (`b > 0`) with a comparison first: divisions by run-time sizes
+/// dominate the run-time checks, and most operands are already below.
+#[inline(always)]
+pub(crate) const fn rem(a: usize, b: usize) -> usize {
+    if a < b {
+        a
+    } else {
+        a % b
+    }
+}
+
+/// `a / b` (`b > 0`) with the comparisons first, as [`rem`].
+#[inline(always)]
+pub(crate) const fn quot(a: usize, b: usize) -> usize {
+    if a < b {
+        0
+    } else if a == b {
+        1
+    } else {
+        a / b
+    }
+}
+
 /// A leaf type with its static form: `C<N>`, `S<U>` or `usize`.
-pub trait Leaf: Int + StaticForm + crate::int::FromValue + Default {}
-impl<T: Int + StaticForm + crate::int::FromValue + Default> Leaf for T {}
+pub trait Leaf: Int + StaticForm + crate::typelevel::int::FromValue + Default {}
+impl<T: Int + StaticForm + crate::typelevel::int::FromValue + Default> Leaf for T {}
 
 /// The type of `a * b`.
 #[doc(hidden)]
@@ -26,10 +49,10 @@ impl FMul for (Unknown, Unknown) {
     type Out = usize;
 }
 impl FMul for (Known<UTerm>, Unknown) {
-    type Out = crate::int::C<0>;
+    type Out = crate::typelevel::int::C<0>;
 }
 impl FMul for (Unknown, Known<UTerm>) {
-    type Out = crate::int::C<0>;
+    type Out = crate::typelevel::int::C<0>;
 }
 impl<U, B> FMul for (Known<UInt<U, B>>, Unknown) {
     type Out = usize;
@@ -39,7 +62,11 @@ impl<U, B> FMul for (Unknown, Known<UInt<U, B>>) {
 }
 impl<A: Mul<B>, B> FMul for (Known<A>, Known<B>)
 where
-    Prod<A, B>: Unsigned + Default + 'static + crate::int::StaticOneTag + crate::int::StaticZeroTag,
+    Prod<A, B>: Unsigned
+        + Default
+        + 'static
+        + crate::typelevel::int::StaticOneTag
+        + crate::typelevel::int::StaticZeroTag,
 {
     type Out = S<Prod<A, B>>;
 }
@@ -98,7 +125,7 @@ macro_rules! binary {
         /// A static divisor of 0 (only in inadmissible inputs, which the
         /// operation's check refuses) gives a static 0 instead of no type.
         impl<A> $f for (Known<A>, Known<UTerm>) {
-            type Out = crate::int::C<0>;
+            type Out = crate::typelevel::int::C<0>;
         }
         $(#[$m])*
         pub trait $l {
@@ -126,14 +153,14 @@ macro_rules! binary {
 binary!(
     /// `a / b` (exact where CuTe uses it).
     FDiv, LDiv, DivT,
-    [A: DivRem<UInt<U, Bt>>, <A as DivRem<UInt<U, Bt>>>::Q: Unsigned + Default + 'static + crate::int::StaticOneTag + crate::int::StaticZeroTag],
+    [A: DivRem<UInt<U, Bt>>, <A as DivRem<UInt<U, Bt>>>::Q: Unsigned + Default + 'static + crate::typelevel::int::StaticOneTag + crate::typelevel::int::StaticZeroTag],
     <A as DivRem<UInt<U, Bt>>>::Q,
-    |a, b| if b == 0 { None } else { Some(crate::admissible::quot(a, b)) }
+    |a, b| if b == 0 { None } else { Some(quot(a, b)) }
 );
 binary!(
     /// `min(a, b)`.
     FMin, LMin, MinT,
-    [A: typenum::Min<UInt<U, Bt>>, Minimum<A, UInt<U, Bt>>: Unsigned + Default + 'static + crate::int::StaticOneTag + crate::int::StaticZeroTag],
+    [A: typenum::Min<UInt<U, Bt>>, Minimum<A, UInt<U, Bt>>: Unsigned + Default + 'static + crate::typelevel::int::StaticOneTag + crate::typelevel::int::StaticZeroTag],
     Minimum<A, UInt<U, Bt>>,
     |a, b| Some(a.min(b))
 );
@@ -143,7 +170,7 @@ binary!(
     [
         A: DivRem<UInt<U, Bt>>,
         <A as DivRem<UInt<U, Bt>>>::Q: CeilOf<<A as DivRem<UInt<U, Bt>>>::R>,
-        CeilQuot<A, UInt<U, Bt>>: Unsigned + Default + 'static + crate::int::StaticOneTag + crate::int::StaticZeroTag
+        CeilQuot<A, UInt<U, Bt>>: Unsigned + Default + 'static + crate::typelevel::int::StaticOneTag + crate::typelevel::int::StaticZeroTag
     ],
     CeilQuot<A, UInt<U, Bt>>,
     |a, b| if b == 0 {
@@ -311,7 +338,7 @@ pub type CeilQuot<A, B> = <<A as DivRem<B>>::Q as CeilOf<<A as DivRem<B>>::R>>::
 #[cfg(test)]
 mod tests {
     use super::{CeilQuot, DivRem};
-    use crate::int::{StaticInt, C};
+    use crate::typelevel::int::{StaticInt, C};
     use typenum::Unsigned;
 
     type U<const N: usize> = <C<N> as StaticInt>::U;

@@ -1,7 +1,8 @@
 //! CuTe's `print_layout`: the ASCII table of a rank-2 layout.
 
+use crate::layout::ops::{mode_sizes_2, Rank2};
 use crate::layout::{Congruent, Layout};
-use crate::tuple::IntTuple;
+use crate::typelevel::tuple::IntTuple;
 use core::fmt;
 
 fn num_digits(mut x: usize) -> usize {
@@ -12,27 +13,6 @@ fn num_digits(mut x: usize) -> usize {
     }
     n
 }
-
-/// The sizes of the two modes of a rank-2 shape.
-pub(crate) fn mode_sizes_2<S: IntTuple>(s: &S) -> (usize, usize) {
-    let mut sizes = [1usize; 2];
-    let mut k = 0;
-    s.for_each_mode_size(&mut |n| {
-        if k < 2 {
-            sizes[k] = n;
-        }
-        k += 1;
-    });
-    (sizes[0], sizes[1])
-}
-
-/// A rank-2 shape: `print_layout` draws a table of its two modes.
-#[diagnostic::on_unimplemented(
-    message = "print_layout needs a rank-2 layout; shape `{Self}` is not rank 2",
-    label = "not a rank-2 shape"
-)]
-pub trait Rank2 {}
-impl<A, B> Rank2 for (A, B) {}
 
 /// The most cells `print_layout` draws (and the explorer's `show`, `svg`
 /// and `latex`): a bigger layout is one line saying so; print a part of it
@@ -122,7 +102,7 @@ pub fn print_layout<S: Congruent<D> + Rank2, D: IntTuple>(
 /// or a tuple of those (`(_32,(_8,_2,_2):(_1,_16,_8),_16)`).
 ///
 /// ```
-/// use layout_core::{layout, print::TilerText, Underscore, C};
+/// use layout_core::{layout, layout::print::TilerText, Underscore, C};
 /// let mut s = String::new();
 /// (C::<32>, layout!((8,2):(1,16)), Underscore).write_tiler(&mut s).unwrap();
 /// assert_eq!(s, "(_32,(_8,_2):(_1,_16),_)");
@@ -131,7 +111,7 @@ pub trait TilerText {
     /// Write the tiler.
     fn write_tiler(&self, f: &mut dyn fmt::Write) -> fmt::Result;
 }
-impl TilerText for crate::coord::Underscore {
+impl TilerText for crate::layout::coord::Underscore {
     fn write_tiler(&self, f: &mut dyn fmt::Write) -> fmt::Result {
         f.write_str("_")
     }
@@ -145,7 +125,7 @@ macro_rules! leaf_tiler_text {
         }
     };
 }
-crate::tuple::for_each_leaf!(leaf_tiler_text);
+crate::typelevel::int::for_each_leaf!(leaf_tiler_text);
 impl<S: Congruent<D>, D: IntTuple> TilerText for Layout<S, D> {
     fn write_tiler(&self, f: &mut dyn fmt::Write) -> fmt::Result {
         write!(f, "{self}")

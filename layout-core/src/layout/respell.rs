@@ -10,9 +10,9 @@
 //! leaf: the same nesting, the same static values, run-time leaves where the
 //! target has them.
 
-use crate::int::{TypenumForm, C, S};
 use crate::layout::{Congruent, Layout};
-use crate::tuple::IntTuple;
+use crate::typelevel::int::{TypenumForm, C, S};
+use crate::typelevel::tuple::IntTuple;
 use typenum::Unsigned;
 
 /// `Self` and `T` are the same integer tuple spelled with other static leaf
@@ -20,7 +20,7 @@ use typenum::Unsigned;
 /// run-time `usize` matches only a `usize`.
 ///
 /// ```
-/// use layout_core::{respell::Respell, typenum::U32, C, S};
+/// use layout_core::{layout::respell::Respell, typenum::U32, C, S};
 /// let s: (C<32>, C<1>) = (S::<U32>::new(), C::<1>).respell();
 /// assert_eq!(layout_core::to_cute_string(&s), "(_32,_1)");
 /// ```

@@ -3,11 +3,12 @@
 //! run-time offset). CuTe's `make_fragment_like` / `make_layout_like` give
 //! the compact layout of a fragment shaped like a partition.
 
-use crate::algebra::typelevel::{CosizeList, Known, ZipModes};
-use crate::coord::Crd2Idx;
+use crate::layout::coord::Crd2Idx;
 use crate::layout::{Congruent, Layout};
 use crate::tensor::Tensor;
-use crate::tuple::IntTuple;
+use crate::typelevel::form::Known;
+use crate::typelevel::list::{CosizeList, ZipModes};
+use crate::typelevel::tuple::IntTuple;
 use core::ops::{Index, IndexMut};
 use generic_array::{ArrayLength, GenericArray};
 
@@ -51,7 +52,7 @@ where
 /// indexing a plain array.
 ///
 /// ```
-/// use layout_core::{crd, fragment::Fragment, layout};
+/// use layout_core::{crd, tensor::fragment::Fragment, layout};
 /// let mut acc: Fragment<f32, _> = Fragment::new(layout!((4,2):(2,1)));
 /// acc[crd!(3, 1)] = 1.5;
 /// assert_eq!(acc.as_slice()[3 * 2 + 1], 1.5);
@@ -78,7 +79,7 @@ impl<T: Default, L: StaticCosize> Fragment<T, L> {
     #[inline(always)]
     ///
     /// ```
-    /// use layout_core::{crd, fragment::Fragment, layout};
+    /// use layout_core::{crd, tensor::fragment::Fragment, layout};
     /// let acc: Fragment<f32, _> = Fragment::new(layout!((2,2):(1,2)));
     /// assert_eq!(acc.as_slice(), &[0.0; 4]);
     /// ```
@@ -95,7 +96,7 @@ impl<T, L: StaticCosize> Fragment<T, L> {
     #[inline(always)]
     ///
     /// ```
-    /// use layout_core::{crd, fragment::Fragment, layout};
+    /// use layout_core::{crd, tensor::fragment::Fragment, layout};
     /// let acc: Fragment<f32, _> = Fragment::new(layout!((2,4):(4,1)));
     /// assert_eq!(acc.layout().to_string(), "(_2,_4):(_4,_1)");
     /// ```
@@ -106,7 +107,7 @@ impl<T, L: StaticCosize> Fragment<T, L> {
     #[inline(always)]
     ///
     /// ```
-    /// use layout_core::{crd, fragment::Fragment, layout};
+    /// use layout_core::{crd, tensor::fragment::Fragment, layout};
     /// let mut acc: Fragment<i32, _> = Fragment::new(layout!((2,2):(2,1)));
     /// acc[crd!(1, 0)] = 7; // offset 1*2 + 0
     /// assert_eq!(acc.as_slice(), &[0, 0, 7, 0]);
@@ -118,7 +119,7 @@ impl<T, L: StaticCosize> Fragment<T, L> {
     #[inline(always)]
     ///
     /// ```
-    /// use layout_core::{crd, fragment::Fragment, layout};
+    /// use layout_core::{crd, tensor::fragment::Fragment, layout};
     /// let mut acc: Fragment<i32, _> = Fragment::new(layout!((2,2):(2,1)));
     /// acc.as_mut_slice()[3] = 9;
     /// assert_eq!(acc[crd!(1, 1)], 9); // offset 1*2 + 1
@@ -130,7 +131,7 @@ impl<T, L: StaticCosize> Fragment<T, L> {
     #[inline(always)]
     ///
     /// ```
-    /// use layout_core::{crd, fragment::Fragment, layout};
+    /// use layout_core::{crd, tensor::fragment::Fragment, layout};
     /// let mut acc: Fragment<i32, _> = Fragment::new(layout!(3:1));
     /// acc.fill(4);
     /// assert_eq!(acc.as_slice(), &[4, 4, 4]);
@@ -147,7 +148,7 @@ impl<T, L: StaticCosize> Fragment<T, L> {
     #[inline(always)]
     ///
     /// ```
-    /// use layout_core::{crd, fragment::Fragment, layout};
+    /// use layout_core::{crd, tensor::fragment::Fragment, layout};
     /// let mut acc: Fragment<i32, _> = Fragment::new(layout!(3:1));
     /// acc.fill(4);
     /// acc.clear();
@@ -169,7 +170,7 @@ where
     #[inline(always)]
     ///
     /// ```
-    /// use layout_core::{crd, fragment::Fragment, layout};
+    /// use layout_core::{crd, tensor::fragment::Fragment, layout};
     /// let mut acc: Fragment<i32, _> = Fragment::new(layout!((2,2):(2,1)));
     /// acc[crd!(0, 1)] = 5;
     /// let v = acc.view();
@@ -183,7 +184,7 @@ where
     #[inline(always)]
     ///
     /// ```
-    /// use layout_core::{crd, fragment::Fragment, layout};
+    /// use layout_core::{crd, tensor::fragment::Fragment, layout};
     /// let mut acc: Fragment<i32, _> = Fragment::new(layout!((2,2):(2,1)));
     /// acc.view_mut()[crd!(1, 1)] = 6;
     /// assert_eq!(acc.as_slice()[3], 6);
@@ -229,9 +230,9 @@ where
 /// order of L's strides (stride-0 modes keep stride 0).
 pub type LayoutLike<S, D> = Layout<
     S,
-    <D as crate::compact::OrderedStride<
+    <D as crate::layout::compact::OrderedStride<
         <S as crate::algebra::filter::FilterZerosShape<D>>::Out,
-        <D as crate::compact::OrderPairs<
+        <D as crate::layout::compact::OrderPairs<
             <S as crate::algebra::filter::FilterZerosShape<D>>::Out,
         >>::Pairs,
     >>::Stride,
@@ -243,7 +244,7 @@ pub type LayoutLike<S, D> = Layout<
 /// run-time strides; the typed order needs them at compile time).
 ///
 /// ```
-/// use layout_core::{fragment::make_layout_like, layout};
+/// use layout_core::{tensor::fragment::make_layout_like, layout};
 /// let l = make_layout_like(layout!((4,(2,3),(4,1,2)):(16,(3,2),(4,8,8))));
 /// assert_eq!(l.to_string(), "(_4,(_2,_3),(_4,_1,_2)):(_48,(_3,_1),(_6,_0,_24))");
 /// ```
@@ -256,24 +257,24 @@ pub fn make_layout_like<S, D>(l: Layout<S, D>) -> LayoutLike<S, D>
 where
     S: Congruent<D> + crate::algebra::filter::FilterZerosShape<D>,
     D: IntTuple
-        + crate::compact::OrderPairs<<S as crate::algebra::filter::FilterZerosShape<D>>::Out>
-        + crate::compact::OrderedStride<
+        + crate::layout::compact::OrderPairs<<S as crate::algebra::filter::FilterZerosShape<D>>::Out>
+        + crate::layout::compact::OrderedStride<
             <S as crate::algebra::filter::FilterZerosShape<D>>::Out,
-            <D as crate::compact::OrderPairs<
+            <D as crate::layout::compact::OrderPairs<
                 <S as crate::algebra::filter::FilterZerosShape<D>>::Out,
             >>::Pairs,
         >,
     S: Congruent<
-        <D as crate::compact::OrderedStride<
+        <D as crate::layout::compact::OrderedStride<
             <S as crate::algebra::filter::FilterZerosShape<D>>::Out,
-            <D as crate::compact::OrderPairs<
+            <D as crate::layout::compact::OrderPairs<
                 <S as crate::algebra::filter::FilterZerosShape<D>>::Out,
             >>::Pairs,
         >>::Stride,
     >,
-    <D as crate::compact::OrderedStride<
+    <D as crate::layout::compact::OrderedStride<
         <S as crate::algebra::filter::FilterZerosShape<D>>::Out,
-        <D as crate::compact::OrderPairs<
+        <D as crate::layout::compact::OrderPairs<
             <S as crate::algebra::filter::FilterZerosShape<D>>::Out,
         >>::Pairs,
     >>::Stride: IntTuple,
@@ -284,7 +285,7 @@ where
     let all = d.pairs(z);
     match d.ordered_stride(z, all) {
         Some(stride) => Layout::new(l.shape(), stride),
-        None => crate::compact::extents_overflow("make_layout_like"),
+        None => crate::layout::compact::extents_overflow("make_layout_like"),
     }
 }
 
@@ -303,13 +304,13 @@ macro_rules! leaf_fragment_like {
     ($t:ty; $($g:tt)*) => {
         impl<D: IntTuple, $($g)*> FragmentLike for Layout<$t, D>
         where
-            $t: Congruent<D> + crate::compact::Compact<crate::C<1>> + Congruent<<$t as crate::compact::Compact<crate::C<1>>>::Left>,
-            Layout<$t, <$t as crate::compact::Compact<crate::C<1>>>::Left>: StaticCosize,
+            $t: Congruent<D> + crate::layout::compact::Compact<crate::C<1>> + Congruent<<$t as crate::layout::compact::Compact<crate::C<1>>>::Left>,
+            Layout<$t, <$t as crate::layout::compact::Compact<crate::C<1>>>::Left>: StaticCosize,
         {
-            type Out = Layout<$t, <$t as crate::compact::Compact<crate::C<1>>>::Left>;
+            type Out = Layout<$t, <$t as crate::layout::compact::Compact<crate::C<1>>>::Left>;
             #[inline(always)]
             fn fragment_like(self) -> Self::Out {
-                crate::compact::make_layout_left(self.shape())
+                crate::layout::compact::make_layout_left(self.shape())
             }
         }
     };
@@ -322,15 +323,15 @@ leaf_fragment_like!(crate::S<U>; U: typenum::Unsigned + 'static);
 impl<S0, D0> FragmentLike for Layout<(S0,), (D0,)>
 where
     (S0,): Congruent<(D0,)>
-        + crate::compact::Compact<crate::C<1>>
-        + Congruent<<(S0,) as crate::compact::Compact<crate::C<1>>>::Left>,
+        + crate::layout::compact::Compact<crate::C<1>>
+        + Congruent<<(S0,) as crate::layout::compact::Compact<crate::C<1>>>::Left>,
     (D0,): IntTuple,
-    Layout<(S0,), <(S0,) as crate::compact::Compact<crate::C<1>>>::Left>: StaticCosize,
+    Layout<(S0,), <(S0,) as crate::layout::compact::Compact<crate::C<1>>>::Left>: StaticCosize,
 {
-    type Out = Layout<(S0,), <(S0,) as crate::compact::Compact<crate::C<1>>>::Left>;
+    type Out = Layout<(S0,), <(S0,) as crate::layout::compact::Compact<crate::C<1>>>::Left>;
     #[inline(always)]
     fn fragment_like(self) -> Self::Out {
-        crate::compact::make_layout_left(self.shape())
+        crate::layout::compact::make_layout_left(self.shape())
     }
 }
 
@@ -346,31 +347,46 @@ pub trait RestOrder<S, D> {
 }
 impl<S, D> RestOrder<S, D> for typenum::B1
 where
-    D: crate::compact::OrderPairs<S>
-        + crate::compact::OrderedStride<S, <D as crate::compact::OrderPairs<S>>::Pairs>
-        + Copy,
-    S: Congruent<<D as crate::compact::OrderedStride<S, <D as crate::compact::OrderPairs<S>>::Pairs>>::Stride>
-        + Copy,
-    <D as crate::compact::OrderedStride<S, <D as crate::compact::OrderPairs<S>>::Pairs>>::Stride: IntTuple,
+    D: crate::layout::compact::OrderPairs<S>
+        + crate::layout::compact::OrderedStride<
+            S,
+            <D as crate::layout::compact::OrderPairs<S>>::Pairs,
+        > + Copy,
+    S: Congruent<
+            <D as crate::layout::compact::OrderedStride<
+                S,
+                <D as crate::layout::compact::OrderPairs<S>>::Pairs,
+            >>::Stride,
+        > + Copy,
+    <D as crate::layout::compact::OrderedStride<
+        S,
+        <D as crate::layout::compact::OrderPairs<S>>::Pairs,
+    >>::Stride: IntTuple,
 {
-    type Out = Layout<S, <D as crate::compact::OrderedStride<S, <D as crate::compact::OrderPairs<S>>::Pairs>>::Stride>;
+    type Out = Layout<
+        S,
+        <D as crate::layout::compact::OrderedStride<
+            S,
+            <D as crate::layout::compact::OrderPairs<S>>::Pairs,
+        >>::Stride,
+    >;
     #[inline(always)]
     #[track_caller]
     fn rest(s: S, d: D) -> Self::Out {
-        crate::compact::make_ordered_layout(s, d)
+        crate::layout::compact::make_ordered_layout(s, d)
     }
 }
 impl<S, D> RestOrder<S, D> for typenum::B0
 where
-    S: crate::compact::Compact<crate::C<1>>
-        + Congruent<<S as crate::compact::Compact<crate::C<1>>>::Left>
+    S: crate::layout::compact::Compact<crate::C<1>>
+        + Congruent<<S as crate::layout::compact::Compact<crate::C<1>>>::Left>
         + Copy,
 {
-    type Out = Layout<S, <S as crate::compact::Compact<crate::C<1>>>::Left>;
+    type Out = Layout<S, <S as crate::layout::compact::Compact<crate::C<1>>>::Left>;
     #[inline(always)]
     #[track_caller]
     fn rest(s: S, _d: D) -> Self::Out {
-        crate::compact::make_layout_left(s)
+        crate::layout::compact::make_layout_left(s)
     }
 }
 /// [`RestOrder`] chosen by whether the strides are all static.
@@ -388,28 +404,28 @@ macro_rules! tuple_fragment_like {
             (D0, $($d),+): IntTuple,
             S0: Congruent<D0> + crate::algebra::filter::FilterZerosShape<D0>,
             D0: IntTuple,
-            <S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out: crate::compact::Compact<crate::C<1>>,
-            S0: Congruent<<<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::compact::Compact<crate::C<1>>>::Left>,
+            <S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out: crate::layout::compact::Compact<crate::C<1>>,
+            S0: Congruent<<<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::layout::compact::Compact<crate::C<1>>>::Left>,
             ($($s,)+): Congruent<($($d,)+)> + Copy,
             ($($d,)+): IntTuple,
             <($($d,)+) as IntTuple>::AllStatic: RestOrder<($($s,)+), ($($d,)+)>,
             RestOf<($($s,)+), ($($d,)+)>:
-                crate::algebra::ProductOnto<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::compact::Compact<crate::C<1>>>::Left>>
-                + crate::algebra::ZipProductOnto<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::compact::Compact<crate::C<1>>>::Left>>,
+                crate::algebra::ProductOnto<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::layout::compact::Compact<crate::C<1>>>::Left>>
+                + crate::algebra::ZipProductOnto<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::layout::compact::Compact<crate::C<1>>>::Left>>,
             <RestOf<($($s,)+), ($($d,)+)>
-                as crate::algebra::ZipProductOnto<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::compact::Compact<crate::C<1>>>::Left>>>::Zipped: crate::algebra::Unpack,
+                as crate::algebra::ZipProductOnto<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::layout::compact::Compact<crate::C<1>>>::Left>>>::Zipped: crate::algebra::Unpack,
             <<RestOf<($($s,)+), ($($d,)+)>
-                as crate::algebra::ZipProductOnto<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::compact::Compact<crate::C<1>>>::Left>>>::Zipped as crate::algebra::Unpack>::Tiled:
+                as crate::algebra::ZipProductOnto<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::layout::compact::Compact<crate::C<1>>>::Left>>>::Zipped as crate::algebra::Unpack>::Tiled:
                 crate::algebra::StaticResult + StaticCosize,
         {
             type Out = <<RestOf<($($s,)+), ($($d,)+)>
-                as crate::algebra::ZipProductOnto<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::compact::Compact<crate::C<1>>>::Left>>>::Zipped as crate::algebra::Unpack>::Tiled;
+                as crate::algebra::ZipProductOnto<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::layout::compact::Compact<crate::C<1>>>::Left>>>::Zipped as crate::algebra::Unpack>::Tiled;
             #[inline(always)]
             #[allow(non_snake_case)]
             fn fragment_like(self) -> Self::Out {
                 let ((s0, $($s),+), (_d0, $($d),+)) = (self.shape(), self.stride());
                 let z0 = s0.filter_zeros_shape();
-                let first = Layout::new(s0, crate::compact::compact_col_major(z0));
+                let first = Layout::new(s0, crate::layout::compact::compact_col_major(z0));
                 let rest = <<($($d,)+) as IntTuple>::AllStatic as RestOrder<($($s,)+), ($($d,)+)>>::rest(($($s,)+), ($($d,)+));
                 crate::algebra::tiled_product(first, rest)
             }
@@ -426,7 +442,7 @@ tuple_fragment_like!(S1 D1, S2 D2, S3 D3);
 /// value), and a [`Fragment`] of it. The shape must be static.
 ///
 /// ```
-/// use layout_core::{fragment::make_fragment_like, layout};
+/// use layout_core::{tensor::fragment::make_fragment_like, layout};
 /// let f = make_fragment_like::<f32, _>(layout!((4,5):(1,8)));
 /// assert_eq!(f.layout().to_string(), "(_4,(_5)):(_1,(_4))");
 /// assert_eq!(f.as_slice().len(), 20);

@@ -1,9 +1,19 @@
 //! `Layout<Shape, Stride>`: congruent shape and stride, and the function from
 //! coordinates to offsets (CuTe's `crd2idx`).
 
-pub use crate::congruent::Congruent;
-use crate::coord::Crd2Idx;
-use crate::tuple::IntTuple;
+pub mod compact;
+pub mod congruent;
+pub mod coord;
+pub mod ops;
+pub mod print;
+pub mod respell;
+pub mod slice;
+
+use crate::error::{Note, NoteText};
+pub use crate::layout::congruent::Congruent;
+use crate::layout::coord::Crd2Idx;
+use crate::typelevel::const_text::Text;
+use crate::typelevel::tuple::{IntTuple, IntoTuple};
 use core::fmt;
 
 /// A layout: a shape and a congruent stride, mapping coordinates to offsets.
@@ -248,34 +258,6 @@ impl<S: Congruent<D>, D: IntTuple> Layout<S, D> {
     pub fn idx2crd(&self, i: usize) -> S::Dyn {
         self.shape.idx2crd(i)
     }
-    /// The shape of mode `I` (CuTe's `shape<I>(l)`).
-    #[inline(always)]
-    ///
-    /// ```
-    /// use layout_core::layout;
-    /// let h = layout!((2,(2,2)):(4,(2,1)));
-    /// assert_eq!(layout_core::to_cute_string(&h.shape_at::<1>()), "(_2,_2)");
-    /// ```
-    pub fn shape_at<const I: usize>(&self) -> <S as crate::ops::Mode<I>>::Output
-    where
-        S: crate::ops::Mode<I>,
-    {
-        crate::ops::Mode::<I>::get(self.shape)
-    }
-    /// The stride of mode `I` (CuTe's `stride<I>(l)`).
-    #[inline(always)]
-    ///
-    /// ```
-    /// use layout_core::layout;
-    /// let h = layout!((2,(2,2)):(4,(2,1)));
-    /// assert_eq!(layout_core::to_cute_string(&h.stride_at::<1>()), "(_2,_1)");
-    /// ```
-    pub fn stride_at<const I: usize>(&self) -> <D as crate::ops::Mode<I>>::Output
-    where
-        D: crate::ops::Mode<I>,
-    {
-        crate::ops::Mode::<I>::get(self.stride)
-    }
     /// The coordinate whose offset is `offset`, for a compact layout (CuTe's
     /// `get_hier_coord`, i.e. `idx2crd(offset, shape, stride)`): each leaf is
     /// `(offset / d) % s`. Only meaningful when the layout is a bijection onto
@@ -321,12 +303,7 @@ impl<S: Congruent<D>, D: IntTuple> fmt::Display for Layout<S, D> {
         // A static layout's text is a constant: printing it generates no
         // per-type code.
         if S::ALL_STATIC && D::ALL_STATIC {
-            let t = const {
-                crate::const_text::Text::EMPTY
-                    .text(S::TEXT)
-                    .byte(b':')
-                    .text(D::TEXT)
-            };
+            let t = const { Text::EMPTY.text(S::TEXT).byte(b':').text(D::TEXT) };
             if t.is_complete() {
                 return f.write_str(t.as_str());
             }
@@ -365,5 +342,38 @@ impl<S, D> Layout<S, D> {
     #[inline(always)]
     pub(crate) fn into_raw(self) -> (S, D) {
         (self.shape, self.stride)
+    }
+}
+
+/// Turn a list of `(shape, stride)` pairs into a layout.
+#[doc(hidden)]
+pub trait ModesToLayout {
+    type Out;
+    fn to_layout(self) -> Self::Out;
+}
+impl<L: crate::typelevel::list::Unzip> ModesToLayout for L
+where
+    L::A: IntoTuple,
+    L::B: IntoTuple,
+    <L::A as IntoTuple>::Tuple: Congruent<<L::B as IntoTuple>::Tuple>,
+    <L::B as IntoTuple>::Tuple: IntTuple,
+{
+    type Out = Layout<<L::A as IntoTuple>::Tuple, <L::B as IntoTuple>::Tuple>;
+    #[inline(always)]
+    fn to_layout(self) -> Self::Out {
+        let (a, b) = self.unzip();
+        Layout::new(a.into_tuple(), b.into_tuple())
+    }
+}
+
+impl<S: Congruent<D> + NoteText, D: IntTuple + NoteText> NoteText for Layout<S, D> {
+    const TEXT: Text = Text::EMPTY
+        .text(<S as NoteText>::TEXT)
+        .byte(b':')
+        .text(<D as NoteText>::TEXT);
+    #[inline(always)]
+    fn note_vals(&self, n: &mut Note) {
+        self.shape().note_vals(n);
+        self.stride().note_vals(n);
     }
 }

@@ -1,6 +1,8 @@
 //! Integer leaves: the static `C<N>` users write, the static `S<U>` that
 //! type-level arithmetic (typenum) produces, and the dynamic `usize`.
 
+use crate::typelevel::const_text::{Leaves, Text};
+use crate::typelevel::tuple::{AsModes, Cons, IntTuple, Nil, TupleVisitor};
 use core::fmt;
 use core::marker::PhantomData;
 use core::ops::Mul;
@@ -58,7 +60,7 @@ impl<U> Default for S<U> {
 /// assert_eq!(7usize.value(), 7);
 /// assert_eq!(C::<7>.value(), 7);
 /// ```
-pub trait Int: crate::tuple::IntTuple + Copy + 'static + Send + Sync {
+pub trait Int: crate::typelevel::tuple::IntTuple + Copy + 'static + Send + Sync {
     /// `Some(value)` when the value is known to the compiler.
     const STATIC: Option<usize>;
     /// The value.
@@ -188,7 +190,7 @@ impl<U: Unsigned + 'static> FromValue for S<U> {
 /// Whether a leaf type is static, as a type (`B1`/`B0`).
 pub trait LeafStatic {
     /// `B1` for `C<N>` and `S<U>`, `B0` for `usize`.
-    type Bit: crate::tuple::StaticBit;
+    type Bit: crate::typelevel::tuple::StaticBit;
 }
 impl LeafStatic for usize {
     type Bit = typenum::B0;
@@ -410,3 +412,103 @@ aliases!(
     _32768 = 32768,
     _65536 = 65536,
 );
+
+// Each leaf is an int tuple of rank 1 (CuTe: an integer is a tuple).
+macro_rules! leaf_int_tuple {
+    ($t:ty; $($g:tt)*) => {
+        impl<$($g)*> IntTuple for $t {
+            const RANK: usize = 1;
+            const DEPTH: usize = 0;
+            const IS_INT: bool = true;
+            const ALL_STATIC: bool = <$t as Int>::STATIC.is_some();
+            const LEAF_COUNT: usize = 1;
+            const STATIC_SIZE: Option<usize> = <$t as Int>::STATIC;
+            type Dyn = usize;
+            type Leaves = Cons<Self, Nil>;
+            type IsLeaf = B1;
+            type AllStatic = <$t as LeafStatic>::Bit;
+            const TEXT: Text = match <$t as Int>::STATIC {
+                Some(v) => Text::EMPTY.byte(b'_').num(v),
+                None => Text::EMPTY.byte(b'?'),
+            };
+            const LEAF_VALUES: Leaves = Leaves::one(<$t as Int>::STATIC);
+            #[inline(always)]
+            fn fill(vals: &mut core::slice::Iter<'_, usize>) -> Self {
+                let v = vals.next().copied().unwrap_or(0);
+                <$t as FromValue>::from_value(v)
+            }
+            #[inline(always)]
+            fn size(&self) -> usize {
+                self.value()
+            }
+            fn checked_size(&self) -> Option<usize> {
+                Some(self.value())
+            }
+            fn write_cute(&self, f: &mut dyn fmt::Write) -> fmt::Result {
+                write_int(f, self.value(), Self::ALL_STATIC)
+            }
+            fn for_each_leaf(&self, f: &mut dyn FnMut(usize, bool)) {
+                f(self.value(), Self::ALL_STATIC)
+            }
+            #[inline(always)]
+            fn to_dyn(&self) -> usize {
+                self.value()
+            }
+            #[inline(always)]
+            fn leaves(self) -> Self::Leaves {
+                Cons(self, Nil)
+            }
+            fn for_each_mode_size(&self, f: &mut dyn FnMut(usize)) {
+                f(self.value())
+            }
+            #[inline(always)]
+            fn mode_size(&self, i: usize) -> usize {
+                if i == 0 {
+                    self.value()
+                } else {
+                    1
+                }
+            }
+            #[inline(always)]
+            fn leaf(&self, i: usize) -> usize {
+                if i == 0 {
+                    self.value()
+                } else {
+                    0
+                }
+            }
+            #[inline(always)]
+            fn idx2crd(&self, i: usize) -> usize {
+                i
+            }
+            fn visit(&self, v: &mut dyn TupleVisitor) {
+                v.leaf(self.value(), Self::ALL_STATIC)
+            }
+        }
+    };
+}
+
+/// Apply a leaf-impl macro to each leaf type: `usize`, `C<N>` and `S<U>`.
+macro_rules! for_each_leaf {
+    ($mac:ident) => {
+        $mac!(usize;);
+        $mac!($crate::typelevel::int::C<N>; const N: usize);
+        $mac!($crate::typelevel::int::S<U>; U: typenum::Unsigned + 'static);
+    };
+}
+pub(crate) use for_each_leaf;
+
+for_each_leaf!(leaf_int_tuple);
+
+macro_rules! leaf_as_modes {
+    ($t:ty; $($g:tt)*) => {
+        impl<$($g)*> AsModes for $t {
+            type Modes = Cons<Self, Nil>;
+            #[inline(always)]
+            fn as_modes(self) -> Self::Modes {
+                Cons(self, Nil)
+            }
+        }
+    };
+}
+for_each_leaf!(leaf_as_modes);

@@ -12,7 +12,7 @@ use core::marker::PhantomData;
 /// `len` elements at a raw pointer, for the lifetime `'a`.
 ///
 /// ```
-/// use layout_core::{layout, raw::RawEngine, Tensor};
+/// use layout_core::{layout, tensor::raw::RawEngine, Tensor};
 /// let mut buf = [0u32; 12];
 /// // SAFETY: `buf` holds 12 u32 and outlives the tensor, which is the only
 /// // access to it meanwhile.
@@ -49,7 +49,7 @@ impl<'a, T> RawEngine<'a, T> {
     /// The number of elements vouched for.
     ///
     /// ```
-    /// use layout_core::raw::RawEngine;
+    /// use layout_core::tensor::raw::RawEngine;
     /// let mut buf = [0u8; 12];
     /// // SAFETY: `buf` holds 12 bytes and outlives the engine, the only access to it.
     /// let e = unsafe { RawEngine::new(buf.as_mut_ptr(), buf.len()) };
@@ -61,7 +61,7 @@ impl<'a, T> RawEngine<'a, T> {
     /// Whether no element was vouched for.
     ///
     /// ```
-    /// use layout_core::raw::RawEngine;
+    /// use layout_core::tensor::raw::RawEngine;
     /// let mut buf = [0u8; 0];
     /// // SAFETY: zero elements are vouched for.
     /// let e = unsafe { RawEngine::new(buf.as_mut_ptr(), 0) };
