@@ -268,9 +268,6 @@ where
     }
 }
 
-/// The tilers of `thrfrg_X` for operand modes `(X, Y)`: the permutations,
-/// the atom's extents, the thread counts.
-type PermPair<X, Y> = (X, Y);
 /// A static extent `n` and CuTe's `make_layout(n)` of it (compact, so a
 /// size-1 extent has stride `_0`).
 #[doc(hidden)]
@@ -294,27 +291,141 @@ type ThrM<T> = <VmnkOf<T> as Vmnk>::M;
 type ThrN<T> = <VmnkOf<T> as Vmnk>::N;
 type ThrK<T> = <VmnkOf<T> as Vmnk>::K;
 
+/// The operands of a GEMM as types: [`TiledMma`] and
+/// [`make_tiled_copy_a`](crate::atom::tiled_copy::make_tiled_copy_a) and its
+/// siblings read what differs between A, B and C from [`Operand`], written
+/// once per operand below.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OperandA;
+/// See [`OperandA`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OperandB;
+/// See [`OperandA`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OperandC;
+
+/// What one operand takes of a tiled MMA `T`: the two modes of (M, N, K) it
+/// spans (A: M and K, B: N and K, C: M and N), so their permutations, the
+/// atom's extents and thread-value layout for it, the thread counts and the
+/// tile extents, and where a thread's `(v, m, n, k)` puts it.
+#[doc(hidden)]
+pub trait Operand<T: MmaTiling> {
+    /// The permutations of its two modes.
+    type Perm: Copy + Default;
+    /// The atom's extents in its two modes, as compact layouts.
+    type Atom: Copy;
+    /// The atom's thread-value layout of this operand.
+    type AtomTv: Copy + Default;
+    /// `(_, (threads in its two modes))`, as compact layouts.
+    type Thr: Copy;
+    /// The tile's extent in its first mode.
+    type TileX: Leaf;
+    /// The tile's extent in its second mode.
+    type TileY: Leaf;
+    /// The tile's two extents.
+    const TILE: (usize, usize) = (tile_value::<Self::TileX>(), tile_value::<Self::TileY>());
+    /// CuTe's name of its partition (`partition_A`).
+    const PARTITION: &'static str;
+    /// [`Operand::Atom`]'s value.
+    fn atom() -> Self::Atom;
+    /// [`Operand::Thr`]'s value.
+    fn thr() -> Self::Thr;
+    /// The thread's coordinates in its two modes, from `(v, m, n, k)`.
+    fn thr_coord(vmnk: (usize, usize, usize, usize)) -> (usize, usize);
+}
+macro_rules! operand {
+    ($op:ident, $name:literal, [$x:ident, $y:ident], [$px:ident, $py:ident], [$ax:ident, $ay:ident], [$tx:ident, $ty:ident], $tv:ident, |$c:ident| $crd:expr) => {
+        impl<T: MmaTiling> Operand<T> for $op
+        where
+            $ax<AtomOf<T>>: Extent,
+            $ay<AtomOf<T>>: Extent,
+            $tx<T>: Extent,
+            $ty<T>: Extent,
+        {
+            type Perm = (T::$px, T::$py);
+            type Atom = AtomTile<$ax<AtomOf<T>>, $ay<AtomOf<T>>>;
+            type AtomTv = <AtomOf<T> as MmaAtom>::$tv;
+            type Thr = ThrTile<$tx<T>, $ty<T>>;
+            type TileX = T::$x;
+            type TileY = T::$y;
+            const PARTITION: &'static str = $name;
+            #[inline(always)]
+            fn atom() -> Self::Atom {
+                (
+                    <$ax<AtomOf<T>> as Extent>::layout(),
+                    <$ay<AtomOf<T>> as Extent>::layout(),
+                )
+            }
+            #[inline(always)]
+            fn thr() -> Self::Thr {
+                (
+                    Underscore,
+                    (<$tx<T> as Extent>::layout(), <$ty<T> as Extent>::layout()),
+                )
+            }
+            #[inline(always)]
+            fn thr_coord($c: (usize, usize, usize, usize)) -> (usize, usize) {
+                $crd
+            }
+        }
+    };
+}
+operand!(
+    OperandA,
+    "partition_A",
+    [TileM, TileK],
+    [PermM, PermK],
+    [AtomM, AtomK],
+    [ThrM, ThrK],
+    ALayout,
+    |c| (c.1, c.3)
+);
+operand!(
+    OperandB,
+    "partition_B",
+    [TileN, TileK],
+    [PermN, PermK],
+    [AtomN, AtomK],
+    [ThrN, ThrK],
+    BLayout,
+    |c| (c.2, c.3)
+);
+operand!(
+    OperandC,
+    "partition_C",
+    [TileM, TileN],
+    [PermM, PermN],
+    [AtomM, AtomN],
+    [ThrM, ThrN],
+    CLayout,
+    |c| (c.1, c.2)
+);
+
+/// CuTe's `thrfrg_X` of a layout for operand `X` of the tiled MMA `T`.
+#[doc(hidden)]
+pub trait FrgOf<X, T>: Sized {
+    /// The layout `((ThrV, (ThrX, ThrY)), (FrgV, (RestX, RestY, ...)))`.
+    type Out;
+    /// The layout, or why run-time leaves make a step inadmissible.
+    fn try_frg(self) -> Result<Self::Out, crate::LayoutError>;
+}
+impl<X: Operand<T>, T: MmaTiling, L: ThrFrg<X::Perm, X::Atom, X::AtomTv, X::Thr>> FrgOf<X, T>
+    for L
+{
+    type Out = <L as ThrFrg<X::Perm, X::Atom, X::AtomTv, X::Thr>>::Out;
+    #[inline(always)]
+    fn try_frg(self) -> Result<Self::Out, crate::LayoutError> {
+        self.try_thrfrg(Default::default(), X::atom(), Default::default(), X::thr())
+    }
+}
+/// `thrfrg_X`'s result for operand `X` and a layout `L`.
+pub type Frg<X, T, L> = <L as FrgOf<X, T>>::Out;
 /// `thrfrg_C`'s result for a layout `L`.
-pub type FrgC<T, L> = <L as ThrFrg<
-    PermPair<<T as MmaTiling>::PermM, <T as MmaTiling>::PermN>,
-    AtomTile<AtomM<AtomOf<T>>, AtomN<AtomOf<T>>>,
-    <AtomOf<T> as MmaAtom>::CLayout,
-    ThrTile<ThrM<T>, ThrN<T>>,
->>::Out;
+pub type FrgC<T, L> = Frg<OperandC, T, L>;
 /// `thrfrg_A`'s result for a layout `L`.
-pub type FrgA<T, L> = <L as ThrFrg<
-    PermPair<<T as MmaTiling>::PermM, <T as MmaTiling>::PermK>,
-    AtomTile<AtomM<AtomOf<T>>, AtomK<AtomOf<T>>>,
-    <AtomOf<T> as MmaAtom>::ALayout,
-    ThrTile<ThrM<T>, ThrK<T>>,
->>::Out;
+pub type FrgA<T, L> = Frg<OperandA, T, L>;
 /// `thrfrg_B`'s result for a layout `L`.
-pub type FrgB<T, L> = <L as ThrFrg<
-    PermPair<<T as MmaTiling>::PermN, <T as MmaTiling>::PermK>,
-    AtomTile<AtomN<AtomOf<T>>, AtomK<AtomOf<T>>>,
-    <AtomOf<T> as MmaAtom>::BLayout,
-    ThrTile<ThrN<T>, ThrK<T>>,
->>::Out;
+pub type FrgB<T, L> = Frg<OperandB, T, L>;
 
 /// `thr_idx -> (V, M, N, K)`: the right inverse of the thread layout.
 type ThrIdx<T> = <VmnkOf<T> as ThrInverse>::Out;
@@ -331,42 +442,22 @@ type BTile<T> = (
 );
 
 /// `get_layoutC_TV`'s type.
-pub type LayoutCTv<T> =
-    <FrgC<T, RefLayout<<T as MmaTiling>::TileM, <T as MmaTiling>::TileN>> as Composition<(
-        ThrIdx<T>,
-        Underscore,
-    )>>::Output;
+pub type LayoutCTv<T> = <T as OperandTv<OperandC>>::Tv;
 /// `get_layoutA_TV`'s type.
-pub type LayoutATv<T> =
-    <<FrgA<T, RefLayout<<T as MmaTiling>::TileM, <T as MmaTiling>::TileK>> as Composition<(
-        ATile<T>,
-        Underscore,
-    )>>::Output as Composition<(ThrIdx<T>, Underscore)>>::Output;
+pub type LayoutATv<T> = <T as OperandTv<OperandA>>::Tv;
 /// `get_layoutB_TV`'s type.
-pub type LayoutBTv<T> =
-    <<FrgB<T, RefLayout<<T as MmaTiling>::TileN, <T as MmaTiling>::TileK>> as Composition<(
-        BTile<T>,
-        Underscore,
-    )>>::Output as Composition<(ThrIdx<T>, Underscore)>>::Output;
+pub type LayoutBTv<T> = <T as OperandTv<OperandB>>::Tv;
 
 /// CuTe's `thrfrg_X` of one operand as a method of the tiled MMA (the
 /// panicking form over the `try_` one), from that operand's names: its
 /// permutation modes, the atom's extents, the atom's TV layout, the thread
 /// modes.
 macro_rules! thrfrg_fns {
-    ($(#[$doc:meta])* $name:ident, $try:ident, $frg:ident, [$p0:ident, $p1:ident], [$a0:ident, $a1:ident], $tv:ident, [$t0:ident, $t1:ident], $static_shape:literal, $shape:literal) => {
+    ($(#[$doc:meta])* $name:ident, $try:ident, $op:ident, $static_shape:literal, $shape:literal) => {
         $(#[$doc])*
         #[inline(always)]
         #[track_caller]
-        pub fn $name<Lx>(self, l: Lx) -> $frg<Self, Lx>
-        where
-            Lx: ThrFrg<
-                PermPair<<Self as MmaTiling>::$p0, <Self as MmaTiling>::$p1>,
-                AtomTile<$a0<AtomOf<Self>>, $a1<AtomOf<Self>>>,
-                <AtomOf<Self> as MmaAtom>::$tv,
-                ThrTile<$t0<Self>, $t1<Self>>,
-            >,
-        {
+        pub fn $name<Lx: FrgOf<$op, Self>>(self, l: Lx) -> Frg<$op, Self, Lx> {
             crate::algebra::values::or_panic(self.$try(l))
         }
         #[doc = concat!("[`TiledMma::", stringify!($name), "`], or why run-time leaves of the layout make a step inadmissible.")]
@@ -381,21 +472,8 @@ macro_rules! thrfrg_fns {
         #[doc = concat!("assert!(mma.", stringify!($try), "(layout!(", $shape, ")).is_ok());")]
         /// ```
         #[inline(always)]
-        pub fn $try<Lx>(self, l: Lx) -> Result<$frg<Self, Lx>, crate::LayoutError>
-        where
-            Lx: ThrFrg<
-                PermPair<<Self as MmaTiling>::$p0, <Self as MmaTiling>::$p1>,
-                AtomTile<$a0<AtomOf<Self>>, $a1<AtomOf<Self>>>,
-                <AtomOf<Self> as MmaAtom>::$tv,
-                ThrTile<$t0<Self>, $t1<Self>>,
-            >,
-        {
-            l.try_thrfrg(
-                Default::default(),
-                (<$a0<AtomOf<Self>> as Extent>::layout(), <$a1<AtomOf<Self>> as Extent>::layout()),
-                Default::default(),
-                (Underscore, (<$t0<Self> as Extent>::layout(), <$t1<Self> as Extent>::layout())),
-            )
+        pub fn $try<Lx: FrgOf<$op, Self>>(self, l: Lx) -> Result<Frg<$op, Self, Lx>, crate::LayoutError> {
+            l.try_frg()
         }
     };
 }
@@ -478,7 +556,7 @@ where
         /// assert_eq!(mma.thrfrg_c(layout!((64,32):(32,1))).to_string(),
         ///            "(((_4,_8),(_2,_2)),((_2,_2),(_2,_2))):(((_2,_32),(_512,_8)),((_1,_256),(_1024,_16)))");
         /// ```
-        thrfrg_c, try_thrfrg_c, FrgC, [PermM, PermN], [AtomM, AtomN], CLayout, [ThrM, ThrN], "(64,32):(32,1)", "(m,32):(32,1)"
+        thrfrg_c, try_thrfrg_c, OperandC, "(64,32):(32,1)", "(m,32):(32,1)"
     );
     thrfrg_fns!(
         /// CuTe's `thrfrg_A(layout)`: an `(M, K, ...)` layout as
@@ -491,7 +569,7 @@ where
         /// assert_eq!(mma.thrfrg_a(layout!((64,32):(32,1))).to_string(),
         ///            "(((_4,_8),(_2,_1)),((_2,_2,_2),(_2,_2))):(((_2,_32),(_512,_0)),((_1,_256,_8),(_1024,_16)))");
         /// ```
-        thrfrg_a, try_thrfrg_a, FrgA, [PermM, PermK], [AtomM, AtomK], ALayout, [ThrM, ThrK], "(64,32):(32,1)", "(m,32):(32,1)"
+        thrfrg_a, try_thrfrg_a, OperandA, "(64,32):(32,1)", "(m,32):(32,1)"
     );
     thrfrg_fns!(
         /// CuTe's `thrfrg_B(layout)`: an `(N, K, ...)` layout as
@@ -505,7 +583,7 @@ where
         /// assert_eq!(mma.thrfrg_b(layout!((32,64):(64,1))).to_string(),
         ///            "(((_4,_8),(_2,_1)),((_2,_2),(_2,_4))):(((_2,_64),(_512,_0)),((_1,_8),(_1024,_16)))");
         /// ```
-        thrfrg_b, try_thrfrg_b, FrgB, [PermN, PermK], [AtomN, AtomK], BLayout, [ThrN, ThrK], "(32,64):(64,1)", "(m,64):(64,1)"
+        thrfrg_b, try_thrfrg_b, OperandB, "(32,64):(64,1)", "(m,64):(64,1)"
     );
     /// CuTe's `get_layoutC_TV()`: `(thread index, value) -> (m, n)` in the
     /// column-major M x N tile.
@@ -518,11 +596,11 @@ where
     /// assert_eq!(mma.get_layout_c_tv().to_string(),
     ///            "((_4,_8,_2,_2),((_2,_2),(_1,_1))):((_64,_1,_16,_256),((_32,_8),(_0,_0)))");
     /// ```
-    pub fn get_layout_c_tv(self) -> <Self as OperandTv<'C'>>::Tv
+    pub fn get_layout_c_tv(self) -> <Self as OperandTv<OperandC>>::Tv
     where
-        Self: OperandTv<'C'>,
+        Self: OperandTv<OperandC>,
     {
-        OperandTv::<'C'>::tv(self)
+        OperandTv::<OperandC>::tv(self)
     }
     /// CuTe's `get_layoutA_TV()`: `(thread index, value) -> (m, k)` in the
     /// column-major M x K tile.
@@ -535,11 +613,11 @@ where
     /// assert_eq!(mma.get_layout_a_tv().to_string(),
     ///            "((_4,_8,_2),((_2,_2,_2),(_1,_1))):((_64,_1,_16),((_32,_8,_256),(_0,_0)))");
     /// ```
-    pub fn get_layout_a_tv(self) -> <Self as OperandTv<'A'>>::Tv
+    pub fn get_layout_a_tv(self) -> <Self as OperandTv<OperandA>>::Tv
     where
-        Self: OperandTv<'A'>,
+        Self: OperandTv<OperandA>,
     {
-        OperandTv::<'A'>::tv(self)
+        OperandTv::<OperandA>::tv(self)
     }
     /// CuTe's `get_layoutB_TV()`: `(thread index, value) -> (n, k)` in the
     /// column-major N x K tile.
@@ -550,11 +628,11 @@ where
     /// assert_eq!(mma.get_layout_b_tv().to_string(),
     ///            "((_4,_8,_2,_2),((_2,_2),(_1,_1))):((_32,_1,_0,_8),((_16,_128),(_0,_0)))");
     /// ```
-    pub fn get_layout_b_tv(self) -> <Self as OperandTv<'B'>>::Tv
+    pub fn get_layout_b_tv(self) -> <Self as OperandTv<OperandB>>::Tv
     where
-        Self: OperandTv<'B'>,
+        Self: OperandTv<OperandB>,
     {
-        OperandTv::<'B'>::tv(self)
+        OperandTv::<OperandB>::tv(self)
     }
 }
 
@@ -575,70 +653,80 @@ where
     }
 }
 
-/// A TiledMMA's thread-value layout of one operand and that operand's tile
+/// A TiledMMA's thread-value layout of operand `X` and that operand's tile
 /// (`(M, K)` for A, `(N, K)` for B, `(M, N)` for C), where the layout
 /// exists: what `get_layout{A,B,C}_TV` compute and `make_tiled_copy_{a,b,c}`
 /// ([`crate::atom::tiled_copy`]) tile by.
 #[doc(hidden)]
-pub trait OperandTv<const X: char> {
+pub trait OperandTv<X> {
     type Tv: Copy + Default;
     type Tile: Copy + Default;
     /// The thread-value layout.
     fn tv(self) -> Self::Tv;
 }
-macro_rules! operand_tv {
-    ($x:literal, $tv:ident, $m:ident, $n:ident, [$p0:ident, $p1:ident], [$a0:ident, $a1:ident], $lay:ident, [$t0:ident, $t1:ident], { $($extra:tt)* }, |$s:ident, $r:ident| $frg:expr) => {
-        impl<A, L, P> OperandTv<$x> for TiledMma<A, L, P>
-        where
-            Self: MmaTiling,
-            (<Self as MmaTiling>::$m, <Self as MmaTiling>::$n): Compact<C<1>>
-                + Congruent<<(<Self as MmaTiling>::$m, <Self as MmaTiling>::$n) as Compact<C<1>>>::Left>
-                + Copy
-                + Default,
-            RefLayout<<Self as MmaTiling>::$m, <Self as MmaTiling>::$n>: ThrFrg<
-                PermPair<<Self as MmaTiling>::$p0, <Self as MmaTiling>::$p1>,
-                AtomTile<$a0<AtomOf<Self>>, $a1<AtomOf<Self>>>,
-                <AtomOf<Self> as MmaAtom>::$lay,
-                ThrTile<$t0<Self>, $t1<Self>>,
-            >,
-            VmnkOf<Self>: ThrInverse,
-            $($extra)*
-            $tv<Self>: Copy + Default,
-        {
-            type Tv = $tv<Self>;
-            type Tile = (<Self as MmaTiling>::$m, <Self as MmaTiling>::$n);
-            fn tv(self) -> Self::Tv {
-                let ($s, $r) = (self, crate::layout::compact::make_layout_left(Default::default()));
-                // Thread ids to thread indices.
-                crate::algebra::composition($frg, (VmnkOf::<Self>::default().thr_inverse(), Underscore))
-            }
-        }
-    };
+/// How `thrfrg_X`'s thread mode `(ThrV, (ThrX, ThrY))` of operand `X`
+/// becomes `(ThrV, (ThrM, ThrN, ThrK))`, the thread layout's modes: A and
+/// B stretch theirs over the mode they do not span (stride 0), C's is
+/// already in order.
+#[doc(hidden)]
+pub trait ToVmnk<T, F> {
+    type Out;
+    fn to_vmnk(f: F) -> Self::Out;
 }
-operand_tv!('A', LayoutATv, TileM, TileK, [PermM, PermK], [AtomM, AtomK], ALayout, [ThrM, ThrK], {
-    FrgA<Self, RefLayout<<Self as MmaTiling>::TileM, <Self as MmaTiling>::TileK>>:
-        Composition<(ATile<Self>, Underscore)>,
-    <FrgA<Self, RefLayout<<Self as MmaTiling>::TileM, <Self as MmaTiling>::TileK>> as Composition<
-        (ATile<Self>, Underscore),
-    >>::Output: Composition<(ThrIdx<Self>, Underscore)>,
-}, |mma, r| crate::algebra::composition(mma.thrfrg_a(r), (ATile::<Self>::default(), Underscore)));
-operand_tv!('B', LayoutBTv, TileN, TileK, [PermN, PermK], [AtomN, AtomK], BLayout, [ThrN, ThrK], {
-    FrgB<Self, RefLayout<<Self as MmaTiling>::TileN, <Self as MmaTiling>::TileK>>:
-        Composition<(BTile<Self>, Underscore)>,
-    <FrgB<Self, RefLayout<<Self as MmaTiling>::TileN, <Self as MmaTiling>::TileK>> as Composition<
-        (BTile<Self>, Underscore),
-    >>::Output: Composition<(ThrIdx<Self>, Underscore)>,
-}, |mma, r| crate::algebra::composition(mma.thrfrg_b(r), (BTile::<Self>::default(), Underscore)));
-operand_tv!('C', LayoutCTv, TileM, TileN, [PermM, PermN], [AtomM, AtomN], CLayout, [ThrM, ThrN], {
-    FrgC<Self, RefLayout<<Self as MmaTiling>::TileM, <Self as MmaTiling>::TileN>>:
-        Composition<(ThrIdx<Self>, Underscore)>,
-}, |mma, r| mma.thrfrg_c(r));
+impl<T: MmaTiling, F> ToVmnk<T, F> for OperandC {
+    type Out = F;
+    #[inline(always)]
+    fn to_vmnk(f: F) -> F {
+        f
+    }
+}
+impl<T: MmaTiling, F: Composition<(ATile<T>, Underscore)>> ToVmnk<T, F> for OperandA {
+    type Out = F::Output;
+    #[inline(always)]
+    fn to_vmnk(f: F) -> F::Output {
+        crate::algebra::composition(f, (ATile::<T>::default(), Underscore))
+    }
+}
+impl<T: MmaTiling, F: Composition<(BTile<T>, Underscore)>> ToVmnk<T, F> for OperandB {
+    type Out = F::Output;
+    #[inline(always)]
+    fn to_vmnk(f: F) -> F::Output {
+        crate::algebra::composition(f, (BTile::<T>::default(), Underscore))
+    }
+}
+/// The column-major reference tile of operand `X`.
+type RefTile<X, T> = RefLayout<<X as Operand<T>>::TileX, <X as Operand<T>>::TileY>;
+/// Operand `X`'s thread mode in the thread layout's modes.
+type VmnkFrg<X, T> = <X as ToVmnk<T, Frg<X, T, RefTile<X, T>>>>::Out;
+impl<A, L, P, X> OperandTv<X> for TiledMma<A, L, P>
+where
+    Self: MmaTiling,
+    X: Operand<Self> + ToVmnk<Self, Frg<X, Self, RefTile<X, Self>>>,
+    (X::TileX, X::TileY):
+        Compact<C<1>> + Congruent<<(X::TileX, X::TileY) as Compact<C<1>>>::Left> + Copy + Default,
+    RefTile<X, Self>: FrgOf<X, Self>,
+    VmnkOf<Self>: ThrInverse,
+    VmnkFrg<X, Self>: Composition<(ThrIdx<Self>, Underscore)>,
+    <VmnkFrg<X, Self> as Composition<(ThrIdx<Self>, Underscore)>>::Output: Copy + Default,
+{
+    type Tv = <VmnkFrg<X, Self> as Composition<(ThrIdx<Self>, Underscore)>>::Output;
+    type Tile = (X::TileX, X::TileY);
+    fn tv(self) -> Self::Tv {
+        let r: RefTile<X, Self> = crate::layout::compact::make_layout_left(Default::default());
+        let frg = crate::algebra::values::or_panic(r.try_frg());
+        // Thread ids to thread indices.
+        crate::algebra::composition(
+            X::to_vmnk(frg),
+            (VmnkOf::<Self>::default().thr_inverse(), Underscore),
+        )
+    }
+}
 
 /// Thread `thr_idx` of a tiled MMA (CuTe's `ThrMMA`): partitions the A, B
 /// and C tensors of a GEMM tile into the elements this thread holds.
 #[derive(Clone, Copy, Debug)]
 pub struct ThrMma<T> {
-    mma: T,
+    mma: PhantomData<T>,
     vmnk: (usize, usize, usize, usize),
 }
 
@@ -691,7 +779,10 @@ where
                 thr.thread_count(),
             )
         })?;
-        Ok(ThrMma { mma: self, vmnk })
+        Ok(ThrMma {
+            mma: PhantomData,
+            vmnk,
+        })
     }
 }
 
@@ -734,11 +825,11 @@ where
 }
 
 /// The layout of `partition_C` of a tensor of layout `L`.
-pub type PartC<T, L> = <FrgC<T, L> as ThrSlice>::Out;
+pub type PartC<T, L> = Part<OperandC, T, L>;
 /// The layout of `partition_A` of a tensor of layout `L`.
-pub type PartA<T, L> = <FrgA<T, L> as ThrSlice>::Out;
+pub type PartA<T, L> = Part<OperandA, T, L>;
 /// The layout of `partition_B` of a tensor of layout `L`.
-pub type PartB<T, L> = <FrgB<T, L> as ThrSlice>::Out;
+pub type PartB<T, L> = Part<OperandB, T, L>;
 
 impl<T: MmaTiling> ThrMma<T> {
     /// The thread's coordinate `(v, m, n, k)` in the thread layout.
@@ -755,14 +846,44 @@ impl<T: MmaTiling> ThrMma<T> {
     }
 }
 
-macro_rules! partition_fn {
-    ($name:ident, $try:ident, $frg:ident, $part:ident, $thrfrg:ident, $op:literal, $doc:literal,
-     [$p0:ident, $p1:ident], [$a0:ident, $a1:ident], $tv:ident, [$t0:ident, $t1:ident], |$s:ident| ($x:expr, $y:expr), $tile:ident, $frag:ident, $frag_op:ident) => {
-        impl<A, L, P> ThrMma<TiledMma<A, L, P>>
-        where
-            TiledMma<A, L, P>: MmaTiling,
-        {
-            #[doc = concat!("CuTe's `", $op, "(tensor)`: ", $doc)]
+impl<T: MmaTiling> ThrMma<T> {
+    /// Operand `X`'s partition of `t` (the one algorithm behind
+    /// `partition_{a,b,c}`): `thrfrg_X` of its layout sliced at the thread.
+    #[inline(always)]
+    fn try_partition<X: Operand<T>, E, Lt>(
+        self,
+        t: Tensor<E, Lt>,
+    ) -> Result<Tensor<E, Part<X, T, Lt>>, crate::LayoutError>
+    where
+        Lt: Copy + LayoutParts + FrgOf<X, T>,
+        Frg<X, T, Lt>: ThrSlice,
+    {
+        let l = *t.layout_ref();
+        // CuTe partitions past the tensor when the tile does not divide
+        // it; refused here.
+        let (x, y) = crate::layout::ops::mode_sizes_2(&l.parts().0);
+        check_divides(X::TILE.0, x, 0)?;
+        check_divides(X::TILE.1, y, 1)?;
+        let frg = l
+            .try_frg()
+            .map_err(|e| crate::tensor::partition::renamed(e, X::PARTITION))?;
+        let (tx, ty) = X::thr_coord(self.vmnk);
+        let (l, off) = frg
+            .thr_slice(self.vmnk.0, tx, ty)
+            .ok_or(refused(X::PARTITION))?;
+        Ok(t.rebase(l, off))
+    }
+}
+
+/// The layout of operand `X`'s partition of a tensor of layout `L`.
+pub type Part<X, T, L> = <Frg<X, T, L> as ThrSlice>::Out;
+
+/// `partition_X`, `try_partition_X` and `partition_fragment_X` of one
+/// operand, with that operand's words.
+macro_rules! partition_fns {
+    ($name:ident, $try:ident, $frag:ident, $op:ident, $cute:literal, $doc:literal) => {
+        impl<T: MmaTiling> ThrMma<T> {
+            #[doc = concat!("CuTe's `", $cute, "(tensor)`: ", $doc)]
             ///
             /// # Panics
             ///
@@ -772,17 +893,11 @@ macro_rules! partition_fn {
             /// inadmissible.
             #[inline(always)]
             #[track_caller]
-            pub fn $name<E, Lt>(self, t: Tensor<E, Lt>) -> Tensor<E, $part<TiledMma<A, L, P>, Lt>>
+            pub fn $name<E, Lt>(self, t: Tensor<E, Lt>) -> Tensor<E, Part<$op, T, Lt>>
             where
-                Lt: Copy
-                    + LayoutParts
-                    + ThrFrg<
-                        PermPair<<TiledMma<A, L, P> as MmaTiling>::$p0, <TiledMma<A, L, P> as MmaTiling>::$p1>,
-                        AtomTile<$a0<AtomOf<TiledMma<A, L, P>>>, $a1<AtomOf<TiledMma<A, L, P>>>>,
-                        <AtomOf<TiledMma<A, L, P>> as MmaAtom>::$tv,
-                        ThrTile<$t0<TiledMma<A, L, P>>, $t1<TiledMma<A, L, P>>>,
-                    >,
-                $frg<TiledMma<A, L, P>, Lt>: ThrSlice,
+                Lt: Copy + LayoutParts + FrgOf<$op, T>,
+                Frg<$op, T, Lt>: ThrSlice,
+                $op: Operand<T>,
             {
                 crate::algebra::values::or_panic(self.$try(t))
             }
@@ -791,113 +906,59 @@ macro_rules! partition_fn {
             pub fn $try<E, Lt>(
                 self,
                 t: Tensor<E, Lt>,
-            ) -> Result<Tensor<E, $part<TiledMma<A, L, P>, Lt>>, crate::LayoutError>
+            ) -> Result<Tensor<E, Part<$op, T, Lt>>, crate::LayoutError>
             where
-                Lt: Copy
-                    + LayoutParts
-                    + ThrFrg<
-                        PermPair<<TiledMma<A, L, P> as MmaTiling>::$p0, <TiledMma<A, L, P> as MmaTiling>::$p1>,
-                        AtomTile<$a0<AtomOf<TiledMma<A, L, P>>>, $a1<AtomOf<TiledMma<A, L, P>>>>,
-                        <AtomOf<TiledMma<A, L, P>> as MmaAtom>::$tv,
-                        ThrTile<$t0<TiledMma<A, L, P>>, $t1<TiledMma<A, L, P>>>,
-                    >,
-                $frg<TiledMma<A, L, P>, Lt>: ThrSlice,
+                Lt: Copy + LayoutParts + FrgOf<$op, T>,
+                Frg<$op, T, Lt>: ThrSlice,
+                $op: Operand<T>,
             {
-                let l = *t.layout_ref();
-                // CuTe partitions past the tensor when the tile does not
-                // divide it; refused here.
-                let (x, y) = crate::layout::ops::mode_sizes_2(&l.parts().0);
-                let tile = <TiledMma<A, L, P> as MmaTiling>::$tile;
-                check_divides(tile.0, x, 0)?;
-                check_divides(tile.1, y, 1)?;
-                let frg = self
-                    .mma
-                    .$thrfrg(l)
-                    .map_err(|e| crate::tensor::partition::renamed(e, $op))?;
-                let $s = self.vmnk;
-                let (l, off) = frg
-                    .thr_slice($s.0, $x, $y)
-                    .ok_or(refused($op))?;
-                Ok(t.rebase(l, off))
+                self.try_partition::<$op, E, Lt>(t)
             }
-            #[doc = concat!("CuTe's `", $op, "` made a register fragment (`partition_fragment_", stringify!($frag_op), "`): a [`crate::tensor::fragment::Fragment`] of `make_fragment_like` of the partition's layout (static shape and strides: partition a static tile).")]
+            #[doc = concat!("CuTe's `", $cute, "` made a register fragment (`partition_fragment_", stringify!($frag), "`): a [`crate::tensor::fragment::Fragment`] of `make_fragment_like` of the partition's layout (static shape and strides: partition a static tile).")]
             ///
             /// # Panics
             ///
             #[doc = concat!("As [`ThrMma::", stringify!($name), "`].")]
             #[inline(always)]
             #[track_caller]
-            pub fn $frag<T: Default, E, Lt>(
+            pub fn $frag<V: Default, E, Lt>(
                 self,
                 t: Tensor<E, Lt>,
-            ) -> crate::tensor::fragment::Fragment<T, <$part<TiledMma<A, L, P>, Lt> as crate::tensor::fragment::FragmentLike>::Out>
+            ) -> crate::tensor::fragment::Fragment<V, <Part<$op, T, Lt> as crate::tensor::fragment::FragmentLike>::Out>
             where
-                Lt: Copy
-                    + LayoutParts
-                    + ThrFrg<
-                        PermPair<<TiledMma<A, L, P> as MmaTiling>::$p0, <TiledMma<A, L, P> as MmaTiling>::$p1>,
-                        AtomTile<$a0<AtomOf<TiledMma<A, L, P>>>, $a1<AtomOf<TiledMma<A, L, P>>>>,
-                        <AtomOf<TiledMma<A, L, P>> as MmaAtom>::$tv,
-                        ThrTile<$t0<TiledMma<A, L, P>>, $t1<TiledMma<A, L, P>>>,
-                    >,
-                $frg<TiledMma<A, L, P>, Lt>: ThrSlice,
-                $part<TiledMma<A, L, P>, Lt>: crate::tensor::fragment::FragmentLike,
+                Lt: Copy + LayoutParts + FrgOf<$op, T>,
+                Frg<$op, T, Lt>: ThrSlice,
+                $op: Operand<T>,
+                Part<$op, T, Lt>: crate::tensor::fragment::FragmentLike,
             {
                 crate::tensor::fragment::make_fragment_like(self.$name(t).layout_value())
             }
         }
     };
 }
-partition_fn!(
+partition_fns!(
     partition_c,
     try_partition_c,
-    FrgC,
-    PartC,
-    try_thrfrg_c,
-    "partition_C",
-    "the `(FrgV, RestM, RestN, ...)` elements of an `(M, N, ...)` tensor this thread holds.",
-    [PermM, PermN],
-    [AtomM, AtomN],
-    CLayout,
-    [ThrM, ThrN],
-    |c| (c.1, c.2),
-    TILE_MN,
     partition_fragment_c,
-    C
+    OperandC,
+    "partition_C",
+    "the `(FrgV, RestM, RestN, ...)` elements of an `(M, N, ...)` tensor this thread holds."
 );
-partition_fn!(
+partition_fns!(
     partition_a,
     try_partition_a,
-    FrgA,
-    PartA,
-    try_thrfrg_a,
-    "partition_A",
-    "the `(FrgV, RestM, RestK, ...)` elements of an `(M, K, ...)` tensor this thread holds.",
-    [PermM, PermK],
-    [AtomM, AtomK],
-    ALayout,
-    [ThrM, ThrK],
-    |c| (c.1, c.3),
-    TILE_MK,
     partition_fragment_a,
-    A
+    OperandA,
+    "partition_A",
+    "the `(FrgV, RestM, RestK, ...)` elements of an `(M, K, ...)` tensor this thread holds."
 );
-partition_fn!(
+partition_fns!(
     partition_b,
     try_partition_b,
-    FrgB,
-    PartB,
-    try_thrfrg_b,
-    "partition_B",
-    "the `(FrgV, RestN, RestK, ...)` elements of an `(N, K, ...)` tensor this thread holds.",
-    [PermN, PermK],
-    [AtomN, AtomK],
-    BLayout,
-    [ThrN, ThrK],
-    |c| (c.2, c.3),
-    TILE_NK,
     partition_fragment_b,
-    B
+    OperandB,
+    "partition_B",
+    "the `(FrgV, RestN, RestK, ...)` elements of an `(N, K, ...)` tensor this thread holds."
 );
 
 /// CuTe's `print(tiled_mma)`.

@@ -30,7 +30,7 @@ use crate::algebra::product::ZipOf;
 use crate::algebra::profile::{ByProfile, CoalesceOp};
 use crate::algebra::tile::ProductEach;
 use crate::algebra::{Composition, LayoutParts, RightInverse, ZipDivideOnto};
-use crate::atom::mma::OperandTv;
+use crate::atom::mma::{OperandA, OperandB, OperandC, OperandTv};
 use crate::atom::{CopyAtom, CopyValue};
 use crate::layout::compact::Compact;
 use crate::layout::coord::Underscore;
@@ -291,7 +291,7 @@ where
 }
 
 macro_rules! tiled_copy_of_mma {
-    ($(#[$m:meta])* $name:ident, $x:literal) => {
+    ($(#[$m:meta])* $name:ident, $x:ident) => {
         $(#[$m])*
         pub fn $name<A, M: OperandTv<$x>>(
             _atom: A,
@@ -316,7 +316,7 @@ tiled_copy_of_mma!(
     /// // CuTe: each lane gives the address of 8 halves of one row.
     /// assert_eq!(copy.get_layout_s_tv().to_string(), "((_16,_2,_2,_2),(_8,_1)):((_1,_256,_16,_0),(_32,_0))");
     /// ```
-    make_tiled_copy_a, 'A'
+    make_tiled_copy_a, OperandA
 );
 tiled_copy_of_mma!(
     /// CuTe's `make_tiled_copy_B(copy_atom, tiled_mma)`: the copy of the
@@ -330,7 +330,7 @@ tiled_copy_of_mma!(
     /// let copy = make_tiled_copy_b(Copy_Atom::<SM75_U32x2_LDSM_N, u16>::default(), mma);
     /// assert_eq!(copy.get_layout_d_tv().to_string(), "((_4,_8,_2,_2),((_2,_2),_2)):((_64,_1,_0,_8),((_32,_256),_16))");
     /// ```
-    make_tiled_copy_b, 'B'
+    make_tiled_copy_b, OperandB
 );
 tiled_copy_of_mma!(
     /// CuTe's `make_tiled_copy_C(copy_atom, tiled_mma)`: the copy of the
@@ -344,7 +344,7 @@ tiled_copy_of_mma!(
     /// let copy = make_tiled_copy_c(Copy_Atom::<UniversalCopy<u32>, u16>::default(), mma);
     /// assert_eq!(copy.get_layout_s_tv().to_string(), "((_4,_8,_2,_2),(_2,(_2,_2))):((_64,_1,_16,_256),(_32,(_8,_512)))");
     /// ```
-    make_tiled_copy_c, 'C'
+    make_tiled_copy_c, OperandC
 );
 
 type TilerOfCopy<T> = <T as CopyTiling>::Tiler;

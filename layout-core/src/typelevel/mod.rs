@@ -2,7 +2,7 @@
 //!
 //! - [`int`]: the leaves (`C<N>` as users write them, `S<U>` as typenum
 //!   computes them, run-time `usize`);
-//! - [`tuple`]: nested integer tuples and the cons lists every recursion over
+//! - [`tuple`](mod@tuple): nested integer tuples and the cons lists every recursion over
 //!   modes walks;
 //! - [`form`]: what the type checker knows of a leaf (a static value or
 //!   not) and the bits operations branch on;
