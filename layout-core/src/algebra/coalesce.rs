@@ -6,7 +6,7 @@ use crate::layout::{Congruent, Layout};
 use crate::typelevel::arith::{LMul, Leaf, MulT};
 use crate::typelevel::form::{Known, StaticForm, Unknown};
 use crate::typelevel::int::{Int, IntMul, C};
-use crate::typelevel::list::Unzip;
+use crate::typelevel::list::{Unzip, ZipRev};
 use crate::typelevel::tuple::{Cons, IntTuple, IntoTuple, List, Nil};
 use typenum::{Bit, IsEqual, B0, B1};
 
@@ -268,29 +268,6 @@ impl<P: Step<Acc>, R: FoldBack<P::Out>, Acc> FoldBack<Acc> for Cons<P, R> {
     #[inline(always)]
     fn fold_back(self, acc: Acc) -> Option<R::Out> {
         self.1.fold_back(self.0.step(acc)?)
-    }
-}
-
-/// Zip the shape leaves with the stride leaves, reversed (back first).
-#[doc(hidden)]
-pub trait ZipRev<D, Acc> {
-    type Out;
-    fn zip_rev(self, d: D, acc: Acc) -> Self::Out;
-}
-impl<Acc> ZipRev<Nil, Acc> for Nil {
-    type Out = Acc;
-    #[inline(always)]
-    fn zip_rev(self, _d: Nil, acc: Acc) -> Acc {
-        acc
-    }
-}
-impl<SH, ST: ZipRev<DT, Cons<(SH, DH), Acc>>, DH, DT, Acc> ZipRev<Cons<DH, DT>, Acc>
-    for Cons<SH, ST>
-{
-    type Out = ST::Out;
-    #[inline(always)]
-    fn zip_rev(self, d: Cons<DH, DT>, acc: Acc) -> Self::Out {
-        self.1.zip_rev(d.1, Cons((self.0, d.0), acc))
     }
 }
 

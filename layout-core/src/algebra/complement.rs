@@ -12,20 +12,19 @@
 //! the values.
 
 use super::coalesce::Coalesce;
-use super::composition::LayoutParts as _;
 use super::filter::FilterZerosShape;
+use crate::layout::LayoutParts as _;
 use crate::typelevel::arith::{CeilDivT, DivT, LCeilDiv, LDiv, LMul, Leaf, MulT};
 use crate::typelevel::form::Known;
 use crate::typelevel::form::SameBit;
 use crate::typelevel::form::StTag;
-use crate::typelevel::list::{Pack, Push};
+use crate::typelevel::list::{CeilDivShape, Pack, Push, Reverse, Sorted};
 
 use crate::layout::compact::Compact;
 use crate::layout::{Congruent, Layout};
 use crate::typelevel::const_text::Text;
-use crate::typelevel::int::StaticInt;
 use crate::typelevel::int::C;
-use crate::typelevel::tuple::{Cons, IntTuple, IntoTuple, Nil, Tuple};
+use crate::typelevel::tuple::{Cons, IntTuple, IntoTuple, Nil};
 use typenum::{Bit, B0, B1};
 
 /// Zip two lists into a list of `(a, b, ())` triples (the sort's input form).
@@ -123,29 +122,6 @@ where
         t.coalesce_shape(Cons(x, acc))
     }
 }
-/// Reverse a list.
-#[doc(hidden)]
-pub trait Reverse {
-    type Out;
-    fn reverse(self) -> Self::Out;
-}
-impl Reverse for Nil {
-    type Out = Nil;
-    #[inline(always)]
-    fn reverse(self) -> Nil {
-        Nil
-    }
-}
-impl<H: Copy + Send + Sync + 'static, T: Reverse> Reverse for Cons<H, T>
-where
-    T::Out: Push<H>,
-{
-    type Out = <T::Out as Push<H>>::Out;
-    #[inline(always)]
-    fn reverse(self) -> Self::Out {
-        self.1.reverse().push(self.0)
-    }
-}
 /// The coalesced shape of a shape type.
 pub type CoalesceShape<T> = <<<T as IntTuple>::Leaves as CoalesceShapeList<Nil>>::Out as Pack>::Out;
 
@@ -157,76 +133,6 @@ where
     <T::Leaves as CoalesceShapeList<Nil>>::Out: Pack,
 {
     Some(t.leaves().coalesce_shape(Nil)?.pack())
-}
-
-/// CuTe's `ceil_div(shape, n)`: divide the modes in order, carrying the rest.
-#[doc(hidden)]
-pub trait CeilDivList<B> {
-    type Out;
-    fn ceil_div_list(self, b: B) -> Option<Self::Out>;
-}
-impl<B> CeilDivList<B> for Nil {
-    type Out = Nil;
-    #[inline(always)]
-    fn ceil_div_list(self, _b: B) -> Option<Nil> {
-        Some(Nil)
-    }
-}
-impl<X: Copy, T, B: Copy> CeilDivList<B> for Cons<X, T>
-where
-    (X, B): LCeilDiv,
-    (B, X): LCeilDiv,
-    T: CeilDivList<CeilDivT<B, X>>,
-{
-    type Out = Cons<CeilDivT<X, B>, <T as CeilDivList<CeilDivT<B, X>>>::Out>;
-    #[inline(always)]
-    fn ceil_div_list(self, b: B) -> Option<Self::Out> {
-        let h = (self.0, b).value()?;
-        Some(Cons(h, self.1.ceil_div_list((b, self.0).value()?)?))
-    }
-}
-/// `ceil_div` of a cotarget (an integer or a flat tuple) by `B`.
-#[doc(hidden)]
-pub trait CeilDivShape<B> {
-    type Out: IntTuple;
-    fn ceil_div_shape(self, b: B) -> Option<Self::Out>;
-}
-impl<T: IntTuple, B> CeilDivShape<B> for T
-where
-    T::IsLeaf: CeilDivCase<T, B>,
-{
-    type Out = <T::IsLeaf as CeilDivCase<T, B>>::Out;
-    #[inline(always)]
-    fn ceil_div_shape(self, b: B) -> Option<Self::Out> {
-        <T::IsLeaf as CeilDivCase<T, B>>::go(self, b)
-    }
-}
-#[doc(hidden)]
-pub trait CeilDivCase<T, B> {
-    type Out: IntTuple;
-    fn go(t: T, b: B) -> Option<Self::Out>;
-}
-impl<T, B> CeilDivCase<T, B> for B1
-where
-    (T, B): LCeilDiv,
-{
-    type Out = CeilDivT<T, B>;
-    #[inline(always)]
-    fn go(t: T, b: B) -> Option<Self::Out> {
-        (t, b).value()
-    }
-}
-impl<T: Tuple, B> CeilDivCase<T, B> for B0
-where
-    T::List: CeilDivList<B>,
-    <T::List as CeilDivList<B>>::Out: IntoTuple,
-    <<T::List as CeilDivList<B>>::Out as IntoTuple>::Tuple: IntTuple,
-{
-    type Out = <<T::List as CeilDivList<B>>::Out as IntoTuple>::Tuple;
-    #[inline(always)]
-    fn go(t: T, b: B) -> Option<Self::Out> {
-        Some(t.into_list().ceil_div_list(b)?.into_tuple())
-    }
 }
 
 /// The fold over the modes sorted by stride: quotients of consecutive
@@ -316,106 +222,6 @@ where
         let q = gap(s0, d0, last)?;
         let next = (d0, s0).value().ok_or(crate::Refusal::Arithmetic)?;
         self.1.gaps(next, shs.push(q), sts.push(next))
-    }
-}
-
-/// One mode needs no sort (its stride may be a run-time value); more are
-/// sorted by static stride.
-#[doc(hidden)]
-pub trait Sorted {
-    type Out;
-    fn sorted(self) -> Self::Out;
-}
-impl<P> Sorted for Cons<P, Nil> {
-    type Out = Cons<P, Nil>;
-    #[inline(always)]
-    fn sorted(self) -> Self {
-        self
-    }
-}
-impl<P, Q, R> Sorted for Cons<P, Cons<Q, R>>
-where
-    Cons<P, Cons<Q, R>>: InsertAll<Nil>,
-{
-    type Out = <Cons<P, Cons<Q, R>> as InsertAll<Nil>>::Out;
-    #[inline(always)]
-    fn sorted(self) -> Self::Out {
-        self.insert_all(Nil)
-    }
-}
-
-/// Insertion sort by static stride, stable (equal strides keep their order,
-/// as CuTe's repeated pick of the first smallest stride does).
-#[doc(hidden)]
-pub trait InsertAll<Acc> {
-    type Out;
-    fn insert_all(self, acc: Acc) -> Self::Out;
-}
-impl<Acc> InsertAll<Acc> for Nil {
-    type Out = Acc;
-    #[inline(always)]
-    fn insert_all(self, acc: Acc) -> Acc {
-        acc
-    }
-}
-impl<X, T, Acc: Insert<X>> InsertAll<Acc> for Cons<X, T>
-where
-    T: InsertAll<Acc::Out>,
-{
-    type Out = <T as InsertAll<Acc::Out>>::Out;
-    #[inline(always)]
-    fn insert_all(self, acc: Acc) -> Self::Out {
-        self.1.insert_all(acc.insert(self.0))
-    }
-}
-/// Insert a mode before the first mode with a larger stride.
-#[doc(hidden)]
-pub trait Insert<X> {
-    type Out;
-    fn insert(self, x: X) -> Self::Out;
-}
-impl<X> Insert<X> for Nil {
-    type Out = Cons<X, Nil>;
-    #[inline(always)]
-    fn insert(self, x: X) -> Self::Out {
-        Cons(x, Nil)
-    }
-}
-impl<SX, DX: StaticInt, SH, DH: StaticInt, T> Insert<(SX, DX, ())> for Cons<(SH, DH, ()), T>
-where
-    DX::U: typenum::IsLess<DH::U>,
-    <DX::U as typenum::IsLess<DH::U>>::Output: InsertHere<(SX, DX, ()), (SH, DH, ()), T>,
-{
-    type Out = <<DX::U as typenum::IsLess<DH::U>>::Output as InsertHere<
-        (SX, DX, ()),
-        (SH, DH, ()),
-        T,
-    >>::Out;
-    #[inline(always)]
-    fn insert(self, x: (SX, DX, ())) -> Self::Out {
-        <<DX::U as typenum::IsLess<DH::U>>::Output as InsertHere<(SX, DX, ()), (SH, DH, ()), T>>::go(
-            x, self.0, self.1,
-        )
-    }
-}
-/// `B1`: the new mode goes first; `B0`: after the head.
-#[doc(hidden)]
-pub trait InsertHere<X, H, T> {
-    type Out;
-    fn go(x: X, h: H, t: T) -> Self::Out;
-}
-impl<X, H, T> InsertHere<X, H, T> for B1 {
-    type Out = Cons<X, Cons<H, T>>;
-    #[inline(always)]
-    fn go(x: X, h: H, t: T) -> Self::Out {
-        Cons(x, Cons(h, t))
-    }
-}
-impl<X, H, T: Insert<X>> InsertHere<X, H, T> for B0 {
-    type Out = Cons<H, T::Out>;
-    #[inline(always)]
-    fn go(x: X, h: H, t: T) -> Self::Out {
-        Cons(h, t.insert(x))
     }
 }
 
@@ -720,23 +526,23 @@ where
 }
 impl<M: Sorted, Cot: IntTuple> ZeroStrideCase<M, Cot> for B0
 where
-    G<M>: Gaps<C<1>, Nil, Cons<C<1>, Nil>>,
-    GNext<M>: crate::typelevel::int::Int,
-    Cot: CeilDivShape<GNext<M>>,
+    SortedModes<M>: Gaps<C<1>, Nil, Cons<C<1>, Nil>>,
+    GapNext<M>: crate::typelevel::int::Int,
+    Cot: CeilDivShape<GapNext<M>>,
     <RestOf<M, Cot> as IntTuple>::Leaves: CoalesceShapeList<Nil>,
     <<RestOf<M, Cot> as IntTuple>::Leaves as CoalesceShapeList<Nil>>::Out: Pack,
-    RestShape<M, Cot>: Compact<GNext<M>>,
-    GShapes<M>: Push<RestShape<M, Cot>>,
-    GStrides<M>: Push<RestStride<M, Cot>>,
+    RestShape<M, Cot>: Compact<GapNext<M>>,
+    GapShapes<M>: Push<RestShape<M, Cot>>,
+    GapStrides<M>: Push<RestStride<M, Cot>>,
     PreShape<M, Cot>: IntoTuple,
     PreStride<M, Cot>: IntoTuple,
     <PreShape<M, Cot> as IntoTuple>::Tuple: Congruent<<PreStride<M, Cot> as IntoTuple>::Tuple>,
     <PreStride<M, Cot> as IntoTuple>::Tuple: IntTuple,
-    Pre<M, Cot>: Coalesce,
-    <Pre<M, Cot> as Coalesce>::Output:
+    Uncoalesced<M, Cot>: Coalesce,
+    <Uncoalesced<M, Cot> as Coalesce>::Output:
         super::LayoutParts + super::StaticText + super::StaticResult + Copy,
 {
-    type Out = <Pre<M, Cot> as Coalesce>::Output;
+    type Out = <Uncoalesced<M, Cot> as Coalesce>::Output;
     #[inline(always)]
     fn go(m: M, cot: Cot) -> Result<Self::Out, crate::Refusal> {
         let (shs, sts, next) = m.sorted().gaps(C::<1>, Nil, Cons(C::<1>, Nil))?;
@@ -752,16 +558,19 @@ where
         pre.try_coalesce().map_err(|_| crate::Refusal::Arithmetic)
     }
 }
-type G<M> = <M as Sorted>::Out;
-type GNext<M> = <G<M> as Gaps<C<1>, Nil, Cons<C<1>, Nil>>>::Next;
-type GShapes<M> = <G<M> as Gaps<C<1>, Nil, Cons<C<1>, Nil>>>::Shapes;
-type GStrides<M> = <G<M> as Gaps<C<1>, Nil, Cons<C<1>, Nil>>>::Strides;
-type RestOf<M, Cot> = <Cot as CeilDivShape<GNext<M>>>::Out;
+/// The modes sorted by stride.
+type SortedModes<M> = <M as Sorted>::Out;
+type GapNext<M> = <SortedModes<M> as Gaps<C<1>, Nil, Cons<C<1>, Nil>>>::Next;
+type GapShapes<M> = <SortedModes<M> as Gaps<C<1>, Nil, Cons<C<1>, Nil>>>::Shapes;
+type GapStrides<M> = <SortedModes<M> as Gaps<C<1>, Nil, Cons<C<1>, Nil>>>::Strides;
+type RestOf<M, Cot> = <Cot as CeilDivShape<GapNext<M>>>::Out;
 type RestShape<M, Cot> = CoalesceShape<RestOf<M, Cot>>;
-type RestStride<M, Cot> = <RestShape<M, Cot> as Compact<GNext<M>>>::Left;
-type PreShape<M, Cot> = <GShapes<M> as Push<RestShape<M, Cot>>>::Out;
-type PreStride<M, Cot> = <GStrides<M> as Push<RestStride<M, Cot>>>::Out;
-type Pre<M, Cot> =
+type RestStride<M, Cot> = <RestShape<M, Cot> as Compact<GapNext<M>>>::Left;
+type PreShape<M, Cot> = <GapShapes<M> as Push<RestShape<M, Cot>>>::Out;
+type PreStride<M, Cot> = <GapStrides<M> as Push<RestStride<M, Cot>>>::Out;
+/// The complement before coalescing: the gaps between the sorted modes,
+/// then the rest of the cotarget.
+type Uncoalesced<M, Cot> =
     Layout<<PreShape<M, Cot> as IntoTuple>::Tuple, <PreStride<M, Cot> as IntoTuple>::Tuple>;
 
 /// The type of `complement(A, M)`.

@@ -15,15 +15,18 @@
 //! post-monomorphisation check ([`crate::algebra::admissible`]) whose message names
 //! both layouts; with run-time leaves the same check runs on the values.
 
-use super::coalesce::{FoldBack, Many, One, ZipRev};
+use super::coalesce::{FoldBack, Many, One};
 use crate::typelevel::arith::{CeilDivT, DivT, LCeilDiv, LDiv, LMin, LMul, Leaf, MinT, MulT};
 use crate::typelevel::form::Either;
 use crate::typelevel::form::StaticForm;
 use crate::typelevel::list::Pack;
 use crate::typelevel::list::Push;
+use crate::typelevel::list::ZipRev;
 
+use super::values::step_failed;
 use crate::layout::coord::Underscore;
 use crate::layout::{Congruent, Layout};
+use crate::layout::{LayoutParts, StaticText};
 use crate::typelevel::const_text::Text;
 use crate::typelevel::int::{C, S};
 use crate::typelevel::tuple::{Cons, IntTuple, IntoTuple, Nil, Tuple};
@@ -713,20 +716,6 @@ macro_rules! unroll {
 }
 use unroll;
 
-/// `None` from a value step: a value past `usize`.
-#[inline(always)]
-pub(crate) fn step_failed(op: &'static str) -> crate::LayoutError {
-    crate::LayoutError::Refused {
-        op,
-        why: crate::Refusal::Arithmetic,
-    }
-}
-
-/// A layout in CuTe notation, as a constant.
-pub(crate) const fn layout_text<Sh: IntTuple, D: IntTuple>() -> Text {
-    Text::EMPTY.text(Sh::TEXT).byte(b':').text(D::TEXT)
-}
-
 /// The error of a static composition, if any, without failing the build:
 /// what the compile-time check evaluates. `None` when admissible or when
 /// an input has run-time leaves (checked at run time then).
@@ -743,21 +732,6 @@ pub fn composition_error<A, B: ComposeOnto<A>>() -> Option<&'static str> {
         Some(t) => Some(t.as_str()),
         None => None,
     }
-}
-
-/// A layout type's text and leaves as constants.
-pub trait StaticText {
-    /// Shape leaves.
-    const SHAPE: crate::typelevel::const_text::Leaves;
-    /// Stride leaves.
-    const STRIDE: crate::typelevel::const_text::Leaves;
-    /// CuTe notation.
-    const TEXT: Text;
-}
-impl<Sh: Congruent<D>, D: IntTuple> StaticText for Layout<Sh, D> {
-    const SHAPE: crate::typelevel::const_text::Leaves = Sh::LEAF_VALUES;
-    const STRIDE: crate::typelevel::const_text::Leaves = D::LEAF_VALUES;
-    const TEXT: Text = layout_text::<Sh, D>();
 }
 
 struct ErrText<A, B>(core::marker::PhantomData<(A, B)>);
@@ -1009,24 +983,6 @@ pub(crate) const fn first_error(e: &[Option<Text>]) -> Option<Text> {
         i += 1;
     }
     None
-}
-
-/// A layout's parts as types.
-pub trait LayoutParts {
-    /// The shape type.
-    type Shape: IntTuple;
-    /// The stride type.
-    type Stride: IntTuple;
-    /// Shape and stride.
-    fn parts(self) -> (Self::Shape, Self::Stride);
-}
-impl<Sh: Congruent<D>, D: IntTuple> LayoutParts for Layout<Sh, D> {
-    type Shape = Sh;
-    type Stride = D;
-    #[inline(always)]
-    fn parts(self) -> (Sh, D) {
-        (self.shape(), self.stride())
-    }
 }
 
 /// A tuple tiler composes mode by mode; A's modes it does not reach are

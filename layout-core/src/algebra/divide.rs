@@ -11,10 +11,11 @@
 use super::by_mode::Unpack;
 use super::coalesce::Coalesce;
 use super::complement::{ComplementOf, ComplementShape, ComplementStride, FilteredModes};
-use super::composition::{first_error, CoalesceX, CompLayout, ComposeOnto, LayoutParts};
+use super::composition::{first_error, CoalesceX, CompLayout, ComposeOnto};
 use crate::error::LayoutError;
 use crate::layout::compact::Compact;
 use crate::layout::coord::Underscore;
+use crate::layout::LayoutParts;
 use crate::layout::{Congruent, Layout};
 use crate::typelevel::arith::{CeilDivT, LCeilDiv, LMul, Leaf, MulT};
 use crate::typelevel::const_text::Text;
@@ -103,7 +104,7 @@ where
         Some(
             Text::EMPTY
                 .str("logical_divide: the tiler ")
-                .text(super::composition::layout_text::<BS, BD>())
+                .text(crate::layout::layout_text::<BS, BD>())
                 .str(" has size 0: ")
                 .str(crate::algebra::admissible::size_zero::TILER),
         )
@@ -132,7 +133,7 @@ where
         Some(
             Text::EMPTY
                 .str("logical_divide: the tiler ")
-                .text(super::composition::layout_text::<BS, BD>())
+                .text(crate::layout::layout_text::<BS, BD>())
                 .str(" has overlapping modes (a stride is not above the modes below it), so it has no complement"),
         )
     } else {
@@ -254,7 +255,7 @@ where
         Some(
             Text::EMPTY
                 .str("logical_divide: the tiler ")
-                .text(super::composition::layout_text::<N, TileStride<N>>())
+                .text(crate::layout::layout_text::<N, TileStride<N>>())
                 .str(" has size 0: ")
                 .str(crate::algebra::admissible::size_zero::TILER),
         )
@@ -264,7 +265,7 @@ where
     #[inline(always)]
     fn go(n: N, a: Layout<S, D>) -> Result<Self::Logical, LayoutError> {
         // The complement's steps first, failing as the complement does.
-        let refused = || super::composition::step_failed("complement");
+        let refused = || super::values::step_failed("complement");
         let (tile_stride, _) = n.left(C).ok_or_else(refused)?;
         if n.value() == 0 {
             return Err(LayoutError::Refused {
@@ -280,7 +281,7 @@ where
         let rest_stride = super::complement::compact_strides(rest, span).ok_or_else(refused)?;
         let al = a
             .pairs_x()
-            .ok_or_else(|| super::composition::step_failed("composition"))?;
+            .ok_or_else(|| super::values::step_failed("composition"))?;
         let failed = |e: super::composition::StepError| LayoutError::Refused {
             op: "composition",
             why: e.refusal(),

@@ -8,7 +8,7 @@ use crate::layout::compact::Compact;
 use crate::layout::{Congruent, Layout};
 use crate::typelevel::form::StaticFormU;
 use crate::typelevel::int::{StaticInt, C, S};
-use crate::typelevel::list::Push;
+use crate::typelevel::list::{Found, NotFound, PickNew, Push, SortFrom};
 use crate::typelevel::tuple::{Cons, IntTuple, IntoTuple, List, Nil};
 use core::ops::Mul;
 use typenum::{Bit, IsEqual, IsGreaterOrEqual, Prod, Unsigned, B0, B1, U1};
@@ -28,12 +28,6 @@ where
     type Out = Cons<(AH, BH, CH), AT::Out>;
 }
 
-/// The search result: nothing yet, or a (shape, stride, compact stride) triple.
-#[doc(hidden)]
-pub struct NotFound;
-#[doc(hidden)]
-pub struct Found<T>(T);
-
 /// `B1`: the triple matches; keep the larger shape (ties: the later one).
 #[doc(hidden)]
 pub trait Better<T> {
@@ -49,16 +43,6 @@ where
 {
     type Out =
         <<SN::U as IsGreaterOrEqual<SO::U>>::Output as PickNew<(SN, DN, RN), (SO, DO, RO)>>::Out;
-}
-#[doc(hidden)]
-pub trait PickNew<N, O> {
-    type Out;
-}
-impl<N, O> PickNew<N, O> for B1 {
-    type Out = Found<N>;
-}
-impl<N, O> PickNew<N, O> for B0 {
-    type Out = Found<O>;
 }
 /// Tag dispatch: `B1` (stride matches) asks [`Better`], `B0` keeps the candidate.
 #[doc(hidden)]
@@ -248,78 +232,6 @@ where
     };
     let _ = l;
     Default::default()
-}
-
-/// The mode with the smallest static stride above `T` (`Found`) or none.
-#[doc(hidden)]
-pub trait MinAbove<T, Acc> {
-    type Out;
-}
-impl<T, Acc> MinAbove<T, Acc> for Nil {
-    type Out = Acc;
-}
-impl<T, Acc, SH, DH: StaticInt, RH, R> MinAbove<T, Acc> for Cons<(SH, DH, RH), R>
-where
-    DH::U: typenum::IsGreater<T>,
-    <DH::U as typenum::IsGreater<T>>::Output: AboveTag<Acc, (SH, DH, RH)>,
-    R: MinAbove<T, <<DH::U as typenum::IsGreater<T>>::Output as AboveTag<Acc, (SH, DH, RH)>>::Out>,
-{
-    type Out = <R as MinAbove<
-        T,
-        <<DH::U as typenum::IsGreater<T>>::Output as AboveTag<Acc, (SH, DH, RH)>>::Out,
-    >>::Out;
-}
-/// `B1`: the stride is above the threshold; keep it if smaller than the candidate.
-#[doc(hidden)]
-pub trait AboveTag<Acc, X> {
-    type Out;
-}
-impl<Acc, X> AboveTag<Acc, X> for B0 {
-    type Out = Acc;
-}
-impl<Acc: Smaller<X>, X> AboveTag<Acc, X> for B1 {
-    type Out = Acc::Out;
-}
-#[doc(hidden)]
-pub trait Smaller<X> {
-    type Out;
-}
-impl<X> Smaller<X> for NotFound {
-    type Out = Found<X>;
-}
-impl<SO, DO: StaticInt, RO, SN, DN: StaticInt, RN> Smaller<(SN, DN, RN)> for Found<(SO, DO, RO)>
-where
-    DN::U: typenum::IsLess<DO::U>,
-    <DN::U as typenum::IsLess<DO::U>>::Output: PickNew<(SN, DN, RN), (SO, DO, RO)>,
-{
-    type Out =
-        <<DN::U as typenum::IsLess<DO::U>>::Output as PickNew<(SN, DN, RN), (SO, DO, RO)>>::Out;
-}
-
-/// The modes sorted by stride: repeatedly the smallest stride above the last.
-#[doc(hidden)]
-pub trait SortFrom<T, Acc> {
-    type Out;
-}
-impl<L: MinAbove<T, NotFound>, T, Acc> SortFrom<T, Acc> for L
-where
-    <L as MinAbove<T, NotFound>>::Out: SortNext<L, Acc>,
-{
-    type Out = <<L as MinAbove<T, NotFound>>::Out as SortNext<L, Acc>>::Out;
-}
-#[doc(hidden)]
-pub trait SortNext<L, Acc> {
-    type Out;
-}
-impl<L, Acc> SortNext<L, Acc> for NotFound {
-    type Out = Acc;
-}
-impl<L, Acc: Push<(SF, DF, RF)>, SF, DF: StaticInt, RF> SortNext<L, Acc> for Found<(SF, DF, RF)>
-where
-    L: SortFrom<DF::U, <Acc as Push<(SF, DF, RF)>>::Out>,
-    (SF, DF, RF): Copy + Send + Sync + 'static,
-{
-    type Out = <L as SortFrom<DF::U, <Acc as Push<(SF, DF, RF)>>::Out>>::Out;
 }
 
 /// Shapes from consecutive strides (`d_next / d`), the last mode's own shape,

@@ -3,9 +3,10 @@
 //! static stride 1, that many elements are contiguous in both A and B.
 
 use super::coalesce::Coalesce;
-use super::composition::{ComposeOnto, LayoutParts};
+use super::composition::ComposeOnto;
 use super::inverse::RightInverse;
 use crate::layout::ops::Mode;
+use crate::layout::LayoutParts;
 use crate::layout::{Congruent, Layout};
 use crate::typelevel::form::StaticForm;
 use crate::typelevel::int::C;

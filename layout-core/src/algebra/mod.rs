@@ -32,8 +32,9 @@ pub use complement::{
 };
 pub use composition::{
     composition, composition_error, try_composition, CoalesceX, ComposeOnto, Composition,
-    LayoutParts, StaticText,
 };
+// Where bounds have always named them.
+pub use crate::layout::{LayoutParts, StaticText};
 pub use divide::{
     divide_error, flat_divide, logical_divide, tiled_divide, try_flat_divide, try_logical_divide,
     try_tiled_divide, try_zipped_divide, zipped_divide, DivideOnto, ZipDivideOnto,

@@ -16,10 +16,11 @@ use crate::typelevel::list::ZipModes;
 
 use super::by_mode::Unpack;
 use super::complement::{ComplementOf, ComplementShape, ComplementT, FilteredModes};
-use super::composition::{first_error, ComposeOnto, LayoutParts};
+use super::composition::{first_error, ComposeOnto};
 use crate::error::LayoutError;
 use crate::layout::compact::Compact;
 use crate::layout::coord::Underscore;
+use crate::layout::LayoutParts;
 use crate::layout::{Congruent, Layout};
 use crate::typelevel::const_text::Text;
 use crate::typelevel::int::C;
@@ -138,7 +139,7 @@ where
         Some(
             Text::EMPTY
                 .str("logical_product: A = ")
-                .text(super::composition::layout_text::<AS, AD>())
+                .text(crate::layout::layout_text::<AS, AD>())
                 .str(" has size 0: ")
                 .str(crate::algebra::admissible::size_zero::PRODUCT),
         )
@@ -151,7 +152,7 @@ where
         Some(
             Text::EMPTY
                 .str("logical_product: ")
-                .text(super::composition::layout_text::<AS, AD>())
+                .text(crate::layout::layout_text::<AS, AD>())
                 .str(": its modes overlap (a stride is not above the modes below it), so it has no complement"),
         )
     } else {

@@ -5,10 +5,10 @@
 //! product_each(shape(append<R>(block))))`, and coalesces nothing: each mode of the
 //! result is `(block mode, repeat)`.
 
-use super::composition::{layout_text, LayoutParts};
 use super::product::{PadTo, ProductOnto, SingleMode, ZipProduct};
 use crate::error::LayoutError;
 use crate::layout::compact::{Compact, OrderPairs, OrderedStride};
+use crate::layout::{layout_text, LayoutParts};
 use crate::layout::{Congruent, Layout};
 use crate::typelevel::arith::{CeilDivT, LCeilDiv};
 use crate::typelevel::const_text::{Leaves, Text};
@@ -239,7 +239,7 @@ where
     type Output = <Padded<BS, BD, Sh> as ZipProduct<RepLayout<BS, BD, Sh, O>>>::Blocked;
     #[inline(always)]
     fn try_tile(self, shape: Sh, order: O) -> Result<Self::Output, LayoutError> {
-        let fail = super::composition::step_failed("tile_to_shape");
+        let fail = super::values::step_failed("tile_to_shape");
         let (ps, pd) =
             <Single<BS, Sh> as AppendTo<BS, BD, Sh::Modes>>::append(self.shape(), self.stride());
         let have = ps.as_modes().product_each().ok_or(fail.clone())?;

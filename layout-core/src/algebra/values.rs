@@ -65,3 +65,12 @@ pub(crate) type Tag<A, B, C, D, O> =
     <crate::typelevel::tuple::AllStatic4<A, B, C, D> as crate::typelevel::tuple::StaticBit>::And<
         <O as StaticResult>::AllStatic,
     >;
+
+/// `None` from a value step: a value past `usize`.
+#[inline(always)]
+pub(crate) fn step_failed(op: &'static str) -> crate::LayoutError {
+    crate::LayoutError::Refused {
+        op,
+        why: crate::Refusal::Arithmetic,
+    }
+}

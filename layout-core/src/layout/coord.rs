@@ -133,95 +133,22 @@ macro_rules! crd_tuple {
         }
     };
 }
-crd_tuple!();
-crd_tuple!((C0, S0, D0));
-crd_tuple!((C0, S0, D0), (C1, S1, D1));
-crd_tuple!((C0, S0, D0), (C1, S1, D1), (C2, S2, D2));
-crd_tuple!((C0, S0, D0), (C1, S1, D1), (C2, S2, D2), (C3, S3, D3));
-crd_tuple!(
-    (C0, S0, D0),
-    (C1, S1, D1),
-    (C2, S2, D2),
-    (C3, S3, D3),
-    (C4, S4, D4)
-);
-crd_tuple!(
-    (C0, S0, D0),
-    (C1, S1, D1),
-    (C2, S2, D2),
-    (C3, S3, D3),
-    (C4, S4, D4),
-    (C5, S5, D5)
-);
-crd_tuple!(
-    (C0, S0, D0),
-    (C1, S1, D1),
-    (C2, S2, D2),
-    (C3, S3, D3),
-    (C4, S4, D4),
-    (C5, S5, D5),
-    (C6, S6, D6)
-);
-crd_tuple!(
-    (C0, S0, D0),
-    (C1, S1, D1),
-    (C2, S2, D2),
-    (C3, S3, D3),
-    (C4, S4, D4),
-    (C5, S5, D5),
-    (C6, S6, D6),
-    (C7, S7, D7)
-);
-crd_tuple!(
-    (C0, S0, D0),
-    (C1, S1, D1),
-    (C2, S2, D2),
-    (C3, S3, D3),
-    (C4, S4, D4),
-    (C5, S5, D5),
-    (C6, S6, D6),
-    (C7, S7, D7),
-    (C8, S8, D8)
-);
-crd_tuple!(
-    (C0, S0, D0),
-    (C1, S1, D1),
-    (C2, S2, D2),
-    (C3, S3, D3),
-    (C4, S4, D4),
-    (C5, S5, D5),
-    (C6, S6, D6),
-    (C7, S7, D7),
-    (C8, S8, D8),
-    (C9, S9, D9)
-);
-crd_tuple!(
-    (C0, S0, D0),
-    (C1, S1, D1),
-    (C2, S2, D2),
-    (C3, S3, D3),
-    (C4, S4, D4),
-    (C5, S5, D5),
-    (C6, S6, D6),
-    (C7, S7, D7),
-    (C8, S8, D8),
-    (C9, S9, D9),
-    (C10, S10, D10)
-);
-crd_tuple!(
-    (C0, S0, D0),
-    (C1, S1, D1),
-    (C2, S2, D2),
-    (C3, S3, D3),
-    (C4, S4, D4),
-    (C5, S5, D5),
-    (C6, S6, D6),
-    (C7, S7, D7),
-    (C8, S8, D8),
-    (C9, S9, D9),
-    (C10, S10, D10),
-    (C11, S11, D11)
-);
+/// `crd_tuple!` for each rank from 0 to 12 (the largest tuple): the triples
+/// done so far, then one more.
+macro_rules! crd_tuples {
+    ([$($done:tt),*]; []) => {
+        crd_tuple!($($done),*);
+    };
+    ([$($done:tt),*]; [$next:tt $(, $rest:tt)*]) => {
+        crd_tuple!($($done),*);
+        crd_tuples!([$($done,)* $next]; [$($rest),*]);
+    };
+}
+crd_tuples!([]; [
+    (C0, S0, D0), (C1, S1, D1), (C2, S2, D2), (C3, S3, D3),
+    (C4, S4, D4), (C5, S5, D5), (C6, S6, D6), (C7, S7, D7),
+    (C8, S8, D8), (C9, S9, D9), (C10, S10, D10), (C11, S11, D11)
+]);
 
 /// CuTe's `crd2idx(coord, shape, stride)`.
 ///

@@ -12,7 +12,7 @@ pub mod slice;
 use crate::error::{Note, NoteText};
 pub use crate::layout::congruent::Congruent;
 use crate::layout::coord::Crd2Idx;
-use crate::typelevel::const_text::Text;
+use crate::typelevel::const_text::{Leaves, Text};
 use crate::typelevel::tuple::{IntTuple, IntoTuple};
 use core::fmt;
 
@@ -376,4 +376,42 @@ impl<S: Congruent<D> + NoteText, D: IntTuple + NoteText> NoteText for Layout<S, 
         self.shape().note_vals(n);
         self.stride().note_vals(n);
     }
+}
+
+/// A layout's parts as types.
+pub trait LayoutParts {
+    /// The shape type.
+    type Shape: IntTuple;
+    /// The stride type.
+    type Stride: IntTuple;
+    /// Shape and stride.
+    fn parts(self) -> (Self::Shape, Self::Stride);
+}
+impl<Sh: Congruent<D>, D: IntTuple> LayoutParts for Layout<Sh, D> {
+    type Shape = Sh;
+    type Stride = D;
+    #[inline(always)]
+    fn parts(self) -> (Sh, D) {
+        (self.shape(), self.stride())
+    }
+}
+
+/// A layout type's text and leaves as constants.
+pub trait StaticText {
+    /// Shape leaves.
+    const SHAPE: Leaves;
+    /// Stride leaves.
+    const STRIDE: Leaves;
+    /// CuTe notation.
+    const TEXT: Text;
+}
+impl<Sh: Congruent<D>, D: IntTuple> StaticText for Layout<Sh, D> {
+    const SHAPE: Leaves = Sh::LEAF_VALUES;
+    const STRIDE: Leaves = D::LEAF_VALUES;
+    const TEXT: Text = layout_text::<Sh, D>();
+}
+
+/// A layout in CuTe notation, as a constant.
+pub(crate) const fn layout_text<Sh: IntTuple, D: IntTuple>() -> Text {
+    Text::EMPTY.text(Sh::TEXT).byte(b':').text(D::TEXT)
 }

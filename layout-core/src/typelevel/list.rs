@@ -1,12 +1,15 @@
-//! Type-level lists shared by several operations: building (push, pack),
-//! zipping and unzipping, and the types of `size` and `cosize`.
+//! Type-level lists shared by several operations: building (push, pack,
+//! reverse), zipping and unzipping, `ceil_div` over a list, the two sorts
+//! of `(shape, stride, _)` triples by static stride (stable, for
+//! complement; strictly increasing, for right_inverse), and the types of
+//! `size` and `cosize`.
 
-use crate::typelevel::arith::{LMul, Leaf, MulT};
+use crate::typelevel::arith::{CeilDivT, LCeilDiv, LMul, Leaf, MulT};
 use crate::typelevel::form::{Known, Unknown};
-use crate::typelevel::int::{C, S};
-use crate::typelevel::tuple::{Cons, IntTuple, IntoTuple, List, Nil};
+use crate::typelevel::int::{StaticInt, C, S};
+use crate::typelevel::tuple::{Cons, IntTuple, IntoTuple, List, Nil, Tuple};
 use core::ops::{Add, Mul, Sub};
-use typenum::{Add1, Prod, Sub1, Sum, Unsigned, B1};
+use typenum::{Add1, Prod, Sub1, Sum, Unsigned, B0, B1};
 
 /// A list of one element is that element; a longer list is a tuple.
 #[doc(hidden)]
@@ -201,3 +204,315 @@ macro_rules! for_tiler_ranks {
     };
 }
 pub(crate) use for_tiler_ranks;
+
+/// Reverse a list.
+#[doc(hidden)]
+pub trait Reverse {
+    type Out;
+    fn reverse(self) -> Self::Out;
+}
+impl Reverse for Nil {
+    type Out = Nil;
+    #[inline(always)]
+    fn reverse(self) -> Nil {
+        Nil
+    }
+}
+impl<H: Copy + Send + Sync + 'static, T: Reverse> Reverse for Cons<H, T>
+where
+    T::Out: Push<H>,
+{
+    type Out = <T::Out as Push<H>>::Out;
+    #[inline(always)]
+    fn reverse(self) -> Self::Out {
+        self.1.reverse().push(self.0)
+    }
+}
+
+/// Zip the shape leaves with the stride leaves, reversed (back first).
+#[doc(hidden)]
+pub trait ZipRev<D, Acc> {
+    type Out;
+    fn zip_rev(self, d: D, acc: Acc) -> Self::Out;
+}
+impl<Acc> ZipRev<Nil, Acc> for Nil {
+    type Out = Acc;
+    #[inline(always)]
+    fn zip_rev(self, _d: Nil, acc: Acc) -> Acc {
+        acc
+    }
+}
+impl<SH, ST: ZipRev<DT, Cons<(SH, DH), Acc>>, DH, DT, Acc> ZipRev<Cons<DH, DT>, Acc>
+    for Cons<SH, ST>
+{
+    type Out = ST::Out;
+    #[inline(always)]
+    fn zip_rev(self, d: Cons<DH, DT>, acc: Acc) -> Self::Out {
+        self.1.zip_rev(d.1, Cons((self.0, d.0), acc))
+    }
+}
+
+/// CuTe's `ceil_div(shape, n)`: divide the modes in order, carrying the rest.
+#[doc(hidden)]
+pub trait CeilDivList<B> {
+    type Out;
+    fn ceil_div_list(self, b: B) -> Option<Self::Out>;
+}
+impl<B> CeilDivList<B> for Nil {
+    type Out = Nil;
+    #[inline(always)]
+    fn ceil_div_list(self, _b: B) -> Option<Nil> {
+        Some(Nil)
+    }
+}
+impl<X: Copy, T, B: Copy> CeilDivList<B> for Cons<X, T>
+where
+    (X, B): LCeilDiv,
+    (B, X): LCeilDiv,
+    T: CeilDivList<CeilDivT<B, X>>,
+{
+    type Out = Cons<CeilDivT<X, B>, <T as CeilDivList<CeilDivT<B, X>>>::Out>;
+    #[inline(always)]
+    fn ceil_div_list(self, b: B) -> Option<Self::Out> {
+        let h = (self.0, b).value()?;
+        Some(Cons(h, self.1.ceil_div_list((b, self.0).value()?)?))
+    }
+}
+/// `ceil_div` of a cotarget (an integer or a flat tuple) by `B`.
+#[doc(hidden)]
+pub trait CeilDivShape<B> {
+    type Out: IntTuple;
+    fn ceil_div_shape(self, b: B) -> Option<Self::Out>;
+}
+impl<T: IntTuple, B> CeilDivShape<B> for T
+where
+    T::IsLeaf: CeilDivCase<T, B>,
+{
+    type Out = <T::IsLeaf as CeilDivCase<T, B>>::Out;
+    #[inline(always)]
+    fn ceil_div_shape(self, b: B) -> Option<Self::Out> {
+        <T::IsLeaf as CeilDivCase<T, B>>::go(self, b)
+    }
+}
+#[doc(hidden)]
+pub trait CeilDivCase<T, B> {
+    type Out: IntTuple;
+    fn go(t: T, b: B) -> Option<Self::Out>;
+}
+impl<T, B> CeilDivCase<T, B> for B1
+where
+    (T, B): LCeilDiv,
+{
+    type Out = CeilDivT<T, B>;
+    #[inline(always)]
+    fn go(t: T, b: B) -> Option<Self::Out> {
+        (t, b).value()
+    }
+}
+impl<T: Tuple, B> CeilDivCase<T, B> for B0
+where
+    T::List: CeilDivList<B>,
+    <T::List as CeilDivList<B>>::Out: IntoTuple,
+    <<T::List as CeilDivList<B>>::Out as IntoTuple>::Tuple: IntTuple,
+{
+    type Out = <<T::List as CeilDivList<B>>::Out as IntoTuple>::Tuple;
+    #[inline(always)]
+    fn go(t: T, b: B) -> Option<Self::Out> {
+        Some(t.into_list().ceil_div_list(b)?.into_tuple())
+    }
+}
+
+/// `(shape, stride, _)` triples sorted by static stride, stable: one mode
+/// needs no sort (its stride may be a run-time value); more are sorted by
+/// insertion (complement's order: CuTe picks the first smallest stride
+/// each time, so equal strides keep their order).
+#[doc(hidden)]
+pub trait Sorted {
+    type Out;
+    fn sorted(self) -> Self::Out;
+}
+impl<P> Sorted for Cons<P, Nil> {
+    type Out = Cons<P, Nil>;
+    #[inline(always)]
+    fn sorted(self) -> Self {
+        self
+    }
+}
+impl<P, Q, R> Sorted for Cons<P, Cons<Q, R>>
+where
+    Cons<P, Cons<Q, R>>: InsertAll<Nil>,
+{
+    type Out = <Cons<P, Cons<Q, R>> as InsertAll<Nil>>::Out;
+    #[inline(always)]
+    fn sorted(self) -> Self::Out {
+        self.insert_all(Nil)
+    }
+}
+
+/// Insertion sort by static stride, stable (equal strides keep their order,
+/// as CuTe's repeated pick of the first smallest stride does).
+#[doc(hidden)]
+pub trait InsertAll<Acc> {
+    type Out;
+    fn insert_all(self, acc: Acc) -> Self::Out;
+}
+impl<Acc> InsertAll<Acc> for Nil {
+    type Out = Acc;
+    #[inline(always)]
+    fn insert_all(self, acc: Acc) -> Acc {
+        acc
+    }
+}
+impl<X, T, Acc: Insert<X>> InsertAll<Acc> for Cons<X, T>
+where
+    T: InsertAll<Acc::Out>,
+{
+    type Out = <T as InsertAll<Acc::Out>>::Out;
+    #[inline(always)]
+    fn insert_all(self, acc: Acc) -> Self::Out {
+        self.1.insert_all(acc.insert(self.0))
+    }
+}
+/// Insert a mode before the first mode with a larger stride.
+#[doc(hidden)]
+pub trait Insert<X> {
+    type Out;
+    fn insert(self, x: X) -> Self::Out;
+}
+impl<X> Insert<X> for Nil {
+    type Out = Cons<X, Nil>;
+    #[inline(always)]
+    fn insert(self, x: X) -> Self::Out {
+        Cons(x, Nil)
+    }
+}
+impl<SX, DX: StaticInt, RX, SH, DH: StaticInt, RH, T> Insert<(SX, DX, RX)> for Cons<(SH, DH, RH), T>
+where
+    DX::U: typenum::IsLess<DH::U>,
+    <DX::U as typenum::IsLess<DH::U>>::Output: InsertHere<(SX, DX, RX), (SH, DH, RH), T>,
+{
+    type Out = <<DX::U as typenum::IsLess<DH::U>>::Output as InsertHere<
+        (SX, DX, RX),
+        (SH, DH, RH),
+        T,
+    >>::Out;
+    #[inline(always)]
+    fn insert(self, x: (SX, DX, RX)) -> Self::Out {
+        <<DX::U as typenum::IsLess<DH::U>>::Output as InsertHere<(SX, DX, RX), (SH, DH, RH), T>>::go(
+            x, self.0, self.1,
+        )
+    }
+}
+/// `B1`: the new mode goes first; `B0`: after the head.
+#[doc(hidden)]
+pub trait InsertHere<X, H, T> {
+    type Out;
+    fn go(x: X, h: H, t: T) -> Self::Out;
+}
+impl<X, H, T> InsertHere<X, H, T> for B1 {
+    type Out = Cons<X, Cons<H, T>>;
+    #[inline(always)]
+    fn go(x: X, h: H, t: T) -> Self::Out {
+        Cons(x, Cons(h, t))
+    }
+}
+impl<X, H, T: Insert<X>> InsertHere<X, H, T> for B0 {
+    type Out = Cons<H, T::Out>;
+    #[inline(always)]
+    fn go(x: X, h: H, t: T) -> Self::Out {
+        Cons(h, t.insert(x))
+    }
+}
+
+/// The search result: nothing yet, or a (shape, stride, compact stride) triple.
+#[doc(hidden)]
+pub struct NotFound;
+#[doc(hidden)]
+pub struct Found<T>(T);
+
+/// `B1`: the new candidate; `B0`: the old one.
+#[doc(hidden)]
+pub trait PickNew<N, O> {
+    type Out;
+}
+impl<N, O> PickNew<N, O> for B1 {
+    type Out = Found<N>;
+}
+impl<N, O> PickNew<N, O> for B0 {
+    type Out = Found<O>;
+}
+
+/// The mode with the smallest static stride above `T` (`Found`) or none.
+#[doc(hidden)]
+pub trait MinAbove<T, Acc> {
+    type Out;
+}
+impl<T, Acc> MinAbove<T, Acc> for Nil {
+    type Out = Acc;
+}
+impl<T, Acc, SH, DH: StaticInt, RH, R> MinAbove<T, Acc> for Cons<(SH, DH, RH), R>
+where
+    DH::U: typenum::IsGreater<T>,
+    <DH::U as typenum::IsGreater<T>>::Output: AboveTag<Acc, (SH, DH, RH)>,
+    R: MinAbove<T, <<DH::U as typenum::IsGreater<T>>::Output as AboveTag<Acc, (SH, DH, RH)>>::Out>,
+{
+    type Out = <R as MinAbove<
+        T,
+        <<DH::U as typenum::IsGreater<T>>::Output as AboveTag<Acc, (SH, DH, RH)>>::Out,
+    >>::Out;
+}
+/// `B1`: the stride is above the threshold; keep it if smaller than the candidate.
+#[doc(hidden)]
+pub trait AboveTag<Acc, X> {
+    type Out;
+}
+impl<Acc, X> AboveTag<Acc, X> for B0 {
+    type Out = Acc;
+}
+impl<Acc: Smaller<X>, X> AboveTag<Acc, X> for B1 {
+    type Out = Acc::Out;
+}
+#[doc(hidden)]
+pub trait Smaller<X> {
+    type Out;
+}
+impl<X> Smaller<X> for NotFound {
+    type Out = Found<X>;
+}
+impl<SO, DO: StaticInt, RO, SN, DN: StaticInt, RN> Smaller<(SN, DN, RN)> for Found<(SO, DO, RO)>
+where
+    DN::U: typenum::IsLess<DO::U>,
+    <DN::U as typenum::IsLess<DO::U>>::Output: PickNew<(SN, DN, RN), (SO, DO, RO)>,
+{
+    type Out =
+        <<DN::U as typenum::IsLess<DO::U>>::Output as PickNew<(SN, DN, RN), (SO, DO, RO)>>::Out;
+}
+
+/// `(shape, stride, _)` triples sorted by strictly increasing static stride
+/// (a type only): repeatedly the smallest stride above the last, so of equal
+/// strides only the first is kept (right_inverse's order: CuTe's walk takes
+/// one mode per stride).
+#[doc(hidden)]
+pub trait SortFrom<T, Acc> {
+    type Out;
+}
+impl<L: MinAbove<T, NotFound>, T, Acc> SortFrom<T, Acc> for L
+where
+    <L as MinAbove<T, NotFound>>::Out: SortNext<L, Acc>,
+{
+    type Out = <<L as MinAbove<T, NotFound>>::Out as SortNext<L, Acc>>::Out;
+}
+#[doc(hidden)]
+pub trait SortNext<L, Acc> {
+    type Out;
+}
+impl<L, Acc> SortNext<L, Acc> for NotFound {
+    type Out = Acc;
+}
+impl<L, Acc: Push<(SF, DF, RF)>, SF, DF: StaticInt, RF> SortNext<L, Acc> for Found<(SF, DF, RF)>
+where
+    L: SortFrom<DF::U, <Acc as Push<(SF, DF, RF)>>::Out>,
+    (SF, DF, RF): Copy + Send + Sync + 'static,
+{
+    type Out = <L as SortFrom<DF::U, <Acc as Push<(SF, DF, RF)>>::Out>>::Out;
+}

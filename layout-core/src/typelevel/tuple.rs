@@ -2,7 +2,7 @@
 //! recursion over modes walks.
 //!
 //! Users write native tuples such as `(C<2>, (C<2>, usize))`. Each native
-//! tuple of rank 0 to 8 maps to a cons list `Cons<A, Cons<B, Nil>>` through
+//! tuple of rank 0 to 12 maps to a cons list `Cons<A, Cons<B, Nil>>` through
 //! [`Tuple`]; algorithms are written once on [`Nil`] and [`Cons`] and lifted
 //! to every arity by one blanket impl.
 
