@@ -147,11 +147,6 @@ pub use dynamic::{parse_tuple, DCoord, DInt, DTuple, DynLayout, Tiler};
 /// let _ = width::<32>();
 /// ```
 pub use layout_macros::instantiate;
-/// The README's tour, run as a doctest so that it stays true.
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-pub struct ReadmeDoctests;
-
 /// typenum, which backs static values computed at the type level.
 pub use typenum;
 
