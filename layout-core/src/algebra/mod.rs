@@ -5,22 +5,26 @@
 //! Each operation is a type-level fold written on cons lists. Branches on
 //! static values are taken by computing a tag type (`B0`/`B1`) and calling a
 //! helper trait implemented once per tag, with the tag as `Self`.
+//!
+//! Every module is public so that each trait a bound or an error names can
+//! be named by a user too; the functions and their traits are also here, at
+//! `layout_core::algebra::NAME` (and the functions at the crate root).
 
-pub(crate) mod admissible;
-pub(crate) mod by_mode;
-pub(crate) mod cast;
-mod coalesce;
-mod complement;
-mod composition;
-mod divide;
-pub(crate) mod filter;
-mod inverse;
-mod max_common;
-pub(crate) mod product;
-pub(crate) mod profile;
-mod swizzle;
-pub(crate) mod tile;
-pub(crate) mod values;
+pub mod admissible;
+pub mod by_mode;
+pub mod cast;
+pub mod coalesce;
+pub mod complement;
+pub mod composition;
+pub mod divide;
+pub mod filter;
+pub mod inverse;
+pub mod max_common;
+pub mod product;
+pub mod profile;
+pub mod swizzle;
+pub mod tile;
+pub mod values;
 
 pub use crate::typelevel::arith::Leaf;
 pub use by_mode::Unpack;
