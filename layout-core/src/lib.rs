@@ -45,15 +45,31 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
-// The layers, lowest first; each imports only the ones above it here.
+// The layers, lowest first; each imports only the ones before it
+// (docs/architecture.md, checked by tests/tests/layers.rs).
+
+// Type-level integers, tuples and lists.
+pub mod typelevel;
+
+// The errors of every layer.
+pub mod error;
+
+// `Layout` and what needs no algebra: coordinates, modes, compact strides,
+// slicing, printing.
+pub mod layout;
+
+// The typed algebra, one operation per module.
 pub mod algebra;
+
+// Tensors, partitions, fragments and whole-tensor algorithms.
+pub mod tensor;
+
+// MMA and copy atoms, TiledMMA and TiledCopy.
 pub mod atom;
+
+// The algebra on run-time layouts (`DynLayout`), beside the typed one.
 #[cfg(feature = "alloc")]
 pub mod dynamic;
-pub mod error;
-pub mod layout;
-pub mod tensor;
-pub mod typelevel;
 
 // What a user names most, at the root, layer by layer.
 #[cfg(feature = "alloc")]
