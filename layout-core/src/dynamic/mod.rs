@@ -2,37 +2,69 @@
 //! checked. Each leaf remembers whether CuTe would know it at compile time,
 //! so results print as CuTe prints them (`_4` static, `4` dynamic).
 //!
-//! Every operation returns `Result<_, LayoutError>`: preconditions that CuTe
-//! checks (or should check) are errors naming the operation and the numbers,
-//! and every arithmetic step is overflow-checked.
+//! The operations have the typed algebra's names, and each lives in the
+//! file of the same name as its typed file (`dynamic/complement.rs` beside
+//! `algebra/complement.rs`). Every operation that can fail returns
+//! `Result<_, LayoutError>`: preconditions that CuTe checks (or should
+//! check) are errors naming the operation and the numbers, and every
+//! arithmetic step is overflow-checked. The structural ones that cannot
+//! fail (`flatten`, `append`, `prepend`, `append_to_rank`, `from_modes`)
+//! return the layout itself.
 
-mod algebra;
+mod arith;
+mod by_mode;
 mod cast;
+mod coalesce;
+mod compact;
+mod complement;
+mod composition;
+mod divide;
+mod filter;
+mod inverse;
+mod max_common;
 mod ops;
 mod parse;
+mod product;
+mod profile;
 mod swizzle;
 mod tile;
+mod tiler;
 mod tuple;
 
-pub use algebra::*;
-pub use cast::*;
+pub use cast::{downcast, recast_layout, upcast};
+pub use coalesce::coalesce;
+pub use compact::{
+    compact_col_major, compact_left, compact_right, compact_row_major, make_layout_left,
+    make_layout_right, make_ordered_layout,
+};
+pub use complement::{complement, complement_default};
+pub use composition::{composition, Compose};
+pub use divide::{flat_divide, logical_divide, tiled_divide, zipped_divide};
+pub use filter::{filter, filter_zeros};
+pub use inverse::{left_inverse, right_inverse};
+pub use max_common::{max_common_layout, max_common_vector};
 pub use ops::*;
 pub use parse::parse_tuple;
+pub use product::{
+    blocked_product, flat_product, logical_product, raked_product, tiled_product, zipped_product,
+};
+pub use profile::{coalesce_by, filter_by};
 pub use swizzle::*;
 pub use tile::*;
+pub use tiler::{AsTiler, Tiler};
 pub use tuple::{DInt, DTuple};
 
-pub(crate) use tuple::{mul, Kind, Mark, Modes, Node, TupleBuilder, TupleRef};
+pub(crate) use tuple::{Kind, Mark, Modes, Node, TupleBuilder, TupleRef};
 
 use crate::error::LayoutError;
 use crate::layout::{Congruent, Layout};
 use crate::typelevel::tuple::IntTuple;
-use alloc::string::String;
 use alloc::vec::Vec;
+use arith::{check_shape, invalid};
 use core::fmt;
 use smallvec::SmallVec;
 
-/// (shape leaf, stride leaf) pairs of a layout, on the stack up to 8 (the
+/// (shape leaf, stride leaf) pairs of a layout, on the stack up to 3 (the
 /// algebra walks these for every operation).
 pub(crate) type PairList = SmallVec<[(DInt, DInt); 3]>;
 
@@ -249,13 +281,13 @@ impl LayoutBuilder {
     }
 }
 
-/// `Err` unless every leaf of `t` is a valid extent (not negative), for the
-/// operations that take a shape or an integer tiler on their own.
-pub(crate) fn check_shape(t: &DTuple, op: &'static str) -> Result<(), LayoutError> {
-    match t.r().leaves().find(|l| l.value < 0) {
-        Some(b) => Err(invalid(op, alloc::format!("negative extent {b} in {t}"))),
-        None => Ok(()),
-    }
+/// The layout `f` writes into a new builder.
+pub(crate) fn build(
+    f: impl FnOnce(&mut LayoutBuilder) -> Result<(), LayoutError>,
+) -> Result<DynLayout, LayoutError> {
+    let mut out = LayoutBuilder::default();
+    f(&mut out)?;
+    Ok(out.finish())
 }
 
 /// A layout known at run time: shape and stride tuples of equal nesting.
@@ -463,7 +495,7 @@ impl DynLayout {
     pub fn pairs(&self) -> Vec<(DInt, DInt)> {
         self.r().pairs().collect()
     }
-    /// [`DynLayout::pairs`] without an allocation for up to 8 leaves.
+    /// [`DynLayout::pairs`] without an allocation for up to 3 leaves.
     pub(crate) fn pair_list(&self) -> PairList {
         self.r().pair_list()
     }
@@ -625,8 +657,4 @@ impl<S: Congruent<D>, D: IntTuple> TryFrom<Layout<S, D>> for DynLayout {
     fn try_from(l: Layout<S, D>) -> Result<Self, LayoutError> {
         DynLayout::from_typed(&l)
     }
-}
-
-pub(crate) fn invalid(op: &'static str, why: String) -> LayoutError {
-    LayoutError::Invalid { op, why }
 }

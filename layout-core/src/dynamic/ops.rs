@@ -1,10 +1,9 @@
-//! The typed core's operations on `DynLayout`: coordinates, structural
-//! operations, compact and ordered strides, slicing, and `print_layout`.
+//! The typed core's operations on `DynLayout`: coordinates (as
+//! `layout/coord.rs`), structural operations (as `layout/ops.rs`), slicing
+//! (as `layout/slice.rs`) and `print_layout` (as `layout/print.rs`).
 
-use super::{
-    compact_left, compact_right, invalid, mul, DInt, DTuple, DynLayout, Kind, LayoutBuilder,
-    LayoutRef, TupleBuilder, TupleRef,
-};
+use super::arith::{invalid, mul};
+use super::{DInt, DTuple, DynLayout, Kind, LayoutBuilder, LayoutRef, TupleBuilder, TupleRef};
 use crate::error::LayoutError;
 use alloc::format;
 use alloc::string::String;
@@ -132,8 +131,6 @@ fn crd2idx_ref(c: &DCoord, s: TupleRef<'_>, d: TupleRef<'_>) -> R<DInt> {
 ///
 /// ```
 /// use layout_core::dynamic::*;
-/// use layout_core::DynLayout;
-/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
 /// // CuTe prints ((1,0,3),(0,0),(0,3)).
 /// let s = layout_core::parse_tuple("((4,1,5),(2,1),(1,4))").unwrap();
 /// assert_eq!(idx2crd(layout_core::DInt::new_dynamic(133), &s).unwrap().to_string(), "((1,0,3),(0,0),(0,3))");
@@ -188,8 +185,6 @@ fn idx2crd_ref(i: DInt, s: TupleRef<'_>) -> R<DTuple> {
 ///
 /// ```
 /// use layout_core::dynamic::*;
-/// use layout_core::DynLayout;
-/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
 /// // CuTe prints ((0,0),0).
 /// let c: DCoord = "(0,0)".parse().unwrap();
 /// let (src, dst) = (layout_core::parse_tuple("(4,2)").unwrap(), layout_core::parse_tuple("((2,2),2)").unwrap());
@@ -354,90 +349,24 @@ impl DynLayout {
     }
 }
 
-/// CuTe's `make_ordered_layout(shape, order)`: compact strides growing in the
-/// order of the (static) ranks, congruent with the shape or one per mode.
+/// CuTe's `append<N>(layout)`: pad with `_1:_0` up to rank N.
 ///
 /// ```
 /// use layout_core::dynamic::*;
 /// use layout_core::DynLayout;
 /// let l = |s: &str| s.parse::<DynLayout>().unwrap();
-/// // CuTe prints ((_4,_3),_5):((_3,_1),_12).
-/// let s = layout_core::parse_tuple("((_4,_3),_5)").unwrap();
-/// let o = layout_core::parse_tuple("((_1,_0),_2)").unwrap();
-/// assert_eq!(make_ordered_layout(&s, &o).unwrap().to_string(), "((_4,_3),_5):((_3,_1),_12)");
+/// // Padded with _1:_0 up to rank 3.
+/// assert_eq!(append_to_rank(&l("(_2,_3):(_1,_2)"), 3).to_string(), "(_2,_3,_1):(_1,_2,_0)");
 /// ```
-pub fn make_ordered_layout(shape: &DTuple, order: &DTuple) -> R<DynLayout> {
-    super::check_shape(shape, "make_ordered_layout")?;
-    let mut pairs: Vec<(DInt, TupleRef<'_>)> = Vec::new();
-    fn collect<'a>(o: TupleRef<'_>, s: TupleRef<'a>, out: &mut Vec<(DInt, TupleRef<'a>)>) -> R<()> {
-        match (o.kind(), s.kind()) {
-            (Kind::Int(o), _) => {
-                out.push((o, s));
-                Ok(())
-            }
-            (Kind::Tuple(os), Kind::Tuple(ss)) if os.len() == ss.len() => {
-                os.zip(ss).try_for_each(|(o, s)| collect(o, s, out))
-            }
-            _ => Err(invalid(
-                "make_ordered_layout",
-                format!("order {o} does not match shape {s}"),
-            )),
-        }
+pub fn append_to_rank(l: &DynLayout, n: usize) -> DynLayout {
+    let mut out = LayoutBuilder::default();
+    let at = out.open();
+    l.r().modes().for_each(|m| out.append(m));
+    for _ in l.rank()..n {
+        out.leaf(DInt::new_static(1), DInt::new_static(0));
     }
-    collect(order.r(), shape.r(), &mut pairs)?;
-    fn build(o: TupleRef<'_>, s: TupleRef<'_>, pairs: &[(DInt, TupleRef<'_>)]) -> R<DTuple> {
-        match (o.kind(), s.kind()) {
-            (Kind::Int(o), _) => {
-                let mut d = DInt::new_static(1);
-                for (oj, xj) in pairs {
-                    if oj.value < o.value {
-                        d = mul(d, xj.product()?, "make_ordered_layout")?;
-                    }
-                }
-                compact_left(&s.to_tuple(), d)
-            }
-            (Kind::Tuple(os), Kind::Tuple(ss)) => Ok(DTuple::tuple(
-                os.zip(ss)
-                    .map(|(o, s)| build(o, s, pairs))
-                    .collect::<R<Vec<_>>>()?,
-            )),
-            _ => Err(invalid(
-                "make_ordered_layout",
-                "order and shape differ".into(),
-            )),
-        }
-    }
-    Ok(DynLayout::raw(
-        shape.clone(),
-        build(order.r(), shape.r(), &pairs)?,
-    ))
-}
-
-/// CuTe's `compact_col_major(shape)`.
-///
-/// ```
-/// use layout_core::dynamic::*;
-/// use layout_core::DynLayout;
-/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
-/// // CuTe prints (((_1,_3),_6),((_0,_0),_12,_48)).
-/// let s = layout_core::parse_tuple("(((_3,_2),_2),((_1,_1),_4,_4))").unwrap();
-/// assert_eq!(compact_col_major(&s).unwrap().to_string(), "(((_1,_3),_6),((_0,_0),_12,_48))");
-/// ```
-pub fn compact_col_major(shape: &DTuple) -> R<DTuple> {
-    compact_left(shape, DInt::new_static(1))
-}
-/// CuTe's `compact_row_major(shape)`.
-///
-/// ```
-/// use layout_core::dynamic::*;
-/// use layout_core::DynLayout;
-/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
-/// // CuTe prints (((_64,_32),_16),((_0,_0),_4,_1)).
-/// let s = layout_core::parse_tuple("(((_3,_2),_2),((_1,_1),_4,_4))").unwrap();
-/// assert_eq!(compact_row_major(&s).unwrap().to_string(), "(((_64,_32),_16),((_0,_0),_4,_1))");
-/// ```
-pub fn compact_row_major(shape: &DTuple) -> R<DTuple> {
-    compact_right(shape, DInt::new_static(1))
+    out.close(at);
+    out.finish()
 }
 
 fn lift(c: &DCoord, l: LayoutRef<'_>, keep_under: bool, out: &mut LayoutBuilder) -> R<()> {
@@ -613,8 +542,6 @@ pub(crate) fn print_table(
 ///
 /// ```
 /// use layout_core::dynamic::*;
-/// use layout_core::DynLayout;
-/// let l = |s: &str| s.parse::<DynLayout>().unwrap();
 /// assert_eq!(int_text(layout_core::DInt::new_static(4)), "_4");
 /// ```
 pub fn int_text(i: DInt) -> String {

@@ -1,6 +1,7 @@
 //! CuTe's `Swizzle` and its composition with a `DynLayout`.
 
-use super::{invalid, DynLayout};
+use super::arith::invalid;
+use super::DynLayout;
 use crate::error::LayoutError;
 use alloc::format;
 use alloc::string::String;

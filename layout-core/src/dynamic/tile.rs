@@ -1,7 +1,8 @@
-//! CuTe's `tile_to_shape` on `DynLayout`.
+//! `tile_to_shape` on `DynLayout`: repeat a block until it covers a shape.
+//! Mirrors `algebra/tile.rs`.
 
-use super::algebra::ceil_div;
-use super::{blocked_product, invalid, make_ordered_layout, DInt, DTuple, DynLayout};
+use super::arith::{ceil_div, check_shape, invalid};
+use super::{append_to_rank, blocked_product, make_ordered_layout, DInt, DTuple, DynLayout};
 use crate::error::LayoutError;
 use alloc::format;
 use alloc::vec::Vec;
@@ -21,7 +22,7 @@ type R<T> = Result<T, LayoutError>;
 /// assert_eq!(tile_to_shape(&l("((_6,_2)):((_2,_1))"), &shape, None).unwrap().to_string(), "(((_6,_2),_2)):(((_2,_1),_12))");
 /// ```
 pub fn tile_to_shape(block: &DynLayout, shape: &DTuple, order: Option<&DTuple>) -> R<DynLayout> {
-    super::check_shape(shape, "tile_to_shape")?;
+    check_shape(shape, "tile_to_shape")?;
     let r = shape.rank();
     if block.rank() > r {
         return Err(invalid(
@@ -33,7 +34,7 @@ pub fn tile_to_shape(block: &DynLayout, shape: &DTuple, order: Option<&DTuple>) 
     let block = if r == 1 && block.shape().as_int().is_some() {
         block.clone()
     } else {
-        super::append_to_rank(block, r)
+        append_to_rank(block, r)
     };
     let mut reps = Vec::new();
     for i in 0..r {

@@ -2,13 +2,14 @@
 //! CuTe prints them (`_4` static, `4` run-time).
 //!
 //! A tuple is stored flat: its nodes in preorder in one inline array (no
-//! allocation up to eight nodes). A leaf node holds its integer; a tuple
-//! node its rank and the number of nodes of its subtree, itself included.
-//! So a mode is a sub-slice (a subtree copies as it is: spans are
-//! relative), the leaves in order are the leaf nodes in order, and two
+//! allocation up to seven nodes, `INLINE`). A leaf node holds its integer;
+//! a tuple node its rank and the number of nodes of its subtree, itself
+//! included. So a mode is a sub-slice (a subtree copies as it is: spans
+//! are relative), the leaves in order are the leaf nodes in order, and two
 //! tuples nest the same way when their nodes agree kind by kind and rank by
 //! rank.
 
+use super::arith::mul;
 use crate::error::LayoutError;
 use crate::typelevel::tuple::IntTuple;
 use alloc::vec::Vec;
@@ -78,22 +79,6 @@ impl fmt::Display for DInt {
     }
 }
 
-/// Static-aware checked multiplication.
-pub(crate) fn mul(a: DInt, b: DInt, op: &'static str) -> Result<DInt, LayoutError> {
-    Ok(DInt {
-        // i64::MIN has no negation (strides are negated and taken absolute
-        // further on): refused as an overflow, like the products past it.
-        value: a
-            .value
-            .checked_mul(b.value)
-            .filter(|&v| v != i64::MIN)
-            .ok_or(LayoutError::Overflow { op })?,
-        // CuTe: a static 0 times anything is a static 0.
-        is_static: (a.is_static && (b.is_static || a.value == 0)) || (b.is_static && b.value == 0),
-    })
-}
-
-/// One node of a flat tuple.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(crate) enum Node {
     /// An integer.
@@ -138,7 +123,8 @@ pub(crate) struct Modes<'a> {
 }
 
 impl<'a> Modes<'a> {
-    /// The next mode's nodes, split off the front.
+    /// How many nodes the next mode has (counted as taken: the caller
+    /// splits them off the front).
     #[inline]
     pub(crate) fn next_span(&mut self) -> Option<usize> {
         if self.left == 0 {
