@@ -3,8 +3,10 @@
 
 use layout_core::tensor::algorithm::{axpby, copy, copy_if, gemm};
 use layout_core::tensor::fragment::{make_fragment_like, Fragment};
-use layout_core::tensor::partition::{local_partition, local_partition_proj, local_tile, local_tile_proj};
 use layout_core::tensor::make_identity_tensor;
+use layout_core::tensor::partition::{
+    local_partition, local_partition_proj, local_tile, local_tile_proj,
+};
 use layout_core::{instantiate, layout, Layout, LayoutError, Tensor, Underscore as X, C};
 
 /// The transpose tile's side; 256 "threads" share a tile.

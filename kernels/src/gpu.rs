@@ -11,7 +11,7 @@ use crate::maps::{
     hgemm_copy, hgemm_frag_c, hgemm_ldsm_a, hgemm_ldsm_a_atom_step, hgemm_ldsm_b,
     hgemm_ldsm_b_pair_step, ldsm_a_src, ldsm_b_src, mma_atom_offsets, sgemm_frag_a, sgemm_frag_b,
     sgemm_frag_c, sgemm_load_a, sgemm_load_a_nt, sgemm_load_b, transpose_load, transpose_store, At,
-    MmaOffsets, BK, BM, BN, HBK, HBM, HBN, HSTAGE, HSTAGES, TT,
+    MmaOffsets, BK, BM, BN, HGEMM_BK, HGEMM_BM, HGEMM_BN, HGEMM_STAGE, HGEMM_STAGES, TT,
 };
 use layout_core::instantiate;
 
@@ -365,13 +365,13 @@ pub fn hgemm<T: Acc>(
     b: Global<F4>,
     c: GlobalMut<T::Out>,
 ) {
-    if m % HBM != 0 || n % HBN != 0 || k % HBK != 0 || k == 0 {
+    if m % HGEMM_BM != 0 || n % HGEMM_BN != 0 || k % HGEMM_BK != 0 || k == 0 {
         trap()
     }
     let ((bx, by), tid) = (block_idx(), thread_idx());
     let (ca, cb) = (hgemm_copy(m, k, by, tid), hgemm_copy(n, k, bx, tid));
-    // f32 units: a stage is HSTAGE halves, B's tile after A's.
-    let (stage_f32, b_f32) = (HSTAGE / 2, HBM * HBK / 2);
+    // f32 units: a stage is HGEMM_STAGE halves, B's tile after A's.
+    let (stage_f32, b_f32) = (HGEMM_STAGE / 2, HGEMM_BM * HGEMM_BK / 2);
     // A thread's four chunks of a matrix are a strided run in global
     // memory and constant steps apart in the stage: one bounds check each
     // per k-block, none per copy.
@@ -387,8 +387,8 @@ pub fn hgemm<T: Acc>(
             wb.cp_async16(v * sb, gb, v);
         });
     };
-    let kts = k / HBK;
-    for s in 0..HSTAGES - 1 {
+    let kts = k / HGEMM_BK;
+    for s in 0..HGEMM_STAGES - 1 {
         if s < kts {
             load(s, s);
         }
@@ -417,26 +417,30 @@ pub fn hgemm<T: Acc>(
     let mut acc = [[T::zero(); 8]; 4];
     // Fragments are double-buffered: the next k-step's ldmatrix is issued
     // before this k-step's mma, across the barrier between k-blocks too.
-    cp_async_wait::<{ HSTAGES as u32 - 2 }>();
+    cp_async_wait::<{ HGEMM_STAGES as u32 - 2 }>();
     sync_threads();
     let mut cur = frags(0, 0);
-    let (mut read, mut write) = (0, HSTAGES - 1);
+    let (mut read, mut write) = (0, HGEMM_STAGES - 1);
     for kt in 0..kts {
         // Step 0: prefetch step 1 of this k-block; refill the stage read in
         // the last k-block (every thread passed the barrier since).
         let next = frags(read, 1);
-        if kt + HSTAGES - 1 < kts {
-            load(kt + HSTAGES - 1, write);
+        if kt + HGEMM_STAGES - 1 < kts {
+            load(kt + HGEMM_STAGES - 1, write);
         }
         cp_async_commit();
         mma_step(&mut acc, cur);
         cur = next;
         // Step 1: k-block kt + 1 has landed (this thread's copies, then
         // everyone's); prefetch its step 0.
-        cp_async_wait::<{ HSTAGES as u32 - 2 }>();
+        cp_async_wait::<{ HGEMM_STAGES as u32 - 2 }>();
         sync_threads();
         write = read;
-        read = if read + 1 == HSTAGES { 0 } else { read + 1 };
+        read = if read + 1 == HGEMM_STAGES {
+            0
+        } else {
+            read + 1
+        };
         let next = frags(read, 0);
         mma_step(&mut acc, cur);
         cur = next;
