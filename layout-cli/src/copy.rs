@@ -2,12 +2,14 @@
 //! (destination) which element of a tiled copy's tile, for a fixed set of
 //! tiled copies (their layouts are types, built here at compile time).
 
+use layout_core::atom::mma::make_tiled_mma;
+use layout_core::atom::tiled_copy::{
+    make_tiled_copy, make_tiled_copy_a, make_tiled_copy_b, Copy_Atom,
+};
 use layout_core::atom::{
     SM75_U32x2_LDSM_N, SM75_U32x4_LDSM_N, SM80_16x8x16_F16F16F16F16_TN, UniversalCopy,
     SM80_CP_ASYNC_CACHEGLOBAL_U128,
 };
-use layout_core::atom::mma::make_tiled_mma;
-use layout_core::atom::tiled_copy::{make_tiled_copy, make_tiled_copy_a, make_tiled_copy_b, Copy_Atom};
 use layout_core::{layout, Int, C};
 
 /// The source and destination thread-value layouts and the tile (M, N).

@@ -3,7 +3,7 @@
 //! swizzled layout `Sw<B,M,S> o _0 o layout`, a tuple or tiler, an
 //! integer, `_`).
 
-use layout_core::dynamic as d;
+use layout_core::dynamic::op::{self, Arg, Param, Value};
 use layout_core::dynamic::ComposedLayout;
 use layout_core::{DInt, DTuple, DynLayout, LayoutError, Tiler};
 
@@ -217,224 +217,36 @@ fn as_usize(v: &(Val, usize)) -> Result<usize, EvalError> {
         _ => Err(err(v.1, "expected a non-negative integer")),
     }
 }
-
-fn call(name: &str, pos: usize, a: &[(Val, usize)]) -> Result<Val, EvalError> {
-    let need = |n: usize| -> Result<(), EvalError> {
-        if a.len() == n {
-            Ok(())
-        } else {
-            Err(err(
-                pos,
-                format!("{name} takes {n} argument(s), got {}", a.len()),
-            ))
-        }
-    };
-    let lay = |r: Result<DynLayout, LayoutError>| r.map(Val::Layout).map_err(|e| lerr(pos, e));
-    let text = |r: Result<String, LayoutError>| r.map(Val::Text).map_err(|e| lerr(pos, e));
-    // One table: the arms below are the dispatch, and their names are the
-    // list an unknown name's error shows.
-    macro_rules! dispatch {
-        ($($($n:literal)|+ $(if $g:expr)? => $b:expr,)*) => {{
-            const NAMES: &[&str] = &[$($($n,)+)*];
-            match name {
-                $($($n)|+ $(if $g)? => $b,)*
-                _ => Err(err(pos, format!("unknown function `{name}`; known: {}", known(NAMES)))),
-            }
-        }};
-    }
-    dispatch! {
-        "composition" => {
-            need(2)?;
-            lay(layout_core::dynamic::composition(
-                &as_layout(&a[0])?,
-                &as_tiler(&a[1])?,
-            ))
-        },
-        "coalesce" if a.len() == 2 => lay(layout_core::dynamic::coalesce_by(
-            &as_layout(&a[0])?,
-            &as_tuple(&a[1])?,
-        )),
-        "coalesce" => {
-            need(1)?;
-            lay(layout_core::dynamic::coalesce(&as_layout(&a[0])?))
-        },
-        "filter" => {
-            need(1)?;
-            lay(layout_core::dynamic::filter(&as_layout(&a[0])?))
-        },
-        "filter_zeros" => {
-            need(1)?;
-            lay(layout_core::dynamic::filter_zeros(&as_layout(&a[0])?))
-        },
-        "complement" if a.len() == 2 => lay(layout_core::dynamic::complement(
-            &as_layout(&a[0])?,
-            &as_tuple(&a[1])?,
-        )),
-        "complement" => {
-            need(1)?;
-            lay(layout_core::dynamic::complement_default(&as_layout(&a[0])?))
-        },
-        "right_inverse" => {
-            need(1)?;
-            lay(layout_core::dynamic::right_inverse(&as_layout(&a[0])?))
-        },
-        "left_inverse" => {
-            need(1)?;
-            lay(layout_core::dynamic::left_inverse(&as_layout(&a[0])?))
-        },
-        "logical_divide" | "zipped_divide" | "tiled_divide" | "flat_divide" | "logical_product"
-        | "zipped_product" | "tiled_product" | "flat_product" => {
-            need(2)?;
-            let (l, t) = (as_layout(&a[0])?, as_tiler(&a[1])?);
-            lay(match name {
-                "logical_divide" => layout_core::dynamic::logical_divide(&l, &t),
-                "zipped_divide" => layout_core::dynamic::zipped_divide(&l, &t),
-                "tiled_divide" => layout_core::dynamic::tiled_divide(&l, &t),
-                "flat_divide" => layout_core::dynamic::flat_divide(&l, &t),
-                "logical_product" => layout_core::dynamic::logical_product(&l, &t),
-                "zipped_product" => layout_core::dynamic::zipped_product(&l, &t),
-                "tiled_product" => layout_core::dynamic::tiled_product(&l, &t),
-                _ => layout_core::dynamic::flat_product(&l, &t),
-            })
-        },
-        "blocked_product" | "raked_product" => {
-            need(2)?;
-            let (x, y) = (as_layout(&a[0])?, as_layout(&a[1])?);
-            lay(if name == "blocked_product" {
-                layout_core::dynamic::blocked_product(&x, &y)
-            } else {
-                layout_core::dynamic::raked_product(&x, &y)
-            })
-        },
-        "make_layout" => {
-            need(1)?;
-            lay(d::make_layout_left(&as_tuple(&a[0])?))
-        },
-        "make_layout_right" => {
-            need(1)?;
-            lay(d::make_layout_right(&as_tuple(&a[0])?))
-        },
-        "make_ordered_layout" => {
-            need(2)?;
-            lay(d::make_ordered_layout(&as_tuple(&a[0])?, &as_tuple(&a[1])?))
-        },
-        "flatten" => {
-            need(1)?;
-            Ok(Val::Layout(as_layout(&a[0])?.flatten()))
-        },
-        "group" => {
-            need(3)?;
-            lay(as_layout(&a[0])?.group(as_usize(&a[1])?, as_usize(&a[2])?))
-        },
-        "select" => {
-            let l = as_layout(a.first().ok_or_else(|| err(pos, "select needs a layout"))?)?;
-            let idx = a[1..].iter().map(as_usize).collect::<Result<Vec<_>, _>>()?;
-            lay(l.select(&idx))
-        },
-        "get" => {
-            let l = as_layout(a.first().ok_or_else(|| err(pos, "get needs a layout"))?)?;
-            a[1..].iter().try_fold(Val::Layout(l), |v, i| match v {
-                Val::Layout(l) => lay(l.get(as_usize(i)?)),
-                t => Ok(t),
-            })
-        },
-        "append" | "prepend" => {
-            let l = as_layout(a.first().ok_or_else(|| err(pos, "needs a layout"))?)?;
-            let x = match a.get(1) {
-                Some(v) => as_layout(v)?,
-                None => DynLayout::int(DInt::new_static(1), DInt::new_static(0)),
-            };
-            Ok(Val::Layout(if name == "append" {
-                l.append(&x, None)
-            } else {
-                l.prepend(&x, None)
-            }))
-        },
-        "size" => {
-            need(1)?;
-            text(as_layout(&a[0])?.size().map(|i| i.to_string()))
-        },
-        "cosize" => {
-            need(1)?;
-            text(as_layout(&a[0])?.cosize().map(|i| i.to_string()))
-        },
-        "rank" => {
-            need(1)?;
-            Ok(Val::Text(format!("_{}", as_layout(&a[0])?.rank())))
-        },
-        "depth" => {
-            need(1)?;
-            Ok(Val::Text(format!("_{}", as_layout(&a[0])?.depth())))
-        },
-        "slice" | "dice" => {
-            need(2)?;
-            let c = as_coord(&a[0])?;
-            let l = as_layout(&a[1])?;
-            lay(if name == "slice" {
-                d::slice(&c, &l)
-            } else {
-                d::dice(&c, &l)
-            })
-        },
-        "crd2idx" => {
-            need(2)?;
-            let l = as_layout(&a[0])?;
-            let c = as_coord(&a[1])?;
-            text(d::crd2idx_coord(&c, l.shape(), l.stride()).map(|i| i.to_string()))
-        },
-        "max_common_layout" => {
-            need(2)?;
-            lay(d::max_common_layout(&as_layout(&a[0])?, &as_layout(&a[1])?))
-        },
-        "max_common_vector" => {
-            need(2)?;
-            text(
-                d::max_common_vector(&as_layout(&a[0])?, &as_layout(&a[1])?).map(|i| i.to_string()),
-            )
-        },
-        "upcast" | "downcast" => {
-            need(2)?;
-            let n = as_usize(&a[1])? as i64;
-            lay(if name == "upcast" {
-                d::upcast(&as_layout(&a[0])?, n)
-            } else {
-                d::downcast(&as_layout(&a[0])?, n)
-            })
-        },
-        "tile_to_shape" => {
-            let order = a.get(2).map(as_tuple).transpose()?;
-            lay(d::tile_to_shape(
-                &as_layout(a.first().ok_or_else(|| err(pos, "needs a block"))?)?,
-                &as_tuple(a.get(1).ok_or_else(|| err(pos, "needs a shape"))?)?,
-                order.as_ref(),
-            ))
-        },
-        "swizzle" => {
-            need(4)?;
-            let n = |i: usize| {
-                as_tuple(&a[i]).map(|t| t.as_int().map_or(i64::MIN, |x| x.value))
-            };
-            let sw = d::Swizzle::new(n(0)?, n(1)?, n(2)?).map_err(|e| lerr(pos, e))?;
-            let c = d::composition(&sw, &as_layout(&a[3])?).map_err(|e| lerr(pos, e))?;
-            Ok(Val::Swizzled(c))
-        },
-        "idx2crd" => {
-            need(2)?;
-            match as_tuple(&a[0])?.as_int() {
-                Some(i) => text(d::idx2crd(i, &as_tuple(&a[1])?).map(|t| t.to_string())),
-                _ => Err(err(a[0].1, "expected an integer index")),
-            }
-        },
-    }
+fn as_int(v: &(Val, usize)) -> Result<DInt, EvalError> {
+    as_tuple(v)?
+        .as_int()
+        .ok_or_else(|| err(v.1, "expected an integer"))
 }
 
-/// The names of a dispatch table, each once, in table order.
-fn known(names: &[&str]) -> String {
-    let mut seen: Vec<&str> = Vec::new();
-    for n in names {
-        if !seen.contains(n) {
-            seen.push(n);
-        }
-    }
-    seen.join(", ")
+/// Argument `v` read as the operation's parameter `p`.
+fn arg(p: Param, v: &(Val, usize)) -> Result<Arg, EvalError> {
+    Ok(match p {
+        Param::Layout => Arg::Layout(as_layout(v)?),
+        Param::Tiler => Arg::Tiler(as_tiler(v)?),
+        Param::Tuple => Arg::Tuple(as_tuple(v)?),
+        Param::Coord => Arg::Coord(as_coord(v)?),
+        Param::Int => Arg::Int(as_int(v)?),
+        Param::Count => Arg::Count(as_usize(v)?),
+    })
+}
+
+/// The call `name(a...)`, through the library's table of operations (an
+/// unknown name's error lists the table's names).
+fn call(name: &str, pos: usize, a: &[(Val, usize)]) -> Result<Val, EvalError> {
+    let op = op::lookup(name, a.len()).map_err(|e| err(pos, e.to_string()))?;
+    let args = a
+        .iter()
+        .enumerate()
+        .map(|(i, v)| arg(op.param(i), v))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(match op.apply(&args).map_err(|e| lerr(pos, e))? {
+        Value::Layout(l) => Val::Layout(l),
+        Value::Swizzled(c) => Val::Swizzled(c),
+        v => Val::Text(v.to_string()),
+    })
 }

@@ -3,7 +3,7 @@
 //! here at compile time).
 
 use layout_core::atom::{SM80_16x8x16_F32F16F16F32_TN, UniversalFMA};
-use layout_core::{layout, atom::mma::make_tiled_mma, Int, Underscore as X};
+use layout_core::{atom::mma::make_tiled_mma, layout, Int, Underscore as X};
 
 /// The three thread-value layouts and the tile (M, N, K).
 pub struct Tv {

@@ -9,7 +9,8 @@
 //!
 //! Closes with `N passed, M failed`.
 
-use layout_core::dynamic::*;
+use layout_core::dynamic::op::{self, Arg, Param};
+use layout_core::dynamic::{parse_tuple, DCoord, DInt, DTuple, DynLayout, Swizzle, Tiler};
 use layout_core::LayoutError;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -80,164 +81,97 @@ fn num(v: &Value) -> usize {
         .unwrap_or(usize::MAX as u64) as usize
 }
 
-/// The core (non-algebra) ops, computed by DynLayout.
-fn compute_core(op: &str, a: &[Value]) -> Option<Result<Out, LayoutError>> {
-    use layout_core::dynamic as d;
-    let l = || lay(&a[0]);
-    let text = |r: Result<String, LayoutError>| Some(r.map(Out::T));
-    let layout = |r: Result<DynLayout, LayoutError>| Some(r.map(Out::L));
-    match op {
-        "layout" => layout(l()),
-        "size" => text(l().and_then(|l| l.size()).map(|i| i.to_string())),
-        "cosize" => text(l().and_then(|l| l.cosize()).map(|i| i.to_string())),
-        "rank" => text(l().map(|l| format!("_{}", l.rank()))),
-        "depth" => text(l().map(|l| format!("_{}", l.depth()))),
-        "flatten" => layout(l().map(|l| l.flatten())),
-        "group" => layout(l().and_then(|l| l.group(num(&a[1]), num(&a[2])))),
-        "select" => layout(l().and_then(|l| {
-            let idx: Vec<usize> = a[1]
-                .as_array()
-                .map(|v| v.iter().map(num).collect())
-                .unwrap_or_default();
-            l.select(&idx)
-        })),
-        "get" => layout(l().and_then(|l| a[1..].iter().try_fold(l, |l, i| l.get(num(i))))),
-        "append" | "prepend" => layout(l().and_then(|l| {
-            let x = if a.len() > 1 {
-                lay(&a[1])?
-            } else {
-                DynLayout::int(DInt::new_static(1), DInt::new_static(0))
-            };
-            let n = a.get(2).map(num);
-            Ok(if op == "append" {
-                l.append(&x, n)
-            } else {
-                l.prepend(&x, n)
-            })
-        })),
-        "make_layout_left" => layout(tup(&a[0]).and_then(|s| make_layout_left_dyn(&s))),
-        "make_layout_right" => layout(tup(&a[0]).and_then(|s| d::make_layout_right(&s))),
-        "compact_col_major" => text(
-            tup(&a[0])
-                .and_then(|s| d::compact_col_major(&s))
-                .map(|t| t.to_string()),
-        ),
-        "compact_row_major" => text(
-            tup(&a[0])
-                .and_then(|s| d::compact_row_major(&s))
-                .map(|t| t.to_string()),
-        ),
-        "make_ordered_layout" => {
-            layout(tup(&a[0]).and_then(|s| d::make_ordered_layout(&s, &tup(&a[1])?)))
-        }
-        "slice" => layout(crd(&a[0]).and_then(|c| d::slice(&c, &lay(&a[1])?))),
-        "dice" => layout(crd(&a[0]).and_then(|c| d::dice(&c, &lay(&a[1])?))),
-        "slice_and_offset" => text(
-            crd(&a[0])
-                .and_then(|c| d::slice_and_offset(&c, &lay(&a[1])?))
-                .map(|(l, o)| format!("({l},{o})")),
-        ),
-        "crd2idx" => text(
-            l().and_then(|l| d::crd2idx_coord(&crd(&a[1])?, l.shape(), l.stride()))
-                .map(|i| i.to_string()),
-        ),
-        "idx2crd" => text(tup(&a[0]).and_then(|i| {
-            match i.as_int() {
-                Some(i) => d::idx2crd(i, &tup(&a[1])?).map(|t| t.to_string()),
-                None => d::idx2crd(DInt::new_static(-1), &DTuple::tuple([]))
-                    .map(|_| String::new())
-                    .and(Err(LayoutError::Parse {
-                        pos: 0,
-                        expected: "an integer index",
-                    })),
-            }
-        })),
-        "crd2crd" => text(
-            crd(&a[0])
-                .and_then(|c| d::crd2crd(&c, &tup(&a[1])?, &tup(&a[2])?))
-                .map(|t| t.to_string()),
-        ),
-        "print_layout" => text(l().and_then(|l| d::print_layout(&l))),
-        "max_common_vector" => text(
-            l().and_then(|x| d::max_common_vector(&x, &lay(&a[1])?))
-                .map(|i| i.to_string()),
-        ),
-        "max_common_layout" => layout(l().and_then(|x| d::max_common_layout(&x, &lay(&a[1])?))),
-        "upcast" => layout(l().and_then(|x| d::upcast(&x, num(&a[1]) as i64))),
-        "downcast" => layout(l().and_then(|x| d::downcast(&x, num(&a[1]) as i64))),
-        "recast_layout" => layout(l().and_then(|x| {
-            let spec = a[1].as_str().unwrap_or("");
-            let bytes = |t: &str| match t.trim() {
-                "u8" => 1,
-                "u16" => 2,
-                "u32" => 4,
-                "u64" => 8,
-                _ => 0,
-            };
-            let (new, old) = spec.split_once("<-").unwrap_or(("", ""));
-            d::recast_layout(&x, bytes(old), bytes(new))
-        })),
-        "tile_to_shape" => layout(l().and_then(|x| {
-            let order = a.get(2).map(tup).transpose()?;
-            d::tile_to_shape(&x, &tup(&a[1])?, order.as_ref())
-        })),
-        "swizzle" => Some(
-            d::Swizzle::new(
-                num(&a[0]) as i64,
-                num(&a[1]) as i64,
-                a[2].as_i64().unwrap_or(0),
-            )
-            .map(|sw| {
-                let n = num(&a[3]) as i64;
-                Out::C(sw.to_string(), (0..n).map(|i| sw.apply(i)).collect())
-            }),
-        ),
-        "swizzle_layout" => Some(
-            d::Swizzle::new(
-                num(&a[0]) as i64,
-                num(&a[1]) as i64,
-                a[2].as_i64().unwrap_or(0),
-            )
-            .and_then(|sw| {
-                let c = d::composition(&sw, &lay(&a[3])?)?;
-                Ok(Out::C(c.to_string(), c.table()?))
-            }),
-        ),
-        _ => None,
+/// Argument `v` of a record read as the operation's parameter `p`.
+fn arg(p: Param, v: &Value) -> Result<Arg, LayoutError> {
+    Ok(match p {
+        Param::Layout => Arg::Layout(lay(v)?),
+        Param::Tiler => Arg::Tiler(tiler(v)?),
+        Param::Tuple => Arg::Tuple(tup(v)?),
+        Param::Coord => Arg::Coord(crd(v)?),
+        Param::Int => Arg::Int(tup(v)?.as_int().ok_or(LayoutError::Parse {
+            pos: 0,
+            expected: "an integer",
+        })?),
+        Param::Count => Arg::Count(num(v)),
+    })
+}
+
+/// The element size in bytes of a CuTe type name (0, refused, for others).
+fn bytes(t: &str) -> u64 {
+    match t.trim() {
+        "u8" => 1,
+        "u16" => 2,
+        "u32" => 4,
+        "u64" => 8,
+        _ => 0,
     }
 }
 
-fn make_layout_left_dyn(s: &DTuple) -> Result<DynLayout, LayoutError> {
-    layout_core::dynamic::make_layout_left(s)
-}
-
 /// Compute the op of a record; `None` when the op is not covered here.
-fn compute(op: &str, a: &[Value]) -> Option<Result<DynLayout, LayoutError>> {
-    let base = op.trim_end_matches("_dynamic").trim_end_matches("_mixed");
-    Some(match base {
-        "coalesce" if a.len() > 1 => lay(&a[0]).and_then(|l| coalesce_by(&l, &tup(&a[1])?)),
-        "coalesce" => lay(&a[0]).and_then(|l| coalesce(&l)),
-        "filter" if a.len() > 1 => lay(&a[0]).and_then(|l| filter_by(&l, &tup(&a[1])?)),
-        "filter" => lay(&a[0]).and_then(|l| filter(&l)),
-        "filter_zeros" => lay(&a[0]).and_then(|l| filter_zeros(&l)),
-        "composition" => lay(&a[0]).and_then(|x| composition(&x, &tiler(&a[1])?)),
-        "composition_tiler" => lay(&a[0]).and_then(|x| composition(&x, &tiler(&a[1])?)),
-        "complement" if a.len() > 1 => lay(&a[0]).and_then(|x| complement(&x, &tup(&a[1])?)),
-        "complement" => lay(&a[0]).and_then(|x| complement_default(&x)),
-        "right_inverse" => lay(&a[0]).and_then(|x| right_inverse(&x)),
-        "left_inverse" => lay(&a[0]).and_then(|x| left_inverse(&x)),
-        "logical_divide" => lay(&a[0]).and_then(|x| logical_divide(&x, &tiler(&a[1])?)),
-        "zipped_divide" => lay(&a[0]).and_then(|x| zipped_divide(&x, &tiler(&a[1])?)),
-        "tiled_divide" => lay(&a[0]).and_then(|x| tiled_divide(&x, &tiler(&a[1])?)),
-        "flat_divide" => lay(&a[0]).and_then(|x| flat_divide(&x, &tiler(&a[1])?)),
-        "logical_product" => lay(&a[0]).and_then(|x| logical_product(&x, &tiler(&a[1])?)),
-        "zipped_product" => lay(&a[0]).and_then(|x| zipped_product(&x, &tiler(&a[1])?)),
-        "tiled_product" => lay(&a[0]).and_then(|x| tiled_product(&x, &tiler(&a[1])?)),
-        "flat_product" => lay(&a[0]).and_then(|x| flat_product(&x, &tiler(&a[1])?)),
-        "blocked_product" => lay(&a[0]).and_then(|x| blocked_product(&x, &lay(&a[1])?)),
-        "raked_product" => lay(&a[0]).and_then(|x| raked_product(&x, &lay(&a[1])?)),
-        _ => return None,
-    })
+fn compute(op: &str, a: &[Value]) -> Option<Result<Out, LayoutError>> {
+    // Records that are no operation of the table: a layout as CuTe prints
+    // it, and the `Swizzle<B,M,S>` functor's table of `n` offsets.
+    match op {
+        "layout" => return Some(lay(&a[0]).map(Out::L)),
+        "swizzle" => {
+            return Some(
+                Swizzle::new(
+                    num(&a[0]) as i64,
+                    num(&a[1]) as i64,
+                    a[2].as_i64().unwrap_or(0),
+                )
+                .map(|sw| {
+                    let n = num(&a[3]) as i64;
+                    Out::C(sw.to_string(), (0..n).map(|i| sw.apply(i)).collect())
+                }),
+            )
+        }
+        _ => {}
+    }
+    // The records' names for the table's operations: the same operation on
+    // run-time or mixed leaves, or by another name.
+    let name = match op.trim_end_matches("_dynamic").trim_end_matches("_mixed") {
+        "make_layout_left" => "make_layout",
+        "composition_tiler" => "composition",
+        "swizzle_layout" => "swizzle",
+        name => name,
+    };
+    // Arguments as the table takes them: `select`'s indices one by one,
+    // `recast_layout`'s `NEW<-OLD` as the two element sizes.
+    let args: Vec<Value> = match name {
+        "select" => std::iter::once(a[0].clone())
+            .chain(a[1].as_array().into_iter().flatten().cloned())
+            .collect(),
+        "recast_layout" => {
+            let spec = a[1].as_str().unwrap_or("");
+            let (new, old) = spec.split_once("<-").unwrap_or(("", ""));
+            vec![a[0].clone(), bytes(old).into(), bytes(new).into()]
+        }
+        _ => a.to_vec(),
+    };
+    let o = match op::lookup(name, args.len()) {
+        Ok(o) => o,
+        Err(op::LookupError::Unknown(_)) => return None,
+        Err(e) => {
+            return Some(Err(LayoutError::Invalid {
+                op: "golden",
+                why: e.to_string(),
+            }))
+        }
+    };
+    let run = || {
+        let args = args
+            .iter()
+            .enumerate()
+            .map(|(i, v)| arg(o.param(i), v))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(match o.apply(&args)? {
+            op::Value::Layout(l) => Out::L(l),
+            op::Value::Swizzled(c) => Out::C(c.to_string(), c.table()?),
+            v => Out::T(v.to_string()),
+        })
+    };
+    Some(run())
 }
 
 /// Whether CuTe's printed divide has fewer elements than A: a divide
@@ -294,12 +228,8 @@ fn main() {
             let op = r["op"].as_str().unwrap_or("").to_string();
             let args = r["args"].as_array().cloned().unwrap_or_default();
             let id = r["id"].as_str().unwrap_or("?").to_string();
-            let got: Result<Out, LayoutError> = match compute(&op, &args) {
-                Some(g) => g.map(Out::L),
-                None => match compute_core(&op, &args) {
-                    Some(g) => g,
-                    None => continue,
-                },
+            let Some(got) = compute(&op, &args) else {
+                continue;
             };
             covered = true;
             let heading = match name.as_str() {

@@ -11,7 +11,8 @@ use layout_core::algebra::{
     try_composition, try_flat_divide, try_flat_product, try_logical_divide, try_logical_product,
     try_tiled_divide, try_tiled_product, try_zipped_divide, try_zipped_product,
 };
-use layout_core::dynamic::{self as dy, Tiler};
+use layout_core::dynamic::op::{self, Arg};
+use layout_core::dynamic::Tiler;
 use layout_core::{layout, DynLayout, Layout, LayoutError, Underscore as X, C};
 use std::fmt::Display;
 
@@ -52,21 +53,13 @@ fn tiler(modes: &[String]) -> Tiler {
     Tiler::Tuple(modes.iter().map(|m| m.parse().unwrap()).collect())
 }
 
-fn agree(op: &str, typed: Result<String, ()>, a: &DynLayout, t: &Tiler) {
-    let dynamic = match op {
-        "logical_divide" => dy::logical_divide(a, t),
-        "zipped_divide" => dy::zipped_divide(a, t),
-        "tiled_divide" => dy::tiled_divide(a, t),
-        "flat_divide" => dy::flat_divide(a, t),
-        "logical_product" => dy::logical_product(a, t),
-        "zipped_product" => dy::zipped_product(a, t),
-        "tiled_product" => dy::tiled_product(a, t),
-        "flat_product" => dy::flat_product(a, t),
-        "composition" => dy::composition(a, t),
-        _ => unreachable!(),
-    };
-    let dynamic = dynamic.map(|l| l.to_string()).map_err(|_| ());
-    assert_eq!(typed, dynamic, "{op}({a}, {t:?})");
+/// The typed result against `DynLayout`'s op of the same name, from the
+/// library's table of operations.
+fn agree(name: &str, typed: Result<String, ()>, a: &DynLayout, t: &Tiler) {
+    let o = op::lookup(name, 2).unwrap_or_else(|e| panic!("{e}"));
+    let args = [Arg::Layout(a.clone()), Arg::Tiler(t.clone())];
+    let dynamic = o.apply(&args).map(|l| l.to_string()).map_err(|_| ());
+    assert_eq!(typed, dynamic, "{name}({a}, {t:?})");
 }
 
 /// Runs each named op (a `try_` function and `DynLayout`'s op of the same

@@ -10,6 +10,9 @@
 //! arithmetic step is overflow-checked. The structural ones that cannot
 //! fail (`flatten`, `append`, `prepend`, `append_to_rank`, `from_modes`)
 //! return the layout itself.
+//!
+//! [`op`] is the table from the operations' names to them, for callers
+//! that read operations as text.
 
 mod arith;
 mod by_mode;
@@ -22,6 +25,7 @@ mod divide;
 mod filter;
 mod inverse;
 mod max_common;
+pub mod op;
 mod ops;
 mod parse;
 mod product;
