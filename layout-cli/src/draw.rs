@@ -30,7 +30,8 @@ pub fn grid(
             l.rank()
         ));
     }
-    let (rows, cols) = mode_sizes(l).map_err(|e| e.to_string())?;
+    let e = |e: LayoutError| e.to_string();
+    let (rows, cols) = (l.mode_size(0).map_err(e)?, l.mode_size(1).map_err(e)?);
     within_limit(&name, rows, cols)?;
     let mut cells = Vec::new();
     for n in 0..cols {
@@ -58,22 +59,6 @@ fn within_limit(l: &dyn std::fmt::Display, a: i64, b: i64) -> Result<(), String>
     }
 }
 
-fn mode_sizes(l: &DynLayout) -> Result<(i64, i64), LayoutError> {
-    let r = l
-        .shape()
-        .mode(0)
-        .map(|m| m.product())
-        .transpose()?
-        .map_or(1, |x| x.value);
-    let c = l
-        .shape()
-        .mode(1)
-        .map(|m| m.product())
-        .transpose()?
-        .map_or(1, |x| x.value);
-    Ok((r, c))
-}
-
 /// The cells of a thread-value layout `(T,V) -> q` over an `rows x cols`
 /// tile, `q = m + rows * n`.
 pub fn tv_grid(l: &DynLayout, rows: i64, cols: i64) -> Result<(i64, i64, Vec<Cell>), String> {
@@ -83,7 +68,8 @@ pub fn tv_grid(l: &DynLayout, rows: i64, cols: i64) -> Result<(i64, i64, Vec<Cel
             l.rank()
         ));
     }
-    let (threads, values) = mode_sizes(l).map_err(|e| e.to_string())?;
+    let e = |e: LayoutError| e.to_string();
+    let (threads, values) = (l.mode_size(0).map_err(e)?, l.mode_size(1).map_err(e)?);
     within_limit(&l, threads, values)?;
     within_limit(&l, rows, cols)?;
     let mut cells = Vec::new();

@@ -5,6 +5,7 @@
 use super::arith::{invalid, mul};
 use super::{DInt, DTuple, DynLayout, Kind, LayoutBuilder, LayoutRef, TupleBuilder, TupleRef};
 use crate::error::LayoutError;
+use crate::layout::print::{self, TableError};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -469,7 +470,8 @@ pub fn print_layout(l: &DynLayout) -> R<String> {
 
 /// CuTe's `print_layout` of a rank-2 `layout` (or of something whose
 /// domain and cosize are that layout's: a swizzled layout), headed by
-/// `head`, each cell `offset(m + rows * n)`; refused past
+/// `head`, each cell `offset(m + rows * n)`, drawn by the typed
+/// `print_layout`'s renderer; refused past
 /// [`PRINT_LIMIT`](crate::layout::print::PRINT_LIMIT) cells.
 pub(crate) fn print_table(
     head: &dyn core::fmt::Display,
@@ -480,62 +482,28 @@ pub(crate) fn print_table(
     if l.rank() != 2 {
         return Err(invalid(op, format!("{head} is not rank 2")));
     }
-    let rows = l
-        .shape()
-        .mode(0)
-        .map(|m| m.product())
-        .transpose()?
-        .map_or(0, |x| x.value);
-    let cols = l
-        .shape()
-        .mode(1)
-        .map(|m| m.product())
-        .transpose()?
-        .map_or(0, |x| x.value);
-    let limit = crate::layout::print::PRINT_LIMIT as i64;
-    // Rows and columns count alone too: a table of no columns still has a
-    // line per row.
-    if rows.checked_mul(cols).is_none_or(|c| c > limit) || rows > limit || cols > limit {
+    let (rows, cols) = (l.mode_size(0)?, l.mode_size(1)?);
+    let size = match (usize::try_from(rows), usize::try_from(cols)) {
+        (Ok(r), Ok(c)) if print::fits(r, c) => Some((r, c)),
+        _ => None,
+    };
+    let Some((rows, cols)) = size else {
         return Err(invalid(
             op,
             format!(
-                "{head}: more than {limit} cells to print; print a part of it (slice or local_tile)"
+                "{head}: more than {} cells to print; print a part of it (slice or local_tile)",
+                print::PRINT_LIMIT
             ),
         ));
-    }
-    let cos = l.cosize()?.value;
-    let mut digits = 1;
-    let mut x = cos;
-    while x >= 10 {
-        x /= 10;
-        digits += 1;
-    }
-    let w = digits + 2;
-    let mut f = String::new();
-    let delim = |f: &mut String| {
-        f.push_str("    ");
-        for _ in 0..cols {
-            f.push('+');
-            f.push_str(&"-".repeat(w));
-        }
-        f.push_str("+\n");
     };
-    let _ = writeln!(f, "{head}");
-    f.push_str("    ");
-    for n in 0..cols {
-        let _ = write!(f, "  {:>w$} ", n, w = w - 2);
+    // One past the largest offset: not negative.
+    let cosize = usize::try_from(l.cosize()?.value).unwrap_or(0);
+    let mut f = String::new();
+    match print::write_table(&mut f, head, rows, cols, cosize, |i| offset(i as i64)) {
+        Err(TableError::Cell(e)) => Err(e),
+        // A `String` takes every write.
+        Ok(()) | Err(TableError::Write(_)) => Ok(f),
     }
-    f.push('\n');
-    for m in 0..rows {
-        delim(&mut f);
-        let _ = write!(f, "{m:>2}  ");
-        for n in 0..cols {
-            let _ = write!(f, "| {:>w$} ", offset(m + rows * n)?, w = w - 2);
-        }
-        f.push_str("|\n");
-    }
-    delim(&mut f);
-    Ok(f)
 }
 
 /// Print an integer result as CuTe does.

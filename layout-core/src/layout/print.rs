@@ -5,6 +5,7 @@ use crate::layout::{Congruent, Layout};
 use crate::typelevel::tuple::IntTuple;
 use core::fmt;
 
+/// How many decimal digits `x` has.
 fn num_digits(mut x: usize) -> usize {
     let mut n = 1;
     while x >= 10 {
@@ -18,6 +19,72 @@ fn num_digits(mut x: usize) -> usize {
 /// and `latex`): a bigger layout is one line saying so; print a part of it
 /// (a `slice` or a `local_tile`) instead.
 pub const PRINT_LIMIT: usize = 1 << 16;
+
+/// Whether a table of `rows` x `cols` cells is within [`PRINT_LIMIT`]:
+/// the rows and the columns count alone too (a table of no columns still
+/// has a line per row).
+pub(crate) fn fits(rows: usize, cols: usize) -> bool {
+    rows.checked_mul(cols)
+        .is_some_and(|c| c <= PRINT_LIMIT && rows <= PRINT_LIMIT && cols <= PRINT_LIMIT)
+}
+
+/// Why [`write_table`] stopped: the writer failed, or a cell did.
+pub(crate) enum TableError<E> {
+    /// The writer's error.
+    Write(fmt::Error),
+    /// The cell's error.
+    Cell(E),
+}
+
+impl<E> From<fmt::Error> for TableError<E> {
+    fn from(e: fmt::Error) -> Self {
+        TableError::Write(e)
+    }
+}
+
+/// CuTe's `print_layout` table, byte for byte: `head` on its own line, the
+/// column numbers, then `rows` rows of `cols` cells, cell `(m, n)` showing
+/// `cell(m + rows * n)` (the 1-D index: the last mode is not reduced),
+/// right-aligned in a cell as wide as `cosize` has digits, plus a space on
+/// each side. The typed and the run-time `print_layout` both draw with it;
+/// the caller checks the size ([`fits`]). The first failing cell stops it.
+pub(crate) fn write_table<V: fmt::Display, E>(
+    f: &mut dyn fmt::Write,
+    head: &dyn fmt::Display,
+    rows: usize,
+    cols: usize,
+    cosize: usize,
+    mut cell: impl FnMut(usize) -> Result<V, E>,
+) -> Result<(), TableError<E>> {
+    let width = num_digits(cosize) + 2;
+    let delim = |f: &mut dyn fmt::Write| -> fmt::Result {
+        f.write_str("    ")?;
+        for _ in 0..cols {
+            f.write_char('+')?;
+            for _ in 0..width {
+                f.write_char('-')?;
+            }
+        }
+        f.write_str("+\n")
+    };
+    writeln!(f, "{head}")?;
+    f.write_str("    ")?;
+    for n in 0..cols {
+        write!(f, "  {:>w$} ", n, w = width - 2)?;
+    }
+    f.write_char('\n')?;
+    for m in 0..rows {
+        delim(f)?;
+        write!(f, "{m:>2}  ")?;
+        for n in 0..cols {
+            let v = cell(m + rows * n).map_err(TableError::Cell)?;
+            write!(f, "| {:>w$} ", v, w = width - 2)?;
+        }
+        f.write_str("|\n")?;
+    }
+    delim(f)?;
+    Ok(())
+}
 
 /// Write CuTe's `print_layout` table of a rank-2 layout, byte for byte; a
 /// layout of more than [`PRINT_LIMIT`] cells (or a cosize past `usize`) is
@@ -40,44 +107,18 @@ pub fn write_layout_table<S: Congruent<D> + Rank2, D: IntTuple>(
     l: Layout<S, D>,
 ) -> fmt::Result {
     let (rows, cols) = mode_sizes_2(&l.shape());
-    // Rows and columns count alone too: a table of no columns still has a
-    // line per row.
-    let cells = rows
-        .checked_mul(cols)
-        .filter(|&c| c <= PRINT_LIMIT && rows <= PRINT_LIMIT && cols <= PRINT_LIMIT);
-    let (Some(_), Some(cosize)) = (cells, l.checked_cosize()) else {
+    let (true, Some(cosize)) = (fits(rows, cols), l.checked_cosize()) else {
         return writeln!(
             f,
             "{l}: more than {PRINT_LIMIT} cells (or offsets past usize) to print; print a part of it (slice or local_tile)"
         );
     };
-    let width = num_digits(cosize) + 2;
-    let delim = |f: &mut dyn fmt::Write| -> fmt::Result {
-        f.write_str("    ")?;
-        for _ in 0..cols {
-            f.write_char('+')?;
-            for _ in 0..width {
-                f.write_char('-')?;
-            }
-        }
-        f.write_str("+\n")
-    };
-    writeln!(f, "{l}")?;
-    f.write_str("    ")?;
-    for n in 0..cols {
-        write!(f, "  {:>w$} ", n, w = width - 2)?;
+    let cell = |i| Ok::<_, core::convert::Infallible>(l.call(i));
+    match write_table(f, &l, rows, cols, cosize, cell) {
+        Ok(()) => Ok(()),
+        Err(TableError::Write(e)) => Err(e),
+        Err(TableError::Cell(never)) => match never {},
     }
-    f.write_char('\n')?;
-    for m in 0..rows {
-        delim(f)?;
-        write!(f, "{m:>2}  ")?;
-        for n in 0..cols {
-            // (m, n) is the 1-D index m + rows * n: the last mode is not reduced.
-            write!(f, "| {:>w$} ", l.call(m + rows * n), w = width - 2)?;
-        }
-        f.write_str("|\n")?;
-    }
-    delim(f)
 }
 
 /// CuTe's `print_layout` as a string.
