@@ -17,7 +17,9 @@ pub enum Val {
     Layout(DynLayout),
     /// A swizzled layout, `Sw<B,M,S> o _0 o layout`.
     Swizzled(ComposedLayout),
-    /// A tuple, integer or tiler written in CuTe notation without `:` at the top.
+    /// A tuple, integer or tiler written in CuTe notation without `:` at
+    /// the top, or a result that is no layout (a size, a coordinate, a
+    /// layout with its offset, `print_layout`'s table), as CuTe prints it.
     Text(String),
 }
 

@@ -2,9 +2,11 @@
 //! checked. Each leaf remembers whether CuTe would know it at compile time,
 //! so results print as CuTe prints them (`_4` static, `4` dynamic).
 //!
-//! The operations have the typed algebra's names, and each lives in the
-//! file of the same name as its typed file (`dynamic/complement.rs` beside
-//! `algebra/complement.rs`). Every operation that can fail returns
+//! The operations have the typed ones' names. Each algebra operation lives
+//! in the file named as its typed file (`dynamic/complement.rs` beside
+//! `algebra/complement.rs`); compact strides are in `compact.rs` (as
+//! `layout/compact.rs`), and coordinates, modes, slices and `print_layout`
+//! in `ops.rs`. Every operation that can fail returns
 //! `Result<_, LayoutError>`: preconditions that CuTe checks (or should
 //! check) are errors naming the operation and the numbers, and every
 //! arithmetic step is overflow-checked. The structural ones that cannot

@@ -1,4 +1,6 @@
-//! CuTe's `Swizzle` and its composition with a `DynLayout`.
+//! CuTe's `Swizzle` and its composition with a `DynLayout`, the
+//! `ComposedLayout` printed `Sw<B,M,S> o _0 o layout`. Mirrors
+//! `algebra/swizzle.rs`.
 
 use super::arith::invalid;
 use super::DynLayout;
@@ -10,8 +12,9 @@ use core::fmt;
 
 type R<T> = Result<T, LayoutError>;
 
-/// CuTe's `Swizzle<B,M,S>`: `offset ^ ((offset & yyy) >> S)`, which flips
-/// the B bits above M+S-... into the B bits at M.
+/// CuTe's `Swizzle<B,M,S>`: the B bits of an offset at bit M + S XOR-ed
+/// into its B bits at bit M (for S >= 0; for S < 0, the B bits at M into
+/// those at M - S).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Swizzle {
     b: u32,
