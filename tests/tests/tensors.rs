@@ -3,12 +3,12 @@
 //! to the TiledMMA's thread-value layout), identity tensors, fragments, the
 //! whole-tensor algorithms, and code generic over its tiles.
 
-use layout_core::tensor::algorithm::{axpby, copy, copy_if, gemm};
-use layout_core::atom::{SM80_16x8x16_F32F16F16F32_TN, UniversalFMA};
-use layout_core::tensor::fragment::make_fragment_like;
 use layout_core::atom::mma::make_tiled_mma;
-use layout_core::tensor::partition::{local_partition, local_tile, try_local_tile, Partition};
+use layout_core::atom::{SM80_16x8x16_F32F16F16F32_TN, UniversalFMA};
+use layout_core::tensor::algorithm::{axpby, copy, copy_if, gemm};
+use layout_core::tensor::fragment::make_fragment_like;
 use layout_core::tensor::make_identity_tensor;
+use layout_core::tensor::partition::{local_partition, local_tile, try_local_tile, Partition};
 use layout_core::{layout, to_cute_string, Tensor, Underscore as X, C};
 
 /// A thread's partition of a column-major reference tile (offset = m + M*n)

@@ -5,15 +5,15 @@
 //! (every element of the tile copied once, a thread's values where the
 //! thread-value layout puts them).
 
+use layout_core::atom::mma::make_tiled_mma;
+use layout_core::atom::tiled_copy::{
+    make_tiled_copy, make_tiled_copy_a, make_tiled_copy_b, make_tiled_copy_c, Copy_Atom,
+};
 use layout_core::atom::{
     SM75_U32x2_LDSM_N, SM75_U32x4_LDSM_N, SM80_16x8x16_F16F16F16F16_TN, UniversalCopy,
     SM80_CP_ASYNC_CACHEGLOBAL_U128,
 };
 use layout_core::tensor::fragment::make_fragment_like;
-use layout_core::atom::mma::make_tiled_mma;
-use layout_core::atom::tiled_copy::{
-    make_tiled_copy, make_tiled_copy_a, make_tiled_copy_b, make_tiled_copy_c, Copy_Atom,
-};
 use layout_core::{layout, to_cute_string, Tensor, C};
 
 /// CuTe's sgemm_2 NT copy: 32 x 8 threads, 4 x 1 floats each by one

@@ -340,8 +340,8 @@ fn the_checked_tile_refuses_a_tiler_that_does_not_divide() {
 
 #[test]
 fn tiled_mma_partitions_of_run_time_extents_never_panic() {
-    use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
     use layout_core::atom::mma::make_tiled_mma;
+    use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Sm80;
     let mma = make_tiled_mma(Sm80, layout!((2, 2, 1):(1, 2, 0)), (X, X, X));
     let buf = vec![0u16; 128 * 64];
     // An extent of 0 (an empty matrix) and extents the tile does not
