@@ -631,7 +631,9 @@ fn case_body(op: &str, r: &Value, dynamic: bool) -> Result<String, String> {
             }
             let l = emit_layout(a, false)?;
             if op == "make_layout_like" {
-                lay(format!("layout_core::tensor::fragment::make_layout_like({l})"))
+                lay(format!(
+                    "layout_core::tensor::fragment::make_layout_like({l})"
+                ))
             } else {
                 lay(format!(
                     "layout_core::tensor::fragment::make_fragment_like::<f32, _>({l}).layout()"
