@@ -485,6 +485,38 @@ pub fn mma_m16n8k16_f16(a: [u32; 4], b: [u32; 2], c: [u32; 2]) -> [u32; 2] {
     [d0, d1]
 }
 
+// What the build tool (`layout-ptx`, run by `kernels/build-ptx.sh`) reads
+// from this source for the kernels below, each const named after its
+// kernel: launch bounds it writes into the PTX, and checks on each
+// kernel's PTX. They generate no code.
+
+/// `sgemm_f32`'s launch bounds (CUDA's `__launch_bounds__(256, 2)`, which
+/// Rust cannot state): 256 threads (its 16 x 16 TiledMMA) and two blocks
+/// per SM, so ptxas keeps it within 128 registers.
+pub const SGEMM_F32_LAUNCH_BOUNDS: (u32, u32) = (256, 2);
+/// `sgemm_nt_f32`'s launch bounds, as [`SGEMM_F32_LAUNCH_BOUNDS`].
+pub const SGEMM_NT_F32_LAUNCH_BOUNDS: (u32, u32) = (256, 2);
+/// No kernel divides: the transpose's and the atoms' shapes are static; the
+/// GEMMs' run-time M, N, K are only divided by static powers of two.
+pub const MMA_ATOM_NO_DIVISION: bool = true;
+/// See [`MMA_ATOM_NO_DIVISION`].
+pub const MMA_TILE_NO_DIVISION: bool = true;
+/// See [`MMA_ATOM_NO_DIVISION`].
+pub const LDSM_ATOMS_NO_DIVISION: bool = true;
+/// See [`MMA_ATOM_NO_DIVISION`].
+pub const HGEMM_F32_NO_DIVISION: bool = true;
+/// See [`MMA_ATOM_NO_DIVISION`].
+pub const HGEMM_F16_NO_DIVISION: bool = true;
+/// See [`MMA_ATOM_NO_DIVISION`].
+pub const TRANSPOSE_F32_NO_DIVISION: bool = true;
+/// See [`MMA_ATOM_NO_DIVISION`].
+pub const SGEMM_F32_NO_DIVISION: bool = true;
+/// See [`MMA_ATOM_NO_DIVISION`].
+pub const SGEMM_NT_F32_NO_DIVISION: bool = true;
+/// `mma_atom` is its two `mma.sync` instructions (f32 and f16
+/// accumulators), nothing split or lost.
+pub const MMA_ATOM_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[("mma.sync.aligned.m16n8k16", 2)];
+
 /// One tensor-core atom, one warp: `c = a · bᵀ` with f16 inputs (bits, a
 /// 16 x 16 and b 8 x 16 row-major), f32 c (16 x 8 row-major) when `f16acc`
 /// is 0, f16 c (bits) otherwise. Launch: one block of 32 threads.
