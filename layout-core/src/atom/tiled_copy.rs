@@ -716,29 +716,21 @@ pub trait FirstFixed {
 }
 impl<T: crate::typelevel::tuple::Tuple> FirstFixed for T
 where
-    T::List: crate::typelevel::tuple::List + SplitHead,
-    <T::List as SplitHead>::Tail: crate::layout::slice::RepeatUnderList,
+    T::List: crate::typelevel::tuple::PopFront,
+    <T::List as crate::typelevel::tuple::PopFront>::Rest: crate::layout::slice::RepeatUnderList,
     crate::typelevel::tuple::Cons<
         usize,
-        <<T::List as SplitHead>::Tail as crate::layout::slice::RepeatUnderList>::Out,
+        <<T::List as crate::typelevel::tuple::PopFront>::Rest as crate::layout::slice::RepeatUnderList>::Out,
     >: IntoTuple,
     <crate::typelevel::tuple::Cons<
         usize,
-        <<T::List as SplitHead>::Tail as crate::layout::slice::RepeatUnderList>::Out,
+        <<T::List as crate::typelevel::tuple::PopFront>::Rest as crate::layout::slice::RepeatUnderList>::Out,
     > as IntoTuple>::Tuple: Copy + Default,
 {
     type Crd = <crate::typelevel::tuple::Cons<
         usize,
-        <<T::List as SplitHead>::Tail as crate::layout::slice::RepeatUnderList>::Out,
+        <<T::List as crate::typelevel::tuple::PopFront>::Rest as crate::layout::slice::RepeatUnderList>::Out,
     > as IntoTuple>::Tuple;
-}
-/// The tail of a mode list.
-#[doc(hidden)]
-pub trait SplitHead {
-    type Tail;
-}
-impl<H, T> SplitHead for crate::typelevel::tuple::Cons<H, T> {
-    type Tail = T;
 }
 
 /// `(m, n) -> index of the value` of a tiled copy for fragments of `V`
