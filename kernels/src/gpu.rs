@@ -133,7 +133,8 @@ fn sgemm_kernel<
         // The k-block as straight code, k-steps by pairs (both steps'
         // fragments loaded first): ptxas schedules each pair's shared loads
         // among the previous pair's FMAs, within the 128 registers that the
-        // launch bounds build-ptx.sh adds leave for two blocks per SM.
+        // launch bounds (device.rs's SGEMM_*_LAUNCH_BOUNDS, which layout-ptx
+        // writes into the PTX) leave for two blocks per SM.
         // H200 (docs/gpu.md): NT 49.2 TFLOP/s, against 44.3 for the pairs in
         // a loop with 16-byte stores of C.
         const { assert!(BK == 8, "four pairs of k-steps") };
