@@ -7,22 +7,44 @@
 //! kernels/build-ptx.sh target/ptx && cargo build --release -p layout-gpu-runner
 //! target/release/gpu-runner target/ptx/layout_kernels.ptx
 //! ```
+//!
+//! `gpu-runner gemm PTX KERNEL A.npy B.npy C.npy` and `gpu-runner transpose
+//! PTX KERNEL X.npy Y.npy` run one kernel on `.npy` files instead
+//! (`files.rs`; `--help` states each kernel's storage order and shapes).
 
+mod files;
 mod launch;
+mod npy;
 
 use std::error::Error;
+use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
-use clap::Parser;
-use cudarc::driver::{sys::CUevent_flags, CudaContext, CudaStream};
-use cudarc::nvrtc::Ptx;
+use clap::{Parser, Subcommand};
+use layout_launch::{Device, Stream};
 
-/// Run, check and time the kernels of layout-kernels on GPU 0.
-#[derive(Parser)]
+/// Run, check and time the kernels of layout-kernels on GPU 0 (`gpu-runner
+/// PTX`), or run one kernel on .npy files (`gpu-runner gemm`, `gpu-runner
+/// transpose`).
+#[derive(Parser, Debug)]
+#[command(
+    name = "gpu-runner",
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    bench: Args,
+}
+
+/// The default mode: every kernel run, checked and timed.
+#[derive(clap::Args, Debug)]
 struct Args {
     /// The PTX file (kernels/build-ptx.sh writes target/ptx/layout_kernels.ptx).
-    ptx: std::path::PathBuf,
+    #[arg(required = true)]
+    ptx: Option<PathBuf>,
     /// Side of the square problems (a multiple of 128).
     #[arg(long, default_value_t = 4096)]
     n: usize,
@@ -38,15 +60,70 @@ struct Args {
     sgemm_forms: Vec<String>,
 }
 
+/// Running one kernel on .npy files.
+#[derive(Subcommand, Debug, PartialEq, Eq)]
+enum Command {
+    /// Run one GEMM kernel on A.npy and B.npy on GPU 0 and write its C to
+    /// C.npy.
+    #[command(after_help = files::GEMM_HELP)]
+    Gemm {
+        /// The PTX file (target/ptx/layout_kernels.ptx).
+        ptx: PathBuf,
+        /// sgemm_f32, sgemm_nt_f32, hgemm_f32 or hgemm_f16.
+        kernel: String,
+        /// A (.npy), in the kernel's storage order.
+        a: PathBuf,
+        /// B (.npy), in the kernel's storage order.
+        b: PathBuf,
+        /// Where to write C (.npy, C-order).
+        c: PathBuf,
+    },
+    /// Run the transpose kernel on X.npy on GPU 0 and write Y = Xᵀ to
+    /// Y.npy.
+    #[command(after_help = files::TRANSPOSE_HELP)]
+    Transpose {
+        /// The PTX file (target/ptx/layout_kernels.ptx).
+        ptx: PathBuf,
+        /// transpose_f32.
+        kernel: String,
+        /// X (.npy).
+        x: PathBuf,
+        /// Where to write Y (.npy, C-order).
+        y: PathBuf,
+    },
+}
+
 fn main() -> ExitCode {
-    match run(&Args::parse()) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => {
-            eprintln!("gpu-runner: a check failed");
-            ExitCode::FAILURE
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Some(Command::Gemm {
+            ptx,
+            kernel,
+            a,
+            b,
+            c,
+        }) => files::prepare_gemm(ptx, kernel, a, b, c).and_then(|job| files::run_gemm(&job)),
+        Some(Command::Transpose { ptx, kernel, x, y }) => {
+            files::prepare_transpose(ptx, kernel, x, y).and_then(|job| files::run_transpose(&job))
         }
+        None => {
+            return match run(&cli.bench) {
+                Ok(true) => ExitCode::SUCCESS,
+                Ok(false) => {
+                    eprintln!("gpu-runner: a check failed");
+                    ExitCode::FAILURE
+                }
+                Err(e) => {
+                    eprintln!("gpu-runner: {e}");
+                    ExitCode::from(2)
+                }
+            }
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("gpu-runner: {e}");
+            eprintln!("gpu-runner: {}", e.replace('\n', " "));
             ExitCode::from(2)
         }
     }
@@ -54,23 +131,20 @@ fn main() -> ExitCode {
 
 /// Mean milliseconds of `reps` runs of `f`, after 3 warm-up runs.
 fn time(
-    ctx: &Arc<CudaContext>,
-    stream: &Arc<CudaStream>,
+    stream: &Stream,
     reps: usize,
     mut f: impl FnMut() -> Result<(), String>,
 ) -> Result<f64, Box<dyn Error>> {
     for _ in 0..3 {
         f()?;
     }
-    let ev = || ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT));
-    let (start, end) = (ev()?, ev()?);
-    start.record(stream)?;
-    for _ in 0..reps {
-        f()?;
-    }
-    end.record(stream)?;
-    end.synchronize()?;
-    Ok(f64::from(start.elapsed_ms(&end)?) / reps as f64)
+    let ms = stream.time(|| -> Result<(), Box<dyn Error>> {
+        for _ in 0..reps {
+            f()?;
+        }
+        Ok(())
+    })?;
+    Ok(f64::from(ms) / reps as f64)
 }
 
 /// A reproducible pseudo-random matrix with entries in [-1, 1).
@@ -110,14 +184,13 @@ fn beyond_bound(a: &[f32], b: &[f32], c: &[f32], size: usize, checked: &[(usize,
 
 /// Runs `f` once (0 ms) when `timed` is false, else times it ([`time`]).
 fn run_or_time(
-    ctx: &Arc<CudaContext>,
-    stream: &Arc<CudaStream>,
+    stream: &Stream,
     reps: usize,
     timed: bool,
     mut f: impl FnMut() -> Result<(), String>,
 ) -> Result<f64, Box<dyn Error>> {
     if timed {
-        return time(ctx, stream, reps, f);
+        return time(stream, reps, f);
     }
     f()?;
     stream.synchronize()?;
@@ -205,28 +278,29 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
     if n == 0 || n % 128 != 0 {
         return Err(format!("--n {n}: a positive multiple of 128").into());
     }
-    let ctx = CudaContext::new(0)?;
-    let (major, minor) = ctx.compute_capability()?;
-    println!("GPU 0: {}, compute capability {major}.{minor}", ctx.name()?);
-    let module = ctx.load_module(Ptx::from_file(&args.ptx))?;
+    let ptx = args.ptx.as_ref().ok_or("no PTX file given")?;
+    let gpu = Device::new(0)?;
+    let (major, minor) = gpu.compute_capability()?;
+    println!("GPU 0: {}, compute capability {major}.{minor}", gpu.name()?);
+    let module = gpu.load_ptx_file(ptx)?;
     let (f_transpose, f_sgemm, f_sgemm_nt) = (
-        module.load_function("transpose_f32")?,
-        module.load_function("sgemm_f32")?,
-        module.load_function("sgemm_nt_f32")?,
+        module.kernel("transpose_f32")?,
+        module.kernel("sgemm_f32")?,
+        module.kernel("sgemm_nt_f32")?,
     );
-    let stream = ctx.default_stream();
+    let stream = gpu.stream();
     let mut rows = Vec::new();
     let mut ok = true;
     let gbs = |bytes: usize, ms: f64| format!("{:.0} GB/s", bytes as f64 / ms / 1e6);
 
     // Transpose, exact; and a plain copy of the same bytes.
     let host: Vec<f32> = (0..n * n).map(|i| (i % (1 << 24)) as f32).collect();
-    let src = stream.clone_htod(&host)?;
-    let mut dst = stream.alloc_zeros::<f32>(n * n)?;
-    let ms = time(&ctx, &stream, args.reps, || {
-        launch::transpose(&stream, &f_transpose, &src, &mut dst, n)
+    let src = stream.upload(&host)?;
+    let mut dst = stream.zeros::<f32>(n * n)?;
+    let ms = time(stream, args.reps, || {
+        launch::transpose(stream, &f_transpose, &src, &mut dst, n)
     })?;
-    let got = stream.clone_dtoh(&dst)?;
+    let got = stream.download(&dst)?;
     let bad = (0..n * n)
         .filter(|&x| got[(x % n) * n + x / n] != host[x])
         .count();
@@ -242,10 +316,8 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
             format!("{bad} wrong")
         },
     });
-    let ms = time(&ctx, &stream, args.reps, || {
-        stream
-            .memcpy_dtod(&src, &mut dst)
-            .map_err(|e| e.to_string())
+    let ms = time(stream, args.reps, || {
+        stream.copy(&src, &mut dst).map_err(|e| e.to_string())
     })?;
     rows.push(Row {
         kernel: "copy (cuMemcpyDtoD)".into(),
@@ -269,7 +341,7 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
     ];
     for (forms, a_m_major) in [(&args.sgemm_forms, false), (&args.sgemm_nt_forms, true)] {
         for form in forms {
-            sgemms.push((form.clone(), module.load_function(form)?, a_m_major));
+            sgemms.push((form.clone(), module.kernel(form)?, a_m_major));
         }
     }
     for (name, f, a_m_major) in &sgemms {
@@ -282,13 +354,13 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
             } else {
                 a.clone()
             };
-            let (da, db) = (stream.clone_htod(&a_dev)?, stream.clone_htod(&b)?);
-            let mut dc = stream.alloc_zeros::<f32>(size * size)?;
+            let (da, db) = (stream.upload(&a_dev)?, stream.upload(&b)?);
+            let mut dc = stream.zeros::<f32>(size * size)?;
             let dims = (size, size, size);
-            let ms = run_or_time(&ctx, &stream, args.reps, timed, || {
-                launch::sgemm(&stream, f, &da, &db, &mut dc, dims)
+            let ms = run_or_time(stream, args.reps, timed, || {
+                launch::sgemm(stream, f, &da, &db, &mut dc, dims)
             })?;
-            let c = stream.clone_dtoh(&dc)?;
+            let c = stream.download(&dc)?;
             let checked = samples(size, timed, 3);
             let bad = beyond_bound(&a, &b, &c, size, &checked);
             ok &= bad == 0;
@@ -298,14 +370,14 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
 
     // The tensor-core atom, f32 and f16 accumulators: small integers, so
     // every product and sum is exact in both.
-    let f_mma = module.load_function("mma_atom")?;
+    let f_mma = module.kernel("mma_atom")?;
     let ai: Vec<f32> = (0..256)
         .map(|i| ((i * 3 + i / 16) % 7) as f32 - 3.0)
         .collect();
     let bi: Vec<f32> = (0..128).map(|i| ((i * 5 + 1) % 7) as f32 - 3.0).collect();
     let (da, db) = (
-        stream.clone_htod(&f16_bits(&ai))?,
-        stream.clone_htod(&f16_bits(&bi))?,
+        stream.upload(&f16_bits(&ai))?,
+        stream.upload(&f16_bits(&bi))?,
     );
     let want: Vec<f32> = (0..128)
         .map(|x| {
@@ -315,9 +387,9 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
         })
         .collect();
     for f16acc in [0u32, 1] {
-        let mut dc = stream.alloc_zeros::<u32>(128)?;
-        launch::mma_atom(&stream, &f_mma, &da, &db, &mut dc, f16acc)?;
-        let c = stream.clone_dtoh(&dc)?;
+        let mut dc = stream.zeros::<u32>(128)?;
+        launch::mma_atom(stream, &f_mma, &da, &db, &mut dc, f16acc)?;
+        let c = stream.download(&dc)?;
         let got: Vec<f32> = if f16acc == 0 {
             c.iter().map(|&w| f32::from_bits(w)).collect()
         } else {
@@ -341,10 +413,10 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
         });
     }
 
-    let f_tile = module.load_function("mma_tile")?;
-    let mut dc = stream.alloc_zeros::<f32>(128)?;
-    launch::mma_tile(&stream, &f_tile, &da, &db, &mut dc)?;
-    let got = stream.clone_dtoh(&dc)?;
+    let f_tile = module.kernel("mma_tile")?;
+    let mut dc = stream.zeros::<f32>(128)?;
+    launch::mma_tile(stream, &f_tile, &da, &db, &mut dc)?;
+    let got = stream.download(&dc)?;
     let bad = (0..128).filter(|&x| got[x] != want[x]).count();
     ok &= bad == 0;
     rows.push(Row {
@@ -357,12 +429,12 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
 
     // Every ldmatrix form, against the copy atoms' layouts: source element
     // e holds the value e + 1, so each half names the element it came from.
-    let f_ldsm = module.load_function("ldsm_atoms")?;
+    let f_ldsm = module.kernel("ldsm_atoms")?;
     let src: Vec<u16> = (1..=256).collect();
-    let dsrc = stream.clone_htod(&src)?;
-    let mut dout = stream.alloc_zeros::<u32>(448)?;
-    launch::ldsm_atoms(&stream, &f_ldsm, &dsrc, &mut dout)?;
-    let got = stream.clone_dtoh(&dout)?;
+    let dsrc = stream.upload(&src)?;
+    let mut dout = stream.zeros::<u32>(448)?;
+    launch::ldsm_atoms(stream, &f_ldsm, &dsrc, &mut dout)?;
+    let got = stream.download(&dout)?;
     let mut at = 0;
     for (form, &(_, regs)) in layout_kernels::maps::LDSM_FORMS.iter().enumerate() {
         let mut bad = 0;
@@ -396,7 +468,7 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
     // accumulators and output: 256³ checked everywhere, n³ timed and
     // checked at sampled entries, against f64 dot products of the same
     // f16 values (bound k · eps · Σ|a b|).
-    let f_hgemm = module.load_function("hgemm_f32")?;
+    let f_hgemm = module.kernel("hgemm_f32")?;
     for (size, timed) in [(256, false), (n, true)] {
         // The f16 values themselves, for the reference.
         let round = |v: Vec<f32>| -> Vec<f32> {
@@ -410,15 +482,15 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
             .map(|x| bt[(x % size) * size + x / size])
             .collect();
         let (da, db) = (
-            stream.clone_htod(&f16_bits(&a))?,
-            stream.clone_htod(&f16_bits(&bt))?,
+            stream.upload(&f16_bits(&a))?,
+            stream.upload(&f16_bits(&bt))?,
         );
-        let mut dc = stream.alloc_zeros::<f32>(size * size)?;
+        let mut dc = stream.zeros::<f32>(size * size)?;
         let dims = (size, size, size);
-        let ms = run_or_time(&ctx, &stream, args.reps, timed, || {
-            launch::hgemm(&stream, &f_hgemm, &da, &db, &mut dc, dims)
+        let ms = run_or_time(stream, args.reps, timed, || {
+            launch::hgemm(stream, &f_hgemm, &da, &db, &mut dc, dims)
         })?;
-        let c = stream.clone_dtoh(&dc)?;
+        let c = stream.download(&dc)?;
         let checked = samples(size, timed, 6);
         let bad = beyond_bound(&a, &b, &c, size, &checked);
         ok &= bad == 0;
@@ -429,7 +501,7 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
     // f16 accumulators (C f16): entries in {-1, 0, 1}, so every partial sum
     // is a small integer, exact in f16 (up to 2048) as in f32; the check is
     // exact, against integer dot products.
-    let f_hgemm16 = module.load_function("hgemm_f16")?;
+    let f_hgemm16 = module.kernel("hgemm_f16")?;
     for (size, timed) in [(256, false), (n, true)] {
         let tern = |seed: u64| -> Vec<f32> {
             random(size * size, seed)
@@ -438,16 +510,13 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
                 .collect()
         };
         let (a, b) = (tern(7), tern(8));
-        let (da, db) = (
-            stream.clone_htod(&f16_bits(&a))?,
-            stream.clone_htod(&f16_bits(&b))?,
-        );
-        let mut dc = stream.alloc_zeros::<u16>(size * size)?;
+        let (da, db) = (stream.upload(&f16_bits(&a))?, stream.upload(&f16_bits(&b))?);
+        let mut dc = stream.zeros::<u16>(size * size)?;
         let dims = (size, size, size);
-        let ms = run_or_time(&ctx, &stream, args.reps, timed, || {
-            launch::hgemm(&stream, &f_hgemm16, &da, &db, &mut dc, dims)
+        let ms = run_or_time(stream, args.reps, timed, || {
+            launch::hgemm(stream, &f_hgemm16, &da, &db, &mut dc, dims)
         })?;
-        let c = stream.clone_dtoh(&dc)?;
+        let c = stream.download(&dc)?;
         let checked = samples(size, timed, 9);
         let bad = checked
             .iter()
@@ -479,4 +548,149 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
         );
     }
     Ok(ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("gpu-runner").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    /// The default mode as docs/gpu.md, README.md and kernels/gpu-bench.sh
+    /// invoke it, with and without flags.
+    #[test]
+    fn default_mode() {
+        let cli = parse(&["target/ptx/layout_kernels.ptx"]).unwrap();
+        assert_eq!(cli.command, None);
+        let a = &cli.bench;
+        assert_eq!(
+            a.ptx.as_deref(),
+            Some("target/ptx/layout_kernels.ptx".as_ref())
+        );
+        assert_eq!((a.n, a.reps), (4096, 20));
+        assert!(a.sgemm_forms.is_empty() && a.sgemm_nt_forms.is_empty());
+
+        let cli = parse(&[
+            "--n",
+            "256",
+            "k.ptx",
+            "--reps",
+            "3",
+            "--sgemm-nt-forms",
+            "f1,f2",
+            "--sgemm-forms",
+            "g",
+        ])
+        .unwrap();
+        let a = &cli.bench;
+        assert_eq!((a.n, a.reps), (256, 3));
+        assert_eq!(a.sgemm_nt_forms, ["f1", "f2"]);
+        assert_eq!(a.sgemm_forms, ["g"]);
+        assert_eq!(a.ptx.as_deref(), Some("k.ptx".as_ref()));
+
+        // No PTX: a usage error (clap's exit code 2).
+        let e = parse(&[]).unwrap_err();
+        assert_eq!(e.kind(), clap::error::ErrorKind::MissingRequiredArgument);
+        assert_eq!(e.exit_code(), 2);
+        let e = parse(&["k.ptx", "extra"]).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+    }
+
+    #[test]
+    fn gemm_and_transpose_subcommands() {
+        let cli = parse(&["gemm", "k.ptx", "hgemm_f16", "a.npy", "b.npy", "c.npy"]).unwrap();
+        assert_eq!(
+            cli.command,
+            Some(Command::Gemm {
+                ptx: "k.ptx".into(),
+                kernel: "hgemm_f16".into(),
+                a: "a.npy".into(),
+                b: "b.npy".into(),
+                c: "c.npy".into(),
+            })
+        );
+        assert_eq!(cli.bench.ptx, None);
+        let cli = parse(&["transpose", "k.ptx", "transpose_f32", "x.npy", "y.npy"]).unwrap();
+        assert_eq!(
+            cli.command,
+            Some(Command::Transpose {
+                ptx: "k.ptx".into(),
+                kernel: "transpose_f32".into(),
+                x: "x.npy".into(),
+                y: "y.npy".into(),
+            })
+        );
+        // Missing or extra operands, the default mode's flags on a
+        // subcommand: usage errors, exit code 2.
+        for args in [
+            &["gemm", "k.ptx", "sgemm_f32", "a.npy", "b.npy"][..],
+            &[
+                "gemm",
+                "k.ptx",
+                "sgemm_f32",
+                "a.npy",
+                "b.npy",
+                "c.npy",
+                "d.npy",
+            ],
+            &["transpose", "k.ptx", "transpose_f32", "x.npy"],
+            &[
+                "--n",
+                "256",
+                "gemm",
+                "k.ptx",
+                "sgemm_f32",
+                "a.npy",
+                "b.npy",
+                "c.npy",
+            ],
+            &[
+                "gemm",
+                "--reps",
+                "3",
+                "k.ptx",
+                "sgemm_f32",
+                "a.npy",
+                "b.npy",
+                "c.npy",
+            ],
+        ] {
+            let e = parse(args).unwrap_err();
+            assert_eq!(e.exit_code(), 2, "{args:?}");
+        }
+    }
+
+    /// Each subcommand's help states every kernel's storage order.
+    #[test]
+    fn help_names_each_kernels_storage_order() {
+        let mut cmd = Cli::command();
+        let gemm = cmd
+            .find_subcommand_mut("gemm")
+            .unwrap()
+            .render_help()
+            .to_string();
+        for line in [
+            "sgemm_f32     C = A B. A: M x K float32, C-order (row-major).",
+            "sgemm_nt_f32  C = A B. A: M x K float32, Fortran-order (M-major, i.e.",
+            "A: M x K float16, C-order. B: N x K float16, C-order",
+            "hgemm_f16     as hgemm_f32 with f16 accumulators; C: M x N float16.",
+        ] {
+            assert!(gemm.contains(line), "{line} not in\n{gemm}");
+        }
+        let transpose = cmd
+            .find_subcommand_mut("transpose")
+            .unwrap()
+            .render_help()
+            .to_string();
+        assert!(transpose
+            .contains("transpose_f32  Y = X^T. X: N x N float32, C-order, N a multiple of 64."));
+    }
 }

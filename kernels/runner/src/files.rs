@@ -1,0 +1,611 @@
+//! `gpu-runner gemm` and `gpu-runner transpose`: one kernel of
+//! `layout-kernels` on `.npy` files. The inputs go to the kernel exactly as
+//! the files store them and the output is the kernel's, written unchanged:
+//! a file in another storage order, dtype or shape than the kernel takes is
+//! refused (one line, exit code 2), never converted or padded. Everything
+//! but the run itself is checked here without a GPU ([`prepare_gemm`],
+//! [`prepare_transpose`]).
+
+use std::path::{Path, PathBuf};
+
+use half::f16;
+use layout_kernels::maps::{BK, BM, BN, HGEMM_BK, HGEMM_BM, HGEMM_BN, TT};
+use layout_launch::Device;
+
+use crate::launch;
+use crate::npy::{self, Array, Data, Order};
+
+/// The storage order, shapes and tiles of each kernel, as `gemm --help`
+/// and `transpose --help` print them.
+pub const GEMM_HELP: &str = "\
+Kernels (C is always written C-order, M x N; M, N, K come from the files):
+  sgemm_f32     C = A B. A: M x K float32, C-order (row-major).
+                B: K x N float32, C-order. C: M x N float32.
+                M and N multiples of 128, K a multiple of 8.
+  sgemm_nt_f32  C = A B. A: M x K float32, Fortran-order (M-major, i.e.
+                column-major: np.save(path, np.asfortranarray(a))).
+                B: K x N float32, C-order. C: M x N float32.
+                M and N multiples of 128, K a multiple of 8.
+  hgemm_f32     C = A B^T on tensor cores, f32 accumulators.
+                A: M x K float16, C-order. B: N x K float16, C-order
+                (K-major: the rows of B are the columns of the product).
+                C: M x N float32. M and N multiples of 128, K of 32.
+  hgemm_f16     as hgemm_f32 with f16 accumulators; C: M x N float16.
+Inputs go to the kernel as stored: another dtype, storage order or shape is
+refused (exit code 2), never converted or padded.";
+
+/// See [`GEMM_HELP`].
+pub const TRANSPOSE_HELP: &str = "\
+Kernels:
+  transpose_f32  Y = X^T. X: N x N float32, C-order, N a multiple of 64.
+                 Y: N x N float32, C-order.
+Another dtype, storage order or shape is refused (exit code 2).";
+
+/// The GEMM kernels `gpu-runner gemm` runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Gemm {
+    /// `sgemm_f32`: C = A · B, A and B row-major f32.
+    Sgemm,
+    /// `sgemm_nt_f32`: C = A · B, A M-major f32, B row-major.
+    SgemmNt,
+    /// `hgemm_f32`: C = A · Bᵀ, A m x k and B n x k row-major f16, C f32.
+    HgemmF32,
+    /// `hgemm_f16`: as [`Gemm::HgemmF32`] with an f16 C.
+    HgemmF16,
+}
+
+impl Gemm {
+    /// Every GEMM kernel, in the order `--help` lists them.
+    pub const ALL: [Gemm; 4] = [Gemm::Sgemm, Gemm::SgemmNt, Gemm::HgemmF32, Gemm::HgemmF16];
+
+    /// The entry point's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Gemm::Sgemm => "sgemm_f32",
+            Gemm::SgemmNt => "sgemm_nt_f32",
+            Gemm::HgemmF32 => "hgemm_f32",
+            Gemm::HgemmF16 => "hgemm_f16",
+        }
+    }
+
+    /// The kernel called `name`, or a one-line refusal naming the others.
+    pub fn parse(name: &str) -> Result<Gemm, String> {
+        Gemm::ALL
+            .into_iter()
+            .find(|g| g.name() == name)
+            .ok_or_else(|| {
+                let known: Vec<&str> = Gemm::ALL.iter().map(|g| g.name()).collect();
+                format!("unknown GEMM kernel '{name}' (known: {})", known.join(", "))
+            })
+    }
+
+    /// Whether A and B are f16 (else f32).
+    fn half_inputs(self) -> bool {
+        matches!(self, Gemm::HgemmF32 | Gemm::HgemmF16)
+    }
+
+    /// The block tile (M, N, K) that M, N and K must be multiples of.
+    pub fn tile(self) -> (usize, usize, usize) {
+        if self.half_inputs() {
+            (HGEMM_BM, HGEMM_BN, HGEMM_BK)
+        } else {
+            (BM, BN, BK)
+        }
+    }
+}
+
+/// A checked GEMM: its kernel, (M, N, K), A and B as the kernel takes them.
+#[derive(Debug)]
+pub struct GemmJob {
+    /// The kernel.
+    pub kernel: Gemm,
+    /// (M, N, K).
+    pub dims: (usize, usize, usize),
+    a: Data,
+    b: Data,
+    ptx: String,
+    c: PathBuf,
+}
+
+/// Refuses an array that is not a matrix of `dtype` in `order`; `what`
+/// names it in the message ("A").
+fn check_matrix(
+    kernel: &str,
+    what: &str,
+    a: &Array,
+    half: bool,
+    order: Order,
+) -> Result<(usize, usize), String> {
+    let &[rows, cols] = a.shape.as_slice() else {
+        return Err(format!(
+            "{kernel}: {what} must be a matrix (rank 2); its shape is {:?}",
+            a.shape
+        ));
+    };
+    let (want, ok) = if half {
+        ("float16", matches!(a.data, Data::F16(_)))
+    } else {
+        ("float32", matches!(a.data, Data::F32(_)))
+    };
+    if !ok {
+        return Err(format!(
+            "{kernel}: {what} must be {want}; it is {}",
+            a.dtype_name()
+        ));
+    }
+    if a.order != order {
+        let (want, is) = match order {
+            Order::C => ("C-order (row-major)", "Fortran-order"),
+            Order::Fortran => (
+                "Fortran-order (M-major: np.save(path, np.asfortranarray(a)))",
+                "C-order",
+            ),
+        };
+        return Err(format!("{kernel}: {what} must be {want}; it is {is}"));
+    }
+    Ok((rows, cols))
+}
+
+/// Refuses a size that is not a positive multiple of the tile's.
+fn check_multiple(kernel: &str, dim: &str, v: usize, of: usize) -> Result<(), String> {
+    if v == 0 || v % of != 0 {
+        return Err(format!(
+            "{kernel}: {dim} = {v} must be a positive multiple of {of} (the kernel's tile; inputs are not padded)"
+        ));
+    }
+    Ok(())
+}
+
+/// A and B's checks for `kernel` (see [`GEMM_HELP`]): (M, N, K), or the
+/// first refusal, one line.
+pub fn check_gemm(kernel: Gemm, a: &Array, b: &Array) -> Result<(usize, usize, usize), String> {
+    let name = kernel.name();
+    let half = kernel.half_inputs();
+    let a_order = if kernel == Gemm::SgemmNt {
+        Order::Fortran
+    } else {
+        Order::C
+    };
+    let (m, k) = check_matrix(name, "A", a, half, a_order)?;
+    let (b_rows, b_cols) = check_matrix(name, "B", b, half, Order::C)?;
+    let (n, kb, b_shape) = if half {
+        (b_rows, b_cols, "N x K")
+    } else {
+        (b_cols, b_rows, "K x N")
+    };
+    if kb != k {
+        return Err(format!(
+            "{name}: A is {m} x {k} (M x K) and B is {b_rows} x {b_cols} ({b_shape}): their K differ"
+        ));
+    }
+    let (tm, tn, tk) = kernel.tile();
+    check_multiple(name, "M", m, tm)?;
+    check_multiple(name, "N", n, tn)?;
+    check_multiple(name, "K", k, tk)?;
+    if m.checked_mul(n).is_none() {
+        return Err(format!("{name}: C of {m} x {n} elements is too large"));
+    }
+    Ok((m, n, k))
+}
+
+/// Reads a PTX file's text (before any GPU is opened).
+fn read_ptx(ptx: &Path) -> Result<String, String> {
+    std::fs::read_to_string(ptx).map_err(|e| format!("cannot read {}: {e}", ptx.display()))
+}
+
+/// Everything `gpu-runner gemm` checks before the GPU: the kernel's name,
+/// the files it reads, their dtypes, orders and shapes.
+pub fn prepare_gemm(
+    ptx: &Path,
+    kernel: &str,
+    a: &Path,
+    b: &Path,
+    c: &Path,
+) -> Result<GemmJob, String> {
+    let kernel = Gemm::parse(kernel)?;
+    let (a, b) = (npy::read(a)?, npy::read(b)?);
+    let dims = check_gemm(kernel, &a, &b)?;
+    Ok(GemmJob {
+        kernel,
+        dims,
+        a: a.data,
+        b: b.data,
+        ptx: read_ptx(ptx)?,
+        c: c.to_path_buf(),
+    })
+}
+
+/// f16 values as the bits the kernels take.
+fn bits(v: &[f16]) -> Vec<u16> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+/// Runs a checked GEMM on GPU 0 and writes C.
+pub fn run_gemm(job: &GemmJob) -> Result<(), String> {
+    let s = |e: layout_launch::Error| e.to_string();
+    let gpu = Device::new(0).map_err(s)?;
+    let module = gpu.load_ptx(&job.ptx).map_err(s)?;
+    let f = module.kernel(job.kernel.name()).map_err(s)?;
+    let stream = gpu.stream();
+    let (m, n, k) = job.dims;
+    let shape = [m, n];
+    match (&job.a, &job.b) {
+        (Data::F32(a), Data::F32(b)) => {
+            let (da, db) = (stream.upload(a).map_err(s)?, stream.upload(b).map_err(s)?);
+            let mut dc = stream.zeros::<f32>(m * n).map_err(s)?;
+            launch::sgemm(stream, &f, &da, &db, &mut dc, (m, n, k))?;
+            npy::write(&job.c, &shape, &stream.download(&dc).map_err(s)?)
+        }
+        (Data::F16(a), Data::F16(b)) => {
+            let da = stream.upload(&bits(a)).map_err(s)?;
+            let db = stream.upload(&bits(b)).map_err(s)?;
+            if job.kernel == Gemm::HgemmF16 {
+                let mut dc = stream.zeros::<u16>(m * n).map_err(s)?;
+                launch::hgemm(stream, &f, &da, &db, &mut dc, (m, n, k))?;
+                let c: Vec<f16> = stream
+                    .download(&dc)
+                    .map_err(s)?
+                    .into_iter()
+                    .map(f16::from_bits)
+                    .collect();
+                npy::write(&job.c, &shape, &c)
+            } else {
+                let mut dc = stream.zeros::<f32>(m * n).map_err(s)?;
+                launch::hgemm(stream, &f, &da, &db, &mut dc, (m, n, k))?;
+                npy::write(&job.c, &shape, &stream.download(&dc).map_err(s)?)
+            }
+        }
+        _ => Err("A and B of different dtypes passed the checks".into()),
+    }
+}
+
+/// A checked transpose: n and X's elements.
+#[derive(Debug)]
+pub struct TransposeJob {
+    /// The side of X.
+    pub n: usize,
+    x: Vec<f32>,
+    ptx: String,
+    y: PathBuf,
+}
+
+/// X's checks for `transpose_f32` (see [`TRANSPOSE_HELP`]): n, or the
+/// first refusal, one line.
+pub fn check_transpose(x: &Array) -> Result<usize, String> {
+    let name = "transpose_f32";
+    let (rows, cols) = check_matrix(name, "X", x, false, Order::C)?;
+    if rows != cols {
+        return Err(format!("{name}: X must be square; it is {rows} x {cols}"));
+    }
+    check_multiple(name, "N", rows, TT)?;
+    Ok(rows)
+}
+
+/// Everything `gpu-runner transpose` checks before the GPU.
+pub fn prepare_transpose(
+    ptx: &Path,
+    kernel: &str,
+    x: &Path,
+    y: &Path,
+) -> Result<TransposeJob, String> {
+    if kernel != "transpose_f32" {
+        return Err(format!(
+            "unknown transpose kernel '{kernel}' (known: transpose_f32)"
+        ));
+    }
+    let x = npy::read(x)?;
+    let n = check_transpose(&x)?;
+    let Data::F32(x) = x.data else {
+        return Err("X passed the checks without f32 data".into());
+    };
+    Ok(TransposeJob {
+        n,
+        x,
+        ptx: read_ptx(ptx)?,
+        y: y.to_path_buf(),
+    })
+}
+
+/// Runs a checked transpose on GPU 0 and writes Y.
+pub fn run_transpose(job: &TransposeJob) -> Result<(), String> {
+    let s = |e: layout_launch::Error| e.to_string();
+    let gpu = Device::new(0).map_err(s)?;
+    let f = gpu
+        .load_ptx(&job.ptx)
+        .map_err(s)?
+        .kernel("transpose_f32")
+        .map_err(s)?;
+    let stream = gpu.stream();
+    let n = job.n;
+    let src = stream.upload(&job.x).map_err(s)?;
+    let mut dst = stream.zeros::<f32>(n * n).map_err(s)?;
+    launch::transpose(stream, &f, &src, &mut dst, n)?;
+    npy::write(&job.y, &[n, n], &stream.download(&dst).map_err(s)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f32s(shape: &[usize], order: Order) -> Array {
+        let len = shape.iter().product();
+        Array {
+            shape: shape.to_vec(),
+            order,
+            descr: "<f4".into(),
+            data: Data::F32(vec![0.0; len]),
+        }
+    }
+
+    fn f16s(shape: &[usize], order: Order) -> Array {
+        let len = shape.iter().product();
+        Array {
+            shape: shape.to_vec(),
+            order,
+            descr: "<f2".into(),
+            data: Data::F16(vec![f16::ZERO; len]),
+        }
+    }
+
+    fn f64s(shape: &[usize]) -> Array {
+        Array {
+            shape: shape.to_vec(),
+            order: Order::C,
+            descr: "<f8".into(),
+            data: Data::Other,
+        }
+    }
+
+    use Order::{Fortran as F, C};
+
+    #[test]
+    fn the_kernels_tiles() {
+        assert_eq!(Gemm::Sgemm.tile(), (128, 128, 8));
+        assert_eq!(Gemm::SgemmNt.tile(), (128, 128, 8));
+        assert_eq!(Gemm::HgemmF32.tile(), (128, 128, 32));
+        assert_eq!(Gemm::HgemmF16.tile(), (128, 128, 32));
+        assert_eq!(TT, 64);
+    }
+
+    #[test]
+    fn kernel_names() {
+        for g in Gemm::ALL {
+            assert_eq!(Gemm::parse(g.name()), Ok(g));
+            assert!(GEMM_HELP.contains(g.name()));
+        }
+        assert_eq!(
+            Gemm::parse("sgemm").unwrap_err(),
+            "unknown GEMM kernel 'sgemm' (known: sgemm_f32, sgemm_nt_f32, hgemm_f32, hgemm_f16)"
+        );
+        assert_eq!(
+            Gemm::parse("transpose_f32").unwrap_err(),
+            "unknown GEMM kernel 'transpose_f32' (known: sgemm_f32, sgemm_nt_f32, hgemm_f32, hgemm_f16)"
+        );
+    }
+
+    #[test]
+    fn accepted_shapes_and_orders() {
+        let ok = |g, a: Array, b: Array| check_gemm(g, &a, &b);
+        assert_eq!(
+            ok(Gemm::Sgemm, f32s(&[384, 96], C), f32s(&[96, 256], C)),
+            Ok((384, 256, 96))
+        );
+        assert_eq!(
+            ok(Gemm::SgemmNt, f32s(&[384, 96], F), f32s(&[96, 256], C)),
+            Ok((384, 256, 96))
+        );
+        assert_eq!(
+            ok(Gemm::HgemmF32, f16s(&[384, 96], C), f16s(&[256, 96], C)),
+            Ok((384, 256, 96))
+        );
+        assert_eq!(
+            ok(Gemm::HgemmF16, f16s(&[128, 32], C), f16s(&[128, 32], C)),
+            Ok((128, 128, 32))
+        );
+        assert_eq!(
+            ok(Gemm::Sgemm, f32s(&[128, 8], C), f32s(&[8, 128], C)),
+            Ok((128, 128, 8))
+        );
+    }
+
+    #[test]
+    fn refusals_per_kernel() {
+        let no = |g, a: Array, b: Array| check_gemm(g, &a, &b).unwrap_err();
+        let cases = [
+            (
+                no(Gemm::Sgemm, f32s(&[384, 96, 1], C), f32s(&[96, 256], C)),
+                "sgemm_f32: A must be a matrix (rank 2); its shape is [384, 96, 1]",
+            ),
+            (
+                no(Gemm::Sgemm, f32s(&[384, 96], C), f32s(&[256], C)),
+                "sgemm_f32: B must be a matrix (rank 2); its shape is [256]",
+            ),
+            (
+                no(Gemm::Sgemm, f64s(&[384, 96]), f32s(&[96, 256], C)),
+                "sgemm_f32: A must be float32; it is '<f8'",
+            ),
+            (
+                no(Gemm::Sgemm, f32s(&[384, 96], C), f16s(&[96, 256], C)),
+                "sgemm_f32: B must be float32; it is float16",
+            ),
+            (
+                no(Gemm::HgemmF32, f32s(&[384, 96], C), f16s(&[256, 96], C)),
+                "hgemm_f32: A must be float16; it is float32",
+            ),
+            (
+                no(Gemm::Sgemm, f32s(&[384, 96], F), f32s(&[96, 256], C)),
+                "sgemm_f32: A must be C-order (row-major); it is Fortran-order",
+            ),
+            (
+                no(Gemm::SgemmNt, f32s(&[384, 96], C), f32s(&[96, 256], C)),
+                "sgemm_nt_f32: A must be Fortran-order (M-major: np.save(path, np.asfortranarray(a))); it is C-order",
+            ),
+            (
+                no(Gemm::SgemmNt, f32s(&[384, 96], F), f32s(&[96, 256], F)),
+                "sgemm_nt_f32: B must be C-order (row-major); it is Fortran-order",
+            ),
+            (
+                no(Gemm::HgemmF16, f16s(&[384, 96], C), f16s(&[256, 96], F)),
+                "hgemm_f16: B must be C-order (row-major); it is Fortran-order",
+            ),
+            (
+                no(Gemm::Sgemm, f32s(&[384, 96], C), f32s(&[64, 256], C)),
+                "sgemm_f32: A is 384 x 96 (M x K) and B is 64 x 256 (K x N): their K differ",
+            ),
+            (
+                // B given as K x N to an HGEMM, which takes N x K.
+                no(Gemm::HgemmF32, f16s(&[384, 96], C), f16s(&[96, 256], C)),
+                "hgemm_f32: A is 384 x 96 (M x K) and B is 96 x 256 (N x K): their K differ",
+            ),
+            (
+                no(Gemm::Sgemm, f32s(&[100, 96], C), f32s(&[96, 256], C)),
+                "sgemm_f32: M = 100 must be a positive multiple of 128 (the kernel's tile; inputs are not padded)",
+            ),
+            (
+                no(Gemm::Sgemm, f32s(&[384, 96], C), f32s(&[96, 200], C)),
+                "sgemm_f32: N = 200 must be a positive multiple of 128 (the kernel's tile; inputs are not padded)",
+            ),
+            (
+                no(Gemm::Sgemm, f32s(&[384, 12], C), f32s(&[12, 256], C)),
+                "sgemm_f32: K = 12 must be a positive multiple of 8 (the kernel's tile; inputs are not padded)",
+            ),
+            (
+                // K = 8 suits the SGEMM, not the HGEMM's k-block of 32.
+                no(Gemm::HgemmF16, f16s(&[128, 8], C), f16s(&[128, 8], C)),
+                "hgemm_f16: K = 8 must be a positive multiple of 32 (the kernel's tile; inputs are not padded)",
+            ),
+            (
+                no(Gemm::HgemmF32, f16s(&[0, 32], C), f16s(&[128, 32], C)),
+                "hgemm_f32: M = 0 must be a positive multiple of 128 (the kernel's tile; inputs are not padded)",
+            ),
+            (
+                no(Gemm::Sgemm, f32s(&[128, 0], C), f32s(&[0, 128], C)),
+                "sgemm_f32: K = 0 must be a positive multiple of 8 (the kernel's tile; inputs are not padded)",
+            ),
+        ];
+        for (got, want) in cases {
+            assert_eq!(got, want);
+        }
+    }
+
+    #[test]
+    fn transpose_refusals() {
+        assert_eq!(check_transpose(&f32s(&[128, 128], C)), Ok(128));
+        let cases = [
+            (f32s(&[128, 64], C), "transpose_f32: X must be square; it is 128 x 64"),
+            (
+                f32s(&[96, 96], C),
+                "transpose_f32: N = 96 must be a positive multiple of 64 (the kernel's tile; inputs are not padded)",
+            ),
+            (
+                f32s(&[128, 128], F),
+                "transpose_f32: X must be C-order (row-major); it is Fortran-order",
+            ),
+            (f16s(&[64, 64], C), "transpose_f32: X must be float32; it is float16"),
+            (f32s(&[4096], C), "transpose_f32: X must be a matrix (rank 2); its shape is [4096]"),
+        ];
+        for (x, want) in cases {
+            assert_eq!(check_transpose(&x).unwrap_err(), want);
+        }
+    }
+
+    /// The whole path before the GPU, on files: read, checked, or refused
+    /// with the file named.
+    #[test]
+    fn prepare_from_files() {
+        let dir = std::env::temp_dir().join(format!("gpu-runner-files-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = |name: &str| dir.join(name);
+        std::fs::write(p("k.ptx"), ".version 8.0\n").unwrap();
+        let a: Vec<f32> = (0..128 * 16).map(|i| i as f32).collect();
+        npy::write(&p("a.npy"), &[128, 16], &a).unwrap();
+        npy::write(&p("b.npy"), &[16, 128], &vec![1.0f32; 16 * 128]).unwrap();
+        let h = vec![f16::ONE; 128 * 32];
+        npy::write(&p("h.npy"), &[128, 32], &h).unwrap();
+
+        let job = prepare_gemm(
+            &p("k.ptx"),
+            "sgemm_f32",
+            &p("a.npy"),
+            &p("b.npy"),
+            &p("c.npy"),
+        )
+        .unwrap();
+        assert_eq!((job.kernel, job.dims), (Gemm::Sgemm, (128, 128, 16)));
+        assert_eq!(job.a, Data::F32(a));
+        let job = prepare_gemm(
+            &p("k.ptx"),
+            "hgemm_f16",
+            &p("h.npy"),
+            &p("h.npy"),
+            &p("c.npy"),
+        )
+        .unwrap();
+        assert_eq!(job.dims, (128, 128, 32));
+
+        let e = prepare_gemm(
+            &p("k.ptx"),
+            "hgemm_f32",
+            &p("a.npy"),
+            &p("b.npy"),
+            &p("c.npy"),
+        )
+        .unwrap_err();
+        assert_eq!(e, "hgemm_f32: A must be float16; it is float32");
+        let e = prepare_gemm(
+            &p("k.ptx"),
+            "sgemm_f32",
+            &p("none.npy"),
+            &p("b.npy"),
+            &p("c.npy"),
+        )
+        .unwrap_err();
+        assert!(
+            e.starts_with(&format!("cannot read {}: ", p("none.npy").display())),
+            "{e}"
+        );
+        let e = prepare_gemm(
+            &p("none.ptx"),
+            "sgemm_f32",
+            &p("a.npy"),
+            &p("b.npy"),
+            &p("c.npy"),
+        )
+        .unwrap_err();
+        assert!(
+            e.starts_with(&format!("cannot read {}: ", p("none.ptx").display())),
+            "{e}"
+        );
+        let e =
+            prepare_gemm(&p("k.ptx"), "gemm", &p("a.npy"), &p("b.npy"), &p("c.npy")).unwrap_err();
+        assert!(e.starts_with("unknown GEMM kernel 'gemm'"), "{e}");
+        let e = prepare_gemm(
+            &p("k.ptx"),
+            "sgemm_f32",
+            &p("k.ptx"),
+            &p("b.npy"),
+            &p("c.npy"),
+        )
+        .unwrap_err();
+        assert!(
+            e.starts_with(&format!("{}: not a .npy array", p("k.ptx").display())),
+            "{e}"
+        );
+
+        let x: Vec<f32> = (0..64 * 64).map(|i| i as f32).collect();
+        npy::write(&p("x.npy"), &[64, 64], &x).unwrap();
+        let job =
+            prepare_transpose(&p("k.ptx"), "transpose_f32", &p("x.npy"), &p("y.npy")).unwrap();
+        assert_eq!((job.n, &job.x), (64, &x));
+        let e = prepare_transpose(&p("k.ptx"), "sgemm_f32", &p("x.npy"), &p("y.npy")).unwrap_err();
+        assert_eq!(
+            e,
+            "unknown transpose kernel 'sgemm_f32' (known: transpose_f32)"
+        );
+        let e =
+            prepare_transpose(&p("k.ptx"), "transpose_f32", &p("a.npy"), &p("y.npy")).unwrap_err();
+        assert_eq!(e, "transpose_f32: X must be square; it is 128 x 16");
+        assert!(!e.contains('\n'));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
