@@ -94,22 +94,21 @@ fn check_gemm(
     Ok(())
 }
 
-/// `sgemm_f32(a, b, c, m, n, k)`: `C = A · B`, row-major, A m x k, B k x n
-/// (or `sgemm_nt_f32`, the same with A M-major: `f` is either, or one of
-/// the forms `--sgemm-forms` / `--sgemm-nt-forms` name, entry points of
-/// the same contract).
-pub fn sgemm(
+/// Launches a GEMM entry point `(a, b, c, m, n, k)` whose operands the
+/// caller has checked (`check_gemm`): `a`, `b`, `c` hold the elements the
+/// entry point reads and writes for `m`, `n`, `k`.
+fn launch_gemm<A, B, C>(
     stream: &Stream,
     f: &Kernel,
-    a: &DeviceBuffer<f32>,
-    b: &DeviceBuffer<f32>,
-    c: &mut DeviceBuffer<f32>,
+    cfg: Shape,
+    (a, b, c): (&DeviceBuffer<A>, &DeviceBuffer<B>, &mut DeviceBuffer<C>),
     (m, n, k): (usize, usize, usize),
+    what: &str,
 ) -> Result<(), String> {
-    check_gemm("sgemm", (m, n, k), 8, (a.len(), b.len(), c.len()))?;
-    let cfg = grid(n / 128, m / 128)?;
-    // SAFETY: the entry point's contract: a, b, c hold m*k, k*n, m*n floats
-    // (checked), 256-byte aligned, c distinct from a and b.
+    // SAFETY: the entry point's contract: a, b, c hold the m*k, k*n (or
+    // n*k) and m*n elements it addresses (checked by the caller with
+    // `check_gemm`), 256-byte aligned (cudarc's allocations), c distinct
+    // from a and b (a `&mut` buffer).
     unsafe {
         stream
             .launch(f)
@@ -123,7 +122,30 @@ pub fn sgemm(
             .scalar(k)
             .launch()
     }
-    .map_err(|e| format!("sgemm launch: {e}"))
+    .map_err(|e| format!("{what} launch: {e}"))
+}
+
+/// `sgemm_f32(a, b, c, m, n, k)`: `C = A · B`, row-major, A m x k, B k x n
+/// (or `sgemm_nt_f32`, the same with A M-major: `f` is either, or one of
+/// the forms `--sgemm-forms` / `--sgemm-nt-forms` name, entry points of
+/// the same contract).
+pub fn sgemm(
+    stream: &Stream,
+    f: &Kernel,
+    a: &DeviceBuffer<f32>,
+    b: &DeviceBuffer<f32>,
+    c: &mut DeviceBuffer<f32>,
+    (m, n, k): (usize, usize, usize),
+) -> Result<(), String> {
+    check_gemm("sgemm", (m, n, k), 8, (a.len(), b.len(), c.len()))?;
+    launch_gemm(
+        stream,
+        f,
+        grid(n / 128, m / 128)?,
+        (a, b, c),
+        (m, n, k),
+        "sgemm",
+    )
 }
 
 /// `mma_atom(a, b, c, f16acc)`: one warp's m16n8k16 tensor-core atom,
@@ -222,20 +244,5 @@ pub fn hgemm<T: HgemmOut>(
     check_gemm("hgemm", (m, n, k), 32, (a.len(), b.len(), c.len()))?;
     // 4 warps (`layout_kernels::maps::HGEMM_THREADS`).
     let cfg = grid_of(n / 128, m / 128, 128)?;
-    // SAFETY: the entry point's contract: a, b, c hold m*k, n*k, m*n
-    // elements (checked), 256-byte aligned, c distinct from a and b.
-    unsafe {
-        stream
-            .launch(f)
-            .grid(cfg.grid)
-            .block(cfg.block)
-            .arg(a)
-            .arg(b)
-            .arg_mut(c)
-            .scalar(m)
-            .scalar(n)
-            .scalar(k)
-            .launch()
-    }
-    .map_err(|e| format!("hgemm launch: {e}"))
+    launch_gemm(stream, f, cfg, (a, b, c), (m, n, k), "hgemm")
 }
