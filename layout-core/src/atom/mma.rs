@@ -176,12 +176,6 @@ pub trait MmaTiling: Copy + Default {
     type TileN: Leaf;
     /// See [`MmaTiling::TileM`].
     type TileK: Leaf;
-    /// The tile's (M, N) extents.
-    const TILE_MN: (usize, usize) = (tile_value::<Self::TileM>(), tile_value::<Self::TileN>());
-    /// The tile's (M, K) extents.
-    const TILE_MK: (usize, usize) = (tile_value::<Self::TileM>(), tile_value::<Self::TileK>());
-    /// The tile's (N, K) extents.
-    const TILE_NK: (usize, usize) = (tile_value::<Self::TileN>(), tile_value::<Self::TileK>());
 }
 
 /// A static tile extent's value.
