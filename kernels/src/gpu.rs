@@ -1,12 +1,9 @@
 //! The GPU kernels' bodies: safe code over the device layer, every offset
 //! from the index maps of [`crate::maps`]. Their entry points (the PTX
 //! `.entry` functions and what they require of the host) are in
-//! [`crate::device`].
+//! [`crate::device`]; the hardware is `layout-device`'s.
 
-use crate::device::{
-    block_idx, cp_async_commit, cp_async_wait, cp_async_wait_all, fma, mma_m16n8k16_f16,
-    mma_m16n8k16_f32, sync_threads, thread_idx, trap, Global, GlobalMut, Smem, F4,
-};
+use crate::device::{SMEM, SMEM_BIG};
 use crate::maps::{
     hgemm_copy, hgemm_frag_c, hgemm_ldsm_a, hgemm_ldsm_a_atom_step, hgemm_ldsm_b,
     hgemm_ldsm_b_pair_step, ldsm_a_src, ldsm_b_src, mma_atom_offsets, sgemm_frag_a, sgemm_frag_b,
@@ -14,6 +11,10 @@ use crate::maps::{
     MmaOffsets, BK, BM, BN, HGEMM_BK, HGEMM_BM, HGEMM_BN, HGEMM_STAGE, HGEMM_STAGES, TT,
 };
 use layout_core::instantiate;
+use layout_device::{
+    block_idx, cp_async_commit, cp_async_wait, cp_async_wait_all, fma, mma_m16n8k16_f16,
+    mma_m16n8k16_f32, sync_threads, thread_idx, trap, Global, GlobalMut, Smem, F4,
+};
 
 /// `dst = src^T`, n x n: each block moves one 64 x 64 tile through a
 /// swizzled shared tile, 16-byte loads and stores on both sides.
@@ -23,7 +24,7 @@ pub fn transpose(n: usize, src: Global<F4>, dst: GlobalMut<F4>) {
         trap()
     }
     let (blk, tid) = (block_idx(), thread_idx());
-    let tile = Smem::window(0, TT * TT);
+    let tile = Smem::window::<SMEM>(0, TT * TT);
     let loads = transpose_load(n, blk, tid);
     let vals = loads.map(|(g, _)| src.ld(g));
     for ((_, s), v) in loads.into_iter().zip(vals) {
@@ -108,7 +109,7 @@ fn sgemm_kernel<
         )
     };
     let stage = |(va, vb): (F4, F4), base: usize| {
-        let w = Smem::window(base, STAGE);
+        let w = Smem::window::<SMEM>(base, STAGE);
         if A_M_MAJOR {
             // The maps: A's 4 floats are contiguous, as B's.
             w.st4(ca.shared[0], va);
@@ -127,8 +128,8 @@ fn sgemm_kernel<
         let cur = (kt % 2) * STAGE;
         let next = (kt + 1 < kts).then(|| fetch(kt + 1));
         let (wa, wb) = (
-            Smem::window(cur + fa.base(), fa.span()),
-            Smem::window(cur + fb.base(), fb.span()),
+            Smem::window::<SMEM>(cur + fa.base(), fa.span()),
+            Smem::window::<SMEM>(cur + fb.base(), fb.span()),
         );
         // The k-block as straight code, k-steps by pairs (both steps'
         // fragments loaded first): ptxas schedules each pair's shared loads
@@ -229,7 +230,7 @@ pub fn mma_atom_f16(a: Global<u16>, b: Global<u16>, c: GlobalMut<u16>) {
 pub fn mma_tile(a: Global<F4>, b: Global<F4>, c: GlobalMut<f32>) {
     let lane = thread_idx() % 32;
     // f32 units: A's 256 halves, then B's 128.
-    let tile = Smem::window(0, 128 + 64);
+    let tile = Smem::window::<SMEM>(0, 128 + 64);
     tile.cp_async16(4 * lane, a.run::<1>(lane, 0), 0);
     if lane < 16 {
         tile.cp_async16(128 + 4 * lane, b.run::<1>(lane, 0), 0);
@@ -253,7 +254,7 @@ pub fn mma_tile(a: Global<F4>, b: Global<F4>, c: GlobalMut<f32>) {
 pub fn ldsm_atoms(src: Global<F4>, out: GlobalMut<u32>) {
     let lane = thread_idx() % 32;
     // 32 rows of 16 bytes: 128 f32.
-    let tile = Smem::window(0, 128);
+    let tile = Smem::window::<SMEM>(0, 128);
     tile.cp_async16(4 * lane, src.run::<1>(lane, 0), 0);
     cp_async_commit();
     cp_async_wait_all();
@@ -381,8 +382,8 @@ pub fn hgemm<T: Acc>(
         let base = stage * stage_f32;
         let ga = a.run::<4>(ca.global[0] + kt * ca.step, ca.global_chunk);
         let gb = b.run::<4>(cb.global[0] + kt * cb.step, cb.global_chunk);
-        let wa = Smem::window_big(base + ca.shared[0] / 2, 3 * sa + 4);
-        let wb = Smem::window_big(base + b_f32 + cb.shared[0] / 2, 3 * sb + 4);
+        let wa = Smem::window::<SMEM_BIG>(base + ca.shared[0] / 2, 3 * sa + 4);
+        let wb = Smem::window::<SMEM_BIG>(base + b_f32 + cb.shared[0] / 2, 3 * sb + 4);
         each::<4>(|v| {
             wa.cp_async16(v * sa, ga, v);
             wb.cp_async16(v * sb, gb, v);
@@ -406,8 +407,8 @@ pub fn hgemm<T: Acc>(
     // The A and B fragments of one k-step (16) of a stage, by ldmatrix.
     // One window per matrix and k-step: the atoms are constant offsets in it.
     let frags = |stage: usize, st: usize| {
-        let wa = Smem::window_big(stage * stage_f32 + la[st], 3 * da + 4);
-        let wb = Smem::window_big(stage * stage_f32 + lb[st], 3 * db + 4);
+        let wa = Smem::window::<SMEM_BIG>(stage * stage_f32 + la[st], 3 * da + 4);
+        let wb = Smem::window::<SMEM_BIG>(stage * stage_f32 + lb[st], 3 * db + 4);
         let (mut fa, mut fb) = ([[0u32; 4]; 4], [[0u32; 4]; 4]);
         each::<4>(|i| {
             fa[i] = wa.ldmatrix_x4(i * da);

@@ -112,6 +112,7 @@ pub use algebra::{
     try_zipped_divide, try_zipped_product, upcast, zipped_divide, zipped_product, Swizzle,
 };
 
+pub use tensor::memory::{Memory, MemoryMut};
 pub use tensor::{make_tensor, Engine, EngineMut, Tensor, View, ViewMut};
 
 #[cfg(feature = "alloc")]

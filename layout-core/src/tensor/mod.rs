@@ -6,6 +6,7 @@
 
 pub mod algorithm;
 pub mod fragment;
+pub mod memory;
 pub mod partition;
 pub mod raw;
 
@@ -107,7 +108,7 @@ impl<E, L: core::fmt::Debug> core::fmt::Debug for Tensor<E, L> {
     }
 }
 
-fn check_cover<S: Congruent<D>, D: IntTuple>(
+pub(crate) fn check_cover<S: Congruent<D>, D: IntTuple>(
     offset: usize,
     layout: &Layout<S, D>,
     len: usize,

@@ -1,0 +1,86 @@
+//! The device side of a GPU kernel written with the layout library: what
+//! a kernel needs from the hardware, as safe functions and types.
+//!
+//! - Where a thread is: [`thread_idx`], [`block_idx`], [`block_dim`],
+//!   [`grid_dim`], [`warp_lane`]; the barriers [`sync_threads`] and
+//!   [`sync_warp`]; the warp shuffles [`shfl_idx`], [`shfl_xor`],
+//!   [`shfl_down`] and [`warp_sum`]; [`trap`] for a failed check.
+//! - Memory: [`Global`] and [`GlobalMut`], device buffers with their
+//!   length, passed by the host as kernel parameters; shared buffers
+//!   declared by [`shared_memory!`] and [`Smem`] windows over them. Each
+//!   is a [`Memory`](layout_core::tensor::memory::Memory), so a
+//!   `Tensor::from_memory` over it is tiled and partitioned as any tensor
+//!   (`local_tile`, `local_partition`), and `Tensor::window` checks a
+//!   thread's partition once so that its accesses fold to constants under
+//!   static layouts. Every access is checked: a wrong index traps (the
+//!   launch fails, and the host reports it with the kernel's name) instead
+//!   of reading or writing memory the kernel does not own.
+//! - The instructions behind the atoms of `layout_core::atom`
+//!   ([`MmaInstr`], [`LdsmInstr`]): `mma.sync` m16n8k16 with f32 or f16
+//!   accumulators, every `ldmatrix` form, `cp.async` with
+//!   [`cp_async_commit`] / [`cp_async_wait`].
+//!
+//! The crate is `no_std` and builds for `nvptx64-nvidia-cuda` (with
+//! `layout-ptx`) and for the host, where its checks and layouts are
+//! tested; the functions that are GPU instructions exist on the GPU only.
+//! Everything is `#[inline(always)]` or generic: `layout-ptx` emits the
+//! kernel crate's code, and these functions become part of it.
+//!
+//! A kernel (in its own crate, built by `layout-ptx`; docs/first-kernel.md
+//! has the whole crate and its launch):
+//!
+//! ```
+//! use layout_core::{layout, make_layout, tensor::partition::{local_partition, local_tile}, Tensor, C};
+//! use layout_device::{Global, GlobalMut};
+//!
+//! /// y = alpha x on an m x n row-major matrix, one 32 x 32 tile per block
+//! /// of 256 threads, each thread 4 elements.
+//! pub fn scale(x: Global<f32>, y: GlobalMut<f32>, alpha: f32, m: usize, n: usize, (bx, by): (usize, usize), tid: usize) {
+//!     let l = make_layout((m, n), (n, C::<1>));
+//!     let (x, y) = (Tensor::from_memory(x, l).unwrap(), Tensor::from_memory(y, l).unwrap());
+//!     let tile = (C::<32>, C::<32>);
+//!     let threads = layout!((8,32):(32,1));
+//!     let tx = local_partition(local_tile(x, tile, (by, bx)), threads, tid);
+//!     let ty = local_partition(local_tile(y, tile, (by, bx)), threads, tid);
+//!     for i in 0..tx.size() {
+//!         if let Some(v) = tx.try_load(i) {
+//!             ty.store(i, alpha * v);
+//!         }
+//!     }
+//! }
+//!
+//! // On the host, a "launch" is a loop over blocks and threads.
+//! let (m, n) = (64, 32);
+//! let x: Vec<f32> = (0..m * n).map(|i| i as f32).collect();
+//! let mut y = vec![0f32; m * n];
+//! // SAFETY: x and y hold m * n floats, alive for the calls; each thread
+//! // writes its own elements of y.
+//! let (gx, gy) = unsafe { (Global::new(x.as_ptr(), m * n), GlobalMut::new(y.as_mut_ptr(), m * n)) };
+//! for by in 0..2 {
+//!     for tid in 0..256 {
+//!         scale(gx, gy, 2.0, m, n, (0, by), tid);
+//!     }
+//! }
+//! assert!(y.iter().zip(&x).all(|(y, x)| *y == 2.0 * x));
+//! ```
+#![no_std]
+#![cfg_attr(
+    target_arch = "nvptx64",
+    feature(
+        stdarch_nvptx,
+        asm_experimental_arch,
+        core_intrinsics,
+        allow_internal_unstable,
+        allow_internal_unsafe
+    )
+)]
+#![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
+
+#[cfg(test)]
+extern crate std;
+
+mod atom;
+mod hw;
+
+pub use atom::{pack_halves, unpack_halves, LdsmInstr, MmaInstr};
+pub use hw::*;
