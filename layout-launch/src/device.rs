@@ -3,15 +3,16 @@
 
 use std::fmt;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use cudarc::driver::sys::{CUevent_flags, CUresult};
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, ValidAsZeroBits,
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, DriverError,
+    ValidAsZeroBits,
 };
 use cudarc::nvrtc::Ptx;
 
-use crate::ptx::{entry_points, EntryPoint};
+use crate::ptx::{entry_points, EntryPoint, Param};
 use crate::{Error, Launch};
 
 /// One GPU: the primary CUDA context of its ordinal and a default
@@ -41,9 +42,7 @@ impl Device {
         }
         let ctx = CudaContext::new(ordinal)
             .map_err(|e| Error::driver(format!("open GPU {ordinal}"), e))?;
-        let stream = Stream {
-            inner: ctx.default_stream(),
-        };
+        let stream = Stream::new(ctx.default_stream());
         Ok(Device { ctx, stream })
     }
 
@@ -86,7 +85,7 @@ impl Device {
             .ctx
             .new_stream()
             .map_err(|e| Error::driver("create a stream", e))?;
-        Ok(Stream { inner })
+        Ok(Stream::new(inner))
     }
 
     /// Loads PTX text as a module (the driver JIT-compiles it for this
@@ -120,11 +119,13 @@ impl Device {
         })
     }
 
-    /// Waits for all work on this GPU to finish.
+    /// Waits for all work on this GPU to finish (a kernel's failure names
+    /// the kernels launched on the default stream since its last
+    /// synchronisation).
     pub fn synchronize(&self) -> Result<(), Error> {
         self.ctx
             .synchronize()
-            .map_err(|e| Error::driver("synchronize the GPU", e))
+            .map_err(|e| self.stream.failed("synchronize the GPU", e))
     }
 
     /// The cudarc context, for what this crate does not wrap.
@@ -152,9 +153,19 @@ impl Device {
 #[derive(Clone, Debug)]
 pub struct Stream {
     inner: Arc<CudaStream>,
+    /// The kernels launched since the last synchronisation that succeeded:
+    /// the ones to name when a later call reports that one failed.
+    pending: Arc<Mutex<Vec<String>>>,
 }
 
 impl Stream {
+    pub(crate) fn new(inner: Arc<CudaStream>) -> Self {
+        Stream {
+            inner,
+            pending: Arc::default(),
+        }
+    }
+
     /// A launch of `kernel` on this stream, to be given its grid, block,
     /// shared memory and arguments ([`Launch`]).
     pub fn launch<'a>(&'a self, kernel: &'a Kernel) -> Launch<'a> {
@@ -166,7 +177,7 @@ impl Stream {
         let slice = self
             .inner
             .clone_htod(host)
-            .map_err(|e| Error::driver(format!("copy {} elements to the GPU", host.len()), e))?;
+            .map_err(|e| self.failed(format!("copy {} elements to the GPU", host.len()), e))?;
         Ok(DeviceBuffer { slice })
     }
 
@@ -178,16 +189,19 @@ impl Stream {
         let slice = self
             .inner
             .alloc_zeros(len)
-            .map_err(|e| Error::driver(format!("allocate {len} elements on the GPU"), e))?;
+            .map_err(|e| self.failed(format!("allocate {len} elements on the GPU"), e))?;
         Ok(DeviceBuffer { slice })
     }
 
     /// The buffer's contents, copied back to the host once the work issued
     /// before on this stream is done.
     pub fn download<T: DeviceRepr>(&self, buffer: &DeviceBuffer<T>) -> Result<Vec<T>, Error> {
-        self.inner
+        let host = self
+            .inner
             .clone_dtoh(&buffer.slice)
-            .map_err(|e| Error::driver(format!("copy {} elements from the GPU", buffer.len()), e))
+            .map_err(|e| self.failed(format!("copy {} elements from the GPU", buffer.len()), e))?;
+        self.done();
+        Ok(host)
     }
 
     /// Copies `src` into `dst` on the device; both hold the same number of
@@ -202,14 +216,16 @@ impl Stream {
         }
         self.inner
             .memcpy_dtod(&src.slice, &mut dst.slice)
-            .map_err(|e| Error::driver("copy on the GPU", e))
+            .map_err(|e| self.failed("copy on the GPU", e))
     }
 
     /// Waits for the work issued on this stream to finish.
     pub fn synchronize(&self) -> Result<(), Error> {
         self.inner
             .synchronize()
-            .map_err(|e| Error::driver("synchronize the stream", e))
+            .map_err(|e| self.failed("synchronize the stream", e))?;
+        self.done();
+        Ok(())
     }
 
     /// Milliseconds of GPU time that the work `f` issues on this stream
@@ -219,20 +235,68 @@ impl Stream {
         let ctx = self.inner.context();
         let event = || {
             ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-                .map_err(|e| Error::driver("create a CUDA event", e))
+                .map_err(|e| self.failed("create a CUDA event", e))
         };
         let (start, end) = (event()?, event()?);
         start
             .record(&self.inner)
-            .map_err(|e| Error::driver("record a CUDA event", e))?;
+            .map_err(|e| self.failed("record a CUDA event", e))?;
         f()?;
         end.record(&self.inner)
-            .map_err(|e| Error::driver("record a CUDA event", e))?;
+            .map_err(|e| self.failed("record a CUDA event", e))?;
         end.synchronize()
-            .map_err(|e| Error::driver("wait for the timed work", e))?;
+            .map_err(|e| self.failed("wait for the timed work", e))?;
+        self.done();
         Ok(start
             .elapsed_ms(&end)
-            .map_err(|e| Error::driver("read the elapsed time", e))?)
+            .map_err(|e| self.failed("read the elapsed time", e))?)
+    }
+
+    /// Records a launch issued on this stream.
+    pub(crate) fn launched(&self, kernel: &str) {
+        let mut pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
+        // The names, once each, in launch order (a loop of launches of one
+        // kernel names it once).
+        if !pending.iter().any(|k| k == kernel) {
+            pending.push(kernel.to_string());
+        }
+    }
+
+    /// The work issued so far finished without an error.
+    fn done(&self) {
+        self.pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clear();
+    }
+
+    /// The error of a failed driver call: [`Error::KernelFailed`], naming
+    /// the kernels launched since the last successful synchronisation,
+    /// when the driver reports that a kernel failed (a trap, a fault);
+    /// [`Error::Driver`] otherwise.
+    pub(crate) fn failed(&self, during: impl Into<String>, error: DriverError) -> Error {
+        use CUresult::*;
+        let kernel_error = matches!(
+            error.0,
+            CUDA_ERROR_LAUNCH_FAILED
+                | CUDA_ERROR_ILLEGAL_INSTRUCTION
+                | CUDA_ERROR_ILLEGAL_ADDRESS
+                | CUDA_ERROR_MISALIGNED_ADDRESS
+                | CUDA_ERROR_INVALID_ADDRESS_SPACE
+                | CUDA_ERROR_INVALID_PC
+                | CUDA_ERROR_HARDWARE_STACK_ERROR
+                | CUDA_ERROR_ASSERT
+                | CUDA_ERROR_LAUNCH_TIMEOUT
+        );
+        let pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
+        if kernel_error && !pending.is_empty() {
+            Error::KernelFailed {
+                kernels: pending.clone(),
+                error,
+            }
+        } else {
+            Error::driver(during, error)
+        }
     }
 
     /// The cudarc stream, for what this crate does not wrap.
@@ -288,7 +352,7 @@ impl Module {
             .entries
             .iter()
             .find(|e| e.name == name)
-            .and_then(|e| e.param_bytes.clone());
+            .and_then(|e| e.params.clone());
         Ok(Kernel {
             name: name.to_string(),
             function,
@@ -315,7 +379,7 @@ impl Module {
 /// let gpu = layout_launch::Device::new(0)?;
 /// let kernel = gpu.load_ptx_file("kernels.ptx")?.kernel("transpose_f32")?;
 /// assert_eq!(kernel.name(), "transpose_f32");
-/// assert_eq!(kernel.param_bytes(), Some(&[8, 8, 8][..]));
+/// assert_eq!(kernel.param_bytes(), Some(vec![8, 8, 8]));
 /// # Ok(())
 /// # }
 /// ```
@@ -323,14 +387,14 @@ impl Module {
 pub struct Kernel {
     pub(crate) name: String,
     pub(crate) function: CudaFunction,
-    pub(crate) params: Option<Vec<usize>>,
+    pub(crate) params: Option<Vec<Param>>,
 }
 
 impl fmt::Debug for Kernel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Kernel")
             .field("name", &self.name)
-            .field("param_bytes", &self.params)
+            .field("params", &self.params)
             .finish_non_exhaustive()
     }
 }
@@ -343,7 +407,15 @@ impl Kernel {
 
     /// The byte size of each parameter, as the PTX declares them; `None`
     /// when the PTX text did not say (then launches are not checked).
-    pub fn param_bytes(&self) -> Option<&[usize]> {
+    pub fn param_bytes(&self) -> Option<Vec<usize>> {
+        self.params
+            .as_ref()
+            .map(|p| p.iter().map(|p| p.bytes).collect())
+    }
+
+    /// Each parameter's size and kind, as the PTX declares them; `None`
+    /// when the PTX text did not say.
+    pub fn params(&self) -> Option<&[Param]> {
         self.params.as_deref()
     }
 
@@ -355,8 +427,9 @@ impl Kernel {
 
 /// `len` elements of `T` in device memory (a cudarc [`CudaSlice`], 256-byte
 /// aligned), made by [`Stream::upload`] or [`Stream::zeros`], read back by
-/// [`Stream::download`], passed to kernels by [`Launch::arg`] and
-/// [`Launch::arg_mut`]. Freed when dropped, after the work issued on it.
+/// [`Stream::download`], passed to kernels by [`Launch::slice`] and
+/// [`Launch::slice_mut`] (a pointer and the length) or [`Launch::arg`] and
+/// [`Launch::arg_mut`] (the pointer). Freed when dropped, after the work issued on it.
 ///
 /// ```no_run
 /// # fn main() -> Result<(), layout_launch::Error> {

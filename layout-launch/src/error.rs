@@ -43,14 +43,26 @@ pub enum Error {
         available: Vec<String>,
     },
     /// A launch's arguments do not match the kernel's parameters in
-    /// number or byte size (as the PTX declares them).
+    /// number, size or kind (as the PTX declares them).
     Signature {
         /// The kernel.
         kernel: String,
-        /// The byte size of each parameter the kernel declares.
-        expected: Vec<usize>,
-        /// The byte size of each argument given.
-        given: Vec<usize>,
+        /// Each parameter the kernel declares ("pointer", "u64", "f32",
+        /// "16-byte struct").
+        expected: Vec<String>,
+        /// Each argument given ("buffer", "slice", "u64", "f32").
+        given: Vec<String>,
+    },
+    /// A kernel stopped on the GPU: a device-side check trapped (an index
+    /// past a buffer, a failed `unwrap`: a panic in a kernel is a trap) or
+    /// it faulted. Reported by the first call that waits for it; the GPU
+    /// context is unusable afterwards (the driver's rule).
+    KernelFailed {
+        /// The kernels launched on the stream since its last successful
+        /// synchronisation, one of which failed.
+        kernels: Vec<String>,
+        /// The driver's error.
+        error: DriverError,
     },
     /// An invalid request refused before reaching the driver: a zero or
     /// too large launch dimension, buffers of different lengths to copy, a
@@ -90,9 +102,19 @@ impl fmt::Display for Error {
                 given,
             } => write!(
                 f,
-                "{kernel} takes {} parameters of {expected:?} bytes, given {} arguments of {given:?} bytes",
-                expected.len(),
-                given.len()
+                "{kernel} takes ({}), given ({})",
+                expected.join(", "),
+                given.join(", ")
+            ),
+            Error::KernelFailed { kernels, error } if kernels.len() == 1 => write!(
+                f,
+                "kernel {} failed on the GPU (a device-side check trapped, or it faulted): {error}",
+                kernels[0]
+            ),
+            Error::KernelFailed { kernels, error } => write!(
+                f,
+                "one of the kernels {} failed on the GPU (a device-side check trapped, or it faulted): {error}",
+                kernels.join(", ")
             ),
             Error::Invalid(what) => f.write_str(what),
         }
@@ -102,7 +124,7 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Error::Driver { error, .. } => Some(error),
+            Error::Driver { error, .. } | Error::KernelFailed { error, .. } => Some(error),
             Error::Io { error, .. } => Some(error),
             _ => None,
         }
@@ -127,8 +149,8 @@ mod tests {
             },
             Error::Signature {
                 kernel: "k".into(),
-                expected: vec![8, 8, 4],
-                given: vec![8, 8],
+                expected: vec!["16-byte struct".into(), "pointer".into(), "f32".into()],
+                given: vec!["slice".into(), "buffer".into()],
             },
             Error::Invalid("block (0, 1, 1): every dimension must be positive".into()),
         ];
@@ -139,7 +161,7 @@ mod tests {
                 "no CUDA driver: libcuda.so could not be loaded (is an NVIDIA driver installed?)",
                 "k.ptx: not found",
                 "no kernel `x` in the module (its PTX declares no entry point)",
-                "k takes 3 parameters of [8, 8, 4] bytes, given 2 arguments of [8, 8] bytes",
+                "k takes (16-byte struct, pointer, f32), given (slice, buffer)",
                 "block (0, 1, 1): every dimension must be positive",
             ]
         );

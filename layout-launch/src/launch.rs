@@ -7,8 +7,11 @@
 //! The other `unsafe` use here is the probe for the driver library.
 #![allow(unsafe_code)]
 
-use cudarc::driver::{CudaSlice, DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg};
+use cudarc::driver::{
+    CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg,
+};
 
+use crate::ptx::{Param, ParamKind};
 use crate::{DeviceBuffer, Dim3, Error, Kernel, Stream};
 
 /// Whether the CUDA driver library can be loaded (cudarc's loader panics
@@ -112,18 +115,99 @@ pub struct Launch<'a> {
     block: Dim3,
     shared_bytes: u32,
     args: Vec<Arg<'a>>,
-    /// The byte size of each argument, for the check against the PTX.
-    sizes: Vec<usize>,
+    /// What each argument is, for the check against the PTX.
+    given: Vec<Given>,
 }
+
+/// What an argument is, as far as the check against the kernel's
+/// parameters goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Given {
+    /// A buffer's device address (8 bytes).
+    Buffer,
+    /// A buffer's address and length (a 16-byte struct).
+    Slice,
+    /// An integer scalar of this many bytes.
+    Int(usize),
+    /// A float scalar of this many bytes.
+    Float(usize),
+    /// Another scalar (a struct) of this many bytes.
+    Other(usize),
+}
+
+impl Given {
+    fn describe(self) -> String {
+        match self {
+            Given::Buffer => "buffer".into(),
+            Given::Slice => "slice".into(),
+            Given::Int(b) => format!("u{}", 8 * b),
+            Given::Float(b) => format!("f{}", 8 * b),
+            Given::Other(b) => format!("{b}-byte value"),
+        }
+    }
+
+    /// Whether this argument can be passed for the parameter `p`.
+    fn fits(self, p: &Param) -> bool {
+        match self {
+            // nvcc's PTX does not mark pointers: a plain `.u64` takes one too.
+            Given::Buffer => p.bytes == 8 && matches!(p.kind, ParamKind::Pointer | ParamKind::Int),
+            Given::Slice => p.bytes == SLICE_BYTES && p.kind == ParamKind::Bytes,
+            Given::Int(b) => p.bytes == b && p.kind == ParamKind::Int,
+            Given::Float(b) => p.bytes == b && p.kind == ParamKind::Float,
+            Given::Other(b) => p.bytes == b && p.kind != ParamKind::Pointer,
+        }
+    }
+
+    /// The kind of a scalar of type `T`.
+    fn scalar<T: 'static>() -> Given {
+        use std::any::TypeId;
+        let t = TypeId::of::<T>();
+        let bytes = std::mem::size_of::<T>();
+        let ints = [
+            TypeId::of::<u8>(),
+            TypeId::of::<i8>(),
+            TypeId::of::<u16>(),
+            TypeId::of::<i16>(),
+            TypeId::of::<u32>(),
+            TypeId::of::<i32>(),
+            TypeId::of::<u64>(),
+            TypeId::of::<i64>(),
+            TypeId::of::<usize>(),
+            TypeId::of::<isize>(),
+        ];
+        if ints.contains(&t) {
+            Given::Int(bytes)
+        } else if t == TypeId::of::<f32>() || t == TypeId::of::<f64>() {
+            Given::Float(bytes)
+        } else {
+            Given::Other(bytes)
+        }
+    }
+}
+
+/// A buffer passed as a slice: what `layout_device::Global<T>` and
+/// `GlobalMut<T>` are in a kernel (`#[repr(C)]`, a pointer and a `usize`).
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct SliceArg {
+    ptr: u64,
+    len: u64,
+}
+
+const SLICE_BYTES: usize = std::mem::size_of::<SliceArg>();
+
+// SAFETY: plain data, `#[repr(C)]`, the layout of the kernel's parameter.
+unsafe impl DeviceRepr for SliceArg {}
 
 impl std::fmt::Debug for Launch<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let given: Vec<String> = self.given.iter().map(|g| g.describe()).collect();
         f.debug_struct("Launch")
             .field("kernel", &self.kernel.name)
             .field("grid", &self.grid)
             .field("block", &self.block)
             .field("shared_bytes", &self.shared_bytes)
-            .field("arg_bytes", &self.sizes)
+            .field("args", &given)
             .finish()
     }
 }
@@ -137,7 +221,7 @@ impl<'a> Launch<'a> {
             block: Dim3::from(1),
             shared_bytes: 0,
             args: Vec::new(),
-            sizes: Vec::new(),
+            given: Vec::new(),
         }
     }
 
@@ -159,39 +243,69 @@ impl<'a> Launch<'a> {
         self
     }
 
-    /// The next argument: a buffer the kernel only reads.
+    /// The next argument: a buffer the kernel only reads, as its device
+    /// address (a `*const T` parameter).
     pub fn arg<T>(mut self, buffer: &'a DeviceBuffer<T>) -> Self {
         self.args.push(Arg::Buffer(&buffer.slice));
-        self.sizes.push(std::mem::size_of::<u64>());
+        self.given.push(Given::Buffer);
         self
     }
 
-    /// The next argument: a buffer the kernel may write.
+    /// The next argument: a buffer the kernel may write, as its device
+    /// address (a `*mut T` parameter).
     pub fn arg_mut<T>(mut self, buffer: &'a mut DeviceBuffer<T>) -> Self {
         self.args.push(Arg::BufferMut(&mut buffer.slice));
-        self.sizes.push(std::mem::size_of::<u64>());
+        self.given.push(Given::Buffer);
         self
+    }
+
+    /// The next argument: a buffer the kernel only reads, as its address
+    /// and length (a `layout_device::Global<T>` parameter, whose every
+    /// access the kernel checks against the length).
+    pub fn slice<T>(mut self, buffer: &'a DeviceBuffer<T>) -> Self {
+        let (ptr, _read) = buffer.slice.device_ptr(self.stream.cuda_stream());
+        self.push_slice(ptr, buffer.len());
+        self
+    }
+
+    /// The next argument: a buffer the kernel may write, as its address
+    /// and length (a `layout_device::GlobalMut<T>` parameter).
+    pub fn slice_mut<T>(mut self, buffer: &'a mut DeviceBuffer<T>) -> Self {
+        let len = buffer.len();
+        let (ptr, _write) = buffer.slice.device_ptr_mut(self.stream.cuda_stream());
+        self.push_slice(ptr, len);
+        self
+    }
+
+    fn push_slice(&mut self, ptr: u64, len: usize) {
+        self.args.push(Arg::Scalar(Box::new(Scalar(SliceArg {
+            ptr,
+            len: len as u64,
+        }))));
+        self.given.push(Given::Slice);
     }
 
     /// The next argument: a scalar, passed by value (its bytes).
-    pub fn scalar<T: DeviceRepr + 'a>(mut self, value: T) -> Self {
-        self.sizes.push(std::mem::size_of::<T>());
+    pub fn scalar<T: DeviceRepr + 'static>(mut self, value: T) -> Self {
+        self.given.push(Given::scalar::<T>());
         self.args.push(Arg::Scalar(Box::new(Scalar(value))));
         self
     }
 
     /// What can be checked without the kernel's source: positive grid and
     /// block dimensions, and (where the PTX declared them) as many
-    /// arguments as parameters, each of the parameter's size.
+    /// arguments as parameters, each of the parameter's kind and size.
     fn check(&self) -> Result<LaunchConfig, Error> {
         let grid_dim = self.grid.positive("grid")?;
         let block_dim = self.block.positive("block")?;
-        if let Some(expected) = self.kernel.param_bytes() {
-            if expected != self.sizes.as_slice() {
+        if let Some(expected) = self.kernel.params() {
+            let fits = expected.len() == self.given.len()
+                && expected.iter().zip(&self.given).all(|(p, g)| g.fits(p));
+            if !fits {
                 return Err(Error::Signature {
                     kernel: self.kernel.name.clone(),
-                    expected: expected.to_vec(),
-                    given: self.sizes.clone(),
+                    expected: expected.iter().map(Param::describe).collect(),
+                    given: self.given.iter().map(|g| g.describe()).collect(),
                 });
             }
         }
@@ -203,28 +317,34 @@ impl<'a> Launch<'a> {
     }
 
     /// Issues the launch on the stream (asynchronously: a fault inside the
-    /// kernel shows at the next synchronisation or download). Refused
-    /// before reaching the driver ([`Error::Invalid`],
-    /// [`Error::Signature`]) when a dimension is 0 or the arguments'
-    /// count or sizes differ from the parameters the PTX declares.
+    /// kernel, or a device-side check that traps, shows at the next
+    /// synchronisation or download as [`Error::KernelFailed`], naming the
+    /// kernel). Refused before reaching the driver ([`Error::Invalid`],
+    /// [`Error::Signature`]) when a dimension is 0 or the arguments differ
+    /// from the parameters the PTX declares in count, size or kind (a
+    /// buffer for a pointer, a slice for a 16-byte struct, an integer or
+    /// float scalar for an integer or float of its size).
     ///
     /// # Safety
     /// The kernel runs with whatever it is given; the caller guarantees:
     /// - the arguments are the kernel's parameters, in order and type: a
     ///   buffer where the kernel takes a pointer to that element type, a
-    ///   scalar of the parameter's exact type (the size check above does
-    ///   not tell a `u64` from a pointer or an `f32` from a `u32`);
+    ///   slice where it takes a `layout_device::Global<T>` or
+    ///   `GlobalMut<T>` of that `T`, a scalar of the parameter's exact type
+    ///   (the check above does not tell an `f32` buffer from a `u16` one,
+    ///   nor a `u64` from an `i64`);
     /// - for these scalars, grid, block and shared memory, every address
     ///   the kernel reads or writes lies within the buffers passed (their
     ///   [`len`](DeviceBuffer::len)), with the alignment the kernel
     ///   assumes (buffers start 256-byte aligned), or in memory the kernel
-    ///   owns (shared memory within the bytes given);
-    /// - the kernel writes only buffers passed by [`Launch::arg_mut`]
-    ///   (the borrow checker then keeps them from being passed twice), and
-    ///   no two threads race on one address;
+    ///   owns (shared memory within the bytes given). A kernel that takes
+    ///   its buffers as slices and reads them through `layout_device`
+    ///   checks this itself, access by access (it traps instead);
+    /// - the kernel writes only buffers passed by [`Launch::arg_mut`] or
+    ///   [`Launch::slice_mut`] (the borrow checker then keeps them from
+    ///   being passed twice), and no two threads race on one address;
     /// - the buffers were made on this stream's device;
-    /// - the kernel terminates and does not trap (a trap leaves the
-    ///   context unusable).
+    /// - the kernel terminates.
     pub unsafe fn launch(self) -> Result<(), Error> {
         let cfg = self.check()?;
         let Launch {
@@ -247,7 +367,49 @@ impl<'a> Launch<'a> {
         // every pushed reference lives in `args` or the caller's borrows,
         // both alive until this call returns.
         unsafe { builder.launch(cfg) }
-            .map_err(|e| Error::driver(format!("launch {}", kernel.name), e))?;
+            .map_err(|e| stream.failed(format!("launch {}", kernel.name), e))?;
+        stream.launched(&kernel.name);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(bytes: usize, kind: ParamKind) -> Param {
+        Param { bytes, kind }
+    }
+
+    /// Each kind of argument goes only where the PTX declares a parameter
+    /// of that kind and size.
+    #[test]
+    fn arguments_fit_only_parameters_of_their_kind() {
+        use ParamKind::*;
+        let (ptr, u64_, u32_, f32_, s16) = (
+            p(8, Pointer),
+            p(8, Int),
+            p(4, Int),
+            p(4, Float),
+            p(16, Bytes),
+        );
+        assert!(Given::Buffer.fits(&ptr) && Given::Buffer.fits(&u64_));
+        assert!(!Given::Buffer.fits(&s16) && !Given::Buffer.fits(&u32_));
+        assert!(
+            Given::Slice.fits(&s16)
+                && !Given::Slice.fits(&ptr)
+                && !Given::Slice.fits(&p(24, Bytes))
+        );
+        let usize_ = Given::scalar::<usize>();
+        assert!(usize_.fits(&u64_) && !usize_.fits(&ptr) && !usize_.fits(&s16));
+        let f = Given::scalar::<f32>();
+        assert!(f.fits(&f32_) && !f.fits(&u32_));
+        assert!(Given::scalar::<u32>().fits(&u32_) && !Given::scalar::<u32>().fits(&f32_));
+        // A struct of 16 bytes passed by value fits a 16-byte parameter,
+        // never a pointer.
+        let other = Given::Other(16);
+        assert!(other.fits(&s16) && !Given::Other(8).fits(&ptr));
+        assert_eq!(Given::scalar::<[u64; 2]>(), Given::Other(16));
+        assert_eq!(SLICE_BYTES, 16);
     }
 }

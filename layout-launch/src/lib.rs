@@ -62,7 +62,7 @@ pub use device::{Device, DeviceBuffer, Kernel, Module, Stream};
 pub use dim::Dim3;
 pub use error::Error;
 pub use launch::Launch;
-pub use ptx::{entry_points, EntryPoint};
+pub use ptx::{entry_points, EntryPoint, Param, ParamKind};
 
 /// The cudarc crate this one wraps (its driver API), for what is not
 /// wrapped here.

@@ -1,5 +1,5 @@
 //! What the PTX text says about its kernels: each `.entry`'s name and the
-//! byte size of each of its parameters. No driver is needed; [`Module`]
+//! size and kind of each of its parameters. No driver is needed; [`Module`]
 //! keeps this list to name the kernels it has when a lookup fails, and a
 //! [`Launch`] checks its arguments' count and sizes against it.
 //!
@@ -13,6 +13,8 @@
 /// let entries = layout_launch::entry_points(ptx);
 /// assert_eq!(entries[0].name, "scale");
 /// assert_eq!(entries[0].param_bytes, Some(vec![8, 4]));
+/// use layout_launch::{Param, ParamKind};
+/// assert_eq!(entries[0].params.as_ref().unwrap()[0], Param { bytes: 8, kind: ParamKind::Pointer });
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EntryPoint {
@@ -24,6 +26,45 @@ pub struct EntryPoint {
     /// `.b8 name[N]` (how structs are passed). `None` when a parameter's
     /// type is not one this reader knows; then launches go unchecked.
     pub param_bytes: Option<Vec<usize>>,
+    /// Each parameter's size and kind, in order; `None` where
+    /// `param_bytes` is.
+    pub params: Option<Vec<Param>>,
+}
+
+/// One kernel parameter as the PTX declares it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Param {
+    /// Its size in bytes.
+    pub bytes: usize,
+    /// What it holds.
+    pub kind: ParamKind,
+}
+
+/// What a kernel parameter holds, as far as its PTX type says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    /// `.u64 .ptr`: a pointer (Rust's compiler marks its pointer
+    /// parameters so; nvcc's are plain `.u64`, read as [`ParamKind::Int`]).
+    Pointer,
+    /// `.u32`, `.s64`, `.b64`, ...: an integer (or an unmarked pointer).
+    Int,
+    /// `.f32`, `.f64`, `.f16`: a float.
+    Float,
+    /// `.b8 name[N]`: N bytes, a struct passed by value (such as
+    /// `layout_device::Global`, 16 bytes).
+    Bytes,
+}
+
+impl Param {
+    /// How an error message names it: `pointer`, `u64`, `f32`, `16-byte struct`.
+    pub fn describe(&self) -> String {
+        match self.kind {
+            ParamKind::Pointer => "pointer".to_string(),
+            ParamKind::Int => format!("u{}", 8 * self.bytes),
+            ParamKind::Float => format!("f{}", 8 * self.bytes),
+            ParamKind::Bytes => format!("{}-byte struct", self.bytes),
+        }
+    }
 }
 
 /// The entry points (`.entry NAME(...)`) of a PTX text, in the order the
@@ -49,14 +90,19 @@ pub fn entry_points(ptx: &str) -> Vec<EntryPoint> {
         }
         let name = body[..name_len].to_string();
         let after = body[name_len..].trim_start();
-        let param_bytes = match after.strip_prefix('(') {
+        let params = match after.strip_prefix('(') {
             Some(params) => params
                 .find(')')
-                .and_then(|close| params_bytes(&params[..close])),
+                .and_then(|close| params_of(&params[..close])),
             // No parameter list: a kernel without parameters.
             None => Some(Vec::new()),
         };
-        out.push(EntryPoint { name, param_bytes });
+        let param_bytes = params.as_ref().map(|p| p.iter().map(|p| p.bytes).collect());
+        out.push(EntryPoint {
+            name,
+            param_bytes,
+            params,
+        });
     }
     out
 }
@@ -105,26 +151,29 @@ fn find_directive(text: &str, directive: &str) -> Option<usize> {
     None
 }
 
-/// The byte sizes of a parameter list (the text between the parentheses).
-fn params_bytes(list: &str) -> Option<Vec<usize>> {
+/// The parameters of a parameter list (the text between the parentheses).
+fn params_of(list: &str) -> Option<Vec<Param>> {
     if list.trim().is_empty() {
         return Some(Vec::new());
     }
-    list.split(',').map(param_bytes).collect()
+    list.split(',').map(param).collect()
 }
 
-/// One parameter's byte size: `.param .TYPE [.ptr ...] [.align N] name[[N]]`.
-fn param_bytes(param: &str) -> Option<usize> {
+/// One parameter: `.param .TYPE [.ptr ...] [.align N] name[[N]]`.
+fn param(param: &str) -> Option<Param> {
     let mut words = param.split_whitespace();
     if words.next()? != ".param" {
         return None;
     }
-    let mut size = None;
+    let mut ty = None;
+    let mut pointer = false;
     let mut name = None;
     for w in words {
-        if let Some(ty) = w.strip_prefix('.') {
-            if size.is_none() {
-                size = type_bytes(ty);
+        if let Some(t) = w.strip_prefix('.') {
+            if t == "ptr" {
+                pointer = true;
+            } else if ty.is_none() {
+                ty = type_of(t);
             }
         } else if w.chars().all(|c| c.is_ascii_digit()) {
             // The N of `.align N`.
@@ -132,29 +181,39 @@ fn param_bytes(param: &str) -> Option<usize> {
             name = Some(w);
         }
     }
-    let (size, name) = (size?, name?);
+    let ((size, kind), name) = (ty?, name?);
     match name.split_once('[') {
-        None => Some(size),
+        None if pointer => Some(Param {
+            bytes: size,
+            kind: ParamKind::Pointer,
+        }),
+        None => Some(Param { bytes: size, kind }),
         Some((_, count)) => {
             let count: usize = count.strip_suffix(']')?.trim().parse().ok()?;
-            size.checked_mul(count)
+            Some(Param {
+                bytes: size.checked_mul(count)?,
+                kind: ParamKind::Bytes,
+            })
         }
     }
 }
 
-/// The size of a PTX fundamental type (`u64`, `f32`, `b8`, ...).
-fn type_bytes(ty: &str) -> Option<usize> {
+/// The size and kind of a PTX fundamental type (`u64`, `f32`, `b8`, ...).
+fn type_of(ty: &str) -> Option<(usize, ParamKind)> {
     let (kind, bits) = ty.split_at(1);
-    if !matches!(kind, "u" | "s" | "b" | "f") {
-        return None;
-    }
-    match bits {
-        "8" => Some(1),
-        "16" => Some(2),
-        "32" => Some(4),
-        "64" => Some(8),
-        _ => None,
-    }
+    let kind = match kind {
+        "u" | "s" | "b" => ParamKind::Int,
+        "f" => ParamKind::Float,
+        _ => return None,
+    };
+    let bytes = match bits {
+        "8" => 1,
+        "16" => 2,
+        "32" => 4,
+        "64" => 8,
+        _ => return None,
+    };
+    Some((bytes, kind))
 }
 
 #[cfg(test)]
@@ -173,6 +232,27 @@ mod tests {
         assert_eq!(e[0].param_bytes, Some(vec![8; 6]));
         assert_eq!(e[1].param_bytes, Some(vec![8, 8, 8, 4]));
         assert_eq!(e[2].param_bytes, Some(vec![8; 6]));
+        let kinds: Vec<ParamKind> = e[1]
+            .params
+            .as_ref()
+            .unwrap()
+            .iter()
+            .map(|p| p.kind)
+            .collect();
+        use ParamKind::*;
+        assert_eq!(kinds, [Pointer, Pointer, Pointer, Int]);
+    }
+
+    /// A kernel over `layout_device` buffers, as rustc writes it: the
+    /// buffers are 16-byte structs (pointer and length).
+    #[test]
+    fn reads_struct_and_float_parameters() {
+        let ptx = ".visible .entry scale(\n\t.param .align 8 .b8 scale_param_0[16],\n\t.param .align 8 .b8 scale_param_1[16],\n\t.param .f32 scale_param_2,\n\t.param .u64 scale_param_3\n)\n{\n\tret;\n}\n";
+        let e = entry_points(ptx);
+        let p = e[0].params.clone().unwrap();
+        let text: Vec<String> = p.iter().map(Param::describe).collect();
+        assert_eq!(text, ["16-byte struct", "16-byte struct", "f32", "u64"]);
+        assert_eq!(e[0].param_bytes, Some(vec![16, 16, 4, 8]));
     }
 
     #[test]

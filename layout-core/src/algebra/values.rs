@@ -40,6 +40,10 @@ impl<S: Congruent<D>, D: IntTuple> StaticResult for Layout<S, D> {
 pub(crate) fn or_panic<T>(r: Result<T, LayoutError>) -> T {
     match r {
         Ok(t) => t,
+        // On the GPU, a constant message: see `layout::compact::extents_overflow`.
+        #[cfg(target_arch = "nvptx64")]
+        Err(_) => panic!("layout error"),
+        #[cfg(not(target_arch = "nvptx64"))]
         Err(e) => panic!("{e}"),
     }
 }

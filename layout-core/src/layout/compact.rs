@@ -179,10 +179,22 @@ where
 
 /// The error of the compact-stride functions: the run-time extents multiply
 /// past `usize`. Cold and out of line, so the check costs a compare.
+// On the GPU (nvptx64) a panic traps (immediate abort) and nothing can
+// print its message; a function of this crate kept out of line would be
+// an external call that the kernel's PTX cannot resolve (layout-ptx
+// compiles the kernel's crate only). So there it is inline, with a
+// constant message (formatting arguments would be built in local memory).
 #[cold]
-#[inline(never)]
+#[cfg_attr(not(target_arch = "nvptx64"), inline(never))]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
 #[track_caller]
 pub(crate) fn extents_overflow(op: &'static str) -> ! {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let _ = op;
+        panic!("the shape's extents multiply past usize")
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
     panic!("{op}: the shape's extents multiply past usize")
 }
 

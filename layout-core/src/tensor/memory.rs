@@ -199,7 +199,7 @@ impl<M: Memory, S: Congruent<D>, D: IntTuple> Tensor<M, Layout<S, D>> {
     pub fn load<Crd: Crd2Idx<S, D>>(&self, c: Crd) -> M::Elem {
         match self.try_load(c) {
             Some(v) => v,
-            None => outside("load"),
+            None => outside(false),
         }
     }
 
@@ -267,21 +267,23 @@ impl<M: MemoryMut, S: Congruent<D>, D: IntTuple> Tensor<M, Layout<S, D>> {
     #[track_caller]
     pub fn store<Crd: Crd2Idx<S, D>>(&self, c: Crd, v: M::Elem) {
         if self.try_store(c, v).is_none() {
-            outside("store")
+            outside(true)
         }
     }
 }
 
 /// The panic of a refused access: a short constant message (a GPU kernel
-/// traps at it; no formatting code is pulled in).
+/// traps at it; no formatting code is pulled in). Inline on the GPU: see
+/// `layout::compact::extents_overflow`.
 #[cold]
-#[inline(never)]
+#[cfg_attr(not(target_arch = "nvptx64"), inline(never))]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
 #[track_caller]
-fn outside(op: &'static str) -> ! {
-    match op {
-        "load" => panic!("tensor load outside the shape or past the memory"),
-        _ => panic!("tensor store outside the shape or past the memory"),
+fn outside(store: bool) -> ! {
+    if store {
+        panic!("tensor store outside the shape or past the memory")
     }
+    panic!("tensor load outside the shape or past the memory")
 }
 
 #[cfg(test)]

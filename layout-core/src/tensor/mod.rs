@@ -384,10 +384,27 @@ impl<E, L> Tensor<E, L> {
     }
 }
 
+// On the GPU, inline with a constant message: see
+// `layout::compact::extents_overflow`.
+#[cold]
+#[cfg_attr(not(target_arch = "nvptx64"), inline(never))]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[track_caller]
+fn out_of_shape(c: &dyn CrdText, s: &dyn IntTupleText) -> ! {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let _ = (c, s);
+        panic!("tensor coordinate outside the shape")
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    out_of_shape_text(c, s)
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
 #[cold]
 #[inline(never)]
 #[track_caller]
-fn out_of_shape(c: &dyn CrdText, s: &dyn IntTupleText) -> ! {
+fn out_of_shape_text(c: &dyn CrdText, s: &dyn IntTupleText) -> ! {
     let mut msg = Text::default();
     let _ = c.text(&mut msg);
     let _ = core::fmt::Write::write_str(&mut msg, " is outside shape ");
@@ -395,6 +412,8 @@ fn out_of_shape(c: &dyn CrdText, s: &dyn IntTupleText) -> ! {
     panic!("tensor coordinate {}", msg.as_str())
 }
 
+// Only the host formats the message (see `out_of_shape`).
+#[cfg_attr(target_arch = "nvptx64", allow(dead_code))]
 trait CrdText {
     fn text(&self, f: &mut dyn core::fmt::Write) -> core::fmt::Result;
 }
@@ -405,6 +424,8 @@ impl<S: Congruent<D>, D: IntTuple, Crd: Crd2Idx<S, D>> CrdText
         self.0.write_crd(f)
     }
 }
+// Only the host formats the message (see `out_of_shape`).
+#[cfg_attr(target_arch = "nvptx64", allow(dead_code))]
 trait IntTupleText {
     fn text(&self, f: &mut dyn core::fmt::Write) -> core::fmt::Result;
 }
@@ -414,6 +435,8 @@ impl<T: IntTuple> IntTupleText for T {
     }
 }
 
+// Only the host formats the message (see `out_of_shape`).
+#[cfg_attr(target_arch = "nvptx64", allow(dead_code))]
 /// A small fixed buffer for panic messages (no allocation in `no_std`).
 struct Text {
     buf: [u8; 192],
@@ -427,6 +450,8 @@ impl Default for Text {
         }
     }
 }
+// Only the host formats the message (see `out_of_shape`).
+#[cfg_attr(target_arch = "nvptx64", allow(dead_code))]
 impl Text {
     fn as_str(&self) -> &str {
         core::str::from_utf8(&self.buf[..self.len]).unwrap_or("?")
@@ -760,12 +785,11 @@ pub fn make_identity_tensor<S: IdentityShape>(shape: S) -> IdentityTensor<S> {
 pub fn try_make_identity_tensor<S: IdentityShape>(
     shape: S,
 ) -> Result<IdentityTensor<S>, LayoutError> {
-    let mut bad = None;
-    shape.for_each_mode_size(&mut |n| {
-        if n > S::MAX_EXTENT && bad.is_none() {
-            bad = Some(n);
-        }
-    });
+    // Mode by mode with constant indices (no closure through a `dyn`,
+    // which a GPU kernel would keep in local memory).
+    let bad = (0..S::RANK)
+        .map(|i| shape.mode_size(i))
+        .find(|&n| n > S::MAX_EXTENT);
     if let Some(n) = bad {
         return Err(LayoutError::Refused {
             op: "make_identity_tensor",
