@@ -25,7 +25,6 @@ pub trait MmaInstr: MmaAtom {
     /// C's (and D's) values of one thread.
     type CRegs: Copy;
     /// D = A·B + C, executed by the whole warp together.
-    #[cfg(target_arch = "nvptx64")]
     fn mma(a: Self::ARegs, b: Self::BRegs, c: Self::CRegs) -> Self::CRegs;
 }
 
@@ -33,7 +32,6 @@ impl MmaInstr for SM80_16x8x16_F32F16F16F32_TN {
     type ARegs = [u32; 4];
     type BRegs = [u32; 2];
     type CRegs = [f32; 4];
-    #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
     fn mma(a: [u32; 4], b: [u32; 2], c: [f32; 4]) -> [f32; 4] {
         crate::hw::mma_m16n8k16_f32(a, b, c)
@@ -44,7 +42,6 @@ impl MmaInstr for SM80_16x8x16_F16F16F16F16_TN {
     type ARegs = [u32; 4];
     type BRegs = [u32; 2];
     type CRegs = [u32; 2];
-    #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
     fn mma(a: [u32; 4], b: [u32; 2], c: [u32; 2]) -> [u32; 2] {
         crate::hw::mma_m16n8k16_f16(a, b, c)
@@ -59,7 +56,6 @@ pub trait LdsmInstr: CopyAtom {
     type Regs: Copy;
     /// The copy, the row this lane names at word `i` of the window `src`
     /// (16-byte aligned), executed by the whole warp together.
-    #[cfg(target_arch = "nvptx64")]
     fn ldsm(src: crate::Smem, i: usize) -> Self::Regs;
 }
 
@@ -67,7 +63,6 @@ macro_rules! ldsm {
     ($($atom:ty => $regs:ty, $f:ident;)*) => {$(
         impl LdsmInstr for $atom {
             type Regs = $regs;
-            #[cfg(target_arch = "nvptx64")]
             #[inline(always)]
             fn ldsm(src: crate::Smem, i: usize) -> $regs {
                 src.$f(i)

@@ -21,16 +21,61 @@
 //! beyond it: a kernel written over these types is safe Rust, and a wrong
 //! index stops the launch (an error on the host) instead of touching
 //! memory it does not own.
+//!
+//! The instructions exist on the host too, so that kernel code compiles
+//! and is documented there; called on the host, one panics, naming itself
+//! (only the GPU can execute it).
 #![allow(unsafe_code)]
+// On the host, the instructions' operands go unused.
+#![cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]
+
+/// A GPU instruction's body on the GPU; on the host, a panic naming it.
+macro_rules! gpu {
+    ($name:literal, $body:block) => {{
+        #[cfg(target_arch = "nvptx64")]
+        $body
+        #[cfg(not(target_arch = "nvptx64"))]
+        $crate::hw::gpu_only($name)
+    }};
+}
 
 mod global;
-#[cfg(target_arch = "nvptx64")]
 mod instr;
 mod shared;
 mod thread;
 
 pub use global::{Global, GlobalMut, GlobalRun, F4};
-#[cfg(target_arch = "nvptx64")]
 pub use instr::*;
 pub use shared::{SharedBuffer, Smem};
 pub use thread::*;
+
+/// What a GPU instruction does when called on the host.
+#[cfg(not(target_arch = "nvptx64"))]
+#[cold]
+#[track_caller]
+fn gpu_only(what: &str) -> ! {
+    panic!("{what} is a GPU instruction: it runs in a kernel, not on the host")
+}
+
+#[cfg(test)]
+mod tests {
+    /// On the host, an instruction is a panic that names it; the
+    /// functions built from instructions too.
+    #[test]
+    fn instructions_on_the_host_say_they_are_the_gpus() {
+        let msg = |f: fn()| {
+            let e = std::panic::catch_unwind(f).unwrap_err();
+            e.downcast_ref::<std::string::String>()
+                .cloned()
+                .unwrap_or_default()
+        };
+        assert_eq!(
+            msg(|| super::sync_threads()),
+            "sync_threads is a GPU instruction: it runs in a kernel, not on the host"
+        );
+        assert!(msg(|| {
+            super::warp_sum(1.0);
+        })
+        .starts_with("shfl_xor is a GPU instruction"));
+    }
+}

@@ -3,11 +3,9 @@
 //! addressed from 0, every access checked against the window.
 
 use super::thread::trap;
-#[cfg(target_arch = "nvptx64")]
 use super::{global::GlobalRun, F4};
 #[cfg(target_arch = "nvptx64")]
 use core::arch::asm;
-#[cfg(target_arch = "nvptx64")]
 use layout_core::tensor::memory::{Memory, MemoryMut};
 
 /// A block's shared buffer, declared in the PTX by
@@ -95,8 +93,6 @@ macro_rules! shared_memory {
 /// A [`Memory`](layout_core::tensor::memory::Memory) of `f32`: a `Tensor`
 /// over shared memory is a tensor over a window.
 #[derive(Clone, Copy, Debug)]
-// On the host only the checks are tested; the accesses are the GPU's.
-#[cfg_attr(not(target_arch = "nvptx64"), allow(dead_code))]
 pub struct Smem {
     /// Shared-window address of word 0, hidden from the optimiser (see
     /// `make`).
@@ -143,6 +139,7 @@ impl Smem {
     /// The shared address of word `i`, an access of `width` words: traps
     /// beyond the window, or for a vector access not aligned to its width
     /// in the buffer.
+    // On the host, only the tests call it (the accesses are the GPU's).
     #[cfg_attr(not(target_arch = "nvptx64"), allow(dead_code))]
     #[inline(always)]
     fn addr(self, i: usize, width: usize) -> u32 {
@@ -154,7 +151,6 @@ impl Smem {
 
     /// Whether an access of `width` words at `i` lies in the window and is
     /// aligned to its width in the buffer.
-    #[cfg_attr(not(target_arch = "nvptx64"), allow(dead_code))]
     #[inline(always)]
     fn fits(self, i: usize, width: usize) -> bool {
         i + width <= self.len && (self.offset + i) % width == 0
@@ -179,56 +175,63 @@ fn opaque(at: u32) -> u32 {
     at
 }
 
-#[cfg(target_arch = "nvptx64")]
 impl Smem {
     /// The `f32` at word `i` of the window.
     #[inline(always)]
     pub fn ld(self, i: usize) -> f32 {
-        let a = self.addr(i, 1);
-        let v: f32;
-        // SAFETY: `a` lies in the buffer (the window and `addr` checks).
-        unsafe {
-            asm!("ld.shared.f32 {v}, [{a}];", v = out(reg32) v, a = in(reg32) a,
-                 options(pure, readonly, nostack))
-        };
-        v
+        gpu!("ld", {
+            let a = self.addr(i, 1);
+            let v: f32;
+            // SAFETY: `a` lies in the buffer (the window and `addr` checks).
+            unsafe {
+                asm!("ld.shared.f32 {v}, [{a}];", v = out(reg32) v, a = in(reg32) a,
+                     options(pure, readonly, nostack))
+            };
+            v
+        })
     }
 
     /// Four `f32` at word `i` (16-byte aligned in the buffer).
     #[inline(always)]
     pub fn ld4(self, i: usize) -> F4 {
-        let a = self.addr(i, 4);
-        let (x, y, z, w): (f32, f32, f32, f32);
-        // SAFETY: `a` lies in the buffer and is 16-byte aligned (checked).
-        unsafe {
-            asm!("ld.shared.v4.f32 {{{x}, {y}, {z}, {w}}}, [{a}];",
-                 x = out(reg32) x, y = out(reg32) y, z = out(reg32) z, w = out(reg32) w,
-                 a = in(reg32) a, options(pure, readonly, nostack))
-        };
-        F4([x, y, z, w])
+        gpu!("ld4", {
+            let a = self.addr(i, 4);
+            let (x, y, z, w): (f32, f32, f32, f32);
+            // SAFETY: `a` lies in the buffer and is 16-byte aligned (checked).
+            unsafe {
+                asm!("ld.shared.v4.f32 {{{x}, {y}, {z}, {w}}}, [{a}];",
+                     x = out(reg32) x, y = out(reg32) y, z = out(reg32) z, w = out(reg32) w,
+                     a = in(reg32) a, options(pure, readonly, nostack))
+            };
+            F4([x, y, z, w])
+        })
     }
 
     /// Writes the `f32` at word `i`.
     #[inline(always)]
     pub fn st(self, i: usize, v: f32) {
-        let a = self.addr(i, 1);
-        // SAFETY: `a` lies in the buffer (checked).
-        unsafe {
-            asm!("st.shared.f32 [{a}], {v};", a = in(reg32) a, v = in(reg32) v, options(nostack))
-        }
+        gpu!("st", {
+            let a = self.addr(i, 1);
+            // SAFETY: `a` lies in the buffer (checked).
+            unsafe {
+                asm!("st.shared.f32 [{a}], {v};", a = in(reg32) a, v = in(reg32) v, options(nostack))
+            }
+        })
     }
 
     /// Writes four `f32` at word `i` (16-byte aligned in the buffer).
     #[inline(always)]
     pub fn st4(self, i: usize, v: F4) {
-        let a = self.addr(i, 4);
-        let [x, y, z, w] = v.0;
-        // SAFETY: `a` lies in the buffer and is 16-byte aligned (checked).
-        unsafe {
-            asm!("st.shared.v4.f32 [{a}], {{{x}, {y}, {z}, {w}}};", a = in(reg32) a,
-                 x = in(reg32) x, y = in(reg32) y, z = in(reg32) z, w = in(reg32) w,
-                 options(nostack))
-        }
+        gpu!("st4", {
+            let a = self.addr(i, 4);
+            let [x, y, z, w] = v.0;
+            // SAFETY: `a` lies in the buffer and is 16-byte aligned (checked).
+            unsafe {
+                asm!("st.shared.v4.f32 [{a}], {{{x}, {y}, {z}, {w}}};", a = in(reg32) a,
+                     x = in(reg32) x, y = in(reg32) y, z = in(reg32) z, w = in(reg32) w,
+                     options(nostack))
+            }
+        })
     }
 
     /// `ldmatrix.sync.aligned.m8n8.x4.shared.b16`: this lane gives the
@@ -238,16 +241,18 @@ impl Smem {
     /// together.
     #[inline(always)]
     pub fn ldmatrix_x4(self, i: usize) -> [u32; 4] {
-        let a = self.addr(i, 4);
-        let (r0, r1, r2, r3): (u32, u32, u32, u32);
-        // SAFETY: `a` lies in the buffer, 16-byte aligned (checked); the
-        // warp executes it converged (kernels call it with whole warps).
-        unsafe {
-            asm!("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{{r0}, {r1}, {r2}, {r3}}}, [{a}];",
-                 r0 = out(reg32) r0, r1 = out(reg32) r1, r2 = out(reg32) r2, r3 = out(reg32) r3,
-                 a = in(reg32) a, options(readonly, nostack))
-        };
-        [r0, r1, r2, r3]
+        gpu!("ldmatrix_x4", {
+            let a = self.addr(i, 4);
+            let (r0, r1, r2, r3): (u32, u32, u32, u32);
+            // SAFETY: `a` lies in the buffer, 16-byte aligned (checked); the
+            // warp executes it converged (kernels call it with whole warps).
+            unsafe {
+                asm!("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{{r0}, {r1}, {r2}, {r3}}}, [{a}];",
+                     r0 = out(reg32) r0, r1 = out(reg32) r1, r2 = out(reg32) r2, r3 = out(reg32) r3,
+                     a = in(reg32) a, options(readonly, nostack))
+            };
+            [r0, r1, r2, r3]
+        })
     }
 
     /// `ldmatrix.sync.aligned.m8n8.x2.shared.b16`: as [`Smem::ldmatrix_x4`]
@@ -255,73 +260,83 @@ impl Smem {
     /// the others' addresses are checked but not used).
     #[inline(always)]
     pub fn ldmatrix_x2(self, i: usize) -> [u32; 2] {
-        let a = self.addr(i, 4);
-        let (r0, r1): (u32, u32);
-        // SAFETY: as ldmatrix_x4.
-        unsafe {
-            asm!("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {{{r0}, {r1}}}, [{a}];",
-                 r0 = out(reg32) r0, r1 = out(reg32) r1,
-                 a = in(reg32) a, options(readonly, nostack))
-        };
-        [r0, r1]
+        gpu!("ldmatrix_x2", {
+            let a = self.addr(i, 4);
+            let (r0, r1): (u32, u32);
+            // SAFETY: as ldmatrix_x4.
+            unsafe {
+                asm!("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {{{r0}, {r1}}}, [{a}];",
+                     r0 = out(reg32) r0, r1 = out(reg32) r1,
+                     a = in(reg32) a, options(readonly, nostack))
+            };
+            [r0, r1]
+        })
     }
 
     /// `ldmatrix.sync.aligned.m8n8.x1.shared.b16`: one matrix, lanes 0-7
     /// give the rows (`SM75_U32x1_LDSM_N`).
     #[inline(always)]
     pub fn ldmatrix_x1(self, i: usize) -> u32 {
-        let a = self.addr(i, 4);
-        let r0: u32;
-        // SAFETY: as ldmatrix_x4.
-        unsafe {
-            asm!("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {{{r0}}}, [{a}];",
-                 r0 = out(reg32) r0, a = in(reg32) a, options(readonly, nostack))
-        };
-        r0
+        gpu!("ldmatrix_x1", {
+            let a = self.addr(i, 4);
+            let r0: u32;
+            // SAFETY: as ldmatrix_x4.
+            unsafe {
+                asm!("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {{{r0}}}, [{a}];",
+                     r0 = out(reg32) r0, a = in(reg32) a, options(readonly, nostack))
+            };
+            r0
+        })
     }
 
     /// `ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16`: one matrix,
     /// transposed (`SM75_U16x2_LDSM_T`).
     #[inline(always)]
     pub fn ldmatrix_x1_trans(self, i: usize) -> u32 {
-        let a = self.addr(i, 4);
-        let r0: u32;
-        // SAFETY: as ldmatrix_x4.
-        unsafe {
-            asm!("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {{{r0}}}, [{a}];",
-                 r0 = out(reg32) r0, a = in(reg32) a, options(readonly, nostack))
-        };
-        r0
+        gpu!("ldmatrix_x1_trans", {
+            let a = self.addr(i, 4);
+            let r0: u32;
+            // SAFETY: as ldmatrix_x4.
+            unsafe {
+                asm!("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {{{r0}}}, [{a}];",
+                     r0 = out(reg32) r0, a = in(reg32) a, options(readonly, nostack))
+            };
+            r0
+        })
     }
 
     /// `ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16`: two matrices,
     /// transposed (`SM75_U16x4_LDSM_T`).
     #[inline(always)]
     pub fn ldmatrix_x2_trans(self, i: usize) -> [u32; 2] {
-        let a = self.addr(i, 4);
-        let (r0, r1): (u32, u32);
-        // SAFETY: as ldmatrix_x4.
-        unsafe {
-            asm!("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {{{r0}, {r1}}}, [{a}];",
-                 r0 = out(reg32) r0, r1 = out(reg32) r1,
-                 a = in(reg32) a, options(readonly, nostack))
-        };
-        [r0, r1]
+        gpu!("ldmatrix_x2_trans", {
+            let a = self.addr(i, 4);
+            let (r0, r1): (u32, u32);
+            // SAFETY: as ldmatrix_x4.
+            unsafe {
+                asm!("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {{{r0}, {r1}}}, [{a}];",
+                     r0 = out(reg32) r0, r1 = out(reg32) r1,
+                     a = in(reg32) a, options(readonly, nostack))
+            };
+            [r0, r1]
+        })
     }
 
     /// `ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16`: four matrices,
     /// transposed (`SM75_U16x8_LDSM_T`).
     #[inline(always)]
     pub fn ldmatrix_x4_trans(self, i: usize) -> [u32; 4] {
-        let a = self.addr(i, 4);
-        let (r0, r1, r2, r3): (u32, u32, u32, u32);
-        // SAFETY: as ldmatrix_x4.
-        unsafe {
-            asm!("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {{{r0}, {r1}, {r2}, {r3}}}, [{a}];",
-                 r0 = out(reg32) r0, r1 = out(reg32) r1, r2 = out(reg32) r2, r3 = out(reg32) r3,
-                 a = in(reg32) a, options(readonly, nostack))
-        };
-        [r0, r1, r2, r3]
+        gpu!("ldmatrix_x4_trans", {
+            let a = self.addr(i, 4);
+            let (r0, r1, r2, r3): (u32, u32, u32, u32);
+            // SAFETY: as ldmatrix_x4.
+            unsafe {
+                asm!("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {{{r0}, {r1}, {r2}, {r3}}}, [{a}];",
+                     r0 = out(reg32) r0, r1 = out(reg32) r1, r2 = out(reg32) r2, r3 = out(reg32) r3,
+                     a = in(reg32) a, options(readonly, nostack))
+            };
+            [r0, r1, r2, r3]
+        })
     }
 
     /// `cp.async.cg.shared.global` of 16 bytes (`SM80_CP_ASYNC_CACHEGLOBAL`):
@@ -331,19 +346,20 @@ impl Smem {
     /// barrier for other threads' copies).
     #[inline(always)]
     pub fn cp_async16<const N: usize>(self, i: usize, src: GlobalRun<F4, N>, v: usize) {
-        let a = self.addr(i, 4);
-        let g = src.ptr(v);
-        // SAFETY: element v < N of the run is in its buffer (checked by
-        // `ptr` and when the run was made), `a` in the shared buffer and
-        // aligned (checked).
-        unsafe {
-            asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {g}; cp.async.cg.shared.global [{a}], [g], 16; }}",
-                 a = in(reg32) a, g = in(reg64) g, options(nostack))
-        }
+        gpu!("cp_async16", {
+            let a = self.addr(i, 4);
+            let g = src.ptr(v);
+            // SAFETY: element v < N of the run is in its buffer (checked by
+            // `ptr` and when the run was made), `a` in the shared buffer and
+            // aligned (checked).
+            unsafe {
+                asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {g}; cp.async.cg.shared.global [{a}], [g], 16; }}",
+                     a = in(reg32) a, g = in(reg64) g, options(nostack))
+            }
+        })
     }
 }
 
-#[cfg(target_arch = "nvptx64")]
 impl Memory for Smem {
     type Elem = f32;
     #[inline(always)]
@@ -370,7 +386,6 @@ impl Memory for Smem {
     }
 }
 
-#[cfg(target_arch = "nvptx64")]
 impl MemoryMut for Smem {
     #[inline(always)]
     fn store(&self, i: usize, v: f32) -> Option<()> {

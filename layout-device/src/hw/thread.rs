@@ -25,164 +25,174 @@ pub fn trap() -> ! {
 pub const WARP_SIZE: usize = 32;
 
 /// The thread's index in its block, x (CUDA's `threadIdx.x`).
-#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 pub fn thread_idx() -> usize {
-    // SAFETY: reads a special register.
-    unsafe { nvptx::_thread_idx_x() as usize }
+    gpu!("thread_idx", {
+        // SAFETY: reads a special register.
+        unsafe { nvptx::_thread_idx_x() as usize }
+    })
 }
 
 /// The thread's index in its block, (x, y, z).
-#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 pub fn thread_idx_xyz() -> (usize, usize, usize) {
-    // SAFETY: reads special registers.
-    unsafe {
-        (
-            nvptx::_thread_idx_x() as usize,
-            nvptx::_thread_idx_y() as usize,
-            nvptx::_thread_idx_z() as usize,
-        )
-    }
+    gpu!("thread_idx_xyz", {
+        // SAFETY: reads special registers.
+        unsafe {
+            (
+                nvptx::_thread_idx_x() as usize,
+                nvptx::_thread_idx_y() as usize,
+                nvptx::_thread_idx_z() as usize,
+            )
+        }
+    })
 }
 
 /// The block's index in the grid, (x, y) (CUDA's `blockIdx`).
-#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 pub fn block_idx() -> (usize, usize) {
-    // SAFETY: reads special registers.
-    unsafe {
-        (
-            nvptx::_block_idx_x() as usize,
-            nvptx::_block_idx_y() as usize,
-        )
-    }
+    gpu!("block_idx", {
+        // SAFETY: reads special registers.
+        unsafe {
+            (
+                nvptx::_block_idx_x() as usize,
+                nvptx::_block_idx_y() as usize,
+            )
+        }
+    })
 }
 
 /// The block's index in the grid, (x, y, z).
-#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 pub fn block_idx_xyz() -> (usize, usize, usize) {
-    // SAFETY: reads special registers.
-    unsafe {
-        (
-            nvptx::_block_idx_x() as usize,
-            nvptx::_block_idx_y() as usize,
-            nvptx::_block_idx_z() as usize,
-        )
-    }
+    gpu!("block_idx_xyz", {
+        // SAFETY: reads special registers.
+        unsafe {
+            (
+                nvptx::_block_idx_x() as usize,
+                nvptx::_block_idx_y() as usize,
+                nvptx::_block_idx_z() as usize,
+            )
+        }
+    })
 }
 
 /// The block's extent in threads, (x, y, z) (CUDA's `blockDim`).
-#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 pub fn block_dim() -> (usize, usize, usize) {
-    // SAFETY: reads special registers.
-    unsafe {
-        (
-            nvptx::_block_dim_x() as usize,
-            nvptx::_block_dim_y() as usize,
-            nvptx::_block_dim_z() as usize,
-        )
-    }
+    gpu!("block_dim", {
+        // SAFETY: reads special registers.
+        unsafe {
+            (
+                nvptx::_block_dim_x() as usize,
+                nvptx::_block_dim_y() as usize,
+                nvptx::_block_dim_z() as usize,
+            )
+        }
+    })
 }
 
 /// The grid's extent in blocks, (x, y, z) (CUDA's `gridDim`).
-#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 pub fn grid_dim() -> (usize, usize, usize) {
-    // SAFETY: reads special registers.
-    unsafe {
-        (
-            nvptx::_grid_dim_x() as usize,
-            nvptx::_grid_dim_y() as usize,
-            nvptx::_grid_dim_z() as usize,
-        )
-    }
+    gpu!("grid_dim", {
+        // SAFETY: reads special registers.
+        unsafe {
+            (
+                nvptx::_grid_dim_x() as usize,
+                nvptx::_grid_dim_y() as usize,
+                nvptx::_grid_dim_z() as usize,
+            )
+        }
+    })
 }
 
 /// The thread's warp in its block and its lane in the warp, for a block
 /// of x threads only: `(thread_idx() / 32, thread_idx() % 32)`.
-#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 pub fn warp_lane() -> (usize, usize) {
-    let t = thread_idx();
-    (t / WARP_SIZE, t % WARP_SIZE)
+    gpu!("warp_lane", {
+        let t = thread_idx();
+        (t / WARP_SIZE, t % WARP_SIZE)
+    })
 }
 
 /// `__syncthreads()`: every thread of the block waits here; shared-memory
 /// writes before it are seen by every thread after it.
-#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 pub fn sync_threads() {
-    // SAFETY: a barrier; every thread of the block reaches it (kernels
-    // call it outside data-dependent branches). No `nomem`: the compiler
-    // keeps shared-memory accesses on their side of it.
-    unsafe { asm!("bar.sync 0;", options(nostack)) }
+    gpu!("sync_threads", {
+        // SAFETY: a barrier; every thread of the block reaches it (kernels
+        // call it outside data-dependent branches). No `nomem`: the compiler
+        // keeps shared-memory accesses on their side of it.
+        unsafe { asm!("bar.sync 0;", options(nostack)) }
+    })
 }
 
 /// `__syncwarp()`: the lanes of the warp wait for each other; their
 /// shared-memory writes before it are seen after it.
-#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 pub fn sync_warp() {
-    // SAFETY: a warp barrier over all 32 lanes (kernels call it with whole
-    // warps). No `nomem`, as `sync_threads`.
-    unsafe { asm!("bar.warp.sync -1;", options(nostack)) }
+    gpu!("sync_warp", {
+        // SAFETY: a warp barrier over all 32 lanes (kernels call it with whole
+        // warps). No `nomem`, as `sync_threads`.
+        unsafe { asm!("bar.warp.sync -1;", options(nostack)) }
+    })
 }
 
 /// Fused multiply-add `a * b + c`, one `fma.rn.f32`.
-#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 pub fn fma(a: f32, b: f32, c: f32) -> f32 {
-    core::intrinsics::fmaf32(a, b, c)
+    gpu!("fma", { core::intrinsics::fmaf32(a, b, c) })
 }
 
 /// `__shfl_sync(0xffffffff, v, lane)`: lane `src`'s `v` (modulo 32), for
 /// every lane of the warp.
-#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 pub fn shfl_idx(v: u32, src: u32) -> u32 {
-    let r: u32;
-    // SAFETY: registers only; the whole warp executes it (full mask).
-    unsafe {
-        asm!("shfl.sync.idx.b32 {r}, {v}, {s}, 31, -1;", r = out(reg32) r, v = in(reg32) v,
-             s = in(reg32) src, options(nomem, nostack))
-    };
-    r
+    gpu!("shfl_idx", {
+        let r: u32;
+        // SAFETY: registers only; the whole warp executes it (full mask).
+        unsafe {
+            asm!("shfl.sync.idx.b32 {r}, {v}, {s}, 31, -1;", r = out(reg32) r, v = in(reg32) v,
+                 s = in(reg32) src, options(nomem, nostack))
+        };
+        r
+    })
 }
 
 /// `__shfl_xor_sync(0xffffffff, v, mask)`: the `v` of lane `lane ^ mask`
 /// (a butterfly step of a warp reduction).
-#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 pub fn shfl_xor(v: u32, mask: u32) -> u32 {
-    let r: u32;
-    // SAFETY: registers only; the whole warp executes it (full mask).
-    unsafe {
-        asm!("shfl.sync.bfly.b32 {r}, {v}, {m}, 31, -1;", r = out(reg32) r, v = in(reg32) v,
-             m = in(reg32) mask, options(nomem, nostack))
-    };
-    r
+    gpu!("shfl_xor", {
+        let r: u32;
+        // SAFETY: registers only; the whole warp executes it (full mask).
+        unsafe {
+            asm!("shfl.sync.bfly.b32 {r}, {v}, {m}, 31, -1;", r = out(reg32) r, v = in(reg32) v,
+                 m = in(reg32) mask, options(nomem, nostack))
+        };
+        r
+    })
 }
 
 /// `__shfl_down_sync(0xffffffff, v, delta)`: the `v` of lane
 /// `lane + delta` (a lane past 31 keeps its own).
-#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 pub fn shfl_down(v: u32, delta: u32) -> u32 {
-    let r: u32;
-    // SAFETY: registers only; the whole warp executes it (full mask).
-    unsafe {
-        asm!("shfl.sync.down.b32 {r}, {v}, {d}, 31, -1;", r = out(reg32) r, v = in(reg32) v,
-             d = in(reg32) delta, options(nomem, nostack))
-    };
-    r
+    gpu!("shfl_down", {
+        let r: u32;
+        // SAFETY: registers only; the whole warp executes it (full mask).
+        unsafe {
+            asm!("shfl.sync.down.b32 {r}, {v}, {d}, 31, -1;", r = out(reg32) r, v = in(reg32) v,
+                 d = in(reg32) delta, options(nomem, nostack))
+        };
+        r
+    })
 }
 
 /// The sum of `v` over the 32 lanes of the warp, in every lane (five
 /// butterfly shuffles).
-#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 pub fn warp_sum(mut v: f32) -> f32 {
     let mut m = 16;
