@@ -10,10 +10,15 @@ use crate::maps::{
     sgemm_frag_c, sgemm_load_a, sgemm_load_a_nt, sgemm_load_b, transpose_load, transpose_store, At,
     MmaOffsets, BK, BM, BN, HGEMM_BK, HGEMM_BM, HGEMM_BN, HGEMM_STAGE, HGEMM_STAGES, TT,
 };
+use layout_core::atom::{
+    SM75_U16x2_LDSM_T, SM75_U16x4_LDSM_T, SM75_U16x8_LDSM_T, SM75_U32x1_LDSM_N, SM75_U32x2_LDSM_N,
+    SM75_U32x4_LDSM_N, SM80_16x8x16_F16F16F16F16_TN as MmaF16,
+    SM80_16x8x16_F32F16F16F32_TN as MmaF32,
+};
 use layout_core::instantiate;
 use layout_device::{
-    block_idx, cp_async_commit, cp_async_wait, cp_async_wait_all, fma, mma_m16n8k16_f16,
-    mma_m16n8k16_f32, sync_threads, thread_idx, trap, Global, GlobalMut, Smem, F4,
+    block_idx, cp_async_commit, cp_async_wait, cp_async_wait_all, fma, sync_threads, thread_idx,
+    trap, Global, GlobalMut, LdsmInstr, MmaInstr, Smem, F4,
 };
 
 /// `dst = src^T`, n x n: each block moves one 64 x 64 tile through a
@@ -205,7 +210,7 @@ fn mma_fragments(a: Global<u16>, b: Global<u16>, m: &MmaOffsets) -> ([u32; 4], [
 pub fn mma_atom_f32(a: Global<u16>, b: Global<u16>, c: GlobalMut<f32>) {
     let m = mma_atom_offsets(thread_idx() % 32);
     let (ra, rb) = mma_fragments(a, b, &m);
-    let d = mma_m16n8k16_f32(ra, rb, [0.0; 4]);
+    let d = MmaF32::mma(ra, rb, [0.0; 4]);
     for (o, v) in m.c.into_iter().zip(d) {
         c.st(o, v);
     }
@@ -216,7 +221,7 @@ pub fn mma_atom_f32(a: Global<u16>, b: Global<u16>, c: GlobalMut<f32>) {
 pub fn mma_atom_f16(a: Global<u16>, b: Global<u16>, c: GlobalMut<u16>) {
     let m = mma_atom_offsets(thread_idx() % 32);
     let (ra, rb) = mma_fragments(a, b, &m);
-    let d = mma_m16n8k16_f16(ra, rb, [0; 2]);
+    let d = MmaF16::mma(ra, rb, [0; 2]);
     for (v, o) in m.c.into_iter().enumerate() {
         c.st(o, (d[v / 2] >> (16 * (v % 2))) as u16);
     }
@@ -238,9 +243,9 @@ pub fn mma_tile(a: Global<F4>, b: Global<F4>, c: GlobalMut<f32>) {
     cp_async_commit();
     cp_async_wait_all();
     sync_threads();
-    let ra = tile.ldmatrix_x4(ldsm_a_src(lane) / 2);
-    let rb = tile.ldmatrix_x2(128 + ldsm_b_src(lane) / 2);
-    let d = mma_m16n8k16_f32(ra, rb, [0.0; 4]);
+    let ra = SM75_U32x4_LDSM_N::ldsm(tile, ldsm_a_src(lane) / 2);
+    let rb = SM75_U32x2_LDSM_N::ldsm(tile, 128 + ldsm_b_src(lane) / 2);
+    let d = MmaF32::mma(ra, rb, [0.0; 4]);
     for (o, v) in mma_atom_offsets(lane).c.into_iter().zip(d) {
         c.st(o, v);
     }
@@ -261,12 +266,12 @@ pub fn ldsm_atoms(src: Global<F4>, out: GlobalMut<u32>) {
     sync_threads();
     let (r1, r2, r4) = (4 * (lane % 8), 4 * (lane % 16), 4 * lane);
     let mut regs = [0u32; 14];
-    regs[0] = tile.ldmatrix_x1(r1);
-    regs[1..3].copy_from_slice(&tile.ldmatrix_x2(r2));
-    regs[3..7].copy_from_slice(&tile.ldmatrix_x4(r4));
-    regs[7] = tile.ldmatrix_x1_trans(r1);
-    regs[8..10].copy_from_slice(&tile.ldmatrix_x2_trans(r2));
-    regs[10..14].copy_from_slice(&tile.ldmatrix_x4_trans(r4));
+    regs[0] = SM75_U32x1_LDSM_N::ldsm(tile, r1);
+    regs[1..3].copy_from_slice(&SM75_U32x2_LDSM_N::ldsm(tile, r2));
+    regs[3..7].copy_from_slice(&SM75_U32x4_LDSM_N::ldsm(tile, r4));
+    regs[7] = SM75_U16x2_LDSM_T::ldsm(tile, r1);
+    regs[8..10].copy_from_slice(&SM75_U16x4_LDSM_T::ldsm(tile, r2));
+    regs[10..14].copy_from_slice(&SM75_U16x8_LDSM_T::ldsm(tile, r4));
     for (i, r) in regs.into_iter().enumerate() {
         out.st(14 * lane + i, r);
     }
@@ -312,7 +317,7 @@ impl Acc for [f32; 4] {
     }
     #[inline(always)]
     fn mma(self, a: [u32; 4], b: [u32; 2]) -> Self {
-        mma_m16n8k16_f32(a, b, self)
+        MmaF32::mma(a, b, self)
     }
     #[inline(always)]
     fn get(&self, v: usize) -> f32 {
@@ -333,7 +338,7 @@ impl Acc for Half4 {
     }
     #[inline(always)]
     fn mma(self, a: [u32; 4], b: [u32; 2]) -> Self {
-        Half4(mma_m16n8k16_f16(a, b, self.0))
+        Half4(MmaF16::mma(a, b, self.0))
     }
     #[inline(always)]
     fn get(&self, v: usize) -> u16 {
@@ -411,8 +416,8 @@ pub fn hgemm<T: Acc>(
         let wb = Smem::window::<SMEM_BIG>(stage * stage_f32 + lb[st], 3 * db + 4);
         let (mut fa, mut fb) = ([[0u32; 4]; 4], [[0u32; 4]; 4]);
         each::<4>(|i| {
-            fa[i] = wa.ldmatrix_x4(i * da);
-            fb[i] = wb.ldmatrix_x4(i * db);
+            fa[i] = SM75_U32x4_LDSM_N::ldsm(wa, i * da);
+            fb[i] = SM75_U32x4_LDSM_N::ldsm(wb, i * db);
         });
         (fa, fb)
     };
