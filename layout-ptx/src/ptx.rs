@@ -142,8 +142,12 @@ pub struct KernelReport {
     pub fmas: usize,
     /// `div` and `rem` instructions.
     pub divisions: usize,
-    /// Its problems, one line each (`NAME: calls a function`, ...).
+    /// Its problems against what its source declares, one line each
+    /// (`NAME: divides (...)`).
     pub problems: Vec<String>,
+    /// What makes it slow, one line each (`NAME: calls a function`, `NAME:
+    /// uses local memory`): problems unless the build is lenient.
+    pub slow: Vec<String>,
 }
 
 impl std::fmt::Display for KernelReport {
@@ -161,15 +165,16 @@ impl std::fmt::Display for KernelReport {
 pub fn check_entry(entry: &Entry<'_>, decls: Option<&KernelDecls>) -> KernelReport {
     let Entry { name, body } = *entry;
     let mut problems = Vec::new();
+    let mut slow = Vec::new();
     if body
         .lines()
         .filter_map(opcode)
         .any(|op| op == "call" || op.starts_with("call."))
     {
-        problems.push(format!("{name}: calls a function"));
+        slow.push(format!("{name}: calls a function"));
     }
     if body.contains(".local") {
-        problems.push(format!("{name}: uses local memory"));
+        slow.push(format!("{name}: uses local memory"));
     }
     let divisions = count_divisions(body);
     let default = KernelDecls::default();
@@ -195,6 +200,7 @@ pub fn check_entry(entry: &Entry<'_>, decls: Option<&KernelDecls>) -> KernelRepo
         fmas: body.matches("fma.rn.f32").count(),
         divisions,
         problems,
+        slow,
     }
 }
 
@@ -298,8 +304,8 @@ pub fn parse_ptxas_report(report: &str) -> Vec<PtxasKernel> {
     out
 }
 
-/// Problems of a ptxas report: each kernel that spills.
-pub fn ptxas_problems(kernels: &[PtxasKernel]) -> Vec<String> {
+/// What a ptxas report says is slow: each kernel that spills.
+pub fn ptxas_slow(kernels: &[PtxasKernel]) -> Vec<String> {
     kernels
         .iter()
         .filter(|k| k.spills != (0, 0))
@@ -437,10 +443,10 @@ mod tests {
     fn a_call_is_a_problem() {
         let ptx = kernel("\t{ // callseq 0, 0\n\tcall.uni \n\tpanic, \n\t(\n\tparam0\n\t);\n\t} // callseq 0\n\tret;");
         let r = check_entry(&entries(&ptx)[0], None);
-        assert_eq!(r.problems, ["k: calls a function"]);
+        assert_eq!(r.slow, ["k: calls a function"]);
         let guarded = kernel("\t@%p1 call \tf, (param0);\n\tret;");
         assert_eq!(
-            check_entry(&entries(&guarded)[0], None).problems,
+            check_entry(&entries(&guarded)[0], None).slow,
             ["k: calls a function"]
         );
     }
@@ -451,7 +457,7 @@ mod tests {
             "\t.local .align 16 .b8 \t__local_depot0[64];\n\tst.local.u32 [%rd1], %r1;\n\tret;",
         );
         assert_eq!(
-            check_entry(&entries(&ptx)[0], None).problems,
+            check_entry(&entries(&ptx)[0], None).slow,
             ["k: uses local memory"]
         );
     }
@@ -534,7 +540,7 @@ ptxas info    : Compile time = 4.063 ms
             ]
         );
         assert_eq!(
-            ptxas_problems(&k),
+            ptxas_slow(&k),
             ["big: spills registers (8/12 bytes stores/loads)"]
         );
         assert_eq!(parse_ptxas_report("ptxas info    : 0 bytes gmem\n"), []);
