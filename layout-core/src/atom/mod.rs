@@ -4,18 +4,20 @@
 //! A thread-value layout maps `(thread, value)` to a position in the
 //! instruction's tile, numbered column-major: `q = m + M*k` for the A operand.
 //! The traits are here; the atoms are in one file per architecture
-//! ([`universal`], [`sm75`], [`sm80`]), a tiled MMA in [`mma`], a tiled copy
+//! ([`universal`], [`sm75`], [`sm80`], [`sm90`]), a tiled MMA in [`mma`], a tiled copy
 //! in [`tiled_copy`].
 
 pub mod mma;
 pub mod sm75;
 pub mod sm80;
+pub mod sm90;
 pub mod tiled_copy;
 pub mod universal;
 
 // The atoms by their CuTe names, whatever their architecture.
 pub use sm75::*;
 pub use sm80::*;
+pub use sm90::*;
 pub use universal::*;
 
 use crate::typelevel::int::C;
