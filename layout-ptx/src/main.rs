@@ -129,6 +129,9 @@ fn run(args: &Args) -> Result<(), Fail> {
         println!("layout-ptx: {r}");
         problems.extend(r.problems.iter().cloned());
         slow.extend(r.slow.iter().cloned());
+        for w in &r.warnings {
+            eprintln!("layout-ptx: warning: {w}");
+        }
     }
 
     let ptxas = toolchain::ensure_ptxas().map_err(bad_input)?;

@@ -115,18 +115,25 @@ pub fn opcode(line: &str) -> Option<&str> {
     is_op.then_some(op)
 }
 
+/// The opcodes of `body`, statement by statement: a line holds one, or
+/// (inline `asm!` blocks, `{ .reg .pred p; setp...; wgmma...; }`) several
+/// separated by `;` inside braces. Comments are skipped.
+pub fn opcodes(body: &str) -> impl Iterator<Item = &str> {
+    body.lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .flat_map(|l| l.split(';'))
+        .map(|st| st.trim_start().trim_start_matches(['{', '}']))
+        .filter_map(opcode)
+}
+
 /// Instructions of `body` whose opcode starts with `prefix`.
 pub fn count_instructions(body: &str, prefix: &str) -> usize {
-    body.lines()
-        .filter_map(opcode)
-        .filter(|op| op.starts_with(prefix))
-        .count()
+    opcodes(body).filter(|op| op.starts_with(prefix)).count()
 }
 
 /// `div` and `rem` instructions (any type).
 pub fn count_divisions(body: &str) -> usize {
-    body.lines()
-        .filter_map(opcode)
+    opcodes(body)
         .filter(|op| op.starts_with("div.") || op.starts_with("rem."))
         .count()
 }
@@ -148,6 +155,9 @@ pub struct KernelReport {
     /// What makes it slow, one line each (`NAME: calls a function`, `NAME:
     /// uses local memory`): problems unless the build is lenient.
     pub slow: Vec<String>,
+    /// What looks wrong without being certainly so (a kernel that writes
+    /// no memory outside its block): warnings, whatever the build.
+    pub warnings: Vec<String>,
 }
 
 impl std::fmt::Display for KernelReport {
@@ -166,15 +176,19 @@ pub fn check_entry(entry: &Entry<'_>, decls: Option<&KernelDecls>) -> KernelRepo
     let Entry { name, body } = *entry;
     let mut problems = Vec::new();
     let mut slow = Vec::new();
-    if body
-        .lines()
-        .filter_map(opcode)
-        .any(|op| op == "call" || op.starts_with("call."))
-    {
+    if opcodes(body).any(|op| op == "call" || op.starts_with("call.")) {
         slow.push(format!("{name}: calls a function"));
     }
     if body.contains(".local") {
         slow.push(format!("{name}: uses local memory"));
+    }
+    let mut warnings = Vec::new();
+    if !writes_memory(body) {
+        warnings.push(format!(
+            "{name}: writes no global memory: every path may end in a trap (a check that \
+             always fails, such as a shared window larger than its buffer or a buffer shorter \
+             than its layout)"
+        ));
     }
     let divisions = count_divisions(body);
     let default = KernelDecls::default();
@@ -201,7 +215,27 @@ pub fn check_entry(entry: &Entry<'_>, decls: Option<&KernelDecls>) -> KernelRepo
         divisions,
         problems,
         slow,
+        warnings,
     }
+}
+
+/// Whether a kernel body stores anything that outlives its block: a store
+/// to global or generic memory, an atomic or reduction, a bulk copy out of
+/// shared memory.
+fn writes_memory(body: &str) -> bool {
+    opcodes(body).any(|op| {
+        let store = op == "st"
+            || (op.starts_with("st.")
+                && !op.starts_with("st.shared")
+                && !op.starts_with("st.local")
+                && !op.starts_with("st.param"));
+        store
+            || op.starts_with("atom")
+            || op.starts_with("red")
+            || op.starts_with("cp.async.bulk.global")
+            || op.starts_with("cp.async.bulk.tensor")
+            || op.starts_with("cp.reduce.async.bulk")
+    })
 }
 
 /// Checks every kernel of `ptx` (after its launch bounds are in): the
@@ -417,7 +451,25 @@ mod tests {
     }
 
     #[test]
-    fn opcodes() {
+    fn a_kernel_that_writes_nothing_is_warned_about() {
+        let only_traps = kernel("\tsetp.gt.u64 %p1, %rd1, 4;\n\t@%p1 bra $L__BB0_2;\n\ttrap; exit;\n$L__BB0_2:\n\tst.shared.f32 [%r1], %f1;\n\ttrap; exit;");
+        let r = check_entry(&entries(&only_traps)[0], None);
+        assert_eq!(r.warnings.len(), 1);
+        assert!(r.warnings[0].starts_with("k: writes no global memory"));
+        let writes = kernel("\tst.global.f32 [%rd1], %f1;\n\tret;");
+        assert!(check_entry(&entries(&writes)[0], None).warnings.is_empty());
+    }
+
+    #[test]
+    fn instructions_in_an_asm_block_count() {
+        let body = "\t{ .reg .pred p; setp.ne.b32 p, %r48, 0; wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%r1, %r2}, %rd1, %rd2, p, 1, 1, 0, 0; }\n\twgmma.commit_group.sync.aligned;\n\t// wgmma.mma_async in a comment\n";
+        assert_eq!(count_instructions(body, "wgmma.mma_async"), 1);
+        assert_eq!(count_instructions(body, "wgmma."), 2);
+        assert_eq!(count_instructions(body, "setp"), 1);
+    }
+
+    #[test]
+    fn opcodes_of_lines() {
         assert_eq!(opcode("\tadd.s32 \t%r1, %r2, 1;"), Some("add.s32"));
         assert_eq!(opcode("\t@%p1 bra \t$L__BB0_2;"), Some("bra"));
         assert_eq!(opcode("\t@!%p2 div.s32 %r1, %r2, %r3;"), Some("div.s32"));

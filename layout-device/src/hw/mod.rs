@@ -42,11 +42,13 @@ macro_rules! gpu {
 mod global;
 mod instr;
 mod shared;
+mod sm90;
 mod thread;
 
 pub use global::{Global, GlobalMut, GlobalRun, F4};
 pub use instr::*;
 pub use shared::{SharedBuffer, Smem};
+pub use sm90::*;
 pub use thread::*;
 
 /// What a GPU instruction does when called on the host.
@@ -70,7 +72,7 @@ mod tests {
                 .unwrap_or_default()
         };
         assert_eq!(
-            msg(|| super::sync_threads()),
+            msg(super::sync_threads),
             "sync_threads is a GPU instruction: it runs in a kernel, not on the host"
         );
         assert!(msg(|| {

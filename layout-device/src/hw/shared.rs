@@ -109,6 +109,13 @@ impl Smem {
         Smem::make(B::base(), B::BYTES / 4, offset, len)
     }
 
+    /// The shared-window address of the window's word 0 (what a `wgmma`
+    /// matrix descriptor or a TMA copy names shared memory by).
+    #[inline(always)]
+    pub fn address(self) -> u32 {
+        self.addr
+    }
+
     /// The window's length in words.
     #[inline(always)]
     pub fn len(self) -> usize {
