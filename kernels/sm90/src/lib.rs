@@ -49,3 +49,37 @@ mod entry;
 pub const WGMMA_ATOM_LAUNCH_BOUNDS: (u32, u32) = (128, 1);
 /// `wgmma_atom`'s one `wgmma` instruction, not split or lost.
 pub const WGMMA_ATOM_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[("wgmma.mma_async", 1)];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use layout_core::algebra::swizzle::{ComposedLayout, Swizzle};
+    use layout_core::atom::gmma::{make_gmma_desc, Major};
+    use layout_core::layout;
+
+    /// The kernel's hand-written offsets and descriptor are the typed
+    /// algebra's: the layout CuTe's `tile_to_shape(Layout_K_INTER_Atom<half_t>,
+    /// (64,16))` prints, and `make_gmma_desc` of it, at every element and at
+    /// several addresses.
+    #[test]
+    fn the_kernels_tile_is_the_canonical_layout() {
+        let l = layout!(((8,8),(8,2)):((8,64),(1,512)));
+        for r in 0..64 {
+            for k in 0..16 {
+                assert_eq!(
+                    k_interleave_offset(r, k, 64),
+                    l.crd2idx((r, k)),
+                    "({r},{k})"
+                );
+            }
+        }
+        let tile = ComposedLayout {
+            swizzle: Swizzle::<0, 3, 3>,
+            layout: l,
+        };
+        for addr in [0u32, 0x400, 0x800, 0xbff0] {
+            let d = make_gmma_desc(Major::K, &tile, addr).unwrap();
+            assert_eq!(k_interleave_desc(addr, 64), d.bits());
+        }
+    }
+}
