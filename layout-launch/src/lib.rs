@@ -57,12 +57,14 @@ mod dim;
 mod error;
 mod launch;
 mod ptx;
+mod tma;
 
 pub use device::{Device, DeviceBuffer, Kernel, Module, Stream};
 pub use dim::Dim3;
 pub use error::Error;
 pub use launch::Launch;
 pub use ptx::{entry_points, EntryPoint, Param, ParamKind};
+pub use tma::{TensorMap, TmaElement, TmaSwizzle};
 
 /// The cudarc crate this one wraps (its driver API), for what is not
 /// wrapped here.

@@ -51,6 +51,11 @@ struct Args {
     /// The GPU architecture: rustc's `-C target-cpu` and ptxas's `-arch`.
     #[arg(long, default_value = "sm_90")]
     arch: String,
+    /// The PTX ISA version to write (`8.3`, ...), where a kernel's inline
+    /// assembly needs a newer one than the compiler's default for the arch
+    /// (`.version 8.0` for sm_90a).
+    #[arg(long, value_name = "VERSION")]
+    ptx: Option<String>,
     /// Report a kernel that calls a function, uses local memory or spills
     /// registers as a warning instead of failing (it runs, slower). What
     /// the source declares (no division, instruction counts) and ptxas's
@@ -110,11 +115,27 @@ fn run(args: &Args) -> Result<(), Fail> {
 
     std::fs::create_dir_all(&args.out_dir)
         .map_err(|e| bad_input(format!("cannot create {}: {e}", args.out_dir.display())))?;
+    let ptx_feature = match &args.ptx {
+        None => String::new(),
+        Some(v) => match v.split_once('.') {
+            Some((major, minor))
+                if major.len() == 1
+                    && minor.len() == 1
+                    && major
+                        .chars()
+                        .chain(minor.chars())
+                        .all(|c| c.is_ascii_digit()) =>
+            {
+                format!(" -C target-feature=+ptx{major}{minor}")
+            }
+            _ => return Err(bad_input(format!("--ptx {v}: a version such as 8.3"))),
+        },
+    };
     let asm = build(
         &manifest,
         &lib_name,
         &target_dir.join("nvptx").join(&args.arch),
-        &args.arch,
+        &format!("{}{ptx_feature}", args.arch),
     )?;
     let text =
         std::fs::read_to_string(&asm).map_err(|e| bad_input(format!("{}: {e}", asm.display())))?;
@@ -250,6 +271,7 @@ fn lib_target(manifest: &Path) -> Result<(String, PathBuf), Fail> {
 
 /// Builds the lib to PTX; returns the `.s` rustc wrote. Cargo's output
 /// (diagnostics included) goes to stderr.
+/// `arch` is the target CPU, possibly followed by more rustc flags.
 fn build(manifest: &Path, lib_name: &str, target_dir: &Path, arch: &str) -> Result<PathBuf, Fail> {
     // Everything the kernels use is instantiated in this rlib (a cdylib would
     // need llvm-bitcode-linker); one codegen unit makes one PTX module.

@@ -246,3 +246,57 @@ pub fn hgemm<T: HgemmOut>(
     let cfg = grid_of(n / 128, m / 128, 128)?;
     launch_gemm(stream, f, cfg, (a, b, c), (m, n, k), "hgemm")
 }
+
+/// `wgmma_atom(a, b, c)` of layout-kernels-sm90: one warpgroup, C (64 x 64
+/// f32) = A · Bᵀ for 64 x 16 f16 A and B.
+pub fn wgmma_atom(
+    stream: &Stream,
+    k: &Kernel,
+    a: &DeviceBuffer<u16>,
+    b: &DeviceBuffer<u16>,
+    c: &mut DeviceBuffer<f32>,
+) -> Result<(), String> {
+    if a.len() < 1024 || b.len() < 1024 || c.len() < 4096 {
+        return Err("wgmma_atom: A and B hold 1024 halves, C 4096 floats".into());
+    }
+    // SAFETY: wgmma_atom takes (a, b, c) and reads 1024 u16 of each of a
+    // and b, writes 4096 f32 of c (checked); c distinct (a `&mut`).
+    unsafe {
+        stream
+            .launch(k)
+            .block(128)
+            .arg(a)
+            .arg(b)
+            .arg_mut(c)
+            .launch()
+    }
+    .map_err(|e| e.to_string())
+}
+
+/// `tma_tile(map, out, col, row)` of layout-kernels-sm90: one TMA load of
+/// the 64 x 64 f16 box at (col, row) through the tensor map, into `out`.
+pub fn tma_tile(
+    stream: &Stream,
+    k: &Kernel,
+    map: &DeviceBuffer<layout_launch::TensorMap>,
+    out: &mut DeviceBuffer<u32>,
+    (col, row): (i32, i32),
+) -> Result<(), String> {
+    if map.is_empty() || out.len() < 2048 {
+        return Err("tma_tile: one tensor map, 2048 words of output".into());
+    }
+    // SAFETY: tma_tile takes (map, out, col, row): a tensor map (encoded by
+    // the driver for a live buffer, 64-byte aligned in its 256-byte
+    // aligned allocation) and 2048 u32 of output (checked).
+    unsafe {
+        stream
+            .launch(k)
+            .block(128)
+            .arg(map)
+            .arg_mut(out)
+            .scalar(col)
+            .scalar(row)
+            .launch()
+    }
+    .map_err(|e| e.to_string())
+}

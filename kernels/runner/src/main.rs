@@ -15,6 +15,7 @@
 mod files;
 mod launch;
 mod npy;
+mod sm90;
 
 use std::error::Error;
 use std::path::PathBuf;
@@ -91,6 +92,12 @@ enum Command {
         /// Where to write Y (.npy, C-order).
         y: PathBuf,
     },
+    /// Run and check the Hopper kernels of layout-kernels-sm90 (PTX for
+    /// sm_90a: `layout-ptx kernels/sm90 OUT --arch sm_90a`).
+    Sm90 {
+        /// The PTX file (OUT/layout_kernels_sm90.ptx).
+        ptx: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -106,6 +113,14 @@ fn main() -> ExitCode {
         Some(Command::Transpose { ptx, kernel, x, y }) => {
             files::prepare_transpose(ptx, kernel, x, y).and_then(|job| files::run_transpose(&job))
         }
+        Some(Command::Sm90 { ptx }) => match sm90::run(ptx) {
+            Ok(true) => Ok(()),
+            Ok(false) => {
+                eprintln!("gpu-runner: a check failed");
+                return ExitCode::FAILURE;
+            }
+            Err(e) => Err(e),
+        },
         None => {
             return match run(&cli.bench) {
                 Ok(true) => ExitCode::SUCCESS,

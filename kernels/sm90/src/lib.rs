@@ -1,9 +1,13 @@
-//! Hopper kernels (`sm_90a`: `layout-ptx kernels/sm90 OUT --arch sm_90a`).
+//! Hopper kernels (`sm_90a`, PTX 8.3: `layout-ptx kernels/sm90 OUT --arch
+//! sm_90a --ptx 8.3`).
 //!
 //! - [`wgmma_atom`]: one warpgroup MMA, `SM90_64x64x16_F32F16F16_SS`, with
 //!   both operands in shared memory in the canonical K-major layout without
 //!   swizzle, named by matrix descriptors; C stored by the atom's C layout.
-//!   `kernels/sm90/check.py` runs it on the GPU against NumPy.
+//! - [`tma_tile`]: one TMA load of a 64 x 64 f16 box with the 128-byte
+//!   swizzle, completing on an `mbarrier`, read back through the swizzle.
+//!
+//! `gpu-runner sm90 PTX` runs both on the GPU and checks them.
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
@@ -47,6 +51,10 @@ mod entry;
 
 /// `wgmma_atom`: one warpgroup of 128 threads.
 pub const WGMMA_ATOM_LAUNCH_BOUNDS: (u32, u32) = (128, 1);
+/// `tma_tile`: one warpgroup.
+pub const TMA_TILE_LAUNCH_BOUNDS: (u32, u32) = (128, 1);
+/// `tma_tile`'s one TMA load.
+pub const TMA_TILE_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[("cp.async.bulk.tensor", 1)];
 /// `wgmma_atom`'s one `wgmma` instruction, not split or lost.
 pub const WGMMA_ATOM_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[("wgmma.mma_async", 1)];
 

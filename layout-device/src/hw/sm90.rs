@@ -201,3 +201,159 @@ pub fn wgmma_m64n128k16_f32_f16(desc_a: u64, desc_b: u64, acc: &mut [f32; 64], a
         }
     })
 }
+
+/// An `mbarrier` in shared memory: 8 bytes (two words of an [`Smem`]
+/// window, 8-byte aligned), that threads arrive at and TMA copies
+/// complete transactions on; waited on by phase parity.
+///
+/// [`Smem`]: super::Smem
+#[derive(Clone, Copy, Debug)]
+pub struct Mbarrier {
+    addr: u32,
+}
+
+impl Mbarrier {
+    /// The barrier at word `i` of `window` (8-byte aligned: traps
+    /// otherwise, or when it leaves the window).
+    #[inline(always)]
+    pub fn at(window: super::Smem, i: usize) -> Mbarrier {
+        if i % 2 != 0 || i + 2 > window.len() || window.address() % 8 != 0 {
+            super::trap()
+        }
+        Mbarrier {
+            addr: window.address() + 4 * i as u32,
+        }
+    }
+
+    /// `mbarrier.init`: expects `count` arrivals per phase. One thread
+    /// initialises it, then [`fence_mbarrier_init`] and a barrier.
+    #[inline(always)]
+    pub fn init(self, count: u32) {
+        gpu!("Mbarrier::init", {
+            // SAFETY: the address lies in the shared buffer (`at`).
+            unsafe {
+                asm!("mbarrier.init.shared::cta.b64 [{a}], {c};", a = in(reg32) self.addr,
+                     c = in(reg32) count, options(nostack))
+            }
+        })
+    }
+
+    /// `mbarrier.arrive.expect_tx`: this thread arrives, and the phase
+    /// also waits for `bytes` of transactions (the TMA copies that complete
+    /// on this barrier).
+    #[inline(always)]
+    pub fn arrive_expect_tx(self, bytes: u32) {
+        gpu!("Mbarrier::arrive_expect_tx", {
+            // SAFETY: as `init`.
+            unsafe {
+                asm!("mbarrier.arrive.expect_tx.shared::cta.b64 _, [{a}], {b};",
+                     a = in(reg32) self.addr, b = in(reg32) bytes, options(nostack))
+            }
+        })
+    }
+
+    /// `mbarrier.arrive`: this thread arrives.
+    #[inline(always)]
+    pub fn arrive(self) {
+        gpu!("Mbarrier::arrive", {
+            // SAFETY: as `init`.
+            unsafe {
+                asm!("mbarrier.arrive.shared::cta.b64 _, [{a}];", a = in(reg32) self.addr,
+                     options(nostack))
+            }
+        })
+    }
+
+    /// Whether the phase of parity `phase` (0 or 1) has completed
+    /// (`mbarrier.try_wait.parity`: waits a while in hardware first).
+    #[inline(always)]
+    pub fn try_wait(self, phase: u32) -> bool {
+        gpu!("Mbarrier::try_wait", {
+            let done: u32;
+            // SAFETY: as `init`.
+            unsafe {
+                asm!(
+                    "{{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [{a}], {ph}; selp.u32 {d}, 1, 0, p; }}",
+                    a = in(reg32) self.addr, ph = in(reg32) phase, d = out(reg32) done,
+                    options(nostack)
+                )
+            };
+            done != 0
+        })
+    }
+
+    /// Waits until the phase of parity `phase` has completed. The thread
+    /// that completes the phase (issues the copy, arrives) must not be left
+    /// behind by its own warp spinning here: reconverge the warp first
+    /// ([`sync_warp`](super::sync_warp)) when one lane does that work.
+    #[inline(always)]
+    pub fn wait(self, phase: u32) {
+        while !self.try_wait(phase) {}
+    }
+
+    /// The barrier's shared-window address.
+    #[inline(always)]
+    pub fn address(self) -> u32 {
+        self.addr
+    }
+}
+
+/// `fence.mbarrier_init.release.cluster`: makes barrier initialisations
+/// visible to the other threads and to TMA (then a block barrier).
+#[inline(always)]
+pub fn fence_mbarrier_init() {
+    gpu!("fence_mbarrier_init", {
+        // SAFETY: no operands; a memory fence.
+        unsafe { asm!("fence.mbarrier_init.release.cluster;", options(nostack)) }
+    })
+}
+
+/// `cp.async.bulk.tensor.2d` (CuTe's `SM90_TMA_LOAD`): the box at
+/// coordinates (`col`, `row`) of the matrix the tensor map at `map` (a
+/// global address, 64-byte aligned) describes, into the window `dst` from
+/// word 0 (128-byte aligned; 1024 for the 128-byte swizzle), completing on
+/// `bar`. One thread issues it; the box's bytes arrive with the barrier's
+/// phase. Coordinates past the matrix read zeros.
+///
+/// The window must hold the box: the caller passes the box's bytes, which
+/// are checked against it.
+#[inline(always)]
+pub fn tma_load_2d(
+    dst: super::Smem,
+    box_bytes: usize,
+    map: u64,
+    (col, row): (i32, i32),
+    bar: Mbarrier,
+) {
+    if box_bytes > 4 * dst.len() || dst.address() % 128 != 0 || map % 64 != 0 {
+        super::trap()
+    }
+    gpu!("tma_load_2d", {
+        // SAFETY: the box fits the window (checked); the map is the
+        // caller's, read by the hardware, which faults on a bad one rather
+        // than writing outside the box's shared bytes.
+        unsafe {
+            asm!(
+                "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [{d}], [{m}, {{{c}, {r}}}], [{b}];",
+                d = in(reg32) dst.address(), m = in(reg64) map, c = in(reg32) col, r = in(reg32) row,
+                b = in(reg32) bar.address(), options(nostack)
+            )
+        }
+    })
+}
+
+/// `fence.proxy.tensormap::generic.acquire.sys`: before TMA reads a tensor
+/// map that reached global memory by ordinary writes (a copy from the
+/// host), orders those writes before the TMA unit's reads of the map's 128
+/// bytes at `map` (system scope: the host's copy wrote them). PTX 8.3
+/// (`layout-ptx --ptx 8.3`).
+#[inline(always)]
+pub fn fence_tensormap_acquire(map: u64) {
+    gpu!("fence_tensormap_acquire", {
+        // SAFETY: a fence on the map's bytes; no access.
+        unsafe {
+            asm!("fence.proxy.tensormap::generic.acquire.sys [{m}], 128;", m = in(reg64) map,
+                 options(nostack))
+        }
+    })
+}

@@ -1,0 +1,287 @@
+//! Tensor maps for Hopper's Tensor Memory Accelerator: what
+//! `cp.async.bulk.tensor` copies a box of a global matrix by, encoded on
+//! the host by the driver (`cuTensorMapEncodeTiled`) after the checks the
+//! driver would otherwise fail on, or not make at all.
+#![allow(unsafe_code)]
+
+use cudarc::driver::sys::{
+    self, CUtensorMapDataType, CUtensorMapFloatOOBfill, CUtensorMapInterleave,
+    CUtensorMapL2promotion, CUtensorMapSwizzle,
+};
+use cudarc::driver::{DevicePtr, DeviceRepr};
+
+use crate::{DeviceBuffer, Error, Stream};
+
+/// The swizzle TMA writes a box to shared memory with (the box's inner
+/// extent, in bytes, may not exceed it): CuTe's `Sw<B,4,3>` on byte
+/// addresses, what the GMMA atoms of the same name expect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TmaSwizzle {
+    /// None: the box row by row.
+    None,
+    /// 32-byte swizzle (`Sw<1,4,3>`).
+    B32,
+    /// 64-byte swizzle (`Sw<2,4,3>`).
+    B64,
+    /// 128-byte swizzle (`Sw<3,4,3>`).
+    B128,
+}
+
+impl TmaSwizzle {
+    /// The largest box row in bytes (none: no limit but 16-byte multiples).
+    fn span(self) -> Option<usize> {
+        match self {
+            TmaSwizzle::None => None,
+            TmaSwizzle::B32 => Some(32),
+            TmaSwizzle::B64 => Some(64),
+            TmaSwizzle::B128 => Some(128),
+        }
+    }
+    fn raw(self) -> CUtensorMapSwizzle {
+        match self {
+            TmaSwizzle::None => CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
+            TmaSwizzle::B32 => CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_32B,
+            TmaSwizzle::B64 => CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_64B,
+            TmaSwizzle::B128 => CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
+        }
+    }
+}
+
+/// An element type TMA moves.
+pub trait TmaElement: DeviceRepr {
+    /// The driver's name of the type.
+    const DATA_TYPE: CUtensorMapDataType;
+}
+
+impl TmaElement for u16 {
+    const DATA_TYPE: CUtensorMapDataType = CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT16;
+}
+impl TmaElement for f32 {
+    const DATA_TYPE: CUtensorMapDataType = CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+}
+
+/// A tensor map: 128 opaque bytes the driver encodes, passed to a kernel
+/// in global memory (upload it; Rust kernels cannot take CUDA's
+/// `__grid_constant__` parameter), 64-byte aligned.
+#[repr(C, align(64))]
+#[derive(Clone, Copy)]
+pub struct TensorMap {
+    raw: [u64; 16],
+}
+
+impl std::fmt::Debug for TensorMap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TensorMap(..)")
+    }
+}
+
+// SAFETY: plain data, `#[repr(C)]`, the driver's `CUtensorMap`.
+unsafe impl DeviceRepr for TensorMap {}
+
+/// The checks of a 2-D tiled tensor map, before the driver sees it: what
+/// it refuses, each with a one-line reason.
+fn check_2d(
+    elem: usize,
+    len: usize,
+    (rows, cols): (usize, usize),
+    row_stride: usize,
+    (box_rows, box_cols): (u32, u32),
+    swizzle: TmaSwizzle,
+) -> Result<(), Error> {
+    let bad = |why: String| Err(Error::Invalid(format!("tensor map: {why}")));
+    if rows == 0 || cols == 0 {
+        return bad(format!("an empty {rows} x {cols} matrix"));
+    }
+    if row_stride < cols {
+        return bad(format!(
+            "row stride {row_stride} is less than the {cols} columns"
+        ));
+    }
+    let bytes = row_stride.checked_mul(elem);
+    if rows > 1 && bytes.is_none_or(|b| b % 16 != 0 || b >= 1 << 40) {
+        return bad(format!(
+            "row stride {row_stride} x {elem} bytes is not a multiple of 16 bytes below 2^40"
+        ));
+    }
+    let needed = (rows - 1)
+        .checked_mul(row_stride)
+        .and_then(|x| x.checked_add(cols));
+    if needed.is_none_or(|n| n > len) {
+        return bad(format!(
+            "{rows} x {cols} with row stride {row_stride} reaches past the buffer of {len} elements"
+        ));
+    }
+    if rows as u64 > 1 << 32 || cols as u64 > 1 << 32 {
+        return bad(format!("{rows} x {cols}: an extent above 2^32"));
+    }
+    if !(1..=256).contains(&box_rows) || !(1..=256).contains(&box_cols) {
+        return bad(format!("box {box_rows} x {box_cols}: each side 1 to 256"));
+    }
+    let row_bytes = box_cols as usize * elem;
+    if row_bytes % 16 != 0 {
+        return bad(format!(
+            "a box row of {row_bytes} bytes is not a multiple of 16"
+        ));
+    }
+    if let Some(span) = swizzle.span() {
+        if row_bytes > span {
+            return bad(format!(
+                "a box row of {row_bytes} bytes exceeds the {span}-byte swizzle"
+            ));
+        }
+    }
+    Ok(())
+}
+
+impl Stream {
+    /// The tensor map of a row-major `rows x cols` matrix of `T` in
+    /// `buffer` (`row_stride` elements from row to row), copied by boxes of
+    /// `box_rows x box_cols` into shared memory with `swizzle`; elements
+    /// past the matrix read as zero. [`Error::Invalid`] for an empty
+    /// matrix, a row stride that is not a multiple of 16 bytes, a matrix
+    /// past the buffer, a box side outside 1..=256, a box row that is not a
+    /// multiple of 16 bytes or exceeds the swizzle.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), layout_launch::Error> {
+    /// use layout_launch::{Device, TmaSwizzle};
+    /// let gpu = Device::new(0)?;
+    /// let a = gpu.stream().zeros::<u16>(4096 * 4096)?;
+    /// // 64 x 64 f16 boxes, 128-byte swizzle: CuTe's K-major SW128 GMMA atom.
+    /// let map = gpu.stream().tensor_map_2d(&a, (4096, 4096), 4096, (64, 64), TmaSwizzle::B128)?;
+    /// let on_gpu = gpu.stream().upload(&[map])?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn tensor_map_2d<T: TmaElement>(
+        &self,
+        buffer: &DeviceBuffer<T>,
+        (rows, cols): (usize, usize),
+        row_stride: usize,
+        (box_rows, box_cols): (u32, u32),
+        swizzle: TmaSwizzle,
+    ) -> Result<TensorMap, Error> {
+        let elem = std::mem::size_of::<T>();
+        check_2d(
+            elem,
+            buffer.len(),
+            (rows, cols),
+            row_stride,
+            (box_rows, box_cols),
+            swizzle,
+        )?;
+        let (ptr, _read) = buffer.slice.device_ptr(self.cuda_stream());
+        let dims = [cols as u64, rows as u64];
+        let strides = [(row_stride * elem) as u64];
+        let boxes = [box_cols, box_rows];
+        let steps = [1u32, 1];
+        let mut map = TensorMap { raw: [0; 16] };
+        // SAFETY: every pointer is to a live local array of the rank's
+        // length (strides: rank - 1); `map` is 128 writable bytes, 64-byte
+        // aligned; the address is the buffer's (256-byte aligned), which
+        // the checks above cover for the given extents and stride.
+        let r = unsafe {
+            sys::cuTensorMapEncodeTiled(
+                (&mut map as *mut TensorMap).cast(),
+                T::DATA_TYPE,
+                2,
+                ptr as *mut std::ffi::c_void,
+                dims.as_ptr(),
+                strides.as_ptr(),
+                boxes.as_ptr(),
+                steps.as_ptr(),
+                CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
+                swizzle.raw(),
+                CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+            )
+        };
+        r.result()
+            .map_err(|e| self.failed("encode a tensor map", e))?;
+        Ok(map)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What is refused before the driver: each with its reason.
+    #[test]
+    fn bad_tensor_maps_are_refused_on_the_host() {
+        let ok = check_2d(
+            2,
+            4096 * 4096,
+            (4096, 4096),
+            4096,
+            (64, 64),
+            TmaSwizzle::B128,
+        );
+        assert!(ok.is_ok());
+        let msg = |r: Result<(), Error>| r.unwrap_err().to_string();
+        assert_eq!(
+            msg(check_2d(2, 100, (10, 10), 10, (8, 8), TmaSwizzle::None)),
+            "tensor map: row stride 10 x 2 bytes is not a multiple of 16 bytes below 2^40"
+        );
+        assert_eq!(
+            msg(check_2d(2, 1000, (64, 64), 64, (64, 64), TmaSwizzle::B128)),
+            "tensor map: 64 x 64 with row stride 64 reaches past the buffer of 1000 elements"
+        );
+        assert_eq!(
+            msg(check_2d(
+                2,
+                1 << 20,
+                (512, 512),
+                512,
+                (300, 64),
+                TmaSwizzle::B128
+            )),
+            "tensor map: box 300 x 64: each side 1 to 256"
+        );
+        assert_eq!(
+            msg(check_2d(
+                2,
+                1 << 20,
+                (512, 512),
+                512,
+                (64, 128),
+                TmaSwizzle::B128
+            )),
+            "tensor map: a box row of 256 bytes exceeds the 128-byte swizzle"
+        );
+        assert_eq!(
+            msg(check_2d(
+                2,
+                1 << 20,
+                (512, 512),
+                512,
+                (64, 4),
+                TmaSwizzle::None
+            )),
+            "tensor map: a box row of 8 bytes is not a multiple of 16"
+        );
+        assert_eq!(
+            msg(check_2d(
+                2,
+                1 << 20,
+                (0, 512),
+                512,
+                (64, 64),
+                TmaSwizzle::B128
+            )),
+            "tensor map: an empty 0 x 512 matrix"
+        );
+        assert_eq!(
+            msg(check_2d(
+                2,
+                1 << 20,
+                (8, 512),
+                100,
+                (8, 64),
+                TmaSwizzle::B128
+            )),
+            "tensor map: row stride 100 is less than the 512 columns"
+        );
+        assert_eq!(std::mem::size_of::<TensorMap>(), 128);
+    }
+}
