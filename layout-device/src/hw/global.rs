@@ -235,59 +235,40 @@ impl<T: Copy, const N: usize> GlobalRun<T, N> {
     }
 }
 
-impl<T: Copy> Memory for Global<T> {
-    type Elem = T;
-    #[inline(always)]
-    fn len(&self) -> usize {
-        self.len
-    }
-    #[inline(always)]
-    fn load(&self, i: usize) -> Option<T> {
-        if i >= self.len {
-            return None;
+/// `Memory` for both buffer types: the same fields, the same checks.
+macro_rules! global_memory {
+    ($($ty:ident),*) => {$(
+        impl<T: Copy> Memory for $ty<T> {
+            type Elem = T;
+            #[inline(always)]
+            fn len(&self) -> usize {
+                self.len
+            }
+            #[inline(always)]
+            fn load(&self, i: usize) -> Option<T> {
+                if i >= self.len {
+                    return None;
+                }
+                // SAFETY: in bounds (the contract of `new`, or of the
+                // launch, for the rest).
+                Some(unsafe { self.ptr.add(i).read() })
+            }
+            #[inline(always)]
+            fn window(self, start: usize, len: usize) -> Option<Self> {
+                match start.checked_add(len) {
+                    // SAFETY: start <= start + len <= self.len: in the buffer.
+                    Some(end) if end <= self.len => Some($ty {
+                        ptr: unsafe { self.ptr.add(start) },
+                        len,
+                    }),
+                    _ => None,
+                }
+            }
         }
-        // SAFETY: in bounds (`new`'s contract for the rest).
-        Some(unsafe { self.ptr.add(i).read() })
-    }
-    #[inline(always)]
-    fn window(self, start: usize, len: usize) -> Option<Self> {
-        match start.checked_add(len) {
-            // SAFETY: start <= start + len <= self.len: in the buffer.
-            Some(end) if end <= self.len => Some(Global {
-                ptr: unsafe { self.ptr.add(start) },
-                len,
-            }),
-            _ => None,
-        }
-    }
+    )*};
 }
 
-impl<T: Copy> Memory for GlobalMut<T> {
-    type Elem = T;
-    #[inline(always)]
-    fn len(&self) -> usize {
-        self.len
-    }
-    #[inline(always)]
-    fn load(&self, i: usize) -> Option<T> {
-        if i >= self.len {
-            return None;
-        }
-        // SAFETY: in bounds.
-        Some(unsafe { self.ptr.add(i).read() })
-    }
-    #[inline(always)]
-    fn window(self, start: usize, len: usize) -> Option<Self> {
-        match start.checked_add(len) {
-            // SAFETY: start <= start + len <= self.len: in the buffer.
-            Some(end) if end <= self.len => Some(GlobalMut {
-                ptr: unsafe { self.ptr.add(start) },
-                len,
-            }),
-            _ => None,
-        }
-    }
-}
+global_memory!(Global, GlobalMut);
 
 impl<T: Copy> MemoryMut for GlobalMut<T> {
     #[inline(always)]
