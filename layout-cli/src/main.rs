@@ -57,6 +57,8 @@ enum Cmd {
     Mma {
         /// The tiled MMA: `sm80:1x1x1`, `sm80:2x2x1`, `sm80:4x1x1` (the
         /// 16x8x16 tensor-core atom over that many warps in M, N, K),
+        /// `sm90:64x64x16` (Hopper's warpgroup MMA: C only, A and B are read
+        /// from shared memory),
         /// `fma:16x16x1` (one multiply-add per thread) or
         /// `fma:(4,4)x(8,2)x1` (the same threads, each warp a 4x8 block).
         spec: String,
@@ -326,6 +328,14 @@ fn run(cli: Cli) -> Result<String, String> {
             let (m, n, k) = tv.mnk;
             let mut out = String::new();
             for (x, l, r, c) in [("A", &tv.a, m, k), ("B", &tv.b, n, k), ("C", &tv.c, m, n)] {
+                if tv.smem_ab && x != "C" {
+                    // A warpgroup MMA reads A and B from shared memory: each
+                    // thread maps to every element, nothing of its own.
+                    out += &format!(
+                        "{x}: {l} (read from shared memory by the whole warpgroup; not drawn)\n"
+                    );
+                    continue;
+                }
                 out += &draw_partition(&spec, &output, x, l, r, c)?;
             }
             Ok(out)

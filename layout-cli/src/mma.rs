@@ -2,7 +2,7 @@
 //! partitions, for a fixed set of tiled MMAs (their layouts are types, built
 //! here at compile time).
 
-use layout_core::atom::{SM80_16x8x16_F32F16F16F32_TN, UniversalFMA};
+use layout_core::atom::{SM80_16x8x16_F32F16F16F32_TN, SM90_64x64x16_F32F16F16_SS, UniversalFMA};
 use layout_core::{atom::mma::make_tiled_mma, layout, Int, Underscore as X};
 
 /// The three thread-value layouts and the tile (M, N, K).
@@ -15,13 +15,20 @@ pub struct Tv {
     pub c: String,
     /// The tile.
     pub mnk: (i64, i64, i64),
+    /// Whether A and B come from shared memory (a warpgroup MMA): their
+    /// thread-value layouts give every thread every element.
+    pub smem_ab: bool,
 }
 
 /// The tiled MMAs the explorer draws.
-pub const SPECS: &str = "sm80:1x1x1, sm80:2x2x1, sm80:4x1x1, fma:16x16x1, fma:(4,4)x(8,2)x1";
+pub const SPECS: &str =
+    "sm80:1x1x1, sm80:2x2x1, sm80:4x1x1, sm90:64x64x16, fma:16x16x1, fma:(4,4)x(8,2)x1";
 
 macro_rules! tv {
-    ($atom:expr, $l:expr) => {{
+    ($atom:expr, $l:expr) => {
+        tv!($atom, $l, false)
+    };
+    ($atom:expr, $l:expr, $smem:expr) => {{
         let mma = make_tiled_mma($atom, $l, (X, X, X));
         let (m, n, k) = mma.tile_size();
         Tv {
@@ -29,6 +36,7 @@ macro_rules! tv {
             b: mma.get_layout_b_tv().to_string(),
             c: mma.get_layout_c_tv().to_string(),
             mnk: (m.value() as i64, n.value() as i64, k.value() as i64),
+            smem_ab: $smem,
         }
     }};
 }
@@ -39,6 +47,9 @@ pub fn tiled(spec: &str) -> Result<Tv, String> {
         "sm80:1x1x1" => tv!(SM80_16x8x16_F32F16F16F32_TN, layout!((1,1,1):(0,0,0))),
         "sm80:2x2x1" => tv!(SM80_16x8x16_F32F16F16F32_TN, layout!((2,2,1):(1,2,0))),
         "sm80:4x1x1" => tv!(SM80_16x8x16_F32F16F16F32_TN, layout!((4,1,1):(1,0,0))),
+        // Hopper's warpgroup MMA: 128 threads; A and B are read from shared
+        // memory (every thread maps to every element), C is in registers.
+        "sm90:64x64x16" => tv!(SM90_64x64x16_F32F16F16_SS, layout!((1,1,1):(0,0,0)), true),
         "fma:16x16x1" => tv!(UniversalFMA, layout!((16,16,1):(1,16,0))),
         // The same 16 x 16 threads, each warp a 4 x 8 block (the SGEMM's).
         "fma:(4,4)x(8,2)x1" => tv!(UniversalFMA, layout!(((4,4),(8,2),1):((1,32),(4,128),0))),

@@ -208,6 +208,39 @@ fn mma_draws_the_three_partitions() {
     assert!(dx > 0.0 && dy > 0.0 && t1.0 == t0.0 && t4.1 == t0.1);
     assert_eq!((t32.0, t32.1), (t0.0, t0.1 + 4.0 * dy));
     assert_eq!((t31.0, t31.1), (t0.0 + 7.0 * dx, t0.1 + 3.0 * dy));
+    // Hopper's warpgroup MMA: C only (A and B come from shared memory).
+    // Thread t = lane + 32 w holds C(16 w + lane / 4, 2 (lane % 4)) first:
+    // thread 37 (warp 1, lane 5) is at row 17, column 2, a row below
+    // thread 33 and a column pair right of thread 36.
+    let wg = dir.join("sm90");
+    let (code, out, err) = layout(&["mma", "sm90:64x64x16", "-o", wg.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out.lines().filter(|l| l.contains("not drawn")).count(),
+        2,
+        "{out}"
+    );
+    assert!(!std::path::Path::new(&format!("{}_A.svg", wg.display())).exists());
+    let text = std::fs::read_to_string(format!("{}_C.svg", wg.display())).unwrap();
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    assert_eq!(
+        doc.descendants().filter(|n| n.has_tag_name("rect")).count(),
+        4096
+    );
+    let cell = |label: &str| cell_xy(&doc, label);
+    let (t0, t1, t4, t37, t36, t33) = (
+        cell("T0V0"),
+        cell("T1V0"),
+        cell("T4V0"),
+        cell("T37V0"),
+        cell("T36V0"),
+        cell("T33V0"),
+    );
+    let (dx, dy) = ((t1.0 - t0.0) / 2.0, t4.1 - t0.1);
+    assert!(dx > 0.0 && dy > 0.0);
+    assert_eq!((t37.0, t37.1), (t0.0 + 2.0 * dx, t0.1 + 17.0 * dy));
+    assert_eq!((t36.0, t36.1), (t0.0, t0.1 + 17.0 * dy));
+    assert_eq!((t33.0, t33.1), (t0.0 + 2.0 * dx, t0.1 + 16.0 * dy));
     // An unknown tiled MMA: one line, status 2.
     let (code, _, err) = layout(&["mma", "sm80:3x1x1", "-o", prefix.to_str().unwrap()]);
     assert_eq!(code, 2);
