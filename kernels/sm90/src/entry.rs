@@ -139,3 +139,26 @@ pub unsafe extern "ptx-kernel" fn tma_tile(map: *const u64, out: *mut u32, col: 
         out.st(w, tile.ld(sw.apply(2 * w) / 2).to_bits());
     }
 }
+
+/// The wider warpgroup MMA (N = 128) on descriptors from the
+/// host, a few accumulators summed into `out[thread]`: for ptxas to check
+/// that they assemble for sm_90a, not run yet (no test gives them
+/// operands).
+///
+/// # Safety
+/// `out` points to 128 `f32`; the descriptors name shared memory of this
+/// kernel (none: the copies would read whatever the window holds).
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn wgmma_shapes(desc_a: u64, desc_b: u64, out: *mut f32) {
+    use layout_device::wgmma_m64n128k16_f32_f16;
+    // SAFETY: the launch contract above.
+    let out = unsafe { GlobalMut::new(out, 128) };
+    let mut a = [0f32; 64];
+    wgmma_fence();
+    wgmma_m64n128k16_f32_f16(desc_a, desc_b, &mut a, false);
+    wgmma_commit_group();
+    wgmma_wait_group::<0>();
+    // A few accumulators by constant index (a loop over them would put the
+    // arrays in local memory); the instructions write all of them.
+    out.st(thread_idx() % 128, a[0] + a[63]);
+}

@@ -51,6 +51,10 @@ mod entry;
 
 /// `wgmma_atom`: one warpgroup of 128 threads.
 pub const WGMMA_ATOM_LAUNCH_BOUNDS: (u32, u32) = (128, 1);
+/// `wgmma_shapes`: one warpgroup.
+pub const WGMMA_SHAPES_LAUNCH_BOUNDS: (u32, u32) = (128, 1);
+/// `wgmma_shapes`' one instruction (N = 128).
+pub const WGMMA_SHAPES_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[("wgmma.mma_async", 1)];
 /// `tma_tile`: one warpgroup.
 pub const TMA_TILE_LAUNCH_BOUNDS: (u32, u32) = (128, 1);
 /// `tma_tile`'s one TMA load.

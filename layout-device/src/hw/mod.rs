@@ -31,7 +31,7 @@
 
 /// A GPU instruction's body on the GPU; on the host, a panic naming it.
 macro_rules! gpu {
-    ($name:literal, $body:block) => {{
+    ($name:expr, $body:block) => {{
         #[cfg(target_arch = "nvptx64")]
         $body
         #[cfg(not(target_arch = "nvptx64"))]

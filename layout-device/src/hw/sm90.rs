@@ -48,159 +48,66 @@ pub fn fence_proxy_async_shared() {
     })
 }
 
-/// `wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16` (the atom
-/// `SM90_64x64x16_F32F16F16_SS`, both operands K-major): `acc = A·Bᵀ +
-/// acc` (or `A·Bᵀ` when `accumulate` is false) on a 64 x 16 A and a
-/// 64 x 16 B in shared memory, named by their matrix descriptors; `acc` is
-/// this thread's 32 values of the atom's C layout, in its value order.
-///
-/// Asynchronous: issue [`wgmma_fence`] before (the accumulators' registers
-/// are the instruction's until it completes), then [`wgmma_commit_group`]
-/// and [`wgmma_wait_group`] before reading `acc`. All 128 threads of the
-/// warpgroup execute it together, converged. Needs `sm_90a`.
-#[inline(always)]
-pub fn wgmma_m64n64k16_f32_f16(desc_a: u64, desc_b: u64, acc: &mut [f32; 32], accumulate: bool) {
-    gpu!("wgmma_m64n64k16_f32_f16", {
-        // SAFETY: registers only (the descriptors name shared memory the
-        // kernel wrote and fenced; a descriptor past the buffer reads
-        // garbage within the shared window, never another's memory); the
-        // warpgroup executes it converged (above).
-        unsafe {
-            asm!(
-                "{{ .reg .pred p; setp.ne.b32 p, {34}, 0; wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15}, {16}, {17}, {18}, {19}, {20}, {21}, {22}, {23}, {24}, {25}, {26}, {27}, {28}, {29}, {30}, {31}}}, {32}, {33}, p, 1, 1, 0, 0; }}",
-                inout(reg32) acc[0],
-                inout(reg32) acc[1],
-                inout(reg32) acc[2],
-                inout(reg32) acc[3],
-                inout(reg32) acc[4],
-                inout(reg32) acc[5],
-                inout(reg32) acc[6],
-                inout(reg32) acc[7],
-                inout(reg32) acc[8],
-                inout(reg32) acc[9],
-                inout(reg32) acc[10],
-                inout(reg32) acc[11],
-                inout(reg32) acc[12],
-                inout(reg32) acc[13],
-                inout(reg32) acc[14],
-                inout(reg32) acc[15],
-                inout(reg32) acc[16],
-                inout(reg32) acc[17],
-                inout(reg32) acc[18],
-                inout(reg32) acc[19],
-                inout(reg32) acc[20],
-                inout(reg32) acc[21],
-                inout(reg32) acc[22],
-                inout(reg32) acc[23],
-                inout(reg32) acc[24],
-                inout(reg32) acc[25],
-                inout(reg32) acc[26],
-                inout(reg32) acc[27],
-                inout(reg32) acc[28],
-                inout(reg32) acc[29],
-                inout(reg32) acc[30],
-                inout(reg32) acc[31],
-                in(reg64) desc_a,
-                in(reg64) desc_b,
-                in(reg32) accumulate as u32,
-                options(nostack)
-            )
+/// One `wgmma` function per N: the instruction's register list and operands
+/// written out from the list of accumulator indices (a template string must
+/// be a literal, so it is assembled with `concat!`).
+macro_rules! wgmma_f32_f16 {
+    ($(#[$doc:meta])* $name:ident, $n:literal, $regs:literal, [$first:literal $($i:literal)*]) => {
+        $(#[$doc])*
+        #[inline(always)]
+        pub fn $name(desc_a: u64, desc_b: u64, acc: &mut [f32; $regs], accumulate: bool) {
+            gpu!(stringify!($name), {
+                // SAFETY: registers only (the descriptors name shared memory
+                // the kernel wrote and fenced; a descriptor past the buffer
+                // reads within the shared window, never another's memory);
+                // the warpgroup executes it converged.
+                unsafe {
+                    asm!(
+                        concat!(
+                            "{{ .reg .pred p; setp.ne.b32 p, {scale_d}, 0; ",
+                            "wgmma.mma_async.sync.aligned.m64n", stringify!($n), "k16.f32.f16.f16 {{",
+                            "{", stringify!($first), "}" $(, ", {", stringify!($i), "}")*,
+                            "}}, {desc_a}, {desc_b}, p, 1, 1, 0, 0; }}"
+                        ),
+                        inout(reg32) acc[$first], $(inout(reg32) acc[$i],)*
+                        desc_a = in(reg64) desc_a,
+                        desc_b = in(reg64) desc_b,
+                        scale_d = in(reg32) accumulate as u32,
+                        options(nostack)
+                    )
+                }
+            })
         }
-    })
+    };
 }
 
-/// `wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16` (the atom
-/// `SM90_64x128x16_F32F16F16_SS`, both operands K-major): `acc = A·Bᵀ +
-/// acc` (or `A·Bᵀ` when `accumulate` is false) on a 64 x 16 A and a
-/// 128 x 16 B in shared memory, named by their matrix descriptors; `acc` is
-/// this thread's 64 values of the atom's C layout, in its value order.
-///
-/// Asynchronous: issue [`wgmma_fence`] before (the accumulators' registers
-/// are the instruction's until it completes), then [`wgmma_commit_group`]
-/// and [`wgmma_wait_group`] before reading `acc`. All 128 threads of the
-/// warpgroup execute it together, converged. Needs `sm_90a`.
-#[inline(always)]
-pub fn wgmma_m64n128k16_f32_f16(desc_a: u64, desc_b: u64, acc: &mut [f32; 64], accumulate: bool) {
-    gpu!("wgmma_m64n128k16_f32_f16", {
-        // SAFETY: registers only (the descriptors name shared memory the
-        // kernel wrote and fenced; a descriptor past the buffer reads
-        // garbage within the shared window, never another's memory); the
-        // warpgroup executes it converged (above).
-        unsafe {
-            asm!(
-                "{{ .reg .pred p; setp.ne.b32 p, {66}, 0; wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15}, {16}, {17}, {18}, {19}, {20}, {21}, {22}, {23}, {24}, {25}, {26}, {27}, {28}, {29}, {30}, {31}, {32}, {33}, {34}, {35}, {36}, {37}, {38}, {39}, {40}, {41}, {42}, {43}, {44}, {45}, {46}, {47}, {48}, {49}, {50}, {51}, {52}, {53}, {54}, {55}, {56}, {57}, {58}, {59}, {60}, {61}, {62}, {63}}}, {64}, {65}, p, 1, 1, 0, 0; }}",
-                inout(reg32) acc[0],
-                inout(reg32) acc[1],
-                inout(reg32) acc[2],
-                inout(reg32) acc[3],
-                inout(reg32) acc[4],
-                inout(reg32) acc[5],
-                inout(reg32) acc[6],
-                inout(reg32) acc[7],
-                inout(reg32) acc[8],
-                inout(reg32) acc[9],
-                inout(reg32) acc[10],
-                inout(reg32) acc[11],
-                inout(reg32) acc[12],
-                inout(reg32) acc[13],
-                inout(reg32) acc[14],
-                inout(reg32) acc[15],
-                inout(reg32) acc[16],
-                inout(reg32) acc[17],
-                inout(reg32) acc[18],
-                inout(reg32) acc[19],
-                inout(reg32) acc[20],
-                inout(reg32) acc[21],
-                inout(reg32) acc[22],
-                inout(reg32) acc[23],
-                inout(reg32) acc[24],
-                inout(reg32) acc[25],
-                inout(reg32) acc[26],
-                inout(reg32) acc[27],
-                inout(reg32) acc[28],
-                inout(reg32) acc[29],
-                inout(reg32) acc[30],
-                inout(reg32) acc[31],
-                inout(reg32) acc[32],
-                inout(reg32) acc[33],
-                inout(reg32) acc[34],
-                inout(reg32) acc[35],
-                inout(reg32) acc[36],
-                inout(reg32) acc[37],
-                inout(reg32) acc[38],
-                inout(reg32) acc[39],
-                inout(reg32) acc[40],
-                inout(reg32) acc[41],
-                inout(reg32) acc[42],
-                inout(reg32) acc[43],
-                inout(reg32) acc[44],
-                inout(reg32) acc[45],
-                inout(reg32) acc[46],
-                inout(reg32) acc[47],
-                inout(reg32) acc[48],
-                inout(reg32) acc[49],
-                inout(reg32) acc[50],
-                inout(reg32) acc[51],
-                inout(reg32) acc[52],
-                inout(reg32) acc[53],
-                inout(reg32) acc[54],
-                inout(reg32) acc[55],
-                inout(reg32) acc[56],
-                inout(reg32) acc[57],
-                inout(reg32) acc[58],
-                inout(reg32) acc[59],
-                inout(reg32) acc[60],
-                inout(reg32) acc[61],
-                inout(reg32) acc[62],
-                inout(reg32) acc[63],
-                in(reg64) desc_a,
-                in(reg64) desc_b,
-                in(reg32) accumulate as u32,
-                options(nostack)
-            )
-        }
-    })
-}
+wgmma_f32_f16!(
+    /// `wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16` (the atom
+    /// `SM90_64x64x16_F32F16F16_SS`, both operands K-major): `acc = A·Bᵀ +
+    /// acc` (or `A·Bᵀ` when `accumulate` is false) on a 64 x 16 A and a
+    /// 64 x 16 B in shared memory, named by their matrix descriptors; `acc` is
+    /// this thread's 32 values of the atom's C layout, in its value order.
+    ///
+    /// Asynchronous: issue [`wgmma_fence`] before (the accumulators' registers
+    /// are the instruction's until it completes), then [`wgmma_commit_group`]
+    /// and [`wgmma_wait_group`] before reading `acc`. All 128 threads of the
+    /// warpgroup execute it together, converged. Needs `sm_90a`.
+    wgmma_m64n64k16_f32_f16, 64, 32, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31]
+);
+
+wgmma_f32_f16!(
+    /// `wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16` (the atom
+    /// `SM90_64x128x16_F32F16F16_SS`, both operands K-major): `acc = A·Bᵀ +
+    /// acc` (or `A·Bᵀ` when `accumulate` is false) on a 64 x 16 A and a
+    /// 128 x 16 B in shared memory, named by their matrix descriptors; `acc` is
+    /// this thread's 64 values of the atom's C layout, in its value order.
+    ///
+    /// Asynchronous: issue [`wgmma_fence`] before (the accumulators' registers
+    /// are the instruction's until it completes), then [`wgmma_commit_group`]
+    /// and [`wgmma_wait_group`] before reading `acc`. All 128 threads of the
+    /// warpgroup execute it together, converged. Needs `sm_90a`.
+    wgmma_m64n128k16_f32_f16, 128, 64, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63]
+);
 
 /// An `mbarrier` in shared memory: 8 bytes (two words of an [`Smem`]
 /// window, 8-byte aligned), that threads arrive at and TMA copies
