@@ -48,6 +48,28 @@ pub fn grid(
     Ok((rows, cols, cells))
 }
 
+/// Colors each cell of an offsets picture by the 16-byte chunk of its
+/// 128-byte line (offsets in elements of `bytes` bytes: `(offset * bytes /
+/// 16) % 8`, the unit a GMMA swizzle permutes) and labels it with its
+/// offset and its bank (`(offset * bytes / 4) % 32`).
+pub fn color_by_chunk(cells: &mut [Cell], bytes: i64) -> Result<(), String> {
+    if ![1, 2, 4, 8, 16].contains(&bytes) {
+        return Err(format!(
+            "--chunks {bytes}: an element is 1, 2, 4, 8 or 16 bytes"
+        ));
+    }
+    for c in cells.iter_mut() {
+        let off: i64 = c
+            .label
+            .parse()
+            .map_err(|_| format!("cell ({}, {}) has no offset", c.m, c.n))?;
+        let byte = off * bytes;
+        c.color = Some((byte / 16) % 8);
+        c.label = format!("{off} b{}", (byte / 4) % 32);
+    }
+    Ok(())
+}
+
 /// Pictures draw at most `PRINT_LIMIT` cells.
 fn within_limit(l: &dyn std::fmt::Display, a: i64, b: i64) -> Result<(), String> {
     let limit = layout_core::layout::print::PRINT_LIMIT as i64;

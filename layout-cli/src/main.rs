@@ -50,6 +50,13 @@ enum Cmd {
         /// Draw a (thread,value) layout over a tile of ROWSxCOLS, e.g. `--tv 16x16`.
         #[arg(long, value_name = "ROWSxCOLS")]
         tv: Option<String>,
+        /// Shared memory of elements of this many bytes (1, 2, 4, 8, 16):
+        /// color each cell by the 16-byte chunk of its 128-byte line (what a
+        /// swizzle permutes) and label it with its offset and bank, e.g.
+        /// `svg 'Sw<3,3,3> o _0 o (_8,_64):(_64,_1)' --chunks 2` for CuTe's
+        /// 128-byte-swizzled f16 GMMA atom.
+        #[arg(long, value_name = "ELEM_BYTES")]
+        chunks: Option<i64>,
     },
     /// Draw a TiledMMA's A, B and C partitions as SVG (cells colored by
     /// thread, labelled T#V#): PREFIX_A.svg (M x K), PREFIX_B.svg (N x K),
@@ -316,9 +323,20 @@ fn run(cli: Cli) -> Result<String, String> {
             }
             Ok(out)
         }
-        Some(Cmd::Svg { layout, output, tv }) => {
+        Some(Cmd::Svg {
+            layout,
+            output,
+            tv,
+            chunks,
+        }) => {
             let l = Shown::parse(&layout)?;
-            let (r, c, cells) = cells(&l, &tv)?;
+            let (r, c, mut cells) = cells(&l, &tv)?;
+            if let Some(bytes) = chunks {
+                if tv.is_some() {
+                    return Err("--chunks colors offsets; a thread-value picture has none".into());
+                }
+                draw::color_by_chunk(&mut cells, bytes)?;
+            }
             std::fs::write(&output, draw::svg(&l.to_string(), r, c, &cells))
                 .map_err(|e| format!("{output}: {e}"))?;
             Ok(format!("wrote {output} ({} cells)\n", cells.len()))

@@ -596,3 +596,54 @@ fn swizzled_layouts_are_shown_and_read_back() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+/// `svg --chunks`: CuTe's 128-byte-swizzled f16 GMMA atom, cells colored by
+/// 16-byte chunk and labelled with offset and bank. By hand, for
+/// `Sw<3,3,3>` over `(8,64):(64,1)`: cell (r, c) holds `(64 r + c) ^ ((r %
+/// 8) << 3)`, its chunk `(c / 8) ^ r`, its bank `(offset * 2 / 4) % 32`.
+#[test]
+fn svg_colors_a_swizzled_atom_by_chunk() {
+    let dir = std::env::temp_dir().join(format!("layout-cli-chunks-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("sw128.svg");
+    let (code, _, err) = layout(&[
+        "svg",
+        "Sw<3,3,3> o _0 o (_8,_64):(_64,_1)",
+        "--chunks",
+        "2",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    // The rect drawn just before a cell's text is that cell's.
+    let fill = |label: &str| {
+        let nodes: Vec<_> = doc.descendants().filter(|n| n.is_element()).collect();
+        let at = nodes
+            .iter()
+            .position(|n| n.has_tag_name("text") && n.text() == Some(label))
+            .unwrap_or_else(|| panic!("no cell {label}"));
+        nodes[at - 1].attribute("fill").unwrap().to_string()
+    };
+    let (x0, y0) = cell_xy(&doc, "0 b0");
+    // Row 1, column 0: offset 72 (chunk 1), bank 36 % 32 = 4.
+    let (x, y) = cell_xy(&doc, "72 b4");
+    assert_eq!(x, x0);
+    assert!(y > y0);
+    // Row 1, column 8: offset 64 (chunk 0 again), bank 0.
+    let (x8, y8) = cell_xy(&doc, "64 b0");
+    assert!(x8 > x0 && y8 == y);
+    assert_eq!(fill("64 b0"), fill("0 b0"));
+    assert_ne!(fill("72 b4"), fill("0 b0"));
+    // An element size that is not a power of two up to 16: one line, status 2.
+    let (code, _, err) = layout(&[
+        "svg",
+        "(4,4):(4,1)",
+        "--chunks",
+        "3",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!((code, err.lines().count()), (2, 1));
+}
