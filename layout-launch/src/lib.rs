@@ -64,7 +64,7 @@ pub use dim::Dim3;
 pub use error::Error;
 pub use launch::Launch;
 pub use ptx::{entry_points, EntryPoint, Param, ParamKind};
-pub use tma::{TensorMap, TmaElement, TmaSwizzle};
+pub use tma::{tma_shape, TensorMap, TmaElement, TmaShape, TmaSwizzle};
 
 /// The cudarc crate this one wraps (its driver API), for what is not
 /// wrapped here.

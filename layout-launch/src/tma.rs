@@ -133,7 +133,104 @@ fn check_2d(
     Ok(())
 }
 
+/// A 2-D tensor map's parameters read off a global layout: the rows and
+/// columns in memory order (the unit-stride mode is the columns), the row
+/// stride, and the box in the same order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TmaShape {
+    /// `(rows, cols)`: cols is the layout's unit-stride mode.
+    pub rows_cols: (usize, usize),
+    /// Elements from one row to the next.
+    pub row_stride: usize,
+    /// The box, `(rows, cols)`.
+    pub box_rows_cols: (u32, u32),
+    /// Whether the layout's mode 0 is the rows (a row-major (M,K) layout);
+    /// false when mode 0 is the unit-stride mode (column-major).
+    pub mode0_is_rows: bool,
+}
+
+/// What CuTe's `make_tma_copy` reads off a rank-2 global layout for a box
+/// of `tile` (in the layout's mode order): the mode of stride 1 becomes
+/// TMA's inner dimension, the other one's stride the row stride. Refused
+/// (one line) for a layout that is not rank 2 with flat modes, or has no
+/// mode of stride 1, a negative or zero stride on the other, or a tile
+/// side that is not positive.
+///
+/// ```
+/// use layout_launch::{tma_shape, TmaShape};
+/// // A row-major 200 x 136 matrix (K contiguous), boxes of 64 x 64.
+/// let l = "(200,136):(136,_1)".parse().unwrap();
+/// assert_eq!(tma_shape(&l, (64, 64)).unwrap(), TmaShape {
+///     rows_cols: (200, 136), row_stride: 136, box_rows_cols: (64, 64), mode0_is_rows: true });
+/// // Column-major: mode 0 is contiguous, so it is TMA's inner dimension.
+/// let l = "(128,96):(_1,128)".parse().unwrap();
+/// assert_eq!(tma_shape(&l, (64, 32)).unwrap().rows_cols, (96, 128));
+/// assert!(tma_shape(&"(8,8):(2,16)".parse().unwrap(), (8, 8)).is_err());
+/// ```
+pub fn tma_shape(layout: &layout_core::DynLayout, tile: (u32, u32)) -> Result<TmaShape, Error> {
+    let bad = |why: String| Error::Invalid(format!("tensor map of {layout}: {why}"));
+    if layout.rank() != 2 || layout.depth() > 1 {
+        return Err(bad("a rank-2 layout with flat modes is needed".into()));
+    }
+    let leaf =
+        |t: &layout_core::DTuple, i: usize| t.mode(i).and_then(|m| m.as_int()).map(|d| d.value);
+    let (s0, s1) = (leaf(layout.shape(), 0), leaf(layout.shape(), 1));
+    let (d0, d1) = (leaf(layout.stride(), 0), leaf(layout.stride(), 1));
+    let (Some(s0), Some(s1), Some(d0), Some(d1)) = (s0, s1, d0, d1) else {
+        return Err(bad("a rank-2 layout with flat modes is needed".into()));
+    };
+    if tile.0 == 0 || tile.1 == 0 {
+        return Err(bad(format!("an empty {} x {} box", tile.0, tile.1)));
+    }
+    let positive = |x: i64| usize::try_from(x).ok().filter(|&x| x > 0);
+    let (rows, cols, stride, boxes, mode0_is_rows) = match (d0, d1) {
+        (_, 1) => (s0, s1, d0, tile, true),
+        (1, _) => (s1, s0, d1, (tile.1, tile.0), false),
+        _ => return Err(bad("no mode of stride 1 (TMA's innermost dimension)".into())),
+    };
+    let (Some(rows), Some(cols), Some(row_stride)) =
+        (positive(rows), positive(cols), positive(stride))
+    else {
+        return Err(bad(
+            "its extents and the outer stride must be positive".into()
+        ));
+    };
+    Ok(TmaShape {
+        rows_cols: (rows, cols),
+        row_stride,
+        box_rows_cols: boxes,
+        mode0_is_rows,
+    })
+}
+
 impl Stream {
+    /// The tensor map of the matrix `layout` describes over `buffer`,
+    /// copied by boxes of `tile` (in the layout's mode order), with
+    /// `swizzle`: [`tma_shape`] then [`Stream::tensor_map_2d`], with both
+    /// one's refusals.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), layout_launch::Error> {
+    /// use layout_launch::{Device, TmaSwizzle};
+    /// let gpu = Device::new(0)?;
+    /// let a = gpu.stream().zeros::<u16>(4096 * 1024)?;
+    /// // A is M x K = 4096 x 1024, K-major; 128 x 64 tiles (CuTe's SW128 atom tiled).
+    /// let l = "(4096,1024):(1024,_1)".parse().unwrap();
+    /// let map = gpu.stream().tensor_map(&a, &l, (128, 64), TmaSwizzle::B128)?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn tensor_map<T: TmaElement>(
+        &self,
+        buffer: &DeviceBuffer<T>,
+        layout: &layout_core::DynLayout,
+        tile: (u32, u32),
+        swizzle: TmaSwizzle,
+    ) -> Result<TensorMap, Error> {
+        let s = tma_shape(layout, tile)?;
+        self.tensor_map_2d(buffer, s.rows_cols, s.row_stride, s.box_rows_cols, swizzle)
+    }
+
     /// The tensor map of a row-major `rows x cols` matrix of `T` in
     /// `buffer` (`row_stride` elements from row to row), copied by boxes of
     /// `box_rows x box_cols` into shared memory with `swizzle`; elements
@@ -283,5 +380,35 @@ mod tests {
             "tensor map: row stride 100 is less than the 512 columns"
         );
         assert_eq!(std::mem::size_of::<TensorMap>(), 128);
+    }
+
+    /// Layouts a 2-D tensor map cannot describe are refused by name.
+    #[test]
+    fn layouts_without_a_2d_map_are_refused() {
+        let msg = |l: &str, tile| {
+            tma_shape(&l.parse().unwrap(), tile)
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            msg("(4,4,4):(16,4,1)", (4, 4)),
+            "tensor map of (4,4,4):(16,4,1): a rank-2 layout with flat modes is needed"
+        );
+        assert_eq!(
+            msg("((2,4),8):((1,2),8)", (4, 4)),
+            "tensor map of ((2,4),8):((1,2),8): a rank-2 layout with flat modes is needed"
+        );
+        assert_eq!(
+            msg("(8,8):(2,16)", (8, 8)),
+            "tensor map of (8,8):(2,16): no mode of stride 1 (TMA's innermost dimension)"
+        );
+        assert_eq!(
+            msg("(8,8):(-8,1)", (8, 8)),
+            "tensor map of (8,8):(-8,1): its extents and the outer stride must be positive"
+        );
+        assert_eq!(
+            msg("(8,8):(8,1)", (0, 8)),
+            "tensor map of (8,8):(8,1): an empty 0 x 8 box"
+        );
     }
 }
