@@ -131,12 +131,13 @@ pub unsafe extern "ptx-kernel" fn tma_tile(map: *const u64, out: *mut u32, col: 
         }
         return;
     }
-    // Thread t writes words 16 t .. 16 t + 16 of the box: two halves each,
-    // adjacent in shared memory too (the swizzle moves 16-byte chunks).
-    let sw = Swizzle::<3, 3, 3>;
+    // Thread t writes words 16 t .. 16 t + 16 of the box, two halves each,
+    // each half read where the swizzle put it.
+    let (sw, halves) = (Swizzle::<3, 3, 3>, tile.halves());
     for j in 0..16 {
         let w = 16 * t + j;
-        out.st(w, tile.ld(sw.apply(2 * w) / 2).to_bits());
+        let (lo, hi) = (halves.ld(sw.apply(2 * w)), halves.ld(sw.apply(2 * w + 1)));
+        out.st(w, lo as u32 | (hi as u32) << 16);
     }
 }
 

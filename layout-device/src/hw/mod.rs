@@ -47,7 +47,7 @@ mod thread;
 
 pub use global::{Global, GlobalMut, GlobalRun, F4};
 pub use instr::*;
-pub use shared::{SharedBuffer, Smem};
+pub use shared::{SharedBuffer, Smem, SmemHalves};
 pub use sm90::*;
 pub use thread::*;
 

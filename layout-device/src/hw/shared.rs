@@ -164,6 +164,98 @@ impl Smem {
     }
 }
 
+/// A window of 16-bit elements (f16, bf16 bits) over an [`Smem`] window:
+/// element `i` is the low (even `i`) or high half of word `i / 2`. A
+/// [`Memory`](layout_core::tensor::memory::Memory) of `u16`, for tensors
+/// over shared f16 data.
+#[derive(Clone, Copy, Debug)]
+pub struct SmemHalves {
+    words: Smem,
+}
+
+impl Smem {
+    /// The window as 16-bit elements (twice as many).
+    #[inline(always)]
+    pub fn halves(self) -> SmemHalves {
+        SmemHalves { words: self }
+    }
+}
+
+impl SmemHalves {
+    /// The number of 16-bit elements.
+    #[inline(always)]
+    pub fn len(self) -> usize {
+        2 * self.words.len
+    }
+    /// Whether it is empty.
+    #[inline(always)]
+    pub fn is_empty(self) -> bool {
+        self.words.len == 0
+    }
+    /// The shared address of element `i`; traps past the window.
+    #[inline(always)]
+    fn addr(self, i: usize) -> u32 {
+        if i >= self.len() {
+            trap()
+        }
+        self.words.addr + 2 * i as u32
+    }
+    /// Element `i`.
+    #[inline(always)]
+    pub fn ld(self, i: usize) -> u16 {
+        let a = self.addr(i);
+        gpu!("SmemHalves::ld", {
+            let v: u16;
+            // SAFETY: `a` lies in the buffer, 2-byte aligned (the window is
+            // word-aligned).
+            unsafe {
+                asm!("ld.shared.u16 {v}, [{a}];", v = out(reg16) v, a = in(reg32) a,
+                     options(pure, readonly, nostack))
+            };
+            v
+        })
+    }
+    /// Writes element `i`.
+    #[inline(always)]
+    pub fn st(self, i: usize, v: u16) {
+        let a = self.addr(i);
+        gpu!("SmemHalves::st", {
+            // SAFETY: as `ld`.
+            unsafe {
+                asm!("st.shared.u16 [{a}], {v};", a = in(reg32) a, v = in(reg16) v,
+                     options(nostack))
+            }
+        })
+    }
+}
+
+impl Memory for SmemHalves {
+    type Elem = u16;
+    #[inline(always)]
+    fn len(&self) -> usize {
+        2 * self.words.len
+    }
+    #[inline(always)]
+    fn load(&self, i: usize) -> Option<u16> {
+        (i < self.len()).then(|| self.ld(i))
+    }
+    #[inline(always)]
+    fn window(self, start: usize, len: usize) -> Option<Self> {
+        // Whole words only: a window of halves starts and ends on a word.
+        if start % 2 != 0 || len % 2 != 0 {
+            return None;
+        }
+        self.words.window(start / 2, len / 2).map(Smem::halves)
+    }
+}
+
+impl MemoryMut for SmemHalves {
+    #[inline(always)]
+    fn store(&self, i: usize, v: u16) -> Option<()> {
+        (i < self.len()).then(|| self.st(i, v))
+    }
+}
+
 /// The address through a register move: the optimiser then does not know
 /// its low bits and keeps `addr + 4 i` an addition (which ptxas folds into
 /// the load's immediate offset) instead of an `or`.
@@ -421,5 +513,12 @@ mod tests {
         assert!(std::panic::catch_unwind(|| Smem::make(0, 1024, 1000, 25)).is_err());
         assert!(std::panic::catch_unwind(|| Smem::make(0, 1024, usize::MAX, 2)).is_err());
         assert!(std::panic::catch_unwind(|| w.addr(2, 4)).is_err()); // word 10: not 16-byte aligned
+                                                                     // The same window as 16-bit elements: 32 of them, 2 bytes apart.
+        use layout_core::tensor::memory::Memory;
+        let h = w.halves();
+        assert_eq!((h.len(), h.addr(3)), (32, 0x400 + 32 + 6));
+        assert!(std::panic::catch_unwind(|| h.addr(32)).is_err());
+        assert_eq!(h.window(2, 4).map(|x| x.len()), Some(4));
+        assert!(h.window(1, 4).is_none() && h.window(30, 4).is_none());
     }
 }
