@@ -87,7 +87,9 @@ layout_device::shared_memory!(
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn tma_tile(map: *const u64, out: *mut u32, col: i32, row: i32) {
     use layout_core::algebra::swizzle::Swizzle;
-    use layout_device::{fence_mbarrier_init, fence_tensormap_acquire, tma_load_2d, Mbarrier};
+    use layout_device::{
+        fence_mbarrier_init, fence_tensormap_acquire, sync_threads_divergent, tma_load_2d, Mbarrier,
+    };
     // SAFETY: the launch contract above.
     let out = unsafe { GlobalMut::new(out, 2048) };
     let t = thread_idx();
@@ -101,18 +103,18 @@ pub unsafe extern "ptx-kernel" fn tma_tile(map: *const u64, out: *mut u32, col: 
         bar.init(1);
         fence_mbarrier_init();
     }
-    sync_threads();
+    sync_threads_divergent();
     if t == 0 {
         fence_tensormap_acquire(map as u64);
         bar.arrive_expect_tx(8192);
         tma_load_2d(tile, 8192, map as u64, (col, row), bar);
     }
     // Thread 0 issued the copy and waits for it; the block then reads the
-    // box after a barrier. (With every thread spinning on the mbarrier, on
-    // the H200 only thread 0 saw the phase complete and the others timed
-    // out: not understood yet, see docs/gpu.md.) A bounded wait: a copy
-    // that never completes leaves `out` all ones (every element wrong)
-    // instead of hanging the launch.
+    // box after a barrier. The barriers are the non-aligned form: the
+    // compiler copies them into the `t == 0` branches, and with `bar.sync`
+    // lane 0 then waited at its own copy (on the H200, until the other
+    // threads gave up). A bounded wait: a copy that never completes leaves
+    // `out` all ones (every element wrong) instead of hanging the launch.
     let mut done = true;
     if t == 0 {
         let mut spins = 0u32;
@@ -124,7 +126,7 @@ pub unsafe extern "ptx-kernel" fn tma_tile(map: *const u64, out: *mut u32, col: 
             }
         }
     }
-    sync_threads();
+    sync_threads_divergent();
     if !done {
         for j in 0..16 {
             out.st(16 * t + j, u32::MAX);

@@ -119,6 +119,13 @@ pub fn warp_lane() -> (usize, usize) {
 
 /// `__syncthreads()`: every thread of the block waits here; shared-memory
 /// writes before it are seen by every thread after it.
+///
+/// It is `bar.sync`, which is `.aligned`: every lane of a warp must reach
+/// the same instruction. The compiler may copy it into both sides of a
+/// branch on the thread index: `if t == 0 {..} sync_threads(); if t == 0
+/// {..}` became two copies (kernels/sm90's `tma_tile`), and lane 0 then
+/// waited at its copy until the others exited. Around such branches use
+/// [`sync_threads_divergent`].
 #[inline(always)]
 pub fn sync_threads() {
     gpu!("sync_threads", {
@@ -126,6 +133,18 @@ pub fn sync_threads() {
         // call it outside data-dependent branches). No `nomem`: the compiler
         // keeps shared-memory accesses on their side of it.
         unsafe { asm!("bar.sync 0;", options(nostack)) }
+    })
+}
+
+/// `barrier.sync 0` (CUDA's `__barrier_sync(0)`): [`sync_threads`] without
+/// `.aligned`, correct where lanes of one warp reach it through different
+/// instructions (divergent branches, or copies the compiler made of it).
+#[inline(always)]
+pub fn sync_threads_divergent() {
+    gpu!("sync_threads_divergent", {
+        // SAFETY: a barrier every thread of the block reaches (by any copy
+        // of it); no `nomem`, as `sync_threads`.
+        unsafe { asm!("barrier.sync 0;", options(nostack)) }
     })
 }
 
