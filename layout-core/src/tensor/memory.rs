@@ -172,11 +172,7 @@ impl<M: Memory, S: Congruent<D>, D: IntTuple> Tensor<M, Layout<S, D>> {
     /// ```
     #[inline(always)]
     pub fn try_load<Crd: Crd2Idx<S, D>>(&self, c: Crd) -> Option<M::Elem> {
-        if !c.in_shape(self.layout.shape()) {
-            return None;
-        }
-        self.data
-            .load(self.offset.checked_add(self.layout.crd2idx(c))?)
+        self.data.load(self.offset_of(c)?)
     }
 
     /// The element at a coordinate (a 1-D index or a coordinate of the
@@ -242,11 +238,7 @@ impl<M: MemoryMut, S: Congruent<D>, D: IntTuple> Tensor<M, Layout<S, D>> {
     /// ```
     #[inline(always)]
     pub fn try_store<Crd: Crd2Idx<S, D>>(&self, c: Crd, v: M::Elem) -> Option<()> {
-        if !c.in_shape(self.layout.shape()) {
-            return None;
-        }
-        self.data
-            .store(self.offset.checked_add(self.layout.crd2idx(c))?, v)
+        self.data.store(self.offset_of(c)?, v)
     }
 
     /// Writes the element at a coordinate.

@@ -251,6 +251,15 @@ impl<E: Engine, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
 /// What any tensor has, whatever its storage (a slice, an array, an
 /// identity tensor's coordinates).
 impl<E, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
+    /// The storage offset of coordinate `c`: `None` outside the shape or
+    /// past `usize` (what every checked access starts from).
+    #[inline(always)]
+    pub(crate) fn offset_of<Crd: Crd2Idx<S, D>>(&self, c: Crd) -> Option<usize> {
+        if !c.in_shape(self.layout.shape()) {
+            return None;
+        }
+        self.offset.checked_add(self.layout.crd2idx(c))
+    }
     /// The layout.
     ///
     /// ```
@@ -819,11 +828,7 @@ impl<S: IdentityShape, LS: Congruent<LD>, LD: IntTuple> Tensor<Counting<S>, Layo
     /// ```
     #[inline(always)]
     pub fn at<Crd: Crd2Idx<LS, LD>>(&self, c: Crd) -> Option<S::Coord> {
-        if !c.in_shape(self.layout.shape()) {
-            return None;
-        }
-        let k = self.offset.checked_add(self.layout.crd2idx(c))?;
-        Some(S::decode(k))
+        self.offset_of(c).map(S::decode)
     }
     /// Whether the coordinate held at `c` lies inside `bound` (CuTe's
     /// `elem_less(tensor(c), bound)`): the predicate of a partial tile;

@@ -76,25 +76,6 @@ impl<T: Copy> Global<T> {
     pub unsafe fn new(ptr: *const T, len: usize) -> Self {
         Global { ptr, len }
     }
-    /// The number of elements.
-    #[inline(always)]
-    pub fn len(self) -> usize {
-        self.len
-    }
-    /// Whether the buffer is empty.
-    #[inline(always)]
-    pub fn is_empty(self) -> bool {
-        self.len == 0
-    }
-    /// Element `i`; traps when `i >= len`.
-    #[inline(always)]
-    pub fn ld(self, i: usize) -> T {
-        if i >= self.len {
-            trap()
-        }
-        // SAFETY: in bounds (checked above, `new`'s contract for the rest).
-        unsafe { self.ptr.add(i).read() }
-    }
     /// Elements `start + v * stride` for `v < N`; traps when the last one
     /// is not below `len` (or its index overflows).
     #[inline(always)]
@@ -110,17 +91,6 @@ impl<T: Copy> Global<T> {
             stride,
         }
     }
-    /// The same memory as elements of `U`: the byte length must be a
-    /// multiple of `U`'s size and the pointer aligned for `U` (traps
-    /// otherwise). For 16-byte accesses to f32 or f16 data, say.
-    #[inline(always)]
-    pub fn cast<U: Copy>(self) -> Global<U> {
-        let (ptr, len) = recast::<T, U>(self.ptr as usize, self.len);
-        Global {
-            ptr: ptr as *const U,
-            len,
-        }
-    }
 }
 
 impl<T: Copy> GlobalMut<T> {
@@ -134,25 +104,6 @@ impl<T: Copy> GlobalMut<T> {
     pub unsafe fn new(ptr: *mut T, len: usize) -> Self {
         GlobalMut { ptr, len }
     }
-    /// The number of elements.
-    #[inline(always)]
-    pub fn len(self) -> usize {
-        self.len
-    }
-    /// Whether the buffer is empty.
-    #[inline(always)]
-    pub fn is_empty(self) -> bool {
-        self.len == 0
-    }
-    /// Element `i`; traps when `i >= len`.
-    #[inline(always)]
-    pub fn ld(self, i: usize) -> T {
-        if i >= self.len {
-            trap()
-        }
-        // SAFETY: in bounds.
-        unsafe { self.ptr.add(i).read() }
-    }
     /// Writes element `i`; traps when `i >= len`.
     #[inline(always)]
     pub fn st(self, i: usize, v: T) {
@@ -162,15 +113,6 @@ impl<T: Copy> GlobalMut<T> {
         // SAFETY: in bounds; no other thread writes element `i` (the
         // contract of `new`, or of the launch that passed the buffer).
         unsafe { self.ptr.add(i).write(v) }
-    }
-    /// The same memory as elements of `U` (as [`Global::cast`]).
-    #[inline(always)]
-    pub fn cast<U: Copy>(self) -> GlobalMut<U> {
-        let (ptr, len) = recast::<T, U>(self.ptr as usize, self.len);
-        GlobalMut {
-            ptr: ptr as *mut U,
-            len,
-        }
     }
 }
 
@@ -235,9 +177,43 @@ impl<T: Copy, const N: usize> GlobalRun<T, N> {
     }
 }
 
-/// `Memory` for both buffer types: the same fields, the same checks.
-macro_rules! global_memory {
-    ($($ty:ident),*) => {$(
+/// What both buffer types have, written once: the same fields, the same
+/// checks (an element read, a cast, the `Memory` a tensor is made over).
+macro_rules! global_buffer {
+    ($($ty:ident: $ptr:ty),*) => {$(
+        impl<T: Copy> $ty<T> {
+            /// The number of elements.
+            #[inline(always)]
+            pub fn len(self) -> usize {
+                self.len
+            }
+            /// Whether the buffer is empty.
+            #[inline(always)]
+            pub fn is_empty(self) -> bool {
+                self.len == 0
+            }
+            /// Element `i`; traps when `i >= len`.
+            #[inline(always)]
+            pub fn ld(self, i: usize) -> T {
+                match self.load(i) {
+                    Some(v) => v,
+                    None => trap(),
+                }
+            }
+            /// The same memory as elements of `U`: the byte length must be
+            /// a multiple of `U`'s size and the pointer aligned for `U`
+            /// (traps otherwise). For 16-byte accesses to f32 or f16 data,
+            /// say.
+            #[inline(always)]
+            pub fn cast<U: Copy>(self) -> $ty<U> {
+                let (ptr, len) = recast::<T, U>(self.ptr as usize, self.len);
+                $ty {
+                    ptr: ptr as $ptr,
+                    len,
+                }
+            }
+        }
+
         impl<T: Copy> Memory for $ty<T> {
             type Elem = T;
             #[inline(always)]
@@ -268,7 +244,7 @@ macro_rules! global_memory {
     )*};
 }
 
-global_memory!(Global, GlobalMut);
+global_buffer!(Global: *const U, GlobalMut: *mut U);
 
 impl<T: Copy> MemoryMut for GlobalMut<T> {
     #[inline(always)]
