@@ -81,6 +81,10 @@ extern crate std;
 
 mod atom;
 mod hw;
+mod pipeline;
 
 pub use atom::{pack_halves, unpack_halves, LdsmInstr, MmaInstr};
 pub use hw::*;
+pub use pipeline::{
+    Consumer, ConsumerSlot, PipelineState, PipelineTmaAsync, Producer, ProducerSlot,
+};

@@ -74,6 +74,17 @@ impl Device {
             .map_err(|e| Error::driver("read the compute capability", e))
     }
 
+    /// The GPU's streaming multiprocessors (132 on an H200): the grid of a
+    /// persistent kernel, one block per SM.
+    pub fn sm_count(&self) -> Result<u32, Error> {
+        self.ctx
+            .attribute(
+                cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+            )
+            .map(|n| n.max(1) as u32)
+            .map_err(|e| Error::driver("read the SM count", e))
+    }
+
     /// The default stream (the context's null stream).
     pub fn stream(&self) -> &Stream {
         &self.stream

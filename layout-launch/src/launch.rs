@@ -353,6 +353,16 @@ impl<'a> Launch<'a> {
             mut args,
             ..
         } = self;
+        // Above 48 KiB of dynamic shared memory a kernel must opt in.
+        if shared_needs_opt_in(cfg.shared_mem_bytes) {
+            kernel
+                .function
+                .set_attribute(
+                    cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    cfg.shared_mem_bytes as i32,
+                )
+                .map_err(|e| stream.failed(format!("allow {} bytes of shared memory for {}", cfg.shared_mem_bytes, kernel.name), e))?;
+        }
         let mut builder = stream.cuda_stream().launch_builder(&kernel.function);
         for arg in args.iter_mut() {
             match arg {
@@ -371,6 +381,12 @@ impl<'a> Launch<'a> {
         stream.launched(&kernel.name);
         Ok(())
     }
+}
+
+/// Whether a launch's dynamic shared memory needs the kernel's opt-in
+/// (more than the 48 KiB every kernel may use).
+fn shared_needs_opt_in(bytes: u32) -> bool {
+    bytes > 48 * 1024
 }
 
 #[cfg(test)]

@@ -31,6 +31,10 @@ Kernels (C is always written C-order, M x N; M, N, K come from the files):
                 (K-major: the rows of B are the columns of the product).
                 C: M x N float32. M and N multiples of 128, K of 32.
   hgemm_f16     as hgemm_f32 with f16 accumulators; C: M x N float16.
+  hgemm_sm90    C = A B^T on Hopper (wgmma, TMA; PTX of layout-kernels-sm90),
+                f32 accumulators. A: M x K float16, C-order. B: N x K
+                float16, C-order. C: M x N float16. Any M and N, K a
+                multiple of 8 (TMA's 16-byte rows); partial tiles exact.
 Inputs go to the kernel as stored: another dtype, storage order or shape is
 refused (exit code 2), never converted or padded.";
 
@@ -52,11 +56,20 @@ pub enum Gemm {
     HgemmF32,
     /// `hgemm_f16`: as [`Gemm::HgemmF32`] with an f16 C.
     HgemmF16,
+    /// `hgemm_sm90`: as [`Gemm::HgemmF16`] on Hopper, f32 accumulators, any
+    /// M and N.
+    HgemmSm90,
 }
 
 impl Gemm {
     /// Every GEMM kernel, in the order `--help` lists them.
-    pub const ALL: [Gemm; 4] = [Gemm::Sgemm, Gemm::SgemmNt, Gemm::HgemmF32, Gemm::HgemmF16];
+    pub const ALL: [Gemm; 5] = [
+        Gemm::Sgemm,
+        Gemm::SgemmNt,
+        Gemm::HgemmF32,
+        Gemm::HgemmF16,
+        Gemm::HgemmSm90,
+    ];
 
     /// The entry point's name.
     pub fn name(self) -> &'static str {
@@ -65,6 +78,7 @@ impl Gemm {
             Gemm::SgemmNt => "sgemm_nt_f32",
             Gemm::HgemmF32 => "hgemm_f32",
             Gemm::HgemmF16 => "hgemm_f16",
+            Gemm::HgemmSm90 => "hgemm_sm90",
         }
     }
 
@@ -81,7 +95,7 @@ impl Gemm {
 
     /// Whether A and B are f16 (else f32).
     fn half_inputs(self) -> bool {
-        matches!(self, Gemm::HgemmF32 | Gemm::HgemmF16)
+        matches!(self, Gemm::HgemmF32 | Gemm::HgemmF16 | Gemm::HgemmSm90)
     }
 
     /// The block tile (M, N, K) that M, N and K must be multiples of.
@@ -178,6 +192,18 @@ pub fn check_gemm(kernel: Gemm, a: &Array, b: &Array) -> Result<(usize, usize, u
             "{name}: A is {m} x {k} (M x K) and B is {b_rows} x {b_cols} ({b_shape}): their K differ"
         ));
     }
+    if kernel == Gemm::HgemmSm90 {
+        // TMA fills partial tiles; its rows are 16-byte multiples.
+        if m == 0 || n == 0 || k == 0 || k % 8 != 0 {
+            return Err(format!(
+                "{name}: M = {m}, N = {n}, K = {k}: M and N must be positive, K a positive multiple of 8 (TMA's 16-byte rows)"
+            ));
+        }
+        return match (m.checked_mul(n), m.checked_mul(k), n.checked_mul(k)) {
+            (Some(_), Some(_), Some(_)) => Ok((m, n, k)),
+            _ => Err(format!("{name}: {m} x {n} x {k} is too large")),
+        };
+    }
     let (tm, tn, tk) = kernel.tile();
     check_multiple(name, "M", m, tm)?;
     check_multiple(name, "N", n, tn)?;
@@ -239,7 +265,19 @@ pub fn run_gemm(job: &GemmJob) -> Result<(), String> {
         (Data::F16(a), Data::F16(b)) => {
             let da = stream.upload(&bits(a)).map_err(s)?;
             let db = stream.upload(&bits(b)).map_err(s)?;
-            if job.kernel == Gemm::HgemmF16 {
+            if job.kernel == Gemm::HgemmSm90 {
+                let mut dc = stream.zeros::<u16>(m * n).map_err(s)?;
+                let sms = gpu.sm_count().map_err(s)?;
+                let plan = launch::HgemmSm90::new(stream, sms, &da, &db, (m, n, k))?;
+                plan.launch(stream, &f, (&da, &db), &mut dc)?;
+                let c: Vec<f16> = stream
+                    .download(&dc)
+                    .map_err(s)?
+                    .into_iter()
+                    .map(f16::from_bits)
+                    .collect();
+                npy::write(&job.c, &shape, &c)
+            } else if job.kernel == Gemm::HgemmF16 {
                 let mut dc = stream.zeros::<u16>(m * n).map_err(s)?;
                 launch::hgemm(stream, &f, &da, &db, &mut dc, (m, n, k))?;
                 let c: Vec<f16> = stream
@@ -375,11 +413,11 @@ mod tests {
         }
         assert_eq!(
             Gemm::parse("sgemm").unwrap_err(),
-            "unknown GEMM kernel 'sgemm' (known: sgemm_f32, sgemm_nt_f32, hgemm_f32, hgemm_f16)"
+            "unknown GEMM kernel 'sgemm' (known: sgemm_f32, sgemm_nt_f32, hgemm_f32, hgemm_f16, hgemm_sm90)"
         );
         assert_eq!(
             Gemm::parse("transpose_f32").unwrap_err(),
-            "unknown GEMM kernel 'transpose_f32' (known: sgemm_f32, sgemm_nt_f32, hgemm_f32, hgemm_f16)"
+            "unknown GEMM kernel 'transpose_f32' (known: sgemm_f32, sgemm_nt_f32, hgemm_f32, hgemm_f16, hgemm_sm90)"
         );
     }
 
@@ -401,6 +439,11 @@ mod tests {
         assert_eq!(
             ok(Gemm::HgemmF16, f16s(&[128, 32], C), f16s(&[128, 32], C)),
             Ok((128, 128, 32))
+        );
+        // Hopper's: any M and N (partial tiles), K a multiple of 8.
+        assert_eq!(
+            ok(Gemm::HgemmSm90, f16s(&[129, 8], C), f16s(&[3, 8], C)),
+            Ok((129, 3, 8))
         );
         assert_eq!(
             ok(Gemm::Sgemm, f32s(&[128, 8], C), f32s(&[8, 128], C)),
@@ -481,6 +524,19 @@ mod tests {
             (
                 no(Gemm::Sgemm, f32s(&[128, 0], C), f32s(&[0, 128], C)),
                 "sgemm_f32: K = 0 must be a positive multiple of 8 (the kernel's tile; inputs are not padded)",
+            ),
+            (
+                // TMA's rows: 12 halves are 24 bytes, not a multiple of 16.
+                no(Gemm::HgemmSm90, f16s(&[5, 12], C), f16s(&[7, 12], C)),
+                "hgemm_sm90: M = 5, N = 7, K = 12: M and N must be positive, K a positive multiple of 8 (TMA's 16-byte rows)",
+            ),
+            (
+                no(Gemm::HgemmSm90, f16s(&[0, 8], C), f16s(&[7, 8], C)),
+                "hgemm_sm90: M = 0, N = 7, K = 8: M and N must be positive, K a positive multiple of 8 (TMA's 16-byte rows)",
+            ),
+            (
+                no(Gemm::HgemmSm90, f16s(&[5, 8], C), f16s(&[8, 7], C)),
+                "hgemm_sm90: A is 5 x 8 (M x K) and B is 8 x 7 (N x K): their K differ",
             ),
         ];
         for (got, want) in cases {

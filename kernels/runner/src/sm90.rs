@@ -118,6 +118,123 @@ pub fn run(ptx: &std::path::Path) -> Result<bool, String> {
         let wrong = wrong.len();
         ok &= wrong == 0;
     }
+    ok &= hgemm(&gpu, &module)?;
+    Ok(ok)
+}
+
+/// A pseudo-random small integer in `lo..=hi` for index `i` (a fixed
+/// hash: the same inputs on every run).
+fn small(i: usize, seed: u64, lo: i32, hi: i32) -> i32 {
+    let mut x = (i as u64).wrapping_add(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    lo + (x % (hi - lo + 1) as u64) as i32
+}
+
+/// `hgemm_sm90` on small-integer operands (A in -1..=1, B in -2..=2), where
+/// every sum is an integer below 2048 in magnitude for K < 1024: exact in
+/// f32 and in f16, so each entry of C is checked for equality. Sizes with
+/// partial tiles in M, N and K; then 4096^3 and 8192^3 timed (10 launches
+/// after 2 warm-ups), checked at 4096 sampled entries.
+fn hgemm(gpu: &Device, module: &layout_launch::Module) -> Result<bool, String> {
+    use crate::launch::HgemmSm90;
+    let s = gpu.stream();
+    let err = |e: layout_launch::Error| e.to_string();
+    let f = module.kernel("hgemm_sm90").map_err(err)?;
+    let sms = gpu.sm_count().map_err(err)?;
+    let mut ok = true;
+    let f16 = |v: i32| half::f16::from_f32(v as f32).to_bits();
+    let sizes: [(usize, usize, usize, bool); 7] = [
+        (128, 256, 64, true),
+        (1, 1, 8, true),
+        (129, 257, 72, true),
+        (200, 136, 520, true),
+        (1000, 1500, 1016, true),
+        (4096, 4096, 4096, false),
+        (8192, 8192, 8192, false),
+    ];
+    for (m, n, k, full_check) in sizes {
+        let a: Vec<i32> = (0..m * k).map(|i| small(i, 1, -1, 1)).collect();
+        let b: Vec<i32> = (0..n * k).map(|i| small(i, 2, -2, 2)).collect();
+        let da = s
+            .upload(&a.iter().map(|&v| f16(v)).collect::<Vec<_>>())
+            .map_err(err)?;
+        let db = s
+            .upload(&b.iter().map(|&v| f16(v)).collect::<Vec<_>>())
+            .map_err(err)?;
+        let mut dc = s.upload(&vec![0x7e00u16; m * n]).map_err(err)?;
+        let plan = HgemmSm90::new(s, sms, &da, &db, (m, n, k))?;
+        plan.launch(s, &f, (&da, &db), &mut dc)?;
+        let c = s.download(&dc).map_err(err)?;
+        let want = |i: usize, j: usize| -> f32 {
+            let dot: i64 = (0..k).map(|p| (a[i * k + p] * b[j * k + p]) as i64).sum();
+            // Beyond 2048 the f16 of C rounds; the f32 sum is still exact.
+            half::f16::from_f32(dot as f32).to_f32()
+        };
+        let entries: Vec<usize> = if full_check {
+            (0..m * n).collect()
+        } else {
+            (0..4096)
+                .map(|i| small(i, 3, 0, i32::MAX - 1) as usize % (m * n))
+                .collect()
+        };
+        let wrong: Vec<usize> = entries
+            .iter()
+            .copied()
+            .filter(|&ij| half::f16::from_bits(c[ij]).to_f32() != want(ij / n, ij % n))
+            .collect();
+        let what = if full_check {
+            "every entry"
+        } else {
+            "4096 sampled entries"
+        };
+        if wrong.is_empty() {
+            print!(
+                "hgemm_sm90 {m} x {n} x {k} ({} blocks): {what} exact",
+                plan.grid()
+            );
+        } else {
+            let first: Vec<String> = wrong
+                .iter()
+                .take(4)
+                .map(|&ij| {
+                    let (i, j) = (ij / n, ij % n);
+                    format!(
+                        "[{i}][{j}] = {} not {}",
+                        half::f16::from_bits(c[ij]),
+                        want(i, j)
+                    )
+                })
+                .collect();
+            print!(
+                "hgemm_sm90 {m} x {n} x {k}: {} of {} {what} wrong (first: {})",
+                wrong.len(),
+                entries.len(),
+                first.join(", ")
+            );
+            ok = false;
+        }
+        if !full_check {
+            for _ in 0..2 {
+                plan.launch(s, &f, (&da, &db), &mut dc)?;
+            }
+            let iters = 10;
+            let ms = s
+                .time(|| {
+                    for _ in 0..iters {
+                        plan.launch(s, &f, (&da, &db), &mut dc)
+                            .map_err(layout_launch::Error::Invalid)?;
+                    }
+                    Ok::<(), layout_launch::Error>(())
+                })
+                .map_err(err)?
+                / iters as f32;
+            let tflops = 2.0 * (m * n * k) as f64 / (ms as f64 * 1e-3) / 1e12;
+            print!("; {ms:.4} ms, {tflops:.1} TFLOP/s");
+        }
+        println!();
+    }
     Ok(ok)
 }
 

@@ -165,3 +165,158 @@ pub unsafe extern "ptx-kernel" fn wgmma_shapes(desc_a: u64, desc_b: u64, out: *m
     // arrays in local memory); the instructions write all of them.
     out.st(thread_idx() % 128, a[0] + a[63]);
 }
+
+layout_device::shared_memory!(
+    /// `hgemm_sm90`'s stages and barriers (dynamic shared memory; the plan
+    /// is `hgemm`'s).
+    extern static HGEMM_SMEM: [u8; 197696]
+);
+const _: () = assert!(HGEMM_SMEM_BYTES == crate::hgemm::SMEM_BYTES);
+const HGEMM_SMEM_BYTES: usize = <HGEMM_SMEM as layout_device::SharedBuffer>::BYTES;
+
+/// C (m x n, f16, row-major) = A · Bᵀ for A m x k and B n x k f16,
+/// row-major, f32 accumulators: warp-specialized (a TMA producer
+/// warpgroup, two `wgmma` consumer warpgroups), persistent over 128 x 256
+/// tiles (`crate::hgemm` has the plan). Partial tiles: TMA fills what lies
+/// past A or B with zeros, and the stores are clipped to m x n. Launch:
+/// blocks of 384 threads, at most one per tile, with
+/// `crate::hgemm::SMEM_BYTES` of dynamic shared memory.
+///
+/// # Safety
+/// `map_a` and `map_b` point to tensor maps (64-byte aligned, in global
+/// memory) of live f16 buffers: A as (k, m) with a 64 x 128 box, B as
+/// (k, n) with a 64 x 256 box, both with the 128-byte swizzle; `c` covers
+/// m x n elements.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn hgemm_sm90(
+    map_a: *const u64,
+    map_b: *const u64,
+    c: GlobalMut<u16>,
+    m: u32,
+    n: u32,
+    k: u32,
+) {
+    use crate::hgemm::*;
+    use layout_core::atom::SM90_64x256x16_F32F16F16_SS as Gmma;
+    use layout_device::{
+        block_idx, f16x2, fence_tensormap_acquire, grid_dim, setmaxnreg_dec, setmaxnreg_inc,
+        sync_threads_divergent, tma_load_2d, wgmma_m64n256k16_f32_f16, ConsumerSlot,
+        PipelineTmaAsync,
+    };
+    let (m, n, k) = (m as usize, n as usize, k as usize);
+    let t = thread_idx();
+    // The plan from the buffer's first 1024-byte boundary.
+    let all = Smem::window::<HGEMM_SMEM>(0, HGEMM_SMEM_BYTES / 4);
+    let skip = ((1024 - all.address() % 1024) % 1024 / 4) as usize;
+    let base = all.address() + 4 * skip as u32;
+    let pipe = PipelineTmaAsync::<STAGES>::at(Smem::window::<HGEMM_SMEM>(
+        skip + BARRIERS_AT / 4,
+        PipelineTmaAsync::<STAGES>::WORDS,
+    ));
+    // Each consumer warp releases a stage once (lane 0).
+    if t == 0 {
+        pipe.init(4 * CONSUMERS as u32);
+    }
+    sync_threads_divergent();
+    let (tiles_m, tiles_n) = (ceil_div(m, BM), ceil_div(n, BN));
+    let (tiles, kblocks) = (tiles_m * tiles_n, ceil_div(k, BK));
+    let (first, step) = (block_idx().0, grid_dim().0);
+    if t < 128 {
+        setmaxnreg_dec::<PRODUCER_REGISTERS>();
+        if t == 0 {
+            let (ma, mb) = (map_a as u64, map_b as u64);
+            fence_tensormap_acquire(ma);
+            fence_tensormap_acquire(mb);
+            let mut producer = pipe.producer();
+            let mut tile = first;
+            while tile < tiles {
+                let (tm, tn) = tile_of(tile, tiles_m);
+                for kb in 0..kblocks {
+                    let slot = producer.acquire();
+                    let s = slot.stage() as usize;
+                    let full = slot.barrier();
+                    full.arrive_expect_tx((A_BYTES + B_BYTES) as u32);
+                    let kc = (kb * BK) as i32;
+                    let a = Smem::window::<HGEMM_SMEM>(skip + (s * A_BYTES) / 4, A_BYTES / 4);
+                    tma_load_2d(a, A_BYTES, ma, (kc, (tm * BM) as i32), full);
+                    let b =
+                        Smem::window::<HGEMM_SMEM>(skip + (B_AT + s * B_BYTES) / 4, B_BYTES / 4);
+                    tma_load_2d(b, B_BYTES, mb, (kc, (tn * BN) as i32), full);
+                }
+                tile += step;
+            }
+        }
+        return;
+    }
+    setmaxnreg_inc::<CONSUMER_REGISTERS>();
+    // This consumer's 64 rows of the tile, and its thread.
+    let (rows, wt) = (64 * (t / 128 - 1), t % 128);
+    let mut consumer = pipe.consumer();
+    let cl = <Gmma as MmaAtom>::CLayout::default();
+    // C as words (used when n is even), over its even-length prefix: the
+    // cast traps on an odd number of halves.
+    let c32 = match layout_core::tensor::memory::Memory::window(c, 0, c.len() & !1) {
+        Some(even) => even.cast::<u32>(),
+        None => trap(),
+    };
+    let mut tile = first;
+    while tile < tiles {
+        let (tm, tn) = tile_of(tile, tiles_m);
+        // From a constant: `[0f32; 128]` is written by a loop, whose
+        // run-time index keeps the array in local memory.
+        const ZERO: [f32; 128] = [0.0; 128];
+        let mut acc = ZERO;
+        // The stage the `wgmma`s in flight read, released once they are done.
+        let mut reading: Option<ConsumerSlot> = None;
+        for kb in 0..kblocks {
+            let slot = consumer.wait();
+            let s = slot.stage();
+            let da = sw128_k_desc(base + s * A_BYTES as u32 + 128 * rows as u32);
+            let db = sw128_k_desc(base + (B_AT + s as usize * B_BYTES) as u32);
+            wgmma_fence();
+            wgmma_m64n256k16_f32_f16(da, db, &mut acc, kb > 0);
+            wgmma_m64n256k16_f32_f16(da + 2, db + 2, &mut acc, true);
+            wgmma_m64n256k16_f32_f16(da + 4, db + 4, &mut acc, true);
+            wgmma_m64n256k16_f32_f16(da + 6, db + 6, &mut acc, true);
+            wgmma_commit_group();
+            // The previous K-block's group is done: its stage goes back.
+            wgmma_wait_group::<1>();
+            if let Some(done) = reading.replace(slot) {
+                if wt % 32 == 0 {
+                    consumer.release(done);
+                }
+            }
+        }
+        wgmma_wait_group::<0>();
+        if let Some(done) = reading.take() {
+            if wt % 32 == 0 {
+                consumer.release(done);
+            }
+        }
+        // Values v and v + 1 (v even) are C's adjacent columns (c, c + 1)
+        // of one row: one word when both lie in C and n is even.
+        let (r0, c0) = (tm * BM + rows, tn * BN);
+        macro_rules! store {
+            ($($v:literal)*) => {$(
+                let q = cl.crd2idx((wt, $v as usize));
+                let (r, col) = (r0 + q % 64, c0 + q / 64);
+                if r < m {
+                    let w = f16x2(acc[$v], acc[$v + 1]);
+                    let at = r * n + col;
+                    if n % 2 == 0 && col + 1 < n {
+                        c32.st(at / 2, w);
+                    } else {
+                        if col < n {
+                            c.st(at, w as u16);
+                        }
+                        if col + 1 < n {
+                            c.st(at + 1, (w >> 16) as u16);
+                        }
+                    }
+                }
+            )*};
+        }
+        store!(0 2 4 6 8 10 12 14 16 18 20 22 24 26 28 30 32 34 36 38 40 42 44 46 48 50 52 54 56 58 60 62 64 66 68 70 72 74 76 78 80 82 84 86 88 90 92 94 96 98 100 102 104 106 108 110 112 114 116 118 120 122 124 126);
+        tile += step;
+    }
+}

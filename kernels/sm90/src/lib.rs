@@ -11,6 +11,9 @@
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
+#[cfg(test)]
+extern crate std;
+
 /// The matrix descriptor of an operand tile in shared memory laid out as
 /// CuTe's `tile_to_shape(GMMA::Layout_K_INTER_Atom<half_t>, (R, 16))`:
 /// `((8,R/8),(8,2)):((8,64),(1,8R))` in halves (CuTe prints
@@ -48,11 +51,17 @@ pub const fn k_interleave_offset(r: usize, k: usize, rows: usize) -> usize {
 
 #[cfg(target_arch = "nvptx64")]
 mod entry;
+pub mod hgemm;
 
 /// `wgmma_atom`: one warpgroup of 128 threads.
 pub const WGMMA_ATOM_LAUNCH_BOUNDS: (u32, u32) = (128, 1);
 /// `wgmma_shapes`: one warpgroup.
 pub const WGMMA_SHAPES_LAUNCH_BOUNDS: (u32, u32) = (128, 1);
+/// `hgemm_sm90`: a producer and two consumer warpgroups, one block per SM.
+pub const HGEMM_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// `hgemm_sm90`'s four `wgmma` per K-block and its two TMA copies.
+pub const HGEMM_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
+    &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
 /// `wgmma_shapes`' one instruction (N = 128).
 pub const WGMMA_SHAPES_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[("wgmma.mma_async", 1)];
 /// `tma_tile`: one warpgroup.

@@ -32,6 +32,16 @@ pub unsafe trait SharedBuffer {
 /// Invoke it in the kernel crate itself: the PTX declaration must be in the
 /// crate that layout-ptx compiles.
 ///
+/// A kernel that needs more than the 48 KiB a block may declare statically
+/// (a TMA pipeline's stages) declares its buffer `extern`:
+/// `shared_memory!(extern static STAGES: [u8; 197632])` is CUDA's `extern
+/// __shared__` (the block's dynamic shared memory, aligned to 1024 in the
+/// PTX), and the host launches with at least that many bytes of dynamic
+/// shared memory (`Launch::shared_bytes`). The kernel checks it: a window
+/// over a buffer the launch gave fewer bytes traps (`%dynamic_smem_size`
+/// is read when a window is made). One such buffer per kernel crate: every
+/// `extern` buffer starts at the same address.
+///
 /// ```
 /// layout_device::shared_memory!(
 ///     /// The staging tile of my kernel.
@@ -47,6 +57,47 @@ pub unsafe trait SharedBuffer {
 )]
 #[cfg_attr(target_arch = "nvptx64", allow_internal_unsafe)]
 macro_rules! shared_memory {
+    ($(#[$meta:meta])* $vis:vis extern static $name:ident: [u8; $bytes:literal] $(;)?) => {
+        $(#[$meta])*
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy, Debug)]
+        $vis struct $name;
+
+        #[cfg(target_arch = "nvptx64")]
+        ::core::arch::global_asm!(concat!(
+            ".extern .shared .align 1024 .b8 ", stringify!($name), "[];"
+        ));
+
+        // SAFETY: `base` traps unless the launch gave the block at least
+        // `$bytes` bytes of dynamic shared memory, which starts at the
+        // extern declaration (aligned to 1024).
+        unsafe impl $crate::SharedBuffer for $name {
+            const BYTES: usize = $bytes;
+            #[inline(always)]
+            fn base() -> u32 {
+                #[cfg(target_arch = "nvptx64")]
+                {
+                    let (b, size): (u32, u32);
+                    // SAFETY: reads the buffer's address and the launch's
+                    // dynamic shared memory size.
+                    unsafe {
+                        ::core::arch::asm!(
+                            concat!("mov.u32 {b}, ", stringify!($name), "; mov.u32 {s}, %dynamic_smem_size;"),
+                            b = out(reg32) b,
+                            s = out(reg32) size,
+                            options(pure, nomem, nostack)
+                        )
+                    };
+                    if (size as usize) < $bytes {
+                        $crate::trap()
+                    }
+                    b
+                }
+                #[cfg(not(target_arch = "nvptx64"))]
+                $crate::trap()
+            }
+        }
+    };
     ($(#[$meta:meta])* $vis:vis static $name:ident: [u8; $bytes:literal] $(;)?) => {
         $(#[$meta])*
         #[allow(non_camel_case_types)]

@@ -109,6 +109,64 @@ wgmma_f32_f16!(
     wgmma_m64n128k16_f32_f16, 128, 64, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63]
 );
 
+wgmma_f32_f16!(
+    /// `wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16` (the atom
+    /// `SM90_64x256x16_F32F16F16_SS`, both operands K-major): `acc = A·Bᵀ +
+    /// acc` (or `A·Bᵀ` when `accumulate` is false) on a 64 x 16 A and a
+    /// 256 x 16 B in shared memory, named by their matrix descriptors; `acc` is
+    /// this thread's 128 values of the atom's C layout, in its value order.
+    ///
+    /// Asynchronous: issue [`wgmma_fence`] before (the accumulators' registers
+    /// are the instruction's until it completes), then [`wgmma_commit_group`]
+    /// and [`wgmma_wait_group`] before reading `acc`. All 128 threads of the
+    /// warpgroup execute it together, converged. Needs `sm_90a`; the 128
+    /// accumulators stay in registers only when every use of `acc` has a
+    /// constant index.
+    wgmma_m64n256k16_f32_f16, 256, 128, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127]
+);
+
+/// `setmaxnreg.inc.sync.aligned.u32 N`: this warpgroup's threads grow to
+/// `N` registers each (a consumer warpgroup of a warp-specialized kernel,
+/// taking what the producer gave back). `N` is a multiple of 8 in 24..=256;
+/// the kernel needs launch bounds (`.maxntid`: layout-ptx adds them from
+/// `KERNEL_LAUNCH_BOUNDS`), else ptxas ignores the instruction (and
+/// layout-ptx fails the build on its warning). Every thread of the
+/// warpgroup executes it, converged. `sm_90a`.
+#[inline(always)]
+pub fn setmaxnreg_inc<const N: u32>() {
+    const {
+        assert!(
+            N % 8 == 0 && N >= 24 && N <= 256,
+            "setmaxnreg: N is a multiple of 8 in 24..=256"
+        )
+    };
+    gpu!("setmaxnreg_inc", {
+        // SAFETY: no operands; the register file is the hardware's.
+        unsafe {
+            asm!("setmaxnreg.inc.sync.aligned.u32 {n};", n = const N, options(nostack, nomem))
+        }
+    })
+}
+
+/// `setmaxnreg.dec.sync.aligned.u32 N`: this warpgroup's threads shrink to
+/// `N` registers each (a producer warpgroup, which needs few, giving them
+/// to the consumers). As [`setmaxnreg_inc`].
+#[inline(always)]
+pub fn setmaxnreg_dec<const N: u32>() {
+    const {
+        assert!(
+            N % 8 == 0 && N >= 24 && N <= 256,
+            "setmaxnreg: N is a multiple of 8 in 24..=256"
+        )
+    };
+    gpu!("setmaxnreg_dec", {
+        // SAFETY: as `setmaxnreg_inc`.
+        unsafe {
+            asm!("setmaxnreg.dec.sync.aligned.u32 {n};", n = const N, options(nostack, nomem))
+        }
+    })
+}
+
 /// An `mbarrier` in shared memory: 8 bytes (two words of an [`Smem`]
 /// window, 8-byte aligned), that threads arrive at and TMA copies
 /// complete transactions on; waited on by phase parity.
@@ -196,6 +254,16 @@ impl Mbarrier {
     #[inline(always)]
     pub fn wait(self, phase: u32) {
         while !self.try_wait(phase) {}
+    }
+
+    /// The barrier `i` places on (8 `i` bytes) from this one, which the
+    /// caller has checked lies in the same window (a pipeline's barriers
+    /// after the first, with `i` below its count).
+    #[inline(always)]
+    pub(crate) fn nth(self, i: u32) -> Mbarrier {
+        Mbarrier {
+            addr: self.addr + 8 * i,
+        }
     }
 
     /// The barrier's shared-window address.

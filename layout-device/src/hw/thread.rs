@@ -165,6 +165,22 @@ pub fn fma(a: f32, b: f32, c: f32) -> f32 {
     gpu!("fma", { core::intrinsics::fmaf32(a, b, c) })
 }
 
+/// Two floats rounded to f16 (to nearest even) and packed into one word,
+/// `lo` in the low half (`cvt.rn.f16x2.f32`): an f16 C's two adjacent
+/// elements for one 4-byte store.
+#[inline(always)]
+pub fn f16x2(lo: f32, hi: f32) -> u32 {
+    gpu!("f16x2", {
+        let d: u32;
+        // SAFETY: registers only.
+        unsafe {
+            asm!("cvt.rn.f16x2.f32 {d}, {hi}, {lo};", d = out(reg32) d, hi = in(reg32) hi,
+                 lo = in(reg32) lo, options(pure, nomem, nostack))
+        };
+        d
+    })
+}
+
 /// `__shfl_sync(0xffffffff, v, lane)`: lane `src`'s `v` (modulo 32), for
 /// every lane of the warp.
 #[inline(always)]

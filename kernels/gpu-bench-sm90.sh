@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# On an H100/H200 (no Rust needed): checks and times the Hopper kernels of
+# layout-kernels-sm90 and their anchors in one run.
+#
+#   kernels/gpu-bench-sm90.sh BIN_DIR [CUTLASS_DIR]
+#
+# BIN_DIR holds `gpu-runner` and `sm90/layout_kernels_sm90.ptx` (built on
+# any Linux x86-64 machine: `cargo run -p layout-ptx -- kernels/sm90
+# BIN_DIR/sm90 --arch sm_90a --ptx 8.3`, `cargo build --release -p
+# layout-gpu-runner`). CUTLASS_DIR, when given, holds CUTLASS's `include/`,
+# `tools/util/include/` and `examples/cute/tutorial/`: CuTe's Hopper
+# tutorial GEMM (wgmma + TMA) is built with nvcc and run as the anchor.
+set -uo pipefail
+bin=${1:?usage: kernels/gpu-bench-sm90.sh BIN_DIR [CUTLASS_DIR]}
+cutlass=${2:-}
+here=$(dirname "$0")
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
+echo "## layout-kernels-sm90 (gpu-runner sm90)"
+"$bin/gpu-runner" sm90 "$bin/sm90/layout_kernels_sm90.ptx" || echo "gpu-runner sm90 failed: $?"
+echo "## hgemm_sm90 through gpu-runner gemm, against NumPy"
+python3 "$here/hgemm-sm90-check.py" "$bin/gpu-runner" "$bin/sm90/layout_kernels_sm90.ptx"
+echo "## cuBLAS (torch): C = A·Bᵀ, f16 in and out, f32 accumulate"
+python3 - <<'PY'
+import torch
+torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
+for n in (4096, 8192):
+    a = torch.randn(n, n, device="cuda").half()
+    b = torch.randn(n, n, device="cuda").half()
+    c = torch.empty(n, n, device="cuda", dtype=torch.half)
+    for _ in range(3):
+        torch.matmul(a, b.t(), out=c)
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    s.record()
+    for _ in range(10):
+        torch.matmul(a, b.t(), out=c)
+    e.record()
+    torch.cuda.synchronize()
+    ms = s.elapsed_time(e) / 10
+    print(f"cuBLAS hgemm A·Bᵀ {n}^3: {ms:.4f} ms, {2 * n**3 / ms / 1e9:.1f} TFLOP/s")
+PY
+if [ -n "$cutlass" ]; then
+    echo "## CuTe's Hopper tutorial GEMM (nvcc -O3 -arch=sm_90a)"
+    tmp=$(mktemp -d)
+    # The log whole (not piped into head, which would stop nvcc midway).
+    nvcc -O3 -std=c++17 -arch=sm_90a -I"$cutlass/include" -I"$cutlass/tools/util/include" \
+        "$cutlass/examples/cute/tutorial/hopper/wgmma_tma_sm90.cu" -o "$tmp/wgmma_tma_sm90" \
+        >"$tmp/nvcc.log" 2>&1 || { echo "nvcc failed:"; grep -i error "$tmp/nvcc.log" | head -5; }
+    for n in 4096 8192; do
+        echo "wgmma_tma_sm90 $n^3 TN:"
+        "$tmp/wgmma_tma_sm90" $n $n $n T N | grep -E "CUTE_GEMM" || true
+    done
+fi

@@ -1,0 +1,197 @@
+//! `hgemm_sm90`'s tiles, shared-memory plan, descriptors and tile order:
+//! everything but the instructions, so that the host tests check it.
+//!
+//! C (m x n, f16) = A · Bᵀ, A m x k and B n x k row-major f16, f32
+//! accumulators. A block of three warpgroups owns a 128 x 256 tile of C
+//! at a time (persistent: [`tile_of`] walks the tiles `grid` apart):
+//! warpgroup 0 is the producer, one thread of it issuing the TMA copies of
+//! A's 128 x 64 and B's 256 x 64 K-blocks into a [`STAGES`]-stage ring;
+//! warpgroups 1 and 2 are the consumers, each multiplying its 64 rows of
+//! A by all of B with `wgmma` m64n256k16 (four per K-block).
+//!
+//! Shared memory holds both operands as TMA writes them with the 128-byte
+//! swizzle: row r of a box at 128 r bytes, its 16-byte chunks permuted by
+//! r % 8, which is CuTe's `tile_to_shape(GMMA::Layout_K_SW128_Atom<half_t>,
+//! (rows, 64))`, `Sw<3,3,3> o (rows,64):(64,1)` in halves.
+
+/// The block tile's M.
+pub const BM: usize = 128;
+/// The block tile's N.
+pub const BN: usize = 256;
+/// The K-block (64 halves: one 128-byte swizzle row).
+pub const BK: usize = 64;
+/// Stages in the ring.
+pub const STAGES: usize = 4;
+/// Consumer warpgroups (each 64 rows of the tile).
+pub const CONSUMERS: usize = 2;
+/// Threads per block: the producer warpgroup and the consumers.
+pub const THREADS: usize = 128 * (1 + CONSUMERS);
+/// Bytes of one stage of A (a 128 x 64 f16 box).
+pub const A_BYTES: usize = BM * BK * 2;
+/// Bytes of one stage of B (a 256 x 64 f16 box).
+pub const B_BYTES: usize = BN * BK * 2;
+/// Where B's stages start, after A's, in the 1024-aligned plan.
+pub const B_AT: usize = STAGES * A_BYTES;
+/// Where the pipeline's barriers start.
+pub const BARRIERS_AT: usize = B_AT + STAGES * B_BYTES;
+/// The dynamic shared memory the kernel asks for: the plan, its barriers,
+/// and up to 1023 bytes to reach the 128-byte swizzle's 1024-byte
+/// alignment from wherever the buffer starts.
+pub const SMEM_BYTES: usize = BARRIERS_AT + 16 * STAGES + 1024;
+/// Registers per consumer thread after `setmaxnreg` (the producer keeps
+/// [`PRODUCER_REGISTERS`]): 128 x (24 + 2 x 240) = 64512 of the SM's 65536.
+pub const CONSUMER_REGISTERS: u32 = 240;
+/// Registers per producer thread after `setmaxnreg`.
+pub const PRODUCER_REGISTERS: u32 = 24;
+
+// The plan's regions are 1024-byte aligned (the 128-byte swizzle's period,
+// which TMA and the descriptors assume; the second consumer's rows 8 KiB
+// on), fit the H200's 227 KiB per block, and the registers the SM's file.
+const _: () = {
+    assert!(A_BYTES % 1024 == 0 && B_BYTES % 1024 == 0 && B_AT % 1024 == 0);
+    assert!(SMEM_BYTES <= 227 * 1024);
+    assert!(128 * (PRODUCER_REGISTERS + CONSUMERS as u32 * CONSUMER_REGISTERS) <= 65536);
+};
+
+/// The matrix descriptor of a K-major operand tile in that plan: the
+/// rows' 128-byte swizzle (layout type 1), 8-row groups 1024 bytes apart
+/// (SBO 64 chunks), LBO 1 (unused by the K-major swizzled forms), at
+/// shared address `address` (its 16-byte chunk in bits [0,14)). One
+/// `wgmma` K-step of 16 halves later is 32 bytes on (`+ 2`), as CuTe's
+/// descriptor iterator adds offsets to the start address.
+///
+/// ```
+/// // A stage at 0x8000: start 0x800, LBO 1, SBO 64, 128-byte swizzle.
+/// assert_eq!(layout_kernels_sm90::hgemm::sw128_k_desc(0x8000), 0x4000_0040_0001_0800);
+/// ```
+pub const fn sw128_k_desc(address: u32) -> u64 {
+    ((address >> 4) & 0x3fff) as u64 | 1 << 16 | 64 << 32 | 1 << 62
+}
+
+/// Tile `tile`'s (row, column) of tiles, for `tiles_m` tile rows: down the
+/// columns of C, so that the blocks running together share B's K-blocks
+/// and walk all of A (which the L2 holds) as a group.
+///
+/// ```
+/// use layout_kernels_sm90::hgemm::tile_of;
+/// assert_eq!(tile_of(0, 3), (0, 0));
+/// assert_eq!(tile_of(4, 3), (1, 1));
+/// ```
+pub const fn tile_of(tile: usize, tiles_m: usize) -> (usize, usize) {
+    (tile % tiles_m, tile / tiles_m)
+}
+
+/// `ceil(a / b)`.
+pub const fn ceil_div(a: usize, b: usize) -> usize {
+    a.div_ceil(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use layout_core::algebra::swizzle::{ComposedLayout, Swizzle};
+    use layout_core::atom::gmma::{make_gmma_desc, LayoutType, Major};
+    use layout_core::atom::{MmaAtom, SM90_64x256x16_F32F16F16_SS as Gmma};
+    use layout_core::layout;
+
+    /// The descriptor is the typed algebra's: `make_gmma_desc` of each
+    /// K-step of the stage's layout, CuTe's `Sw<3,3,3> o (rows,16):(64,1)`,
+    /// for A's and B's rows and several stage addresses.
+    #[test]
+    fn descriptor_is_make_gmma_desc() {
+        let a = ComposedLayout {
+            swizzle: Swizzle::<3, 3, 3>,
+            layout: layout!((64,16):(64,1)),
+        };
+        let b = ComposedLayout {
+            swizzle: Swizzle::<3, 3, 3>,
+            layout: layout!((256,16):(64,1)),
+        };
+        for s in 0..STAGES as u32 {
+            for base in [0u32, 0x400, 0x1_0000] {
+                let at = base + s * A_BYTES as u32;
+                let d = make_gmma_desc(Major::K, &a, at).unwrap();
+                assert_eq!(d.bits(), sw128_k_desc(at));
+                assert_eq!(
+                    (d.lbo(), d.sbo(), d.layout_type()),
+                    (1, 64, LayoutType::B128)
+                );
+                let d = make_gmma_desc(Major::K, &b, at).unwrap();
+                assert_eq!(d.bits(), sw128_k_desc(at));
+            }
+        }
+    }
+
+    /// Where `wgmma` reads what TMA wrote. TMA (128-byte swizzle, per the
+    /// PTX manual) puts element (r, c) of a box with 64-half rows at byte
+    /// 128 r + 2 c with bits [4,7) XORed with bits [7,10). A descriptor
+    /// (128-byte swizzle, SBO 1024) at `start` reads element (r, kk) of its
+    /// 16-wide K-step at `start + 128 (r % 8) + 1024 (r / 8) + 2 kk`, the
+    /// same XOR applied to the address. With `start` = the stage + 32 ks
+    /// (the K-step ks), both agree at every element of A's and B's tiles:
+    /// the plan needs no other offset, and `Sw<3,3,3> o (rows,64):(64,1)`
+    /// (halves) is the same map.
+    #[test]
+    fn wgmma_reads_what_tma_wrote() {
+        let xor = |a: u32| a ^ ((a >> 7) & 7) << 4;
+        let sw = Swizzle::<3, 3, 3>;
+        let stage = 0x2_0000u32;
+        for rows in [BM, BN] {
+            for r in 0..rows as u32 {
+                for ks in 0..(BK / 16) as u32 {
+                    for kk in 0..16 {
+                        let c = 16 * ks + kk;
+                        let tma = stage + xor(128 * r + 2 * c);
+                        let start = stage + 32 * ks;
+                        let read = xor(start + 128 * (r % 8) + 1024 * (r / 8) + 2 * kk);
+                        assert_eq!(tma, read, "({r},{c})");
+                        assert_eq!(
+                            tma,
+                            stage + 2 * sw.apply(64 * r as usize + c as usize) as u32
+                        );
+                    }
+                }
+            }
+        }
+        // And the K-step's descriptor is the first's, 32 bytes on.
+        assert_eq!(sw128_k_desc(stage + 32), sw128_k_desc(stage) + 2);
+    }
+
+    /// The epilogue stores values v and v + 1 (v even) of the atom's C
+    /// layout as one word: they are adjacent columns of one row, for every
+    /// thread; and the 128 values of a thread cover 64 x 256 once with the
+    /// other threads.
+    #[test]
+    fn c_pairs_are_adjacent_columns() {
+        let cl = <Gmma as MmaAtom>::CLayout::default();
+        let mut seen = std::vec![false; 64 * 256];
+        for t in 0..128 {
+            for v in (0..128).step_by(2) {
+                let (q0, q1) = (cl.crd2idx((t, v)), cl.crd2idx((t, v + 1)));
+                assert_eq!((q1 % 64, q1 / 64), (q0 % 64, q0 / 64 + 1), "t {t} v {v}");
+                for q in [q0, q1] {
+                    assert!(!seen[q]);
+                    seen[q] = true;
+                }
+            }
+        }
+        assert!(seen.iter().all(|&s| s));
+    }
+
+    /// Every tile is visited once by the blocks of any grid.
+    #[test]
+    fn tiles_are_covered_once() {
+        for (tiles_m, tiles_n, grid) in [(32, 16, 132), (3, 2, 132), (5, 7, 4), (1, 1, 1)] {
+            let mut seen = std::vec![0; tiles_m * tiles_n];
+            for b in 0..grid {
+                let mut t = b;
+                while t < tiles_m * tiles_n {
+                    let (i, j) = tile_of(t, tiles_m);
+                    seen[i + tiles_m * j] += 1;
+                    t += grid;
+                }
+            }
+            assert!(seen.iter().all(|&s| s == 1));
+        }
+    }
+}
