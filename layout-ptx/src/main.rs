@@ -6,8 +6,9 @@
 //! Prints one line per kernel from the PTX (lines, `fma.rn.f32` and
 //! `div`/`rem` counts) and one from ptxas (registers, shared memory,
 //! spills). Exit status: 0 when all is well; 1 when a kernel calls a
-//! function, uses local memory, spills (warnings instead with
-//! `--lenient`), breaks what its source declares (no division,
+//! function, uses local memory, spills or draws one of ptxas's "Potential
+//! Performance Loss" diagnostics (`wgmma` serialized, `setmaxnreg`
+//! ignored; warnings instead with `--lenient`), breaks what its source declares (no division,
 //! instruction counts), or ptxas rejects the PTX (one line per problem on
 //! stderr); 2 on bad input (no Cargo.toml, no lib target,
 //! a declaration the tool cannot read, a failed build, an unknown arch, a
@@ -177,6 +178,7 @@ fn run(args: &Args) -> Result<(), Fail> {
         println!("ptxas: {k}");
     }
     slow.extend(ptx::ptxas_slow(&kernels));
+    slow.extend(ptx::ptxas_performance_losses(&report));
     if args.lenient {
         for s in &slow {
             eprintln!("layout-ptx: warning: {s}");

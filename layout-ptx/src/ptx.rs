@@ -352,6 +352,29 @@ pub fn ptxas_slow(kernels: &[PtxasKernel]) -> Vec<String> {
         .collect()
 }
 
+/// What ptxas says costs speed beyond spills: its "Potential Performance
+/// Loss" diagnostics, such as `wgmma` serialized (C7509, C7510, C7515 and
+/// the like: the warpgroup MMAs then run one at a time) or `setmaxnreg`
+/// ignored (no launch bounds to start from). Each line, as ptxas wrote it.
+pub fn ptxas_performance_losses(report: &str) -> Vec<String> {
+    report
+        .lines()
+        .filter(|l| {
+            l.contains("Potential Performance Loss")
+                || (l.contains("wgmma") && l.contains("serialized"))
+                || (l.contains("setmaxnreg") && l.contains("ignored"))
+        })
+        .map(|l| {
+            let l = l.trim();
+            // "ptxas warning : (C7510) ..." as "ptxas: (C7510) ...".
+            match l.split_once(" : ") {
+                Some((_, rest)) if l.starts_with("ptxas") => format!("ptxas: {}", rest.trim()),
+                _ => l.to_string(),
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -596,5 +619,27 @@ ptxas info    : Compile time = 4.063 ms
             ["big: spills registers (8/12 bytes stores/loads)"]
         );
         assert_eq!(parse_ptxas_report("ptxas info    : 0 bytes gmem\n"), []);
+    }
+
+    /// ptxas's performance diagnostics are each reported; its ordinary
+    /// lines are not. The first is what CUDA 13's ptxas prints for this
+    /// repository's hgemm_sm90 with its `.maxntid` removed; the second has
+    /// the form of its `wgmma` serialization notes.
+    #[test]
+    fn ptxas_performance_losses_are_reported() {
+        let report = "\
+ptxas info    : (C7508) Potential Performance Loss: 'setmaxnreg' ignored; unable to determine register count at entry.
+ptxas info    : (C7515) Potential Performance Loss: wgmma.mma_async instructions are serialized due to the presence of Extern calls in the function 'k'.
+ptxas info    : Used 168 registers, used 1 barriers
+ptxas info    : Compile time = 568.536 ms
+";
+        assert_eq!(
+            ptxas_performance_losses(report),
+            [
+                "ptxas: (C7508) Potential Performance Loss: 'setmaxnreg' ignored; unable to determine register count at entry.",
+                "ptxas: (C7515) Potential Performance Loss: wgmma.mma_async instructions are serialized due to the presence of Extern calls in the function 'k'.",
+            ]
+        );
+        assert!(ptxas_performance_losses(REPORT).is_empty());
     }
 }

@@ -301,11 +301,13 @@ pub fn tma_tile(
     .map_err(|e| e.to_string())
 }
 
-/// `hgemm_sm90(map_a, map_b, c, m, n, k)` of layout-kernels-sm90, made
-/// ready for one (m, n, k) and one pair of operands: the tensor maps
-/// encoded and on the GPU, the grid chosen (one block per SM, at most one
-/// per tile). [`HgemmSm90::launch`] then writes C = A · Bᵀ.
+/// `hgemm_sm90(map_a, map_b, c, m, n, k)` of layout-kernels-sm90 (or one
+/// of its forms, `layout_kernels_sm90::hgemm::FORMS`), made ready for one
+/// (m, n, k) and one pair of operands: the tensor maps encoded and on the
+/// GPU, the grid chosen. [`HgemmSm90::launch`] then writes C = A · Bᵀ.
 pub struct HgemmSm90 {
+    name: &'static str,
+    form: layout_kernels_sm90::hgemm::Form,
     maps: (
         DeviceBuffer<layout_launch::TensorMap>,
         DeviceBuffer<layout_launch::TensorMap>,
@@ -315,39 +317,51 @@ pub struct HgemmSm90 {
 }
 
 impl HgemmSm90 {
-    /// The maps of A (m x k) and B (n x k), row-major f16 (bits): boxes of
-    /// 128 x 64 and 256 x 64 with the 128-byte swizzle (CuTe's K-major
-    /// SW128 GMMA atom tiled to the block's tiles). Refuses m or n of 0, k
-    /// not a positive multiple of 8 (TMA's 16-byte row strides), buffers of
+    /// The maps of A (m x k) and B (n x k), row-major f16 (bits), for the
+    /// form `name`: boxes of `bm x 64` and 256 x 64 with the 128-byte
+    /// swizzle (CuTe's K-major SW128 GMMA atom tiled to the block's tiles).
+    /// `sms`: a persistent grid of at most that many blocks; `None`: one
+    /// block per tile. Refuses an unknown form, m or n of 0, k not a
+    /// positive multiple of 8 (TMA's 16-byte row strides), buffers of
     /// other lengths.
     pub fn new(
         stream: &Stream,
-        sms: u32,
+        name: &str,
+        sms: Option<u32>,
         a: &DeviceBuffer<u16>,
         b: &DeviceBuffer<u16>,
         (m, n, k): (usize, usize, usize),
     ) -> Result<Self, String> {
-        use layout_kernels_sm90::hgemm::{ceil_div, BK, BM, BN};
+        use layout_kernels_sm90::hgemm::{ceil_div, BK, BN, FORMS};
         use layout_launch::TmaSwizzle;
+        let Some(&(name, form)) = FORMS.iter().find(|(f, _)| *f == name) else {
+            return Err(format!("hgemm_sm90: no form '{name}'"));
+        };
         if m == 0 || n == 0 || k == 0 || k % 8 != 0 {
             return Err(format!(
-                "hgemm_sm90: ({m}, {n}, {k}): M and N must be positive, K a positive multiple of 8"
+                "{name}: ({m}, {n}, {k}): M and N must be positive, K a positive multiple of 8"
             ));
         }
         let (Some(la), Some(lb), Some(_)) = (m.checked_mul(k), n.checked_mul(k), m.checked_mul(n))
         else {
-            return Err("hgemm_sm90: sizes overflow".into());
+            return Err(format!("{name}: sizes overflow"));
         };
         if a.len() != la || b.len() != lb {
             return Err(format!(
-                "hgemm_sm90: A holds {} halves and B {}; ({m}, {n}, {k}) needs {la} and {lb}",
+                "{name}: A holds {} halves and B {}; ({m}, {n}, {k}) needs {la} and {lb}",
                 a.len(),
                 b.len()
             ));
         }
-        let e = |e: layout_launch::Error| format!("hgemm_sm90: {e}");
+        let e = |e: layout_launch::Error| format!("{name}: {e}");
         let map_a = stream
-            .tensor_map_2d(a, (m, k), k, (BM as u32, BK as u32), TmaSwizzle::B128)
+            .tensor_map_2d(
+                a,
+                (m, k),
+                k,
+                (form.bm() as u32, BK as u32),
+                TmaSwizzle::B128,
+            )
             .map_err(e)?;
         let map_b = stream
             .tensor_map_2d(b, (n, k), k, (BN as u32, BK as u32), TmaSwizzle::B128)
@@ -356,9 +370,12 @@ impl HgemmSm90 {
             stream.upload(&[map_a]).map_err(e)?,
             stream.upload(&[map_b]).map_err(e)?,
         );
-        let tiles = ceil_div(m, BM) * ceil_div(n, BN);
-        let grid = u32::try_from(tiles).unwrap_or(u32::MAX).min(sms.max(1));
+        let tiles = u32::try_from(ceil_div(m, form.bm()) * ceil_div(n, BN))
+            .map_err(|_| format!("{name}: too many tiles"))?;
+        let grid = sms.map_or(tiles, |s| tiles.min(s.max(1)));
         Ok(HgemmSm90 {
+            name,
+            form,
             maps,
             dims: (m, n, k),
             grid,
@@ -380,29 +397,31 @@ impl HgemmSm90 {
         _operands: (&DeviceBuffer<u16>, &DeviceBuffer<u16>),
         c: &mut DeviceBuffer<u16>,
     ) -> Result<(), String> {
-        use layout_kernels_sm90::hgemm::{SMEM_BYTES, THREADS};
-        expect(f, "hgemm_sm90")?;
+        use layout_kernels_sm90::hgemm::SMEM_BYTES;
+        expect(f, self.name)?;
         let (m, n, k) = self.dims;
         if c.len() != m * n {
             return Err(format!(
-                "hgemm_sm90: C holds {} halves, not {m} x {n}",
+                "{}: C holds {} halves, not {m} x {n}",
+                self.name,
                 c.len()
             ));
         }
-        let dim = |v: usize| u32::try_from(v).map_err(|_| format!("hgemm_sm90: {v} is too large"));
+        let dim =
+            |v: usize| u32::try_from(v).map_err(|_| format!("{}: {v} is too large", self.name));
         let (m32, n32, k32) = (dim(m)?, dim(n)?, dim(k)?);
-        // SAFETY: hgemm_sm90 takes (map_a, map_b, c, m, n, k): the maps are
-        // the driver's encoding of A (m x k) and B (n x k) with the boxes
-        // and swizzle the kernel's plan has (`new`), over buffers of those
-        // lengths (checked there) that the caller keeps alive (borrowed
-        // here); C is a slice of m x n halves (checked), whose every store
-        // the kernel checks; 384 threads and the plan's dynamic shared
-        // memory, which the kernel checks too.
+        // SAFETY: the form takes (map_a, map_b, c, m, n, k): the maps are the
+        // driver's encoding of A (m x k) and B (n x k) with the boxes and
+        // swizzle of the form's plan (`new`), over buffers of those lengths
+        // (checked there) that the caller keeps alive (borrowed here); C is
+        // a slice of m x n halves (checked), whose every store the kernel
+        // checks; the form's threads and the plan's dynamic shared memory,
+        // which the kernel checks too.
         unsafe {
             stream
                 .launch(f)
                 .grid(self.grid)
-                .block(THREADS as u32)
+                .block(self.form.threads() as u32)
                 .shared_bytes(SMEM_BYTES as u32)
                 .arg(&self.maps.0)
                 .arg(&self.maps.1)

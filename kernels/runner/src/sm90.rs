@@ -132,50 +132,66 @@ fn small(i: usize, seed: u64, lo: i32, hi: i32) -> i32 {
     lo + (x % (hi - lo + 1) as u64) as i32
 }
 
-/// `hgemm_sm90` on small-integer operands (A in -1..=1, B in -2..=2), where
-/// every sum is an integer below 2048 in magnitude for K < 1024: exact in
-/// f32 and in f16, so each entry of C is checked for equality. Sizes with
-/// partial tiles in M, N and K; then 4096^3 and 8192^3 timed (10 launches
-/// after 2 warm-ups), checked at 4096 sampled entries.
+/// A standard normal value for index `i` (Box-Muller over [`small`]'s
+/// hash): timing data with random mantissas, as cuBLAS's anchor gets from
+/// `torch.randn` (small integers draw less power and clock higher).
+fn normal(i: usize, seed: u64) -> f32 {
+    let u = |s: u64| (small(i, s, 0, (1 << 24) - 1) as f64 + 0.5) / (1u64 << 24) as f64;
+    let (u1, u2) = (u(seed), u(seed + 1000));
+    ((-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()) as f32
+}
+
+/// `hgemm_sm90` and its forms on small-integer operands (A in -1..=1, B in
+/// -2..=2): every sum is an integer that f32 holds exactly, so each entry
+/// of C is checked for equality with the exact sum rounded once to f16.
+/// Sizes with partial tiles in M, N and K; every form once. Then the
+/// forms timed at 4096^3 and 8192^3 on normal operands (10 launches after
+/// 2 warm-ups), persistent (one block per SM) and, for the full kernel,
+/// one block per tile.
 fn hgemm(gpu: &Device, module: &layout_launch::Module) -> Result<bool, String> {
     use crate::launch::HgemmSm90;
+    use layout_kernels_sm90::hgemm::FORMS;
     let s = gpu.stream();
     let err = |e: layout_launch::Error| e.to_string();
-    let f = module.kernel("hgemm_sm90").map_err(err)?;
     let sms = gpu.sm_count().map_err(err)?;
     let mut ok = true;
-    let f16 = |v: i32| half::f16::from_f32(v as f32).to_bits();
-    let sizes: [(usize, usize, usize, bool); 7] = [
-        (128, 256, 64, true),
-        (1, 1, 8, true),
-        (129, 257, 72, true),
-        (200, 136, 520, true),
-        (1000, 1500, 1016, true),
-        (4096, 4096, 4096, false),
-        (8192, 8192, 8192, false),
-    ];
-    for (m, n, k, full_check) in sizes {
+    let f16 = |v: f32| half::f16::from_f32(v).to_bits();
+    let (full, _) = FORMS[0];
+    let mut checks: Vec<(&str, (usize, usize, usize))> = [
+        (128, 256, 64),
+        (1, 1, 8),
+        (129, 257, 72),
+        (200, 136, 520),
+        (1000, 1500, 1016),
+        (4096, 4096, 4096),
+    ]
+    .into_iter()
+    .map(|d| (full, d))
+    .collect();
+    checks.extend(FORMS[1..].iter().map(|&(f, _)| (f, (1000, 1500, 1016))));
+    for (name, (m, n, k)) in checks {
+        let f = module.kernel(name).map_err(err)?;
         let a: Vec<i32> = (0..m * k).map(|i| small(i, 1, -1, 1)).collect();
         let b: Vec<i32> = (0..n * k).map(|i| small(i, 2, -2, 2)).collect();
         let da = s
-            .upload(&a.iter().map(|&v| f16(v)).collect::<Vec<_>>())
+            .upload(&a.iter().map(|&v| f16(v as f32)).collect::<Vec<_>>())
             .map_err(err)?;
         let db = s
-            .upload(&b.iter().map(|&v| f16(v)).collect::<Vec<_>>())
+            .upload(&b.iter().map(|&v| f16(v as f32)).collect::<Vec<_>>())
             .map_err(err)?;
         let mut dc = s.upload(&vec![0x7e00u16; m * n]).map_err(err)?;
-        let plan = HgemmSm90::new(s, sms, &da, &db, (m, n, k))?;
+        let plan = HgemmSm90::new(s, name, Some(sms), &da, &db, (m, n, k))?;
         plan.launch(s, &f, (&da, &db), &mut dc)?;
         let c = s.download(&dc).map_err(err)?;
         let want = |i: usize, j: usize| -> f32 {
             let dot: i64 = (0..k).map(|p| (a[i * k + p] * b[j * k + p]) as i64).sum();
-            // Beyond 2048 the f16 of C rounds; the f32 sum is still exact.
             half::f16::from_f32(dot as f32).to_f32()
         };
-        let entries: Vec<usize> = if full_check {
+        // Every entry, or 65536 sampled ones of a large C.
+        let entries: Vec<usize> = if m * n <= 1 << 21 {
             (0..m * n).collect()
         } else {
-            (0..4096)
+            (0..65536)
                 .map(|i| small(i, 3, 0, i32::MAX - 1) as usize % (m * n))
                 .collect()
         };
@@ -184,14 +200,14 @@ fn hgemm(gpu: &Device, module: &layout_launch::Module) -> Result<bool, String> {
             .copied()
             .filter(|&ij| half::f16::from_bits(c[ij]).to_f32() != want(ij / n, ij % n))
             .collect();
-        let what = if full_check {
-            "every entry"
+        let what = if entries.len() == m * n {
+            "every entry".to_string()
         } else {
-            "4096 sampled entries"
+            format!("{} sampled entries", entries.len())
         };
         if wrong.is_empty() {
-            print!(
-                "hgemm_sm90 {m} x {n} x {k} ({} blocks): {what} exact",
+            println!(
+                "{name} {m} x {n} x {k} ({} blocks): {what} exact",
                 plan.grid()
             );
         } else {
@@ -207,15 +223,33 @@ fn hgemm(gpu: &Device, module: &layout_launch::Module) -> Result<bool, String> {
                     )
                 })
                 .collect();
-            print!(
-                "hgemm_sm90 {m} x {n} x {k}: {} of {} {what} wrong (first: {})",
+            println!(
+                "{name} {m} x {n} x {k}: {} of {} ({what}) wrong (first: {})",
                 wrong.len(),
                 entries.len(),
                 first.join(", ")
             );
             ok = false;
         }
-        if !full_check {
+    }
+
+    println!("| form | size | blocks | ms | TFLOP/s |");
+    println!("| --- | --- | --- | --- | --- |");
+    for size in [4096usize, 8192] {
+        let (m, n, k) = (size, size, size);
+        let da = s
+            .upload(&(0..m * k).map(|i| f16(normal(i, 5))).collect::<Vec<_>>())
+            .map_err(err)?;
+        let db = s
+            .upload(&(0..n * k).map(|i| f16(normal(i, 6))).collect::<Vec<_>>())
+            .map_err(err)?;
+        let mut dc = s.zeros::<u16>(m * n).map_err(err)?;
+        let mut runs: Vec<(&str, Option<u32>)> =
+            FORMS.iter().map(|&(f, _)| (f, Some(sms))).collect();
+        runs.insert(1, (full, None));
+        for (name, grid) in runs {
+            let f = module.kernel(name).map_err(err)?;
+            let plan = HgemmSm90::new(s, name, grid, &da, &db, (m, n, k))?;
             for _ in 0..2 {
                 plan.launch(s, &f, (&da, &db), &mut dc)?;
             }
@@ -231,9 +265,16 @@ fn hgemm(gpu: &Device, module: &layout_launch::Module) -> Result<bool, String> {
                 .map_err(err)?
                 / iters as f32;
             let tflops = 2.0 * (m * n * k) as f64 / (ms as f64 * 1e-3) / 1e12;
-            print!("; {ms:.4} ms, {tflops:.1} TFLOP/s");
+            let label = if grid.is_none() {
+                format!("{name}, one block per tile")
+            } else {
+                name.to_string()
+            };
+            println!(
+                "| {label} | {size}^3 | {} | {ms:.4} | {tflops:.1} |",
+                plan.grid()
+            );
         }
-        println!();
     }
     Ok(ok)
 }

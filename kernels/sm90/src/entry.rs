@@ -196,13 +196,62 @@ pub unsafe extern "ptx-kernel" fn hgemm_sm90(
     n: u32,
     k: u32,
 ) {
-    use crate::hgemm::*;
+    hgemm_body::<2, true, true>(map_a, map_b, c, (m, n, k))
+}
+
+/// The forms of `hgemm_sm90` that each leave one ingredient out
+/// (`crate::hgemm::FORMS`), for docs/gpu.md's table; the contract is
+/// `hgemm_sm90`'s, with the form's tile and threads.
+macro_rules! forms {
+    ($($name:ident: $consumers:literal, $overlap:literal, $columns:literal;)*) => {$(
+        /// A form of [`hgemm_sm90`] (`crate::hgemm::FORMS`).
+        ///
+        /// # Safety
+        /// As [`hgemm_sm90`], A's box `64 x 64 consumers`.
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $name(
+            map_a: *const u64,
+            map_b: *const u64,
+            c: GlobalMut<u16>,
+            m: u32,
+            n: u32,
+            k: u32,
+        ) {
+            hgemm_body::<$consumers, $overlap, $columns>(map_a, map_b, c, (m, n, k))
+        }
+    )*};
+}
+
+forms! {
+    hgemm_sm90_1wg: 1, true, true;
+    hgemm_sm90_wait0: 2, false, true;
+    hgemm_sm90_rows: 2, true, false;
+}
+
+/// `hgemm_sm90`'s body for `CONSUMERS` consumer warpgroups, with or
+/// without the K-blocks' overlap and the column tile order.
+#[inline(always)]
+fn hgemm_body<const CONSUMERS: usize, const OVERLAP: bool, const COLUMNS: bool>(
+    map_a: *const u64,
+    map_b: *const u64,
+    c: GlobalMut<u16>,
+    (m, n, k): (u32, u32, u32),
+) {
+    use crate::hgemm::{ceil_div, sw128_k_desc, Form, BK, BN, B_BYTES, FULL, STAGES};
+    use crate::hgemm::{CONSUMER_REGISTERS, PRODUCER_REGISTERS};
     use layout_core::atom::SM90_64x256x16_F32F16F16_SS as Gmma;
     use layout_device::{
         block_idx, f16x2, fence_tensormap_acquire, grid_dim, setmaxnreg_dec, setmaxnreg_inc,
         sync_threads_divergent, tma_load_2d, wgmma_m64n256k16_f32_f16, ConsumerSlot,
         PipelineTmaAsync,
     };
+    let form = Form {
+        consumers: CONSUMERS,
+        overlap: OVERLAP,
+        column_order: COLUMNS,
+        ..FULL
+    };
+    let (bm, a_bytes, b_at) = (form.bm(), form.a_bytes(), form.b_at());
     let (m, n, k) = (m as usize, n as usize, k as usize);
     let t = thread_idx();
     // The plan from the buffer's first 1024-byte boundary.
@@ -210,7 +259,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_sm90(
     let skip = ((1024 - all.address() % 1024) % 1024 / 4) as usize;
     let base = all.address() + 4 * skip as u32;
     let pipe = PipelineTmaAsync::<STAGES>::at(Smem::window::<HGEMM_SMEM>(
-        skip + BARRIERS_AT / 4,
+        skip + form.barriers_at() / 4,
         PipelineTmaAsync::<STAGES>::WORDS,
     ));
     // Each consumer warp releases a stage once (lane 0).
@@ -218,7 +267,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_sm90(
         pipe.init(4 * CONSUMERS as u32);
     }
     sync_threads_divergent();
-    let (tiles_m, tiles_n) = (ceil_div(m, BM), ceil_div(n, BN));
+    let (tiles_m, tiles_n) = (ceil_div(m, bm), ceil_div(n, BN));
     let (tiles, kblocks) = (tiles_m * tiles_n, ceil_div(k, BK));
     let (first, step) = (block_idx().0, grid_dim().0);
     if t < 128 {
@@ -230,17 +279,17 @@ pub unsafe extern "ptx-kernel" fn hgemm_sm90(
             let mut producer = pipe.producer();
             let mut tile = first;
             while tile < tiles {
-                let (tm, tn) = tile_of(tile, tiles_m);
+                let (tm, tn) = form.tile_of(tile, tiles_m, tiles_n);
                 for kb in 0..kblocks {
                     let slot = producer.acquire();
                     let s = slot.stage() as usize;
                     let full = slot.barrier();
-                    full.arrive_expect_tx((A_BYTES + B_BYTES) as u32);
+                    full.arrive_expect_tx((a_bytes + B_BYTES) as u32);
                     let kc = (kb * BK) as i32;
-                    let a = Smem::window::<HGEMM_SMEM>(skip + (s * A_BYTES) / 4, A_BYTES / 4);
-                    tma_load_2d(a, A_BYTES, ma, (kc, (tm * BM) as i32), full);
+                    let a = Smem::window::<HGEMM_SMEM>(skip + (s * a_bytes) / 4, a_bytes / 4);
+                    tma_load_2d(a, a_bytes, ma, (kc, (tm * bm) as i32), full);
                     let b =
-                        Smem::window::<HGEMM_SMEM>(skip + (B_AT + s * B_BYTES) / 4, B_BYTES / 4);
+                        Smem::window::<HGEMM_SMEM>(skip + (b_at + s * B_BYTES) / 4, B_BYTES / 4);
                     tma_load_2d(b, B_BYTES, mb, (kc, (tn * BN) as i32), full);
                 }
                 tile += step;
@@ -261,7 +310,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_sm90(
     };
     let mut tile = first;
     while tile < tiles {
-        let (tm, tn) = tile_of(tile, tiles_m);
+        let (tm, tn) = form.tile_of(tile, tiles_m, tiles_n);
         // From a constant: `[0f32; 128]` is written by a loop, whose
         // run-time index keeps the array in local memory.
         const ZERO: [f32; 128] = [0.0; 128];
@@ -271,8 +320,8 @@ pub unsafe extern "ptx-kernel" fn hgemm_sm90(
         for kb in 0..kblocks {
             let slot = consumer.wait();
             let s = slot.stage();
-            let da = sw128_k_desc(base + s * A_BYTES as u32 + 128 * rows as u32);
-            let db = sw128_k_desc(base + (B_AT + s as usize * B_BYTES) as u32);
+            let da = sw128_k_desc(base + s * a_bytes as u32 + 128 * rows as u32);
+            let db = sw128_k_desc(base + (b_at + s as usize * B_BYTES) as u32);
             wgmma_fence();
             wgmma_m64n256k16_f32_f16(da, db, &mut acc, kb > 0);
             wgmma_m64n256k16_f32_f16(da + 2, db + 2, &mut acc, true);
@@ -280,7 +329,11 @@ pub unsafe extern "ptx-kernel" fn hgemm_sm90(
             wgmma_m64n256k16_f32_f16(da + 6, db + 6, &mut acc, true);
             wgmma_commit_group();
             // The previous K-block's group is done: its stage goes back.
-            wgmma_wait_group::<1>();
+            if OVERLAP {
+                wgmma_wait_group::<1>();
+            } else {
+                wgmma_wait_group::<0>();
+            }
             if let Some(done) = reading.replace(slot) {
                 if wt % 32 == 0 {
                     consumer.release(done);
@@ -295,7 +348,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_sm90(
         }
         // Values v and v + 1 (v even) are C's adjacent columns (c, c + 1)
         // of one row: one word when both lie in C and n is even.
-        let (r0, c0) = (tm * BM + rows, tn * BN);
+        let (r0, c0) = (tm * bm + rows, tn * BN);
         macro_rules! store {
             ($($v:literal)*) => {$(
                 let q = cl.crd2idx((wt, $v as usize));

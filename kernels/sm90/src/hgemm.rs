@@ -38,6 +38,91 @@ pub const BARRIERS_AT: usize = B_AT + STAGES * B_BYTES;
 /// and up to 1023 bytes to reach the 128-byte swizzle's 1024-byte
 /// alignment from wherever the buffer starts.
 pub const SMEM_BYTES: usize = BARRIERS_AT + 16 * STAGES + 1024;
+/// One form of the kernel. [`FULL`] is `hgemm_sm90`; each other entry of
+/// [`FORMS`] leaves one ingredient out, so that one run measures what each
+/// bought (docs/gpu.md). Persistence is the launch's: a grid of one block
+/// per SM walks the tiles, a grid of one block per tile does not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Form {
+    /// Consumer warpgroups, each 64 rows of the tile: 2 (a 128 x 256
+    /// tile) or 1 (64 x 256).
+    pub consumers: usize,
+    /// A K-block's `wgmma`s stay in flight while the next K-block's are
+    /// issued (`wgmma.wait_group 1`, its stage released one K-block
+    /// later); else each K-block waits for its own (`wait_group 0`).
+    pub overlap: bool,
+    /// Tiles in order down C's columns (else along its rows).
+    pub column_order: bool,
+    /// The producer gives registers to the consumers (`setmaxnreg`).
+    pub setmaxnreg: bool,
+}
+
+/// `hgemm_sm90`: everything on.
+pub const FULL: Form = Form {
+    consumers: CONSUMERS,
+    overlap: true,
+    column_order: true,
+    setmaxnreg: true,
+};
+
+/// The entry points of the forms, the full kernel first.
+pub const FORMS: [(&str, Form); 4] = [
+    ("hgemm_sm90", FULL),
+    (
+        "hgemm_sm90_1wg",
+        Form {
+            consumers: 1,
+            ..FULL
+        },
+    ),
+    (
+        "hgemm_sm90_wait0",
+        Form {
+            overlap: false,
+            ..FULL
+        },
+    ),
+    (
+        "hgemm_sm90_rows",
+        Form {
+            column_order: false,
+            ..FULL
+        },
+    ),
+];
+
+impl Form {
+    /// The block tile's M.
+    pub const fn bm(self) -> usize {
+        64 * self.consumers
+    }
+    /// Threads per block.
+    pub const fn threads(self) -> usize {
+        128 * (1 + self.consumers)
+    }
+    /// Bytes of one stage of A.
+    pub const fn a_bytes(self) -> usize {
+        self.bm() * BK * 2
+    }
+    /// Where B's stages start.
+    pub const fn b_at(self) -> usize {
+        STAGES * self.a_bytes()
+    }
+    /// Where the barriers start.
+    pub const fn barriers_at(self) -> usize {
+        self.b_at() + STAGES * B_BYTES
+    }
+    /// Tile `tile`'s (row, column) of tiles, for a grid of `tiles_m` x
+    /// `tiles_n` tiles: [`tile_of`] down the columns, or along the rows.
+    pub const fn tile_of(self, tile: usize, tiles_m: usize, tiles_n: usize) -> (usize, usize) {
+        if self.column_order {
+            tile_of(tile, tiles_m)
+        } else {
+            (tile / tiles_n, tile % tiles_n)
+        }
+    }
+}
+
 /// Registers per consumer thread after `setmaxnreg` (the producer keeps
 /// [`PRODUCER_REGISTERS`]): 128 x (24 + 2 x 240) = 64512 of the SM's 65536.
 pub const CONSUMER_REGISTERS: u32 = 240;
@@ -50,6 +135,12 @@ pub const PRODUCER_REGISTERS: u32 = 24;
 const _: () = {
     assert!(A_BYTES % 1024 == 0 && B_BYTES % 1024 == 0 && B_AT % 1024 == 0);
     assert!(SMEM_BYTES <= 227 * 1024);
+    let mut i = 0;
+    while i < FORMS.len() {
+        let f = FORMS[i].1;
+        assert!(f.a_bytes() % 1024 == 0 && f.barriers_at() + 16 * STAGES + 1024 <= SMEM_BYTES);
+        i += 1;
+    }
     assert!(128 * (PRODUCER_REGISTERS + CONSUMERS as u32 * CONSUMER_REGISTERS) <= 65536);
 };
 
@@ -178,20 +269,23 @@ mod tests {
         assert!(seen.iter().all(|&s| s));
     }
 
-    /// Every tile is visited once by the blocks of any grid.
+    /// Every tile is visited once by the blocks of any grid, in either
+    /// order.
     #[test]
     fn tiles_are_covered_once() {
-        for (tiles_m, tiles_n, grid) in [(32, 16, 132), (3, 2, 132), (5, 7, 4), (1, 1, 1)] {
-            let mut seen = std::vec![0; tiles_m * tiles_n];
-            for b in 0..grid {
-                let mut t = b;
-                while t < tiles_m * tiles_n {
-                    let (i, j) = tile_of(t, tiles_m);
-                    seen[i + tiles_m * j] += 1;
-                    t += grid;
+        for (_, form) in FORMS {
+            for (tiles_m, tiles_n, grid) in [(32, 16, 132), (3, 2, 132), (5, 7, 4), (1, 1, 1)] {
+                let mut seen = std::vec![0; tiles_m * tiles_n];
+                for b in 0..grid {
+                    let mut t = b;
+                    while t < tiles_m * tiles_n {
+                        let (i, j) = form.tile_of(t, tiles_m, tiles_n);
+                        seen[i + tiles_m * j] += 1;
+                        t += grid;
+                    }
                 }
+                assert!(seen.iter().all(|&s| s == 1));
             }
-            assert!(seen.iter().all(|&s| s == 1));
         }
     }
 }

@@ -62,6 +62,21 @@ pub const HGEMM_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
 /// `hgemm_sm90`'s four `wgmma` per K-block and its two TMA copies.
 pub const HGEMM_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
     &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
+/// `hgemm_sm90_1wg`: a producer and one consumer warpgroup.
+pub const HGEMM_SM90_1WG_LAUNCH_BOUNDS: (u32, u32) = (256, 1);
+/// `hgemm_sm90_wait0`: as `hgemm_sm90`.
+pub const HGEMM_SM90_WAIT0_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// `hgemm_sm90_rows`: as `hgemm_sm90`.
+pub const HGEMM_SM90_ROWS_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// As `hgemm_sm90`'s.
+pub const HGEMM_SM90_1WG_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
+    &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
+/// As `hgemm_sm90`'s.
+pub const HGEMM_SM90_WAIT0_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
+    &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
+/// As `hgemm_sm90`'s.
+pub const HGEMM_SM90_ROWS_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
+    &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
 /// `wgmma_shapes`' one instruction (N = 128).
 pub const WGMMA_SHAPES_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[("wgmma.mma_async", 1)];
 /// `tma_tile`: one warpgroup.
