@@ -196,7 +196,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_sm90(
     n: u32,
     k: u32,
 ) {
-    hgemm_body::<2, true, true>(map_a, map_b, c, (m, n, k))
+    hgemm_body::<2, true, 1>(map_a, map_b, c, (m, n, k))
 }
 
 /// The forms of `hgemm_sm90` that each leave one ingredient out
@@ -223,21 +223,23 @@ macro_rules! forms {
 }
 
 forms! {
-    hgemm_sm90_1wg: 1, true, true;
-    hgemm_sm90_wait0: 2, false, true;
-    hgemm_sm90_rows: 2, true, false;
+    hgemm_sm90_1wg: 1, true, 1;
+    hgemm_sm90_wait0: 2, false, 1;
+    hgemm_sm90_rows: 2, true, 0;
+    hgemm_sm90_grouped: 2, true, 2;
 }
 
 /// `hgemm_sm90`'s body for `CONSUMERS` consumer warpgroups, with or
-/// without the K-blocks' overlap and the column tile order.
+/// without the K-blocks' overlap, the tiles in `ORDER` (0 rows, 1
+/// columns, 2 grouped: `crate::hgemm::Order`).
 #[inline(always)]
-fn hgemm_body<const CONSUMERS: usize, const OVERLAP: bool, const COLUMNS: bool>(
+fn hgemm_body<const CONSUMERS: usize, const OVERLAP: bool, const ORDER: u8>(
     map_a: *const u64,
     map_b: *const u64,
     c: GlobalMut<u16>,
     (m, n, k): (u32, u32, u32),
 ) {
-    use crate::hgemm::{ceil_div, sw128_k_desc, Form, BK, BN, B_BYTES, FULL, STAGES};
+    use crate::hgemm::{ceil_div, sw128_k_desc, Form, Order, BK, BN, B_BYTES, FULL, STAGES};
     use crate::hgemm::{CONSUMER_REGISTERS, PRODUCER_REGISTERS};
     use layout_core::atom::SM90_64x256x16_F32F16F16_SS as Gmma;
     use layout_device::{
@@ -248,7 +250,11 @@ fn hgemm_body<const CONSUMERS: usize, const OVERLAP: bool, const COLUMNS: bool>(
     let form = Form {
         consumers: CONSUMERS,
         overlap: OVERLAP,
-        column_order: COLUMNS,
+        order: match ORDER {
+            0 => Order::Rows,
+            1 => Order::Columns,
+            _ => Order::Grouped,
+        },
         ..FULL
     };
     let (bm, a_bytes, b_at) = (form.bm(), form.a_bytes(), form.b_at());

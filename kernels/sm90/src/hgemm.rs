@@ -51,8 +51,8 @@ pub struct Form {
     /// issued (`wgmma.wait_group 1`, its stage released one K-block
     /// later); else each K-block waits for its own (`wait_group 0`).
     pub overlap: bool,
-    /// Tiles in order down C's columns (else along its rows).
-    pub column_order: bool,
+    /// The order the blocks walk the tiles in.
+    pub order: Order,
     /// The producer gives registers to the consumers (`setmaxnreg`).
     pub setmaxnreg: bool,
 }
@@ -61,12 +61,29 @@ pub struct Form {
 pub const FULL: Form = Form {
     consumers: CONSUMERS,
     overlap: true,
-    column_order: true,
+    order: Order::Columns,
     setmaxnreg: true,
 };
 
+/// The order of the tiles (a block takes every `grid`-th): what the blocks
+/// running together share in the L2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// Along C's rows of tiles.
+    Rows,
+    /// Down C's columns of tiles ([`tile_of`]).
+    Columns,
+    /// Down the columns of bands of [`GROUP`] tile rows, band after band:
+    /// the blocks running together read [`GROUP`] tiles' rows of A and a
+    /// few columns' B, which the L2 holds when all of A does not.
+    Grouped,
+}
+
+/// Tile rows per band of [`Order::Grouped`].
+pub const GROUP: usize = 16;
+
 /// The entry points of the forms, the full kernel first.
-pub const FORMS: [(&str, Form); 4] = [
+pub const FORMS: [(&str, Form); 5] = [
     ("hgemm_sm90", FULL),
     (
         "hgemm_sm90_1wg",
@@ -85,7 +102,14 @@ pub const FORMS: [(&str, Form); 4] = [
     (
         "hgemm_sm90_rows",
         Form {
-            column_order: false,
+            order: Order::Rows,
+            ..FULL
+        },
+    ),
+    (
+        "hgemm_sm90_grouped",
+        Form {
+            order: Order::Grouped,
             ..FULL
         },
     ),
@@ -115,10 +139,19 @@ impl Form {
     /// Tile `tile`'s (row, column) of tiles, for a grid of `tiles_m` x
     /// `tiles_n` tiles: [`tile_of`] down the columns, or along the rows.
     pub const fn tile_of(self, tile: usize, tiles_m: usize, tiles_n: usize) -> (usize, usize) {
-        if self.column_order {
-            tile_of(tile, tiles_m)
-        } else {
-            (tile / tiles_n, tile % tiles_n)
+        match self.order {
+            Order::Columns => tile_of(tile, tiles_m),
+            Order::Rows => (tile / tiles_n, tile % tiles_n),
+            Order::Grouped => {
+                let band = tile / (GROUP * tiles_n);
+                let rows = if tiles_m - band * GROUP < GROUP {
+                    tiles_m - band * GROUP
+                } else {
+                    GROUP
+                };
+                let t = tile % (GROUP * tiles_n);
+                (band * GROUP + t % rows, t / rows)
+            }
         }
     }
 }
@@ -274,7 +307,14 @@ mod tests {
     #[test]
     fn tiles_are_covered_once() {
         for (_, form) in FORMS {
-            for (tiles_m, tiles_n, grid) in [(32, 16, 132), (3, 2, 132), (5, 7, 4), (1, 1, 1)] {
+            for (tiles_m, tiles_n, grid) in [
+                (32, 16, 132),
+                (3, 2, 132),
+                (5, 7, 4),
+                (1, 1, 1),
+                (37, 5, 132),
+                (64, 32, 132),
+            ] {
                 let mut seen = std::vec![0; tiles_m * tiles_n];
                 for b in 0..grid {
                     let mut t = b;

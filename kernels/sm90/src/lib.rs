@@ -74,6 +74,11 @@ pub const HGEMM_SM90_1WG_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
 /// As `hgemm_sm90`'s.
 pub const HGEMM_SM90_WAIT0_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
     &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
+/// `hgemm_sm90_grouped`: as `hgemm_sm90`.
+pub const HGEMM_SM90_GROUPED_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// As `hgemm_sm90`'s.
+pub const HGEMM_SM90_GROUPED_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
+    &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
 /// As `hgemm_sm90`'s.
 pub const HGEMM_SM90_ROWS_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
     &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
