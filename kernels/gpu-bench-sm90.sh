@@ -16,7 +16,7 @@ cutlass=${2:-}
 here=$(dirname "$0")
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 echo "## layout-kernels-sm90 (gpu-runner sm90)"
-"$bin/gpu-runner" sm90 "$bin/sm90/layout_kernels_sm90.ptx" || echo "gpu-runner sm90 failed: $?"
+timeout 300 "$bin/gpu-runner" sm90 "$bin/sm90/layout_kernels_sm90.ptx" || echo "gpu-runner sm90 failed: $?"
 echo "## hgemm_sm90 through gpu-runner gemm, against NumPy"
 python3 "$here/hgemm-sm90-check.py" "$bin/gpu-runner" "$bin/sm90/layout_kernels_sm90.ptx"
 echo "## cuBLAS (torch): C = A·Bᵀ, f16 in and out, f32 accumulate"

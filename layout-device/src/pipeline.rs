@@ -176,6 +176,18 @@ impl<const S: usize> Producer<S> {
         }
     }
 
+    /// Waits until every stage has been released for the last time (the
+    /// "producer tail"): in a cluster, the peers' consumers arrive on this
+    /// block's empty barriers, so the block must not exit before they have.
+    #[inline(always)]
+    pub fn tail(&mut self) {
+        for _ in 0..S {
+            let s = self.state;
+            self.pipe.empty(s.index()).wait(s.phase() ^ 1);
+            self.state.advance();
+        }
+    }
+
     /// Where the producer is.
     pub fn state(&self) -> PipelineState<S> {
         self.state
@@ -222,6 +234,23 @@ impl<const S: usize> Consumer<S> {
     #[inline(always)]
     pub fn release(&self, slot: ConsumerSlot) {
         self.pipe.empty(slot.stage).arrive();
+    }
+
+    /// As [`release`](Self::release), on the slot's empty barrier in each
+    /// of the cluster's first `ctas` blocks (whose producers multicast into
+    /// this block's stage): the empty barriers then count `ctas` times the
+    /// arrivals of one block.
+    #[inline(always)]
+    pub fn release_cluster(&self, slot: ConsumerSlot, ctas: u32) {
+        let bar = self.pipe.empty(slot.stage);
+        if ctas <= 1 {
+            // No peers: the plain arrival.
+            bar.arrive();
+            return;
+        }
+        for cta in 0..ctas {
+            bar.arrive_cluster(cta);
+        }
     }
 
     /// Where the consumer is.

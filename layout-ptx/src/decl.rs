@@ -15,6 +15,10 @@
 //! /// starting with `mma.sync.aligned.m16n8k16`.
 //! pub const MMA_ATOM_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
 //!     &[("mma.sync.aligned.m16n8k16", 2)];
+//! /// Blocks of `hgemm` run in clusters of 2 along x (CUDA's
+//! /// `__cluster_dims__(2, 1, 1)`: `.reqnctapercluster 2, 1, 1`; the
+//! /// kernel needs launch bounds too).
+//! pub const HGEMM_CLUSTER_SIZE: u32 = 2;
 //! ```
 //!
 //! The values must be literals: the tool parses the source (with `syn`)
@@ -35,6 +39,9 @@ pub const LAUNCH_BOUNDS: &str = "_LAUNCH_BOUNDS";
 pub const NO_DIVISION: &str = "_NO_DIVISION";
 /// The suffix of an expected-instructions const: `&[(&str, usize)]`.
 pub const EXPECT_INSTRUCTIONS: &str = "_EXPECT_INSTRUCTIONS";
+/// The suffix of a cluster-size const: `u32`, the blocks per cluster along
+/// x.
+pub const CLUSTER_SIZE: &str = "_CLUSTER_SIZE";
 
 /// What one kernel declares.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -45,6 +52,8 @@ pub struct KernelDecls {
     pub no_division: bool,
     /// Instruction prefixes and how many of them its PTX must have.
     pub expect_instructions: Vec<(String, usize)>,
+    /// Blocks per cluster along x (`.reqnctapercluster N, 1, 1`).
+    pub cluster_size: Option<u32>,
 }
 
 /// The declarations of a crate, by kernel name in upper case (the const's
@@ -66,10 +75,15 @@ impl Decls {
     /// Every const found, as (kernel name in upper case, const name).
     pub fn consts(&self) -> impl Iterator<Item = (&str, &str)> {
         self.seen.keys().map(|name| {
-            let kernel = [LAUNCH_BOUNDS, NO_DIVISION, EXPECT_INSTRUCTIONS]
-                .iter()
-                .find_map(|s| name.strip_suffix(s))
-                .unwrap_or(name);
+            let kernel = [
+                LAUNCH_BOUNDS,
+                NO_DIVISION,
+                EXPECT_INSTRUCTIONS,
+                CLUSTER_SIZE,
+            ]
+            .iter()
+            .find_map(|s| name.strip_suffix(s))
+            .unwrap_or(name);
             (kernel, name.as_str())
         })
     }
@@ -151,6 +165,12 @@ impl Decls {
             )
         } else if let Some(k) = name.strip_suffix(EXPECT_INSTRUCTIONS) {
             (k, Value::Expect(expect_instructions(expr)?))
+        } else if let Some(k) = name.strip_suffix(CLUSTER_SIZE) {
+            let n: u32 = int_lit(expr).ok_or("expected an integer literal")?;
+            if !(1..=16).contains(&n) {
+                return Err(format!("a cluster has 1 to 16 blocks, not {n}"));
+            }
+            (k, Value::Cluster(n))
         } else {
             return Ok(());
         };
@@ -172,6 +192,7 @@ impl Decls {
             Value::LaunchBounds(b) => decls.launch_bounds = Some(*b),
             Value::NoDivision(b) => decls.no_division = *b,
             Value::Expect(v) => decls.expect_instructions = v.clone(),
+            Value::Cluster(n) => decls.cluster_size = Some(*n),
         }
         self.seen
             .insert(name.to_string(), (file.to_string(), value));
@@ -185,6 +206,7 @@ enum Value {
     LaunchBounds((u32, u32)),
     NoDivision(bool),
     Expect(Vec<(String, usize)>),
+    Cluster(u32),
 }
 
 impl std::fmt::Display for Value {
@@ -193,6 +215,7 @@ impl std::fmt::Display for Value {
             Value::LaunchBounds(b) => write!(f, "{b:?}"),
             Value::NoDivision(b) => write!(f, "{b}"),
             Value::Expect(v) => write!(f, "{v:?}"),
+            Value::Cluster(n) => write!(f, "{n}"),
         }
     }
 }
@@ -309,6 +332,17 @@ mod tests {
     }
 
     #[test]
+    fn cluster_size_of_a_kernel() {
+        let d = parse("pub const HGEMM_CLUSTER_SIZE: u32 = 2;").unwrap();
+        assert_eq!(kernel(&d, "hgemm").cluster_size, Some(2));
+        let e = parse("const K_CLUSTER_SIZE: u32 = 32;").unwrap_err();
+        assert_eq!(
+            e,
+            ["lib.rs: K_CLUSTER_SIZE: a cluster has 1 to 16 blocks, not 32"]
+        );
+    }
+
+    #[test]
     fn launch_bounds_of_a_kernel() {
         let d = parse(
             r#"
@@ -377,7 +411,8 @@ mod tests {
             KernelDecls {
                 launch_bounds: Some((128, 4)),
                 no_division: true,
-                expect_instructions: vec![]
+                expect_instructions: vec![],
+                cluster_size: None,
             }
         );
     }

@@ -47,11 +47,13 @@ pub fn entries(ptx: &str) -> Vec<Entry<'_>> {
 }
 
 /// Adds CUDA's launch bounds to kernel `name`: `.maxntid THREADS, 1, 1` and
-/// `.minnctapersm BLOCKS` between its parameter list and its body.
+/// `.minnctapersm BLOCKS` between its parameter list and its body, and
+/// `.reqnctapercluster N, 1, 1` for a cluster of `N` blocks.
 pub fn add_launch_bounds(
     ptx: &str,
     name: &str,
     (threads, blocks): (u32, u32),
+    cluster: Option<u32>,
 ) -> Result<String, String> {
     let head = ptx
         .find(&format!(".entry {name}("))
@@ -71,8 +73,9 @@ pub fn add_launch_bounds(
         .find("\n)\n{")
         .map(|b| head + b)
         .ok_or_else(|| format!("{name}: no `)` and `{{` closing its parameters"))?;
+    let cluster = cluster.map_or(String::new(), |n| format!(".reqnctapercluster {n}, 1, 1\n"));
     Ok(format!(
-        "{}\n)\n.maxntid {threads}, 1, 1\n.minnctapersm {blocks}\n{{{}",
+        "{}\n)\n.maxntid {threads}, 1, 1\n.minnctapersm {blocks}\n{cluster}{{{}",
         &ptx[..brace],
         &ptx[brace + 4..]
     ))
@@ -84,11 +87,19 @@ pub fn add_all_launch_bounds(ptx: &str, decls: &Decls) -> Result<String, Vec<Str
     let mut text = ptx.to_string();
     let mut errors = Vec::new();
     for e in entries(ptx) {
-        if let Some(bounds) = decls.for_entry(e.name).and_then(|d| d.launch_bounds) {
-            match add_launch_bounds(&text, e.name, bounds) {
+        let d = decls.for_entry(e.name);
+        let cluster = d.and_then(|d| d.cluster_size);
+        if let Some(bounds) = d.and_then(|d| d.launch_bounds) {
+            match add_launch_bounds(&text, e.name, bounds, cluster) {
                 Ok(t) => text = t,
                 Err(e) => errors.push(e),
             }
+        } else if cluster.is_some() {
+            errors.push(format!(
+                "{}: a cluster size needs launch bounds too (declare {}_LAUNCH_BOUNDS)",
+                e.name,
+                e.name.to_ascii_uppercase()
+            ));
         }
     }
     if errors.is_empty() {
@@ -439,7 +450,7 @@ mod tests {
 
     #[test]
     fn launch_bounds_go_between_parameters_and_body() {
-        let out = add_launch_bounds(TWO, "copy", (256, 2)).unwrap();
+        let out = add_launch_bounds(TWO, "copy", (256, 2), None).unwrap();
         assert!(out.contains(
             ".entry copy(\n\t.param .u64 .ptr .align 1 copy_param_0\n)\n.maxntid 256, 1, 1\n.minnctapersm 2\n{\n\tret;"
         ));
@@ -449,13 +460,18 @@ mod tests {
             TWO
         );
         assert_eq!(
-            add_launch_bounds(TWO, "cop", (1, 1)),
+            add_launch_bounds(TWO, "cop", (1, 1), None),
             Err("no kernel cop to bound".to_string())
         );
         assert_eq!(
-            add_launch_bounds(&out, "copy", (1, 1)),
+            add_launch_bounds(&out, "copy", (1, 1), None),
             Err("copy: already has a .maxntid".to_string())
         );
+        // A cluster of two: CUDA's __cluster_dims__(2, 1, 1).
+        let out = add_launch_bounds(TWO, "copy", (384, 1), Some(2)).unwrap();
+        assert!(out.contains(
+            "copy_param_0\n)\n.maxntid 384, 1, 1\n.minnctapersm 1\n.reqnctapercluster 2, 1, 1\n{\n\tret;"
+        ));
     }
 
     #[test]

@@ -268,8 +268,7 @@ pub fn run_gemm(job: &GemmJob) -> Result<(), String> {
             if job.kernel == Gemm::HgemmSm90 {
                 let mut dc = stream.zeros::<u16>(m * n).map_err(s)?;
                 let sms = gpu.sm_count().map_err(s)?;
-                let plan =
-                    launch::HgemmSm90::new(stream, "hgemm_sm90", Some(sms), &da, &db, (m, n, k))?;
+                let plan = launch::HgemmSm90::new(stream, &f, Some(sms), &da, &db, (m, n, k))?;
                 plan.launch(stream, &f, (&da, &db), &mut dc)?;
                 let c: Vec<f16> = stream
                     .download(&dc)

@@ -326,7 +326,7 @@ impl HgemmSm90 {
     /// other lengths.
     pub fn new(
         stream: &Stream,
-        name: &str,
+        f: &Kernel,
         sms: Option<u32>,
         a: &DeviceBuffer<u16>,
         b: &DeviceBuffer<u16>,
@@ -334,8 +334,8 @@ impl HgemmSm90 {
     ) -> Result<Self, String> {
         use layout_kernels_sm90::hgemm::{ceil_div, BK, BN, FORMS};
         use layout_launch::TmaSwizzle;
-        let Some(&(name, form)) = FORMS.iter().find(|(f, _)| *f == name) else {
-            return Err(format!("hgemm_sm90: no form '{name}'"));
+        let Some(&(name, form)) = FORMS.iter().find(|(n, _)| *n == f.name()) else {
+            return Err(format!("hgemm_sm90: no form '{}'", f.name()));
         };
         if m == 0 || n == 0 || k == 0 || k % 8 != 0 {
             return Err(format!(
@@ -363,16 +363,32 @@ impl HgemmSm90 {
                 TmaSwizzle::B128,
             )
             .map_err(e)?;
+        // A cluster's blocks load B's tile in equal parts.
+        let b_rows = (BN / form.cluster) as u32;
         let map_b = stream
-            .tensor_map_2d(b, (n, k), k, (BN as u32, BK as u32), TmaSwizzle::B128)
+            .tensor_map_2d(b, (n, k), k, (b_rows, BK as u32), TmaSwizzle::B128)
             .map_err(e)?;
         let maps = (
             stream.upload(&[map_a]).map_err(e)?,
             stream.upload(&[map_b]).map_err(e)?,
         );
-        let tiles = u32::try_from(ceil_div(m, form.bm()) * ceil_div(n, BN))
+        // The work in clusters (of `form.cluster` tiles along M), and as
+        // many clusters as run at once when persistent.
+        let cluster = form.cluster as u32;
+        let work = u32::try_from(ceil_div(m, form.bm() * form.cluster) * ceil_div(n, BN))
             .map_err(|_| format!("{name}: too many tiles"))?;
-        let grid = sms.map_or(tiles, |s| tiles.min(s.max(1)));
+        let clusters = match sms {
+            None => work,
+            Some(s) => {
+                let resident = if cluster > 1 {
+                    max_active_clusters(stream, f, form.threads() as u32)?
+                } else {
+                    s
+                };
+                work.min(resident.min(s / cluster).max(1))
+            }
+        };
+        let grid = clusters * cluster;
         Ok(HgemmSm90 {
             name,
             form,
@@ -433,4 +449,28 @@ impl HgemmSm90 {
         }
         .map_err(|e| e.to_string())
     }
+}
+
+/// How many clusters of `f` (its cluster size compiled in) fit on the GPU
+/// at once with `threads` per block and hgemm_sm90's shared memory
+/// (`cuOccupancyMaxActiveClusters`).
+fn max_active_clusters(stream: &Stream, f: &Kernel, threads: u32) -> Result<u32, String> {
+    use layout_kernels_sm90::hgemm::SMEM_BYTES;
+    use layout_launch::cudarc::driver::{sys::CUfunction_attribute, LaunchConfig};
+    let func = f.cuda_function();
+    let e = |e: layout_launch::cudarc::driver::DriverError| format!("{}: occupancy: {e}", f.name());
+    func.set_attribute(
+        CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+        SMEM_BYTES as i32,
+    )
+    .map_err(e)?;
+    let cfg = LaunchConfig {
+        grid_dim: (132, 1, 1),
+        block_dim: (threads, 1, 1),
+        shared_mem_bytes: SMEM_BYTES as u32,
+    };
+    let n = func
+        .occupancy_max_active_clusters(cfg, stream.cuda_stream())
+        .map_err(e)?;
+    Ok(n.max(1))
 }

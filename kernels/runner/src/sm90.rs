@@ -154,9 +154,130 @@ fn hgemm(gpu: &Device, module: &layout_launch::Module) -> Result<bool, String> {
     let s = gpu.stream();
     let err = |e: layout_launch::Error| e.to_string();
     let sms = gpu.sm_count().map_err(err)?;
-    let mut ok = true;
     let f16 = |v: f32| half::f16::from_f32(v).to_bits();
     let (full, _) = FORMS[0];
+    let check = |checks: Vec<(&str, (usize, usize, usize))>| -> Result<bool, String> {
+        let mut ok = true;
+        for (name, (m, n, k)) in checks {
+            let f = module.kernel(name).map_err(err)?;
+            let a: Vec<i32> = (0..m * k).map(|i| small(i, 1, -1, 1)).collect();
+            let b: Vec<i32> = (0..n * k).map(|i| small(i, 2, -2, 2)).collect();
+            let da = s
+                .upload(&a.iter().map(|&v| f16(v as f32)).collect::<Vec<_>>())
+                .map_err(err)?;
+            let db = s
+                .upload(&b.iter().map(|&v| f16(v as f32)).collect::<Vec<_>>())
+                .map_err(err)?;
+            let mut dc = s.upload(&vec![0x7e00u16; m * n]).map_err(err)?;
+            let plan = HgemmSm90::new(s, &f, Some(sms), &da, &db, (m, n, k))?;
+            plan.launch(s, &f, (&da, &db), &mut dc)?;
+            let c = s.download(&dc).map_err(err)?;
+            let want = |i: usize, j: usize| -> f32 {
+                let dot: i64 = (0..k).map(|p| (a[i * k + p] * b[j * k + p]) as i64).sum();
+                half::f16::from_f32(dot as f32).to_f32()
+            };
+            // Every entry, or 65536 sampled ones of a large C.
+            let entries: Vec<usize> = if m * n <= 1 << 21 {
+                (0..m * n).collect()
+            } else {
+                (0..65536)
+                    .map(|i| small(i, 3, 0, i32::MAX - 1) as usize % (m * n))
+                    .collect()
+            };
+            let wrong: Vec<usize> = entries
+                .iter()
+                .copied()
+                .filter(|&ij| half::f16::from_bits(c[ij]).to_f32() != want(ij / n, ij % n))
+                .collect();
+            let what = if entries.len() == m * n {
+                "every entry".to_string()
+            } else {
+                format!("{} sampled entries", entries.len())
+            };
+            if wrong.is_empty() {
+                println!(
+                    "{name} {m} x {n} x {k} ({} blocks): {what} exact",
+                    plan.grid()
+                );
+            } else {
+                let first: Vec<String> = wrong
+                    .iter()
+                    .take(4)
+                    .map(|&ij| {
+                        let (i, j) = (ij / n, ij % n);
+                        format!(
+                            "[{i}][{j}] = {} not {}",
+                            half::f16::from_bits(c[ij]),
+                            want(i, j)
+                        )
+                    })
+                    .collect();
+                println!(
+                    "{name} {m} x {n} x {k}: {} of {} ({what}) wrong (first: {})",
+                    wrong.len(),
+                    entries.len(),
+                    first.join(", ")
+                );
+                ok = false;
+            }
+        }
+        Ok(ok)
+    };
+    let time = |forms: Vec<(&str, Option<u32>)>| -> Result<(), String> {
+        for size in [4096usize, 8192] {
+            let (m, n, k) = (size, size, size);
+            let da = s
+                .upload(&(0..m * k).map(|i| f16(normal(i, 5))).collect::<Vec<_>>())
+                .map_err(err)?;
+            let db = s
+                .upload(&(0..n * k).map(|i| f16(normal(i, 6))).collect::<Vec<_>>())
+                .map_err(err)?;
+            let mut dc = s.zeros::<u16>(m * n).map_err(err)?;
+            for &(name, grid) in &forms {
+                let f = module.kernel(name).map_err(err)?;
+                let plan = HgemmSm90::new(s, &f, grid, &da, &db, (m, n, k))?;
+                for _ in 0..2 {
+                    plan.launch(s, &f, (&da, &db), &mut dc)?;
+                }
+                let iters = 10;
+                let ms = s
+                    .time(|| {
+                        for _ in 0..iters {
+                            plan.launch(s, &f, (&da, &db), &mut dc)
+                                .map_err(layout_launch::Error::Invalid)?;
+                        }
+                        Ok::<(), layout_launch::Error>(())
+                    })
+                    .map_err(err)?
+                    / iters as f32;
+                let tflops = 2.0 * (m * n * k) as f64 / (ms as f64 * 1e-3) / 1e12;
+                let label = if grid.is_none() {
+                    format!("{name}, one block per tile")
+                } else {
+                    name.to_string()
+                };
+                println!(
+                    "| {label} | {size}^3 | {} | {ms:.4} | {tflops:.1} |",
+                    plan.grid()
+                );
+            }
+        }
+        Ok(())
+    };
+
+    // The forms without clusters first (checked, then timed), then the
+    // cluster's: a cluster that hung would stop the run after the others'
+    // lines.
+    let plain: Vec<&str> = FORMS
+        .iter()
+        .map(|&(f, _)| f)
+        .filter(|f| !f.contains("cluster"))
+        .collect();
+    let clustered: Vec<&str> = FORMS
+        .iter()
+        .map(|&(f, _)| f)
+        .filter(|f| f.contains("cluster"))
+        .collect();
     let mut checks: Vec<(&str, (usize, usize, usize))> = [
         (128, 256, 64),
         (1, 1, 8),
@@ -168,114 +289,27 @@ fn hgemm(gpu: &Device, module: &layout_launch::Module) -> Result<bool, String> {
     .into_iter()
     .map(|d| (full, d))
     .collect();
-    checks.extend(FORMS[1..].iter().map(|&(f, _)| (f, (1000, 1500, 1016))));
-    for (name, (m, n, k)) in checks {
-        let f = module.kernel(name).map_err(err)?;
-        let a: Vec<i32> = (0..m * k).map(|i| small(i, 1, -1, 1)).collect();
-        let b: Vec<i32> = (0..n * k).map(|i| small(i, 2, -2, 2)).collect();
-        let da = s
-            .upload(&a.iter().map(|&v| f16(v as f32)).collect::<Vec<_>>())
-            .map_err(err)?;
-        let db = s
-            .upload(&b.iter().map(|&v| f16(v as f32)).collect::<Vec<_>>())
-            .map_err(err)?;
-        let mut dc = s.upload(&vec![0x7e00u16; m * n]).map_err(err)?;
-        let plan = HgemmSm90::new(s, name, Some(sms), &da, &db, (m, n, k))?;
-        plan.launch(s, &f, (&da, &db), &mut dc)?;
-        let c = s.download(&dc).map_err(err)?;
-        let want = |i: usize, j: usize| -> f32 {
-            let dot: i64 = (0..k).map(|p| (a[i * k + p] * b[j * k + p]) as i64).sum();
-            half::f16::from_f32(dot as f32).to_f32()
-        };
-        // Every entry, or 65536 sampled ones of a large C.
-        let entries: Vec<usize> = if m * n <= 1 << 21 {
-            (0..m * n).collect()
-        } else {
-            (0..65536)
-                .map(|i| small(i, 3, 0, i32::MAX - 1) as usize % (m * n))
-                .collect()
-        };
-        let wrong: Vec<usize> = entries
-            .iter()
-            .copied()
-            .filter(|&ij| half::f16::from_bits(c[ij]).to_f32() != want(ij / n, ij % n))
-            .collect();
-        let what = if entries.len() == m * n {
-            "every entry".to_string()
-        } else {
-            format!("{} sampled entries", entries.len())
-        };
-        if wrong.is_empty() {
-            println!(
-                "{name} {m} x {n} x {k} ({} blocks): {what} exact",
-                plan.grid()
-            );
-        } else {
-            let first: Vec<String> = wrong
-                .iter()
-                .take(4)
-                .map(|&ij| {
-                    let (i, j) = (ij / n, ij % n);
-                    format!(
-                        "[{i}][{j}] = {} not {}",
-                        half::f16::from_bits(c[ij]),
-                        want(i, j)
-                    )
-                })
-                .collect();
-            println!(
-                "{name} {m} x {n} x {k}: {} of {} ({what}) wrong (first: {})",
-                wrong.len(),
-                entries.len(),
-                first.join(", ")
-            );
-            ok = false;
-        }
-    }
-
+    checks.extend(plain[1..].iter().map(|&f| (f, (1000, 1500, 1016))));
+    let mut ok = check(checks)?;
     println!("| form | size | blocks | ms | TFLOP/s |");
     println!("| --- | --- | --- | --- | --- |");
-    for size in [4096usize, 8192] {
-        let (m, n, k) = (size, size, size);
-        let da = s
-            .upload(&(0..m * k).map(|i| f16(normal(i, 5))).collect::<Vec<_>>())
-            .map_err(err)?;
-        let db = s
-            .upload(&(0..n * k).map(|i| f16(normal(i, 6))).collect::<Vec<_>>())
-            .map_err(err)?;
-        let mut dc = s.zeros::<u16>(m * n).map_err(err)?;
-        let mut runs: Vec<(&str, Option<u32>)> =
-            FORMS.iter().map(|&(f, _)| (f, Some(sms))).collect();
-        runs.insert(1, (full, None));
-        for (name, grid) in runs {
-            let f = module.kernel(name).map_err(err)?;
-            let plan = HgemmSm90::new(s, name, grid, &da, &db, (m, n, k))?;
-            for _ in 0..2 {
-                plan.launch(s, &f, (&da, &db), &mut dc)?;
-            }
-            let iters = 10;
-            let ms = s
-                .time(|| {
-                    for _ in 0..iters {
-                        plan.launch(s, &f, (&da, &db), &mut dc)
-                            .map_err(layout_launch::Error::Invalid)?;
-                    }
-                    Ok::<(), layout_launch::Error>(())
-                })
-                .map_err(err)?
-                / iters as f32;
-            let tflops = 2.0 * (m * n * k) as f64 / (ms as f64 * 1e-3) / 1e12;
-            let label = if grid.is_none() {
-                format!("{name}, one block per tile")
-            } else {
-                name.to_string()
-            };
-            println!(
-                "| {label} | {size}^3 | {} | {ms:.4} | {tflops:.1} |",
-                plan.grid()
-            );
-        }
+    let mut runs: Vec<(&str, Option<u32>)> = plain.iter().map(|&f| (f, Some(sms))).collect();
+    runs.insert(1, (full, None));
+    time(runs)?;
+    // Clusters of two over an odd count of tile rows (the last block's
+    // rows past C), a single element, and the forms' shared size.
+    let mut checks = Vec::new();
+    for &f in &clustered {
+        checks.extend([
+            (f, (300, 520, 136)),
+            (f, (1, 1, 8)),
+            (f, (1000, 1500, 1016)),
+        ]);
     }
+    ok &= check(checks)?;
+    println!("| form | size | blocks | ms | TFLOP/s |");
+    println!("| --- | --- | --- | --- | --- |");
+    time(clustered.iter().map(|&f| (f, Some(sms))).collect())?;
     Ok(ok)
 }
 

@@ -196,14 +196,14 @@ pub unsafe extern "ptx-kernel" fn hgemm_sm90(
     n: u32,
     k: u32,
 ) {
-    hgemm_body::<2, true, 1>(map_a, map_b, c, (m, n, k))
+    hgemm_body::<2, true, 1, 1>(map_a, map_b, c, (m, n, k))
 }
 
 /// The forms of `hgemm_sm90` that each leave one ingredient out
 /// (`crate::hgemm::FORMS`), for docs/gpu.md's table; the contract is
 /// `hgemm_sm90`'s, with the form's tile and threads.
 macro_rules! forms {
-    ($($name:ident: $consumers:literal, $overlap:literal, $columns:literal;)*) => {$(
+    ($($name:ident: $consumers:literal, $overlap:literal, $order:literal, $cluster:literal;)*) => {$(
         /// A form of [`hgemm_sm90`] (`crate::hgemm::FORMS`).
         ///
         /// # Safety
@@ -217,23 +217,26 @@ macro_rules! forms {
             n: u32,
             k: u32,
         ) {
-            hgemm_body::<$consumers, $overlap, $columns>(map_a, map_b, c, (m, n, k))
+            hgemm_body::<$consumers, $overlap, $order, $cluster>(map_a, map_b, c, (m, n, k))
         }
     )*};
 }
 
 forms! {
-    hgemm_sm90_1wg: 1, true, 1;
-    hgemm_sm90_wait0: 2, false, 1;
-    hgemm_sm90_rows: 2, true, 0;
-    hgemm_sm90_grouped: 2, true, 2;
+    hgemm_sm90_1wg: 1, true, 1, 1;
+    hgemm_sm90_wait0: 2, false, 1, 1;
+    hgemm_sm90_rows: 2, true, 0, 1;
+    hgemm_sm90_grouped: 2, true, 2, 1;
+    hgemm_sm90_cluster2: 2, true, 1, 2;
 }
 
 /// `hgemm_sm90`'s body for `CONSUMERS` consumer warpgroups, with or
 /// without the K-blocks' overlap, the tiles in `ORDER` (0 rows, 1
-/// columns, 2 grouped: `crate::hgemm::Order`).
+/// columns, 2 grouped: `crate::hgemm::Order`), in clusters of `CLUSTER`
+/// blocks along M (1 or 2: the pair shares B's tile, each block loading
+/// half of it for both).
 #[inline(always)]
-fn hgemm_body<const CONSUMERS: usize, const OVERLAP: bool, const ORDER: u8>(
+fn hgemm_body<const CONSUMERS: usize, const OVERLAP: bool, const ORDER: u8, const CLUSTER: u32>(
     map_a: *const u64,
     map_b: *const u64,
     c: GlobalMut<u16>,
@@ -243,9 +246,9 @@ fn hgemm_body<const CONSUMERS: usize, const OVERLAP: bool, const ORDER: u8>(
     use crate::hgemm::{CONSUMER_REGISTERS, PRODUCER_REGISTERS};
     use layout_core::atom::SM90_64x256x16_F32F16F16_SS as Gmma;
     use layout_device::{
-        block_idx, f16x2, fence_tensormap_acquire, grid_dim, setmaxnreg_dec, setmaxnreg_inc,
-        sync_threads_divergent, tma_load_2d, wgmma_m64n256k16_f32_f16, ConsumerSlot,
-        PipelineTmaAsync,
+        block_idx, cluster_ctarank, cluster_idx, cluster_sync, f16x2, fence_tensormap_acquire,
+        grid_dim, setmaxnreg_dec, setmaxnreg_inc, sync_threads_divergent, tma_load_2d,
+        tma_load_2d_multicast, wgmma_m64n256k16_f32_f16, ConsumerSlot, PipelineTmaAsync,
     };
     let form = Form {
         consumers: CONSUMERS,
@@ -255,6 +258,7 @@ fn hgemm_body<const CONSUMERS: usize, const OVERLAP: bool, const ORDER: u8>(
             1 => Order::Columns,
             _ => Order::Grouped,
         },
+        cluster: CLUSTER as usize,
         ..FULL
     };
     let (bm, a_bytes, b_at) = (form.bm(), form.a_bytes(), form.b_at());
@@ -268,14 +272,26 @@ fn hgemm_body<const CONSUMERS: usize, const OVERLAP: bool, const ORDER: u8>(
         skip + form.barriers_at() / 4,
         PipelineTmaAsync::<STAGES>::WORDS,
     ));
-    // Each consumer warp releases a stage once (lane 0).
+    // Each consumer warp of each block of the cluster releases a stage
+    // once (lane 0).
     if t == 0 {
-        pipe.init(4 * CONSUMERS as u32);
+        pipe.init(4 * CONSUMERS as u32 * CLUSTER);
     }
     sync_threads_divergent();
-    let (tiles_m, tiles_n) = (ceil_div(m, bm), ceil_div(n, BN));
+    // The tiles as the clusters see them: `CLUSTER` tiles along M each,
+    // this block's the `rank`-th (past C's rows for the last of an odd
+    // count: loads of zeros, no stores).
+    let (tiles_m, tiles_n) = (ceil_div(m, bm * CLUSTER as usize), ceil_div(n, BN));
     let (tiles, kblocks) = (tiles_m * tiles_n, ceil_div(k, BK));
-    let (first, step) = (block_idx().0, grid_dim().0);
+    let (rank, first, step) = if CLUSTER > 1 {
+        // The peers' barriers are initialised before any block arrives at
+        // them or multicasts into the others.
+        cluster_sync();
+        let (id, count) = cluster_idx();
+        (cluster_ctarank() as usize, id as usize, count as usize)
+    } else {
+        (0, block_idx().0, grid_dim().0)
+    };
     if t < 128 {
         setmaxnreg_dec::<PRODUCER_REGISTERS>();
         if t == 0 {
@@ -286,6 +302,7 @@ fn hgemm_body<const CONSUMERS: usize, const OVERLAP: bool, const ORDER: u8>(
             let mut tile = first;
             while tile < tiles {
                 let (tm, tn) = form.tile_of(tile, tiles_m, tiles_n);
+                let tm = CLUSTER as usize * tm + rank;
                 for kb in 0..kblocks {
                     let slot = producer.acquire();
                     let s = slot.stage() as usize;
@@ -294,11 +311,31 @@ fn hgemm_body<const CONSUMERS: usize, const OVERLAP: bool, const ORDER: u8>(
                     let kc = (kb * BK) as i32;
                     let a = Smem::window::<HGEMM_SMEM>(skip + (s * a_bytes) / 4, a_bytes / 4);
                     tma_load_2d(a, a_bytes, ma, (kc, (tm * bm) as i32), full);
-                    let b =
-                        Smem::window::<HGEMM_SMEM>(skip + (b_at + s * B_BYTES) / 4, B_BYTES / 4);
-                    tma_load_2d(b, B_BYTES, mb, (kc, (tn * BN) as i32), full);
+                    if CLUSTER == 1 {
+                        let b = Smem::window::<HGEMM_SMEM>(
+                            skip + (b_at + s * B_BYTES) / 4,
+                            B_BYTES / 4,
+                        );
+                        tma_load_2d(b, B_BYTES, mb, (kc, (tn * BN) as i32), full);
+                    } else {
+                        // This block's share of B, for every block of the
+                        // cluster.
+                        let part = B_BYTES / CLUSTER as usize;
+                        let b = Smem::window::<HGEMM_SMEM>(
+                            skip + (b_at + s * B_BYTES + rank * part) / 4,
+                            part / 4,
+                        );
+                        let row = tn * BN + rank * (BN / CLUSTER as usize);
+                        let all = ((1u32 << CLUSTER) - 1) as u16;
+                        tma_load_2d_multicast(b, part, mb, (kc, row as i32), full, all);
+                    }
                 }
                 tile += step;
+            }
+            if CLUSTER > 1 {
+                // The peers' consumers arrive at this block's barriers:
+                // it stays until they have.
+                producer.tail();
             }
         }
         return;
@@ -317,6 +354,7 @@ fn hgemm_body<const CONSUMERS: usize, const OVERLAP: bool, const ORDER: u8>(
     let mut tile = first;
     while tile < tiles {
         let (tm, tn) = form.tile_of(tile, tiles_m, tiles_n);
+        let tm = CLUSTER as usize * tm + rank;
         // From a constant: `[0f32; 128]` is written by a loop, whose
         // run-time index keeps the array in local memory.
         const ZERO: [f32; 128] = [0.0; 128];
@@ -342,14 +380,14 @@ fn hgemm_body<const CONSUMERS: usize, const OVERLAP: bool, const ORDER: u8>(
             }
             if let Some(done) = reading.replace(slot) {
                 if wt % 32 == 0 {
-                    consumer.release(done);
+                    consumer.release_cluster(done, CLUSTER);
                 }
             }
         }
         wgmma_wait_group::<0>();
         if let Some(done) = reading.take() {
             if wt % 32 == 0 {
-                consumer.release(done);
+                consumer.release_cluster(done, CLUSTER);
             }
         }
         // Values v and v + 1 (v even) are C's adjacent columns (c, c + 1)

@@ -55,6 +55,9 @@ pub struct Form {
     pub order: Order,
     /// The producer gives registers to the consumers (`setmaxnreg`).
     pub setmaxnreg: bool,
+    /// Blocks per cluster along M (1 or 2): a pair shares B's tile, each
+    /// block loading half of it into both (TMA multicast).
+    pub cluster: usize,
 }
 
 /// `hgemm_sm90`: everything on.
@@ -63,6 +66,7 @@ pub const FULL: Form = Form {
     overlap: true,
     order: Order::Columns,
     setmaxnreg: true,
+    cluster: 1,
 };
 
 /// The order of the tiles (a block takes every `grid`-th): what the blocks
@@ -83,7 +87,7 @@ pub enum Order {
 pub const GROUP: usize = 16;
 
 /// The entry points of the forms, the full kernel first.
-pub const FORMS: [(&str, Form); 5] = [
+pub const FORMS: [(&str, Form); 6] = [
     ("hgemm_sm90", FULL),
     (
         "hgemm_sm90_1wg",
@@ -113,6 +117,7 @@ pub const FORMS: [(&str, Form); 5] = [
             ..FULL
         },
     ),
+    ("hgemm_sm90_cluster2", Form { cluster: 2, ..FULL }),
 ];
 
 impl Form {

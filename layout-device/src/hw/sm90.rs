@@ -229,6 +229,26 @@ impl Mbarrier {
         })
     }
 
+    /// `mbarrier.arrive` on the barrier at this one's address in the shared
+    /// memory of block `cta` of this block's cluster (`mapa`, then the
+    /// arrival through the cluster's shared window): a consumer telling a
+    /// peer block's producer that a stage the peer multicasts into is free.
+    /// `cta` below the cluster's size (the caller's loop bound).
+    #[inline(always)]
+    pub fn arrive_cluster(self, cta: u32) {
+        gpu!("Mbarrier::arrive_cluster", {
+            // SAFETY: the address is a barrier of this kernel's shared
+            // buffer (`at`), which every block of the cluster has at the
+            // same offset; the hardware maps it into block `cta`'s.
+            unsafe {
+                asm!(
+                    "{{ .reg .b32 r; mapa.shared::cluster.u32 r, {a}, {c}; mbarrier.arrive.shared::cluster.b64 _, [r]; }}",
+                    a = in(reg32) self.addr, c = in(reg32) cta, options(nostack)
+                )
+            }
+        })
+    }
+
     /// Whether the phase of parity `phase` (0 or 1) has completed
     /// (`mbarrier.try_wait.parity`: waits a while in hardware first).
     #[inline(always)]
@@ -312,6 +332,80 @@ pub fn tma_load_2d(
                 "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [{d}], [{m}, {{{c}, {r}}}], [{b}];",
                 d = in(reg32) dst.address(), m = in(reg64) map, c = in(reg32) col, r = in(reg32) row,
                 b = in(reg32) bar.address(), options(nostack)
+            )
+        }
+    })
+}
+
+/// `cp.async.bulk.tensor.2d ... .multicast::cluster` (CuTe's
+/// `SM90_TMA_LOAD_MULTICAST`): as [`tma_load_2d`], the box written at the
+/// same shared offset in every block of the cluster whose bit is set in
+/// `mask`, each completing its bytes on its barrier at `bar`'s offset.
+#[inline(always)]
+pub fn tma_load_2d_multicast(
+    dst: super::Smem,
+    box_bytes: usize,
+    map: u64,
+    (col, row): (i32, i32),
+    bar: Mbarrier,
+    mask: u16,
+) {
+    if box_bytes > 4 * dst.len() || dst.address() % 128 != 0 || map % 64 != 0 {
+        super::trap()
+    }
+    gpu!("tma_load_2d_multicast", {
+        // SAFETY: as `tma_load_2d`, in each block of the mask (the same
+        // buffer at the same offset in each).
+        unsafe {
+            asm!(
+                "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [{d}], [{m}, {{{c}, {r}}}], [{b}], {k};",
+                d = in(reg32) dst.address(), m = in(reg64) map, c = in(reg32) col, r = in(reg32) row,
+                b = in(reg32) bar.address(), k = in(reg16) mask, options(nostack)
+            )
+        }
+    })
+}
+
+/// This block's rank in its cluster (`%cluster_ctarank`).
+#[inline(always)]
+pub fn cluster_ctarank() -> u32 {
+    gpu!("cluster_ctarank", {
+        let r: u32;
+        // SAFETY: reads a special register.
+        unsafe {
+            asm!("mov.u32 {r}, %cluster_ctarank;", r = out(reg32) r, options(pure, nomem, nostack))
+        };
+        r
+    })
+}
+
+/// This block's cluster along x, and the clusters along x
+/// (`%clusterid.x`, `%nclusterid.x`).
+#[inline(always)]
+pub fn cluster_idx() -> (u32, u32) {
+    gpu!("cluster_idx", {
+        let (i, n): (u32, u32);
+        // SAFETY: reads special registers.
+        unsafe {
+            asm!("mov.u32 {i}, %clusterid.x; mov.u32 {n}, %nclusterid.x;", i = out(reg32) i,
+                 n = out(reg32) n, options(pure, nomem, nostack))
+        };
+        (i, n)
+    })
+}
+
+/// Every thread of the cluster's blocks arrives and waits
+/// (`barrier.cluster.arrive.release` / `wait.acquire`, the non-aligned
+/// forms: safe near divergent code): after barrier initialisation, before
+/// any block reaches into another's shared memory.
+#[inline(always)]
+pub fn cluster_sync() {
+    gpu!("cluster_sync", {
+        // SAFETY: no operands; a memory barrier across the cluster.
+        unsafe {
+            asm!(
+                "barrier.cluster.arrive.release; barrier.cluster.wait.acquire;",
+                options(nostack)
             )
         }
     })
