@@ -64,8 +64,9 @@ enum Cmd {
     Mma {
         /// The tiled MMA: `sm80:1x1x1`, `sm80:2x2x1`, `sm80:4x1x1` (the
         /// 16x8x16 tensor-core atom over that many warps in M, N, K),
-        /// `sm90:64x64x16` (Hopper's warpgroup MMA: C only, A and B are read
-        /// from shared memory),
+        /// `sm90:64x64x16`, `sm90:64x128x16`, `sm90:64x256x16` (Hopper's
+        /// warpgroup MMA: C only, A and B are read from shared memory),
+        /// `sm90:64x256x16/2x1x1` (two warpgroups along M, hgemm_sm90's),
         /// `fma:16x16x1` (one multiply-add per thread) or
         /// `fma:(4,4)x(8,2)x1` (the same threads, each warp a 4x8 block).
         spec: String,

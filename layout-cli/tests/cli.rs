@@ -241,6 +241,22 @@ fn mma_draws_the_three_partitions() {
     assert_eq!((t37.0, t37.1), (t0.0 + 2.0 * dx, t0.1 + 17.0 * dy));
     assert_eq!((t36.0, t36.1), (t0.0, t0.1 + 17.0 * dy));
     assert_eq!((t33.0, t33.1), (t0.0 + 2.0 * dx, t0.1 + 16.0 * dy));
+    // hgemm_sm90's two consumer warpgroups along M: the second (threads
+    // 128..256) holds rows 64..128 as the first holds 0..64, so thread
+    // 128 + 37 is at row 64 + 17, column 2; the tile is 128 x 256.
+    let wg2 = dir.join("sm90x2");
+    let (code, _, err) = layout(&["mma", "sm90:64x256x16/2x1x1", "-o", wg2.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(format!("{}_C.svg", wg2.display())).unwrap();
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    assert_eq!(
+        doc.descendants().filter(|n| n.has_tag_name("rect")).count(),
+        128 * 256
+    );
+    let cell = |label: &str| cell_xy(&doc, label);
+    let (u0, u1, u4, u165) = (cell("T0V0"), cell("T1V0"), cell("T4V0"), cell("T165V0"));
+    let (dx, dy) = ((u1.0 - u0.0) / 2.0, u4.1 - u0.1);
+    assert_eq!((u165.0, u165.1), (u0.0 + 2.0 * dx, u0.1 + 81.0 * dy));
     // An unknown tiled MMA: one line, status 2.
     let (code, _, err) = layout(&["mma", "sm80:3x1x1", "-o", prefix.to_str().unwrap()]);
     assert_eq!(code, 2);
