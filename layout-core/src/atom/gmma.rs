@@ -6,17 +6,20 @@
 //! rows x 16 bytes) by two strides, the leading and stride byte offsets
 //! (LBO, SBO), and a swizzle mode; [`make_gmma_desc`] reads them off the
 //! tile's layout and checks, point by point, that the layout is the
-//! canonical form the descriptor can describe, refusing any other.
+//! canonical form the descriptor can describe, refusing any other: at
+//! compile time for a static tile of a static major ([`KMajor`],
+//! [`MnMajor`]), as CuTe's `static_assert`s do, at run time otherwise.
 //!
 //! The atoms are in elements of 16 bits (f16, bf16), their swizzle in
 //! element units: CuTe's byte-address `Sw<B,4,3>` is `Sw<B,3,3>` here.
 
 use super::super::algebra::swizzle::{ComposedLayout, Swizzle};
-use crate::layout::coord::Crd2Idx;
-use crate::layout::{Congruent, Layout};
+use crate::layout::{Congruent, Layout, StaticText};
 use crate::layout_type;
+use crate::typelevel::const_text::{Leaves, Text};
 use crate::typelevel::tuple::IntTuple;
 use core::fmt;
+use core::marker::PhantomData;
 
 /// Which mode of an operand tile is contiguous: K (the tile is K-major,
 /// "T" in BLAS terms for A) or M/N.
@@ -145,37 +148,395 @@ pub enum GmmaDescError {
     },
 }
 
-impl fmt::Display for GmmaDescError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            GmmaDescError::Swizzle { bms: (b, m, s) } => write!(
-                f,
-                "make_gmma_desc: swizzle Sw<{b},{m},{s}> over 16-bit elements is none of GMMA's (Sw<B,3,3>, B <= 3)"
-            ),
-            GmmaDescError::Extents { mn_k: (mn, k) } => write!(
-                f,
-                "make_gmma_desc: a {mn} x {k} tile: a descriptor covers MN x 16 elements, MN a multiple of 8 (K-major) or of the swizzle's width (MN-major)"
-            ),
+impl GmmaDescError {
+    /// The reason after `what`: the one spelling of both the run-time
+    /// error's `Display` and the compile-time refusal.
+    const fn text(self, what: Text) -> Text {
+        match self {
+            GmmaDescError::Swizzle { bms: (b, m, s) } => swizzle_text(what.str("swizzle "), b, m, s)
+                .str(" over 16-bit elements is none of GMMA's (Sw<B,3,3>, B <= 3)"),
+            GmmaDescError::Extents { mn_k: (mn, k) } => what
+                .str("a ")
+                .num(mn)
+                .str(" x ")
+                .num(k)
+                .str(" tile: a descriptor covers MN x 16 elements, MN a multiple of 8 (K-major) or of the swizzle's width (MN-major)"),
             GmmaDescError::NotCanonical {
                 major,
                 layout,
                 at: (mn, k),
                 got_expected: (got, want),
             } => {
-                let form = match (major, layout) {
-                    (Major::K, LayoutType::Interleave) => "((8,n),2):((1,SBO),LBO)",
-                    (Major::K, _) => "((8,n),2):((W,SBO),1)",
-                    (Major::MN, LayoutType::Interleave) => "((1,n),(8,k)):((X,SBO),(1,LBO))",
-                    (Major::MN, _) => "((W,n),(8,k)):((1,LBO),(W,SBO))",
+                let interleave = matches!(layout, LayoutType::Interleave);
+                let (major, form) = match major {
+                    Major::K if interleave => ("K", "((8,n),2):((1,SBO),LBO)"),
+                    Major::K => ("K", "((8,n),2):((W,SBO),1)"),
+                    Major::MN if interleave => ("MN", "((1,n),(8,k)):((X,SBO),(1,LBO))"),
+                    Major::MN => ("MN", "((W,n),(8,k)):((1,LBO),(W,SBO))"),
                 };
-                write!(
-                    f,
-                    "make_gmma_desc: not a canonical {}-major {layout:?} layout {form} in 16-byte chunks (W = {}): element ({mn},{k}) is at {got}, the form puts it at {want}",
-                    if major == Major::K { "K" } else { "MN" },
-                    layout.width()
+                let name = match layout {
+                    LayoutType::Interleave => "Interleave",
+                    LayoutType::B128 => "B128",
+                    LayoutType::B64 => "B64",
+                    LayoutType::B32 => "B32",
+                };
+                what.str("not a canonical ")
+                    .str(major)
+                    .str("-major ")
+                    .str(name)
+                    .str(" layout ")
+                    .str(form)
+                    .str(" in 16-byte chunks (W = ")
+                    .num(layout.width())
+                    .str("): element (")
+                    .num(mn)
+                    .byte(b',')
+                    .num(k)
+                    .str(") is at ")
+                    .num(got)
+                    .str(", the form puts it at ")
+                    .num(want)
+            }
+        }
+    }
+}
+
+/// `Sw<b,m,s>` after `t`, as [`Swizzle`] prints.
+const fn swizzle_text(t: Text, b: u32, m: u32, s: i32) -> Text {
+    let t = t
+        .str("Sw<")
+        .num(b as usize)
+        .byte(b',')
+        .num(m as usize)
+        .byte(b',');
+    let t = if s < 0 { t.byte(b'-') } else { t };
+    t.num(s.unsigned_abs() as usize).byte(b'>')
+}
+
+impl fmt::Display for GmmaDescError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.text(Text::EMPTY.str("make_gmma_desc: ")).as_str())
+    }
+}
+
+/// The major mode as a value ([`Major`], checked at run time like a
+/// `usize` leaf) or as a type ([`KMajor`], [`MnMajor`]: CuTe's template
+/// argument `Major::K`, `Major::MN`, which lets [`make_gmma_desc`] check a
+/// static tile at compile time, as a `C<N>` leaf does).
+pub trait GmmaMajor: Copy {
+    /// The major mode when the type fixes it.
+    const STATIC: Option<Major>;
+    /// The major mode.
+    fn major(self) -> Major;
+}
+impl GmmaMajor for Major {
+    const STATIC: Option<Major> = None;
+    #[inline(always)]
+    fn major(self) -> Major {
+        self
+    }
+}
+/// `Major::K` as a type: a static tile given with it is checked at
+/// compile time (see [`make_gmma_desc`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KMajor;
+impl GmmaMajor for KMajor {
+    const STATIC: Option<Major> = Some(Major::K);
+    #[inline(always)]
+    fn major(self) -> Major {
+        Major::K
+    }
+}
+/// `Major::MN` as a type: a static tile given with it is checked at
+/// compile time (see [`make_gmma_desc`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MnMajor;
+impl GmmaMajor for MnMajor {
+    const STATIC: Option<Major> = Some(Major::MN);
+    #[inline(always)]
+    fn major(self) -> Major {
+        Major::MN
+    }
+}
+
+/// An operand tile a descriptor can name: a rank-2 layout `(MN, K)` over
+/// 16-bit elements composed with a [`Swizzle`]. Its leaves are read in one
+/// flattened form ([`TileLeaves`]), the same for static leaves (at compile
+/// time) and run-time ones.
+#[diagnostic::on_unimplemented(
+    message = "make_gmma_desc: `{Self}` is not a GMMA operand tile",
+    label = "not a swizzled rank-2 layout",
+    note = "an operand tile is a rank-2 layout (MN, K) over 16-bit elements composed with its swizzle: `ComposedLayout {{ swizzle: Swizzle::<B, 3, 3>, layout: layout!((128,16):(64,1)) }}`"
+)]
+pub trait GmmaTile {
+    /// The swizzle's `B`, `M`, `S`.
+    #[doc(hidden)]
+    const BMS: (u32, u32, i32);
+    /// The flattened tile when every leaf is static.
+    #[doc(hidden)]
+    const STATIC: Option<TileLeaves>;
+    /// The tile in CuTe notation (`Sw<3,3,3> o _0 o (_128,_16):(_64,_1)`).
+    #[doc(hidden)]
+    const TEXT: Text;
+    /// The flattened tile.
+    #[doc(hidden)]
+    fn leaves(&self) -> TileLeaves;
+}
+
+/// A shape of two modes (`(MN, K)`): how many leaves mode 0 has.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "make_gmma_desc: the tile's shape `{Self}` is not of two modes (MN, K)",
+    label = "not a rank-2 shape",
+    note = "a descriptor names one k-block of an operand tile, (MN, 16) over 16-bit elements: slice a larger tile first"
+)]
+pub trait TwoModes {
+    /// Mode 0's leaves.
+    const MODE0_LEAVES: usize;
+}
+impl<S0: IntTuple, S1> TwoModes for (S0, S1) {
+    const MODE0_LEAVES: usize = S0::LEAF_COUNT;
+}
+
+impl<const B: u32, const M: u32, const S: i32, Sh, D> GmmaTile
+    for ComposedLayout<Swizzle<B, M, S>, Layout<Sh, D>>
+where
+    Sh: Congruent<D> + TwoModes,
+    D: IntTuple,
+{
+    const BMS: (u32, u32, i32) = (B, M, S);
+    const STATIC: Option<TileLeaves> =
+        TileLeaves::of_static(Sh::LEAF_VALUES, D::LEAF_VALUES, Sh::MODE0_LEAVES);
+    const TEXT: Text = swizzle_text(Text::EMPTY, B, M, S)
+        .str(" o _0 o ")
+        .text(<Layout<Sh, D> as StaticText>::TEXT);
+    fn leaves(&self) -> TileLeaves {
+        let (s, d) = (self.layout.shape(), self.layout.stride());
+        let mut t = TileLeaves::EMPTY;
+        for i in 0..Sh::LEAF_COUNT {
+            if i == Sh::MODE0_LEAVES {
+                t = t.next_mode();
+            }
+            t = t.push(s.leaf(i), d.leaf(i));
+        }
+        t
+    }
+}
+
+/// Leaves a [`TileLeaves`] holds (each of size 2 or more: at most
+/// log2 of the size).
+const LEAF_CAP: usize = 64;
+
+/// A rank-2 tile flattened: its leaves of size other than 1 (those never
+/// move an offset), shape and stride, mode 0's first; the two modes' sizes.
+/// What [`make_gmma_desc`] reads, from constants or from values.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct TileLeaves {
+    shape: [usize; LEAF_CAP],
+    stride: [usize; LEAF_CAP],
+    /// Leaves recorded.
+    n: usize,
+    /// Of which mode 0's.
+    n0: usize,
+    /// The modes' sizes (saturating).
+    size: [usize; 2],
+    /// The mode being filled.
+    mode: usize,
+    /// A leaf did not fit.
+    full: bool,
+}
+
+impl TileLeaves {
+    const EMPTY: TileLeaves = TileLeaves {
+        shape: [0; LEAF_CAP],
+        stride: [0; LEAF_CAP],
+        n: 0,
+        n0: 0,
+        size: [1, 1],
+        mode: 0,
+        full: false,
+    };
+
+    /// The next leaf `s:d` of the mode being filled.
+    const fn push(mut self, s: usize, d: usize) -> TileLeaves {
+        self.size[self.mode] = self.size[self.mode].saturating_mul(s);
+        if s != 1 {
+            if self.n < LEAF_CAP {
+                self.shape[self.n] = s;
+                self.stride[self.n] = d;
+                self.n += 1;
+                if self.mode == 0 {
+                    self.n0 += 1;
+                }
+            } else {
+                self.full = true;
+            }
+        }
+        self
+    }
+
+    /// Mode 1's leaves follow.
+    const fn next_mode(mut self) -> TileLeaves {
+        self.mode = 1;
+        self
+    }
+
+    /// The tile of constant leaves, mode 0's the first `n0`; `None`
+    /// unless every leaf is static.
+    const fn of_static(s: Leaves, d: Leaves, n0: usize) -> Option<TileLeaves> {
+        if !s.all_static() || !d.all_static() || s.n != d.n {
+            return None;
+        }
+        let mut t = TileLeaves::EMPTY;
+        let mut i = 0;
+        while i < s.n {
+            if i == n0 {
+                t = t.next_mode();
+            }
+            t = t.push(s.v[i], d.v[i]);
+            i += 1;
+        }
+        Some(t)
+    }
+
+    /// The offset of element (m, k): each coordinate split
+    /// colexicographically over its mode's leaves (CuTe's `crd2idx`).
+    /// Wrapping: a form that overflows is refused, not a panic.
+    const fn offset(&self, m: usize, k: usize) -> usize {
+        let mut off = 0usize;
+        let mut c = m;
+        let mut i = 0;
+        while i < self.n {
+            if i == self.n0 {
+                c = k;
+            }
+            let last = i + 1 == self.n0 || i + 1 == self.n;
+            let x = if last { c } else { c % self.shape[i] };
+            c = if last { 0 } else { c / self.shape[i] };
+            off = off.wrapping_add(x.wrapping_mul(self.stride[i]));
+            i += 1;
+        }
+        off
+    }
+}
+
+/// What [`make_gmma_desc`] checks, written once for the run-time and the
+/// compile-time paths: the swizzle mode, LBO and SBO (in 16-byte chunks)
+/// of a tile whose every element is where the canonical form of `major`
+/// puts it, or the first element (column by column) where not.
+const fn check(
+    major: Major,
+    (b, m, s): (u32, u32, i32),
+    t: &TileLeaves,
+) -> Result<(LayoutType, usize, usize), GmmaDescError> {
+    let layout = match LayoutType::of_bits(b) {
+        Some(l) if m == 3 && s == 3 => l,
+        _ => return Err(GmmaDescError::Swizzle { bms: (b, m, s) }),
+    };
+    let [mn, k] = t.size;
+    let w = layout.width();
+    // Elements per 16-byte chunk.
+    const T: usize = 8;
+    let interleave = matches!(layout, LayoutType::Interleave);
+    let extents = match major {
+        Major::K => mn % 8 == 0,
+        Major::MN => mn % (T * w) == 0,
+    };
+    if t.full || mn == 0 || k != 2 * T || !extents {
+        return Err(GmmaDescError::Extents { mn_k: (mn, k) });
+    }
+    // The strides in chunks, read where the form has them (0 for a mode of
+    // one, as CuTe's).
+    let (lbo, sbo) = match major {
+        Major::K => {
+            let sbo = if mn > 8 { t.offset(8, 0) / T } else { 0 };
+            (if interleave { t.offset(0, T) / T } else { 1 }, sbo)
+        }
+        Major::MN => {
+            let many = mn > T * w;
+            if interleave {
+                (
+                    t.offset(0, 8) / T,
+                    if many { t.offset(T, 0) / T } else { 0 },
+                )
+            } else {
+                (
+                    if many { t.offset(T * w, 0) / T } else { 0 },
+                    t.offset(0, 8) / T,
                 )
             }
         }
+    };
+    // A layout's offset is a part in m plus a part in k, and so is each
+    // form's, both 0 at (0,0): they agree everywhere when they agree along
+    // m (at k = 0) and along k (at m = 0), and the first element where
+    // they differ, column by column, is on one of those axes. So mn + k
+    // points decide what every element would (the check runs in the
+    // compiler for static tiles).
+    let mut i = 1;
+    while i < mn + k - 1 {
+        let (m, kk) = if i < mn { (i, 0) } else { (0, i - mn + 1) };
+        let got = t.offset(m, kk);
+        let want = canonical(major, interleave, w, (lbo, sbo), (m, kk));
+        if got != want {
+            return Err(GmmaDescError::NotCanonical {
+                major,
+                layout,
+                at: (m, kk),
+                got_expected: (got, want),
+            });
+        }
+        i += 1;
+    }
+    Ok((layout, lbo, sbo))
+}
+
+/// [`check`] of a static major and a static tile, at compile time.
+struct StaticCheck<Mj, Tile>(PhantomData<(Mj, Tile)>);
+impl<Mj: GmmaMajor, Tile: GmmaTile> StaticCheck<Mj, Tile> {
+    /// The result, when every input is static.
+    const RESULT: Option<Result<(LayoutType, usize, usize), GmmaDescError>> = match Mj::STATIC {
+        Some(major) => match Tile::STATIC {
+            Some(t) => Some(check(major, Tile::BMS, &t)),
+            None => None,
+        },
+        None => None,
+    };
+    /// The refusal, naming the tile.
+    const ERROR: Option<Text> = match Self::RESULT {
+        Some(Err(e)) => Some(
+            e.text(
+                Text::EMPTY
+                    .str("make_gmma_desc: ")
+                    .text(Tile::TEXT)
+                    .str(": "),
+            ),
+        ),
+        _ => None,
+    };
+}
+
+/// Why [`make_gmma_desc`] refuses a static tile of a static major, if it
+/// does, without failing the build: what the compile-time check
+/// evaluates. `None` when the tile is canonical, or when the major or a
+/// leaf is a run-time value (checked at run time then).
+///
+/// ```
+/// use layout_core::atom::gmma::{gmma_desc_error, KMajor, Major};
+/// use layout_core::algebra::swizzle::{ComposedLayout, Swizzle};
+/// use layout_core::layout_type;
+/// type Bad = ComposedLayout<Swizzle<3, 3, 3>, layout_type!((128,16):(16,1))>;
+/// assert_eq!(gmma_desc_error::<KMajor, Bad>(), Some("make_gmma_desc: Sw<3,3,3> o _0 o (_128,_16):(_16,_1): not a canonical K-major B128 layout ((8,n),2):((W,SBO),1) in 16-byte chunks (W = 8): element (1,0) is at 16, the form puts it at 64"));
+/// // A run-time major is checked at run time.
+/// assert_eq!(gmma_desc_error::<Major, Bad>(), None);
+/// type Good = ComposedLayout<Swizzle<3, 3, 3>, layout_type!((128,16):(64,1))>;
+/// assert_eq!(gmma_desc_error::<KMajor, Good>(), None);
+/// ```
+pub fn gmma_desc_error<Mj: GmmaMajor, Tile: GmmaTile>() -> Option<&'static str> {
+    match &StaticCheck::<Mj, Tile>::ERROR {
+        Some(t) => Some(t.as_str()),
+        None => None,
     }
 }
 
@@ -183,94 +544,77 @@ impl fmt::Display for GmmaDescError {
 /// 16-bit elements, (MN, K) with K = 16 (one `wgmma` k-block), composed
 /// with its swizzle; `address` is the shared address of the element at
 /// offset 0. Every element is checked against the canonical form of
-/// `major` and the swizzle (CuTe's `make_gmma_desc<Major>`, which checks
-/// the same at compile time); another layout is refused with the point
-/// where it differs.
+/// `major` and the swizzle (CuTe's `make_gmma_desc<Major>`); another
+/// layout is refused with the point where it differs.
+///
+/// With a static major ([`KMajor`], [`MnMajor`]) and a tile of static
+/// leaves, the check runs at compile time, as CuTe's `static_assert`s do:
+/// a canonical tile's descriptor is a constant, another tile is a compile
+/// error at the caller's line that names the tile in CuTe notation and the
+/// form it misses. A [`Major`] value or a run-time leaf is checked at run
+/// time and refused with `Err`.
 ///
 /// ```
-/// use layout_core::atom::gmma::{make_gmma_desc, LayoutType, Major};
+/// use layout_core::atom::gmma::{make_gmma_desc, KMajor, LayoutType, Major, MnMajor};
 /// use layout_core::algebra::swizzle::{ComposedLayout, Swizzle};
 /// use layout_core::layout;
 /// // CuTe's tile_to_shape(Layout_K_SW128_Atom<half_t>, (128,64)), its first
 /// // k-block: (128,16):(64,1) under the 128-byte swizzle.
 /// let tile = ComposedLayout { swizzle: Swizzle::<3, 3, 3>, layout: layout!((128,16):(64,1)) };
-/// let d = make_gmma_desc(Major::K, &tile, 0x800).unwrap();
+/// assert_eq!(tile.to_string(), "Sw<3,3,3> o _0 o (_128,_16):(_64,_1)");
+/// let d = make_gmma_desc(KMajor, &tile, 0x800).unwrap();
 /// // CuTe's make_gmma_desc<Major::K>: lbo 1, sbo 64, type 1 (B128).
 /// assert_eq!((d.lbo(), d.sbo(), d.layout_type()), (1, 64, LayoutType::B128));
-/// // Rows 16 halves apart are not a 128-byte-swizzled tile.
-/// let bad = ComposedLayout { swizzle: Swizzle::<3, 3, 3>, layout: layout!((128,16):(16,1)) };
-/// let e = make_gmma_desc(Major::K, &bad, 0).unwrap_err();
+/// assert_eq!(make_gmma_desc(Major::K, &tile, 0x800), Ok(d));
+/// // Tile_to_shape(Layout_MN_SW128_Atom<half_t>, (128,16)): lbo 64, sbo 128.
+/// let mn = ComposedLayout { swizzle: Swizzle::<3, 3, 3>, layout: layout!(((64,2),(8,2)):((1,512),(64,1024))) };
+/// let d = make_gmma_desc(MnMajor, &mn, 0).unwrap();
+/// assert_eq!((d.lbo(), d.sbo()), (64, 128));
+/// // Rows 16 halves apart are not a 128-byte-swizzled tile: with a run-time
+/// // leaf (or a `Major` value) that is an `Err`.
+/// let w = 16;
+/// let bad = ComposedLayout { swizzle: Swizzle::<3, 3, 3>, layout: layout!((128,16):(w,1)) };
+/// assert_eq!(bad.to_string(), "Sw<3,3,3> o _0 o (_128,_16):(16,_1)");
+/// let e = make_gmma_desc(KMajor, &bad, 0).unwrap_err();
 /// assert_eq!(e.to_string(), "make_gmma_desc: not a canonical K-major B128 layout ((8,n),2):((W,SBO),1) in 16-byte chunks (W = 8): element (1,0) is at 16, the form puts it at 64");
 /// ```
-pub fn make_gmma_desc<const B: u32, const M: u32, const S: i32, Sh, D>(
-    major: Major,
-    tile: &ComposedLayout<Swizzle<B, M, S>, Layout<Sh, D>>,
+///
+/// The same tile with static leaves and a static major does not compile
+/// ("make_gmma_desc: Sw<3,3,3> o _0 o (_128,_16):(_16,_1): not a canonical
+/// K-major B128 layout ..."):
+///
+/// ```compile_fail,E0080
+/// use layout_core::atom::gmma::{make_gmma_desc, KMajor};
+/// use layout_core::algebra::swizzle::{ComposedLayout, Swizzle};
+/// use layout_core::layout;
+/// let bad = ComposedLayout { swizzle: Swizzle::<3, 3, 3>, layout: layout!((128,16):(16,1)) };
+/// let _ = make_gmma_desc(KMajor, &bad, 0);
+/// ```
+#[inline]
+pub fn make_gmma_desc<Mj: GmmaMajor, Tile: GmmaTile>(
+    major: Mj,
+    tile: &Tile,
     address: u32,
-) -> Result<GmmaDescriptor, GmmaDescError>
-where
-    Sh: Congruent<D>,
-    D: IntTuple,
-    (usize, usize): Crd2Idx<Sh, D>,
-{
-    let layout = match LayoutType::of_bits(B) {
-        Some(t) if M == 3 && S == 3 => t,
-        _ => return Err(GmmaDescError::Swizzle { bms: (B, M, S) }),
-    };
-    let l = &tile.layout;
-    let (mn, k) = (l.shape().mode_size(0), l.shape().mode_size(1));
-    let w = layout.width();
-    // Elements per 16-byte chunk.
-    const T: usize = 8;
-    let at = |m: usize, kk: usize| l.crd2idx((m, kk));
-    let base = at(0, 0);
-    let rel = |m: usize, kk: usize| at(m, kk).wrapping_sub(base);
-    let interleave = layout == LayoutType::Interleave;
-    // The strides in chunks, read where the form has them (0 for a mode of
-    // one, as CuTe's).
-    let (lbo, sbo) = match major {
-        Major::K => {
-            if mn == 0 || mn % 8 != 0 || k != 2 * T {
-                return Err(GmmaDescError::Extents { mn_k: (mn, k) });
-            }
-            let sbo = if mn > 8 { rel(8, 0) / T } else { 0 };
-            (if interleave { rel(0, T) / T } else { 1 }, sbo)
-        }
-        Major::MN => {
-            if k != 2 * T || mn == 0 || mn % (T * w) != 0 {
-                return Err(GmmaDescError::Extents { mn_k: (mn, k) });
-            }
-            let many = mn > T * w;
-            if interleave {
-                (rel(0, 8) / T, if many { rel(T, 0) / T } else { 0 })
-            } else {
-                (if many { rel(T * w, 0) / T } else { 0 }, rel(0, 8) / T)
-            }
-        }
-    };
-    for kk in 0..k {
-        for m in 0..mn {
-            let (got, want) = (
-                rel(m, kk),
-                canonical(major, interleave, w, (lbo, sbo), (m, kk)),
-            );
-            if got != want {
-                return Err(GmmaDescError::NotCanonical {
-                    major,
-                    layout,
-                    at: (m, kk),
-                    got_expected: (got, want),
-                });
-            }
+) -> Result<GmmaDescriptor, GmmaDescError> {
+    // Checked here, so that the refusal of a static tile names the
+    // caller's line.
+    const {
+        if let Some(e) = StaticCheck::<Mj, Tile>::ERROR {
+            panic!("{}", e.as_str())
         }
     }
-    // Byte address of element 0 of the tile (2 bytes an element).
-    let start = address.wrapping_add(2 * base as u32);
-    Ok(GmmaDescriptor::new(start, lbo as u32, sbo as u32, layout))
+    let (layout, lbo, sbo) = match StaticCheck::<Mj, Tile>::RESULT {
+        Some(r) => r,
+        None => check(major.major(), Tile::BMS, &tile.leaves()),
+    }?;
+    // The tile's element 0 is at offset 0: the address is the start's.
+    Ok(GmmaDescriptor::new(address, lbo as u32, sbo as u32, layout))
 }
 
 /// Where the canonical form puts element (m, kk) of a tile, relative to
 /// element (0, 0), in elements (8 to a 16-byte chunk), before the swizzle.
-fn canonical(
+/// Wrapping, as [`TileLeaves::offset`].
+const fn canonical(
     major: Major,
     interleave: bool,
     w: usize,
@@ -278,21 +622,34 @@ fn canonical(
     (m, kk): (usize, usize),
 ) -> usize {
     const T: usize = 8;
-    match major {
+    let chunk = match major {
         // ((8,n),2):((W,SBO),LBO or 1) over chunks; a chunk's T elements
         // consecutive along K.
         Major::K => {
             let kstride = if interleave { lbo } else { 1 };
-            T * ((m % 8) * w + (m / 8) * sbo + (kk / T) * kstride) + kk % T
+            ((m % 8) * w)
+                .wrapping_add((m / 8).wrapping_mul(sbo))
+                .wrapping_add((kk / T).wrapping_mul(kstride))
         }
         // ((1,n),(8,k)):((X,SBO),(1,LBO)), a chunk along MN.
-        Major::MN if interleave => T * ((m / T) * sbo + (kk % 8) + (kk / 8) * lbo) + m % T,
+        Major::MN if interleave => (m / T)
+            .wrapping_mul(sbo)
+            .wrapping_add(kk % 8)
+            .wrapping_add((kk / 8).wrapping_mul(lbo)),
         // ((W,n),(8,k)):((1,LBO),(W,SBO)).
         Major::MN => {
             let c = m / T;
-            T * ((c % w) + (c / w) * lbo + (kk % 8) * w + (kk / 8) * sbo) + m % T
+            (c % w)
+                .wrapping_add((c / w).wrapping_mul(lbo))
+                .wrapping_add((kk % 8) * w)
+                .wrapping_add((kk / 8).wrapping_mul(sbo))
         }
-    }
+    };
+    let within = match major {
+        Major::K => kk % T,
+        Major::MN => m % T,
+    };
+    T.wrapping_mul(chunk).wrapping_add(within)
 }
 
 /// CuTe's `GMMA::Layout_K_INTER_Atom<half_t>`: 8 rows of 8 elements (16
@@ -316,22 +673,24 @@ pub type LayoutMnSw128Atom = ComposedLayout<Swizzle<3, 3, 3>, layout_type!((64,8
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout;
+    use crate::{layout, layout_type};
     extern crate alloc;
     use alloc::string::ToString;
 
-    fn desc<const B: u32, Sh: Congruent<D>, D: IntTuple>(
-        major: Major,
-        l: Layout<Sh, D>,
-    ) -> (u32, u32, LayoutType)
+    /// The descriptor of a static tile of a static major (the compile-time
+    /// check's constant), checked equal to the run-time check's (the
+    /// major as a value).
+    fn desc<const B: u32, Mj: GmmaMajor, L>(major: Mj, l: L) -> (u32, u32, LayoutType)
     where
-        (usize, usize): Crd2Idx<Sh, D>,
+        ComposedLayout<Swizzle<B, 3, 3>, L>: GmmaTile,
     {
         let tile = ComposedLayout {
             swizzle: Swizzle::<B, 3, 3>,
             layout: l,
         };
         let d = make_gmma_desc(major, &tile, 0).unwrap();
+        assert!(StaticCheck::<Mj, ComposedLayout<Swizzle<B, 3, 3>, L>>::RESULT.is_some());
+        assert_eq!(make_gmma_desc(major.major(), &tile, 0), Ok(d));
         (d.lbo(), d.sbo(), d.layout_type())
     }
 
@@ -341,37 +700,51 @@ mod tests {
     #[test]
     fn descriptors_match_cutes() {
         use LayoutType::*;
-        use Major::*;
         // K-major: INTER (64,16), INTER (128,32), SW32 (64,32), SW64 (64,32),
         // SW128 (64,64) and (128,64).
         assert_eq!(
-            desc::<0, _, _>(K, layout!((64,(8,2)):(8,(1,512)))),
+            desc::<0, _, _>(KMajor, layout!((64,(8,2)):(8,(1,512)))),
             (64, 8, Interleave)
         );
         assert_eq!(
-            desc::<0, _, _>(K, layout!((128,(8,2)):(8,(1,1024)))),
+            desc::<0, _, _>(KMajor, layout!((128,(8,2)):(8,(1,1024)))),
             (128, 8, Interleave)
         );
-        assert_eq!(desc::<1, _, _>(K, layout!((64,16):(16,1))), (1, 16, B32));
-        assert_eq!(desc::<2, _, _>(K, layout!((64,16):(32,1))), (1, 32, B64));
-        assert_eq!(desc::<3, _, _>(K, layout!((64,16):(64,1))), (1, 64, B128));
-        assert_eq!(desc::<3, _, _>(K, layout!((128,16):(64,1))), (1, 64, B128));
+        assert_eq!(
+            desc::<1, _, _>(KMajor, layout!((64,16):(16,1))),
+            (1, 16, B32)
+        );
+        assert_eq!(
+            desc::<2, _, _>(KMajor, layout!((64,16):(32,1))),
+            (1, 32, B64)
+        );
+        assert_eq!(
+            desc::<3, _, _>(KMajor, layout!((64,16):(64,1))),
+            (1, 64, B128)
+        );
+        assert_eq!(
+            desc::<3, _, _>(KMajor, layout!((128,16):(64,1))),
+            (1, 64, B128)
+        );
         // MN-major: INTER, SW32, SW64, SW128 at (64,16); SW128 (128,32).
         assert_eq!(
-            desc::<0, _, _>(MN, layout!(((8,8),(8,2)):((1,64),(8,512)))),
+            desc::<0, _, _>(MnMajor, layout!(((8,8),(8,2)):((1,64),(8,512)))),
             (64, 8, Interleave)
         );
         assert_eq!(
-            desc::<1, _, _>(MN, layout!(((16,4),(8,2)):((1,128),(16,512)))),
+            desc::<1, _, _>(MnMajor, layout!(((16,4),(8,2)):((1,128),(16,512)))),
             (16, 64, B32)
         );
         assert_eq!(
-            desc::<2, _, _>(MN, layout!(((32,2),(8,2)):((1,256),(32,512)))),
+            desc::<2, _, _>(MnMajor, layout!(((32,2),(8,2)):((1,256),(32,512)))),
             (32, 64, B64)
         );
-        assert_eq!(desc::<3, _, _>(MN, layout!((64,16):(1,64))), (0, 64, B128));
         assert_eq!(
-            desc::<3, _, _>(MN, layout!(((64,2),(8,2)):((1,512),(64,1024)))),
+            desc::<3, _, _>(MnMajor, layout!((64,16):(1,64))),
+            (0, 64, B128)
+        );
+        assert_eq!(
+            desc::<3, _, _>(MnMajor, layout!(((64,2),(8,2)):((1,512),(64,1024)))),
             (64, 128, B128)
         );
     }
@@ -430,6 +803,204 @@ mod tests {
             make_gmma_desc(Major::K, &cm, 0),
             Err(GmmaDescError::NotCanonical { at: (1, 0), .. })
         ));
+    }
+
+    /// A static tile of a static major is refused at compile time with
+    /// the run-time refusal's reason, after the tile in CuTe notation. The
+    /// expected points are CuTe's forms in elements (8 to a chunk): a
+    /// K-major row is W chunks on (W = 8 under Sw<3,3,3>, 4 under
+    /// Sw<2,3,3>), an MN-major column W chunks on.
+    #[test]
+    fn static_refusals_name_the_tile() {
+        type Tile<const B: u32, const M: u32, L> = ComposedLayout<Swizzle<B, M, 3>, L>;
+        let cases = [
+            // Rows 16 halves apart under the 128-byte swizzle (they must be 64).
+            (
+                gmma_desc_error::<KMajor, Tile<3, 3, layout_type!((128,16):(16,1))>>(),
+                "make_gmma_desc: Sw<3,3,3> o _0 o (_128,_16):(_16,_1): not a canonical K-major B128 layout ((8,n),2):((W,SBO),1) in 16-byte chunks (W = 8): element (1,0) is at 16, the form puts it at 64",
+            ),
+            // An SW128 tile under the 64-byte swizzle: rows are 32 halves on.
+            (
+                gmma_desc_error::<KMajor, Tile<2, 3, layout_type!((128,16):(64,1))>>(),
+                "make_gmma_desc: Sw<2,3,3> o _0 o (_128,_16):(_64,_1): not a canonical K-major B64 layout ((8,n),2):((W,SBO),1) in 16-byte chunks (W = 4): element (1,0) is at 64, the form puts it at 32",
+            ),
+            // MN-major columns padded to 72 halves (they must be 64).
+            (
+                gmma_desc_error::<MnMajor, Tile<3, 3, layout_type!((64,16):(1,72))>>(),
+                "make_gmma_desc: Sw<3,3,3> o _0 o (_64,_16):(_1,_72): not a canonical MN-major B128 layout ((W,n),(8,k)):((1,LBO),(W,SBO)) in 16-byte chunks (W = 8): element (0,1) is at 72, the form puts it at 64",
+            ),
+            // A K-major tile given as MN-major.
+            (
+                gmma_desc_error::<MnMajor, Tile<3, 3, layout_type!((64,16):(64,1))>>(),
+                "make_gmma_desc: Sw<3,3,3> o _0 o (_64,_16):(_64,_1): not a canonical MN-major B128 layout ((W,n),(8,k)):((1,LBO),(W,SBO)) in 16-byte chunks (W = 8): element (1,0) is at 64, the form puts it at 1",
+            ),
+            // CuTe's byte-unit swizzle over elements.
+            (
+                gmma_desc_error::<KMajor, Tile<3, 4, layout_type!((64,16):(64,1))>>(),
+                "make_gmma_desc: Sw<3,4,3> o _0 o (_64,_16):(_64,_1): swizzle Sw<3,4,3> over 16-bit elements is none of GMMA's (Sw<B,3,3>, B <= 3)",
+            ),
+            // Two k-blocks.
+            (
+                gmma_desc_error::<KMajor, Tile<3, 3, layout_type!((64,32):(64,1))>>(),
+                "make_gmma_desc: Sw<3,3,3> o _0 o (_64,_32):(_64,_1): a 64 x 32 tile: a descriptor covers MN x 16 elements, MN a multiple of 8 (K-major) or of the swizzle's width (MN-major)",
+            ),
+        ];
+        for (got, want) in cases {
+            assert_eq!(got, Some(want));
+        }
+        // Canonical tiles, a major value and run-time leaves: no refusal here.
+        assert_eq!(gmma_desc_error::<KMajor, LayoutKSw128Tile>(), None);
+        assert_eq!(
+            gmma_desc_error::<Major, Tile<3, 3, layout_type!((128,16):(16,1))>>(),
+            None
+        );
+        assert_eq!(
+            gmma_desc_error::<KMajor, Tile<3, 3, layout_type!((128,16):(usize,1))>>(),
+            None
+        );
+    }
+
+    /// The two axes decide what every element would: the check agrees with
+    /// checking every element through `crd2idx` (the first element where
+    /// the form fails, column by column, and both offsets there) on
+    /// canonical tiles and on tiles with one stride changed.
+    #[test]
+    fn the_axes_decide_every_element() {
+        use crate::layout::coord::Crd2Idx;
+        fn every_element<Sh: Congruent<D> + TwoModes, D: IntTuple>(
+            major: Major,
+            b: u32,
+            l: Layout<Sh, D>,
+        ) -> Result<(LayoutType, usize, usize), GmmaDescError>
+        where
+            (usize, usize): Crd2Idx<Sh, D>,
+        {
+            let tile = ComposedLayout {
+                swizzle: Swizzle::<0, 3, 3>,
+                layout: l,
+            };
+            // The axes' check refuses the swizzle and the extents; past
+            // those, LBO and SBO are read as CuTe reads them and the form is
+            // checked at every element.
+            let t = tile.leaves();
+            match check(major, (b, 3, 3), &t) {
+                Ok(_) | Err(GmmaDescError::NotCanonical { .. }) => {}
+                refused => return refused,
+            }
+            let layout = LayoutType::of_bits(b).unwrap();
+            let mn = l.shape().mode_size(0);
+            let w = layout.width();
+            let read = |m, k| l.crd2idx((m, k)) / 8;
+            let interleave = layout == LayoutType::Interleave;
+            let (lbo, sbo) = match major {
+                Major::K => (
+                    if interleave { read(0, 8) } else { 1 },
+                    if mn > 8 { read(8, 0) } else { 0 },
+                ),
+                Major::MN if interleave => (read(0, 8), if mn > 8 { read(8, 0) } else { 0 }),
+                Major::MN => (if mn > 8 * w { read(8 * w, 0) } else { 0 }, read(0, 8)),
+            };
+            for kk in 0..16 {
+                for m in 0..l.shape().mode_size(0) {
+                    let got = l.crd2idx((m, kk));
+                    let want = canonical(
+                        major,
+                        layout == LayoutType::Interleave,
+                        layout.width(),
+                        (lbo, sbo),
+                        (m, kk),
+                    );
+                    if got != want {
+                        return Err(GmmaDescError::NotCanonical {
+                            major,
+                            layout,
+                            at: (m, kk),
+                            got_expected: (got, want),
+                        });
+                    }
+                }
+            }
+            Ok((layout, lbo, sbo))
+        }
+        // (major, swizzle B, shape, stride) of canonical tiles, nested
+        // as CuTe's tile_to_shape prints them (run-time leaves).
+        let cases: [(Major, u32, [usize; 4], [usize; 4]); 8] = [
+            (Major::K, 0, [8, 16, 8, 2], [8, 64, 1, 1024]),
+            (Major::K, 1, [8, 8, 16, 1], [16, 128, 1, 0]),
+            (Major::K, 2, [8, 16, 16, 1], [32, 256, 1, 0]),
+            (Major::K, 3, [8, 16, 16, 1], [64, 512, 1, 0]),
+            (Major::MN, 0, [8, 8, 8, 2], [1, 64, 8, 512]),
+            (Major::MN, 1, [16, 4, 8, 2], [1, 128, 16, 512]),
+            (Major::MN, 2, [32, 2, 8, 2], [1, 256, 32, 512]),
+            (Major::MN, 3, [64, 2, 8, 2], [1, 512, 64, 1024]),
+        ];
+        let mut refused = 0;
+        for (major, b, s, d) in cases {
+            for leaf in 0..5 {
+                for delta in [0, 1, 8, 56, 64, 448, 1016] {
+                    let mut d = d;
+                    if leaf < 4 {
+                        d[leaf] = d[leaf].wrapping_add(delta);
+                    }
+                    let l = crate::make_layout(
+                        ((s[0], s[1]), (s[2], s[3])),
+                        ((d[0], d[1]), (d[2], d[3])),
+                    );
+                    let tile = ComposedLayout {
+                        swizzle: Swizzle::<0, 3, 3>,
+                        layout: l,
+                    };
+                    let axes = check(major, (b, 3, 3), &tile.leaves());
+                    assert_eq!(axes, every_element(major, b, l), "{major:?} B{b} {l}");
+                    refused += usize::from(axes.is_err());
+                }
+            }
+        }
+        // Most changed strides are refused, so the refusals were compared too.
+        assert!(refused > 100, "{refused} refused");
+    }
+
+    type LayoutKSw128Tile = ComposedLayout<Swizzle<3, 3, 3>, layout_type!((128,16):(64,1))>;
+
+    /// Run-time leaves take the same check at run time: the static
+    /// refusal's reason as an `Err`, a canonical tile's descriptor.
+    #[test]
+    fn runtime_leaves_are_checked_at_run_time() {
+        let (n, row) = (128, 64);
+        let tile = ComposedLayout {
+            swizzle: Swizzle::<3, 3, 3>,
+            layout: layout!((n,16):(row,1)),
+        };
+        let d = make_gmma_desc(KMajor, &tile, 0).unwrap();
+        assert_eq!(
+            (d.lbo(), d.sbo(), d.layout_type()),
+            (1, 64, LayoutType::B128)
+        );
+        assert_eq!(
+            make_gmma_desc(KMajor, &LayoutKSw128Tile::default(), 0),
+            Ok(d)
+        );
+        let col = row + 8;
+        let padded = ComposedLayout {
+            swizzle: Swizzle::<3, 3, 3>,
+            layout: layout!((64,16):(1,col)),
+        };
+        assert_eq!(
+            make_gmma_desc(MnMajor, &padded, 0),
+            Err(GmmaDescError::NotCanonical {
+                major: Major::MN,
+                layout: LayoutType::B128,
+                at: (0, 1),
+                got_expected: (72, 64),
+            })
+        );
+        // Leaves of size 1 move nothing, wherever they sit.
+        let one = 1;
+        let ones = ComposedLayout {
+            swizzle: Swizzle::<3, 3, 3>,
+            layout: layout!(((1,128,one),(16,1)):((5,64,7),(1,9))),
+        };
+        assert_eq!(make_gmma_desc(KMajor, &ones, 0), Ok(d));
     }
 
     /// The atoms are CuTe's (printed by CuTe 4.7 over `half_t`: the layout
