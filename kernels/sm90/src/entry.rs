@@ -242,7 +242,7 @@ fn hgemm_body<const CONSUMERS: usize, const OVERLAP: bool, const ORDER: u8, cons
     c: GlobalMut<u16>,
     (m, n, k): (u32, u32, u32),
 ) {
-    use crate::hgemm::{ceil_div, sw128_k_desc, Form, Order, BK, BN, B_BYTES, FULL, STAGES};
+    use crate::hgemm::{ceil_div, desc, ATile, BTile, Form, Order, BK, BN, B_BYTES, FULL, STAGES};
     use crate::hgemm::{CONSUMER_REGISTERS, PRODUCER_REGISTERS};
     use layout_core::atom::SM90_64x256x16_F32F16F16_SS as Gmma;
     use layout_device::{
@@ -364,13 +364,16 @@ fn hgemm_body<const CONSUMERS: usize, const OVERLAP: bool, const ORDER: u8, cons
         for kb in 0..kblocks {
             let slot = consumer.wait();
             let s = slot.stage();
-            let da = sw128_k_desc(base + s * a_bytes as u32 + 128 * rows as u32);
-            let db = sw128_k_desc(base + (b_at + s as usize * B_BYTES) as u32);
+            let da = desc::<ATile>(base + s * a_bytes as u32 + 128 * rows as u32);
+            let db = desc::<BTile>(base + (b_at + s as usize * B_BYTES) as u32);
             wgmma_fence();
-            wgmma_m64n256k16_f32_f16(da, db, &mut acc, kb > 0);
-            wgmma_m64n256k16_f32_f16(da + 2, db + 2, &mut acc, true);
-            wgmma_m64n256k16_f32_f16(da + 4, db + 4, &mut acc, true);
-            wgmma_m64n256k16_f32_f16(da + 6, db + 6, &mut acc, true);
+            // The K-block's four K-steps, 32 bytes apart.
+            let step =
+                |d: layout_core::atom::gmma::GmmaDescriptor, ks: u32| d.advance(2 * ks).bits();
+            wgmma_m64n256k16_f32_f16(step(da, 0), step(db, 0), &mut acc, kb > 0);
+            wgmma_m64n256k16_f32_f16(step(da, 1), step(db, 1), &mut acc, true);
+            wgmma_m64n256k16_f32_f16(step(da, 2), step(db, 2), &mut acc, true);
+            wgmma_m64n256k16_f32_f16(step(da, 3), step(db, 3), &mut acc, true);
             wgmma_commit_group();
             // The previous K-block's group is done: its stage goes back.
             if OVERLAP {

@@ -14,6 +14,10 @@
 //! r % 8, which is CuTe's `tile_to_shape(GMMA::Layout_K_SW128_Atom<half_t>,
 //! (rows, 64))`, `Sw<3,3,3> o (rows,64):(64,1)` in halves.
 
+use layout_core::algebra::swizzle::{ComposedLayout, Swizzle};
+use layout_core::atom::gmma::{make_gmma_desc, GmmaDescriptor, GmmaTile, KMajor};
+use layout_core::layout_type;
+
 /// The block tile's M.
 pub const BM: usize = 128;
 /// The block tile's N.
@@ -182,19 +186,35 @@ const _: () = {
     assert!(128 * (PRODUCER_REGISTERS + CONSUMERS as u32 * CONSUMER_REGISTERS) <= 65536);
 };
 
-/// The matrix descriptor of a K-major operand tile in that plan: the
-/// rows' 128-byte swizzle (layout type 1), 8-row groups 1024 bytes apart
-/// (SBO 64 chunks), LBO 1 (unused by the K-major swizzled forms), at
-/// shared address `address` (its 16-byte chunk in bits [0,14)). One
-/// `wgmma` K-step of 16 halves later is 32 bytes on (`+ 2`), as CuTe's
-/// descriptor iterator adds offsets to the start address.
+/// One consumer's K-step of A in that plan: 64 rows of 16 halves, rows 64
+/// halves (128 bytes) apart under the 128-byte swizzle (CuTe's
+/// `Sw<3,3,3> o (_64,_16):(_64,_1)`, a slice of `tile_to_shape(
+/// GMMA::Layout_K_SW128_Atom<half_t>, (64,64))`).
+pub type ATile = ComposedLayout<Swizzle<3, 3, 3>, layout_type!((64,16):(64,1))>;
+/// B's K-step: 256 rows, the same form.
+pub type BTile = ComposedLayout<Swizzle<3, 3, 3>, layout_type!((256,16):(64,1))>;
+
+/// The matrix descriptor of `Tile` at shared address `address`, by the
+/// typed algebra: `make_gmma_desc(KMajor, ..)` checks the tile against
+/// CuTe's canonical K-major SW128 form at compile time (another layout is a
+/// compile error naming it), and folds to the address's bits or'ed with a
+/// constant. One `wgmma` K-step of 16 halves later is 32 bytes on
+/// (`advance(2)`, in 16-byte units), as CuTe's descriptor iterator adds
+/// offsets to the start address.
 ///
 /// ```
-/// // A stage at 0x8000: start 0x800, LBO 1, SBO 64, 128-byte swizzle.
-/// assert_eq!(layout_kernels_sm90::hgemm::sw128_k_desc(0x8000), 0x4000_0040_0001_0800);
+/// use layout_kernels_sm90::hgemm::{desc, ATile};
+/// // A stage at 0x8000: start 0x800, LBO 1, SBO 64 (1024 bytes), the
+/// // 128-byte swizzle (type 1 in bits 62..64).
+/// assert_eq!(desc::<ATile>(0x8000).bits(), 0x4000_0040_0001_0800);
 /// ```
-pub const fn sw128_k_desc(address: u32) -> u64 {
-    ((address >> 4) & 0x3fff) as u64 | 1 << 16 | 64 << 32 | 1 << 62
+#[inline(always)]
+pub fn desc<Tile: GmmaTile + Default>(address: u32) -> GmmaDescriptor {
+    match make_gmma_desc(KMajor, &Tile::default(), address) {
+        Ok(d) => d,
+        // Not reached: a static tile that is not canonical does not compile.
+        Err(_) => layout_device::trap(),
+    }
 }
 
 /// Tile `tile`'s (row, column) of tiles, for `tiles_m` tile rows: down the
@@ -218,35 +238,42 @@ pub const fn ceil_div(a: usize, b: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use layout_core::algebra::swizzle::{ComposedLayout, Swizzle};
     use layout_core::atom::gmma::{make_gmma_desc, LayoutType, Major};
     use layout_core::atom::{MmaAtom, SM90_64x256x16_F32F16F16_SS as Gmma};
     use layout_core::layout;
+    use std::string::ToString;
 
-    /// The descriptor is the typed algebra's: `make_gmma_desc` of each
-    /// K-step of the stage's layout, CuTe's `Sw<3,3,3> o (rows,16):(64,1)`,
-    /// for A's and B's rows and several stage addresses.
+    /// The kernel's descriptors: for A's and B's tiles at several stage
+    /// addresses, the fields CuTe's `make_gmma_desc<Major::K>` gives an
+    /// SW128 K-major tile (LBO 1, SBO 64, type B128: the doctest of
+    /// `layout_core::atom::gmma::make_gmma_desc`), the start address in
+    /// 16-byte units, and the run-time path's bits for the same layout.
     #[test]
-    fn descriptor_is_make_gmma_desc() {
-        let a = ComposedLayout {
-            swizzle: Swizzle::<3, 3, 3>,
-            layout: layout!((64,16):(64,1)),
-        };
-        let b = ComposedLayout {
-            swizzle: Swizzle::<3, 3, 3>,
-            layout: layout!((256,16):(64,1)),
-        };
+    fn descriptor_fields() {
+        let a = layout!((64,16):(64,1));
+        let b = layout!((256,16):(64,1));
         for s in 0..STAGES as u32 {
             for base in [0u32, 0x400, 0x1_0000] {
                 let at = base + s * A_BYTES as u32;
-                let d = make_gmma_desc(Major::K, &a, at).unwrap();
-                assert_eq!(d.bits(), sw128_k_desc(at));
+                for (d, l) in [
+                    (desc::<ATile>(at), a.to_string()),
+                    (desc::<BTile>(at), b.to_string()),
+                ] {
+                    assert_eq!(
+                        (d.lbo(), d.sbo(), d.layout_type()),
+                        (1, 64, LayoutType::B128),
+                        "{l}"
+                    );
+                    assert_eq!(d.bits() & 0x3fff, (at >> 4) as u64);
+                }
+                let run_time = ComposedLayout {
+                    swizzle: Swizzle::<3, 3, 3>,
+                    layout: a,
+                };
                 assert_eq!(
-                    (d.lbo(), d.sbo(), d.layout_type()),
-                    (1, 64, LayoutType::B128)
+                    make_gmma_desc(Major::K, &run_time, at).unwrap(),
+                    desc::<ATile>(at)
                 );
-                let d = make_gmma_desc(Major::K, &b, at).unwrap();
-                assert_eq!(d.bits(), sw128_k_desc(at));
             }
         }
     }
@@ -283,7 +310,7 @@ mod tests {
             }
         }
         // And the K-step's descriptor is the first's, 32 bytes on.
-        assert_eq!(sw128_k_desc(stage + 32), sw128_k_desc(stage) + 2);
+        assert_eq!(desc::<BTile>(stage + 32), desc::<BTile>(stage).advance(2));
     }
 
     /// The epilogue stores values v and v + 1 (v even) of the atom's C
