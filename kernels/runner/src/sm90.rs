@@ -145,9 +145,10 @@ fn normal(i: usize, seed: u64) -> f32 {
 /// -2..=2): every sum is an integer that f32 holds exactly, so each entry
 /// of C is checked for equality with the exact sum rounded once to f16.
 /// Sizes with partial tiles in M, N and K; every form once. Then the
-/// forms timed at 4096^3 and 8192^3 on normal operands (10 launches after
-/// 2 warm-ups), persistent (one block per SM) and, for the full kernel,
-/// one block per tile.
+/// forms timed at 4096^3 and 8192^3 on normal operands, round-robin (5
+/// rounds of 10 launches after 2 warm-ups each, the median round),
+/// persistent (one block per SM) and, for the full kernel, one block per
+/// tile.
 fn hgemm(gpu: &Device, module: &layout_launch::Module) -> Result<bool, String> {
     use crate::launch::HgemmSm90;
     use layout_kernels_sm90::hgemm::FORMS;
@@ -223,7 +224,12 @@ fn hgemm(gpu: &Device, module: &layout_launch::Module) -> Result<bool, String> {
         }
         Ok(ok)
     };
+    // Round-robin: every form once per round, 5 rounds, each time 10
+    // launches after 2 warm-ups; the median of the rounds. A form measured
+    // later in a long sequence would otherwise meet a hotter, slower GPU.
     let time = |forms: Vec<(&str, Option<u32>)>| -> Result<(), String> {
+        println!("| form | size | blocks | ms (median of 5 rounds) | TFLOP/s | slowest round |");
+        println!("| --- | --- | --- | --- | --- | --- |");
         for size in [4096usize, 8192] {
             let (m, n, k) = (size, size, size);
             let da = s
@@ -233,31 +239,42 @@ fn hgemm(gpu: &Device, module: &layout_launch::Module) -> Result<bool, String> {
                 .upload(&(0..n * k).map(|i| f16(normal(i, 6))).collect::<Vec<_>>())
                 .map_err(err)?;
             let mut dc = s.zeros::<u16>(m * n).map_err(err)?;
+            let mut plans = Vec::new();
             for &(name, grid) in &forms {
                 let f = module.kernel(name).map_err(err)?;
                 let plan = HgemmSm90::new(s, &f, grid, &da, &db, (m, n, k))?;
-                for _ in 0..2 {
-                    plan.launch(s, &f, (&da, &db), &mut dc)?;
+                plans.push((name, grid.is_none(), f, plan, Vec::new()));
+            }
+            for _round in 0..5 {
+                for (_, _, f, plan, times) in plans.iter_mut() {
+                    for _ in 0..2 {
+                        plan.launch(s, f, (&da, &db), &mut dc)?;
+                    }
+                    let iters = 10;
+                    let ms = s
+                        .time(|| {
+                            for _ in 0..iters {
+                                plan.launch(s, f, (&da, &db), &mut dc)
+                                    .map_err(layout_launch::Error::Invalid)?;
+                            }
+                            Ok::<(), layout_launch::Error>(())
+                        })
+                        .map_err(err)?
+                        / iters as f32;
+                    times.push(ms);
                 }
-                let iters = 10;
-                let ms = s
-                    .time(|| {
-                        for _ in 0..iters {
-                            plan.launch(s, &f, (&da, &db), &mut dc)
-                                .map_err(layout_launch::Error::Invalid)?;
-                        }
-                        Ok::<(), layout_launch::Error>(())
-                    })
-                    .map_err(err)?
-                    / iters as f32;
+            }
+            for (name, per_tile, _, plan, mut times) in plans {
+                times.sort_by(f32::total_cmp);
+                let (ms, slowest) = (times[times.len() / 2], times[times.len() - 1]);
                 let tflops = 2.0 * (m * n * k) as f64 / (ms as f64 * 1e-3) / 1e12;
-                let label = if grid.is_none() {
+                let label = if per_tile {
                     format!("{name}, one block per tile")
                 } else {
                     name.to_string()
                 };
                 println!(
-                    "| {label} | {size}^3 | {} | {ms:.4} | {tflops:.1} |",
+                    "| {label} | {size}^3 | {} | {ms:.4} | {tflops:.1} | {slowest:.4} |",
                     plan.grid()
                 );
             }
@@ -265,9 +282,8 @@ fn hgemm(gpu: &Device, module: &layout_launch::Module) -> Result<bool, String> {
         Ok(())
     };
 
-    // The forms without clusters first (checked, then timed), then the
-    // cluster's: a cluster that hung would stop the run after the others'
-    // lines.
+    // Every form checked (the cluster's last: one that hung would stop the
+    // run after the others' lines), then all timed together.
     let plain: Vec<&str> = FORMS
         .iter()
         .map(|&(f, _)| f)
@@ -291,11 +307,6 @@ fn hgemm(gpu: &Device, module: &layout_launch::Module) -> Result<bool, String> {
     .collect();
     checks.extend(plain[1..].iter().map(|&f| (f, (1000, 1500, 1016))));
     let mut ok = check(checks)?;
-    println!("| form | size | blocks | ms | TFLOP/s |");
-    println!("| --- | --- | --- | --- | --- |");
-    let mut runs: Vec<(&str, Option<u32>)> = plain.iter().map(|&f| (f, Some(sms))).collect();
-    runs.insert(1, (full, None));
-    time(runs)?;
     // Clusters of two over an odd count of tile rows (the last block's
     // rows past C), a single element, and the forms' shared size.
     let mut checks = Vec::new();
@@ -307,9 +318,9 @@ fn hgemm(gpu: &Device, module: &layout_launch::Module) -> Result<bool, String> {
         ]);
     }
     ok &= check(checks)?;
-    println!("| form | size | blocks | ms | TFLOP/s |");
-    println!("| --- | --- | --- | --- | --- |");
-    time(clustered.iter().map(|&f| (f, Some(sms))).collect())?;
+    let mut runs: Vec<(&str, Option<u32>)> = FORMS.iter().map(|&(f, _)| (f, Some(sms))).collect();
+    runs.insert(1, (full, None));
+    time(runs)?;
     Ok(ok)
 }
 
