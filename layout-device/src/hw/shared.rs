@@ -49,6 +49,12 @@ pub unsafe trait SharedBuffer {
 /// );
 /// use layout_device::SharedBuffer;
 /// assert_eq!(STAGE::BYTES, 4096);
+///
+/// layout_device::shared_memory!(
+///     /// A pipeline's stages: 192 KiB of dynamic shared memory.
+///     extern static STAGES: [u8; 196608]
+/// );
+/// assert_eq!(STAGES::BYTES, 196608);
 /// ```
 #[macro_export]
 #[cfg_attr(
