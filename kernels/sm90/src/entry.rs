@@ -196,14 +196,14 @@ pub unsafe extern "ptx-kernel" fn hgemm_sm90(
     n: u32,
     k: u32,
 ) {
-    hgemm_body::<2, true, 1, 1>(map_a, map_b, c, (m, n, k))
+    hgemm_body::<2, true, 1, 1, true>(map_a, map_b, c, (m, n, k))
 }
 
 /// The forms of `hgemm_sm90` that each leave one ingredient out
 /// (`crate::hgemm::FORMS`), for docs/gpu.md's table; the contract is
 /// `hgemm_sm90`'s, with the form's tile and threads.
 macro_rules! forms {
-    ($($name:ident: $consumers:literal, $overlap:literal, $order:literal, $cluster:literal;)*) => {$(
+    ($($name:ident: $consumers:literal, $overlap:literal, $order:literal, $cluster:literal, $fast:literal;)*) => {$(
         /// A form of [`hgemm_sm90`] (`crate::hgemm::FORMS`).
         ///
         /// # Safety
@@ -217,26 +217,34 @@ macro_rules! forms {
             n: u32,
             k: u32,
         ) {
-            hgemm_body::<$consumers, $overlap, $order, $cluster>(map_a, map_b, c, (m, n, k))
+            hgemm_body::<$consumers, $overlap, $order, $cluster, $fast>(map_a, map_b, c, (m, n, k))
         }
     )*};
 }
 
 forms! {
-    hgemm_sm90_1wg: 1, true, 1, 1;
-    hgemm_sm90_wait0: 2, false, 1, 1;
-    hgemm_sm90_rows: 2, true, 0, 1;
-    hgemm_sm90_grouped: 2, true, 2, 1;
-    hgemm_sm90_cluster2: 2, true, 1, 2;
+    hgemm_sm90_1wg: 1, true, 1, 1, true;
+    hgemm_sm90_wait0: 2, false, 1, 1, true;
+    hgemm_sm90_rows: 2, true, 0, 1, true;
+    hgemm_sm90_grouped: 2, true, 2, 1, true;
+    hgemm_sm90_cluster2: 2, true, 1, 2, true;
+    hgemm_sm90_clipped: 2, true, 1, 1, false;
 }
 
 /// `hgemm_sm90`'s body for `CONSUMERS` consumer warpgroups, with or
 /// without the K-blocks' overlap, the tiles in `ORDER` (0 rows, 1
 /// columns, 2 grouped: `crate::hgemm::Order`), in clusters of `CLUSTER`
 /// blocks along M (1 or 2: the pair shares B's tile, each block loading
-/// half of it for both).
+/// half of it for both), storing a tile inside C without clipping when
+/// `FAST_STORES`.
 #[inline(always)]
-fn hgemm_body<const CONSUMERS: usize, const OVERLAP: bool, const ORDER: u8, const CLUSTER: u32>(
+fn hgemm_body<
+    const CONSUMERS: usize,
+    const OVERLAP: bool,
+    const ORDER: u8,
+    const CLUSTER: u32,
+    const FAST_STORES: bool,
+>(
     map_a: *const u64,
     map_b: *const u64,
     c: GlobalMut<u16>,
@@ -259,6 +267,7 @@ fn hgemm_body<const CONSUMERS: usize, const OVERLAP: bool, const ORDER: u8, cons
             _ => Order::Grouped,
         },
         cluster: CLUSTER as usize,
+        fast_stores: FAST_STORES,
         ..FULL
     };
     let (bm, a_bytes, b_at) = (form.bm(), form.a_bytes(), form.b_at());
@@ -396,27 +405,45 @@ fn hgemm_body<const CONSUMERS: usize, const OVERLAP: bool, const ORDER: u8, cons
         // Values v and v + 1 (v even) are C's adjacent columns (c, c + 1)
         // of one row: one word when both lie in C and n is even.
         let (r0, c0) = (tm * bm + rows, tn * BN);
-        macro_rules! store {
-            ($($v:literal)*) => {$(
-                let q = cl.crd2idx((wt, $v as usize));
-                let (r, col) = (r0 + q % 64, c0 + q / 64);
-                if r < m {
-                    let w = f16x2(acc[$v], acc[$v + 1]);
-                    let at = r * n + col;
-                    if n % 2 == 0 && col + 1 < n {
-                        c32.st(at / 2, w);
-                    } else {
-                        if col < n {
-                            c.st(at, w as u16);
-                        }
-                        if col + 1 < n {
-                            c.st(at + 1, (w >> 16) as u16);
+        if FAST_STORES && r0 + 64 <= m && c0 + BN <= n && n % 2 == 0 {
+            // A tile inside C: no clipping. The C layout's offset is the
+            // thread's part plus the value's (a layout is additive over its
+            // modes), and the thread's rows (< 56) plus the value's (0 or
+            // 8) stay in the atom's 64: each word is this thread's first
+            // plus a constant row (0 or 8 rows of n / 2 words) and column.
+            let qt = cl.crd2idx((wt, 0usize));
+            let half_n = n / 2;
+            let first = ((r0 + qt % 64) * n + c0 + qt / 64) / 2;
+            macro_rules! store_inside {
+                ($($v:literal)*) => {$(
+                    let qv = cl.crd2idx((0usize, $v as usize));
+                    c32.st(first + (qv % 64) * half_n + qv / 64 / 2, f16x2(acc[$v], acc[$v + 1]));
+                )*};
+            }
+            store_inside!(0 2 4 6 8 10 12 14 16 18 20 22 24 26 28 30 32 34 36 38 40 42 44 46 48 50 52 54 56 58 60 62 64 66 68 70 72 74 76 78 80 82 84 86 88 90 92 94 96 98 100 102 104 106 108 110 112 114 116 118 120 122 124 126);
+        } else {
+            macro_rules! store {
+                ($($v:literal)*) => {$(
+                    let q = cl.crd2idx((wt, $v as usize));
+                    let (r, col) = (r0 + q % 64, c0 + q / 64);
+                    if r < m {
+                        let w = f16x2(acc[$v], acc[$v + 1]);
+                        let at = r * n + col;
+                        if n % 2 == 0 && col + 1 < n {
+                            c32.st(at / 2, w);
+                        } else {
+                            if col < n {
+                                c.st(at, w as u16);
+                            }
+                            if col + 1 < n {
+                                c.st(at + 1, (w >> 16) as u16);
+                            }
                         }
                     }
-                }
-            )*};
+                )*};
+            }
+            store!(0 2 4 6 8 10 12 14 16 18 20 22 24 26 28 30 32 34 36 38 40 42 44 46 48 50 52 54 56 58 60 62 64 66 68 70 72 74 76 78 80 82 84 86 88 90 92 94 96 98 100 102 104 106 108 110 112 114 116 118 120 122 124 126);
         }
-        store!(0 2 4 6 8 10 12 14 16 18 20 22 24 26 28 30 32 34 36 38 40 42 44 46 48 50 52 54 56 58 60 62 64 66 68 70 72 74 76 78 80 82 84 86 88 90 92 94 96 98 100 102 104 106 108 110 112 114 116 118 120 122 124 126);
         tile += step;
     }
 }

@@ -62,6 +62,9 @@ pub struct Form {
     /// Blocks per cluster along M (1 or 2): a pair shares B's tile, each
     /// block loading half of it into both (TMA multicast).
     pub cluster: usize,
+    /// A tile inside C is stored without clipping, each word at the
+    /// thread's first plus a constant (else every pair is clipped).
+    pub fast_stores: bool,
 }
 
 /// `hgemm_sm90`: everything on.
@@ -71,6 +74,7 @@ pub const FULL: Form = Form {
     order: Order::Columns,
     setmaxnreg: true,
     cluster: 1,
+    fast_stores: true,
 };
 
 /// The order of the tiles (a block takes every `grid`-th): what the blocks
@@ -91,7 +95,7 @@ pub enum Order {
 pub const GROUP: usize = 16;
 
 /// The entry points of the forms, the full kernel first.
-pub const FORMS: [(&str, Form); 6] = [
+pub const FORMS: [(&str, Form); 7] = [
     ("hgemm_sm90", FULL),
     (
         "hgemm_sm90_1wg",
@@ -122,6 +126,13 @@ pub const FORMS: [(&str, Form); 6] = [
         },
     ),
     ("hgemm_sm90_cluster2", Form { cluster: 2, ..FULL }),
+    (
+        "hgemm_sm90_clipped",
+        Form {
+            fast_stores: false,
+            ..FULL
+        },
+    ),
 ];
 
 impl Form {
@@ -332,6 +343,34 @@ mod tests {
             }
         }
         assert!(seen.iter().all(|&s| s));
+    }
+
+    /// The interior stores' arithmetic: the C layout's offset is the
+    /// thread's part plus the value's, the rows never carry past the atom's
+    /// 64, and so each word a thread stores is its first word plus the
+    /// value's constant row (times n / 2) and column, for every thread,
+    /// every value pair and several even n.
+    #[test]
+    fn interior_store_words() {
+        let cl = <Gmma as MmaAtom>::CLayout::default();
+        for n in [256usize, 520, 4096] {
+            let (r0, c0) = (64, 256);
+            for t in 0..128 {
+                let qt = cl.crd2idx((t, 0));
+                let first = ((r0 + qt % 64) * n + c0 + qt / 64) / 2;
+                for v in (0..128).step_by(2) {
+                    let (q, qv) = (cl.crd2idx((t, v)), cl.crd2idx((0, v)));
+                    assert_eq!(q, qt + qv);
+                    assert!(qt % 64 + qv % 64 < 64);
+                    let word = ((r0 + q % 64) * n + c0 + q / 64) / 2;
+                    assert_eq!(
+                        word,
+                        first + (qv % 64) * (n / 2) + qv / 64 / 2,
+                        "t {t} v {v}"
+                    );
+                }
+            }
+        }
     }
 
     /// Every tile is visited once by the blocks of any grid, in either

@@ -81,6 +81,11 @@ pub const HGEMM_SM90_CLUSTER2_CLUSTER_SIZE: u32 = 2;
 /// As `hgemm_sm90`'s.
 pub const HGEMM_SM90_CLUSTER2_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
     &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
+/// `hgemm_sm90_clipped`: as `hgemm_sm90`.
+pub const HGEMM_SM90_CLIPPED_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// As `hgemm_sm90`'s.
+pub const HGEMM_SM90_CLIPPED_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
+    &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
 /// `hgemm_sm90_grouped`: as `hgemm_sm90`.
 pub const HGEMM_SM90_GROUPED_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
 /// As `hgemm_sm90`'s.
