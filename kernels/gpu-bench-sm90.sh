@@ -21,6 +21,7 @@ echo "## hgemm_sm90 through gpu-runner gemm, against NumPy"
 python3 "$here/hgemm-sm90-check.py" "$bin/gpu-runner" "$bin/sm90/layout_kernels_sm90.ptx"
 echo "## cuBLAS (torch): C = A·Bᵀ, f16 in and out, f32 accumulate"
 python3 - <<'PY'
+import time
 import torch
 torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
 for n in (4096, 8192):
@@ -28,7 +29,9 @@ for n in (4096, 8192):
     b = torch.randn(n, n, device="cuda").half()
     c = torch.empty(n, n, device="cuda", dtype=torch.half)
     rounds = []
-    for _ in range(5):  # as gpu-runner's: 5 rounds of 10 after 2 warm-ups, the median
+    for _ in range(5):  # as gpu-runner's: 5 rounds of 10 after 2 warm-ups and 100 ms idle, the median
+        torch.cuda.synchronize()
+        time.sleep(0.1)
         for _ in range(2):
             torch.matmul(a, b.t(), out=c)
         s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)

@@ -226,7 +226,8 @@ fn hgemm(gpu: &Device, module: &layout_launch::Module) -> Result<bool, String> {
     };
     // Round-robin: every form once per round, 5 rounds, each time 10
     // launches after 2 warm-ups; the median of the rounds. A form measured
-    // later in a long sequence would otherwise meet a hotter, slower GPU.
+    // later in a sequence of back-to-back batches meets a slower GPU (its
+    // clock falls under sustained load), hence the idle gap and rotation.
     let time = |forms: Vec<(&str, Option<u32>)>| -> Result<(), String> {
         println!("| form | size | blocks | ms (median of 5 rounds) | TFLOP/s | slowest round |");
         println!("| --- | --- | --- | --- | --- | --- |");
@@ -245,8 +246,16 @@ fn hgemm(gpu: &Device, module: &layout_launch::Module) -> Result<bool, String> {
                 let plan = HgemmSm90::new(s, &f, grid, &da, &db, (m, n, k))?;
                 plans.push((name, grid.is_none(), f, plan, Vec::new()));
             }
-            for _round in 0..5 {
-                for (_, _, f, plan, times) in plans.iter_mut() {
+            let count = plans.len();
+            for round in 0..5 {
+                // Each round starts at another form, and each form's batch
+                // after the GPU idled 100 ms: the position in a sequence of
+                // back-to-back batches (a GPU that has just idled clocks
+                // higher) is the same for every form.
+                for i in 0..count {
+                    let (_, _, f, plan, times) = &mut plans[(round + i) % count];
+                    s.synchronize().map_err(err)?;
+                    std::thread::sleep(std::time::Duration::from_millis(100));
                     for _ in 0..2 {
                         plan.launch(s, f, (&da, &db), &mut dc)?;
                     }
