@@ -196,7 +196,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_sm90(
     n: u32,
     k: u32,
 ) {
-    hgemm_body::<2, true, 1, 1, true>(map_a, map_b, c, (m, n, k))
+    hgemm_body::<2, true, 2, 2, true>(map_a, map_b, c, (m, n, k))
 }
 
 /// The forms of `hgemm_sm90` that each leave one ingredient out
@@ -223,12 +223,12 @@ macro_rules! forms {
 }
 
 forms! {
-    hgemm_sm90_1wg: 1, true, 1, 1, true;
-    hgemm_sm90_wait0: 2, false, 1, 1, true;
-    hgemm_sm90_rows: 2, true, 0, 1, true;
-    hgemm_sm90_grouped: 2, true, 2, 1, true;
-    hgemm_sm90_cluster2: 2, true, 1, 2, true;
-    hgemm_sm90_clipped: 2, true, 1, 1, false;
+    hgemm_sm90_1wg: 1, true, 2, 2, true;
+    hgemm_sm90_wait0: 2, false, 2, 2, true;
+    hgemm_sm90_columns: 2, true, 1, 2, true;
+    hgemm_sm90_rows: 2, true, 0, 2, true;
+    hgemm_sm90_nocluster: 2, true, 2, 1, true;
+    hgemm_sm90_clipped: 2, true, 2, 2, false;
 }
 
 /// `hgemm_sm90`'s body for `CONSUMERS` consumer warpgroups, with or

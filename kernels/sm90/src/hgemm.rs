@@ -71,9 +71,9 @@ pub struct Form {
 pub const FULL: Form = Form {
     consumers: CONSUMERS,
     overlap: true,
-    order: Order::Columns,
+    order: Order::Grouped,
     setmaxnreg: true,
-    cluster: 1,
+    cluster: 2,
     fast_stores: true,
 };
 
@@ -112,20 +112,20 @@ pub const FORMS: [(&str, Form); 7] = [
         },
     ),
     (
+        "hgemm_sm90_columns",
+        Form {
+            order: Order::Columns,
+            ..FULL
+        },
+    ),
+    (
         "hgemm_sm90_rows",
         Form {
             order: Order::Rows,
             ..FULL
         },
     ),
-    (
-        "hgemm_sm90_grouped",
-        Form {
-            order: Order::Grouped,
-            ..FULL
-        },
-    ),
-    ("hgemm_sm90_cluster2", Form { cluster: 2, ..FULL }),
+    ("hgemm_sm90_nocluster", Form { cluster: 1, ..FULL }),
     (
         "hgemm_sm90_clipped",
         Form {

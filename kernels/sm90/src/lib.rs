@@ -57,42 +57,54 @@ pub mod hgemm;
 pub const WGMMA_ATOM_LAUNCH_BOUNDS: (u32, u32) = (128, 1);
 /// `wgmma_shapes`: one warpgroup.
 pub const WGMMA_SHAPES_LAUNCH_BOUNDS: (u32, u32) = (128, 1);
-/// `hgemm_sm90`: a producer and two consumer warpgroups, one block per SM.
+/// `hgemm_sm90`: a producer and two consumer warpgroups, one block per SM,
+/// in clusters of two; its forms (`hgemm::FORMS`) the same but for one
+/// ingredient.
 pub const HGEMM_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// `hgemm_sm90`'s clusters.
+pub const HGEMM_SM90_CLUSTER_SIZE: u32 = 2;
 /// `hgemm_sm90`'s four `wgmma` per K-block and its two TMA copies.
 pub const HGEMM_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
     &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
-/// `hgemm_sm90_1wg`: a producer and one consumer warpgroup.
+/// `hgemm_sm90_1wg`'s threads.
 pub const HGEMM_SM90_1WG_LAUNCH_BOUNDS: (u32, u32) = (256, 1);
-/// `hgemm_sm90_wait0`: as `hgemm_sm90`.
-pub const HGEMM_SM90_WAIT0_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
-/// `hgemm_sm90_rows`: as `hgemm_sm90`.
-pub const HGEMM_SM90_ROWS_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
-/// As `hgemm_sm90`'s.
+/// `hgemm_sm90_1wg`'s clusters.
+pub const HGEMM_SM90_1WG_CLUSTER_SIZE: u32 = 2;
+/// `hgemm_sm90_1wg`'s four `wgmma` per K-block and its two TMA copies.
 pub const HGEMM_SM90_1WG_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
     &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
-/// As `hgemm_sm90`'s.
+/// `hgemm_sm90_wait0`'s threads.
+pub const HGEMM_SM90_WAIT0_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// `hgemm_sm90_wait0`'s clusters.
+pub const HGEMM_SM90_WAIT0_CLUSTER_SIZE: u32 = 2;
+/// `hgemm_sm90_wait0`'s four `wgmma` per K-block and its two TMA copies.
 pub const HGEMM_SM90_WAIT0_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
     &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
-/// `hgemm_sm90_cluster2`: as `hgemm_sm90`, in clusters of two blocks.
-pub const HGEMM_SM90_CLUSTER2_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
-/// `hgemm_sm90_cluster2`'s clusters.
-pub const HGEMM_SM90_CLUSTER2_CLUSTER_SIZE: u32 = 2;
-/// As `hgemm_sm90`'s.
-pub const HGEMM_SM90_CLUSTER2_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
+/// `hgemm_sm90_columns`'s threads.
+pub const HGEMM_SM90_COLUMNS_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// `hgemm_sm90_columns`'s clusters.
+pub const HGEMM_SM90_COLUMNS_CLUSTER_SIZE: u32 = 2;
+/// `hgemm_sm90_columns`'s four `wgmma` per K-block and its two TMA copies.
+pub const HGEMM_SM90_COLUMNS_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
     &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
-/// `hgemm_sm90_clipped`: as `hgemm_sm90`.
-pub const HGEMM_SM90_CLIPPED_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
-/// As `hgemm_sm90`'s.
-pub const HGEMM_SM90_CLIPPED_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
-    &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
-/// `hgemm_sm90_grouped`: as `hgemm_sm90`.
-pub const HGEMM_SM90_GROUPED_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
-/// As `hgemm_sm90`'s.
-pub const HGEMM_SM90_GROUPED_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
-    &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
-/// As `hgemm_sm90`'s.
+/// `hgemm_sm90_rows`'s threads.
+pub const HGEMM_SM90_ROWS_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// `hgemm_sm90_rows`'s clusters.
+pub const HGEMM_SM90_ROWS_CLUSTER_SIZE: u32 = 2;
+/// `hgemm_sm90_rows`'s four `wgmma` per K-block and its two TMA copies.
 pub const HGEMM_SM90_ROWS_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
+    &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
+/// `hgemm_sm90_nocluster`'s threads.
+pub const HGEMM_SM90_NOCLUSTER_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// `hgemm_sm90_nocluster`'s four `wgmma` per K-block and its two TMA copies.
+pub const HGEMM_SM90_NOCLUSTER_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
+    &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
+/// `hgemm_sm90_clipped`'s threads.
+pub const HGEMM_SM90_CLIPPED_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// `hgemm_sm90_clipped`'s clusters.
+pub const HGEMM_SM90_CLIPPED_CLUSTER_SIZE: u32 = 2;
+/// `hgemm_sm90_clipped`'s four `wgmma` per K-block and its two TMA copies.
+pub const HGEMM_SM90_CLIPPED_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
     &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
 /// `wgmma_shapes`' one instruction (N = 128).
 pub const WGMMA_SHAPES_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[("wgmma.mma_async", 1)];
