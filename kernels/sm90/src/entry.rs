@@ -177,16 +177,18 @@ const HGEMM_SMEM_BYTES: usize = <HGEMM_SMEM as layout_device::SharedBuffer>::BYT
 /// C (m x n, f16, row-major) = A · Bᵀ for A m x k and B n x k f16,
 /// row-major, f32 accumulators: warp-specialized (a TMA producer
 /// warpgroup, two `wgmma` consumer warpgroups), persistent over 128 x 256
-/// tiles (`crate::hgemm` has the plan). Partial tiles: TMA fills what lies
-/// past A or B with zeros, and the stores are clipped to m x n. Launch:
-/// blocks of 384 threads, at most one per tile, with
-/// `crate::hgemm::SMEM_BYTES` of dynamic shared memory.
+/// tiles in clusters of two blocks along M that share B's tile by
+/// multicast (`crate::hgemm` has the plan). Partial tiles: TMA fills what
+/// lies past A or B with zeros, and the stores are clipped to m x n.
+/// Launch: blocks of 384 threads (an even count: the clusters of two are
+/// compiled in), at most one cluster per pair of tile rows and tile
+/// column, with `crate::hgemm::SMEM_BYTES` of dynamic shared memory.
 ///
 /// # Safety
 /// `map_a` and `map_b` point to tensor maps (64-byte aligned, in global
 /// memory) of live f16 buffers: A as (k, m) with a 64 x 128 box, B as
-/// (k, n) with a 64 x 256 box, both with the 128-byte swizzle; `c` covers
-/// m x n elements.
+/// (k, n) with a 64 x 128 box (each block of a cluster loads half of B's
+/// 256 rows), both with the 128-byte swizzle; `c` covers m x n elements.
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn hgemm_sm90(
     map_a: *const u64,
@@ -207,7 +209,8 @@ macro_rules! forms {
         /// A form of [`hgemm_sm90`] (`crate::hgemm::FORMS`).
         ///
         /// # Safety
-        /// As [`hgemm_sm90`], A's box `64 x 64 consumers`.
+        /// As [`hgemm_sm90`], with the form's boxes: A's `64 x (64
+        /// consumers)`, B's `64 x (256 / cluster)` (`crate::hgemm::Form`).
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $name(
             map_a: *const u64,
