@@ -265,21 +265,15 @@ pub fn run_gemm(job: &GemmJob) -> Result<(), String> {
         (Data::F16(a), Data::F16(b)) => {
             let da = stream.upload(&bits(a)).map_err(s)?;
             let db = stream.upload(&bits(b)).map_err(s)?;
-            if job.kernel == Gemm::HgemmSm90 {
+            if matches!(job.kernel, Gemm::HgemmSm90 | Gemm::HgemmF16) {
                 let mut dc = stream.zeros::<u16>(m * n).map_err(s)?;
-                let sms = gpu.sm_count().map_err(s)?;
-                let plan = launch::HgemmSm90::new(stream, &f, Some(sms), &da, &db, (m, n, k))?;
-                plan.launch(stream, &f, (&da, &db), &mut dc)?;
-                let c: Vec<f16> = stream
-                    .download(&dc)
-                    .map_err(s)?
-                    .into_iter()
-                    .map(f16::from_bits)
-                    .collect();
-                npy::write(&job.c, &shape, &c)
-            } else if job.kernel == Gemm::HgemmF16 {
-                let mut dc = stream.zeros::<u16>(m * n).map_err(s)?;
-                launch::hgemm(stream, &f, &da, &db, &mut dc, (m, n, k))?;
+                if job.kernel == Gemm::HgemmSm90 {
+                    let sms = gpu.sm_count().map_err(s)?;
+                    let plan = launch::HgemmSm90::new(stream, &f, Some(sms), &da, &db, (m, n, k))?;
+                    plan.launch(stream, &f, (&da, &db), &mut dc)?;
+                } else {
+                    launch::hgemm(stream, &f, &da, &db, &mut dc, (m, n, k))?;
+                }
                 let c: Vec<f16> = stream
                     .download(&dc)
                     .map_err(s)?
