@@ -119,7 +119,7 @@ pub const WGMMA_ATOM_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[("wgmma.mma_async
 mod tests {
     use super::*;
     use layout_core::algebra::swizzle::{ComposedLayout, Swizzle};
-    use layout_core::atom::gmma::{make_gmma_desc, Major};
+    use layout_core::atom::gmma::{make_gmma_desc, KMajor};
     use layout_core::layout;
 
     /// The kernel's hand-written offsets and descriptor are the typed
@@ -143,7 +143,7 @@ mod tests {
             layout: l,
         };
         for addr in [0u32, 0x400, 0x800, 0xbff0] {
-            let d = make_gmma_desc(Major::K, &tile, addr).unwrap();
+            let d = make_gmma_desc(KMajor, &tile, addr).unwrap();
             assert_eq!(k_interleave_desc(addr, 64), d.bits());
         }
     }
