@@ -1,13 +1,20 @@
 //! Hopper kernels (`sm_90a`, PTX 8.3: `layout-ptx kernels/sm90 OUT --arch
 //! sm_90a --ptx 8.3`).
 //!
-//! - [`wgmma_atom`]: one warpgroup MMA, `SM90_64x64x16_F32F16F16_SS`, with
+//! - `hgemm_sm90`: C = A · Bᵀ in f16 with f32 accumulators, warp-specialized
+//!   (a TMA producer warpgroup, two `wgmma` consumer warpgroups), persistent,
+//!   in clusters of two sharing B by multicast; its plan (tiles, shared
+//!   offsets, descriptors from the typed layouts, tile orders) and its forms
+//!   are [`hgemm`]'s.
+//! - `wgmma_atom`: one warpgroup MMA, `SM90_64x64x16_F32F16F16_SS`, with
 //!   both operands in shared memory in the canonical K-major layout without
 //!   swizzle, named by matrix descriptors; C stored by the atom's C layout.
-//! - [`tma_tile`]: one TMA load of a 64 x 64 f16 box with the 128-byte
+//! - `tma_tile`: one TMA load of a 64 x 64 f16 box with the 128-byte
 //!   swizzle, completing on an `mbarrier`, read back through the swizzle.
 //!
-//! `gpu-runner sm90 PTX` runs both on the GPU and checks them.
+//! `gpu-runner sm90 PTX` runs them on the GPU, checks them exactly and
+//! times `hgemm_sm90`'s forms; `gpu-runner gemm PTX hgemm_sm90 A.npy B.npy
+//! C.npy` runs it on your arrays. (The entry points exist in the PTX only.)
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
