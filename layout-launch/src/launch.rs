@@ -237,7 +237,10 @@ impl<'a> Launch<'a> {
         self
     }
 
-    /// Bytes of dynamic shared memory per block (default 0).
+    /// Bytes of dynamic shared memory per block (default 0). Above 48 KiB
+    /// the launch opts the kernel in (the driver's
+    /// `MAX_DYNAMIC_SHARED_SIZE_BYTES` attribute); the GPU's limit (227 KiB
+    /// on an H100 or H200) is the driver's to enforce.
     pub fn shared_bytes(mut self, bytes: u32) -> Self {
         self.shared_bytes = bytes;
         self
@@ -355,13 +358,15 @@ impl<'a> Launch<'a> {
         } = self;
         // Above 48 KiB of dynamic shared memory a kernel must opt in.
         if shared_needs_opt_in(cfg.shared_mem_bytes) {
+            use cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES as MAX_DYNAMIC;
+            let bytes = cfg.shared_mem_bytes;
             kernel
                 .function
-                .set_attribute(
-                    cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    cfg.shared_mem_bytes as i32,
-                )
-                .map_err(|e| stream.failed(format!("allow {} bytes of shared memory for {}", cfg.shared_mem_bytes, kernel.name), e))?;
+                .set_attribute(MAX_DYNAMIC, bytes as i32)
+                .map_err(|e| {
+                    let what = format!("allow {bytes} bytes of shared memory for {}", kernel.name);
+                    stream.failed(what, e)
+                })?;
         }
         let mut builder = stream.cuda_stream().launch_builder(&kernel.function);
         for arg in args.iter_mut() {
