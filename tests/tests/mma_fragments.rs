@@ -1,0 +1,93 @@
+//! What a fused kernel (attention: S = Q·Kᵀ, a softmax over S's rows, then
+//! O = P·V) relies on in the MMA atoms' register fragments, checked on their
+//! thread-value layouts (CuTe's, golden-checked elsewhere): which lanes
+//! share a row of C (the shuffles of a row reduction), and how the first
+//! GEMM's accumulators are the second's A operand.
+
+use layout_core::atom::{
+    MmaAtom, SM80_16x8x16_F32F16F16F32_TN as Sm80, SM90_64x64x16_F32F16F16_SS as Sm90,
+};
+
+/// The rows (of `m`) that lane `t`'s values `0..values` of a C layout lie
+/// in, and the columns, as positions `row + m * column`.
+fn rows_cols(
+    q: impl Fn(usize, usize) -> usize,
+    t: usize,
+    values: usize,
+    m: usize,
+) -> Vec<(usize, usize)> {
+    (0..values).map(|v| (q(t, v) % m, q(t, v) / m)).collect()
+}
+
+/// SM80's m16n8k16 C (16 x 8, 4 values a lane): lanes t ^ 1 and t ^ 2 hold
+/// the same rows as t, lanes t ^ 4, t ^ 8, t ^ 16 never do; and the four
+/// lanes of a quad hold all 8 columns of their two rows between them. A row
+/// reduction is each lane's values, then XOR shuffles by 1 and 2.
+#[test]
+fn sm80_c_rows_belong_to_quads() {
+    let c = <Sm80 as MmaAtom>::CLayout::default();
+    let at = |t: usize, v: usize| c.crd2idx((t, v));
+    let rows = |t: usize| -> Vec<usize> { rows_cols(at, t, 4, 16).iter().map(|p| p.0).collect() };
+    for t in 0..32 {
+        for b in 0..5 {
+            assert_eq!(rows(t) == rows(t ^ (1 << b)), b < 2, "lane {t}, bit {b}");
+        }
+    }
+    for quad in 0..8 {
+        let mut cols: Vec<(usize, usize)> = (4 * quad..4 * quad + 4)
+            .flat_map(|t| rows_cols(at, t, 4, 16))
+            .collect();
+        cols.sort();
+        cols.dedup();
+        // Two rows (quad and quad + 8), 8 columns each, each element once.
+        assert_eq!(cols.len(), 16);
+        assert!(cols.iter().all(|&(r, _)| r == quad || r == quad + 8));
+    }
+}
+
+/// SM90's m64n64k16 C (64 x 64, 32 values a thread, 4 warps): within a
+/// warp, lanes t ^ 1 and t ^ 2 hold the same rows, the other lane bits
+/// never; each warp's rows are its own 16.
+#[test]
+fn sm90_c_rows_belong_to_quads() {
+    let c = <Sm90 as MmaAtom>::CLayout::default();
+    let at = |t: usize, v: usize| c.crd2idx((t, v));
+    let rows = |t: usize| -> Vec<usize> {
+        let mut r: Vec<usize> = rows_cols(at, t, 32, 64).iter().map(|p| p.0).collect();
+        r.sort();
+        r.dedup();
+        r
+    };
+    for t in 0..128 {
+        let (warp, lane) = (t / 32, t % 32);
+        assert!(rows(t).iter().all(|&r| r / 16 == warp), "thread {t}");
+        for b in 0..5 {
+            let peer = 32 * warp + (lane ^ (1 << b));
+            assert_eq!(rows(t) == rows(peer), b < 2, "thread {t}, bit {b}");
+        }
+    }
+}
+
+/// SM80: the accumulators of two m16n8k16 atoms side by side along N (a
+/// 16 x 16 C) are, value for value, the A operand of the next m16n8k16 with
+/// that C as its 16 x 16 A: A's value v of lane t is C value v % 4 of N-atom
+/// v / 4 (CuTe's `convert_layout_acc_Aregs` for this atom: no register moves,
+/// only f32 -> f16 conversion).
+#[test]
+fn sm80_two_c_atoms_are_one_a_fragment() {
+    let (a, c) = (
+        <Sm80 as MmaAtom>::ALayout::default(),
+        <Sm80 as MmaAtom>::CLayout::default(),
+    );
+    for t in 0..32 {
+        for v in 0..8 {
+            // A: m + 16 k over 16 x 16; C: m + 16 n over 16 x 8, the second
+            // atom 8 columns (128 positions) on.
+            assert_eq!(
+                a.crd2idx((t, v)),
+                c.crd2idx((t, v % 4)) + 128 * (v / 4),
+                "lane {t} value {v}"
+            );
+        }
+    }
+}
