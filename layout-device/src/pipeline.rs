@@ -182,9 +182,8 @@ impl<const S: usize> Producer<S> {
     #[inline(always)]
     pub fn tail(&mut self) {
         for _ in 0..S {
-            let s = self.state;
-            self.pipe.empty(s.index()).wait(s.phase() ^ 1);
-            self.state.advance();
+            // Acquired and left unfilled: the block is done.
+            let _ = self.acquire();
         }
     }
 
@@ -242,12 +241,11 @@ impl<const S: usize> Consumer<S> {
     /// arrivals of one block.
     #[inline(always)]
     pub fn release_cluster(&self, slot: ConsumerSlot, ctas: u32) {
-        let bar = self.pipe.empty(slot.stage);
         if ctas <= 1 {
             // No peers: the plain arrival.
-            bar.arrive();
-            return;
+            return self.release(slot);
         }
+        let bar = self.pipe.empty(slot.stage);
         for cta in 0..ctas {
             bar.arrive_cluster(cta);
         }

@@ -100,10 +100,11 @@ impl Gemm {
 
     /// The block tile (M, N, K) that M, N and K must be multiples of.
     pub fn tile(self) -> (usize, usize, usize) {
-        if self.half_inputs() {
-            (HGEMM_BM, HGEMM_BN, HGEMM_BK)
-        } else {
-            (BM, BN, BK)
+        match self {
+            // Partial tiles are the kernel's; TMA's rows are 16 bytes.
+            Gemm::HgemmSm90 => (1, 1, 8),
+            Gemm::HgemmF32 | Gemm::HgemmF16 => (HGEMM_BM, HGEMM_BN, HGEMM_BK),
+            Gemm::Sgemm | Gemm::SgemmNt => (BM, BN, BK),
         }
     }
 }
@@ -396,6 +397,7 @@ mod tests {
         assert_eq!(Gemm::SgemmNt.tile(), (128, 128, 8));
         assert_eq!(Gemm::HgemmF32.tile(), (128, 128, 32));
         assert_eq!(Gemm::HgemmF16.tile(), (128, 128, 32));
+        assert_eq!(Gemm::HgemmSm90.tile(), (1, 1, 8));
         assert_eq!(TT, 64);
     }
 

@@ -174,43 +174,12 @@ layout_device::shared_memory!(
 const _: () = assert!(HGEMM_SMEM_BYTES == crate::hgemm::SMEM_BYTES);
 const HGEMM_SMEM_BYTES: usize = <HGEMM_SMEM as layout_device::SharedBuffer>::BYTES;
 
-/// C (m x n, f16, row-major) = A · Bᵀ for A m x k and B n x k f16,
-/// row-major, f32 accumulators: warp-specialized (a TMA producer
-/// warpgroup, two `wgmma` consumer warpgroups), persistent over 128 x 256
-/// tiles in clusters of two blocks along M that share B's tile by
-/// multicast (`crate::hgemm` has the plan). Partial tiles: TMA fills what
-/// lies past A or B with zeros, and the stores are clipped to m x n.
-/// Launch: blocks of 384 threads (an even count: the clusters of two are
-/// compiled in), at most one cluster per pair of tile rows and tile
-/// column, with `crate::hgemm::SMEM_BYTES` of dynamic shared memory.
-///
-/// # Safety
-/// `map_a` and `map_b` point to tensor maps (64-byte aligned, in global
-/// memory) of live f16 buffers: A as (k, m) with a 64 x 128 box, B as
-/// (k, n) with a 64 x 128 box (each block of a cluster loads half of B's
-/// 256 rows), both with the 128-byte swizzle; `c` covers m x n elements.
-#[no_mangle]
-pub unsafe extern "ptx-kernel" fn hgemm_sm90(
-    map_a: *const u64,
-    map_b: *const u64,
-    c: GlobalMut<u16>,
-    m: u32,
-    n: u32,
-    k: u32,
-) {
-    hgemm_body::<2, true, 2, 2, true>(map_a, map_b, c, (m, n, k))
-}
-
-/// The forms of `hgemm_sm90` that each leave one ingredient out
-/// (`crate::hgemm::FORMS`), for docs/gpu.md's table; the contract is
-/// `hgemm_sm90`'s, with the form's tile and threads.
+/// The entry points of `crate::hgemm::FORMS`, each `hgemm_body::<I>` for
+/// its index in that list (the name checked against it at compile time):
+/// the list is the one statement of what each form is.
 macro_rules! forms {
-    ($($name:ident: $consumers:literal, $overlap:literal, $order:literal, $cluster:literal, $fast:literal;)*) => {$(
-        /// A form of [`hgemm_sm90`] (`crate::hgemm::FORMS`).
-        ///
-        /// # Safety
-        /// As [`hgemm_sm90`], with the form's boxes: A's `64 x (64
-        /// consumers)`, B's `64 x (256 / cluster)` (`crate::hgemm::Form`).
+    ($($(#[$doc:meta])* $name:ident: $i:literal;)*) => {$(
+        $(#[$doc])*
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $name(
             map_a: *const u64,
@@ -220,40 +189,75 @@ macro_rules! forms {
             n: u32,
             k: u32,
         ) {
-            hgemm_body::<$consumers, $overlap, $order, $cluster, $fast>(map_a, map_b, c, (m, n, k))
+            const { assert!(crate::hgemm::same_name(crate::hgemm::FORMS[$i].0, stringify!($name))) };
+            hgemm_body::<$i>(map_a, map_b, c, (m, n, k))
         }
     )*};
 }
 
 forms! {
-    hgemm_sm90_1wg: 1, true, 2, 2, true;
-    hgemm_sm90_wait0: 2, false, 2, 2, true;
-    hgemm_sm90_columns: 2, true, 1, 2, true;
-    hgemm_sm90_rows: 2, true, 0, 2, true;
-    hgemm_sm90_nocluster: 2, true, 2, 1, true;
-    hgemm_sm90_clipped: 2, true, 2, 2, false;
+    /// C (m x n, f16, row-major) = A · Bᵀ for A m x k and B n x k f16,
+    /// row-major, f32 accumulators: warp-specialized (a TMA producer
+    /// warpgroup, two `wgmma` consumer warpgroups), persistent over 128 x 256
+    /// tiles in clusters of two blocks along M that share B's tile by
+    /// multicast (`crate::hgemm` has the plan). Partial tiles: TMA fills what
+    /// lies past A or B with zeros, and the stores are clipped to m x n.
+    /// Launch: blocks of 384 threads (an even count: the clusters of two are
+    /// compiled in), at most one cluster per pair of tile rows and tile
+    /// column, with `crate::hgemm::SMEM_BYTES` of dynamic shared memory.
+    ///
+    /// # Safety
+    /// `map_a` and `map_b` point to tensor maps (64-byte aligned, in global
+    /// memory) of live f16 buffers: A as (k, m) with a 64 x 128 box, B as
+    /// (k, n) with a 64 x 128 box (each block of a cluster loads half of B's
+    /// 256 rows), both with the 128-byte swizzle; `c` covers m x n elements.
+    hgemm_sm90: 0;
+    /// A form of [`hgemm_sm90`] for docs/gpu.md's table (`crate::hgemm::FORMS`
+    /// says which ingredient it leaves out).
+    ///
+    /// # Safety
+    /// As [`hgemm_sm90`], with the form's threads and boxes: A's `64 x (64
+    /// consumers)`, B's `64 x (256 / cluster)` (`crate::hgemm::Form`).
+    hgemm_sm90_1wg: 1;
+    /// As `hgemm_sm90_1wg`.
+    ///
+    /// # Safety
+    /// As `hgemm_sm90_1wg`.
+    hgemm_sm90_wait0: 2;
+    /// As `hgemm_sm90_1wg`.
+    ///
+    /// # Safety
+    /// As `hgemm_sm90_1wg`.
+    hgemm_sm90_columns: 3;
+    /// As `hgemm_sm90_1wg`.
+    ///
+    /// # Safety
+    /// As `hgemm_sm90_1wg`.
+    hgemm_sm90_rows: 4;
+    /// As `hgemm_sm90_1wg`.
+    ///
+    /// # Safety
+    /// As `hgemm_sm90_1wg`.
+    hgemm_sm90_nocluster: 5;
+    /// As `hgemm_sm90_1wg`.
+    ///
+    /// # Safety
+    /// As `hgemm_sm90_1wg`.
+    hgemm_sm90_clipped: 6;
 }
 
-/// `hgemm_sm90`'s body for `CONSUMERS` consumer warpgroups, with or
-/// without the K-blocks' overlap, the tiles in `ORDER` (0 rows, 1
-/// columns, 2 grouped: `crate::hgemm::Order`), in clusters of `CLUSTER`
-/// blocks along M (1 or 2: the pair shares B's tile, each block loading
-/// half of it for both), storing a tile inside C without clipping when
-/// `FAST_STORES`.
+/// `hgemm_sm90`'s body for the form `crate::hgemm::FORMS[I]`: its consumer
+/// warpgroups, the K-blocks' overlap or not, its tile order, its clusters
+/// along M (1 or 2: the pair shares B's tile, each block loading half of it
+/// for both), and whether a tile inside C is stored without clipping.
 #[inline(always)]
-fn hgemm_body<
-    const CONSUMERS: usize,
-    const OVERLAP: bool,
-    const ORDER: u8,
-    const CLUSTER: u32,
-    const FAST_STORES: bool,
->(
+fn hgemm_body<const I: usize>(
     map_a: *const u64,
     map_b: *const u64,
     c: GlobalMut<u16>,
     (m, n, k): (u32, u32, u32),
 ) {
-    use crate::hgemm::{ceil_div, desc, ATile, BTile, Form, Order, BK, BN, B_BYTES, FULL, STAGES};
+    use crate::hgemm::{ceil_div, desc, ATile, BTile, BK, BN, B_BYTES, FORMS, STAGES};
     use crate::hgemm::{CONSUMER_REGISTERS, PRODUCER_REGISTERS};
     use layout_core::atom::SM90_64x256x16_F32F16F16_SS as Gmma;
     use layout_device::{
@@ -261,18 +265,8 @@ fn hgemm_body<
         grid_dim, setmaxnreg_dec, setmaxnreg_inc, sync_threads_divergent, tma_load_2d,
         tma_load_2d_multicast, wgmma_m64n256k16_f32_f16, ConsumerSlot, PipelineTmaAsync,
     };
-    let form = Form {
-        consumers: CONSUMERS,
-        overlap: OVERLAP,
-        order: match ORDER {
-            0 => Order::Rows,
-            1 => Order::Columns,
-            _ => Order::Grouped,
-        },
-        cluster: CLUSTER as usize,
-        fast_stores: FAST_STORES,
-        ..FULL
-    };
+    let form = const { FORMS[I].1 };
+    let (consumers, cluster) = (form.consumers as u32, form.cluster as u32);
     let (bm, a_bytes, b_at) = (form.bm(), form.a_bytes(), form.b_at());
     let (m, n, k) = (m as usize, n as usize, k as usize);
     let t = thread_idx();
@@ -287,15 +281,15 @@ fn hgemm_body<
     // Each consumer warp of each block of the cluster releases a stage
     // once (lane 0).
     if t == 0 {
-        pipe.init(4 * CONSUMERS as u32 * CLUSTER);
+        pipe.init(4 * consumers * cluster);
     }
     sync_threads_divergent();
-    // The tiles as the clusters see them: `CLUSTER` tiles along M each,
+    // The tiles as the clusters see them: `cluster` tiles along M each,
     // this block's the `rank`-th (past C's rows for the last of an odd
     // count: loads of zeros, no stores).
-    let (tiles_m, tiles_n) = (ceil_div(m, bm * CLUSTER as usize), ceil_div(n, BN));
+    let (tiles_m, tiles_n) = (ceil_div(m, bm * cluster as usize), ceil_div(n, BN));
     let (tiles, kblocks) = (tiles_m * tiles_n, ceil_div(k, BK));
-    let (rank, first, step) = if CLUSTER > 1 {
+    let (rank, first, step) = if cluster > 1 {
         // The peers' barriers are initialised before any block arrives at
         // them or multicasts into the others.
         cluster_sync();
@@ -314,7 +308,7 @@ fn hgemm_body<
             let mut tile = first;
             while tile < tiles {
                 let (tm, tn) = form.tile_of(tile, tiles_m, tiles_n);
-                let tm = CLUSTER as usize * tm + rank;
+                let tm = cluster as usize * tm + rank;
                 for kb in 0..kblocks {
                     let slot = producer.acquire();
                     let s = slot.stage() as usize;
@@ -323,7 +317,7 @@ fn hgemm_body<
                     let kc = (kb * BK) as i32;
                     let a = Smem::window::<HGEMM_SMEM>(skip + (s * a_bytes) / 4, a_bytes / 4);
                     tma_load_2d(a, a_bytes, ma, (kc, (tm * bm) as i32), full);
-                    if CLUSTER == 1 {
+                    if cluster == 1 {
                         let b = Smem::window::<HGEMM_SMEM>(
                             skip + (b_at + s * B_BYTES) / 4,
                             B_BYTES / 4,
@@ -332,19 +326,19 @@ fn hgemm_body<
                     } else {
                         // This block's share of B, for every block of the
                         // cluster.
-                        let part = B_BYTES / CLUSTER as usize;
+                        let part = B_BYTES / cluster as usize;
                         let b = Smem::window::<HGEMM_SMEM>(
                             skip + (b_at + s * B_BYTES + rank * part) / 4,
                             part / 4,
                         );
-                        let row = tn * BN + rank * (BN / CLUSTER as usize);
-                        let all = ((1u32 << CLUSTER) - 1) as u16;
+                        let row = tn * BN + rank * (BN / cluster as usize);
+                        let all = ((1u32 << cluster) - 1) as u16;
                         tma_load_2d_multicast(b, part, mb, (kc, row as i32), full, all);
                     }
                 }
                 tile += step;
             }
-            if CLUSTER > 1 {
+            if cluster > 1 {
                 // The peers' consumers arrive at this block's barriers:
                 // it stays until they have.
                 producer.tail();
@@ -366,7 +360,7 @@ fn hgemm_body<
     let mut tile = first;
     while tile < tiles {
         let (tm, tn) = form.tile_of(tile, tiles_m, tiles_n);
-        let tm = CLUSTER as usize * tm + rank;
+        let tm = cluster as usize * tm + rank;
         // From a constant: `[0f32; 128]` is written by a loop, whose
         // run-time index keeps the array in local memory.
         const ZERO: [f32; 128] = [0.0; 128];
@@ -388,27 +382,27 @@ fn hgemm_body<
             wgmma_m64n256k16_f32_f16(step(da, 3), step(db, 3), &mut acc, true);
             wgmma_commit_group();
             // The previous K-block's group is done: its stage goes back.
-            if OVERLAP {
+            if form.overlap {
                 wgmma_wait_group::<1>();
             } else {
                 wgmma_wait_group::<0>();
             }
             if let Some(done) = reading.replace(slot) {
                 if wt % 32 == 0 {
-                    consumer.release_cluster(done, CLUSTER);
+                    consumer.release_cluster(done, cluster);
                 }
             }
         }
         wgmma_wait_group::<0>();
         if let Some(done) = reading.take() {
             if wt % 32 == 0 {
-                consumer.release_cluster(done, CLUSTER);
+                consumer.release_cluster(done, cluster);
             }
         }
         // Values v and v + 1 (v even) are C's adjacent columns (c, c + 1)
         // of one row: one word when both lie in C and n is even.
         let (r0, c0) = (tm * bm + rows, tn * BN);
-        if FAST_STORES && r0 + 64 <= m && c0 + BN <= n && n % 2 == 0 {
+        if form.fast_stores && r0 + 64 <= m && c0 + BN <= n && n % 2 == 0 {
             // A tile inside C: no clipping. The C layout's offset is the
             // thread's part plus the value's (a layout is additive over its
             // modes), and the thread's rows (< 56) plus the value's (0 or

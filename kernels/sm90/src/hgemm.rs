@@ -18,30 +18,19 @@ use layout_core::algebra::swizzle::{ComposedLayout, Swizzle};
 use layout_core::atom::gmma::{make_gmma_desc, GmmaDescriptor, GmmaTile, KMajor};
 use layout_core::layout_type;
 
-/// The block tile's M.
-pub const BM: usize = 128;
 /// The block tile's N.
 pub const BN: usize = 256;
 /// The K-block (64 halves: one 128-byte swizzle row).
 pub const BK: usize = 64;
 /// Stages in the ring.
 pub const STAGES: usize = 4;
-/// Consumer warpgroups (each 64 rows of the tile).
-pub const CONSUMERS: usize = 2;
-/// Threads per block: the producer warpgroup and the consumers.
-pub const THREADS: usize = 128 * (1 + CONSUMERS);
-/// Bytes of one stage of A (a 128 x 64 f16 box).
-pub const A_BYTES: usize = BM * BK * 2;
 /// Bytes of one stage of B (a 256 x 64 f16 box).
 pub const B_BYTES: usize = BN * BK * 2;
-/// Where B's stages start, after A's, in the 1024-aligned plan.
-pub const B_AT: usize = STAGES * A_BYTES;
-/// Where the pipeline's barriers start.
-pub const BARRIERS_AT: usize = B_AT + STAGES * B_BYTES;
-/// The dynamic shared memory the kernel asks for: the plan, its barriers,
-/// and up to 1023 bytes to reach the 128-byte swizzle's 1024-byte
-/// alignment from wherever the buffer starts.
-pub const SMEM_BYTES: usize = BARRIERS_AT + 16 * STAGES + 1024;
+/// The dynamic shared memory every form asks for: [`FULL`]'s plan (the
+/// largest: two consumers' A), its barriers, and up to 1023 bytes to reach
+/// the 128-byte swizzle's 1024-byte alignment from wherever the buffer
+/// starts.
+pub const SMEM_BYTES: usize = FULL.barriers_at() + 16 * STAGES + 1024;
 /// One form of the kernel. [`FULL`] is `hgemm_sm90`; each other entry of
 /// [`FORMS`] leaves one ingredient out, so that one run measures what each
 /// bought (docs/gpu.md). Persistence is the launch's: a grid of one block
@@ -57,8 +46,6 @@ pub struct Form {
     pub overlap: bool,
     /// The order the blocks walk the tiles in.
     pub order: Order,
-    /// The producer gives registers to the consumers (`setmaxnreg`).
-    pub setmaxnreg: bool,
     /// Blocks per cluster along M (1 or 2): a pair shares B's tile, each
     /// block loading half of it into both (TMA multicast).
     pub cluster: usize,
@@ -69,10 +56,9 @@ pub struct Form {
 
 /// `hgemm_sm90`: everything on.
 pub const FULL: Form = Form {
-    consumers: CONSUMERS,
+    consumers: 2,
     overlap: true,
     order: Order::Grouped,
-    setmaxnreg: true,
     cluster: 2,
     fast_stores: true,
 };
@@ -186,15 +172,14 @@ pub const PRODUCER_REGISTERS: u32 = 24;
 // which TMA and the descriptors assume; the second consumer's rows 8 KiB
 // on), fit the H200's 227 KiB per block, and the registers the SM's file.
 const _: () = {
-    assert!(A_BYTES % 1024 == 0 && B_BYTES % 1024 == 0 && B_AT % 1024 == 0);
-    assert!(SMEM_BYTES <= 227 * 1024);
+    assert!(B_BYTES % 1024 == 0 && SMEM_BYTES <= 227 * 1024);
     let mut i = 0;
     while i < FORMS.len() {
         let f = FORMS[i].1;
         assert!(f.a_bytes() % 1024 == 0 && f.barriers_at() + 16 * STAGES + 1024 <= SMEM_BYTES);
+        assert!(128 * (PRODUCER_REGISTERS + f.consumers as u32 * CONSUMER_REGISTERS) <= 65536);
         i += 1;
     }
-    assert!(128 * (PRODUCER_REGISTERS + CONSUMERS as u32 * CONSUMER_REGISTERS) <= 65536);
 };
 
 /// One consumer's K-step of A in that plan: 64 rows of 16 halves, rows 64
@@ -241,6 +226,28 @@ pub const fn tile_of(tile: usize, tiles_m: usize) -> (usize, usize) {
     (tile % tiles_m, tile / tiles_m)
 }
 
+/// Whether two names are the same (in a `const`: an entry point's name
+/// against its entry of [`FORMS`]).
+///
+/// ```
+/// use layout_kernels_sm90::hgemm::same_name;
+/// assert!(same_name("hgemm_sm90", "hgemm_sm90") && !same_name("hgemm_sm90", "hgemm_sm9"));
+/// ```
+pub const fn same_name(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// `ceil(a / b)`.
 pub const fn ceil_div(a: usize, b: usize) -> usize {
     a.div_ceil(b)
@@ -265,7 +272,7 @@ mod tests {
         let b = layout!((256,16):(64,1));
         for s in 0..STAGES as u32 {
             for base in [0u32, 0x400, 0x1_0000] {
-                let at = base + s * A_BYTES as u32;
+                let at = base + s * FULL.a_bytes() as u32;
                 for (d, l) in [
                     (desc::<ATile>(at), a.to_string()),
                     (desc::<BTile>(at), b.to_string()),
@@ -303,7 +310,7 @@ mod tests {
         let xor = |a: u32| a ^ ((a >> 7) & 7) << 4;
         let sw = Swizzle::<3, 3, 3>;
         let stage = 0x2_0000u32;
-        for rows in [BM, BN] {
+        for rows in [FULL.bm(), BN] {
             for r in 0..rows as u32 {
                 for ks in 0..(BK / 16) as u32 {
                     for kk in 0..16 {

@@ -64,59 +64,28 @@ pub unsafe trait SharedBuffer {
 #[cfg_attr(target_arch = "nvptx64", allow_internal_unsafe)]
 macro_rules! shared_memory {
     ($(#[$meta:meta])* $vis:vis extern static $name:ident: [u8; $bytes:literal] $(;)?) => {
-        $(#[$meta])*
-        #[allow(non_camel_case_types)]
-        #[derive(Clone, Copy, Debug)]
-        $vis struct $name;
-
-        #[cfg(target_arch = "nvptx64")]
-        ::core::arch::global_asm!(concat!(
-            ".extern .shared .align 1024 .b8 ", stringify!($name), "[];"
-        ));
-
-        // SAFETY: `base` traps unless the launch gave the block at least
-        // `$bytes` bytes of dynamic shared memory, which starts at the
-        // extern declaration (aligned to 1024).
-        unsafe impl $crate::SharedBuffer for $name {
-            const BYTES: usize = $bytes;
-            #[inline(always)]
-            fn base() -> u32 {
-                #[cfg(target_arch = "nvptx64")]
-                {
-                    let (b, size): (u32, u32);
-                    // SAFETY: reads the buffer's address and the launch's
-                    // dynamic shared memory size.
-                    unsafe {
-                        ::core::arch::asm!(
-                            concat!("mov.u32 {b}, ", stringify!($name), "; mov.u32 {s}, %dynamic_smem_size;"),
-                            b = out(reg32) b,
-                            s = out(reg32) size,
-                            options(pure, nomem, nostack)
-                        )
-                    };
-                    if (size as usize) < $bytes {
-                        $crate::trap()
-                    }
-                    b
-                }
-                #[cfg(not(target_arch = "nvptx64"))]
-                $crate::trap()
-            }
-        }
+        $crate::shared_memory!(@buffer $(#[$meta])* $vis $name, $bytes, true,
+            concat!(".extern .shared .align 1024 .b8 ", stringify!($name), "[];"));
     };
     ($(#[$meta:meta])* $vis:vis static $name:ident: [u8; $bytes:literal] $(;)?) => {
+        $crate::shared_memory!(@buffer $(#[$meta])* $vis $name, $bytes, false,
+            concat!(".shared .align 128 .b8 ", stringify!($name), "[", stringify!($bytes), "];"));
+    };
+    // Both forms: the type, the PTX declaration, and the buffer's address
+    // (after checking the launch's dynamic shared memory, for `extern`).
+    (@buffer $(#[$meta:meta])* $vis:vis $name:ident, $bytes:literal, $dynamic:literal, $decl:expr) => {
         $(#[$meta])*
         #[allow(non_camel_case_types)]
         #[derive(Clone, Copy, Debug)]
         $vis struct $name;
 
         #[cfg(target_arch = "nvptx64")]
-        ::core::arch::global_asm!(concat!(
-            ".shared .align 128 .b8 ", stringify!($name), "[", stringify!($bytes), "];"
-        ));
+        ::core::arch::global_asm!($decl);
 
-        // SAFETY: the PTX declaration above has `$bytes` bytes, aligned to
-        // 128.
+        // SAFETY: a static buffer's PTX declaration has `$bytes` bytes,
+        // aligned to 128; for an `extern` one, `base` traps unless the
+        // launch gave the block at least `$bytes` bytes of dynamic shared
+        // memory, which starts at the declaration (aligned to 1024).
         unsafe impl $crate::SharedBuffer for $name {
             const BYTES: usize = $bytes;
             #[inline(always)]
@@ -132,6 +101,21 @@ macro_rules! shared_memory {
                             options(pure, nomem, nostack)
                         )
                     };
+                    if $dynamic {
+                        let size: u32;
+                        // SAFETY: reads the launch's dynamic shared memory
+                        // size.
+                        unsafe {
+                            ::core::arch::asm!(
+                                "mov.u32 {s}, %dynamic_smem_size;",
+                                s = out(reg32) size,
+                                options(pure, nomem, nostack)
+                            )
+                        };
+                        if (size as usize) < $bytes {
+                            $crate::trap()
+                        }
+                    }
                     b
                 }
                 #[cfg(not(target_arch = "nvptx64"))]

@@ -303,6 +303,15 @@ pub fn fence_mbarrier_init() {
     })
 }
 
+/// What a TMA load into `dst` needs (traps otherwise): the box fits the
+/// window, which is 128-byte aligned, and the map is 64-byte aligned.
+#[inline(always)]
+fn tma_checks(dst: super::Smem, box_bytes: usize, map: u64) {
+    if box_bytes > 4 * dst.len() || dst.address() % 128 != 0 || map % 64 != 0 {
+        super::trap()
+    }
+}
+
 /// `cp.async.bulk.tensor.2d` (CuTe's `SM90_TMA_LOAD`): the box at
 /// coordinates (`col`, `row`) of the matrix the tensor map at `map` (a
 /// global address, 64-byte aligned) describes, into the window `dst` from
@@ -320,9 +329,7 @@ pub fn tma_load_2d(
     (col, row): (i32, i32),
     bar: Mbarrier,
 ) {
-    if box_bytes > 4 * dst.len() || dst.address() % 128 != 0 || map % 64 != 0 {
-        super::trap()
-    }
+    tma_checks(dst, box_bytes, map);
     gpu!("tma_load_2d", {
         // SAFETY: the box fits the window (checked); the map is the
         // caller's, read by the hardware, which faults on a bad one rather
@@ -350,9 +357,7 @@ pub fn tma_load_2d_multicast(
     bar: Mbarrier,
     mask: u16,
 ) {
-    if box_bytes > 4 * dst.len() || dst.address() % 128 != 0 || map % 64 != 0 {
-        super::trap()
-    }
+    tma_checks(dst, box_bytes, map);
     gpu!("tma_load_2d_multicast", {
         // SAFETY: as `tma_load_2d`, in each block of the mask (the same
         // buffer at the same offset in each).
