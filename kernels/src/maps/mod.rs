@@ -43,11 +43,13 @@
 use layout_core::{Layout, Tensor};
 
 mod atoms;
+mod attention;
 mod hgemm;
 mod sgemm;
 mod transpose;
 
 pub use atoms::*;
+pub use attention::*;
 pub use hgemm::*;
 pub use sgemm::*;
 pub use transpose::*;
