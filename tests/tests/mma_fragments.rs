@@ -91,3 +91,60 @@ fn sm80_two_c_atoms_are_one_a_fragment() {
         }
     }
 }
+
+/// What `acc_rows` derives from the C layouts is what the lane-by-lane
+/// checks above establish: SM80's and SM90's rows reduce over lanes t ^ 1
+/// and t ^ 2; value v's row slot (hand-read from the C layouts: values
+/// 0-1 one row, 2-3 the row 8 below; SM90 repeats that for each 8 columns).
+#[test]
+fn acc_rows_are_derived_from_the_c_layouts() {
+    use layout_core::atom::accumulator::{acc_rows, AccRows};
+    const SM80: AccRows = acc_rows::<Sm80>();
+    assert_eq!((SM80.rows, SM80.values, SM80.xor()), (2, 4, &[1u32, 2][..]));
+    assert_eq!(&SM80.row_of[..4], &[0, 0, 1, 1]);
+    const SM90: AccRows = acc_rows::<Sm90>();
+    assert_eq!(
+        (SM90.rows, SM90.values, SM90.xor()),
+        (2, 32, &[1u32, 2][..])
+    );
+    for v in 0..32 {
+        assert_eq!(SM90.row_of[v], (v / 2) % 2, "value {v}");
+    }
+    // The derived slots agree with the layout, lane by lane: values of one
+    // slot share a row, values of different slots do not.
+    let c = <Sm80 as MmaAtom>::CLayout::default();
+    for t in 0..32 {
+        for v in 0..4 {
+            for w in 0..4 {
+                let same = c.crd2idx((t, v)) % 16 == c.crd2idx((t, w)) % 16;
+                assert_eq!(same, SM80.row_of[v] == SM80.row_of[w], "lane {t}");
+            }
+        }
+    }
+}
+
+/// `ACC_AS_A` for SM80 is the identity order the lane-by-lane check above
+/// shows (A value v = C value v % 4 of N-atom v / 4), so the typed
+/// `convert_layout_acc_aregs` applies; SM90's SS atom (A from shared
+/// memory, K = 16 < N = 64) is refused with its reason.
+#[test]
+fn acc_as_a_is_derived_from_the_a_and_c_layouts() {
+    use layout_core::atom::accumulator::AccumulatorFacts;
+    let f = match <Sm80 as AccumulatorFacts>::ACC_AS_A {
+        Ok(f) => f,
+        Err(e) => panic!("{}", e.as_str()),
+    };
+    assert_eq!((f.values, f.atoms, f.in_order), (8, 2, true));
+    for v in 0..8 {
+        assert_eq!((f.atom[v], f.value[v]), (v / 4, v % 4));
+    }
+    let e = match <Sm90 as AccumulatorFacts>::ACC_AS_A {
+        Ok(_) => panic!("SM90 SS accepted"),
+        Err(e) => e,
+    };
+    assert!(
+        e.as_str().contains("K is not a multiple of its N"),
+        "{}",
+        e.as_str()
+    );
+}

@@ -7,6 +7,7 @@
 //! ([`universal`], [`sm75`], [`sm80`], [`sm90`]), a tiled MMA in [`mma`], a tiled copy
 //! in [`tiled_copy`].
 
+pub mod accumulator;
 pub mod gmma;
 pub mod mma;
 pub mod sm75;

@@ -498,6 +498,18 @@ impl Smem {
             }
         })
     }
+
+    /// [`Smem::cp_async16`] where element `v` of `src` is valid, else 16
+    /// bytes of zeros stored at word `i` (a row of a partial tile past the
+    /// matrix's edge: nothing is read there).
+    #[inline(always)]
+    pub fn cp_async16_or_zero<const N: usize>(self, i: usize, src: GlobalRun<F4, N>, v: usize) {
+        if src.is_valid(v) {
+            self.cp_async16(i, src, v)
+        } else {
+            self.st4(i, F4([0.0; 4]))
+        }
+    }
 }
 
 impl Memory for Smem {

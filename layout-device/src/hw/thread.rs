@@ -165,6 +165,22 @@ pub fn fma(a: f32, b: f32, c: f32) -> f32 {
     gpu!("fma", { core::intrinsics::fmaf32(a, b, c) })
 }
 
+/// `2^x`, `ex2.approx.ftz.f32` (relative error 2^-22, subnormal results
+/// flushed to 0; `2^-inf` is 0): the exponential of a softmax computed in
+/// base 2, its scale multiplied by log2(e) beforehand.
+#[inline(always)]
+pub fn exp2(x: f32) -> f32 {
+    gpu!("exp2", {
+        let d: f32;
+        // SAFETY: registers only.
+        unsafe {
+            asm!("ex2.approx.ftz.f32 {d}, {x};", d = out(reg32) d, x = in(reg32) x,
+                 options(pure, nomem, nostack))
+        };
+        d
+    })
+}
+
 /// Two floats rounded to f16 (to nearest even) and packed into one word,
 /// `lo` in the low half (`cvt.rn.f16x2.f32`): an f16 C's two adjacent
 /// elements for one 4-byte store.

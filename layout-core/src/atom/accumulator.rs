@@ -1,0 +1,547 @@
+//! An MMA atom's accumulators as a fused kernel uses them. Attention is the
+//! example: S = Q·Kᵀ, a softmax along S's rows, then O = P·V with P taken
+//! from S's registers.
+//!
+//! - [`acc_rows`]: which of a thread's accumulators share a row of C, and
+//!   which lanes hold the rest of that row. A row reduction is the
+//!   thread's own values, then XOR shuffles over the lanes
+//!   [`AccRows::xor`] names.
+//! - [`convert_layout_acc_aregs`]: the accumulators of K/N atoms side by
+//!   side along N, seen as the next MMA's A fragment with no register
+//!   moved (CuTe's `convert_layout_acc_Aregs` idea). It is the accumulator
+//!   fragment's layout with its N mode split.
+//!
+//! Both are derived from the atom's thread-value layouts at compile time.
+//! An atom for which one does not hold (its rows span warps, or its A
+//! values sit in other threads' accumulators) is refused at compile time,
+//! at the caller's line, with the reason.
+//!
+//! ```
+//! use layout_core::atom::accumulator::{acc_rows, convert_layout_acc_aregs, AccRows};
+//! use layout_core::atom::SM80_16x8x16_F32F16F16F32_TN as Mma;
+//! use layout_core::layout;
+//! // m16n8k16: a lane's 4 accumulators lie in 2 rows (values 0-1, 2-3);
+//! // the other columns of those rows are in lanes t^1, t^2, t^3.
+//! const ROWS: AccRows = acc_rows::<Mma>();
+//! assert_eq!((ROWS.rows, ROWS.xor()), (2, &[1, 2][..]));
+//! assert_eq!(&ROWS.row_of[..4], &[0, 0, 1, 1]);
+//! // A thread's S fragment of 2 x 8 atoms, as the TiledMMA makes it ...
+//! let s = layout!(((2,2),2,8):((1,2),4,8));
+//! // ... is, as P, an A fragment of 2 x 4 (16-deep) k-blocks.
+//! let p = convert_layout_acc_aregs(Mma, s);
+//! assert_eq!(p.to_string(), "(((_2,_2),_2),_2,_4):(((_1,_2),_8),_4,_16)");
+//! ```
+
+use crate::atom::mma::Mnk;
+use crate::atom::MmaAtom;
+use crate::layout::StaticText;
+use crate::typelevel::arith::{DivT, LDiv, LMul, MulT};
+use crate::typelevel::const_text::{Leaves, Text};
+use crate::typelevel::int::{Int, StaticInt};
+use crate::typelevel::tuple::IntTuple;
+use crate::Layout;
+
+/// Most leaves a thread-value layout of an atom has here.
+const LEAF_CAP: usize = 16;
+/// Most values a thread holds in one atom's C (SM90's m64n256: 128).
+pub const VALUE_CAP: usize = 128;
+/// Most threads of one atom (a warpgroup).
+const THREAD_CAP: usize = 128;
+
+/// A `(thread, value)` layout's leaves, flat: `(t, v)` is at
+/// `at(t + threads * v)`, the rank-2 layout read as a 1-D one.
+#[derive(Clone, Copy)]
+struct Tv {
+    shape: [usize; LEAF_CAP],
+    stride: [usize; LEAF_CAP],
+    n: usize,
+    threads: usize,
+    values: usize,
+}
+
+impl Tv {
+    /// The layout of these leaves, its first `threads` positions of the
+    /// 1-D index being the threads; `None` unless all leaves are static
+    /// and fit.
+    const fn of(s: Leaves, d: Leaves, threads: usize) -> Option<Tv> {
+        if !s.all_static() || !d.all_static() || s.n != d.n || s.n > LEAF_CAP || threads == 0 {
+            return None;
+        }
+        let mut tv = Tv {
+            shape: [1; LEAF_CAP],
+            stride: [0; LEAF_CAP],
+            n: s.n,
+            threads,
+            values: 1,
+        };
+        let mut size = 1;
+        let mut i = 0;
+        while i < s.n {
+            tv.shape[i] = s.v[i];
+            tv.stride[i] = d.v[i];
+            size *= s.v[i];
+            i += 1;
+        }
+        if size % threads != 0 {
+            return None;
+        }
+        tv.values = size / threads;
+        Some(tv)
+    }
+
+    /// The position of value `v` of thread `t`.
+    const fn at(&self, t: usize, v: usize) -> usize {
+        let mut i = t + self.threads * v;
+        let mut off = 0;
+        let mut l = 0;
+        while l < self.n {
+            off += (i % self.shape[l]) * self.stride[l];
+            i /= self.shape[l];
+            l += 1;
+        }
+        off
+    }
+}
+
+/// The size of a static layout (`None` for run-time leaves).
+const fn size_of(s: Leaves) -> Option<usize> {
+    if !s.all_static() {
+        return None;
+    }
+    let mut size = 1;
+    let mut i = 0;
+    while i < s.n {
+        size *= s.v[i];
+        i += 1;
+    }
+    Some(size)
+}
+
+/// Atom `A`'s thread-value layout `L` as constants.
+const fn tv_of<A: MmaAtom<ThrID: StaticText>, L: StaticText>() -> Option<Tv> {
+    match size_of(<A::ThrID as StaticText>::SHAPE) {
+        Some(threads) => Tv::of(L::SHAPE, L::STRIDE, threads),
+        None => None,
+    }
+}
+
+/// The rows of C a thread's accumulators lie in, and the lanes holding the
+/// rest of each row: what [`acc_rows`] derives from an atom's C layout.
+#[derive(Clone, Copy, Debug)]
+pub struct AccRows {
+    /// Rows a thread's values of one atom lie in.
+    pub rows: usize,
+    /// Value `v` of a thread lies in its row `row_of[v]` (`< rows`); the
+    /// same for every thread, so a kernel indexes it with constants.
+    pub row_of: [usize; VALUE_CAP],
+    /// Values per thread.
+    pub values: usize,
+    /// Lane masks, increasing; their XOR combinations are exactly the
+    /// lanes that share a thread's rows, and all share all of them.
+    xor: [u32; 5],
+    shuffles: usize,
+}
+
+impl AccRows {
+    /// The lane masks of a row reduction: after reducing its own values of
+    /// a row, a thread combines with `shfl.xor` by each mask in turn and
+    /// holds the whole row's result (a butterfly over the lanes).
+    pub fn xor(&self) -> &[u32] {
+        &self.xor[..self.shuffles]
+    }
+}
+
+/// The error text of a refusal.
+const fn refuse(what: &str, c: Text) -> Text {
+    Text::EMPTY.str(what).str(" (C layout ").text(c).str(")")
+}
+
+/// Row `r`'s slot among thread `t`'s rows in order of first appearance,
+/// writing the rows into `rows`; how many there are.
+const fn thread_rows(c: &Tv, m: usize, t: usize, rows: &mut [usize; VALUE_CAP]) -> usize {
+    let mut n = 0;
+    let mut v = 0;
+    while v < c.values {
+        let r = c.at(t, v) % m;
+        let mut s = 0;
+        while s < n && rows[s] != r {
+            s += 1;
+        }
+        if s == n {
+            rows[n] = r;
+            n += 1;
+        }
+        v += 1;
+    }
+    n
+}
+
+/// [`acc_rows`]'s derivation.
+const fn derive_rows(c: Tv, text: Text, (m, n): (usize, usize)) -> Result<AccRows, Text> {
+    if c.values > VALUE_CAP || c.threads > THREAD_CAP || !c.threads.is_power_of_two() {
+        return Err(refuse(
+            "acc_rows: more values or threads than an atom has here",
+            text,
+        ));
+    }
+    let mut out = AccRows {
+        rows: 0,
+        row_of: [0; VALUE_CAP],
+        values: c.values,
+        xor: [0; 5],
+        shuffles: 0,
+    };
+    // Every thread's values lie in its rows in one pattern (value -> slot).
+    let mut first = [0; VALUE_CAP];
+    out.rows = thread_rows(&c, m, 0, &mut first);
+    let mut t = 0;
+    while t < c.threads {
+        let mut rows = [0; VALUE_CAP];
+        if thread_rows(&c, m, t, &mut rows) != out.rows {
+            return Err(refuse(
+                "acc_rows: threads hold values in different numbers of rows",
+                text,
+            ));
+        }
+        let mut v = 0;
+        while v < c.values {
+            let r = c.at(t, v) % m;
+            let mut s = 0;
+            while rows[s] != r {
+                s += 1;
+            }
+            if t == 0 {
+                out.row_of[v] = s;
+            } else if out.row_of[v] != s {
+                return Err(refuse(
+                    "acc_rows: a value's row slot differs between threads",
+                    text,
+                ));
+            }
+            v += 1;
+        }
+        t += 1;
+    }
+    // The lane bits whose flip keeps a thread's rows, slot for slot.
+    let mut mask_bits = 0;
+    let mut b = 0;
+    while (1 << b) < c.threads {
+        let mut same = true;
+        let mut t = 0;
+        while t < c.threads && same {
+            let (mut r0, mut r1) = ([0; VALUE_CAP], [0; VALUE_CAP]);
+            thread_rows(&c, m, t, &mut r0);
+            thread_rows(&c, m, t ^ (1 << b), &mut r1);
+            let mut s = 0;
+            while s < out.rows {
+                same = same && r0[s] == r1[s];
+                s += 1;
+            }
+            t += 1;
+        }
+        if same {
+            if b >= 5 {
+                return Err(refuse(
+                    "acc_rows: threads of different warps share a row, which a shuffle cannot reduce",
+                    text,
+                ));
+            }
+            out.xor[out.shuffles] = 1 << b;
+            out.shuffles += 1;
+            mask_bits |= 1 << b;
+        }
+        b += 1;
+    }
+    // The lanes so related hold each row whole: N columns between them.
+    let mut t = 0;
+    while t < c.threads {
+        let mut s = 0;
+        while s < out.rows {
+            let mut r = [0; VALUE_CAP];
+            thread_rows(&c, m, t, &mut r);
+            let mut cols_s = 0;
+            let mut g = 0;
+            while g < c.threads {
+                if g & !mask_bits == 0 {
+                    let mut v = 0;
+                    while v < c.values {
+                        if c.at(t ^ g, v) % m == r[s] {
+                            cols_s += 1;
+                        }
+                        v += 1;
+                    }
+                }
+                g += 1;
+            }
+            if cols_s != n {
+                return Err(refuse(
+                    "acc_rows: lanes outside the XOR group of a thread hold part of its row",
+                    text,
+                ));
+            }
+            s += 1;
+        }
+        t += 1;
+    }
+    Ok(out)
+}
+
+/// An atom's (M, N, K) as constants.
+const fn mnk<A: MmaAtom<ShapeMNK: Mnk>>() -> (usize, usize, usize) {
+    let m = <<A::ShapeMNK as Mnk>::M as Int>::STATIC;
+    let n = <<A::ShapeMNK as Mnk>::N as Int>::STATIC;
+    let k = <<A::ShapeMNK as Mnk>::K as Int>::STATIC;
+    match (m, n, k) {
+        (Some(m), Some(n), Some(k)) => (m, n, k),
+        _ => panic!("an MMA atom's shape is static"),
+    }
+}
+
+/// What [`acc_rows`] and [`convert_layout_acc_aregs`] know of an atom,
+/// as constants (every atom with static thread-value layouts).
+pub trait AccumulatorFacts: MmaAtom {
+    /// [`acc_rows`]'s result, or why the atom is refused.
+    const ROWS: Result<AccRows, Text>;
+    /// For each value `v` of a thread's A fragment, the N-atom and the C
+    /// value of the same thread holding it; or why the atom is refused.
+    const ACC_AS_A: Result<AccAsA, Text>;
+}
+
+impl<A> AccumulatorFacts for A
+where
+    A: MmaAtom<ShapeMNK: Mnk, ThrID: StaticText, CLayout: StaticText, ALayout: StaticText>,
+{
+    const ROWS: Result<AccRows, Text> = match tv_of::<A, A::CLayout>() {
+        Some(c) => {
+            let (m, n, _) = mnk::<A>();
+            derive_rows(c, <A::CLayout as StaticText>::TEXT, (m, n))
+        }
+        None => Err(refuse(
+            "acc_rows: the C layout has run-time leaves",
+            <A::CLayout as StaticText>::TEXT,
+        )),
+    };
+    const ACC_AS_A: Result<AccAsA, Text> =
+        match (tv_of::<A, A::ALayout>(), tv_of::<A, A::CLayout>()) {
+            (Some(a), Some(c)) => {
+                derive_acc_as_a(a, c, <A::CLayout as StaticText>::TEXT, mnk::<A>())
+            }
+            _ => Err(refuse(
+                "convert_layout_acc_aregs: the A or C layout has run-time leaves",
+                <A::CLayout as StaticText>::TEXT,
+            )),
+        };
+}
+
+/// [`acc_rows`]'s answer for atom `A`, evaluated at compile time where it
+/// is used in a constant; a compile error naming the reason when the
+/// atom's rows cannot be reduced by shuffles within a warp.
+pub const fn acc_rows<A: AccumulatorFacts>() -> AccRows {
+    match A::ROWS {
+        Ok(r) => r,
+        Err(e) => panic!("{}", e.as_str()),
+    }
+}
+
+/// Where each A value of a thread sits among its accumulators: value `v`
+/// of the A fragment is C value `value[v]` of the `atom[v]`-th of the K/N
+/// atoms side by side along N.
+#[derive(Clone, Copy, Debug)]
+pub struct AccAsA {
+    /// The N-atom of each A value.
+    pub atom: [usize; VALUE_CAP],
+    /// The C value (within that atom) of each A value.
+    pub value: [usize; VALUE_CAP],
+    /// A values per thread.
+    pub values: usize,
+    /// N-atoms per A fragment (K / N).
+    pub atoms: usize,
+    /// Whether A value `v` is C value `v % C values` of N-atom `v / C
+    /// values`: the A fragment is the accumulators in register order,
+    /// the condition of [`convert_layout_acc_aregs`].
+    pub in_order: bool,
+}
+
+/// [`AccumulatorFacts::ACC_AS_A`]'s derivation.
+const fn derive_acc_as_a(
+    a: Tv,
+    c: Tv,
+    text: Text,
+    (m, n, k): (usize, usize, usize),
+) -> Result<AccAsA, Text> {
+    if n == 0 || k % n != 0 {
+        return Err(refuse(
+            "convert_layout_acc_aregs: the atom's K is not a multiple of its N",
+            text,
+        ));
+    }
+    if a.threads != c.threads || a.values > VALUE_CAP {
+        return Err(refuse(
+            "convert_layout_acc_aregs: the atom's A and C fragments are not per-thread registers of one thread set",
+            text,
+        ));
+    }
+    let atoms = k / n;
+    if a.values != atoms * c.values {
+        return Err(refuse(
+            "convert_layout_acc_aregs: an A fragment holds other than K/N atoms' accumulators",
+            text,
+        ));
+    }
+    let mut out = AccAsA {
+        atom: [0; VALUE_CAP],
+        value: [0; VALUE_CAP],
+        values: a.values,
+        atoms,
+        in_order: true,
+    };
+    let mut t = 0;
+    while t < a.threads {
+        let mut v = 0;
+        while v < a.values {
+            // A's (row, column k) is column k % N of N-atom k / N.
+            let p = a.at(t, v);
+            let (row, col) = (p % m, p / m);
+            let want = row + m * (col % n);
+            let mut w = 0;
+            while w < c.values && c.at(t, w) != want {
+                w += 1;
+            }
+            if w == c.values {
+                return Err(refuse(
+                    "convert_layout_acc_aregs: an A value lies in another thread's accumulators (the relayout would need shuffles)",
+                    text,
+                ));
+            }
+            if t == 0 {
+                out.atom[v] = col / n;
+                out.value[v] = w;
+            } else if out.atom[v] != col / n || out.value[v] != w {
+                return Err(refuse(
+                    "convert_layout_acc_aregs: the A values' places among the accumulators differ between threads",
+                    text,
+                ));
+            }
+            v += 1;
+        }
+        t += 1;
+    }
+    let mut v = 0;
+    while v < a.values {
+        out.in_order = out.in_order && out.atom[v] == v / c.values && out.value[v] == v % c.values;
+        v += 1;
+    }
+    Ok(out)
+}
+
+/// The number of N-atoms an A fragment spans, K / N, as a type.
+pub type AtomsPerA<A> =
+    DivT<<<A as MmaAtom>::ShapeMNK as Mnk>::K, <<A as MmaAtom>::ShapeMNK as Mnk>::N>;
+
+/// The layout [`convert_layout_acc_aregs`] makes of `Layout<(V, M, N), (DV, DM, DN)>`.
+pub type AccAregs<A, V, M, N, DV, DM, DN> =
+    Layout<((V, AtomsPerA<A>), M, DivT<N, AtomsPerA<A>>), ((DV, DN), DM, MulT<DN, AtomsPerA<A>>)>;
+
+/// The check of [`convert_layout_acc_aregs`], at compile time: why the
+/// fragment cannot be read as A operands, or nothing.
+const fn check_aregs<A: AccumulatorFacts<CLayout: StaticText>, V: IntTuple, N: StaticInt>(
+) -> Option<Text> {
+    let facts = match A::ACC_AS_A {
+        Ok(f) => f,
+        Err(e) => return Some(e),
+    };
+    let c = <A::CLayout as StaticText>::TEXT;
+    if !facts.in_order {
+        return Some(refuse(
+            "convert_layout_acc_aregs: this atom's A fragment is its accumulators in another order (permute the registers by AccumulatorFacts::ACC_AS_A)",
+            c,
+        ));
+    }
+    let size = match size_of(V::LEAF_VALUES) {
+        Some(s) => s,
+        None => 0,
+    };
+    if size * facts.atoms != facts.values {
+        let t = Text::EMPTY
+            .str("convert_layout_acc_aregs: the fragment's value mode ")
+            .text(V::TEXT)
+            .str(" is not one atom's ")
+            .num(facts.values / facts.atoms)
+            .str(" accumulators");
+        return Some(refuse(t.as_str(), c));
+    }
+    match N::STATIC {
+        Some(x) if x % facts.atoms == 0 => None,
+        _ => {
+            let t = Text::EMPTY
+                .str("convert_layout_acc_aregs: the fragment's N mode ")
+                .text(N::TEXT)
+                .str(" is not a multiple of the ")
+                .num(facts.atoms)
+                .str(" N-atoms (K/N) of one A atom");
+            Some(refuse(t.as_str(), c))
+        }
+    }
+}
+
+/// A thread's accumulator fragment `(V, MMA_M, MMA_N)` (the layout of
+/// `partition_fragment_C`) as the A fragment `((V, K/N), MMA_M, MMA_N /
+/// (K/N))` of the next MMA, over the same registers: the N mode split into
+/// the K/N atoms that make one A atom and the A atoms along K.
+///
+/// Checked at compile time, at the caller's line: the atom's A value `v`
+/// of each thread is that thread's C value `v % V` of N-atom `v / V` (the
+/// A fragment is the accumulators in register order: no register moves,
+/// only the element type's conversion), `V` is one atom's accumulators and
+/// `MMA_N` a multiple of K/N.
+///
+/// ```
+/// use layout_core::atom::accumulator::convert_layout_acc_aregs;
+/// use layout_core::atom::SM80_16x8x16_F16F16F16F16_TN as Mma;
+/// use layout_core::layout;
+/// // One m-atom, 4 n-atoms of f16 accumulators: 2 A k-blocks of 16.
+/// let p = convert_layout_acc_aregs(Mma, layout!(((2,2),1,4):((1,2),0,4)));
+/// assert_eq!(p.to_string(), "(((_2,_2),_2),_1,_2):(((_1,_2),_4),_0,_8)");
+/// // A value 5 of k-block 1 is accumulator 1 of n-atom 3: register 13.
+/// assert_eq!(p.crd2idx((5usize, 0usize, 1usize)), 13);
+/// ```
+///
+/// An atom whose A values lie elsewhere, or a fragment whose N mode does
+/// not split, does not compile:
+///
+/// ```compile_fail
+/// use layout_core::atom::accumulator::convert_layout_acc_aregs;
+/// use layout_core::atom::SM80_16x8x16_F16F16F16F16_TN as Mma;
+/// use layout_core::layout;
+/// let _ = convert_layout_acc_aregs(Mma, layout!(((2,2),1,3):((1,2),0,4)));
+/// ```
+#[inline(always)]
+pub fn convert_layout_acc_aregs<A, V, M, N, DV, DM, DN>(
+    _atom: A,
+    acc: Layout<(V, M, N), (DV, DM, DN)>,
+) -> AccAregs<A, V, M, N, DV, DM, DN>
+where
+    A: AccumulatorFacts<ShapeMNK: Mnk, CLayout: StaticText>,
+    V: IntTuple,
+    N: StaticInt,
+    DN: Int,
+    (<A::ShapeMNK as Mnk>::K, <A::ShapeMNK as Mnk>::N): LDiv,
+    (N, AtomsPerA<A>): LDiv,
+    (DN, AtomsPerA<A>): LMul,
+{
+    // Checked here, so that a refusal names the caller's line.
+    const {
+        if let Some(e) = check_aregs::<A, V, N>() {
+            panic!("{}", e.as_str())
+        }
+    };
+    let ((v, m, n), (dv, dm, dn)) = acc.into_raw();
+    let r = AtomsPerA::<A>::default();
+    // Static quotient and product (the check above): no division here.
+    let (q, dr) = match ((n, r).value(), (dn, r).value()) {
+        (Some(q), Some(dr)) => (q, dr),
+        _ => panic!("convert_layout_acc_aregs: N-mode stride overflows"),
+    };
+    // Congruent: each new mode pairs a shape with a stride of its form.
+    Layout::raw(((v, r), m, q), ((dv, dn), dm, dr))
+}
