@@ -26,3 +26,518 @@ pub const FLASH_HEAD_DIMS: [usize; 2] = [64, 128];
 pub const fn flash_smem_bytes(d: usize) -> usize {
     (FLASH_BM + 2 * FLASH_BN) * d * 2
 }
+
+use super::atoms::ldsm_a_src;
+use super::index;
+use layout_core::algebra::{composition, ComposedLayout, Swizzle};
+use layout_core::atom::mma::{make_tiled_mma, TiledMma};
+use layout_core::tensor::make_identity_tensor;
+use layout_core::tensor::partition::{local_partition, local_tile, ThreadLayout};
+use layout_core::{instantiate, layout, layout_type, Layout, Underscore as X, C};
+
+/// The MMA atom of both GEMMs (S = Q·Kᵀ and O = P·V): m16n8k16, f16
+/// inputs, f32 accumulators.
+pub type FlashAtom = layout_core::atom::SM80_16x8x16_F32F16F16F32_TN;
+
+/// Both GEMMs' TiledMMA: the atom over 4 warps along M (`(4,1,1):(1,0,0)`),
+/// so that a row of S lies in one warp and its softmax needs only shuffles.
+/// Over the block's `FLASH_BM` rows each warp holds 2 atoms along M (rows
+/// `16 w .. 16 w + 15` and 64 below).
+pub type FlashMma = TiledMma<FlashAtom, layout_type!((4, 1, 1):(1, 0, 0)), (X, X, X)>;
+
+/// The value of [`FlashMma`].
+pub fn flash_mma() -> FlashMma {
+    make_tiled_mma(FlashAtom::default(), layout!((4,1,1):(1,0,0)), (X, X, X))
+}
+
+/// M-atoms of a warp over the block's rows.
+pub const FLASH_MMA_M: usize = FLASH_BM / 64;
+
+/// The swizzle of a shared tile of rows of `D` halves (Q's, K's, V's):
+/// `Sw<3,3,log2(D)-3>` permutes the 8 16-byte chunks of each 128 bytes by
+/// the row's low 3 bits, so that the 8 rows an `ldmatrix` reads at one
+/// column, and the 8 chunks a quarter-warp's `cp.async` writes, fall in
+/// distinct banks.
+#[instantiate((64), (128))]
+pub fn flash_smem<const D: usize>() -> ComposedLayout<
+    Swizzle<3, 3, { (D as usize).trailing_zeros() as i32 - 3 }>,
+    layout_type!((C<FLASH_BN>, C<D>):(C<D>, 1)),
+> {
+    composition(
+        Swizzle::<3, 3, { (D as usize).trailing_zeros() as i32 - 3 }>,
+        layout!((C<FLASH_BN>, C<D>):(C<D>, 1)),
+    )
+}
+
+/// A half offset in a shared tile of rows of `D` halves, swizzled
+/// ([`flash_smem`]).
+#[inline(always)]
+#[instantiate((64), (128))]
+pub fn flash_swizzle<const D: usize>(offset: usize) -> usize {
+    Swizzle::<3, 3, { (D as usize).trailing_zeros() as i32 - 3 }>.apply(offset)
+}
+
+/// One thread's 16-byte chunks of a `ROWS x D` tile copy (see
+/// [`flash_copy`]): chunk `v` is `F4` `global + v * global_step` of the
+/// matrix, half `shared + v * shared_step` of the swizzled shared tile,
+/// and row `row + v * row_step` of the matrix, where the chunks past the
+/// matrix's last row are the ones a partial tile leaves out.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FlashCopy {
+    /// `F4` index of chunk 0 (relative to the matrix's origin).
+    pub global: usize,
+    /// `F4` step between chunks.
+    pub global_step: usize,
+    /// Half offset of chunk 0 in the shared tile.
+    pub shared: usize,
+    /// Half step between chunks (the swizzle leaves it as it is).
+    pub shared_step: usize,
+    /// Row of chunk 0 in the matrix (its identity-tensor coordinate).
+    pub row: usize,
+    /// Row step between chunks.
+    pub row_step: usize,
+}
+
+impl FlashCopy {
+    /// How many of the thread's `n` chunks lie in a matrix of `rows` rows:
+    /// the predicate of the partial tile, as a count (chunks go down the
+    /// rows in order).
+    #[inline(always)]
+    pub fn valid(&self, rows: usize, n: usize) -> usize {
+        if self.row >= rows {
+            0
+        } else {
+            let v = (rows - self.row).div_ceil(self.row_step);
+            if v < n {
+                v
+            } else {
+                n
+            }
+        }
+    }
+}
+
+/// Thread `tid` copying tile `blk` (`ROWS` rows) of a `seq x D` f16 matrix
+/// whose rows are `ld` halves apart (Q, K or V of one (batch, head) in
+/// BSHD: `ld` = heads x D), as 16-byte chunks: `D / 8` threads per row,
+/// `FLASH_THREADS * 8 / D` rows at a time. The chunks come from
+/// `local_partition` of the tile (of the matrix in `F4` units) over the
+/// copy threads, their rows from the same partition of the identity
+/// tensor.
+#[inline(always)]
+#[instantiate((128, 64), (128, 128), (64, 64), (64, 128))]
+pub fn flash_copy<const ROWS: usize, const D: usize>(
+    seq: usize,
+    ld: usize,
+    blk: usize,
+    tid: usize,
+) -> FlashCopy {
+    let thr = layout!((C<{ FLASH_THREADS * 8 / D }>, C<{ D / 8 }>):(C<{ D / 8 }>, 1));
+    let tiler = (C::<ROWS>, C::<{ D / 8 }>);
+    let ldq = ld / 8;
+    let mine = local_partition(
+        local_tile(
+            index(layout!((seq, C<{ D / 8 }>):(ldq, 1))),
+            tiler,
+            (blk, 0usize),
+        ),
+        thr,
+        tid,
+    );
+    let rows = local_partition(
+        local_tile(
+            make_identity_tensor((seq, C::<{ D / 8 }>)),
+            tiler,
+            (blk, 0usize),
+        ),
+        thr,
+        tid,
+    );
+    let (r, ch) = match thr.thread_coord(tid) {
+        Some(c) => c,
+        None => panic!("flash_copy: thread {tid} of {FLASH_THREADS}"),
+    };
+    let l = mine.layout();
+    let at = |v: usize| match rows.at((v, 0usize)) {
+        Some((row, _)) => row,
+        None => panic!("flash_copy: chunk {v} of the thread's partition"),
+    };
+    let sw = |row: usize| flash_swizzle::<D>(row * D + 8 * ch);
+    let step = FLASH_THREADS * 8 / D;
+    FlashCopy {
+        global: mine.data_offset(),
+        global_step: l.crd2idx((1usize, 0usize)),
+        shared: sw(r),
+        shared_step: sw(r + step) - sw(r),
+        row: at(0),
+        row_step: at(1) - at(0),
+    }
+}
+
+/// The row address `ldmatrix.x4` takes from thread `tid` for Q's A
+/// fragment of its warp's atom `i` (MMA_M) at k-step `s` (16 of `D`), a
+/// half offset in the swizzled `FLASH_BM x D` Q tile: where `partition_A`
+/// of the tile puts the atom's block, and the row of it the lane names
+/// ([`ldsm_a_src`]).
+#[instantiate((64), (128))]
+pub fn flash_ldsm_q<const D: usize>(tid: usize, i: usize, s: usize) -> usize {
+    let p = flash_mma()
+        .get_slice(tid - tid % 32)
+        .partition_a(index(layout!((C<FLASH_BM>, C<D>):(C<D>, 1))));
+    let origin = p.data_offset() + p.layout().crd2idx((0usize, i, s));
+    let o = ldsm_a_src(tid % 32);
+    flash_swizzle::<D>(origin + (o / 16) * D + o % 16)
+}
+
+/// The row address `ldmatrix.x4` takes from thread `tid` for K's B
+/// fragments of N-atoms `2 j2` and `2 j2 + 1` at k-step `s`, a half offset
+/// in the swizzled `FLASH_BN x D` K tile (K is the N x K operand of S =
+/// Q·Kᵀ as it lies: `(key, d)` at `key * D + d`). Matrices 0-1 are atom `2
+/// j2`'s k 0-7 and 8-15, matrices 2-3 atom `2 j2 + 1`'s.
+#[instantiate((64), (128))]
+pub fn flash_ldsm_k<const D: usize>(tid: usize, j2: usize, s: usize) -> usize {
+    let p = flash_mma()
+        .get_slice(tid - tid % 32)
+        .partition_b(index(layout!((C<FLASH_BN>, C<D>):(C<D>, 1))));
+    let (q, row) = ((tid % 32) / 8, tid % 8);
+    let origin = p.data_offset() + p.layout().crd2idx((0usize, 2 * j2 + q / 2, s));
+    flash_swizzle::<D>(origin + row * D + 8 * (q % 2))
+}
+
+/// The row address `ldmatrix.x4.trans` takes from thread `tid` for V's B
+/// fragments of N-atoms `2 j2` and `2 j2 + 1` (columns of `D`) at k-block
+/// `kk` (16 keys), a half offset in the swizzled `FLASH_BN x D` V tile. V
+/// is the B operand of O = P·V seen as N x K (`(d, key)` at `key * D +
+/// d`, `partition_B` of `(D, FLASH_BN):(1, D)`); `.trans` reads rows of
+/// keys and delivers columns. Matrices 0-1 are atom `2 j2`'s keys 0-7 and
+/// 8-15, matrices 2-3 atom `2 j2 + 1`'s.
+#[instantiate((64), (128))]
+pub fn flash_ldsm_v<const D: usize>(tid: usize, j2: usize, kk: usize) -> usize {
+    let p = flash_mma()
+        .get_slice(tid - tid % 32)
+        .partition_b(index(layout!((C<D>, C<FLASH_BN>):(1, C<D>))));
+    let (q, row) = ((tid % 32) / 8, tid % 8);
+    let origin = p.data_offset() + p.layout().crd2idx((0usize, 2 * j2 + q / 2, kk));
+    flash_swizzle::<D>(origin + (8 * (q % 2) + row) * D)
+}
+
+/// Thread `tid`'s S fragment (`FLASH_BM x FLASH_BN`, the TiledMMA's
+/// `partition_fragment_C`): `((2,2), MMA_M, MMA_N)`, register `r` of the
+/// kernel's array holding value `s_frag()(v, i, j)`.
+pub type FlashFragS = layout_type!(((2, 2), 2, 8):((1, 2), 32, 4));
+
+/// The layout of [`FlashFragS`], checked against the TiledMMA's
+/// `partition_fragment_C` by the tests.
+pub fn flash_frag_s() -> FlashFragS {
+    FlashFragS::default()
+}
+
+/// Where thread `tid`'s S value `(v, i, j)` lies in the block's
+/// `FLASH_BM x FLASH_BN` tile of S: `(row, key)`, from `partition_C` of the
+/// identity tensor (the causal and key-edge masks).
+#[inline(always)]
+pub fn flash_s_coord(tid: usize, (v, i, j): (usize, usize, usize)) -> (usize, usize) {
+    let id = make_identity_tensor((C::<FLASH_BM>, C::<FLASH_BN>));
+    match flash_mma().get_slice(tid).partition_c(id).at((v, i, j)) {
+        Some(c) => c,
+        None => panic!("flash_s_coord: value ({v}, {i}, {j})"),
+    }
+}
+
+/// Where thread `tid`'s O value `(v, i, j)` lies in the block's
+/// `FLASH_BM x D` tile of O: `(row, column)`, from `partition_C` of the
+/// identity tensor.
+#[inline(always)]
+#[instantiate((64), (128))]
+pub fn flash_o_coord<const D: usize>(
+    tid: usize,
+    (v, i, j): (usize, usize, usize),
+) -> (usize, usize) {
+    let id = make_identity_tensor((C::<FLASH_BM>, C::<D>));
+    match flash_mma().get_slice(tid).partition_c(id).at((v, i, j)) {
+        Some(c) => c,
+        None => panic!("flash_o_coord: value ({v}, {i}, {j})"),
+    }
+}
+
+/// The tile type the fragment tests partition (a layout to compare with).
+pub type FlashTileS = Layout<(C<FLASH_BM>, C<FLASH_BN>), (C<FLASH_BN>, C<1>)>;
+
+#[cfg(test)]
+mod tests {
+    //! Every thread of a block, on the CPU: the copies fill the swizzled
+    //! tiles once and predicate exactly the rows past the matrix, the
+    //! `ldmatrix` addresses (emulated from the copy atoms' layouts) deliver
+    //! the TiledMMA's operands, the kernel's address arithmetic (XOR for a
+    //! k-step, add for an atom) is the maps', and P taken from S's registers
+    //! by `convert_layout_acc_aregs` is `partition_A` of P.
+    use super::*;
+    use crate::maps::ldsm_expected;
+    use layout_core::atom::accumulator::convert_layout_acc_aregs;
+    use std::string::ToString;
+    use std::vec;
+    use std::vec::Vec;
+
+    #[test]
+    fn flash_layouts_print_as_cute() {
+        assert_eq!(
+            flash_smem::<64>().to_string(),
+            "Sw<3,3,3> o _0 o (_64,_64):(_64,_1)"
+        );
+        assert_eq!(
+            flash_smem::<128>().to_string(),
+            "Sw<3,3,4> o _0 o (_64,_128):(_128,_1)"
+        );
+        // The S fragment the kernel keeps is the TiledMMA's: 2 x 8 atoms of
+        // 4 accumulators, compact.
+        let f = flash_mma()
+            .get_slice(5)
+            .partition_fragment_c::<f32, _, _>(index(FlashTileS::default()));
+        assert_eq!(f.layout().to_string(), flash_frag_s().to_string());
+        assert_eq!(
+            flash_frag_s().to_string(),
+            "((_2,_2),_2,_8):((_1,_2),_32,_4)"
+        );
+    }
+
+    /// A tile copy for every thread: each shared slot written once, each
+    /// chunk from its row and column of the matrix, exactly the chunks of
+    /// rows past `seq` predicated off.
+    #[instantiate((128, 64), (128, 128), (64, 64), (64, 128))]
+    fn check_copy<const ROWS: usize, const D: usize>(
+        copy: impl Fn(usize, usize, usize, usize) -> FlashCopy,
+    ) {
+        let heads = 3;
+        let ld = heads * D;
+        let chunks = ROWS * D / 8 / FLASH_THREADS;
+        for seq in [ROWS, 2 * ROWS + 5, 77] {
+            for blk in 0..seq.div_ceil(ROWS) {
+                let mut slot = vec![false; ROWS * D];
+                for tid in 0..FLASH_THREADS {
+                    let c = copy(seq, ld, blk, tid);
+                    let valid = c.valid(seq, chunks);
+                    for v in 0..chunks {
+                        let row = c.row + v * c.row_step;
+                        assert_eq!(
+                            v < valid,
+                            row < seq,
+                            "seq {seq} blk {blk} tid {tid} chunk {v}"
+                        );
+                        let g = c.global + v * c.global_step;
+                        assert_eq!(g * 8 / ld, row, "global row");
+                        let col = g * 8 % ld;
+                        assert!(col < D && col % 8 == 0);
+                        let s = c.shared + v * c.shared_step;
+                        // The slot of (row in tile, col), swizzled.
+                        assert_eq!(s, flash_swizzle::<D>((row - blk * ROWS) * D + col));
+                        for e in s..s + 8 {
+                            assert!(!slot[e], "slot {e} twice");
+                            slot[e] = true;
+                        }
+                    }
+                }
+                let missing: Vec<usize> = (0..ROWS * D).filter(|&x| !slot[x]).collect();
+                assert!(
+                    missing.is_empty(),
+                    "ROWS {ROWS} D {D} seq {seq} blk {blk}: {} slots unwritten, first {:?}",
+                    missing.len(),
+                    &missing[..missing.len().min(10)]
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn flash_copies_fill_the_tiles_and_predicate_the_edge() {
+        check_copy::<128, 64>(flash_copy::<128, 64>);
+        check_copy::<128, 128>(flash_copy::<128, 128>);
+        check_copy::<64, 64>(flash_copy::<64, 64>);
+        check_copy::<64, 128>(flash_copy::<64, 128>);
+    }
+
+    /// What `ldmatrix` form `form` (x4: 2, x4.trans: 5) delivers to lane
+    /// `lane`, register `r`, half `h`: the logical offset (in the unswizzled
+    /// tile) of the element, lane `l` giving the address `addr(l)` of row
+    /// `l % 8` of matrix `l / 8`.
+    #[instantiate((64), (128))]
+    fn ldsm<const D: usize>(
+        form: usize,
+        addr: &dyn Fn(usize) -> usize,
+        lane: usize,
+        r: usize,
+        h: usize,
+    ) -> usize {
+        let e = ldsm_expected(form, lane, r)[h];
+        flash_swizzle::<D>(addr(e / 8) + e % 8)
+    }
+
+    #[instantiate((64), (128))]
+    fn check_fragments<const D: usize>(
+        q: fn(usize, usize, usize) -> usize,
+        k: fn(usize, usize, usize) -> usize,
+        v: fn(usize, usize, usize) -> usize,
+    ) {
+        let mma = flash_mma();
+        for tid in 0..FLASH_THREADS {
+            let (w, lane) = (tid / 32, tid % 32);
+            let pa = mma
+                .get_slice(tid)
+                .partition_a(index(layout!((C<FLASH_BM>, C<D>):(C<D>, 1))));
+            let pk = mma
+                .get_slice(tid)
+                .partition_b(index(layout!((C<FLASH_BN>, C<D>):(C<D>, 1))));
+            let pv = mma
+                .get_slice(tid)
+                .partition_b(index(layout!((C<D>, C<FLASH_BN>):(1, C<D>))));
+            for s in 0..D / 16 {
+                for i in 0..FLASH_MMA_M {
+                    // The kernel: one address per k-step (XOR), atoms added.
+                    assert_eq!(q(tid, i, s), (q(tid, 0, 0) ^ (16 * s)) + i * 64 * D);
+                    for x in 0..8 {
+                        let got = ldsm::<D>(2, &|l| q(32 * w + l, i, s), lane, x / 2, x % 2);
+                        let want = pa.data_offset() + pa.layout().crd2idx((x, i, s));
+                        assert_eq!(got, want, "Q: thread {tid} atom {i} step {s} value {x}");
+                    }
+                }
+                for j2 in 0..FLASH_BN / 16 {
+                    assert_eq!(k(tid, j2, s), (k(tid, 0, 0) ^ (16 * s)) + j2 * 16 * D);
+                    for r in 0..4 {
+                        for h in 0..2 {
+                            let got = ldsm::<D>(2, &|l| k(32 * w + l, j2, s), lane, r, h);
+                            let (j, x) = (2 * j2 + r / 2, 2 * (r % 2) + h);
+                            let want = pk.data_offset() + pk.layout().crd2idx((x, j, s));
+                            assert_eq!(got, want, "K: thread {tid} atom {j} step {s} value {x}");
+                        }
+                    }
+                }
+            }
+            for kk in 0..FLASH_BN / 16 {
+                for j2 in 0..D / 16 {
+                    assert_eq!(v(tid, j2, kk), (v(tid, 0, 0) ^ (16 * j2)) + kk * 16 * D);
+                    for r in 0..4 {
+                        for h in 0..2 {
+                            let got = ldsm::<D>(5, &|l| v(32 * w + l, j2, kk), lane, r, h);
+                            let (j, x) = (2 * j2 + r / 2, 2 * (r % 2) + h);
+                            let want = pv.data_offset() + pv.layout().crd2idx((x, j, kk));
+                            assert_eq!(got, want, "V: thread {tid} atom {j} block {kk} value {x}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn flash_ldmatrix_feeds_both_gemms() {
+        check_fragments::<64>(flash_ldsm_q::<64>, flash_ldsm_k::<64>, flash_ldsm_v::<64>);
+        check_fragments::<128>(
+            flash_ldsm_q::<128>,
+            flash_ldsm_k::<128>,
+            flash_ldsm_v::<128>,
+        );
+    }
+
+    /// Bank conflicts: each matrix of an `ldmatrix` is 8 rows of 16 bytes,
+    /// served at once when the rows fall in 8 distinct 16-byte bank groups;
+    /// a quarter-warp's 16-byte `cp.async` stores likewise.
+    #[test]
+    fn flash_shared_accesses_are_conflict_free() {
+        fn distinct(a: &[usize]) -> bool {
+            let mut g: Vec<usize> = a.iter().map(|x| (x / 8) % 8).collect();
+            g.sort();
+            g.dedup();
+            g.len() == a.len()
+        }
+        #[instantiate((64), (128))]
+        fn check<const D: usize>(f: &[fn(usize, usize, usize) -> usize]) {
+            for addr in f {
+                for w in 0..4 {
+                    for a in 0..D / 16 {
+                        for b in 0..2 {
+                            for m in 0..4 {
+                                let rows: Vec<usize> =
+                                    (0..8).map(|r| addr(32 * w + 8 * m + r, b, a)).collect();
+                                assert!(distinct(&rows), "D {D}: {rows:?}");
+                            }
+                        }
+                    }
+                }
+            }
+            for t0 in (0..FLASH_THREADS).step_by(8) {
+                let s: Vec<usize> = (t0..t0 + 8)
+                    .map(|t| flash_copy::<64, D>(64, D, 0, t).shared)
+                    .collect();
+                assert!(distinct(&s), "copy D {D}: {s:?}");
+            }
+        }
+        // (tid, atom or pair, step): the V map takes (pair, block) with the
+        // pair in the role of the step; Q and K the other way round.
+        check::<64>(&[
+            |t, b, a| flash_ldsm_q::<64>(t, b % FLASH_MMA_M, a),
+            |t, b, a| flash_ldsm_k::<64>(t, b, a),
+            |t, b, a| flash_ldsm_v::<64>(t, a, b),
+        ]);
+        check::<128>(&[
+            |t, b, a| flash_ldsm_q::<128>(t, b % FLASH_MMA_M, a),
+            |t, b, a| flash_ldsm_k::<128>(t, b, a),
+            |t, b, a| flash_ldsm_v::<128>(t, a, b),
+        ]);
+    }
+
+    /// P, the A operand of O = P·V, read from S's registers through
+    /// `convert_layout_acc_aregs`: A value `(x, i, kk)` of each thread is
+    /// the S register holding the same (row, key) that `partition_A` of a
+    /// `FLASH_BM x FLASH_BN` P tile assigns it; S and O fragments cover
+    /// their tiles once.
+    #[test]
+    fn p_from_s_registers_is_partition_a_of_p() {
+        let p = convert_layout_acc_aregs(FlashAtom::default(), flash_frag_s());
+        // The N mode 8:4 split into 2:4 (the two N-atoms of an A atom) and
+        // 4:8 (the k-blocks).
+        assert_eq!(p.to_string(), "(((_2,_2),_2),_2,_4):(((_1,_2),_4),_32,_8)");
+        // Register r of the S fragment holds value (v, i, j).
+        let s_frag = flash_frag_s();
+        let value_of = |r: usize| {
+            let mut hit = None;
+            for j in 0..8 {
+                for i in 0..2 {
+                    for v in 0..4 {
+                        if s_frag.crd2idx((v, i, j)) == r {
+                            assert!(hit.replace((v, i, j)).is_none());
+                        }
+                    }
+                }
+            }
+            hit.expect("register of the fragment")
+        };
+        let id = make_identity_tensor((C::<FLASH_BM>, C::<FLASH_BN>));
+        let mut seen = vec![false; FLASH_BM * FLASH_BN];
+        for tid in 0..FLASH_THREADS {
+            let pa = flash_mma().get_slice(tid).partition_a(id);
+            for kk in 0..FLASH_BN / 16 {
+                for i in 0..FLASH_MMA_M {
+                    for x in 0..8 {
+                        let r = p.crd2idx((x, i, kk));
+                        let s = flash_s_coord(tid, value_of(r));
+                        assert_eq!(Some(s), pa.at((x, i, kk)), "thread {tid} ({x}, {i}, {kk})");
+                    }
+                }
+            }
+            for r in 0..64 {
+                let (row, key) = flash_s_coord(tid, value_of(r));
+                assert!(!seen[row * FLASH_BN + key]);
+                seen[row * FLASH_BN + key] = true;
+            }
+        }
+        assert!(seen.iter().all(|&x| x));
+        let mut seen = vec![false; FLASH_BM * 128];
+        for tid in 0..FLASH_THREADS {
+            for r in 0..128 {
+                let (row, col) = flash_o_coord::<128>(tid, (r % 4, r / 4 % 2, r / 8));
+                assert!(!seen[row * 128 + col]);
+                seen[row * 128 + col] = true;
+            }
+        }
+        assert!(seen.iter().all(|&x| x));
+    }
+}
