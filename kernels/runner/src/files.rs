@@ -216,7 +216,7 @@ pub fn check_gemm(kernel: Gemm, a: &Array, b: &Array) -> Result<(usize, usize, u
 }
 
 /// Reads a PTX file's text (before any GPU is opened).
-fn read_ptx(ptx: &Path) -> Result<String, String> {
+pub(crate) fn read_ptx(ptx: &Path) -> Result<String, String> {
     std::fs::read_to_string(ptx).map_err(|e| format!("cannot read {}: {e}", ptx.display()))
 }
 
@@ -243,7 +243,7 @@ pub fn prepare_gemm(
 }
 
 /// f16 values as the bits the kernels take.
-fn bits(v: &[f16]) -> Vec<u16> {
+pub(crate) fn bits(v: &[f16]) -> Vec<u16> {
     v.iter().map(|x| x.to_bits()).collect()
 }
 

@@ -474,3 +474,61 @@ fn max_active_clusters(stream: &Stream, f: &Kernel, threads: u32) -> Result<u32,
         .map_err(e)?;
     Ok(n.max(1))
 }
+
+/// An attention entry point of `family` (`flash_attn_fwd_d{d}[_causal]`,
+/// `layout_kernels::maps::attention`'s contract): `(q, k, v, o, lse,
+/// batch, seq_q, seq_k, heads, scale)`, O = softmax(scale · Q·Kᵀ) · V and
+/// LSE per (batch, head). Q and O hold batch · seq_q · heads · d halves
+/// (bits), K and V batch · seq_k · heads · d, LSE batch · heads · seq_q
+/// floats. `f` must be the family's entry point for `p.d` and `p.causal`.
+pub fn flash_attn(
+    stream: &Stream,
+    f: &Kernel,
+    family: &crate::attention::Family,
+    p: &crate::attention::Problem,
+    (q, k, v): (&DeviceBuffer<u16>, &DeviceBuffer<u16>, &DeviceBuffer<u16>),
+    o: &mut DeviceBuffer<u16>,
+    lse: &mut DeviceBuffer<f32>,
+) -> Result<(), String> {
+    expect(f, &family.entry_name(p.d, p.causal))?;
+    // The head dimension built, positive sizes, the grid's limits, a finite
+    // scale.
+    let shape = family.launch_shape(p)?;
+    let lens = p.lens()?;
+    let given = (q.len(), k.len(), v.len(), o.len(), lse.len());
+    if given != (lens.q, lens.kv, lens.kv, lens.q, lens.lse) {
+        return Err(format!(
+            "{}: Q, K, V, O, LSE hold {given:?} elements; the problem needs {:?}",
+            f.name(),
+            (lens.q, lens.kv, lens.kv, lens.q, lens.lse)
+        ));
+    }
+    // SAFETY: the family's contract (`maps::attention`): the entry point
+    // for this d and mask (checked by name) takes (q, k, v: *const u16, o:
+    // *mut u16, lse: *mut f32, batch, seq_q, seq_k, heads: usize, scale:
+    // f32), passed in that order and type; the buffers hold exactly the
+    // elements those sizes address (checked), 256-byte aligned (cudarc's
+    // allocations; the kernels need 16); O and LSE are written only, each
+    // distinct from the others (`&mut`); the grid is (ceil(seq_q / rows),
+    // heads, batch) with the family's threads and dynamic shared memory for
+    // d (`launch_shape`).
+    unsafe {
+        stream
+            .launch(f)
+            .grid(shape.grid)
+            .block(shape.block)
+            .shared_bytes(shape.shared_bytes)
+            .arg(q)
+            .arg(k)
+            .arg(v)
+            .arg_mut(o)
+            .arg_mut(lse)
+            .scalar(p.batch)
+            .scalar(p.seq_q)
+            .scalar(p.seq_k)
+            .scalar(p.heads)
+            .scalar(p.scale)
+            .launch()
+    }
+    .map_err(|e| format!("{} launch: {e}", f.name()))
+}

@@ -10,12 +10,17 @@
 //!
 //! `gpu-runner gemm PTX KERNEL A.npy B.npy C.npy` and `gpu-runner transpose
 //! PTX KERNEL X.npy Y.npy` run one kernel on `.npy` files instead
-//! (`files.rs`; `--help` states each kernel's storage order and shapes).
+//! (`files.rs`; `--help` states each kernel's storage order and shapes);
+//! `gpu-runner attention PTX flash_attn_fwd Q.npy K.npy V.npy O.npy
+//! [--causal] [--scale S] [--lse LSE.npy] [--time]` a FlashAttention
+//! forward kernel (`attention.rs`).
 
+mod attention;
 mod files;
 mod launch;
 mod npy;
 mod sm90;
+mod timing;
 
 use std::error::Error;
 use std::path::PathBuf;
@@ -26,7 +31,7 @@ use layout_launch::{Device, Stream};
 
 /// Run, check and time the kernels of layout-kernels on GPU 0 (`gpu-runner
 /// PTX`), or run one kernel on .npy files (`gpu-runner gemm`, `gpu-runner
-/// transpose`).
+/// transpose`, `gpu-runner attention`).
 #[derive(Parser, Debug)]
 #[command(
     name = "gpu-runner",
@@ -92,6 +97,10 @@ enum Command {
         /// Where to write Y (.npy, C-order).
         y: PathBuf,
     },
+    /// Run a FlashAttention forward kernel on Q.npy, K.npy and V.npy on GPU
+    /// 0 and write O to O.npy (and the log-sum-exp to LSE.npy).
+    #[command(after_help = attention::ATTENTION_HELP)]
+    Attention(attention::Args),
     /// Run and check the Hopper kernels of layout-kernels-sm90 (PTX for
     /// sm_90a: `layout-ptx kernels/sm90 OUT --arch sm_90a`).
     Sm90 {
@@ -112,6 +121,9 @@ fn main() -> ExitCode {
         }) => files::prepare_gemm(ptx, kernel, a, b, c).and_then(|job| files::run_gemm(&job)),
         Some(Command::Transpose { ptx, kernel, x, y }) => {
             files::prepare_transpose(ptx, kernel, x, y).and_then(|job| files::run_transpose(&job))
+        }
+        Some(Command::Attention(args)) => {
+            attention::prepare_attention(args).and_then(|job| attention::run_attention(&job))
         }
         Some(Command::Sm90 { ptx }) => match sm90::run(ptx) {
             Ok(true) => Ok(()),
@@ -683,6 +695,97 @@ mod tests {
         }
     }
 
+    #[test]
+    fn attention_subcommand() {
+        let args = |o: &str| attention::Args {
+            ptx: "k.ptx".into(),
+            kernel: "flash_attn_fwd".into(),
+            q: "q.npy".into(),
+            k: "k.npy".into(),
+            v: "v.npy".into(),
+            o: o.into(),
+            causal: false,
+            scale: None,
+            lse: None,
+            time: false,
+        };
+        let ops = [
+            "k.ptx",
+            "flash_attn_fwd",
+            "q.npy",
+            "k.npy",
+            "v.npy",
+            "o.npy",
+        ];
+        let with = |flags: &[&str]| {
+            let mut v = vec!["attention"];
+            v.extend(ops);
+            v.extend(flags);
+            parse(&v)
+        };
+        assert_eq!(
+            with(&[]).unwrap().command,
+            Some(Command::Attention(args("o.npy")))
+        );
+        assert_eq!(
+            with(&["--causal", "--scale", "0.3", "--lse", "lse.npy", "--time"])
+                .unwrap()
+                .command,
+            Some(Command::Attention(attention::Args {
+                causal: true,
+                scale: Some("0.3".into()),
+                lse: Some("lse.npy".into()),
+                time: true,
+                ..args("o.npy")
+            }))
+        );
+        // A negative scale is a value, not a flag; flags before operands.
+        let cli = parse(&[
+            "attention",
+            "--scale",
+            "-0.5",
+            "--causal",
+            "k.ptx",
+            "flash_attn_fwd",
+            "q.npy",
+            "k.npy",
+            "v.npy",
+            "o.npy",
+        ])
+        .unwrap();
+        assert_eq!(
+            cli.command,
+            Some(Command::Attention(attention::Args {
+                causal: true,
+                scale: Some("-0.5".into()),
+                ..args("o.npy")
+            }))
+        );
+        // Missing or extra operands, a flag without its value, unknown
+        // flags: usage errors, exit code 2.
+        for flags in [
+            &["--scale"][..],
+            &["--lse"],
+            &["extra.npy"],
+            &["--mask", "causal"],
+            &["--n", "256"],
+        ] {
+            let e = with(flags).unwrap_err();
+            assert_eq!(e.exit_code(), 2, "{flags:?}");
+        }
+        let e = parse(&[
+            "attention",
+            "k.ptx",
+            "flash_attn_fwd",
+            "q.npy",
+            "k.npy",
+            "v.npy",
+        ])
+        .unwrap_err();
+        assert_eq!(e.kind(), clap::error::ErrorKind::MissingRequiredArgument);
+        assert_eq!(e.exit_code(), 2);
+    }
+
     /// Each subcommand's help states every kernel's storage order.
     #[test]
     fn help_names_each_kernels_storage_order() {
@@ -707,5 +810,20 @@ mod tests {
             .to_string();
         assert!(transpose
             .contains("transpose_f32  Y = X^T. X: N x N float32, C-order, N a multiple of 64."));
+        let attention = cmd
+            .find_subcommand_mut("attention")
+            .unwrap()
+            .render_help()
+            .to_string();
+        for line in [
+            "Q: (batch, seq_q, heads, d) float16, C-order (BSHD).",
+            "K, V: (batch, seq_k, heads, d) float16, C-order.",
+            "O: (batch, seq_q, heads, d) float16, C-order.",
+            "LSE (--lse): (batch, heads, seq_q) float32, C-order",
+            "--causal: query i sees keys 0..=i (top-left aligned",
+            "Usage: attention [OPTIONS] <PTX> <KERNEL> <Q> <K> <V> <O>",
+        ] {
+            assert!(attention.contains(line), "{line} not in\n{attention}");
+        }
     }
 }

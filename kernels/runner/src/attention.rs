@@ -1,0 +1,847 @@
+//! `gpu-runner attention`: a FlashAttention forward kernel on `.npy` files
+//! (Q, K, V in, O and optionally LSE out), with the launch contract of
+//! `layout_kernels::maps::attention`. As for `gemm`, the inputs go to the
+//! kernel exactly as the files store them: another dtype, rank, storage
+//! order or shape is refused (one line, exit code 2), never converted.
+//! Everything but the run itself is checked here without a GPU
+//! ([`prepare_attention`]).
+//!
+//! A kernel *family* ([`FAMILIES`]) is one name on the command line and one
+//! entry point per head dimension and mask, all of one signature:
+//! `(q, k, v, o, lse, batch, seq_q, seq_k, heads, scale)`. Another family
+//! of that signature and contract (a Hopper `flash_attn_fwd_sm90`) is one
+//! more entry of the table.
+
+use std::path::PathBuf;
+
+use half::f16;
+use layout_kernels::maps::{flash_smem_bytes, FLASH_BM, FLASH_HEAD_DIMS, FLASH_THREADS};
+use layout_launch::Device;
+
+use crate::files::{bits, read_ptx};
+use crate::launch;
+use crate::npy::{self, Array, Data, Order};
+use crate::timing;
+
+/// The storage order and shapes `attention --help` prints.
+pub const ATTENTION_HELP: &str = "\
+Kernels (one family name; the entry point is chosen by d and --causal):
+  flash_attn_fwd  O = softmax(scale * Q K^T) V for each (batch, head).
+                  Entry points flash_attn_fwd_d64, flash_attn_fwd_d128 and
+                  their _causal forms.
+                  Q: (batch, seq_q, heads, d) float16, C-order (BSHD).
+                  K, V: (batch, seq_k, heads, d) float16, C-order.
+                  O: (batch, seq_q, heads, d) float16, C-order.
+                  LSE (--lse): (batch, heads, seq_q) float32, C-order: the
+                  natural log of each row's sum of exp(scale * q.k).
+                  d = 64 or 128; batch and heads 1..=65535; seq_q, seq_k >= 1.
+                  --causal: query i sees keys 0..=i (top-left aligned, as
+                  torch's is_causal). --scale: default 1/sqrt(d).
+Inputs go to the kernel as stored: another dtype, rank, storage order or
+shape is refused (exit code 2), never converted or padded.
+--time: after the run, 5 rounds (each after 100 ms idle: 2 warm-up launches,
+10 timed by CUDA events); prints the median round's time per launch and
+TFLOP/s of 4 * batch * heads * seq_q * seq_k * d FLOPs (half when causal).";
+
+/// A family of attention kernels: one name, one entry point per head
+/// dimension and mask, one signature and launch contract.
+#[derive(Debug)]
+pub struct Family {
+    /// The name given on the command line.
+    pub name: &'static str,
+    /// The entry point's name: `{d}` is replaced by the head dimension,
+    /// `{causal}` by `_causal` or nothing.
+    pub entry: &'static str,
+    /// The head dimensions built.
+    pub head_dims: &'static [usize],
+    /// Threads per block.
+    pub threads: usize,
+    /// Query rows per block (grid x: ceil(seq_q / rows_per_block)).
+    pub rows_per_block: usize,
+    /// Dynamic shared memory per block for a head dimension (bytes).
+    pub smem_bytes: fn(usize) -> usize,
+}
+
+/// Every family `gpu-runner attention` runs.
+pub const FAMILIES: [Family; 1] = [Family {
+    name: "flash_attn_fwd",
+    entry: "flash_attn_fwd_d{d}{causal}",
+    head_dims: &FLASH_HEAD_DIMS,
+    threads: FLASH_THREADS,
+    rows_per_block: FLASH_BM,
+    smem_bytes: flash_smem_bytes,
+}];
+
+/// The largest grid y and z (heads, batch).
+const GRID_YZ: usize = 65535;
+/// The largest grid x (blocks of query rows).
+const GRID_X: usize = i32::MAX as usize;
+
+/// An attention problem: the sizes, the mask and the scale.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Problem {
+    /// Batch size.
+    pub batch: usize,
+    /// Query rows (per batch and head).
+    pub seq_q: usize,
+    /// Keys (per batch and head).
+    pub seq_k: usize,
+    /// Heads.
+    pub heads: usize,
+    /// Head dimension.
+    pub d: usize,
+    /// Query i sees keys 0..=i only.
+    pub causal: bool,
+    /// The factor of Q·Kᵀ in the softmax.
+    pub scale: f32,
+}
+
+/// The element counts of a problem's buffers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lens {
+    /// Q and O: batch · seq_q · heads · d halves.
+    pub q: usize,
+    /// K and V: batch · seq_k · heads · d halves.
+    pub kv: usize,
+    /// LSE: batch · heads · seq_q floats.
+    pub lse: usize,
+}
+
+/// A launch's grid, block and dynamic shared memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchShape {
+    /// (ceil(seq_q / rows per block), heads, batch).
+    pub grid: (u32, u32, u32),
+    /// Threads per block.
+    pub block: u32,
+    /// Dynamic shared memory per block (bytes).
+    pub shared_bytes: u32,
+}
+
+impl Problem {
+    /// The element counts of Q (and O), K (and V) and LSE, or a refusal
+    /// when one (or its bytes) overflows.
+    pub fn lens(&self) -> Result<Lens, String> {
+        let Problem {
+            batch,
+            seq_q,
+            seq_k,
+            heads,
+            d,
+            ..
+        } = *self;
+        let count = |dims: &[usize], bytes: usize| {
+            dims.iter()
+                .try_fold(1usize, |n, &x| n.checked_mul(x))
+                .filter(|&n| {
+                    n.checked_mul(bytes)
+                        .is_some_and(|b| b <= isize::MAX as usize)
+                })
+        };
+        match (
+            count(&[batch, seq_q, heads, d], 2),
+            count(&[batch, seq_k, heads, d], 2),
+            count(&[batch, heads, seq_q], 4),
+        ) {
+            (Some(q), Some(kv), Some(lse)) => Ok(Lens { q, kv, lse }),
+            _ => Err(format!(
+                "batch = {batch}, seq_q = {seq_q}, seq_k = {seq_k}, heads = {heads}, d = {d}: the tensors are too large"
+            )),
+        }
+    }
+
+    /// The FLOPs counted: 4 · batch · heads · seq_q · seq_k · d (Q·Kᵀ and
+    /// P·V, 2 each per multiply-add), half of it when causal.
+    pub fn flops(&self) -> f64 {
+        let f = 4.0
+            * self.batch as f64
+            * self.heads as f64
+            * self.seq_q as f64
+            * self.seq_k as f64
+            * self.d as f64;
+        if self.causal {
+            f / 2.0
+        } else {
+            f
+        }
+    }
+
+    /// `--time`'s line: the entry point, the sizes, ms per launch, TFLOP/s.
+    pub fn timing_line(&self, entry: &str, ms: f32) -> String {
+        let tflops = self.flops() / (f64::from(ms) * 1e-3) / 1e12;
+        format!(
+            "{entry} b={} h={} sq={} sk={}: {ms:.3} ms, {tflops:.1} TFLOP/s",
+            self.batch, self.heads, self.seq_q, self.seq_k
+        )
+    }
+}
+
+impl Family {
+    /// The family called `name`, or a one-line refusal naming the others.
+    pub fn parse(name: &str) -> Result<&'static Family, String> {
+        FAMILIES.iter().find(|f| f.name == name).ok_or_else(|| {
+            let known: Vec<&str> = FAMILIES.iter().map(|f| f.name).collect();
+            format!(
+                "unknown attention kernel '{name}' (known: {}; the entry point is chosen by d and --causal)",
+                known.join(", ")
+            )
+        })
+    }
+
+    /// The entry point for head dimension `d`, causal or not.
+    pub fn entry_name(&self, d: usize, causal: bool) -> String {
+        self.entry
+            .replace("{d}", &d.to_string())
+            .replace("{causal}", if causal { "_causal" } else { "" })
+    }
+
+    /// The grid, block and shared memory of `p`'s launch, or a one-line
+    /// refusal: a head dimension not built, a size of 0, a grid beyond the
+    /// hardware's limits, a scale that is not finite.
+    pub fn launch_shape(&self, p: &Problem) -> Result<LaunchShape, String> {
+        let name = self.name;
+        if !self.head_dims.contains(&p.d) {
+            let built: Vec<String> = self.head_dims.iter().map(|d| d.to_string()).collect();
+            return Err(format!(
+                "{name}: head dimension d = {} is not built (built: {})",
+                p.d,
+                built.join(", ")
+            ));
+        }
+        if p.batch == 0 || p.heads == 0 || p.seq_q == 0 || p.seq_k == 0 {
+            return Err(format!(
+                "{name}: batch = {}, heads = {}, seq_q = {}, seq_k = {}: each must be positive",
+                p.batch, p.heads, p.seq_q, p.seq_k
+            ));
+        }
+        if !p.scale.is_finite() {
+            return Err(format!("{name}: --scale {} must be finite", p.scale));
+        }
+        let blocks = p.seq_q.div_ceil(self.rows_per_block);
+        for (what, v, limit, axis) in [
+            ("heads", p.heads, GRID_YZ, "y"),
+            ("batch", p.batch, GRID_YZ, "z"),
+            ("ceil(seq_q / rows per block)", blocks, GRID_X, "x"),
+        ] {
+            if v > limit {
+                return Err(format!(
+                    "{name}: {what} = {v} is beyond the grid's limit of {limit} (grid {axis})"
+                ));
+            }
+        }
+        let bytes = (self.smem_bytes)(p.d);
+        let (Ok(block), Ok(shared_bytes)) = (u32::try_from(self.threads), u32::try_from(bytes))
+        else {
+            return Err(format!(
+                "{name}: the block's threads or shared memory overflow"
+            ));
+        };
+        // Within the limits checked above.
+        let dim = |v: usize| v as u32;
+        Ok(LaunchShape {
+            grid: (dim(blocks), dim(p.heads), dim(p.batch)),
+            block,
+            shared_bytes,
+        })
+    }
+}
+
+/// Refuses an array that is not a rank-4 float16 C-order tensor; `what`
+/// names it ("Q").
+fn check_tensor(name: &str, what: &str, a: &Array, axes: &str) -> Result<[usize; 4], String> {
+    let &[b, s, h, d] = a.shape.as_slice() else {
+        return Err(format!(
+            "{name}: {what} must have rank 4 {axes}; its shape is {:?}",
+            a.shape
+        ));
+    };
+    if !matches!(a.data, Data::F16(_)) {
+        return Err(format!(
+            "{name}: {what} must be float16; it is {}",
+            a.dtype_name()
+        ));
+    }
+    if a.order != Order::C {
+        return Err(format!(
+            "{name}: {what} must be C-order; it is Fortran-order"
+        ));
+    }
+    Ok([b, s, h, d])
+}
+
+/// A shape as a tuple.
+fn tuple(s: [usize; 4]) -> String {
+    format!("({}, {}, {}, {})", s[0], s[1], s[2], s[3])
+}
+
+/// Q, K and V's checks for `family` (see [`ATTENTION_HELP`]): the problem,
+/// or the first refusal, one line. `scale`: `--scale`, or `None` for
+/// 1/sqrt(d).
+pub fn check_attention(
+    family: &Family,
+    (q, k, v): (&Array, &Array, &Array),
+    causal: bool,
+    scale: Option<f32>,
+) -> Result<Problem, String> {
+    let name = family.name;
+    const Q_AXES: &str = "(batch, seq_q, heads, d)";
+    const KV_AXES: &str = "(batch, seq_k, heads, d)";
+    let qs = check_tensor(name, "Q", q, Q_AXES)?;
+    let ks = check_tensor(name, "K", k, KV_AXES)?;
+    let vs = check_tensor(name, "V", v, KV_AXES)?;
+    let [batch, seq_q, heads, d] = qs;
+    if !family.head_dims.contains(&d) {
+        let built: Vec<String> = family.head_dims.iter().map(|d| d.to_string()).collect();
+        return Err(format!(
+            "{name}: head dimension d = {d} (Q's last axis) is not built (built: {})",
+            built.join(", ")
+        ));
+    }
+    for (axis, at) in [("batch", 0), ("heads", 2), ("d", 3)] {
+        if ks[at] != qs[at] {
+            return Err(format!(
+                "{name}: Q is {} {Q_AXES} and K {} {KV_AXES}: their {axis} differ",
+                tuple(qs),
+                tuple(ks)
+            ));
+        }
+    }
+    if vs != ks {
+        return Err(format!(
+            "{name}: K is {} and V {} {KV_AXES}: V must have K's shape",
+            tuple(ks),
+            tuple(vs)
+        ));
+    }
+    let p = Problem {
+        batch,
+        seq_q,
+        seq_k: ks[1],
+        heads,
+        d,
+        causal,
+        scale: scale.unwrap_or(1.0 / (d as f32).sqrt()),
+    };
+    family.launch_shape(&p)?;
+    p.lens().map_err(|e| format!("{name}: {e}"))?;
+    Ok(p)
+}
+
+/// `--scale`'s value: a finite number.
+pub fn parse_scale(s: &str) -> Result<f32, String> {
+    let v: f32 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("--scale '{s}' is not a number"))?;
+    if !v.is_finite() {
+        return Err(format!("--scale {s} must be finite"));
+    }
+    Ok(v)
+}
+
+/// `gpu-runner attention`'s operands and options.
+#[derive(clap::Args, Debug, PartialEq, Eq)]
+pub struct Args {
+    /// The PTX file (target/gpu/layout_kernels.ptx).
+    pub ptx: PathBuf,
+    /// flash_attn_fwd (the entry point is chosen by d and --causal).
+    pub kernel: String,
+    /// Q (.npy): (batch, seq_q, heads, d) float16, C-order.
+    pub q: PathBuf,
+    /// K (.npy): (batch, seq_k, heads, d) float16, C-order.
+    pub k: PathBuf,
+    /// V (.npy): K's shape, float16, C-order.
+    pub v: PathBuf,
+    /// Where to write O (.npy): Q's shape, float16, C-order.
+    pub o: PathBuf,
+    /// Causal mask: query i sees keys 0..=i (top-left aligned).
+    #[arg(long)]
+    pub causal: bool,
+    /// The softmax scale (default 1/sqrt(d)).
+    #[arg(long, value_name = "S", allow_hyphen_values = true)]
+    pub scale: Option<String>,
+    /// Also write the log-sum-exp: (batch, heads, seq_q) float32.
+    #[arg(long, value_name = "LSE.npy")]
+    pub lse: Option<PathBuf>,
+    /// After the run, time the kernel and print ms and TFLOP/s.
+    #[arg(long)]
+    pub time: bool,
+}
+
+/// A checked attention run: the family, its entry point, the problem and
+/// the inputs as the kernel takes them.
+#[derive(Debug)]
+pub struct AttentionJob {
+    /// The family.
+    pub family: &'static Family,
+    /// The entry point (by d and the mask).
+    pub entry: String,
+    /// The sizes, mask and scale.
+    pub problem: Problem,
+    q: Vec<f16>,
+    k: Vec<f16>,
+    v: Vec<f16>,
+    ptx: String,
+    o: PathBuf,
+    lse: Option<PathBuf>,
+    time: bool,
+}
+
+/// Everything `gpu-runner attention` checks before the GPU: the family,
+/// `--scale`, the files it reads, their dtypes, orders and shapes.
+pub fn prepare_attention(args: &Args) -> Result<AttentionJob, String> {
+    let family = Family::parse(&args.kernel)?;
+    let scale = args.scale.as_deref().map(parse_scale).transpose()?;
+    let (q, k, v) = (
+        npy::read(&args.q)?,
+        npy::read(&args.k)?,
+        npy::read(&args.v)?,
+    );
+    let problem = check_attention(family, (&q, &k, &v), args.causal, scale)?;
+    let half = |a: Array| match a.data {
+        Data::F16(x) => Ok(x),
+        _ => Err("an input passed the checks without f16 data".to_string()),
+    };
+    Ok(AttentionJob {
+        family,
+        entry: family.entry_name(problem.d, problem.causal),
+        problem,
+        q: half(q)?,
+        k: half(k)?,
+        v: half(v)?,
+        ptx: read_ptx(&args.ptx)?,
+        o: args.o.clone(),
+        lse: args.lse.clone(),
+        time: args.time,
+    })
+}
+
+/// Runs a checked attention on GPU 0, writes O (and LSE), and with
+/// `--time` times the kernel ([`timing::median_round`]) and prints one
+/// line ([`Problem::timing_line`]).
+pub fn run_attention(job: &AttentionJob) -> Result<(), String> {
+    let s = |e: layout_launch::Error| e.to_string();
+    let gpu = Device::new(0).map_err(s)?;
+    let module = gpu.load_ptx(&job.ptx).map_err(s)?;
+    let f = module.kernel(&job.entry).map_err(s)?;
+    let stream = gpu.stream();
+    let p = job.problem;
+    let lens = p.lens()?;
+    let dq = stream.upload(&bits(&job.q)).map_err(s)?;
+    let dk = stream.upload(&bits(&job.k)).map_err(s)?;
+    let dv = stream.upload(&bits(&job.v)).map_err(s)?;
+    // NaN wherever the kernel writes nothing.
+    let mut o = stream
+        .upload(&vec![f16::NAN.to_bits(); lens.q])
+        .map_err(s)?;
+    let mut lse = stream.upload(&vec![f32::NAN; lens.lse]).map_err(s)?;
+    let operands = (&dq, &dk, &dv);
+    launch::flash_attn(stream, &f, job.family, &p, operands, &mut o, &mut lse)?;
+    let out: Vec<f16> = stream
+        .download(&o)
+        .map_err(s)?
+        .into_iter()
+        .map(f16::from_bits)
+        .collect();
+    npy::write(&job.o, &[p.batch, p.seq_q, p.heads, p.d], &out)?;
+    if let Some(path) = &job.lse {
+        let l = stream.download(&lse).map_err(s)?;
+        npy::write(path, &[p.batch, p.heads, p.seq_q], &l)?;
+    }
+    if job.time {
+        let ms = timing::median_round(stream, || {
+            launch::flash_attn(stream, &f, job.family, &p, operands, &mut o, &mut lse)
+        })?;
+        println!("{}", p.timing_line(&job.entry, ms));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f16s(shape: &[usize]) -> Array {
+        let len = shape.iter().product();
+        Array {
+            shape: shape.to_vec(),
+            order: Order::C,
+            descr: "<f2".into(),
+            data: Data::F16(vec![f16::ZERO; len]),
+        }
+    }
+
+    /// A float16 array of `shape` whose data is not held (sizes too large
+    /// to allocate; the checks read only the shape and dtype).
+    fn f16_shape(shape: &[usize]) -> Array {
+        Array {
+            shape: shape.to_vec(),
+            order: Order::C,
+            descr: "<f2".into(),
+            data: Data::F16(Vec::new()),
+        }
+    }
+
+    fn fam() -> &'static Family {
+        Family::parse("flash_attn_fwd").unwrap()
+    }
+
+    fn check(q: &Array, k: &Array, v: &Array) -> Result<Problem, String> {
+        check_attention(fam(), (q, k, v), false, None)
+    }
+
+    #[test]
+    fn the_family_table() {
+        let f = fam();
+        // The contract's constants (maps::attention).
+        assert_eq!(f.head_dims, FLASH_HEAD_DIMS);
+        assert_eq!((f.threads, f.rows_per_block), (FLASH_THREADS, FLASH_BM));
+        for d in FLASH_HEAD_DIMS {
+            assert_eq!((f.smem_bytes)(d), flash_smem_bytes(d));
+        }
+        let names: Vec<String> = [(64, false), (64, true), (128, false), (128, true)]
+            .iter()
+            .map(|&(d, c)| f.entry_name(d, c))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "flash_attn_fwd_d64",
+                "flash_attn_fwd_d64_causal",
+                "flash_attn_fwd_d128",
+                "flash_attn_fwd_d128_causal"
+            ]
+        );
+        // Every family in --help; names unique.
+        for (i, f) in FAMILIES.iter().enumerate() {
+            assert!(ATTENTION_HELP.contains(f.name), "{}", f.name);
+            assert!(FAMILIES[..i].iter().all(|g| g.name != f.name));
+            for &d in f.head_dims {
+                assert!(ATTENTION_HELP.contains(&f.entry_name(d, false)));
+            }
+        }
+        assert_eq!(
+            Family::parse("flash_attn_fwd_d64").unwrap_err(),
+            "unknown attention kernel 'flash_attn_fwd_d64' (known: flash_attn_fwd; the entry point is chosen by d and --causal)"
+        );
+    }
+
+    /// The launch of `grid` for head dimension `d`, per the contract.
+    fn shape(grid: (u32, u32, u32), d: usize) -> LaunchShape {
+        LaunchShape {
+            grid,
+            block: FLASH_THREADS as u32,
+            shared_bytes: flash_smem_bytes(d) as u32,
+        }
+    }
+
+    #[test]
+    fn accepted_shapes_and_the_launch() {
+        let blocks = |sq: usize| sq.div_ceil(FLASH_BM) as u32;
+        let q = f16s(&[2, 77, 3, 64]);
+        let kv = f16s(&[2, 130, 3, 64]);
+        let p = check(&q, &kv, &kv).unwrap();
+        assert_eq!(
+            p,
+            Problem {
+                batch: 2,
+                seq_q: 77,
+                seq_k: 130,
+                heads: 3,
+                d: 64,
+                causal: false,
+                scale: 0.125,
+            }
+        );
+        assert_eq!(
+            p.lens(),
+            Ok(Lens {
+                q: 2 * 77 * 3 * 64,
+                kv: 2 * 130 * 3 * 64,
+                lse: 2 * 3 * 77
+            })
+        );
+        assert_eq!(fam().launch_shape(&p), Ok(shape((blocks(77), 3, 2), 64)));
+        // d = 128, causal, an explicit scale, seq_q = 129, one key.
+        let (q, kv) = (f16s(&[1, 129, 5, 128]), f16s(&[1, 1, 5, 128]));
+        let p = check_attention(fam(), (&q, &kv, &kv), true, Some(-0.5)).unwrap();
+        assert_eq!((p.seq_q, p.seq_k, p.causal, p.scale), (129, 1, true, -0.5));
+        assert_eq!(fam().launch_shape(&p), Ok(shape((blocks(129), 5, 1), 128)));
+        assert_eq!(
+            check(&f16s(&[1, 1, 1, 128]), &kv, &kv).map(|p| p.scale),
+            Err("flash_attn_fwd: Q is (1, 1, 1, 128) (batch, seq_q, heads, d) and K (1, 1, 5, 128) (batch, seq_k, heads, d): their heads differ".into())
+        );
+        let p = check(&f16s(&[1, 1, 5, 128]), &kv, &kv).unwrap();
+        assert_eq!(p.scale, 1.0 / 128f32.sqrt());
+        // The grid's limits, at and past them (the data is not needed).
+        let (q, kv) = (
+            f16_shape(&[65535, 1, 65535, 64]),
+            f16_shape(&[65535, 1, 65535, 64]),
+        );
+        assert_eq!(
+            check(&q, &kv, &kv).map(|p| fam().launch_shape(&p)),
+            Ok(Ok(shape((1, 65535, 65535), 64)))
+        );
+    }
+
+    #[test]
+    fn refusals() {
+        let ok = f16s(&[2, 8, 3, 64]);
+        let f32s = Array {
+            shape: vec![2, 8, 3, 64],
+            order: Order::C,
+            descr: "<f4".into(),
+            data: Data::F32(vec![0.0; 2 * 8 * 3 * 64]),
+        };
+        let f64s = Array {
+            descr: "<f8".into(),
+            data: Data::Other,
+            ..f32s.clone()
+        };
+        let fortran = Array {
+            order: Order::Fortran,
+            ..ok.clone()
+        };
+        let cases: Vec<(Result<Problem, String>, &str)> = vec![
+            (
+                check(&f32s, &ok, &ok),
+                "flash_attn_fwd: Q must be float16; it is float32",
+            ),
+            (
+                check(&ok, &ok, &f64s),
+                "flash_attn_fwd: V must be float16; it is '<f8'",
+            ),
+            (
+                check(&ok, &fortran, &ok),
+                "flash_attn_fwd: K must be C-order; it is Fortran-order",
+            ),
+            (
+                check(&f16s(&[8, 3, 64]), &ok, &ok),
+                "flash_attn_fwd: Q must have rank 4 (batch, seq_q, heads, d); its shape is [8, 3, 64]",
+            ),
+            (
+                check(&ok, &f16s(&[1, 2, 8, 3, 64]), &ok),
+                "flash_attn_fwd: K must have rank 4 (batch, seq_k, heads, d); its shape is [1, 2, 8, 3, 64]",
+            ),
+            (
+                check(&f16s(&[2, 8, 3, 96]), &f16s(&[2, 8, 3, 96]), &f16s(&[2, 8, 3, 96])),
+                "flash_attn_fwd: head dimension d = 96 (Q's last axis) is not built (built: 64, 128)",
+            ),
+            (
+                check(&ok, &f16s(&[2, 8, 4, 64]), &f16s(&[2, 8, 4, 64])),
+                "flash_attn_fwd: Q is (2, 8, 3, 64) (batch, seq_q, heads, d) and K (2, 8, 4, 64) (batch, seq_k, heads, d): their heads differ",
+            ),
+            (
+                check(&ok, &f16s(&[1, 8, 3, 64]), &f16s(&[1, 8, 3, 64])),
+                "flash_attn_fwd: Q is (2, 8, 3, 64) (batch, seq_q, heads, d) and K (1, 8, 3, 64) (batch, seq_k, heads, d): their batch differ",
+            ),
+            (
+                check(&ok, &f16s(&[2, 8, 3, 128]), &f16s(&[2, 8, 3, 128])),
+                "flash_attn_fwd: Q is (2, 8, 3, 64) (batch, seq_q, heads, d) and K (2, 8, 3, 128) (batch, seq_k, heads, d): their d differ",
+            ),
+            (
+                check(&ok, &ok, &f16s(&[2, 9, 3, 64])),
+                "flash_attn_fwd: K is (2, 8, 3, 64) and V (2, 9, 3, 64) (batch, seq_k, heads, d): V must have K's shape",
+            ),
+            (
+                check(&f16s(&[2, 0, 3, 64]), &ok, &ok),
+                "flash_attn_fwd: batch = 2, heads = 3, seq_q = 0, seq_k = 8: each must be positive",
+            ),
+            (
+                check(&ok, &f16s(&[2, 0, 3, 64]), &f16s(&[2, 0, 3, 64])),
+                "flash_attn_fwd: batch = 2, heads = 3, seq_q = 8, seq_k = 0: each must be positive",
+            ),
+            (
+                check(&f16s(&[0, 8, 0, 64]), &f16s(&[0, 8, 0, 64]), &f16s(&[0, 8, 0, 64])),
+                "flash_attn_fwd: batch = 0, heads = 0, seq_q = 8, seq_k = 8: each must be positive",
+            ),
+            (
+                check(
+                    &f16_shape(&[1, 1, 65536, 64]),
+                    &f16_shape(&[1, 1, 65536, 64]),
+                    &f16_shape(&[1, 1, 65536, 64]),
+                ),
+                "flash_attn_fwd: heads = 65536 is beyond the grid's limit of 65535 (grid y)",
+            ),
+            (
+                check(
+                    &f16_shape(&[65536, 1, 1, 128]),
+                    &f16_shape(&[65536, 1, 1, 128]),
+                    &f16_shape(&[65536, 1, 1, 128]),
+                ),
+                "flash_attn_fwd: batch = 65536 is beyond the grid's limit of 65535 (grid z)",
+            ),
+            (
+                check(
+                    &f16_shape(&[1, 1 << 30, 1, 64]),
+                    &f16_shape(&[1, 1 << 60, 1, 64]),
+                    &f16_shape(&[1, 1 << 60, 1, 64]),
+                ),
+                "flash_attn_fwd: batch = 1, seq_q = 1073741824, seq_k = 1152921504606846976, heads = 1, d = 64: the tensors are too large",
+            ),
+            (
+                check(
+                    &f16_shape(&[65535, 1 << 30, 65535, 128]),
+                    &f16_shape(&[65535, 1, 65535, 128]),
+                    &f16_shape(&[65535, 1, 65535, 128]),
+                ),
+                "flash_attn_fwd: batch = 65535, seq_q = 1073741824, seq_k = 1, heads = 65535, d = 128: the tensors are too large",
+            ),
+            (
+                // 2^62 halves: elements that fit a usize, bytes that do not
+                // fit an isize.
+                check(
+                    &f16_shape(&[1 << 14, 1 << 32, 1 << 10, 64]),
+                    &f16_shape(&[1 << 14, 1, 1 << 10, 64]),
+                    &f16_shape(&[1 << 14, 1, 1 << 10, 64]),
+                ),
+                "flash_attn_fwd: batch = 16384, seq_q = 4294967296, seq_k = 1, heads = 1024, d = 64: the tensors are too large",
+            ),
+            (
+                check_attention(fam(), (&ok, &ok, &ok), false, Some(f32::INFINITY)),
+                "flash_attn_fwd: --scale inf must be finite",
+            ),
+        ];
+        for (got, want) in cases {
+            assert_eq!(got, Err(want.to_string()));
+            assert!(!want.contains('\n'));
+        }
+        let (q, kv) = (f16_shape(&[1, 1 << 40, 1, 64]), f16_shape(&[1, 1, 1, 64]));
+        assert_eq!(
+            check(&q, &kv, &kv),
+            Err(format!(
+                "flash_attn_fwd: ceil(seq_q / rows per block) = {} is beyond the grid's limit of 2147483647 (grid x)",
+                (1usize << 40).div_ceil(FLASH_BM)
+            ))
+        );
+    }
+
+    #[test]
+    fn scales() {
+        assert_eq!(parse_scale("0.3"), Ok(0.3));
+        assert_eq!(parse_scale("-2"), Ok(-2.0));
+        assert_eq!(parse_scale("1e-2"), Ok(0.01));
+        assert_eq!(parse_scale("nan"), Err("--scale nan must be finite".into()));
+        assert_eq!(parse_scale("inf"), Err("--scale inf must be finite".into()));
+        assert_eq!(
+            parse_scale("1e39"),
+            Err("--scale 1e39 must be finite".into())
+        );
+        assert_eq!(parse_scale("x"), Err("--scale 'x' is not a number".into()));
+    }
+
+    #[test]
+    fn flops_and_the_timing_line() {
+        let p = Problem {
+            batch: 4,
+            seq_q: 4096,
+            seq_k: 4096,
+            heads: 16,
+            d: 128,
+            causal: true,
+            scale: 0.1,
+        };
+        assert_eq!(p.flops(), 2.0 * 4.0 * 16.0 * 4096.0 * 4096.0 * 128.0);
+        let full = Problem { causal: false, ..p };
+        assert_eq!(full.flops(), 2.0 * p.flops());
+        // 274.9 GFLOP in 0.812 ms.
+        assert_eq!(
+            p.timing_line("flash_attn_fwd_d128_causal", 0.812),
+            "flash_attn_fwd_d128_causal b=4 h=16 sq=4096 sk=4096: 0.812 ms, 338.5 TFLOP/s"
+        );
+    }
+
+    /// The whole path before the GPU, on files: read, checked, or refused
+    /// with the file named.
+    #[test]
+    fn prepare_from_files() {
+        let dir = std::env::temp_dir().join(format!("gpu-runner-attn-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = |name: &str| dir.join(name);
+        std::fs::write(p("k.ptx"), ".version 8.0\n").unwrap();
+        let q: Vec<f16> = (0..2 * 5 * 3 * 64)
+            .map(|i| f16::from_f32(i as f32))
+            .collect();
+        npy::write(&p("q.npy"), &[2, 5, 3, 64], &q).unwrap();
+        let kv = vec![f16::ONE; 2 * 7 * 3 * 64];
+        npy::write(&p("k.npy"), &[2, 7, 3, 64], &kv).unwrap();
+        npy::write(
+            &p("k4.npy"),
+            &[2, 7, 4, 64],
+            &vec![f16::ONE; 2 * 7 * 4 * 64],
+        )
+        .unwrap();
+        npy::write(&p("f.npy"), &[2, 5, 3, 64], &vec![0.5f32; 2 * 5 * 3 * 64]).unwrap();
+        let args = |q: &str, k: &str, scale: Option<&str>| Args {
+            ptx: p("k.ptx"),
+            kernel: "flash_attn_fwd".into(),
+            q: p(q),
+            k: p(k),
+            v: p(k),
+            o: p("o.npy"),
+            causal: true,
+            scale: scale.map(String::from),
+            lse: Some(p("lse.npy")),
+            time: false,
+        };
+
+        let job = prepare_attention(&args("q.npy", "k.npy", None)).unwrap();
+        assert_eq!(job.entry, "flash_attn_fwd_d64_causal");
+        assert_eq!(
+            (job.problem.batch, job.problem.seq_q, job.problem.seq_k),
+            (2, 5, 7)
+        );
+        assert_eq!((job.problem.heads, job.problem.d), (3, 64));
+        assert_eq!(job.problem.scale, 0.125);
+        assert_eq!(job.q, q);
+        assert_eq!(job.k, kv);
+        assert_eq!(job.lse.as_deref(), Some(p("lse.npy").as_path()));
+        let job = prepare_attention(&args("q.npy", "k.npy", Some("0.25"))).unwrap();
+        assert_eq!(job.problem.scale, 0.25);
+
+        for (a, want) in [
+            (
+                args("f.npy", "k.npy", None),
+                "flash_attn_fwd: Q must be float16; it is float32".to_string(),
+            ),
+            (
+                args("q.npy", "k4.npy", None),
+                "flash_attn_fwd: Q is (2, 5, 3, 64) (batch, seq_q, heads, d) and K (2, 7, 4, 64) (batch, seq_k, heads, d): their heads differ".into(),
+            ),
+            (
+                args("q.npy", "k.npy", Some("nan")),
+                "--scale nan must be finite".into(),
+            ),
+            (
+                Args {
+                    kernel: "flash_attn".into(),
+                    ..args("q.npy", "k.npy", None)
+                },
+                "unknown attention kernel 'flash_attn' (known: flash_attn_fwd; the entry point is chosen by d and --causal)".into(),
+            ),
+        ] {
+            assert_eq!(prepare_attention(&a).unwrap_err(), want);
+        }
+        let e = prepare_attention(&args("none.npy", "k.npy", None)).unwrap_err();
+        assert!(
+            e.starts_with(&format!("cannot read {}: ", p("none.npy").display())),
+            "{e}"
+        );
+        let e = prepare_attention(&Args {
+            ptx: p("none.ptx"),
+            ..args("q.npy", "k.npy", None)
+        })
+        .unwrap_err();
+        assert!(
+            e.starts_with(&format!("cannot read {}: ", p("none.ptx").display())),
+            "{e}"
+        );
+        let e = prepare_attention(&args("k.ptx", "k.npy", None)).unwrap_err();
+        assert!(
+            e.starts_with(&format!("{}: not a .npy array", p("k.ptx").display())),
+            "{e}"
+        );
+        assert!(!e.contains('\n'));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
