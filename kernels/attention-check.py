@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""Checks `gpu-runner attention PTX flash_attn_fwd` against NumPy on the GPU
+machine (NumPy needed; no torch, no network), one process per case:
+
+    python3 kernels/attention-check.py PTX RUNNER [--seed N]
+
+For each case (shapes no other check uses: odd sequence lengths, seq_q
+above and below seq_k, batch x heads not a multiple of anything, one query
+or one key): random normal (std 1) Q, K, V rounded to float16 and saved in
+BSHD (batch, seq, heads, d), `RUNNER attention PTX flash_attn_fwd Q K V O
+[--causal] [--scale S] --lse LSE`, then O (float16, Q's shape) and LSE
+(float32, (batch, heads, seq_q)) against a float64 reference computed from
+the same float16 values: S = scale Q_bh K_bhᵀ, keys j > i masked when causal
+(top-left: query i sees keys 0..=i), P = softmax(S), O = P V_bh, LSE =
+log sum_j exp(S_ij). Every entry must lie within the bound below (derived
+from the kernel's roundings, not from its results). Then inputs the runner
+must refuse: exit code 2, one line on stderr, no O written.
+One line per case; exit code 1 if any case is off (the first offending
+entry named).
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+# The bound, per entry. The kernel's inputs are float16, everything it
+# computes is float32 except two roundings to float16:
+#  - each weight p_j = exp(S_ij - m) (in (0, 1]) is rounded to float16 before
+#    P·V: relative error <= U16; and the row sum l (of the rounded or of the
+#    unrounded weights) is off by at most as much. With relative errors
+#    eps on the weights and on l, |O~ - O| <= 2 eps · sum_j P_ij |V_jc|
+#    =: 2 eps · W_ic (P the exact softmax; W >= |O|);
+#  - O is rounded to float16 at the end: <= U16 |O| (plus half of float16's
+#    subnormal spacing, ATOL_O, below 2^-14).
+# Its float32 work adds to eps, per row i (worst-case bounds, gamma_n = n U32):
+#  - S_ij, a sum of d products (exact in float32): |dS| <= d U32 · A_i, A_i
+#    = max_j scale sum_c |q_ic k_jc| over the keys row i sees; a weight's
+#    relative error is dS;
+#  - exp's argument (S times scale·log2(e), minus the max) and exp2: a few
+#    ulps of |S|: 4 U32 · M_i (M_i = max_j |S_ij|) + 8 U32;
+#  - the two sums over seq_k keys (l, and P·V in the accumulators):
+#    seq_k U32 relative to W (and to l).
+# So eps_i = U16 + U32 (d A_i + 4 M_i + 8), and
+#    |O - ref|_ic <= SAFETY ((2 eps_i + seq_k U32) W_ic + U16 |ref_ic|) + ATOL_O
+# LSE_i = m_i + log(l_i): l's relative error (U16 if summed from the rounded
+# weights, + seq_k U32 + the weights' float32 part), the max's own dS, log's
+# approximation and the float32 result:
+#    |LSE - ref|_i <= SAFETY (U16 + U32 (d A_i + 4 M_i + seq_k + 8 + |ref_i|))
+# SAFETY = 2 covers what these first-order bounds leave out (second-order
+# terms, tensor-core accumulation not strictly IEEE float32). For std-1
+# inputs the O bound is about 3e-3 · W (W ~ 0.8): ten times tighter than a
+# plain 1e-2 relative tolerance, and far above the typical error (the
+# roundings are independent: ~U16 · sqrt(sum_j P_ij^2 V_jc^2)).
+U16 = 2.0**-11  # float16's unit roundoff
+U32 = 2.0**-24  # float32's
+SAFETY = 2.0
+ATOL_O = 2.0**-25  # half of float16's subnormal spacing
+
+# (batch, heads, seq_q, seq_k, d, causal, --scale or None for 1/sqrt(d))
+CASES = [
+    (1, 1, 1, 1, 64, False, None),
+    (1, 1, 1, 1, 128, True, None),
+    (2, 3, 77, 77, 64, True, None),
+    (3, 5, 130, 257, 128, False, None),
+    (1, 7, 1000, 1000, 128, True, None),
+    (2, 1, 129, 63, 64, True, None),  # seq_q > seq_k: rows 63.. see every key
+    (1, 2, 257, 1025, 64, False, 0.3),
+    (5, 3, 4097 // 8 + 1, 300, 128, True, None),
+    (1, 1, 64, 4096, 128, False, None),
+    (2, 2, 1031, 2053, 64, True, 0.05),
+    (1, 3, 300, 1, 128, False, -0.7),  # one key: O = V's row, any scale
+]
+
+
+def run(runner, args):
+    return subprocess.run([runner, *args], capture_output=True, text=True, timeout=300)
+
+
+def reference(q, k, v, scale, causal):
+    """O, LSE (float64) and the per-entry bounds of O and LSE, per the
+    comment above, from the float16 inputs (BSHD)."""
+    b, sq, h, d = q.shape
+    sk = k.shape[1]
+    o = np.empty((b, sq, h, d))
+    o_tol = np.empty((b, sq, h, d))
+    lse = np.empty((b, h, sq))
+    lse_tol = np.empty((b, h, sq))
+    masked = np.arange(sk)[None, :] > np.arange(sq)[:, None] if causal else None
+    for bi in range(b):
+        for hi in range(h):
+            q64 = q[bi, :, hi, :].astype(np.float64)
+            k64 = k[bi, :, hi, :].astype(np.float64)
+            v64 = v[bi, :, hi, :].astype(np.float64)
+            s = scale * (q64 @ k64.T)
+            a = abs(scale) * (np.abs(q64) @ np.abs(k64).T)
+            if causal:
+                s[masked] = -np.inf
+                a[masked] = 0.0
+            m = s.max(axis=1, keepdims=True)
+            e = np.exp(s - m)
+            l = e.sum(axis=1, keepdims=True)
+            p = e / l
+            o[bi, :, hi, :] = p @ v64
+            w = p @ np.abs(v64)
+            big_m = np.where(np.isinf(s), 0.0, np.abs(s)).max(axis=1, keepdims=True)
+            eps = U16 + U32 * (d * a.max(axis=1, keepdims=True) + 4 * big_m + 8)
+            ref = o[bi, :, hi, :]
+            o_tol[bi, :, hi, :] = SAFETY * ((2 * eps + sk * U32) * w + U16 * np.abs(ref)) + ATOL_O
+            lse_row = (m + np.log(l))[:, 0]
+            lse[bi, hi, :] = lse_row
+            extra = (d * a.max(axis=1) + 4 * big_m[:, 0] + sk + 8 + np.abs(lse_row))
+            lse_tol[bi, hi, :] = SAFETY * (U16 + U32 * extra)
+    return o, o_tol, lse, lse_tol
+
+
+def first_beyond(got, want, tol, names):
+    """A description of the first entry beyond its bound (NaN counts), or None."""
+    bad = ~(np.abs(got.astype(np.float64) - want) <= tol)
+    if not bad.any():
+        return None, 0
+    at = tuple(int(x) for x in np.argwhere(bad)[0])
+    where = ", ".join(f"{n}={x}" for n, x in zip(names, at))
+    return f"[{where}] = {float(got[at]):.6g} not {want[at]:.6g} (bound {tol[at]:.3g})", int(bad.sum())
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("ptx", help="layout_kernels.ptx")
+    p.add_argument("runner", help="the gpu-runner binary")
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args()
+    rng = np.random.default_rng(args.seed)
+    print(f"bounds: |O - ref| <= {SAFETY:g} ((2 eps + seq_k U32) sum_j P_ij |V_jc| + U16 |ref|) + 2^-25; "
+          f"|LSE - ref| <= {SAFETY:g} (U16 + U32 (d A + 4 M + seq_k + 8 + |ref|)); "
+          "eps = U16 + U32 (d A + 4 M + 8), A = max_j scale sum_c |q_ic k_jc|, M = max_j |S_ij|, "
+          "U16 = 2^-11, U32 = 2^-24")
+    bad = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        path = {n: os.path.join(tmp, f"{n}.npy") for n in ("Q", "K", "V", "O", "LSE")}
+
+        def attention(q, k, v, flags, kernel="flash_attn_fwd"):
+            for n in ("Q", "K", "V"):
+                np.save(path[n], {"Q": q, "K": k, "V": v}[n])
+            for n in ("O", "LSE"):
+                if os.path.exists(path[n]):
+                    os.remove(path[n])
+            return run(args.runner, ["attention", args.ptx, kernel, path["Q"], path["K"], path["V"],
+                                     path["O"], *flags])
+
+        for b, h, sq, sk, d, causal, scale in CASES:
+            what = (f"flash_attn_fwd b={b} h={h} sq={sq} sk={sk} d={d}"
+                    f"{' causal' if causal else ''} scale={'1/sqrt(d)' if scale is None else scale}")
+            normal = lambda *shape: rng.standard_normal(shape, dtype=np.float32).astype(np.float16)
+            q, k, v = normal(b, sq, h, d), normal(b, sk, h, d), normal(b, sk, h, d)
+            flags = (["--causal"] if causal else []) + ["--lse", path["LSE"]]
+            if scale is not None:
+                flags += ["--scale", repr(scale)]
+            r = attention(q, k, v, flags)
+            if r.returncode != 0:
+                print(f"{what}: FAILED, exit code {r.returncode}: {r.stderr.strip()}")
+                bad += 1
+                continue
+            o, lse = np.load(path["O"]), np.load(path["LSE"])
+            wrong = []
+            for name, x, dtype, shape in (("O", o, np.float16, (b, sq, h, d)),
+                                          ("LSE", lse, np.float32, (b, h, sq))):
+                if x.dtype != dtype or x.shape != shape or not x.flags.c_contiguous:
+                    wrong.append(f"{name} is {x.dtype} {x.shape} (C-order: {x.flags.c_contiguous}), "
+                                 f"expected {np.dtype(dtype)} {shape} C-order")
+            if wrong:
+                print(f"{what}: FAILED, {'; '.join(wrong)}")
+                bad += 1
+                continue
+            # The kernel receives the scale as float32: the reference uses that value.
+            s32 = float(np.float32(1.0 / np.sqrt(d) if scale is None else scale))
+            want_o, tol_o, want_lse, tol_lse = reference(q, k, v, s32, causal)
+            first_o, n_o = first_beyond(o, want_o, tol_o, ("b", "i", "h", "c"))
+            first_l, n_l = first_beyond(lse, want_lse, tol_lse, ("b", "h", "i"))
+            err_o = np.abs(o.astype(np.float64) - want_o)
+            err_l = np.abs(lse.astype(np.float64) - want_lse)
+            stats = (f"O max |err| {np.nanmax(err_o):.2e} ({np.nanmax(err_o / tol_o):.3f} of its bound), "
+                     f"LSE max |err| {np.nanmax(err_l):.2e} ({np.nanmax(err_l / tol_lse):.3f} of its bound)")
+            if first_o is None and first_l is None:
+                print(f"{what}: ok, {stats}")
+                continue
+            bad += 1
+            parts = []
+            if first_o is not None:
+                parts.append(f"{n_o} of {o.size} O entries beyond the bound, first O{first_o}")
+            if first_l is not None:
+                parts.append(f"{n_l} of {lse.size} LSE entries beyond the bound, first LSE{first_l}")
+            print(f"{what}: MISMATCH, {'; '.join(parts)}; {stats}")
+
+        h16 = lambda *shape: np.zeros(shape, np.float16)
+        refusals = [
+            ("Q float32", np.zeros((1, 8, 2, 64), np.float32), h16(1, 8, 2, 64), h16(1, 8, 2, 64), [], None),
+            ("d = 96", h16(1, 8, 2, 96), h16(1, 8, 2, 96), h16(1, 8, 2, 96), [], None),
+            ("K with 3 heads, Q with 2", h16(1, 8, 2, 64), h16(1, 8, 3, 64), h16(1, 8, 3, 64), [], None),
+            ("V longer than K", h16(1, 8, 2, 64), h16(1, 8, 2, 64), h16(1, 9, 2, 64), [], None),
+            ("Q of rank 3", h16(8, 2, 64), h16(1, 8, 2, 64), h16(1, 8, 2, 64), [], None),
+            ("--scale nan", h16(1, 8, 2, 64), h16(1, 8, 2, 64), h16(1, 8, 2, 64), ["--scale", "nan"], None),
+            ("an entry point's name", h16(1, 8, 2, 64), h16(1, 8, 2, 64), h16(1, 8, 2, 64), [],
+             "flash_attn_fwd_d64"),
+        ]
+        for what, q, k, v, flags, kernel in refusals:
+            r = attention(q, k, v, flags, kernel or "flash_attn_fwd")
+            lines = r.stderr.strip().splitlines()
+            ok = r.returncode == 2 and len(lines) == 1 and not os.path.exists(path["O"])
+            bad += not ok
+            print(f"refused ({what}): {'ok' if ok else 'MISMATCH'}, exit code {r.returncode}: {' / '.join(lines)}")
+    print("attention-check: " + ("all ok" if bad == 0 else f"{bad} check(s) failed"))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
