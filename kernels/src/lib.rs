@@ -14,7 +14,7 @@
 //! maps live in [`maps`], ordinary functions that the tests here enumerate
 //! for every block and thread on the CPU.
 #![no_std]
-#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
+#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stmt_expr_attributes))]
 
 #[cfg(test)]
 extern crate std;
@@ -26,6 +26,8 @@ pub use cpu::*;
 
 pub mod maps;
 
+#[cfg(target_arch = "nvptx64")]
+pub mod attention;
 #[cfg(target_arch = "nvptx64")]
 pub mod device;
 #[cfg(target_arch = "nvptx64")]

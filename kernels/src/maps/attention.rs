@@ -99,6 +99,18 @@ pub struct FlashCopy {
 }
 
 impl FlashCopy {
+    /// The same thread's chunks of tile `blk` further down the matrix
+    /// (tiles of `rows` rows, `ld` halves apart): what [`flash_copy`] gives
+    /// for `blk`, from tile 0's map without recomputing it (the tests check
+    /// both agree).
+    #[inline(always)]
+    pub fn at_tile(self, blk: usize, rows: usize, ld: usize) -> FlashCopy {
+        FlashCopy {
+            global: self.global + blk * rows * (ld / 8),
+            row: self.row + blk * rows,
+            ..self
+        }
+    }
     /// How many of the thread's `n` chunks lie in a matrix of `rows` rows:
     /// the predicate of the partial tile, as a count (chunks go down the
     /// rows in order).
@@ -162,15 +174,21 @@ pub fn flash_copy<const ROWS: usize, const D: usize>(
         Some((row, _)) => row,
         None => panic!("flash_copy: chunk {v} of the thread's partition"),
     };
+    debug_assert_eq!(at(1) - at(0), FLASH_THREADS * 8 / D);
     let sw = |row: usize| flash_swizzle::<D>(row * D + 8 * ch);
+    // The copy threads' row extent: a constant, so that the predicate's
+    // count divides by a power of two (the tests check it is the identity
+    // tensor's step).
     let step = FLASH_THREADS * 8 / D;
     FlashCopy {
         global: mine.data_offset(),
         global_step: l.crd2idx((1usize, 0usize)),
         shared: sw(r),
-        shared_step: sw(r + step) - sw(r),
+        // The swizzle moves only the low bits (the tests check every
+        // chunk): a constant step, which the kernel folds into its stores.
+        shared_step: step * D,
         row: at(0),
-        row_step: at(1) - at(0),
+        row_step: step,
     }
 }
 
@@ -232,6 +250,14 @@ pub fn flash_frag_s() -> FlashFragS {
     FlashFragS::default()
 }
 
+/// Thread `tid`'s O fragment (`FLASH_BM x D`, `partition_fragment_C`):
+/// `((2,2), MMA_M, D / 8)`, the layout of the kernel's accumulator array.
+#[instantiate((64), (128))]
+pub fn flash_frag_o<const D: usize>(
+) -> layout_type!(((2, 2), 2, C<{ D / 8 }>):((1, 2), C<{ D / 2 }>, 4)) {
+    Default::default()
+}
+
 /// Where thread `tid`'s S value `(v, i, j)` lies in the block's
 /// `FLASH_BM x FLASH_BN` tile of S: `(row, key)`, from `partition_C` of the
 /// identity tensor (the causal and key-edge masks).
@@ -242,6 +268,22 @@ pub fn flash_s_coord(tid: usize, (v, i, j): (usize, usize, usize)) -> (usize, us
         Some(c) => c,
         None => panic!("flash_s_coord: value ({v}, {i}, {j})"),
     }
+}
+
+/// [`flash_s_coord`] split into thread `tid`'s value `(0, 0, 0)` and a
+/// static delta per value: `flash_s_coord(tid, x) == base + delta(x)` for
+/// every thread (the tests check it), so that a kernel keeps two numbers
+/// per thread and compares against constants.
+#[inline(always)]
+pub fn flash_s_coord_base(tid: usize) -> (usize, usize) {
+    flash_s_coord(tid, (0, 0, 0))
+}
+
+/// The static part of [`flash_s_coord`]: value `(v, i, j)`'s (row, key)
+/// less value `(0, 0, 0)`'s, the same for every thread (thread 0's).
+#[inline(always)]
+pub fn flash_s_coord_delta(x: (usize, usize, usize)) -> (usize, usize) {
+    flash_s_coord(0, x)
 }
 
 /// Where thread `tid`'s O value `(v, i, j)` lies in the block's
@@ -316,13 +358,26 @@ mod tests {
                 for tid in 0..FLASH_THREADS {
                     let c = copy(seq, ld, blk, tid);
                     let valid = c.valid(seq, chunks);
+                    // The chunks' rows as the identity tensor partitioned
+                    // like the data gives them.
+                    let id = local_partition(
+                        local_tile(
+                            make_identity_tensor((seq, C::<{ D / 8 }>)),
+                            (C::<ROWS>, C::<{ D / 8 }>),
+                            (blk, 0usize),
+                        ),
+                        layout!((C<{ FLASH_THREADS * 8 / D }>, C<{ D / 8 }>):(C<{ D / 8 }>, 1)),
+                        tid,
+                    );
                     for v in 0..chunks {
                         let row = c.row + v * c.row_step;
+                        assert_eq!(id.at((v, 0usize)).map(|x| x.0), Some(row));
                         assert_eq!(
                             v < valid,
                             row < seq,
                             "seq {seq} blk {blk} tid {tid} chunk {v}"
                         );
+                        assert_eq!(c, copy(seq, ld, 0, tid).at_tile(blk, ROWS, ld));
                         let g = c.global + v * c.global_step;
                         assert_eq!(g * 8 / ld, row, "global row");
                         let col = g * 8 % ld;
@@ -525,6 +580,9 @@ mod tests {
             }
             for r in 0..64 {
                 let (row, key) = flash_s_coord(tid, value_of(r));
+                let ((r0, k0), (dr, dk)) =
+                    (flash_s_coord_base(tid), flash_s_coord_delta(value_of(r)));
+                assert_eq!((row, key), (r0 + dr, k0 + dk), "thread {tid}: base + delta");
                 assert!(!seen[row * FLASH_BN + key]);
                 seen[row * FLASH_BN + key] = true;
             }
@@ -534,6 +592,13 @@ mod tests {
         for tid in 0..FLASH_THREADS {
             for r in 0..128 {
                 let (row, col) = flash_o_coord::<128>(tid, (r % 4, r / 4 % 2, r / 8));
+                // Values 0-1 and 2-3 are adjacent columns of one row: the
+                // epilogue stores them as one f16 pair.
+                if r % 2 == 0 {
+                    assert_eq!(col % 2, 0);
+                    let next = flash_o_coord::<128>(tid, (r % 4 + 1, r / 4 % 2, r / 8));
+                    assert_eq!(next, (row, col + 1));
+                }
                 assert!(!seen[row * 128 + col]);
                 seen[row * 128 + col] = true;
             }

@@ -146,8 +146,19 @@ impl AccRows {
     /// The lane masks of a row reduction: after reducing its own values of
     /// a row, a thread combines with `shfl.xor` by each mask in turn and
     /// holds the whole row's result (a butterfly over the lanes).
-    pub fn xor(&self) -> &[u32] {
-        &self.xor[..self.shuffles]
+    pub const fn xor(&self) -> &[u32] {
+        self.xor.split_at(self.shuffles).0
+    }
+    /// The lane bits the masks cover: lanes `t` and `u` hold the same rows
+    /// exactly when `t ^ u` lies within them.
+    pub const fn lane_bits(&self) -> u32 {
+        let mut b = 0;
+        let mut i = 0;
+        while i < self.shuffles {
+            b |= self.xor[i];
+            i += 1;
+        }
+        b
     }
 }
 

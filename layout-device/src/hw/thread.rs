@@ -165,6 +165,36 @@ pub fn fma(a: f32, b: f32, c: f32) -> f32 {
     gpu!("fma", { core::intrinsics::fmaf32(a, b, c) })
 }
 
+/// `x` as the optimiser cannot see it (a register move it may not move or
+/// merge): what a loop derives from it is computed inside the loop, rather
+/// than hoisted before it and held in registers across it (a kernel short of
+/// registers recomputes a few addresses per iteration instead of spilling
+/// them).
+#[inline(always)]
+pub fn in_loop(x: usize) -> usize {
+    gpu!("in_loop", {
+        let y: usize;
+        // SAFETY: a register move. Not `pure`: each call is its own value.
+        unsafe { asm!("mov.b64 {y}, {x};", y = out(reg64) y, x = in(reg64) x, options(nomem, nostack)) };
+        y
+    })
+}
+
+/// `log2(x)`, `lg2.approx.ftz.f32` (maximum relative error 2^-22.6 over
+/// normal arguments): with [`exp2`], a softmax's log-sum-exp.
+#[inline(always)]
+pub fn log2(x: f32) -> f32 {
+    gpu!("log2", {
+        let d: f32;
+        // SAFETY: registers only.
+        unsafe {
+            asm!("lg2.approx.ftz.f32 {d}, {x};", d = out(reg32) d, x = in(reg32) x,
+                 options(pure, nomem, nostack))
+        };
+        d
+    })
+}
+
 /// `2^x`, `ex2.approx.ftz.f32` (relative error 2^-22, subnormal results
 /// flushed to 0; `2^-inf` is 0): the exponential of a softmax computed in
 /// base 2, its scale multiplied by log2(e) beforehand.

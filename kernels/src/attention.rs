@@ -1,0 +1,460 @@
+//! The FlashAttention forward kernels' body (FlashAttention-2's schedule on
+//! the SM80 instructions): each block takes `FLASH_BM` query rows of one
+//! (batch, head), keeps its Q tile in shared memory, and streams K and V
+//! through shared memory `FLASH_BN` keys at a time (`cp.async`, the next
+//! tile's copy overlapping this one's math). Per tile: S = Q·Kᵀ by
+//! `mma.sync`, the causal and key-edge masks, the online softmax (row
+//! maxima and sums by shuffles over the lanes the C layout says share a
+//! row), then O += P·V with P taken from S's registers. Every offset comes
+//! from [`crate::maps`] (`maps/attention.rs`, checked thread by thread on the
+//! CPU); the entry points are in [`crate::device`].
+
+use crate::gpu::each;
+use crate::maps::{
+    flash_copy, flash_frag_o, flash_frag_s, flash_ldsm_k, flash_ldsm_q, flash_ldsm_v,
+    flash_o_coord, flash_s_coord_base, flash_s_coord_delta, FlashAtom, FLASH_BM, FLASH_BN,
+    FLASH_MMA_M, FLASH_THREADS,
+};
+use layout_core::atom::accumulator::{
+    acc_rows, convert_layout_acc_aregs, AccAsA, AccRows, AccumulatorFacts,
+};
+use layout_core::atom::{SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N};
+use layout_core::instantiate;
+use layout_device::{
+    block_idx_xyz, cp_async_commit, cp_async_wait_all, exp2, f16x2, fma, grid_dim, in_loop, log2,
+    shfl_xor, sync_threads, thread_idx, trap, Global, GlobalMut, LdsmInstr, MmaInstr, SharedBuffer,
+    Smem, F4,
+};
+
+/// Which of a thread's S values share a row, and the lanes holding the
+/// rest of it: derived from the atom's C layout at compile time.
+const ROWS: AccRows = acc_rows::<FlashAtom>();
+/// Rows of S (and O) a thread holds: its M-atoms' rows.
+const THREAD_ROWS: usize = FLASH_MMA_M * ROWS.rows;
+/// Where each value of an A fragment sits among the accumulators (the
+/// facts `convert_layout_acc_aregs` checks).
+const TO_A: AccAsA = match <FlashAtom as AccumulatorFacts>::ACC_AS_A {
+    Ok(f) => f,
+    Err(e) => panic!("{}", e.as_str()),
+};
+/// log2(e): the softmax computed in base 2 (`ex2`), its scale premultiplied.
+const LOG2_E: f32 = core::f32::consts::LOG2_E;
+
+/// The row slot (of [`THREAD_ROWS`]) of a thread's value `v` of M-atom `i`.
+#[inline(always)]
+fn slot(v: usize, i: usize) -> usize {
+    i * ROWS.rows + ROWS.row_of[v]
+}
+
+/// `x` reduced over the lanes sharing its row, by `op` (a butterfly over
+/// the derived lane masks).
+#[inline(always)]
+fn row_reduce(mut x: f32, op: impl Fn(f32, f32) -> f32) -> f32 {
+    let mut k = 0;
+    while k < ROWS.xor().len() {
+        x = op(x, f32::from_bits(shfl_xor(x.to_bits(), ROWS.xor()[k])));
+        k += 1;
+    }
+    x
+}
+
+/// A thread's copies of K's or V's tiles: tile 0's map and what moves it.
+#[derive(Clone, Copy)]
+struct KvCopy {
+    c: crate::maps::FlashCopy,
+    ld: usize,
+    base: usize,
+    seq_k: usize,
+}
+
+/// Tile `n` of `src` (K or V) into the shared tile at word `at`, rows past
+/// `seq_k` as zeros.
+#[inline(always)]
+#[instantiate((64), (128))]
+fn load_kv<B: SharedBuffer, const D: usize>(kv: KvCopy, src: Global<F4>, at: usize, n: usize) {
+    {
+        let s = kv;
+        let c = s.c.at_tile(n, FLASH_BN, s.ld);
+        let run =
+            src.run_valid::<{ D / 16 }>(s.base + c.global, c.global_step, c.valid(s.seq_k, D / 16));
+        let w = Smem::window::<B>(at + c.shared / 2, (D / 16 - 1) * c.shared_step / 2 + 4);
+        each::<{ D / 16 }>(
+            #[inline(always)]
+            |x| w.cp_async16_or_zero(x * c.shared_step / 2, run, x),
+        );
+    }
+}
+
+/// The problem of one launch.
+#[derive(Clone, Copy)]
+pub struct FlashProblem {
+    /// Batch size.
+    pub batch: usize,
+    /// Query rows per (batch, head).
+    pub seq_q: usize,
+    /// Keys per (batch, head).
+    pub seq_k: usize,
+    /// Heads.
+    pub heads: usize,
+    /// The softmax scale (of Q·Kᵀ).
+    pub scale: f32,
+}
+
+/// O = softmax(scale · Q·Kᵀ) · V for the block's rows, head dimension `D`,
+/// shared memory `B` (at least `flash_smem_bytes(D)`), top-left causal
+/// mask when `CAUSAL`. Q, K, V as `F4` chunks (8 halves), O as f16 pairs,
+/// LSE as f32 (the launch contract of `maps/attention.rs`).
+#[inline(always)]
+#[instantiate((64, false), (64, true), (128, false), (128, true))]
+pub fn flash_attn_fwd<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
+    p: FlashProblem,
+    (q, k, v): (Global<F4>, Global<F4>, Global<F4>),
+    o: GlobalMut<u32>,
+    lse: GlobalMut<f32>,
+) {
+    let FlashProblem {
+        seq_q,
+        seq_k,
+        heads,
+        scale,
+        ..
+    } = p;
+    let ((bx, h, b), tid) = (block_idx_xyz(), thread_idx());
+    // Causal blocks grow with their row: the longest are launched first.
+    let mb = if CAUSAL { grid_dim().0 - 1 - bx } else { bx };
+    let (m0, ld) = (mb * FLASH_BM, heads * D);
+    if m0 >= seq_q || seq_k == 0 {
+        trap()
+    }
+    // Element (row, col) of head h, batch b: ((b * seq + row) * heads + h)
+    // * D + col; the maps give row * ld + col, in F4 units here.
+    let q_base = (b * seq_q * heads + h) * D / 8;
+    let kv_base = (b * seq_k * heads + h) * D / 8;
+    // Shared memory (words): Q's tile, K's, V's.
+    let (k_at, v_at) = (FLASH_BM * D / 2, (FLASH_BM + FLASH_BN) * D / 2);
+
+    // Q's tile, and K's first.
+    {
+        let c = flash_copy::<FLASH_BM, D>(seq_q, ld, mb, tid);
+        let run = q.run_valid::<{ D / 8 }>(q_base + c.global, c.global_step, c.valid(seq_q, D / 8));
+        let w = Smem::window::<B>(c.shared / 2, (D / 8 - 1) * c.shared_step / 2 + 4);
+        each::<{ D / 8 }>(
+            #[inline(always)]
+            |x| w.cp_async16_or_zero(x * c.shared_step / 2, run, x),
+        );
+    }
+    let kv0 = flash_copy::<FLASH_BN, D>(seq_k, ld, 0, tid);
+    let kv = KvCopy {
+        c: kv0,
+        ld,
+        base: kv_base,
+        seq_k,
+    };
+    load_kv::<B, D>(kv, k, k_at, 0);
+    cp_async_commit();
+
+    let tiles = seq_k.div_ceil(FLASH_BN);
+    let tiles = if CAUSAL {
+        // Query i sees keys 0..=i: the block's last row bounds the keys.
+        let last = if m0 + FLASH_BM < seq_q {
+            m0 + FLASH_BM
+        } else {
+            seq_q
+        };
+        let t = last.div_ceil(FLASH_BN);
+        if t < tiles {
+            t
+        } else {
+            tiles
+        }
+    } else {
+        tiles
+    };
+    let scale2 = scale * LOG2_E;
+    // The thread's ldmatrix rows (halves), k-step 0 / pair 0: the others
+    // by XOR (a k-step moves the swizzled chunk) and add (an atom).
+    let (lq, lk, lv) = (
+        flash_ldsm_q::<D>(tid, 0, 0),
+        flash_ldsm_k::<D>(tid, 0, 0),
+        flash_ldsm_v::<D>(tid, 0, 0),
+    );
+    let (fs, fo) = (flash_frag_s(), flash_frag_o::<D>());
+    let pa = convert_layout_acc_aregs(FlashAtom::default(), fs);
+
+    const NEG_INF: f32 = f32::NEG_INFINITY;
+    let mut acc_o = const { [0f32; D] };
+    let mut row_max = const { [NEG_INF; THREAD_ROWS] };
+    let mut row_sum = const { [0f32; THREAD_ROWS] };
+    for n in 0..tiles {
+        // The ldmatrix rows' k-step and pair addresses are recomputed per
+        // tile (a XOR each): held across the loop they would not fit.
+        let (lq, lk, lv) = (in_loop(lq), in_loop(lk), in_loop(lv));
+        // So are the copies' chunk addresses.
+        let kv = KvCopy {
+            c: crate::maps::FlashCopy {
+                global: in_loop(kv.c.global),
+                global_step: in_loop(kv.c.global_step),
+                shared: in_loop(kv.c.shared),
+                ..kv.c
+            },
+            ld: in_loop(kv.ld),
+            ..kv
+        };
+        // K's tile n (and Q) landed; every warp is done with V's tile n - 1.
+        cp_async_wait_all();
+        sync_threads();
+        load_kv::<B, D>(kv, v, v_at, n);
+        cp_async_commit();
+
+        // S = Q·Kᵀ.
+        let mut s = const { [0f32; FLASH_BM * FLASH_BN / FLASH_THREADS] };
+        each::<{ D / 16 }>(
+            #[inline(always)]
+            |ks| {
+                let wq = Smem::window::<B>((lq ^ (16 * ks)) / 2, (FLASH_MMA_M - 1) * 32 * D + 4);
+                let wk =
+                    Smem::window::<B>(k_at + (lk ^ (16 * ks)) / 2, (FLASH_BN / 16 - 1) * 8 * D + 4);
+                let mut fa = [[0u32; 4]; FLASH_MMA_M];
+                each::<FLASH_MMA_M>(
+                    #[inline(always)]
+                    |i| fa[i] = SM75_U32x4_LDSM_N::ldsm(wq, i * 32 * D),
+                );
+                // K's fragments a pair of N-atoms at a time: 4 registers live.
+                each::<{ FLASH_BN / 16 }>(
+                    #[inline(always)]
+                    |j2| {
+                        let fb = SM75_U32x4_LDSM_N::ldsm(wk, j2 * 8 * D);
+                        each::<FLASH_MMA_M>(
+                            #[inline(always)]
+                            |i| {
+                                each::<2>(
+                                    #[inline(always)]
+                                    |h| {
+                                        let j = 2 * j2 + h;
+                                        let c = [0, 1, 2, 3].map(|x| s[fs.crd2idx((x, i, j))]);
+                                        let d =
+                                            FlashAtom::mma(fa[i], [fb[2 * h], fb[2 * h + 1]], c);
+                                        each::<4>(
+                                            #[inline(always)]
+                                            |x| s[fs.crd2idx((x, i, j))] = d[x],
+                                        );
+                                    },
+                                )
+                            },
+                        )
+                    },
+                )
+            },
+        );
+        // Keys past seq_k, and (causal) past the row, count for nothing.
+        let n0 = n * FLASH_BN;
+        if n0 + FLASH_BN > seq_k || (CAUSAL && n0 + FLASH_BN > m0 + 1) {
+            // Value x is at (row0 + dr, key0 + dk): masked when key0 + dk
+            // >= seq_k - n0 or (causal) key0 + dk > m0 - n0 + row0 + dr,
+            // each a comparison of one number with a constant.
+            let (row0, key0) = flash_s_coord_base(tid);
+            let keys_left = seq_k as isize - (n0 + key0) as isize;
+            let ahead = (n0 + key0) as isize - (m0 + row0) as isize;
+            each::<FLASH_MMA_M>(
+                #[inline(always)]
+                |i| {
+                    each::<{ FLASH_BN / 8 }>(
+                        #[inline(always)]
+                        |j| {
+                            each::<4>(
+                                #[inline(always)]
+                                |x| {
+                                    let (dr, dk) = flash_s_coord_delta((x, i, j));
+                                    let (dr, dk) = (dr as isize, dk as isize);
+                                    if dk >= keys_left || (CAUSAL && ahead + dk > dr) {
+                                        s[fs.crd2idx((x, i, j))] = NEG_INF;
+                                    }
+                                },
+                            )
+                        },
+                    )
+                },
+            );
+        }
+        // V's tile n landed; every warp is done with K's tile n: fetch
+        // K's next while this one's softmax and P·V run.
+        cp_async_wait_all();
+        sync_threads();
+        if n + 1 < tiles {
+            load_kv::<B, D>(kv, k, k_at, n + 1);
+        }
+        cp_async_commit();
+
+        // The online softmax: new row maxima, the old sums and O rescaled.
+        let mut mx = row_max;
+        each::<FLASH_MMA_M>(
+            #[inline(always)]
+            |i| {
+                each::<{ FLASH_BN / 8 }>(
+                    #[inline(always)]
+                    |j| {
+                        each::<4>(
+                            #[inline(always)]
+                            |x| {
+                                let r = slot(x, i);
+                                mx[r] = mx[r].max(s[fs.crd2idx((x, i, j))]);
+                            },
+                        )
+                    },
+                )
+            },
+        );
+        let mut base = const { [0f32; THREAD_ROWS] };
+        let mut corr = const { [0f32; THREAD_ROWS] };
+        each::<THREAD_ROWS>(
+            #[inline(always)]
+            |r| {
+                mx[r] = row_reduce(mx[r], f32::max);
+                // A row with every key masked so far keeps max -inf: its
+                // exponentials are 0 rather than NaN.
+                base[r] = if mx[r] == NEG_INF {
+                    0.0
+                } else {
+                    mx[r] * scale2
+                };
+                corr[r] = exp2(row_max[r] * scale2 - base[r]);
+                row_max[r] = mx[r];
+                row_sum[r] *= corr[r];
+            },
+        );
+        // O's rows rescaled to the new maxima.
+        each::<FLASH_MMA_M>(
+            #[inline(always)]
+            |i| {
+                each::<{ D / 8 }>(
+                    #[inline(always)]
+                    |j| {
+                        each::<4>(
+                            #[inline(always)]
+                            |x| acc_o[fo.crd2idx((x, i, j))] *= corr[slot(x, i)],
+                        )
+                    },
+                )
+            },
+        );
+        // O += P·V, 16 keys at a time: P = exp2(S · scale2 - max) packed to
+        // f16 as the A fragments of that k-block (convert_layout_acc_aregs:
+        // A value x of M-atom i is S value TO_A.value[x] of an N-atom, in
+        // its row), then V's fragments of the k-block, pair by pair.
+        each::<{ FLASH_BN / 16 }>(
+            #[inline(always)]
+            |kk| {
+                let mut pr = const { [[0u32; 4]; FLASH_MMA_M] };
+                each::<FLASH_MMA_M>(
+                    #[inline(always)]
+                    |i| {
+                        each::<4>(
+                            #[inline(always)]
+                            |r| {
+                                let e = [2 * r, 2 * r + 1].map(
+                                    #[inline(always)]
+                                    |x| {
+                                        let row = slot(TO_A.value[x], i);
+                                        let e = exp2(fma(
+                                            s[pa.crd2idx((x, i, kk))],
+                                            scale2,
+                                            -base[row],
+                                        ));
+                                        row_sum[row] += e;
+                                        e
+                                    },
+                                );
+                                pr[i][r] = f16x2(e[0], e[1]);
+                            },
+                        )
+                    },
+                );
+                each::<{ D / 16 }>(
+                    #[inline(always)]
+                    |j2| {
+                        let wv = Smem::window::<B>(v_at + (lv ^ (16 * j2)) / 2 + kk * 8 * D, 4);
+                        let fb = SM75_U16x8_LDSM_T::ldsm(wv, 0);
+                        each::<FLASH_MMA_M>(
+                            #[inline(always)]
+                            |i| {
+                                each::<2>(
+                                    #[inline(always)]
+                                    |h| {
+                                        let j = 2 * j2 + h;
+                                        let c = [0, 1, 2, 3].map(|x| acc_o[fo.crd2idx((x, i, j))]);
+                                        let d =
+                                            FlashAtom::mma(pr[i], [fb[2 * h], fb[2 * h + 1]], c);
+                                        each::<4>(
+                                            #[inline(always)]
+                                            |x| acc_o[fo.crd2idx((x, i, j))] = d[x],
+                                        );
+                                    },
+                                )
+                            },
+                        )
+                    },
+                )
+            },
+        );
+    }
+
+    // Epilogue: the rows' sums (each lane held its columns' share), O / sum
+    // as f16 pairs, and the log-sum-exp of the rows inside Q.
+    let mut inv = const { [0f32; THREAD_ROWS] };
+    each::<THREAD_ROWS>(
+        #[inline(always)]
+        |r| {
+            row_sum[r] = row_reduce(row_sum[r], |a, b| a + b);
+            inv[r] = 1.0 / row_sum[r];
+        },
+    );
+    let o_base = b * seq_q * heads + h;
+    each::<FLASH_MMA_M>(
+        #[inline(always)]
+        |i| {
+            each::<{ D / 8 }>(
+                #[inline(always)]
+                |j| {
+                    each::<2>(
+                        #[inline(always)]
+                        |pair| {
+                            let x = 2 * pair;
+                            let (row, col) = flash_o_coord::<D>(tid, (x, i, j));
+                            let r = slot(x, i);
+                            if m0 + row < seq_q {
+                                let (lo, hi) = (
+                                    acc_o[fo.crd2idx((x, i, j))] * inv[r],
+                                    acc_o[fo.crd2idx((x + 1, i, j))] * inv[r],
+                                );
+                                o.st(((o_base + (m0 + row) * heads) * D + col) / 2, f16x2(lo, hi));
+                            }
+                        },
+                    )
+                },
+            )
+        },
+    );
+    // One lane of each row's group writes its log-sum-exp (natural log).
+    if (tid % 32) as u32 & ROWS.lane_bits() == 0 {
+        each::<FLASH_MMA_M>(
+            #[inline(always)]
+            |i| {
+                each::<4>(
+                    #[inline(always)]
+                    |x| {
+                        // The first value of each row slot.
+                        if x == 0 || ROWS.row_of[x] != ROWS.row_of[x - 1] {
+                            let (row, _) = flash_o_coord::<D>(tid, (x, i, 0));
+                            let r = slot(x, i);
+                            if m0 + row < seq_q {
+                                let l =
+                                    row_max[r] * scale + log2(row_sum[r]) * core::f32::consts::LN_2;
+                                lse.st((b * heads + h) * seq_q + m0 + row, l);
+                            }
+                        }
+                    },
+                )
+            },
+        );
+    }
+}
