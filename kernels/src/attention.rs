@@ -1,7 +1,7 @@
 //! The FlashAttention forward kernels' body (FlashAttention-2's schedule on
 //! the SM80 instructions): each block takes `FLASH_BM` query rows of one
 //! (batch, head), keeps its Q tile in shared memory, and streams K and V
-//! through shared memory `FLASH_BN` keys at a time (`cp.async`, the next
+//! through shared memory `flash_bn(D)` keys at a time (`cp.async`, the next
 //! tile's copy overlapping this one's math). Per tile: S = Q·Kᵀ by
 //! `mma.sync`, the causal and key-edge masks, the online softmax (row
 //! maxima and sums by shuffles over the lanes the C layout says share a
@@ -9,11 +9,10 @@
 //! from [`crate::maps`] (`maps/attention.rs`, checked thread by thread on the
 //! CPU); the entry points are in [`crate::device`].
 
-use crate::gpu::each;
 use crate::maps::{
-    flash_copy, flash_frag_o, flash_frag_s, flash_ldsm_k, flash_ldsm_q, flash_ldsm_v,
-    flash_o_coord, flash_s_coord_base, flash_s_coord_delta, FlashAtom, FLASH_BM, FLASH_BN,
-    FLASH_MMA_M, FLASH_THREADS,
+    flash_bn, flash_copy, flash_frag_o, flash_frag_s, flash_ldsm_k, flash_ldsm_q, flash_ldsm_v,
+    flash_o_coord, flash_s_coord_base, flash_s_coord_delta, FlashAtom, FLASH_BM, FLASH_MMA_M,
+    FLASH_THREADS,
 };
 use layout_core::atom::accumulator::{
     acc_rows, convert_layout_acc_aregs, AccAsA, AccRows, AccumulatorFacts,
@@ -25,6 +24,21 @@ use layout_device::{
     shfl_xor, sync_threads, thread_idx, trap, Global, GlobalMut, LdsmInstr, MmaInstr, SharedBuffer,
     Smem, F4,
 };
+
+/// `f(0)` .. `f(N-1)` as straight code (N at most 16): the fragments'
+/// arrays are indexed by constants only, so they stay in registers.
+#[inline(always)]
+fn each<const N: usize>(mut f: impl FnMut(usize)) {
+    const { assert!(N <= 16, "each: at most 16 steps") };
+    macro_rules! steps {
+        ($($i:literal)*) => {$(
+            if $i < N {
+                f($i);
+            }
+        )*};
+    }
+    steps!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+}
 
 /// Which of a thread's S values share a row, and the lanes holding the
 /// rest of it: derived from the atom's C layout at compile time.
@@ -74,11 +88,19 @@ struct KvCopy {
 fn load_kv<B: SharedBuffer, const D: usize>(kv: KvCopy, src: Global<F4>, at: usize, n: usize) {
     {
         let s = kv;
-        let c = s.c.at_tile(n, FLASH_BN, s.ld);
-        let run =
-            src.run_valid::<{ D / 16 }>(s.base + c.global, c.global_step, c.valid(s.seq_k, D / 16));
-        let w = Smem::window::<B>(at + c.shared / 2, (D / 16 - 1) * c.shared_step / 2 + 4);
-        each::<{ D / 16 }>(
+        let c = s.c.at_tile(n, flash_bn(D), s.ld);
+        // Chunks per thread: the tile's 16-byte chunks over the threads.
+        const { assert!(flash_bn(D) * D / 8 % FLASH_THREADS == 0) };
+        let run = src.run_valid::<{ flash_bn(D) * D / 8 / FLASH_THREADS }>(
+            s.base + c.global,
+            c.global_step,
+            c.valid(s.seq_k, flash_bn(D) * D / 8 / FLASH_THREADS),
+        );
+        let w = Smem::window::<B>(
+            at + c.shared / 2,
+            (flash_bn(D) * D / 8 / FLASH_THREADS - 1) * c.shared_step / 2 + 4,
+        );
+        each::<{ flash_bn(D) * D / 8 / FLASH_THREADS }>(
             #[inline(always)]
             |x| w.cp_async16_or_zero(x * c.shared_step / 2, run, x),
         );
@@ -123,7 +145,9 @@ pub fn flash_attn_fwd<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
     // Causal blocks grow with their row: the longest are launched first.
     let mb = if CAUSAL { grid_dim().0 - 1 - bx } else { bx };
     let (m0, ld) = (mb * FLASH_BM, heads * D);
-    if m0 >= seq_q || seq_k == 0 {
+    // The masks compare 32-bit coordinates (and identity tensors hold 2^31
+    // rows a mode): longer sequences are refused.
+    if m0 >= seq_q || seq_k == 0 || seq_q > i32::MAX as usize || seq_k > i32::MAX as usize {
         trap()
     }
     // Element (row, col) of head h, batch b: ((b * seq + row) * heads + h)
@@ -131,7 +155,7 @@ pub fn flash_attn_fwd<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
     let q_base = (b * seq_q * heads + h) * D / 8;
     let kv_base = (b * seq_k * heads + h) * D / 8;
     // Shared memory (words): Q's tile, K's, V's.
-    let (k_at, v_at) = (FLASH_BM * D / 2, (FLASH_BM + FLASH_BN) * D / 2);
+    let (k_at, v_at) = (FLASH_BM * D / 2, (FLASH_BM + flash_bn(D)) * D / 2);
 
     // Q's tile, and K's first.
     {
@@ -143,7 +167,7 @@ pub fn flash_attn_fwd<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
             |x| w.cp_async16_or_zero(x * c.shared_step / 2, run, x),
         );
     }
-    let kv0 = flash_copy::<FLASH_BN, D>(seq_k, ld, 0, tid);
+    let kv0 = flash_copy::<{ flash_bn(D) }, D>(seq_k, ld, 0, tid);
     let kv = KvCopy {
         c: kv0,
         ld,
@@ -153,7 +177,7 @@ pub fn flash_attn_fwd<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
     load_kv::<B, D>(kv, k, k_at, 0);
     cp_async_commit();
 
-    let tiles = seq_k.div_ceil(FLASH_BN);
+    let tiles = seq_k.div_ceil(flash_bn(D));
     let tiles = if CAUSAL {
         // Query i sees keys 0..=i: the block's last row bounds the keys.
         let last = if m0 + FLASH_BM < seq_q {
@@ -161,7 +185,7 @@ pub fn flash_attn_fwd<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
         } else {
             seq_q
         };
-        let t = last.div_ceil(FLASH_BN);
+        let t = last.div_ceil(flash_bn(D));
         if t < tiles {
             t
         } else {
@@ -178,7 +202,7 @@ pub fn flash_attn_fwd<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
         flash_ldsm_k::<D>(tid, 0, 0),
         flash_ldsm_v::<D>(tid, 0, 0),
     );
-    let (fs, fo) = (flash_frag_s(), flash_frag_o::<D>());
+    let (fs, fo) = (flash_frag_s::<D>(), flash_frag_o::<D>());
     let pa = convert_layout_acc_aregs(FlashAtom::default(), fs);
 
     const NEG_INF: f32 = f32::NEG_INFINITY;
@@ -207,20 +231,22 @@ pub fn flash_attn_fwd<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
         cp_async_commit();
 
         // S = Q·Kᵀ.
-        let mut s = const { [0f32; FLASH_BM * FLASH_BN / FLASH_THREADS] };
+        let mut s = const { [0f32; FLASH_BM * flash_bn(D) / FLASH_THREADS] };
         each::<{ D / 16 }>(
             #[inline(always)]
             |ks| {
                 let wq = Smem::window::<B>((lq ^ (16 * ks)) / 2, (FLASH_MMA_M - 1) * 32 * D + 4);
-                let wk =
-                    Smem::window::<B>(k_at + (lk ^ (16 * ks)) / 2, (FLASH_BN / 16 - 1) * 8 * D + 4);
+                let wk = Smem::window::<B>(
+                    k_at + (lk ^ (16 * ks)) / 2,
+                    (flash_bn(D) / 16 - 1) * 8 * D + 4,
+                );
                 let mut fa = [[0u32; 4]; FLASH_MMA_M];
                 each::<FLASH_MMA_M>(
                     #[inline(always)]
                     |i| fa[i] = SM75_U32x4_LDSM_N::ldsm(wq, i * 32 * D),
                 );
                 // K's fragments a pair of N-atoms at a time: 4 registers live.
-                each::<{ FLASH_BN / 16 }>(
+                each::<{ flash_bn(D) / 16 }>(
                     #[inline(always)]
                     |j2| {
                         let fb = SM75_U32x4_LDSM_N::ldsm(wk, j2 * 8 * D);
@@ -247,25 +273,27 @@ pub fn flash_attn_fwd<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
             },
         );
         // Keys past seq_k, and (causal) past the row, count for nothing.
-        let n0 = n * FLASH_BN;
-        if n0 + FLASH_BN > seq_k || (CAUSAL && n0 + FLASH_BN > m0 + 1) {
+        let n0 = n * flash_bn(D);
+        if n0 + flash_bn(D) > seq_k || (CAUSAL && n0 + flash_bn(D) > m0 + 1) {
             // Value x is at (row0 + dr, key0 + dk): masked when key0 + dk
             // >= seq_k - n0 or (causal) key0 + dk > m0 - n0 + row0 + dr,
             // each a comparison of one number with a constant.
-            let (row0, key0) = flash_s_coord_base(tid);
-            let keys_left = seq_k as isize - (n0 + key0) as isize;
-            let ahead = (n0 + key0) as isize - (m0 + row0) as isize;
+            let (row0, key0) = flash_s_coord_base::<D>(in_loop(tid));
+            let (seq_k, m0) = (in_loop(seq_k), in_loop(m0));
+            // 32-bit: the sequences fit (the host refuses longer ones).
+            let keys_left = seq_k as i32 - (n0 + key0) as i32;
+            let ahead = (n0 + key0) as i32 - (m0 + row0) as i32;
             each::<FLASH_MMA_M>(
                 #[inline(always)]
                 |i| {
-                    each::<{ FLASH_BN / 8 }>(
+                    each::<{ flash_bn(D) / 8 }>(
                         #[inline(always)]
                         |j| {
                             each::<4>(
                                 #[inline(always)]
                                 |x| {
-                                    let (dr, dk) = flash_s_coord_delta((x, i, j));
-                                    let (dr, dk) = (dr as isize, dk as isize);
+                                    let (dr, dk) = flash_s_coord_delta::<D>((x, i, j));
+                                    let (dr, dk) = (dr as i32, dk as i32);
                                     if dk >= keys_left || (CAUSAL && ahead + dk > dr) {
                                         s[fs.crd2idx((x, i, j))] = NEG_INF;
                                     }
@@ -290,7 +318,7 @@ pub fn flash_attn_fwd<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
         each::<FLASH_MMA_M>(
             #[inline(always)]
             |i| {
-                each::<{ FLASH_BN / 8 }>(
+                each::<{ flash_bn(D) / 8 }>(
                     #[inline(always)]
                     |j| {
                         each::<4>(
@@ -341,7 +369,7 @@ pub fn flash_attn_fwd<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
         // f16 as the A fragments of that k-block (convert_layout_acc_aregs:
         // A value x of M-atom i is S value TO_A.value[x] of an N-atom, in
         // its row), then V's fragments of the k-block, pair by pair.
-        each::<{ FLASH_BN / 16 }>(
+        each::<{ flash_bn(D) / 16 }>(
             #[inline(always)]
             |kk| {
                 let mut pr = const { [[0u32; 4]; FLASH_MMA_M] };

@@ -36,11 +36,11 @@ layout_device::shared_memory!(
 layout_device::shared_memory!(
     /// The FlashAttention kernels' shared memory for head dimension 128
     /// (dynamic: `flash_smem_bytes(128)` bytes at launch).
-    pub extern static FLASH_SMEM_D128: [u8; 65536]
+    pub extern static FLASH_SMEM_D128: [u8; 49152]
 );
 
 const _: () = assert!(
-    crate::maps::flash_smem_bytes(64) == 32768 && crate::maps::flash_smem_bytes(128) == 65536,
+    crate::maps::flash_smem_bytes(64) == 32768 && crate::maps::flash_smem_bytes(128) == 49152,
     "the FlashAttention buffers are flash_smem_bytes(D)"
 );
 

@@ -277,20 +277,24 @@ pub fn ldsm_atoms(src: Global<F4>, out: GlobalMut<u32>) {
     }
 }
 
-/// `f(0)` .. `f(N-1)` as straight code (N at most 16): arrays of
+/// `f(0)` .. `f(N-1)` as straight code (N is 2, 4 or 8): arrays of
 /// fragments indexed by a loop variable would go to local memory, and LLVM
 /// does not unroll loops whose bodies are already large.
 #[inline(always)]
-pub(crate) fn each<const N: usize>(mut f: impl FnMut(usize)) {
-    const { assert!(N <= 16, "each: at most 16 steps") };
-    macro_rules! steps {
-        ($($i:literal)*) => {$(
-            if $i < N {
-                f($i);
-            }
-        )*};
+fn each<const N: usize>(mut f: impl FnMut(usize)) {
+    const { assert!(N == 2 || N == 4 || N == 8) };
+    f(0);
+    f(1);
+    if N >= 4 {
+        f(2);
+        f(3);
     }
-    steps!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+    if N == 8 {
+        f(4);
+        f(5);
+        f(6);
+        f(7);
+    }
 }
 
 /// The accumulators of one m16n8k16 atom: 4 f32, or 4 f16 in 2 registers.

@@ -1,7 +1,7 @@
 //! The FlashAttention forward kernels' maps (`flash_attn_fwd_d64`,
 //! `flash_attn_fwd_d128` and their `_causal` forms): O = softmax(scale ·
 //! Q·Kᵀ)·V per (batch, head), one block per `FLASH_BM` query rows, K and V
-//! streamed through shared memory `FLASH_BN` keys at a time.
+//! streamed through shared memory `flash_bn(D)` keys at a time.
 //!
 //! The launch contract the host follows (`gpu-runner attention`):
 //! - Q, O: (batch, seq_q, heads, d) f16, K, V: (batch, seq_k, heads, d) f16,
@@ -14,8 +14,15 @@
 
 /// Query rows per block.
 pub const FLASH_BM: usize = 128;
-/// Keys per K / V tile.
-pub const FLASH_BN: usize = 64;
+/// Keys per K / V tile for head dimension `d`: 64, or 32 at `d` = 128,
+/// where O's 128 accumulators and S's leave no registers for more.
+pub const fn flash_bn(d: usize) -> usize {
+    if d >= 128 {
+        32
+    } else {
+        64
+    }
+}
 /// Threads per block: 4 warps, each 32 query rows.
 pub const FLASH_THREADS: usize = 128;
 /// The head dimensions built.
@@ -24,7 +31,7 @@ pub const FLASH_HEAD_DIMS: [usize; 2] = [64, 128];
 /// Dynamic shared memory of a block for head dimension `d` (bytes): Q's
 /// tile, then K's and V's.
 pub const fn flash_smem_bytes(d: usize) -> usize {
-    (FLASH_BM + 2 * FLASH_BN) * d * 2
+    (FLASH_BM + 2 * flash_bn(d)) * d * 2
 }
 
 use super::atoms::ldsm_a_src;
@@ -33,7 +40,7 @@ use layout_core::algebra::{composition, ComposedLayout, Swizzle};
 use layout_core::atom::mma::{make_tiled_mma, TiledMma};
 use layout_core::tensor::make_identity_tensor;
 use layout_core::tensor::partition::{local_partition, local_tile, ThreadLayout};
-use layout_core::{instantiate, layout, layout_type, Layout, Underscore as X, C};
+use layout_core::{instantiate, layout, layout_type, Underscore as X, C};
 
 /// The MMA atom of both GEMMs (S = Q·Kᵀ and O = P·V): m16n8k16, f16
 /// inputs, f32 accumulators.
@@ -61,11 +68,11 @@ pub const FLASH_MMA_M: usize = FLASH_BM / 64;
 #[instantiate((64), (128))]
 pub fn flash_smem<const D: usize>() -> ComposedLayout<
     Swizzle<3, 3, { (D as usize).trailing_zeros() as i32 - 3 }>,
-    layout_type!((C<FLASH_BN>, C<D>):(C<D>, 1)),
+    layout_type!((C<{ flash_bn(D) }>, C<D>):(C<D>, 1)),
 > {
     composition(
         Swizzle::<3, 3, { (D as usize).trailing_zeros() as i32 - 3 }>,
-        layout!((C<FLASH_BN>, C<D>):(C<D>, 1)),
+        layout!((C<{ flash_bn(D) }>, C<D>):(C<D>, 1)),
     )
 }
 
@@ -137,7 +144,7 @@ impl FlashCopy {
 /// copy threads, their rows from the same partition of the identity
 /// tensor.
 #[inline(always)]
-#[instantiate((128, 64), (128, 128), (64, 64), (64, 128))]
+#[instantiate((128, 64), (128, 128), (64, 64), (32, 128))]
 pub fn flash_copy<const ROWS: usize, const D: usize>(
     seq: usize,
     ld: usize,
@@ -209,14 +216,14 @@ pub fn flash_ldsm_q<const D: usize>(tid: usize, i: usize, s: usize) -> usize {
 
 /// The row address `ldmatrix.x4` takes from thread `tid` for K's B
 /// fragments of N-atoms `2 j2` and `2 j2 + 1` at k-step `s`, a half offset
-/// in the swizzled `FLASH_BN x D` K tile (K is the N x K operand of S =
+/// in the swizzled `flash_bn(D) x D` K tile (K is the N x K operand of S =
 /// Q·Kᵀ as it lies: `(key, d)` at `key * D + d`). Matrices 0-1 are atom `2
 /// j2`'s k 0-7 and 8-15, matrices 2-3 atom `2 j2 + 1`'s.
 #[instantiate((64), (128))]
 pub fn flash_ldsm_k<const D: usize>(tid: usize, j2: usize, s: usize) -> usize {
     let p = flash_mma()
         .get_slice(tid - tid % 32)
-        .partition_b(index(layout!((C<FLASH_BN>, C<D>):(C<D>, 1))));
+        .partition_b(index(layout!((C<{ flash_bn(D) }>, C<D>):(C<D>, 1))));
     let (q, row) = ((tid % 32) / 8, tid % 8);
     let origin = p.data_offset() + p.layout().crd2idx((0usize, 2 * j2 + q / 2, s));
     flash_swizzle::<D>(origin + row * D + 8 * (q % 2))
@@ -224,30 +231,29 @@ pub fn flash_ldsm_k<const D: usize>(tid: usize, j2: usize, s: usize) -> usize {
 
 /// The row address `ldmatrix.x4.trans` takes from thread `tid` for V's B
 /// fragments of N-atoms `2 j2` and `2 j2 + 1` (columns of `D`) at k-block
-/// `kk` (16 keys), a half offset in the swizzled `FLASH_BN x D` V tile. V
+/// `kk` (16 keys), a half offset in the swizzled `flash_bn(D) x D` V tile. V
 /// is the B operand of O = P·V seen as N x K (`(d, key)` at `key * D +
-/// d`, `partition_B` of `(D, FLASH_BN):(1, D)`); `.trans` reads rows of
+/// d`, `partition_B` of `(D, flash_bn(D)):(1, D)`); `.trans` reads rows of
 /// keys and delivers columns. Matrices 0-1 are atom `2 j2`'s keys 0-7 and
 /// 8-15, matrices 2-3 atom `2 j2 + 1`'s.
 #[instantiate((64), (128))]
 pub fn flash_ldsm_v<const D: usize>(tid: usize, j2: usize, kk: usize) -> usize {
     let p = flash_mma()
         .get_slice(tid - tid % 32)
-        .partition_b(index(layout!((C<D>, C<FLASH_BN>):(1, C<D>))));
+        .partition_b(index(layout!((C<D>, C<{ flash_bn(D) }>):(1, C<D>))));
     let (q, row) = ((tid % 32) / 8, tid % 8);
     let origin = p.data_offset() + p.layout().crd2idx((0usize, 2 * j2 + q / 2, kk));
     flash_swizzle::<D>(origin + (8 * (q % 2) + row) * D)
 }
 
-/// Thread `tid`'s S fragment (`FLASH_BM x FLASH_BN`, the TiledMMA's
-/// `partition_fragment_C`): `((2,2), MMA_M, MMA_N)`, register `r` of the
-/// kernel's array holding value `s_frag()(v, i, j)`.
-pub type FlashFragS = layout_type!(((2, 2), 2, 8):((1, 2), 32, 4));
-
-/// The layout of [`FlashFragS`], checked against the TiledMMA's
-/// `partition_fragment_C` by the tests.
-pub fn flash_frag_s() -> FlashFragS {
-    FlashFragS::default()
+/// Thread `tid`'s S fragment (`FLASH_BM x flash_bn(D)`, the TiledMMA's
+/// `partition_fragment_C`): `((2,2), MMA_M, MMA_N)`, the layout of the
+/// kernel's S registers (checked against `partition_fragment_C` by the
+/// tests).
+#[instantiate((64), (128))]
+pub fn flash_frag_s<const D: usize>(
+) -> layout_type!(((2, 2), 2, C<{ flash_bn(D) / 8 }>):((1, 2), C<{ flash_bn(D) / 2 }>, 4)) {
+    Default::default()
 }
 
 /// Thread `tid`'s O fragment (`FLASH_BM x D`, `partition_fragment_C`):
@@ -259,11 +265,15 @@ pub fn flash_frag_o<const D: usize>(
 }
 
 /// Where thread `tid`'s S value `(v, i, j)` lies in the block's
-/// `FLASH_BM x FLASH_BN` tile of S: `(row, key)`, from `partition_C` of the
+/// `FLASH_BM x flash_bn(D)` tile of S: `(row, key)`, from `partition_C` of the
 /// identity tensor (the causal and key-edge masks).
 #[inline(always)]
-pub fn flash_s_coord(tid: usize, (v, i, j): (usize, usize, usize)) -> (usize, usize) {
-    let id = make_identity_tensor((C::<FLASH_BM>, C::<FLASH_BN>));
+#[instantiate((64), (128))]
+pub fn flash_s_coord<const D: usize>(
+    tid: usize,
+    (v, i, j): (usize, usize, usize),
+) -> (usize, usize) {
+    let id = make_identity_tensor((C::<FLASH_BM>, C::<{ flash_bn(D) }>));
     match flash_mma().get_slice(tid).partition_c(id).at((v, i, j)) {
         Some(c) => c,
         None => panic!("flash_s_coord: value ({v}, {i}, {j})"),
@@ -275,15 +285,17 @@ pub fn flash_s_coord(tid: usize, (v, i, j): (usize, usize, usize)) -> (usize, us
 /// every thread (the tests check it), so that a kernel keeps two numbers
 /// per thread and compares against constants.
 #[inline(always)]
-pub fn flash_s_coord_base(tid: usize) -> (usize, usize) {
-    flash_s_coord(tid, (0, 0, 0))
+#[instantiate((64), (128))]
+pub fn flash_s_coord_base<const D: usize>(tid: usize) -> (usize, usize) {
+    flash_s_coord::<D>(tid, (0, 0, 0))
 }
 
 /// The static part of [`flash_s_coord`]: value `(v, i, j)`'s (row, key)
 /// less value `(0, 0, 0)`'s, the same for every thread (thread 0's).
 #[inline(always)]
-pub fn flash_s_coord_delta(x: (usize, usize, usize)) -> (usize, usize) {
-    flash_s_coord(0, x)
+#[instantiate((64), (128))]
+pub fn flash_s_coord_delta<const D: usize>(x: (usize, usize, usize)) -> (usize, usize) {
+    flash_s_coord::<D>(0, x)
 }
 
 /// Where thread `tid`'s O value `(v, i, j)` lies in the block's
@@ -303,7 +315,6 @@ pub fn flash_o_coord<const D: usize>(
 }
 
 /// The tile type the fragment tests partition (a layout to compare with).
-pub type FlashTileS = Layout<(C<FLASH_BM>, C<FLASH_BN>), (C<FLASH_BN>, C<1>)>;
 
 #[cfg(test)]
 mod tests {
@@ -328,24 +339,32 @@ mod tests {
         );
         assert_eq!(
             flash_smem::<128>().to_string(),
-            "Sw<3,3,4> o _0 o (_64,_128):(_128,_1)"
+            "Sw<3,3,4> o _0 o (_32,_128):(_128,_1)"
         );
-        // The S fragment the kernel keeps is the TiledMMA's: 2 x 8 atoms of
-        // 4 accumulators, compact.
+        // The S fragment the kernel keeps is the TiledMMA's: 2 x 8 (d 64)
+        // or 2 x 4 (d 128) atoms of 4 accumulators, compact.
         let f = flash_mma()
             .get_slice(5)
-            .partition_fragment_c::<f32, _, _>(index(FlashTileS::default()));
-        assert_eq!(f.layout().to_string(), flash_frag_s().to_string());
+            .partition_fragment_c::<f32, _, _>(index(layout!((C<FLASH_BM>, C<64>):(C<64>, 1))));
+        assert_eq!(f.layout().to_string(), flash_frag_s::<64>().to_string());
         assert_eq!(
-            flash_frag_s().to_string(),
+            flash_frag_s::<64>().to_string(),
             "((_2,_2),_2,_8):((_1,_2),_32,_4)"
+        );
+        let f = flash_mma()
+            .get_slice(5)
+            .partition_fragment_c::<f32, _, _>(index(layout!((C<FLASH_BM>, C<32>):(C<32>, 1))));
+        assert_eq!(f.layout().to_string(), flash_frag_s::<128>().to_string());
+        assert_eq!(
+            flash_frag_s::<128>().to_string(),
+            "((_2,_2),_2,_4):((_1,_2),_16,_4)"
         );
     }
 
     /// A tile copy for every thread: each shared slot written once, each
     /// chunk from its row and column of the matrix, exactly the chunks of
     /// rows past `seq` predicated off.
-    #[instantiate((128, 64), (128, 128), (64, 64), (64, 128))]
+    #[instantiate((128, 64), (128, 128), (64, 64), (32, 128))]
     fn check_copy<const ROWS: usize, const D: usize>(
         copy: impl Fn(usize, usize, usize, usize) -> FlashCopy,
     ) {
@@ -407,7 +426,7 @@ mod tests {
         check_copy::<128, 64>(flash_copy::<128, 64>);
         check_copy::<128, 128>(flash_copy::<128, 128>);
         check_copy::<64, 64>(flash_copy::<64, 64>);
-        check_copy::<64, 128>(flash_copy::<64, 128>);
+        check_copy::<32, 128>(flash_copy::<32, 128>);
     }
 
     /// What `ldmatrix` form `form` (x4: 2, x4.trans: 5) delivers to lane
@@ -440,10 +459,10 @@ mod tests {
                 .partition_a(index(layout!((C<FLASH_BM>, C<D>):(C<D>, 1))));
             let pk = mma
                 .get_slice(tid)
-                .partition_b(index(layout!((C<FLASH_BN>, C<D>):(C<D>, 1))));
+                .partition_b(index(layout!((C<{ flash_bn(D) }>, C<D>):(C<D>, 1))));
             let pv = mma
                 .get_slice(tid)
-                .partition_b(index(layout!((C<D>, C<FLASH_BN>):(1, C<D>))));
+                .partition_b(index(layout!((C<D>, C<{ flash_bn(D) }>):(1, C<D>))));
             for s in 0..D / 16 {
                 for i in 0..FLASH_MMA_M {
                     // The kernel: one address per k-step (XOR), atoms added.
@@ -454,7 +473,7 @@ mod tests {
                         assert_eq!(got, want, "Q: thread {tid} atom {i} step {s} value {x}");
                     }
                 }
-                for j2 in 0..FLASH_BN / 16 {
+                for j2 in 0..flash_bn(D) / 16 {
                     assert_eq!(k(tid, j2, s), (k(tid, 0, 0) ^ (16 * s)) + j2 * 16 * D);
                     for r in 0..4 {
                         for h in 0..2 {
@@ -466,7 +485,7 @@ mod tests {
                     }
                 }
             }
-            for kk in 0..FLASH_BN / 16 {
+            for kk in 0..flash_bn(D) / 16 {
                 for j2 in 0..D / 16 {
                     assert_eq!(v(tid, j2, kk), (v(tid, 0, 0) ^ (16 * j2)) + kk * 16 * D);
                     for r in 0..4 {
@@ -520,7 +539,7 @@ mod tests {
             }
             for t0 in (0..FLASH_THREADS).step_by(8) {
                 let s: Vec<usize> = (t0..t0 + 8)
-                    .map(|t| flash_copy::<64, D>(64, D, 0, t).shared)
+                    .map(|t| flash_copy::<128, D>(128, D, 0, t).shared)
                     .collect();
                 assert!(distinct(&s), "copy D {D}: {s:?}");
             }
@@ -542,19 +561,28 @@ mod tests {
     /// P, the A operand of O = P·V, read from S's registers through
     /// `convert_layout_acc_aregs`: A value `(x, i, kk)` of each thread is
     /// the S register holding the same (row, key) that `partition_A` of a
-    /// `FLASH_BM x FLASH_BN` P tile assigns it; S and O fragments cover
+    /// `FLASH_BM x flash_bn(D)` P tile assigns it; S and O fragments cover
     /// their tiles once.
     #[test]
     fn p_from_s_registers_is_partition_a_of_p() {
-        let p = convert_layout_acc_aregs(FlashAtom::default(), flash_frag_s());
-        // The N mode 8:4 split into 2:4 (the two N-atoms of an A atom) and
-        // 4:8 (the k-blocks).
+        // The N mode 8:4 (d 64) split into 2:4 (the two N-atoms of an A
+        // atom) and 4:8 (the k-blocks); 4:4 (d 128) into 2:4 and 2:8.
+        let p = convert_layout_acc_aregs(FlashAtom::default(), flash_frag_s::<64>());
         assert_eq!(p.to_string(), "(((_2,_2),_2),_2,_4):(((_1,_2),_4),_32,_8)");
+        let p = convert_layout_acc_aregs(FlashAtom::default(), flash_frag_s::<128>());
+        assert_eq!(p.to_string(), "(((_2,_2),_2),_2,_2):(((_1,_2),_4),_16,_8)");
+        check_p::<64>();
+        check_p::<128>();
+    }
+
+    #[instantiate((64), (128))]
+    fn check_p<const D: usize>() {
+        let p = convert_layout_acc_aregs(FlashAtom::default(), flash_frag_s::<D>());
         // Register r of the S fragment holds value (v, i, j).
-        let s_frag = flash_frag_s();
+        let s_frag = flash_frag_s::<D>();
         let value_of = |r: usize| {
             let mut hit = None;
-            for j in 0..8 {
+            for j in 0..flash_bn(D) / 8 {
                 for i in 0..2 {
                     for v in 0..4 {
                         if s_frag.crd2idx((v, i, j)) == r {
@@ -565,29 +593,36 @@ mod tests {
             }
             hit.expect("register of the fragment")
         };
-        let id = make_identity_tensor((C::<FLASH_BM>, C::<FLASH_BN>));
-        let mut seen = vec![false; FLASH_BM * FLASH_BN];
+        let id = make_identity_tensor((C::<FLASH_BM>, C::<{ flash_bn(D) }>));
+        let mut seen = vec![false; FLASH_BM * flash_bn(D)];
         for tid in 0..FLASH_THREADS {
             let pa = flash_mma().get_slice(tid).partition_a(id);
-            for kk in 0..FLASH_BN / 16 {
+            for kk in 0..flash_bn(D) / 16 {
                 for i in 0..FLASH_MMA_M {
                     for x in 0..8 {
                         let r = p.crd2idx((x, i, kk));
-                        let s = flash_s_coord(tid, value_of(r));
+                        let s = flash_s_coord::<D>(tid, value_of(r));
                         assert_eq!(Some(s), pa.at((x, i, kk)), "thread {tid} ({x}, {i}, {kk})");
                     }
                 }
             }
-            for r in 0..64 {
-                let (row, key) = flash_s_coord(tid, value_of(r));
-                let ((r0, k0), (dr, dk)) =
-                    (flash_s_coord_base(tid), flash_s_coord_delta(value_of(r)));
+            for r in 0..FLASH_BM * flash_bn(D) / FLASH_THREADS {
+                let (row, key) = flash_s_coord::<D>(tid, value_of(r));
+                let ((r0, k0), (dr, dk)) = (
+                    flash_s_coord_base::<D>(tid),
+                    flash_s_coord_delta::<D>(value_of(r)),
+                );
                 assert_eq!((row, key), (r0 + dr, k0 + dk), "thread {tid}: base + delta");
-                assert!(!seen[row * FLASH_BN + key]);
-                seen[row * FLASH_BN + key] = true;
+                assert!(!seen[row * flash_bn(D) + key]);
+                seen[row * flash_bn(D) + key] = true;
             }
         }
         assert!(seen.iter().all(|&x| x));
+    }
+
+    /// O's fragment covers its tile once, pairs of adjacent columns.
+    #[test]
+    fn o_fragment_covers_its_tile() {
         let mut seen = vec![false; FLASH_BM * 128];
         for tid in 0..FLASH_THREADS {
             for r in 0..128 {
