@@ -20,7 +20,7 @@ use layout_core::atom::accumulator::{
 use layout_core::atom::{SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N};
 use layout_core::instantiate;
 use layout_device::{
-    block_idx_xyz, cp_async_commit, cp_async_wait_all, exp2, f16x2, fma, grid_dim, in_loop, log2,
+    block_idx_xyz, cp_async_commit, cp_async_wait_all, exp2, f16x2, grid_dim, in_loop, log2,
     shfl_xor, sync_threads, thread_idx, trap, Global, GlobalMut, LdsmInstr, MmaInstr, SharedBuffer,
     Smem, F4,
 };
@@ -38,6 +38,17 @@ fn each<const N: usize>(mut f: impl FnMut(usize)) {
         )*};
     }
     steps!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+}
+
+/// Word `i` of a window of `len` words (a power of two) as an `ldmatrix`
+/// row address (16 bytes): `i` rounded down to 4 words and masked into the
+/// window, so that the compiler knows the access inside it and drops its
+/// check. The maps' addresses, taken from the window's start, are such rows
+/// already (the tests check each); the mask changes none of them.
+#[inline(always)]
+fn row16(i: usize, len: usize) -> usize {
+    debug_assert!(len.is_power_of_two());
+    i & (len - 4)
 }
 
 /// Which of a thread's S values share a row, and the lanes holding the
@@ -124,15 +135,19 @@ pub struct FlashProblem {
 
 /// O = softmax(scale · Q·Kᵀ) · V for the block's rows, head dimension `D`,
 /// shared memory `B` (at least `flash_smem_bytes(D)`), top-left causal
-/// mask when `CAUSAL`. Q, K, V as `F4` chunks (8 halves), O as f16 pairs,
-/// LSE as f32 (the launch contract of `maps/attention.rs`).
+/// mask when `CAUSAL`. Q, K, V as `F4` chunks (8 halves); `outputs`
+/// makes O (f16 pairs) and LSE (f32) for the epilogue (the launch contract of `maps/attention.rs`).
 #[inline(always)]
 #[instantiate((64, false), (64, true), (128, false), (128, true))]
-pub fn flash_attn_fwd<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
+pub fn flash_attn_fwd<
+    B: SharedBuffer,
+    Out: FnOnce(&FlashProblem) -> (GlobalMut<u32>, GlobalMut<f32>),
+    const D: usize,
+    const CAUSAL: bool,
+>(
     p: FlashProblem,
     (q, k, v): (Global<F4>, Global<F4>, Global<F4>),
-    o: GlobalMut<u32>,
-    lse: GlobalMut<f32>,
+    outputs: Out,
 ) {
     let FlashProblem {
         seq_q,
@@ -230,26 +245,33 @@ pub fn flash_attn_fwd<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
         load_kv::<B, D>(kv, v, v_at, n);
         cp_async_commit();
 
+        // The tiles as windows of constant place and size: an ldmatrix row
+        // is masked into its window (row16), so no access needs a check.
+        // One window per M-atom of Q (64 rows), per N-atom pair of K and
+        // per k-block of V (16 rows): each row address is masked once and
+        // serves all of them at constant offsets.
+        let wq = |i: usize| Smem::window::<B>(i * 32 * D, 32 * D);
+        let wk = |j2: usize| Smem::window::<B>(k_at + j2 * 8 * D, 8 * D);
+        let wv = |kk: usize| Smem::window::<B>(v_at + kk * 8 * D, 8 * D);
         // S = Q·Kᵀ.
         let mut s = const { [0f32; FLASH_BM * flash_bn(D) / FLASH_THREADS] };
         each::<{ D / 16 }>(
             #[inline(always)]
             |ks| {
-                let wq = Smem::window::<B>((lq ^ (16 * ks)) / 2, (FLASH_MMA_M - 1) * 32 * D + 4);
-                let wk = Smem::window::<B>(
-                    k_at + (lk ^ (16 * ks)) / 2,
-                    (flash_bn(D) / 16 - 1) * 8 * D + 4,
+                let (q0, k0) = (
+                    row16((lq ^ (16 * ks)) / 2, 32 * D),
+                    row16((lk ^ (16 * ks)) / 2, 8 * D),
                 );
                 let mut fa = [[0u32; 4]; FLASH_MMA_M];
                 each::<FLASH_MMA_M>(
                     #[inline(always)]
-                    |i| fa[i] = SM75_U32x4_LDSM_N::ldsm(wq, i * 32 * D),
+                    |i| fa[i] = SM75_U32x4_LDSM_N::ldsm(wq(i), q0),
                 );
                 // K's fragments a pair of N-atoms at a time: 4 registers live.
                 each::<{ flash_bn(D) / 16 }>(
                     #[inline(always)]
                     |j2| {
-                        let fb = SM75_U32x4_LDSM_N::ldsm(wk, j2 * 8 * D);
+                        let fb = SM75_U32x4_LDSM_N::ldsm(wk(j2), k0);
                         each::<FLASH_MMA_M>(
                             #[inline(always)]
                             |i| {
@@ -267,6 +289,22 @@ pub fn flash_attn_fwd<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
                                     },
                                 )
                             },
+                        )
+                    },
+                )
+            },
+        );
+        // S in base-2 units (scale · log2 e), before the masks: a negative
+        // scale turns the row's largest score into its smallest.
+        each::<FLASH_MMA_M>(
+            #[inline(always)]
+            |i| {
+                each::<{ flash_bn(D) / 8 }>(
+                    #[inline(always)]
+                    |j| {
+                        each::<4>(
+                            #[inline(always)]
+                            |x| s[fs.crd2idx((x, i, j))] *= scale2,
                         )
                     },
                 )
@@ -340,12 +378,8 @@ pub fn flash_attn_fwd<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
                 mx[r] = row_reduce(mx[r], f32::max);
                 // A row with every key masked so far keeps max -inf: its
                 // exponentials are 0 rather than NaN.
-                base[r] = if mx[r] == NEG_INF {
-                    0.0
-                } else {
-                    mx[r] * scale2
-                };
-                corr[r] = exp2(row_max[r] * scale2 - base[r]);
+                base[r] = if mx[r] == NEG_INF { 0.0 } else { mx[r] };
+                corr[r] = exp2(row_max[r] - base[r]);
                 row_max[r] = mx[r];
                 row_sum[r] *= corr[r];
             },
@@ -365,7 +399,7 @@ pub fn flash_attn_fwd<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
                 )
             },
         );
-        // O += P·V, 16 keys at a time: P = exp2(S · scale2 - max) packed to
+        // O += P·V, 16 keys at a time: P = exp2(S - max) (S already scaled) packed to
         // f16 as the A fragments of that k-block (convert_layout_acc_aregs:
         // A value x of M-atom i is S value TO_A.value[x] of an N-atom, in
         // its row), then V's fragments of the k-block, pair by pair.
@@ -383,11 +417,7 @@ pub fn flash_attn_fwd<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
                                     #[inline(always)]
                                     |x| {
                                         let row = slot(TO_A.value[x], i);
-                                        let e = exp2(fma(
-                                            s[pa.crd2idx((x, i, kk))],
-                                            scale2,
-                                            -base[row],
-                                        ));
+                                        let e = exp2(s[pa.crd2idx((x, i, kk))] - base[row]);
                                         row_sum[row] += e;
                                         e
                                     },
@@ -400,8 +430,8 @@ pub fn flash_attn_fwd<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
                 each::<{ D / 16 }>(
                     #[inline(always)]
                     |j2| {
-                        let wv = Smem::window::<B>(v_at + (lv ^ (16 * j2)) / 2 + kk * 8 * D, 4);
-                        let fb = SM75_U16x8_LDSM_T::ldsm(wv, 0);
+                        let at = row16((lv ^ (16 * j2)) / 2, 8 * D);
+                        let fb = SM75_U16x8_LDSM_T::ldsm(wv(kk), at);
                         each::<FLASH_MMA_M>(
                             #[inline(always)]
                             |i| {
@@ -436,6 +466,9 @@ pub fn flash_attn_fwd<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
             inv[r] = 1.0 / row_sum[r];
         },
     );
+    // Recomputed here, not kept from Q's base across the loop.
+    let b = in_loop(b);
+    let (o, lse) = outputs(&p);
     let o_base = b * seq_q * heads + h;
     each::<FLASH_MMA_M>(
         #[inline(always)]
@@ -475,8 +508,8 @@ pub fn flash_attn_fwd<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
                             let (row, _) = flash_o_coord::<D>(tid, (x, i, 0));
                             let r = slot(x, i);
                             if m0 + row < seq_q {
-                                let l =
-                                    row_max[r] * scale + log2(row_sum[r]) * core::f32::consts::LN_2;
+                                // The maxima are in base-2 units.
+                                let l = (row_max[r] + log2(row_sum[r])) * core::f32::consts::LN_2;
                                 lse.st((b * heads + h) * seq_q + m0 + row, l);
                             }
                         }

@@ -325,19 +325,29 @@ unsafe fn flash_entry<B: layout_device::SharedBuffer, const D: usize, const CAUS
         elems(rows_q, D),
         elems(elems(elems(p.batch, p.seq_k), p.heads), D),
     );
-    let ll = elems(elems(p.batch, p.heads), p.seq_q);
-    // SAFETY: the caller's contract (16-byte aligned: F4 views; O as f16
-    // pairs).
-    let (q, k, v, o, lse) = unsafe {
+    // SAFETY: the caller's contract (16-byte aligned: F4 views).
+    let (q, k, v) = unsafe {
         (
             Global::new(q.cast::<F4>(), lq / 8),
             Global::new(k.cast::<F4>(), lk / 8),
             Global::new(v.cast::<F4>(), lk / 8),
-            GlobalMut::new(o.cast::<u32>(), lq / 2),
-            GlobalMut::new(lse, ll),
         )
     };
-    crate::attention::flash_attn_fwd::<B, D, CAUSAL>(p, (q, k, v), o, lse)
+    // O (as f16 pairs) and LSE, made when the kernel stores them: their
+    // lengths are then recomputed from the parameters, not held across
+    // the kernel's loop in registers it needs.
+    let outputs = move |p: &crate::attention::FlashProblem| {
+        let rows_q = elems(elems(p.batch, p.seq_q), p.heads);
+        let ll = elems(elems(p.batch, p.heads), p.seq_q);
+        // SAFETY: the caller's contract.
+        unsafe {
+            (
+                GlobalMut::new(o.cast::<u32>(), elems(rows_q, D) / 2),
+                GlobalMut::new(lse, ll),
+            )
+        }
+    };
+    crate::attention::flash_attn_fwd::<B, _, D, CAUSAL>(p, (q, k, v), outputs)
 }
 
 /// The FlashAttention forward entry points, one per head dimension and
