@@ -337,8 +337,10 @@ unsafe fn flash_entry<B: layout_device::SharedBuffer, const D: usize, const CAUS
     // lengths are then recomputed from the parameters, not held across
     // the kernel's loop in registers it needs.
     let outputs = move |p: &crate::attention::FlashProblem| {
-        let rows_q = elems(elems(p.batch, p.seq_q), p.heads);
-        let ll = elems(elems(p.batch, p.heads), p.seq_q);
+        // Not the entry's products (in_loop): those would be held.
+        let batch = layout_device::in_loop(p.batch);
+        let rows_q = elems(elems(batch, p.seq_q), p.heads);
+        let ll = elems(elems(batch, p.heads), p.seq_q);
         // SAFETY: the caller's contract.
         unsafe {
             (

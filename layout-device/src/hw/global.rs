@@ -215,6 +215,19 @@ impl<T: Copy, const N: usize> GlobalRun<T, N> {
     pub fn is_valid(self, v: usize) -> bool {
         v < N && v < self.valid
     }
+    /// The pointer to element `v` and 16 when `v` is valid, else the run's
+    /// start (element 0, or the buffer's start for a run with none valid)
+    /// and 0: a `cp.async`'s source and source size, without a branch.
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    pub(crate) fn ptr_or_start(self, v: usize) -> (*const T, u32) {
+        if self.is_valid(v) {
+            // SAFETY: v < valid <= N: in the buffer (checked by the run).
+            (unsafe { self.ptr.add(v * self.stride) }, 16)
+        } else {
+            (self.ptr, 0)
+        }
+    }
     /// The pointer to element `v` (for `cp.async`); traps when `v` is not
     /// valid.
     #[cfg(target_arch = "nvptx64")]

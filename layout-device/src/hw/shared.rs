@@ -500,15 +500,25 @@ impl Smem {
     }
 
     /// [`Smem::cp_async16`] where element `v` of `src` is valid, else 16
-    /// bytes of zeros stored at word `i` (a row of a partial tile past the
-    /// matrix's edge: nothing is read there).
+    /// bytes of zeros at word `i` (a row of a partial tile past the
+    /// matrix's edge). One `cp.async` either way, its source size 16 or 0
+    /// (`ignore-src`: the zeros are written without reading the source, so
+    /// the run's first element, always in the buffer or the buffer's start,
+    /// stands in for the address). No branch: a tile's copies stay one
+    /// straight run of instructions.
     #[inline(always)]
     pub fn cp_async16_or_zero<const N: usize>(self, i: usize, src: GlobalRun<F4, N>, v: usize) {
-        if src.is_valid(v) {
-            self.cp_async16(i, src, v)
-        } else {
-            self.st4(i, F4([0.0; 4]))
-        }
+        gpu!("cp_async16_or_zero", {
+            let a = self.addr(i, 4);
+            let (g, bytes) = src.ptr_or_start(v);
+            // SAFETY: `g` is element v of the run (in its buffer, checked
+            // when the run was made) when `bytes` is 16; with 0 nothing is
+            // read. `a` lies in the shared buffer, aligned (checked).
+            unsafe {
+                asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {g}; cp.async.cg.shared.global [{a}], [g], 16, {n}; }}",
+                     a = in(reg32) a, g = in(reg64) g, n = in(reg32) bytes, options(nostack))
+            }
+        })
     }
 }
 

@@ -175,7 +175,9 @@ pub fn in_loop(x: usize) -> usize {
     gpu!("in_loop", {
         let y: usize;
         // SAFETY: a register move. Not `pure`: each call is its own value.
-        unsafe { asm!("mov.b64 {y}, {x};", y = out(reg64) y, x = in(reg64) x, options(nomem, nostack)) };
+        unsafe {
+            asm!("mov.b64 {y}, {x};", y = out(reg64) y, x = in(reg64) x, options(nomem, nostack))
+        };
         y
     })
 }
