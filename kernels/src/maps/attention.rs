@@ -67,13 +67,20 @@ pub const FLASH_MMA_M: usize = FLASH_BM / 64;
 /// distinct banks.
 #[instantiate((64), (128))]
 pub fn flash_smem<const D: usize>() -> ComposedLayout<
-    Swizzle<3, 3, { (D as usize).trailing_zeros() as i32 - 3 }>,
+    Swizzle<3, 3, { flash_swizzle_shift(D) }>,
     layout_type!((C<{ flash_bn(D) }>, C<D>):(C<D>, 1)),
 > {
     composition(
-        Swizzle::<3, 3, { (D as usize).trailing_zeros() as i32 - 3 }>,
+        Swizzle::<3, 3, { flash_swizzle_shift(D) }>,
         layout!((C<{ flash_bn(D) }>, C<D>):(C<D>, 1)),
     )
+}
+
+/// The swizzle's shift for rows of `d` halves (a power of two, 64 or
+/// more): `log2(d) - 3`, so that the row's low 3 bits move the 16-byte chunk
+/// bits.
+pub const fn flash_swizzle_shift(d: usize) -> i32 {
+    d.trailing_zeros() as i32 - 3
 }
 
 /// A half offset in a shared tile of rows of `D` halves, swizzled
@@ -81,7 +88,7 @@ pub fn flash_smem<const D: usize>() -> ComposedLayout<
 #[inline(always)]
 #[instantiate((64), (128))]
 pub fn flash_swizzle<const D: usize>(offset: usize) -> usize {
-    Swizzle::<3, 3, { (D as usize).trailing_zeros() as i32 - 3 }>.apply(offset)
+    Swizzle::<3, 3, { flash_swizzle_shift(D) }>.apply(offset)
 }
 
 /// One thread's 16-byte chunks of a `ROWS x D` tile copy (see
@@ -314,8 +321,6 @@ pub fn flash_o_coord<const D: usize>(
     }
 }
 
-/// The tile type the fragment tests partition (a layout to compare with).
-
 #[cfg(test)]
 mod tests {
     //! Every thread of a block, on the CPU: the copies fill the swizzled
@@ -404,9 +409,9 @@ mod tests {
                         let s = c.shared + v * c.shared_step;
                         // The slot of (row in tile, col), swizzled.
                         assert_eq!(s, flash_swizzle::<D>((row - blk * ROWS) * D + col));
-                        for e in s..s + 8 {
-                            assert!(!slot[e], "slot {e} twice");
-                            slot[e] = true;
+                        for (e, x) in slot[s..s + 8].iter_mut().enumerate() {
+                            assert!(!*x, "slot {} twice", s + e);
+                            *x = true;
                         }
                     }
                 }

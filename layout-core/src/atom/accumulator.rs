@@ -188,6 +188,9 @@ const fn thread_rows(c: &Tv, m: usize, t: usize, rows: &mut [usize; VALUE_CAP]) 
 }
 
 /// [`acc_rows`]'s derivation.
+// Evaluated at compile time only (the trait's constants): the error's size
+// costs nothing at run time.
+#[allow(clippy::result_large_err)]
 const fn derive_rows(c: Tv, text: Text, (m, n): (usize, usize)) -> Result<AccRows, Text> {
     if c.values > VALUE_CAP || c.threads > THREAD_CAP || !c.threads.is_power_of_two() {
         return Err(refuse(
@@ -373,7 +376,9 @@ pub struct AccAsA {
     pub in_order: bool,
 }
 
-/// [`AccumulatorFacts::ACC_AS_A`]'s derivation.
+/// [`AccumulatorFacts::ACC_AS_A`]'s derivation (compile time only, as
+/// `derive_rows`).
+#[allow(clippy::result_large_err)]
 const fn derive_acc_as_a(
     a: Tv,
     c: Tv,
