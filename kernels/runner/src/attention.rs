@@ -76,6 +76,9 @@ pub const FAMILIES: [Family; 1] = [Family {
 const GRID_YZ: usize = 65535;
 /// The largest grid x (blocks of query rows).
 const GRID_X: usize = i32::MAX as usize;
+/// The longest sequence the kernels take (their masks' coordinates are
+/// 32-bit).
+const SEQ_MAX: usize = i32::MAX as usize;
 
 /// An attention problem: the sizes, the mask and the scale.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -216,6 +219,14 @@ impl Family {
         }
         if !p.scale.is_finite() {
             return Err(format!("{name}: --scale {} must be finite", p.scale));
+        }
+        // The kernels compare 32-bit key and row coordinates (and trap
+        // beyond them).
+        if p.seq_q > SEQ_MAX || p.seq_k > SEQ_MAX {
+            return Err(format!(
+                "{name}: seq_q = {}, seq_k = {}: the kernels take sequences of at most {SEQ_MAX}",
+                p.seq_q, p.seq_k
+            ));
         }
         let blocks = p.seq_q.div_ceil(self.rows_per_block);
         for (what, v, limit, axis) in [
@@ -677,7 +688,7 @@ mod tests {
                     &f16_shape(&[1, 1 << 60, 1, 64]),
                     &f16_shape(&[1, 1 << 60, 1, 64]),
                 ),
-                "flash_attn_fwd: batch = 1, seq_q = 1073741824, seq_k = 1152921504606846976, heads = 1, d = 64: the tensors are too large",
+                "flash_attn_fwd: seq_q = 1073741824, seq_k = 1152921504606846976: the kernels take sequences of at most 2147483647",
             ),
             (
                 check(
@@ -710,9 +721,15 @@ mod tests {
         assert_eq!(
             check(&q, &kv, &kv),
             Err(format!(
-                "flash_attn_fwd: ceil(seq_q / rows per block) = {} is beyond the grid's limit of 2147483647 (grid x)",
-                (1usize << 40).div_ceil(FLASH_BM)
+                "flash_attn_fwd: seq_q = {}, seq_k = 1: the kernels take sequences of at most 2147483647",
+                1usize << 40
             ))
+        );
+        // One key past the 32-bit range.
+        let (q, kv) = (f16_shape(&[1, 1, 1, 64]), f16_shape(&[1, 1 << 31, 1, 64]));
+        assert_eq!(
+            check(&q, &kv, &kv),
+            Err("flash_attn_fwd: seq_q = 1, seq_k = 2147483648: the kernels take sequences of at most 2147483647".to_string())
         );
     }
 
