@@ -21,8 +21,8 @@ use layout_core::atom::{SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N};
 use layout_core::instantiate;
 use layout_device::{
     block_idx_xyz, cp_async_commit, cp_async_wait_all, exp2, f16x2, grid_dim, in_loop, log2,
-    shfl_xor, sync_threads, thread_idx, trap, Global, GlobalMut, LdsmInstr, MmaInstr, SharedBuffer,
-    Smem, F4,
+    shfl_xor, sync_threads, thread_idx, trap, warp_any, Global, GlobalMut, LdsmInstr, MmaInstr,
+    SharedBuffer, Smem, F4,
 };
 
 /// `f(0)` .. `f(N-1)` as straight code (N at most 16): the fragments'
@@ -62,6 +62,10 @@ const TO_A: AccAsA = match <FlashAtom as AccumulatorFacts>::ACC_AS_A {
     Ok(f) => f,
     Err(e) => panic!("{}", e.as_str()),
 };
+/// How far (base 2) a row's maximum may outgrow the reference its
+/// exponentials are taken against before the warp rescales: P stays below
+/// 2^8 = 256.
+const RESCALE_SLACK: f32 = 8.0;
 /// log2(e): the softmax computed in base 2 (`ex2`), its scale premultiplied.
 const LOG2_E: f32 = core::f32::consts::LOG2_E;
 
@@ -351,7 +355,13 @@ pub fn flash_attn_fwd<
         }
         cp_async_commit();
 
-        // The online softmax: new row maxima, the old sums and O rescaled.
+        // The online softmax. `row_max` is the reference each row's
+        // exponentials are taken against: a running maximum (base-2 units)
+        // that moves, rescaling the row's sum and O, only when some row of
+        // the warp has outgrown it by more than RESCALE_SLACK; until then P
+        // stays below 2^RESCALE_SLACK (f16 holds it with its usual relative
+        // precision) and the warp skips the rescale, one multiply per O
+        // accumulator.
         let mut mx = row_max;
         each::<FLASH_MMA_M>(
             #[inline(always)]
@@ -370,33 +380,54 @@ pub fn flash_attn_fwd<
                 )
             },
         );
-        let mut base = const { [0f32; THREAD_ROWS] };
-        let mut corr = const { [0f32; THREAD_ROWS] };
+        let mut grown = false;
         each::<THREAD_ROWS>(
             #[inline(always)]
             |r| {
                 mx[r] = row_reduce(mx[r], f32::max);
-                // A row with every key masked so far keeps max -inf: its
-                // exponentials are 0 rather than NaN.
-                base[r] = if mx[r] == NEG_INF { 0.0 } else { mx[r] };
-                corr[r] = exp2(row_max[r] - base[r]);
-                row_max[r] = mx[r];
-                row_sum[r] *= corr[r];
+                grown |= mx[r] > row_max[r] + RESCALE_SLACK;
             },
         );
-        // O's rows rescaled to the new maxima.
-        each::<FLASH_MMA_M>(
+        if warp_any(grown) {
+            let mut corr = const { [0f32; THREAD_ROWS] };
+            each::<THREAD_ROWS>(
+                #[inline(always)]
+                |r| {
+                    // A row with every key masked so far keeps -inf and is
+                    // left as it is (0 rather than NaN).
+                    corr[r] = if mx[r] == NEG_INF {
+                        1.0
+                    } else {
+                        exp2(row_max[r] - mx[r])
+                    };
+                    row_max[r] = mx[r];
+                    row_sum[r] *= corr[r];
+                },
+            );
+            each::<FLASH_MMA_M>(
+                #[inline(always)]
+                |i| {
+                    each::<{ D / 8 }>(
+                        #[inline(always)]
+                        |j| {
+                            each::<4>(
+                                #[inline(always)]
+                                |x| acc_o[fo.crd2idx((x, i, j))] *= corr[slot(x, i)],
+                            )
+                        },
+                    )
+                },
+            );
+        }
+        let mut base = const { [0f32; THREAD_ROWS] };
+        each::<THREAD_ROWS>(
             #[inline(always)]
-            |i| {
-                each::<{ D / 8 }>(
-                    #[inline(always)]
-                    |j| {
-                        each::<4>(
-                            #[inline(always)]
-                            |x| acc_o[fo.crd2idx((x, i, j))] *= corr[slot(x, i)],
-                        )
-                    },
-                )
+            |r| {
+                base[r] = if row_max[r] == NEG_INF {
+                    0.0
+                } else {
+                    row_max[r]
+                };
             },
         );
         // O += P·V, 16 keys at a time: P = exp2(S - max) (S already scaled) packed to

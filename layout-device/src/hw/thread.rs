@@ -274,6 +274,21 @@ pub fn shfl_down(v: u32, delta: u32) -> u32 {
     })
 }
 
+/// `__any_sync(0xffffffff, p)`: whether `p` holds in any lane of the warp
+/// (the same answer in every lane: a branch on it is uniform).
+#[inline(always)]
+pub fn warp_any(p: bool) -> bool {
+    gpu!("warp_any", {
+        let r: u32;
+        // SAFETY: registers only; the whole warp executes it (full mask).
+        unsafe {
+            asm!("{{ .reg .pred p, q; setp.ne.u32 p, {x}, 0; vote.sync.any.pred q, p, -1; selp.u32 {r}, 1, 0, q; }}",
+                 r = out(reg32) r, x = in(reg32) p as u32, options(nomem, nostack))
+        };
+        r != 0
+    })
+}
+
 /// The sum of `v` over the 32 lanes of the warp, in every lane (five
 /// butterfly shuffles).
 #[inline(always)]
