@@ -362,7 +362,8 @@ pub fn flash_attn_fwd<
         // stays below 2^RESCALE_SLACK (f16 holds it with its usual relative
         // precision) and the warp skips the rescale, one multiply per O
         // accumulator.
-        let mut mx = row_max;
+        // Four partial maxima a row (by j % 4): short dependency chains.
+        let mut part = const { [[NEG_INF; 4]; THREAD_ROWS] };
         each::<FLASH_MMA_M>(
             #[inline(always)]
             |i| {
@@ -373,11 +374,18 @@ pub fn flash_attn_fwd<
                             #[inline(always)]
                             |x| {
                                 let r = slot(x, i);
-                                mx[r] = mx[r].max(s[fs.crd2idx((x, i, j))]);
+                                part[r][j % 4] = part[r][j % 4].max(s[fs.crd2idx((x, i, j))]);
                             },
                         )
                     },
                 )
+            },
+        );
+        let mut mx = row_max;
+        each::<THREAD_ROWS>(
+            #[inline(always)]
+            |r| {
+                mx[r] = mx[r].max(part[r][0].max(part[r][1]).max(part[r][2].max(part[r][3])));
             },
         );
         let mut grown = false;
@@ -434,6 +442,7 @@ pub fn flash_attn_fwd<
         // f16 as the A fragments of that k-block (convert_layout_acc_aregs:
         // A value x of M-atom i is S value TO_A.value[x] of an N-atom, in
         // its row), then V's fragments of the k-block, pair by pair.
+        let mut sums = const { [[0f32; 4]; THREAD_ROWS] };
         each::<{ flash_bn(D) / 16 }>(
             #[inline(always)]
             |kk| {
@@ -449,7 +458,10 @@ pub fn flash_attn_fwd<
                                     |x| {
                                         let row = slot(TO_A.value[x], i);
                                         let e = exp2(s[pa.crd2idx((x, i, kk))] - base[row]);
-                                        row_sum[row] += e;
+                                        // Partial sums (by k-block and pair
+                                        // half): short dependency chains.
+                                        let q = (kk % 2) * 2 + x % 2;
+                                        sums[row][q] += e;
                                         e
                                     },
                                 );
@@ -483,6 +495,12 @@ pub fn flash_attn_fwd<
                         )
                     },
                 )
+            },
+        );
+        each::<THREAD_ROWS>(
+            #[inline(always)]
+            |r| {
+                row_sum[r] += (sums[r][0] + sums[r][1]) + (sums[r][2] + sums[r][3]);
             },
         );
     }
