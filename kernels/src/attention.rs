@@ -122,6 +122,37 @@ fn load_kv<B: SharedBuffer, const D: usize>(kv: KvCopy, src: Global<F4>, at: usi
     }
 }
 
+/// `acc += a · b` for a warp's M-atoms and the pair of N-atoms `j2` whose
+/// B fragments one `ldmatrix.x4` delivered (registers 0-1 atom `2 j2`, 2-3
+/// atom `2 j2 + 1`): the accumulators in `acc` at `at(value, m-atom,
+/// n-atom)` (a fragment's layout). Both GEMMs' inner step.
+#[inline(always)]
+fn mma_pair<const N: usize>(
+    acc: &mut [f32; N],
+    at: impl Fn(usize, usize, usize) -> usize,
+    a: &[[u32; 4]; FLASH_MMA_M],
+    b: [u32; 4],
+    j2: usize,
+) {
+    each::<FLASH_MMA_M>(
+        #[inline(always)]
+        |i| {
+            each::<2>(
+                #[inline(always)]
+                |h| {
+                    let j = 2 * j2 + h;
+                    let c = [0, 1, 2, 3].map(|x| acc[at(x, i, j)]);
+                    let d = FlashAtom::mma(a[i], [b[2 * h], b[2 * h + 1]], c);
+                    each::<4>(
+                        #[inline(always)]
+                        |x| acc[at(x, i, j)] = d[x],
+                    );
+                },
+            )
+        },
+    )
+}
+
 /// The problem of one launch.
 #[derive(Clone, Copy)]
 pub struct FlashProblem {
@@ -276,24 +307,7 @@ pub fn flash_attn_fwd<
                     #[inline(always)]
                     |j2| {
                         let fb = SM75_U32x4_LDSM_N::ldsm(wk(j2), k0);
-                        each::<FLASH_MMA_M>(
-                            #[inline(always)]
-                            |i| {
-                                each::<2>(
-                                    #[inline(always)]
-                                    |h| {
-                                        let j = 2 * j2 + h;
-                                        let c = [0, 1, 2, 3].map(|x| s[fs.crd2idx((x, i, j))]);
-                                        let d =
-                                            FlashAtom::mma(fa[i], [fb[2 * h], fb[2 * h + 1]], c);
-                                        each::<4>(
-                                            #[inline(always)]
-                                            |x| s[fs.crd2idx((x, i, j))] = d[x],
-                                        );
-                                    },
-                                )
-                            },
-                        )
+                        mma_pair(&mut s, |x, i, j| fs.crd2idx((x, i, j)), &fa, fb, j2)
                     },
                 )
             },
@@ -475,24 +489,7 @@ pub fn flash_attn_fwd<
                     |j2| {
                         let at = row16((lv ^ (16 * j2)) / 2, 8 * D);
                         let fb = SM75_U16x8_LDSM_T::ldsm(wv(kk), at);
-                        each::<FLASH_MMA_M>(
-                            #[inline(always)]
-                            |i| {
-                                each::<2>(
-                                    #[inline(always)]
-                                    |h| {
-                                        let j = 2 * j2 + h;
-                                        let c = [0, 1, 2, 3].map(|x| acc_o[fo.crd2idx((x, i, j))]);
-                                        let d =
-                                            FlashAtom::mma(pr[i], [fb[2 * h], fb[2 * h + 1]], c);
-                                        each::<4>(
-                                            #[inline(always)]
-                                            |x| acc_o[fo.crd2idx((x, i, j))] = d[x],
-                                        );
-                                    },
-                                )
-                            },
-                        )
+                        mma_pair(&mut acc_o, |x, i, j| fo.crd2idx((x, i, j)), &pr, fb, j2)
                     },
                 )
             },
