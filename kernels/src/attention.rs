@@ -51,6 +51,27 @@ fn row16(i: usize, len: usize) -> usize {
     i & (len - 4)
 }
 
+/// `f(x, i, j)` for each accumulator value `x` of each of a thread's M-atoms
+/// `i` and `N` N-atoms `j` (an S or O fragment's coordinates), as straight
+/// code.
+#[inline(always)]
+fn each_value<const N: usize>(mut f: impl FnMut(usize, usize, usize)) {
+    each::<FLASH_MMA_M>(
+        #[inline(always)]
+        |i| {
+            each::<N>(
+                #[inline(always)]
+                |j| {
+                    each::<4>(
+                        #[inline(always)]
+                        |x| f(x, i, j),
+                    )
+                },
+            )
+        },
+    )
+}
+
 /// Which of a thread's S values share a row, and the lanes holding the
 /// rest of it: derived from the atom's C layout at compile time.
 const ROWS: AccRows = acc_rows::<FlashAtom>();
@@ -314,19 +335,9 @@ pub fn flash_attn_fwd<
         );
         // S in base-2 units (scale · log2 e), before the masks: a negative
         // scale turns the row's largest score into its smallest.
-        each::<FLASH_MMA_M>(
+        each_value::<{ flash_bn(D) / 8 }>(
             #[inline(always)]
-            |i| {
-                each::<{ flash_bn(D) / 8 }>(
-                    #[inline(always)]
-                    |j| {
-                        each::<4>(
-                            #[inline(always)]
-                            |x| s[fs.crd2idx((x, i, j))] *= scale2,
-                        )
-                    },
-                )
-            },
+            |x, i, j| s[fs.crd2idx((x, i, j))] *= scale2,
         );
         // Keys past seq_k, and (causal) past the row, count for nothing.
         let n0 = n * flash_bn(D);
@@ -339,24 +350,14 @@ pub fn flash_attn_fwd<
             // 32-bit: the sequences fit (the host refuses longer ones).
             let keys_left = seq_k as i32 - (n0 + key0) as i32;
             let ahead = (n0 + key0) as i32 - (m0 + row0) as i32;
-            each::<FLASH_MMA_M>(
+            each_value::<{ flash_bn(D) / 8 }>(
                 #[inline(always)]
-                |i| {
-                    each::<{ flash_bn(D) / 8 }>(
-                        #[inline(always)]
-                        |j| {
-                            each::<4>(
-                                #[inline(always)]
-                                |x| {
-                                    let (dr, dk) = flash_s_coord_delta::<D>((x, i, j));
-                                    let (dr, dk) = (dr as i32, dk as i32);
-                                    if dk >= keys_left || (CAUSAL && ahead + dk > dr) {
-                                        s[fs.crd2idx((x, i, j))] = NEG_INF;
-                                    }
-                                },
-                            )
-                        },
-                    )
+                |x, i, j| {
+                    let (dr, dk) = flash_s_coord_delta::<D>((x, i, j));
+                    let (dr, dk) = (dr as i32, dk as i32);
+                    if dk >= keys_left || (CAUSAL && ahead + dk > dr) {
+                        s[fs.crd2idx((x, i, j))] = NEG_INF;
+                    }
                 },
             );
         }
@@ -378,21 +379,11 @@ pub fn flash_attn_fwd<
         // accumulator.
         // Four partial maxima a row (by j % 4): short dependency chains.
         let mut part = const { [[NEG_INF; 4]; THREAD_ROWS] };
-        each::<FLASH_MMA_M>(
+        each_value::<{ flash_bn(D) / 8 }>(
             #[inline(always)]
-            |i| {
-                each::<{ flash_bn(D) / 8 }>(
-                    #[inline(always)]
-                    |j| {
-                        each::<4>(
-                            #[inline(always)]
-                            |x| {
-                                let r = slot(x, i);
-                                part[r][j % 4] = part[r][j % 4].max(s[fs.crd2idx((x, i, j))]);
-                            },
-                        )
-                    },
-                )
+            |x, i, j| {
+                let r = slot(x, i);
+                part[r][j % 4] = part[r][j % 4].max(s[fs.crd2idx((x, i, j))]);
             },
         );
         let mut mx = row_max;
@@ -426,19 +417,9 @@ pub fn flash_attn_fwd<
                     row_sum[r] *= corr[r];
                 },
             );
-            each::<FLASH_MMA_M>(
+            each_value::<{ D / 8 }>(
                 #[inline(always)]
-                |i| {
-                    each::<{ D / 8 }>(
-                        #[inline(always)]
-                        |j| {
-                            each::<4>(
-                                #[inline(always)]
-                                |x| acc_o[fo.crd2idx((x, i, j))] *= corr[slot(x, i)],
-                            )
-                        },
-                    )
-                },
+                |x, i, j| acc_o[fo.crd2idx((x, i, j))] *= corr[slot(x, i)],
             );
         }
         let mut base = const { [0f32; THREAD_ROWS] };
