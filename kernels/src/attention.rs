@@ -122,25 +122,29 @@ struct KvCopy {
 #[inline(always)]
 #[instantiate((64), (128))]
 fn load_kv<B: SharedBuffer, const D: usize>(kv: KvCopy, src: Global<F4>, at: usize, n: usize) {
-    {
-        let s = kv;
-        let c = s.c.at_tile(n, flash_bn(D), s.ld);
-        // Chunks per thread: the tile's 16-byte chunks over the threads.
-        const { assert!(flash_bn(D) * D / 8 % FLASH_THREADS == 0) };
-        let run = src.run_valid::<{ flash_bn(D) * D / 8 / FLASH_THREADS }>(
-            s.base + c.global,
-            c.global_step,
-            c.valid(s.seq_k, flash_bn(D) * D / 8 / FLASH_THREADS),
-        );
-        let w = Smem::window::<B>(
-            at + c.shared / 2,
-            (flash_bn(D) * D / 8 / FLASH_THREADS - 1) * c.shared_step / 2 + 4,
-        );
-        each::<{ flash_bn(D) * D / 8 / FLASH_THREADS }>(
-            #[inline(always)]
-            |x| w.cp_async16_or_zero(x * c.shared_step / 2, run, x),
-        );
-    }
+    // Chunks per thread: the tile's 16-byte chunks over the threads.
+    const { assert!(flash_bn(D) * D / 8 % FLASH_THREADS == 0) };
+    let c = kv.c.at_tile(n, flash_bn(D), kv.ld);
+    copy_tile::<B, { flash_bn(D) * D / 8 / FLASH_THREADS }>(c, src, kv.base, kv.seq_k, at);
+}
+
+/// A thread's `N` chunks `c` of a tile of `src` (the matrix starting at
+/// `F4` `base`, `rows` rows) into the shared tile at word `at`, the rows past
+/// the matrix as zeros.
+#[inline(always)]
+fn copy_tile<B: SharedBuffer, const N: usize>(
+    c: crate::maps::FlashCopy,
+    src: Global<F4>,
+    base: usize,
+    rows: usize,
+    at: usize,
+) {
+    let run = src.run_valid::<N>(base + c.global, c.global_step, c.valid(rows, N));
+    let w = Smem::window::<B>(at + c.shared / 2, (N - 1) * c.shared_step / 2 + 4);
+    each::<N>(
+        #[inline(always)]
+        |x| w.cp_async16_or_zero(x * c.shared_step / 2, run, x),
+    );
 }
 
 /// `acc += a · b` for a warp's M-atoms and the pair of N-atoms `j2` whose
@@ -229,15 +233,8 @@ pub fn flash_attn_fwd<
     let (k_at, v_at) = (FLASH_BM * D / 2, (FLASH_BM + flash_bn(D)) * D / 2);
 
     // Q's tile, and K's first.
-    {
-        let c = flash_copy::<FLASH_BM, D>(seq_q, ld, mb, tid);
-        let run = q.run_valid::<{ D / 8 }>(q_base + c.global, c.global_step, c.valid(seq_q, D / 8));
-        let w = Smem::window::<B>(c.shared / 2, (D / 8 - 1) * c.shared_step / 2 + 4);
-        each::<{ D / 8 }>(
-            #[inline(always)]
-            |x| w.cp_async16_or_zero(x * c.shared_step / 2, run, x),
-        );
-    }
+    let cq = flash_copy::<FLASH_BM, D>(seq_q, ld, mb, tid);
+    copy_tile::<B, { FLASH_BM * D / 8 / FLASH_THREADS }>(cq, q, q_base, seq_q, 0);
     let kv0 = flash_copy::<{ flash_bn(D) }, D>(seq_k, ld, 0, tid);
     let kv = KvCopy {
         c: kv0,
