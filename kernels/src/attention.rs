@@ -20,7 +20,7 @@ use layout_core::atom::accumulator::{
 use layout_core::atom::{SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N};
 use layout_core::instantiate;
 use layout_device::{
-    block_idx_xyz, cp_async_commit, cp_async_wait_all, exp2, f16x2, grid_dim, in_loop, log2,
+    block_idx_xyz, cp_async_commit, cp_async_wait_all, exp2, f16x2, fma, grid_dim, in_loop, log2,
     shfl_xor, sync_threads, thread_idx, trap, warp_any, Global, GlobalMut, LdsmInstr, MmaInstr,
     SharedBuffer, Smem, F4,
 };
@@ -139,12 +139,22 @@ fn copy_tile<B: SharedBuffer, const N: usize>(
     rows: usize,
     at: usize,
 ) {
-    let run = src.run_valid::<N>(base + c.global, c.global_step, c.valid(rows, N));
+    let valid = c.valid(rows, N);
     let w = Smem::window::<B>(at + c.shared / 2, (N - 1) * c.shared_step / 2 + 4);
-    each::<N>(
-        #[inline(always)]
-        |x| w.cp_async16_or_zero(x * c.shared_step / 2, run, x),
-    );
+    if valid == N {
+        // Every tile but the sequence's last: plain copies.
+        let run = src.run::<N>(base + c.global, c.global_step);
+        each::<N>(
+            #[inline(always)]
+            |x| w.cp_async16(x * c.shared_step / 2, run, x),
+        );
+    } else {
+        let run = src.run_valid::<N>(base + c.global, c.global_step, valid);
+        each::<N>(
+            #[inline(always)]
+            |x| w.cp_async16_or_zero(x * c.shared_step / 2, run, x),
+        );
+    }
 }
 
 /// `acc += a · b` for a warp's M-atoms and the pair of N-atoms `j2` whose
@@ -262,7 +272,21 @@ pub fn flash_attn_fwd<
     } else {
         tiles
     };
-    let scale2 = scale * LOG2_E;
+    // S is computed as (sign(scale) Q)·Kᵀ (Q's halves negated in the
+    // registers when the scale is negative: exact), so that its row maxima
+    // are the scaled scores' and each exponential is one FFMA with
+    // |scale| · log2 e. A zero scale is taken as the least normal float:
+    // every exponent is then 0 to f32's precision, and a masked -inf
+    // stays -inf rather than turning NaN.
+    let sign = if scale < 0.0 { 0x8000_8000u32 } else { 0 };
+    let scale2 = {
+        let a = f32::from_bits((scale * LOG2_E).to_bits() & 0x7fff_ffff);
+        if a > f32::MIN_POSITIVE {
+            a
+        } else {
+            f32::MIN_POSITIVE
+        }
+    };
     // The thread's ldmatrix rows (halves), k-step 0 / pair 0: the others
     // by XOR (a k-step moves the swizzled chunk) and add (an atom).
     let (lq, lk, lv) = (
@@ -318,23 +342,24 @@ pub fn flash_attn_fwd<
                 let mut fa = [[0u32; 4]; FLASH_MMA_M];
                 each::<FLASH_MMA_M>(
                     #[inline(always)]
-                    |i| fa[i] = SM75_U32x4_LDSM_N::ldsm(wq(i), q0),
+                    |i| fa[i] = SM75_U32x4_LDSM_N::ldsm(wq(i), q0).map(|w| w ^ sign),
                 );
-                // K's fragments a pair of N-atoms at a time: 4 registers live.
+                // K's fragments a pair of N-atoms at a time, the next
+                // pair's loaded before this one's MMAs: 8 registers live.
+                let mut fb = SM75_U32x4_LDSM_N::ldsm(wk(0), k0);
                 each::<{ flash_bn(D) / 16 }>(
                     #[inline(always)]
                     |j2| {
-                        let fb = SM75_U32x4_LDSM_N::ldsm(wk(j2), k0);
-                        mma_pair(&mut s, |x, i, j| fs.crd2idx((x, i, j)), &fa, fb, j2)
+                        let next = if j2 + 1 < flash_bn(D) / 16 {
+                            SM75_U32x4_LDSM_N::ldsm(wk(j2 + 1), k0)
+                        } else {
+                            fb
+                        };
+                        mma_pair(&mut s, |x, i, j| fs.crd2idx((x, i, j)), &fa, fb, j2);
+                        fb = next;
                     },
                 )
             },
-        );
-        // S in base-2 units (scale · log2 e), before the masks: a negative
-        // scale turns the row's largest score into its smallest.
-        each_value::<{ flash_bn(D) / 8 }>(
-            #[inline(always)]
-            |x, i, j| s[fs.crd2idx((x, i, j))] *= scale2,
         );
         // Keys past seq_k, and (causal) past the row, count for nothing.
         let n0 = n * flash_bn(D);
@@ -374,21 +399,20 @@ pub fn flash_attn_fwd<
         // stays below 2^RESCALE_SLACK (f16 holds it with its usual relative
         // precision) and the warp skips the rescale, one multiply per O
         // accumulator.
-        // Four partial maxima a row (by j % 4): short dependency chains.
-        let mut part = const { [[NEG_INF; 4]; THREAD_ROWS] };
+        // Each row's maximum, one chain a row (the registers are S's and
+        // O's: partial maxima would spill at these tiles).
+        let mut mx = const { [NEG_INF; THREAD_ROWS] };
         each_value::<{ flash_bn(D) / 8 }>(
             #[inline(always)]
             |x, i, j| {
                 let r = slot(x, i);
-                part[r][j % 4] = part[r][j % 4].max(s[fs.crd2idx((x, i, j))]);
+                mx[r] = mx[r].max(s[fs.crd2idx((x, i, j))]);
             },
         );
-        let mut mx = row_max;
+        // In base-2 units.
         each::<THREAD_ROWS>(
             #[inline(always)]
-            |r| {
-                mx[r] = mx[r].max(part[r][0].max(part[r][1]).max(part[r][2].max(part[r][3])));
-            },
+            |r| mx[r] = row_max[r].max(mx[r] * scale2),
         );
         let mut grown = false;
         each::<THREAD_ROWS>(
@@ -430,15 +454,14 @@ pub fn flash_attn_fwd<
                 };
             },
         );
-        // O += P·V, 16 keys at a time: P = exp2(S - max) (S already scaled) packed to
-        // f16 as the A fragments of that k-block (convert_layout_acc_aregs:
-        // A value x of M-atom i is S value TO_A.value[x] of an N-atom, in
-        // its row), then V's fragments of the k-block, pair by pair.
-        let mut sums = const { [[0f32; 4]; THREAD_ROWS] };
+        // P = exp2(S · |scale| log2 e - max), packed to f16 as the A
+        // fragments of O += P·V's k-blocks (convert_layout_acc_aregs: A
+        // value x of M-atom i, k-block kk is S value TO_A.value[x] of an
+        // N-atom, in its row); S's registers are free after it.
+        let mut pr = const { [[[0u32; 4]; FLASH_MMA_M]; flash_bn(D) / 16] };
         each::<{ flash_bn(D) / 16 }>(
             #[inline(always)]
             |kk| {
-                let mut pr = const { [[0u32; 4]; FLASH_MMA_M] };
                 each::<FLASH_MMA_M>(
                     #[inline(always)]
                     |i| {
@@ -449,33 +472,39 @@ pub fn flash_attn_fwd<
                                     #[inline(always)]
                                     |x| {
                                         let row = slot(TO_A.value[x], i);
-                                        let e = exp2(s[pa.crd2idx((x, i, kk))] - base[row]);
-                                        // Partial sums (by k-block and pair
-                                        // half): short dependency chains.
-                                        let q = (kk % 2) * 2 + x % 2;
-                                        sums[row][q] += e;
+                                        let e = exp2(fma(
+                                            s[pa.crd2idx((x, i, kk))],
+                                            scale2,
+                                            -base[row],
+                                        ));
+                                        row_sum[row] += e;
                                         e
                                     },
                                 );
-                                pr[i][r] = f16x2(e[0], e[1]);
+                                pr[kk][i][r] = f16x2(e[0], e[1]);
                             },
                         )
-                    },
-                );
-                each::<{ D / 16 }>(
-                    #[inline(always)]
-                    |j2| {
-                        let at = row16((lv ^ (16 * j2)) / 2, 8 * D);
-                        let fb = SM75_U16x8_LDSM_T::ldsm(wv(kk), at);
-                        mma_pair(&mut acc_o, |x, i, j| fo.crd2idx((x, i, j)), &pr, fb, j2)
                     },
                 )
             },
         );
-        each::<THREAD_ROWS>(
+        // O += P·V, 16 keys at a time, V's fragments pair by pair.
+        each::<{ flash_bn(D) / 16 }>(
             #[inline(always)]
-            |r| {
-                row_sum[r] += (sums[r][0] + sums[r][1]) + (sums[r][2] + sums[r][3]);
+            |kk| {
+                // V's fragments pair by pair, the next pair's loaded before
+                // this one's MMAs.
+                let ldv =
+                    |j2: usize| SM75_U16x8_LDSM_T::ldsm(wv(kk), row16((lv ^ (16 * j2)) / 2, 8 * D));
+                let mut fb = ldv(0);
+                each::<{ D / 16 }>(
+                    #[inline(always)]
+                    |j2| {
+                        let next = if j2 + 1 < D / 16 { ldv(j2 + 1) } else { fb };
+                        mma_pair(&mut acc_o, |x, i, j| fo.crd2idx((x, i, j)), &pr[kk], fb, j2);
+                        fb = next;
+                    },
+                )
             },
         );
     }

@@ -30,17 +30,17 @@ layout_device::shared_memory!(
 layout_device::shared_memory!(
     /// The FlashAttention kernels' shared memory for head dimension 64
     /// (dynamic: `flash_smem_bytes(64)` bytes at launch).
-    pub extern static FLASH_SMEM_D64: [u8; 32768]
+    pub extern static FLASH_SMEM_D64: [u8; 49152]
 );
 
 layout_device::shared_memory!(
     /// The FlashAttention kernels' shared memory for head dimension 128
     /// (dynamic: `flash_smem_bytes(128)` bytes at launch).
-    pub extern static FLASH_SMEM_D128: [u8; 49152]
+    pub extern static FLASH_SMEM_D128: [u8; 65536]
 );
 
 const _: () = assert!(
-    crate::maps::flash_smem_bytes(64) == 32768 && crate::maps::flash_smem_bytes(128) == 49152,
+    crate::maps::flash_smem_bytes(64) == 49152 && crate::maps::flash_smem_bytes(128) == 65536,
     "the FlashAttention buffers are flash_smem_bytes(D)"
 );
 
@@ -402,6 +402,19 @@ pub const FLASH_ATTN_FWD_D64_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
 pub const FLASH_ATTN_FWD_D128_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
 /// See [`FLASH_ATTN_FWD_D64_LAUNCH_BOUNDS`].
 pub const FLASH_ATTN_FWD_D128_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// The most the FlashAttention kernels may spill (ptxas's bytes of
+/// stores, loads). At FlashAttention-2's tiles (128 x `flash_bn(D)`) S's
+/// and O's accumulators take 192 of the 255 registers; the few scalars
+/// that do not fit are spilled and reloaded about a dozen times per K/V
+/// tile (against 256 MMAs per warp), which the bigger tiles more than pay
+/// for (docs/gpu.md). More than this fails the build.
+pub const FLASH_ATTN_FWD_D64_SPILL_BYTES: (u32, u32) = (96, 128);
+/// See [`FLASH_ATTN_FWD_D64_SPILL_BYTES`].
+pub const FLASH_ATTN_FWD_D64_CAUSAL_SPILL_BYTES: (u32, u32) = (96, 128);
+/// See [`FLASH_ATTN_FWD_D64_SPILL_BYTES`].
+pub const FLASH_ATTN_FWD_D128_SPILL_BYTES: (u32, u32) = (96, 128);
+/// See [`FLASH_ATTN_FWD_D64_SPILL_BYTES`].
+pub const FLASH_ATTN_FWD_D128_CAUSAL_SPILL_BYTES: (u32, u32) = (96, 128);
 /// No integer division: the tiles are static powers of two.
 pub const FLASH_ATTN_FWD_D64_NO_DIVISION: bool = true;
 /// See [`FLASH_ATTN_FWD_D64_NO_DIVISION`].

@@ -19,6 +19,9 @@
 //! /// `__cluster_dims__(2, 1, 1)`: `.reqnctapercluster 2, 1, 1`; the
 //! /// kernel needs launch bounds too).
 //! pub const HGEMM_CLUSTER_SIZE: u32 = 2;
+//! /// `flash` may spill up to 96 bytes of stores and 128 of loads (ptxas's
+//! /// `-v` figures); more, or any spill without this, fails the build.
+//! pub const FLASH_SPILL_BYTES: (u32, u32) = (96, 128);
 //! ```
 //!
 //! The values must be literals: the tool parses the source (with `syn`)
@@ -43,6 +46,10 @@ pub const EXPECT_INSTRUCTIONS: &str = "_EXPECT_INSTRUCTIONS";
 /// x.
 pub const CLUSTER_SIZE: &str = "_CLUSTER_SIZE";
 
+/// The suffix of a spill-allowance const: `(max spill store bytes, max
+/// spill load bytes)`, as ptxas's `-v` reports them.
+pub const SPILL_BYTES: &str = "_SPILL_BYTES";
+
 /// What one kernel declares.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct KernelDecls {
@@ -54,6 +61,9 @@ pub struct KernelDecls {
     pub expect_instructions: Vec<(String, usize)>,
     /// Blocks per cluster along x (`.reqnctapercluster N, 1, 1`).
     pub cluster_size: Option<u32>,
+    /// The most ptxas may spill, `(store bytes, load bytes)`; none: no
+    /// spill at all.
+    pub spill_bytes: Option<(u32, u32)>,
 }
 
 /// The declarations of a crate, by kernel name in upper case (the const's
@@ -80,6 +90,7 @@ impl Decls {
                 NO_DIVISION,
                 EXPECT_INSTRUCTIONS,
                 CLUSTER_SIZE,
+                SPILL_BYTES,
             ]
             .iter()
             .find_map(|s| name.strip_suffix(s))
@@ -171,6 +182,8 @@ impl Decls {
                 return Err(format!("a cluster has 1 to 16 blocks, not {n}"));
             }
             (k, Value::Cluster(n))
+        } else if let Some(k) = name.strip_suffix(SPILL_BYTES) {
+            (k, Value::Spills(spill_bytes(expr)?))
         } else {
             return Ok(());
         };
@@ -193,6 +206,7 @@ impl Decls {
             Value::NoDivision(b) => decls.no_division = *b,
             Value::Expect(v) => decls.expect_instructions = v.clone(),
             Value::Cluster(n) => decls.cluster_size = Some(*n),
+            Value::Spills(b) => decls.spill_bytes = Some(*b),
         }
         self.seen
             .insert(name.to_string(), (file.to_string(), value));
@@ -207,6 +221,7 @@ enum Value {
     NoDivision(bool),
     Expect(Vec<(String, usize)>),
     Cluster(u32),
+    Spills((u32, u32)),
 }
 
 impl std::fmt::Display for Value {
@@ -216,6 +231,7 @@ impl std::fmt::Display for Value {
             Value::NoDivision(b) => write!(f, "{b}"),
             Value::Expect(v) => write!(f, "{v:?}"),
             Value::Cluster(n) => write!(f, "{n}"),
+            Value::Spills(b) => write!(f, "{b:?}"),
         }
     }
 }
@@ -270,6 +286,18 @@ fn launch_bounds(expr: &Expr) -> Result<(u32, u32), String> {
     match v[..] {
         [threads, blocks] if threads >= 1 && blocks >= 1 => Ok((threads, blocks)),
         [_, _] => Err("threads and blocks must be at least 1".into()),
+        _ => Err(SHAPE.into()),
+    }
+}
+
+/// `(stores, loads)`: two integer literals, bytes.
+fn spill_bytes(expr: &Expr) -> Result<(u32, u32), String> {
+    const SHAPE: &str = "expected (spill store bytes, spill load bytes), two integer literals";
+    let Expr::Tuple(t) = bare(expr) else {
+        return Err(SHAPE.into());
+    };
+    match t.elems.iter().map(int_lit).collect::<Option<Vec<u32>>>() {
+        Some(v) if v.len() == 2 => Ok((v[0], v[1])),
         _ => Err(SHAPE.into()),
     }
 }
@@ -329,6 +357,21 @@ mod tests {
         d.for_entry(k)
             .cloned()
             .unwrap_or_else(|| panic!("no {k} in {d:?}"))
+    }
+
+    #[test]
+    fn spill_allowance_of_a_kernel() {
+        let d = parse("pub const FLASH_SPILL_BYTES: (u32, u32) = (96, 0x80);").unwrap();
+        assert_eq!(kernel(&d, "flash").spill_bytes, Some((96, 128)));
+        assert_eq!(kernel(&d, "FLASH").launch_bounds, None);
+        for bad in ["(96,)", "(1, 2, 3)", "96", "(1, -2)", "(X, 2)"] {
+            let e = parse(&format!("const K_SPILL_BYTES: (u32, u32) = {bad};")).unwrap_err();
+            assert_eq!(
+                e,
+                ["lib.rs: K_SPILL_BYTES: expected (spill store bytes, spill load bytes), two integer literals"],
+                "{bad}"
+            );
+        }
     }
 
     #[test]
@@ -413,6 +456,7 @@ mod tests {
                 no_division: true,
                 expect_instructions: vec![],
                 cluster_size: None,
+                spill_bytes: None,
             }
         );
     }

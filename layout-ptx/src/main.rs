@@ -27,6 +27,7 @@
 //! to a kernel `foo`, module-level consts with literal values declare what
 //! the tool cannot see in Rust (see `layout_ptx::decl`):
 //! `FOO_LAUNCH_BOUNDS: (u32, u32) = (threads, min_blocks_per_sm)`,
+//! `FOO_SPILL_BYTES: (u32, u32) = (stores, loads)` (the most ptxas may spill),
 //! `FOO_NO_DIVISION: bool = true`, `FOO_EXPECT_INSTRUCTIONS: &[(&str,
 //! usize)] = &[("mma.sync", 2)]`. Every `.rs` file under `src/` is read.
 
@@ -177,7 +178,7 @@ fn run(args: &Args) -> Result<(), Fail> {
     for k in &kernels {
         println!("ptxas: {k}");
     }
-    slow.extend(ptx::ptxas_slow(&kernels));
+    slow.extend(ptx::ptxas_slow(&kernels, &decls));
     slow.extend(ptx::ptxas_performance_losses(&report));
     if args.lenient {
         for s in &slow {

@@ -1,7 +1,7 @@
 //! The PTX side: kernels (`.entry`) and their bodies, launch bounds patched
 //! in, the checks on each kernel, and ptxas's `-v` report.
 
-use crate::decl::{Decls, KernelDecls, EXPECT_INSTRUCTIONS, NO_DIVISION};
+use crate::decl::{Decls, KernelDecls, EXPECT_INSTRUCTIONS, NO_DIVISION, SPILL_BYTES};
 
 /// One kernel of a PTX module.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -349,16 +349,26 @@ pub fn parse_ptxas_report(report: &str) -> Vec<PtxasKernel> {
     out
 }
 
-/// What a ptxas report says is slow: each kernel that spills.
-pub fn ptxas_slow(kernels: &[PtxasKernel]) -> Vec<String> {
+/// What a ptxas report says is slow: each kernel that spills more than
+/// its source allows (`FOO_SPILL_BYTES`; nothing without one).
+pub fn ptxas_slow(kernels: &[PtxasKernel], decls: &Decls) -> Vec<String> {
     kernels
         .iter()
-        .filter(|k| k.spills != (0, 0))
-        .map(|k| {
-            format!(
-                "{}: spills registers ({}/{} bytes stores/loads)",
-                k.name, k.spills.0, k.spills.1
-            )
+        .filter_map(|k| {
+            let allowed = decls.for_entry(&k.name).and_then(|d| d.spill_bytes);
+            let (max_st, max_ld) = allowed.map_or((0, 0), |(s, l)| (u64::from(s), u64::from(l)));
+            if k.spills.0 <= max_st && k.spills.1 <= max_ld {
+                return None;
+            }
+            let (st, ld) = k.spills;
+            Some(match allowed {
+                None => format!("{}: spills registers ({st}/{ld} bytes stores/loads)", k.name),
+                Some(a) => format!(
+                    "{}: spills registers ({st}/{ld} bytes stores/loads), more than its {}{SPILL_BYTES} allows, {a:?}",
+                    k.name,
+                    k.name.to_ascii_uppercase()
+                ),
+            })
         })
         .collect()
 }
@@ -630,9 +640,34 @@ ptxas info    : Compile time = 4.063 ms
                 "small: 30 registers, 0 bytes shared, 0/0 bytes spilled (stores/loads)",
             ]
         );
+        let none = Decls::default();
         assert_eq!(
-            ptxas_slow(&k),
+            ptxas_slow(&k, &none),
             ["big: spills registers (8/12 bytes stores/loads)"]
+        );
+        // An allowance covers what it states, stores and loads each.
+        let allow = |src: &str| {
+            let mut d = Decls::default();
+            d.add_source("lib.rs", src).unwrap();
+            d
+        };
+        assert!(ptxas_slow(&k, &allow("const BIG_SPILL_BYTES: (u32, u32) = (8, 12);")).is_empty());
+        assert_eq!(
+            ptxas_slow(&k, &allow("const BIG_SPILL_BYTES: (u32, u32) = (8, 11);")),
+            ["big: spills registers (8/12 bytes stores/loads), more than its BIG_SPILL_BYTES allows, (8, 11)"]
+        );
+        assert_eq!(
+            ptxas_slow(&k, &allow("const BIG_SPILL_BYTES: (u32, u32) = (4, 64);")).len(),
+            1
+        );
+        // Another kernel's allowance is not this one's.
+        assert_eq!(
+            ptxas_slow(
+                &k,
+                &allow("const SMALL_SPILL_BYTES: (u32, u32) = (64, 64);")
+            )
+            .len(),
+            1
         );
         assert_eq!(parse_ptxas_report("ptxas info    : 0 bytes gmem\n"), []);
     }

@@ -14,13 +14,14 @@
 
 /// Query rows per block.
 pub const FLASH_BM: usize = 128;
-/// Keys per K / V tile for head dimension `d`: 64, or 32 at `d` = 128,
-/// where O's 128 accumulators and S's leave no registers for more.
+/// Keys per K / V tile for head dimension `d`: FlashAttention-2's, 128,
+/// or 64 at `d` = 128 (S's and O's accumulators then take 192 registers
+/// a thread either way).
 pub const fn flash_bn(d: usize) -> usize {
     if d >= 128 {
-        32
-    } else {
         64
+    } else {
+        128
     }
 }
 /// Threads per block: 4 warps, each 32 query rows.
@@ -151,7 +152,7 @@ impl FlashCopy {
 /// copy threads, their rows from the same partition of the identity
 /// tensor.
 #[inline(always)]
-#[instantiate((128, 64), (128, 128), (64, 64), (32, 128))]
+#[instantiate((128, 64), (128, 128), (64, 64), (32, 128), (64, 128))]
 pub fn flash_copy<const ROWS: usize, const D: usize>(
     seq: usize,
     ld: usize,
@@ -340,36 +341,36 @@ mod tests {
     fn flash_layouts_print_as_cute() {
         assert_eq!(
             flash_smem::<64>().to_string(),
-            "Sw<3,3,3> o _0 o (_64,_64):(_64,_1)"
+            "Sw<3,3,3> o _0 o (_128,_64):(_64,_1)"
         );
         assert_eq!(
             flash_smem::<128>().to_string(),
-            "Sw<3,3,4> o _0 o (_32,_128):(_128,_1)"
+            "Sw<3,3,4> o _0 o (_64,_128):(_128,_1)"
         );
-        // The S fragment the kernel keeps is the TiledMMA's: 2 x 8 (d 64)
-        // or 2 x 4 (d 128) atoms of 4 accumulators, compact.
+        // The S fragment the kernel keeps is the TiledMMA's: 2 x 16 (d 64)
+        // or 2 x 8 (d 128) atoms of 4 accumulators, compact.
         let f = flash_mma()
             .get_slice(5)
-            .partition_fragment_c::<f32, _, _>(index(layout!((C<FLASH_BM>, C<64>):(C<64>, 1))));
+            .partition_fragment_c::<f32, _, _>(index(layout!((C<FLASH_BM>, C<128>):(C<128>, 1))));
         assert_eq!(f.layout().to_string(), flash_frag_s::<64>().to_string());
         assert_eq!(
             flash_frag_s::<64>().to_string(),
-            "((_2,_2),_2,_8):((_1,_2),_32,_4)"
+            "((_2,_2),_2,_16):((_1,_2),_64,_4)"
         );
         let f = flash_mma()
             .get_slice(5)
-            .partition_fragment_c::<f32, _, _>(index(layout!((C<FLASH_BM>, C<32>):(C<32>, 1))));
+            .partition_fragment_c::<f32, _, _>(index(layout!((C<FLASH_BM>, C<64>):(C<64>, 1))));
         assert_eq!(f.layout().to_string(), flash_frag_s::<128>().to_string());
         assert_eq!(
             flash_frag_s::<128>().to_string(),
-            "((_2,_2),_2,_4):((_1,_2),_16,_4)"
+            "((_2,_2),_2,_8):((_1,_2),_32,_4)"
         );
     }
 
     /// A tile copy for every thread: each shared slot written once, each
     /// chunk from its row and column of the matrix, exactly the chunks of
     /// rows past `seq` predicated off.
-    #[instantiate((128, 64), (128, 128), (64, 64), (32, 128))]
+    #[instantiate((128, 64), (128, 128), (64, 64), (32, 128), (64, 128))]
     fn check_copy<const ROWS: usize, const D: usize>(
         copy: impl Fn(usize, usize, usize, usize) -> FlashCopy,
     ) {
@@ -570,12 +571,12 @@ mod tests {
     /// their tiles once.
     #[test]
     fn p_from_s_registers_is_partition_a_of_p() {
-        // The N mode 8:4 (d 64) split into 2:4 (the two N-atoms of an A
-        // atom) and 4:8 (the k-blocks); 4:4 (d 128) into 2:4 and 2:8.
+        // The N mode 16:4 (d 64) split into 2:4 (the two N-atoms of an A
+        // atom) and 8:8 (the k-blocks); 8:4 (d 128) into 2:4 and 4:8.
         let p = convert_layout_acc_aregs(FlashAtom::default(), flash_frag_s::<64>());
-        assert_eq!(p.to_string(), "(((_2,_2),_2),_2,_4):(((_1,_2),_4),_32,_8)");
+        assert_eq!(p.to_string(), "(((_2,_2),_2),_2,_8):(((_1,_2),_4),_64,_8)");
         let p = convert_layout_acc_aregs(FlashAtom::default(), flash_frag_s::<128>());
-        assert_eq!(p.to_string(), "(((_2,_2),_2),_2,_2):(((_1,_2),_4),_16,_8)");
+        assert_eq!(p.to_string(), "(((_2,_2),_2),_2,_4):(((_1,_2),_4),_32,_8)");
         check_p::<64>();
         check_p::<128>();
     }
