@@ -20,9 +20,9 @@ use layout_core::atom::accumulator::{
 use layout_core::atom::{SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N};
 use layout_core::instantiate;
 use layout_device::{
-    block_idx_xyz, cp_async_commit, cp_async_wait_all, exp2, f16x2, fma, grid_dim, in_loop, log2,
-    shfl_xor, sync_threads, thread_idx, trap, warp_any, Global, GlobalMut, LdsmInstr, MmaInstr,
-    SharedBuffer, Smem, F4,
+    block_idx_xyz, cp_async_commit, cp_async_wait_all, exp2, f16x2, fma, grid_dim, in_loop,
+    in_loop_u32, log2, shfl_xor, sync_threads, thread_idx, trap, warp_any, Global, GlobalMut,
+    LdsmInstr, MmaInstr, SharedBuffer, Smem, F4,
 };
 
 /// `f(0)` .. `f(N-1)` as straight code (N at most 16): the fragments'
@@ -108,13 +108,66 @@ fn row_reduce(mut x: f32, op: impl Fn(f32, f32) -> f32) -> f32 {
     x
 }
 
-/// A thread's copies of K's or V's tiles: tile 0's map and what moves it.
+/// A thread's copies of K's or V's tiles, in the few registers they may
+/// hold across the key loop: tile 0's map `c` (only its constant steps are
+/// read), its first chunk as an `F4` index from the buffer's start, and the
+/// rest as 32-bit numbers (offsets in a tile, steps, rows: the host keeps
+/// sequences below 2^31, and heads x d below 2^23).
 #[derive(Clone, Copy)]
 struct KvCopy {
     c: crate::maps::FlashCopy,
-    ld: usize,
-    base: usize,
-    seq_k: usize,
+    first: usize,
+    step: u32,
+    tile: u32,
+    shared: u32,
+    row: u32,
+    seq_k: u32,
+}
+
+/// `x` as 32 bits; traps when it does not fit.
+#[inline(always)]
+fn narrow(x: usize) -> u32 {
+    if x > u32::MAX as usize {
+        trap()
+    }
+    x as u32
+}
+
+impl KvCopy {
+    /// Thread's copies from tile 0's map `c` of the matrix at `F4` `base`,
+    /// `ld` halves a row, `seq_k` rows.
+    #[inline(always)]
+    fn new<const D: usize>(
+        c: crate::maps::FlashCopy,
+        base: usize,
+        ld: usize,
+        seq_k: usize,
+    ) -> Self {
+        KvCopy {
+            c,
+            first: base + c.global,
+            step: narrow(c.global_step),
+            tile: narrow(flash_bn(D) * (ld / 8)),
+            shared: narrow(c.shared),
+            row: narrow(c.row),
+            seq_k: narrow(seq_k),
+        }
+    }
+
+    /// The same, as values the optimiser recomputes from in each iteration
+    /// rather than hoisting what it derives from them.
+    #[inline(always)]
+    fn in_loop(self) -> Self {
+        KvCopy {
+            first: in_loop(self.first),
+            step: in_loop_u32(self.step),
+            tile: in_loop_u32(self.tile),
+            shared: in_loop_u32(self.shared),
+            row: in_loop_u32(self.row),
+            seq_k: in_loop_u32(self.seq_k),
+            ..self
+        }
+    }
 }
 
 /// Tile `n` of `src` (K or V) into the shared tile at word `at`, rows past
@@ -124,8 +177,14 @@ struct KvCopy {
 fn load_kv<B: SharedBuffer, const D: usize>(kv: KvCopy, src: Global<F4>, at: usize, n: usize) {
     // Chunks per thread: the tile's 16-byte chunks over the threads.
     const { assert!(flash_bn(D) * D / 8 % FLASH_THREADS == 0) };
-    let c = kv.c.at_tile(n, flash_bn(D), kv.ld);
-    copy_tile::<B, { flash_bn(D) * D / 8 / FLASH_THREADS }>(c, src, kv.base, kv.seq_k, at);
+    let c = crate::maps::FlashCopy {
+        global: kv.first + n * kv.tile as usize,
+        global_step: kv.step as usize,
+        shared: kv.shared as usize,
+        row: kv.row as usize + n * flash_bn(D),
+        ..kv.c
+    };
+    copy_tile::<B, { flash_bn(D) * D / 8 / FLASH_THREADS }>(c, src, 0, kv.seq_k as usize, at);
 }
 
 /// A thread's `N` chunks `c` of a tile of `src` (the matrix starting at
@@ -246,12 +305,7 @@ pub fn flash_attn_fwd<
     let cq = flash_copy::<FLASH_BM, D>(seq_q, ld, mb, tid);
     copy_tile::<B, { FLASH_BM * D / 8 / FLASH_THREADS }>(cq, q, q_base, seq_q, 0);
     let kv0 = flash_copy::<{ flash_bn(D) }, D>(seq_k, ld, 0, tid);
-    let kv = KvCopy {
-        c: kv0,
-        ld,
-        base: kv_base,
-        seq_k,
-    };
+    let kv = KvCopy::new::<D>(kv0, kv_base, ld, seq_k);
     load_kv::<B, D>(kv, k, k_at, 0);
     cp_async_commit();
 
@@ -272,13 +326,13 @@ pub fn flash_attn_fwd<
     } else {
         tiles
     };
-    // S is computed as (sign(scale) Q)·Kᵀ (Q's halves negated in the
-    // registers when the scale is negative: exact), so that its row maxima
-    // are the scaled scores' and each exponential is one FFMA with
-    // |scale| · log2 e. A zero scale is taken as the least normal float:
-    // every exponent is then 0 to f32's precision, and a masked -inf
-    // stays -inf rather than turning NaN.
-    let sign = if scale < 0.0 { 0x8000_8000u32 } else { 0 };
+    // S's row maxima are taken on the unscaled scores, and each
+    // exponential is one FFMA with |scale| · log2 e: with a negative scale
+    // S is negated first (a branch the whole block takes alike). A zero
+    // scale is taken as the least normal float: every exponent is then 0
+    // to f32's precision, and a masked -inf stays -inf rather than turning
+    // NaN.
+    let negative = scale < 0.0;
     let scale2 = {
         let a = f32::from_bits((scale * LOG2_E).to_bits() & 0x7fff_ffff);
         if a > f32::MIN_POSITIVE {
@@ -289,10 +343,11 @@ pub fn flash_attn_fwd<
     };
     // The thread's ldmatrix rows (halves), k-step 0 / pair 0: the others
     // by XOR (a k-step moves the swizzled chunk) and add (an atom).
+    // (Offsets in a 64 KiB buffer: 32-bit, one register each.)
     let (lq, lk, lv) = (
-        flash_ldsm_q::<D>(tid, 0, 0),
-        flash_ldsm_k::<D>(tid, 0, 0),
-        flash_ldsm_v::<D>(tid, 0, 0),
+        flash_ldsm_q::<D>(tid, 0, 0) as u32,
+        flash_ldsm_k::<D>(tid, 0, 0) as u32,
+        flash_ldsm_v::<D>(tid, 0, 0) as u32,
     );
     let (fs, fo) = (flash_frag_s::<D>(), flash_frag_o::<D>());
     let pa = convert_layout_acc_aregs(FlashAtom::default(), fs);
@@ -304,18 +359,13 @@ pub fn flash_attn_fwd<
     for n in 0..tiles {
         // The ldmatrix rows' k-step and pair addresses are recomputed per
         // tile (a XOR each): held across the loop they would not fit.
-        let (lq, lk, lv) = (in_loop(lq), in_loop(lk), in_loop(lv));
+        let (lq, lk, lv) = (
+            in_loop_u32(lq) as usize,
+            in_loop_u32(lk) as usize,
+            in_loop_u32(lv) as usize,
+        );
         // So are the copies' chunk addresses.
-        let kv = KvCopy {
-            c: crate::maps::FlashCopy {
-                global: in_loop(kv.c.global),
-                global_step: in_loop(kv.c.global_step),
-                shared: in_loop(kv.c.shared),
-                ..kv.c
-            },
-            ld: in_loop(kv.ld),
-            ..kv
-        };
+        let kv = kv.in_loop();
         // K's tile n (and Q) landed; every warp is done with V's tile n - 1.
         cp_async_wait_all();
         sync_threads();
@@ -342,7 +392,7 @@ pub fn flash_attn_fwd<
                 let mut fa = [[0u32; 4]; FLASH_MMA_M];
                 each::<FLASH_MMA_M>(
                     #[inline(always)]
-                    |i| fa[i] = SM75_U32x4_LDSM_N::ldsm(wq(i), q0).map(|w| w ^ sign),
+                    |i| fa[i] = SM75_U32x4_LDSM_N::ldsm(wq(i), q0),
                 );
                 // K's fragments a pair of N-atoms at a time, the next
                 // pair's loaded before this one's MMAs: 8 registers live.
@@ -361,6 +411,12 @@ pub fn flash_attn_fwd<
                 )
             },
         );
+        if negative {
+            each_value::<{ flash_bn(D) / 8 }>(
+                #[inline(always)]
+                |x, i, j| s[fs.crd2idx((x, i, j))] = -s[fs.crd2idx((x, i, j))],
+            );
+        }
         // Keys past seq_k, and (causal) past the row, count for nothing.
         let n0 = n * flash_bn(D);
         if n0 + flash_bn(D) > seq_k || (CAUSAL && n0 + flash_bn(D) > m0 + 1) {

@@ -182,6 +182,20 @@ pub fn in_loop(x: usize) -> usize {
     })
 }
 
+/// [`in_loop`] for a 32-bit value: one register held across the loop, not
+/// two (shared-memory offsets, counts below 2^32).
+#[inline(always)]
+pub fn in_loop_u32(x: u32) -> u32 {
+    gpu!("in_loop_u32", {
+        let y: u32;
+        // SAFETY: a register move. Not `pure`: each call is its own value.
+        unsafe {
+            asm!("mov.b32 {y}, {x};", y = out(reg32) y, x = in(reg32) x, options(nomem, nostack))
+        };
+        y
+    })
+}
+
 /// `log2(x)`, `lg2.approx.ftz.f32` (maximum relative error 2^-22.6 over
 /// normal arguments): with [`exp2`], a softmax's log-sum-exp.
 #[inline(always)]
