@@ -372,14 +372,16 @@ pub fn flash_attn_fwd<
         load_kv::<B, D>(kv, v, v_at, n);
         cp_async_commit();
 
-        // The tiles as windows of constant place and size: an ldmatrix row
-        // is masked into its window (row16), so no access needs a check.
-        // One window per M-atom of Q (64 rows), per N-atom pair of K and
-        // per k-block of V (16 rows): each row address is masked once and
-        // serves all of them at constant offsets.
-        let wq = |i: usize| Smem::window::<B>(i * 32 * D, 32 * D);
-        let wk = |j2: usize| Smem::window::<B>(k_at + j2 * 8 * D, 8 * D);
-        let wv = |kk: usize| Smem::window::<B>(v_at + kk * 8 * D, 8 * D);
+        // The tiles as windows of constant place and size. An ldmatrix row
+        // is masked into a block of the tile (row16): one block per M-atom
+        // of Q (64 rows), per N-atom pair of K and per k-block of V (16
+        // rows); the block's start is a constant added to the masked row,
+        // so no access needs a check, each row address is masked once and
+        // serves every block at a constant offset, and the blocks share
+        // their tile's base register.
+        let wq = Smem::window::<B>(0, FLASH_BM * D / 2);
+        let wk = Smem::window::<B>(k_at, flash_bn(D) * D / 2);
+        let wv = Smem::window::<B>(v_at, flash_bn(D) * D / 2);
         // S = Q·Kᵀ.
         let mut s = const { [0f32; FLASH_BM * flash_bn(D) / FLASH_THREADS] };
         each::<{ D / 16 }>(
@@ -392,16 +394,16 @@ pub fn flash_attn_fwd<
                 let mut fa = [[0u32; 4]; FLASH_MMA_M];
                 each::<FLASH_MMA_M>(
                     #[inline(always)]
-                    |i| fa[i] = SM75_U32x4_LDSM_N::ldsm(wq(i), q0),
+                    |i| fa[i] = SM75_U32x4_LDSM_N::ldsm(wq, q0 + i * 32 * D),
                 );
                 // K's fragments a pair of N-atoms at a time, the next
                 // pair's loaded before this one's MMAs: 8 registers live.
-                let mut fb = SM75_U32x4_LDSM_N::ldsm(wk(0), k0);
+                let mut fb = SM75_U32x4_LDSM_N::ldsm(wk, k0);
                 each::<{ flash_bn(D) / 16 }>(
                     #[inline(always)]
                     |j2| {
                         let next = if j2 + 1 < flash_bn(D) / 16 {
-                            SM75_U32x4_LDSM_N::ldsm(wk(j2 + 1), k0)
+                            SM75_U32x4_LDSM_N::ldsm(wk, k0 + (j2 + 1) * 8 * D)
                         } else {
                             fb
                         };
@@ -550,8 +552,9 @@ pub fn flash_attn_fwd<
             |kk| {
                 // V's fragments pair by pair, the next pair's loaded before
                 // this one's MMAs.
-                let ldv =
-                    |j2: usize| SM75_U16x8_LDSM_T::ldsm(wv(kk), row16((lv ^ (16 * j2)) / 2, 8 * D));
+                let ldv = |j2: usize| {
+                    SM75_U16x8_LDSM_T::ldsm(wv, row16((lv ^ (16 * j2)) / 2, 8 * D) + kk * 8 * D)
+                };
                 let mut fb = ldv(0);
                 each::<{ D / 16 }>(
                     #[inline(always)]
