@@ -356,7 +356,13 @@ pub fn flash_attn_fwd<
     let mut acc_o = const { [0f32; D] };
     let mut row_max = const { [NEG_INF; THREAD_ROWS] };
     let mut row_sum = const { [0f32; THREAD_ROWS] };
+    // The loop's counters and the block's first row in 32 bits (one
+    // register each; the host keeps sequences below 2^31).
+    let (tiles, m0, tid32) = (narrow(tiles), narrow(m0), narrow(tid));
     for n in 0..tiles {
+        // What derives from the tile's index is computed from it afresh
+        // (not kept as induction variables of its own, 64-bit).
+        let n = in_loop_u32(n);
         // The ldmatrix rows' k-step and pair addresses are recomputed per
         // tile (a XOR each): held across the loop they would not fit.
         let (lq, lk, lv) = (
@@ -369,7 +375,7 @@ pub fn flash_attn_fwd<
         // K's tile n (and Q) landed; every warp is done with V's tile n - 1.
         cp_async_wait_all();
         sync_threads();
-        load_kv::<B, D>(kv, v, v_at, n);
+        load_kv::<B, D>(kv, v, v_at, n as usize);
         cp_async_commit();
 
         // The tiles as windows of constant place and size. An ldmatrix row
@@ -420,16 +426,16 @@ pub fn flash_attn_fwd<
             );
         }
         // Keys past seq_k, and (causal) past the row, count for nothing.
-        let n0 = n * flash_bn(D);
-        if n0 + flash_bn(D) > seq_k || (CAUSAL && n0 + flash_bn(D) > m0 + 1) {
+        // 32-bit: the sequences fit (the host refuses longer ones).
+        let (n0, bn) = (n * flash_bn(D) as u32, flash_bn(D) as u32);
+        if n0 + bn > kv.seq_k || (CAUSAL && n0 + bn > m0 + 1) {
             // Value x is at (row0 + dr, key0 + dk): masked when key0 + dk
             // >= seq_k - n0 or (causal) key0 + dk > m0 - n0 + row0 + dr,
             // each a comparison of one number with a constant.
-            let (row0, key0) = flash_s_coord_base::<D>(in_loop(tid));
-            let (seq_k, m0) = (in_loop(seq_k), in_loop(m0));
-            // 32-bit: the sequences fit (the host refuses longer ones).
-            let keys_left = seq_k as i32 - (n0 + key0) as i32;
-            let ahead = (n0 + key0) as i32 - (m0 + row0) as i32;
+            let (row0, key0) = flash_s_coord_base::<D>(in_loop_u32(tid32) as usize);
+            let m0 = in_loop_u32(m0);
+            let keys_left = kv.seq_k as i32 - (n0 + key0 as u32) as i32;
+            let ahead = (n0 + key0 as u32) as i32 - (m0 + row0 as u32) as i32;
             each_value::<{ flash_bn(D) / 8 }>(
                 #[inline(always)]
                 |x, i, j| {
@@ -446,7 +452,7 @@ pub fn flash_attn_fwd<
         cp_async_wait_all();
         sync_threads();
         if n + 1 < tiles {
-            load_kv::<B, D>(kv, k, k_at, n + 1);
+            load_kv::<B, D>(kv, k, k_at, n as usize + 1);
         }
         cp_async_commit();
 
@@ -568,6 +574,7 @@ pub fn flash_attn_fwd<
         );
     }
 
+    let (m0, tid) = (m0 as usize, tid32 as usize);
     // Epilogue: the rows' sums (each lane held its columns' share), O / sum
     // as f16 pairs, and the log-sum-exp of the rows inside Q.
     let mut inv = const { [0f32; THREAD_ROWS] };

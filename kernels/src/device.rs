@@ -408,13 +408,13 @@ pub const FLASH_ATTN_FWD_D128_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
 /// that do not fit are spilled and reloaded about a dozen times per K/V
 /// tile (against 256 MMAs per warp), which the bigger tiles more than pay
 /// for (docs/gpu.md). More than this fails the build.
-pub const FLASH_ATTN_FWD_D64_SPILL_BYTES: (u32, u32) = (96, 128);
+pub const FLASH_ATTN_FWD_D64_SPILL_BYTES: (u32, u32) = (64, 112);
 /// See [`FLASH_ATTN_FWD_D64_SPILL_BYTES`].
-pub const FLASH_ATTN_FWD_D64_CAUSAL_SPILL_BYTES: (u32, u32) = (96, 128);
+pub const FLASH_ATTN_FWD_D64_CAUSAL_SPILL_BYTES: (u32, u32) = (64, 112);
 /// See [`FLASH_ATTN_FWD_D64_SPILL_BYTES`].
-pub const FLASH_ATTN_FWD_D128_SPILL_BYTES: (u32, u32) = (96, 128);
+pub const FLASH_ATTN_FWD_D128_SPILL_BYTES: (u32, u32) = (64, 112);
 /// See [`FLASH_ATTN_FWD_D64_SPILL_BYTES`].
-pub const FLASH_ATTN_FWD_D128_CAUSAL_SPILL_BYTES: (u32, u32) = (96, 128);
+pub const FLASH_ATTN_FWD_D128_CAUSAL_SPILL_BYTES: (u32, u32) = (64, 112);
 /// No integer division: the tiles are static powers of two.
 pub const FLASH_ATTN_FWD_D64_NO_DIVISION: bool = true;
 /// See [`FLASH_ATTN_FWD_D64_NO_DIVISION`].
