@@ -72,6 +72,12 @@ CASES = [
     (1, 1, 64, 4096, 128, False, None),
     (2, 2, 1031, 2053, 64, True, 0.05),
     (1, 3, 300, 1, 128, False, -0.7),  # one key: O = V's row, any scale
+    # Long key loops (the kernel's tile index, rows and offsets are 32-bit):
+    # 1025 K/V tiles at d 128, 97 causal tiles at d 64; 40 heads (rows
+    # 5120 halves apart).
+    (1, 2, 301, 65537, 128, False, None),
+    (1, 1, 12289, 12289, 64, True, None),
+    (1, 40, 129, 200, 128, False, None),
 ]
 
 
