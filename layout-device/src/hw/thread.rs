@@ -165,35 +165,40 @@ pub fn fma(a: f32, b: f32, c: f32) -> f32 {
     gpu!("fma", { core::intrinsics::fmaf32(a, b, c) })
 }
 
-/// `x` as the optimiser cannot see it (a register move it may not move or
-/// merge): what a loop derives from it is computed inside the loop, rather
-/// than hoisted before it and held in registers across it (a kernel short of
-/// registers recomputes a few addresses per iteration instead of spilling
-/// them).
-#[inline(always)]
-pub fn in_loop(x: usize) -> usize {
-    gpu!("in_loop", {
-        let y: usize;
-        // SAFETY: a register move. Not `pure`: each call is its own value.
-        unsafe {
-            asm!("mov.b64 {y}, {x};", y = out(reg64) y, x = in(reg64) x, options(nomem, nostack))
-        };
-        y
-    })
+/// The `in_loop` functions, one per register width: a register move the
+/// optimiser may neither move nor merge.
+macro_rules! in_loop_fns {
+    ($($(#[$doc:meta])* $name:ident: $ty:ty, $mov:literal, $reg:ident;)*) => {$(
+        $(#[$doc])*
+        #[inline(always)]
+        pub fn $name(x: $ty) -> $ty {
+            gpu!(stringify!($name), {
+                let y: $ty;
+                // SAFETY: a register move. Not `pure`: each call is its own
+                // value.
+                unsafe {
+                    asm!(concat!($mov, " {y}, {x};"), y = out($reg) y, x = in($reg) x,
+                         options(nomem, nostack))
+                };
+                y
+            })
+        }
+    )*};
 }
 
-/// [`in_loop`] for a 32-bit value: one register held across the loop, not
-/// two (shared-memory offsets, counts below 2^32).
-#[inline(always)]
-pub fn in_loop_u32(x: u32) -> u32 {
-    gpu!("in_loop_u32", {
-        let y: u32;
-        // SAFETY: a register move. Not `pure`: each call is its own value.
-        unsafe {
-            asm!("mov.b32 {y}, {x};", y = out(reg32) y, x = in(reg32) x, options(nomem, nostack))
-        };
-        y
-    })
+in_loop_fns! {
+    /// `x` as the optimiser cannot see it (a register move it may not move
+    /// or merge): what a loop derives from it is computed inside the loop,
+    /// rather than hoisted before it and held in registers across it (a
+    /// kernel short of registers recomputes a few addresses per iteration
+    /// instead of spilling them).
+    in_loop: usize, "mov.b64", reg64;
+    /// [`in_loop`] for a 32-bit value: one register held across the loop,
+    /// not two (shared-memory offsets, counts below 2^32). A loop's index
+    /// passed through it is also opaque to LLVM's induction-variable
+    /// rewriting, which would otherwise keep a 64-bit running copy of each
+    /// address derived from the index.
+    in_loop_u32: u32, "mov.b32", reg32;
 }
 
 /// `log2(x)`, `lg2.approx.ftz.f32` (maximum relative error 2^-22.6 over
