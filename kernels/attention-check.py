@@ -78,6 +78,10 @@ CASES = [
     (1, 2, 301, 65537, 128, False, None),
     (1, 1, 12289, 12289, 64, True, None),
     (1, 40, 129, 200, 128, False, None),
+    # A negative and a zero scale over many keys (the kernel negates S for
+    # the first and takes the least normal float for the second).
+    (1, 2, 67, 300, 64, True, -0.45),
+    (2, 1, 90, 129, 128, False, 0.0),
 ]
 
 
