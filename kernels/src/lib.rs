@@ -14,7 +14,7 @@
 //! maps live in [`maps`], ordinary functions that the tests here enumerate
 //! for every block and thread on the CPU.
 #![no_std]
-#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stmt_expr_attributes))]
+#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
 #[cfg(test)]
 extern crate std;
