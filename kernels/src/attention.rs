@@ -178,12 +178,13 @@ fn load_kv<B: SharedBuffer, const D: usize>(kv: KvCopy, src: Global<F4>, at: usi
     // Chunks per thread: the tile's 16-byte chunks over the threads.
     const { assert!(flash_bn(D) * D / 8 % FLASH_THREADS == 0) };
     let c = crate::maps::FlashCopy {
-        global: kv.first + n * kv.tile as usize,
+        global: kv.first,
         global_step: kv.step as usize,
         shared: kv.shared as usize,
-        row: kv.row as usize + n * flash_bn(D),
+        row: kv.row as usize,
         ..kv.c
-    };
+    }
+    .at_tile(n, flash_bn(D), kv.tile as usize);
     copy_tile::<B, { flash_bn(D) * D / 8 / FLASH_THREADS }>(c, src, 0, kv.seq_k as usize, at);
 }
 

@@ -115,13 +115,13 @@ pub struct FlashCopy {
 
 impl FlashCopy {
     /// The same thread's chunks of tile `blk` further down the matrix
-    /// (tiles of `rows` rows, `ld` halves apart): what [`flash_copy`] gives
-    /// for `blk`, from tile 0's map without recomputing it (the tests check
-    /// both agree).
+    /// (tiles of `rows` rows, `tile_step` `F4` chunks apart: `rows` x the
+    /// row's `ld / 8`): what [`flash_copy`] gives for `blk`, from tile 0's
+    /// map without recomputing it (the tests check both agree).
     #[inline(always)]
-    pub fn at_tile(self, blk: usize, rows: usize, ld: usize) -> FlashCopy {
+    pub fn at_tile(self, blk: usize, rows: usize, tile_step: usize) -> FlashCopy {
         FlashCopy {
-            global: self.global + blk * rows * (ld / 8),
+            global: self.global + blk * tile_step,
             row: self.row + blk * rows,
             ..self
         }
@@ -402,7 +402,7 @@ mod tests {
                             row < seq,
                             "seq {seq} blk {blk} tid {tid} chunk {v}"
                         );
-                        assert_eq!(c, copy(seq, ld, 0, tid).at_tile(blk, ROWS, ld));
+                        assert_eq!(c, copy(seq, ld, 0, tid).at_tile(blk, ROWS, ROWS * (ld / 8)));
                         let g = c.global + v * c.global_step;
                         assert_eq!(g * 8 / ld, row, "global row");
                         let col = g * 8 % ld;

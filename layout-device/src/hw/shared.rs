@@ -502,10 +502,10 @@ impl Smem {
     /// [`Smem::cp_async16`] where element `v` of `src` is valid, else 16
     /// bytes of zeros at word `i` (a row of a partial tile past the
     /// matrix's edge). One `cp.async` either way, its source size 16 or 0
-    /// (`ignore-src`: the zeros are written without reading the source, so
-    /// the run's first element, always in the buffer or the buffer's start,
-    /// stands in for the address). No branch: a tile's copies stay one
-    /// straight run of instructions.
+    /// (the bytes past the source size are zero-filled and nothing past it
+    /// is read, so the run's first element, always in the buffer or the
+    /// buffer's start, stands in for the address). No branch: a tile's
+    /// copies stay one straight run of instructions.
     #[inline(always)]
     pub fn cp_async16_or_zero<const N: usize>(self, i: usize, src: GlobalRun<F4, N>, v: usize) {
         gpu!("cp_async16_or_zero", {
