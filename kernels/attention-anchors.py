@@ -91,7 +91,7 @@ def torch_backend(name, q, k, v, causal):
     return flops(b, h, sq, k.shape[1], d, causal) / ms / 1e9, out.transpose(1, 2)
 
 
-def ours(runner, ptx, tmp, q, k, v, causal):
+def ours(runner, ptx, tmp, q, k, v, causal, kernel="flash_attn_fwd"):
     """(TFLOP/s, O, the runner's line) of our kernel through gpu-runner, or
     (None, None, why not)."""
     paths = [os.path.join(tmp, f"{n}.npy") for n in ("Q", "K", "V", "O")]
@@ -99,7 +99,7 @@ def ours(runner, ptx, tmp, q, k, v, causal):
         np.save(p, x.cpu().numpy())
     if os.path.exists(paths[3]):
         os.remove(paths[3])
-    cmd = [runner, "attention", ptx, "flash_attn_fwd", *paths] + (["--causal"] if causal else []) + ["--time"]
+    cmd = [runner, "attention", ptx, kernel, *paths] + (["--causal"] if causal else []) + ["--time"]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     if r.returncode != 0:
         return None, None, f"exit code {r.returncode}: {r.stderr.strip()}"
@@ -114,6 +114,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--runner", help="the gpu-runner binary (with --ptx: our kernel too)")
     p.add_argument("--ptx", help="layout_kernels.ptx")
+    p.add_argument("--sm90-ptx", help="layout_kernels_sm90.ptx: flash_attn_fwd_sm90 too (with --runner)")
     p.add_argument("--shapes", help="d:seq:batch:heads,... (default: the table's "
                    + ",".join(":".join(map(str, x)) for x in SHAPES) + ")")
     p.add_argument("--seed", type=int, default=0)
@@ -136,7 +137,19 @@ def main():
                         notes.append(f"{what}: {name} n/a: {out}")
                     else:
                         rates[name], outs[name] = rate, out
-                mine, diff = None, None
+                mine, diff, hopper = None, None, None
+                if args.runner and args.sm90_ptx:
+                    hopper, o, line = ours(args.runner, args.sm90_ptx, tmp, q, k, v, causal,
+                                           "flash_attn_fwd_sm90")
+                    if hopper is None:
+                        notes.append(f"{what}: sm90 failed: {line}")
+                    else:
+                        notes.append(f"{what}: {line}")
+                        ref = outs.get("FLASH_ATTENTION")
+                        if ref is not None:
+                            notes.append(f"{what}: sm90 max abs(O - FLASH's) "
+                                         f"{float((o.float() - ref.float()).abs().max()):.2e}")
+                        del o
                 if args.runner:
                     mine, o, line = ours(args.runner, args.ptx, tmp, q, k, v, causal)
                     if mine is None:
@@ -148,7 +161,7 @@ def main():
                             diff = float((o.float() - ref.float()).abs().max())
                         del o
                 outs.clear()
-                rows.append((d, s, b, h, causal, mine, rates, diff))
+                rows.append((d, s, b, h, causal, mine, rates, diff, hopper))
             del q, k, v
             torch.cuda.empty_cache()
     for n in notes:
@@ -156,12 +169,13 @@ def main():
     fmt = lambda x: "-" if x is None else f"{x:.1f}"
     ratio = lambda a, b: "-" if a is None or b is None else f"{a / b:.2f}"
     print("| head dim | seq (batch, heads) | causal | ours TFLOP/s | FLASH | CUDNN | EFFICIENT "
-          "| ours/FLASH | ours/CUDNN | max abs(O - FLASH's) |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    for d, s, b, h, causal, mine, rates, diff in rows:
+          "| ours/FLASH | ours/CUDNN | max abs(O - FLASH's) | ours sm90 | sm90/FLASH | sm90/CUDNN |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for d, s, b, h, causal, mine, rates, diff, hopper in rows:
         fl, cu, ef = (rates.get(n) for n in BACKENDS)
         print(f"| {d} | {s} ({b}, {h}) | {'yes' if causal else 'no'} | {fmt(mine)} | {fmt(fl)} | {fmt(cu)} "
-              f"| {fmt(ef)} | {ratio(mine, fl)} | {ratio(mine, cu)} | {'-' if diff is None else f'{diff:.2e}'} |")
+              f"| {fmt(ef)} | {ratio(mine, fl)} | {ratio(mine, cu)} | {'-' if diff is None else f'{diff:.2e}'} "
+              f"| {fmt(hopper)} | {ratio(hopper, fl)} | {ratio(hopper, cu)} |")
 
 
 if __name__ == "__main__":

@@ -86,7 +86,7 @@ CASES = [
 
 
 def run(runner, args):
-    return subprocess.run([runner, *args], capture_output=True, text=True, timeout=300)
+    return subprocess.run([runner, *args], capture_output=True, text=True, timeout=120)
 
 
 def reference(q, k, v, scale, causal):
@@ -141,6 +141,9 @@ def main():
     p.add_argument("ptx", help="layout_kernels.ptx")
     p.add_argument("runner", help="the gpu-runner binary")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--kernel", default="flash_attn_fwd",
+                   help="the family: flash_attn_fwd (layout_kernels.ptx) or flash_attn_fwd_sm90 "
+                        "(layout_kernels_sm90.ptx)")
     args = p.parse_args()
     rng = np.random.default_rng(args.seed)
     print(f"bounds: |O - ref| <= {SAFETY:g} ((2 eps + seq_k U32) sum_j P_ij |V_jc| + U16 |ref|) + 2^-25; "
@@ -151,7 +154,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         path = {n: os.path.join(tmp, f"{n}.npy") for n in ("Q", "K", "V", "O", "LSE")}
 
-        def attention(q, k, v, flags, kernel="flash_attn_fwd"):
+        def attention(q, k, v, flags, kernel=args.kernel):
             for n in ("Q", "K", "V"):
                 np.save(path[n], {"Q": q, "K": k, "V": v}[n])
             for n in ("O", "LSE"):
@@ -161,7 +164,7 @@ def main():
                                      path["O"], *flags])
 
         for b, h, sq, sk, d, causal, scale in CASES:
-            what = (f"flash_attn_fwd b={b} h={h} sq={sq} sk={sk} d={d}"
+            what = (f"{args.kernel} b={b} h={h} sq={sq} sk={sk} d={d}"
                     f"{' causal' if causal else ''} scale={'1/sqrt(d)' if scale is None else scale}")
             normal = lambda *shape: rng.standard_normal(shape, dtype=np.float32).astype(np.float16)
             q, k, v = normal(b, sq, h, d), normal(b, sk, h, d), normal(b, sk, h, d)
@@ -213,10 +216,10 @@ def main():
             ("Q of rank 3", h16(8, 2, 64), h16(1, 8, 2, 64), h16(1, 8, 2, 64), [], None),
             ("--scale nan", h16(1, 8, 2, 64), h16(1, 8, 2, 64), h16(1, 8, 2, 64), ["--scale", "nan"], None),
             ("an entry point's name", h16(1, 8, 2, 64), h16(1, 8, 2, 64), h16(1, 8, 2, 64), [],
-             "flash_attn_fwd_d64"),
+             args.kernel + "_d64"),
         ]
         for what, q, k, v, flags, kernel in refusals:
-            r = attention(q, k, v, flags, kernel or "flash_attn_fwd")
+            r = attention(q, k, v, flags, kernel or args.kernel)
             lines = r.stderr.strip().splitlines()
             ok = r.returncode == 2 and len(lines) == 1 and not os.path.exists(path["O"])
             bad += not ok

@@ -20,25 +20,10 @@ use layout_core::atom::accumulator::{
 use layout_core::atom::{SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N};
 use layout_core::instantiate;
 use layout_device::{
-    block_idx_xyz, cp_async_commit, cp_async_wait_all, exp2, f16x2, fma, grid_dim, in_loop,
+    block_idx_xyz, cp_async_commit, cp_async_wait_all, each, exp2, f16x2, fma, grid_dim, in_loop,
     in_loop_u32, log2, shfl_xor, sync_threads, thread_idx, trap, warp_any, Global, GlobalMut,
     LdsmInstr, MmaInstr, SharedBuffer, Smem, F4,
 };
-
-/// `f(0)` .. `f(N-1)` as straight code (N at most 16): the fragments'
-/// arrays are indexed by constants only, so they stay in registers.
-#[inline(always)]
-fn each<const N: usize>(mut f: impl FnMut(usize)) {
-    const { assert!(N <= 16, "each: at most 16 steps") };
-    macro_rules! steps {
-        ($($i:literal)*) => {$(
-            if $i < N {
-                f($i);
-            }
-        )*};
-    }
-    steps!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
-}
 
 /// Word `i` of a window of `len` words (a power of two) as an `ldmatrix`
 /// row address (16 bytes): `i` rounded down to 4 words and masked into the

@@ -17,8 +17,8 @@ use layout_core::atom::{
 };
 use layout_core::instantiate;
 use layout_device::{
-    block_idx, cp_async_commit, cp_async_wait, cp_async_wait_all, fma, sync_threads, thread_idx,
-    trap, Global, GlobalMut, LdsmInstr, MmaInstr, Smem, F4,
+    block_idx, cp_async_commit, cp_async_wait, cp_async_wait_all, each, fma, sync_threads,
+    thread_idx, trap, Global, GlobalMut, LdsmInstr, MmaInstr, Smem, F4,
 };
 
 /// `dst = src^T`, n x n: each block moves one 64 x 64 tile through a
@@ -274,26 +274,6 @@ pub fn ldsm_atoms(src: Global<F4>, out: GlobalMut<u32>) {
     regs[10..14].copy_from_slice(&SM75_U16x8_LDSM_T::ldsm(tile, r4));
     for (i, r) in regs.into_iter().enumerate() {
         out.st(14 * lane + i, r);
-    }
-}
-
-/// `f(0)` .. `f(N-1)` as straight code (N is 2, 4 or 8): arrays of
-/// fragments indexed by a loop variable would go to local memory, and LLVM
-/// does not unroll loops whose bodies are already large.
-#[inline(always)]
-fn each<const N: usize>(mut f: impl FnMut(usize)) {
-    const { assert!(N == 2 || N == 4 || N == 8) };
-    f(0);
-    f(1);
-    if N >= 4 {
-        f(2);
-        f(3);
-    }
-    if N == 8 {
-        f(4);
-        f(5);
-        f(6);
-        f(7);
     }
 }
 

@@ -82,9 +82,11 @@ extern crate std;
 mod atom;
 mod hw;
 mod pipeline;
+mod unroll;
 
 pub use atom::{pack_halves, unpack_halves, LdsmInstr, MmaInstr};
 pub use hw::*;
 pub use pipeline::{
     Consumer, ConsumerSlot, PipelineState, PipelineTmaAsync, Producer, ProducerSlot,
 };
+pub use unroll::each;

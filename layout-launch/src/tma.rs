@@ -133,6 +133,38 @@ fn check_2d(
     Ok(())
 }
 
+/// The checks of a 3-D tiled tensor map (`planes` matrices): each plane's
+/// as [`check_2d`]'s, then the plane stride and the planes' reach.
+fn check_3d(
+    elem: usize,
+    len: usize,
+    (planes, rows, cols): (usize, usize, usize),
+    (plane_stride, row_stride): (usize, usize),
+    boxes: (u32, u32),
+    swizzle: TmaSwizzle,
+) -> Result<(), Error> {
+    check_2d(elem, len, (rows, cols), row_stride, boxes, swizzle)?;
+    let bad = |why: String| Err(Error::Invalid(format!("tensor map: {why}")));
+    if planes == 0 || planes as u64 > 1 << 32 {
+        return bad(format!("{planes} planes: 1 to 2^32"));
+    }
+    let bytes = plane_stride.checked_mul(elem);
+    if planes > 1 && bytes.is_none_or(|b| b % 16 != 0 || b >= 1 << 40) {
+        return bad(format!(
+            "plane stride {plane_stride} x {elem} bytes is not a multiple of 16 bytes below 2^40"
+        ));
+    }
+    let needed = (planes - 1)
+        .checked_mul(plane_stride)
+        .and_then(|x| x.checked_add((rows - 1) * row_stride + cols));
+    if needed.is_none_or(|n| n > len) {
+        return bad(format!(
+            "{planes} planes of {rows} x {cols} with strides ({plane_stride}, {row_stride}) reach past the buffer of {len} elements"
+        ));
+    }
+    Ok(())
+}
+
 /// A 2-D tensor map's parameters read off a global layout: the rows and
 /// columns in memory order (the unit-stride mode is the columns), the row
 /// stride, and the box in the same order.
@@ -267,21 +299,87 @@ impl Stream {
             (box_rows, box_cols),
             swizzle,
         )?;
+        self.encode(
+            buffer,
+            &[cols as u64, rows as u64],
+            &[(row_stride * elem) as u64],
+            &[box_cols, box_rows],
+            swizzle,
+        )
+    }
+
+    /// The tensor map of `planes` row-major `rows x cols` matrices of `T`
+    /// in `buffer`, plane p's row r at `p · plane_stride + r · row_stride`
+    /// elements, copied by boxes of `box_rows x box_cols` of one plane:
+    /// a batch of matrices, whose boxes read zeros past a plane's last row
+    /// rather than the next plane's first (a (batch, seq, heads, d) tensor
+    /// is `batch` planes of `seq x heads · d`). Refused (one line) as
+    /// [`Stream::tensor_map_2d`] for each plane, and for a plane stride
+    /// that is not a multiple of 16 bytes below 2^40, planes that reach past
+    /// the buffer, or more than 2^32 planes.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), layout_launch::Error> {
+    /// use layout_launch::{Device, TmaSwizzle};
+    /// let gpu = Device::new(0)?;
+    /// // Q of (batch 2, seq 1000, heads 8, d 64): boxes of 128 rows of one
+    /// // head's 64 columns.
+    /// let q = gpu.stream().zeros::<u16>(2 * 1000 * 8 * 64)?;
+    /// let map = gpu.stream().tensor_map_3d(&q, (2, 1000, 512), (1000 * 512, 512), (128, 64), TmaSwizzle::B128)?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn tensor_map_3d<T: TmaElement>(
+        &self,
+        buffer: &DeviceBuffer<T>,
+        (planes, rows, cols): (usize, usize, usize),
+        (plane_stride, row_stride): (usize, usize),
+        (box_rows, box_cols): (u32, u32),
+        swizzle: TmaSwizzle,
+    ) -> Result<TensorMap, Error> {
+        let elem = std::mem::size_of::<T>();
+        check_3d(
+            elem,
+            buffer.len(),
+            (planes, rows, cols),
+            (plane_stride, row_stride),
+            (box_rows, box_cols),
+            swizzle,
+        )?;
+        self.encode(
+            buffer,
+            &[cols as u64, rows as u64, planes as u64],
+            &[(row_stride * elem) as u64, (plane_stride * elem) as u64],
+            &[box_cols, box_rows, 1],
+            swizzle,
+        )
+    }
+
+    /// `cuTensorMapEncodeTiled` of a checked map: extents innermost first,
+    /// the byte strides of all but the innermost, the box.
+    fn encode<T: TmaElement>(
+        &self,
+        buffer: &DeviceBuffer<T>,
+        dims: &[u64],
+        strides: &[u64],
+        boxes: &[u32],
+        swizzle: TmaSwizzle,
+    ) -> Result<TensorMap, Error> {
+        let rank = dims.len();
+        assert!(strides.len() + 1 == rank && boxes.len() == rank && (1..=5).contains(&rank));
         let (ptr, _read) = buffer.slice.device_ptr(self.cuda_stream());
-        let dims = [cols as u64, rows as u64];
-        let strides = [(row_stride * elem) as u64];
-        let boxes = [box_cols, box_rows];
-        let steps = [1u32, 1];
+        let steps = [1u32; 5];
         let mut map = TensorMap { raw: [0; 16] };
         // SAFETY: every pointer is to a live local array of the rank's
-        // length (strides: rank - 1); `map` is 128 writable bytes, 64-byte
-        // aligned; the address is the buffer's (256-byte aligned), which
-        // the checks above cover for the given extents and stride.
+        // length (strides: rank - 1; asserted); `map` is 128 writable
+        // bytes, 64-byte aligned; the address is the buffer's (256-byte
+        // aligned), which the caller's checks cover for the given extents
+        // and strides.
         let r = unsafe {
             sys::cuTensorMapEncodeTiled(
                 (&mut map as *mut TensorMap).cast(),
                 T::DATA_TYPE,
-                2,
+                rank as u32,
                 ptr as *mut std::ffi::c_void,
                 dims.as_ptr(),
                 strides.as_ptr(),
@@ -380,6 +478,47 @@ mod tests {
             "tensor map: row stride 100 is less than the 512 columns"
         );
         assert_eq!(std::mem::size_of::<TensorMap>(), 128);
+    }
+
+    /// A batch of matrices: each plane checked as a matrix, then the plane
+    /// stride and the planes' reach, each refusal with its reason.
+    #[test]
+    fn bad_3d_tensor_maps_are_refused_on_the_host() {
+        let b = TmaSwizzle::B128;
+        // (batch 2, seq 1000, heads 8, d 64) as 2 planes of 1000 x 512.
+        let len = 2 * 1000 * 512;
+        assert!(check_3d(2, len, (2, 1000, 512), (512_000, 512), (128, 64), b).is_ok());
+        let msg = |r: Result<(), Error>| r.unwrap_err().to_string();
+        assert_eq!(
+            msg(check_3d(2, len - 1, (2, 1000, 512), (512_000, 512), (128, 64), b)),
+            "tensor map: 2 planes of 1000 x 512 with strides (512000, 512) reach past the buffer of 1023999 elements"
+        );
+        assert_eq!(
+            msg(check_3d(2, len, (2, 1000, 512), (4004, 512), (128, 64), b)),
+            "tensor map: plane stride 4004 x 2 bytes is not a multiple of 16 bytes below 2^40"
+        );
+        assert_eq!(
+            msg(check_3d(
+                2,
+                len,
+                (0, 1000, 512),
+                (512_000, 512),
+                (128, 64),
+                b
+            )),
+            "tensor map: 0 planes: 1 to 2^32"
+        );
+        assert_eq!(
+            msg(check_3d(
+                2,
+                len,
+                (2, 1000, 512),
+                (512_000, 512),
+                (128, 128),
+                b
+            )),
+            "tensor map: a box row of 256 bytes exceeds the 128-byte swizzle"
+        );
     }
 
     /// Layouts a 2-D tensor map cannot describe are refused by name.

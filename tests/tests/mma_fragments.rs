@@ -125,8 +125,9 @@ fn acc_rows_are_derived_from_the_c_layouts() {
 
 /// `ACC_AS_A` for SM80 is the identity order the lane-by-lane check above
 /// shows (A value v = C value v % 4 of N-atom v / 4), so the typed
-/// `convert_layout_acc_aregs` applies; SM90's SS atom (A from shared
-/// memory, K = 16 < N = 64) is refused with its reason.
+/// `convert_layout_acc_aregs` applies; SM90's SS atom as its own A (A
+/// from shared memory: 1024 values a thread, not registers) is refused with
+/// its reason.
 #[test]
 fn acc_as_a_is_derived_from_the_a_and_c_layouts() {
     use layout_core::atom::accumulator::AccumulatorFacts;
@@ -143,8 +144,58 @@ fn acc_as_a_is_derived_from_the_a_and_c_layouts() {
         Err(e) => e,
     };
     assert!(
-        e.as_str().contains("K is not a multiple of its N"),
+        e.as_str().contains("not per-thread registers"),
         "{}",
         e.as_str()
     );
+}
+
+/// Hopper attention's relayout: S made by an SS GMMA m64nNk16 (N = 64 to
+/// 256), read as the A fragments of an RS GMMA (`ALayout_64x16`,
+/// ((4,8,4),(2,2,2)):((128,1,16),(64,8,512)), 8 halves a thread) by
+/// `acc_as_a`. By hand: RS A value (v0, v1, v2) of thread (t0, t1, t2) is
+/// row t1 + 16 t2 + 8 v1, column 2 t0 + v0 + 8 v2 of its 64 x 16 tile; C
+/// value (v0, v1, j) of the same thread is row t1 + 16 t2 + 8 v1, column 2
+/// t0 + v0 + 8 j. So fragment f's value v0 + 2 v1 + 4 v2 is C value v0 +
+/// 2 v1 + 4 (2 f + v2) = 8 f + v: S's registers in order. The lane-by-lane
+/// check below confirms it on the layouts, for every thread.
+#[test]
+fn sm90_s_accumulators_are_rs_a_fragments() {
+    use layout_core::atom::accumulator::{acc_as_a, AccAsA};
+    use layout_core::atom::{
+        SM90_64x128x16_F32F16F16_RS as Rs128, SM90_64x128x16_F32F16F16_SS as S128,
+        SM90_64x256x16_F32F16F16_SS as S256, SM90_64x64x16_F32F16F16_RS as Rs64,
+    };
+    const FACTS: [(AccAsA, usize); 4] = [
+        (acc_as_a::<Sm90, Rs64>(), 64),
+        (acc_as_a::<S128, Rs64>(), 128),
+        (acc_as_a::<S128, Rs128>(), 128),
+        (acc_as_a::<S256, Rs64>(), 256),
+    ];
+    for (f, n) in FACTS {
+        assert_eq!(
+            (f.values, f.atoms, f.blocks, f.in_order),
+            (8, 1, n / 16, true)
+        );
+        for i in 0..n / 2 {
+            assert_eq!((f.atom[i], f.value[i]), (0, i), "N = {n}");
+        }
+    }
+    // The layouts themselves: A value v of fragment f (columns 16 f ..)
+    // is where C value 8 f + v is, thread by thread.
+    let a = <Rs64 as MmaAtom>::ALayout::default();
+    let c = <S256 as MmaAtom>::CLayout::default();
+    for t in 0..128 {
+        for f in 0..16 {
+            for v in 0..8 {
+                let p = a.crd2idx((t, v));
+                let (row, col) = (p % 64, 16 * f + p / 64);
+                assert_eq!(
+                    c.crd2idx((t, 8 * f + v)),
+                    row + 64 * col,
+                    "t {t} f {f} v {v}"
+                );
+            }
+        }
+    }
 }

@@ -8,15 +8,17 @@
 //!
 //! A kernel *family* ([`FAMILIES`]) is one name on the command line and one
 //! entry point per head dimension and mask, all of one signature:
-//! `(q, k, v, o, lse, batch, seq_q, seq_k, heads, scale)`. Another family
-//! of that signature and contract (a Hopper `flash_attn_fwd_sm90`) is one
-//! more entry of the table.
+//! `(q, k, v, o, lse, batch, seq_q, seq_k, heads, scale)` for the SM80
+//! family; the Hopper family takes tensor maps of Q, K and V instead of
+//! their pointers ([`FamilyKind`]).
 
 use std::path::PathBuf;
 
 use half::f16;
 use layout_kernels::maps::{flash_smem_bytes, FLASH_BM, FLASH_HEAD_DIMS, FLASH_THREADS};
 use layout_launch::Device;
+
+use layout_kernels_sm90::attention as sm90;
 
 use crate::files::{bits, read_ptx};
 use crate::launch;
@@ -37,6 +39,10 @@ Kernels (one family name; the entry point is chosen by d and --causal):
                   d = 64 or 128; batch and heads 1..=65535; seq_q, seq_k >= 1.
                   --causal: query i sees keys 0..=i (top-left aligned, as
                   torch's is_causal). --scale: default 1/sqrt(d).
+  flash_attn_fwd_sm90
+                  The same on Hopper (sm_90a: layout_kernels_sm90.ptx):
+                  entry points flash_attn_fwd_sm90_d64, flash_attn_fwd_sm90_d128
+                  and their _causal forms; the same tensors and options.
 Inputs go to the kernel as stored: another dtype, rank, storage order or
 shape is refused (exit code 2), never converted or padded.
 --time: after the run, 5 rounds (each after 100 ms idle: 2 warm-up launches,
@@ -60,17 +66,44 @@ pub struct Family {
     pub rows_per_block: usize,
     /// Dynamic shared memory per block for a head dimension (bytes).
     pub smem_bytes: fn(usize) -> usize,
+    /// How Q, K and V reach the kernel.
+    pub kind: FamilyKind,
+}
+
+/// How a family's entry points take Q, K and V.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FamilyKind {
+    /// `(q, k, v, o, lse, batch, seq_q, seq_k, heads, scale)`: pointers
+    /// (`layout_kernels::maps::attention`'s contract).
+    Pointers,
+    /// `(map_q, map_k, map_v, o, lse, seq_q, seq_k, heads, scale)`: TMA
+    /// tensor maps of each as `batch` planes of `seq x heads · d` with
+    /// boxes of 128 rows x 64 columns and the 128-byte swizzle, O and LSE
+    /// as slices, the sizes as `u32` (`layout_kernels_sm90::attention`).
+    TensorMaps,
 }
 
 /// Every family `gpu-runner attention` runs.
-pub const FAMILIES: [Family; 1] = [Family {
-    name: "flash_attn_fwd",
-    entry: "flash_attn_fwd_d{d}{causal}",
-    head_dims: &FLASH_HEAD_DIMS,
-    threads: FLASH_THREADS,
-    rows_per_block: FLASH_BM,
-    smem_bytes: flash_smem_bytes,
-}];
+pub const FAMILIES: [Family; 2] = [
+    Family {
+        name: "flash_attn_fwd",
+        entry: "flash_attn_fwd_d{d}{causal}",
+        head_dims: &FLASH_HEAD_DIMS,
+        threads: FLASH_THREADS,
+        rows_per_block: FLASH_BM,
+        smem_bytes: flash_smem_bytes,
+        kind: FamilyKind::Pointers,
+    },
+    Family {
+        name: "flash_attn_fwd_sm90",
+        entry: "flash_attn_fwd_sm90_d{d}{causal}",
+        head_dims: &sm90::HEAD_DIMS,
+        threads: sm90::THREADS,
+        rows_per_block: sm90::BM,
+        smem_bytes: |_| sm90::SMEM_BYTES,
+        kind: FamilyKind::TensorMaps,
+    },
+];
 
 /// The largest grid y and z (heads, batch).
 const GRID_YZ: usize = 65535;
@@ -447,7 +480,8 @@ pub fn run_attention(job: &AttentionJob) -> Result<(), String> {
         .map_err(s)?;
     let mut lse = stream.upload(&vec![f32::NAN; lens.lse]).map_err(s)?;
     let operands = (&dq, &dk, &dv);
-    launch::flash_attn(stream, &f, job.family, &p, operands, &mut o, &mut lse)?;
+    let run = launch::FlashAttn::new(stream, &f, job.family, &p, operands)?;
+    run.launch(stream, &f, operands, &mut o, &mut lse)?;
     let out: Vec<f16> = stream
         .download(&o)
         .map_err(s)?
@@ -461,7 +495,7 @@ pub fn run_attention(job: &AttentionJob) -> Result<(), String> {
     }
     if job.time {
         let ms = timing::median_round(stream, || {
-            launch::flash_attn(stream, &f, job.family, &p, operands, &mut o, &mut lse)
+            run.launch(stream, &f, operands, &mut o, &mut lse)
         })?;
         println!("{}", p.timing_line(&job.entry, ms));
     }
@@ -533,7 +567,7 @@ mod tests {
         }
         assert_eq!(
             Family::parse("flash_attn_fwd_d64").unwrap_err(),
-            "unknown attention kernel 'flash_attn_fwd_d64' (known: flash_attn_fwd; the entry point is chosen by d and --causal)"
+            "unknown attention kernel 'flash_attn_fwd_d64' (known: flash_attn_fwd, flash_attn_fwd_sm90; the entry point is chosen by d and --causal)"
         );
     }
 
@@ -834,7 +868,7 @@ mod tests {
                     kernel: "flash_attn".into(),
                     ..args("q.npy", "k.npy", None)
                 },
-                "unknown attention kernel 'flash_attn' (known: flash_attn_fwd; the entry point is chosen by d and --causal)".into(),
+                "unknown attention kernel 'flash_attn' (known: flash_attn_fwd, flash_attn_fwd_sm90; the entry point is chosen by d and --causal)".into(),
             ),
         ] {
             assert_eq!(prepare_attention(&a).unwrap_err(), want);

@@ -475,60 +475,165 @@ fn max_active_clusters(stream: &Stream, f: &Kernel, threads: u32) -> Result<u32,
     Ok(n.max(1))
 }
 
-/// An attention entry point of `family` (`flash_attn_fwd_d{d}[_causal]`,
-/// `layout_kernels::maps::attention`'s contract): `(q, k, v, o, lse,
-/// batch, seq_q, seq_k, heads, scale)`, O = softmax(scale · Q·Kᵀ) · V and
-/// LSE per (batch, head). Q and O hold batch · seq_q · heads · d halves
-/// (bits), K and V batch · seq_k · heads · d, LSE batch · heads · seq_q
-/// floats. `f` must be the family's entry point for `p.d` and `p.causal`.
-pub fn flash_attn(
-    stream: &Stream,
-    f: &Kernel,
-    family: &crate::attention::Family,
-    p: &crate::attention::Problem,
-    (q, k, v): (&DeviceBuffer<u16>, &DeviceBuffer<u16>, &DeviceBuffer<u16>),
-    o: &mut DeviceBuffer<u16>,
-    lse: &mut DeviceBuffer<f32>,
-) -> Result<(), String> {
-    expect(f, &family.entry_name(p.d, p.causal))?;
-    // The head dimension built, positive sizes, the grid's limits, a finite
-    // scale.
-    let shape = family.launch_shape(p)?;
-    let lens = p.lens()?;
-    let given = (q.len(), k.len(), v.len(), o.len(), lse.len());
-    if given != (lens.q, lens.kv, lens.kv, lens.q, lens.lse) {
-        return Err(format!(
-            "{}: Q, K, V, O, LSE hold {given:?} elements; the problem needs {:?}",
-            f.name(),
-            (lens.q, lens.kv, lens.kv, lens.q, lens.lse)
-        ));
+/// An attention entry point of `family` made ready for one problem and
+/// one Q, K, V: the problem checked against the buffers, and for a
+/// [`FamilyKind::TensorMaps`] family the three tensor maps encoded and on
+/// the GPU (once, not per launch). [`FlashAttn::launch`] then writes O =
+/// softmax(scale · Q·Kᵀ) · V and LSE per (batch, head). Q and O hold batch
+/// · seq_q · heads · d halves (bits), K and V batch · seq_k · heads · d,
+/// LSE batch · heads · seq_q floats. `f` must be the family's entry point
+/// for `p.d` and `p.causal`.
+pub struct FlashAttn {
+    name: String,
+    kind: FamilyKind,
+    shape: crate::attention::LaunchShape,
+    p: crate::attention::Problem,
+    lens: crate::attention::Lens,
+    maps: Option<[DeviceBuffer<layout_launch::TensorMap>; 3]>,
+}
+
+use crate::attention::FamilyKind;
+
+impl FlashAttn {
+    /// The launch of `f` (`family`'s entry point for `p`) on Q, K, V:
+    /// refused (one line) for another entry point, a problem the family
+    /// does not take, or buffers of other lengths.
+    pub fn new(
+        stream: &Stream,
+        f: &Kernel,
+        family: &crate::attention::Family,
+        p: &crate::attention::Problem,
+        (q, k, v): (&DeviceBuffer<u16>, &DeviceBuffer<u16>, &DeviceBuffer<u16>),
+    ) -> Result<Self, String> {
+        expect(f, &family.entry_name(p.d, p.causal))?;
+        // The head dimension built, positive sizes, the grid's limits, a
+        // finite scale.
+        let shape = family.launch_shape(p)?;
+        let lens = p.lens()?;
+        if (q.len(), k.len(), v.len()) != (lens.q, lens.kv, lens.kv) {
+            return Err(format!(
+                "{}: Q, K, V hold {:?} elements; the problem needs {:?}",
+                f.name(),
+                (q.len(), k.len(), v.len()),
+                (lens.q, lens.kv, lens.kv)
+            ));
+        }
+        let maps = match family.kind {
+            FamilyKind::Pointers => None,
+            FamilyKind::TensorMaps => {
+                use layout_kernels_sm90::attention::{BM, BN, CHUNK};
+                let e = |e: layout_launch::Error| format!("{}: {e}", f.name());
+                // Each tensor as `batch` planes of seq x heads · d (plane
+                // b's rows past seq read zeros, not plane b + 1's).
+                let ld = p.heads * p.d;
+                let map = |x: &DeviceBuffer<u16>, seq: usize, rows: usize| {
+                    stream
+                        .tensor_map_3d(
+                            x,
+                            (p.batch, seq, ld),
+                            (seq * ld, ld),
+                            (rows as u32, CHUNK as u32),
+                            layout_launch::TmaSwizzle::B128,
+                        )
+                        .map_err(e)
+                        .and_then(|m| stream.upload(&[m]).map_err(e))
+                };
+                Some([
+                    map(q, p.seq_q, BM)?,
+                    map(k, p.seq_k, BN)?,
+                    map(v, p.seq_k, BN)?,
+                ])
+            }
+        };
+        Ok(FlashAttn {
+            name: f.name().to_string(),
+            kind: family.kind,
+            shape,
+            p: *p,
+            lens,
+            maps,
+        })
     }
-    // SAFETY: the family's contract (`maps::attention`): the entry point
-    // for this d and mask (checked by name) takes (q, k, v: *const u16, o:
-    // *mut u16, lse: *mut f32, batch, seq_q, seq_k, heads: usize, scale:
-    // f32), passed in that order and type; the buffers hold exactly the
-    // elements those sizes address (checked), 256-byte aligned (cudarc's
-    // allocations; the kernels need 16); O and LSE are written only, each
-    // distinct from the others (`&mut`); the grid is (ceil(seq_q / rows),
-    // heads, batch) with the family's threads and dynamic shared memory for
-    // d (`launch_shape`).
-    unsafe {
-        stream
+
+    /// One launch on the Q, K, V the launch was made for (borrowed here so
+    /// that they are alive: the maps point into them), writing `o` and
+    /// `lse`.
+    pub fn launch(
+        &self,
+        stream: &Stream,
+        f: &Kernel,
+        (q, k, v): (&DeviceBuffer<u16>, &DeviceBuffer<u16>, &DeviceBuffer<u16>),
+        o: &mut DeviceBuffer<u16>,
+        lse: &mut DeviceBuffer<f32>,
+    ) -> Result<(), String> {
+        expect(f, &self.name)?;
+        let (p, lens, shape) = (&self.p, self.lens, self.shape);
+        let given = (q.len(), k.len(), v.len(), o.len(), lse.len());
+        if given != (lens.q, lens.kv, lens.kv, lens.q, lens.lse) {
+            return Err(format!(
+                "{}: Q, K, V, O, LSE hold {given:?} elements; the problem needs {:?}",
+                self.name,
+                (lens.q, lens.kv, lens.kv, lens.q, lens.lse)
+            ));
+        }
+        let launch = stream
             .launch(f)
             .grid(shape.grid)
             .block(shape.block)
-            .shared_bytes(shape.shared_bytes)
-            .arg(q)
-            .arg(k)
-            .arg(v)
-            .arg_mut(o)
-            .arg_mut(lse)
-            .scalar(p.batch)
-            .scalar(p.seq_q)
-            .scalar(p.seq_k)
-            .scalar(p.heads)
-            .scalar(p.scale)
-            .launch()
+            .shared_bytes(shape.shared_bytes);
+        let r = match (self.kind, &self.maps) {
+            // SAFETY: the family's contract (`maps::attention`): the entry
+            // point for this d and mask (checked by name) takes (q, k, v:
+            // *const u16, o: *mut u16, lse: *mut f32, batch, seq_q, seq_k,
+            // heads: usize, scale: f32), passed in that order and type; the
+            // buffers hold exactly the elements those sizes address
+            // (checked), 256-byte aligned (cudarc's allocations; the
+            // kernels need 16); O and LSE are written only, each distinct
+            // from the others (`&mut`); the grid is (ceil(seq_q / rows),
+            // heads, batch) with the family's threads and dynamic shared
+            // memory for d (`launch_shape`).
+            (FamilyKind::Pointers, _) => unsafe {
+                launch
+                    .arg(q)
+                    .arg(k)
+                    .arg(v)
+                    .arg_mut(o)
+                    .arg_mut(lse)
+                    .scalar(p.batch)
+                    .scalar(p.seq_q)
+                    .scalar(p.seq_k)
+                    .scalar(p.heads)
+                    .scalar(p.scale)
+                    .launch()
+            },
+            // SAFETY: `layout_kernels_sm90::attention`'s contract: (map_q,
+            // map_k, map_v: *const u64, o: GlobalMut<u16>, lse:
+            // GlobalMut<f32>, seq_q, seq_k, heads: u32, scale: f32), in that
+            // order and type; the maps are the driver's encoding of Q, K, V
+            // (checked lengths, alive: borrowed) as (batch, seq, heads · d)
+            // with the contract's boxes and swizzle (`new`); O and LSE are
+            // slices of the problem's lengths (checked), written only, each
+            // store checked by the kernel; the sizes fit in u32 and i32
+            // (`launch_shape` refuses sequences beyond i32, and heads
+            // beyond the grid's 65535); the grid, threads and dynamic
+            // shared memory are the family's.
+            (FamilyKind::TensorMaps, Some([mq, mk, mv])) => unsafe {
+                launch
+                    .arg(mq)
+                    .arg(mk)
+                    .arg(mv)
+                    .slice_mut(o)
+                    .slice_mut(lse)
+                    .scalar(p.seq_q as u32)
+                    .scalar(p.seq_k as u32)
+                    .scalar(p.heads as u32)
+                    .scalar(p.scale)
+                    .launch()
+            },
+            (FamilyKind::TensorMaps, None) => {
+                return Err(format!("{}: no tensor maps were made", self.name))
+            }
+        };
+        r.map_err(|e| format!("{} launch: {e}", self.name))
     }
-    .map_err(|e| format!("{} launch: {e}", f.name()))
 }

@@ -444,3 +444,378 @@ fn hgemm_body<const I: usize>(
         tile += step;
     }
 }
+
+layout_device::shared_memory!(
+    /// `flash_attn_fwd_sm90`'s Q tile, K and V rings and barriers (dynamic
+    /// shared memory; the plan is `attention`'s).
+    extern static ATTN_SMEM: [u8; 164944]
+);
+const _: () = assert!(ATTN_SMEM_BYTES == crate::attention::SMEM_BYTES);
+const ATTN_SMEM_BYTES: usize = <ATTN_SMEM as layout_device::SharedBuffer>::BYTES;
+
+/// The entry points of `flash_attn_fwd_sm90`: one per head dimension and
+/// mask, each `attention_body::<D, CAUSAL, STAGES>`.
+macro_rules! attention_entries {
+    ($($name:ident: $d:literal, $causal:literal, $stages:literal;)*) => {$(
+        /// O = softmax(scale · Q·Kᵀ) · V and the rows' log-sum-exp, for
+        /// one (batch, head) per grid row (`crate::attention` has the
+        /// plan): Q, K, V and O f16 in (batch, seq, heads, d) order, LSE f32
+        /// in (batch, heads, seq_q); top-left causal in the `_causal` form.
+        /// Launch: grid (ceil(seq_q / 128), heads, batch), 384 threads,
+        /// `crate::attention::SMEM_BYTES` of dynamic shared memory.
+        ///
+        /// # Safety
+        /// `map_q`, `map_k`, `map_v` point to tensor maps (64-byte aligned,
+        /// in global memory) of live f16 buffers, each seen as (heads · d,
+        /// seq, batch) with a box of 64 x 128 x 1 and the 128-byte swizzle;
+        /// `o` and `lse` are the problem's O and LSE (every store is checked
+        /// against them).
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $name(
+            map_q: *const u64,
+            map_k: *const u64,
+            map_v: *const u64,
+            o: GlobalMut<u16>,
+            lse: GlobalMut<f32>,
+            seq_q: u32,
+            seq_k: u32,
+            heads: u32,
+            scale: f32,
+        ) {
+            const { assert!($stages == crate::attention::stages($d)) };
+            attention_body::<$d, $causal, $stages>(
+                (map_q as u64, map_k as u64, map_v as u64),
+                (o, lse),
+                (seq_q, seq_k, heads),
+                scale,
+            )
+        }
+    )*};
+}
+
+attention_entries! {
+    flash_attn_fwd_sm90_d64: 64, false, 4;
+    flash_attn_fwd_sm90_d64_causal: 64, true, 4;
+    flash_attn_fwd_sm90_d128: 128, false, 2;
+    flash_attn_fwd_sm90_d128_causal: 128, true, 2;
+}
+
+/// `flash_attn_fwd_sm90`'s body for head dimension `D`, causal or not,
+/// with `S` stages per K/V ring: the producer warpgroup's TMA loads, then
+/// the two consumer warpgroups' loop over K/V tiles and epilogue.
+#[layout_core::instantiate((64, false, 4), (64, true, 4), (128, false, 2), (128, true, 2))]
+#[inline(always)]
+fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
+    (map_q, map_k, map_v): (u64, u64, u64),
+    (o, lse): (GlobalMut<u16>, GlobalMut<f32>),
+    (seq_q, seq_k, heads): (u32, u32, u32),
+    scale: f32,
+) {
+    use crate::attention::{
+        barriers_at, k_at, k_desc, kv_bytes, kv_tiles, q_bytes, q_desc, row_block, v_at, v_desc,
+        SAtom, BM, BN, CHUNK, CONSUMER_REGISTERS, PRODUCER_REGISTERS, P_OF_S, S_ROWS,
+    };
+    use layout_device::{
+        block_idx_xyz, each, exp2, f16x2, fence_tensormap_acquire, fma, grid_dim, log2,
+        setmaxnreg_dec, setmaxnreg_inc, sync_threads_divergent, tma_load_3d, warp_any,
+        wgmma_m64n128k16_f32_f16, wgmma_m64n128k16_f32_f16_rs, wgmma_m64n64k16_f32_f16_rs,
+        Mbarrier, PipelineTmaAsync,
+    };
+    const NEG_INF: f32 = f32::NEG_INFINITY;
+    const LOG2_E: f32 = core::f32::consts::LOG2_E;
+    // How far (base 2) a row's maximum may outgrow the reference its
+    // exponentials are taken against before the warp rescales O: P stays
+    // below 2^8 (f16 holds it with its usual relative precision).
+    const RESCALE_SLACK: f32 = 8.0;
+    let t = thread_idx();
+    let ((bx, h, b), blocks) = (block_idx_xyz(), grid_dim().0);
+    let mb = row_block(bx, blocks, CAUSAL);
+    let (seq_q, seq_k, heads) = (seq_q as usize, seq_k as usize, heads as usize);
+    let m0 = mb * BM;
+    // The masks compare 32-bit coordinates, TMA's are i32.
+    if m0 >= seq_q || seq_k == 0 || seq_q > i32::MAX as usize || seq_k > i32::MAX as usize {
+        trap()
+    }
+    let tiles = kv_tiles(m0, seq_q, seq_k, CAUSAL);
+    // The plan from the buffer's first 1024-byte boundary.
+    let all = Smem::window::<ATTN_SMEM>(0, ATTN_SMEM_BYTES / 4);
+    let skip = ((1024 - all.address() % 1024) % 1024 / 4) as usize;
+    let base = all.address() + 4 * skip as u32;
+    let bars = skip + barriers_at(D) / 4;
+    type Ring<const S: usize> = PipelineTmaAsync<S>;
+    let qbar = Mbarrier::at(Smem::window::<ATTN_SMEM>(bars, 2), 0);
+    let kpipe = Ring::<S>::at(Smem::window::<ATTN_SMEM>(bars + 4, Ring::<S>::WORDS));
+    let vpipe = Ring::<S>::at(Smem::window::<ATTN_SMEM>(
+        bars + 4 + Ring::<S>::WORDS,
+        Ring::<S>::WORDS,
+    ));
+    if t == 0 {
+        qbar.init(1);
+        // Each consumer warp releases a stage once (lane 0).
+        kpipe.init(8);
+        vpipe.init(8);
+    }
+    sync_threads_divergent();
+    if t < 128 {
+        setmaxnreg_dec::<PRODUCER_REGISTERS>();
+        if t == 0 {
+            fence_tensormap_acquire(map_q);
+            fence_tensormap_acquire(map_k);
+            fence_tensormap_acquire(map_v);
+            // A tile as boxes of 64 columns of head h's D and 128 rows of
+            // batch b's plane (rows past the sequence read zeros), box c
+            // at `box_bytes` c.
+            let col0 = (h * D) as i32;
+            let load = |at: usize, box_bytes: usize, map: u64, row: usize, bar: Mbarrier| {
+                each::<{ D / CHUNK }>(|c| {
+                    let w =
+                        Smem::window::<ATTN_SMEM>(skip + (at + c * box_bytes) / 4, box_bytes / 4);
+                    let col = col0 + (c * CHUNK) as i32;
+                    tma_load_3d(w, box_bytes, map, (col, row as i32, b as i32), bar);
+                });
+            };
+            qbar.arrive_expect_tx(q_bytes(D) as u32);
+            load(0, BM * 128, map_q, m0, qbar);
+            let (mut kp, mut vp) = (kpipe.producer(), vpipe.producer());
+            for n in 0..tiles {
+                let slot = kp.acquire();
+                let full = slot.barrier();
+                full.arrive_expect_tx(kv_bytes(D) as u32);
+                load(
+                    k_at(D, slot.stage() as usize),
+                    BN * 128,
+                    map_k,
+                    n * BN,
+                    full,
+                );
+                let slot = vp.acquire();
+                let full = slot.barrier();
+                full.arrive_expect_tx(kv_bytes(D) as u32);
+                load(
+                    v_at(D, slot.stage() as usize),
+                    BN * 128,
+                    map_v,
+                    n * BN,
+                    full,
+                );
+            }
+        }
+        return;
+    }
+    setmaxnreg_inc::<CONSUMER_REGISTERS>();
+    let (mut kc, mut vc) = (kpipe.consumer(), vpipe.consumer());
+    // This consumer's 64 rows (w = 0 or 1), its thread, and where the
+    // thread's S values lie: S's C layout is the thread's offset plus the
+    // value's (a layout is additive over its modes), the offset q = row +
+    // 64 column.
+    let (w, wt) = ((t / 128 - 1) as u32, t % 128);
+    let cs = <SAtom as MmaAtom>::CLayout::default();
+    let qt = cs.crd2idx((wt, 0usize));
+    let (row_t, key_t) = ((m0 + 64 * w as usize + qt % 64) as u32, (qt / 64) as u32);
+    // The exponentials are one FFMA on the unscaled S: exp2(s |scale| log2
+    // e - max); with a negative scale S is negated first (a branch the
+    // whole block takes alike); a zero scale is taken as the least normal
+    // float, so a masked -inf stays -inf instead of becoming NaN.
+    let negative = scale < 0.0;
+    let scale2 = {
+        let a = f32::from_bits((scale * LOG2_E).to_bits() & 0x7fff_ffff);
+        if a > f32::MIN_POSITIVE {
+            a
+        } else {
+            f32::MIN_POSITIVE
+        }
+    };
+    const ROWS: usize = S_ROWS.rows;
+    let mut acc_o = const { [0f32; D / 2] };
+    let mut row_max = [NEG_INF; ROWS];
+    let mut row_sum = [0f32; ROWS];
+    qbar.wait(0);
+    for n in 0..tiles {
+        // S = Q·Kᵀ, K's tile from its ring.
+        let slot = kc.wait();
+        let kat = base + k_at(D, slot.stage() as usize) as u32;
+        let mut s = const { [0f32; 64] };
+        wgmma_fence();
+        each::<{ D / 16 }>(|ks| {
+            let ks = ks as u32;
+            wgmma_m64n128k16_f32_f16(
+                q_desc(base, w, ks).bits(),
+                k_desc(kat, ks).bits(),
+                &mut s,
+                ks > 0,
+            );
+        });
+        wgmma_commit_group();
+        wgmma_wait_group::<0>();
+        if wt % 32 == 0 {
+            kc.release(slot);
+        }
+        // Each of the thread's 64 values by a constant index: value 16 i + j.
+        macro_rules! each_s {
+            (|$v:ident| $body:expr) => {
+                each::<4>(|i| {
+                    each::<16>(|j| {
+                        let $v = 16 * i + j;
+                        $body
+                    })
+                })
+            };
+        }
+        if negative {
+            each_s!(|v| s[v] = -s[v]);
+        }
+        // Keys past seq_k, and (causal) past the row, count for nothing.
+        let n0 = (n * BN) as u32;
+        let first_row = (m0 + 64 * w as usize) as u32;
+        if n0 + BN as u32 > seq_k as u32 || (CAUSAL && n0 + BN as u32 > first_row + 1) {
+            let keys_left = seq_k as i32 - (n0 + key_t) as i32;
+            let ahead = (n0 + key_t) as i32 - row_t as i32;
+            each_s!(|v| {
+                let qv = cs.crd2idx((0usize, v));
+                let (dr, dk) = ((qv % 64) as i32, (qv / 64) as i32);
+                if dk >= keys_left || (CAUSAL && ahead + dk > dr) {
+                    s[v] = NEG_INF;
+                }
+            });
+        }
+        // The online softmax (as the SM80 kernel's): the row maxima in
+        // base-2 units, the reference moved (O and the sums rescaled) only
+        // when some row of the warp outgrew it by RESCALE_SLACK.
+        let mut mx = [NEG_INF; ROWS];
+        each_s!(|v| {
+            let r = S_ROWS.row_of[v];
+            mx[r] = mx[r].max(s[v]);
+        });
+        let mut grown = false;
+        each::<ROWS>(|r| {
+            mx[r] = row_reduce(row_max[r].max(mx[r] * scale2), f32::max);
+            grown |= mx[r] > row_max[r] + RESCALE_SLACK;
+        });
+        if warp_any(grown) {
+            let mut corr = [0f32; ROWS];
+            each::<ROWS>(|r| {
+                // A row with every key masked so far keeps -inf (0, not NaN).
+                corr[r] = if mx[r] == NEG_INF {
+                    1.0
+                } else {
+                    exp2(row_max[r] - mx[r])
+                };
+                row_max[r] = mx[r];
+                row_sum[r] *= corr[r];
+            });
+            each::<{ D / 32 }>(|i| {
+                each::<16>(|j| {
+                    let v = 16 * i + j;
+                    acc_o[v] *= corr[S_ROWS.row_of[v]];
+                })
+            });
+        }
+        let mut base2 = [0f32; ROWS];
+        each::<ROWS>(|r| {
+            base2[r] = if row_max[r] == NEG_INF {
+                0.0
+            } else {
+                row_max[r]
+            }
+        });
+        // P = exp2(S |scale| log2 e - max) as f16 pairs: A fragment kk of
+        // O += P·V (16 keys) is S's values P_OF_S.value[8 kk + x].
+        let mut p = const { [[0u32; 4]; BN / 16] };
+        each::<{ BN / 16 }>(|kk| {
+            each::<4>(|r| {
+                let e = [2 * r, 2 * r + 1].map(|x| {
+                    let v = P_OF_S.value[8 * kk + x];
+                    let row = S_ROWS.row_of[v];
+                    let e = exp2(fma(s[v], scale2, -base2[row]));
+                    row_sum[row] += e;
+                    e
+                });
+                p[kk][r] = f16x2(e[0], e[1]);
+            })
+        });
+        // O += P·V, V's tile from its ring (N-major: the transpose bit).
+        let slot = vc.wait();
+        let vat = base + v_at(D, slot.stage() as usize) as u32;
+        wgmma_fence();
+        each::<{ BN / 16 }>(|kk| {
+            let dv = v_desc::<D>(vat, kk as u32).bits();
+            // (Both forms type-check in each copy; the other is never taken.)
+            if D == 64 {
+                match (&mut acc_o[..]).try_into() {
+                    Ok(acc) => wgmma_m64n64k16_f32_f16_rs::<true>(p[kk], dv, acc, true),
+                    Err(_) => trap(),
+                }
+            } else {
+                match (&mut acc_o[..]).try_into() {
+                    Ok(acc) => wgmma_m64n128k16_f32_f16_rs::<true>(p[kk], dv, acc, true),
+                    Err(_) => trap(),
+                }
+            }
+        });
+        wgmma_commit_group();
+        wgmma_wait_group::<0>();
+        if wt % 32 == 0 {
+            vc.release(slot);
+        }
+    }
+    // Epilogue: the rows' sums (each lane held its columns' share), O / sum
+    // as f16 pairs (values v and v + 1, v even, are adjacent columns of one
+    // row), the log-sum-exp of the rows inside Q.
+    let mut inv = [0f32; ROWS];
+    each::<ROWS>(|r| {
+        row_sum[r] = row_reduce(row_sum[r], |a, b| a + b);
+        inv[r] = 1.0 / row_sum[r];
+    });
+    // O's C layout is S's on O's D / 2 values (`attention`'s tests).
+    let co = cs;
+    let o32 = match layout_core::tensor::memory::Memory::window(o, 0, o.len() & !1) {
+        Some(even) => even.cast::<u32>(),
+        None => trap(),
+    };
+    let qo = co.crd2idx((wt, 0usize));
+    let (orow, ocol) = (m0 + 64 * w as usize + qo % 64, qo / 64);
+    each::<{ D / 32 }>(|i| {
+        each::<8>(|j| {
+            let v = 16 * i + 2 * j;
+            let qv = co.crd2idx((0usize, v));
+            let (row, col) = (orow + qv % 64, ocol + qv / 64);
+            if row < seq_q {
+                let r = S_ROWS.row_of[v];
+                let word = f16x2(acc_o[v] * inv[r], acc_o[v + 1] * inv[r]);
+                o32.st((((b * seq_q + row) * heads + h) * D + col) / 2, word);
+            }
+        })
+    });
+    // One lane of each row's group writes its log-sum-exp (natural log; the
+    // maxima are in base-2 units).
+    if (wt % 32) as u32 & S_ROWS.lane_bits() == 0 {
+        each::<ROWS>(|r| {
+            // The row of the first S value in row slot r.
+            let mut v = 0;
+            while S_ROWS.row_of[v] != r {
+                v += 1;
+            }
+            let row = (row_t as usize) + cs.crd2idx((0usize, v)) % 64;
+            if row < seq_q {
+                let l = (row_max[r] + log2(row_sum[r])) * core::f32::consts::LN_2;
+                lse.st((b * heads + h) * seq_q + row, l);
+            }
+        });
+    }
+}
+
+/// `x` reduced over the lanes sharing its row of S (or O), by `op`: a
+/// butterfly over the lane masks derived from S's C layout.
+#[inline(always)]
+fn row_reduce(mut x: f32, op: impl Fn(f32, f32) -> f32) -> f32 {
+    use crate::attention::S_ROWS;
+    let mut k = 0;
+    while k < S_ROWS.xor().len() {
+        x = op(
+            x,
+            f32::from_bits(layout_device::shfl_xor(x.to_bits(), S_ROWS.xor()[k])),
+        );
+        k += 1;
+    }
+    x
+}

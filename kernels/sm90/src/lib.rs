@@ -9,6 +9,10 @@
 //! - `wgmma_atom`: one warpgroup MMA, `SM90_64x64x16_F32F16F16_SS`, with
 //!   both operands in shared memory in the canonical K-major layout without
 //!   swizzle, named by matrix descriptors; C stored by the atom's C layout.
+//! - `flash_attn_fwd_sm90_d{64,128}[_causal]`: the FlashAttention forward
+//!   pass, warp-specialized (a TMA producer warpgroup, two `wgmma`
+//!   consumer warpgroups), S = Q·Kᵀ by SS `wgmma`, O += P·V by RS `wgmma`
+//!   with P from S's registers; its plan is [`attention`]'s.
 //! - `tma_tile`: one TMA load of a 64 x 64 f16 box with the 128-byte
 //!   swizzle, completing on an `mbarrier`, read back through the swizzle.
 //!
@@ -56,6 +60,7 @@ pub const fn k_interleave_offset(r: usize, k: usize, rows: usize) -> usize {
     (r % 8) * 8 + (r / 8) * 64 + (k % 8) + (k / 8) * rows * 8
 }
 
+pub mod attention;
 #[cfg(target_arch = "nvptx64")]
 mod entry;
 pub mod hgemm;
@@ -113,6 +118,28 @@ pub const HGEMM_SM90_CLIPPED_CLUSTER_SIZE: u32 = 2;
 /// `hgemm_sm90_clipped`'s four `wgmma` per K-block and its two TMA copies.
 pub const HGEMM_SM90_CLIPPED_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
     &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
+/// `flash_attn_fwd_sm90_*`: a producer and two consumer warpgroups, one
+/// block per SM (its registers and shared memory).
+pub const FLASH_ATTN_FWD_SM90_D64_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// As at d = 64.
+pub const FLASH_ATTN_FWD_SM90_D64_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// As at d = 64.
+pub const FLASH_ATTN_FWD_SM90_D128_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// As at d = 64.
+pub const FLASH_ATTN_FWD_SM90_D128_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// d = 64: S by 4 SS `wgmma`s (16 of the head dimension each), P·V by 8
+/// RS `wgmma`s (16 keys each); Q, K and V each one TMA box of 64 columns.
+pub const FLASH_ATTN_FWD_SM90_D64_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
+    &[("wgmma.mma_async", 12), ("cp.async.bulk.tensor", 3)];
+/// As at d = 64.
+pub const FLASH_ATTN_FWD_SM90_D64_CAUSAL_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
+    &[("wgmma.mma_async", 12), ("cp.async.bulk.tensor", 3)];
+/// d = 128: S by 8 SS `wgmma`s, P·V by 8 RS; two boxes each of Q, K, V.
+pub const FLASH_ATTN_FWD_SM90_D128_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
+    &[("wgmma.mma_async", 16), ("cp.async.bulk.tensor", 6)];
+/// As at d = 128.
+pub const FLASH_ATTN_FWD_SM90_D128_CAUSAL_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
+    &[("wgmma.mma_async", 16), ("cp.async.bulk.tensor", 6)];
 /// `wgmma_shapes`' one instruction (N = 128).
 pub const WGMMA_SHAPES_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[("wgmma.mma_async", 1)];
 /// `tma_tile`: one warpgroup.

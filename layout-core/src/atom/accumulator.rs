@@ -357,27 +357,34 @@ pub const fn acc_rows<A: AccumulatorFacts>() -> AccRows {
     }
 }
 
-/// Where each A value of a thread sits among its accumulators: value `v`
-/// of the A fragment is C value `value[v]` of the `atom[v]`-th of the K/N
-/// atoms side by side along N.
+/// Where each value of an A fragment sits among the accumulators: value
+/// `v` of the A fragment `f` is C value `value[i]` of the `atom[i]`-th of
+/// the C atoms side by side along N, for `i = f · values + v`. When the C
+/// atom's N is at most the A atom's K, one A fragment spans K/N C atoms
+/// (`atoms`, and `blocks` = 1: SM80's m16n8k16); when it is larger, one C
+/// atom holds N/K A fragments (`blocks`, and `atoms` = 1: an SM90 S tile
+/// of m64n128 read as eight m64k16 A fragments).
 #[derive(Clone, Copy, Debug)]
 pub struct AccAsA {
-    /// The N-atom of each A value.
+    /// The C atom of each A value.
     pub atom: [usize; VALUE_CAP],
     /// The C value (within that atom) of each A value.
     pub value: [usize; VALUE_CAP],
-    /// A values per thread.
+    /// A values per thread (one A fragment).
     pub values: usize,
-    /// N-atoms per A fragment (K / N).
+    /// C atoms per A fragment (K / N, at least 1).
     pub atoms: usize,
-    /// Whether A value `v` is C value `v % C values` of N-atom `v / C
-    /// values`: the A fragment is the accumulators in register order,
+    /// A fragments per C atom (N / K, at least 1).
+    pub blocks: usize,
+    /// Whether entry `i` is C value `i % C values` of C atom `i / C
+    /// values`: the A fragments are the accumulators in register order,
     /// the condition of [`convert_layout_acc_aregs`].
     pub in_order: bool,
 }
 
-/// [`AccumulatorFacts::ACC_AS_A`]'s derivation (compile time only, as
-/// `derive_rows`).
+/// The derivation of [`AccumulatorFacts::ACC_AS_A`] and [`acc_as_a`]:
+/// `a` the A atom's thread-value layout over its M x K tile, `c` the C
+/// atom's over its M x N (compile time only, as `derive_rows`).
 #[allow(clippy::result_large_err)]
 const fn derive_acc_as_a(
     a: Tv,
@@ -385,20 +392,20 @@ const fn derive_acc_as_a(
     text: Text,
     (m, n, k): (usize, usize, usize),
 ) -> Result<AccAsA, Text> {
-    if n == 0 || k % n != 0 {
+    if n == 0 || k == 0 || (k % n != 0 && n % k != 0) {
         return Err(refuse(
-            "convert_layout_acc_aregs: the atom's K is not a multiple of its N",
+            "convert_layout_acc_aregs: the A atom's K and the C atom's N do not divide one another",
             text,
         ));
     }
-    if a.threads != c.threads || a.values > VALUE_CAP {
+    let (atoms, blocks) = if k >= n { (k / n, 1) } else { (1, n / k) };
+    if a.threads != c.threads || blocks * a.values > VALUE_CAP {
         return Err(refuse(
             "convert_layout_acc_aregs: the atom's A and C fragments are not per-thread registers of one thread set",
             text,
         ));
     }
-    let atoms = k / n;
-    if a.values != atoms * c.values {
+    if a.values * blocks != atoms * c.values {
         return Err(refuse(
             "convert_layout_acc_aregs: an A fragment holds other than K/N atoms' accumulators",
             text,
@@ -409,45 +416,104 @@ const fn derive_acc_as_a(
         value: [0; VALUE_CAP],
         values: a.values,
         atoms,
+        blocks,
         in_order: true,
     };
     let mut t = 0;
     while t < a.threads {
-        let mut v = 0;
-        while v < a.values {
-            // A's (row, column k) is column k % N of N-atom k / N.
-            let p = a.at(t, v);
-            let (row, col) = (p % m, p / m);
-            let want = row + m * (col % n);
-            let mut w = 0;
-            while w < c.values && c.at(t, w) != want {
-                w += 1;
+        let mut f = 0;
+        while f < blocks {
+            let mut v = 0;
+            while v < a.values {
+                // A's (row, column k) of fragment f is accumulator column
+                // f K + k: column (f K + k) % N of C atom (f K + k) / N.
+                let p = a.at(t, v);
+                let (row, col) = (p % m, f * k + p / m);
+                let want = row + m * (col % n);
+                let i = f * a.values + v;
+                // Thread 0's place is every thread's (checked directly: a
+                // search per thread is too long for the compiler's
+                // evaluation at m64n256); a search names the failure.
+                if t > 0 && out.atom[i] == col / n && c.at(t, out.value[i]) == want {
+                    v += 1;
+                    continue;
+                }
+                let mut w = 0;
+                while w < c.values && c.at(t, w) != want {
+                    w += 1;
+                }
+                if w == c.values {
+                    return Err(refuse(
+                        "convert_layout_acc_aregs: an A value lies in another thread's accumulators (the relayout would need shuffles)",
+                        text,
+                    ));
+                }
+                if t > 0 {
+                    return Err(refuse(
+                        "convert_layout_acc_aregs: the A values' places among the accumulators differ between threads",
+                        text,
+                    ));
+                }
+                out.atom[i] = col / n;
+                out.value[i] = w;
+                v += 1;
             }
-            if w == c.values {
-                return Err(refuse(
-                    "convert_layout_acc_aregs: an A value lies in another thread's accumulators (the relayout would need shuffles)",
-                    text,
-                ));
-            }
-            if t == 0 {
-                out.atom[v] = col / n;
-                out.value[v] = w;
-            } else if out.atom[v] != col / n || out.value[v] != w {
-                return Err(refuse(
-                    "convert_layout_acc_aregs: the A values' places among the accumulators differ between threads",
-                    text,
-                ));
-            }
-            v += 1;
+            f += 1;
         }
         t += 1;
     }
-    let mut v = 0;
-    while v < a.values {
-        out.in_order = out.in_order && out.atom[v] == v / c.values && out.value[v] == v % c.values;
-        v += 1;
+    let mut i = 0;
+    while i < blocks * a.values {
+        out.in_order = out.in_order && out.atom[i] == i / c.values && out.value[i] == i % c.values;
+        i += 1;
     }
     Ok(out)
+}
+
+/// Where the A fragments of atom `A` (an `_RS` GMMA, or any atom with A in
+/// registers) lie among the accumulators of atom `C` (the MMA that made
+/// them), both of one M and one thread set: [`AccAsA`], derived from the
+/// two atoms' layouts at compile time; a compile error naming the reason
+/// where the A values are not the same thread's accumulators.
+///
+/// ```
+/// use layout_core::atom::accumulator::{acc_as_a, AccAsA};
+/// use layout_core::atom::{SM90_64x128x16_F32F16F16_SS as S, SM90_64x64x16_F32F16F16_RS as Pv};
+/// // Attention on Hopper: S = Q·Kᵀ by m64n128k16 (64 accumulators a
+/// // thread), then O += P·V by m64n64k16 with P from registers. S's 128
+/// // columns are 8 A fragments of 16 columns, each 8 of S's values in
+/// // register order.
+/// const P: AccAsA = acc_as_a::<S, Pv>();
+/// assert_eq!((P.values, P.blocks, P.atoms, P.in_order), (8, 8, 1, true));
+/// assert_eq!(P.value[3 * 8 + 5], 29);
+/// ```
+///
+/// Atoms of different M do not compile:
+///
+/// ```compile_fail
+/// use layout_core::atom::accumulator::{acc_as_a, AccAsA};
+/// use layout_core::atom::{SM80_16x8x16_F32F16F16F32_TN as S, SM90_64x64x16_F32F16F16_RS as Pv};
+/// const P: AccAsA = acc_as_a::<S, Pv>();
+/// ```
+pub const fn acc_as_a<C, A>() -> AccAsA
+where
+    C: MmaAtom<ShapeMNK: Mnk, ThrID: StaticText, CLayout: StaticText>,
+    A: MmaAtom<ShapeMNK: Mnk, ThrID: StaticText, ALayout: StaticText>,
+{
+    let text = <C::CLayout as StaticText>::TEXT;
+    let ((mc, n, _), (ma, _, k)) = (mnk::<C>(), mnk::<A>());
+    let r = match (tv_of::<A, A::ALayout>(), tv_of::<C, C::CLayout>()) {
+        (Some(a), Some(c)) if ma == mc => derive_acc_as_a(a, c, text, (mc, n, k)),
+        (Some(_), Some(_)) => Err(refuse("acc_as_a: the A atom's M is not the C atom's", text)),
+        _ => Err(refuse(
+            "acc_as_a: the A or C layout has run-time leaves",
+            text,
+        )),
+    };
+    match r {
+        Ok(f) => f,
+        Err(e) => panic!("{}", e.as_str()),
+    }
 }
 
 /// The number of N-atoms an A fragment spans, K / N, as a type.

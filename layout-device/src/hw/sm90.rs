@@ -125,6 +125,76 @@ wgmma_f32_f16!(
     wgmma_m64n256k16_f32_f16, 256, 128, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127]
 );
 
+/// One RS `wgmma` function per N (A from four registers of f16 pairs, B
+/// by descriptor, K-major or MN-major), written out as
+/// [`wgmma_f32_f16`]'s.
+macro_rules! wgmma_f32_f16_rs {
+    ($(#[$doc:meta])* $name:ident, $n:literal, $regs:literal, [$first:literal $($i:literal)*]) => {
+        $(#[$doc])*
+        #[inline(always)]
+        pub fn $name<const B_MN_MAJOR: bool>(a: [u32; 4], desc_b: u64, acc: &mut [f32; $regs], accumulate: bool) {
+            #[cfg(target_arch = "nvptx64")]
+            macro_rules! issue {
+                ($tnsp:literal) => {
+                    // SAFETY: registers only (the descriptor names shared
+                    // memory the kernel wrote and fenced; a descriptor past
+                    // the buffer reads within the shared window, never
+                    // another's memory); the warpgroup executes it
+                    // converged.
+                    unsafe {
+                        asm!(
+                            concat!(
+                                "{{ .reg .pred p; setp.ne.b32 p, {scale_d}, 0; ",
+                                "wgmma.mma_async.sync.aligned.m64n", stringify!($n), "k16.f32.f16.f16 {{",
+                                "{", stringify!($first), "}" $(, ", {", stringify!($i), "}")*,
+                                "}}, {{{a0}, {a1}, {a2}, {a3}}}, {desc_b}, p, 1, 1, ", $tnsp, "; }}"
+                            ),
+                            inout(reg32) acc[$first], $(inout(reg32) acc[$i],)*
+                            a0 = in(reg32) a[0], a1 = in(reg32) a[1],
+                            a2 = in(reg32) a[2], a3 = in(reg32) a[3],
+                            desc_b = in(reg64) desc_b,
+                            scale_d = in(reg32) accumulate as u32,
+                            options(nostack)
+                        )
+                    }
+                };
+            }
+            gpu!(stringify!($name), {
+                if B_MN_MAJOR {
+                    issue!("1")
+                } else {
+                    issue!("0")
+                }
+            })
+        }
+    };
+}
+
+wgmma_f32_f16_rs!(
+    /// `wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16` with A in
+    /// registers (the atom `SM90_64x64x16_F32F16F16_RS`): `acc = A·Bᵀ +
+    /// acc` (or `A·Bᵀ` when `accumulate` is false) on this thread's 8
+    /// halves of a 64 x 16 A (`a`: four f16 pairs in the atom's A value
+    /// order, CuTe's `ALayout_64x16`) and a 64 x 16 B in shared memory
+    /// named by its descriptor, K-major or (`B_MN_MAJOR`, the instruction's
+    /// transpose bit) N-major; `acc` is this thread's 32 values of the
+    /// atom's C layout.
+    ///
+    /// Asynchronous, as [`wgmma_m64n64k16_f32_f16`]: [`wgmma_fence`]
+    /// before (after `a` or `acc` were written), then
+    /// [`wgmma_commit_group`] and [`wgmma_wait_group`] before reading
+    /// `acc` or writing `a`'s registers. Needs `sm_90a`.
+    wgmma_m64n64k16_f32_f16_rs, 64, 32, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31]
+);
+
+wgmma_f32_f16_rs!(
+    /// `wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16` with A in
+    /// registers (the atom `SM90_64x128x16_F32F16F16_RS`), as
+    /// [`wgmma_m64n64k16_f32_f16_rs`] with a 128 x 16 B and 64
+    /// accumulators a thread.
+    wgmma_m64n128k16_f32_f16_rs, 128, 64, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63]
+);
+
 /// `setmaxnreg.inc.sync.aligned.u32 N`: this warpgroup's threads grow to
 /// `N` registers each (a consumer warpgroup of a warp-specialized kernel,
 /// taking what the producer gave back). `N` is a multiple of 8 in 24..=256;
@@ -339,6 +409,32 @@ pub fn tma_load_2d(
                 "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [{d}], [{m}, {{{c}, {r}}}], [{b}];",
                 d = in(reg32) dst.address(), m = in(reg64) map, c = in(reg32) col, r = in(reg32) row,
                 b = in(reg32) bar.address(), options(nostack)
+            )
+        }
+    })
+}
+
+/// `cp.async.bulk.tensor.3d` (CuTe's `SM90_TMA_LOAD` of a rank-3 map): as
+/// [`tma_load_2d`], the box at coordinates (`col`, `row`, `plane`) of the
+/// tensor the map describes (innermost first: a batch of matrices, each
+/// plane one matrix). Coordinates past the tensor in any mode read zeros,
+/// so a box that runs past one plane's rows does not read the next plane.
+#[inline(always)]
+pub fn tma_load_3d(
+    dst: super::Smem,
+    box_bytes: usize,
+    map: u64,
+    (col, row, plane): (i32, i32, i32),
+    bar: Mbarrier,
+) {
+    tma_checks(dst, box_bytes, map);
+    gpu!("tma_load_3d", {
+        // SAFETY: as tma_load_2d's.
+        unsafe {
+            asm!(
+                "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [{d}], [{m}, {{{c}, {r}, {p}}}], [{b}];",
+                d = in(reg32) dst.address(), m = in(reg64) map, c = in(reg32) col, r = in(reg32) row,
+                p = in(reg32) plane, b = in(reg32) bar.address(), options(nostack)
             )
         }
     })

@@ -1,0 +1,391 @@
+//! `flash_attn_fwd_sm90`'s plan: tiles, shared-memory offsets, the
+//! operands' descriptors from the typed layouts, and the thread-value facts
+//! the softmax and the epilogue use; everything but the instructions, so
+//! that the host tests check it.
+//!
+//! O = softmax(scale · Q·Kᵀ) · V per (batch, head), Q, K, V, O f16 in
+//! (batch, seq, heads, d) order, f32 softmax statistics. A block of three
+//! warpgroups owns [`BM`] query rows of one (batch, head): warpgroup 0 is
+//! the producer, one thread of it loading Q once and K's and V's tiles of
+//! [`BN`] keys into two rings ([`stages`] each) by TMA; warpgroups 1 and 2
+//! are the consumers, each 64 rows:
+//!
+//! - S = Q·Kᵀ by `wgmma` m64n128k16 with both operands in shared memory
+//!   (K-major: the head dimension is contiguous in Q and K);
+//! - the masks and the online softmax on S's registers, rows reduced over
+//!   the lanes the C layout says share them ([`S_ROWS`]);
+//! - O += P·V by `wgmma` m64n{d}k16 with P in registers (the RS atom; S's
+//!   accumulators are its A fragments in register order, [`P_OF_S`]) and V
+//!   from shared memory, N-major (the head dimension is contiguous in V:
+//!   the instruction's transpose).
+//!
+//! Shared memory holds each operand as TMA writes it with the 128-byte
+//! swizzle, 64 halves (one swizzle row) of the head dimension per box: row r
+//! of a box at 128 r bytes, its 16-byte chunks permuted by r % 8. For Q and
+//! K that is CuTe's `GMMA::Layout_K_SW128_Atom<half_t>` tiled, `Sw<3,3,3> o
+//! (rows,64):(64,1)` in halves; for V, read along the keys, it is
+//! `GMMA::Layout_MN_SW128_Atom<half_t>` tiled, `Sw<3,3,3> o (64,keys):(1,64)`.
+
+use crate::hgemm::desc;
+use layout_core::algebra::swizzle::{ComposedLayout, Swizzle};
+use layout_core::atom::accumulator::{acc_as_a, acc_rows, AccAsA, AccRows};
+use layout_core::atom::gmma::{make_gmma_desc, GmmaDescriptor, GmmaTile, MnMajor};
+use layout_core::atom::{
+    SM90_64x128x16_F32F16F16_RS, SM90_64x128x16_F32F16F16_SS, SM90_64x64x16_F32F16F16_RS,
+};
+use layout_core::layout_type;
+
+/// Query rows per block: two consumer warpgroups of 64.
+pub const BM: usize = 128;
+/// Keys per K/V tile (S's N).
+pub const BN: usize = 128;
+/// Threads per block: the producer warpgroup and two consumers.
+pub const THREADS: usize = 384;
+/// The head dimensions built.
+pub const HEAD_DIMS: [usize; 2] = [64, 128];
+/// Halves of the head dimension per TMA box: one 128-byte swizzle row.
+pub const CHUNK: usize = 64;
+
+/// S's atom: m64n128k16, A (Q) and B (K) K-major in shared memory.
+pub type SAtom = SM90_64x128x16_F32F16F16_SS;
+/// P·V's atom at d = 64: A (P) in registers, B (V) in shared memory.
+pub type PvAtom64 = SM90_64x64x16_F32F16F16_RS;
+/// P·V's atom at d = 128.
+pub type PvAtom128 = SM90_64x128x16_F32F16F16_RS;
+
+/// Which of a thread's S values share a row and the lanes holding the rest
+/// of it (derived from S's C layout at compile time).
+pub const S_ROWS: AccRows = acc_rows::<SAtom>();
+/// The same for O's accumulators at d = 64 ...
+pub const O_ROWS_64: AccRows = acc_rows::<PvAtom64>();
+/// ... and at d = 128.
+pub const O_ROWS_128: AccRows = acc_rows::<PvAtom128>();
+/// Where P·V's A fragments (16 keys each) lie among S's accumulators:
+/// derived at compile time from the two atoms' layouts (a refusal is a
+/// compile error). The P·V atom's N does not enter: its A layout is the
+/// same for every N.
+pub const P_OF_S: AccAsA = acc_as_a::<SAtom, PvAtom64>();
+const _: () = {
+    assert!(P_OF_S.blocks == BN / 16 && P_OF_S.values == 8 && P_OF_S.atoms == 1);
+    // O's accumulators lie in the same row slots as S's first D / 2: the
+    // softmax's per-slot statistics serve both.
+    let mut v = 0;
+    while v < 64 {
+        assert!(O_ROWS_128.row_of[v] == S_ROWS.row_of[v]);
+        assert!(v >= 32 || O_ROWS_64.row_of[v] == S_ROWS.row_of[v]);
+        v += 1;
+    }
+};
+
+/// K/V stages per ring: four at d = 64, two at d = 128.
+pub const fn stages(d: usize) -> usize {
+    if d == 64 {
+        4
+    } else {
+        2
+    }
+}
+
+/// Bytes of Q's tile (`BM` rows).
+pub const fn q_bytes(d: usize) -> usize {
+    BM * d * 2
+}
+
+/// Bytes of one K or V tile (`BN` keys).
+pub const fn kv_bytes(d: usize) -> usize {
+    BN * d * 2
+}
+
+/// Where K's stage `s` starts (bytes from the 1024-aligned base): after Q.
+pub const fn k_at(d: usize, s: usize) -> usize {
+    q_bytes(d) + s * kv_bytes(d)
+}
+
+/// Where V's stage `s` starts: after K's ring.
+pub const fn v_at(d: usize, s: usize) -> usize {
+    k_at(d, stages(d)) + s * kv_bytes(d)
+}
+
+/// Where the barriers start: Q's (8 bytes, 16 kept), then K's ring's and
+/// V's ring's (16 bytes a stage each).
+pub const fn barriers_at(d: usize) -> usize {
+    v_at(d, stages(d))
+}
+
+/// The bytes a head dimension's plan takes.
+pub const fn plan_bytes(d: usize) -> usize {
+    barriers_at(d) + 16 + 2 * 16 * stages(d)
+}
+
+/// The dynamic shared memory every entry point asks for: the larger plan
+/// and up to 1023 bytes to reach the swizzle's 1024-byte alignment.
+pub const SMEM_BYTES: usize = max(plan_bytes(64), plan_bytes(128)) + 1024;
+
+const fn max(a: usize, b: usize) -> usize {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+/// Registers per consumer thread after `setmaxnreg`; the producer keeps
+/// [`PRODUCER_REGISTERS`].
+pub const CONSUMER_REGISTERS: u32 = 240;
+/// Registers per producer thread after `setmaxnreg`.
+pub const PRODUCER_REGISTERS: u32 = 24;
+
+// Every region is 1024-byte aligned (the swizzle's period, which TMA and
+// the descriptors assume), the plan fits the H200's 227 KiB, and the
+// registers the SM's file.
+const _: () = {
+    let mut i = 0;
+    while i < HEAD_DIMS.len() {
+        let d = HEAD_DIMS[i];
+        assert!(d % CHUNK == 0 && q_bytes(d) % 1024 == 0 && kv_bytes(d) % 1024 == 0);
+        assert!(plan_bytes(d) + 1024 <= SMEM_BYTES);
+        i += 1;
+    }
+    assert!(SMEM_BYTES <= 227 * 1024);
+    assert!(128 * (PRODUCER_REGISTERS + 2 * CONSUMER_REGISTERS) <= 65536);
+};
+
+/// One consumer's K-step of Q: 64 rows of 16 halves, rows 128 bytes apart
+/// under the 128-byte swizzle (a slice of `tile_to_shape(
+/// GMMA::Layout_K_SW128_Atom<half_t>, (64,64))`).
+pub type QTile = ComposedLayout<Swizzle<3, 3, 3>, layout_type!((64,16):(64,1))>;
+/// K's K-step: 128 keys, the same form.
+pub type KTile = ComposedLayout<Swizzle<3, 3, 3>, layout_type!((128,16):(64,1))>;
+/// V's K-step (16 keys) at d = 64, as P·V's B (N = the head dimension,
+/// contiguous): element (n, k) at 64 k + n halves under the swizzle
+/// (`tile_to_shape(GMMA::Layout_MN_SW128_Atom<half_t>, (64,16))`).
+pub type VTile64 = ComposedLayout<Swizzle<3, 3, 3>, layout_type!((64,16):(1,64))>;
+/// V's K-step at d = 128: two 64-wide boxes of the head dimension, one
+/// tile of `BN` keys (16 KiB) apart.
+pub type VTile128 = ComposedLayout<Swizzle<3, 3, 3>, layout_type!(((64,2),16):((1,8192),64))>;
+
+/// The matrix descriptor of an N-major (`MnMajor`) tile at `address`, by
+/// the typed algebra as [`desc`] (K-major) is.
+#[inline(always)]
+pub fn desc_mn<Tile: GmmaTile + Default>(address: u32) -> GmmaDescriptor {
+    match make_gmma_desc(MnMajor, &Tile::default(), address) {
+        Ok(d) => d,
+        // Not reached: a static tile that is not canonical does not compile.
+        Err(_) => layout_device::trap(),
+    }
+}
+
+/// Q's descriptor for consumer `w` (0 or 1) and K-step `ks` (16 of the
+/// head dimension) from Q's tile at `base`: box `ks / 4` (64 halves of the
+/// head dimension each, [`BM`] rows of 128 bytes), the consumer's 64 rows
+/// 8 KiB on, the K-step 32 bytes on within the swizzle row.
+#[inline(always)]
+pub fn q_desc(base: u32, w: u32, ks: u32) -> GmmaDescriptor {
+    desc::<QTile>(base + (ks / 4) * (BM * 128) as u32 + w * 64 * 128 + 32 * (ks % 4))
+}
+
+/// K's descriptor for K-step `ks` of the tile at `at`.
+#[inline(always)]
+pub fn k_desc(at: u32, ks: u32) -> GmmaDescriptor {
+    desc::<KTile>(at + (ks / 4) * (BN * 128) as u32 + 32 * (ks % 4))
+}
+
+/// V's descriptor for the 16 keys `kk` of the tile at `at` (keys are the
+/// box rows, 128 bytes apart).
+#[inline(always)]
+pub fn v_desc<const D: usize>(at: u32, kk: u32) -> GmmaDescriptor {
+    let a = at + kk * 16 * 128;
+    if D == 64 {
+        desc_mn::<VTile64>(a)
+    } else {
+        desc_mn::<VTile128>(a)
+    }
+}
+
+/// Causal blocks grow with their row: the longest are launched first.
+/// Block `bx` of `blocks` takes query rows from this one's times [`BM`].
+pub const fn row_block(bx: usize, blocks: usize, causal: bool) -> usize {
+    if causal {
+        blocks - 1 - bx
+    } else {
+        bx
+    }
+}
+
+/// The K/V tiles a block starting at query row `m0` reads: all of the keys,
+/// or (causal: query i sees keys 0..=i) those up to its last row.
+pub const fn kv_tiles(m0: usize, seq_q: usize, seq_k: usize, causal: bool) -> usize {
+    let all = seq_k.div_ceil(BN);
+    if !causal {
+        return all;
+    }
+    let last = if m0 + BM < seq_q { m0 + BM } else { seq_q };
+    let t = last.div_ceil(BN);
+    if t < all {
+        t
+    } else {
+        all
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use layout_core::atom::gmma::LayoutType;
+    use layout_core::atom::MmaAtom;
+
+    /// The 128-byte swizzle TMA applies to a byte offset from a 1024-byte
+    /// aligned base (PTX manual: bits [4,7) XORed with bits [7,10)).
+    fn xor(a: u32) -> u32 {
+        a ^ ((a >> 7) & 7) << 4
+    }
+
+    /// Where TMA put element (row, col) of an operand loaded as boxes of
+    /// 64 columns and `rows` rows, box `col / 64` at `box_bytes` apart.
+    fn tma_at(base: u32, rows: u32, row: u32, col: u32) -> u32 {
+        base + (col / 64) * rows * 128 + xor(128 * row + 2 * (col % 64))
+    }
+
+    /// Q's and K's descriptors read what TMA wrote: for each K-step, the
+    /// descriptor's start is the typed tile's offset 0, and the typed tile
+    /// (`Sw<3,3,3> o (rows,16):(64,1)` from that start) puts every element
+    /// (row, k) where TMA put (row, 16 ks + k). The start addresses of the
+    /// K-steps are those `q_desc` and `k_desc` encode.
+    #[test]
+    fn q_and_k_descriptors_read_what_tma_wrote() {
+        let sw = Swizzle::<3, 3, 3>;
+        let base = 0x4_0000u32;
+        for d in HEAD_DIMS {
+            for ks in 0..(d / 16) as u32 {
+                for w in 0..2u32 {
+                    let start = base + (ks / 4) * (BM as u32 * 128) + w * 8192 + 32 * (ks % 4);
+                    assert_eq!(q_desc(base, w, ks), desc::<QTile>(start));
+                    // The start is in a 1024-byte period at a multiple of
+                    // 32 bytes below 128: the swizzle of (start + offset)
+                    // is the tile's offset's swizzle plus the start.
+                    for r in 0..64u32 {
+                        for k in 0..16u32 {
+                            let tma = tma_at(base, BM as u32, 64 * w + r, 16 * ks + k);
+                            let rel = start - base;
+                            let read =
+                                base + 2 * sw.apply(((rel / 2) + 64 * r + k) as usize) as u32;
+                            assert_eq!(tma, read, "Q d {d} ks {ks} w {w} ({r},{k})");
+                        }
+                    }
+                }
+                let start = base + (ks / 4) * (BN as u32 * 128) + 32 * (ks % 4);
+                assert_eq!(k_desc(base, ks), desc::<KTile>(start));
+                for r in 0..BN as u32 {
+                    for k in 0..16u32 {
+                        let tma = tma_at(base, BN as u32, r, 16 * ks + k);
+                        let read = base
+                            + 2 * sw.apply((((start - base) / 2) + 64 * r + k) as usize) as u32;
+                        assert_eq!(tma, read, "K d {d} ks {ks} ({r},{k})");
+                    }
+                }
+            }
+        }
+    }
+
+    /// V's descriptors: N-major 128-byte-swizzle tiles whose element (n, k)
+    /// (head dimension n, key 16 kk + k) is where TMA put V's row 16 kk +
+    /// k, column n; the descriptor fields are CuTe's for that canonical
+    /// form (type B128; SBO, 8 keys on, 1024 bytes = 64 units; LBO, the
+    /// next 64-wide box, 16 KiB = 1024 units).
+    #[test]
+    fn v_descriptors_read_what_tma_wrote() {
+        let base = 0x1_0000u32;
+        let (v64, v128) = (VTile64::default(), VTile128::default());
+        for kk in 0..(BN / 16) as u32 {
+            let at = base + kk * 2048;
+            for (d, dsc) in [
+                (64usize, v_desc::<64>(base, kk)),
+                (128, v_desc::<128>(base, kk)),
+            ] {
+                assert_eq!(dsc.layout_type(), LayoutType::B128);
+                assert_eq!(dsc.bits() & 0x3fff, (at >> 4) as u64);
+                assert_eq!(dsc.sbo(), 64, "d {d}");
+                if d == 128 {
+                    assert_eq!(dsc.lbo(), 1024);
+                }
+                for n in 0..d as u32 {
+                    for k in 0..16u32 {
+                        let tma = tma_at(base, BN as u32, 16 * kk + k, n);
+                        let off = if d == 64 {
+                            v64.layout.crd2idx((n as usize, k as usize))
+                        } else {
+                            v128.layout.crd2idx((n as usize, k as usize))
+                        };
+                        // The tile's offsets are from the K-step's start,
+                        // 2048 kk bytes into the 1024-byte periods.
+                        let read =
+                            base + 2 * Swizzle::<3, 3, 3>.apply(1024 * kk as usize + off) as u32;
+                        assert_eq!(tma, read, "V d {d} kk {kk} ({n},{k})");
+                    }
+                }
+            }
+        }
+    }
+
+    /// S's and O's accumulators of a thread lie in the same two rows, slot
+    /// for slot, and their rows are reduced over the same lanes: the
+    /// softmax's statistics, kept per slot, serve both.
+    #[test]
+    fn s_and_o_rows_agree() {
+        let s = <SAtom as MmaAtom>::CLayout::default();
+        let o = <PvAtom128 as MmaAtom>::CLayout::default();
+        assert_eq!((S_ROWS.rows, S_ROWS.xor()), (2, &[1, 2][..]));
+        for rows in [O_ROWS_64, O_ROWS_128] {
+            assert_eq!((rows.rows, rows.xor()), (S_ROWS.rows, S_ROWS.xor()));
+        }
+        for t in 0..128 {
+            for v in 0..64 {
+                for w in 0..64 {
+                    if S_ROWS.row_of[v] == O_ROWS_128.row_of[w] {
+                        assert_eq!(s.crd2idx((t, v)) % 64, o.crd2idx((t, w)) % 64);
+                    }
+                }
+            }
+        }
+    }
+
+    /// O's C layouts (m64n64, m64n128) are S's (m64n128) on their values:
+    /// the epilogue takes O's coordinates from S's layout.
+    #[test]
+    fn o_coordinates_are_s_coordinates() {
+        let s = <SAtom as MmaAtom>::CLayout::default();
+        let o64 = <PvAtom64 as MmaAtom>::CLayout::default();
+        let o128 = <PvAtom128 as MmaAtom>::CLayout::default();
+        for t in 0..128 {
+            for v in 0..64 {
+                assert_eq!(o128.crd2idx((t, v)), s.crd2idx((t, v)));
+                if v < 32 {
+                    assert_eq!(o64.crd2idx((t, v)), s.crd2idx((t, v)));
+                }
+            }
+        }
+    }
+
+    /// The tiles a causal block reads cover its last row's keys and no
+    /// tile past the keys; every tile of a non-causal block.
+    #[test]
+    fn kv_tiles_cover_the_visible_keys() {
+        for (seq_q, seq_k) in [
+            (1usize, 1usize),
+            (77, 77),
+            (300, 129),
+            (129, 1000),
+            (4096, 4096),
+        ] {
+            for mb in 0..seq_q.div_ceil(BM) {
+                let m0 = mb * BM;
+                let last_row = (m0 + BM).min(seq_q) - 1;
+                let t = kv_tiles(m0, seq_q, seq_k, true);
+                assert!(t * BN > last_row.min(seq_k - 1) && t <= seq_k.div_ceil(BN));
+                assert!(t == 0 || (t - 1) * BN <= last_row);
+                assert_eq!(kv_tiles(m0, seq_q, seq_k, false), seq_k.div_ceil(BN));
+            }
+        }
+        assert_eq!(row_block(0, 5, true), 4);
+    }
+}
