@@ -457,7 +457,7 @@ const ATTN_SMEM_BYTES: usize = <ATTN_SMEM as layout_device::SharedBuffer>::BYTES
 /// mask, each `attention_body::<D, CAUSAL, STAGES>`.
 macro_rules! attention_entries {
     ($($name:ident: $d:literal, $causal:literal, $stages:literal;)*) => {$(
-        /// O = softmax(scale · Q·Kᵀ) · V and the rows' log-sum-exp, for
+        /// O = softmax!(scale · Q·Kᵀ) · V and the rows' log-sum-exp, for
         /// one (batch, head) per grid row (`crate::attention` has the
         /// plan): Q, K, V and O f16 in (batch, seq, heads, d) order, LSE f32
         /// in (batch, heads, seq_q); top-left causal in the `_causal` form.
@@ -626,136 +626,238 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
         }
     };
     const ROWS: usize = S_ROWS.rows;
+    // Tile n's softmax beside tile n - 1's P·V where the registers allow:
+    // S, P and O live together (64 + 32 + D / 2 a thread) fit at d = 64;
+    // at d = 128 ptxas would spill (it allocates the consumers within the
+    // launch's 168, not setmaxnreg's 240).
+    const OVERLAP: bool = D == 64;
     let mut acc_o = const { [0f32; D / 2] };
     let mut row_max = [NEG_INF; ROWS];
     let mut row_sum = [0f32; ROWS];
     qbar.wait(0);
-    for n in 0..tiles {
-        // S = Q·Kᵀ, K's tile from its ring.
+    // Each of the thread's 64 S values by a constant index: value 16 i + j.
+    macro_rules! each_s {
+        (|$v:ident| $body:expr) => {
+            each::<4>(|i| {
+                each::<16>(|j| {
+                    let $v = 16 * i + j;
+                    $body
+                })
+            })
+        };
+    }
+    // S = Q·Kᵀ for the K tile in `slot`, issued (not waited for).
+    macro_rules! s_gemm {
+        ($s:expr, $slot:expr) => {{
+            let s: &mut [f32; 64] = $s;
+            let slot: &layout_device::ConsumerSlot = $slot;
+            let kat = base + k_at(D, slot.stage() as usize) as u32;
+            each::<{ D / 16 }>(|ks| {
+                let ks = ks as u32;
+                wgmma_m64n128k16_f32_f16(
+                    q_desc(base, w, ks).bits(),
+                    k_desc(kat, ks).bits(),
+                    s,
+                    ks > 0,
+                );
+            });
+        }};
+    }
+    // O += P·V for the V tile in `slot` (N-major: the transpose bit),
+    // issued; P's A fragment kk is 16 keys.
+    macro_rules! pv_gemm {
+        ($acc_o:expr, $p:expr, $slot:expr) => {{
+            let acc_o: &mut [f32; D / 2] = $acc_o;
+            let p: &[[u32; 4]; BN / 16] = $p;
+            let slot: &layout_device::ConsumerSlot = $slot;
+            let vat = base + v_at(D, slot.stage() as usize) as u32;
+            each::<{ BN / 16 }>(|kk| {
+                let dv = v_desc::<D>(vat, kk as u32).bits();
+                // (Both forms type-check in each copy; the other is never taken.)
+                if D == 64 {
+                    match (&mut acc_o[..]).try_into() {
+                        Ok(acc) => wgmma_m64n64k16_f32_f16_rs::<true>(p[kk], dv, acc, true),
+                        Err(_) => trap(),
+                    }
+                } else {
+                    match (&mut acc_o[..]).try_into() {
+                        Ok(acc) => wgmma_m64n128k16_f32_f16_rs::<true>(p[kk], dv, acc, true),
+                        Err(_) => trap(),
+                    }
+                }
+            });
+        }};
+    }
+    // The online softmax of tile n's S, in place: the masks, the row
+    // maxima in base-2 units, the reference moved (the sums rescaled now,
+    // O by the returned factors once its P·V is done) only when some row of
+    // the warp outgrew it by RESCALE_SLACK, then S := exp2(S |scale| log2
+    // e - reference) and the rows' sums.
+    macro_rules! softmax {
+        ($s:expr, $n:expr, $row_max:expr, $row_sum:expr) => {{
+            let s: &mut [f32; 64] = $s;
+            let n: usize = $n;
+            let row_max: &mut [f32; ROWS] = $row_max;
+            let row_sum: &mut [f32; ROWS] = $row_sum;
+            if negative {
+                each_s!(|v| s[v] = -s[v]);
+            }
+            // Keys past seq_k, and (causal) past the row, count for nothing.
+            let n0 = (n * BN) as u32;
+            let first_row = (m0 + 64 * w as usize) as u32;
+            if n0 + BN as u32 > seq_k as u32 || (CAUSAL && n0 + BN as u32 > first_row + 1) {
+                let keys_left = seq_k as i32 - (n0 + key_t) as i32;
+                let ahead = (n0 + key_t) as i32 - row_t as i32;
+                each_s!(|v| {
+                    let qv = cs.crd2idx((0usize, v));
+                    let (dr, dk) = ((qv % 64) as i32, (qv / 64) as i32);
+                    if dk >= keys_left || (CAUSAL && ahead + dk > dr) {
+                        s[v] = NEG_INF;
+                    }
+                });
+            }
+            let mut mx = [NEG_INF; ROWS];
+            each_s!(|v| {
+                let r = S_ROWS.row_of[v];
+                mx[r] = mx[r].max(s[v]);
+            });
+            let mut grown = false;
+            each::<ROWS>(|r| {
+                mx[r] = row_reduce(row_max[r].max(mx[r] * scale2), f32::max);
+                grown |= mx[r] > row_max[r] + RESCALE_SLACK;
+            });
+            let mut corr = [1f32; ROWS];
+            let grown = warp_any(grown);
+            if grown {
+                each::<ROWS>(|r| {
+                    // A row with every key masked so far keeps -inf (0, not NaN).
+                    corr[r] = if mx[r] == NEG_INF {
+                        1.0
+                    } else {
+                        exp2(row_max[r] - mx[r])
+                    };
+                    row_max[r] = mx[r];
+                    row_sum[r] *= corr[r];
+                });
+            }
+            let mut base2 = [0f32; ROWS];
+            each::<ROWS>(|r| {
+                base2[r] = if row_max[r] == NEG_INF {
+                    0.0
+                } else {
+                    row_max[r]
+                }
+            });
+            each_s!(|v| {
+                let row = S_ROWS.row_of[v];
+                s[v] = exp2(fma(s[v], scale2, -base2[row]));
+                row_sum[row] += s[v];
+            });
+            (grown, corr)
+        }};
+    }
+    // P as f16 pairs: A fragment kk of O += P·V is S's values
+    // P_OF_S.value[8 kk + x] (derived from the two atoms' layouts).
+    macro_rules! pack {
+        ($s:expr, $p:expr) => {{
+            let s: &[f32; 64] = $s;
+            let p: &mut [[u32; 4]; BN / 16] = $p;
+            each::<{ BN / 16 }>(|kk| {
+                each::<4>(|r| {
+                    p[kk][r] = f16x2(
+                        s[P_OF_S.value[8 * kk + 2 * r]],
+                        s[P_OF_S.value[8 * kk + 2 * r + 1]],
+                    );
+                })
+            });
+        }};
+    }
+    let mut s = const { [0f32; 64] };
+    let mut p = const { [[0u32; 4]; BN / 16] };
+    if OVERLAP {
+        // FlashAttention-3's order within a warpgroup: tile n's S = Q·Kᵀ
+        // and tile n - 1's O += P·V are in flight together; S's softmax
+        // runs while P·V does, and O is rescaled once P·V is done. (Each
+        // `wgmma` issued unconditionally in its stretch: ptxas serializes
+        // them where it cannot tell which group is in flight.)
         let slot = kc.wait();
-        let kat = base + k_at(D, slot.stage() as usize) as u32;
-        let mut s = const { [0f32; 64] };
         wgmma_fence();
-        each::<{ D / 16 }>(|ks| {
-            let ks = ks as u32;
-            wgmma_m64n128k16_f32_f16(
-                q_desc(base, w, ks).bits(),
-                k_desc(kat, ks).bits(),
-                &mut s,
-                ks > 0,
-            );
-        });
+        s_gemm!(&mut s, &slot);
         wgmma_commit_group();
         wgmma_wait_group::<0>();
         if wt % 32 == 0 {
             kc.release(slot);
         }
-        // Each of the thread's 64 values by a constant index: value 16 i + j.
-        macro_rules! each_s {
-            (|$v:ident| $body:expr) => {
-                each::<4>(|i| {
+        // O is 0 yet: its rescale is moot.
+        let _ = softmax!(&mut s, 0, &mut row_max, &mut row_sum);
+        pack!(&s, &mut p);
+        for n in 1..tiles {
+            let kslot = kc.wait();
+            wgmma_fence();
+            s_gemm!(&mut s, &kslot);
+            wgmma_commit_group();
+            let vslot = vc.wait();
+            pv_gemm!(&mut acc_o, &p, &vslot);
+            wgmma_commit_group();
+            // S is done (groups complete in order); P·V may not be.
+            wgmma_wait_group::<1>();
+            if wt % 32 == 0 {
+                kc.release(kslot);
+            }
+            let (grown, corr) = softmax!(&mut s, n, &mut row_max, &mut row_sum);
+            wgmma_wait_group::<0>();
+            if wt % 32 == 0 {
+                vc.release(vslot);
+            }
+            // O (through tile n - 1) against the reference tile n moved to.
+            if grown {
+                each::<{ D / 32 }>(|i| {
                     each::<16>(|j| {
-                        let $v = 16 * i + j;
-                        $body
+                        let v = 16 * i + j;
+                        acc_o[v] *= corr[S_ROWS.row_of[v]];
                     })
-                })
-            };
-        }
-        if negative {
-            each_s!(|v| s[v] = -s[v]);
-        }
-        // Keys past seq_k, and (causal) past the row, count for nothing.
-        let n0 = (n * BN) as u32;
-        let first_row = (m0 + 64 * w as usize) as u32;
-        if n0 + BN as u32 > seq_k as u32 || (CAUSAL && n0 + BN as u32 > first_row + 1) {
-            let keys_left = seq_k as i32 - (n0 + key_t) as i32;
-            let ahead = (n0 + key_t) as i32 - row_t as i32;
-            each_s!(|v| {
-                let qv = cs.crd2idx((0usize, v));
-                let (dr, dk) = ((qv % 64) as i32, (qv / 64) as i32);
-                if dk >= keys_left || (CAUSAL && ahead + dk > dr) {
-                    s[v] = NEG_INF;
-                }
-            });
-        }
-        // The online softmax (as the SM80 kernel's): the row maxima in
-        // base-2 units, the reference moved (O and the sums rescaled) only
-        // when some row of the warp outgrew it by RESCALE_SLACK.
-        let mut mx = [NEG_INF; ROWS];
-        each_s!(|v| {
-            let r = S_ROWS.row_of[v];
-            mx[r] = mx[r].max(s[v]);
-        });
-        let mut grown = false;
-        each::<ROWS>(|r| {
-            mx[r] = row_reduce(row_max[r].max(mx[r] * scale2), f32::max);
-            grown |= mx[r] > row_max[r] + RESCALE_SLACK;
-        });
-        if warp_any(grown) {
-            let mut corr = [0f32; ROWS];
-            each::<ROWS>(|r| {
-                // A row with every key masked so far keeps -inf (0, not NaN).
-                corr[r] = if mx[r] == NEG_INF {
-                    1.0
-                } else {
-                    exp2(row_max[r] - mx[r])
-                };
-                row_max[r] = mx[r];
-                row_sum[r] *= corr[r];
-            });
-            each::<{ D / 32 }>(|i| {
-                each::<16>(|j| {
-                    let v = 16 * i + j;
-                    acc_o[v] *= corr[S_ROWS.row_of[v]];
-                })
-            });
-        }
-        let mut base2 = [0f32; ROWS];
-        each::<ROWS>(|r| {
-            base2[r] = if row_max[r] == NEG_INF {
-                0.0
-            } else {
-                row_max[r]
-            }
-        });
-        // P = exp2(S |scale| log2 e - max) as f16 pairs: A fragment kk of
-        // O += P·V (16 keys) is S's values P_OF_S.value[8 kk + x].
-        let mut p = const { [[0u32; 4]; BN / 16] };
-        each::<{ BN / 16 }>(|kk| {
-            each::<4>(|r| {
-                let e = [2 * r, 2 * r + 1].map(|x| {
-                    let v = P_OF_S.value[8 * kk + x];
-                    let row = S_ROWS.row_of[v];
-                    let e = exp2(fma(s[v], scale2, -base2[row]));
-                    row_sum[row] += e;
-                    e
                 });
-                p[kk][r] = f16x2(e[0], e[1]);
-            })
-        });
-        // O += P·V, V's tile from its ring (N-major: the transpose bit).
-        let slot = vc.wait();
-        let vat = base + v_at(D, slot.stage() as usize) as u32;
-        wgmma_fence();
-        each::<{ BN / 16 }>(|kk| {
-            let dv = v_desc::<D>(vat, kk as u32).bits();
-            // (Both forms type-check in each copy; the other is never taken.)
-            if D == 64 {
-                match (&mut acc_o[..]).try_into() {
-                    Ok(acc) => wgmma_m64n64k16_f32_f16_rs::<true>(p[kk], dv, acc, true),
-                    Err(_) => trap(),
-                }
-            } else {
-                match (&mut acc_o[..]).try_into() {
-                    Ok(acc) => wgmma_m64n128k16_f32_f16_rs::<true>(p[kk], dv, acc, true),
-                    Err(_) => trap(),
-                }
             }
-        });
+            pack!(&s, &mut p);
+        }
+        let slot = vc.wait();
+        wgmma_fence();
+        pv_gemm!(&mut acc_o, &p, &slot);
         wgmma_commit_group();
         wgmma_wait_group::<0>();
         if wt % 32 == 0 {
             vc.release(slot);
+        }
+    } else {
+        // One tile at a time: S = Q·Kᵀ, its softmax (O rescaled), then
+        // O += P·V; S's registers are P's (fewer live at d = 128).
+        for n in 0..tiles {
+            let slot = kc.wait();
+            wgmma_fence();
+            s_gemm!(&mut s, &slot);
+            wgmma_commit_group();
+            wgmma_wait_group::<0>();
+            if wt % 32 == 0 {
+                kc.release(slot);
+            }
+            let (grown, corr) = softmax!(&mut s, n, &mut row_max, &mut row_sum);
+            if grown {
+                each::<{ D / 32 }>(|i| {
+                    each::<16>(|j| {
+                        let v = 16 * i + j;
+                        acc_o[v] *= corr[S_ROWS.row_of[v]];
+                    })
+                });
+            }
+            pack!(&s, &mut p);
+            let slot = vc.wait();
+            wgmma_fence();
+            pv_gemm!(&mut acc_o, &p, &slot);
+            wgmma_commit_group();
+            wgmma_wait_group::<0>();
+            if wt % 32 == 0 {
+                vc.release(slot);
+            }
         }
     }
     // Epilogue: the rows' sums (each lane held its columns' share), O / sum

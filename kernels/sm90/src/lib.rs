@@ -128,12 +128,14 @@ pub const FLASH_ATTN_FWD_SM90_D128_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
 /// As at d = 64.
 pub const FLASH_ATTN_FWD_SM90_D128_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
 /// d = 64: S by 4 SS `wgmma`s (16 of the head dimension each), P·V by 8
-/// RS `wgmma`s (16 keys each); Q, K and V each one TMA box of 64 columns.
+/// RS `wgmma`s (16 keys each), each written twice (the first tile's S
+/// and the last tile's P·V are peeled off the overlapped loop); Q, K and
+/// V each one TMA box of 64 columns.
 pub const FLASH_ATTN_FWD_SM90_D64_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
-    &[("wgmma.mma_async", 12), ("cp.async.bulk.tensor", 3)];
+    &[("wgmma.mma_async", 24), ("cp.async.bulk.tensor", 3)];
 /// As at d = 64.
 pub const FLASH_ATTN_FWD_SM90_D64_CAUSAL_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
-    &[("wgmma.mma_async", 12), ("cp.async.bulk.tensor", 3)];
+    &[("wgmma.mma_async", 24), ("cp.async.bulk.tensor", 3)];
 /// d = 128: S by 8 SS `wgmma`s, P·V by 8 RS; two boxes each of Q, K, V.
 pub const FLASH_ATTN_FWD_SM90_D128_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
     &[("wgmma.mma_async", 16), ("cp.async.bulk.tensor", 6)];
