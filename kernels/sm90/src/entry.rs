@@ -626,11 +626,6 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
         }
     };
     const ROWS: usize = S_ROWS.rows;
-    // Tile n's softmax beside tile n - 1's P·V where the registers allow:
-    // S, P and O live together (64 + 32 + D / 2 a thread) fit at d = 64;
-    // at d = 128 ptxas would spill (it allocates the consumers within the
-    // launch's 168, not setmaxnreg's 240).
-    const OVERLAP: bool = D == 64;
     let mut acc_o = const { [0f32; D / 2] };
     let mut row_max = [NEG_INF; ROWS];
     let mut row_sum = [0f32; ROWS];
@@ -774,91 +769,58 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
     }
     let mut s = const { [0f32; 64] };
     let mut p = const { [[0u32; 4]; BN / 16] };
-    if OVERLAP {
-        // FlashAttention-3's order within a warpgroup: tile n's S = Q·Kᵀ
-        // and tile n - 1's O += P·V are in flight together; S's softmax
-        // runs while P·V does, and O is rescaled once P·V is done. (Each
-        // `wgmma` issued unconditionally in its stretch: ptxas serializes
-        // them where it cannot tell which group is in flight.)
-        let slot = kc.wait();
+    // FlashAttention-3's order within a warpgroup: tile n's S = Q·Kᵀ
+    // and tile n - 1's O += P·V are in flight together; S's softmax
+    // runs while P·V does, and O is rescaled once P·V is done. (Each
+    // `wgmma` issued unconditionally in its stretch: ptxas serializes
+    // them where it cannot tell which group is in flight.)
+    let slot = kc.wait();
+    wgmma_fence();
+    s_gemm!(&mut s, &slot);
+    wgmma_commit_group();
+    wgmma_wait_group::<0>();
+    if wt % 32 == 0 {
+        kc.release(slot);
+    }
+    // O is 0 yet: its rescale is moot.
+    let _ = softmax!(&mut s, 0, &mut row_max, &mut row_sum);
+    pack!(&s, &mut p);
+    for n in 1..tiles {
+        let kslot = kc.wait();
         wgmma_fence();
-        s_gemm!(&mut s, &slot);
+        s_gemm!(&mut s, &kslot);
         wgmma_commit_group();
+        let vslot = vc.wait();
+        pv_gemm!(&mut acc_o, &p, &vslot);
+        wgmma_commit_group();
+        // S is done (groups complete in order); P·V may not be.
+        wgmma_wait_group::<1>();
+        if wt % 32 == 0 {
+            kc.release(kslot);
+        }
+        let (grown, corr) = softmax!(&mut s, n, &mut row_max, &mut row_sum);
         wgmma_wait_group::<0>();
         if wt % 32 == 0 {
-            kc.release(slot);
+            vc.release(vslot);
         }
-        // O is 0 yet: its rescale is moot.
-        let _ = softmax!(&mut s, 0, &mut row_max, &mut row_sum);
+        // O (through tile n - 1) against the reference tile n moved to.
+        if grown {
+            each::<{ D / 32 }>(|i| {
+                each::<16>(|j| {
+                    let v = 16 * i + j;
+                    acc_o[v] *= corr[S_ROWS.row_of[v]];
+                })
+            });
+        }
         pack!(&s, &mut p);
-        for n in 1..tiles {
-            let kslot = kc.wait();
-            wgmma_fence();
-            s_gemm!(&mut s, &kslot);
-            wgmma_commit_group();
-            let vslot = vc.wait();
-            pv_gemm!(&mut acc_o, &p, &vslot);
-            wgmma_commit_group();
-            // S is done (groups complete in order); P·V may not be.
-            wgmma_wait_group::<1>();
-            if wt % 32 == 0 {
-                kc.release(kslot);
-            }
-            let (grown, corr) = softmax!(&mut s, n, &mut row_max, &mut row_sum);
-            wgmma_wait_group::<0>();
-            if wt % 32 == 0 {
-                vc.release(vslot);
-            }
-            // O (through tile n - 1) against the reference tile n moved to.
-            if grown {
-                each::<{ D / 32 }>(|i| {
-                    each::<16>(|j| {
-                        let v = 16 * i + j;
-                        acc_o[v] *= corr[S_ROWS.row_of[v]];
-                    })
-                });
-            }
-            pack!(&s, &mut p);
-        }
-        let slot = vc.wait();
-        wgmma_fence();
-        pv_gemm!(&mut acc_o, &p, &slot);
-        wgmma_commit_group();
-        wgmma_wait_group::<0>();
-        if wt % 32 == 0 {
-            vc.release(slot);
-        }
-    } else {
-        // One tile at a time: S = Q·Kᵀ, its softmax (O rescaled), then
-        // O += P·V; S's registers are P's (fewer live at d = 128).
-        for n in 0..tiles {
-            let slot = kc.wait();
-            wgmma_fence();
-            s_gemm!(&mut s, &slot);
-            wgmma_commit_group();
-            wgmma_wait_group::<0>();
-            if wt % 32 == 0 {
-                kc.release(slot);
-            }
-            let (grown, corr) = softmax!(&mut s, n, &mut row_max, &mut row_sum);
-            if grown {
-                each::<{ D / 32 }>(|i| {
-                    each::<16>(|j| {
-                        let v = 16 * i + j;
-                        acc_o[v] *= corr[S_ROWS.row_of[v]];
-                    })
-                });
-            }
-            pack!(&s, &mut p);
-            let slot = vc.wait();
-            wgmma_fence();
-            pv_gemm!(&mut acc_o, &p, &slot);
-            wgmma_commit_group();
-            wgmma_wait_group::<0>();
-            if wt % 32 == 0 {
-                vc.release(slot);
-            }
-        }
+    }
+    let slot = vc.wait();
+    wgmma_fence();
+    pv_gemm!(&mut acc_o, &p, &slot);
+    wgmma_commit_group();
+    wgmma_wait_group::<0>();
+    if wt % 32 == 0 {
+        vc.release(slot);
     }
     // Epilogue: the rows' sums (each lane held its columns' share), O / sum
     // as f16 pairs (values v and v + 1, v even, are adjacent columns of one

@@ -13,9 +13,13 @@ use core::arch::{asm, nvptx};
 #[track_caller]
 pub fn trap() -> ! {
     #[cfg(target_arch = "nvptx64")]
-    // SAFETY: `trap` aborts the kernel; it has no precondition.
+    // SAFETY: `brkpt` stops the kernel with an error when no debugger is
+    // attached (the launch fails); `exit` ends the thread should it ever
+    // resume. Not `trap`: with a `trap` in the region after
+    // `setmaxnreg.inc`, ptxas (13.0) allocates that region within the
+    // launch's register count instead of the raised one.
     unsafe {
-        nvptx::trap()
+        asm!("brkpt;", "exit;", options(noreturn, nostack))
     }
     #[cfg(not(target_arch = "nvptx64"))]
     panic!("device check failed")
