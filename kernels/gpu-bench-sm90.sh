@@ -56,3 +56,7 @@ if [ -n "$cutlass" ]; then
         "$tmp/wgmma_tma_sm90" $n $n $n T N | grep -E "CUTE_GEMM" || true
     done
 fi
+# Last: a failed device check must fail the launch (the CUDA context is
+# unusable after it, so nothing runs after this in its process).
+echo "## a failed device-side check stops the kernel (kernels/trap-check.py)"
+timeout 60 python3 "$here/trap-check.py" "$bin/layout_kernels_sm90.ptx" || echo "trap-check failed: $?"

@@ -883,3 +883,16 @@ fn row_reduce(mut x: f32, op: impl Fn(f32, f32) -> f32) -> f32 {
     }
     x
 }
+
+/// Stores 1 at `out[at]` through a checked buffer of `len` words. With `at
+/// >= len` the store's bounds check stops the kernel (`layout_device::trap`)
+/// and the launch fails: `kernels/trap-check.py` runs both.
+///
+/// # Safety
+/// `out` points to `len` `u32` of device memory.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn check_trap(out: *mut u32, len: u32, at: u32) {
+    // SAFETY: the launch contract above.
+    let out = unsafe { GlobalMut::new(out, len as usize) };
+    out.st(at as usize, 1);
+}

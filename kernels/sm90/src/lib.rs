@@ -13,6 +13,8 @@
 //!   pass, warp-specialized (a TMA producer warpgroup, two `wgmma`
 //!   consumer warpgroups), S = Q·Kᵀ by SS `wgmma`, O += P·V by RS `wgmma`
 //!   with P from S's registers; its plan is [`attention`]'s.
+//! - `check_trap`: one checked store, for `kernels/trap-check.py` (a failed
+//!   device check fails the launch).
 //! - `tma_tile`: one TMA load of a 64 x 64 f16 box with the 128-byte
 //!   swizzle, completing on an `mbarrier`, read back through the swizzle.
 //!
@@ -145,6 +147,8 @@ pub const FLASH_ATTN_FWD_SM90_D128_CAUSAL_EXPECT_INSTRUCTIONS: &[(&str, usize)] 
     &[("wgmma.mma_async", 32), ("cp.async.bulk.tensor", 6)];
 /// `wgmma_shapes`' one instruction (N = 128).
 pub const WGMMA_SHAPES_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[("wgmma.mma_async", 1)];
+/// `check_trap`: one warp.
+pub const CHECK_TRAP_LAUNCH_BOUNDS: (u32, u32) = (32, 1);
 /// `tma_tile`: one warpgroup.
 pub const TMA_TILE_LAUNCH_BOUNDS: (u32, u32) = (128, 1);
 /// `tma_tile`'s one TMA load.
