@@ -61,9 +61,10 @@ pub struct Family {
     /// The head dimensions built.
     pub head_dims: &'static [usize],
     /// Threads per block.
-    pub threads: usize,
-    /// Query rows per block (grid x: ceil(seq_q / rows_per_block)).
-    pub rows_per_block: usize,
+    pub threads: fn(usize) -> usize,
+    /// Query rows per block for a head dimension (grid x: ceil(seq_q /
+    /// rows_per_block(d))).
+    pub rows_per_block: fn(usize) -> usize,
     /// Dynamic shared memory per block for a head dimension (bytes).
     pub smem_bytes: fn(usize) -> usize,
     /// How Q, K and V reach the kernel.
@@ -78,7 +79,8 @@ pub enum FamilyKind {
     Pointers,
     /// `(map_q, map_k, map_v, o, lse, seq_q, seq_k, heads, scale)`: TMA
     /// tensor maps of each as `batch` planes of `seq x heads · d` with
-    /// boxes of 128 rows x 64 columns and the 128-byte swizzle, O and LSE
+    /// boxes of 64 columns and the 128-byte swizzle (`bm(d)` rows for Q,
+    /// 128 for K and V), O and LSE
     /// as slices, the sizes as `u32` (`layout_kernels_sm90::attention`).
     TensorMaps,
 }
@@ -89,8 +91,8 @@ pub const FAMILIES: [Family; 2] = [
         name: "flash_attn_fwd",
         entry: "flash_attn_fwd_d{d}{causal}",
         head_dims: &FLASH_HEAD_DIMS,
-        threads: FLASH_THREADS,
-        rows_per_block: FLASH_BM,
+        threads: |_| FLASH_THREADS,
+        rows_per_block: |_| FLASH_BM,
         smem_bytes: flash_smem_bytes,
         kind: FamilyKind::Pointers,
     },
@@ -98,8 +100,8 @@ pub const FAMILIES: [Family; 2] = [
         name: "flash_attn_fwd_sm90",
         entry: "flash_attn_fwd_sm90_d{d}{causal}",
         head_dims: &sm90::HEAD_DIMS,
-        threads: sm90::THREADS,
-        rows_per_block: sm90::BM,
+        threads: sm90::threads,
+        rows_per_block: sm90::bm,
         smem_bytes: |_| sm90::SMEM_BYTES,
         kind: FamilyKind::TensorMaps,
     },
@@ -261,7 +263,7 @@ impl Family {
                 p.seq_q, p.seq_k
             ));
         }
-        let blocks = p.seq_q.div_ceil(self.rows_per_block);
+        let blocks = p.seq_q.div_ceil((self.rows_per_block)(p.d));
         for (what, v, limit, axis) in [
             ("heads", p.heads, GRID_YZ, "y"),
             ("batch", p.batch, GRID_YZ, "z"),
@@ -274,7 +276,8 @@ impl Family {
             }
         }
         let bytes = (self.smem_bytes)(p.d);
-        let (Ok(block), Ok(shared_bytes)) = (u32::try_from(self.threads), u32::try_from(bytes))
+        let (Ok(block), Ok(shared_bytes)) =
+            (u32::try_from((self.threads)(p.d)), u32::try_from(bytes))
         else {
             return Err(format!(
                 "{name}: the block's threads or shared memory overflow"
@@ -540,8 +543,11 @@ mod tests {
         let f = fam();
         // The contract's constants (maps::attention).
         assert_eq!(f.head_dims, FLASH_HEAD_DIMS);
-        assert_eq!((f.threads, f.rows_per_block), (FLASH_THREADS, FLASH_BM));
         for d in FLASH_HEAD_DIMS {
+            assert_eq!(
+                ((f.threads)(d), (f.rows_per_block)(d)),
+                (FLASH_THREADS, FLASH_BM)
+            );
             assert_eq!((f.smem_bytes)(d), flash_smem_bytes(d));
         }
         let names: Vec<String> = [(64, false), (64, true), (128, false), (128, true)]

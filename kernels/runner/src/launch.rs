@@ -521,7 +521,7 @@ impl FlashAttn {
         let maps = match family.kind {
             FamilyKind::Pointers => None,
             FamilyKind::TensorMaps => {
-                use layout_kernels_sm90::attention::{BM, BN, CHUNK};
+                use layout_kernels_sm90::attention::{bm, BN, CHUNK};
                 let e = |e: layout_launch::Error| format!("{}: {e}", f.name());
                 // Each tensor as `batch` planes of seq x heads · d (plane
                 // b's rows past seq read zeros, not plane b + 1's).
@@ -539,7 +539,7 @@ impl FlashAttn {
                         .and_then(|m| stream.upload(&[m]).map_err(e))
                 };
                 Some([
-                    map(q, p.seq_q, BM)?,
+                    map(q, p.seq_q, bm(p.d))?,
                     map(k, p.seq_k, BN)?,
                     map(v, p.seq_k, BN)?,
                 ])

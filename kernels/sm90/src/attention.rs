@@ -5,10 +5,10 @@
 //!
 //! O = softmax(scale · Q·Kᵀ) · V per (batch, head), Q, K, V, O f16 in
 //! (batch, seq, heads, d) order, f32 softmax statistics. A block of three
-//! warpgroups owns [`BM`] query rows of one (batch, head): warpgroup 0 is
+//! warpgroups owns [`bm`] query rows of one (batch, head): warpgroup 0 is
 //! the producer, one thread of it loading Q once and K's and V's tiles of
-//! [`BN`] keys into two rings ([`stages`] each) by TMA; warpgroups 1 and 2
-//! are the consumers, each 64 rows:
+//! [`BN`] keys into two rings ([`stages`] each) by TMA; the others are the
+//! consumers ([`consumers`]: 3 at d = 64, 2 at d = 128), each 64 rows:
 //!
 //! - S = Q·Kᵀ by `wgmma` m64n128k16 with both operands in shared memory
 //!   (K-major: the head dimension is contiguous in Q and K);
@@ -35,12 +35,28 @@ use layout_core::atom::{
 };
 use layout_core::layout_type;
 
-/// Query rows per block: two consumer warpgroups of 64.
-pub const BM: usize = 128;
+/// Consumer warpgroups per block, 64 query rows each: three at d = 64
+/// (FlashAttention-3's 192-row tile; 160 registers each), two at d = 128
+/// (240 each).
+pub const fn consumers(d: usize) -> usize {
+    if d == 64 {
+        3
+    } else {
+        2
+    }
+}
+
+/// Query rows per block.
+pub const fn bm(d: usize) -> usize {
+    64 * consumers(d)
+}
+
+/// Threads per block: the producer warpgroup and the consumers.
+pub const fn threads(d: usize) -> usize {
+    128 * (1 + consumers(d))
+}
 /// Keys per K/V tile (S's N).
 pub const BN: usize = 128;
-/// Threads per block: the producer warpgroup and two consumers.
-pub const THREADS: usize = 384;
 /// The head dimensions built.
 pub const HEAD_DIMS: [usize; 2] = [64, 128];
 /// Halves of the head dimension per TMA box: one 128-byte swizzle row.
@@ -86,9 +102,9 @@ pub const fn stages(d: usize) -> usize {
     }
 }
 
-/// Bytes of Q's tile (`BM` rows).
+/// Bytes of Q's tile (`bm(d)` rows).
 pub const fn q_bytes(d: usize) -> usize {
-    BM * d * 2
+    bm(d) * d * 2
 }
 
 /// Bytes of one K or V tile (`BN` keys).
@@ -129,9 +145,15 @@ const fn max(a: usize, b: usize) -> usize {
     }
 }
 
-/// Registers per consumer thread after `setmaxnreg`; the producer keeps
-/// [`PRODUCER_REGISTERS`].
-pub const CONSUMER_REGISTERS: u32 = 240;
+/// Registers per consumer thread after `setmaxnreg` (the producer keeps
+/// [`PRODUCER_REGISTERS`]): what the register file leaves, a multiple of 8.
+pub const fn consumer_registers(d: usize) -> u32 {
+    if consumers(d) == 3 {
+        160
+    } else {
+        240
+    }
+}
 /// Registers per producer thread after `setmaxnreg`.
 pub const PRODUCER_REGISTERS: u32 = 24;
 
@@ -147,7 +169,13 @@ const _: () = {
         i += 1;
     }
     assert!(SMEM_BYTES <= 227 * 1024);
-    assert!(128 * (PRODUCER_REGISTERS + 2 * CONSUMER_REGISTERS) <= 65536);
+    let mut i = 0;
+    while i < HEAD_DIMS.len() {
+        let d = HEAD_DIMS[i];
+        let regs = PRODUCER_REGISTERS + consumers(d) as u32 * consumer_registers(d);
+        assert!(128 * regs <= 65536 && consumer_registers(d) % 8 == 0 && bm(d) <= 256);
+        i += 1;
+    }
 };
 
 /// One consumer's K-step of Q: 64 rows of 16 halves, rows 128 bytes apart
@@ -175,13 +203,14 @@ pub fn desc_mn<Tile: GmmaTile + Default>(address: u32) -> GmmaDescriptor {
     }
 }
 
-/// Q's descriptor for consumer `w` (0 or 1) and K-step `ks` (16 of the
-/// head dimension) from Q's tile at `base`: box `ks / 4` (64 halves of the
-/// head dimension each, [`BM`] rows of 128 bytes), the consumer's 64 rows
-/// 8 KiB on, the K-step 32 bytes on within the swizzle row.
+/// Q's descriptor for consumer `w` and K-step `ks` (16 of the head
+/// dimension) from Q's tile of `rows` rows at `base`: box `ks / 4` (64
+/// halves of the head dimension each, `rows` rows of 128 bytes), the
+/// consumer's 64 rows 8 KiB on, the K-step 32 bytes on within the swizzle
+/// row.
 #[inline(always)]
-pub fn q_desc(base: u32, w: u32, ks: u32) -> GmmaDescriptor {
-    desc::<QTile>(base + (ks / 4) * (BM * 128) as u32 + w * 64 * 128 + 32 * (ks % 4))
+pub fn q_desc(base: u32, rows: u32, w: u32, ks: u32) -> GmmaDescriptor {
+    desc::<QTile>(base + (ks / 4) * rows * 128 + w * 64 * 128 + 32 * (ks % 4))
 }
 
 /// K's descriptor for K-step `ks` of the tile at `at`.
@@ -203,7 +232,7 @@ pub fn v_desc<const D: usize>(at: u32, kk: u32) -> GmmaDescriptor {
 }
 
 /// Causal blocks grow with their row: the longest are launched first.
-/// Block `bx` of `blocks` takes query rows from this one's times [`BM`].
+/// Block `bx` of `blocks` takes query rows from this one's times `bm(d)`.
 pub const fn row_block(bx: usize, blocks: usize, causal: bool) -> usize {
     if causal {
         blocks - 1 - bx
@@ -212,14 +241,14 @@ pub const fn row_block(bx: usize, blocks: usize, causal: bool) -> usize {
     }
 }
 
-/// The K/V tiles a block starting at query row `m0` reads: all of the keys,
-/// or (causal: query i sees keys 0..=i) those up to its last row.
-pub const fn kv_tiles(m0: usize, seq_q: usize, seq_k: usize, causal: bool) -> usize {
+/// The K/V tiles a block of `rows` query rows from row `m0` reads: all of
+/// the keys, or (causal: query i sees keys 0..=i) those up to its last row.
+pub const fn kv_tiles(m0: usize, rows: usize, seq_q: usize, seq_k: usize, causal: bool) -> usize {
     let all = seq_k.div_ceil(BN);
     if !causal {
         return all;
     }
-    let last = if m0 + BM < seq_q { m0 + BM } else { seq_q };
+    let last = if m0 + rows < seq_q { m0 + rows } else { seq_q };
     let t = last.div_ceil(BN);
     if t < all {
         t
@@ -256,16 +285,17 @@ mod tests {
         let sw = Swizzle::<3, 3, 3>;
         let base = 0x4_0000u32;
         for d in HEAD_DIMS {
+            let rows = bm(d) as u32;
             for ks in 0..(d / 16) as u32 {
-                for w in 0..2u32 {
-                    let start = base + (ks / 4) * (BM as u32 * 128) + w * 8192 + 32 * (ks % 4);
-                    assert_eq!(q_desc(base, w, ks), desc::<QTile>(start));
+                for w in 0..consumers(d) as u32 {
+                    let start = base + (ks / 4) * (rows * 128) + w * 8192 + 32 * (ks % 4);
+                    assert_eq!(q_desc(base, rows, w, ks), desc::<QTile>(start));
                     // The start is in a 1024-byte period at a multiple of
                     // 32 bytes below 128: the swizzle of (start + offset)
                     // is the tile's offset's swizzle plus the start.
                     for r in 0..64u32 {
                         for k in 0..16u32 {
-                            let tma = tma_at(base, BM as u32, 64 * w + r, 16 * ks + k);
+                            let tma = tma_at(base, rows, 64 * w + r, 16 * ks + k);
                             let rel = start - base;
                             let read =
                                 base + 2 * sw.apply(((rel / 2) + 64 * r + k) as usize) as u32;
@@ -370,20 +400,22 @@ mod tests {
     /// tile past the keys; every tile of a non-causal block.
     #[test]
     fn kv_tiles_cover_the_visible_keys() {
-        for (seq_q, seq_k) in [
-            (1usize, 1usize),
-            (77, 77),
-            (300, 129),
-            (129, 1000),
-            (4096, 4096),
-        ] {
-            for mb in 0..seq_q.div_ceil(BM) {
-                let m0 = mb * BM;
-                let last_row = (m0 + BM).min(seq_q) - 1;
-                let t = kv_tiles(m0, seq_q, seq_k, true);
-                assert!(t * BN > last_row.min(seq_k - 1) && t <= seq_k.div_ceil(BN));
-                assert!(t == 0 || (t - 1) * BN <= last_row);
-                assert_eq!(kv_tiles(m0, seq_q, seq_k, false), seq_k.div_ceil(BN));
+        for rows in HEAD_DIMS.map(bm) {
+            for (seq_q, seq_k) in [
+                (1usize, 1usize),
+                (77, 77),
+                (300, 129),
+                (129, 1000),
+                (4096, 4096),
+            ] {
+                for mb in 0..seq_q.div_ceil(rows) {
+                    let m0 = mb * rows;
+                    let last_row = (m0 + rows).min(seq_q) - 1;
+                    let t = kv_tiles(m0, rows, seq_q, seq_k, true);
+                    assert!(t * BN > last_row.min(seq_k - 1) && t <= seq_k.div_ceil(BN));
+                    assert!(t == 0 || (t - 1) * BN <= last_row);
+                    assert_eq!(kv_tiles(m0, rows, seq_q, seq_k, false), seq_k.div_ceil(BN));
+                }
             }
         }
         assert_eq!(row_block(0, 5, true), 4);

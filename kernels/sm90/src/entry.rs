@@ -461,13 +461,15 @@ macro_rules! attention_entries {
         /// one (batch, head) per grid row (`crate::attention` has the
         /// plan): Q, K, V and O f16 in (batch, seq, heads, d) order, LSE f32
         /// in (batch, heads, seq_q); top-left causal in the `_causal` form.
-        /// Launch: grid (ceil(seq_q / 128), heads, batch), 384 threads,
-        /// `crate::attention::SMEM_BYTES` of dynamic shared memory.
+        /// Launch: grid (ceil(seq_q / bm(d)), heads, batch), `threads(d)`
+        /// threads, `crate::attention::SMEM_BYTES` of dynamic shared memory
+        /// (`crate::attention`'s functions of d).
         ///
         /// # Safety
         /// `map_q`, `map_k`, `map_v` point to tensor maps (64-byte aligned,
         /// in global memory) of live f16 buffers, each seen as (heads · d,
-        /// seq, batch) with a box of 64 x 128 x 1 and the 128-byte swizzle;
+        /// seq, batch) with boxes of 64 columns x `bm(d)` (Q) or 128 (K, V)
+        /// rows x 1 plane and the 128-byte swizzle;
         /// `o` and `lse` are the problem's O and LSE (every store is checked
         /// against them).
         #[no_mangle]
@@ -512,8 +514,8 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
     scale: f32,
 ) {
     use crate::attention::{
-        barriers_at, k_at, k_desc, kv_bytes, kv_tiles, q_bytes, q_desc, row_block, v_at, v_desc,
-        SAtom, BM, BN, CHUNK, CONSUMER_REGISTERS, PRODUCER_REGISTERS, P_OF_S, S_ROWS,
+        barriers_at, bm, consumer_registers, consumers, k_at, k_desc, kv_bytes, kv_tiles, q_bytes,
+        q_desc, row_block, v_at, v_desc, SAtom, BN, CHUNK, PRODUCER_REGISTERS, P_OF_S, S_ROWS,
     };
     use layout_device::{
         block_idx_xyz, each, exp2, f16x2, fence_tensormap_acquire, fma, grid_dim, log2,
@@ -531,12 +533,12 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
     let ((bx, h, b), blocks) = (block_idx_xyz(), grid_dim().0);
     let mb = row_block(bx, blocks, CAUSAL);
     let (seq_q, seq_k, heads) = (seq_q as usize, seq_k as usize, heads as usize);
-    let m0 = mb * BM;
+    let m0 = mb * bm(D);
     // The masks compare 32-bit coordinates, TMA's are i32.
     if m0 >= seq_q || seq_k == 0 || seq_q > i32::MAX as usize || seq_k > i32::MAX as usize {
         trap()
     }
-    let tiles = kv_tiles(m0, seq_q, seq_k, CAUSAL);
+    let tiles = kv_tiles(m0, bm(D), seq_q, seq_k, CAUSAL);
     // The plan from the buffer's first 1024-byte boundary.
     let all = Smem::window::<ATTN_SMEM>(0, ATTN_SMEM_BYTES / 4);
     let skip = ((1024 - all.address() % 1024) % 1024 / 4) as usize;
@@ -552,8 +554,8 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
     if t == 0 {
         qbar.init(1);
         // Each consumer warp releases a stage once (lane 0).
-        kpipe.init(8);
-        vpipe.init(8);
+        kpipe.init(4 * consumers(D) as u32);
+        vpipe.init(4 * consumers(D) as u32);
     }
     sync_threads_divergent();
     if t < 128 {
@@ -575,7 +577,7 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
                 });
             };
             qbar.arrive_expect_tx(q_bytes(D) as u32);
-            load(0, BM * 128, map_q, m0, qbar);
+            load(0, bm(D) * 128, map_q, m0, qbar);
             let (mut kp, mut vp) = (kpipe.producer(), vpipe.producer());
             for n in 0..tiles {
                 let slot = kp.acquire();
@@ -602,7 +604,7 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
         }
         return;
     }
-    setmaxnreg_inc::<CONSUMER_REGISTERS>();
+    setmaxnreg_inc::<{ consumer_registers(D) }>();
     let (mut kc, mut vc) = (kpipe.consumer(), vpipe.consumer());
     // This consumer's 64 rows (w = 0 or 1), its thread, and where the
     // thread's S values lie: S's C layout is the thread's offset plus the
@@ -650,7 +652,7 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
             each::<{ D / 16 }>(|ks| {
                 let ks = ks as u32;
                 wgmma_m64n128k16_f32_f16(
-                    q_desc(base, w, ks).bits(),
+                    q_desc(base, bm(D) as u32, w, ks).bits(),
                     k_desc(kat, ks).bits(),
                     s,
                     ks > 0,

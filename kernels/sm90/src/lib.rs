@@ -120,15 +120,21 @@ pub const HGEMM_SM90_CLIPPED_CLUSTER_SIZE: u32 = 2;
 /// `hgemm_sm90_clipped`'s four `wgmma` per K-block and its two TMA copies.
 pub const HGEMM_SM90_CLIPPED_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
     &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
-/// `flash_attn_fwd_sm90_*`: a producer and two consumer warpgroups, one
-/// block per SM (its registers and shared memory).
-pub const FLASH_ATTN_FWD_SM90_D64_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// `flash_attn_fwd_sm90_d64*`: a producer and three consumer warpgroups
+/// (`attention::threads(64)`), one block per SM.
+pub const FLASH_ATTN_FWD_SM90_D64_LAUNCH_BOUNDS: (u32, u32) = (512, 1);
 /// As at d = 64.
-pub const FLASH_ATTN_FWD_SM90_D64_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
-/// As at d = 64.
+pub const FLASH_ATTN_FWD_SM90_D64_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (512, 1);
+/// `flash_attn_fwd_sm90_d128*`: a producer and two consumer warpgroups.
 pub const FLASH_ATTN_FWD_SM90_D128_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
-/// As at d = 64.
+/// As at d = 128.
 pub const FLASH_ATTN_FWD_SM90_D128_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+const _: () = assert!(
+    FLASH_ATTN_FWD_SM90_D64_LAUNCH_BOUNDS.0 as usize == attention::threads(64)
+        && FLASH_ATTN_FWD_SM90_D64_CAUSAL_LAUNCH_BOUNDS.0 as usize == attention::threads(64)
+        && FLASH_ATTN_FWD_SM90_D128_LAUNCH_BOUNDS.0 as usize == attention::threads(128)
+        && FLASH_ATTN_FWD_SM90_D128_CAUSAL_LAUNCH_BOUNDS.0 as usize == attention::threads(128)
+);
 /// d = 64: S by 4 SS `wgmma`s (16 of the head dimension each), P·V by 8
 /// RS `wgmma`s (16 keys each), each written twice (the first tile's S
 /// and the last tile's P·V are peeled off the overlapped loop); Q, K and
