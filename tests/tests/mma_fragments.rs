@@ -144,7 +144,7 @@ fn acc_as_a_is_derived_from_the_a_and_c_layouts() {
         Err(e) => e,
     };
     assert!(
-        e.as_str().contains("not per-thread registers"),
+        e.as_str().contains("reads A from shared memory"),
         "{}",
         e.as_str()
     );

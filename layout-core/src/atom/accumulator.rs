@@ -399,6 +399,12 @@ const fn derive_acc_as_a(
         ));
     }
     let (atoms, blocks) = if k >= n { (k / n, 1) } else { (1, n / k) };
+    if a.values > VALUE_CAP {
+        return Err(refuse(
+            "convert_layout_acc_aregs: the atom reads A from shared memory, not registers (an SS GMMA: its RS form takes A in registers)",
+            text,
+        ));
+    }
     if a.threads != c.threads || blocks * a.values > VALUE_CAP {
         return Err(refuse(
             "convert_layout_acc_aregs: the atom's A and C fragments are not per-thread registers of one thread set",
