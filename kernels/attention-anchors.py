@@ -137,29 +137,25 @@ def main():
                         notes.append(f"{what}: {name} n/a: {out}")
                     else:
                         rates[name], outs[name] = rate, out
+                def timed(ptx, kernel, label):
+                    """Our kernel's TFLOP/s (None if it failed) and its
+                    max |O - FLASH's O| (None without FLASH), with notes."""
+                    rate, o, line = ours(args.runner, ptx, tmp, q, k, v, causal, kernel)
+                    if rate is None:
+                        notes.append(f"{what}: {label} failed: {line}")
+                        return None, None
+                    notes.append(f"{what}: {line}")
+                    ref = outs.get("FLASH_ATTENTION")
+                    diff = None if ref is None else float((o.float() - ref.float()).abs().max())
+                    return rate, diff
+
                 mine, diff, hopper = None, None, None
                 if args.runner and args.sm90_ptx:
-                    hopper, o, line = ours(args.runner, args.sm90_ptx, tmp, q, k, v, causal,
-                                           "flash_attn_fwd_sm90")
-                    if hopper is None:
-                        notes.append(f"{what}: sm90 failed: {line}")
-                    else:
-                        notes.append(f"{what}: {line}")
-                        ref = outs.get("FLASH_ATTENTION")
-                        if ref is not None:
-                            notes.append(f"{what}: sm90 max abs(O - FLASH's) "
-                                         f"{float((o.float() - ref.float()).abs().max()):.2e}")
-                        del o
+                    hopper, hdiff = timed(args.sm90_ptx, "flash_attn_fwd_sm90", "sm90")
+                    if hdiff is not None:
+                        notes.append(f"{what}: sm90 max abs(O - FLASH's) {hdiff:.2e}")
                 if args.runner:
-                    mine, o, line = ours(args.runner, args.ptx, tmp, q, k, v, causal)
-                    if mine is None:
-                        notes.append(f"{what}: ours failed: {line}")
-                    else:
-                        notes.append(f"{what}: {line}")
-                        ref = outs.get("FLASH_ATTENTION")
-                        if ref is not None:
-                            diff = float((o.float() - ref.float()).abs().max())
-                        del o
+                    mine, diff = timed(args.ptx, "flash_attn_fwd", "ours")
                 outs.clear()
                 rows.append((d, s, b, h, causal, mine, rates, diff, hopper))
             del q, k, v

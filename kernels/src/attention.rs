@@ -21,8 +21,8 @@ use layout_core::atom::{SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N};
 use layout_core::instantiate;
 use layout_device::{
     block_idx_xyz, cp_async_commit, cp_async_wait_all, each, exp2, f16x2, fma, grid_dim, in_loop,
-    in_loop_u32, log2, shfl_xor, sync_threads, thread_idx, trap, warp_any, Global, GlobalMut,
-    LdsmInstr, MmaInstr, SharedBuffer, Smem, F4,
+    in_loop_u32, log2, shfl_xor_reduce, sync_threads, thread_idx, trap, warp_any, Global,
+    GlobalMut, LdsmInstr, MmaInstr, SharedBuffer, Smem, F4,
 };
 
 /// Word `i` of a window of `len` words (a power of two) as an `ldmatrix`
@@ -79,18 +79,6 @@ const LOG2_E: f32 = core::f32::consts::LOG2_E;
 #[inline(always)]
 fn slot(v: usize, i: usize) -> usize {
     i * ROWS.rows + ROWS.row_of[v]
-}
-
-/// `x` reduced over the lanes sharing its row, by `op` (a butterfly over
-/// the derived lane masks).
-#[inline(always)]
-fn row_reduce(mut x: f32, op: impl Fn(f32, f32) -> f32) -> f32 {
-    let mut k = 0;
-    while k < ROWS.xor().len() {
-        x = op(x, f32::from_bits(shfl_xor(x.to_bits(), ROWS.xor()[k])));
-        k += 1;
-    }
-    x
 }
 
 /// A thread's copies of K's or V's tiles, in the few registers they may
@@ -468,7 +456,7 @@ pub fn flash_attn_fwd<
         each::<THREAD_ROWS>(
             #[inline(always)]
             |r| {
-                mx[r] = row_reduce(mx[r], f32::max);
+                mx[r] = shfl_xor_reduce(mx[r], ROWS.xor(), f32::max);
                 grown |= mx[r] > row_max[r] + RESCALE_SLACK;
             },
         );
@@ -567,7 +555,7 @@ pub fn flash_attn_fwd<
     each::<THREAD_ROWS>(
         #[inline(always)]
         |r| {
-            row_sum[r] = row_reduce(row_sum[r], |a, b| a + b);
+            row_sum[r] = shfl_xor_reduce(row_sum[r], ROWS.xor(), |a, b| a + b);
             inv[r] = 1.0 / row_sum[r];
         },
     );

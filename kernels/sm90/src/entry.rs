@@ -262,8 +262,9 @@ fn hgemm_body<const I: usize>(
     use layout_core::atom::SM90_64x256x16_F32F16F16_SS as Gmma;
     use layout_device::{
         block_idx, cluster_ctarank, cluster_idx, cluster_sync, f16x2, fence_tensormap_acquire,
-        grid_dim, setmaxnreg_dec, setmaxnreg_inc, sync_threads_divergent, tma_load_2d,
-        tma_load_2d_multicast, wgmma_m64n256k16_f32_f16, ConsumerSlot, PipelineTmaAsync,
+        grid_dim, setmaxnreg_dec, setmaxnreg_inc, shfl_xor_reduce, sync_threads_divergent,
+        tma_load_2d, tma_load_2d_multicast, wgmma_m64n256k16_f32_f16, ConsumerSlot,
+        PipelineTmaAsync,
     };
     let form = const { FORMS[I].1 };
     let (consumers, cluster) = (form.consumers as u32, form.cluster as u32);
@@ -519,9 +520,9 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
     };
     use layout_device::{
         block_idx_xyz, each, exp2, f16x2, fence_tensormap_acquire, fma, grid_dim, log2,
-        setmaxnreg_dec, setmaxnreg_inc, sync_threads_divergent, tma_load_3d, warp_any,
-        wgmma_m64n128k16_f32_f16, wgmma_m64n128k16_f32_f16_rs, wgmma_m64n64k16_f32_f16_rs,
-        Mbarrier, PipelineTmaAsync,
+        setmaxnreg_dec, setmaxnreg_inc, shfl_xor_reduce, sync_threads_divergent, tma_load_3d,
+        warp_any, wgmma_m64n128k16_f32_f16, wgmma_m64n128k16_f32_f16_rs,
+        wgmma_m64n64k16_f32_f16_rs, Mbarrier, PipelineTmaAsync,
     };
     const NEG_INF: f32 = f32::NEG_INFINITY;
     const LOG2_E: f32 = core::f32::consts::LOG2_E;
@@ -579,27 +580,18 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
             qbar.arrive_expect_tx(q_bytes(D) as u32);
             load(0, bm(D) * 128, map_q, m0, qbar);
             let (mut kp, mut vp) = (kpipe.producer(), vpipe.producer());
+            // Tile n of K or V into its ring's next stage.
+            macro_rules! next_tile {
+                ($ring:ident, $at:ident, $map:ident, $n:ident) => {{
+                    let slot = $ring.acquire();
+                    let full = slot.barrier();
+                    full.arrive_expect_tx(kv_bytes(D) as u32);
+                    load($at(D, slot.stage() as usize), BN * 128, $map, $n * BN, full);
+                }};
+            }
             for n in 0..tiles {
-                let slot = kp.acquire();
-                let full = slot.barrier();
-                full.arrive_expect_tx(kv_bytes(D) as u32);
-                load(
-                    k_at(D, slot.stage() as usize),
-                    BN * 128,
-                    map_k,
-                    n * BN,
-                    full,
-                );
-                let slot = vp.acquire();
-                let full = slot.barrier();
-                full.arrive_expect_tx(kv_bytes(D) as u32);
-                load(
-                    v_at(D, slot.stage() as usize),
-                    BN * 128,
-                    map_v,
-                    n * BN,
-                    full,
-                );
+                next_tile!(kp, k_at, map_k, n);
+                next_tile!(vp, v_at, map_v, n);
             }
         }
         return;
@@ -720,7 +712,7 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
             });
             let mut grown = false;
             each::<ROWS>(|r| {
-                mx[r] = row_reduce(row_max[r].max(mx[r] * scale2), f32::max);
+                mx[r] = shfl_xor_reduce(row_max[r].max(mx[r] * scale2), S_ROWS.xor(), f32::max);
                 grown |= mx[r] > row_max[r] + RESCALE_SLACK;
             });
             let mut corr = [1f32; ROWS];
@@ -829,7 +821,7 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
     // row), the log-sum-exp of the rows inside Q.
     let mut inv = [0f32; ROWS];
     each::<ROWS>(|r| {
-        row_sum[r] = row_reduce(row_sum[r], |a, b| a + b);
+        row_sum[r] = shfl_xor_reduce(row_sum[r], S_ROWS.xor(), |a, b| a + b);
         inv[r] = 1.0 / row_sum[r];
     });
     // O's C layout is S's on O's D / 2 values (`attention`'s tests).
@@ -868,22 +860,6 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
             }
         });
     }
-}
-
-/// `x` reduced over the lanes sharing its row of S (or O), by `op`: a
-/// butterfly over the lane masks derived from S's C layout.
-#[inline(always)]
-fn row_reduce(mut x: f32, op: impl Fn(f32, f32) -> f32) -> f32 {
-    use crate::attention::S_ROWS;
-    let mut k = 0;
-    while k < S_ROWS.xor().len() {
-        x = op(
-            x,
-            f32::from_bits(layout_device::shfl_xor(x.to_bits(), S_ROWS.xor()[k])),
-        );
-        k += 1;
-    }
-    x
 }
 
 /// Stores 1 at `out[at]` through a checked buffer of `len` words. With `at

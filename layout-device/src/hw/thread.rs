@@ -282,6 +282,26 @@ pub fn shfl_xor(v: u32, mask: u32) -> u32 {
     })
 }
 
+/// `x` combined by `op` with the `x` of the lanes `lane ^ m` for every XOR
+/// combination of `masks` (a butterfly: one [`shfl_xor`] per mask, in
+/// order): every lane of the group ends with the group's reduction. An MMA
+/// accumulator's row reduction passes the masks its C layout derives
+/// (`layout_core::atom::accumulator::AccRows::xor`).
+///
+/// ```no_run
+/// // A row of an m16n8k16 accumulator is held by a quad (lanes t ^ 1, t ^ 2):
+/// let row_max = layout_device::shfl_xor_reduce(0.5f32, &[1, 2], f32::max);
+/// ```
+#[inline(always)]
+pub fn shfl_xor_reduce(mut x: f32, masks: &[u32], op: impl Fn(f32, f32) -> f32) -> f32 {
+    let mut k = 0;
+    while k < masks.len() {
+        x = op(x, f32::from_bits(shfl_xor(x.to_bits(), masks[k])));
+        k += 1;
+    }
+    x
+}
+
 /// `__shfl_down_sync(0xffffffff, v, delta)`: the `v` of lane
 /// `lane + delta` (a lane past 31 keeps its own).
 #[inline(always)]
