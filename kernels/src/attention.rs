@@ -21,8 +21,8 @@ use layout_core::atom::{SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N};
 use layout_core::instantiate;
 use layout_device::{
     block_idx_xyz, cp_async_commit, cp_async_wait_all, each, exp2, f16x2, fma, grid_dim, in_loop,
-    in_loop_u32, log2, shfl_xor_reduce, sync_threads, thread_idx, trap, warp_any, Global,
-    GlobalMut, LdsmInstr, MmaInstr, SharedBuffer, Smem, F4,
+    in_loop_u32, log2, longest_first, shfl_xor_reduce, sync_threads, thread_idx, trap, warp_any,
+    Global, GlobalMut, LdsmInstr, MmaInstr, SharedBuffer, Smem, F4,
 };
 
 /// Word `i` of a window of `len` words (a power of two) as an `ldmatrix`
@@ -221,6 +221,18 @@ fn mma_pair<const N: usize>(
     )
 }
 
+/// The (row block, head, batch) of the block at `block` of the grid. Causal
+/// blocks grow with their row: the longest over the whole grid are
+/// launched first.
+#[inline(always)]
+fn row_block<const CAUSAL: bool>(block: (usize, usize, usize)) -> (usize, usize, usize) {
+    if CAUSAL {
+        longest_first(block, grid_dim())
+    } else {
+        block
+    }
+}
+
 /// The problem of one launch.
 #[derive(Clone, Copy)]
 pub struct FlashProblem {
@@ -259,9 +271,8 @@ pub fn flash_attn_fwd<
         scale,
         ..
     } = p;
-    let ((bx, h, b), tid) = (block_idx_xyz(), thread_idx());
-    // Causal blocks grow with their row: the longest are launched first.
-    let mb = if CAUSAL { grid_dim().0 - 1 - bx } else { bx };
+    let tid = thread_idx();
+    let (mb, h, b) = row_block::<CAUSAL>(block_idx_xyz());
     let (m0, ld) = (mb * FLASH_BM, heads * D);
     // The masks compare 32-bit coordinates (and identity tensors hold 2^31
     // rows a mode): longer sequences are refused.
@@ -559,8 +570,11 @@ pub fn flash_attn_fwd<
             inv[r] = 1.0 / row_sum[r];
         },
     );
-    // Recomputed here, not kept from Q's base across the loop.
-    let b = in_loop(b);
+    // Recomputed here from the block's index, not kept across the loop.
+    let (_, h, b) = {
+        let (x, y, z) = block_idx_xyz();
+        row_block::<CAUSAL>((in_loop(x), in_loop(y), in_loop(z)))
+    };
     let (o, lse) = outputs(&p);
     let o_base = b * seq_q * heads + h;
     each::<FLASH_MMA_M>(

@@ -82,6 +82,7 @@ extern crate std;
 mod atom;
 mod hw;
 mod pipeline;
+mod schedule;
 mod unroll;
 
 pub use atom::{pack_halves, unpack_halves, LdsmInstr, MmaInstr};
@@ -89,4 +90,5 @@ pub use hw::*;
 pub use pipeline::{
     Consumer, ConsumerSlot, PipelineState, PipelineTmaAsync, Producer, ProducerSlot,
 };
+pub use schedule::longest_first;
 pub use unroll::each;

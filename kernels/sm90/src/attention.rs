@@ -231,16 +231,6 @@ pub fn v_desc<const D: usize>(at: u32, kk: u32) -> GmmaDescriptor {
     }
 }
 
-/// Causal blocks grow with their row: the longest are launched first.
-/// Block `bx` of `blocks` takes query rows from this one's times `bm(d)`.
-pub const fn row_block(bx: usize, blocks: usize, causal: bool) -> usize {
-    if causal {
-        blocks - 1 - bx
-    } else {
-        bx
-    }
-}
-
 /// The K/V tiles a block of `rows` query rows from row `m0` reads: all of
 /// the keys, or (causal: query i sees keys 0..=i) those up to its last row.
 pub const fn kv_tiles(m0: usize, rows: usize, seq_q: usize, seq_k: usize, causal: bool) -> usize {
@@ -418,6 +408,5 @@ mod tests {
                 }
             }
         }
-        assert_eq!(row_block(0, 5, true), 4);
     }
 }

@@ -262,9 +262,8 @@ fn hgemm_body<const I: usize>(
     use layout_core::atom::SM90_64x256x16_F32F16F16_SS as Gmma;
     use layout_device::{
         block_idx, cluster_ctarank, cluster_idx, cluster_sync, f16x2, fence_tensormap_acquire,
-        grid_dim, setmaxnreg_dec, setmaxnreg_inc, shfl_xor_reduce, sync_threads_divergent,
-        tma_load_2d, tma_load_2d_multicast, wgmma_m64n256k16_f32_f16, ConsumerSlot,
-        PipelineTmaAsync,
+        grid_dim, setmaxnreg_dec, setmaxnreg_inc, sync_threads_divergent, tma_load_2d,
+        tma_load_2d_multicast, wgmma_m64n256k16_f32_f16, ConsumerSlot, PipelineTmaAsync,
     };
     let form = const { FORMS[I].1 };
     let (consumers, cluster) = (form.consumers as u32, form.cluster as u32);
@@ -516,12 +515,12 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
 ) {
     use crate::attention::{
         barriers_at, bm, consumer_registers, consumers, k_at, k_desc, kv_bytes, kv_tiles, q_bytes,
-        q_desc, row_block, v_at, v_desc, SAtom, BN, CHUNK, PRODUCER_REGISTERS, P_OF_S, S_ROWS,
+        q_desc, v_at, v_desc, SAtom, BN, CHUNK, PRODUCER_REGISTERS, P_OF_S, S_ROWS,
     };
     use layout_device::{
         block_idx_xyz, each, exp2, f16x2, fence_tensormap_acquire, fma, grid_dim, log2,
-        setmaxnreg_dec, setmaxnreg_inc, shfl_xor_reduce, sync_threads_divergent, tma_load_3d,
-        warp_any, wgmma_m64n128k16_f32_f16, wgmma_m64n128k16_f32_f16_rs,
+        longest_first, setmaxnreg_dec, setmaxnreg_inc, shfl_xor_reduce, sync_threads_divergent,
+        tma_load_3d, warp_any, wgmma_m64n128k16_f32_f16, wgmma_m64n128k16_f32_f16_rs,
         wgmma_m64n64k16_f32_f16_rs, Mbarrier, PipelineTmaAsync,
     };
     const NEG_INF: f32 = f32::NEG_INFINITY;
@@ -531,8 +530,13 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
     // below 2^8 (f16 holds it with its usual relative precision).
     const RESCALE_SLACK: f32 = 8.0;
     let t = thread_idx();
-    let ((bx, h, b), blocks) = (block_idx_xyz(), grid_dim().0);
-    let mb = row_block(bx, blocks, CAUSAL);
+    // Causal blocks grow with their row: the longest over the whole grid
+    // are launched first.
+    let (mb, h, b) = if CAUSAL {
+        longest_first(block_idx_xyz(), grid_dim())
+    } else {
+        block_idx_xyz()
+    };
     let (seq_q, seq_k, heads) = (seq_q as usize, seq_k as usize, heads as usize);
     let m0 = mb * bm(D);
     // The masks compare 32-bit coordinates, TMA's are i32.
