@@ -195,14 +195,14 @@ fn copy_tile<B: SharedBuffer, const N: usize>(
 /// atom `2 j2 + 1`): the accumulators in `acc` at `at(value, m-atom,
 /// n-atom)` (a fragment's layout). Both GEMMs' inner step.
 #[inline(always)]
-fn mma_pair<const N: usize>(
+fn mma_pair<const N: usize, const M: usize>(
     acc: &mut [f32; N],
     at: impl Fn(usize, usize, usize) -> usize,
-    a: &[[u32; 4]; FLASH_MMA_M],
+    a: &[[u32; 4]; M],
     b: [u32; 4],
     j2: usize,
 ) {
-    each::<FLASH_MMA_M>(
+    each::<M>(
         #[inline(always)]
         |i| {
             each::<2>(
@@ -387,21 +387,52 @@ pub fn flash_attn_fwd<
                     #[inline(always)]
                     |i| fa[i] = SM75_U32x4_LDSM_N::ldsm(wq, q0 + i * 32 * D),
                 );
-                // K's fragments a pair of N-atoms at a time, the next
-                // pair's loaded before this one's MMAs: 8 registers live.
-                let mut fb = SM75_U32x4_LDSM_N::ldsm(wk, k0);
-                each::<{ flash_bn(D) / 16 }>(
-                    #[inline(always)]
-                    |j2| {
-                        let next = if j2 + 1 < flash_bn(D) / 16 {
-                            SM75_U32x4_LDSM_N::ldsm(wk, k0 + (j2 + 1) * 8 * D)
-                        } else {
-                            fb
-                        };
-                        mma_pair(&mut s, |x, i, j| fs.crd2idx((x, i, j)), &fa, fb, j2);
-                        fb = next;
-                    },
-                )
+                if D >= 128 {
+                    // K's fragments of the whole k-step first, then the
+                    // MMAs M-atom by M-atom (FlashAttention-2's order): each
+                    // fragment serves two MMAs four apart, and ptxas loads
+                    // them ahead (taken pair by pair, each is loaded just
+                    // before its MMAs at d = 128).
+                    let mut fb = [[0u32; 4]; flash_bn(D) / 16];
+                    each::<{ flash_bn(D) / 16 }>(
+                        #[inline(always)]
+                        |j2| fb[j2] = SM75_U32x4_LDSM_N::ldsm(wk, k0 + j2 * 8 * D),
+                    );
+                    each::<FLASH_MMA_M>(
+                        #[inline(always)]
+                        |i| {
+                            each::<{ flash_bn(D) / 16 }>(
+                                #[inline(always)]
+                                |j2| {
+                                    mma_pair(
+                                        &mut s,
+                                        |x, _, j| fs.crd2idx((x, i, j)),
+                                        &[fa[i]],
+                                        fb[j2],
+                                        j2,
+                                    )
+                                },
+                            )
+                        },
+                    )
+                } else {
+                    // K's fragments a pair of N-atoms at a time, the next
+                    // pair's loaded before this one's MMAs: 8 registers
+                    // live (at d = 64 ptxas keeps that order).
+                    let mut fb = SM75_U32x4_LDSM_N::ldsm(wk, k0);
+                    each::<{ flash_bn(D) / 16 }>(
+                        #[inline(always)]
+                        |j2| {
+                            let next = if j2 + 1 < flash_bn(D) / 16 {
+                                SM75_U32x4_LDSM_N::ldsm(wk, k0 + (j2 + 1) * 8 * D)
+                            } else {
+                                fb
+                            };
+                            mma_pair(&mut s, |x, i, j| fs.crd2idx((x, i, j)), &fa, fb, j2);
+                            fb = next;
+                        },
+                    )
+                }
             },
         );
         if negative {
