@@ -22,7 +22,7 @@ use layout_core::instantiate;
 use layout_device::{
     block_idx_xyz, cp_async_commit, cp_async_wait_all, each, exp2, f16x2, fma, grid_dim, in_loop,
     in_loop_u32, log2, longest_first, shfl_xor_reduce, sync_threads, thread_idx, trap, warp_any,
-    Global, GlobalMut, LdsmInstr, MmaInstr, SharedBuffer, Smem, F4,
+    Global, GlobalColumn, GlobalMut, LdsmInstr, MmaInstr, SharedBuffer, Smem, F4,
 };
 
 /// Word `i` of a window of `len` words (a power of two) as an `ldmatrix`
@@ -81,20 +81,18 @@ fn slot(v: usize, i: usize) -> usize {
     i * ROWS.rows + ROWS.row_of[v]
 }
 
-/// A thread's copies of K's or V's tiles, in the few registers they may
+/// A thread's copies of K's and V's tiles, in the few registers they may
 /// hold across the key loop: tile 0's map `c` (only its constant steps are
-/// read), its first chunk as an `F4` index from the buffer's start, and the
-/// rest as 32-bit numbers (offsets in a tile, steps, rows: the host keeps
-/// sequences below 2^31, and heads x d below 2^23).
+/// read), the thread's column of K and of V (each matrix checked once, when
+/// the block starts), and its first row and shared offset as 32-bit numbers
+/// (the host keeps sequences below 2^31).
 #[derive(Clone, Copy)]
 struct KvCopy {
     c: crate::maps::FlashCopy,
-    first: usize,
-    step: u32,
-    tile: u32,
-    shared: u32,
+    k: GlobalColumn<F4>,
+    v: GlobalColumn<F4>,
     row: u32,
-    seq_k: u32,
+    shared: u32,
 }
 
 /// `x` as 32 bits; traps when it does not fit.
@@ -107,87 +105,51 @@ fn narrow(x: usize) -> u32 {
 }
 
 impl KvCopy {
-    /// Thread's copies from tile 0's map `c` of the matrix at `F4` `base`,
-    /// `ld` halves a row, `seq_k` rows.
-    #[inline(always)]
-    fn new<const D: usize>(
-        c: crate::maps::FlashCopy,
-        base: usize,
-        ld: usize,
-        seq_k: usize,
-    ) -> Self {
-        KvCopy {
-            c,
-            first: base + c.global,
-            step: narrow(c.global_step),
-            tile: narrow(flash_bn(D) * (ld / 8)),
-            shared: narrow(c.shared),
-            row: narrow(c.row),
-            seq_k: narrow(seq_k),
-        }
-    }
-
     /// The same, as values the optimiser recomputes from in each iteration
     /// rather than hoisting what it derives from them.
     #[inline(always)]
     fn in_loop(self) -> Self {
         KvCopy {
-            first: in_loop(self.first),
-            step: in_loop_u32(self.step),
-            tile: in_loop_u32(self.tile),
-            shared: in_loop_u32(self.shared),
             row: in_loop_u32(self.row),
-            seq_k: in_loop_u32(self.seq_k),
+            shared: in_loop_u32(self.shared),
             ..self
         }
     }
 }
 
-/// Tile `n` of `src` (K or V) into the shared tile at word `at`, rows past
-/// `seq_k` as zeros.
-#[inline(always)]
-#[instantiate((64), (128))]
-fn load_kv<B: SharedBuffer, const D: usize>(kv: KvCopy, src: Global<F4>, at: usize, n: usize) {
-    // Chunks per thread: the tile's 16-byte chunks over the threads.
-    const { assert!(flash_bn(D) * D / 8 % FLASH_THREADS == 0) };
-    let c = crate::maps::FlashCopy {
-        global: kv.first,
-        global_step: kv.step as usize,
-        shared: kv.shared as usize,
-        row: kv.row as usize,
-        ..kv.c
-    }
-    .at_tile(n, flash_bn(D), kv.tile as usize);
-    copy_tile::<B, { flash_bn(D) * D / 8 / FLASH_THREADS }>(c, src, 0, kv.seq_k as usize, at);
-}
-
-/// A thread's `N` chunks `c` of a tile of `src` (the matrix starting at
-/// `F4` `base`, `rows` rows) into the shared tile at word `at`, the rows past
-/// the matrix as zeros.
+/// A thread's `N` chunks of a tile (map `c`, its rows from `row`, its
+/// shared offset `shared`) from the column `src` into the shared tile at
+/// word `at`, the rows past the matrix as zeros: one `cp.async` each, no
+/// branch.
 #[inline(always)]
 fn copy_tile<B: SharedBuffer, const N: usize>(
     c: crate::maps::FlashCopy,
-    src: Global<F4>,
-    base: usize,
-    rows: usize,
+    src: GlobalColumn<F4>,
+    row: u32,
+    shared: u32,
     at: usize,
 ) {
-    let valid = c.valid(rows, N);
-    let w = Smem::window::<B>(at + c.shared / 2, (N - 1) * c.shared_step / 2 + 4);
-    if valid == N {
-        // Every tile but the sequence's last: plain copies.
-        let run = src.run::<N>(base + c.global, c.global_step);
-        each::<N>(
-            #[inline(always)]
-            |x| w.cp_async16(x * c.shared_step / 2, run, x),
-        );
-    } else {
-        let run = src.run_valid::<N>(base + c.global, c.global_step, valid);
-        each::<N>(
-            #[inline(always)]
-            |x| w.cp_async16_or_zero(x * c.shared_step / 2, run, x),
-        );
-    }
+    let w = Smem::window::<B>(at + shared as usize / 2, (N - 1) * c.shared_step / 2 + 4);
+    each::<N>(
+        #[inline(always)]
+        |x| w.cp_async16_row_or_zero(x * c.shared_step / 2, src, row + (x * c.row_step) as u32),
+    );
+}
+
+/// Tile `n` of K (or V, `v`) into the shared tile at word `at`, rows past
+/// seq_k as zeros.
+#[inline(always)]
+#[instantiate((64), (128))]
+fn load_kv<B: SharedBuffer, const D: usize>(kv: KvCopy, v: bool, at: usize, n: u32) {
+    // Chunks per thread: the tile's 16-byte chunks over the threads.
+    const { assert!(flash_bn(D) * D / 8 % FLASH_THREADS == 0) };
+    copy_tile::<B, { flash_bn(D) * D / 8 / FLASH_THREADS }>(
+        kv.c,
+        if v { kv.v } else { kv.k },
+        kv.row + n * flash_bn(D) as u32,
+        kv.shared,
+        at,
+    );
 }
 
 /// `acc += a · b` for a warp's M-atoms and the pair of N-atoms `j2` whose
@@ -279,19 +241,39 @@ pub fn flash_attn_fwd<
     if m0 >= seq_q || seq_k == 0 || seq_q > i32::MAX as usize || seq_k > i32::MAX as usize {
         trap()
     }
-    // Element (row, col) of head h, batch b: ((b * seq + row) * heads + h)
-    // * D + col; the maps give row * ld + col, in F4 units here.
-    let q_base = (b * seq_q * heads + h) * D / 8;
-    let kv_base = (b * seq_k * heads + h) * D / 8;
+    // Head h of batch b: the seq x D matrix from F4 (b * seq * heads + h) *
+    // D / 8, rows ld / 8 F4s apart; each checked once here, so that the
+    // tiles' copies check only their rows.
+    let (seq_q32, seq_k32) = (narrow(seq_q), narrow(seq_k));
+    let matrix = |x: Global<F4>, seq: usize, rows: u32| {
+        x.rows((b * seq * heads + h) * D / 8, rows, ld / 8, D / 8)
+    };
+    let (qm, km, vm) = (
+        matrix(q, seq_q, seq_q32),
+        matrix(k, seq_k, seq_k32),
+        matrix(v, seq_k, seq_k32),
+    );
     // Shared memory (words): Q's tile, K's, V's.
     let (k_at, v_at) = (FLASH_BM * D / 2, (FLASH_BM + flash_bn(D)) * D / 2);
 
     // Q's tile, and K's first.
     let cq = flash_copy::<FLASH_BM, D>(seq_q, ld, mb, tid);
-    copy_tile::<B, { FLASH_BM * D / 8 / FLASH_THREADS }>(cq, q, q_base, seq_q, 0);
-    let kv0 = flash_copy::<{ flash_bn(D) }, D>(seq_k, ld, 0, tid);
-    let kv = KvCopy::new::<D>(kv0, kv_base, ld, seq_k);
-    load_kv::<B, D>(kv, k, k_at, 0);
+    copy_tile::<B, { FLASH_BM * D / 8 / FLASH_THREADS }>(
+        cq,
+        qm.column(cq.col),
+        narrow(cq.row),
+        narrow(cq.shared),
+        0,
+    );
+    let c = flash_copy::<{ flash_bn(D) }, D>(seq_k, ld, 0, tid);
+    let kv = KvCopy {
+        c,
+        k: km.column(c.col),
+        v: vm.column(c.col),
+        row: narrow(c.row),
+        shared: narrow(c.shared),
+    };
+    load_kv::<B, D>(kv, false, k_at, 0);
     cp_async_commit();
 
     let tiles = seq_k.div_ceil(flash_bn(D));
@@ -360,7 +342,7 @@ pub fn flash_attn_fwd<
         // K's tile n (and Q) landed; every warp is done with V's tile n - 1.
         cp_async_wait_all();
         sync_threads();
-        load_kv::<B, D>(kv, v, v_at, n as usize);
+        load_kv::<B, D>(kv, true, v_at, n);
         cp_async_commit();
 
         // The tiles as windows of constant place and size. An ldmatrix row
@@ -444,13 +426,13 @@ pub fn flash_attn_fwd<
         // Keys past seq_k, and (causal) past the row, count for nothing.
         // 32-bit: the sequences fit (the host refuses longer ones).
         let (n0, bn) = (n * flash_bn(D) as u32, flash_bn(D) as u32);
-        if n0 + bn > kv.seq_k || (CAUSAL && n0 + bn > m0 + 1) {
+        if n0 + bn > seq_k32 || (CAUSAL && n0 + bn > m0 + 1) {
             // Value x is at (row0 + dr, key0 + dk): masked when key0 + dk
             // >= seq_k - n0 or (causal) key0 + dk > m0 - n0 + row0 + dr,
             // each a comparison of one number with a constant.
             let (row0, key0) = flash_s_coord_base::<D>(in_loop_u32(tid32) as usize);
             let m0 = in_loop_u32(m0);
-            let keys_left = kv.seq_k as i32 - (n0 + key0 as u32) as i32;
+            let keys_left = seq_k32 as i32 - (n0 + key0 as u32) as i32;
             let ahead = (n0 + key0 as u32) as i32 - (m0 + row0 as u32) as i32;
             each_value::<{ flash_bn(D) / 8 }>(
                 #[inline(always)]
@@ -468,7 +450,7 @@ pub fn flash_attn_fwd<
         cp_async_wait_all();
         sync_threads();
         if n + 1 < tiles {
-            load_kv::<B, D>(kv, k, k_at, n as usize + 1);
+            load_kv::<B, D>(kv, false, k_at, n + 1);
         }
         cp_async_commit();
 

@@ -109,6 +109,8 @@ pub struct FlashCopy {
     pub shared_step: usize,
     /// Row of chunk 0 in the matrix (its identity-tensor coordinate).
     pub row: usize,
+    /// Column of every chunk (`F4` units: its identity-tensor coordinate).
+    pub col: usize,
     /// Row step between chunks.
     pub row_step: usize,
 }
@@ -186,10 +188,10 @@ pub fn flash_copy<const ROWS: usize, const D: usize>(
     };
     let l = mine.layout();
     let at = |v: usize| match rows.at((v, 0usize)) {
-        Some((row, _)) => row,
+        Some(rc) => rc,
         None => panic!("flash_copy: chunk {v} of the thread's partition"),
     };
-    debug_assert_eq!(at(1) - at(0), FLASH_THREADS * 8 / D);
+    debug_assert_eq!(at(1).0 - at(0).0, FLASH_THREADS * 8 / D);
     let sw = |row: usize| flash_swizzle::<D>(row * D + 8 * ch);
     // The copy threads' row extent: a constant, so that the predicate's
     // count divides by a power of two (the tests check it is the identity
@@ -202,7 +204,8 @@ pub fn flash_copy<const ROWS: usize, const D: usize>(
         // The swizzle moves only the low bits (the tests check every
         // chunk): a constant step, which the kernel folds into its stores.
         shared_step: step * D,
-        row: at(0),
+        row: at(0).0,
+        col: at(0).1,
         row_step: step,
     }
 }
@@ -396,7 +399,7 @@ mod tests {
                     );
                     for v in 0..chunks {
                         let row = c.row + v * c.row_step;
-                        assert_eq!(id.at((v, 0usize)).map(|x| x.0), Some(row));
+                        assert_eq!(id.at((v, 0usize)), Some((row, c.col)));
                         assert_eq!(
                             v < valid,
                             row < seq,
@@ -407,6 +410,9 @@ mod tests {
                         assert_eq!(g * 8 / ld, row, "global row");
                         let col = g * 8 % ld;
                         assert!(col < D && col % 8 == 0);
+                        // Where the kernel takes it from: (row, col) of
+                        // the matrix of rows ld / 8 F4s apart.
+                        assert_eq!((g, col), (row * (ld / 8) + c.col, 8 * c.col));
                         let s = c.shared + v * c.shared_step;
                         // The slot of (row in tile, col), swizzled.
                         assert_eq!(s, flash_swizzle::<D>((row - blk * ROWS) * D + col));

@@ -180,6 +180,152 @@ impl GlobalMut<F4> {
     }
 }
 
+impl<T: Copy> Global<T> {
+    /// The matrix of `rows` rows of `width` elements, rows `ld` elements
+    /// apart, from element `start`: checked once here to lie in the buffer
+    /// (its last row ends by `len`; traps otherwise, or when a row's step in
+    /// bytes does not fit 32 bits), so that its elements are then reached
+    /// by (row, column) with no check but whether the row is one of its
+    /// `rows` ([`GlobalRows::column`], [`GlobalColumn`]). A tile loop's
+    /// copies check their matrix once, before the loop, not per tile.
+    ///
+    /// ```
+    /// use layout_device::Global;
+    /// let data: Vec<u16> = (0..20).collect();
+    /// // SAFETY: `data` holds 20 u16, read-only, alive for the handle.
+    /// let g = unsafe { Global::new(data.as_ptr(), 20) };
+    /// // 3 rows of 2 elements, 5 apart, from element 4: 4 5 / 9 10 / 14 15.
+    /// let col = g.rows(4, 3, 5, 2).column(1);
+    /// assert_eq!([col.ld(0), col.ld(2), col.ld(3)], [Some(5), Some(15), None]);
+    /// ```
+    #[inline(always)]
+    pub fn rows(self, start: usize, rows: u32, ld: usize, width: usize) -> GlobalRows<T> {
+        let end = match rows.checked_sub(1) {
+            // No rows: nothing is ever read (the column stays at the
+            // buffer's start).
+            None => Some(0),
+            Some(last) => (last as usize)
+                .checked_mul(ld)
+                .and_then(|x| x.checked_add(start))
+                .and_then(|x| x.checked_add(width)),
+        };
+        let step = ld.checked_mul(core::mem::size_of::<T>());
+        match (end, step) {
+            (Some(end), Some(step)) if end <= self.len && step <= u32::MAX as usize => {}
+            _ => trap(),
+        }
+        GlobalRows {
+            // SAFETY: with rows, start <= end <= len: in the buffer (or one
+            // past it with width 0, never read: a column needs col < width).
+            ptr: if rows == 0 {
+                self.ptr
+            } else {
+                unsafe { self.ptr.add(start) }
+            },
+            rows,
+            ld_bytes: (ld * core::mem::size_of::<T>()) as u32,
+            width: if rows == 0 { 0 } else { width },
+        }
+    }
+}
+
+/// A matrix inside a [`Global`] buffer, checked when made
+/// ([`Global::rows`]): `rows` rows of `width` elements, `ld_bytes` apart.
+#[derive(Clone, Copy)]
+pub struct GlobalRows<T> {
+    ptr: *const T,
+    rows: u32,
+    ld_bytes: u32,
+    width: usize,
+}
+
+impl<T: Copy> GlobalRows<T> {
+    /// Column `col` of the matrix; traps when `col >= width` (or the matrix
+    /// has no rows).
+    #[inline(always)]
+    pub fn column(self, col: usize) -> GlobalColumn<T> {
+        if col >= self.width {
+            trap()
+        }
+        GlobalColumn {
+            // SAFETY: col < width: element (0, col) of the matrix, in the
+            // buffer (checked by `rows`).
+            ptr: unsafe { self.ptr.add(col) },
+            rows: self.rows,
+            ld_bytes: self.ld_bytes,
+        }
+    }
+}
+
+/// `a * b` as 64 bits, one `mul.wide.u32` on the GPU (kept opaque: LLVM,
+/// knowing a step fits 32 bits, would otherwise widen it first and
+/// multiply in 64 bits, three instructions).
+#[inline(always)]
+fn mul_wide_u32(a: u32, b: u32) -> u64 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let d: u64;
+        // SAFETY: registers only.
+        unsafe {
+            core::arch::asm!("mul.wide.u32 {d}, {a}, {b};", d = out(reg64) d, a = in(reg32) a,
+                             b = in(reg32) b, options(pure, nomem, nostack))
+        };
+        d
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        a as u64 * b as u64
+    }
+}
+
+/// One column of a [`GlobalRows`] matrix: element `r` is (row `r`, the
+/// column), in the buffer for every `r < rows`. A thread's chunks of a
+/// tile copy lie in one column, one row each.
+#[derive(Clone, Copy)]
+pub struct GlobalColumn<T> {
+    ptr: *const T,
+    rows: u32,
+    ld_bytes: u32,
+}
+
+impl<T: Copy> GlobalColumn<T> {
+    /// Whether row `r` is one of the matrix's.
+    #[inline(always)]
+    pub fn has_row(self, r: u32) -> bool {
+        r < self.rows
+    }
+    /// The element in row `r`, or `None` past the matrix's last row.
+    #[inline(always)]
+    pub fn ld(self, r: u32) -> Option<T> {
+        if !self.has_row(r) {
+            return None;
+        }
+        // SAFETY: r < rows: in the matrix, in the buffer.
+        Some(unsafe { self.at(r).read() })
+    }
+    /// Row `r`'s element: 32-bit row times 32-bit step, one wide
+    /// multiply-add on the GPU.
+    ///
+    /// # Safety
+    /// `r < rows`.
+    #[inline(always)]
+    unsafe fn at(self, r: u32) -> *const T {
+        // SAFETY: the caller's r < rows keeps the offset inside the matrix.
+        unsafe { self.ptr.byte_add(mul_wide_u32(r, self.ld_bytes) as usize) }
+    }
+    /// The pointer to row `r`'s element and 16 when `r` is a row of the
+    /// matrix, else the column's start and 0: a `cp.async`'s source and
+    /// source size, without a branch.
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    pub(crate) fn ptr_or_start(self, r: u32) -> (*const T, u32) {
+        // The row chosen, then one address: no select between pointers.
+        let (r, bytes) = if self.has_row(r) { (r, 16) } else { (0, 0) };
+        // SAFETY: r < rows, or row 0 with nothing read.
+        (unsafe { self.at(r) }, bytes)
+    }
+}
+
 /// `N` elements of a [`Global`] buffer, `stride` apart: bounds checked
 /// once when made ([`Global::run`]), so that each access checks only its
 /// constant index (which folds away). A thread's copies of a k-block are
@@ -346,6 +492,43 @@ mod tests {
         assert_eq!([r.ld(0), r.ld(1), r.ld(2)], [1, 5, 9]);
         assert!(std::panic::catch_unwind(|| g.run::<3>(2, 4)).is_err()); // 10: past
         assert!(std::panic::catch_unwind(|| g.run::<2>(1, usize::MAX)).is_err());
+    }
+
+    #[test]
+    fn matrices_are_checked_once_and_columns_by_row() {
+        let data: [u32; 20] = core::array::from_fn(|i| i as u32);
+        // SAFETY: as above.
+        let g = unsafe { Global::new(data.as_ptr(), 20) };
+        // 4 rows of 3, 5 apart, from 2: the last row is 17 18 19.
+        let m = g.rows(2, 4, 5, 3);
+        for (col, expect) in [(0, [2, 7, 12, 17]), (2, [4, 9, 14, 19])] {
+            let c = m.column(col);
+            for (r, e) in expect.iter().enumerate() {
+                assert_eq!(c.ld(r as u32), Some(*e));
+            }
+            assert_eq!((c.ld(4), c.ld(u32::MAX)), (None, None));
+        }
+        let past = |f: fn(Global<u32>)| std::panic::catch_unwind(move || f(g)).is_err();
+        // One element too many (the last row ends at 21), a column past the
+        // width, a step whose product overflows, a step of 2^32 bytes.
+        assert!(past(|g| {
+            let _ = g.rows(3, 4, 5, 3);
+        }));
+        assert!(past(|g| {
+            let _ = g.rows(2, 4, 5, 3).column(3);
+        }));
+        assert!(past(|g| {
+            let _ = g.rows(0, 3, usize::MAX / 2, 1);
+        }));
+        assert!(past(|g| {
+            let _ = g.rows(0, 1, 1 << 30, 1);
+        }));
+        // No rows: nothing to read, no column.
+        assert!(past(|g| {
+            let _ = g.rows(25, 0, 5, 3).column(0);
+        }));
+        // The whole buffer as the matrix: its last element is the last row's.
+        assert_eq!(g.rows(0, 4, 5, 5).column(4).ld(3), Some(19));
     }
 
     #[test]

@@ -45,7 +45,7 @@ mod shared;
 mod sm90;
 mod thread;
 
-pub use global::{Global, GlobalMut, GlobalRun, F4};
+pub use global::{Global, GlobalColumn, GlobalMut, GlobalRows, GlobalRun, F4};
 pub use instr::*;
 pub use shared::{SharedBuffer, Smem, SmemHalves};
 pub use sm90::*;

@@ -3,7 +3,7 @@
 //! addressed from 0, every access checked against the window.
 
 use super::thread::trap;
-use super::{global::GlobalRun, F4};
+use super::{global::GlobalRun, GlobalColumn, F4};
 #[cfg(target_arch = "nvptx64")]
 use core::arch::asm;
 use layout_core::tensor::memory::{Memory, MemoryMut};
@@ -509,16 +509,45 @@ impl Smem {
     #[inline(always)]
     pub fn cp_async16_or_zero<const N: usize>(self, i: usize, src: GlobalRun<F4, N>, v: usize) {
         gpu!("cp_async16_or_zero", {
-            let a = self.addr(i, 4);
             let (g, bytes) = src.ptr_or_start(v);
             // SAFETY: `g` is element v of the run (in its buffer, checked
             // when the run was made) when `bytes` is 16; with 0 nothing is
-            // read. `a` lies in the shared buffer, aligned (checked).
-            unsafe {
-                asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {g}; cp.async.cg.shared.global [{a}], [g], 16, {n}; }}",
-                     a = in(reg32) a, g = in(reg64) g, n = in(reg32) bytes, options(nostack))
-            }
+            // read.
+            unsafe { cp_async16_sized(self.addr(i, 4), g, bytes) }
         })
+    }
+
+    /// Row `row` of the column `src` (16 bytes) to word `i` (16-byte
+    /// aligned) of the window, or 16 bytes of zeros when `row` lies past
+    /// the matrix (a partial tile's rows past the edge): one `cp.async`,
+    /// its source size 16 or 0, no branch. The matrix was checked when made
+    /// ([`Global::rows`](crate::Global::rows)), so no access is checked
+    /// here beyond the shared word.
+    #[inline(always)]
+    pub fn cp_async16_row_or_zero(self, i: usize, src: GlobalColumn<F4>, row: u32) {
+        gpu!("cp_async16_row_or_zero", {
+            let (g, bytes) = src.ptr_or_start(row);
+            // SAFETY: `g` is the column's element in row `row` < rows (in
+            // the buffer, checked when the matrix was made) when `bytes` is
+            // 16; with 0 nothing is read.
+            unsafe { cp_async16_sized(self.addr(i, 4), g, bytes) }
+        })
+    }
+}
+
+/// `cp.async` of 16 bytes to shared address `a` from `g`, of which the
+/// first `bytes` (16 or 0) are read and the rest zero-filled.
+///
+/// # Safety
+/// `a` is a 16-byte aligned address in the block's shared memory; with
+/// `bytes` 16, `g` points to 16 readable bytes of global memory.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+unsafe fn cp_async16_sized(a: u32, g: *const F4, bytes: u32) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {g}; cp.async.cg.shared.global [{a}], [g], 16, {n}; }}",
+             a = in(reg32) a, g = in(reg64) g, n = in(reg32) bytes, options(nostack))
     }
 }
 
