@@ -515,12 +515,12 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
 ) {
     use crate::attention::{
         barriers_at, bm, consumer_registers, consumers, k_at, k_desc, kv_bytes, kv_tiles, q_bytes,
-        q_desc, v_at, v_desc, SAtom, BN, CHUNK, PRODUCER_REGISTERS, P_OF_S, S_ROWS,
+        q_desc, row_block, v_at, v_desc, SAtom, BN, CHUNK, PRODUCER_REGISTERS, P_OF_S, S_ROWS,
     };
     use layout_device::{
         block_idx_xyz, each, exp2, f16x2, fence_tensormap_acquire, fma, grid_dim, log2,
-        longest_first, setmaxnreg_dec, setmaxnreg_inc, shfl_xor_reduce, sync_threads_divergent,
-        tma_load_3d, warp_any, wgmma_m64n128k16_f32_f16, wgmma_m64n128k16_f32_f16_rs,
+        setmaxnreg_dec, setmaxnreg_inc, shfl_xor_reduce, sync_threads_divergent, tma_load_3d,
+        warp_any, wgmma_m64n128k16_f32_f16, wgmma_m64n128k16_f32_f16_rs,
         wgmma_m64n64k16_f32_f16_rs, Mbarrier, PipelineTmaAsync,
     };
     const NEG_INF: f32 = f32::NEG_INFINITY;
@@ -530,13 +530,8 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
     // below 2^8 (f16 holds it with its usual relative precision).
     const RESCALE_SLACK: f32 = 8.0;
     let t = thread_idx();
-    // Causal blocks grow with their row: the longest over the whole grid
-    // are launched first.
-    let (mb, h, b) = if CAUSAL {
-        longest_first(block_idx_xyz(), grid_dim())
-    } else {
-        block_idx_xyz()
-    };
+    let ((bx, h, b), blocks) = (block_idx_xyz(), grid_dim().0);
+    let mb = row_block(bx, blocks, CAUSAL);
     let (seq_q, seq_k, heads) = (seq_q as usize, seq_k as usize, heads as usize);
     let m0 = mb * bm(D);
     // The masks compare 32-bit coordinates, TMA's are i32.
