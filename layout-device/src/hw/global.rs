@@ -89,44 +89,6 @@ impl<T: Copy> Global<T> {
         GlobalRun {
             ptr: unsafe { self.ptr.add(start) },
             stride,
-            valid: N,
-        }
-    }
-    /// A run of `N` whose elements from `valid` on lie past a matrix's
-    /// edge (a partial tile): elements `start + v * stride` for `v <
-    /// valid` (at most `N`), checked once as [`Global::run`] checks; a copy
-    /// of a later element writes zeros instead
-    /// ([`Smem::cp_async16_or_zero`](crate::Smem::cp_async16_or_zero)), a
-    /// load of one traps.
-    #[inline(always)]
-    pub fn run_valid<const N: usize>(
-        self,
-        start: usize,
-        stride: usize,
-        valid: usize,
-    ) -> GlobalRun<T, N> {
-        const { assert!(N > 0, "a run has at least one element") };
-        let valid = if valid < N { valid } else { N };
-        if valid == 0 {
-            // Nothing to read: the run keeps the buffer's start.
-            return GlobalRun {
-                ptr: self.ptr,
-                stride,
-                valid,
-            };
-        }
-        match stride
-            .checked_mul(valid - 1)
-            .and_then(|x| x.checked_add(start))
-        {
-            Some(last) if last < self.len => {}
-            _ => trap(),
-        }
-        // SAFETY: start <= last < len: in bounds (`new`'s contract).
-        GlobalRun {
-            ptr: unsafe { self.ptr.add(start) },
-            stride,
-            valid,
         }
     }
 }
@@ -334,14 +296,10 @@ impl<T: Copy> GlobalColumn<T> {
 pub struct GlobalRun<T, const N: usize> {
     ptr: *const T,
     stride: usize,
-    /// Elements `0..valid` lie in the buffer (`N` unless made by
-    /// [`Global::run_valid`]).
-    valid: usize,
 }
 
 impl<T: Copy, const N: usize> GlobalRun<T, N> {
-    /// Element `v` of the run; traps when `v` is not one of its valid
-    /// elements (`v >= N`).
+    /// Element `v` of the run; traps when `v >= N`.
     #[inline(always)]
     pub fn ld(self, v: usize) -> T {
         // SAFETY: element v < N lies in the buffer (checked by `run`).
@@ -351,31 +309,12 @@ impl<T: Copy, const N: usize> GlobalRun<T, N> {
     /// `v >= N`.
     #[inline(always)]
     fn offset(self, v: usize) -> usize {
-        if v >= N || v >= self.valid {
+        if v >= N {
             trap()
         }
         v * self.stride
     }
-    /// Whether element `v` is in the buffer (`v` below `valid`).
-    #[inline(always)]
-    pub fn is_valid(self, v: usize) -> bool {
-        v < N && v < self.valid
-    }
-    /// The pointer to element `v` and 16 when `v` is valid, else the run's
-    /// start (element 0, or the buffer's start for a run with none valid)
-    /// and 0: a `cp.async`'s source and source size, without a branch.
-    #[cfg(target_arch = "nvptx64")]
-    #[inline(always)]
-    pub(crate) fn ptr_or_start(self, v: usize) -> (*const T, u32) {
-        if self.is_valid(v) {
-            // SAFETY: v < valid <= N: in the buffer (checked by the run).
-            (unsafe { self.ptr.add(v * self.stride) }, 16)
-        } else {
-            (self.ptr, 0)
-        }
-    }
-    /// The pointer to element `v` (for `cp.async`); traps when `v` is not
-    /// valid.
+    /// The pointer to element `v` (for `cp.async`); traps when `v >= N`.
     #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
     pub(crate) fn ptr(self, v: usize) -> *const T {

@@ -499,24 +499,6 @@ impl Smem {
         })
     }
 
-    /// [`Smem::cp_async16`] where element `v` of `src` is valid, else 16
-    /// bytes of zeros at word `i` (a row of a partial tile past the
-    /// matrix's edge). One `cp.async` either way, its source size 16 or 0
-    /// (the bytes past the source size are zero-filled and nothing past it
-    /// is read, so the run's first element, always in the buffer or the
-    /// buffer's start, stands in for the address). No branch: a tile's
-    /// copies stay one straight run of instructions.
-    #[inline(always)]
-    pub fn cp_async16_or_zero<const N: usize>(self, i: usize, src: GlobalRun<F4, N>, v: usize) {
-        gpu!("cp_async16_or_zero", {
-            let (g, bytes) = src.ptr_or_start(v);
-            // SAFETY: `g` is element v of the run (in its buffer, checked
-            // when the run was made) when `bytes` is 16; with 0 nothing is
-            // read.
-            unsafe { cp_async16_sized(self.addr(i, 4), g, bytes) }
-        })
-    }
-
     /// Row `row` of the column `src` (16 bytes) to word `i` (16-byte
     /// aligned) of the window, or 16 bytes of zeros when `row` lies past
     /// the matrix (a partial tile's rows past the edge): one `cp.async`,
