@@ -7,7 +7,9 @@
 //!   [`shfl_down`] and [`warp_sum`]; [`trap`] for a failed check.
 //! - Memory: [`Global`] and [`GlobalMut`], device buffers with their
 //!   length, passed by the host as kernel parameters; shared buffers
-//!   declared by [`shared_memory!`] and [`Smem`] windows over them. Each
+//!   declared by [`shared_memory!`] and [`Smem`] windows over them; a
+//!   matrix inside a buffer checked once ([`Global::rows`]), whose tile
+//!   copies then check only their rows. Each
 //!   is a [`Memory`](layout_core::tensor::memory::Memory), so a
 //!   `Tensor::from_memory` over it is tiled and partitioned as any tensor
 //!   (`local_tile`, `local_partition`), and `Tensor::window` checks a
