@@ -234,7 +234,8 @@ pub fn v_desc<const D: usize>(at: u32, kk: u32) -> GmmaDescriptor {
 /// Causal blocks grow with their row: the longest are launched first.
 /// Block `bx` of `blocks` takes query rows from this one's times `bm(d)`.
 /// (Within each (batch, head): `layout_device::longest_first`, the order
-/// over the whole grid, measured up to 6 % slower on the causal rows here, see docs/gpu.md.)
+/// over the whole grid, measured up to 6 % slower on the causal rows here,
+/// see docs/gpu.md.)
 pub const fn row_block(bx: usize, blocks: usize, causal: bool) -> usize {
     if causal {
         blocks - 1 - bx
