@@ -115,37 +115,6 @@ pub struct FlashCopy {
     pub row_step: usize,
 }
 
-impl FlashCopy {
-    /// The same thread's chunks of tile `blk` further down the matrix
-    /// (tiles of `rows` rows, `tile_step` `F4` chunks apart: `rows` x the
-    /// row's `ld / 8`): what [`flash_copy`] gives for `blk`, from tile 0's
-    /// map without recomputing it (the tests check both agree).
-    #[inline(always)]
-    pub fn at_tile(self, blk: usize, rows: usize, tile_step: usize) -> FlashCopy {
-        FlashCopy {
-            global: self.global + blk * tile_step,
-            row: self.row + blk * rows,
-            ..self
-        }
-    }
-    /// How many of the thread's `n` chunks lie in a matrix of `rows` rows:
-    /// the predicate of the partial tile, as a count (chunks go down the
-    /// rows in order).
-    #[inline(always)]
-    pub fn valid(&self, rows: usize, n: usize) -> usize {
-        if self.row >= rows {
-            0
-        } else {
-            let v = (rows - self.row).div_ceil(self.row_step);
-            if v < n {
-                v
-            } else {
-                n
-            }
-        }
-    }
-}
-
 /// Thread `tid` copying tile `blk` (`ROWS` rows) of a `seq x D` f16 matrix
 /// whose rows are `ld` halves apart (Q, K or V of one (batch, head) in
 /// BSHD: `ld` = heads x D), as 16-byte chunks: `D / 8` threads per row,
@@ -193,8 +162,8 @@ pub fn flash_copy<const ROWS: usize, const D: usize>(
     };
     debug_assert_eq!(at(1).0 - at(0).0, FLASH_THREADS * 8 / D);
     let sw = |row: usize| flash_swizzle::<D>(row * D + 8 * ch);
-    // The copy threads' row extent: a constant, so that the predicate's
-    // count divides by a power of two (the tests check it is the identity
+    // The copy threads' row extent: a constant, so that each chunk's row
+    // is the first one plus a constant (the tests check it is the identity
     // tensor's step).
     let step = FLASH_THREADS * 8 / D;
     FlashCopy {
@@ -385,7 +354,13 @@ mod tests {
                 let mut slot = vec![false; ROWS * D];
                 for tid in 0..FLASH_THREADS {
                     let c = copy(seq, ld, blk, tid);
-                    let valid = c.valid(seq, chunks);
+                    // The kernel's tile blk: tile 0's map, its rows moved
+                    // down blk tiles.
+                    let c0 = copy(seq, ld, 0, tid);
+                    assert_eq!(
+                        (c.row, c.col, c.shared),
+                        (c0.row + blk * ROWS, c0.col, c0.shared)
+                    );
                     // The chunks' rows as the identity tensor partitioned
                     // like the data gives them.
                     let id = local_partition(
@@ -400,13 +375,16 @@ mod tests {
                     for v in 0..chunks {
                         let row = c.row + v * c.row_step;
                         assert_eq!(id.at((v, 0usize)), Some((row, c.col)));
+                        let g = c.global + v * c.global_step;
+                        // The row the kernel's copy of tile blk names
+                        // (tile 0's first row, down blk tiles and v
+                        // steps), predicated off past seq: the identity
+                        // tensor's row.
                         assert_eq!(
-                            v < valid,
-                            row < seq,
+                            c0.row + blk * ROWS + v * c0.row_step,
+                            row,
                             "seq {seq} blk {blk} tid {tid} chunk {v}"
                         );
-                        assert_eq!(c, copy(seq, ld, 0, tid).at_tile(blk, ROWS, ROWS * (ld / 8)));
-                        let g = c.global + v * c.global_step;
                         assert_eq!(g * 8 / ld, row, "global row");
                         let col = g * 8 % ld;
                         assert!(col < D && col % 8 == 0);

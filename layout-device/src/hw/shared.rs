@@ -508,28 +508,17 @@ impl Smem {
     #[inline(always)]
     pub fn cp_async16_row_or_zero(self, i: usize, src: GlobalColumn<F4>, row: u32) {
         gpu!("cp_async16_row_or_zero", {
+            let a = self.addr(i, 4);
             let (g, bytes) = src.ptr_or_start(row);
             // SAFETY: `g` is the column's element in row `row` < rows (in
             // the buffer, checked when the matrix was made) when `bytes` is
-            // 16; with 0 nothing is read.
-            unsafe { cp_async16_sized(self.addr(i, 4), g, bytes) }
+            // 16; with 0 nothing is read. `a` lies in the shared buffer,
+            // aligned (checked).
+            unsafe {
+                asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {g}; cp.async.cg.shared.global [{a}], [g], 16, {n}; }}",
+                     a = in(reg32) a, g = in(reg64) g, n = in(reg32) bytes, options(nostack))
+            }
         })
-    }
-}
-
-/// `cp.async` of 16 bytes to shared address `a` from `g`, of which the
-/// first `bytes` (16 or 0) are read and the rest zero-filled.
-///
-/// # Safety
-/// `a` is a 16-byte aligned address in the block's shared memory; with
-/// `bytes` 16, `g` points to 16 readable bytes of global memory.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-unsafe fn cp_async16_sized(a: u32, g: *const F4, bytes: u32) {
-    // SAFETY: the caller's contract.
-    unsafe {
-        asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {g}; cp.async.cg.shared.global [{a}], [g], 16, {n}; }}",
-             a = in(reg32) a, g = in(reg64) g, n = in(reg32) bytes, options(nostack))
     }
 }
 
