@@ -231,28 +231,41 @@ pub fn v_desc<const D: usize>(at: u32, kk: u32) -> GmmaDescriptor {
     }
 }
 
-/// Causal blocks grow with their row: the longest are launched first.
-/// Block `bx` of `blocks` takes query rows from this one's times `bm(d)`.
-/// (Within each (batch, head): `layout_device::longest_first`, the order
-/// over the whole grid, measured up to 6 % slower on the causal rows here,
-/// see docs/gpu.md.)
-pub const fn row_block(bx: usize, blocks: usize, causal: bool) -> usize {
+/// The first query row of the block launched as `bx`, blocks of `rows`
+/// rows. A causal block reads the keys up to its last row, so the blocks
+/// are launched longest first: block 0 ends at `seq_q`, each next one
+/// `rows` before. Where `rows` does not divide `seq_q`, the partial block
+/// is then the one of the first rows, the one reading the fewest keys; it
+/// starts before row 0, and its rows there are never stored. (This order
+/// holds within each (batch, head): `layout_device::longest_first`, the
+/// order over the whole grid, measured up to 6 % slower on the causal rows
+/// here, see docs/gpu.md.)
+pub const fn first_row(bx: usize, rows: usize, seq_q: usize, causal: bool) -> isize {
     if causal {
-        blocks - 1 - bx
+        seq_q as isize - ((bx + 1) * rows) as isize
     } else {
-        bx
+        (bx * rows) as isize
     }
 }
 
 /// The K/V tiles a block of `rows` query rows from row `m0` reads: all of
-/// the keys, or (causal: query i sees keys 0..=i) those up to its last row.
-pub const fn kv_tiles(m0: usize, rows: usize, seq_q: usize, seq_k: usize, causal: bool) -> usize {
+/// the keys, or (causal: query i sees keys 0..=i) those up to its last row
+/// (none for a block wholly before row 0).
+pub const fn kv_tiles(m0: isize, rows: usize, seq_q: usize, seq_k: usize, causal: bool) -> usize {
     let all = seq_k.div_ceil(BN);
     if !causal {
         return all;
     }
-    let last = if m0 + rows < seq_q { m0 + rows } else { seq_q };
-    let t = last.div_ceil(BN);
+    let end = m0 + rows as isize;
+    let last = if end < seq_q as isize {
+        end
+    } else {
+        seq_q as isize
+    };
+    if last <= 0 {
+        return 0;
+    }
+    let t = (last as usize).div_ceil(BN);
     if t < all {
         t
     } else {
@@ -411,16 +424,50 @@ mod tests {
                 (129, 1000),
                 (4096, 4096),
             ] {
-                for mb in 0..seq_q.div_ceil(rows) {
-                    let m0 = mb * rows;
-                    let last_row = (m0 + rows).min(seq_q) - 1;
-                    let t = kv_tiles(m0, rows, seq_q, seq_k, true);
-                    assert!(t * BN > last_row.min(seq_k - 1) && t <= seq_k.div_ceil(BN));
-                    assert!(t == 0 || (t - 1) * BN <= last_row);
-                    assert_eq!(kv_tiles(m0, rows, seq_q, seq_k, false), seq_k.div_ceil(BN));
+                for causal in [false, true] {
+                    // The launched blocks' rows inside 0..seq_q are each
+                    // row once.
+                    let blocks = seq_q.div_ceil(rows);
+                    let mut seen = [0u8; 4096];
+                    for bx in 0..blocks {
+                        let m0 = first_row(bx, rows, seq_q, causal);
+                        assert!(m0 > -(rows as isize) && m0 < seq_q as isize);
+                        for r in
+                            m0.max(0) as usize..(m0 + rows as isize).min(seq_q as isize) as usize
+                        {
+                            seen[r] += 1;
+                        }
+                        let last_row = ((m0 + rows as isize).min(seq_q as isize) - 1) as usize;
+                        let t = kv_tiles(m0, rows, seq_q, seq_k, causal);
+                        if causal {
+                            // Every key the last row sees, and no tile past it.
+                            assert!(t * BN > last_row.min(seq_k - 1) && t <= seq_k.div_ceil(BN));
+                            assert!(t == 0 || (t - 1) * BN <= last_row);
+                            // Launched longest first.
+                            assert!(
+                                bx == 0
+                                    || t <= kv_tiles(
+                                        first_row(bx - 1, rows, seq_q, causal),
+                                        rows,
+                                        seq_q,
+                                        seq_k,
+                                        causal
+                                    )
+                            );
+                        } else {
+                            assert_eq!(t, seq_k.div_ceil(BN));
+                        }
+                    }
+                    assert!(seen[..seq_q].iter().all(|&n| n == 1));
                 }
             }
         }
-        assert_eq!(row_block(0, 5, true), 4);
+        // 300 rows in blocks of 128: 172..300, 44..172, -84..44.
+        assert_eq!(
+            [0, 1, 2].map(|bx| first_row(bx, 128, 300, true)),
+            [172, 44, -84]
+        );
+        assert_eq!(kv_tiles(-84, 128, 300, 300, true), 1);
+        assert_eq!(kv_tiles(-200, 128, 300, 300, true), 0);
     }
 }

@@ -514,8 +514,9 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
     scale: f32,
 ) {
     use crate::attention::{
-        barriers_at, bm, consumer_registers, consumers, k_at, k_desc, kv_bytes, kv_tiles, q_bytes,
-        q_desc, row_block, v_at, v_desc, SAtom, BN, CHUNK, PRODUCER_REGISTERS, P_OF_S, S_ROWS,
+        barriers_at, bm, consumer_registers, consumers, first_row, k_at, k_desc, kv_bytes,
+        kv_tiles, q_bytes, q_desc, v_at, v_desc, SAtom, BN, CHUNK, PRODUCER_REGISTERS, P_OF_S,
+        S_ROWS,
     };
     use layout_device::{
         block_idx_xyz, each, exp2, f16x2, fence_tensormap_acquire, fma, grid_dim, log2,
@@ -531,14 +532,22 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
     const RESCALE_SLACK: f32 = 8.0;
     let t = thread_idx();
     let ((bx, h, b), blocks) = (block_idx_xyz(), grid_dim().0);
-    let mb = row_block(bx, blocks, CAUSAL);
     let (seq_q, seq_k, heads) = (seq_q as usize, seq_k as usize, heads as usize);
-    let m0 = mb * bm(D);
-    // The masks compare 32-bit coordinates, TMA's are i32.
-    if m0 >= seq_q || seq_k == 0 || seq_q > i32::MAX as usize || seq_k > i32::MAX as usize {
+    let m0 = first_row(bx, bm(D), seq_q, CAUSAL);
+    // The masks compare 32-bit coordinates, TMA's are i32; a grid of
+    // other than ceil(seq_q / bm) row blocks is a launch error.
+    if blocks != seq_q.div_ceil(bm(D))
+        || m0 >= seq_q as isize
+        || m0 + bm(D) as isize <= 0
+        || seq_k == 0
+        || seq_q > i32::MAX as usize
+        || seq_k > i32::MAX as usize
+    {
         trap()
     }
     let tiles = kv_tiles(m0, bm(D), seq_q, seq_k, CAUSAL);
+    // -bm(D) < m0 < seq_q: an i32 (rows before 0 read zeros, are never stored).
+    let m0 = m0 as i32;
     // The plan from the buffer's first 1024-byte boundary.
     let all = Smem::window::<ATTN_SMEM>(0, ATTN_SMEM_BYTES / 4);
     let skip = ((1024 - all.address() % 1024) % 1024 / 4) as usize;
@@ -565,15 +574,15 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
             fence_tensormap_acquire(map_k);
             fence_tensormap_acquire(map_v);
             // A tile as boxes of 64 columns of head h's D and 128 rows of
-            // batch b's plane (rows past the sequence read zeros), box c
+            // batch b's plane (rows outside the sequence read zeros), box c
             // at `box_bytes` c.
             let col0 = (h * D) as i32;
-            let load = |at: usize, box_bytes: usize, map: u64, row: usize, bar: Mbarrier| {
+            let load = |at: usize, box_bytes: usize, map: u64, row: i32, bar: Mbarrier| {
                 each::<{ D / CHUNK }>(|c| {
                     let w =
                         Smem::window::<ATTN_SMEM>(skip + (at + c * box_bytes) / 4, box_bytes / 4);
                     let col = col0 + (c * CHUNK) as i32;
-                    tma_load_3d(w, box_bytes, map, (col, row as i32, b as i32), bar);
+                    tma_load_3d(w, box_bytes, map, (col, row, b as i32), bar);
                 });
             };
             qbar.arrive_expect_tx(q_bytes(D) as u32);
@@ -585,7 +594,13 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
                     let slot = $ring.acquire();
                     let full = slot.barrier();
                     full.arrive_expect_tx(kv_bytes(D) as u32);
-                    load($at(D, slot.stage() as usize), BN * 128, $map, $n * BN, full);
+                    load(
+                        $at(D, slot.stage() as usize),
+                        BN * 128,
+                        $map,
+                        ($n * BN) as i32,
+                        full,
+                    );
                 }};
             }
             for n in 0..tiles {
@@ -604,7 +619,7 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
     let (w, wt) = ((t / 128 - 1) as u32, t % 128);
     let cs = <SAtom as MmaAtom>::CLayout::default();
     let qt = cs.crd2idx((wt, 0usize));
-    let (row_t, key_t) = ((m0 + 64 * w as usize + qt % 64) as u32, (qt / 64) as u32);
+    let (row_t, key_t) = (m0 + 64 * w as i32 + (qt % 64) as i32, (qt / 64) as u32);
     // The exponentials are one FFMA on the unscaled S: exp2(s |scale| log2
     // e - max); with a negative scale S is negated first (a branch the
     // whole block takes alike); a zero scale is taken as the least normal
@@ -692,10 +707,12 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
             }
             // Keys past seq_k, and (causal) past the row, count for nothing.
             let n0 = (n * BN) as u32;
-            let first_row = (m0 + 64 * w as usize) as u32;
-            if n0 + BN as u32 > seq_k as u32 || (CAUSAL && n0 + BN as u32 > first_row + 1) {
+            let first_row = m0 + 64 * w as i32;
+            // (n0 + BN - 1 < seq_k <= i32::MAX.)
+            if n0 + BN as u32 > seq_k as u32 || (CAUSAL && (n0 + BN as u32 - 1) as i32 > first_row)
+            {
                 let keys_left = seq_k as i32 - (n0 + key_t) as i32;
-                let ahead = (n0 + key_t) as i32 - row_t as i32;
+                let ahead = (n0 + key_t) as i32 - row_t;
                 each_s!(|v| {
                     let qv = cs.crd2idx((0usize, v));
                     let (dr, dk) = ((qv % 64) as i32, (qv / 64) as i32);
@@ -830,13 +847,14 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
         None => trap(),
     };
     let qo = co.crd2idx((wt, 0usize));
-    let (orow, ocol) = (m0 + 64 * w as usize + qo % 64, qo / 64);
+    let (orow, ocol) = (m0 + 64 * w as i32 + (qo % 64) as i32, qo / 64);
     each::<{ D / 32 }>(|i| {
         each::<8>(|j| {
             let v = 16 * i + 2 * j;
             let qv = co.crd2idx((0usize, v));
-            let (row, col) = (orow + qv % 64, ocol + qv / 64);
-            if row < seq_q {
+            let (row, col) = (orow + (qv % 64) as i32, ocol + qv / 64);
+            if row >= 0 && row < seq_q as i32 {
+                let row = row as usize;
                 let r = S_ROWS.row_of[v];
                 let word = f16x2(acc_o[v] * inv[r], acc_o[v + 1] * inv[r]);
                 o32.st((((b * seq_q + row) * heads + h) * D + col) / 2, word);
@@ -852,8 +870,9 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
             while S_ROWS.row_of[v] != r {
                 v += 1;
             }
-            let row = (row_t as usize) + cs.crd2idx((0usize, v)) % 64;
-            if row < seq_q {
+            let row = row_t + (cs.crd2idx((0usize, v)) % 64) as i32;
+            if row >= 0 && row < seq_q as i32 {
+                let row = row as usize;
                 let l = (row_max[r] + log2(row_sum[r])) * core::f32::consts::LN_2;
                 lse.st((b * heads + h) * seq_q + row, l);
             }
