@@ -432,11 +432,11 @@ mod tests {
                     for bx in 0..blocks {
                         let m0 = first_row(bx, rows, seq_q, causal);
                         assert!(m0 > -(rows as isize) && m0 < seq_q as isize);
-                        for r in
-                            m0.max(0) as usize..(m0 + rows as isize).min(seq_q as isize) as usize
-                        {
-                            seen[r] += 1;
-                        }
+                        let (lo, hi) = (
+                            m0.max(0) as usize,
+                            (m0 + rows as isize).min(seq_q as isize) as usize,
+                        );
+                        seen[lo..hi].iter_mut().for_each(|n| *n += 1);
                         let last_row = ((m0 + rows as isize).min(seq_q as isize) - 1) as usize;
                         let t = kv_tiles(m0, rows, seq_q, seq_k, causal);
                         if causal {
