@@ -461,9 +461,9 @@ macro_rules! attention_entries {
         /// one (batch, head) per grid row (`crate::attention` has the
         /// plan): Q, K, V and O f16 in (batch, seq, heads, d) order, LSE f32
         /// in (batch, heads, seq_q); top-left causal in the `_causal` form.
-        /// Launch: grid (ceil(seq_q / bm(d)), heads, batch), `threads(d)`
-        /// threads, `crate::attention::SMEM_BYTES` of dynamic shared memory
-        /// (`crate::attention`'s functions of d).
+        /// Launch: grid (ceil(seq_q / bm(d)), heads, batch) (another x
+        /// traps), `threads(d)` threads, `crate::attention::SMEM_BYTES` of
+        /// dynamic shared memory (`crate::attention`'s functions of d).
         ///
         /// # Safety
         /// `map_q`, `map_k`, `map_v` point to tensor maps (64-byte aligned,
