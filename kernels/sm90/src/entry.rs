@@ -534,13 +534,14 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
     let ((bx, h, b), blocks) = (block_idx_xyz(), grid_dim().0);
     let (seq_q, seq_k, heads) = (seq_q as usize, seq_k as usize, heads as usize);
     let m0 = first_row(bx, bm(D), seq_q, CAUSAL);
-    // The masks compare 32-bit coordinates, TMA's are i32; a grid of
-    // other than ceil(seq_q / bm) row blocks is a launch error.
+    // The masks compare 32-bit coordinates (a block's rows up to m0 +
+    // bm(D) among them), TMA's are i32; a grid of other than ceil(seq_q /
+    // bm) row blocks is a launch error.
     if blocks != seq_q.div_ceil(bm(D))
         || m0 >= seq_q as isize
         || m0 + bm(D) as isize <= 0
         || seq_k == 0
-        || seq_q > i32::MAX as usize
+        || seq_q > i32::MAX as usize - bm(D)
         || seq_k > i32::MAX as usize
     {
         trap()
