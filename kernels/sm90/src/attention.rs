@@ -437,7 +437,7 @@ mod tests {
                             (m0 + rows as isize).min(seq_q as isize) as usize,
                         );
                         seen[lo..hi].iter_mut().for_each(|n| *n += 1);
-                        let last_row = ((m0 + rows as isize).min(seq_q as isize) - 1) as usize;
+                        let last_row = hi - 1;
                         let t = kv_tiles(m0, rows, seq_q, seq_k, causal);
                         if causal {
                             // Every key the last row sees, and no tile past it.
