@@ -1,30 +1,26 @@
-//! Two CPU kernels written with the tensor API, each against hand-written
-//! code of the same blocking, in one run:
+//! The CPU kernels written with the tensor API, each timed against
+//! hand-written code of the same blocking, in one run:
 //!
 //! - a tiled transpose of a 4096 x 4096 f32 matrix: `local_tile` into 32 x 32
 //!   tiles, `local_partition` over an 8 x 32 "thread" layout, `copy`;
 //! - a single-threaded SGEMM, M = N = K = 1024: block tiles by `local_tile`,
-//!   a static register micro-tile as a `Fragment`, the k-loop over the
-//!   tiler's blocks; also against `matrixmultiply::sgemm`.
+//!   a 4 x 8 register micro-tile accumulated by one `gemm` over a panel of A
+//!   and of B; `matrixmultiply::sgemm` as the anchor;
+//! - the generic `sgemm_tiled::<64, 64, 8>` (CuTe's `sgemm_1`: predicated
+//!   copies into "shared" tiles, 256 "threads" each with a register
+//!   fragment of C), M = N = K = 512.
 //!
-//! `cargo run --release --example cpu_kernels` (the results are checked
-//! against each other before the figures are printed; the last two lines
-//! are the figures).
+//! `cargo run --release --example cpu_kernels [-- ROUNDS]` checks the
+//! results against each other, then runs every kernel once per round,
+//! interleaved (the layout and hand-written kernels alternate which goes
+//! first), and prints each kernel's median over the rounds and the median
+//! of the per-round ratios layout / hand (7 rounds by default).
 
-use layout_kernels::{sgemm_hand, sgemm_layout, transpose_hand, transpose_layout};
+use layout_kernels::{
+    sgemm_hand, sgemm_layout, sgemm_tiled, sgemm_tiled_hand, transpose_hand, transpose_layout,
+};
 use std::hint::black_box;
 use std::time::Instant;
-
-/// Best of `reps` runs of `f`, in seconds.
-fn best(reps: usize, mut f: impl FnMut()) -> f64 {
-    (0..reps)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed().as_secs_f64()
-        })
-        .fold(f64::INFINITY, f64::min)
-}
 
 /// `matrixmultiply::sgemm` (single thread), through ndarray's safe
 /// `general_mat_mul`, which calls it for contiguous f32 matrices.
@@ -36,69 +32,165 @@ fn sgemm_matrixmultiply(m: usize, n: usize, k: usize, a: &[f32], b: &[f32], c: &
     general_mat_mul(1.0, &a, &b, 1.0, &mut c);
 }
 
-/// Runs both kernels at n x n (transpose) and s³ (SGEMM) and checks them
-/// against each other and the definition; then times them when `time`.
-fn run(n: usize, s: usize, time: bool) {
+/// Small integers: every product and partial sum below is exact in f32, so
+/// the kernels agree bit for bit whatever their order of summation.
+fn operands(s: usize) -> (Vec<f32>, Vec<f32>) {
+    let a = (0..s * s).map(|i| ((i * 7) % 13) as f32 - 6.0).collect();
+    let b = (0..s * s).map(|i| ((i * 5) % 11) as f32 - 5.0).collect();
+    (a, b)
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn seconds(f: &mut dyn FnMut()) -> f64 {
+    let t = Instant::now();
+    f();
+    t.elapsed().as_secs_f64()
+}
+
+/// A kernel written with the layout library and its hand-written twin.
+struct Pair<'a> {
+    name: String,
+    /// Work per run, in `unit`s (bytes moved, flops).
+    work: f64,
+    unit: &'static str,
+    layout: Box<dyn FnMut() + 'a>,
+    hand: Box<dyn FnMut() + 'a>,
+}
+
+/// Runs every pair `rounds` times, interleaved, and prints the medians.
+fn time(pairs: &mut [Pair], anchor: Option<(&str, f64, &mut dyn FnMut())>, rounds: usize) {
+    let mut t = vec![(Vec::new(), Vec::new(), Vec::new()); pairs.len()];
+    let mut ta = Vec::new();
+    for r in 0..rounds {
+        for (p, (tl, th, ratio)) in pairs.iter_mut().zip(&mut t) {
+            let (l, h) = if r % 2 == 0 {
+                let l = seconds(&mut p.layout);
+                (l, seconds(&mut p.hand))
+            } else {
+                let h = seconds(&mut p.hand);
+                (seconds(&mut p.layout), h)
+            };
+            tl.push(l);
+            th.push(h);
+            ratio.push(h / l);
+        }
+    }
+    let anchor_line = anchor.map(|(name, work, f)| {
+        for _ in 0..rounds {
+            ta.push(seconds(f));
+        }
+        (name, work / median(&mut ta) / 1e9)
+    });
+    for (p, (tl, th, ratio)) in pairs.iter().zip(&mut t) {
+        let (l, h) = (p.work / median(tl) / 1e9, p.work / median(th) / 1e9);
+        println!(
+            "{:<32} layout {l:>7.2} {u}, hand {h:>7.2} {u}, layout/hand {:.3} (median of {rounds} interleaved rounds)",
+            p.name,
+            median(ratio),
+            u = p.unit
+        );
+    }
+    if let Some((name, rate)) = anchor_line {
+        println!("{name:<32} {rate:>7.2} GFLOP/s");
+    }
+}
+
+/// Checks every kernel against its twin and the definition at sizes n
+/// (transpose), s (SGEMM) and st (sgemm_tiled); then times them when
+/// `rounds > 0`.
+fn run(n: usize, s: usize, st: usize, rounds: usize) {
     let src: Vec<f32> = (0..n * n).map(|i| (i % 1000) as f32).collect();
     let (mut d1, mut d2) = (vec![0f32; n * n], vec![0f32; n * n]);
     transpose_layout(n, &src, &mut d1);
     transpose_hand(n, &src, &mut d2);
     assert!(d1 == d2, "the two transposes disagree");
     assert!(
-        (0..n).all(|i| d1[i * n + 7] == src[7 * n + i]),
+        (0..n).all(|i| (0..n).all(|j| d1[j * n + i] == src[i * n + j])),
         "not a transpose"
     );
-    let reps = if time { 5 } else { 1 };
-    let bytes = 2.0 * (n * n * 4) as f64;
-    let tl = best(reps, || {
-        transpose_layout(n, black_box(&src), black_box(&mut d1))
-    });
-    let th = best(reps, || {
-        transpose_hand(n, black_box(&src), black_box(&mut d2))
-    });
 
-    // SGEMM, s³, C += A * B from C = 0.
-    let a: Vec<f32> = (0..s * s).map(|i| ((i * 7) % 13) as f32 - 6.0).collect();
-    let b: Vec<f32> = (0..s * s).map(|i| ((i * 5) % 11) as f32 - 5.0).collect();
+    let (a, b) = operands(s);
     let (mut c1, mut c2, mut c3) = (vec![0f32; s * s], vec![0f32; s * s], vec![0f32; s * s]);
     sgemm_layout(s, s, s, &a, &b, &mut c1);
     sgemm_hand(s, s, s, &a, &b, &mut c2);
     sgemm_matrixmultiply(s, s, s, &a, &b, &mut c3);
-    // Small integers: every product and partial sum is exact in f32.
     assert!(c1 == c2 && c2 == c3, "the three SGEMMs disagree");
-    let flops = 2.0 * (s * s * s) as f64;
-    let reps = if time { 3 } else { 1 };
-    let gl = best(reps, || {
-        sgemm_layout(s, s, s, black_box(&a), black_box(&b), black_box(&mut c1))
-    });
-    let gh = best(reps, || {
-        sgemm_hand(s, s, s, black_box(&a), black_box(&b), black_box(&mut c2))
-    });
-    let gm = best(reps, || {
-        sgemm_matrixmultiply(s, s, s, black_box(&a), black_box(&b), black_box(&mut c3))
-    });
-    if !time {
+
+    let (ta, tb) = operands(st);
+    let (mut e1, mut e2, mut e3) = (
+        vec![0f32; st * st],
+        vec![0f32; st * st],
+        vec![0f32; st * st],
+    );
+    sgemm_tiled::<64, 64, 8>(st, st, st, &ta, &tb, &mut e1).unwrap();
+    sgemm_tiled_hand::<64, 64, 8>(st, st, st, &ta, &tb, &mut e2);
+    sgemm_matrixmultiply(st, st, st, &ta, &tb, &mut e3);
+    assert!(e1 == e2 && e2 == e3, "the tiled SGEMMs disagree");
+    if rounds == 0 {
         return;
     }
-    println!(
-        "transpose {n}: layout {:.2} GB/s, hand {:.2} GB/s",
-        bytes / tl / 1e9,
-        bytes / th / 1e9
-    );
-    println!(
-        "sgemm {s}: layout {:.2} GFLOP/s, hand {:.2} GFLOP/s, matrixmultiply {:.2} GFLOP/s",
-        flops / gl / 1e9,
-        flops / gh / 1e9,
-        flops / gm / 1e9
+
+    let gemm_flops = |s: usize| 2.0 * (s * s * s) as f64;
+    let (src, a, b, ta, tb) = (&src, &a, &b, &ta, &tb);
+    let mut pairs = [
+        Pair {
+            name: format!("transpose {n}x{n}"),
+            work: 2.0 * (n * n * 4) as f64,
+            unit: "GB/s",
+            layout: Box::new(move || transpose_layout(n, black_box(src), black_box(&mut d1))),
+            hand: Box::new(move || transpose_hand(n, black_box(src), black_box(&mut d2))),
+        },
+        Pair {
+            name: format!("sgemm {s}^3"),
+            work: gemm_flops(s),
+            unit: "GFLOP/s",
+            layout: Box::new(move || sgemm_layout(s, s, s, black_box(a), black_box(b), &mut c1)),
+            hand: Box::new(move || sgemm_hand(s, s, s, black_box(a), black_box(b), &mut c2)),
+        },
+        Pair {
+            name: format!("sgemm_tiled::<64,64,8> {st}^3"),
+            work: gemm_flops(st),
+            unit: "GFLOP/s",
+            layout: Box::new(move || {
+                sgemm_tiled::<64, 64, 8>(st, st, st, black_box(ta), black_box(tb), &mut e1).unwrap()
+            }),
+            hand: Box::new(move || {
+                sgemm_tiled_hand::<64, 64, 8>(st, st, st, black_box(ta), black_box(tb), &mut e2)
+            }),
+        },
+    ];
+    let mut mm = move || sgemm_matrixmultiply(s, s, s, black_box(a), black_box(b), &mut c3);
+    time(
+        &mut pairs,
+        Some((
+            &format!("matrixmultiply {s}^3 (anchor)"),
+            gemm_flops(s),
+            &mut mm,
+        )),
+        rounds,
     );
 }
 
 fn main() {
-    run(4096, 1024, true);
+    let rounds = std::env::args()
+        .nth(1)
+        .map(|r| match r.parse::<usize>() {
+            Ok(r) if r > 0 => r,
+            _ => {
+                eprintln!("cpu_kernels: ROUNDS must be a positive integer, not {r:?}");
+                std::process::exit(2)
+            }
+        })
+        .unwrap_or(7);
+    run(4096, 1024, 512, rounds);
 }
 
-/// `cargo test` runs the example's checks at a small size (no timing).
+/// `cargo test` runs the example's checks at small sizes (no timing).
 #[test]
 fn runs() {
-    run(256, 256, false);
+    run(256, 256, 128, 0);
 }

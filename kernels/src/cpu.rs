@@ -64,9 +64,8 @@ pub fn transpose_any<const T: usize>(
             let mut td = local_tile(d.view_mut(), tile, (bi, bj));
             let tc = local_tile(id, tile, (bi, bj));
             for t in 0..256 {
-                let mine = local_partition(tc, thr, t);
                 copy_if(
-                    |i| mine.is_within(i, (m, n)),
+                    local_partition(tc, thr, t).within((m, n)),
                     &local_partition(ts, thr, t),
                     &mut local_partition(td.view_mut(), thr, t),
                 )?;
@@ -83,8 +82,9 @@ pub fn transpose_any<const T: usize>(
 /// threads, 16 x 16 threads each accumulating its `local_partition` of C in
 /// a register fragment (`make_fragment_like`) by `gemm` over its projected
 /// partitions of the shared tiles. Edge tiles are predicated by identity
-/// tensors (`copy_if`); elements past the matrices are zeros in the shared
-/// tiles.
+/// tensors (`copy_if` with the predicate `within`, which a partition wholly
+/// inside the matrix answers once); elements past the matrices are zeros
+/// in the shared tiles.
 ///
 /// ```
 /// use layout_kernels::sgemm_tiled;
@@ -147,9 +147,8 @@ pub fn sgemm_tiled<const BM: usize, const BN: usize, const BK: usize>(
             let mut acc =
                 [make_fragment_like::<f32, _>(local_partition(gc.view(), tc, 0).layout()); 256];
             for (t, acc) in acc.iter_mut().enumerate() {
-                let inside = local_partition(cc, tc, t);
                 copy_if(
-                    |i| inside.is_within(i, (m, n)),
+                    local_partition(cc, tc, t).within((m, n)),
                     &local_partition(gc.view(), tc, t),
                     &mut acc.view_mut(),
                 )?;
@@ -158,19 +157,15 @@ pub fn sgemm_tiled<const BM: usize, const BN: usize, const BK: usize>(
                 sa.clear();
                 sb.clear();
                 for t in 0..256 {
-                    let inside = local_partition(ca.slice((X, X, kt)), tcopy, t);
-                    let mut dst = local_partition(sa.view_mut(), tcopy, t);
                     copy_if(
-                        |i| inside.is_within(i, (m, k)),
+                        local_partition(ca.slice((X, X, kt)), tcopy, t).within((m, k)),
                         &local_partition(ga.slice((X, X, kt)), tcopy, t),
-                        &mut dst,
+                        &mut local_partition(sa.view_mut(), tcopy, t),
                     )?;
-                    let inside = local_partition(cb.slice((X, X, kt)), tcopy, t);
-                    let mut dst = local_partition(sb.view_mut(), tcopy, t);
                     copy_if(
-                        |i| inside.is_within(i, (n, k)),
+                        local_partition(cb.slice((X, X, kt)), tcopy, t).within((n, k)),
                         &local_partition(gb.slice((X, X, kt)), tcopy, t),
-                        &mut dst,
+                        &mut local_partition(sb.view_mut(), tcopy, t),
                     )?;
                 }
                 for (t, acc) in acc.iter_mut().enumerate() {
@@ -181,9 +176,8 @@ pub fn sgemm_tiled<const BM: usize, const BN: usize, const BK: usize>(
                 }
             }
             for (t, acc) in acc.iter().enumerate() {
-                let inside = local_partition(cc, tc, t);
                 copy_if(
-                    |i| inside.is_within(i, (m, n)),
+                    local_partition(cc, tc, t).within((m, n)),
                     &acc.view(),
                     &mut local_partition(gc.view_mut(), tc, t),
                 )?;
@@ -191,6 +185,101 @@ pub fn sgemm_tiled<const BM: usize, const BN: usize, const BK: usize>(
         }
     }
     Ok(())
+}
+
+/// [`sgemm_tiled`]'s blocking by hand, on slices: the same block tiles,
+/// the same copies by 32 x 8 threads into M- and N-major "shared" tiles
+/// (zeros past the matrices), the same 16 x 16 threads each accumulating
+/// rows `t % 16 + 16 i` and columns `t / 16 + 16 j` of the block, in the
+/// same order. A tile wholly inside its matrix is copied without a
+/// predicate; an edge tile predicates each element by its row and column.
+///
+/// # Panics
+///
+/// When a slice is shorter than its matrix.
+pub fn sgemm_tiled_hand<const BM: usize, const BN: usize, const BK: usize>(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: &[f32],
+    b: &[f32],
+    c: &mut [f32],
+) {
+    assert!(
+        a.len() >= m * k && b.len() >= k * n && c.len() >= m * n,
+        "sgemm_tiled_hand: a slice is too short"
+    );
+    // Per thread: TM x TN accumulators.
+    let (tm, tn) = (BM / 16, BN / 16);
+    let mut sa = alloc::vec![0f32; BM * BK];
+    let mut sb = alloc::vec![0f32; BN * BK];
+    let mut acc = alloc::vec![0f32; 256 * tm * tn];
+    for bn in 0..n.div_ceil(BN) {
+        for bm in 0..m.div_ceil(BM) {
+            let (r0, c0) = (bm * BM, bn * BN);
+            let c_full = r0 + BM <= m && c0 + BN <= n;
+            let c_at = |t: usize, i: usize, j: usize| (r0 + t % 16 + 16 * i, c0 + t / 16 + 16 * j);
+            for t in 0..256 {
+                for j in 0..tn {
+                    for i in 0..tm {
+                        let (r, col) = c_at(t, i, j);
+                        acc[t * tm * tn + i * tn + j] = if c_full || (r < m && col < n) {
+                            c[r * n + col]
+                        } else {
+                            0.0
+                        };
+                    }
+                }
+            }
+            for kt in 0..k.div_ceil(BK) {
+                let k0 = kt * BK;
+                let a_full = r0 + BM <= m && k0 + BK <= k;
+                let b_full = c0 + BN <= n && k0 + BK <= k;
+                sa.fill(0.0);
+                sb.fill(0.0);
+                for t in 0..256 {
+                    let (tr, tk) = (t % 32, t / 32);
+                    for j in 0..BK / 8 {
+                        let p = tk + 8 * j;
+                        for i in 0..BM / 32 {
+                            let r = tr + 32 * i;
+                            if a_full || (r0 + r < m && k0 + p < k) {
+                                sa[r + BM * p] = a[(r0 + r) * k + k0 + p];
+                            }
+                        }
+                        for i in 0..BN / 32 {
+                            let q = tr + 32 * i;
+                            if b_full || (c0 + q < n && k0 + p < k) {
+                                sb[q + BN * p] = b[(k0 + p) * n + c0 + q];
+                            }
+                        }
+                    }
+                }
+                for t in 0..256 {
+                    let acc = &mut acc[t * tm * tn..][..tm * tn];
+                    let (tr, tc) = (t % 16, t / 16);
+                    for p in 0..BK {
+                        for i in 0..tm {
+                            let av = sa[tr + 16 * i + BM * p];
+                            for j in 0..tn {
+                                acc[i * tn + j] += av * sb[tc + 16 * j + BN * p];
+                            }
+                        }
+                    }
+                }
+            }
+            for t in 0..256 {
+                for j in 0..tn {
+                    for i in 0..tm {
+                        let (r, col) = c_at(t, i, j);
+                        if c_full || (r < m && col < n) {
+                            c[r * n + col] = acc[t * tm * tn + i * tn + j];
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The same blocking by hand: 32 x 32 tiles, 256 threads of 4 rows each.
@@ -263,25 +352,20 @@ pub fn sgemm_layout(m: usize, n: usize, k: usize, a: &[f32], b: &[f32], c: &mut 
     }
 }
 
-/// The micro-tile with the tensor API: per k, a column of A and a row of B
-/// copied into static fragments, a rank-1 `gemm` into the accumulator
-/// fragment, which is added to C at the end.
+/// The micro-tile with the tensor API: one `gemm` of the MR x BK panel of
+/// A and the NR x BK panel of B into a static MR x NR accumulator fragment
+/// (row-major: a row of B's panel is a vector of NR), added to C at the
+/// end. `gemm` checks each panel once, then each k-column of A and B once;
+/// the accumulators stay in vector registers through the k-loop (the
+/// codegen test `cpu_kernels_codegen` pins this).
 #[inline(never)]
 fn micro_layout(
     pa: Tensor<&[f32], PanelA>,
     pb: Tensor<&[f32], PanelB>,
     mut pc: Tensor<&mut [f32], TileC>,
 ) {
-    // Row-major: gemm updates a row of NR accumulators per element of A, a
-    // row of B in vector registers.
     let mut acc: Fragment<f32, _> = Fragment::new(layout!((4, 8):(8, 1)));
-    let mut fa: Fragment<f32, _> = Fragment::new(layout!((4, 1):(1, 4)));
-    let mut fb: Fragment<f32, _> = Fragment::new(layout!((8, 1):(1, 8)));
-    for p in 0..BK {
-        copy(&pa.slice((X, p)), &mut fa.view_mut()).unwrap();
-        copy(&pb.slice((X, p)), &mut fb.view_mut()).unwrap();
-        gemm(&fa.view(), &fb.view(), &mut acc.view_mut()).unwrap();
-    }
+    gemm(&pa, &pb, &mut acc.view_mut()).unwrap();
     axpby(1.0, &acc.view(), 1.0, &mut pc).unwrap();
 }
 

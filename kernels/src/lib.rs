@@ -19,6 +19,10 @@
 #[cfg(test)]
 extern crate std;
 
+// The hand-written CPU kernels' scratch tiles.
+#[cfg(not(target_arch = "nvptx64"))]
+extern crate alloc;
+
 #[cfg(not(target_arch = "nvptx64"))]
 mod cpu;
 #[cfg(not(target_arch = "nvptx64"))]

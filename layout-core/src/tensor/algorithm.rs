@@ -9,7 +9,7 @@
 use crate::error::{LayoutError, Refusal};
 use crate::layout::ops::Rank2;
 use crate::layout::{Congruent, Layout};
-use crate::tensor::{Engine, EngineMut, Tensor};
+use crate::tensor::{Engine, EngineMut, IdentityShape, Tensor, Within};
 use crate::typelevel::tuple::IntTuple;
 
 fn sizes_differ(
@@ -41,7 +41,13 @@ fn window<'a, T, S: Congruent<D>, D: IntTuple>(
     off: usize,
     l: &Layout<S, D>,
 ) -> Option<&'a [T]> {
-    data.get(off..off.checked_add(l.checked_cosize()?)?)
+    // `len - cosize` does not depend on the offset (a loop over tiles
+    // computes it once): one compare per call.
+    let c = l.checked_cosize()?;
+    if off > data.len().checked_sub(c)? {
+        return None;
+    }
+    data.get(off..off + c)
 }
 #[inline(always)]
 fn window_mut<'a, T, S: Congruent<D>, D: IntTuple>(
@@ -49,10 +55,11 @@ fn window_mut<'a, T, S: Congruent<D>, D: IntTuple>(
     off: usize,
     l: &Layout<S, D>,
 ) -> Option<&'a mut [T]> {
-    match l.checked_cosize().and_then(|c| off.checked_add(c)) {
-        Some(end) if end <= data.len() => Some(&mut data[off..end]),
-        _ => None,
+    let c = l.checked_cosize()?;
+    if off > data.len().checked_sub(c)? {
+        return None;
     }
+    data.get_mut(off..off + c)
 }
 
 /// The refusal of a tensor whose window is partial (its largest offset
@@ -70,40 +77,146 @@ fn reaches(op: &'static str, tensor: &'static str, (off, len): (usize, usize)) -
     }
 }
 
-/// Visit the 1-D indices `0..n` of a layout, rows first when it is rank 2
-/// and its second mode has the smaller stride (row-major): the innermost
-/// loop then walks consecutive elements, which the compiler vectorizes (a
-/// static layout decides this at compile time).
-#[inline(always)]
-fn for_each_index<S: Congruent<D>, D: IntTuple>(l: &Layout<S, D>, mut f: impl FnMut(usize)) {
-    let sh = l.shape();
-    let (m, n) = (sh.mode_size(0), sh.mode_size(1));
-    if S::RANK == 2 && m > 1 && n > 1 && l.call(m) < l.call(1) {
-        for i in 0..m {
-            for j in 0..n {
-                f(i + m * j);
-            }
+/// A walk over the 1-D indices `0..size` of the layouts an algorithm visits
+/// together, as rows: element `q` of row `o` is index `o * outer + q * inner`.
+///
+/// Rows are where the checks go. With `m` the extent of mode 0, a layout's
+/// offset of index `i + m * j` (`i < m`) is `call(i) + call(m * j)`, so a row
+/// is a window of the tensor's window, taken once (one check per row); its
+/// elements are offsets into that row. For a mode of static shape and
+/// stride, those are constants below the row's constant length, and the
+/// compiler drops their checks: the inner loop carries none.
+///
+/// The rows run down mode 0 (column-major), or along mode 1 when the layout
+/// is rank 2 and its mode 1 has the smaller stride (row-major): the inner
+/// loop then walks consecutive elements, which the compiler vectorizes. A
+/// static layout decides this at compile time.
+#[derive(Clone, Copy)]
+struct Rows {
+    count: usize,
+    len: usize,
+    outer: usize,
+    inner: usize,
+    /// The extent of mode 0, where every layout of the walk splits.
+    m: usize,
+}
+
+impl Rows {
+    /// The rows of `l`; `None` when it has no element.
+    #[inline(always)]
+    fn of<S: Congruent<D>, D: IntTuple>(l: &Layout<S, D>) -> Option<Rows> {
+        let sh = l.shape();
+        let (m, n) = (sh.mode_size(0), sh.mode_size(1));
+        if m == 0 || n == 0 {
+            return None;
         }
-    } else {
-        for i in 0..sh.size() {
-            f(i);
+        if S::RANK == 2 && m > 1 && n > 1 && l.call(m) < l.call(1) {
+            return Some(Rows {
+                count: m,
+                len: n,
+                outer: 1,
+                inner: m,
+                m,
+            });
         }
+        // Rank 2: mode 1's extent; otherwise the modes after 0 together.
+        let count = if S::RANK == 2 { n } else { sh.size() / m };
+        Some(Rows {
+            count,
+            len: m,
+            outer: m,
+            inner: 1,
+            m,
+        })
+    }
+    /// The rows of `a`, or of `b` when only `b` has static strides (an order
+    /// fixed at compile time keeps one loop); `None` when `b` does not split
+    /// at the same mode-0 extent, or there is no element.
+    #[inline(always)]
+    fn of2<S1: Congruent<D1>, D1: IntTuple, S2: Congruent<D2>, D2: IntTuple>(
+        a: &Layout<S1, D1>,
+        b: &Layout<S2, D2>,
+    ) -> Option<Rows> {
+        let r = if !D1::ALL_STATIC && D2::ALL_STATIC {
+            Rows::of(b)?
+        } else {
+            Rows::of(a)?
+        };
+        (a.shape().mode_size(0) == r.m && b.shape().mode_size(0) == r.m).then_some(r)
+    }
+    /// The 1-D index of element `q` of row `o`.
+    #[inline(always)]
+    fn index(&self, o: usize, q: usize) -> usize {
+        o * self.outer + q * self.inner
+    }
+    /// The offset of row `o`'s first element.
+    #[inline(always)]
+    fn base<S: Congruent<D>, D: IntTuple>(&self, l: &Layout<S, D>, o: usize) -> usize {
+        l.call(o * self.outer)
+    }
+    /// The offset of element `q` from its row's first.
+    #[inline(always)]
+    fn at<S: Congruent<D>, D: IntTuple>(&self, l: &Layout<S, D>, q: usize) -> usize {
+        l.call(q * self.inner)
+    }
+    /// The elements a row spans in the storage: its last element's offset
+    /// from its first (the largest, as strides are not negative), plus one.
+    #[inline(always)]
+    fn span<S: Congruent<D>, D: IntTuple>(&self, l: &Layout<S, D>) -> usize {
+        l.call((self.len - 1) * self.inner) + 1
     }
 }
 
-/// [`for_each_index`] in the order of `a`, or of `b` when only `b` has
-/// static strides: an order fixed at compile time keeps one loop (a
-/// run-time choice would leave two, and the code around them split).
+/// Row `o` of a window: its elements, checked once (a single row is the
+/// window itself).
 #[inline(always)]
-fn for_each_index2<S1: Congruent<D1>, D1: IntTuple, S2: Congruent<D2>, D2: IntTuple>(
-    a: &Layout<S1, D1>,
-    b: &Layout<S2, D2>,
-    f: impl FnMut(usize),
+fn row<'a, T, S: Congruent<D>, D: IntTuple>(
+    w: &'a [T],
+    r: &Rows,
+    l: &Layout<S, D>,
+    o: usize,
+) -> &'a [T] {
+    if r.count == 1 {
+        return w;
+    }
+    &w[r.base(l, o)..][..r.span(l)]
+}
+#[inline(always)]
+fn row_mut<'a, T, S: Congruent<D>, D: IntTuple>(
+    w: &'a mut [T],
+    r: &Rows,
+    l: &Layout<S, D>,
+    o: usize,
+) -> &'a mut [T] {
+    if r.count == 1 {
+        return w;
+    }
+    &mut w[r.base(l, o)..][..r.span(l)]
+}
+
+/// `f(i, &x[i], &mut y[i])` for every 1-D index `i` of two layouts of the
+/// same size over their windows, row by row ([`Rows::of2`]); index by index
+/// when the layouts split differently.
+#[inline(always)]
+fn zip<T, U, S1: Congruent<D1>, D1: IntTuple, S2: Congruent<D2>, D2: IntTuple>(
+    (xl, x): (&[T], &Layout<S1, D1>),
+    (yl, y): (&mut [U], &Layout<S2, D2>),
+    mut f: impl FnMut(usize, &T, &mut U),
 ) {
-    if !D1::ALL_STATIC && D2::ALL_STATIC {
-        for_each_index(b, f)
-    } else {
-        for_each_index(a, f)
+    match Rows::of2(y, x) {
+        Some(r) => {
+            for o in 0..r.count {
+                let (xr, yr) = (row(xl, &r, x, o), row_mut(yl, &r, y, o));
+                for q in 0..r.len {
+                    f(r.index(o, q), &xr[r.at(x, q)], &mut yr[r.at(y, q)]);
+                }
+            }
+        }
+        None => {
+            for i in 0..x.size() {
+                f(i, &xl[x.call(i)], &mut yl[y.call(i)]);
+            }
+        }
     }
 }
 
@@ -201,9 +314,7 @@ where
         // Both run through consecutive elements: one block copy.
         dl[..n].copy_from_slice(&sl[..n]);
     } else {
-        for_each_index2(&d_layout, &s_layout, |i| {
-            dl[d_layout.call(i)] = sl[s_layout.call(i)];
-        });
+        zip((sl, &s_layout), (dl, &d_layout), |_, s, d| *d = *s);
     }
     Ok(())
 }
@@ -218,6 +329,30 @@ pub trait Predicate {
     /// equal the tensors'); `None` for a closure.
     fn size(&self) -> Option<usize> {
         None
+    }
+    /// Whether every element is kept, when that is known before the loop (a
+    /// tile of an identity tensor wholly inside its bound): `copy_if` then
+    /// copies without asking element by element. `false` when not known.
+    fn keeps_all(&self) -> bool {
+        false
+    }
+}
+impl<S: IdentityShape, LS: Congruent<LD>, LD: IntTuple> Predicate for Within<S, Layout<LS, LD>> {
+    #[inline(always)]
+    fn keep(&mut self, i: usize) -> bool {
+        self.tile.is_within(i, self.bound)
+    }
+    fn size(&self) -> Option<usize> {
+        Some(self.tile.size())
+    }
+    /// The view's last coordinate is its largest in every mode (strides are
+    /// not negative), so it alone decides.
+    #[inline(always)]
+    fn keeps_all(&self) -> bool {
+        match self.tile.size() {
+            0 => true,
+            n => self.tile.is_within(n - 1, self.bound),
+        }
     }
 }
 impl<F: FnMut(usize) -> bool> Predicate for F {
@@ -321,18 +456,22 @@ where
         dst,
     )?;
     if let (Some(sl), Some(dl)) = (sw, dw) {
-        for_each_index2(&d_layout, &s_layout, |i| {
-            if pred.keep(i) {
-                dl[d_layout.call(i)] = sl[s_layout.call(i)];
-            }
-        });
+        if pred.keeps_all() {
+            zip((sl, &s_layout), (dl, &d_layout), |_, s, d| *d = *s);
+        } else {
+            zip((sl, &s_layout), (dl, &d_layout), |i, s, d| {
+                if pred.keep(i) {
+                    *d = *s;
+                }
+            });
+        }
         return Ok(());
     }
     // A tile past its storage: the kept elements must be inside it.
     let sl = src.storage().get(s_at.0..).unwrap_or(&[]);
     let dl = dst.storage_mut().get_mut(d_at.0..).unwrap_or(&mut []);
     let mut miss = None;
-    for_each_index2(&d_layout, &s_layout, |i| {
+    for i in 0..s_layout.size() {
         if miss.is_none() && pred.keep(i) {
             let (so, do_) = (s_layout.call(i), d_layout.call(i));
             match (sl.get(so), dl.get_mut(do_)) {
@@ -341,7 +480,7 @@ where
                 (_, None) => miss = Some(("destination", i, do_, d_at)),
             }
         }
-    });
+    }
     match miss {
         None => Ok(()),
         Some((t, i, k, (off, len))) => Err(LayoutError::PastStorage {
@@ -381,7 +520,14 @@ where
     let Some(data) = window_mut(t.storage_mut(), o, &l) else {
         return Err(reaches("fill", "tensor", t_at));
     };
-    for_each_index(&l, |i| data[l.call(i)] = v);
+    if let Some(r) = Rows::of(&l) {
+        for o in 0..r.count {
+            let dr = row_mut(data, &r, &l, o);
+            for q in 0..r.len {
+                dr[r.at(&l, q)] = v;
+            }
+        }
+    }
     Ok(())
 }
 
@@ -429,9 +575,8 @@ where
             reaches("axpby", "x", x_at)
         });
     };
-    for_each_index2(&y_layout, &x_layout, |i| {
-        let k = y_layout.call(i);
-        yl[k] = a * xl[x_layout.call(i)] + b * yl[k];
+    zip((xl, &x_layout), (yl, &y_layout), |_, x, y| {
+        *y = a * *x + b * *y
     });
     Ok(())
 }
@@ -509,24 +654,38 @@ where
             reaches("gemm", "C", c_at)
         });
     };
-    // The innermost loop runs along C's smaller stride (for a static C this
-    // is decided at compile time), so that it walks contiguous elements.
+    if am == 0 || bn == 0 || ak == 0 {
+        return Ok(());
+    }
+    // Each k takes a column of A and of B (one check each), and C is
+    // walked in rows along its smaller stride (for a static C this is
+    // decided at compile time): the inner loop walks contiguous elements,
+    // and indexes rows whose lengths are constants for static modes, so it
+    // carries no check.
+    // (`..n`, not `..=n - 1`: an inclusive range's index is a call.)
+    let (a_span, b_span) = (a_l.call(am - 1) + 1, b_l.call(bn - 1) + 1);
     let n_inner = cm > 1 && cn > 1 && c_l.call(cm) < c_l.call(1);
     for k in 0..ak {
+        let acol = &al[a_l.call(am * k)..][..a_span];
+        let bcol = &bl[b_l.call(bn * k)..][..b_span];
         if n_inner {
+            let c_span = c_l.call(cm * (cn - 1)) + 1;
             for m in 0..cm {
-                let av = al[a_l.call(m + am * k)];
+                let crow = &mut cl[c_l.call(m)..][..c_span];
+                let av = acol[a_l.call(m)];
                 for n in 0..cn {
-                    let ci = c_l.call(m + cm * n);
-                    cl[ci] = cl[ci] + av * bl[b_l.call(n + bn * k)];
+                    let ci = c_l.call(cm * n);
+                    crow[ci] = crow[ci] + av * bcol[b_l.call(n)];
                 }
             }
         } else {
+            let c_span = c_l.call(cm - 1) + 1;
             for n in 0..cn {
-                let bv = bl[b_l.call(n + bn * k)];
+                let ccol = &mut cl[c_l.call(cm * n)..][..c_span];
+                let bv = bcol[b_l.call(n)];
                 for m in 0..cm {
-                    let ci = c_l.call(m + cm * n);
-                    cl[ci] = cl[ci] + al[a_l.call(m + am * k)] * bv;
+                    let ci = c_l.call(m);
+                    ccol[ci] = ccol[ci] + acol[a_l.call(m)] * bv;
                 }
             }
         }

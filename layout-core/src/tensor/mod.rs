@@ -651,6 +651,14 @@ pub fn make_tensor<E: Engine, S: Congruent<D>, D: IntTuple>(
     Tensor::new(data, layout)
 }
 
+/// A view of an identity tensor and a bound: the predicate "the coordinate
+/// held at index `i` lies inside the bound", made by [`Tensor::within`].
+#[derive(Clone, Copy, Debug)]
+pub struct Within<S: IdentityShape, L> {
+    pub(crate) tile: Tensor<Counting<S>, L>,
+    pub(crate) bound: S::Coord,
+}
+
 /// The storage of an identity tensor: element `k` is the coordinate
 /// encoded in `k` (computed, not stored).
 #[derive(Clone, Copy, Debug)]
@@ -847,6 +855,29 @@ impl<S: IdentityShape, LS: Congruent<LD>, LD: IntTuple> Tensor<Counting<S>, Layo
             Some(x) => S::less(x, bound),
             None => false,
         }
+    }
+    /// The predicate of a partial tile for [`copy_if`](algorithm::copy_if):
+    /// element `i` is kept when the coordinate it holds lies inside `bound`
+    /// ([`Tensor::is_within`]). `copy_if` asks it first whether the whole
+    /// view lies inside, from its last coordinate (the largest in every
+    /// mode): a tile wholly inside is copied with no predicate per element.
+    ///
+    /// ```
+    /// use layout_core::{layout, tensor::algorithm::copy_if, tensor::partition::local_tile, tensor::make_identity_tensor, Tensor, C};
+    /// let src: Vec<i32> = (0..100).collect();
+    /// let a = Tensor::new(&src[..], layout!((10,10):(10,1))).unwrap();
+    /// let id = make_identity_tensor((C::<10>, C::<10>));
+    /// let mut out = [-1i32; 16];
+    /// // Rows 8..12 of a 10-row matrix: rows 10 and 11 are not copied.
+    /// let tile = local_tile(a, (C::<4>, C::<4>), (2usize, 0usize));
+    /// let inside = local_tile(id, (C::<4>, C::<4>), (2usize, 0usize)).within((10, 10));
+    /// copy_if(inside, &tile, &mut Tensor::new(&mut out[..], layout!((4,4):(4,1))).unwrap()).unwrap();
+    /// assert_eq!(out[..8], [80, 81, 82, 83, 90, 91, 92, 93]);
+    /// assert_eq!(out[8..], [-1; 8]);
+    /// ```
+    #[inline(always)]
+    pub fn within(self, bound: S::Coord) -> Within<S, Layout<LS, LD>> {
+        Within { tile: self, bound }
     }
     /// The view itself: an identity tensor is a value (`Copy`), so a view is
     /// a copy, as cheap as the layout.
