@@ -15,6 +15,12 @@
 //! interleaved (the layout and hand-written kernels alternate which goes
 //! first), and prints each kernel's median over the rounds and the median
 //! of the per-round ratios layout / hand (7 rounds by default).
+//!
+//! `cpu_kernels --once KERNEL` runs one kernel once, at a small size, for
+//! an instruction count (`valgrind --tool=callgrind`; `--once none` runs
+//! only the setup, whose count the others subtract). KERNEL is one of
+//! `{transpose,sgemm,sgemm_tiled}-{layout,hand}` and `none`; the test
+//! `kernels/tests/codegen.rs` compares the counts.
 
 use layout_kernels::{
     sgemm_hand, sgemm_layout, sgemm_tiled, sgemm_tiled_hand, transpose_hand, transpose_layout,
@@ -175,9 +181,47 @@ fn run(n: usize, s: usize, st: usize, rounds: usize) {
     );
 }
 
+/// `--once KERNEL`: the setup of every kernel, then KERNEL once (see the
+/// module docs); the sizes are those of the codegen test.
+fn once(kernel: &str) {
+    let (n, s) = (512, 256);
+    let src: Vec<f32> = (0..n * n).map(|i| (i % 1000) as f32).collect();
+    let mut d = vec![0f32; n * n];
+    let (a, b) = operands(s);
+    let mut c = vec![0f32; s * s];
+    match kernel {
+        "none" => {}
+        "transpose-layout" => transpose_layout(n, black_box(&src), &mut d),
+        "transpose-hand" => transpose_hand(n, black_box(&src), &mut d),
+        "sgemm-layout" => sgemm_layout(s, s, s, black_box(&a), black_box(&b), &mut c),
+        "sgemm-hand" => sgemm_hand(s, s, s, black_box(&a), black_box(&b), &mut c),
+        "sgemm_tiled-layout" => {
+            sgemm_tiled::<64, 64, 8>(s, s, s, black_box(&a), black_box(&b), &mut c).unwrap()
+        }
+        "sgemm_tiled-hand" => {
+            sgemm_tiled_hand::<64, 64, 8>(s, s, s, black_box(&a), black_box(&b), &mut c)
+        }
+        k => {
+            eprintln!("cpu_kernels: no kernel {k:?}");
+            std::process::exit(2)
+        }
+    }
+    black_box((&d, &c));
+}
+
 fn main() {
-    let rounds = std::env::args()
-        .nth(1)
+    let mut args = std::env::args().skip(1);
+    let first = args.next();
+    if first.as_deref() == Some("--once") {
+        match args.next() {
+            Some(k) => return once(&k),
+            None => {
+                eprintln!("cpu_kernels: --once needs a KERNEL");
+                std::process::exit(2)
+            }
+        }
+    }
+    let rounds = first
         .map(|r| match r.parse::<usize>() {
             Ok(r) if r > 0 => r,
             _ => {

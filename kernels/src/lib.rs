@@ -6,8 +6,11 @@
 //!
 //! - [`transpose_layout`]: a tiled transpose, `local_tile` into 32 x 32
 //!   tiles, `local_partition` over an 8 x 32 "thread" layout, `copy`;
-//! - [`sgemm_layout`]: an SGEMM, block tiles by `local_tile`, a register
-//!   micro-tile of static fragments, a rank-1 `gemm` per k.
+//! - [`sgemm_layout`]: an SGEMM, block tiles by `local_tile`, a static
+//!   register micro-tile accumulated by one `gemm` over panels of A and B;
+//! - [`sgemm_tiled`]: CuTe's `sgemm_1` for any sizes and any block tile,
+//!   predicated copies into "shared" tiles, 256 "threads" with register
+//!   fragments of C.
 //!
 //! On the GPU (`nvptx64-nvidia-cuda`, built by `kernels/build-ptx.sh`), the
 //! kernels of [`gpu`] take every offset from the typed algebra; their index

@@ -195,6 +195,19 @@ fn static_layouts_fold() {
         frag_hand.join("\n")
     );
 
+    // A static tile copied into a static fragment: the storage checked
+    // once, then 32 constant offsets (no loop, no call, no check per element).
+    let tile = body_with_labels(&asm, "probe_copy_static_tile");
+    let jumps = tile
+        .iter()
+        .filter(|l| l.starts_with('j') && !l.starts_with("jmp"))
+        .count();
+    assert!(
+        calls(&tile).is_empty() && !loops(&tile) && jumps <= 3,
+        "a static tile copy loops, calls or checks per element ({jumps} conditional jumps):\n{}",
+        tile.join("\n")
+    );
+
     // The loop detector is live: a run-time length needs a loop.
     assert!(
         loops(&body_with_labels(&asm, "probe_sum_loop")),

@@ -135,3 +135,18 @@ pub fn probe_fragment_hand(x: f32) -> f32 {
     }
     s
 }
+
+/// A static 4 x 8 row-major tile at a run-time offset copied into a
+/// column-major register fragment: one window check, then constant offsets.
+#[no_mangle]
+#[inline(never)]
+pub fn probe_copy_static_tile(src: &[f32], off: usize) -> f32 {
+    let mut f: lc::tensor::fragment::Fragment<f32, _> =
+        lc::tensor::fragment::Fragment::new(layout!((4,8):(1,4)));
+    let Some(s) = src.get(off..) else { return -1.0 };
+    let Ok(t) = Tensor::new(s, layout!((4,8):(8,1))) else { return -1.0 };
+    if lc::tensor::algorithm::copy(&t, &mut f.view_mut()).is_err() {
+        return -1.0;
+    }
+    f.as_slice().iter().sum()
+}
