@@ -105,6 +105,27 @@ fn time(pairs: &mut [Pair], anchor: Option<(&str, f64, &mut dyn FnMut())>, round
     }
 }
 
+/// `sgemm_tiled` and its hand-written twin at one block tile, `st`³ (a
+/// macro: a generic function would need `sgemm_tiled`'s instantiation bound).
+macro_rules! tiled_pair {
+    ($bm:literal, $bn:literal, $bk:literal, $st:expr, $a:expr, $b:expr) => {{
+        let (st, a, b) = ($st, $a, $b);
+        let (mut e1, mut e2) = (vec![0f32; st * st], vec![0f32; st * st]);
+        Pair {
+            name: format!("sgemm_tiled::<{},{},{}> {st}^3", $bm, $bn, $bk),
+            work: 2.0 * (st * st * st) as f64,
+            unit: "GFLOP/s",
+            layout: Box::new(move || {
+                sgemm_tiled::<$bm, $bn, $bk>(st, st, st, black_box(a), black_box(b), &mut e1)
+                    .unwrap()
+            }),
+            hand: Box::new(move || {
+                sgemm_tiled_hand::<$bm, $bn, $bk>(st, st, st, black_box(a), black_box(b), &mut e2)
+            }),
+        }
+    }};
+}
+
 /// Checks every kernel against its twin and the definition at sizes n
 /// (transpose), s (SGEMM) and st (sgemm_tiled); then times them when
 /// `rounds > 0`.
@@ -127,15 +148,29 @@ fn run(n: usize, s: usize, st: usize, rounds: usize) {
     assert!(c1 == c2 && c2 == c3, "the three SGEMMs disagree");
 
     let (ta, tb) = operands(st);
-    let (mut e1, mut e2, mut e3) = (
-        vec![0f32; st * st],
-        vec![0f32; st * st],
-        vec![0f32; st * st],
-    );
-    sgemm_tiled::<64, 64, 8>(st, st, st, &ta, &tb, &mut e1).unwrap();
-    sgemm_tiled_hand::<64, 64, 8>(st, st, st, &ta, &tb, &mut e2);
+    let mut e3 = vec![0f32; st * st];
     sgemm_matrixmultiply(st, st, st, &ta, &tb, &mut e3);
-    assert!(e1 == e2 && e2 == e3, "the tiled SGEMMs disagree");
+    let tiled_agree = |layout: &dyn Fn(&mut [f32]), hand: &dyn Fn(&mut [f32]), what: &str| {
+        let (mut e1, mut e2) = (vec![0f32; st * st], vec![0f32; st * st]);
+        layout(&mut e1);
+        hand(&mut e2);
+        assert!(e1 == e2 && e2 == e3, "the tiled SGEMMs {what} disagree");
+    };
+    tiled_agree(
+        &|c| sgemm_tiled::<64, 64, 8>(st, st, st, &ta, &tb, c).unwrap(),
+        &|c| sgemm_tiled_hand::<64, 64, 8>(st, st, st, &ta, &tb, c),
+        "<64,64,8>",
+    );
+    tiled_agree(
+        &|c| sgemm_tiled::<32, 32, 8>(st, st, st, &ta, &tb, c).unwrap(),
+        &|c| sgemm_tiled_hand::<32, 32, 8>(st, st, st, &ta, &tb, c),
+        "<32,32,8>",
+    );
+    tiled_agree(
+        &|c| sgemm_tiled::<128, 64, 16>(st, st, st, &ta, &tb, c).unwrap(),
+        &|c| sgemm_tiled_hand::<128, 64, 16>(st, st, st, &ta, &tb, c),
+        "<128,64,16>",
+    );
     if rounds == 0 {
         return;
     }
@@ -157,17 +192,9 @@ fn run(n: usize, s: usize, st: usize, rounds: usize) {
             layout: Box::new(move || sgemm_layout(s, s, s, black_box(a), black_box(b), &mut c1)),
             hand: Box::new(move || sgemm_hand(s, s, s, black_box(a), black_box(b), &mut c2)),
         },
-        Pair {
-            name: format!("sgemm_tiled::<64,64,8> {st}^3"),
-            work: gemm_flops(st),
-            unit: "GFLOP/s",
-            layout: Box::new(move || {
-                sgemm_tiled::<64, 64, 8>(st, st, st, black_box(ta), black_box(tb), &mut e1).unwrap()
-            }),
-            hand: Box::new(move || {
-                sgemm_tiled_hand::<64, 64, 8>(st, st, st, black_box(ta), black_box(tb), &mut e2)
-            }),
-        },
+        tiled_pair!(64, 64, 8, st, ta, tb),
+        tiled_pair!(32, 32, 8, st, ta, tb),
+        tiled_pair!(128, 64, 16, st, ta, tb),
     ];
     let mut mm = move || sgemm_matrixmultiply(s, s, s, black_box(a), black_box(b), &mut c3);
     time(

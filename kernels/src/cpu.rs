@@ -259,10 +259,10 @@ pub fn sgemm_tiled_hand<const BM: usize, const BN: usize, const BK: usize>(
                     let acc = &mut acc[t * tm * tn..][..tm * tn];
                     let (tr, tc) = (t % 16, t / 16);
                     for p in 0..BK {
-                        for i in 0..tm {
-                            let av = sa[tr + 16 * i + BM * p];
-                            for j in 0..tn {
-                                acc[i * tn + j] += av * sb[tc + 16 * j + BN * p];
+                        for j in 0..tn {
+                            let bv = sb[tc + 16 * j + BN * p];
+                            for i in 0..tm {
+                                acc[i * tn + j] += sa[tr + 16 * i + BM * p] * bv;
                             }
                         }
                     }
