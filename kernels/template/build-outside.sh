@@ -21,7 +21,7 @@ rm -rf "$tmp/target" "$tmp/host/target" "$tmp/build-outside.sh"
 # The paths as a user sets them: absolute, to this checkout.
 sed -i "s|\"\.\./\.\./\.\./|\"$repo/|; s|\"\.\./\.\./|\"$repo/|" "$tmp/Cargo.toml" "$tmp/host/Cargo.toml"
 # Both crates share one target folder here, outside the workspace's (the
-# tool itself is built in the workspace's, as kernels/build-ptx.sh does).
+# tool itself is built in the workspace's, as kernels/scripts/build-ptx.sh does).
 export CARGO_TARGET_DIR="$tmp/target"
 cargo run -q --manifest-path "$repo/Cargo.toml" --target-dir "$repo/target" -p layout-ptx -- "$tmp" "$out"
 (cd "$tmp" && cargo test -q)

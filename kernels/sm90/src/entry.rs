@@ -883,7 +883,7 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
 
 /// Stores 1 at `out[at]` through a checked buffer of `len` words. With `at
 /// >= len` the store's bounds check stops the kernel (`layout_device::trap`)
-/// and the launch fails: `kernels/trap-check.py` runs both.
+/// and the launch fails: `kernels/scripts/trap-check.py` runs both.
 ///
 /// # Safety
 /// `out` points to `len` `u32` of device memory.

@@ -13,7 +13,7 @@
 //!   pass, warp-specialized (a TMA producer warpgroup, two `wgmma`
 //!   consumer warpgroups), S = Q·Kᵀ by SS `wgmma`, O += P·V by RS `wgmma`
 //!   with P from S's registers; its plan is [`attention`]'s.
-//! - `check_trap`: one checked store, for `kernels/trap-check.py` (a failed
+//! - `check_trap`: one checked store, for `kernels/scripts/trap-check.py` (a failed
 //!   device check fails the launch).
 //! - `tma_tile`: one TMA load of a 64 x 64 f16 box with the 128-byte
 //!   swizzle, completing on an `mbarrier`, read back through the swizzle.

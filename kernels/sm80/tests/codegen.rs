@@ -23,7 +23,7 @@ use std::sync::OnceLock;
 /// with the default target CPU (RUSTFLAGS from the environment would
 /// change the instructions counted here).
 fn cargo(args: &[&str], rustc_args: &[&str]) -> Command {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     c.current_dir(&root)
         .args(args)

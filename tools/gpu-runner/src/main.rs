@@ -1,10 +1,10 @@
-//! `gpu-runner PTX`: loads the PTX that `kernels/build-ptx.sh` writes, runs
+//! `gpu-runner PTX`: loads the PTX that `kernels/scripts/build-ptx.sh` writes, runs
 //! each kernel of `layout-kernels` on GPU 0, checks its result against the
 //! CPU and times it with CUDA events next to a device-to-device copy (the
 //! bandwidth anchor), then prints one table.
 //!
 //! ```text
-//! kernels/build-ptx.sh target/ptx && cargo build --release -p layout-gpu-runner
+//! kernels/scripts/build-ptx.sh target/ptx && cargo build --release -p layout-gpu-runner
 //! target/release/gpu-runner target/ptx/layout_kernels.ptx
 //! ```
 //!
@@ -48,7 +48,7 @@ struct Cli {
 /// The default mode: every kernel run, checked and timed.
 #[derive(clap::Args, Debug)]
 struct Args {
-    /// The PTX file (kernels/build-ptx.sh writes target/ptx/layout_kernels.ptx).
+    /// The PTX file (kernels/scripts/build-ptx.sh writes target/ptx/layout_kernels.ptx).
     #[arg(required = true)]
     ptx: Option<PathBuf>,
     /// Side of the square problems (a multiple of 128).
@@ -591,7 +591,7 @@ mod tests {
         Cli::command().debug_assert();
     }
 
-    /// The default mode as docs/gpu.md, README.md and kernels/gpu-bench.sh
+    /// The default mode as docs/gpu.md, README.md and kernels/scripts/gpu-bench.sh
     /// invoke it, with and without flags.
     #[test]
     fn default_mode() {

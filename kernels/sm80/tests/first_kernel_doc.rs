@@ -6,7 +6,7 @@ use std::path::Path;
 
 #[test]
 fn the_first_kernel_page_shows_the_template_files() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let doc = std::fs::read_to_string(root.join("docs/first-kernel.md")).unwrap();
     let mut shown = Vec::new();
     let mut rest = doc.as_str();

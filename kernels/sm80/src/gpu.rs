@@ -3,13 +3,13 @@
 //! `.entry` functions and what they require of the host) are in
 //! [`crate::device`]; the hardware is `layout-device`'s.
 
-use crate::device::{SMEM, SMEM_BIG};
 use crate::maps::{
     hgemm_copy, hgemm_frag_c, hgemm_ldsm_a, hgemm_ldsm_a_atom_step, hgemm_ldsm_b,
     hgemm_ldsm_b_pair_step, ldsm_a_src, ldsm_b_src, mma_atom_offsets, sgemm_frag_a, sgemm_frag_b,
     sgemm_frag_c, sgemm_load_a, sgemm_load_a_nt, sgemm_load_b, transpose_load, transpose_store, At,
     MmaOffsets, BK, BM, BN, HGEMM_BK, HGEMM_BM, HGEMM_BN, HGEMM_STAGE, HGEMM_STAGES, TT,
 };
+use crate::smem::{SMEM, SMEM_BIG};
 use layout_core::atom::{
     SM75_U16x2_LDSM_T, SM75_U16x4_LDSM_T, SM75_U16x8_LDSM_T, SM75_U32x1_LDSM_N, SM75_U32x2_LDSM_N,
     SM75_U32x4_LDSM_N, SM80_16x8x16_F16F16F16F16_TN as MmaF16,

@@ -12,7 +12,7 @@
 //!   predicated copies into "shared" tiles, 256 "threads" with register
 //!   fragments of C.
 //!
-//! On the GPU (`nvptx64-nvidia-cuda`, built by `kernels/build-ptx.sh`), the
+//! On the GPU (`nvptx64-nvidia-cuda`, built by `kernels/scripts/build-ptx.sh`), the
 //! kernels of [`gpu`] take every offset from the typed algebra; their index
 //! maps live in [`maps`], ordinary functions that the tests here enumerate
 //! for every block and thread on the CPU.
@@ -39,9 +39,11 @@ pub mod attention;
 pub mod device;
 #[cfg(target_arch = "nvptx64")]
 pub mod gpu;
+#[cfg(target_arch = "nvptx64")]
+pub mod smem;
 
 /// The tutorial `docs/gemm-tutorial.md`: a GEMM from matrix to registers;
 /// its examples run as tests.
 #[cfg(not(target_arch = "nvptx64"))]
-#[doc = include_str!("../../docs/gemm-tutorial.md")]
+#[doc = include_str!("../../../docs/gemm-tutorial.md")]
 pub mod tutorial {}

@@ -1,7 +1,7 @@
 //! The timing protocol of `gpu-runner attention --time`, the same as
 //! `gpu-runner sm90`'s and as the anchors compared with them
-//! (`kernels/attention-anchors.py`, the cuBLAS anchor of
-//! `kernels/gpu-bench-sm90.sh`): [`ROUNDS`] rounds, each after the GPU
+//! (`kernels/scripts/attention-anchors.py`, the cuBLAS anchor of
+//! `kernels/scripts/gpu-bench-sm90.sh`): [`ROUNDS`] rounds, each after the GPU
 //! idled [`IDLE`] (a GPU under back-to-back batches clocks lower), of
 //! [`WARMUP`] untimed launches then [`LAUNCHES`] timed by two CUDA events;
 //! the median round's time per launch.

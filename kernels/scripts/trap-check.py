@@ -5,7 +5,7 @@ checked buffer, in bounds (the store lands, no error) and one past it (the
 bounds check calls `layout_device::trap`: the launch must fail, and the
 word past the buffer's length, which the test allocates, must stay 0).
 
-    python3 kernels/trap-check.py layout_kernels_sm90.ptx
+    python3 kernels/scripts/trap-check.py layout_kernels_sm90.ptx
 
 Needs cupy. The failed launch leaves the CUDA context unusable: run it
 last, in its own process (this script is one)."""

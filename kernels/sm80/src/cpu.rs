@@ -357,7 +357,7 @@ pub fn sgemm_layout(m: usize, n: usize, k: usize, a: &[f32], b: &[f32], c: &mut 
 /// (row-major: a row of B's panel is a vector of NR), added to C at the
 /// end. `gemm` checks each panel once, then each k-column of A and B once;
 /// the accumulators stay in vector registers through the k-loop (the
-/// codegen test `kernels/tests/codegen.rs` pins this).
+/// codegen test `kernels/sm80/tests/codegen.rs` pins this).
 #[inline(never)]
 fn micro_layout(
     pa: Tensor<&[f32], PanelA>,

@@ -16,18 +16,6 @@
 use layout_device::{trap, Global, GlobalMut, F4};
 
 layout_device::shared_memory!(
-    /// The SIMT kernels' shared buffer (16 KiB): each kernel that uses it
-    /// gets its own copy, so the tensor-core pipeline's larger need does not
-    /// cost these kernels occupancy.
-    pub static SMEM: [u8; 16384]
-);
-
-layout_device::shared_memory!(
-    /// The tensor-core pipeline's shared buffer (48 KiB).
-    pub static SMEM_BIG: [u8; 49152]
-);
-
-layout_device::shared_memory!(
     /// The FlashAttention kernels' shared memory for head dimension 64
     /// (dynamic: `flash_smem_bytes(64)` bytes at launch).
     pub extern static FLASH_SMEM_D64: [u8; 49152]
@@ -49,7 +37,7 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
     trap()
 }
 
-// What the build tool (`layout-ptx`, run by `kernels/build-ptx.sh`) reads
+// What the build tool (`layout-ptx`, run by `kernels/scripts/build-ptx.sh`) reads
 // from this source for the kernels below, each const named after its
 // kernel: launch bounds it writes into the PTX, and checks on each
 // kernel's PTX. They generate no code.

@@ -1,7 +1,7 @@
 //! Typed launches of the kernels of `layout-kernels`: the runner's only
 //! `unsafe` code, the safe layer over `layout_launch`'s raw launch. Each
 //! function checks what the kernel's entry point requires
-//! (`kernels/src/device.rs`: buffer lengths, sizes that are multiples of
+//! (`kernels/sm80/src/device.rs`: buffer lengths, sizes that are multiples of
 //! the tile) and then passes exactly the arguments that entry point
 //! declares, in its order and types.
 #![allow(unsafe_code)]

@@ -2,15 +2,15 @@
 # On a machine with an NVIDIA GPU (no Rust needed): runs, checks and times
 # the kernels of layout-kernels and their anchors in one go.
 #
-#   kernels/gpu-bench.sh BIN_DIR [CUTLASS_DIR]
+#   kernels/scripts/gpu-bench.sh BIN_DIR [CUTLASS_DIR]
 #
 # BIN_DIR holds `gpu-runner` and `layout_kernels.ptx` (built on any Linux
-# x86-64 machine: kernels/build-ptx.sh, cargo build --release -p
+# x86-64 machine: kernels/scripts/build-ptx.sh, cargo build --release -p
 # layout-gpu-runner). CUTLASS_DIR, when given, holds CUTLASS's `include/`,
 # `tools/util/include/` and `examples/cute/tutorial/`: CuTe's tutorial
 # kernels are built with nvcc (timed) and run as anchors.
 set -uo pipefail
-bin=${1:?usage: kernels/gpu-bench.sh BIN_DIR [CUTLASS_DIR]}
+bin=${1:?usage: kernels/scripts/gpu-bench.sh BIN_DIR [CUTLASS_DIR]}
 cutlass=${2:-}
 here=$(dirname "$0")
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv,noheader

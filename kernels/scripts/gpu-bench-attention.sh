@@ -3,15 +3,15 @@
 # of layout-kernels against NumPy, then times them next to torch's SDPA
 # backends (FlashAttention, cuDNN, memory-efficient) in one run.
 #
-#   kernels/gpu-bench-attention.sh BIN_DIR
+#   kernels/scripts/gpu-bench-attention.sh BIN_DIR
 #
 # BIN_DIR holds `gpu-runner` and `layout_kernels.ptx` (built on any Linux
-# x86-64 machine: kernels/build-ptx.sh BIN_DIR, cargo build --release -p
+# x86-64 machine: kernels/scripts/build-ptx.sh BIN_DIR, cargo build --release -p
 # layout-gpu-runner), and `layout_kernels_sm90.ptx` for the Hopper kernel
 # (cargo run -p layout-ptx -- kernels/sm90 BIN_DIR --arch sm_90a --ptx 8.3;
 # without it only the SM80 kernel runs). Needs python3 with NumPy and torch.
 set -uo pipefail
-bin=${1:?usage: kernels/gpu-bench-attention.sh BIN_DIR}
+bin=${1:?usage: kernels/scripts/gpu-bench-attention.sh BIN_DIR}
 here=$(dirname "$0")
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 echo "## flash_attn_fwd through gpu-runner attention, against NumPy (float64)"

@@ -2,7 +2,7 @@
 # On an H100/H200 (no Rust needed): checks and times the Hopper kernels of
 # layout-kernels-sm90 and their anchors in one run.
 #
-#   kernels/gpu-bench-sm90.sh BIN_DIR [CUTLASS_DIR]
+#   kernels/scripts/gpu-bench-sm90.sh BIN_DIR [CUTLASS_DIR]
 #
 # BIN_DIR holds `gpu-runner` and `sm90/layout_kernels_sm90.ptx` (built on
 # any Linux x86-64 machine: `cargo run -p layout-ptx -- kernels/sm90
@@ -11,7 +11,7 @@
 # `tools/util/include/` and `examples/cute/tutorial/`: CuTe's Hopper
 # tutorial GEMM (wgmma + TMA) is built with nvcc and run as the anchor.
 set -uo pipefail
-bin=${1:?usage: kernels/gpu-bench-sm90.sh BIN_DIR [CUTLASS_DIR]}
+bin=${1:?usage: kernels/scripts/gpu-bench-sm90.sh BIN_DIR [CUTLASS_DIR]}
 cutlass=${2:-}
 here=$(dirname "$0")
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
@@ -58,5 +58,5 @@ if [ -n "$cutlass" ]; then
 fi
 # Last: a failed device check must fail the launch (the CUDA context is
 # unusable after it, so nothing runs after this in its process).
-echo "## a failed device-side check stops the kernel (kernels/trap-check.py)"
+echo "## a failed device-side check stops the kernel (kernels/scripts/trap-check.py)"
 timeout 60 python3 "$here/trap-check.py" "$bin/layout_kernels_sm90.ptx" || echo "trap-check failed: $?"

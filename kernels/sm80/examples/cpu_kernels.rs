@@ -20,7 +20,7 @@
 //! an instruction count (`valgrind --tool=callgrind`; `--once none` runs
 //! only the setup, whose count the others subtract). KERNEL is one of
 //! `{transpose,sgemm,sgemm_tiled}-{layout,hand}` and `none`; the test
-//! `kernels/tests/codegen.rs` compares the counts.
+//! `kernels/sm80/tests/codegen.rs` compares the counts.
 
 use layout_kernels::{
     sgemm_hand, sgemm_layout, sgemm_tiled, sgemm_tiled_hand, transpose_hand, transpose_layout,
