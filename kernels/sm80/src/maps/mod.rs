@@ -45,12 +45,14 @@ use layout_core::{Layout, Tensor};
 mod atoms;
 mod attention;
 mod hgemm;
+mod launch;
 mod sgemm;
 mod transpose;
 
 pub use atoms::*;
 pub use attention::*;
 pub use hgemm::*;
+pub use launch::*;
 pub use sgemm::*;
 pub use transpose::*;
 
