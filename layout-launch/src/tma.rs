@@ -59,6 +59,9 @@ impl TmaElement for u16 {
 impl TmaElement for f32 {
     const DATA_TYPE: CUtensorMapDataType = CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
 }
+impl TmaElement for half::f16 {
+    const DATA_TYPE: CUtensorMapDataType = CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+}
 
 /// A tensor map: 128 opaque bytes the driver encodes, passed to a kernel
 /// in global memory (upload it; Rust kernels cannot take CUDA's

@@ -6,22 +6,18 @@
 //! Everything but the run itself is checked here without a GPU
 //! ([`prepare_attention`]).
 //!
-//! A kernel *family* ([`FAMILIES`]) is one name on the command line and one
-//! entry point per head dimension and mask, all of one signature:
-//! `(q, k, v, o, lse, batch, seq_q, seq_k, heads, scale)` for the SM80
-//! family; the Hopper family takes tensor maps of Q, K and V instead of
-//! their pointers ([`FamilyKind`]).
+//! A kernel *family* (`layout_gpu::attention::FAMILIES`) is one name on the
+//! command line and one entry point per head dimension and mask, all of one
+//! signature and launch contract (`layout_gpu::attention`).
 
 use std::path::PathBuf;
 
 use half::f16;
-use layout_kernels::maps::{flash_smem_bytes, FLASH_BM, FLASH_HEAD_DIMS, FLASH_THREADS};
+use layout_gpu::attention::{Family, Problem};
+use layout_gpu::launch::AttentionLaunch;
 use layout_launch::Device;
 
-use layout_kernels_sm90::attention as sm90;
-
-use crate::files::{bits, read_ptx};
-use crate::launch;
+use crate::files::read_ptx;
 use crate::npy::{self, Array, Data, Order};
 use crate::timing;
 
@@ -48,250 +44,6 @@ shape is refused (exit code 2), never converted or padded.
 --time: after the run, 5 rounds (each after 100 ms idle: 2 warm-up launches,
 10 timed by CUDA events); prints the median round's time per launch and
 TFLOP/s of 4 * batch * heads * seq_q * seq_k * d FLOPs (half when causal).";
-
-/// A family of attention kernels: one name, one entry point per head
-/// dimension and mask, one signature and launch contract.
-#[derive(Debug)]
-pub struct Family {
-    /// The name given on the command line.
-    pub name: &'static str,
-    /// The entry point's name: `{d}` is replaced by the head dimension,
-    /// `{causal}` by `_causal` or nothing.
-    pub entry: &'static str,
-    /// The head dimensions built.
-    pub head_dims: &'static [usize],
-    /// Threads per block.
-    pub threads: fn(usize) -> usize,
-    /// Query rows per block for a head dimension (grid x: ceil(seq_q /
-    /// rows_per_block(d))).
-    pub rows_per_block: fn(usize) -> usize,
-    /// Dynamic shared memory per block for a head dimension (bytes).
-    pub smem_bytes: fn(usize) -> usize,
-    /// How Q, K and V reach the kernel.
-    pub kind: FamilyKind,
-}
-
-/// How a family's entry points take Q, K and V.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FamilyKind {
-    /// `(q, k, v, o, lse, batch, seq_q, seq_k, heads, scale)`: pointers
-    /// (`layout_kernels::maps::attention`'s contract).
-    Pointers,
-    /// `(map_q, map_k, map_v, o, lse, seq_q, seq_k, heads, scale)`: TMA
-    /// tensor maps of each as `batch` planes of `seq x heads · d` with
-    /// boxes of 64 columns and the 128-byte swizzle (`bm(d)` rows for Q,
-    /// 128 for K and V), O and LSE
-    /// as slices, the sizes as `u32` (`layout_kernels_sm90::attention`).
-    TensorMaps,
-}
-
-/// Every family `gpu-runner attention` runs.
-pub const FAMILIES: [Family; 2] = [
-    Family {
-        name: "flash_attn_fwd",
-        entry: "flash_attn_fwd_d{d}{causal}",
-        head_dims: &FLASH_HEAD_DIMS,
-        threads: |_| FLASH_THREADS,
-        rows_per_block: |_| FLASH_BM,
-        smem_bytes: flash_smem_bytes,
-        kind: FamilyKind::Pointers,
-    },
-    Family {
-        name: "flash_attn_fwd_sm90",
-        entry: "flash_attn_fwd_sm90_d{d}{causal}",
-        head_dims: &sm90::HEAD_DIMS,
-        threads: sm90::threads,
-        rows_per_block: sm90::bm,
-        smem_bytes: |_| sm90::SMEM_BYTES,
-        kind: FamilyKind::TensorMaps,
-    },
-];
-
-/// The largest grid y and z (heads, batch).
-const GRID_YZ: usize = 65535;
-/// The largest grid x (blocks of query rows).
-const GRID_X: usize = i32::MAX as usize;
-/// The longest sequence the kernels take (their masks' coordinates are
-/// 32-bit).
-const SEQ_MAX: usize = i32::MAX as usize;
-
-/// An attention problem: the sizes, the mask and the scale.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Problem {
-    /// Batch size.
-    pub batch: usize,
-    /// Query rows (per batch and head).
-    pub seq_q: usize,
-    /// Keys (per batch and head).
-    pub seq_k: usize,
-    /// Heads.
-    pub heads: usize,
-    /// Head dimension.
-    pub d: usize,
-    /// Query i sees keys 0..=i only.
-    pub causal: bool,
-    /// The factor of Q·Kᵀ in the softmax.
-    pub scale: f32,
-}
-
-/// The element counts of a problem's buffers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Lens {
-    /// Q and O: batch · seq_q · heads · d halves.
-    pub q: usize,
-    /// K and V: batch · seq_k · heads · d halves.
-    pub kv: usize,
-    /// LSE: batch · heads · seq_q floats.
-    pub lse: usize,
-}
-
-/// A launch's grid, block and dynamic shared memory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LaunchShape {
-    /// (ceil(seq_q / rows per block), heads, batch).
-    pub grid: (u32, u32, u32),
-    /// Threads per block.
-    pub block: u32,
-    /// Dynamic shared memory per block (bytes).
-    pub shared_bytes: u32,
-}
-
-impl Problem {
-    /// The element counts of Q (and O), K (and V) and LSE, or a refusal
-    /// when one (or its bytes) overflows.
-    pub fn lens(&self) -> Result<Lens, String> {
-        let Problem {
-            batch,
-            seq_q,
-            seq_k,
-            heads,
-            d,
-            ..
-        } = *self;
-        let count = |dims: &[usize], bytes: usize| {
-            dims.iter()
-                .try_fold(1usize, |n, &x| n.checked_mul(x))
-                .filter(|&n| {
-                    n.checked_mul(bytes)
-                        .is_some_and(|b| b <= isize::MAX as usize)
-                })
-        };
-        match (
-            count(&[batch, seq_q, heads, d], 2),
-            count(&[batch, seq_k, heads, d], 2),
-            count(&[batch, heads, seq_q], 4),
-        ) {
-            (Some(q), Some(kv), Some(lse)) => Ok(Lens { q, kv, lse }),
-            _ => Err(format!(
-                "batch = {batch}, seq_q = {seq_q}, seq_k = {seq_k}, heads = {heads}, d = {d}: the tensors are too large"
-            )),
-        }
-    }
-
-    /// The FLOPs counted: 4 · batch · heads · seq_q · seq_k · d (Q·Kᵀ and
-    /// P·V, 2 each per multiply-add), half of it when causal.
-    pub fn flops(&self) -> f64 {
-        let f = 4.0
-            * self.batch as f64
-            * self.heads as f64
-            * self.seq_q as f64
-            * self.seq_k as f64
-            * self.d as f64;
-        if self.causal {
-            f / 2.0
-        } else {
-            f
-        }
-    }
-
-    /// `--time`'s line: the entry point, the sizes, ms per launch, TFLOP/s.
-    pub fn timing_line(&self, entry: &str, ms: f32) -> String {
-        let tflops = self.flops() / (f64::from(ms) * 1e-3) / 1e12;
-        format!(
-            "{entry} b={} h={} sq={} sk={}: {ms:.3} ms, {tflops:.1} TFLOP/s",
-            self.batch, self.heads, self.seq_q, self.seq_k
-        )
-    }
-}
-
-impl Family {
-    /// The family called `name`, or a one-line refusal naming the others.
-    pub fn parse(name: &str) -> Result<&'static Family, String> {
-        FAMILIES.iter().find(|f| f.name == name).ok_or_else(|| {
-            let known: Vec<&str> = FAMILIES.iter().map(|f| f.name).collect();
-            format!(
-                "unknown attention kernel '{name}' (known: {}; the entry point is chosen by d and --causal)",
-                known.join(", ")
-            )
-        })
-    }
-
-    /// The entry point for head dimension `d`, causal or not.
-    pub fn entry_name(&self, d: usize, causal: bool) -> String {
-        self.entry
-            .replace("{d}", &d.to_string())
-            .replace("{causal}", if causal { "_causal" } else { "" })
-    }
-
-    /// The grid, block and shared memory of `p`'s launch, or a one-line
-    /// refusal: a head dimension not built, a size of 0, a grid beyond the
-    /// hardware's limits, a scale that is not finite.
-    pub fn launch_shape(&self, p: &Problem) -> Result<LaunchShape, String> {
-        let name = self.name;
-        if !self.head_dims.contains(&p.d) {
-            let built: Vec<String> = self.head_dims.iter().map(|d| d.to_string()).collect();
-            return Err(format!(
-                "{name}: head dimension d = {} is not built (built: {})",
-                p.d,
-                built.join(", ")
-            ));
-        }
-        if p.batch == 0 || p.heads == 0 || p.seq_q == 0 || p.seq_k == 0 {
-            return Err(format!(
-                "{name}: batch = {}, heads = {}, seq_q = {}, seq_k = {}: each must be positive",
-                p.batch, p.heads, p.seq_q, p.seq_k
-            ));
-        }
-        if !p.scale.is_finite() {
-            return Err(format!("{name}: --scale {} must be finite", p.scale));
-        }
-        // The kernels compare 32-bit key and row coordinates (and trap
-        // beyond them).
-        if p.seq_q > SEQ_MAX || p.seq_k > SEQ_MAX {
-            return Err(format!(
-                "{name}: seq_q = {}, seq_k = {}: the kernels take sequences of at most {SEQ_MAX}",
-                p.seq_q, p.seq_k
-            ));
-        }
-        let blocks = p.seq_q.div_ceil((self.rows_per_block)(p.d));
-        for (what, v, limit, axis) in [
-            ("heads", p.heads, GRID_YZ, "y"),
-            ("batch", p.batch, GRID_YZ, "z"),
-            ("ceil(seq_q / rows per block)", blocks, GRID_X, "x"),
-        ] {
-            if v > limit {
-                return Err(format!(
-                    "{name}: {what} = {v} is beyond the grid's limit of {limit} (grid {axis})"
-                ));
-            }
-        }
-        let bytes = (self.smem_bytes)(p.d);
-        let (Ok(block), Ok(shared_bytes)) =
-            (u32::try_from((self.threads)(p.d)), u32::try_from(bytes))
-        else {
-            return Err(format!(
-                "{name}: the block's threads or shared memory overflow"
-            ));
-        };
-        // Within the limits checked above.
-        let dim = |v: usize| v as u32;
-        Ok(LaunchShape {
-            grid: (dim(blocks), dim(p.heads), dim(p.batch)),
-            block,
-            shared_bytes,
-        })
-    }
-}
 
 /// Refuses an array that is not a rank-4 float16 C-order tensor; `what`
 /// names it ("Q").
@@ -369,8 +121,7 @@ pub fn check_attention(
         causal,
         scale: scale.unwrap_or(1.0 / (d as f32).sqrt()),
     };
-    family.launch_shape(&p)?;
-    p.lens().map_err(|e| format!("{name}: {e}"))?;
+    family.launch_shape(&p).map_err(|e| e.to_string())?;
     Ok(p)
 }
 
@@ -437,7 +188,7 @@ pub struct AttentionJob {
 /// Everything `gpu-runner attention` checks before the GPU: the family,
 /// `--scale`, the files it reads, their dtypes, orders and shapes.
 pub fn prepare_attention(args: &Args) -> Result<AttentionJob, String> {
-    let family = Family::parse(&args.kernel)?;
+    let family = Family::parse(&args.kernel).map_err(|e| e.to_string())?;
     let scale = args.scale.as_deref().map(parse_scale).transpose()?;
     let (q, k, v) = (
         npy::read(&args.q)?,
@@ -473,24 +224,19 @@ pub fn run_attention(job: &AttentionJob) -> Result<(), String> {
     let f = module.kernel(&job.entry).map_err(s)?;
     let stream = gpu.stream();
     let p = job.problem;
-    let lens = p.lens()?;
-    let dq = stream.upload(&bits(&job.q)).map_err(s)?;
-    let dk = stream.upload(&bits(&job.k)).map_err(s)?;
-    let dv = stream.upload(&bits(&job.v)).map_err(s)?;
+    let g = |e: layout_gpu::Error| e.to_string();
+    let lens = p.lens().map_err(g)?;
+    let dq = stream.upload(&job.q).map_err(s)?;
+    let dk = stream.upload(&job.k).map_err(s)?;
+    let dv = stream.upload(&job.v).map_err(s)?;
     // NaN wherever the kernel writes nothing.
-    let mut o = stream
-        .upload(&vec![f16::NAN.to_bits(); lens.q])
-        .map_err(s)?;
+    let mut o = stream.upload(&vec![f16::NAN; lens.q]).map_err(s)?;
     let mut lse = stream.upload(&vec![f32::NAN; lens.lse]).map_err(s)?;
     let operands = (&dq, &dk, &dv);
-    let run = launch::FlashAttn::new(stream, &f, job.family, &p, operands)?;
-    run.launch(stream, &f, operands, &mut o, &mut lse)?;
-    let out: Vec<f16> = stream
-        .download(&o)
-        .map_err(s)?
-        .into_iter()
-        .map(f16::from_bits)
-        .collect();
+    let run = AttentionLaunch::new(stream, &f, job.family, &p, operands).map_err(g)?;
+    run.launch(stream, &f, operands, &mut o, &mut lse)
+        .map_err(g)?;
+    let out: Vec<f16> = stream.download(&o).map_err(s)?;
     npy::write(&job.o, &[p.batch, p.seq_q, p.heads, p.d], &out)?;
     if let Some(path) = &job.lse {
         let l = stream.download(&lse).map_err(s)?;
@@ -499,6 +245,7 @@ pub fn run_attention(job: &AttentionJob) -> Result<(), String> {
     if job.time {
         let ms = timing::median_round(stream, || {
             run.launch(stream, &f, operands, &mut o, &mut lse)
+                .map_err(g)
         })?;
         println!("{}", p.timing_line(&job.entry, ms));
     }
@@ -508,6 +255,8 @@ pub fn run_attention(job: &AttentionJob) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use layout_gpu::attention::{LaunchShape, Lens, FAMILIES};
+    use layout_kernels::maps::{flash_smem_bytes, FLASH_BM, FLASH_HEAD_DIMS, FLASH_THREADS};
 
     fn f16s(shape: &[usize]) -> Array {
         let len = shape.iter().product();
@@ -572,8 +321,8 @@ mod tests {
             }
         }
         assert_eq!(
-            Family::parse("flash_attn_fwd_d64").unwrap_err(),
-            "unknown attention kernel 'flash_attn_fwd_d64' (known: flash_attn_fwd, flash_attn_fwd_sm90; the entry point is chosen by d and --causal)"
+            Family::parse("flash_attn_fwd_d64").unwrap_err().to_string(),
+            "attention: unknown kernel family 'flash_attn_fwd_d64' (known: flash_attn_fwd, flash_attn_fwd_sm90; the entry point is chosen by d and the mask)"
         );
     }
 
@@ -605,19 +354,25 @@ mod tests {
             }
         );
         assert_eq!(
-            p.lens(),
-            Ok(Lens {
+            p.lens().ok(),
+            Some(Lens {
                 q: 2 * 77 * 3 * 64,
                 kv: 2 * 130 * 3 * 64,
                 lse: 2 * 3 * 77
             })
         );
-        assert_eq!(fam().launch_shape(&p), Ok(shape((blocks(77), 3, 2), 64)));
+        assert_eq!(
+            fam().launch_shape(&p).ok(),
+            Some(shape((blocks(77), 3, 2), 64))
+        );
         // d = 128, causal, an explicit scale, seq_q = 129, one key.
         let (q, kv) = (f16s(&[1, 129, 5, 128]), f16s(&[1, 1, 5, 128]));
         let p = check_attention(fam(), (&q, &kv, &kv), true, Some(-0.5)).unwrap();
         assert_eq!((p.seq_q, p.seq_k, p.causal, p.scale), (129, 1, true, -0.5));
-        assert_eq!(fam().launch_shape(&p), Ok(shape((blocks(129), 5, 1), 128)));
+        assert_eq!(
+            fam().launch_shape(&p).ok(),
+            Some(shape((blocks(129), 5, 1), 128))
+        );
         assert_eq!(
             check(&f16s(&[1, 1, 1, 128]), &kv, &kv).map(|p| p.scale),
             Err("flash_attn_fwd: Q is (1, 1, 1, 128) (batch, seq_q, heads, d) and K (1, 1, 5, 128) (batch, seq_k, heads, d): their heads differ".into())
@@ -630,8 +385,8 @@ mod tests {
             f16_shape(&[65535, 1, 65535, 64]),
         );
         assert_eq!(
-            check(&q, &kv, &kv).map(|p| fam().launch_shape(&p)),
-            Ok(Ok(shape((1, 65535, 65535), 64)))
+            check(&q, &kv, &kv).map(|p| fam().launch_shape(&p).ok()),
+            Ok(Some(shape((1, 65535, 65535), 64)))
         );
     }
 
@@ -750,7 +505,7 @@ mod tests {
             ),
             (
                 check_attention(fam(), (&ok, &ok, &ok), false, Some(f32::INFINITY)),
-                "flash_attn_fwd: --scale inf must be finite",
+                "flash_attn_fwd: the scale inf must be finite",
             ),
         ];
         for (got, want) in cases {
@@ -874,7 +629,7 @@ mod tests {
                     kernel: "flash_attn".into(),
                     ..args("q.npy", "k.npy", None)
                 },
-                "unknown attention kernel 'flash_attn' (known: flash_attn_fwd, flash_attn_fwd_sm90; the entry point is chosen by d and --causal)".into(),
+                "attention: unknown kernel family 'flash_attn' (known: flash_attn_fwd, flash_attn_fwd_sm90; the entry point is chosen by d and the mask)".into(),
             ),
         ] {
             assert_eq!(prepare_attention(&a).unwrap_err(), want);

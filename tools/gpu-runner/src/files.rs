@@ -9,41 +9,52 @@
 use std::path::{Path, PathBuf};
 
 use half::f16;
-use layout_kernels::maps::{BK, BM, BN, HGEMM_BK, HGEMM_BM, HGEMM_BN, TT};
+use layout_gpu::launch::{self, HgemmSm90Launch};
+use layout_kernels::maps::{GemmPlan, HGEMM_F16, HGEMM_F32, SGEMM, SGEMM_NT, TRANSPOSE_TILE};
 use layout_launch::Device;
 
-use crate::launch;
 use crate::npy::{self, Array, Data, Order};
 
 /// The storage order, shapes and tiles of each kernel, as `gemm --help`
-/// and `transpose --help` print them.
-pub const GEMM_HELP: &str = "\
+/// prints them (the sizes from each kernel's launch rules).
+pub fn gemm_help() -> String {
+    format!(
+        "\
 Kernels (C is always written C-order, M x N; M, N, K come from the files):
   sgemm_f32     C = A B. A: M x K float32, C-order (row-major).
                 B: K x N float32, C-order. C: M x N float32.
-                M and N multiples of 128, K a multiple of 8.
+                {}.
   sgemm_nt_f32  C = A B. A: M x K float32, Fortran-order (M-major, i.e.
                 column-major: np.save(path, np.asfortranarray(a))).
                 B: K x N float32, C-order. C: M x N float32.
-                M and N multiples of 128, K a multiple of 8.
+                {}.
   hgemm_f32     C = A B^T on tensor cores, f32 accumulators.
                 A: M x K float16, C-order. B: N x K float16, C-order
                 (K-major: the rows of B are the columns of the product).
-                C: M x N float32. M and N multiples of 128, K of 32.
+                C: M x N float32. {}.
   hgemm_f16     as hgemm_f32 with f16 accumulators; C: M x N float16.
   hgemm_sm90    C = A B^T on Hopper (wgmma, TMA; PTX of layout-kernels-sm90),
                 f32 accumulators. A: M x K float16, C-order. B: N x K
                 float16, C-order. C: M x N float16. Any M and N, K a
                 multiple of 8 (TMA's 16-byte rows); partial tiles exact.
 Inputs go to the kernel as stored: another dtype, storage order or shape is
-refused (exit code 2), never converted or padded.";
+refused (exit code 2), never converted or padded.",
+        SGEMM.sizes(),
+        SGEMM_NT.sizes(),
+        HGEMM_F32.sizes()
+    )
+}
 
-/// See [`GEMM_HELP`].
-pub const TRANSPOSE_HELP: &str = "\
+/// See [`gemm_help`].
+pub fn transpose_help() -> String {
+    format!(
+        "\
 Kernels:
-  transpose_f32  Y = X^T. X: N x N float32, C-order, N a multiple of 64.
+  transpose_f32  Y = X^T. X: N x N float32, C-order, N a multiple of {TRANSPOSE_TILE}.
                  Y: N x N float32, C-order.
-Another dtype, storage order or shape is refused (exit code 2).";
+Another dtype, storage order or shape is refused (exit code 2)."
+    )
+}
 
 /// The GEMM kernels `gpu-runner gemm` runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,14 +109,22 @@ impl Gemm {
         matches!(self, Gemm::HgemmF32 | Gemm::HgemmF16 | Gemm::HgemmSm90)
     }
 
+    /// The launch rules of an SM80 kernel; `None` for `hgemm_sm90`, which
+    /// takes any M and N (its partial tiles are its own).
+    pub fn plan(self) -> Option<GemmPlan> {
+        match self {
+            Gemm::HgemmSm90 => None,
+            Gemm::HgemmF32 => Some(HGEMM_F32),
+            Gemm::HgemmF16 => Some(HGEMM_F16),
+            Gemm::Sgemm => Some(SGEMM),
+            Gemm::SgemmNt => Some(SGEMM_NT),
+        }
+    }
+
     /// The block tile (M, N, K) that M, N and K must be multiples of.
     pub fn tile(self) -> (usize, usize, usize) {
-        match self {
-            // Partial tiles are the kernel's; TMA's rows are 16 bytes.
-            Gemm::HgemmSm90 => (1, 1, 8),
-            Gemm::HgemmF32 | Gemm::HgemmF16 => (HGEMM_BM, HGEMM_BN, HGEMM_BK),
-            Gemm::Sgemm | Gemm::SgemmNt => (BM, BN, BK),
-        }
+        // Partial tiles are hgemm_sm90's; TMA's rows are 16 bytes.
+        self.plan().map_or((1, 1, 8), |p| p.tile)
     }
 }
 
@@ -171,7 +190,7 @@ fn check_multiple(kernel: &str, dim: &str, v: usize, of: usize) -> Result<(), St
     Ok(())
 }
 
-/// A and B's checks for `kernel` (see [`GEMM_HELP`]): (M, N, K), or the
+/// A and B's checks for `kernel` (see [`gemm_help`]): (M, N, K), or the
 /// first refusal, one line.
 pub fn check_gemm(kernel: Gemm, a: &Array, b: &Array) -> Result<(usize, usize, usize), String> {
     let name = kernel.name();
@@ -242,51 +261,44 @@ pub fn prepare_gemm(
     })
 }
 
-/// f16 values as the bits the kernels take.
-pub(crate) fn bits(v: &[f16]) -> Vec<u16> {
-    v.iter().map(|x| x.to_bits()).collect()
-}
-
-/// Runs a checked GEMM on GPU 0 and writes C.
+/// Runs a checked GEMM on GPU 0 and writes C (through the kernel the file
+/// names in `job`'s PTX, under its launch rules: `layout_gpu::launch`).
 pub fn run_gemm(job: &GemmJob) -> Result<(), String> {
     let s = |e: layout_launch::Error| e.to_string();
+    let g = |e: layout_gpu::Error| e.to_string();
     let gpu = Device::new(0).map_err(s)?;
     let module = gpu.load_ptx(&job.ptx).map_err(s)?;
     let f = module.kernel(job.kernel.name()).map_err(s)?;
     let stream = gpu.stream();
     let (m, n, k) = job.dims;
     let shape = [m, n];
-    match (&job.a, &job.b) {
-        (Data::F32(a), Data::F32(b)) => {
+    match (&job.a, &job.b, job.kernel.plan()) {
+        (Data::F32(a), Data::F32(b), Some(plan)) => {
             let (da, db) = (stream.upload(a).map_err(s)?, stream.upload(b).map_err(s)?);
             let mut dc = stream.zeros::<f32>(m * n).map_err(s)?;
-            launch::sgemm(stream, &f, &da, &db, &mut dc, (m, n, k))?;
+            launch::gemm(stream, &f, &plan, (&da, &db, &mut dc), (m, n, k)).map_err(g)?;
             npy::write(&job.c, &shape, &stream.download(&dc).map_err(s)?)
         }
-        (Data::F16(a), Data::F16(b)) => {
-            let da = stream.upload(&bits(a)).map_err(s)?;
-            let db = stream.upload(&bits(b)).map_err(s)?;
-            if matches!(job.kernel, Gemm::HgemmSm90 | Gemm::HgemmF16) {
-                let mut dc = stream.zeros::<u16>(m * n).map_err(s)?;
-                if job.kernel == Gemm::HgemmSm90 {
-                    let sms = gpu.sm_count().map_err(s)?;
-                    let plan = launch::HgemmSm90::new(stream, &f, Some(sms), &da, &db, (m, n, k))?;
-                    plan.launch(stream, &f, (&da, &db), &mut dc)?;
-                } else {
-                    launch::hgemm(stream, &f, &da, &db, &mut dc, (m, n, k))?;
-                }
-                let c: Vec<f16> = stream
-                    .download(&dc)
-                    .map_err(s)?
-                    .into_iter()
-                    .map(f16::from_bits)
-                    .collect();
-                npy::write(&job.c, &shape, &c)
-            } else {
+        (Data::F16(a), Data::F16(b), plan) => {
+            let (da, db) = (stream.upload(a).map_err(s)?, stream.upload(b).map_err(s)?);
+            if job.kernel == Gemm::HgemmF32 {
                 let mut dc = stream.zeros::<f32>(m * n).map_err(s)?;
-                launch::hgemm(stream, &f, &da, &db, &mut dc, (m, n, k))?;
-                npy::write(&job.c, &shape, &stream.download(&dc).map_err(s)?)
+                launch::gemm(stream, &f, &HGEMM_F32, (&da, &db, &mut dc), (m, n, k)).map_err(g)?;
+                return npy::write(&job.c, &shape, &stream.download(&dc).map_err(s)?);
             }
+            let mut dc = stream.zeros::<f16>(m * n).map_err(s)?;
+            match plan {
+                Some(plan) => {
+                    launch::gemm(stream, &f, &plan, (&da, &db, &mut dc), (m, n, k)).map_err(g)?
+                }
+                None => {
+                    let sms = gpu.sm_count().map_err(s)?;
+                    let run = HgemmSm90Launch::new(stream, &f, Some(sms), &da, &db, (m, n, k))
+                        .map_err(g)?;
+                    run.launch(stream, &f, (&da, &db), &mut dc).map_err(g)?;
+                }
+            }
+            npy::write(&job.c, &shape, &stream.download(&dc).map_err(s)?)
         }
         _ => Err("A and B of different dtypes passed the checks".into()),
     }
@@ -302,7 +314,7 @@ pub struct TransposeJob {
     y: PathBuf,
 }
 
-/// X's checks for `transpose_f32` (see [`TRANSPOSE_HELP`]): n, or the
+/// X's checks for `transpose_f32` (see [`transpose_help`]): n, or the
 /// first refusal, one line.
 pub fn check_transpose(x: &Array) -> Result<usize, String> {
     let name = "transpose_f32";
@@ -310,7 +322,7 @@ pub fn check_transpose(x: &Array) -> Result<usize, String> {
     if rows != cols {
         return Err(format!("{name}: X must be square; it is {rows} x {cols}"));
     }
-    check_multiple(name, "N", rows, TT)?;
+    check_multiple(name, "N", rows, TRANSPOSE_TILE)?;
     Ok(rows)
 }
 
@@ -352,7 +364,7 @@ pub fn run_transpose(job: &TransposeJob) -> Result<(), String> {
     let n = job.n;
     let src = stream.upload(&job.x).map_err(s)?;
     let mut dst = stream.zeros::<f32>(n * n).map_err(s)?;
-    launch::transpose(stream, &f, &src, &mut dst, n)?;
+    launch::transpose(stream, &f, &src, &mut dst, n).map_err(|e| e.to_string())?;
     npy::write(&job.y, &[n, n], &stream.download(&dst).map_err(s)?)
 }
 
@@ -398,14 +410,14 @@ mod tests {
         assert_eq!(Gemm::HgemmF32.tile(), (128, 128, 32));
         assert_eq!(Gemm::HgemmF16.tile(), (128, 128, 32));
         assert_eq!(Gemm::HgemmSm90.tile(), (1, 1, 8));
-        assert_eq!(TT, 64);
+        assert_eq!(TRANSPOSE_TILE, 64);
     }
 
     #[test]
     fn kernel_names() {
         for g in Gemm::ALL {
             assert_eq!(Gemm::parse(g.name()), Ok(g));
-            assert!(GEMM_HELP.contains(g.name()));
+            assert!(gemm_help().contains(g.name()));
         }
         assert_eq!(
             Gemm::parse("sgemm").unwrap_err(),

@@ -27,6 +27,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use layout_gpu::launch as gpu_launch;
+use layout_kernels::maps::{HGEMM_F16, HGEMM_F32, SGEMM, SGEMM_NT};
 use layout_launch::{Device, Stream};
 
 /// Run, check and time the kernels of layout-kernels on GPU 0 (`gpu-runner
@@ -71,7 +73,7 @@ struct Args {
 enum Command {
     /// Run one GEMM kernel on A.npy and B.npy on GPU 0 and write its C to
     /// C.npy.
-    #[command(after_help = files::GEMM_HELP)]
+    #[command(after_help = files::gemm_help())]
     Gemm {
         /// The PTX file (target/ptx/layout_kernels.ptx).
         ptx: PathBuf,
@@ -86,7 +88,7 @@ enum Command {
     },
     /// Run the transpose kernel on X.npy on GPU 0 and write Y = Xᵀ to
     /// Y.npy.
-    #[command(after_help = files::TRANSPOSE_HELP)]
+    #[command(after_help = files::transpose_help())]
     Transpose {
         /// The PTX file (target/ptx/layout_kernels.ptx).
         ptx: PathBuf,
@@ -285,11 +287,15 @@ fn exact(bad: usize, of: usize) -> String {
     }
 }
 
-/// f16 bits of each value (rounded to nearest).
+/// Each value as f16 (rounded to nearest).
+fn halves(v: &[f32]) -> Vec<half::f16> {
+    v.iter().map(|&x| half::f16::from_f32(x)).collect()
+}
+
+/// f16 bits of each value (rounded to nearest), for the diagnostic
+/// kernels, which take halves as bits.
 fn f16_bits(v: &[f32]) -> Vec<u16> {
-    v.iter()
-        .map(|&x| half::f16::from_f32(x).to_bits())
-        .collect()
+    halves(v).iter().map(|x| x.to_bits()).collect()
 }
 
 struct Row {
@@ -302,7 +308,8 @@ struct Row {
 
 fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
     let n = args.n;
-    if n == 0 || n % 128 != 0 {
+    // A size every kernel of the table takes (their launch rules).
+    if n == 0 || ![SGEMM, HGEMM_F32].iter().all(|p| p.divides(n, n, n)) {
         return Err(format!("--n {n}: a positive multiple of 128").into());
     }
     let ptx = args.ptx.as_ref().ok_or("no PTX file given")?;
@@ -325,7 +332,7 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
     let src = stream.upload(&host)?;
     let mut dst = stream.zeros::<f32>(n * n)?;
     let ms = time(stream, args.reps, || {
-        launch::transpose(stream, &f_transpose, &src, &mut dst, n)
+        gpu_launch::transpose(stream, &f_transpose, &src, &mut dst, n).map_err(|e| e.to_string())
     })?;
     let got = stream.download(&dst)?;
     let bad = (0..n * n)
@@ -384,8 +391,10 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
             let (da, db) = (stream.upload(&a_dev)?, stream.upload(&b)?);
             let mut dc = stream.zeros::<f32>(size * size)?;
             let dims = (size, size, size);
+            let plan = if *a_m_major { SGEMM_NT } else { SGEMM };
             let ms = run_or_time(stream, args.reps, timed, || {
-                launch::sgemm(stream, f, &da, &db, &mut dc, dims)
+                gpu_launch::gemm(stream, f, &plan, (&da, &db, &mut dc), dims)
+                    .map_err(|e| e.to_string())
             })?;
             let c = stream.download(&dc)?;
             let checked = samples(size, timed, 3);
@@ -508,14 +517,12 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
         let b: Vec<f32> = (0..size * size)
             .map(|x| bt[(x % size) * size + x / size])
             .collect();
-        let (da, db) = (
-            stream.upload(&f16_bits(&a))?,
-            stream.upload(&f16_bits(&bt))?,
-        );
+        let (da, db) = (stream.upload(&halves(&a))?, stream.upload(&halves(&bt))?);
         let mut dc = stream.zeros::<f32>(size * size)?;
         let dims = (size, size, size);
         let ms = run_or_time(stream, args.reps, timed, || {
-            launch::hgemm(stream, &f_hgemm, &da, &db, &mut dc, dims)
+            gpu_launch::gemm(stream, &f_hgemm, &HGEMM_F32, (&da, &db, &mut dc), dims)
+                .map_err(|e| e.to_string())
         })?;
         let c = stream.download(&dc)?;
         let checked = samples(size, timed, 6);
@@ -537,11 +544,12 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
                 .collect()
         };
         let (a, b) = (tern(7), tern(8));
-        let (da, db) = (stream.upload(&f16_bits(&a))?, stream.upload(&f16_bits(&b))?);
-        let mut dc = stream.zeros::<u16>(size * size)?;
+        let (da, db) = (stream.upload(&halves(&a))?, stream.upload(&halves(&b))?);
+        let mut dc = stream.zeros::<half::f16>(size * size)?;
         let dims = (size, size, size);
         let ms = run_or_time(stream, args.reps, timed, || {
-            launch::hgemm(stream, &f_hgemm16, &da, &db, &mut dc, dims)
+            gpu_launch::gemm(stream, &f_hgemm16, &HGEMM_F16, (&da, &db, &mut dc), dims)
+                .map_err(|e| e.to_string())
         })?;
         let c = stream.download(&dc)?;
         let checked = samples(size, timed, 9);
@@ -550,7 +558,7 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
             .filter(|&&(i, j)| {
                 // Small integers: the f32 sum is exact.
                 let want: f32 = (0..size).map(|p| a[i * size + p] * b[j * size + p]).sum();
-                half::f16::from_bits(c[i * size + j]).to_f32() != want
+                c[i * size + j].to_f32() != want
             })
             .count();
         ok &= bad == 0;

@@ -150,12 +150,13 @@ fn normal(i: usize, seed: u64) -> f32 {
 /// persistent (one block per SM) and, for the full kernel, one block per
 /// tile.
 fn hgemm(gpu: &Device, module: &layout_launch::Module) -> Result<bool, String> {
-    use crate::launch::HgemmSm90;
+    use layout_gpu::launch::HgemmSm90Launch as HgemmSm90;
     use layout_kernels_sm90::hgemm::FORMS;
     let s = gpu.stream();
     let err = |e: layout_launch::Error| e.to_string();
+    let g = |e: layout_gpu::Error| e.to_string();
     let sms = gpu.sm_count().map_err(err)?;
-    let f16 = |v: f32| half::f16::from_f32(v).to_bits();
+    let f16 = half::f16::from_f32;
     let (full, _) = FORMS[0];
     let check = |checks: Vec<(&str, (usize, usize, usize))>| -> Result<bool, String> {
         let mut ok = true;
@@ -169,9 +170,9 @@ fn hgemm(gpu: &Device, module: &layout_launch::Module) -> Result<bool, String> {
             let db = s
                 .upload(&b.iter().map(|&v| f16(v as f32)).collect::<Vec<_>>())
                 .map_err(err)?;
-            let mut dc = s.upload(&vec![0x7e00u16; m * n]).map_err(err)?;
-            let plan = HgemmSm90::new(s, &f, Some(sms), &da, &db, (m, n, k))?;
-            plan.launch(s, &f, (&da, &db), &mut dc)?;
+            let mut dc = s.upload(&vec![half::f16::NAN; m * n]).map_err(err)?;
+            let plan = HgemmSm90::new(s, &f, Some(sms), &da, &db, (m, n, k)).map_err(g)?;
+            plan.launch(s, &f, (&da, &db), &mut dc).map_err(g)?;
             let c = s.download(&dc).map_err(err)?;
             let want = |i: usize, j: usize| -> f32 {
                 let dot: i64 = (0..k).map(|p| (a[i * k + p] * b[j * k + p]) as i64).sum();
@@ -188,7 +189,7 @@ fn hgemm(gpu: &Device, module: &layout_launch::Module) -> Result<bool, String> {
             let wrong: Vec<usize> = entries
                 .iter()
                 .copied()
-                .filter(|&ij| half::f16::from_bits(c[ij]).to_f32() != want(ij / n, ij % n))
+                .filter(|&ij| c[ij].to_f32() != want(ij / n, ij % n))
                 .collect();
             let what = if entries.len() == m * n {
                 "every entry".to_string()
@@ -206,11 +207,7 @@ fn hgemm(gpu: &Device, module: &layout_launch::Module) -> Result<bool, String> {
                     .take(4)
                     .map(|&ij| {
                         let (i, j) = (ij / n, ij % n);
-                        format!(
-                            "[{i}][{j}] = {} not {}",
-                            half::f16::from_bits(c[ij]),
-                            want(i, j)
-                        )
+                        format!("[{i}][{j}] = {} not {}", c[ij], want(i, j))
                     })
                     .collect();
                 println!(
@@ -239,11 +236,11 @@ fn hgemm(gpu: &Device, module: &layout_launch::Module) -> Result<bool, String> {
             let db = s
                 .upload(&(0..n * k).map(|i| f16(normal(i, 6))).collect::<Vec<_>>())
                 .map_err(err)?;
-            let mut dc = s.zeros::<u16>(m * n).map_err(err)?;
+            let mut dc = s.zeros::<half::f16>(m * n).map_err(err)?;
             let mut plans = Vec::new();
             for &(name, grid) in &forms {
                 let f = module.kernel(name).map_err(err)?;
-                let plan = HgemmSm90::new(s, &f, grid, &da, &db, (m, n, k))?;
+                let plan = HgemmSm90::new(s, &f, grid, &da, &db, (m, n, k)).map_err(g)?;
                 plans.push((name, grid.is_none(), f, plan, Vec::new()));
             }
             let count = plans.len();
@@ -257,14 +254,14 @@ fn hgemm(gpu: &Device, module: &layout_launch::Module) -> Result<bool, String> {
                     s.synchronize().map_err(err)?;
                     std::thread::sleep(std::time::Duration::from_millis(100));
                     for _ in 0..2 {
-                        plan.launch(s, f, (&da, &db), &mut dc)?;
+                        plan.launch(s, f, (&da, &db), &mut dc).map_err(g)?;
                     }
                     let iters = 10;
                     let ms = s
                         .time(|| {
                             for _ in 0..iters {
                                 plan.launch(s, f, (&da, &db), &mut dc)
-                                    .map_err(layout_launch::Error::Invalid)?;
+                                    .map_err(|e| layout_launch::Error::Invalid(e.to_string()))?;
                             }
                             Ok::<(), layout_launch::Error>(())
                         })

@@ -1,0 +1,361 @@
+//! Attention's launch contract: the problem ([`Problem`]), the kernel
+//! families that compute it ([`FAMILIES`]: the SM80 kernel of
+//! `layout-kernels` and the Hopper kernel of `layout-kernels-sm90`), each
+//! family's launch rules read from its plan, and the buffers' lengths.
+
+use crate::Error;
+use layout_kernels::maps::{flash_smem_bytes, FLASH_BM, FLASH_HEAD_DIMS, FLASH_THREADS};
+use layout_kernels_sm90::attention as sm90;
+
+/// A family of attention kernels: one name, one entry point per head
+/// dimension and mask, one signature and launch contract.
+#[derive(Debug)]
+pub struct Family {
+    /// The name given on the command line.
+    pub name: &'static str,
+    /// The entry point's name: `{d}` is replaced by the head dimension,
+    /// `{causal}` by `_causal` or nothing.
+    pub entry: &'static str,
+    /// The head dimensions built.
+    pub head_dims: &'static [usize],
+    /// Threads per block.
+    pub threads: fn(usize) -> usize,
+    /// Query rows per block for a head dimension (grid x: ceil(seq_q /
+    /// rows_per_block(d))).
+    pub rows_per_block: fn(usize) -> usize,
+    /// Dynamic shared memory per block for a head dimension (bytes).
+    pub smem_bytes: fn(usize) -> usize,
+    /// How Q, K and V reach the kernel.
+    pub kind: FamilyKind,
+}
+
+/// How a family's entry points take Q, K and V.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FamilyKind {
+    /// `(q, k, v, o, lse, batch, seq_q, seq_k, heads, scale)`: pointers
+    /// (`layout_kernels::maps::attention`'s contract).
+    Pointers,
+    /// `(map_q, map_k, map_v, o, lse, seq_q, seq_k, heads, scale)`: TMA
+    /// tensor maps of each as `batch` planes of `seq x heads · d` with
+    /// boxes of 64 columns and the 128-byte swizzle (`bm(d)` rows for Q,
+    /// 128 for K and V), O and LSE
+    /// as slices, the sizes as `u32` (`layout_kernels_sm90::attention`).
+    TensorMaps,
+}
+
+/// Every family `gpu-runner attention` runs.
+pub const FAMILIES: [Family; 2] = [
+    Family {
+        name: "flash_attn_fwd",
+        entry: "flash_attn_fwd_d{d}{causal}",
+        head_dims: &FLASH_HEAD_DIMS,
+        threads: |_| FLASH_THREADS,
+        rows_per_block: |_| FLASH_BM,
+        smem_bytes: flash_smem_bytes,
+        kind: FamilyKind::Pointers,
+    },
+    Family {
+        name: "flash_attn_fwd_sm90",
+        entry: "flash_attn_fwd_sm90_d{d}{causal}",
+        head_dims: &sm90::HEAD_DIMS,
+        threads: sm90::threads,
+        rows_per_block: sm90::bm,
+        smem_bytes: |_| sm90::SMEM_BYTES,
+        kind: FamilyKind::TensorMaps,
+    },
+];
+
+/// The largest grid y and z (heads, batch).
+const GRID_YZ: usize = 65535;
+/// The largest grid x (blocks of query rows).
+const GRID_X: usize = i32::MAX as usize;
+/// The longest sequence the kernels take (their masks' coordinates are
+/// 32-bit).
+const SEQ_MAX: usize = i32::MAX as usize;
+
+/// An attention problem: the sizes, the mask and the scale.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Problem {
+    /// Batch size.
+    pub batch: usize,
+    /// Query rows (per batch and head).
+    pub seq_q: usize,
+    /// Keys (per batch and head).
+    pub seq_k: usize,
+    /// Heads.
+    pub heads: usize,
+    /// Head dimension.
+    pub d: usize,
+    /// Query i sees keys 0..=i only.
+    pub causal: bool,
+    /// The factor of Q·Kᵀ in the softmax.
+    pub scale: f32,
+}
+
+/// The element counts of a problem's buffers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lens {
+    /// Q and O: batch · seq_q · heads · d halves.
+    pub q: usize,
+    /// K and V: batch · seq_k · heads · d halves.
+    pub kv: usize,
+    /// LSE: batch · heads · seq_q floats.
+    pub lse: usize,
+}
+
+/// A launch's grid, block and dynamic shared memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchShape {
+    /// (ceil(seq_q / rows per block), heads, batch).
+    pub grid: (u32, u32, u32),
+    /// Threads per block.
+    pub block: u32,
+    /// Dynamic shared memory per block (bytes).
+    pub shared_bytes: u32,
+}
+
+impl Problem {
+    /// The element counts of Q (and O), K (and V) and LSE, or a refusal
+    /// when one (or its bytes) overflows.
+    pub fn lens(&self) -> Result<Lens, Error> {
+        self.lens_for("attention")
+    }
+
+    fn lens_for(&self, op: &'static str) -> Result<Lens, Error> {
+        let Problem {
+            batch,
+            seq_q,
+            seq_k,
+            heads,
+            d,
+            ..
+        } = *self;
+        let count = |dims: &[usize], bytes: usize| {
+            dims.iter()
+                .try_fold(1usize, |n, &x| n.checked_mul(x))
+                .filter(|&n| {
+                    n.checked_mul(bytes)
+                        .is_some_and(|b| b <= isize::MAX as usize)
+                })
+        };
+        match (
+            count(&[batch, seq_q, heads, d], 2),
+            count(&[batch, seq_k, heads, d], 2),
+            count(&[batch, heads, seq_q], 4),
+        ) {
+            (Some(q), Some(kv), Some(lse)) => Ok(Lens { q, kv, lse }),
+            _ => Err(Error::refused(
+                op,
+                format!("batch = {batch}, seq_q = {seq_q}, seq_k = {seq_k}, heads = {heads}, d = {d}: the tensors are too large"),
+            )),
+        }
+    }
+
+    /// The FLOPs counted: 4 · batch · heads · seq_q · seq_k · d (Q·Kᵀ and
+    /// P·V, 2 each per multiply-add), half of it when causal.
+    pub fn flops(&self) -> f64 {
+        let f = 4.0
+            * self.batch as f64
+            * self.heads as f64
+            * self.seq_q as f64
+            * self.seq_k as f64
+            * self.d as f64;
+        if self.causal {
+            f / 2.0
+        } else {
+            f
+        }
+    }
+
+    /// A timing's line: the entry point, the sizes, ms per launch, TFLOP/s.
+    pub fn timing_line(&self, entry: &str, ms: f32) -> String {
+        let tflops = self.flops() / (f64::from(ms) * 1e-3) / 1e12;
+        format!(
+            "{entry} b={} h={} sq={} sk={}: {ms:.3} ms, {tflops:.1} TFLOP/s",
+            self.batch, self.heads, self.seq_q, self.seq_k
+        )
+    }
+}
+
+impl Family {
+    /// The family called `name`, or a one-line refusal naming the others.
+    pub fn parse(name: &str) -> Result<&'static Family, Error> {
+        FAMILIES.iter().find(|f| f.name == name).ok_or_else(|| {
+            let known: Vec<&str> = FAMILIES.iter().map(|f| f.name).collect();
+            Error::refused(
+                "attention",
+                format!(
+                    "unknown kernel family '{name}' (known: {}; the entry point is chosen by d and the mask)",
+                    known.join(", ")
+                ),
+            )
+        })
+    }
+
+    /// The entry point for head dimension `d`, causal or not.
+    pub fn entry_name(&self, d: usize, causal: bool) -> String {
+        self.entry
+            .replace("{d}", &d.to_string())
+            .replace("{causal}", if causal { "_causal" } else { "" })
+    }
+
+    /// The grid, block and shared memory of `p`'s launch, or a one-line
+    /// refusal: a head dimension not built, a size of 0, a grid beyond the
+    /// hardware's limits, a scale that is not finite, tensors too large.
+    pub fn launch_shape(&self, p: &Problem) -> Result<LaunchShape, Error> {
+        let name = self.name;
+        if !self.head_dims.contains(&p.d) {
+            let built: Vec<String> = self.head_dims.iter().map(|d| d.to_string()).collect();
+            return Err(Error::refused(
+                name,
+                format!(
+                    "head dimension d = {} is not built (built: {})",
+                    p.d,
+                    built.join(", ")
+                ),
+            ));
+        }
+        if p.batch == 0 || p.heads == 0 || p.seq_q == 0 || p.seq_k == 0 {
+            return Err(Error::refused(
+                name,
+                format!(
+                    "batch = {}, heads = {}, seq_q = {}, seq_k = {}: each must be positive",
+                    p.batch, p.heads, p.seq_q, p.seq_k
+                ),
+            ));
+        }
+        if !p.scale.is_finite() {
+            return Err(Error::refused(
+                name,
+                format!("the scale {} must be finite", p.scale),
+            ));
+        }
+        // The kernels compare 32-bit key and row coordinates (and trap
+        // beyond them).
+        if p.seq_q > SEQ_MAX || p.seq_k > SEQ_MAX {
+            return Err(Error::refused(
+                name,
+                format!(
+                    "seq_q = {}, seq_k = {}: the kernels take sequences of at most {SEQ_MAX}",
+                    p.seq_q, p.seq_k
+                ),
+            ));
+        }
+        let blocks = p.seq_q.div_ceil((self.rows_per_block)(p.d));
+        for (what, v, limit, axis) in [
+            ("heads", p.heads, GRID_YZ, "y"),
+            ("batch", p.batch, GRID_YZ, "z"),
+            ("ceil(seq_q / rows per block)", blocks, GRID_X, "x"),
+        ] {
+            if v > limit {
+                return Err(Error::refused(
+                    name,
+                    format!("{what} = {v} is beyond the grid's limit of {limit} (grid {axis})"),
+                ));
+            }
+        }
+        p.lens_for(name)?;
+        let bytes = (self.smem_bytes)(p.d);
+        let (Ok(block), Ok(shared_bytes)) =
+            (u32::try_from((self.threads)(p.d)), u32::try_from(bytes))
+        else {
+            return Err(Error::refused(
+                name,
+                "the block's threads or shared memory overflow",
+            ));
+        };
+        // Within the limits checked above.
+        let dim = |v: usize| v as u32;
+        Ok(LaunchShape {
+            grid: (dim(blocks), dim(p.heads), dim(p.batch)),
+            block,
+            shared_bytes,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn problem(batch: usize, seq_q: usize, seq_k: usize, heads: usize, d: usize) -> Problem {
+        Problem {
+            batch,
+            seq_q,
+            seq_k,
+            heads,
+            d,
+            causal: false,
+            scale: 0.125,
+        }
+    }
+
+    /// Each family's launch: the grid from its plan's rows per block, its
+    /// threads and shared memory; the entry points by d and the mask.
+    #[test]
+    fn launch_shapes_from_the_plans() {
+        let [sm80, hopper] = &FAMILIES;
+        let p = problem(2, 300, 77, 3, 64);
+        let s = sm80.launch_shape(&p).unwrap();
+        assert_eq!(s.grid, (300u32.div_ceil(FLASH_BM as u32), 3, 2));
+        assert_eq!(
+            (s.block, s.shared_bytes as usize),
+            (FLASH_THREADS as u32, flash_smem_bytes(64))
+        );
+        // The Hopper kernel: 192 query rows and 4 warpgroups at d = 64 (3
+        // consumers and the producer), 128 rows and 3 at d = 128.
+        let s = hopper.launch_shape(&p).unwrap();
+        assert_eq!((s.grid, s.block), ((2, 3, 2), 4 * 128));
+        let s = hopper.launch_shape(&problem(1, 300, 77, 1, 128)).unwrap();
+        assert_eq!((s.grid, s.block), ((3, 1, 1), 3 * 128));
+        assert_eq!(sm80.entry_name(128, true), "flash_attn_fwd_d128_causal");
+        assert_eq!(hopper.entry_name(64, false), "flash_attn_fwd_sm90_d64");
+        assert_eq!(
+            Family::parse("flash_attn_fwd_sm90").unwrap().name,
+            hopper.name
+        );
+    }
+
+    /// Every refusal names the family and the value.
+    #[test]
+    fn refusals() {
+        let f = &FAMILIES[0];
+        let msg = |p: Problem| f.launch_shape(&p).unwrap_err().to_string();
+        assert_eq!(
+            msg(problem(1, 8, 8, 1, 96)),
+            "flash_attn_fwd: head dimension d = 96 is not built (built: 64, 128)"
+        );
+        assert_eq!(
+            msg(problem(1, 0, 8, 1, 64)),
+            "flash_attn_fwd: batch = 1, heads = 1, seq_q = 0, seq_k = 8: each must be positive"
+        );
+        assert_eq!(
+            msg(Problem {
+                scale: f32::NAN,
+                ..problem(1, 8, 8, 1, 64)
+            }),
+            "flash_attn_fwd: the scale NaN must be finite"
+        );
+        assert_eq!(
+            msg(problem(65536, 8, 8, 1, 64)),
+            "flash_attn_fwd: batch = 65536 is beyond the grid's limit of 65535 (grid z)"
+        );
+        assert_eq!(
+            msg(problem(1, 1 << 31, 8, 1, 64)),
+            "flash_attn_fwd: seq_q = 2147483648, seq_k = 8: the kernels take sequences of at most 2147483647"
+        );
+        // Within every limit, but 2^62 halves of Q: the bytes overflow isize.
+        assert_eq!(
+            msg(problem(1 << 14, 1 << 30, 1, 1 << 12, 64)),
+            "flash_attn_fwd: batch = 16384, seq_q = 1073741824, seq_k = 1, heads = 4096, d = 64: the tensors are too large"
+        );
+        assert_eq!(
+            problem(2, 3, 5, 7, 64).lens().unwrap(),
+            Lens {
+                q: 2 * 3 * 7 * 64,
+                kv: 2 * 5 * 7 * 64,
+                lse: 2 * 7 * 3
+            }
+        );
+    }
+}

@@ -1,0 +1,334 @@
+//! [`Gpu`]: a device with the kernels loaded, and the operations an
+//! application calls.
+
+use crate::attention::{Family, Problem, FAMILIES};
+use crate::launch::{self, AttentionLaunch, HgemmOut, HgemmSm90Launch};
+use crate::Error;
+use half::f16;
+use layout_kernels::maps::{GemmPlan, SGEMM, SGEMM_NT};
+use layout_launch::{Device, DeviceBuffer, Kernel, Module, Stream, ValidAsZeroBits};
+
+/// The PTX of `layout-kernels` (sm_90 and newer): the transpose, the
+/// SGEMM, the SM80 HGEMM and attention kernels.
+pub const PTX_SM80: &str = include_str!("../ptx/layout_kernels.ptx");
+
+/// The PTX of `layout-kernels-sm90` (sm_90a, Hopper only): the Hopper HGEMM
+/// and attention kernels.
+pub const PTX_SM90: &str = include_str!("../ptx/layout_kernels_sm90.ptx");
+
+/// A GPU with the kernels loaded: the `layout-kernels` module on every
+/// GPU of compute capability 9.0 or newer, the Hopper module on 9.0.
+pub struct Gpu {
+    device: Device,
+    sm80: Module,
+    sm90: Option<Module>,
+    sms: u32,
+    capability: (i32, i32),
+}
+
+impl std::fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gpu")
+            .field("ordinal", &self.device.ordinal())
+            .field("capability", &self.capability)
+            .field("sm90", &self.sm90.is_some())
+            .finish()
+    }
+}
+
+/// The element counts of a GEMM's A, B and C for (m, n, k), or a refusal
+/// when one overflows.
+fn gemm_lens(
+    op: &'static str,
+    (m, n, k): (usize, usize, usize),
+) -> Result<(usize, usize, usize), Error> {
+    match (m.checked_mul(k), k.checked_mul(n), m.checked_mul(n)) {
+        (Some(a), Some(b), Some(c)) => Ok((a, b, c)),
+        _ => Err(Error::refused(
+            op,
+            format!("({m}, {n}, {k}): the sizes overflow"),
+        )),
+    }
+}
+
+impl Gpu {
+    /// GPU `ordinal` with this crate's kernels.
+    ///
+    /// # Errors
+    ///
+    /// No driver or no such GPU ([`Error::Device`]), or a GPU older than
+    /// compute capability 9.0 ([`Error::Unsupported`]: the kernels are PTX
+    /// for sm_90).
+    pub fn new(ordinal: usize) -> Result<Self, Error> {
+        Gpu::with_ptx(ordinal, PTX_SM80, Some(PTX_SM90))
+    }
+
+    /// GPU `ordinal` with other builds of the two kernel crates (a build
+    /// under study): `sm80` as `layout_kernels.ptx`, `sm90` (loaded on
+    /// compute capability 9.0 only) as `layout_kernels_sm90.ptx`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Gpu::new`], and the driver's refusal of the PTX.
+    pub fn with_ptx(ordinal: usize, sm80: &str, sm90: Option<&str>) -> Result<Self, Error> {
+        let device = Device::new(ordinal)?;
+        let capability = device.compute_capability()?;
+        if capability < (9, 0) {
+            return Err(Error::Unsupported {
+                op: "Gpu::new",
+                why: format!(
+                    "GPU {ordinal} has compute capability {}.{}: the kernels are PTX for sm_90 and newer",
+                    capability.0, capability.1
+                ),
+            });
+        }
+        let sm80 = device.load_ptx(sm80)?;
+        let sm90 = match sm90 {
+            Some(ptx) if capability == (9, 0) => Some(device.load_ptx(ptx)?),
+            _ => None,
+        };
+        let sms = device.sm_count()?;
+        Ok(Gpu {
+            device,
+            sm80,
+            sm90,
+            sms,
+            capability,
+        })
+    }
+
+    /// The device: its name, its streams, buffers from other code.
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// The stream every operation here runs on (in order; a download
+    /// waits for them).
+    pub fn stream(&self) -> &Stream {
+        self.device.stream()
+    }
+
+    /// The compute capability (major, minor).
+    pub fn capability(&self) -> (i32, i32) {
+        self.capability
+    }
+
+    /// Whether the Hopper kernels are loaded (compute capability 9.0).
+    pub fn has_sm90(&self) -> bool {
+        self.sm90.is_some()
+    }
+
+    /// An entry point of the `layout-kernels` module.
+    ///
+    /// # Errors
+    ///
+    /// No entry point of that name.
+    pub fn sm80_kernel(&self, name: &str) -> Result<Kernel, Error> {
+        Ok(self.sm80.kernel(name)?)
+    }
+
+    /// An entry point of the Hopper module.
+    ///
+    /// # Errors
+    ///
+    /// Not a Hopper GPU ([`Error::Unsupported`]), or no entry point of
+    /// that name.
+    pub fn sm90_kernel(&self, name: &str) -> Result<Kernel, Error> {
+        match &self.sm90 {
+            Some(m) => Ok(m.kernel(name)?),
+            None => Err(Error::Unsupported {
+                op: "sm90",
+                why: format!(
+                    "{name} runs on compute capability 9.0 (this GPU is {}.{})",
+                    self.capability.0, self.capability.1
+                ),
+            }),
+        }
+    }
+
+    /// The common part of every GEMM: the buffers' lengths for (m, n, k),
+    /// then `true` when the product is empty and done (M or N of 0: nothing
+    /// to write; K of 0: C = 0, written here).
+    fn empty_gemm<C: layout_launch::DeviceRepr + ValidAsZeroBits>(
+        &self,
+        op: &'static str,
+        (la, lb): (usize, usize),
+        c: &mut DeviceBuffer<C>,
+        dims: (usize, usize, usize),
+    ) -> Result<bool, Error> {
+        let (a, b, cl) = gemm_lens(op, dims)?;
+        if (la, lb, c.len()) != (a, b, cl) {
+            let (m, n, k) = dims;
+            return Err(Error::refused(
+                op,
+                format!(
+                    "({m}, {n}, {k}): A, B and C hold {la}, {lb} and {} elements, not {a}, {b} and {cl}",
+                    c.len()
+                ),
+            ));
+        }
+        let (m, n, k) = dims;
+        if m == 0 || n == 0 {
+            return Ok(true);
+        }
+        if k == 0 {
+            self.stream()
+                .cuda_stream()
+                .memset_zeros(c.as_cuda_slice_mut())
+                .map_err(|error| {
+                    Error::Device(layout_launch::Error::Driver {
+                        during: format!("{op}: C = 0 (K = 0)"),
+                        error,
+                    })
+                })?;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    fn sm80_gemm<A, B, C: layout_launch::DeviceRepr + ValidAsZeroBits>(
+        &self,
+        op: &'static str,
+        plan: &GemmPlan,
+        (a, b, c): (&DeviceBuffer<A>, &DeviceBuffer<B>, &mut DeviceBuffer<C>),
+        dims: (usize, usize, usize),
+    ) -> Result<(), Error> {
+        if self.empty_gemm(op, (a.len(), b.len()), c, dims)? {
+            return Ok(());
+        }
+        let f = self.sm80_kernel(plan.entry)?;
+        launch::gemm(self.stream(), &f, plan, (a, b, c), dims)
+    }
+
+    /// C = A · B in f32: A m x k, B k x n, C m x n, all row-major
+    /// (`sgemm_f32`, the SIMT kernel with 128 x 128 x 8 block tiles).
+    ///
+    /// # Errors
+    ///
+    /// Buffers of other lengths than m·k, k·n, m·n; M and N not multiples
+    /// of 128, K not of 8 (`layout_kernels::maps::SGEMM`); the driver's.
+    pub fn sgemm(
+        &self,
+        a: &DeviceBuffer<f32>,
+        b: &DeviceBuffer<f32>,
+        c: &mut DeviceBuffer<f32>,
+        dims: (usize, usize, usize),
+    ) -> Result<(), Error> {
+        self.sm80_gemm("sgemm", &SGEMM, (a, b, c), dims)
+    }
+
+    /// [`Gpu::sgemm`] with A M-major (column-major, CuTe's NT): element
+    /// (i, p) of A at `p * m + i` (`sgemm_nt_f32`).
+    ///
+    /// # Errors
+    ///
+    /// As [`Gpu::sgemm`].
+    pub fn sgemm_nt(
+        &self,
+        a: &DeviceBuffer<f32>,
+        b: &DeviceBuffer<f32>,
+        c: &mut DeviceBuffer<f32>,
+        dims: (usize, usize, usize),
+    ) -> Result<(), Error> {
+        self.sm80_gemm("sgemm_nt", &SGEMM_NT, (a, b, c), dims)
+    }
+
+    /// C = A · Bᵀ on tensor cores (`mma.sync`): A m x k and B n x k f16,
+    /// row-major; C m x n row-major, f32 (f32 accumulators, `hgemm_f32`)
+    /// or f16 (f16 accumulators, `hgemm_f16`).
+    ///
+    /// # Errors
+    ///
+    /// Buffers of other lengths than m·k, n·k, m·n; M and N not multiples
+    /// of 128, K not of 32 (`layout_kernels::maps::HGEMM_F32`); the
+    /// driver's.
+    pub fn hgemm_sm80<C: HgemmOut>(
+        &self,
+        a: &DeviceBuffer<f16>,
+        b: &DeviceBuffer<f16>,
+        c: &mut DeviceBuffer<C>,
+        dims: (usize, usize, usize),
+    ) -> Result<(), Error> {
+        self.sm80_gemm("hgemm_sm80", &C::PLAN, (a, b, c), dims)
+    }
+
+    /// C = A · Bᵀ on Hopper (`wgmma`, TMA, clusters of two, persistent):
+    /// A m x k and B n x k f16, row-major, f32 accumulators, C m x n f16
+    /// row-major. Any M and N (the edge tiles are the kernel's), K a
+    /// multiple of 8 (TMA's 16-byte rows).
+    ///
+    /// # Errors
+    ///
+    /// Not a Hopper GPU; buffers of other lengths; K not a multiple of 8;
+    /// the driver's.
+    pub fn hgemm_sm90(
+        &self,
+        a: &DeviceBuffer<f16>,
+        b: &DeviceBuffer<f16>,
+        c: &mut DeviceBuffer<f16>,
+        dims: (usize, usize, usize),
+    ) -> Result<(), Error> {
+        const OP: &str = "hgemm_sm90";
+        let f = self.sm90_kernel(OP)?;
+        if self.empty_gemm(OP, (a.len(), b.len()), c, dims)? {
+            return Ok(());
+        }
+        let run = HgemmSm90Launch::new(self.stream(), &f, Some(self.sms), a, b, dims)?;
+        run.launch(self.stream(), &f, (a, b), c)
+    }
+
+    /// The attention family this GPU runs: the Hopper kernel on compute
+    /// capability 9.0, the SM80 kernel elsewhere.
+    pub fn attention_family(&self) -> &'static Family {
+        &FAMILIES[usize::from(self.has_sm90())]
+    }
+
+    /// O = softmax(scale · Q·Kᵀ) · V and the log-sum-exp of each row, for
+    /// every (batch, head): Q and O (batch, seq_q, heads, d) f16, K and V
+    /// (batch, seq_k, heads, d) f16, all C-order (BSHD); LSE (batch, heads,
+    /// seq_q) f32, natural log. Causal: query i sees keys 0..=i.
+    ///
+    /// # Errors
+    ///
+    /// A head dimension other than 64 or 128, a size of 0, sizes beyond
+    /// the kernels' grid or 32-bit coordinates, a scale that is not finite,
+    /// buffers of other lengths; the driver's.
+    pub fn attention(
+        &self,
+        (q, k, v): (&DeviceBuffer<f16>, &DeviceBuffer<f16>, &DeviceBuffer<f16>),
+        o: &mut DeviceBuffer<f16>,
+        lse: &mut DeviceBuffer<f32>,
+        p: &Problem,
+    ) -> Result<(), Error> {
+        let family = self.attention_family();
+        family.launch_shape(p)?;
+        let entry = family.entry_name(p.d, p.causal);
+        let f = if self.has_sm90() {
+            self.sm90_kernel(&entry)?
+        } else {
+            self.sm80_kernel(&entry)?
+        };
+        let run = AttentionLaunch::new(self.stream(), &f, family, p, (q, k, v))?;
+        run.launch(self.stream(), &f, (q, k, v), o, lse)
+    }
+
+    /// `dst = srcᵀ`, n x n f32 row-major, n a multiple of 64
+    /// (`transpose_f32`; n of 0 does nothing).
+    ///
+    /// # Errors
+    ///
+    /// n not a multiple of 64, buffers of other lengths than n·n; the
+    /// driver's.
+    pub fn transpose(
+        &self,
+        src: &DeviceBuffer<f32>,
+        dst: &mut DeviceBuffer<f32>,
+        n: usize,
+    ) -> Result<(), Error> {
+        if n == 0 && src.is_empty() && dst.is_empty() {
+            return Ok(());
+        }
+        let f = self.sm80_kernel("transpose_f32")?;
+        launch::transpose(self.stream(), &f, src, dst, n)
+    }
+}

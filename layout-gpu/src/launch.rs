@@ -1,0 +1,533 @@
+//! Typed launches of the kernels' entry points: the crate's only `unsafe`
+//! code, the safe layer over `layout_launch`'s raw launch. Each function
+//! checks what its entry point requires (the launch rules of the kernel's
+//! plan: `layout_kernels::maps::SGEMM`, `HGEMM_F32`, ...,
+//! `layout_kernels_sm90::hgemm`, [`crate::attention::Family`]) and passes
+//! exactly the arguments that entry point declares, in its order and types.
+//!
+//! They take the entry point as a [`Kernel`]: one of the embedded PTX's
+//! ([`crate::Gpu`] calls them so), or another build's entry point of the
+//! same contract (a form of a kernel under study, as `gpu-runner` runs
+//! them). Sizes of 0 are the caller's ([`crate::Gpu`] handles them before).
+#![allow(unsafe_code)]
+
+use crate::attention::{Family, FamilyKind, LaunchShape, Lens, Problem};
+use crate::Error;
+use half::f16;
+use layout_kernels::maps::{transpose_divides, GemmPlan, THREADS, TRANSPOSE_TILE};
+use layout_launch::{DeviceBuffer, Dim3, Kernel, Stream, TensorMap};
+
+/// A grid `(x, y)` of `u32` blocks.
+fn grid(op: &'static str, (x, y): (usize, usize)) -> Result<Dim3, Error> {
+    let dim = |v: usize| {
+        u32::try_from(v)
+            .map_err(|_| Error::refused(op, format!("a grid of {v} blocks is too large")))
+    };
+    Ok(Dim3::from((dim(x)?, dim(y)?)))
+}
+
+/// Refuses an entry point other than `name` (or, with `prefix`, one whose
+/// name does not start with it): each function's checks are that entry
+/// point's contract, so they hold for it alone.
+fn expect(op: &'static str, f: &Kernel, name: &str) -> Result<(), Error> {
+    if f.name() == name {
+        Ok(())
+    } else {
+        Err(Error::refused(
+            op,
+            format!("launch of {name} given the entry point {}", f.name()),
+        ))
+    }
+}
+
+/// `transpose_f32(src, dst, n)`: `dst = srcᵀ`, both n x n f32 row-major,
+/// n a positive multiple of 64.
+pub fn transpose(
+    stream: &Stream,
+    f: &Kernel,
+    src: &DeviceBuffer<f32>,
+    dst: &mut DeviceBuffer<f32>,
+    n: usize,
+) -> Result<(), Error> {
+    const OP: &str = "transpose";
+    expect(OP, f, "transpose_f32")?;
+    let len = n
+        .checked_mul(n)
+        .ok_or_else(|| Error::refused(OP, format!("n = {n}: n * n overflows")))?;
+    if n == 0 || !transpose_divides(n) || src.len() != len || dst.len() != len {
+        return Err(Error::refused(
+            OP,
+            format!(
+                "n = {n} must be a positive multiple of {TRANSPOSE_TILE} and both buffers hold n * n floats (they hold {} and {})",
+                src.len(),
+                dst.len()
+            ),
+        ));
+    }
+    let g = grid(OP, (n / TRANSPOSE_TILE, n / TRANSPOSE_TILE))?;
+    // SAFETY: the entry point's contract: src and dst hold n * n floats
+    // (checked), n a multiple of the tile (checked), the buffers 256-byte
+    // aligned (cudarc's allocations) and distinct (dst is borrowed mutably).
+    unsafe {
+        stream
+            .launch(f)
+            .grid(g)
+            .block(THREADS as u32)
+            .arg(src)
+            .arg_mut(dst)
+            .scalar(n)
+            .launch()
+    }
+    .map_err(Error::Device)
+}
+
+/// A GEMM's launch conditions under `plan`: M, N and K positive multiples
+/// of its tile, and buffers of exactly m·k (A), k·n (B) and m·n (C)
+/// elements.
+pub(crate) fn check_gemm(
+    op: &'static str,
+    plan: &GemmPlan,
+    (m, n, k): (usize, usize, usize),
+    (la, lb, lc): (usize, usize, usize),
+) -> Result<(), Error> {
+    let sizes = (m.checked_mul(k), k.checked_mul(n), m.checked_mul(n));
+    let (Some(a), Some(b), Some(c)) = sizes else {
+        return Err(Error::refused(
+            op,
+            format!("({m}, {n}, {k}): the sizes overflow"),
+        ));
+    };
+    if m == 0 || n == 0 || !plan.divides(m, n, k) {
+        return Err(Error::refused(
+            op,
+            format!("({m}, {n}, {k}): {} takes {}", plan.entry, plan.sizes()),
+        ));
+    }
+    if (la, lb, lc) != (a, b, c) {
+        return Err(Error::refused(
+            op,
+            format!(
+                "({m}, {n}, {k}): A, B and C hold {la}, {lb} and {lc} elements, not {a}, {b} and {c}"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// One SM80 GEMM launch, `(a, b, c, m, n, k)` under `plan`: `f` is the
+/// plan's entry point or a form of it (the same contract); the operands
+/// are checked here.
+pub fn gemm<A, B, C>(
+    stream: &Stream,
+    f: &Kernel,
+    plan: &GemmPlan,
+    (a, b, c): (&DeviceBuffer<A>, &DeviceBuffer<B>, &mut DeviceBuffer<C>),
+    (m, n, k): (usize, usize, usize),
+) -> Result<(), Error> {
+    const OP: &str = "gemm";
+    check_gemm(OP, plan, (m, n, k), (a.len(), b.len(), c.len()))?;
+    let g = grid(OP, plan.grid(m, n))?;
+    // SAFETY: the plan's contract (its entry point, or a form of it with
+    // the same signature: the caller names it): a, b, c hold the m·k,
+    // k·n and m·n elements it addresses (checked), M, N, K multiples of
+    // its tile (checked), 256-byte aligned (cudarc's allocations), c
+    // distinct from a and b (a `&mut` buffer); the plan's threads.
+    unsafe {
+        stream
+            .launch(f)
+            .grid(g)
+            .block(plan.threads as u32)
+            .arg(a)
+            .arg(b)
+            .arg_mut(c)
+            .scalar(m)
+            .scalar(n)
+            .scalar(k)
+            .launch()
+    }
+    .map_err(Error::Device)
+}
+
+/// C's element type of an SM80 HGEMM: `f32` (f32 accumulators,
+/// `hgemm_f32`) or `f16` (f16 accumulators, `hgemm_f16`).
+pub trait HgemmOut: layout_launch::DeviceRepr + layout_launch::ValidAsZeroBits {
+    /// The entry point whose C this type is, and its launch rules.
+    const PLAN: GemmPlan;
+}
+
+impl HgemmOut for f32 {
+    const PLAN: GemmPlan = layout_kernels::maps::HGEMM_F32;
+}
+
+impl HgemmOut for f16 {
+    const PLAN: GemmPlan = layout_kernels::maps::HGEMM_F16;
+}
+
+/// `hgemm_sm90(map_a, map_b, c, m, n, k)` of layout-kernels-sm90 (or one
+/// of its forms, `layout_kernels_sm90::hgemm::FORMS`), made ready for one
+/// (m, n, k) and one pair of operands: the tensor maps encoded and on the
+/// GPU, the grid chosen. [`HgemmSm90Launch::launch`] then writes C = A · Bᵀ
+/// (f32 accumulators, f16 C), as often as asked.
+pub struct HgemmSm90Launch {
+    name: &'static str,
+    form: layout_kernels_sm90::hgemm::Form,
+    maps: (DeviceBuffer<TensorMap>, DeviceBuffer<TensorMap>),
+    dims: (usize, usize, usize),
+    grid: u32,
+}
+
+impl HgemmSm90Launch {
+    /// The maps of A (m x k) and B (n x k), row-major f16, for the form
+    /// `f` names: boxes of `bm x 64` and `256 / cluster x 64` with the
+    /// 128-byte swizzle (CuTe's K-major SW128 GMMA atom tiled to the
+    /// block's tiles). `sms`: a persistent grid of at most that many blocks;
+    /// `None`: one block per tile. Refuses an unknown form, M or N of 0, K
+    /// not a positive multiple of 8 (TMA's 16-byte row strides), buffers
+    /// of other lengths.
+    pub fn new(
+        stream: &Stream,
+        f: &Kernel,
+        sms: Option<u32>,
+        a: &DeviceBuffer<f16>,
+        b: &DeviceBuffer<f16>,
+        (m, n, k): (usize, usize, usize),
+    ) -> Result<Self, Error> {
+        use layout_kernels_sm90::hgemm::{ceil_div, BK, BN, FORMS};
+        use layout_launch::TmaSwizzle;
+        const OP: &str = "hgemm_sm90";
+        let Some(&(name, form)) = FORMS.iter().find(|(n, _)| *n == f.name()) else {
+            return Err(Error::refused(OP, format!("no form '{}'", f.name())));
+        };
+        if m == 0 || n == 0 || k == 0 || k % 8 != 0 {
+            return Err(Error::refused(
+                OP,
+                format!("({m}, {n}, {k}): M and N must be positive, K a positive multiple of 8"),
+            ));
+        }
+        let (Some(la), Some(lb), Some(_)) = (m.checked_mul(k), n.checked_mul(k), m.checked_mul(n))
+        else {
+            return Err(Error::refused(
+                OP,
+                format!("({m}, {n}, {k}): the sizes overflow"),
+            ));
+        };
+        if a.len() != la || b.len() != lb {
+            return Err(Error::refused(
+                OP,
+                format!(
+                    "({m}, {n}, {k}): A holds {} halves and B {}, not {la} and {lb}",
+                    a.len(),
+                    b.len()
+                ),
+            ));
+        }
+        let map_a = stream.tensor_map_2d(
+            a,
+            (m, k),
+            k,
+            (form.bm() as u32, BK as u32),
+            TmaSwizzle::B128,
+        )?;
+        // A cluster's blocks load B's tile in equal parts.
+        let b_rows = (BN / form.cluster) as u32;
+        let map_b = stream.tensor_map_2d(b, (n, k), k, (b_rows, BK as u32), TmaSwizzle::B128)?;
+        let maps = (stream.upload(&[map_a])?, stream.upload(&[map_b])?);
+        // The work in clusters (of `form.cluster` tiles along M), and as
+        // many clusters as run at once when persistent.
+        let cluster = form.cluster as u32;
+        let work = u32::try_from(ceil_div(m, form.bm() * form.cluster) * ceil_div(n, BN))
+            .map_err(|_| Error::refused(OP, format!("({m}, {n}, {k}): too many tiles")))?;
+        let clusters = match sms {
+            None => work,
+            Some(s) => {
+                let resident = if cluster > 1 {
+                    max_active_clusters(stream, f, form.threads() as u32)?
+                } else {
+                    s
+                };
+                work.min(resident.min(s / cluster).max(1))
+            }
+        };
+        Ok(HgemmSm90Launch {
+            name,
+            form,
+            maps,
+            dims: (m, n, k),
+            grid: clusters * cluster,
+        })
+    }
+
+    /// The blocks launched.
+    pub fn grid(&self) -> u32 {
+        self.grid
+    }
+
+    /// C = A · Bᵀ for the operands the maps were made for; `c` holds m x n
+    /// halves. The operands must still be alive (the maps point into them):
+    /// borrowed here so that they are.
+    pub fn launch(
+        &self,
+        stream: &Stream,
+        f: &Kernel,
+        _operands: (&DeviceBuffer<f16>, &DeviceBuffer<f16>),
+        c: &mut DeviceBuffer<f16>,
+    ) -> Result<(), Error> {
+        use layout_kernels_sm90::hgemm::SMEM_BYTES;
+        const OP: &str = "hgemm_sm90";
+        expect(OP, f, self.name)?;
+        let (m, n, k) = self.dims;
+        if c.len() != m * n {
+            return Err(Error::refused(
+                OP,
+                format!("C holds {} halves, not {m} x {n}", c.len()),
+            ));
+        }
+        let dim = |v: usize| {
+            u32::try_from(v).map_err(|_| Error::refused(OP, format!("{v} is too large")))
+        };
+        let (m32, n32, k32) = (dim(m)?, dim(n)?, dim(k)?);
+        // SAFETY: the form takes (map_a, map_b, c, m, n, k): the maps are the
+        // driver's encoding of A (m x k) and B (n x k) with the boxes and
+        // swizzle of the form's plan (`new`), over buffers of those lengths
+        // (checked there) that the caller keeps alive (borrowed here); C is
+        // a slice of m x n halves (checked), whose every store the kernel
+        // checks; the form's threads and the plan's dynamic shared memory,
+        // which the kernel checks too.
+        unsafe {
+            stream
+                .launch(f)
+                .grid(self.grid)
+                .block(self.form.threads() as u32)
+                .shared_bytes(SMEM_BYTES as u32)
+                .arg(&self.maps.0)
+                .arg(&self.maps.1)
+                .slice_mut(c)
+                .scalar(m32)
+                .scalar(n32)
+                .scalar(k32)
+                .launch()
+        }
+        .map_err(Error::Device)
+    }
+}
+
+/// How many clusters of `f` (its cluster size compiled in) fit on the GPU
+/// at once with `threads` per block and hgemm_sm90's shared memory
+/// (`cuOccupancyMaxActiveClusters`).
+fn max_active_clusters(stream: &Stream, f: &Kernel, threads: u32) -> Result<u32, Error> {
+    use layout_kernels_sm90::hgemm::SMEM_BYTES;
+    use layout_launch::cudarc::driver::{sys::CUfunction_attribute, LaunchConfig};
+    let func = f.cuda_function();
+    let e = |e: layout_launch::cudarc::driver::DriverError| Error::Unsupported {
+        op: "hgemm_sm90",
+        why: format!("{}: occupancy: {e}", f.name()),
+    };
+    func.set_attribute(
+        CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+        SMEM_BYTES as i32,
+    )
+    .map_err(e)?;
+    let cfg = LaunchConfig {
+        grid_dim: (132, 1, 1),
+        block_dim: (threads, 1, 1),
+        shared_mem_bytes: SMEM_BYTES as u32,
+    };
+    let n = func
+        .occupancy_max_active_clusters(cfg, stream.cuda_stream())
+        .map_err(e)?;
+    Ok(n.max(1))
+}
+
+/// An attention entry point of a [`Family`] made ready for one problem
+/// and one Q, K, V: the problem checked against the buffers, and for a
+/// [`FamilyKind::TensorMaps`] family the three tensor maps encoded and on
+/// the GPU (once, not per launch). [`AttentionLaunch::launch`] then writes
+/// O = softmax(scale · Q·Kᵀ) · V and LSE per (batch, head). Q and O hold
+/// batch · seq_q · heads · d halves, K and V batch · seq_k · heads · d,
+/// LSE batch · heads · seq_q floats.
+pub struct AttentionLaunch {
+    name: String,
+    family: &'static Family,
+    shape: LaunchShape,
+    p: Problem,
+    lens: Lens,
+    maps: Option<[DeviceBuffer<TensorMap>; 3]>,
+}
+
+impl AttentionLaunch {
+    /// The launch of `f` (`family`'s entry point for `p`) on Q, K, V:
+    /// refused for another entry point, a problem the family does not
+    /// take, or buffers of other lengths.
+    pub fn new(
+        stream: &Stream,
+        f: &Kernel,
+        family: &'static Family,
+        p: &Problem,
+        (q, k, v): (&DeviceBuffer<f16>, &DeviceBuffer<f16>, &DeviceBuffer<f16>),
+    ) -> Result<Self, Error> {
+        expect(family.name, f, &family.entry_name(p.d, p.causal))?;
+        // The head dimension built, positive sizes, the grid's limits, a
+        // finite scale.
+        let shape = family.launch_shape(p)?;
+        let lens = p.lens()?;
+        if (q.len(), k.len(), v.len()) != (lens.q, lens.kv, lens.kv) {
+            return Err(Error::refused(
+                family.name,
+                format!(
+                    "Q, K, V hold {:?} elements; the problem needs {:?}",
+                    (q.len(), k.len(), v.len()),
+                    (lens.q, lens.kv, lens.kv)
+                ),
+            ));
+        }
+        let maps = match family.kind {
+            FamilyKind::Pointers => None,
+            FamilyKind::TensorMaps => {
+                use layout_kernels_sm90::attention::{bm, BN, CHUNK};
+                // Each tensor as `batch` planes of seq x heads · d (plane
+                // b's rows past seq read zeros, not plane b + 1's).
+                let ld = p.heads * p.d;
+                let map = |x: &DeviceBuffer<f16>, seq: usize, rows: usize| -> Result<_, Error> {
+                    let m = stream.tensor_map_3d(
+                        x,
+                        (p.batch, seq, ld),
+                        (seq * ld, ld),
+                        (rows as u32, CHUNK as u32),
+                        layout_launch::TmaSwizzle::B128,
+                    )?;
+                    Ok(stream.upload(&[m])?)
+                };
+                Some([
+                    map(q, p.seq_q, bm(p.d))?,
+                    map(k, p.seq_k, BN)?,
+                    map(v, p.seq_k, BN)?,
+                ])
+            }
+        };
+        Ok(AttentionLaunch {
+            name: f.name().to_string(),
+            family,
+            shape,
+            p: *p,
+            lens,
+            maps,
+        })
+    }
+
+    /// One launch on the Q, K, V the launch was made for (borrowed here so
+    /// that they are alive: the maps point into them), writing `o` and
+    /// `lse`.
+    pub fn launch(
+        &self,
+        stream: &Stream,
+        f: &Kernel,
+        (q, k, v): (&DeviceBuffer<f16>, &DeviceBuffer<f16>, &DeviceBuffer<f16>),
+        o: &mut DeviceBuffer<f16>,
+        lse: &mut DeviceBuffer<f32>,
+    ) -> Result<(), Error> {
+        let op = self.family.name;
+        expect(op, f, &self.name)?;
+        let (p, lens, shape) = (&self.p, self.lens, self.shape);
+        let given = (q.len(), k.len(), v.len(), o.len(), lse.len());
+        if given != (lens.q, lens.kv, lens.kv, lens.q, lens.lse) {
+            return Err(Error::refused(
+                op,
+                format!(
+                    "Q, K, V, O, LSE hold {given:?} elements; the problem needs {:?}",
+                    (lens.q, lens.kv, lens.kv, lens.q, lens.lse)
+                ),
+            ));
+        }
+        let launch = stream
+            .launch(f)
+            .grid(shape.grid)
+            .block(shape.block)
+            .shared_bytes(shape.shared_bytes);
+        let r = match (self.family.kind, &self.maps) {
+            // SAFETY: the family's contract (`maps::attention`): the entry
+            // point for this d and mask (checked by name) takes (q, k, v:
+            // *const u16, o: *mut u16, lse: *mut f32, batch, seq_q, seq_k,
+            // heads: usize, scale: f32), passed in that order and type; the
+            // buffers hold exactly the elements those sizes address
+            // (checked), 256-byte aligned (cudarc's allocations; the
+            // kernels need 16); O and LSE are written only, each distinct
+            // from the others (`&mut`); the grid is (ceil(seq_q / rows),
+            // heads, batch) with the family's threads and dynamic shared
+            // memory for d (`launch_shape`).
+            (FamilyKind::Pointers, _) => unsafe {
+                launch
+                    .arg(q)
+                    .arg(k)
+                    .arg(v)
+                    .arg_mut(o)
+                    .arg_mut(lse)
+                    .scalar(p.batch)
+                    .scalar(p.seq_q)
+                    .scalar(p.seq_k)
+                    .scalar(p.heads)
+                    .scalar(p.scale)
+                    .launch()
+            },
+            // SAFETY: `layout_kernels_sm90::attention`'s contract: (map_q,
+            // map_k, map_v: *const u64, o: GlobalMut<u16>, lse:
+            // GlobalMut<f32>, seq_q, seq_k, heads: u32, scale: f32), in that
+            // order and type; the maps are the driver's encoding of Q, K, V
+            // (checked lengths, alive: borrowed) as (batch, seq, heads · d)
+            // with the contract's boxes and swizzle (`new`); O and LSE are
+            // slices of the problem's lengths (checked), written only, each
+            // store checked by the kernel; the sizes fit in u32 and i32
+            // (`launch_shape` refuses sequences beyond i32, and heads
+            // beyond the grid's 65535); the grid, threads and dynamic
+            // shared memory are the family's.
+            (FamilyKind::TensorMaps, Some([mq, mk, mv])) => unsafe {
+                launch
+                    .arg(mq)
+                    .arg(mk)
+                    .arg(mv)
+                    .slice_mut(o)
+                    .slice_mut(lse)
+                    .scalar(p.seq_q as u32)
+                    .scalar(p.seq_k as u32)
+                    .scalar(p.heads as u32)
+                    .scalar(p.scale)
+                    .launch()
+            },
+            (FamilyKind::TensorMaps, None) => {
+                return Err(Error::refused(op, "no tensor maps were made"));
+            }
+        };
+        r.map_err(Error::Device)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use layout_kernels::maps::{HGEMM_F32, SGEMM};
+
+    /// The SM80 GEMMs' conditions, each refusal naming the sizes and the
+    /// kernel's rule (from its plan).
+    #[test]
+    fn gemm_conditions() {
+        let lens = |m: usize, n: usize, k: usize| (m * k, k * n, m * n);
+        assert!(check_gemm("sgemm", &SGEMM, (128, 256, 8), lens(128, 256, 8)).is_ok());
+        let e = check_gemm("sgemm", &SGEMM, (100, 256, 8), lens(100, 256, 8)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "sgemm: (100, 256, 8): sgemm_f32 takes M and N multiples of 128, K a positive multiple of 8"
+        );
+        let e = check_gemm("hgemm", &HGEMM_F32, (128, 128, 16), lens(128, 128, 16)).unwrap_err();
+        assert!(e.to_string().contains("K a positive multiple of 32"), "{e}");
+        let e =
+            check_gemm("hgemm", &HGEMM_F32, (128, 128, 32), (128 * 32, 128 * 32, 1)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "hgemm: (128, 128, 32): A, B and C hold 4096, 4096 and 1 elements, not 4096, 4096 and 16384"
+        );
+        let big = 1usize << 40;
+        let e = check_gemm("sgemm", &SGEMM, (big, big, 8), (0, 0, 0)).unwrap_err();
+        assert!(e.to_string().ends_with("the sizes overflow"), "{e}");
+        // M or N of 0 is not a launch (the caller's empty problem).
+        assert!(check_gemm("sgemm", &SGEMM, (0, 128, 8), (0, 1024, 0)).is_err());
+    }
+}
