@@ -85,6 +85,7 @@ mod atom;
 mod hw;
 mod pipeline;
 mod schedule;
+mod softmax;
 mod unroll;
 
 pub use atom::{pack_halves, unpack_halves, LdsmInstr, MmaInstr};
@@ -93,4 +94,5 @@ pub use pipeline::{
     Consumer, ConsumerSlot, PipelineState, PipelineTmaAsync, Producer, ProducerSlot,
 };
 pub use schedule::longest_first;
+pub use softmax::{OnlineSoftmax, RESCALE_SLACK};
 pub use unroll::each;

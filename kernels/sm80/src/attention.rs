@@ -20,9 +20,9 @@ use layout_core::atom::accumulator::{
 use layout_core::atom::{SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N};
 use layout_core::instantiate;
 use layout_device::{
-    block_idx_xyz, cp_async_commit, cp_async_wait_all, each, exp2, f16x2, fma, grid_dim, in_loop,
-    in_loop_u32, log2, longest_first, shfl_xor_reduce, sync_threads, thread_idx, trap, warp_any,
-    Global, GlobalColumn, GlobalMut, LdsmInstr, MmaInstr, SharedBuffer, Smem, F4,
+    block_idx_xyz, cp_async_commit, cp_async_wait_all, each, f16x2, grid_dim, in_loop, in_loop_u32,
+    longest_first, shfl_xor_reduce, sync_threads, thread_idx, trap, warp_any, Global, GlobalColumn,
+    GlobalMut, LdsmInstr, MmaInstr, OnlineSoftmax, SharedBuffer, Smem, F4,
 };
 
 /// Word `i` of a window of `len` words (a power of two) as an `ldmatrix`
@@ -68,12 +68,6 @@ const TO_A: AccAsA = match <FlashAtom as AccumulatorFacts>::ACC_AS_A {
     Ok(f) => f,
     Err(e) => panic!("{}", e.as_str()),
 };
-/// How far (base 2) a row's maximum may outgrow the reference its
-/// exponentials are taken against before the warp rescales: P stays below
-/// 2^8 = 256.
-const RESCALE_SLACK: f32 = 8.0;
-/// log2(e): the softmax computed in base 2 (`ex2`), its scale premultiplied.
-const LOG2_E: f32 = core::f32::consts::LOG2_E;
 
 /// The row slot (of [`THREAD_ROWS`]) of a thread's value `v` of M-atom `i`.
 #[inline(always)]
@@ -293,21 +287,12 @@ pub fn flash_attn_fwd<
     } else {
         tiles
     };
-    // S's row maxima are taken on the unscaled scores, and each
-    // exponential is one FFMA with |scale| · log2 e: with a negative scale
-    // S is negated first (a branch the whole block takes alike). A zero
-    // scale is taken as the least normal float: every exponent is then 0
-    // to f32's precision, and a masked -inf stays -inf rather than turning
-    // NaN.
-    let negative = scale < 0.0;
-    let scale2 = {
-        let a = f32::from_bits((scale * LOG2_E).to_bits() & 0x7fff_ffff);
-        if a > f32::MIN_POSITIVE {
-            a
-        } else {
-            f32::MIN_POSITIVE
-        }
-    };
+    // The online softmax (layout_device::OnlineSoftmax): S's row maxima
+    // are taken on the unscaled scores, each exponential one FFMA with
+    // |scale| · log2 e; with a negative scale S is negated first (a branch
+    // the whole block takes alike).
+    let mut sm = OnlineSoftmax::<THREAD_ROWS>::new(scale);
+    let negative = sm.negative();
     // The thread's ldmatrix rows (halves), k-step 0 / pair 0: the others
     // by XOR (a k-step moves the swizzled chunk) and add (an atom).
     // (Offsets in a 64 KiB buffer: 32-bit, one register each.)
@@ -321,8 +306,6 @@ pub fn flash_attn_fwd<
 
     const NEG_INF: f32 = f32::NEG_INFINITY;
     let mut acc_o = const { [0f32; D] };
-    let mut row_max = const { [NEG_INF; THREAD_ROWS] };
-    let mut row_sum = const { [0f32; THREAD_ROWS] };
     // The loop's counters and the block's first row in 32 bits (one
     // register each; the host keeps sequences below 2^31).
     let (tiles, m0, tid32) = (narrow(tiles), narrow(m0), narrow(tid));
@@ -454,15 +437,10 @@ pub fn flash_attn_fwd<
         }
         cp_async_commit();
 
-        // The online softmax. `row_max` is the reference each row's
-        // exponentials are taken against: a running maximum (base-2 units)
-        // that moves, rescaling the row's sum and O, only when some row of
-        // the warp has outgrown it by more than RESCALE_SLACK; until then P
-        // stays below 2^RESCALE_SLACK (f16 holds it with its usual relative
-        // precision) and the warp skips the rescale, one multiply per O
-        // accumulator.
-        // Each row's maximum, one chain a row (the registers are S's and
-        // O's: partial maxima would spill at these tiles).
+        // The online softmax: each row's maximum, one chain a row (the
+        // registers are S's and O's: partial maxima would spill at these
+        // tiles); the reference moves, rescaling the rows' sums and O, only
+        // when some row of the warp outgrew it by more than RESCALE_SLACK.
         let mut mx = const { [NEG_INF; THREAD_ROWS] };
         each_value::<{ flash_bn(D) / 8 }>(
             #[inline(always)]
@@ -471,51 +449,13 @@ pub fn flash_attn_fwd<
                 mx[r] = mx[r].max(s[fs.crd2idx((x, i, j))]);
             },
         );
-        // In base-2 units.
-        each::<THREAD_ROWS>(
-            #[inline(always)]
-            |r| mx[r] = row_max[r].max(mx[r] * scale2),
-        );
-        let mut grown = false;
-        each::<THREAD_ROWS>(
-            #[inline(always)]
-            |r| {
-                mx[r] = shfl_xor_reduce(mx[r], ROWS.xor(), f32::max);
-                grown |= mx[r] > row_max[r] + RESCALE_SLACK;
-            },
-        );
-        if warp_any(grown) {
-            let mut corr = const { [0f32; THREAD_ROWS] };
-            each::<THREAD_ROWS>(
-                #[inline(always)]
-                |r| {
-                    // A row with every key masked so far keeps -inf and is
-                    // left as it is (0 rather than NaN).
-                    corr[r] = if mx[r] == NEG_INF {
-                        1.0
-                    } else {
-                        exp2(row_max[r] - mx[r])
-                    };
-                    row_max[r] = mx[r];
-                    row_sum[r] *= corr[r];
-                },
-            );
+        let lanes = |m: f32| shfl_xor_reduce(m, ROWS.xor(), f32::max);
+        sm.update(mx, lanes, warp_any, |corr| {
             each_value::<{ D / 8 }>(
                 #[inline(always)]
                 |x, i, j| acc_o[fo.crd2idx((x, i, j))] *= corr[slot(x, i)],
-            );
-        }
-        let mut base = const { [0f32; THREAD_ROWS] };
-        each::<THREAD_ROWS>(
-            #[inline(always)]
-            |r| {
-                base[r] = if row_max[r] == NEG_INF {
-                    0.0
-                } else {
-                    row_max[r]
-                };
-            },
-        );
+            )
+        });
         // P = exp2(S · |scale| log2 e - max), packed to f16 as the A
         // fragments of O += P·V's k-blocks (convert_layout_acc_aregs: A
         // value x of M-atom i, k-block kk is S value TO_A.value[x] of an
@@ -534,13 +474,7 @@ pub fn flash_attn_fwd<
                                     #[inline(always)]
                                     |x| {
                                         let row = slot(TO_A.value[x], i);
-                                        let e = exp2(fma(
-                                            s[pa.crd2idx((x, i, kk))],
-                                            scale2,
-                                            -base[row],
-                                        ));
-                                        row_sum[row] += e;
-                                        e
+                                        sm.p(s[pa.crd2idx((x, i, kk))], row)
                                     },
                                 );
                                 pr[kk][i][r] = f16x2(e[0], e[1]);
@@ -575,14 +509,7 @@ pub fn flash_attn_fwd<
     let (m0, tid) = (m0 as usize, tid32 as usize);
     // Epilogue: the rows' sums (each lane held its columns' share), O / sum
     // as f16 pairs, and the log-sum-exp of the rows inside Q.
-    let mut inv = const { [0f32; THREAD_ROWS] };
-    each::<THREAD_ROWS>(
-        #[inline(always)]
-        |r| {
-            row_sum[r] = shfl_xor_reduce(row_sum[r], ROWS.xor(), |a, b| a + b);
-            inv[r] = 1.0 / row_sum[r];
-        },
-    );
+    let inv = sm.finish(|x| shfl_xor_reduce(x, ROWS.xor(), |a, b| a + b));
     // Recomputed here from the block's index, not kept across the loop.
     let (_, h, b) = {
         let (x, y, z) = block_idx_xyz();
@@ -628,9 +555,7 @@ pub fn flash_attn_fwd<
                             let (row, _) = flash_o_coord::<D>(tid, (x, i, 0));
                             let r = slot(x, i);
                             if m0 + row < seq_q {
-                                // The maxima are in base-2 units.
-                                let l = (row_max[r] + log2(row_sum[r])) * core::f32::consts::LN_2;
-                                lse.st((b * heads + h) * seq_q + m0 + row, l);
+                                lse.st((b * heads + h) * seq_q + m0 + row, sm.lse(r));
                             }
                         }
                     },

@@ -519,17 +519,12 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
         S_ROWS,
     };
     use layout_device::{
-        block_idx_xyz, each, exp2, f16x2, fence_tensormap_acquire, fma, grid_dim, log2,
-        setmaxnreg_dec, setmaxnreg_inc, shfl_xor_reduce, sync_threads_divergent, tma_load_3d,
-        warp_any, wgmma_m64n128k16_f32_f16, wgmma_m64n128k16_f32_f16_rs,
-        wgmma_m64n64k16_f32_f16_rs, Mbarrier, PipelineTmaAsync,
+        block_idx_xyz, each, f16x2, fence_tensormap_acquire, grid_dim, setmaxnreg_dec,
+        setmaxnreg_inc, shfl_xor_reduce, sync_threads_divergent, tma_load_3d, warp_any,
+        wgmma_m64n128k16_f32_f16, wgmma_m64n128k16_f32_f16_rs, wgmma_m64n64k16_f32_f16_rs,
+        Mbarrier, OnlineSoftmax, PipelineTmaAsync,
     };
     const NEG_INF: f32 = f32::NEG_INFINITY;
-    const LOG2_E: f32 = core::f32::consts::LOG2_E;
-    // How far (base 2) a row's maximum may outgrow the reference its
-    // exponentials are taken against before the warp rescales O: P stays
-    // below 2^8 (f16 holds it with its usual relative precision).
-    const RESCALE_SLACK: f32 = 8.0;
     let t = thread_idx();
     let ((bx, h, b), blocks) = (block_idx_xyz(), grid_dim().0);
     let (seq_q, seq_k, heads) = (seq_q as usize, seq_k as usize, heads as usize);
@@ -621,23 +616,13 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
     let cs = <SAtom as MmaAtom>::CLayout::default();
     let qt = cs.crd2idx((wt, 0usize));
     let (row_t, key_t) = (m0 + 64 * w as i32 + (qt % 64) as i32, (qt / 64) as u32);
-    // The exponentials are one FFMA on the unscaled S: exp2(s |scale| log2
-    // e - max); with a negative scale S is negated first (a branch the
-    // whole block takes alike); a zero scale is taken as the least normal
-    // float, so a masked -inf stays -inf instead of becoming NaN.
-    let negative = scale < 0.0;
-    let scale2 = {
-        let a = f32::from_bits((scale * LOG2_E).to_bits() & 0x7fff_ffff);
-        if a > f32::MIN_POSITIVE {
-            a
-        } else {
-            f32::MIN_POSITIVE
-        }
-    };
+    // The online softmax (layout_device::OnlineSoftmax): the exponentials
+    // are one FFMA on the unscaled S; with a negative scale S is negated
+    // first (a branch the whole block takes alike).
     const ROWS: usize = S_ROWS.rows;
     let mut acc_o = const { [0f32; D / 2] };
-    let mut row_max = [NEG_INF; ROWS];
-    let mut row_sum = [0f32; ROWS];
+    let mut sm = OnlineSoftmax::<ROWS>::new(scale);
+    let negative = sm.negative();
     qbar.wait(0);
     // Each of the thread's 64 S values by a constant index: value 16 i + j.
     macro_rules! each_s {
@@ -693,16 +678,14 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
         }};
     }
     // The online softmax of tile n's S, in place: the masks, the row
-    // maxima in base-2 units, the reference moved (the sums rescaled now,
-    // O by the returned factors once its P·V is done) only when some row of
-    // the warp outgrew it by RESCALE_SLACK, then S := exp2(S |scale| log2
-    // e - reference) and the rows' sums.
+    // maxima, the reference moved (the sums rescaled now, O by the
+    // returned factors once its P·V is done) only when some row of the
+    // warp outgrew it by RESCALE_SLACK, then S := P.
     macro_rules! softmax {
-        ($s:expr, $n:expr, $row_max:expr, $row_sum:expr) => {{
+        ($s:expr, $n:expr, $sm:expr) => {{
             let s: &mut [f32; 64] = $s;
             let n: usize = $n;
-            let row_max: &mut [f32; ROWS] = $row_max;
-            let row_sum: &mut [f32; ROWS] = $row_sum;
+            let sm: &mut OnlineSoftmax<ROWS> = $sm;
             if negative {
                 each_s!(|v| s[v] = -s[v]);
             }
@@ -727,38 +710,10 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
                 let r = S_ROWS.row_of[v];
                 mx[r] = mx[r].max(s[v]);
             });
-            let mut grown = false;
-            each::<ROWS>(|r| {
-                mx[r] = shfl_xor_reduce(row_max[r].max(mx[r] * scale2), S_ROWS.xor(), f32::max);
-                grown |= mx[r] > row_max[r] + RESCALE_SLACK;
-            });
             let mut corr = [1f32; ROWS];
-            let grown = warp_any(grown);
-            if grown {
-                each::<ROWS>(|r| {
-                    // A row with every key masked so far keeps -inf (0, not NaN).
-                    corr[r] = if mx[r] == NEG_INF {
-                        1.0
-                    } else {
-                        exp2(row_max[r] - mx[r])
-                    };
-                    row_max[r] = mx[r];
-                    row_sum[r] *= corr[r];
-                });
-            }
-            let mut base2 = [0f32; ROWS];
-            each::<ROWS>(|r| {
-                base2[r] = if row_max[r] == NEG_INF {
-                    0.0
-                } else {
-                    row_max[r]
-                }
-            });
-            each_s!(|v| {
-                let row = S_ROWS.row_of[v];
-                s[v] = exp2(fma(s[v], scale2, -base2[row]));
-                row_sum[row] += s[v];
-            });
+            let lanes = |m: f32| shfl_xor_reduce(m, S_ROWS.xor(), f32::max);
+            let grown = sm.update(mx, lanes, warp_any, |c| corr = *c);
+            each_s!(|v| s[v] = sm.p(s[v], S_ROWS.row_of[v]));
             (grown, corr)
         }};
     }
@@ -794,7 +749,7 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
         kc.release(slot);
     }
     // O is 0 yet: its rescale is moot.
-    let _ = softmax!(&mut s, 0, &mut row_max, &mut row_sum);
+    let _ = softmax!(&mut s, 0, &mut sm);
     pack!(&s, &mut p);
     for n in 1..tiles {
         let kslot = kc.wait();
@@ -809,7 +764,7 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
         if wt % 32 == 0 {
             kc.release(kslot);
         }
-        let (grown, corr) = softmax!(&mut s, n, &mut row_max, &mut row_sum);
+        let (grown, corr) = softmax!(&mut s, n, &mut sm);
         wgmma_wait_group::<0>();
         if wt % 32 == 0 {
             vc.release(vslot);
@@ -836,11 +791,7 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
     // Epilogue: the rows' sums (each lane held its columns' share), O / sum
     // as f16 pairs (values v and v + 1, v even, are adjacent columns of one
     // row), the log-sum-exp of the rows inside Q.
-    let mut inv = [0f32; ROWS];
-    each::<ROWS>(|r| {
-        row_sum[r] = shfl_xor_reduce(row_sum[r], S_ROWS.xor(), |a, b| a + b);
-        inv[r] = 1.0 / row_sum[r];
-    });
+    let inv = sm.finish(|x| shfl_xor_reduce(x, S_ROWS.xor(), |a, b| a + b));
     // O's C layout is S's on O's D / 2 values (`attention`'s tests).
     let co = cs;
     let o32 = match layout_core::tensor::memory::Memory::window(o, 0, o.len() & !1) {
@@ -874,8 +825,7 @@ fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
             let row = row_t + (cs.crd2idx((0usize, v)) % 64) as i32;
             if row >= 0 && row < seq_q as i32 {
                 let row = row as usize;
-                let l = (row_max[r] + log2(row_sum[r])) * core::f32::consts::LN_2;
-                lse.st((b * heads + h) * seq_q + row, l);
+                lse.st((b * heads + h) * seq_q + row, sm.lse(r));
             }
         });
     }

@@ -24,12 +24,16 @@
 //!
 //! The instructions exist on the host too, so that kernel code compiles
 //! and is documented there; called on the host, one panics, naming itself
-//! (only the GPU can execute it).
+//! (only the GPU can execute it). The arithmetic ones ([`fma`], [`exp2`],
+//! [`log2`], [`f16x2`]) compute on the host what the instruction computes,
+//! within the PTX ISA's stated precision, so that code built on them (the
+//! online softmax) is tested there.
 #![allow(unsafe_code)]
 // On the host, the instructions' operands go unused.
 #![cfg_attr(not(target_arch = "nvptx64"), allow(unused_variables))]
 
-/// A GPU instruction's body on the GPU; on the host, a panic naming it.
+/// A GPU instruction's body on the GPU; on the host, a panic naming it,
+/// or the host's computation of the same result (`host: ...`).
 macro_rules! gpu {
     ($name:expr, $body:block) => {{
         #[cfg(target_arch = "nvptx64")]
@@ -37,6 +41,15 @@ macro_rules! gpu {
         #[cfg(not(target_arch = "nvptx64"))]
         $crate::hw::gpu_only($name)
     }};
+    ($name:expr, $body:block, host: $host:block) => {{
+        #[cfg(target_arch = "nvptx64")]
+        $body
+        #[cfg(not(target_arch = "nvptx64"))]
+        $host
+    }};
+    ($name:expr, host: $host:block, $body:block) => {
+        gpu!($name, $body, host: $host)
+    };
 }
 
 mod global;

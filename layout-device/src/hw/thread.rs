@@ -163,10 +163,25 @@ pub fn sync_warp() {
     })
 }
 
-/// Fused multiply-add `a * b + c`, one `fma.rn.f32`.
+/// Fused multiply-add `a * b + c`, one `fma.rn.f32` (rounded once; on
+/// the host the same, bit for bit).
+///
+/// ```
+/// assert_eq!(layout_device::fma(3.0, 0.5, 1.0), 2.5);
+/// ```
 #[inline(always)]
 pub fn fma(a: f32, b: f32, c: f32) -> f32 {
-    gpu!("fma", { core::intrinsics::fmaf32(a, b, c) })
+    gpu!("fma", { core::intrinsics::fmaf32(a, b, c) }, host: { libm::fmaf(a, b, c) })
+}
+
+/// A subnormal `x` as 0 of its sign (the `.ftz` of an instruction).
+#[cfg(not(target_arch = "nvptx64"))]
+fn ftz(x: f32) -> f32 {
+    if x != 0.0 && x.abs() < f32::MIN_POSITIVE {
+        0.0f32.copysign(x)
+    } else {
+        x
+    }
 }
 
 /// The `in_loop` functions, one per register width: a register move the
@@ -206,10 +221,17 @@ in_loop_fns! {
 }
 
 /// `log2(x)`, `lg2.approx.ftz.f32` (maximum relative error 2^-22.6 over
-/// normal arguments): with [`exp2`], a softmax's log-sum-exp.
+/// normal arguments): with [`exp2`], a softmax's log-sum-exp. On the host,
+/// `log2` of `x` with subnormals flushed (within that error; exact at
+/// powers of two).
+///
+/// ```
+/// assert_eq!(layout_device::log2(8.0), 3.0);
+/// assert_eq!(layout_device::log2(0.0), f32::NEG_INFINITY);
+/// ```
 #[inline(always)]
 pub fn log2(x: f32) -> f32 {
-    gpu!("log2", {
+    gpu!("log2", host: { libm::log2f(ftz(x)) }, {
         let d: f32;
         // SAFETY: registers only.
         unsafe {
@@ -222,10 +244,18 @@ pub fn log2(x: f32) -> f32 {
 
 /// `2^x`, `ex2.approx.ftz.f32` (relative error 2^-22, subnormal results
 /// flushed to 0; `2^-inf` is 0): the exponential of a softmax computed in
-/// base 2, its scale multiplied by log2(e) beforehand.
+/// base 2, its scale multiplied by log2(e) beforehand. On the host, `2^x`
+/// with subnormal arguments and results flushed (within that error; exact
+/// at integers).
+///
+/// ```
+/// assert_eq!(layout_device::exp2(-3.0), 0.125);
+/// assert_eq!(layout_device::exp2(f32::NEG_INFINITY), 0.0);
+/// assert_eq!(layout_device::exp2(-140.0), 0.0); // subnormal: flushed
+/// ```
 #[inline(always)]
 pub fn exp2(x: f32) -> f32 {
-    gpu!("exp2", {
+    gpu!("exp2", host: { ftz(libm::exp2f(ftz(x))) }, {
         let d: f32;
         // SAFETY: registers only.
         unsafe {
@@ -238,10 +268,18 @@ pub fn exp2(x: f32) -> f32 {
 
 /// Two floats rounded to f16 (to nearest even) and packed into one word,
 /// `lo` in the low half (`cvt.rn.f16x2.f32`): an f16 C's two adjacent
-/// elements for one 4-byte store.
+/// elements for one 4-byte store. On the host, the same bits.
+///
+/// ```
+/// // 1.0 is 0x3c00 in f16, -2.0 is 0xc000.
+/// assert_eq!(layout_device::f16x2(1.0, -2.0), 0xc000_3c00);
+/// ```
 #[inline(always)]
 pub fn f16x2(lo: f32, hi: f32) -> u32 {
-    gpu!("f16x2", {
+    gpu!("f16x2", host: {
+        let h = |x: f32| u32::from(half::f16::from_f32(x).to_bits());
+        h(lo) | h(hi) << 16
+    }, {
         let d: u32;
         // SAFETY: registers only.
         unsafe {
