@@ -12,10 +12,14 @@
 //!   predicated copies into "shared" tiles, 256 "threads" with register
 //!   fragments of C.
 //!
-//! On the GPU (`nvptx64-nvidia-cuda`, built by `kernels/scripts/build-ptx.sh`), the
-//! kernels of [`gpu`] take every offset from the typed algebra; their index
-//! maps live in [`maps`], ordinary functions that the tests here enumerate
-//! for every block and thread on the CPU.
+//! On the GPU (`nvptx64-nvidia-cuda`, built by
+//! `kernels/scripts/build-ptx.sh`), each kernel is a folder of three files:
+//! its plan (`mod.rs`: tiles, index maps, launch rules; ordinary functions
+//! that the tests here enumerate for every block and thread on the CPU),
+//! its body (`body.rs`: safe code taking every offset from the plan) and
+//! its entry points (`entry.rs`: the `extern "ptx-kernel"` functions and
+//! the consts the build tool reads): [`transpose`], [`sgemm`], [`hgemm`],
+//! [`atoms`], [`attention`]. [`maps`] re-exports every plan.
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
@@ -31,16 +35,17 @@ mod cpu;
 #[cfg(not(target_arch = "nvptx64"))]
 pub use cpu::*;
 
+pub mod atoms;
+pub mod attention;
+pub mod hgemm;
 pub mod maps;
+pub mod sgemm;
+pub mod transpose;
 
 #[cfg(target_arch = "nvptx64")]
-pub mod attention;
+mod device;
 #[cfg(target_arch = "nvptx64")]
-pub mod device;
-#[cfg(target_arch = "nvptx64")]
-pub mod gpu;
-#[cfg(target_arch = "nvptx64")]
-pub mod smem;
+mod smem;
 
 /// The tutorial `docs/gemm-tutorial.md`: a GEMM from matrix to registers;
 /// its examples run as tests.

@@ -62,95 +62,21 @@ pub const fn k_interleave_offset(r: usize, k: usize, rows: usize) -> usize {
     (r % 8) * 8 + (r / 8) * 64 + (k % 8) + (k / 8) * rows * 8
 }
 
-pub mod attention;
 #[cfg(target_arch = "nvptx64")]
-mod entry;
+mod atoms;
+pub mod attention;
 pub mod hgemm;
+
+#[cfg(target_arch = "nvptx64")]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    layout_device::trap()
+}
 
 /// `wgmma_atom`: one warpgroup of 128 threads.
 pub const WGMMA_ATOM_LAUNCH_BOUNDS: (u32, u32) = (128, 1);
 /// `wgmma_shapes`: one warpgroup.
 pub const WGMMA_SHAPES_LAUNCH_BOUNDS: (u32, u32) = (128, 1);
-/// `hgemm_sm90`: a producer and two consumer warpgroups, one block per SM,
-/// in clusters of two; its forms (`hgemm::FORMS`) the same but for one
-/// ingredient.
-pub const HGEMM_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
-/// `hgemm_sm90`'s clusters.
-pub const HGEMM_SM90_CLUSTER_SIZE: u32 = 2;
-/// `hgemm_sm90`'s four `wgmma` per K-block and its two TMA copies.
-pub const HGEMM_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
-    &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
-/// `hgemm_sm90_1wg`'s threads.
-pub const HGEMM_SM90_1WG_LAUNCH_BOUNDS: (u32, u32) = (256, 1);
-/// `hgemm_sm90_1wg`'s clusters.
-pub const HGEMM_SM90_1WG_CLUSTER_SIZE: u32 = 2;
-/// `hgemm_sm90_1wg`'s four `wgmma` per K-block and its two TMA copies.
-pub const HGEMM_SM90_1WG_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
-    &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
-/// `hgemm_sm90_wait0`'s threads.
-pub const HGEMM_SM90_WAIT0_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
-/// `hgemm_sm90_wait0`'s clusters.
-pub const HGEMM_SM90_WAIT0_CLUSTER_SIZE: u32 = 2;
-/// `hgemm_sm90_wait0`'s four `wgmma` per K-block and its two TMA copies.
-pub const HGEMM_SM90_WAIT0_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
-    &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
-/// `hgemm_sm90_columns`'s threads.
-pub const HGEMM_SM90_COLUMNS_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
-/// `hgemm_sm90_columns`'s clusters.
-pub const HGEMM_SM90_COLUMNS_CLUSTER_SIZE: u32 = 2;
-/// `hgemm_sm90_columns`'s four `wgmma` per K-block and its two TMA copies.
-pub const HGEMM_SM90_COLUMNS_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
-    &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
-/// `hgemm_sm90_rows`'s threads.
-pub const HGEMM_SM90_ROWS_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
-/// `hgemm_sm90_rows`'s clusters.
-pub const HGEMM_SM90_ROWS_CLUSTER_SIZE: u32 = 2;
-/// `hgemm_sm90_rows`'s four `wgmma` per K-block and its two TMA copies.
-pub const HGEMM_SM90_ROWS_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
-    &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
-/// `hgemm_sm90_nocluster`'s threads.
-pub const HGEMM_SM90_NOCLUSTER_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
-/// `hgemm_sm90_nocluster`'s four `wgmma` per K-block and its two TMA copies.
-pub const HGEMM_SM90_NOCLUSTER_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
-    &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
-/// `hgemm_sm90_clipped`'s threads.
-pub const HGEMM_SM90_CLIPPED_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
-/// `hgemm_sm90_clipped`'s clusters.
-pub const HGEMM_SM90_CLIPPED_CLUSTER_SIZE: u32 = 2;
-/// `hgemm_sm90_clipped`'s four `wgmma` per K-block and its two TMA copies.
-pub const HGEMM_SM90_CLIPPED_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
-    &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
-/// `flash_attn_fwd_sm90_d64*`: a producer and three consumer warpgroups
-/// (`attention::threads(64)`), one block per SM.
-pub const FLASH_ATTN_FWD_SM90_D64_LAUNCH_BOUNDS: (u32, u32) = (512, 1);
-/// As at d = 64.
-pub const FLASH_ATTN_FWD_SM90_D64_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (512, 1);
-/// `flash_attn_fwd_sm90_d128*`: a producer and two consumer warpgroups.
-pub const FLASH_ATTN_FWD_SM90_D128_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
-/// As at d = 128.
-pub const FLASH_ATTN_FWD_SM90_D128_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
-const _: () = assert!(
-    FLASH_ATTN_FWD_SM90_D64_LAUNCH_BOUNDS.0 as usize == attention::threads(64)
-        && FLASH_ATTN_FWD_SM90_D64_CAUSAL_LAUNCH_BOUNDS.0 as usize == attention::threads(64)
-        && FLASH_ATTN_FWD_SM90_D128_LAUNCH_BOUNDS.0 as usize == attention::threads(128)
-        && FLASH_ATTN_FWD_SM90_D128_CAUSAL_LAUNCH_BOUNDS.0 as usize == attention::threads(128)
-);
-/// d = 64: S by 4 SS `wgmma`s (16 of the head dimension each), P·V by 8
-/// RS `wgmma`s (16 keys each), each written twice (the first tile's S
-/// and the last tile's P·V are peeled off the overlapped loop); Q, K and
-/// V each one TMA box of 64 columns.
-pub const FLASH_ATTN_FWD_SM90_D64_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
-    &[("wgmma.mma_async", 24), ("cp.async.bulk.tensor", 3)];
-/// As at d = 64.
-pub const FLASH_ATTN_FWD_SM90_D64_CAUSAL_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
-    &[("wgmma.mma_async", 24), ("cp.async.bulk.tensor", 3)];
-/// d = 128: S by 8 SS `wgmma`s, P·V by 8 RS, each written twice (as at
-/// d = 64); two boxes each of Q, K, V.
-pub const FLASH_ATTN_FWD_SM90_D128_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
-    &[("wgmma.mma_async", 32), ("cp.async.bulk.tensor", 6)];
-/// As at d = 128.
-pub const FLASH_ATTN_FWD_SM90_D128_CAUSAL_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
-    &[("wgmma.mma_async", 32), ("cp.async.bulk.tensor", 6)];
 /// `wgmma_shapes`' one instruction (N = 128).
 pub const WGMMA_SHAPES_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[("wgmma.mma_async", 1)];
 /// `check_trap`: one warp.

@@ -1,10 +1,9 @@
-//! The launch rules of the SM80 kernels: for each entry point, the sizes
-//! it takes, its grid and its block, made of the tiles their maps are
-//! written for (`BM`, `HGEMM_BM`, `TT`, ...), which the kernels' own size
-//! checks use. The host API (`layout-gpu`), the runner and its help text
-//! read them from here.
-
-use super::{BK, BM, BN, HGEMM_BK, HGEMM_BM, HGEMM_BN, HGEMM_THREADS, THREADS, TT};
+//! The launch rules of a GEMM entry point ([`GemmPlan`]): the sizes it
+//! takes, its grid and its block, made of the tiles its plan is written
+//! for, which the kernel's own size checks use. Each kernel's plan states
+//! its rules (`SGEMM` in `crate::sgemm`, `HGEMM_F32` in `crate::hgemm`,
+//! `transpose_divides` in `crate::transpose`); the host API
+//! (`layout-gpu`), the runner and its help text read them there.
 
 /// A GEMM entry point's launch rules: `(a, b, c, m, n, k)`, one block of
 /// `threads` per `tile.0 x tile.1` tile of C, M, N and K multiples of the
@@ -63,52 +62,9 @@ pub const fn tile_divides(
     m % bm == 0 && n % bn == 0 && k % bk == 0 && k != 0
 }
 
-/// `sgemm_f32`: C = A · B, f32, A (M x K) and B (K x N) row-major.
-pub const SGEMM: GemmPlan = GemmPlan {
-    entry: "sgemm_f32",
-    tile: (BM, BN, BK),
-    threads: THREADS,
-};
-
-/// `sgemm_nt_f32`: as [`SGEMM`] with A M-major (column-major).
-pub const SGEMM_NT: GemmPlan = GemmPlan {
-    entry: "sgemm_nt_f32",
-    ..SGEMM
-};
-
-/// `hgemm_f32`: C = A · Bᵀ on tensor cores, A (M x K) and B (N x K) f16
-/// row-major, f32 accumulators and C.
-pub const HGEMM_F32: GemmPlan = GemmPlan {
-    entry: "hgemm_f32",
-    tile: (HGEMM_BM, HGEMM_BN, HGEMM_BK),
-    threads: HGEMM_THREADS,
-};
-
-/// `hgemm_f16`: as [`HGEMM_F32`] with f16 accumulators and C.
-pub const HGEMM_F16: GemmPlan = GemmPlan {
-    entry: "hgemm_f16",
-    ..HGEMM_F32
-};
-
-/// `transpose_f32(src, dst, n)`: `dst = srcᵀ`, both n x n f32 row-major,
-/// n a multiple of [`TRANSPOSE_TILE`]; one block of [`THREADS`] per tile,
-/// grid `(n / 64, n / 64)`.
-pub const TRANSPOSE_TILE: usize = TT;
-
-/// Whether `transpose_f32` takes side `n` (the kernel traps otherwise).
-///
-/// ```
-/// assert!(layout_kernels::maps::transpose_divides(128));
-/// assert!(!layout_kernels::maps::transpose_divides(100));
-/// ```
-#[inline(always)]
-pub const fn transpose_divides(n: usize) -> bool {
-    n % TRANSPOSE_TILE == 0
-}
-
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::maps::*;
 
     /// The rules as the kernels were written for them: 128 x 128 tiles, 16
     /// x 16 SIMT threads or 2 x 2 warps, k-blocks of 8 floats or 32 halves.

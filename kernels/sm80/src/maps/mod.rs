@@ -1,30 +1,37 @@
-//! The index maps of the GPU kernels: which element each thread of each
-//! block loads, where it puts it in shared memory, which registers it
-//! multiplies and where it writes the result.
+//! The plans of the GPU kernels, in one place: which element each thread
+//! of each block loads, where it puts it in shared memory, which registers
+//! it multiplies and where it writes the result, and each entry point's
+//! launch rules. Each kernel's plan is its module (`crate::sgemm`, ...,
+//! beside its body and entry point); this module re-exports them all and
+//! holds what they share.
 //!
 //! Every map is computed by the typed algebra (`local_tile`,
 //! `local_partition`, a `TiledMMA`, swizzled shared layouts) over *index
 //! tensors*: tensors whose storage is zero-sized (`&[()]`), so partitioning
 //! one yields a layout and the offset of its first element and nothing else.
-//! The kernels in [`crate::gpu`] call these functions; the tests of each
-//! file call the same functions for every thread of every block on the CPU.
+//! The kernels' bodies call these functions; the tests of each plan call
+//! the same functions for every thread of every block on the CPU.
 //!
-//! One file per GPU kernel (the three atom checks share one), everything
-//! reachable here as `maps::NAME`:
+//! Every kernel is three files in its folder, reachable here as
+//! `maps::NAME`: `mod.rs` its plan (host-tested), `body.rs` its body (safe
+//! code over `layout-device`), `entry.rs` its entry points (the `unsafe`
+//! `extern "ptx-kernel"` functions and the consts the build tool reads):
 //!
-//! - `transpose.rs`: the transpose (`transpose_f32`): its swizzled shared
+//! - `transpose/`: the transpose (`transpose_f32`): its swizzled shared
 //!   tile and the threads of its load and store phases;
-//! - `sgemm.rs`: the SGEMM (`sgemm_f32`, `sgemm_nt_f32`): its CTA tile, its
+//! - `sgemm/`: the SGEMM (`sgemm_f32`, `sgemm_nt_f32`): its CTA tile, its
 //!   TiledMMA of `UniversalFMA`, the copies of A and B into a stage, the
 //!   fragments;
-//! - `atoms.rs`: the tensor-core atoms on their own (the `mma_atom`,
+//! - `atoms/`: the tensor-core atoms on their own (the `mma_atom`,
 //!   `mma_tile` and `ldsm_atoms` kernels): the m16n8k16 atom's operands,
 //!   the `ldmatrix` rows that feed it, what each `ldmatrix` form delivers;
-//! - `hgemm.rs`: the HGEMM (`hgemm_f32`, `hgemm_f16`): its CTA tile, its
+//! - `hgemm/`: the HGEMM (`hgemm_f32`, `hgemm_f16`): its CTA tile, its
 //!   TiledMMA of m16n8k16 atoms, the swizzled stage, the `cp.async` copies
 //!   and the `ldmatrix` addresses;
-//! - this file: what they share: index tensors, [`THREADS`], a thread's
-//!   [`Offsets`] and [`At`].
+//! - `attention/`: FlashAttention forward (`flash_attn_fwd_*`): its tiles,
+//!   copies, `ldmatrix` rows, fragments and launch contract;
+//! - this module: what they share: index tensors, [`THREADS`], a thread's
+//!   [`Offsets`] and [`At`], and [`GemmPlan`].
 //!
 //! ```
 //! use layout_kernels::maps;
@@ -42,28 +49,23 @@
 
 use layout_core::{Layout, Tensor};
 
-mod atoms;
-mod attention;
-mod hgemm;
 mod launch;
-mod sgemm;
-mod transpose;
 
-pub use atoms::*;
-pub use attention::*;
-pub use hgemm::*;
+pub use crate::atoms::*;
+pub use crate::attention::*;
+pub use crate::hgemm::*;
+pub use crate::sgemm::*;
+pub use crate::transpose::*;
 pub use launch::*;
-pub use sgemm::*;
-pub use transpose::*;
 
 /// Zero-sized storage as long as any layout needs.
 static UNITS: [(); usize::MAX] = [(); usize::MAX];
 
 /// A tensor over zero-sized storage: partitions of it compute offsets only.
-type Index<L> = Tensor<&'static [()], L>;
+pub(crate) type Index<L> = Tensor<&'static [()], L>;
 
 #[inline(always)]
-fn index<S, D>(l: Layout<S, D>) -> Index<Layout<S, D>>
+pub(crate) fn index<S, D>(l: Layout<S, D>) -> Index<Layout<S, D>>
 where
     S: layout_core::Congruent<D>,
     D: layout_core::IntTuple,
@@ -106,7 +108,7 @@ pub trait At {
 
 impl<S: layout_core::Congruent<D>, D: layout_core::IntTuple> Offsets<Layout<S, D>> {
     #[inline(always)]
-    fn of(t: Index<Layout<S, D>>) -> Self {
+    pub(crate) fn of(t: Index<Layout<S, D>>) -> Self {
         Offsets {
             base: t.data_offset(),
             layout: t.layout(),
@@ -134,7 +136,7 @@ impl<S: layout_core::Congruent<D>, D: layout_core::IntTuple> At for Offsets<Layo
 /// threads at a time, a 4-byte one 32 at a time. Conflict free: within a
 /// phase, no two different addresses share a bank.
 #[cfg(test)]
-fn conflict_free(addrs: &[usize], width: usize) -> bool {
+pub(crate) fn conflict_free(addrs: &[usize], width: usize) -> bool {
     use std::vec::Vec;
     let per_phase = 32 / width;
     addrs.chunks(per_phase).all(|phase| {

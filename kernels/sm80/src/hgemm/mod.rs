@@ -3,8 +3,14 @@
 //! over 2 x 2 warps, swizzled shared stages filled by `cp.async`, fragments
 //! loaded by `ldmatrix`.
 
-use super::atoms::ldsm_a_src;
-use super::{index, Offsets};
+use crate::atoms::ldsm_a_src;
+use crate::maps::GemmPlan;
+use crate::maps::{index, Offsets};
+
+#[cfg(target_arch = "nvptx64")]
+mod body;
+#[cfg(target_arch = "nvptx64")]
+mod entry;
 use layout_core::algebra::{composition, ComposedLayout, Swizzle};
 use layout_core::atom::mma::{make_tiled_mma, PartC, TiledMma};
 use layout_core::tensor::partition::{local_partition, local_tile, ThreadLayout};
@@ -210,6 +216,32 @@ pub fn hgemm_frag_c(
     );
     Offsets::of(hgemm_mma().get_slice(tid).partition_c(tile))
 }
+
+/// `hgemm_f32`: C = A · Bᵀ on tensor cores, A (M x K) and B (N x K) f16
+/// row-major, f32 accumulators and C.
+pub const HGEMM_F32: GemmPlan = GemmPlan {
+    entry: "hgemm_f32",
+    tile: (HGEMM_BM, HGEMM_BN, HGEMM_BK),
+    threads: HGEMM_THREADS,
+};
+
+/// `hgemm_f16`: as [`HGEMM_F32`] with f16 accumulators and C.
+pub const HGEMM_F16: GemmPlan = GemmPlan {
+    entry: "hgemm_f16",
+    ..HGEMM_F32
+};
+
+// What the build tool (`layout-ptx`, run by `kernels/scripts/build-ptx.sh`)
+// reads for this kernel's entry points, each const named after its entry
+// point: launch bounds it writes into the PTX, and checks on the PTX. They
+// generate no code.
+
+/// No division: its shapes are static, and the run-time sizes are only
+/// divided by static powers of two.
+pub const HGEMM_F32_NO_DIVISION: bool = true;
+/// No division: its shapes are static, and the run-time sizes are only
+/// divided by static powers of two.
+pub const HGEMM_F16_NO_DIVISION: bool = true;
 
 #[cfg(test)]
 mod tests {

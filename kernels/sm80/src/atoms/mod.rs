@@ -4,6 +4,11 @@
 //! every `ldmatrix` form delivers (the runner checks the `ldsm_atoms`
 //! kernel's output against it).
 
+#[cfg(target_arch = "nvptx64")]
+mod body;
+#[cfg(target_arch = "nvptx64")]
+mod entry;
+
 /// The tensor-core atom `mma.sync.aligned.m16n8k16` (f16 inputs): lane
 /// `lane`'s 8 A values, 4 B values and 4 C values as offsets in a 16 x 16
 /// row-major A, an 8 x 16 row-major B (B seen as N x K, the "TN" atom) and
@@ -122,6 +127,24 @@ pub fn ldsm_expected(form: usize, lane: usize, reg: usize) -> [usize; 2] {
     };
     [bit(0) / 16, bit(1) / 16]
 }
+
+// What the build tool (`layout-ptx`, run by `kernels/scripts/build-ptx.sh`)
+// reads for this kernel's entry points, each const named after its entry
+// point: launch bounds it writes into the PTX, and checks on the PTX. They
+// generate no code.
+
+/// No division: its shapes are static, and the run-time sizes are only
+/// divided by static powers of two.
+pub const MMA_ATOM_NO_DIVISION: bool = true;
+/// No division: its shapes are static, and the run-time sizes are only
+/// divided by static powers of two.
+pub const MMA_TILE_NO_DIVISION: bool = true;
+/// No division: its shapes are static, and the run-time sizes are only
+/// divided by static powers of two.
+pub const LDSM_ATOMS_NO_DIVISION: bool = true;
+/// `mma_atom` is its two `mma.sync` instructions (f32 and f16
+/// accumulators), nothing split or lost.
+pub const MMA_ATOM_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[("mma.sync.aligned.m16n8k16", 2)];
 
 #[cfg(test)]
 mod tests {

@@ -2,7 +2,12 @@
 //! of `f32` through a swizzled shared tile, 16-byte loads and stores on both
 //! sides.
 
-use super::{index, THREADS};
+use crate::maps::{index, THREADS};
+
+#[cfg(target_arch = "nvptx64")]
+mod body;
+#[cfg(target_arch = "nvptx64")]
+mod entry;
 use layout_core::algebra::{composition, ComposedLayout, Swizzle};
 use layout_core::tensor::partition::{local_partition, local_tile, ThreadLayout};
 use layout_core::{layout, layout_type, C};
@@ -79,6 +84,31 @@ pub fn transpose_store(n: usize, (bx, by): (usize, usize), tid: usize) -> [(usiz
         (g, offs)
     })
 }
+
+/// `transpose_f32(src, dst, n)`: `dst = srcᵀ`, both n x n f32 row-major,
+/// n a multiple of [`TRANSPOSE_TILE`]; one block of [`THREADS`] per tile,
+/// grid `(n / 64, n / 64)`.
+pub const TRANSPOSE_TILE: usize = TT;
+
+/// Whether `transpose_f32` takes side `n` (the kernel traps otherwise).
+///
+/// ```
+/// assert!(layout_kernels::maps::transpose_divides(128));
+/// assert!(!layout_kernels::maps::transpose_divides(100));
+/// ```
+#[inline(always)]
+pub const fn transpose_divides(n: usize) -> bool {
+    n % TRANSPOSE_TILE == 0
+}
+
+// What the build tool (`layout-ptx`, run by `kernels/scripts/build-ptx.sh`)
+// reads for this kernel's entry points, each const named after its entry
+// point: launch bounds it writes into the PTX, and checks on the PTX. They
+// generate no code.
+
+/// No division: its shapes are static, and the run-time sizes are only
+/// divided by static powers of two.
+pub const TRANSPOSE_F32_NO_DIVISION: bool = true;
 
 #[cfg(test)]
 mod tests {

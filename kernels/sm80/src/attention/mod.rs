@@ -35,8 +35,13 @@ pub const fn flash_smem_bytes(d: usize) -> usize {
     (FLASH_BM + 2 * flash_bn(d)) * d * 2
 }
 
-use super::atoms::ldsm_a_src;
-use super::index;
+use crate::atoms::ldsm_a_src;
+use crate::maps::index;
+
+#[cfg(target_arch = "nvptx64")]
+mod body;
+#[cfg(target_arch = "nvptx64")]
+mod entry;
 use layout_core::algebra::{composition, ComposedLayout, Swizzle};
 use layout_core::atom::mma::{make_tiled_mma, TiledMma};
 use layout_core::tensor::make_identity_tensor;
@@ -293,6 +298,46 @@ pub fn flash_o_coord<const D: usize>(
         None => panic!("flash_o_coord: value ({v}, {i}, {j})"),
     }
 }
+
+// What the build tool (`layout-ptx`, run by `kernels/scripts/build-ptx.sh`)
+// reads for this kernel's entry points, each const named after its entry
+// point: launch bounds it writes into the PTX, and checks on the PTX. They
+// generate no code.
+
+/// The FlashAttention kernels' launch bounds: 128 threads (4 warps), two
+/// blocks per SM (at most 255 registers a thread).
+pub const FLASH_ATTN_FWD_D64_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// See [`FLASH_ATTN_FWD_D64_LAUNCH_BOUNDS`].
+pub const FLASH_ATTN_FWD_D64_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// See [`FLASH_ATTN_FWD_D64_LAUNCH_BOUNDS`].
+pub const FLASH_ATTN_FWD_D128_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// See [`FLASH_ATTN_FWD_D64_LAUNCH_BOUNDS`].
+pub const FLASH_ATTN_FWD_D128_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// The most the FlashAttention kernels may spill (ptxas's bytes of
+/// stores, loads). At FlashAttention-2's tiles (128 x `flash_bn(D)`) S's
+/// and O's accumulators take 192 of the 255 registers; the few scalars
+/// that do not fit are spilled and reloaded about a dozen times per K/V
+/// tile (against 256 MMAs per warp), which the bigger tiles more than pay
+/// for (docs/gpu.md). More than this fails the build.
+pub const FLASH_ATTN_FWD_D64_SPILL_BYTES: (u32, u32) = (64, 112);
+/// See [`FLASH_ATTN_FWD_D64_SPILL_BYTES`].
+pub const FLASH_ATTN_FWD_D64_CAUSAL_SPILL_BYTES: (u32, u32) = (64, 112);
+/// See [`FLASH_ATTN_FWD_D64_SPILL_BYTES`].
+pub const FLASH_ATTN_FWD_D128_SPILL_BYTES: (u32, u32) = (64, 112);
+/// See [`FLASH_ATTN_FWD_D64_SPILL_BYTES`].
+pub const FLASH_ATTN_FWD_D128_CAUSAL_SPILL_BYTES: (u32, u32) = (64, 112);
+/// No integer division: the tiles are static powers of two.
+pub const FLASH_ATTN_FWD_D64_NO_DIVISION: bool = true;
+/// The causal entries divide, outside the key loop only: a block's place
+/// in the longest-first order (`layout_device::longest_first`, a 32-bit
+/// division and remainder by the grid's extents), once when the block
+/// starts and once again in the epilogue (recomputed there rather than held
+/// across the loop).
+pub const FLASH_ATTN_FWD_D64_CAUSAL_NO_DIVISION: bool = false;
+/// See [`FLASH_ATTN_FWD_D64_NO_DIVISION`].
+pub const FLASH_ATTN_FWD_D128_NO_DIVISION: bool = true;
+/// See [`FLASH_ATTN_FWD_D64_CAUSAL_NO_DIVISION`].
+pub const FLASH_ATTN_FWD_D128_CAUSAL_NO_DIVISION: bool = false;
 
 #[cfg(test)]
 mod tests {

@@ -2,7 +2,13 @@
 //! tile, a TiledMMA of `UniversalFMA` over 16 x 16 threads, the copies of
 //! A and B into a shared stage, and each thread's fragments.
 
-use super::{index, Offsets, THREADS};
+use crate::maps::GemmPlan;
+use crate::maps::{index, Offsets, THREADS};
+
+#[cfg(target_arch = "nvptx64")]
+mod body;
+#[cfg(target_arch = "nvptx64")]
+mod entry;
 use layout_core::atom::mma::{make_tiled_mma, PartA, PartB, PartC, TiledMma};
 use layout_core::atom::UniversalFMA;
 use layout_core::tensor::partition::{local_partition, local_tile, ThreadLayout};
@@ -223,6 +229,37 @@ pub fn sgemm_frag_c<const BM: usize, const BN: usize>(
     let tile = local_tile(index(layout!((m, n):(n, 1))), (C::<BM>, C::<BN>), (by, bx));
     Offsets::of(sgemm_mma().get_slice(tid).partition_c(tile))
 }
+
+/// `sgemm_f32`: C = A · B, f32, A (M x K) and B (K x N) row-major.
+pub const SGEMM: GemmPlan = GemmPlan {
+    entry: "sgemm_f32",
+    tile: (BM, BN, BK),
+    threads: THREADS,
+};
+
+/// `sgemm_nt_f32`: as [`SGEMM`] with A M-major (column-major).
+pub const SGEMM_NT: GemmPlan = GemmPlan {
+    entry: "sgemm_nt_f32",
+    ..SGEMM
+};
+
+// What the build tool (`layout-ptx`, run by `kernels/scripts/build-ptx.sh`)
+// reads for this kernel's entry points, each const named after its entry
+// point: launch bounds it writes into the PTX, and checks on the PTX. They
+// generate no code.
+
+/// `sgemm_f32`'s launch bounds (CUDA's `__launch_bounds__(256, 2)`, which
+/// Rust cannot state): 256 threads (its 16 x 16 TiledMMA) and two blocks
+/// per SM, so ptxas keeps it within 128 registers.
+pub const SGEMM_F32_LAUNCH_BOUNDS: (u32, u32) = (256, 2);
+/// `sgemm_nt_f32`'s launch bounds, as [`SGEMM_F32_LAUNCH_BOUNDS`].
+pub const SGEMM_NT_F32_LAUNCH_BOUNDS: (u32, u32) = (256, 2);
+/// No division: its shapes are static, and the run-time sizes are only
+/// divided by static powers of two.
+pub const SGEMM_F32_NO_DIVISION: bool = true;
+/// No division: its shapes are static, and the run-time sizes are only
+/// divided by static powers of two.
+pub const SGEMM_NT_F32_NO_DIVISION: bool = true;
 
 #[cfg(test)]
 mod tests {

@@ -7,7 +7,7 @@
 //! maxima and sums by shuffles over the lanes the C layout says share a
 //! row), then O += P·V with P taken from S's registers. Every offset comes
 //! from [`crate::maps`] (`maps/attention.rs`, checked thread by thread on the
-//! CPU); the entry points are in [`crate::device`].
+//! CPU); the entry points are in `entry.rs`.
 
 use crate::maps::{
     flash_bn, flash_copy, flash_frag_o, flash_frag_s, flash_ldsm_k, flash_ldsm_q, flash_ldsm_v,

@@ -14,6 +14,11 @@
 //! r % 8, which is CuTe's `tile_to_shape(GMMA::Layout_K_SW128_Atom<half_t>,
 //! (rows, 64))`, `Sw<3,3,3> o (rows,64):(64,1)` in halves.
 
+#[cfg(target_arch = "nvptx64")]
+mod body;
+#[cfg(target_arch = "nvptx64")]
+mod entry;
+
 use layout_core::algebra::swizzle::{ComposedLayout, Swizzle};
 use layout_core::atom::gmma::{make_gmma_desc, GmmaDescriptor, GmmaTile, KMajor};
 use layout_core::layout_type;
@@ -252,6 +257,61 @@ pub const fn same_name(a: &str, b: &str) -> bool {
 pub const fn ceil_div(a: usize, b: usize) -> usize {
     a.div_ceil(b)
 }
+
+// What the build tool (`layout-ptx kernels/sm90 OUT --arch sm_90a`) reads
+// for this kernel's entry points, each const named after its entry point:
+// launch bounds and cluster sizes it writes into the PTX, and checks on the
+// PTX. They generate no code.
+
+/// `hgemm_sm90`: a producer and two consumer warpgroups, one block per SM,
+/// in clusters of two; its forms (`hgemm::FORMS`) the same but for one
+/// ingredient.
+pub const HGEMM_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// `hgemm_sm90`'s clusters.
+pub const HGEMM_SM90_CLUSTER_SIZE: u32 = 2;
+/// `hgemm_sm90`'s four `wgmma` per K-block and its two TMA copies.
+pub const HGEMM_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
+    &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
+/// `hgemm_sm90_1wg`'s threads.
+pub const HGEMM_SM90_1WG_LAUNCH_BOUNDS: (u32, u32) = (256, 1);
+/// `hgemm_sm90_1wg`'s clusters.
+pub const HGEMM_SM90_1WG_CLUSTER_SIZE: u32 = 2;
+/// `hgemm_sm90_1wg`'s four `wgmma` per K-block and its two TMA copies.
+pub const HGEMM_SM90_1WG_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
+    &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
+/// `hgemm_sm90_wait0`'s threads.
+pub const HGEMM_SM90_WAIT0_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// `hgemm_sm90_wait0`'s clusters.
+pub const HGEMM_SM90_WAIT0_CLUSTER_SIZE: u32 = 2;
+/// `hgemm_sm90_wait0`'s four `wgmma` per K-block and its two TMA copies.
+pub const HGEMM_SM90_WAIT0_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
+    &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
+/// `hgemm_sm90_columns`'s threads.
+pub const HGEMM_SM90_COLUMNS_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// `hgemm_sm90_columns`'s clusters.
+pub const HGEMM_SM90_COLUMNS_CLUSTER_SIZE: u32 = 2;
+/// `hgemm_sm90_columns`'s four `wgmma` per K-block and its two TMA copies.
+pub const HGEMM_SM90_COLUMNS_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
+    &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
+/// `hgemm_sm90_rows`'s threads.
+pub const HGEMM_SM90_ROWS_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// `hgemm_sm90_rows`'s clusters.
+pub const HGEMM_SM90_ROWS_CLUSTER_SIZE: u32 = 2;
+/// `hgemm_sm90_rows`'s four `wgmma` per K-block and its two TMA copies.
+pub const HGEMM_SM90_ROWS_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
+    &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
+/// `hgemm_sm90_nocluster`'s threads.
+pub const HGEMM_SM90_NOCLUSTER_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// `hgemm_sm90_nocluster`'s four `wgmma` per K-block and its two TMA copies.
+pub const HGEMM_SM90_NOCLUSTER_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
+    &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
+/// `hgemm_sm90_clipped`'s threads.
+pub const HGEMM_SM90_CLIPPED_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// `hgemm_sm90_clipped`'s clusters.
+pub const HGEMM_SM90_CLIPPED_CLUSTER_SIZE: u32 = 2;
+/// `hgemm_sm90_clipped`'s four `wgmma` per K-block and its two TMA copies.
+pub const HGEMM_SM90_CLIPPED_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
+    &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
 
 #[cfg(test)]
 mod tests {

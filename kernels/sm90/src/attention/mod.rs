@@ -26,6 +26,11 @@
 //! (rows,64):(64,1)` in halves; for V, read along the keys, it is
 //! `GMMA::Layout_MN_SW128_Atom<half_t>` tiled, `Sw<3,3,3> o (64,keys):(1,64)`.
 
+#[cfg(target_arch = "nvptx64")]
+mod body;
+#[cfg(target_arch = "nvptx64")]
+mod entry;
+
 use crate::hgemm::desc;
 use layout_core::algebra::swizzle::{ComposedLayout, Swizzle};
 use layout_core::atom::accumulator::{acc_as_a, acc_rows, AccAsA, AccRows};
@@ -272,6 +277,43 @@ pub const fn kv_tiles(m0: isize, rows: usize, seq_q: usize, seq_k: usize, causal
         all
     }
 }
+
+// What the build tool (`layout-ptx kernels/sm90 OUT --arch sm_90a`) reads
+// for this kernel's entry points, each const named after its entry point:
+// launch bounds and cluster sizes it writes into the PTX, and checks on the
+// PTX. They generate no code.
+
+/// `flash_attn_fwd_sm90_d64*`: a producer and three consumer warpgroups
+/// (`attention::threads(64)`), one block per SM.
+pub const FLASH_ATTN_FWD_SM90_D64_LAUNCH_BOUNDS: (u32, u32) = (512, 1);
+/// As at d = 64.
+pub const FLASH_ATTN_FWD_SM90_D64_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (512, 1);
+/// `flash_attn_fwd_sm90_d128*`: a producer and two consumer warpgroups.
+pub const FLASH_ATTN_FWD_SM90_D128_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// As at d = 128.
+pub const FLASH_ATTN_FWD_SM90_D128_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// d = 64: S by 4 SS `wgmma`s (16 of the head dimension each), P·V by 8
+/// RS `wgmma`s (16 keys each), each written twice (the first tile's S
+/// and the last tile's P·V are peeled off the overlapped loop); Q, K and
+/// V each one TMA box of 64 columns.
+pub const FLASH_ATTN_FWD_SM90_D64_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
+    &[("wgmma.mma_async", 24), ("cp.async.bulk.tensor", 3)];
+/// As at d = 64.
+pub const FLASH_ATTN_FWD_SM90_D64_CAUSAL_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
+    &[("wgmma.mma_async", 24), ("cp.async.bulk.tensor", 3)];
+/// d = 128: S by 8 SS `wgmma`s, P·V by 8 RS, each written twice (as at
+/// d = 64); two boxes each of Q, K, V.
+pub const FLASH_ATTN_FWD_SM90_D128_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
+    &[("wgmma.mma_async", 32), ("cp.async.bulk.tensor", 6)];
+/// As at d = 128.
+pub const FLASH_ATTN_FWD_SM90_D128_CAUSAL_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
+    &[("wgmma.mma_async", 32), ("cp.async.bulk.tensor", 6)];
+const _: () = assert!(
+    FLASH_ATTN_FWD_SM90_D64_LAUNCH_BOUNDS.0 as usize == threads(64)
+        && FLASH_ATTN_FWD_SM90_D64_CAUSAL_LAUNCH_BOUNDS.0 as usize == threads(64)
+        && FLASH_ATTN_FWD_SM90_D128_LAUNCH_BOUNDS.0 as usize == threads(128)
+        && FLASH_ATTN_FWD_SM90_D128_CAUSAL_LAUNCH_BOUNDS.0 as usize == threads(128)
+);
 
 #[cfg(test)]
 mod tests {

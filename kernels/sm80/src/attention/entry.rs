@@ -1,0 +1,118 @@
+//! The FlashAttention forward entry points (`flash_attn_fwd_d{64,128}`
+//! and their `_causal` forms): raw pointers from the host made into
+//! checked buffers, the dynamic shared memory they declare, and what the
+//! build tool reads of them.
+#![allow(unsafe_code)]
+
+use crate::device::elems;
+use layout_device::{trap, Global, GlobalMut, F4};
+
+layout_device::shared_memory!(
+    /// The FlashAttention kernels' shared memory for head dimension 64
+    /// (dynamic: `flash_smem_bytes(64)` bytes at launch).
+    pub extern static FLASH_SMEM_D64: [u8; 49152]
+);
+
+layout_device::shared_memory!(
+    /// The FlashAttention kernels' shared memory for head dimension 128
+    /// (dynamic: `flash_smem_bytes(128)` bytes at launch).
+    pub extern static FLASH_SMEM_D128: [u8; 65536]
+);
+
+const _: () = assert!(
+    crate::maps::flash_smem_bytes(64) == 49152 && crate::maps::flash_smem_bytes(128) == 65536,
+    "the FlashAttention buffers are flash_smem_bytes(D)"
+);
+
+/// The FlashAttention entries' buffers (traps on a misaligned pointer or a
+/// size past `usize`) and the body for head dimension `D`.
+///
+/// # Safety
+/// The launch contract of `maps/attention.rs`: `q`, `o` point to batch *
+/// seq_q * heads * D halves, `k`, `v` to batch * seq_k * heads * D, `lse`
+/// to batch * heads * seq_q `f32`, 16-byte aligned (`lse` 4), `o` and
+/// `lse` overlapping nothing.
+#[inline(always)]
+#[layout_core::instantiate((64, false), (64, true), (128, false), (128, true))]
+unsafe fn flash_entry<B: layout_device::SharedBuffer, const D: usize, const CAUSAL: bool>(
+    (q, k, v, o, lse): (*const u16, *const u16, *const u16, *mut u16, *mut f32),
+    p: super::body::FlashProblem,
+) {
+    if [q as usize, k as usize, v as usize, o as usize]
+        .iter()
+        .any(|a| a % 16 != 0)
+    {
+        trap()
+    }
+    let rows_q = elems(elems(p.batch, p.seq_q), p.heads);
+    let (lq, lk) = (
+        elems(rows_q, D),
+        elems(elems(elems(p.batch, p.seq_k), p.heads), D),
+    );
+    // SAFETY: the caller's contract (16-byte aligned: F4 views).
+    let (q, k, v) = unsafe {
+        (
+            Global::new(q.cast::<F4>(), lq / 8),
+            Global::new(k.cast::<F4>(), lk / 8),
+            Global::new(v.cast::<F4>(), lk / 8),
+        )
+    };
+    // O (as f16 pairs) and LSE, made when the kernel stores them: their
+    // lengths are then recomputed from the parameters, not held across
+    // the kernel's loop in registers it needs.
+    let outputs = move |p: &super::body::FlashProblem| {
+        // Not the entry's products (in_loop): those would be held.
+        let batch = layout_device::in_loop(p.batch);
+        let rows_q = elems(elems(batch, p.seq_q), p.heads);
+        let ll = elems(elems(batch, p.heads), p.seq_q);
+        // SAFETY: the caller's contract.
+        unsafe {
+            (
+                GlobalMut::new(o.cast::<u32>(), elems(rows_q, D) / 2),
+                GlobalMut::new(lse, ll),
+            )
+        }
+    };
+    super::body::flash_attn_fwd::<B, _, D, CAUSAL>(p, (q, k, v), outputs)
+}
+
+/// The FlashAttention forward entry points, one per head dimension and
+/// mask: `(q, k, v, o, lse, batch, seq_q, seq_k, heads, scale)`.
+macro_rules! flash_entries {
+    ($($(#[$m:meta])* $name:ident = ($buf:ident, $d:literal, $causal:literal);)*) => {$(
+        $(#[$m])*
+        ///
+        /// # Safety
+        /// The launch contract of `maps/attention.rs` (see `flash_entry`).
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn $name(
+            q: *const u16,
+            k: *const u16,
+            v: *const u16,
+            o: *mut u16,
+            lse: *mut f32,
+            batch: usize,
+            seq_q: usize,
+            seq_k: usize,
+            heads: usize,
+            scale: f32,
+        ) {
+            let p = super::body::FlashProblem { batch, seq_q, seq_k, heads, scale };
+            // SAFETY: the launch contract above.
+            unsafe { flash_entry::<$buf, $d, $causal>((q, k, v, o, lse), p) }
+        }
+    )*};
+}
+
+flash_entries! {
+    /// O = softmax(scale · Q·Kᵀ)·V, head dimension 64 (the launch contract
+    /// of `maps/attention.rs`: BSHD f16 Q, K, V, O; f32 LSE).
+    flash_attn_fwd_d64 = (FLASH_SMEM_D64, 64, false);
+    /// [`flash_attn_fwd_d64`] with the causal mask (query i sees keys 0..=i).
+    flash_attn_fwd_d64_causal = (FLASH_SMEM_D64, 64, true);
+    /// [`flash_attn_fwd_d64`] for head dimension 128.
+    flash_attn_fwd_d128 = (FLASH_SMEM_D128, 128, false);
+    /// [`flash_attn_fwd_d128`] with the causal mask.
+    flash_attn_fwd_d128_causal = (FLASH_SMEM_D128, 128, true);
+}

@@ -1,0 +1,408 @@
+//! `flash_attn_fwd_sm90`'s body for head dimension `D`, causal or not, with
+//! `S` stages per K/V ring, in its steps: the block's plan in shared memory
+//! ([`attention_body`]); the producer warpgroup's TMA loads of Q and of
+//! each K and V tile ([`produce`]); each consumer warpgroup's loop
+//! ([`consume`]) of S = Q·Kᵀ ([`s_gemm`]), the masks and the online softmax
+//! ([`softmax`]), P packed as A fragments ([`pack`]) and O += P·V
+//! ([`pv_gemm`]); and the epilogue's O / sum and log-sum-exp
+//! ([`epilogue`]).
+
+use super::entry::{ATTN_SMEM, ATTN_SMEM_BYTES};
+use super::{
+    barriers_at, bm, consumer_registers, consumers, first_row, k_at, k_desc, kv_bytes, kv_tiles,
+    q_bytes, q_desc, v_at, v_desc, SAtom, BN, CHUNK, PRODUCER_REGISTERS, P_OF_S, S_ROWS,
+};
+use layout_core::atom::MmaAtom;
+use layout_core::instantiate;
+use layout_device::{
+    block_idx_xyz, each, f16x2, fence_tensormap_acquire, grid_dim, setmaxnreg_dec, setmaxnreg_inc,
+    shfl_xor_reduce, sync_threads_divergent, thread_idx, tma_load_3d, trap, warp_any,
+    wgmma_commit_group, wgmma_fence, wgmma_m64n128k16_f32_f16, wgmma_m64n128k16_f32_f16_rs,
+    wgmma_m64n64k16_f32_f16_rs, wgmma_wait_group, GlobalMut, Mbarrier, OnlineSoftmax,
+    PipelineTmaAsync, Smem,
+};
+
+/// Rows of S (and O) a consumer thread holds: its accumulator's row slots.
+const ROWS: usize = S_ROWS.rows;
+const NEG_INF: f32 = f32::NEG_INFINITY;
+
+/// A consumer thread's place: its warpgroup's 64 rows of the block (`w` =
+/// 0, 1 or 2) and its thread `wt`, the plan's shared address, and where
+/// the thread's S values lie: S's C layout is the thread's offset plus the
+/// value's (a layout is additive over its modes), the offset q = row + 64
+/// column, so the thread's first row `row_t` and key column `key_t` and a
+/// value's constant offsets give each value's row and key.
+#[derive(Clone, Copy)]
+struct Consumer {
+    w: u32,
+    wt: usize,
+    base: u32,
+    m0: i32,
+    row_t: i32,
+    key_t: u32,
+}
+
+/// The problem's sizes and the block's (batch, head).
+#[derive(Clone, Copy)]
+struct Problem {
+    seq_q: usize,
+    seq_k: usize,
+    heads: usize,
+    b: usize,
+    h: usize,
+}
+
+/// Each of a thread's 64 S values by a constant index: value 16 i + j.
+#[inline(always)]
+fn each_s(mut f: impl FnMut(usize)) {
+    each::<4>(
+        #[inline(always)]
+        |i| {
+            each::<16>(
+                #[inline(always)]
+                |j| f(16 * i + j),
+            )
+        },
+    )
+}
+
+/// The block: the launch's checks, the plan from the buffer's first
+/// 1024-byte boundary, the barriers initialised; then warpgroup 0 produces
+/// and the others consume.
+#[instantiate((64, false, 4), (64, true, 4), (128, false, 2), (128, true, 2))]
+#[inline(always)]
+pub(super) fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
+    (map_q, map_k, map_v): (u64, u64, u64),
+    (o, lse): (GlobalMut<u16>, GlobalMut<f32>),
+    (seq_q, seq_k, heads): (u32, u32, u32),
+    scale: f32,
+) {
+    let t = thread_idx();
+    let ((bx, h, b), blocks) = (block_idx_xyz(), grid_dim().0);
+    let (seq_q, seq_k, heads) = (seq_q as usize, seq_k as usize, heads as usize);
+    let m0 = first_row(bx, bm(D), seq_q, CAUSAL);
+    // The masks compare 32-bit coordinates (a block's rows up to m0 +
+    // bm(D) among them), TMA's are i32; a grid of other than ceil(seq_q /
+    // bm) row blocks is a launch error.
+    if blocks != seq_q.div_ceil(bm(D))
+        || m0 >= seq_q as isize
+        || m0 + bm(D) as isize <= 0
+        || seq_k == 0
+        || seq_q > i32::MAX as usize - bm(D)
+        || seq_k > i32::MAX as usize
+    {
+        trap()
+    }
+    let tiles = kv_tiles(m0, bm(D), seq_q, seq_k, CAUSAL);
+    // -bm(D) < m0 < seq_q: an i32 (rows before 0 read zeros, are never stored).
+    let m0 = m0 as i32;
+    let all = Smem::window::<ATTN_SMEM>(0, ATTN_SMEM_BYTES / 4);
+    let skip = ((1024 - all.address() % 1024) % 1024 / 4) as usize;
+    let base = all.address() + 4 * skip as u32;
+    let bars = skip + barriers_at(D) / 4;
+    type Ring<const S: usize> = PipelineTmaAsync<S>;
+    let qbar = Mbarrier::at(Smem::window::<ATTN_SMEM>(bars, 2), 0);
+    let kpipe = Ring::<S>::at(Smem::window::<ATTN_SMEM>(bars + 4, Ring::<S>::WORDS));
+    let vpipe = Ring::<S>::at(Smem::window::<ATTN_SMEM>(
+        bars + 4 + Ring::<S>::WORDS,
+        Ring::<S>::WORDS,
+    ));
+    if t == 0 {
+        qbar.init(1);
+        // Each consumer warp releases a stage once (lane 0).
+        kpipe.init(4 * consumers(D) as u32);
+        vpipe.init(4 * consumers(D) as u32);
+    }
+    sync_threads_divergent();
+    if t < 128 {
+        setmaxnreg_dec::<PRODUCER_REGISTERS>();
+        if t == 0 {
+            produce::<D, S>(
+                (map_q, map_k, map_v),
+                (skip, m0, tiles),
+                (b, h),
+                qbar,
+                (&kpipe, &vpipe),
+            );
+        }
+        return;
+    }
+    setmaxnreg_inc::<{ consumer_registers(D) }>();
+    let (w, wt) = ((t / 128 - 1) as u32, t % 128);
+    let qt = <SAtom as MmaAtom>::CLayout::default().crd2idx((wt, 0usize));
+    let c = Consumer {
+        w,
+        wt,
+        base,
+        m0,
+        row_t: m0 + 64 * w as i32 + (qt % 64) as i32,
+        key_t: (qt / 64) as u32,
+    };
+    let p = Problem {
+        seq_q,
+        seq_k,
+        heads,
+        b,
+        h,
+    };
+    qbar.wait(0);
+    consume::<D, CAUSAL, S>(&c, &p, tiles, scale, (&kpipe, &vpipe), (o, lse));
+}
+
+/// The producer (thread 0 of warpgroup 0): Q's tile, then each K and V
+/// tile into its ring's next stage, as boxes of 64 columns of head h's D
+/// and 128 rows of batch b's plane (rows outside the sequence read zeros).
+#[instantiate((64, 4), (128, 2))]
+#[inline(always)]
+fn produce<const D: usize, const S: usize>(
+    (map_q, map_k, map_v): (u64, u64, u64),
+    (skip, m0, tiles): (usize, i32, usize),
+    (b, h): (usize, usize),
+    qbar: Mbarrier,
+    (kpipe, vpipe): (&PipelineTmaAsync<S>, &PipelineTmaAsync<S>),
+) {
+    fence_tensormap_acquire(map_q);
+    fence_tensormap_acquire(map_k);
+    fence_tensormap_acquire(map_v);
+    // Box c of a tile at `box_bytes` c.
+    let col0 = (h * D) as i32;
+    let load = |at: usize, box_bytes: usize, map: u64, row: i32, bar: Mbarrier| {
+        each::<{ D / CHUNK }>(|c| {
+            let w = Smem::window::<ATTN_SMEM>(skip + (at + c * box_bytes) / 4, box_bytes / 4);
+            let col = col0 + (c * CHUNK) as i32;
+            tma_load_3d(w, box_bytes, map, (col, row, b as i32), bar);
+        });
+    };
+    qbar.arrive_expect_tx(q_bytes(D) as u32);
+    load(0, bm(D) * 128, map_q, m0, qbar);
+    let (mut kp, mut vp) = (kpipe.producer(), vpipe.producer());
+    for n in 0..tiles {
+        let row = (n * BN) as i32;
+        let slot = kp.acquire();
+        let full = slot.barrier();
+        full.arrive_expect_tx(kv_bytes(D) as u32);
+        load(k_at(D, slot.stage() as usize), BN * 128, map_k, row, full);
+        let slot = vp.acquire();
+        let full = slot.barrier();
+        full.arrive_expect_tx(kv_bytes(D) as u32);
+        load(v_at(D, slot.stage() as usize), BN * 128, map_v, row, full);
+    }
+}
+
+/// A consumer warpgroup's loop, FlashAttention-3's order within it: tile
+/// n's S = Q·Kᵀ and tile n - 1's O += P·V are in flight together; S's
+/// softmax runs while P·V does, and O is rescaled once P·V is done. (Each
+/// `wgmma` issued unconditionally in its stretch: ptxas serializes them
+/// where it cannot tell which group is in flight.)
+#[instantiate((64, false, 4), (64, true, 4), (128, false, 2), (128, true, 2))]
+#[inline(always)]
+fn consume<const D: usize, const CAUSAL: bool, const S: usize>(
+    c: &Consumer,
+    p: &Problem,
+    tiles: usize,
+    scale: f32,
+    (kpipe, vpipe): (&PipelineTmaAsync<S>, &PipelineTmaAsync<S>),
+    out: (GlobalMut<u16>, GlobalMut<f32>),
+) {
+    let (mut kc, mut vc) = (kpipe.consumer(), vpipe.consumer());
+    let mut acc_o = const { [0f32; D / 2] };
+    let mut sm = OnlineSoftmax::<ROWS>::new(scale);
+    let mut s = const { [0f32; 64] };
+    let mut pf = const { [[0u32; 4]; BN / 16] };
+    let slot = kc.wait();
+    wgmma_fence();
+    s_gemm::<D>(&mut s, slot.stage(), c);
+    wgmma_commit_group();
+    wgmma_wait_group::<0>();
+    if c.wt % 32 == 0 {
+        kc.release(slot);
+    }
+    // O is 0 yet: its rescale is moot.
+    let _ = softmax::<CAUSAL>(&mut s, 0, &mut sm, c, p.seq_k);
+    pack(&s, &mut pf);
+    for n in 1..tiles {
+        let kslot = kc.wait();
+        wgmma_fence();
+        s_gemm::<D>(&mut s, kslot.stage(), c);
+        wgmma_commit_group();
+        let vslot = vc.wait();
+        pv_gemm::<D>(&mut acc_o, &pf, vslot.stage(), c);
+        wgmma_commit_group();
+        // S is done (groups complete in order); P·V may not be.
+        wgmma_wait_group::<1>();
+        if c.wt % 32 == 0 {
+            kc.release(kslot);
+        }
+        let (grown, corr) = softmax::<CAUSAL>(&mut s, n, &mut sm, c, p.seq_k);
+        wgmma_wait_group::<0>();
+        if c.wt % 32 == 0 {
+            vc.release(vslot);
+        }
+        // O (through tile n - 1) against the reference tile n moved to.
+        if grown {
+            each::<{ D / 32 }>(|i| {
+                each::<16>(|j| {
+                    let v = 16 * i + j;
+                    acc_o[v] *= corr[S_ROWS.row_of[v]];
+                })
+            });
+        }
+        pack(&s, &mut pf);
+    }
+    let slot = vc.wait();
+    wgmma_fence();
+    pv_gemm::<D>(&mut acc_o, &pf, slot.stage(), c);
+    wgmma_commit_group();
+    wgmma_wait_group::<0>();
+    if c.wt % 32 == 0 {
+        vc.release(slot);
+    }
+    epilogue::<D>(&acc_o, &mut sm, out, c, p);
+}
+
+/// S = Q·Kᵀ for the K tile in ring stage `stage`, issued (not waited for).
+#[instantiate(64, 128)]
+#[inline(always)]
+fn s_gemm<const D: usize>(s: &mut [f32; 64], stage: u32, c: &Consumer) {
+    let kat = c.base + k_at(D, stage as usize) as u32;
+    each::<{ D / 16 }>(|ks| {
+        let ks = ks as u32;
+        wgmma_m64n128k16_f32_f16(
+            q_desc(c.base, bm(D) as u32, c.w, ks).bits(),
+            k_desc(kat, ks).bits(),
+            s,
+            ks > 0,
+        );
+    });
+}
+
+/// O += P·V for the V tile in ring stage `stage` (N-major: the transpose
+/// bit), issued; P's A fragment kk is 16 keys.
+#[instantiate(64, 128)]
+#[inline(always)]
+fn pv_gemm<const D: usize>(acc_o: &mut [f32], p: &[[u32; 4]; BN / 16], stage: u32, c: &Consumer) {
+    let vat = c.base + v_at(D, stage as usize) as u32;
+    each::<{ BN / 16 }>(|kk| {
+        let dv = v_desc::<D>(vat, kk as u32).bits();
+        // (Both forms type-check in each copy; the other is never taken.)
+        if D == 64 {
+            match (&mut acc_o[..]).try_into() {
+                Ok(acc) => wgmma_m64n64k16_f32_f16_rs::<true>(p[kk], dv, acc, true),
+                Err(_) => trap(),
+            }
+        } else {
+            match (&mut acc_o[..]).try_into() {
+                Ok(acc) => wgmma_m64n128k16_f32_f16_rs::<true>(p[kk], dv, acc, true),
+                Err(_) => trap(),
+            }
+        }
+    });
+}
+
+/// The online softmax of tile n's S, in place: the masks (keys past
+/// seq_k, and when causal past the row, count for nothing), the row
+/// maxima, the reference moved (the sums rescaled now, O by the returned
+/// factors once its P·V is done) only when some row of the warp outgrew it
+/// by `RESCALE_SLACK`, then S := P.
+#[inline(always)]
+fn softmax<const CAUSAL: bool>(
+    s: &mut [f32; 64],
+    n: usize,
+    sm: &mut OnlineSoftmax<ROWS>,
+    c: &Consumer,
+    seq_k: usize,
+) -> (bool, [f32; ROWS]) {
+    let cs = <SAtom as MmaAtom>::CLayout::default();
+    if sm.negative() {
+        each_s(|v| s[v] = -s[v]);
+    }
+    let n0 = (n * BN) as u32;
+    let first_row = c.m0 + 64 * c.w as i32;
+    // (n0 + BN - 1 < seq_k <= i32::MAX.)
+    if n0 + BN as u32 > seq_k as u32 || (CAUSAL && (n0 + BN as u32 - 1) as i32 > first_row) {
+        let keys_left = seq_k as i32 - (n0 + c.key_t) as i32;
+        let ahead = (n0 + c.key_t) as i32 - c.row_t;
+        each_s(|v| {
+            let qv = cs.crd2idx((0usize, v));
+            let (dr, dk) = ((qv % 64) as i32, (qv / 64) as i32);
+            if dk >= keys_left || (CAUSAL && ahead + dk > dr) {
+                s[v] = NEG_INF;
+            }
+        });
+    }
+    let mut mx = [NEG_INF; ROWS];
+    each_s(|v| {
+        let r = S_ROWS.row_of[v];
+        mx[r] = mx[r].max(s[v]);
+    });
+    let mut corr = [1f32; ROWS];
+    let lanes = |m: f32| shfl_xor_reduce(m, S_ROWS.xor(), f32::max);
+    let grown = sm.update(mx, lanes, warp_any, |f| corr = *f);
+    each_s(|v| s[v] = sm.p(s[v], S_ROWS.row_of[v]));
+    (grown, corr)
+}
+
+/// P as f16 pairs: A fragment kk of O += P·V is S's values
+/// `P_OF_S.value[8 kk + x]` (derived from the two atoms' layouts).
+#[inline(always)]
+fn pack(s: &[f32; 64], p: &mut [[u32; 4]; BN / 16]) {
+    each::<{ BN / 16 }>(|kk| {
+        each::<4>(|r| {
+            p[kk][r] = f16x2(
+                s[P_OF_S.value[8 * kk + 2 * r]],
+                s[P_OF_S.value[8 * kk + 2 * r + 1]],
+            );
+        })
+    });
+}
+
+/// The epilogue: the rows' sums (each lane held its columns' share), O /
+/// sum as f16 pairs (values v and v + 1, v even, are adjacent columns of
+/// one row), the log-sum-exp of the rows inside Q.
+#[instantiate(64, 128)]
+#[inline(always)]
+fn epilogue<const D: usize>(
+    acc_o: &[f32],
+    sm: &mut OnlineSoftmax<ROWS>,
+    (o, lse): (GlobalMut<u16>, GlobalMut<f32>),
+    c: &Consumer,
+    p: &Problem,
+) {
+    let inv = sm.finish(|x| shfl_xor_reduce(x, S_ROWS.xor(), |a, b| a + b));
+    // O's C layout is S's on O's D / 2 values (`attention`'s tests).
+    let co = <SAtom as MmaAtom>::CLayout::default();
+    let o32 = match layout_core::tensor::memory::Memory::window(o, 0, o.len() & !1) {
+        Some(even) => even.cast::<u32>(),
+        None => trap(),
+    };
+    let (seq_q, heads, b, h) = (p.seq_q, p.heads, p.b, p.h);
+    let qo = co.crd2idx((c.wt, 0usize));
+    let (orow, ocol) = (c.m0 + 64 * c.w as i32 + (qo % 64) as i32, qo / 64);
+    each::<{ D / 32 }>(|i| {
+        each::<8>(|j| {
+            let v = 16 * i + 2 * j;
+            let qv = co.crd2idx((0usize, v));
+            let (row, col) = (orow + (qv % 64) as i32, ocol + qv / 64);
+            if row >= 0 && row < seq_q as i32 {
+                let row = row as usize;
+                let r = S_ROWS.row_of[v];
+                let word = f16x2(acc_o[v] * inv[r], acc_o[v + 1] * inv[r]);
+                o32.st((((b * seq_q + row) * heads + h) * D + col) / 2, word);
+            }
+        })
+    });
+    // One lane of each row's group writes its log-sum-exp.
+    if (c.wt % 32) as u32 & S_ROWS.lane_bits() == 0 {
+        each::<ROWS>(|r| {
+            // The row of the first S value in row slot r.
+            let mut v = 0;
+            while S_ROWS.row_of[v] != r {
+                v += 1;
+            }
+            let row = c.row_t + (co.crd2idx((0usize, v)) % 64) as i32;
+            if row >= 0 && row < seq_q as i32 {
+                lse.st((b * heads + h) * seq_q + row as usize, sm.lse(r));
+            }
+        });
+    }
+}

@@ -1,0 +1,63 @@
+//! `flash_attn_fwd_sm90`'s entry points, one per head dimension and mask:
+//! the tensor maps, O and LSE from the host, and the dynamic shared memory
+//! the plan lays out.
+#![allow(unsafe_code)]
+
+use layout_device::GlobalMut;
+
+layout_device::shared_memory!(
+    /// `flash_attn_fwd_sm90`'s Q tile, K and V rings and barriers (dynamic
+    /// shared memory; the plan is `attention`'s).
+    pub(super) extern static ATTN_SMEM: [u8; 164944]
+);
+const _: () = assert!(ATTN_SMEM_BYTES == crate::attention::SMEM_BYTES);
+pub(super) const ATTN_SMEM_BYTES: usize = <ATTN_SMEM as layout_device::SharedBuffer>::BYTES;
+
+/// The entry points of `flash_attn_fwd_sm90`: one per head dimension and
+/// mask, each `attention_body::<D, CAUSAL, STAGES>`.
+macro_rules! attention_entries {
+    ($($name:ident: $d:literal, $causal:literal, $stages:literal;)*) => {$(
+        /// O = softmax!(scale · Q·Kᵀ) · V and the rows' log-sum-exp, for
+        /// one (batch, head) per grid row (`crate::attention` has the
+        /// plan): Q, K, V and O f16 in (batch, seq, heads, d) order, LSE f32
+        /// in (batch, heads, seq_q); top-left causal in the `_causal` form.
+        /// Launch: grid (ceil(seq_q / bm(d)), heads, batch) (another x
+        /// traps), `threads(d)` threads, `crate::attention::SMEM_BYTES` of
+        /// dynamic shared memory (`crate::attention`'s functions of d).
+        ///
+        /// # Safety
+        /// `map_q`, `map_k`, `map_v` point to tensor maps (64-byte aligned,
+        /// in global memory) of live f16 buffers, each seen as (heads · d,
+        /// seq, batch) with boxes of 64 columns x `bm(d)` (Q) or 128 (K, V)
+        /// rows x 1 plane and the 128-byte swizzle;
+        /// `o` and `lse` are the problem's O and LSE (every store is checked
+        /// against them).
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $name(
+            map_q: *const u64,
+            map_k: *const u64,
+            map_v: *const u64,
+            o: GlobalMut<u16>,
+            lse: GlobalMut<f32>,
+            seq_q: u32,
+            seq_k: u32,
+            heads: u32,
+            scale: f32,
+        ) {
+            const { assert!($stages == crate::attention::stages($d)) };
+            super::body::attention_body::<$d, $causal, $stages>(
+                (map_q as u64, map_k as u64, map_v as u64),
+                (o, lse),
+                (seq_q, seq_k, heads),
+                scale,
+            )
+        }
+    )*};
+}
+
+attention_entries! {
+    flash_attn_fwd_sm90_d64: 64, false, 4;
+    flash_attn_fwd_sm90_d64_causal: 64, true, 4;
+    flash_attn_fwd_sm90_d128: 128, false, 2;
+    flash_attn_fwd_sm90_d128_causal: 128, true, 2;
+}

@@ -1,0 +1,272 @@
+//! `hgemm_sm90`'s body for the form `super::FORMS[I]`, in its steps: the
+//! block's work in the plan's shared memory ([`hgemm_body`]), the producer
+//! warpgroup's TMA loads ([`produce`]), and each consumer warpgroup's
+//! K-loop of `wgmma`s ([`mma_tile`]) and store of its 64 rows of the tile
+//! ([`store_tile`]).
+
+use super::entry::{HGEMM_SMEM, HGEMM_SMEM_BYTES};
+use super::{ceil_div, desc, ATile, BTile, Form, BK, BN, B_BYTES, FORMS, STAGES};
+use super::{CONSUMER_REGISTERS, PRODUCER_REGISTERS};
+use layout_core::atom::{MmaAtom, SM90_64x256x16_F32F16F16_SS as Gmma};
+use layout_device::{
+    block_idx, cluster_ctarank, cluster_idx, cluster_sync, f16x2, fence_tensormap_acquire,
+    grid_dim, setmaxnreg_dec, setmaxnreg_inc, sync_threads_divergent, thread_idx, tma_load_2d,
+    tma_load_2d_multicast, trap, wgmma_commit_group, wgmma_fence, wgmma_m64n256k16_f32_f16,
+    wgmma_wait_group, Consumer, ConsumerSlot, GlobalMut, PipelineTmaAsync, Smem,
+};
+
+/// The block's share of the work: the tiles as the clusters see them
+/// (`cluster` tiles along M each, this block's the `rank`-th: past C's rows
+/// for the last of an odd count, loads of zeros and no stores), the first
+/// it takes and the stride to its next, and where the plan starts in
+/// shared memory.
+#[derive(Clone, Copy)]
+struct Work {
+    form: Form,
+    tiles_m: usize,
+    tiles_n: usize,
+    tiles: usize,
+    kblocks: usize,
+    cluster: u32,
+    rank: usize,
+    first: usize,
+    step: usize,
+    /// Words from the buffer's start to the plan's (its first 1024-byte
+    /// boundary), and the plan's shared address.
+    skip: usize,
+    base: u32,
+}
+
+impl Work {
+    /// Tile `tile`'s (row, column) of tiles, the row this block's.
+    #[inline(always)]
+    fn tile(&self, tile: usize) -> (usize, usize) {
+        let (tm, tn) = self.form.tile_of(tile, self.tiles_m, self.tiles_n);
+        (self.cluster as usize * tm + self.rank, tn)
+    }
+}
+
+/// The form's consumer warpgroups, the K-blocks' overlap or not, its tile
+/// order, its clusters along M (1 or 2: the pair shares B's tile, each
+/// block loading half of it for both), and whether a tile inside C is
+/// stored without clipping.
+#[inline(always)]
+pub(super) fn hgemm_body<const I: usize>(
+    map_a: *const u64,
+    map_b: *const u64,
+    c: GlobalMut<u16>,
+    (m, n, k): (u32, u32, u32),
+) {
+    let form = const { FORMS[I].1 };
+    let (consumers, cluster) = (form.consumers as u32, form.cluster as u32);
+    let (m, n, k) = (m as usize, n as usize, k as usize);
+    let t = thread_idx();
+    // The plan from the buffer's first 1024-byte boundary.
+    let all = Smem::window::<HGEMM_SMEM>(0, HGEMM_SMEM_BYTES / 4);
+    let skip = ((1024 - all.address() % 1024) % 1024 / 4) as usize;
+    let base = all.address() + 4 * skip as u32;
+    let pipe = PipelineTmaAsync::<STAGES>::at(Smem::window::<HGEMM_SMEM>(
+        skip + form.barriers_at() / 4,
+        PipelineTmaAsync::<STAGES>::WORDS,
+    ));
+    // Each consumer warp of each block of the cluster releases a stage
+    // once (lane 0).
+    if t == 0 {
+        pipe.init(4 * consumers * cluster);
+    }
+    sync_threads_divergent();
+    let (tiles_m, tiles_n) = (ceil_div(m, form.bm() * cluster as usize), ceil_div(n, BN));
+    let (rank, first, step) = if cluster > 1 {
+        // The peers' barriers are initialised before any block arrives at
+        // them or multicasts into the others.
+        cluster_sync();
+        let (id, count) = cluster_idx();
+        (cluster_ctarank() as usize, id as usize, count as usize)
+    } else {
+        (0, block_idx().0, grid_dim().0)
+    };
+    let work = Work {
+        form,
+        tiles_m,
+        tiles_n,
+        tiles: tiles_m * tiles_n,
+        kblocks: ceil_div(k, BK),
+        cluster,
+        rank,
+        first,
+        step,
+        skip,
+        base,
+    };
+    if t < 128 {
+        setmaxnreg_dec::<PRODUCER_REGISTERS>();
+        if t == 0 {
+            produce(&work, &pipe, (map_a as u64, map_b as u64));
+        }
+        return;
+    }
+    setmaxnreg_inc::<CONSUMER_REGISTERS>();
+    // This consumer's 64 rows of the tile, and its thread.
+    let (rows, wt) = (64 * (t / 128 - 1), t % 128);
+    let mut consumer = pipe.consumer();
+    // C as words (used when n is even), over its even-length prefix: the
+    // cast traps on an odd number of halves.
+    let c32 = match layout_core::tensor::memory::Memory::window(c, 0, c.len() & !1) {
+        Some(even) => even.cast::<u32>(),
+        None => trap(),
+    };
+    let mut tile = work.first;
+    while tile < work.tiles {
+        let (tm, tn) = work.tile(tile);
+        let acc = mma_tile(&work, &mut consumer, rows, wt);
+        let (r0, c0) = (tm * form.bm() + rows, tn * BN);
+        store_tile(&acc, (c, c32), (m, n), (r0, c0), wt, form.fast_stores);
+        tile += work.step;
+    }
+}
+
+/// The producer (thread 0 of warpgroup 0): for each tile of the block, each
+/// K-block's A tile and B tile (or this block's share of B, multicast to
+/// the cluster) by TMA into the ring's next stage.
+#[inline(always)]
+fn produce(w: &Work, pipe: &PipelineTmaAsync<STAGES>, (ma, mb): (u64, u64)) {
+    let (bm, a_bytes, b_at) = (w.form.bm(), w.form.a_bytes(), w.form.b_at());
+    let cluster = w.cluster;
+    fence_tensormap_acquire(ma);
+    fence_tensormap_acquire(mb);
+    let mut producer = pipe.producer();
+    let mut tile = w.first;
+    while tile < w.tiles {
+        let (tm, tn) = w.tile(tile);
+        for kb in 0..w.kblocks {
+            let slot = producer.acquire();
+            let s = slot.stage() as usize;
+            let full = slot.barrier();
+            full.arrive_expect_tx((a_bytes + B_BYTES) as u32);
+            let kc = (kb * BK) as i32;
+            let a = Smem::window::<HGEMM_SMEM>(w.skip + (s * a_bytes) / 4, a_bytes / 4);
+            tma_load_2d(a, a_bytes, ma, (kc, (tm * bm) as i32), full);
+            if cluster == 1 {
+                let b = Smem::window::<HGEMM_SMEM>(w.skip + (b_at + s * B_BYTES) / 4, B_BYTES / 4);
+                tma_load_2d(b, B_BYTES, mb, (kc, (tn * BN) as i32), full);
+            } else {
+                // This block's share of B, for every block of the cluster.
+                let part = B_BYTES / cluster as usize;
+                let b = Smem::window::<HGEMM_SMEM>(
+                    w.skip + (b_at + s * B_BYTES + w.rank * part) / 4,
+                    part / 4,
+                );
+                let row = tn * BN + w.rank * (BN / cluster as usize);
+                let all = ((1u32 << cluster) - 1) as u16;
+                tma_load_2d_multicast(b, part, mb, (kc, row as i32), full, all);
+            }
+        }
+        tile += w.step;
+    }
+    if cluster > 1 {
+        // The peers' consumers arrive at this block's barriers: it stays
+        // until they have.
+        producer.tail();
+    }
+}
+
+/// One consumer warpgroup's tile: its 64 rows of C's 64 x 256 block,
+/// accumulated over the K-blocks by four `wgmma`s each, every stage given
+/// back once the `wgmma`s reading it are done.
+#[inline(always)]
+fn mma_tile(w: &Work, consumer: &mut Consumer<STAGES>, rows: usize, wt: usize) -> [f32; 128] {
+    let (a_bytes, b_at) = (w.form.a_bytes(), w.form.b_at());
+    // From a constant: `[0f32; 128]` is written by a loop, whose run-time
+    // index keeps the array in local memory.
+    const ZERO: [f32; 128] = [0.0; 128];
+    let mut acc = ZERO;
+    // The stage the `wgmma`s in flight read, released once they are done.
+    let mut reading: Option<ConsumerSlot> = None;
+    for kb in 0..w.kblocks {
+        let slot = consumer.wait();
+        let s = slot.stage();
+        let da = desc::<ATile>(w.base + s * a_bytes as u32 + 128 * rows as u32);
+        let db = desc::<BTile>(w.base + (b_at + s as usize * B_BYTES) as u32);
+        wgmma_fence();
+        // The K-block's four K-steps, 32 bytes apart.
+        let step = |d: layout_core::atom::gmma::GmmaDescriptor, ks: u32| d.advance(2 * ks).bits();
+        wgmma_m64n256k16_f32_f16(step(da, 0), step(db, 0), &mut acc, kb > 0);
+        wgmma_m64n256k16_f32_f16(step(da, 1), step(db, 1), &mut acc, true);
+        wgmma_m64n256k16_f32_f16(step(da, 2), step(db, 2), &mut acc, true);
+        wgmma_m64n256k16_f32_f16(step(da, 3), step(db, 3), &mut acc, true);
+        wgmma_commit_group();
+        // The previous K-block's group is done: its stage goes back.
+        if w.form.overlap {
+            wgmma_wait_group::<1>();
+        } else {
+            wgmma_wait_group::<0>();
+        }
+        if let Some(done) = reading.replace(slot) {
+            if wt % 32 == 0 {
+                consumer.release_cluster(done, w.cluster);
+            }
+        }
+    }
+    wgmma_wait_group::<0>();
+    if let Some(done) = reading.take() {
+        if wt % 32 == 0 {
+            consumer.release_cluster(done, w.cluster);
+        }
+    }
+    acc
+}
+
+/// A consumer's 64 rows of a tile into C (row `r0`, column `c0`): values v
+/// and v + 1 (v even) are C's adjacent columns of one row, one word when
+/// both lie in C and n is even; a tile inside C (with `fast`) stores
+/// without clipping.
+#[inline(always)]
+fn store_tile(
+    acc: &[f32; 128],
+    (c, c32): (GlobalMut<u16>, GlobalMut<u32>),
+    (m, n): (usize, usize),
+    (r0, c0): (usize, usize),
+    wt: usize,
+    fast: bool,
+) {
+    let cl = <Gmma as MmaAtom>::CLayout::default();
+    if fast && r0 + 64 <= m && c0 + BN <= n && n % 2 == 0 {
+        // A tile inside C: no clipping. The C layout's offset is the
+        // thread's part plus the value's (a layout is additive over its
+        // modes), and the thread's rows (< 56) plus the value's (0 or 8)
+        // stay in the atom's 64: each word is this thread's first plus a
+        // constant row (0 or 8 rows of n / 2 words) and column.
+        let qt = cl.crd2idx((wt, 0usize));
+        let half_n = n / 2;
+        let first = ((r0 + qt % 64) * n + c0 + qt / 64) / 2;
+        macro_rules! store_inside {
+            ($($v:literal)*) => {$(
+                let qv = cl.crd2idx((0usize, $v as usize));
+                c32.st(first + (qv % 64) * half_n + qv / 64 / 2, f16x2(acc[$v], acc[$v + 1]));
+            )*};
+        }
+        store_inside!(0 2 4 6 8 10 12 14 16 18 20 22 24 26 28 30 32 34 36 38 40 42 44 46 48 50 52 54 56 58 60 62 64 66 68 70 72 74 76 78 80 82 84 86 88 90 92 94 96 98 100 102 104 106 108 110 112 114 116 118 120 122 124 126);
+    } else {
+        macro_rules! store {
+            ($($v:literal)*) => {$(
+                let q = cl.crd2idx((wt, $v as usize));
+                let (r, col) = (r0 + q % 64, c0 + q / 64);
+                if r < m {
+                    let w = f16x2(acc[$v], acc[$v + 1]);
+                    let at = r * n + col;
+                    if n % 2 == 0 && col + 1 < n {
+                        c32.st(at / 2, w);
+                    } else {
+                        if col < n {
+                            c.st(at, w as u16);
+                        }
+                        if col + 1 < n {
+                            c.st(at + 1, (w >> 16) as u16);
+                        }
+                    }
+                }
+            )*};
+        }
+        store!(0 2 4 6 8 10 12 14 16 18 20 22 24 26 28 30 32 34 36 38 40 42 44 46 48 50 52 54 56 58 60 62 64 66 68 70 72 74 76 78 80 82 84 86 88 90 92 94 96 98 100 102 104 106 108 110 112 114 116 118 120 122 124 126);
+    }
+}
