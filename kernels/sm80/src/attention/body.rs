@@ -69,6 +69,8 @@ const TO_A: AccAsA = match <FlashAtom as AccumulatorFacts>::ACC_AS_A {
     Err(e) => panic!("{}", e.as_str()),
 };
 
+const NEG_INF: f32 = f32::NEG_INFINITY;
+
 /// The row slot (of [`THREAD_ROWS`]) of a thread's value `v` of M-atom `i`.
 #[inline(always)]
 fn slot(v: usize, i: usize) -> usize {
@@ -151,8 +153,8 @@ fn load_kv<B: SharedBuffer, const D: usize>(kv: KvCopy, v: bool, at: usize, n: u
 /// atom `2 j2 + 1`): the accumulators in `acc` at `at(value, m-atom,
 /// n-atom)` (a fragment's layout). Both GEMMs' inner step.
 #[inline(always)]
-fn mma_pair<const N: usize, const M: usize>(
-    acc: &mut [f32; N],
+fn mma_pair<const M: usize>(
+    acc: &mut [f32],
     at: impl Fn(usize, usize, usize) -> usize,
     a: &[[u32; 4]; M],
     b: [u32; 4],
@@ -292,7 +294,6 @@ pub fn flash_attn_fwd<
     // |scale| · log2 e; with a negative scale S is negated first (a branch
     // the whole block takes alike).
     let mut sm = OnlineSoftmax::<THREAD_ROWS>::new(scale);
-    let negative = sm.negative();
     // The thread's ldmatrix rows (halves), k-step 0 / pair 0: the others
     // by XOR (a k-step moves the swizzled chunk) and add (an atom).
     // (Offsets in a 64 KiB buffer: 32-bit, one register each.)
@@ -301,10 +302,7 @@ pub fn flash_attn_fwd<
         flash_ldsm_k::<D>(tid, 0, 0) as u32,
         flash_ldsm_v::<D>(tid, 0, 0) as u32,
     );
-    let (fs, fo) = (flash_frag_s::<D>(), flash_frag_o::<D>());
-    let pa = convert_layout_acc_aregs(FlashAtom::default(), fs);
 
-    const NEG_INF: f32 = f32::NEG_INFINITY;
     let mut acc_o = const { [0f32; D] };
     // The loop's counters and the block's first row in 32 bits (one
     // register each; the host keeps sequences below 2^31).
@@ -335,99 +333,10 @@ pub fn flash_attn_fwd<
         // so no access needs a check, each row address is masked once and
         // serves every block at a constant offset, and the blocks share
         // their tile's base register.
-        let wq = Smem::window::<B>(0, FLASH_BM * D / 2);
-        let wk = Smem::window::<B>(k_at, flash_bn(D) * D / 2);
-        let wv = Smem::window::<B>(v_at, flash_bn(D) * D / 2);
-        // S = Q·Kᵀ.
+        // S = Q·Kᵀ, the masks, the online softmax and P.
         let mut s = const { [0f32; FLASH_BM * flash_bn(D) / FLASH_THREADS] };
-        each::<{ D / 16 }>(
-            #[inline(always)]
-            |ks| {
-                let (q0, k0) = (
-                    row16((lq ^ (16 * ks)) / 2, 32 * D),
-                    row16((lk ^ (16 * ks)) / 2, 8 * D),
-                );
-                let mut fa = [[0u32; 4]; FLASH_MMA_M];
-                each::<FLASH_MMA_M>(
-                    #[inline(always)]
-                    |i| fa[i] = SM75_U32x4_LDSM_N::ldsm(wq, q0 + i * 32 * D),
-                );
-                if D >= 128 {
-                    // K's fragments of the whole k-step first, then the
-                    // MMAs M-atom by M-atom (FlashAttention-2's order): each
-                    // fragment serves two MMAs four apart, and ptxas loads
-                    // them ahead (taken pair by pair, each is loaded just
-                    // before its MMAs at d = 128).
-                    let mut fb = [[0u32; 4]; flash_bn(D) / 16];
-                    each::<{ flash_bn(D) / 16 }>(
-                        #[inline(always)]
-                        |j2| fb[j2] = SM75_U32x4_LDSM_N::ldsm(wk, k0 + j2 * 8 * D),
-                    );
-                    each::<FLASH_MMA_M>(
-                        #[inline(always)]
-                        |i| {
-                            each::<{ flash_bn(D) / 16 }>(
-                                #[inline(always)]
-                                |j2| {
-                                    mma_pair(
-                                        &mut s,
-                                        |x, _, j| fs.crd2idx((x, i, j)),
-                                        &[fa[i]],
-                                        fb[j2],
-                                        j2,
-                                    )
-                                },
-                            )
-                        },
-                    )
-                } else {
-                    // K's fragments a pair of N-atoms at a time, the next
-                    // pair's loaded before this one's MMAs: 8 registers
-                    // live (at d = 64 ptxas keeps that order).
-                    let mut fb = SM75_U32x4_LDSM_N::ldsm(wk, k0);
-                    each::<{ flash_bn(D) / 16 }>(
-                        #[inline(always)]
-                        |j2| {
-                            let next = if j2 + 1 < flash_bn(D) / 16 {
-                                SM75_U32x4_LDSM_N::ldsm(wk, k0 + (j2 + 1) * 8 * D)
-                            } else {
-                                fb
-                            };
-                            mma_pair(&mut s, |x, i, j| fs.crd2idx((x, i, j)), &fa, fb, j2);
-                            fb = next;
-                        },
-                    )
-                }
-            },
-        );
-        if negative {
-            each_value::<{ flash_bn(D) / 8 }>(
-                #[inline(always)]
-                |x, i, j| s[fs.crd2idx((x, i, j))] = -s[fs.crd2idx((x, i, j))],
-            );
-        }
-        // Keys past seq_k, and (causal) past the row, count for nothing.
-        // 32-bit: the sequences fit (the host refuses longer ones).
-        let (n0, bn) = (n * flash_bn(D) as u32, flash_bn(D) as u32);
-        if n0 + bn > seq_k32 || (CAUSAL && n0 + bn > m0 + 1) {
-            // Value x is at (row0 + dr, key0 + dk): masked when key0 + dk
-            // >= seq_k - n0 or (causal) key0 + dk > m0 - n0 + row0 + dr,
-            // each a comparison of one number with a constant.
-            let (row0, key0) = flash_s_coord_base::<D>(in_loop_u32(tid32) as usize);
-            let m0 = in_loop_u32(m0);
-            let keys_left = seq_k32 as i32 - (n0 + key0 as u32) as i32;
-            let ahead = (n0 + key0 as u32) as i32 - (m0 + row0 as u32) as i32;
-            each_value::<{ flash_bn(D) / 8 }>(
-                #[inline(always)]
-                |x, i, j| {
-                    let (dr, dk) = flash_s_coord_delta::<D>((x, i, j));
-                    let (dr, dk) = (dr as i32, dk as i32);
-                    if dk >= keys_left || (CAUSAL && ahead + dk > dr) {
-                        s[fs.crd2idx((x, i, j))] = NEG_INF;
-                    }
-                },
-            );
-        }
+        s_gemm::<B, D>(&mut s, (lq, lk), k_at);
+        mask::<D, CAUSAL>(&mut s, n, &sm, (seq_k32, m0, tid32));
         // V's tile n landed; every warp is done with K's tile n: fetch
         // K's next while this one's softmax and P·V run.
         cp_async_wait_all();
@@ -436,86 +345,239 @@ pub fn flash_attn_fwd<
             load_kv::<B, D>(kv, false, k_at, n + 1);
         }
         cp_async_commit();
+        let mut pr = const { [[[0u32; 4]; FLASH_MMA_M]; flash_bn(D) / 16] };
+        softmax::<D>(&s, &mut sm, &mut acc_o, &mut pr);
+        pv_gemm::<B, D>(&mut acc_o, &pr, lv, v_at);
+    }
+    epilogue::<D, CAUSAL, Out>(&acc_o, &mut sm, &p, outputs, (m0, tid32));
+}
 
-        // The online softmax: each row's maximum, one chain a row (the
-        // registers are S's and O's: partial maxima would spill at these
-        // tiles); the reference moves, rescaling the rows' sums and O, only
-        // when some row of the warp outgrew it by more than RESCALE_SLACK.
-        let mut mx = const { [NEG_INF; THREAD_ROWS] };
+/// S = Q·Kᵀ for the tile in shared memory: Q's and K's fragments by
+/// `ldmatrix` from the thread's rows (`lq`, `lk`: k-step 0, pair 0; the
+/// others by XOR and add), multiplied by `mma.sync` into S's fragment
+/// (layout `fs`).
+#[instantiate((64), (128))]
+#[inline(always)]
+fn s_gemm<B: SharedBuffer, const D: usize>(s: &mut [f32], (lq, lk): (usize, usize), k_at: usize) {
+    let fs = flash_frag_s::<D>();
+    let wq = Smem::window::<B>(0, FLASH_BM * D / 2);
+    let wk = Smem::window::<B>(k_at, flash_bn(D) * D / 2);
+    each::<{ D / 16 }>(
+        #[inline(always)]
+        |ks| {
+            let (q0, k0) = (
+                row16((lq ^ (16 * ks)) / 2, 32 * D),
+                row16((lk ^ (16 * ks)) / 2, 8 * D),
+            );
+            let mut fa = [[0u32; 4]; FLASH_MMA_M];
+            each::<FLASH_MMA_M>(
+                #[inline(always)]
+                |i| fa[i] = SM75_U32x4_LDSM_N::ldsm(wq, q0 + i * 32 * D),
+            );
+            if D >= 128 {
+                // K's fragments of the whole k-step first, then the
+                // MMAs M-atom by M-atom (FlashAttention-2's order): each
+                // fragment serves two MMAs four apart, and ptxas loads
+                // them ahead (taken pair by pair, each is loaded just
+                // before its MMAs at d = 128).
+                let mut fb = [[0u32; 4]; flash_bn(D) / 16];
+                each::<{ flash_bn(D) / 16 }>(
+                    #[inline(always)]
+                    |j2| fb[j2] = SM75_U32x4_LDSM_N::ldsm(wk, k0 + j2 * 8 * D),
+                );
+                each::<FLASH_MMA_M>(
+                    #[inline(always)]
+                    |i| {
+                        each::<{ flash_bn(D) / 16 }>(
+                            #[inline(always)]
+                            |j2| mma_pair(s, |x, _, j| fs.crd2idx((x, i, j)), &[fa[i]], fb[j2], j2),
+                        )
+                    },
+                )
+            } else {
+                // K's fragments a pair of N-atoms at a time, the next
+                // pair's loaded before this one's MMAs: 8 registers
+                // live (at d = 64 ptxas keeps that order).
+                let mut fb = SM75_U32x4_LDSM_N::ldsm(wk, k0);
+                each::<{ flash_bn(D) / 16 }>(
+                    #[inline(always)]
+                    |j2| {
+                        let next = if j2 + 1 < flash_bn(D) / 16 {
+                            SM75_U32x4_LDSM_N::ldsm(wk, k0 + (j2 + 1) * 8 * D)
+                        } else {
+                            fb
+                        };
+                        mma_pair(s, |x, i, j| fs.crd2idx((x, i, j)), &fa, fb, j2);
+                        fb = next;
+                    },
+                )
+            }
+        },
+    );
+}
+
+/// S negated for a negative scale; the keys past seq_k, and (causal) past
+/// the row, to -inf.
+#[instantiate((64, false), (64, true), (128, false), (128, true))]
+#[inline(always)]
+fn mask<const D: usize, const CAUSAL: bool>(
+    s: &mut [f32],
+    n: u32,
+    sm: &OnlineSoftmax<THREAD_ROWS>,
+    (seq_k32, m0, tid32): (u32, u32, u32),
+) {
+    let fs = flash_frag_s::<D>();
+    let negative = sm.negative();
+    if negative {
+        each_value::<{ flash_bn(D) / 8 }>(
+            #[inline(always)]
+            |x, i, j| s[fs.crd2idx((x, i, j))] = -s[fs.crd2idx((x, i, j))],
+        );
+    }
+    // Keys past seq_k, and (causal) past the row, count for nothing.
+    // 32-bit: the sequences fit (the host refuses longer ones).
+    let (n0, bn) = (n * flash_bn(D) as u32, flash_bn(D) as u32);
+    if n0 + bn > seq_k32 || (CAUSAL && n0 + bn > m0 + 1) {
+        // Value x is at (row0 + dr, key0 + dk): masked when key0 + dk
+        // >= seq_k - n0 or (causal) key0 + dk > m0 - n0 + row0 + dr,
+        // each a comparison of one number with a constant.
+        let (row0, key0) = flash_s_coord_base::<D>(in_loop_u32(tid32) as usize);
+        let m0 = in_loop_u32(m0);
+        let keys_left = seq_k32 as i32 - (n0 + key0 as u32) as i32;
+        let ahead = (n0 + key0 as u32) as i32 - (m0 + row0 as u32) as i32;
         each_value::<{ flash_bn(D) / 8 }>(
             #[inline(always)]
             |x, i, j| {
-                let r = slot(x, i);
-                mx[r] = mx[r].max(s[fs.crd2idx((x, i, j))]);
+                let (dr, dk) = flash_s_coord_delta::<D>((x, i, j));
+                let (dr, dk) = (dr as i32, dk as i32);
+                if dk >= keys_left || (CAUSAL && ahead + dk > dr) {
+                    s[fs.crd2idx((x, i, j))] = NEG_INF;
+                }
             },
         );
-        let lanes = |m: f32| shfl_xor_reduce(m, ROWS.xor(), f32::max);
-        sm.update(mx, lanes, warp_any, |corr| {
+    }
+}
+
+/// The online softmax of tile n's S: each row's maximum, one chain a row
+/// (the registers are S's and O's: partial maxima would spill at these
+/// tiles); the reference moves, rescaling the rows' sums and O, only when
+/// some row of the warp outgrew it by more than RESCALE_SLACK. Then P =
+/// exp2(S · |scale| log2 e - max), packed to f16 as the A fragments of O +=
+/// P·V's k-blocks (`pr[kk][i]`: convert_layout_acc_aregs: A value x of
+/// M-atom i, k-block kk is S value TO_A.value[x] of an N-atom, in its row).
+#[instantiate((64), (128))]
+#[inline(always)]
+fn softmax<const D: usize>(
+    s: &[f32],
+    sm: &mut OnlineSoftmax<THREAD_ROWS>,
+    acc_o: &mut [f32],
+    pr: &mut [[[u32; 4]; FLASH_MMA_M]],
+) {
+    let (fs, fo) = (flash_frag_s::<D>(), flash_frag_o::<D>());
+    let pa = convert_layout_acc_aregs(FlashAtom::default(), fs);
+    let mut mx = const { [NEG_INF; THREAD_ROWS] };
+    each_value::<{ flash_bn(D) / 8 }>(
+        #[inline(always)]
+        |x, i, j| {
+            let r = slot(x, i);
+            mx[r] = mx[r].max(s[fs.crd2idx((x, i, j))]);
+        },
+    );
+    let lanes = |m: f32| shfl_xor_reduce(m, ROWS.xor(), f32::max);
+    sm.update(
+        mx,
+        lanes,
+        warp_any,
+        #[inline(always)]
+        |corr| {
             each_value::<{ D / 8 }>(
                 #[inline(always)]
                 |x, i, j| acc_o[fo.crd2idx((x, i, j))] *= corr[slot(x, i)],
             )
-        });
-        // P = exp2(S · |scale| log2 e - max), packed to f16 as the A
-        // fragments of O += P·V's k-blocks (convert_layout_acc_aregs: A
-        // value x of M-atom i, k-block kk is S value TO_A.value[x] of an
-        // N-atom, in its row); S's registers are free after it.
-        let mut pr = const { [[[0u32; 4]; FLASH_MMA_M]; flash_bn(D) / 16] };
-        each::<{ flash_bn(D) / 16 }>(
-            #[inline(always)]
-            |kk| {
-                each::<FLASH_MMA_M>(
-                    #[inline(always)]
-                    |i| {
-                        each::<4>(
-                            #[inline(always)]
-                            |r| {
-                                let e = [2 * r, 2 * r + 1].map(
-                                    #[inline(always)]
-                                    |x| {
-                                        let row = slot(TO_A.value[x], i);
-                                        sm.p(s[pa.crd2idx((x, i, kk))], row)
-                                    },
-                                );
-                                pr[kk][i][r] = f16x2(e[0], e[1]);
-                            },
-                        )
-                    },
-                )
-            },
-        );
-        // O += P·V, 16 keys at a time, V's fragments pair by pair.
-        each::<{ flash_bn(D) / 16 }>(
-            #[inline(always)]
-            |kk| {
-                // V's fragments pair by pair, the next pair's loaded before
-                // this one's MMAs.
-                let ldv = |j2: usize| {
-                    SM75_U16x8_LDSM_T::ldsm(wv, row16((lv ^ (16 * j2)) / 2, 8 * D) + kk * 8 * D)
-                };
-                let mut fb = ldv(0);
-                each::<{ D / 16 }>(
-                    #[inline(always)]
-                    |j2| {
-                        let next = if j2 + 1 < D / 16 { ldv(j2 + 1) } else { fb };
-                        mma_pair(&mut acc_o, |x, i, j| fo.crd2idx((x, i, j)), &pr[kk], fb, j2);
-                        fb = next;
-                    },
-                )
-            },
-        );
-    }
+        },
+    );
+    // S's registers are free after it.
+    each::<{ flash_bn(D) / 16 }>(
+        #[inline(always)]
+        |kk| {
+            each::<FLASH_MMA_M>(
+                #[inline(always)]
+                |i| {
+                    each::<4>(
+                        #[inline(always)]
+                        |r| {
+                            let e = [2 * r, 2 * r + 1].map(
+                                #[inline(always)]
+                                |x| {
+                                    let row = slot(TO_A.value[x], i);
+                                    sm.p(s[pa.crd2idx((x, i, kk))], row)
+                                },
+                            );
+                            pr[kk][i][r] = f16x2(e[0], e[1]);
+                        },
+                    )
+                },
+            )
+        },
+    );
+}
 
+/// O += P·V for the V tile in shared memory, 16 keys at a time, V's
+/// fragments pair by pair from the thread's rows (`lv`).
+#[instantiate((64), (128))]
+#[inline(always)]
+fn pv_gemm<B: SharedBuffer, const D: usize>(
+    acc_o: &mut [f32],
+    pr: &[[[u32; 4]; FLASH_MMA_M]],
+    lv: usize,
+    v_at: usize,
+) {
+    let fo = flash_frag_o::<D>();
+    let wv = Smem::window::<B>(v_at, flash_bn(D) * D / 2);
+    each::<{ flash_bn(D) / 16 }>(
+        #[inline(always)]
+        |kk| {
+            // V's fragments pair by pair, the next pair's loaded before
+            // this one's MMAs.
+            let ldv = |j2: usize| {
+                SM75_U16x8_LDSM_T::ldsm(wv, row16((lv ^ (16 * j2)) / 2, 8 * D) + kk * 8 * D)
+            };
+            let mut fb = ldv(0);
+            each::<{ D / 16 }>(
+                #[inline(always)]
+                |j2| {
+                    let next = if j2 + 1 < D / 16 { ldv(j2 + 1) } else { fb };
+                    mma_pair(acc_o, |x, i, j| fo.crd2idx((x, i, j)), &pr[kk], fb, j2);
+                    fb = next;
+                },
+            )
+        },
+    );
+}
+
+/// The epilogue: the rows' sums (each lane held its columns' share), O /
+/// sum as f16 pairs, and the log-sum-exp of the rows inside Q.
+#[instantiate((64, false), (64, true), (128, false), (128, true))]
+#[inline(always)]
+fn epilogue<const D: usize, const CAUSAL: bool, Out>(
+    acc_o: &[f32],
+    sm: &mut OnlineSoftmax<THREAD_ROWS>,
+    p: &FlashProblem,
+    outputs: Out,
+    (m0, tid32): (u32, u32),
+) where
+    Out: FnOnce(&FlashProblem) -> (GlobalMut<u32>, GlobalMut<f32>),
+{
+    let (seq_q, heads) = (p.seq_q, p.heads);
+    let fo = flash_frag_o::<D>();
     let (m0, tid) = (m0 as usize, tid32 as usize);
-    // Epilogue: the rows' sums (each lane held its columns' share), O / sum
-    // as f16 pairs, and the log-sum-exp of the rows inside Q.
     let inv = sm.finish(|x| shfl_xor_reduce(x, ROWS.xor(), |a, b| a + b));
     // Recomputed here from the block's index, not kept across the loop.
     let (_, h, b) = {
         let (x, y, z) = block_idx_xyz();
         row_block::<CAUSAL>((in_loop(x), in_loop(y), in_loop(z)))
     };
-    let (o, lse) = outputs(&p);
+    let (o, lse) = outputs(p);
     let o_base = b * seq_q * heads + h;
     each::<FLASH_MMA_M>(
         #[inline(always)]
