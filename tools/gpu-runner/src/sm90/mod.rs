@@ -1,0 +1,152 @@
+//! `gpu-runner sm90 PTX`: the Hopper kernels of layout-kernels-sm90
+//! (`kernels/sm90`, PTX for sm_90a), each run once and checked exactly.
+
+mod hgemm;
+
+use layout_launch::{Device, Module, Stream, TmaSwizzle};
+
+/// Small integers as f16 bits (exact in f16 and in any f32 sum here).
+fn f16_bits(v: i32) -> u16 {
+    // f16 of a small integer: sign, exponent, mantissa by hand (|v| <= 8).
+    if v == 0 {
+        return 0;
+    }
+    let (sign, m) = (if v < 0 { 0x8000 } else { 0 }, v.unsigned_abs());
+    let e = 31 - m.leading_zeros(); // m = 2^e * (1 + f)
+    let frac = (m << (10 - e)) & 0x3ff;
+    sign | ((15 + e) << 10) as u16 | frac as u16
+}
+
+/// The launch layer's error as text.
+fn err(e: layout_launch::Error) -> String {
+    e.to_string()
+}
+
+/// Runs `wgmma_atom`, `tma_tile` and the HGEMM; prints a line each;
+/// `Ok(false)` when a check fails.
+pub fn run(ptx: &std::path::Path) -> Result<bool, String> {
+    let gpu = Device::new(0).map_err(err)?;
+    let module = gpu.load_ptx_file(ptx).map_err(err)?;
+    let s = gpu.stream();
+    let ok = wgmma_atom(s, &module)?;
+    let ok = tma_tile(s, &module)? && ok;
+    Ok(hgemm::run(&gpu, &module)? && ok)
+}
+
+/// `wgmma_atom`: C (64 x 64) = A (64 x 16) · B (64 x 16)ᵀ on small
+/// integers, checked exactly.
+fn wgmma_atom(s: &Stream, module: &Module) -> Result<bool, String> {
+    let val = |i: usize, seed: usize| ((i * 7 + seed * 5) % 9) as i32 - 4;
+    let a: Vec<i32> = (0..1024).map(|i| val(i, 1)).collect();
+    let b: Vec<i32> = (0..1024).map(|i| val(i, 2)).collect();
+    let da = s
+        .upload(&a.iter().map(|&v| f16_bits(v)).collect::<Vec<_>>())
+        .map_err(err)?;
+    let db = s
+        .upload(&b.iter().map(|&v| f16_bits(v)).collect::<Vec<_>>())
+        .map_err(err)?;
+    let mut dc = s.upload(&vec![f32::NAN; 4096]).map_err(err)?;
+    let k = module.kernel("wgmma_atom").map_err(err)?;
+    crate::launch::wgmma_atom(s, &k, &da, &db, &mut dc)?;
+    let c = s.download(&dc).map_err(err)?;
+    let wrong = (0..4096)
+        .filter(|&ij| {
+            let (i, j) = (ij / 64, ij % 64);
+            let want: i32 = (0..16).map(|p| a[i * 16 + p] * b[j * 16 + p]).sum();
+            c[ij] != want as f32
+        })
+        .count();
+    println!(
+        "wgmma_atom (SM90_64x64x16_F32F16F16_SS, K-major INTERLEAVE): {}",
+        if wrong == 0 {
+            "exact".to_string()
+        } else {
+            format!("{wrong} of 4096 wrong")
+        }
+    );
+    Ok(wrong == 0)
+}
+
+/// `tma_tile`: 64 x 64 boxes of a 200 x 136 matrix (row stride 136 halves,
+/// 272 bytes), 128-byte swizzle; one box inside, one over the bottom-right
+/// corner (zeros past the matrix), checked exactly.
+fn tma_tile(s: &Stream, module: &Module) -> Result<bool, String> {
+    let mut ok = true;
+    let (rows, cols) = (200usize, 136usize);
+    let m: Vec<u16> = (0..rows * cols).map(|i| (i % 65521) as u16).collect();
+    let dm = s.upload(&m).map_err(err)?;
+    let map = s
+        .tensor_map_2d(&dm, (rows, cols), cols, (64, 64), TmaSwizzle::B128)
+        .map_err(err)?;
+    let dmap = s.upload(&[map]).map_err(err)?;
+    let k = module.kernel("tma_tile").map_err(err)?;
+    for (col, row) in [(64i32, 64i32), (96, 160)] {
+        let mut out = s.zeros::<u32>(2048).map_err(err)?;
+        let ms = s
+            .time(|| {
+                crate::launch::tma_tile(s, &k, &dmap, &mut out, (col, row))
+                    .map_err(layout_launch::Error::Invalid)
+            })
+            .map_err(err)?;
+        println!("  tma_tile launch: {ms:.3} ms");
+        let got = s.download(&out).map_err(err)?;
+        let half = |h: usize| {
+            let word = got[h / 2];
+            if h % 2 == 0 {
+                word as u16
+            } else {
+                (word >> 16) as u16
+            }
+        };
+        let want = |h: usize| {
+            let (r, c) = (row as usize + h / 64, col as usize + h % 64);
+            if r < rows && c < cols {
+                m[r * cols + c]
+            } else {
+                0
+            }
+        };
+        let wrong: Vec<usize> = (0..4096).filter(|&h| half(h) != want(h)).collect();
+        println!(
+            "tma_tile (64 x 64 f16 box at ({col},{row}) of {rows} x {cols}, SW128, mbarrier): {}",
+            if wrong.is_empty() {
+                "exact".to_string()
+            } else {
+                format!("{} of 4096 wrong", wrong.len())
+            }
+        );
+        if !wrong.is_empty() {
+            // What went wrong: a copy that never completed leaves all ones.
+            let timed_out = got.iter().filter(|&&w| w == u32::MAX).count();
+            let first: Vec<String> = wrong
+                .iter()
+                .take(4)
+                .map(|&h| format!("[{}][{}] = {} not {}", h / 64, h % 64, half(h), want(h)))
+                .collect();
+            let right: Vec<usize> = (0..4096).filter(|h| !wrong.contains(h)).take(8).collect();
+            println!(
+                "  {timed_out} words all ones; first wrong: {}; first right: {right:?}",
+                first.join(", ")
+            );
+        }
+        let wrong = wrong.len();
+        ok &= wrong == 0;
+    }
+    Ok(ok)
+}
+
+#[cfg(test)]
+mod tests {
+    /// f16 bits of small integers, as IEEE half has them.
+    #[test]
+    fn f16_of_small_integers() {
+        let bits: Vec<u16> = [0, 1, -1, 2, 3, -4, 8]
+            .iter()
+            .map(|&v| super::f16_bits(v))
+            .collect();
+        assert_eq!(
+            bits,
+            [0x0000, 0x3c00, 0xbc00, 0x4000, 0x4200, 0xc400, 0x4800]
+        );
+    }
+}
