@@ -23,6 +23,9 @@ pub struct Family {
     /// Query rows per block for a head dimension (grid x: ceil(seq_q /
     /// rows_per_block(d))).
     pub rows_per_block: fn(usize) -> usize,
+    /// The longest query sequence for a head dimension (the kernel traps
+    /// past it).
+    pub max_seq_q: fn(usize) -> usize,
     /// Dynamic shared memory per block for a head dimension (bytes).
     pub smem_bytes: fn(usize) -> usize,
     /// How Q, K and V reach the kernel.
@@ -51,6 +54,7 @@ pub const FAMILIES: [Family; 2] = [
         head_dims: &FLASH_HEAD_DIMS,
         threads: |_| FLASH_THREADS,
         rows_per_block: |_| FLASH_BM,
+        max_seq_q: |_| SEQ_MAX,
         smem_bytes: flash_smem_bytes,
         kind: FamilyKind::Pointers,
     },
@@ -60,6 +64,7 @@ pub const FAMILIES: [Family; 2] = [
         head_dims: &sm90::HEAD_DIMS,
         threads: sm90::threads,
         rows_per_block: sm90::bm,
+        max_seq_q: sm90::max_seq_q,
         smem_bytes: |_| sm90::SMEM_BYTES,
         kind: FamilyKind::TensorMaps,
     },
@@ -232,12 +237,13 @@ impl Family {
         }
         // The kernels compare 32-bit key and row coordinates (and trap
         // beyond them).
-        if p.seq_q > SEQ_MAX || p.seq_k > SEQ_MAX {
+        let max_q = (self.max_seq_q)(p.d);
+        if p.seq_q > max_q || p.seq_k > SEQ_MAX {
             return Err(Error::refused(
                 name,
                 format!(
-                    "seq_q = {}, seq_k = {}: the kernels take sequences of at most {SEQ_MAX}",
-                    p.seq_q, p.seq_k
+                    "seq_q = {}, seq_k = {}: at d = {} the kernels take seq_q up to {max_q} and seq_k up to {SEQ_MAX}",
+                    p.seq_q, p.seq_k, p.d
                 ),
             ));
         }
@@ -342,8 +348,22 @@ mod tests {
         );
         assert_eq!(
             msg(problem(1, 1 << 31, 8, 1, 64)),
-            "flash_attn_fwd: seq_q = 2147483648, seq_k = 8: the kernels take sequences of at most 2147483647"
+            "flash_attn_fwd: seq_q = 2147483648, seq_k = 8: at d = 64 the kernels take seq_q up to 2147483647 and seq_k up to 2147483647"
         );
+        // The Hopper kernel's rows reach the last row block's start plus
+        // its 192 rows (d = 64: 3 consumer warpgroups of 64), all below
+        // 2^31: seq_q up to 2^31 - 1 - 192.
+        let hopper = &FAMILIES[1];
+        let max_q = (1usize << 31) - 1 - 192;
+        assert!(hopper.launch_shape(&problem(1, max_q, 8, 1, 64)).is_ok());
+        assert_eq!(
+            hopper
+                .launch_shape(&problem(1, max_q + 1, 8, 1, 64))
+                .unwrap_err()
+                .to_string(),
+            "flash_attn_fwd_sm90: seq_q = 2147483456, seq_k = 8: at d = 64 the kernels take seq_q up to 2147483455 and seq_k up to 2147483647"
+        );
+        assert!(f.launch_shape(&problem(1, max_q + 1, 8, 1, 64)).is_ok());
         // Within every limit, but 2^62 halves of Q: the bytes overflow isize.
         assert_eq!(
             msg(problem(1 << 14, 1 << 30, 1, 1 << 12, 64)),

@@ -10,7 +10,7 @@
 use super::entry::{ATTN_SMEM, ATTN_SMEM_BYTES};
 use super::{
     barriers_at, bm, consumer_registers, consumers, first_row, k_at, k_desc, kv_bytes, kv_tiles,
-    q_bytes, q_desc, v_at, v_desc, SAtom, BN, CHUNK, PRODUCER_REGISTERS, P_OF_S, S_ROWS,
+    max_seq_q, q_bytes, q_desc, v_at, v_desc, SAtom, BN, CHUNK, PRODUCER_REGISTERS, P_OF_S, S_ROWS,
 };
 use layout_core::atom::MmaAtom;
 use layout_core::instantiate;
@@ -88,7 +88,7 @@ pub(super) fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>
         || m0 >= seq_q as isize
         || m0 + bm(D) as isize <= 0
         || seq_k == 0
-        || seq_q > i32::MAX as usize - bm(D)
+        || seq_q > max_seq_q(D)
         || seq_k > i32::MAX as usize
     {
         trap()

@@ -56,6 +56,18 @@ pub const fn bm(d: usize) -> usize {
     64 * consumers(d)
 }
 
+/// The longest query sequence at head dimension `d`: a block's rows, up
+/// to the last row block's start plus `bm(d)`, are compared as 32-bit
+/// signed numbers (and TMA's coordinates are `i32`).
+///
+/// ```
+/// use layout_kernels_sm90::attention::{bm, max_seq_q};
+/// assert_eq!(max_seq_q(64) + bm(64), i32::MAX as usize);
+/// ```
+pub const fn max_seq_q(d: usize) -> usize {
+    i32::MAX as usize - bm(d)
+}
+
 /// Threads per block: the producer warpgroup and the consumers.
 pub const fn threads(d: usize) -> usize {
     128 * (1 + consumers(d))
