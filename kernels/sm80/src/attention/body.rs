@@ -69,8 +69,6 @@ const TO_A: AccAsA = match <FlashAtom as AccumulatorFacts>::ACC_AS_A {
     Err(e) => panic!("{}", e.as_str()),
 };
 
-const NEG_INF: f32 = f32::NEG_INFINITY;
-
 /// The row slot (of [`THREAD_ROWS`]) of a thread's value `v` of M-atom `i`.
 #[inline(always)]
 fn slot(v: usize, i: usize) -> usize {
@@ -451,7 +449,7 @@ fn mask<const D: usize, const CAUSAL: bool>(
                 let (dr, dk) = flash_s_coord_delta::<D>((x, i, j));
                 let (dr, dk) = (dr as i32, dk as i32);
                 if dk >= keys_left || (CAUSAL && ahead + dk > dr) {
-                    s[fs.crd2idx((x, i, j))] = NEG_INF;
+                    s[fs.crd2idx((x, i, j))] = f32::NEG_INFINITY;
                 }
             },
         );
@@ -475,17 +473,17 @@ fn softmax<const D: usize>(
 ) {
     let (fs, fo) = (flash_frag_s::<D>(), flash_frag_o::<D>());
     let pa = convert_layout_acc_aregs(FlashAtom::default(), fs);
-    let mut mx = const { [NEG_INF; THREAD_ROWS] };
+    let mut row_max = const { [f32::NEG_INFINITY; THREAD_ROWS] };
     each_value::<{ flash_bn(D) / 8 }>(
         #[inline(always)]
         |x, i, j| {
             let r = slot(x, i);
-            mx[r] = mx[r].max(s[fs.crd2idx((x, i, j))]);
+            row_max[r] = row_max[r].max(s[fs.crd2idx((x, i, j))]);
         },
     );
     let lanes = |m: f32| shfl_xor_reduce(m, ROWS.xor(), f32::max);
     sm.update(
-        mx,
+        row_max,
         lanes,
         warp_any,
         #[inline(always)]

@@ -24,18 +24,17 @@ use layout_device::{
 
 /// Rows of S (and O) a consumer thread holds: its accumulator's row slots.
 const ROWS: usize = S_ROWS.rows;
-const NEG_INF: f32 = f32::NEG_INFINITY;
 
-/// A consumer thread's place: its warpgroup's 64 rows of the block (`w` =
-/// 0, 1 or 2) and its thread `wt`, the plan's shared address, and where
-/// the thread's S values lie: S's C layout is the thread's offset plus the
-/// value's (a layout is additive over its modes), the offset q = row + 64
-/// column, so the thread's first row `row_t` and key column `key_t` and a
+/// A consumer thread's place: its warpgroup's 64 rows of the block
+/// (`warpgroup` = 0, 1 or 2) and its thread in it `wg_thread`, the plan's
+/// shared address, and where the thread's S values lie: S's C layout is the
+/// thread's offset plus the value's (a layout is additive over its modes),
+/// the offset row + 64 column, so the thread's first row `row_t` and key column `key_t` and a
 /// value's constant offsets give each value's row and key.
 #[derive(Clone, Copy)]
 struct Consumer {
-    w: u32,
-    wt: usize,
+    warpgroup: u32,
+    wg_thread: usize,
     base: u32,
     m0: i32,
     row_t: i32,
@@ -128,15 +127,15 @@ pub(super) fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>
         return;
     }
     setmaxnreg_inc::<{ consumer_registers(D) }>();
-    let (w, wt) = ((t / 128 - 1) as u32, t % 128);
-    let qt = <SAtom as MmaAtom>::CLayout::default().crd2idx((wt, 0usize));
+    let (warpgroup, wg_thread) = ((t / 128 - 1) as u32, t % 128);
+    let s_offset = <SAtom as MmaAtom>::CLayout::default().crd2idx((wg_thread, 0usize));
     let c = Consumer {
-        w,
-        wt,
+        warpgroup,
+        wg_thread,
         base,
         m0,
-        row_t: m0 + 64 * w as i32 + (qt % 64) as i32,
-        key_t: (qt / 64) as u32,
+        row_t: m0 + 64 * warpgroup as i32 + (s_offset % 64) as i32,
+        key_t: (s_offset / 64) as u32,
     };
     let p = Problem {
         seq_q,
@@ -168,9 +167,9 @@ fn produce<const D: usize, const S: usize>(
     let col0 = (h * D) as i32;
     let load = |at: usize, box_bytes: usize, map: u64, row: i32, bar: Mbarrier| {
         each::<{ D / CHUNK }>(|c| {
-            let w = Smem::window::<ATTN_SMEM>(skip + (at + c * box_bytes) / 4, box_bytes / 4);
+            let window = Smem::window::<ATTN_SMEM>(skip + (at + c * box_bytes) / 4, box_bytes / 4);
             let col = col0 + (c * CHUNK) as i32;
-            tma_load_3d(w, box_bytes, map, (col, row, b as i32), bar);
+            tma_load_3d(window, box_bytes, map, (col, row, b as i32), bar);
         });
     };
     qbar.arrive_expect_tx(q_bytes(D) as u32);
@@ -214,7 +213,7 @@ fn consume<const D: usize, const CAUSAL: bool, const S: usize>(
     s_gemm::<D>(&mut s, slot.stage(), c);
     wgmma_commit_group();
     wgmma_wait_group::<0>();
-    if c.wt % 32 == 0 {
+    if c.wg_thread % 32 == 0 {
         kc.release(slot);
     }
     // O is 0 yet: its rescale is moot.
@@ -230,12 +229,12 @@ fn consume<const D: usize, const CAUSAL: bool, const S: usize>(
         wgmma_commit_group();
         // S is done (groups complete in order); P·V may not be.
         wgmma_wait_group::<1>();
-        if c.wt % 32 == 0 {
+        if c.wg_thread % 32 == 0 {
             kc.release(kslot);
         }
         let (grown, corr) = softmax::<CAUSAL>(&mut s, n, &mut sm, c, p.seq_k);
         wgmma_wait_group::<0>();
-        if c.wt % 32 == 0 {
+        if c.wg_thread % 32 == 0 {
             vc.release(vslot);
         }
         // O (through tile n - 1) against the reference tile n moved to.
@@ -254,7 +253,7 @@ fn consume<const D: usize, const CAUSAL: bool, const S: usize>(
     pv_gemm::<D>(&mut acc_o, &pf, slot.stage(), c);
     wgmma_commit_group();
     wgmma_wait_group::<0>();
-    if c.wt % 32 == 0 {
+    if c.wg_thread % 32 == 0 {
         vc.release(slot);
     }
     epilogue::<D>(&acc_o, &mut sm, out, c, p);
@@ -264,12 +263,12 @@ fn consume<const D: usize, const CAUSAL: bool, const S: usize>(
 #[instantiate(64, 128)]
 #[inline(always)]
 fn s_gemm<const D: usize>(s: &mut [f32; 64], stage: u32, c: &Consumer) {
-    let kat = c.base + k_at(D, stage as usize) as u32;
+    let k_addr = c.base + k_at(D, stage as usize) as u32;
     each::<{ D / 16 }>(|ks| {
         let ks = ks as u32;
         wgmma_m64n128k16_f32_f16(
-            q_desc(c.base, bm(D) as u32, c.w, ks).bits(),
-            k_desc(kat, ks).bits(),
+            q_desc(c.base, bm(D) as u32, c.warpgroup, ks).bits(),
+            k_desc(k_addr, ks).bits(),
             s,
             ks > 0,
         );
@@ -281,9 +280,9 @@ fn s_gemm<const D: usize>(s: &mut [f32; 64], stage: u32, c: &Consumer) {
 #[instantiate(64, 128)]
 #[inline(always)]
 fn pv_gemm<const D: usize>(acc_o: &mut [f32], p: &[[u32; 4]; BN / 16], stage: u32, c: &Consumer) {
-    let vat = c.base + v_at(D, stage as usize) as u32;
+    let v_addr = c.base + v_at(D, stage as usize) as u32;
     each::<{ BN / 16 }>(|kk| {
-        let dv = v_desc::<D>(vat, kk as u32).bits();
+        let dv = v_desc::<D>(v_addr, kk as u32).bits();
         // (Both forms type-check in each copy; the other is never taken.)
         if D == 64 {
             match (&mut acc_o[..]).try_into() {
@@ -317,7 +316,7 @@ fn softmax<const CAUSAL: bool>(
         each_s(|v| s[v] = -s[v]);
     }
     let n0 = (n * BN) as u32;
-    let first_row = c.m0 + 64 * c.w as i32;
+    let first_row = c.m0 + 64 * c.warpgroup as i32;
     // (n0 + BN - 1 < seq_k <= i32::MAX.)
     if n0 + BN as u32 > seq_k as u32 || (CAUSAL && (n0 + BN as u32 - 1) as i32 > first_row) {
         let keys_left = seq_k as i32 - (n0 + c.key_t) as i32;
@@ -326,18 +325,18 @@ fn softmax<const CAUSAL: bool>(
             let qv = cs.crd2idx((0usize, v));
             let (dr, dk) = ((qv % 64) as i32, (qv / 64) as i32);
             if dk >= keys_left || (CAUSAL && ahead + dk > dr) {
-                s[v] = NEG_INF;
+                s[v] = f32::NEG_INFINITY;
             }
         });
     }
-    let mut mx = [NEG_INF; ROWS];
+    let mut row_max = [f32::NEG_INFINITY; ROWS];
     each_s(|v| {
         let r = S_ROWS.row_of[v];
-        mx[r] = mx[r].max(s[v]);
+        row_max[r] = row_max[r].max(s[v]);
     });
     let mut corr = [1f32; ROWS];
     let lanes = |m: f32| shfl_xor_reduce(m, S_ROWS.xor(), f32::max);
-    let grown = sm.update(mx, lanes, warp_any, |f| corr = *f);
+    let grown = sm.update(row_max, lanes, warp_any, |f| corr = *f);
     each_s(|v| s[v] = sm.p(s[v], S_ROWS.row_of[v]));
     (grown, corr)
 }
@@ -376,8 +375,11 @@ fn epilogue<const D: usize>(
         None => trap(),
     };
     let (seq_q, heads, b, h) = (p.seq_q, p.heads, p.b, p.h);
-    let qo = co.crd2idx((c.wt, 0usize));
-    let (orow, ocol) = (c.m0 + 64 * c.w as i32 + (qo % 64) as i32, qo / 64);
+    let o_offset = co.crd2idx((c.wg_thread, 0usize));
+    let (orow, ocol) = (
+        c.m0 + 64 * c.warpgroup as i32 + (o_offset % 64) as i32,
+        o_offset / 64,
+    );
     each::<{ D / 32 }>(|i| {
         each::<8>(|j| {
             let v = 16 * i + 2 * j;
@@ -392,7 +394,7 @@ fn epilogue<const D: usize>(
         })
     });
     // One lane of each row's group writes its log-sum-exp.
-    if (c.wt % 32) as u32 & S_ROWS.lane_bits() == 0 {
+    if (c.wg_thread % 32) as u32 & S_ROWS.lane_bits() == 0 {
         each::<ROWS>(|r| {
             // The row of the first S value in row slot r.
             let mut v = 0;

@@ -107,7 +107,7 @@ pub(super) fn hgemm_body<const I: usize>(
     }
     setmaxnreg_inc::<CONSUMER_REGISTERS>();
     // This consumer's 64 rows of the tile, and its thread.
-    let (rows, wt) = (64 * (t / 128 - 1), t % 128);
+    let (rows, wg_thread) = (64 * (t / 128 - 1), t % 128);
     let mut consumer = pipe.consumer();
     // C as words (used when n is even), over its even-length prefix: the
     // cast traps on an odd number of halves.
@@ -118,9 +118,16 @@ pub(super) fn hgemm_body<const I: usize>(
     let mut tile = work.first;
     while tile < work.tiles {
         let (tm, tn) = work.tile(tile);
-        let acc = mma_tile(&work, &mut consumer, rows, wt);
+        let acc = mma_tile(&work, &mut consumer, rows, wg_thread);
         let (r0, c0) = (tm * form.bm() + rows, tn * BN);
-        store_tile(&acc, (c, c32), (m, n), (r0, c0), wt, form.fast_stores);
+        store_tile(
+            &acc,
+            (c, c32),
+            (m, n),
+            (r0, c0),
+            wg_thread,
+            form.fast_stores,
+        );
         tile += work.step;
     }
 }
@@ -129,39 +136,40 @@ pub(super) fn hgemm_body<const I: usize>(
 /// K-block's A tile and B tile (or this block's share of B, multicast to
 /// the cluster) by TMA into the ring's next stage.
 #[inline(always)]
-fn produce(w: &Work, pipe: &PipelineTmaAsync<STAGES>, (ma, mb): (u64, u64)) {
-    let (bm, a_bytes, b_at) = (w.form.bm(), w.form.a_bytes(), w.form.b_at());
-    let cluster = w.cluster;
+fn produce(work: &Work, pipe: &PipelineTmaAsync<STAGES>, (ma, mb): (u64, u64)) {
+    let (bm, a_bytes, b_at) = (work.form.bm(), work.form.a_bytes(), work.form.b_at());
+    let cluster = work.cluster;
     fence_tensormap_acquire(ma);
     fence_tensormap_acquire(mb);
     let mut producer = pipe.producer();
-    let mut tile = w.first;
-    while tile < w.tiles {
-        let (tm, tn) = w.tile(tile);
-        for kb in 0..w.kblocks {
+    let mut tile = work.first;
+    while tile < work.tiles {
+        let (tm, tn) = work.tile(tile);
+        for kb in 0..work.kblocks {
             let slot = producer.acquire();
             let s = slot.stage() as usize;
             let full = slot.barrier();
             full.arrive_expect_tx((a_bytes + B_BYTES) as u32);
             let kc = (kb * BK) as i32;
-            let a = Smem::window::<HGEMM_SMEM>(w.skip + (s * a_bytes) / 4, a_bytes / 4);
+            let a = Smem::window::<HGEMM_SMEM>(work.skip + (s * a_bytes) / 4, a_bytes / 4);
             tma_load_2d(a, a_bytes, ma, (kc, (tm * bm) as i32), full);
             if cluster == 1 {
-                let b = Smem::window::<HGEMM_SMEM>(w.skip + (b_at + s * B_BYTES) / 4, B_BYTES / 4);
+                let b =
+                    Smem::window::<HGEMM_SMEM>(work.skip + (b_at + s * B_BYTES) / 4, B_BYTES / 4);
                 tma_load_2d(b, B_BYTES, mb, (kc, (tn * BN) as i32), full);
             } else {
                 // This block's share of B, for every block of the cluster.
                 let part = B_BYTES / cluster as usize;
                 let b = Smem::window::<HGEMM_SMEM>(
-                    w.skip + (b_at + s * B_BYTES + w.rank * part) / 4,
+                    work.skip + (b_at + s * B_BYTES + work.rank * part) / 4,
                     part / 4,
                 );
-                let row = tn * BN + w.rank * (BN / cluster as usize);
+                let row = tn * BN + work.rank * (BN / cluster as usize);
                 let all = ((1u32 << cluster) - 1) as u16;
                 tma_load_2d_multicast(b, part, mb, (kc, row as i32), full, all);
             }
         }
-        tile += w.step;
+        tile += work.step;
     }
     if cluster > 1 {
         // The peers' consumers arrive at this block's barriers: it stays
@@ -174,19 +182,24 @@ fn produce(w: &Work, pipe: &PipelineTmaAsync<STAGES>, (ma, mb): (u64, u64)) {
 /// accumulated over the K-blocks by four `wgmma`s each, every stage given
 /// back once the `wgmma`s reading it are done.
 #[inline(always)]
-fn mma_tile(w: &Work, consumer: &mut Consumer<STAGES>, rows: usize, wt: usize) -> [f32; 128] {
-    let (a_bytes, b_at) = (w.form.a_bytes(), w.form.b_at());
+fn mma_tile(
+    work: &Work,
+    consumer: &mut Consumer<STAGES>,
+    rows: usize,
+    wg_thread: usize,
+) -> [f32; 128] {
+    let (a_bytes, b_at) = (work.form.a_bytes(), work.form.b_at());
     // From a constant: `[0f32; 128]` is written by a loop, whose run-time
     // index keeps the array in local memory.
     const ZERO: [f32; 128] = [0.0; 128];
     let mut acc = ZERO;
     // The stage the `wgmma`s in flight read, released once they are done.
     let mut reading: Option<ConsumerSlot> = None;
-    for kb in 0..w.kblocks {
+    for kb in 0..work.kblocks {
         let slot = consumer.wait();
         let s = slot.stage();
-        let da = desc::<ATile>(w.base + s * a_bytes as u32 + 128 * rows as u32);
-        let db = desc::<BTile>(w.base + (b_at + s as usize * B_BYTES) as u32);
+        let da = desc::<ATile>(work.base + s * a_bytes as u32 + 128 * rows as u32);
+        let db = desc::<BTile>(work.base + (b_at + s as usize * B_BYTES) as u32);
         wgmma_fence();
         // The K-block's four K-steps, 32 bytes apart.
         let step = |d: layout_core::atom::gmma::GmmaDescriptor, ks: u32| d.advance(2 * ks).bits();
@@ -196,21 +209,21 @@ fn mma_tile(w: &Work, consumer: &mut Consumer<STAGES>, rows: usize, wt: usize) -
         wgmma_m64n256k16_f32_f16(step(da, 3), step(db, 3), &mut acc, true);
         wgmma_commit_group();
         // The previous K-block's group is done: its stage goes back.
-        if w.form.overlap {
+        if work.form.overlap {
             wgmma_wait_group::<1>();
         } else {
             wgmma_wait_group::<0>();
         }
         if let Some(done) = reading.replace(slot) {
-            if wt % 32 == 0 {
-                consumer.release_cluster(done, w.cluster);
+            if wg_thread % 32 == 0 {
+                consumer.release_cluster(done, work.cluster);
             }
         }
     }
     wgmma_wait_group::<0>();
     if let Some(done) = reading.take() {
-        if wt % 32 == 0 {
-            consumer.release_cluster(done, w.cluster);
+        if wg_thread % 32 == 0 {
+            consumer.release_cluster(done, work.cluster);
         }
     }
     acc
@@ -226,7 +239,7 @@ fn store_tile(
     (c, c32): (GlobalMut<u16>, GlobalMut<u32>),
     (m, n): (usize, usize),
     (r0, c0): (usize, usize),
-    wt: usize,
+    wg_thread: usize,
     fast: bool,
 ) {
     let cl = <Gmma as MmaAtom>::CLayout::default();
@@ -236,32 +249,32 @@ fn store_tile(
         // modes), and the thread's rows (< 56) plus the value's (0 or 8)
         // stay in the atom's 64: each word is this thread's first plus a
         // constant row (0 or 8 rows of n / 2 words) and column.
-        let qt = cl.crd2idx((wt, 0usize));
+        let thread_offset = cl.crd2idx((wg_thread, 0usize));
         let half_n = n / 2;
-        let first = ((r0 + qt % 64) * n + c0 + qt / 64) / 2;
+        let first = ((r0 + thread_offset % 64) * n + c0 + thread_offset / 64) / 2;
         macro_rules! store_inside {
             ($($v:literal)*) => {$(
-                let qv = cl.crd2idx((0usize, $v as usize));
-                c32.st(first + (qv % 64) * half_n + qv / 64 / 2, f16x2(acc[$v], acc[$v + 1]));
+                let value_offset = cl.crd2idx((0usize, $v as usize));
+                c32.st(first + (value_offset % 64) * half_n + value_offset / 64 / 2, f16x2(acc[$v], acc[$v + 1]));
             )*};
         }
         store_inside!(0 2 4 6 8 10 12 14 16 18 20 22 24 26 28 30 32 34 36 38 40 42 44 46 48 50 52 54 56 58 60 62 64 66 68 70 72 74 76 78 80 82 84 86 88 90 92 94 96 98 100 102 104 106 108 110 112 114 116 118 120 122 124 126);
     } else {
         macro_rules! store {
             ($($v:literal)*) => {$(
-                let q = cl.crd2idx((wt, $v as usize));
-                let (r, col) = (r0 + q % 64, c0 + q / 64);
+                let offset = cl.crd2idx((wg_thread, $v as usize));
+                let (r, col) = (r0 + offset % 64, c0 + offset / 64);
                 if r < m {
-                    let w = f16x2(acc[$v], acc[$v + 1]);
+                    let pair = f16x2(acc[$v], acc[$v + 1]);
                     let at = r * n + col;
                     if n % 2 == 0 && col + 1 < n {
-                        c32.st(at / 2, w);
+                        c32.st(at / 2, pair);
                     } else {
                         if col < n {
-                            c.st(at, w as u16);
+                            c.st(at, pair as u16);
                         }
                         if col + 1 < n {
-                            c.st(at + 1, (w >> 16) as u16);
+                            c.st(at + 1, (pair >> 16) as u16);
                         }
                     }
                 }
