@@ -71,6 +71,123 @@ pub mod atom;
 #[cfg(feature = "alloc")]
 pub mod dynamic;
 
+// What kernel code uses, in one import.
+pub mod prelude;
+
+// The modules' paths before the layer folders, so that code written
+// against them still builds: each the same items, and naming the module
+// itself (`use layout_core::partition;`) warns with its new path.
+#[deprecated(
+    note = "moved to `layout_core::tensor::algorithm`; kernel code: `use layout_core::prelude::*`"
+)]
+#[doc(hidden)]
+pub mod algorithm {
+    pub use crate::tensor::algorithm::*;
+}
+#[deprecated(
+    note = "moved to `layout_core::layout::compact`; kernel code: `use layout_core::prelude::*`"
+)]
+#[doc(hidden)]
+pub mod compact {
+    pub use crate::layout::compact::*;
+}
+#[deprecated(
+    note = "moved to `layout_core::layout::congruent`; kernel code: `use layout_core::prelude::*`"
+)]
+#[doc(hidden)]
+pub mod congruent {
+    pub use crate::layout::congruent::*;
+}
+#[deprecated(
+    note = "moved to `layout_core::typelevel::const_text`; kernel code: `use layout_core::prelude::*`"
+)]
+#[doc(hidden)]
+pub mod const_text {
+    pub use crate::typelevel::const_text::*;
+}
+#[deprecated(
+    note = "moved to `layout_core::layout::coord`; kernel code: `use layout_core::prelude::*`"
+)]
+#[doc(hidden)]
+pub mod coord {
+    pub use crate::layout::coord::*;
+}
+#[deprecated(
+    note = "moved to `layout_core::tensor::fragment`; kernel code: `use layout_core::prelude::*`"
+)]
+#[doc(hidden)]
+pub mod fragment {
+    pub use crate::tensor::fragment::*;
+}
+#[deprecated(
+    note = "moved to `layout_core::typelevel::int`; kernel code: `use layout_core::prelude::*`"
+)]
+#[doc(hidden)]
+pub mod int {
+    pub use crate::typelevel::int::*;
+}
+#[deprecated(
+    note = "moved to `layout_core::atom::mma`; kernel code: `use layout_core::prelude::*`"
+)]
+#[doc(hidden)]
+pub mod mma {
+    pub use crate::atom::mma::*;
+}
+#[deprecated(
+    note = "moved to `layout_core::layout::ops`; kernel code: `use layout_core::prelude::*`"
+)]
+#[doc(hidden)]
+pub mod ops {
+    pub use crate::layout::ops::*;
+}
+#[deprecated(
+    note = "moved to `layout_core::tensor::partition`; kernel code: `use layout_core::prelude::*`"
+)]
+#[doc(hidden)]
+pub mod partition {
+    pub use crate::tensor::partition::*;
+}
+#[deprecated(
+    note = "moved to `layout_core::layout::print`; kernel code: `use layout_core::prelude::*`"
+)]
+#[doc(hidden)]
+pub mod print {
+    pub use crate::layout::print::*;
+}
+#[deprecated(
+    note = "moved to `layout_core::tensor::raw`; kernel code: `use layout_core::prelude::*`"
+)]
+#[doc(hidden)]
+pub mod raw {
+    pub use crate::tensor::raw::*;
+}
+#[deprecated(
+    note = "moved to `layout_core::layout::respell`; kernel code: `use layout_core::prelude::*`"
+)]
+#[doc(hidden)]
+pub mod respell {
+    pub use crate::layout::respell::*;
+}
+// (Not deprecated: `use layout_core::slice` names the function too.)
+#[doc(hidden)]
+pub mod slice {
+    pub use crate::layout::slice::*;
+}
+#[deprecated(
+    note = "moved to `layout_core::atom::tiled_copy`; kernel code: `use layout_core::prelude::*`"
+)]
+#[doc(hidden)]
+pub mod tiled_copy {
+    pub use crate::atom::tiled_copy::*;
+}
+#[deprecated(
+    note = "moved to `layout_core::typelevel::tuple`; kernel code: `use layout_core::prelude::*`"
+)]
+#[doc(hidden)]
+pub mod tuple {
+    pub use crate::typelevel::tuple::*;
+}
+
 // What a user names most, at the root, layer by layer.
 #[cfg(feature = "alloc")]
 pub use typelevel::tuple::to_cute_string;

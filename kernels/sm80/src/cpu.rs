@@ -1,13 +1,8 @@
 //! The CPU kernels: each written with the tensor API and by hand, with the
 //! same blocking.
 
-use layout_core::tensor::algorithm::{axpby, copy, copy_if, gemm};
-use layout_core::tensor::fragment::{make_fragment_like, Fragment};
-use layout_core::tensor::make_identity_tensor;
-use layout_core::tensor::partition::{
-    local_partition, local_partition_proj, local_tile, local_tile_proj,
-};
-use layout_core::{instantiate, layout, Layout, LayoutError, Tensor, Underscore as X, C};
+use layout_core::prelude::*;
+use layout_core::Underscore as X;
 
 /// The transpose tile's side; 256 "threads" share a tile.
 pub const T: usize = 32;

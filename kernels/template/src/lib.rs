@@ -13,9 +13,7 @@
 #[cfg(test)]
 extern crate std;
 
-use layout_core::tensor::make_identity_tensor;
-use layout_core::tensor::partition::{local_partition, local_tile};
-use layout_core::{layout, make_layout, Tensor, C};
+use layout_core::prelude::*;
 use layout_device::{Global, GlobalMut};
 
 /// A failed check (an index past a buffer, a tile outside the grid) or a
@@ -104,7 +102,7 @@ pub extern "ptx-kernel" fn gemm(
     n: usize,
     k: usize,
 ) {
-    use layout_core::{tensor::partition::local_partition_proj, Underscore as X};
+    use layout_core::Underscore as X;
     use layout_device::{block_idx, fma, sync_threads, thread_idx, Smem};
     let ((bn, bm), tid) = (block_idx(), thread_idx());
     // The matrices; B seen as N x K (column-major n x k), as CuTe has it.
