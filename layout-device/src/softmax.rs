@@ -42,9 +42,6 @@ pub struct OnlineSoftmax<const R: usize> {
     pub row_max: [f32; R],
     /// Each row's sum of P (this thread's share until [`finish`](Self::finish)).
     pub row_sum: [f32; R],
-    /// What the exponentials subtract: the reference, 0 for a row that saw
-    /// no key.
-    base: [f32; R],
     scale2: f32,
     negative: bool,
 }
@@ -58,7 +55,6 @@ impl<const R: usize> OnlineSoftmax<R> {
         OnlineSoftmax {
             row_max: [f32::NEG_INFINITY; R],
             row_sum: [0.0; R],
-            base: [0.0; R],
             scale2: if a > f32::MIN_POSITIVE {
                 a
             } else {
@@ -132,16 +128,6 @@ impl<const R: usize> OnlineSoftmax<R> {
             );
             rescale(&corr);
         }
-        each::<R>(
-            #[inline(always)]
-            |r| {
-                self.base[r] = if self.row_max[r] == f32::NEG_INFINITY {
-                    0.0
-                } else {
-                    self.row_max[r]
-                };
-            },
-        );
         grown
     }
 
@@ -150,7 +136,17 @@ impl<const R: usize> OnlineSoftmax<R> {
     /// added to the row's sum.
     #[inline(always)]
     pub fn p(&mut self, s: f32, row: usize) -> f32 {
-        let e = exp2(fma(s, self.scale2, -self.base[row]));
+        // What the exponential subtracts: the reference, 0 for a row that
+        // saw no key (-inf - -inf would be NaN). Derived here, not kept: a
+        // kept copy is one more register per row across the key loop (the
+        // optimiser carries it rather than recompute it); derived, it is
+        // one select per row and tile (the same value for every score).
+        let base = if self.row_max[row] == f32::NEG_INFINITY {
+            0.0
+        } else {
+            self.row_max[row]
+        };
+        let e = exp2(fma(s, self.scale2, -base));
         self.row_sum[row] += e;
         e
     }

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# On a machine with an NVIDIA GPU and compute-sanitizer (no Rust needed):
+# every kernel of both crates on a small problem under each of
+# compute-sanitizer's tools (memcheck, racecheck, synccheck, initcheck),
+# through the application example and gpu-runner's file modes. Prints one
+# line per kernel and tool; exits 1 when a tool reports an error.
+#
+#   kernels/scripts/sanitize.sh BIN_DIR
+#
+# BIN_DIR holds `gpu-runner`, `my-app` (kernels/app/build-outside.sh),
+# `layout_kernels.ptx` and `layout_kernels_sm90.ptx`. Needs python3 with
+# NumPy.
+set -uo pipefail
+bin=${1:?usage: kernels/scripts/sanitize.sh BIN_DIR}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+python3 - "$tmp" <<'PY'
+import sys
+import numpy as np
+d = sys.argv[1]
+r = np.random.default_rng(7)
+def save(name, a):
+    np.save(f"{d}/{name}.npy", a)
+# Sizes the kernels' contracts take, partial tiles where they allow them.
+save("sa", r.standard_normal((128, 40), dtype=np.float32))
+save("sa_f", np.asfortranarray(r.standard_normal((128, 40), dtype=np.float32)))
+save("sb", r.standard_normal((40, 256), dtype=np.float32))
+save("ha", r.standard_normal((256, 96)).astype(np.float16))
+save("hb", r.standard_normal((128, 96)).astype(np.float16))
+save("h9a", r.standard_normal((129, 72)).astype(np.float16))
+save("h9b", r.standard_normal((257, 72)).astype(np.float16))
+save("x", r.standard_normal((192, 192), dtype=np.float32))
+for dim in (64, 128):
+    save(f"q{dim}", r.standard_normal((2, 77, 3, dim)).astype(np.float16))
+    save(f"k{dim}", r.standard_normal((2, 200, 3, dim)).astype(np.float16))
+    save(f"v{dim}", r.standard_normal((2, 200, 3, dim)).astype(np.float16))
+PY
+p80=$bin/layout_kernels.ptx
+p90=$bin/layout_kernels_sm90.ptx
+t=$tmp
+runs=(
+    "app|$bin/my-app"
+    "sgemm_f32|$bin/gpu-runner gemm $p80 sgemm_f32 $t/sa.npy $t/sb.npy $t/c.npy"
+    "sgemm_nt_f32|$bin/gpu-runner gemm $p80 sgemm_nt_f32 $t/sa_f.npy $t/sb.npy $t/c.npy"
+    "hgemm_f32|$bin/gpu-runner gemm $p80 hgemm_f32 $t/ha.npy $t/hb.npy $t/c.npy"
+    "hgemm_f16|$bin/gpu-runner gemm $p80 hgemm_f16 $t/ha.npy $t/hb.npy $t/c.npy"
+    "hgemm_sm90|$bin/gpu-runner gemm $p90 hgemm_sm90 $t/h9a.npy $t/h9b.npy $t/c.npy"
+    "transpose_f32|$bin/gpu-runner transpose $p80 transpose_f32 $t/x.npy $t/y.npy"
+    "flash_attn_fwd d64 causal|$bin/gpu-runner attention $p80 flash_attn_fwd $t/q64.npy $t/k64.npy $t/v64.npy $t/o.npy --causal --lse $t/lse.npy"
+    "flash_attn_fwd d128|$bin/gpu-runner attention $p80 flash_attn_fwd $t/q128.npy $t/k128.npy $t/v128.npy $t/o.npy --lse $t/lse.npy"
+    "flash_attn_fwd_sm90 d64 causal|$bin/gpu-runner attention $p90 flash_attn_fwd_sm90 $t/q64.npy $t/k64.npy $t/v64.npy $t/o.npy --causal --lse $t/lse.npy"
+    "flash_attn_fwd_sm90 d128|$bin/gpu-runner attention $p90 flash_attn_fwd_sm90 $t/q128.npy $t/k128.npy $t/v128.npy $t/o.npy --lse $t/lse.npy"
+)
+status=0
+for tool in memcheck racecheck synccheck initcheck; do
+    for run in "${runs[@]}"; do
+        name=${run%%|*}
+        cmd=${run#*|}
+        log=$tmp/log
+        # shellcheck disable=SC2086
+        compute-sanitizer --tool "$tool" --error-exitcode 99 $cmd >"$log" 2>&1
+        rc=$?
+        summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1)
+        if [ "$rc" -eq 0 ]; then
+            echo "$tool | $name | ok | $summary"
+        else
+            echo "$tool | $name | FAILED (exit $rc) | $summary"
+            grep -vE "^========= *$" "$log" | head -8 | sed 's/^/    /'
+            status=1
+        fi
+    done
+done
+exit $status
