@@ -483,7 +483,7 @@ mod tests {
                     &f16_shape(&[1, 1 << 60, 1, 64]),
                     &f16_shape(&[1, 1 << 60, 1, 64]),
                 ),
-                "flash_attn_fwd: seq_q = 1073741824, seq_k = 1152921504606846976: the kernels take sequences of at most 2147483647",
+                "flash_attn_fwd: seq_q = 1073741824, seq_k = 1152921504606846976: at d = 64 the kernels take seq_q up to 2147483647 and seq_k up to 2147483647",
             ),
             (
                 check(
@@ -516,7 +516,7 @@ mod tests {
         assert_eq!(
             check(&q, &kv, &kv),
             Err(format!(
-                "flash_attn_fwd: seq_q = {}, seq_k = 1: the kernels take sequences of at most 2147483647",
+                "flash_attn_fwd: seq_q = {}, seq_k = 1: at d = 64 the kernels take seq_q up to 2147483647 and seq_k up to 2147483647",
                 1usize << 40
             ))
         );
@@ -524,7 +524,7 @@ mod tests {
         let (q, kv) = (f16_shape(&[1, 1, 1, 64]), f16_shape(&[1, 1 << 31, 1, 64]));
         assert_eq!(
             check(&q, &kv, &kv),
-            Err("flash_attn_fwd: seq_q = 1, seq_k = 2147483648: the kernels take sequences of at most 2147483647".to_string())
+            Err("flash_attn_fwd: seq_q = 1, seq_k = 2147483648: at d = 64 the kernels take seq_q up to 2147483647 and seq_k up to 2147483647".to_string())
         );
     }
 

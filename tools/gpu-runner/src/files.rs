@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use half::f16;
-use layout_gpu::launch::{self, HgemmSm90Launch};
+use layout_gpu::{launch, Gpu, PTX_SM80};
 use layout_kernels::maps::{GemmPlan, HGEMM_F16, HGEMM_F32, SGEMM, SGEMM_NT, TRANSPOSE_TILE};
 use layout_launch::Device;
 
@@ -38,7 +38,9 @@ Kernels (C is always written C-order, M x N; M, N, K come from the files):
                 float16, C-order. C: M x N float16. Any M and N, K a
                 multiple of 8 (TMA's 16-byte rows); partial tiles exact.
 Inputs go to the kernel as stored: another dtype, storage order or shape is
-refused (exit code 2), never converted or padded.",
+refused (exit code 2), never converted or padded. An empty problem is valid,
+as BLAS has it: with M or N of 0 nothing runs (C is empty), with K of 0 C is
+written as zeros.",
         SGEMM.sizes(),
         SGEMM_NT.sizes(),
         HGEMM_F32.sizes()
@@ -180,11 +182,23 @@ fn check_matrix(
     Ok((rows, cols))
 }
 
-/// Refuses a size that is not a positive multiple of the tile's.
-fn check_multiple(kernel: &str, dim: &str, v: usize, of: usize) -> Result<(), String> {
-    if v == 0 || v % of != 0 {
+/// Refuses a size that is not a multiple of the tile's (and, unless
+/// `zero_ok`, a size of 0).
+fn check_multiple(
+    kernel: &str,
+    dim: &str,
+    v: usize,
+    of: usize,
+    zero_ok: bool,
+) -> Result<(), String> {
+    if v % of != 0 || (v == 0 && !zero_ok) {
+        let what = if zero_ok {
+            "a multiple"
+        } else {
+            "a positive multiple"
+        };
         return Err(format!(
-            "{kernel}: {dim} = {v} must be a positive multiple of {of} (the kernel's tile; inputs are not padded)"
+            "{kernel}: {dim} = {v} must be {what} of {of} (the kernel's tile; inputs are not padded)"
         ));
     }
     Ok(())
@@ -214,9 +228,9 @@ pub fn check_gemm(kernel: Gemm, a: &Array, b: &Array) -> Result<(usize, usize, u
     }
     if kernel == Gemm::HgemmSm90 {
         // TMA fills partial tiles; its rows are 16-byte multiples.
-        if m == 0 || n == 0 || k == 0 || k % 8 != 0 {
+        if k % 8 != 0 {
             return Err(format!(
-                "{name}: M = {m}, N = {n}, K = {k}: M and N must be positive, K a positive multiple of 8 (TMA's 16-byte rows)"
+                "{name}: M = {m}, N = {n}, K = {k}: K must be a multiple of 8 (TMA's 16-byte rows)"
             ));
         }
         return match (m.checked_mul(n), m.checked_mul(k), n.checked_mul(k)) {
@@ -225,9 +239,11 @@ pub fn check_gemm(kernel: Gemm, a: &Array, b: &Array) -> Result<(usize, usize, u
         };
     }
     let (tm, tn, tk) = kernel.tile();
-    check_multiple(name, "M", m, tm)?;
-    check_multiple(name, "N", n, tn)?;
-    check_multiple(name, "K", k, tk)?;
+    // An empty problem is BLAS's: M or N of 0 computes nothing, K of 0
+    // gives C = 0 (layout_gpu::Gpu, no launch).
+    check_multiple(name, "M", m, tm, true)?;
+    check_multiple(name, "N", n, tn, true)?;
+    check_multiple(name, "K", k, tk, true)?;
     if m.checked_mul(n).is_none() {
         return Err(format!("{name}: C of {m} x {n} elements is too large"));
     }
@@ -261,44 +277,47 @@ pub fn prepare_gemm(
     })
 }
 
-/// Runs a checked GEMM on GPU 0 and writes C (through the kernel the file
-/// names in `job`'s PTX, under its launch rules: `layout_gpu::launch`).
+/// Runs a checked GEMM on GPU 0 and writes C: `layout_gpu::Gpu` with
+/// `job`'s PTX (for `hgemm_sm90`, the Hopper crate's; the SM80 crate's is
+/// then the one `layout-gpu` ships), so an empty problem launches nothing.
 pub fn run_gemm(job: &GemmJob) -> Result<(), String> {
-    let s = |e: layout_launch::Error| e.to_string();
-    let g = |e: layout_gpu::Error| e.to_string();
-    let gpu = Device::new(0).map_err(s)?;
-    let module = gpu.load_ptx(&job.ptx).map_err(s)?;
-    let f = module.kernel(job.kernel.name()).map_err(s)?;
-    let stream = gpu.stream();
-    let (m, n, k) = job.dims;
+    fn e(x: impl std::fmt::Display) -> String {
+        x.to_string()
+    }
+    let gpu = if job.kernel == Gemm::HgemmSm90 {
+        Gpu::with_ptx(0, PTX_SM80, Some(&job.ptx))
+    } else {
+        Gpu::with_ptx(0, &job.ptx, None)
+    }
+    .map_err(e)?;
+    let s = gpu.stream();
+    let (m, n, _) = job.dims;
     let shape = [m, n];
-    match (&job.a, &job.b, job.kernel.plan()) {
-        (Data::F32(a), Data::F32(b), Some(plan)) => {
-            let (da, db) = (stream.upload(a).map_err(s)?, stream.upload(b).map_err(s)?);
-            let mut dc = stream.zeros::<f32>(m * n).map_err(s)?;
-            launch::gemm(stream, &f, &plan, (&da, &db, &mut dc), (m, n, k)).map_err(g)?;
-            npy::write(&job.c, &shape, &stream.download(&dc).map_err(s)?)
+    match (&job.a, &job.b) {
+        (Data::F32(a), Data::F32(b)) => {
+            let (da, db) = (s.upload(a).map_err(e)?, s.upload(b).map_err(e)?);
+            let mut dc = s.zeros::<f32>(m * n).map_err(e)?;
+            if job.kernel == Gemm::SgemmNt {
+                gpu.sgemm_nt(&da, &db, &mut dc, job.dims).map_err(e)?;
+            } else {
+                gpu.sgemm(&da, &db, &mut dc, job.dims).map_err(e)?;
+            }
+            npy::write(&job.c, &shape, &s.download(&dc).map_err(e)?)
         }
-        (Data::F16(a), Data::F16(b), plan) => {
-            let (da, db) = (stream.upload(a).map_err(s)?, stream.upload(b).map_err(s)?);
+        (Data::F16(a), Data::F16(b)) => {
+            let (da, db) = (s.upload(a).map_err(e)?, s.upload(b).map_err(e)?);
             if job.kernel == Gemm::HgemmF32 {
-                let mut dc = stream.zeros::<f32>(m * n).map_err(s)?;
-                launch::gemm(stream, &f, &HGEMM_F32, (&da, &db, &mut dc), (m, n, k)).map_err(g)?;
-                return npy::write(&job.c, &shape, &stream.download(&dc).map_err(s)?);
+                let mut dc = s.zeros::<f32>(m * n).map_err(e)?;
+                gpu.hgemm_sm80(&da, &db, &mut dc, job.dims).map_err(e)?;
+                return npy::write(&job.c, &shape, &s.download(&dc).map_err(e)?);
             }
-            let mut dc = stream.zeros::<f16>(m * n).map_err(s)?;
-            match plan {
-                Some(plan) => {
-                    launch::gemm(stream, &f, &plan, (&da, &db, &mut dc), (m, n, k)).map_err(g)?
-                }
-                None => {
-                    let sms = gpu.sm_count().map_err(s)?;
-                    let run = HgemmSm90Launch::new(stream, &f, Some(sms), &da, &db, (m, n, k))
-                        .map_err(g)?;
-                    run.launch(stream, &f, (&da, &db), &mut dc).map_err(g)?;
-                }
+            let mut dc = s.zeros::<f16>(m * n).map_err(e)?;
+            if job.kernel == Gemm::HgemmSm90 {
+                gpu.hgemm_sm90(&da, &db, &mut dc, job.dims).map_err(e)?;
+            } else {
+                gpu.hgemm_sm80(&da, &db, &mut dc, job.dims).map_err(e)?;
             }
-            npy::write(&job.c, &shape, &stream.download(&dc).map_err(s)?)
+            npy::write(&job.c, &shape, &s.download(&dc).map_err(e)?)
         }
         _ => Err("A and B of different dtypes passed the checks".into()),
     }
@@ -322,7 +341,7 @@ pub fn check_transpose(x: &Array) -> Result<usize, String> {
     if rows != cols {
         return Err(format!("{name}: X must be square; it is {rows} x {cols}"));
     }
-    check_multiple(name, "N", rows, TRANSPOSE_TILE)?;
+    check_multiple(name, "N", rows, TRANSPOSE_TILE, false)?;
     Ok(rows)
 }
 
@@ -457,6 +476,24 @@ mod tests {
             ok(Gemm::Sgemm, f32s(&[128, 8], C), f32s(&[8, 128], C)),
             Ok((128, 128, 8))
         );
+        // Empty problems, as BLAS has them: M or N of 0 (C empty), K of 0
+        // (C = 0); the tiles' multiples still hold for the other sizes.
+        assert_eq!(
+            ok(Gemm::HgemmF32, f16s(&[0, 32], C), f16s(&[128, 32], C)),
+            Ok((0, 128, 32))
+        );
+        assert_eq!(
+            ok(Gemm::Sgemm, f32s(&[128, 0], C), f32s(&[0, 128], C)),
+            Ok((128, 128, 0))
+        );
+        assert_eq!(
+            ok(Gemm::HgemmSm90, f16s(&[0, 8], C), f16s(&[7, 8], C)),
+            Ok((0, 7, 8))
+        );
+        assert_eq!(
+            ok(Gemm::HgemmSm90, f16s(&[5, 0], C), f16s(&[7, 0], C)),
+            Ok((5, 7, 0))
+        );
     }
 
     #[test]
@@ -510,37 +547,25 @@ mod tests {
             ),
             (
                 no(Gemm::Sgemm, f32s(&[100, 96], C), f32s(&[96, 256], C)),
-                "sgemm_f32: M = 100 must be a positive multiple of 128 (the kernel's tile; inputs are not padded)",
+                "sgemm_f32: M = 100 must be a multiple of 128 (the kernel's tile; inputs are not padded)",
             ),
             (
                 no(Gemm::Sgemm, f32s(&[384, 96], C), f32s(&[96, 200], C)),
-                "sgemm_f32: N = 200 must be a positive multiple of 128 (the kernel's tile; inputs are not padded)",
+                "sgemm_f32: N = 200 must be a multiple of 128 (the kernel's tile; inputs are not padded)",
             ),
             (
                 no(Gemm::Sgemm, f32s(&[384, 12], C), f32s(&[12, 256], C)),
-                "sgemm_f32: K = 12 must be a positive multiple of 8 (the kernel's tile; inputs are not padded)",
+                "sgemm_f32: K = 12 must be a multiple of 8 (the kernel's tile; inputs are not padded)",
             ),
             (
                 // K = 8 suits the SGEMM, not the HGEMM's k-block of 32.
                 no(Gemm::HgemmF16, f16s(&[128, 8], C), f16s(&[128, 8], C)),
-                "hgemm_f16: K = 8 must be a positive multiple of 32 (the kernel's tile; inputs are not padded)",
-            ),
-            (
-                no(Gemm::HgemmF32, f16s(&[0, 32], C), f16s(&[128, 32], C)),
-                "hgemm_f32: M = 0 must be a positive multiple of 128 (the kernel's tile; inputs are not padded)",
-            ),
-            (
-                no(Gemm::Sgemm, f32s(&[128, 0], C), f32s(&[0, 128], C)),
-                "sgemm_f32: K = 0 must be a positive multiple of 8 (the kernel's tile; inputs are not padded)",
+                "hgemm_f16: K = 8 must be a multiple of 32 (the kernel's tile; inputs are not padded)",
             ),
             (
                 // TMA's rows: 12 halves are 24 bytes, not a multiple of 16.
                 no(Gemm::HgemmSm90, f16s(&[5, 12], C), f16s(&[7, 12], C)),
-                "hgemm_sm90: M = 5, N = 7, K = 12: M and N must be positive, K a positive multiple of 8 (TMA's 16-byte rows)",
-            ),
-            (
-                no(Gemm::HgemmSm90, f16s(&[0, 8], C), f16s(&[7, 8], C)),
-                "hgemm_sm90: M = 0, N = 7, K = 8: M and N must be positive, K a positive multiple of 8 (TMA's 16-byte rows)",
+                "hgemm_sm90: M = 5, N = 7, K = 12: K must be a multiple of 8 (TMA's 16-byte rows)",
             ),
             (
                 no(Gemm::HgemmSm90, f16s(&[5, 8], C), f16s(&[8, 7], C)),

@@ -229,6 +229,24 @@ mod tests {
         assert_eq!(one[one.len() - 2..], [0x00, 0x3c]);
     }
 
+    /// Empty arrays (an empty GEMM's operands and C): np.save of
+    /// np.zeros((0, 32), '<f2') has shape (0, 32) and no payload; written
+    /// back, a 0 x 128 C has the same header shape and no payload.
+    #[test]
+    fn empty_arrays_read_and_write() {
+        let a = parse(&npy_bytes("<f2", false, "(0, 32)", &[])).unwrap();
+        assert_eq!(a.shape, [0, 32]);
+        assert_eq!(a.data, Data::F16(Vec::new()));
+        let bytes = to_bytes::<f32>(&[0, 128], &[]).unwrap();
+        assert!(
+            header(&bytes).contains("'shape': (0, 128, )"),
+            "{}",
+            header(&bytes)
+        );
+        assert_eq!(bytes.len(), 10 + header(&bytes).len());
+        assert_eq!(parse(&bytes).unwrap().shape, [0, 128]);
+    }
+
     #[test]
     fn reads_files_as_numpy_writes_them() {
         // np.save of np.asfortranarray(np.arange(6, dtype='<f2').reshape(2, 3)):
