@@ -66,6 +66,8 @@ pub const fn k_interleave_offset(r: usize, k: usize, rows: usize) -> usize {
 mod atoms;
 pub mod attention;
 pub mod hgemm;
+#[cfg(target_arch = "nvptx64")]
+mod smem;
 
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]

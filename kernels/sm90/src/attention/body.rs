@@ -7,11 +7,11 @@
 //! ([`pv_gemm`]); and the epilogue's O / sum and log-sum-exp
 //! ([`epilogue`]).
 
-use super::entry::{ATTN_SMEM, ATTN_SMEM_BYTES};
 use super::{
     barriers_at, bm, consumer_registers, consumers, first_row, k_at, k_desc, kv_bytes, kv_tiles,
     max_seq_q, q_bytes, q_desc, v_at, v_desc, SAtom, BN, CHUNK, PRODUCER_REGISTERS, P_OF_S, S_ROWS,
 };
+use crate::smem::{ATTN_SMEM, ATTN_SMEM_BYTES};
 use layout_core::atom::MmaAtom;
 use layout_core::instantiate;
 use layout_device::{

@@ -1,17 +1,9 @@
 //! `flash_attn_fwd_sm90`'s entry points, one per head dimension and mask:
-//! the tensor maps, O and LSE from the host, and the dynamic shared memory
-//! the plan lays out.
+//! the tensor maps, O and LSE from the host (the dynamic shared memory the
+//! plan lays out is `crate::smem::ATTN_SMEM`).
 #![allow(unsafe_code)]
 
 use layout_device::GlobalMut;
-
-layout_device::shared_memory!(
-    /// `flash_attn_fwd_sm90`'s Q tile, K and V rings and barriers (dynamic
-    /// shared memory; the plan is `attention`'s).
-    pub(super) extern static ATTN_SMEM: [u8; 164944]
-);
-const _: () = assert!(ATTN_SMEM_BYTES == crate::attention::SMEM_BYTES);
-pub(super) const ATTN_SMEM_BYTES: usize = <ATTN_SMEM as layout_device::SharedBuffer>::BYTES;
 
 /// The entry points of `flash_attn_fwd_sm90`: one per head dimension and
 /// mask, each `attention_body::<D, CAUSAL, STAGES>`.

@@ -4,9 +4,9 @@
 //! K-loop of `wgmma`s ([`mma_tile`]) and store of its 64 rows of the tile
 //! ([`store_tile`]).
 
-use super::entry::{HGEMM_SMEM, HGEMM_SMEM_BYTES};
 use super::{ceil_div, desc, ATile, BTile, Form, BK, BN, B_BYTES, FORMS, STAGES};
 use super::{CONSUMER_REGISTERS, PRODUCER_REGISTERS};
+use crate::smem::{HGEMM_SMEM, HGEMM_SMEM_BYTES};
 use layout_core::atom::{MmaAtom, SM90_64x256x16_F32F16F16_SS as Gmma};
 use layout_device::{
     block_idx, cluster_ctarank, cluster_idx, cluster_sync, f16x2, fence_tensormap_acquire,

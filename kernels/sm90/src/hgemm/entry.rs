@@ -1,17 +1,9 @@
 //! `hgemm_sm90`'s entry points, one per form of `super::FORMS`: the
-//! tensor maps and C from the host, and the dynamic shared memory the plan
-//! lays out.
+//! tensor maps and C from the host (the dynamic shared memory the plan lays
+//! out is `crate::smem::HGEMM_SMEM`).
 #![allow(unsafe_code)]
 
 use layout_device::GlobalMut;
-
-layout_device::shared_memory!(
-    /// `hgemm_sm90`'s stages and barriers (dynamic shared memory; the plan
-    /// is `hgemm`'s).
-    pub(super) extern static HGEMM_SMEM: [u8; 197696]
-);
-const _: () = assert!(HGEMM_SMEM_BYTES == crate::hgemm::SMEM_BYTES);
-pub(super) const HGEMM_SMEM_BYTES: usize = <HGEMM_SMEM as layout_device::SharedBuffer>::BYTES;
 
 /// The entry points of `crate::hgemm::FORMS`, each `hgemm_body::<I>` for
 /// its index in that list (the name checked against it at compile time):
