@@ -10,6 +10,7 @@
 //! command line and one entry point per head dimension and mask, all of one
 //! signature and launch contract (`layout_gpu::attention`).
 
+use crate::text;
 use std::path::PathBuf;
 
 use half::f16;
@@ -218,34 +219,32 @@ pub fn prepare_attention(args: &Args) -> Result<AttentionJob, String> {
 /// `--time` times the kernel ([`timing::median_round`]) and prints one
 /// line ([`Problem::timing_line`]).
 pub fn run_attention(job: &AttentionJob) -> Result<(), String> {
-    let s = |e: layout_launch::Error| e.to_string();
-    let gpu = Device::new(0).map_err(s)?;
-    let module = gpu.load_ptx(&job.ptx).map_err(s)?;
-    let f = module.kernel(&job.entry).map_err(s)?;
+    let gpu = Device::new(0).map_err(text)?;
+    let module = gpu.load_ptx(&job.ptx).map_err(text)?;
+    let f = module.kernel(&job.entry).map_err(text)?;
     let stream = gpu.stream();
     let p = job.problem;
-    let g = |e: layout_gpu::Error| e.to_string();
-    let lens = p.lens().map_err(g)?;
-    let dq = stream.upload(&job.q).map_err(s)?;
-    let dk = stream.upload(&job.k).map_err(s)?;
-    let dv = stream.upload(&job.v).map_err(s)?;
+    let lens = p.lens().map_err(text)?;
+    let dq = stream.upload(&job.q).map_err(text)?;
+    let dk = stream.upload(&job.k).map_err(text)?;
+    let dv = stream.upload(&job.v).map_err(text)?;
     // NaN wherever the kernel writes nothing.
-    let mut o = stream.upload(&vec![f16::NAN; lens.q]).map_err(s)?;
-    let mut lse = stream.upload(&vec![f32::NAN; lens.lse]).map_err(s)?;
+    let mut o = stream.upload(&vec![f16::NAN; lens.q]).map_err(text)?;
+    let mut lse = stream.upload(&vec![f32::NAN; lens.lse]).map_err(text)?;
     let operands = (&dq, &dk, &dv);
-    let run = AttentionLaunch::new(stream, &f, job.family, &p, operands).map_err(g)?;
+    let run = AttentionLaunch::new(stream, &f, job.family, &p, operands).map_err(text)?;
     run.launch(stream, &f, operands, &mut o, &mut lse)
-        .map_err(g)?;
-    let out: Vec<f16> = stream.download(&o).map_err(s)?;
+        .map_err(text)?;
+    let out: Vec<f16> = stream.download(&o).map_err(text)?;
     npy::write(&job.o, &[p.batch, p.seq_q, p.heads, p.d], &out)?;
     if let Some(path) = &job.lse {
-        let l = stream.download(&lse).map_err(s)?;
+        let l = stream.download(&lse).map_err(text)?;
         npy::write(path, &[p.batch, p.heads, p.seq_q], &l)?;
     }
     if job.time {
         let ms = timing::median_round(stream, || {
             run.launch(stream, &f, operands, &mut o, &mut lse)
-                .map_err(g)
+                .map_err(text)
         })?;
         println!("{}", p.timing_line(&job.entry, ms));
     }

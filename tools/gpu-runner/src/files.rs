@@ -6,12 +6,12 @@
 //! but the run itself is checked here without a GPU ([`prepare_gemm`],
 //! [`prepare_transpose`]).
 
+use crate::text;
 use std::path::{Path, PathBuf};
 
 use half::f16;
-use layout_gpu::{launch, Gpu, PTX_SM80};
+use layout_gpu::{Gpu, PTX_SM80};
 use layout_kernels::maps::{GemmPlan, HGEMM_F16, HGEMM_F32, SGEMM, SGEMM_NT, TRANSPOSE_TILE};
-use layout_launch::Device;
 
 use crate::npy::{self, Array, Data, Order};
 
@@ -281,43 +281,40 @@ pub fn prepare_gemm(
 /// `job`'s PTX (for `hgemm_sm90`, the Hopper crate's; the SM80 crate's is
 /// then the one `layout-gpu` ships), so an empty problem launches nothing.
 pub fn run_gemm(job: &GemmJob) -> Result<(), String> {
-    fn e(x: impl std::fmt::Display) -> String {
-        x.to_string()
-    }
     let gpu = if job.kernel == Gemm::HgemmSm90 {
         Gpu::with_ptx(0, PTX_SM80, Some(&job.ptx))
     } else {
         Gpu::with_ptx(0, &job.ptx, None)
     }
-    .map_err(e)?;
+    .map_err(text)?;
     let s = gpu.stream();
     let (m, n, _) = job.dims;
     let shape = [m, n];
     match (&job.a, &job.b) {
         (Data::F32(a), Data::F32(b)) => {
-            let (da, db) = (s.upload(a).map_err(e)?, s.upload(b).map_err(e)?);
-            let mut dc = s.zeros::<f32>(m * n).map_err(e)?;
+            let (da, db) = (s.upload(a).map_err(text)?, s.upload(b).map_err(text)?);
+            let mut dc = s.zeros::<f32>(m * n).map_err(text)?;
             if job.kernel == Gemm::SgemmNt {
-                gpu.sgemm_nt(&da, &db, &mut dc, job.dims).map_err(e)?;
+                gpu.sgemm_nt(&da, &db, &mut dc, job.dims).map_err(text)?;
             } else {
-                gpu.sgemm(&da, &db, &mut dc, job.dims).map_err(e)?;
+                gpu.sgemm(&da, &db, &mut dc, job.dims).map_err(text)?;
             }
-            npy::write(&job.c, &shape, &s.download(&dc).map_err(e)?)
+            npy::write(&job.c, &shape, &s.download(&dc).map_err(text)?)
         }
         (Data::F16(a), Data::F16(b)) => {
-            let (da, db) = (s.upload(a).map_err(e)?, s.upload(b).map_err(e)?);
+            let (da, db) = (s.upload(a).map_err(text)?, s.upload(b).map_err(text)?);
             if job.kernel == Gemm::HgemmF32 {
-                let mut dc = s.zeros::<f32>(m * n).map_err(e)?;
-                gpu.hgemm_sm80(&da, &db, &mut dc, job.dims).map_err(e)?;
-                return npy::write(&job.c, &shape, &s.download(&dc).map_err(e)?);
+                let mut dc = s.zeros::<f32>(m * n).map_err(text)?;
+                gpu.hgemm_sm80(&da, &db, &mut dc, job.dims).map_err(text)?;
+                return npy::write(&job.c, &shape, &s.download(&dc).map_err(text)?);
             }
-            let mut dc = s.zeros::<f16>(m * n).map_err(e)?;
+            let mut dc = s.zeros::<f16>(m * n).map_err(text)?;
             if job.kernel == Gemm::HgemmSm90 {
-                gpu.hgemm_sm90(&da, &db, &mut dc, job.dims).map_err(e)?;
+                gpu.hgemm_sm90(&da, &db, &mut dc, job.dims).map_err(text)?;
             } else {
-                gpu.hgemm_sm80(&da, &db, &mut dc, job.dims).map_err(e)?;
+                gpu.hgemm_sm80(&da, &db, &mut dc, job.dims).map_err(text)?;
             }
-            npy::write(&job.c, &shape, &s.download(&dc).map_err(e)?)
+            npy::write(&job.c, &shape, &s.download(&dc).map_err(text)?)
         }
         _ => Err("A and B of different dtypes passed the checks".into()),
     }
@@ -370,21 +367,16 @@ pub fn prepare_transpose(
     })
 }
 
-/// Runs a checked transpose on GPU 0 and writes Y.
+/// Runs a checked transpose on GPU 0 (`layout_gpu::Gpu` with `job`'s
+/// PTX) and writes Y.
 pub fn run_transpose(job: &TransposeJob) -> Result<(), String> {
-    let s = |e: layout_launch::Error| e.to_string();
-    let gpu = Device::new(0).map_err(s)?;
-    let f = gpu
-        .load_ptx(&job.ptx)
-        .map_err(s)?
-        .kernel("transpose_f32")
-        .map_err(s)?;
-    let stream = gpu.stream();
+    let gpu = Gpu::with_ptx(0, &job.ptx, None).map_err(text)?;
+    let s = gpu.stream();
     let n = job.n;
-    let src = stream.upload(&job.x).map_err(s)?;
-    let mut dst = stream.zeros::<f32>(n * n).map_err(s)?;
-    launch::transpose(stream, &f, &src, &mut dst, n).map_err(|e| e.to_string())?;
-    npy::write(&job.y, &[n, n], &stream.download(&dst).map_err(s)?)
+    let src = s.upload(&job.x).map_err(text)?;
+    let mut dst = s.zeros::<f32>(n * n).map_err(text)?;
+    gpu.transpose(&src, &mut dst, n).map_err(text)?;
+    npy::write(&job.y, &[n, n], &s.download(&dst).map_err(text)?)
 }
 
 #[cfg(test)]

@@ -87,6 +87,11 @@ enum Command {
     },
 }
 
+/// An error as the text the CLI prints (one line, after `gpu-runner: `).
+pub(crate) fn text(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {

@@ -6,6 +6,7 @@
 //! [`WARMUP`] untimed launches then [`LAUNCHES`] timed by two CUDA events;
 //! the median round's time per launch.
 
+use crate::text;
 use std::time::Duration;
 
 use layout_launch::Stream;
@@ -25,10 +26,9 @@ pub fn median_round(
     stream: &Stream,
     mut launch: impl FnMut() -> Result<(), String>,
 ) -> Result<f32, String> {
-    let err = |e: layout_launch::Error| e.to_string();
     let mut times = Vec::with_capacity(ROUNDS);
     for _ in 0..ROUNDS {
-        stream.synchronize().map_err(err)?;
+        stream.synchronize().map_err(text)?;
         std::thread::sleep(IDLE);
         for _ in 0..WARMUP {
             launch()?;
@@ -40,7 +40,7 @@ pub fn median_round(
                 }
                 Ok::<(), layout_launch::Error>(())
             })
-            .map_err(err)?;
+            .map_err(text)?;
         times.push(ms / LAUNCHES as f32);
     }
     Ok(median(&mut times))

@@ -1,21 +1,12 @@
 //! `hgemm_sm90` and its forms (`layout_kernels_sm90::hgemm::FORMS`): each
 //! checked exactly at sizes with partial tiles, then timed round-robin.
 
+use crate::text;
 use layout_gpu::launch::HgemmSm90Launch;
 use layout_kernels_sm90::hgemm::FORMS;
 use layout_launch::{Device, Module, Stream};
 
 use crate::timing::{self, IDLE, LAUNCHES, ROUNDS, WARMUP};
-
-/// The launch layer's error as text.
-fn err(e: layout_launch::Error) -> String {
-    e.to_string()
-}
-
-/// The host API's error as text.
-fn gpu_err(e: layout_gpu::Error) -> String {
-    e.to_string()
-}
 
 /// A pseudo-random small integer in `lo..=hi` for index `i` (a fixed
 /// hash: the same inputs on every run).
@@ -41,7 +32,7 @@ fn normal(i: usize, seed: u64) -> f32 {
 /// for the full kernel, one block per tile. `Ok(false)` when a check
 /// fails.
 pub fn run(gpu: &Device, module: &Module) -> Result<bool, String> {
-    let sms = gpu.sm_count().map_err(err)?;
+    let sms = gpu.sm_count().map_err(text)?;
     let (full, _) = FORMS[0];
     // The full kernel at every size, then each form at sizes with partial
     // tiles (an odd count of tile rows: a cluster's last block past C), a
@@ -91,15 +82,15 @@ fn check(
     (m, n, k): (usize, usize, usize),
 ) -> Result<bool, String> {
     let f16 = half::f16::from_f32;
-    let f = module.kernel(name).map_err(err)?;
+    let f = module.kernel(name).map_err(text)?;
     let a: Vec<i32> = (0..m * k).map(|i| small(i, 1, -1, 1)).collect();
     let b: Vec<i32> = (0..n * k).map(|i| small(i, 2, -2, 2)).collect();
     let upload = |v: &[i32]| s.upload(&v.iter().map(|&x| f16(x as f32)).collect::<Vec<_>>());
-    let (da, db) = (upload(&a).map_err(err)?, upload(&b).map_err(err)?);
-    let mut dc = s.upload(&vec![half::f16::NAN; m * n]).map_err(err)?;
-    let plan = HgemmSm90Launch::new(s, &f, Some(sms), &da, &db, (m, n, k)).map_err(gpu_err)?;
-    plan.launch(s, &f, (&da, &db), &mut dc).map_err(gpu_err)?;
-    let c = s.download(&dc).map_err(err)?;
+    let (da, db) = (upload(&a).map_err(text)?, upload(&b).map_err(text)?);
+    let mut dc = s.upload(&vec![half::f16::NAN; m * n]).map_err(text)?;
+    let plan = HgemmSm90Launch::new(s, &f, Some(sms), &da, &db, (m, n, k)).map_err(text)?;
+    plan.launch(s, &f, (&da, &db), &mut dc).map_err(text)?;
+    let c = s.download(&dc).map_err(text)?;
     let want = |i: usize, j: usize| -> f32 {
         let dot: i64 = (0..k).map(|p| (a[i * k + p] * b[j * k + p]) as i64).sum();
         half::f16::from_f32(dot as f32).to_f32()
@@ -161,25 +152,25 @@ fn time(
     let f16 = half::f16::from_f32;
     let da = s
         .upload(&(0..m * k).map(|i| f16(normal(i, 5))).collect::<Vec<_>>())
-        .map_err(err)?;
+        .map_err(text)?;
     let db = s
         .upload(&(0..n * k).map(|i| f16(normal(i, 6))).collect::<Vec<_>>())
-        .map_err(err)?;
-    let mut dc = s.zeros::<half::f16>(m * n).map_err(err)?;
+        .map_err(text)?;
+    let mut dc = s.zeros::<half::f16>(m * n).map_err(text)?;
     let mut plans = Vec::new();
     for &(name, grid) in forms {
-        let f = module.kernel(name).map_err(err)?;
-        let plan = HgemmSm90Launch::new(s, &f, grid, &da, &db, (m, n, k)).map_err(gpu_err)?;
+        let f = module.kernel(name).map_err(text)?;
+        let plan = HgemmSm90Launch::new(s, &f, grid, &da, &db, (m, n, k)).map_err(text)?;
         plans.push((name, grid.is_none(), f, plan, Vec::new()));
     }
     let count = plans.len();
     for round in 0..ROUNDS {
         for i in 0..count {
             let (_, _, f, plan, times) = &mut plans[(round + i) % count];
-            s.synchronize().map_err(err)?;
+            s.synchronize().map_err(text)?;
             std::thread::sleep(IDLE);
             for _ in 0..WARMUP {
-                plan.launch(s, f, (&da, &db), &mut dc).map_err(gpu_err)?;
+                plan.launch(s, f, (&da, &db), &mut dc).map_err(text)?;
             }
             let ms = s
                 .time(|| {
@@ -189,7 +180,7 @@ fn time(
                     }
                     Ok::<(), layout_launch::Error>(())
                 })
-                .map_err(err)?
+                .map_err(text)?
                 / LAUNCHES as f32;
             times.push(ms);
         }

@@ -3,6 +3,7 @@
 
 mod hgemm;
 
+use crate::text;
 use layout_launch::{Device, Module, Stream, TmaSwizzle};
 
 /// Small integers as f16 bits (exact in f16 and in any f32 sum here).
@@ -17,16 +18,11 @@ fn f16_bits(v: i32) -> u16 {
     sign | ((15 + e) << 10) as u16 | frac as u16
 }
 
-/// The launch layer's error as text.
-fn err(e: layout_launch::Error) -> String {
-    e.to_string()
-}
-
 /// Runs `wgmma_atom`, `tma_tile` and the HGEMM; prints a line each;
 /// `Ok(false)` when a check fails.
 pub fn run(ptx: &std::path::Path) -> Result<bool, String> {
-    let gpu = Device::new(0).map_err(err)?;
-    let module = gpu.load_ptx_file(ptx).map_err(err)?;
+    let gpu = Device::new(0).map_err(text)?;
+    let module = gpu.load_ptx_file(ptx).map_err(text)?;
     let s = gpu.stream();
     let ok = wgmma_atom(s, &module)?;
     let ok = tma_tile(s, &module)? && ok;
@@ -41,14 +37,14 @@ fn wgmma_atom(s: &Stream, module: &Module) -> Result<bool, String> {
     let b: Vec<i32> = (0..1024).map(|i| val(i, 2)).collect();
     let da = s
         .upload(&a.iter().map(|&v| f16_bits(v)).collect::<Vec<_>>())
-        .map_err(err)?;
+        .map_err(text)?;
     let db = s
         .upload(&b.iter().map(|&v| f16_bits(v)).collect::<Vec<_>>())
-        .map_err(err)?;
-    let mut dc = s.upload(&vec![f32::NAN; 4096]).map_err(err)?;
-    let k = module.kernel("wgmma_atom").map_err(err)?;
+        .map_err(text)?;
+    let mut dc = s.upload(&vec![f32::NAN; 4096]).map_err(text)?;
+    let k = module.kernel("wgmma_atom").map_err(text)?;
     crate::launch::wgmma_atom(s, &k, &da, &db, &mut dc)?;
-    let c = s.download(&dc).map_err(err)?;
+    let c = s.download(&dc).map_err(text)?;
     let wrong = (0..4096)
         .filter(|&ij| {
             let (i, j) = (ij / 64, ij % 64);
@@ -74,22 +70,22 @@ fn tma_tile(s: &Stream, module: &Module) -> Result<bool, String> {
     let mut ok = true;
     let (rows, cols) = (200usize, 136usize);
     let m: Vec<u16> = (0..rows * cols).map(|i| (i % 65521) as u16).collect();
-    let dm = s.upload(&m).map_err(err)?;
+    let dm = s.upload(&m).map_err(text)?;
     let map = s
         .tensor_map_2d(&dm, (rows, cols), cols, (64, 64), TmaSwizzle::B128)
-        .map_err(err)?;
-    let dmap = s.upload(&[map]).map_err(err)?;
-    let k = module.kernel("tma_tile").map_err(err)?;
+        .map_err(text)?;
+    let dmap = s.upload(&[map]).map_err(text)?;
+    let k = module.kernel("tma_tile").map_err(text)?;
     for (col, row) in [(64i32, 64i32), (96, 160)] {
-        let mut out = s.zeros::<u32>(2048).map_err(err)?;
+        let mut out = s.zeros::<u32>(2048).map_err(text)?;
         let ms = s
             .time(|| {
                 crate::launch::tma_tile(s, &k, &dmap, &mut out, (col, row))
                     .map_err(layout_launch::Error::Invalid)
             })
-            .map_err(err)?;
+            .map_err(text)?;
         println!("  tma_tile launch: {ms:.3} ms");
-        let got = s.download(&out).map_err(err)?;
+        let got = s.download(&out).map_err(text)?;
         let half = |h: usize| {
             let word = got[h / 2];
             if h % 2 == 0 {
