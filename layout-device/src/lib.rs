@@ -78,10 +78,13 @@
 )]
 #![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
 
-#[cfg(test)]
+#[cfg(any(test, all(feature = "emulator", not(target_arch = "nvptx64"))))]
 extern crate std;
 
 mod atom;
+#[cfg(all(feature = "emulator", not(target_arch = "nvptx64")))]
+#[allow(unsafe_code)]
+pub mod emulator;
 mod hw;
 mod pipeline;
 mod schedule;

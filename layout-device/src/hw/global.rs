@@ -110,6 +110,7 @@ impl<T: Copy> GlobalMut<T> {
         if i >= self.len {
             trap()
         }
+        super::emu_global(self.ptr.wrapping_add(i), core::mem::size_of::<T>(), true);
         // SAFETY: in bounds; no other thread writes element `i` (the
         // contract of `new`, or of the launch that passed the buffer).
         unsafe { self.ptr.add(i).write(v) }
@@ -262,6 +263,12 @@ impl<T: Copy> GlobalColumn<T> {
         if !self.has_row(r) {
             return None;
         }
+        super::emu_global(
+            self.ptr
+                .wrapping_byte_add(mul_wide_u32(r, self.ld_bytes) as usize),
+            core::mem::size_of::<T>(),
+            false,
+        );
         // SAFETY: r < rows: in the matrix, in the buffer.
         Some(unsafe { self.at(r).read() })
     }
@@ -302,6 +309,11 @@ impl<T: Copy, const N: usize> GlobalRun<T, N> {
     /// Element `v` of the run; traps when `v >= N`.
     #[inline(always)]
     pub fn ld(self, v: usize) -> T {
+        super::emu_global(
+            self.ptr.wrapping_add(self.offset(v)),
+            core::mem::size_of::<T>(),
+            false,
+        );
         // SAFETY: element v < N lies in the buffer (checked by `run`).
         unsafe { self.ptr.add(self.offset(v)).read() }
     }
@@ -371,6 +383,7 @@ macro_rules! global_buffer {
                 if i >= self.len {
                     return None;
                 }
+                super::emu_global(self.ptr.wrapping_add(i), core::mem::size_of::<T>(), false);
                 // SAFETY: in bounds (the contract of `new`, or of the
                 // launch, for the rest).
                 Some(unsafe { self.ptr.add(i).read() })
@@ -398,6 +411,7 @@ impl<T: Copy> MemoryMut for GlobalMut<T> {
         if i >= self.len {
             return None;
         }
+        super::emu_global(self.ptr.wrapping_add(i), core::mem::size_of::<T>(), true);
         // SAFETY: in bounds; each element is written by one thread (the
         // contract of `new` or of the launch).
         unsafe { self.ptr.add(i).write(v) };

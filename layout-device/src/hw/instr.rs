@@ -11,7 +11,7 @@ pub fn cp_async_commit() {
     gpu!("cp_async_commit", {
         // SAFETY: no operands.
         unsafe { asm!("cp.async.commit_group;", options(nostack)) }
-    })
+    }, emu: { crate::emulator::ops::cp_async_commit("cp_async_commit") })
 }
 
 /// Waits until at most `N` of this thread's committed `cp.async` groups
@@ -22,7 +22,7 @@ pub fn cp_async_wait<const N: u32>() {
         // SAFETY: no operands; without `nomem` the compiler keeps shared reads
         // after it.
         unsafe { asm!("cp.async.wait_group {n};", n = const N, options(nostack)) }
-    })
+    }, emu: { crate::emulator::ops::cp_async_wait("cp_async_wait", N as usize) })
 }
 
 /// Waits until every committed `cp.async` group of this thread is done.
@@ -31,7 +31,7 @@ pub fn cp_async_wait_all() {
     gpu!("cp_async_wait_all", {
         // SAFETY: no operands; as `cp_async_wait`.
         unsafe { asm!("cp.async.wait_all;", options(nostack)) }
-    })
+    }, emu: { crate::emulator::ops::cp_async_commit("cp_async_wait_all"); crate::emulator::ops::cp_async_wait("cp_async_wait_all", 0) })
 }
 
 /// One warp's `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32` (the
@@ -43,6 +43,7 @@ pub fn cp_async_wait_all() {
 /// All 32 lanes of the warp execute it together (`.aligned`): kernels call
 /// it outside data-dependent branches, with whole warps.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn mma_m16n8k16_f32(a: [u32; 4], b: [u32; 2], c: [f32; 4]) -> [f32; 4] {
     gpu!("mma_m16n8k16_f32", {
         let (d0, d1, d2, d3): (f32, f32, f32, f32);
@@ -58,13 +59,14 @@ pub fn mma_m16n8k16_f32(a: [u32; 4], b: [u32; 2], c: [f32; 4]) -> [f32; 4] {
             )
         };
         [d0, d1, d2, d3]
-    })
+    }, emu: { let d = crate::emulator::ops::mma("mma_m16n8k16_f32", core::panic::Location::caller(), a, b, c.map(f32::to_bits)); d.map(f32::from_bits) })
 }
 
 /// The same atom with f16 accumulators
 /// (`mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16`, the atom
 /// `SM80_16x8x16_F16F16F16F16_TN`): C and D as 2 registers of two f16.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn mma_m16n8k16_f16(a: [u32; 4], b: [u32; 2], c: [u32; 2]) -> [u32; 2] {
     gpu!("mma_m16n8k16_f16", {
         let (d0, d1): (u32, u32);
@@ -80,5 +82,5 @@ pub fn mma_m16n8k16_f16(a: [u32; 4], b: [u32; 2], c: [u32; 2]) -> [u32; 2] {
             )
         };
         [d0, d1]
-    })
+    }, emu: { let d = crate::emulator::ops::mma("mma_m16n8k16_f16", core::panic::Location::caller(), a, b, [c[0], c[1], 0, 0]); [d[0], d[1]] })
 }

@@ -39,7 +39,7 @@ macro_rules! gpu {
         #[cfg(target_arch = "nvptx64")]
         $body
         #[cfg(not(target_arch = "nvptx64"))]
-        $crate::hw::gpu_only($name)
+        $crate::hw::host_only($name)
     }};
     ($name:expr, $body:block, host: $host:block) => {{
         #[cfg(target_arch = "nvptx64")]
@@ -50,6 +50,16 @@ macro_rules! gpu {
     ($name:expr, host: $host:block, $body:block) => {
         gpu!($name, $body, host: $host)
     };
+    // On the host, the emulator's computation (feature `emulator`; it
+    // panics as `host_only` outside an emulated run).
+    ($name:expr, $body:block, emu: $emu:block) => {{
+        #[cfg(target_arch = "nvptx64")]
+        $body
+        #[cfg(all(not(target_arch = "nvptx64"), feature = "emulator"))]
+        $emu
+        #[cfg(all(not(target_arch = "nvptx64"), not(feature = "emulator")))]
+        $crate::hw::gpu_only($name)
+    }};
 }
 
 mod global;
@@ -60,6 +70,8 @@ mod thread;
 
 pub use global::{Global, GlobalColumn, GlobalMut, GlobalRows, GlobalRun, F4};
 pub use instr::*;
+#[cfg(not(target_arch = "nvptx64"))]
+pub use shared::__shared_base;
 pub use shared::{SharedBuffer, Smem, SmemHalves};
 pub use sm90::*;
 pub use thread::*;
@@ -68,9 +80,35 @@ pub use thread::*;
 #[cfg(not(target_arch = "nvptx64"))]
 #[cold]
 #[track_caller]
-fn gpu_only(what: &str) -> ! {
-    panic!("{what} is a GPU instruction: it runs in a kernel, not on the host")
+pub(crate) fn gpu_only(what: &str) -> ! {
+    panic!("{what} is a GPU instruction: it runs in a kernel (or the emulator), not on the host")
 }
+
+/// A GPU instruction the emulator does not compute: an error under it, a
+/// panic elsewhere on the host.
+#[cfg(not(target_arch = "nvptx64"))]
+#[cold]
+#[track_caller]
+pub(crate) fn host_only(what: &str) -> ! {
+    #[cfg(feature = "emulator")]
+    crate::emulator::ops::not_emulated(what);
+    #[cfg(not(feature = "emulator"))]
+    gpu_only(what)
+}
+
+/// The emulator's check of a global access of `bytes` at `ptr` (nothing
+/// outside an emulated run, or without the feature).
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub(crate) fn emu_global<T>(ptr: *const T, bytes: usize, write: bool) {
+    #[cfg(feature = "emulator")]
+    crate::emulator::ops::global_access(ptr as usize, bytes, write);
+}
+
+/// On the GPU nothing: the hardware checks nothing more.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub(crate) fn emu_global<T>(_: *const T, _: usize, _: bool) {}
 
 #[cfg(test)]
 mod tests {
@@ -86,7 +124,7 @@ mod tests {
         };
         assert_eq!(
             msg(super::sync_threads),
-            "sync_threads is a GPU instruction: it runs in a kernel, not on the host"
+            "sync_threads is a GPU instruction: it runs in a kernel (or the emulator), not on the host"
         );
         assert!(msg(|| {
             super::warp_sum(1.0);

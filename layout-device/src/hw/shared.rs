@@ -119,10 +119,23 @@ macro_rules! shared_memory {
                     b
                 }
                 #[cfg(not(target_arch = "nvptx64"))]
-                $crate::trap()
+                $crate::__shared_base(::core::any::type_name::<Self>(), $bytes, $dynamic)
             }
         }
     };
+}
+
+/// The host's address of a shared buffer: the emulator's (placed per
+/// block), or a trap outside it.
+#[doc(hidden)]
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn __shared_base(name: &'static str, bytes: usize, dynamic: bool) -> u32 {
+    #[cfg(feature = "emulator")]
+    if crate::emulator::active() {
+        return crate::emulator::ops::shared_base(name, bytes, dynamic);
+    }
+    let _ = (name, bytes, dynamic);
+    trap()
 }
 
 /// A window of a block's shared buffer: `len` 4-byte words from word
@@ -254,7 +267,7 @@ impl SmemHalves {
                      options(pure, readonly, nostack))
             };
             v
-        })
+        }, emu: { u16::from_le_bytes(crate::emulator::ops::shared_ld::<2>("SmemHalves::ld", a)) })
     }
     /// Writes element `i`.
     #[inline(always)]
@@ -266,7 +279,7 @@ impl SmemHalves {
                 asm!("st.shared.u16 [{a}], {v};", a = in(reg32) a, v = in(reg16) v,
                      options(nostack))
             }
-        })
+        }, emu: { crate::emulator::ops::shared_st("SmemHalves::st", a, &v.to_le_bytes()) })
     }
 }
 
@@ -328,7 +341,7 @@ impl Smem {
                      options(pure, readonly, nostack))
             };
             v
-        })
+        }, emu: { f32::from_le_bytes(crate::emulator::ops::shared_ld::<4>("ld", self.addr(i, 1))) })
     }
 
     /// Four `f32` at word `i` (16-byte aligned in the buffer).
@@ -344,7 +357,7 @@ impl Smem {
                      a = in(reg32) a, options(pure, readonly, nostack))
             };
             F4([x, y, z, w])
-        })
+        }, emu: { let b: [u8; 16] = crate::emulator::ops::shared_ld("ld4", self.addr(i, 4)); F4(core::array::from_fn(|k| f32::from_le_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]]))) })
     }
 
     /// Writes the `f32` at word `i`.
@@ -356,7 +369,7 @@ impl Smem {
             unsafe {
                 asm!("st.shared.f32 [{a}], {v};", a = in(reg32) a, v = in(reg32) v, options(nostack))
             }
-        })
+        }, emu: { crate::emulator::ops::shared_st("st", self.addr(i, 1), &v.to_le_bytes()) })
     }
 
     /// Writes four `f32` at word `i` (16-byte aligned in the buffer).
@@ -371,7 +384,7 @@ impl Smem {
                      x = in(reg32) x, y = in(reg32) y, z = in(reg32) z, w = in(reg32) w,
                      options(nostack))
             }
-        })
+        }, emu: { let mut b = [0u8; 16]; for (k, x) in v.0.iter().enumerate() { b[4 * k..4 * k + 4].copy_from_slice(&x.to_le_bytes()); } crate::emulator::ops::shared_st("st4", self.addr(i, 4), &b) })
     }
 
     /// `ldmatrix.sync.aligned.m8n8.x4.shared.b16`: this lane gives the
@@ -380,6 +393,7 @@ impl Smem {
     /// `SM75_U32x4_LDSM_N` lays them out. The whole warp executes it
     /// together.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn ldmatrix_x4(self, i: usize) -> [u32; 4] {
         gpu!("ldmatrix_x4", {
             let a = self.addr(i, 4);
@@ -392,13 +406,14 @@ impl Smem {
                      a = in(reg32) a, options(readonly, nostack))
             };
             [r0, r1, r2, r3]
-        })
+        }, emu: { let r = crate::emulator::ops::ldmatrix("ldmatrix_x4", core::panic::Location::caller(), self.addr(i, 4)); r })
     }
 
     /// `ldmatrix.sync.aligned.m8n8.x2.shared.b16`: as [`Smem::ldmatrix_x4`]
     /// with two matrices (`SM75_U32x2_LDSM_N`: lanes 0-15 give the rows;
     /// the others' addresses are checked but not used).
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn ldmatrix_x2(self, i: usize) -> [u32; 2] {
         gpu!("ldmatrix_x2", {
             let a = self.addr(i, 4);
@@ -410,12 +425,13 @@ impl Smem {
                      a = in(reg32) a, options(readonly, nostack))
             };
             [r0, r1]
-        })
+        }, emu: { let r = crate::emulator::ops::ldmatrix("ldmatrix_x2", core::panic::Location::caller(), self.addr(i, 4)); [r[0], r[1]] })
     }
 
     /// `ldmatrix.sync.aligned.m8n8.x1.shared.b16`: one matrix, lanes 0-7
     /// give the rows (`SM75_U32x1_LDSM_N`).
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn ldmatrix_x1(self, i: usize) -> u32 {
         gpu!("ldmatrix_x1", {
             let a = self.addr(i, 4);
@@ -426,12 +442,13 @@ impl Smem {
                      r0 = out(reg32) r0, a = in(reg32) a, options(readonly, nostack))
             };
             r0
-        })
+        }, emu: { let r = crate::emulator::ops::ldmatrix("ldmatrix_x1", core::panic::Location::caller(), self.addr(i, 4)); r[0] })
     }
 
     /// `ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16`: one matrix,
     /// transposed (`SM75_U16x2_LDSM_T`).
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn ldmatrix_x1_trans(self, i: usize) -> u32 {
         gpu!("ldmatrix_x1_trans", {
             let a = self.addr(i, 4);
@@ -442,12 +459,13 @@ impl Smem {
                      r0 = out(reg32) r0, a = in(reg32) a, options(readonly, nostack))
             };
             r0
-        })
+        }, emu: { let r = crate::emulator::ops::ldmatrix("ldmatrix_x1_trans", core::panic::Location::caller(), self.addr(i, 4)); r[0] })
     }
 
     /// `ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16`: two matrices,
     /// transposed (`SM75_U16x4_LDSM_T`).
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn ldmatrix_x2_trans(self, i: usize) -> [u32; 2] {
         gpu!("ldmatrix_x2_trans", {
             let a = self.addr(i, 4);
@@ -459,12 +477,13 @@ impl Smem {
                      a = in(reg32) a, options(readonly, nostack))
             };
             [r0, r1]
-        })
+        }, emu: { let r = crate::emulator::ops::ldmatrix("ldmatrix_x2_trans", core::panic::Location::caller(), self.addr(i, 4)); [r[0], r[1]] })
     }
 
     /// `ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16`: four matrices,
     /// transposed (`SM75_U16x8_LDSM_T`).
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn ldmatrix_x4_trans(self, i: usize) -> [u32; 4] {
         gpu!("ldmatrix_x4_trans", {
             let a = self.addr(i, 4);
@@ -476,7 +495,7 @@ impl Smem {
                      a = in(reg32) a, options(readonly, nostack))
             };
             [r0, r1, r2, r3]
-        })
+        }, emu: { let r = crate::emulator::ops::ldmatrix("ldmatrix_x4_trans", core::panic::Location::caller(), self.addr(i, 4)); r })
     }
 
     /// `cp.async.cg.shared.global` of 16 bytes (`SM80_CP_ASYNC_CACHEGLOBAL`):
@@ -496,7 +515,7 @@ impl Smem {
                 asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {g}; cp.async.cg.shared.global [{a}], [g], 16; }}",
                      a = in(reg32) a, g = in(reg64) g, options(nostack))
             }
-        })
+        }, emu: { let v = src.ld(v); let mut b = [0u8; 16]; for (k, x) in v.0.iter().enumerate() { b[4 * k..4 * k + 4].copy_from_slice(&x.to_le_bytes()); } crate::emulator::ops::cp_async("cp_async16", self.addr(i, 4), b) })
     }
 
     /// Row `row` of the column `src` (16 bytes) to word `i` (16-byte
@@ -518,7 +537,7 @@ impl Smem {
                 asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {g}; cp.async.cg.shared.global [{a}], [g], 16, {n}; }}",
                      a = in(reg32) a, g = in(reg64) g, n = in(reg32) bytes, options(nostack))
             }
-        })
+        }, emu: { let mut b = [0u8; 16]; if let Some(v) = src.ld(row) { for (k, x) in v.0.iter().enumerate() { b[4 * k..4 * k + 4].copy_from_slice(&x.to_le_bytes()); } } crate::emulator::ops::cp_async("cp_async16_row_or_zero", self.addr(i, 4), b) })
     }
 }
 

@@ -45,7 +45,7 @@ pub fn fence_proxy_async_shared() {
     gpu!("fence_proxy_async_shared", {
         // SAFETY: no operands; a memory fence.
         unsafe { asm!("fence.proxy.async.shared::cta;", options(nostack)) }
-    })
+    }, emu: { crate::emulator::ops::nop("fence_proxy_async_shared") })
 }
 
 /// One `wgmma` function per N: the instruction's register list and operands
@@ -215,7 +215,7 @@ pub fn setmaxnreg_inc<const N: u32>() {
         unsafe {
             asm!("setmaxnreg.inc.sync.aligned.u32 {n};", n = const N, options(nostack, nomem))
         }
-    })
+    }, emu: { crate::emulator::ops::nop("setmaxnreg_inc") })
 }
 
 /// `setmaxnreg.dec.sync.aligned.u32 N`: this warpgroup's threads shrink to
@@ -234,7 +234,7 @@ pub fn setmaxnreg_dec<const N: u32>() {
         unsafe {
             asm!("setmaxnreg.dec.sync.aligned.u32 {n};", n = const N, options(nostack, nomem))
         }
-    })
+    }, emu: { crate::emulator::ops::nop("setmaxnreg_dec") })
 }
 
 /// An `mbarrier` in shared memory: 8 bytes (two words of an [`Smem`]
@@ -370,7 +370,7 @@ pub fn fence_mbarrier_init() {
     gpu!("fence_mbarrier_init", {
         // SAFETY: no operands; a memory fence.
         unsafe { asm!("fence.mbarrier_init.release.cluster;", options(nostack)) }
-    })
+    }, emu: { crate::emulator::ops::nop("fence_mbarrier_init") })
 }
 
 /// What a TMA load into `dst` needs (traps otherwise): the box fits the
@@ -477,7 +477,7 @@ pub fn cluster_ctarank() -> u32 {
             asm!("mov.u32 {r}, %cluster_ctarank;", r = out(reg32) r, options(pure, nomem, nostack))
         };
         r
-    })
+    }, emu: { crate::emulator::ops::cluster("cluster_ctarank").0 })
 }
 
 /// This block's cluster along x, and the clusters along x
@@ -492,7 +492,7 @@ pub fn cluster_idx() -> (u32, u32) {
                  n = out(reg32) n, options(pure, nomem, nostack))
         };
         (i, n)
-    })
+    }, emu: { let c = crate::emulator::ops::cluster("cluster_idx"); (c.1, c.2) })
 }
 
 /// Every thread of the cluster's blocks arrives and waits
@@ -500,6 +500,7 @@ pub fn cluster_idx() -> (u32, u32) {
 /// forms: safe near divergent code): after barrier initialisation, before
 /// any block reaches into another's shared memory.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn cluster_sync() {
     gpu!("cluster_sync", {
         // SAFETY: no operands; a memory barrier across the cluster.
@@ -509,7 +510,7 @@ pub fn cluster_sync() {
                 options(nostack)
             )
         }
-    })
+    }, emu: { crate::emulator::ops::cluster_barrier("cluster_sync", core::panic::Location::caller()) })
 }
 
 /// `fence.proxy.tensormap::generic.acquire.sys`: before TMA reads a tensor
@@ -525,5 +526,5 @@ pub fn fence_tensormap_acquire(map: u64) {
             asm!("fence.proxy.tensormap::generic.acquire.sys [{m}], 128;", m = in(reg64) map,
                  options(nostack))
         }
-    })
+    }, emu: { crate::emulator::ops::nop("fence_tensormap_acquire") })
 }

@@ -34,7 +34,7 @@ pub fn thread_idx() -> usize {
     gpu!("thread_idx", {
         // SAFETY: reads a special register.
         unsafe { nvptx::_thread_idx_x() as usize }
-    })
+    }, emu: { crate::emulator::ops::thread_idx_xyz("thread_idx").0 })
 }
 
 /// The thread's index in its block, (x, y, z).
@@ -49,7 +49,7 @@ pub fn thread_idx_xyz() -> (usize, usize, usize) {
                 nvptx::_thread_idx_z() as usize,
             )
         }
-    })
+    }, emu: { crate::emulator::ops::thread_idx_xyz("thread_idx_xyz") })
 }
 
 /// The block's index in the grid, (x, y) (CUDA's `blockIdx`).
@@ -63,7 +63,7 @@ pub fn block_idx() -> (usize, usize) {
                 nvptx::_block_idx_y() as usize,
             )
         }
-    })
+    }, emu: { let b = crate::emulator::ops::block_idx_xyz("block_idx"); (b.0, b.1) })
 }
 
 /// The block's index in the grid, (x, y, z).
@@ -78,7 +78,7 @@ pub fn block_idx_xyz() -> (usize, usize, usize) {
                 nvptx::_block_idx_z() as usize,
             )
         }
-    })
+    }, emu: { crate::emulator::ops::block_idx_xyz("block_idx_xyz") })
 }
 
 /// The block's extent in threads, (x, y, z) (CUDA's `blockDim`).
@@ -93,7 +93,7 @@ pub fn block_dim() -> (usize, usize, usize) {
                 nvptx::_block_dim_z() as usize,
             )
         }
-    })
+    }, emu: { crate::emulator::ops::block_dim("block_dim") })
 }
 
 /// The grid's extent in blocks, (x, y, z) (CUDA's `gridDim`).
@@ -108,7 +108,7 @@ pub fn grid_dim() -> (usize, usize, usize) {
                 nvptx::_grid_dim_z() as usize,
             )
         }
-    })
+    }, emu: { crate::emulator::ops::grid_dim("grid_dim") })
 }
 
 /// The thread's warp in its block and its lane in the warp, for a block
@@ -118,7 +118,7 @@ pub fn warp_lane() -> (usize, usize) {
     gpu!("warp_lane", {
         let t = thread_idx();
         (t / WARP_SIZE, t % WARP_SIZE)
-    })
+    }, emu: { let t = thread_idx(); (t / WARP_SIZE, t % WARP_SIZE) })
 }
 
 /// `__syncthreads()`: every thread of the block waits here; shared-memory
@@ -131,36 +131,39 @@ pub fn warp_lane() -> (usize, usize) {
 /// waited at its copy until the others exited. Around such branches use
 /// [`sync_threads_divergent`].
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn sync_threads() {
     gpu!("sync_threads", {
         // SAFETY: a barrier; every thread of the block reaches it (kernels
         // call it outside data-dependent branches). No `nomem`: the compiler
         // keeps shared-memory accesses on their side of it.
         unsafe { asm!("bar.sync 0;", options(nostack)) }
-    })
+    }, emu: { crate::emulator::ops::barrier("sync_threads", core::panic::Location::caller(), true) })
 }
 
 /// `barrier.sync 0` (CUDA's `__barrier_sync(0)`): [`sync_threads`] without
 /// `.aligned`, correct where lanes of one warp reach it through different
 /// instructions (divergent branches, or copies the compiler made of it).
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn sync_threads_divergent() {
     gpu!("sync_threads_divergent", {
         // SAFETY: a barrier every thread of the block reaches (by any copy
         // of it); no `nomem`, as `sync_threads`.
         unsafe { asm!("barrier.sync 0;", options(nostack)) }
-    })
+    }, emu: { crate::emulator::ops::barrier("sync_threads_divergent", core::panic::Location::caller(), false) })
 }
 
 /// `__syncwarp()`: the lanes of the warp wait for each other; their
 /// shared-memory writes before it are seen after it.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn sync_warp() {
     gpu!("sync_warp", {
         // SAFETY: a warp barrier over all 32 lanes (kernels call it with whole
         // warps). No `nomem`, as `sync_threads`.
         unsafe { asm!("bar.warp.sync -1;", options(nostack)) }
-    })
+    }, emu: { crate::emulator::ops::sync_warp(core::panic::Location::caller()) })
 }
 
 /// Fused multiply-add `a * b + c`, one `fma.rn.f32` (rounded once; on
@@ -191,7 +194,7 @@ macro_rules! in_loop_fns {
         $(#[$doc])*
         #[inline(always)]
         pub fn $name(x: $ty) -> $ty {
-            gpu!(stringify!($name), {
+            gpu!(stringify!($name), host: { x }, {
                 let y: $ty;
                 // SAFETY: a register move. Not `pure`: each call is its own
                 // value.
@@ -293,6 +296,7 @@ pub fn f16x2(lo: f32, hi: f32) -> u32 {
 /// `__shfl_sync(0xffffffff, v, lane)`: lane `src`'s `v` (modulo 32), for
 /// every lane of the warp.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn shfl_idx(v: u32, src: u32) -> u32 {
     gpu!("shfl_idx", {
         let r: u32;
@@ -302,12 +306,13 @@ pub fn shfl_idx(v: u32, src: u32) -> u32 {
                  s = in(reg32) src, options(nomem, nostack))
         };
         r
-    })
+    }, emu: { crate::emulator::ops::shfl("shfl_idx", core::panic::Location::caller(), v, src) })
 }
 
 /// `__shfl_xor_sync(0xffffffff, v, mask)`: the `v` of lane `lane ^ mask`
 /// (a butterfly step of a warp reduction).
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn shfl_xor(v: u32, mask: u32) -> u32 {
     gpu!("shfl_xor", {
         let r: u32;
@@ -317,7 +322,7 @@ pub fn shfl_xor(v: u32, mask: u32) -> u32 {
                  m = in(reg32) mask, options(nomem, nostack))
         };
         r
-    })
+    }, emu: { crate::emulator::ops::shfl("shfl_xor", core::panic::Location::caller(), v, mask) })
 }
 
 /// `x` combined by `op` with the `x` of the lanes `lane ^ m` for every XOR
@@ -331,6 +336,7 @@ pub fn shfl_xor(v: u32, mask: u32) -> u32 {
 /// let row_max = layout_device::shfl_xor_reduce(0.5f32, &[1, 2], f32::max);
 /// ```
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn shfl_xor_reduce(mut x: f32, masks: &[u32], op: impl Fn(f32, f32) -> f32) -> f32 {
     let mut k = 0;
     while k < masks.len() {
@@ -343,6 +349,7 @@ pub fn shfl_xor_reduce(mut x: f32, masks: &[u32], op: impl Fn(f32, f32) -> f32) 
 /// `__shfl_down_sync(0xffffffff, v, delta)`: the `v` of lane
 /// `lane + delta` (a lane past 31 keeps its own).
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn shfl_down(v: u32, delta: u32) -> u32 {
     gpu!("shfl_down", {
         let r: u32;
@@ -352,12 +359,13 @@ pub fn shfl_down(v: u32, delta: u32) -> u32 {
                  d = in(reg32) delta, options(nomem, nostack))
         };
         r
-    })
+    }, emu: { crate::emulator::ops::shfl("shfl_down", core::panic::Location::caller(), v, delta) })
 }
 
 /// `__any_sync(0xffffffff, p)`: whether `p` holds in any lane of the warp
 /// (the same answer in every lane: a branch on it is uniform).
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn warp_any(p: bool) -> bool {
     gpu!("warp_any", {
         let r: u32;
@@ -367,12 +375,13 @@ pub fn warp_any(p: bool) -> bool {
                  r = out(reg32) r, x = in(reg32) p as u32, options(nomem, nostack))
         };
         r != 0
-    })
+    }, emu: { crate::emulator::ops::vote_any(core::panic::Location::caller(), p) })
 }
 
 /// The sum of `v` over the 32 lanes of the warp, in every lane (five
 /// butterfly shuffles).
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn warp_sum(mut v: f32) -> f32 {
     let mut m = 16;
     while m > 0 {

@@ -1,0 +1,216 @@
+//! The instructions as the hardware layer (`crate::hw`) calls them on the
+//! host: each computes the running emulated thread's result, or, outside
+//! an emulation, panics naming the instruction (only the GPU, or the
+//! emulator, executes it).
+
+use super::sched::{self, fail, with, PendingCopy, Site, Wait};
+use super::warp::Operand;
+use super::{shared, ErrorKind, D3};
+use crate::hw::gpu_only;
+use std::format;
+
+/// The running thread's (x, y, z) in its block.
+pub(crate) fn thread_idx_xyz(name: &str) -> D3 {
+    with(|s| {
+        let (t, b) = (s.threads[s.cur].tid, s.block_dim);
+        (t % b.0, t / b.0 % b.1, t / (b.0 * b.1))
+    })
+    .unwrap_or_else(|| gpu_only(name))
+}
+
+/// The running thread's block in the grid.
+pub(crate) fn block_idx_xyz(name: &str) -> D3 {
+    with(|s| s.blocks[s.threads[s.cur].block].idx).unwrap_or_else(|| gpu_only(name))
+}
+
+/// The block's extent.
+pub(crate) fn block_dim(name: &str) -> D3 {
+    with(|s| s.block_dim).unwrap_or_else(|| gpu_only(name))
+}
+
+/// The grid's extent.
+pub(crate) fn grid_dim(name: &str) -> D3 {
+    with(|s| s.grid).unwrap_or_else(|| gpu_only(name))
+}
+
+/// The block's rank in its cluster, the cluster's index along x and the
+/// clusters along x.
+pub(crate) fn cluster(name: &str) -> (u32, u32, u32) {
+    with(|s| {
+        let b = s.threads[s.cur].block;
+        let (idx, c) = (s.blocks[b].idx, s.cluster);
+        (b as u32, (idx.0 / c.0) as u32, (s.grid.0 / c.0) as u32)
+    })
+    .unwrap_or_else(|| gpu_only(name))
+}
+
+/// An instruction with no effect on what the emulator computes (a fence
+/// its ordering already gives, a register-file resize).
+pub(crate) fn nop(name: &str) {
+    if !sched::active() {
+        gpu_only(name)
+    }
+}
+
+/// The block barrier.
+pub(crate) fn barrier(name: &'static str, site: Site, aligned: bool) {
+    if !sched::active() {
+        gpu_only(name)
+    }
+    sched::block_barrier(name, site, aligned)
+}
+
+/// The cluster barrier.
+pub(crate) fn cluster_barrier(name: &'static str, site: Site) {
+    if !sched::active() {
+        gpu_only(name)
+    }
+    sched::cluster_barrier(site)
+}
+
+/// A warp-wide instruction with one 32-bit result.
+fn collective(name: &'static str, site: Site, aligned: bool, op: Operand) -> [u32; 4] {
+    if !sched::active() {
+        gpu_only(name)
+    }
+    sched::warp_collective(name, site, aligned, op)
+}
+
+/// `shfl.sync` (`name` says which) of `v` with the lane operand `x`.
+pub(crate) fn shfl(name: &'static str, site: Site, v: u32, x: u32) -> u32 {
+    collective(name, site, false, Operand::Shfl(v, x))[0]
+}
+
+/// `vote.sync.any`.
+pub(crate) fn vote_any(site: Site, p: bool) -> bool {
+    collective("warp_any", site, false, Operand::Vote(p))[0] != 0
+}
+
+/// `bar.warp.sync`.
+pub(crate) fn sync_warp(site: Site) {
+    collective("sync_warp", site, false, Operand::None);
+}
+
+/// `ldmatrix` (`name` says which): this lane's address, its registers.
+pub(crate) fn ldmatrix(name: &'static str, site: Site, addr: u32) -> [u32; 4] {
+    collective(name, site, true, Operand::Ldsm(addr))
+}
+
+/// `mma.sync` m16n8k16 (`name` says the accumulator type).
+pub(crate) fn mma(
+    name: &'static str,
+    site: Site,
+    a: [u32; 4],
+    b: [u32; 2],
+    c: [u32; 4],
+) -> [u32; 4] {
+    collective(name, site, true, Operand::Mma(a, b, c))
+}
+
+/// The address of a `shared_memory!` buffer.
+pub(crate) fn shared_base(name: &'static str, bytes: usize, dynamic: bool) -> u32 {
+    match with(|s| s.shared_base(name, bytes, dynamic)) {
+        None => gpu_only("shared memory"),
+        Some(Ok(a)) => a,
+        Some(Err(m)) => fail(ErrorKind::Trap, m),
+    }
+}
+
+/// `N` bytes of shared memory.
+pub(crate) fn shared_ld<const N: usize>(name: &str, addr: u32) -> [u8; N] {
+    if !sched::active() {
+        gpu_only(name)
+    }
+    shared::read(addr)
+}
+
+/// Writes shared memory.
+pub(crate) fn shared_st(name: &str, addr: u32, data: &[u8]) {
+    if !sched::active() {
+        gpu_only(name)
+    }
+    shared::write(addr, data)
+}
+
+/// `cp.async` of 16 bytes (`data`, read at issue) to `addr`, pending until
+/// its group is waited for.
+pub(crate) fn cp_async(name: &str, addr: u32, data: [u8; 16]) {
+    let queued = with(|s| {
+        s.progress += 1;
+        s.me().cp_pending.push(PendingCopy { addr, data })
+    });
+    if queued.is_none() {
+        gpu_only(name)
+    }
+}
+
+/// `cp.async.commit_group`.
+pub(crate) fn cp_async_commit(name: &str) {
+    let done = with(|s| {
+        let me = s.me();
+        let group = core::mem::take(&mut me.cp_pending);
+        me.cp_groups.push_back(group);
+    });
+    if done.is_none() {
+        gpu_only(name)
+    }
+}
+
+/// `cp.async.wait_group n`: the groups older than the newest `n` land.
+pub(crate) fn cp_async_wait(name: &str, n: usize) {
+    if !sched::active() {
+        gpu_only(name)
+    }
+    loop {
+        let group = with(|s| {
+            let me = s.me();
+            if me.cp_groups.len() > n {
+                me.cp_groups.pop_front()
+            } else {
+                None
+            }
+        })
+        .flatten();
+        let Some(group) = group else { break };
+        for c in group {
+            shared::write(c.addr, &c.data);
+        }
+    }
+}
+
+/// The end of a thread: its outstanding copies land (the hardware
+/// completes them), and it is done.
+pub(crate) fn thread_exit() {
+    with(|s| {
+        let me = s.me();
+        let pending = core::mem::take(&mut me.cp_pending);
+        me.cp_groups.push_back(pending);
+    });
+    cp_async_wait("cp_async", 0);
+    with(|s| {
+        s.me().wait = Wait::Done;
+        s.progress += 1;
+    });
+}
+
+/// A global access of a kernel (checked under the emulator; nothing
+/// outside it).
+#[inline]
+pub(crate) fn global_access(addr: usize, bytes: usize, write: bool) {
+    super::buffer::access(addr, bytes, write)
+}
+
+/// An instruction the emulator does not compute: an error under it, the
+/// host's panic outside.
+pub(crate) fn not_emulated(name: &str) -> ! {
+    if !sched::active() {
+        gpu_only(name)
+    }
+    fail(ErrorKind::NotEmulated, format!("`{name}` is not emulated"))
+}
+
+/// A failed poll (the thread yields; a round of only these is a deadlock).
+#[allow(dead_code)]
+pub(crate) fn spin(name: &'static str) {
+    sched::spin(name)
+}

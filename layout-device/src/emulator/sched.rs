@@ -1,0 +1,585 @@
+//! The scheduler: one coroutine per GPU thread of a cluster, run in turn
+//! on the calling OS thread until each blocks (a barrier, a warp-wide
+//! instruction, a failed `mbarrier` wait) or exits; block barriers, warp
+//! collectives and the vector clocks that order shared-memory accesses.
+
+use super::shared::SharedState;
+use super::warp::{self, Operand};
+use super::{EmuError, ErrorKind, Launch, D3};
+use corosensei::stack::DefaultStack;
+use corosensei::{Coroutine, CoroutineResult, Yielder};
+use std::boxed::Box;
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::format;
+use std::panic::{catch_unwind, AssertUnwindSafe, Location};
+use std::rc::Rc;
+use std::string::{String, ToString};
+use std::vec::Vec;
+
+/// Where an instruction was called.
+pub(crate) type Site = &'static Location<'static>;
+
+/// Each coroutine's stack (virtual memory, touched as used: the bodies'
+/// frames are small, but unoptimised builds are deep).
+const STACK_BYTES: usize = 2 << 20;
+
+/// What a thread waits for.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Wait {
+    /// Runnable.
+    Run,
+    /// Runnable, but its last step was a failed poll (an `mbarrier` wait):
+    /// a round of such steps and nothing else is a deadlock.
+    Spin(&'static str),
+    /// At a block barrier.
+    Barrier(&'static str, Site),
+    /// At a warp-wide instruction, until the warp's 32 lanes are there.
+    Warp(&'static str, Site),
+    /// At the cluster barrier.
+    Cluster(Site),
+    /// Exited.
+    Done,
+}
+
+/// A `cp.async` copy waiting for its group: 16 bytes (or zeros) for a
+/// shared address.
+pub(crate) struct PendingCopy {
+    pub addr: u32,
+    pub data: [u8; 16],
+}
+
+/// One emulated thread.
+pub(crate) struct ThreadState {
+    /// Its block's index in the cluster.
+    pub block: usize,
+    /// Its index in the block.
+    pub tid: usize,
+    pub wait: Wait,
+    /// Its vector clock over the cluster's threads.
+    pub clock: Vec<u32>,
+    /// The yielder of its coroutine, set when the coroutine starts.
+    pub yielder: *const Yielder<(), ()>,
+    /// The result of its last warp-wide instruction.
+    pub out: [u32; 4],
+    /// `cp.async` copies not yet committed, and committed groups, oldest
+    /// first.
+    pub cp_pending: Vec<PendingCopy>,
+    pub cp_groups: VecDeque<Vec<PendingCopy>>,
+}
+
+/// A warp's collective in progress.
+pub(crate) struct WarpSlot {
+    pub name: Option<&'static str>,
+    pub site: Option<Site>,
+    pub arrived: u32,
+    pub inputs: [Operand; 32],
+}
+
+impl WarpSlot {
+    fn new() -> WarpSlot {
+        WarpSlot {
+            name: None,
+            site: None,
+            arrived: 0,
+            inputs: [Operand::None; 32],
+        }
+    }
+}
+
+/// One block of the cluster.
+pub(crate) struct BlockState {
+    pub idx: D3,
+    pub shared: SharedState,
+    /// Threads at the block barrier.
+    pub at_barrier: usize,
+    pub warps: Vec<WarpSlot>,
+}
+
+/// The state of one cluster's run.
+pub(crate) struct Sim {
+    pub kernel: String,
+    pub block_dim: D3,
+    pub grid: D3,
+    pub cluster: D3,
+    pub per_block: usize,
+    pub dynamic_smem: usize,
+    pub blocks: Vec<BlockState>,
+    pub threads: Vec<ThreadState>,
+    /// The running thread.
+    pub cur: usize,
+    /// The first error; the run stops at it.
+    pub fault: Option<EmuError>,
+    /// Counts every step that changes state (not failed polls).
+    pub progress: u64,
+    pub at_cluster_barrier: usize,
+}
+
+std::thread_local! {
+    static SIM: RefCell<Option<Sim>> = const { RefCell::new(None) };
+}
+
+/// `f` on the running emulation, or `None` outside one.
+pub(crate) fn with<R>(f: impl FnOnce(&mut Sim) -> R) -> Option<R> {
+    SIM.with(|s| s.borrow_mut().as_mut().map(f))
+}
+
+/// Whether a kernel is being emulated on this OS thread.
+pub(crate) fn active() -> bool {
+    SIM.with(|s| s.borrow().is_some())
+}
+
+/// Gives the OS thread back to the scheduler until it resumes this
+/// thread.
+pub(crate) fn suspend() {
+    let y = with(|s| s.threads[s.cur].yielder).expect("emulating");
+    // SAFETY: `y` is the yielder of the running coroutine (the scheduler
+    // set `cur` before resuming it, and the coroutine stored it when it
+    // started); it lives as long as the coroutine, which is running.
+    unsafe { &*y }.suspend(());
+}
+
+/// Stops the run with an error of the running thread: recorded, then the
+/// coroutine is never resumed (the scheduler drops it).
+pub(crate) fn fail(kind: ErrorKind, message: String) -> ! {
+    with(|s| {
+        if s.fault.is_none() {
+            let e = s.error_at(Some(s.cur), kind, message);
+            s.fault = Some(e);
+        }
+    });
+    loop {
+        suspend()
+    }
+}
+
+impl Sim {
+    /// An error in `thread` (of this cluster), or in the cluster's first
+    /// block when `None`.
+    pub fn error_at(&self, thread: Option<usize>, kind: ErrorKind, message: String) -> EmuError {
+        let (block, tid) = match thread {
+            Some(t) => (self.threads[t].block, Some(self.threads[t].tid)),
+            None => (0, None),
+        };
+        EmuError {
+            kernel: self.kernel.clone(),
+            block: self.blocks[block].idx,
+            thread: tid,
+            kind,
+            message,
+        }
+    }
+
+    /// The running thread.
+    pub fn me(&mut self) -> &mut ThreadState {
+        &mut self.threads[self.cur]
+    }
+
+    /// The cluster-wide index of thread `tid` of block `b`.
+    pub fn global(&self, b: usize, tid: usize) -> usize {
+        b * self.per_block + tid
+    }
+
+    /// Thread `t` in words: "thread 37 (warp 1, lane 5) of block (1,0,0)".
+    pub fn name(&self, t: usize) -> String {
+        let th = &self.threads[t];
+        let b = self.blocks[th.block].idx;
+        format!(
+            "thread {} (warp {}, lane {}) of block ({},{},{})",
+            th.tid,
+            th.tid / 32,
+            th.tid % 32,
+            b.0,
+            b.1,
+            b.2
+        )
+    }
+
+    /// Joins the clocks of `threads` (a barrier: each sees what every
+    /// other did before it) and starts a new epoch in each.
+    pub fn join(&mut self, threads: &[usize]) {
+        let n = self.threads.len();
+        let mut max = std::vec![0u32; n];
+        for &t in threads {
+            for (m, c) in max.iter_mut().zip(&self.threads[t].clock) {
+                *m = (*m).max(*c);
+            }
+        }
+        for &t in threads {
+            self.threads[t].clock.copy_from_slice(&max);
+            self.threads[t].clock[t] += 1;
+        }
+    }
+
+    /// The running thread's arrival at its block's barrier 0; whether it
+    /// completed the barrier (the others were there).
+    fn arrive_block_barrier(&mut self, what: &'static str, site: Site, aligned: bool) -> bool {
+        let me = self.cur;
+        let b = self.threads[me].block;
+        self.threads[me].wait = Wait::Barrier(what, site);
+        self.blocks[b].at_barrier += 1;
+        self.progress += 1;
+        if self.blocks[b].at_barrier < self.per_block {
+            return false;
+        }
+        let members: Vec<usize> = (0..self.per_block).map(|t| self.global(b, t)).collect();
+        if aligned {
+            // `.aligned`: every lane of a warp at the same instruction.
+            for w in members.chunks(32) {
+                let site_of = |t: usize| match self.threads[t].wait {
+                    Wait::Barrier(_, s) => Some(s),
+                    _ => None,
+                };
+                let first = site_of(w[0]);
+                if let Some(&odd) = w.iter().find(|&&t| site_of(t) != first) {
+                    let (a, o) = (first.unwrap(), site_of(odd).unwrap());
+                    let msg = format!(
+                        "`{what}` is `.aligned`, but the lanes of warp {} reached it at two sites: {a} and {o} ({})",
+                        self.threads[w[0]].tid / 32,
+                        self.name(odd)
+                    );
+                    self.fault = Some(self.error_at(Some(odd), ErrorKind::Divergence, msg));
+                    return true;
+                }
+            }
+        }
+        self.join(&members);
+        for &t in &members {
+            self.threads[t].wait = Wait::Run;
+        }
+        self.blocks[b].at_barrier = 0;
+        true
+    }
+}
+
+/// A block barrier (`bar.sync 0`, `.aligned` or not) for the running
+/// thread.
+pub(crate) fn block_barrier(what: &'static str, site: Site, aligned: bool) {
+    if !with(|s| s.arrive_block_barrier(what, site, aligned)).unwrap_or(false) {
+        suspend();
+    } else if with(|s| s.fault.is_some()).unwrap_or(false) {
+        suspend();
+    }
+}
+
+/// The cluster barrier (`barrier.cluster.arrive` + `wait`).
+pub(crate) fn cluster_barrier(site: Site) {
+    let done = with(|s| {
+        s.me().wait = Wait::Cluster(site);
+        s.at_cluster_barrier += 1;
+        s.progress += 1;
+        if s.at_cluster_barrier < s.threads.len() {
+            return false;
+        }
+        let all: Vec<usize> = (0..s.threads.len()).collect();
+        s.join(&all);
+        for t in &mut s.threads {
+            t.wait = Wait::Run;
+        }
+        s.at_cluster_barrier = 0;
+        true
+    })
+    .unwrap_or(false);
+    if !done {
+        suspend();
+    }
+}
+
+/// The running thread's part in a warp-wide instruction: its operand in,
+/// its result out, once all 32 lanes have given theirs.
+pub(crate) fn warp_collective(
+    name: &'static str,
+    site: Site,
+    aligned: bool,
+    input: Operand,
+) -> [u32; 4] {
+    let done = with(|s| {
+        let me = s.cur;
+        let (b, tid) = (s.threads[me].block, s.threads[me].tid);
+        let (w, lane) = (tid / 32, tid % 32);
+        if (w + 1) * 32 > s.per_block {
+            let msg = format!(
+                "`{name}` names all 32 lanes, but warp {w} has {} (a block of {} threads)",
+                s.per_block - w * 32,
+                s.per_block
+            );
+            s.fault = Some(s.error_at(Some(me), ErrorKind::Divergence, msg));
+            return true;
+        }
+        let slot = &mut s.blocks[b].warps[w];
+        if let (Some(other), Some(at)) = (slot.name, slot.site) {
+            if other != name || (aligned && at != site) {
+                let first = slot.arrived.trailing_zeros();
+                let msg = format!(
+                    "lanes of warp {w} diverged: lane {lane} is at `{name}` ({site}) while lane {first} is at `{other}` ({at})"
+                );
+                s.fault = Some(s.error_at(Some(me), ErrorKind::Divergence, msg));
+                return true;
+            }
+        }
+        slot.name = Some(name);
+        slot.site = Some(site);
+        slot.arrived |= 1 << lane;
+        slot.inputs[lane] = input;
+        s.threads[me].wait = Wait::Warp(name, site);
+        s.progress += 1;
+        if slot.arrived != u32::MAX {
+            return false;
+        }
+        let inputs = slot.inputs;
+        *slot = WarpSlot::new();
+        let base = s.global(b, w * 32);
+        match warp::execute(s, b, name, &inputs) {
+            Ok(outs) => {
+                for (l, o) in outs.iter().enumerate() {
+                    s.threads[base + l].out = *o;
+                    s.threads[base + l].wait = Wait::Run;
+                }
+                if name == "sync_warp" {
+                    let lanes: Vec<usize> = (base..base + 32).collect();
+                    s.join(&lanes);
+                }
+            }
+            Err((kind, msg)) => s.fault = Some(s.error_at(Some(me), kind, msg)),
+        }
+        true
+    })
+    .expect("emulating");
+    if !done || with(|s| s.fault.is_some()).unwrap_or(false) {
+        suspend();
+    }
+    with(|s| s.me().out).expect("emulating")
+}
+
+/// A failed poll: the thread yields, and the scheduler counts it as no
+/// progress.
+pub(crate) fn spin(what: &'static str) {
+    with(|s| s.me().wait = Wait::Spin(what));
+    suspend();
+}
+
+/// Runs the launch, cluster by cluster.
+pub(crate) fn run(launch: &Launch, body: Rc<dyn Fn()>) -> Result<(), EmuError> {
+    if active() {
+        return Err(launch.error(
+            ErrorKind::Launch,
+            "a kernel is already being emulated on this thread".to_string(),
+        ));
+    }
+    let (g, c, bd) = (launch.grid, launch.cluster, launch.block);
+    let mut stacks: Vec<DefaultStack> = Vec::new();
+    for cz in 0..g.2 / c.2 {
+        for cy in 0..g.1 / c.1 {
+            for cx in 0..g.0 / c.0 {
+                let mut blocks = Vec::new();
+                for z in 0..c.2 {
+                    for y in 0..c.1 {
+                        for x in 0..c.0 {
+                            blocks.push((cx * c.0 + x, cy * c.1 + y, cz * c.2 + z));
+                        }
+                    }
+                }
+                run_cluster(launch, &blocks, bd, &body, &mut stacks)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One cluster's blocks, to the end or the first error.
+fn run_cluster(
+    launch: &Launch,
+    blocks: &[D3],
+    bd: D3,
+    body: &Rc<dyn Fn()>,
+    stacks: &mut Vec<DefaultStack>,
+) -> Result<(), EmuError> {
+    let per_block = bd.0 * bd.1 * bd.2;
+    let n = per_block * blocks.len();
+    let sim = Sim {
+        kernel: launch.kernel.clone(),
+        block_dim: bd,
+        grid: launch.grid,
+        cluster: launch.cluster,
+        per_block,
+        dynamic_smem: launch.dynamic_smem,
+        blocks: blocks
+            .iter()
+            .map(|&idx| BlockState {
+                idx,
+                shared: SharedState::new(launch.dynamic_smem),
+                at_barrier: 0,
+                warps: (0..per_block.div_ceil(32))
+                    .map(|_| WarpSlot::new())
+                    .collect(),
+            })
+            .collect(),
+        threads: (0..n)
+            .map(|t| {
+                let mut clock = std::vec![0; n];
+                clock[t] = 1;
+                ThreadState {
+                    block: t / per_block,
+                    tid: t % per_block,
+                    wait: Wait::Run,
+                    clock,
+                    yielder: core::ptr::null(),
+                    out: [0; 4],
+                    cp_pending: Vec::new(),
+                    cp_groups: VecDeque::new(),
+                }
+            })
+            .collect(),
+        cur: 0,
+        fault: None,
+        progress: 0,
+        at_cluster_barrier: 0,
+    };
+    SIM.with(|s| *s.borrow_mut() = Some(sim));
+    let mut fibers: Vec<Coroutine<(), (), (), DefaultStack>> = (0..n)
+        .map(|_| {
+            let stack = match stacks.pop() {
+                Some(s) => s,
+                None => DefaultStack::new(STACK_BYTES).expect("a coroutine stack"),
+            };
+            let body = body.clone();
+            Coroutine::with_stack(stack, move |y: &Yielder<(), ()>, ()| {
+                with(|s| s.me().yielder = y as *const _);
+                body();
+                super::ops::thread_exit();
+            })
+        })
+        .collect();
+    let result = schedule(&mut fibers);
+    // Unfinished coroutines (after an error) unwind their stacks here,
+    // while the emulation is still installed.
+    for f in fibers {
+        if f.done() {
+            stacks.push(f.into_stack());
+        }
+    }
+    let sim = SIM.with(|s| s.borrow_mut().take()).expect("installed");
+    match (result, sim.fault) {
+        (_, Some(e)) => Err(e),
+        (Err(e), None) => Err(e),
+        (Ok(()), None) => Ok(()),
+    }
+}
+
+/// Resumes runnable threads in order until all are done, an error, or a
+/// round without progress (a deadlock).
+fn schedule(fibers: &mut [Coroutine<(), (), (), DefaultStack>]) -> Result<(), EmuError> {
+    loop {
+        let before = with(|s| s.progress).expect("installed");
+        let mut live = false;
+        for (i, f) in fibers.iter_mut().enumerate() {
+            let runnable = with(|s| match s.threads[i].wait {
+                Wait::Run | Wait::Spin(_) => {
+                    s.cur = i;
+                    s.threads[i].wait = Wait::Run;
+                    true
+                }
+                Wait::Done => false,
+                _ => {
+                    live = true;
+                    false
+                }
+            })
+            .expect("installed");
+            if !runnable {
+                continue;
+            }
+            live = true;
+            match catch_unwind(AssertUnwindSafe(|| f.resume(()))) {
+                Ok(CoroutineResult::Yield(())) => {}
+                Ok(CoroutineResult::Return(())) => {}
+                Err(payload) => {
+                    let msg = panic_text(payload);
+                    with(|s| {
+                        if s.fault.is_none() {
+                            let kind = if msg == "device check failed" {
+                                ErrorKind::Trap
+                            } else {
+                                ErrorKind::Panic
+                            };
+                            let text = if kind == ErrorKind::Trap {
+                                "trap (a failed device check)".to_string()
+                            } else {
+                                format!("panic: {msg}")
+                            };
+                            s.fault = Some(s.error_at(Some(i), kind, text));
+                        }
+                    });
+                }
+            }
+            if with(|s| s.fault.is_some()).expect("installed") {
+                return Ok(());
+            }
+        }
+        if !live {
+            return Ok(());
+        }
+        let stalled = with(|s| s.progress == before).expect("installed");
+        if stalled {
+            return Err(with(deadlock).expect("installed"));
+        }
+    }
+}
+
+fn panic_text(p: Box<dyn core::any::Any + Send>) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic".to_string()
+    }
+}
+
+/// What each waiting thread waits at, when none can go on.
+fn deadlock(s: &mut Sim) -> EmuError {
+    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+    let mut exited = Vec::new();
+    for (t, th) in s.threads.iter().enumerate() {
+        let what = match th.wait {
+            Wait::Done => {
+                exited.push(t);
+                continue;
+            }
+            Wait::Run => continue,
+            Wait::Spin(w) => format!("polling `{w}`, which no thread will complete"),
+            Wait::Barrier(w, site) => format!("at the block barrier `{w}` ({site})"),
+            Wait::Warp(w, site) => format!("at the warp-wide `{w}` ({site})"),
+            Wait::Cluster(site) => format!("at the cluster barrier ({site})"),
+        };
+        match groups.iter_mut().find(|g| g.0 == what) {
+            Some(g) => g.1.push(t),
+            None => groups.push((what, std::vec![t])),
+        }
+    }
+    let mut parts: Vec<String> = groups
+        .iter()
+        .map(|(what, ts)| {
+            format!(
+                "{} thread{} {what} (first: {})",
+                ts.len(),
+                if ts.len() == 1 { "" } else { "s" },
+                s.name(ts[0])
+            )
+        })
+        .collect();
+    if !exited.is_empty() {
+        parts.push(format!(
+            "{} thread{} exited without reaching it (first: {})",
+            exited.len(),
+            if exited.len() == 1 { "" } else { "s" },
+            s.name(exited[0])
+        ));
+    }
+    let first = groups.first().map(|g| g.1[0]);
+    s.error_at(
+        first,
+        ErrorKind::Deadlock,
+        format!("deadlock: {}", parts.join("; ")),
+    )
+}

@@ -1,0 +1,204 @@
+//! A block's shared memory: the static buffers (placed as each is first
+//! named, 128-byte aligned, from address 0) and the dynamic one (at
+//! [`DYNAMIC_BASE`], 1024-byte aligned), their bytes, and the last
+//! accesses of every 2-byte unit for the race check.
+
+use super::sched::{fail, with, Sim};
+use super::ErrorKind;
+use std::format;
+use std::string::String;
+use std::vec::Vec;
+
+/// Where the dynamic buffer starts: above the 48 KiB a block may declare
+/// statically.
+pub(crate) const DYNAMIC_BASE: u32 = 48 << 10;
+/// The shared memory a block may have, static and dynamic together
+/// (sm_90: 227 KiB).
+pub(crate) const BLOCK_LIMIT: usize = 227 << 10;
+
+/// The last write of a unit and the reads since, as (thread, its epoch).
+#[derive(Clone, Default)]
+struct Unit {
+    write: Option<(u32, u32)>,
+    reads: Vec<(u32, u32)>,
+}
+
+pub(crate) struct SharedState {
+    bytes: Vec<u8>,
+    units: Vec<Unit>,
+    /// Static buffers: (name, start, bytes).
+    statics: Vec<(&'static str, u32, u32)>,
+    static_top: u32,
+    dynamic: u32,
+}
+
+impl SharedState {
+    pub fn new(dynamic: usize) -> SharedState {
+        let len = DYNAMIC_BASE as usize + dynamic;
+        SharedState {
+            bytes: std::vec![0; len],
+            units: std::vec![Unit::default(); len / 2],
+            statics: Vec::new(),
+            static_top: 0,
+            dynamic: dynamic as u32,
+        }
+    }
+
+    /// The buffer holding `addr .. addr + n`, by name and offset.
+    fn buffer_of(&self, addr: u32, n: u32) -> Option<(&'static str, u32)> {
+        let end = addr.checked_add(n)?;
+        if addr >= DYNAMIC_BASE {
+            return (end <= DYNAMIC_BASE + self.dynamic)
+                .then_some(("dynamic shared memory", addr - DYNAMIC_BASE));
+        }
+        self.statics
+            .iter()
+            .find(|(_, s, b)| addr >= *s && end <= s + b)
+            .map(|(name, s, _)| (*name, addr - s))
+    }
+}
+
+impl Sim {
+    /// The address of the static buffer `name` of `bytes` (placed on first
+    /// use), or of the dynamic buffer after checking the launch gave it
+    /// `bytes`.
+    pub fn shared_base(
+        &mut self,
+        name: &'static str,
+        bytes: usize,
+        dynamic: bool,
+    ) -> Result<u32, String> {
+        let dyn_bytes = self.dynamic_smem;
+        let sh = &mut self.blocks[self.threads[self.cur].block].shared;
+        if dynamic {
+            if dyn_bytes < bytes {
+                return Err(format!(
+                    "`{name}` needs {bytes} bytes of dynamic shared memory; the launch gave {dyn_bytes}"
+                ));
+            }
+            return Ok(DYNAMIC_BASE);
+        }
+        if let Some(&(_, start, _)) = sh.statics.iter().find(|b| b.0 == name) {
+            return Ok(start);
+        }
+        let start = sh.static_top.next_multiple_of(128);
+        let end = start as usize + bytes;
+        if end > DYNAMIC_BASE as usize || end + dyn_bytes > BLOCK_LIMIT {
+            return Err(format!(
+                "`{name}` ({bytes} bytes) takes the block's static shared memory to {end} bytes (at most {} static, {BLOCK_LIMIT} with the dynamic)",
+                DYNAMIC_BASE
+            ));
+        }
+        sh.statics.push((name, start, bytes as u32));
+        sh.static_top = end as u32;
+        Ok(start)
+    }
+
+    /// Checks an access of thread `t` (cluster-wide) to `n` bytes at `addr`
+    /// of block `b` against the others' since their last ordering, and
+    /// records it.
+    fn shared_access(
+        &mut self,
+        t: usize,
+        b: usize,
+        addr: u32,
+        n: u32,
+        write: bool,
+    ) -> Result<(), (ErrorKind, String)> {
+        let sh = &self.blocks[b].shared;
+        let Some(_) = sh.buffer_of(addr, n) else {
+            return Err((ErrorKind::Shared, format!(
+                "shared access of {n} bytes at address {addr:#x} lies outside every shared buffer of the block"
+            )));
+        };
+        let clock = &self.threads[t].clock;
+        let epoch = clock[t];
+        let mut race = None;
+        let sh = &mut self.blocks[b].shared;
+        for u in addr / 2..(addr + n).div_ceil(2) {
+            let unit = &mut sh.units[u as usize];
+            if let Some((w, e)) = unit.write {
+                if w as usize != t && clock[w as usize] < e {
+                    race = Some((w, "write", u));
+                }
+            }
+            if write {
+                for &(r, e) in &unit.reads {
+                    if r as usize != t && clock[r as usize] < e {
+                        race = Some((r, "read", u));
+                    }
+                }
+                unit.write = Some((t as u32, epoch));
+                unit.reads.clear();
+            } else {
+                match unit.reads.iter_mut().find(|(r, _)| *r as usize == t) {
+                    Some(r) => r.1 = epoch,
+                    None => unit.reads.push((t as u32, epoch)),
+                }
+            }
+            if race.is_some() {
+                break;
+            }
+        }
+        if let Some((other, what, u)) = race {
+            let at = u * 2;
+            let (buf, off) = self.blocks[b].shared.buffer_of(at, 1).unwrap_or(("?", 0));
+            return Err((ErrorKind::Race, format!(
+                "shared-memory race on the word at {:#x} ({buf} + {}): {} {} it, and {}'s {what} of it is not ordered before (no barrier between)",
+                at & !3,
+                off & !3,
+                self.name(t),
+                if write { "writes" } else { "reads" },
+                self.name(other as usize),
+            )));
+        }
+        Ok(())
+    }
+
+    /// The running thread reads `out.len()` bytes at `addr`.
+    pub fn shared_read_as(
+        &mut self,
+        t: usize,
+        addr: u32,
+        out: &mut [u8],
+    ) -> Result<(), (ErrorKind, String)> {
+        let b = self.threads[t].block;
+        self.shared_access(t, b, addr, out.len() as u32, false)?;
+        let sh = &self.blocks[b].shared;
+        out.copy_from_slice(&sh.bytes[addr as usize..addr as usize + out.len()]);
+        Ok(())
+    }
+
+    /// Thread `t` writes `data` at `addr` of its block.
+    pub fn shared_write_as(
+        &mut self,
+        t: usize,
+        addr: u32,
+        data: &[u8],
+    ) -> Result<(), (ErrorKind, String)> {
+        let b = self.threads[t].block;
+        self.shared_access(t, b, addr, data.len() as u32, true)?;
+        self.progress += 1;
+        let sh = &mut self.blocks[b].shared;
+        sh.bytes[addr as usize..addr as usize + data.len()].copy_from_slice(data);
+        Ok(())
+    }
+}
+
+/// The running thread reads `N` bytes of shared memory at `addr`.
+pub(crate) fn read<const N: usize>(addr: u32) -> [u8; N] {
+    let mut out = [0u8; N];
+    let r = with(|s| s.shared_read_as(s.cur, addr, &mut out)).expect("emulating");
+    if let Err((kind, m)) = r {
+        fail(kind, m)
+    }
+    out
+}
+
+/// The running thread writes `data` to shared memory at `addr`.
+pub(crate) fn write(addr: u32, data: &[u8]) {
+    let r = with(|s| s.shared_write_as(s.cur, addr, data)).expect("emulating");
+    if let Err((kind, m)) = r {
+        fail(kind, m)
+    }
+}

@@ -1,0 +1,357 @@
+//! The block emulator against the PTX ISA's definitions: barriers,
+//! shuffles, shared memory and its racecheck, `cp.async` groups, and the
+//! tensor-core fragments written out from the ISA's tables (not from the
+//! atoms the emulator reads), each with a hand-checkable expectation.
+
+use layout_device::emulator::{run, Buffer, ErrorKind, Launch};
+use layout_device::{
+    block_idx, cp_async_commit, cp_async_wait, mma_m16n8k16_f16, mma_m16n8k16_f32, shfl_down,
+    shfl_idx, sync_threads, sync_threads_divergent, sync_warp, thread_idx, trap, warp_any, Smem,
+    F4,
+};
+
+layout_device::shared_memory!(static TILE: [u8; 4096]);
+layout_device::shared_memory!(extern static DYN: [u8; 8192]);
+
+/// `shfl.idx` reads lane `src & 31`; `shfl.down` lane `lane + d`, keeping
+/// its own past lane 31; `vote.any` is the same in every lane.
+#[test]
+fn shuffles_follow_the_lane_rules() {
+    let y = Buffer::filled(0u32, 3 * 32);
+    let gy = y.global_mut();
+    run(&Launch::new("shuffles", 1, 32), move || {
+        let l = thread_idx() as u32;
+        gy.st(l as usize, shfl_idx(100 + l, 37 - l));
+        gy.st(32 + l as usize, shfl_down(100 + l, 5));
+        gy.st(
+            64 + l as usize,
+            warp_any(l == 17) as u32 + warp_any(false) as u32,
+        );
+    })
+    .unwrap();
+    let v = y.to_vec();
+    for l in 0..32u32 {
+        assert_eq!(v[l as usize], 100 + ((37 - l) & 31), "idx, lane {l}");
+        let down = if l + 5 <= 31 { l + 5 } else { l };
+        assert_eq!(v[32 + l as usize], 100 + down, "down, lane {l}");
+        assert_eq!(v[64 + l as usize], 1, "any, lane {l}");
+    }
+}
+
+/// A block's threads exchange values through shared memory across a
+/// barrier; every block has its own buffer.
+#[test]
+fn shared_memory_is_per_block_and_ordered_by_barriers() {
+    let y = Buffer::filled(0f32, 2 * 64);
+    let gy = y.global_mut();
+    run(&Launch::new("rotate", 2, 64), move || {
+        let (t, b) = (thread_idx(), block_idx().0);
+        let s = Smem::window::<TILE>(0, 64);
+        s.st(t, (100 * b + t) as f32);
+        sync_threads();
+        gy.st(64 * b + t, s.ld((t + 1) % 64));
+    })
+    .unwrap();
+    let want: Vec<f32> = (0..128)
+        .map(|i| (100 * (i / 64) + (i % 64 + 1) % 64) as f32)
+        .collect();
+    y.check(&want, |a, b| a == b).unwrap();
+}
+
+/// Without the barrier the same exchange is a race, named with both
+/// threads and the word.
+#[test]
+fn a_missing_barrier_is_a_race() {
+    let e = run(&Launch::new("rotate", 1, 64), move || {
+        let t = thread_idx();
+        let s = Smem::window::<TILE>(0, 64);
+        s.st(t, t as f32);
+        let _ = s.ld((t + 1) % 64);
+    })
+    .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Race, "{e}");
+    // Thread 0 reads word 1 before thread 1 has run: thread 1's write is
+    // the access that finds thread 0's unordered read.
+    assert_eq!(e.thread, Some(1), "{e}");
+    assert!(
+        e.message.contains("thread 0 (warp 0, lane 0)") && e.message.contains("0x4"),
+        "{e}"
+    );
+    assert!(
+        e.to_string()
+            .starts_with("kernel `rotate`, block (0,0,0), thread 1"),
+        "{e}"
+    );
+}
+
+/// A barrier that one thread never reaches is a deadlock error naming the
+/// barrier and the thread that left, not a hang.
+#[test]
+fn a_barrier_some_thread_skips_is_an_error() {
+    let e = run(&Launch::new("early_exit", 1, 64), || {
+        if thread_idx() == 5 {
+            return;
+        }
+        sync_threads_divergent();
+    })
+    .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Deadlock, "{e}");
+    assert!(
+        e.message
+            .contains("63 threads at the block barrier `sync_threads_divergent`"),
+        "{e}"
+    );
+    assert!(
+        e.message
+            .contains("1 thread exited without reaching it (first: thread 5"),
+        "{e}"
+    );
+}
+
+/// `bar.sync` is `.aligned`: the lanes of a warp at two different calls of
+/// it are refused (the GPU's behaviour there is undefined).
+#[test]
+fn an_aligned_barrier_from_two_sites_is_refused() {
+    let e = run(&Launch::new("two_sites", 1, 32), || {
+        if thread_idx() < 16 {
+            sync_threads();
+        } else {
+            sync_threads();
+        }
+    })
+    .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Divergence, "{e}");
+    // The same barrier without `.aligned` is fine.
+    run(&Launch::new("two_sites", 1, 32), || {
+        if thread_idx() < 16 {
+            sync_threads_divergent();
+        } else {
+            sync_threads_divergent();
+        }
+    })
+    .unwrap();
+}
+
+/// Lanes of one warp at different warp-wide instructions, and a full-mask
+/// shuffle in a warp of 16 threads, are errors.
+#[test]
+fn diverged_lanes_and_partial_warps_are_refused() {
+    let e = run(&Launch::new("diverge", 1, 32), || {
+        if thread_idx() == 3 {
+            sync_warp();
+        } else {
+            shfl_idx(1, 0);
+        }
+    })
+    .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Divergence, "{e}");
+    assert!(
+        e.message.contains("`sync_warp`") && e.message.contains("`shfl_idx`"),
+        "{e}"
+    );
+    let e = run(&Launch::new("half_warp", 1, 16), || {
+        shfl_idx(1, 0);
+    })
+    .unwrap_err();
+    assert!(e.message.contains("warp 0 has 16"), "{e}");
+}
+
+/// A trap stops the run with the kernel, block and thread; so does a
+/// dynamic buffer larger than the launch's dynamic shared memory.
+#[test]
+fn traps_name_the_kernel_block_and_thread() {
+    let e = run(&Launch::new("checks", (3, 2), 64), || {
+        if block_idx() == (2, 1) && thread_idx() == 40 {
+            trap()
+        }
+    })
+    .unwrap_err();
+    assert_eq!(
+        (e.kind, e.block, e.thread),
+        (ErrorKind::Trap, (2, 1, 0), Some(40)),
+        "{e}"
+    );
+    let small = Launch::new("dynamic", 1, 32).shared_bytes(4096);
+    let e = run(&small, || {
+        Smem::window::<DYN>(0, 4);
+    })
+    .unwrap_err();
+    assert!(
+        e.message.contains("8192 bytes") && e.message.contains("gave 4096"),
+        "{e}"
+    );
+    run(&small.shared_bytes(8192), || {
+        Smem::window::<DYN>(2000, 48).st(thread_idx(), 1.0);
+    })
+    .unwrap();
+}
+
+/// Global accesses go through live buffers only; a dropped buffer's
+/// handle is refused; a mismatch names the thread that wrote the element.
+#[test]
+fn global_memory_is_checked_and_writers_are_named() {
+    let gone = Buffer::from_slice(&[1.0f32; 8]).global();
+    let e = run(&Launch::new("stale", 1, 32), move || {
+        let _ = gone.ld(thread_idx() % 8);
+    })
+    .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Global, "{e}");
+    assert!(e.message.contains("dropped"), "{e}");
+    let y = Buffer::filled(0u32, 64);
+    let gy = y.global_mut();
+    run(&Launch::new("writes", 2, 32), move || {
+        let i = 32 * block_idx().0 + thread_idx();
+        gy.st(i, if i == 45 { 7 } else { i as u32 });
+    })
+    .unwrap();
+    let want: Vec<u32> = (0..64).collect();
+    let m = y.check(&want, |a, b| a == b).unwrap_err();
+    assert_eq!((m.index, m.writer), (45, Some(((1, 0, 0), 13))));
+    assert_eq!(
+        m.to_string(),
+        "element 45 is Some(7), expected Some(45); written by thread 13 (warp 0, lane 13) of block (1,0,0)"
+    );
+}
+
+/// `cp.async` writes its bytes when its group is waited for: a read after
+/// the commit but before the wait still sees the old value.
+#[test]
+fn cp_async_lands_at_its_wait() {
+    let x = Buffer::from_slice(&(0..128).map(|i| F4([i as f32; 4])).collect::<Vec<_>>());
+    let y = Buffer::filled(0f32, 64);
+    let (gx, gy) = (x.global(), y.global_mut());
+    run(&Launch::new("cp_async", 1, 32), move || {
+        let t = thread_idx();
+        let s = Smem::window::<TILE>(0, 256);
+        s.cp_async16(4 * t, gx.run::<2>(t, 64), 0);
+        cp_async_commit();
+        s.cp_async16(128 + 4 * t, gx.run::<2>(t, 64), 1);
+        cp_async_commit();
+        let before = s.ld(4 * t);
+        cp_async_wait::<1>(); // the first group
+        let first = s.ld(4 * t);
+        let second_before = s.ld(128 + 4 * t);
+        cp_async_wait::<0>();
+        gy.st(t, before + first + second_before);
+        gy.st(32 + t, s.ld(128 + 4 * t + 3));
+    })
+    .unwrap();
+    let got = y.to_vec();
+    for t in 0..32 {
+        assert_eq!(got[t], t as f32, "thread {t}: 0, then t, then 0");
+        assert_eq!(got[32 + t], (t + 64) as f32);
+    }
+}
+
+/// The m16n8k16 fragments as the PTX ISA's tables give them (group g =
+/// lane / 4, t = lane % 4): A's a0..a7 at rows g, g, g+8, g+8, g, g, g+8,
+/// g+8 and columns 2t, 2t+1, 2t, 2t+1, 2t+8, 2t+9, 2t+8, 2t+9; B's b0..b3
+/// at k = 2t, 2t+1, 2t+8, 2t+9, column n = g; C's c0..c3 at rows g, g,
+/// g+8, g+8, columns 2t, 2t+1, 2t, 2t+1.
+fn a_pos(l: usize, v: usize) -> (usize, usize) {
+    let (g, t) = (l / 4, l % 4);
+    (g + 8 * (v / 2 % 2), 2 * t + v % 2 + 8 * (v / 4))
+}
+fn b_pos(l: usize, v: usize) -> (usize, usize) {
+    (2 * (l % 4) + v % 2 + 8 * (v / 2), l / 4)
+}
+fn c_pos(l: usize, v: usize) -> (usize, usize) {
+    (l / 4 + 8 * (v / 2), 2 * (l % 4) + v % 2)
+}
+
+/// Integer-valued f16 operands: the emulated `mma.sync` (f32 and f16
+/// accumulators) equals the exact product, as the GPU's does.
+#[test]
+fn mma_sync_computes_the_isa_fragments_product() {
+    let a = |m: usize, k: usize| ((m * 7 + k * 3) % 11) as f32 - 5.0;
+    let b = |k: usize, n: usize| ((k * 5 + n * 2) % 7) as f32 - 3.0;
+    let c = |m: usize, n: usize| (m as f32) - (n as f32);
+    let h = |x: f32| u32::from(half::f16::from_f32(x).to_bits());
+    let y = Buffer::filled(0f32, 32 * 4);
+    let y16 = Buffer::filled(0u32, 32 * 2);
+    let (gy, gy16) = (y.global_mut(), y16.global_mut());
+    run(&Launch::new("mma", 1, 32), move || {
+        let l = thread_idx();
+        let ar: [u32; 4] = core::array::from_fn(|r| {
+            let (p, q) = (a_pos(l, 2 * r), a_pos(l, 2 * r + 1));
+            h(a(p.0, p.1)) | h(a(q.0, q.1)) << 16
+        });
+        let br: [u32; 2] = core::array::from_fn(|r| {
+            let (p, q) = (b_pos(l, 2 * r), b_pos(l, 2 * r + 1));
+            h(b(p.0, p.1)) | h(b(q.0, q.1)) << 16
+        });
+        let cr: [f32; 4] = core::array::from_fn(|v| c(c_pos(l, v).0, c_pos(l, v).1));
+        let d = mma_m16n8k16_f32(ar, br, cr);
+        let c16 = [h(cr[0]) | h(cr[1]) << 16, h(cr[2]) | h(cr[3]) << 16];
+        let d16 = mma_m16n8k16_f16(ar, br, c16);
+        for v in 0..4 {
+            gy.st(4 * l + v, d[v]);
+        }
+        gy16.st(2 * l, d16[0]);
+        gy16.st(2 * l + 1, d16[1]);
+    })
+    .unwrap();
+    let (d, d16) = (y.to_vec(), y16.to_vec());
+    for l in 0..32 {
+        for v in 0..4 {
+            let (m, n) = c_pos(l, v);
+            let want = (0..16).map(|k| a(m, k) * b(k, n)).sum::<f32>() + c(m, n);
+            assert_eq!(d[4 * l + v], want, "lane {l}, c{v} = D({m},{n})");
+            let half = (d16[2 * l + v / 2] >> (16 * (v % 2))) as u16;
+            assert_eq!(
+                half::f16::from_bits(half).to_f32(),
+                want,
+                "f16, lane {l}, c{v}"
+            );
+        }
+    }
+}
+
+/// `ldmatrix` as the ISA defines it: lanes 8j..8j+7 give the rows of
+/// matrix j; lane l receives row l/4, columns 2(l%4) and +1 of each matrix
+/// (`.trans`: rows 2(l%4) and +1 of column l/4).
+#[test]
+fn ldmatrix_delivers_the_isa_fragments() {
+    // Matrix j, row r, column c holds 1000 j + 10 r + c (as u16), rows
+    // 16 bytes apart, matrices 128 bytes apart.
+    let y = Buffer::filled(0u32, 32 * 8);
+    let gy = y.global_mut();
+    run(&Launch::new("ldmatrix", 1, 32), move || {
+        let l = thread_idx();
+        let s = Smem::window::<TILE>(0, 1024);
+        let hs = s.halves();
+        for e in 0..16 {
+            let i = 16 * l + e; // element i of 512
+            let (j, r, c) = (i / 64, i / 8 % 8, i % 8);
+            hs.st(i, (1000 * j + 10 * r + c) as u16);
+        }
+        sync_threads();
+        let n = s.ldmatrix_x4(4 * l); // lane l names row l of all four: 16 bytes each
+        let t = s.ldmatrix_x4_trans(4 * l);
+        for j in 0..4 {
+            gy.st(8 * l + j, n[j]);
+            gy.st(8 * l + 4 + j, t[j]);
+        }
+    })
+    .unwrap();
+    let v = y.to_vec();
+    let pair = |x: u32| (x & 0xffff, x >> 16);
+    for l in 0..32u32 {
+        for j in 0..4u32 {
+            let (r, c) = (l / 4, 2 * (l % 4));
+            let n = pair(v[(8 * l + j) as usize]);
+            assert_eq!(
+                n,
+                (1000 * j + 10 * r + c, 1000 * j + 10 * r + c + 1),
+                "lane {l}, x4 {j}"
+            );
+            let (rt, ct) = (2 * (l % 4), l / 4);
+            let t = pair(v[(8 * l + 4 + j) as usize]);
+            assert_eq!(
+                t,
+                (1000 * j + 10 * rt + ct, 1000 * j + 10 * (rt + 1) + ct),
+                "lane {l}, trans {j}"
+            );
+        }
+    }
+}
