@@ -44,8 +44,18 @@ pub mod transpose;
 
 #[cfg(target_arch = "nvptx64")]
 mod device;
-#[cfg(target_arch = "nvptx64")]
-mod smem;
+pub mod smem;
+
+/// The kernels' bodies: what each entry point calls once it has made the
+/// host's pointers into checked buffers. On the host they run under
+/// `layout_device::emulator` (the crate's `emulated` tests).
+pub mod bodies {
+    pub use crate::atoms::body::{ldsm_atoms, mma_atom_f16, mma_atom_f32, mma_tile};
+    pub use crate::attention::body::{flash_attn_fwd, FlashProblem};
+    pub use crate::hgemm::body::{hgemm, Acc, Half4};
+    pub use crate::sgemm::body::{sgemm, sgemm_nt};
+    pub use crate::transpose::body::transpose;
+}
 
 /// The tutorial `docs/gemm-tutorial.md`: a GEMM from matrix to registers;
 /// its examples run as tests.

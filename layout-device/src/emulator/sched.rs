@@ -22,7 +22,7 @@ pub(crate) type Site = &'static Location<'static>;
 
 /// Each coroutine's stack (virtual memory, touched as used: the bodies'
 /// frames are small, but unoptimised builds are deep).
-const STACK_BYTES: usize = 2 << 20;
+const STACK_BYTES: usize = 16 << 20;
 
 /// What a thread waits for.
 #[derive(Clone, Copy, Debug)]

@@ -4,8 +4,7 @@
 //! every `ldmatrix` form delivers (the runner checks the `ldsm_atoms`
 //! kernel's output against it).
 
-#[cfg(target_arch = "nvptx64")]
-mod body;
+pub(crate) mod body;
 #[cfg(target_arch = "nvptx64")]
 mod entry;
 

@@ -5,24 +5,8 @@
 #![allow(unsafe_code)]
 
 use crate::device::elems;
+use crate::smem::{FLASH_SMEM_D128, FLASH_SMEM_D64};
 use layout_device::{trap, Global, GlobalMut, F4};
-
-layout_device::shared_memory!(
-    /// The FlashAttention kernels' shared memory for head dimension 64
-    /// (dynamic: `flash_smem_bytes(64)` bytes at launch).
-    pub extern static FLASH_SMEM_D64: [u8; 49152]
-);
-
-layout_device::shared_memory!(
-    /// The FlashAttention kernels' shared memory for head dimension 128
-    /// (dynamic: `flash_smem_bytes(128)` bytes at launch).
-    pub extern static FLASH_SMEM_D128: [u8; 65536]
-);
-
-const _: () = assert!(
-    crate::maps::flash_smem_bytes(64) == 49152 && crate::maps::flash_smem_bytes(128) == 65536,
-    "the FlashAttention buffers are flash_smem_bytes(D)"
-);
 
 /// The FlashAttention entries' buffers (traps on a misaligned pointer or a
 /// size past `usize`) and the body for head dimension `D`.

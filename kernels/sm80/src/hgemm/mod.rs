@@ -7,8 +7,7 @@ use crate::atoms::ldsm_a_src;
 use crate::maps::GemmPlan;
 use crate::maps::{index, Offsets};
 
-#[cfg(target_arch = "nvptx64")]
-mod body;
+pub(crate) mod body;
 #[cfg(target_arch = "nvptx64")]
 mod entry;
 use layout_core::algebra::{composition, ComposedLayout, Swizzle};

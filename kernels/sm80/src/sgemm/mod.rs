@@ -5,8 +5,7 @@
 use crate::maps::GemmPlan;
 use crate::maps::{index, Offsets, THREADS};
 
-#[cfg(target_arch = "nvptx64")]
-mod body;
+pub(crate) mod body;
 #[cfg(target_arch = "nvptx64")]
 mod entry;
 use layout_core::atom::mma::{make_tiled_mma, PartA, PartB, PartC, TiledMma};

@@ -4,8 +4,7 @@
 
 use crate::maps::{index, THREADS};
 
-#[cfg(target_arch = "nvptx64")]
-mod body;
+pub(crate) mod body;
 #[cfg(target_arch = "nvptx64")]
 mod entry;
 use layout_core::algebra::{composition, ComposedLayout, Swizzle};

@@ -1,0 +1,278 @@
+//! Every SM80 kernel of the crate, run as written under the block
+//! emulator (`layout_device::emulator`) on small shapes, against a CPU
+//! reference: exactly on integer-valued inputs (the GEMMs and the
+//! transpose), within f16's rounding for attention (partial tiles of
+//! queries and keys, both masks). Sizes the kernels' plans refuse trap.
+
+use layout_device::emulator::{run, Buffer, ErrorKind, Launch};
+use layout_device::F4;
+use layout_kernels::bodies::{
+    flash_attn_fwd, hgemm, sgemm, sgemm_nt, transpose, FlashProblem, Half4,
+};
+use layout_kernels::maps::{flash_smem_bytes, FLASH_BM, FLASH_THREADS};
+use layout_kernels::smem::{FLASH_SMEM_D128, FLASH_SMEM_D64};
+
+/// f32 values as the kernels' 16-byte chunks.
+fn f4s(v: &[f32]) -> Vec<F4> {
+    v.chunks(4).map(|c| F4([c[0], c[1], c[2], c[3]])).collect()
+}
+
+/// f16 bits as 16-byte chunks of 8 halves (element 2i in the low half).
+fn f4_halves(v: &[u16]) -> Vec<F4> {
+    v.chunks(8)
+        .map(|c| {
+            F4(core::array::from_fn(|k| {
+                f32::from_bits(u32::from(c[2 * k]) | u32::from(c[2 * k + 1]) << 16)
+            }))
+        })
+        .collect()
+}
+
+fn flat(v: &[F4]) -> Vec<f32> {
+    v.iter().flat_map(|x| x.0).collect()
+}
+
+fn h(x: f32) -> u16 {
+    half::f16::from_f32(x).to_bits()
+}
+
+fn f(x: u16) -> f32 {
+    half::f16::from_bits(x).to_f32()
+}
+
+/// Small integers in [-r, r], from `i`.
+fn int(i: usize, r: usize) -> f32 {
+    ((i * 2654435761) % (2 * r + 1)) as f32 - r as f32
+}
+
+/// C = A·B (row-major m x k and k x n, or `a_cols`: A column-major).
+fn gemm_ref(m: usize, n: usize, k: usize, a: &[f32], b: &[f32], a_cols: bool) -> Vec<f32> {
+    let mut c = vec![0f32; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            c[i * n + j] = (0..k)
+                .map(|p| if a_cols { a[p * m + i] } else { a[i * k + p] } * b[p * n + j])
+                .sum();
+        }
+    }
+    c
+}
+
+#[test]
+fn transpose_f32_moves_every_element() {
+    let n = 128;
+    let x: Vec<f32> = (0..n * n).map(|i| i as f32).collect();
+    let (src, dst) = (
+        Buffer::from_slice(&f4s(&x)),
+        Buffer::filled(F4::default(), n * n / 4),
+    );
+    let (s, d) = (src.global(), dst.global_mut());
+    run(
+        &Launch::new("transpose_f32", (n / 64, n / 64), 256),
+        move || transpose(n, s, d),
+    )
+    .unwrap();
+    let want: Vec<f32> = (0..n * n).map(|i| x[(i % n) * n + i / n]).collect();
+    assert_eq!(flat(&dst.to_vec()), want);
+    // A size that is not a multiple of the 64 x 64 tile traps.
+    let e = run(&Launch::new("transpose_f32", (2, 2), 256), move || {
+        transpose(96, s, d)
+    })
+    .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Trap, "{e}");
+}
+
+/// Both SGEMMs at m = 256, n = 128, k = 24 (two blocks, three k-steps).
+#[test]
+fn sgemms_are_exact_on_integers() {
+    let (m, n, k) = (256, 128, 24);
+    let a: Vec<f32> = (0..m * k).map(|i| int(i, 4)).collect();
+    let b: Vec<f32> = (0..k * n).map(|i| int(i + 7, 3)).collect();
+    for nt in [false, true] {
+        let (ga, gb) = (Buffer::from_slice(&f4s(&a)), Buffer::from_slice(&f4s(&b)));
+        let c = Buffer::filled(F4::default(), m * n / 4);
+        let (pa, pb, pc) = (ga.global(), gb.global(), c.global_mut());
+        let name = if nt { "sgemm_nt_f32" } else { "sgemm_f32" };
+        run(&Launch::new(name, (n / 128, m / 128), 256), move || {
+            if nt {
+                sgemm_nt(m, n, k, pa, pb, pc)
+            } else {
+                sgemm(m, n, k, pa, pb, pc)
+            }
+        })
+        .unwrap();
+        assert_eq!(flat(&c.to_vec()), gemm_ref(m, n, k, &a, &b, nt), "{name}");
+    }
+    let (ga, gb) = (Buffer::from_slice(&f4s(&a)), Buffer::from_slice(&f4s(&b)));
+    let c = Buffer::filled(F4::default(), m * n / 4);
+    let (pa, pb, pc) = (ga.global(), gb.global(), c.global_mut());
+    let e = run(&Launch::new("sgemm_f32", (1, 2), 256), move || {
+        sgemm(m, 100, k, pa, pb, pc)
+    })
+    .unwrap_err();
+    assert_eq!(
+        e.kind,
+        ErrorKind::Trap,
+        "n = 100 is not a multiple of the tile: {e}"
+    );
+}
+
+/// Both tensor-core HGEMMs (f32 and f16 accumulators) at m = 128, n = 256,
+/// k = 64: C = A·Bᵀ, A m x k and B n x k row-major f16.
+#[test]
+fn hgemms_are_exact_on_integers() {
+    let (m, n, k) = (128, 256, 64);
+    let a: Vec<f32> = (0..m * k).map(|i| int(i, 3)).collect();
+    let b: Vec<f32> = (0..n * k).map(|i| int(i + 3, 2)).collect();
+    let bt: Vec<f32> = (0..k * n).map(|i| b[(i % n) * k + i / n]).collect();
+    let want = gemm_ref(m, n, k, &a, &bt, false);
+    let ga = Buffer::from_slice(&f4_halves(&a.iter().map(|&x| h(x)).collect::<Vec<_>>()));
+    let gb = Buffer::from_slice(&f4_halves(&b.iter().map(|&x| h(x)).collect::<Vec<_>>()));
+    let (pa, pb) = (ga.global(), gb.global());
+    let launch = Launch::new("hgemm", (n / 128, m / 128), 128);
+    let c32 = Buffer::filled(0f32, m * n);
+    let pc = c32.global_mut();
+    run(&launch, move || hgemm::<[f32; 4]>(m, n, k, pa, pb, pc)).unwrap();
+    if let Err(e) = c32.check(&want, |x, y| x == y) {
+        panic!("hgemm_f32: {e}")
+    }
+    let c16 = Buffer::filled(0u16, m * n);
+    let pc = c16.global_mut();
+    run(&launch, move || hgemm::<Half4>(m, n, k, pa, pb, pc)).unwrap();
+    let want16: Vec<u16> = want.iter().map(|&x| h(x)).collect();
+    if let Err(e) = c16.check(&want16, |x, y| x == y) {
+        panic!("hgemm_f16: {e}")
+    }
+}
+
+/// O = softmax(scale·Q·Kᵀ)·V and its log-sum-exp (natural log), in f64,
+/// BSHD layouts; causal aligned top-left.
+fn attention_ref(
+    p: &FlashProblem,
+    d: usize,
+    causal: bool,
+    (q, k, v): (&[f32], &[f32], &[f32]),
+) -> (Vec<f64>, Vec<f64>) {
+    let (b, sq, sk, nh) = (p.batch, p.seq_q, p.seq_k, p.heads);
+    let mut o = vec![0f64; b * sq * nh * d];
+    let mut lse = vec![0f64; b * nh * sq];
+    for bi in 0..b {
+        for hi in 0..nh {
+            for i in 0..sq {
+                let row =
+                    |s: usize, t: &[f32], len: usize| (((bi * len + s) * nh + hi) * d, t.to_vec());
+                let (qo, _) = row(i, q, sq);
+                let keys = if causal { (i + 1).min(sk) } else { sk };
+                let s: Vec<f64> = (0..keys)
+                    .map(|j| {
+                        let ko = ((bi * sk + j) * nh + hi) * d;
+                        (0..d)
+                            .map(|x| f64::from(q[qo + x]) * f64::from(k[ko + x]))
+                            .sum::<f64>()
+                            * f64::from(p.scale)
+                    })
+                    .collect();
+                let mx = s.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+                let w: Vec<f64> = s.iter().map(|x| (x - mx).exp()).collect();
+                let z: f64 = w.iter().sum();
+                lse[(bi * nh + hi) * sq + i] = mx + z.ln();
+                for x in 0..d {
+                    o[qo + x] = (0..keys)
+                        .map(|j| w[j] * f64::from(v[((bi * sk + j) * nh + hi) * d + x]))
+                        .sum::<f64>()
+                        / z;
+                }
+            }
+        }
+    }
+    (o, lse)
+}
+
+/// One attention case under the emulator, against the reference: O
+/// within f16 rounding (of P and of O), LSE within f32's.
+fn attention_case(p: FlashProblem, d: usize, causal: bool) {
+    #[allow(non_snake_case)]
+    let (D, CAUSAL) = (d, causal);
+    let (b, sq, sk, nh) = (p.batch, p.seq_q, p.seq_k, p.heads);
+    let val = |i: usize, salt: usize| f(h(int(i * 31 + salt, 8) / 8.0));
+    let q: Vec<f32> = (0..b * sq * nh * D).map(|i| val(i, 1)).collect();
+    let k: Vec<f32> = (0..b * sk * nh * D).map(|i| val(i, 2)).collect();
+    let v: Vec<f32> = (0..b * sk * nh * D).map(|i| val(i, 3)).collect();
+    let bits =
+        |x: &[f32]| Buffer::from_slice(&f4_halves(&x.iter().map(|&y| h(y)).collect::<Vec<_>>()));
+    let (gq, gk, gv) = (bits(&q), bits(&k), bits(&v));
+    let o = Buffer::filled(0u32, b * sq * nh * D / 2);
+    let lse = Buffer::filled(0f32, b * nh * sq);
+    let (pq, pk, pv, po, pl) = (
+        gq.global(),
+        gk.global(),
+        gv.global(),
+        o.global_mut(),
+        lse.global_mut(),
+    );
+    let launch = Launch::new(
+        &format!("flash_attn_fwd_d{D}{}", if CAUSAL { "_causal" } else { "" }),
+        (sq.div_ceil(FLASH_BM), nh, b),
+        FLASH_THREADS,
+    )
+    .shared_bytes(flash_smem_bytes(D));
+    let p2 = FlashProblem { ..p };
+    run(&launch, move || {
+        let p = FlashProblem { ..p2 };
+        let (qkv, out) = ((pq, pk, pv), move |_: &FlashProblem| (po, pl));
+        match (d, causal) {
+            (64, false) => flash_attn_fwd::<FLASH_SMEM_D64, _, 64, false>(p, qkv, out),
+            (64, true) => flash_attn_fwd::<FLASH_SMEM_D64, _, 64, true>(p, qkv, out),
+            (128, false) => flash_attn_fwd::<FLASH_SMEM_D128, _, 128, false>(p, qkv, out),
+            _ => flash_attn_fwd::<FLASH_SMEM_D128, _, 128, true>(p, qkv, out),
+        }
+    })
+    .unwrap();
+    let (want_o, want_lse) = attention_ref(&p, D, CAUSAL, (&q, &k, &v));
+    let got: Vec<f32> = o
+        .to_vec()
+        .iter()
+        .flat_map(|w| [f(*w as u16), f((*w >> 16) as u16)])
+        .collect();
+    for (i, (g, w)) in got.iter().zip(&want_o).enumerate() {
+        // |O| <= 1: f16's half-ulp there is 2^-12, plus the P·V rounding.
+        assert!(
+            (f64::from(*g) - w).abs() <= 2e-3,
+            "O[{i}] = {g}, want {w}; {:?}",
+            o.writer(i / 2)
+        );
+    }
+    for (i, (g, w)) in lse.to_vec().iter().zip(&want_lse).enumerate() {
+        // f32 with ex2/lg2.approx: a few ulps of |LSE| < 16.
+        assert!(
+            (f64::from(*g) - w).abs() <= 2e-5,
+            "LSE[{i}] = {g}, want {w}"
+        );
+    }
+}
+
+#[test]
+fn attention_d64_partial_tiles_both_masks() {
+    let p = || FlashProblem {
+        batch: 1,
+        seq_q: 130,
+        seq_k: 77,
+        heads: 2,
+        scale: 0.3,
+    };
+    attention_case(p(), 64, false);
+    attention_case(p(), 64, true);
+}
+
+#[test]
+fn attention_d128_partial_tiles_both_masks() {
+    let p = || FlashProblem {
+        batch: 2,
+        seq_q: 45,
+        seq_k: 150,
+        heads: 1,
+        scale: -0.2,
+    };
+    attention_case(p(), 128, false);
+    attention_case(p(), 128, true);
+}
