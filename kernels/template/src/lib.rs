@@ -39,6 +39,12 @@ pub extern "ptx-kernel" fn scale(
     m: usize,
     n: usize,
 ) {
+    scale_body(x, y, alpha, m, n)
+}
+
+/// The body of [`scale`], as the entry point calls it (and the emulator,
+/// in the tests): the block's tile and the thread from their indices.
+pub fn scale_body(x: Global<f32>, y: GlobalMut<f32>, alpha: f32, m: usize, n: usize) {
     let (bx, by) = layout_device::block_idx();
     scale_block(x, y, alpha, (m, n), (by, bx), layout_device::thread_idx())
 }
@@ -81,7 +87,6 @@ pub fn scale_block(
     }
 }
 
-#[cfg(target_arch = "nvptx64")]
 layout_device::shared_memory!(
     /// Shared memory of [`gemm`]: a 32 x 8 tile of A and one of B (512
     /// floats). Each kernel that uses it gets its own copy.
@@ -102,6 +107,12 @@ pub extern "ptx-kernel" fn gemm(
     n: usize,
     k: usize,
 ) {
+    gemm_body(a, b, c, m, n, k)
+}
+
+/// The body of [`gemm`], as the entry point calls it (and the emulator,
+/// in the tests).
+pub fn gemm_body(a: Global<f32>, b: Global<f32>, c: GlobalMut<f32>, m: usize, n: usize, k: usize) {
     use layout_core::Underscore as X;
     use layout_device::{block_idx, fma, sync_threads, thread_idx, Smem};
     let ((bn, bm), tid) = (block_idx(), thread_idx());
@@ -208,5 +219,46 @@ mod tests {
         }
         assert!(x.iter().zip(&y).all(|(x, y)| *y == 3.0 * x));
         assert_eq!(y[m * n], -1.0);
+    }
+
+    use layout_device::emulator::{run, Buffer, Launch};
+    use std::vec::Vec;
+
+    /// `scale` run as the GPU runs it, under the emulator: every block and
+    /// thread of the launch, partial tiles at both edges.
+    #[test]
+    fn scale_runs_under_the_emulator() {
+        let (m, n) = (45, 70);
+        let x: Vec<f32> = (0..m * n).map(|i| i as f32).collect();
+        let (bx, by) = (Buffer::from_slice(&x), Buffer::filled(0f32, m * n));
+        let (gx, gy) = (bx.global(), by.global_mut());
+        let launch = Launch::new("scale", (n.div_ceil(32), m.div_ceil(32)), 256);
+        run(&launch, move || scale_body(gx, gy, 3.0, m, n)).unwrap();
+        let want: Vec<f32> = x.iter().map(|v| 3.0 * v).collect();
+        // On a difference: the element, both values, and the block and
+        // thread that wrote it.
+        if let Err(e) = by.check(&want, |a, b| a == b) {
+            panic!("scale: {e}")
+        }
+    }
+
+    /// `gemm` under the emulator, its barriers and shared tiles included,
+    /// against the definition of C = A·B: small integers, so every sum is
+    /// exact; sizes with partial tiles in m, n and k.
+    #[test]
+    fn gemm_runs_under_the_emulator() {
+        let (m, n, k) = (45, 70, 13);
+        let a: Vec<f32> = (0..m * k).map(|i| (i % 7) as f32 - 3.0).collect();
+        let b: Vec<f32> = (0..k * n).map(|i| (i % 5) as f32 - 2.0).collect();
+        let want: Vec<f32> = (0..m * n)
+            .map(|i| (0..k).map(|p| a[i / n * k + p] * b[p * n + i % n]).sum())
+            .collect();
+        let (ba, bb, bc) = (Buffer::from_slice(&a), Buffer::from_slice(&b), Buffer::filled(0f32, m * n));
+        let (ga, gb, gc) = (ba.global(), bb.global(), bc.global_mut());
+        let launch = Launch::new("gemm", (n.div_ceil(32), m.div_ceil(32)), 256);
+        run(&launch, move || gemm_body(ga, gb, gc, m, n, k)).unwrap();
+        if let Err(e) = bc.check(&want, |x, y| x == y) {
+            panic!("gemm: {e}")
+        }
     }
 }

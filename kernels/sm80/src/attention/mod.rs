@@ -38,8 +38,7 @@ pub const fn flash_smem_bytes(d: usize) -> usize {
 use crate::atoms::ldsm_a_src;
 use crate::maps::index;
 
-#[cfg(target_arch = "nvptx64")]
-mod body;
+pub(crate) mod body;
 #[cfg(target_arch = "nvptx64")]
 mod entry;
 use layout_core::algebra::{composition, ComposedLayout, Swizzle};
