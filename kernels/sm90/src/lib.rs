@@ -66,8 +66,15 @@ pub const fn k_interleave_offset(r: usize, k: usize, rows: usize) -> usize {
 mod atoms;
 pub mod attention;
 pub mod hgemm;
-#[cfg(target_arch = "nvptx64")]
-mod smem;
+pub mod smem;
+
+/// The kernels' bodies: what each entry point calls with its arguments.
+/// On the host they run under `layout_device::emulator` (the crate's
+/// `emulated` tests).
+pub mod bodies {
+    pub use crate::attention::body::attention_body;
+    pub use crate::hgemm::body::hgemm_body;
+}
 
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]

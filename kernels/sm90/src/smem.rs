@@ -4,17 +4,17 @@
 
 layout_device::shared_memory!(
     /// `hgemm_sm90`'s stages and barriers (the plan is `hgemm`'s).
-    pub(crate) extern static HGEMM_SMEM: [u8; 197696]
+    pub extern static HGEMM_SMEM: [u8; 197696]
 );
 const _: () = assert!(HGEMM_SMEM_BYTES == crate::hgemm::SMEM_BYTES);
 /// [`HGEMM_SMEM`]'s size in bytes.
-pub(crate) const HGEMM_SMEM_BYTES: usize = <HGEMM_SMEM as layout_device::SharedBuffer>::BYTES;
+pub const HGEMM_SMEM_BYTES: usize = <HGEMM_SMEM as layout_device::SharedBuffer>::BYTES;
 
 layout_device::shared_memory!(
     /// `flash_attn_fwd_sm90`'s Q tile, K and V rings and barriers (the plan
     /// is `attention`'s).
-    pub(crate) extern static ATTN_SMEM: [u8; 164944]
+    pub extern static ATTN_SMEM: [u8; 164944]
 );
 const _: () = assert!(ATTN_SMEM_BYTES == crate::attention::SMEM_BYTES);
 /// [`ATTN_SMEM`]'s size in bytes.
-pub(crate) const ATTN_SMEM_BYTES: usize = <ATTN_SMEM as layout_device::SharedBuffer>::BYTES;
+pub const ATTN_SMEM_BYTES: usize = <ATTN_SMEM as layout_device::SharedBuffer>::BYTES;

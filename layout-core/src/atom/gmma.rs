@@ -91,6 +91,10 @@ impl GmmaDescriptor {
                 | (layout as u64) << 62,
         )
     }
+    /// The descriptor of 64 bits (an instruction's operand, read back).
+    pub const fn from_bits(bits: u64) -> Self {
+        GmmaDescriptor(bits)
+    }
     /// The 64 bits the instruction takes.
     pub const fn bits(self) -> u64 {
         self.0
@@ -111,6 +115,37 @@ impl GmmaDescriptor {
             2 => LayoutType::B64,
             _ => LayoutType::B32,
         }
+    }
+    /// The start address (a shared-window byte address, 16-byte aligned).
+    pub const fn address(self) -> u32 {
+        ((self.0 & 0x3fff) as u32) << 4
+    }
+    /// The shared byte address of 16-bit element (mn, k) of the tile this
+    /// descriptor names as an operand of `major`, as the `wgmma` reads it:
+    /// the canonical form's offset from the start address, then the
+    /// swizzle on the address (`Sw<B,4,3>` in bytes: bits [4, 4+B) take
+    /// the XOR of bits [7, 7+B); the tile's swizzle pattern aligned in
+    /// shared memory, as the descriptor's base offset of 0 says).
+    ///
+    /// ```
+    /// use layout_core::atom::gmma::{GmmaDescriptor, LayoutType, Major};
+    /// // K-major, 128-byte swizzle, 8-row groups 1024 bytes apart (SBO 64).
+    /// let d = GmmaDescriptor::new(0x4000, 1, 64, LayoutType::B128);
+    /// // Row 1, k = 0: the second 128-byte row, its chunk 0 moved to chunk 1.
+    /// assert_eq!(d.element_address(Major::K, (1, 0)), 0x4000 + 128 + 16);
+    /// // Row 9: the next group of 8 rows.
+    /// assert_eq!(d.element_address(Major::K, (9, 3)), 0x4000 + 1024 + 128 + 16 + 6);
+    /// ```
+    pub const fn element_address(self, major: Major, (mn, k): (usize, usize)) -> u32 {
+        let layout = self.layout_type();
+        let interleave = matches!(layout, LayoutType::Interleave);
+        let strides = (self.lbo() as usize, self.sbo() as usize);
+        let offset = canonical(major, interleave, layout.width(), strides, (mn, k));
+        let a = self
+            .address()
+            .wrapping_add(2u32.wrapping_mul(offset as u32));
+        let bits = layout.width().trailing_zeros();
+        a ^ (((a >> 7) & ((1 << bits) - 1)) << 4)
     }
     /// The descriptor `chunks` 16-byte chunks further in shared memory (a
     /// k-block of a tile: CuTe's `DescriptorIterator` step).
@@ -747,6 +782,50 @@ mod tests {
             desc::<3, _, _>(MnMajor, layout!(((64,2),(8,2)):((1,512),(64,1024)))),
             (64, 128, B128)
         );
+    }
+
+    /// The descriptor read back, element by element: the address
+    /// `element_address` decodes for (mn, k) is where the tile's layout
+    /// (with its swizzle) puts it, for every canonical tile of CuTe's cases
+    /// above, at a 1024-byte aligned start.
+    #[test]
+    fn element_addresses_are_the_tiles() {
+        use crate::layout::coord::Crd2Idx;
+        fn agree<const B: u32, Mj: GmmaMajor, Sh: Congruent<D>, D: IntTuple>(
+            major: Mj,
+            l: Layout<Sh, D>,
+        ) where
+            ComposedLayout<Swizzle<B, 3, 3>, Layout<Sh, D>>: GmmaTile,
+            (usize, usize): Crd2Idx<Sh, D>,
+        {
+            let tile = ComposedLayout {
+                swizzle: Swizzle::<B, 3, 3>,
+                layout: l,
+            };
+            let start = 0x8000;
+            let d = make_gmma_desc(major, &tile, start).unwrap();
+            for k in 0..16 {
+                for m in 0..l.shape().mode_size(0) {
+                    let want = start + 2 * Swizzle::<B, 3, 3>.apply(l.crd2idx((m, k))) as u32;
+                    assert_eq!(
+                        d.element_address(major.major(), (m, k)),
+                        want,
+                        "{l} at ({m},{k})"
+                    );
+                }
+            }
+        }
+        agree::<0, _, _, _>(KMajor, layout!((64,(8,2)):(8,(1,512))));
+        agree::<0, _, _, _>(KMajor, layout!((128,(8,2)):(8,(1,1024))));
+        agree::<1, _, _, _>(KMajor, layout!((64,16):(16,1)));
+        agree::<2, _, _, _>(KMajor, layout!((64,16):(32,1)));
+        agree::<3, _, _, _>(KMajor, layout!((64,16):(64,1)));
+        agree::<3, _, _, _>(KMajor, layout!((128,16):(64,1)));
+        agree::<0, _, _, _>(MnMajor, layout!(((8,8),(8,2)):((1,64),(8,512))));
+        agree::<1, _, _, _>(MnMajor, layout!(((16,4),(8,2)):((1,128),(16,512))));
+        agree::<2, _, _, _>(MnMajor, layout!(((32,2),(8,2)):((1,256),(32,512))));
+        agree::<3, _, _, _>(MnMajor, layout!((64,16):(1,64)));
+        agree::<3, _, _, _>(MnMajor, layout!(((64,2),(8,2)):((1,512),(64,1024))));
     }
 
     /// The start address is the tile's element 0 (a later k-block of the

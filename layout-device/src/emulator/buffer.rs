@@ -83,6 +83,11 @@ impl<T: Copy> Buffer<T> {
         Buffer::from_slice(&std::vec![v; len])
     }
 
+    /// The buffer's address.
+    pub(crate) fn addr(&self) -> usize {
+        self.ptr as usize
+    }
+
     /// The number of elements.
     pub fn len(&self) -> usize {
         self.len
@@ -234,4 +239,33 @@ pub(crate) fn access(addr: usize, bytes: usize, write: bool) {
         ),
     };
     fail(ErrorKind::Global, msg)
+}
+
+/// Copies `out.len()` bytes at `addr` of a live buffer (a TMA copy's
+/// read); an error naming the access outside them.
+pub(crate) fn read_global(addr: usize, out: &mut [u8]) -> Result<(), String> {
+    let n = out.len();
+    let live = BUFFERS.with(|b| {
+        b.borrow()
+            .iter()
+            .rev()
+            .find(|e| addr >= e.start && addr + n <= e.start + e.bytes)
+            .map(|e| e.alive)
+    });
+    match live {
+        Some(true) => {
+            // SAFETY: `addr .. addr + n` lies in a live buffer's allocation
+            // (never freed; see `Buffer`), and no kernel thread writes
+            // while this one runs (one OS thread).
+            let src = unsafe { core::slice::from_raw_parts(addr as *const u8, n) };
+            out.copy_from_slice(src);
+            Ok(())
+        }
+        Some(false) => Err(format!(
+            "a read of {n} bytes at {addr:#x}: its buffer was dropped"
+        )),
+        None => Err(format!(
+            "a read of {n} bytes at {addr:#x} lies outside every live emulator Buffer"
+        )),
+    }
 }

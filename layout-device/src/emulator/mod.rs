@@ -72,12 +72,14 @@
 //! ```
 
 mod buffer;
+pub(crate) mod hopper;
 pub(crate) mod ops;
 mod sched;
 mod shared;
 mod warp;
 
 pub use buffer::{Buffer, Mismatch};
+pub use hopper::{TensorMap, TmaSwizzle};
 pub(crate) use sched::active;
 
 use std::fmt;
@@ -216,6 +218,12 @@ pub enum ErrorKind {
     Global,
     /// An instruction the emulator does not compute.
     NotEmulated,
+    /// An `mbarrier` misused: before `init`, more arrivals than its
+    /// count, more transaction bytes than a phase expects.
+    Mbarrier,
+    /// A TMA copy refused: a map the emulator did not make, a box past
+    /// its window, a destination not aligned to the swizzle.
+    Tma,
 }
 
 /// Why an emulated run stopped: the kernel, the block, the thread and

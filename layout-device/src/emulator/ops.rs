@@ -7,7 +7,6 @@ use super::sched::{self, fail, with, PendingCopy, Site, Wait};
 use super::warp::Operand;
 use super::{shared, ErrorKind, D3};
 use crate::hw::gpu_only;
-use std::format;
 
 /// The running thread's (x, y, z) in its block.
 pub(crate) fn thread_idx_xyz(name: &str) -> D3 {
@@ -198,15 +197,6 @@ pub(crate) fn thread_exit() {
 #[inline]
 pub(crate) fn global_access(addr: usize, bytes: usize, write: bool) {
     super::buffer::access(addr, bytes, write)
-}
-
-/// An instruction the emulator does not compute: an error under it, the
-/// host's panic outside.
-pub(crate) fn not_emulated(name: &str) -> ! {
-    if !sched::active() {
-        gpu_only(name)
-    }
-    fail(ErrorKind::NotEmulated, format!("`{name}` is not emulated"))
 }
 
 /// A failed poll (the thread yields; a round of only these is a deadlock).

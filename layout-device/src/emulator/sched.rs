@@ -62,6 +62,8 @@ pub(crate) struct ThreadState {
     pub yielder: *const Yielder<(), ()>,
     /// The result of its last warp-wide instruction.
     pub out: [u32; 4],
+    /// The result of its last `wgmma` (its accumulators).
+    pub wide: Vec<f32>,
     /// `cp.async` copies not yet committed, and committed groups, oldest
     /// first.
     pub cp_pending: Vec<PendingCopy>,
@@ -94,6 +96,7 @@ pub(crate) struct BlockState {
     /// Threads at the block barrier.
     pub at_barrier: usize,
     pub warps: Vec<WarpSlot>,
+    pub warpgroups: Vec<super::hopper::WgSlot>,
 }
 
 /// The state of one cluster's run.
@@ -113,6 +116,8 @@ pub(crate) struct Sim {
     /// Counts every step that changes state (not failed polls).
     pub progress: u64,
     pub at_cluster_barrier: usize,
+    /// The cluster's `mbarrier`s, by (block, shared address).
+    pub mbars: std::collections::HashMap<(usize, u32), super::hopper::Mbar>,
 }
 
 std::thread_local! {
@@ -412,6 +417,9 @@ fn run_cluster(
                 warps: (0..per_block.div_ceil(32))
                     .map(|_| WarpSlot::new())
                     .collect(),
+                warpgroups: (0..per_block / 128)
+                    .map(|_| super::hopper::WgSlot::new())
+                    .collect(),
             })
             .collect(),
         threads: (0..n)
@@ -425,6 +433,7 @@ fn run_cluster(
                     clock,
                     yielder: core::ptr::null(),
                     out: [0; 4],
+                    wide: Vec::new(),
                     cp_pending: Vec::new(),
                     cp_groups: VecDeque::new(),
                 }
@@ -434,6 +443,7 @@ fn run_cluster(
         fault: None,
         progress: 0,
         at_cluster_barrier: 0,
+        mbars: std::collections::HashMap::new(),
     };
     SIM.with(|s| *s.borrow_mut() = Some(sim));
     let mut fibers: Vec<Coroutine<(), (), (), DefaultStack>> = (0..n)

@@ -169,6 +169,37 @@ impl Sim {
         Ok(())
     }
 
+    /// Thread `t` reads `out.len()` bytes at `addr` of block `b` of the
+    /// cluster (an asynchronous unit's read on its behalf).
+    pub fn shared_read_block(
+        &mut self,
+        t: usize,
+        b: usize,
+        addr: u32,
+        out: &mut [u8],
+    ) -> Result<(), (ErrorKind, String)> {
+        self.shared_access(t, b, addr, out.len() as u32, false)?;
+        let sh = &self.blocks[b].shared;
+        out.copy_from_slice(&sh.bytes[addr as usize..addr as usize + out.len()]);
+        Ok(())
+    }
+
+    /// Thread `t` (or a copy it issued) writes `data` at `addr` of block
+    /// `b` of the cluster.
+    pub fn shared_write_block(
+        &mut self,
+        t: usize,
+        b: usize,
+        addr: u32,
+        data: &[u8],
+    ) -> Result<(), (ErrorKind, String)> {
+        self.shared_access(t, b, addr, data.len() as u32, true)?;
+        self.progress += 1;
+        let sh = &mut self.blocks[b].shared;
+        sh.bytes[addr as usize..addr as usize + data.len()].copy_from_slice(data);
+        Ok(())
+    }
+
     /// Thread `t` writes `data` at `addr` of its block.
     pub fn shared_write_as(
         &mut self,

@@ -39,7 +39,7 @@ macro_rules! gpu {
         #[cfg(target_arch = "nvptx64")]
         $body
         #[cfg(not(target_arch = "nvptx64"))]
-        $crate::hw::host_only($name)
+        $crate::hw::gpu_only($name)
     }};
     ($name:expr, $body:block, host: $host:block) => {{
         #[cfg(target_arch = "nvptx64")]
@@ -82,18 +82,6 @@ pub use thread::*;
 #[track_caller]
 pub(crate) fn gpu_only(what: &str) -> ! {
     panic!("{what} is a GPU instruction: it runs in a kernel (or the emulator), not on the host")
-}
-
-/// A GPU instruction the emulator does not compute: an error under it, a
-/// panic elsewhere on the host.
-#[cfg(not(target_arch = "nvptx64"))]
-#[cold]
-#[track_caller]
-pub(crate) fn host_only(what: &str) -> ! {
-    #[cfg(feature = "emulator")]
-    crate::emulator::ops::not_emulated(what);
-    #[cfg(not(feature = "emulator"))]
-    gpu_only(what)
 }
 
 /// The emulator's check of a global access of `bytes` at `ptr` (nothing

@@ -13,7 +13,7 @@ pub fn wgmma_fence() {
     gpu!("wgmma_fence", {
         // SAFETY: no operands; no `nomem`: a memory fence.
         unsafe { asm!("wgmma.fence.sync.aligned;", options(nostack)) }
-    })
+    }, emu: { crate::emulator::ops::nop("wgmma_fence") })
 }
 
 /// `wgmma.commit_group.sync.aligned`: the `wgmma` instructions issued
@@ -23,7 +23,7 @@ pub fn wgmma_commit_group() {
     gpu!("wgmma_commit_group", {
         // SAFETY: no operands.
         unsafe { asm!("wgmma.commit_group.sync.aligned;", options(nostack)) }
-    })
+    }, emu: { crate::emulator::ops::nop("wgmma_commit_group") })
 }
 
 /// `wgmma.wait_group.sync.aligned N`: waits until at most `N` committed
@@ -34,7 +34,7 @@ pub fn wgmma_wait_group<const N: u32>() {
         // SAFETY: no operands; a memory clobber keeps the accumulators'
         // reads after it.
         unsafe { asm!("wgmma.wait_group.sync.aligned {n};", n = const N, options(nostack)) }
-    })
+    }, emu: { crate::emulator::ops::nop("wgmma_wait_group") })
 }
 
 /// `fence.proxy.async.shared::cta`: makes this thread's ordinary writes
@@ -55,6 +55,7 @@ macro_rules! wgmma_f32_f16 {
     ($(#[$doc:meta])* $name:ident, $n:literal, $regs:literal, [$first:literal $($i:literal)*]) => {
         $(#[$doc])*
         #[inline(always)]
+        #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
         pub fn $name(desc_a: u64, desc_b: u64, acc: &mut [f32; $regs], accumulate: bool) {
             gpu!(stringify!($name), {
                 // SAFETY: registers only (the descriptors name shared memory
@@ -76,6 +77,9 @@ macro_rules! wgmma_f32_f16 {
                         options(nostack)
                     )
                 }
+            }, emu: {
+                let op = crate::emulator::hopper::WgOperand { n: $n, a: Ok(desc_a), b: desc_b, b_mn: false, acc: std::vec::Vec::from(&acc[..]), accumulate };
+                acc.copy_from_slice(&crate::emulator::hopper::wgmma(stringify!($name), core::panic::Location::caller(), op));
             })
         }
     };
@@ -132,6 +136,7 @@ macro_rules! wgmma_f32_f16_rs {
     ($(#[$doc:meta])* $name:ident, $n:literal, $regs:literal, [$first:literal $($i:literal)*]) => {
         $(#[$doc])*
         #[inline(always)]
+        #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
         pub fn $name<const B_MN_MAJOR: bool>(a: [u32; 4], desc_b: u64, acc: &mut [f32; $regs], accumulate: bool) {
             #[cfg(target_arch = "nvptx64")]
             macro_rules! issue {
@@ -165,6 +170,9 @@ macro_rules! wgmma_f32_f16_rs {
                 } else {
                     issue!("0")
                 }
+            }, emu: {
+                let op = crate::emulator::hopper::WgOperand { n: $n, a: Err(a), b: desc_b, b_mn: B_MN_MAJOR, acc: std::vec::Vec::from(&acc[..]), accumulate };
+                acc.copy_from_slice(&crate::emulator::hopper::wgmma(stringify!($name), core::panic::Location::caller(), op));
             })
         }
     };
@@ -270,7 +278,7 @@ impl Mbarrier {
                 asm!("mbarrier.init.shared::cta.b64 [{a}], {c};", a = in(reg32) self.addr,
                      c = in(reg32) count, options(nostack))
             }
-        })
+        }, emu: { crate::emulator::hopper::mbar_init(self.addr, count) })
     }
 
     /// `mbarrier.arrive.expect_tx`: this thread arrives, and the phase
@@ -284,7 +292,7 @@ impl Mbarrier {
                 asm!("mbarrier.arrive.expect_tx.shared::cta.b64 _, [{a}], {b};",
                      a = in(reg32) self.addr, b = in(reg32) bytes, options(nostack))
             }
-        })
+        }, emu: { crate::emulator::hopper::mbar_arrive(self.addr, bytes, None) })
     }
 
     /// `mbarrier.arrive`: this thread arrives.
@@ -296,7 +304,7 @@ impl Mbarrier {
                 asm!("mbarrier.arrive.shared::cta.b64 _, [{a}];", a = in(reg32) self.addr,
                      options(nostack))
             }
-        })
+        }, emu: { crate::emulator::hopper::mbar_arrive(self.addr, 0, None) })
     }
 
     /// `mbarrier.arrive` on the barrier at this one's address in the shared
@@ -316,7 +324,7 @@ impl Mbarrier {
                     a = in(reg32) self.addr, c = in(reg32) cta, options(nostack)
                 )
             }
-        })
+        }, emu: { crate::emulator::hopper::mbar_arrive(self.addr, 0, Some(cta)) })
     }
 
     /// Whether the phase of parity `phase` (0 or 1) has completed
@@ -334,7 +342,7 @@ impl Mbarrier {
                 )
             };
             done != 0
-        })
+        }, emu: { crate::emulator::hopper::mbar_try_wait(self.addr, phase) })
     }
 
     /// Waits until the phase of parity `phase` has completed. The thread
@@ -411,7 +419,7 @@ pub fn tma_load_2d(
                 b = in(reg32) bar.address(), options(nostack)
             )
         }
-    })
+    }, emu: { crate::emulator::hopper::tma_load("tma_load_2d", dst.address(), 4 * dst.len(), map, [col, row, 0], bar.address(), None) })
 }
 
 /// `cp.async.bulk.tensor.3d` (CuTe's `SM90_TMA_LOAD` of a rank-3 map): as
@@ -437,7 +445,7 @@ pub fn tma_load_3d(
                 p = in(reg32) plane, b = in(reg32) bar.address(), options(nostack)
             )
         }
-    })
+    }, emu: { crate::emulator::hopper::tma_load("tma_load_3d", dst.address(), 4 * dst.len(), map, [col, row, plane], bar.address(), None) })
 }
 
 /// `cp.async.bulk.tensor.2d ... .multicast::cluster` (CuTe's
@@ -464,7 +472,7 @@ pub fn tma_load_2d_multicast(
                 b = in(reg32) bar.address(), k = in(reg16) mask, options(nostack)
             )
         }
-    })
+    }, emu: { crate::emulator::hopper::tma_load("tma_load_2d_multicast", dst.address(), 4 * dst.len(), map, [col, row, 0], bar.address(), Some(mask)) })
 }
 
 /// This block's rank in its cluster (`%cluster_ctarank`).

@@ -70,7 +70,7 @@ fn each_s(mut f: impl FnMut(usize)) {
 /// and the others consume.
 #[instantiate((64, false, 4), (64, true, 4), (128, false, 2), (128, true, 2))]
 #[inline(always)]
-pub(super) fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
+pub fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
     (map_q, map_k, map_v): (u64, u64, u64),
     (o, lse): (GlobalMut<u16>, GlobalMut<f32>),
     (seq_q, seq_k, heads): (u32, u32, u32),

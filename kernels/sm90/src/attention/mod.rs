@@ -26,8 +26,7 @@
 //! (rows,64):(64,1)` in halves; for V, read along the keys, it is
 //! `GMMA::Layout_MN_SW128_Atom<half_t>` tiled, `Sw<3,3,3> o (64,keys):(1,64)`.
 
-#[cfg(target_arch = "nvptx64")]
-mod body;
+pub(crate) mod body;
 #[cfg(target_arch = "nvptx64")]
 mod entry;
 

@@ -51,7 +51,7 @@ impl Work {
 /// block loading half of it for both), and whether a tile inside C is
 /// stored without clipping.
 #[inline(always)]
-pub(super) fn hgemm_body<const I: usize>(
+pub fn hgemm_body<const I: usize>(
     map_a: *const u64,
     map_b: *const u64,
     c: GlobalMut<u16>,

@@ -14,8 +14,7 @@
 //! r % 8, which is CuTe's `tile_to_shape(GMMA::Layout_K_SW128_Atom<half_t>,
 //! (rows, 64))`, `Sw<3,3,3> o (rows,64):(64,1)` in halves.
 
-#[cfg(target_arch = "nvptx64")]
-mod body;
+pub(crate) mod body;
 #[cfg(target_arch = "nvptx64")]
 mod entry;
 

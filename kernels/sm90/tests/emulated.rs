@@ -1,0 +1,211 @@
+//! The Hopper kernels run as written under the block emulator
+//! (`layout_device::emulator`: TMA from its tensor maps, `mbarrier`s,
+//! `wgmma` from its descriptors, clusters and multicast), on small shapes
+//! with partial tiles, against CPU references: every `hgemm_sm90` form
+//! exactly on integer inputs, `flash_attn_fwd_sm90` within f16's rounding.
+
+use layout_device::emulator::{run, Buffer, Launch, TensorMap, TmaSwizzle};
+use layout_kernels_sm90::attention::{self, bm, BN as ATT_BN, CHUNK};
+use layout_kernels_sm90::bodies::{attention_body, hgemm_body};
+use layout_kernels_sm90::hgemm::{ceil_div, BK, BN, FORMS};
+
+fn h(x: f32) -> u16 {
+    half::f16::from_f32(x).to_bits()
+}
+
+fn f(x: u16) -> f32 {
+    half::f16::from_bits(x).to_f32()
+}
+
+/// Small integers in [-r, r], from `i`.
+fn int(i: usize, r: usize) -> f32 {
+    ((i * 2654435761) % (2 * r + 1)) as f32 - r as f32
+}
+
+/// `hgemm_body::<I>` with a run-time form index.
+fn hgemm_form(
+    i: usize,
+    ma: *const u64,
+    mb: *const u64,
+    c: layout_device::GlobalMut<u16>,
+    mnk: (u32, u32, u32),
+) {
+    match i {
+        0 => hgemm_body::<0>(ma, mb, c, mnk),
+        1 => hgemm_body::<1>(ma, mb, c, mnk),
+        2 => hgemm_body::<2>(ma, mb, c, mnk),
+        3 => hgemm_body::<3>(ma, mb, c, mnk),
+        4 => hgemm_body::<4>(ma, mb, c, mnk),
+        5 => hgemm_body::<5>(ma, mb, c, mnk),
+        _ => hgemm_body::<6>(ma, mb, c, mnk),
+    }
+}
+
+/// One form at (m, n, k), one block per tile or (`clusters`) a persistent
+/// grid of that many clusters: C = A·Bᵀ exact (f16 C of integer sums
+/// below 2048).
+fn hgemm_case(i: usize, (m, n, k): (usize, usize, usize), clusters: Option<usize>) {
+    let (name, form) = FORMS[i];
+    let a: Vec<f32> = (0..m * k).map(|x| int(x, 2)).collect();
+    let b: Vec<f32> = (0..n * k).map(|x| int(x + 5, 2)).collect();
+    let want: Vec<u16> = (0..m * n)
+        .map(|x| h((0..k).map(|p| a[x / n * k + p] * b[x % n * k + p]).sum()))
+        .collect();
+    let ga = Buffer::from_slice(&a.iter().map(|&x| h(x)).collect::<Vec<_>>());
+    let gb = Buffer::from_slice(&b.iter().map(|&x| h(x)).collect::<Vec<_>>());
+    let map_a = TensorMap::tiled_2d(&ga, (m, k), k, (form.bm(), BK), TmaSwizzle::B128).unwrap();
+    let map_b =
+        TensorMap::tiled_2d(&gb, (n, k), k, (BN / form.cluster, BK), TmaSwizzle::B128).unwrap();
+    let c = Buffer::filled(0u16, m * n);
+    let (pa, pb, pc) = (map_a.ptr(), map_b.ptr(), c.global_mut());
+    let tiles = ceil_div(m, form.bm() * form.cluster) * ceil_div(n, BN);
+    let grid = clusters.unwrap_or(tiles) * form.cluster;
+    let launch = Launch::new(name, grid, form.threads())
+        .cluster(form.cluster)
+        .shared_bytes(layout_kernels_sm90::hgemm::SMEM_BYTES);
+    let mnk = (m as u32, n as u32, k as u32);
+    if let Err(e) = run(&launch, move || hgemm_form(i, pa, pb, pc, mnk)) {
+        panic!("{name} at {m} x {n} x {k}: {e}")
+    }
+    if let Err(e) = c.check(&want, |x, y| x == y) {
+        panic!("{name} at {m} x {n} x {k}: {e}")
+    }
+}
+
+/// Every form, at a size with partial tiles in M, N and K.
+#[test]
+fn every_hgemm_sm90_form_is_exact_on_integers() {
+    for i in 0..FORMS.len() {
+        hgemm_case(i, (200, 300, 104), None);
+    }
+}
+
+/// The persistent walk: one cluster takes every tile in turn, its
+/// pipeline's phases wrapping.
+#[test]
+fn hgemm_sm90_persistent_over_several_tiles() {
+    hgemm_case(0, (300, 520, 136), Some(1));
+    hgemm_case(5, (130, 260, 72), Some(1));
+}
+
+/// O = softmax(scale·Q·Kᵀ)·V and the natural log-sum-exp, in f64, BSHD
+/// layouts; causal aligned top-left.
+#[allow(clippy::type_complexity)]
+fn attention_ref(
+    (batch, sq, sk, nh, d): (usize, usize, usize, usize, usize),
+    scale: f32,
+    causal: bool,
+    (q, k, v): (&[f32], &[f32], &[f32]),
+) -> (Vec<f64>, Vec<f64>) {
+    let mut o = vec![0f64; batch * sq * nh * d];
+    let mut lse = vec![0f64; batch * nh * sq];
+    for bi in 0..batch {
+        for hi in 0..nh {
+            for i in 0..sq {
+                let qo = ((bi * sq + i) * nh + hi) * d;
+                let keys = if causal { (i + 1).min(sk) } else { sk };
+                let s: Vec<f64> = (0..keys)
+                    .map(|j| {
+                        let ko = ((bi * sk + j) * nh + hi) * d;
+                        (0..d)
+                            .map(|x| f64::from(q[qo + x]) * f64::from(k[ko + x]))
+                            .sum::<f64>()
+                            * f64::from(scale)
+                    })
+                    .collect();
+                let mx = s.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+                let w: Vec<f64> = s.iter().map(|x| (x - mx).exp()).collect();
+                let z: f64 = w.iter().sum();
+                lse[(bi * nh + hi) * sq + i] = mx + z.ln();
+                for x in 0..d {
+                    o[qo + x] = (0..keys)
+                        .map(|j| w[j] * f64::from(v[((bi * sk + j) * nh + hi) * d + x]))
+                        .sum::<f64>()
+                        / z;
+                }
+            }
+        }
+    }
+    (o, lse)
+}
+
+fn attention_case(
+    d: usize,
+    causal: bool,
+    (batch, sq, sk, nh): (usize, usize, usize, usize),
+    scale: f32,
+) {
+    let val = |i: usize, salt: usize| f(h(int(i * 31 + salt, 8) / 8.0));
+    let q: Vec<f32> = (0..batch * sq * nh * d).map(|i| val(i, 1)).collect();
+    let k: Vec<f32> = (0..batch * sk * nh * d).map(|i| val(i, 2)).collect();
+    let v: Vec<f32> = (0..batch * sk * nh * d).map(|i| val(i, 3)).collect();
+    let bits = |x: &[f32]| Buffer::from_slice(&x.iter().map(|&y| h(y)).collect::<Vec<_>>());
+    let (gq, gk, gv) = (bits(&q), bits(&k), bits(&v));
+    let ld = nh * d;
+    let map = |x: &Buffer<u16>, seq: usize, rows: usize| {
+        TensorMap::tiled_3d(
+            x,
+            (batch, seq, ld),
+            (seq * ld, ld),
+            (rows, CHUNK),
+            TmaSwizzle::B128,
+        )
+        .unwrap()
+    };
+    let (mq, mk, mv) = (
+        map(&gq, sq, bm(d)),
+        map(&gk, sk, ATT_BN),
+        map(&gv, sk, ATT_BN),
+    );
+    let o = Buffer::filled(0u16, batch * sq * nh * d);
+    let lse = Buffer::filled(0f32, batch * nh * sq);
+    let maps = (mq.ptr() as u64, mk.ptr() as u64, mv.ptr() as u64);
+    let (po, pl) = (o.global_mut(), lse.global_mut());
+    let name = format!(
+        "flash_attn_fwd_sm90_d{d}{}",
+        if causal { "_causal" } else { "" }
+    );
+    let launch = Launch::new(
+        &name,
+        (sq.div_ceil(bm(d)), nh, batch),
+        attention::threads(d),
+    )
+    .shared_bytes(attention::SMEM_BYTES);
+    let dims = (sq as u32, sk as u32, nh as u32);
+    let r = run(&launch, move || match (d, causal) {
+        (64, false) => attention_body::<64, false, 4>(maps, (po, pl), dims, scale),
+        (64, true) => attention_body::<64, true, 4>(maps, (po, pl), dims, scale),
+        (128, false) => attention_body::<128, false, 2>(maps, (po, pl), dims, scale),
+        _ => attention_body::<128, true, 2>(maps, (po, pl), dims, scale),
+    });
+    if let Err(e) = r {
+        panic!("{name}: {e}")
+    }
+    let (want_o, want_lse) = attention_ref((batch, sq, sk, nh, d), scale, causal, (&q, &k, &v));
+    for (i, (g, w)) in o.to_vec().iter().zip(&want_o).enumerate() {
+        // |O| <= 1: f16's rounding of P and of O.
+        assert!(
+            (f64::from(f(*g)) - w).abs() <= 2e-3,
+            "{name}: O[{i}] = {}, want {w}",
+            f(*g)
+        );
+    }
+    for (i, (g, w)) in lse.to_vec().iter().zip(&want_lse).enumerate() {
+        assert!(
+            (f64::from(*g) - w).abs() <= 2e-5,
+            "{name}: LSE[{i}] = {g}, want {w}"
+        );
+    }
+}
+
+#[test]
+fn flash_attn_fwd_sm90_d64_partial_tiles_both_masks() {
+    attention_case(64, false, (1, 130, 150, 2), 0.3);
+    attention_case(64, true, (1, 130, 150, 2), 0.3);
+}
+
+#[test]
+fn flash_attn_fwd_sm90_d128_partial_tiles_both_masks() {
+    attention_case(128, false, (2, 45, 77, 1), -0.2);
+    attention_case(128, true, (2, 45, 77, 1), -0.2);
+}
