@@ -133,11 +133,12 @@ fn run(args: &Args) -> Result<(), Fail> {
             _ => return Err(bad_input(format!("--ptx {v}: a version such as 8.3"))),
         },
     };
+    let flags = format!("{}{ptx_feature}", args.arch);
     let asm = build(
         &manifest,
         &lib_name,
         &target_dir.join("nvptx").join(&args.arch),
-        &format!("{}{ptx_feature}", args.arch),
+        &flags,
     )?;
     let text =
         std::fs::read_to_string(&asm).map_err(|e| bad_input(format!("{}: {e}", asm.display())))?;
@@ -154,6 +155,12 @@ fn run(args: &Args) -> Result<(), Fail> {
         slow.extend(r.slow.iter().cloned());
         for w in &r.warnings {
             eprintln!("layout-ptx: warning: {w}");
+        }
+    }
+    if slow.iter().any(|s| s.ends_with(LOCAL)) {
+        let lines = local_lines(&manifest, &lib_name, &target_dir, &args.arch, &flags, crate_dir);
+        for s in slow.iter_mut().filter(|s| s.ends_with(LOCAL)) {
+            s.push_str(&lines);
         }
     }
 
@@ -200,6 +207,40 @@ fn run(args: &Args) -> Result<(), Fail> {
         cubin.display()
     );
     Ok(())
+}
+
+/// The end of a kernel's local-memory problem line (`ptx::check_entry`).
+const LOCAL: &str = ": uses local memory";
+
+/// Where the local memory comes from: the crate built again with line
+/// tables (under `nvptx/ARCH-lines/`, only when a kernel uses local
+/// memory), its `ld.local` / `st.local` accesses' source lines, as ` (at
+/// src/lib.rs:79, ...)`, paths relative to the crate; the build that
+/// inlines differently may not show them all. Empty when that build fails.
+fn local_lines(manifest: &Path, lib_name: &str, target_dir: &Path, arch: &str, flags: &str, crate_dir: &Path) -> String {
+    let dir = target_dir.join("nvptx").join(format!("{arch}-lines"));
+    let flags = format!("{flags} -C debuginfo=line-tables-only");
+    let Ok(asm) = build(manifest, lib_name, &dir, &flags) else {
+        return String::new();
+    };
+    let Ok(text) = std::fs::read_to_string(asm) else {
+        return String::new();
+    };
+    // The crate's own lines first, then its dependencies'.
+    let (mut own, mut deps) = (Vec::new(), Vec::new());
+    for (file, line) in ptx::local_memory_lines(&text) {
+        let path = Path::new(&file);
+        match path.strip_prefix(crate_dir) {
+            Ok(p) => own.push(format!("{}:{line}", p.display())),
+            Err(_) => deps.push(format!("{}:{line}", path.display())),
+        }
+    }
+    let lines: Vec<String> = own.into_iter().chain(deps).collect();
+    match lines.len() {
+        0 => String::new(),
+        n if n > 6 => format!(" (at {}, and {} more)", lines[..6].join(", "), n - 6),
+        _ => format!(" (at {})", lines.join(", ")),
+    }
 }
 
 /// The crate's lib target name (`-` as `_`) and cargo's target directory

@@ -230,6 +230,47 @@ pub fn check_entry(entry: &Entry<'_>, decls: Option<&KernelDecls>) -> KernelRepo
     }
 }
 
+/// The source lines of `ptx`'s local-memory accesses (`ld.local`,
+/// `st.local`), from a build with line tables: for each `.loc FILE LINE`
+/// in force at such an access (line 0, compiler-made code, keeps the one
+/// before), the file as its `.file` directive names it and the line, in
+/// order of first appearance. Empty when the PTX has no line tables.
+pub fn local_memory_lines(ptx: &str) -> Vec<(String, u32)> {
+    let mut files = std::collections::HashMap::new();
+    for l in ptx.lines() {
+        let l = l.trim_start();
+        if let Some(rest) = l.strip_prefix(".file") {
+            let mut parts = rest.trim().splitn(2, char::is_whitespace);
+            if let (Some(n), Some(path)) = (parts.next(), parts.next()) {
+                let path = path.trim().split('"').nth(1).unwrap_or("").to_string();
+                files.insert(n.to_string(), path);
+            }
+        }
+    }
+    let mut at: Option<(&str, u32)> = None;
+    let mut out: Vec<(String, u32)> = Vec::new();
+    for l in ptx.lines() {
+        let t = l.trim_start();
+        if let Some(rest) = t.strip_prefix(".loc") {
+            let mut f = rest.split_whitespace();
+            if let (Some(file), Some(Ok(line))) = (f.next(), f.next().map(str::parse::<u32>)) {
+                if line > 0 {
+                    at = Some((file, line));
+                }
+            }
+            continue;
+        }
+        let local = opcode(t).is_some_and(|op| op.starts_with("ld.local") || op.starts_with("st.local"));
+        if let (true, Some((file, line))) = (local, at) {
+            let file = files.get(file).cloned().unwrap_or_else(|| format!("file {file}"));
+            if !out.iter().any(|(f, n)| *f == file && *n == line) {
+                out.push((file, line));
+            }
+        }
+    }
+    out
+}
+
 /// Whether a kernel body stores anything that outlives its block: a store
 /// to global or generic memory, an atomic or reduction, a bulk copy out of
 /// shared memory.
@@ -437,6 +478,19 @@ mod tests {
         let mut d = Decls::default();
         d.add_source("lib.rs", src).unwrap();
         d
+    }
+
+    #[test]
+    fn local_memory_accesses_have_their_source_lines() {
+        let ptx = "\t.loc\t2 79 9\n\tst.local.b32 \t[%rd26], 0;\n\t.loc\t2 79 14\n\tshl.b64 %rd1, %rd2, 1;\n\t.loc\t2 0 0\n\tld.local.b32 %r1, [%rd44];\n\t.loc\t1 12 3\n\tst.local.b32 [%rd26+4], %r7;\n\tst.local.b32 [%rd26+8], %r8;\n\t.file\t1 \"/x/layout-device/src/hw/thread.rs\"\n\t.file\t2 \"/k/src/lib.rs\"\n";
+        assert_eq!(
+            local_memory_lines(ptx),
+            [
+                ("/k/src/lib.rs".to_string(), 79),
+                ("/x/layout-device/src/hw/thread.rs".to_string(), 12)
+            ]
+        );
+        assert!(local_memory_lines("\tst.local.b32 [%rd1], 0;\n").is_empty());
     }
 
     #[test]

@@ -19,14 +19,18 @@ use layout_core::tensor::memory::{Memory, MemoryMut};
 pub unsafe trait SharedBuffer {
     /// The buffer's size in bytes.
     const BYTES: usize;
+    /// The buffer's size in the 4-byte words [`Smem::window`] counts.
+    const WORDS: usize = Self::BYTES / 4;
     /// The buffer's shared-window address.
     fn base() -> u32;
 }
 
 /// Declares a block's shared buffer: `shared_memory!(static TILE: [u8;
-/// 16384]);` (any name; the size a literal) makes `TILE` a type to open
-/// [`Smem`] windows in (`Smem::window::<TILE>(offset, len)`). The buffer
-/// is 128-byte aligned. Each kernel that uses it gets its own copy (CUDA's
+/// 16384]);` (any name; the size in **bytes**, a literal or a `const`
+/// expression such as `[u8; 4 * TILE_WORDS]`) makes `TILE` a type to open
+/// [`Smem`] windows in (`Smem::window::<TILE>(offset, len)`, which counts
+/// 4-byte **words**: the buffer holds `TILE::WORDS` = `BYTES / 4` of
+/// them). The buffer is 128-byte aligned. Each kernel that uses it gets its own copy (CUDA's
 /// `__shared__`); a kernel that does not, pays nothing.
 ///
 /// Invoke it in the kernel crate itself: the PTX declaration must be in the
@@ -48,7 +52,12 @@ pub unsafe trait SharedBuffer {
 ///     static STAGE: [u8; 4096]
 /// );
 /// use layout_device::SharedBuffer;
-/// assert_eq!(STAGE::BYTES, 4096);
+/// assert_eq!((STAGE::BYTES, STAGE::WORDS), (4096, 1024));
+///
+/// // The size from constants: the window's words, times 4.
+/// const TILE_WORDS: usize = 64 * 65;
+/// layout_device::shared_memory!(static PADDED: [u8; 4 * TILE_WORDS]);
+/// assert_eq!(PADDED::WORDS, TILE_WORDS);
 ///
 /// layout_device::shared_memory!(
 ///     /// A pipeline's stages: 192 KiB of dynamic shared memory.
@@ -63,24 +72,28 @@ pub unsafe trait SharedBuffer {
 )]
 #[cfg_attr(target_arch = "nvptx64", allow_internal_unsafe)]
 macro_rules! shared_memory {
-    ($(#[$meta:meta])* $vis:vis extern static $name:ident: [u8; $bytes:literal] $(;)?) => {
-        $crate::shared_memory!(@buffer $(#[$meta])* $vis $name, $bytes, true,
-            concat!(".extern .shared .align 1024 .b8 ", stringify!($name), "[];"));
+    ($(#[$meta:meta])* $vis:vis extern static $name:ident: [u8; $bytes:expr] $(;)?) => {
+        $crate::shared_memory!(@buffer $(#[$meta])* $vis $name, $bytes, true);
+        #[cfg(target_arch = "nvptx64")]
+        ::core::arch::global_asm!(concat!(".extern .shared .align 1024 .b8 ", stringify!($name), "[];"));
     };
-    ($(#[$meta:meta])* $vis:vis static $name:ident: [u8; $bytes:literal] $(;)?) => {
-        $crate::shared_memory!(@buffer $(#[$meta])* $vis $name, $bytes, false,
-            concat!(".shared .align 128 .b8 ", stringify!($name), "[", stringify!($bytes), "];"));
+    ($(#[$meta:meta])* $vis:vis static $name:ident: [u8; $bytes:expr] $(;)?) => {
+        $crate::shared_memory!(@buffer $(#[$meta])* $vis $name, $bytes, false);
+        // The size as a constant operand: a literal or any `const`
+        // expression.
+        #[cfg(target_arch = "nvptx64")]
+        ::core::arch::global_asm!(
+            concat!(".shared .align 128 .b8 ", stringify!($name), "[{bytes}];"),
+            bytes = const $bytes
+        );
     };
-    // Both forms: the type, the PTX declaration, and the buffer's address
-    // (after checking the launch's dynamic shared memory, for `extern`).
-    (@buffer $(#[$meta:meta])* $vis:vis $name:ident, $bytes:literal, $dynamic:literal, $decl:expr) => {
+    // Both forms: the type and the buffer's address (after checking the
+    // launch's dynamic shared memory, for `extern`).
+    (@buffer $(#[$meta:meta])* $vis:vis $name:ident, $bytes:expr, $dynamic:literal) => {
         $(#[$meta])*
         #[allow(non_camel_case_types)]
         #[derive(Clone, Copy, Debug)]
         $vis struct $name;
-
-        #[cfg(target_arch = "nvptx64")]
-        ::core::arch::global_asm!($decl);
 
         // SAFETY: a static buffer's PTX declaration has `$bytes` bytes,
         // aligned to 128; for an `extern` one, `base` traps unless the
@@ -112,14 +125,18 @@ macro_rules! shared_memory {
                                 options(pure, nomem, nostack)
                             )
                         };
-                        if (size as usize) < $bytes {
+                        if (size as usize) < <Self as $crate::SharedBuffer>::BYTES {
                             $crate::trap()
                         }
                     }
                     b
                 }
                 #[cfg(not(target_arch = "nvptx64"))]
-                $crate::__shared_base(::core::any::type_name::<Self>(), $bytes, $dynamic)
+                $crate::__shared_base(
+                    ::core::any::type_name::<Self>(),
+                    <Self as $crate::SharedBuffer>::BYTES,
+                    $dynamic,
+                )
             }
         }
     };
