@@ -158,7 +158,14 @@ fn run(args: &Args) -> Result<(), Fail> {
         }
     }
     if slow.iter().any(|s| s.ends_with(LOCAL)) {
-        let lines = local_lines(&manifest, &lib_name, &target_dir, &args.arch, &flags, crate_dir);
+        let lines = local_lines(
+            &manifest,
+            &lib_name,
+            &target_dir,
+            &args.arch,
+            &flags,
+            crate_dir,
+        );
         for s in slow.iter_mut().filter(|s| s.ends_with(LOCAL)) {
             s.push_str(&lines);
         }
@@ -217,7 +224,14 @@ const LOCAL: &str = ": uses local memory";
 /// memory), its `ld.local` / `st.local` accesses' source lines, as ` (at
 /// src/lib.rs:79, ...)`, paths relative to the crate; the build that
 /// inlines differently may not show them all. Empty when that build fails.
-fn local_lines(manifest: &Path, lib_name: &str, target_dir: &Path, arch: &str, flags: &str, crate_dir: &Path) -> String {
+fn local_lines(
+    manifest: &Path,
+    lib_name: &str,
+    target_dir: &Path,
+    arch: &str,
+    flags: &str,
+    crate_dir: &Path,
+) -> String {
     let dir = target_dir.join("nvptx").join(format!("{arch}-lines"));
     let flags = format!("{flags} -C debuginfo=line-tables-only");
     let Ok(asm) = build(manifest, lib_name, &dir, &flags) else {

@@ -260,9 +260,13 @@ pub fn local_memory_lines(ptx: &str) -> Vec<(String, u32)> {
             }
             continue;
         }
-        let local = opcode(t).is_some_and(|op| op.starts_with("ld.local") || op.starts_with("st.local"));
+        let local =
+            opcode(t).is_some_and(|op| op.starts_with("ld.local") || op.starts_with("st.local"));
         if let (true, Some((file, line))) = (local, at) {
-            let file = files.get(file).cloned().unwrap_or_else(|| format!("file {file}"));
+            let file = files
+                .get(file)
+                .cloned()
+                .unwrap_or_else(|| format!("file {file}"));
             if !out.iter().any(|(f, n)| *f == file && *n == line) {
                 out.push((file, line));
             }
