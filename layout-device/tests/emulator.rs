@@ -355,3 +355,93 @@ fn ldmatrix_delivers_the_isa_fragments() {
         }
     }
 }
+
+/// A TMA load as the hardware defines it: the box at (col, row), row r's
+/// 16-byte chunk j at byte `128 r + 16 (j ^ (r % 8))` (the 128-byte
+/// swizzle), zeros where the box leaves the matrix; its bytes complete
+/// the barrier's phase, which the waiting threads then see.
+#[test]
+fn tma_loads_swizzle_and_fill_the_box() {
+    use layout_device::emulator::{TensorMap, TmaSwizzle};
+    use layout_device::{fence_mbarrier_init, tma_load_2d, Mbarrier};
+    // A 20 x 72 matrix of u16, element (r, c) = 100 r + c.
+    let (rows, cols) = (20usize, 72usize);
+    let a = Buffer::from_slice(
+        &(0..rows * cols)
+            .map(|i| (100 * (i / cols) + i % cols) as u16)
+            .collect::<Vec<_>>(),
+    );
+    let map = TensorMap::tiled_2d(&a, (rows, cols), cols, (8, 64), TmaSwizzle::B128).unwrap();
+    let out = Buffer::filled(0u32, 8 * 32);
+    let (m, g) = (map.ptr() as u64, out.global_mut());
+    run(&Launch::new("tma", 1, 128).shared_bytes(8192), move || {
+        let t = thread_idx();
+        let bar = Mbarrier::at(Smem::window::<DYN>(1024, 2), 0);
+        if t == 0 {
+            bar.init(1);
+            fence_mbarrier_init();
+        }
+        sync_threads();
+        if t == 0 {
+            bar.arrive_expect_tx(8 * 128);
+            // Columns 32..96 (past 72: zeros) of rows 16..24 (past 20: zeros).
+            tma_load_2d(Smem::window::<DYN>(0, 256), 8 * 128, m, (32, 16), bar);
+        }
+        bar.wait(0);
+        // Thread t reads word t and t + 128 of the box (2 halves each).
+        for w in [t, t + 128] {
+            g.st(
+                w,
+                Smem::window::<DYN>(0, 256).halves().ld(2 * w) as u32
+                    | (Smem::window::<DYN>(0, 256).halves().ld(2 * w + 1) as u32) << 16,
+            );
+        }
+    })
+    .unwrap();
+    let got = out.to_vec();
+    for r in 0..8usize {
+        for c in 0..64usize {
+            let (gr, gc) = (16 + r, 32 + c);
+            let want = if gr < rows && gc < cols {
+                (100 * gr + gc) as u32
+            } else {
+                0
+            };
+            let byte = 128 * r + 16 * ((c / 8) ^ (r % 8)) + 2 * (c % 8);
+            let half = (got[byte / 4] >> (16 * (byte / 2 % 2))) & 0xffff;
+            assert_eq!(half, want, "box ({r},{c})");
+        }
+    }
+}
+
+/// A phase whose bytes never arrive: the waiting threads are a deadlock
+/// error naming the poll, not a hang; more bytes than expected is refused.
+#[test]
+fn mbarrier_phases_are_checked() {
+    use layout_device::Mbarrier;
+    let e = run(&Launch::new("never", 1, 32).shared_bytes(8192), || {
+        let bar = Mbarrier::at(Smem::window::<DYN>(0, 2), 0);
+        if thread_idx() == 0 {
+            bar.init(1);
+        }
+        sync_threads();
+        if thread_idx() == 0 {
+            bar.arrive_expect_tx(64);
+        }
+        bar.wait(0);
+    })
+    .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Deadlock, "{e}");
+    assert!(
+        e.message
+            .contains("32 threads polling `Mbarrier::try_wait`"),
+        "{e}"
+    );
+    // A wait on a barrier never initialised is refused.
+    let e = run(&Launch::new("uninit", 1, 32).shared_bytes(8192), || {
+        Mbarrier::at(Smem::window::<DYN>(0, 2), 0).wait(0);
+    })
+    .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Mbarrier, "{e}");
+    assert!(e.message.contains("before `init`"), "{e}");
+}
