@@ -422,15 +422,15 @@ impl WgSlot {
 
 /// One thread's operands of a `wgmma` m64nNk16: A by descriptor (`Ok`)
 /// or as its four registers, B's descriptor and whether B is MN-major,
-/// its accumulators, and whether they are added (scale-d).
+/// its accumulators (N / 2), and whether they are added (scale-d).
 #[derive(Clone)]
 pub(crate) struct WgOperand {
-    pub n: usize,
-    pub a: Result<u64, [u32; 4]>,
-    pub b: u64,
-    pub b_mn: bool,
-    pub acc: Vec<f32>,
-    pub accumulate: bool,
+    n: usize,
+    a: Result<u64, [u32; 4]>,
+    b: u64,
+    b_mn: bool,
+    acc: Vec<f32>,
+    accumulate: bool,
 }
 
 fn at<S: Congruent<D>, D: IntTuple>(l: Layout<S, D>, i: usize) -> usize {
@@ -460,10 +460,25 @@ fn c_pos(n: usize, t: usize, v: usize) -> usize {
 /// accumulators): A by descriptor (`Ok`) or registers, B by descriptor.
 /// Computed once the warpgroup's 128 threads are in: each output's 16
 /// products (exact) and its accumulator summed exactly and rounded once.
-pub(crate) fn wgmma(name: &'static str, site: Site, mine: WgOperand) -> Vec<f32> {
+pub(crate) fn wgmma(
+    name: &'static str,
+    site: Site,
+    a: Result<u64, [u32; 4]>,
+    (b, b_mn): (u64, bool),
+    acc: &mut [f32],
+    accumulate: bool,
+) {
     if !super::sched::active() {
         crate::hw::gpu_only(name)
     }
+    let mine = WgOperand {
+        n: 2 * acc.len(),
+        a,
+        b,
+        b_mn,
+        acc: acc.to_vec(),
+        accumulate,
+    };
     let done = with(|s| {
         let t = s.cur;
         let (blk, tid) = (s.threads[t].block, s.threads[t].tid);
@@ -516,7 +531,8 @@ pub(crate) fn wgmma(name: &'static str, site: Site, mine: WgOperand) -> Vec<f32>
     if !done || with(|s| s.fault.is_some()).unwrap_or(false) {
         suspend();
     }
-    with(|s| core::mem::take(&mut s.threads[s.cur].wide)).expect("emulating")
+    let out = with(|s| core::mem::take(&mut s.threads[s.cur].wide)).expect("emulating");
+    acc.copy_from_slice(&out);
 }
 
 /// D = A·Bᵀ (+ C) for the warpgroup whose thread 0 is `first`.

@@ -115,6 +115,22 @@ pub(crate) fn shared_base(name: &'static str, bytes: usize, dynamic: bool) -> u3
     }
 }
 
+/// Four floats as the 16 bytes memory holds them.
+pub(crate) fn bytes_of(v: crate::F4) -> [u8; 16] {
+    let mut b = [0u8; 16];
+    for (chunk, x) in b.chunks_mut(4).zip(v.0) {
+        chunk.copy_from_slice(&x.to_le_bytes());
+    }
+    b
+}
+
+/// 16 bytes of memory as four floats.
+pub(crate) fn f4_of(b: [u8; 16]) -> crate::F4 {
+    crate::F4(core::array::from_fn(|k| {
+        f32::from_le_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]])
+    }))
+}
+
 /// `N` bytes of shared memory.
 pub(crate) fn shared_ld<const N: usize>(name: &str, addr: u32) -> [u8; N] {
     if !sched::active() {

@@ -260,9 +260,9 @@ impl Sim {
 /// A block barrier (`bar.sync 0`, `.aligned` or not) for the running
 /// thread.
 pub(crate) fn block_barrier(what: &'static str, site: Site, aligned: bool) {
-    if !with(|s| s.arrive_block_barrier(what, site, aligned)).unwrap_or(false) {
-        suspend();
-    } else if with(|s| s.fault.is_some()).unwrap_or(false) {
+    let completed = with(|s| s.arrive_block_barrier(what, site, aligned)).unwrap_or(false);
+    // Waits for the others, or stops at a fault the arrival found.
+    if !completed || with(|s| s.fault.is_some()).unwrap_or(false) {
         suspend();
     }
 }

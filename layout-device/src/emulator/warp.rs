@@ -92,10 +92,10 @@ fn half_of(regs: &[u32], v: usize) -> u16 {
 
 /// `mma.sync.aligned.m16n8k16.row.col` with f16 A and B: each lane's
 /// values placed by the atom's A, B and C layouts ((thread, value) ->
-/// column-major position in the M x K, N x K and M x N tiles), `D = A·Bᵀ
-/// + C`. Each element's 16 products are exact; they and C are summed
-/// exactly (in f64, exact while the terms' exponents lie within 29 bits
-/// of each other) and rounded once, to f32 or to f16.
+/// column-major position in the M x K, N x K and M x N tiles), and
+/// D = A·Bᵀ + C. Each element's 16 products are exact; they and C are
+/// summed exactly (in f64, exact while the terms' exponents lie within 29
+/// bits of each other) and rounded once, to f32 or to f16.
 fn mma(ins: &[Operand; 32], f16_acc: bool, out: &mut [[u32; 4]; 32]) {
     type A = SM80_16x8x16_F32F16F16F32_TN;
     let (al, bl, cl) = (

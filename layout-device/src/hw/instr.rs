@@ -31,7 +31,10 @@ pub fn cp_async_wait_all() {
     gpu!("cp_async_wait_all", {
         // SAFETY: no operands; as `cp_async_wait`.
         unsafe { asm!("cp.async.wait_all;", options(nostack)) }
-    }, emu: { crate::emulator::ops::cp_async_commit("cp_async_wait_all"); crate::emulator::ops::cp_async_wait("cp_async_wait_all", 0) })
+    }, emu: {
+        crate::emulator::ops::cp_async_commit("cp_async_wait_all");
+        crate::emulator::ops::cp_async_wait("cp_async_wait_all", 0)
+    })
 }
 
 /// One warp's `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32` (the
@@ -59,7 +62,10 @@ pub fn mma_m16n8k16_f32(a: [u32; 4], b: [u32; 2], c: [f32; 4]) -> [f32; 4] {
             )
         };
         [d0, d1, d2, d3]
-    }, emu: { let d = crate::emulator::ops::mma("mma_m16n8k16_f32", core::panic::Location::caller(), a, b, c.map(f32::to_bits)); d.map(f32::from_bits) })
+    }, emu: {
+        let d = crate::emulator::ops::mma("mma_m16n8k16_f32", core::panic::Location::caller(), a, b, c.map(f32::to_bits));
+        d.map(f32::from_bits)
+    })
 }
 
 /// The same atom with f16 accumulators
@@ -82,5 +88,8 @@ pub fn mma_m16n8k16_f16(a: [u32; 4], b: [u32; 2], c: [u32; 2]) -> [u32; 2] {
             )
         };
         [d0, d1]
-    }, emu: { let d = crate::emulator::ops::mma("mma_m16n8k16_f16", core::panic::Location::caller(), a, b, [c[0], c[1], 0, 0]); [d[0], d[1]] })
+    }, emu: {
+        let d = crate::emulator::ops::mma("mma_m16n8k16_f16", core::panic::Location::caller(), a, b, [c[0], c[1], 0, 0]);
+        [d[0], d[1]]
+    })
 }

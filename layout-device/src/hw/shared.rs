@@ -374,7 +374,9 @@ impl Smem {
                      a = in(reg32) a, options(pure, readonly, nostack))
             };
             F4([x, y, z, w])
-        }, emu: { let b: [u8; 16] = crate::emulator::ops::shared_ld("ld4", self.addr(i, 4)); F4(core::array::from_fn(|k| f32::from_le_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]]))) })
+        }, emu: {
+            crate::emulator::ops::f4_of(crate::emulator::ops::shared_ld("ld4", self.addr(i, 4)))
+        })
     }
 
     /// Writes the `f32` at word `i`.
@@ -401,7 +403,9 @@ impl Smem {
                      x = in(reg32) x, y = in(reg32) y, z = in(reg32) z, w = in(reg32) w,
                      options(nostack))
             }
-        }, emu: { let mut b = [0u8; 16]; for (k, x) in v.0.iter().enumerate() { b[4 * k..4 * k + 4].copy_from_slice(&x.to_le_bytes()); } crate::emulator::ops::shared_st("st4", self.addr(i, 4), &b) })
+        }, emu: {
+            crate::emulator::ops::shared_st("st4", self.addr(i, 4), &crate::emulator::ops::bytes_of(v))
+        })
     }
 
     /// `ldmatrix.sync.aligned.m8n8.x4.shared.b16`: this lane gives the
@@ -423,7 +427,9 @@ impl Smem {
                      a = in(reg32) a, options(readonly, nostack))
             };
             [r0, r1, r2, r3]
-        }, emu: { let r = crate::emulator::ops::ldmatrix("ldmatrix_x4", core::panic::Location::caller(), self.addr(i, 4)); r })
+        }, emu: {
+            crate::emulator::ops::ldmatrix("ldmatrix_x4", core::panic::Location::caller(), self.addr(i, 4))
+        })
     }
 
     /// `ldmatrix.sync.aligned.m8n8.x2.shared.b16`: as [`Smem::ldmatrix_x4`]
@@ -442,7 +448,10 @@ impl Smem {
                      a = in(reg32) a, options(readonly, nostack))
             };
             [r0, r1]
-        }, emu: { let r = crate::emulator::ops::ldmatrix("ldmatrix_x2", core::panic::Location::caller(), self.addr(i, 4)); [r[0], r[1]] })
+        }, emu: {
+            let r = crate::emulator::ops::ldmatrix("ldmatrix_x2", core::panic::Location::caller(), self.addr(i, 4));
+            [r[0], r[1]]
+        })
     }
 
     /// `ldmatrix.sync.aligned.m8n8.x1.shared.b16`: one matrix, lanes 0-7
@@ -459,7 +468,10 @@ impl Smem {
                      r0 = out(reg32) r0, a = in(reg32) a, options(readonly, nostack))
             };
             r0
-        }, emu: { let r = crate::emulator::ops::ldmatrix("ldmatrix_x1", core::panic::Location::caller(), self.addr(i, 4)); r[0] })
+        }, emu: {
+            let r = crate::emulator::ops::ldmatrix("ldmatrix_x1", core::panic::Location::caller(), self.addr(i, 4));
+            r[0]
+        })
     }
 
     /// `ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16`: one matrix,
@@ -476,7 +488,10 @@ impl Smem {
                      r0 = out(reg32) r0, a = in(reg32) a, options(readonly, nostack))
             };
             r0
-        }, emu: { let r = crate::emulator::ops::ldmatrix("ldmatrix_x1_trans", core::panic::Location::caller(), self.addr(i, 4)); r[0] })
+        }, emu: {
+            let r = crate::emulator::ops::ldmatrix("ldmatrix_x1_trans", core::panic::Location::caller(), self.addr(i, 4));
+            r[0]
+        })
     }
 
     /// `ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16`: two matrices,
@@ -494,7 +509,10 @@ impl Smem {
                      a = in(reg32) a, options(readonly, nostack))
             };
             [r0, r1]
-        }, emu: { let r = crate::emulator::ops::ldmatrix("ldmatrix_x2_trans", core::panic::Location::caller(), self.addr(i, 4)); [r[0], r[1]] })
+        }, emu: {
+            let r = crate::emulator::ops::ldmatrix("ldmatrix_x2_trans", core::panic::Location::caller(), self.addr(i, 4));
+            [r[0], r[1]]
+        })
     }
 
     /// `ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16`: four matrices,
@@ -512,7 +530,9 @@ impl Smem {
                      a = in(reg32) a, options(readonly, nostack))
             };
             [r0, r1, r2, r3]
-        }, emu: { let r = crate::emulator::ops::ldmatrix("ldmatrix_x4_trans", core::panic::Location::caller(), self.addr(i, 4)); r })
+        }, emu: {
+            crate::emulator::ops::ldmatrix("ldmatrix_x4_trans", core::panic::Location::caller(), self.addr(i, 4))
+        })
     }
 
     /// `cp.async.cg.shared.global` of 16 bytes (`SM80_CP_ASYNC_CACHEGLOBAL`):
@@ -532,7 +552,11 @@ impl Smem {
                 asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {g}; cp.async.cg.shared.global [{a}], [g], 16; }}",
                      a = in(reg32) a, g = in(reg64) g, options(nostack))
             }
-        }, emu: { let v = src.ld(v); let mut b = [0u8; 16]; for (k, x) in v.0.iter().enumerate() { b[4 * k..4 * k + 4].copy_from_slice(&x.to_le_bytes()); } crate::emulator::ops::cp_async("cp_async16", self.addr(i, 4), b) })
+        }, emu: {
+            // The source is read at issue; the bytes land at the wait.
+            let data = crate::emulator::ops::bytes_of(src.ld(v));
+            crate::emulator::ops::cp_async("cp_async16", self.addr(i, 4), data)
+        })
     }
 
     /// Row `row` of the column `src` (16 bytes) to word `i` (16-byte
@@ -554,7 +578,11 @@ impl Smem {
                 asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {g}; cp.async.cg.shared.global [{a}], [g], 16, {n}; }}",
                      a = in(reg32) a, g = in(reg64) g, n = in(reg32) bytes, options(nostack))
             }
-        }, emu: { let mut b = [0u8; 16]; if let Some(v) = src.ld(row) { for (k, x) in v.0.iter().enumerate() { b[4 * k..4 * k + 4].copy_from_slice(&x.to_le_bytes()); } } crate::emulator::ops::cp_async("cp_async16_row_or_zero", self.addr(i, 4), b) })
+        }, emu: {
+            // Zeros past the matrix, as the source size 0 gives.
+            let data = crate::emulator::ops::bytes_of(src.ld(row).unwrap_or_default());
+            crate::emulator::ops::cp_async("cp_async16_row_or_zero", self.addr(i, 4), data)
+        })
     }
 }
 

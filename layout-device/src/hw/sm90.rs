@@ -78,8 +78,8 @@ macro_rules! wgmma_f32_f16 {
                     )
                 }
             }, emu: {
-                let op = crate::emulator::hopper::WgOperand { n: $n, a: Ok(desc_a), b: desc_b, b_mn: false, acc: std::vec::Vec::from(&acc[..]), accumulate };
-                acc.copy_from_slice(&crate::emulator::hopper::wgmma(stringify!($name), core::panic::Location::caller(), op));
+                let site = core::panic::Location::caller();
+                crate::emulator::hopper::wgmma(stringify!($name), site, Ok(desc_a), (desc_b, false), acc, accumulate);
             })
         }
     };
@@ -171,8 +171,8 @@ macro_rules! wgmma_f32_f16_rs {
                     issue!("0")
                 }
             }, emu: {
-                let op = crate::emulator::hopper::WgOperand { n: $n, a: Err(a), b: desc_b, b_mn: B_MN_MAJOR, acc: std::vec::Vec::from(&acc[..]), accumulate };
-                acc.copy_from_slice(&crate::emulator::hopper::wgmma(stringify!($name), core::panic::Location::caller(), op));
+                let site = core::panic::Location::caller();
+                crate::emulator::hopper::wgmma(stringify!($name), site, Err(a), (desc_b, B_MN_MAJOR), acc, accumulate);
             })
         }
     };
@@ -419,7 +419,9 @@ pub fn tma_load_2d(
                 b = in(reg32) bar.address(), options(nostack)
             )
         }
-    }, emu: { crate::emulator::hopper::tma_load("tma_load_2d", dst.address(), 4 * dst.len(), map, [col, row, 0], bar.address(), None) })
+    }, emu: {
+        crate::emulator::hopper::tma_load("tma_load_2d", dst.address(), 4 * dst.len(), map, [col, row, 0], bar.address(), None)
+    })
 }
 
 /// `cp.async.bulk.tensor.3d` (CuTe's `SM90_TMA_LOAD` of a rank-3 map): as
@@ -445,7 +447,9 @@ pub fn tma_load_3d(
                 p = in(reg32) plane, b = in(reg32) bar.address(), options(nostack)
             )
         }
-    }, emu: { crate::emulator::hopper::tma_load("tma_load_3d", dst.address(), 4 * dst.len(), map, [col, row, plane], bar.address(), None) })
+    }, emu: {
+        crate::emulator::hopper::tma_load("tma_load_3d", dst.address(), 4 * dst.len(), map, [col, row, plane], bar.address(), None)
+    })
 }
 
 /// `cp.async.bulk.tensor.2d ... .multicast::cluster` (CuTe's
@@ -472,7 +476,9 @@ pub fn tma_load_2d_multicast(
                 b = in(reg32) bar.address(), k = in(reg16) mask, options(nostack)
             )
         }
-    }, emu: { crate::emulator::hopper::tma_load("tma_load_2d_multicast", dst.address(), 4 * dst.len(), map, [col, row, 0], bar.address(), Some(mask)) })
+    }, emu: {
+        crate::emulator::hopper::tma_load("tma_load_2d_multicast", dst.address(), 4 * dst.len(), map, [col, row, 0], bar.address(), Some(mask))
+    })
 }
 
 /// This block's rank in its cluster (`%cluster_ctarank`).
@@ -518,7 +524,9 @@ pub fn cluster_sync() {
                 options(nostack)
             )
         }
-    }, emu: { crate::emulator::ops::cluster_barrier("cluster_sync", core::panic::Location::caller()) })
+    }, emu: {
+        crate::emulator::ops::cluster_barrier("cluster_sync", core::panic::Location::caller())
+    })
 }
 
 /// `fence.proxy.tensormap::generic.acquire.sys`: before TMA reads a tensor

@@ -138,7 +138,9 @@ pub fn sync_threads() {
         // call it outside data-dependent branches). No `nomem`: the compiler
         // keeps shared-memory accesses on their side of it.
         unsafe { asm!("bar.sync 0;", options(nostack)) }
-    }, emu: { crate::emulator::ops::barrier("sync_threads", core::panic::Location::caller(), true) })
+    }, emu: {
+        crate::emulator::ops::barrier("sync_threads", core::panic::Location::caller(), true)
+    })
 }
 
 /// `barrier.sync 0` (CUDA's `__barrier_sync(0)`): [`sync_threads`] without
@@ -151,7 +153,9 @@ pub fn sync_threads_divergent() {
         // SAFETY: a barrier every thread of the block reaches (by any copy
         // of it); no `nomem`, as `sync_threads`.
         unsafe { asm!("barrier.sync 0;", options(nostack)) }
-    }, emu: { crate::emulator::ops::barrier("sync_threads_divergent", core::panic::Location::caller(), false) })
+    }, emu: {
+        crate::emulator::ops::barrier("sync_threads_divergent", core::panic::Location::caller(), false)
+    })
 }
 
 /// `__syncwarp()`: the lanes of the warp wait for each other; their
