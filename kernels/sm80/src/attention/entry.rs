@@ -1,12 +1,33 @@
 //! The FlashAttention forward entry points (`flash_attn_fwd_d{64,128}`
 //! and their `_causal` forms): raw pointers from the host made into
 //! checked buffers, the dynamic shared memory they declare, and what the
-//! build tool reads of them.
+//! build tool reads of them. The buffers exist on the host too (the
+//! emulated tests name them); the entry points on the GPU only. (The
+//! buffers are declared here, not in `crate::smem`: their paths name the
+//! kernels' instances, and the PTX keeps its order with them here.)
 #![allow(unsafe_code)]
 
+#[cfg(target_arch = "nvptx64")]
 use crate::device::elems;
-use crate::smem::{FLASH_SMEM_D128, FLASH_SMEM_D64};
+#[cfg(target_arch = "nvptx64")]
 use layout_device::{trap, Global, GlobalMut, F4};
+
+layout_device::shared_memory!(
+    /// The FlashAttention kernels' shared memory for head dimension 64
+    /// (dynamic: `flash_smem_bytes(64)` bytes at launch).
+    pub extern static FLASH_SMEM_D64: [u8; 49152]
+);
+
+layout_device::shared_memory!(
+    /// The FlashAttention kernels' shared memory for head dimension 128
+    /// (dynamic: `flash_smem_bytes(128)` bytes at launch).
+    pub extern static FLASH_SMEM_D128: [u8; 65536]
+);
+
+const _: () = assert!(
+    crate::maps::flash_smem_bytes(64) == 49152 && crate::maps::flash_smem_bytes(128) == 65536,
+    "the FlashAttention buffers are flash_smem_bytes(D)"
+);
 
 /// The FlashAttention entries' buffers (traps on a misaligned pointer or a
 /// size past `usize`) and the body for head dimension `D`.
@@ -16,6 +37,7 @@ use layout_device::{trap, Global, GlobalMut, F4};
 /// seq_q * heads * D halves, `k`, `v` to batch * seq_k * heads * D, `lse`
 /// to batch * heads * seq_q `f32`, 16-byte aligned (`lse` 4), `o` and
 /// `lse` overlapping nothing.
+#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 #[layout_core::instantiate((64, false), (64, true), (128, false), (128, true))]
 unsafe fn flash_entry<B: layout_device::SharedBuffer, const D: usize, const CAUSAL: bool>(
@@ -62,6 +84,7 @@ unsafe fn flash_entry<B: layout_device::SharedBuffer, const D: usize, const CAUS
 
 /// The FlashAttention forward entry points, one per head dimension and
 /// mask: `(q, k, v, o, lse, batch, seq_q, seq_k, heads, scale)`.
+#[cfg(target_arch = "nvptx64")]
 macro_rules! flash_entries {
     ($($(#[$m:meta])* $name:ident = ($buf:ident, $d:literal, $causal:literal);)*) => {$(
         $(#[$m])*
@@ -89,6 +112,7 @@ macro_rules! flash_entries {
     )*};
 }
 
+#[cfg(target_arch = "nvptx64")]
 flash_entries! {
     /// O = softmax(scale · Q·Kᵀ)·V, head dimension 64 (the launch contract
     /// of `maps/attention.rs`: BSHD f16 Q, K, V, O; f32 LSE).

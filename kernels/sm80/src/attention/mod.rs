@@ -39,8 +39,7 @@ use crate::atoms::ldsm_a_src;
 use crate::maps::index;
 
 pub(crate) mod body;
-#[cfg(target_arch = "nvptx64")]
-mod entry;
+pub(crate) mod entry;
 use layout_core::algebra::{composition, ComposedLayout, Swizzle};
 use layout_core::atom::mma::{make_tiled_mma, TiledMma};
 use layout_core::tensor::make_identity_tensor;
