@@ -356,6 +356,7 @@ fn build(manifest: &Path, lib_name: &str, target_dir: &Path, arch: &str) -> Resu
     // Cargo's JSON messages as they come: diagnostics to stderr as cargo
     // would print them, the lib's artifact noted.
     let mut rmeta = None;
+    let mut said_ptx = false;
     let stdout = child.stdout.take().expect("piped");
     for line in BufReader::new(stdout).lines() {
         let line = line.map_err(|e| bad_input(format!("reading cargo's output: {e}")))?;
@@ -365,7 +366,21 @@ fn build(manifest: &Path, lib_name: &str, target_dir: &Path, arch: &str) -> Resu
         };
         match msg["reason"].as_str() {
             Some("compiler-message") => {
-                if let Some(r) = msg["message"]["rendered"].as_str() {
+                let m = &msg["message"];
+                // `--ptx` is rustc's unstable `+ptxNN` target feature: rustc
+                // warns so for every crate of the build. It is what the flag
+                // asks for; one line says so instead.
+                let unstable_ptx = m["message"].as_str().is_some_and(|t| {
+                    t.starts_with("unstable feature specified for `-Ctarget-feature`: `ptx")
+                });
+                if unstable_ptx {
+                    if !said_ptx {
+                        eprintln!(
+                            "layout-ptx: --ptx sets rustc's unstable target feature +ptxNN (the PTX ISA version); its warning is not repeated"
+                        );
+                        said_ptx = true;
+                    }
+                } else if let Some(r) = m["rendered"].as_str() {
                     eprint!("{r}");
                 }
             }

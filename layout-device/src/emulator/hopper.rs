@@ -420,12 +420,13 @@ impl WgSlot {
     }
 }
 
-/// One thread's operands of a `wgmma` m64nNk16: A by descriptor (`Ok`)
+/// One thread's operands of a `wgmma` m64nNk16 (f16 or bf16 inputs): A by descriptor (`Ok`)
 /// or as its four registers, B's descriptor and whether B is MN-major,
 /// its accumulators (N / 2), and whether they are added (scale-d).
 #[derive(Clone)]
 pub(crate) struct WgOperand {
     n: usize,
+    bf16: bool,
     a: Result<u64, [u32; 4]>,
     b: u64,
     b_mn: bool,
@@ -463,6 +464,7 @@ fn c_pos(n: usize, t: usize, v: usize) -> usize {
 pub(crate) fn wgmma(
     name: &'static str,
     site: Site,
+    elem: &'static str,
     a: Result<u64, [u32; 4]>,
     (b, b_mn): (u64, bool),
     acc: &mut [f32],
@@ -473,6 +475,7 @@ pub(crate) fn wgmma(
     }
     let mine = WgOperand {
         n: 2 * acc.len(),
+        bf16: elem == "bf16",
         a,
         b,
         b_mn,
@@ -549,6 +552,7 @@ fn compute(
             || o.b != o0.b
             || o.accumulate != o0.accumulate
             || o.n != o0.n
+            || o.bf16 != o0.bf16
     }) {
         return Err((
             ErrorKind::Divergence,
@@ -557,12 +561,19 @@ fn compute(
         ));
     }
     let n = o0.n;
+    // An operand element's 16 bits as a number (f16 or bf16).
+    let bf16 = o0.bf16;
+    let value = move |h: u16| {
+        f64::from(if bf16 {
+            half::bf16::from_bits(h).to_f32()
+        } else {
+            half::f16::from_bits(h).to_f32()
+        })
+    };
     let half = |s: &mut Sim, addr: u32| -> Result<f64, (ErrorKind, String)> {
         let mut b = [0u8; 2];
         s.shared_read_block(first, blk, addr, &mut b)?;
-        Ok(f64::from(
-            half::f16::from_bits(u16::from_le_bytes(b)).to_f32(),
-        ))
+        Ok(value(u16::from_le_bytes(b)))
     };
     let mut a = std::vec![[0f64; 16]; 64];
     match o0.a {
@@ -583,7 +594,7 @@ fn compute(
                 for v in 0..8 {
                     let p = at(al, t + 128 * v);
                     let h = (regs[v / 2] >> (16 * (v % 2))) as u16;
-                    a[p % 64][p / 64] = f64::from(half::f16::from_bits(h).to_f32());
+                    a[p % 64][p / 64] = value(h);
                 }
             }
         }

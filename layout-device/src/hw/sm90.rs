@@ -52,7 +52,7 @@ pub fn fence_proxy_async_shared() {
 /// written out from the list of accumulator indices (a template string must
 /// be a literal, so it is assembled with `concat!`).
 macro_rules! wgmma_f32_f16 {
-    ($(#[$doc:meta])* $name:ident, $n:literal, $regs:literal, [$first:literal $($i:literal)*]) => {
+    ($(#[$doc:meta])* $name:ident, $ty:literal, $n:literal, $regs:literal, [$first:literal $($i:literal)*]) => {
         $(#[$doc])*
         #[inline(always)]
         #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
@@ -66,7 +66,7 @@ macro_rules! wgmma_f32_f16 {
                     asm!(
                         concat!(
                             "{{ .reg .pred p; setp.ne.b32 p, {scale_d}, 0; ",
-                            "wgmma.mma_async.sync.aligned.m64n", stringify!($n), "k16.f32.f16.f16 {{",
+                            "wgmma.mma_async.sync.aligned.m64n", stringify!($n), "k16.f32.", $ty, ".", $ty, " {{",
                             "{", stringify!($first), "}" $(, ", {", stringify!($i), "}")*,
                             "}}, {desc_a}, {desc_b}, p, 1, 1, 0, 0; }}"
                         ),
@@ -79,7 +79,7 @@ macro_rules! wgmma_f32_f16 {
                 }
             }, emu: {
                 let site = core::panic::Location::caller();
-                crate::emulator::hopper::wgmma(stringify!($name), site, Ok(desc_a), (desc_b, false), acc, accumulate);
+                crate::emulator::hopper::wgmma(stringify!($name), site, $ty, Ok(desc_a), (desc_b, false), acc, accumulate);
             })
         }
     };
@@ -96,7 +96,7 @@ wgmma_f32_f16!(
     /// are the instruction's until it completes), then [`wgmma_commit_group`]
     /// and [`wgmma_wait_group`] before reading `acc`. All 128 threads of the
     /// warpgroup execute it together, converged. Needs `sm_90a`.
-    wgmma_m64n64k16_f32_f16, 64, 32, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31]
+    wgmma_m64n64k16_f32_f16, "f16", 64, 32, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31]
 );
 
 wgmma_f32_f16!(
@@ -110,7 +110,7 @@ wgmma_f32_f16!(
     /// are the instruction's until it completes), then [`wgmma_commit_group`]
     /// and [`wgmma_wait_group`] before reading `acc`. All 128 threads of the
     /// warpgroup execute it together, converged. Needs `sm_90a`.
-    wgmma_m64n128k16_f32_f16, 128, 64, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63]
+    wgmma_m64n128k16_f32_f16, "f16", 128, 64, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63]
 );
 
 wgmma_f32_f16!(
@@ -126,14 +126,14 @@ wgmma_f32_f16!(
     /// warpgroup execute it together, converged. Needs `sm_90a`; the 128
     /// accumulators stay in registers only when every use of `acc` has a
     /// constant index.
-    wgmma_m64n256k16_f32_f16, 256, 128, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127]
+    wgmma_m64n256k16_f32_f16, "f16", 256, 128, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127]
 );
 
 /// One RS `wgmma` function per N (A from four registers of f16 pairs, B
 /// by descriptor, K-major or MN-major), written out as
 /// [`wgmma_f32_f16`]'s.
 macro_rules! wgmma_f32_f16_rs {
-    ($(#[$doc:meta])* $name:ident, $n:literal, $regs:literal, [$first:literal $($i:literal)*]) => {
+    ($(#[$doc:meta])* $name:ident, $ty:literal, $n:literal, $regs:literal, [$first:literal $($i:literal)*]) => {
         $(#[$doc])*
         #[inline(always)]
         #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
@@ -150,7 +150,7 @@ macro_rules! wgmma_f32_f16_rs {
                         asm!(
                             concat!(
                                 "{{ .reg .pred p; setp.ne.b32 p, {scale_d}, 0; ",
-                                "wgmma.mma_async.sync.aligned.m64n", stringify!($n), "k16.f32.f16.f16 {{",
+                                "wgmma.mma_async.sync.aligned.m64n", stringify!($n), "k16.f32.", $ty, ".", $ty, " {{",
                                 "{", stringify!($first), "}" $(, ", {", stringify!($i), "}")*,
                                 "}}, {{{a0}, {a1}, {a2}, {a3}}}, {desc_b}, p, 1, 1, ", $tnsp, "; }}"
                             ),
@@ -172,7 +172,7 @@ macro_rules! wgmma_f32_f16_rs {
                 }
             }, emu: {
                 let site = core::panic::Location::caller();
-                crate::emulator::hopper::wgmma(stringify!($name), site, Err(a), (desc_b, B_MN_MAJOR), acc, accumulate);
+                crate::emulator::hopper::wgmma(stringify!($name), site, $ty, Err(a), (desc_b, B_MN_MAJOR), acc, accumulate);
             })
         }
     };
@@ -192,7 +192,7 @@ wgmma_f32_f16_rs!(
     /// before (after `a` or `acc` were written), then
     /// [`wgmma_commit_group`] and [`wgmma_wait_group`] before reading
     /// `acc` or writing `a`'s registers. Needs `sm_90a`.
-    wgmma_m64n64k16_f32_f16_rs, 64, 32, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31]
+    wgmma_m64n64k16_f32_f16_rs, "f16", 64, 32, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31]
 );
 
 wgmma_f32_f16_rs!(
@@ -200,7 +200,43 @@ wgmma_f32_f16_rs!(
     /// registers (the atom `SM90_64x128x16_F32F16F16_RS`), as
     /// [`wgmma_m64n64k16_f32_f16_rs`] with a 128 x 16 B and 64
     /// accumulators a thread.
-    wgmma_m64n128k16_f32_f16_rs, 128, 64, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63]
+    wgmma_m64n128k16_f32_f16_rs, "f16", 128, 64, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63]
+);
+
+wgmma_f32_f16!(
+    /// `wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16` (the atom
+    /// `SM90_64x64x16_F32BF16BF16_SS`): [`wgmma_m64n64k16_f32_f16`] with
+    /// bf16 operands.
+    wgmma_m64n64k16_f32_bf16, "bf16", 64, 32, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31]
+);
+
+wgmma_f32_f16!(
+    /// `wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16` (the atom
+    /// `SM90_64x128x16_F32BF16BF16_SS`): [`wgmma_m64n128k16_f32_f16`] with
+    /// bf16 operands.
+    wgmma_m64n128k16_f32_bf16, "bf16", 128, 64, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63]
+);
+
+wgmma_f32_f16!(
+    /// `wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16` (the atom
+    /// `SM90_64x256x16_F32BF16BF16_SS`): [`wgmma_m64n256k16_f32_f16`] with
+    /// bf16 operands.
+    wgmma_m64n256k16_f32_bf16, "bf16", 256, 128, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127]
+);
+
+wgmma_f32_f16_rs!(
+    /// `wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16` with A in
+    /// registers (the atom `SM90_64x64x16_F32BF16BF16_RS`):
+    /// [`wgmma_m64n64k16_f32_f16_rs`] with bf16 operands (A as four bf16
+    /// pairs).
+    wgmma_m64n64k16_f32_bf16_rs, "bf16", 64, 32, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31]
+);
+
+wgmma_f32_f16_rs!(
+    /// `wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16` with A in
+    /// registers (the atom `SM90_64x128x16_F32BF16BF16_RS`):
+    /// [`wgmma_m64n128k16_f32_f16_rs`] with bf16 operands.
+    wgmma_m64n128k16_f32_bf16_rs, "bf16", 128, 64, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63]
 );
 
 /// `setmaxnreg.inc.sync.aligned.u32 N`: this warpgroup's threads grow to
