@@ -21,6 +21,24 @@
 //!   ([`MmaInstr`], [`LdsmInstr`]): `mma.sync` m16n8k16 with f32 or f16
 //!   accumulators, every `ldmatrix` form, `cp.async` with
 //!   [`cp_async_commit`] / [`cp_async_wait`].
+//! - Hopper (`sm_90a`, `layout-ptx --arch sm_90a --ptx 8.3`): the
+//!   warpgroup MMAs `wgmma` with f16 or bf16 operands and f32 accumulators
+//!   (`wgmma_m64n{64,128,256}k16_f32_{f16,bf16}` with both operands in
+//!   shared memory, named by `layout_core::atom::gmma` descriptors, and the
+//!   `_rs` forms with A in registers) with [`wgmma_fence`],
+//!   [`wgmma_commit_group`], [`wgmma_wait_group`]; [`Mbarrier`]s and the
+//!   TMA pipeline built on them ([`PipelineTmaAsync`]: a producer, its
+//!   consumers, phases); TMA loads ([`tma_load_2d`], [`tma_load_3d`],
+//!   [`tma_load_2d_multicast`]) and stores ([`tma_store_2d`],
+//!   [`tma_store_3d`], [`tma_store_commit`], [`tma_store_wait`]) through
+//!   tensor maps the host made (`layout-launch`'s `Stream::tensor_map_2d`);
+//!   clusters ([`cluster_ctarank`], [`cluster_idx`], [`cluster_sync`]),
+//!   [`setmaxnreg_inc`] / [`setmaxnreg_dec`], [`elect_one`], and the
+//!   fences. `kernels/sm90` (`hgemm_sm90`, `flash_attn_fwd_sm90`) shows
+//!   them together.
+//! - [`emulator`] (feature `emulator`, host only): a kernel's body run for
+//!   a grid of blocks on the CPU, every instruction above computed as the
+//!   GPU computes it, and races, deadlocks and traps reported.
 //!
 //! The crate is `no_std` and builds for `nvptx64-nvidia-cuda` (with
 //! `layout-ptx`) and for the host, where its checks and layouts are

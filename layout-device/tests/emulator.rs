@@ -447,3 +447,112 @@ fn mbarrier_phases_are_checked() {
     assert_eq!(e.kind, ErrorKind::Mbarrier, "{e}");
     assert!(e.message.contains("before `init`"), "{e}");
 }
+
+layout_device::shared_memory!(static GMMA: [u8; 20480]);
+
+/// A bf16 `wgmma` (SS, N = 64): the warpgroup's accumulators are A·Bᵀ
+/// exactly on small integers, each thread's values where the ISA's
+/// fragment figure puts them (row 16 w + l / 4 + 8 ((v / 2) % 2), column 8
+/// (v / 4) + 2 (l % 4) + v % 2 for warp w, lane l, value v). The operand
+/// tiles are K-major with the 128-byte swizzle, written through the
+/// descriptors' own element addresses.
+#[test]
+fn a_bf16_wgmma_computes_the_product() {
+    use layout_core::atom::gmma::{GmmaDescriptor, LayoutType, Major};
+    use layout_device::{sync_threads, wgmma_m64n64k16_f32_bf16};
+    let a = |m: usize, k: usize| ((m * 3 + k * 5) % 9) as f32 - 4.0;
+    let b = |n: usize, k: usize| ((n * 7 + k) % 5) as f32 - 2.0;
+    let bf = |x: f32| half::bf16::from_f32(x).to_bits();
+    let out = Buffer::filled(0f32, 128 * 32);
+    let g = out.global_mut();
+    run(&Launch::new("wgmma_bf16", 1, 128), move || {
+        let t = thread_idx();
+        let all = Smem::window::<GMMA>(0, 20480 / 4);
+        let skip = ((1024 - all.address() % 1024) % 1024 / 4) as usize;
+        let base = all.address() + 4 * skip as u32;
+        let (da, db) = (
+            GmmaDescriptor::new(base, 1, 64, LayoutType::B128),
+            GmmaDescriptor::new(base + 8192, 1, 64, LayoutType::B128),
+        );
+        let halves = Smem::window::<GMMA>(skip, 16384 / 4).halves();
+        // Thread t writes row t % 64 of A (t < 64) or of B.
+        let (row, desc, val): (usize, GmmaDescriptor, &dyn Fn(usize, usize) -> f32) = if t < 64 {
+            (t, da, &a)
+        } else {
+            (t - 64, db, &b)
+        };
+        for k in 0..16 {
+            let at = (desc.element_address(Major::K, (row, k)) - base) / 2;
+            halves.st(at as usize, bf(val(row, k)));
+        }
+        sync_threads();
+        let mut acc = [0f32; 32];
+        wgmma_m64n64k16_f32_bf16(da.bits(), db.bits(), &mut acc, false);
+        for (v, x) in acc.into_iter().enumerate() {
+            g.st(32 * t + v, x);
+        }
+    })
+    .unwrap();
+    let got = out.to_vec();
+    for t in 0..128 {
+        let (w, l) = (t / 32, t % 32);
+        for v in 0..32 {
+            let (m, n) = (
+                16 * w + l / 4 + 8 * ((v / 2) % 2),
+                8 * (v / 4) + 2 * (l % 4) + v % 2,
+            );
+            let want: f32 = (0..16).map(|k| a(m, k) * b(n, k)).sum();
+            assert_eq!(got[32 * t + v], want, "thread {t}, value {v}: D({m},{n})");
+        }
+    }
+}
+
+/// A TMA store writes the box from shared memory (laid out as a load lays
+/// it, 128-byte swizzle) into the matrix, and nothing past its edges.
+#[test]
+fn tma_stores_write_the_box_inside_the_matrix() {
+    use layout_device::emulator::{TensorMap, TmaSwizzle};
+    use layout_device::{
+        elect_one, fence_proxy_async_shared, tma_store_2d, tma_store_commit, tma_store_wait,
+    };
+    let (rows, cols) = (20usize, 72usize);
+    let c = Buffer::filled(7u16, rows * cols);
+    let map = TensorMap::tiled_2d(&c, (rows, cols), cols, (8, 64), TmaSwizzle::B128).unwrap();
+    let m = map.ptr() as u64;
+    run(
+        &Launch::new("tma_store", 1, 128).shared_bytes(8192),
+        move || {
+            let t = thread_idx();
+            let tile = Smem::window::<DYN>(0, 256).halves();
+            // Box element (r, c) = 1000 + 64 r + c, at its swizzled place.
+            for e in [t, t + 128, t + 256, t + 384] {
+                let (r, col) = (e / 64, e % 64);
+                let byte = 128 * r + 16 * ((col / 8) ^ (r % 8)) + 2 * (col % 8);
+                tile.st(byte / 2, (1000 + e) as u16);
+            }
+            fence_proxy_async_shared();
+            sync_threads();
+            if t < 32 && elect_one() {
+                // Rows 16..24 (past 20: dropped), columns 32..96 (past 72).
+                tma_store_2d(Smem::window::<DYN>(0, 256), 8 * 128, m, (32, 16));
+                tma_store_commit();
+                tma_store_wait::<0>();
+            }
+        },
+    )
+    .unwrap();
+    let got = c.to_vec();
+    for r in 0..rows {
+        for col in 0..cols {
+            let inside = (16..24).contains(&r) && (32..96).contains(&col);
+            let want = if inside {
+                (1000 + 64 * (r - 16) + col - 32) as u16
+            } else {
+                7
+            };
+            assert_eq!(got[r * cols + col], want, "({r},{col})");
+        }
+    }
+    // Its writer is the elected lane 0.
+    assert_eq!(c.writer(16 * cols + 32), Some(((0, 0, 0), 0)));
+}

@@ -162,6 +162,66 @@ pub unsafe extern "ptx-kernel" fn wgmma_shapes(desc_a: u64, desc_b: u64, out: *m
     out.st(thread_idx() % 128, a[0] + a[63]);
 }
 
+/// The bf16 warpgroup MMAs (SS at N = 128, RS at N = 64) on descriptors
+/// from the host, for ptxas to check that they assemble for sm_90a, as
+/// [`wgmma_shapes`].
+///
+/// # Safety
+/// As [`wgmma_shapes`].
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn wgmma_shapes_bf16(desc_a: u64, desc_b: u64, out: *mut f32) {
+    use layout_device::{wgmma_m64n128k16_f32_bf16, wgmma_m64n64k16_f32_bf16_rs};
+    // SAFETY: the launch contract above.
+    let out = unsafe { GlobalMut::new(out, 128) };
+    let (mut a, mut b) = ([0f32; 64], [0f32; 32]);
+    wgmma_fence();
+    wgmma_m64n128k16_f32_bf16(desc_a, desc_b, &mut a, false);
+    wgmma_m64n64k16_f32_bf16_rs::<false>([desc_a as u32; 4], desc_b, &mut b, false);
+    wgmma_commit_group();
+    wgmma_wait_group::<0>();
+    out.st(thread_idx() % 128, a[0] + a[63] + b[0] + b[31]);
+}
+
+/// A TMA load of the 64 x 64 f16 box at (`col`, `row`) of the matrix
+/// `src` describes, then a TMA store of it (`SM90_TMA_STORE`) to the same
+/// place of the matrix `dst` describes, issued by the lane `elect_one`
+/// picks (both maps with the 128-byte swizzle; parts of the box past a
+/// matrix are read as zeros and not written). Launch: one block of 32
+/// threads.
+///
+/// # Safety
+/// `src` and `dst` point to tensor maps (64-byte aligned) of live buffers.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn tma_round_trip(
+    src: *const u64,
+    dst: *const u64,
+    col: i32,
+    row: i32,
+) {
+    use layout_device::{
+        elect_one, fence_mbarrier_init, fence_tensormap_acquire, sync_warp, tma_load_2d,
+        tma_store_2d, tma_store_commit, tma_store_wait, Mbarrier,
+    };
+    let all = Smem::window::<BOX>(0, 2560);
+    let skip = ((1024 - all.address() % 1024) % 1024 / 4) as usize;
+    let tile = Smem::window::<BOX>(skip, 2048);
+    let bar = Mbarrier::at(Smem::window::<BOX>(skip + 2048, 2), 0);
+    let leader = elect_one();
+    if leader {
+        bar.init(1);
+        fence_mbarrier_init();
+        fence_tensormap_acquire(src as u64);
+        fence_tensormap_acquire(dst as u64);
+        bar.arrive_expect_tx(8192);
+        tma_load_2d(tile, 8192, src as u64, (col, row), bar);
+        bar.wait(0);
+        tma_store_2d(tile, 8192, dst as u64, (col, row));
+        tma_store_commit();
+        tma_store_wait::<0>();
+    }
+    sync_warp();
+}
+
 /// Stores 1 at `out[at]` through a checked buffer of `len` words. With `at
 /// >= len` the store's bounds check stops the kernel (`layout_device::trap`)
 /// and the launch fails: `kernels/scripts/trap-check.py` runs both.

@@ -96,6 +96,14 @@ pub const TMA_TILE_LAUNCH_BOUNDS: (u32, u32) = (128, 1);
 pub const TMA_TILE_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[("cp.async.bulk.tensor", 1)];
 /// `wgmma_atom`'s one `wgmma` instruction, not split or lost.
 pub const WGMMA_ATOM_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[("wgmma.mma_async", 1)];
+/// `wgmma_shapes_bf16`: one warpgroup.
+pub const WGMMA_SHAPES_BF16_LAUNCH_BOUNDS: (u32, u32) = (128, 1);
+/// `wgmma_shapes_bf16`'s two instructions (SS and RS).
+pub const WGMMA_SHAPES_BF16_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[("wgmma.mma_async", 2)];
+/// `tma_round_trip`: one warp.
+pub const TMA_ROUND_TRIP_LAUNCH_BOUNDS: (u32, u32) = (32, 1);
+/// `tma_round_trip`'s load and store.
+pub const TMA_ROUND_TRIP_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[("cp.async.bulk.tensor", 2)];
 
 #[cfg(test)]
 mod tests {

@@ -245,14 +245,7 @@ pub(crate) fn access(addr: usize, bytes: usize, write: bool) {
 /// read); an error naming the access outside them.
 pub(crate) fn read_global(addr: usize, out: &mut [u8]) -> Result<(), String> {
     let n = out.len();
-    let live = BUFFERS.with(|b| {
-        b.borrow()
-            .iter()
-            .rev()
-            .find(|e| addr >= e.start && addr + n <= e.start + e.bytes)
-            .map(|e| e.alive)
-    });
-    match live {
+    match lookup(addr, n) {
         Some(true) => {
             // SAFETY: `addr .. addr + n` lies in a live buffer's allocation
             // (never freed; see `Buffer`), and no kernel thread writes
@@ -268,4 +261,39 @@ pub(crate) fn read_global(addr: usize, out: &mut [u8]) -> Result<(), String> {
             "a read of {n} bytes at {addr:#x} lies outside every live emulator Buffer"
         )),
     }
+}
+
+/// Writes `data` at `addr` of a live buffer (a TMA store's write), as the
+/// running thread (recorded as the elements' writer).
+pub(crate) fn write_global(addr: usize, data: &[u8]) -> Result<(), String> {
+    let n = data.len();
+    match lookup(addr, n) {
+        Some(true) => {
+            access(addr, n, true);
+            // SAFETY: `addr .. addr + n` lies in a live buffer's allocation
+            // (never freed); one OS thread runs the kernel's threads, and
+            // nothing else holds a reference into the buffer meanwhile.
+            let dst = unsafe { core::slice::from_raw_parts_mut(addr as *mut u8, n) };
+            dst.copy_from_slice(data);
+            Ok(())
+        }
+        Some(false) => Err(format!(
+            "a write of {n} bytes at {addr:#x}: its buffer was dropped"
+        )),
+        None => Err(format!(
+            "a write of {n} bytes at {addr:#x} lies outside every live emulator Buffer"
+        )),
+    }
+}
+
+/// Whether `addr .. addr + n` lies in a buffer (`Some`), and whether that
+/// buffer is alive.
+fn lookup(addr: usize, n: usize) -> Option<bool> {
+    BUFFERS.with(|b| {
+        b.borrow()
+            .iter()
+            .rev()
+            .find(|e| addr >= e.start && addr + n <= e.start + e.bytes)
+            .map(|e| e.alive)
+    })
 }

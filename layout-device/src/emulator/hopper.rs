@@ -3,7 +3,7 @@
 //! tensor, multicast to a cluster's blocks), and `wgmma` from its matrix
 //! descriptors, decoded by `layout_core::atom::gmma`.
 
-use super::buffer::read_global;
+use super::buffer::{read_global, write_global};
 use super::sched::{fail, spin, suspend, with, Sim, Site};
 use super::ErrorKind;
 use layout_core::atom::gmma::{GmmaDescriptor, Major};
@@ -324,53 +324,15 @@ pub(crate) fn tma_load(
     if !super::sched::active() {
         crate::hw::gpu_only(name)
     }
-    let desc = MAPS.with(|m| {
-        m.borrow()
-            .iter()
-            .rev()
-            .find(|(a, _)| *a as u64 == map)
-            .map(|e| e.1)
-    });
-    let Some(d) = desc else {
-        fail(
-            ErrorKind::Tma,
-            format!("`{name}`: {map:#x} is not a tensor map the emulator made"),
-        )
-    };
+    let d = map_desc(name, map);
     let box_bytes = d.boxes[0] * d.boxes[1] * d.elem;
-    if box_bytes > window {
-        fail(
-            ErrorKind::Tma,
-            format!(
-                "`{name}`: the map's box of {box_bytes} bytes overruns the {window}-byte window"
-            ),
-        )
-    }
-    let repeat = 128 * (d.swizzle.mask() as usize + 1);
-    if d.swizzle != TmaSwizzle::None && dst as usize % repeat != 0 {
-        fail(
-            ErrorKind::Tma,
-            format!(
-                "`{name}`: the destination {dst:#x} is not aligned to the swizzle's {repeat} bytes"
-            ),
-        )
-    }
+    check_box(name, &d, dst, window);
     // The box, gathered (zeros past the tensor) and laid out swizzled.
     let mut data = std::vec![0u8; box_bytes];
     for r in 0..d.boxes[1] {
         for c in 0..d.boxes[0] {
-            let (cc, rr, pp) = (
-                coords[0] as i64 + c as i64,
-                coords[1] as i64 + r as i64,
-                coords[2] as i64,
-            );
-            let inside = |x: i64, n: usize| x >= 0 && (x as usize) < n;
-            let at = (r * d.boxes[0] + c) * d.elem;
-            if inside(cc, d.dims[0]) && inside(rr, d.dims[1]) && inside(pp, d.dims[2]) {
-                let g = d.base
-                    + pp as usize * d.strides[1]
-                    + rr as usize * d.strides[0]
-                    + cc as usize * d.elem;
+            if let Some(g) = global_of(&d, coords, r, c) {
+                let at = (r * d.boxes[0] + c) * d.elem;
                 if let Err(m) = read_global(g, &mut data[at..at + d.elem]) {
                     fail(ErrorKind::Global, format!("`{name}`: {m}"))
                 }
@@ -401,6 +363,95 @@ pub(crate) fn tma_load(
         Ok(()) => {}
         Err((kind, m)) => fail(kind, m),
     }
+}
+
+/// A TMA store of the box at `coords` of the map at `map` from `src` (a
+/// window of `window` bytes) of this block: the box read from shared
+/// memory as a load lays it out (swizzled), each element inside the
+/// tensor written to its buffer (the writer recorded), the rest dropped.
+pub(crate) fn tma_store(name: &str, src: u32, window: usize, map: u64, coords: [i32; 3]) {
+    if !super::sched::active() {
+        crate::hw::gpu_only(name)
+    }
+    let d = map_desc(name, map);
+    let box_bytes = d.boxes[0] * d.boxes[1] * d.elem;
+    check_box(name, &d, src, window);
+    let mut data = std::vec![0u8; box_bytes];
+    let r = with(|s| {
+        let t = s.cur;
+        let b = s.threads[t].block;
+        for chunk in 0..box_bytes / 16 {
+            let a = src + 16 * chunk as u32;
+            let a = a ^ (((a >> 7) & d.swizzle.mask()) << 4);
+            s.shared_read_block(t, b, a, &mut data[16 * chunk..16 * chunk + 16])?;
+        }
+        Ok(())
+    });
+    if let Err((kind, m)) = r.expect("emulating") {
+        fail(kind, m)
+    }
+    for r in 0..d.boxes[1] {
+        for c in 0..d.boxes[0] {
+            if let Some(g) = global_of(&d, coords, r, c) {
+                let at = (r * d.boxes[0] + c) * d.elem;
+                if let Err(m) = write_global(g, &data[at..at + d.elem]) {
+                    fail(ErrorKind::Global, format!("`{name}`: {m}"))
+                }
+            }
+        }
+    }
+}
+
+/// The map at `map`, or a failed run.
+fn map_desc(name: &str, map: u64) -> MapDesc {
+    let desc = MAPS.with(|m| {
+        m.borrow()
+            .iter()
+            .rev()
+            .find(|(a, _)| *a as u64 == map)
+            .map(|e| e.1)
+    });
+    match desc {
+        Some(d) => d,
+        None => fail(
+            ErrorKind::Tma,
+            format!("`{name}`: {map:#x} is not a tensor map the emulator made"),
+        ),
+    }
+}
+
+/// The box fits the window, and the window is aligned for the swizzle.
+fn check_box(name: &str, d: &MapDesc, at: u32, window: usize) {
+    let box_bytes = d.boxes[0] * d.boxes[1] * d.elem;
+    if box_bytes > window {
+        fail(
+            ErrorKind::Tma,
+            format!(
+                "`{name}`: the map's box of {box_bytes} bytes overruns the {window}-byte window"
+            ),
+        )
+    }
+    let repeat = 128 * (d.swizzle.mask() as usize + 1);
+    if d.swizzle != TmaSwizzle::None && at as usize % repeat != 0 {
+        fail(
+            ErrorKind::Tma,
+            format!("`{name}`: the shared address {at:#x} is not aligned to the swizzle's {repeat} bytes"),
+        )
+    }
+}
+
+/// The global address of box element (r, c) at `coords`, when it lies in
+/// the tensor.
+fn global_of(d: &MapDesc, coords: [i32; 3], r: usize, c: usize) -> Option<usize> {
+    let (cc, rr, pp) = (
+        i64::from(coords[0]) + c as i64,
+        i64::from(coords[1]) + r as i64,
+        i64::from(coords[2]),
+    );
+    let inside = |x: i64, n: usize| x >= 0 && (x as usize) < n;
+    (inside(cc, d.dims[0]) && inside(rr, d.dims[1]) && inside(pp, d.dims[2])).then(|| {
+        d.base + pp as usize * d.strides[1] + rr as usize * d.strides[0] + cc as usize * d.elem
+    })
 }
 
 /// A warpgroup's `wgmma` in progress: what each of its 128 threads gave.

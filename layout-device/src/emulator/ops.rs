@@ -85,6 +85,11 @@ pub(crate) fn vote_any(site: Site, p: bool) -> bool {
     collective("warp_any", site, false, Operand::Vote(p))[0] != 0
 }
 
+/// `elect.sync`: lane 0 elected.
+pub(crate) fn elect_one(site: Site) -> bool {
+    collective("elect_one", site, false, Operand::None)[0] != 0
+}
+
 /// `bar.warp.sync`.
 pub(crate) fn sync_warp(site: Site) {
     collective("sync_warp", site, false, Operand::None);

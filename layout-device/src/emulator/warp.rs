@@ -67,6 +67,7 @@ pub(crate) fn execute(
             }
         }
         "sync_warp" => {}
+        "elect_one" => out[0][0] = 1,
         "mma_m16n8k16_f32" | "mma_m16n8k16_f16" => mma(ins, name == "mma_m16n8k16_f16", &mut out),
         _ if name.starts_with("ldmatrix") => ldmatrix(s, b, name, ins, &mut out)?,
         _ => {

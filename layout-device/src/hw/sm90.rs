@@ -517,6 +517,99 @@ pub fn tma_load_2d_multicast(
     })
 }
 
+/// `cp.async.bulk.tensor.2d.global.shared::cta.bulk_group` (CuTe's
+/// `SM90_TMA_STORE`): the box at coordinates (`col`, `row`) of the matrix
+/// the tensor map at `map` describes, written from the window `src` (from
+/// word 0, laid out as a TMA load lays it: 128-byte aligned, 1024 for the
+/// 128-byte swizzle); elements past the matrix are not written. One thread
+/// issues it, after the threads that wrote `src` have fenced their writes
+/// ([`fence_proxy_async_shared`]) and synchronised; then
+/// [`tma_store_commit`], and [`tma_store_wait`] before `src` is written
+/// again. The window must hold the box (`box_bytes`, checked).
+#[inline(always)]
+pub fn tma_store_2d(src: super::Smem, box_bytes: usize, map: u64, (col, row): (i32, i32)) {
+    tma_checks(src, box_bytes, map);
+    gpu!("tma_store_2d", {
+        // SAFETY: the box lies in the window (checked); the map is the
+        // caller's, read by the hardware, which writes only inside the
+        // tensor the map describes.
+        unsafe {
+            asm!(
+                "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [{m}, {{{c}, {r}}}], [{s}];",
+                m = in(reg64) map, c = in(reg32) col, r = in(reg32) row, s = in(reg32) src.address(),
+                options(nostack)
+            )
+        }
+    }, emu: {
+        let coords = [col, row, 0];
+        crate::emulator::hopper::tma_store("tma_store_2d", src.address(), 4 * src.len(), map, coords)
+    })
+}
+
+/// `cp.async.bulk.tensor.3d` store: as [`tma_store_2d`], the box at
+/// (`col`, `row`, `plane`) of a rank-3 map.
+#[inline(always)]
+pub fn tma_store_3d(
+    src: super::Smem,
+    box_bytes: usize,
+    map: u64,
+    (col, row, plane): (i32, i32, i32),
+) {
+    tma_checks(src, box_bytes, map);
+    gpu!("tma_store_3d", {
+        // SAFETY: as `tma_store_2d`.
+        unsafe {
+            asm!(
+                "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [{m}, {{{c}, {r}, {p}}}], [{s}];",
+                m = in(reg64) map, c = in(reg32) col, r = in(reg32) row, p = in(reg32) plane,
+                s = in(reg32) src.address(), options(nostack)
+            )
+        }
+    }, emu: {
+        let coords = [col, row, plane];
+        crate::emulator::hopper::tma_store("tma_store_3d", src.address(), 4 * src.len(), map, coords)
+    })
+}
+
+/// `cp.async.bulk.commit_group`: this thread's TMA stores since the last
+/// commit form one group.
+#[inline(always)]
+pub fn tma_store_commit() {
+    gpu!("tma_store_commit", {
+        // SAFETY: no operands.
+        unsafe { asm!("cp.async.bulk.commit_group;", options(nostack)) }
+    }, emu: { crate::emulator::ops::nop("tma_store_commit") })
+}
+
+/// `cp.async.bulk.wait_group.read N`: waits until at most `N` of this
+/// thread's committed store groups still read their shared memory (the
+/// others' windows may be written again).
+#[inline(always)]
+pub fn tma_store_wait<const N: u32>() {
+    gpu!("tma_store_wait", {
+        // SAFETY: no operands; a memory clobber keeps later shared writes
+        // after it.
+        unsafe { asm!("cp.async.bulk.wait_group.read {n};", n = const N, options(nostack)) }
+    }, emu: { crate::emulator::ops::nop("tma_store_wait") })
+}
+
+/// `elect.sync`: true in exactly one lane of the warp (all 32 lanes take
+/// part): the one that issues a warp's TMA copy or arrival. Under the
+/// emulator, lane 0.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub fn elect_one() -> bool {
+    gpu!("elect_one", {
+        let r: u32;
+        // SAFETY: registers only; the whole warp executes it (full mask).
+        unsafe {
+            asm!("{{ .reg .pred p; elect.sync _|p, -1; selp.u32 {r}, 1, 0, p; }}",
+                 r = out(reg32) r, options(nomem, nostack))
+        };
+        r != 0
+    }, emu: { crate::emulator::ops::elect_one(core::panic::Location::caller()) })
+}
+
 /// This block's rank in its cluster (`%cluster_ctarank`).
 #[inline(always)]
 pub fn cluster_ctarank() -> u32 {
