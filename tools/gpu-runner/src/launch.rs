@@ -136,3 +136,36 @@ pub fn tma_tile(
     }
     .map_err(|e| e.to_string())
 }
+
+/// `tma_round_trip(src, dst, col, row)` of layout-kernels-sm90: a TMA load
+/// of the 64 x 64 f16 box at (col, row) through `src`, stored by TMA to the
+/// same place through `dst`. The maps point into buffers the caller keeps
+/// alive.
+pub fn tma_round_trip(
+    stream: &Stream,
+    k: &Kernel,
+    (src, dst): (
+        &DeviceBuffer<layout_launch::TensorMap>,
+        &DeviceBuffer<layout_launch::TensorMap>,
+    ),
+    (col, row): (i32, i32),
+) -> Result<(), String> {
+    if src.is_empty() || dst.is_empty() {
+        return Err("tma_round_trip: two tensor maps".into());
+    }
+    // SAFETY: tma_round_trip takes (src, dst, col, row): two tensor maps
+    // (encoded by the driver for live buffers, 64-byte aligned in their
+    // 256-byte aligned allocations); the hardware writes only inside the
+    // tensor `dst` describes. One warp.
+    unsafe {
+        stream
+            .launch(k)
+            .block(32)
+            .arg(src)
+            .arg(dst)
+            .scalar(col)
+            .scalar(row)
+            .launch()
+    }
+    .map_err(|e| e.to_string())
+}

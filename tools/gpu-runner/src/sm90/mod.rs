@@ -18,14 +18,15 @@ fn f16_bits(v: i32) -> u16 {
     sign | ((15 + e) << 10) as u16 | frac as u16
 }
 
-/// Runs `wgmma_atom`, `tma_tile` and the HGEMM; prints a line each;
-/// `Ok(false)` when a check fails.
+/// Runs `wgmma_atom`, `tma_tile`, `tma_round_trip` and the HGEMM; prints
+/// a line each; `Ok(false)` when a check fails.
 pub fn run(ptx: &std::path::Path) -> Result<bool, String> {
     let gpu = Device::new(0).map_err(text)?;
     let module = gpu.load_ptx_file(ptx).map_err(text)?;
     let s = gpu.stream();
     let ok = wgmma_atom(s, &module)?;
     let ok = tma_tile(s, &module)? && ok;
+    let ok = tma_round_trip(s, &module)? && ok;
     Ok(hgemm::run(&gpu, &module)? && ok)
 }
 
@@ -61,6 +62,50 @@ fn wgmma_atom(s: &Stream, module: &Module) -> Result<bool, String> {
         }
     );
     Ok(wrong == 0)
+}
+
+/// `tma_round_trip`: 64 x 64 boxes of a 200 x 136 matrix loaded by TMA and
+/// stored by TMA into a matrix of zeros of the same shape (both maps with
+/// the 128-byte swizzle): the box's elements inside the matrix arrive, and
+/// nothing else is written; one box inside, one over the bottom-right
+/// corner. Checked exactly.
+fn tma_round_trip(s: &Stream, module: &Module) -> Result<bool, String> {
+    let (rows, cols) = (200usize, 136usize);
+    let m: Vec<u16> = (0..rows * cols).map(|i| (i % 65521) as u16 | 1).collect();
+    let k = module.kernel("tma_round_trip").map_err(text)?;
+    let mut ok = true;
+    for (col, row) in [(64i32, 64i32), (96, 160)] {
+        let src = s.upload(&m).map_err(text)?;
+        let dst = s.zeros::<u16>(rows * cols).map_err(text)?;
+        let map = |b: &layout_launch::DeviceBuffer<u16>| {
+            s.tensor_map_2d(b, (rows, cols), cols, (64, 64), TmaSwizzle::B128)
+                .and_then(|t| s.upload(&[t]))
+                .map_err(text)
+        };
+        let (ms, md) = (map(&src)?, map(&dst)?);
+        crate::launch::tma_round_trip(s, &k, (&ms, &md), (col, row))?;
+        let got = s.download(&dst).map_err(text)?;
+        let inside = |r: usize, c: usize| {
+            (row as usize..row as usize + 64).contains(&r)
+                && (col as usize..col as usize + 64).contains(&c)
+        };
+        let wrong = (0..rows * cols)
+            .filter(|&i| {
+                let want = if inside(i / cols, i % cols) { m[i] } else { 0 };
+                got[i] != want
+            })
+            .count();
+        println!(
+            "tma_round_trip (TMA load and TMA store of the 64 x 64 box at ({col},{row}) of {rows} x {cols}, SW128): {}",
+            if wrong == 0 {
+                "exact".to_string()
+            } else {
+                format!("{wrong} of {} wrong", rows * cols)
+            }
+        );
+        ok &= wrong == 0;
+    }
+    Ok(ok)
 }
 
 /// `tma_tile`: 64 x 64 boxes of a 200 x 136 matrix (row stride 136 halves,
