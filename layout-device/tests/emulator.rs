@@ -556,3 +556,68 @@ fn tma_stores_write_the_box_inside_the_matrix() {
     // Its writer is the elected lane 0.
     assert_eq!(c.writer(16 * cols + 32), Some(((0, 0, 0), 0)));
 }
+
+/// Through the table's generic form: an RS `wgmma` at N = 8 with f16
+/// accumulators (`SM90_64x8x16_F16F16F16_RS`), A in registers as the ISA's
+/// A fragment figure places it (thread t = 32 w + l, value v at row 16 w +
+/// l / 4 + 8 ((v / 2) % 2), column 2 (l % 4) + v % 2 + 8 (v / 4)), B
+/// N-major in shared memory without swizzle, accumulating onto C.
+#[test]
+fn an_rs_wgmma_with_f16_accumulators() {
+    use layout_core::atom::gmma::{GmmaDescriptor, LayoutType, Major};
+    use layout_core::atom::SM90_64x8x16_F16F16F16_RS as Atom;
+    use layout_device::{sync_threads, GmmaInstr};
+    let a = |m: usize, k: usize| ((m + 2 * k) % 7) as f32 - 3.0;
+    let b = |n: usize, k: usize| ((3 * n + k) % 5) as f32 - 2.0;
+    let c = |m: usize, n: usize| (m % 3) as f32 - (n % 2) as f32;
+    let h = |x: f32| u32::from(half::f16::from_f32(x).to_bits());
+    let pos = |t: usize, v: usize| {
+        let (w, l) = (t / 32, t % 32);
+        (
+            16 * w + l / 4 + 8 * ((v / 2) % 2),
+            2 * (l % 4) + v % 2 + 8 * (v / 4),
+        )
+    };
+    let out = Buffer::filled(0u32, 128 * 2);
+    let g = out.global_mut();
+    run(&Launch::new("wgmma_rs_f16", 1, 128), move || {
+        let t = thread_idx();
+        let all = Smem::window::<GMMA>(0, 20480 / 4);
+        // B (8 x 16) N-major, no swizzle: LBO and SBO of the canonical
+        // MN-major interleaved form (8 x 8 core matrices, 128 bytes each).
+        let db = GmmaDescriptor::new(all.address(), 8, 8, LayoutType::Interleave);
+        if t < 8 {
+            for k in 0..16 {
+                let at = (db.element_address(Major::MN, (t, k)) - all.address()) / 2;
+                all.halves().st(at as usize, h(b(t, k)) as u16);
+            }
+        }
+        sync_threads();
+        let regs: [u32; 4] = core::array::from_fn(|r| {
+            let (p, q) = (pos(t, 2 * r), pos(t, 2 * r + 1));
+            h(a(p.0, p.1)) | h(a(q.0, q.1)) << 16
+        });
+        // C: values v = 0..4 at the same places, columns < 8.
+        let mut acc: [u32; 2] = core::array::from_fn(|r| {
+            let (p, q) = (pos(t, 2 * r), pos(t, 2 * r + 1));
+            h(c(p.0, p.1)) | h(c(q.0, q.1)) << 16
+        });
+        <Atom as GmmaInstr>::gmma::<true>(regs, db.bits(), &mut acc, true);
+        g.st(2 * t, acc[0]);
+        g.st(2 * t + 1, acc[1]);
+    })
+    .unwrap();
+    let got = out.to_vec();
+    for t in 0..128 {
+        for v in 0..4 {
+            let (m, n) = pos(t, v);
+            let want: f32 = c(m, n) + (0..16).map(|k| a(m, k) * b(n, k)).sum::<f32>();
+            let bits = (got[2 * t + v / 2] >> (16 * (v % 2))) as u16;
+            assert_eq!(
+                half::f16::from_bits(bits).to_f32(),
+                want,
+                "thread {t}, value {v}: D({m},{n})"
+            );
+        }
+    }
+}

@@ -7,10 +7,7 @@ use super::buffer::{read_global, write_global};
 use super::sched::{fail, spin, suspend, with, Sim, Site};
 use super::ErrorKind;
 use layout_core::atom::gmma::{GmmaDescriptor, Major};
-use layout_core::atom::{
-    MmaAtom, SM90_64x128x16_F32F16F16_SS, SM90_64x256x16_F32F16F16_SS, SM90_64x64x16_F32F16F16_RS,
-    SM90_64x64x16_F32F16F16_SS,
-};
+use layout_core::atom::MmaAtom;
 use layout_core::layout::Congruent;
 use layout_core::{IntTuple, Layout};
 use std::cell::RefCell;
@@ -471,40 +468,46 @@ impl WgSlot {
     }
 }
 
-/// One thread's operands of a `wgmma` m64nNk16 (f16 or bf16 inputs): A by descriptor (`Ok`)
-/// or as its four registers, B's descriptor and whether B is MN-major,
-/// its accumulators (N / 2), and whether they are added (scale-d).
+/// One thread's operands of a `wgmma` m64nNk16: the atom's C and A
+/// layouts (as functions of a 1-D index), A by descriptor (`Ok`) or as its
+/// four registers, B's descriptor and whether B is MN-major, its
+/// accumulators as bits (f32, or f16 pairs), and whether they are added
+/// (scale-d).
 #[derive(Clone)]
 pub(crate) struct WgOperand {
     n: usize,
     bf16: bool,
+    f16_acc: bool,
+    c_pos: fn(usize) -> usize,
+    a_pos: fn(usize) -> usize,
     a: Result<u64, [u32; 4]>,
     b: u64,
     b_mn: bool,
-    acc: Vec<f32>,
+    acc: Vec<u32>,
     accumulate: bool,
 }
 
-fn at<S: Congruent<D>, D: IntTuple>(l: Layout<S, D>, i: usize) -> usize {
-    l.call(i)
+/// An accumulator register's value as the 32 bits the emulator moves.
+pub(crate) trait AccBits: Copy {
+    /// Its bits.
+    fn bits(self) -> u32;
+    /// From bits.
+    fn of_bits(b: u32) -> Self;
 }
-
-/// The position (m + 64 n) of value `v` of thread `t` in the 64 x N
-/// accumulator (the atoms' C layout, `((4,8,4),(2,2,N/8))`).
-fn c_pos(n: usize, t: usize, v: usize) -> usize {
-    match n {
-        64 => at(
-            <SM90_64x64x16_F32F16F16_SS as MmaAtom>::CLayout::default(),
-            t + 128 * v,
-        ),
-        128 => at(
-            <SM90_64x128x16_F32F16F16_SS as MmaAtom>::CLayout::default(),
-            t + 128 * v,
-        ),
-        _ => at(
-            <SM90_64x256x16_F32F16F16_SS as MmaAtom>::CLayout::default(),
-            t + 128 * v,
-        ),
+impl AccBits for f32 {
+    fn bits(self) -> u32 {
+        self.to_bits()
+    }
+    fn of_bits(b: u32) -> Self {
+        f32::from_bits(b)
+    }
+}
+impl AccBits for u32 {
+    fn bits(self) -> u32 {
+        self
+    }
+    fn of_bits(b: u32) -> Self {
+        b
     }
 }
 
@@ -512,25 +515,59 @@ fn c_pos(n: usize, t: usize, v: usize) -> usize {
 /// accumulators): A by descriptor (`Ok`) or registers, B by descriptor.
 /// Computed once the warpgroup's 128 threads are in: each output's 16
 /// products (exact) and its accumulator summed exactly and rounded once.
-pub(crate) fn wgmma(
-    name: &'static str,
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn gmma<Atom, T, CS, CD, AS, AD>(
+    _: Atom,
     site: Site,
-    elem: &'static str,
+    ty: &'static str,
     a: Result<u64, [u32; 4]>,
     (b, b_mn): (u64, bool),
-    acc: &mut [f32],
+    acc: &mut [T],
     accumulate: bool,
-) {
+) where
+    Atom: MmaAtom<CLayout = Layout<CS, CD>, ALayout = Layout<AS, AD>>,
+    CS: Congruent<CD> + Default,
+    CD: IntTuple + Default,
+    AS: Congruent<AD> + Default,
+    AD: IntTuple + Default,
+    T: AccBits,
+{
+    let full = core::any::type_name::<Atom>();
+    let name = full.rsplit("::").next().unwrap_or(full);
     if !super::sched::active() {
         crate::hw::gpu_only(name)
     }
+    fn c_pos<Atom, CS, CD>(i: usize) -> usize
+    where
+        Atom: MmaAtom<CLayout = Layout<CS, CD>>,
+        CS: Congruent<CD> + Default,
+        CD: IntTuple + Default,
+    {
+        <Atom::CLayout as Default>::default().call(i)
+    }
+    fn a_pos<Atom, AS, AD>(i: usize) -> usize
+    where
+        Atom: MmaAtom<ALayout = Layout<AS, AD>>,
+        AS: Congruent<AD> + Default,
+        AD: IntTuple + Default,
+    {
+        <Atom::ALayout as Default>::default().call(i)
+    }
+    let f16_acc = ty.starts_with("f16");
     let mine = WgOperand {
-        n: 2 * acc.len(),
-        bf16: elem == "bf16",
+        n: if f16_acc {
+            4 * acc.len()
+        } else {
+            2 * acc.len()
+        },
+        bf16: ty.ends_with("bf16"),
+        f16_acc,
+        c_pos: c_pos::<Atom, CS, CD>,
+        a_pos: a_pos::<Atom, AS, AD>,
         a,
         b,
         b_mn,
-        acc: acc.to_vec(),
+        acc: acc.iter().map(|x| x.bits()).collect(),
         accumulate,
     };
     let done = with(|s| {
@@ -586,7 +623,9 @@ pub(crate) fn wgmma(
         suspend();
     }
     let out = with(|s| core::mem::take(&mut s.threads[s.cur].wide)).expect("emulating");
-    acc.copy_from_slice(&out);
+    for (x, b) in acc.iter_mut().zip(out) {
+        *x = T::of_bits(b);
+    }
 }
 
 /// D = A·Bᵀ (+ C) for the warpgroup whose thread 0 is `first`.
@@ -595,7 +634,7 @@ fn compute(
     blk: usize,
     first: usize,
     ops: &[WgOperand],
-) -> Result<Vec<Vec<f32>>, (ErrorKind, String)> {
+) -> Result<Vec<Vec<u32>>, (ErrorKind, String)> {
     let o0 = &ops[0];
     if ops.iter().any(|o| {
         o.a.is_ok() != o0.a.is_ok()
@@ -604,6 +643,7 @@ fn compute(
             || o.accumulate != o0.accumulate
             || o.n != o0.n
             || o.bf16 != o0.bf16
+            || o.f16_acc != o0.f16_acc
     }) {
         return Err((
             ErrorKind::Divergence,
@@ -637,13 +677,12 @@ fn compute(
             }
         }
         Err(_) => {
-            let al = <SM90_64x64x16_F32F16F16_RS as MmaAtom>::ALayout::default();
             for (t, o) in ops.iter().enumerate() {
                 let Err(regs) = o.a else {
                     unreachable!("checked uniform")
                 };
                 for v in 0..8 {
-                    let p = at(al, t + 128 * v);
+                    let p = (o0.a_pos)(t + 128 * v);
                     let h = (regs[v / 2] >> (16 * (v % 2))) as u16;
                     a[p % 64][p / 64] = value(h);
                 }
@@ -660,16 +699,26 @@ fn compute(
     }
     let mut outs = Vec::with_capacity(128);
     for (t, o) in ops.iter().enumerate() {
-        let mut d = std::vec![0f32; n / 2];
-        for (v, x) in d.iter_mut().enumerate() {
-            let p = c_pos(n, t, v);
+        let mut d = std::vec![0u32; o.acc.len()];
+        for v in 0..n / 2 {
+            let p = (o0.c_pos)(t + 128 * v);
             let (m, j) = (p % 64, p / 64);
-            let c = if o0.accumulate {
-                f64::from(o.acc[v])
-            } else {
-                0.0
+            // Value v: an f32 register, or half v % 2 of f16 pair v / 2.
+            let c = match (o0.accumulate, o0.f16_acc) {
+                (false, _) => 0.0,
+                (true, false) => f64::from(f32::from_bits(o.acc[v])),
+                (true, true) => {
+                    let h = (o.acc[v / 2] >> (16 * (v % 2))) as u16;
+                    f64::from(half::f16::from_bits(h).to_f32())
+                }
             };
-            *x = (0..16).fold(c, |acc, k| acc + a[m][k] * bm[j][k]) as f32;
+            let x = (0..16).fold(c, |acc, k| acc + a[m][k] * bm[j][k]);
+            if o0.f16_acc {
+                let h = u32::from(half::f16::from_f64(x).to_bits());
+                d[v / 2] |= h << (16 * (v % 2));
+            } else {
+                d[v] = (x as f32).to_bits();
+            }
         }
         outs.push(d);
     }

@@ -62,8 +62,8 @@ pub(crate) struct ThreadState {
     pub yielder: *const Yielder<(), ()>,
     /// The result of its last warp-wide instruction.
     pub out: [u32; 4],
-    /// The result of its last `wgmma` (its accumulators).
-    pub wide: Vec<f32>,
+    /// The result of its last `wgmma` (its accumulators' bits).
+    pub wide: Vec<u32>,
     /// `cp.async` copies not yet committed, and committed groups, oldest
     /// first.
     pub cp_pending: Vec<PendingCopy>,

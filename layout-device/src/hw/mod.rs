@@ -63,12 +63,14 @@ macro_rules! gpu {
 }
 
 mod global;
+mod gmma;
 mod instr;
 mod shared;
 mod sm90;
 mod thread;
 
 pub use global::{Global, GlobalColumn, GlobalMut, GlobalRows, GlobalRun, F4};
+pub use gmma::GmmaInstr;
 pub use instr::*;
 #[cfg(not(target_arch = "nvptx64"))]
 pub use shared::__shared_base;

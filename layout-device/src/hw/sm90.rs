@@ -1,6 +1,7 @@
 //! Hopper's warpgroup MMA (`wgmma`) and the fences around it; `sm_90a`
 //! only (build with `layout-ptx --arch sm_90a`).
 
+use super::GmmaInstr;
 #[cfg(target_arch = "nvptx64")]
 use core::arch::asm;
 
@@ -48,39 +49,15 @@ pub fn fence_proxy_async_shared() {
     }, emu: { crate::emulator::ops::nop("fence_proxy_async_shared") })
 }
 
-/// One `wgmma` function per N: the instruction's register list and operands
-/// written out from the list of accumulator indices (a template string must
-/// be a literal, so it is assembled with `concat!`).
+/// One named `wgmma` function: its atom's [`GmmaInstr`] with both
+/// operands K-major.
 macro_rules! wgmma_f32_f16 {
-    ($(#[$doc:meta])* $name:ident, $ty:literal, $n:literal, $regs:literal, [$first:literal $($i:literal)*]) => {
+    ($(#[$doc:meta])* $name:ident, $atom:ident, $regs:literal) => {
         $(#[$doc])*
         #[inline(always)]
         #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
         pub fn $name(desc_a: u64, desc_b: u64, acc: &mut [f32; $regs], accumulate: bool) {
-            gpu!(stringify!($name), {
-                // SAFETY: registers only (the descriptors name shared memory
-                // the kernel wrote and fenced; a descriptor past the buffer
-                // reads within the shared window, never another's memory);
-                // the warpgroup executes it converged.
-                unsafe {
-                    asm!(
-                        concat!(
-                            "{{ .reg .pred p; setp.ne.b32 p, {scale_d}, 0; ",
-                            "wgmma.mma_async.sync.aligned.m64n", stringify!($n), "k16.f32.", $ty, ".", $ty, " {{",
-                            "{", stringify!($first), "}" $(, ", {", stringify!($i), "}")*,
-                            "}}, {desc_a}, {desc_b}, p, 1, 1, 0, 0; }}"
-                        ),
-                        inout(reg32) acc[$first], $(inout(reg32) acc[$i],)*
-                        desc_a = in(reg64) desc_a,
-                        desc_b = in(reg64) desc_b,
-                        scale_d = in(reg32) accumulate as u32,
-                        options(nostack)
-                    )
-                }
-            }, emu: {
-                let site = core::panic::Location::caller();
-                crate::emulator::hopper::wgmma(stringify!($name), site, $ty, Ok(desc_a), (desc_b, false), acc, accumulate);
-            })
+            <layout_core::atom::$atom as GmmaInstr>::gmma::<false>(desc_a, desc_b, acc, accumulate)
         }
     };
 }
@@ -96,7 +73,7 @@ wgmma_f32_f16!(
     /// are the instruction's until it completes), then [`wgmma_commit_group`]
     /// and [`wgmma_wait_group`] before reading `acc`. All 128 threads of the
     /// warpgroup execute it together, converged. Needs `sm_90a`.
-    wgmma_m64n64k16_f32_f16, "f16", 64, 32, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31]
+    wgmma_m64n64k16_f32_f16, SM90_64x64x16_F32F16F16_SS, 32
 );
 
 wgmma_f32_f16!(
@@ -110,7 +87,7 @@ wgmma_f32_f16!(
     /// are the instruction's until it completes), then [`wgmma_commit_group`]
     /// and [`wgmma_wait_group`] before reading `acc`. All 128 threads of the
     /// warpgroup execute it together, converged. Needs `sm_90a`.
-    wgmma_m64n128k16_f32_f16, "f16", 128, 64, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63]
+    wgmma_m64n128k16_f32_f16, SM90_64x128x16_F32F16F16_SS, 64
 );
 
 wgmma_f32_f16!(
@@ -126,54 +103,18 @@ wgmma_f32_f16!(
     /// warpgroup execute it together, converged. Needs `sm_90a`; the 128
     /// accumulators stay in registers only when every use of `acc` has a
     /// constant index.
-    wgmma_m64n256k16_f32_f16, "f16", 256, 128, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127]
+    wgmma_m64n256k16_f32_f16, SM90_64x256x16_F32F16F16_SS, 128
 );
 
-/// One RS `wgmma` function per N (A from four registers of f16 pairs, B
-/// by descriptor, K-major or MN-major), written out as
-/// [`wgmma_f32_f16`]'s.
+/// One named RS `wgmma` function: its atom's [`GmmaInstr`], B K-major or
+/// (`B_MN_MAJOR`) N-major.
 macro_rules! wgmma_f32_f16_rs {
-    ($(#[$doc:meta])* $name:ident, $ty:literal, $n:literal, $regs:literal, [$first:literal $($i:literal)*]) => {
+    ($(#[$doc:meta])* $name:ident, $atom:ident, $regs:literal) => {
         $(#[$doc])*
         #[inline(always)]
         #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
         pub fn $name<const B_MN_MAJOR: bool>(a: [u32; 4], desc_b: u64, acc: &mut [f32; $regs], accumulate: bool) {
-            #[cfg(target_arch = "nvptx64")]
-            macro_rules! issue {
-                ($tnsp:literal) => {
-                    // SAFETY: registers only (the descriptor names shared
-                    // memory the kernel wrote and fenced; a descriptor past
-                    // the buffer reads within the shared window, never
-                    // another's memory); the warpgroup executes it
-                    // converged.
-                    unsafe {
-                        asm!(
-                            concat!(
-                                "{{ .reg .pred p; setp.ne.b32 p, {scale_d}, 0; ",
-                                "wgmma.mma_async.sync.aligned.m64n", stringify!($n), "k16.f32.", $ty, ".", $ty, " {{",
-                                "{", stringify!($first), "}" $(, ", {", stringify!($i), "}")*,
-                                "}}, {{{a0}, {a1}, {a2}, {a3}}}, {desc_b}, p, 1, 1, ", $tnsp, "; }}"
-                            ),
-                            inout(reg32) acc[$first], $(inout(reg32) acc[$i],)*
-                            a0 = in(reg32) a[0], a1 = in(reg32) a[1],
-                            a2 = in(reg32) a[2], a3 = in(reg32) a[3],
-                            desc_b = in(reg64) desc_b,
-                            scale_d = in(reg32) accumulate as u32,
-                            options(nostack)
-                        )
-                    }
-                };
-            }
-            gpu!(stringify!($name), {
-                if B_MN_MAJOR {
-                    issue!("1")
-                } else {
-                    issue!("0")
-                }
-            }, emu: {
-                let site = core::panic::Location::caller();
-                crate::emulator::hopper::wgmma(stringify!($name), site, $ty, Err(a), (desc_b, B_MN_MAJOR), acc, accumulate);
-            })
+            <layout_core::atom::$atom as GmmaInstr>::gmma::<B_MN_MAJOR>(a, desc_b, acc, accumulate)
         }
     };
 }
@@ -192,7 +133,7 @@ wgmma_f32_f16_rs!(
     /// before (after `a` or `acc` were written), then
     /// [`wgmma_commit_group`] and [`wgmma_wait_group`] before reading
     /// `acc` or writing `a`'s registers. Needs `sm_90a`.
-    wgmma_m64n64k16_f32_f16_rs, "f16", 64, 32, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31]
+    wgmma_m64n64k16_f32_f16_rs, SM90_64x64x16_F32F16F16_RS, 32
 );
 
 wgmma_f32_f16_rs!(
@@ -200,28 +141,28 @@ wgmma_f32_f16_rs!(
     /// registers (the atom `SM90_64x128x16_F32F16F16_RS`), as
     /// [`wgmma_m64n64k16_f32_f16_rs`] with a 128 x 16 B and 64
     /// accumulators a thread.
-    wgmma_m64n128k16_f32_f16_rs, "f16", 128, 64, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63]
+    wgmma_m64n128k16_f32_f16_rs, SM90_64x128x16_F32F16F16_RS, 64
 );
 
 wgmma_f32_f16!(
     /// `wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16` (the atom
     /// `SM90_64x64x16_F32BF16BF16_SS`): [`wgmma_m64n64k16_f32_f16`] with
     /// bf16 operands.
-    wgmma_m64n64k16_f32_bf16, "bf16", 64, 32, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31]
+    wgmma_m64n64k16_f32_bf16, SM90_64x64x16_F32BF16BF16_SS, 32
 );
 
 wgmma_f32_f16!(
     /// `wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16` (the atom
     /// `SM90_64x128x16_F32BF16BF16_SS`): [`wgmma_m64n128k16_f32_f16`] with
     /// bf16 operands.
-    wgmma_m64n128k16_f32_bf16, "bf16", 128, 64, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63]
+    wgmma_m64n128k16_f32_bf16, SM90_64x128x16_F32BF16BF16_SS, 64
 );
 
 wgmma_f32_f16!(
     /// `wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16` (the atom
     /// `SM90_64x256x16_F32BF16BF16_SS`): [`wgmma_m64n256k16_f32_f16`] with
     /// bf16 operands.
-    wgmma_m64n256k16_f32_bf16, "bf16", 256, 128, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127]
+    wgmma_m64n256k16_f32_bf16, SM90_64x256x16_F32BF16BF16_SS, 128
 );
 
 wgmma_f32_f16_rs!(
@@ -229,14 +170,14 @@ wgmma_f32_f16_rs!(
     /// registers (the atom `SM90_64x64x16_F32BF16BF16_RS`):
     /// [`wgmma_m64n64k16_f32_f16_rs`] with bf16 operands (A as four bf16
     /// pairs).
-    wgmma_m64n64k16_f32_bf16_rs, "bf16", 64, 32, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31]
+    wgmma_m64n64k16_f32_bf16_rs, SM90_64x64x16_F32BF16BF16_RS, 32
 );
 
 wgmma_f32_f16_rs!(
     /// `wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16` with A in
     /// registers (the atom `SM90_64x128x16_F32BF16BF16_RS`):
     /// [`wgmma_m64n128k16_f32_f16_rs`] with bf16 operands.
-    wgmma_m64n128k16_f32_bf16_rs, "bf16", 128, 64, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63]
+    wgmma_m64n128k16_f32_bf16_rs, SM90_64x128x16_F32BF16BF16_RS, 64
 );
 
 /// `setmaxnreg.inc.sync.aligned.u32 N`: this warpgroup's threads grow to
