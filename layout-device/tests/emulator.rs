@@ -621,3 +621,144 @@ fn an_rs_wgmma_with_f16_accumulators() {
         }
     }
 }
+
+/// e4m3 bits of a small integer (|x| <= 15: exact with 3 mantissa bits).
+fn e4m3(x: i32) -> u8 {
+    if x == 0 {
+        return 0;
+    }
+    let (s, a) = (if x < 0 { 0x80u8 } else { 0 }, x.unsigned_abs());
+    let e = 31 - a.leading_zeros(); // a = 2^e (1 + m / 8)
+    let m = ((a << 3) >> e) & 7;
+    s | ((e + 7) << 3) as u8 | m as u8
+}
+
+/// 8-bit and 32-bit GMMAs through the table (K-major, 128-byte swizzle,
+/// the tiles written through `element_address_k_major`): e4m3 into f32
+/// (SS, K = 32), s8 into s32 with A in registers (RS; the ISA's 8-bit A
+/// fragment: thread 32 w + l holds rows 16 w + l / 4 (+ 8 in registers 1
+/// and 3), bytes b of register r at k = 4 (l % 4) + b + 16 (r / 2)), and
+/// tf32 into f32 (SS, K = 8), each exactly A·Bᵀ on small integers.
+#[test]
+fn fp8_int8_and_tf32_gmmas_compute_the_product() {
+    use layout_core::atom::gmma::{GmmaDescriptor, LayoutType};
+    use layout_core::atom::{
+        SM90_64x64x32_F32E4M3E4M3_SS_TN as E4, SM90_64x64x32_S32S8S8_RS_TN as S8,
+        SM90_64x64x8_F32TF32TF32_SS_TN as Tf,
+    };
+    use layout_device::{sync_threads, GmmaInstr};
+    let a = |m: usize, k: usize| ((m * 5 + k * 3) % 15) as i32 - 7;
+    let b = |n: usize, k: usize| ((n * 3 + k * 7) % 11) as i32 - 5;
+    let pos = |t: usize, v: usize| {
+        let (w, l) = (t / 32, t % 32);
+        (
+            16 * w + l / 4 + 8 * ((v / 2) % 2),
+            8 * (v / 4) + 2 * (l % 4) + v % 2,
+        )
+    };
+    let out = Buffer::filled(0u32, 3 * 128 * 32);
+    let g = out.global_mut();
+    run(&Launch::new("gmma_families", 1, 128), move || {
+        let t = thread_idx();
+        let all = Smem::window::<GMMA>(0, 20480 / 4);
+        let skip = ((1024 - all.address() % 1024) % 1024 / 4) as usize;
+        let base = all.address() + 4 * skip as u32;
+        let bytes = Smem::window::<GMMA>(skip, 16384 / 4);
+        let (da, db) = (
+            GmmaDescriptor::new(base, 1, 64, LayoutType::B128),
+            GmmaDescriptor::new(base + 8192, 1, 64, LayoutType::B128),
+        );
+        // Writes `v` (little-endian, `n` bytes) at shared address `at` as
+        // 16-bit halves (the emulator's shared memory is byte-exact).
+        let put = |at: u32, v: u32, n: usize| {
+            let off = (at - base) as usize;
+            let h = bytes.halves();
+            for i in 0..n {
+                let (word_half, shift) = ((off + i) / 2, 8 * ((off + i) % 2));
+                let old = h.ld(word_half);
+                let byte = ((v >> (8 * i)) & 0xff) as u16;
+                h.st(word_half, (old & !(0xff << shift)) | (byte << shift));
+            }
+        };
+        let (row, desc, val): (usize, GmmaDescriptor, &dyn Fn(usize, usize) -> i32) = if t < 64 {
+            (t, da, &a)
+        } else {
+            (t - 64, db, &b)
+        };
+        // e4m3 operands (K = 32).
+        for k in 0..32 {
+            put(
+                desc.element_address_k_major(1, (row, k)),
+                u32::from(e4m3(val(row, k))),
+                1,
+            );
+        }
+        sync_threads();
+        let mut f = [0f32; 32];
+        <E4 as GmmaInstr>::gmma::<false>(da.bits(), db.bits(), &mut f, false);
+        for (v, x) in f.into_iter().enumerate() {
+            g.st(32 * t + v, x.to_bits());
+        }
+        sync_threads();
+        // s8: B in shared memory, A in registers.
+        for k in 0..32 {
+            put(
+                desc.element_address_k_major(1, (row, k)),
+                val(row, k) as i8 as u8 as u32,
+                1,
+            );
+        }
+        sync_threads();
+        let (w, l) = (t / 32, t % 32);
+        let regs: [u32; 4] = core::array::from_fn(|r| {
+            let m = 16 * w + l / 4 + 8 * (r % 2);
+            (0..4).fold(0u32, |acc, byte| {
+                let k = 4 * (l % 4) + byte + 16 * (r / 2);
+                acc | u32::from(a(m, k) as i8 as u8) << (8 * byte)
+            })
+        });
+        let mut s = [0i32; 32];
+        <S8 as GmmaInstr>::gmma::<false>(regs, db.bits(), &mut s, false);
+        for (v, x) in s.into_iter().enumerate() {
+            g.st(4096 + 32 * t + v, x as u32);
+        }
+        sync_threads();
+        // tf32 operands (K = 8).
+        for k in 0..8 {
+            put(
+                desc.element_address_k_major(4, (row, k)),
+                (val(row, k) as f32).to_bits(),
+                4,
+            );
+        }
+        sync_threads();
+        let mut f = [0f32; 32];
+        <Tf as GmmaInstr>::gmma::<false>(da.bits(), db.bits(), &mut f, false);
+        for (v, x) in f.into_iter().enumerate() {
+            g.st(8192 + 32 * t + v, x.to_bits());
+        }
+    })
+    .unwrap();
+    let got = out.to_vec();
+    for t in 0..128 {
+        for v in 0..32 {
+            let (m, n) = pos(t, v);
+            let dot = |kk: usize| (0..kk).map(|k| a(m, k) * b(n, k)).sum::<i32>();
+            assert_eq!(
+                f32::from_bits(got[32 * t + v]),
+                dot(32) as f32,
+                "e4m3, thread {t}, value {v}"
+            );
+            assert_eq!(
+                got[4096 + 32 * t + v] as i32,
+                dot(32),
+                "s8, thread {t}, value {v}"
+            );
+            assert_eq!(
+                f32::from_bits(got[8192 + 32 * t + v]),
+                dot(8) as f32,
+                "tf32, thread {t}, value {v}"
+            );
+        }
+    }
+}

@@ -182,6 +182,36 @@ pub unsafe extern "ptx-kernel" fn wgmma_shapes_bf16(desc_a: u64, desc_b: u64, ou
     out.st(thread_idx() % 128, a[0] + a[63] + b[0] + b[31]);
 }
 
+/// The K-major-only GMMA families at N = 64 (e4m3 into f32 SS, s8 into
+/// s32 RS, tf32 into f32 SS, e5m2 into f16 SS) on descriptors from the
+/// host, for ptxas to check that they assemble for sm_90a, as
+/// [`wgmma_shapes`].
+///
+/// # Safety
+/// As [`wgmma_shapes`].
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn wgmma_shapes_tn(desc_a: u64, desc_b: u64, out: *mut f32) {
+    use layout_core::atom::{
+        SM90_64x64x32_F16E5M2E5M2_SS_TN as H5, SM90_64x64x32_F32E4M3E4M3_SS_TN as E4,
+        SM90_64x64x32_S32S8S8_RS_TN as S8, SM90_64x64x8_F32TF32TF32_SS_TN as Tf,
+    };
+    use layout_device::GmmaInstr;
+    // SAFETY: the launch contract above.
+    let out = unsafe { GlobalMut::new(out, 128) };
+    let (mut e, mut i, mut t, mut h) = ([0f32; 32], [0i32; 32], [0f32; 32], [0u32; 16]);
+    wgmma_fence();
+    <E4 as GmmaInstr>::gmma::<false>(desc_a, desc_b, &mut e, false);
+    <S8 as GmmaInstr>::gmma::<false>([desc_a as u32; 4], desc_b, &mut i, false);
+    <Tf as GmmaInstr>::gmma::<false>(desc_a, desc_b, &mut t, false);
+    <H5 as GmmaInstr>::gmma::<false>(desc_a, desc_b, &mut h, false);
+    wgmma_commit_group();
+    wgmma_wait_group::<0>();
+    out.st(
+        thread_idx() % 128,
+        e[0] + e[31] + i[0] as f32 + t[31] + h[15] as f32,
+    );
+}
+
 /// A TMA load of the 64 x 64 f16 box at (`col`, `row`) of the matrix
 /// `src` describes, then a TMA store of it (`SM90_TMA_STORE`) to the same
 /// place of the matrix `dst` describes, issued by the lane `elect_one`

@@ -100,6 +100,10 @@ pub const WGMMA_ATOM_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[("wgmma.mma_async
 pub const WGMMA_SHAPES_BF16_LAUNCH_BOUNDS: (u32, u32) = (128, 1);
 /// `wgmma_shapes_bf16`'s two instructions (SS and RS).
 pub const WGMMA_SHAPES_BF16_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[("wgmma.mma_async", 2)];
+/// `wgmma_shapes_tn`: one warpgroup.
+pub const WGMMA_SHAPES_TN_LAUNCH_BOUNDS: (u32, u32) = (128, 1);
+/// `wgmma_shapes_tn`'s four instructions (e4m3, s8, tf32, e5m2).
+pub const WGMMA_SHAPES_TN_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[("wgmma.mma_async", 4)];
 /// `tma_round_trip`: one warp.
 pub const TMA_ROUND_TRIP_LAUNCH_BOUNDS: (u32, u32) = (32, 1);
 /// `tma_round_trip`'s load and store.

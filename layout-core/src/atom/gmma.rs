@@ -141,11 +141,34 @@ impl GmmaDescriptor {
         let interleave = matches!(layout, LayoutType::Interleave);
         let strides = (self.lbo() as usize, self.sbo() as usize);
         let offset = canonical(major, interleave, layout.width(), strides, (mn, k));
-        let a = self
-            .address()
-            .wrapping_add(2u32.wrapping_mul(offset as u32));
-        let bits = layout.width().trailing_zeros();
-        a ^ (((a >> 7) & ((1 << bits) - 1)) << 4)
+        swizzled(
+            self.address()
+                .wrapping_add(2u32.wrapping_mul(offset as u32)),
+            layout,
+        )
+    }
+    /// [`GmmaDescriptor::element_address`] for a K-major tile of elements of
+    /// `bytes` bytes (4: tf32, 1: 8-bit types, 2: as `element_address`):
+    /// each 16-byte chunk holds `16 / bytes` consecutive elements along K.
+    ///
+    /// ```
+    /// use layout_core::atom::gmma::{GmmaDescriptor, LayoutType};
+    /// // 8-bit elements, 128-byte swizzle: row 1, k = 40 is byte 40 of the
+    /// // second 128-byte row, its chunk 2 moved to chunk 3.
+    /// let d = GmmaDescriptor::new(0x4000, 1, 64, LayoutType::B128);
+    /// assert_eq!(d.element_address_k_major(1, (1, 40)), 0x4000 + 128 + 48 + 8);
+    /// ```
+    pub const fn element_address_k_major(self, bytes: usize, (mn, k): (usize, usize)) -> u32 {
+        let layout = self.layout_type();
+        let per_chunk = 16 / bytes;
+        let kstride = match layout {
+            LayoutType::Interleave => self.lbo() as usize,
+            _ => 1,
+        };
+        let chunk =
+            (mn % 8) * layout.width() + (mn / 8) * self.sbo() as usize + (k / per_chunk) * kstride;
+        let a = self.address() as usize + 16 * chunk + bytes * (k % per_chunk);
+        swizzled(a as u32, layout)
     }
     /// The descriptor `chunks` 16-byte chunks further in shared memory (a
     /// k-block of a tile: CuTe's `DescriptorIterator` step).
@@ -646,6 +669,13 @@ pub fn make_gmma_desc<Mj: GmmaMajor, Tile: GmmaTile>(
     Ok(GmmaDescriptor::new(address, lbo as u32, sbo as u32, layout))
 }
 
+/// A shared byte address under a descriptor's swizzle (`Sw<B,4,3>`: bits
+/// [4, 4+B) take the XOR of bits [7, 7+B)).
+const fn swizzled(a: u32, layout: LayoutType) -> u32 {
+    let bits = layout.width().trailing_zeros();
+    a ^ (((a >> 7) & ((1 << bits) - 1)) << 4)
+}
+
 /// Where the canonical form puts element (m, kk) of a tile, relative to
 /// element (0, 0), in elements (8 to a 16-byte chunk), before the swizzle.
 /// Wrapping, as [`TileLeaves::offset`].
@@ -812,6 +842,10 @@ mod tests {
                         want,
                         "{l} at ({m},{k})"
                     );
+                    if major.major() == Major::K {
+                        let k_major = d.element_address_k_major(2, (m, k));
+                        assert_eq!(k_major, want, "{l} at ({m},{k})");
+                    }
                 }
             }
         }
