@@ -762,3 +762,50 @@ fn fp8_int8_and_tf32_gmmas_compute_the_product() {
         }
     }
 }
+
+/// A TMA reduce-add adds the box (f32, 128-byte swizzle) into the matrix
+/// inside its edges and leaves the rest; a prefetch of the same box
+/// changes nothing.
+#[test]
+fn tma_reduce_adds_add_inside_the_matrix() {
+    use layout_device::emulator::{TensorMap, TmaSwizzle};
+    use layout_device::{tma_prefetch_2d, tma_reduce_add_2d, tma_store_commit, tma_store_wait};
+    let (rows, cols) = (20usize, 40usize);
+    let c = Buffer::filled(0.5f32, rows * cols);
+    let map = TensorMap::tiled_2d(&c, (rows, cols), cols, (8, 32), TmaSwizzle::B128).unwrap();
+    let m = map.ptr() as u64;
+    run(
+        &Launch::new("tma_reduce", 1, 128).shared_bytes(8192),
+        move || {
+            let t = thread_idx();
+            let tile = Smem::window::<DYN>(0, 256);
+            // Box element (r, c) = 1 + 32 r + c at its swizzled place.
+            for e in [t, t + 128] {
+                let (r, col) = (e / 32, e % 32);
+                let byte = 128 * r + 16 * ((col / 4) ^ (r % 8)) + 4 * (col % 4);
+                tile.st(byte / 4, (1 + e) as f32);
+            }
+            layout_device::fence_proxy_async_shared();
+            sync_threads();
+            if t == 0 {
+                tma_prefetch_2d(m, (16, 16));
+                tma_reduce_add_2d(Smem::window::<DYN>(0, 256), 8 * 128, m, (16, 16));
+                tma_store_commit();
+                tma_store_wait::<0>();
+            }
+        },
+    )
+    .unwrap();
+    let got = c.to_vec();
+    for r in 0..rows {
+        for col in 0..cols {
+            let inside = r >= 16 && col >= 16;
+            let want = if inside {
+                0.5 + (1 + 32 * (r - 16) + col - 16) as f32
+            } else {
+                0.5
+            };
+            assert_eq!(got[r * cols + col], want, "({r},{col})");
+        }
+    }
+}

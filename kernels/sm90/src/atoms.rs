@@ -252,6 +252,45 @@ pub unsafe extern "ptx-kernel" fn tma_round_trip(
     sync_warp();
 }
 
+/// A TMA load of the 64 x 32 f32 box at (`col`, `row`) of the matrix `src`
+/// describes (prefetched into L2 first), then a TMA reduce-add
+/// (`SM90_TMA_REDUCE_ADD`) of it into the same place of the matrix `dst`
+/// describes (both maps f32 with the 128-byte swizzle). Launch: one block
+/// of 32 threads.
+///
+/// # Safety
+/// `src` and `dst` point to tensor maps (64-byte aligned) of live buffers.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn tma_reduce_tile(
+    src: *const u64,
+    dst: *const u64,
+    col: i32,
+    row: i32,
+) {
+    use layout_device::{
+        elect_one, fence_mbarrier_init, fence_tensormap_acquire, sync_warp, tma_load_2d,
+        tma_prefetch_2d, tma_reduce_add_2d, tma_store_commit, tma_store_wait, Mbarrier,
+    };
+    let all = Smem::window::<BOX>(0, 2560);
+    let skip = ((1024 - all.address() % 1024) % 1024 / 4) as usize;
+    let tile = Smem::window::<BOX>(skip, 2048);
+    let bar = Mbarrier::at(Smem::window::<BOX>(skip + 2048, 2), 0);
+    if elect_one() {
+        bar.init(1);
+        fence_mbarrier_init();
+        fence_tensormap_acquire(src as u64);
+        fence_tensormap_acquire(dst as u64);
+        tma_prefetch_2d(src as u64, (col, row));
+        bar.arrive_expect_tx(8192);
+        tma_load_2d(tile, 8192, src as u64, (col, row), bar);
+        bar.wait(0);
+        tma_reduce_add_2d(tile, 8192, dst as u64, (col, row));
+        tma_store_commit();
+        tma_store_wait::<0>();
+    }
+    sync_warp();
+}
+
 /// Stores 1 at `out[at]` through a checked buffer of `len` words. With `at
 /// >= len` the store's bounds check stops the kernel (`layout_device::trap`)
 /// and the launch fails: `kernels/scripts/trap-check.py` runs both.

@@ -104,6 +104,14 @@ pub const WGMMA_SHAPES_BF16_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[("wgmma.mm
 pub const WGMMA_SHAPES_TN_LAUNCH_BOUNDS: (u32, u32) = (128, 1);
 /// `wgmma_shapes_tn`'s four instructions (e4m3, s8, tf32, e5m2).
 pub const WGMMA_SHAPES_TN_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[("wgmma.mma_async", 4)];
+/// `tma_reduce_tile`: one warp.
+pub const TMA_REDUCE_TILE_LAUNCH_BOUNDS: (u32, u32) = (32, 1);
+/// `tma_reduce_tile`'s load, prefetch and reduce-add.
+pub const TMA_REDUCE_TILE_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
+    ("cp.async.bulk.tensor", 1),
+    ("cp.reduce.async.bulk.tensor", 1),
+    ("cp.async.bulk.prefetch.tensor", 1),
+];
 /// `tma_round_trip`: one warp.
 pub const TMA_ROUND_TRIP_LAUNCH_BOUNDS: (u32, u32) = (32, 1);
 /// `tma_round_trip`'s load and store.

@@ -197,12 +197,27 @@ impl TmaSwizzle {
     }
 }
 
+/// A tensor map's element type, for the reduce-adds (CUDA's
+/// `CU_TENSOR_MAP_DATA_TYPE_*`); the others move bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TmaType {
+    /// f32.
+    F32,
+    /// f16.
+    F16,
+    /// bf16.
+    Bf16,
+    /// Bytes only (a reduce-add on it is refused).
+    Bits,
+}
+
 /// What a tensor map describes: a tensor of up to 3 modes over a buffer,
 /// innermost first, and the box a copy moves.
 #[derive(Clone, Copy, Debug)]
 struct MapDesc {
     base: usize,
     elem: usize,
+    ty: TmaType,
     dims: [usize; 3],
     strides: [usize; 2],
     boxes: [usize; 2],
@@ -290,6 +305,11 @@ impl TensorMap {
         let desc = MapDesc {
             base: buffer.addr(),
             elem,
+            ty: match elem {
+                4 => TmaType::F32,
+                2 => TmaType::F16,
+                _ => TmaType::Bits,
+            },
             dims: [cols, rows, planes],
             strides: [row_stride * elem, plane_stride * elem],
             boxes: [box_cols, box_rows],
@@ -297,6 +317,18 @@ impl TensorMap {
         };
         MAPS.with(|m| m.borrow_mut().push((bytes.addr(), desc)));
         Ok(TensorMap { bytes })
+    }
+
+    /// The map with element type `ty` for reduce-adds (by default f32 for
+    /// 4-byte elements, f16 for 2-byte ones: bf16 data says so here).
+    pub fn typed(self, ty: TmaType) -> TensorMap {
+        let at = self.bytes.addr();
+        MAPS.with(|m| {
+            if let Some(e) = m.borrow_mut().iter_mut().rev().find(|e| e.0 == at) {
+                e.1.ty = ty;
+            }
+        });
+        self
     }
 
     /// The map's address: the kernel's `*const u64` argument.
@@ -397,6 +429,79 @@ pub(crate) fn tma_store(name: &str, src: u32, window: usize, map: u64, coords: [
             }
         }
     }
+}
+
+/// A TMA reduce-add: as [`tma_store`], each element of the box added to
+/// the tensor's (in the map's element type, rounded once as the hardware's
+/// add), the rest dropped.
+pub(crate) fn tma_reduce_add(name: &str, src: u32, window: usize, map: u64, coords: [i32; 3]) {
+    if !super::sched::active() {
+        crate::hw::gpu_only(name)
+    }
+    let d = map_desc(name, map);
+    if d.ty == TmaType::Bits {
+        fail(
+            ErrorKind::Tma,
+            format!("`{name}`: the map's elements have no type to add in (`TensorMap::typed`)"),
+        )
+    }
+    let box_bytes = d.boxes[0] * d.boxes[1] * d.elem;
+    check_box(name, &d, src, window);
+    let mut data = std::vec![0u8; box_bytes];
+    let r = with(|s| {
+        let t = s.cur;
+        let b = s.threads[t].block;
+        for chunk in 0..box_bytes / 16 {
+            let a = src + 16 * chunk as u32;
+            let a = a ^ (((a >> 7) & d.swizzle.mask()) << 4);
+            s.shared_read_block(t, b, a, &mut data[16 * chunk..16 * chunk + 16])?;
+        }
+        Ok(())
+    });
+    if let Err((kind, m)) = r.expect("emulating") {
+        fail(kind, m)
+    }
+    let add = |old: &[u8], new: &[u8]| -> [u8; 4] {
+        let mut out = [0u8; 4];
+        match d.ty {
+            TmaType::F32 => {
+                let f = |b: &[u8]| f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                out.copy_from_slice(&(f(old) + f(new)).to_le_bytes());
+            }
+            TmaType::F16 => {
+                let f = |b: &[u8]| half::f16::from_le_bytes([b[0], b[1]]).to_f32();
+                out[..2].copy_from_slice(&half::f16::from_f32(f(old) + f(new)).to_le_bytes());
+            }
+            TmaType::Bf16 => {
+                let f = |b: &[u8]| half::bf16::from_le_bytes([b[0], b[1]]).to_f32();
+                out[..2].copy_from_slice(&half::bf16::from_f32(f(old) + f(new)).to_le_bytes());
+            }
+            TmaType::Bits => {}
+        }
+        out
+    };
+    for r in 0..d.boxes[1] {
+        for c in 0..d.boxes[0] {
+            if let Some(g) = global_of(&d, coords, r, c) {
+                let at = (r * d.boxes[0] + c) * d.elem;
+                let mut old = [0u8; 4];
+                let done = read_global(g, &mut old[..d.elem]).and_then(|()| {
+                    write_global(g, &add(&old[..d.elem], &data[at..at + d.elem])[..d.elem])
+                });
+                if let Err(m) = done {
+                    fail(ErrorKind::Global, format!("`{name}`: {m}"))
+                }
+            }
+        }
+    }
+}
+
+/// A TMA prefetch: nothing to compute, the map checked.
+pub(crate) fn tma_prefetch(name: &str, map: u64) {
+    if !super::sched::active() {
+        crate::hw::gpu_only(name)
+    }
+    let _ = map_desc(name, map);
 }
 
 /// The map at `map`, or a failed run.

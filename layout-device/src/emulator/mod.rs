@@ -79,7 +79,7 @@ mod shared;
 mod warp;
 
 pub use buffer::{Buffer, Mismatch};
-pub use hopper::{TensorMap, TmaSwizzle};
+pub use hopper::{TensorMap, TmaSwizzle, TmaType};
 pub(crate) use sched::active;
 
 use std::fmt;

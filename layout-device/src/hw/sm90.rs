@@ -512,6 +512,50 @@ pub fn tma_store_3d(
     })
 }
 
+/// `cp.reduce.async.bulk.tensor.2d ... .add` (CuTe's
+/// `SM90_TMA_REDUCE_ADD`): as [`tma_store_2d`], but each element of the
+/// box is added to the matrix's element (in the map's element type: f32,
+/// f16, bf16, ...) instead of replacing it; elements past the matrix are
+/// dropped. Completes with the stores' [`tma_store_commit`] /
+/// [`tma_store_wait`].
+#[inline(always)]
+pub fn tma_reduce_add_2d(src: super::Smem, box_bytes: usize, map: u64, (col, row): (i32, i32)) {
+    tma_checks(src, box_bytes, map);
+    gpu!("tma_reduce_add_2d", {
+        // SAFETY: as `tma_store_2d`.
+        unsafe {
+            asm!(
+                "cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.bulk_group [{m}, {{{c}, {r}}}], [{s}];",
+                m = in(reg64) map, c = in(reg32) col, r = in(reg32) row, s = in(reg32) src.address(),
+                options(nostack)
+            )
+        }
+    }, emu: {
+        let coords = [col, row, 0];
+        crate::emulator::hopper::tma_reduce_add("tma_reduce_add_2d", src.address(), 4 * src.len(), map, coords)
+    })
+}
+
+/// `cp.async.bulk.prefetch.tensor.2d.L2` (CuTe's `SM90_TMA_LOAD::PREFETCH`):
+/// the box at (`col`, `row`) of the matrix the map describes brought into
+/// the L2 cache ahead of a load; no shared memory, no barrier.
+#[inline(always)]
+pub fn tma_prefetch_2d(map: u64, (col, row): (i32, i32)) {
+    if map % 64 != 0 {
+        super::trap()
+    }
+    gpu!("tma_prefetch_2d", {
+        // SAFETY: a prefetch reads through the map (the caller's), writes
+        // nothing.
+        unsafe {
+            asm!(
+                "cp.async.bulk.prefetch.tensor.2d.L2.global [{m}, {{{c}, {r}}}];",
+                m = in(reg64) map, c = in(reg32) col, r = in(reg32) row, options(nostack)
+            )
+        }
+    }, emu: { crate::emulator::hopper::tma_prefetch("tma_prefetch_2d", map) })
+}
+
 /// `cp.async.bulk.commit_group`: this thread's TMA stores since the last
 /// commit form one group.
 #[inline(always)]

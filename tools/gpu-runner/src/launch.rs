@@ -169,3 +169,34 @@ pub fn tma_round_trip(
     }
     .map_err(|e| e.to_string())
 }
+
+/// `tma_reduce_tile(src, dst, col, row)` of layout-kernels-sm90: the 64 x
+/// 32 f32 box at (col, row) through `src`, added by a TMA reduce-add into
+/// the same place through `dst`. The maps point into buffers the caller
+/// keeps alive.
+pub fn tma_reduce_tile(
+    stream: &Stream,
+    k: &Kernel,
+    (src, dst): (
+        &DeviceBuffer<layout_launch::TensorMap>,
+        &DeviceBuffer<layout_launch::TensorMap>,
+    ),
+    (col, row): (i32, i32),
+) -> Result<(), String> {
+    if src.is_empty() || dst.is_empty() {
+        return Err("tma_reduce_tile: two tensor maps".into());
+    }
+    // SAFETY: as `tma_round_trip`'s (two driver-encoded tensor maps of live
+    // buffers; the hardware adds only inside the tensor `dst` describes).
+    unsafe {
+        stream
+            .launch(k)
+            .block(32)
+            .arg(src)
+            .arg(dst)
+            .scalar(col)
+            .scalar(row)
+            .launch()
+    }
+    .map_err(|e| e.to_string())
+}

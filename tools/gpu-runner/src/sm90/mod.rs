@@ -18,7 +18,8 @@ fn f16_bits(v: i32) -> u16 {
     sign | ((15 + e) << 10) as u16 | frac as u16
 }
 
-/// Runs `wgmma_atom`, `tma_tile`, `tma_round_trip` and the HGEMM; prints
+/// Runs `wgmma_atom`, `tma_tile`, `tma_round_trip`, `tma_reduce_tile`
+/// and the HGEMM; prints
 /// a line each; `Ok(false)` when a check fails.
 pub fn run(ptx: &std::path::Path) -> Result<bool, String> {
     let gpu = Device::new(0).map_err(text)?;
@@ -27,6 +28,7 @@ pub fn run(ptx: &std::path::Path) -> Result<bool, String> {
     let ok = wgmma_atom(s, &module)?;
     let ok = tma_tile(s, &module)? && ok;
     let ok = tma_round_trip(s, &module)? && ok;
+    let ok = tma_reduce_tile(s, &module)? && ok;
     Ok(hgemm::run(&gpu, &module)? && ok)
 }
 
@@ -97,6 +99,54 @@ fn tma_round_trip(s: &Stream, module: &Module) -> Result<bool, String> {
             .count();
         println!(
             "tma_round_trip (TMA load and TMA store of the 64 x 64 box at ({col},{row}) of {rows} x {cols}, SW128): {}",
+            if wrong == 0 {
+                "exact".to_string()
+            } else {
+                format!("{wrong} of {} wrong", rows * cols)
+            }
+        );
+        ok &= wrong == 0;
+    }
+    Ok(ok)
+}
+
+/// `tma_reduce_tile`: 64 x 32 f32 boxes of a 100 x 72 matrix added by a TMA
+/// reduce-add into a matrix holding 0.5 everywhere: the box's elements
+/// inside the matrix are 0.5 + the source's, the rest 0.5 (small
+/// integers and halves: every sum exact); one box inside, one over the
+/// corner.
+fn tma_reduce_tile(s: &Stream, module: &Module) -> Result<bool, String> {
+    let (rows, cols) = (100usize, 72usize);
+    let m: Vec<f32> = (0..rows * cols).map(|i| (i % 1000) as f32).collect();
+    let k = module.kernel("tma_reduce_tile").map_err(text)?;
+    let mut ok = true;
+    for (col, row) in [(32i32, 32i32), (48, 64)] {
+        let src = s.upload(&m).map_err(text)?;
+        let dst = s.upload(&vec![0.5f32; rows * cols]).map_err(text)?;
+        let map = |b: &layout_launch::DeviceBuffer<f32>| {
+            s.tensor_map_2d(b, (rows, cols), cols, (64, 32), TmaSwizzle::B128)
+                .and_then(|t| s.upload(&[t]))
+                .map_err(text)
+        };
+        let (ms, md) = (map(&src)?, map(&dst)?);
+        crate::launch::tma_reduce_tile(s, &k, (&ms, &md), (col, row))?;
+        let got = s.download(&dst).map_err(text)?;
+        let inside = |r: usize, c: usize| {
+            (row as usize..row as usize + 64).contains(&r)
+                && (col as usize..col as usize + 32).contains(&c)
+        };
+        let wrong = (0..rows * cols)
+            .filter(|&i| {
+                let want = if inside(i / cols, i % cols) {
+                    0.5 + m[i]
+                } else {
+                    0.5
+                };
+                got[i] != want
+            })
+            .count();
+        println!(
+            "tma_reduce_tile (TMA prefetch, load and reduce-add of the 64 x 32 f32 box at ({col},{row}) of {rows} x {cols}, SW128): {}",
             if wrong == 0 {
                 "exact".to_string()
             } else {
