@@ -36,9 +36,10 @@
 //!   [`setmaxnreg_inc`] / [`setmaxnreg_dec`], [`elect_one`], and the
 //!   fences. `kernels/sm90` (`hgemm_sm90`, `flash_attn_fwd_sm90`) shows
 //!   them together.
-//! - [`emulator`] (feature `emulator`, host only): a kernel's body run for
-//!   a grid of blocks on the CPU, every instruction above computed as the
-//!   GPU computes it, and races, deadlocks and traps reported.
+//! - `emulator` (the module, with the feature `emulator`, host only): a
+//!   kernel's body run for a grid of blocks on the CPU, every instruction
+//!   above computed as the GPU computes it, and races, deadlocks and traps
+//!   reported.
 //!
 //! The crate is `no_std` and builds for `nvptx64-nvidia-cuda` (with
 //! `layout-ptx`) and for the host, where its checks and layouts are
