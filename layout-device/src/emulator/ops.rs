@@ -219,9 +219,3 @@ pub(crate) fn thread_exit() {
 pub(crate) fn global_access(addr: usize, bytes: usize, write: bool) {
     super::buffer::access(addr, bytes, write)
 }
-
-/// A failed poll (the thread yields; a round of only these is a deadlock).
-#[allow(dead_code)]
-pub(crate) fn spin(name: &'static str) {
-    sched::spin(name)
-}
