@@ -458,6 +458,25 @@ layout_device::shared_memory!(static GMMA: [u8; 20480]);
 /// descriptors' own element addresses.
 #[test]
 fn a_bf16_wgmma_computes_the_product() {
+    bf16_wgmma(true).unwrap();
+}
+
+/// The same without `fence_proxy_async_shared` after the stores: the
+/// tensor cores (the async proxy) may not see them, and the emulator
+/// refuses the `wgmma`'s read, naming the storing thread and the word.
+#[test]
+fn a_wgmma_operand_stored_without_the_proxy_fence_is_refused() {
+    let e = bf16_wgmma(false).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Race, "{e}");
+    assert!(
+        e.message.contains("without a `fence_proxy_async_shared`"),
+        "{e}"
+    );
+}
+
+/// `a_bf16_wgmma_computes_the_product`'s kernel and check, the proxy
+/// fence after the operands' stores or (`fenced` false) not.
+fn bf16_wgmma(fenced: bool) -> Result<(), layout_device::emulator::EmuError> {
     use layout_core::atom::gmma::{GmmaDescriptor, LayoutType, Major};
     use layout_device::{sync_threads, wgmma_m64n64k16_f32_bf16};
     let a = |m: usize, k: usize| ((m * 3 + k * 5) % 9) as f32 - 4.0;
@@ -485,14 +504,16 @@ fn a_bf16_wgmma_computes_the_product() {
             let at = (desc.element_address(Major::K, (row, k)) - base) / 2;
             halves.st(at as usize, bf(val(row, k)));
         }
+        if fenced {
+            layout_device::fence_proxy_async_shared();
+        }
         sync_threads();
         let mut acc = [0f32; 32];
         wgmma_m64n64k16_f32_bf16(da.bits(), db.bits(), &mut acc, false);
         for (v, x) in acc.into_iter().enumerate() {
             g.st(32 * t + v, x);
         }
-    })
-    .unwrap();
+    })?;
     let got = out.to_vec();
     for t in 0..128 {
         let (w, l) = (t / 32, t % 32);
@@ -505,6 +526,7 @@ fn a_bf16_wgmma_computes_the_product() {
             assert_eq!(got[32 * t + v], want, "thread {t}, value {v}: D({m},{n})");
         }
     }
+    Ok(())
 }
 
 /// A TMA store writes the box from shared memory (laid out as a load lays
@@ -592,6 +614,7 @@ fn an_rs_wgmma_with_f16_accumulators() {
                 all.halves().st(at as usize, h(b(t, k)) as u16);
             }
         }
+        layout_device::fence_proxy_async_shared();
         sync_threads();
         let regs: [u32; 4] = core::array::from_fn(|r| {
             let (p, q) = (pos(t, 2 * r), pos(t, 2 * r + 1));
@@ -693,6 +716,7 @@ fn fp8_int8_and_tf32_gmmas_compute_the_product() {
                 1,
             );
         }
+        layout_device::fence_proxy_async_shared();
         sync_threads();
         let mut f = [0f32; 32];
         <E4 as GmmaInstr>::gmma::<false>(da.bits(), db.bits(), &mut f, false);
@@ -708,6 +732,7 @@ fn fp8_int8_and_tf32_gmmas_compute_the_product() {
                 1,
             );
         }
+        layout_device::fence_proxy_async_shared();
         sync_threads();
         let (w, l) = (t / 32, t % 32);
         let regs: [u32; 4] = core::array::from_fn(|r| {
@@ -731,6 +756,7 @@ fn fp8_int8_and_tf32_gmmas_compute_the_product() {
                 4,
             );
         }
+        layout_device::fence_proxy_async_shared();
         sync_threads();
         let mut f = [0f32; 32];
         <Tf as GmmaInstr>::gmma::<false>(da.bits(), db.bits(), &mut f, false);

@@ -369,24 +369,26 @@ pub(crate) fn tma_load(
         }
     }
     let r = with(|s| {
-        let t = s.cur;
-        let own = s.threads[t].block;
-        let targets: Vec<usize> = match mask {
-            None => std::vec![own],
-            Some(m) => (0..s.blocks.len()).filter(|b| m >> b & 1 == 1).collect(),
-        };
-        for b in targets {
-            for chunk in 0..box_bytes / 16 {
-                let a = dst + 16 * chunk as u32;
-                let a = a ^ (((a >> 7) & d.swizzle.mask()) << 4);
-                s.shared_write_block(t, b, a, &data[16 * chunk..16 * chunk + 16])
-                    .map_err(|e| (e.0, e.1))?;
+        s.as_async(|s| {
+            let t = s.cur;
+            let own = s.threads[t].block;
+            let targets: Vec<usize> = match mask {
+                None => std::vec![own],
+                Some(m) => (0..s.blocks.len()).filter(|b| m >> b & 1 == 1).collect(),
+            };
+            for b in targets {
+                for chunk in 0..box_bytes / 16 {
+                    let a = dst + 16 * chunk as u32;
+                    let a = a ^ (((a >> 7) & d.swizzle.mask()) << 4);
+                    s.shared_write_block(t, b, a, &data[16 * chunk..16 * chunk + 16])
+                        .map_err(|e| (e.0, e.1))?;
+                }
+                s.complete_tx(t, b, bar, box_bytes as u32)
+                    .map_err(|m| (ErrorKind::Mbarrier, m))?;
             }
-            s.complete_tx(t, b, bar, box_bytes as u32)
-                .map_err(|m| (ErrorKind::Mbarrier, m))?;
-        }
-        s.threads[t].clock[t] += 1;
-        Ok(())
+            s.threads[t].clock[t] += 1;
+            Ok(())
+        })
     });
     match r.expect("emulating") {
         Ok(()) => {}
@@ -407,14 +409,16 @@ pub(crate) fn tma_store(name: &str, src: u32, window: usize, map: u64, coords: [
     check_box(name, &d, src, window);
     let mut data = std::vec![0u8; box_bytes];
     let r = with(|s| {
-        let t = s.cur;
-        let b = s.threads[t].block;
-        for chunk in 0..box_bytes / 16 {
-            let a = src + 16 * chunk as u32;
-            let a = a ^ (((a >> 7) & d.swizzle.mask()) << 4);
-            s.shared_read_block(t, b, a, &mut data[16 * chunk..16 * chunk + 16])?;
-        }
-        Ok(())
+        s.as_async(|s| {
+            let t = s.cur;
+            let b = s.threads[t].block;
+            for chunk in 0..box_bytes / 16 {
+                let a = src + 16 * chunk as u32;
+                let a = a ^ (((a >> 7) & d.swizzle.mask()) << 4);
+                s.shared_read_block(t, b, a, &mut data[16 * chunk..16 * chunk + 16])?;
+            }
+            Ok(())
+        })
     });
     if let Err((kind, m)) = r.expect("emulating") {
         fail(kind, m)
@@ -449,14 +453,16 @@ pub(crate) fn tma_reduce_add(name: &str, src: u32, window: usize, map: u64, coor
     check_box(name, &d, src, window);
     let mut data = std::vec![0u8; box_bytes];
     let r = with(|s| {
-        let t = s.cur;
-        let b = s.threads[t].block;
-        for chunk in 0..box_bytes / 16 {
-            let a = src + 16 * chunk as u32;
-            let a = a ^ (((a >> 7) & d.swizzle.mask()) << 4);
-            s.shared_read_block(t, b, a, &mut data[16 * chunk..16 * chunk + 16])?;
-        }
-        Ok(())
+        s.as_async(|s| {
+            let t = s.cur;
+            let b = s.threads[t].block;
+            for chunk in 0..box_bytes / 16 {
+                let a = src + 16 * chunk as u32;
+                let a = a ^ (((a >> 7) & d.swizzle.mask()) << 4);
+                s.shared_read_block(t, b, a, &mut data[16 * chunk..16 * chunk + 16])?;
+            }
+            Ok(())
+        })
     });
     if let Err((kind, m)) = r.expect("emulating") {
         fail(kind, m)
@@ -817,7 +823,7 @@ pub(crate) fn gmma<Atom, T, CS, CD, AS, AD>(
             .map(|o| o.expect("all arrived"))
             .collect();
         let first = s.global(blk, 128 * g);
-        match compute(s, blk, first, &ops) {
+        match s.as_async(|s| compute(s, blk, first, &ops)) {
             Ok(outs) => {
                 for (l, o) in outs.into_iter().enumerate() {
                     s.threads[first + l].wide = o;

@@ -40,6 +40,16 @@
 //!   whenever the exact sum is representable (integer-valued inputs whose
 //!   sums stay below 2^24, for instance), and within the ISA's bound
 //!   otherwise.
+//! - **Hopper.** `mbarrier`s (arrivals, transaction bytes, phases by
+//!   parity; a phase that cannot complete is a deadlock, more bytes than a
+//!   phase expects an error); TMA loads (with cluster multicast), stores,
+//!   reduce-adds and prefetches through [`TensorMap`]s (the box, the
+//!   swizzle, zeros past the tensor on loads, nothing written past it);
+//!   every `wgmma` of [`GmmaInstr`](crate::GmmaInstr), computed from its
+//!   atom's layouts and its operands' descriptors; clusters (ranks,
+//!   barrier); `elect_one` (lane 0). The async proxy is checked: a `wgmma`
+//!   operand or a TMA store's source that a thread stored without a
+//!   `fence_proxy_async_shared` after it is an error.
 //! - **Math.** [`fma`](crate::fma) and [`f16x2`](crate::f16x2) are
 //!   bit-exact; [`exp2`](crate::exp2) and [`log2`](crate::log2) are the
 //!   correctly rounded results with the instructions' flushing of

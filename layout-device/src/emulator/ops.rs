@@ -43,6 +43,14 @@ pub(crate) fn cluster(name: &str) -> (u32, u32, u32) {
     .unwrap_or_else(|| gpu_only(name))
 }
 
+/// `fence.proxy.async.shared::cta`: this thread's earlier ordinary stores
+/// to shared memory become visible to the async proxy.
+pub(crate) fn proxy_fence(name: &str) {
+    if with(|s| s.me().proxy_fences += 1).is_none() {
+        gpu_only(name)
+    }
+}
+
 /// An instruction with no effect on what the emulator computes (a fence
 /// its ordering already gives, a register-file resize).
 pub(crate) fn nop(name: &str) {

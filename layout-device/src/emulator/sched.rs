@@ -64,6 +64,8 @@ pub(crate) struct ThreadState {
     pub out: [u32; 4],
     /// The result of its last `wgmma` (its accumulators' bits).
     pub wide: Vec<u32>,
+    /// How many `fence.proxy.async` it has executed.
+    pub proxy_fences: u32,
     /// `cp.async` copies not yet committed, and committed groups, oldest
     /// first.
     pub cp_pending: Vec<PendingCopy>,
@@ -116,6 +118,8 @@ pub(crate) struct Sim {
     /// Counts every step that changes state (not failed polls).
     pub progress: u64,
     pub at_cluster_barrier: usize,
+    /// Whether the running access is the async proxy's (TMA, `wgmma`).
+    pub async_proxy: bool,
     /// The cluster's `mbarrier`s, by (block, shared address).
     pub mbars: std::collections::HashMap<(usize, u32), super::hopper::Mbar>,
 }
@@ -173,6 +177,14 @@ impl Sim {
             kind,
             message,
         }
+    }
+
+    /// `f` as the async proxy's accesses (TMA, `wgmma`'s operands).
+    pub fn as_async<R>(&mut self, f: impl FnOnce(&mut Sim) -> R) -> R {
+        self.async_proxy = true;
+        let r = f(self);
+        self.async_proxy = false;
+        r
     }
 
     /// The running thread.
@@ -434,6 +446,7 @@ fn run_cluster(
                     yielder: core::ptr::null(),
                     out: [0; 4],
                     wide: Vec::new(),
+                    proxy_fences: 0,
                     cp_pending: Vec::new(),
                     cp_groups: VecDeque::new(),
                 }
@@ -443,6 +456,7 @@ fn run_cluster(
         fault: None,
         progress: 0,
         at_cluster_barrier: 0,
+        async_proxy: false,
         mbars: std::collections::HashMap::new(),
     };
     SIM.with(|s| *s.borrow_mut() = Some(sim));

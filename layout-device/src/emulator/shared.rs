@@ -21,6 +21,10 @@ pub(crate) const BLOCK_LIMIT: usize = 227 << 10;
 struct Unit {
     write: Option<(u32, u32)>,
     reads: Vec<(u32, u32)>,
+    /// A write through the generic proxy (an ordinary store): its thread
+    /// and that thread's count of `fence.proxy.async` then; `None` for a
+    /// write of the async proxy (TMA), which the async proxy sees.
+    generic: Option<(u32, u32)>,
 }
 
 pub(crate) struct SharedState {
@@ -114,9 +118,25 @@ impl Sim {
         let clock = &self.threads[t].clock;
         let epoch = clock[t];
         let mut race = None;
+        let mut unfenced = None;
+        let asynchronous = self.async_proxy;
+        let fences = self.threads[t].proxy_fences;
         let sh = &mut self.blocks[b].shared;
         for u in addr / 2..(addr + n).div_ceil(2) {
             let unit = &mut sh.units[u as usize];
+            // The async proxy (wgmma's operands, a TMA store's source)
+            // sees an ordinary store only after its thread's
+            // `fence.proxy.async`.
+            if asynchronous && !write {
+                if let Some((w, f)) = unit.generic {
+                    if self.threads[w as usize].proxy_fences <= f {
+                        unfenced = Some((w, u));
+                    }
+                }
+            }
+            if write {
+                unit.generic = (!asynchronous).then_some((t as u32, fences));
+            }
             if let Some((w, e)) = unit.write {
                 if w as usize != t && clock[w as usize] < e {
                     race = Some((w, "write", u));
@@ -139,6 +159,16 @@ impl Sim {
             if race.is_some() {
                 break;
             }
+        }
+        if let Some((w, u)) = unfenced {
+            let at = u * 2;
+            let (buf, off) = self.blocks[b].shared.buffer_of(at, 1).unwrap_or(("?", 0));
+            return Err((ErrorKind::Race, format!(
+                "the async proxy (a `wgmma` operand or a TMA store's source) reads the word at {:#x} ({buf} + {}), which {} stored without a `fence_proxy_async_shared` after the store: the tensor cores or the TMA unit may not see it",
+                at & !3,
+                off & !3,
+                self.name(w as usize),
+            )));
         }
         if let Some((other, what, u)) = race {
             let at = u * 2;

@@ -46,7 +46,7 @@ pub fn fence_proxy_async_shared() {
     gpu!("fence_proxy_async_shared", {
         // SAFETY: no operands; a memory fence.
         unsafe { asm!("fence.proxy.async.shared::cta;", options(nostack)) }
-    }, emu: { crate::emulator::ops::nop("fence_proxy_async_shared") })
+    }, emu: { crate::emulator::ops::proxy_fence("fence_proxy_async_shared") })
 }
 
 /// One named `wgmma` function: its atom's [`GmmaInstr`] with both
