@@ -33,8 +33,7 @@ impl fmt::Debug for Underscore {
 #[diagnostic::on_unimplemented(
     message = "coordinate `{Self}` does not fit the shape",
     label = "not a coordinate of this shape",
-    note = "a coordinate is an integer (a 1-D index into the mode) or a tuple with one entry per mode of the shape",
-    note = "a static value the algebra computed shows in the compiler's type names as `S<UInt<...>>`: its bits from the most significant, `B1` = 1, `B0` = 0 (`S<UInt<UInt<UInt<UInt<UTerm, B1>, B0>, B0>, B0>>` is `_8`)"
+    note = "a coordinate is an integer (a 1-D index into the mode) or a tuple with one entry per mode of the shape"
 )]
 pub trait Crd2Idx<S: Congruent<D>, D: IntTuple>: Copy {
     /// Whether every integer of the coordinate is static (`_` counts as static).
@@ -58,6 +57,7 @@ const fn check_static_coord(c: Option<usize>, s: Option<usize>) {
 
 macro_rules! leaf_crd {
     ($t:ty; $($g:tt)*) => {
+        #[diagnostic::do_not_recommend]
         impl<Sh: Congruent<D>, D: IntTuple, $($g)*> Crd2Idx<Sh, D> for $t {
             const STATIC: bool = <$t as Int>::STATIC.is_some();
             #[inline(always)]
@@ -77,6 +77,7 @@ macro_rules! leaf_crd {
 }
 for_each_leaf!(leaf_crd);
 
+#[diagnostic::do_not_recommend]
 impl<Sh: Congruent<D>, D: IntTuple> Crd2Idx<Sh, D> for Underscore {
     const STATIC: bool = true;
     #[inline(always)]
@@ -97,6 +98,9 @@ impl<Sh: Congruent<D>, D: IntTuple> Crd2Idx<Sh, D> for Underscore {
 macro_rules! crd_tuple {
     ($(($c:ident, $s:ident, $d:ident)),*) => {
         #[allow(non_snake_case, unused_variables, unused_mut)]
+        // Not listed under a refused coordinate ("the following other types
+        // implement trait"): every tuple rank, none of them the user's.
+        #[diagnostic::do_not_recommend]
         impl<$($c: Crd2Idx<$s, $d>, $s: Congruent<$d>, $d: IntTuple),*> Crd2Idx<($($s,)*), ($($d,)*)> for ($($c,)*)
         where
             ($($s,)*): Congruent<($($d,)*)>,
