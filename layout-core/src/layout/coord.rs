@@ -48,10 +48,19 @@ pub trait Crd2Idx<S: Congruent<D>, D: IntTuple>: Copy {
 
 const fn check_static_coord(c: Option<usize>, s: Option<usize>) {
     if let (Some(c), Some(s)) = (c, s) {
-        assert!(
-            c < s,
-            "static coordinate is out of range of its static shape"
-        );
+        if c >= s {
+            // The values in CuTe notation: this leaf of the coordinate and
+            // the size of the mode it indexes.
+            let t = Text::EMPTY
+                .str("static coordinate _")
+                .num(c)
+                .str(" is outside its mode of size _")
+                .num(s)
+                .str(" (a coordinate of that mode is 0 to ")
+                .num(s.saturating_sub(1))
+                .str(")");
+            panic!("{}", t.as_str())
+        }
     }
 }
 
