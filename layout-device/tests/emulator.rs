@@ -155,7 +155,10 @@ fn diverged_lanes_and_partial_warps_are_refused() {
         shfl_idx(1, 0);
     })
     .unwrap_err();
-    assert!(e.message.contains("warp 0 has 16"), "{e}");
+    assert!(
+        e.message.contains("(it has 16, a block of 16 threads)"),
+        "{e}"
+    );
 }
 
 /// A trap stops the run with the kernel, block and thread; so does a
@@ -834,4 +837,77 @@ fn tma_reduce_adds_add_inside_the_matrix() {
             assert_eq!(got[r * cols + col], want, "({r},{col})");
         }
     }
+}
+
+/// Shuffles and votes among a member mask: the lower half-warp alone, a
+/// 16-thread block's only lanes; reading a lane outside the mask is
+/// refused (its value is undefined), as is a mask naming lanes a warp
+/// lacks.
+#[test]
+fn masked_shuffles_and_votes_take_the_lanes_of_their_mask() {
+    use layout_device::{
+        shfl_idx_sync, shfl_xor_sync, warp_all_sync, warp_any_sync, warp_ballot_sync,
+    };
+    let y = Buffer::filled(0u32, 4 * 32);
+    let gy = y.global_mut();
+    run(&Launch::new("masked", 1, 32), move || {
+        let l = thread_idx() as u32;
+        if l < 16 {
+            let m = 0x0000_ffff;
+            gy.st(l as usize, shfl_xor_sync(m, 100 + l, 1));
+            gy.st(32 + l as usize, warp_ballot_sync(m, l % 3 == 0));
+            gy.st(
+                64 + l as usize,
+                warp_all_sync(m, l < 16) as u32 + 2 * warp_any_sync(m, l == 99) as u32,
+            );
+        } else {
+            // The upper half its own group, at another instruction.
+            gy.st(96 + l as usize, shfl_idx_sync(0xffff_0000, l, 16));
+        }
+    })
+    .unwrap();
+    let v = y.to_vec();
+    for l in 0..16u32 {
+        assert_eq!(v[l as usize], 100 + (l ^ 1), "xor, lane {l}");
+        assert_eq!(
+            v[32 + l as usize],
+            0b1001_0010_0100_1001,
+            "ballot, lane {l}"
+        );
+        assert_eq!(v[64 + l as usize], 1, "all true, any false, lane {l}");
+    }
+    for l in 16..32usize {
+        assert_eq!(v[96 + l], 16, "idx from lane 16, lane {l}");
+    }
+    // A 16-thread block: its own lanes are a valid mask.
+    let z = Buffer::filled(0u32, 16);
+    let gz = z.global_mut();
+    run(&Launch::new("small", 1, 16), move || {
+        let l = thread_idx() as u32;
+        gz.st(l as usize, shfl_idx_sync(0xffff, l * 10, 15 - l));
+    })
+    .unwrap();
+    assert_eq!(
+        z.to_vec(),
+        (0..16u32).map(|l| (15 - l) * 10).collect::<Vec<_>>()
+    );
+    let e = run(&Launch::new("outside", 1, 32), || {
+        if thread_idx() < 16 {
+            shfl_idx_sync(0xffff, 1, 20);
+        }
+    })
+    .unwrap_err();
+    assert!(
+        e.message
+            .contains("reads lane 20, which is not in the member mask"),
+        "{e}"
+    );
+    let e = run(&Launch::new("missing", 1, 16), || {
+        shfl_idx_sync(0xffff_ffff, 1, 0);
+    })
+    .unwrap_err();
+    assert!(
+        e.message.contains("names lanes that warp 0 does not have"),
+        "{e}"
+    );
 }

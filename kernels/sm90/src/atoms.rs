@@ -291,6 +291,34 @@ pub unsafe extern "ptx-kernel" fn tma_reduce_tile(
     sync_warp();
 }
 
+/// The masked warp instructions, each half-warp its own group: lane `l`
+/// writes `shfl_xor_sync` of its index with lane `l ^ 1`, the half's
+/// ballot of `l % 3 == 0`, and whether all of its lanes and any lane are
+/// below 99 (`out`: 4 words a lane, one warp). For ptxas, and to check on
+/// the GPU against the emulator's `masked_shuffles_and_votes` test.
+///
+/// # Safety
+/// `out` points to 128 `u32` of device memory.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn warp_masked(out: *mut u32) {
+    use layout_device::{
+        shfl_down_sync, shfl_xor_sync, warp_all_sync, warp_any_sync, warp_ballot_sync,
+    };
+    // SAFETY: the launch contract above.
+    let out = unsafe { GlobalMut::new(out, 128) };
+    let l = thread_idx() as u32 % 32;
+    let mask = if l < 16 { 0x0000_ffff } else { 0xffff_0000 };
+    let x = shfl_xor_sync(mask, l, 1);
+    let b = warp_ballot_sync(mask, l % 3 == 0);
+    let v = warp_all_sync(mask, l < 99) as u32 + 2 * warp_any_sync(mask, l > 99) as u32;
+    let d = shfl_down_sync(mask, l, 0);
+    let at = 4 * l as usize;
+    out.st(at, x);
+    out.st(at + 1, b);
+    out.st(at + 2, v);
+    out.st(at + 3, d);
+}
+
 /// Stores 1 at `out[at]` through a checked buffer of `len` words. With `at
 /// >= len` the store's bounds check stops the kernel (`layout_device::trap`)
 /// and the launch fails: `kernels/scripts/trap-check.py` runs both.

@@ -112,6 +112,8 @@ pub const TMA_REDUCE_TILE_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
     ("cp.reduce.async.bulk.tensor", 1),
     ("cp.async.bulk.prefetch.tensor", 1),
 ];
+/// `warp_masked`: one warp.
+pub const WARP_MASKED_LAUNCH_BOUNDS: (u32, u32) = (32, 1);
 /// `tma_round_trip`: one warp.
 pub const TMA_ROUND_TRIP_LAUNCH_BOUNDS: (u32, u32) = (32, 1);
 /// `tma_round_trip`'s load and store.

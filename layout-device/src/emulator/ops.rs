@@ -75,12 +75,34 @@ pub(crate) fn cluster_barrier(name: &'static str, site: Site) {
     sched::cluster_barrier(site)
 }
 
-/// A warp-wide instruction with one 32-bit result.
+/// A warp-wide instruction of all 32 lanes.
 fn collective(name: &'static str, site: Site, aligned: bool, op: Operand) -> [u32; 4] {
+    collective_of(name, site, aligned, op, u32::MAX)
+}
+
+/// A warp-wide instruction of the lanes in `mask`.
+fn collective_of(
+    name: &'static str,
+    site: Site,
+    aligned: bool,
+    op: Operand,
+    mask: u32,
+) -> [u32; 4] {
     if !sched::active() {
         gpu_only(name)
     }
-    sched::warp_collective(name, site, aligned, op)
+    sched::warp_collective(name, site, aligned, op, mask)
+}
+
+/// `shfl.sync` of the lanes in `mask`.
+pub(crate) fn shfl_of(name: &'static str, site: Site, v: u32, x: u32, mask: u32) -> u32 {
+    collective_of(name, site, false, Operand::Shfl(v, x), mask)[0]
+}
+
+/// `vote.sync` (`warp_any`, `warp_all` or `warp_ballot`) of the lanes in
+/// `mask`.
+pub(crate) fn vote_of(name: &'static str, site: Site, p: bool, mask: u32) -> u32 {
+    collective_of(name, site, false, Operand::Vote(p), mask)[0]
 }
 
 /// `shfl.sync` (`name` says which) of `v` with the lane operand `x`.

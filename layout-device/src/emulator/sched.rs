@@ -76,6 +76,8 @@ pub(crate) struct ThreadState {
 pub(crate) struct WarpSlot {
     pub name: Option<&'static str>,
     pub site: Option<Site>,
+    /// The member mask the lanes gave.
+    pub mask: u32,
     pub arrived: u32,
     pub inputs: [Operand; 32],
 }
@@ -85,6 +87,7 @@ impl WarpSlot {
         WarpSlot {
             name: None,
             site: None,
+            mask: 0,
             arrived: 0,
             inputs: [Operand::None; 32],
         }
@@ -97,7 +100,8 @@ pub(crate) struct BlockState {
     pub shared: SharedState,
     /// Threads at the block barrier.
     pub at_barrier: usize,
-    pub warps: Vec<WarpSlot>,
+    /// Each warp's collectives in progress, one per member mask.
+    pub warps: Vec<Vec<WarpSlot>>,
     pub warpgroups: Vec<super::hopper::WgSlot>,
 }
 
@@ -309,21 +313,48 @@ pub(crate) fn warp_collective(
     site: Site,
     aligned: bool,
     input: Operand,
+    mask: u32,
 ) -> [u32; 4] {
     let done = with(|s| {
         let me = s.cur;
         let (b, tid) = (s.threads[me].block, s.threads[me].tid);
         let (w, lane) = (tid / 32, tid % 32);
-        if (w + 1) * 32 > s.per_block {
+        let lanes = (s.per_block - w * 32).min(32);
+        let existing = if lanes == 32 { u32::MAX } else { (1u32 << lanes) - 1 };
+        if mask & !existing != 0 {
             let msg = format!(
-                "`{name}` names all 32 lanes, but warp {w} has {} (a block of {} threads)",
-                s.per_block - w * 32,
+                "`{name}`'s member mask {mask:#010x} names lanes that warp {w} does not have (it has {lanes}, a block of {} threads)",
                 s.per_block
             );
             s.fault = Some(s.error_at(Some(me), ErrorKind::Divergence, msg));
             return true;
         }
-        let slot = &mut s.blocks[b].warps[w];
+        if mask & (1 << lane) == 0 {
+            let msg = format!("lane {lane} executes `{name}` with a member mask {mask:#010x} that leaves it out");
+            s.fault = Some(s.error_at(Some(me), ErrorKind::Divergence, msg));
+            return true;
+        }
+        // Disjoint groups of a warp (member masks) collect apart; a lane of
+        // a pending group arriving with another mask is an error.
+        let groups = &mut s.blocks[b].warps[w];
+        if let Some(g) = groups.iter().find(|g| g.mask != mask && g.mask & mask != 0) {
+            let msg = format!(
+                "lanes of warp {w} at `{name}` ({site}) with overlapping member masks {mask:#010x} and {:#010x}",
+                g.mask
+            );
+            s.fault = Some(s.error_at(Some(me), ErrorKind::Divergence, msg));
+            return true;
+        }
+        let at_group = match groups.iter().position(|g| g.mask == mask) {
+            Some(i) => i,
+            None => {
+                let mut g = WarpSlot::new();
+                g.mask = mask;
+                groups.push(g);
+                groups.len() - 1
+            }
+        };
+        let slot = &mut s.blocks[b].warps[w][at_group];
         if let (Some(other), Some(at)) = (slot.name, slot.site) {
             if other != name || (aligned && at != site) {
                 let first = slot.arrived.trailing_zeros();
@@ -336,24 +367,25 @@ pub(crate) fn warp_collective(
         }
         slot.name = Some(name);
         slot.site = Some(site);
+        slot.mask = mask;
         slot.arrived |= 1 << lane;
         slot.inputs[lane] = input;
         s.threads[me].wait = Wait::Warp(name, site);
         s.progress += 1;
-        if slot.arrived != u32::MAX {
+        if slot.arrived != mask {
             return false;
         }
         let inputs = slot.inputs;
-        *slot = WarpSlot::new();
+        s.blocks[b].warps[w].remove(at_group);
         let base = s.global(b, w * 32);
-        match warp::execute(s, b, name, &inputs) {
+        match warp::execute(s, b, name, &inputs, mask) {
             Ok(outs) => {
-                for (l, o) in outs.iter().enumerate() {
+                for (l, o) in outs.iter().enumerate().filter(|(l, _)| mask >> l & 1 == 1) {
                     s.threads[base + l].out = *o;
                     s.threads[base + l].wait = Wait::Run;
                 }
                 if name == "sync_warp" {
-                    let lanes: Vec<usize> = (base..base + 32).collect();
+                    let lanes: Vec<usize> = (0..32).filter(|l| mask >> l & 1 == 1).map(|l| base + l).collect();
                     s.join(&lanes);
                 }
             }
@@ -426,9 +458,7 @@ fn run_cluster(
                 idx,
                 shared: SharedState::new(launch.dynamic_smem),
                 at_barrier: 0,
-                warps: (0..per_block.div_ceil(32))
-                    .map(|_| WarpSlot::new())
-                    .collect(),
+                warps: (0..per_block.div_ceil(32)).map(|_| Vec::new()).collect(),
                 warpgroups: (0..per_block / 128)
                     .map(|_| super::hopper::WgSlot::new())
                     .collect(),

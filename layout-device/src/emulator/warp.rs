@@ -36,34 +36,54 @@ pub(crate) fn execute(
     b: usize,
     name: &str,
     ins: &[Operand; 32],
+    mask: u32,
 ) -> Result<[[u32; 4]; 32], (ErrorKind, String)> {
     let mut out = [[0u32; 4]; 32];
     let shfl = |l: usize| match ins[l] {
         Operand::Shfl(v, x) => (v, x),
         _ => (0, 0),
     };
+    // A shuffle's source lane: outside the member mask the value is
+    // undefined (the ISA), so an error.
+    let from = |l: usize, src: usize| -> Result<u32, (ErrorKind, String)> {
+        if mask >> src & 1 == 0 {
+            return Err((
+                ErrorKind::Divergence,
+                format!("`{name}`: lane {l} reads lane {src}, which is not in the member mask {mask:#010x}"),
+            ));
+        }
+        Ok(shfl(src).0)
+    };
+    let members = (0..32).filter(|l| mask >> l & 1 == 1);
     match name {
-        // `shfl.sync.*.b32 d, a, b, 31, -1`: clamp 31, no segment mask.
+        // `shfl.sync.*.b32 d, a, b, 31, mask`: clamp 31, no segment mask.
         "shfl_idx" => {
-            for (l, o) in out.iter_mut().enumerate() {
-                o[0] = shfl(shfl(l).1 as usize & 31).0;
+            for l in members {
+                out[l][0] = from(l, shfl(l).1 as usize & 31)?;
             }
         }
         "shfl_xor" => {
-            for (l, o) in out.iter_mut().enumerate() {
-                o[0] = shfl(l ^ (shfl(l).1 as usize & 31)).0;
+            for l in members {
+                out[l][0] = from(l, l ^ (shfl(l).1 as usize & 31))?;
             }
         }
         "shfl_down" => {
-            for (l, o) in out.iter_mut().enumerate() {
+            for l in members {
                 let j = l + (shfl(l).1 as usize & 31);
-                o[0] = shfl(if j <= 31 { j } else { l }).0;
+                out[l][0] = if j <= 31 { from(l, j)? } else { shfl(l).0 };
             }
         }
-        "warp_any" => {
-            let any = ins.iter().any(|i| matches!(i, Operand::Vote(true)));
+        "warp_any" | "warp_all" | "warp_ballot" => {
+            let ballot = (0..32)
+                .filter(|&l| mask >> l & 1 == 1 && matches!(ins[l], Operand::Vote(true)))
+                .fold(0u32, |acc, l| acc | 1 << l);
+            let r = match name {
+                "warp_any" => (ballot != 0) as u32,
+                "warp_all" => (ballot == mask) as u32,
+                _ => ballot,
+            };
             for o in &mut out {
-                o[0] = any as u32;
+                o[0] = r;
             }
         }
         "sync_warp" => {}

@@ -382,6 +382,66 @@ pub fn warp_any(p: bool) -> bool {
     }, emu: { crate::emulator::ops::vote_any(core::panic::Location::caller(), p) })
 }
 
+/// The shuffles and votes of a subset of the warp's lanes: `mask`'s lanes
+/// execute it together (each lane that executes it is in `mask`, and every
+/// lane of `mask` does), and a shuffle reads from lanes of `mask` only.
+macro_rules! masked {
+    ($($(#[$doc:meta])* $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty, $emu:expr, $asm:literal, [$($op:tt)*];)*) => {$(
+        $(#[$doc])*
+        #[inline(always)]
+        #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+        pub fn $name(mask: u32, $($arg: $ty),*) -> $ret {
+            gpu!(stringify!($name), {
+                let r: u32;
+                // SAFETY: registers only; the lanes of `mask` execute it
+                // together (the caller's contract above).
+                unsafe { asm!($asm, r = out(reg32) r, m = in(reg32) mask, $($op)*, options(nomem, nostack)) };
+                r as $ret
+            }, emu: {
+                let site = core::panic::Location::caller();
+                $emu(site, mask) as $ret
+            })
+        }
+    )*};
+}
+
+masked! {
+    /// `__shfl_sync(mask, v, src)`: lane `src`'s `v` (modulo 32), among the
+    /// lanes of `mask`.
+    shfl_idx_sync(v: u32, src: u32) -> u32,
+        |site, mask| crate::emulator::ops::shfl_of("shfl_idx", site, v, src, mask),
+        "shfl.sync.idx.b32 {r}, {v}, {s}, 31, {m};", [v = in(reg32) v, s = in(reg32) src];
+    /// `__shfl_xor_sync(mask, v, lane_mask)`: the `v` of lane `lane ^
+    /// lane_mask`, among the lanes of `mask`.
+    shfl_xor_sync(v: u32, lane_mask: u32) -> u32,
+        |site, mask| crate::emulator::ops::shfl_of("shfl_xor", site, v, lane_mask, mask),
+        "shfl.sync.bfly.b32 {r}, {v}, {x}, 31, {m};", [v = in(reg32) v, x = in(reg32) lane_mask];
+    /// `__shfl_down_sync(mask, v, delta)`: the `v` of lane `lane + delta` (a
+    /// lane past 31 keeps its own), among the lanes of `mask`.
+    shfl_down_sync(v: u32, delta: u32) -> u32,
+        |site, mask| crate::emulator::ops::shfl_of("shfl_down", site, v, delta, mask),
+        "shfl.sync.down.b32 {r}, {v}, {d}, 31, {m};", [v = in(reg32) v, d = in(reg32) delta];
+    /// `__ballot_sync(mask, p)`: bit `l` set for each lane `l` of `mask`
+    /// whose `p` holds.
+    warp_ballot_sync(p: bool) -> u32,
+        |site, mask| crate::emulator::ops::vote_of("warp_ballot", site, p, mask),
+        "{{ .reg .pred p; setp.ne.u32 p, {x}, 0; vote.sync.ballot.b32 {r}, p, {m}; }}", [x = in(reg32) p as u32];
+}
+
+/// `__any_sync(mask, p)`: whether `p` holds in any lane of `mask`.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub fn warp_any_sync(mask: u32, p: bool) -> bool {
+    warp_ballot_sync(mask, p) != 0
+}
+
+/// `__all_sync(mask, p)`: whether `p` holds in every lane of `mask`.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub fn warp_all_sync(mask: u32, p: bool) -> bool {
+    warp_ballot_sync(mask, p) == mask
+}
+
 /// The sum of `v` over the 32 lanes of the warp, in every lane (five
 /// butterfly shuffles).
 #[inline(always)]
