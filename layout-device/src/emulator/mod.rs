@@ -82,15 +82,17 @@
 //! ```
 
 mod buffer;
-pub(crate) mod hopper;
+pub(crate) mod gmma;
+pub(crate) mod mbarrier;
 pub(crate) mod ops;
 mod sched;
 mod shared;
+pub(crate) mod tma;
 mod warp;
 
 pub use buffer::{Buffer, Mismatch};
-pub use hopper::{TensorMap, TmaSwizzle, TmaType};
 pub(crate) use sched::active;
+pub use tma::{TensorMap, TmaSwizzle, TmaType};
 
 use std::fmt;
 use std::rc::Rc;

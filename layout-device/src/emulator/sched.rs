@@ -102,7 +102,7 @@ pub(crate) struct BlockState {
     pub at_barrier: usize,
     /// Each warp's collectives in progress, one per member mask.
     pub warps: Vec<Vec<WarpSlot>>,
-    pub warpgroups: Vec<super::hopper::WgSlot>,
+    pub warpgroups: Vec<super::gmma::WgSlot>,
 }
 
 /// The state of one cluster's run.
@@ -125,7 +125,7 @@ pub(crate) struct Sim {
     /// Whether the running access is the async proxy's (TMA, `wgmma`).
     pub async_proxy: bool,
     /// The cluster's `mbarrier`s, by (block, shared address).
-    pub mbars: std::collections::HashMap<(usize, u32), super::hopper::Mbar>,
+    pub mbars: std::collections::HashMap<(usize, u32), super::mbarrier::Mbar>,
 }
 
 std::thread_local! {
@@ -460,7 +460,7 @@ fn run_cluster(
                 at_barrier: 0,
                 warps: (0..per_block.div_ceil(32)).map(|_| Vec::new()).collect(),
                 warpgroups: (0..per_block / 128)
-                    .map(|_| super::hopper::WgSlot::new())
+                    .map(|_| super::gmma::WgSlot::new())
                     .collect(),
             })
             .collect(),

@@ -81,7 +81,7 @@ macro_rules! gmma {
                     }
                 }, emu: {
                     let site = core::panic::Location::caller();
-                    crate::emulator::hopper::gmma($atom, site, $ty, Ok(desc_a), (desc_b, false), acc, accumulate);
+                    crate::emulator::gmma::gmma($atom, site, $ty, Ok(desc_a), (desc_b, false), acc, accumulate);
                 })
             }
         }
@@ -115,7 +115,7 @@ macro_rules! gmma {
                     }
                 }, emu: {
                     let site = core::panic::Location::caller();
-                    crate::emulator::hopper::gmma($atom, site, $ty, Err(a), (desc_b, false), acc, accumulate);
+                    crate::emulator::gmma::gmma($atom, site, $ty, Err(a), (desc_b, false), acc, accumulate);
                 })
             }
         }
@@ -161,7 +161,7 @@ macro_rules! gmma {
                     }
                 }, emu: {
                     let site = core::panic::Location::caller();
-                    crate::emulator::hopper::gmma($atom, site, $ty, Ok(desc_a), (desc_b, B_MN_MAJOR), acc, accumulate);
+                    crate::emulator::gmma::gmma($atom, site, $ty, Ok(desc_a), (desc_b, B_MN_MAJOR), acc, accumulate);
                 })
             }
         }
@@ -208,7 +208,7 @@ macro_rules! gmma {
                     }
                 }, emu: {
                     let site = core::panic::Location::caller();
-                    crate::emulator::hopper::gmma($atom, site, $ty, Err(a), (desc_b, B_MN_MAJOR), acc, accumulate);
+                    crate::emulator::gmma::gmma($atom, site, $ty, Err(a), (desc_b, B_MN_MAJOR), acc, accumulate);
                 })
             }
         }

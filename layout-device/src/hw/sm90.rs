@@ -255,7 +255,7 @@ impl Mbarrier {
                 asm!("mbarrier.init.shared::cta.b64 [{a}], {c};", a = in(reg32) self.addr,
                      c = in(reg32) count, options(nostack))
             }
-        }, emu: { crate::emulator::hopper::mbar_init(self.addr, count) })
+        }, emu: { crate::emulator::mbarrier::mbar_init(self.addr, count) })
     }
 
     /// `mbarrier.arrive.expect_tx`: this thread arrives, and the phase
@@ -269,7 +269,7 @@ impl Mbarrier {
                 asm!("mbarrier.arrive.expect_tx.shared::cta.b64 _, [{a}], {b};",
                      a = in(reg32) self.addr, b = in(reg32) bytes, options(nostack))
             }
-        }, emu: { crate::emulator::hopper::mbar_arrive(self.addr, bytes, None) })
+        }, emu: { crate::emulator::mbarrier::mbar_arrive(self.addr, bytes, None) })
     }
 
     /// `mbarrier.arrive`: this thread arrives.
@@ -281,7 +281,7 @@ impl Mbarrier {
                 asm!("mbarrier.arrive.shared::cta.b64 _, [{a}];", a = in(reg32) self.addr,
                      options(nostack))
             }
-        }, emu: { crate::emulator::hopper::mbar_arrive(self.addr, 0, None) })
+        }, emu: { crate::emulator::mbarrier::mbar_arrive(self.addr, 0, None) })
     }
 
     /// `mbarrier.arrive` on the barrier at this one's address in the shared
@@ -301,7 +301,7 @@ impl Mbarrier {
                     a = in(reg32) self.addr, c = in(reg32) cta, options(nostack)
                 )
             }
-        }, emu: { crate::emulator::hopper::mbar_arrive(self.addr, 0, Some(cta)) })
+        }, emu: { crate::emulator::mbarrier::mbar_arrive(self.addr, 0, Some(cta)) })
     }
 
     /// Whether the phase of parity `phase` (0 or 1) has completed
@@ -319,7 +319,7 @@ impl Mbarrier {
                 )
             };
             done != 0
-        }, emu: { crate::emulator::hopper::mbar_try_wait(self.addr, phase) })
+        }, emu: { crate::emulator::mbarrier::mbar_try_wait(self.addr, phase) })
     }
 
     /// Waits until the phase of parity `phase` has completed. The thread
@@ -397,7 +397,7 @@ pub fn tma_load_2d(
             )
         }
     }, emu: {
-        crate::emulator::hopper::tma_load("tma_load_2d", dst.address(), 4 * dst.len(), map, [col, row, 0], bar.address(), None)
+        crate::emulator::tma::tma_load("tma_load_2d", dst.address(), 4 * dst.len(), map, [col, row, 0], bar.address(), None)
     })
 }
 
@@ -425,7 +425,7 @@ pub fn tma_load_3d(
             )
         }
     }, emu: {
-        crate::emulator::hopper::tma_load("tma_load_3d", dst.address(), 4 * dst.len(), map, [col, row, plane], bar.address(), None)
+        crate::emulator::tma::tma_load("tma_load_3d", dst.address(), 4 * dst.len(), map, [col, row, plane], bar.address(), None)
     })
 }
 
@@ -454,7 +454,7 @@ pub fn tma_load_2d_multicast(
             )
         }
     }, emu: {
-        crate::emulator::hopper::tma_load("tma_load_2d_multicast", dst.address(), 4 * dst.len(), map, [col, row, 0], bar.address(), Some(mask))
+        crate::emulator::tma::tma_load("tma_load_2d_multicast", dst.address(), 4 * dst.len(), map, [col, row, 0], bar.address(), Some(mask))
     })
 }
 
@@ -483,7 +483,7 @@ pub fn tma_store_2d(src: super::Smem, box_bytes: usize, map: u64, (col, row): (i
         }
     }, emu: {
         let coords = [col, row, 0];
-        crate::emulator::hopper::tma_store("tma_store_2d", src.address(), 4 * src.len(), map, coords)
+        crate::emulator::tma::tma_store("tma_store_2d", src.address(), 4 * src.len(), map, coords)
     })
 }
 
@@ -508,7 +508,7 @@ pub fn tma_store_3d(
         }
     }, emu: {
         let coords = [col, row, plane];
-        crate::emulator::hopper::tma_store("tma_store_3d", src.address(), 4 * src.len(), map, coords)
+        crate::emulator::tma::tma_store("tma_store_3d", src.address(), 4 * src.len(), map, coords)
     })
 }
 
@@ -532,7 +532,7 @@ pub fn tma_reduce_add_2d(src: super::Smem, box_bytes: usize, map: u64, (col, row
         }
     }, emu: {
         let coords = [col, row, 0];
-        crate::emulator::hopper::tma_reduce_add("tma_reduce_add_2d", src.address(), 4 * src.len(), map, coords)
+        crate::emulator::tma::tma_reduce_add("tma_reduce_add_2d", src.address(), 4 * src.len(), map, coords)
     })
 }
 
@@ -553,7 +553,7 @@ pub fn tma_prefetch_2d(map: u64, (col, row): (i32, i32)) {
                 m = in(reg64) map, c = in(reg32) col, r = in(reg32) row, options(nostack)
             )
         }
-    }, emu: { crate::emulator::hopper::tma_prefetch("tma_prefetch_2d", map) })
+    }, emu: { crate::emulator::tma::tma_prefetch("tma_prefetch_2d", map) })
 }
 
 /// `cp.async.bulk.commit_group`: this thread's TMA stores since the last
