@@ -104,6 +104,8 @@ mod atom;
 #[cfg(all(feature = "emulator", not(target_arch = "nvptx64")))]
 #[allow(unsafe_code)]
 pub mod emulator;
+#[cfg(not(target_arch = "nvptx64"))]
+mod host;
 mod hw;
 mod pipeline;
 mod schedule;

@@ -3,8 +3,8 @@
 //! of a kernel against the live buffers and records which thread wrote
 //! each element.
 
-use super::sched::{fail, with};
-use super::{ErrorKind, D3};
+use super::error::{ErrorKind, D3};
+use super::state::{fail, with};
 use crate::{Global, GlobalMut};
 use std::alloc::{alloc_zeroed, Layout};
 use std::cell::RefCell;

@@ -2,8 +2,8 @@
 //! in registers), computed from its atom's layouts, for every row of
 //! layout-device's GMMA table.
 
-use super::sched::{suspend, with, Sim, Site};
-use super::ErrorKind;
+use super::error::ErrorKind;
+use super::state::{suspend, with, AccBits, AccKind, Elem, Sim, Site, WgOperand, WgSlot};
 use layout_core::atom::gmma::{GmmaDescriptor, Major};
 use layout_core::atom::MmaAtom;
 use layout_core::layout::Congruent;
@@ -11,78 +11,6 @@ use layout_core::{IntTuple, Layout};
 use std::format;
 use std::string::String;
 use std::vec::Vec;
-
-/// A warpgroup's `wgmma` in progress: what each of its 128 threads gave.
-pub(crate) struct WgSlot {
-    pub arrived: u128,
-    pub site: Option<Site>,
-    pub ops: Vec<Option<WgOperand>>,
-}
-
-impl WgSlot {
-    pub fn new() -> WgSlot {
-        WgSlot {
-            arrived: 0,
-            site: None,
-            ops: (0..128).map(|_| None).collect(),
-        }
-    }
-}
-
-/// One thread's operands of a `wgmma` m64nNk16: the atom's C and A
-/// layouts (as functions of a 1-D index), A by descriptor (`Ok`) or as its
-/// four registers, B's descriptor and whether B is MN-major, its
-/// accumulators as bits (f32, or f16 pairs), and whether they are added
-/// (scale-d).
-#[derive(Clone)]
-pub(crate) struct WgOperand {
-    n: usize,
-    elem: Elem,
-    acc_kind: AccKind,
-    c_pos: fn(usize) -> usize,
-    a_pos: fn(usize) -> usize,
-    a: Result<u64, [u32; 4]>,
-    b: u64,
-    b_mn: bool,
-    acc: Vec<u32>,
-    accumulate: bool,
-}
-
-/// An accumulator register's value as the 32 bits the emulator moves.
-pub(crate) trait AccBits: Copy {
-    /// Its bits.
-    fn bits(self) -> u32;
-    /// From bits.
-    fn of_bits(b: u32) -> Self;
-}
-impl AccBits for f32 {
-    fn bits(self) -> u32 {
-        self.to_bits()
-    }
-    fn of_bits(b: u32) -> Self {
-        f32::from_bits(b)
-    }
-}
-impl AccBits for i32 {
-    fn bits(self) -> u32 {
-        self as u32
-    }
-    fn of_bits(b: u32) -> Self {
-        b as i32
-    }
-}
-
-/// A GMMA's input element type.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Elem {
-    F16,
-    Bf16,
-    Tf32,
-    E4m3,
-    E5m2,
-    S8,
-    U8,
-}
 
 impl Elem {
     fn of(name: &str) -> Elem {
@@ -152,24 +80,6 @@ impl Elem {
     }
 }
 
-/// A GMMA's accumulators.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum AccKind {
-    F32,
-    /// f16 pairs in 32-bit registers.
-    F16,
-    S32,
-}
-
-impl AccBits for u32 {
-    fn bits(self) -> u32 {
-        self
-    }
-    fn of_bits(b: u32) -> Self {
-        b
-    }
-}
-
 /// This thread's part of `wgmma.mma_async` m64nNk16 (f16 inputs, f32
 /// accumulators): A by descriptor (`Ok`) or registers, B by descriptor.
 /// Computed once the warpgroup's 128 threads are in: each output's 16
@@ -193,8 +103,8 @@ pub(crate) fn gmma<Atom, T, CS, CD, AS, AD>(
 {
     let full = core::any::type_name::<Atom>();
     let name = full.rsplit("::").next().unwrap_or(full);
-    if !super::sched::active() {
-        crate::hw::gpu_only(name)
+    if !super::state::active() {
+        crate::host::gpu_only(name)
     }
     fn c_pos<Atom, CS, CD>(i: usize) -> usize
     where
@@ -262,7 +172,7 @@ pub(crate) fn gmma<Atom, T, CS, CD, AS, AD>(
         slot.site = Some(site);
         slot.arrived |= 1 << lane;
         slot.ops[lane] = Some(mine);
-        s.threads[t].wait = super::sched::Wait::Warp(name, site);
+        s.threads[t].wait = super::state::Wait::Warp(name, site);
         s.progress += 1;
         if slot.arrived != u128::MAX {
             return false;
@@ -277,7 +187,7 @@ pub(crate) fn gmma<Atom, T, CS, CD, AS, AD>(
             Ok(outs) => {
                 for (l, o) in outs.into_iter().enumerate() {
                     s.threads[first + l].wide = o;
-                    s.threads[first + l].wait = super::sched::Wait::Run;
+                    s.threads[first + l].wait = super::state::Wait::Run;
                 }
             }
             Err((kind, m)) => s.fault = Some(s.error_at(Some(t), kind, m)),

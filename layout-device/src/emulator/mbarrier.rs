@@ -1,23 +1,10 @@
 //! `mbarrier`s: arrivals, transaction bytes and phases by parity, with the
 //! clocks they release and acquire for the racecheck.
 
-use super::sched::{fail, spin, with, Sim};
-use super::ErrorKind;
+use super::error::ErrorKind;
+use super::state::{fail, spin, with, Mbar, Sim};
 use std::format;
 use std::string::String;
-use std::vec::Vec;
-
-/// One `mbarrier`: the arrivals a phase expects, those still missing, the
-/// transaction bytes still expected, the phases completed, and the clocks
-/// released into the current phase and by the last completed one.
-pub(crate) struct Mbar {
-    count: u32,
-    pending: u32,
-    tx: i64,
-    completed: u64,
-    release: Vec<u32>,
-    done: Vec<u32>,
-}
 
 fn join(into: &mut [u32], from: &[u32]) {
     for (a, b) in into.iter_mut().zip(from) {
@@ -95,7 +82,7 @@ impl Sim {
 
 fn or_fail<T>(r: Option<Result<T, String>>, name: &str) -> T {
     match r {
-        None => crate::hw::gpu_only(name),
+        None => crate::host::gpu_only(name),
         Some(Ok(v)) => v,
         Some(Err(m)) => fail(ErrorKind::Mbarrier, m),
     }

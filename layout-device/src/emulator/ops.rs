@@ -3,10 +3,12 @@
 //! an emulation, panics naming the instruction (only the GPU, or the
 //! emulator, executes it).
 
-use super::sched::{self, fail, with, PendingCopy, Site, Wait};
-use super::warp::Operand;
-use super::{shared, ErrorKind, D3};
-use crate::hw::gpu_only;
+pub(crate) use super::copies::{cp_async, cp_async_commit, cp_async_wait};
+use super::error::{ErrorKind, D3};
+use super::sched;
+use super::shared;
+use super::state::{self, fail, with, Operand, Site};
+use crate::host::gpu_only;
 
 /// The running thread's (x, y, z) in its block.
 pub(crate) fn thread_idx_xyz(name: &str) -> D3 {
@@ -54,14 +56,14 @@ pub(crate) fn proxy_fence(name: &str) {
 /// An instruction with no effect on what the emulator computes (a fence
 /// its ordering already gives, a register-file resize).
 pub(crate) fn nop(name: &str) {
-    if !sched::active() {
+    if !state::active() {
         gpu_only(name)
     }
 }
 
 /// The block barrier.
 pub(crate) fn barrier(name: &'static str, site: Site, aligned: bool) {
-    if !sched::active() {
+    if !state::active() {
         gpu_only(name)
     }
     sched::block_barrier(name, site, aligned)
@@ -69,7 +71,7 @@ pub(crate) fn barrier(name: &'static str, site: Site, aligned: bool) {
 
 /// The cluster barrier.
 pub(crate) fn cluster_barrier(name: &'static str, site: Site) {
-    if !sched::active() {
+    if !state::active() {
         gpu_only(name)
     }
     sched::cluster_barrier(site)
@@ -88,7 +90,7 @@ fn collective_of(
     op: Operand,
     mask: u32,
 ) -> [u32; 4] {
-    if !sched::active() {
+    if !state::active() {
         gpu_only(name)
     }
     sched::warp_collective(name, site, aligned, op, mask)
@@ -168,7 +170,7 @@ pub(crate) fn f4_of(b: [u8; 16]) -> crate::F4 {
 
 /// `N` bytes of shared memory.
 pub(crate) fn shared_ld<const N: usize>(name: &str, addr: u32) -> [u8; N] {
-    if !sched::active() {
+    if !state::active() {
         gpu_only(name)
     }
     shared::read(addr)
@@ -176,71 +178,10 @@ pub(crate) fn shared_ld<const N: usize>(name: &str, addr: u32) -> [u8; N] {
 
 /// Writes shared memory.
 pub(crate) fn shared_st(name: &str, addr: u32, data: &[u8]) {
-    if !sched::active() {
+    if !state::active() {
         gpu_only(name)
     }
     shared::write(addr, data)
-}
-
-/// `cp.async` of 16 bytes (`data`, read at issue) to `addr`, pending until
-/// its group is waited for.
-pub(crate) fn cp_async(name: &str, addr: u32, data: [u8; 16]) {
-    let queued = with(|s| {
-        s.progress += 1;
-        s.me().cp_pending.push(PendingCopy { addr, data })
-    });
-    if queued.is_none() {
-        gpu_only(name)
-    }
-}
-
-/// `cp.async.commit_group`.
-pub(crate) fn cp_async_commit(name: &str) {
-    let done = with(|s| {
-        let me = s.me();
-        let group = core::mem::take(&mut me.cp_pending);
-        me.cp_groups.push_back(group);
-    });
-    if done.is_none() {
-        gpu_only(name)
-    }
-}
-
-/// `cp.async.wait_group n`: the groups older than the newest `n` land.
-pub(crate) fn cp_async_wait(name: &str, n: usize) {
-    if !sched::active() {
-        gpu_only(name)
-    }
-    loop {
-        let group = with(|s| {
-            let me = s.me();
-            if me.cp_groups.len() > n {
-                me.cp_groups.pop_front()
-            } else {
-                None
-            }
-        })
-        .flatten();
-        let Some(group) = group else { break };
-        for c in group {
-            shared::write(c.addr, &c.data);
-        }
-    }
-}
-
-/// The end of a thread: its outstanding copies land (the hardware
-/// completes them), and it is done.
-pub(crate) fn thread_exit() {
-    with(|s| {
-        let me = s.me();
-        let pending = core::mem::take(&mut me.cp_pending);
-        me.cp_groups.push_back(pending);
-    });
-    cp_async_wait("cp_async", 0);
-    with(|s| {
-        s.me().wait = Wait::Done;
-        s.progress += 1;
-    });
 }
 
 /// A global access of a kernel (checked under the emulator; nothing

@@ -3,235 +3,27 @@
 //! instruction, a failed `mbarrier` wait) or exits; block barriers, warp
 //! collectives and the vector clocks that order shared-memory accesses.
 
-use super::shared::SharedState;
-use super::warp::{self, Operand};
-use super::{EmuError, ErrorKind, Launch, D3};
+use super::error::{EmuError, ErrorKind, Launch, D3};
+use super::state::{
+    active, suspend, with, BlockState, Operand, SharedState, Sim, Site, ThreadState, Wait,
+    WarpSlot, WgSlot, SIM,
+};
+use super::warp;
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use std::boxed::Box;
-use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::format;
-use std::panic::{catch_unwind, AssertUnwindSafe, Location};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
 use std::string::{String, ToString};
 use std::vec::Vec;
-
-/// Where an instruction was called.
-pub(crate) type Site = &'static Location<'static>;
 
 /// Each coroutine's stack (virtual memory, touched as used: the bodies'
 /// frames are small, but unoptimised builds are deep).
 const STACK_BYTES: usize = 16 << 20;
 
-/// What a thread waits for.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Wait {
-    /// Runnable.
-    Run,
-    /// Runnable, but its last step was a failed poll (an `mbarrier` wait):
-    /// a round of such steps and nothing else is a deadlock.
-    Spin(&'static str),
-    /// At a block barrier.
-    Barrier(&'static str, Site),
-    /// At a warp-wide instruction, until the warp's 32 lanes are there.
-    Warp(&'static str, Site),
-    /// At the cluster barrier.
-    Cluster(Site),
-    /// Exited.
-    Done,
-}
-
-/// A `cp.async` copy waiting for its group: 16 bytes (or zeros) for a
-/// shared address.
-pub(crate) struct PendingCopy {
-    pub addr: u32,
-    pub data: [u8; 16],
-}
-
-/// One emulated thread.
-pub(crate) struct ThreadState {
-    /// Its block's index in the cluster.
-    pub block: usize,
-    /// Its index in the block.
-    pub tid: usize,
-    pub wait: Wait,
-    /// Its vector clock over the cluster's threads.
-    pub clock: Vec<u32>,
-    /// The yielder of its coroutine, set when the coroutine starts.
-    pub yielder: *const Yielder<(), ()>,
-    /// The result of its last warp-wide instruction.
-    pub out: [u32; 4],
-    /// The result of its last `wgmma` (its accumulators' bits).
-    pub wide: Vec<u32>,
-    /// How many `fence.proxy.async` it has executed.
-    pub proxy_fences: u32,
-    /// `cp.async` copies not yet committed, and committed groups, oldest
-    /// first.
-    pub cp_pending: Vec<PendingCopy>,
-    pub cp_groups: VecDeque<Vec<PendingCopy>>,
-}
-
-/// A warp's collective in progress.
-pub(crate) struct WarpSlot {
-    pub name: Option<&'static str>,
-    pub site: Option<Site>,
-    /// The member mask the lanes gave.
-    pub mask: u32,
-    pub arrived: u32,
-    pub inputs: [Operand; 32],
-}
-
-impl WarpSlot {
-    fn new() -> WarpSlot {
-        WarpSlot {
-            name: None,
-            site: None,
-            mask: 0,
-            arrived: 0,
-            inputs: [Operand::None; 32],
-        }
-    }
-}
-
-/// One block of the cluster.
-pub(crate) struct BlockState {
-    pub idx: D3,
-    pub shared: SharedState,
-    /// Threads at the block barrier.
-    pub at_barrier: usize,
-    /// Each warp's collectives in progress, one per member mask.
-    pub warps: Vec<Vec<WarpSlot>>,
-    pub warpgroups: Vec<super::gmma::WgSlot>,
-}
-
-/// The state of one cluster's run.
-pub(crate) struct Sim {
-    pub kernel: String,
-    pub block_dim: D3,
-    pub grid: D3,
-    pub cluster: D3,
-    pub per_block: usize,
-    pub dynamic_smem: usize,
-    pub blocks: Vec<BlockState>,
-    pub threads: Vec<ThreadState>,
-    /// The running thread.
-    pub cur: usize,
-    /// The first error; the run stops at it.
-    pub fault: Option<EmuError>,
-    /// Counts every step that changes state (not failed polls).
-    pub progress: u64,
-    pub at_cluster_barrier: usize,
-    /// Whether the running access is the async proxy's (TMA, `wgmma`).
-    pub async_proxy: bool,
-    /// The cluster's `mbarrier`s, by (block, shared address).
-    pub mbars: std::collections::HashMap<(usize, u32), super::mbarrier::Mbar>,
-}
-
-std::thread_local! {
-    static SIM: RefCell<Option<Sim>> = const { RefCell::new(None) };
-}
-
-/// `f` on the running emulation, or `None` outside one.
-pub(crate) fn with<R>(f: impl FnOnce(&mut Sim) -> R) -> Option<R> {
-    SIM.with(|s| s.borrow_mut().as_mut().map(f))
-}
-
-/// Whether a kernel is being emulated on this OS thread.
-pub(crate) fn active() -> bool {
-    SIM.with(|s| s.borrow().is_some())
-}
-
-/// Gives the OS thread back to the scheduler until it resumes this
-/// thread.
-pub(crate) fn suspend() {
-    let y = with(|s| s.threads[s.cur].yielder).expect("emulating");
-    // SAFETY: `y` is the yielder of the running coroutine (the scheduler
-    // set `cur` before resuming it, and the coroutine stored it when it
-    // started); it lives as long as the coroutine, which is running.
-    unsafe { &*y }.suspend(());
-}
-
-/// Stops the run with an error of the running thread: recorded, then the
-/// coroutine is never resumed (the scheduler drops it).
-pub(crate) fn fail(kind: ErrorKind, message: String) -> ! {
-    with(|s| {
-        if s.fault.is_none() {
-            let e = s.error_at(Some(s.cur), kind, message);
-            s.fault = Some(e);
-        }
-    });
-    loop {
-        suspend()
-    }
-}
-
 impl Sim {
-    /// An error in `thread` (of this cluster), or in the cluster's first
-    /// block when `None`.
-    pub fn error_at(&self, thread: Option<usize>, kind: ErrorKind, message: String) -> EmuError {
-        let (block, tid) = match thread {
-            Some(t) => (self.threads[t].block, Some(self.threads[t].tid)),
-            None => (0, None),
-        };
-        EmuError {
-            kernel: self.kernel.clone(),
-            block: self.blocks[block].idx,
-            thread: tid,
-            kind,
-            message,
-        }
-    }
-
-    /// `f` as the async proxy's accesses (TMA, `wgmma`'s operands).
-    pub fn as_async<R>(&mut self, f: impl FnOnce(&mut Sim) -> R) -> R {
-        self.async_proxy = true;
-        let r = f(self);
-        self.async_proxy = false;
-        r
-    }
-
-    /// The running thread.
-    pub fn me(&mut self) -> &mut ThreadState {
-        &mut self.threads[self.cur]
-    }
-
-    /// The cluster-wide index of thread `tid` of block `b`.
-    pub fn global(&self, b: usize, tid: usize) -> usize {
-        b * self.per_block + tid
-    }
-
-    /// Thread `t` in words: "thread 37 (warp 1, lane 5) of block (1,0,0)".
-    pub fn name(&self, t: usize) -> String {
-        let th = &self.threads[t];
-        let b = self.blocks[th.block].idx;
-        format!(
-            "thread {} (warp {}, lane {}) of block ({},{},{})",
-            th.tid,
-            th.tid / 32,
-            th.tid % 32,
-            b.0,
-            b.1,
-            b.2
-        )
-    }
-
-    /// Joins the clocks of `threads` (a barrier: each sees what every
-    /// other did before it) and starts a new epoch in each.
-    pub fn join(&mut self, threads: &[usize]) {
-        let n = self.threads.len();
-        let mut max = std::vec![0u32; n];
-        for &t in threads {
-            for (m, c) in max.iter_mut().zip(&self.threads[t].clock) {
-                *m = (*m).max(*c);
-            }
-        }
-        for &t in threads {
-            self.threads[t].clock.copy_from_slice(&max);
-            self.threads[t].clock[t] += 1;
-        }
-    }
-
     /// The running thread's arrival at its block's barrier 0; whether it
     /// completed the barrier (the others were there).
     fn arrive_block_barrier(&mut self, what: &'static str, site: Site, aligned: bool) -> bool {
@@ -400,13 +192,6 @@ pub(crate) fn warp_collective(
     with(|s| s.me().out).expect("emulating")
 }
 
-/// A failed poll: the thread yields, and the scheduler counts it as no
-/// progress.
-pub(crate) fn spin(what: &'static str) {
-    with(|s| s.me().wait = Wait::Spin(what));
-    suspend();
-}
-
 /// Runs the launch, cluster by cluster.
 pub(crate) fn run(launch: &Launch, body: Rc<dyn Fn()>) -> Result<(), EmuError> {
     if active() {
@@ -459,9 +244,7 @@ fn run_cluster(
                 shared: SharedState::new(launch.dynamic_smem),
                 at_barrier: 0,
                 warps: (0..per_block.div_ceil(32)).map(|_| Vec::new()).collect(),
-                warpgroups: (0..per_block / 128)
-                    .map(|_| super::gmma::WgSlot::new())
-                    .collect(),
+                warpgroups: (0..per_block / 128).map(|_| WgSlot::new()).collect(),
             })
             .collect(),
         threads: (0..n)
@@ -500,7 +283,7 @@ fn run_cluster(
             Coroutine::with_stack(stack, move |y: &Yielder<(), ()>, ()| {
                 with(|s| s.me().yielder = y as *const _);
                 body();
-                super::ops::thread_exit();
+                super::copies::thread_exit();
             })
         })
         .collect();

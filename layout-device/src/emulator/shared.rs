@@ -3,64 +3,11 @@
 //! [`DYNAMIC_BASE`], 1024-byte aligned), their bytes, and the last
 //! accesses of every 2-byte unit for the race check.
 
-use super::sched::{fail, with, Sim};
-use super::ErrorKind;
+use super::error::ErrorKind;
+use super::error::{BLOCK_LIMIT, DYNAMIC_BASE};
+use super::state::{fail, with, Sim};
 use std::format;
 use std::string::String;
-use std::vec::Vec;
-
-/// Where the dynamic buffer starts: above the 48 KiB a block may declare
-/// statically.
-pub(crate) const DYNAMIC_BASE: u32 = 48 << 10;
-/// The shared memory a block may have, static and dynamic together
-/// (sm_90: 227 KiB).
-pub(crate) const BLOCK_LIMIT: usize = 227 << 10;
-
-/// The last write of a unit and the reads since, as (thread, its epoch).
-#[derive(Clone, Default)]
-struct Unit {
-    write: Option<(u32, u32)>,
-    reads: Vec<(u32, u32)>,
-    /// A write through the generic proxy (an ordinary store): its thread
-    /// and that thread's count of `fence.proxy.async` then; `None` for a
-    /// write of the async proxy (TMA), which the async proxy sees.
-    generic: Option<(u32, u32)>,
-}
-
-pub(crate) struct SharedState {
-    bytes: Vec<u8>,
-    units: Vec<Unit>,
-    /// Static buffers: (name, start, bytes).
-    statics: Vec<(&'static str, u32, u32)>,
-    static_top: u32,
-    dynamic: u32,
-}
-
-impl SharedState {
-    pub fn new(dynamic: usize) -> SharedState {
-        let len = DYNAMIC_BASE as usize + dynamic;
-        SharedState {
-            bytes: std::vec![0; len],
-            units: std::vec![Unit::default(); len / 2],
-            statics: Vec::new(),
-            static_top: 0,
-            dynamic: dynamic as u32,
-        }
-    }
-
-    /// The buffer holding `addr .. addr + n`, by name and offset.
-    fn buffer_of(&self, addr: u32, n: u32) -> Option<(&'static str, u32)> {
-        let end = addr.checked_add(n)?;
-        if addr >= DYNAMIC_BASE {
-            return (end <= DYNAMIC_BASE + self.dynamic)
-                .then_some(("dynamic shared memory", addr - DYNAMIC_BASE));
-        }
-        self.statics
-            .iter()
-            .find(|(_, s, b)| addr >= *s && end <= s + b)
-            .map(|(name, s, _)| (*name, addr - s))
-    }
-}
 
 impl Sim {
     /// The address of the static buffer `name` of `bytes` (placed on first

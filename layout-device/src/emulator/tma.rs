@@ -3,8 +3,8 @@
 //! layout, zeros past the tensor on loads, nothing written past it.
 
 use super::buffer::{read_global, write_global};
-use super::sched::{fail, with};
-use super::ErrorKind;
+use super::error::ErrorKind;
+use super::state::{fail, with};
 use std::cell::RefCell;
 use std::format;
 use std::string::String;
@@ -193,8 +193,8 @@ pub(crate) fn tma_load(
     bar: u32,
     mask: Option<u16>,
 ) {
-    if !super::sched::active() {
-        crate::hw::gpu_only(name)
+    if !super::state::active() {
+        crate::host::gpu_only(name)
     }
     let d = map_desc(name, map);
     let box_bytes = d.boxes[0] * d.boxes[1] * d.elem;
@@ -244,8 +244,8 @@ pub(crate) fn tma_load(
 /// memory as a load lays it out (swizzled), each element inside the
 /// tensor written to its buffer (the writer recorded), the rest dropped.
 pub(crate) fn tma_store(name: &str, src: u32, window: usize, map: u64, coords: [i32; 3]) {
-    if !super::sched::active() {
-        crate::hw::gpu_only(name)
+    if !super::state::active() {
+        crate::host::gpu_only(name)
     }
     let d = map_desc(name, map);
     let box_bytes = d.boxes[0] * d.boxes[1] * d.elem;
@@ -282,8 +282,8 @@ pub(crate) fn tma_store(name: &str, src: u32, window: usize, map: u64, coords: [
 /// the tensor's (in the map's element type, rounded once as the hardware's
 /// add), the rest dropped.
 pub(crate) fn tma_reduce_add(name: &str, src: u32, window: usize, map: u64, coords: [i32; 3]) {
-    if !super::sched::active() {
-        crate::hw::gpu_only(name)
+    if !super::state::active() {
+        crate::host::gpu_only(name)
     }
     let d = map_desc(name, map);
     if d.ty == TmaType::Bits {
@@ -347,8 +347,8 @@ pub(crate) fn tma_reduce_add(name: &str, src: u32, window: usize, map: u64, coor
 
 /// A TMA prefetch: nothing to compute, the map checked.
 pub(crate) fn tma_prefetch(name: &str, map: u64) {
-    if !super::sched::active() {
-        crate::hw::gpu_only(name)
+    if !super::state::active() {
+        crate::host::gpu_only(name)
     }
     let _ = map_desc(name, map);
 }

@@ -4,8 +4,8 @@
 //! layouts of `layout_core::atom`, evaluated here; no table is written
 //! twice).
 
-use super::sched::Sim;
-use super::ErrorKind;
+use super::error::ErrorKind;
+use super::state::{Operand, Sim};
 use layout_core::atom::{
     CopyAtom, MmaAtom, SM75_U16x2_LDSM_T, SM75_U16x4_LDSM_T, SM75_U16x8_LDSM_T, SM75_U32x1_LDSM_N,
     SM75_U32x2_LDSM_N, SM75_U32x4_LDSM_N, SM80_16x8x16_F32F16F16F32_TN,
@@ -14,21 +14,6 @@ use layout_core::layout::Congruent;
 use layout_core::{IntTuple, Layout};
 use std::format;
 use std::string::String;
-
-/// One lane's operands of a warp-wide instruction.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Operand {
-    None,
-    /// A shuffle: the value and the lane operand.
-    Shfl(u32, u32),
-    /// A vote's predicate.
-    Vote(bool),
-    /// `ldmatrix`: the shared address this lane gives.
-    Ldsm(u32),
-    /// `mma.sync` m16n8k16: A's 4 registers, B's 2, C's 4 (f32 bits, or 2
-    /// registers of f16 pairs).
-    Mma([u32; 4], [u32; 2], [u32; 4]),
-}
 
 /// The results of `name` for the 32 lanes of warp's block `b`.
 pub(crate) fn execute(

@@ -39,7 +39,7 @@ macro_rules! gpu {
         #[cfg(target_arch = "nvptx64")]
         $body
         #[cfg(not(target_arch = "nvptx64"))]
-        $crate::hw::gpu_only($name)
+        $crate::host::gpu_only($name)
     }};
     ($name:expr, $body:block, host: $host:block) => {{
         #[cfg(target_arch = "nvptx64")]
@@ -58,7 +58,7 @@ macro_rules! gpu {
         #[cfg(all(not(target_arch = "nvptx64"), feature = "emulator"))]
         $emu
         #[cfg(all(not(target_arch = "nvptx64"), not(feature = "emulator")))]
-        $crate::hw::gpu_only($name)
+        $crate::host::gpu_only($name)
     }};
 }
 
@@ -77,14 +77,6 @@ pub use shared::__shared_base;
 pub use shared::{SharedBuffer, Smem, SmemHalves};
 pub use sm90::*;
 pub use thread::*;
-
-/// What a GPU instruction does when called on the host.
-#[cfg(not(target_arch = "nvptx64"))]
-#[cold]
-#[track_caller]
-pub(crate) fn gpu_only(what: &str) -> ! {
-    panic!("{what} is a GPU instruction: it runs in a kernel (or the emulator), not on the host")
-}
 
 /// The emulator's check of a global access of `bytes` at `ptr` (nothing
 /// outside an emulated run, or without the feature).
