@@ -35,6 +35,11 @@ impl TmaSwizzle {
             TmaSwizzle::B128 => 7,
         }
     }
+    /// A shared byte address under the swizzle: bits [4, 7) take the XOR
+    /// of bits [7, 10) under the mask.
+    fn apply(self, a: u32) -> u32 {
+        a ^ (((a >> 7) & self.mask()) << 4)
+    }
     fn span(self) -> usize {
         16 << self.mask().count_ones()
     }
@@ -65,6 +70,13 @@ struct MapDesc {
     strides: [usize; 2],
     boxes: [usize; 2],
     swizzle: TmaSwizzle,
+}
+
+impl MapDesc {
+    /// The box's bytes.
+    fn box_bytes(&self) -> usize {
+        self.boxes[0] * self.boxes[1] * self.elem
+    }
 }
 
 std::thread_local! {
@@ -193,24 +205,12 @@ pub(crate) fn tma_load(
     bar: u32,
     mask: Option<u16>,
 ) {
-    if !super::state::active() {
-        crate::host::gpu_only(name)
-    }
-    let d = map_desc(name, map);
-    let box_bytes = d.boxes[0] * d.boxes[1] * d.elem;
-    check_box(name, &d, dst, window);
+    let d = open(name, map, dst, window);
     // The box, gathered (zeros past the tensor) and laid out swizzled.
-    let mut data = std::vec![0u8; box_bytes];
-    for r in 0..d.boxes[1] {
-        for c in 0..d.boxes[0] {
-            if let Some(g) = global_of(&d, coords, r, c) {
-                let at = (r * d.boxes[0] + c) * d.elem;
-                if let Err(m) = read_global(g, &mut data[at..at + d.elem]) {
-                    fail(ErrorKind::Global, format!("`{name}`: {m}"))
-                }
-            }
-        }
-    }
+    let mut data = std::vec![0u8; d.box_bytes()];
+    each_inside(name, &d, coords, |g, at| {
+        read_global(g, &mut data[at..at + d.elem])
+    });
     let r = with(|s| {
         s.as_async(|s| {
             let t = s.cur;
@@ -220,22 +220,19 @@ pub(crate) fn tma_load(
                 Some(m) => (0..s.blocks.len()).filter(|b| m >> b & 1 == 1).collect(),
             };
             for b in targets {
-                for chunk in 0..box_bytes / 16 {
-                    let a = dst + 16 * chunk as u32;
-                    let a = a ^ (((a >> 7) & d.swizzle.mask()) << 4);
-                    s.shared_write_block(t, b, a, &data[16 * chunk..16 * chunk + 16])
-                        .map_err(|e| (e.0, e.1))?;
+                for (chunk, bytes) in data.chunks(16).enumerate() {
+                    let a = d.swizzle.apply(dst + 16 * chunk as u32);
+                    s.shared_write_block(t, b, a, bytes)?;
                 }
-                s.complete_tx(t, b, bar, box_bytes as u32)
+                s.complete_tx(t, b, bar, d.box_bytes() as u32)
                     .map_err(|m| (ErrorKind::Mbarrier, m))?;
             }
             s.threads[t].clock[t] += 1;
             Ok(())
         })
     });
-    match r.expect("emulating") {
-        Ok(()) => {}
-        Err((kind, m)) => fail(kind, m),
+    if let Err((kind, m)) = r.expect("emulating") {
+        fail(kind, m)
     }
 }
 
@@ -244,72 +241,25 @@ pub(crate) fn tma_load(
 /// memory as a load lays it out (swizzled), each element inside the
 /// tensor written to its buffer (the writer recorded), the rest dropped.
 pub(crate) fn tma_store(name: &str, src: u32, window: usize, map: u64, coords: [i32; 3]) {
-    if !super::state::active() {
-        crate::host::gpu_only(name)
-    }
-    let d = map_desc(name, map);
-    let box_bytes = d.boxes[0] * d.boxes[1] * d.elem;
-    check_box(name, &d, src, window);
-    let mut data = std::vec![0u8; box_bytes];
-    let r = with(|s| {
-        s.as_async(|s| {
-            let t = s.cur;
-            let b = s.threads[t].block;
-            for chunk in 0..box_bytes / 16 {
-                let a = src + 16 * chunk as u32;
-                let a = a ^ (((a >> 7) & d.swizzle.mask()) << 4);
-                s.shared_read_block(t, b, a, &mut data[16 * chunk..16 * chunk + 16])?;
-            }
-            Ok(())
-        })
+    let d = open(name, map, src, window);
+    let data = read_box(&d, src);
+    each_inside(name, &d, coords, |g, at| {
+        write_global(g, &data[at..at + d.elem])
     });
-    if let Err((kind, m)) = r.expect("emulating") {
-        fail(kind, m)
-    }
-    for r in 0..d.boxes[1] {
-        for c in 0..d.boxes[0] {
-            if let Some(g) = global_of(&d, coords, r, c) {
-                let at = (r * d.boxes[0] + c) * d.elem;
-                if let Err(m) = write_global(g, &data[at..at + d.elem]) {
-                    fail(ErrorKind::Global, format!("`{name}`: {m}"))
-                }
-            }
-        }
-    }
 }
 
 /// A TMA reduce-add: as [`tma_store`], each element of the box added to
 /// the tensor's (in the map's element type, rounded once as the hardware's
 /// add), the rest dropped.
 pub(crate) fn tma_reduce_add(name: &str, src: u32, window: usize, map: u64, coords: [i32; 3]) {
-    if !super::state::active() {
-        crate::host::gpu_only(name)
-    }
-    let d = map_desc(name, map);
+    let d = open(name, map, src, window);
     if d.ty == TmaType::Bits {
         fail(
             ErrorKind::Tma,
             format!("`{name}`: the map's elements have no type to add in (`TensorMap::typed`)"),
         )
     }
-    let box_bytes = d.boxes[0] * d.boxes[1] * d.elem;
-    check_box(name, &d, src, window);
-    let mut data = std::vec![0u8; box_bytes];
-    let r = with(|s| {
-        s.as_async(|s| {
-            let t = s.cur;
-            let b = s.threads[t].block;
-            for chunk in 0..box_bytes / 16 {
-                let a = src + 16 * chunk as u32;
-                let a = a ^ (((a >> 7) & d.swizzle.mask()) << 4);
-                s.shared_read_block(t, b, a, &mut data[16 * chunk..16 * chunk + 16])?;
-            }
-            Ok(())
-        })
-    });
-    if let Err((kind, m)) = r.expect("emulating") {
-        fail(kind, m)
-    }
+    let data = read_box(&d, src);
     let add = |old: &[u8], new: &[u8]| -> [u8; 4] {
         let mut out = [0u8; 4];
         match d.ty {
@@ -329,20 +279,11 @@ pub(crate) fn tma_reduce_add(name: &str, src: u32, window: usize, map: u64, coor
         }
         out
     };
-    for r in 0..d.boxes[1] {
-        for c in 0..d.boxes[0] {
-            if let Some(g) = global_of(&d, coords, r, c) {
-                let at = (r * d.boxes[0] + c) * d.elem;
-                let mut old = [0u8; 4];
-                let done = read_global(g, &mut old[..d.elem]).and_then(|()| {
-                    write_global(g, &add(&old[..d.elem], &data[at..at + d.elem])[..d.elem])
-                });
-                if let Err(m) = done {
-                    fail(ErrorKind::Global, format!("`{name}`: {m}"))
-                }
-            }
-        }
-    }
+    each_inside(name, &d, coords, |g, at| {
+        let mut old = [0u8; 4];
+        read_global(g, &mut old[..d.elem])?;
+        write_global(g, &add(&old[..d.elem], &data[at..at + d.elem])[..d.elem])
+    });
 }
 
 /// A TMA prefetch: nothing to compute, the map checked.
@@ -351,6 +292,56 @@ pub(crate) fn tma_prefetch(name: &str, map: u64) {
         crate::host::gpu_only(name)
     }
     let _ = map_desc(name, map);
+}
+
+/// What every TMA copy starts with: an emulated run, the map at `map`,
+/// and a box that fits the shared window at `at` (of `window` bytes).
+fn open(name: &str, map: u64, at: u32, window: usize) -> MapDesc {
+    if !super::state::active() {
+        crate::host::gpu_only(name)
+    }
+    let d = map_desc(name, map);
+    check_box(name, &d, at, window);
+    d
+}
+
+/// The box from shared memory at `src` (laid out as a load lays it,
+/// swizzled), read by the running thread as the async proxy.
+fn read_box(d: &MapDesc, src: u32) -> Vec<u8> {
+    let mut data = std::vec![0u8; d.box_bytes()];
+    let r = with(|s| {
+        s.as_async(|s| {
+            let t = s.cur;
+            let b = s.threads[t].block;
+            for (chunk, bytes) in data.chunks_mut(16).enumerate() {
+                s.shared_read_block(t, b, d.swizzle.apply(src + 16 * chunk as u32), bytes)?;
+            }
+            Ok(())
+        })
+    });
+    if let Err((kind, m)) = r.expect("emulating") {
+        fail(kind, m)
+    }
+    data
+}
+
+/// `f(global address, offset in the box)` for each box element at
+/// `coords` that lies in the tensor; an error of `f` stops the run.
+fn each_inside(
+    name: &str,
+    d: &MapDesc,
+    coords: [i32; 3],
+    mut f: impl FnMut(usize, usize) -> Result<(), String>,
+) {
+    for r in 0..d.boxes[1] {
+        for c in 0..d.boxes[0] {
+            if let Some(g) = global_of(d, coords, r, c) {
+                if let Err(m) = f(g, (r * d.boxes[0] + c) * d.elem) {
+                    fail(ErrorKind::Global, format!("`{name}`: {m}"))
+                }
+            }
+        }
+    }
 }
 
 /// The map at `map`, or a failed run.
@@ -373,7 +364,7 @@ fn map_desc(name: &str, map: u64) -> MapDesc {
 
 /// The box fits the window, and the window is aligned for the swizzle.
 fn check_box(name: &str, d: &MapDesc, at: u32, window: usize) {
-    let box_bytes = d.boxes[0] * d.boxes[1] * d.elem;
+    let box_bytes = d.box_bytes();
     if box_bytes > window {
         fail(
             ErrorKind::Tma,

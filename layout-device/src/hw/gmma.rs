@@ -45,92 +45,50 @@ pub trait GmmaInstr: MmaAtom {
 
 /// The `GmmaInstr` of one atom: its instruction (`$ty`: D, A and B types),
 /// its accumulator registers (`$acc` values, `$regs` of them, listed), and
-/// A from a descriptor (`ss`) or registers (`rs`).
+/// A from a descriptor (`ss`, `ss_tn`) or registers (`rs`, `rs_tn`). The
+/// 16-bit families take B K- or N-major (the transpose operand); the
+/// others (`_tn`: tf32, 8-bit inputs) K-major only, with `$tail` what
+/// follows the scale-d predicate (the input scales, or nothing for
+/// integers).
 macro_rules! gmma {
     ($($form:ident $atom:ident, $($arg:tt),*; [$first:literal $($i:literal)*];)*) => {$(
         gmma!(@ $form $atom, $($arg),*, [$first $($i)*]);
     )*};
-    // K-major-only families (tf32, 8-bit inputs): no transpose operands;
-    // `$tail` is what follows the scale-d predicate (the input scales, or
-    // nothing for integers).
-    (@ ss_tn $atom:ident, $n:literal, $k:literal, $ty:literal, $tail:literal, $acc:ty, $regs:literal, [$first:literal $($i:literal)*]) => {
+    (@ ss $atom:ident, $n:literal, $ty:literal, $acc:ty, $regs:literal, [$($i:literal)*]) => {
+        gmma!(@ impl $atom, $n, 16, $ty, $acc, $regs, [$($i)*], (true, ", 1, 1, 0, 0", ", 1, 1, 0, 1"),
+            desc_a: u64, "{desc_a}", [desc_a = in(reg64) desc_a], Ok(desc_a));
+    };
+    (@ rs $atom:ident, $n:literal, $ty:literal, $acc:ty, $regs:literal, [$($i:literal)*]) => {
+        gmma!(@ impl $atom, $n, 16, $ty, $acc, $regs, [$($i)*], (true, ", 1, 1, 0", ", 1, 1, 1"),
+            a: [u32; 4], "{{{a0}, {a1}, {a2}, {a3}}}",
+            [a0 = in(reg32) a[0], a1 = in(reg32) a[1], a2 = in(reg32) a[2], a3 = in(reg32) a[3]], Err(a));
+    };
+    (@ ss_tn $atom:ident, $n:literal, $k:literal, $ty:literal, $tail:literal, $acc:ty, $regs:literal, [$($i:literal)*]) => {
+        gmma!(@ impl $atom, $n, $k, $ty, $acc, $regs, [$($i)*], (false, $tail, $tail),
+            desc_a: u64, "{desc_a}", [desc_a = in(reg64) desc_a], Ok(desc_a));
+    };
+    (@ rs_tn $atom:ident, $n:literal, $k:literal, $ty:literal, $tail:literal, $acc:ty, $regs:literal, [$($i:literal)*]) => {
+        gmma!(@ impl $atom, $n, $k, $ty, $acc, $regs, [$($i)*], (false, $tail, $tail),
+            a: [u32; 4], "{{{a0}, {a1}, {a2}, {a3}}}",
+            [a0 = in(reg32) a[0], a1 = in(reg32) a[1], a2 = in(reg32) a[2], a3 = in(reg32) a[3]], Err(a));
+    };
+    // The impl: `$mn` whether B may be N-major, and the operands after the
+    // predicate for K-major and N-major B; A's parameter, its type, its
+    // place in the instruction, its asm operands and what the emulator gets.
+    (@ impl $atom:ident, $n:literal, $k:literal, $ty:literal, $acc:ty, $regs:literal, [$first:literal $($i:literal)*],
+        ($mn:literal, $tail_k:literal, $tail_mn:literal),
+        $a:ident: $a_ty:ty, $a_text:literal, [$($a_ops:tt)*], $a_emu:expr) => {
         impl GmmaInstr for $atom {
             type Acc = [$acc; $regs];
-            type A = u64;
+            type A = $a_ty;
             const INSTRUCTION: &'static str = concat!("wgmma.mma_async.sync.aligned.m64n", stringify!($n), "k", stringify!($k), ".", $ty);
             #[inline(always)]
             #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-            fn gmma<const B_MN_MAJOR: bool>(desc_a: u64, desc_b: u64, acc: &mut [$acc; $regs], accumulate: bool) {
-                const { assert!(!B_MN_MAJOR, "this GMMA takes K-major operands only") };
-                gpu!(stringify!($atom), {
-                    // SAFETY: as the 16-bit forms'.
-                    unsafe {
-                        asm!(
-                            concat!(
-                                "{{ .reg .pred p; setp.ne.b32 p, {scale_d}, 0; ",
-                                "wgmma.mma_async.sync.aligned.m64n", stringify!($n), "k", stringify!($k), ".", $ty, " {{",
-                                "{", stringify!($first), "}" $(, ", {", stringify!($i), "}")*,
-                                "}}, {desc_a}, {desc_b}, p", $tail, "; }}"
-                            ),
-                            inout(reg32) acc[$first], $(inout(reg32) acc[$i],)*
-                            desc_a = in(reg64) desc_a,
-                            desc_b = in(reg64) desc_b,
-                            scale_d = in(reg32) accumulate as u32,
-                            options(nostack)
-                        )
-                    }
-                }, emu: {
-                    let site = core::panic::Location::caller();
-                    crate::emulator::gmma::gmma($atom, site, $ty, Ok(desc_a), (desc_b, false), acc, accumulate);
-                })
-            }
-        }
-    };
-    (@ rs_tn $atom:ident, $n:literal, $k:literal, $ty:literal, $tail:literal, $acc:ty, $regs:literal, [$first:literal $($i:literal)*]) => {
-        impl GmmaInstr for $atom {
-            type Acc = [$acc; $regs];
-            type A = [u32; 4];
-            const INSTRUCTION: &'static str = concat!("wgmma.mma_async.sync.aligned.m64n", stringify!($n), "k", stringify!($k), ".", $ty);
-            #[inline(always)]
-            #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-            fn gmma<const B_MN_MAJOR: bool>(a: [u32; 4], desc_b: u64, acc: &mut [$acc; $regs], accumulate: bool) {
-                const { assert!(!B_MN_MAJOR, "this GMMA takes K-major operands only") };
-                gpu!(stringify!($atom), {
-                    // SAFETY: as the 16-bit forms'.
-                    unsafe {
-                        asm!(
-                            concat!(
-                                "{{ .reg .pred p; setp.ne.b32 p, {scale_d}, 0; ",
-                                "wgmma.mma_async.sync.aligned.m64n", stringify!($n), "k", stringify!($k), ".", $ty, " {{",
-                                "{", stringify!($first), "}" $(, ", {", stringify!($i), "}")*,
-                                "}}, {{{a0}, {a1}, {a2}, {a3}}}, {desc_b}, p", $tail, "; }}"
-                            ),
-                            inout(reg32) acc[$first], $(inout(reg32) acc[$i],)*
-                            a0 = in(reg32) a[0], a1 = in(reg32) a[1],
-                            a2 = in(reg32) a[2], a3 = in(reg32) a[3],
-                            desc_b = in(reg64) desc_b,
-                            scale_d = in(reg32) accumulate as u32,
-                            options(nostack)
-                        )
-                    }
-                }, emu: {
-                    let site = core::panic::Location::caller();
-                    crate::emulator::gmma::gmma($atom, site, $ty, Err(a), (desc_b, false), acc, accumulate);
-                })
-            }
-        }
-    };
-    (@ ss $atom:ident, $n:literal, $ty:literal, $acc:ty, $regs:literal, [$first:literal $($i:literal)*]) => {
-        impl GmmaInstr for $atom {
-            type Acc = [$acc; $regs];
-            type A = u64;
-            const INSTRUCTION: &'static str = concat!("wgmma.mma_async.sync.aligned.m64n", stringify!($n), "k16.", $ty);
-            #[inline(always)]
-            #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-            fn gmma<const B_MN_MAJOR: bool>(desc_a: u64, desc_b: u64, acc: &mut [$acc; $regs], accumulate: bool) {
+            fn gmma<const B_MN_MAJOR: bool>($a: $a_ty, desc_b: u64, acc: &mut [$acc; $regs], accumulate: bool) {
+                const { assert!($mn || !B_MN_MAJOR, "this GMMA takes K-major operands only") };
                 #[cfg(target_arch = "nvptx64")]
                 macro_rules! issue {
-                    ($tnsp:literal) => {
+                    ($tail:expr) => {
                         // SAFETY: registers only (the descriptors name shared
                         // memory the kernel wrote and fenced; a descriptor
                         // past the buffer reads within the shared window,
@@ -140,12 +98,12 @@ macro_rules! gmma {
                             asm!(
                                 concat!(
                                     "{{ .reg .pred p; setp.ne.b32 p, {scale_d}, 0; ",
-                                    "wgmma.mma_async.sync.aligned.m64n", stringify!($n), "k16.", $ty, " {{",
+                                    "wgmma.mma_async.sync.aligned.m64n", stringify!($n), "k", stringify!($k), ".", $ty, " {{",
                                     "{", stringify!($first), "}" $(, ", {", stringify!($i), "}")*,
-                                    "}}, {desc_a}, {desc_b}, p, 1, 1, 0, ", $tnsp, "; }}"
+                                    "}}, ", $a_text, ", {desc_b}, p", $tail, "; }}"
                                 ),
                                 inout(reg32) acc[$first], $(inout(reg32) acc[$i],)*
-                                desc_a = in(reg64) desc_a,
+                                $($a_ops)*,
                                 desc_b = in(reg64) desc_b,
                                 scale_d = in(reg32) accumulate as u32,
                                 options(nostack)
@@ -155,60 +113,13 @@ macro_rules! gmma {
                 }
                 gpu!(stringify!($atom), {
                     if B_MN_MAJOR {
-                        issue!("1")
+                        issue!($tail_mn)
                     } else {
-                        issue!("0")
+                        issue!($tail_k)
                     }
                 }, emu: {
                     let site = core::panic::Location::caller();
-                    crate::emulator::gmma::gmma($atom, site, $ty, Ok(desc_a), (desc_b, B_MN_MAJOR), acc, accumulate);
-                })
-            }
-        }
-    };
-    (@ rs $atom:ident, $n:literal, $ty:literal, $acc:ty, $regs:literal, [$first:literal $($i:literal)*]) => {
-        impl GmmaInstr for $atom {
-            type Acc = [$acc; $regs];
-            type A = [u32; 4];
-            const INSTRUCTION: &'static str = concat!("wgmma.mma_async.sync.aligned.m64n", stringify!($n), "k16.", $ty);
-            #[inline(always)]
-            #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-            fn gmma<const B_MN_MAJOR: bool>(a: [u32; 4], desc_b: u64, acc: &mut [$acc; $regs], accumulate: bool) {
-                #[cfg(target_arch = "nvptx64")]
-                macro_rules! issue {
-                    ($tnsp:literal) => {
-                        // SAFETY: registers only (the descriptor names shared
-                        // memory the kernel wrote and fenced; a descriptor
-                        // past the buffer reads within the shared window,
-                        // never another's memory); the warpgroup executes it
-                        // converged.
-                        unsafe {
-                            asm!(
-                                concat!(
-                                    "{{ .reg .pred p; setp.ne.b32 p, {scale_d}, 0; ",
-                                    "wgmma.mma_async.sync.aligned.m64n", stringify!($n), "k16.", $ty, " {{",
-                                    "{", stringify!($first), "}" $(, ", {", stringify!($i), "}")*,
-                                    "}}, {{{a0}, {a1}, {a2}, {a3}}}, {desc_b}, p, 1, 1, ", $tnsp, "; }}"
-                                ),
-                                inout(reg32) acc[$first], $(inout(reg32) acc[$i],)*
-                                a0 = in(reg32) a[0], a1 = in(reg32) a[1],
-                                a2 = in(reg32) a[2], a3 = in(reg32) a[3],
-                                desc_b = in(reg64) desc_b,
-                                scale_d = in(reg32) accumulate as u32,
-                                options(nostack)
-                            )
-                        }
-                    };
-                }
-                gpu!(stringify!($atom), {
-                    if B_MN_MAJOR {
-                        issue!("1")
-                    } else {
-                        issue!("0")
-                    }
-                }, emu: {
-                    let site = core::panic::Location::caller();
-                    crate::emulator::gmma::gmma($atom, site, $ty, Err(a), (desc_b, B_MN_MAJOR), acc, accumulate);
+                    crate::emulator::gmma::gmma($atom, site, $ty, $a_emu, (desc_b, B_MN_MAJOR), acc, accumulate);
                 })
             }
         }

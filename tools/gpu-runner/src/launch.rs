@@ -137,11 +137,12 @@ pub fn tma_tile(
     .map_err(|e| e.to_string())
 }
 
-/// `tma_round_trip(src, dst, col, row)` of layout-kernels-sm90: a TMA load
-/// of the 64 x 64 f16 box at (col, row) through `src`, stored by TMA to the
-/// same place through `dst`. The maps point into buffers the caller keeps
-/// alive.
-pub fn tma_round_trip(
+/// The kernels of layout-kernels-sm90 that take `(src, dst, col, row)`:
+/// `tma_round_trip` (a TMA load of the box at (col, row) through `src`,
+/// stored by TMA to the same place through `dst`) and `tma_reduce_tile`
+/// (the same with a TMA reduce-add); one warp. The maps point into buffers
+/// the caller keeps alive.
+pub fn tma_two_maps(
     stream: &Stream,
     k: &Kernel,
     (src, dst): (
@@ -151,43 +152,12 @@ pub fn tma_round_trip(
     (col, row): (i32, i32),
 ) -> Result<(), String> {
     if src.is_empty() || dst.is_empty() {
-        return Err("tma_round_trip: two tensor maps".into());
+        return Err("tma_two_maps: two tensor maps".into());
     }
-    // SAFETY: tma_round_trip takes (src, dst, col, row): two tensor maps
+    // SAFETY: both kernels take (src, dst, col, row): two tensor maps
     // (encoded by the driver for live buffers, 64-byte aligned in their
     // 256-byte aligned allocations); the hardware writes only inside the
     // tensor `dst` describes. One warp.
-    unsafe {
-        stream
-            .launch(k)
-            .block(32)
-            .arg(src)
-            .arg(dst)
-            .scalar(col)
-            .scalar(row)
-            .launch()
-    }
-    .map_err(|e| e.to_string())
-}
-
-/// `tma_reduce_tile(src, dst, col, row)` of layout-kernels-sm90: the 64 x
-/// 32 f32 box at (col, row) through `src`, added by a TMA reduce-add into
-/// the same place through `dst`. The maps point into buffers the caller
-/// keeps alive.
-pub fn tma_reduce_tile(
-    stream: &Stream,
-    k: &Kernel,
-    (src, dst): (
-        &DeviceBuffer<layout_launch::TensorMap>,
-        &DeviceBuffer<layout_launch::TensorMap>,
-    ),
-    (col, row): (i32, i32),
-) -> Result<(), String> {
-    if src.is_empty() || dst.is_empty() {
-        return Err("tma_reduce_tile: two tensor maps".into());
-    }
-    // SAFETY: as `tma_round_trip`'s (two driver-encoded tensor maps of live
-    // buffers; the hardware adds only inside the tensor `dst` describes).
     unsafe {
         stream
             .launch(k)

@@ -67,47 +67,25 @@ fn wgmma_atom(s: &Stream, module: &Module) -> Result<bool, String> {
 }
 
 /// `tma_round_trip`: 64 x 64 boxes of a 200 x 136 matrix loaded by TMA and
-/// stored by TMA into a matrix of zeros of the same shape (both maps with
-/// the 128-byte swizzle): the box's elements inside the matrix arrive, and
-/// nothing else is written; one box inside, one over the bottom-right
-/// corner. Checked exactly.
+/// stored by TMA into a matrix of zeros of the same shape: the box's
+/// elements inside the matrix arrive, and nothing else is written; one box
+/// inside, one over the bottom-right corner. Checked exactly.
 fn tma_round_trip(s: &Stream, module: &Module) -> Result<bool, String> {
     let (rows, cols) = (200usize, 136usize);
     let m: Vec<u16> = (0..rows * cols).map(|i| (i % 65521) as u16 | 1).collect();
-    let k = module.kernel("tma_round_trip").map_err(text)?;
-    let mut ok = true;
-    for (col, row) in [(64i32, 64i32), (96, 160)] {
-        let src = s.upload(&m).map_err(text)?;
-        let dst = s.zeros::<u16>(rows * cols).map_err(text)?;
-        let map = |b: &layout_launch::DeviceBuffer<u16>| {
-            s.tensor_map_2d(b, (rows, cols), cols, (64, 64), TmaSwizzle::B128)
-                .and_then(|t| s.upload(&[t]))
-                .map_err(text)
-        };
-        let (ms, md) = (map(&src)?, map(&dst)?);
-        crate::launch::tma_round_trip(s, &k, (&ms, &md), (col, row))?;
-        let got = s.download(&dst).map_err(text)?;
-        let inside = |r: usize, c: usize| {
-            (row as usize..row as usize + 64).contains(&r)
-                && (col as usize..col as usize + 64).contains(&c)
-        };
-        let wrong = (0..rows * cols)
-            .filter(|&i| {
-                let want = if inside(i / cols, i % cols) { m[i] } else { 0 };
-                got[i] != want
-            })
-            .count();
-        println!(
-            "tma_round_trip (TMA load and TMA store of the 64 x 64 box at ({col},{row}) of {rows} x {cols}, SW128): {}",
-            if wrong == 0 {
-                "exact".to_string()
-            } else {
-                format!("{wrong} of {} wrong", rows * cols)
-            }
-        );
-        ok &= wrong == 0;
-    }
-    Ok(ok)
+    let what = "TMA load and TMA store of the 64 x 64 box";
+    let want = |src: u16, init: u16, inside: bool| if inside { src } else { init };
+    two_map_check(
+        s,
+        module,
+        "tma_round_trip",
+        what,
+        (&m, 0),
+        (rows, cols),
+        (64, 64),
+        [(64, 64), (96, 160)],
+        want,
+    )
 }
 
 /// `tma_reduce_tile`: 64 x 32 f32 boxes of a 100 x 72 matrix added by a TMA
@@ -118,35 +96,61 @@ fn tma_round_trip(s: &Stream, module: &Module) -> Result<bool, String> {
 fn tma_reduce_tile(s: &Stream, module: &Module) -> Result<bool, String> {
     let (rows, cols) = (100usize, 72usize);
     let m: Vec<f32> = (0..rows * cols).map(|i| (i % 1000) as f32).collect();
-    let k = module.kernel("tma_reduce_tile").map_err(text)?;
+    let what = "TMA prefetch, load and reduce-add of the 64 x 32 f32 box";
+    let want = |src: f32, init: f32, inside: bool| if inside { init + src } else { init };
+    two_map_check(
+        s,
+        module,
+        "tma_reduce_tile",
+        what,
+        (&m, 0.5),
+        (rows, cols),
+        (64, 32),
+        [(32, 32), (48, 64)],
+        want,
+    )
+}
+
+/// A kernel of (src map, dst map, col, row) at each box position `at`:
+/// `src` holds `m`, `dst` holds `init` everywhere (`rows x cols` matrices,
+/// boxes of `boxes` (rows, cols), the 128-byte swizzle); after the launch
+/// each element of `dst` must be `want(m's, init, inside the box)`,
+/// exactly. A line per position; whether all were exact.
+#[allow(clippy::too_many_arguments)]
+fn two_map_check<T: layout_launch::TmaElement + Copy + PartialEq>(
+    s: &Stream,
+    module: &Module,
+    kernel: &str,
+    what: &str,
+    (m, init): (&[T], T),
+    (rows, cols): (usize, usize),
+    (box_rows, box_cols): (usize, usize),
+    at: [(i32, i32); 2],
+    want: impl Fn(T, T, bool) -> T,
+) -> Result<bool, String> {
+    let k = module.kernel(kernel).map_err(text)?;
     let mut ok = true;
-    for (col, row) in [(32i32, 32i32), (48, 64)] {
-        let src = s.upload(&m).map_err(text)?;
-        let dst = s.upload(&vec![0.5f32; rows * cols]).map_err(text)?;
-        let map = |b: &layout_launch::DeviceBuffer<f32>| {
-            s.tensor_map_2d(b, (rows, cols), cols, (64, 32), TmaSwizzle::B128)
+    for (col, row) in at {
+        let src = s.upload(m).map_err(text)?;
+        let dst = s.upload(&vec![init; rows * cols]).map_err(text)?;
+        let map = |b: &layout_launch::DeviceBuffer<T>| {
+            let boxes = (box_rows as u32, box_cols as u32);
+            s.tensor_map_2d(b, (rows, cols), cols, boxes, TmaSwizzle::B128)
                 .and_then(|t| s.upload(&[t]))
                 .map_err(text)
         };
         let (ms, md) = (map(&src)?, map(&dst)?);
-        crate::launch::tma_reduce_tile(s, &k, (&ms, &md), (col, row))?;
+        crate::launch::tma_two_maps(s, &k, (&ms, &md), (col, row))?;
         let got = s.download(&dst).map_err(text)?;
+        let (r0, c0) = (row as usize, col as usize);
         let inside = |r: usize, c: usize| {
-            (row as usize..row as usize + 64).contains(&r)
-                && (col as usize..col as usize + 32).contains(&c)
+            (r0..r0 + box_rows).contains(&r) && (c0..c0 + box_cols).contains(&c)
         };
         let wrong = (0..rows * cols)
-            .filter(|&i| {
-                let want = if inside(i / cols, i % cols) {
-                    0.5 + m[i]
-                } else {
-                    0.5
-                };
-                got[i] != want
-            })
+            .filter(|&i| got[i] != want(m[i], init, inside(i / cols, i % cols)))
             .count();
         println!(
-            "tma_reduce_tile (TMA prefetch, load and reduce-add of the 64 x 32 f32 box at ({col},{row}) of {rows} x {cols}, SW128): {}",
+            "{kernel} ({what} at ({col},{row}) of {rows} x {cols}, SW128): {}",
             if wrong == 0 {
                 "exact".to_string()
             } else {
