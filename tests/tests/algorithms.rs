@@ -6,7 +6,7 @@
 
 use layout_core::tensor::algorithm::{axpby, copy, copy_if, fill, gemm};
 use layout_core::tensor::make_identity_tensor;
-use layout_core::tensor::partition::local_tile;
+use layout_core::tensor::partition::{local_partition, local_tile};
 use layout_core::{layout, Congruent, IntTuple, Layout, Tensor, C};
 use proptest::prelude::*;
 
@@ -281,4 +281,42 @@ fn within_predicates_tiles() {
         &mut Tensor::new(&mut out[..], layout!((4,4):(4,1))).unwrap()
     )
     .is_err());
+}
+
+proptest! {
+    /// A tile's predicate made once and partitioned over 2 x 4 threads
+    /// (`Within::local_partition`) copies, thread by thread, exactly the
+    /// tile's elements inside the matrix, wherever the tile of the grid lies
+    /// (wholly inside, across the right or bottom edge, or both), and leaves
+    /// the rest of the destination alone: the definition, element by
+    /// element, for any matrix size.
+    #[test]
+    fn a_tile_predicate_partitioned_over_threads_keeps_the_inside(
+        m in 1usize..13, n in 1usize..13, bi in 0usize..4, bj in 0usize..4,
+    ) {
+        let (bi, bj) = (bi % m.div_ceil(4), bj % n.div_ceil(4));
+        let data: Vec<i64> = (0..(m * n) as i64).collect();
+        let a = Tensor::new(&data[..], layout!((m, n):(n, 1))).unwrap();
+        let id = make_identity_tensor((m, n));
+        let (tile, thr) = ((C::<4>, C::<4>), layout!((2,4):(4,1)));
+        let src = local_tile(a, tile, (bi, bj));
+        let pred = local_tile(id, tile, (bi, bj)).within((m, n));
+        let mut out = [-1i64; 16];
+        let mut o = Tensor::new(&mut out[..], layout!((4,4):(4,1))).unwrap();
+        for t in 0..8 {
+            copy_if(
+                pred.local_partition(thr, t),
+                &local_partition(src, thr, t),
+                &mut local_partition(o.view_mut(), thr, t),
+            )
+            .unwrap();
+        }
+        for i in 0..4 {
+            for j in 0..4 {
+                let (r, c) = (4 * bi + i, 4 * bj + j);
+                let want = if r < m && c < n { data[r * n + c] } else { -1 };
+                prop_assert_eq!(out[4 * i + j], want, "({}, {})", r, c);
+            }
+        }
+    }
 }

@@ -77,9 +77,10 @@ pub fn transpose_any<const T: usize>(
 /// threads, 16 x 16 threads each accumulating its `local_partition` of C in
 /// a register fragment (`make_fragment_like`) by `gemm` over its projected
 /// partitions of the shared tiles. Edge tiles are predicated by identity
-/// tensors (`copy_if` with the predicate `within`, which a partition wholly
-/// inside the matrix answers once); elements past the matrices are zeros
-/// in the shared tiles.
+/// tensors: each tile's predicate (`within`) is made once and partitioned
+/// over the threads, so a tile wholly inside the matrix costs one check and
+/// its copies none; elements past the matrices are zeros in the shared
+/// tiles.
 ///
 /// ```
 /// use layout_kernels::sgemm_tiled;
@@ -137,13 +138,14 @@ pub fn sgemm_tiled<const BM: usize, const BN: usize, const BK: usize>(
                 local_tile_proj(idb, cta, blk, pb),
             );
             let mut gc = local_tile_proj(mc.view_mut(), cta, blk, pc);
-            let cc = local_tile_proj(idc, cta, blk, pc);
+            // The block's predicate of C, checked once for the whole tile.
+            let pcc = local_tile_proj(idc, cta, blk, pc).within((m, n));
             // Each thread's accumulators start as its elements of C.
             let mut acc =
                 [make_fragment_like::<f32, _>(local_partition(gc.view(), tc, 0).layout()); 256];
             for (t, acc) in acc.iter_mut().enumerate() {
                 copy_if(
-                    local_partition(cc, tc, t).within((m, n)),
+                    pcc.local_partition(tc, t),
                     &local_partition(gc.view(), tc, t),
                     &mut acc.view_mut(),
                 )?;
@@ -151,14 +153,19 @@ pub fn sgemm_tiled<const BM: usize, const BN: usize, const BK: usize>(
             for kt in 0..k.div_ceil(BK) {
                 sa.clear();
                 sb.clear();
+                // The k-tile's predicates, checked once for the whole tile.
+                let (pa, pb) = (
+                    ca.slice((X, X, kt)).within((m, k)),
+                    cb.slice((X, X, kt)).within((n, k)),
+                );
                 for t in 0..256 {
                     copy_if(
-                        local_partition(ca.slice((X, X, kt)), tcopy, t).within((m, k)),
+                        pa.local_partition(tcopy, t),
                         &local_partition(ga.slice((X, X, kt)), tcopy, t),
                         &mut local_partition(sa.view_mut(), tcopy, t),
                     )?;
                     copy_if(
-                        local_partition(cb.slice((X, X, kt)), tcopy, t).within((n, k)),
+                        pb.local_partition(tcopy, t),
                         &local_partition(gb.slice((X, X, kt)), tcopy, t),
                         &mut local_partition(sb.view_mut(), tcopy, t),
                     )?;
@@ -172,7 +179,7 @@ pub fn sgemm_tiled<const BM: usize, const BN: usize, const BK: usize>(
             }
             for (t, acc) in acc.iter().enumerate() {
                 copy_if(
-                    local_partition(cc, tc, t).within((m, n)),
+                    pcc.local_partition(tc, t),
                     &acc.view(),
                     &mut local_partition(gc.view_mut(), tc, t),
                 )?;

@@ -283,10 +283,29 @@ where
     S2: Congruent<D2>,
     D2: IntTuple,
 {
+    copy_as("copy", src, dst)
+}
+
+/// [`copy`], its errors naming `op`.
+#[inline(always)]
+fn copy_as<E1, S1, D1, E2, S2, D2>(
+    op: &'static str,
+    src: &Tensor<E1, Layout<S1, D1>>,
+    dst: &mut Tensor<E2, Layout<S2, D2>>,
+) -> Result<(), LayoutError>
+where
+    E1: Engine,
+    E2: EngineMut<Elem = E1::Elem>,
+    E1::Elem: Copy,
+    S1: Congruent<D1>,
+    D1: IntTuple,
+    S2: Congruent<D2>,
+    D2: IntTuple,
+{
     let (s_layout, d_layout) = (src.layout(), dst.layout());
     let (s_at, d_at) = (at(src), at(dst));
     let (n, sw, dw) = pair(
-        "copy",
+        op,
         ("the source's size", "the destination's size"),
         src,
         dst,
@@ -297,9 +316,9 @@ where
     let src_ok = sw.is_some();
     let (Some(sl), Some(dl)) = (sw, dw) else {
         return Err(if src_ok {
-            reaches("copy", "destination", d_at)
+            reaches(op, "destination", d_at)
         } else {
-            reaches("copy", "source", s_at)
+            reaches(op, "source", s_at)
         });
     };
     // Static strides decide contiguity at compile time (no run-time branch
@@ -345,14 +364,12 @@ impl<S: IdentityShape, LS: Congruent<LD>, LD: IntTuple> Predicate for Within<S, 
     fn size(&self) -> Option<usize> {
         Some(self.tile.size())
     }
-    /// The view's last coordinate is its largest in every mode (strides are
-    /// not negative), so it alone decides.
+    /// Known when the predicate was made, or inherited from the tile it
+    /// partitions (one check per tile, none per thread); otherwise the
+    /// view's last coordinate decides, as in [`Tensor::within`].
     #[inline(always)]
     fn keeps_all(&self) -> bool {
-        match self.tile.size() {
-            0 => true,
-            n => self.tile.is_within(n - 1, self.bound),
-        }
+        self.all || self.tile.all_within(self.bound)
     }
 }
 impl<F: FnMut(usize) -> bool> Predicate for F {
@@ -419,7 +436,9 @@ where
 /// # Errors
 ///
 /// When the sizes differ, or an element the predicate keeps lies past its
-/// storage (the elements before it are copied).
+/// storage: a predicate known to keep every element (a [`Within`] of a
+/// tile wholly inside) then writes nothing, as [`copy`]; another copies the
+/// elements before it.
 #[inline(always)]
 pub fn copy_if<P, E1, S1, D1, E2, S2, D2>(
     mut pred: P,
@@ -447,6 +466,11 @@ where
             ));
         }
     }
+    // A predicate known to keep every element (a tile wholly inside its
+    // matrix): `copy`'s code, with no per-element path beside it.
+    if pred.keeps_all() {
+        return copy_as("copy_if", src, dst);
+    }
     let (s_layout, d_layout) = (src.layout(), dst.layout());
     let (s_at, d_at) = (at(src), at(dst));
     let (_, sw, dw) = pair(
@@ -456,15 +480,11 @@ where
         dst,
     )?;
     if let (Some(sl), Some(dl)) = (sw, dw) {
-        if pred.keeps_all() {
-            zip((sl, &s_layout), (dl, &d_layout), |_, s, d| *d = *s);
-        } else {
-            zip((sl, &s_layout), (dl, &d_layout), |i, s, d| {
-                if pred.keep(i) {
-                    *d = *s;
-                }
-            });
-        }
+        zip((sl, &s_layout), (dl, &d_layout), |i, s, d| {
+            if pred.keep(i) {
+                *d = *s;
+            }
+        });
         return Ok(());
     }
     // A tile past its storage: the kept elements must be inside it.

@@ -657,6 +657,9 @@ pub fn make_tensor<E: Engine, S: Congruent<D>, D: IntTuple>(
 pub struct Within<S: IdentityShape, L> {
     pub(crate) tile: Tensor<Counting<S>, L>,
     pub(crate) bound: S::Coord,
+    /// Every coordinate of the view lies inside the bound: decided once,
+    /// where the predicate is made, and inherited by its partitions.
+    pub(crate) all: bool,
 }
 
 /// The storage of an identity tensor: element `k` is the coordinate
@@ -877,7 +880,21 @@ impl<S: IdentityShape, LS: Congruent<LD>, LD: IntTuple> Tensor<Counting<S>, Layo
     /// ```
     #[inline(always)]
     pub fn within(self, bound: S::Coord) -> Within<S, Layout<LS, LD>> {
-        Within { tile: self, bound }
+        Within {
+            all: self.all_within(bound),
+            tile: self,
+            bound,
+        }
+    }
+    /// Whether every coordinate of the view lies inside `bound`: its last
+    /// coordinate is its largest in every mode (strides are not negative),
+    /// so it alone decides.
+    #[inline(always)]
+    pub(crate) fn all_within(&self, bound: S::Coord) -> bool {
+        match self.size() {
+            0 => true,
+            n => self.is_within(n - 1, bound),
+        }
     }
     /// The view itself: an identity tensor is a value (`Copy`), so a view is
     /// a copy, as cheap as the layout.

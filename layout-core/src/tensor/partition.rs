@@ -21,7 +21,7 @@ use crate::layout::coord::{Crd2Crd, Crd2Idx};
 use crate::layout::slice::SliceCoord;
 use crate::layout::ModesToLayout;
 use crate::layout::{Congruent, Layout};
-use crate::tensor::Tensor;
+use crate::tensor::{IdentityShape, Tensor, Within};
 use crate::typelevel::list::ZipModes;
 use crate::typelevel::tuple::{AsModes, Concat, IntTuple, IntoTuple, List};
 
@@ -663,6 +663,63 @@ where
 /// The layout of thread `Thr`'s partition of a tensor of layout `L`.
 pub type ThreadPartition<L, Thr> =
     <L as OuterPartition<<Thr as ThreadLayout>::Tiler, <Thr as ThreadLayout>::Coord>>::Outer;
+
+impl<S: IdentityShape, L> Within<S, L> {
+    /// Thread `thr_idx`'s part of the predicate, as [`local_partition`] of
+    /// its identity tile: a predicate made once for a whole tile (CuTe's
+    /// `tApA` computed before the thread loop), whose answer "the tile lies
+    /// wholly inside" every thread's part inherits, so a full tile costs one
+    /// check, not one per thread.
+    ///
+    /// ```
+    /// use layout_core::{layout, tensor::algorithm::copy_if, tensor::partition::{local_partition, local_tile}};
+    /// use layout_core::{tensor::make_identity_tensor, Tensor, C};
+    /// let src: Vec<i32> = (0..100).collect();
+    /// let a = Tensor::new(&src[..], layout!((10,10):(10,1))).unwrap();
+    /// let id = make_identity_tensor((10usize, 10usize));
+    /// let thr = layout!((2,2):(1,2));
+    /// // Rows 8..12 of a 10-row matrix, 2x2 threads of 2x2 elements each.
+    /// let tile = local_tile(a, (C::<4>, C::<4>), (2usize, 0usize));
+    /// let inside = local_tile(id, (C::<4>, C::<4>), (2usize, 0usize)).within((10, 10));
+    /// let mut out = [-1i32; 16];
+    /// let mut o = Tensor::new(&mut out[..], layout!((4,4):(4,1))).unwrap();
+    /// for t in 0..4 {
+    ///     let p = inside.local_partition(thr, t);
+    ///     println!("thread {t}: {}", p.layout());
+    ///     copy_if(p, &local_partition(tile, thr, t), &mut local_partition(o.view_mut(), thr, t)).unwrap();
+    /// }
+    /// assert_eq!(out[..8], [80, 81, 82, 83, 90, 91, 92, 93]);
+    /// assert_eq!(out[8..], [-1; 8]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// As [`local_partition`].
+    #[inline(always)]
+    #[track_caller]
+    pub fn local_partition<Thr>(
+        self,
+        thr_layout: Thr,
+        thr_idx: usize,
+    ) -> Within<S, ThreadPartition<L, Thr>>
+    where
+        Thr: ThreadLayout + NoteText,
+        L: OuterPartition<Thr::Tiler, Thr::Coord>,
+    {
+        Within {
+            tile: local_partition(self.tile, thr_layout, thr_idx),
+            bound: self.bound,
+            all: self.all,
+        }
+    }
+}
+
+impl<S: IdentityShape, LS: Congruent<LD>, LD: IntTuple> Within<S, Layout<LS, LD>> {
+    /// The layout of the identity view the predicate asks.
+    pub fn layout(&self) -> Layout<LS, LD> {
+        self.tile.layout()
+    }
+}
 
 /// CuTe's `local_partition(tensor, thr_layout, thr_idx)`: the elements
 /// thread `thr_idx` of `thr_layout` owns when the threads tile the tensor,
