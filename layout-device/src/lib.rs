@@ -104,6 +104,7 @@ mod atom;
 #[cfg(all(feature = "emulator", not(target_arch = "nvptx64")))]
 #[allow(unsafe_code)]
 pub mod emulator;
+pub mod epilogue;
 #[cfg(not(target_arch = "nvptx64"))]
 mod host;
 mod hw;

@@ -6,7 +6,7 @@
 
 use layout_device::emulator::{run, Buffer, Launch, TensorMap, TmaSwizzle};
 use layout_kernels_sm90::attention::{self, bm, BN as ATT_BN, CHUNK};
-use layout_kernels_sm90::bodies::{attention_body, hgemm_body};
+use layout_kernels_sm90::bodies::{attention_body, gemm_body, hgemm_body};
 use layout_kernels_sm90::hgemm::{ceil_div, BK, BN, FORMS};
 
 fn h(x: f32) -> u16 {
@@ -204,4 +204,146 @@ fn flash_attn_fwd_sm90_d64_partial_tiles_both_masks() {
 fn flash_attn_fwd_sm90_d128_partial_tiles_both_masks() {
     attention_case(128, false, (2, 45, 77, 1), -0.2);
     attention_case(128, true, (2, 45, 77, 1), -0.2);
+}
+
+/// bf16 bits of `x` (rounded to nearest even), and back.
+fn bf(x: f32) -> u16 {
+    half::bf16::from_f32(x).to_bits()
+}
+
+fn unbf(x: u16) -> f32 {
+    half::bf16::from_bits(x).to_f32()
+}
+
+/// FP8 e4m3 bits of a small integer in [-2, 2] (exact in e4m3: sign,
+/// 4 exponent bits of bias 7, 3 mantissa bits).
+fn e4m3(x: f32) -> u8 {
+    let sign = if x < 0.0 { 0x80 } else { 0 };
+    sign | match x.abs() as u32 {
+        0 => 0x00,
+        1 => 0x38,
+        2 => 0x40,
+        v => panic!("{v} is not a test value"),
+    }
+}
+
+/// `gemm_body::<0, In, Out, F>` (the full form) on integer A and B in
+/// [-2, 2] of `bytes`-byte elements (`enc` encodes one), one block per
+/// tile: C's bits, m x n.
+fn gemm_case<In, Out, F>(
+    (m, n, k): (usize, usize, usize),
+    enc: impl Fn(f32) -> u16,
+    fusion: F,
+) -> (Vec<f32>, Vec<f32>, Vec<u16>)
+where
+    In: layout_kernels_sm90::hgemm::Inputs,
+    Out: layout_device::epilogue::OutElem,
+    F: layout_device::epilogue::Fusion + 'static,
+{
+    let form = FORMS[0].1;
+    let a: Vec<f32> = (0..m * k).map(|x| int(x, 2)).collect();
+    let b: Vec<f32> = (0..n * k).map(|x| int(x + 5, 2)).collect();
+    let bk = <In as layout_kernels_sm90::hgemm::Inputs>::BK;
+    let (map_a, map_b, _ga, _gb) = if <In as layout_kernels_sm90::hgemm::Inputs>::BYTES == 1 {
+        let ga = Buffer::from_slice(&a.iter().map(|&x| enc(x) as u8).collect::<Vec<_>>());
+        let gb = Buffer::from_slice(&b.iter().map(|&x| enc(x) as u8).collect::<Vec<_>>());
+        let ma = TensorMap::tiled_2d(&ga, (m, k), k, (form.bm(), bk), TmaSwizzle::B128).unwrap();
+        let mb =
+            TensorMap::tiled_2d(&gb, (n, k), k, (BN / form.cluster, bk), TmaSwizzle::B128).unwrap();
+        (ma, mb, Some((ga, gb)), None)
+    } else {
+        let ga = Buffer::from_slice(&a.iter().map(|&x| enc(x)).collect::<Vec<_>>());
+        let gb = Buffer::from_slice(&b.iter().map(|&x| enc(x)).collect::<Vec<_>>());
+        let ma = TensorMap::tiled_2d(&ga, (m, k), k, (form.bm(), bk), TmaSwizzle::B128).unwrap();
+        let mb =
+            TensorMap::tiled_2d(&gb, (n, k), k, (BN / form.cluster, bk), TmaSwizzle::B128).unwrap();
+        (ma, mb, None, Some((ga, gb)))
+    };
+    let c = Buffer::filled(0u16, m * n);
+    let (pa, pb, pc) = (map_a.ptr(), map_b.ptr(), c.global_mut());
+    let tiles = ceil_div(m, form.bm() * form.cluster) * ceil_div(n, BN);
+    let launch = Launch::new("gemm", tiles * form.cluster, form.threads())
+        .cluster(form.cluster)
+        .shared_bytes(layout_kernels_sm90::hgemm::SMEM_BYTES);
+    let mnk = (m as u32, n as u32, k as u32);
+    if let Err(e) = run(&launch, move || {
+        gemm_body::<0, In, Out, F>(pa, pb, pc, mnk, fusion)
+    }) {
+        panic!("gemm at {m} x {n} x {k}: {e}")
+    }
+    (a, b, c.to_vec())
+}
+
+/// The exact product of row i of A and row j of B (small integers).
+fn dot(a: &[f32], b: &[f32], k: usize, i: usize, j: usize) -> f32 {
+    (0..k).map(|p| a[i * k + p] * b[j * k + p]).sum()
+}
+
+/// bf16 in and out, no fusion: exact on integers (sums below 256 are exact
+/// in bf16), with partial tiles in M, N and K.
+#[test]
+fn gemm_bf16_sm90_is_exact_on_integers() {
+    use layout_device::epilogue::{Bf16, Plain};
+    use layout_kernels_sm90::hgemm::Bf16In;
+    let (m, n, k) = (200, 300, 40);
+    let (a, b, c) = gemm_case::<Bf16In, Bf16, _>((m, n, k), bf, Plain);
+    for i in 0..m {
+        for j in 0..n {
+            assert_eq!(c[i * n + j], bf(dot(&a, &b, k, i, j)), "({i}, {j})");
+        }
+    }
+}
+
+/// GELU(A·Bᵀ + bias[col]) in bf16: bit for bit the epilogue functions of
+/// `layout_device::epilogue` applied to the exact sums (the fusion's own
+/// code), and within bf16's rounding (2^-8 relative) plus 1e-6 of torch's
+/// definition `x/2 (1 + erf(x/√2))` evaluated in f64 (Rust's `erf` from
+/// libm), on an odd n and a K of 8 elements past a K-block.
+#[test]
+fn gemm_bias_gelu_bf16_sm90_matches_its_definition() {
+    use layout_device::epilogue::{gelu, Bf16, BiasCol, Gelu, Plain};
+    use layout_kernels_sm90::hgemm::Bf16In;
+    let (m, n, k) = (129, 257, 72);
+    // Biases in [-3, 3] in steps of 1/4: exact in bf16.
+    let bias: Vec<u16> = (0..n).map(|j| bf(int(j, 12) / 4.0)).collect();
+    let gbias = Buffer::from_slice(&bias);
+    let fusion = Gelu(BiasCol {
+        bias: gbias.global(),
+        inner: Plain,
+    });
+    let (a, b, c) = gemm_case::<Bf16In, Bf16, _>((m, n, k), bf, fusion);
+    for i in 0..m {
+        for j in 0..n {
+            let x = dot(&a, &b, k, i, j) + unbf(bias[j]);
+            assert_eq!(c[i * n + j], bf(gelu(x)), "({i}, {j}) at x = {x}");
+            let x = f64::from(x);
+            let want = 0.5 * x * (1.0 + libm::erf(x / std::f64::consts::SQRT_2));
+            let got = f64::from(unbf(c[i * n + j]));
+            assert!(
+                (got - want).abs() <= want.abs() / 256.0 + 1e-6,
+                "({i}, {j}): {got} for gelu({x}) = {want}"
+            );
+        }
+    }
+}
+
+/// FP8 e4m3 in, bf16 out, scaled by scale_a · scale_b: exact on integers
+/// with power-of-two scales, K-blocks of 128 elements (K = 160: one full,
+/// one partial).
+#[test]
+fn gemm_e4m3_sm90_is_exact_on_integers() {
+    use layout_device::epilogue::{Alpha, Bf16};
+    use layout_kernels_sm90::hgemm::E4m3In;
+    let (m, n, k) = (70, 260, 160);
+    let (sa, sb) = (0.5f32, 0.25f32);
+    let (a, b, c) = gemm_case::<E4m3In, Bf16, _>((m, n, k), |x| u16::from(e4m3(x)), Alpha(sa * sb));
+    for i in 0..m {
+        for j in 0..n {
+            assert_eq!(
+                c[i * n + j],
+                bf(sa * sb * dot(&a, &b, k, i, j)),
+                "({i}, {j})"
+            );
+        }
+    }
 }

@@ -297,6 +297,31 @@ pub fn f16x2(lo: f32, hi: f32) -> u32 {
     })
 }
 
+/// Two floats rounded to bf16 (to nearest even) and packed into one word,
+/// `lo` in the low half (`cvt.rn.bf16x2.f32`): a bf16 C's two adjacent
+/// elements for one 4-byte store. On the host, the same bits.
+///
+/// ```
+/// // 1.0 is 0x3f80 in bf16, -2.0 is 0xc000; 1 + 2^-8 rounds to even (1.0).
+/// assert_eq!(layout_device::bf16x2(1.0, -2.0), 0xc000_3f80);
+/// assert_eq!(layout_device::bf16x2(1.0 + 1.0 / 256.0, 0.0), 0x0000_3f80);
+/// ```
+#[inline(always)]
+pub fn bf16x2(lo: f32, hi: f32) -> u32 {
+    gpu!("bf16x2", host: {
+        let h = |x: f32| u32::from(half::bf16::from_f32(x).to_bits());
+        h(lo) | h(hi) << 16
+    }, {
+        let d: u32;
+        // SAFETY: registers only.
+        unsafe {
+            asm!("cvt.rn.bf16x2.f32 {d}, {hi}, {lo};", d = out(reg32) d, hi = in(reg32) hi,
+                 lo = in(reg32) lo, options(pure, nomem, nostack))
+        };
+        d
+    })
+}
+
 /// `__shfl_sync(0xffffffff, v, lane)`: lane `src`'s `v` (modulo 32), for
 /// every lane of the warp.
 #[inline(always)]

@@ -1,18 +1,21 @@
-//! `hgemm_sm90`'s body for the form `super::FORMS[I]`, in its steps: the
-//! block's work in the plan's shared memory ([`hgemm_body`]), the producer
-//! warpgroup's TMA loads ([`produce`]), and each consumer warpgroup's
-//! K-loop of `wgmma`s ([`mma_tile`]) and store of its 64 rows of the tile
-//! ([`store_tile`]).
+//! The GEMM's body for the form `super::FORMS[I]`, inputs `In`, C's type
+//! `Out` and an epilogue fusion, in its steps: the block's work in the
+//! plan's shared memory ([`gemm_body`]), the producer warpgroup's TMA loads
+//! ([`produce`]: the mainloop's producer), each consumer warpgroup's K-loop
+//! of `wgmma`s ([`mma_tile`]: the mainloop's consumer) and its epilogue,
+//! the fusion and store of its 64 rows of the tile ([`store_tile`]).
+//! `hgemm_sm90` is [`hgemm_body`]: f16 in, f16 out, no fusion.
 
-use super::{ceil_div, desc, ATile, BTile, Form, BK, BN, B_BYTES, FORMS, STAGES};
+use super::{ceil_div, desc, ATile, BTile, F16In, Form, Inputs, BN, B_BYTES, FORMS, STAGES};
 use super::{CONSUMER_REGISTERS, PRODUCER_REGISTERS};
 use crate::smem::{HGEMM_SMEM, HGEMM_SMEM_BYTES};
 use layout_core::atom::{MmaAtom, SM90_64x256x16_F32F16F16_SS as Gmma};
+use layout_device::epilogue::{Fusion, OutElem, Plain, F16};
 use layout_device::{
-    block_idx, cluster_ctarank, cluster_idx, cluster_sync, f16x2, fence_tensormap_acquire,
-    grid_dim, setmaxnreg_dec, setmaxnreg_inc, sync_threads_divergent, thread_idx, tma_load_2d,
-    tma_load_2d_multicast, trap, wgmma_commit_group, wgmma_fence, wgmma_m64n256k16_f32_f16,
-    wgmma_wait_group, Consumer, ConsumerSlot, GlobalMut, PipelineTmaAsync, Smem,
+    block_idx, cluster_ctarank, cluster_idx, cluster_sync, fence_tensormap_acquire, grid_dim,
+    setmaxnreg_dec, setmaxnreg_inc, sync_threads_divergent, thread_idx, tma_load_2d,
+    tma_load_2d_multicast, trap, wgmma_commit_group, wgmma_fence, wgmma_wait_group, Consumer,
+    ConsumerSlot, GlobalMut, GmmaInstr, PipelineTmaAsync, Smem,
 };
 
 /// The block's share of the work: the tiles as the clusters see them
@@ -46,16 +49,29 @@ impl Work {
     }
 }
 
-/// The form's consumer warpgroups, the K-blocks' overlap or not, its tile
-/// order, its clusters along M (1 or 2: the pair shares B's tile, each
-/// block loading half of it for both), and whether a tile inside C is
-/// stored without clipping.
+/// `hgemm_sm90`'s form `I`: [`gemm_body`] of f16 into f16, no fusion.
 #[inline(always)]
 pub fn hgemm_body<const I: usize>(
     map_a: *const u64,
     map_b: *const u64,
     c: GlobalMut<u16>,
+    mnk: (u32, u32, u32),
+) {
+    gemm_body::<I, F16In, F16, Plain>(map_a, map_b, c, mnk, Plain)
+}
+
+/// C (m x n, `Out`) = fusion(A · Bᵀ) for A (m x k) and B (n x k) of `In`,
+/// row-major, f32 accumulators: the form's consumer warpgroups, the
+/// K-blocks' overlap or not, its tile order, its clusters along M (1 or 2:
+/// the pair shares B's tile, each block loading half of it for both), and
+/// whether a tile inside C is stored without clipping.
+#[inline(always)]
+pub fn gemm_body<const I: usize, In: Inputs, Out: OutElem, F: Fusion>(
+    map_a: *const u64,
+    map_b: *const u64,
+    c: GlobalMut<u16>,
     (m, n, k): (u32, u32, u32),
+    fusion: F,
 ) {
     let form = const { FORMS[I].1 };
     let (consumers, cluster) = (form.consumers as u32, form.cluster as u32);
@@ -90,7 +106,7 @@ pub fn hgemm_body<const I: usize>(
         tiles_m,
         tiles_n,
         tiles: tiles_m * tiles_n,
-        kblocks: ceil_div(k, BK),
+        kblocks: ceil_div(k, In::BK),
         cluster,
         rank,
         first,
@@ -101,7 +117,7 @@ pub fn hgemm_body<const I: usize>(
     if t < 128 {
         setmaxnreg_dec::<PRODUCER_REGISTERS>();
         if t == 0 {
-            produce(&work, &pipe, (map_a as u64, map_b as u64));
+            produce(&work, &pipe, (map_a as u64, map_b as u64), In::BK);
         }
         return;
     }
@@ -118,9 +134,10 @@ pub fn hgemm_body<const I: usize>(
     let mut tile = work.first;
     while tile < work.tiles {
         let (tm, tn) = work.tile(tile);
-        let acc = mma_tile(&work, &mut consumer, rows, wg_thread);
+        let acc = mma_tile::<In::Gmma>(&work, &mut consumer, rows, wg_thread);
         let (r0, c0) = (tm * form.bm() + rows, tn * BN);
-        store_tile(
+        store_tile::<Out, F>(
+            fusion,
             &acc,
             (c, c32),
             (m, n),
@@ -134,9 +151,10 @@ pub fn hgemm_body<const I: usize>(
 
 /// The producer (thread 0 of warpgroup 0): for each tile of the block, each
 /// K-block's A tile and B tile (or this block's share of B, multicast to
-/// the cluster) by TMA into the ring's next stage.
+/// the cluster) by TMA into the ring's next stage; K-blocks of `bk`
+/// elements (128 bytes).
 #[inline(always)]
-fn produce(work: &Work, pipe: &PipelineTmaAsync<STAGES>, (ma, mb): (u64, u64)) {
+fn produce(work: &Work, pipe: &PipelineTmaAsync<STAGES>, (ma, mb): (u64, u64), bk: usize) {
     let (bm, a_bytes, b_at) = (work.form.bm(), work.form.a_bytes(), work.form.b_at());
     let cluster = work.cluster;
     fence_tensormap_acquire(ma);
@@ -150,7 +168,7 @@ fn produce(work: &Work, pipe: &PipelineTmaAsync<STAGES>, (ma, mb): (u64, u64)) {
             let s = slot.stage() as usize;
             let full = slot.barrier();
             full.arrive_expect_tx((a_bytes + B_BYTES) as u32);
-            let kc = (kb * BK) as i32;
+            let kc = (kb * bk) as i32;
             let a = Smem::window::<HGEMM_SMEM>(work.skip + (s * a_bytes) / 4, a_bytes / 4);
             tma_load_2d(a, a_bytes, ma, (kc, (tm * bm) as i32), full);
             if cluster == 1 {
@@ -179,10 +197,10 @@ fn produce(work: &Work, pipe: &PipelineTmaAsync<STAGES>, (ma, mb): (u64, u64)) {
 }
 
 /// One consumer warpgroup's tile: its 64 rows of C's 64 x 256 block,
-/// accumulated over the K-blocks by four `wgmma`s each, every stage given
-/// back once the `wgmma`s reading it are done.
+/// accumulated over the K-blocks by four `G`s each (a K-step is 32 bytes),
+/// every stage given back once the `wgmma`s reading it are done.
 #[inline(always)]
-fn mma_tile(
+fn mma_tile<G: GmmaInstr<Acc = [f32; 128], A = u64>>(
     work: &Work,
     consumer: &mut Consumer<STAGES>,
     rows: usize,
@@ -203,10 +221,10 @@ fn mma_tile(
         wgmma_fence();
         // The K-block's four K-steps, 32 bytes apart.
         let step = |d: layout_core::atom::gmma::GmmaDescriptor, ks: u32| d.advance(2 * ks).bits();
-        wgmma_m64n256k16_f32_f16(step(da, 0), step(db, 0), &mut acc, kb > 0);
-        wgmma_m64n256k16_f32_f16(step(da, 1), step(db, 1), &mut acc, true);
-        wgmma_m64n256k16_f32_f16(step(da, 2), step(db, 2), &mut acc, true);
-        wgmma_m64n256k16_f32_f16(step(da, 3), step(db, 3), &mut acc, true);
+        G::gmma::<false>(step(da, 0), step(db, 0), &mut acc, kb > 0);
+        G::gmma::<false>(step(da, 1), step(db, 1), &mut acc, true);
+        G::gmma::<false>(step(da, 2), step(db, 2), &mut acc, true);
+        G::gmma::<false>(step(da, 3), step(db, 3), &mut acc, true);
         wgmma_commit_group();
         // The previous K-block's group is done: its stage goes back.
         if work.form.overlap {
@@ -229,12 +247,13 @@ fn mma_tile(
     acc
 }
 
-/// A consumer's 64 rows of a tile into C (row `r0`, column `c0`): values v
-/// and v + 1 (v even) are C's adjacent columns of one row, one word when
-/// both lie in C and n is even; a tile inside C (with `fast`) stores
-/// without clipping.
+/// A consumer's 64 rows of a tile into C (row `r0`, column `c0`), each
+/// value through the fusion: values v and v + 1 (v even) are C's adjacent
+/// columns of one row, one word when both lie in C and n is even; a tile
+/// inside C (with `fast`) stores without clipping.
 #[inline(always)]
-fn store_tile(
+fn store_tile<Out: OutElem, F: Fusion>(
+    fusion: F,
     acc: &[f32; 128],
     (c, c32): (GlobalMut<u16>, GlobalMut<u32>),
     (m, n): (usize, usize),
@@ -255,7 +274,10 @@ fn store_tile(
         macro_rules! store_inside {
             ($($v:literal)*) => {$(
                 let value_offset = cl.crd2idx((0usize, $v as usize));
-                c32.st(first + (value_offset % 64) * half_n + value_offset / 64 / 2, f16x2(acc[$v], acc[$v + 1]));
+                let r = r0 + thread_offset % 64 + value_offset % 64;
+                let col = c0 + thread_offset / 64 + value_offset / 64;
+                let pair = Out::pack2(fusion.apply(acc[$v], r, col), fusion.apply(acc[$v + 1], r, col + 1));
+                c32.st(first + (value_offset % 64) * half_n + value_offset / 64 / 2, pair);
             )*};
         }
         store_inside!(0 2 4 6 8 10 12 14 16 18 20 22 24 26 28 30 32 34 36 38 40 42 44 46 48 50 52 54 56 58 60 62 64 66 68 70 72 74 76 78 80 82 84 86 88 90 92 94 96 98 100 102 104 106 108 110 112 114 116 118 120 122 124 126);
@@ -265,7 +287,7 @@ fn store_tile(
                 let offset = cl.crd2idx((wg_thread, $v as usize));
                 let (r, col) = (r0 + offset % 64, c0 + offset / 64);
                 if r < m {
-                    let pair = f16x2(acc[$v], acc[$v + 1]);
+                    let pair = Out::pack2(fusion.apply(acc[$v], r, col), fusion.apply(acc[$v + 1], r, col + 1));
                     let at = r * n + col;
                     if n % 2 == 0 && col + 1 < n {
                         c32.st(at / 2, pair);

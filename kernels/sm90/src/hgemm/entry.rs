@@ -76,3 +76,70 @@ forms! {
     /// As `hgemm_sm90_1wg`.
     hgemm_sm90_clipped: 6;
 }
+
+/// C (m x n, bf16, row-major) = A · Bᵀ for A m x k and B n x k bf16,
+/// row-major, f32 accumulators: `hgemm_sm90`'s plan, launch and contract
+/// with bf16 for f16 (`super::body::gemm_body` with `Bf16In`, `Bf16`, no
+/// fusion).
+///
+/// # Safety
+/// As `hgemm_sm90`, the tensor maps of bf16 buffers.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn gemm_bf16_sm90(
+    map_a: *const u64,
+    map_b: *const u64,
+    c: GlobalMut<u16>,
+    m: u32,
+    n: u32,
+    k: u32,
+) {
+    use layout_device::epilogue::{Bf16, Plain};
+    super::body::gemm_body::<0, super::Bf16In, Bf16, Plain>(map_a, map_b, c, (m, n, k), Plain)
+}
+
+/// C (m x n, bf16) = GELU(A · Bᵀ + bias) for A m x k and B n x k bf16,
+/// row-major, `bias` one bf16 per column of C (a linear layer's `x @ W.T +
+/// b` then torch's exact GELU), f32 accumulators and epilogue: as
+/// [`gemm_bf16_sm90`], the fusion `Gelu(BiasCol)` of
+/// `layout_device::epilogue`.
+///
+/// # Safety
+/// As [`gemm_bf16_sm90`]; `bias` points to n bf16 values.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn gemm_bias_gelu_bf16_sm90(
+    map_a: *const u64,
+    map_b: *const u64,
+    c: GlobalMut<u16>,
+    bias: layout_device::Global<u16>,
+    m: u32,
+    n: u32,
+    k: u32,
+) {
+    use layout_device::epilogue::{Bf16, BiasCol, Gelu, Plain};
+    let fusion = Gelu(BiasCol { bias, inner: Plain });
+    super::body::gemm_body::<0, super::Bf16In, Bf16, _>(map_a, map_b, c, (m, n, k), fusion)
+}
+
+/// C (m x n, bf16) = (scale_a · scale_b) · A · Bᵀ for A m x k and B n x k
+/// FP8 e4m3, row-major, with per-tensor scales and f32 accumulators (the
+/// FP8 inference GEMM): `hgemm_sm90`'s plan with K-blocks of 128 elements
+/// (the same 128 bytes), `wgmma` m64n256k32 e4m3, the fusion `Alpha`.
+///
+/// # Safety
+/// As `hgemm_sm90`, the tensor maps of e4m3 buffers with 128 x 128-byte
+/// boxes (A's `64 x (64 consumers)` rows, B's 128 rows), K a multiple of 16.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn gemm_e4m3_sm90(
+    map_a: *const u64,
+    map_b: *const u64,
+    c: GlobalMut<u16>,
+    scale_a: f32,
+    scale_b: f32,
+    m: u32,
+    n: u32,
+    k: u32,
+) {
+    use layout_device::epilogue::{Alpha, Bf16};
+    let fusion = Alpha(scale_a * scale_b);
+    super::body::gemm_body::<0, super::E4m3In, Bf16, _>(map_a, map_b, c, (m, n, k), fusion)
+}

@@ -21,15 +21,53 @@ mod entry;
 use layout_core::algebra::swizzle::{ComposedLayout, Swizzle};
 use layout_core::atom::gmma::{make_gmma_desc, GmmaDescriptor, GmmaTile, KMajor};
 use layout_core::layout_type;
+use layout_device::GmmaInstr;
 
 /// The block tile's N.
 pub const BN: usize = 256;
-/// The K-block (64 halves: one 128-byte swizzle row).
+/// The K-block of 16-bit inputs (64 halves: one 128-byte swizzle row).
 pub const BK: usize = 64;
+/// The K-block in bytes: one 128-byte swizzle row, whatever the input type
+/// ([`Inputs::BK`] elements).
+pub const BK_BYTES: usize = 128;
+
+/// The input type of A and B, and the `wgmma` (N = 256, both operands from
+/// shared memory, K-major) that multiplies it into f32 accumulators. Every
+/// input's K-step is 32 bytes (16 halves or 32 bytes of FP8), so the plan,
+/// the TMA boxes in bytes and the descriptors are the same for all.
+pub trait Inputs {
+    /// The instruction.
+    type Gmma: GmmaInstr<Acc = [f32; 128], A = u64>;
+    /// Bytes per element.
+    const BYTES: usize;
+    /// The K-block in elements.
+    const BK: usize = BK_BYTES / Self::BYTES;
+}
+
+/// f16 A and B (`SM90_64x256x16_F32F16F16_SS`).
+pub struct F16In;
+impl Inputs for F16In {
+    type Gmma = layout_core::atom::SM90_64x256x16_F32F16F16_SS;
+    const BYTES: usize = 2;
+}
+
+/// bf16 A and B (`SM90_64x256x16_F32BF16BF16_SS`).
+pub struct Bf16In;
+impl Inputs for Bf16In {
+    type Gmma = layout_core::atom::SM90_64x256x16_F32BF16BF16_SS;
+    const BYTES: usize = 2;
+}
+
+/// FP8 e4m3 A and B (`SM90_64x256x32_F32E4M3E4M3_SS_TN`).
+pub struct E4m3In;
+impl Inputs for E4m3In {
+    type Gmma = layout_core::atom::SM90_64x256x32_F32E4M3E4M3_SS_TN;
+    const BYTES: usize = 1;
+}
 /// Stages in the ring.
 pub const STAGES: usize = 4;
 /// Bytes of one stage of B (a 256 x 64 f16 box).
-pub const B_BYTES: usize = BN * BK * 2;
+pub const B_BYTES: usize = BN * BK_BYTES;
 /// The dynamic shared memory every form asks for: [`FULL`]'s plan (the
 /// largest: two consumers' A), its barriers, and up to 1023 bytes to reach
 /// the 128-byte swizzle's 1024-byte alignment from wherever the buffer
@@ -136,7 +174,7 @@ impl Form {
     }
     /// Bytes of one stage of A.
     pub const fn a_bytes(self) -> usize {
-        self.bm() * BK * 2
+        self.bm() * BK_BYTES
     }
     /// Where B's stages start.
     pub const fn b_at(self) -> usize {
@@ -311,6 +349,37 @@ pub const HGEMM_SM90_CLIPPED_CLUSTER_SIZE: u32 = 2;
 /// `hgemm_sm90_clipped`'s four `wgmma` per K-block and its two TMA copies.
 pub const HGEMM_SM90_CLIPPED_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
     &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
+
+/// `gemm_bf16_sm90`: `hgemm_sm90`'s threads.
+pub const GEMM_BF16_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// `gemm_bf16_sm90`'s clusters.
+pub const GEMM_BF16_SM90_CLUSTER_SIZE: u32 = 2;
+/// `gemm_bf16_sm90`'s four bf16 `wgmma` per K-block and its two TMA copies.
+pub const GEMM_BF16_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
+    ("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", 4),
+    ("cp.async.bulk.tensor", 2),
+    ("cvt.rn.bf16x2.f32", 128),
+];
+/// `gemm_bias_gelu_bf16_sm90`: `hgemm_sm90`'s threads.
+pub const GEMM_BIAS_GELU_BF16_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// `gemm_bias_gelu_bf16_sm90`'s clusters.
+pub const GEMM_BIAS_GELU_BF16_SM90_CLUSTER_SIZE: u32 = 2;
+/// `gemm_bias_gelu_bf16_sm90`'s four bf16 `wgmma` per K-block, its two TMA
+/// copies, and an `ex2` per stored value (GELU's `e^(-z²)`).
+pub const GEMM_BIAS_GELU_BF16_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
+    ("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", 4),
+    ("cp.async.bulk.tensor", 2),
+    ("ex2.approx.ftz.f32", 256),
+];
+/// `gemm_e4m3_sm90`: `hgemm_sm90`'s threads.
+pub const GEMM_E4M3_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// `gemm_e4m3_sm90`'s clusters.
+pub const GEMM_E4M3_SM90_CLUSTER_SIZE: u32 = 2;
+/// `gemm_e4m3_sm90`'s four e4m3 `wgmma` per K-block and its two TMA copies.
+pub const GEMM_E4M3_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
+    ("wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3", 4),
+    ("cp.async.bulk.tensor", 2),
+];
 
 #[cfg(test)]
 mod tests {

@@ -1,0 +1,324 @@
+//! Epilogue fusions: what a GEMM computes from each accumulator on its way
+//! to C, and the element type C is stored in (CUTLASS 3's fusion callbacks,
+//! as plain values).
+//!
+//! A fusion is a value that maps the accumulator of C's element
+//! `(row, col)` to the value stored; fusions nest, the inner applied first:
+//! `Gelu(BiasCol { bias, inner: Alpha(0.5) })` is `gelu(0.5 * acc + bias[col])`.
+//! The same code runs on the GPU, under the emulator and on the host, so a
+//! kernel's epilogue is tested against the same functions as its reference.
+//!
+//! ```
+//! use layout_device::epilogue::{gelu, Alpha, BiasCol, Fusion, Gelu, Plain, Relu};
+//! use layout_device::Global;
+//! // bf16 bias bits: 1.0 and -3.0.
+//! let bias = [0x3f80u16, 0xc040];
+//! // SAFETY: `bias` holds 2 elements and outlives the handle; nothing writes it.
+//! let b = unsafe { Global::new(bias.as_ptr(), bias.len()) };
+//! let f = Relu(BiasCol { bias: b, inner: Alpha(2.0) });
+//! assert_eq!(f.apply(1.5, 0, 0), 4.0); // 2 * 1.5 + 1
+//! assert_eq!(f.apply(1.0, 7, 1), 0.0); // max(2 - 3, 0)
+//! assert_eq!(f.apply(1.0, 7, 2), 2.0); // past the bias: + 0
+//! assert_eq!(Plain.apply(-1.25, 3, 4), -1.25);
+//! assert_eq!(Gelu(Plain).apply(0.0, 0, 0), gelu(0.0));
+//! ```
+
+use crate::hw::{bf16x2, exp2, f16x2, Global};
+use layout_core::tensor::memory::Memory;
+
+/// The element type of C: two values rounded to it and packed in one word,
+/// the lower column in the low half (one 4-byte store of a row's two
+/// adjacent columns).
+pub trait OutElem: Copy + Default {
+    /// The type's name, as torch and the runner's `--dtype` call it.
+    const NAME: &'static str;
+    /// `lo` and `hi` rounded to nearest even and packed.
+    fn pack2(lo: f32, hi: f32) -> u32;
+}
+
+/// IEEE half precision (`torch.float16`).
+///
+/// ```
+/// use layout_device::epilogue::{OutElem, F16};
+/// assert_eq!(F16::pack2(1.0, -2.0), 0xc000_3c00);
+/// ```
+#[derive(Clone, Copy, Default, Debug)]
+pub struct F16;
+
+impl OutElem for F16 {
+    const NAME: &'static str = "float16";
+    #[inline(always)]
+    fn pack2(lo: f32, hi: f32) -> u32 {
+        f16x2(lo, hi)
+    }
+}
+
+/// bfloat16 (`torch.bfloat16`): f32's exponent, 8 bits of significand.
+///
+/// ```
+/// use layout_device::epilogue::{Bf16, OutElem};
+/// assert_eq!(Bf16::pack2(1.0, -2.0), 0xc000_3f80);
+/// ```
+#[derive(Clone, Copy, Default, Debug)]
+pub struct Bf16;
+
+impl OutElem for Bf16 {
+    const NAME: &'static str = "bfloat16";
+    #[inline(always)]
+    fn pack2(lo: f32, hi: f32) -> u32 {
+        bf16x2(lo, hi)
+    }
+}
+
+/// A bf16 value (its bits) as f32: exact (bf16 is f32's upper half).
+///
+/// ```
+/// assert_eq!(layout_device::epilogue::bf16_to_f32(0xc040), -3.0);
+/// ```
+#[inline(always)]
+pub const fn bf16_to_f32(bits: u16) -> f32 {
+    f32::from_bits((bits as u32) << 16)
+}
+
+/// What the epilogue stores for the accumulator of C's element `(row, col)`.
+pub trait Fusion: Copy {
+    /// The value stored (before rounding to C's type).
+    fn apply(self, acc: f32, row: usize, col: usize) -> f32;
+}
+
+/// The accumulator itself: the plain GEMM.
+#[derive(Clone, Copy, Default, Debug)]
+pub struct Plain;
+
+impl Fusion for Plain {
+    #[inline(always)]
+    fn apply(self, acc: f32, _row: usize, _col: usize) -> f32 {
+        acc
+    }
+}
+
+/// `alpha * acc`: a scale (an FP8 GEMM's product of A's and B's scales).
+#[derive(Clone, Copy, Debug)]
+pub struct Alpha(pub f32);
+
+impl Fusion for Alpha {
+    #[inline(always)]
+    fn apply(self, acc: f32, _row: usize, _col: usize) -> f32 {
+        self.0 * acc
+    }
+}
+
+/// `inner + bias[col]`: a bias per column of C (per output feature of a
+/// linear layer, `x @ W.T + b`), in bf16. A column past the bias adds 0:
+/// an epilogue computes pairs of columns, one of which may lie past C and
+/// is not stored (the host checks the bias covers C's columns).
+#[derive(Clone, Copy)]
+pub struct BiasCol<F> {
+    /// The bias, bf16 bits, one per column of C.
+    pub bias: Global<u16>,
+    /// The fusion applied before the bias.
+    pub inner: F,
+}
+
+impl<F: Fusion> Fusion for BiasCol<F> {
+    #[inline(always)]
+    fn apply(self, acc: f32, row: usize, col: usize) -> f32 {
+        self.inner.apply(acc, row, col) + bias_at(self.bias, col)
+    }
+}
+
+/// `inner + bias[row]`: a bias per row of C, in bf16. A row past the bias
+/// adds 0, as [`BiasCol`]'s columns.
+#[derive(Clone, Copy)]
+pub struct BiasRow<F> {
+    /// The bias, bf16 bits, one per row of C.
+    pub bias: Global<u16>,
+    /// The fusion applied before the bias.
+    pub inner: F,
+}
+
+impl<F: Fusion> Fusion for BiasRow<F> {
+    #[inline(always)]
+    fn apply(self, acc: f32, row: usize, col: usize) -> f32 {
+        self.inner.apply(acc, row, col) + bias_at(self.bias, row)
+    }
+}
+
+/// Element `i` of a bf16 bias as f32, 0 past its end.
+#[inline(always)]
+fn bias_at(bias: Global<u16>, i: usize) -> f32 {
+    match bias.load(i) {
+        Some(b) => bf16_to_f32(b),
+        None => 0.0,
+    }
+}
+
+/// [`relu`] of the inner fusion.
+#[derive(Clone, Copy, Debug)]
+pub struct Relu<F>(pub F);
+
+impl<F: Fusion> Fusion for Relu<F> {
+    #[inline(always)]
+    fn apply(self, acc: f32, row: usize, col: usize) -> f32 {
+        relu(self.0.apply(acc, row, col))
+    }
+}
+
+/// [`gelu`] of the inner fusion.
+#[derive(Clone, Copy, Debug)]
+pub struct Gelu<F>(pub F);
+
+impl<F: Fusion> Fusion for Gelu<F> {
+    #[inline(always)]
+    fn apply(self, acc: f32, row: usize, col: usize) -> f32 {
+        gelu(self.0.apply(acc, row, col))
+    }
+}
+
+/// [`silu`] of the inner fusion.
+#[derive(Clone, Copy, Debug)]
+pub struct Silu<F>(pub F);
+
+impl<F: Fusion> Fusion for Silu<F> {
+    #[inline(always)]
+    fn apply(self, acc: f32, row: usize, col: usize) -> f32 {
+        silu(self.0.apply(acc, row, col))
+    }
+}
+
+/// `max(x, 0)`; NaN stays NaN.
+///
+/// ```
+/// use layout_device::epilogue::relu;
+/// assert_eq!((relu(-2.0), relu(3.0)), (0.0, 3.0));
+/// assert!(relu(f32::NAN).is_nan());
+/// ```
+#[inline(always)]
+pub fn relu(x: f32) -> f32 {
+    if x < 0.0 {
+        0.0
+    } else {
+        x
+    }
+}
+
+/// `log2(e)`, for `e^x = 2^(x log2 e)`.
+const LOG2_E: f32 = core::f32::consts::LOG2_E;
+
+/// GELU as torch's default (`approximate='none'`) defines it,
+/// `x/2 (1 + erf(x/√2))`, with erf by Abramowitz and Stegun's 7.1.26
+/// (absolute error below 1.5e-7) and `e^(-z²)` by [`exp2`]: within
+/// `2e-7 (1 + |x|)` of the exact value, far below bf16's or f16's rounding.
+///
+/// ```
+/// use layout_device::epilogue::gelu;
+/// assert_eq!(gelu(0.0), 0.0);
+/// // gelu(1) = 0.8413447460685429...
+/// assert!((gelu(1.0) - 0.841_344_75).abs() < 1e-6);
+/// assert!((gelu(-3.0) + 0.004_049_6).abs() < 1e-6);
+/// ```
+#[inline(always)]
+pub fn gelu(x: f32) -> f32 {
+    let z = (x * core::f32::consts::FRAC_1_SQRT_2).abs();
+    let t = 1.0 / (1.0 + 0.327_591_1 * z);
+    let poly = t
+        * (0.254_829_6
+            + t * (-0.284_496_74 + t * (1.421_413_8 + t * (-1.453_152 + t * 1.061_405_4))));
+    let erf_abs = 1.0 - poly * exp2(-z * z * LOG2_E);
+    let erf = if x < 0.0 { -erf_abs } else { erf_abs };
+    0.5 * x * (1.0 + erf)
+}
+
+/// SiLU (swish), `x / (1 + e^-x)`, with `e^-x` by [`exp2`].
+///
+/// ```
+/// use layout_device::epilogue::silu;
+/// assert_eq!(silu(0.0), 0.0);
+/// // silu(2) = 1.7615941559557649...
+/// assert!((silu(2.0) - 1.761_594_2).abs() < 1e-6);
+/// assert_eq!(silu(-200.0), -0.0); // e^200 overflows: x / inf
+/// ```
+#[inline(always)]
+pub fn silu(x: f32) -> f32 {
+    x / (1.0 + exp2(-x * LOG2_E))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `erf` in f64 by its Maclaurin series (|z| < 3) or its continued
+    /// fraction's complement (|z| >= 3), to 1e-15: the reference.
+    fn erf64(z: f64) -> f64 {
+        let a = z.abs();
+        let r = if a < 3.0 {
+            let (mut term, mut sum, mut k) = (a, a, 0.0);
+            while term.abs() > 1e-17 {
+                k += 1.0;
+                term *= -a * a / k;
+                sum += term / (2.0 * k + 1.0);
+            }
+            2.0 / core::f64::consts::PI.sqrt() * sum
+        } else {
+            // erfc(a) = e^(-a^2) / sqrt(pi) * 1/(a + 1/2/(a + 1/(a + 3/2/(a + ...))))
+            let mut f = a;
+            for k in (1..60).rev() {
+                f = a + (k as f64 / 2.0) / f;
+            }
+            1.0 - (-a * a).exp() / core::f64::consts::PI.sqrt() / f
+        };
+        if z < 0.0 {
+            -r
+        } else {
+            r
+        }
+    }
+
+    /// GELU against `x/2 (1 + erf(x/√2))` in f64, over [-10, 10] in steps
+    /// of 1/64 and at large |x|: within the documented bound.
+    #[test]
+    fn gelu_is_torchs_within_the_bound() {
+        assert!((erf64(1.0) - 0.842_700_792_949_714_9).abs() < 1e-14);
+        assert!((erf64(3.5) - 0.999_999_256_901_627_7).abs() < 1e-14);
+        let xs = (-640..=640)
+            .map(|i| i as f64 / 64.0)
+            .chain([-100.0, -30.0, 30.0, 1000.0]);
+        for x in xs {
+            let want = 0.5 * x * (1.0 + erf64(x / core::f64::consts::SQRT_2));
+            let got = f64::from(gelu(x as f32));
+            assert!(
+                (got - want).abs() <= 2e-7 * (1.0 + x.abs()),
+                "gelu({x}) = {got}, want {want}"
+            );
+        }
+    }
+
+    /// SiLU against `x / (1 + e^-x)` in f64, relative to its size.
+    #[test]
+    fn silu_is_the_definition() {
+        for i in -640..=640 {
+            let x = i as f64 / 32.0;
+            let want = x / (1.0 + (-x).exp());
+            let got = f64::from(silu(x as f32));
+            assert!((got - want).abs() <= 1e-6 * (1.0 + want.abs()), "silu({x})");
+        }
+    }
+
+    /// bf16 and f16 packing round to nearest even, as `half` does.
+    #[test]
+    fn packing_rounds_to_nearest_even() {
+        for x in [
+            1.0f32,
+            1.0 + 1.0 / 256.0,
+            1.0 + 3.0 / 256.0,
+            -65504.0,
+            1e-8,
+            3.0e38,
+        ] {
+            let b = u32::from(half::bf16::from_f32(x).to_bits());
+            let h = u32::from(half::f16::from_f32(x).to_bits());
+            assert_eq!(Bf16::pack2(x, -x), b | (b ^ 0x8000) << 16, "{x}");
+            assert_eq!(F16::pack2(x, 0.0), h, "{x}");
+        }
+    }
+}
