@@ -35,7 +35,11 @@
 //!   clusters ([`cluster_ctarank`], [`cluster_idx`], [`cluster_sync`]),
 //!   [`setmaxnreg_inc`] / [`setmaxnreg_dec`], [`elect_one`], and the
 //!   fences. `kernels/sm90` (`hgemm_sm90`, `flash_attn_fwd_sm90`) shows
-//!   them together.
+//!   them together. Every `wgmma` of layout-core's SM90 atoms is one
+//!   [`GmmaInstr`] (f16, bf16, tf32, FP8 and 8-bit integer inputs).
+//! - [`epilogue`]: what a GEMM computes from each accumulator on its way
+//!   to C (scale, bias, ReLU, GELU, SiLU) and C's element type (f16, bf16),
+//!   the same code on the GPU, under the emulator and on the host.
 //! - `emulator` (the module, with the feature `emulator`, host only): a
 //!   kernel's body run for a grid of blocks on the CPU, every instruction
 //!   above computed as the GPU computes it, and races, deadlocks and traps

@@ -2,9 +2,9 @@
 //! application calls.
 
 use crate::attention::{Family, Problem, FAMILIES};
-use crate::launch::{self, AttentionLaunch, HgemmOut, HgemmSm90Launch};
+use crate::launch::{self, AttentionLaunch, HgemmOut, HgemmSm90Launch, Sm90Epilogue};
 use crate::Error;
-use half::f16;
+use half::{bf16, f16};
 use layout_kernels::maps::{GemmPlan, SGEMM, SGEMM_NT};
 use layout_launch::{Device, DeviceBuffer, Kernel, Module, Stream, ValidAsZeroBits};
 
@@ -275,6 +275,93 @@ impl Gpu {
         }
         let run = HgemmSm90Launch::new(self.stream(), &f, Some(self.sms), a, b, dims)?;
         run.launch(self.stream(), &f, (a, b), c)
+    }
+
+    /// C = A · Bᵀ on Hopper as [`Gpu::hgemm_sm90`], in bf16: A m x k and B
+    /// n x k bf16, row-major, f32 accumulators, C m x n bf16
+    /// (`gemm_bf16_sm90`).
+    ///
+    /// # Errors
+    ///
+    /// As [`Gpu::hgemm_sm90`].
+    pub fn gemm_bf16_sm90(
+        &self,
+        a: &DeviceBuffer<bf16>,
+        b: &DeviceBuffer<bf16>,
+        c: &mut DeviceBuffer<bf16>,
+        dims: (usize, usize, usize),
+    ) -> Result<(), Error> {
+        self.sm90_gemm("gemm_bf16_sm90", (a, b), c, dims, Sm90Epilogue::Plain)
+    }
+
+    /// C = GELU(A · Bᵀ + bias) on Hopper, in bf16: A m x k and B n x k
+    /// bf16, row-major, `bias` n bf16 (one per column of C: a linear
+    /// layer's `x @ W.T + b`), torch's exact GELU (`x/2 (1 + erf(x/√2))`)
+    /// in f32, C m x n bf16 (`gemm_bias_gelu_bf16_sm90`).
+    ///
+    /// # Errors
+    ///
+    /// As [`Gpu::hgemm_sm90`], and K of 0 (C would be GELU of the bias, not
+    /// a product), a bias of another length than n.
+    pub fn gemm_bias_gelu_bf16_sm90(
+        &self,
+        (a, b): (&DeviceBuffer<bf16>, &DeviceBuffer<bf16>),
+        bias: &DeviceBuffer<bf16>,
+        c: &mut DeviceBuffer<bf16>,
+        dims: (usize, usize, usize),
+    ) -> Result<(), Error> {
+        const OP: &str = "gemm_bias_gelu_bf16_sm90";
+        let (m, n, k) = dims;
+        if k == 0 && m > 0 && n > 0 {
+            return Err(Error::refused(
+                OP,
+                format!("({m}, {n}, {k}): K must be positive"),
+            ));
+        }
+        self.sm90_gemm(OP, (a, b), c, dims, Sm90Epilogue::Bias(bias))
+    }
+
+    /// C = scale_a · scale_b · A · Bᵀ on Hopper for FP8: A m x k and B n x k
+    /// e4m3 (their bits, one byte each), row-major, per-tensor scales, f32
+    /// accumulators, C m x n bf16 (`gemm_e4m3_sm90`: the FP8 inference GEMM).
+    ///
+    /// # Errors
+    ///
+    /// As [`Gpu::hgemm_sm90`] with K a multiple of 16 (TMA's 16-byte rows),
+    /// and scales that are not finite.
+    pub fn gemm_e4m3_sm90(
+        &self,
+        (a, b): (&DeviceBuffer<u8>, &DeviceBuffer<u8>),
+        (scale_a, scale_b): (f32, f32),
+        c: &mut DeviceBuffer<bf16>,
+        dims: (usize, usize, usize),
+    ) -> Result<(), Error> {
+        const OP: &str = "gemm_e4m3_sm90";
+        if !(scale_a.is_finite() && scale_b.is_finite()) {
+            return Err(Error::refused(
+                OP,
+                format!("the scales {scale_a} and {scale_b} must be finite"),
+            ));
+        }
+        self.sm90_gemm(OP, (a, b), c, dims, Sm90Epilogue::Scales(scale_a, scale_b))
+    }
+
+    /// A Hopper GEMM entry on `hgemm_sm90`'s plan: the empty problem as
+    /// BLAS has it, then the maps, the grid and the launch.
+    fn sm90_gemm<T: layout_launch::TmaElement>(
+        &self,
+        op: &'static str,
+        (a, b): (&DeviceBuffer<T>, &DeviceBuffer<T>),
+        c: &mut DeviceBuffer<bf16>,
+        dims: (usize, usize, usize),
+        epilogue: Sm90Epilogue<'_>,
+    ) -> Result<(), Error> {
+        let f = self.sm90_kernel(op)?;
+        if self.empty_gemm(op, (a.len(), b.len()), c, dims)? {
+            return Ok(());
+        }
+        let run = HgemmSm90Launch::new(self.stream(), &f, Some(self.sms), a, b, dims)?;
+        run.launch_epilogue(self.stream(), &f, (a, b), c, epilogue)
     }
 
     /// The attention family this GPU runs: the Hopper kernel on compute

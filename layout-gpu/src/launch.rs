@@ -163,11 +163,36 @@ impl HgemmOut for f16 {
     const PLAN: GemmPlan = layout_kernels::maps::HGEMM_F16;
 }
 
+/// The Hopper GEMM entries built on `hgemm_sm90`'s plan with its full form
+/// (`layout_kernels_sm90::hgemm::FULL`), beside the forms of `FORMS`:
+/// bf16, bf16 with bias and GELU, and FP8 e4m3 with scales.
+pub const SM90_GEMMS: [&str; 3] = [
+    "gemm_bf16_sm90",
+    "gemm_bias_gelu_bf16_sm90",
+    "gemm_e4m3_sm90",
+];
+
+/// What a Hopper GEMM entry takes after C, before (m, n, k): nothing
+/// (`hgemm_sm90` and its forms, `gemm_bf16_sm90`), a bf16 bias per column
+/// of C (`gemm_bias_gelu_bf16_sm90`), or A's and B's scales
+/// (`gemm_e4m3_sm90`).
+#[derive(Clone, Copy)]
+pub enum Sm90Epilogue<'a> {
+    /// No argument.
+    Plain,
+    /// The bias, one bf16 per column of C.
+    Bias(&'a DeviceBuffer<half::bf16>),
+    /// `(scale_a, scale_b)`: C = scale_a · scale_b · A · Bᵀ.
+    Scales(f32, f32),
+}
+
 /// `hgemm_sm90(map_a, map_b, c, m, n, k)` of layout-kernels-sm90 (or one
-/// of its forms, `layout_kernels_sm90::hgemm::FORMS`), made ready for one
-/// (m, n, k) and one pair of operands: the tensor maps encoded and on the
+/// of its forms, `layout_kernels_sm90::hgemm::FORMS`, or one of
+/// [`SM90_GEMMS`]), made ready for one (m, n, k) and one pair of operands
+/// of `T` (f16, bf16, or FP8 as `u8`): the tensor maps encoded and on the
 /// GPU, the grid chosen. [`HgemmSm90Launch::launch`] then writes C = A · Bᵀ
-/// (f32 accumulators, f16 C), as often as asked.
+/// (f32 accumulators, f16 C), as often as asked, and
+/// [`HgemmSm90Launch::launch_epilogue`] the other entries' C.
 pub struct HgemmSm90Launch {
     name: &'static str,
     form: layout_kernels_sm90::hgemm::Form,
@@ -177,33 +202,48 @@ pub struct HgemmSm90Launch {
 }
 
 impl HgemmSm90Launch {
-    /// The maps of A (m x k) and B (n x k), row-major f16, for the form
-    /// `f` names: boxes of `bm x 64` and `256 / cluster x 64` with the
-    /// 128-byte swizzle (CuTe's K-major SW128 GMMA atom tiled to the
-    /// block's tiles). `sms`: a persistent grid of at most that many blocks;
-    /// `None`: one block per tile. Refuses an unknown form, M or N of 0, K
-    /// not a positive multiple of 8 (TMA's 16-byte row strides), buffers
-    /// of other lengths.
-    pub fn new(
+    /// The maps of A (m x k) and B (n x k), row-major `T`, for the form
+    /// `f` names: boxes of `bm` and `256 / cluster` rows of 128 bytes (64
+    /// halves, 128 bytes of FP8) with the 128-byte swizzle (CuTe's K-major
+    /// SW128 GMMA atom tiled to the block's tiles). `sms`: a persistent grid
+    /// of at most that many blocks; `None`: one block per tile. Refuses an
+    /// unknown form, M or N of 0, K not a positive multiple of 16 bytes
+    /// (TMA's row strides), buffers of other lengths.
+    pub fn new<T: layout_launch::TmaElement>(
         stream: &Stream,
         f: &Kernel,
         sms: Option<u32>,
-        a: &DeviceBuffer<f16>,
-        b: &DeviceBuffer<f16>,
+        a: &DeviceBuffer<T>,
+        b: &DeviceBuffer<T>,
         (m, n, k): (usize, usize, usize),
     ) -> Result<Self, Error> {
-        use layout_kernels_sm90::hgemm::{ceil_div, BK, BN, FORMS};
+        use layout_kernels_sm90::hgemm::{ceil_div, BK_BYTES, BN, FORMS, FULL};
         use layout_launch::TmaSwizzle;
         const OP: &str = "hgemm_sm90";
-        let Some(&(name, form)) = FORMS.iter().find(|(n, _)| *n == f.name()) else {
+        let form = FORMS
+            .iter()
+            .find(|(n, _)| *n == f.name())
+            .copied()
+            .or_else(|| {
+                SM90_GEMMS
+                    .iter()
+                    .find(|n| **n == f.name())
+                    .map(|&n| (n, FULL))
+            });
+        let Some((name, form)) = form else {
             return Err(Error::refused(OP, format!("no form '{}'", f.name())));
         };
-        if m == 0 || n == 0 || k == 0 || k % 8 != 0 {
+        let elem = std::mem::size_of::<T>();
+        let per_row = 16 / elem;
+        if m == 0 || n == 0 || k == 0 || k % per_row != 0 {
             return Err(Error::refused(
-                OP,
-                format!("({m}, {n}, {k}): M and N must be positive, K a positive multiple of 8"),
+                name,
+                format!(
+                    "({m}, {n}, {k}): M and N must be positive, K a positive multiple of {per_row} (16 bytes)"
+                ),
             ));
         }
+        let bk = (BK_BYTES / elem) as u32;
         let (Some(la), Some(lb), Some(_)) = (m.checked_mul(k), n.checked_mul(k), m.checked_mul(n))
         else {
             return Err(Error::refused(
@@ -213,24 +253,18 @@ impl HgemmSm90Launch {
         };
         if a.len() != la || b.len() != lb {
             return Err(Error::refused(
-                OP,
+                name,
                 format!(
-                    "({m}, {n}, {k}): A holds {} halves and B {}, not {la} and {lb}",
+                    "({m}, {n}, {k}): A holds {} elements and B {}, not {la} and {lb}",
                     a.len(),
                     b.len()
                 ),
             ));
         }
-        let map_a = stream.tensor_map_2d(
-            a,
-            (m, k),
-            k,
-            (form.bm() as u32, BK as u32),
-            TmaSwizzle::B128,
-        )?;
+        let map_a = stream.tensor_map_2d(a, (m, k), k, (form.bm() as u32, bk), TmaSwizzle::B128)?;
         // A cluster's blocks load B's tile in equal parts.
         let b_rows = (BN / form.cluster) as u32;
-        let map_b = stream.tensor_map_2d(b, (n, k), k, (b_rows, BK as u32), TmaSwizzle::B128)?;
+        let map_b = stream.tensor_map_2d(b, (n, k), k, (b_rows, bk), TmaSwizzle::B128)?;
         let maps = (stream.upload(&[map_a])?, stream.upload(&[map_b])?);
         // The work in clusters (of `form.cluster` tiles along M), and as
         // many clusters as run at once when persistent.
@@ -269,43 +303,93 @@ impl HgemmSm90Launch {
         &self,
         stream: &Stream,
         f: &Kernel,
-        _operands: (&DeviceBuffer<f16>, &DeviceBuffer<f16>),
+        operands: (&DeviceBuffer<f16>, &DeviceBuffer<f16>),
         c: &mut DeviceBuffer<f16>,
     ) -> Result<(), Error> {
+        self.launch_epilogue(stream, f, operands, c, Sm90Epilogue::Plain)
+    }
+
+    /// C = epilogue(A · Bᵀ) for the operands the maps were made for (of
+    /// `T`, borrowed so that they stay alive), C of m x n `Out` (f16 or
+    /// bf16), with what the entry takes after C. Refuses C of another
+    /// length, an epilogue argument the entry does not take, a bias of
+    /// another length than n.
+    pub fn launch_epilogue<T, Out: layout_launch::DeviceRepr>(
+        &self,
+        stream: &Stream,
+        f: &Kernel,
+        _operands: (&DeviceBuffer<T>, &DeviceBuffer<T>),
+        c: &mut DeviceBuffer<Out>,
+        epilogue: Sm90Epilogue<'_>,
+    ) -> Result<(), Error> {
         use layout_kernels_sm90::hgemm::SMEM_BYTES;
-        const OP: &str = "hgemm_sm90";
-        expect(OP, f, self.name)?;
+        let op = self.name;
+        expect(op, f, self.name)?;
         let (m, n, k) = self.dims;
         if c.len() != m * n {
             return Err(Error::refused(
-                OP,
-                format!("C holds {} halves, not {m} x {n}", c.len()),
+                op,
+                format!("C holds {} elements, not {m} x {n}", c.len()),
+            ));
+        }
+        let wanted = match self.name {
+            "gemm_bias_gelu_bf16_sm90" => "a bias",
+            "gemm_e4m3_sm90" => "scales",
+            _ => "no argument",
+        };
+        let given = match epilogue {
+            Sm90Epilogue::Plain => "no argument",
+            Sm90Epilogue::Bias(bias) => {
+                if bias.len() != n {
+                    return Err(Error::refused(
+                        op,
+                        format!("the bias holds {} elements, not N = {n}", bias.len()),
+                    ));
+                }
+                "a bias"
+            }
+            Sm90Epilogue::Scales(..) => "scales",
+        };
+        if wanted != given {
+            return Err(Error::refused(
+                op,
+                format!("the epilogue takes {wanted}, not {given}"),
+            ));
+        }
+        if std::mem::size_of::<Out>() != 2 {
+            return Err(Error::refused(
+                op,
+                "C must be of 16-bit elements".to_string(),
             ));
         }
         let dim = |v: usize| {
-            u32::try_from(v).map_err(|_| Error::refused(OP, format!("{v} is too large")))
+            u32::try_from(v).map_err(|_| Error::refused(op, format!("{v} is too large")))
         };
         let (m32, n32, k32) = (dim(m)?, dim(n)?, dim(k)?);
-        // SAFETY: the form takes (map_a, map_b, c, m, n, k): the maps are the
-        // driver's encoding of A (m x k) and B (n x k) with the boxes and
-        // swizzle of the form's plan (`new`), over buffers of those lengths
-        // (checked there) that the caller keeps alive (borrowed here); C is
-        // a slice of m x n halves (checked), whose every store the kernel
-        // checks; the form's threads and the plan's dynamic shared memory,
-        // which the kernel checks too.
+        // SAFETY: the entry takes (map_a, map_b, c, [its epilogue's
+        // argument,] m, n, k): the maps are the driver's encoding of A
+        // (m x k) and B (n x k) with the boxes and swizzle of the form's
+        // plan (`new`), over buffers of those lengths (checked there) that
+        // the caller keeps alive (borrowed here); C is a slice of m x n
+        // 16-bit elements (checked), whose every store the kernel checks;
+        // the bias a slice of n bf16 (checked), the scales two f32, as
+        // the entry's name requires (checked above); the form's threads
+        // and the plan's dynamic shared memory, which the kernel checks too.
         unsafe {
-            stream
+            let l = stream
                 .launch(f)
                 .grid(self.grid)
                 .block(self.form.threads() as u32)
                 .shared_bytes(SMEM_BYTES as u32)
                 .arg(&self.maps.0)
                 .arg(&self.maps.1)
-                .slice_mut(c)
-                .scalar(m32)
-                .scalar(n32)
-                .scalar(k32)
-                .launch()
+                .slice_mut(c);
+            let l = match epilogue {
+                Sm90Epilogue::Plain => l,
+                Sm90Epilogue::Bias(bias) => l.slice(bias),
+                Sm90Epilogue::Scales(sa, sb) => l.scalar(sa).scalar(sb),
+            };
+            l.scalar(m32).scalar(n32).scalar(k32).launch()
         }
         .map_err(Error::Device)
     }

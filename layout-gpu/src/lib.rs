@@ -10,7 +10,9 @@
 //! - [`Gpu::hgemm_sm80`]: C = A · Bᵀ in f16 on tensor cores (`mma.sync`),
 //!   f32 or f16 accumulators by C's type.
 //! - [`Gpu::hgemm_sm90`]: the same on Hopper (`wgmma`, TMA), f32
-//!   accumulators, f16 C, any M and N.
+//!   accumulators, f16 C, any M and N; [`Gpu::gemm_bf16_sm90`] in bf16,
+//!   [`Gpu::gemm_bias_gelu_bf16_sm90`] with a fused bias and GELU, and
+//!   [`Gpu::gemm_e4m3_sm90`] for FP8 e4m3 with per-tensor scales (bf16 C).
 //! - [`Gpu::attention`]: the FlashAttention forward pass, O and the
 //!   log-sum-exp; the Hopper kernel on sm_90, the SM80 kernel elsewhere.
 //!
@@ -42,6 +44,6 @@ pub mod launch;
 pub use attention::Problem;
 pub use error::Error;
 pub use gpu::{Gpu, PTX_SM80, PTX_SM90};
-pub use half::f16;
-pub use launch::HgemmOut;
+pub use half::{bf16, f16};
+pub use launch::{HgemmOut, Sm90Epilogue, SM90_GEMMS};
 pub use layout_launch::{Device, DeviceBuffer, Stream};

@@ -62,6 +62,13 @@ impl TmaElement for f32 {
 impl TmaElement for half::f16 {
     const DATA_TYPE: CUtensorMapDataType = CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
 }
+impl TmaElement for half::bf16 {
+    const DATA_TYPE: CUtensorMapDataType = CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+}
+/// Bytes: FP8 (e4m3, e5m2) and 8-bit integers travel as their bits.
+impl TmaElement for u8 {
+    const DATA_TYPE: CUtensorMapDataType = CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT8;
+}
 
 /// A tensor map: 128 opaque bytes the driver encodes, passed to a kernel
 /// in global memory (upload it; Rust kernels cannot take CUDA's

@@ -9,7 +9,7 @@
 use crate::text;
 use std::path::{Path, PathBuf};
 
-use half::f16;
+use half::{bf16, f16};
 use layout_gpu::{Gpu, PTX_SM80};
 use layout_kernels::maps::{GemmPlan, HGEMM_F16, HGEMM_F32, SGEMM, SGEMM_NT, TRANSPOSE_TILE};
 
@@ -37,6 +37,17 @@ Kernels (C is always written C-order, M x N; M, N, K come from the files):
                 f32 accumulators. A: M x K float16, C-order. B: N x K
                 float16, C-order. C: M x N float16. Any M and N, K a
                 multiple of 8 (TMA's 16-byte rows); partial tiles exact.
+  gemm_bf16_sm90
+                as hgemm_sm90 in bf16, with --dtype bfloat16: A, B and C
+                hold bf16 bits as uint16 (a.view(np.uint16) of a bfloat16
+                array; torch: a.view(torch.uint16)).
+  gemm_bias_gelu_bf16_sm90
+                C = GELU(A B^T + bias) (torch's exact GELU), as
+                gemm_bf16_sm90 with --bias BIAS.npy: N bf16 as uint16.
+  gemm_e4m3_sm90
+                C = scale_a scale_b A B^T, with --dtype float8_e4m3fn: A
+                and B hold e4m3 bits as uint8, K a multiple of 16; C bf16
+                bits as uint16. --scale-a and --scale-b (default 1).
 Inputs go to the kernel as stored: another dtype, storage order or shape is
 refused (exit code 2), never converted or padded. An empty problem is valid,
 as BLAS has it: with M or N of 0 nothing runs (C is empty), with K of 0 C is
@@ -72,16 +83,76 @@ pub enum Gemm {
     /// `hgemm_sm90`: as [`Gemm::HgemmF16`] on Hopper, f32 accumulators, any
     /// M and N.
     HgemmSm90,
+    /// `gemm_bf16_sm90`: as [`Gemm::HgemmSm90`] in bf16.
+    Bf16Sm90,
+    /// `gemm_bias_gelu_bf16_sm90`: GELU(A · Bᵀ + bias) in bf16.
+    BiasGeluBf16Sm90,
+    /// `gemm_e4m3_sm90`: scale_a · scale_b · A · Bᵀ, FP8 e4m3 in, bf16 out.
+    E4m3Sm90,
+}
+
+/// What A and B hold, as a kernel takes them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Input {
+    F32,
+    F16,
+    /// bf16 bits in a uint16 file (`--dtype bfloat16`).
+    Bf16,
+    /// e4m3 bits in a uint8 file (`--dtype float8_e4m3fn`).
+    E4m3,
+}
+
+impl Input {
+    /// The file's dtype, and the `--dtype` that says what it holds.
+    fn dtype(self) -> (&'static str, Option<&'static str>) {
+        match self {
+            Input::F32 => ("float32", None),
+            Input::F16 => ("float16", None),
+            Input::Bf16 => ("uint16", Some("bfloat16")),
+            Input::E4m3 => ("uint8", Some("float8_e4m3fn")),
+        }
+    }
+
+    fn holds(self, data: &Data) -> bool {
+        matches!(
+            (self, data),
+            (Input::F32, Data::F32(_))
+                | (Input::F16, Data::F16(_))
+                | (Input::Bf16, Data::U16(_))
+                | (Input::E4m3, Data::U8(_))
+        )
+    }
+}
+
+/// `gpu-runner gemm`'s options for the Hopper bf16 and FP8 GEMMs.
+#[derive(clap::Args, Clone, Debug, Default, PartialEq)]
+pub struct GemmOpts {
+    /// What the uint16 or uint8 files hold: bfloat16 (gemm_bf16_sm90,
+    /// gemm_bias_gelu_bf16_sm90) or float8_e4m3fn (gemm_e4m3_sm90).
+    #[arg(long)]
+    pub dtype: Option<String>,
+    /// gemm_bias_gelu_bf16_sm90's bias (.npy): N bf16 as uint16.
+    #[arg(long)]
+    pub bias: Option<PathBuf>,
+    /// gemm_e4m3_sm90's scale of A (default 1).
+    #[arg(long = "scale-a")]
+    pub scale_a: Option<f32>,
+    /// gemm_e4m3_sm90's scale of B (default 1).
+    #[arg(long = "scale-b")]
+    pub scale_b: Option<f32>,
 }
 
 impl Gemm {
     /// Every GEMM kernel, in the order `--help` lists them.
-    pub const ALL: [Gemm; 5] = [
+    pub const ALL: [Gemm; 8] = [
         Gemm::Sgemm,
         Gemm::SgemmNt,
         Gemm::HgemmF32,
         Gemm::HgemmF16,
         Gemm::HgemmSm90,
+        Gemm::Bf16Sm90,
+        Gemm::BiasGeluBf16Sm90,
+        Gemm::E4m3Sm90,
     ];
 
     /// The entry point's name.
@@ -92,6 +163,9 @@ impl Gemm {
             Gemm::HgemmF32 => "hgemm_f32",
             Gemm::HgemmF16 => "hgemm_f16",
             Gemm::HgemmSm90 => "hgemm_sm90",
+            Gemm::Bf16Sm90 => "gemm_bf16_sm90",
+            Gemm::BiasGeluBf16Sm90 => "gemm_bias_gelu_bf16_sm90",
+            Gemm::E4m3Sm90 => "gemm_e4m3_sm90",
         }
     }
 
@@ -106,16 +180,26 @@ impl Gemm {
             })
     }
 
-    /// Whether A and B are f16 (else f32).
-    fn half_inputs(self) -> bool {
-        matches!(self, Gemm::HgemmF32 | Gemm::HgemmF16 | Gemm::HgemmSm90)
+    /// What A and B hold.
+    fn input(self) -> Input {
+        match self {
+            Gemm::Sgemm | Gemm::SgemmNt => Input::F32,
+            Gemm::HgemmF32 | Gemm::HgemmF16 | Gemm::HgemmSm90 => Input::F16,
+            Gemm::Bf16Sm90 | Gemm::BiasGeluBf16Sm90 => Input::Bf16,
+            Gemm::E4m3Sm90 => Input::E4m3,
+        }
     }
 
-    /// The launch rules of an SM80 kernel; `None` for `hgemm_sm90`, which
-    /// takes any M and N (its partial tiles are its own).
+    /// Whether this is a Hopper kernel (the PTX of layout-kernels-sm90).
+    pub fn sm90(self) -> bool {
+        self.plan().is_none()
+    }
+
+    /// The launch rules of an SM80 kernel; `None` for the Hopper kernels,
+    /// which take any M and N (their partial tiles are their own).
     pub fn plan(self) -> Option<GemmPlan> {
         match self {
-            Gemm::HgemmSm90 => None,
+            Gemm::HgemmSm90 | Gemm::Bf16Sm90 | Gemm::BiasGeluBf16Sm90 | Gemm::E4m3Sm90 => None,
             Gemm::HgemmF32 => Some(HGEMM_F32),
             Gemm::HgemmF16 => Some(HGEMM_F16),
             Gemm::Sgemm => Some(SGEMM),
@@ -125,8 +209,9 @@ impl Gemm {
 
     /// The block tile (M, N, K) that M, N and K must be multiples of.
     pub fn tile(self) -> (usize, usize, usize) {
-        // Partial tiles are hgemm_sm90's; TMA's rows are 16 bytes.
-        self.plan().map_or((1, 1, 8), |p| p.tile)
+        // Partial tiles are the Hopper kernels'; TMA's rows are 16 bytes.
+        let k = if self.input() == Input::E4m3 { 16 } else { 8 };
+        self.plan().map_or((1, 1, k), |p| p.tile)
     }
 }
 
@@ -139,6 +224,10 @@ pub struct GemmJob {
     pub dims: (usize, usize, usize),
     a: Data,
     b: Data,
+    /// The bias (bf16 bits) of `gemm_bias_gelu_bf16_sm90`.
+    bias: Option<Vec<u16>>,
+    /// The scales of `gemm_e4m3_sm90`.
+    scales: (f32, f32),
     ptx: String,
     c: PathBuf,
 }
@@ -149,7 +238,7 @@ fn check_matrix(
     kernel: &str,
     what: &str,
     a: &Array,
-    half: bool,
+    input: Input,
     order: Order,
 ) -> Result<(usize, usize), String> {
     let &[rows, cols] = a.shape.as_slice() else {
@@ -158,12 +247,8 @@ fn check_matrix(
             a.shape
         ));
     };
-    let (want, ok) = if half {
-        ("float16", matches!(a.data, Data::F16(_)))
-    } else {
-        ("float32", matches!(a.data, Data::F32(_)))
-    };
-    if !ok {
+    let want = input.dtype().0;
+    if !input.holds(&a.data) {
         return Err(format!(
             "{kernel}: {what} must be {want}; it is {}",
             a.dtype_name()
@@ -208,15 +293,15 @@ fn check_multiple(
 /// first refusal, one line.
 pub fn check_gemm(kernel: Gemm, a: &Array, b: &Array) -> Result<(usize, usize, usize), String> {
     let name = kernel.name();
-    let half = kernel.half_inputs();
+    let input = kernel.input();
     let a_order = if kernel == Gemm::SgemmNt {
         Order::Fortran
     } else {
         Order::C
     };
-    let (m, k) = check_matrix(name, "A", a, half, a_order)?;
-    let (b_rows, b_cols) = check_matrix(name, "B", b, half, Order::C)?;
-    let (n, kb, b_shape) = if half {
+    let (m, k) = check_matrix(name, "A", a, input, a_order)?;
+    let (b_rows, b_cols) = check_matrix(name, "B", b, input, Order::C)?;
+    let (n, kb, b_shape) = if input != Input::F32 {
         (b_rows, b_cols, "N x K")
     } else {
         (b_cols, b_rows, "K x N")
@@ -226,11 +311,12 @@ pub fn check_gemm(kernel: Gemm, a: &Array, b: &Array) -> Result<(usize, usize, u
             "{name}: A is {m} x {k} (M x K) and B is {b_rows} x {b_cols} ({b_shape}): their K differ"
         ));
     }
-    if kernel == Gemm::HgemmSm90 {
+    if kernel.sm90() {
         // TMA fills partial tiles; its rows are 16-byte multiples.
-        if k % 8 != 0 {
+        let per_row = kernel.tile().2;
+        if k % per_row != 0 {
             return Err(format!(
-                "{name}: M = {m}, N = {n}, K = {k}: K must be a multiple of 8 (TMA's 16-byte rows)"
+                "{name}: M = {m}, N = {n}, K = {k}: K must be a multiple of {per_row} (TMA's 16-byte rows)"
             ));
         }
         return match (m.checked_mul(n), m.checked_mul(k), n.checked_mul(k)) {
@@ -257,6 +343,7 @@ pub(crate) fn read_ptx(ptx: &Path) -> Result<String, String> {
 
 /// Everything `gpu-runner gemm` checks before the GPU: the kernel's name,
 /// the files it reads, their dtypes, orders and shapes.
+#[cfg(test)]
 pub fn prepare_gemm(
     ptx: &Path,
     kernel: &str,
@@ -264,14 +351,91 @@ pub fn prepare_gemm(
     b: &Path,
     c: &Path,
 ) -> Result<GemmJob, String> {
+    prepare_gemm_with(ptx, kernel, (a, b, c), &GemmOpts::default())
+}
+
+/// The options' checks for `kernel`: `--dtype` naming what its uint16 or
+/// uint8 files hold (and nothing for the others), `--bias` for the bias
+/// kernel only, `--scale-a` and `--scale-b` (finite) for the FP8 one only.
+fn check_opts(kernel: Gemm, o: &GemmOpts) -> Result<(f32, f32), String> {
+    let name = kernel.name();
+    match (kernel.input().dtype().1, o.dtype.as_deref()) {
+        (Some(want), Some(d)) if d == want => {}
+        (Some(want), d) => {
+            return Err(format!(
+                "{name}: --dtype {want} must say what the {} files hold{}",
+                kernel.input().dtype().0,
+                d.map_or(String::new(), |d| format!(" (not {d})"))
+            ))
+        }
+        (None, Some(d)) => {
+            return Err(format!(
+                "{name}: --dtype {d}: the kernel takes {} files as they are",
+                kernel.input().dtype().0
+            ))
+        }
+        (None, None) => {}
+    }
+    let bias_kernel = kernel == Gemm::BiasGeluBf16Sm90;
+    if bias_kernel != o.bias.is_some() {
+        return Err(if bias_kernel {
+            format!("{name}: --bias BIAS.npy is required")
+        } else {
+            format!("{name}: --bias is gemm_bias_gelu_bf16_sm90's")
+        });
+    }
+    let scaled = kernel == Gemm::E4m3Sm90;
+    if !scaled && (o.scale_a.is_some() || o.scale_b.is_some()) {
+        return Err(format!(
+            "{name}: --scale-a and --scale-b are gemm_e4m3_sm90's"
+        ));
+    }
+    let scales = (o.scale_a.unwrap_or(1.0), o.scale_b.unwrap_or(1.0));
+    if !(scales.0.is_finite() && scales.1.is_finite()) {
+        return Err(format!(
+            "{name}: the scales {} and {} must be finite",
+            scales.0, scales.1
+        ));
+    }
+    Ok(scales)
+}
+
+/// The bias's checks: N bf16 as uint16, one dimension.
+fn check_bias(name: &str, bias: &Array, n: usize) -> Result<Vec<u16>, String> {
+    match (&bias.data, bias.shape.as_slice()) {
+        (Data::U16(v), &[len]) if len == n => Ok(v.clone()),
+        (Data::U16(_), shape) => Err(format!(
+            "{name}: the bias must have shape [{n}] (N); its shape is {shape:?}"
+        )),
+        _ => Err(format!(
+            "{name}: the bias must be uint16 (bf16 bits); it is {}",
+            bias.dtype_name()
+        )),
+    }
+}
+
+/// [`prepare_gemm`] with the Hopper bf16 and FP8 kernels' options.
+pub fn prepare_gemm_with(
+    ptx: &Path,
+    kernel: &str,
+    (a, b, c): (&Path, &Path, &Path),
+    opts: &GemmOpts,
+) -> Result<GemmJob, String> {
     let kernel = Gemm::parse(kernel)?;
+    let scales = check_opts(kernel, opts)?;
     let (a, b) = (npy::read(a)?, npy::read(b)?);
     let dims = check_gemm(kernel, &a, &b)?;
+    let bias = match &opts.bias {
+        Some(path) => Some(check_bias(kernel.name(), &npy::read(path)?, dims.1)?),
+        None => None,
+    };
     Ok(GemmJob {
         kernel,
         dims,
         a: a.data,
         b: b.data,
+        bias,
+        scales,
         ptx: read_ptx(ptx)?,
         c: c.to_path_buf(),
     })
@@ -281,7 +445,7 @@ pub fn prepare_gemm(
 /// `job`'s PTX (for `hgemm_sm90`, the Hopper crate's; the SM80 crate's is
 /// then the one `layout-gpu` ships), so an empty problem launches nothing.
 pub fn run_gemm(job: &GemmJob) -> Result<(), String> {
-    let gpu = if job.kernel == Gemm::HgemmSm90 {
+    let gpu = if job.kernel.sm90() {
         Gpu::with_ptx(0, PTX_SM80, Some(&job.ptx))
     } else {
         Gpu::with_ptx(0, &job.ptx, None)
@@ -316,8 +480,38 @@ pub fn run_gemm(job: &GemmJob) -> Result<(), String> {
             }
             npy::write(&job.c, &shape, &s.download(&dc).map_err(text)?)
         }
+        (Data::U16(a), Data::U16(b)) => {
+            let bits = |v: &[u16]| v.iter().map(|&x| bf16::from_bits(x)).collect::<Vec<_>>();
+            let (da, db) = (
+                s.upload(&bits(a)).map_err(text)?,
+                s.upload(&bits(b)).map_err(text)?,
+            );
+            let mut dc = s.zeros::<bf16>(m * n).map_err(text)?;
+            match &job.bias {
+                Some(bias) => {
+                    let dbias = s.upload(&bits(bias)).map_err(text)?;
+                    gpu.gemm_bias_gelu_bf16_sm90((&da, &db), &dbias, &mut dc, job.dims)
+                }
+                None => gpu.gemm_bf16_sm90(&da, &db, &mut dc, job.dims),
+            }
+            .map_err(text)?;
+            write_bf16(&job.c, &shape, &s.download(&dc).map_err(text)?)
+        }
+        (Data::U8(a), Data::U8(b)) => {
+            let (da, db) = (s.upload(a).map_err(text)?, s.upload(b).map_err(text)?);
+            let mut dc = s.zeros::<bf16>(m * n).map_err(text)?;
+            gpu.gemm_e4m3_sm90((&da, &db), job.scales, &mut dc, job.dims)
+                .map_err(text)?;
+            write_bf16(&job.c, &shape, &s.download(&dc).map_err(text)?)
+        }
         _ => Err("A and B of different dtypes passed the checks".into()),
     }
+}
+
+/// Writes a bf16 C as its bits (uint16).
+fn write_bf16(path: &Path, shape: &[usize], c: &[bf16]) -> Result<(), String> {
+    let bits: Vec<u16> = c.iter().map(|x| x.to_bits()).collect();
+    npy::write(path, shape, &bits)
 }
 
 /// A checked transpose: n and X's elements.
@@ -334,7 +528,7 @@ pub struct TransposeJob {
 /// first refusal, one line.
 pub fn check_transpose(x: &Array) -> Result<usize, String> {
     let name = "transpose_f32";
-    let (rows, cols) = check_matrix(name, "X", x, false, Order::C)?;
+    let (rows, cols) = check_matrix(name, "X", x, Input::F32, Order::C)?;
     if rows != cols {
         return Err(format!("{name}: X must be square; it is {rows} x {cols}"));
     }
@@ -432,11 +626,11 @@ mod tests {
         }
         assert_eq!(
             Gemm::parse("sgemm").unwrap_err(),
-            "unknown GEMM kernel 'sgemm' (known: sgemm_f32, sgemm_nt_f32, hgemm_f32, hgemm_f16, hgemm_sm90)"
+            "unknown GEMM kernel 'sgemm' (known: sgemm_f32, sgemm_nt_f32, hgemm_f32, hgemm_f16, hgemm_sm90, gemm_bf16_sm90, gemm_bias_gelu_bf16_sm90, gemm_e4m3_sm90)"
         );
         assert_eq!(
             Gemm::parse("transpose_f32").unwrap_err(),
-            "unknown GEMM kernel 'transpose_f32' (known: sgemm_f32, sgemm_nt_f32, hgemm_f32, hgemm_f16, hgemm_sm90)"
+            "unknown GEMM kernel 'transpose_f32' (known: sgemm_f32, sgemm_nt_f32, hgemm_f32, hgemm_f16, hgemm_sm90, gemm_bf16_sm90, gemm_bias_gelu_bf16_sm90, gemm_e4m3_sm90)"
         );
     }
 
@@ -588,6 +782,119 @@ mod tests {
         for (x, want) in cases {
             assert_eq!(check_transpose(&x).unwrap_err(), want);
         }
+    }
+
+    fn bits16(shape: &[usize]) -> Array {
+        Array {
+            shape: shape.to_vec(),
+            order: Order::C,
+            descr: "<u2".into(),
+            data: Data::U16(vec![0; shape.iter().product()]),
+        }
+    }
+
+    fn bits8(shape: &[usize]) -> Array {
+        Array {
+            shape: shape.to_vec(),
+            order: Order::C,
+            descr: "|u1".into(),
+            data: Data::U8(vec![0; shape.iter().product()]),
+        }
+    }
+
+    /// The Hopper bf16 and FP8 kernels: bits in uint16 / uint8 files, any
+    /// M and N, K a multiple of 16 bytes; their options each kernel's own.
+    #[test]
+    fn bf16_and_fp8_kernels_checks() {
+        let ok = |g, a: Array, b: Array| check_gemm(g, &a, &b);
+        assert_eq!(
+            ok(Gemm::Bf16Sm90, bits16(&[129, 8]), bits16(&[3, 8])),
+            Ok((129, 3, 8))
+        );
+        assert_eq!(
+            ok(Gemm::E4m3Sm90, bits8(&[7, 32]), bits8(&[1, 32])),
+            Ok((7, 1, 32))
+        );
+        let no = |g, a: Array, b: Array| check_gemm(g, &a, &b).unwrap_err();
+        assert_eq!(
+            no(Gemm::E4m3Sm90, bits8(&[7, 24]), bits8(&[1, 24])),
+            "gemm_e4m3_sm90: M = 7, N = 1, K = 24: K must be a multiple of 16 (TMA's 16-byte rows)"
+        );
+        assert_eq!(
+            no(Gemm::Bf16Sm90, f16s(&[8, 8], C), bits16(&[8, 8])),
+            "gemm_bf16_sm90: A must be uint16; it is float16"
+        );
+        assert_eq!(
+            no(Gemm::E4m3Sm90, bits8(&[8, 16]), bits16(&[8, 16])),
+            "gemm_e4m3_sm90: B must be uint8; it is uint16"
+        );
+        let opts = |dtype: Option<&str>, bias: bool, sa: Option<f32>| GemmOpts {
+            dtype: dtype.map(String::from),
+            bias: bias.then(|| PathBuf::from("bias.npy")),
+            scale_a: sa,
+            scale_b: None,
+        };
+        let bf = Some("bfloat16");
+        assert_eq!(
+            check_opts(Gemm::Bf16Sm90, &opts(bf, false, None)),
+            Ok((1.0, 1.0))
+        );
+        assert_eq!(
+            check_opts(
+                Gemm::E4m3Sm90,
+                &opts(Some("float8_e4m3fn"), false, Some(0.5))
+            ),
+            Ok((0.5, 1.0))
+        );
+        for (g, o, want) in [
+            (
+                Gemm::Bf16Sm90,
+                opts(None, false, None),
+                "gemm_bf16_sm90: --dtype bfloat16 must say what the uint16 files hold",
+            ),
+            (
+                Gemm::Bf16Sm90,
+                opts(Some("float16"), false, None),
+                "gemm_bf16_sm90: --dtype bfloat16 must say what the uint16 files hold (not float16)",
+            ),
+            (
+                Gemm::HgemmSm90,
+                opts(bf, false, None),
+                "hgemm_sm90: --dtype bfloat16: the kernel takes float16 files as they are",
+            ),
+            (
+                Gemm::BiasGeluBf16Sm90,
+                opts(bf, false, None),
+                "gemm_bias_gelu_bf16_sm90: --bias BIAS.npy is required",
+            ),
+            (
+                Gemm::Bf16Sm90,
+                opts(bf, true, None),
+                "gemm_bf16_sm90: --bias is gemm_bias_gelu_bf16_sm90's",
+            ),
+            (
+                Gemm::Bf16Sm90,
+                opts(bf, false, Some(2.0)),
+                "gemm_bf16_sm90: --scale-a and --scale-b are gemm_e4m3_sm90's",
+            ),
+            (
+                Gemm::E4m3Sm90,
+                opts(Some("float8_e4m3fn"), false, Some(f32::INFINITY)),
+                "gemm_e4m3_sm90: the scales inf and 1 must be finite",
+            ),
+        ] {
+            assert_eq!(check_opts(g, &o).unwrap_err(), want);
+        }
+        let name = "gemm_bias_gelu_bf16_sm90";
+        assert_eq!(check_bias(name, &bits16(&[5]), 5), Ok(vec![0; 5]));
+        assert_eq!(
+            check_bias(name, &bits16(&[1, 5]), 5).unwrap_err(),
+            "gemm_bias_gelu_bf16_sm90: the bias must have shape [5] (N); its shape is [1, 5]"
+        );
+        assert_eq!(
+            check_bias(name, &f16s(&[5], C), 5).unwrap_err(),
+            "gemm_bias_gelu_bf16_sm90: the bias must be uint16 (bf16 bits); it is float16"
+        );
     }
 
     /// The whole path before the GPU, on files: read, checked, or refused

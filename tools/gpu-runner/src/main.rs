@@ -45,7 +45,7 @@ struct Cli {
 }
 
 /// Running one kernel on .npy files.
-#[derive(Subcommand, Debug, PartialEq, Eq)]
+#[derive(Subcommand, Debug, PartialEq)]
 enum Command {
     /// Run one GEMM kernel on A.npy and B.npy on GPU 0 and write its C to
     /// C.npy.
@@ -53,7 +53,8 @@ enum Command {
     Gemm {
         /// The PTX file (target/ptx/layout_kernels.ptx).
         ptx: PathBuf,
-        /// sgemm_f32, sgemm_nt_f32, hgemm_f32 or hgemm_f16.
+        /// sgemm_f32, sgemm_nt_f32, hgemm_f32, hgemm_f16, hgemm_sm90,
+        /// gemm_bf16_sm90, gemm_bias_gelu_bf16_sm90 or gemm_e4m3_sm90.
         kernel: String,
         /// A (.npy), in the kernel's storage order.
         a: PathBuf,
@@ -61,6 +62,8 @@ enum Command {
         b: PathBuf,
         /// Where to write C (.npy, C-order).
         c: PathBuf,
+        #[command(flatten)]
+        opts: files::GemmOpts,
     },
     /// Run the transpose kernel on X.npy on GPU 0 and write Y = Xᵀ to
     /// Y.npy.
@@ -101,7 +104,9 @@ fn main() -> ExitCode {
             a,
             b,
             c,
-        }) => files::prepare_gemm(ptx, kernel, a, b, c).and_then(|job| files::run_gemm(&job)),
+            opts,
+        }) => files::prepare_gemm_with(ptx, kernel, (a, b, c), opts)
+            .and_then(|job| files::run_gemm(&job)),
         Some(Command::Transpose { ptx, kernel, x, y }) => {
             files::prepare_transpose(ptx, kernel, x, y).and_then(|job| files::run_transpose(&job))
         }
@@ -204,6 +209,7 @@ mod tests {
                 a: "a.npy".into(),
                 b: "b.npy".into(),
                 c: "c.npy".into(),
+                opts: Default::default(),
             })
         );
         assert_eq!(cli.bench.ptx, None);

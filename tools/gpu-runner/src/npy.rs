@@ -1,6 +1,7 @@
-//! `.npy` files (NumPy's format, through `npyz`): arrays of `float32` or
-//! `float16` read with their shape and storage order, matrices written
-//! C-order little-endian (`<f4`, `<f2`). Nothing here reorders data: an
+//! `.npy` files (NumPy's format, through `npyz`): arrays of `float32`,
+//! `float16`, `uint16` or `uint8` (bf16 and FP8 as their bits) read with
+//! their shape and storage order, matrices written C-order little-endian
+//! (`<f4`, `<f2`, `<u2`). Nothing here reorders data: an
 //! array's elements are kept in the order the file stores them.
 
 use std::fs::File;
@@ -27,6 +28,10 @@ pub enum Data {
     F32(Vec<f32>),
     /// `float16` (`<f2` or `>f2`).
     F16(Vec<f16>),
+    /// `uint16` (`<u2` or `>u2`): bf16 as its bits.
+    U16(Vec<u16>),
+    /// `uint8` (`|u1`): FP8 as its bits.
+    U8(Vec<u8>),
     /// Any other dtype: not read.
     Other,
 }
@@ -51,6 +56,8 @@ impl Array {
         match self.data {
             Data::F32(_) => "float32".into(),
             Data::F16(_) => "float16".into(),
+            Data::U16(_) => "uint16".into(),
+            Data::U8(_) => "uint8".into(),
             Data::Other => format!("'{}'", self.descr),
         }
     }
@@ -83,6 +90,8 @@ pub fn parse(bytes: &[u8]) -> Result<Array, String> {
     let data = match plain {
         Some((TypeChar::Float, 4)) => Data::F32(npy.into_vec().map_err(|e| one_line(&e))?),
         Some((TypeChar::Float, 2)) => Data::F16(npy.into_vec().map_err(|e| one_line(&e))?),
+        Some((TypeChar::Uint, 2)) => Data::U16(npy.into_vec().map_err(|e| one_line(&e))?),
+        Some((TypeChar::Uint, 1)) => Data::U8(npy.into_vec().map_err(|e| one_line(&e))?),
         _ => Data::Other,
     };
     Ok(Array {
@@ -113,6 +122,10 @@ impl Element for f32 {
 
 impl Element for f16 {
     const DESCR: &'static str = "<f2";
+}
+
+impl Element for u16 {
+    const DESCR: &'static str = "<u2";
 }
 
 fn write_to<T: Element, W: Write>(out: W, shape: &[usize], data: &[T]) -> Result<(), String> {
@@ -273,6 +286,39 @@ mod tests {
         assert_eq!((a.data, a.descr.as_str()), (Data::Other, "<f8"));
         let a = parse(&npy_bytes("<i4", false, "(1,)", &7i32.to_le_bytes())).unwrap();
         assert_eq!(a.dtype_name(), "'<i4'");
+    }
+
+    /// bf16 and FP8 travel as their bits: np.save of a uint16 array
+    /// (little- or big-endian) and of a uint8 one read as those bits, and a
+    /// written uint16 C reads back.
+    #[test]
+    fn bit_patterns_read_as_stored() {
+        let le: Vec<u8> = [0x3f80u16, 0xc040]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        let a = parse(&npy_bytes("<u2", false, "(1, 2)", &le)).unwrap();
+        assert_eq!(
+            (a.data, a.shape),
+            (Data::U16(vec![0x3f80, 0xc040]), vec![1, 2])
+        );
+        let be: Vec<u8> = [0x3f80u16].iter().flat_map(|x| x.to_be_bytes()).collect();
+        let a = parse(&npy_bytes(">u2", false, "(1,)", &be)).unwrap();
+        assert_eq!(a.data, Data::U16(vec![0x3f80]));
+        let a = parse(&npy_bytes("|u1", true, "(2, 2)", &[0x38, 0x40, 0xb8, 0])).unwrap();
+        assert_eq!(
+            (a.dtype_name(), a.order, a.data),
+            (
+                "uint8".to_string(),
+                Order::Fortran,
+                Data::U8(vec![0x38, 0x40, 0xb8, 0])
+            )
+        );
+        let bytes = to_bytes(&[1, 3], &[1u16, 2, 0xffff]).unwrap();
+        assert!(
+            header(&bytes).starts_with("{'descr': '<u2', 'fortran_order': False, 'shape': (1, 3")
+        );
+        assert_eq!(parse(&bytes).unwrap().data, Data::U16(vec![1, 2, 0xffff]));
     }
 
     #[test]

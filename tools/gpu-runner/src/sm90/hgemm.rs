@@ -10,7 +10,7 @@ use crate::timing::{self, IDLE, LAUNCHES, ROUNDS, WARMUP};
 
 /// A pseudo-random small integer in `lo..=hi` for index `i` (a fixed
 /// hash: the same inputs on every run).
-fn small(i: usize, seed: u64, lo: i32, hi: i32) -> i32 {
+pub(super) fn small(i: usize, seed: u64, lo: i32, hi: i32) -> i32 {
     let mut x = (i as u64).wrapping_add(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
     x ^= x >> 33;
     x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
@@ -21,7 +21,7 @@ fn small(i: usize, seed: u64, lo: i32, hi: i32) -> i32 {
 /// A standard normal value for index `i` (Box-Muller over [`small`]'s
 /// hash): timing data with random mantissas, as cuBLAS's anchor gets from
 /// `torch.randn` (small integers draw less power and clock higher).
-fn normal(i: usize, seed: u64) -> f32 {
+pub(super) fn normal(i: usize, seed: u64) -> f32 {
     let u = |s: u64| (small(i, s, 0, (1 << 24) - 1) as f64 + 0.5) / (1u64 << 24) as f64;
     let (u1, u2) = (u(seed), u(seed + 1000));
     ((-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()) as f32

@@ -1,6 +1,7 @@
 //! `gpu-runner sm90 PTX`: the Hopper kernels of layout-kernels-sm90
 //! (`kernels/sm90`, PTX for sm_90a), each run once and checked exactly.
 
+mod gemms;
 mod hgemm;
 
 use crate::text;
@@ -18,9 +19,9 @@ fn f16_bits(v: i32) -> u16 {
     sign | ((15 + e) << 10) as u16 | frac as u16
 }
 
-/// Runs `wgmma_atom`, `tma_tile`, `tma_round_trip`, `tma_reduce_tile`
-/// and the HGEMM; prints
-/// a line each; `Ok(false)` when a check fails.
+/// Runs `wgmma_atom`, `tma_tile`, `tma_round_trip`, `tma_reduce_tile`,
+/// the HGEMM and the GEMMs built on its plan (bf16, bias and GELU, FP8);
+/// prints a line each; `Ok(false)` when a check fails.
 pub fn run(ptx: &std::path::Path) -> Result<bool, String> {
     let gpu = Device::new(0).map_err(text)?;
     let module = gpu.load_ptx_file(ptx).map_err(text)?;
@@ -29,7 +30,8 @@ pub fn run(ptx: &std::path::Path) -> Result<bool, String> {
     let ok = tma_tile(s, &module)? && ok;
     let ok = tma_round_trip(s, &module)? && ok;
     let ok = tma_reduce_tile(s, &module)? && ok;
-    Ok(hgemm::run(&gpu, &module)? && ok)
+    let ok = hgemm::run(&gpu, &module)? && ok;
+    Ok(gemms::run(&gpu, &module)? && ok)
 }
 
 /// `wgmma_atom`: C (64 x 64) = A (64 x 16) · B (64 x 16)ᵀ on small
