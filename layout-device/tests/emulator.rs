@@ -108,6 +108,58 @@ fn a_barrier_some_thread_skips_is_an_error() {
     );
 }
 
+/// Named barriers order the threads that reach them and no others: two
+/// groups of 64 threads each exchange values through shared memory at
+/// their own barrier (1 and 2), and neither waits for the other. Without
+/// the barrier the same exchange is a race; counts that differ, a missing
+/// thread or an id of 0 are errors, not hangs.
+#[test]
+fn named_barriers_order_their_threads() {
+    use layout_device::named_barrier;
+    let y = Buffer::filled(0f32, 128);
+    let gy = y.global_mut();
+    run(&Launch::new("groups", 1, 128), move || {
+        let t = thread_idx();
+        let (group, me) = (t / 64, t % 64);
+        let s = Smem::window::<TILE>(64 * group, 64);
+        s.st(me, (1000 * group + me) as f32);
+        named_barrier(1 + group as u32, 64);
+        gy.st(t, s.ld((me + 1) % 64));
+    })
+    .unwrap();
+    let want: Vec<f32> = (0..128)
+        .map(|t| (1000 * (t / 64) + (t % 64 + 1) % 64) as f32)
+        .collect();
+    y.check(&want, |a, b| a == b).unwrap();
+    // Group 1's barrier orders group 1 only: reading group 0's word is a
+    // race.
+    let e = run(&Launch::new("groups", 1, 128), move || {
+        let t = thread_idx();
+        let s = Smem::window::<TILE>(0, 128);
+        s.st(t, t as f32);
+        named_barrier(1 + (t / 64) as u32, 64);
+        let _ = s.ld((t + 64) % 128);
+    })
+    .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Race, "{e}");
+    let e = run(&Launch::new("counts", 1, 64), || {
+        named_barrier(3, if thread_idx() < 32 { 64 } else { 32 });
+    })
+    .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Divergence, "{e}");
+    assert!(e.message.contains("named barrier 3 of 64 threads reached with a count of 32"), "{e}");
+    let e = run(&Launch::new("missing", 1, 64), || {
+        if thread_idx() != 7 {
+            named_barrier(2, 64);
+        }
+    })
+    .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Deadlock, "{e}");
+    assert!(e.message.contains("63 threads at named barrier 2"), "{e}");
+    let e = run(&Launch::new("zero", 1, 32), || named_barrier(0, 32)).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Trap, "{e}");
+}
+
 /// `bar.sync` is `.aligned`: the lanes of a warp at two different calls of
 /// it are refused (the GPU's behaviour there is undefined).
 #[test]

@@ -9,6 +9,7 @@ use super::sched;
 use super::shared;
 use super::state::{self, fail, with, Operand, Site};
 use crate::host::gpu_only;
+use std::format;
 
 /// The running thread's (x, y, z) in its block.
 pub(crate) fn thread_idx_xyz(name: &str) -> D3 {
@@ -67,6 +68,24 @@ pub(crate) fn barrier(name: &'static str, site: Site, aligned: bool) {
         gpu_only(name)
     }
     sched::block_barrier(name, site, aligned)
+}
+
+/// A named barrier: `id` in 1..16, `count` threads, a multiple of 32 no
+/// larger than the block (else an error, as the GPU's is undefined).
+pub(crate) fn named_barrier(site: Site, id: u32, count: u32) {
+    if !state::active() {
+        gpu_only("named_barrier")
+    }
+    let per_block = state::with(|s| s.per_block).unwrap_or(0);
+    if !(1..16).contains(&id) || count == 0 || count % 32 != 0 || count as usize > per_block {
+        fail(
+            ErrorKind::Trap,
+            format!(
+                "named_barrier({id}, {count}): the id must be 1 to 15 and the count a positive multiple of 32 up to the block's {per_block} threads"
+            ),
+        );
+    }
+    sched::named_barrier(id, count as usize, site)
 }
 
 /// The cluster barrier.

@@ -65,6 +65,48 @@ impl Sim {
     }
 }
 
+impl Sim {
+    /// The running thread's arrival at its block's named barrier `id` of
+    /// `count` threads; whether it completed the barrier. Threads arriving
+    /// with another count than the first's is a fault.
+    fn arrive_named_barrier(&mut self, id: u32, count: usize, site: Site) -> bool {
+        let me = self.cur;
+        let b = self.threads[me].block;
+        self.threads[me].wait = Wait::Named(id, site);
+        self.progress += 1;
+        let slot = &mut self.blocks[b].named[id as usize];
+        if slot.1.is_empty() {
+            slot.0 = count;
+        } else if slot.0 != count {
+            let first = slot.0;
+            let msg = format!(
+                "named barrier {id} of {first} threads reached with a count of {count} ({})",
+                self.name(me)
+            );
+            self.fault = Some(self.error_at(Some(me), ErrorKind::Divergence, msg));
+            return true;
+        }
+        slot.1.push(me);
+        if slot.1.len() < count {
+            return false;
+        }
+        let members = core::mem::take(&mut slot.1);
+        self.join(&members);
+        for &t in &members {
+            self.threads[t].wait = Wait::Run;
+        }
+        true
+    }
+}
+
+/// A named barrier (`barrier.sync id, count`) for the running thread.
+pub(crate) fn named_barrier(id: u32, count: usize, site: Site) {
+    let completed = with(|s| s.arrive_named_barrier(id, count, site)).unwrap_or(false);
+    if !completed || with(|s| s.fault.is_some()).unwrap_or(false) {
+        suspend();
+    }
+}
+
 /// A block barrier (`bar.sync 0`, `.aligned` or not) for the running
 /// thread.
 pub(crate) fn block_barrier(what: &'static str, site: Site, aligned: bool) {
@@ -243,6 +285,7 @@ fn run_cluster(
                 idx,
                 shared: SharedState::new(launch.dynamic_smem),
                 at_barrier: 0,
+                named: Default::default(),
                 warps: (0..per_block.div_ceil(32)).map(|_| Vec::new()).collect(),
                 warpgroups: (0..per_block / 128).map(|_| WgSlot::new()).collect(),
             })
@@ -386,6 +429,7 @@ fn deadlock(s: &mut Sim) -> EmuError {
             Wait::Run => continue,
             Wait::Spin(w) => format!("polling `{w}`, which no thread will complete"),
             Wait::Barrier(w, site) => format!("at the block barrier `{w}` ({site})"),
+            Wait::Named(id, site) => format!("at named barrier {id} ({site})"),
             Wait::Warp(w, site) => format!("at the warp-wide `{w}` ({site})"),
             Wait::Cluster(site) => format!("at the cluster barrier ({site})"),
         };

@@ -26,6 +26,8 @@ pub(crate) enum Wait {
     Spin(&'static str),
     /// At a block barrier.
     Barrier(&'static str, Site),
+    /// At named barrier `id` (`bar.sync id, count`).
+    Named(u32, Site),
     /// At a warp-wide instruction, until the warp's 32 lanes are there.
     Warp(&'static str, Site),
     /// At the cluster barrier.
@@ -92,6 +94,9 @@ pub(crate) struct BlockState {
     pub shared: SharedState,
     /// Threads at the block barrier.
     pub at_barrier: usize,
+    /// Each named barrier (1..16) in progress: its thread count and the
+    /// threads arrived.
+    pub named: [(usize, Vec<usize>); 16],
     /// Each warp's collectives in progress, one per member mask.
     pub warps: Vec<Vec<WarpSlot>>,
     pub warpgroups: Vec<WgSlot>,

@@ -158,6 +158,25 @@ pub fn sync_threads_divergent() {
     })
 }
 
+/// `barrier.sync id, count` (CUDA's named barriers): the `count` threads
+/// of the block that reach barrier `id` wait for each other, and their
+/// shared-memory writes before it are seen after it; the other threads go
+/// on (one warpgroup of a warp-specialized kernel, say, with `count` 128).
+/// `id` is 1 to 15 (0 is [`sync_threads`]'), `count` a positive multiple of
+/// 32 that every arriving thread gives alike. Not `.aligned`: lanes may
+/// reach it through different instructions.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub fn named_barrier(id: u32, count: u32) {
+    gpu!("named_barrier", {
+        // SAFETY: a barrier of `count` threads (the caller's contract: all
+        // of them reach it); no `nomem`, as `sync_threads`.
+        unsafe { asm!("barrier.sync {id}, {count};", id = in(reg32) id, count = in(reg32) count, options(nostack)) }
+    }, emu: {
+        crate::emulator::ops::named_barrier(core::panic::Location::caller(), id, count)
+    })
+}
+
 /// `__syncwarp()`: the lanes of the warp wait for each other; their
 /// shared-memory writes before it are seen after it.
 #[inline(always)]
