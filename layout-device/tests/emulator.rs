@@ -147,7 +147,11 @@ fn named_barriers_order_their_threads() {
     })
     .unwrap_err();
     assert_eq!(e.kind, ErrorKind::Divergence, "{e}");
-    assert!(e.message.contains("named barrier 3 of 64 threads reached with a count of 32"), "{e}");
+    assert!(
+        e.message
+            .contains("named barrier 3 of 64 threads reached with a count of 32"),
+        "{e}"
+    );
     let e = run(&Launch::new("missing", 1, 64), || {
         if thread_idx() != 7 {
             named_barrier(2, 64);

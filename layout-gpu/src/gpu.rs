@@ -294,6 +294,22 @@ impl Gpu {
         self.sm90_gemm("gemm_bf16_sm90", (a, b), c, dims, Sm90Epilogue::Plain)
     }
 
+    /// [`Gpu::gemm_bf16_sm90`] with the TMA-store epilogue
+    /// (`gemm_bf16_tma_sm90`): C staged in shared memory and stored by TMA.
+    ///
+    /// # Errors
+    ///
+    /// As [`Gpu::hgemm_sm90`].
+    pub fn gemm_bf16_tma_sm90(
+        &self,
+        a: &DeviceBuffer<bf16>,
+        b: &DeviceBuffer<bf16>,
+        c: &mut DeviceBuffer<bf16>,
+        dims: (usize, usize, usize),
+    ) -> Result<(), Error> {
+        self.sm90_gemm("gemm_bf16_tma_sm90", (a, b), c, dims, Sm90Epilogue::Plain)
+    }
+
     /// C = GELU(A · Bᵀ + bias) on Hopper, in bf16: A m x k and B n x k
     /// bf16, row-major, `bias` n bf16 (one per column of C: a linear
     /// layer's `x @ W.T + b`), torch's exact GELU (`x/2 (1 + erf(x/√2))`)
@@ -360,7 +376,10 @@ impl Gpu {
         if self.empty_gemm(op, (a.len(), b.len()), c, dims)? {
             return Ok(());
         }
-        let run = HgemmSm90Launch::new(self.stream(), &f, Some(self.sms), a, b, dims)?;
+        let mut run = HgemmSm90Launch::new(self.stream(), &f, Some(self.sms), a, b, dims)?;
+        if launch::tma_store_entry(op) {
+            run = run.with_c(self.stream(), c)?;
+        }
         run.launch_epilogue(self.stream(), &f, (a, b), c, epilogue)
     }
 

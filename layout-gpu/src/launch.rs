@@ -166,11 +166,28 @@ impl HgemmOut for f16 {
 /// The Hopper GEMM entries built on `hgemm_sm90`'s plan with its full form
 /// (`layout_kernels_sm90::hgemm::FULL`), beside the forms of `FORMS`:
 /// bf16, bf16 with bias and GELU, and FP8 e4m3 with scales.
-pub const SM90_GEMMS: [&str; 3] = [
+pub const SM90_GEMMS: [&str; 4] = [
     "gemm_bf16_sm90",
     "gemm_bias_gelu_bf16_sm90",
     "gemm_e4m3_sm90",
+    "gemm_bf16_tma_sm90",
 ];
+
+/// Whether the entry `name` stores C by TMA (a map of C in place of C's
+/// slice, and the staging buffers' shared memory).
+pub fn tma_store_entry(name: &str) -> bool {
+    name == "gemm_bf16_tma_sm90"
+}
+
+/// The dynamic shared memory of the Hopper GEMM entry `name`.
+fn sm90_smem(name: &str) -> usize {
+    use layout_kernels_sm90::hgemm::{SMEM_BYTES, SMEM_BYTES_TMA_STORE};
+    if tma_store_entry(name) {
+        SMEM_BYTES_TMA_STORE
+    } else {
+        SMEM_BYTES
+    }
+}
 
 /// What a Hopper GEMM entry takes after C, before (m, n, k): nothing
 /// (`hgemm_sm90` and its forms, `gemm_bf16_sm90`), a bf16 bias per column
@@ -197,6 +214,9 @@ pub struct HgemmSm90Launch {
     name: &'static str,
     form: layout_kernels_sm90::hgemm::Form,
     maps: (DeviceBuffer<TensorMap>, DeviceBuffer<TensorMap>),
+    /// C's map and its buffer's address, for a TMA-store entry
+    /// ([`HgemmSm90Launch::with_c`]).
+    map_c: Option<(DeviceBuffer<TensorMap>, u64)>,
     dims: (usize, usize, usize),
     grid: u32,
 }
@@ -275,7 +295,7 @@ impl HgemmSm90Launch {
             None => work,
             Some(s) => {
                 let resident = if cluster > 1 {
-                    max_active_clusters(stream, f, form.threads() as u32)?
+                    max_active_clusters(stream, f, form.threads() as u32, sm90_smem(name))?
                 } else {
                     s
                 };
@@ -286,9 +306,35 @@ impl HgemmSm90Launch {
             name,
             form,
             maps,
+            map_c: None,
             dims: (m, n, k),
             grid: clusters * cluster,
         })
+    }
+
+    /// For a TMA-store entry: the map of C (m x n, row-major, 16-bit
+    /// elements, 64 x 64 boxes, the 128-byte swizzle), which every launch
+    /// then writes (and must be given). Refuses C of another length.
+    pub fn with_c<T: layout_launch::TmaElement>(
+        mut self,
+        stream: &Stream,
+        c: &DeviceBuffer<T>,
+    ) -> Result<Self, Error> {
+        use layout_kernels_sm90::hgemm::C_COLS;
+        use layout_launch::TmaSwizzle;
+        let (m, n, _) = self.dims;
+        if c.len() != m * n || std::mem::size_of::<T>() != 2 {
+            return Err(Error::refused(
+                self.name,
+                format!(
+                    "C must hold m x n = {m} x {n} 16-bit elements; it holds {}",
+                    c.len()
+                ),
+            ));
+        }
+        let map = stream.tensor_map_2d(c, (m, n), n, (64, C_COLS as u32), TmaSwizzle::B128)?;
+        self.map_c = Some((stream.upload(&[map])?, address(stream, c)));
+        Ok(self)
     }
 
     /// The blocks launched.
@@ -322,7 +368,6 @@ impl HgemmSm90Launch {
         c: &mut DeviceBuffer<Out>,
         epilogue: Sm90Epilogue<'_>,
     ) -> Result<(), Error> {
-        use layout_kernels_sm90::hgemm::SMEM_BYTES;
         let op = self.name;
         expect(op, f, self.name)?;
         let (m, n, k) = self.dims;
@@ -372,18 +417,34 @@ impl HgemmSm90Launch {
         // plan (`new`), over buffers of those lengths (checked there) that
         // the caller keeps alive (borrowed here); C is a slice of m x n
         // 16-bit elements (checked), whose every store the kernel checks;
+        // or, for a TMA-store entry, the map of that very buffer (made by
+        // `with_c` with 64 x 64 boxes, its address checked above);
         // the bias a slice of n bf16 (checked), the scales two f32, as
         // the entry's name requires (checked above); the form's threads
         // and the plan's dynamic shared memory, which the kernel checks too.
+        let tma = tma_store_entry(self.name);
+        let map_c = match &self.map_c {
+            Some((map, at)) if *at == address(stream, c) => Some(map),
+            _ if tma => {
+                return Err(Error::refused(
+                    op,
+                    "C must be the buffer `with_c` made the map of".to_string(),
+                ))
+            }
+            _ => None,
+        };
         unsafe {
             let l = stream
                 .launch(f)
                 .grid(self.grid)
                 .block(self.form.threads() as u32)
-                .shared_bytes(SMEM_BYTES as u32)
+                .shared_bytes(sm90_smem(self.name) as u32)
                 .arg(&self.maps.0)
-                .arg(&self.maps.1)
-                .slice_mut(c);
+                .arg(&self.maps.1);
+            let l = match map_c {
+                Some(map) if tma => l.arg(map),
+                _ => l.slice_mut(c),
+            };
             let l = match epilogue {
                 Sm90Epilogue::Plain => l,
                 Sm90Epilogue::Bias(bias) => l.slice(bias),
@@ -398,8 +459,12 @@ impl HgemmSm90Launch {
 /// How many clusters of `f` (its cluster size compiled in) fit on the GPU
 /// at once with `threads` per block and hgemm_sm90's shared memory
 /// (`cuOccupancyMaxActiveClusters`).
-fn max_active_clusters(stream: &Stream, f: &Kernel, threads: u32) -> Result<u32, Error> {
-    use layout_kernels_sm90::hgemm::SMEM_BYTES;
+fn max_active_clusters(
+    stream: &Stream,
+    f: &Kernel,
+    threads: u32,
+    smem: usize,
+) -> Result<u32, Error> {
     use layout_launch::cudarc::driver::{sys::CUfunction_attribute, LaunchConfig};
     let func = f.cuda_function();
     let e = |e: layout_launch::cudarc::driver::DriverError| Error::Unsupported {
@@ -408,13 +473,13 @@ fn max_active_clusters(stream: &Stream, f: &Kernel, threads: u32) -> Result<u32,
     };
     func.set_attribute(
         CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-        SMEM_BYTES as i32,
+        smem as i32,
     )
     .map_err(e)?;
     let cfg = LaunchConfig {
         grid_dim: (132, 1, 1),
         block_dim: (threads, 1, 1),
-        shared_mem_bytes: SMEM_BYTES as u32,
+        shared_mem_bytes: smem as u32,
     };
     let n = func
         .occupancy_max_active_clusters(cfg, stream.cuda_stream())
@@ -582,6 +647,13 @@ impl AttentionLaunch {
         };
         r.map_err(Error::Device)
     }
+}
+
+/// The device address of `buffer`'s first element.
+fn address<T>(stream: &Stream, buffer: &DeviceBuffer<T>) -> u64 {
+    use layout_launch::cudarc::driver::DevicePtr;
+    let (ptr, _sync) = buffer.as_cuda_slice().device_ptr(stream.cuda_stream());
+    ptr
 }
 
 #[cfg(test)]

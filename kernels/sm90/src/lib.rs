@@ -73,7 +73,7 @@ pub mod smem;
 /// `emulated` tests).
 pub mod bodies {
     pub use crate::attention::body::attention_body;
-    pub use crate::hgemm::body::{gemm_body, hgemm_body};
+    pub use crate::hgemm::body::{gemm_body, hgemm_body, COut};
 }
 
 #[cfg(target_arch = "nvptx64")]

@@ -18,3 +18,12 @@ layout_device::shared_memory!(
 const _: () = assert!(ATTN_SMEM_BYTES == crate::attention::SMEM_BYTES);
 /// [`ATTN_SMEM`]'s size in bytes.
 pub const ATTN_SMEM_BYTES: usize = <ATTN_SMEM as layout_device::SharedBuffer>::BYTES;
+
+layout_device::shared_memory!(
+    /// The TMA-store epilogue's entries: `hgemm_sm90`'s plan and the
+    /// staging buffers of C (the plan is `hgemm`'s).
+    pub extern static GEMM_TMA_SMEM: [u8; 231424]
+);
+const _: () = assert!(GEMM_TMA_SMEM_BYTES == crate::hgemm::SMEM_BYTES_TMA_STORE);
+/// [`GEMM_TMA_SMEM`]'s size in bytes.
+pub const GEMM_TMA_SMEM_BYTES: usize = <GEMM_TMA_SMEM as layout_device::SharedBuffer>::BYTES;

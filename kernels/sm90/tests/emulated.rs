@@ -6,8 +6,9 @@
 
 use layout_device::emulator::{run, Buffer, Launch, TensorMap, TmaSwizzle};
 use layout_kernels_sm90::attention::{self, bm, BN as ATT_BN, CHUNK};
-use layout_kernels_sm90::bodies::{attention_body, gemm_body, hgemm_body};
+use layout_kernels_sm90::bodies::{attention_body, gemm_body, hgemm_body, COut};
 use layout_kernels_sm90::hgemm::{ceil_div, BK, BN, FORMS};
+use layout_kernels_sm90::smem::{GEMM_TMA_SMEM, HGEMM_SMEM};
 
 fn h(x: f32) -> u16 {
     half::f16::from_f32(x).to_bits()
@@ -227,13 +228,29 @@ fn e4m3(x: f32) -> u8 {
     }
 }
 
-/// `gemm_body::<0, In, Out, F>` (the full form) on integer A and B in
-/// [-2, 2] of `bytes`-byte elements (`enc` encodes one), one block per
-/// tile: C's bits, m x n.
+/// `gemm_body::<0, In, Out, F, _>` (the full form) on integer A and B in
+/// [-2, 2] (`enc` encodes one element), one block per tile (or `clusters`
+/// clusters, persistent), C stored directly or (`tma`) by the TMA-store
+/// epilogue: A, B and C's bits, m x n.
 fn gemm_case<In, Out, F>(
     (m, n, k): (usize, usize, usize),
     enc: impl Fn(f32) -> u16,
     fusion: F,
+) -> (Vec<f32>, Vec<f32>, Vec<u16>)
+where
+    In: layout_kernels_sm90::hgemm::Inputs,
+    Out: layout_device::epilogue::OutElem,
+    F: layout_device::epilogue::Fusion + 'static,
+{
+    gemm_case_with::<In, Out, F>((m, n, k), enc, fusion, false, None)
+}
+
+fn gemm_case_with<In, Out, F>(
+    (m, n, k): (usize, usize, usize),
+    enc: impl Fn(f32) -> u16,
+    fusion: F,
+    tma: bool,
+    clusters: Option<usize>,
 ) -> (Vec<f32>, Vec<f32>, Vec<u16>)
 where
     In: layout_kernels_sm90::hgemm::Inputs,
@@ -259,16 +276,31 @@ where
             TensorMap::tiled_2d(&gb, (n, k), k, (BN / form.cluster, bk), TmaSwizzle::B128).unwrap();
         (ma, mb, None, Some((ga, gb)))
     };
-    let c = Buffer::filled(0u16, m * n);
-    let (pa, pb, pc) = (map_a.ptr(), map_b.ptr(), c.global_mut());
+    // Bits no result has: entries the kernel leaves unwritten show.
+    let c = Buffer::filled(0xffffu16, m * n);
+    let map_c = TensorMap::tiled_2d(&c, (m, n), n, (64, 64), TmaSwizzle::B128).unwrap();
+    let (pa, pb, pc, pmc) = (map_a.ptr(), map_b.ptr(), c.global_mut(), map_c.ptr());
     let tiles = ceil_div(m, form.bm() * form.cluster) * ceil_div(n, BN);
-    let launch = Launch::new("gemm", tiles * form.cluster, form.threads())
+    let grid = clusters.unwrap_or(tiles) * form.cluster;
+    let smem = if tma {
+        layout_kernels_sm90::hgemm::SMEM_BYTES_TMA_STORE
+    } else {
+        layout_kernels_sm90::hgemm::SMEM_BYTES
+    };
+    let launch = Launch::new("gemm", grid, form.threads())
         .cluster(form.cluster)
-        .shared_bytes(layout_kernels_sm90::hgemm::SMEM_BYTES);
+        .shared_bytes(smem);
     let mnk = (m as u32, n as u32, k as u32);
-    if let Err(e) = run(&launch, move || {
-        gemm_body::<0, In, Out, F>(pa, pb, pc, mnk, fusion)
-    }) {
+    let result = if tma {
+        run(&launch, move || {
+            gemm_body::<0, In, Out, F, GEMM_TMA_SMEM>(pa, pb, COut::Tma(pmc), mnk, fusion)
+        })
+    } else {
+        run(&launch, move || {
+            gemm_body::<0, In, Out, F, HGEMM_SMEM>(pa, pb, COut::Global(pc), mnk, fusion)
+        })
+    };
+    if let Err(e) = result {
         panic!("gemm at {m} x {n} x {k}: {e}")
     }
     (a, b, c.to_vec())
@@ -344,6 +376,29 @@ fn gemm_e4m3_sm90_is_exact_on_integers() {
                 bf(sa * sb * dot(&a, &b, k, i, j)),
                 "({i}, {j})"
             );
+        }
+    }
+}
+
+/// The TMA-store epilogue: bf16 exact on integers, C written through the
+/// staging buffers and TMA (which clips at C's edges: m and n not
+/// multiples of 64), one block per tile and persistent (a cluster walking
+/// every tile, its staging buffers reused across tiles).
+#[test]
+fn gemm_bf16_tma_sm90_is_exact_on_integers() {
+    use layout_device::epilogue::{Bf16, Plain};
+    use layout_kernels_sm90::hgemm::Bf16In;
+    for (dims, clusters) in [((200, 300, 40), None), ((150, 600, 24), Some(1))] {
+        let (m, n, k) = dims;
+        let (a, b, c) = gemm_case_with::<Bf16In, Bf16, _>(dims, bf, Plain, true, clusters);
+        for i in 0..m {
+            for j in 0..n {
+                assert_eq!(
+                    c[i * n + j],
+                    bf(dot(&a, &b, k, i, j)),
+                    "({i}, {j}) of {dims:?}"
+                );
+            }
         }
     }
 }

@@ -44,6 +44,8 @@ Kernels (C is always written C-order, M x N; M, N, K come from the files):
   gemm_bias_gelu_bf16_sm90
                 C = GELU(A B^T + bias) (torch's exact GELU), as
                 gemm_bf16_sm90 with --bias BIAS.npy: N bf16 as uint16.
+  gemm_bf16_tma_sm90
+                as gemm_bf16_sm90, C stored by TMA from shared memory.
   gemm_e4m3_sm90
                 C = scale_a scale_b A B^T, with --dtype float8_e4m3fn: A
                 and B hold e4m3 bits as uint8, K a multiple of 16; C bf16
@@ -87,6 +89,8 @@ pub enum Gemm {
     Bf16Sm90,
     /// `gemm_bias_gelu_bf16_sm90`: GELU(A · Bᵀ + bias) in bf16.
     BiasGeluBf16Sm90,
+    /// `gemm_bf16_tma_sm90`: [`Gemm::Bf16Sm90`] storing C by TMA.
+    Bf16TmaSm90,
     /// `gemm_e4m3_sm90`: scale_a · scale_b · A · Bᵀ, FP8 e4m3 in, bf16 out.
     E4m3Sm90,
 }
@@ -144,7 +148,7 @@ pub struct GemmOpts {
 
 impl Gemm {
     /// Every GEMM kernel, in the order `--help` lists them.
-    pub const ALL: [Gemm; 8] = [
+    pub const ALL: [Gemm; 9] = [
         Gemm::Sgemm,
         Gemm::SgemmNt,
         Gemm::HgemmF32,
@@ -153,6 +157,7 @@ impl Gemm {
         Gemm::Bf16Sm90,
         Gemm::BiasGeluBf16Sm90,
         Gemm::E4m3Sm90,
+        Gemm::Bf16TmaSm90,
     ];
 
     /// The entry point's name.
@@ -166,6 +171,7 @@ impl Gemm {
             Gemm::Bf16Sm90 => "gemm_bf16_sm90",
             Gemm::BiasGeluBf16Sm90 => "gemm_bias_gelu_bf16_sm90",
             Gemm::E4m3Sm90 => "gemm_e4m3_sm90",
+            Gemm::Bf16TmaSm90 => "gemm_bf16_tma_sm90",
         }
     }
 
@@ -185,7 +191,7 @@ impl Gemm {
         match self {
             Gemm::Sgemm | Gemm::SgemmNt => Input::F32,
             Gemm::HgemmF32 | Gemm::HgemmF16 | Gemm::HgemmSm90 => Input::F16,
-            Gemm::Bf16Sm90 | Gemm::BiasGeluBf16Sm90 => Input::Bf16,
+            Gemm::Bf16Sm90 | Gemm::BiasGeluBf16Sm90 | Gemm::Bf16TmaSm90 => Input::Bf16,
             Gemm::E4m3Sm90 => Input::E4m3,
         }
     }
@@ -199,7 +205,11 @@ impl Gemm {
     /// which take any M and N (their partial tiles are their own).
     pub fn plan(self) -> Option<GemmPlan> {
         match self {
-            Gemm::HgemmSm90 | Gemm::Bf16Sm90 | Gemm::BiasGeluBf16Sm90 | Gemm::E4m3Sm90 => None,
+            Gemm::HgemmSm90
+            | Gemm::Bf16Sm90
+            | Gemm::BiasGeluBf16Sm90
+            | Gemm::E4m3Sm90
+            | Gemm::Bf16TmaSm90 => None,
             Gemm::HgemmF32 => Some(HGEMM_F32),
             Gemm::HgemmF16 => Some(HGEMM_F16),
             Gemm::Sgemm => Some(SGEMM),
@@ -492,6 +502,9 @@ pub fn run_gemm(job: &GemmJob) -> Result<(), String> {
                     let dbias = s.upload(&bits(bias)).map_err(text)?;
                     gpu.gemm_bias_gelu_bf16_sm90((&da, &db), &dbias, &mut dc, job.dims)
                 }
+                None if job.kernel == Gemm::Bf16TmaSm90 => {
+                    gpu.gemm_bf16_tma_sm90(&da, &db, &mut dc, job.dims)
+                }
                 None => gpu.gemm_bf16_sm90(&da, &db, &mut dc, job.dims),
             }
             .map_err(text)?;
@@ -626,11 +639,11 @@ mod tests {
         }
         assert_eq!(
             Gemm::parse("sgemm").unwrap_err(),
-            "unknown GEMM kernel 'sgemm' (known: sgemm_f32, sgemm_nt_f32, hgemm_f32, hgemm_f16, hgemm_sm90, gemm_bf16_sm90, gemm_bias_gelu_bf16_sm90, gemm_e4m3_sm90)"
+            "unknown GEMM kernel 'sgemm' (known: sgemm_f32, sgemm_nt_f32, hgemm_f32, hgemm_f16, hgemm_sm90, gemm_bf16_sm90, gemm_bias_gelu_bf16_sm90, gemm_e4m3_sm90, gemm_bf16_tma_sm90)"
         );
         assert_eq!(
             Gemm::parse("transpose_f32").unwrap_err(),
-            "unknown GEMM kernel 'transpose_f32' (known: sgemm_f32, sgemm_nt_f32, hgemm_f32, hgemm_f16, hgemm_sm90, gemm_bf16_sm90, gemm_bias_gelu_bf16_sm90, gemm_e4m3_sm90)"
+            "unknown GEMM kernel 'transpose_f32' (known: sgemm_f32, sgemm_nt_f32, hgemm_f32, hgemm_f16, hgemm_sm90, gemm_bf16_sm90, gemm_bias_gelu_bf16_sm90, gemm_e4m3_sm90, gemm_bf16_tma_sm90)"
         );
     }
 

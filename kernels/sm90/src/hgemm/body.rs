@@ -3,20 +3,35 @@
 //! plan's shared memory ([`gemm_body`]), the producer warpgroup's TMA loads
 //! ([`produce`]: the mainloop's producer), each consumer warpgroup's K-loop
 //! of `wgmma`s ([`mma_tile`]: the mainloop's consumer) and its epilogue,
-//! the fusion and store of its 64 rows of the tile ([`store_tile`]).
-//! `hgemm_sm90` is [`hgemm_body`]: f16 in, f16 out, no fusion.
+//! the fusion and store of its 64 rows of the tile, straight to global
+//! memory ([`store_tile`]) or through shared memory by TMA
+//! ([`store_tile_tma`]). `hgemm_sm90` is [`hgemm_body`]: f16 in, f16 out,
+//! no fusion, direct stores.
 
-use super::{ceil_div, desc, ATile, BTile, F16In, Form, Inputs, BN, B_BYTES, FORMS, STAGES};
-use super::{CONSUMER_REGISTERS, PRODUCER_REGISTERS};
-use crate::smem::{HGEMM_SMEM, HGEMM_SMEM_BYTES};
+use super::{c_stage_at, ceil_div, desc, ATile, BTile, F16In, Form, Inputs, BN, B_BYTES};
+use super::{CONSUMER_REGISTERS, C_COLS, C_STAGE_BYTES, FORMS, PRODUCER_REGISTERS, STAGES};
+use crate::smem::HGEMM_SMEM;
 use layout_core::atom::{MmaAtom, SM90_64x256x16_F32F16F16_SS as Gmma};
 use layout_device::epilogue::{Fusion, OutElem, Plain, F16};
 use layout_device::{
     block_idx, cluster_ctarank, cluster_idx, cluster_sync, fence_tensormap_acquire, grid_dim,
     setmaxnreg_dec, setmaxnreg_inc, sync_threads_divergent, thread_idx, tma_load_2d,
     tma_load_2d_multicast, trap, wgmma_commit_group, wgmma_fence, wgmma_wait_group, Consumer,
-    ConsumerSlot, GlobalMut, GmmaInstr, PipelineTmaAsync, Smem,
+    ConsumerSlot, GlobalMut, GmmaInstr, PipelineTmaAsync, SharedBuffer, Smem,
 };
+use layout_device::{fence_proxy_async_shared, named_barrier, tma_store_2d};
+use layout_device::{tma_store_commit, tma_store_wait};
+
+/// Where C goes: global memory by each thread's stores, or a tensor map
+/// (in global memory) for TMA stores from shared memory.
+#[derive(Clone, Copy)]
+pub enum COut {
+    /// C's m x n elements, row-major.
+    Global(GlobalMut<u16>),
+    /// The map of C (m x n, row-major, 16-bit elements) with 64 x 64 boxes
+    /// and the 128-byte swizzle.
+    Tma(*const u64),
+}
 
 /// The block's share of the work: the tiles as the clusters see them
 /// (`cluster` tiles along M each, this block's the `rank`-th: past C's rows
@@ -57,19 +72,21 @@ pub fn hgemm_body<const I: usize>(
     c: GlobalMut<u16>,
     mnk: (u32, u32, u32),
 ) {
-    gemm_body::<I, F16In, F16, Plain>(map_a, map_b, c, mnk, Plain)
+    gemm_body::<I, F16In, F16, Plain, HGEMM_SMEM>(map_a, map_b, COut::Global(c), mnk, Plain)
 }
 
 /// C (m x n, `Out`) = fusion(A · Bᵀ) for A (m x k) and B (n x k) of `In`,
 /// row-major, f32 accumulators: the form's consumer warpgroups, the
 /// K-blocks' overlap or not, its tile order, its clusters along M (1 or 2:
 /// the pair shares B's tile, each block loading half of it for both), and
-/// whether a tile inside C is stored without clipping.
+/// whether a tile inside C is stored without clipping; the plan in the
+/// dynamic shared buffer `Smem` (`HGEMM_SMEM`, or `GEMM_TMA_SMEM` with the
+/// TMA-store epilogue's staging buffers for [`COut::Tma`]).
 #[inline(always)]
-pub fn gemm_body<const I: usize, In: Inputs, Out: OutElem, F: Fusion>(
+pub fn gemm_body<const I: usize, In: Inputs, Out: OutElem, F: Fusion, Buf: SharedBuffer>(
     map_a: *const u64,
     map_b: *const u64,
-    c: GlobalMut<u16>,
+    c: COut,
     (m, n, k): (u32, u32, u32),
     fusion: F,
 ) {
@@ -78,10 +95,10 @@ pub fn gemm_body<const I: usize, In: Inputs, Out: OutElem, F: Fusion>(
     let (m, n, k) = (m as usize, n as usize, k as usize);
     let t = thread_idx();
     // The plan from the buffer's first 1024-byte boundary.
-    let all = Smem::window::<HGEMM_SMEM>(0, HGEMM_SMEM_BYTES / 4);
+    let all = Smem::window::<Buf>(0, Buf::BYTES / 4);
     let skip = ((1024 - all.address() % 1024) % 1024 / 4) as usize;
     let base = all.address() + 4 * skip as u32;
-    let pipe = PipelineTmaAsync::<STAGES>::at(Smem::window::<HGEMM_SMEM>(
+    let pipe = PipelineTmaAsync::<STAGES>::at(Smem::window::<Buf>(
         skip + form.barriers_at() / 4,
         PipelineTmaAsync::<STAGES>::WORDS,
     ));
@@ -117,7 +134,7 @@ pub fn gemm_body<const I: usize, In: Inputs, Out: OutElem, F: Fusion>(
     if t < 128 {
         setmaxnreg_dec::<PRODUCER_REGISTERS>();
         if t == 0 {
-            produce(&work, &pipe, (map_a as u64, map_b as u64), In::BK);
+            produce::<Buf>(&work, &pipe, (map_a as u64, map_b as u64), In::BK);
         }
         return;
     }
@@ -125,27 +142,62 @@ pub fn gemm_body<const I: usize, In: Inputs, Out: OutElem, F: Fusion>(
     // This consumer's 64 rows of the tile, and its thread.
     let (rows, wg_thread) = (64 * (t / 128 - 1), t % 128);
     let mut consumer = pipe.consumer();
-    // C as words (used when n is even), over its even-length prefix: the
-    // cast traps on an odd number of halves.
-    let c32 = match layout_core::tensor::memory::Memory::window(c, 0, c.len() & !1) {
-        Some(even) => even.cast::<u32>(),
-        None => trap(),
-    };
-    let mut tile = work.first;
-    while tile < work.tiles {
-        let (tm, tn) = work.tile(tile);
-        let acc = mma_tile::<In::Gmma>(&work, &mut consumer, rows, wg_thread);
-        let (r0, c0) = (tm * form.bm() + rows, tn * BN);
-        store_tile::<Out, F>(
-            fusion,
-            &acc,
-            (c, c32),
-            (m, n),
-            (r0, c0),
-            wg_thread,
-            form.fast_stores,
-        );
-        tile += work.step;
+    match c {
+        COut::Global(c) => {
+            // C as words (used when n is even), over its even-length
+            // prefix: the cast traps on an odd number of halves.
+            let c32 = match layout_core::tensor::memory::Memory::window(c, 0, c.len() & !1) {
+                Some(even) => even.cast::<u32>(),
+                None => trap(),
+            };
+            let mut tile = work.first;
+            while tile < work.tiles {
+                let (tm, tn) = work.tile(tile);
+                let acc = mma_tile::<In::Gmma>(&work, &mut consumer, rows, wg_thread);
+                let (r0, c0) = (tm * form.bm() + rows, tn * BN);
+                store_tile::<Out, F>(
+                    fusion,
+                    &acc,
+                    (c, c32),
+                    (m, n),
+                    (r0, c0),
+                    wg_thread,
+                    form.fast_stores,
+                );
+                tile += work.step;
+            }
+        }
+        COut::Tma(map_c) => {
+            let map_c = map_c as u64;
+            // This consumer's two staging buffers, and its named barrier
+            // (1 or 2: barrier 0 is the block's).
+            let wg = t / 128 - 1;
+            let stage = skip + (c_stage_at(form) + 2 * wg * C_STAGE_BYTES) / 4;
+            if wg_thread == 0 {
+                fence_tensormap_acquire(map_c);
+            }
+            let mut tile = work.first;
+            while tile < work.tiles {
+                let (tm, tn) = work.tile(tile);
+                let acc = mma_tile::<In::Gmma>(&work, &mut consumer, rows, wg_thread);
+                let (r0, c0) = (tm * form.bm() + rows, tn * BN);
+                store_tile_tma::<Out, F, Buf>(
+                    fusion,
+                    &acc,
+                    map_c,
+                    stage,
+                    (r0, c0),
+                    wg_thread,
+                    1 + wg as u32,
+                );
+                tile += work.step;
+            }
+            // The stores read their buffers before the block's shared
+            // memory goes.
+            if wg_thread == 0 {
+                tma_store_wait::<0>();
+            }
+        }
     }
 }
 
@@ -154,7 +206,12 @@ pub fn gemm_body<const I: usize, In: Inputs, Out: OutElem, F: Fusion>(
 /// the cluster) by TMA into the ring's next stage; K-blocks of `bk`
 /// elements (128 bytes).
 #[inline(always)]
-fn produce(work: &Work, pipe: &PipelineTmaAsync<STAGES>, (ma, mb): (u64, u64), bk: usize) {
+fn produce<Buf: SharedBuffer>(
+    work: &Work,
+    pipe: &PipelineTmaAsync<STAGES>,
+    (ma, mb): (u64, u64),
+    bk: usize,
+) {
     let (bm, a_bytes, b_at) = (work.form.bm(), work.form.a_bytes(), work.form.b_at());
     let cluster = work.cluster;
     fence_tensormap_acquire(ma);
@@ -169,16 +226,15 @@ fn produce(work: &Work, pipe: &PipelineTmaAsync<STAGES>, (ma, mb): (u64, u64), b
             let full = slot.barrier();
             full.arrive_expect_tx((a_bytes + B_BYTES) as u32);
             let kc = (kb * bk) as i32;
-            let a = Smem::window::<HGEMM_SMEM>(work.skip + (s * a_bytes) / 4, a_bytes / 4);
+            let a = Smem::window::<Buf>(work.skip + (s * a_bytes) / 4, a_bytes / 4);
             tma_load_2d(a, a_bytes, ma, (kc, (tm * bm) as i32), full);
             if cluster == 1 {
-                let b =
-                    Smem::window::<HGEMM_SMEM>(work.skip + (b_at + s * B_BYTES) / 4, B_BYTES / 4);
+                let b = Smem::window::<Buf>(work.skip + (b_at + s * B_BYTES) / 4, B_BYTES / 4);
                 tma_load_2d(b, B_BYTES, mb, (kc, (tn * BN) as i32), full);
             } else {
                 // This block's share of B, for every block of the cluster.
                 let part = B_BYTES / cluster as usize;
-                let b = Smem::window::<HGEMM_SMEM>(
+                let b = Smem::window::<Buf>(
                     work.skip + (b_at + s * B_BYTES + work.rank * part) / 4,
                     part / 4,
                 );
@@ -304,4 +360,60 @@ fn store_tile<Out: OutElem, F: Fusion>(
         }
         store!(0 2 4 6 8 10 12 14 16 18 20 22 24 26 28 30 32 34 36 38 40 42 44 46 48 50 52 54 56 58 60 62 64 66 68 70 72 74 76 78 80 82 84 86 88 90 92 94 96 98 100 102 104 106 108 110 112 114 116 118 120 122 124 126);
     }
+}
+
+/// A consumer's 64 rows of a tile into C by TMA: for each 64 columns of
+/// the tile, its values through the fusion into a staging buffer (two, in
+/// turn; the 128-byte swizzle the map names, so that the threads' 4-byte
+/// writes of a row's eight 16-byte chunks land in different banks), then
+/// one thread's TMA store of the 64 x 64 box at (`r0`, `c0` + 64 j), which
+/// writes only what lies inside C. A buffer is written again once its
+/// store has read it (`tma_store_wait::<1>` by the issuing thread, then the
+/// warpgroup's named barrier `bar`). The buffers are the `2 *
+/// C_STAGE_BYTES` bytes from word `stage` of `Buf`.
+#[inline(always)]
+fn store_tile_tma<Out: OutElem, F: Fusion, Buf: SharedBuffer>(
+    fusion: F,
+    acc: &[f32; 128],
+    map_c: u64,
+    stage: usize,
+    (r0, c0): (usize, usize),
+    wg_thread: usize,
+    bar: u32,
+) {
+    let cl = <Gmma as MmaAtom>::CLayout::default();
+    // Values 32 j .. 32 j + 32 of a thread are its part of columns
+    // 64 j .. 64 j + 64 (the C layout's value modes (2,2,32):(64,8,512):
+    // a value's column is v % 2 + 8 (v / 4), its row 8 ((v / 2) % 2)).
+    macro_rules! chunk {
+        ($j:literal: $($v:literal)*) => {{
+            let buf = Smem::window::<Buf>(stage + $j % 2 * C_STAGE_BYTES / 4, C_STAGE_BYTES / 4);
+            if wg_thread == 0 {
+                tma_store_wait::<1>();
+            }
+            named_barrier(bar, 128);
+            $(
+                let q = cl.crd2idx((wg_thread, $j * 32 + $v as usize));
+                let (r, col) = (q % 64, q / 64);
+                let pair = Out::pack2(
+                    fusion.apply(acc[$j * 32 + $v], r0 + r, c0 + col),
+                    fusion.apply(acc[$j * 32 + $v + 1], r0 + r, c0 + col + 1),
+                );
+                // Byte 2 (col - 64 j) of row r, its 16-byte chunk XORed
+                // with r % 8: the 128-byte swizzle.
+                let byte = 2 * (col - $j * C_COLS);
+                buf.st(r * 32 + (((byte / 16) ^ (r % 8)) * 16 + byte % 16) / 4, f32::from_bits(pair));
+            )*
+            fence_proxy_async_shared();
+            named_barrier(bar, 128);
+            if wg_thread == 0 {
+                tma_store_2d(buf, C_STAGE_BYTES, map_c, ((c0 + $j * C_COLS) as i32, r0 as i32));
+                tma_store_commit();
+            }
+        }};
+    }
+    chunk!(0: 0 2 4 6 8 10 12 14 16 18 20 22 24 26 28 30);
+    chunk!(1: 0 2 4 6 8 10 12 14 16 18 20 22 24 26 28 30);
+    chunk!(2: 0 2 4 6 8 10 12 14 16 18 20 22 24 26 28 30);
+    chunk!(3: 0 2 4 6 8 10 12 14 16 18 20 22 24 26 28 30);
 }

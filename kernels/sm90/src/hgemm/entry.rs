@@ -93,8 +93,17 @@ pub unsafe extern "ptx-kernel" fn gemm_bf16_sm90(
     n: u32,
     k: u32,
 ) {
+    use crate::hgemm::body::COut;
+    use crate::smem::HGEMM_SMEM;
     use layout_device::epilogue::{Bf16, Plain};
-    super::body::gemm_body::<0, super::Bf16In, Bf16, Plain>(map_a, map_b, c, (m, n, k), Plain)
+    let c = COut::Global(c);
+    super::body::gemm_body::<0, super::Bf16In, Bf16, Plain, HGEMM_SMEM>(
+        map_a,
+        map_b,
+        c,
+        (m, n, k),
+        Plain,
+    )
 }
 
 /// C (m x n, bf16) = GELU(A · Bᵀ + bias) for A m x k and B n x k bf16,
@@ -117,7 +126,14 @@ pub unsafe extern "ptx-kernel" fn gemm_bias_gelu_bf16_sm90(
 ) {
     use layout_device::epilogue::{Bf16, BiasCol, Gelu, Plain};
     let fusion = Gelu(BiasCol { bias, inner: Plain });
-    super::body::gemm_body::<0, super::Bf16In, Bf16, _>(map_a, map_b, c, (m, n, k), fusion)
+    let c = crate::hgemm::body::COut::Global(c);
+    super::body::gemm_body::<0, super::Bf16In, Bf16, _, crate::smem::HGEMM_SMEM>(
+        map_a,
+        map_b,
+        c,
+        (m, n, k),
+        fusion,
+    )
 }
 
 /// C (m x n, bf16) = (scale_a · scale_b) · A · Bᵀ for A m x k and B n x k
@@ -141,5 +157,41 @@ pub unsafe extern "ptx-kernel" fn gemm_e4m3_sm90(
 ) {
     use layout_device::epilogue::{Alpha, Bf16};
     let fusion = Alpha(scale_a * scale_b);
-    super::body::gemm_body::<0, super::E4m3In, Bf16, _>(map_a, map_b, c, (m, n, k), fusion)
+    let c = crate::hgemm::body::COut::Global(c);
+    super::body::gemm_body::<0, super::E4m3In, Bf16, _, crate::smem::HGEMM_SMEM>(
+        map_a,
+        map_b,
+        c,
+        (m, n, k),
+        fusion,
+    )
+}
+
+/// [`gemm_bf16_sm90`] with the TMA-store epilogue: each consumer stages
+/// its tile's 64 x 64 pieces of C in shared memory (128-byte swizzle) and
+/// one thread stores each by TMA, which clips at C's edges. Dynamic shared
+/// memory: `crate::hgemm::SMEM_BYTES_TMA_STORE`.
+///
+/// # Safety
+/// As [`gemm_bf16_sm90`], with `map_c` the tensor map (in global memory)
+/// of C, m x n bf16 row-major, 64 x 64 boxes, the 128-byte swizzle.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn gemm_bf16_tma_sm90(
+    map_a: *const u64,
+    map_b: *const u64,
+    map_c: *const u64,
+    m: u32,
+    n: u32,
+    k: u32,
+) {
+    use crate::hgemm::body::COut;
+    use crate::smem::GEMM_TMA_SMEM;
+    use layout_device::epilogue::{Bf16, Plain};
+    super::body::gemm_body::<0, super::Bf16In, Bf16, Plain, GEMM_TMA_SMEM>(
+        map_a,
+        map_b,
+        COut::Tma(map_c),
+        (m, n, k),
+        Plain,
+    )
 }

@@ -73,6 +73,23 @@ pub const B_BYTES: usize = BN * BK_BYTES;
 /// the 128-byte swizzle's 1024-byte alignment from wherever the buffer
 /// starts.
 pub const SMEM_BYTES: usize = FULL.barriers_at() + 16 * STAGES + 1024;
+/// Columns of C per TMA store of the TMA-store epilogue: one 128-byte
+/// swizzle row of 16-bit C.
+pub const C_COLS: usize = 64;
+/// Bytes of one staging buffer of the TMA-store epilogue: a consumer's 64
+/// rows of [`C_COLS`] columns.
+pub const C_STAGE_BYTES: usize = 64 * C_COLS * 2;
+/// Where the TMA-store epilogue's staging buffers start: after the form's
+/// barriers, at the swizzle's 1024-byte period. Each consumer has two,
+/// written and stored in turn.
+pub const fn c_stage_at(form: Form) -> usize {
+    (form.barriers_at() + 16 * STAGES).div_ceil(1024) * 1024
+}
+/// The dynamic shared memory of the TMA-store epilogue's entries:
+/// [`FULL`]'s plan, its staging buffers, and the alignment slack.
+pub const SMEM_BYTES_TMA_STORE: usize =
+    c_stage_at(FULL) + FULL.consumers * 2 * C_STAGE_BYTES + 1024;
+
 /// One form of the kernel. [`FULL`] is `hgemm_sm90`; each other entry of
 /// [`FORMS`] leaves one ingredient out, so that one run measures what each
 /// bought (docs/gpu.md). Persistence is the launch's: a grid of one block
@@ -215,6 +232,7 @@ pub const PRODUCER_REGISTERS: u32 = 24;
 // on), fit the H200's 227 KiB per block, and the registers the SM's file.
 const _: () = {
     assert!(B_BYTES % 1024 == 0 && SMEM_BYTES <= 227 * 1024);
+    assert!(SMEM_BYTES_TMA_STORE <= 227 * 1024);
     let mut i = 0;
     while i < FORMS.len() {
         let f = FORMS[i].1;
@@ -379,6 +397,18 @@ pub const GEMM_E4M3_SM90_CLUSTER_SIZE: u32 = 2;
 pub const GEMM_E4M3_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
     ("wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3", 4),
     ("cp.async.bulk.tensor", 2),
+];
+
+/// `gemm_bf16_tma_sm90`: `hgemm_sm90`'s threads.
+pub const GEMM_BF16_TMA_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// `gemm_bf16_tma_sm90`'s clusters.
+pub const GEMM_BF16_TMA_SM90_CLUSTER_SIZE: u32 = 2;
+/// `gemm_bf16_tma_sm90`'s four bf16 `wgmma` per K-block, its two TMA loads
+/// and its four TMA stores of C per tile (one per 64 columns).
+pub const GEMM_BF16_TMA_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
+    ("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", 4),
+    ("cp.async.bulk.tensor.2d.shared::cluster.global", 2),
+    ("cp.async.bulk.tensor.2d.global.shared::cta", 4),
 ];
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! The Hopper GEMMs built on `hgemm_sm90`'s plan from other parts:
-//! `gemm_bf16_sm90`, `gemm_bias_gelu_bf16_sm90` and `gemm_e4m3_sm90`, each
+//! `gemm_bf16_sm90`, `gemm_bf16_tma_sm90` (C stored by TMA),
+//! `gemm_bias_gelu_bf16_sm90` and `gemm_e4m3_sm90`, each
 //! checked on small-integer operands at sizes with partial tiles, then
 //! timed beside `hgemm_sm90` at 4096³ and 8192³ on normal operands.
 
@@ -50,6 +51,7 @@ pub fn run(gpu: &Device, module: &Module) -> Result<bool, String> {
         (1000, 1500, 1024),
     ] {
         ok &= check(s, module, sms, "gemm_bf16_sm90", dims, Want::Exact(1.0))?;
+        ok &= check(s, module, sms, "gemm_bf16_tma_sm90", dims, Want::Exact(1.0))?;
         ok &= check(s, module, sms, "gemm_bias_gelu_bf16_sm90", dims, Want::Gelu)?;
         ok &= check(s, module, sms, "gemm_e4m3_sm90", dims, Want::Exact(0.125))?;
     }
@@ -150,7 +152,10 @@ fn check(
         )
         .map_err(text)?;
     let mut dc = s.upload(&vec![bf16::NAN; m * n]).map_err(text)?;
-    let plan = ops.plan(s, &f, sms, (m, n, k))?;
+    let mut plan = ops.plan(s, &f, sms, (m, n, k))?;
+    if layout_gpu::launch::tma_store_entry(name) {
+        plan = plan.with_c(s, &dc).map_err(text)?;
+    }
     ops.launch(s, &f, &plan, &mut dc, epilogue(name, &bias))?;
     let c = s.download(&dc).map_err(text)?;
     let dot = |i: usize, j: usize| -> f32 {
@@ -212,6 +217,7 @@ fn time(s: &Stream, module: &Module, sms: u32, size: usize) -> Result<(), String
     let dims = (size, size, size);
     let names = [
         "gemm_bf16_sm90",
+        "gemm_bf16_tma_sm90",
         "gemm_bias_gelu_bf16_sm90",
         "gemm_e4m3_sm90",
     ];
@@ -227,7 +233,10 @@ fn time(s: &Stream, module: &Module, sms: u32, size: usize) -> Result<(), String
     for name in names {
         let f = module.kernel(name).map_err(text)?;
         let ops = Operands::new(s, name, dims, normal, e4m3_of)?;
-        let plan = ops.plan(s, &f, sms, dims)?;
+        let mut plan = ops.plan(s, &f, sms, dims)?;
+        if layout_gpu::launch::tma_store_entry(name) {
+            plan = plan.with_c(s, &dc).map_err(text)?;
+        }
         runs.push((name, f, ops, plan, Vec::new()));
     }
     for round in 0..ROUNDS {
