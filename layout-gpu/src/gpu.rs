@@ -362,6 +362,28 @@ impl Gpu {
         self.sm90_gemm(OP, (a, b), c, dims, Sm90Epilogue::Scales(scale_a, scale_b))
     }
 
+    /// A grouped GEMM in bf16 on Hopper (a mixture-of-experts layer, torch's
+    /// `_grouped_mm` with offsets): for each group g, rows `offsets[g]..
+    /// offsets[g + 1]` of C (n columns) = the same rows of A (k columns)
+    /// times B_gᵀ, B_g the g-th n x k matrix of B; one launch
+    /// (`gemm_grouped_bf16_sm90`, 64 x 256 tiles). A group of no rows is
+    /// allowed.
+    ///
+    /// # Errors
+    ///
+    /// Offsets that do not start at 0 or decrease, buffers of other
+    /// lengths, n of 0, K not a positive multiple of 8; the driver's.
+    pub fn gemm_grouped_bf16_sm90(
+        &self,
+        (a, b): (&DeviceBuffer<bf16>, &DeviceBuffer<bf16>),
+        offsets: &[i32],
+        c: &mut DeviceBuffer<bf16>,
+        (n, k): (usize, usize),
+    ) -> Result<(), Error> {
+        let f = self.sm90_kernel("gemm_grouped_bf16_sm90")?;
+        launch::gemm_grouped_bf16_sm90(self.stream(), &f, self.sms, (a, b), offsets, c, (n, k))
+    }
+
     /// A Hopper GEMM entry on `hgemm_sm90`'s plan: the empty problem as
     /// BLAS has it, then the maps, the grid and the launch.
     fn sm90_gemm<T: layout_launch::TmaElement>(

@@ -456,6 +456,100 @@ impl HgemmSm90Launch {
     }
 }
 
+/// `gemm_grouped_bf16_sm90(map_a, map_b, c, offsets, groups, n, k)`: for
+/// each group g, rows `offsets[g]..offsets[g + 1]` of C (bf16, n columns)
+/// are the same rows of A (bf16, k columns) times B_gᵀ, B_g the g-th n x k
+/// matrix of B; a persistent grid of at most `sms` blocks. Refuses offsets
+/// that do not start at 0 or decrease, buffers of other lengths than A's
+/// `offsets[G] x k`, B's `G n x k` and C's `offsets[G] x n`, n of 0, and K
+/// not a positive multiple of 8.
+pub fn gemm_grouped_bf16_sm90(
+    stream: &Stream,
+    f: &Kernel,
+    sms: u32,
+    (a, b): (&DeviceBuffer<half::bf16>, &DeviceBuffer<half::bf16>),
+    offsets: &[i32],
+    c: &mut DeviceBuffer<half::bf16>,
+    (n, k): (usize, usize),
+) -> Result<(), Error> {
+    use layout_kernels_sm90::hgemm::{ceil_div, Bf16In, Inputs, BN, FORMS, SMEM_BYTES};
+    use layout_launch::TmaSwizzle;
+    const OP: &str = "gemm_grouped_bf16_sm90";
+    expect(OP, f, OP)?;
+    let form = FORMS[1].1;
+    let refuse = |why: String| Err(Error::refused(OP, why));
+    let Some((&first, rest)) = offsets.split_first() else {
+        return refuse("the offsets are empty: one per group and one more".into());
+    };
+    if first != 0 || rest.iter().zip(offsets).any(|(b, a)| b < a) {
+        return refuse(format!(
+            "the offsets {offsets:?} must start at 0 and not decrease"
+        ));
+    }
+    let (groups, rows) = (rest.len(), *offsets.last().unwrap_or(&0) as usize);
+    if n == 0 || k == 0 || k % 8 != 0 {
+        return refuse(format!(
+            "n = {n}, k = {k}: n must be positive, K a positive multiple of 8"
+        ));
+    }
+    let lens = (
+        rows.checked_mul(k),
+        groups.checked_mul(n).and_then(|x| x.checked_mul(k)),
+        rows.checked_mul(n),
+    );
+    if lens != (Some(a.len()), Some(b.len()), Some(c.len())) {
+        return refuse(format!(
+            "A, B and C hold {}, {} and {} elements, not {rows} x {k}, {groups} x {n} x {k} and {rows} x {n}",
+            a.len(),
+            b.len(),
+            c.len()
+        ));
+    }
+    let per_tile = form.bm() * form.cluster;
+    let tiles: usize = offsets
+        .windows(2)
+        .map(|w| ceil_div((w[1] - w[0]) as usize, per_tile) * ceil_div(n, BN))
+        .sum();
+    if tiles == 0 {
+        return Ok(());
+    }
+    let dim =
+        |v: usize| u32::try_from(v).map_err(|_| Error::refused(OP, format!("{v} is too large")));
+    let (g32, n32, k32) = (dim(groups)?, dim(n)?, dim(k)?);
+    let bk = <Bf16In as Inputs>::BK as u32;
+    let map_a = stream.tensor_map_2d(a, (rows, k), k, (form.bm() as u32, bk), TmaSwizzle::B128)?;
+    let b_rows = (BN / form.cluster) as u32;
+    let map_b = stream.tensor_map_2d(b, (groups * n, k), k, (b_rows, bk), TmaSwizzle::B128)?;
+    let maps = (stream.upload(&[map_a])?, stream.upload(&[map_b])?);
+    let offsets_dev = stream.upload(offsets)?;
+    let cluster = form.cluster as u32;
+    let resident = max_active_clusters(stream, f, form.threads() as u32, SMEM_BYTES)?;
+    let clusters = (tiles as u32).min(resident.min(sms / cluster).max(1));
+    // SAFETY: the entry takes (map_a, map_b, c, offsets, groups, n, k): the
+    // maps are the driver's encoding of A (rows x k) and B (groups n x k)
+    // with the boxes and swizzle of the plan's one-consumer form, over
+    // buffers of those lengths (checked); C a slice of rows x n bf16
+    // (checked), every store checked by the kernel; the offsets groups + 1
+    // nondecreasing int32 from 0 to rows (checked), on the GPU for the
+    // launch; the form's threads and the plan's shared memory.
+    unsafe {
+        stream
+            .launch(f)
+            .grid(clusters * cluster)
+            .block(form.threads() as u32)
+            .shared_bytes(SMEM_BYTES as u32)
+            .arg(&maps.0)
+            .arg(&maps.1)
+            .slice_mut(c)
+            .slice(&offsets_dev)
+            .scalar(g32)
+            .scalar(n32)
+            .scalar(k32)
+            .launch()
+    }
+    .map_err(Error::Device)
+}
+
 /// How many clusters of `f` (its cluster size compiled in) fit on the GPU
 /// at once with `threads` per block and hgemm_sm90's shared memory
 /// (`cuOccupancyMaxActiveClusters`).

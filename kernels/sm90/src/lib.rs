@@ -73,7 +73,7 @@ pub mod smem;
 /// `emulated` tests).
 pub mod bodies {
     pub use crate::attention::body::attention_body;
-    pub use crate::hgemm::body::{gemm_body, hgemm_body, COut};
+    pub use crate::hgemm::body::{gemm_body, gemm_grouped_body, hgemm_body, COut, Groups};
 }
 
 #[cfg(target_arch = "nvptx64")]

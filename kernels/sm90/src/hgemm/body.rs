@@ -8,6 +8,7 @@
 //! ([`store_tile_tma`]). `hgemm_sm90` is [`hgemm_body`]: f16 in, f16 out,
 //! no fusion, direct stores.
 
+use super::GROUPED_PRODUCER_REGISTERS;
 use super::{c_stage_at, ceil_div, desc, ATile, BTile, F16In, Form, Inputs, BN, B_BYTES};
 use super::{CONSUMER_REGISTERS, C_COLS, C_STAGE_BYTES, FORMS, PRODUCER_REGISTERS, STAGES};
 use crate::smem::HGEMM_SMEM;
@@ -53,14 +54,83 @@ struct Work {
     /// boundary), and the plan's shared address.
     skip: usize,
     base: u32,
+    /// C's rows (the dense GEMM's m).
+    m: usize,
+    /// A grouped GEMM's groups (`None`: one dense problem).
+    groups: Option<Groups>,
+}
+
+/// A grouped GEMM's problems: group g is rows `offsets[g]..offsets[g + 1]`
+/// of A and C and rows `g n..(g + 1) n` of B (its n x k matrix).
+#[derive(Clone, Copy)]
+pub struct Groups {
+    /// `count + 1` nondecreasing row offsets from 0.
+    pub offsets: layout_device::Global<i32>,
+    /// The number of groups.
+    pub count: usize,
+    /// Every group's n.
+    pub n: usize,
+}
+
+impl Groups {
+    /// Group g's first row and its end.
+    #[inline(always)]
+    fn rows(&self, g: usize) -> (usize, usize) {
+        (self.offsets.ld(g) as usize, self.offsets.ld(g + 1) as usize)
+    }
+}
+
+/// Where a tile's operands and C lie: A's first row (C's too), B's first
+/// row, the end of the tile's problem's rows, and the tile's column of
+/// tiles.
+#[derive(Clone, Copy)]
+struct Loc {
+    a_row: usize,
+    b_row: usize,
+    m_end: usize,
+    tn: usize,
 }
 
 impl Work {
-    /// Tile `tile`'s (row, column) of tiles, the row this block's.
+    /// Tile `tile`'s operands: its row of tiles this block's (in a
+    /// grouped GEMM, of its group, the groups' tiles one after another).
     #[inline(always)]
-    fn tile(&self, tile: usize) -> (usize, usize) {
-        let (tm, tn) = self.form.tile_of(tile, self.tiles_m, self.tiles_n);
-        (self.cluster as usize * tm + self.rank, tn)
+    fn locate(&self, tile: usize) -> Loc {
+        let bm = self.form.bm();
+        let row_of = |tm: usize| (self.cluster as usize * tm + self.rank) * bm;
+        match self.groups {
+            None => {
+                let (tm, tn) = self.form.tile_of(tile, self.tiles_m, self.tiles_n);
+                Loc {
+                    a_row: row_of(tm),
+                    b_row: tn * BN,
+                    m_end: self.m,
+                    tn,
+                }
+            }
+            Some(gs) => {
+                // The groups' tiles one after another: `left` is `tile`'s
+                // index among the tiles from group g's first on.
+                let (mut left, mut g, mut start) = (tile, 0, 0);
+                loop {
+                    let end = gs.offsets.ld(g + 1) as usize;
+                    let tiles_m = ceil_div(end.saturating_sub(start), bm * self.cluster as usize);
+                    if left < tiles_m * self.tiles_n || g + 1 == gs.count {
+                        // Along the group's rows of tiles (its B's columns
+                        // of tiles side by side).
+                        let (tm, tn) = (left / self.tiles_n, left % self.tiles_n);
+                        return Loc {
+                            a_row: start + row_of(tm),
+                            b_row: g * gs.n + tn * BN,
+                            m_end: end,
+                            tn,
+                        };
+                    }
+                    left -= tiles_m * self.tiles_n;
+                    (g, start) = (g + 1, end);
+                }
+            }
+        }
     }
 }
 
@@ -87,8 +157,42 @@ pub fn gemm_body<const I: usize, In: Inputs, Out: OutElem, F: Fusion, Buf: Share
     map_a: *const u64,
     map_b: *const u64,
     c: COut,
+    mnk: (u32, u32, u32),
+    fusion: F,
+) {
+    gemm_inner::<I, In, Out, F, Buf>(map_a, map_b, c, mnk, fusion, None)
+}
+
+/// A grouped GEMM (a mixture-of-experts layer): for each group g,
+/// C_g = fusion(A_g · B_gᵀ) with A_g rows `offsets[g]..offsets[g + 1]` of
+/// A (all groups' rows, row-major, k columns: `map_a`), B_g rows from
+/// `g n` to `(g + 1) n` of B (the groups' n x k matrices stacked: `map_b`),
+/// C_g the same rows of C (n columns); every group's tiles in one
+/// persistent launch, a group of no rows taking none. As [`gemm_body`]
+/// otherwise, C's rows the total of the groups'.
+#[inline(always)]
+pub fn gemm_grouped_body<const I: usize, In: Inputs, Out: OutElem, F: Fusion, Buf: SharedBuffer>(
+    map_a: *const u64,
+    map_b: *const u64,
+    c: COut,
+    groups: Groups,
+    k: u32,
+    fusion: F,
+) {
+    let m = groups.offsets.ld(groups.count) as u32;
+    let mnk = (m, groups.n as u32, k);
+    gemm_inner::<I, In, Out, F, Buf>(map_a, map_b, c, mnk, fusion, Some(groups))
+}
+
+/// [`gemm_body`] and [`gemm_grouped_body`].
+#[inline(always)]
+fn gemm_inner<const I: usize, In: Inputs, Out: OutElem, F: Fusion, Buf: SharedBuffer>(
+    map_a: *const u64,
+    map_b: *const u64,
+    c: COut,
     (m, n, k): (u32, u32, u32),
     fusion: F,
+    groups: Option<Groups>,
 ) {
     let form = const { FORMS[I].1 };
     let (consumers, cluster) = (form.consumers as u32, form.cluster as u32);
@@ -118,11 +222,23 @@ pub fn gemm_body<const I: usize, In: Inputs, Out: OutElem, F: Fusion, Buf: Share
     } else {
         (0, block_idx().0, grid_dim().0)
     };
+    let tiles = match groups {
+        None => tiles_m * tiles_n,
+        Some(gs) => {
+            let per_tile = form.bm() * cluster as usize;
+            (0..gs.count)
+                .map(|g| {
+                    let (start, end) = gs.rows(g);
+                    ceil_div(end.saturating_sub(start), per_tile) * tiles_n
+                })
+                .sum()
+        }
+    };
     let work = Work {
         form,
         tiles_m,
         tiles_n,
-        tiles: tiles_m * tiles_n,
+        tiles,
         kblocks: ceil_div(k, In::BK),
         cluster,
         rank,
@@ -130,9 +246,16 @@ pub fn gemm_body<const I: usize, In: Inputs, Out: OutElem, F: Fusion, Buf: Share
         step,
         skip,
         base,
+        m,
+        groups,
     };
     if t < 128 {
-        setmaxnreg_dec::<PRODUCER_REGISTERS>();
+        if groups.is_none() {
+            setmaxnreg_dec::<PRODUCER_REGISTERS>();
+        } else {
+            // The group lookup needs more than the plain producer's.
+            setmaxnreg_dec::<GROUPED_PRODUCER_REGISTERS>();
+        }
         if t == 0 {
             produce::<Buf>(&work, &pipe, (map_a as u64, map_b as u64), In::BK);
         }
@@ -152,14 +275,14 @@ pub fn gemm_body<const I: usize, In: Inputs, Out: OutElem, F: Fusion, Buf: Share
             };
             let mut tile = work.first;
             while tile < work.tiles {
-                let (tm, tn) = work.tile(tile);
+                let loc = work.locate(tile);
                 let acc = mma_tile::<In::Gmma>(&work, &mut consumer, rows, wg_thread);
-                let (r0, c0) = (tm * form.bm() + rows, tn * BN);
+                let (r0, c0) = (loc.a_row + rows, loc.tn * BN);
                 store_tile::<Out, F>(
                     fusion,
                     &acc,
                     (c, c32),
-                    (m, n),
+                    (loc.m_end, n),
                     (r0, c0),
                     wg_thread,
                     form.fast_stores,
@@ -178,9 +301,9 @@ pub fn gemm_body<const I: usize, In: Inputs, Out: OutElem, F: Fusion, Buf: Share
             }
             let mut tile = work.first;
             while tile < work.tiles {
-                let (tm, tn) = work.tile(tile);
+                let loc = work.locate(tile);
                 let acc = mma_tile::<In::Gmma>(&work, &mut consumer, rows, wg_thread);
-                let (r0, c0) = (tm * form.bm() + rows, tn * BN);
+                let (r0, c0) = (loc.a_row + rows, loc.tn * BN);
                 store_tile_tma::<Out, F, Buf>(
                     fusion,
                     &acc,
@@ -212,14 +335,14 @@ fn produce<Buf: SharedBuffer>(
     (ma, mb): (u64, u64),
     bk: usize,
 ) {
-    let (bm, a_bytes, b_at) = (work.form.bm(), work.form.a_bytes(), work.form.b_at());
+    let (a_bytes, b_at) = (work.form.a_bytes(), work.form.b_at());
     let cluster = work.cluster;
     fence_tensormap_acquire(ma);
     fence_tensormap_acquire(mb);
     let mut producer = pipe.producer();
     let mut tile = work.first;
     while tile < work.tiles {
-        let (tm, tn) = work.tile(tile);
+        let loc = work.locate(tile);
         for kb in 0..work.kblocks {
             let slot = producer.acquire();
             let s = slot.stage() as usize;
@@ -227,10 +350,10 @@ fn produce<Buf: SharedBuffer>(
             full.arrive_expect_tx((a_bytes + B_BYTES) as u32);
             let kc = (kb * bk) as i32;
             let a = Smem::window::<Buf>(work.skip + (s * a_bytes) / 4, a_bytes / 4);
-            tma_load_2d(a, a_bytes, ma, (kc, (tm * bm) as i32), full);
+            tma_load_2d(a, a_bytes, ma, (kc, loc.a_row as i32), full);
             if cluster == 1 {
                 let b = Smem::window::<Buf>(work.skip + (b_at + s * B_BYTES) / 4, B_BYTES / 4);
-                tma_load_2d(b, B_BYTES, mb, (kc, (tn * BN) as i32), full);
+                tma_load_2d(b, B_BYTES, mb, (kc, loc.b_row as i32), full);
             } else {
                 // This block's share of B, for every block of the cluster.
                 let part = B_BYTES / cluster as usize;
@@ -238,7 +361,7 @@ fn produce<Buf: SharedBuffer>(
                     work.skip + (b_at + s * B_BYTES + work.rank * part) / 4,
                     part / 4,
                 );
-                let row = tn * BN + work.rank * (BN / cluster as usize);
+                let row = loc.b_row + work.rank * (BN / cluster as usize);
                 let all = ((1u32 << cluster) - 1) as u16;
                 tma_load_2d_multicast(b, part, mb, (kc, row as i32), full, all);
             }

@@ -195,3 +195,45 @@ pub unsafe extern "ptx-kernel" fn gemm_bf16_tma_sm90(
         Plain,
     )
 }
+
+/// A grouped GEMM in bf16 (a mixture-of-experts layer): for each group g
+/// of `groups`, C rows `offsets[g]..offsets[g + 1]` (n columns, bf16) =
+/// the same rows of A (k columns) times B_gᵀ, B_g rows `g n..(g + 1) n` of
+/// B; every group's tiles in one launch, the problem list (`offsets`,
+/// `groups + 1` nondecreasing int32 from 0) in device memory. As
+/// [`gemm_bf16_sm90`] otherwise (`super::body::gemm_grouped_body`), with
+/// one consumer warpgroup: 64 x 256 tiles, 256 threads.
+///
+/// # Safety
+/// As [`gemm_bf16_sm90`], with A the map of all groups' rows (`offsets[
+/// groups]` x k) and B of all groups' matrices (`groups n` x k); `offsets`
+/// as above (a row past C traps at its store).
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn gemm_grouped_bf16_sm90(
+    map_a: *const u64,
+    map_b: *const u64,
+    c: GlobalMut<u16>,
+    offsets: layout_device::Global<i32>,
+    groups: u32,
+    n: u32,
+    k: u32,
+) {
+    use crate::hgemm::body::{COut, Groups};
+    use layout_device::epilogue::{Bf16, Plain};
+    let groups = Groups {
+        offsets,
+        count: groups as usize,
+        n: n as usize,
+    };
+    // 64-row tiles (the form `hgemm_sm90_1wg`): the groups' rows are few
+    // (an expert's tokens), and one consumer keeps the group lookup in
+    // registers.
+    super::body::gemm_grouped_body::<1, super::Bf16In, Bf16, Plain, crate::smem::HGEMM_SMEM>(
+        map_a,
+        map_b,
+        COut::Global(c),
+        groups,
+        k,
+        Plain,
+    )
+}

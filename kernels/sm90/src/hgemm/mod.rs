@@ -226,6 +226,9 @@ impl Form {
 pub const CONSUMER_REGISTERS: u32 = 240;
 /// Registers per producer thread after `setmaxnreg`.
 pub const PRODUCER_REGISTERS: u32 = 24;
+/// Registers per producer thread of the grouped GEMM (one consumer: 128 x
+/// (56 + 240) of the SM's 65536), whose group lookup needs more.
+pub const GROUPED_PRODUCER_REGISTERS: u32 = 56;
 
 // The plan's regions are 1024-byte aligned (the 128-byte swizzle's period,
 // which TMA and the descriptors assume; the second consumer's rows 8 KiB
@@ -233,6 +236,10 @@ pub const PRODUCER_REGISTERS: u32 = 24;
 const _: () = {
     assert!(B_BYTES % 1024 == 0 && SMEM_BYTES <= 227 * 1024);
     assert!(SMEM_BYTES_TMA_STORE <= 227 * 1024);
+    assert!(
+        128 * (GROUPED_PRODUCER_REGISTERS + FORMS[1].1.consumers as u32 * CONSUMER_REGISTERS)
+            <= 65536
+    );
     let mut i = 0;
     while i < FORMS.len() {
         let f = FORMS[i].1;
@@ -409,6 +416,17 @@ pub const GEMM_BF16_TMA_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
     ("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", 4),
     ("cp.async.bulk.tensor.2d.shared::cluster.global", 2),
     ("cp.async.bulk.tensor.2d.global.shared::cta", 4),
+];
+
+/// `gemm_grouped_bf16_sm90`: `hgemm_sm90_1wg`'s threads.
+pub const GEMM_GROUPED_BF16_SM90_LAUNCH_BOUNDS: (u32, u32) = (256, 1);
+/// `gemm_grouped_bf16_sm90`'s clusters.
+pub const GEMM_GROUPED_BF16_SM90_CLUSTER_SIZE: u32 = 2;
+/// `gemm_grouped_bf16_sm90`'s four bf16 `wgmma` per K-block and its two
+/// TMA copies.
+pub const GEMM_GROUPED_BF16_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
+    ("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", 4),
+    ("cp.async.bulk.tensor", 2),
 ];
 
 #[cfg(test)]

@@ -55,6 +55,9 @@ pub fn run(gpu: &Device, module: &Module) -> Result<bool, String> {
         ok &= check(s, module, sms, "gemm_bias_gelu_bf16_sm90", dims, Want::Gelu)?;
         ok &= check(s, module, sms, "gemm_e4m3_sm90", dims, Want::Exact(0.125))?;
     }
+    ok &= grouped_check(s, module, sms, &[0, 70, 129, 5, 300], (520, 72))?;
+    ok &= grouped_check(s, module, sms, &[64, 2048, 1, 700], (4096, 4096))?;
+    grouped_time(s, module, sms)?;
     println!("| entry | size | blocks | ms (median of {ROUNDS} rounds) | TFLOP/s |");
     println!("| --- | --- | --- | --- | --- |");
     for size in [4096usize, 8192] {
@@ -274,5 +277,149 @@ fn time(s: &Stream, module: &Module, sms: u32, size: usize) -> Result<(), String
             plan.grid()
         );
     }
+    Ok(())
+}
+
+/// The offsets (from 0) of groups of `sizes` rows.
+fn offsets_of(sizes: &[usize]) -> Vec<i32> {
+    let mut v = vec![0i32];
+    for &m in sizes {
+        v.push(v[v.len() - 1] + m as i32);
+    }
+    v
+}
+
+/// `gemm_grouped_bf16_sm90` on groups of `sizes` rows, n x k each, A and B
+/// in -2..=2: each group's C (every entry, or 65536 sampled ones) exact.
+/// Prints a line.
+fn grouped_check(
+    s: &Stream,
+    module: &Module,
+    sms: u32,
+    sizes: &[usize],
+    (n, k): (usize, usize),
+) -> Result<bool, String> {
+    let name = "gemm_grouped_bf16_sm90";
+    let f = module.kernel(name).map_err(text)?;
+    let offsets = offsets_of(sizes);
+    let (rows, g) = (offsets[sizes.len()] as usize, sizes.len());
+    let value = |i: usize, seed: u64| small(i, seed, -2, 2) as f32;
+    let up = |len: usize, seed: u64| {
+        s.upload(
+            &(0..len)
+                .map(|i| bf16::from_f32(value(i, seed)))
+                .collect::<Vec<_>>(),
+        )
+    };
+    let (da, db) = (
+        up(rows * k, 1).map_err(text)?,
+        up(g * n * k, 2).map_err(text)?,
+    );
+    let mut dc = s.upload(&vec![bf16::NAN; rows * n]).map_err(text)?;
+    layout_gpu::launch::gemm_grouped_bf16_sm90(s, &f, sms, (&da, &db), &offsets, &mut dc, (n, k))
+        .map_err(text)?;
+    let c = s.download(&dc).map_err(text)?;
+    let group = |i: usize| {
+        offsets
+            .iter()
+            .rposition(|&o| o as usize <= i)
+            .unwrap_or(0)
+            .min(g - 1)
+    };
+    let want = |i: usize, j: usize| -> f32 {
+        let gi = group(i);
+        let dot: f32 = (0..k)
+            .map(|p| value(i * k + p, 1) * value((gi * n + j) * k + p, 2))
+            .sum();
+        bf16::from_f32(dot).to_f32()
+    };
+    let entries: Vec<usize> = if rows * n <= 1 << 21 {
+        (0..rows * n).collect()
+    } else {
+        (0..65536)
+            .map(|i| small(i, 3, 0, i32::MAX - 1) as usize % (rows * n))
+            .collect()
+    };
+    let wrong: Vec<usize> = entries
+        .iter()
+        .copied()
+        .filter(|&ij| c[ij].to_f32() != want(ij / n, ij % n))
+        .collect();
+    println!(
+        "{name} groups {sizes:?} x {n} x {k}: {} of {} entries wrong",
+        wrong.len(),
+        entries.len()
+    );
+    Ok(wrong.is_empty())
+}
+
+/// `gemm_grouped_bf16_sm90` timed: 8 groups of 64 to 2048 rows, N = K =
+/// 4096, normal operands (torch's `_grouped_mm` is the anchor, in the
+/// same call from Python). Prints a line.
+fn grouped_time(s: &Stream, module: &Module, sms: u32) -> Result<(), String> {
+    let name = "gemm_grouped_bf16_sm90";
+    let f = module.kernel(name).map_err(text)?;
+    let sizes = [64usize, 2048, 512, 128, 1024, 256, 1536, 768];
+    let (n, k) = (4096, 4096);
+    let offsets = offsets_of(&sizes);
+    let (rows, g) = (offsets[sizes.len()] as usize, sizes.len());
+    let up = |len: usize, seed: u64| {
+        s.upload(
+            &(0..len)
+                .map(|i| bf16::from_f32(normal(i, seed)))
+                .collect::<Vec<_>>(),
+        )
+    };
+    let (da, db) = (
+        up(rows * k, 5).map_err(text)?,
+        up(g * n * k, 6).map_err(text)?,
+    );
+    let mut dc = s.zeros::<bf16>(rows * n).map_err(text)?;
+    let mut times = Vec::new();
+    for _ in 0..ROUNDS {
+        s.synchronize().map_err(text)?;
+        std::thread::sleep(IDLE);
+        for _ in 0..WARMUP {
+            layout_gpu::launch::gemm_grouped_bf16_sm90(
+                s,
+                &f,
+                sms,
+                (&da, &db),
+                &offsets,
+                &mut dc,
+                (n, k),
+            )
+            .map_err(text)?;
+        }
+        let mut failed = None;
+        let ms = s
+            .time(|| {
+                for _ in 0..LAUNCHES {
+                    if let Err(e) = layout_gpu::launch::gemm_grouped_bf16_sm90(
+                        s,
+                        &f,
+                        sms,
+                        (&da, &db),
+                        &offsets,
+                        &mut dc,
+                        (n, k),
+                    ) {
+                        failed = Some(e.to_string());
+                    }
+                }
+                Ok::<(), layout_launch::Error>(())
+            })
+            .map_err(text)?
+            / LAUNCHES as f32;
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        times.push(ms);
+    }
+    let ms = timing::median(&mut times);
+    let tflops = 2.0 * (rows * n * k) as f64 / (ms as f64 * 1e-3) / 1e12;
+    println!(
+        "{name} groups {sizes:?} x {n} x {k}: {ms:.4} ms (median of {ROUNDS} rounds, maps made per launch), {tflops:.1} TFLOP/s"
+    );
     Ok(())
 }
