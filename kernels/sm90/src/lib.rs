@@ -62,7 +62,7 @@ pub const fn k_interleave_offset(r: usize, k: usize, rows: usize) -> usize {
     (r % 8) * 8 + (r / 8) * 64 + (k % 8) + (k / 8) * rows * 8
 }
 
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", feature = "entries"))]
 mod atoms;
 pub mod attention;
 pub mod hgemm;
@@ -76,7 +76,7 @@ pub mod bodies {
     pub use crate::hgemm::body::{gemm_body, gemm_grouped_body, hgemm_body, COut, Groups};
 }
 
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", feature = "entries"))]
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {
     layout_device::trap()

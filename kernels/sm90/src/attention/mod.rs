@@ -27,7 +27,7 @@
 //! `GMMA::Layout_MN_SW128_Atom<half_t>` tiled, `Sw<3,3,3> o (64,keys):(1,64)`.
 
 pub(crate) mod body;
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", feature = "entries"))]
 mod entry;
 
 use crate::hgemm::desc;

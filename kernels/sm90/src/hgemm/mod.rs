@@ -15,7 +15,7 @@
 //! (rows, 64))`, `Sw<3,3,3> o (rows,64):(64,1)` in halves.
 
 pub(crate) mod body;
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", feature = "entries"))]
 mod entry;
 
 use layout_core::algebra::swizzle::{ComposedLayout, Swizzle};
