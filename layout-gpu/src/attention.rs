@@ -38,8 +38,9 @@ pub enum FamilyKind {
     /// `(q, k, v, o, lse, batch, seq_q, seq_k, heads, scale)`: pointers
     /// (`layout_kernels::maps::attention`'s contract).
     Pointers,
-    /// `(map_q, map_k, map_v, o, lse, seq_q, seq_k, heads, scale)`: TMA
-    /// tensor maps of each as `batch` planes of `seq x heads · d` with
+    /// `(map_q, map_k, map_v, o, lse, seq_q, seq_k, heads, kv_heads,
+    /// scale)`: TMA tensor maps of each as `batch` planes of `seq x heads ·
+    /// d` (`kv_heads · d` for K and V) with
     /// boxes of 64 columns and the 128-byte swizzle (`bm(d)` rows for Q,
     /// 128 for K and V), O and LSE
     /// as slices, the sizes as `u32` (`layout_kernels_sm90::attention`).
@@ -87,8 +88,12 @@ pub struct Problem {
     pub seq_q: usize,
     /// Keys (per batch and head).
     pub seq_k: usize,
-    /// Heads.
+    /// Query heads.
     pub heads: usize,
+    /// K/V heads, dividing `heads`: query head h reads K/V head h / (heads
+    /// / kv_heads) (grouped-query attention; `heads` for one each, 1 for
+    /// multi-query). The SM80 family takes `heads` only.
+    pub kv_heads: usize,
     /// Head dimension.
     pub d: usize,
     /// Query i sees keys 0..=i only.
@@ -102,7 +107,7 @@ pub struct Problem {
 pub struct Lens {
     /// Q and O: batch · seq_q · heads · d halves.
     pub q: usize,
-    /// K and V: batch · seq_k · heads · d halves.
+    /// K and V: batch · seq_k · kv_heads · d halves.
     pub kv: usize,
     /// LSE: batch · heads · seq_q floats.
     pub lse: usize,
@@ -132,6 +137,7 @@ impl Problem {
             seq_q,
             seq_k,
             heads,
+            kv_heads,
             d,
             ..
         } = *self;
@@ -145,7 +151,7 @@ impl Problem {
         };
         match (
             count(&[batch, seq_q, heads, d], 2),
-            count(&[batch, seq_k, heads, d], 2),
+            count(&[batch, seq_k, kv_heads, d], 2),
             count(&[batch, heads, seq_q], 4),
         ) {
             (Some(q), Some(kv), Some(lse)) => Ok(Lens { q, kv, lse }),
@@ -229,6 +235,21 @@ impl Family {
                 ),
             ));
         }
+        if p.kv_heads == 0 || p.heads % p.kv_heads != 0 {
+            return Err(Error::refused(
+                name,
+                format!("kv_heads = {} must divide heads = {}", p.kv_heads, p.heads),
+            ));
+        }
+        if p.kv_heads != p.heads && self.kind == FamilyKind::Pointers {
+            return Err(Error::refused(
+                name,
+                format!(
+                    "kv_heads = {} with heads = {}: this family takes one K/V head per query head",
+                    p.kv_heads, p.heads
+                ),
+            ));
+        }
         if !p.scale.is_finite() {
             return Err(Error::refused(
                 name,
@@ -290,6 +311,7 @@ mod tests {
             seq_q,
             seq_k,
             heads,
+            kv_heads: heads,
             d,
             causal: false,
             scale: 0.125,
@@ -377,5 +399,36 @@ mod tests {
                 lse: 2 * 7 * 3
             }
         );
+    }
+
+    /// Grouped-query heads: kv_heads dividing heads is the Hopper family's
+    /// (K and V sized by kv_heads); the SM80 family takes kv_heads = heads
+    /// only; kv_heads of 0 or not dividing heads is refused by both.
+    #[test]
+    fn grouped_query_heads() {
+        let gqa = Problem {
+            kv_heads: 2,
+            ..problem(1, 100, 300, 8, 128)
+        };
+        let sm90 = &FAMILIES[1];
+        assert!(sm90.launch_shape(&gqa).is_ok());
+        assert_eq!(gqa.lens().unwrap().kv, 300 * 2 * 128);
+        let msg = |f: &Family, p: Problem| f.launch_shape(&p).unwrap_err().to_string();
+        assert_eq!(
+            msg(&FAMILIES[0], gqa),
+            "flash_attn_fwd: kv_heads = 2 with heads = 8: this family takes one K/V head per query head"
+        );
+        for kv in [0, 3] {
+            assert_eq!(
+                msg(
+                    sm90,
+                    Problem {
+                        kv_heads: kv,
+                        ..gqa
+                    }
+                ),
+                format!("flash_attn_fwd_sm90: kv_heads = {kv} must divide heads = 8")
+            );
+        }
     }
 }

@@ -413,7 +413,9 @@ impl Gpu {
 
     /// O = softmax(scale · Q·Kᵀ) · V and the log-sum-exp of each row, for
     /// every (batch, head): Q and O (batch, seq_q, heads, d) f16, K and V
-    /// (batch, seq_k, heads, d) f16, all C-order (BSHD); LSE (batch, heads,
+    /// (batch, seq_k, kv_heads, d) f16 (grouped-query attention on Hopper:
+    /// query head h reads K/V head h / (heads / kv_heads)), all C-order
+    /// (BSHD); LSE (batch, heads,
     /// seq_q) f32, natural log. Causal: query i sees keys 0..=i.
     ///
     /// # Errors

@@ -627,10 +627,15 @@ impl AttentionLaunch {
             FamilyKind::Pointers => None,
             FamilyKind::TensorMaps => {
                 use layout_kernels_sm90::attention::{bm, BN, CHUNK};
-                // Each tensor as `batch` planes of seq x heads · d (plane
-                // b's rows past seq read zeros, not plane b + 1's).
-                let ld = p.heads * p.d;
-                let map = |x: &DeviceBuffer<f16>, seq: usize, rows: usize| -> Result<_, Error> {
+                // Each tensor as `batch` planes of seq x heads · d (kv_heads
+                // · d for K and V; plane b's rows past seq read zeros, not
+                // plane b + 1's).
+                let map = |x: &DeviceBuffer<f16>,
+                           seq: usize,
+                           rows: usize,
+                           heads: usize|
+                 -> Result<_, Error> {
+                    let ld = heads * p.d;
                     let m = stream.tensor_map_3d(
                         x,
                         (p.batch, seq, ld),
@@ -641,9 +646,9 @@ impl AttentionLaunch {
                     Ok(stream.upload(&[m])?)
                 };
                 Some([
-                    map(q, p.seq_q, bm(p.d))?,
-                    map(k, p.seq_k, BN)?,
-                    map(v, p.seq_k, BN)?,
+                    map(q, p.seq_q, bm(p.d), p.heads)?,
+                    map(k, p.seq_k, BN, p.kv_heads)?,
+                    map(v, p.seq_k, BN, p.kv_heads)?,
                 ])
             }
         };
@@ -713,9 +718,11 @@ impl AttentionLaunch {
             },
             // SAFETY: `layout_kernels_sm90::attention`'s contract: (map_q,
             // map_k, map_v: *const u64, o: GlobalMut<u16>, lse:
-            // GlobalMut<f32>, seq_q, seq_k, heads: u32, scale: f32), in that
-            // order and type; the maps are the driver's encoding of Q, K, V
-            // (checked lengths, alive: borrowed) as (batch, seq, heads · d)
+            // GlobalMut<f32>, seq_q, seq_k, heads, kv_heads: u32, scale:
+            // f32), in that order and type; the maps are the driver's
+            // encoding of Q, K, V (checked lengths, alive: borrowed) as
+            // (batch, seq, heads · d) (kv_heads · d for K and V, kv_heads
+            // dividing heads: `launch_shape`)
             // with the contract's boxes and swizzle (`new`); O and LSE are
             // slices of the problem's lengths (checked), written only, each
             // store checked by the kernel; the sizes fit in u32 and i32
@@ -732,6 +739,7 @@ impl AttentionLaunch {
                     .scalar(p.seq_q as u32)
                     .scalar(p.seq_k as u32)
                     .scalar(p.heads as u32)
+                    .scalar(p.kv_heads as u32)
                     .scalar(p.scale)
                     .launch()
             },

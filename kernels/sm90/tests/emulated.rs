@@ -95,7 +95,7 @@ fn hgemm_sm90_persistent_over_several_tiles() {
 /// layouts; causal aligned top-left.
 #[allow(clippy::type_complexity)]
 fn attention_ref(
-    (batch, sq, sk, nh, d): (usize, usize, usize, usize, usize),
+    (batch, sq, sk, nh, nkv, d): (usize, usize, usize, usize, usize, usize),
     scale: f32,
     causal: bool,
     (q, k, v): (&[f32], &[f32], &[f32]),
@@ -106,10 +106,12 @@ fn attention_ref(
         for hi in 0..nh {
             for i in 0..sq {
                 let qo = ((bi * sq + i) * nh + hi) * d;
+                // Query head hi reads K/V head hi / (nh / nkv).
+                let hk = hi / (nh / nkv);
                 let keys = if causal { (i + 1).min(sk) } else { sk };
                 let s: Vec<f64> = (0..keys)
                     .map(|j| {
-                        let ko = ((bi * sk + j) * nh + hi) * d;
+                        let ko = ((bi * sk + j) * nkv + hk) * d;
                         (0..d)
                             .map(|x| f64::from(q[qo + x]) * f64::from(k[ko + x]))
                             .sum::<f64>()
@@ -122,7 +124,7 @@ fn attention_ref(
                 lse[(bi * nh + hi) * sq + i] = mx + z.ln();
                 for x in 0..d {
                     o[qo + x] = (0..keys)
-                        .map(|j| w[j] * f64::from(v[((bi * sk + j) * nh + hi) * d + x]))
+                        .map(|j| w[j] * f64::from(v[((bi * sk + j) * nkv + hk) * d + x]))
                         .sum::<f64>()
                         / z;
                 }
@@ -138,14 +140,23 @@ fn attention_case(
     (batch, sq, sk, nh): (usize, usize, usize, usize),
     scale: f32,
 ) {
+    attention_case_gqa(d, causal, (batch, sq, sk, nh, nh), scale)
+}
+
+/// As `attention_case` with `nkv` K/V heads (grouped-query attention).
+fn attention_case_gqa(
+    d: usize,
+    causal: bool,
+    (batch, sq, sk, nh, nkv): (usize, usize, usize, usize, usize),
+    scale: f32,
+) {
     let val = |i: usize, salt: usize| f(h(int(i * 31 + salt, 8) / 8.0));
     let q: Vec<f32> = (0..batch * sq * nh * d).map(|i| val(i, 1)).collect();
-    let k: Vec<f32> = (0..batch * sk * nh * d).map(|i| val(i, 2)).collect();
-    let v: Vec<f32> = (0..batch * sk * nh * d).map(|i| val(i, 3)).collect();
+    let k: Vec<f32> = (0..batch * sk * nkv * d).map(|i| val(i, 2)).collect();
+    let v: Vec<f32> = (0..batch * sk * nkv * d).map(|i| val(i, 3)).collect();
     let bits = |x: &[f32]| Buffer::from_slice(&x.iter().map(|&y| h(y)).collect::<Vec<_>>());
     let (gq, gk, gv) = (bits(&q), bits(&k), bits(&v));
-    let ld = nh * d;
-    let map = |x: &Buffer<u16>, seq: usize, rows: usize| {
+    let map = |x: &Buffer<u16>, seq: usize, rows: usize, ld: usize| {
         TensorMap::tiled_3d(
             x,
             (batch, seq, ld),
@@ -156,9 +167,9 @@ fn attention_case(
         .unwrap()
     };
     let (mq, mk, mv) = (
-        map(&gq, sq, bm(d)),
-        map(&gk, sk, ATT_BN),
-        map(&gv, sk, ATT_BN),
+        map(&gq, sq, bm(d), nh * d),
+        map(&gk, sk, ATT_BN, nkv * d),
+        map(&gv, sk, ATT_BN, nkv * d),
     );
     let o = Buffer::filled(0u16, batch * sq * nh * d);
     let lse = Buffer::filled(0f32, batch * nh * sq);
@@ -174,7 +185,7 @@ fn attention_case(
         attention::threads(d),
     )
     .shared_bytes(attention::SMEM_BYTES);
-    let dims = (sq as u32, sk as u32, nh as u32);
+    let dims = (sq as u32, sk as u32, nh as u32, nkv as u32);
     let r = run(&launch, move || match (d, causal) {
         (64, false) => attention_body::<64, false, 4>(maps, (po, pl), dims, scale),
         (64, true) => attention_body::<64, true, 4>(maps, (po, pl), dims, scale),
@@ -184,7 +195,8 @@ fn attention_case(
     if let Err(e) = r {
         panic!("{name}: {e}")
     }
-    let (want_o, want_lse) = attention_ref((batch, sq, sk, nh, d), scale, causal, (&q, &k, &v));
+    let (want_o, want_lse) =
+        attention_ref((batch, sq, sk, nh, nkv, d), scale, causal, (&q, &k, &v));
     // O within f16's rounding (of P and of O; |O| <= 1), LSE within f32's
     // (ex2/lg2.approx). A difference names the element and its writer.
     let want_o: Vec<u16> = want_o.iter().map(|&x| h(x as f32)).collect();
@@ -479,4 +491,14 @@ fn gemm_grouped_bf16_sm90_is_exact_per_group() {
             }
         }
     }
+}
+
+/// Grouped-query attention: 4 query heads on 2 K/V heads (pairs share
+/// one) and on 1 (multi-query), both masks, against the f64 reference in
+/// which query head h reads K/V head h / (heads / kv_heads).
+#[test]
+fn flash_attn_fwd_sm90_grouped_query_heads() {
+    attention_case_gqa(64, false, (1, 70, 150, 4, 2), 0.3);
+    attention_case_gqa(64, true, (2, 130, 70, 4, 1), 0.3);
+    attention_case_gqa(128, true, (1, 45, 77, 4, 2), -0.2);
 }

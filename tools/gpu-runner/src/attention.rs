@@ -29,7 +29,7 @@ Kernels (one family name; the entry point is chosen by d and --causal):
                   Entry points flash_attn_fwd_d64, flash_attn_fwd_d128 and
                   their _causal forms.
                   Q: (batch, seq_q, heads, d) float16, C-order (BSHD).
-                  K, V: (batch, seq_k, heads, d) float16, C-order.
+                  K, V: (batch, seq_k, kv_heads, d) float16, C-order.
                   O: (batch, seq_q, heads, d) float16, C-order.
                   LSE (--lse): (batch, heads, seq_q) float32, C-order: the
                   natural log of each row's sum of exp(scale * q.k).
@@ -39,7 +39,10 @@ Kernels (one family name; the entry point is chosen by d and --causal):
   flash_attn_fwd_sm90
                   The same on Hopper (sm_90a: layout_kernels_sm90.ptx):
                   entry points flash_attn_fwd_sm90_d64, flash_attn_fwd_sm90_d128
-                  and their _causal forms; the same tensors and options.
+                  and their _causal forms; the same tensors and options, and
+                  grouped-query heads: K and V may have fewer heads than Q
+                  (kv_heads dividing heads; query head h reads K/V head
+                  h / (heads / kv_heads)).
 Inputs go to the kernel as stored: another dtype, rank, storage order or
 shape is refused (exit code 2), never converted or padded.
 --time: after the run, 5 rounds (each after 100 ms idle: 2 warm-up launches,
@@ -85,7 +88,7 @@ pub fn check_attention(
 ) -> Result<Problem, String> {
     let name = family.name;
     const Q_AXES: &str = "(batch, seq_q, heads, d)";
-    const KV_AXES: &str = "(batch, seq_k, heads, d)";
+    const KV_AXES: &str = "(batch, seq_k, kv_heads, d)";
     let qs = check_tensor(name, "Q", q, Q_AXES)?;
     let ks = check_tensor(name, "K", k, KV_AXES)?;
     let vs = check_tensor(name, "V", v, KV_AXES)?;
@@ -97,7 +100,7 @@ pub fn check_attention(
             built.join(", ")
         ));
     }
-    for (axis, at) in [("batch", 0), ("heads", 2), ("d", 3)] {
+    for (axis, at) in [("batch", 0), ("d", 3)] {
         if ks[at] != qs[at] {
             return Err(format!(
                 "{name}: Q is {} {Q_AXES} and K {} {KV_AXES}: their {axis} differ",
@@ -113,11 +116,21 @@ pub fn check_attention(
             tuple(vs)
         ));
     }
+    // Grouped-query attention: K's and V's heads divide Q's.
+    let kv_heads = ks[2];
+    if kv_heads != 0 && heads % kv_heads != 0 {
+        return Err(format!(
+            "{name}: Q is {} {Q_AXES} and K {} {KV_AXES}: K's heads must divide Q's",
+            tuple(qs),
+            tuple(ks)
+        ));
+    }
     let p = Problem {
         batch,
         seq_q,
         seq_k: ks[1],
         heads,
+        kv_heads,
         d,
         causal,
         scale: scale.unwrap_or(1.0 / (d as f32).sqrt()),
@@ -147,7 +160,7 @@ pub struct Args {
     pub kernel: String,
     /// Q (.npy): (batch, seq_q, heads, d) float16, C-order.
     pub q: PathBuf,
-    /// K (.npy): (batch, seq_k, heads, d) float16, C-order.
+    /// K (.npy): (batch, seq_k, kv_heads, d) float16, C-order.
     pub k: PathBuf,
     /// V (.npy): K's shape, float16, C-order.
     pub v: PathBuf,
@@ -286,6 +299,27 @@ mod tests {
         check_attention(fam(), (q, k, v), false, None)
     }
 
+    /// Grouped-query heads: K and V with fewer heads than Q, dividing
+    /// them, are the Hopper family's; the SM80 family refuses them, and
+    /// heads that do not divide are refused by both.
+    #[test]
+    fn grouped_query_heads() {
+        let (q, kv) = (f16s(&[2, 77, 8, 128]), f16s(&[2, 130, 2, 128]));
+        let sm90 = &FAMILIES[1];
+        let p = check_attention(sm90, (&q, &kv, &kv), true, None).unwrap();
+        assert_eq!((p.heads, p.kv_heads), (8, 2));
+        assert_eq!(p.lens().unwrap().kv, 2 * 130 * 2 * 128);
+        assert_eq!(
+            check(&q, &kv, &kv),
+            Err("flash_attn_fwd: kv_heads = 2 with heads = 8: this family takes one K/V head per query head".into())
+        );
+        let kv3 = f16s(&[2, 130, 3, 128]);
+        assert_eq!(
+            check_attention(sm90, (&q, &kv3, &kv3), false, None),
+            Err("flash_attn_fwd_sm90: Q is (2, 77, 8, 128) (batch, seq_q, heads, d) and K (2, 130, 3, 128) (batch, seq_k, kv_heads, d): K's heads must divide Q's".into())
+        );
+    }
+
     #[test]
     fn the_family_table() {
         let f = fam();
@@ -347,6 +381,7 @@ mod tests {
                 seq_q: 77,
                 seq_k: 130,
                 heads: 3,
+                kv_heads: 3,
                 d: 64,
                 causal: false,
                 scale: 0.125,
@@ -374,7 +409,7 @@ mod tests {
         );
         assert_eq!(
             check(&f16s(&[1, 1, 1, 128]), &kv, &kv).map(|p| p.scale),
-            Err("flash_attn_fwd: Q is (1, 1, 1, 128) (batch, seq_q, heads, d) and K (1, 1, 5, 128) (batch, seq_k, heads, d): their heads differ".into())
+            Err("flash_attn_fwd: Q is (1, 1, 1, 128) (batch, seq_q, heads, d) and K (1, 1, 5, 128) (batch, seq_k, kv_heads, d): K's heads must divide Q's".into())
         );
         let p = check(&f16s(&[1, 1, 5, 128]), &kv, &kv).unwrap();
         assert_eq!(p.scale, 1.0 / 128f32.sqrt());
@@ -426,7 +461,7 @@ mod tests {
             ),
             (
                 check(&ok, &f16s(&[1, 2, 8, 3, 64]), &ok),
-                "flash_attn_fwd: K must have rank 4 (batch, seq_k, heads, d); its shape is [1, 2, 8, 3, 64]",
+                "flash_attn_fwd: K must have rank 4 (batch, seq_k, kv_heads, d); its shape is [1, 2, 8, 3, 64]",
             ),
             (
                 check(&f16s(&[2, 8, 3, 96]), &f16s(&[2, 8, 3, 96]), &f16s(&[2, 8, 3, 96])),
@@ -434,19 +469,19 @@ mod tests {
             ),
             (
                 check(&ok, &f16s(&[2, 8, 4, 64]), &f16s(&[2, 8, 4, 64])),
-                "flash_attn_fwd: Q is (2, 8, 3, 64) (batch, seq_q, heads, d) and K (2, 8, 4, 64) (batch, seq_k, heads, d): their heads differ",
+                "flash_attn_fwd: Q is (2, 8, 3, 64) (batch, seq_q, heads, d) and K (2, 8, 4, 64) (batch, seq_k, kv_heads, d): K's heads must divide Q's",
             ),
             (
                 check(&ok, &f16s(&[1, 8, 3, 64]), &f16s(&[1, 8, 3, 64])),
-                "flash_attn_fwd: Q is (2, 8, 3, 64) (batch, seq_q, heads, d) and K (1, 8, 3, 64) (batch, seq_k, heads, d): their batch differ",
+                "flash_attn_fwd: Q is (2, 8, 3, 64) (batch, seq_q, heads, d) and K (1, 8, 3, 64) (batch, seq_k, kv_heads, d): their batch differ",
             ),
             (
                 check(&ok, &f16s(&[2, 8, 3, 128]), &f16s(&[2, 8, 3, 128])),
-                "flash_attn_fwd: Q is (2, 8, 3, 64) (batch, seq_q, heads, d) and K (2, 8, 3, 128) (batch, seq_k, heads, d): their d differ",
+                "flash_attn_fwd: Q is (2, 8, 3, 64) (batch, seq_q, heads, d) and K (2, 8, 3, 128) (batch, seq_k, kv_heads, d): their d differ",
             ),
             (
                 check(&ok, &ok, &f16s(&[2, 9, 3, 64])),
-                "flash_attn_fwd: K is (2, 8, 3, 64) and V (2, 9, 3, 64) (batch, seq_k, heads, d): V must have K's shape",
+                "flash_attn_fwd: K is (2, 8, 3, 64) and V (2, 9, 3, 64) (batch, seq_k, kv_heads, d): V must have K's shape",
             ),
             (
                 check(&f16s(&[2, 0, 3, 64]), &ok, &ok),
@@ -548,6 +583,7 @@ mod tests {
             seq_q: 4096,
             seq_k: 4096,
             heads: 16,
+            kv_heads: 16,
             d: 128,
             causal: true,
             scale: 0.1,
@@ -617,7 +653,7 @@ mod tests {
             ),
             (
                 args("q.npy", "k4.npy", None),
-                "flash_attn_fwd: Q is (2, 5, 3, 64) (batch, seq_q, heads, d) and K (2, 7, 4, 64) (batch, seq_k, heads, d): their heads differ".into(),
+                "flash_attn_fwd: Q is (2, 5, 3, 64) (batch, seq_q, heads, d) and K (2, 7, 4, 64) (batch, seq_k, kv_heads, d): K's heads must divide Q's".into(),
             ),
             (
                 args("q.npy", "k.npy", Some("nan")),

@@ -73,12 +73,19 @@ fn each_s(mut f: impl FnMut(usize)) {
 pub fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
     (map_q, map_k, map_v): (u64, u64, u64),
     (o, lse): (GlobalMut<u16>, GlobalMut<f32>),
-    (seq_q, seq_k, heads): (u32, u32, u32),
+    (seq_q, seq_k, heads, kv_heads): (u32, u32, u32, u32),
     scale: f32,
 ) {
     let t = thread_idx();
     let ((bx, h, b), blocks) = (block_idx_xyz(), grid_dim().0);
     let (seq_q, seq_k, heads) = (seq_q as usize, seq_k as usize, heads as usize);
+    // Grouped-query attention: query head h reads K/V head h / (heads /
+    // kv_heads) (kv_heads = heads: one each; 1: multi-query).
+    let kv_heads = kv_heads as usize;
+    if kv_heads == 0 || heads % kv_heads != 0 {
+        trap()
+    }
+    let h_kv = h / (heads / kv_heads);
     let m0 = first_row(bx, bm(D), seq_q, CAUSAL);
     // The masks compare 32-bit coordinates (a block's rows up to m0 +
     // bm(D) among them), TMA's are i32; a grid of other than ceil(seq_q /
@@ -119,7 +126,7 @@ pub fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
             produce::<D, S>(
                 (map_q, map_k, map_v),
                 (skip, m0, tiles),
-                (b, h),
+                (b, h, h_kv),
                 qbar,
                 (&kpipe, &vpipe),
             );
@@ -150,22 +157,23 @@ pub fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
 
 /// The producer (thread 0 of warpgroup 0): Q's tile, then each K and V
 /// tile into its ring's next stage, as boxes of 64 columns of head h's D
-/// and 128 rows of batch b's plane (rows outside the sequence read zeros).
+/// (K/V head `h_kv`'s for K and V) and 128 rows of batch b's plane (rows
+/// outside the sequence read zeros).
 #[instantiate((64, 4), (128, 2))]
 #[inline(always)]
 fn produce<const D: usize, const S: usize>(
     (map_q, map_k, map_v): (u64, u64, u64),
     (skip, m0, tiles): (usize, i32, usize),
-    (b, h): (usize, usize),
+    (b, h, h_kv): (usize, usize, usize),
     qbar: Mbarrier,
     (kpipe, vpipe): (&PipelineTmaAsync<S>, &PipelineTmaAsync<S>),
 ) {
     fence_tensormap_acquire(map_q);
     fence_tensormap_acquire(map_k);
     fence_tensormap_acquire(map_v);
-    // Box c of a tile at `box_bytes` c.
-    let col0 = (h * D) as i32;
-    let load = |at: usize, box_bytes: usize, map: u64, row: i32, bar: Mbarrier| {
+    // Box c of a tile at `box_bytes` c, from the head at column `col0`.
+    let (q_col0, kv_col0) = ((h * D) as i32, (h_kv * D) as i32);
+    let load = |at: usize, box_bytes: usize, map: u64, (col0, row): (i32, i32), bar: Mbarrier| {
         each::<{ D / CHUNK }>(|c| {
             let window = Smem::window::<ATTN_SMEM>(skip + (at + c * box_bytes) / 4, box_bytes / 4);
             let col = col0 + (c * CHUNK) as i32;
@@ -173,18 +181,30 @@ fn produce<const D: usize, const S: usize>(
         });
     };
     qbar.arrive_expect_tx(q_bytes(D) as u32);
-    load(0, bm(D) * 128, map_q, m0, qbar);
+    load(0, bm(D) * 128, map_q, (q_col0, m0), qbar);
     let (mut kp, mut vp) = (kpipe.producer(), vpipe.producer());
     for n in 0..tiles {
         let row = (n * BN) as i32;
         let slot = kp.acquire();
         let full = slot.barrier();
         full.arrive_expect_tx(kv_bytes(D) as u32);
-        load(k_at(D, slot.stage() as usize), BN * 128, map_k, row, full);
+        load(
+            k_at(D, slot.stage() as usize),
+            BN * 128,
+            map_k,
+            (kv_col0, row),
+            full,
+        );
         let slot = vp.acquire();
         let full = slot.barrier();
         full.arrive_expect_tx(kv_bytes(D) as u32);
-        load(v_at(D, slot.stage() as usize), BN * 128, map_v, row, full);
+        load(
+            v_at(D, slot.stage() as usize),
+            BN * 128,
+            map_v,
+            (kv_col0, row),
+            full,
+        );
     }
 }
 

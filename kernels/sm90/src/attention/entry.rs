@@ -11,16 +11,19 @@ macro_rules! attention_entries {
     ($($name:ident: $d:literal, $causal:literal, $stages:literal;)*) => {$(
         /// O = softmax!(scale · Q·Kᵀ) · V and the rows' log-sum-exp, for
         /// one (batch, head) per grid row (`crate::attention` has the
-        /// plan): Q, K, V and O f16 in (batch, seq, heads, d) order, LSE f32
-        /// in (batch, heads, seq_q); top-left causal in the `_causal` form.
+        /// plan): Q and O f16 in (batch, seq, heads, d) order, K and V in
+        /// (batch, seq, kv_heads, d) (grouped-query attention: query head h
+        /// reads K/V head h / (heads / kv_heads); kv_heads divides heads),
+        /// LSE f32 in (batch, heads, seq_q); top-left causal in the
+        /// `_causal` form.
         /// Launch: grid (ceil(seq_q / bm(d)), heads, batch) (another x
         /// traps), `threads(d)` threads, `crate::attention::SMEM_BYTES` of
         /// dynamic shared memory (`crate::attention`'s functions of d).
         ///
         /// # Safety
         /// `map_q`, `map_k`, `map_v` point to tensor maps (64-byte aligned,
-        /// in global memory) of live f16 buffers, each seen as (heads · d,
-        /// seq, batch) with boxes of 64 columns x `bm(d)` (Q) or 128 (K, V)
+        /// in global memory) of live f16 buffers, each seen as (heads · d
+        /// (kv_heads · d for K and V), seq, batch) with boxes of 64 columns x `bm(d)` (Q) or 128 (K, V)
         /// rows x 1 plane and the 128-byte swizzle;
         /// `o` and `lse` are the problem's O and LSE (every store is checked
         /// against them).
@@ -34,13 +37,14 @@ macro_rules! attention_entries {
             seq_q: u32,
             seq_k: u32,
             heads: u32,
+            kv_heads: u32,
             scale: f32,
         ) {
             const { assert!($stages == crate::attention::stages($d)) };
             super::body::attention_body::<$d, $causal, $stages>(
                 (map_q as u64, map_k as u64, map_v as u64),
                 (o, lse),
-                (seq_q, seq_k, heads),
+                (seq_q, seq_k, heads, kv_heads),
                 scale,
             )
         }
