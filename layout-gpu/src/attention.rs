@@ -35,7 +35,7 @@ pub struct Family {
 /// How a family's entry points take Q, K and V.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FamilyKind {
-    /// `(q, k, v, o, lse, batch, seq_q, seq_k, heads, scale)`: pointers
+    /// `(q, k, v, o, lse, batch, seq_q, seq_k, heads, kv_heads, scale)`: pointers
     /// (`layout_kernels::maps::attention`'s contract).
     Pointers,
     /// `(map_q, map_k, map_v, o, lse, seq_q, seq_k, heads, kv_heads,
@@ -92,7 +92,7 @@ pub struct Problem {
     pub heads: usize,
     /// K/V heads, dividing `heads`: query head h reads K/V head h / (heads
     /// / kv_heads) (grouped-query attention; `heads` for one each, 1 for
-    /// multi-query). The SM80 family takes `heads` only.
+    /// multi-query).
     pub kv_heads: usize,
     /// Head dimension.
     pub d: usize,
@@ -239,15 +239,6 @@ impl Family {
             return Err(Error::refused(
                 name,
                 format!("kv_heads = {} must divide heads = {}", p.kv_heads, p.heads),
-            ));
-        }
-        if p.kv_heads != p.heads && self.kind == FamilyKind::Pointers {
-            return Err(Error::refused(
-                name,
-                format!(
-                    "kv_heads = {} with heads = {}: this family takes one K/V head per query head",
-                    p.kv_heads, p.heads
-                ),
             ));
         }
         if !p.scale.is_finite() {
@@ -401,34 +392,28 @@ mod tests {
         );
     }
 
-    /// Grouped-query heads: kv_heads dividing heads is the Hopper family's
-    /// (K and V sized by kv_heads); the SM80 family takes kv_heads = heads
-    /// only; kv_heads of 0 or not dividing heads is refused by both.
+    /// Grouped-query heads: kv_heads dividing heads is taken by both
+    /// families (K and V sized by kv_heads); kv_heads of 0 or not dividing
+    /// heads is refused.
     #[test]
     fn grouped_query_heads() {
         let gqa = Problem {
             kv_heads: 2,
             ..problem(1, 100, 300, 8, 128)
         };
-        let sm90 = &FAMILIES[1];
-        assert!(sm90.launch_shape(&gqa).is_ok());
         assert_eq!(gqa.lens().unwrap().kv, 300 * 2 * 128);
-        let msg = |f: &Family, p: Problem| f.launch_shape(&p).unwrap_err().to_string();
-        assert_eq!(
-            msg(&FAMILIES[0], gqa),
-            "flash_attn_fwd: kv_heads = 2 with heads = 8: this family takes one K/V head per query head"
-        );
-        for kv in [0, 3] {
-            assert_eq!(
-                msg(
-                    sm90,
-                    Problem {
-                        kv_heads: kv,
-                        ..gqa
-                    }
-                ),
-                format!("flash_attn_fwd_sm90: kv_heads = {kv} must divide heads = 8")
-            );
+        for f in &FAMILIES {
+            assert!(f.launch_shape(&gqa).is_ok());
+            for kv in [0, 3] {
+                let p = Problem {
+                    kv_heads: kv,
+                    ..gqa
+                };
+                assert_eq!(
+                    f.launch_shape(&p).unwrap_err().to_string(),
+                    format!("{}: kv_heads = {kv} must divide heads = 8", f.name)
+                );
+            }
         }
     }
 }

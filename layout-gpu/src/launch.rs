@@ -695,7 +695,8 @@ impl AttentionLaunch {
             // SAFETY: the family's contract (`maps::attention`): the entry
             // point for this d and mask (checked by name) takes (q, k, v:
             // *const u16, o: *mut u16, lse: *mut f32, batch, seq_q, seq_k,
-            // heads: usize, scale: f32), passed in that order and type; the
+            // heads, kv_heads: usize, scale: f32), passed in that order and
+            // type (kv_heads dividing heads: `launch_shape`); the
             // buffers hold exactly the elements those sizes address
             // (checked), 256-byte aligned (cudarc's allocations; the
             // kernels need 16); O and LSE are written only, each distinct
@@ -713,6 +714,7 @@ impl AttentionLaunch {
                     .scalar(p.seq_q)
                     .scalar(p.seq_k)
                     .scalar(p.heads)
+                    .scalar(p.kv_heads)
                     .scalar(p.scale)
                     .launch()
             },

@@ -153,7 +153,7 @@ fn attention_ref(
     causal: bool,
     (q, k, v): (&[f32], &[f32], &[f32]),
 ) -> (Vec<f64>, Vec<f64>) {
-    let (b, sq, sk, nh) = (p.batch, p.seq_q, p.seq_k, p.heads);
+    let (b, sq, sk, nh, nkv) = (p.batch, p.seq_q, p.seq_k, p.heads, p.kv_heads);
     let mut o = vec![0f64; b * sq * nh * d];
     let mut lse = vec![0f64; b * nh * sq];
     for bi in 0..b {
@@ -162,10 +162,12 @@ fn attention_ref(
                 let row =
                     |s: usize, t: &[f32], len: usize| (((bi * len + s) * nh + hi) * d, t.to_vec());
                 let (qo, _) = row(i, q, sq);
+                // Query head hi reads K/V head hi / (nh / nkv).
+                let hk = hi / (nh / nkv);
                 let keys = if causal { (i + 1).min(sk) } else { sk };
                 let s: Vec<f64> = (0..keys)
                     .map(|j| {
-                        let ko = ((bi * sk + j) * nh + hi) * d;
+                        let ko = ((bi * sk + j) * nkv + hk) * d;
                         (0..d)
                             .map(|x| f64::from(q[qo + x]) * f64::from(k[ko + x]))
                             .sum::<f64>()
@@ -178,7 +180,7 @@ fn attention_ref(
                 lse[(bi * nh + hi) * sq + i] = mx + z.ln();
                 for x in 0..d {
                     o[qo + x] = (0..keys)
-                        .map(|j| w[j] * f64::from(v[((bi * sk + j) * nh + hi) * d + x]))
+                        .map(|j| w[j] * f64::from(v[((bi * sk + j) * nkv + hk) * d + x]))
                         .sum::<f64>()
                         / z;
                 }
@@ -193,11 +195,11 @@ fn attention_ref(
 fn attention_case(p: FlashProblem, d: usize, causal: bool) {
     #[allow(non_snake_case)]
     let (D, CAUSAL) = (d, causal);
-    let (b, sq, sk, nh) = (p.batch, p.seq_q, p.seq_k, p.heads);
+    let (b, sq, sk, nh, nkv) = (p.batch, p.seq_q, p.seq_k, p.heads, p.kv_heads);
     let val = |i: usize, salt: usize| f(h(int(i * 31 + salt, 8) / 8.0));
     let q: Vec<f32> = (0..b * sq * nh * D).map(|i| val(i, 1)).collect();
-    let k: Vec<f32> = (0..b * sk * nh * D).map(|i| val(i, 2)).collect();
-    let v: Vec<f32> = (0..b * sk * nh * D).map(|i| val(i, 3)).collect();
+    let k: Vec<f32> = (0..b * sk * nkv * D).map(|i| val(i, 2)).collect();
+    let v: Vec<f32> = (0..b * sk * nkv * D).map(|i| val(i, 3)).collect();
     let bits =
         |x: &[f32]| Buffer::from_slice(&f4_halves(&x.iter().map(|&y| h(y)).collect::<Vec<_>>()));
     let (gq, gk, gv) = (bits(&q), bits(&k), bits(&v));
@@ -259,6 +261,7 @@ fn attention_d64_partial_tiles_both_masks() {
         seq_q: 130,
         seq_k: 77,
         heads: 2,
+        kv_heads: 2,
         scale: 0.3,
     };
     attention_case(p(), 64, false);
@@ -272,8 +275,27 @@ fn attention_d128_partial_tiles_both_masks() {
         seq_q: 45,
         seq_k: 150,
         heads: 1,
+        kv_heads: 1,
         scale: -0.2,
     };
     attention_case(p(), 128, false);
     attention_case(p(), 128, true);
+}
+
+/// Grouped-query attention: 4 query heads on 2 K/V heads and on 1
+/// (multi-query), both masks and both head dimensions, against the f64
+/// reference in which query head h reads K/V head h / (heads / kv_heads).
+#[test]
+fn attention_grouped_query_heads() {
+    let p = |kv_heads, seq_q, seq_k| FlashProblem {
+        batch: 2,
+        seq_q,
+        seq_k,
+        heads: 4,
+        kv_heads,
+        scale: 0.3,
+    };
+    attention_case(p(2, 70, 130), 64, false);
+    attention_case(p(1, 130, 70), 64, true);
+    attention_case(p(2, 45, 77), 128, true);
 }

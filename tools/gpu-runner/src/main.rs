@@ -385,7 +385,7 @@ mod tests {
             .to_string();
         for line in [
             "Q: (batch, seq_q, heads, d) float16, C-order (BSHD).",
-            "K, V: (batch, seq_k, kv_heads, d) float16, C-order.",
+            "K, V: (batch, seq_k, kv_heads, d) float16, C-order;",
             "O: (batch, seq_q, heads, d) float16, C-order.",
             "LSE (--lse): (batch, heads, seq_q) float32, C-order",
             "--causal: query i sees keys 0..=i (top-left aligned",

@@ -198,8 +198,11 @@ pub struct FlashProblem {
     pub seq_q: usize,
     /// Keys per (batch, head).
     pub seq_k: usize,
-    /// Heads.
+    /// Query heads.
     pub heads: usize,
+    /// K/V heads, dividing `heads`: query head h reads K/V head h / (heads
+    /// / kv_heads) (grouped-query attention).
+    pub kv_heads: usize,
     /// The softmax scale (of Q·Kᵀ).
     pub scale: f32,
 }
@@ -224,28 +227,37 @@ pub fn flash_attn_fwd<
         seq_q,
         seq_k,
         heads,
+        kv_heads,
         scale,
         ..
     } = p;
     let tid = thread_idx();
     let (mb, h, b) = row_block::<CAUSAL>(block_idx_xyz());
-    let (m0, ld) = (mb * FLASH_BM, heads * D);
+    let (m0, ld, ld_kv) = (mb * FLASH_BM, heads * D, kv_heads * D);
     // The masks compare 32-bit coordinates (and identity tensors hold 2^31
     // rows a mode): longer sequences are refused.
-    if m0 >= seq_q || seq_k == 0 || seq_q > i32::MAX as usize || seq_k > i32::MAX as usize {
+    if m0 >= seq_q
+        || seq_k == 0
+        || seq_q > i32::MAX as usize
+        || seq_k > i32::MAX as usize
+        || kv_heads == 0
+        || heads % kv_heads != 0
+    {
         trap()
     }
+    // Grouped-query attention: K/V head h / (heads / kv_heads).
+    let h_kv = h / (heads / kv_heads);
     // Head h of batch b: the seq x D matrix from F4 (b * seq * heads + h) *
     // D / 8, rows ld / 8 F4s apart; each checked once here, so that the
     // tiles' copies check only their rows.
     let (seq_q32, seq_k32) = (narrow(seq_q), narrow(seq_k));
-    let matrix = |x: Global<F4>, seq: usize, rows: u32| {
-        x.rows((b * seq * heads + h) * D / 8, rows, ld / 8, D / 8)
+    let matrix = |x: Global<F4>, seq: usize, rows: u32, (heads, h): (usize, usize)| {
+        x.rows((b * seq * heads + h) * D / 8, rows, heads * D / 8, D / 8)
     };
     let (qm, km, vm) = (
-        matrix(q, seq_q, seq_q32),
-        matrix(k, seq_k, seq_k32),
-        matrix(v, seq_k, seq_k32),
+        matrix(q, seq_q, seq_q32, (heads, h)),
+        matrix(k, seq_k, seq_k32, (kv_heads, h_kv)),
+        matrix(v, seq_k, seq_k32, (kv_heads, h_kv)),
     );
     // Shared memory (words): Q's tile, K's, V's.
     let (k_at, v_at) = (FLASH_BM * D / 2, (FLASH_BM + flash_bn(D)) * D / 2);
@@ -259,7 +271,7 @@ pub fn flash_attn_fwd<
         narrow(cq.shared),
         0,
     );
-    let c = flash_copy::<{ flash_bn(D) }, D>(seq_k, ld, 0, tid);
+    let c = flash_copy::<{ flash_bn(D) }, D>(seq_k, ld_kv, 0, tid);
     let kv = KvCopy {
         c,
         k: km.column(c.col),

@@ -34,7 +34,7 @@ const _: () = assert!(
 ///
 /// # Safety
 /// The launch contract of `maps/attention.rs`: `q`, `o` point to batch *
-/// seq_q * heads * D halves, `k`, `v` to batch * seq_k * heads * D, `lse`
+/// seq_q * heads * D halves, `k`, `v` to batch * seq_k * kv_heads * D (kv_heads dividing heads), `lse`
 /// to batch * heads * seq_q `f32`, 16-byte aligned (`lse` 4), `o` and
 /// `lse` overlapping nothing.
 #[cfg(target_arch = "nvptx64")]
@@ -53,7 +53,7 @@ unsafe fn flash_entry<B: layout_device::SharedBuffer, const D: usize, const CAUS
     let rows_q = elems(elems(p.batch, p.seq_q), p.heads);
     let (lq, lk) = (
         elems(rows_q, D),
-        elems(elems(elems(p.batch, p.seq_k), p.heads), D),
+        elems(elems(elems(p.batch, p.seq_k), p.kv_heads), D),
     );
     // SAFETY: the caller's contract (16-byte aligned: F4 views).
     let (q, k, v) = unsafe {
@@ -83,7 +83,7 @@ unsafe fn flash_entry<B: layout_device::SharedBuffer, const D: usize, const CAUS
 }
 
 /// The FlashAttention forward entry points, one per head dimension and
-/// mask: `(q, k, v, o, lse, batch, seq_q, seq_k, heads, scale)`.
+/// mask: `(q, k, v, o, lse, batch, seq_q, seq_k, heads, kv_heads, scale)`.
 #[cfg(target_arch = "nvptx64")]
 macro_rules! flash_entries {
     ($($(#[$m:meta])* $name:ident = ($buf:ident, $d:literal, $causal:literal);)*) => {$(
@@ -103,9 +103,10 @@ macro_rules! flash_entries {
             seq_q: usize,
             seq_k: usize,
             heads: usize,
+            kv_heads: usize,
             scale: f32,
         ) {
-            let p = super::body::FlashProblem { batch, seq_q, seq_k, heads, scale };
+            let p = super::body::FlashProblem { batch, seq_q, seq_k, heads, kv_heads, scale };
             // SAFETY: the launch contract above.
             unsafe { flash_entry::<$buf, $d, $causal>((q, k, v, o, lse), p) }
         }

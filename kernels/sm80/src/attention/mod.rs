@@ -324,16 +324,17 @@ pub const FLASH_ATTN_FWD_D64_CAUSAL_SPILL_BYTES: (u32, u32) = (64, 112);
 pub const FLASH_ATTN_FWD_D128_SPILL_BYTES: (u32, u32) = (64, 112);
 /// See [`FLASH_ATTN_FWD_D64_SPILL_BYTES`].
 pub const FLASH_ATTN_FWD_D128_CAUSAL_SPILL_BYTES: (u32, u32) = (64, 112);
-/// No integer division: the tiles are static powers of two.
-pub const FLASH_ATTN_FWD_D64_NO_DIVISION: bool = true;
-/// The causal entries divide, outside the key loop only: a block's place
-/// in the longest-first order (`layout_device::longest_first`, a 32-bit
-/// division and remainder by the grid's extents), once when the block
-/// starts and once again in the epilogue (recomputed there rather than held
-/// across the loop).
+/// The entries divide, outside the key loop only (the tiles are static
+/// powers of two): a query head's K/V head (`h / (heads / kv_heads)`, and
+/// the check that kv_heads divides heads) once when the block starts.
+pub const FLASH_ATTN_FWD_D64_NO_DIVISION: bool = false;
+/// The causal entries also divide for a block's place in the longest-first
+/// order (`layout_device::longest_first`, a 32-bit division and remainder
+/// by the grid's extents), once when the block starts and once again in
+/// the epilogue (recomputed there rather than held across the loop).
 pub const FLASH_ATTN_FWD_D64_CAUSAL_NO_DIVISION: bool = false;
 /// See [`FLASH_ATTN_FWD_D64_NO_DIVISION`].
-pub const FLASH_ATTN_FWD_D128_NO_DIVISION: bool = true;
+pub const FLASH_ATTN_FWD_D128_NO_DIVISION: bool = false;
 /// See [`FLASH_ATTN_FWD_D64_CAUSAL_NO_DIVISION`].
 pub const FLASH_ATTN_FWD_D128_CAUSAL_NO_DIVISION: bool = false;
 
