@@ -31,7 +31,7 @@ impl fmt::Debug for Underscore {
 /// by that shape; a tuple needs one entry per mode. `_` counts as 0, which
 /// is what a slice's offset needs.
 #[diagnostic::on_unimplemented(
-    message = "coordinate `{Self}` does not fit the shape",
+    message = "coordinate `{Self}` does not fit the shape `{S}`",
     label = "not a coordinate of this shape",
     note = "a coordinate is an integer (a 1-D index into the mode) or a tuple with one entry per mode of the shape"
 )]
@@ -189,7 +189,7 @@ pub fn idx2crd<S: IntTuple>(i: usize, s: S) -> S::Dyn {
 /// The index of a coordinate in a shape with compact column-major strides
 /// (CuTe's `crd2idx(coord, shape)`).
 #[diagnostic::on_unimplemented(
-    message = "coordinate `{Self}` does not fit the shape",
+    message = "coordinate `{Self}` does not fit the shape `{S}`",
     label = "not a coordinate of this shape",
     note = "a static value the algebra computed shows in the compiler's type names as `S<UInt<...>>`: its bits from the most significant, `B1` = 1, `B0` = 0 (`S<UInt<UInt<UInt<UInt<UTerm, B1>, B0>, B0>, B0>>` is `_8`)"
 )]

@@ -10,9 +10,8 @@ use crate::typelevel::tuple::{Concat, Cons, IntTuple, IntoTuple, List, Nil, Tupl
 /// The modes of `T` a slicing coordinate keeps, as a flat list (CuTe's `lift_slice`).
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(
-    message = "slicing coordinate `{Self}` does not fit the shape",
-    label = "the coordinate needs one entry per mode",
-    note = "a static value the algebra computed shows in the compiler's type names as `S<UInt<...>>`: its bits from the most significant, `B1` = 1, `B0` = 0 (`S<UInt<UInt<UInt<UInt<UTerm, B1>, B0>, B0>, B0>>` is `_8`)"
+    message = "slicing coordinate `{Self}` does not fit the shape `{T}`",
+    label = "the coordinate needs one entry per mode"
 )]
 pub trait LiftSlice<T> {
     type Kept: List;
@@ -102,9 +101,8 @@ where
 /// A slicing coordinate for `T` (an int tuple): the top level of CuTe's
 /// `slice` and `dice`.
 #[diagnostic::on_unimplemented(
-    message = "slicing coordinate `{Self}` does not fit the shape",
-    label = "the coordinate needs one entry per mode",
-    note = "a static value the algebra computed shows in the compiler's type names as `S<UInt<...>>`: its bits from the most significant, `B1` = 1, `B0` = 0 (`S<UInt<UInt<UInt<UInt<UTerm, B1>, B0>, B0>, B0>>` is `_8`)"
+    message = "slicing coordinate `{Self}` does not fit the shape `{T}`",
+    label = "the coordinate needs one entry per mode"
 )]
 pub trait SliceCoord<T> {
     /// What `slice` keeps.
