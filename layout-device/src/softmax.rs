@@ -152,7 +152,18 @@ impl<const R: usize> OnlineSoftmax<R> {
     }
 
     /// The epilogue: each row's sum over its lanes (`reduce`, by addition)
-    /// and its inverse, by which O's accumulators of the row are scaled.
+    /// and its inverse, by which O's accumulators of the row are scaled (0
+    /// for a row that saw no key: O = 0, FlashAttention's definition).
+    ///
+    /// ```
+    /// use layout_device::OnlineSoftmax;
+    /// let mut sm = OnlineSoftmax::<1>::new(1.0);
+    /// // Every key of the row masked.
+    /// sm.update([f32::NEG_INFINITY], |m| m, |g| g, |_| ());
+    /// assert_eq!(sm.p(f32::NEG_INFINITY, 0), 0.0);
+    /// assert_eq!(sm.finish(|s| s), [0.0]);
+    /// assert_eq!(sm.lse(0), f32::NEG_INFINITY);
+    /// ```
     #[inline(always)]
     pub fn finish(&mut self, reduce: impl Fn(f32) -> f32) -> [f32; R] {
         let mut inv = [0f32; R];
@@ -160,7 +171,12 @@ impl<const R: usize> OnlineSoftmax<R> {
             #[inline(always)]
             |r| {
                 self.row_sum[r] = reduce(self.row_sum[r]);
-                inv[r] = 1.0 / self.row_sum[r];
+                // A row that saw no key: O = 0 (not 0 · inf = NaN).
+                inv[r] = if self.row_sum[r] > 0.0 {
+                    1.0 / self.row_sum[r]
+                } else {
+                    0.0
+                };
             },
         );
         inv

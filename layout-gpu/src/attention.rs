@@ -96,8 +96,14 @@ pub struct Problem {
     pub kv_heads: usize,
     /// Head dimension.
     pub d: usize,
-    /// Query i sees keys 0..=i only.
+    /// Query i sees keys 0..=i only (aligned top-left, torch's
+    /// `is_causal`), or with `bottom_right` keys 0..=i + seq_k - seq_q.
     pub causal: bool,
+    /// The causal mask aligned bottom-right (FlashAttention's: the last
+    /// query sees every key; a chunk of new tokens over a cached prefix). A
+    /// row that sees no key (seq_q > seq_k) gets O = 0 and LSE = -inf. The
+    /// Hopper family's; requires `causal`.
+    pub bottom_right: bool,
     /// The factor of Q·Kᵀ in the softmax.
     pub scale: f32,
 }
@@ -241,6 +247,18 @@ impl Family {
                 format!("kv_heads = {} must divide heads = {}", p.kv_heads, p.heads),
             ));
         }
+        if p.bottom_right && !p.causal {
+            return Err(Error::refused(
+                name,
+                "bottom_right aligns the causal mask: it needs causal".to_string(),
+            ));
+        }
+        if p.bottom_right && self.kind == FamilyKind::Pointers {
+            return Err(Error::refused(
+                name,
+                "this family aligns the causal mask top-left only".to_string(),
+            ));
+        }
         if !p.scale.is_finite() {
             return Err(Error::refused(
                 name,
@@ -305,6 +323,7 @@ mod tests {
             kv_heads: heads,
             d,
             causal: false,
+            bottom_right: false,
             scale: 0.125,
         }
     }
@@ -415,5 +434,27 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Bottom-right alignment: the Hopper family's, with `causal`; refused
+    /// without it and by the SM80 family.
+    #[test]
+    fn bottom_right_causal() {
+        let p = Problem {
+            causal: true,
+            bottom_right: true,
+            ..problem(1, 300, 100, 2, 64)
+        };
+        assert!(FAMILIES[1].launch_shape(&p).is_ok());
+        let msg = |f: &Family, p: Problem| f.launch_shape(&p).unwrap_err().to_string();
+        assert_eq!(
+            msg(&FAMILIES[0], p),
+            "flash_attn_fwd: this family aligns the causal mask top-left only"
+        );
+        let p = Problem { causal: false, ..p };
+        assert_eq!(
+            msg(&FAMILIES[1], p),
+            "flash_attn_fwd_sm90: bottom_right aligns the causal mask: it needs causal"
+        );
     }
 }

@@ -720,8 +720,8 @@ impl AttentionLaunch {
             },
             // SAFETY: `layout_kernels_sm90::attention`'s contract: (map_q,
             // map_k, map_v: *const u64, o: GlobalMut<u16>, lse:
-            // GlobalMut<f32>, seq_q, seq_k, heads, kv_heads: u32, scale:
-            // f32), in that order and type; the maps are the driver's
+            // GlobalMut<f32>, seq_q, seq_k, heads, kv_heads: u32, offset:
+            // i32, scale: f32), in that order and type; the maps are the driver's
             // encoding of Q, K, V (checked lengths, alive: borrowed) as
             // (batch, seq, heads · d) (kv_heads · d for K and V, kv_heads
             // dividing heads: `launch_shape`)
@@ -732,6 +732,13 @@ impl AttentionLaunch {
             // beyond the grid's 65535); the grid, threads and dynamic
             // shared memory are the family's.
             (FamilyKind::TensorMaps, Some([mq, mk, mv])) => unsafe {
+                // The causal mask's offset: query i sees keys 0..=i +
+                // offset (both sequences below 2^31: `launch_shape`).
+                let offset = if p.causal && p.bottom_right {
+                    p.seq_k as i32 - p.seq_q as i32
+                } else {
+                    0
+                };
                 launch
                     .arg(mq)
                     .arg(mk)
@@ -742,6 +749,7 @@ impl AttentionLaunch {
                     .scalar(p.seq_k as u32)
                     .scalar(p.heads as u32)
                     .scalar(p.kv_heads as u32)
+                    .scalar(offset)
                     .scalar(p.scale)
                     .launch()
             },

@@ -97,7 +97,7 @@ fn hgemm_sm90_persistent_over_several_tiles() {
 fn attention_ref(
     (batch, sq, sk, nh, nkv, d): (usize, usize, usize, usize, usize, usize),
     scale: f32,
-    causal: bool,
+    causal: Option<isize>,
     (q, k, v): (&[f32], &[f32], &[f32]),
 ) -> (Vec<f64>, Vec<f64>) {
     let mut o = vec![0f64; batch * sq * nh * d];
@@ -108,7 +108,12 @@ fn attention_ref(
                 let qo = ((bi * sq + i) * nh + hi) * d;
                 // Query head hi reads K/V head hi / (nh / nkv).
                 let hk = hi / (nh / nkv);
-                let keys = if causal { (i + 1).min(sk) } else { sk };
+                // Causal: query i sees keys 0..=i + offset (none when that
+                // is negative: O = 0, LSE = -inf).
+                let keys = match causal {
+                    Some(offset) => (i as isize + offset + 1).clamp(0, sk as isize) as usize,
+                    None => sk,
+                };
                 let s: Vec<f64> = (0..keys)
                     .map(|j| {
                         let ko = ((bi * sk + j) * nkv + hk) * d;
@@ -121,12 +126,20 @@ fn attention_ref(
                 let mx = s.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
                 let w: Vec<f64> = s.iter().map(|x| (x - mx).exp()).collect();
                 let z: f64 = w.iter().sum();
-                lse[(bi * nh + hi) * sq + i] = mx + z.ln();
+                lse[(bi * nh + hi) * sq + i] = if keys == 0 {
+                    f64::NEG_INFINITY
+                } else {
+                    mx + z.ln()
+                };
                 for x in 0..d {
-                    o[qo + x] = (0..keys)
-                        .map(|j| w[j] * f64::from(v[((bi * sk + j) * nkv + hk) * d + x]))
-                        .sum::<f64>()
-                        / z;
+                    o[qo + x] = if keys == 0 {
+                        0.0
+                    } else {
+                        (0..keys)
+                            .map(|j| w[j] * f64::from(v[((bi * sk + j) * nkv + hk) * d + x]))
+                            .sum::<f64>()
+                            / z
+                    };
                 }
             }
         }
@@ -143,13 +156,42 @@ fn attention_case(
     attention_case_gqa(d, causal, (batch, sq, sk, nh, nh), scale)
 }
 
+/// As `attention_case_gqa` with the causal mask aligned bottom-right
+/// (query i sees keys 0..=i + seq_k - seq_q).
+fn attention_case_bottom_right(
+    d: usize,
+    (batch, sq, sk, nh, nkv): (usize, usize, usize, usize, usize),
+    scale: f32,
+) {
+    attention_case_with(
+        d,
+        Some(sk as isize - sq as isize),
+        (batch, sq, sk, nh, nkv),
+        scale,
+    )
+}
+
 /// As `attention_case` with `nkv` K/V heads (grouped-query attention).
 fn attention_case_gqa(
     d: usize,
     causal: bool,
+    dims: (usize, usize, usize, usize, usize),
+    scale: f32,
+) {
+    attention_case_with(d, causal.then_some(0), dims, scale)
+}
+
+/// One case: `causal` the mask's offset (query i sees keys 0..=i +
+/// offset), `None` for none.
+fn attention_case_with(
+    d: usize,
+    causal: Option<isize>,
     (batch, sq, sk, nh, nkv): (usize, usize, usize, usize, usize),
     scale: f32,
 ) {
+    let offset = causal.unwrap_or(0) as i32;
+    let causal_mask = causal;
+    let causal = causal.is_some();
     let val = |i: usize, salt: usize| f(h(int(i * 31 + salt, 8) / 8.0));
     let q: Vec<f32> = (0..batch * sq * nh * d).map(|i| val(i, 1)).collect();
     let k: Vec<f32> = (0..batch * sk * nkv * d).map(|i| val(i, 2)).collect();
@@ -186,17 +228,22 @@ fn attention_case_gqa(
     )
     .shared_bytes(attention::SMEM_BYTES);
     let dims = (sq as u32, sk as u32, nh as u32, nkv as u32);
+    let os = (offset, scale);
     let r = run(&launch, move || match (d, causal) {
-        (64, false) => attention_body::<64, false, 4>(maps, (po, pl), dims, scale),
-        (64, true) => attention_body::<64, true, 4>(maps, (po, pl), dims, scale),
-        (128, false) => attention_body::<128, false, 2>(maps, (po, pl), dims, scale),
-        _ => attention_body::<128, true, 2>(maps, (po, pl), dims, scale),
+        (64, false) => attention_body::<64, false, 4>(maps, (po, pl), dims, os),
+        (64, true) => attention_body::<64, true, 4>(maps, (po, pl), dims, os),
+        (128, false) => attention_body::<128, false, 2>(maps, (po, pl), dims, os),
+        _ => attention_body::<128, true, 2>(maps, (po, pl), dims, os),
     });
     if let Err(e) = r {
         panic!("{name}: {e}")
     }
-    let (want_o, want_lse) =
-        attention_ref((batch, sq, sk, nh, nkv, d), scale, causal, (&q, &k, &v));
+    let (want_o, want_lse) = attention_ref(
+        (batch, sq, sk, nh, nkv, d),
+        scale,
+        causal_mask,
+        (&q, &k, &v),
+    );
     // O within f16's rounding (of P and of O; |O| <= 1), LSE within f32's
     // (ex2/lg2.approx). A difference names the element and its writer.
     let want_o: Vec<u16> = want_o.iter().map(|&x| h(x as f32)).collect();
@@ -204,7 +251,8 @@ fn attention_case_gqa(
         panic!("{name}: O: {e}")
     }
     let want_lse: Vec<f32> = want_lse.iter().map(|&x| x as f32).collect();
-    if let Err(e) = lse.check(&want_lse, |g, w| (g - w).abs() <= 2e-5) {
+    // (-inf for a row that sees no key: equal, not within.)
+    if let Err(e) = lse.check(&want_lse, |g, w| g == w || (g - w).abs() <= 2e-5) {
         panic!("{name}: LSE: {e}")
     }
 }
@@ -501,4 +549,16 @@ fn flash_attn_fwd_sm90_grouped_query_heads() {
     attention_case_gqa(64, false, (1, 70, 150, 4, 2), 0.3);
     attention_case_gqa(64, true, (2, 130, 70, 4, 1), 0.3);
     attention_case_gqa(128, true, (1, 45, 77, 4, 2), -0.2);
+}
+
+/// The causal mask aligned bottom-right (FlashAttention's: query i sees
+/// keys 0..=i + seq_k - seq_q): fewer queries than keys (a chunk of new
+/// tokens over a cached prefix), and more queries than keys, whose first
+/// seq_q - seq_k rows see no key: O = 0 and LSE = -inf there, no NaN
+/// anywhere (the check compares every element).
+#[test]
+fn flash_attn_fwd_sm90_causal_bottom_right() {
+    attention_case_bottom_right(64, (1, 70, 300, 2, 2), 0.3);
+    attention_case_bottom_right(64, (1, 300, 100, 2, 1), 0.3);
+    attention_case_bottom_right(128, (2, 200, 45, 2, 2), -0.2);
 }

@@ -38,6 +38,9 @@ Kernels (one family name; the entry point is chosen by d and --causal):
                   d = 64 or 128; batch and heads 1..=65535; seq_q, seq_k >= 1.
                   --causal: query i sees keys 0..=i (top-left aligned, as
                   torch's is_causal). --scale: default 1/sqrt(d).
+                  --bottom-right (with --causal; flash_attn_fwd_sm90): query
+                  i sees keys 0..=i + seq_k - seq_q (FlashAttention's); a
+                  row that sees no key gets O = 0 and LSE = -inf.
   flash_attn_fwd_sm90
                   The same on Hopper (sm_90a: layout_kernels_sm90.ptx):
                   entry points flash_attn_fwd_sm90_d64, flash_attn_fwd_sm90_d128
@@ -82,7 +85,7 @@ fn tuple(s: [usize; 4]) -> String {
 pub fn check_attention(
     family: &Family,
     (q, k, v): (&Array, &Array, &Array),
-    causal: bool,
+    (causal, bottom_right): (bool, bool),
     scale: Option<f32>,
 ) -> Result<Problem, String> {
     let name = family.name;
@@ -132,6 +135,7 @@ pub fn check_attention(
         kv_heads,
         d,
         causal,
+        bottom_right,
         scale: scale.unwrap_or(1.0 / (d as f32).sqrt()),
     };
     family.launch_shape(&p).map_err(|e| e.to_string())?;
@@ -168,6 +172,10 @@ pub struct Args {
     /// Causal mask: query i sees keys 0..=i (top-left aligned).
     #[arg(long)]
     pub causal: bool,
+    /// With --causal: aligned bottom-right (query i sees keys 0..=i +
+    /// seq_k - seq_q; flash_attn_fwd_sm90 only).
+    #[arg(long, requires = "causal")]
+    pub bottom_right: bool,
     /// The softmax scale (default 1/sqrt(d)).
     #[arg(long, value_name = "S", allow_hyphen_values = true)]
     pub scale: Option<String>,
@@ -208,7 +216,12 @@ pub fn prepare_attention(args: &Args) -> Result<AttentionJob, String> {
         npy::read(&args.k)?,
         npy::read(&args.v)?,
     );
-    let problem = check_attention(family, (&q, &k, &v), args.causal, scale)?;
+    let problem = check_attention(
+        family,
+        (&q, &k, &v),
+        (args.causal, args.bottom_right),
+        scale,
+    )?;
     let half = |a: Array| match a.data {
         Data::F16(x) => Ok(x),
         _ => Err("an input passed the checks without f16 data".to_string()),
@@ -295,7 +308,7 @@ mod tests {
     }
 
     fn check(q: &Array, k: &Array, v: &Array) -> Result<Problem, String> {
-        check_attention(fam(), (q, k, v), false, None)
+        check_attention(fam(), (q, k, v), (false, false), None)
     }
 
     /// Grouped-query heads: K and V with fewer heads than Q, dividing
@@ -305,13 +318,13 @@ mod tests {
     fn grouped_query_heads() {
         let (q, kv) = (f16s(&[2, 77, 8, 128]), f16s(&[2, 130, 2, 128]));
         let sm90 = &FAMILIES[1];
-        let p = check_attention(sm90, (&q, &kv, &kv), true, None).unwrap();
+        let p = check_attention(sm90, (&q, &kv, &kv), (true, false), None).unwrap();
         assert_eq!((p.heads, p.kv_heads), (8, 2));
         assert_eq!(p.lens().unwrap().kv, 2 * 130 * 2 * 128);
         assert_eq!(check(&q, &kv, &kv).map(|p| p.kv_heads), Ok(2));
         let kv3 = f16s(&[2, 130, 3, 128]);
         assert_eq!(
-            check_attention(sm90, (&q, &kv3, &kv3), false, None),
+            check_attention(sm90, (&q, &kv3, &kv3), (false, false), None),
             Err("flash_attn_fwd_sm90: Q is (2, 77, 8, 128) (batch, seq_q, heads, d) and K (2, 130, 3, 128) (batch, seq_k, kv_heads, d): K's heads must divide Q's".into())
         );
     }
@@ -380,6 +393,7 @@ mod tests {
                 kv_heads: 3,
                 d: 64,
                 causal: false,
+                bottom_right: false,
                 scale: 0.125,
             }
         );
@@ -397,7 +411,7 @@ mod tests {
         );
         // d = 128, causal, an explicit scale, seq_q = 129, one key.
         let (q, kv) = (f16s(&[1, 129, 5, 128]), f16s(&[1, 1, 5, 128]));
-        let p = check_attention(fam(), (&q, &kv, &kv), true, Some(-0.5)).unwrap();
+        let p = check_attention(fam(), (&q, &kv, &kv), (true, false), Some(-0.5)).unwrap();
         assert_eq!((p.seq_q, p.seq_k, p.causal, p.scale), (129, 1, true, -0.5));
         assert_eq!(
             fam().launch_shape(&p).ok(),
@@ -534,7 +548,7 @@ mod tests {
                 "flash_attn_fwd: batch = 16384, seq_q = 1073741824, seq_k = 1, heads = 4096, d = 64: the tensors are too large",
             ),
             (
-                check_attention(fam(), (&ok, &ok, &ok), false, Some(f32::INFINITY)),
+                check_attention(fam(), (&ok, &ok, &ok), (false, false), Some(f32::INFINITY)),
                 "flash_attn_fwd: the scale inf must be finite",
             ),
         ];
@@ -582,6 +596,7 @@ mod tests {
             kv_heads: 16,
             d: 128,
             causal: true,
+            bottom_right: false,
             scale: 0.1,
         };
         assert_eq!(p.flops(), 2.0 * 4.0 * 16.0 * 4096.0 * 4096.0 * 128.0);
@@ -623,6 +638,7 @@ mod tests {
             v: p(k),
             o: p("o.npy"),
             causal: true,
+            bottom_right: false,
             scale: scale.map(String::from),
             lse: Some(p("lse.npy")),
             time: false,

@@ -273,6 +273,7 @@ mod tests {
             v: "v.npy".into(),
             o: o.into(),
             causal: false,
+            bottom_right: false,
             scale: None,
             lse: None,
             time: false,

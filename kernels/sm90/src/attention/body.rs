@@ -49,6 +49,8 @@ struct Problem {
     heads: usize,
     b: usize,
     h: usize,
+    /// The causal mask's alignment: query i sees keys 0..=i + offset.
+    offset: i32,
 }
 
 /// Each of a thread's 64 S values by a constant index: value 16 i + j.
@@ -74,7 +76,7 @@ pub fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
     (map_q, map_k, map_v): (u64, u64, u64),
     (o, lse): (GlobalMut<u16>, GlobalMut<f32>),
     (seq_q, seq_k, heads, kv_heads): (u32, u32, u32, u32),
-    scale: f32,
+    (offset, scale): (i32, f32),
 ) {
     let t = thread_idx();
     let ((bx, h, b), blocks) = (block_idx_xyz(), grid_dim().0);
@@ -99,7 +101,7 @@ pub fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
     {
         trap()
     }
-    let tiles = kv_tiles(m0, bm(D), seq_q, seq_k, CAUSAL);
+    let tiles = kv_tiles(m0, bm(D), (seq_q, seq_k), CAUSAL, offset as isize);
     // -bm(D) < m0 < seq_q: an i32 (rows before 0 read zeros, are never stored).
     let m0 = m0 as i32;
     let all = Smem::window::<ATTN_SMEM>(0, ATTN_SMEM_BYTES / 4);
@@ -150,6 +152,7 @@ pub fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
         heads,
         b,
         h,
+        offset,
     };
     qbar.wait(0);
     consume::<D, CAUSAL, S>(&c, &p, tiles, scale, (&kpipe, &vpipe), (o, lse));
@@ -228,6 +231,13 @@ fn consume<const D: usize, const CAUSAL: bool, const S: usize>(
     let mut sm = OnlineSoftmax::<ROWS>::new(scale);
     let mut s = const { [0f32; 64] };
     let mut pf = const { [[0u32; 4]; BN / 16] };
+    if tiles == 0 {
+        // No row of the block sees a key (a bottom-right mask on fewer
+        // keys than queries): O = 0 and the log-sum-exp -inf, as
+        // FlashAttention defines them.
+        epilogue::<D>(&acc_o, &mut sm, out, c, p);
+        return;
+    }
     let slot = kc.wait();
     wgmma_fence();
     s_gemm::<D>(&mut s, slot.stage(), c);
@@ -237,7 +247,7 @@ fn consume<const D: usize, const CAUSAL: bool, const S: usize>(
         kc.release(slot);
     }
     // O is 0 yet: its rescale is moot.
-    let _ = softmax::<CAUSAL>(&mut s, 0, &mut sm, c, p.seq_k);
+    let _ = softmax::<CAUSAL>(&mut s, 0, &mut sm, c, p);
     pack(&s, &mut pf);
     for n in 1..tiles {
         let kslot = kc.wait();
@@ -252,7 +262,7 @@ fn consume<const D: usize, const CAUSAL: bool, const S: usize>(
         if c.wg_thread % 32 == 0 {
             kc.release(kslot);
         }
-        let (grown, corr) = softmax::<CAUSAL>(&mut s, n, &mut sm, c, p.seq_k);
+        let (grown, corr) = softmax::<CAUSAL>(&mut s, n, &mut sm, c, p);
         wgmma_wait_group::<0>();
         if c.wg_thread % 32 == 0 {
             vc.release(vslot);
@@ -329,8 +339,9 @@ fn softmax<const CAUSAL: bool>(
     n: usize,
     sm: &mut OnlineSoftmax<ROWS>,
     c: &Consumer,
-    seq_k: usize,
+    p: &Problem,
 ) -> (bool, [f32; ROWS]) {
+    let (seq_k, offset) = (p.seq_k, p.offset);
     let cs = <SAtom as MmaAtom>::CLayout::default();
     if sm.negative() {
         each_s(|v| s[v] = -s[v]);
@@ -338,9 +349,13 @@ fn softmax<const CAUSAL: bool>(
     let n0 = (n * BN) as u32;
     let first_row = c.m0 + 64 * c.warpgroup as i32;
     // (n0 + BN - 1 < seq_k <= i32::MAX.)
-    if n0 + BN as u32 > seq_k as u32 || (CAUSAL && (n0 + BN as u32 - 1) as i32 > first_row) {
+    // Past a row's keys: key > row + offset.
+    if n0 + BN as u32 > seq_k as u32
+        || (CAUSAL && (n0 + BN as u32 - 1) as i64 > first_row as i64 + offset as i64)
+    {
         let keys_left = seq_k as i32 - (n0 + c.key_t) as i32;
-        let ahead = (n0 + c.key_t) as i32 - c.row_t;
+        let ahead = ((n0 + c.key_t) as i64 - c.row_t as i64 - offset as i64)
+            .clamp(i32::MIN as i64, i32::MAX as i64) as i32;
         each_s(|v| {
             let qv = cs.crd2idx((0usize, v));
             let (dr, dk) = ((qv % 64) as i32, (qv / 64) as i32);

@@ -14,8 +14,10 @@ macro_rules! attention_entries {
         /// plan): Q and O f16 in (batch, seq, heads, d) order, K and V in
         /// (batch, seq, kv_heads, d) (grouped-query attention: query head h
         /// reads K/V head h / (heads / kv_heads); kv_heads divides heads),
-        /// LSE f32 in (batch, heads, seq_q); top-left causal in the
-        /// `_causal` form.
+        /// LSE f32 in (batch, heads, seq_q). The `_causal` form: query i sees
+        /// keys 0..=i + `offset` (0: aligned top-left, torch's `is_causal`;
+        /// seq_k - seq_q: bottom-right, FlashAttention's), a row seeing no
+        /// key O = 0 and LSE -inf; the others ignore `offset`.
         /// Launch: grid (ceil(seq_q / bm(d)), heads, batch) (another x
         /// traps), `threads(d)` threads, `crate::attention::SMEM_BYTES` of
         /// dynamic shared memory (`crate::attention`'s functions of d).
@@ -38,6 +40,7 @@ macro_rules! attention_entries {
             seq_k: u32,
             heads: u32,
             kv_heads: u32,
+            offset: i32,
             scale: f32,
         ) {
             const { assert!($stages == crate::attention::stages($d)) };
@@ -45,7 +48,7 @@ macro_rules! attention_entries {
                 (map_q as u64, map_k as u64, map_v as u64),
                 (o, lse),
                 (seq_q, seq_k, heads, kv_heads),
-                scale,
+                (offset, scale),
             )
         }
     )*};

@@ -265,9 +265,16 @@ pub const fn first_row(bx: usize, rows: usize, seq_q: usize, causal: bool) -> is
 }
 
 /// The K/V tiles a block of `rows` query rows from row `m0` reads: all of
-/// the keys, or (causal: query i sees keys 0..=i) those up to its last row
-/// (none for a block wholly before row 0).
-pub const fn kv_tiles(m0: isize, rows: usize, seq_q: usize, seq_k: usize, causal: bool) -> usize {
+/// the keys, or (causal: query i sees keys 0..=i + `offset`: 0 aligns the
+/// mask top-left, seq_k - seq_q bottom-right) those up to what its last
+/// row sees (none when no row of the block sees a key).
+pub const fn kv_tiles(
+    m0: isize,
+    rows: usize,
+    (seq_q, seq_k): (usize, usize),
+    causal: bool,
+    offset: isize,
+) -> usize {
     let all = seq_k.div_ceil(BN);
     if !causal {
         return all;
@@ -277,7 +284,7 @@ pub const fn kv_tiles(m0: isize, rows: usize, seq_q: usize, seq_k: usize, causal
         end
     } else {
         seq_q as isize
-    };
+    } + offset;
     if last <= 0 {
         return 0;
     }
@@ -491,7 +498,7 @@ mod tests {
                         );
                         seen[lo..hi].iter_mut().for_each(|n| *n += 1);
                         let last_row = hi - 1;
-                        let t = kv_tiles(m0, rows, seq_q, seq_k, causal);
+                        let t = kv_tiles(m0, rows, (seq_q, seq_k), causal, 0);
                         if causal {
                             // Every key the last row sees, and no tile past it.
                             assert!(t * BN > last_row.min(seq_k - 1) && t <= seq_k.div_ceil(BN));
@@ -502,9 +509,9 @@ mod tests {
                                     || t <= kv_tiles(
                                         first_row(bx - 1, rows, seq_q, causal),
                                         rows,
-                                        seq_q,
-                                        seq_k,
-                                        causal
+                                        (seq_q, seq_k),
+                                        causal,
+                                        0
                                     )
                             );
                         } else {
@@ -520,7 +527,14 @@ mod tests {
             [0, 1, 2].map(|bx| first_row(bx, 128, 300, true)),
             [172, 44, -84]
         );
-        assert_eq!(kv_tiles(-84, 128, 300, 300, true), 1);
-        assert_eq!(kv_tiles(-200, 128, 300, 300, true), 0);
+        assert_eq!(kv_tiles(-84, 128, (300, 300), true, 0), 1);
+        assert_eq!(kv_tiles(-200, 128, (300, 300), true, 0), 0);
+        // Bottom-right, 300 queries on 100 keys (offset -200): rows 0..200
+        // see no key, so the block of rows -84..44 reads none, and the
+        // block 172..300 sees keys up to 99: one tile.
+        assert_eq!(kv_tiles(-84, 128, (300, 100), true, -200), 0);
+        assert_eq!(kv_tiles(172, 128, (300, 100), true, -200), 1);
+        // 100 queries on 300 keys (offset 200): the last row sees all 300.
+        assert_eq!(kv_tiles(-28, 128, (100, 300), true, 200), 3);
     }
 }
