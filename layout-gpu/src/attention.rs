@@ -35,7 +35,8 @@ pub struct Family {
 /// How a family's entry points take Q, K and V.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FamilyKind {
-    /// `(q, k, v, o, lse, batch, seq_q, seq_k, heads, kv_heads, scale)`: pointers
+    /// `(q, k, v, o, lse, batch, seq_q, seq_k, heads, kv_heads, offset,
+    /// scale)`: pointers
     /// (`layout_kernels::maps::attention`'s contract).
     Pointers,
     /// `(map_q, map_k, map_v, o, lse, seq_q, seq_k, heads, kv_heads,
@@ -101,8 +102,8 @@ pub struct Problem {
     pub causal: bool,
     /// The causal mask aligned bottom-right (FlashAttention's: the last
     /// query sees every key; a chunk of new tokens over a cached prefix). A
-    /// row that sees no key (seq_q > seq_k) gets O = 0 and LSE = -inf. The
-    /// Hopper family's; requires `causal`.
+    /// row that sees no key (seq_q > seq_k) gets O = 0 and LSE = -inf.
+    /// Requires `causal`.
     pub bottom_right: bool,
     /// The factor of Q·Kᵀ in the softmax.
     pub scale: f32,
@@ -251,12 +252,6 @@ impl Family {
             return Err(Error::refused(
                 name,
                 "bottom_right aligns the causal mask: it needs causal".to_string(),
-            ));
-        }
-        if p.bottom_right && self.kind == FamilyKind::Pointers {
-            return Err(Error::refused(
-                name,
-                "this family aligns the causal mask top-left only".to_string(),
             ));
         }
         if !p.scale.is_finite() {
@@ -436,8 +431,8 @@ mod tests {
         }
     }
 
-    /// Bottom-right alignment: the Hopper family's, with `causal`; refused
-    /// without it and by the SM80 family.
+    /// Bottom-right alignment: both families', with `causal`; refused
+    /// without it.
     #[test]
     fn bottom_right_causal() {
         let p = Problem {
@@ -445,16 +440,16 @@ mod tests {
             bottom_right: true,
             ..problem(1, 300, 100, 2, 64)
         };
-        assert!(FAMILIES[1].launch_shape(&p).is_ok());
-        let msg = |f: &Family, p: Problem| f.launch_shape(&p).unwrap_err().to_string();
-        assert_eq!(
-            msg(&FAMILIES[0], p),
-            "flash_attn_fwd: this family aligns the causal mask top-left only"
-        );
-        let p = Problem { causal: false, ..p };
-        assert_eq!(
-            msg(&FAMILIES[1], p),
-            "flash_attn_fwd_sm90: bottom_right aligns the causal mask: it needs causal"
-        );
+        for f in &FAMILIES {
+            assert!(f.launch_shape(&p).is_ok());
+            let q = Problem { causal: false, ..p };
+            assert_eq!(
+                f.launch_shape(&q).unwrap_err().to_string(),
+                format!(
+                    "{}: bottom_right aligns the causal mask: it needs causal",
+                    f.name
+                )
+            );
+        }
     }
 }

@@ -691,12 +691,19 @@ impl AttentionLaunch {
             .grid(shape.grid)
             .block(shape.block)
             .shared_bytes(shape.shared_bytes);
+        // The causal mask's offset: query i sees keys 0..=i + offset (both
+        // sequences below 2^31: `launch_shape`).
+        let offset = if p.causal && p.bottom_right {
+            p.seq_k as i32 - p.seq_q as i32
+        } else {
+            0
+        };
         let r = match (self.family.kind, &self.maps) {
             // SAFETY: the family's contract (`maps::attention`): the entry
             // point for this d and mask (checked by name) takes (q, k, v:
             // *const u16, o: *mut u16, lse: *mut f32, batch, seq_q, seq_k,
-            // heads, kv_heads: usize, scale: f32), passed in that order and
-            // type (kv_heads dividing heads: `launch_shape`); the
+            // heads, kv_heads: usize, offset: i32, scale: f32), passed in
+            // that order and type (kv_heads dividing heads: `launch_shape`); the
             // buffers hold exactly the elements those sizes address
             // (checked), 256-byte aligned (cudarc's allocations; the
             // kernels need 16); O and LSE are written only, each distinct
@@ -715,6 +722,7 @@ impl AttentionLaunch {
                     .scalar(p.seq_k)
                     .scalar(p.heads)
                     .scalar(p.kv_heads)
+                    .scalar(offset)
                     .scalar(p.scale)
                     .launch()
             },
@@ -732,13 +740,6 @@ impl AttentionLaunch {
             // beyond the grid's 65535); the grid, threads and dynamic
             // shared memory are the family's.
             (FamilyKind::TensorMaps, Some([mq, mk, mv])) => unsafe {
-                // The causal mask's offset: query i sees keys 0..=i +
-                // offset (both sequences below 2^31: `launch_shape`).
-                let offset = if p.causal && p.bottom_right {
-                    p.seq_k as i32 - p.seq_q as i32
-                } else {
-                    0
-                };
                 launch
                     .arg(mq)
                     .arg(mk)

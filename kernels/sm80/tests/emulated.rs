@@ -164,7 +164,13 @@ fn attention_ref(
                 let (qo, _) = row(i, q, sq);
                 // Query head hi reads K/V head hi / (nh / nkv).
                 let hk = hi / (nh / nkv);
-                let keys = if causal { (i + 1).min(sk) } else { sk };
+                // Causal: query i sees keys 0..=i + offset (none when that
+                // is negative: O = 0, LSE = -inf).
+                let keys = if causal {
+                    (i as isize + p.offset as isize + 1).clamp(0, sk as isize) as usize
+                } else {
+                    sk
+                };
                 let s: Vec<f64> = (0..keys)
                     .map(|j| {
                         let ko = ((bi * sk + j) * nkv + hk) * d;
@@ -177,12 +183,20 @@ fn attention_ref(
                 let mx = s.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
                 let w: Vec<f64> = s.iter().map(|x| (x - mx).exp()).collect();
                 let z: f64 = w.iter().sum();
-                lse[(bi * nh + hi) * sq + i] = mx + z.ln();
+                lse[(bi * nh + hi) * sq + i] = if keys == 0 {
+                    f64::NEG_INFINITY
+                } else {
+                    mx + z.ln()
+                };
                 for x in 0..d {
-                    o[qo + x] = (0..keys)
-                        .map(|j| w[j] * f64::from(v[((bi * sk + j) * nkv + hk) * d + x]))
-                        .sum::<f64>()
-                        / z;
+                    o[qo + x] = if keys == 0 {
+                        0.0
+                    } else {
+                        (0..keys)
+                            .map(|j| w[j] * f64::from(v[((bi * sk + j) * nkv + hk) * d + x]))
+                            .sum::<f64>()
+                            / z
+                    };
                 }
             }
         }
@@ -245,7 +259,8 @@ fn attention_case(p: FlashProblem, d: usize, causal: bool) {
         panic!("{}: O (f16 pairs): {e}", launch_name(D, CAUSAL))
     }
     let want_lse: Vec<f32> = want_lse.iter().map(|&x| x as f32).collect();
-    if let Err(e) = lse.check(&want_lse, |g, w| (g - w).abs() <= 2e-5) {
+    // (-inf for a row that sees no key: equal, not within.)
+    if let Err(e) = lse.check(&want_lse, |g, w| g == w || (g - w).abs() <= 2e-5) {
         panic!("{}: LSE: {e}", launch_name(D, CAUSAL))
     }
 }
@@ -262,6 +277,7 @@ fn attention_d64_partial_tiles_both_masks() {
         seq_k: 77,
         heads: 2,
         kv_heads: 2,
+        offset: 0,
         scale: 0.3,
     };
     attention_case(p(), 64, false);
@@ -276,6 +292,7 @@ fn attention_d128_partial_tiles_both_masks() {
         seq_k: 150,
         heads: 1,
         kv_heads: 1,
+        offset: 0,
         scale: -0.2,
     };
     attention_case(p(), 128, false);
@@ -293,9 +310,29 @@ fn attention_grouped_query_heads() {
         seq_k,
         heads: 4,
         kv_heads,
+        offset: 0,
         scale: 0.3,
     };
     attention_case(p(2, 70, 130), 64, false);
     attention_case(p(1, 130, 70), 64, true);
     attention_case(p(2, 45, 77), 128, true);
+}
+
+/// The causal mask aligned bottom-right (query i sees keys 0..=i + seq_k -
+/// seq_q): fewer queries than keys, and more, whose first seq_q - seq_k
+/// rows see no key (O = 0, LSE = -inf, no NaN: every element compared).
+#[test]
+fn attention_causal_bottom_right() {
+    let p = |seq_q: usize, seq_k: usize| FlashProblem {
+        batch: 1,
+        seq_q,
+        seq_k,
+        heads: 2,
+        kv_heads: 1,
+        offset: seq_k as i32 - seq_q as i32,
+        scale: 0.3,
+    };
+    attention_case(p(70, 300), 64, true);
+    attention_case(p(300, 100), 64, true);
+    attention_case(p(200, 45), 128, true);
 }

@@ -38,7 +38,7 @@ Kernels (one family name; the entry point is chosen by d and --causal):
                   d = 64 or 128; batch and heads 1..=65535; seq_q, seq_k >= 1.
                   --causal: query i sees keys 0..=i (top-left aligned, as
                   torch's is_causal). --scale: default 1/sqrt(d).
-                  --bottom-right (with --causal; flash_attn_fwd_sm90): query
+                  --bottom-right (with --causal): query
                   i sees keys 0..=i + seq_k - seq_q (FlashAttention's); a
                   row that sees no key gets O = 0 and LSE = -inf.
   flash_attn_fwd_sm90
@@ -173,7 +173,7 @@ pub struct Args {
     #[arg(long)]
     pub causal: bool,
     /// With --causal: aligned bottom-right (query i sees keys 0..=i +
-    /// seq_k - seq_q; flash_attn_fwd_sm90 only).
+    /// seq_k - seq_q).
     #[arg(long, requires = "causal")]
     pub bottom_right: bool,
     /// The softmax scale (default 1/sqrt(d)).

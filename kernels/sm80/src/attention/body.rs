@@ -203,6 +203,9 @@ pub struct FlashProblem {
     /// K/V heads, dividing `heads`: query head h reads K/V head h / (heads
     /// / kv_heads) (grouped-query attention).
     pub kv_heads: usize,
+    /// The causal mask's alignment: query i sees keys 0..=i + offset (0:
+    /// top-left; seq_k - seq_q: bottom-right).
+    pub offset: i32,
     /// The softmax scale (of Q·Kᵀ).
     pub scale: f32,
 }
@@ -228,6 +231,7 @@ pub fn flash_attn_fwd<
         seq_k,
         heads,
         kv_heads,
+        offset,
         scale,
         ..
     } = p;
@@ -284,12 +288,15 @@ pub fn flash_attn_fwd<
 
     let tiles = seq_k.div_ceil(flash_bn(D));
     let tiles = if CAUSAL {
-        // Query i sees keys 0..=i: the block's last row bounds the keys.
+        // Query i sees keys 0..=i + offset: the block's last row bounds
+        // the keys (none when it sees none).
         let last = if m0 + FLASH_BM < seq_q {
             m0 + FLASH_BM
         } else {
             seq_q
-        };
+        } as i64
+            + offset as i64;
+        let last = if last > 0 { last as usize } else { 0 };
         let t = last.div_ceil(flash_bn(D));
         if t < tiles {
             t
@@ -346,7 +353,7 @@ pub fn flash_attn_fwd<
         // S = Q·Kᵀ, the masks, the online softmax and P.
         let mut s = const { [0f32; FLASH_BM * flash_bn(D) / FLASH_THREADS] };
         s_gemm::<B, D>(&mut s, (lq, lk), k_at);
-        mask::<D, CAUSAL>(&mut s, n, &sm, (seq_k32, m0, tid32));
+        mask::<D, CAUSAL>(&mut s, n, &sm, (seq_k32, m0, tid32, offset));
         // V's tile n landed; every warp is done with K's tile n: fetch
         // K's next while this one's softmax and P·V run.
         cp_async_wait_all();
@@ -427,14 +434,14 @@ fn s_gemm<B: SharedBuffer, const D: usize>(s: &mut [f32], (lq, lk): (usize, usiz
 }
 
 /// S negated for a negative scale; the keys past seq_k, and (causal) past
-/// the row, to -inf.
+/// the row's (key > row + offset), to -inf.
 #[instantiate((64, false), (64, true), (128, false), (128, true))]
 #[inline(always)]
 fn mask<const D: usize, const CAUSAL: bool>(
     s: &mut [f32],
     n: u32,
     sm: &OnlineSoftmax<THREAD_ROWS>,
-    (seq_k32, m0, tid32): (u32, u32, u32),
+    (seq_k32, m0, tid32, offset): (u32, u32, u32, i32),
 ) {
     let fs = flash_frag_s::<D>();
     let negative = sm.negative();
@@ -447,14 +454,15 @@ fn mask<const D: usize, const CAUSAL: bool>(
     // Keys past seq_k, and (causal) past the row, count for nothing.
     // 32-bit: the sequences fit (the host refuses longer ones).
     let (n0, bn) = (n * flash_bn(D) as u32, flash_bn(D) as u32);
-    if n0 + bn > seq_k32 || (CAUSAL && n0 + bn > m0 + 1) {
+    if n0 + bn > seq_k32 || (CAUSAL && (n0 + bn) as i64 > m0 as i64 + 1 + offset as i64) {
         // Value x is at (row0 + dr, key0 + dk): masked when key0 + dk
         // >= seq_k - n0 or (causal) key0 + dk > m0 - n0 + row0 + dr,
         // each a comparison of one number with a constant.
         let (row0, key0) = flash_s_coord_base::<D>(in_loop_u32(tid32) as usize);
         let m0 = in_loop_u32(m0);
         let keys_left = seq_k32 as i32 - (n0 + key0 as u32) as i32;
-        let ahead = (n0 + key0 as u32) as i32 - (m0 + row0 as u32) as i32;
+        let ahead = ((n0 + key0 as u32) as i64 - (m0 + row0 as u32) as i64 - offset as i64)
+            .clamp(i32::MIN as i64, i32::MAX as i64) as i32;
         each_value::<{ flash_bn(D) / 8 }>(
             #[inline(always)]
             |x, i, j| {

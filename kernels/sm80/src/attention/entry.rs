@@ -83,7 +83,9 @@ unsafe fn flash_entry<B: layout_device::SharedBuffer, const D: usize, const CAUS
 }
 
 /// The FlashAttention forward entry points, one per head dimension and
-/// mask: `(q, k, v, o, lse, batch, seq_q, seq_k, heads, kv_heads, scale)`.
+/// mask: `(q, k, v, o, lse, batch, seq_q, seq_k, heads, kv_heads, offset,
+/// scale)`, the causal mask query i sees keys 0..=i + offset (0:
+/// top-left, seq_k - seq_q: bottom-right; ignored without the mask).
 #[cfg(target_arch = "nvptx64")]
 macro_rules! flash_entries {
     ($($(#[$m:meta])* $name:ident = ($buf:ident, $d:literal, $causal:literal);)*) => {$(
@@ -104,9 +106,10 @@ macro_rules! flash_entries {
             seq_k: usize,
             heads: usize,
             kv_heads: usize,
+            offset: i32,
             scale: f32,
         ) {
-            let p = super::body::FlashProblem { batch, seq_q, seq_k, heads, kv_heads, scale };
+            let p = super::body::FlashProblem { batch, seq_q, seq_k, heads, kv_heads, offset, scale };
             // SAFETY: the launch contract above.
             unsafe { flash_entry::<$buf, $d, $causal>((q, k, v, o, lse), p) }
         }
