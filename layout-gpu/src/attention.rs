@@ -103,8 +103,13 @@ pub struct Problem {
     /// The causal mask aligned bottom-right (FlashAttention's: the last
     /// query sees every key; a chunk of new tokens over a cached prefix). A
     /// row that sees no key (seq_q > seq_k) gets O = 0 and LSE = -inf.
-    /// Requires `causal`.
+    /// Requires `causal` or `window`.
     pub bottom_right: bool,
+    /// A sliding window `(left, right)` (Mistral's, Gemma 2's): query i sees
+    /// keys i + a - left ..= i + a + right, a the alignment (0, or seq_k -
+    /// seq_q with `bottom_right`); with `causal`, right must be 0. Each
+    /// side at most 2^31 - 1.
+    pub window: Option<(usize, usize)>,
     /// The factor of Q·Kᵀ in the softmax.
     pub scale: f32,
 }
@@ -166,6 +171,27 @@ impl Problem {
                 op,
                 format!("batch = {batch}, seq_q = {seq_q}, seq_k = {seq_k}, heads = {heads}, d = {d}: the tensors are too large"),
             )),
+        }
+    }
+
+    /// Whether the masked entry points run it (causal or a window).
+    pub fn masked(&self) -> bool {
+        self.causal || self.window.is_some()
+    }
+
+    /// The masked entries' bounds `(offset, lower)`: query i sees keys i +
+    /// lower ..= i + offset (lower `i32::MIN` for none). The sizes are
+    /// those `Family::launch_shape` accepts (below 2^31).
+    pub fn mask_bounds(&self) -> (i32, i32) {
+        let align = if self.bottom_right {
+            self.seq_k as i64 - self.seq_q as i64
+        } else {
+            0
+        };
+        let clamp = |x: i64| x.clamp(i32::MIN as i64 + 1, i32::MAX as i64) as i32;
+        match self.window {
+            Some((left, right)) => (clamp(align + right as i64), clamp(align - left as i64)),
+            None => (clamp(align), i32::MIN),
         }
     }
 
@@ -248,11 +274,21 @@ impl Family {
                 format!("kv_heads = {} must divide heads = {}", p.kv_heads, p.heads),
             ));
         }
-        if p.bottom_right && !p.causal {
+        if p.bottom_right && !p.masked() {
             return Err(Error::refused(
                 name,
-                "bottom_right aligns the causal mask: it needs causal".to_string(),
+                "bottom_right aligns the causal mask or a window: it needs one".to_string(),
             ));
+        }
+        if let Some((left, right)) = p.window {
+            if left > SEQ_MAX || right > SEQ_MAX || (p.causal && right != 0) {
+                return Err(Error::refused(
+                    name,
+                    format!(
+                        "window ({left}, {right}): each side at most {SEQ_MAX}, and right 0 with causal"
+                    ),
+                ));
+            }
         }
         if !p.scale.is_finite() {
             return Err(Error::refused(
@@ -319,6 +355,7 @@ mod tests {
             d,
             causal: false,
             bottom_right: false,
+            window: None,
             scale: 0.125,
         }
     }
@@ -446,7 +483,39 @@ mod tests {
             assert_eq!(
                 f.launch_shape(&q).unwrap_err().to_string(),
                 format!(
-                    "{}: bottom_right aligns the causal mask: it needs causal",
+                    "{}: bottom_right aligns the causal mask or a window: it needs one",
+                    f.name
+                )
+            );
+        }
+    }
+
+    /// The masked entries' bounds: causal top-left (keys up to i),
+    /// bottom-right (up to i + seq_k - seq_q), windows on either alignment
+    /// (from i + a - left to i + a + right); a causal window with a right
+    /// side, or a side past 2^31 - 1, refused.
+    #[test]
+    fn mask_bounds_and_windows() {
+        let p = |causal, bottom_right, window| Problem {
+            causal,
+            bottom_right,
+            window,
+            ..problem(1, 300, 500, 2, 64)
+        };
+        assert_eq!(p(true, false, None).mask_bounds(), (0, i32::MIN));
+        assert_eq!(p(true, true, None).mask_bounds(), (200, i32::MIN));
+        assert_eq!(p(true, false, Some((100, 0))).mask_bounds(), (0, -100));
+        assert_eq!(p(true, true, Some((100, 0))).mask_bounds(), (200, 100));
+        assert_eq!(p(false, false, Some((40, 70))).mask_bounds(), (70, -40));
+        assert!(!p(false, false, None).masked() && p(false, false, Some((1, 1))).masked());
+        for f in &FAMILIES {
+            assert!(f.launch_shape(&p(false, true, Some((40, 70)))).is_ok());
+            assert_eq!(
+                f.launch_shape(&p(true, false, Some((40, 70))))
+                    .unwrap_err()
+                    .to_string(),
+                format!(
+                    "{}: window (40, 70): each side at most 2147483647, and right 0 with causal",
                     f.name
                 )
             );

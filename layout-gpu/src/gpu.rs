@@ -432,7 +432,7 @@ impl Gpu {
     ) -> Result<(), Error> {
         let family = self.attention_family();
         family.launch_shape(p)?;
-        let entry = family.entry_name(p.d, p.causal);
+        let entry = family.entry_name(p.d, p.masked());
         let f = if self.has_sm90() {
             self.sm90_kernel(&entry)?
         } else {

@@ -608,7 +608,7 @@ impl AttentionLaunch {
         p: &Problem,
         (q, k, v): (&DeviceBuffer<f16>, &DeviceBuffer<f16>, &DeviceBuffer<f16>),
     ) -> Result<Self, Error> {
-        expect(family.name, f, &family.entry_name(p.d, p.causal))?;
+        expect(family.name, f, &family.entry_name(p.d, p.masked()))?;
         // The head dimension built, positive sizes, the grid's limits, a
         // finite scale.
         let shape = family.launch_shape(p)?;
@@ -691,18 +691,14 @@ impl AttentionLaunch {
             .grid(shape.grid)
             .block(shape.block)
             .shared_bytes(shape.shared_bytes);
-        // The causal mask's offset: query i sees keys 0..=i + offset (both
-        // sequences below 2^31: `launch_shape`).
-        let offset = if p.causal && p.bottom_right {
-            p.seq_k as i32 - p.seq_q as i32
-        } else {
-            0
-        };
+        // The masked entries' bounds: query i sees keys i + lower ..= i +
+        // offset.
+        let (offset, lower) = p.mask_bounds();
         let r = match (self.family.kind, &self.maps) {
             // SAFETY: the family's contract (`maps::attention`): the entry
             // point for this d and mask (checked by name) takes (q, k, v:
             // *const u16, o: *mut u16, lse: *mut f32, batch, seq_q, seq_k,
-            // heads, kv_heads: usize, offset: i32, scale: f32), passed in
+            // heads, kv_heads: usize, offset, lower: i32, scale: f32), passed in
             // that order and type (kv_heads dividing heads: `launch_shape`); the
             // buffers hold exactly the elements those sizes address
             // (checked), 256-byte aligned (cudarc's allocations; the
@@ -723,13 +719,14 @@ impl AttentionLaunch {
                     .scalar(p.heads)
                     .scalar(p.kv_heads)
                     .scalar(offset)
+                    .scalar(lower)
                     .scalar(p.scale)
                     .launch()
             },
             // SAFETY: `layout_kernels_sm90::attention`'s contract: (map_q,
             // map_k, map_v: *const u64, o: GlobalMut<u16>, lse:
-            // GlobalMut<f32>, seq_q, seq_k, heads, kv_heads: u32, offset:
-            // i32, scale: f32), in that order and type; the maps are the driver's
+            // GlobalMut<f32>, seq_q, seq_k, heads, kv_heads: u32, offset,
+            // lower: i32, scale: f32), in that order and type; the maps are the driver's
             // encoding of Q, K, V (checked lengths, alive: borrowed) as
             // (batch, seq, heads · d) (kv_heads · d for K and V, kv_heads
             // dividing heads: `launch_shape`)
@@ -751,6 +748,7 @@ impl AttentionLaunch {
                     .scalar(p.heads as u32)
                     .scalar(p.kv_heads as u32)
                     .scalar(offset)
+                    .scalar(lower)
                     .scalar(p.scale)
                     .launch()
             },

@@ -164,14 +164,18 @@ fn attention_ref(
                 let (qo, _) = row(i, q, sq);
                 // Query head hi reads K/V head hi / (nh / nkv).
                 let hk = hi / (nh / nkv);
-                // Causal: query i sees keys 0..=i + offset (none when that
-                // is negative: O = 0, LSE = -inf).
-                let keys = if causal {
-                    (i as isize + p.offset as isize + 1).clamp(0, sk as isize) as usize
+                // Masked: query i sees keys i + lower ..= i + offset (none
+                // when that is empty: O = 0, LSE = -inf).
+                let (from, keys) = if causal {
+                    (
+                        (i as isize + p.lower as isize).clamp(0, sk as isize) as usize,
+                        (i as isize + p.offset as isize + 1).clamp(0, sk as isize) as usize,
+                    )
                 } else {
-                    sk
+                    (0, sk)
                 };
-                let s: Vec<f64> = (0..keys)
+                let from = from.min(keys);
+                let s: Vec<f64> = (from..keys)
                     .map(|j| {
                         let ko = ((bi * sk + j) * nkv + hk) * d;
                         (0..d)
@@ -183,17 +187,17 @@ fn attention_ref(
                 let mx = s.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
                 let w: Vec<f64> = s.iter().map(|x| (x - mx).exp()).collect();
                 let z: f64 = w.iter().sum();
-                lse[(bi * nh + hi) * sq + i] = if keys == 0 {
+                lse[(bi * nh + hi) * sq + i] = if keys == from {
                     f64::NEG_INFINITY
                 } else {
                     mx + z.ln()
                 };
                 for x in 0..d {
-                    o[qo + x] = if keys == 0 {
+                    o[qo + x] = if keys == from {
                         0.0
                     } else {
-                        (0..keys)
-                            .map(|j| w[j] * f64::from(v[((bi * sk + j) * nkv + hk) * d + x]))
+                        (from..keys)
+                            .map(|j| w[j - from] * f64::from(v[((bi * sk + j) * nkv + hk) * d + x]))
                             .sum::<f64>()
                             / z
                     };
@@ -278,6 +282,7 @@ fn attention_d64_partial_tiles_both_masks() {
         heads: 2,
         kv_heads: 2,
         offset: 0,
+        lower: i32::MIN,
         scale: 0.3,
     };
     attention_case(p(), 64, false);
@@ -293,6 +298,7 @@ fn attention_d128_partial_tiles_both_masks() {
         heads: 1,
         kv_heads: 1,
         offset: 0,
+        lower: i32::MIN,
         scale: -0.2,
     };
     attention_case(p(), 128, false);
@@ -311,6 +317,7 @@ fn attention_grouped_query_heads() {
         heads: 4,
         kv_heads,
         offset: 0,
+        lower: i32::MIN,
         scale: 0.3,
     };
     attention_case(p(2, 70, 130), 64, false);
@@ -330,9 +337,34 @@ fn attention_causal_bottom_right() {
         heads: 2,
         kv_heads: 1,
         offset: seq_k as i32 - seq_q as i32,
+        lower: i32::MIN,
         scale: 0.3,
     };
     attention_case(p(70, 300), 64, true);
     attention_case(p(300, 100), 64, true);
     attention_case(p(200, 45), 128, true);
+}
+
+/// Sliding windows: query i sees keys i + offset - left ..= i + offset +
+/// right; causal windows of 100 and 257 keys top-left and bottom-right (the
+/// tiles wholly left of a block's window skipped) and a two-sided one.
+#[test]
+fn attention_sliding_windows() {
+    let window = |d, (seq_q, seq_k): (usize, usize), (left, right): (i32, i32), br: bool| {
+        let offset = if br { seq_k as i32 - seq_q as i32 } else { 0 };
+        let p = FlashProblem {
+            batch: 1,
+            seq_q,
+            seq_k,
+            heads: 2,
+            kv_heads: 1,
+            offset: offset + right,
+            lower: offset - left,
+            scale: 0.3,
+        };
+        attention_case(p, d, true);
+    };
+    window(64, (400, 400), (100, 0), false);
+    window(64, (150, 500), (257, 0), true);
+    window(128, (300, 300), (40, 70), false);
 }

@@ -97,7 +97,7 @@ fn hgemm_sm90_persistent_over_several_tiles() {
 fn attention_ref(
     (batch, sq, sk, nh, nkv, d): (usize, usize, usize, usize, usize, usize),
     scale: f32,
-    causal: Option<isize>,
+    causal: Option<(isize, isize)>,
     (q, k, v): (&[f32], &[f32], &[f32]),
 ) -> (Vec<f64>, Vec<f64>) {
     let mut o = vec![0f64; batch * sq * nh * d];
@@ -108,13 +108,17 @@ fn attention_ref(
                 let qo = ((bi * sq + i) * nh + hi) * d;
                 // Query head hi reads K/V head hi / (nh / nkv).
                 let hk = hi / (nh / nkv);
-                // Causal: query i sees keys 0..=i + offset (none when that
-                // is negative: O = 0, LSE = -inf).
-                let keys = match causal {
-                    Some(offset) => (i as isize + offset + 1).clamp(0, sk as isize) as usize,
-                    None => sk,
+                // Masked: query i sees keys i + lower ..= i + offset (none
+                // when that is empty: O = 0, LSE = -inf).
+                let (from, keys) = match causal {
+                    Some((offset, lower)) => (
+                        (i as isize + lower).clamp(0, sk as isize) as usize,
+                        (i as isize + offset + 1).clamp(0, sk as isize) as usize,
+                    ),
+                    None => (0, sk),
                 };
-                let s: Vec<f64> = (0..keys)
+                let (from, keys) = (from.min(keys), keys);
+                let s: Vec<f64> = (from..keys)
                     .map(|j| {
                         let ko = ((bi * sk + j) * nkv + hk) * d;
                         (0..d)
@@ -126,17 +130,17 @@ fn attention_ref(
                 let mx = s.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
                 let w: Vec<f64> = s.iter().map(|x| (x - mx).exp()).collect();
                 let z: f64 = w.iter().sum();
-                lse[(bi * nh + hi) * sq + i] = if keys == 0 {
+                lse[(bi * nh + hi) * sq + i] = if keys == from {
                     f64::NEG_INFINITY
                 } else {
                     mx + z.ln()
                 };
                 for x in 0..d {
-                    o[qo + x] = if keys == 0 {
+                    o[qo + x] = if keys == from {
                         0.0
                     } else {
-                        (0..keys)
-                            .map(|j| w[j] * f64::from(v[((bi * sk + j) * nkv + hk) * d + x]))
+                        (from..keys)
+                            .map(|j| w[j - from] * f64::from(v[((bi * sk + j) * nkv + hk) * d + x]))
                             .sum::<f64>()
                             / z
                     };
@@ -165,7 +169,7 @@ fn attention_case_bottom_right(
 ) {
     attention_case_with(
         d,
-        Some(sk as isize - sq as isize),
+        Some((sk as isize - sq as isize, i32::MIN as isize)),
         (batch, sq, sk, nh, nkv),
         scale,
     )
@@ -178,18 +182,18 @@ fn attention_case_gqa(
     dims: (usize, usize, usize, usize, usize),
     scale: f32,
 ) {
-    attention_case_with(d, causal.then_some(0), dims, scale)
+    attention_case_with(d, causal.then_some((0, i32::MIN as isize)), dims, scale)
 }
 
-/// One case: `causal` the mask's offset (query i sees keys 0..=i +
-/// offset), `None` for none.
+/// One case: `causal` the mask's bounds (query i sees keys i + lower ..=
+/// i + offset; lower `i32::MIN` for none), `None` for no mask.
 fn attention_case_with(
     d: usize,
-    causal: Option<isize>,
+    causal: Option<(isize, isize)>,
     (batch, sq, sk, nh, nkv): (usize, usize, usize, usize, usize),
     scale: f32,
 ) {
-    let offset = causal.unwrap_or(0) as i32;
+    let (offset, lower) = causal.map_or((0, i32::MIN), |(o, l)| (o as i32, l as i32));
     let causal_mask = causal;
     let causal = causal.is_some();
     let val = |i: usize, salt: usize| f(h(int(i * 31 + salt, 8) / 8.0));
@@ -228,7 +232,7 @@ fn attention_case_with(
     )
     .shared_bytes(attention::SMEM_BYTES);
     let dims = (sq as u32, sk as u32, nh as u32, nkv as u32);
-    let os = (offset, scale);
+    let os = (offset, lower, scale);
     let r = run(&launch, move || match (d, causal) {
         (64, false) => attention_body::<64, false, 4>(maps, (po, pl), dims, os),
         (64, true) => attention_body::<64, true, 4>(maps, (po, pl), dims, os),
@@ -561,4 +565,25 @@ fn flash_attn_fwd_sm90_causal_bottom_right() {
     attention_case_bottom_right(64, (1, 70, 300, 2, 2), 0.3);
     attention_case_bottom_right(64, (1, 300, 100, 2, 1), 0.3);
     attention_case_bottom_right(128, (2, 200, 45, 2, 2), -0.2);
+}
+
+/// Sliding windows (Mistral's, Gemma 2's): query i sees keys i + offset -
+/// left ..= i + offset + right. Causal windows (right 0) of 100 and 257
+/// keys top-left and bottom-right (the tiles wholly left of a block's
+/// window skipped), and a two-sided one; every element against the f64
+/// reference.
+#[test]
+fn flash_attn_fwd_sm90_sliding_windows() {
+    let window = |d, (sq, sk): (usize, usize), (left, right): (isize, isize), br: bool| {
+        let offset = if br { sk as isize - sq as isize } else { 0 };
+        attention_case_with(
+            d,
+            Some((offset + right, offset - left)),
+            (1, sq, sk, 2, 1),
+            0.3,
+        )
+    };
+    window(64, (400, 400), (100, 0), false);
+    window(64, (150, 500), (257, 0), true);
+    window(128, (300, 300), (40, 70), false);
 }

@@ -38,7 +38,9 @@ Kernels (one family name; the entry point is chosen by d and --causal):
                   d = 64 or 128; batch and heads 1..=65535; seq_q, seq_k >= 1.
                   --causal: query i sees keys 0..=i (top-left aligned, as
                   torch's is_causal). --scale: default 1/sqrt(d).
-                  --bottom-right (with --causal): query
+                  --window LEFT,RIGHT: query i sees keys i - LEFT ..=
+                  i + RIGHT (RIGHT 0 with --causal).
+                  --bottom-right (with --causal or --window): query
                   i sees keys 0..=i + seq_k - seq_q (FlashAttention's); a
                   row that sees no key gets O = 0 and LSE = -inf.
   flash_attn_fwd_sm90
@@ -85,7 +87,7 @@ fn tuple(s: [usize; 4]) -> String {
 pub fn check_attention(
     family: &Family,
     (q, k, v): (&Array, &Array, &Array),
-    (causal, bottom_right): (bool, bool),
+    (causal, bottom_right, window): (bool, bool, Option<(usize, usize)>),
     scale: Option<f32>,
 ) -> Result<Problem, String> {
     let name = family.name;
@@ -136,10 +138,21 @@ pub fn check_attention(
         d,
         causal,
         bottom_right,
+        window,
         scale: scale.unwrap_or(1.0 / (d as f32).sqrt()),
     };
     family.launch_shape(&p).map_err(|e| e.to_string())?;
     Ok(p)
+}
+
+/// `--window`'s value: `LEFT,RIGHT`, two non-negative integers.
+pub fn parse_window(s: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("--window '{s}' must be LEFT,RIGHT (two non-negative integers)");
+    let (l, r) = s.split_once(',').ok_or_else(bad)?;
+    match (l.trim().parse(), r.trim().parse()) {
+        (Ok(l), Ok(r)) => Ok((l, r)),
+        _ => Err(bad()),
+    }
 }
 
 /// `--scale`'s value: a finite number.
@@ -172,10 +185,15 @@ pub struct Args {
     /// Causal mask: query i sees keys 0..=i (top-left aligned).
     #[arg(long)]
     pub causal: bool,
-    /// With --causal: aligned bottom-right (query i sees keys 0..=i +
-    /// seq_k - seq_q).
-    #[arg(long, requires = "causal")]
+    /// With --causal or --window: aligned bottom-right (query i sees keys up
+    /// to i + seq_k - seq_q).
+    #[arg(long)]
     pub bottom_right: bool,
+    /// A sliding window LEFT,RIGHT: query i sees keys i - LEFT ..= i +
+    /// RIGHT (shifted by seq_k - seq_q with --bottom-right); RIGHT 0 with
+    /// --causal.
+    #[arg(long, value_name = "LEFT,RIGHT")]
+    pub window: Option<String>,
     /// The softmax scale (default 1/sqrt(d)).
     #[arg(long, value_name = "S", allow_hyphen_values = true)]
     pub scale: Option<String>,
@@ -216,10 +234,11 @@ pub fn prepare_attention(args: &Args) -> Result<AttentionJob, String> {
         npy::read(&args.k)?,
         npy::read(&args.v)?,
     );
+    let window = args.window.as_deref().map(parse_window).transpose()?;
     let problem = check_attention(
         family,
         (&q, &k, &v),
-        (args.causal, args.bottom_right),
+        (args.causal, args.bottom_right, window),
         scale,
     )?;
     let half = |a: Array| match a.data {
@@ -228,7 +247,7 @@ pub fn prepare_attention(args: &Args) -> Result<AttentionJob, String> {
     };
     Ok(AttentionJob {
         family,
-        entry: family.entry_name(problem.d, problem.causal),
+        entry: family.entry_name(problem.d, problem.masked()),
         problem,
         q: half(q)?,
         k: half(k)?,
@@ -308,7 +327,7 @@ mod tests {
     }
 
     fn check(q: &Array, k: &Array, v: &Array) -> Result<Problem, String> {
-        check_attention(fam(), (q, k, v), (false, false), None)
+        check_attention(fam(), (q, k, v), (false, false, None), None)
     }
 
     /// Grouped-query heads: K and V with fewer heads than Q, dividing
@@ -318,15 +337,30 @@ mod tests {
     fn grouped_query_heads() {
         let (q, kv) = (f16s(&[2, 77, 8, 128]), f16s(&[2, 130, 2, 128]));
         let sm90 = &FAMILIES[1];
-        let p = check_attention(sm90, (&q, &kv, &kv), (true, false), None).unwrap();
+        let p = check_attention(sm90, (&q, &kv, &kv), (true, false, None), None).unwrap();
         assert_eq!((p.heads, p.kv_heads), (8, 2));
         assert_eq!(p.lens().unwrap().kv, 2 * 130 * 2 * 128);
         assert_eq!(check(&q, &kv, &kv).map(|p| p.kv_heads), Ok(2));
         let kv3 = f16s(&[2, 130, 3, 128]);
         assert_eq!(
-            check_attention(sm90, (&q, &kv3, &kv3), (false, false), None),
+            check_attention(sm90, (&q, &kv3, &kv3), (false, false, None), None),
             Err("flash_attn_fwd_sm90: Q is (2, 77, 8, 128) (batch, seq_q, heads, d) and K (2, 130, 3, 128) (batch, seq_k, kv_heads, d): K's heads must divide Q's".into())
         );
+    }
+
+    /// `--window`: two non-negative integers, or a one-line refusal.
+    #[test]
+    fn window_values() {
+        assert_eq!(parse_window("4096,0"), Ok((4096, 0)));
+        assert_eq!(parse_window(" 40 , 70 "), Ok((40, 70)));
+        for bad in ["4096", "-1,0", "a,b", ""] {
+            assert_eq!(
+                parse_window(bad),
+                Err(format!(
+                    "--window '{bad}' must be LEFT,RIGHT (two non-negative integers)"
+                ))
+            );
+        }
     }
 
     #[test]
@@ -394,6 +428,7 @@ mod tests {
                 d: 64,
                 causal: false,
                 bottom_right: false,
+                window: None,
                 scale: 0.125,
             }
         );
@@ -411,7 +446,7 @@ mod tests {
         );
         // d = 128, causal, an explicit scale, seq_q = 129, one key.
         let (q, kv) = (f16s(&[1, 129, 5, 128]), f16s(&[1, 1, 5, 128]));
-        let p = check_attention(fam(), (&q, &kv, &kv), (true, false), Some(-0.5)).unwrap();
+        let p = check_attention(fam(), (&q, &kv, &kv), (true, false, None), Some(-0.5)).unwrap();
         assert_eq!((p.seq_q, p.seq_k, p.causal, p.scale), (129, 1, true, -0.5));
         assert_eq!(
             fam().launch_shape(&p).ok(),
@@ -548,7 +583,7 @@ mod tests {
                 "flash_attn_fwd: batch = 16384, seq_q = 1073741824, seq_k = 1, heads = 4096, d = 64: the tensors are too large",
             ),
             (
-                check_attention(fam(), (&ok, &ok, &ok), (false, false), Some(f32::INFINITY)),
+                check_attention(fam(), (&ok, &ok, &ok), (false, false, None), Some(f32::INFINITY)),
                 "flash_attn_fwd: the scale inf must be finite",
             ),
         ];
@@ -597,6 +632,7 @@ mod tests {
             d: 128,
             causal: true,
             bottom_right: false,
+            window: None,
             scale: 0.1,
         };
         assert_eq!(p.flops(), 2.0 * 4.0 * 16.0 * 4096.0 * 4096.0 * 128.0);
@@ -639,6 +675,7 @@ mod tests {
             o: p("o.npy"),
             causal: true,
             bottom_right: false,
+            window: None,
             scale: scale.map(String::from),
             lse: Some(p("lse.npy")),
             time: false,

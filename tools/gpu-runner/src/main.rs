@@ -274,6 +274,7 @@ mod tests {
             o: o.into(),
             causal: false,
             bottom_right: false,
+            window: None,
             scale: None,
             lse: None,
             time: false,

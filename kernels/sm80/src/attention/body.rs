@@ -203,9 +203,12 @@ pub struct FlashProblem {
     /// K/V heads, dividing `heads`: query head h reads K/V head h / (heads
     /// / kv_heads) (grouped-query attention).
     pub kv_heads: usize,
-    /// The causal mask's alignment: query i sees keys 0..=i + offset (0:
-    /// top-left; seq_k - seq_q: bottom-right).
+    /// The masked entries' upper bound: query i sees keys up to i + offset
+    /// (0: causal aligned top-left; seq_k - seq_q: bottom-right).
     pub offset: i32,
+    /// Their lower bound (a sliding window): keys from i + lower
+    /// (`i32::MIN`: none).
+    pub lower: i32,
     /// The softmax scale (of Q·Kᵀ).
     pub scale: f32,
 }
@@ -232,6 +235,7 @@ pub fn flash_attn_fwd<
         heads,
         kv_heads,
         offset,
+        lower,
         scale,
         ..
     } = p;
@@ -283,10 +287,23 @@ pub fn flash_attn_fwd<
         row: narrow(c.row),
         shared: narrow(c.shared),
     };
-    load_kv::<B, D>(kv, false, k_at, 0);
+    // A sliding window's lower bound: the tiles wholly below the block's
+    // first row's keys are skipped.
+    let first = if CAUSAL {
+        let from = m0 as i64 + lower as i64;
+        if from > 0 {
+            from as usize / flash_bn(D)
+        } else {
+            0
+        }
+    } else {
+        0
+    };
+    let all_tiles = seq_k.div_ceil(flash_bn(D));
+    load_kv::<B, D>(kv, false, k_at, narrow(first.min(all_tiles - 1)));
     cp_async_commit();
 
-    let tiles = seq_k.div_ceil(flash_bn(D));
+    let tiles = all_tiles;
     let tiles = if CAUSAL {
         // Query i sees keys 0..=i + offset: the block's last row bounds
         // the keys (none when it sees none).
@@ -324,7 +341,8 @@ pub fn flash_attn_fwd<
     // The loop's counters and the block's first row in 32 bits (one
     // register each; the host keeps sequences below 2^31).
     let (tiles, m0, tid32) = (narrow(tiles), narrow(m0), narrow(tid));
-    for n in 0..tiles {
+    let first = narrow(first);
+    for n in first..tiles {
         // What derives from the tile's index is computed from it afresh
         // (not kept as induction variables of its own, 64-bit).
         let n = in_loop_u32(n);
@@ -353,7 +371,7 @@ pub fn flash_attn_fwd<
         // S = Q·Kᵀ, the masks, the online softmax and P.
         let mut s = const { [0f32; FLASH_BM * flash_bn(D) / FLASH_THREADS] };
         s_gemm::<B, D>(&mut s, (lq, lk), k_at);
-        mask::<D, CAUSAL>(&mut s, n, &sm, (seq_k32, m0, tid32, offset));
+        mask::<D, CAUSAL>(&mut s, n, &sm, (seq_k32, m0, tid32), (offset, lower));
         // V's tile n landed; every warp is done with K's tile n: fetch
         // K's next while this one's softmax and P·V run.
         cp_async_wait_all();
@@ -433,15 +451,16 @@ fn s_gemm<B: SharedBuffer, const D: usize>(s: &mut [f32], (lq, lk): (usize, usiz
     );
 }
 
-/// S negated for a negative scale; the keys past seq_k, and (causal) past
-/// the row's (key > row + offset), to -inf.
+/// S negated for a negative scale; the keys past seq_k, and (masked) past
+/// the row's (key > row + offset, or key < row + lower), to -inf.
 #[instantiate((64, false), (64, true), (128, false), (128, true))]
 #[inline(always)]
 fn mask<const D: usize, const CAUSAL: bool>(
     s: &mut [f32],
     n: u32,
     sm: &OnlineSoftmax<THREAD_ROWS>,
-    (seq_k32, m0, tid32, offset): (u32, u32, u32, i32),
+    (seq_k32, m0, tid32): (u32, u32, u32),
+    (offset, lower): (i32, i32),
 ) {
     let fs = flash_frag_s::<D>();
     let negative = sm.negative();
@@ -454,21 +473,28 @@ fn mask<const D: usize, const CAUSAL: bool>(
     // Keys past seq_k, and (causal) past the row, count for nothing.
     // 32-bit: the sequences fit (the host refuses longer ones).
     let (n0, bn) = (n * flash_bn(D) as u32, flash_bn(D) as u32);
-    if n0 + bn > seq_k32 || (CAUSAL && (n0 + bn) as i64 > m0 as i64 + 1 + offset as i64) {
+    // (Clamped to ±2^30: a value's dk and dr, below 128, then add without
+    // overflow, and a bound past every key stays past it.)
+    let to_i32 = |x: i64| x.clamp(-(1 << 30), 1 << 30) as i32;
+    if n0 + bn > seq_k32
+        || (CAUSAL
+            && ((n0 + bn) as i64 > m0 as i64 + 1 + offset as i64
+                || (n0 as i64) < m0 as i64 + FLASH_BM as i64 - 1 + lower as i64))
+    {
         // Value x is at (row0 + dr, key0 + dk): masked when key0 + dk
         // >= seq_k - n0 or (causal) key0 + dk > m0 - n0 + row0 + dr,
         // each a comparison of one number with a constant.
         let (row0, key0) = flash_s_coord_base::<D>(in_loop_u32(tid32) as usize);
         let m0 = in_loop_u32(m0);
         let keys_left = seq_k32 as i32 - (n0 + key0 as u32) as i32;
-        let ahead = ((n0 + key0 as u32) as i64 - (m0 + row0 as u32) as i64 - offset as i64)
-            .clamp(i32::MIN as i64, i32::MAX as i64) as i32;
+        let ahead = to_i32((n0 + key0 as u32) as i64 - (m0 + row0 as u32) as i64 - offset as i64);
+        let behind = to_i32((n0 + key0 as u32) as i64 - (m0 + row0 as u32) as i64 - lower as i64);
         each_value::<{ flash_bn(D) / 8 }>(
             #[inline(always)]
             |x, i, j| {
                 let (dr, dk) = flash_s_coord_delta::<D>((x, i, j));
                 let (dr, dk) = (dr as i32, dk as i32);
-                if dk >= keys_left || (CAUSAL && ahead + dk > dr) {
+                if dk >= keys_left || (CAUSAL && (ahead + dk > dr || behind + dk < dr)) {
                     s[fs.crd2idx((x, i, j))] = f32::NEG_INFINITY;
                 }
             },

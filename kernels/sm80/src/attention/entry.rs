@@ -84,8 +84,9 @@ unsafe fn flash_entry<B: layout_device::SharedBuffer, const D: usize, const CAUS
 
 /// The FlashAttention forward entry points, one per head dimension and
 /// mask: `(q, k, v, o, lse, batch, seq_q, seq_k, heads, kv_heads, offset,
-/// scale)`, the causal mask query i sees keys 0..=i + offset (0:
-/// top-left, seq_k - seq_q: bottom-right; ignored without the mask).
+/// lower, scale)`, the masked forms' query i seeing keys i + lower ..= i +
+/// offset (offset 0: causal top-left, seq_k - seq_q: bottom-right; lower
+/// `i32::MIN` for none, or a sliding window's; ignored without the mask).
 #[cfg(target_arch = "nvptx64")]
 macro_rules! flash_entries {
     ($($(#[$m:meta])* $name:ident = ($buf:ident, $d:literal, $causal:literal);)*) => {$(
@@ -107,9 +108,12 @@ macro_rules! flash_entries {
             heads: usize,
             kv_heads: usize,
             offset: i32,
+            lower: i32,
             scale: f32,
         ) {
-            let p = super::body::FlashProblem { batch, seq_q, seq_k, heads, kv_heads, offset, scale };
+            let p = super::body::FlashProblem {
+                batch, seq_q, seq_k, heads, kv_heads, offset, lower, scale,
+            };
             // SAFETY: the launch contract above.
             unsafe { flash_entry::<$buf, $d, $causal>((q, k, v, o, lse), p) }
         }

@@ -49,8 +49,11 @@ struct Problem {
     heads: usize,
     b: usize,
     h: usize,
-    /// The causal mask's alignment: query i sees keys 0..=i + offset.
+    /// The masked entries' upper bound: query i sees keys up to i + offset.
     offset: i32,
+    /// Their lower bound (a sliding window): keys from i + lower
+    /// (`i32::MIN`: none).
+    lower: i32,
 }
 
 /// Each of a thread's 64 S values by a constant index: value 16 i + j.
@@ -76,7 +79,7 @@ pub fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
     (map_q, map_k, map_v): (u64, u64, u64),
     (o, lse): (GlobalMut<u16>, GlobalMut<f32>),
     (seq_q, seq_k, heads, kv_heads): (u32, u32, u32, u32),
-    (offset, scale): (i32, f32),
+    (offset, lower, scale): (i32, i32, f32),
 ) {
     let t = thread_idx();
     let ((bx, h, b), blocks) = (block_idx_xyz(), grid_dim().0);
@@ -102,6 +105,19 @@ pub fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
         trap()
     }
     let tiles = kv_tiles(m0, bm(D), (seq_q, seq_k), CAUSAL, offset as isize);
+    // A sliding window's lower bound (query i sees no key below i +
+    // lower): the tiles wholly below the block's first row's are skipped.
+    let first = if CAUSAL {
+        let from = m0 as i64 + lower as i64;
+        let first = if from > 0 { from as usize / BN } else { 0 };
+        if first < tiles {
+            first
+        } else {
+            tiles
+        }
+    } else {
+        0
+    };
     // -bm(D) < m0 < seq_q: an i32 (rows before 0 read zeros, are never stored).
     let m0 = m0 as i32;
     let all = Smem::window::<ATTN_SMEM>(0, ATTN_SMEM_BYTES / 4);
@@ -127,7 +143,7 @@ pub fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
         if t == 0 {
             produce::<D, S>(
                 (map_q, map_k, map_v),
-                (skip, m0, tiles),
+                (skip, m0, (first, tiles)),
                 (b, h, h_kv),
                 qbar,
                 (&kpipe, &vpipe),
@@ -153,9 +169,10 @@ pub fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
         b,
         h,
         offset,
+        lower,
     };
     qbar.wait(0);
-    consume::<D, CAUSAL, S>(&c, &p, tiles, scale, (&kpipe, &vpipe), (o, lse));
+    consume::<D, CAUSAL, S>(&c, &p, (first, tiles), scale, (&kpipe, &vpipe), (o, lse));
 }
 
 /// The producer (thread 0 of warpgroup 0): Q's tile, then each K and V
@@ -166,7 +183,7 @@ pub fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
 #[inline(always)]
 fn produce<const D: usize, const S: usize>(
     (map_q, map_k, map_v): (u64, u64, u64),
-    (skip, m0, tiles): (usize, i32, usize),
+    (skip, m0, (first, tiles)): (usize, i32, (usize, usize)),
     (b, h, h_kv): (usize, usize, usize),
     qbar: Mbarrier,
     (kpipe, vpipe): (&PipelineTmaAsync<S>, &PipelineTmaAsync<S>),
@@ -186,7 +203,7 @@ fn produce<const D: usize, const S: usize>(
     qbar.arrive_expect_tx(q_bytes(D) as u32);
     load(0, bm(D) * 128, map_q, (q_col0, m0), qbar);
     let (mut kp, mut vp) = (kpipe.producer(), vpipe.producer());
-    for n in 0..tiles {
+    for n in first..tiles {
         let row = (n * BN) as i32;
         let slot = kp.acquire();
         let full = slot.barrier();
@@ -221,7 +238,7 @@ fn produce<const D: usize, const S: usize>(
 fn consume<const D: usize, const CAUSAL: bool, const S: usize>(
     c: &Consumer,
     p: &Problem,
-    tiles: usize,
+    (first, tiles): (usize, usize),
     scale: f32,
     (kpipe, vpipe): (&PipelineTmaAsync<S>, &PipelineTmaAsync<S>),
     out: (GlobalMut<u16>, GlobalMut<f32>),
@@ -231,7 +248,7 @@ fn consume<const D: usize, const CAUSAL: bool, const S: usize>(
     let mut sm = OnlineSoftmax::<ROWS>::new(scale);
     let mut s = const { [0f32; 64] };
     let mut pf = const { [[0u32; 4]; BN / 16] };
-    if tiles == 0 {
+    if first >= tiles {
         // No row of the block sees a key (a bottom-right mask on fewer
         // keys than queries): O = 0 and the log-sum-exp -inf, as
         // FlashAttention defines them.
@@ -247,9 +264,9 @@ fn consume<const D: usize, const CAUSAL: bool, const S: usize>(
         kc.release(slot);
     }
     // O is 0 yet: its rescale is moot.
-    let _ = softmax::<CAUSAL>(&mut s, 0, &mut sm, c, p);
+    let _ = softmax::<CAUSAL>(&mut s, first, &mut sm, c, p);
     pack(&s, &mut pf);
-    for n in 1..tiles {
+    for n in first + 1..tiles {
         let kslot = kc.wait();
         wgmma_fence();
         s_gemm::<D>(&mut s, kslot.stage(), c);
@@ -341,7 +358,7 @@ fn softmax<const CAUSAL: bool>(
     c: &Consumer,
     p: &Problem,
 ) -> (bool, [f32; ROWS]) {
-    let (seq_k, offset) = (p.seq_k, p.offset);
+    let (seq_k, offset, lower) = (p.seq_k, p.offset, p.lower);
     let cs = <SAtom as MmaAtom>::CLayout::default();
     if sm.negative() {
         each_s(|v| s[v] = -s[v]);
@@ -349,17 +366,23 @@ fn softmax<const CAUSAL: bool>(
     let n0 = (n * BN) as u32;
     let first_row = c.m0 + 64 * c.warpgroup as i32;
     // (n0 + BN - 1 < seq_k <= i32::MAX.)
-    // Past a row's keys: key > row + offset.
+    // Past a row's keys: key > row + offset, or (a window) key < row +
+    // lower. The warpgroup's rows are first_row..first_row + 64.
+    // (Clamped to ±2^30: a value's dk and dr, below 64 and 128, then add
+    // without overflow, and a bound past every key stays past it.)
+    let to_i32 = |x: i64| x.clamp(-(1 << 30), 1 << 30) as i32;
     if n0 + BN as u32 > seq_k as u32
-        || (CAUSAL && (n0 + BN as u32 - 1) as i64 > first_row as i64 + offset as i64)
+        || (CAUSAL
+            && ((n0 + BN as u32 - 1) as i64 > first_row as i64 + offset as i64
+                || (n0 as i64) < first_row as i64 + 63 + lower as i64))
     {
         let keys_left = seq_k as i32 - (n0 + c.key_t) as i32;
-        let ahead = ((n0 + c.key_t) as i64 - c.row_t as i64 - offset as i64)
-            .clamp(i32::MIN as i64, i32::MAX as i64) as i32;
+        let ahead = to_i32((n0 + c.key_t) as i64 - c.row_t as i64 - offset as i64);
+        let behind = to_i32((n0 + c.key_t) as i64 - c.row_t as i64 - lower as i64);
         each_s(|v| {
             let qv = cs.crd2idx((0usize, v));
             let (dr, dk) = ((qv % 64) as i32, (qv / 64) as i32);
-            if dk >= keys_left || (CAUSAL && ahead + dk > dr) {
+            if dk >= keys_left || (CAUSAL && (ahead + dk > dr || behind + dk < dr)) {
                 s[v] = f32::NEG_INFINITY;
             }
         });

@@ -14,10 +14,12 @@ macro_rules! attention_entries {
         /// plan): Q and O f16 in (batch, seq, heads, d) order, K and V in
         /// (batch, seq, kv_heads, d) (grouped-query attention: query head h
         /// reads K/V head h / (heads / kv_heads); kv_heads divides heads),
-        /// LSE f32 in (batch, heads, seq_q). The `_causal` form: query i sees
-        /// keys 0..=i + `offset` (0: aligned top-left, torch's `is_causal`;
-        /// seq_k - seq_q: bottom-right, FlashAttention's), a row seeing no
-        /// key O = 0 and LSE -inf; the others ignore `offset`.
+        /// LSE f32 in (batch, heads, seq_q). The `_causal` form masks: query
+        /// i sees keys i + `lower` ..= i + `offset` (`offset` 0: causal
+        /// aligned top-left, torch's `is_causal`; seq_k - seq_q:
+        /// bottom-right, FlashAttention's; `lower` `i32::MIN` for none, or a
+        /// sliding window's), a row seeing no key O = 0 and LSE -inf; the
+        /// others ignore both.
         /// Launch: grid (ceil(seq_q / bm(d)), heads, batch) (another x
         /// traps), `threads(d)` threads, `crate::attention::SMEM_BYTES` of
         /// dynamic shared memory (`crate::attention`'s functions of d).
@@ -41,6 +43,7 @@ macro_rules! attention_entries {
             heads: u32,
             kv_heads: u32,
             offset: i32,
+            lower: i32,
             scale: f32,
         ) {
             const { assert!($stages == crate::attention::stages($d)) };
@@ -48,7 +51,7 @@ macro_rules! attention_entries {
                 (map_q as u64, map_k as u64, map_v as u64),
                 (o, lse),
                 (seq_q, seq_k, heads, kv_heads),
-                (offset, scale),
+                (offset, lower, scale),
             )
         }
     )*};
