@@ -268,13 +268,7 @@ impl Gpu {
         c: &mut DeviceBuffer<f16>,
         dims: (usize, usize, usize),
     ) -> Result<(), Error> {
-        const OP: &str = "hgemm_sm90";
-        let f = self.sm90_kernel(OP)?;
-        if self.empty_gemm(OP, (a.len(), b.len()), c, dims)? {
-            return Ok(());
-        }
-        let run = HgemmSm90Launch::new(self.stream(), &f, Some(self.sms), a, b, dims)?;
-        run.launch(self.stream(), &f, (a, b), c)
+        self.sm90_gemm("hgemm_sm90", (a, b), c, dims, Sm90Epilogue::Plain)
     }
 
     /// C = A · Bᵀ on Hopper as [`Gpu::hgemm_sm90`], in bf16: A m x k and B
@@ -386,11 +380,11 @@ impl Gpu {
 
     /// A Hopper GEMM entry on `hgemm_sm90`'s plan: the empty problem as
     /// BLAS has it, then the maps, the grid and the launch.
-    fn sm90_gemm<T: layout_launch::TmaElement>(
+    fn sm90_gemm<T: layout_launch::TmaElement, C: layout_launch::TmaElement + ValidAsZeroBits>(
         &self,
         op: &'static str,
         (a, b): (&DeviceBuffer<T>, &DeviceBuffer<T>),
-        c: &mut DeviceBuffer<bf16>,
+        c: &mut DeviceBuffer<C>,
         dims: (usize, usize, usize),
         epilogue: Sm90Epilogue<'_>,
     ) -> Result<(), Error> {

@@ -303,7 +303,6 @@ pub fn flash_attn_fwd<
     load_kv::<B, D>(kv, false, k_at, narrow(first.min(all_tiles - 1)));
     cp_async_commit();
 
-    let tiles = all_tiles;
     let tiles = if CAUSAL {
         // Query i sees keys 0..=i + offset: the block's last row bounds
         // the keys (none when it sees none).
@@ -315,13 +314,13 @@ pub fn flash_attn_fwd<
             + offset as i64;
         let last = if last > 0 { last as usize } else { 0 };
         let t = last.div_ceil(flash_bn(D));
-        if t < tiles {
+        if t < all_tiles {
             t
         } else {
-            tiles
+            all_tiles
         }
     } else {
-        tiles
+        all_tiles
     };
     // The online softmax (layout_device::OnlineSoftmax): S's row maxima
     // are taken on the unscaled scores, each exponential one FFMA with

@@ -4,7 +4,7 @@
 //! checked on small-integer operands at sizes with partial tiles, then
 //! timed beside `hgemm_sm90` at 4096³ and 8192³ on normal operands.
 
-use super::hgemm::{normal, small};
+use super::hgemm::{checked_entries, normal, small};
 use crate::text;
 use crate::timing::{self, IDLE, LAUNCHES, ROUNDS, WARMUP};
 use half::bf16;
@@ -176,13 +176,7 @@ fn check(
             }
         }
     };
-    let entries: Vec<usize> = if m * n <= 1 << 21 {
-        (0..m * n).collect()
-    } else {
-        (0..65536)
-            .map(|i| small(i, 3, 0, i32::MAX - 1) as usize % (m * n))
-            .collect()
-    };
+    let entries = checked_entries(m * n);
     let wrong: Vec<usize> = entries
         .iter()
         .copied()
@@ -333,13 +327,7 @@ fn grouped_check(
             .sum();
         bf16::from_f32(dot).to_f32()
     };
-    let entries: Vec<usize> = if rows * n <= 1 << 21 {
-        (0..rows * n).collect()
-    } else {
-        (0..65536)
-            .map(|i| small(i, 3, 0, i32::MAX - 1) as usize % (rows * n))
-            .collect()
-    };
+    let entries = checked_entries(rows * n);
     let wrong: Vec<usize> = entries
         .iter()
         .copied()

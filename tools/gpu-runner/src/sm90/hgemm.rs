@@ -95,13 +95,7 @@ fn check(
         let dot: i64 = (0..k).map(|p| (a[i * k + p] * b[j * k + p]) as i64).sum();
         half::f16::from_f32(dot as f32).to_f32()
     };
-    let entries: Vec<usize> = if m * n <= 1 << 21 {
-        (0..m * n).collect()
-    } else {
-        (0..65536)
-            .map(|i| small(i, 3, 0, i32::MAX - 1) as usize % (m * n))
-            .collect()
-    };
+    let entries = checked_entries(m * n);
     let wrong: Vec<usize> = entries
         .iter()
         .copied()
@@ -134,6 +128,18 @@ fn check(
         first.join(", ")
     );
     Ok(false)
+}
+
+/// The entries of a C of `len` elements a check compares: every one, or
+/// 65536 sampled (a fixed hash) of a C of more than 2^21.
+pub(super) fn checked_entries(len: usize) -> Vec<usize> {
+    if len <= 1 << 21 {
+        (0..len).collect()
+    } else {
+        (0..65536)
+            .map(|i| small(i, 3, 0, i32::MAX - 1) as usize % len)
+            .collect()
+    }
 }
 
 /// The forms `(entry point, grid: None for one block per tile)` timed at
