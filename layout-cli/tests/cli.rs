@@ -368,6 +368,23 @@ fn every_listed_function_is_dispatched() {
     }
 }
 
+/// A count that grows a layout is bounded: a one-line error and exit 2,
+/// not an allocation without bound (nested or not).
+#[test]
+fn eval_refuses_counts_that_grow_without_bound() {
+    for expr in [
+        "append(3:1, 1:0, 155555555555)",
+        "prepend(3:1, 1:0, 9223372036854775807)",
+        "append(append(3,28),append(7,2,28),155555555555)",
+        "append(1:1, append(1:1, append(1:1, 1:0, 1000), 1000), 1000)",
+    ] {
+        let (code, out, err) = layout(&["eval", expr]);
+        assert_eq!(code, 2, "{expr}: {out}");
+        assert_eq!(err.trim().lines().count(), 1, "{expr}: {err}");
+        assert!(err.contains("nodes"), "{expr}: {err}");
+    }
+}
+
 /// The most entries a table or an offsets list prints (the pictures' cell
 /// limit): past it a command says how to see a part and exits with 2.
 const CAP: usize = 65536;

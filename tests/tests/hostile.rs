@@ -228,3 +228,26 @@ fn parse_errors_carry_positions() {
     assert_eq!("(_2:_1,_4,_)".parse::<Tiler>().map(|_| ()), Ok(()));
     assert_eq!("(1,_,(0,2))".parse::<DCoord>().map(|_| ()), Ok(()));
 }
+
+/// A count that pads a layout (`append<n>`, `prepend<n>`) is refused past
+/// `DynLayout::MAX_NODES` nodes, nested or not, and exact below it: the
+/// rank asked for, every new mode the padding.
+#[test]
+fn padding_counts_are_bounded() {
+    let l = lay("(2,3):(1,2)");
+    let x = lay("1:0");
+    for n in [1usize << 17, 1 << 40, usize::MAX] {
+        assert!(l.append(&x, Some(n)).is_err(), "append {n}");
+        assert!(l.prepend(&x, Some(n)).is_err(), "prepend {n}");
+    }
+    // Nested: 300 copies of a 300-mode pad is 90 000 nodes.
+    let wide = l.append(&x, Some(300)).unwrap();
+    assert_eq!(wide.rank(), 300);
+    let e = l.append(&wide, Some(302)).unwrap_err().to_string();
+    assert!(e.contains("append") && e.contains("nodes"), "{e}");
+    // Below the bound, exactly CuTe's padding.
+    let p = l.prepend(&x, Some(5)).unwrap();
+    assert_eq!(p.to_string(), "(1,1,1,2,3):(0,0,0,1,2)");
+    let a = l.append(&lay("(4,5):(7,9)"), Some(3)).unwrap();
+    assert_eq!(a.to_string(), "(2,3,(4,5)):(1,2,(7,9))");
+}

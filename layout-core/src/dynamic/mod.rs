@@ -592,6 +592,13 @@ impl DynLayout {
     }
     /// The most entries [`DynLayout::table`] lists.
     pub const TABLE_LIMIT: i64 = 1 << 24;
+    /// The most nodes (tuples and leaves of the shape) in a layout that
+    /// [`DynLayout::append`] or [`DynLayout::prepend`] grows from a count.
+    pub const MAX_NODES: usize = 1 << 16;
+    /// How many nodes (tuples and leaves) the shape holds.
+    pub(crate) fn node_count(&self) -> usize {
+        self.r().s.0.len()
+    }
     /// CuTe's `cosize`: one past the largest offset (for non-negative
     /// strides), static when every leaf is.
     ///

@@ -467,11 +467,11 @@ static TABLE: &[Op] = &[
     }),
     op_opt("append", &[L, L, N], 2, |a| {
         let (l, x) = padding(a)?;
-        Ok(Value::Layout(l.append(&x, a.count(2).ok())))
+        lay(l.append(&x, a.count(2).ok()))
     }),
     op_opt("prepend", &[L, L, N], 2, |a| {
         let (l, x) = padding(a)?;
-        Ok(Value::Layout(l.prepend(&x, a.count(2).ok())))
+        lay(l.prepend(&x, a.count(2).ok()))
     }),
     // Sizes.
     op("size", &[L], |a| a.layout(0)?.size().map(Value::Int)),

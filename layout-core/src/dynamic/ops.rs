@@ -316,37 +316,59 @@ impl DynLayout {
             .ok_or_else(|| invalid("get", format!("no mode {i} in {self}")))
     }
     /// CuTe's `append<n>(l, x)`: pad with `x` up to rank `n` (at least one).
+    /// `Err` when the result would hold more than [`DynLayout::MAX_NODES`]
+    /// nodes (a count from input cannot make a layout without bound).
     ///
     /// ```
     /// use layout_core::DynLayout;
     /// let l: DynLayout = "(2,3):(1,2)".parse().unwrap();
     /// let x: DynLayout = "1:0".parse().unwrap();
-    /// assert_eq!(l.append(&x, Some(4)).to_string(), "(2,3,1,1):(1,2,0,0)");
-    /// assert_eq!(l.append(&x, None).to_string(), "(2,3,1):(1,2,0)");
+    /// assert_eq!(l.append(&x, Some(4)).unwrap().to_string(), "(2,3,1,1):(1,2,0,0)");
+    /// assert_eq!(l.append(&x, None).unwrap().to_string(), "(2,3,1):(1,2,0)");
+    /// assert!(l.append(&x, Some(1 << 40)).is_err());
     /// ```
-    pub fn append(&self, x: &DynLayout, n: Option<usize>) -> DynLayout {
-        let mut m = self.modes();
-        let target = n.unwrap_or(m.len() + 1).max(m.len() + 1);
-        while m.len() < target {
-            m.push(x.clone());
-        }
-        DynLayout::from_modes(m)
+    pub fn append(&self, x: &DynLayout, n: Option<usize>) -> R<DynLayout> {
+        self.pad("append", x, n, false)
     }
-    /// CuTe's `prepend<n>(l, x)`.
+    /// CuTe's `prepend<n>(l, x)`: [`DynLayout::append`] at the front.
     ///
     /// ```
     /// use layout_core::DynLayout;
     /// let l: DynLayout = "(2,3):(1,2)".parse().unwrap();
     /// let x: DynLayout = "1:0".parse().unwrap();
-    /// assert_eq!(l.prepend(&x, None).to_string(), "(1,2,3):(0,1,2)");
+    /// assert_eq!(l.prepend(&x, None).unwrap().to_string(), "(1,2,3):(0,1,2)");
+    /// assert_eq!(l.prepend(&x, Some(3)).unwrap().to_string(), "(1,2,3):(0,1,2)");
+    /// assert!(l.prepend(&x, Some(usize::MAX)).is_err());
     /// ```
-    pub fn prepend(&self, x: &DynLayout, n: Option<usize>) -> DynLayout {
-        let mut m = self.modes();
-        let target = n.unwrap_or(m.len() + 1).max(m.len() + 1);
-        while m.len() < target {
-            m.insert(0, x.clone());
+    pub fn prepend(&self, x: &DynLayout, n: Option<usize>) -> R<DynLayout> {
+        self.pad("prepend", x, n, true)
+    }
+    /// `self`'s modes and copies of `x` up to rank `n`, the copies first
+    /// when `front`.
+    fn pad(&self, op: &'static str, x: &DynLayout, n: Option<usize>, front: bool) -> R<DynLayout> {
+        let rank = self.rank();
+        let target = n.unwrap_or(rank + 1).max(rank + 1);
+        let copies = target - rank;
+        let nodes = copies
+            .checked_mul(x.node_count())
+            .and_then(|c| c.checked_add(self.node_count()))
+            .filter(|&t| t <= Self::MAX_NODES);
+        if nodes.is_none() {
+            return Err(invalid(
+                op,
+                format!(
+                    "{copies} copies of {x} would make a layout of more than {} nodes",
+                    Self::MAX_NODES
+                ),
+            ));
         }
-        DynLayout::from_modes(m)
+        let own = self.r().modes();
+        let pads = core::iter::repeat_n(x.r(), copies);
+        Ok(if front {
+            LayoutBuilder::of_modes(pads.chain(own))
+        } else {
+            LayoutBuilder::of_modes(own.chain(pads))
+        })
     }
 }
 
