@@ -114,6 +114,7 @@ mod host;
 mod hw;
 mod pipeline;
 mod schedule;
+mod sequences;
 mod softmax;
 mod unroll;
 
@@ -123,5 +124,6 @@ pub use pipeline::{
     Consumer, ConsumerSlot, PipelineState, PipelineTmaAsync, Producer, ProducerSlot,
 };
 pub use schedule::longest_first;
+pub use sequences::{Sequence, Sequences};
 pub use softmax::{OnlineSoftmax, RESCALE_SLACK};
 pub use unroll::each;

@@ -145,84 +145,129 @@ fn hgemms_are_exact_on_integers() {
     }
 }
 
-/// O = softmax(scale·Q·Kᵀ)·V and its log-sum-exp (natural log), in f64,
-/// BSHD layouts; causal aligned top-left.
+/// One sequence's O = softmax(scale·Q·Kᵀ)·V and its log-sum-exp (natural
+/// log), in f64, (rows, heads, d) layouts; masked (`Some((offset,
+/// lower))`): query i sees keys i + lower ..= i + offset.
 fn attention_ref(
-    p: &FlashProblem,
-    d: usize,
-    causal: bool,
+    (sq, sk, nh, nkv, d): (usize, usize, usize, usize, usize),
+    mask: Option<(isize, isize)>,
+    scale: f32,
     (q, k, v): (&[f32], &[f32], &[f32]),
 ) -> (Vec<f64>, Vec<f64>) {
-    let (b, sq, sk, nh, nkv) = (p.batch, p.seq_q, p.seq_k, p.heads, p.kv_heads);
-    let mut o = vec![0f64; b * sq * nh * d];
-    let mut lse = vec![0f64; b * nh * sq];
-    for bi in 0..b {
-        for hi in 0..nh {
-            for i in 0..sq {
-                let row =
-                    |s: usize, t: &[f32], len: usize| (((bi * len + s) * nh + hi) * d, t.to_vec());
-                let (qo, _) = row(i, q, sq);
-                // Query head hi reads K/V head hi / (nh / nkv).
-                let hk = hi / (nh / nkv);
-                // Masked: query i sees keys i + lower ..= i + offset (none
-                // when that is empty: O = 0, LSE = -inf).
-                let (from, keys) = if causal {
-                    (
-                        (i as isize + p.lower as isize).clamp(0, sk as isize) as usize,
-                        (i as isize + p.offset as isize + 1).clamp(0, sk as isize) as usize,
-                    )
+    let mut o = vec![0f64; sq * nh * d];
+    let mut lse = vec![0f64; nh * sq];
+    for hi in 0..nh {
+        for i in 0..sq {
+            let qo = (i * nh + hi) * d;
+            // Query head hi reads K/V head hi / (nh / nkv).
+            let hk = hi / (nh / nkv);
+            // Masked: none seen when the range is empty (O = 0, LSE = -inf).
+            let (from, keys) = match mask {
+                Some((offset, lower)) => (
+                    (i as isize + lower).clamp(0, sk as isize) as usize,
+                    (i as isize + offset + 1).clamp(0, sk as isize) as usize,
+                ),
+                None => (0, sk),
+            };
+            let from = from.min(keys);
+            let s: Vec<f64> = (from..keys)
+                .map(|j| {
+                    let ko = (j * nkv + hk) * d;
+                    (0..d)
+                        .map(|x| f64::from(q[qo + x]) * f64::from(k[ko + x]))
+                        .sum::<f64>()
+                        * f64::from(scale)
+                })
+                .collect();
+            let mx = s.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            let w: Vec<f64> = s.iter().map(|x| (x - mx).exp()).collect();
+            let z: f64 = w.iter().sum();
+            lse[hi * sq + i] = if keys == from {
+                f64::NEG_INFINITY
+            } else {
+                mx + z.ln()
+            };
+            for x in 0..d {
+                o[qo + x] = if keys == from {
+                    0.0
                 } else {
-                    (0, sk)
+                    (from..keys)
+                        .map(|j| w[j - from] * f64::from(v[(j * nkv + hk) * d + x]))
+                        .sum::<f64>()
+                        / z
                 };
-                let from = from.min(keys);
-                let s: Vec<f64> = (from..keys)
-                    .map(|j| {
-                        let ko = ((bi * sk + j) * nkv + hk) * d;
-                        (0..d)
-                            .map(|x| f64::from(q[qo + x]) * f64::from(k[ko + x]))
-                            .sum::<f64>()
-                            * f64::from(p.scale)
-                    })
-                    .collect();
-                let mx = s.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-                let w: Vec<f64> = s.iter().map(|x| (x - mx).exp()).collect();
-                let z: f64 = w.iter().sum();
-                lse[(bi * nh + hi) * sq + i] = if keys == from {
-                    f64::NEG_INFINITY
-                } else {
-                    mx + z.ln()
-                };
-                for x in 0..d {
-                    o[qo + x] = if keys == from {
-                        0.0
-                    } else {
-                        (from..keys)
-                            .map(|j| w[j - from] * f64::from(v[((bi * sk + j) * nkv + hk) * d + x]))
-                            .sum::<f64>()
-                            / z
-                    };
-                }
             }
         }
     }
     (o, lse)
 }
 
-/// One attention case under the emulator, against the reference: O
-/// within f16 rounding (of P and of O), LSE within f32's.
-fn attention_case(p: FlashProblem, d: usize, causal: bool) {
+/// An attention case: the sequences (rows, keys), planes of equal lengths
+/// or packed; the heads; the mask's bounds (query i sees keys i + lower ..=
+/// i + offset; `None`: unmasked), counted from the bottom-right diagonal
+/// when `bottom_right`; the scale.
+struct Case {
+    lens: Vec<(usize, usize)>,
+    packed: bool,
+    heads: (usize, usize),
+    mask: Option<(i32, i32)>,
+    bottom_right: bool,
+    scale: f32,
+}
+
+/// `batch` planes of `seq_q` rows and `seq_k` keys.
+fn planes(batch: usize, (seq_q, seq_k): (usize, usize), heads: (usize, usize), scale: f32) -> Case {
+    Case {
+        lens: vec![(seq_q, seq_k); batch],
+        packed: false,
+        heads,
+        mask: None,
+        bottom_right: false,
+        scale,
+    }
+}
+
+/// One attention case under the emulator, against the reference sequence
+/// by sequence: O within f16 rounding (of P and of O), LSE within f32's.
+fn attention_case(c: Case, d: usize) {
     #[allow(non_snake_case)]
-    let (D, CAUSAL) = (d, causal);
-    let (b, sq, sk, nh, nkv) = (p.batch, p.seq_q, p.seq_k, p.heads, p.kv_heads);
+    let (D, CAUSAL) = (d, c.mask.is_some());
+    let (nh, nkv) = c.heads;
+    let (tq, tk) = c.lens.iter().fold((0, 0), |(q, k), &(a, b)| (q + a, k + b));
     let val = |i: usize, salt: usize| f(h(int(i * 31 + salt, 8) / 8.0));
-    let q: Vec<f32> = (0..b * sq * nh * D).map(|i| val(i, 1)).collect();
-    let k: Vec<f32> = (0..b * sk * nkv * D).map(|i| val(i, 2)).collect();
-    let v: Vec<f32> = (0..b * sk * nkv * D).map(|i| val(i, 3)).collect();
+    let q: Vec<f32> = (0..tq * nh * D).map(|i| val(i, 1)).collect();
+    let k: Vec<f32> = (0..tk * nkv * D).map(|i| val(i, 2)).collect();
+    let v: Vec<f32> = (0..tk * nkv * D).map(|i| val(i, 3)).collect();
     let bits =
         |x: &[f32]| Buffer::from_slice(&f4_halves(&x.iter().map(|&y| h(y)).collect::<Vec<_>>()));
     let (gq, gk, gv) = (bits(&q), bits(&k), bits(&v));
-    let o = Buffer::filled(0u32, b * sq * nh * D / 2);
-    let lse = Buffer::filled(0f32, b * nh * sq);
+    let o = Buffer::filled(0u32, tq * nh * D / 2);
+    let lse = Buffer::filled(0f32, nh * tq);
+    let cu = |at: fn(&(usize, usize)) -> usize| {
+        let mut x = vec![0i32];
+        c.lens.iter().for_each(|l| x.push(x[x.len() - 1] + at(l) as i32));
+        Buffer::from_slice(if c.packed { &x[..] } else { &[] })
+    };
+    let (cu_q, cu_k) = (cu(|l| l.0), cu(|l| l.1));
+    let (batch, seq_q, seq_k) = if c.packed {
+        (1, tq, tk)
+    } else {
+        (c.lens.len(), c.lens[0].0, c.lens[0].1)
+    };
+    let (offset, lower) = c.mask.unwrap_or((0, i32::MIN));
+    let p = FlashProblem {
+        batch,
+        seq_q,
+        seq_k,
+        heads: nh,
+        kv_heads: nkv,
+        cu_q: cu_q.global(),
+        cu_k: cu_k.global(),
+        offset,
+        lower,
+        bottom_right: c.bottom_right,
+        scale: c.scale,
+    };
     let (pq, pk, pv, po, pl) = (
         gq.global(),
         gk.global(),
@@ -230,17 +275,16 @@ fn attention_case(p: FlashProblem, d: usize, causal: bool) {
         o.global_mut(),
         lse.global_mut(),
     );
+    let longest = c.lens.iter().map(|l| l.0).max().unwrap_or(0).max(1);
     let launch = Launch::new(
         &launch_name(D, CAUSAL),
-        (sq.div_ceil(FLASH_BM), nh, b),
+        (longest.div_ceil(FLASH_BM), nh, c.lens.len()),
         FLASH_THREADS,
     )
     .shared_bytes(flash_smem_bytes(D));
-    let p2 = FlashProblem { ..p };
     run(&launch, move || {
-        let p = FlashProblem { ..p2 };
         let (qkv, out) = ((pq, pk, pv), move |_: &FlashProblem| (po, pl));
-        match (d, causal) {
+        match (D, CAUSAL) {
             (64, false) => flash_attn_fwd::<FLASH_SMEM_D64, _, 64, false>(p, qkv, out),
             (64, true) => flash_attn_fwd::<FLASH_SMEM_D64, _, 64, true>(p, qkv, out),
             (128, false) => flash_attn_fwd::<FLASH_SMEM_D128, _, 128, false>(p, qkv, out),
@@ -248,7 +292,31 @@ fn attention_case(p: FlashProblem, d: usize, causal: bool) {
         }
     })
     .unwrap();
-    let (want_o, want_lse) = attention_ref(&p, D, CAUSAL, (&q, &k, &v));
+    let (mut want_o, mut want_lse) = (vec![0f64; tq * nh * D], vec![0f32; nh * tq]);
+    let (mut q0, mut k0) = (0, 0);
+    for (b, &(sq, sk)) in c.lens.iter().enumerate() {
+        let shift = if c.bottom_right { sk as isize - sq as isize } else { 0 };
+        let m = c.mask.map(|(o, l)| {
+            let l = l as isize;
+            (o as isize + shift, if l == i32::MIN as isize { l } else { l + shift })
+        });
+        let (qs, ks) = (q0 * nh * D..(q0 + sq) * nh * D, k0 * nkv * D..(k0 + sk) * nkv * D);
+        let (ro, rl) = attention_ref(
+            (sq, sk, nh, nkv, D),
+            m,
+            c.scale,
+            (&q[qs.clone()], &k[ks.clone()], &v[ks]),
+        );
+        want_o[qs].copy_from_slice(&ro);
+        for hi in 0..nh {
+            for i in 0..sq {
+                // LSE: (heads, rows) packed, (batch, heads, rows) in planes.
+                let at = if c.packed { hi * tq + q0 + i } else { (b * nh + hi) * sq + i };
+                want_lse[at] = rl[hi * sq + i] as f32;
+            }
+        }
+        (q0, k0) = (q0 + sq, k0 + sk);
+    }
     // O as f16 pairs: each half within f16's rounding (of P and of O;
     // |O| <= 1) of the reference; LSE within f32's (ex2/lg2.approx: a few
     // ulps of |LSE| < 16). A difference names the element and its writer.
@@ -262,7 +330,6 @@ fn attention_case(p: FlashProblem, d: usize, causal: bool) {
     if let Err(e) = o.check(&pairs, close) {
         panic!("{}: O (f16 pairs): {e}", launch_name(D, CAUSAL))
     }
-    let want_lse: Vec<f32> = want_lse.iter().map(|&x| x as f32).collect();
     // (-inf for a row that sees no key: equal, not within.)
     if let Err(e) = lse.check(&want_lse, |g, w| g == w || (g - w).abs() <= 2e-5) {
         panic!("{}: LSE: {e}", launch_name(D, CAUSAL))
@@ -273,36 +340,21 @@ fn launch_name(d: usize, causal: bool) -> String {
     format!("flash_attn_fwd_d{d}{}", if causal { "_causal" } else { "" })
 }
 
+/// Causal, top-left.
+const CAUSAL_MASK: Option<(i32, i32)> = Some((0, i32::MIN));
+
 #[test]
 fn attention_d64_partial_tiles_both_masks() {
-    let p = || FlashProblem {
-        batch: 1,
-        seq_q: 130,
-        seq_k: 77,
-        heads: 2,
-        kv_heads: 2,
-        offset: 0,
-        lower: i32::MIN,
-        scale: 0.3,
-    };
-    attention_case(p(), 64, false);
-    attention_case(p(), 64, true);
+    let p = || planes(1, (130, 77), (2, 2), 0.3);
+    attention_case(p(), 64);
+    attention_case(Case { mask: CAUSAL_MASK, ..p() }, 64);
 }
 
 #[test]
 fn attention_d128_partial_tiles_both_masks() {
-    let p = || FlashProblem {
-        batch: 2,
-        seq_q: 45,
-        seq_k: 150,
-        heads: 1,
-        kv_heads: 1,
-        offset: 0,
-        lower: i32::MIN,
-        scale: -0.2,
-    };
-    attention_case(p(), 128, false);
-    attention_case(p(), 128, true);
+    let p = || planes(2, (45, 150), (1, 1), -0.2);
+    attention_case(p(), 128);
+    attention_case(Case { mask: CAUSAL_MASK, ..p() }, 128);
 }
 
 /// Grouped-query attention: 4 query heads on 2 K/V heads and on 1
@@ -310,19 +362,9 @@ fn attention_d128_partial_tiles_both_masks() {
 /// reference in which query head h reads K/V head h / (heads / kv_heads).
 #[test]
 fn attention_grouped_query_heads() {
-    let p = |kv_heads, seq_q, seq_k| FlashProblem {
-        batch: 2,
-        seq_q,
-        seq_k,
-        heads: 4,
-        kv_heads,
-        offset: 0,
-        lower: i32::MIN,
-        scale: 0.3,
-    };
-    attention_case(p(2, 70, 130), 64, false);
-    attention_case(p(1, 130, 70), 64, true);
-    attention_case(p(2, 45, 77), 128, true);
+    attention_case(planes(2, (70, 130), (4, 2), 0.3), 64);
+    attention_case(Case { mask: CAUSAL_MASK, ..planes(2, (130, 70), (4, 1), 0.3) }, 64);
+    attention_case(Case { mask: CAUSAL_MASK, ..planes(2, (45, 77), (4, 2), 0.3) }, 128);
 }
 
 /// The causal mask aligned bottom-right (query i sees keys 0..=i + seq_k -
@@ -330,41 +372,54 @@ fn attention_grouped_query_heads() {
 /// rows see no key (O = 0, LSE = -inf, no NaN: every element compared).
 #[test]
 fn attention_causal_bottom_right() {
-    let p = |seq_q: usize, seq_k: usize| FlashProblem {
-        batch: 1,
-        seq_q,
-        seq_k,
-        heads: 2,
-        kv_heads: 1,
-        offset: seq_k as i32 - seq_q as i32,
-        lower: i32::MIN,
-        scale: 0.3,
+    let p = |lens| Case {
+        mask: CAUSAL_MASK,
+        bottom_right: true,
+        ..planes(1, lens, (2, 1), 0.3)
     };
-    attention_case(p(70, 300), 64, true);
-    attention_case(p(300, 100), 64, true);
-    attention_case(p(200, 45), 128, true);
+    attention_case(p((70, 300)), 64);
+    attention_case(p((300, 100)), 64);
+    attention_case(p((200, 45)), 128);
 }
 
-/// Sliding windows: query i sees keys i + offset - left ..= i + offset +
-/// right; causal windows of 100 and 257 keys top-left and bottom-right (the
-/// tiles wholly left of a block's window skipped) and a two-sided one.
+/// Sliding windows: query i sees keys i + a - left ..= i + a + right (a
+/// the alignment); causal windows of 100 and 257 keys top-left and
+/// bottom-right (the tiles wholly left of a block's window skipped) and a
+/// two-sided one.
 #[test]
 fn attention_sliding_windows() {
-    let window = |d, (seq_q, seq_k): (usize, usize), (left, right): (i32, i32), br: bool| {
-        let offset = if br { seq_k as i32 - seq_q as i32 } else { 0 };
-        let p = FlashProblem {
-            batch: 1,
-            seq_q,
-            seq_k,
-            heads: 2,
-            kv_heads: 1,
-            offset: offset + right,
-            lower: offset - left,
-            scale: 0.3,
+    let window = |d, lens, (left, right): (i32, i32), bottom_right: bool| {
+        let c = Case {
+            mask: Some((right, -left)),
+            bottom_right,
+            ..planes(1, lens, (2, 1), 0.3)
         };
-        attention_case(p, d, true);
+        attention_case(c, d);
     };
     window(64, (400, 400), (100, 0), false);
     window(64, (150, 500), (257, 0), true);
     window(128, (300, 300), (40, 70), false);
+}
+
+/// Packed sequences of their own lengths (FlashAttention's variable-length
+/// batch, `cu_seqlens`): ragged rows and keys, empty sequences (no rows;
+/// rows but no key: O = 0, LSE = -inf), one row, more rows than a block,
+/// with grouped heads, both masks and both alignments, and a window wider
+/// than its sequence; every sequence against the f64 reference on its own.
+#[test]
+fn attention_packed_sequences() {
+    let lens = vec![(70, 150), (0, 30), (1, 1), (200, 45), (5, 0), (130, 300)];
+    let packed = |heads, mask, bottom_right, scale| Case {
+        lens: lens.clone(),
+        packed: true,
+        heads,
+        mask,
+        bottom_right,
+        scale,
+    };
+    attention_case(packed((4, 2), None, false, 0.3), 64);
+    attention_case(packed((2, 2), CAUSAL_MASK, false, 0.3), 64);
+    attention_case(packed((2, 1), CAUSAL_MASK, true, -0.2), 128);
+    // A causal window of 1000 keys: wider than every sequence.
+    attention_case(packed((1, 1), Some((0, -1000)), true, 0.3), 128);
 }

@@ -5,6 +5,7 @@
 //! exactly on integer inputs, `flash_attn_fwd_sm90` within f16's rounding.
 
 use layout_device::emulator::{run, Buffer, Launch, TensorMap, TmaSwizzle};
+use layout_device::Sequences;
 use layout_kernels_sm90::attention::{self, bm, BN as ATT_BN, CHUNK};
 use layout_kernels_sm90::bodies::{
     attention_body, gemm_body, gemm_grouped_body, hgemm_body, COut, Groups,
@@ -161,16 +162,18 @@ fn attention_case(
 }
 
 /// As `attention_case_gqa` with the causal mask aligned bottom-right
-/// (query i sees keys 0..=i + seq_k - seq_q).
+/// (query i sees keys 0..=i + seq_k - seq_q): the kernel told so, the
+/// reference given the shifted bound.
 fn attention_case_bottom_right(
     d: usize,
     (batch, sq, sk, nh, nkv): (usize, usize, usize, usize, usize),
     scale: f32,
 ) {
-    attention_case_with(
+    attention_run(
         d,
-        Some((sk as isize - sq as isize, i32::MIN as isize)),
-        (batch, sq, sk, nh, nkv),
+        (Some((0, i32::MIN as isize)), true),
+        Seqs::Planes(batch, sq, sk),
+        (nh, nkv),
         scale,
     )
 }
@@ -179,33 +182,61 @@ fn attention_case_bottom_right(
 fn attention_case_gqa(
     d: usize,
     causal: bool,
-    dims: (usize, usize, usize, usize, usize),
-    scale: f32,
-) {
-    attention_case_with(d, causal.then_some((0, i32::MIN as isize)), dims, scale)
-}
-
-/// One case: `causal` the mask's bounds (query i sees keys i + lower ..=
-/// i + offset; lower `i32::MIN` for none), `None` for no mask.
-fn attention_case_with(
-    d: usize,
-    causal: Option<(isize, isize)>,
     (batch, sq, sk, nh, nkv): (usize, usize, usize, usize, usize),
     scale: f32,
 ) {
-    let (offset, lower) = causal.map_or((0, i32::MIN), |(o, l)| (o as i32, l as i32));
-    let causal_mask = causal;
-    let causal = causal.is_some();
+    attention_run(
+        d,
+        (causal.then_some((0, i32::MIN as isize)), false),
+        Seqs::Planes(batch, sq, sk),
+        (nh, nkv),
+        scale,
+    )
+}
+
+/// A case's sequences: `batch` planes of `seq_q` rows and `seq_k` keys,
+/// or packed sequences of these (rows, keys).
+enum Seqs<'a> {
+    Planes(usize, usize, usize),
+    Packed(&'a [(usize, usize)]),
+}
+
+/// One case: `mask` the mask's bounds (query i sees keys i + lower ..= i
+/// + offset; lower `i32::MIN` for none; `None` for no mask), counted from
+/// the bottom-right diagonal when its flag is set; every sequence against
+/// the f64 reference on its own.
+fn attention_run(
+    d: usize,
+    (mask, bottom_right): (Option<(isize, isize)>, bool),
+    seqs: Seqs<'_>,
+    (nh, nkv): (usize, usize),
+    scale: f32,
+) {
+    let (offset, lower) = mask.map_or((0, i32::MIN), |(o, l)| (o as i32, l as i32));
+    let causal = mask.is_some();
+    let (lens, packed): (Vec<(usize, usize)>, bool) = match seqs {
+        Seqs::Planes(batch, sq, sk) => (vec![(sq, sk); batch], false),
+        Seqs::Packed(l) => (l.to_vec(), true),
+    };
+    let (tq, tk) = lens
+        .iter()
+        .fold((0, 0), |(q, k), &(sq, sk)| (q + sq, k + sk));
     let val = |i: usize, salt: usize| f(h(int(i * 31 + salt, 8) / 8.0));
-    let q: Vec<f32> = (0..batch * sq * nh * d).map(|i| val(i, 1)).collect();
-    let k: Vec<f32> = (0..batch * sk * nkv * d).map(|i| val(i, 2)).collect();
-    let v: Vec<f32> = (0..batch * sk * nkv * d).map(|i| val(i, 3)).collect();
+    let q: Vec<f32> = (0..tq * nh * d).map(|i| val(i, 1)).collect();
+    let k: Vec<f32> = (0..tk * nkv * d).map(|i| val(i, 2)).collect();
+    let v: Vec<f32> = (0..tk * nkv * d).map(|i| val(i, 3)).collect();
     let bits = |x: &[f32]| Buffer::from_slice(&x.iter().map(|&y| h(y)).collect::<Vec<_>>());
     let (gq, gk, gv) = (bits(&q), bits(&k), bits(&v));
+    // The planes: one per sequence, or one of every row.
+    let (planes, rows_q, rows_k) = if packed {
+        (1, tq, tk)
+    } else {
+        (lens.len(), lens[0].0, lens[0].1)
+    };
     let map = |x: &Buffer<u16>, seq: usize, rows: usize, ld: usize| {
         TensorMap::tiled_3d(
             x,
-            (batch, seq, ld),
+            (planes, seq, ld),
             (seq * ld, ld),
             (rows, CHUNK),
             TmaSwizzle::B128,
@@ -213,26 +244,39 @@ fn attention_case_with(
         .unwrap()
     };
     let (mq, mk, mv) = (
-        map(&gq, sq, bm(d), nh * d),
-        map(&gk, sk, ATT_BN, nkv * d),
-        map(&gv, sk, ATT_BN, nkv * d),
+        map(&gq, rows_q, bm(d), nh * d),
+        map(&gk, rows_k, ATT_BN, nkv * d),
+        map(&gv, rows_k, ATT_BN, nkv * d),
     );
-    let o = Buffer::filled(0u16, batch * sq * nh * d);
-    let lse = Buffer::filled(0f32, batch * nh * sq);
+    let o = Buffer::filled(0u16, tq * nh * d);
+    let lse = Buffer::filled(0f32, tq * nh);
     let maps = (mq.ptr() as u64, mk.ptr() as u64, mv.ptr() as u64);
     let (po, pl) = (o.global_mut(), lse.global_mut());
+    let cu = |at: fn(&(usize, usize)) -> usize| {
+        let mut c = vec![0i32];
+        lens.iter().for_each(|x| c.push(c[c.len() - 1] + at(x) as i32));
+        Buffer::from_slice(if packed { &c[..] } else { &[] })
+    };
+    let (cu_q, cu_k) = (cu(|x| x.0), cu(|x| x.1));
+    let seqs = Sequences {
+        seq_q: rows_q,
+        seq_k: rows_k,
+        cu_q: cu_q.global(),
+        cu_k: cu_k.global(),
+    };
     let name = format!(
         "flash_attn_fwd_sm90_d{d}{}",
         if causal { "_causal" } else { "" }
     );
+    let longest = lens.iter().map(|x| x.0).max().unwrap_or(0).max(1);
     let launch = Launch::new(
         &name,
-        (sq.div_ceil(bm(d)), nh, batch),
+        (longest.div_ceil(bm(d)), nh, lens.len()),
         attention::threads(d),
     )
     .shared_bytes(attention::SMEM_BYTES);
-    let dims = (sq as u32, sk as u32, nh as u32, nkv as u32);
-    let os = (offset, lower, scale);
+    let dims = (seqs, nh as u32, nkv as u32);
+    let os = (offset, lower, bottom_right, scale);
     let r = run(&launch, move || match (d, causal) {
         (64, false) => attention_body::<64, false, 4>(maps, (po, pl), dims, os),
         (64, true) => attention_body::<64, true, 4>(maps, (po, pl), dims, os),
@@ -242,19 +286,33 @@ fn attention_case_with(
     if let Err(e) = r {
         panic!("{name}: {e}")
     }
-    let (want_o, want_lse) = attention_ref(
-        (batch, sq, sk, nh, nkv, d),
-        scale,
-        causal_mask,
-        (&q, &k, &v),
-    );
+    let (mut want_o, mut want_lse) = (vec![0u16; tq * nh * d], vec![0f32; tq * nh]);
+    let (mut q0, mut k0) = (0, 0);
+    for (b, &(sq, sk)) in lens.iter().enumerate() {
+        let shift = if bottom_right { sk as isize - sq as isize } else { 0 };
+        let m = mask.map(|(o, l)| (o + shift, if l == i32::MIN as isize { l } else { l + shift }));
+        let (qs, ks) = (q0 * nh * d..(q0 + sq) * nh * d, k0 * nkv * d..(k0 + sk) * nkv * d);
+        let (ro, rl) = attention_ref(
+            (1, sq, sk, nh, nkv, d),
+            scale,
+            m,
+            (&q[qs.clone()], &k[ks.clone()], &v[ks]),
+        );
+        want_o[qs].iter_mut().zip(&ro).for_each(|(w, &x)| *w = h(x as f32));
+        for hi in 0..nh {
+            for i in 0..sq {
+                // LSE: (heads, rows) packed, (batch, heads, rows) in planes.
+                let at = if packed { hi * tq + q0 + i } else { (b * nh + hi) * sq + i };
+                want_lse[at] = rl[hi * sq + i] as f32;
+            }
+        }
+        (q0, k0) = (q0 + sq, k0 + sk);
+    }
     // O within f16's rounding (of P and of O; |O| <= 1), LSE within f32's
     // (ex2/lg2.approx). A difference names the element and its writer.
-    let want_o: Vec<u16> = want_o.iter().map(|&x| h(x as f32)).collect();
     if let Err(e) = o.check(&want_o, |g, w| (f(g) - f(w)).abs() <= 2e-3) {
         panic!("{name}: O: {e}")
     }
-    let want_lse: Vec<f32> = want_lse.iter().map(|&x| x as f32).collect();
     // (-inf for a row that sees no key: equal, not within.)
     if let Err(e) = lse.check(&want_lse, |g, w| g == w || (g - w).abs() <= 2e-5) {
         panic!("{name}: LSE: {e}")
@@ -575,15 +633,31 @@ fn flash_attn_fwd_sm90_causal_bottom_right() {
 #[test]
 fn flash_attn_fwd_sm90_sliding_windows() {
     let window = |d, (sq, sk): (usize, usize), (left, right): (isize, isize), br: bool| {
-        let offset = if br { sk as isize - sq as isize } else { 0 };
-        attention_case_with(
+        attention_run(
             d,
-            Some((offset + right, offset - left)),
-            (1, sq, sk, 2, 1),
+            (Some((right, -left)), br),
+            Seqs::Planes(1, sq, sk),
+            (2, 1),
             0.3,
         )
     };
     window(64, (400, 400), (100, 0), false);
     window(64, (150, 500), (257, 0), true);
     window(128, (300, 300), (40, 70), false);
+}
+
+/// Packed sequences of their own lengths (FlashAttention's variable-length
+/// batch, `cu_seqlens`): ragged rows and keys, empty sequences (no rows;
+/// rows but no key: O = 0, LSE = -inf), one row, more rows than a block,
+/// with grouped heads, both masks and both alignments, and a window wider
+/// than its sequence; every sequence against the f64 reference on its own.
+#[test]
+fn flash_attn_fwd_sm90_packed_sequences() {
+    let lens = [(70, 150), (0, 30), (1, 1), (200, 45), (5, 0), (130, 300)];
+    let causal = Some((0, i32::MIN as isize));
+    attention_run(64, (None, false), Seqs::Packed(&lens), (4, 2), 0.3);
+    attention_run(64, (causal, false), Seqs::Packed(&lens), (2, 2), 0.3);
+    attention_run(128, (causal, true), Seqs::Packed(&lens), (2, 1), -0.2);
+    // A causal window of 1000 keys: wider than every sequence.
+    attention_run(128, (Some((0, -1000)), true), Seqs::Packed(&lens[..4]), (1, 1), 0.3);
 }

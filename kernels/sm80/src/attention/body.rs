@@ -22,7 +22,7 @@ use layout_core::instantiate;
 use layout_device::{
     block_idx_xyz, cp_async_commit, cp_async_wait_all, each, f16x2, grid_dim, in_loop, in_loop_u32,
     longest_first, shfl_xor_reduce, sync_threads, thread_idx, trap, warp_any, Global, GlobalColumn,
-    GlobalMut, LdsmInstr, MmaInstr, OnlineSoftmax, SharedBuffer, Smem, F4,
+    GlobalMut, LdsmInstr, MmaInstr, OnlineSoftmax, Sequence, Sequences, SharedBuffer, Smem, F4,
 };
 
 /// Word `i` of a window of `len` words (a power of two) as an `ldmatrix`
@@ -192,25 +192,47 @@ fn row_block<const CAUSAL: bool>(block: (usize, usize, usize)) -> (usize, usize,
 /// The problem of one launch.
 #[derive(Clone, Copy)]
 pub struct FlashProblem {
-    /// Batch size.
+    /// Planes of the tensors: the batch size, or 1 for packed sequences.
     pub batch: usize,
-    /// Query rows per (batch, head).
+    /// Query rows per plane (per sequence, or in all when packed).
     pub seq_q: usize,
-    /// Keys per (batch, head).
+    /// Keys per plane.
     pub seq_k: usize,
     /// Query heads.
     pub heads: usize,
     /// K/V heads, dividing `heads`: query head h reads K/V head h / (heads
     /// / kv_heads) (grouped-query attention).
     pub kv_heads: usize,
+    /// Cumulative query offsets of packed sequences (grid z + 1 of them),
+    /// or empty for planes of equal lengths (`layout_device::Sequences`).
+    pub cu_q: Global<i32>,
+    /// Cumulative key offsets (empty with `cu_q`).
+    pub cu_k: Global<i32>,
     /// The masked entries' upper bound: query i sees keys up to i + offset
-    /// (0: causal aligned top-left; seq_k - seq_q: bottom-right).
+    /// of its sequence, from the top-left diagonal (0: causal) or, with
+    /// `bottom_right`, the bottom-right one (i + seq_k - seq_q).
     pub offset: i32,
     /// Their lower bound (a sliding window): keys from i + lower
-    /// (`i32::MIN`: none).
+    /// (`i32::MIN`: none), aligned as `offset`.
     pub lower: i32,
+    /// Whether the bounds count from the bottom-right diagonal.
+    pub bottom_right: bool,
     /// The softmax scale (of Q·Kᵀ).
     pub scale: f32,
+}
+
+impl FlashProblem {
+    /// Sequence `b` (`None`: past the offsets, or an offset out of place).
+    #[inline(always)]
+    fn sequence(&self, b: usize) -> Option<Sequence> {
+        let seqs = Sequences {
+            seq_q: self.seq_q,
+            seq_k: self.seq_k,
+            cu_q: self.cu_q,
+            cu_k: self.cu_k,
+        };
+        seqs.get(b, (self.offset, self.lower), self.bottom_right)
+    }
 }
 
 /// O = softmax(scale · Q·Kᵀ) · V for the block's rows, head dimension `D`,
@@ -230,42 +252,77 @@ pub fn flash_attn_fwd<
     outputs: Out,
 ) {
     let FlashProblem {
-        seq_q,
-        seq_k,
         heads,
         kv_heads,
-        offset,
-        lower,
         scale,
         ..
     } = p;
     let tid = thread_idx();
     let (mb, h, b) = row_block::<CAUSAL>(block_idx_xyz());
     let (m0, ld, ld_kv) = (mb * FLASH_BM, heads * D, kv_heads * D);
-    // The masks compare 32-bit coordinates (and identity tensors hold 2^31
-    // rows a mode): longer sequences are refused.
-    if m0 >= seq_q
-        || seq_k == 0
-        || seq_q > i32::MAX as usize
-        || seq_k > i32::MAX as usize
-        || kv_heads == 0
-        || heads % kv_heads != 0
-    {
-        trap()
+    let Some(sq) = p.sequence(b) else { trap() };
+    let (seq_q, seq_k, offset, lower) = (sq.seq_q, sq.seq_k, sq.offset, sq.lower);
+    // What the epilogue needs of a packed sequence: its first row in the
+    // tensors and its rows (planes: recomputed there).
+    let rows = if p.cu_q.is_empty() {
+        (0, 0)
+    } else {
+        (sq.q0, narrow(seq_q))
+    };
+    if p.cu_q.is_empty() {
+        // Planes. The masks compare 32-bit coordinates (and identity
+        // tensors hold 2^31 rows a mode): longer sequences are refused; a
+        // block past the rows, or no key, is a launch error.
+        if m0 >= seq_q
+            || seq_k == 0
+            || seq_q > i32::MAX as usize
+            || seq_k > i32::MAX as usize
+            || kv_heads == 0
+            || heads % kv_heads != 0
+        {
+            trap()
+        }
+    } else {
+        // Packed: the same limits on the whole plane, enough blocks for
+        // the longest sequence, those past this one's rows done.
+        if p.seq_q > i32::MAX as usize
+            || p.seq_k > i32::MAX as usize
+            || kv_heads == 0
+            || heads % kv_heads != 0
+            || seq_q > grid_dim().0 * FLASH_BM
+        {
+            trap()
+        }
+        if m0 >= seq_q {
+            return;
+        }
+        if seq_k == 0 {
+            // No key: no row sees one (O = 0, LSE = -inf, as
+            // FlashAttention defines them).
+            let mut sm = OnlineSoftmax::<THREAD_ROWS>::new(scale);
+            epilogue::<D, CAUSAL, Out>(&[0f32; D], &mut sm, &p, outputs, (narrow(m0), narrow(tid)), rows);
+            return;
+        }
     }
     // Grouped-query attention: K/V head h / (heads / kv_heads).
     let h_kv = h / (heads / kv_heads);
-    // Head h of batch b: the seq x D matrix from F4 (b * seq * heads + h) *
-    // D / 8, rows ld / 8 F4s apart; each checked once here, so that the
-    // tiles' copies check only their rows.
+    // Head h of the sequence: the seq x D matrix from F4 (start * heads +
+    // h) * D / 8 (its first row: b * seq in planes, its offset packed),
+    // rows ld / 8 F4s apart; each checked once here, so that the tiles'
+    // copies check only their rows.
     let (seq_q32, seq_k32) = (narrow(seq_q), narrow(seq_k));
-    let matrix = |x: Global<F4>, seq: usize, rows: u32, (heads, h): (usize, usize)| {
-        x.rows((b * seq * heads + h) * D / 8, rows, heads * D / 8, D / 8)
+    let matrix = |x: Global<F4>, start: usize, rows: u32, (heads, h): (usize, usize)| {
+        x.rows((start * heads + h) * D / 8, rows, heads * D / 8, D / 8)
+    };
+    let (q_start, k_start) = if p.cu_q.is_empty() {
+        (b * seq_q, b * seq_k)
+    } else {
+        (sq.q0, sq.k0)
     };
     let (qm, km, vm) = (
-        matrix(q, seq_q, seq_q32, (heads, h)),
-        matrix(k, seq_k, seq_k32, (kv_heads, h_kv)),
-        matrix(v, seq_k, seq_k32, (kv_heads, h_kv)),
+        matrix(q, q_start, seq_q32, (heads, h)),
+        matrix(k, k_start, seq_k32, (kv_heads, h_kv)),
+        matrix(v, k_start, seq_k32, (kv_heads, h_kv)),
     );
     // Shared memory (words): Q's tile, K's, V's.
     let (k_at, v_at) = (FLASH_BM * D / 2, (FLASH_BM + flash_bn(D)) * D / 2);
@@ -383,7 +440,7 @@ pub fn flash_attn_fwd<
         softmax::<D>(&s, &mut sm, &mut acc_o, &mut pr);
         pv_gemm::<B, D>(&mut acc_o, &pr, lv, v_at);
     }
-    epilogue::<D, CAUSAL, Out>(&acc_o, &mut sm, &p, outputs, (m0, tid32));
+    epilogue::<D, CAUSAL, Out>(&acc_o, &mut sm, &p, outputs, (m0, tid32), rows);
 }
 
 /// S = Q·Kᵀ for the tile in shared memory: Q's and K's fragments by
@@ -608,10 +665,11 @@ fn epilogue<const D: usize, const CAUSAL: bool, Out>(
     p: &FlashProblem,
     outputs: Out,
     (m0, tid32): (u32, u32),
+    (row0, seq_q): (usize, u32),
 ) where
     Out: FnOnce(&FlashProblem) -> (GlobalMut<u32>, GlobalMut<f32>),
 {
-    let (seq_q, heads) = (p.seq_q, p.heads);
+    let heads = p.heads;
     let fo = flash_frag_o::<D>();
     let (m0, tid) = (m0 as usize, tid32 as usize);
     let inv = sm.finish(|x| shfl_xor_reduce(x, ROWS.xor(), |a, b| a + b));
@@ -620,8 +678,17 @@ fn epilogue<const D: usize, const CAUSAL: bool, Out>(
         let (x, y, z) = block_idx_xyz();
         row_block::<CAUSAL>((in_loop(x), in_loop(y), in_loop(z)))
     };
+    // Planes: recomputed from the block's index and the parameters (the
+    // values passed are then not held across the loop). Row r of the
+    // sequence is row row0 + r of the tensors; its log-sum-exp is in head
+    // h's rows of the plane: (batch, heads, rows) for planes, (heads,
+    // rows) packed.
     let (o, lse) = outputs(p);
-    let o_base = b * seq_q * heads + h;
+    let (o_base, lse_base, seq_q) = if p.cu_q.is_empty() {
+        (b * p.seq_q * heads + h, (b * heads + h) * p.seq_q, p.seq_q)
+    } else {
+        (row0 * heads + h, h * p.seq_q + row0, seq_q as usize)
+    };
     each::<FLASH_MMA_M>(
         #[inline(always)]
         |i| {
@@ -660,7 +727,7 @@ fn epilogue<const D: usize, const CAUSAL: bool, Out>(
                             let (row, _) = flash_o_coord::<D>(tid, (x, i, 0));
                             let r = slot(x, i);
                             if m0 + row < seq_q {
-                                lse.st((b * heads + h) * seq_q + m0 + row, sm.lse(r));
+                                lse.st(lse_base + m0 + row, sm.lse(r));
                             }
                         }
                     },

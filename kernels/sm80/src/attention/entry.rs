@@ -34,9 +34,10 @@ const _: () = assert!(
 ///
 /// # Safety
 /// The launch contract of `maps/attention.rs`: `q`, `o` point to batch *
-/// seq_q * heads * D halves, `k`, `v` to batch * seq_k * kv_heads * D (kv_heads dividing heads), `lse`
-/// to batch * heads * seq_q `f32`, 16-byte aligned (`lse` 4), `o` and
-/// `lse` overlapping nothing.
+/// seq_q * heads * D halves, `k`, `v` to batch * seq_k * kv_heads * D
+/// (kv_heads dividing heads), `lse` to batch * heads * seq_q `f32`, 16-byte
+/// aligned (`lse` 4), `o` and `lse` overlapping nothing; `p.cu_q` and
+/// `p.cu_k` empty, or (packed sequences, batch 1) grid z + 1 offsets each.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 #[layout_core::instantiate((64, false), (64, true), (128, false), (128, true))]
@@ -83,10 +84,18 @@ unsafe fn flash_entry<B: layout_device::SharedBuffer, const D: usize, const CAUS
 }
 
 /// The FlashAttention forward entry points, one per head dimension and
-/// mask: `(q, k, v, o, lse, batch, seq_q, seq_k, heads, kv_heads, offset,
-/// lower, scale)`, the masked forms' query i seeing keys i + lower ..= i +
-/// offset (offset 0: causal top-left, seq_k - seq_q: bottom-right; lower
-/// `i32::MIN` for none, or a sliding window's; ignored without the mask).
+/// mask, on `batch` planes of `seq_q` rows and `seq_k` keys: `(q, k, v, o,
+/// lse, batch, seq_q, seq_k, heads, kv_heads, offset, lower, scale)`, the
+/// masked forms' query i seeing keys i + lower ..= i + offset (offset 0:
+/// causal top-left, seq_k - seq_q: bottom-right; lower `i32::MIN` for
+/// none, or a sliding window's; ignored without the mask). The `_varlen`
+/// forms take packed sequences of their own lengths: `(q, k, v, o, lse,
+/// cu_q, cu_k, seq_q, seq_k, heads, kv_heads, offset, lower, bottom_right,
+/// scale)`, one plane of `seq_q` rows and `seq_k` keys in all, sequence b
+/// (grid z) its rows `cu_q[b] .. cu_q[b + 1]` and keys `cu_k[b] .. cu_k[b +
+/// 1]` (FlashAttention's `cu_seqlens`), LSE (heads, rows); the bounds
+/// count from each sequence's top-left diagonal, or with `bottom_right` 1
+/// its bottom-right one (i + its keys - its rows).
 #[cfg(target_arch = "nvptx64")]
 macro_rules! flash_entries {
     ($($(#[$m:meta])* $name:ident = ($buf:ident, $d:literal, $causal:literal);)*) => {$(
@@ -111,8 +120,48 @@ macro_rules! flash_entries {
             lower: i32,
             scale: f32,
         ) {
+            // No offsets (constant: what reads them folds away).
+            // SAFETY: an empty buffer is never read.
+            let none = unsafe { Global::new(core::ptr::null(), 0) };
             let p = super::body::FlashProblem {
-                batch, seq_q, seq_k, heads, kv_heads, offset, lower, scale,
+                batch, seq_q, seq_k, heads, kv_heads, cu_q: none, cu_k: none, offset, lower,
+                bottom_right: false, scale,
+            };
+            // SAFETY: the launch contract above.
+            unsafe { flash_entry::<$buf, $d, $causal>((q, k, v, o, lse), p) }
+        }
+    )*};
+    (varlen: $($(#[$m:meta])* $name:ident = ($buf:ident, $d:literal, $causal:literal);)*) => {$(
+        $(#[$m])*
+        ///
+        /// # Safety
+        /// The launch contract of `maps/attention.rs` (see `flash_entry`),
+        /// `cu_q` and `cu_k` pointing to grid z + 1 `i32` each.
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn $name(
+            q: *const u16,
+            k: *const u16,
+            v: *const u16,
+            o: *mut u16,
+            lse: *mut f32,
+            cu_q: *const i32,
+            cu_k: *const i32,
+            seq_q: usize,
+            seq_k: usize,
+            heads: usize,
+            kv_heads: usize,
+            offset: i32,
+            lower: i32,
+            bottom_right: u32,
+            scale: f32,
+        ) {
+            let n = layout_device::grid_dim().2 + 1;
+            // SAFETY: the launch contract (grid z + 1 offsets each).
+            let (cu_q, cu_k) = unsafe { (Global::new(cu_q, n), Global::new(cu_k, n)) };
+            let p = super::body::FlashProblem {
+                batch: 1, seq_q, seq_k, heads, kv_heads, cu_q, cu_k, offset, lower,
+                bottom_right: bottom_right != 0, scale,
             };
             // SAFETY: the launch contract above.
             unsafe { flash_entry::<$buf, $d, $causal>((q, k, v, o, lse), p) }
@@ -131,4 +180,18 @@ flash_entries! {
     flash_attn_fwd_d128 = (FLASH_SMEM_D128, 128, false);
     /// [`flash_attn_fwd_d128`] with the causal mask.
     flash_attn_fwd_d128_causal = (FLASH_SMEM_D128, 128, true);
+}
+
+#[cfg(target_arch = "nvptx64")]
+flash_entries! {
+    varlen:
+    /// [`flash_attn_fwd_d64`] on packed sequences of their own lengths
+    /// (THD f16 Q, K, V, O; LSE (heads, rows)).
+    flash_attn_fwd_varlen_d64 = (FLASH_SMEM_D64, 64, false);
+    /// [`flash_attn_fwd_varlen_d64`] with the mask.
+    flash_attn_fwd_varlen_d64_causal = (FLASH_SMEM_D64, 64, true);
+    /// [`flash_attn_fwd_varlen_d64`] for head dimension 128.
+    flash_attn_fwd_varlen_d128 = (FLASH_SMEM_D128, 128, false);
+    /// [`flash_attn_fwd_varlen_d128`] with the mask.
+    flash_attn_fwd_varlen_d128_causal = (FLASH_SMEM_D128, 128, true);
 }

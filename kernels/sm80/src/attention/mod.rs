@@ -337,6 +337,33 @@ pub const FLASH_ATTN_FWD_D64_CAUSAL_NO_DIVISION: bool = false;
 pub const FLASH_ATTN_FWD_D128_NO_DIVISION: bool = false;
 /// See [`FLASH_ATTN_FWD_D64_CAUSAL_NO_DIVISION`].
 pub const FLASH_ATTN_FWD_D128_CAUSAL_NO_DIVISION: bool = false;
+/// The `_varlen` entries (packed sequences): the same launch bounds.
+pub const FLASH_ATTN_FWD_VARLEN_D64_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// See [`FLASH_ATTN_FWD_VARLEN_D64_LAUNCH_BOUNDS`].
+pub const FLASH_ATTN_FWD_VARLEN_D64_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// See [`FLASH_ATTN_FWD_VARLEN_D64_LAUNCH_BOUNDS`].
+pub const FLASH_ATTN_FWD_VARLEN_D128_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// See [`FLASH_ATTN_FWD_VARLEN_D64_LAUNCH_BOUNDS`].
+pub const FLASH_ATTN_FWD_VARLEN_D128_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// The `_varlen` entries hold a sequence's keys, first row and mask bounds
+/// in registers (the planes forms read them as parameters) and spill more:
+/// ptxas reports 52/148 bytes (40/164 at d = 128 unmasked, none at d = 64
+/// unmasked).
+pub const FLASH_ATTN_FWD_VARLEN_D64_SPILL_BYTES: (u32, u32) = (64, 176);
+/// See [`FLASH_ATTN_FWD_VARLEN_D64_SPILL_BYTES`].
+pub const FLASH_ATTN_FWD_VARLEN_D64_CAUSAL_SPILL_BYTES: (u32, u32) = (64, 176);
+/// See [`FLASH_ATTN_FWD_VARLEN_D64_SPILL_BYTES`].
+pub const FLASH_ATTN_FWD_VARLEN_D128_SPILL_BYTES: (u32, u32) = (64, 176);
+/// See [`FLASH_ATTN_FWD_VARLEN_D64_SPILL_BYTES`].
+pub const FLASH_ATTN_FWD_VARLEN_D128_CAUSAL_SPILL_BYTES: (u32, u32) = (64, 176);
+/// The `_varlen` entries divide as the others.
+pub const FLASH_ATTN_FWD_VARLEN_D64_NO_DIVISION: bool = false;
+/// See [`FLASH_ATTN_FWD_VARLEN_D64_NO_DIVISION`].
+pub const FLASH_ATTN_FWD_VARLEN_D64_CAUSAL_NO_DIVISION: bool = false;
+/// See [`FLASH_ATTN_FWD_VARLEN_D64_NO_DIVISION`].
+pub const FLASH_ATTN_FWD_VARLEN_D128_NO_DIVISION: bool = false;
+/// See [`FLASH_ATTN_FWD_VARLEN_D64_NO_DIVISION`].
+pub const FLASH_ATTN_FWD_VARLEN_D128_CAUSAL_NO_DIVISION: bool = false;
 
 #[cfg(test)]
 mod tests {

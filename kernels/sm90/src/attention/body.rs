@@ -16,7 +16,7 @@ use layout_core::atom::MmaAtom;
 use layout_core::instantiate;
 use layout_device::{
     block_idx_xyz, each, f16x2, fence_tensormap_acquire, grid_dim, setmaxnreg_dec, setmaxnreg_inc,
-    shfl_xor_reduce, sync_threads_divergent, thread_idx, tma_load_3d, trap, warp_any,
+    shfl_xor_reduce, sync_threads_divergent, Sequences, thread_idx, tma_load_3d, trap, warp_any,
     wgmma_commit_group, wgmma_fence, wgmma_m64n128k16_f32_f16, wgmma_m64n128k16_f32_f16_rs,
     wgmma_m64n64k16_f32_f16_rs, wgmma_wait_group, GlobalMut, Mbarrier, OnlineSoftmax,
     PipelineTmaAsync, Smem,
@@ -41,13 +41,17 @@ struct Consumer {
     key_t: u32,
 }
 
-/// The problem's sizes and the block's (batch, head).
+/// The block's sequence and head: its rows and keys (`seq_q`, `seq_k`),
+/// where they are (`plane`, the first row `q0` and key `k0` in it, planes
+/// of `rows` query rows), the head and the mask's bounds.
 #[derive(Clone, Copy)]
 struct Problem {
     seq_q: usize,
     seq_k: usize,
+    rows: usize,
+    plane: usize,
+    q0: usize,
     heads: usize,
-    b: usize,
     h: usize,
     /// The masked entries' upper bound: query i sees keys up to i + offset.
     offset: i32,
@@ -70,20 +74,23 @@ fn each_s(mut f: impl FnMut(usize)) {
     )
 }
 
-/// The block: the launch's checks, the plan from the buffer's first
-/// 1024-byte boundary, the barriers initialised; then warpgroup 0 produces
-/// and the others consume.
+/// The block: the launch's checks, its sequence (`seqs`: planes of equal
+/// lengths or packed sequences; a packed sequence's blocks past its rows
+/// return at once), the plan from the buffer's first 1024-byte boundary,
+/// the barriers initialised; then warpgroup 0 produces and the others
+/// consume. The mask's bounds are taken from the top-left diagonal, or
+/// from the bottom-right one when `bottom_right`.
 #[instantiate((64, false, 4), (64, true, 4), (128, false, 2), (128, true, 2))]
 #[inline(always)]
 pub fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
     (map_q, map_k, map_v): (u64, u64, u64),
     (o, lse): (GlobalMut<u16>, GlobalMut<f32>),
-    (seq_q, seq_k, heads, kv_heads): (u32, u32, u32, u32),
-    (offset, lower, scale): (i32, i32, f32),
+    (seqs, heads, kv_heads): (Sequences, u32, u32),
+    (offset, lower, bottom_right, scale): (i32, i32, bool, f32),
 ) {
     let t = thread_idx();
     let ((bx, h, b), blocks) = (block_idx_xyz(), grid_dim().0);
-    let (seq_q, seq_k, heads) = (seq_q as usize, seq_k as usize, heads as usize);
+    let heads = heads as usize;
     // Grouped-query attention: query head h reads K/V head h / (heads /
     // kv_heads) (kv_heads = heads: one each; 1: multi-query).
     let kv_heads = kv_heads as usize;
@@ -91,16 +98,30 @@ pub fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
         trap()
     }
     let h_kv = h / (heads / kv_heads);
+    let Some(sq) = seqs.get(b, (offset, lower), bottom_right) else {
+        trap()
+    };
+    let (seq_q, seq_k, offset, lower) = (sq.seq_q, sq.seq_k, sq.offset, sq.lower);
+    // Packed: enough blocks for the longest sequence, those past this
+    // one's rows done (and a sequence may have no key).
+    if seqs.packed() {
+        if seq_q > blocks * bm(D) {
+            trap()
+        }
+        if bx >= seq_q.div_ceil(bm(D)) {
+            return;
+        }
+    }
     let m0 = first_row(bx, bm(D), seq_q, CAUSAL);
     // The masks compare 32-bit coordinates (a block's rows up to m0 +
-    // bm(D) among them), TMA's are i32; a grid of other than ceil(seq_q /
-    // bm) row blocks is a launch error.
-    if blocks != seq_q.div_ceil(bm(D))
+    // bm(D) among them, past a packed sequence's start), TMA's are i32;
+    // planes: a grid of other than ceil(seq_q / bm) row blocks, or no key,
+    // is a launch error.
+    if (!seqs.packed() && (blocks != seq_q.div_ceil(bm(D)) || seq_k == 0))
         || m0 >= seq_q as isize
         || m0 + bm(D) as isize <= 0
-        || seq_k == 0
-        || seq_q > max_seq_q(D)
-        || seq_k > i32::MAX as usize
+        || seqs.seq_q > max_seq_q(D)
+        || seqs.seq_k > i32::MAX as usize
     {
         trap()
     }
@@ -143,8 +164,8 @@ pub fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
         if t == 0 {
             produce::<D, S>(
                 (map_q, map_k, map_v),
-                (skip, m0, (first, tiles)),
-                (b, h, h_kv),
+                (skip, (sq.q0 as i32 + m0, sq.k0 as i32), (first, tiles)),
+                (sq.plane, h, h_kv),
                 qbar,
                 (&kpipe, &vpipe),
             );
@@ -165,8 +186,10 @@ pub fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
     let p = Problem {
         seq_q,
         seq_k,
+        rows: seqs.seq_q,
+        plane: sq.plane,
+        q0: sq.q0,
         heads,
-        b,
         h,
         offset,
         lower,
@@ -175,15 +198,16 @@ pub fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
     consume::<D, CAUSAL, S>(&c, &p, (first, tiles), scale, (&kpipe, &vpipe), (o, lse));
 }
 
-/// The producer (thread 0 of warpgroup 0): Q's tile, then each K and V
-/// tile into its ring's next stage, as boxes of 64 columns of head h's D
-/// (K/V head `h_kv`'s for K and V) and 128 rows of batch b's plane (rows
-/// outside the sequence read zeros).
+/// The producer (thread 0 of warpgroup 0): Q's tile from row `q_row`,
+/// then each K and V tile into its ring's next stage from key `k_row`, as
+/// boxes of 64 columns of head h's D (K/V head `h_kv`'s for K and V) and
+/// 128 rows of plane `b` (rows outside the plane read zeros; rows of the
+/// next packed sequence are masked or never stored).
 #[instantiate((64, 4), (128, 2))]
 #[inline(always)]
 fn produce<const D: usize, const S: usize>(
     (map_q, map_k, map_v): (u64, u64, u64),
-    (skip, m0, (first, tiles)): (usize, i32, (usize, usize)),
+    (skip, (q_row, k_row), (first, tiles)): (usize, (i32, i32), (usize, usize)),
     (b, h, h_kv): (usize, usize, usize),
     qbar: Mbarrier,
     (kpipe, vpipe): (&PipelineTmaAsync<S>, &PipelineTmaAsync<S>),
@@ -201,10 +225,10 @@ fn produce<const D: usize, const S: usize>(
         });
     };
     qbar.arrive_expect_tx(q_bytes(D) as u32);
-    load(0, bm(D) * 128, map_q, (q_col0, m0), qbar);
+    load(0, bm(D) * 128, map_q, (q_col0, q_row), qbar);
     let (mut kp, mut vp) = (kpipe.producer(), vpipe.producer());
     for n in first..tiles {
-        let row = (n * BN) as i32;
+        let row = k_row + (n * BN) as i32;
         let slot = kp.acquire();
         let full = slot.barrier();
         full.arrive_expect_tx(kv_bytes(D) as u32);
@@ -432,7 +456,12 @@ fn epilogue<const D: usize>(
         Some(even) => even.cast::<u32>(),
         None => trap(),
     };
-    let (seq_q, heads, b, h) = (p.seq_q, p.heads, p.b, p.h);
+    let (seq_q, heads, h) = (p.seq_q, p.heads, p.h);
+    // Row r of the sequence: row q0 + r of plane `plane`, of `rows` each.
+    let (o_row0, lse_row0) = (
+        p.plane * p.rows + p.q0,
+        (p.plane * heads + h) * p.rows + p.q0,
+    );
     let o_offset = co.crd2idx((c.wg_thread, 0usize));
     let (orow, ocol) = (
         c.m0 + 64 * c.warpgroup as i32 + (o_offset % 64) as i32,
@@ -447,7 +476,7 @@ fn epilogue<const D: usize>(
                 let row = row as usize;
                 let r = S_ROWS.row_of[v];
                 let word = f16x2(acc_o[v] * inv[r], acc_o[v + 1] * inv[r]);
-                o32.st((((b * seq_q + row) * heads + h) * D + col) / 2, word);
+                o32.st((((o_row0 + row) * heads + h) * D + col) / 2, word);
             }
         })
     });
@@ -461,7 +490,7 @@ fn epilogue<const D: usize>(
             }
             let row = c.row_t + (co.crd2idx((0usize, v)) % 64) as i32;
             if row >= 0 && row < seq_q as i32 {
-                lse.st((b * heads + h) * seq_q + row as usize, sm.lse(r));
+                lse.st(lse_row0 + row as usize, sm.lse(r));
             }
         });
     }

@@ -3,10 +3,11 @@
 //! plan lays out is `crate::smem::ATTN_SMEM`).
 #![allow(unsafe_code)]
 
-use layout_device::GlobalMut;
+use layout_device::{grid_dim, Global, GlobalMut, Sequences};
 
 /// The entry points of `flash_attn_fwd_sm90`: one per head dimension and
-/// mask, each `attention_body::<D, CAUSAL, STAGES>`.
+/// mask, each `attention_body::<D, CAUSAL, STAGES>`, on planes of equal
+/// lengths, and (`_varlen`) on packed sequences of their own lengths.
 macro_rules! attention_entries {
     ($($name:ident: $d:literal, $causal:literal, $stages:literal;)*) => {$(
         /// O = softmax!(scale · Q·Kᵀ) · V and the rows' log-sum-exp, for
@@ -27,10 +28,10 @@ macro_rules! attention_entries {
         /// # Safety
         /// `map_q`, `map_k`, `map_v` point to tensor maps (64-byte aligned,
         /// in global memory) of live f16 buffers, each seen as (heads · d
-        /// (kv_heads · d for K and V), seq, batch) with boxes of 64 columns x `bm(d)` (Q) or 128 (K, V)
-        /// rows x 1 plane and the 128-byte swizzle;
-        /// `o` and `lse` are the problem's O and LSE (every store is checked
-        /// against them).
+        /// (kv_heads · d for K and V), seq, batch) with boxes of 64 columns
+        /// x `bm(d)` (Q) or 128 (K, V) rows x 1 plane and the 128-byte
+        /// swizzle; `o` and `lse` are the problem's O and LSE (every store
+        /// is checked against them).
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $name(
             map_q: *const u64,
@@ -47,11 +48,75 @@ macro_rules! attention_entries {
             scale: f32,
         ) {
             const { assert!($stages == crate::attention::stages($d)) };
+            // No offsets (constant: what reads them folds away).
+            // SAFETY: an empty buffer is never read.
+            let none = unsafe { Global::new(core::ptr::null(), 0) };
+            let seqs = Sequences {
+                seq_q: seq_q as usize,
+                seq_k: seq_k as usize,
+                cu_q: none,
+                cu_k: none,
+            };
             super::body::attention_body::<$d, $causal, $stages>(
                 (map_q as u64, map_k as u64, map_v as u64),
                 (o, lse),
-                (seq_q, seq_k, heads, kv_heads),
-                (offset, lower, scale),
+                (seqs, heads, kv_heads),
+                (offset, lower, false, scale),
+            )
+        }
+    )*};
+    (varlen: $($name:ident: $d:literal, $causal:literal, $stages:literal;)*) => {$(
+        /// The planes form on packed sequences of their own lengths
+        /// (FlashAttention's variable-length batch): one plane of `seq_q`
+        /// rows (Q, O) and `seq_k` keys (K, V) in all, sequence b (grid z)
+        /// its rows `cu_q[b] .. cu_q[b + 1]` and keys `cu_k[b] .. cu_k[b +
+        /// 1]` (a sequence may be empty; one without keys gets O = 0 and
+        /// LSE -inf), LSE f32 in (heads, rows). The mask's bounds count
+        /// from each sequence's top-left diagonal, or with `bottom_right` 1
+        /// its bottom-right one (i + its keys - its rows). Launch: grid
+        /// (ceil(longest / bm(d)), heads, sequences).
+        ///
+        /// # Safety
+        /// As the planes form's, with one plane; `cu_q` and `cu_k` point to
+        /// grid z + 1 `i32` each (every offset is checked against the
+        /// plane), or are both null (the planes form's problem, aligned by
+        /// `bottom_right`).
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $name(
+            map_q: *const u64,
+            map_k: *const u64,
+            map_v: *const u64,
+            o: GlobalMut<u16>,
+            lse: GlobalMut<f32>,
+            cu_q: *const i32,
+            cu_k: *const i32,
+            seq_q: u32,
+            seq_k: u32,
+            heads: u32,
+            kv_heads: u32,
+            offset: i32,
+            lower: i32,
+            bottom_right: u32,
+            scale: f32,
+        ) {
+            const { assert!($stages == crate::attention::stages($d)) };
+            // (Null offsets: planes of `seq_q` rows and `seq_k` keys, as
+            // the planes form's.)
+            let n = if cu_q.is_null() || cu_k.is_null() { 0 } else { grid_dim().2 + 1 };
+            // SAFETY: the contract above.
+            let seqs = unsafe {
+                Sequences {
+                    seq_q: seq_q as usize,
+                    seq_k: seq_k as usize,
+                    cu_q: Global::new(cu_q, n),
+                    cu_k: Global::new(cu_k, n),
+                }
+            };
+            super::body::attention_body::<$d, $causal, $stages>(
+                (map_q as u64, map_k as u64, map_v as u64),
+                (o, lse),
+                (seqs, heads, kv_heads),
+                (offset, lower, bottom_right != 0, scale),
             )
         }
     )*};
@@ -62,4 +127,12 @@ attention_entries! {
     flash_attn_fwd_sm90_d64_causal: 64, true, 4;
     flash_attn_fwd_sm90_d128: 128, false, 2;
     flash_attn_fwd_sm90_d128_causal: 128, true, 2;
+}
+
+attention_entries! {
+    varlen:
+    flash_attn_fwd_sm90_varlen_d64: 64, false, 4;
+    flash_attn_fwd_sm90_varlen_d64_causal: 64, true, 4;
+    flash_attn_fwd_sm90_varlen_d128: 128, false, 2;
+    flash_attn_fwd_sm90_varlen_d128_causal: 128, true, 2;
 }

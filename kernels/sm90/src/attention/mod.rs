@@ -326,6 +326,26 @@ pub const FLASH_ATTN_FWD_SM90_D128_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
 /// As at d = 128.
 pub const FLASH_ATTN_FWD_SM90_D128_CAUSAL_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
     &[("wgmma.mma_async", 32), ("cp.async.bulk.tensor", 6)];
+/// The `_varlen` entries (packed sequences): as the planes forms.
+pub const FLASH_ATTN_FWD_SM90_VARLEN_D64_LAUNCH_BOUNDS: (u32, u32) = (512, 1);
+/// As the planes form.
+pub const FLASH_ATTN_FWD_SM90_VARLEN_D64_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (512, 1);
+/// As the planes form.
+pub const FLASH_ATTN_FWD_SM90_VARLEN_D128_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// As the planes form.
+pub const FLASH_ATTN_FWD_SM90_VARLEN_D128_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// As the planes form.
+pub const FLASH_ATTN_FWD_SM90_VARLEN_D64_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
+    &[("wgmma.mma_async", 24), ("cp.async.bulk.tensor", 3)];
+/// As the planes form.
+pub const FLASH_ATTN_FWD_SM90_VARLEN_D64_CAUSAL_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
+    &[("wgmma.mma_async", 24), ("cp.async.bulk.tensor", 3)];
+/// As the planes form.
+pub const FLASH_ATTN_FWD_SM90_VARLEN_D128_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
+    &[("wgmma.mma_async", 32), ("cp.async.bulk.tensor", 6)];
+/// As the planes form.
+pub const FLASH_ATTN_FWD_SM90_VARLEN_D128_CAUSAL_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
+    &[("wgmma.mma_async", 32), ("cp.async.bulk.tensor", 6)];
 const _: () = assert!(
     FLASH_ATTN_FWD_SM90_D64_LAUNCH_BOUNDS.0 as usize == threads(64)
         && FLASH_ATTN_FWD_SM90_D64_CAUSAL_LAUNCH_BOUNDS.0 as usize == threads(64)
