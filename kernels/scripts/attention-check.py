@@ -15,6 +15,13 @@ the same float16 values: S = scale Q_bh K_bhᵀ, keys j > i masked when causal
 log sum_j exp(S_ij). Every entry must lie within the bound below (derived
 from the kernel's roundings, not from its results). Then inputs the runner
 must refuse: exit code 2, one line on stderr, no O written.
+Then the forms real models use, with the same bound: grouped-query heads
+(K/V heads dividing Q's: groups of 1, 2, 8 and 64), the causal mask aligned
+bottom-right (`--causal bottom-right`, including seq_q > seq_k: rows that
+see no key must be exactly O = 0 and LSE = -inf), sliding windows
+(`--window LEFT RIGHT`, wider than the sequence too), and packed sequences
+of their own lengths (`--seqlens-q`, `--seqlens-k`: ragged, 0 and 1 long),
+each sequence against the reference on its own.
 One line per case; exit code 1 if any case is off (the first offending
 entry named).
 """
@@ -126,6 +133,85 @@ def reference(q, k, v, scale, causal):
     return o, o_tol, lse, lse_tol
 
 
+def reference_masked(q, k, v, scale, bounds):
+    """As `reference` for one sequence (Q (sq, h, d), K, V (sk, hkv, d)),
+    query head hi reading K/V head hi // (h // hkv), and `bounds` (offset,
+    lower) or None: query i sees keys i + lower ..= i + offset (lower None:
+    no lower bound). Rows that see no key: O = 0, LSE = -inf, bound 0."""
+    sq, h, d = q.shape
+    sk, hkv = k.shape[0], k.shape[1]
+    o = np.zeros((sq, h, d))
+    o_tol = np.zeros((sq, h, d))
+    lse = np.full((h, sq), -np.inf)
+    lse_tol = np.zeros((h, sq))
+    i, j = np.arange(sq)[:, None], np.arange(sk)[None, :]
+    seen = np.ones((sq, sk), bool)
+    if bounds is not None:
+        offset, lower = bounds
+        seen &= j <= i + offset
+        if lower is not None:
+            seen &= j >= i + lower
+    rows = seen.any(axis=1)
+    for hi in range(h):
+        hk = hi // (h // hkv)
+        q64 = q[:, hi, :].astype(np.float64)
+        k64, v64 = k[:, hk, :].astype(np.float64), v[:, hk, :].astype(np.float64)
+        s = scale * (q64 @ k64.T)
+        a = abs(scale) * (np.abs(q64) @ np.abs(k64).T)
+        s[~seen], a[~seen] = -np.inf, 0.0
+        s, a = s[rows], a[rows]
+        if not rows.any():
+            continue
+        m = s.max(axis=1, keepdims=True)
+        e = np.exp(s - m)
+        l = e.sum(axis=1, keepdims=True)
+        pr = e / l
+        ref = pr @ v64
+        o[rows, hi, :] = ref
+        w = pr @ np.abs(v64)
+        big_m = np.where(np.isinf(s), 0.0, np.abs(s)).max(axis=1, keepdims=True)
+        eps = U16 + U32 * (d * a.max(axis=1, keepdims=True) + 4 * big_m + 8)
+        o_tol[rows, hi, :] = SAFETY * ((2 * eps + sk * U32) * w + U16 * np.abs(ref)) + ATOL_O
+        lse_row = (m + np.log(l))[:, 0]
+        lse[hi, rows] = lse_row
+        extra = d * a.max(axis=1) + 4 * big_m[:, 0] + sk + 8 + np.abs(lse_row)
+        lse_tol[hi, rows] = SAFETY * (U16 + U32 * extra)
+    return o, o_tol, lse, lse_tol
+
+
+# The forms real models use: (label, sequences, heads, kv_heads, d, --causal
+# value or None, --window (LEFT, RIGHT) or None). Sequences: (batch, seq_q,
+# seq_k) planes, or a list of (seq_q, seq_k) packed.
+FORMS = [
+    ("GQA group 2", (2, 77, 130), 4, 2, 64, None, None),
+    ("GQA group 8, causal", (1, 300, 300), 8, 1, 128, "top-left", None),
+    ("MQA group 64", (1, 65, 129), 64, 1, 64, None, None),
+    ("GQA group 1", (2, 33, 70), 3, 3, 128, "top-left", None),
+    ("bottom-right, seq_q < seq_k", (2, 70, 300), 4, 2, 64, "bottom-right", None),
+    ("bottom-right, seq_q > seq_k", (1, 300, 100), 2, 1, 128, "bottom-right", None),
+    ("causal window 100", (1, 400, 400), 2, 1, 64, "top-left", (100, 0)),
+    ("bottom-right window 257", (1, 150, 500), 2, 2, 128, "bottom-right", (257, 0)),
+    ("two-sided window", (1, 300, 300), 4, 2, 64, None, (40, 70)),
+    ("window wider than the sequence", (1, 90, 120), 2, 1, 128, "top-left", (5000, 0)),
+    ("packed", [(70, 150), (0, 30), (1, 1), (200, 45), (5, 0), (130, 300)], 4, 2, 64, None, None),
+    ("packed causal", [(300, 300), (1, 1), (0, 0), (129, 129), (64, 64)], 8, 2, 128, "top-left", None),
+    ("packed bottom-right", [(70, 150), (200, 45), (5, 0), (1, 700)], 4, 1, 64, "bottom-right", None),
+    ("packed window", [(400, 400), (90, 90), (1000, 1000)], 2, 2, 128, "bottom-right", (128, 0)),
+]
+
+
+def bounds_of(causal, window, sq, sk):
+    """The mask's (offset, lower) for one sequence, or None: keys i + lower ..=
+    i + offset, aligned bottom-right (+ sk - sq) when asked."""
+    if causal is None and window is None:
+        return None
+    a = sk - sq if causal == "bottom-right" else 0
+    if window is None:
+        return (a, None)
+    left, right = window
+    return (a + right, a - left)
+
+
 def first_beyond(got, want, tol, names):
     """A description of the first entry beyond its bound (NaN counts), or None."""
     bad = ~(np.abs(got.astype(np.float64) - want) <= tol)
@@ -197,6 +283,68 @@ def main():
             stats = (f"O max |err| {np.nanmax(err_o):.2e} ({np.nanmax(err_o / tol_o):.3f} of its bound), "
                      f"LSE max |err| {np.nanmax(err_l):.2e} ({np.nanmax(err_l / tol_lse):.3f} of its bound)")
             if first_o is None and first_l is None:
+                print(f"{what}: ok, {stats}")
+                continue
+            bad += 1
+            parts = []
+            if first_o is not None:
+                parts.append(f"{n_o} of {o.size} O entries beyond the bound, first O{first_o}")
+            if first_l is not None:
+                parts.append(f"{n_l} of {lse.size} LSE entries beyond the bound, first LSE{first_l}")
+            print(f"{what}: MISMATCH, {'; '.join(parts)}; {stats}")
+
+        for label, seqs, h, hkv, d, causal, window in FORMS:
+            what = f"{args.kernel} {label}: h={h} kv_heads={hkv} d={d} {seqs}"
+            packed = isinstance(seqs, list)
+            lens = seqs if packed else [(seqs[1], seqs[2])] * seqs[0]
+            tq, tk = sum(x for x, _ in lens), sum(y for _, y in lens)
+            normal = lambda *shape: rng.standard_normal(shape, dtype=np.float32).astype(np.float16)
+            q, k, v = normal(tq, h, d), normal(tk, hkv, d), normal(tk, hkv, d)
+            flags = ["--lse", path["LSE"]]
+            if causal is not None:
+                flags += ["--causal", causal]
+            if window is not None:
+                flags += ["--window", str(window[0]), str(window[1])]
+            if packed:
+                cu = lambda xs: np.concatenate([[0], np.cumsum(xs)]).astype(np.int32)
+                for n, xs in (("CUQ", [x for x, _ in lens]), ("CUK", [y for _, y in lens])):
+                    path[n] = os.path.join(tmp, f"{n}.npy")
+                    np.save(path[n], cu(xs))
+                flags += ["--seqlens-q", path["CUQ"], "--seqlens-k", path["CUK"]]
+                r = attention(q, k, v, flags)
+            else:
+                b, sq, sk = seqs
+                r = attention(q.reshape(b, sq, h, d), k.reshape(b, sk, hkv, d), v.reshape(b, sk, hkv, d),
+                              flags)
+            if r.returncode != 0:
+                print(f"{what}: FAILED, exit code {r.returncode}: {r.stderr.strip()}")
+                bad += 1
+                continue
+            o, lse = np.load(path["O"]), np.load(path["LSE"])
+            # Both as (rows, h, d) and (h, rows) over every row.
+            o = o.reshape(tq, h, d)
+            lse = lse.reshape(h, tq) if packed else lse.transpose(1, 0, 2).reshape(h, tq)
+            s32 = float(np.float32(1.0 / np.sqrt(d)))
+            want_o, tol_o = np.zeros((tq, h, d)), np.zeros((tq, h, d))
+            want_l, tol_l = np.zeros((h, tq)), np.zeros((h, tq))
+            q0 = k0 = 0
+            for sq, sk in lens:
+                ro, rto, rl, rtl = reference_masked(q[q0:q0 + sq], k[k0:k0 + sk], v[k0:k0 + sk], s32,
+                                                    bounds_of(causal, window, sq, sk))
+                want_o[q0:q0 + sq], tol_o[q0:q0 + sq] = ro, rto
+                want_l[:, q0:q0 + sq], tol_l[:, q0:q0 + sq] = rl, rtl
+                q0, k0 = q0 + sq, k0 + sk
+            # Rows that see no key: exactly O = 0 and LSE = -inf.
+            none = np.isneginf(want_l)
+            exact = (o.transpose(1, 0, 2)[none] == 0).all() and np.isneginf(lse[none]).all()
+            lse_cmp = np.where(none, 0.0, lse)
+            want_cmp = np.where(none, 0.0, want_l)
+            first_o, n_o = first_beyond(o, want_o, tol_o, ("row", "h", "c"))
+            first_l, n_l = first_beyond(lse_cmp, want_cmp, tol_l, ("h", "row"))
+            err_o = np.abs(o.astype(np.float64) - want_o)
+            stats = (f"O max |err| {np.nanmax(err_o):.2e}, {int(none.sum())} (head, row) pairs see no key "
+                     f"({'exactly 0 and -inf' if exact else 'NOT 0 and -inf'})")
+            if first_o is None and first_l is None and exact:
                 print(f"{what}: ok, {stats}")
                 continue
             bad += 1

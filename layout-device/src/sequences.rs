@@ -75,7 +75,12 @@ impl Sequences {
     /// the two arrays' lengths differ, or an offset is negative,
     /// decreasing or past the plane.
     #[inline(always)]
-    pub fn get(&self, b: usize, (offset, lower): (i32, i32), bottom_right: bool) -> Option<Sequence> {
+    pub fn get(
+        &self,
+        b: usize,
+        (offset, lower): (i32, i32),
+        bottom_right: bool,
+    ) -> Option<Sequence> {
         let (plane, q0, seq_q, k0, seq_k) = if self.packed() {
             if self.cu_k.len() != self.cu_q.len() || b + 1 >= self.cu_q.len() {
                 return None;

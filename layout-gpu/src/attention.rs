@@ -14,7 +14,8 @@ pub struct Family {
     /// The name given on the command line.
     pub name: &'static str,
     /// The entry point's name: `{d}` is replaced by the head dimension,
-    /// `{causal}` by `_causal` or nothing.
+    /// `{causal}` by `_causal` or nothing, `{varlen}` by `_varlen` (packed
+    /// sequences) or nothing.
     pub entry: &'static str,
     /// The head dimensions built.
     pub head_dims: &'static [usize],
@@ -36,15 +37,18 @@ pub struct Family {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FamilyKind {
     /// `(q, k, v, o, lse, batch, seq_q, seq_k, heads, kv_heads, offset,
-    /// scale)`: pointers
-    /// (`layout_kernels::maps::attention`'s contract).
+    /// lower, scale)`: pointers (`layout_kernels::maps::attention`'s
+    /// contract); the `_varlen` entries `(q, k, v, o, lse, cu_q, cu_k,
+    /// seq_q, seq_k, heads, kv_heads, offset, lower, bottom_right, scale)`.
     Pointers,
     /// `(map_q, map_k, map_v, o, lse, seq_q, seq_k, heads, kv_heads,
-    /// scale)`: TMA tensor maps of each as `batch` planes of `seq x heads ·
-    /// d` (`kv_heads · d` for K and V) with
-    /// boxes of 64 columns and the 128-byte swizzle (`bm(d)` rows for Q,
-    /// 128 for K and V), O and LSE
-    /// as slices, the sizes as `u32` (`layout_kernels_sm90::attention`).
+    /// offset, lower, scale)`: TMA tensor maps of each as `batch` planes of
+    /// `seq x heads · d` (`kv_heads · d` for K and V) with boxes of 64
+    /// columns and the 128-byte swizzle (`bm(d)` rows for Q, 128 for K and
+    /// V), O and LSE as slices, the sizes as `u32`
+    /// (`layout_kernels_sm90::attention`); the `_varlen` entries `(map_q,
+    /// map_k, map_v, o, lse, cu_q, cu_k, seq_q, seq_k, heads, kv_heads,
+    /// offset, lower, bottom_right, scale)` on one plane.
     TensorMaps,
 }
 
@@ -52,7 +56,7 @@ pub enum FamilyKind {
 pub const FAMILIES: [Family; 2] = [
     Family {
         name: "flash_attn_fwd",
-        entry: "flash_attn_fwd_d{d}{causal}",
+        entry: "flash_attn_fwd{varlen}_d{d}{causal}",
         head_dims: &FLASH_HEAD_DIMS,
         threads: |_| FLASH_THREADS,
         rows_per_block: |_| FLASH_BM,
@@ -62,7 +66,7 @@ pub const FAMILIES: [Family; 2] = [
     },
     Family {
         name: "flash_attn_fwd_sm90",
-        entry: "flash_attn_fwd_sm90_d{d}{causal}",
+        entry: "flash_attn_fwd_sm90{varlen}_d{d}{causal}",
         head_dims: &sm90::HEAD_DIMS,
         threads: sm90::threads,
         rows_per_block: sm90::bm,
@@ -112,6 +116,23 @@ pub struct Problem {
     pub window: Option<(usize, usize)>,
     /// The factor of Q·Kᵀ in the softmax.
     pub scale: f32,
+    /// Packed sequences of their own lengths (FlashAttention's
+    /// variable-length batch): Q, O (`total_q`, heads, d), K, V (`total_k`,
+    /// kv_heads, d), LSE (heads, `total_q`), sequence b the rows `cu_q[b]
+    /// .. cu_q[b + 1]` and keys `cu_k[b] .. cu_k[b + 1]` of cumulative
+    /// offsets given at launch; `batch` is then the number of sequences and
+    /// `seq_q`, `seq_k` the longest's (`Problem::packed` makes it from the
+    /// offsets). `None`: `batch` planes of `seq_q` rows and `seq_k` keys.
+    pub packed: Option<Packed>,
+}
+
+/// The totals of a packed problem ([`Problem::packed`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Packed {
+    /// Query rows of every sequence.
+    pub total_q: usize,
+    /// Keys of every sequence.
+    pub total_k: usize,
 }
 
 /// The element counts of a problem's buffers.
@@ -161,10 +182,15 @@ impl Problem {
                         .is_some_and(|b| b <= isize::MAX as usize)
                 })
         };
+        // Packed: one plane of every row.
+        let (planes, rows_q, rows_k) = match self.packed {
+            Some(t) => (1, t.total_q, t.total_k),
+            None => (batch, seq_q, seq_k),
+        };
         match (
-            count(&[batch, seq_q, heads, d], 2),
-            count(&[batch, seq_k, kv_heads, d], 2),
-            count(&[batch, heads, seq_q], 4),
+            count(&[planes, rows_q, heads, d], 2),
+            count(&[planes, rows_k, kv_heads, d], 2),
+            count(&[planes, heads, rows_q], 4),
         ) {
             (Some(q), Some(kv), Some(lse)) => Ok(Lens { q, kv, lse }),
             _ => Err(Error::refused(
@@ -174,6 +200,69 @@ impl Problem {
         }
     }
 
+    /// A packed problem (FlashAttention's variable-length batch) from its
+    /// cumulative offsets: `cu_q` and `cu_k` of one length (sequences +
+    /// 1, at least 2), each from 0 and never decreasing (a sequence may be
+    /// empty); the mask, window and scale as `template`'s, whose sizes are
+    /// replaced (batch: the sequences; seq_q, seq_k: the longest's).
+    ///
+    /// ```
+    /// use layout_gpu::attention::{Packed, Problem};
+    /// let t = Problem {
+    ///     batch: 1, seq_q: 1, seq_k: 1, heads: 8, kv_heads: 2, d: 128,
+    ///     causal: true, bottom_right: true, window: None, scale: 0.088, packed: None,
+    /// };
+    /// let p = Problem::packed(&[0, 3, 3, 10], &[0, 5, 9, 9], &t).unwrap();
+    /// assert_eq!((p.batch, p.seq_q, p.seq_k), (3, 7, 5));
+    /// assert_eq!(p.packed, Some(Packed { total_q: 10, total_k: 9 }));
+    /// assert!(Problem::packed(&[0, 3, 2], &[0, 1, 2], &t).is_err()); // decreasing
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// Offsets of other lengths, fewer than 2, not from 0, negative or
+    /// decreasing.
+    pub fn packed(cu_q: &[i32], cu_k: &[i32], template: &Problem) -> Result<Problem, Error> {
+        let refuse = |why: String| Err(Error::refused("attention", why));
+        if cu_q.len() != cu_k.len() || cu_q.len() < 2 {
+            return refuse(format!(
+                "the cumulative offsets hold {} (Q) and {} (K) values: they must be as many, at least 2 (sequences + 1)",
+                cu_q.len(),
+                cu_k.len()
+            ));
+        }
+        let spans = |cu: &[i32], what: &str| -> Result<(usize, usize), Error> {
+            if cu[0] != 0 {
+                return Err(Error::refused(
+                    "attention",
+                    format!("the cumulative {what} offsets start at {}, not 0", cu[0]),
+                ));
+            }
+            let mut longest = 0;
+            for (i, w) in cu.windows(2).enumerate() {
+                if w[1] < w[0] {
+                    return Err(Error::refused(
+                        "attention",
+                        format!(
+                            "the cumulative {what} offsets decrease at sequence {i} ({} then {})",
+                            w[0], w[1]
+                        ),
+                    ));
+                }
+                longest = longest.max((w[1] - w[0]) as usize);
+            }
+            Ok((cu[cu.len() - 1] as usize, longest))
+        };
+        let ((total_q, seq_q), (total_k, seq_k)) = (spans(cu_q, "Q")?, spans(cu_k, "K")?);
+        Ok(Problem {
+            batch: cu_q.len() - 1,
+            seq_q,
+            seq_k,
+            packed: Some(Packed { total_q, total_k }),
+            ..*template
+        })
+    }
+
     /// Whether the masked entry points run it (causal or a window).
     pub fn masked(&self) -> bool {
         self.causal || self.window.is_some()
@@ -181,9 +270,11 @@ impl Problem {
 
     /// The masked entries' bounds `(offset, lower)`: query i sees keys i +
     /// lower ..= i + offset (lower `i32::MIN` for none). The sizes are
-    /// those `Family::launch_shape` accepts (below 2^31).
+    /// those `Family::launch_shape` accepts (below 2^31). Packed, the
+    /// bounds count from each sequence's diagonal: the `_varlen` entries
+    /// align them (`bottom_right`), and these are the window's alone.
     pub fn mask_bounds(&self) -> (i32, i32) {
-        let align = if self.bottom_right {
+        let align = if self.bottom_right && self.packed.is_none() {
             self.seq_k as i64 - self.seq_q as i64
         } else {
             0
@@ -204,6 +295,21 @@ impl Problem {
             * self.seq_q as f64
             * self.seq_k as f64
             * self.d as f64;
+        if self.causal {
+            f / 2.0
+        } else {
+            f
+        }
+    }
+
+    /// The FLOPs of a packed problem, sequence by sequence (as
+    /// [`Problem::flops`] for each: 4 · heads · its rows · its keys · d,
+    /// half when causal).
+    pub fn packed_flops(&self, cu_q: &[i32], cu_k: &[i32]) -> f64 {
+        let len = |cu: &[i32], i: usize| f64::from(cu[i + 1] - cu[i]);
+        let f: f64 = (0..cu_q.len().min(cu_k.len()).saturating_sub(1))
+            .map(|i| 4.0 * self.heads as f64 * len(cu_q, i) * len(cu_k, i) * self.d as f64)
+            .sum();
         if self.causal {
             f / 2.0
         } else {
@@ -236,11 +342,26 @@ impl Family {
         })
     }
 
-    /// The entry point for head dimension `d`, causal or not.
+    /// The entry point for head dimension `d`, causal or not, on planes
+    /// of equal lengths.
     pub fn entry_name(&self, d: usize, causal: bool) -> String {
         self.entry
+            .replace("{varlen}", "")
             .replace("{d}", &d.to_string())
             .replace("{causal}", if causal { "_causal" } else { "" })
+    }
+
+    /// The entry point that computes `p`: by its head dimension, its mask
+    /// and whether its sequences are packed (the `_varlen` entries).
+    pub fn entry_for(&self, p: &Problem) -> String {
+        let name = self.entry_name(p.d, p.masked());
+        match p.packed {
+            Some(_) => {
+                let at = self.entry.find("{varlen}").unwrap_or(0);
+                format!("{}_varlen{}", &name[..at], &name[at..])
+            }
+            None => name,
+        }
     }
 
     /// The grid, block and shared memory of `p`'s launch, or a one-line
@@ -259,12 +380,19 @@ impl Family {
                 ),
             ));
         }
-        if p.batch == 0 || p.heads == 0 || p.seq_q == 0 || p.seq_k == 0 {
+        // Packed: sequences may be empty, not the whole problem.
+        let (rows_q, rows_k) = match p.packed {
+            Some(t) => (t.total_q, t.total_k),
+            None => (p.seq_q, p.seq_k),
+        };
+        if p.batch == 0 || p.heads == 0 || rows_q == 0 || rows_k == 0 {
             return Err(Error::refused(
                 name,
                 format!(
-                    "batch = {}, heads = {}, seq_q = {}, seq_k = {}: each must be positive",
-                    p.batch, p.heads, p.seq_q, p.seq_k
+                    "batch = {}, heads = {}, seq_q = {rows_q}, seq_k = {rows_k}: each must be positive{}",
+                    p.batch,
+                    p.heads,
+                    if p.packed.is_some() { " (in all, packed)" } else { "" }
                 ),
             ));
         }
@@ -299,16 +427,18 @@ impl Family {
         // The kernels compare 32-bit key and row coordinates (and trap
         // beyond them).
         let max_q = (self.max_seq_q)(p.d);
-        if p.seq_q > max_q || p.seq_k > SEQ_MAX {
+        if rows_q > max_q || rows_k > SEQ_MAX {
             return Err(Error::refused(
                 name,
                 format!(
-                    "seq_q = {}, seq_k = {}: at d = {} the kernels take seq_q up to {max_q} and seq_k up to {SEQ_MAX}",
-                    p.seq_q, p.seq_k, p.d
+                    "seq_q = {rows_q}, seq_k = {rows_k}{}: at d = {} the kernels take seq_q up to {max_q} and seq_k up to {SEQ_MAX}",
+                    if p.packed.is_some() { " (in all, packed)" } else { "" },
+                    p.d
                 ),
             ));
         }
-        let blocks = p.seq_q.div_ceil((self.rows_per_block)(p.d));
+        // Packed: enough row blocks for the longest sequence (at least one).
+        let blocks = p.seq_q.div_ceil((self.rows_per_block)(p.d)).max(1);
         for (what, v, limit, axis) in [
             ("heads", p.heads, GRID_YZ, "y"),
             ("batch", p.batch, GRID_YZ, "z"),
@@ -357,7 +487,73 @@ mod tests {
             bottom_right: false,
             window: None,
             scale: 0.125,
+            packed: None,
         }
+    }
+
+    /// Packed sequences: one plane of every row (the lengths), a grid of
+    /// the longest sequence's row blocks by the sequences, the `_varlen`
+    /// entries, the window's bounds left to the kernel's alignment.
+    #[test]
+    fn packed_problems() {
+        let [sm80, hopper] = &FAMILIES;
+        let t = Problem {
+            causal: true,
+            bottom_right: true,
+            ..problem(1, 1, 1, 4, 64)
+        };
+        // Sequences of 300, 0 and 5 rows; 10, 7 and 0 keys.
+        let p = Problem::packed(&[0, 300, 300, 305], &[0, 10, 17, 17], &t).unwrap();
+        assert_eq!((p.batch, p.seq_q, p.seq_k), (3, 300, 10));
+        assert_eq!(
+            p.lens().unwrap(),
+            Lens {
+                q: 305 * 4 * 64,
+                kv: 17 * 4 * 64,
+                lse: 4 * 305
+            }
+        );
+        assert_eq!(sm80.launch_shape(&p).unwrap().grid, (3, 4, 3));
+        assert_eq!(hopper.launch_shape(&p).unwrap().grid, (2, 4, 3));
+        assert_eq!(sm80.entry_for(&p), "flash_attn_fwd_varlen_d64_causal");
+        assert_eq!(
+            hopper.entry_for(&p),
+            "flash_attn_fwd_sm90_varlen_d64_causal"
+        );
+        assert_eq!(hopper.entry_for(&t), "flash_attn_fwd_sm90_d64_causal");
+        // Planes fold the alignment into the bounds; packed entries align
+        // each sequence themselves.
+        assert_eq!(p.mask_bounds(), (0, i32::MIN));
+        let w = Problem {
+            causal: false,
+            window: Some((40, 7)),
+            ..p
+        };
+        assert_eq!(w.mask_bounds(), (7, -40));
+        // 4 heads x (300 x 10 + 0 + 5 x 0) x 64 x 4, halved (causal).
+        assert_eq!(
+            p.packed_flops(&[0, 300, 300, 305], &[0, 10, 17, 17]),
+            4.0 * 4.0 * 3000.0 * 64.0 / 2.0
+        );
+        let refused = |q: &[i32], k: &[i32]| Problem::packed(q, k, &t).unwrap_err().to_string();
+        assert_eq!(
+            refused(&[0, 3], &[0, 3, 4]),
+            "attention: the cumulative offsets hold 2 (Q) and 3 (K) values: they must be as many, at least 2 (sequences + 1)"
+        );
+        assert_eq!(
+            refused(&[1, 3], &[0, 3]),
+            "attention: the cumulative Q offsets start at 1, not 0"
+        );
+        assert_eq!(
+            refused(&[0, 3], &[0, -1]),
+            "attention: the cumulative K offsets decrease at sequence 0 (0 then -1)"
+        );
+        // No key in any sequence: nothing to map.
+        let none = Problem::packed(&[0, 3], &[0, 0], &t).unwrap();
+        assert_eq!(
+            sm80.launch_shape(&none).unwrap_err().to_string(),
+            "flash_attn_fwd: batch = 1, heads = 4, seq_q = 3, seq_k = 0: each must be positive (in all, packed)"
+        );
     }
 
     /// Each family's launch: the grid from its plan's rows per block, its

@@ -424,16 +424,69 @@ impl Gpu {
         lse: &mut DeviceBuffer<f32>,
         p: &Problem,
     ) -> Result<(), Error> {
+        let (f, run) = self.attention_launch(p, (q, k, v))?;
+        run.launch(self.stream(), &f, (q, k, v), o, lse)
+    }
+
+    /// [`Gpu::attention`] on packed sequences of their own lengths
+    /// (FlashAttention's variable-length batch, `p` from
+    /// [`Problem::packed`]): Q and O (total rows, heads, d), K and V (total
+    /// keys, kv_heads, d), LSE (heads, total rows); sequence b the rows
+    /// `cu_q[b] .. cu_q[b + 1]` and keys `cu_k[b] .. cu_k[b + 1]` (the
+    /// offsets `p` was made from, on the GPU). A sequence may be empty; one
+    /// without keys gets O = 0 and LSE -inf. With `p.bottom_right`, each
+    /// sequence's mask is aligned bottom-right.
+    ///
+    /// ```no_run
+    /// use layout_gpu::{attention::Problem, f16, Gpu};
+    /// let gpu = Gpu::new(0)?;
+    /// let (cu_q, cu_k) = ([0, 100, 100, 357], [0, 300, 310, 357]);
+    /// let t = Problem {
+    ///     batch: 1, seq_q: 1, seq_k: 1, heads: 8, kv_heads: 2, d: 64,
+    ///     causal: true, bottom_right: true, window: None, scale: 0.125, packed: None,
+    /// };
+    /// let p = Problem::packed(&cu_q, &cu_k, &t)?;
+    /// let s = gpu.stream();
+    /// let q = s.upload(&vec![f16::ZERO; 357 * 8 * 64])?;
+    /// let kv = s.upload(&vec![f16::ZERO; 357 * 2 * 64])?;
+    /// let (mut o, mut lse) = (s.zeros::<f16>(357 * 8 * 64)?, s.zeros::<f32>(8 * 357)?);
+    /// let cu = (s.upload(&cu_q)?, s.upload(&cu_k)?);
+    /// gpu.attention_packed((&q, &kv, &kv), (&cu.0, &cu.1), &mut o, &mut lse, &p)?;
+    /// # Ok::<(), layout_gpu::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Gpu::attention`], and offsets of other lengths than the
+    /// problem's sequences + 1.
+    pub fn attention_packed(
+        &self,
+        (q, k, v): (&DeviceBuffer<f16>, &DeviceBuffer<f16>, &DeviceBuffer<f16>),
+        (cu_q, cu_k): (&DeviceBuffer<i32>, &DeviceBuffer<i32>),
+        o: &mut DeviceBuffer<f16>,
+        lse: &mut DeviceBuffer<f32>,
+        p: &Problem,
+    ) -> Result<(), Error> {
+        let (f, run) = self.attention_launch(p, (q, k, v))?;
+        run.launch_packed(self.stream(), &f, (q, k, v), (cu_q, cu_k), o, lse)
+    }
+
+    /// The entry point of this GPU's family for `p`, and its launch.
+    fn attention_launch(
+        &self,
+        p: &Problem,
+        qkv: (&DeviceBuffer<f16>, &DeviceBuffer<f16>, &DeviceBuffer<f16>),
+    ) -> Result<(Kernel, AttentionLaunch), Error> {
         let family = self.attention_family();
         family.launch_shape(p)?;
-        let entry = family.entry_name(p.d, p.masked());
+        let entry = family.entry_for(p);
         let f = if self.has_sm90() {
             self.sm90_kernel(&entry)?
         } else {
             self.sm80_kernel(&entry)?
         };
-        let run = AttentionLaunch::new(self.stream(), &f, family, p, (q, k, v))?;
-        run.launch(self.stream(), &f, (q, k, v), o, lse)
+        let run = AttentionLaunch::new(self.stream(), &f, family, p, qkv)?;
+        Ok((f, run))
     }
 
     /// `dst = srcᵀ`, n x n f32 row-major, n a multiple of 64

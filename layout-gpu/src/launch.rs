@@ -608,7 +608,7 @@ impl AttentionLaunch {
         p: &Problem,
         (q, k, v): (&DeviceBuffer<f16>, &DeviceBuffer<f16>, &DeviceBuffer<f16>),
     ) -> Result<Self, Error> {
-        expect(family.name, f, &family.entry_name(p.d, p.masked()))?;
+        expect(family.name, f, &family.entry_for(p))?;
         // The head dimension built, positive sizes, the grid's limits, a
         // finite scale.
         let shape = family.launch_shape(p)?;
@@ -636,19 +636,25 @@ impl AttentionLaunch {
                            heads: usize|
                  -> Result<_, Error> {
                     let ld = heads * p.d;
+                    // Packed: one plane of every row.
+                    let planes = if p.packed.is_some() { 1 } else { p.batch };
                     let m = stream.tensor_map_3d(
                         x,
-                        (p.batch, seq, ld),
+                        (planes, seq, ld),
                         (seq * ld, ld),
                         (rows as u32, CHUNK as u32),
                         layout_launch::TmaSwizzle::B128,
                     )?;
                     Ok(stream.upload(&[m])?)
                 };
+                let (rows_q, rows_k) = match p.packed {
+                    Some(t) => (t.total_q, t.total_k),
+                    None => (p.seq_q, p.seq_k),
+                };
                 Some([
-                    map(q, p.seq_q, bm(p.d), p.heads)?,
-                    map(k, p.seq_k, BN, p.kv_heads)?,
-                    map(v, p.seq_k, BN, p.kv_heads)?,
+                    map(q, rows_q, bm(p.d), p.heads)?,
+                    map(k, rows_k, BN, p.kv_heads)?,
+                    map(v, rows_k, BN, p.kv_heads)?,
                 ])
             }
         };
@@ -664,18 +670,76 @@ impl AttentionLaunch {
 
     /// One launch on the Q, K, V the launch was made for (borrowed here so
     /// that they are alive: the maps point into them), writing `o` and
-    /// `lse`.
+    /// `lse`; refused for a packed problem (its offsets:
+    /// [`AttentionLaunch::launch_packed`]).
     pub fn launch(
         &self,
         stream: &Stream,
         f: &Kernel,
+        qkv: (&DeviceBuffer<f16>, &DeviceBuffer<f16>, &DeviceBuffer<f16>),
+        o: &mut DeviceBuffer<f16>,
+        lse: &mut DeviceBuffer<f32>,
+    ) -> Result<(), Error> {
+        self.launch_with(stream, f, qkv, None, o, lse)
+    }
+
+    /// [`AttentionLaunch::launch`] for a packed problem
+    /// ([`Problem::packed`]), with its cumulative offsets on the GPU (the
+    /// values the problem was made from: each is checked by the kernel
+    /// against the tensors, a wrong one traps); refused for planes.
+    pub fn launch_packed(
+        &self,
+        stream: &Stream,
+        f: &Kernel,
+        qkv: (&DeviceBuffer<f16>, &DeviceBuffer<f16>, &DeviceBuffer<f16>),
+        (cu_q, cu_k): (&DeviceBuffer<i32>, &DeviceBuffer<i32>),
+        o: &mut DeviceBuffer<f16>,
+        lse: &mut DeviceBuffer<f32>,
+    ) -> Result<(), Error> {
+        self.launch_with(stream, f, qkv, Some((cu_q, cu_k)), o, lse)
+    }
+
+    fn launch_with(
+        &self,
+        stream: &Stream,
+        f: &Kernel,
         (q, k, v): (&DeviceBuffer<f16>, &DeviceBuffer<f16>, &DeviceBuffer<f16>),
+        cu: Option<(&DeviceBuffer<i32>, &DeviceBuffer<i32>)>,
         o: &mut DeviceBuffer<f16>,
         lse: &mut DeviceBuffer<f32>,
     ) -> Result<(), Error> {
         let op = self.family.name;
         expect(op, f, &self.name)?;
         let (p, lens, shape) = (&self.p, self.lens, self.shape);
+        match (p.packed, cu) {
+            (Some(_), Some((cu_q, cu_k)))
+                if cu_q.len() == p.batch + 1 && cu_k.len() == p.batch + 1 => {}
+            (None, None) => {}
+            (Some(_), Some((cu_q, cu_k))) => {
+                return Err(Error::refused(
+                    op,
+                    format!(
+                        "the cumulative offsets hold {} (Q) and {} (K) values; the problem's {} sequences need {} each",
+                        cu_q.len(),
+                        cu_k.len(),
+                        p.batch,
+                        p.batch + 1
+                    ),
+                ));
+            }
+            (Some(_), None) => {
+                return Err(Error::refused(
+                    op,
+                    "a packed problem needs its cumulative offsets",
+                ));
+            }
+            (None, Some(_)) => {
+                return Err(Error::refused(
+                    op,
+                    "cumulative offsets given for a problem of planes",
+                ));
+            }
+        }
         let given = (q.len(), k.len(), v.len(), o.len(), lse.len());
         if given != (lens.q, lens.kv, lens.kv, lens.q, lens.lse) {
             return Err(Error::refused(
@@ -694,7 +758,8 @@ impl AttentionLaunch {
         // The masked entries' bounds: query i sees keys i + lower ..= i +
         // offset.
         let (offset, lower) = p.mask_bounds();
-        let r = match (self.family.kind, &self.maps) {
+        let bottom_right = u32::from(p.bottom_right);
+        let r = match (self.family.kind, &self.maps, cu) {
             // SAFETY: the family's contract (`maps::attention`): the entry
             // point for this d and mask (checked by name) takes (q, k, v:
             // *const u16, o: *mut u16, lse: *mut f32, batch, seq_q, seq_k,
@@ -706,7 +771,7 @@ impl AttentionLaunch {
             // from the others (`&mut`); the grid is (ceil(seq_q / rows),
             // heads, batch) with the family's threads and dynamic shared
             // memory for d (`launch_shape`).
-            (FamilyKind::Pointers, _) => unsafe {
+            (FamilyKind::Pointers, _, None) => unsafe {
                 launch
                     .arg(q)
                     .arg(k)
@@ -736,7 +801,7 @@ impl AttentionLaunch {
             // (`launch_shape` refuses sequences beyond i32, and heads
             // beyond the grid's 65535); the grid, threads and dynamic
             // shared memory are the family's.
-            (FamilyKind::TensorMaps, Some([mq, mk, mv])) => unsafe {
+            (FamilyKind::TensorMaps, Some([mq, mk, mv]), None) => unsafe {
                 launch
                     .arg(mq)
                     .arg(mk)
@@ -752,7 +817,64 @@ impl AttentionLaunch {
                     .scalar(p.scale)
                     .launch()
             },
-            (FamilyKind::TensorMaps, None) => {
+            // SAFETY: as the planes form, with the `_varlen` entries'
+            // (q, k, v, o, lse, cu_q, cu_k: *const i32, seq_q, seq_k, heads,
+            // kv_heads: usize, offset, lower: i32, bottom_right: u32,
+            // scale: f32): one plane of the totals (the lengths checked
+            // against them), the offsets grid z + 1 each (checked above;
+            // their values checked by the kernel against the plane).
+            (FamilyKind::Pointers, _, Some((cu_q, cu_k))) => unsafe {
+                let t = p.packed.unwrap_or(crate::attention::Packed {
+                    total_q: 0,
+                    total_k: 0,
+                });
+                launch
+                    .arg(q)
+                    .arg(k)
+                    .arg(v)
+                    .arg_mut(o)
+                    .arg_mut(lse)
+                    .arg(cu_q)
+                    .arg(cu_k)
+                    .scalar(t.total_q)
+                    .scalar(t.total_k)
+                    .scalar(p.heads)
+                    .scalar(p.kv_heads)
+                    .scalar(offset)
+                    .scalar(lower)
+                    .scalar(bottom_right)
+                    .scalar(p.scale)
+                    .launch()
+            },
+            // SAFETY: as the planes form, with the `_varlen` entries'
+            // (map_q, map_k, map_v, o, lse, cu_q, cu_k: *const i32, seq_q,
+            // seq_k, heads, kv_heads: u32, offset, lower: i32, bottom_right:
+            // u32, scale: f32): maps of one plane of the totals, the
+            // offsets grid z + 1 each (checked above).
+            (FamilyKind::TensorMaps, Some([mq, mk, mv]), Some((cu_q, cu_k))) => unsafe {
+                let t = p.packed.unwrap_or(crate::attention::Packed {
+                    total_q: 0,
+                    total_k: 0,
+                });
+                launch
+                    .arg(mq)
+                    .arg(mk)
+                    .arg(mv)
+                    .slice_mut(o)
+                    .slice_mut(lse)
+                    .arg(cu_q)
+                    .arg(cu_k)
+                    .scalar(t.total_q as u32)
+                    .scalar(t.total_k as u32)
+                    .scalar(p.heads as u32)
+                    .scalar(p.kv_heads as u32)
+                    .scalar(offset)
+                    .scalar(lower)
+                    .scalar(bottom_right)
+                    .scalar(p.scale)
+                    .launch()
+            },
+            (FamilyKind::TensorMaps, None, _) => {
                 return Err(Error::refused(op, "no tensor maps were made"));
             }
         };

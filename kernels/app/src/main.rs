@@ -21,7 +21,7 @@ fn main() -> Result<(), Error> {
     println!("hgemm: C[{i}][{j}] = {} (CPU: {want})", c[i * n + j]);
 
     // Attention: 2 sequences of 100 queries and 300 keys, 4 heads of 64.
-    let p = Problem { batch: 2, seq_q: 100, seq_k: 300, heads: 4, kv_heads: 4, d: 64, causal: true, bottom_right: false, window: None, scale: 0.125 };
+    let p = Problem { batch: 2, seq_q: 100, seq_k: 300, heads: 4, kv_heads: 4, d: 64, causal: true, bottom_right: false, window: None, scale: 0.125, packed: None };
     let lens = p.lens()?;
     let val = |x: usize| f16::from_f32(((x * 37) % 101) as f32 / 101.0 - 0.5);
     let (q, kv): (Vec<f16>, Vec<f16>) = ((0..lens.q).map(val).collect(), (0..lens.kv).map(val).collect());

@@ -245,7 +245,9 @@ fn attention_case(c: Case, d: usize) {
     let lse = Buffer::filled(0f32, nh * tq);
     let cu = |at: fn(&(usize, usize)) -> usize| {
         let mut x = vec![0i32];
-        c.lens.iter().for_each(|l| x.push(x[x.len() - 1] + at(l) as i32));
+        c.lens
+            .iter()
+            .for_each(|l| x.push(x[x.len() - 1] + at(l) as i32));
         Buffer::from_slice(if c.packed { &x[..] } else { &[] })
     };
     let (cu_q, cu_k) = (cu(|l| l.0), cu(|l| l.1));
@@ -295,12 +297,22 @@ fn attention_case(c: Case, d: usize) {
     let (mut want_o, mut want_lse) = (vec![0f64; tq * nh * D], vec![0f32; nh * tq]);
     let (mut q0, mut k0) = (0, 0);
     for (b, &(sq, sk)) in c.lens.iter().enumerate() {
-        let shift = if c.bottom_right { sk as isize - sq as isize } else { 0 };
+        let shift = if c.bottom_right {
+            sk as isize - sq as isize
+        } else {
+            0
+        };
         let m = c.mask.map(|(o, l)| {
             let l = l as isize;
-            (o as isize + shift, if l == i32::MIN as isize { l } else { l + shift })
+            (
+                o as isize + shift,
+                if l == i32::MIN as isize { l } else { l + shift },
+            )
         });
-        let (qs, ks) = (q0 * nh * D..(q0 + sq) * nh * D, k0 * nkv * D..(k0 + sk) * nkv * D);
+        let (qs, ks) = (
+            q0 * nh * D..(q0 + sq) * nh * D,
+            k0 * nkv * D..(k0 + sk) * nkv * D,
+        );
         let (ro, rl) = attention_ref(
             (sq, sk, nh, nkv, D),
             m,
@@ -311,7 +323,11 @@ fn attention_case(c: Case, d: usize) {
         for hi in 0..nh {
             for i in 0..sq {
                 // LSE: (heads, rows) packed, (batch, heads, rows) in planes.
-                let at = if c.packed { hi * tq + q0 + i } else { (b * nh + hi) * sq + i };
+                let at = if c.packed {
+                    hi * tq + q0 + i
+                } else {
+                    (b * nh + hi) * sq + i
+                };
                 want_lse[at] = rl[hi * sq + i] as f32;
             }
         }
@@ -347,14 +363,26 @@ const CAUSAL_MASK: Option<(i32, i32)> = Some((0, i32::MIN));
 fn attention_d64_partial_tiles_both_masks() {
     let p = || planes(1, (130, 77), (2, 2), 0.3);
     attention_case(p(), 64);
-    attention_case(Case { mask: CAUSAL_MASK, ..p() }, 64);
+    attention_case(
+        Case {
+            mask: CAUSAL_MASK,
+            ..p()
+        },
+        64,
+    );
 }
 
 #[test]
 fn attention_d128_partial_tiles_both_masks() {
     let p = || planes(2, (45, 150), (1, 1), -0.2);
     attention_case(p(), 128);
-    attention_case(Case { mask: CAUSAL_MASK, ..p() }, 128);
+    attention_case(
+        Case {
+            mask: CAUSAL_MASK,
+            ..p()
+        },
+        128,
+    );
 }
 
 /// Grouped-query attention: 4 query heads on 2 K/V heads and on 1
@@ -363,8 +391,20 @@ fn attention_d128_partial_tiles_both_masks() {
 #[test]
 fn attention_grouped_query_heads() {
     attention_case(planes(2, (70, 130), (4, 2), 0.3), 64);
-    attention_case(Case { mask: CAUSAL_MASK, ..planes(2, (130, 70), (4, 1), 0.3) }, 64);
-    attention_case(Case { mask: CAUSAL_MASK, ..planes(2, (45, 77), (4, 2), 0.3) }, 128);
+    attention_case(
+        Case {
+            mask: CAUSAL_MASK,
+            ..planes(2, (130, 70), (4, 1), 0.3)
+        },
+        64,
+    );
+    attention_case(
+        Case {
+            mask: CAUSAL_MASK,
+            ..planes(2, (45, 77), (4, 2), 0.3)
+        },
+        128,
+    );
 }
 
 /// The causal mask aligned bottom-right (query i sees keys 0..=i + seq_k -

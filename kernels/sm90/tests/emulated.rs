@@ -254,7 +254,8 @@ fn attention_run(
     let (po, pl) = (o.global_mut(), lse.global_mut());
     let cu = |at: fn(&(usize, usize)) -> usize| {
         let mut c = vec![0i32];
-        lens.iter().for_each(|x| c.push(c[c.len() - 1] + at(x) as i32));
+        lens.iter()
+            .for_each(|x| c.push(c[c.len() - 1] + at(x) as i32));
         Buffer::from_slice(if packed { &c[..] } else { &[] })
     };
     let (cu_q, cu_k) = (cu(|x| x.0), cu(|x| x.1));
@@ -289,20 +290,39 @@ fn attention_run(
     let (mut want_o, mut want_lse) = (vec![0u16; tq * nh * d], vec![0f32; tq * nh]);
     let (mut q0, mut k0) = (0, 0);
     for (b, &(sq, sk)) in lens.iter().enumerate() {
-        let shift = if bottom_right { sk as isize - sq as isize } else { 0 };
-        let m = mask.map(|(o, l)| (o + shift, if l == i32::MIN as isize { l } else { l + shift }));
-        let (qs, ks) = (q0 * nh * d..(q0 + sq) * nh * d, k0 * nkv * d..(k0 + sk) * nkv * d);
+        let shift = if bottom_right {
+            sk as isize - sq as isize
+        } else {
+            0
+        };
+        let m = mask.map(|(o, l)| {
+            (
+                o + shift,
+                if l == i32::MIN as isize { l } else { l + shift },
+            )
+        });
+        let (qs, ks) = (
+            q0 * nh * d..(q0 + sq) * nh * d,
+            k0 * nkv * d..(k0 + sk) * nkv * d,
+        );
         let (ro, rl) = attention_ref(
             (1, sq, sk, nh, nkv, d),
             scale,
             m,
             (&q[qs.clone()], &k[ks.clone()], &v[ks]),
         );
-        want_o[qs].iter_mut().zip(&ro).for_each(|(w, &x)| *w = h(x as f32));
+        want_o[qs]
+            .iter_mut()
+            .zip(&ro)
+            .for_each(|(w, &x)| *w = h(x as f32));
         for hi in 0..nh {
             for i in 0..sq {
                 // LSE: (heads, rows) packed, (batch, heads, rows) in planes.
-                let at = if packed { hi * tq + q0 + i } else { (b * nh + hi) * sq + i };
+                let at = if packed {
+                    hi * tq + q0 + i
+                } else {
+                    (b * nh + hi) * sq + i
+                };
                 want_lse[at] = rl[hi * sq + i] as f32;
             }
         }
@@ -659,5 +679,11 @@ fn flash_attn_fwd_sm90_packed_sequences() {
     attention_run(64, (causal, false), Seqs::Packed(&lens), (2, 2), 0.3);
     attention_run(128, (causal, true), Seqs::Packed(&lens), (2, 1), -0.2);
     // A causal window of 1000 keys: wider than every sequence.
-    attention_run(128, (Some((0, -1000)), true), Seqs::Packed(&lens[..4]), (1, 1), 0.3);
+    attention_run(
+        128,
+        (Some((0, -1000)), true),
+        Seqs::Packed(&lens[..4]),
+        (1, 1),
+        0.3,
+    );
 }

@@ -24,43 +24,66 @@ use crate::timing;
 
 /// The storage order and shapes `attention --help` prints.
 pub const ATTENTION_HELP: &str = "\
-Kernels (one family name; the entry point is chosen by d and --causal):
+Kernels (one family name; the entry point is chosen by d, the mask and
+whether the sequences are packed):
   flash_attn_fwd  O = softmax(scale * Q K^T) V for each (batch, head).
-                  Entry points flash_attn_fwd_d64, flash_attn_fwd_d128 and
-                  their _causal forms.
+                  Entry points flash_attn_fwd_d64, flash_attn_fwd_d128,
+                  their _causal forms, and flash_attn_fwd_varlen_d64 ...
+                  for packed sequences.
                   Q: (batch, seq_q, heads, d) float16, C-order (BSHD).
                   K, V: (batch, seq_k, kv_heads, d) float16, C-order;
                   kv_heads divides heads (grouped-query attention: query
-                  head h reads K/V head h / (heads / kv_heads)).
+                  head h reads K/V head h / (heads / kv_heads); 1: MQA).
                   O: (batch, seq_q, heads, d) float16, C-order.
                   LSE (--lse): (batch, heads, seq_q) float32, C-order: the
                   natural log of each row's sum of exp(scale * q.k).
                   d = 64 or 128; batch and heads 1..=65535; seq_q, seq_k >= 1.
-                  --causal: query i sees keys 0..=i (top-left aligned, as
-                  torch's is_causal). --scale: default 1/sqrt(d).
-                  --window LEFT,RIGHT: query i sees keys i - LEFT ..=
-                  i + RIGHT (RIGHT 0 with --causal).
-                  --bottom-right (with --causal or --window): query
-                  i sees keys 0..=i + seq_k - seq_q (FlashAttention's); a
-                  row that sees no key gets O = 0 and LSE = -inf.
+                  --causal [top-left|bottom-right]: query i sees keys
+                  0..=i (top-left, torch's is_causal; the default), or
+                  0..=i + seq_k - seq_q (bottom-right, FlashAttention's);
+                  a row that sees no key gets O = 0 and LSE = -inf.
+                  --window LEFT RIGHT: query i sees keys i - LEFT ..=
+                  i + RIGHT (aligned as --causal says, top-left without
+                  it); RIGHT 0 with --causal.
+                  --scale: default 1/sqrt(d).
+                  --seqlens-q FILE --seqlens-k FILE: packed sequences of
+                  their own lengths (FlashAttention's varlen): cumulative
+                  offsets, int32, batch + 1 each, from 0, never decreasing
+                  (a sequence may be empty; one without keys gets O = 0
+                  and LSE = -inf). Q, O: (total_q, heads, d); K, V:
+                  (total_k, kv_heads, d); LSE: (heads, total_q); the last
+                  offsets are the totals. The mask aligns per sequence.
   flash_attn_fwd_sm90
                   The same on Hopper (sm_90a: layout_kernels_sm90.ptx):
-                  entry points flash_attn_fwd_sm90_d64, flash_attn_fwd_sm90_d128
-                  and their _causal forms; the same tensors and options.
+                  entry points flash_attn_fwd_sm90_d64, flash_attn_fwd_sm90_d128,
+                  their _causal and _varlen forms; the same tensors and options.
 Inputs go to the kernel as stored: another dtype, rank, storage order or
 shape is refused (exit code 2), never converted or padded.
 --time: after the run, 5 rounds (each after 100 ms idle: 2 warm-up launches,
 10 timed by CUDA events); prints the median round's time per launch and
-TFLOP/s of 4 * batch * heads * seq_q * seq_k * d FLOPs (half when causal).";
+TFLOP/s of 4 * heads * d * (the sum over sequences of seq_q * seq_k) FLOPs
+(half when causal).";
 
-/// Refuses an array that is not a rank-4 float16 C-order tensor; `what`
+/// Refuses an array that is not a float16 C-order tensor of rank 4, or of
+/// rank 3 when `packed` (taken as one plane: (1, rows, heads, d)); `what`
 /// names it ("Q").
-fn check_tensor(name: &str, what: &str, a: &Array, axes: &str) -> Result<[usize; 4], String> {
-    let &[b, s, h, d] = a.shape.as_slice() else {
-        return Err(format!(
-            "{name}: {what} must have rank 4 {axes}; its shape is {:?}",
-            a.shape
-        ));
+fn check_tensor(
+    name: &str,
+    what: &str,
+    a: &Array,
+    axes: &str,
+    packed: bool,
+) -> Result<[usize; 4], String> {
+    let shape = match (a.shape.as_slice(), packed) {
+        (&[b, s, h, d], false) => [b, s, h, d],
+        (&[s, h, d], true) => [1, s, h, d],
+        _ => {
+            return Err(format!(
+                "{name}: {what} must have rank {} {axes}; its shape is {:?}",
+                if packed { 3 } else { 4 },
+                a.shape
+            ))
+        }
     };
     if !matches!(a.data, Data::F16(_)) {
         return Err(format!(
@@ -73,7 +96,7 @@ fn check_tensor(name: &str, what: &str, a: &Array, axes: &str) -> Result<[usize;
             "{name}: {what} must be C-order; it is Fortran-order"
         ));
     }
-    Ok([b, s, h, d])
+    Ok(shape)
 }
 
 /// A shape as a tuple.
@@ -89,13 +112,26 @@ pub fn check_attention(
     (q, k, v): (&Array, &Array, &Array),
     (causal, bottom_right, window): (bool, bool, Option<(usize, usize)>),
     scale: Option<f32>,
+    seqlens: Option<(&[i32], &[i32])>,
 ) -> Result<Problem, String> {
     let name = family.name;
-    const Q_AXES: &str = "(batch, seq_q, heads, d)";
-    const KV_AXES: &str = "(batch, seq_k, kv_heads, d)";
-    let qs = check_tensor(name, "Q", q, Q_AXES)?;
-    let ks = check_tensor(name, "K", k, KV_AXES)?;
-    let vs = check_tensor(name, "V", v, KV_AXES)?;
+    let packed = seqlens.is_some();
+    let (q_axes, kv_axes) = if packed {
+        ("(total_q, heads, d)", "(total_k, kv_heads, d)")
+    } else {
+        ("(batch, seq_q, heads, d)", "(batch, seq_k, kv_heads, d)")
+    };
+    let qs = check_tensor(name, "Q", q, q_axes, packed)?;
+    let ks = check_tensor(name, "K", k, kv_axes, packed)?;
+    let vs = check_tensor(name, "V", v, kv_axes, packed)?;
+    // Shapes in the files' own rank.
+    let tuple = |s: [usize; 4]| {
+        if packed {
+            format!("({}, {}, {})", s[1], s[2], s[3])
+        } else {
+            tuple(s)
+        }
+    };
     let [batch, seq_q, heads, d] = qs;
     if !family.head_dims.contains(&d) {
         let built: Vec<String> = family.head_dims.iter().map(|d| d.to_string()).collect();
@@ -107,7 +143,7 @@ pub fn check_attention(
     for (axis, at) in [("batch", 0), ("d", 3)] {
         if ks[at] != qs[at] {
             return Err(format!(
-                "{name}: Q is {} {Q_AXES} and K {} {KV_AXES}: their {axis} differ",
+                "{name}: Q is {} {q_axes} and K {} {kv_axes}: their {axis} differ",
                 tuple(qs),
                 tuple(ks)
             ));
@@ -115,7 +151,7 @@ pub fn check_attention(
     }
     if vs != ks {
         return Err(format!(
-            "{name}: K is {} and V {} {KV_AXES}: V must have K's shape",
+            "{name}: K is {} and V {} {kv_axes}: V must have K's shape",
             tuple(ks),
             tuple(vs)
         ));
@@ -124,7 +160,7 @@ pub fn check_attention(
     let kv_heads = ks[2];
     if kv_heads != 0 && heads % kv_heads != 0 {
         return Err(format!(
-            "{name}: Q is {} {Q_AXES} and K {} {KV_AXES}: K's heads must divide Q's",
+            "{name}: Q is {} {q_axes} and K {} {kv_axes}: K's heads must divide Q's",
             tuple(qs),
             tuple(ks)
         ));
@@ -140,19 +176,49 @@ pub fn check_attention(
         bottom_right,
         window,
         scale: scale.unwrap_or(1.0 / (d as f32).sqrt()),
+        packed: None,
+    };
+    let p = match seqlens {
+        None => p,
+        Some((cu_q, cu_k)) => {
+            let p = Problem::packed(cu_q, cu_k, &p).map_err(|e| format!("{name}: {e}"))?;
+            let t = p.packed.unwrap_or(layout_gpu::attention::Packed {
+                total_q: 0,
+                total_k: 0,
+            });
+            if (t.total_q, t.total_k) != (qs[1], ks[1]) {
+                return Err(format!(
+                    "{name}: the cumulative offsets end at {} (Q) and {} (K); Q holds {} rows and K {}",
+                    t.total_q, t.total_k, qs[1], ks[1]
+                ));
+            }
+            p
+        }
     };
     family.launch_shape(&p).map_err(|e| e.to_string())?;
     Ok(p)
 }
 
-/// `--window`'s value: `LEFT,RIGHT`, two non-negative integers.
-pub fn parse_window(s: &str) -> Result<(usize, usize), String> {
-    let bad = || format!("--window '{s}' must be LEFT,RIGHT (two non-negative integers)");
-    let (l, r) = s.split_once(',').ok_or_else(bad)?;
-    match (l.trim().parse(), r.trim().parse()) {
-        (Ok(l), Ok(r)) => Ok((l, r)),
-        _ => Err(bad()),
+/// `--seqlens-q` or `--seqlens-k`'s file: a 1-D int32 array.
+fn read_seqlens(path: &std::path::Path, what: &str) -> Result<Vec<i32>, String> {
+    let a = npy::read(path)?;
+    let dtype = a.dtype_name();
+    match (a.shape.as_slice(), a.data) {
+        (&[_], Data::I32(x)) => Ok(x),
+        (shape, _) => Err(format!(
+            "{what} ({}) must be a 1-D int32 array of cumulative offsets; it is {shape:?} {dtype}",
+            path.display()
+        )),
     }
+}
+
+/// `--causal`'s value: which diagonal the mask is aligned with.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Causal {
+    /// Query i sees keys 0..=i (torch's `is_causal`).
+    TopLeft,
+    /// Query i sees keys 0..=i + seq_k - seq_q (FlashAttention's).
+    BottomRight,
 }
 
 /// `--scale`'s value: a finite number.
@@ -182,18 +248,20 @@ pub struct Args {
     pub v: PathBuf,
     /// Where to write O (.npy): Q's shape, float16, C-order.
     pub o: PathBuf,
-    /// Causal mask: query i sees keys 0..=i (top-left aligned).
-    #[arg(long)]
-    pub causal: bool,
-    /// With --causal or --window: aligned bottom-right (query i sees keys up
-    /// to i + seq_k - seq_q).
-    #[arg(long)]
-    pub bottom_right: bool,
-    /// A sliding window LEFT,RIGHT: query i sees keys i - LEFT ..= i +
-    /// RIGHT (shifted by seq_k - seq_q with --bottom-right); RIGHT 0 with
-    /// --causal.
-    #[arg(long, value_name = "LEFT,RIGHT")]
-    pub window: Option<String>,
+    /// Causal mask: query i sees keys 0..=i (top-left, the default) or
+    /// 0..=i + seq_k - seq_q (bottom-right).
+    #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "top-left")]
+    pub causal: Option<Causal>,
+    /// A sliding window: query i sees keys i - LEFT ..= i + RIGHT (aligned
+    /// as --causal says); RIGHT 0 with --causal.
+    #[arg(long, num_args = 2, value_names = ["LEFT", "RIGHT"])]
+    pub window: Option<Vec<usize>>,
+    /// Packed sequences: Q's cumulative offsets (.npy, int32, batch + 1).
+    #[arg(long, value_name = "FILE", requires = "seqlens_k")]
+    pub seqlens_q: Option<PathBuf>,
+    /// Packed sequences: K's cumulative offsets (.npy, int32, batch + 1).
+    #[arg(long, value_name = "FILE", requires = "seqlens_q")]
+    pub seqlens_k: Option<PathBuf>,
     /// The softmax scale (default 1/sqrt(d)).
     #[arg(long, value_name = "S", allow_hyphen_values = true)]
     pub scale: Option<String>,
@@ -215,6 +283,8 @@ pub struct AttentionJob {
     pub entry: String,
     /// The sizes, mask and scale.
     pub problem: Problem,
+    /// Packed sequences' cumulative offsets (Q's, K's).
+    pub seqlens: Option<(Vec<i32>, Vec<i32>)>,
     q: Vec<f16>,
     k: Vec<f16>,
     v: Vec<f16>,
@@ -234,12 +304,25 @@ pub fn prepare_attention(args: &Args) -> Result<AttentionJob, String> {
         npy::read(&args.k)?,
         npy::read(&args.v)?,
     );
-    let window = args.window.as_deref().map(parse_window).transpose()?;
+    // (clap takes exactly two values.)
+    let window = args.window.as_deref().map(|w| (w[0], w[1]));
+    let seqlens = match (&args.seqlens_q, &args.seqlens_k) {
+        (Some(q), Some(k)) => Some((
+            read_seqlens(q, "--seqlens-q")?,
+            read_seqlens(k, "--seqlens-k")?,
+        )),
+        _ => None,
+    };
     let problem = check_attention(
         family,
         (&q, &k, &v),
-        (args.causal, args.bottom_right, window),
+        (
+            args.causal.is_some(),
+            args.causal == Some(Causal::BottomRight),
+            window,
+        ),
         scale,
+        seqlens.as_ref().map(|(q, k)| (&q[..], &k[..])),
     )?;
     let half = |a: Array| match a.data {
         Data::F16(x) => Ok(x),
@@ -247,8 +330,9 @@ pub fn prepare_attention(args: &Args) -> Result<AttentionJob, String> {
     };
     Ok(AttentionJob {
         family,
-        entry: family.entry_name(problem.d, problem.masked()),
+        entry: family.entry_for(&problem),
         problem,
+        seqlens,
         q: half(q)?,
         k: half(k)?,
         v: half(v)?,
@@ -277,20 +361,48 @@ pub fn run_attention(job: &AttentionJob) -> Result<(), String> {
     let mut lse = stream.upload(&vec![f32::NAN; lens.lse]).map_err(text)?;
     let operands = (&dq, &dk, &dv);
     let run = AttentionLaunch::new(stream, &f, job.family, &p, operands).map_err(text)?;
-    run.launch(stream, &f, operands, &mut o, &mut lse)
-        .map_err(text)?;
+    let cu = match &job.seqlens {
+        Some((q, k)) => Some((
+            stream.upload(q).map_err(text)?,
+            stream.upload(k).map_err(text)?,
+        )),
+        None => None,
+    };
+    let mut once = || match &cu {
+        Some((cq, ck)) => run.launch_packed(stream, &f, operands, (cq, ck), &mut o, &mut lse),
+        None => run.launch(stream, &f, operands, &mut o, &mut lse),
+    };
+    once().map_err(text)?;
+    let ms = if job.time {
+        Some(timing::median_round(stream, || once().map_err(text))?)
+    } else {
+        None
+    };
     let out: Vec<f16> = stream.download(&o).map_err(text)?;
-    npy::write(&job.o, &[p.batch, p.seq_q, p.heads, p.d], &out)?;
-    if let Some(path) = &job.lse {
-        let l = stream.download(&lse).map_err(text)?;
-        npy::write(path, &[p.batch, p.heads, p.seq_q], &l)?;
-    }
-    if job.time {
-        let ms = timing::median_round(stream, || {
-            run.launch(stream, &f, operands, &mut o, &mut lse)
-                .map_err(text)
-        })?;
-        println!("{}", p.timing_line(&job.entry, ms));
+    let l = stream.download(&lse).map_err(text)?;
+    match (&job.seqlens, p.packed) {
+        (Some((q, k)), Some(t)) => {
+            npy::write(&job.o, &[t.total_q, p.heads, p.d], &out)?;
+            if let Some(path) = &job.lse {
+                npy::write(path, &[p.heads, t.total_q], &l)?;
+            }
+            if let Some(ms) = ms {
+                let tflops = p.packed_flops(q, k) / (f64::from(ms) * 1e-3) / 1e12;
+                println!(
+                    "{} sequences={} h={} total_q={} total_k={}: {ms:.3} ms, {tflops:.1} TFLOP/s",
+                    job.entry, p.batch, p.heads, t.total_q, t.total_k
+                );
+            }
+        }
+        _ => {
+            npy::write(&job.o, &[p.batch, p.seq_q, p.heads, p.d], &out)?;
+            if let Some(path) = &job.lse {
+                npy::write(path, &[p.batch, p.heads, p.seq_q], &l)?;
+            }
+            if let Some(ms) = ms {
+                println!("{}", p.timing_line(&job.entry, ms));
+            }
+        }
     }
     Ok(())
 }
@@ -327,7 +439,7 @@ mod tests {
     }
 
     fn check(q: &Array, k: &Array, v: &Array) -> Result<Problem, String> {
-        check_attention(fam(), (q, k, v), (false, false, None), None)
+        check_attention(fam(), (q, k, v), (false, false, None), None, None)
     }
 
     /// Grouped-query heads: K and V with fewer heads than Q, dividing
@@ -337,30 +449,95 @@ mod tests {
     fn grouped_query_heads() {
         let (q, kv) = (f16s(&[2, 77, 8, 128]), f16s(&[2, 130, 2, 128]));
         let sm90 = &FAMILIES[1];
-        let p = check_attention(sm90, (&q, &kv, &kv), (true, false, None), None).unwrap();
+        let p = check_attention(sm90, (&q, &kv, &kv), (true, false, None), None, None).unwrap();
         assert_eq!((p.heads, p.kv_heads), (8, 2));
         assert_eq!(p.lens().unwrap().kv, 2 * 130 * 2 * 128);
         assert_eq!(check(&q, &kv, &kv).map(|p| p.kv_heads), Ok(2));
         let kv3 = f16s(&[2, 130, 3, 128]);
         assert_eq!(
-            check_attention(sm90, (&q, &kv3, &kv3), (false, false, None), None),
+            check_attention(sm90, (&q, &kv3, &kv3), (false, false, None), None, None),
             Err("flash_attn_fwd_sm90: Q is (2, 77, 8, 128) (batch, seq_q, heads, d) and K (2, 130, 3, 128) (batch, seq_k, kv_heads, d): K's heads must divide Q's".into())
         );
     }
 
-    /// `--window`: two non-negative integers, or a one-line refusal.
+    /// The mask's options as the issue spells them: `--causal` alone
+    /// (top-left), `--causal top-left|bottom-right`, `--window LEFT
+    /// RIGHT` (two non-negative integers), and the two offset files
+    /// together or not at all; anything else is clap's refusal.
     #[test]
-    fn window_values() {
-        assert_eq!(parse_window("4096,0"), Ok((4096, 0)));
-        assert_eq!(parse_window(" 40 , 70 "), Ok((40, 70)));
-        for bad in ["4096", "-1,0", "a,b", ""] {
-            assert_eq!(
-                parse_window(bad),
-                Err(format!(
-                    "--window '{bad}' must be LEFT,RIGHT (two non-negative integers)"
-                ))
-            );
+    fn mask_and_packing_options() {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Cli {
+            #[command(flatten)]
+            a: Args,
         }
+        let parse = |extra: &[&str]| {
+            let mut argv = vec!["x", "k.ptx", "flash_attn_fwd", "q", "k", "v", "o"];
+            argv.extend_from_slice(extra);
+            Cli::try_parse_from(argv).map(|c| (c.a.causal, c.a.window, c.a.seqlens_q.is_some()))
+        };
+        assert_eq!(parse(&[]).unwrap(), (None, None, false));
+        assert_eq!(parse(&["--causal"]).unwrap().0, Some(Causal::TopLeft));
+        assert_eq!(
+            parse(&["--causal", "top-left"]).unwrap().0,
+            Some(Causal::TopLeft)
+        );
+        assert_eq!(
+            parse(&["--causal", "bottom-right"]).unwrap().0,
+            Some(Causal::BottomRight)
+        );
+        assert_eq!(
+            parse(&["--window", "4096", "0"]).unwrap().1,
+            Some(vec![4096, 0])
+        );
+        assert_eq!(
+            parse(&["--seqlens-q", "a.npy", "--seqlens-k", "b.npy"])
+                .unwrap()
+                .2,
+            true
+        );
+        for bad in [
+            &["--causal", "diagonal"][..],
+            &["--window", "4096"],
+            &["--window", "-1", "0"],
+            &["--window", "40,70"],
+            &["--seqlens-q", "a.npy"],
+            &["--bottom-right"],
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    /// Packed sequences: rank-3 tensors, offsets whose last values are
+    /// the tensors' rows, the `_varlen` entry; refusals name the mismatch.
+    #[test]
+    fn packed_sequences() {
+        let sm90 = &FAMILIES[1];
+        let (q, kv) = (f16s(&[305, 8, 128]), f16s(&[17, 2, 128]));
+        let (cq, ck) = ([0, 300, 300, 305], [0, 10, 17, 17]);
+        let p = check_attention(
+            sm90,
+            (&q, &kv, &kv),
+            (true, true, None),
+            None,
+            Some((&cq, &ck)),
+        )
+        .unwrap();
+        assert_eq!((p.batch, p.seq_q, p.seq_k, p.kv_heads), (3, 300, 10, 2));
+        assert_eq!(sm90.entry_for(&p), "flash_attn_fwd_sm90_varlen_d128_causal");
+        assert_eq!(
+            check_attention(sm90, (&q, &kv, &kv), (false, false, None), None, Some((&cq, &[0, 10, 17, 18]))),
+            Err("flash_attn_fwd_sm90: the cumulative offsets end at 305 (Q) and 18 (K); Q holds 305 rows and K 17".into())
+        );
+        assert_eq!(
+            check_attention(sm90, (&f16s(&[1, 305, 8, 128]), &kv, &kv), (false, false, None), None, Some((&cq, &ck))),
+            Err("flash_attn_fwd_sm90: Q must have rank 3 (total_q, heads, d); its shape is [1, 305, 8, 128]".into())
+        );
+        assert_eq!(
+            check_attention(sm90, (&q, &kv, &kv), (false, false, None), None, Some((&cq, &[0, 10, 9, 17]))),
+            Err("flash_attn_fwd_sm90: attention: the cumulative K offsets decrease at sequence 1 (10 then 9)".into())
+        );
     }
 
     #[test]
@@ -430,6 +607,7 @@ mod tests {
                 bottom_right: false,
                 window: None,
                 scale: 0.125,
+                packed: None,
             }
         );
         assert_eq!(
@@ -446,7 +624,8 @@ mod tests {
         );
         // d = 128, causal, an explicit scale, seq_q = 129, one key.
         let (q, kv) = (f16s(&[1, 129, 5, 128]), f16s(&[1, 1, 5, 128]));
-        let p = check_attention(fam(), (&q, &kv, &kv), (true, false, None), Some(-0.5)).unwrap();
+        let p =
+            check_attention(fam(), (&q, &kv, &kv), (true, false, None), Some(-0.5), None).unwrap();
         assert_eq!((p.seq_q, p.seq_k, p.causal, p.scale), (129, 1, true, -0.5));
         assert_eq!(
             fam().launch_shape(&p).ok(),
@@ -583,7 +762,7 @@ mod tests {
                 "flash_attn_fwd: batch = 16384, seq_q = 1073741824, seq_k = 1, heads = 4096, d = 64: the tensors are too large",
             ),
             (
-                check_attention(fam(), (&ok, &ok, &ok), (false, false, None), Some(f32::INFINITY)),
+                check_attention(fam(), (&ok, &ok, &ok), (false, false, None), Some(f32::INFINITY), None),
                 "flash_attn_fwd: the scale inf must be finite",
             ),
         ];
@@ -634,6 +813,7 @@ mod tests {
             bottom_right: false,
             window: None,
             scale: 0.1,
+            packed: None,
         };
         assert_eq!(p.flops(), 2.0 * 4.0 * 16.0 * 4096.0 * 4096.0 * 128.0);
         let full = Problem { causal: false, ..p };
@@ -673,9 +853,10 @@ mod tests {
             k: p(k),
             v: p(k),
             o: p("o.npy"),
-            causal: true,
-            bottom_right: false,
+            causal: Some(Causal::TopLeft),
             window: None,
+            seqlens_q: None,
+            seqlens_k: None,
             scale: scale.map(String::from),
             lse: Some(p("lse.npy")),
             time: false,

@@ -272,9 +272,10 @@ mod tests {
             k: "k.npy".into(),
             v: "v.npy".into(),
             o: o.into(),
-            causal: false,
-            bottom_right: false,
+            causal: None,
             window: None,
+            seqlens_q: None,
+            seqlens_k: None,
             scale: None,
             lse: None,
             time: false,
@@ -302,19 +303,21 @@ mod tests {
                 .unwrap()
                 .command,
             Some(Command::Attention(attention::Args {
-                causal: true,
+                causal: Some(attention::Causal::TopLeft),
                 scale: Some("0.3".into()),
                 lse: Some("lse.npy".into()),
                 time: true,
                 ..args("o.npy")
             }))
         );
-        // A negative scale is a value, not a flag; flags before operands.
+        // A negative scale is a value, not a flag; flags before operands
+        // (`--causal` then with its value).
         let cli = parse(&[
             "attention",
             "--scale",
             "-0.5",
             "--causal",
+            "bottom-right",
             "k.ptx",
             "flash_attn_fwd",
             "q.npy",
@@ -326,7 +329,7 @@ mod tests {
         assert_eq!(
             cli.command,
             Some(Command::Attention(attention::Args {
-                causal: true,
+                causal: Some(attention::Causal::BottomRight),
                 scale: Some("-0.5".into()),
                 ..args("o.npy")
             }))
@@ -390,7 +393,9 @@ mod tests {
             "K, V: (batch, seq_k, kv_heads, d) float16, C-order;",
             "O: (batch, seq_q, heads, d) float16, C-order.",
             "LSE (--lse): (batch, heads, seq_q) float32, C-order",
-            "--causal: query i sees keys 0..=i (top-left aligned",
+            "--causal [top-left|bottom-right]: query i sees keys",
+            "--window LEFT RIGHT: query i sees keys i - LEFT ..=",
+            "--seqlens-q FILE --seqlens-k FILE: packed sequences of",
             "Usage: attention [OPTIONS] <PTX> <KERNEL> <Q> <K> <V> <O>",
         ] {
             assert!(attention.contains(line), "{line} not in\n{attention}");

@@ -32,6 +32,8 @@ pub enum Data {
     U16(Vec<u16>),
     /// `uint8` (`|u1`): FP8 as its bits.
     U8(Vec<u8>),
+    /// `int32` (`<i4` or `>i4`): cumulative sequence offsets.
+    I32(Vec<i32>),
     /// Any other dtype: not read.
     Other,
 }
@@ -58,6 +60,7 @@ impl Array {
             Data::F16(_) => "float16".into(),
             Data::U16(_) => "uint16".into(),
             Data::U8(_) => "uint8".into(),
+            Data::I32(_) => "int32".into(),
             Data::Other => format!("'{}'", self.descr),
         }
     }
@@ -92,6 +95,7 @@ pub fn parse(bytes: &[u8]) -> Result<Array, String> {
         Some((TypeChar::Float, 2)) => Data::F16(npy.into_vec().map_err(|e| one_line(&e))?),
         Some((TypeChar::Uint, 2)) => Data::U16(npy.into_vec().map_err(|e| one_line(&e))?),
         Some((TypeChar::Uint, 1)) => Data::U8(npy.into_vec().map_err(|e| one_line(&e))?),
+        Some((TypeChar::Int, 4)) => Data::I32(npy.into_vec().map_err(|e| one_line(&e))?),
         _ => Data::Other,
     };
     Ok(Array {
@@ -284,8 +288,8 @@ mod tests {
         // Another dtype: its descriptor, no data.
         let a = parse(&npy_bytes("<f8", false, "(1, 1)", &1.0f64.to_le_bytes())).unwrap();
         assert_eq!((a.data, a.descr.as_str()), (Data::Other, "<f8"));
-        let a = parse(&npy_bytes("<i4", false, "(1,)", &7i32.to_le_bytes())).unwrap();
-        assert_eq!(a.dtype_name(), "'<i4'");
+        let a = parse(&npy_bytes("<i8", false, "(1,)", &7i64.to_le_bytes())).unwrap();
+        assert_eq!(a.dtype_name(), "'<i8'");
     }
 
     /// bf16 and FP8 travel as their bits: np.save of a uint16 array
@@ -302,7 +306,19 @@ mod tests {
             (a.data, a.shape),
             (Data::U16(vec![0x3f80, 0xc040]), vec![1, 2])
         );
-        let be: Vec<u8> = [0x3f80u16].iter().flat_map(|x| x.to_be_bytes()).collect();
+        // int32, both byte orders (np.array([0, 3, 70], '<i4')).
+        let le: Vec<u8> = [0i32, 3, 70].iter().flat_map(|x| x.to_le_bytes()).collect();
+        let a = parse(&npy_bytes("<i4", false, "(3,)", &le)).unwrap();
+        assert_eq!(
+            (a.dtype_name(), a.data),
+            ("int32".to_string(), Data::I32(vec![0, 3, 70]))
+        );
+        let be: Vec<u8> = [-2i32].iter().flat_map(|x| x.to_be_bytes()).collect();
+        assert_eq!(
+            parse(&npy_bytes(">i4", false, "(1,)", &be)).unwrap().data,
+            Data::I32(vec![-2])
+        );
+        let be = [0x3f, 0x80];
         let a = parse(&npy_bytes(">u2", false, "(1,)", &be)).unwrap();
         assert_eq!(a.data, Data::U16(vec![0x3f80]));
         let a = parse(&npy_bytes("|u1", true, "(2, 2)", &[0x38, 0x40, 0xb8, 0])).unwrap();

@@ -300,7 +300,14 @@ pub fn flash_attn_fwd<
             // No key: no row sees one (O = 0, LSE = -inf, as
             // FlashAttention defines them).
             let mut sm = OnlineSoftmax::<THREAD_ROWS>::new(scale);
-            epilogue::<D, CAUSAL, Out>(&[0f32; D], &mut sm, &p, outputs, (narrow(m0), narrow(tid)), rows);
+            epilogue::<D, CAUSAL, Out>(
+                &[0f32; D],
+                &mut sm,
+                &p,
+                outputs,
+                (narrow(m0), narrow(tid)),
+                rows,
+            );
             return;
         }
     }

@@ -16,10 +16,10 @@ use layout_core::atom::MmaAtom;
 use layout_core::instantiate;
 use layout_device::{
     block_idx_xyz, each, f16x2, fence_tensormap_acquire, grid_dim, setmaxnreg_dec, setmaxnreg_inc,
-    shfl_xor_reduce, sync_threads_divergent, Sequences, thread_idx, tma_load_3d, trap, warp_any,
+    shfl_xor_reduce, sync_threads_divergent, thread_idx, tma_load_3d, trap, warp_any,
     wgmma_commit_group, wgmma_fence, wgmma_m64n128k16_f32_f16, wgmma_m64n128k16_f32_f16_rs,
     wgmma_m64n64k16_f32_f16_rs, wgmma_wait_group, GlobalMut, Mbarrier, OnlineSoftmax,
-    PipelineTmaAsync, Smem,
+    PipelineTmaAsync, Sequences, Smem,
 };
 
 /// Rows of S (and O) a consumer thread holds: its accumulator's row slots.
