@@ -201,10 +201,10 @@ enum Seqs<'a> {
     Packed(&'a [(usize, usize)]),
 }
 
-/// One case: `mask` the mask's bounds (query i sees keys i + lower ..= i
-/// + offset; lower `i32::MIN` for none; `None` for no mask), counted from
-/// the bottom-right diagonal when its flag is set; every sequence against
-/// the f64 reference on its own.
+/// One case: `mask` the mask's bounds (query i sees keys from i + lower
+/// to i + offset; lower `i32::MIN` for none; `None` for no mask), counted
+/// from the bottom-right diagonal when its flag is set; every sequence
+/// against the f64 reference on its own.
 fn attention_run(
     d: usize,
     (mask, bottom_right): (Option<(isize, isize)>, bool),
