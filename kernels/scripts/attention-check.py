@@ -20,8 +20,8 @@ Then the forms real models use, with the same bound: grouped-query heads
 bottom-right (`--causal bottom-right`, including seq_q > seq_k: rows that
 see no key must be exactly O = 0 and LSE = -inf), sliding windows
 (`--window LEFT RIGHT`, wider than the sequence too), and packed sequences
-of their own lengths (`--seqlens-q`, `--seqlens-k`: ragged, 0 and 1 long),
-each sequence against the reference on its own.
+of their own lengths (`--seqlens-q`, `--seqlens-k`: ragged, 0 and 1 long), and (the Hopper
+kernel) head dimension 256; each sequence against the reference on its own.
 One line per case; exit code 1 if any case is off (the first offending
 entry named).
 """
@@ -198,6 +198,13 @@ FORMS = [
     ("packed bottom-right", [(70, 150), (200, 45), (5, 0), (1, 700)], 4, 1, 64, "bottom-right", None),
     ("packed window", [(400, 400), (90, 90), (1000, 1000)], 2, 2, 128, "bottom-right", (128, 0)),
 ]
+# Head dimension 256 (flash_attn_fwd_sm90 only).
+FORMS_256 = [
+    ("d 256", (2, 77, 300), 2, 2, 256, None, None),
+    ("d 256 causal GQA", (1, 513, 513), 8, 2, 256, "top-left", None),
+    ("d 256 bottom-right window", (1, 150, 700), 2, 1, 256, "bottom-right", (200, 0)),
+    ("d 256 packed", [(70, 150), (0, 30), (1, 1), (300, 0), (129, 300)], 4, 1, 256, "top-left", None),
+]
 
 
 def bounds_of(causal, window, sq, sk):
@@ -293,7 +300,8 @@ def main():
                 parts.append(f"{n_l} of {lse.size} LSE entries beyond the bound, first LSE{first_l}")
             print(f"{what}: MISMATCH, {'; '.join(parts)}; {stats}")
 
-        for label, seqs, h, hkv, d, causal, window in FORMS:
+        forms = FORMS + (FORMS_256 if args.kernel == "flash_attn_fwd_sm90" else [])
+        for label, seqs, h, hkv, d, causal, window in forms:
             what = f"{args.kernel} {label}: h={h} kv_heads={hkv} d={d} {seqs}"
             packed = isinstance(seqs, list)
             lens = seqs if packed else [(seqs[1], seqs[2])] * seqs[0]

@@ -71,7 +71,7 @@ pub const FAMILIES: [Family; 2] = [
         threads: sm90::threads,
         rows_per_block: sm90::bm,
         max_seq_q: sm90::max_seq_q,
-        smem_bytes: |_| sm90::SMEM_BYTES,
+        smem_bytes: sm90::smem_bytes,
         kind: FamilyKind::TensorMaps,
     },
 ];

@@ -13,7 +13,7 @@ pub const HGEMM_SMEM_BYTES: usize = <HGEMM_SMEM as layout_device::SharedBuffer>:
 layout_device::shared_memory!(
     /// `flash_attn_fwd_sm90`'s Q tile, K and V rings and barriers (the plan
     /// is `attention`'s).
-    pub extern static ATTN_SMEM: [u8; 164944]
+    pub extern static ATTN_SMEM: [u8; 197680]
 );
 const _: () = assert!(ATTN_SMEM_BYTES == crate::attention::SMEM_BYTES);
 /// [`ATTN_SMEM`]'s size in bytes.

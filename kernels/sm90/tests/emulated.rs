@@ -275,14 +275,16 @@ fn attention_run(
         (longest.div_ceil(bm(d)), nh, lens.len()),
         attention::threads(d),
     )
-    .shared_bytes(attention::SMEM_BYTES);
+    .shared_bytes(attention::smem_bytes(d));
     let dims = (seqs, nh as u32, nkv as u32);
     let os = (offset, lower, bottom_right, scale);
     let r = run(&launch, move || match (d, causal) {
         (64, false) => attention_body::<64, false, 4>(maps, (po, pl), dims, os),
         (64, true) => attention_body::<64, true, 4>(maps, (po, pl), dims, os),
         (128, false) => attention_body::<128, false, 2>(maps, (po, pl), dims, os),
-        _ => attention_body::<128, true, 2>(maps, (po, pl), dims, os),
+        (128, true) => attention_body::<128, true, 2>(maps, (po, pl), dims, os),
+        (256, false) => attention_body::<256, false, 1>(maps, (po, pl), dims, os),
+        _ => attention_body::<256, true, 1>(maps, (po, pl), dims, os),
     });
     if let Err(e) = r {
         panic!("{name}: {e}")
@@ -684,6 +686,31 @@ fn flash_attn_fwd_sm90_packed_sequences() {
         (Some((0, -1000)), true),
         Seqs::Packed(&lens[..4]),
         (1, 1),
+        0.3,
+    );
+}
+
+/// Head dimension 256 (Gemma's): one K/V stage, each tile's S, softmax and
+/// P·V in turn; partial tiles, both masks, grouped heads, a bottom-right
+/// window and packed sequences with empty ones, against the f64 reference.
+#[test]
+fn flash_attn_fwd_sm90_d256() {
+    attention_case(256, false, (1, 130, 150, 2), 0.3);
+    attention_case(256, true, (2, 45, 300, 1), -0.2);
+    attention_case_gqa(256, true, (1, 200, 77, 4, 2), 0.3);
+    attention_run(
+        256,
+        (Some((0, -100)), true),
+        Seqs::Planes(1, 150, 260),
+        (2, 1),
+        0.3,
+    );
+    let lens = [(70, 150), (0, 30), (1, 1), (130, 0), (129, 300)];
+    attention_run(
+        256,
+        (Some((0, i32::MIN as isize)), true),
+        Seqs::Packed(&lens),
+        (2, 1),
         0.3,
     );
 }

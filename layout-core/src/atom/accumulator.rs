@@ -169,10 +169,16 @@ const fn refuse(what: &str, c: Text) -> Text {
 
 /// Row `r`'s slot among thread `t`'s rows in order of first appearance,
 /// writing the rows into `rows`; how many there are.
-const fn thread_rows(c: &Tv, m: usize, t: usize, rows: &mut [usize; VALUE_CAP]) -> usize {
+const fn thread_rows(
+    c: &Tv,
+    m: usize,
+    t: usize,
+    rows: &mut [usize; VALUE_CAP],
+    limit: usize,
+) -> usize {
     let mut n = 0;
     let mut v = 0;
-    while v < c.values {
+    while v < c.values && n < limit {
         let r = c.at(t, v) % m;
         let mut s = 0;
         while s < n && rows[s] != r {
@@ -207,11 +213,11 @@ const fn derive_rows(c: Tv, text: Text, (m, n): (usize, usize)) -> Result<AccRow
     };
     // Every thread's values lie in its rows in one pattern (value -> slot).
     let mut first = [0; VALUE_CAP];
-    out.rows = thread_rows(&c, m, 0, &mut first);
+    out.rows = thread_rows(&c, m, 0, &mut first, VALUE_CAP);
     let mut t = 0;
     while t < c.threads {
         let mut rows = [0; VALUE_CAP];
-        if thread_rows(&c, m, t, &mut rows) != out.rows {
+        if thread_rows(&c, m, t, &mut rows, VALUE_CAP) != out.rows {
             return Err(refuse(
                 "acc_rows: threads hold values in different numbers of rows",
                 text,
@@ -244,8 +250,10 @@ const fn derive_rows(c: Tv, text: Text, (m, n): (usize, usize)) -> Result<AccRow
         let mut t = 0;
         while t < c.threads && same {
             let (mut r0, mut r1) = ([0; VALUE_CAP], [0; VALUE_CAP]);
-            thread_rows(&c, m, t, &mut r0);
-            thread_rows(&c, m, t ^ (1 << b), &mut r1);
+            // (Every thread's rows were counted above: the first
+            // `out.rows` found are all of them.)
+            thread_rows(&c, m, t, &mut r0, out.rows);
+            thread_rows(&c, m, t ^ (1 << b), &mut r1, out.rows);
             let mut s = 0;
             while s < out.rows {
                 same = same && r0[s] == r1[s];
@@ -272,7 +280,7 @@ const fn derive_rows(c: Tv, text: Text, (m, n): (usize, usize)) -> Result<AccRow
         let mut s = 0;
         while s < out.rows {
             let mut r = [0; VALUE_CAP];
-            thread_rows(&c, m, t, &mut r);
+            thread_rows(&c, m, t, &mut r, out.rows);
             let mut cols_s = 0;
             let mut g = 0;
             while g < c.threads {

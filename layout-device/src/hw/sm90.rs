@@ -144,6 +144,14 @@ wgmma_f32_f16_rs!(
     wgmma_m64n128k16_f32_f16_rs, SM90_64x128x16_F32F16F16_RS, 64
 );
 
+wgmma_f32_f16_rs!(
+    /// `wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16` with A in
+    /// registers (the atom `SM90_64x256x16_F32F16F16_RS`), as
+    /// [`wgmma_m64n64k16_f32_f16_rs`] with a 256 x 16 B and 128
+    /// accumulators a thread.
+    wgmma_m64n256k16_f32_f16_rs, SM90_64x256x16_F32F16F16_RS, 128
+);
+
 wgmma_f32_f16!(
     /// `wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16` (the atom
     /// `SM90_64x64x16_F32BF16BF16_SS`): [`wgmma_m64n64k16_f32_f16`] with

@@ -37,7 +37,9 @@ whether the sequences are packed):
                   O: (batch, seq_q, heads, d) float16, C-order.
                   LSE (--lse): (batch, heads, seq_q) float32, C-order: the
                   natural log of each row's sum of exp(scale * q.k).
-                  d = 64 or 128; batch and heads 1..=65535; seq_q, seq_k >= 1.
+                  d = 64 or 128 (flash_attn_fwd), 64, 128 or 256
+                  (flash_attn_fwd_sm90); batch and heads 1..=65535;
+                  seq_q, seq_k >= 1.
                   --causal [top-left|bottom-right]: query i sees keys
                   0..=i (top-left, torch's is_causal; the default), or
                   0..=i + seq_k - seq_q (bottom-right, FlashAttention's);
@@ -56,7 +58,8 @@ whether the sequences are packed):
   flash_attn_fwd_sm90
                   The same on Hopper (sm_90a: layout_kernels_sm90.ptx):
                   entry points flash_attn_fwd_sm90_d64, flash_attn_fwd_sm90_d128,
-                  their _causal and _varlen forms; the same tensors and options.
+                  flash_attn_fwd_sm90_d256, their _causal and _varlen forms;
+                  the same tensors and options.
 Inputs go to the kernel as stored: another dtype, rank, storage order or
 shape is refused (exit code 2), never converted or padded.
 --time: after the run, 5 rounds (each after 100 ms idle: 2 warm-up launches,

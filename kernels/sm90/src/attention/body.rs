@@ -9,17 +9,18 @@
 
 use super::{
     barriers_at, bm, consumer_registers, consumers, first_row, k_at, k_desc, kv_bytes, kv_tiles,
-    max_seq_q, q_bytes, q_desc, v_at, v_desc, SAtom, BN, CHUNK, PRODUCER_REGISTERS, P_OF_S, S_ROWS,
+    max_seq_q, o_row, q_bytes, q_desc, smem_bytes, v_at, v_desc, PvAtom256, SAtom, BN, CHUNK,
+    PRODUCER_REGISTERS, P_OF_S, S_ROWS,
 };
-use crate::smem::{ATTN_SMEM, ATTN_SMEM_BYTES};
+use crate::smem::ATTN_SMEM;
 use layout_core::atom::MmaAtom;
 use layout_core::instantiate;
 use layout_device::{
     block_idx_xyz, each, f16x2, fence_tensormap_acquire, grid_dim, setmaxnreg_dec, setmaxnreg_inc,
     shfl_xor_reduce, sync_threads_divergent, thread_idx, tma_load_3d, trap, warp_any,
     wgmma_commit_group, wgmma_fence, wgmma_m64n128k16_f32_f16, wgmma_m64n128k16_f32_f16_rs,
-    wgmma_m64n64k16_f32_f16_rs, wgmma_wait_group, GlobalMut, Mbarrier, OnlineSoftmax,
-    PipelineTmaAsync, Sequences, Smem,
+    wgmma_m64n256k16_f32_f16_rs, wgmma_m64n64k16_f32_f16_rs, wgmma_wait_group, GlobalMut, Mbarrier,
+    OnlineSoftmax, PipelineTmaAsync, Sequences, Smem,
 };
 
 /// Rows of S (and O) a consumer thread holds: its accumulator's row slots.
@@ -80,7 +81,7 @@ fn each_s(mut f: impl FnMut(usize)) {
 /// the barriers initialised; then warpgroup 0 produces and the others
 /// consume. The mask's bounds are taken from the top-left diagonal, or
 /// from the bottom-right one when `bottom_right`.
-#[instantiate((64, false, 4), (64, true, 4), (128, false, 2), (128, true, 2))]
+#[instantiate((64, false, 4), (64, true, 4), (128, false, 2), (128, true, 2), (256, false, 1), (256, true, 1))]
 #[inline(always)]
 pub fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
     (map_q, map_k, map_v): (u64, u64, u64),
@@ -141,7 +142,8 @@ pub fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
     };
     // -bm(D) < m0 < seq_q: an i32 (rows before 0 read zeros, are never stored).
     let m0 = m0 as i32;
-    let all = Smem::window::<ATTN_SMEM>(0, ATTN_SMEM_BYTES / 4);
+    // The launch gives `smem_bytes(D)` (the buffer's size is the largest).
+    let all = Smem::window::<ATTN_SMEM>(0, smem_bytes(D) / 4);
     let skip = ((1024 - all.address() % 1024) % 1024 / 4) as usize;
     let base = all.address() + 4 * skip as u32;
     let bars = skip + barriers_at(D) / 4;
@@ -203,7 +205,7 @@ pub fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
 /// boxes of 64 columns of head h's D (K/V head `h_kv`'s for K and V) and
 /// 128 rows of plane `b` (rows outside the plane read zeros; rows of the
 /// next packed sequence are masked or never stored).
-#[instantiate((64, 4), (128, 2))]
+#[instantiate((64, 4), (128, 2), (256, 1))]
 #[inline(always)]
 fn produce<const D: usize, const S: usize>(
     (map_q, map_k, map_v): (u64, u64, u64),
@@ -257,7 +259,7 @@ fn produce<const D: usize, const S: usize>(
 /// softmax runs while P·V does, and O is rescaled once P·V is done. (Each
 /// `wgmma` issued unconditionally in its stretch: ptxas serializes them
 /// where it cannot tell which group is in flight.)
-#[instantiate((64, false, 4), (64, true, 4), (128, false, 2), (128, true, 2))]
+#[instantiate((64, false, 4), (64, true, 4), (128, false, 2), (128, true, 2), (256, false, 1), (256, true, 1))]
 #[inline(always)]
 fn consume<const D: usize, const CAUSAL: bool, const S: usize>(
     c: &Consumer,
@@ -272,6 +274,36 @@ fn consume<const D: usize, const CAUSAL: bool, const S: usize>(
     let mut sm = OnlineSoftmax::<ROWS>::new(scale);
     let mut s = const { [0f32; 64] };
     let mut pf = const { [[0u32; 4]; BN / 16] };
+    if D == 256 {
+        // O's 128 accumulators leave no registers for tile n's S beside
+        // tile n - 1's P: each tile's S, softmax and P·V in turn (the
+        // producer loads the next K while they run).
+        for n in first..tiles {
+            let kslot = kc.wait();
+            wgmma_fence();
+            s_gemm::<D>(&mut s, kslot.stage(), c);
+            wgmma_commit_group();
+            wgmma_wait_group::<0>();
+            if c.wg_thread % 32 == 0 {
+                kc.release(kslot);
+            }
+            let (grown, corr) = softmax::<CAUSAL>(&mut s, n, &mut sm, c, p);
+            if grown {
+                rescale::<D>(&mut acc_o, &corr);
+            }
+            pack(&s, &mut pf);
+            let vslot = vc.wait();
+            wgmma_fence();
+            pv_gemm::<D>(&mut acc_o, &pf, vslot.stage(), c);
+            wgmma_commit_group();
+            wgmma_wait_group::<0>();
+            if c.wg_thread % 32 == 0 {
+                vc.release(vslot);
+            }
+        }
+        epilogue::<D>(&acc_o, &mut sm, out, c, p);
+        return;
+    }
     if first >= tiles {
         // No row of the block sees a key (a bottom-right mask on fewer
         // keys than queries): O = 0 and the log-sum-exp -inf, as
@@ -310,12 +342,7 @@ fn consume<const D: usize, const CAUSAL: bool, const S: usize>(
         }
         // O (through tile n - 1) against the reference tile n moved to.
         if grown {
-            each::<{ D / 32 }>(|i| {
-                each::<16>(|j| {
-                    let v = 16 * i + j;
-                    acc_o[v] *= corr[S_ROWS.row_of[v]];
-                })
-            });
+            rescale::<D>(&mut acc_o, &corr);
         }
         pack(&s, &mut pf);
     }
@@ -330,8 +357,21 @@ fn consume<const D: usize, const CAUSAL: bool, const S: usize>(
     epilogue::<D>(&acc_o, &mut sm, out, c, p);
 }
 
+/// O's accumulators against the reference the softmax moved to: each
+/// times its row's factor.
+#[instantiate(64, 128, 256)]
+#[inline(always)]
+fn rescale<const D: usize>(acc_o: &mut [f32], corr: &[f32; ROWS]) {
+    each::<{ D / 32 }>(|i| {
+        each::<16>(|j| {
+            let v = 16 * i + j;
+            acc_o[v] *= corr[o_row(v)];
+        })
+    });
+}
+
 /// S = Q·Kᵀ for the K tile in ring stage `stage`, issued (not waited for).
-#[instantiate(64, 128)]
+#[instantiate(64, 128, 256)]
 #[inline(always)]
 fn s_gemm<const D: usize>(s: &mut [f32; 64], stage: u32, c: &Consumer) {
     let k_addr = c.base + k_at(D, stage as usize) as u32;
@@ -348,23 +388,26 @@ fn s_gemm<const D: usize>(s: &mut [f32; 64], stage: u32, c: &Consumer) {
 
 /// O += P·V for the V tile in ring stage `stage` (N-major: the transpose
 /// bit), issued; P's A fragment kk is 16 keys.
-#[instantiate(64, 128)]
+#[instantiate(64, 128, 256)]
 #[inline(always)]
 fn pv_gemm<const D: usize>(acc_o: &mut [f32], p: &[[u32; 4]; BN / 16], stage: u32, c: &Consumer) {
     let v_addr = c.base + v_at(D, stage as usize) as u32;
     each::<{ BN / 16 }>(|kk| {
         let dv = v_desc::<D>(v_addr, kk as u32).bits();
         // (Both forms type-check in each copy; the other is never taken.)
-        if D == 64 {
-            match (&mut acc_o[..]).try_into() {
+        match D {
+            64 => match (&mut acc_o[..]).try_into() {
                 Ok(acc) => wgmma_m64n64k16_f32_f16_rs::<true>(p[kk], dv, acc, true),
                 Err(_) => trap(),
-            }
-        } else {
-            match (&mut acc_o[..]).try_into() {
+            },
+            128 => match (&mut acc_o[..]).try_into() {
                 Ok(acc) => wgmma_m64n128k16_f32_f16_rs::<true>(p[kk], dv, acc, true),
                 Err(_) => trap(),
-            }
+            },
+            _ => match (&mut acc_o[..]).try_into() {
+                Ok(acc) => wgmma_m64n256k16_f32_f16_rs::<true>(p[kk], dv, acc, true),
+                Err(_) => trap(),
+            },
         }
     });
 }
@@ -440,7 +483,7 @@ fn pack(s: &[f32; 64], p: &mut [[u32; 4]; BN / 16]) {
 /// The epilogue: the rows' sums (each lane held its columns' share), O /
 /// sum as f16 pairs (values v and v + 1, v even, are adjacent columns of
 /// one row), the log-sum-exp of the rows inside Q.
-#[instantiate(64, 128)]
+#[instantiate(64, 128, 256)]
 #[inline(always)]
 fn epilogue<const D: usize>(
     acc_o: &[f32],
@@ -450,8 +493,17 @@ fn epilogue<const D: usize>(
     p: &Problem,
 ) {
     let inv = sm.finish(|x| shfl_xor_reduce(x, S_ROWS.xor(), |a, b| a + b));
-    // O's C layout is S's on O's D / 2 values (`attention`'s tests).
+    // O's C layout is S's on O's D / 2 values below d = 256 (`attention`'s
+    // tests), its own P·V atom's at d = 256.
     let co = <SAtom as MmaAtom>::CLayout::default();
+    let co256 = <PvAtom256 as MmaAtom>::CLayout::default();
+    let o_at = |t: usize, v: usize| {
+        if D == 256 {
+            co256.crd2idx((t, v))
+        } else {
+            co.crd2idx((t, v))
+        }
+    };
     let o32 = match layout_core::tensor::memory::Memory::window(o, 0, o.len() & !1) {
         Some(even) => even.cast::<u32>(),
         None => trap(),
@@ -462,7 +514,7 @@ fn epilogue<const D: usize>(
         p.plane * p.rows + p.q0,
         (p.plane * heads + h) * p.rows + p.q0,
     );
-    let o_offset = co.crd2idx((c.wg_thread, 0usize));
+    let o_offset = o_at(c.wg_thread, 0);
     let (orow, ocol) = (
         c.m0 + 64 * c.warpgroup as i32 + (o_offset % 64) as i32,
         o_offset / 64,
@@ -470,11 +522,11 @@ fn epilogue<const D: usize>(
     each::<{ D / 32 }>(|i| {
         each::<8>(|j| {
             let v = 16 * i + 2 * j;
-            let qv = co.crd2idx((0usize, v));
+            let qv = o_at(0, v);
             let (row, col) = (orow + (qv % 64) as i32, ocol + qv / 64);
             if row >= 0 && row < seq_q as i32 {
                 let row = row as usize;
-                let r = S_ROWS.row_of[v];
+                let r = o_row(v);
                 let word = f16x2(acc_o[v] * inv[r], acc_o[v + 1] * inv[r]);
                 o32.st((((o_row0 + row) * heads + h) * D + col) / 2, word);
             }

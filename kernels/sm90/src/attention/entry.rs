@@ -22,7 +22,7 @@ macro_rules! attention_entries {
         /// sliding window's), a row seeing no key O = 0 and LSE -inf; the
         /// others ignore both.
         /// Launch: grid (ceil(seq_q / bm(d)), heads, batch) (another x
-        /// traps), `threads(d)` threads, `crate::attention::SMEM_BYTES` of
+        /// traps), `threads(d)` threads, `crate::attention::smem_bytes(d)` of
         /// dynamic shared memory (`crate::attention`'s functions of d).
         ///
         /// # Safety
@@ -127,6 +127,8 @@ attention_entries! {
     flash_attn_fwd_sm90_d64_causal: 64, true, 4;
     flash_attn_fwd_sm90_d128: 128, false, 2;
     flash_attn_fwd_sm90_d128_causal: 128, true, 2;
+    flash_attn_fwd_sm90_d256: 256, false, 1;
+    flash_attn_fwd_sm90_d256_causal: 256, true, 1;
 }
 
 attention_entries! {
@@ -135,4 +137,6 @@ attention_entries! {
     flash_attn_fwd_sm90_varlen_d64_causal: 64, true, 4;
     flash_attn_fwd_sm90_varlen_d128: 128, false, 2;
     flash_attn_fwd_sm90_varlen_d128_causal: 128, true, 2;
+    flash_attn_fwd_sm90_varlen_d256: 256, false, 1;
+    flash_attn_fwd_sm90_varlen_d256_causal: 256, true, 1;
 }

@@ -35,7 +35,8 @@ use layout_core::algebra::swizzle::{ComposedLayout, Swizzle};
 use layout_core::atom::accumulator::{acc_as_a, acc_rows, AccAsA, AccRows};
 use layout_core::atom::gmma::{make_gmma_desc, GmmaDescriptor, GmmaTile, MnMajor};
 use layout_core::atom::{
-    SM90_64x128x16_F32F16F16_RS, SM90_64x128x16_F32F16F16_SS, SM90_64x64x16_F32F16F16_RS,
+    SM90_64x128x16_F32F16F16_RS, SM90_64x128x16_F32F16F16_SS, SM90_64x256x16_F32F16F16_RS,
+    SM90_64x64x16_F32F16F16_RS,
 };
 use layout_core::layout_type;
 
@@ -74,7 +75,7 @@ pub const fn threads(d: usize) -> usize {
 /// Keys per K/V tile (S's N).
 pub const BN: usize = 128;
 /// The head dimensions built.
-pub const HEAD_DIMS: [usize; 2] = [64, 128];
+pub const HEAD_DIMS: [usize; 3] = [64, 128, 256];
 /// Halves of the head dimension per TMA box: one 128-byte swizzle row.
 pub const CHUNK: usize = 64;
 
@@ -84,14 +85,18 @@ pub type SAtom = SM90_64x128x16_F32F16F16_SS;
 pub type PvAtom64 = SM90_64x64x16_F32F16F16_RS;
 /// P·V's atom at d = 128.
 pub type PvAtom128 = SM90_64x128x16_F32F16F16_RS;
+/// P·V's atom at d = 256.
+pub type PvAtom256 = SM90_64x256x16_F32F16F16_RS;
 
 /// Which of a thread's S values share a row and the lanes holding the rest
 /// of it (derived from S's C layout at compile time).
 pub const S_ROWS: AccRows = acc_rows::<SAtom>();
 /// The same for O's accumulators at d = 64 ...
 pub const O_ROWS_64: AccRows = acc_rows::<PvAtom64>();
-/// ... and at d = 128.
+/// ... at d = 128 ...
 pub const O_ROWS_128: AccRows = acc_rows::<PvAtom128>();
+/// ... and at d = 256.
+pub const O_ROWS_256: AccRows = acc_rows::<PvAtom256>();
 /// Where P·V's A fragments (16 keys each) lie among S's accumulators:
 /// derived at compile time from the two atoms' layouts (a refusal is a
 /// compile error). The P·V atom's N does not enter: its A layout is the
@@ -99,22 +104,32 @@ pub const O_ROWS_128: AccRows = acc_rows::<PvAtom128>();
 pub const P_OF_S: AccAsA = acc_as_a::<SAtom, PvAtom64>();
 const _: () = {
     assert!(P_OF_S.blocks == BN / 16 && P_OF_S.values == 8 && P_OF_S.atoms == 1);
-    // O's accumulators lie in the same row slots as S's first D / 2: the
-    // softmax's per-slot statistics serve both.
+    // O's accumulator v lies in S's value v % 64's row slot (S's first D
+    // / 2 values below d = 256): the softmax's per-slot statistics serve
+    // both ([`o_row`]).
     let mut v = 0;
-    while v < 64 {
-        assert!(O_ROWS_128.row_of[v] == S_ROWS.row_of[v]);
+    while v < 128 {
+        assert!(O_ROWS_256.row_of[v] == S_ROWS.row_of[v % 64]);
+        assert!(v >= 64 || O_ROWS_128.row_of[v] == S_ROWS.row_of[v]);
         assert!(v >= 32 || O_ROWS_64.row_of[v] == S_ROWS.row_of[v]);
         v += 1;
     }
+    assert!(O_ROWS_256.rows == S_ROWS.rows && O_ROWS_256.values == 128);
 };
 
-/// K/V stages per ring: four at d = 64, two at d = 128.
+/// The row slot of O's accumulator `v` (S's value `v % 64`'s: checked
+/// against every P·V atom at compile time).
+pub const fn o_row(v: usize) -> usize {
+    S_ROWS.row_of[v % 64]
+}
+
+/// K/V stages per ring: four at d = 64, two at d = 128, one at d = 256
+/// (its Q, K and V tiles take 192 KiB).
 pub const fn stages(d: usize) -> usize {
-    if d == 64 {
-        4
-    } else {
-        2
+    match d {
+        64 => 4,
+        128 => 2,
+        _ => 1,
     }
 }
 
@@ -149,9 +164,15 @@ pub const fn plan_bytes(d: usize) -> usize {
     barriers_at(d) + 16 + 2 * 16 * stages(d)
 }
 
-/// The dynamic shared memory every entry point asks for: the larger plan
-/// and up to 1023 bytes to reach the swizzle's 1024-byte alignment.
-pub const SMEM_BYTES: usize = max(plan_bytes(64), plan_bytes(128)) + 1024;
+/// The dynamic shared memory the entry points of head dimension `d` ask
+/// for: the plan and up to 1023 bytes to reach the swizzle's 1024-byte
+/// alignment.
+pub const fn smem_bytes(d: usize) -> usize {
+    plan_bytes(d) + 1024
+}
+
+/// The shared buffer's size: the largest plan's [`smem_bytes`].
+pub const SMEM_BYTES: usize = max(max(smem_bytes(64), smem_bytes(128)), smem_bytes(256));
 
 const fn max(a: usize, b: usize) -> usize {
     if a > b {
@@ -207,6 +228,8 @@ pub type VTile64 = ComposedLayout<Swizzle<3, 3, 3>, layout_type!((64,16):(1,64))
 /// V's K-step at d = 128: two 64-wide boxes of the head dimension, one
 /// tile of `BN` keys (16 KiB) apart.
 pub type VTile128 = ComposedLayout<Swizzle<3, 3, 3>, layout_type!(((64,2),16):((1,8192),64))>;
+/// V's K-step at d = 256: four such boxes.
+pub type VTile256 = ComposedLayout<Swizzle<3, 3, 3>, layout_type!(((64,4),16):((1,8192),64))>;
 
 /// The matrix descriptor of an N-major (`MnMajor`) tile at `address`, by
 /// the typed algebra as [`desc`] (K-major) is.
@@ -240,10 +263,10 @@ pub fn k_desc(at: u32, ks: u32) -> GmmaDescriptor {
 #[inline(always)]
 pub fn v_desc<const D: usize>(at: u32, kk: u32) -> GmmaDescriptor {
     let a = at + kk * 16 * 128;
-    if D == 64 {
-        desc_mn::<VTile64>(a)
-    } else {
-        desc_mn::<VTile128>(a)
+    match D {
+        64 => desc_mn::<VTile64>(a),
+        128 => desc_mn::<VTile128>(a),
+        _ => desc_mn::<VTile256>(a),
     }
 }
 
@@ -326,6 +349,28 @@ pub const FLASH_ATTN_FWD_SM90_D128_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
 /// As at d = 128.
 pub const FLASH_ATTN_FWD_SM90_D128_CAUSAL_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
     &[("wgmma.mma_async", 32), ("cp.async.bulk.tensor", 6)];
+/// `flash_attn_fwd_sm90_d256*`: a producer and two consumer warpgroups.
+pub const FLASH_ATTN_FWD_SM90_D256_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// As at d = 256.
+pub const FLASH_ATTN_FWD_SM90_D256_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// d = 256: one K/V stage and no overlap of a tile's S with the last
+/// one's P·V (O's 128 accumulators leave no room for both): S by 16 SS
+/// `wgmma`s, P·V by 8 RS, each written once; four boxes each of Q, K, V.
+pub const FLASH_ATTN_FWD_SM90_D256_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
+    &[("wgmma.mma_async", 24), ("cp.async.bulk.tensor", 12)];
+/// As at d = 256.
+pub const FLASH_ATTN_FWD_SM90_D256_CAUSAL_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
+    &[("wgmma.mma_async", 24), ("cp.async.bulk.tensor", 12)];
+/// As the planes form.
+pub const FLASH_ATTN_FWD_SM90_VARLEN_D256_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// As the planes form.
+pub const FLASH_ATTN_FWD_SM90_VARLEN_D256_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// As the planes form.
+pub const FLASH_ATTN_FWD_SM90_VARLEN_D256_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
+    &[("wgmma.mma_async", 24), ("cp.async.bulk.tensor", 12)];
+/// As the planes form.
+pub const FLASH_ATTN_FWD_SM90_VARLEN_D256_CAUSAL_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
+    &[("wgmma.mma_async", 24), ("cp.async.bulk.tensor", 12)];
 /// The `_varlen` entries (packed sequences): as the planes forms.
 pub const FLASH_ATTN_FWD_SM90_VARLEN_D64_LAUNCH_BOUNDS: (u32, u32) = (512, 1);
 /// As the planes form.
