@@ -491,6 +491,44 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// `Problem::packed` on any offsets: a problem exactly when both
+        /// start at 0, never decrease and are as many (at least 2), and
+        /// then its sequences, longest lengths and totals are the
+        /// offsets'; a launch shape or a refusal, never a panic.
+        #[test]
+        fn packed_problems_from_any_offsets(
+            cu_q in proptest::collection::vec(-3i32..400, 0..6),
+            cu_k in proptest::collection::vec(-3i32..400, 0..6),
+        ) {
+            let t = problem(1, 1, 1, 4, 128);
+            let valid = |cu: &[i32]| cu.first() == Some(&0) && cu.windows(2).all(|w| w[0] <= w[1]);
+            let ok = cu_q.len() == cu_k.len() && cu_q.len() >= 2 && valid(&cu_q) && valid(&cu_k);
+            match Problem::packed(&cu_q, &cu_k, &t) {
+                Ok(p) => {
+                    proptest::prop_assert!(ok);
+                    let longest = |cu: &[i32]| cu.windows(2).map(|w| (w[1] - w[0]) as usize).max().unwrap();
+                    proptest::prop_assert_eq!(p.batch, cu_q.len() - 1);
+                    proptest::prop_assert_eq!((p.seq_q, p.seq_k), (longest(&cu_q), longest(&cu_k)));
+                    proptest::prop_assert_eq!(
+                        p.packed,
+                        Some(Packed { total_q: *cu_q.last().unwrap() as usize, total_k: *cu_k.last().unwrap() as usize })
+                    );
+                    for f in &FAMILIES {
+                        if let Ok(s) = f.launch_shape(&p) {
+                            proptest::prop_assert_eq!(s.grid.2 as usize, p.batch);
+                            proptest::prop_assert!(s.grid.0 as usize * (f.rows_per_block)(128) >= p.seq_q.max(1));
+                        }
+                    }
+                }
+                Err(e) => {
+                    proptest::prop_assert!(!ok, "{}", e);
+                    proptest::prop_assert!(e.to_string().starts_with("attention: the cumulative"));
+                }
+            }
+        }
+    }
+
     /// Packed sequences: one plane of every row (the lengths), a grid of
     /// the longest sequence's row blocks by the sequences, the `_varlen`
     /// entries, the window's bounds left to the kernel's alignment.
