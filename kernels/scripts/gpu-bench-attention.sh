@@ -27,3 +27,9 @@ fi
 echo "## flash_attn_fwd[_sm90] (gpu-runner attention --time) and torch's scaled_dot_product_attention, BSHD f16"
 timeout 900 python3 "$here/attention-anchors.py" --runner "$bin/gpu-runner" --ptx "$bin/layout_kernels.ptx" "${sm90[@]}" ||
     echo "attention-anchors failed: $?"
+if [ -f "$bin/layout_kernels_sm90.ptx" ]; then
+    echo "## the forms real models use (GQA, packed sequences, d = 256, a sliding window) and their anchors"
+    timeout 900 python3 "$here/attention-forms-anchors.py" --runner "$bin/gpu-runner" \
+        --sm90-ptx "$bin/layout_kernels_sm90.ptx" --ptx "$bin/layout_kernels.ptx" ||
+        echo "attention-forms-anchors failed: $?"
+fi

@@ -44,6 +44,8 @@ for n in (4096, 8192):
     ms = sorted(rounds)[2]
     print(f"cuBLAS hgemm A·Bᵀ {n}^3: {ms:.4f} ms (median of 5 rounds), {2 * n**3 / ms / 1e9:.1f} TFLOP/s")
 PY
+echo "## torch's counterparts of the bf16, bias-GELU, FP8 and grouped GEMM entries"
+timeout 300 python3 "$here/gemm-anchors-sm90.py" || echo "gemm-anchors-sm90 failed: $?"
 if [ -n "$cutlass" ]; then
     echo "## CuTe's Hopper tutorial GEMM (nvcc -O3 -arch=sm_90a)"
     tmp=$(mktemp -d)
