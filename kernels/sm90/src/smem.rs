@@ -11,13 +11,24 @@ const _: () = assert!(HGEMM_SMEM_BYTES == crate::hgemm::SMEM_BYTES);
 pub const HGEMM_SMEM_BYTES: usize = <HGEMM_SMEM as layout_device::SharedBuffer>::BYTES;
 
 layout_device::shared_memory!(
-    /// `flash_attn_fwd_sm90`'s Q tile, K and V rings and barriers (the plan
-    /// is `attention`'s).
-    pub extern static ATTN_SMEM: [u8; 197680]
+    /// `flash_attn_fwd_sm90`'s Q tile, K and V rings and barriers at d = 64
+    /// and 128 (the plan is `attention`'s).
+    pub extern static ATTN_SMEM: [u8; 164944]
 );
-const _: () = assert!(ATTN_SMEM_BYTES == crate::attention::SMEM_BYTES);
+const _: () = assert!(
+    ATTN_SMEM_BYTES == crate::attention::smem_bytes(64)
+        && ATTN_SMEM_BYTES == crate::attention::smem_bytes(128)
+);
 /// [`ATTN_SMEM`]'s size in bytes.
 pub const ATTN_SMEM_BYTES: usize = <ATTN_SMEM as layout_device::SharedBuffer>::BYTES;
+
+layout_device::shared_memory!(
+    /// The same at d = 256.
+    pub extern static ATTN_SMEM_256: [u8; 197680]
+);
+const _: () = assert!(ATTN_SMEM_256_BYTES == crate::attention::smem_bytes(256));
+/// [`ATTN_SMEM_256`]'s size in bytes.
+pub const ATTN_SMEM_256_BYTES: usize = <ATTN_SMEM_256 as layout_device::SharedBuffer>::BYTES;
 
 layout_device::shared_memory!(
     /// The TMA-store epilogue's entries: `hgemm_sm90`'s plan and the

@@ -11,7 +11,7 @@ use layout_kernels_sm90::bodies::{
     attention_body, gemm_body, gemm_grouped_body, hgemm_body, COut, Groups,
 };
 use layout_kernels_sm90::hgemm::{ceil_div, BK, BN, FORMS};
-use layout_kernels_sm90::smem::{GEMM_TMA_SMEM, HGEMM_SMEM};
+use layout_kernels_sm90::smem::{ATTN_SMEM, ATTN_SMEM_256, GEMM_TMA_SMEM, HGEMM_SMEM};
 
 fn h(x: f32) -> u16 {
     half::f16::from_f32(x).to_bits()
@@ -279,12 +279,12 @@ fn attention_run(
     let dims = (seqs, nh as u32, nkv as u32);
     let os = (offset, lower, bottom_right, scale);
     let r = run(&launch, move || match (d, causal) {
-        (64, false) => attention_body::<64, false, 4>(maps, (po, pl), dims, os),
-        (64, true) => attention_body::<64, true, 4>(maps, (po, pl), dims, os),
-        (128, false) => attention_body::<128, false, 2>(maps, (po, pl), dims, os),
-        (128, true) => attention_body::<128, true, 2>(maps, (po, pl), dims, os),
-        (256, false) => attention_body::<256, false, 1>(maps, (po, pl), dims, os),
-        _ => attention_body::<256, true, 1>(maps, (po, pl), dims, os),
+        (64, false) => attention_body::<ATTN_SMEM, 64, false, 4>(maps, (po, pl), dims, os),
+        (64, true) => attention_body::<ATTN_SMEM, 64, true, 4>(maps, (po, pl), dims, os),
+        (128, false) => attention_body::<ATTN_SMEM, 128, false, 2>(maps, (po, pl), dims, os),
+        (128, true) => attention_body::<ATTN_SMEM, 128, true, 2>(maps, (po, pl), dims, os),
+        (256, false) => attention_body::<ATTN_SMEM_256, 256, false, 1>(maps, (po, pl), dims, os),
+        _ => attention_body::<ATTN_SMEM_256, 256, true, 1>(maps, (po, pl), dims, os),
     });
     if let Err(e) = r {
         panic!("{name}: {e}")

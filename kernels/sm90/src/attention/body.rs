@@ -12,7 +12,6 @@ use super::{
     max_seq_q, o_row, q_bytes, q_desc, smem_bytes, v_at, v_desc, PvAtom256, SAtom, BN, CHUNK,
     PRODUCER_REGISTERS, P_OF_S, S_ROWS,
 };
-use crate::smem::ATTN_SMEM;
 use layout_core::atom::MmaAtom;
 use layout_core::instantiate;
 use layout_device::{
@@ -20,7 +19,7 @@ use layout_device::{
     shfl_xor_reduce, sync_threads_divergent, thread_idx, tma_load_3d, trap, warp_any,
     wgmma_commit_group, wgmma_fence, wgmma_m64n128k16_f32_f16, wgmma_m64n128k16_f32_f16_rs,
     wgmma_m64n256k16_f32_f16_rs, wgmma_m64n64k16_f32_f16_rs, wgmma_wait_group, GlobalMut, Mbarrier,
-    OnlineSoftmax, PipelineTmaAsync, Sequences, Smem,
+    OnlineSoftmax, PipelineTmaAsync, Sequences, SharedBuffer, Smem,
 };
 
 /// Rows of S (and O) a consumer thread holds: its accumulator's row slots.
@@ -83,7 +82,7 @@ fn each_s(mut f: impl FnMut(usize)) {
 /// from the bottom-right one when `bottom_right`.
 #[instantiate((64, false, 4), (64, true, 4), (128, false, 2), (128, true, 2), (256, false, 1), (256, true, 1))]
 #[inline(always)]
-pub fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
+pub fn attention_body<B: SharedBuffer, const D: usize, const CAUSAL: bool, const S: usize>(
     (map_q, map_k, map_v): (u64, u64, u64),
     (o, lse): (GlobalMut<u16>, GlobalMut<f32>),
     (seqs, heads, kv_heads): (Sequences, u32, u32),
@@ -142,15 +141,15 @@ pub fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
     };
     // -bm(D) < m0 < seq_q: an i32 (rows before 0 read zeros, are never stored).
     let m0 = m0 as i32;
-    // The launch gives `smem_bytes(D)` (the buffer's size is the largest).
-    let all = Smem::window::<ATTN_SMEM>(0, smem_bytes(D) / 4);
+    // (`B` is `smem_bytes(D)` bytes: the launch gives that.)
+    let all = Smem::window::<B>(0, smem_bytes(D) / 4);
     let skip = ((1024 - all.address() % 1024) % 1024 / 4) as usize;
     let base = all.address() + 4 * skip as u32;
     let bars = skip + barriers_at(D) / 4;
     type Ring<const S: usize> = PipelineTmaAsync<S>;
-    let qbar = Mbarrier::at(Smem::window::<ATTN_SMEM>(bars, 2), 0);
-    let kpipe = Ring::<S>::at(Smem::window::<ATTN_SMEM>(bars + 4, Ring::<S>::WORDS));
-    let vpipe = Ring::<S>::at(Smem::window::<ATTN_SMEM>(
+    let qbar = Mbarrier::at(Smem::window::<B>(bars, 2), 0);
+    let kpipe = Ring::<S>::at(Smem::window::<B>(bars + 4, Ring::<S>::WORDS));
+    let vpipe = Ring::<S>::at(Smem::window::<B>(
         bars + 4 + Ring::<S>::WORDS,
         Ring::<S>::WORDS,
     ));
@@ -164,7 +163,7 @@ pub fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
     if t < 128 {
         setmaxnreg_dec::<PRODUCER_REGISTERS>();
         if t == 0 {
-            produce::<D, S>(
+            produce::<B, D, S>(
                 (map_q, map_k, map_v),
                 (skip, (sq.q0 as i32 + m0, sq.k0 as i32), (first, tiles)),
                 (sq.plane, h, h_kv),
@@ -207,7 +206,7 @@ pub fn attention_body<const D: usize, const CAUSAL: bool, const S: usize>(
 /// next packed sequence are masked or never stored).
 #[instantiate((64, 4), (128, 2), (256, 1))]
 #[inline(always)]
-fn produce<const D: usize, const S: usize>(
+fn produce<B: SharedBuffer, const D: usize, const S: usize>(
     (map_q, map_k, map_v): (u64, u64, u64),
     (skip, (q_row, k_row), (first, tiles)): (usize, (i32, i32), (usize, usize)),
     (b, h, h_kv): (usize, usize, usize),
@@ -221,7 +220,7 @@ fn produce<const D: usize, const S: usize>(
     let (q_col0, kv_col0) = ((h * D) as i32, (h_kv * D) as i32);
     let load = |at: usize, box_bytes: usize, map: u64, (col0, row): (i32, i32), bar: Mbarrier| {
         each::<{ D / CHUNK }>(|c| {
-            let window = Smem::window::<ATTN_SMEM>(skip + (at + c * box_bytes) / 4, box_bytes / 4);
+            let window = Smem::window::<B>(skip + (at + c * box_bytes) / 4, box_bytes / 4);
             let col = col0 + (c * CHUNK) as i32;
             tma_load_3d(window, box_bytes, map, (col, row, b as i32), bar);
         });

@@ -1,15 +1,16 @@
 //! `flash_attn_fwd_sm90`'s entry points, one per head dimension and mask:
 //! the tensor maps, O and LSE from the host (the dynamic shared memory the
-//! plan lays out is `crate::smem::ATTN_SMEM`).
+//! plan lays out is `crate::smem::ATTN_SMEM`, `ATTN_SMEM_256` at d = 256).
 #![allow(unsafe_code)]
 
+use crate::smem::{ATTN_SMEM, ATTN_SMEM_256};
 use layout_device::{grid_dim, Global, GlobalMut, Sequences};
 
 /// The entry points of `flash_attn_fwd_sm90`: one per head dimension and
-/// mask, each `attention_body::<D, CAUSAL, STAGES>`, on planes of equal
+/// mask, each `attention_body::<BUFFER, D, CAUSAL, STAGES>`, on planes of equal
 /// lengths, and (`_varlen`) on packed sequences of their own lengths.
 macro_rules! attention_entries {
-    ($($name:ident: $d:literal, $causal:literal, $stages:literal;)*) => {$(
+    ($($name:ident: $buf:ident, $d:literal, $causal:literal, $stages:literal;)*) => {$(
         /// O = softmax!(scale · Q·Kᵀ) · V and the rows' log-sum-exp, for
         /// one (batch, head) per grid row (`crate::attention` has the
         /// plan): Q and O f16 in (batch, seq, heads, d) order, K and V in
@@ -57,7 +58,7 @@ macro_rules! attention_entries {
                 cu_q: none,
                 cu_k: none,
             };
-            super::body::attention_body::<$d, $causal, $stages>(
+            super::body::attention_body::<$buf, $d, $causal, $stages>(
                 (map_q as u64, map_k as u64, map_v as u64),
                 (o, lse),
                 (seqs, heads, kv_heads),
@@ -65,7 +66,7 @@ macro_rules! attention_entries {
             )
         }
     )*};
-    (varlen: $($name:ident: $d:literal, $causal:literal, $stages:literal;)*) => {$(
+    (varlen: $($name:ident: $buf:ident, $d:literal, $causal:literal, $stages:literal;)*) => {$(
         /// The planes form on packed sequences of their own lengths
         /// (FlashAttention's variable-length batch): one plane of `seq_q`
         /// rows (Q, O) and `seq_k` keys (K, V) in all, sequence b (grid z)
@@ -112,7 +113,7 @@ macro_rules! attention_entries {
                     cu_k: Global::new(cu_k, n),
                 }
             };
-            super::body::attention_body::<$d, $causal, $stages>(
+            super::body::attention_body::<$buf, $d, $causal, $stages>(
                 (map_q as u64, map_k as u64, map_v as u64),
                 (o, lse),
                 (seqs, heads, kv_heads),
@@ -123,20 +124,20 @@ macro_rules! attention_entries {
 }
 
 attention_entries! {
-    flash_attn_fwd_sm90_d64: 64, false, 4;
-    flash_attn_fwd_sm90_d64_causal: 64, true, 4;
-    flash_attn_fwd_sm90_d128: 128, false, 2;
-    flash_attn_fwd_sm90_d128_causal: 128, true, 2;
-    flash_attn_fwd_sm90_d256: 256, false, 1;
-    flash_attn_fwd_sm90_d256_causal: 256, true, 1;
+    flash_attn_fwd_sm90_d64: ATTN_SMEM, 64, false, 4;
+    flash_attn_fwd_sm90_d64_causal: ATTN_SMEM, 64, true, 4;
+    flash_attn_fwd_sm90_d128: ATTN_SMEM, 128, false, 2;
+    flash_attn_fwd_sm90_d128_causal: ATTN_SMEM, 128, true, 2;
+    flash_attn_fwd_sm90_d256: ATTN_SMEM_256, 256, false, 1;
+    flash_attn_fwd_sm90_d256_causal: ATTN_SMEM_256, 256, true, 1;
 }
 
 attention_entries! {
     varlen:
-    flash_attn_fwd_sm90_varlen_d64: 64, false, 4;
-    flash_attn_fwd_sm90_varlen_d64_causal: 64, true, 4;
-    flash_attn_fwd_sm90_varlen_d128: 128, false, 2;
-    flash_attn_fwd_sm90_varlen_d128_causal: 128, true, 2;
-    flash_attn_fwd_sm90_varlen_d256: 256, false, 1;
-    flash_attn_fwd_sm90_varlen_d256_causal: 256, true, 1;
+    flash_attn_fwd_sm90_varlen_d64: ATTN_SMEM, 64, false, 4;
+    flash_attn_fwd_sm90_varlen_d64_causal: ATTN_SMEM, 64, true, 4;
+    flash_attn_fwd_sm90_varlen_d128: ATTN_SMEM, 128, false, 2;
+    flash_attn_fwd_sm90_varlen_d128_causal: ATTN_SMEM, 128, true, 2;
+    flash_attn_fwd_sm90_varlen_d256: ATTN_SMEM_256, 256, false, 1;
+    flash_attn_fwd_sm90_varlen_d256_causal: ATTN_SMEM_256, 256, true, 1;
 }

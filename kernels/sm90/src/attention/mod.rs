@@ -165,14 +165,16 @@ pub const fn plan_bytes(d: usize) -> usize {
 }
 
 /// The dynamic shared memory the entry points of head dimension `d` ask
-/// for: the plan and up to 1023 bytes to reach the swizzle's 1024-byte
-/// alignment.
+/// for: their buffer's (`crate::smem::ATTN_SMEM` for d = 64 and 128, the
+/// larger plan's; `ATTN_SMEM_256` for d = 256), the plan and up to 1023
+/// bytes to reach the swizzle's 1024-byte alignment.
 pub const fn smem_bytes(d: usize) -> usize {
-    plan_bytes(d) + 1024
+    if d == 256 {
+        plan_bytes(256) + 1024
+    } else {
+        max(plan_bytes(64), plan_bytes(128)) + 1024
+    }
 }
-
-/// The shared buffer's size: the largest plan's [`smem_bytes`].
-pub const SMEM_BYTES: usize = max(max(smem_bytes(64), smem_bytes(128)), smem_bytes(256));
 
 const fn max(a: usize, b: usize) -> usize {
     if a > b {
@@ -202,10 +204,10 @@ const _: () = {
     while i < HEAD_DIMS.len() {
         let d = HEAD_DIMS[i];
         assert!(d % CHUNK == 0 && q_bytes(d) % 1024 == 0 && kv_bytes(d) % 1024 == 0);
-        assert!(plan_bytes(d) + 1024 <= SMEM_BYTES);
+        assert!(plan_bytes(d) + 1024 <= smem_bytes(d));
         i += 1;
     }
-    assert!(SMEM_BYTES <= 227 * 1024);
+    assert!(smem_bytes(256) <= 227 * 1024 && smem_bytes(128) <= 227 * 1024);
     let mut i = 0;
     while i < HEAD_DIMS.len() {
         let d = HEAD_DIMS[i];
