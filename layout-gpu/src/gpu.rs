@@ -407,16 +407,20 @@ impl Gpu {
 
     /// O = softmax(scale · Q·Kᵀ) · V and the log-sum-exp of each row, for
     /// every (batch, head): Q and O (batch, seq_q, heads, d) f16, K and V
-    /// (batch, seq_k, kv_heads, d) f16 (grouped-query attention on Hopper:
-    /// query head h reads K/V head h / (heads / kv_heads)), all C-order
-    /// (BSHD); LSE (batch, heads,
-    /// seq_q) f32, natural log. Causal: query i sees keys 0..=i.
+    /// (batch, seq_k, kv_heads, d) f16 (grouped-query attention: query
+    /// head h reads K/V head h / (heads / kv_heads)), all C-order (BSHD);
+    /// LSE (batch, heads, seq_q) f32, natural log. Causal: query i sees
+    /// keys 0..=i, or 0..=i + seq_k - seq_q with `p.bottom_right`; a
+    /// window narrows that (`p.window`); a row that sees no key gets O = 0
+    /// and LSE -inf.
     ///
     /// # Errors
     ///
-    /// A head dimension other than 64 or 128, a size of 0, sizes beyond
-    /// the kernels' grid or 32-bit coordinates, a scale that is not finite,
-    /// buffers of other lengths; the driver's.
+    /// A head dimension the family does not build (64 and 128; 256 too on
+    /// Hopper), a size of 0, sizes beyond the kernels' grid or 32-bit
+    /// coordinates, a scale that is not finite, buffers of other lengths, a
+    /// packed problem (its offsets: [`Gpu::attention_packed`]); the
+    /// driver's.
     pub fn attention(
         &self,
         (q, k, v): (&DeviceBuffer<f16>, &DeviceBuffer<f16>, &DeviceBuffer<f16>),
