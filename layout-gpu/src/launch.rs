@@ -919,4 +919,66 @@ mod tests {
         // M or N of 0 is not a launch (the caller's empty problem).
         assert!(check_gemm("sgemm", &SGEMM, (0, 128, 8), (0, 1024, 0)).is_err());
     }
+
+    /// The attention launches' arguments, as `launch_with` passes them, are
+    /// the parameters the shipped PTX declares for every entry the families
+    /// name (a launch checks this too, but only on a GPU).
+    #[test]
+    fn attention_arguments_are_the_entries_parameters() {
+        use crate::attention::FAMILIES;
+        use layout_launch::{entry_points, ParamKind::*};
+        let (p, i, f, b) = ((8, Pointer), (8, Int), (4, Float), (16, Bytes));
+        let u32_ = (4, Int);
+        // (q, k, v, o, lse, batch, seq_q, seq_k, heads, kv_heads, offset,
+        // lower, scale); packed: cu_q, cu_k after lse, no batch,
+        // bottom_right before scale.
+        let sm80 = [p, p, p, p, p, i, i, i, i, i, u32_, u32_, f];
+        let sm80_packed = [p, p, p, p, p, p, p, i, i, i, i, u32_, u32_, u32_, f];
+        // (map_q, map_k, map_v, o, lse, seq_q, seq_k, heads, kv_heads,
+        // offset, lower, scale); packed as above.
+        let sm90 = [p, p, p, b, b, u32_, u32_, u32_, u32_, u32_, u32_, f];
+        let sm90_packed = [
+            p, p, p, b, b, p, p, u32_, u32_, u32_, u32_, u32_, u32_, u32_, f,
+        ];
+        for (family, ptx, planes, packed) in [
+            (&FAMILIES[0], crate::PTX_SM80, &sm80[..], &sm80_packed[..]),
+            (&FAMILIES[1], crate::PTX_SM90, &sm90[..], &sm90_packed[..]),
+        ] {
+            // Only the entries' declarations (the whole text takes a debug
+            // build a minute to read).
+            let heads: String = ptx
+                .split(".visible .entry ")
+                .skip(1)
+                .filter_map(|e| e.split_once("\n)").map(|(h, _)| h))
+                .map(|h| format!(".visible .entry {h}\n)\n{{\n\tret;\n}}\n"))
+                .collect();
+            let entries = entry_points(&heads);
+            for &d in family.head_dims {
+                for masked in [false, true] {
+                    let t = crate::attention::Problem {
+                        batch: 1,
+                        seq_q: 1,
+                        seq_k: 1,
+                        heads: 1,
+                        kv_heads: 1,
+                        d,
+                        causal: masked,
+                        bottom_right: false,
+                        window: None,
+                        scale: 1.0,
+                        packed: None,
+                    };
+                    let pk = crate::attention::Problem::packed(&[0, 1], &[0, 1], &t).unwrap();
+                    for (problem, want) in [(t, planes), (pk, packed)] {
+                        let name = family.entry_for(&problem);
+                        let e = entries.iter().find(|e| e.name == name);
+                        let got: Option<Vec<(usize, layout_launch::ParamKind)>> = e
+                            .and_then(|e| e.params.as_ref())
+                            .map(|ps| ps.iter().map(|q| (q.bytes, q.kind)).collect());
+                        assert_eq!(got.as_deref(), Some(want), "{name}");
+                    }
+                }
+            }
+        }
+    }
 }
