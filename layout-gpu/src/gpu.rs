@@ -293,7 +293,8 @@ impl Gpu {
     ///
     /// # Errors
     ///
-    /// As [`Gpu::hgemm_sm90`].
+    /// As [`Gpu::hgemm_sm90`], and N not a multiple of 8 (TMA's rows are
+    /// 16-byte multiples).
     pub fn gemm_bf16_tma_sm90(
         &self,
         a: &DeviceBuffer<bf16>,

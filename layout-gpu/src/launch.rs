@@ -332,6 +332,13 @@ impl HgemmSm90Launch {
                 ),
             ));
         }
+        // TMA's rows are 16-byte multiples: C's rows hold N 2-byte values.
+        if n % 8 != 0 {
+            return Err(Error::refused(
+                self.name,
+                format!("N = {n}: C stored by TMA needs N a multiple of 8 (16-byte rows)"),
+            ));
+        }
         let map = stream.tensor_map_2d(c, (m, n), n, (64, C_COLS as u32), TmaSwizzle::B128)?;
         self.map_c = Some((stream.upload(&[map])?, address(stream, c)));
         Ok(self)

@@ -45,7 +45,8 @@ Kernels (C is always written C-order, M x N; M, N, K come from the files):
                 C = GELU(A B^T + bias) (torch's exact GELU), as
                 gemm_bf16_sm90 with --bias BIAS.npy: N bf16 as uint16.
   gemm_bf16_tma_sm90
-                as gemm_bf16_sm90, C stored by TMA from shared memory.
+                as gemm_bf16_sm90, C stored by TMA from shared memory;
+                N a multiple of 8 (TMA's 16-byte rows).
   gemm_e4m3_sm90
                 C = scale_a scale_b A B^T, with --dtype float8_e4m3fn: A
                 and B hold e4m3 bits as uint8, K a multiple of 16; C bf16
