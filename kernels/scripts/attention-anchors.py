@@ -26,38 +26,19 @@ import os
 import re
 import subprocess
 import tempfile
-import time
 import warnings
 
 import numpy as np
 import torch
 import torch.nn.functional as F
+from anchor_timing import median_round
 
-ROUNDS, WARMUP, LAUNCHES, IDLE_S = 5, 2, 10, 0.1
 
 # (head dim, seq, batch, heads)
 SHAPES = [(64, 4096, 4, 32), (64, 8192, 2, 32), (128, 4096, 4, 16), (128, 8192, 2, 16)]
 BACKENDS = ["FLASH_ATTENTION", "CUDNN_ATTENTION", "EFFICIENT_ATTENTION"]
 OURS = re.compile(r"^(\S+) b=(\d+) h=(\d+) sq=(\d+) sk=(\d+): ([0-9.]+) ms, ([0-9.]+) TFLOP/s$")
 
-
-def median_round(f):
-    """ms per call of f: the median of ROUNDS rounds, each after IDLE_S idle,
-    of WARMUP untimed calls then LAUNCHES timed by CUDA events."""
-    rounds = []
-    for _ in range(ROUNDS):
-        torch.cuda.synchronize()
-        time.sleep(IDLE_S)
-        for _ in range(WARMUP):
-            f()
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(LAUNCHES):
-            f()
-        end.record()
-        torch.cuda.synchronize()
-        rounds.append(start.elapsed_time(end) / LAUNCHES)
-    return sorted(rounds)[ROUNDS // 2]
 
 
 def flops(b, h, sq, sk, d, causal):

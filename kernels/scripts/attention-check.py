@@ -229,6 +229,25 @@ def first_beyond(got, want, tol, names):
     return f"[{where}] = {float(got[at]):.6g} not {want[at]:.6g} (bound {tol[at]:.3g})", int(bad.sum())
 
 
+def verdict(what, o_beyond, lse_beyond, stats, exact=True):
+    """Prints a case's line, ok or MISMATCH naming the first entries beyond
+    their bounds (`first_beyond`'s results for O and LSE) and whether the
+    rows that see no key are exactly O = 0 and LSE = -inf; 1 when off."""
+    (o, (first_o, n_o)), (lse, (first_l, n_l)) = o_beyond, lse_beyond
+    if first_o is None and first_l is None and exact:
+        print(f"{what}: ok, {stats}")
+        return 0
+    parts = []
+    if first_o is not None:
+        parts.append(f"{n_o} of {o.size} O entries beyond the bound, first O{first_o}")
+    if first_l is not None:
+        parts.append(f"{n_l} of {lse.size} LSE entries beyond the bound, first LSE{first_l}")
+    if not exact:
+        parts.append("rows that see no key are not exactly O = 0 and LSE = -inf")
+    print(f"{what}: MISMATCH, {'; '.join(parts)}; {stats}")
+    return 1
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("ptx", help="layout_kernels.ptx")
@@ -289,16 +308,7 @@ def main():
             err_l = np.abs(lse.astype(np.float64) - want_lse)
             stats = (f"O max |err| {np.nanmax(err_o):.2e} ({np.nanmax(err_o / tol_o):.3f} of its bound), "
                      f"LSE max |err| {np.nanmax(err_l):.2e} ({np.nanmax(err_l / tol_lse):.3f} of its bound)")
-            if first_o is None and first_l is None:
-                print(f"{what}: ok, {stats}")
-                continue
-            bad += 1
-            parts = []
-            if first_o is not None:
-                parts.append(f"{n_o} of {o.size} O entries beyond the bound, first O{first_o}")
-            if first_l is not None:
-                parts.append(f"{n_l} of {lse.size} LSE entries beyond the bound, first LSE{first_l}")
-            print(f"{what}: MISMATCH, {'; '.join(parts)}; {stats}")
+            bad += verdict(what, (o, (first_o, n_o)), (lse, (first_l, n_l)), stats)
 
         forms = FORMS + (FORMS_256 if args.kernel == "flash_attn_fwd_sm90" else [])
         for label, seqs, h, hkv, d, causal, window in forms:
@@ -352,16 +362,7 @@ def main():
             err_o = np.abs(o.astype(np.float64) - want_o)
             stats = (f"O max |err| {np.nanmax(err_o):.2e}, {int(none.sum())} (head, row) pairs see no key "
                      f"({'exactly 0 and -inf' if exact else 'NOT 0 and -inf'})")
-            if first_o is None and first_l is None and exact:
-                print(f"{what}: ok, {stats}")
-                continue
-            bad += 1
-            parts = []
-            if first_o is not None:
-                parts.append(f"{n_o} of {o.size} O entries beyond the bound, first O{first_o}")
-            if first_l is not None:
-                parts.append(f"{n_l} of {lse.size} LSE entries beyond the bound, first LSE{first_l}")
-            print(f"{what}: MISMATCH, {'; '.join(parts)}; {stats}")
+            bad += verdict(what, (o, (first_o, n_o)), (lse_cmp, (first_l, n_l)), stats, exact)
 
         h16 = lambda *shape: np.zeros(shape, np.float16)
         refusals = [

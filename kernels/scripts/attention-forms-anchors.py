@@ -28,31 +28,14 @@ import os
 import re
 import subprocess
 import tempfile
-import time
 
 import numpy as np
 import torch
 import torch.nn.functional as F
+from anchor_timing import median_round
 
-ROUNDS, WARMUP, LAUNCHES, IDLE_S = 5, 2, 10, 0.1
 TIMING = re.compile(r": ([0-9.]+) ms, ")
 
-
-def median_round(f):
-    rounds = []
-    for _ in range(ROUNDS):
-        torch.cuda.synchronize()
-        time.sleep(IDLE_S)
-        for _ in range(WARMUP):
-            f()
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        for _ in range(LAUNCHES):
-            f()
-        e.record()
-        torch.cuda.synchronize()
-        rounds.append(s.elapsed_time(e) / LAUNCHES)
-    return sorted(rounds)[ROUNDS // 2]
 
 
 def seen(sq, sk, causal, window_left=None):

@@ -16,34 +16,16 @@ operands of the same sizes:
 
     python3 kernels/scripts/gemm-anchors-sm90.py
 """
-import time
-
 import torch
 import torch.nn.functional as F
+from anchor_timing import median_round
 
 torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
 
 
-def median_ms(f):
-    rounds = []
-    for _ in range(5):
-        torch.cuda.synchronize()
-        time.sleep(0.1)
-        for _ in range(2):
-            f()
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        for _ in range(10):
-            f()
-        e.record()
-        torch.cuda.synchronize()
-        rounds.append(s.elapsed_time(e) / 10)
-    return sorted(rounds)[2]
-
-
 def row(name, n, flops, f):
     try:
-        ms = median_ms(f)
+        ms = median_round(f)
         print(f"| {name} | {n} | {ms:.4f} | {flops / ms / 1e9:.1f} |")
     except Exception as e:  # an anchor this torch lacks: say so, go on
         print(f"| {name} | {n} | - | unavailable: {type(e).__name__}: {str(e).splitlines()[0][:100]} |")
