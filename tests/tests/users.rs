@@ -160,12 +160,15 @@ fn a_bool_tensor_predicates_as_cutes() {
     );
 }
 
+/// Run-time sizes that differ are refused with `Err` naming both (static
+/// sizes that differ do not compile: the ui suite's check cases).
 #[test]
 fn size_mismatches_name_both_sizes() {
     let a = [0f32; 64];
     let mut b = [0f32; 32];
-    let s = Tensor::new(&a[..], layout!(64:1)).unwrap();
-    let mut d = Tensor::new(&mut b[..], layout!(32:1)).unwrap();
+    let (n64, n32, k8) = (64, 32, 8);
+    let s = Tensor::new(&a[..], layout!(n64:1)).unwrap();
+    let mut d = Tensor::new(&mut b[..], layout!(n32:1)).unwrap();
     assert_eq!(
         copy(&s, &mut d).unwrap_err().to_string(),
         "copy: the source's size (64) differs from the destination's size (32)"
@@ -175,7 +178,7 @@ fn size_mismatches_name_both_sizes() {
         "axpby: x's size (64) differs from y's size (32)"
     );
     // gemm: A is 4 x 8 (M x K), B 4 x 4 (N x K), C 4 x 4: the K differ.
-    let ta = Tensor::new(&a[..32], layout!((4, 8):(1, 4))).unwrap();
+    let ta = Tensor::new(&a[..32], layout!((4, k8):(1, 4))).unwrap();
     let tb = Tensor::new(&a[..16], layout!((4, 4):(1, 4))).unwrap();
     let mut tc = Tensor::new(&mut b[..16], layout!((4, 4):(1, 4))).unwrap();
     assert_eq!(

@@ -5,9 +5,11 @@ use super::filter::StrideZero;
 use crate::layout::{Congruent, Layout};
 use crate::typelevel::arith::{CeilOf, CeilQuot, DivRem};
 use crate::typelevel::form::StaticForm;
+use crate::typelevel::int::TypenumForm;
 use crate::typelevel::int::{Int, IntMul, StaticInt, C, S};
 use crate::typelevel::tuple::{Cons, IntTuple, IntoTuple, List, Nil, Tuple};
-use typenum::{Unsigned, B0, B1};
+use core::ops::{BitOr, Rem};
+use typenum::{Eq, IsEqual, Mod, Unsigned, B0, B1, U0};
 
 /// Ceiling division of leaves: static over static stays static (typenum).
 pub trait IntCeilDiv<R: Int>: Int {
@@ -174,6 +176,56 @@ impl<Sh: IntTuple, St: IntTuple, F> UpBranch<Sh, St, F> for B1 {
         (s, d)
     }
 }
+/// `upcast::<N>`'s precondition on a static stride `_D`: it divides `N` or
+/// is a multiple of it, decided by the type checker.
+///
+/// ```
+/// use layout_core::{algebra::upcast, layout};
+/// assert_eq!(upcast::<2, _, _>(layout!((4,2):(1,4))).to_string(), "(_2,_2):(_1,_2)");
+/// ```
+///
+/// ```compile_fail,E0277
+/// use layout_core::{algebra::upcast, layout};
+/// // error: upcast::<2>: the static stride _3 neither divides 2 nor is a multiple of it
+/// let _ = upcast::<2, _, _>(layout!((4,2):(3,12)));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "upcast::<{N}>: the static stride _{D} neither divides {N} nor is a multiple of it",
+    label = "a stride of this layout is not a divisor or a multiple of {N}"
+)]
+pub trait UpcastStride<const D: usize, const N: usize> {}
+#[diagnostic::do_not_recommend]
+impl<const D: usize, const N: usize> UpcastStride<D, N> for ()
+where
+    C<D>: TypenumForm,
+    C<N>: TypenumForm,
+    <C<D> as TypenumForm>::U: Rem<<C<N> as TypenumForm>::U>,
+    <C<N> as TypenumForm>::U: Rem<<C<D> as TypenumForm>::U>,
+    Mod<<C<D> as TypenumForm>::U, <C<N> as TypenumForm>::U>: IsEqual<U0>,
+    Mod<<C<N> as TypenumForm>::U, <C<D> as TypenumForm>::U>: IsEqual<U0>,
+    Eq<Mod<<C<D> as TypenumForm>::U, <C<N> as TypenumForm>::U>, U0>:
+        BitOr<Eq<Mod<<C<N> as TypenumForm>::U, <C<D> as TypenumForm>::U>, U0>, Output = B1>,
+{
+}
+/// A stride leaf against the upcast factor `F`: `C<D>` against `C<N>` is
+/// checked here; a run-time stride at run time; a computed `S<U>` after
+/// monomorphisation.
+#[doc(hidden)]
+pub trait UpStride<F> {}
+impl<F> UpStride<F> for usize {}
+impl<F, U> UpStride<F> for S<U> {}
+impl<F: UpFactor<D>, const D: usize> UpStride<F> for C<D> {}
+/// Every stride leaf of a list against the upcast factor `F`.
+#[doc(hidden)]
+pub trait UpStrides<F> {}
+#[diagnostic::do_not_recommend]
+impl<F> UpStrides<F> for Nil {}
+impl<F, H: UpStride<F>, T: UpStrides<F>> UpStrides<F> for Cons<H, T> {}
+#[doc(hidden)]
+pub trait UpFactor<const D: usize> {}
+impl<const D: usize, U> UpFactor<D> for S<U> {}
+impl<const D: usize, const N: usize> UpFactor<D> for C<N> where (): UpcastStride<D, N> {}
+
 impl<Sh, St, F> UpBranch<Sh, St, F> for B0
 where
     F: IntCeilDiv<St> + StaticInt,
@@ -300,6 +352,7 @@ pub fn upcast<const N: usize, Sh, D>(
 where
     Sh: Congruent<D> + MapPairs<D, UpcastOp<N>>,
     D: IntTuple,
+    D::Leaves: UpStrides<C<N>>,
     <Sh as MapPairs<D, UpcastOp<N>>>::OS: Congruent<<Sh as MapPairs<D, UpcastOp<N>>>::OD>,
 {
     let (s, d) = l.shape().map_pairs(l.stride());

@@ -7,16 +7,19 @@
 
 use super::product::{PadTo, ProductOnto, SingleMode, ZipProduct};
 use crate::error::LayoutError;
+use crate::layout::compact::TypedSize;
 use crate::layout::compact::{Compact, OrderPairs, OrderedStride};
 use crate::layout::{layout_text, LayoutParts};
 use crate::layout::{Congruent, Layout};
 use crate::typelevel::arith::{CeilDivT, LCeilDiv};
 use crate::typelevel::const_text::{Leaves, Text};
-use crate::typelevel::int::C;
+use crate::typelevel::int::{TypenumForm, C, S};
 use crate::typelevel::list::{SizeList, SizeT};
 use crate::typelevel::tuple::{AsModes, Cons, IntTuple, IntoTuple, List, Nil};
 use core::ops::BitAnd;
+use core::ops::Rem;
 use typenum::{And, B0, B1};
+use typenum::{IsEqual, Mod, U0};
 
 /// The default mode order of `tile_to_shape`: the repeats are laid out
 /// column-major, as CuTe's `LayoutLeft`.
@@ -330,11 +333,67 @@ pub fn tile_to_shape<L, Sh>(block: L, shape: Sh) -> <Sh as LastArg<L, ()>>::Outp
 where
     L: LayoutParts,
     L::Shape: Congruent<L::Stride>,
-    Sh: IntTuple + LastArg<L, ()>,
+    Sh: IntTuple + LastArg<L, ()> + AsModes,
+    L::Shape: AsModes,
+    <L::Shape as AsModes>::Modes: BlockModes<Sh::Modes>,
     <Sh as LastArg<L, ()>>::Output: super::StaticResult,
 {
     super::values::or_panic(try_tile_to_shape(block, shape))
 }
+
+/// `tile_to_shape`'s precondition on a static mode: the block's mode of
+/// size `_A` divides the shape's mode of size `_B`, decided by the type
+/// checker.
+///
+/// ```
+/// use layout_core::{algebra::tile_to_shape, layout, C};
+/// let r = tile_to_shape(layout!((2,4):(1,2)), (C::<8>, C::<8>));
+/// assert_eq!(r.to_string(), "((_2,_4),(_4,_2)):((_1,_8),(_2,_32))");
+/// ```
+///
+/// ```compile_fail,E0277
+/// use layout_core::{algebra::tile_to_shape, layout, C};
+/// // error: tile_to_shape: a mode of the block of size _3 does not divide the shape's mode of size _8
+/// let _ = tile_to_shape(layout!((3,4):(1,3)), (C::<8>, C::<8>));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "tile_to_shape: a mode of the block of size _{A} does not divide the shape's mode of size _{B}",
+    label = "each mode of the block must divide the shape's mode"
+)]
+pub trait BlockDivides<const A: usize, const B: usize> {}
+#[diagnostic::do_not_recommend]
+impl<const A: usize, const B: usize> BlockDivides<A, B> for ()
+where
+    C<A>: TypenumForm,
+    C<B>: TypenumForm,
+    <C<B> as TypenumForm>::U: Rem<<C<A> as TypenumForm>::U>,
+    Mod<<C<B> as TypenumForm>::U, <C<A> as TypenumForm>::U>: IsEqual<U0, Output = B1>,
+{
+}
+
+/// The block's modes against the shape's, mode by mode: sizes that are
+/// both `C<N>` leaves are checked here (a computed size after
+/// monomorphisation, a run-time one at run time).
+#[doc(hidden)]
+pub trait BlockModes<Sm> {}
+#[diagnostic::do_not_recommend]
+impl<Sm> BlockModes<Sm> for Nil {}
+#[diagnostic::do_not_recommend]
+impl<B, BT> BlockModes<Nil> for Cons<B, BT> {}
+impl<B: TypedSize, BT: BlockModes<ST>, M: TypedSize, ST> BlockModes<Cons<M, ST>> for Cons<B, BT> where
+    B::Size: SizeDivides<M::Size>
+{
+}
+#[doc(hidden)]
+pub trait SizeDivides<Sz> {}
+impl<Sz> SizeDivides<Sz> for usize {}
+impl<Sz, U> SizeDivides<Sz> for S<U> {}
+impl<const A: usize, Sz: DividedBy<A>> SizeDivides<Sz> for C<A> {}
+#[doc(hidden)]
+pub trait DividedBy<const A: usize> {}
+impl<const A: usize> DividedBy<A> for usize {}
+impl<const A: usize, U> DividedBy<A> for S<U> {}
+impl<const A: usize, const B: usize> DividedBy<A> for C<B> where (): BlockDivides<A, B> {}
 
 /// [`tile_to_shape`], returning the reason instead of panicking at run time.
 ///
@@ -355,7 +414,9 @@ pub fn try_tile_to_shape<L, Sh>(
 where
     L: LayoutParts,
     L::Shape: Congruent<L::Stride>,
-    Sh: IntTuple + LastArg<L, ()>,
+    Sh: IntTuple + LastArg<L, ()> + AsModes,
+    L::Shape: AsModes,
+    <L::Shape as AsModes>::Modes: BlockModes<Sh::Modes>,
     <Sh as LastArg<L, ()>>::Output: super::StaticResult,
 {
     const {

@@ -3,11 +3,15 @@
 
 use crate::error::{Note, NoteText};
 use crate::layout::congruent::Congruent;
+use crate::typelevel::check::{CoordBelow, SizeAbove};
 use crate::typelevel::const_text::Text;
 use crate::typelevel::int::for_each_leaf;
 use crate::typelevel::int::Int;
+use crate::typelevel::int::{TypenumForm, C, S};
+use crate::typelevel::list::{SizeList, SizeT};
 use crate::typelevel::tuple::{Cons, IntTuple, IntoTuple, List, Nil, Tuple};
 use core::fmt;
+use typenum::Unsigned;
 
 /// CuTe's `_`: in a slicing coordinate, keep this mode.
 ///
@@ -46,6 +50,78 @@ pub trait Crd2Idx<S: Congruent<D>, D: IntTuple>: Copy {
     fn write_crd(&self, f: &mut dyn fmt::Write) -> fmt::Result;
 }
 
+/// The coordinate leaf `Self` indexes the (sub-)shape `Sh`: a static leaf
+/// is below the shape's size (its product, for a tuple), decided by the
+/// type checker; a run-time leaf is checked where it is used.
+#[doc(hidden)]
+pub trait LeafIn<Sh> {}
+impl<Sh> LeafIn<Sh> for usize {}
+impl<Sh: TakesStatic<N>, const N: usize> LeafIn<Sh> for C<N> {}
+impl<Sh: IntTuple, U: Unsigned> LeafIn<Sh> for S<U>
+where
+    Sh::Leaves: SizeList<C<1>>,
+    SizeT<Sh>: SizeAbove<U>,
+{
+}
+
+/// The shape `Self` admits the static coordinate leaf `_N`.
+#[doc(hidden)]
+pub trait TakesStatic<const N: usize> {}
+impl<const N: usize> TakesStatic<N> for usize {}
+impl<const N: usize, const M: usize> TakesStatic<N> for C<M> where (): CoordBelow<N, M> {}
+// A computed static mode (`S<U>`, a typenum) would print as one in the
+// message: its range is checked after monomorphisation, in CuTe notation.
+impl<const N: usize, U: Unsigned> TakesStatic<N> for S<U> {}
+/// A tuple shape, one impl per rank (a blanket impl over tuples would be a
+/// second candidate for every leaf, and the error would stop there).
+macro_rules! takes_static_tuple {
+    ($($t:ident),*) => {
+        impl<const N: usize, $($t),*> TakesStatic<N> for ($($t,)*) where (): IndexBelow<N, ($($t,)*)> {}
+    };
+}
+takes_static_tuple!();
+takes_static_tuple!(T0);
+takes_static_tuple!(T0, T1);
+takes_static_tuple!(T0, T1, T2);
+takes_static_tuple!(T0, T1, T2, T3);
+takes_static_tuple!(T0, T1, T2, T3, T4);
+takes_static_tuple!(T0, T1, T2, T3, T4, T5);
+takes_static_tuple!(T0, T1, T2, T3, T4, T5, T6);
+takes_static_tuple!(T0, T1, T2, T3, T4, T5, T6, T7);
+takes_static_tuple!(T0, T1, T2, T3, T4, T5, T6, T7, T8);
+takes_static_tuple!(T0, T1, T2, T3, T4, T5, T6, T7, T8, T9);
+takes_static_tuple!(T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10);
+takes_static_tuple!(T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11);
+
+/// The static coordinate leaf `_N` indexes the shape `Sh` (a leaf or a
+/// tuple, whose size is its product): `_N` is below that size.
+///
+/// ```
+/// use layout_core::{crd, layout};
+/// let l = layout!((3,4):(4,1));
+/// assert_eq!(l.to_string(), "(_3,_4):(_4,_1)");
+/// assert_eq!(l.crd2idx(crd!(11)), 11); // 1-D: (2,3)
+/// ```
+///
+/// ```compile_fail,E0277
+/// use layout_core::{crd, layout};
+/// // error: coordinate _12 is outside the shape `(C<3>, C<4>)`
+/// let _ = layout!((3,4):(4,1)).crd2idx(crd!(12));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "coordinate _{N} is outside the shape `{Sh}`",
+    label = "a 1-D coordinate of a shape is below the shape's size"
+)]
+pub trait IndexBelow<const N: usize, Sh> {}
+#[diagnostic::do_not_recommend]
+impl<const N: usize, Sh: IntTuple> IndexBelow<N, Sh> for ()
+where
+    C<N>: TypenumForm,
+    Sh::Leaves: SizeList<C<1>>,
+    SizeT<Sh>: SizeAbove<<C<N> as TypenumForm>::U>,
+{
+}
+
 const fn check_static_coord(c: Option<usize>, s: Option<usize>) {
     if let (Some(c), Some(s)) = (c, s) {
         if c >= s {
@@ -66,8 +142,10 @@ const fn check_static_coord(c: Option<usize>, s: Option<usize>) {
 
 macro_rules! leaf_crd {
     ($t:ty; $($g:tt)*) => {
-        #[diagnostic::do_not_recommend]
-        impl<Sh: Congruent<D>, D: IntTuple, $($g)*> Crd2Idx<Sh, D> for $t {
+        impl<Sh: Congruent<D>, D: IntTuple, $($g)*> Crd2Idx<Sh, D> for $t
+        where
+            $t: LeafIn<Sh>,
+        {
             const STATIC: bool = <$t as Int>::STATIC.is_some();
             #[inline(always)]
             fn crd2idx(self, s: Sh, d: D) -> usize {
@@ -109,7 +187,6 @@ macro_rules! crd_tuple {
         #[allow(non_snake_case, unused_variables, unused_mut)]
         // Not listed under a refused coordinate ("the following other types
         // implement trait"): every tuple rank, none of them the user's.
-        #[diagnostic::do_not_recommend]
         impl<$($c: Crd2Idx<$s, $d>, $s: Congruent<$d>, $d: IntTuple),*> Crd2Idx<($($s,)*), ($($d,)*)> for ($($c,)*)
         where
             ($($s,)*): Congruent<($($d,)*)>,

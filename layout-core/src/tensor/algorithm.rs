@@ -7,10 +7,83 @@
 //! static and the range visible).
 
 use crate::error::{LayoutError, Refusal};
+use crate::layout::compact::TypedSize;
 use crate::layout::ops::Rank2;
 use crate::layout::{Congruent, Layout};
 use crate::tensor::{Engine, EngineMut, IdentityShape, Tensor, Within};
+use crate::typelevel::check::MayEqual;
 use crate::typelevel::tuple::IntTuple;
+
+/// The static sizes of two shapes agree: `copy`, `copy_if` and `axpby`
+/// pair element `i` of one tensor with element `i` of the other. Decided by
+/// the type checker where both sizes are static; a run-time size agrees
+/// with any here, and the operation compares the values (`Err`).
+///
+/// ```
+/// use layout_core::{layout, tensor::algorithm::copy, tensor::fragment::Fragment};
+/// let a = Fragment::<f32, _>::new(layout!((4,2)));
+/// let mut b = Fragment::<f32, _>::new(layout!((2,4)));
+/// assert_eq!(b.layout().to_string(), "(_2,_4):(_1,_2)");
+/// copy(&a.view(), &mut b.view_mut()).unwrap(); // 8 elements each
+/// ```
+///
+/// ```compile_fail,E0277
+/// use layout_core::{layout, tensor::algorithm::copy, tensor::fragment::Fragment};
+/// let a = Fragment::<f32, _>::new(layout!((4,2)));
+/// let mut b = Fragment::<f32, _>::new(layout!((4,4)));
+/// // error: tensors of different sizes: shape `(C<4>, C<2>)` against shape `(C<4>, C<4>)`
+/// copy(&a.view(), &mut b.view_mut()).unwrap();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "tensors of different sizes: shape `{Self}` against shape `{Other}`",
+    label = "the two tensors' static sizes differ",
+    note = "copy, copy_if and axpby pair element i of one tensor with element i of the other: the products of the two shapes must be equal"
+)]
+pub trait SameSize<Other> {}
+#[diagnostic::do_not_recommend]
+impl<A: TypedSize, B: TypedSize> SameSize<B> for A where A::Size: MayEqual<B::Size> {}
+
+/// `gemm`'s operands agree in one of M, N and K: A is M x K, B is N x K
+/// and C is M x N. Decided by the type checker where both modes' sizes are
+/// static; a run-time size is compared by `gemm` (`Err`).
+///
+/// ```compile_fail,E0277
+/// use layout_core::{layout, tensor::algorithm::gemm, tensor::fragment::Fragment};
+/// let a = Fragment::<f32, _>::new(layout!((4,2)));
+/// let b = Fragment::<f32, _>::new(layout!((4,4)));
+/// let mut c = Fragment::<f32, _>::new(layout!((4,4)));
+/// // error: gemm: A's K mode and B's K mode differ (A `(C<4>, C<2>)`, B `(C<4>, C<4>)`)
+/// gemm(&a.view(), &b.view(), &mut c.view_mut()).unwrap();
+/// ```
+macro_rules! gemm_modes {
+    ($(#[$doc:meta])* $name:ident, $what:literal, $mine:ident, $other:ident) => {
+        $(#[$doc])*
+        #[diagnostic::on_unimplemented(
+            message = $what,
+            label = "the operands' static mode sizes differ",
+            note = "gemm takes A as M x K, B as N x K and C as M x N"
+        )]
+        pub trait $name<Other> {}
+        #[diagnostic::do_not_recommend]
+        impl<A0: TypedSize, A1: TypedSize, B0: TypedSize, B1: TypedSize> $name<(B0, B1)> for (A0, A1)
+        where
+            $mine::Size: MayEqual<$other::Size>,
+        {
+        }
+    };
+}
+gemm_modes!(
+    /// A's and C's M modes have one size.
+    GemmM, "gemm: A's M mode and C's M mode differ (A `{Self}`, C `{Other}`)", A0, B0
+);
+gemm_modes!(
+    /// B's and C's N modes have one size.
+    GemmN, "gemm: B's N mode and C's N mode differ (B `{Self}`, C `{Other}`)", A0, B1
+);
+gemm_modes!(
+    /// A's and B's K modes have one size.
+    GemmK, "gemm: A's K mode and B's K mode differ (A `{Self}`, B `{Other}`)", A1, B1
+);
 
 fn sizes_differ(
     op: &'static str,
@@ -282,6 +355,7 @@ where
     D1: IntTuple,
     S2: Congruent<D2>,
     D2: IntTuple,
+    S1: SameSize<S2>,
 {
     copy_as("copy", src, dst)
 }
@@ -454,6 +528,7 @@ where
     D1: IntTuple,
     S2: Congruent<D2>,
     D2: IntTuple,
+    S1: SameSize<S2>,
 {
     if let Some(n) = pred.size() {
         if n != src.size() {
@@ -582,6 +657,7 @@ where
     D1: IntTuple,
     S2: Congruent<D2>,
     D2: IntTuple,
+    S1: SameSize<S2>,
 {
     let (x_layout, y_layout) = (x.layout(), y.layout());
     let (x_at, y_at) = (at(x), at(y));
@@ -645,6 +721,8 @@ where
     DB: IntTuple,
     SC: Congruent<DC> + Rank2,
     DC: IntTuple,
+    SA: GemmM<SC> + GemmK<SB>,
+    SB: GemmN<SC>,
 {
     let (a_l, b_l, c_l) = (a.layout(), b.layout(), c.layout());
     let ((am, ak), (bn, bk), (cm, cn)) = (extents(&a_l), extents(&b_l), extents(&c_l));

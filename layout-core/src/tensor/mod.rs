@@ -9,6 +9,7 @@ pub mod fragment;
 pub mod memory;
 pub mod partition;
 pub mod raw;
+pub mod tile_coord;
 
 use crate::error::LayoutError;
 use crate::layout::coord::Crd2Idx;

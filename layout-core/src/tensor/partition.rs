@@ -21,6 +21,7 @@ use crate::layout::coord::{Crd2Crd, Crd2Idx};
 use crate::layout::slice::SliceCoord;
 use crate::layout::ModesToLayout;
 use crate::layout::{Congruent, Layout};
+use crate::tensor::tile_coord::TileCoordIn;
 use crate::tensor::{IdentityShape, Tensor, Within};
 use crate::typelevel::list::ZipModes;
 use crate::typelevel::tuple::{AsModes, Concat, IntTuple, IntoTuple, List};
@@ -267,6 +268,7 @@ pub trait Partition<T, C>: Sized + Copy {
 impl<A: LayoutParts + Copy, T, C> Partition<T, C> for A
 where
     A::Shape: Congruent<A::Stride>,
+    C: TileCoordIn<A::Shape, T>,
     T: ZipDivideOnto<A>,
     ZippedOf<A, T>: StaticResult + InnerOf<C> + LayoutParts,
 {

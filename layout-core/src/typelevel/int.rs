@@ -127,6 +127,10 @@ pub trait TypenumForm {
     type U: Unsigned + StaticZeroTag + StaticOneTag + 'static;
 }
 layout_macros::static_table_impl!(crate);
+/// `S<U>` is its own typenum form (any value).
+impl<U: Unsigned + StaticZeroTag + StaticOneTag + 'static> TypenumForm for S<U> {
+    type U = U;
+}
 
 impl<const N: usize> StaticInt for C<N>
 where

@@ -9,12 +9,15 @@
 //! - [`arith`]: leaf arithmetic with CuTe's static/dynamic rules;
 //! - [`list`]: list building and folding shared by the operations above
 //!   (push, pack, sizes and cosizes as types);
+//! - [`check`]: comparisons of static leaves as trait bounds, so that
+//!   `cargo check` refuses a static misuse;
 //! - `const_text`: compile-time text, so that checks after
 //!   monomorphisation can name layouts in CuTe notation.
 //!
 //! Nothing here knows what a layout is.
 
 pub mod arith;
+pub mod check;
 #[doc(hidden)]
 pub mod const_text;
 pub mod form;

@@ -1,0 +1,178 @@
+//! A static tile coordinate against a static grid of tiles, decided by the
+//! type checker: `local_tile(t, (C::<4>, C::<4>), crd!(2, 0))` on an 8 x 8
+//! tensor is refused by `cargo check`, naming the coordinate, the mode and
+//! the tile in CuTe notation.
+//!
+//! The check covers a tuple coordinate with one entry per mode of a shape
+//! of leaves and a tiler of leaves (the common `local_tile`); each entry
+//! that is a `C<N>`, against a `C<M>` mode and a `C<K>` tile, must be below
+//! the grid's `ceil(M / K)` tiles. Every other form (run-time entries, `_`,
+//! nested modes, a layout as tiler, a 1-D index) passes here and is checked
+//! on the grid itself (the coordinate's range check, or `Err` at run time).
+
+use crate::layout::coord::Underscore;
+use crate::layout::Layout;
+use crate::typelevel::int::{TypenumForm, C, S};
+use typenum::{IsLess, Prod, B1};
+
+/// `_N * _K < _M`: tile `_N` of a mode of size `_M` cut into tiles of `_K`
+/// starts inside the mode.
+///
+/// ```
+/// use layout_core::{crd, layout, tensor::partition::local_tile, Tensor, C};
+/// let data = [0f32; 64];
+/// let t = Tensor::new(&data[..], layout!((8,8):(8,1))).unwrap();
+/// let tile = local_tile(t, (C::<4>, C::<4>), crd!(1, 0));
+/// assert_eq!(tile.layout().to_string(), "(_4,_4):(_8,_1)");
+/// ```
+///
+/// ```compile_fail,E0277
+/// use layout_core::{crd, layout, tensor::partition::local_tile, Tensor, C};
+/// let data = [0f32; 64];
+/// let t = Tensor::new(&data[..], layout!((8,8):(8,1))).unwrap();
+/// // error: tile coordinate _2 is outside the grid of tiles: a mode of size _8 in tiles of _4
+/// let _ = local_tile(t, (C::<4>, C::<4>), crd!(2, 0));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "tile coordinate _{N} is outside the grid of tiles: a mode of size _{M} in tiles of _{K}",
+    label = "a mode of size _{M} in tiles of _{K} has ceil({M}/{K}) tiles"
+)]
+pub trait TileBelow<const N: usize, const M: usize, const K: usize> {}
+#[diagnostic::do_not_recommend]
+impl<const N: usize, const M: usize, const K: usize> TileBelow<N, M, K> for ()
+where
+    C<N>: TypenumForm,
+    C<M>: TypenumForm,
+    C<K>: TypenumForm,
+    <C<N> as TypenumForm>::U: core::ops::Mul<<C<K> as TypenumForm>::U>,
+    Prod<<C<N> as TypenumForm>::U, <C<K> as TypenumForm>::U>:
+        IsLess<<C<M> as TypenumForm>::U, Output = B1>,
+{
+}
+
+/// The tile coordinate `Self` indexes the grid of shape `Sh` cut by tiler
+/// `T`: entry `i` against mode `i` and tile `i`, for the first four.
+#[doc(hidden)]
+pub trait TileCoordIn<Sh, T> {}
+impl<Crd: Pad4, Sh: Pad4, T: Pad4> TileCoordIn<Sh, T> for Crd
+where
+    Crd::E0: TileEntry<Sh::E0, T::E0>,
+    Crd::E1: TileEntry<Sh::E1, T::E1>,
+    Crd::E2: TileEntry<Sh::E2, T::E2>,
+    Crd::E3: TileEntry<Sh::E3, T::E3>,
+{
+}
+
+/// No entry: a mode, tile or coordinate entry past the first four, or of
+/// something that is not a tuple.
+#[doc(hidden)]
+pub struct Skip;
+
+/// The first four entries of a tuple, `Skip` past its rank; all `Skip` for
+/// a leaf, a layout or a tuple of rank above four.
+#[doc(hidden)]
+pub trait Pad4 {
+    type E0;
+    type E1;
+    type E2;
+    type E3;
+}
+macro_rules! pad4_none {
+    ([$($g:tt)*] $t:ty) => {
+        impl<$($g)*> Pad4 for $t {
+            type E0 = Skip;
+            type E1 = Skip;
+            type E2 = Skip;
+            type E3 = Skip;
+        }
+    };
+}
+pad4_none!([] usize);
+pad4_none!([const N: usize] C<N>);
+pad4_none!([U] S<U>);
+pad4_none!([] Underscore);
+pad4_none!([TS, TD] Layout<TS, TD>);
+pad4_none!([X0, X1, X2, X3, X4](X0, X1, X2, X3, X4));
+pad4_none!([X0, X1, X2, X3, X4, X5](X0, X1, X2, X3, X4, X5));
+pad4_none!([X0, X1, X2, X3, X4, X5, X6](X0, X1, X2, X3, X4, X5, X6));
+pad4_none!([X0, X1, X2, X3, X4, X5, X6, X7](
+    X0, X1, X2, X3, X4, X5, X6, X7
+));
+pad4_none!([X0, X1, X2, X3, X4, X5, X6, X7, X8](
+    X0, X1, X2, X3, X4, X5, X6, X7, X8
+));
+pad4_none!([X0, X1, X2, X3, X4, X5, X6, X7, X8, X9](
+    X0, X1, X2, X3, X4, X5, X6, X7, X8, X9
+));
+pad4_none!([X0, X1, X2, X3, X4, X5, X6, X7, X8, X9, X10](
+    X0, X1, X2, X3, X4, X5, X6, X7, X8, X9, X10
+));
+pad4_none!([X0, X1, X2, X3, X4, X5, X6, X7, X8, X9, X10, X11](
+    X0, X1, X2, X3, X4, X5, X6, X7, X8, X9, X10, X11
+));
+macro_rules! pad4 {
+    ([$($x:ident),*] $e0:ty, $e1:ty, $e2:ty, $e3:ty) => {
+        impl<$($x),*> Pad4 for ($($x,)*) {
+            type E0 = $e0;
+            type E1 = $e1;
+            type E2 = $e2;
+            type E3 = $e3;
+        }
+    };
+}
+pad4!([] Skip, Skip, Skip, Skip);
+pad4!([X0] X0, Skip, Skip, Skip);
+pad4!([X0, X1] X0, X1, Skip, Skip);
+pad4!([X0, X1, X2] X0, X1, X2, Skip);
+pad4!([X0, X1, X2, X3] X0, X1, X2, X3);
+
+/// One entry of the coordinate, against its mode `Sh` and tile `T`.
+#[doc(hidden)]
+pub trait TileEntry<Sh, T> {}
+impl<Sh, T> TileEntry<Sh, T> for usize {}
+impl<Sh, T> TileEntry<Sh, T> for Underscore {}
+impl<Sh, T> TileEntry<Sh, T> for Skip {}
+impl<Sh, T, U> TileEntry<Sh, T> for S<U> {}
+impl<Sh: EntryMode<N, T>, T, const N: usize> TileEntry<Sh, T> for C<N> {}
+
+/// A mode, against the static entry `_N` and its tile `T`.
+#[doc(hidden)]
+pub trait EntryMode<const N: usize, T> {}
+impl<const N: usize, T> EntryMode<N, T> for usize {}
+impl<const N: usize, T> EntryMode<N, T> for Skip {}
+impl<const N: usize, T, U> EntryMode<N, T> for S<U> {}
+impl<const N: usize, const M: usize, T: EntryTile<N, M>> EntryMode<N, T> for C<M> {}
+
+/// A tile, against the static entry `_N` of a mode of size `_M`.
+#[doc(hidden)]
+pub trait EntryTile<const N: usize, const M: usize> {}
+impl<const N: usize, const M: usize> EntryTile<N, M> for usize {}
+impl<const N: usize, const M: usize> EntryTile<N, M> for Skip {}
+impl<const N: usize, const M: usize, U> EntryTile<N, M> for S<U> {}
+impl<const N: usize, const M: usize, TS, TD> EntryTile<N, M> for Layout<TS, TD> {}
+impl<const N: usize, const M: usize, const K: usize> EntryTile<N, M> for C<K> where
+    (): TileBelow<N, M, K>
+{
+}
+
+/// Nested entries, modes and tiles: not checked here.
+macro_rules! nested {
+    ($($x:ident),*) => {
+        impl<Sh, T, $($x),*> TileEntry<Sh, T> for ($($x,)*) {}
+        impl<const N: usize, T, $($x),*> EntryMode<N, T> for ($($x,)*) {}
+        impl<const N: usize, const M: usize, $($x),*> EntryTile<N, M> for ($($x,)*) {}
+    };
+}
+nested!();
+nested!(X0);
+nested!(X0, X1);
+nested!(X0, X1, X2);
+nested!(X0, X1, X2, X3);
+nested!(X0, X1, X2, X3, X4);
+nested!(X0, X1, X2, X3, X4, X5);
+nested!(X0, X1, X2, X3, X4, X5, X6);
+nested!(X0, X1, X2, X3, X4, X5, X6, X7);
+nested!(X0, X1, X2, X3, X4, X5, X6, X7, X8);
+nested!(X0, X1, X2, X3, X4, X5, X6, X7, X8, X9);
+nested!(X0, X1, X2, X3, X4, X5, X6, X7, X8, X9, X10);
+nested!(X0, X1, X2, X3, X4, X5, X6, X7, X8, X9, X10, X11);

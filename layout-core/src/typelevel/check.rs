@@ -1,0 +1,66 @@
+//! Comparisons of static leaves decided by the type checker.
+//!
+//! A static misuse refused here is an unsatisfied trait bound: `cargo
+//! check` and the editor report it, at the user's tokens. Each trait whose
+//! failure a user reads takes the values as const parameters, so that its
+//! message prints them in CuTe notation (`_3`), and its impl is marked
+//! `do_not_recommend`, so that the error names that trait and not the
+//! typenum comparison inside it. A run-time leaf on either side satisfies
+//! every comparison: the operation checks its value at run time.
+
+use crate::typelevel::int::{TypenumForm, C, S};
+use typenum::{IsEqual, IsLess, Unsigned, B1};
+
+/// `_N < _M`, for a coordinate `_N` of a mode of size `_M`.
+///
+/// ```
+/// use layout_core::{crd, layout};
+/// let l = layout!((3,4):(4,1));
+/// assert_eq!(l.to_string(), "(_3,_4):(_4,_1)");
+/// assert_eq!(l.crd2idx(crd!(2, 3)), 11);
+/// ```
+///
+/// ```compile_fail,E0277
+/// use layout_core::{crd, layout};
+/// // error: coordinate _3 is outside its mode of size _3
+/// let _ = layout!((3,4):(4,1)).crd2idx(crd!(3, 0));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "coordinate _{N} is outside its mode of size _{M}",
+    label = "a coordinate of a mode of size _{M} is below {M}"
+)]
+pub trait CoordBelow<const N: usize, const M: usize> {}
+#[diagnostic::do_not_recommend]
+impl<const N: usize, const M: usize> CoordBelow<N, M> for ()
+where
+    C<N>: TypenumForm,
+    C<M>: TypenumForm,
+    <C<N> as TypenumForm>::U: IsLess<<C<M> as TypenumForm>::U, Output = B1>,
+{
+}
+
+/// A size leaf exceeds the static value whose typenum is `Cu` (always,
+/// for a run-time size).
+#[doc(hidden)]
+pub trait SizeAbove<Cu> {}
+impl<Cu> SizeAbove<Cu> for usize {}
+impl<Cu: IsLess<<C<M> as TypenumForm>::U, Output = B1>, const M: usize> SizeAbove<Cu> for C<M> where
+    C<M>: TypenumForm
+{
+}
+impl<Cu: IsLess<U, Output = B1>, U: Unsigned> SizeAbove<Cu> for S<U> {}
+
+/// Two size leaves that may be equal: both static and equal, or either
+/// one run-time (the operation compares the values).
+#[doc(hidden)]
+pub trait MayEqual<R> {}
+impl<R> MayEqual<R> for usize {}
+impl<const N: usize> MayEqual<usize> for C<N> {}
+impl<U: Unsigned> MayEqual<usize> for S<U> {}
+impl<const N: usize, R: TypenumForm> MayEqual<R> for C<N>
+where
+    C<N>: TypenumForm,
+    <C<N> as TypenumForm>::U: IsEqual<R::U, Output = B1>,
+{
+}
+impl<U: Unsigned + IsEqual<R::U, Output = B1>, R: TypenumForm> MayEqual<R> for S<U> {}
