@@ -1,6 +1,7 @@
 //! Type-level facts: static layouts are zero-sized, the macros produce the
 //! types CuTe's notation says, and they expand through `$crate`.
 
+use layout_core::tensor::{algorithm::SameSize, tile_coord::TileCoordIn};
 use layout_core::typenum::{U12, U3};
 use layout_core::{
     layout, layout_type, make_layout_left, Congruent, Crd2Idx, IntTuple, Layout, Respell, C, S,
@@ -20,6 +21,35 @@ assert_not_impl_any!((C<2>, (C<2>, C<2>)): Congruent<(C<4>, C<2>, C<1>)>);
 assert_impl_all!((usize, (usize, usize)): Crd2Idx<(C<2>, (C<2>, C<2>)), (C<4>, (C<2>, C<1>))>);
 assert_impl_all!(usize: Crd2Idx<(C<2>, (C<2>, C<2>)), (C<4>, (C<2>, C<1>))>);
 assert_not_impl_any!((usize, usize, usize): Crd2Idx<(C<2>, (C<2>, C<2>)), (C<4>, (C<2>, C<1>))>);
+
+// Static coordinates against static modes, decided by the type checker:
+// each entry below its mode's size (by the definition of a coordinate),
+// a 1-D index below the shape's size; run-time entries pass here.
+assert_impl_all!((C<2>, C<3>): Crd2Idx<(C<3>, C<4>), (C<4>, C<1>)>);
+assert_not_impl_any!((C<3>, C<0>): Crd2Idx<(C<3>, C<4>), (C<4>, C<1>)>);
+assert_not_impl_any!((C<0>, C<4>): Crd2Idx<(C<3>, C<4>), (C<4>, C<1>)>);
+assert_impl_all!(C<11>: Crd2Idx<(C<3>, C<4>), (C<4>, C<1>)>);
+assert_not_impl_any!(C<12>: Crd2Idx<(C<3>, C<4>), (C<4>, C<1>)>);
+assert_impl_all!((usize, C<3>): Crd2Idx<(C<3>, C<4>), (C<4>, C<1>)>);
+assert_impl_all!((C<5>, C<3>): Crd2Idx<(usize, C<4>), (C<4>, C<1>)>);
+// Nested: entry (1,1) of the mode (2,2) is inside, (1,2) is not.
+assert_impl_all!((C<1>, (C<1>, C<1>)): Crd2Idx<(C<2>, (C<2>, C<2>)), (C<4>, (C<2>, C<1>))>);
+assert_not_impl_any!((C<1>, (C<1>, C<2>)): Crd2Idx<(C<2>, (C<2>, C<2>)), (C<4>, (C<2>, C<1>))>);
+// An integer into a nested mode is a 1-D index below its size (4).
+assert_impl_all!((C<1>, C<3>): Crd2Idx<(C<2>, (C<2>, C<2>)), (C<4>, (C<2>, C<1>))>);
+assert_not_impl_any!((C<1>, C<4>): Crd2Idx<(C<2>, (C<2>, C<2>)), (C<4>, (C<2>, C<1>))>);
+
+// Sizes of tensors paired element by element (copy, copy_if, axpby): equal
+// products, or a run-time size (compared at run time).
+assert_impl_all!((C<4>, C<2>): SameSize<(C<2>, C<4>)>, SameSize<C<8>>, SameSize<(C<4>, usize)>);
+assert_not_impl_any!((C<4>, C<2>): SameSize<(C<4>, C<4>)>);
+// A grid of tiles: 10 x 8 in 4 x 4 tiles is 3 x 2 (the last row of tiles
+// partial); tile (2,1) starts inside (8 < 10, 4 < 8), tile (3,0) and
+// (0,2) do not.
+assert_impl_all!((C<2>, C<1>): TileCoordIn<(C<10>, C<8>), (C<4>, C<4>)>);
+assert_not_impl_any!((C<3>, C<0>): TileCoordIn<(C<10>, C<8>), (C<4>, C<4>)>);
+assert_not_impl_any!((C<0>, C<2>): TileCoordIn<(C<10>, C<8>), (C<4>, C<4>)>);
+assert_impl_all!((usize, C<1>): TileCoordIn<(C<10>, C<8>), (C<4>, C<4>)>);
 
 #[test]
 fn static_results_are_zero_sized() {

@@ -8,8 +8,8 @@ use crate::typelevel::form::StaticForm;
 use crate::typelevel::int::TypenumForm;
 use crate::typelevel::int::{Int, IntMul, StaticInt, C, S};
 use crate::typelevel::tuple::{Cons, IntTuple, IntoTuple, List, Nil, Tuple};
-use core::ops::{BitOr, Rem};
-use typenum::{Eq, IsEqual, Mod, Unsigned, B0, B1, U0};
+use core::ops::BitOr;
+use typenum::{Eq, Gcd, Gcf, IsEqual, Unsigned, B0, B1};
 
 /// Ceiling division of leaves: static over static stays static (typenum).
 pub trait IntCeilDiv<R: Int>: Int {
@@ -199,12 +199,14 @@ impl<const D: usize, const N: usize> UpcastStride<D, N> for ()
 where
     C<D>: TypenumForm,
     C<N>: TypenumForm,
-    <C<D> as TypenumForm>::U: Rem<<C<N> as TypenumForm>::U>,
-    <C<N> as TypenumForm>::U: Rem<<C<D> as TypenumForm>::U>,
-    Mod<<C<D> as TypenumForm>::U, <C<N> as TypenumForm>::U>: IsEqual<U0>,
-    Mod<<C<N> as TypenumForm>::U, <C<D> as TypenumForm>::U>: IsEqual<U0>,
-    Eq<Mod<<C<D> as TypenumForm>::U, <C<N> as TypenumForm>::U>, U0>:
-        BitOr<Eq<Mod<<C<N> as TypenumForm>::U, <C<D> as TypenumForm>::U>, U0>, Output = B1>,
+    // d | n or n | d: gcd(d, n) is d or n (a stride 0 is a multiple of n).
+    <C<D> as TypenumForm>::U: Gcd<<C<N> as TypenumForm>::U>,
+    Gcf<<C<D> as TypenumForm>::U, <C<N> as TypenumForm>::U>:
+        IsEqual<<C<D> as TypenumForm>::U> + IsEqual<<C<N> as TypenumForm>::U>,
+    Eq<Gcf<<C<D> as TypenumForm>::U, <C<N> as TypenumForm>::U>, <C<D> as TypenumForm>::U>: BitOr<
+        Eq<Gcf<<C<D> as TypenumForm>::U, <C<N> as TypenumForm>::U>, <C<N> as TypenumForm>::U>,
+        Output = B1,
+    >,
 {
 }
 /// A stride leaf against the upcast factor `F`: `C<D>` against `C<N>` is

@@ -17,9 +17,8 @@ use crate::typelevel::int::{TypenumForm, C, S};
 use crate::typelevel::list::{SizeList, SizeT};
 use crate::typelevel::tuple::{AsModes, Cons, IntTuple, IntoTuple, List, Nil};
 use core::ops::BitAnd;
-use core::ops::Rem;
 use typenum::{And, B0, B1};
-use typenum::{IsEqual, Mod, U0};
+use typenum::{Gcd, Gcf, IsEqual};
 
 /// The default mode order of `tile_to_shape`: the repeats are laid out
 /// column-major, as CuTe's `LayoutLeft`.
@@ -366,8 +365,10 @@ impl<const A: usize, const B: usize> BlockDivides<A, B> for ()
 where
     C<A>: TypenumForm,
     C<B>: TypenumForm,
-    <C<B> as TypenumForm>::U: Rem<<C<A> as TypenumForm>::U>,
-    Mod<<C<B> as TypenumForm>::U, <C<A> as TypenumForm>::U>: IsEqual<U0, Output = B1>,
+    // a | b: gcd(a, b) is a (0 divides only 0).
+    <C<A> as TypenumForm>::U: Gcd<<C<B> as TypenumForm>::U>,
+    Gcf<<C<A> as TypenumForm>::U, <C<B> as TypenumForm>::U>:
+        IsEqual<<C<A> as TypenumForm>::U, Output = B1>,
 {
 }
 

@@ -50,6 +50,61 @@ pub trait Crd2Idx<S: Congruent<D>, D: IntTuple>: Copy {
     fn write_crd(&self, f: &mut dyn fmt::Write) -> fmt::Result;
 }
 
+/// What makes a coordinate of shape `S` (leaves, `_`, tuples of one rank
+/// with the shape): [`Crd2Idx`] is this, for every type. A failing bound
+/// is reported at the entry that fails, with its values: an entry outside
+/// its mode, or a tuple of another rank than its mode's.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "coordinate `{Self}` does not fit the shape `{S}`",
+    label = "not a coordinate of this shape",
+    note = "a coordinate is an integer (a 1-D index into the mode) or a tuple with one entry per mode of the shape"
+)]
+pub trait CrdOf<S: Congruent<D>, D: IntTuple>: Copy {
+    /// [`Crd2Idx::STATIC`].
+    const STATIC_OF: bool;
+    /// [`Crd2Idx::crd2idx`].
+    fn offset_of(self, s: S, d: D) -> usize;
+    /// [`Crd2Idx::in_shape`].
+    fn inside_of(self, s: S) -> bool;
+    /// [`Crd2Idx::write_crd`].
+    fn text_of(&self, f: &mut dyn fmt::Write) -> fmt::Result;
+}
+impl<X: CrdOf<S, D>, S: Congruent<D>, D: IntTuple> Crd2Idx<S, D> for X {
+    const STATIC: bool = X::STATIC_OF;
+    #[inline(always)]
+    fn crd2idx(self, s: S, d: D) -> usize {
+        self.offset_of(s, d)
+    }
+    #[inline(always)]
+    fn in_shape(self, s: S) -> bool {
+        self.inside_of(s)
+    }
+    fn write_crd(&self, f: &mut dyn fmt::Write) -> fmt::Result {
+        self.text_of(f)
+    }
+}
+
+/// A tuple coordinate of `K` modes for a shape of `R` modes: never holds.
+#[diagnostic::on_unimplemented(
+    message = "coordinate `{Crd}` has {K} modes, the shape `{Sh}` has {R}",
+    label = "one entry per mode of the shape (or one integer, a 1-D index)"
+)]
+pub trait RankMismatch<const K: usize, const R: usize, Crd, Sh> {
+    /// No value: a coordinate of another rank has no offset.
+    const NEVER: core::convert::Infallible;
+}
+/// A tuple coordinate of `K` modes for a shape that is one integer (of
+/// stride `D`): never holds.
+#[diagnostic::on_unimplemented(
+    message = "coordinate `{Crd}` has {K} modes, the shape `{Sh}` is one integer",
+    label = "a coordinate of an integer shape is an integer"
+)]
+pub trait TupleForLeaf<const K: usize, Crd, Sh, D> {
+    /// No value: such a coordinate has no offset.
+    const NEVER: core::convert::Infallible;
+}
+
 /// The coordinate leaf `Self` indexes the (sub-)shape `Sh`: a static leaf
 /// is below the shape's size (its product, for a tuple), decided by the
 /// type checker; a run-time leaf is checked where it is used.
@@ -57,20 +112,16 @@ pub trait Crd2Idx<S: Congruent<D>, D: IntTuple>: Copy {
 pub trait LeafIn<Sh> {}
 impl<Sh> LeafIn<Sh> for usize {}
 impl<Sh: TakesStatic<N>, const N: usize> LeafIn<Sh> for C<N> {}
-impl<Sh: IntTuple, U: Unsigned> LeafIn<Sh> for S<U>
-where
-    Sh::Leaves: SizeList<C<1>>,
-    SizeT<Sh>: SizeAbove<U>,
-{
-}
+// A computed static leaf (`S<U>`, a typenum) would print as one in the
+// message: its range is checked after monomorphisation, in CuTe notation.
+impl<Sh, U: Unsigned> LeafIn<Sh> for S<U> {}
 
 /// The shape `Self` admits the static coordinate leaf `_N`.
 #[doc(hidden)]
 pub trait TakesStatic<const N: usize> {}
 impl<const N: usize> TakesStatic<N> for usize {}
 impl<const N: usize, const M: usize> TakesStatic<N> for C<M> where (): CoordBelow<N, M> {}
-// A computed static mode (`S<U>`, a typenum) would print as one in the
-// message: its range is checked after monomorphisation, in CuTe notation.
+// As for an `S<U>` coordinate leaf, so for an `S<U>` mode.
 impl<const N: usize, U: Unsigned> TakesStatic<N> for S<U> {}
 /// A tuple shape, one impl per rank (a blanket impl over tuples would be a
 /// second candidate for every leaf, and the error would stop there).
@@ -142,21 +193,21 @@ const fn check_static_coord(c: Option<usize>, s: Option<usize>) {
 
 macro_rules! leaf_crd {
     ($t:ty; $($g:tt)*) => {
-        impl<Sh: Congruent<D>, D: IntTuple, $($g)*> Crd2Idx<Sh, D> for $t
+        impl<Sh: Congruent<D>, D: IntTuple, $($g)*> CrdOf<Sh, D> for $t
         where
             $t: LeafIn<Sh>,
         {
-            const STATIC: bool = <$t as Int>::STATIC.is_some();
+            const STATIC_OF: bool = <$t as Int>::STATIC.is_some();
             #[inline(always)]
-            fn crd2idx(self, s: Sh, d: D) -> usize {
+            fn offset_of(self, s: Sh, d: D) -> usize {
                 const { check_static_coord(<$t as Int>::STATIC, Sh::STATIC_SIZE) };
                 s.index_offset(d, self.value())
             }
             #[inline(always)]
-            fn in_shape(self, s: Sh) -> bool {
+            fn inside_of(self, s: Sh) -> bool {
                 self.value() < s.size()
             }
-            fn write_crd(&self, f: &mut dyn fmt::Write) -> fmt::Result {
+            fn text_of(&self, f: &mut dyn fmt::Write) -> fmt::Result {
                 self.write_cute(f)
             }
         }
@@ -165,48 +216,47 @@ macro_rules! leaf_crd {
 for_each_leaf!(leaf_crd);
 
 #[diagnostic::do_not_recommend]
-impl<Sh: Congruent<D>, D: IntTuple> Crd2Idx<Sh, D> for Underscore {
-    const STATIC: bool = true;
+impl<Sh: Congruent<D>, D: IntTuple> CrdOf<Sh, D> for Underscore {
+    const STATIC_OF: bool = true;
     #[inline(always)]
-    fn crd2idx(self, _s: Sh, _d: D) -> usize {
+    fn offset_of(self, _s: Sh, _d: D) -> usize {
         0
     }
     #[inline(always)]
-    fn in_shape(self, _s: Sh) -> bool {
+    fn inside_of(self, _s: Sh) -> bool {
         true
     }
-    fn write_crd(&self, f: &mut dyn fmt::Write) -> fmt::Result {
+    fn text_of(&self, f: &mut dyn fmt::Write) -> fmt::Result {
         f.write_char('_')
     }
 }
 
-/// Tuple coordinates, one impl per rank, so that a coordinate of the wrong
-/// rank is reported on `Crd2Idx` itself, naming coordinate and shape.
+/// Tuple coordinates, one impl per rank. Not `do_not_recommend`: an entry
+/// outside its mode is reported at that entry, with its values (such an
+/// impl would lift the error to the whole coordinate).
 macro_rules! crd_tuple {
     ($(($c:ident, $s:ident, $d:ident)),*) => {
         #[allow(non_snake_case, unused_variables, unused_mut)]
-        // Not listed under a refused coordinate ("the following other types
-        // implement trait"): every tuple rank, none of them the user's.
-        impl<$($c: Crd2Idx<$s, $d>, $s: Congruent<$d>, $d: IntTuple),*> Crd2Idx<($($s,)*), ($($d,)*)> for ($($c,)*)
+        impl<$($c: CrdOf<$s, $d>, $s: Congruent<$d>, $d: IntTuple),*> CrdOf<($($s,)*), ($($d,)*)> for ($($c,)*)
         where
             ($($s,)*): Congruent<($($d,)*)>,
             ($($d,)*): IntTuple,
         {
-            const STATIC: bool = true $(&& $c::STATIC)*;
+            const STATIC_OF: bool = true $(&& $c::STATIC_OF)*;
             #[inline(always)]
-            fn crd2idx(self, s: ($($s,)*), d: ($($d,)*)) -> usize {
+            fn offset_of(self, s: ($($s,)*), d: ($($d,)*)) -> usize {
                 let ($($c,)*) = self;
                 let ($($s,)*) = s;
                 let ($($d,)*) = d;
-                0 $(+ $c.crd2idx($s, $d))*
+                0 $(+ $c.offset_of($s, $d))*
             }
             #[inline(always)]
-            fn in_shape(self, s: ($($s,)*)) -> bool {
+            fn inside_of(self, s: ($($s,)*)) -> bool {
                 let ($($c,)*) = self;
                 let ($($s,)*) = s;
-                true $(&& $c.in_shape($s))*
+                true $(&& $c.inside_of($s))*
             }
-            fn write_crd(&self, f: &mut dyn fmt::Write) -> fmt::Result {
+            fn text_of(&self, f: &mut dyn fmt::Write) -> fmt::Result {
                 let ($($c,)*) = self;
                 f.write_char('(')?;
                 let mut first = true;
@@ -215,7 +265,7 @@ macro_rules! crd_tuple {
                         f.write_char(',')?;
                     }
                     first = false;
-                    $c.write_crd(f)?;
+                    $c.text_of(f)?;
                 )*
                 let _ = first;
                 f.write_char(')')
@@ -239,6 +289,94 @@ crd_tuples!([]; [
     (C4, S4, D4), (C5, S5, D5), (C6, S6, D6), (C7, S7, D7),
     (C8, S8, D8), (C9, S9, D9), (C10, S10, D10), (C11, S11, D11)
 ]);
+
+/// A tuple coordinate against a tuple shape of another rank: an impl whose
+/// bound never holds, so that the error names both ranks.
+macro_rules! crd_mismatch {
+    ([$($c:ident)*] [$($s:ident $d:ident)*]) => {
+        #[allow(unused_variables)]
+        impl<$($c: Copy,)* $($s, $d),*> CrdOf<($($s,)*), ($($d,)*)> for ($($c,)*)
+        where
+            ($($s,)*): Congruent<($($d,)*)>,
+            ($($d,)*): IntTuple,
+            (): RankMismatch<{ 0 $(+ one!($c))* }, { 0 $(+ one!($s))* }, ($($c,)*), ($($s,)*)>,
+        {
+            const STATIC_OF: bool = false;
+            fn offset_of(self, s: ($($s,)*), d: ($($d,)*)) -> usize {
+                match <() as RankMismatch<{ 0 $(+ one!($c))* }, { 0 $(+ one!($s))* }, ($($c,)*), ($($s,)*)>>::NEVER {}
+            }
+            fn inside_of(self, s: ($($s,)*)) -> bool {
+                match <() as RankMismatch<{ 0 $(+ one!($c))* }, { 0 $(+ one!($s))* }, ($($c,)*), ($($s,)*)>>::NEVER {}
+            }
+            fn text_of(&self, f: &mut dyn fmt::Write) -> fmt::Result {
+                match <() as RankMismatch<{ 0 $(+ one!($c))* }, { 0 $(+ one!($s))* }, ($($c,)*), ($($s,)*)>>::NEVER {}
+            }
+        }
+    };
+}
+/// A tuple coordinate against a leaf shape.
+macro_rules! crd_for_leaf {
+    ([$($c:ident)*]) => {
+        crd_for_leaf!(@leaf [$($c)*] usize;);
+        crd_for_leaf!(@leaf [$($c)*] $crate::typelevel::int::C<M>; const M: usize);
+        crd_for_leaf!(@leaf [$($c)*] $crate::typelevel::int::S<U>; U: typenum::Unsigned + 'static);
+    };
+    (@leaf [$($c:ident)*] $t:ty; $($g:tt)*) => {
+        #[allow(unused_variables)]
+        impl<$($c: Copy,)* D: IntTuple, $($g)*> CrdOf<$t, D> for ($($c,)*)
+        where
+            $t: Congruent<D>,
+            (): TupleForLeaf<{ 0 $(+ one!($c))* }, ($($c,)*), $t, D>,
+        {
+            const STATIC_OF: bool = false;
+            fn offset_of(self, s: $t, d: D) -> usize {
+                match <() as TupleForLeaf<{ 0 $(+ one!($c))* }, ($($c,)*), $t, D>>::NEVER {}
+            }
+            fn inside_of(self, s: $t) -> bool {
+                match <() as TupleForLeaf<{ 0 $(+ one!($c))* }, ($($c,)*), $t, D>>::NEVER {}
+            }
+            fn text_of(&self, f: &mut dyn fmt::Write) -> fmt::Result {
+                match <() as TupleForLeaf<{ 0 $(+ one!($c))* }, ($($c,)*), $t, D>>::NEVER {}
+            }
+        }
+    };
+}
+/// `1`, once per identifier (a rank as a constant).
+macro_rules! one {
+    ($x:ident) => {
+        1
+    };
+}
+/// Every pair of ranks from 0 to 12 that differ: each rank's coordinate
+/// against the shapes of the ranks before and after it.
+macro_rules! crd_mismatches {
+    ([$($before:tt)*]; $cur:tt $($after:tt)*) => {
+        crd_mismatch_rank!($cur; $($before)* $($after)*);
+        crd_mismatches!([$($before)* $cur]; $($after)*);
+    };
+    ([$($before:tt)*];) => {};
+}
+macro_rules! crd_mismatch_rank {
+    ({$cs:tt $ss:tt}; $({$co:tt $so:tt})*) => {
+        crd_for_leaf!($cs);
+        $( crd_mismatch!($cs $so); )*
+    };
+}
+crd_mismatches!([];
+    {[] []}
+    {[C0] [S0 D0]}
+    {[C0 C1] [S0 D0 S1 D1]}
+    {[C0 C1 C2] [S0 D0 S1 D1 S2 D2]}
+    {[C0 C1 C2 C3] [S0 D0 S1 D1 S2 D2 S3 D3]}
+    {[C0 C1 C2 C3 C4] [S0 D0 S1 D1 S2 D2 S3 D3 S4 D4]}
+    {[C0 C1 C2 C3 C4 C5] [S0 D0 S1 D1 S2 D2 S3 D3 S4 D4 S5 D5]}
+    {[C0 C1 C2 C3 C4 C5 C6] [S0 D0 S1 D1 S2 D2 S3 D3 S4 D4 S5 D5 S6 D6]}
+    {[C0 C1 C2 C3 C4 C5 C6 C7] [S0 D0 S1 D1 S2 D2 S3 D3 S4 D4 S5 D5 S6 D6 S7 D7]}
+    {[C0 C1 C2 C3 C4 C5 C6 C7 C8] [S0 D0 S1 D1 S2 D2 S3 D3 S4 D4 S5 D5 S6 D6 S7 D7 S8 D8]}
+    {[C0 C1 C2 C3 C4 C5 C6 C7 C8 C9] [S0 D0 S1 D1 S2 D2 S3 D3 S4 D4 S5 D5 S6 D6 S7 D7 S8 D8 S9 D9]}
+    {[C0 C1 C2 C3 C4 C5 C6 C7 C8 C9 C10] [S0 D0 S1 D1 S2 D2 S3 D3 S4 D4 S5 D5 S6 D6 S7 D7 S8 D8 S9 D9 S10 D10]}
+    {[C0 C1 C2 C3 C4 C5 C6 C7 C8 C9 C10 C11] [S0 D0 S1 D1 S2 D2 S3 D3 S4 D4 S5 D5 S6 D6 S7 D7 S8 D8 S9 D9 S10 D10 S11 D11]}
+);
 
 /// CuTe's `crd2idx(coord, shape, stride)`.
 ///
@@ -267,8 +405,7 @@ pub fn idx2crd<S: IntTuple>(i: usize, s: S) -> S::Dyn {
 /// (CuTe's `crd2idx(coord, shape)`).
 #[diagnostic::on_unimplemented(
     message = "coordinate `{Self}` does not fit the shape `{S}`",
-    label = "not a coordinate of this shape",
-    note = "a static value the algebra computed shows in the compiler's type names as `S<UInt<...>>`: its bits from the most significant, `B1` = 1, `B0` = 0 (`S<UInt<UInt<UInt<UInt<UTerm, B1>, B0>, B0>, B0>>` is `_8`)"
+    label = "not a coordinate of this shape"
 )]
 pub trait CompactIndex<S> {
     /// The colexicographic index of the coordinate.

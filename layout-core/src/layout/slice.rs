@@ -117,8 +117,7 @@ pub trait SliceCoord<T> {
 /// A slicing coordinate with one entry per mode of `T`.
 #[diagnostic::on_unimplemented(
     message = "slicing coordinate `{Self}` does not have one entry per mode of the shape",
-    label = "wrong number of modes",
-    note = "a static value the algebra computed shows in the compiler's type names as `S<UInt<...>>`: its bits from the most significant, `B1` = 1, `B0` = 0 (`S<UInt<UInt<UInt<UInt<UTerm, B1>, B0>, B0>, B0>>` is `_8`)"
+    label = "wrong number of modes"
 )]
 pub trait SameRank<T> {}
 macro_rules! same_rank {
