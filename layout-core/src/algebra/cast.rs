@@ -226,7 +226,15 @@ impl<F, H: UpStride<F>, T: UpStrides<F>> UpStrides<F> for Cons<H, T> {}
 #[doc(hidden)]
 pub trait UpFactor<const D: usize> {}
 impl<const D: usize, U> UpFactor<D> for S<U> {}
-impl<const D: usize, const N: usize> UpFactor<D> for C<N> where (): UpcastStride<D, N> {}
+// The table's forms outside the `do_not_recommend` impl: a value without
+// one is reported as such.
+impl<const D: usize, const N: usize> UpFactor<D> for C<N>
+where
+    C<D>: TypenumForm,
+    C<N>: TypenumForm,
+    (): UpcastStride<D, N>,
+{
+}
 
 impl<Sh, St, F> UpBranch<Sh, St, F> for B0
 where

@@ -394,7 +394,15 @@ impl<const A: usize, Sz: DividedBy<A>> SizeDivides<Sz> for C<A> {}
 pub trait DividedBy<const A: usize> {}
 impl<const A: usize> DividedBy<A> for usize {}
 impl<const A: usize, U> DividedBy<A> for S<U> {}
-impl<const A: usize, const B: usize> DividedBy<A> for C<B> where (): BlockDivides<A, B> {}
+// The table's forms outside the `do_not_recommend` impl: a value without
+// one is reported as such.
+impl<const A: usize, const B: usize> DividedBy<A> for C<B>
+where
+    C<A>: TypenumForm,
+    C<B>: TypenumForm,
+    (): BlockDivides<A, B>,
+{
+}
 
 /// [`tile_to_shape`], returning the reason instead of panicking at run time.
 ///

@@ -120,14 +120,29 @@ impl<Sh, U: Unsigned> LeafIn<Sh> for S<U> {}
 #[doc(hidden)]
 pub trait TakesStatic<const N: usize> {}
 impl<const N: usize> TakesStatic<N> for usize {}
-impl<const N: usize, const M: usize> TakesStatic<N> for C<M> where (): CoordBelow<N, M> {}
+// The table's forms are required outside the `do_not_recommend` impls, so
+// that a value without one is reported as such, not as out of range.
+impl<const N: usize, const M: usize> TakesStatic<N> for C<M>
+where
+    C<N>: TypenumForm,
+    C<M>: TypenumForm,
+    (): CoordBelow<N, M>,
+{
+}
 // As for an `S<U>` coordinate leaf, so for an `S<U>` mode.
 impl<const N: usize, U: Unsigned> TakesStatic<N> for S<U> {}
 /// A tuple shape, one impl per rank (a blanket impl over tuples would be a
 /// second candidate for every leaf, and the error would stop there).
 macro_rules! takes_static_tuple {
     ($($t:ident),*) => {
-        impl<const N: usize, $($t),*> TakesStatic<N> for ($($t,)*) where (): IndexBelow<N, ($($t,)*)> {}
+        impl<const N: usize, $($t),*> TakesStatic<N> for ($($t,)*)
+        where
+            C<N>: TypenumForm,
+            ($($t,)*): IntTuple,
+            <($($t,)*) as IntTuple>::Leaves: SizeList<C<1>>,
+            (): IndexBelow<N, ($($t,)*)>,
+        {
+        }
     };
 }
 takes_static_tuple!();

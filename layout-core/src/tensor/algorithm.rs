@@ -11,7 +11,7 @@ use crate::layout::compact::TypedSize;
 use crate::layout::ops::Rank2;
 use crate::layout::{Congruent, Layout};
 use crate::tensor::{Engine, EngineMut, IdentityShape, Tensor, Within};
-use crate::typelevel::check::MayEqual;
+use crate::typelevel::check::{Comparable, MayEqual};
 use crate::typelevel::tuple::IntTuple;
 
 /// The static sizes of two shapes agree: `copy`, `copy_if` and `axpby`
@@ -34,14 +34,23 @@ use crate::typelevel::tuple::IntTuple;
 /// // error: tensors of different sizes: shape `(C<4>, C<2>)` against shape `(C<4>, C<4>)`
 /// copy(&a.view(), &mut b.view_mut()).unwrap();
 /// ```
+pub trait SameSize<Other> {}
+impl<A: TypedSize, B: TypedSize> SameSize<B> for A
+where
+    A::Size: Comparable,
+    B::Size: Comparable,
+    (): SizesAgree<A, B>,
+{
+}
+/// [`SameSize`]'s comparison, the trait its error names.
 #[diagnostic::on_unimplemented(
-    message = "tensors of different sizes: shape `{Self}` against shape `{Other}`",
+    message = "tensors of different sizes: shape `{A}` against shape `{B}`",
     label = "the two tensors' static sizes differ",
     note = "copy, copy_if and axpby pair element i of one tensor with element i of the other: the products of the two shapes must be equal"
 )]
-pub trait SameSize<Other> {}
+pub trait SizesAgree<A, B> {}
 #[diagnostic::do_not_recommend]
-impl<A: TypedSize, B: TypedSize> SameSize<B> for A where A::Size: MayEqual<B::Size> {}
+impl<A: TypedSize, B: TypedSize> SizesAgree<A, B> for () where A::Size: MayEqual<B::Size> {}
 
 /// `gemm`'s operands agree in one of M, N and K: A is M x K, B is N x K
 /// and C is M x N. Decided by the type checker where both modes' sizes are
@@ -55,34 +64,55 @@ impl<A: TypedSize, B: TypedSize> SameSize<B> for A where A::Size: MayEqual<B::Si
 /// // error: gemm: A's K mode and B's K mode differ (A `(C<4>, C<2>)`, B `(C<4>, C<4>)`)
 /// gemm(&a.view(), &b.view(), &mut c.view_mut()).unwrap();
 /// ```
+/// The two modes of a rank-2 shape, as types.
+#[doc(hidden)]
+pub trait Modes2 {
+    type M0: TypedSize;
+    type M1: TypedSize;
+}
+impl<A: TypedSize, B: TypedSize> Modes2 for (A, B) {
+    type M0 = A;
+    type M1 = B;
+}
 macro_rules! gemm_modes {
-    ($(#[$doc:meta])* $name:ident, $what:literal, $mine:ident, $other:ident) => {
+    ($(#[$doc:meta])* $name:ident, $agree:ident, $what:literal, $mine:ident, $other:ident) => {
         $(#[$doc])*
+        pub trait $name<Other> {}
+        // One impl over every type (not one per tuple), so that a refusal
+        // lists no impls.
+        impl<X: Modes2, Y: Modes2> $name<Y> for X
+        where
+            <X::$mine as TypedSize>::Size: Comparable,
+            <Y::$other as TypedSize>::Size: Comparable,
+            (): $agree<X, Y>,
+        {
+        }
+        #[doc = concat!("[`", stringify!($name), "`]'s comparison, the trait its error names.")]
         #[diagnostic::on_unimplemented(
             message = $what,
             label = "the operands' static mode sizes differ",
             note = "gemm takes A as M x K, B as N x K and C as M x N"
         )]
-        pub trait $name<Other> {}
+        pub trait $agree<X, Y> {}
         #[diagnostic::do_not_recommend]
-        impl<A0: TypedSize, A1: TypedSize, B0: TypedSize, B1: TypedSize> $name<(B0, B1)> for (A0, A1)
+        impl<X: Modes2, Y: Modes2> $agree<X, Y> for ()
         where
-            $mine::Size: MayEqual<$other::Size>,
+            <X::$mine as TypedSize>::Size: MayEqual<<Y::$other as TypedSize>::Size>,
         {
         }
     };
 }
 gemm_modes!(
     /// A's and C's M modes have one size.
-    GemmM, "gemm: A's M mode and C's M mode differ (A `{Self}`, C `{Other}`)", A0, B0
+    GemmM, GemmMAgree, "gemm: A's M mode and C's M mode differ (A `{X}`, C `{Y}`)", M0, M0
 );
 gemm_modes!(
     /// B's and C's N modes have one size.
-    GemmN, "gemm: B's N mode and C's N mode differ (B `{Self}`, C `{Other}`)", A0, B1
+    GemmN, GemmNAgree, "gemm: B's N mode and C's N mode differ (B `{X}`, C `{Y}`)", M0, M1
 );
 gemm_modes!(
     /// A's and B's K modes have one size.
-    GemmK, "gemm: A's K mode and B's K mode differ (A `{Self}`, B `{Other}`)", A1, B1
+    GemmK, GemmKAgree, "gemm: A's K mode and B's K mode differ (A `{X}`, B `{Y}`)", M1, M1
 );
 
 fn sizes_differ(

@@ -150,8 +150,14 @@ impl<const N: usize, const M: usize> EntryTile<N, M> for usize {}
 impl<const N: usize, const M: usize> EntryTile<N, M> for Skip {}
 impl<const N: usize, const M: usize, U> EntryTile<N, M> for S<U> {}
 impl<const N: usize, const M: usize, TS, TD> EntryTile<N, M> for Layout<TS, TD> {}
-impl<const N: usize, const M: usize, const K: usize> EntryTile<N, M> for C<K> where
-    (): TileBelow<N, M, K>
+// The table's forms are required here, outside the `do_not_recommend`
+// impl, so that a value without one is reported as such.
+impl<const N: usize, const M: usize, const K: usize> EntryTile<N, M> for C<K>
+where
+    C<N>: TypenumForm,
+    C<M>: TypenumForm,
+    C<K>: TypenumForm,
+    (): TileBelow<N, M, K>,
 {
 }
 

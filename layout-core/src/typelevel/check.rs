@@ -64,3 +64,13 @@ where
 {
 }
 impl<U: Unsigned + IsEqual<R::U, Output = B1>, R: TypenumForm> MayEqual<R> for S<U> {}
+
+/// A leaf the comparisons above can take: run-time, a computed `S<U>`, or a
+/// `C<N>` with a typenum form. Required outside the `do_not_recommend`
+/// impls, so that a `C<N>` without a form is reported as such, not as a
+/// failed comparison.
+#[doc(hidden)]
+pub trait Comparable {}
+impl Comparable for usize {}
+impl<const N: usize> Comparable for C<N> where C<N>: TypenumForm {}
+impl<U: Unsigned> Comparable for S<U> {}
