@@ -174,7 +174,17 @@ pub fn sgemm_tiled<const BM: usize, const BN: usize, const BK: usize>(
                     // CuTe's projections: thread t's rows of A, its columns of B.
                     let tcsa = local_partition_proj(sa.view(), tc, t, (C::<1>, X));
                     let tcsb = local_partition_proj(sb.view(), tc, t, (X, C::<1>));
-                    gemm(&tcsa, &tcsb, &mut acc.view_mut())?;
+                    // One gemm per k-step (a rank-1 update of the fragment):
+                    // the accumulators' chains stay interleaved k-step by
+                    // k-step, as in the hand-written loop. One gemm over the
+                    // whole k-tile compiles to each accumulator's chain in a
+                    // row (0.87x-0.90x of the hand-written kernel at
+                    // (64,64,8) in `cpu_kernels`).
+                    for kk in 0..BK {
+                        let ak = local_tile(tcsa, (C::<{ BM / 16 }>, C::<1>), (0usize, kk));
+                        let bk = local_tile(tcsb, (C::<{ BN / 16 }>, C::<1>), (0usize, kk));
+                        gemm(&ak, &bk, &mut acc.view_mut())?;
+                    }
                 }
             }
             for (t, acc) in acc.iter().enumerate() {
