@@ -371,19 +371,7 @@ macro_rules! note_tuple {
         }
     };
 }
-note_tuple!();
-note_tuple!(T0);
-note_tuple!(T0, T1);
-note_tuple!(T0, T1, T2);
-note_tuple!(T0, T1, T2, T3);
-note_tuple!(T0, T1, T2, T3, T4);
-note_tuple!(T0, T1, T2, T3, T4, T5);
-note_tuple!(T0, T1, T2, T3, T4, T5, T6);
-note_tuple!(T0, T1, T2, T3, T4, T5, T6, T7);
-note_tuple!(T0, T1, T2, T3, T4, T5, T6, T7, T8);
-note_tuple!(T0, T1, T2, T3, T4, T5, T6, T7, T8, T9);
-note_tuple!(T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10);
-note_tuple!(T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11);
+crate::typelevel::tuple::for_each_tuple!(note_tuple);
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use crate::typelevel::const_text::Text;

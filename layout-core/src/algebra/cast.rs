@@ -4,12 +4,13 @@
 use super::filter::StrideZero;
 use crate::layout::{Congruent, Layout};
 use crate::typelevel::arith::{CeilOf, CeilQuot, DivRem};
+use crate::typelevel::check::DividesU;
 use crate::typelevel::form::StaticForm;
 use crate::typelevel::int::TypenumForm;
 use crate::typelevel::int::{Int, IntMul, StaticInt, C, S};
 use crate::typelevel::tuple::{Cons, IntTuple, IntoTuple, List, Nil, Tuple};
 use core::ops::BitOr;
-use typenum::{Eq, Gcd, Gcf, IsEqual, Unsigned, B0, B1};
+use typenum::{Unsigned, B0, B1};
 
 /// Ceiling division of leaves: static over static stays static (typenum).
 pub trait IntCeilDiv<R: Int>: Int {
@@ -199,14 +200,11 @@ impl<const D: usize, const N: usize> UpcastStride<D, N> for ()
 where
     C<D>: TypenumForm,
     C<N>: TypenumForm,
-    // d | n or n | d: gcd(d, n) is d or n (a stride 0 is a multiple of n).
-    <C<D> as TypenumForm>::U: Gcd<<C<N> as TypenumForm>::U>,
-    Gcf<<C<D> as TypenumForm>::U, <C<N> as TypenumForm>::U>:
-        IsEqual<<C<D> as TypenumForm>::U> + IsEqual<<C<N> as TypenumForm>::U>,
-    Eq<Gcf<<C<D> as TypenumForm>::U, <C<N> as TypenumForm>::U>, <C<D> as TypenumForm>::U>: BitOr<
-        Eq<Gcf<<C<D> as TypenumForm>::U, <C<N> as TypenumForm>::U>, <C<N> as TypenumForm>::U>,
-        Output = B1,
-    >,
+    // d | n or n | d (a stride 0 is a multiple of n).
+    <C<D> as TypenumForm>::U: DividesU<<C<N> as TypenumForm>::U>,
+    <C<N> as TypenumForm>::U: DividesU<<C<D> as TypenumForm>::U>,
+    <<C<D> as TypenumForm>::U as DividesU<<C<N> as TypenumForm>::U>>::Out:
+        BitOr<<<C<N> as TypenumForm>::U as DividesU<<C<D> as TypenumForm>::U>>::Out, Output = B1>,
 {
 }
 /// A stride leaf against the upcast factor `F`: `C<D>` against `C<N>` is

@@ -12,13 +12,13 @@ use crate::layout::compact::{Compact, OrderPairs, OrderedStride};
 use crate::layout::{layout_text, LayoutParts};
 use crate::layout::{Congruent, Layout};
 use crate::typelevel::arith::{CeilDivT, LCeilDiv};
+use crate::typelevel::check::DividesU;
 use crate::typelevel::const_text::{Leaves, Text};
 use crate::typelevel::int::{TypenumForm, C, S};
 use crate::typelevel::list::{SizeList, SizeT};
 use crate::typelevel::tuple::{AsModes, Cons, IntTuple, IntoTuple, List, Nil};
 use core::ops::BitAnd;
 use typenum::{And, B0, B1};
-use typenum::{Gcd, Gcf, IsEqual};
 
 /// The default mode order of `tile_to_shape`: the repeats are laid out
 /// column-major, as CuTe's `LayoutLeft`.
@@ -365,10 +365,7 @@ impl<const A: usize, const B: usize> BlockDivides<A, B> for ()
 where
     C<A>: TypenumForm,
     C<B>: TypenumForm,
-    // a | b: gcd(a, b) is a (0 divides only 0).
-    <C<A> as TypenumForm>::U: Gcd<<C<B> as TypenumForm>::U>,
-    Gcf<<C<A> as TypenumForm>::U, <C<B> as TypenumForm>::U>:
-        IsEqual<<C<A> as TypenumForm>::U, Output = B1>,
+    <C<A> as TypenumForm>::U: DividesU<<C<B> as TypenumForm>::U, Out = B1>,
 {
 }
 

@@ -145,19 +145,7 @@ macro_rules! takes_static_tuple {
         }
     };
 }
-takes_static_tuple!();
-takes_static_tuple!(T0);
-takes_static_tuple!(T0, T1);
-takes_static_tuple!(T0, T1, T2);
-takes_static_tuple!(T0, T1, T2, T3);
-takes_static_tuple!(T0, T1, T2, T3, T4);
-takes_static_tuple!(T0, T1, T2, T3, T4, T5);
-takes_static_tuple!(T0, T1, T2, T3, T4, T5, T6);
-takes_static_tuple!(T0, T1, T2, T3, T4, T5, T6, T7);
-takes_static_tuple!(T0, T1, T2, T3, T4, T5, T6, T7, T8);
-takes_static_tuple!(T0, T1, T2, T3, T4, T5, T6, T7, T8, T9);
-takes_static_tuple!(T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10);
-takes_static_tuple!(T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11);
+crate::typelevel::tuple::for_each_tuple!(takes_static_tuple);
 
 /// The static coordinate leaf `_N` indexes the shape `Sh` (a leaf or a
 /// tuple, whose size is its product): `_N` is below that size.

@@ -481,5 +481,13 @@ pub(crate) fn mode_sizes_2<S: IntTuple>(s: &S) -> (usize, usize) {
     message = "print_layout needs a rank-2 layout; shape `{Self}` is not rank 2",
     label = "not a rank-2 shape"
 )]
-pub trait Rank2 {}
-impl<A, B> Rank2 for (A, B) {}
+pub trait Rank2 {
+    /// The first mode.
+    type M0;
+    /// The second mode.
+    type M1;
+}
+impl<A, B> Rank2 for (A, B) {
+    type M0 = A;
+    type M1 = B;
+}

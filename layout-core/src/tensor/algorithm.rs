@@ -64,24 +64,16 @@ impl<A: TypedSize, B: TypedSize> SizesAgree<A, B> for () where A::Size: MayEqual
 /// // error: gemm: A's K mode and B's K mode differ (A `(C<4>, C<2>)`, B `(C<4>, C<4>)`)
 /// gemm(&a.view(), &b.view(), &mut c.view_mut()).unwrap();
 /// ```
-/// The two modes of a rank-2 shape, as types.
-#[doc(hidden)]
-pub trait Modes2 {
-    type M0: TypedSize;
-    type M1: TypedSize;
-}
-impl<A: TypedSize, B: TypedSize> Modes2 for (A, B) {
-    type M0 = A;
-    type M1 = B;
-}
 macro_rules! gemm_modes {
     ($(#[$doc:meta])* $name:ident, $agree:ident, $what:literal, $mine:ident, $other:ident) => {
         $(#[$doc])*
         pub trait $name<Other> {}
         // One impl over every type (not one per tuple), so that a refusal
         // lists no impls.
-        impl<X: Modes2, Y: Modes2> $name<Y> for X
+        impl<X: Rank2, Y: Rank2> $name<Y> for X
         where
+            X::$mine: TypedSize,
+            Y::$other: TypedSize,
             <X::$mine as TypedSize>::Size: Comparable,
             <Y::$other as TypedSize>::Size: Comparable,
             (): $agree<X, Y>,
@@ -95,8 +87,10 @@ macro_rules! gemm_modes {
         )]
         pub trait $agree<X, Y> {}
         #[diagnostic::do_not_recommend]
-        impl<X: Modes2, Y: Modes2> $agree<X, Y> for ()
+        impl<X: Rank2, Y: Rank2> $agree<X, Y> for ()
         where
+            X::$mine: TypedSize,
+            Y::$other: TypedSize,
             <X::$mine as TypedSize>::Size: MayEqual<<Y::$other as TypedSize>::Size>,
         {
         }

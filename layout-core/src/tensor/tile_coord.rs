@@ -77,42 +77,9 @@ pub trait Pad4 {
     type E2;
     type E3;
 }
-macro_rules! pad4_none {
-    ([$($g:tt)*] $t:ty) => {
-        impl<$($g)*> Pad4 for $t {
-            type E0 = Skip;
-            type E1 = Skip;
-            type E2 = Skip;
-            type E3 = Skip;
-        }
-    };
-}
-pad4_none!([] usize);
-pad4_none!([const N: usize] C<N>);
-pad4_none!([U] S<U>);
-pad4_none!([] Underscore);
-pad4_none!([TS, TD] Layout<TS, TD>);
-pad4_none!([X0, X1, X2, X3, X4](X0, X1, X2, X3, X4));
-pad4_none!([X0, X1, X2, X3, X4, X5](X0, X1, X2, X3, X4, X5));
-pad4_none!([X0, X1, X2, X3, X4, X5, X6](X0, X1, X2, X3, X4, X5, X6));
-pad4_none!([X0, X1, X2, X3, X4, X5, X6, X7](
-    X0, X1, X2, X3, X4, X5, X6, X7
-));
-pad4_none!([X0, X1, X2, X3, X4, X5, X6, X7, X8](
-    X0, X1, X2, X3, X4, X5, X6, X7, X8
-));
-pad4_none!([X0, X1, X2, X3, X4, X5, X6, X7, X8, X9](
-    X0, X1, X2, X3, X4, X5, X6, X7, X8, X9
-));
-pad4_none!([X0, X1, X2, X3, X4, X5, X6, X7, X8, X9, X10](
-    X0, X1, X2, X3, X4, X5, X6, X7, X8, X9, X10
-));
-pad4_none!([X0, X1, X2, X3, X4, X5, X6, X7, X8, X9, X10, X11](
-    X0, X1, X2, X3, X4, X5, X6, X7, X8, X9, X10, X11
-));
 macro_rules! pad4 {
-    ([$($x:ident),*] $e0:ty, $e1:ty, $e2:ty, $e3:ty) => {
-        impl<$($x),*> Pad4 for ($($x,)*) {
+    ([$($g:tt)*] $t:ty => $e0:ty, $e1:ty, $e2:ty, $e3:ty) => {
+        impl<$($g)*> Pad4 for $t {
             type E0 = $e0;
             type E1 = $e1;
             type E2 = $e2;
@@ -120,11 +87,24 @@ macro_rules! pad4 {
         }
     };
 }
-pad4!([] Skip, Skip, Skip, Skip);
-pad4!([X0] X0, Skip, Skip, Skip);
-pad4!([X0, X1] X0, X1, Skip, Skip);
-pad4!([X0, X1, X2] X0, X1, X2, Skip);
-pad4!([X0, X1, X2, X3] X0, X1, X2, X3);
+pad4!([] usize => Skip, Skip, Skip, Skip);
+pad4!([const N: usize] C<N> => Skip, Skip, Skip, Skip);
+pad4!([U] S<U> => Skip, Skip, Skip, Skip);
+pad4!([] Underscore => Skip, Skip, Skip, Skip);
+pad4!([TS, TD] Layout<TS, TD> => Skip, Skip, Skip, Skip);
+/// A tuple's first four entries, `Skip` past its rank; all `Skip` above
+/// rank four.
+macro_rules! pad4_tuple {
+    () => { pad4!([] () => Skip, Skip, Skip, Skip); };
+    ($a:ident) => { pad4!([$a] ($a,) => $a, Skip, Skip, Skip); };
+    ($a:ident, $b:ident) => { pad4!([$a, $b] ($a, $b) => $a, $b, Skip, Skip); };
+    ($a:ident, $b:ident, $c:ident) => { pad4!([$a, $b, $c] ($a, $b, $c) => $a, $b, $c, Skip); };
+    ($a:ident, $b:ident, $c:ident, $d:ident) => {
+        pad4!([$a, $b, $c, $d] ($a, $b, $c, $d) => $a, $b, $c, $d);
+    };
+    ($($x:ident),*) => { pad4!([$($x),*] ($($x,)*) => Skip, Skip, Skip, Skip); };
+}
+crate::typelevel::tuple::for_each_tuple!(pad4_tuple);
 
 /// One entry of the coordinate, against its mode `Sh` and tile `T`.
 #[doc(hidden)]
@@ -169,16 +149,4 @@ macro_rules! nested {
         impl<const N: usize, const M: usize, $($x),*> EntryTile<N, M> for ($($x,)*) {}
     };
 }
-nested!();
-nested!(X0);
-nested!(X0, X1);
-nested!(X0, X1, X2);
-nested!(X0, X1, X2, X3);
-nested!(X0, X1, X2, X3, X4);
-nested!(X0, X1, X2, X3, X4, X5);
-nested!(X0, X1, X2, X3, X4, X5, X6);
-nested!(X0, X1, X2, X3, X4, X5, X6, X7);
-nested!(X0, X1, X2, X3, X4, X5, X6, X7, X8);
-nested!(X0, X1, X2, X3, X4, X5, X6, X7, X8, X9);
-nested!(X0, X1, X2, X3, X4, X5, X6, X7, X8, X9, X10);
-nested!(X0, X1, X2, X3, X4, X5, X6, X7, X8, X9, X10, X11);
+crate::typelevel::tuple::for_each_tuple!(nested);

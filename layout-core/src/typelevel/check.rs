@@ -9,7 +9,7 @@
 //! every comparison: the operation checks its value at run time.
 
 use crate::typelevel::int::{TypenumForm, C, S};
-use typenum::{IsEqual, IsLess, Unsigned, B1};
+use typenum::{Bit, Eq, Gcd, Gcf, IsEqual, IsLess, Unsigned, B1};
 
 /// `_N < _M`, for a coordinate `_N` of a mode of size `_M`.
 ///
@@ -74,3 +74,16 @@ pub trait Comparable {}
 impl Comparable for usize {}
 impl<const N: usize> Comparable for C<N> where C<N>: TypenumForm {}
 impl<U: Unsigned> Comparable for S<U> {}
+
+/// `B1` when the typenum `Self` divides `B`: gcd(a, b) is a (so 0 divides
+/// only 0, and every value divides 0).
+#[doc(hidden)]
+pub trait DividesU<B> {
+    type Out: Bit;
+}
+impl<A: Gcd<B>, B> DividesU<B> for A
+where
+    Gcf<A, B>: IsEqual<A>,
+{
+    type Out = Eq<Gcf<A, B>, A>;
+}

@@ -611,3 +611,24 @@ where
         self.into_list()
     }
 }
+
+/// Apply a tuple-impl macro to each tuple rank from 0 to 12 (the largest
+/// tuple): `$mac!()`, `$mac!(T0)`, ..., `$mac!(T0, ..., T11)`.
+macro_rules! for_each_tuple {
+    ($mac:ident) => {
+        $mac!();
+        $mac!(T0);
+        $mac!(T0, T1);
+        $mac!(T0, T1, T2);
+        $mac!(T0, T1, T2, T3);
+        $mac!(T0, T1, T2, T3, T4);
+        $mac!(T0, T1, T2, T3, T4, T5);
+        $mac!(T0, T1, T2, T3, T4, T5, T6);
+        $mac!(T0, T1, T2, T3, T4, T5, T6, T7);
+        $mac!(T0, T1, T2, T3, T4, T5, T6, T7, T8);
+        $mac!(T0, T1, T2, T3, T4, T5, T6, T7, T8, T9);
+        $mac!(T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10);
+        $mac!(T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11);
+    };
+}
+pub(crate) use for_each_tuple;
