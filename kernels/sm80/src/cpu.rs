@@ -97,6 +97,9 @@ pub fn transpose_any<const T: usize>(
 ///
 /// When a slice is shorter than its matrix.
 #[instantiate((64, 64, 8), (32, 32, 8), (128, 64, 16))]
+// Out of line (one call per GEMM): each instance keeps its own symbol, which
+// the codegen test reads.
+#[inline(never)]
 pub fn sgemm_tiled<const BM: usize, const BN: usize, const BK: usize>(
     m: usize,
     n: usize,
@@ -209,6 +212,8 @@ pub fn sgemm_tiled<const BM: usize, const BN: usize, const BK: usize>(
 /// # Panics
 ///
 /// When a slice is shorter than its matrix.
+// Out of line, as `sgemm_tiled`.
+#[inline(never)]
 pub fn sgemm_tiled_hand<const BM: usize, const BN: usize, const BK: usize>(
     m: usize,
     n: usize,
