@@ -20,8 +20,8 @@ Then the forms real models use, with the same bound: grouped-query heads
 bottom-right (`--causal bottom-right`, including seq_q > seq_k: rows that
 see no key must be exactly O = 0 and LSE = -inf), sliding windows
 (`--window LEFT RIGHT`, wider than the sequence too), and packed sequences
-of their own lengths (`--seqlens-q`, `--seqlens-k`: ragged, 0 and 1 long), and (the Hopper
-kernel) head dimension 256; each sequence against the reference on its own.
+of their own lengths (`--seqlens-q`, `--seqlens-k`: ragged, 0 and 1 long), and
+head dimension 256; each sequence against the reference on its own.
 One line per case; exit code 1 if any case is off (the first offending
 entry named).
 """
@@ -198,7 +198,7 @@ FORMS = [
     ("packed bottom-right", [(70, 150), (200, 45), (5, 0), (1, 700)], 4, 1, 64, "bottom-right", None),
     ("packed window", [(400, 400), (90, 90), (1000, 1000)], 2, 2, 128, "bottom-right", (128, 0)),
 ]
-# Head dimension 256 (flash_attn_fwd_sm90 only).
+# Head dimension 256 (both families).
 FORMS_256 = [
     ("d 256", (2, 77, 300), 2, 2, 256, None, None),
     ("d 256 causal GQA", (1, 513, 513), 8, 2, 256, "top-left", None),
@@ -256,6 +256,8 @@ def main():
     p.add_argument("--kernel", default="flash_attn_fwd",
                    help="the family: flash_attn_fwd (layout_kernels.ptx) or flash_attn_fwd_sm90 "
                         "(layout_kernels_sm90.ptx)")
+    p.add_argument("--only", metavar="TEXT",
+                   help="run only the cases whose line contains TEXT (e.g. 'd=256'), and not the refusals")
     args = p.parse_args()
     rng = np.random.default_rng(args.seed)
     print(f"bounds: |O - ref| <= {SAFETY:g} ((2 eps + seq_k U32) sum_j P_ij |V_jc| + U16 |ref|) + 2^-25; "
@@ -280,6 +282,8 @@ def main():
                     f"{' causal' if causal else ''} scale={'1/sqrt(d)' if scale is None else scale}")
             normal = lambda *shape: rng.standard_normal(shape, dtype=np.float32).astype(np.float16)
             q, k, v = normal(b, sq, h, d), normal(b, sk, h, d), normal(b, sk, h, d)
+            if args.only and args.only not in what:
+                continue
             flags = (["--causal"] if causal else []) + ["--lse", path["LSE"]]
             if scale is not None:
                 flags += ["--scale", repr(scale)]
@@ -310,7 +314,7 @@ def main():
                      f"LSE max |err| {np.nanmax(err_l):.2e} ({np.nanmax(err_l / tol_lse):.3f} of its bound)")
             bad += verdict(what, (o, (first_o, n_o)), (lse, (first_l, n_l)), stats)
 
-        forms = FORMS + (FORMS_256 if args.kernel == "flash_attn_fwd_sm90" else [])
+        forms = FORMS + FORMS_256
         for label, seqs, h, hkv, d, causal, window in forms:
             what = f"{args.kernel} {label}: h={h} kv_heads={hkv} d={d} {seqs}"
             packed = isinstance(seqs, list)
@@ -318,6 +322,8 @@ def main():
             tq, tk = sum(x for x, _ in lens), sum(y for _, y in lens)
             normal = lambda *shape: rng.standard_normal(shape, dtype=np.float32).astype(np.float16)
             q, k, v = normal(tq, h, d), normal(tk, hkv, d), normal(tk, hkv, d)
+            if args.only and args.only not in what:
+                continue
             flags = ["--lse", path["LSE"]]
             if causal is not None:
                 flags += ["--causal", causal]
@@ -375,7 +381,7 @@ def main():
             ("an entry point's name", h16(1, 8, 2, 64), h16(1, 8, 2, 64), h16(1, 8, 2, 64), [],
              args.kernel + "_d64"),
         ]
-        for what, q, k, v, flags, kernel in refusals:
+        for what, q, k, v, flags, kernel in [] if args.only else refusals:
             r = attention(q, k, v, flags, kernel or args.kernel)
             lines = r.stderr.strip().splitlines()
             ok = r.returncode == 2 and len(lines) == 1 and not os.path.exists(path["O"])

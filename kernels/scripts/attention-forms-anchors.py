@@ -15,7 +15,7 @@ table, each row's anchors in the same run as ours:
   varlen path (`torch.ops.aten._flash_attention_forward` with cumulative
   offsets) and cuDNN on the batch padded to the longest;
 - d = 256: seq 4096 (batch 4) and 8192 (batch 2), 16 heads, causal and
-  not, against cuDNN (the Hopper kernel only);
+  not, against cuDNN (and FLASH where it runs);
 - a sliding window of 4096 keys (causal, left 4096) at seq 16384, 16
   heads, d = 128, against FlashAttention-2 with `window_size_left`.
 
@@ -141,16 +141,17 @@ def main():
         anchors = {"FA2 varlen": try_ms(fa),
                    "cuDNN padded": try_ms(lambda: sdpa("CUDNN_ATTENTION", pt, pt, pt, True))}
         report("varlen causal", f"16 seqs, {total} tokens, h=32 d=128", mine, flop, anchors)
-        # d = 256 (Hopper only).
+        # d = 256.
         for seq, b in ((4096, 4), (8192, 2)):
             for causal in (False, True):
                 h, d = 16, 256
                 q, k, v = normal(b, seq, h, d), normal(b, seq, h, d), normal(b, seq, h, d)
                 flop = 4 * b * h * d * seen(seq, seq, causal)
-                mine = {"sm90": ours(args.runner, args.sm90_ptx, "flash_attn_fwd_sm90", tmp,
-                                     {"Q": q, "K": k, "V": v}, ["--causal"] if causal else [])}
+                mine = {n: ours(args.runner, ptx, fam, tmp, {"Q": q, "K": k, "V": v},
+                                ["--causal"] if causal else []) for n, ptx, fam in kernels}
                 tq, tk, tv = (torch.from_numpy(x).cuda().transpose(1, 2) for x in (q, k, v))
-                anchors = {"CUDNN_ATTENTION": try_ms(lambda: sdpa("CUDNN_ATTENTION", tq, tk, tv, causal))}
+                anchors = {n: try_ms(lambda n=n: sdpa(n, tq, tk, tv, causal))
+                           for n in ("CUDNN_ATTENTION", "FLASH_ATTENTION")}
                 report("d 256" + (" causal" if causal else ""), f"b={b} seq={seq} h=16", mine, flop, anchors)
         # Sliding window 4096 at seq 16384.
         seq, b, h, d, left = 16384, 1, 16, 128, 4096

@@ -4,7 +4,7 @@
 //! family's launch rules read from its plan, and the buffers' lengths.
 
 use crate::Error;
-use layout_kernels::maps::{flash_smem_bytes, FLASH_BM, FLASH_HEAD_DIMS, FLASH_THREADS};
+use layout_kernels::maps::{flash_bm, flash_smem_bytes, FLASH_HEAD_DIMS, FLASH_THREADS};
 use layout_kernels_sm90::attention as sm90;
 
 /// A family of attention kernels: one name, one entry point per head
@@ -59,7 +59,7 @@ pub const FAMILIES: [Family; 2] = [
         entry: "flash_attn_fwd{varlen}_d{d}{causal}",
         head_dims: &FLASH_HEAD_DIMS,
         threads: |_| FLASH_THREADS,
-        rows_per_block: |_| FLASH_BM,
+        rows_per_block: flash_bm,
         max_seq_q: |_| SEQ_MAX,
         smem_bytes: flash_smem_bytes,
         kind: FamilyKind::Pointers,
@@ -601,7 +601,7 @@ mod tests {
         let [sm80, hopper] = &FAMILIES;
         let p = problem(2, 300, 77, 3, 64);
         let s = sm80.launch_shape(&p).unwrap();
-        assert_eq!(s.grid, (300u32.div_ceil(FLASH_BM as u32), 3, 2));
+        assert_eq!(s.grid, (300u32.div_ceil(flash_bm(64) as u32), 3, 2));
         assert_eq!(
             (s.block, s.shared_bytes as usize),
             (FLASH_THREADS as u32, flash_smem_bytes(64))
@@ -627,7 +627,7 @@ mod tests {
         let msg = |p: Problem| f.launch_shape(&p).unwrap_err().to_string();
         assert_eq!(
             msg(problem(1, 8, 8, 1, 96)),
-            "flash_attn_fwd: head dimension d = 96 is not built (built: 64, 128)"
+            "flash_attn_fwd: head dimension d = 96 is not built (built: 64, 128, 256)"
         );
         assert_eq!(
             msg(problem(1, 0, 8, 1, 64)),

@@ -417,8 +417,8 @@ impl Gpu {
     ///
     /// # Errors
     ///
-    /// A head dimension the family does not build (64 and 128; 256 too on
-    /// Hopper), a size of 0, sizes beyond the kernels' grid or 32-bit
+    /// A head dimension the family does not build (64, 128 and 256), a
+    /// size of 0, sizes beyond the kernels' grid or 32-bit
     /// coordinates, a scale that is not finite, buffers of other lengths, a
     /// packed problem (its offsets: [`Gpu::attention_packed`]); the
     /// driver's.

@@ -1,7 +1,7 @@
 //! The static shared-memory buffers the bodies share (the transpose, the
 //! SGEMMs and the atoms use `SMEM`, the HGEMM `SMEM_BIG`): the PTX
 //! declarations (one per buffer, named after it) and their types; and the
-//! attention kernels' dynamic `FLASH_SMEM_D64` / `FLASH_SMEM_D128`,
+//! attention kernels' dynamic `FLASH_SMEM_D64` / `FLASH_SMEM_D128` / `FLASH_SMEM_D256`,
 //! declared with their entry points.
 
 layout_device::shared_memory!(
@@ -17,4 +17,4 @@ layout_device::shared_memory!(
 );
 
 /// The attention kernels' dynamic buffers, declared with their entry points.
-pub use crate::attention::entry::{FLASH_SMEM_D128, FLASH_SMEM_D64};
+pub use crate::attention::entry::{FLASH_SMEM_D128, FLASH_SMEM_D256, FLASH_SMEM_D64};

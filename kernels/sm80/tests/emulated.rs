@@ -9,8 +9,8 @@ use layout_device::F4;
 use layout_kernels::bodies::{
     flash_attn_fwd, hgemm, sgemm, sgemm_nt, transpose, FlashProblem, Half4,
 };
-use layout_kernels::maps::{flash_smem_bytes, FLASH_BM, FLASH_THREADS};
-use layout_kernels::smem::{FLASH_SMEM_D128, FLASH_SMEM_D64};
+use layout_kernels::maps::{flash_bm, flash_smem_bytes, FLASH_THREADS};
+use layout_kernels::smem::{FLASH_SMEM_D128, FLASH_SMEM_D256, FLASH_SMEM_D64};
 
 /// f32 values as the kernels' 16-byte chunks.
 fn f4s(v: &[f32]) -> Vec<F4> {
@@ -280,7 +280,7 @@ fn attention_case(c: Case, d: usize) {
     let longest = c.lens.iter().map(|l| l.0).max().unwrap_or(0).max(1);
     let launch = Launch::new(
         &launch_name(D, CAUSAL),
-        (longest.div_ceil(FLASH_BM), nh, c.lens.len()),
+        (longest.div_ceil(flash_bm(D)), nh, c.lens.len()),
         FLASH_THREADS,
     )
     .shared_bytes(flash_smem_bytes(D));
@@ -290,7 +290,9 @@ fn attention_case(c: Case, d: usize) {
             (64, false) => flash_attn_fwd::<FLASH_SMEM_D64, _, 64, false>(p, qkv, out),
             (64, true) => flash_attn_fwd::<FLASH_SMEM_D64, _, 64, true>(p, qkv, out),
             (128, false) => flash_attn_fwd::<FLASH_SMEM_D128, _, 128, false>(p, qkv, out),
-            _ => flash_attn_fwd::<FLASH_SMEM_D128, _, 128, true>(p, qkv, out),
+            (128, true) => flash_attn_fwd::<FLASH_SMEM_D128, _, 128, true>(p, qkv, out),
+            (256, false) => flash_attn_fwd::<FLASH_SMEM_D256, _, 256, false>(p, qkv, out),
+            _ => flash_attn_fwd::<FLASH_SMEM_D256, _, 256, true>(p, qkv, out),
         }
     })
     .unwrap();
@@ -462,4 +464,39 @@ fn attention_packed_sequences() {
     attention_case(packed((2, 1), CAUSAL_MASK, true, -0.2), 128);
     // A causal window of 1000 keys: wider than every sequence.
     attention_case(packed((1, 1), Some((0, -1000)), true, 0.3), 128);
+}
+
+/// Head dimension 256 (64-row blocks, one M-atom a warp, the copies' odd
+/// chunks at the swizzle's flipped column): partial tiles both ways, a
+/// negative scale, grouped heads with the causal mask bottom-right (rows
+/// without a key), a two-sided window, and packed ragged sequences.
+#[test]
+fn attention_d256_every_form() {
+    attention_case(planes(1, (70, 150), (2, 1), -0.2), 256);
+    attention_case(
+        Case {
+            mask: CAUSAL_MASK,
+            bottom_right: true,
+            ..planes(1, (100, 45), (4, 2), 0.3)
+        },
+        256,
+    );
+    attention_case(
+        Case {
+            mask: Some((30, -50)),
+            ..planes(1, (130, 130), (1, 1), 0.3)
+        },
+        256,
+    );
+    attention_case(
+        Case {
+            lens: vec![(65, 20), (0, 9), (3, 0), (1, 70)],
+            packed: true,
+            heads: (2, 1),
+            mask: CAUSAL_MASK,
+            bottom_right: false,
+            scale: 0.3,
+        },
+        256,
+    );
 }

@@ -28,8 +28,8 @@ Kernels (one family name; the entry point is chosen by d, the mask and
 whether the sequences are packed):
   flash_attn_fwd  O = softmax(scale * Q K^T) V for each (batch, head).
                   Entry points flash_attn_fwd_d64, flash_attn_fwd_d128,
-                  their _causal forms, and flash_attn_fwd_varlen_d64 ...
-                  for packed sequences.
+                  flash_attn_fwd_d256, their _causal forms, and
+                  flash_attn_fwd_varlen_d64 ... for packed sequences.
                   Q: (batch, seq_q, heads, d) float16, C-order (BSHD).
                   K, V: (batch, seq_k, kv_heads, d) float16, C-order;
                   kv_heads divides heads (grouped-query attention: query
@@ -37,8 +37,7 @@ whether the sequences are packed):
                   O: (batch, seq_q, heads, d) float16, C-order.
                   LSE (--lse): (batch, heads, seq_q) float32, C-order: the
                   natural log of each row's sum of exp(scale * q.k).
-                  d = 64 or 128 (flash_attn_fwd), 64, 128 or 256
-                  (flash_attn_fwd_sm90); batch and heads 1..=65535;
+                  d = 64, 128 or 256; batch and heads 1..=65535;
                   seq_q, seq_k >= 1.
                   --causal [top-left|bottom-right]: query i sees keys
                   0..=i (top-left, torch's is_causal; the default), or
@@ -414,7 +413,7 @@ pub fn run_attention(job: &AttentionJob) -> Result<(), String> {
 mod tests {
     use super::*;
     use layout_gpu::attention::{LaunchShape, Lens, FAMILIES};
-    use layout_kernels::maps::{flash_smem_bytes, FLASH_BM, FLASH_HEAD_DIMS, FLASH_THREADS};
+    use layout_kernels::maps::{flash_bm, flash_smem_bytes, FLASH_HEAD_DIMS, FLASH_THREADS};
 
     fn f16s(shape: &[usize]) -> Array {
         let len = shape.iter().product();
@@ -550,7 +549,7 @@ mod tests {
         for d in FLASH_HEAD_DIMS {
             assert_eq!(
                 ((f.threads)(d), (f.rows_per_block)(d)),
-                (FLASH_THREADS, FLASH_BM)
+                (FLASH_THREADS, if d == 256 { 64 } else { 128 })
             );
             assert_eq!((f.smem_bytes)(d), flash_smem_bytes(d));
         }
@@ -592,7 +591,7 @@ mod tests {
 
     #[test]
     fn accepted_shapes_and_the_launch() {
-        let blocks = |sq: usize| sq.div_ceil(FLASH_BM) as u32;
+        let blocks = |sq: usize| sq.div_ceil(flash_bm(64)) as u32;
         let q = f16s(&[2, 77, 3, 64]);
         let kv = f16s(&[2, 130, 3, 64]);
         let p = check(&q, &kv, &kv).unwrap();
@@ -691,7 +690,7 @@ mod tests {
             ),
             (
                 check(&f16s(&[2, 8, 3, 96]), &f16s(&[2, 8, 3, 96]), &f16s(&[2, 8, 3, 96])),
-                "flash_attn_fwd: head dimension d = 96 (Q's last axis) is not built (built: 64, 128)",
+                "flash_attn_fwd: head dimension d = 96 (Q's last axis) is not built (built: 64, 128, 256)",
             ),
             (
                 check(&ok, &f16s(&[2, 8, 4, 64]), &f16s(&[2, 8, 4, 64])),

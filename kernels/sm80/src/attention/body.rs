@@ -1,5 +1,5 @@
 //! The FlashAttention forward kernels' body (FlashAttention-2's schedule on
-//! the SM80 instructions): each block takes `FLASH_BM` query rows of one
+//! the SM80 instructions): each block takes `flash_bm(D)` query rows of one
 //! (batch, head), keeps its Q tile in shared memory, and streams K and V
 //! through shared memory `flash_bn(D)` keys at a time (`cp.async`, the next
 //! tile's copy overlapping this one's math). Per tile: S = Q·Kᵀ by
@@ -10,9 +10,9 @@
 //! CPU); the entry points are in `entry.rs`.
 
 use crate::maps::{
-    flash_bn, flash_copy, flash_frag_o, flash_frag_s, flash_ldsm_k, flash_ldsm_q, flash_ldsm_v,
-    flash_o_coord, flash_s_coord_base, flash_s_coord_delta, FlashAtom, FLASH_BM, FLASH_MMA_M,
-    FLASH_THREADS,
+    flash_bm, flash_bn, flash_copy, flash_copy_xor, flash_frag_o, flash_frag_s, flash_ldsm_k,
+    flash_ldsm_q, flash_ldsm_v, flash_mma_m, flash_o_coord, flash_s_coord_base,
+    flash_s_coord_delta, FlashAtom, FLASH_THREADS,
 };
 use layout_core::atom::accumulator::{
     acc_rows, convert_layout_acc_aregs, AccAsA, AccRows, AccumulatorFacts,
@@ -36,12 +36,12 @@ fn row16(i: usize, len: usize) -> usize {
     i & (len - 4)
 }
 
-/// `f(x, i, j)` for each accumulator value `x` of each of a thread's M-atoms
-/// `i` and `N` N-atoms `j` (an S or O fragment's coordinates), as straight
-/// code.
+/// `f(x, i, j)` for each accumulator value `x` of each of a thread's `M`
+/// M-atoms `i` and `N` N-atoms `j` (an S or O fragment's coordinates), as
+/// straight code.
 #[inline(always)]
-fn each_value<const N: usize>(mut f: impl FnMut(usize, usize, usize)) {
-    each::<FLASH_MMA_M>(
+fn each_value<const M: usize, const N: usize>(mut f: impl FnMut(usize, usize, usize)) {
+    each::<M>(
         #[inline(always)]
         |i| {
             each::<N>(
@@ -60,8 +60,11 @@ fn each_value<const N: usize>(mut f: impl FnMut(usize, usize, usize)) {
 /// Which of a thread's S values share a row, and the lanes holding the
 /// rest of it: derived from the atom's C layout at compile time.
 const ROWS: AccRows = acc_rows::<FlashAtom>();
-/// Rows of S (and O) a thread holds: its M-atoms' rows.
-const THREAD_ROWS: usize = FLASH_MMA_M * ROWS.rows;
+/// Rows of S (and O) a thread holds at head dimension `d`: its M-atoms'
+/// rows (the `R` of the steps below).
+const fn thread_rows(d: usize) -> usize {
+    flash_mma_m(d) * ROWS.rows
+}
 /// Where each value of an A fragment sits among the accumulators (the
 /// facts `convert_layout_acc_aregs` checks).
 const TO_A: AccAsA = match <FlashAtom as AccumulatorFacts>::ACC_AS_A {
@@ -69,7 +72,7 @@ const TO_A: AccAsA = match <FlashAtom as AccumulatorFacts>::ACC_AS_A {
     Err(e) => panic!("{}", e.as_str()),
 };
 
-/// The row slot (of [`THREAD_ROWS`]) of a thread's value `v` of M-atom `i`.
+/// The row slot (of [`thread_rows`]) of a thread's value `v` of M-atom `i`.
 #[inline(always)]
 fn slot(v: usize, i: usize) -> usize {
     i * ROWS.rows + ROWS.row_of[v]
@@ -114,30 +117,41 @@ impl KvCopy {
 /// A thread's `N` chunks of a tile (map `c`, its rows from `row`, its
 /// shared offset `shared`) from the column `src` into the shared tile at
 /// word `at`, the rows past the matrix as zeros: one `cp.async` each, no
-/// branch.
+/// branch. The odd chunks' shared offsets have `X` (`flash_copy_xor`)
+/// XORed in: the window starts at the lower of the two offsets, and each
+/// chunk is a constant past it or past it plus `X`.
 #[inline(always)]
-fn copy_tile<B: SharedBuffer, const N: usize>(
+fn copy_tile<B: SharedBuffer, const N: usize, const X: usize>(
     c: crate::maps::FlashCopy,
     src: GlobalColumn<F4>,
     row: u32,
     shared: u32,
     at: usize,
 ) {
-    let w = Smem::window::<B>(at + shared as usize / 2, (N - 1) * c.shared_step / 2 + 4);
+    let (shared, x) = (shared as usize, X);
+    let lo = shared & !x;
+    let w = Smem::window::<B>(at + lo / 2, ((N - 1) * c.shared_step + x) / 2 + 4);
     each::<N>(
         #[inline(always)]
-        |x| w.cp_async16_row_or_zero(x * c.shared_step / 2, src, row + (x * c.row_step) as u32),
+        |v| {
+            let s = if v % 2 == 1 { shared ^ x } else { shared };
+            w.cp_async16_row_or_zero(
+                ((s & x) + v * c.shared_step) / 2,
+                src,
+                row + (v * c.row_step) as u32,
+            )
+        },
     );
 }
 
 /// Tile `n` of K (or V, `v`) into the shared tile at word `at`, rows past
 /// seq_k as zeros.
 #[inline(always)]
-#[instantiate((64), (128))]
+#[instantiate((64), (128), (256))]
 fn load_kv<B: SharedBuffer, const D: usize>(kv: KvCopy, v: bool, at: usize, n: u32) {
     // Chunks per thread: the tile's 16-byte chunks over the threads.
     const { assert!(flash_bn(D) * D / 8 % FLASH_THREADS == 0) };
-    copy_tile::<B, { flash_bn(D) * D / 8 / FLASH_THREADS }>(
+    copy_tile::<B, { flash_bn(D) * D / 8 / FLASH_THREADS }, { flash_copy_xor(D) }>(
         kv.c,
         if v { kv.v } else { kv.k },
         kv.row + n * flash_bn(D) as u32,
@@ -240,7 +254,7 @@ impl FlashProblem {
 /// mask when `CAUSAL`. Q, K, V as `F4` chunks (8 halves); `outputs`
 /// makes O (f16 pairs) and LSE (f32) for the epilogue (the launch contract of `maps/attention.rs`).
 #[inline(always)]
-#[instantiate((64, false), (64, true), (128, false), (128, true))]
+#[instantiate((64, false), (64, true), (128, false), (128, true), (256, false), (256, true))]
 pub fn flash_attn_fwd<
     B: SharedBuffer,
     Out: FnOnce(&FlashProblem) -> (GlobalMut<u32>, GlobalMut<f32>),
@@ -259,7 +273,7 @@ pub fn flash_attn_fwd<
     } = p;
     let tid = thread_idx();
     let (mb, h, b) = row_block::<CAUSAL>(block_idx_xyz());
-    let (m0, ld, ld_kv) = (mb * FLASH_BM, heads * D, kv_heads * D);
+    let (m0, ld, ld_kv) = (mb * flash_bm(D), heads * D, kv_heads * D);
     let Some(sq) = p.sequence(b) else { trap() };
     let (seq_q, seq_k, offset, lower) = (sq.seq_q, sq.seq_k, sq.offset, sq.lower);
     // What the epilogue needs of a packed sequence: its first row in the
@@ -289,7 +303,7 @@ pub fn flash_attn_fwd<
             || p.seq_k > i32::MAX as usize
             || kv_heads == 0
             || heads % kv_heads != 0
-            || seq_q > grid_dim().0 * FLASH_BM
+            || seq_q > grid_dim().0 * flash_bm(D)
         {
             trap()
         }
@@ -299,9 +313,9 @@ pub fn flash_attn_fwd<
         if seq_k == 0 {
             // No key: no row sees one (O = 0, LSE = -inf, as
             // FlashAttention defines them).
-            let mut sm = OnlineSoftmax::<THREAD_ROWS>::new(scale);
-            epilogue::<D, CAUSAL, Out>(
-                &[0f32; D],
+            let mut sm = OnlineSoftmax::<{ thread_rows(D) }>::new(scale);
+            epilogue::<D, CAUSAL, { thread_rows(D) }, Out>(
+                &[0f32; flash_bm(D) * D / FLASH_THREADS],
                 &mut sm,
                 &p,
                 outputs,
@@ -332,11 +346,11 @@ pub fn flash_attn_fwd<
         matrix(v, k_start, seq_k32, (kv_heads, h_kv)),
     );
     // Shared memory (words): Q's tile, K's, V's.
-    let (k_at, v_at) = (FLASH_BM * D / 2, (FLASH_BM + flash_bn(D)) * D / 2);
+    let (k_at, v_at) = (flash_bm(D) * D / 2, (flash_bm(D) + flash_bn(D)) * D / 2);
 
     // Q's tile, and K's first.
-    let cq = flash_copy::<FLASH_BM, D>(seq_q, ld, mb, tid);
-    copy_tile::<B, { FLASH_BM * D / 8 / FLASH_THREADS }>(
+    let cq = flash_copy::<{ flash_bm(D) }, D>(seq_q, ld, mb, tid);
+    copy_tile::<B, { flash_bm(D) * D / 8 / FLASH_THREADS }, { flash_copy_xor(D) }>(
         cq,
         qm.column(cq.col),
         narrow(cq.row),
@@ -370,8 +384,8 @@ pub fn flash_attn_fwd<
     let tiles = if CAUSAL {
         // Query i sees keys 0..=i + offset: the block's last row bounds
         // the keys (none when it sees none).
-        let last = if m0 + FLASH_BM < seq_q {
-            m0 + FLASH_BM
+        let last = if m0 + flash_bm(D) < seq_q {
+            m0 + flash_bm(D)
         } else {
             seq_q
         } as i64
@@ -390,7 +404,7 @@ pub fn flash_attn_fwd<
     // are taken on the unscaled scores, each exponential one FFMA with
     // |scale| · log2 e; with a negative scale S is negated first (a branch
     // the whole block takes alike).
-    let mut sm = OnlineSoftmax::<THREAD_ROWS>::new(scale);
+    let mut sm = OnlineSoftmax::<{ thread_rows(D) }>::new(scale);
     // The thread's ldmatrix rows (halves), k-step 0 / pair 0: the others
     // by XOR (a k-step moves the swizzled chunk) and add (an atom).
     // (Offsets in a 64 KiB buffer: 32-bit, one register each.)
@@ -400,7 +414,7 @@ pub fn flash_attn_fwd<
         flash_ldsm_v::<D>(tid, 0, 0) as u32,
     );
 
-    let mut acc_o = const { [0f32; D] };
+    let mut acc_o = const { [0f32; flash_bm(D) * D / FLASH_THREADS] };
     // The loop's counters and the block's first row in 32 bits (one
     // register each; the host keeps sequences below 2^31).
     let (tiles, m0, tid32) = (narrow(tiles), narrow(m0), narrow(tid));
@@ -432,9 +446,15 @@ pub fn flash_attn_fwd<
         // serves every block at a constant offset, and the blocks share
         // their tile's base register.
         // S = Q·Kᵀ, the masks, the online softmax and P.
-        let mut s = const { [0f32; FLASH_BM * flash_bn(D) / FLASH_THREADS] };
+        let mut s = const { [0f32; flash_bm(D) * flash_bn(D) / FLASH_THREADS] };
         s_gemm::<B, D>(&mut s, (lq, lk), k_at);
-        mask::<D, CAUSAL>(&mut s, n, &sm, (seq_k32, m0, tid32), (offset, lower));
+        mask::<D, CAUSAL>(
+            &mut s,
+            n,
+            sm.negative(),
+            (seq_k32, m0, tid32),
+            (offset, lower),
+        );
         // V's tile n landed; every warp is done with K's tile n: fetch
         // K's next while this one's softmax and P·V run.
         cp_async_wait_all();
@@ -443,22 +463,22 @@ pub fn flash_attn_fwd<
             load_kv::<B, D>(kv, false, k_at, n + 1);
         }
         cp_async_commit();
-        let mut pr = const { [[[0u32; 4]; FLASH_MMA_M]; flash_bn(D) / 16] };
-        softmax::<D>(&s, &mut sm, &mut acc_o, &mut pr);
-        pv_gemm::<B, D>(&mut acc_o, &pr, lv, v_at);
+        let mut pr = const { [[[0u32; 4]; flash_mma_m(D)]; flash_bn(D) / 16] };
+        softmax::<D, { flash_mma_m(D) }, { thread_rows(D) }>(&s, &mut sm, &mut acc_o, &mut pr);
+        pv_gemm::<B, D, { flash_mma_m(D) }>(&mut acc_o, &pr, lv, v_at);
     }
-    epilogue::<D, CAUSAL, Out>(&acc_o, &mut sm, &p, outputs, (m0, tid32), rows);
+    epilogue::<D, CAUSAL, { thread_rows(D) }, Out>(&acc_o, &mut sm, &p, outputs, (m0, tid32), rows);
 }
 
 /// S = Q·Kᵀ for the tile in shared memory: Q's and K's fragments by
 /// `ldmatrix` from the thread's rows (`lq`, `lk`: k-step 0, pair 0; the
 /// others by XOR and add), multiplied by `mma.sync` into S's fragment
 /// (layout `fs`).
-#[instantiate((64), (128))]
+#[instantiate((64), (128), (256))]
 #[inline(always)]
 fn s_gemm<B: SharedBuffer, const D: usize>(s: &mut [f32], (lq, lk): (usize, usize), k_at: usize) {
     let fs = flash_frag_s::<D>();
-    let wq = Smem::window::<B>(0, FLASH_BM * D / 2);
+    let wq = Smem::window::<B>(0, flash_bm(D) * D / 2);
     let wk = Smem::window::<B>(k_at, flash_bn(D) * D / 2);
     each::<{ D / 16 }>(
         #[inline(always)]
@@ -467,8 +487,8 @@ fn s_gemm<B: SharedBuffer, const D: usize>(s: &mut [f32], (lq, lk): (usize, usiz
                 row16((lq ^ (16 * ks)) / 2, 32 * D),
                 row16((lk ^ (16 * ks)) / 2, 8 * D),
             );
-            let mut fa = [[0u32; 4]; FLASH_MMA_M];
-            each::<FLASH_MMA_M>(
+            let mut fa = [[0u32; 4]; flash_mma_m(D)];
+            each::<{ flash_mma_m(D) }>(
                 #[inline(always)]
                 |i| fa[i] = SM75_U32x4_LDSM_N::ldsm(wq, q0 + i * 32 * D),
             );
@@ -483,7 +503,7 @@ fn s_gemm<B: SharedBuffer, const D: usize>(s: &mut [f32], (lq, lk): (usize, usiz
                     #[inline(always)]
                     |j2| fb[j2] = SM75_U32x4_LDSM_N::ldsm(wk, k0 + j2 * 8 * D),
                 );
-                each::<FLASH_MMA_M>(
+                each::<{ flash_mma_m(D) }>(
                     #[inline(always)]
                     |i| {
                         each::<{ flash_bn(D) / 16 }>(
@@ -514,21 +534,21 @@ fn s_gemm<B: SharedBuffer, const D: usize>(s: &mut [f32], (lq, lk): (usize, usiz
     );
 }
 
-/// S negated for a negative scale; the keys past seq_k, and (masked) past
-/// the row's (key > row + offset, or key < row + lower), to -inf.
-#[instantiate((64, false), (64, true), (128, false), (128, true))]
+/// S negated for a negative scale (`negative`); the keys past seq_k, and
+/// (masked) past the row's (key > row + offset, or key < row + lower), to
+/// -inf.
+#[instantiate((64, false), (64, true), (128, false), (128, true), (256, false), (256, true))]
 #[inline(always)]
 fn mask<const D: usize, const CAUSAL: bool>(
     s: &mut [f32],
     n: u32,
-    sm: &OnlineSoftmax<THREAD_ROWS>,
+    negative: bool,
     (seq_k32, m0, tid32): (u32, u32, u32),
     (offset, lower): (i32, i32),
 ) {
     let fs = flash_frag_s::<D>();
-    let negative = sm.negative();
     if negative {
-        each_value::<{ flash_bn(D) / 8 }>(
+        each_value::<{ flash_mma_m(D) }, { flash_bn(D) / 8 }>(
             #[inline(always)]
             |x, i, j| s[fs.crd2idx((x, i, j))] = -s[fs.crd2idx((x, i, j))],
         );
@@ -542,7 +562,7 @@ fn mask<const D: usize, const CAUSAL: bool>(
     if n0 + bn > seq_k32
         || (CAUSAL
             && ((n0 + bn) as i64 > m0 as i64 + 1 + offset as i64
-                || (n0 as i64) < m0 as i64 + FLASH_BM as i64 - 1 + lower as i64))
+                || (n0 as i64) < m0 as i64 + flash_bm(D) as i64 - 1 + lower as i64))
     {
         // Value x is at (row0 + dr, key0 + dk): masked when key0 + dk
         // >= seq_k - n0 or (causal) key0 + dk > m0 - n0 + row0 + dr,
@@ -552,7 +572,7 @@ fn mask<const D: usize, const CAUSAL: bool>(
         let keys_left = seq_k32 as i32 - (n0 + key0 as u32) as i32;
         let ahead = to_i32((n0 + key0 as u32) as i64 - (m0 + row0 as u32) as i64 - offset as i64);
         let behind = to_i32((n0 + key0 as u32) as i64 - (m0 + row0 as u32) as i64 - lower as i64);
-        each_value::<{ flash_bn(D) / 8 }>(
+        each_value::<{ flash_mma_m(D) }, { flash_bn(D) / 8 }>(
             #[inline(always)]
             |x, i, j| {
                 let (dr, dk) = flash_s_coord_delta::<D>((x, i, j));
@@ -572,18 +592,19 @@ fn mask<const D: usize, const CAUSAL: bool>(
 /// exp2(S · |scale| log2 e - max), packed to f16 as the A fragments of O +=
 /// P·V's k-blocks (`pr[kk][i]`: convert_layout_acc_aregs: A value x of
 /// M-atom i, k-block kk is S value TO_A.value[x] of an N-atom, in its row).
-#[instantiate((64), (128))]
+#[instantiate((64, 2, 4), (128, 2, 4), (256, 1, 2))]
 #[inline(always)]
-fn softmax<const D: usize>(
+fn softmax<const D: usize, const M: usize, const R: usize>(
     s: &[f32],
-    sm: &mut OnlineSoftmax<THREAD_ROWS>,
+    sm: &mut OnlineSoftmax<R>,
     acc_o: &mut [f32],
-    pr: &mut [[[u32; 4]; FLASH_MMA_M]],
+    pr: &mut [[[u32; 4]; M]],
 ) {
+    const { assert!(M == flash_mma_m(D) && R == thread_rows(D)) };
     let (fs, fo) = (flash_frag_s::<D>(), flash_frag_o::<D>());
     let pa = convert_layout_acc_aregs(FlashAtom::default(), fs);
-    let mut row_max = const { [f32::NEG_INFINITY; THREAD_ROWS] };
-    each_value::<{ flash_bn(D) / 8 }>(
+    let mut row_max = const { [f32::NEG_INFINITY; R] };
+    each_value::<M, { flash_bn(D) / 8 }>(
         #[inline(always)]
         |x, i, j| {
             let r = slot(x, i);
@@ -597,7 +618,7 @@ fn softmax<const D: usize>(
         warp_any,
         #[inline(always)]
         |corr| {
-            each_value::<{ D / 8 }>(
+            each_value::<M, { D / 8 }>(
                 #[inline(always)]
                 |x, i, j| acc_o[fo.crd2idx((x, i, j))] *= corr[slot(x, i)],
             )
@@ -607,7 +628,7 @@ fn softmax<const D: usize>(
     each::<{ flash_bn(D) / 16 }>(
         #[inline(always)]
         |kk| {
-            each::<FLASH_MMA_M>(
+            each::<M>(
                 #[inline(always)]
                 |i| {
                     each::<4>(
@@ -631,11 +652,11 @@ fn softmax<const D: usize>(
 
 /// O += P·V for the V tile in shared memory, 16 keys at a time, V's
 /// fragments pair by pair from the thread's rows (`lv`).
-#[instantiate((64), (128))]
+#[instantiate((64, 2), (128, 2), (256, 1))]
 #[inline(always)]
-fn pv_gemm<B: SharedBuffer, const D: usize>(
+fn pv_gemm<B: SharedBuffer, const D: usize, const M: usize>(
     acc_o: &mut [f32],
-    pr: &[[[u32; 4]; FLASH_MMA_M]],
+    pr: &[[[u32; 4]; M]],
     lv: usize,
     v_at: usize,
 ) {
@@ -664,11 +685,18 @@ fn pv_gemm<B: SharedBuffer, const D: usize>(
 
 /// The epilogue: the rows' sums (each lane held its columns' share), O /
 /// sum as f16 pairs, and the log-sum-exp of the rows inside Q.
-#[instantiate((64, false), (64, true), (128, false), (128, true))]
+#[instantiate(
+    (64, false, 4),
+    (64, true, 4),
+    (128, false, 4),
+    (128, true, 4),
+    (256, false, 2),
+    (256, true, 2)
+)]
 #[inline(always)]
-fn epilogue<const D: usize, const CAUSAL: bool, Out>(
+fn epilogue<const D: usize, const CAUSAL: bool, const R: usize, Out>(
     acc_o: &[f32],
-    sm: &mut OnlineSoftmax<THREAD_ROWS>,
+    sm: &mut OnlineSoftmax<R>,
     p: &FlashProblem,
     outputs: Out,
     (m0, tid32): (u32, u32),
@@ -696,7 +724,7 @@ fn epilogue<const D: usize, const CAUSAL: bool, Out>(
     } else {
         (row0 * heads + h, h * p.seq_q + row0, seq_q as usize)
     };
-    each::<FLASH_MMA_M>(
+    each::<{ flash_mma_m(D) }>(
         #[inline(always)]
         |i| {
             each::<{ D / 8 }>(
@@ -723,7 +751,7 @@ fn epilogue<const D: usize, const CAUSAL: bool, Out>(
     );
     // One lane of each row's group writes its log-sum-exp (natural log).
     if (tid % 32) as u32 & ROWS.lane_bits() == 0 {
-        each::<FLASH_MMA_M>(
+        each::<{ flash_mma_m(D) }>(
             #[inline(always)]
             |i| {
                 each::<4>(

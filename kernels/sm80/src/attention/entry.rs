@@ -1,4 +1,4 @@
-//! The FlashAttention forward entry points (`flash_attn_fwd_d{64,128}`
+//! The FlashAttention forward entry points (`flash_attn_fwd_d{64,128,256}`
 //! and their `_causal` forms): raw pointers from the host made into
 //! checked buffers, the dynamic shared memory they declare, and what the
 //! build tool reads of them. The buffers exist on the host too (the
@@ -24,8 +24,16 @@ layout_device::shared_memory!(
     pub extern static FLASH_SMEM_D128: [u8; 65536]
 );
 
+layout_device::shared_memory!(
+    /// The FlashAttention kernels' shared memory for head dimension 256
+    /// (dynamic: `flash_smem_bytes(256)` bytes at launch).
+    pub extern static FLASH_SMEM_D256: [u8; 98304]
+);
+
 const _: () = assert!(
-    crate::maps::flash_smem_bytes(64) == 49152 && crate::maps::flash_smem_bytes(128) == 65536,
+    crate::maps::flash_smem_bytes(64) == 49152
+        && crate::maps::flash_smem_bytes(128) == 65536
+        && crate::maps::flash_smem_bytes(256) == 98304,
     "the FlashAttention buffers are flash_smem_bytes(D)"
 );
 
@@ -40,7 +48,14 @@ const _: () = assert!(
 /// `p.cu_k` empty, or (packed sequences, batch 1) grid z + 1 offsets each.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-#[layout_core::instantiate((64, false), (64, true), (128, false), (128, true))]
+#[layout_core::instantiate(
+    (64, false),
+    (64, true),
+    (128, false),
+    (128, true),
+    (256, false),
+    (256, true)
+)]
 unsafe fn flash_entry<B: layout_device::SharedBuffer, const D: usize, const CAUSAL: bool>(
     (q, k, v, o, lse): (*const u16, *const u16, *const u16, *mut u16, *mut f32),
     p: super::body::FlashProblem,
@@ -180,6 +195,10 @@ flash_entries! {
     flash_attn_fwd_d128 = (FLASH_SMEM_D128, 128, false);
     /// [`flash_attn_fwd_d128`] with the causal mask.
     flash_attn_fwd_d128_causal = (FLASH_SMEM_D128, 128, true);
+    /// [`flash_attn_fwd_d64`] for head dimension 256 (64-row blocks).
+    flash_attn_fwd_d256 = (FLASH_SMEM_D256, 256, false);
+    /// [`flash_attn_fwd_d256`] with the causal mask.
+    flash_attn_fwd_d256_causal = (FLASH_SMEM_D256, 256, true);
 }
 
 #[cfg(target_arch = "nvptx64")]
@@ -194,4 +213,9 @@ flash_entries! {
     flash_attn_fwd_varlen_d128 = (FLASH_SMEM_D128, 128, false);
     /// [`flash_attn_fwd_varlen_d128`] with the mask.
     flash_attn_fwd_varlen_d128_causal = (FLASH_SMEM_D128, 128, true);
+    /// [`flash_attn_fwd_varlen_d64`] for head dimension 256 (64-row
+    /// blocks).
+    flash_attn_fwd_varlen_d256 = (FLASH_SMEM_D256, 256, false);
+    /// [`flash_attn_fwd_varlen_d256`] with the mask.
+    flash_attn_fwd_varlen_d256_causal = (FLASH_SMEM_D256, 256, true);
 }

@@ -1,19 +1,28 @@
 //! The FlashAttention forward kernels' maps (`flash_attn_fwd_d64`,
 //! `flash_attn_fwd_d128` and their `_causal` forms): O = softmax(scale ·
-//! Q·Kᵀ)·V per (batch, head), one block per `FLASH_BM` query rows, K and V
+//! Q·Kᵀ)·V per (batch, head), one block per `flash_bm(d)` query rows, K and V
 //! streamed through shared memory `flash_bn(D)` keys at a time.
 //!
 //! The launch contract the host follows (`gpu-runner attention`):
 //! - Q, O: (batch, seq_q, heads, d) f16, K, V: (batch, seq_k, heads, d) f16,
 //!   all C-order (CuTe's and FlashAttention's BSHD); LSE: (batch, heads,
 //!   seq_q) f32, the natural log of each row's sum of exp(scale · s);
-//! - grid (ceil(seq_q / FLASH_BM), heads, batch), `FLASH_THREADS` threads,
+//! - grid (ceil(seq_q / flash_bm(d)), heads, batch), `FLASH_THREADS` threads,
 //!   [`flash_smem_bytes`]`(d)` bytes of dynamic shared memory;
 //! - causal: query i sees keys j <= i (top-left aligned, as torch's
 //!   `is_causal`).
 
-/// Query rows per block.
-pub const FLASH_BM: usize = 128;
+/// Query rows per block for head dimension `d`: 128, or 64 at `d` = 256
+/// (FlashAttention-2's 64 x 64 tiles of 4 warps there: a thread's O is
+/// `flash_bm(d) * d / FLASH_THREADS` accumulators, 128 at every `d` but
+/// 64).
+pub const fn flash_bm(d: usize) -> usize {
+    if d > 128 {
+        64
+    } else {
+        128
+    }
+}
 /// Keys per K / V tile for head dimension `d`: FlashAttention-2's, 128,
 /// or 64 at `d` = 128 (S's and O's accumulators then take 192 registers
 /// a thread either way).
@@ -24,15 +33,15 @@ pub const fn flash_bn(d: usize) -> usize {
         128
     }
 }
-/// Threads per block: 4 warps, each 32 query rows.
+/// Threads per block: 4 warps, each `flash_bm(d) / 4` query rows.
 pub const FLASH_THREADS: usize = 128;
 /// The head dimensions built.
-pub const FLASH_HEAD_DIMS: [usize; 2] = [64, 128];
+pub const FLASH_HEAD_DIMS: [usize; 3] = [64, 128, 256];
 
 /// Dynamic shared memory of a block for head dimension `d` (bytes): Q's
 /// tile, then K's and V's.
 pub const fn flash_smem_bytes(d: usize) -> usize {
-    (FLASH_BM + 2 * flash_bn(d)) * d * 2
+    (flash_bm(d) + 2 * flash_bn(d)) * d * 2
 }
 
 use crate::atoms::ldsm_a_src;
@@ -52,8 +61,8 @@ pub type FlashAtom = layout_core::atom::SM80_16x8x16_F32F16F16F32_TN;
 
 /// Both GEMMs' TiledMMA: the atom over 4 warps along M (`(4,1,1):(1,0,0)`),
 /// so that a row of S lies in one warp and its softmax needs only shuffles.
-/// Over the block's `FLASH_BM` rows each warp holds 2 atoms along M (rows
-/// `16 w .. 16 w + 15` and 64 below).
+/// Over the block's `flash_bm(d)` rows each warp holds `flash_mma_m(d)`
+/// atoms along M (rows `16 w .. 16 w + 15`, and 64 below at 128 rows).
 pub type FlashMma = TiledMma<FlashAtom, layout_type!((4, 1, 1):(1, 0, 0)), (X, X, X)>;
 
 /// The value of [`FlashMma`].
@@ -61,15 +70,17 @@ pub fn flash_mma() -> FlashMma {
     make_tiled_mma(FlashAtom::default(), layout!((4,1,1):(1,0,0)), (X, X, X))
 }
 
-/// M-atoms of a warp over the block's rows.
-pub const FLASH_MMA_M: usize = FLASH_BM / 64;
+/// M-atoms of a warp over the block's rows for head dimension `d`.
+pub const fn flash_mma_m(d: usize) -> usize {
+    flash_bm(d) / 64
+}
 
 /// The swizzle of a shared tile of rows of `D` halves (Q's, K's, V's):
 /// `Sw<3,3,log2(D)-3>` permutes the 8 16-byte chunks of each 128 bytes by
 /// the row's low 3 bits, so that the 8 rows an `ldmatrix` reads at one
 /// column, and the 8 chunks a quarter-warp's `cp.async` writes, fall in
 /// distinct banks.
-#[instantiate((64), (128))]
+#[instantiate((64), (128), (256))]
 pub fn flash_smem<const D: usize>() -> ComposedLayout<
     Swizzle<3, 3, { flash_swizzle_shift(D) }>,
     layout_type!((C<{ flash_bn(D) }>, C<D>):(C<D>, 1)),
@@ -90,7 +101,7 @@ pub const fn flash_swizzle_shift(d: usize) -> i32 {
 /// A half offset in a shared tile of rows of `D` halves, swizzled
 /// ([`flash_smem`]).
 #[inline(always)]
-#[instantiate((64), (128))]
+#[instantiate((64), (128), (256))]
 pub fn flash_swizzle<const D: usize>(offset: usize) -> usize {
     Swizzle::<3, 3, { flash_swizzle_shift(D) }>.apply(offset)
 }
@@ -108,7 +119,9 @@ pub struct FlashCopy {
     pub global_step: usize,
     /// Half offset of chunk 0 in the shared tile.
     pub shared: usize,
-    /// Half step between chunks (the swizzle leaves it as it is).
+    /// Half step between chunks: chunk `v` is at `shared ^ (v odd ?
+    /// flash_copy_xor(D) : 0) + v * shared_step` (the swizzle moves only
+    /// the low bits).
     pub shared_step: usize,
     /// Row of chunk 0 in the matrix (its identity-tensor coordinate).
     pub row: usize,
@@ -116,6 +129,18 @@ pub struct FlashCopy {
     pub col: usize,
     /// Row step between chunks.
     pub row_step: usize,
+}
+
+/// What the odd chunks of a copy at head dimension `d` XOR into the shared
+/// offset (halves): the copy threads cover `FLASH_THREADS * 8 / d` rows at
+/// a time, and the swizzle's row bits are a row's low 3, so a step of 8
+/// or more rows keeps them (0), and the 4-row step of `d` = 256 flips
+/// their bit 2 from one chunk to the next, which moves the chunk's
+/// 16-byte column by 4 (32 halves) in every row alike.
+pub const fn flash_copy_xor(d: usize) -> usize {
+    let step = FLASH_THREADS * 8 / d;
+    assert!(step % 8 == 0 || step % 8 == 4, "a copy step of 8 or 4 rows");
+    (step % 8) * 8
 }
 
 /// Thread `tid` copying tile `blk` (`ROWS` rows) of a `seq x D` f16 matrix
@@ -126,7 +151,7 @@ pub struct FlashCopy {
 /// copy threads, their rows from the same partition of the identity
 /// tensor.
 #[inline(always)]
-#[instantiate((128, 64), (128, 128), (64, 64), (32, 128), (64, 128))]
+#[instantiate((128, 64), (128, 128), (64, 64), (32, 128), (64, 128), (64, 256))]
 pub fn flash_copy<const ROWS: usize, const D: usize>(
     seq: usize,
     ld: usize,
@@ -174,7 +199,8 @@ pub fn flash_copy<const ROWS: usize, const D: usize>(
         global_step: l.crd2idx((1usize, 0usize)),
         shared: sw(r),
         // The swizzle moves only the low bits (the tests check every
-        // chunk): a constant step, which the kernel folds into its stores.
+        // chunk): a constant step, and at d = 256 a constant XOR of the odd
+        // chunks, which the kernel folds into its stores.
         shared_step: step * D,
         row: at(0).0,
         col: at(0).1,
@@ -184,14 +210,14 @@ pub fn flash_copy<const ROWS: usize, const D: usize>(
 
 /// The row address `ldmatrix.x4` takes from thread `tid` for Q's A
 /// fragment of its warp's atom `i` (MMA_M) at k-step `s` (16 of `D`), a
-/// half offset in the swizzled `FLASH_BM x D` Q tile: where `partition_A`
+/// half offset in the swizzled `flash_bm(D) x D` Q tile: where `partition_A`
 /// of the tile puts the atom's block, and the row of it the lane names
 /// ([`ldsm_a_src`]).
-#[instantiate((64), (128))]
+#[instantiate((64), (128), (256))]
 pub fn flash_ldsm_q<const D: usize>(tid: usize, i: usize, s: usize) -> usize {
     let p = flash_mma()
         .get_slice(tid - tid % 32)
-        .partition_a(index(layout!((C<FLASH_BM>, C<D>):(C<D>, 1))));
+        .partition_a(index(layout!((C<{ flash_bm(D) }>, C<D>):(C<D>, 1))));
     let origin = p.data_offset() + p.layout().crd2idx((0usize, i, s));
     let o = ldsm_a_src(tid % 32);
     flash_swizzle::<D>(origin + (o / 16) * D + o % 16)
@@ -202,7 +228,7 @@ pub fn flash_ldsm_q<const D: usize>(tid: usize, i: usize, s: usize) -> usize {
 /// in the swizzled `flash_bn(D) x D` K tile (K is the N x K operand of S =
 /// Q·Kᵀ as it lies: `(key, d)` at `key * D + d`). Matrices 0-1 are atom `2
 /// j2`'s k 0-7 and 8-15, matrices 2-3 atom `2 j2 + 1`'s.
-#[instantiate((64), (128))]
+#[instantiate((64), (128), (256))]
 pub fn flash_ldsm_k<const D: usize>(tid: usize, j2: usize, s: usize) -> usize {
     let p = flash_mma()
         .get_slice(tid - tid % 32)
@@ -219,7 +245,7 @@ pub fn flash_ldsm_k<const D: usize>(tid: usize, j2: usize, s: usize) -> usize {
 /// d`, `partition_B` of `(D, flash_bn(D)):(1, D)`); `.trans` reads rows of
 /// keys and delivers columns. Matrices 0-1 are atom `2 j2`'s keys 0-7 and
 /// 8-15, matrices 2-3 atom `2 j2 + 1`'s.
-#[instantiate((64), (128))]
+#[instantiate((64), (128), (256))]
 pub fn flash_ldsm_v<const D: usize>(tid: usize, j2: usize, kk: usize) -> usize {
     let p = flash_mma()
         .get_slice(tid - tid % 32)
@@ -229,34 +255,35 @@ pub fn flash_ldsm_v<const D: usize>(tid: usize, j2: usize, kk: usize) -> usize {
     flash_swizzle::<D>(origin + (8 * (q % 2) + row) * D)
 }
 
-/// Thread `tid`'s S fragment (`FLASH_BM x flash_bn(D)`, the TiledMMA's
-/// `partition_fragment_C`): `((2,2), MMA_M, MMA_N)`, the layout of the
+/// Thread `tid`'s S fragment (`flash_bm(D) x flash_bn(D)`, the TiledMMA's
+/// `partition_fragment_C`): `((2,2), MMA_M, MMA_N)` (MMA_M = `flash_mma_m(D)`), the layout of the
 /// kernel's S registers (checked against `partition_fragment_C` by the
 /// tests).
-#[instantiate((64), (128))]
+#[instantiate((64), (128), (256))]
 pub fn flash_frag_s<const D: usize>(
-) -> layout_type!(((2, 2), 2, C<{ flash_bn(D) / 8 }>):((1, 2), C<{ flash_bn(D) / 2 }>, 4)) {
+) -> layout_type!(((2, 2), C<{ flash_mma_m(D) }>, C<{ flash_bn(D) / 8 }>):((1, 2), C<{ flash_bn(D) / 2 }>, 4))
+{
     Default::default()
 }
 
-/// Thread `tid`'s O fragment (`FLASH_BM x D`, `partition_fragment_C`):
+/// Thread `tid`'s O fragment (`flash_bm(D) x D`, `partition_fragment_C`):
 /// `((2,2), MMA_M, D / 8)`, the layout of the kernel's accumulator array.
-#[instantiate((64), (128))]
+#[instantiate((64), (128), (256))]
 pub fn flash_frag_o<const D: usize>(
-) -> layout_type!(((2, 2), 2, C<{ D / 8 }>):((1, 2), C<{ D / 2 }>, 4)) {
+) -> layout_type!(((2, 2), C<{ flash_mma_m(D) }>, C<{ D / 8 }>):((1, 2), C<{ D / 2 }>, 4)) {
     Default::default()
 }
 
 /// Where thread `tid`'s S value `(v, i, j)` lies in the block's
-/// `FLASH_BM x flash_bn(D)` tile of S: `(row, key)`, from `partition_C` of the
+/// `flash_bm(D) x flash_bn(D)` tile of S: `(row, key)`, from `partition_C` of the
 /// identity tensor (the causal and key-edge masks).
 #[inline(always)]
-#[instantiate((64), (128))]
+#[instantiate((64), (128), (256))]
 pub fn flash_s_coord<const D: usize>(
     tid: usize,
     (v, i, j): (usize, usize, usize),
 ) -> (usize, usize) {
-    let id = make_identity_tensor((C::<FLASH_BM>, C::<{ flash_bn(D) }>));
+    let id = make_identity_tensor((C::<{ flash_bm(D) }>, C::<{ flash_bn(D) }>));
     match flash_mma().get_slice(tid).partition_c(id).at((v, i, j)) {
         Some(c) => c,
         None => panic!("flash_s_coord: value ({v}, {i}, {j})"),
@@ -268,7 +295,7 @@ pub fn flash_s_coord<const D: usize>(
 /// every thread (the tests check it), so that a kernel keeps two numbers
 /// per thread and compares against constants.
 #[inline(always)]
-#[instantiate((64), (128))]
+#[instantiate((64), (128), (256))]
 pub fn flash_s_coord_base<const D: usize>(tid: usize) -> (usize, usize) {
     flash_s_coord::<D>(tid, (0, 0, 0))
 }
@@ -276,21 +303,21 @@ pub fn flash_s_coord_base<const D: usize>(tid: usize) -> (usize, usize) {
 /// The static part of [`flash_s_coord`]: value `(v, i, j)`'s (row, key)
 /// less value `(0, 0, 0)`'s, the same for every thread (thread 0's).
 #[inline(always)]
-#[instantiate((64), (128))]
+#[instantiate((64), (128), (256))]
 pub fn flash_s_coord_delta<const D: usize>(x: (usize, usize, usize)) -> (usize, usize) {
     flash_s_coord::<D>(0, x)
 }
 
 /// Where thread `tid`'s O value `(v, i, j)` lies in the block's
-/// `FLASH_BM x D` tile of O: `(row, column)`, from `partition_C` of the
+/// `flash_bm(D) x D` tile of O: `(row, column)`, from `partition_C` of the
 /// identity tensor.
 #[inline(always)]
-#[instantiate((64), (128))]
+#[instantiate((64), (128), (256))]
 pub fn flash_o_coord<const D: usize>(
     tid: usize,
     (v, i, j): (usize, usize, usize),
 ) -> (usize, usize) {
-    let id = make_identity_tensor((C::<FLASH_BM>, C::<D>));
+    let id = make_identity_tensor((C::<{ flash_bm(D) }>, C::<D>));
     match flash_mma().get_slice(tid).partition_c(id).at((v, i, j)) {
         Some(c) => c,
         None => panic!("flash_o_coord: value ({v}, {i}, {j})"),
@@ -364,6 +391,32 @@ pub const FLASH_ATTN_FWD_VARLEN_D64_CAUSAL_NO_DIVISION: bool = false;
 pub const FLASH_ATTN_FWD_VARLEN_D128_NO_DIVISION: bool = false;
 /// See [`FLASH_ATTN_FWD_VARLEN_D64_NO_DIVISION`].
 pub const FLASH_ATTN_FWD_VARLEN_D128_CAUSAL_NO_DIVISION: bool = false;
+/// Head dimension 256 (64 x 64 tiles): the same launch bounds, two blocks
+/// of 98 304 bytes of shared memory per SM.
+pub const FLASH_ATTN_FWD_D256_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// See [`FLASH_ATTN_FWD_D256_LAUNCH_BOUNDS`].
+pub const FLASH_ATTN_FWD_D256_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// See [`FLASH_ATTN_FWD_D256_LAUNCH_BOUNDS`].
+pub const FLASH_ATTN_FWD_VARLEN_D256_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// See [`FLASH_ATTN_FWD_D256_LAUNCH_BOUNDS`].
+pub const FLASH_ATTN_FWD_VARLEN_D256_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// Head dimension 256: S's and O's accumulators take 160 registers a
+/// thread (32 and 128).
+pub const FLASH_ATTN_FWD_D256_SPILL_BYTES: (u32, u32) = (64, 112);
+/// See [`FLASH_ATTN_FWD_D256_SPILL_BYTES`].
+pub const FLASH_ATTN_FWD_D256_CAUSAL_SPILL_BYTES: (u32, u32) = (64, 112);
+/// See [`FLASH_ATTN_FWD_VARLEN_D64_SPILL_BYTES`].
+pub const FLASH_ATTN_FWD_VARLEN_D256_SPILL_BYTES: (u32, u32) = (64, 176);
+/// See [`FLASH_ATTN_FWD_VARLEN_D64_SPILL_BYTES`].
+pub const FLASH_ATTN_FWD_VARLEN_D256_CAUSAL_SPILL_BYTES: (u32, u32) = (64, 176);
+/// See [`FLASH_ATTN_FWD_D64_NO_DIVISION`].
+pub const FLASH_ATTN_FWD_D256_NO_DIVISION: bool = false;
+/// See [`FLASH_ATTN_FWD_D64_CAUSAL_NO_DIVISION`].
+pub const FLASH_ATTN_FWD_D256_CAUSAL_NO_DIVISION: bool = false;
+/// See [`FLASH_ATTN_FWD_D64_NO_DIVISION`].
+pub const FLASH_ATTN_FWD_VARLEN_D256_NO_DIVISION: bool = false;
+/// See [`FLASH_ATTN_FWD_D64_CAUSAL_NO_DIVISION`].
+pub const FLASH_ATTN_FWD_VARLEN_D256_CAUSAL_NO_DIVISION: bool = false;
 
 #[cfg(test)]
 mod tests {
@@ -394,7 +447,7 @@ mod tests {
         // or 2 x 8 (d 128) atoms of 4 accumulators, compact.
         let f = flash_mma()
             .get_slice(5)
-            .partition_fragment_c::<f32, _, _>(index(layout!((C<FLASH_BM>, C<128>):(C<128>, 1))));
+            .partition_fragment_c::<f32, _, _>(index(layout!((C<128>, C<128>):(C<128>, 1))));
         assert_eq!(f.layout().to_string(), flash_frag_s::<64>().to_string());
         assert_eq!(
             flash_frag_s::<64>().to_string(),
@@ -402,18 +455,32 @@ mod tests {
         );
         let f = flash_mma()
             .get_slice(5)
-            .partition_fragment_c::<f32, _, _>(index(layout!((C<FLASH_BM>, C<64>):(C<64>, 1))));
+            .partition_fragment_c::<f32, _, _>(index(layout!((C<128>, C<64>):(C<64>, 1))));
         assert_eq!(f.layout().to_string(), flash_frag_s::<128>().to_string());
         assert_eq!(
             flash_frag_s::<128>().to_string(),
             "((_2,_2),_2,_8):((_1,_2),_32,_4)"
         );
+        // d 256: 64 rows, one M-atom a warp, 8 N-atoms of 4.
+        let f = flash_mma()
+            .get_slice(5)
+            .partition_fragment_c::<f32, _, _>(index(layout!((C<64>, C<64>):(C<64>, 1))));
+        let ours = flash_frag_s::<256>();
+        for v in 0..4 {
+            for j in 0..8 {
+                assert_eq!(
+                    f.layout().crd2idx((v, 0usize, j)),
+                    ours.crd2idx((v, 0usize, j))
+                );
+            }
+        }
+        assert_eq!(ours.to_string(), "((_2,_2),_1,_8):((_1,_2),_32,_4)");
     }
 
     /// A tile copy for every thread: each shared slot written once, each
     /// chunk from its row and column of the matrix, exactly the chunks of
     /// rows past `seq` predicated off.
-    #[instantiate((128, 64), (128, 128), (64, 64), (32, 128), (64, 128))]
+    #[instantiate((128, 64), (128, 128), (64, 64), (32, 128), (64, 128), (64, 256))]
     fn check_copy<const ROWS: usize, const D: usize>(
         copy: impl Fn(usize, usize, usize, usize) -> FlashCopy,
     ) {
@@ -462,7 +529,7 @@ mod tests {
                         // Where the kernel takes it from: (row, col) of
                         // the matrix of rows ld / 8 F4s apart.
                         assert_eq!((g, col), (row * (ld / 8) + c.col, 8 * c.col));
-                        let s = c.shared + v * c.shared_step;
+                        let s = (c.shared ^ (v % 2 * flash_copy_xor(D))) + v * c.shared_step;
                         // The slot of (row in tile, col), swizzled.
                         assert_eq!(s, flash_swizzle::<D>((row - blk * ROWS) * D + col));
                         for (e, x) in slot[s..s + 8].iter_mut().enumerate() {
@@ -488,13 +555,14 @@ mod tests {
         check_copy::<128, 128>(flash_copy::<128, 128>);
         check_copy::<64, 64>(flash_copy::<64, 64>);
         check_copy::<32, 128>(flash_copy::<32, 128>);
+        check_copy::<64, 256>(flash_copy::<64, 256>);
     }
 
     /// What `ldmatrix` form `form` (x4: 2, x4.trans: 5) delivers to lane
     /// `lane`, register `r`, half `h`: the logical offset (in the unswizzled
     /// tile) of the element, lane `l` giving the address `addr(l)` of row
     /// `l % 8` of matrix `l / 8`.
-    #[instantiate((64), (128))]
+    #[instantiate((64), (128), (256))]
     fn ldsm<const D: usize>(
         form: usize,
         addr: &dyn Fn(usize) -> usize,
@@ -506,7 +574,7 @@ mod tests {
         flash_swizzle::<D>(addr(e / 8) + e % 8)
     }
 
-    #[instantiate((64), (128))]
+    #[instantiate((64), (128), (256))]
     fn check_fragments<const D: usize>(
         q: fn(usize, usize, usize) -> usize,
         k: fn(usize, usize, usize) -> usize,
@@ -517,7 +585,7 @@ mod tests {
             let (w, lane) = (tid / 32, tid % 32);
             let pa = mma
                 .get_slice(tid)
-                .partition_a(index(layout!((C<FLASH_BM>, C<D>):(C<D>, 1))));
+                .partition_a(index(layout!((C<{ flash_bm(D) }>, C<D>):(C<D>, 1))));
             let pk = mma
                 .get_slice(tid)
                 .partition_b(index(layout!((C<{ flash_bn(D) }>, C<D>):(C<D>, 1))));
@@ -525,7 +593,7 @@ mod tests {
                 .get_slice(tid)
                 .partition_b(index(layout!((C<D>, C<{ flash_bn(D) }>):(1, C<D>))));
             for s in 0..D / 16 {
-                for i in 0..FLASH_MMA_M {
+                for i in 0..flash_mma_m(D) {
                     // The kernel: one address per k-step (XOR), atoms added.
                     assert_eq!(q(tid, i, s), (q(tid, 0, 0) ^ (16 * s)) + i * 64 * D);
                     for x in 0..8 {
@@ -570,6 +638,11 @@ mod tests {
             flash_ldsm_k::<128>,
             flash_ldsm_v::<128>,
         );
+        check_fragments::<256>(
+            flash_ldsm_q::<256>,
+            flash_ldsm_k::<256>,
+            flash_ldsm_v::<256>,
+        );
     }
 
     /// Bank conflicts: each matrix of an `ldmatrix` is 8 rows of 16 bytes,
@@ -583,7 +656,7 @@ mod tests {
             g.dedup();
             g.len() == a.len()
         }
-        #[instantiate((64), (128))]
+        #[instantiate((64), (128), (256))]
         fn check<const D: usize>(f: &[fn(usize, usize, usize) -> usize]) {
             for addr in f {
                 for w in 0..4 {
@@ -600,7 +673,7 @@ mod tests {
             }
             for t0 in (0..FLASH_THREADS).step_by(8) {
                 let s: Vec<usize> = (t0..t0 + 8)
-                    .map(|t| flash_copy::<128, D>(128, D, 0, t).shared)
+                    .map(|t| flash_copy::<{ flash_bm(D) }, D>(128, D, 0, t).shared)
                     .collect();
                 assert!(distinct(&s), "copy D {D}: {s:?}");
             }
@@ -608,21 +681,26 @@ mod tests {
         // (tid, atom or pair, step): the V map takes (pair, block) with the
         // pair in the role of the step; Q and K the other way round.
         check::<64>(&[
-            |t, b, a| flash_ldsm_q::<64>(t, b % FLASH_MMA_M, a),
+            |t, b, a| flash_ldsm_q::<64>(t, b % flash_mma_m(64), a),
             |t, b, a| flash_ldsm_k::<64>(t, b, a),
             |t, b, a| flash_ldsm_v::<64>(t, a, b),
         ]);
         check::<128>(&[
-            |t, b, a| flash_ldsm_q::<128>(t, b % FLASH_MMA_M, a),
+            |t, b, a| flash_ldsm_q::<128>(t, b % flash_mma_m(128), a),
             |t, b, a| flash_ldsm_k::<128>(t, b, a),
             |t, b, a| flash_ldsm_v::<128>(t, a, b),
+        ]);
+        check::<256>(&[
+            |t, b, a| flash_ldsm_q::<256>(t, b % flash_mma_m(256), a),
+            |t, b, a| flash_ldsm_k::<256>(t, b, a),
+            |t, b, a| flash_ldsm_v::<256>(t, a, b),
         ]);
     }
 
     /// P, the A operand of O = P·V, read from S's registers through
     /// `convert_layout_acc_aregs`: A value `(x, i, kk)` of each thread is
     /// the S register holding the same (row, key) that `partition_A` of a
-    /// `FLASH_BM x flash_bn(D)` P tile assigns it; S and O fragments cover
+    /// `flash_bm(D) x flash_bn(D)` P tile assigns it; S and O fragments cover
     /// their tiles once.
     #[test]
     fn p_from_s_registers_is_partition_a_of_p() {
@@ -632,11 +710,15 @@ mod tests {
         assert_eq!(p.to_string(), "(((_2,_2),_2),_2,_8):(((_1,_2),_4),_64,_8)");
         let p = convert_layout_acc_aregs(FlashAtom::default(), flash_frag_s::<128>());
         assert_eq!(p.to_string(), "(((_2,_2),_2),_2,_4):(((_1,_2),_4),_32,_8)");
+        // 8:4 (d 256, one M-atom) likewise.
+        let p = convert_layout_acc_aregs(FlashAtom::default(), flash_frag_s::<256>());
+        assert_eq!(p.to_string(), "(((_2,_2),_2),_1,_4):(((_1,_2),_4),_32,_8)");
         check_p::<64>();
         check_p::<128>();
+        check_p::<256>();
     }
 
-    #[instantiate((64), (128))]
+    #[instantiate((64), (128), (256))]
     fn check_p<const D: usize>() {
         let p = convert_layout_acc_aregs(FlashAtom::default(), flash_frag_s::<D>());
         // Register r of the S fragment holds value (v, i, j).
@@ -644,7 +726,7 @@ mod tests {
         let value_of = |r: usize| {
             let mut hit = None;
             for j in 0..flash_bn(D) / 8 {
-                for i in 0..2 {
+                for i in 0..flash_mma_m(D) {
                     for v in 0..4 {
                         if s_frag.crd2idx((v, i, j)) == r {
                             assert!(hit.replace((v, i, j)).is_none());
@@ -654,12 +736,12 @@ mod tests {
             }
             hit.expect("register of the fragment")
         };
-        let id = make_identity_tensor((C::<FLASH_BM>, C::<{ flash_bn(D) }>));
-        let mut seen = vec![false; FLASH_BM * flash_bn(D)];
+        let id = make_identity_tensor((C::<{ flash_bm(D) }>, C::<{ flash_bn(D) }>));
+        let mut seen = vec![false; flash_bm(D) * flash_bn(D)];
         for tid in 0..FLASH_THREADS {
             let pa = flash_mma().get_slice(tid).partition_a(id);
             for kk in 0..flash_bn(D) / 16 {
-                for i in 0..FLASH_MMA_M {
+                for i in 0..flash_mma_m(D) {
                     for x in 0..8 {
                         let r = p.crd2idx((x, i, kk));
                         let s = flash_s_coord::<D>(tid, value_of(r));
@@ -667,7 +749,7 @@ mod tests {
                     }
                 }
             }
-            for r in 0..FLASH_BM * flash_bn(D) / FLASH_THREADS {
+            for r in 0..flash_bm(D) * flash_bn(D) / FLASH_THREADS {
                 let (row, key) = flash_s_coord::<D>(tid, value_of(r));
                 let ((r0, k0), (dr, dk)) = (
                     flash_s_coord_base::<D>(tid),
@@ -684,19 +766,26 @@ mod tests {
     /// O's fragment covers its tile once, pairs of adjacent columns.
     #[test]
     fn o_fragment_covers_its_tile() {
-        let mut seen = vec![false; FLASH_BM * 128];
+        check_o::<128>();
+        check_o::<256>();
+    }
+
+    #[instantiate((128), (256))]
+    fn check_o<const D: usize>() {
+        let (bm, m) = (flash_bm(D), flash_mma_m(D));
+        let mut seen = vec![false; bm * D];
         for tid in 0..FLASH_THREADS {
-            for r in 0..128 {
-                let (row, col) = flash_o_coord::<128>(tid, (r % 4, r / 4 % 2, r / 8));
+            for r in 0..bm * D / FLASH_THREADS {
+                let at = |v: usize| (v, r / 4 % m, r / 4 / m);
+                let (row, col) = flash_o_coord::<D>(tid, at(r % 4));
                 // Values 0-1 and 2-3 are adjacent columns of one row: the
                 // epilogue stores them as one f16 pair.
                 if r % 2 == 0 {
                     assert_eq!(col % 2, 0);
-                    let next = flash_o_coord::<128>(tid, (r % 4 + 1, r / 4 % 2, r / 8));
-                    assert_eq!(next, (row, col + 1));
+                    assert_eq!(flash_o_coord::<D>(tid, at(r % 4 + 1)), (row, col + 1));
                 }
-                assert!(!seen[row * 128 + col]);
-                seen[row * 128 + col] = true;
+                assert!(!seen[row * D + col]);
+                seen[row * D + col] = true;
             }
         }
         assert!(seen.iter().all(|&x| x));
