@@ -494,6 +494,81 @@ impl Gpu {
         Ok((f, run))
     }
 
+    /// Attention of each sequence's `p.q_len` new queries over its paged
+    /// context (`layout_gpu::decode`): Q (batch, q_len, q_heads, d), the
+    /// caches (blocks, block_size, kv_heads, d), the block table (batch,
+    /// max_blocks) and the context lengths (batch, each at most
+    /// `p.max_context`) int32 on the GPU; O like Q; LSE (batch, q_heads,
+    /// q_len) when given. With `p.causal`, query i of a sequence of
+    /// context c sees keys 0..=c - q_len + i (a row that sees none gets O =
+    /// 0 and LSE = -inf). Split along the context by
+    /// [`Decode::plan`](crate::decode::Decode::plan) for this GPU's SMs.
+    ///
+    /// ```no_run
+    /// use layout_gpu::{decode::Decode, f16, Gpu};
+    /// let gpu = Gpu::new(0)?;
+    /// let p = Decode {
+    ///     batch: 1, q_len: 1, q_heads: 32, kv_heads: 8, d: 128, blocks: 8, block_size: 64,
+    ///     max_blocks: 8, max_context: 500, causal: false, scale: 0.088,
+    /// };
+    /// let s = gpu.stream();
+    /// let q = s.upload(&vec![f16::ZERO; 32 * 128])?;
+    /// let kv = s.upload(&vec![f16::ZERO; 8 * 64 * 8 * 128])?;
+    /// let table = s.upload(&[7i32, 6, 5, 4, 3, 2, 1, 0])?;
+    /// let lens = s.upload(&[500i32])?;
+    /// let mut o = s.zeros::<f16>(32 * 128)?;
+    /// gpu.decode((&q, &kv, &kv), (&table, &lens), &mut o, None, &p)?;
+    /// # Ok::<(), layout_gpu::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The refusals of [`Decode::lens`](crate::decode::Decode::lens),
+    /// buffers of other lengths; the driver's.
+    pub fn decode(
+        &self,
+        qkv: (&DeviceBuffer<f16>, &DeviceBuffer<f16>, &DeviceBuffer<f16>),
+        table_lens: (&DeviceBuffer<i32>, &DeviceBuffer<i32>),
+        o: &mut DeviceBuffer<f16>,
+        lse: Option<&mut DeviceBuffer<f32>>,
+        p: &crate::decode::Decode,
+    ) -> Result<(), Error> {
+        p.lens()?;
+        let sms = self.device().sm_count().map_err(Error::Device)? as usize;
+        let (attn, combine) = (
+            self.sm80_kernel(&p.entry())?,
+            self.sm80_kernel("decode_combine")?,
+        );
+        launch::decode(
+            self.stream(),
+            (&attn, &combine),
+            p,
+            p.plan(sms),
+            qkv,
+            table_lens,
+            o,
+            lse,
+        )
+    }
+
+    /// The new tokens' K and V, (tokens, kv_heads, d) f16, into the
+    /// caches' rows `slots[token]` (int32; a negative slot skips its
+    /// token), the caches (rows, kv_heads, d) f16 (`kv_append`).
+    ///
+    /// # Errors
+    ///
+    /// Buffers whose lengths disagree, d not a multiple of 8; the
+    /// driver's (a slot past the caches stops the kernel).
+    pub fn kv_append(
+        &self,
+        new: (&DeviceBuffer<f16>, &DeviceBuffer<f16>, &DeviceBuffer<i32>),
+        caches: (&mut DeviceBuffer<f16>, &mut DeviceBuffer<f16>),
+        (kv_heads, d): (usize, usize),
+    ) -> Result<(), Error> {
+        let f = self.sm80_kernel("kv_append")?;
+        launch::kv_append(self.stream(), &f, new, caches, (kv_heads, d))
+    }
+
     /// `dst = srcᵀ`, n x n f32 row-major, n a multiple of 64
     /// (`transpose_f32`; n of 0 does nothing).
     ///

@@ -12,9 +12,13 @@
 #![allow(unsafe_code)]
 
 use crate::attention::{Family, FamilyKind, LaunchShape, Lens, Problem};
+use crate::decode::Decode;
 use crate::Error;
 use half::f16;
-use layout_kernels::maps::{transpose_divides, GemmPlan, THREADS, TRANSPOSE_TILE};
+use layout_kernels::maps::{
+    combine_threads, decode_smem_bytes, transpose_divides, GemmPlan, SplitPlan, APPEND_THREADS,
+    DECODE_THREADS, THREADS, TRANSPOSE_TILE,
+};
 use layout_launch::{DeviceBuffer, Dim3, Kernel, Stream, TensorMap};
 
 /// A grid `(x, y)` of `u32` blocks.
@@ -894,6 +898,191 @@ fn address<T>(stream: &Stream, buffer: &DeviceBuffer<T>) -> u64 {
     use layout_launch::cudarc::driver::DevicePtr;
     let (ptr, _sync) = buffer.as_cuda_slice().device_ptr(stream.cuda_stream());
     ptr
+}
+
+/// One decode launch (and the combine when split): `q` (batch, q_len,
+/// q_heads, d), the caches (blocks, block_size, kv_heads, d), the block
+/// table (batch, max_blocks) and context lengths (batch) int32; O like Q;
+/// LSE (batch, q_heads, q_len), or `None`. Each sequence's context length
+/// must be at most `p.max_context` (the kernel traps otherwise, as for a
+/// block table entry outside the cache).
+#[allow(clippy::too_many_arguments)]
+pub fn decode(
+    stream: &Stream,
+    (attn, combine): (&Kernel, &Kernel),
+    p: &Decode,
+    plan: SplitPlan,
+    (q, k, v): (&DeviceBuffer<f16>, &DeviceBuffer<f16>, &DeviceBuffer<f16>),
+    (table, lens): (&DeviceBuffer<i32>, &DeviceBuffer<i32>),
+    o: &mut DeviceBuffer<f16>,
+    mut lse: Option<&mut DeviceBuffer<f32>>,
+) -> Result<(), Error> {
+    const OP: &str = "decode";
+    let l = p.lens()?;
+    let got = [q.len(), k.len(), v.len(), table.len(), lens.len(), o.len()];
+    let want = [l.q, l.cache, l.cache, l.table, p.batch, l.q];
+    if got != want {
+        return Err(Error::refused(
+            OP,
+            format!("Q, K cache, V cache, block table, context lengths and O hold {got:?} elements, not {want:?}"),
+        ));
+    }
+    if let Some(x) = &lse {
+        if x.len() != l.lse {
+            return Err(Error::refused(
+                OP,
+                format!("LSE holds {} elements, not {}", x.len(), l.lse),
+            ));
+        }
+    }
+    if plan.splits == 0 || plan.split_keys == 0 || plan.splits > 65535 {
+        return Err(Error::refused(
+            OP,
+            format!("the plan {plan:?} splits nothing"),
+        ));
+    }
+    let (slabs, bg) = p.grid_yz();
+    let rows = p.batch * p.q_len * p.q_heads;
+    let part = if plan.splits > 1 {
+        plan.splits * rows
+    } else {
+        0
+    };
+    let mut o_part = stream.zeros::<f32>(part * p.d).map_err(Error::Device)?;
+    let mut lse_part = stream.zeros::<f32>(part).map_err(Error::Device)?;
+    let split = plan.splits > 1;
+    // SAFETY: the entry's contract: every buffer holds what the sizes say
+    // (checked above), 256-byte aligned (cudarc's), the outputs distinct
+    // (`&mut`); the grid and threads the plan's; a null pointer for an
+    // output the launch does not write.
+    let launched = unsafe {
+        let l = stream
+            .launch(attn)
+            .grid((plan.splits as u32, slabs as u32, bg as u32))
+            .block(DECODE_THREADS as u32)
+            .shared_bytes(decode_smem_bytes(p.d) as u32)
+            .arg(q)
+            .arg(k)
+            .arg(v)
+            .arg(table)
+            .arg(lens);
+        let l = if split {
+            l.scalar(0u64).scalar(0u64)
+        } else {
+            let l = l.arg_mut(&mut *o);
+            match lse.as_deref_mut() {
+                Some(x) => l.arg_mut(x),
+                None => l.scalar(0u64),
+            }
+        };
+        let l = if split {
+            l.arg_mut(&mut o_part).arg_mut(&mut lse_part)
+        } else {
+            l.scalar(0u64).scalar(0u64)
+        };
+        l.scalar(p.batch)
+            .scalar(p.q_len)
+            .scalar(p.q_heads)
+            .scalar(p.kv_heads)
+            .scalar(p.blocks)
+            .scalar(p.block_size)
+            .scalar(p.max_blocks)
+            .scalar(plan.split_keys)
+            .scalar(u32::from(p.causal))
+            .scalar(p.scale)
+            .launch()
+    };
+    launched.map_err(Error::Device)?;
+    if split {
+        // SAFETY: decode_combine's contract: the partials the attention
+        // wrote (splits * rows rows), O and LSE as above.
+        unsafe {
+            let l = stream
+                .launch(combine)
+                .grid(rows as u32)
+                .block(combine_threads(p.d) as u32)
+                .arg(&o_part)
+                .arg(&lse_part)
+                .arg_mut(o);
+            let l = match lse {
+                Some(x) => l.arg_mut(x),
+                None => l.scalar(0u64),
+            };
+            l.scalar(p.batch)
+                .scalar(p.q_len)
+                .scalar(p.q_heads)
+                .scalar(p.d)
+                .scalar(plan.splits)
+                .launch()
+        }
+        .map_err(Error::Device)?;
+    }
+    Ok(())
+}
+
+/// `kv_append`: the new tokens' K and V, (tokens, kv_heads, d) f16, into
+/// the caches' rows `slots[token]` (`slots` int32, one per token; a
+/// negative slot skips its token, a slot past the caches' rows traps).
+pub fn kv_append(
+    stream: &Stream,
+    f: &Kernel,
+    (k_new, v_new, slots): (&DeviceBuffer<f16>, &DeviceBuffer<f16>, &DeviceBuffer<i32>),
+    (k_cache, v_cache): (&mut DeviceBuffer<f16>, &mut DeviceBuffer<f16>),
+    (kv_heads, d): (usize, usize),
+) -> Result<(), Error> {
+    const OP: &str = "kv_append";
+    let row = kv_heads.checked_mul(d).filter(|&r| r > 0 && d % 8 == 0);
+    let Some(row) = row else {
+        return Err(Error::refused(
+            OP,
+            format!("kv_heads = {kv_heads}, d = {d}: d must be a positive multiple of 8"),
+        ));
+    };
+    let tokens = slots.len();
+    let cache_rows = k_cache.len() / row;
+    if k_new.len() != tokens * row
+        || v_new.len() != k_new.len()
+        || k_cache.len() % row != 0
+        || v_cache.len() != k_cache.len()
+    {
+        return Err(Error::refused(
+            OP,
+            format!(
+                "{tokens} slots: the new K and V hold {} and {} elements (want {}), the caches {} and {} (a multiple of {row})",
+                k_new.len(),
+                v_new.len(),
+                tokens * row,
+                k_cache.len(),
+                v_cache.len()
+            ),
+        ));
+    }
+    if tokens == 0 {
+        return Ok(());
+    }
+    let blocks = (tokens * row / 8).div_ceil(APPEND_THREADS);
+    if blocks > i32::MAX as usize {
+        return Err(Error::refused(OP, format!("{tokens} tokens: too many")));
+    }
+    // SAFETY: kv_append's contract: sizes checked above, 256-byte aligned
+    // buffers, the caches distinct from the inputs (`&mut`).
+    unsafe {
+        stream
+            .launch(f)
+            .grid(blocks as u32)
+            .block(APPEND_THREADS as u32)
+            .arg(k_new)
+            .arg(v_new)
+            .arg_mut(k_cache)
+            .arg_mut(v_cache)
+            .arg(slots)
+            .scalar(tokens)
+            .scalar(kv_heads)
+            .scalar(d)
+            .scalar(cache_rows)
+            .launch()
+    }
+    .map_err(Error::Device)
 }
 
 #[cfg(test)]

@@ -15,6 +15,10 @@
 //!   [`Gpu::gemm_e4m3_sm90`] for FP8 e4m3 with per-tensor scales (bf16 C).
 //! - [`Gpu::attention`]: the FlashAttention forward pass, O and the
 //!   log-sum-exp; the Hopper kernel on sm_90, the SM80 kernel elsewhere.
+//! - [`Gpu::decode`]: attention of a few new queries per sequence over a
+//!   paged KV cache (a serving step), split along the context when the
+//!   batch cannot fill the GPU; [`Gpu::kv_append`] writes the new tokens'
+//!   K and V into their cache slots.
 //!
 //! Every input a kernel's contract excludes is an [`Error::Refused`] that
 //! names the size, before anything runs: never a trap, never a wrong
@@ -37,6 +41,7 @@
 //! ```
 
 pub mod attention;
+pub mod decode;
 mod error;
 mod gpu;
 pub mod launch;

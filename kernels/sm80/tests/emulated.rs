@@ -7,10 +7,16 @@
 use layout_device::emulator::{run, Buffer, ErrorKind, Launch};
 use layout_device::F4;
 use layout_kernels::bodies::{
-    flash_attn_fwd, hgemm, sgemm, sgemm_nt, transpose, FlashProblem, Half4,
+    decode_attn, decode_combine, flash_attn_fwd, hgemm, kv_append, sgemm, sgemm_nt, transpose,
+    DecodeIo, DecodeProblem, FlashProblem, Half4,
 };
-use layout_kernels::maps::{flash_bm, flash_smem_bytes, FLASH_THREADS};
-use layout_kernels::smem::{FLASH_SMEM_D128, FLASH_SMEM_D256, FLASH_SMEM_D64};
+use layout_kernels::maps::{
+    combine_threads, decode_smem_bytes, decode_tile, flash_bm, flash_smem_bytes, APPEND_THREADS,
+    DECODE_ROWS, DECODE_THREADS, FLASH_THREADS,
+};
+use layout_kernels::smem::{
+    DECODE_SMEM_D128, DECODE_SMEM_D64, FLASH_SMEM_D128, FLASH_SMEM_D256, FLASH_SMEM_D64,
+};
 
 /// f32 values as the kernels' 16-byte chunks.
 fn f4s(v: &[f32]) -> Vec<F4> {
@@ -499,4 +505,315 @@ fn attention_d256_every_form() {
         },
         256,
     );
+}
+
+/// A decode case: the sequences' context lengths, new queries per
+/// sequence, heads (query, K/V), block size, causal, keys per split (None:
+/// one split).
+struct Decode {
+    ctx: Vec<usize>,
+    q_len: usize,
+    heads: (usize, usize),
+    block_size: usize,
+    causal: bool,
+    split_keys: Option<usize>,
+}
+
+/// One decode case under the emulator: a paged cache whose blocks are
+/// laid out of order (a permutation, with one block shared by sequences 0
+/// and 1 as a common prefix), the attention (and, split, the combine)
+/// against the float64 reference of each sequence's context gathered in
+/// order: O within f16's rounding, LSE within f32's, rows that see no key
+/// exactly O = 0 and LSE = -inf.
+fn decode_case(c: Decode, d: usize) {
+    let (nh, nkv) = c.heads;
+    let (batch, bs, q_len) = (c.ctx.len(), c.block_size, c.q_len);
+    let max_blocks = c.ctx.iter().map(|&x| x.div_ceil(bs)).max().unwrap().max(1);
+    // Blocks: every sequence's own, in a scrambled order, then spares.
+    let blocks = batch * max_blocks + 3;
+    let perm: Vec<usize> = (0..blocks).map(|i| (i * 7 + 3) % blocks).collect();
+    let mut table = vec![0i32; batch * max_blocks];
+    for b in 0..batch {
+        for j in 0..max_blocks {
+            table[b * max_blocks + j] = perm[b * max_blocks + j] as i32;
+        }
+    }
+    // Sequence 1 shares sequence 0's first block (a common prefix).
+    if batch > 1 && c.ctx[0] >= bs && c.ctx[1] >= bs {
+        table[max_blocks] = table[0];
+    }
+    let val = |i: usize, salt: usize| f(h(int(i * 31 + salt, 8) / 8.0));
+    let rows = blocks * bs;
+    let kc: Vec<f32> = (0..rows * nkv * d).map(|i| val(i, 2)).collect();
+    let vc: Vec<f32> = (0..rows * nkv * d).map(|i| val(i, 3)).collect();
+    let q: Vec<f32> = (0..batch * q_len * nh * d).map(|i| val(i, 1)).collect();
+    let bits =
+        |x: &[f32]| Buffer::from_slice(&f4_halves(&x.iter().map(|&y| h(y)).collect::<Vec<_>>()));
+    let (gq, gk, gv) = (bits(&q), bits(&kc), bits(&vc));
+    let gt = Buffer::from_slice(&table);
+    let lens: Vec<i32> = c.ctx.iter().map(|&x| x as i32).collect();
+    let gl = Buffer::from_slice(&lens);
+    let n_rows = batch * q_len * nh;
+    let t = decode_tile(d);
+    let max_ctx = *c.ctx.iter().max().unwrap();
+    let split_keys = c.split_keys.unwrap_or(max_ctx.div_ceil(t).max(1) * t);
+    let splits = max_ctx.div_ceil(split_keys).max(1);
+    let o = Buffer::filled(0u32, n_rows * d / 2);
+    let lse = Buffer::filled(0f32, n_rows);
+    let o_part = Buffer::filled(0f32, if splits > 1 { splits * n_rows * d } else { 0 });
+    let lse_part = Buffer::filled(0f32, if splits > 1 { splits * n_rows } else { 0 });
+    let p = DecodeProblem {
+        batch,
+        q_len,
+        q_heads: nh,
+        kv_heads: nkv,
+        blocks,
+        block_size: bs,
+        max_blocks,
+        split_keys,
+        causal: c.causal,
+        scale: 0.3,
+    };
+    let none = Buffer::filled(0u32, 0);
+    let nonef = Buffer::filled(0f32, 0);
+    let io = DecodeIo {
+        q: gq.global(),
+        k: gk.global(),
+        v: gv.global(),
+        table: gt.global(),
+        lens: gl.global(),
+        o: if splits == 1 {
+            o.global_mut()
+        } else {
+            none.global_mut()
+        },
+        lse: if splits == 1 {
+            lse.global_mut()
+        } else {
+            nonef.global_mut()
+        },
+        o_part: o_part.global_mut(),
+        lse_part: lse_part.global_mut(),
+    };
+    let slabs = (q_len * (nh / nkv)).div_ceil(DECODE_ROWS);
+    let name = format!("decode_attn_d{d}");
+    let launch = Launch::new(&name, (splits, slabs, batch * nkv), DECODE_THREADS)
+        .shared_bytes(decode_smem_bytes(d));
+    run(&launch, move || match d {
+        64 => decode_attn::<DECODE_SMEM_D64, 64>(p, io),
+        _ => decode_attn::<DECODE_SMEM_D128, 128>(p, io),
+    })
+    .unwrap();
+    if splits > 1 {
+        let (op, lp, go, gl) = (
+            o_part.global(),
+            lse_part.global(),
+            o.global_mut(),
+            lse.global_mut(),
+        );
+        let launch = Launch::new("decode_combine", (n_rows, 1, 1), combine_threads(d));
+        run(&launch, move || {
+            decode_combine((op, lp), (go, gl), (batch, q_len, nh, d, splits))
+        })
+        .unwrap();
+    }
+    // The reference: each sequence's context in order, its queries at the
+    // last q_len positions (bottom-right).
+    let (mut want_o, mut want_lse) = (vec![0f64; n_rows * d], vec![0f32; n_rows]);
+    for b in 0..batch {
+        let ctx = c.ctx[b];
+        let gather = |cache: &[f32]| {
+            let mut x = Vec::with_capacity(ctx * nkv * d);
+            for tok in 0..ctx {
+                let row = table[b * max_blocks + tok / bs] as usize * bs + tok % bs;
+                x.extend_from_slice(&cache[row * nkv * d..(row + 1) * nkv * d]);
+            }
+            x
+        };
+        let (kb, vb) = (gather(&kc), gather(&vc));
+        let qs = b * q_len * nh * d..(b + 1) * q_len * nh * d;
+        let mask = c
+            .causal
+            .then_some((ctx as isize - q_len as isize, i32::MIN as isize));
+        let (ro, rl) = attention_ref(
+            (q_len, ctx, nh, nkv, d),
+            mask,
+            0.3,
+            (&q[qs.clone()], &kb, &vb),
+        );
+        want_o[qs].copy_from_slice(&ro);
+        for hi in 0..nh {
+            for i in 0..q_len {
+                want_lse[(b * nh + hi) * q_len + i] = rl[hi * q_len + i] as f32;
+            }
+        }
+    }
+    let pairs: Vec<u32> = want_o
+        .chunks(2)
+        .map(|w| u32::from(h(w[0] as f32)) | u32::from(h(w[1] as f32)) << 16)
+        .collect();
+    let close = |g: u32, w: u32| {
+        (0..2).all(|i| (f((g >> (16 * i)) as u16) - f((w >> (16 * i)) as u16)).abs() <= 2e-3)
+    };
+    if let Err(e) = o.check(&pairs, close) {
+        panic!("{name} ({splits} splits): O (f16 pairs): {e}")
+    }
+    if let Err(e) = lse.check(&want_lse, |g, w| g == w || (g - w).abs() <= 2e-5) {
+        panic!("{name} ({splits} splits): LSE: {e}")
+    }
+}
+
+/// Decoding over a paged cache, unsplit: contexts of 1, block_size - 1,
+/// block_size and block_size + 1 tokens and 0 (no key: O = 0, LSE =
+/// -inf), one query per sequence, grouped heads (4 query heads per K/V
+/// head), blocks out of order with a shared prefix, both head dimensions.
+#[test]
+fn decode_paged_contexts() {
+    for (d, bs) in [(64, 16), (128, 64)] {
+        decode_case(
+            Decode {
+                ctx: vec![bs + 1, bs, 1, bs - 1, 0],
+                q_len: 1,
+                heads: (8, 2),
+                block_size: bs,
+                causal: false,
+                split_keys: None,
+            },
+            d,
+        );
+    }
+}
+
+/// Several queries per sequence with the causal mask (bottom-right: the
+/// first rows of a short context see no key), 20 rows per K/V head (two
+/// row blocks), and a block size of 256.
+#[test]
+fn decode_causal_queries() {
+    decode_case(
+        Decode {
+            ctx: vec![300, 3, 40],
+            q_len: 5,
+            heads: (8, 2),
+            block_size: 256,
+            causal: true,
+            split_keys: None,
+        },
+        128,
+    );
+    decode_case(
+        Decode {
+            ctx: vec![130, 2],
+            q_len: 3,
+            heads: (4, 4),
+            block_size: 32,
+            causal: true,
+            split_keys: None,
+        },
+        64,
+    );
+}
+
+/// Split contexts merged by `decode_combine`: splits of one tile and of
+/// two, a sequence shorter than a split (its later splits see no key), a
+/// context of 0, causal queries.
+#[test]
+fn decode_split_and_combined() {
+    decode_case(
+        Decode {
+            ctx: vec![700, 65, 0, 200],
+            q_len: 2,
+            heads: (8, 1),
+            block_size: 64,
+            causal: true,
+            split_keys: Some(decode_tile(128)),
+        },
+        128,
+    );
+    decode_case(
+        Decode {
+            ctx: vec![1000, 129],
+            q_len: 1,
+            heads: (2, 2),
+            block_size: 16,
+            causal: false,
+            split_keys: Some(2 * decode_tile(64)),
+        },
+        64,
+    );
+}
+
+/// `kv_append` writes each new token's K and V row into its slot (a
+/// negative slot is skipped) and touches nothing else; a slot past the
+/// cache traps.
+#[test]
+fn kv_append_writes_the_slots() {
+    let (kv_heads, d, cache_rows) = (2usize, 64usize, 40usize);
+    let row = kv_heads * d / 8;
+    let slots = [7i32, -1, 39, 0];
+    let new = |salt: f32| -> Vec<F4> {
+        (0..slots.len() * row)
+            .map(|i| F4([i as f32 + salt, 0.0, 0.0, 1.0]))
+            .collect()
+    };
+    let (kn, vn) = (new(0.5), new(1000.5));
+    let (gk, gv, gs) = (
+        Buffer::from_slice(&kn),
+        Buffer::from_slice(&vn),
+        Buffer::from_slice(&slots),
+    );
+    let init = F4([-1.0; 4]);
+    let (kc, vc) = (
+        Buffer::filled(init, cache_rows * row),
+        Buffer::filled(init, cache_rows * row),
+    );
+    let args = (
+        gk.global(),
+        gv.global(),
+        gs.global(),
+        kc.global_mut(),
+        vc.global_mut(),
+    );
+    let blocks = (slots.len() * row).div_ceil(APPEND_THREADS);
+    run(
+        &Launch::new("kv_append", (blocks, 1, 1), APPEND_THREADS),
+        move || {
+            kv_append(
+                (args.0, args.1, args.2),
+                (args.3, args.4),
+                (4, row, cache_rows),
+            )
+        },
+    )
+    .unwrap();
+    for (cache, src) in [(&kc, &kn), (&vc, &vn)] {
+        let mut want = vec![init; cache_rows * row];
+        for (t, &s) in slots.iter().enumerate() {
+            if s >= 0 {
+                let s = s as usize;
+                want[s * row..(s + 1) * row].copy_from_slice(&src[t * row..(t + 1) * row]);
+            }
+        }
+        cache.check(&want, |g, w| g.0 == w.0).unwrap();
+    }
+    // A slot past the cache's rows: the kernel traps.
+    let gs = Buffer::from_slice(&[40i32]);
+    let args = (
+        gk.global(),
+        gv.global(),
+        gs.global(),
+        kc.global_mut(),
+        vc.global_mut(),
+    );
+    let err = run(
+        &Launch::new("kv_append", (1, 1, 1), APPEND_THREADS),
+        move || {
+            kv_append(
+                (args.0, args.1, args.2),
+                (args.3, args.4),
+                (1, row, cache_rows),
+            )
+        },
+    )
+    .unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Trap, "{err}");
 }

@@ -13,10 +13,13 @@
 //! (`files.rs`; `--help` states each kernel's storage order and shapes);
 //! `gpu-runner attention PTX flash_attn_fwd Q.npy K.npy V.npy O.npy
 //! [--causal] [--scale S] [--lse LSE.npy] [--time]` a FlashAttention
-//! forward kernel (`attention.rs`).
+//! forward kernel (`attention.rs`); `gpu-runner decode PTX Q.npy K_CACHE.npy
+//! V_CACHE.npy TABLE.npy LENS.npy O.npy` a decode step over a paged KV
+//! cache (`decode.rs`).
 
 mod attention;
 mod bench;
+mod decode;
 mod files;
 mod launch;
 mod npy;
@@ -82,6 +85,13 @@ enum Command {
     /// 0 and write O to O.npy (and the log-sum-exp to LSE.npy).
     #[command(after_help = attention::ATTENTION_HELP)]
     Attention(attention::Args),
+    /// Run one decode step (attention of a few new queries over a paged
+    /// KV cache) on GPU 0 and write O to O.npy.
+    #[command(after_help = decode::DECODE_HELP)]
+    Decode(decode::Args),
+    /// Time a decode step on synthetic data made on GPU 0 (a random block
+    /// table), next to a device copy of the same bytes.
+    DecodeTime(decode::TimeArgs),
     /// Run and check the Hopper kernels of layout-kernels-sm90 (PTX for
     /// sm_90a: `layout-ptx kernels/sm90 OUT --arch sm_90a`).
     Sm90 {
@@ -113,6 +123,10 @@ fn main() -> ExitCode {
         Some(Command::Attention(args)) => {
             attention::prepare_attention(args).and_then(|job| attention::run_attention(&job))
         }
+        Some(Command::Decode(args)) => {
+            decode::prepare_decode(args).and_then(|job| decode::run_decode(&job))
+        }
+        Some(Command::DecodeTime(args)) => decode::time_decode(args),
         Some(Command::Sm90 { ptx }) => match sm90::run(ptx) {
             Ok(true) => Ok(()),
             Ok(false) => {

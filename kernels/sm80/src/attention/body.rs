@@ -31,7 +31,7 @@ use layout_device::{
 /// check. The maps' addresses, taken from the window's start, are such rows
 /// already (the tests check each); the mask changes none of them.
 #[inline(always)]
-fn row16(i: usize, len: usize) -> usize {
+pub(crate) fn row16(i: usize, len: usize) -> usize {
     debug_assert!(len.is_power_of_two());
     i & (len - 4)
 }
@@ -59,7 +59,7 @@ fn each_value<const M: usize, const N: usize>(mut f: impl FnMut(usize, usize, us
 
 /// Which of a thread's S values share a row, and the lanes holding the
 /// rest of it: derived from the atom's C layout at compile time.
-const ROWS: AccRows = acc_rows::<FlashAtom>();
+pub(crate) const ROWS: AccRows = acc_rows::<FlashAtom>();
 /// Rows of S (and O) a thread holds at head dimension `d`: its M-atoms'
 /// rows (the `R` of the steps below).
 const fn thread_rows(d: usize) -> usize {
@@ -67,7 +67,7 @@ const fn thread_rows(d: usize) -> usize {
 }
 /// Where each value of an A fragment sits among the accumulators (the
 /// facts `convert_layout_acc_aregs` checks).
-const TO_A: AccAsA = match <FlashAtom as AccumulatorFacts>::ACC_AS_A {
+pub(crate) const TO_A: AccAsA = match <FlashAtom as AccumulatorFacts>::ACC_AS_A {
     Ok(f) => f,
     Err(e) => panic!("{}", e.as_str()),
 };
@@ -165,7 +165,7 @@ fn load_kv<B: SharedBuffer, const D: usize>(kv: KvCopy, v: bool, at: usize, n: u
 /// atom `2 j2 + 1`): the accumulators in `acc` at `at(value, m-atom,
 /// n-atom)` (a fragment's layout). Both GEMMs' inner step.
 #[inline(always)]
-fn mma_pair<const M: usize>(
+pub(crate) fn mma_pair<const M: usize>(
     acc: &mut [f32],
     at: impl Fn(usize, usize, usize) -> usize,
     a: &[[u32; 4]; M],

@@ -30,6 +30,8 @@
 //!   and the `ldmatrix` addresses;
 //! - `attention/`: FlashAttention forward (`flash_attn_fwd_*`): its tiles,
 //!   copies, `ldmatrix` rows, fragments and launch contract;
+//! - `decode/`: decoding over a paged KV cache (`decode_attn_*`,
+//!   `decode_combine`, `kv_append`): its split rule and launch contract;
 //! - this module: what they share: index tensors, [`THREADS`], a thread's
 //!   [`Offsets`] and [`At`], and [`GemmPlan`].
 //!
@@ -53,6 +55,7 @@ mod launch;
 
 pub use crate::atoms::*;
 pub use crate::attention::*;
+pub use crate::decode::*;
 pub use crate::hgemm::*;
 pub use crate::sgemm::*;
 pub use crate::transpose::*;

@@ -21,7 +21,7 @@ pub(super) fn small(i: usize, seed: u64, lo: i32, hi: i32) -> i32 {
 /// A standard normal value for index `i` (Box-Muller over [`small`]'s
 /// hash): timing data with random mantissas, as cuBLAS's anchor gets from
 /// `torch.randn` (small integers draw less power and clock higher).
-pub(super) fn normal(i: usize, seed: u64) -> f32 {
+pub(crate) fn normal(i: usize, seed: u64) -> f32 {
     let u = |s: u64| (small(i, s, 0, (1 << 24) - 1) as f64 + 0.5) / (1u64 << 24) as f64;
     let (u1, u2) = (u(seed), u(seed + 1000));
     ((-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()) as f32

@@ -3,6 +3,7 @@
 
 mod gemms;
 mod hgemm;
+pub(crate) use hgemm::normal;
 
 use crate::text;
 use layout_launch::{Device, Module, Stream, TmaSwizzle};

@@ -1,0 +1,418 @@
+//! The decode kernels' bodies: attention of a few query rows over a paged
+//! KV cache (`decode_attn`), the merge of its splits (`decode_combine`) and
+//! the append of new tokens' K and V to their cache slots (`kv_append`).
+//! The attention takes its tiles, `ldmatrix` rows and fragments from the
+//! FlashAttention kernel's maps (`crate::attention`): the block's 16 rows
+//! are the first M-atom of that kernel's Q tile, and warp `w` takes the
+//! K/V tile's N-atom pairs (and P·V's k-blocks) `w * T / 64 ..`.
+
+use super::{decode_tile, DECODE_ROWS, DECODE_THREADS};
+use crate::attention::body::{mma_pair, ROWS, TO_A};
+use crate::maps::{
+    flash_copy, flash_ldsm_k, flash_ldsm_q, flash_ldsm_v, flash_o_coord, flash_s_coord,
+    flash_swizzle, FlashAtom,
+};
+use layout_core::atom::accumulator::convert_layout_acc_aregs;
+use layout_core::atom::{SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N};
+use layout_core::{instantiate, layout};
+use layout_device::{
+    block_idx_xyz, cp_async_commit, cp_async_wait, cp_async_wait_all, each, exp2, f16x2, grid_dim,
+    log2, shfl_xor_reduce, sync_threads, thread_idx, trap, warp_any, Global, GlobalColumn,
+    GlobalMut, LdsmInstr, OnlineSoftmax, SharedBuffer, Smem, F4,
+};
+
+const LOG2_E: f32 = core::f32::consts::LOG2_E;
+
+/// One decode launch's sizes and options.
+#[derive(Clone, Copy)]
+pub struct DecodeProblem {
+    /// Sequences.
+    pub batch: usize,
+    /// New queries per sequence (1 to 16).
+    pub q_len: usize,
+    /// Query heads.
+    pub q_heads: usize,
+    /// K/V heads, dividing `q_heads`.
+    pub kv_heads: usize,
+    /// Blocks of the caches.
+    pub blocks: usize,
+    /// Tokens per block (a power of two, 16 to 256).
+    pub block_size: usize,
+    /// Entries per row of the block table.
+    pub max_blocks: usize,
+    /// Keys per split (a multiple of the tile).
+    pub split_keys: usize,
+    /// The causal mask within the last `q_len` positions.
+    pub causal: bool,
+    /// The softmax scale.
+    pub scale: f32,
+}
+
+/// The tensors of a launch, as checked buffers (the entry made them).
+#[derive(Clone, Copy)]
+pub struct DecodeIo {
+    /// Q, (batch, q_len, q_heads, d) f16 as 16-byte chunks.
+    pub q: Global<F4>,
+    /// The K cache, (blocks, block_size, kv_heads, d) f16 as chunks.
+    pub k: Global<F4>,
+    /// The V cache, as K's.
+    pub v: Global<F4>,
+    /// The block table, (batch, max_blocks).
+    pub table: Global<i32>,
+    /// The context lengths, (batch).
+    pub lens: Global<i32>,
+    /// O as f16 pairs (one split), or empty.
+    pub o: GlobalMut<u32>,
+    /// LSE (batch, q_heads, q_len), or empty for none.
+    pub lse: GlobalMut<f32>,
+    /// The splits' O, (splits, batch, q_len, q_heads, d) f32 (more than one
+    /// split), or empty.
+    pub o_part: GlobalMut<f32>,
+    /// The splits' LSE, (splits, batch, q_heads, q_len), or empty.
+    pub lse_part: GlobalMut<f32>,
+}
+
+/// Where row `r` of the block's rows lands: (query, head), or `None` for a
+/// padding row past `q_len * group`.
+#[inline(always)]
+fn row_of(p: &DecodeProblem, row0: usize, r: usize, h_kv: usize) -> Option<(usize, usize)> {
+    let group = p.q_heads / p.kv_heads;
+    let rr = row0 + r;
+    if rr < p.q_len * group {
+        Some((rr / group, h_kv * group + rr % group))
+    } else {
+        None
+    }
+}
+
+/// Attention of the block's 16 rows over its split of the context
+/// (`DecodeProblem`'s contract), head dimension `D`, shared memory `B`.
+#[inline(always)]
+#[instantiate((64), (128))]
+pub fn decode_attn<B: SharedBuffer, const D: usize>(p: DecodeProblem, io: DecodeIo) {
+    let tid = thread_idx();
+    let (w, lane) = (tid / 32, tid % 32);
+    let (split, slab, bg) = block_idx_xyz();
+    if p.kv_heads == 0
+        || p.q_heads % p.kv_heads != 0
+        || !super::block_size_ok(p.block_size)
+        || p.split_keys % decode_tile(D) != 0
+        || bg >= p.batch * p.kv_heads
+    {
+        trap()
+    }
+    let (b, h_kv) = (bg / p.kv_heads, bg % p.kv_heads);
+    let row0 = slab * DECODE_ROWS;
+    let t = decode_tile(D);
+    let ctx = io.lens.ld(b);
+    if ctx < 0 || ctx as usize > p.max_blocks * p.block_size {
+        trap()
+    }
+    let ctx = ctx as usize;
+    // The splits must cover the context (the host plans them from the
+    // longest one).
+    if ctx > grid_dim().0 * p.split_keys {
+        trap()
+    }
+    // Row slot rs of this thread (rows lane / 4 and 8 below): the last key
+    // it sees (i64: -1 for none), from the split's end, the context and
+    // the causal diagonal.
+    let k_lo = split * p.split_keys;
+    let split_end = (k_lo + p.split_keys).min(ctx);
+    let mut last = [-1i64; 2];
+    let mut k_end = k_lo;
+    each::<2>(|rs| {
+        let (r, _) = flash_s_coord::<D>(lane, (2 * rs, 0, 0));
+        debug_assert_eq!(ROWS.row_of[2 * rs], rs);
+        if let Some((qi, _)) = row_of(&p, row0, r, h_kv) {
+            let mut l = split_end as i64 - 1;
+            if p.causal {
+                l = l.min(ctx as i64 - p.q_len as i64 + qi as i64);
+            }
+            last[rs] = l;
+        }
+    });
+    // The block's keys end where its last row's do.
+    for r in 0..DECODE_ROWS {
+        if let Some((qi, _)) = row_of(&p, row0, r, h_kv) {
+            let mut l = split_end as i64;
+            if p.causal {
+                l = l.min(ctx as i64 - p.q_len as i64 + qi as i64 + 1);
+            }
+            if l > k_end as i64 {
+                k_end = l as usize;
+            }
+        }
+    }
+    let tiles = (k_end - k_lo).div_ceil(t);
+
+    // Shared memory (words): Q's 16 rows, two stages of K, two of V.
+    let qw = DECODE_ROWS * D / 2;
+    let tw = t * D / 2;
+    let k_at = |s: usize| qw + s * tw;
+    let v_at = |s: usize| qw + (2 + s) * tw;
+
+    // Q's rows into shared memory (zeros for padding rows).
+    let wq = Smem::window::<B>(0, qw);
+    each::<{ DECODE_ROWS * D / 8 / DECODE_THREADS }>(|u| {
+        let c = tid + DECODE_THREADS * u;
+        let (r, col) = (c / (D / 8), c % (D / 8));
+        let x = match row_of(&p, row0, r, h_kv) {
+            Some((qi, h)) => io.q.ld(((b * p.q_len + qi) * p.q_heads + h) * D / 8 + col),
+            None => F4([0.0; 4]),
+        };
+        wq.st4(flash_swizzle::<D>(r * D + 8 * col) / 2, x);
+    });
+
+    // The caches as matrices of (blocks x block_size) token rows of this
+    // K/V head's D / 8 chunks: checked once here.
+    let rows = p.blocks * p.block_size;
+    if rows > u32::MAX as usize {
+        trap()
+    }
+    let c = flash_copy::<{ decode_tile(D) }, D>(t, D, 0, tid);
+    let (kc, vc): (GlobalColumn<F4>, GlobalColumn<F4>) = {
+        let m = |x: Global<F4>| {
+            x.rows(h_kv * D / 8, rows as u32, p.kv_heads * D / 8, D / 8)
+                .column(c.col)
+        };
+        (m(io.k), m(io.v))
+    };
+    let shift = p.block_size.trailing_zeros();
+    // Tile n of K and V into stage s: each chunk's token through the block
+    // table (a key past the block's keys reads zeros).
+    let load = |n: usize, s: usize| {
+        let (wk, wv) = (
+            Smem::window::<B>(k_at(s), tw),
+            Smem::window::<B>(v_at(s), tw),
+        );
+        each::<{ decode_tile(D) * D / 8 / DECODE_THREADS }>(|x| {
+            let token = k_lo + n * t + c.row + x * c.row_step;
+            let phys = if token < k_end {
+                let page = io.table.ld(b * p.max_blocks + (token >> shift));
+                if page < 0 || page as usize >= p.blocks {
+                    trap()
+                }
+                ((page as usize) << shift | (token & (p.block_size - 1))) as u32
+            } else {
+                u32::MAX
+            };
+            let at = (c.shared + x * c.shared_step) / 2;
+            wk.cp_async16_row_or_zero(at, kc, phys);
+            wv.cp_async16_row_or_zero(at, vc, phys);
+        });
+        cp_async_commit();
+    };
+    if tiles > 0 {
+        load(0, 0);
+    }
+    sync_threads();
+
+    // Q's fragments, in registers for the whole loop.
+    let mut qa = [[0u32; 4]; D / 16];
+    each::<{ D / 16 }>(|s| qa[s] = SM75_U32x4_LDSM_N::ldsm(wq, flash_ldsm_q::<D>(lane, 0, s) / 2));
+
+    // Warp w's keys: t / 4 of them, N-atom pairs w * t / 64 ...
+    const { assert!(decode_tile(D) % 64 == 0) };
+    let mut sm = OnlineSoftmax::<2>::new(p.scale);
+    let mut o = [0f32; D / 2];
+    let fs = layout!(((2, 2), 1, C<{ decode_tile(D) / 32 }>):((1, 2), 0, 4));
+    let pa = convert_layout_acc_aregs(FlashAtom::default(), fs);
+    for n in 0..tiles {
+        let s = n % 2;
+        if n + 1 < tiles {
+            load(n + 1, 1 - s);
+            cp_async_wait::<1>();
+        } else {
+            cp_async_wait_all();
+        }
+        sync_threads();
+        let (wk, wv) = (
+            Smem::window::<B>(k_at(s), tw),
+            Smem::window::<B>(v_at(s), tw),
+        );
+        // S = Q·Kᵀ for the warp's keys.
+        let mut sv = [0f32; decode_tile(D) / 8];
+        each::<{ decode_tile(D) / 64 }>(|jl| {
+            let j2 = w * (t / 64) + jl;
+            each::<{ D / 16 }>(|ks| {
+                let kb = SM75_U32x4_LDSM_N::ldsm(wk, flash_ldsm_k::<D>(tid, j2, ks) / 2);
+                mma_pair(&mut sv, |x, _, j| j * 4 + x, &[qa[ks]], kb, jl);
+            });
+        });
+        // Masks: a key past the row's last is -inf; negated for a negative
+        // scale.
+        let key0 = (k_lo + n * t + w * (t / 4)) as i64;
+        let mut row_max = [f32::NEG_INFINITY; 2];
+        each::<{ decode_tile(D) / 32 }>(|j| {
+            each::<4>(|x| {
+                let (_, k) = flash_s_coord::<D>(lane, (x, 0, j));
+                let rs = ROWS.row_of[x];
+                let v = &mut sv[j * 4 + x];
+                if sm.negative() {
+                    *v = -*v;
+                }
+                if key0 + k as i64 > last[rs] {
+                    *v = f32::NEG_INFINITY;
+                }
+                row_max[rs] = row_max[rs].max(*v);
+            })
+        });
+        sm.update(
+            row_max,
+            |m| shfl_xor_reduce(m, ROWS.xor(), f32::max),
+            warp_any,
+            |corr| each::<{ D / 8 }>(|j| each::<4>(|x| o[j * 4 + x] *= corr[ROWS.row_of[x]])),
+        );
+        // P as A fragments, then O += P·V over the warp's k-blocks.
+        each::<{ decode_tile(D) / 64 }>(|kl| {
+            let mut a = [0u32; 4];
+            each::<4>(|r| {
+                let e = [2 * r, 2 * r + 1].map(|x| {
+                    let rs = ROWS.row_of[TO_A.value[x]];
+                    sm.p(sv[pa.crd2idx((x, 0usize, kl))], rs)
+                });
+                a[r] = f16x2(e[0], e[1]);
+            });
+            let kk = w * (t / 64) + kl;
+            each::<{ D / 16 }>(|j2| {
+                let vb = SM75_U16x8_LDSM_T::ldsm(wv, flash_ldsm_v::<D>(tid, j2, kk) / 2);
+                mma_pair(&mut o, |x, _, j| j * 4 + x, &[a], vb, j2);
+            });
+        });
+        // Every warp is done with stage s before it is loaded again.
+        sync_threads();
+    }
+    // Each warp's rows normalized, and their log-sum-exps.
+    let inv = sm.finish(|x| shfl_xor_reduce(x, ROWS.xor(), |a, b| a + b));
+    // The warps' results through shared memory (the stages are free): O
+    // (16 x D f32 a warp) from word qw, the LSEs after them.
+    let wo = Smem::window::<B>(qw, 4 * DECODE_ROWS * D + 4 * DECODE_ROWS);
+    each::<{ D / 8 }>(|j| {
+        each::<4>(|x| {
+            let (r, col) = flash_o_coord::<D>(lane, (x, 0, j));
+            wo.st(
+                (w * DECODE_ROWS + r) * D + col,
+                o[j * 4 + x] * inv[ROWS.row_of[x]],
+            );
+        })
+    });
+    if (lane as u32) & ROWS.lane_bits() == 0 {
+        each::<2>(|rs| {
+            let (r, _) = flash_s_coord::<D>(lane, (2 * rs, 0, 0));
+            wo.st(4 * DECODE_ROWS * D + w * DECODE_ROWS + r, sm.lse(rs));
+        });
+    }
+    sync_threads();
+    // Merged by log-sum-exp: thread tid takes column pairs tid, tid + 128,
+    // ... of the 16 x D tile.
+    let splits = grid_dim().0;
+    each::<{ DECODE_ROWS * D / 2 / DECODE_THREADS }>(|u| {
+        let e = tid + DECODE_THREADS * u;
+        let (r, col) = (e / (D / 2), 2 * (e % (D / 2)));
+        let Some((qi, h)) = row_of(&p, row0, r, h_kv) else {
+            return;
+        };
+        let lse_w = [0, 1, 2, 3].map(|w| wo.ld(4 * DECODE_ROWS * D + w * DECODE_ROWS + r));
+        let m = lse_w.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
+        let (mut sum, mut acc) = (0f32, [0f32; 2]);
+        if m != f32::NEG_INFINITY {
+            each::<4>(|w| {
+                let f = exp2((lse_w[w] - m) * LOG2_E);
+                sum += f;
+                each::<2>(|i| acc[i] += f * wo.ld((w * DECODE_ROWS + r) * D + col + i));
+            });
+        }
+        let (inv, lse) = if m == f32::NEG_INFINITY {
+            (0.0, f32::NEG_INFINITY)
+        } else {
+            (1.0 / sum, m + log2(sum) / LOG2_E)
+        };
+        let out = ((b * p.q_len + qi) * p.q_heads + h) * D + col;
+        let lse_at = (b * p.q_heads + h) * p.q_len + qi;
+        if splits == 1 {
+            io.o.st(out / 2, f16x2(acc[0] * inv, acc[1] * inv));
+            if col == 0 && !io.lse.is_empty() {
+                io.lse.st(lse_at, lse);
+            }
+        } else {
+            let plane = p.batch * p.q_len * p.q_heads;
+            io.o_part.st(split * plane * D + out, acc[0] * inv);
+            io.o_part.st(split * plane * D + out + 1, acc[1] * inv);
+            if col == 0 {
+                io.lse_part.st(split * plane + lse_at, lse);
+            }
+        }
+    });
+}
+
+/// `decode_combine`: row `blockIdx.x` of (batch, q_len, q_heads) from its
+/// `splits` partial rows, thread `tid` its column pair: O = Σ e^(lse_s -
+/// LSE) O_s with LSE = log Σ e^(lse_s) (O = 0 and LSE = -inf when no split
+/// saw a key).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn decode_combine(
+    (o_part, lse_part): (Global<f32>, Global<f32>),
+    (o, lse): (GlobalMut<u32>, GlobalMut<f32>),
+    (batch, q_len, q_heads, d, splits): (usize, usize, usize, usize, usize),
+) {
+    let row = block_idx_xyz().0;
+    let col = 2 * thread_idx();
+    if col >= d || d % 2 != 0 || splits == 0 {
+        trap()
+    }
+    let per_b = q_len * q_heads;
+    let (b, qi, h) = (row / per_b, row % per_b / q_heads, row % q_heads);
+    let plane = batch * per_b;
+    let lse_at = (b * q_heads + h) * q_len + qi;
+    let mut m = f32::NEG_INFINITY;
+    for s in 0..splits {
+        m = m.max(lse_part.ld(s * plane + lse_at));
+    }
+    let (mut sum, mut acc) = (0f32, [0f32; 2]);
+    if m != f32::NEG_INFINITY {
+        for s in 0..splits {
+            let f = exp2((lse_part.ld(s * plane + lse_at) - m) * LOG2_E);
+            sum += f;
+            each::<2>(|i| acc[i] += f * o_part.ld((s * plane + row) * d + col + i));
+        }
+    }
+    let (inv, l) = if m == f32::NEG_INFINITY {
+        (0.0, f32::NEG_INFINITY)
+    } else {
+        (1.0 / sum, m + log2(sum) / LOG2_E)
+    };
+    o.st((row * d + col) / 2, f16x2(acc[0] * inv, acc[1] * inv));
+    if col == 0 && !lse.is_empty() {
+        lse.st(lse_at, l);
+    }
+}
+
+/// `kv_append`: 16-byte chunk `blockIdx.x * 256 + tid` of the new tokens'
+/// K and V, (tokens, kv_heads, d) f16, each `row_chunks` = kv_heads * d / 8
+/// chunks a token, into the caches' row `slots[token]` (a negative slot:
+/// the token is skipped, vLLM's padding; a slot past the caches' rows
+/// traps).
+#[inline(always)]
+pub fn kv_append(
+    (k_new, v_new, slots): (Global<F4>, Global<F4>, Global<i32>),
+    (k_cache, v_cache): (GlobalMut<F4>, GlobalMut<F4>),
+    (tokens, row_chunks, cache_rows): (usize, usize, usize),
+) {
+    let i = block_idx_xyz().0 * super::APPEND_THREADS + thread_idx();
+    if row_chunks == 0 || i >= tokens * row_chunks {
+        return;
+    }
+    let (token, chunk) = (i / row_chunks, i % row_chunks);
+    let slot = slots.ld(token);
+    if slot < 0 {
+        return;
+    }
+    if slot as usize >= cache_rows {
+        trap()
+    }
+    let at = slot as usize * row_chunks + chunk;
+    k_cache.st(at, k_new.ld(i));
+    v_cache.st(at, v_new.ld(i));
+}

@@ -1,0 +1,178 @@
+//! Decoding over a paged KV cache (`decode_attn_d{64,128}`,
+//! `decode_combine`, `kv_append`): the attention a server runs for every
+//! generated token. Each sequence brings `q_len` new queries (1, or up to
+//! 16 with speculative decoding) and attends over its whole cached context,
+//! stored in blocks of `block_size` tokens that a per-sequence block table
+//! lists (vLLM's PagedAttention layout).
+//!
+//! The launch contract the host follows (`layout_gpu::decode`):
+//! - Q, O: (batch, q_len, q_heads, d) f16; the caches K, V: (blocks,
+//!   block_size, kv_heads, d) f16 (token `t` of sequence `b` is row
+//!   `table[b][t / block_size] * block_size + t % block_size`); the block
+//!   table (batch, max_blocks) and the context lengths (batch) int32; LSE
+//!   (batch, q_heads, q_len) f32, natural log (optional: empty for none);
+//! - kv_heads divides q_heads: the `group = q_heads / kv_heads` query heads
+//!   of a K/V head read its cache once, as the rows of one MMA: a block
+//!   takes [`DECODE_ROWS`] of the `q_len * group` rows (row `r` is query
+//!   `r / group` of head `h_kv * group + r % group`);
+//! - causal: query `i` sits at position `ctx - q_len + i` and sees keys up
+//!   to it (bottom-right); a row that sees no key gets O = 0 and LSE =
+//!   -inf;
+//! - grid (splits, ceil(q_len * group / 16), batch * kv_heads),
+//!   [`DECODE_THREADS`] threads, [`decode_smem_bytes`]`(d)` bytes of
+//!   dynamic shared memory. Split `s` takes keys `s * split_keys ..
+//!   (s + 1) * split_keys` ([`split_plan`]); with one split the block writes
+//!   O and LSE, with more it writes its partial O (f32) and LSE, and
+//!   `decode_combine` merges them.
+//!
+//! Inside a block the four warps take a K/V tile's keys a quarter each,
+//! every warp all 16 rows, each with its own online softmax; the warps'
+//! results are merged through shared memory at the end by their
+//! log-sum-exps, as the splits are.
+
+pub(crate) mod body;
+pub(crate) mod entry;
+
+use crate::attention::flash_bn;
+
+/// Threads per block: 4 warps.
+pub const DECODE_THREADS: usize = 128;
+/// Query rows per block: one m16n8k16 M-atom.
+pub const DECODE_ROWS: usize = 16;
+/// The head dimensions built.
+pub const DECODE_HEAD_DIMS: [usize; 2] = [64, 128];
+/// Threads per block of `decode_combine` at head dimension `d`: one per
+/// pair of columns.
+pub const fn combine_threads(d: usize) -> usize {
+    d / 2
+}
+/// Threads per block of `kv_append`: one 16-byte chunk each.
+pub const APPEND_THREADS: usize = 256;
+
+/// Keys per K / V tile at head dimension `d` (the attention kernel's:
+/// 128 at d = 64, 64 at d = 128), a quarter per warp.
+pub const fn decode_tile(d: usize) -> usize {
+    flash_bn(d)
+}
+
+/// Dynamic shared memory of a block (bytes): Q's 16 rows, then two stages
+/// of K's tile and two of V's.
+pub const fn decode_smem_bytes(d: usize) -> usize {
+    (DECODE_ROWS + 4 * decode_tile(d)) * d * 2
+}
+
+/// The block sizes the kernel takes: powers of two from 16 to 256 tokens.
+pub const fn block_size_ok(bs: usize) -> bool {
+    bs.is_power_of_two() && bs >= 16 && bs <= 256
+}
+
+/// How a launch splits the context: `splits` blocks per (sequence, K/V
+/// head, row block), each taking `split_keys` keys (a multiple of the
+/// tile).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SplitPlan {
+    /// Blocks along the context.
+    pub splits: usize,
+    /// Keys per split.
+    pub split_keys: usize,
+}
+
+/// The split rule, on the host: with `blocks` = batch x kv_heads x row
+/// blocks, a launch that fills the GPU (`blocks >= sms`) or a context of
+/// at most 4 tiles is not split; otherwise the context is cut into as many
+/// splits as bring the launch to 2 blocks per SM, none shorter than 4
+/// tiles (so that each split's reads outweigh its share of the combine),
+/// at most 64. `max_ctx` is the longest context of the batch.
+///
+/// ```
+/// use layout_kernels::maps::{split_plan, SplitPlan};
+/// // Batch 1, 8 K/V heads, one row block, 32k tokens at d = 128 (64-key
+/// // tiles) on 132 SMs: 32 splits of 1024 keys (256 blocks).
+/// assert_eq!(split_plan(128, 8, 32768, 132), SplitPlan { splits: 32, split_keys: 1024 });
+/// // Batch 64: 512 blocks already fill the GPU.
+/// assert_eq!(split_plan(128, 512, 32768, 132).splits, 1);
+/// ```
+pub fn split_plan(d: usize, blocks: usize, max_ctx: usize, sms: usize) -> SplitPlan {
+    let t = decode_tile(d);
+    let tiles = max_ctx.div_ceil(t).max(1);
+    let whole = SplitPlan {
+        splits: 1,
+        split_keys: tiles * t,
+    };
+    if blocks == 0 || blocks >= sms || tiles <= 4 {
+        return whole;
+    }
+    let want = (2 * sms).div_ceil(blocks).min(tiles / 4).clamp(1, 64);
+    let per = tiles.div_ceil(want);
+    SplitPlan {
+        splits: tiles.div_ceil(per),
+        split_keys: per * t,
+    }
+}
+
+// What the build tool reads of the entry points (see `attention`).
+
+/// The decode kernels: 128 threads, 3 blocks per SM at d = 64 (167
+/// registers; memory-bound, so loads in flight matter more than
+/// registers), 2 at d = 128 (Q's fragments, O's 64 accumulators and the
+/// copies' addresses need more than 168 registers: ptxas spilled 192
+/// bytes at 3).
+pub const DECODE_ATTN_D64_LAUNCH_BOUNDS: (u32, u32) = (128, 3);
+/// See [`DECODE_ATTN_D64_LAUNCH_BOUNDS`].
+pub const DECODE_ATTN_D128_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// The combine: up to 64 threads a block.
+pub const DECODE_COMBINE_LAUNCH_BOUNDS: (u32, u32) = (64, 8);
+/// The append: 256 threads a block.
+pub const KV_APPEND_LAUNCH_BOUNDS: (u32, u32) = (256, 4);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The split rule against its statement, over a grid of shapes: no
+    /// split when the launch fills the GPU or the context is short; else
+    /// every split at least 4 tiles, at most 64 splits, the splits
+    /// covering the context with the last one non-empty, and the launch
+    /// not past 2 blocks per SM by more than one split's worth.
+    #[test]
+    fn split_plan_follows_its_rule() {
+        for d in DECODE_HEAD_DIMS {
+            let t = decode_tile(d);
+            for blocks in [1, 7, 8, 64, 131, 132, 500] {
+                for ctx in [0, 1, t, 4 * t, 4 * t + 1, 1000, 4096, 32768, 100_000] {
+                    let p = split_plan(d, blocks, ctx, 132);
+                    let tiles = ctx.div_ceil(t).max(1);
+                    assert_eq!(p.split_keys % t, 0);
+                    assert!(
+                        p.splits * p.split_keys >= tiles * t,
+                        "{d} {blocks} {ctx}: {p:?}"
+                    );
+                    assert!((p.splits - 1) * p.split_keys < tiles * t.max(1), "{p:?}");
+                    if blocks >= 132 || tiles <= 4 {
+                        assert_eq!(p.splits, 1);
+                    } else {
+                        assert!(p.splits <= 64);
+                        assert!(
+                            p.split_keys >= 4 * t || p.splits == 1,
+                            "{d} {blocks} {ctx}: {p:?}"
+                        );
+                        assert!(
+                            blocks * (p.splits - 1) < 2 * 132,
+                            "{d} {blocks} {ctx}: {p:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn shared_memory_and_block_sizes() {
+        // 16 rows of Q and 2 + 2 tiles: 16 x 64 + 4 x 128 x 64 halves at d
+        // = 64, 16 x 128 + 4 x 64 x 128 at d = 128.
+        assert_eq!(decode_smem_bytes(64), (1024 + 32768) * 2);
+        assert_eq!(decode_smem_bytes(128), (2048 + 32768) * 2);
+        let ok: std::vec::Vec<usize> = (0..=512).filter(|&b| block_size_ok(b)).collect();
+        assert_eq!(ok, [16, 32, 64, 128, 256]);
+    }
+}
