@@ -91,6 +91,7 @@ def main():
     ap.add_argument("ptx")
     ap.add_argument("runner")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--only", metavar="TEXT", help="only the cases whose label contains TEXT, no refusals")
     args = ap.parse_args()
     rng = np.random.default_rng(args.seed)
     bad = 0
@@ -98,6 +99,8 @@ def main():
         path = {n: os.path.join(tmp, f"{n}.npy") for n in
                 ("Q", "K", "V", "T", "L", "O", "LSE", "KN", "VN", "S")}
         for label, d, bs, ctxs, q_len, h, hkv, causal, split, scale, append in CASES:
+            if args.only and args.only not in label:
+                continue
             batch = len(ctxs)
             per = max(1, max((c + bs - 1) // bs for c in ctxs))
             blocks = batch * per + 3
@@ -196,7 +199,7 @@ def main():
             ("a context past the table", dict(L=i32(33)), []),
             ("--split-keys 100", {}, ["--split-keys", "100"]),
         ]
-        for what, over, flags in refusals:
+        for what, over, flags in [] if args.only else refusals:
             for n, x in {**base, **over}.items():
                 np.save(path[n], x)
             if os.path.exists(path["O"]):
