@@ -935,10 +935,19 @@ pub fn decode(
             ));
         }
     }
-    if plan.splits == 0 || plan.split_keys == 0 || plan.splits > 65535 {
+    let tile = layout_kernels::maps::decode_tile(p.d);
+    if plan.splits == 0
+        || plan.split_keys == 0
+        || plan.split_keys % tile != 0
+        || plan.splits > 65535
+        || plan.splits.saturating_mul(plan.split_keys) < p.max_context
+    {
         return Err(Error::refused(
             OP,
-            format!("the plan {plan:?} splits nothing"),
+            format!(
+                "the plan {plan:?} must cover max_context = {} in splits of a positive multiple of {tile} keys",
+                p.max_context
+            ),
         ));
     }
     let (slabs, bg) = p.grid_yz();
