@@ -150,9 +150,14 @@ impl Decode {
     }
 
     /// The split plan on a GPU of `sms` SMs (`maps::split_plan`).
-    pub fn plan(&self, sms: usize) -> SplitPlan {
+    ///
+    /// # Errors
+    ///
+    /// The refusals of [`Decode::lens`].
+    pub fn plan(&self, sms: usize) -> Result<SplitPlan, Error> {
+        self.lens()?;
         let (slabs, bg) = self.grid_yz();
-        split_plan(self.d, slabs * bg, self.max_context, sms)
+        Ok(split_plan(self.d, slabs * bg, self.max_context, sms))
     }
 
     /// The entry point of the attention.
@@ -235,7 +240,9 @@ mod tests {
         // Grid: 32 / 8 = 4 rows a K/V head (one row block), 2 x 8 pairs;
         // the split rule's (16 blocks, 3000 keys: 47 tiles of 64).
         assert_eq!(p().grid_yz(), (1, 16));
-        assert_eq!(p().plan(132), split_plan(128, 16, 3000, 132));
+        assert_eq!(p().plan(132).unwrap(), split_plan(128, 16, 3000, 132));
+        // A problem the kernels refuse has no plan (and no division by 0).
+        assert!(Decode { kv_heads: 0, ..p() }.plan(132).is_err());
         assert_eq!(p().entry(), "decode_attn_d128");
     }
 }

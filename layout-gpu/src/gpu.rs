@@ -543,7 +543,7 @@ impl Gpu {
             self.stream(),
             (&attn, &combine),
             p,
-            p.plan(sms),
+            p.plan(sms)?,
             qkv,
             table_lens,
             o,

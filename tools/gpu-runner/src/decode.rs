@@ -212,7 +212,7 @@ pub fn run_decode(job: &DecodeJob) -> Result<(), String> {
             splits: p.max_context.div_ceil(sk).max(1),
             split_keys: sk,
         },
-        None => p.plan(sms),
+        None => p.plan(sms).map_err(text)?,
     };
     let (dq, mut dk, mut dv) = (
         s.upload(&job.q).map_err(text)?,
@@ -359,7 +359,9 @@ pub fn time_decode(a: &TimeArgs) -> Result<(), String> {
         module.kernel("decode_combine").map_err(text)?,
     );
     let s = gpu.stream();
-    let plan = p.plan(gpu.sm_count().map_err(text)? as usize);
+    let plan = p
+        .plan(gpu.sm_count().map_err(text)? as usize)
+        .map_err(text)?;
     let q: Vec<f16> = (0..lens.q)
         .map(|i| f16::from_f32(crate::sm90::normal(i, 7)))
         .collect();

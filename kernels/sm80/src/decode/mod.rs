@@ -95,9 +95,11 @@ pub struct SplitPlan {
 pub fn split_plan(d: usize, blocks: usize, max_ctx: usize, sms: usize) -> SplitPlan {
     let t = decode_tile(d);
     let tiles = max_ctx.div_ceil(t).max(1);
+    // (Saturating: a context near usize::MAX gives a plan the launch
+    // refuses, not an overflow.)
     let whole = SplitPlan {
         splits: 1,
-        split_keys: tiles * t,
+        split_keys: tiles.saturating_mul(t),
     };
     if blocks == 0 || blocks >= sms || tiles <= 4 {
         return whole;
@@ -106,7 +108,7 @@ pub fn split_plan(d: usize, blocks: usize, max_ctx: usize, sms: usize) -> SplitP
     let per = tiles.div_ceil(want);
     SplitPlan {
         splits: tiles.div_ceil(per),
-        split_keys: per * t,
+        split_keys: per.saturating_mul(t),
     }
 }
 
@@ -163,6 +165,20 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// Hostile sizes: no overflow, no division by zero.
+    #[test]
+    fn split_plan_of_extreme_sizes() {
+        for d in DECODE_HEAD_DIMS {
+            for ctx in [usize::MAX, usize::MAX - 1, usize::MAX / 2] {
+                for blocks in [0, 1, usize::MAX] {
+                    let p = split_plan(d, blocks, ctx, 132);
+                    assert!(p.splits >= 1 && p.split_keys >= 1);
+                }
+            }
+            assert_eq!(split_plan(d, 1, 100, 0).splits, 1);
         }
     }
 
