@@ -313,37 +313,55 @@ pub fn decode_attn<B: SharedBuffer, const D: usize>(p: DecodeProblem, io: Decode
         let Some((qi, h)) = row_of(&p, row0, r, h_kv) else {
             return;
         };
-        let lse_w = [0, 1, 2, 3].map(|w| wo.ld(4 * DECODE_ROWS * D + w * DECODE_ROWS + r));
-        let m = lse_w.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
-        let (mut sum, mut acc) = (0f32, [0f32; 2]);
-        if m != f32::NEG_INFINITY {
-            each::<4>(|w| {
-                let f = exp2((lse_w[w] - m) * LOG2_E);
-                sum += f;
-                each::<2>(|i| acc[i] += f * wo.ld((w * DECODE_ROWS + r) * D + col + i));
-            });
-        }
-        let (inv, lse) = if m == f32::NEG_INFINITY {
-            (0.0, f32::NEG_INFINITY)
-        } else {
-            (1.0 / sum, m + log2(sum) / LOG2_E)
-        };
+        let ([o0, o1], lse) = merge_by_lse(
+            4,
+            |w| wo.ld(4 * DECODE_ROWS * D + w * DECODE_ROWS + r),
+            |w| [0, 1].map(|i| wo.ld((w * DECODE_ROWS + r) * D + col + i)),
+        );
         let out = ((b * p.q_len + qi) * p.q_heads + h) * D + col;
         let lse_at = (b * p.q_heads + h) * p.q_len + qi;
         if splits == 1 {
-            io.o.st(out / 2, f16x2(acc[0] * inv, acc[1] * inv));
+            io.o.st(out / 2, f16x2(o0, o1));
             if col == 0 && !io.lse.is_empty() {
                 io.lse.st(lse_at, lse);
             }
         } else {
             let plane = p.batch * p.q_len * p.q_heads;
-            io.o_part.st(split * plane * D + out, acc[0] * inv);
-            io.o_part.st(split * plane * D + out + 1, acc[1] * inv);
+            io.o_part.st(split * plane * D + out, o0);
+            io.o_part.st(split * plane * D + out + 1, o1);
             if col == 0 {
                 io.lse_part.st(split * plane + lse_at, lse);
             }
         }
     });
+}
+
+/// `n` partial results of one row merged by their log-sum-exps (part `s`'s
+/// natural `lse(s)` and two values `pair(s)` of its normalized O): O = Σ
+/// e^(lse_s - LSE) O_s and LSE = log Σ e^(lse_s), or O = 0 and LSE = -inf
+/// when no part saw a key. The warps' merge and the splits' (written once).
+#[inline(always)]
+fn merge_by_lse(
+    n: usize,
+    lse: impl Fn(usize) -> f32,
+    pair: impl Fn(usize) -> [f32; 2],
+) -> ([f32; 2], f32) {
+    let mut m = f32::NEG_INFINITY;
+    for s in 0..n {
+        m = m.max(lse(s));
+    }
+    if m == f32::NEG_INFINITY {
+        return ([0.0; 2], f32::NEG_INFINITY);
+    }
+    let (mut sum, mut acc) = (0f32, [0f32; 2]);
+    for s in 0..n {
+        let f = exp2((lse(s) - m) * LOG2_E);
+        sum += f;
+        let x = pair(s);
+        each::<2>(|i| acc[i] += f * x[i]);
+    }
+    let inv = 1.0 / sum;
+    ([acc[0] * inv, acc[1] * inv], m + log2(sum) / LOG2_E)
 }
 
 /// `decode_combine`: row `blockIdx.x` of (batch, q_len, q_heads) from its
@@ -366,24 +384,12 @@ pub fn decode_combine(
     let (b, qi, h) = (row / per_b, row % per_b / q_heads, row % q_heads);
     let plane = batch * per_b;
     let lse_at = (b * q_heads + h) * q_len + qi;
-    let mut m = f32::NEG_INFINITY;
-    for s in 0..splits {
-        m = m.max(lse_part.ld(s * plane + lse_at));
-    }
-    let (mut sum, mut acc) = (0f32, [0f32; 2]);
-    if m != f32::NEG_INFINITY {
-        for s in 0..splits {
-            let f = exp2((lse_part.ld(s * plane + lse_at) - m) * LOG2_E);
-            sum += f;
-            each::<2>(|i| acc[i] += f * o_part.ld((s * plane + row) * d + col + i));
-        }
-    }
-    let (inv, l) = if m == f32::NEG_INFINITY {
-        (0.0, f32::NEG_INFINITY)
-    } else {
-        (1.0 / sum, m + log2(sum) / LOG2_E)
-    };
-    o.st((row * d + col) / 2, f16x2(acc[0] * inv, acc[1] * inv));
+    let ([o0, o1], l) = merge_by_lse(
+        splits,
+        |s| lse_part.ld(s * plane + lse_at),
+        |s| [0, 1].map(|i| o_part.ld((s * plane + row) * d + col + i)),
+    );
+    o.st((row * d + col) / 2, f16x2(o0, o1));
     if col == 0 && !lse.is_empty() {
         lse.st(lse_at, l);
     }
