@@ -686,7 +686,8 @@ fn decode_paged_contexts() {
 
 /// Several queries per sequence with the causal mask (bottom-right: the
 /// first rows of a short context see no key), 20 rows per K/V head (two
-/// row blocks), and a block size of 256.
+/// row blocks), a block size of 256, and 16 queries over 8 query heads a
+/// K/V head (eight row blocks).
 #[test]
 fn decode_causal_queries() {
     decode_case(
@@ -710,6 +711,19 @@ fn decode_causal_queries() {
             split_keys: None,
         },
         64,
+    );
+    // Speculative decoding's 16 queries over a group of 8 query heads: 128
+    // rows a K/V head, eight row blocks.
+    decode_case(
+        Decode {
+            ctx: vec![70, 16],
+            q_len: 16,
+            heads: (16, 2),
+            block_size: 16,
+            causal: true,
+            split_keys: None,
+        },
+        128,
     );
 }
 
