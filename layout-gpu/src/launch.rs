@@ -976,18 +976,18 @@ pub fn decode(
             .arg(table)
             .arg(lens);
         let l = if split {
-            l.scalar(0u64).scalar(0u64)
+            l.null().null()
         } else {
             let l = l.arg_mut(&mut *o);
             match lse.as_deref_mut() {
                 Some(x) => l.arg_mut(x),
-                None => l.scalar(0u64),
+                None => l.null(),
             }
         };
         let l = if split {
             l.arg_mut(&mut o_part).arg_mut(&mut lse_part)
         } else {
-            l.scalar(0u64).scalar(0u64)
+            l.null().null()
         };
         l.scalar(p.batch)
             .scalar(p.q_len)
@@ -1015,7 +1015,7 @@ pub fn decode(
                 .arg_mut(o);
             let l = match lse {
                 Some(x) => l.arg_mut(x),
-                None => l.scalar(0u64),
+                None => l.null(),
             };
             l.scalar(p.batch)
                 .scalar(p.q_len)
@@ -1184,6 +1184,44 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// The decode launches' arguments (`decode`, `kv_append`: buffers or
+    /// `null` for pointers, `usize`, `u32`, `f32` scalars, in that order)
+    /// are the parameters the shipped PTX declares.
+    #[test]
+    fn decode_arguments_are_the_entries_parameters() {
+        use layout_launch::{entry_points, ParamKind::*};
+        let (p, i, u32_, f) = ((8, Pointer), (8, Int), (4, Int), (4, Float));
+        let heads: String = crate::PTX_SM80
+            .split(".visible .entry ")
+            .skip(1)
+            .filter_map(|e| e.split_once("\n)").map(|(h, _)| h))
+            .map(|h| format!(".visible .entry {h}\n)\n{{\n\tret;\n}}\n"))
+            .collect();
+        let entries = entry_points(&heads);
+        // (q, k_cache, v_cache, table, lens, o, lse, o_part, lse_part,
+        // batch, q_len, q_heads, kv_heads, blocks, block_size, max_blocks,
+        // split_keys, causal, scale)
+        let attn = [p, p, p, p, p, p, p, p, p, i, i, i, i, i, i, i, i, u32_, f];
+        // (o_part, lse_part, o, lse, batch, q_len, q_heads, d, splits)
+        let combine = [p, p, p, p, i, i, i, i, i];
+        // (k_new, v_new, k_cache, v_cache, slots, tokens, kv_heads, d,
+        // cache_rows)
+        let append = [p, p, p, p, p, i, i, i, i];
+        for (name, want) in [
+            ("decode_attn_d64", &attn[..]),
+            ("decode_attn_d128", &attn[..]),
+            ("decode_combine", &combine[..]),
+            ("kv_append", &append[..]),
+        ] {
+            let got: Option<Vec<(usize, layout_launch::ParamKind)>> = entries
+                .iter()
+                .find(|e| e.name == name)
+                .and_then(|e| e.params.as_ref())
+                .map(|ps| ps.iter().map(|q| (q.bytes, q.kind)).collect());
+            assert_eq!(got.as_deref(), Some(want), "{name}");
         }
     }
 }

@@ -288,6 +288,14 @@ impl<'a> Launch<'a> {
         self.given.push(Given::Slice);
     }
 
+    /// The next argument: a null pointer, for a `*const T` / `*mut T`
+    /// parameter the kernel reads as "no buffer" (an optional output).
+    pub fn null(mut self) -> Self {
+        self.args.push(Arg::Scalar(Box::new(Scalar(0u64))));
+        self.given.push(Given::Buffer);
+        self
+    }
+
     /// The next argument: a scalar, passed by value (its bytes).
     pub fn scalar<T: DeviceRepr + 'static>(mut self, value: T) -> Self {
         self.given.push(Given::scalar::<T>());
@@ -415,6 +423,9 @@ mod tests {
             p(16, Bytes),
         );
         assert!(Given::Buffer.fits(&ptr) && Given::Buffer.fits(&u64_));
+        // A null pointer (`Launch::null`) is a buffer's address, 0: it fits
+        // a pointer, where a u64 scalar does not.
+        assert!(!Given::scalar::<u64>().fits(&ptr));
         assert!(!Given::Buffer.fits(&s16) && !Given::Buffer.fits(&u32_));
         assert!(
             Given::Slice.fits(&s16)
