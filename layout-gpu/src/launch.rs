@@ -1125,13 +1125,36 @@ mod tests {
         assert!(check_gemm("sgemm", &SGEMM, (0, 128, 8), (0, 1024, 0)).is_err());
     }
 
+    /// The parameters (bytes, kind) the PTX `ptx` declares for an entry
+    /// point, by name.
+    fn declared_params(
+        ptx: &str,
+    ) -> impl Fn(&str) -> Option<Vec<(usize, layout_launch::ParamKind)>> {
+        // Only the entries' declarations (the whole text takes a debug
+        // build a minute to read).
+        let heads: String = ptx
+            .split(".visible .entry ")
+            .skip(1)
+            .filter_map(|e| e.split_once("\n)").map(|(h, _)| h))
+            .map(|h| format!(".visible .entry {h}\n)\n{{\n\tret;\n}}\n"))
+            .collect();
+        let entries = layout_launch::entry_points(&heads);
+        move |name| {
+            entries
+                .iter()
+                .find(|e| e.name == name)
+                .and_then(|e| e.params.as_ref())
+                .map(|ps| ps.iter().map(|q| (q.bytes, q.kind)).collect())
+        }
+    }
+
     /// The attention launches' arguments, as `launch_with` passes them, are
     /// the parameters the shipped PTX declares for every entry the families
     /// name (a launch checks this too, but only on a GPU).
     #[test]
     fn attention_arguments_are_the_entries_parameters() {
         use crate::attention::FAMILIES;
-        use layout_launch::{entry_points, ParamKind::*};
+        use layout_launch::ParamKind::*;
         let (p, i, f, b) = ((8, Pointer), (8, Int), (4, Float), (16, Bytes));
         let u32_ = (4, Int);
         // (q, k, v, o, lse, batch, seq_q, seq_k, heads, kv_heads, offset,
@@ -1149,15 +1172,7 @@ mod tests {
             (&FAMILIES[0], crate::PTX_SM80, &sm80[..], &sm80_packed[..]),
             (&FAMILIES[1], crate::PTX_SM90, &sm90[..], &sm90_packed[..]),
         ] {
-            // Only the entries' declarations (the whole text takes a debug
-            // build a minute to read).
-            let heads: String = ptx
-                .split(".visible .entry ")
-                .skip(1)
-                .filter_map(|e| e.split_once("\n)").map(|(h, _)| h))
-                .map(|h| format!(".visible .entry {h}\n)\n{{\n\tret;\n}}\n"))
-                .collect();
-            let entries = entry_points(&heads);
+            let params = declared_params(ptx);
             for &d in family.head_dims {
                 for masked in [false, true] {
                     let t = crate::attention::Problem {
@@ -1176,11 +1191,7 @@ mod tests {
                     let pk = crate::attention::Problem::packed(&[0, 1], &[0, 1], &t).unwrap();
                     for (problem, want) in [(t, planes), (pk, packed)] {
                         let name = family.entry_for(&problem);
-                        let e = entries.iter().find(|e| e.name == name);
-                        let got: Option<Vec<(usize, layout_launch::ParamKind)>> = e
-                            .and_then(|e| e.params.as_ref())
-                            .map(|ps| ps.iter().map(|q| (q.bytes, q.kind)).collect());
-                        assert_eq!(got.as_deref(), Some(want), "{name}");
+                        assert_eq!(params(&name).as_deref(), Some(want), "{name}");
                     }
                 }
             }
@@ -1192,15 +1203,9 @@ mod tests {
     /// are the parameters the shipped PTX declares.
     #[test]
     fn decode_arguments_are_the_entries_parameters() {
-        use layout_launch::{entry_points, ParamKind::*};
+        use layout_launch::ParamKind::*;
         let (p, i, u32_, f) = ((8, Pointer), (8, Int), (4, Int), (4, Float));
-        let heads: String = crate::PTX_SM80
-            .split(".visible .entry ")
-            .skip(1)
-            .filter_map(|e| e.split_once("\n)").map(|(h, _)| h))
-            .map(|h| format!(".visible .entry {h}\n)\n{{\n\tret;\n}}\n"))
-            .collect();
-        let entries = entry_points(&heads);
+        let params = declared_params(crate::PTX_SM80);
         // (q, k_cache, v_cache, table, lens, o, lse, o_part, lse_part,
         // batch, q_len, q_heads, kv_heads, blocks, block_size, max_blocks,
         // split_keys, causal, scale)
@@ -1216,12 +1221,7 @@ mod tests {
             ("decode_combine", &combine[..]),
             ("kv_append", &append[..]),
         ] {
-            let got: Option<Vec<(usize, layout_launch::ParamKind)>> = entries
-                .iter()
-                .find(|e| e.name == name)
-                .and_then(|e| e.params.as_ref())
-                .map(|ps| ps.iter().map(|q| (q.bytes, q.kind)).collect());
-            assert_eq!(got.as_deref(), Some(want), "{name}");
+            assert_eq!(params(name).as_deref(), Some(want), "{name}");
         }
     }
 }

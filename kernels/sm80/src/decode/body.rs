@@ -119,31 +119,25 @@ pub fn decode_attn<B: SharedBuffer, const D: usize>(p: DecodeProblem, io: Decode
     // the causal diagonal.
     let k_lo = split * p.split_keys;
     let split_end = (k_lo + p.split_keys).min(ctx);
-    let mut last = [-1i64; 2];
-    let mut k_end = k_lo;
+    // Where row r's keys end (exclusive; i64: at most k_lo for none): the
+    // split's end, the context and the causal diagonal; padding rows see
+    // none.
+    let row_end = |r: usize| match row_of(&p, row0, r, h_kv) {
+        Some((qi, _)) if p.causal => {
+            (split_end as i64).min(ctx as i64 - p.q_len as i64 + qi as i64 + 1)
+        }
+        Some(_) => split_end as i64,
+        None => k_lo as i64,
+    };
+    // This thread's row slots' last key (values 0-1 and 2-3 of a C atom),
+    // and the block's keys, which end where its last row's do.
+    let mut last = [0i64; 2];
     each::<2>(|rs| {
         let (r, _) = flash_s_coord::<D>(lane, (2 * rs, 0, 0));
         debug_assert_eq!(ROWS.row_of[2 * rs], rs);
-        if let Some((qi, _)) = row_of(&p, row0, r, h_kv) {
-            let mut l = split_end as i64 - 1;
-            if p.causal {
-                l = l.min(ctx as i64 - p.q_len as i64 + qi as i64);
-            }
-            last[rs] = l;
-        }
+        last[rs] = row_end(r) - 1;
     });
-    // The block's keys end where its last row's do.
-    for r in 0..DECODE_ROWS {
-        if let Some((qi, _)) = row_of(&p, row0, r, h_kv) {
-            let mut l = split_end as i64;
-            if p.causal {
-                l = l.min(ctx as i64 - p.q_len as i64 + qi as i64 + 1);
-            }
-            if l > k_end as i64 {
-                k_end = l as usize;
-            }
-        }
-    }
+    let k_end = (0..DECODE_ROWS).fold(k_lo, |e, r| e.max(row_end(r).max(0) as usize));
     let tiles = (k_end - k_lo).div_ceil(t);
 
     // Shared memory (words): Q's 16 rows, two stages of K, two of V.
