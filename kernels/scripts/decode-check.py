@@ -90,6 +90,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("ptx")
     ap.add_argument("runner")
+    ap.add_argument("--kernel", default="decode_attn", help="the KERNEL argument (default decode_attn)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--only", metavar="TEXT", help="only the cases whose label contains TEXT, no refusals")
     args = ap.parse_args()
@@ -141,7 +142,7 @@ def main():
                          ("L", np.array(ctxs, dtype=np.int32))):
                 np.save(path[n], x)
             what = f"decode {label}: d={d} block_size={bs} contexts={ctxs} q_len={q_len} heads={h}/{hkv}"
-            r = run(args.runner, ["decode", args.ptx, path["Q"], path["K"], path["V"], path["T"],
+            r = run(args.runner, ["decode", args.ptx, args.kernel, path["Q"], path["K"], path["V"], path["T"],
                                   path["L"], path["O"], *flags])
             if r.returncode != 0:
                 print(f"{what}: FAILED, exit code {r.returncode}: {r.stderr.strip()}")
@@ -198,13 +199,18 @@ def main():
             ("LENS float32", dict(L=np.array([20.0], np.float32)), []),
             ("a context past the table", dict(L=i32(33)), []),
             ("--split-keys 100", {}, ["--split-keys", "100"]),
+            ("the entry of another d", {}, ["KERNEL", "decode_attn_d128"]),
+            ("an unknown kernel", {}, ["KERNEL", "flash_attn_fwd"]),
         ]
         for what, over, flags in [] if args.only else refusals:
+            kernel = args.kernel
+            if flags[:1] == ["KERNEL"]:
+                kernel, flags = flags[1], flags[2:]
             for n, x in {**base, **over}.items():
                 np.save(path[n], x)
             if os.path.exists(path["O"]):
                 os.remove(path["O"])
-            r = run(args.runner, ["decode", args.ptx, path["Q"], path["K"], path["V"], path["T"],
+            r = run(args.runner, ["decode", args.ptx, kernel, path["Q"], path["K"], path["V"], path["T"],
                                   path["L"], path["O"], *flags])
             lines = r.stderr.strip().splitlines()
             ok = r.returncode == 2 and len(lines) == 1 and not os.path.exists(path["O"])

@@ -5,13 +5,15 @@
 # through the application example and gpu-runner's file modes. Prints one
 # line per kernel and tool; exits 1 when a tool reports an error.
 #
-#   kernels/scripts/sanitize.sh BIN_DIR
+#   kernels/scripts/sanitize.sh BIN_DIR [FILTER]
 #
+# FILTER (a grep -E pattern) keeps the kernels whose name matches it.
 # BIN_DIR holds `gpu-runner`, `my-app` (kernels/app/build-outside.sh),
 # `layout_kernels.ptx` and `layout_kernels_sm90.ptx`. Needs python3 with
 # NumPy.
 set -uo pipefail
-bin=${1:?usage: kernels/scripts/sanitize.sh BIN_DIR}
+bin=${1:?usage: kernels/scripts/sanitize.sh BIN_DIR [FILTER]}
+filter=${2:-.}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 python3 - "$tmp" <<'PY'
@@ -34,6 +36,16 @@ for dim in (64, 128):
     save(f"q{dim}", r.standard_normal((2, 77, 3, dim)).astype(np.float16))
     save(f"k{dim}", r.standard_normal((2, 200, 3, dim)).astype(np.float16))
     save(f"v{dim}", r.standard_normal((2, 200, 3, dim)).astype(np.float16))
+    # Decode: two sequences sharing their first two cache blocks, one
+    # ending mid-block, over 12 blocks of 64 tokens, 8 query heads on 2.
+    save(f"dq{dim}", r.standard_normal((2, 3, 8, dim)).astype(np.float16))
+    save(f"dk{dim}", r.standard_normal((12, 64, 2, dim)).astype(np.float16))
+    save(f"dv{dim}", r.standard_normal((12, 64, 2, dim)).astype(np.float16))
+    save(f"dkn{dim}", r.standard_normal((3, 2, dim)).astype(np.float16))
+    save(f"dvn{dim}", r.standard_normal((3, 2, dim)).astype(np.float16))
+save("dtable", np.array([[3, 0, 7, 1, 5, 2], [3, 0, 9, 10, 11, 4]], dtype=np.int32))
+save("dlens", np.array([333, 190], dtype=np.int32))
+save("dslots", np.array([200, -1, 700], dtype=np.int32))
 PY
 p80=$bin/layout_kernels.ptx
 p90=$bin/layout_kernels_sm90.ptx
@@ -50,12 +62,16 @@ runs=(
     "flash_attn_fwd d128|$bin/gpu-runner attention $p80 flash_attn_fwd $t/q128.npy $t/k128.npy $t/v128.npy $t/o.npy --lse $t/lse.npy"
     "flash_attn_fwd_sm90 d64 causal|$bin/gpu-runner attention $p90 flash_attn_fwd_sm90 $t/q64.npy $t/k64.npy $t/v64.npy $t/o.npy --causal --lse $t/lse.npy"
     "flash_attn_fwd_sm90 d128|$bin/gpu-runner attention $p90 flash_attn_fwd_sm90 $t/q128.npy $t/k128.npy $t/v128.npy $t/o.npy --lse $t/lse.npy"
+    "decode d128 causal append|$bin/gpu-runner decode $p80 decode_attn $t/dq128.npy $t/dk128.npy $t/dv128.npy $t/dtable.npy $t/dlens.npy $t/o.npy --causal --lse $t/lse.npy --append $t/dkn128.npy $t/dvn128.npy $t/dslots.npy"
+    "decode d128 split|$bin/gpu-runner decode $p80 decode_attn $t/dq128.npy $t/dk128.npy $t/dv128.npy $t/dtable.npy $t/dlens.npy $t/o.npy --lse $t/lse.npy --split-keys 64"
+    "decode d64 causal split|$bin/gpu-runner decode $p80 decode_attn $t/dq64.npy $t/dk64.npy $t/dv64.npy $t/dtable.npy $t/dlens.npy $t/o.npy --causal --split-keys 128"
 )
 status=0
 for tool in memcheck racecheck synccheck initcheck; do
     for run in "${runs[@]}"; do
         name=${run%%|*}
         cmd=${run#*|}
+        echo "$name" | grep -qE -- "$filter" || continue
         log=$tmp/log
         # shellcheck disable=SC2086
         compute-sanitizer --tool "$tool" --error-exitcode 99 $cmd >"$log" 2>&1

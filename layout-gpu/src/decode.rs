@@ -4,6 +4,7 @@
 //! [`crate::launch::decode`] and [`crate::launch::kv_append`]).
 
 use layout_kernels::maps::{block_size_ok, split_plan, SplitPlan, DECODE_HEAD_DIMS, DECODE_ROWS};
+use layout_launch::{DeviceBuffer, Stream};
 
 use crate::Error;
 
@@ -113,7 +114,8 @@ impl Decode {
         };
         let rows = mul(&[p.blocks, p.block_size]).ok_or_else(too_large)?;
         let keys = mul(&[p.max_blocks, p.block_size]).ok_or_else(too_large)?;
-        if rows > u32::MAX as usize || keys > i32::MAX as usize {
+        let q_rows = mul(&[p.batch, p.q_len, p.q_heads]).ok_or_else(too_large)?;
+        if rows > u32::MAX as usize || keys > i32::MAX as usize || q_rows > u32::MAX as usize {
             return Err(too_large());
         }
         if p.max_context > keys {
@@ -164,6 +166,67 @@ impl Decode {
     pub fn entry(&self) -> String {
         format!("decode_attn_d{}", self.d)
     }
+
+    /// The elements of the split partials under `plan`: O (splits x batch
+    /// x q_len x q_heads x d f32) and LSE (splits x batch x q_len x
+    /// q_heads f32); none when the plan does not split.
+    ///
+    /// # Errors
+    ///
+    /// The refusals of [`Decode::lens`]; sizes that overflow.
+    pub fn workspace_lens(&self, plan: SplitPlan) -> Result<(usize, usize), Error> {
+        let l = self.lens()?;
+        if plan.splits <= 1 {
+            return Ok((0, 0));
+        }
+        let lse = plan.splits.checked_mul(l.lse);
+        let o = lse.and_then(|x| x.checked_mul(self.d));
+        match (o, lse) {
+            (Some(o), Some(lse)) if o <= (isize::MAX as usize) / 4 => Ok((o, lse)),
+            _ => Err(Error::refused(
+                OP,
+                format!("{} splits: the partial results are too large", plan.splits),
+            )),
+        }
+    }
+}
+
+/// Where a split decode keeps its partial results until the combine
+/// merges them: allocated once and reused across steps, so that a decode
+/// step is its two launches and nothing else. Every split block writes all
+/// of its partials, so the buffers need no clearing.
+#[derive(Debug)]
+pub struct DecodeWorkspace {
+    pub(crate) o_part: DeviceBuffer<f32>,
+    pub(crate) lse_part: DeviceBuffer<f32>,
+}
+
+impl DecodeWorkspace {
+    /// A workspace for `p` under `plan` (empty when the plan does not
+    /// split).
+    ///
+    /// # Errors
+    ///
+    /// The refusals of [`Decode::workspace_lens`]; the driver's.
+    pub fn new(stream: &Stream, p: &Decode, plan: SplitPlan) -> Result<Self, Error> {
+        let (o, lse) = p.workspace_lens(plan)?;
+        Ok(DecodeWorkspace {
+            o_part: stream.zeros::<f32>(o).map_err(Error::Device)?,
+            lse_part: stream.zeros::<f32>(lse).map_err(Error::Device)?,
+        })
+    }
+
+    /// A workspace of the caller's buffers: O's partials and LSE's (see
+    /// [`Decode::workspace_lens`]).
+    pub fn from_buffers(o_part: DeviceBuffer<f32>, lse_part: DeviceBuffer<f32>) -> Self {
+        DecodeWorkspace { o_part, lse_part }
+    }
+
+    /// Whether it holds `p`'s partials under `plan`.
+    pub fn fits(&self, p: &Decode, plan: SplitPlan) -> bool {
+        p.workspace_lens(plan)
+            .is_ok_and(|(o, lse)| self.o_part.len() >= o && self.lse_part.len() >= lse)
+    }
 }
 
 #[cfg(test)]
@@ -184,6 +247,23 @@ mod tests {
             causal: false,
             scale: 0.088,
         }
+    }
+
+    /// The split partials: none unsplit; with 4 splits of batch 2 x 32
+    /// heads x 1 query, 4 x 64 LSEs and 4 x 64 x 128 O values.
+    #[test]
+    fn workspace_sizes() {
+        let plan = |splits| SplitPlan {
+            splits,
+            split_keys: 1024,
+        };
+        assert_eq!(p().workspace_lens(plan(1)).unwrap(), (0, 0));
+        assert_eq!(p().workspace_lens(plan(4)).unwrap(), (4 * 64 * 128, 4 * 64));
+        assert!(p()
+            .workspace_lens(plan(usize::MAX / 8))
+            .unwrap_err()
+            .to_string()
+            .contains("the partial results are too large"));
     }
 
     #[test]

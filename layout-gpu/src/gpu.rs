@@ -24,6 +24,8 @@ pub struct Gpu {
     sm90: Option<Module>,
     sms: u32,
     capability: (i32, i32),
+    /// The split decode's partials, kept between steps (grown on demand).
+    decode_ws: std::sync::Mutex<Option<crate::decode::DecodeWorkspace>>,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -94,6 +96,7 @@ impl Gpu {
             sm90,
             sms,
             capability,
+            decode_ws: std::sync::Mutex::new(None),
         })
     }
 
@@ -533,21 +536,32 @@ impl Gpu {
         lse: Option<&mut DeviceBuffer<f32>>,
         p: &crate::decode::Decode,
     ) -> Result<(), Error> {
-        p.lens()?;
-        let sms = self.device().sm_count().map_err(Error::Device)? as usize;
+        let plan = p.plan(self.sms as usize)?;
         let (attn, combine) = (
             self.sm80_kernel(&p.entry())?,
             self.sm80_kernel("decode_combine")?,
         );
+        // One workspace for every step, replaced by a larger one when a
+        // step's partials do not fit it.
+        let mut ws = self
+            .decode_ws
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !ws.as_ref().is_some_and(|w| w.fits(p, plan)) {
+            *ws = None;
+            *ws = Some(crate::decode::DecodeWorkspace::new(self.stream(), p, plan)?);
+        }
+        let ws = ws.as_mut().expect("set above");
         launch::decode(
             self.stream(),
             (&attn, &combine),
             p,
-            p.plan(sms)?,
+            plan,
             qkv,
             table_lens,
             o,
             lse,
+            ws,
         )
     }
 

@@ -12,7 +12,7 @@
 #![allow(unsafe_code)]
 
 use crate::attention::{Family, FamilyKind, LaunchShape, Lens, Problem};
-use crate::decode::Decode;
+use crate::decode::{Decode, DecodeWorkspace};
 use crate::Error;
 use half::f16;
 use layout_kernels::maps::{
@@ -903,9 +903,11 @@ fn address<T>(stream: &Stream, buffer: &DeviceBuffer<T>) -> u64 {
 /// One decode launch (and the combine when split): `q` (batch, q_len,
 /// q_heads, d), the caches (blocks, block_size, kv_heads, d), the block
 /// table (batch, max_blocks) and context lengths (batch) int32; O like Q;
-/// LSE (batch, q_heads, q_len), or `None`. Each sequence's context length
-/// must be at most `p.max_context` (the kernel traps otherwise, as for a
-/// block table entry outside the cache).
+/// LSE (batch, q_heads, q_len), or `None`; the split partials in `ws`
+/// ([`DecodeWorkspace::fits`] `p` and `plan`). Each sequence's context
+/// length must be at most `p.max_context` (the kernel traps otherwise, as
+/// for a block table entry outside the cache). Nothing is allocated: the
+/// step is its launches.
 #[allow(clippy::too_many_arguments)]
 pub fn decode(
     stream: &Stream,
@@ -916,6 +918,7 @@ pub fn decode(
     (table, lens): (&DeviceBuffer<i32>, &DeviceBuffer<i32>),
     o: &mut DeviceBuffer<f16>,
     mut lse: Option<&mut DeviceBuffer<f32>>,
+    ws: &mut DecodeWorkspace,
 ) -> Result<(), Error> {
     const OP: &str = "decode";
     let l = p.lens()?;
@@ -952,13 +955,18 @@ pub fn decode(
     }
     let (slabs, bg) = p.grid_yz();
     let rows = p.batch * p.q_len * p.q_heads;
-    let part = if plan.splits > 1 {
-        plan.splits * rows
-    } else {
-        0
-    };
-    let mut o_part = stream.zeros::<f32>(part * p.d).map_err(Error::Device)?;
-    let mut lse_part = stream.zeros::<f32>(part).map_err(Error::Device)?;
+    if !ws.fits(p, plan) {
+        return Err(Error::refused(
+            OP,
+            format!(
+                "the workspace holds {} + {} partials, not the {:?} that {plan:?} writes",
+                ws.o_part.len(),
+                ws.lse_part.len(),
+                p.workspace_lens(plan)?
+            ),
+        ));
+    }
+    let DecodeWorkspace { o_part, lse_part } = ws;
     let split = plan.splits > 1;
     // SAFETY: the entry's contract: every buffer holds what the sizes say
     // (checked above), 256-byte aligned (cudarc's), the outputs distinct
@@ -985,7 +993,7 @@ pub fn decode(
             }
         };
         let l = if split {
-            l.arg_mut(&mut o_part).arg_mut(&mut lse_part)
+            l.arg_mut(o_part).arg_mut(lse_part)
         } else {
             l.null().null()
         };
@@ -1010,8 +1018,8 @@ pub fn decode(
                 .launch(combine)
                 .grid(rows as u32)
                 .block(combine_threads(p.d) as u32)
-                .arg(&o_part)
-                .arg(&lse_part)
+                .arg(&*o_part)
+                .arg(&*lse_part)
                 .arg_mut(o);
             let l = match lse {
                 Some(x) => l.arg_mut(x),

@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 
 use half::f16;
-use layout_gpu::decode::Decode;
+use layout_gpu::decode::{Decode, DecodeWorkspace};
 use layout_kernels::maps::{decode_tile, SplitPlan};
 use layout_launch::Device;
 
@@ -17,8 +17,15 @@ use crate::files::read_ptx;
 use crate::npy::{self, Array, Data, Order};
 use crate::{text, timing};
 
+/// The kernel family `gpu-runner decode` runs: entry points
+/// `decode_attn_d{64,128}`, with `decode_combine` and `kv_append`.
+pub const DECODE_FAMILY: &str = "decode_attn";
+
 /// What `gpu-runner decode --help` prints after the options.
 pub const DECODE_HELP: &str = "\
+KERNEL: decode_attn (entry decode_attn_d64 or decode_attn_d128, chosen by
+d; naming the entry itself is accepted), in layout_kernels.ptx; it runs on
+SM80 and later (Hopper included).
 Tensors (.npy, C-order):
   Q: (batch, q_len, q_heads, d) float16, q_len 1 to 16, d 64 or 128.
   K_CACHE, V_CACHE: (blocks, block_size, kv_heads, d) float16; kv_heads
@@ -39,10 +46,13 @@ prints ms per step (attention and, when split, the combine) and the K
 and V bytes read per second.";
 
 /// `gpu-runner decode`'s operands and options.
-#[derive(clap::Args, Debug, PartialEq, Eq)]
+#[derive(clap::Args, Clone, Debug, PartialEq, Eq)]
 pub struct Args {
     /// The PTX file (target/gpu/layout_kernels.ptx).
     pub ptx: PathBuf,
+    /// The kernel: decode_attn (the entry point is chosen by d), or the
+    /// entry point itself (decode_attn_d64, decode_attn_d128).
+    pub kernel: String,
     /// Q (.npy).
     pub q: PathBuf,
     /// The K cache (.npy).
@@ -138,6 +148,13 @@ pub fn prepare_decode(args: &Args) -> Result<DecodeJob, String> {
         ));
     }
     let max_blocks = ts[1];
+    let entry = format!("{DECODE_FAMILY}_d{d}");
+    if args.kernel != DECODE_FAMILY && args.kernel != entry {
+        return Err(format!(
+            "decode: unknown kernel '{}' for d = {d} (known: {DECODE_FAMILY}, whose entry point is chosen by d, or {entry})",
+            args.kernel
+        ));
+    }
     if let Some(&bad) = lens.iter().find(|&&x| x < 0) {
         return Err(format!("decode: a context length is negative ({bad})"));
     }
@@ -242,6 +259,12 @@ pub fn run_decode(job: &DecodeJob) -> Result<(), String> {
     let lens = p.lens().map_err(text)?;
     let mut o = s.upload(&vec![f16::NAN; lens.q]).map_err(text)?;
     let mut lse = s.upload(&vec![f32::NAN; lens.lse]).map_err(text)?;
+    // NaN partials: a split that wrote none would show in O.
+    let (wo, wl) = p.workspace_lens(plan).map_err(text)?;
+    let mut ws = DecodeWorkspace::from_buffers(
+        s.upload(&vec![f32::NAN; wo]).map_err(text)?,
+        s.upload(&vec![f32::NAN; wl]).map_err(text)?,
+    );
     let mut once = || {
         layout_gpu::launch::decode(
             s,
@@ -252,6 +275,7 @@ pub fn run_decode(job: &DecodeJob) -> Result<(), String> {
             (&dt, &dl),
             &mut o,
             Some(&mut lse),
+            &mut ws,
         )
         .map_err(text)
     };
@@ -373,6 +397,7 @@ pub fn time_decode(a: &TimeArgs) -> Result<(), String> {
     let dt = s.upload(&shuffled(p.blocks, 11)).map_err(text)?;
     let dl = s.upload(&vec![a.context as i32; a.batch]).map_err(text)?;
     let mut o = s.zeros::<f16>(lens.q).map_err(text)?;
+    let mut ws = DecodeWorkspace::new(s, &p, plan).map_err(text)?;
     let ms = timing::median_round(s, || {
         layout_gpu::launch::decode(
             s,
@@ -383,6 +408,7 @@ pub fn time_decode(a: &TimeArgs) -> Result<(), String> {
             (&dt, &dl),
             &mut o,
             None,
+            &mut ws,
         )
         .map_err(text)
     })?;

@@ -13,7 +13,7 @@
 //! (`files.rs`; `--help` states each kernel's storage order and shapes);
 //! `gpu-runner attention PTX flash_attn_fwd Q.npy K.npy V.npy O.npy
 //! [--causal] [--scale S] [--lse LSE.npy] [--time]` a FlashAttention
-//! forward kernel (`attention.rs`); `gpu-runner decode PTX Q.npy K_CACHE.npy
+//! forward kernel (`attention.rs`); `gpu-runner decode PTX decode_attn Q.npy K_CACHE.npy
 //! V_CACHE.npy TABLE.npy LENS.npy O.npy` a decode step over a paged KV
 //! cache (`decode.rs`).
 
@@ -373,6 +373,66 @@ mod tests {
         assert_eq!(e.exit_code(), 2);
     }
 
+    /// `decode PTX KERNEL Q K_CACHE V_CACHE TABLE LENS O`, as the decode
+    /// contract names its operands; the append takes three files.
+    #[test]
+    fn decode_subcommand() {
+        let ops = [
+            "decode",
+            "k.ptx",
+            "decode_attn",
+            "q.npy",
+            "kc.npy",
+            "vc.npy",
+            "t.npy",
+            "l.npy",
+            "o.npy",
+        ];
+        let with = |flags: &[&str]| {
+            let mut v = ops.to_vec();
+            v.extend(flags);
+            parse(&v)
+        };
+        let plain = decode::Args {
+            ptx: "k.ptx".into(),
+            kernel: "decode_attn".into(),
+            q: "q.npy".into(),
+            k_cache: "kc.npy".into(),
+            v_cache: "vc.npy".into(),
+            table: "t.npy".into(),
+            lens: "l.npy".into(),
+            o: "o.npy".into(),
+            causal: false,
+            scale: None,
+            lse: None,
+            split_keys: None,
+            append: None,
+            time: false,
+        };
+        assert_eq!(
+            with(&[]).unwrap().command,
+            Some(Command::Decode(plain.clone()))
+        );
+        assert_eq!(
+            with(&["--causal", "--lse", "lse.npy", "--append", "kn", "vn", "s", "--time"])
+                .unwrap()
+                .command,
+            Some(Command::Decode(decode::Args {
+                causal: true,
+                lse: Some("lse.npy".into()),
+                append: Some(vec!["kn".into(), "vn".into(), "s".into()]),
+                time: true,
+                ..plain
+            }))
+        );
+        // Without KERNEL the operands are one short; two append files are
+        // too few.
+        let mut short = ops.to_vec();
+        short.remove(2);
+        assert_eq!(parse(&short).unwrap_err().exit_code(), 2);
+        assert_eq!(with(&["--append", "kn", "vn"]).unwrap_err().exit_code(), 2);
+    }
+
     /// Each subcommand's help states every kernel's storage order.
     #[test]
     fn help_names_each_kernels_storage_order() {
@@ -413,6 +473,18 @@ mod tests {
             "Usage: attention [OPTIONS] <PTX> <KERNEL> <Q> <K> <V> <O>",
         ] {
             assert!(attention.contains(line), "{line} not in\n{attention}");
+        }
+        let decode = cmd
+            .find_subcommand_mut("decode")
+            .unwrap()
+            .render_help()
+            .to_string();
+        for line in [
+            "Usage: decode [OPTIONS] <PTX> <KERNEL> <Q> <K_CACHE> <V_CACHE> <TABLE> <LENS> <O>",
+            "Q: (batch, q_len, q_heads, d) float16, q_len 1 to 16, d 64 or 128.",
+            "K_CACHE, V_CACHE: (blocks, block_size, kv_heads, d) float16; kv_heads",
+        ] {
+            assert!(decode.contains(line), "{line} not in\n{decode}");
         }
     }
 }

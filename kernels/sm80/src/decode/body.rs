@@ -6,7 +6,7 @@
 //! are the first M-atom of that kernel's Q tile, and warp `w` takes the
 //! K/V tile's N-atom pairs (and P·V's k-blocks) `w * T / 64 ..`.
 
-use super::{decode_tile, DECODE_ROWS, DECODE_THREADS};
+use super::{decode_stages, decode_tile, DECODE_ROWS, DECODE_THREADS};
 use crate::attention::body::{mma_pair, ROWS, TO_A};
 use crate::maps::{
     flash_copy, flash_ldsm_k, flash_ldsm_q, flash_ldsm_v, flash_o_coord, flash_s_coord,
@@ -140,23 +140,12 @@ pub fn decode_attn<B: SharedBuffer, const D: usize>(p: DecodeProblem, io: Decode
     let k_end = (0..DECODE_ROWS).fold(k_lo, |e, r| e.max(row_end(r).max(0) as usize));
     let tiles = (k_end - k_lo).div_ceil(t);
 
-    // Shared memory (words): Q's 16 rows, two stages of K, two of V.
+    // Shared memory (words): Q's 16 rows, the stages of K, those of V.
+    const { assert!(decode_stages(D) >= 2) };
     let qw = DECODE_ROWS * D / 2;
     let tw = t * D / 2;
     let k_at = |s: usize| qw + s * tw;
-    let v_at = |s: usize| qw + (2 + s) * tw;
-
-    // Q's rows into shared memory (zeros for padding rows).
-    let wq = Smem::window::<B>(0, qw);
-    each::<{ DECODE_ROWS * D / 8 / DECODE_THREADS }>(|u| {
-        let c = tid + DECODE_THREADS * u;
-        let (r, col) = (c / (D / 8), c % (D / 8));
-        let x = match row_of(&p, row0, r, h_kv) {
-            Some((qi, h)) => io.q.ld(((b * p.q_len + qi) * p.q_heads + h) * D / 8 + col),
-            None => F4([0.0; 4]),
-        };
-        wq.st4(flash_swizzle::<D>(r * D + 8 * col) / 2, x);
-    });
+    let v_at = |s: usize| qw + (decode_stages(D) + s) * tw;
 
     // The caches as matrices of (blocks x block_size) token rows of this
     // K/V head's D / 8 chunks: checked once here.
@@ -197,14 +186,25 @@ pub fn decode_attn<B: SharedBuffer, const D: usize>(p: DecodeProblem, io: Decode
         });
         cp_async_commit();
     };
-    if tiles > 0 {
-        load(0, 0);
+    // Q's rows into shared memory with tile 0's group (zeros for padding
+    // rows): Q as a matrix of (batch x q_len x q_heads) rows of D / 8
+    // chunks, this thread's column of it.
+    let rows_q = p.batch * p.q_len * p.q_heads;
+    if rows_q > u32::MAX as usize {
+        trap()
     }
-    sync_threads();
-
-    // Q's fragments, in registers for the whole loop.
-    let mut qa = [[0u32; 4]; D / 16];
-    each::<{ D / 16 }>(|s| qa[s] = SM75_U32x4_LDSM_N::ldsm(wq, flash_ldsm_q::<D>(lane, 0, s) / 2));
+    const { assert!(DECODE_THREADS % (D / 8) == 0) };
+    let wq = Smem::window::<B>(0, qw);
+    let q_col = tid % (D / 8);
+    let qc = io.q.rows(0, rows_q as u32, D / 8, D / 8).column(q_col);
+    each::<{ DECODE_ROWS * D / 8 / DECODE_THREADS }>(|u| {
+        let r = (tid + DECODE_THREADS * u) / (D / 8);
+        let row = match row_of(&p, row0, r, h_kv) {
+            Some((qi, h)) => ((b * p.q_len + qi) * p.q_heads + h) as u32,
+            None => u32::MAX,
+        };
+        wq.cp_async16_row_or_zero(flash_swizzle::<D>(r * D + 8 * q_col) / 2, qc, row);
+    });
 
     // Warp w's keys: t / 4 of them, N-atom pairs w * t / 64 ...
     const { assert!(decode_tile(D) % 64 == 0) };
@@ -212,15 +212,31 @@ pub fn decode_attn<B: SharedBuffer, const D: usize>(p: DecodeProblem, io: Decode
     let mut o = [0f32; D / 2];
     let fs = layout!(((2, 2), 1, C<{ decode_tile(D) / 32 }>):((1, 2), 0, 4));
     let pa = convert_layout_acc_aregs(FlashAtom::default(), fs);
-    for n in 0..tiles {
-        let s = n % 2;
-        if n + 1 < tiles {
-            load(n + 1, 1 - s);
-            cp_async_wait::<1>();
+    // Step i loads tile i into stage i % stages (a group is committed at
+    // every step, empty past the last tile, so that each wait counts the
+    // same) and, from step stages - 1 on, computes on tile n = i - stages
+    // + 1 once its group (and Q's, with tile 0) is in. The stage it loads
+    // was left by tile i - stages, which every warp finished before the
+    // sync that ends its step.
+    let mut qa = [[0u32; 4]; D / 16];
+    for i in 0..tiles + decode_stages(D) - 1 {
+        if i < tiles {
+            load(i, i % decode_stages(D));
         } else {
-            cp_async_wait_all();
+            cp_async_commit();
         }
+        let Some(n) = (i + 1).checked_sub(decode_stages(D)) else {
+            continue;
+        };
+        let s = n % decode_stages(D);
+        cp_async_wait::<{ decode_stages(D) as u32 - 1 }>();
         sync_threads();
+        if n == 0 {
+            // Q's fragments, in registers for the whole loop.
+            each::<{ D / 16 }>(|s| {
+                qa[s] = SM75_U32x4_LDSM_N::ldsm(wq, flash_ldsm_q::<D>(lane, 0, s) / 2)
+            });
+        }
         let (wk, wv) = (
             Smem::window::<B>(k_at(s), tw),
             Smem::window::<B>(v_at(s), tw),
@@ -277,6 +293,8 @@ pub fn decode_attn<B: SharedBuffer, const D: usize>(p: DecodeProblem, io: Decode
         // Every warp is done with stage s before it is loaded again.
         sync_threads();
     }
+    // (Without a tile, Q's copies may still be in flight.)
+    cp_async_wait_all();
     // Each warp's rows normalized, and their log-sum-exps.
     let inv = sm.finish(|x| shfl_xor_reduce(x, ROWS.xor(), |a, b| a + b));
     // The warps' results through shared memory (the stages are free): O

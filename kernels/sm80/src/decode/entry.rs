@@ -19,11 +19,11 @@ layout_device::shared_memory!(
 layout_device::shared_memory!(
     /// The decode kernel's shared memory for head dimension 128 (dynamic:
     /// `decode_smem_bytes(128)` bytes at launch).
-    pub extern static DECODE_SMEM_D128: [u8; 69632]
+    pub extern static DECODE_SMEM_D128: [u8; 102400]
 );
 
 const _: () = assert!(
-    super::decode_smem_bytes(64) == 67584 && super::decode_smem_bytes(128) == 69632,
+    super::decode_smem_bytes(64) == 67584 && super::decode_smem_bytes(128) == 102400,
     "the decode buffers are decode_smem_bytes(D)"
 );
 

@@ -55,10 +55,22 @@ pub const fn decode_tile(d: usize) -> usize {
     flash_bn(d)
 }
 
-/// Dynamic shared memory of a block (bytes): Q's 16 rows, then two stages
-/// of K's tile and two of V's.
+/// K / V tiles in flight or in use per block at head dimension `d`: 2 at d
+/// = 64 (three blocks an SM share its shared memory), 3 at d = 128 (two
+/// blocks an SM; a block's first two tiles load together, and two are in
+/// flight while it computes on a third).
+pub const fn decode_stages(d: usize) -> usize {
+    if d <= 64 {
+        2
+    } else {
+        3
+    }
+}
+
+/// Dynamic shared memory of a block (bytes): Q's 16 rows, then
+/// [`decode_stages`] stages of K's tile and as many of V's.
 pub const fn decode_smem_bytes(d: usize) -> usize {
-    (DECODE_ROWS + 4 * decode_tile(d)) * d * 2
+    (DECODE_ROWS + 2 * decode_stages(d) * decode_tile(d)) * d * 2
 }
 
 /// The block sizes the kernel takes: powers of two from 16 to 256 tokens.
@@ -77,19 +89,45 @@ pub struct SplitPlan {
     pub split_keys: usize,
 }
 
-/// The split rule, on the host: with `blocks` = batch x kv_heads x row
-/// blocks, a launch that fills the GPU (`blocks >= sms`) or a context of
-/// at most 4 tiles is not split; otherwise the context is cut into as many
-/// splits as bring the launch to 2 blocks per SM, none shorter than 4
-/// tiles (so that each split's reads outweigh its share of the combine),
-/// at most 64. `max_ctx` is the longest context of the batch.
+/// Blocks of the attention resident on one SM at head dimension `d`: the
+/// launch bounds' minimum ([`DECODE_ATTN_D64_LAUNCH_BOUNDS`], ...), which
+/// registers and shared memory allow.
+pub const fn decode_blocks_per_sm(d: usize) -> usize {
+    if d <= 64 {
+        DECODE_ATTN_D64_LAUNCH_BOUNDS.1 as usize
+    } else {
+        DECODE_ATTN_D128_LAUNCH_BOUNDS.1 as usize
+    }
+}
+
+/// The share of the GPU's block slots that `n` equal blocks keep busy over
+/// their waves, `slots` blocks at a time: n / (waves x slots), in
+/// thousandths.
+fn wave_fill(n: usize, slots: usize) -> usize {
+    let waves = n.div_ceil(slots);
+    n.saturating_mul(1000) / waves.saturating_mul(slots).max(1)
+}
+
+/// The split rule, on the host. A launch of `blocks` = batch x kv_heads x
+/// row blocks runs in waves of `slots` = `sms` x
+/// [`decode_blocks_per_sm`]`(d)` blocks; as the blocks of one launch take
+/// equally long, a last wave that is partly empty idles the rest of the
+/// GPU. The rule takes the fewest splits (1 to 64, each at least 4 tiles
+/// of the context, so that its reads outweigh its share of the combine)
+/// whose launch keeps at least 90% of the slots busy over its waves, and
+/// when none does, the splits that keep the most busy (the fewest of
+/// those). `max_ctx` is the longest context of the batch.
 ///
 /// ```
 /// use layout_kernels::maps::{split_plan, SplitPlan};
 /// // Batch 1, 8 K/V heads, one row block, 32k tokens at d = 128 (64-key
-/// // tiles) on 132 SMs: 32 splits of 1024 keys (256 blocks).
-/// assert_eq!(split_plan(128, 8, 32768, 132), SplitPlan { splits: 32, split_keys: 1024 });
-/// // Batch 64: 512 blocks already fill the GPU.
+/// // tiles, 2 blocks an SM) on 132 SMs: 31 splits of 17 tiles, 248 of the
+/// // 264 slots (30 splits would round to 29 of 18 tiles, 232 blocks).
+/// assert_eq!(split_plan(128, 8, 32768, 132), SplitPlan { splits: 31, split_keys: 1088 });
+/// // Batch 8: 4 splits make one full wave of 256 blocks (5 would make
+/// // 320: a second wave of 56).
+/// assert_eq!(split_plan(128, 64, 32768, 132).splits, 4);
+/// // Batch 64: 512 blocks fill two waves of 264 to 97% unsplit.
 /// assert_eq!(split_plan(128, 512, 32768, 132).splits, 1);
 /// ```
 pub fn split_plan(d: usize, blocks: usize, max_ctx: usize, sms: usize) -> SplitPlan {
@@ -97,19 +135,29 @@ pub fn split_plan(d: usize, blocks: usize, max_ctx: usize, sms: usize) -> SplitP
     let tiles = max_ctx.div_ceil(t).max(1);
     // (Saturating: a context near usize::MAX gives a plan the launch
     // refuses, not an overflow.)
-    let whole = SplitPlan {
-        splits: 1,
-        split_keys: tiles.saturating_mul(t),
+    let plan = |want: usize| {
+        let per = tiles.div_ceil(want);
+        SplitPlan {
+            splits: tiles.div_ceil(per),
+            split_keys: per.saturating_mul(t),
+        }
     };
-    if blocks == 0 || blocks >= sms || tiles <= 4 {
-        return whole;
+    let slots = sms.saturating_mul(decode_blocks_per_sm(d));
+    if blocks == 0 || slots == 0 {
+        return plan(1);
     }
-    let want = (2 * sms).div_ceil(blocks).min(tiles / 4).clamp(1, 64);
-    let per = tiles.div_ceil(want);
-    SplitPlan {
-        splits: tiles.div_ceil(per),
-        split_keys: per.saturating_mul(t),
+    let mut best = (plan(1), 0);
+    for want in 1..=(tiles / 4).clamp(1, 64) {
+        let p = plan(want);
+        let fill = wave_fill(blocks.saturating_mul(p.splits), slots);
+        if fill >= 900 {
+            return p;
+        }
+        if fill > best.1 {
+            best = (p, fill);
+        }
     }
+    best.0
 }
 
 // What the build tool reads of the entry points (see `attention`).
@@ -131,41 +179,71 @@ pub const KV_APPEND_LAUNCH_BOUNDS: (u32, u32) = (256, 4);
 mod tests {
     use super::*;
 
-    /// The split rule against its statement, over a grid of shapes: no
-    /// split when the launch fills the GPU or the context is short; else
-    /// every split at least 4 tiles, at most 64 splits, the splits
-    /// covering the context with the last one non-empty, and the launch
-    /// not past 2 blocks per SM by more than one split's worth.
+    /// The split rule against its statement, over a grid of shapes: the
+    /// splits cover the context with the last one non-empty, each at
+    /// least 4 tiles (unless unsplit), at most 64; the fewest whose waves
+    /// keep 90% of the slots busy, or else none of fewer splits keeping
+    /// as many busy.
     #[test]
     fn split_plan_follows_its_rule() {
+        let sms = 132;
         for d in DECODE_HEAD_DIMS {
             let t = decode_tile(d);
-            for blocks in [1, 7, 8, 64, 131, 132, 500] {
+            let slots = sms * decode_blocks_per_sm(d);
+            // Busy slots in thousandths, over whole waves, by hand.
+            let fill = |n: usize| {
+                let waves = n.div_ceil(slots);
+                1000 * n / (waves * slots)
+            };
+            for blocks in [1, 7, 8, 64, 131, 132, 264, 300, 500, 2000] {
                 for ctx in [0, 1, t, 4 * t, 4 * t + 1, 1000, 4096, 32768, 100_000] {
-                    let p = split_plan(d, blocks, ctx, 132);
+                    let p = split_plan(d, blocks, ctx, sms);
                     let tiles = ctx.div_ceil(t).max(1);
                     assert_eq!(p.split_keys % t, 0);
                     assert!(
                         p.splits * p.split_keys >= tiles * t,
                         "{d} {blocks} {ctx}: {p:?}"
                     );
-                    assert!((p.splits - 1) * p.split_keys < tiles * t.max(1), "{p:?}");
-                    if blocks >= 132 || tiles <= 4 {
-                        assert_eq!(p.splits, 1);
-                    } else {
-                        assert!(p.splits <= 64);
-                        assert!(
-                            p.split_keys >= 4 * t || p.splits == 1,
-                            "{d} {blocks} {ctx}: {p:?}"
-                        );
-                        assert!(
-                            blocks * (p.splits - 1) < 2 * 132,
-                            "{d} {blocks} {ctx}: {p:?}"
-                        );
+                    assert!((p.splits - 1) * p.split_keys < tiles * t, "{p:?}");
+                    assert!(p.splits <= 64);
+                    assert!(
+                        p.split_keys >= 4 * t || p.splits == 1,
+                        "{d} {blocks} {ctx}: {p:?}"
+                    );
+                    let got = fill(blocks * p.splits);
+                    // Every split count below it: the fill each reaches
+                    // (as split_keys rounds, several counts share a plan).
+                    for fewer in 1..p.splits {
+                        let per = tiles.div_ceil(fewer);
+                        let n = tiles.div_ceil(per);
+                        if n < p.splits {
+                            let f = fill(blocks * n);
+                            assert!(
+                                f < 900 && f < got,
+                                "{d} {blocks} {ctx}: {p:?} but {n} splits fill {f}"
+                            );
+                        }
+                    }
+                    // Where more splits were allowed and this one is short
+                    // of 90%, none of the allowed ones does better.
+                    if got < 900 {
+                        for more in p.splits + 1..=(tiles / 4).min(64) {
+                            let per = tiles.div_ceil(more);
+                            let f = fill(blocks * tiles.div_ceil(per));
+                            assert!(
+                                f <= got,
+                                "{d} {blocks} {ctx}: {p:?} fills {got}, {more} would {f}"
+                            );
+                        }
                     }
                 }
             }
         }
+        // The shapes named: 8 K/V heads at batch 8 (64 blocks) and d = 128
+        // on 132 SMs make 264 slots; 4 splits are 256 blocks (970), 3 are
+        // 192 (727).
+        assert_eq!(split_plan(128, 64, 4096, 132).splits, 4);
+        assert_eq!(split_plan(128, 64, 4096, 132).split_keys, 1024);
     }
 
     /// Hostile sizes: no overflow, no division by zero.
@@ -184,10 +262,14 @@ mod tests {
 
     #[test]
     fn shared_memory_and_block_sizes() {
-        // 16 rows of Q and 2 + 2 tiles: 16 x 64 + 4 x 128 x 64 halves at d
-        // = 64, 16 x 128 + 4 x 64 x 128 at d = 128.
+        // 16 rows of Q and 2 + 2 tiles at d = 64: 16 x 64 + 4 x 128 x 64
+        // halves; 3 + 3 at d = 128: 16 x 128 + 6 x 64 x 128.
         assert_eq!(decode_smem_bytes(64), (1024 + 32768) * 2);
-        assert_eq!(decode_smem_bytes(128), (2048 + 32768) * 2);
+        assert_eq!(decode_smem_bytes(128), (2048 + 49152) * 2);
+        // The launch bounds' blocks fit an SM's 227 KiB.
+        for d in DECODE_HEAD_DIMS {
+            assert!(decode_blocks_per_sm(d) * decode_smem_bytes(d) <= 227 * 1024);
+        }
         let ok: std::vec::Vec<usize> = (0..=512).filter(|&b| block_size_ok(b)).collect();
         assert_eq!(ok, [16, 32, 64, 128, 256]);
     }
