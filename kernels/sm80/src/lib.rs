@@ -19,7 +19,7 @@
 //! its body (`body.rs`: safe code taking every offset from the plan) and
 //! its entry points (`entry.rs`: the `extern "ptx-kernel"` functions and
 //! the consts the build tool reads): [`transpose`], [`sgemm`], [`hgemm`],
-//! [`atoms`], [`attention`], [`decode`]. [`maps`] re-exports every plan.
+//! [`atoms`], [`attention`], [`attention_bwd`], [`decode`]. [`maps`] re-exports every plan.
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
@@ -37,6 +37,7 @@ pub use cpu::*;
 
 pub mod atoms;
 pub mod attention;
+pub mod attention_bwd;
 pub mod decode;
 pub mod hgemm;
 pub mod maps;
@@ -53,6 +54,7 @@ pub mod smem;
 pub mod bodies {
     pub use crate::atoms::body::{ldsm_atoms, mma_atom_f16, mma_atom_f32, mma_tile};
     pub use crate::attention::body::{flash_attn_fwd, FlashProblem};
+    pub use crate::attention_bwd::body::{flash_bwd_dkdv, flash_bwd_dot, flash_bwd_dq};
     pub use crate::decode::body::{
         decode_attn, decode_combine, kv_append, DecodeIo, DecodeProblem,
     };

@@ -221,6 +221,23 @@ struct Case {
     scale: f32,
 }
 
+/// A sequence's mask bounds for the reference: the case's, moved to the
+/// bottom-right diagonal (by seq_k - seq_q) when it says so.
+fn seq_mask(c: &Case, (sq, sk): (usize, usize)) -> Option<(isize, isize)> {
+    let shift = if c.bottom_right {
+        sk as isize - sq as isize
+    } else {
+        0
+    };
+    c.mask.map(|(o, l)| {
+        let l = l as isize;
+        (
+            o as isize + shift,
+            if l == i32::MIN as isize { l } else { l + shift },
+        )
+    })
+}
+
 /// `batch` planes of `seq_q` rows and `seq_k` keys.
 fn planes(batch: usize, (seq_q, seq_k): (usize, usize), heads: (usize, usize), scale: f32) -> Case {
     Case {
@@ -305,18 +322,7 @@ fn attention_case(c: Case, d: usize) {
     let (mut want_o, mut want_lse) = (vec![0f64; tq * nh * D], vec![0f32; nh * tq]);
     let (mut q0, mut k0) = (0, 0);
     for (b, &(sq, sk)) in c.lens.iter().enumerate() {
-        let shift = if c.bottom_right {
-            sk as isize - sq as isize
-        } else {
-            0
-        };
-        let m = c.mask.map(|(o, l)| {
-            let l = l as isize;
-            (
-                o as isize + shift,
-                if l == i32::MIN as isize { l } else { l + shift },
-            )
-        });
+        let m = seq_mask(&c, (sq, sk));
         let (qs, ks) = (
             q0 * nh * D..(q0 + sq) * nh * D,
             k0 * nkv * D..(k0 + sk) * nkv * D,
@@ -830,4 +836,314 @@ fn kv_append_writes_the_slots() {
     )
     .unwrap_err();
     assert_eq!(err.kind, ErrorKind::Trap, "{err}");
+}
+
+/// One sequence's gradients of O = softmax(scale·Q·Kᵀ)·V (the forward of
+/// [`attention_ref`], its LSE `lse`) for the output gradient `d_o`, in f64:
+/// (dQ, dK, dV) in the layouts of Q, K and V; dK and dV summed over each
+/// K/V head's query heads.
+#[allow(clippy::type_complexity)]
+fn attention_bwd_ref(
+    (sq, sk, nh, nkv, d): (usize, usize, usize, usize, usize),
+    mask: Option<(isize, isize)>,
+    scale: f32,
+    (q, k, v, d_o): (&[f32], &[f32], &[f32], &[f32]),
+    lse: &[f64],
+) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+    let (mut dq, mut dk, mut dv) = (
+        vec![0f64; sq * nh * d],
+        vec![0f64; sk * nkv * d],
+        vec![0f64; sk * nkv * d],
+    );
+    let scale = f64::from(scale);
+    let dot = |a: &[f32], b: &[f32]| -> f64 {
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| f64::from(*x) * f64::from(*y))
+            .sum()
+    };
+    for hi in 0..nh {
+        let hk = hi / (nh / nkv);
+        for i in 0..sq {
+            let qo = (i * nh + hi) * d;
+            let (from, keys) = match mask {
+                Some((offset, lower)) => (
+                    (i as isize + lower).clamp(0, sk as isize) as usize,
+                    (i as isize + offset + 1).clamp(0, sk as isize) as usize,
+                ),
+                None => (0, sk),
+            };
+            let keys_seen = from.min(keys)..keys;
+            let row = |j: usize| (j * nkv + hk) * d;
+            let p: Vec<f64> = keys_seen
+                .clone()
+                .map(|j| {
+                    (scale * dot(&q[qo..qo + d], &k[row(j)..row(j) + d]) - lse[hi * sq + i]).exp()
+                })
+                .collect();
+            let dp: Vec<f64> = keys_seen
+                .clone()
+                .map(|j| dot(&d_o[qo..qo + d], &v[row(j)..row(j) + d]))
+                .collect();
+            let dsum: f64 = p.iter().zip(&dp).map(|(a, b)| a * b).sum();
+            for (t, j) in keys_seen.enumerate() {
+                let ds = p[t] * (dp[t] - dsum);
+                for x in 0..d {
+                    dq[qo + x] += scale * ds * f64::from(k[row(j) + x]);
+                    dk[row(j) + x] += scale * ds * f64::from(q[qo + x]);
+                    dv[row(j) + x] += p[t] * f64::from(d_o[qo + x]);
+                }
+            }
+        }
+    }
+    (dq, dk, dv)
+}
+
+/// One backward case under the emulator: the forward's O (rounded to f16)
+/// and LSE from the f64 reference, then `Dot`, dK/dV and dQ as the host
+/// launches them, each gradient against the f64 one within `tol` of its
+/// largest magnitude (f16's rounding of P, dS, the inputs' products and
+/// the result, over at most a few hundred keys).
+fn attention_bwd_case(c: Case, d: usize) {
+    use layout_kernels::bodies::{flash_bwd_dkdv, flash_bwd_dot, flash_bwd_dq};
+    use layout_kernels::maps::{bwd_smem_bytes, BWD_DOT_THREADS, BWD_THREADS, BWD_TILE};
+    use layout_kernels::smem::{BWD_SMEM_D128, BWD_SMEM_D64};
+    #[allow(non_snake_case)]
+    let (D, CAUSAL) = (d, c.mask.is_some());
+    let (nh, nkv) = c.heads;
+    let (tq, tk) = c.lens.iter().fold((0, 0), |(q, k), &(a, b)| (q + a, k + b));
+    let val = |i: usize, salt: usize| f(h(int(i * 31 + salt, 8) / 8.0));
+    let q: Vec<f32> = (0..tq * nh * D).map(|i| val(i, 1)).collect();
+    let k: Vec<f32> = (0..tk * nkv * D).map(|i| val(i, 2)).collect();
+    let v: Vec<f32> = (0..tk * nkv * D).map(|i| val(i, 3)).collect();
+    let d_o: Vec<f32> = (0..tq * nh * D).map(|i| val(i, 4)).collect();
+    // The forward, and the gradients, sequence by sequence.
+    let (mut o, mut lse) = (vec![0f32; tq * nh * D], vec![0f32; nh * tq]);
+    let (mut want_dq, mut want_dk, mut want_dv) = (
+        vec![0f64; tq * nh * D],
+        vec![0f64; tk * nkv * D],
+        vec![0f64; tk * nkv * D],
+    );
+    let (mut q0, mut k0) = (0, 0);
+    for (b, &(sq, sk)) in c.lens.iter().enumerate() {
+        let m = seq_mask(&c, (sq, sk));
+        let (qs, ks) = (
+            q0 * nh * D..(q0 + sq) * nh * D,
+            k0 * nkv * D..(k0 + sk) * nkv * D,
+        );
+        let sizes = (sq, sk, nh, nkv, D);
+        let (ro, rl) = attention_ref(
+            sizes,
+            m,
+            c.scale,
+            (&q[qs.clone()], &k[ks.clone()], &v[ks.clone()]),
+        );
+        for (x, y) in o[qs.clone()].iter_mut().zip(&ro) {
+            *x = f(h(*y as f32));
+        }
+        let (gq, gk, gv) = attention_bwd_ref(
+            sizes,
+            m,
+            c.scale,
+            (
+                &q[qs.clone()],
+                &k[ks.clone()],
+                &v[ks.clone()],
+                &d_o[qs.clone()],
+            ),
+            &rl,
+        );
+        want_dq[qs].copy_from_slice(&gq);
+        want_dk[ks.clone()].copy_from_slice(&gk);
+        want_dv[ks].copy_from_slice(&gv);
+        for hi in 0..nh {
+            for i in 0..sq {
+                let at = if c.packed {
+                    hi * tq + q0 + i
+                } else {
+                    (b * nh + hi) * sq + i
+                };
+                lse[at] = rl[hi * sq + i] as f32;
+            }
+        }
+        (q0, k0) = (q0 + sq, k0 + sk);
+    }
+    let bits =
+        |x: &[f32]| Buffer::from_slice(&f4_halves(&x.iter().map(|&y| h(y)).collect::<Vec<_>>()));
+    let (gq, gk, gv, go, gdo) = (bits(&q), bits(&k), bits(&v), bits(&o), bits(&d_o));
+    let glse = Buffer::from_slice(&lse);
+    let gdot = Buffer::filled(f32::NAN, nh * tq);
+    let (dq, dk, dv) = (
+        Buffer::filled(0u32, tq * nh * D / 2),
+        Buffer::filled(0u32, tk * nkv * D / 2),
+        Buffer::filled(0u32, tk * nkv * D / 2),
+    );
+    let cu = |at: fn(&(usize, usize)) -> usize| {
+        let mut x = vec![0i32];
+        c.lens
+            .iter()
+            .for_each(|l| x.push(x[x.len() - 1] + at(l) as i32));
+        Buffer::from_slice(if c.packed { &x[..] } else { &[] })
+    };
+    let (cu_q, cu_k) = (cu(|l| l.0), cu(|l| l.1));
+    let (batch, seq_q, seq_k) = if c.packed {
+        (1, tq, tk)
+    } else {
+        (c.lens.len(), c.lens[0].0, c.lens[0].1)
+    };
+    let (offset, lower) = c.mask.unwrap_or((0, i32::MIN));
+    let p = FlashProblem {
+        batch,
+        seq_q,
+        seq_k,
+        heads: nh,
+        kv_heads: nkv,
+        cu_q: cu_q.global(),
+        cu_k: cu_k.global(),
+        offset,
+        lower,
+        bottom_right: c.bottom_right,
+        scale: c.scale,
+    };
+    // Dot: (row, head) to LSE's place.
+    let (packed, sq0) = (c.packed, seq_q);
+    let (po, pdo, pdot) = (go.global(), gdo.global(), gdot.global_mut());
+    let launch = Launch::new(
+        "flash_attn_bwd_dot",
+        ((tq * nh).div_ceil(BWD_DOT_THREADS).max(1), 1, 1),
+        BWD_DOT_THREADS,
+    );
+    run(&launch, move || {
+        let at = move |row: usize, hd: usize| {
+            if packed {
+                hd * tq + row
+            } else {
+                (row / sq0 * nh + hd) * sq0 + row % sq0
+            }
+        };
+        flash_bwd_dot((po, pdo), pdot, (tq, nh, D), at)
+    })
+    .unwrap();
+    let ins = (gq.global(), gk.global(), gv.global(), gdo.global());
+    let stats = (glse.global(), gdot.global());
+    let name = |what: &str| {
+        format!(
+            "flash_attn_bwd_{what}_d{D}{}",
+            if CAUSAL { "_causal" } else { "" }
+        )
+    };
+    let longest =
+        |at: fn(&(usize, usize)) -> usize| c.lens.iter().map(at).max().unwrap_or(0).max(1);
+    let launch = Launch::new(
+        &name("dkdv"),
+        (longest(|l| l.1).div_ceil(BWD_TILE), nkv, c.lens.len()),
+        BWD_THREADS,
+    )
+    .shared_bytes(bwd_smem_bytes(D));
+    let outs = (dk.global_mut(), dv.global_mut());
+    run(&launch, move || match (D, CAUSAL) {
+        (64, false) => flash_bwd_dkdv::<BWD_SMEM_D64, 64, false>(p, ins, stats, outs),
+        (64, true) => flash_bwd_dkdv::<BWD_SMEM_D64, 64, true>(p, ins, stats, outs),
+        (128, false) => flash_bwd_dkdv::<BWD_SMEM_D128, 128, false>(p, ins, stats, outs),
+        _ => flash_bwd_dkdv::<BWD_SMEM_D128, 128, true>(p, ins, stats, outs),
+    })
+    .unwrap();
+    let launch = Launch::new(
+        &name("dq"),
+        (longest(|l| l.0).div_ceil(BWD_TILE), nh, c.lens.len()),
+        BWD_THREADS,
+    )
+    .shared_bytes(bwd_smem_bytes(D));
+    let out = dq.global_mut();
+    run(&launch, move || match (D, CAUSAL) {
+        (64, false) => flash_bwd_dq::<BWD_SMEM_D64, 64, false>(p, ins, stats, out),
+        (64, true) => flash_bwd_dq::<BWD_SMEM_D64, 64, true>(p, ins, stats, out),
+        (128, false) => flash_bwd_dq::<BWD_SMEM_D128, 128, false>(p, ins, stats, out),
+        _ => flash_bwd_dq::<BWD_SMEM_D128, 128, true>(p, ins, stats, out),
+    })
+    .unwrap();
+    // Each gradient's halves against the f64 reference.
+    let check = |what: &str, got: &Buffer<u32>, want: &[f64]| {
+        let top = want.iter().fold(0f64, |m, x| m.max(x.abs()));
+        let got: Vec<f32> = got
+            .to_vec()
+            .iter()
+            .flat_map(|w| [f(*w as u16), f((*w >> 16) as u16)])
+            .collect();
+        let worst = got
+            .iter()
+            .zip(want)
+            .map(|(g, w)| (f64::from(*g) - w).abs())
+            .fold(0f64, f64::max);
+        assert!(
+            got.iter().all(|g| g.is_finite()) && worst <= 4e-3 * top.max(1.0),
+            "{}: {what}: worst difference {worst} (largest |{what}| {top})",
+            name("*")
+        );
+    };
+    check("dQ", &dq, &want_dq);
+    check("dK", &dk, &want_dk);
+    check("dV", &dv, &want_dv);
+}
+
+#[test]
+fn attention_bwd_planes_both_masks() {
+    attention_bwd_case(planes(1, (77, 130), (2, 2), 0.3), 64);
+    attention_bwd_case(
+        Case {
+            mask: CAUSAL_MASK,
+            ..planes(2, (45, 70), (2, 1), -0.2)
+        },
+        128,
+    );
+}
+
+/// Grouped heads (dK and dV summed over 4 query heads of a K/V head, and
+/// over 2), the causal mask bottom-right with more rows than keys (rows
+/// that see no key), a zero scale (P uniform) and a negative one.
+#[test]
+fn attention_bwd_grouped_bottom_right_and_scales() {
+    attention_bwd_case(planes(1, (70, 100), (4, 1), 0.0), 64);
+    attention_bwd_case(
+        Case {
+            mask: CAUSAL_MASK,
+            bottom_right: true,
+            ..planes(1, (130, 65), (4, 2), -0.3)
+        },
+        64,
+    );
+    attention_bwd_case(
+        Case {
+            mask: CAUSAL_MASK,
+            bottom_right: true,
+            ..planes(1, (33, 150), (2, 1), 0.3)
+        },
+        128,
+    );
+}
+
+/// Packed sequences: ragged lengths, a sequence of one row and one key,
+/// one with rows but no key (dQ = 0), one with keys but no row (dK = dV =
+/// 0), both masks; and a sliding window.
+#[test]
+fn attention_bwd_packed_sequences_and_window() {
+    let lens = vec![(70, 150), (1, 1), (0, 30), (5, 0), (130, 65)];
+    let packed = |heads, mask, bottom_right, scale| Case {
+        lens: lens.clone(),
+        packed: true,
+        heads,
+        mask,
+        bottom_right,
+        scale,
+    };
+    attention_bwd_case(packed((2, 1), None, false, 0.3), 64);
+    attention_bwd_case(packed((2, 2), CAUSAL_MASK, true, 0.3), 128);
+    attention_bwd_case(packed((4, 2), CAUSAL_MASK, false, -0.2), 64);
+    attention_bwd_case(
+        Case {
+            mask: Some((20, -40)),
+            ..planes(1, (150, 150), (1, 1), 0.3)
+        },
+        128,
+    );
 }

@@ -316,6 +316,29 @@ pub fn f16x2(lo: f32, hi: f32) -> u32 {
     })
 }
 
+/// The two f16 halves of a word as floats, the low half first
+/// (`cvt.f32.f16`, exact): [`f16x2`]'s inverse for values f16 holds.
+///
+/// ```
+/// assert_eq!(layout_device::f32x2_of_f16x2(0xc000_3c00), (1.0, -2.0));
+/// ```
+#[inline(always)]
+pub fn f32x2_of_f16x2(w: u32) -> (f32, f32) {
+    gpu!("f32x2_of_f16x2", host: {
+        let f = |b: u32| half::f16::from_bits(b as u16).to_f32();
+        (f(w & 0xffff), f(w >> 16))
+    }, {
+        let (lo, hi): (f32, f32);
+        // SAFETY: registers only.
+        unsafe {
+            asm!("{{ .reg .b16 l, h; mov.b32 {{l, h}}, {w}; cvt.f32.f16 {lo}, l; cvt.f32.f16 {hi}, h; }}",
+                 w = in(reg32) w, lo = out(reg32) lo, hi = out(reg32) hi,
+                 options(pure, nomem, nostack))
+        };
+        (lo, hi)
+    })
+}
+
 /// Two floats rounded to bf16 (to nearest even) and packed into one word,
 /// `lo` in the low half (`cvt.rn.bf16x2.f32`): a bf16 C's two adjacent
 /// elements for one 4-byte store. On the host, the same bits.

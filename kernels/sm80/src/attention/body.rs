@@ -94,7 +94,7 @@ struct KvCopy {
 
 /// `x` as 32 bits; traps when it does not fit.
 #[inline(always)]
-fn narrow(x: usize) -> u32 {
+pub(crate) fn narrow(x: usize) -> u32 {
     if x > u32::MAX as usize {
         trap()
     }
@@ -121,7 +121,7 @@ impl KvCopy {
 /// XORed in: the window starts at the lower of the two offsets, and each
 /// chunk is a constant past it or past it plus `X`.
 #[inline(always)]
-fn copy_tile<B: SharedBuffer, const N: usize, const X: usize>(
+pub(crate) fn copy_tile<B: SharedBuffer, const N: usize, const X: usize>(
     c: crate::maps::FlashCopy,
     src: GlobalColumn<F4>,
     row: u32,
@@ -238,7 +238,7 @@ pub struct FlashProblem {
 impl FlashProblem {
     /// Sequence `b` (`None`: past the offsets, or an offset out of place).
     #[inline(always)]
-    fn sequence(&self, b: usize) -> Option<Sequence> {
+    pub(crate) fn sequence(&self, b: usize) -> Option<Sequence> {
         let seqs = Sequences {
             seq_q: self.seq_q,
             seq_k: self.seq_k,

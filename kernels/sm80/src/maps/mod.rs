@@ -55,6 +55,7 @@ mod launch;
 
 pub use crate::atoms::*;
 pub use crate::attention::*;
+pub use crate::attention_bwd::*;
 pub use crate::decode::*;
 pub use crate::hgemm::*;
 pub use crate::sgemm::*;

@@ -1,0 +1,506 @@
+//! The FlashAttention backward kernels' bodies (see the module's plan):
+//! FlashAttention-2's products on the SM80 instructions, every fragment
+//! address from the forward's maps (`crate::maps`: the tiles are rows of
+//! `D` halves swizzled alike), every gradient summed by one block.
+
+use super::{BWD_DOT_THREADS, BWD_THREADS, BWD_TILE};
+use crate::attention::body::{copy_tile, mma_pair, narrow, FlashProblem, ROWS};
+use crate::maps::{
+    flash_copy, flash_copy_xor, flash_ldsm_k, flash_ldsm_q, flash_ldsm_v, flash_o_coord,
+    flash_s_coord, FlashAtom,
+};
+use layout_core::atom::accumulator::convert_layout_acc_aregs;
+use layout_core::atom::{SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N};
+use layout_core::{instantiate, layout};
+use layout_device::{
+    block_dim, block_idx_xyz, cp_async_commit, cp_async_wait_all, each, exp2, f16x2,
+    f32x2_of_f16x2, grid_dim, sync_threads, thread_idx, trap, Global, GlobalMut, LdsmInstr,
+    SharedBuffer, Smem, F4,
+};
+
+const LOG2_E: f32 = core::f32::consts::LOG2_E;
+
+/// Accumulators of a warp's 16 x 64 tile (S, P, dP, dS): 8 N-atoms of 4.
+const TILE_ACC: usize = BWD_TILE * BWD_TILE / BWD_THREADS;
+
+/// Where `(head h, row i)` of a sequence's LSE and Dot lies: (batch,
+/// heads, seq_q) in planes, (heads, total rows) packed (the forward's).
+#[inline(always)]
+fn stat_at(p: &FlashProblem, b: usize, q0: usize, h: usize, i: usize) -> usize {
+    if p.cu_q.is_empty() {
+        (b * p.heads + h) * p.seq_q + i
+    } else {
+        h * p.seq_q + q0 + i
+    }
+}
+
+/// The sequence's first rows of Q (and O, dO, dQ) and of K (V, dK, dV) in
+/// the tensors' rows of heads: `b * seq` in planes, its offsets packed.
+#[inline(always)]
+fn starts(p: &FlashProblem, b: usize, q0: usize, k0: usize) -> (usize, usize) {
+    if p.cu_q.is_empty() {
+        (b * p.seq_q, b * p.seq_k)
+    } else {
+        (q0, k0)
+    }
+}
+
+/// The checks both gradient kernels make of the launch: 32-bit sequences,
+/// kv_heads dividing heads.
+#[inline(always)]
+fn check_problem(p: &FlashProblem) {
+    if p.seq_q > i32::MAX as usize
+        || p.seq_k > i32::MAX as usize
+        || p.kv_heads == 0
+        || p.heads % p.kv_heads != 0
+    {
+        trap()
+    }
+}
+
+/// Whether query `qi` sees key `kj` (the forward's mask: keys `qi + lower
+/// ..= qi + offset` when causal, all otherwise), both in the sequence.
+#[inline(always)]
+fn visible<const CAUSAL: bool>(
+    (qi, kj): (usize, usize),
+    (seq_q, seq_k): (usize, usize),
+    (offset, lower): (i32, i32),
+) -> bool {
+    let inside = qi < seq_q && kj < seq_k;
+    if CAUSAL {
+        let (q, k) = (qi as i64, kj as i64);
+        inside && k <= q + offset as i64 && k >= q + lower as i64
+    } else {
+        inside
+    }
+}
+
+/// `acc += A · B` over a 16 x 64 by 64 x D step: A from `a` (a warp's 16 x
+/// 64 tile of accumulators, 8 N-atoms, as f16 A fragments, 4 k-blocks of
+/// 16), B from the swizzled 64 x D tile `w` by `ldmatrix.trans` (its rows
+/// are the k index, as V's are in the forward).
+#[inline(always)]
+#[instantiate((64), (128))]
+fn acc_times_tile<const D: usize>(acc: &mut [f32], a: &[f32; TILE_ACC], w: Smem, tid: usize) {
+    let fs = layout!(((2, 2), 1, C<8>):((1, 2), 0, 4));
+    let pa = convert_layout_acc_aregs(FlashAtom::default(), fs);
+    each::<{ BWD_TILE / 16 }>(|kl| {
+        let mut fa = [0u32; 4];
+        each::<4>(|r| {
+            fa[r] = f16x2(
+                a[pa.crd2idx((2 * r, 0usize, kl))],
+                a[pa.crd2idx((2 * r + 1, 0usize, kl))],
+            )
+        });
+        each::<{ D / 16 }>(|j2| {
+            let b = SM75_U16x8_LDSM_T::ldsm(w, flash_ldsm_v::<D>(tid, j2, kl) / 2);
+            mma_pair(acc, |x, _, j| j * 4 + x, &[fa], b, j2);
+        });
+    });
+}
+
+/// `acc = A · Bᵀ` over a 16 x D by D x 64 step: A from the swizzled 64 x D
+/// tile `wa` (the warp's 16 rows, as Q in the forward), B from the 64 x D
+/// tile `wb` taken as N x K (as K in the forward).
+#[inline(always)]
+#[instantiate((64), (128))]
+fn tile_times_tile_t<const D: usize>(acc: &mut [f32; TILE_ACC], wa: Smem, wb: Smem, tid: usize) {
+    each::<{ D / 16 }>(|s| {
+        let fa = SM75_U32x4_LDSM_N::ldsm(wa, flash_ldsm_q::<D>(tid, 0, s) / 2);
+        each::<{ BWD_TILE / 16 }>(|j2| {
+            let b = SM75_U32x4_LDSM_N::ldsm(wb, flash_ldsm_k::<D>(tid, j2, s) / 2);
+            mma_pair(acc, |x, _, j| j * 4 + x, &[fa], b, j2);
+        });
+    });
+}
+
+/// A warp's 16 x D accumulators times `scale`, as f16 pairs into the rows
+/// `row0 + r < rows` of `out` (rows of `ld` halves, column `col0`).
+#[inline(always)]
+#[instantiate((64), (128))]
+fn store_rows<const D: usize>(
+    acc: &[f32],
+    scale: f32,
+    out: GlobalMut<u32>,
+    (row0, rows, ld, col0): (usize, usize, usize, usize),
+    tid: usize,
+) {
+    each::<{ D / 8 }>(|j| {
+        each::<2>(|half| {
+            let x = 2 * half;
+            let (r, c) = flash_o_coord::<D>(tid, (x, 0, j));
+            if r < rows.saturating_sub(row0) {
+                let v = f16x2(acc[j * 4 + x] * scale, acc[j * 4 + x + 1] * scale);
+                out.st(((row0 + r) * ld + col0 + c) / 2, v);
+            }
+        })
+    });
+}
+
+/// Dot = rowsum(dO ∘ O) of each (row, head) of `rows` rows of `heads`
+/// heads of dimension `d` (f16, rows of heads · d), into `dot` as LSE is
+/// laid out: thread t of the grid takes row t / heads, head t % heads.
+/// Packed sequences and planes alike: (row, head) goes to `dot[at(row,
+/// head)]`.
+#[inline(always)]
+pub fn flash_bwd_dot(
+    (o, d_o): (Global<F4>, Global<F4>),
+    dot: GlobalMut<f32>,
+    (rows, heads, d): (usize, usize, usize),
+    at: impl Fn(usize, usize) -> usize,
+) {
+    if d % 8 != 0 || block_dim().0 != BWD_DOT_THREADS {
+        trap()
+    }
+    let t = block_idx_xyz().0 * BWD_DOT_THREADS + thread_idx();
+    if heads == 0 || t >= rows * heads {
+        return;
+    }
+    let (row, h) = (t / heads, t % heads);
+    let base = (row * heads + h) * d / 8;
+    let mut s = 0f32;
+    for c in 0..d / 8 {
+        let (x, y) = (o.ld(base + c), d_o.ld(base + c));
+        each::<4>(|k| {
+            let (a, b) = (
+                f32x2_of_f16x2(x.0[k].to_bits()),
+                f32x2_of_f16x2(y.0[k].to_bits()),
+            );
+            s += a.0 * b.0 + a.1 * b.1;
+        });
+    }
+    dot.st(at(row, h), s);
+}
+
+/// dK and dV of the block's [`BWD_TILE`] keys of one K/V head (grid x: key
+/// tile, y: K/V head, z: sequence), summed over every query tile of every
+/// query head of its group; head dimension `D`, shared memory `B`
+/// (`bwd_smem_bytes(D)`).
+#[inline(always)]
+#[instantiate((64, false), (64, true), (128, false), (128, true))]
+pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
+    p: FlashProblem,
+    (q, k, v, d_o): (Global<F4>, Global<F4>, Global<F4>, Global<F4>),
+    (lse, dot): (Global<f32>, Global<f32>),
+    (dk, dv): (GlobalMut<u32>, GlobalMut<u32>),
+) {
+    let tid = thread_idx();
+    let (nb, h_kv, b) = block_idx_xyz();
+    check_problem(&p);
+    let Some(sq) = p.sequence(b) else { trap() };
+    let (seq_q, seq_k, offset, lower) = (sq.seq_q, sq.seq_k, sq.offset, sq.lower);
+    let n0 = nb * BWD_TILE;
+    if n0 >= seq_k {
+        if p.cu_q.is_empty() || seq_k > grid_dim().0 * BWD_TILE {
+            // Planes: a block past the keys is a launch error; packed: so
+            // is a grid short of the longest sequence.
+            trap()
+        }
+        return;
+    }
+    let group = p.heads / p.kv_heads;
+    let (q_start, k_start) = starts(&p, b, sq.q0, sq.k0);
+    let (ld, ld_kv) = (p.heads * D, p.kv_heads * D);
+    let (seq_q32, seq_k32) = (narrow(seq_q), narrow(seq_k));
+    let matrix = |x: Global<F4>, start: usize, rows: u32, (heads, h): (usize, usize)| {
+        x.rows((start * heads + h) * D / 8, rows, heads * D / 8, D / 8)
+    };
+    // Shared memory (words): K's tile, V's, Q's, dO's, then LSE and Dot.
+    let tw = BWD_TILE * D / 2;
+    let (k_at, v_at, q_at, o_at, s_at) = (0, tw, 2 * tw, 3 * tw, 4 * tw);
+    let (wk, wv, wq, wo) = (
+        Smem::window::<B>(k_at, tw),
+        Smem::window::<B>(v_at, tw),
+        Smem::window::<B>(q_at, tw),
+        Smem::window::<B>(o_at, tw),
+    );
+    let ws = Smem::window::<B>(s_at, 2 * BWD_TILE);
+    let ck = flash_copy::<BWD_TILE, D>(seq_k, ld_kv, nb, tid);
+    let (km, vm) = (
+        matrix(k, k_start, seq_k32, (p.kv_heads, h_kv)),
+        matrix(v, k_start, seq_k32, (p.kv_heads, h_kv)),
+    );
+    copy_tile::<B, { BWD_TILE * D / 8 / BWD_THREADS }, { flash_copy_xor(D) }>(
+        ck,
+        km.column(ck.col),
+        narrow(ck.row),
+        narrow(ck.shared),
+        k_at,
+    );
+    copy_tile::<B, { BWD_TILE * D / 8 / BWD_THREADS }, { flash_copy_xor(D) }>(
+        ck,
+        vm.column(ck.col),
+        narrow(ck.row),
+        narrow(ck.shared),
+        v_at,
+    );
+    cp_async_commit();
+
+    // The query tiles that see a key of the block: from the first row
+    // whose upper bound reaches n0, to the last whose lower bound is at
+    // most the block's last key.
+    let q_tiles = seq_q.div_ceil(BWD_TILE);
+    let (first, end) = if CAUSAL {
+        let from = n0 as i64 - offset as i64;
+        let first = if from > 0 {
+            from as usize / BWD_TILE
+        } else {
+            0
+        };
+        let end = if lower == i32::MIN {
+            q_tiles
+        } else {
+            let to = (n0 + BWD_TILE - 1) as i64 - lower as i64;
+            if to < 0 {
+                0
+            } else {
+                (to as usize / BWD_TILE + 1).min(q_tiles)
+            }
+        };
+        (first.min(end), end)
+    } else {
+        (0, q_tiles)
+    };
+    let per_head = end - first;
+    // (A sequence without rows has no query tile: the map of one row
+    // stands in, unused.)
+    let cq = flash_copy::<BWD_TILE, D>(seq_q.max(1), ld, 0, tid);
+    let mut acc_dk = [0f32; D / 2];
+    let mut acc_dv = [0f32; D / 2];
+    for it in 0..group * per_head {
+        let (g, m) = (it / per_head, first + it % per_head);
+        let h = h_kv * group + g;
+        let (qm, om) = (
+            matrix(q, q_start, seq_q32, (p.heads, h)),
+            matrix(d_o, q_start, seq_q32, (p.heads, h)),
+        );
+        // Every warp is done with the last tile's Q, dO, LSE and Dot.
+        sync_threads();
+        let row = narrow(cq.row + m * BWD_TILE);
+        copy_tile::<B, { BWD_TILE * D / 8 / BWD_THREADS }, { flash_copy_xor(D) }>(
+            cq,
+            qm.column(cq.col),
+            row,
+            narrow(cq.shared),
+            q_at,
+        );
+        copy_tile::<B, { BWD_TILE * D / 8 / BWD_THREADS }, { flash_copy_xor(D) }>(
+            cq,
+            om.column(cq.col),
+            row,
+            narrow(cq.shared),
+            o_at,
+        );
+        cp_async_commit();
+        // The tile's LSE (threads 0-63) and Dot (64-127); rows past the
+        // sequence read nothing (their P is masked).
+        let (r, which) = (tid % BWD_TILE, tid / BWD_TILE);
+        let i = m * BWD_TILE + r;
+        let x = if i < seq_q {
+            let at = stat_at(&p, b, sq.q0, h, i);
+            if which == 0 {
+                lse.ld(at)
+            } else {
+                dot.ld(at)
+            }
+        } else {
+            0.0
+        };
+        ws.st(which * BWD_TILE + r, x);
+        cp_async_wait_all();
+        sync_threads();
+
+        // Sᵀ = K·Qᵀ: the warp's 16 keys by the tile's 64 queries.
+        let mut pt = [0f32; TILE_ACC];
+        tile_times_tile_t::<D>(&mut pt, wk, wq, tid);
+        // Pᵀ = exp(scale · Sᵀ - LSE) where the query sees the key, else 0.
+        each::<{ BWD_TILE / 8 }>(|j| {
+            each::<4>(|x| {
+                let (r, c) = flash_s_coord::<D>(tid, (x, 0, j));
+                let seen =
+                    visible::<CAUSAL>((m * BWD_TILE + c, n0 + r), (seq_q, seq_k), (offset, lower));
+                let s = &mut pt[j * 4 + x];
+                *s = if seen {
+                    exp2((*s * p.scale - ws.ld(c)) * LOG2_E)
+                } else {
+                    0.0
+                };
+            })
+        });
+        // dV += Pᵀ·dO.
+        acc_times_tile::<D>(&mut acc_dv, &pt, wo, tid);
+        // dPᵀ = V·dOᵀ, then dSᵀ = Pᵀ ∘ (dPᵀ - Dot).
+        let mut ds = [0f32; TILE_ACC];
+        tile_times_tile_t::<D>(&mut ds, wv, wo, tid);
+        each::<{ BWD_TILE / 8 }>(|j| {
+            each::<4>(|x| {
+                let (_, c) = flash_s_coord::<D>(tid, (x, 0, j));
+                let at = j * 4 + x;
+                ds[at] = pt[at] * (ds[at] - ws.ld(BWD_TILE + c));
+            })
+        });
+        // dK += dSᵀ·Q.
+        acc_times_tile::<D>(&mut acc_dk, &ds, wq, tid);
+    }
+    // (Without a query tile, K's and V's copies may still be in flight.)
+    cp_async_wait_all();
+    let at = (k_start + n0, seq_k + k_start, ld_kv, h_kv * D);
+    store_rows::<D>(&acc_dk, p.scale, dk, at, tid);
+    store_rows::<D>(&acc_dv, 1.0, dv, at, tid);
+}
+
+/// dQ of the block's [`BWD_TILE`] query rows of one head (grid x: row tile,
+/// y: head, z: sequence) over its key tiles; head dimension `D`, shared
+/// memory `B` (`bwd_smem_bytes(D)`).
+#[inline(always)]
+#[instantiate((64, false), (64, true), (128, false), (128, true))]
+pub fn flash_bwd_dq<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
+    p: FlashProblem,
+    (q, k, v, d_o): (Global<F4>, Global<F4>, Global<F4>, Global<F4>),
+    (lse, dot): (Global<f32>, Global<f32>),
+    dq: GlobalMut<u32>,
+) {
+    let tid = thread_idx();
+    let (mb, h, b) = block_idx_xyz();
+    check_problem(&p);
+    let Some(sq) = p.sequence(b) else { trap() };
+    let (seq_q, seq_k, offset, lower) = (sq.seq_q, sq.seq_k, sq.offset, sq.lower);
+    let m0 = mb * BWD_TILE;
+    if m0 >= seq_q {
+        if p.cu_q.is_empty() || seq_q > grid_dim().0 * BWD_TILE {
+            trap()
+        }
+        return;
+    }
+    let h_kv = h / (p.heads / p.kv_heads);
+    let (q_start, k_start) = starts(&p, b, sq.q0, sq.k0);
+    let (ld, ld_kv) = (p.heads * D, p.kv_heads * D);
+    let (seq_q32, seq_k32) = (narrow(seq_q), narrow(seq_k));
+    let matrix = |x: Global<F4>, start: usize, rows: u32, (heads, h): (usize, usize)| {
+        x.rows((start * heads + h) * D / 8, rows, heads * D / 8, D / 8)
+    };
+    // Shared memory (words): Q's tile, dO's, K's, V's.
+    let tw = BWD_TILE * D / 2;
+    let (q_at, o_at, k_at, v_at) = (0, tw, 2 * tw, 3 * tw);
+    let (wq, wo, wk, wv) = (
+        Smem::window::<B>(q_at, tw),
+        Smem::window::<B>(o_at, tw),
+        Smem::window::<B>(k_at, tw),
+        Smem::window::<B>(v_at, tw),
+    );
+    let cq = flash_copy::<BWD_TILE, D>(seq_q, ld, mb, tid);
+    let (qm, om) = (
+        matrix(q, q_start, seq_q32, (p.heads, h)),
+        matrix(d_o, q_start, seq_q32, (p.heads, h)),
+    );
+    copy_tile::<B, { BWD_TILE * D / 8 / BWD_THREADS }, { flash_copy_xor(D) }>(
+        cq,
+        qm.column(cq.col),
+        narrow(cq.row),
+        narrow(cq.shared),
+        q_at,
+    );
+    copy_tile::<B, { BWD_TILE * D / 8 / BWD_THREADS }, { flash_copy_xor(D) }>(
+        cq,
+        om.column(cq.col),
+        narrow(cq.row),
+        narrow(cq.shared),
+        o_at,
+    );
+    cp_async_commit();
+    // The thread's rows' LSE and Dot (row slot `ROWS.row_of[x]` of value
+    // x: value 0's row, then value 2's).
+    const { assert!(ROWS.rows == 2 && ROWS.row_of[0] == 0 && ROWS.row_of[2] == 1) };
+    let stat = |x: usize, from: Global<f32>| {
+        let (r, _) = flash_s_coord::<D>(tid, (x, 0, 0));
+        if m0 + r < seq_q {
+            from.ld(stat_at(&p, b, sq.q0, h, m0 + r))
+        } else {
+            0.0
+        }
+    };
+    let (l, dt) = ([stat(0, lse), stat(2, lse)], [stat(0, dot), stat(2, dot)]);
+
+    // The key tiles the block's rows see: up to its last row's bound, from
+    // its first row's lower bound.
+    let all = seq_k.div_ceil(BWD_TILE);
+    let (first, end) = if CAUSAL {
+        let last = (m0 + BWD_TILE).min(seq_q) as i64 + offset as i64;
+        let end = if last > 0 {
+            (last as usize).div_ceil(BWD_TILE).min(all)
+        } else {
+            0
+        };
+        let from = if lower == i32::MIN {
+            0
+        } else {
+            m0 as i64 + lower as i64
+        };
+        let first = if from > 0 {
+            from as usize / BWD_TILE
+        } else {
+            0
+        };
+        (first.min(end), end)
+    } else {
+        (0, all)
+    };
+    // (Without a key, no tile: the map of one key stands in, unused.)
+    let ck = flash_copy::<BWD_TILE, D>(seq_k.max(1), ld_kv, 0, tid);
+    let (km, vm) = (
+        matrix(k, k_start, seq_k32, (p.kv_heads, h_kv)),
+        matrix(v, k_start, seq_k32, (p.kv_heads, h_kv)),
+    );
+    let mut acc = [0f32; D / 2];
+    for n in first..end {
+        // Every warp is done with the last K and V tiles.
+        sync_threads();
+        let row = narrow(ck.row + n * BWD_TILE);
+        copy_tile::<B, { BWD_TILE * D / 8 / BWD_THREADS }, { flash_copy_xor(D) }>(
+            ck,
+            km.column(ck.col),
+            row,
+            narrow(ck.shared),
+            k_at,
+        );
+        copy_tile::<B, { BWD_TILE * D / 8 / BWD_THREADS }, { flash_copy_xor(D) }>(
+            ck,
+            vm.column(ck.col),
+            row,
+            narrow(ck.shared),
+            v_at,
+        );
+        cp_async_commit();
+        cp_async_wait_all();
+        sync_threads();
+        // S = Q·Kᵀ, then P where the row sees the key.
+        let mut pr = [0f32; TILE_ACC];
+        tile_times_tile_t::<D>(&mut pr, wq, wk, tid);
+        each::<{ BWD_TILE / 8 }>(|j| {
+            each::<4>(|x| {
+                let (r, c) = flash_s_coord::<D>(tid, (x, 0, j));
+                let seen =
+                    visible::<CAUSAL>((m0 + r, n * BWD_TILE + c), (seq_q, seq_k), (offset, lower));
+                let s = &mut pr[j * 4 + x];
+                *s = if seen {
+                    exp2((*s * p.scale - l[ROWS.row_of[x]]) * LOG2_E)
+                } else {
+                    0.0
+                };
+            })
+        });
+        // dP = dO·Vᵀ, dS = P ∘ (dP - Dot), dQ += dS·K.
+        let mut ds = [0f32; TILE_ACC];
+        tile_times_tile_t::<D>(&mut ds, wo, wv, tid);
+        each::<TILE_ACC>(|at| ds[at] = pr[at] * (ds[at] - dt[ROWS.row_of[at % 4]]));
+        acc_times_tile::<D>(&mut acc, &ds, wk, tid);
+    }
+    cp_async_wait_all();
+    store_rows::<D>(
+        &acc,
+        p.scale,
+        dq,
+        (q_start + m0, seq_q + q_start, ld, h * D),
+        tid,
+    );
+}

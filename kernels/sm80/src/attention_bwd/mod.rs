@@ -1,0 +1,111 @@
+//! The FlashAttention backward kernels (`flash_attn_bwd_dot`,
+//! `flash_attn_bwd_dkdv_d{64,128}`, `flash_attn_bwd_dq_d{64,128}` and
+//! their `_causal` forms): dQ, dK and dV of O = softmax(scale · Q·Kᵀ)·V
+//! from Q, K, V, O, dO and the forward's log-sum-exp, for the forward's
+//! contract (`crate::attention`: BSHD planes or packed sequences, grouped
+//! K/V heads, the causal bounds aligned top-left or bottom-right).
+//!
+//! With P = exp(scale · Q·Kᵀ - LSE) recomputed from the forward's LSE and
+//! `Dot` = rowsum(dO ∘ O):
+//! dV = Pᵀ·dO, dS = P ∘ (dO·Vᵀ - Dot), dK = scale · dSᵀ·Q, dQ = scale ·
+//! dS·K. Three launches:
+//! - `flash_attn_bwd_dot`: `Dot`, f32 (heads · rows of Q), laid out as
+//!   LSE is;
+//! - `flash_attn_bwd_dkdv_d*`: one block per [`BWD_TILE`] keys of a K/V
+//!   head, over every query tile of every query head of its group (so
+//!   that a grouped K/V head's dK and dV are summed in registers): Sᵀ =
+//!   K·Qᵀ, Pᵀ, dV += Pᵀ·dO, dPᵀ = V·dOᵀ, dSᵀ, dK += dSᵀ·Q;
+//! - `flash_attn_bwd_dq_d*`: one block per [`BWD_TILE`] query rows of a
+//!   head, over its key tiles: S = Q·Kᵀ, P, dP = dO·Vᵀ, dS, dQ += dS·K.
+//!
+//! No atomics: every gradient is summed by one block in a fixed order, so
+//! the results are the same bits from run to run (the price: S and dP are
+//! computed twice, seven matrix products where FlashAttention-2's
+//! atomic dQ takes five).
+//!
+//! The launch contract the host follows (`layout_gpu::attention`'s
+//! backward):
+//! - Q, O, dO, dQ: (batch, seq_q, heads, d) f16; K, V, dK, dV: (batch,
+//!   seq_k, kv_heads, d) f16, kv_heads dividing heads; LSE and Dot:
+//!   (batch, heads, seq_q) f32 (packed: (heads, total rows));
+//! - `_dot`: grid ceil(rows · heads / [`BWD_DOT_THREADS`]), that many
+//!   threads, no shared memory;
+//! - `_dkdv`: grid (ceil(seq_k / [`BWD_TILE`]), kv_heads, batch),
+//!   [`BWD_THREADS`] threads, [`bwd_smem_bytes`]`(d)` bytes;
+//! - `_dq`: grid (ceil(seq_q / [`BWD_TILE`]), heads, batch), the same.
+
+pub(crate) mod body;
+pub(crate) mod entry;
+
+/// Rows (of keys for dK/dV, of queries for dQ) per block, and the tiles the
+/// blocks stream: 64, one m16n8k16 M-atom per warp.
+pub const BWD_TILE: usize = 64;
+/// Threads per block of the dK/dV and dQ kernels: 4 warps along M.
+pub const BWD_THREADS: usize = 128;
+/// Threads per block of the `Dot` kernel: one (row, head) each.
+pub const BWD_DOT_THREADS: usize = 128;
+/// The head dimensions built.
+pub const BWD_HEAD_DIMS: [usize; 2] = [64, 128];
+
+/// Dynamic shared memory of a dK/dV or dQ block (bytes): four tiles of
+/// [`BWD_TILE`] rows of `d` halves (the block's two, the streamed two),
+/// then 2 x [`BWD_TILE`] f32 (the streamed rows' LSE and Dot).
+pub const fn bwd_smem_bytes(d: usize) -> usize {
+    4 * BWD_TILE * d * 2 + 2 * BWD_TILE * 4
+}
+
+// What the build tool reads of the entry points.
+
+/// The dK/dV kernels: 128 threads, 2 blocks an SM (dK's and dV's
+/// accumulators, Sᵀ's and dPᵀ's: 2 · d / 2 + 64 registers at d = 128).
+pub const FLASH_ATTN_BWD_DKDV_D64_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// See [`FLASH_ATTN_BWD_DKDV_D64_LAUNCH_BOUNDS`].
+pub const FLASH_ATTN_BWD_DKDV_D64_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// See [`FLASH_ATTN_BWD_DKDV_D64_LAUNCH_BOUNDS`].
+pub const FLASH_ATTN_BWD_DKDV_D128_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// See [`FLASH_ATTN_BWD_DKDV_D64_LAUNCH_BOUNDS`].
+pub const FLASH_ATTN_BWD_DKDV_D128_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// The dQ kernels: 128 threads, 2 blocks an SM.
+pub const FLASH_ATTN_BWD_DQ_D64_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// See [`FLASH_ATTN_BWD_DQ_D64_LAUNCH_BOUNDS`].
+pub const FLASH_ATTN_BWD_DQ_D64_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// See [`FLASH_ATTN_BWD_DQ_D64_LAUNCH_BOUNDS`].
+pub const FLASH_ATTN_BWD_DQ_D128_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// See [`FLASH_ATTN_BWD_DQ_D64_LAUNCH_BOUNDS`].
+pub const FLASH_ATTN_BWD_DQ_D128_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// The `Dot` kernel: 128 threads.
+pub const FLASH_ATTN_BWD_DOT_LAUNCH_BOUNDS: (u32, u32) = (128, 4);
+/// The dK/dV kernels divide once per query tile (the tile's head of the
+/// group and its place), outside the products.
+pub const FLASH_ATTN_BWD_DKDV_D64_NO_DIVISION: bool = false;
+/// See [`FLASH_ATTN_BWD_DKDV_D64_NO_DIVISION`].
+pub const FLASH_ATTN_BWD_DKDV_D64_CAUSAL_NO_DIVISION: bool = false;
+/// See [`FLASH_ATTN_BWD_DKDV_D64_NO_DIVISION`].
+pub const FLASH_ATTN_BWD_DKDV_D128_NO_DIVISION: bool = false;
+/// See [`FLASH_ATTN_BWD_DKDV_D64_NO_DIVISION`].
+pub const FLASH_ATTN_BWD_DKDV_D128_CAUSAL_NO_DIVISION: bool = false;
+/// The dQ kernels divide for the K/V head, once.
+pub const FLASH_ATTN_BWD_DQ_D64_NO_DIVISION: bool = false;
+/// See [`FLASH_ATTN_BWD_DQ_D64_NO_DIVISION`].
+pub const FLASH_ATTN_BWD_DQ_D64_CAUSAL_NO_DIVISION: bool = false;
+/// See [`FLASH_ATTN_BWD_DQ_D64_NO_DIVISION`].
+pub const FLASH_ATTN_BWD_DQ_D128_NO_DIVISION: bool = false;
+/// See [`FLASH_ATTN_BWD_DQ_D64_NO_DIVISION`].
+pub const FLASH_ATTN_BWD_DQ_D128_CAUSAL_NO_DIVISION: bool = false;
+/// The `Dot` kernel divides a thread's index into its row and head.
+pub const FLASH_ATTN_BWD_DOT_NO_DIVISION: bool = false;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shared_memory() {
+        // 4 x 64 x 128 halves and 128 f32 at d = 128; at d = 64 half the
+        // tiles.
+        assert_eq!(bwd_smem_bytes(128), 65536 + 512);
+        assert_eq!(bwd_smem_bytes(64), 32768 + 512);
+        // Two blocks an SM fit its 227 KiB.
+        assert!(2 * bwd_smem_bytes(128) <= 227 * 1024);
+    }
+}
