@@ -50,6 +50,9 @@ PY
 p80=$bin/layout_kernels.ptx
 p90=$bin/layout_kernels_sm90.ptx
 t=$tmp
+# The backward's O and LSE, from the forward (outside the sanitizer).
+"$bin/gpu-runner" attention "$p80" flash_attn_fwd "$t/q64.npy" "$t/k64.npy" "$t/v64.npy" "$t/bo64.npy" --causal --lse "$t/blse64.npy" >/dev/null 2>&1
+"$bin/gpu-runner" attention "$p80" flash_attn_fwd "$t/q128.npy" "$t/k128.npy" "$t/v128.npy" "$t/bo128.npy" --lse "$t/blse128.npy" >/dev/null 2>&1
 runs=(
     "app|$bin/my-app"
     "sgemm_f32|$bin/gpu-runner gemm $p80 sgemm_f32 $t/sa.npy $t/sb.npy $t/c.npy"
@@ -62,6 +65,8 @@ runs=(
     "flash_attn_fwd d128|$bin/gpu-runner attention $p80 flash_attn_fwd $t/q128.npy $t/k128.npy $t/v128.npy $t/o.npy --lse $t/lse.npy"
     "flash_attn_fwd_sm90 d64 causal|$bin/gpu-runner attention $p90 flash_attn_fwd_sm90 $t/q64.npy $t/k64.npy $t/v64.npy $t/o.npy --causal --lse $t/lse.npy"
     "flash_attn_fwd_sm90 d128|$bin/gpu-runner attention $p90 flash_attn_fwd_sm90 $t/q128.npy $t/k128.npy $t/v128.npy $t/o.npy --lse $t/lse.npy"
+    "flash_attn_bwd d64 causal|$bin/gpu-runner attention-bwd $p80 flash_attn_bwd $t/q64.npy $t/k64.npy $t/v64.npy $t/bo64.npy $t/q64.npy $t/blse64.npy $t/dq.npy $t/dk.npy $t/dv.npy --causal"
+    "flash_attn_bwd d128|$bin/gpu-runner attention-bwd $p80 flash_attn_bwd $t/q128.npy $t/k128.npy $t/v128.npy $t/bo128.npy $t/q128.npy $t/blse128.npy $t/dq.npy $t/dk.npy $t/dv.npy"
     "decode d128 causal append|$bin/gpu-runner decode $p80 decode_attn $t/dq128.npy $t/dk128.npy $t/dv128.npy $t/dtable.npy $t/dlens.npy $t/o.npy --causal --lse $t/lse.npy --append $t/dkn128.npy $t/dvn128.npy $t/dslots.npy"
     "decode d128 split|$bin/gpu-runner decode $p80 decode_attn $t/dq128.npy $t/dk128.npy $t/dv128.npy $t/dtable.npy $t/dlens.npy $t/o.npy --lse $t/lse.npy --split-keys 64"
     "decode d64 causal split|$bin/gpu-runner decode $p80 decode_attn $t/dq64.npy $t/dk64.npy $t/dv64.npy $t/dtable.npy $t/dlens.npy $t/o.npy --causal --split-keys 128"

@@ -4,7 +4,10 @@
 //! family's launch rules read from its plan, and the buffers' lengths.
 
 use crate::Error;
-use layout_kernels::maps::{flash_bm, flash_smem_bytes, FLASH_HEAD_DIMS, FLASH_THREADS};
+use layout_kernels::maps::{
+    bwd_smem_bytes, flash_bm, flash_smem_bytes, BWD_HEAD_DIMS, BWD_THREADS, BWD_TILE,
+    FLASH_HEAD_DIMS, FLASH_THREADS,
+};
 use layout_kernels_sm90::attention as sm90;
 
 /// A family of attention kernels: one name, one entry point per head
@@ -75,6 +78,31 @@ pub const FAMILIES: [Family; 2] = [
         kind: FamilyKind::TensorMaps,
     },
 ];
+
+/// The backward kernels (`flash_attn_bwd_dot`, `flash_attn_bwd_dkdv_d*`,
+/// `flash_attn_bwd_dq_d*` of `layout-kernels`; SM80 instructions, run on
+/// Hopper too) as a family: [`Family::launch_shape`] checks a problem for
+/// them and gives the dQ launch's shape (64-row tiles); the dK/dV launch
+/// is the same along the keys and K/V heads ([`bwd_dkdv_grid`]). Not one
+/// of [`FAMILIES`] (no forward entry points).
+pub const BWD: Family = Family {
+    name: "flash_attn_bwd",
+    entry: "flash_attn_bwd_dq_d{d}{causal}",
+    head_dims: &BWD_HEAD_DIMS,
+    threads: |_| BWD_THREADS,
+    rows_per_block: |_| BWD_TILE,
+    max_seq_q: |_| SEQ_MAX,
+    smem_bytes: bwd_smem_bytes,
+    kind: FamilyKind::Pointers,
+};
+
+/// The dK/dV launch's grid of a problem [`BWD`] takes: (ceil(seq_k / 64),
+/// kv_heads, batch) (the longest sequence's keys when packed; at least
+/// one block).
+pub fn bwd_dkdv_grid(p: &Problem) -> (u32, u32, u32) {
+    let blocks = p.seq_k.div_ceil(BWD_TILE).max(1);
+    (blocks as u32, p.kv_heads as u32, p.batch as u32)
+}
 
 /// The largest grid y and z (heads, batch).
 const GRID_YZ: usize = 65535;

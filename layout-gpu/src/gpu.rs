@@ -497,6 +497,76 @@ impl Gpu {
         Ok((f, run))
     }
 
+    /// The FlashAttention backward of `p` (the forward's problem: planes or
+    /// packed with their cumulative offsets `cu`, grouped heads, the mask,
+    /// its alignment, a window; d = 64 or 128): dQ, dK, dV (f16, Q's and
+    /// K's layouts) from Q, K, V, O, dO and the forward's LSE
+    /// (`flash_attn_bwd_*`, three launches; no atomics, the same bits every
+    /// run). dK and dV are summed over each K/V head's query heads.
+    ///
+    /// ```no_run
+    /// use layout_gpu::{attention::Problem, f16, Gpu};
+    /// let gpu = Gpu::new(0)?;
+    /// let p = Problem {
+    ///     batch: 1, seq_q: 128, seq_k: 128, heads: 4, kv_heads: 2, d: 64, causal: true,
+    ///     bottom_right: false, window: None, scale: 0.125, packed: None,
+    /// };
+    /// let s = gpu.stream();
+    /// let l = p.lens()?;
+    /// let (q, kv) = (s.upload(&vec![f16::ONE; l.q])?, s.upload(&vec![f16::ONE; l.kv])?);
+    /// let (mut o, mut lse) = (s.zeros::<f16>(l.q)?, s.zeros::<f32>(l.lse)?);
+    /// gpu.attention((&q, &kv, &kv), &mut o, &mut lse, &p)?;
+    /// let (mut dq, mut dk, mut dv) = (s.zeros::<f16>(l.q)?, s.zeros::<f16>(l.kv)?, s.zeros::<f16>(l.kv)?);
+    /// gpu.attention_bwd(&p, (&q, &kv, &kv, &o, &q), &lse, None, (&mut dq, &mut dk, &mut dv))?;
+    /// # Ok::<(), layout_gpu::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The refusals of [`crate::attention::BWD`]'s `launch_shape`, buffers
+    /// of other lengths, offsets that do not fit `p`; the driver's.
+    #[allow(clippy::type_complexity)]
+    pub fn attention_bwd(
+        &self,
+        p: &Problem,
+        qkvo: (
+            &DeviceBuffer<f16>,
+            &DeviceBuffer<f16>,
+            &DeviceBuffer<f16>,
+            &DeviceBuffer<f16>,
+            &DeviceBuffer<f16>,
+        ),
+        lse: &DeviceBuffer<f32>,
+        cu: Option<(&DeviceBuffer<i32>, &DeviceBuffer<i32>)>,
+        grads: (
+            &mut DeviceBuffer<f16>,
+            &mut DeviceBuffer<f16>,
+            &mut DeviceBuffer<f16>,
+        ),
+    ) -> Result<(), Error> {
+        crate::attention::BWD.launch_shape(p)?;
+        let suffix = format!("_d{}{}", p.d, if p.masked() { "_causal" } else { "" });
+        let kernels = (
+            self.sm80_kernel("flash_attn_bwd_dot")?,
+            self.sm80_kernel(&format!("flash_attn_bwd_dkdv{suffix}"))?,
+            self.sm80_kernel(&format!("flash_attn_bwd_dq{suffix}"))?,
+        );
+        let mut dot = self
+            .stream()
+            .zeros::<f32>(p.lens()?.lse)
+            .map_err(Error::Device)?;
+        launch::attention_bwd(
+            self.stream(),
+            (&kernels.0, &kernels.1, &kernels.2),
+            p,
+            qkvo,
+            lse,
+            cu,
+            &mut dot,
+            grads,
+        )
+    }
+
     /// Attention of each sequence's `p.q_len` new queries over its paged
     /// context (`layout_gpu::decode`): Q (batch, q_len, q_heads, d), the
     /// caches (blocks, block_size, kv_heads, d), the block table (batch,

@@ -722,35 +722,7 @@ impl AttentionLaunch {
         let op = self.family.name;
         expect(op, f, &self.name)?;
         let (p, lens, shape) = (&self.p, self.lens, self.shape);
-        match (p.packed, cu) {
-            (Some(_), Some((cu_q, cu_k)))
-                if cu_q.len() == p.batch + 1 && cu_k.len() == p.batch + 1 => {}
-            (None, None) => {}
-            (Some(_), Some((cu_q, cu_k))) => {
-                return Err(Error::refused(
-                    op,
-                    format!(
-                        "the cumulative offsets hold {} (Q) and {} (K) values; the problem's {} sequences need {} each",
-                        cu_q.len(),
-                        cu_k.len(),
-                        p.batch,
-                        p.batch + 1
-                    ),
-                ));
-            }
-            (Some(_), None) => {
-                return Err(Error::refused(
-                    op,
-                    "a packed problem needs its cumulative offsets",
-                ));
-            }
-            (None, Some(_)) => {
-                return Err(Error::refused(
-                    op,
-                    "cumulative offsets given for a problem of planes",
-                ));
-            }
-        }
+        check_offsets(op, p, cu)?;
         let given = (q.len(), k.len(), v.len(), o.len(), lse.len());
         if given != (lens.q, lens.kv, lens.kv, lens.q, lens.lse) {
             return Err(Error::refused(
@@ -898,6 +870,174 @@ fn address<T>(stream: &Stream, buffer: &DeviceBuffer<T>) -> u64 {
     use layout_launch::cudarc::driver::DevicePtr;
     let (ptr, _sync) = buffer.as_cuda_slice().device_ptr(stream.cuda_stream());
     ptr
+}
+
+/// Whether `cu` fits `p`: the cumulative offsets of a packed problem
+/// (sequences + 1 each), none for planes.
+fn check_offsets(
+    op: &'static str,
+    p: &Problem,
+    cu: Option<(&DeviceBuffer<i32>, &DeviceBuffer<i32>)>,
+) -> Result<(), Error> {
+    match (p.packed, cu) {
+        (Some(_), Some((cu_q, cu_k)))
+            if cu_q.len() == p.batch + 1 && cu_k.len() == p.batch + 1 =>
+        {
+            Ok(())
+        }
+        (None, None) => Ok(()),
+        (Some(_), Some((cu_q, cu_k))) => Err(Error::refused(
+            op,
+            format!(
+                "the cumulative offsets hold {} (Q) and {} (K) values; the problem's {} sequences need {} each",
+                cu_q.len(),
+                cu_k.len(),
+                p.batch,
+                p.batch + 1
+            ),
+        )),
+        (Some(_), None) => Err(Error::refused(
+            op,
+            "a packed problem needs its cumulative offsets",
+        )),
+        (None, Some(_)) => Err(Error::refused(
+            op,
+            "cumulative offsets given for a problem of planes",
+        )),
+    }
+}
+
+/// The FlashAttention backward of `p` (the forward's problem: planes or
+/// packed, grouped heads, the mask and its alignment, a window): from Q,
+/// K, V, O, dO (f16, the forward's layouts) and the forward's LSE, `Dot`
+/// = rowsum(dO ∘ O) into `dot` (LSE's length), then dK and dV, then dQ
+/// (f16, as K and as Q): three launches of `kernels` = (`flash_attn_bwd_dot`,
+/// `flash_attn_bwd_dkdv_d*`, `flash_attn_bwd_dq_d*` for `p`'s head
+/// dimension and mask). No atomics: the same bits every run.
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+pub fn attention_bwd(
+    stream: &Stream,
+    (dot_f, dkdv_f, dq_f): (&Kernel, &Kernel, &Kernel),
+    p: &Problem,
+    (q, k, v, o, d_o): (
+        &DeviceBuffer<f16>,
+        &DeviceBuffer<f16>,
+        &DeviceBuffer<f16>,
+        &DeviceBuffer<f16>,
+        &DeviceBuffer<f16>,
+    ),
+    lse: &DeviceBuffer<f32>,
+    cu: Option<(&DeviceBuffer<i32>, &DeviceBuffer<i32>)>,
+    dot: &mut DeviceBuffer<f32>,
+    (dq, dk, dv): (
+        &mut DeviceBuffer<f16>,
+        &mut DeviceBuffer<f16>,
+        &mut DeviceBuffer<f16>,
+    ),
+) -> Result<(), Error> {
+    use crate::attention::{bwd_dkdv_grid, BWD};
+    use layout_kernels::maps::BWD_DOT_THREADS;
+    let op = BWD.name;
+    let suffix = format!("_d{}{}", p.d, if p.masked() { "_causal" } else { "" });
+    expect(op, dot_f, "flash_attn_bwd_dot")?;
+    expect(op, dkdv_f, &format!("flash_attn_bwd_dkdv{suffix}"))?;
+    expect(op, dq_f, &format!("flash_attn_bwd_dq{suffix}"))?;
+    // The head dimension built, positive sizes, kv_heads dividing heads,
+    // the grid's limits, a finite scale, the lengths' bytes.
+    let shape = BWD.launch_shape(p)?;
+    let lens = p.lens()?;
+    check_offsets(op, p, cu)?;
+    let given = [
+        q.len(),
+        k.len(),
+        v.len(),
+        o.len(),
+        d_o.len(),
+        lse.len(),
+        dot.len(),
+        dq.len(),
+        dk.len(),
+        dv.len(),
+    ];
+    let want = [
+        lens.q, lens.kv, lens.kv, lens.q, lens.q, lens.lse, lens.lse, lens.q, lens.kv, lens.kv,
+    ];
+    if given != want {
+        return Err(Error::refused(
+            op,
+            format!("Q, K, V, O, dO, LSE, Dot, dQ, dK, dV hold {given:?} elements; the problem needs {want:?}"),
+        ));
+    }
+    // Dot: one thread per (row, head).
+    let (rows, plane_rows) = match p.packed {
+        Some(t) => (t.total_q, 0),
+        None => (p.batch * p.seq_q, p.seq_q),
+    };
+    let dot_grid = grid(op, ((rows * p.heads).div_ceil(BWD_DOT_THREADS).max(1), 1))?;
+    // SAFETY: `flash_attn_bwd_dot(o, d_o: *const u16, dot: *mut f32, rows,
+    // heads, d, seq_q: usize)`, in that order and type; O and dO hold rows ·
+    // heads · d halves, Dot rows · heads floats (checked), 256-byte aligned;
+    // Dot is written only (`&mut`); seq_q 0 for packed rows.
+    unsafe {
+        stream
+            .launch(dot_f)
+            .grid(dot_grid)
+            .block(BWD_DOT_THREADS as u32)
+            .arg(o)
+            .arg(d_o)
+            .arg_mut(dot)
+            .scalar(rows)
+            .scalar(p.heads)
+            .scalar(p.d)
+            .scalar(plane_rows)
+            .launch()
+    }
+    .map_err(Error::Device)?;
+    let (offset, lower) = p.mask_bounds();
+    // Packed, each sequence's bounds are aligned by the kernel.
+    let bottom_right = u32::from(p.bottom_right && p.packed.is_some());
+    // (For both launches below.) The entries' contract
+    // (`layout_kernels::attention_bwd`): (q, k, v, d_o: *const u16, lse, dot:
+    // *const f32, outputs: *mut u16, cu_q, cu_k: *const i32 (null for
+    // planes), batch, seq_q, seq_k, heads, kv_heads: usize, offset, lower:
+    // i32, bottom_right: u32, scale: f32), in that order and type; every
+    // buffer holds what the sizes address (checked above), 256-byte
+    // aligned; the offsets, when packed, batch + 1 each (checked); the
+    // outputs written only and distinct (`&mut`); the grids and shared
+    // memory of `BWD` (`launch_shape`: sizes within the kernels' 32-bit
+    // limits and the grid's).
+    let (block, smem) = (shape.block, shape.shared_bytes);
+    let (cu_q, cu_k) = match cu {
+        Some((a, b)) => (Some(a), Some(b)),
+        None => (None, None),
+    };
+    for (f, grid, dkdv) in [(dkdv_f, bwd_dkdv_grid(p), true), (dq_f, shape.grid, false)] {
+        let l = stream.launch(f).grid(grid).block(block).shared_bytes(smem);
+        let l = {
+            let l = l.arg(q).arg(k).arg(v).arg(d_o).arg(lse).arg(&*dot);
+            let l = if dkdv {
+                l.arg_mut(&mut *dk).arg_mut(&mut *dv)
+            } else {
+                l.arg_mut(&mut *dq)
+            };
+            let l = match (cu_q, cu_k) {
+                (Some(a), Some(b)) => l.arg(a).arg(b),
+                _ => l.null().null(),
+            };
+            l.scalar(p.batch)
+                .scalar(p.seq_q)
+                .scalar(p.seq_k)
+                .scalar(p.heads)
+                .scalar(p.kv_heads)
+                .scalar(offset)
+                .scalar(lower)
+                .scalar(bottom_right)
+                .scalar(p.scale)
+        };
+        // SAFETY: the arguments are the entry's, as stated above.
+        unsafe { l.launch() }.map_err(Error::Device)?;
+    }
+    Ok(())
 }
 
 /// One decode launch (and the combine when split): `q` (batch, q_len,
@@ -1230,6 +1370,39 @@ mod tests {
             ("kv_append", &append[..]),
         ] {
             assert_eq!(params(name).as_deref(), Some(want), "{name}");
+        }
+    }
+
+    /// The backward launches' arguments, as `attention_bwd` passes them
+    /// (pointers, `null` for planes' offsets, `usize`, `i32`, `u32`, `f32`
+    /// scalars, in that order), are the parameters the shipped PTX
+    /// declares.
+    #[test]
+    fn backward_arguments_are_the_entries_parameters() {
+        use layout_launch::ParamKind::*;
+        let (p, i, i32_, f) = ((8, Pointer), (8, Int), (4, Int), (4, Float));
+        let params = declared_params(crate::PTX_SM80);
+        // (o, d_o, dot, rows, heads, d, seq_q)
+        let dot = [p, p, p, i, i, i, i];
+        // (q, k, v, d_o, lse, dot, dk, dv, cu_q, cu_k, batch, seq_q, seq_k,
+        // heads, kv_heads, offset, lower, bottom_right, scale)
+        let dkdv = [
+            p, p, p, p, p, p, p, p, p, p, i, i, i, i, i, i32_, i32_, i32_, f,
+        ];
+        // The same with dq for dk, dv.
+        let dq = [
+            p, p, p, p, p, p, p, p, p, i, i, i, i, i, i32_, i32_, i32_, f,
+        ];
+        assert_eq!(params("flash_attn_bwd_dot").as_deref(), Some(&dot[..]));
+        for d in [64, 128] {
+            for causal in ["", "_causal"] {
+                let (a, b) = (
+                    format!("flash_attn_bwd_dkdv_d{d}{causal}"),
+                    format!("flash_attn_bwd_dq_d{d}{causal}"),
+                );
+                assert_eq!(params(&a).as_deref(), Some(&dkdv[..]), "{a}");
+                assert_eq!(params(&b).as_deref(), Some(&dq[..]), "{b}");
+            }
         }
     }
 }

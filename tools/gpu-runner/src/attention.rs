@@ -69,7 +69,7 @@ TFLOP/s of 4 * heads * d * (the sum over sequences of seq_q * seq_k) FLOPs
 /// Refuses an array that is not a float16 C-order tensor of rank 4, or of
 /// rank 3 when `packed` (taken as one plane: (1, rows, heads, d)); `what`
 /// names it ("Q").
-fn check_tensor(
+pub(crate) fn check_tensor(
     name: &str,
     what: &str,
     a: &Array,
@@ -202,7 +202,7 @@ pub fn check_attention(
 }
 
 /// `--seqlens-q` or `--seqlens-k`'s file: a 1-D int32 array.
-fn read_seqlens(path: &std::path::Path, what: &str) -> Result<Vec<i32>, String> {
+pub(crate) fn read_seqlens(path: &std::path::Path, what: &str) -> Result<Vec<i32>, String> {
     let a = npy::read(path)?;
     let dtype = a.dtype_name();
     match (a.shape.as_slice(), a.data) {

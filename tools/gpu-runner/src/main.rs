@@ -15,9 +15,11 @@
 //! [--causal] [--scale S] [--lse LSE.npy] [--time]` a FlashAttention
 //! forward kernel (`attention.rs`); `gpu-runner decode PTX decode_attn Q.npy K_CACHE.npy
 //! V_CACHE.npy TABLE.npy LENS.npy O.npy` a decode step over a paged KV
-//! cache (`decode.rs`).
+//! cache (`decode.rs`); `gpu-runner attention-bwd PTX flash_attn_bwd Q K V O
+//! dO LSE dQ dK dV` the backward (`attention_bwd.rs`).
 
 mod attention;
+mod attention_bwd;
 mod bench;
 mod decode;
 mod files;
@@ -85,6 +87,10 @@ enum Command {
     /// 0 and write O to O.npy (and the log-sum-exp to LSE.npy).
     #[command(after_help = attention::ATTENTION_HELP)]
     Attention(attention::Args),
+    /// Run the FlashAttention backward (dQ, dK, dV from Q, K, V, O, dO and
+    /// the forward's LSE) on GPU 0 and write dQ.npy, dK.npy, dV.npy.
+    #[command(name = "attention-bwd", after_help = attention_bwd::ATTENTION_BWD_HELP)]
+    AttentionBwd(attention_bwd::Args),
     /// Run one decode step (attention of a few new queries over a paged
     /// KV cache) on GPU 0 and write O to O.npy.
     #[command(after_help = decode::DECODE_HELP)]
@@ -123,6 +129,8 @@ fn main() -> ExitCode {
         Some(Command::Attention(args)) => {
             attention::prepare_attention(args).and_then(|job| attention::run_attention(&job))
         }
+        Some(Command::AttentionBwd(args)) => attention_bwd::prepare_attention_bwd(args)
+            .and_then(|job| attention_bwd::run_attention_bwd(&job)),
         Some(Command::Decode(args)) => {
             decode::prepare_decode(args).and_then(|job| decode::run_decode(&job))
         }

@@ -20,8 +20,16 @@ use layout_device::{
 
 const LOG2_E: f32 = core::f32::consts::LOG2_E;
 
-/// Accumulators of a warp's 16 x 64 tile (S, P, dP, dS): 8 N-atoms of 4.
-const TILE_ACC: usize = BWD_TILE * BWD_TILE / BWD_THREADS;
+/// Columns of a tile taken per step: half of it, so that a warp's step
+/// holds 16 x 32 values of S (and of dP) rather than 16 x 64 (32 fewer
+/// registers live beside dK's and dV's, or dQ's, accumulators: at d = 128
+/// the whole tile spilled hundreds of bytes).
+const SUB: usize = 32;
+/// Steps per tile.
+const STEPS: usize = BWD_TILE / SUB;
+/// Accumulators of a warp's 16 x [`SUB`] step (S, P, dP, dS): 4 N-atoms
+/// of 4.
+const SUB_ACC: usize = 16 * SUB / 32;
 
 /// Where `(head h, row i)` of a sequence's LSE and Dot lies: (batch,
 /// heads, seq_q) in planes, (heads, total rows) packed (the forward's).
@@ -75,16 +83,22 @@ fn visible<const CAUSAL: bool>(
     }
 }
 
-/// `acc += A · B` over a 16 x 64 by 64 x D step: A from `a` (a warp's 16 x
-/// 64 tile of accumulators, 8 N-atoms, as f16 A fragments, 4 k-blocks of
-/// 16), B from the swizzled 64 x D tile `w` by `ldmatrix.trans` (its rows
-/// are the k index, as V's are in the forward).
+/// `acc += A · B` over a 16 x 32 by 32 x D step: A from `a` (a warp's 16
+/// x 32 accumulators of step `step`, 4 N-atoms, as f16 A fragments, 2
+/// k-blocks of 16), B from rows `32 step ..` of the swizzled 64 x D tile
+/// `w` by `ldmatrix.trans` (its rows are the k index, as V's are in the
+/// forward).
 #[inline(always)]
 #[instantiate((64), (128))]
-fn acc_times_tile<const D: usize>(acc: &mut [f32], a: &[f32; TILE_ACC], w: Smem, tid: usize) {
-    let fs = layout!(((2, 2), 1, C<8>):((1, 2), 0, 4));
+fn acc_times_tile<const D: usize>(
+    acc: &mut [f32],
+    a: &[f32; SUB_ACC],
+    w: Smem,
+    (tid, step): (usize, usize),
+) {
+    let fs = layout!(((2, 2), 1, C<4>):((1, 2), 0, 4));
     let pa = convert_layout_acc_aregs(FlashAtom::default(), fs);
-    each::<{ BWD_TILE / 16 }>(|kl| {
+    each::<{ SUB / 16 }>(|kl| {
         let mut fa = [0u32; 4];
         each::<4>(|r| {
             fa[r] = f16x2(
@@ -92,24 +106,31 @@ fn acc_times_tile<const D: usize>(acc: &mut [f32], a: &[f32; TILE_ACC], w: Smem,
                 a[pa.crd2idx((2 * r + 1, 0usize, kl))],
             )
         });
+        let kk = step * (SUB / 16) + kl;
         each::<{ D / 16 }>(|j2| {
-            let b = SM75_U16x8_LDSM_T::ldsm(w, flash_ldsm_v::<D>(tid, j2, kl) / 2);
+            let b = SM75_U16x8_LDSM_T::ldsm(w, flash_ldsm_v::<D>(tid, j2, kk) / 2);
             mma_pair(acc, |x, _, j| j * 4 + x, &[fa], b, j2);
         });
     });
 }
 
-/// `acc = A · Bᵀ` over a 16 x D by D x 64 step: A from the swizzled 64 x D
-/// tile `wa` (the warp's 16 rows, as Q in the forward), B from the 64 x D
-/// tile `wb` taken as N x K (as K in the forward).
+/// `acc = A · Bᵀ` over a 16 x D by D x 32 step: A from the swizzled 64 x D
+/// tile `wa` (the warp's 16 rows, as Q in the forward), B from rows `32
+/// step ..` of the 64 x D tile `wb` taken as N x K (as K in the forward).
 #[inline(always)]
 #[instantiate((64), (128))]
-fn tile_times_tile_t<const D: usize>(acc: &mut [f32; TILE_ACC], wa: Smem, wb: Smem, tid: usize) {
+fn tile_times_tile_t<const D: usize>(
+    acc: &mut [f32; SUB_ACC],
+    (wa, wb): (Smem, Smem),
+    (tid, step): (usize, usize),
+) {
+    let j0 = step * (SUB / 8);
     each::<{ D / 16 }>(|s| {
         let fa = SM75_U32x4_LDSM_N::ldsm(wa, flash_ldsm_q::<D>(tid, 0, s) / 2);
-        each::<{ BWD_TILE / 16 }>(|j2| {
+        each::<{ SUB / 16 }>(|jl| {
+            let j2 = step * (SUB / 16) + jl;
             let b = SM75_U32x4_LDSM_N::ldsm(wb, flash_ldsm_k::<D>(tid, j2, s) / 2);
-            mma_pair(acc, |x, _, j| j * 4 + x, &[fa], b, j2);
+            mma_pair(acc, |x, _, j| (j - j0) * 4 + x, &[fa], b, j2);
         });
     });
 }
@@ -310,37 +331,45 @@ pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
         cp_async_wait_all();
         sync_threads();
 
-        // Sᵀ = K·Qᵀ: the warp's 16 keys by the tile's 64 queries.
-        let mut pt = [0f32; TILE_ACC];
-        tile_times_tile_t::<D>(&mut pt, wk, wq, tid);
-        // Pᵀ = exp(scale · Sᵀ - LSE) where the query sees the key, else 0.
-        each::<{ BWD_TILE / 8 }>(|j| {
-            each::<4>(|x| {
-                let (r, c) = flash_s_coord::<D>(tid, (x, 0, j));
-                let seen =
-                    visible::<CAUSAL>((m * BWD_TILE + c, n0 + r), (seq_q, seq_k), (offset, lower));
-                let s = &mut pt[j * 4 + x];
-                *s = if seen {
-                    exp2((*s * p.scale - ws.ld(c)) * LOG2_E)
-                } else {
-                    0.0
-                };
-            })
-        });
-        // dV += Pᵀ·dO.
-        acc_times_tile::<D>(&mut acc_dv, &pt, wo, tid);
-        // dPᵀ = V·dOᵀ, then dSᵀ = Pᵀ ∘ (dPᵀ - Dot).
-        let mut ds = [0f32; TILE_ACC];
-        tile_times_tile_t::<D>(&mut ds, wv, wo, tid);
-        each::<{ BWD_TILE / 8 }>(|j| {
-            each::<4>(|x| {
-                let (_, c) = flash_s_coord::<D>(tid, (x, 0, j));
-                let at = j * 4 + x;
-                ds[at] = pt[at] * (ds[at] - ws.ld(BWD_TILE + c));
-            })
-        });
-        // dK += dSᵀ·Q.
-        acc_times_tile::<D>(&mut acc_dk, &ds, wq, tid);
+        // Half the tile's queries a step.
+        for step in 0..STEPS {
+            let c0 = step * SUB;
+            // Sᵀ = K·Qᵀ: the warp's 16 keys by the step's 32 queries.
+            let mut pt = [0f32; SUB_ACC];
+            tile_times_tile_t::<D>(&mut pt, (wk, wq), (tid, step));
+            // Pᵀ = exp(scale · Sᵀ - LSE) where the query sees the key, else
+            // 0.
+            each::<{ SUB / 8 }>(|jl| {
+                each::<4>(|x| {
+                    let (r, c) = flash_s_coord::<D>(tid, (x, 0, c0 / 8 + jl));
+                    let seen = visible::<CAUSAL>(
+                        (m * BWD_TILE + c, n0 + r),
+                        (seq_q, seq_k),
+                        (offset, lower),
+                    );
+                    let s = &mut pt[jl * 4 + x];
+                    *s = if seen {
+                        exp2((*s * p.scale - ws.ld(c)) * LOG2_E)
+                    } else {
+                        0.0
+                    };
+                })
+            });
+            // dV += Pᵀ·dO.
+            acc_times_tile::<D>(&mut acc_dv, &pt, wo, (tid, step));
+            // dPᵀ = V·dOᵀ, then dSᵀ = Pᵀ ∘ (dPᵀ - Dot).
+            let mut ds = [0f32; SUB_ACC];
+            tile_times_tile_t::<D>(&mut ds, (wv, wo), (tid, step));
+            each::<{ SUB / 8 }>(|jl| {
+                each::<4>(|x| {
+                    let (_, c) = flash_s_coord::<D>(tid, (x, 0, c0 / 8 + jl));
+                    let at = jl * 4 + x;
+                    ds[at] = pt[at] * (ds[at] - ws.ld(BWD_TILE + c));
+                })
+            });
+            // dK += dSᵀ·Q.
+            acc_times_tile::<D>(&mut acc_dk, &ds, wq, (tid, step));
+        }
     }
     // (Without a query tile, K's and V's copies may still be in flight.)
     cp_async_wait_all();
@@ -473,27 +502,34 @@ pub fn flash_bwd_dq<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
         cp_async_commit();
         cp_async_wait_all();
         sync_threads();
-        // S = Q·Kᵀ, then P where the row sees the key.
-        let mut pr = [0f32; TILE_ACC];
-        tile_times_tile_t::<D>(&mut pr, wq, wk, tid);
-        each::<{ BWD_TILE / 8 }>(|j| {
-            each::<4>(|x| {
-                let (r, c) = flash_s_coord::<D>(tid, (x, 0, j));
-                let seen =
-                    visible::<CAUSAL>((m0 + r, n * BWD_TILE + c), (seq_q, seq_k), (offset, lower));
-                let s = &mut pr[j * 4 + x];
-                *s = if seen {
-                    exp2((*s * p.scale - l[ROWS.row_of[x]]) * LOG2_E)
-                } else {
-                    0.0
-                };
-            })
-        });
-        // dP = dO·Vᵀ, dS = P ∘ (dP - Dot), dQ += dS·K.
-        let mut ds = [0f32; TILE_ACC];
-        tile_times_tile_t::<D>(&mut ds, wo, wv, tid);
-        each::<TILE_ACC>(|at| ds[at] = pr[at] * (ds[at] - dt[ROWS.row_of[at % 4]]));
-        acc_times_tile::<D>(&mut acc, &ds, wk, tid);
+        // Half the tile's keys a step.
+        for step in 0..STEPS {
+            let c0 = step * SUB;
+            // S = Q·Kᵀ, then P where the row sees the key.
+            let mut pr = [0f32; SUB_ACC];
+            tile_times_tile_t::<D>(&mut pr, (wq, wk), (tid, step));
+            each::<{ SUB / 8 }>(|jl| {
+                each::<4>(|x| {
+                    let (r, c) = flash_s_coord::<D>(tid, (x, 0, c0 / 8 + jl));
+                    let seen = visible::<CAUSAL>(
+                        (m0 + r, n * BWD_TILE + c),
+                        (seq_q, seq_k),
+                        (offset, lower),
+                    );
+                    let s = &mut pr[jl * 4 + x];
+                    *s = if seen {
+                        exp2((*s * p.scale - l[ROWS.row_of[x]]) * LOG2_E)
+                    } else {
+                        0.0
+                    };
+                })
+            });
+            // dP = dO·Vᵀ, dS = P ∘ (dP - Dot), dQ += dS·K.
+            let mut ds = [0f32; SUB_ACC];
+            tile_times_tile_t::<D>(&mut ds, (wo, wv), (tid, step));
+            each::<SUB_ACC>(|at| ds[at] = pr[at] * (ds[at] - dt[ROWS.row_of[at % 4]]));
+            acc_times_tile::<D>(&mut acc, &ds, wk, (tid, step));
+        }
     }
     cp_async_wait_all();
     store_rows::<D>(

@@ -20,3 +20,237 @@ const _: () = assert!(
     super::bwd_smem_bytes(64) == 33280 && super::bwd_smem_bytes(128) == 66048,
     "the backward buffers are bwd_smem_bytes(D)"
 );
+
+#[cfg(target_arch = "nvptx64")]
+use crate::device::elems;
+#[cfg(target_arch = "nvptx64")]
+use layout_device::{trap, Global, GlobalMut, F4};
+
+/// A read-only f16 tensor of `halves` halves at `p` as 16-byte chunks
+/// (traps unless 16-byte aligned).
+///
+/// # Safety
+/// `p` points to `halves` halves, alive for the kernel.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+unsafe fn chunks(p: *const u16, halves: usize) -> Global<F4> {
+    if (p as usize) % 16 != 0 {
+        trap()
+    }
+    // SAFETY: the caller's.
+    unsafe { Global::new(p.cast::<F4>(), halves / 8) }
+}
+
+/// A writable f16 tensor of `halves` halves as pairs (traps unless 4-byte
+/// aligned).
+///
+/// # Safety
+/// `p` points to `halves` halves nothing else accesses.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+unsafe fn pairs(p: *mut u16, halves: usize) -> GlobalMut<u32> {
+    if (p as usize) % 4 != 0 {
+        trap()
+    }
+    // SAFETY: the caller's.
+    unsafe { GlobalMut::new(p.cast::<u32>(), halves / 2) }
+}
+
+/// `Dot` = rowsum(dO ∘ O): `(o, d_o, dot, rows, heads, d, seq_q)`, O and dO
+/// (rows, heads, d) f16 (16-byte aligned), `dot` rows x heads f32 laid out
+/// as LSE: (batch, heads, seq_q) for planes of `seq_q` rows, (heads, rows)
+/// for packed sequences (`seq_q` 0). Grid ceil(rows · heads / 128), 128
+/// threads.
+///
+/// # Safety
+/// The pointers to that many elements, `dot` overlapping nothing.
+#[cfg(target_arch = "nvptx64")]
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "ptx-kernel" fn flash_attn_bwd_dot(
+    o: *const u16,
+    d_o: *const u16,
+    dot: *mut f32,
+    rows: usize,
+    heads: usize,
+    d: usize,
+    seq_q: usize,
+) {
+    let n = elems(elems(rows, heads), d);
+    // SAFETY: the launch contract above.
+    let (o, d_o, dot) = unsafe {
+        (
+            chunks(o, n),
+            chunks(d_o, n),
+            GlobalMut::new(dot, elems(rows, heads)),
+        )
+    };
+    let at = move |row: usize, h: usize| {
+        if seq_q == 0 {
+            h * rows + row
+        } else {
+            (row / seq_q * heads + h) * seq_q + row % seq_q
+        }
+    };
+    super::body::flash_bwd_dot((o, d_o), dot, (rows, heads, d), at)
+}
+
+/// The problem and the inputs of a dK/dV or dQ launch at head dimension
+/// `d`: `(q, k, v, d_o)`, `(lse, dot)`, `(cu_q, cu_k)` (null: planes),
+/// `(batch, seq_q, seq_k, heads, kv_heads)`, `(offset, lower,
+/// bottom_right, scale)` (see `bwd_entries`).
+///
+/// # Safety
+/// The pointers to their tensors' elements: Q, dO (batch · seq_q · heads ·
+/// d halves), K, V (batch · seq_k · kv_heads · d), LSE and Dot (batch ·
+/// heads · seq_q f32), 16-byte aligned (LSE, Dot: 4); `cu_q`, `cu_k` null,
+/// or grid z + 1 `i32` each.
+#[cfg(target_arch = "nvptx64")]
+#[allow(clippy::type_complexity)]
+#[inline(always)]
+unsafe fn bwd_inputs(
+    d: usize,
+    (q, k, v, d_o): (*const u16, *const u16, *const u16, *const u16),
+    (lse, dot): (*const f32, *const f32),
+    (cu_q, cu_k): (*const i32, *const i32),
+    (batch, seq_q, seq_k, heads, kv_heads): (usize, usize, usize, usize, usize),
+    (offset, lower, bottom_right, scale): (i32, i32, u32, f32),
+) -> (
+    crate::attention::body::FlashProblem,
+    (Global<F4>, Global<F4>, Global<F4>, Global<F4>),
+    (Global<f32>, Global<f32>),
+) {
+    let n = if cu_q.is_null() || cu_k.is_null() {
+        0
+    } else {
+        layout_device::grid_dim().2 + 1
+    };
+    let lq = elems(elems(elems(batch, seq_q), heads), d);
+    let lk = elems(elems(elems(batch, seq_k), kv_heads), d);
+    let ls = elems(elems(batch, heads), seq_q);
+    if (lse as usize) % 4 != 0 || (dot as usize) % 4 != 0 {
+        trap()
+    }
+    // SAFETY: the caller's.
+    unsafe {
+        (
+            crate::attention::body::FlashProblem {
+                batch,
+                seq_q,
+                seq_k,
+                heads,
+                kv_heads,
+                cu_q: Global::new(cu_q, n),
+                cu_k: Global::new(cu_k, n),
+                offset,
+                lower,
+                bottom_right: bottom_right != 0,
+                scale,
+            },
+            (chunks(q, lq), chunks(k, lk), chunks(v, lk), chunks(d_o, lq)),
+            (Global::new(lse, ls), Global::new(dot, ls)),
+        )
+    }
+}
+
+/// The dK/dV and dQ entry points, one pair per head dimension and mask:
+/// `(q, k, v, d_o, lse, dot, <outputs>, cu_q, cu_k, batch, seq_q, seq_k,
+/// heads, kv_heads, offset, lower, bottom_right, scale)`, the outputs `dk,
+/// dv` or `dq` (f16, as K and as Q). Planes (`cu_q` and `cu_k` null):
+/// `batch` planes of `seq_q` rows and `seq_k` keys; packed (`batch` 1):
+/// sequence b (grid z) is rows `cu_q[b] .. cu_q[b + 1]` and keys `cu_k[b]
+/// .. cu_k[b + 1]` of one plane of `seq_q` rows and `seq_k` keys. The
+/// masked forms' query i sees keys i + lower ..= i + offset, counted from
+/// each sequence's bottom-right diagonal with `bottom_right` 1 (the
+/// forward's bounds).
+#[cfg(target_arch = "nvptx64")]
+macro_rules! bwd_entries {
+    ($($(#[$m:meta])* $dkdv:ident, $dq:ident = ($buf:ident, $d:literal, $causal:literal);)*) => {$(
+        $(#[$m])*
+        ///
+        /// # Safety
+        /// `bwd_inputs`' contract; `dk`, `dv` as K, overlapping nothing.
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn $dkdv(
+            q: *const u16,
+            k: *const u16,
+            v: *const u16,
+            d_o: *const u16,
+            lse: *const f32,
+            dot: *const f32,
+            dk: *mut u16,
+            dv: *mut u16,
+            cu_q: *const i32,
+            cu_k: *const i32,
+            batch: usize,
+            seq_q: usize,
+            seq_k: usize,
+            heads: usize,
+            kv_heads: usize,
+            offset: i32,
+            lower: i32,
+            bottom_right: u32,
+            scale: f32,
+        ) {
+            // SAFETY: the launch contract above.
+            let (p, ins, stats) = unsafe {
+                bwd_inputs($d, (q, k, v, d_o), (lse, dot), (cu_q, cu_k),
+                    (batch, seq_q, seq_k, heads, kv_heads), (offset, lower, bottom_right, scale))
+            };
+            let lk = elems(elems(elems(batch, seq_k), kv_heads), $d);
+            // SAFETY: the launch contract above.
+            let outs = unsafe { (pairs(dk, lk), pairs(dv, lk)) };
+            super::body::flash_bwd_dkdv::<$buf, $d, $causal>(p, ins, stats, outs)
+        }
+
+        /// dQ (`flash_bwd_dq`), as its dK/dV twin.
+        ///
+        /// # Safety
+        /// `bwd_inputs`' contract; `dq` as Q, overlapping nothing.
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn $dq(
+            q: *const u16,
+            k: *const u16,
+            v: *const u16,
+            d_o: *const u16,
+            lse: *const f32,
+            dot: *const f32,
+            dq: *mut u16,
+            cu_q: *const i32,
+            cu_k: *const i32,
+            batch: usize,
+            seq_q: usize,
+            seq_k: usize,
+            heads: usize,
+            kv_heads: usize,
+            offset: i32,
+            lower: i32,
+            bottom_right: u32,
+            scale: f32,
+        ) {
+            // SAFETY: the launch contract above.
+            let (p, ins, stats) = unsafe {
+                bwd_inputs($d, (q, k, v, d_o), (lse, dot), (cu_q, cu_k),
+                    (batch, seq_q, seq_k, heads, kv_heads), (offset, lower, bottom_right, scale))
+            };
+            let lq = elems(elems(elems(batch, seq_q), heads), $d);
+            // SAFETY: the launch contract above.
+            let out = unsafe { pairs(dq, lq) };
+            super::body::flash_bwd_dq::<$buf, $d, $causal>(p, ins, stats, out)
+        }
+    )*};
+}
+
+#[cfg(target_arch = "nvptx64")]
+bwd_entries! {
+    /// The FlashAttention backward's dK and dV at head dimension 64.
+    flash_attn_bwd_dkdv_d64, flash_attn_bwd_dq_d64 = (BWD_SMEM_D64, 64, false);
+    /// [`flash_attn_bwd_dkdv_d64`] with the mask.
+    flash_attn_bwd_dkdv_d64_causal, flash_attn_bwd_dq_d64_causal = (BWD_SMEM_D64, 64, true);
+    /// [`flash_attn_bwd_dkdv_d64`] at head dimension 128.
+    flash_attn_bwd_dkdv_d128, flash_attn_bwd_dq_d128 = (BWD_SMEM_D128, 128, false);
+    /// [`flash_attn_bwd_dkdv_d128`] with the mask.
+    flash_attn_bwd_dkdv_d128_causal, flash_attn_bwd_dq_d128_causal = (BWD_SMEM_D128, 128, true);
+}
