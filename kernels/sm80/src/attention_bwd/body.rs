@@ -13,7 +13,7 @@ use layout_core::atom::accumulator::convert_layout_acc_aregs;
 use layout_core::atom::{SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N};
 use layout_core::{instantiate, layout};
 use layout_device::{
-    block_dim, block_idx_xyz, cp_async_commit, cp_async_wait_all, each, exp2, f16x2,
+    block_dim, block_idx_xyz, cp_async_commit, cp_async_wait, cp_async_wait_all, each, exp2, f16x2,
     f32x2_of_f16x2, grid_dim, sync_threads, thread_idx, trap, Global, GlobalMut, LdsmInstr,
     SharedBuffer, Smem, F4,
 };
@@ -226,16 +226,14 @@ pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
     let matrix = |x: Global<F4>, start: usize, rows: u32, (heads, h): (usize, usize)| {
         x.rows((start * heads + h) * D / 8, rows, heads * D / 8, D / 8)
     };
-    // Shared memory (words): K's tile, V's, Q's, dO's, then LSE and Dot.
+    // Shared memory (words): K's tile, V's, two stages of Q's, two of
+    // dO's, then two of LSE and Dot.
     let tw = BWD_TILE * D / 2;
-    let (k_at, v_at, q_at, o_at, s_at) = (0, tw, 2 * tw, 3 * tw, 4 * tw);
-    let (wk, wv, wq, wo) = (
-        Smem::window::<B>(k_at, tw),
-        Smem::window::<B>(v_at, tw),
-        Smem::window::<B>(q_at, tw),
-        Smem::window::<B>(o_at, tw),
-    );
-    let ws = Smem::window::<B>(s_at, 2 * BWD_TILE);
+    let (k_at, v_at) = (0, tw);
+    let q_at = |s: usize| (2 + s) * tw;
+    let o_at = |s: usize| (4 + s) * tw;
+    let ws = |s: usize| Smem::window::<B>(6 * tw + s * 2 * BWD_TILE, 2 * BWD_TILE);
+    let (wk, wv) = (Smem::window::<B>(k_at, tw), Smem::window::<B>(v_at, tw));
     let ck = flash_copy::<BWD_TILE, D>(seq_k, ld_kv, nb, tid);
     let (km, vm) = (
         matrix(k, k_start, seq_k32, (p.kv_heads, h_kv)),
@@ -288,47 +286,57 @@ pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
     let cq = flash_copy::<BWD_TILE, D>(seq_q.max(1), ld, 0, tid);
     let mut acc_dk = [0f32; D / 2];
     let mut acc_dv = [0f32; D / 2];
-    for it in 0..group * per_head {
-        let (g, m) = (it / per_head, first + it % per_head);
-        let h = h_kv * group + g;
-        let (qm, om) = (
-            matrix(q, q_start, seq_q32, (p.heads, h)),
-            matrix(d_o, q_start, seq_q32, (p.heads, h)),
-        );
-        // Every warp is done with the last tile's Q, dO, LSE and Dot.
-        sync_threads();
-        let row = narrow(cq.row + m * BWD_TILE);
-        copy_tile::<B, { BWD_TILE * D / 8 / BWD_THREADS }, { flash_copy_xor(D) }>(
-            cq,
-            qm.column(cq.col),
-            row,
-            narrow(cq.shared),
-            q_at,
-        );
-        copy_tile::<B, { BWD_TILE * D / 8 / BWD_THREADS }, { flash_copy_xor(D) }>(
-            cq,
-            om.column(cq.col),
-            row,
-            narrow(cq.shared),
-            o_at,
-        );
-        cp_async_commit();
-        // The tile's LSE (threads 0-63) and Dot (64-127); rows past the
-        // sequence read nothing (their P is masked).
-        let (r, which) = (tid % BWD_TILE, tid / BWD_TILE);
-        let i = m * BWD_TILE + r;
-        let x = if i < seq_q {
-            let at = stat_at(&p, b, sq.q0, h, i);
-            if which == 0 {
-                lse.ld(at)
-            } else {
-                dot.ld(at)
+    // This thread's LSE (threads 0-63) or Dot (64-127) row of a tile.
+    let (r, which) = (tid % BWD_TILE, tid / BWD_TILE);
+    // Step i fetches query tile i (its Q and dO by cp.async into stage i %
+    // 2, one group, and this thread's LSE or Dot value into the stage's
+    // rows; a row past the sequence reads nothing: its P is masked) and,
+    // from step 1 on, computes tile i - 1 once its group is in. The stage
+    // it fetches into was left by tile i - 2, which every warp finished
+    // before the sync that ends step i - 1.
+    let total = group * per_head;
+    for i in 0..total + 1 {
+        let s = i % 2;
+        let x = if i < total {
+            let (g, m) = (i / per_head, first + i % per_head);
+            let h = h_kv * group + g;
+            let row = narrow(cq.row + m * BWD_TILE);
+            copy_tile::<B, { BWD_TILE * D / 8 / BWD_THREADS }, { flash_copy_xor(D) }>(
+                cq,
+                matrix(q, q_start, seq_q32, (p.heads, h)).column(cq.col),
+                row,
+                narrow(cq.shared),
+                q_at(s),
+            );
+            copy_tile::<B, { BWD_TILE * D / 8 / BWD_THREADS }, { flash_copy_xor(D) }>(
+                cq,
+                matrix(d_o, q_start, seq_q32, (p.heads, h)).column(cq.col),
+                row,
+                narrow(cq.shared),
+                o_at(s),
+            );
+            let row = m * BWD_TILE + r;
+            match (row < seq_q, which) {
+                (true, 0) => lse.ld(stat_at(&p, b, sq.q0, h, row)),
+                (true, _) => dot.ld(stat_at(&p, b, sq.q0, h, row)),
+                _ => 0.0,
             }
         } else {
             0.0
         };
-        ws.st(which * BWD_TILE + r, x);
-        cp_async_wait_all();
+        cp_async_commit();
+        ws(s).st(which * BWD_TILE + r, x);
+        let Some(n) = i.checked_sub(1) else {
+            continue;
+        };
+        let (s, m) = (n % 2, first + n % per_head);
+        let (wq, wo, ws) = (
+            Smem::window::<B>(q_at(s), tw),
+            Smem::window::<B>(o_at(s), tw),
+            ws(s),
+        );
+        // Tile n (and K and V) landed, its LSE and Dot stored.
+        cp_async_wait::<1>();
         sync_threads();
 
         // Half the tile's queries a step.
@@ -370,6 +378,8 @@ pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
             // dK += dSᵀ·Q.
             acc_times_tile::<D>(&mut acc_dk, &ds, wq, (tid, step));
         }
+        // Every warp is done with stage s before it is fetched into again.
+        sync_threads();
     }
     // (Without a query tile, K's and V's copies may still be in flight.)
     cp_async_wait_all();
@@ -408,15 +418,13 @@ pub fn flash_bwd_dq<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
     let matrix = |x: Global<F4>, start: usize, rows: u32, (heads, h): (usize, usize)| {
         x.rows((start * heads + h) * D / 8, rows, heads * D / 8, D / 8)
     };
-    // Shared memory (words): Q's tile, dO's, K's, V's.
+    // Shared memory (words): Q's tile, dO's, two stages of K's, two of
+    // V's.
     let tw = BWD_TILE * D / 2;
-    let (q_at, o_at, k_at, v_at) = (0, tw, 2 * tw, 3 * tw);
-    let (wq, wo, wk, wv) = (
-        Smem::window::<B>(q_at, tw),
-        Smem::window::<B>(o_at, tw),
-        Smem::window::<B>(k_at, tw),
-        Smem::window::<B>(v_at, tw),
-    );
+    let (q_at, o_at) = (0, tw);
+    let k_at = |s: usize| (2 + s) * tw;
+    let v_at = |s: usize| (4 + s) * tw;
+    let (wq, wo) = (Smem::window::<B>(q_at, tw), Smem::window::<B>(o_at, tw));
     let cq = flash_copy::<BWD_TILE, D>(seq_q, ld, mb, tid);
     let (qm, om) = (
         matrix(q, q_start, seq_q32, (p.heads, h)),
@@ -481,26 +489,40 @@ pub fn flash_bwd_dq<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
         matrix(v, k_start, seq_k32, (p.kv_heads, h_kv)),
     );
     let mut acc = [0f32; D / 2];
-    for n in first..end {
-        // Every warp is done with the last K and V tiles.
-        sync_threads();
-        let row = narrow(ck.row + n * BWD_TILE);
-        copy_tile::<B, { BWD_TILE * D / 8 / BWD_THREADS }, { flash_copy_xor(D) }>(
-            ck,
-            km.column(ck.col),
-            row,
-            narrow(ck.shared),
-            k_at,
-        );
-        copy_tile::<B, { BWD_TILE * D / 8 / BWD_THREADS }, { flash_copy_xor(D) }>(
-            ck,
-            vm.column(ck.col),
-            row,
-            narrow(ck.shared),
-            v_at,
-        );
+    // Step i fetches key tile first + i (K and V by cp.async into stage i
+    // % 2, one group) and, from step 1 on, computes the tile before it
+    // once its group is in; the stage fetched into was left by the tile
+    // two before, finished before the sync that ends the last step.
+    let tiles = end - first;
+    for i in 0..tiles + 1 {
+        if i < tiles {
+            let row = narrow(ck.row + (first + i) * BWD_TILE);
+            copy_tile::<B, { BWD_TILE * D / 8 / BWD_THREADS }, { flash_copy_xor(D) }>(
+                ck,
+                km.column(ck.col),
+                row,
+                narrow(ck.shared),
+                k_at(i % 2),
+            );
+            copy_tile::<B, { BWD_TILE * D / 8 / BWD_THREADS }, { flash_copy_xor(D) }>(
+                ck,
+                vm.column(ck.col),
+                row,
+                narrow(ck.shared),
+                v_at(i % 2),
+            );
+        }
         cp_async_commit();
-        cp_async_wait_all();
+        let Some(t) = i.checked_sub(1) else {
+            continue;
+        };
+        let n = first + t;
+        let (wk, wv) = (
+            Smem::window::<B>(k_at(t % 2), tw),
+            Smem::window::<B>(v_at(t % 2), tw),
+        );
+        // Key tile n (and Q, dO) landed.
+        cp_async_wait::<1>();
         sync_threads();
         // Half the tile's keys a step.
         for step in 0..STEPS {
@@ -530,6 +552,9 @@ pub fn flash_bwd_dq<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
             each::<SUB_ACC>(|at| ds[at] = pr[at] * (ds[at] - dt[ROWS.row_of[at % 4]]));
             acc_times_tile::<D>(&mut acc, &ds, wk, (tid, step));
         }
+        // Every warp is done with this stage before it is fetched into
+        // again.
+        sync_threads();
     }
     cp_async_wait_all();
     store_rows::<D>(

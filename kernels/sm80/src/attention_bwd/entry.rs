@@ -7,17 +7,17 @@
 layout_device::shared_memory!(
     /// The backward kernels' shared memory for head dimension 64
     /// (dynamic: `bwd_smem_bytes(64)` bytes at launch).
-    pub extern static BWD_SMEM_D64: [u8; 33280]
+    pub extern static BWD_SMEM_D64: [u8; 50176]
 );
 
 layout_device::shared_memory!(
     /// The backward kernels' shared memory for head dimension 128
     /// (dynamic: `bwd_smem_bytes(128)` bytes at launch).
-    pub extern static BWD_SMEM_D128: [u8; 66048]
+    pub extern static BWD_SMEM_D128: [u8; 99328]
 );
 
 const _: () = assert!(
-    super::bwd_smem_bytes(64) == 33280 && super::bwd_smem_bytes(128) == 66048,
+    super::bwd_smem_bytes(64) == 50176 && super::bwd_smem_bytes(128) == 99328,
     "the backward buffers are bwd_smem_bytes(D)"
 );
 

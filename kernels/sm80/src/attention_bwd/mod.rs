@@ -47,11 +47,12 @@ pub const BWD_DOT_THREADS: usize = 128;
 /// The head dimensions built.
 pub const BWD_HEAD_DIMS: [usize; 2] = [64, 128];
 
-/// Dynamic shared memory of a dK/dV or dQ block (bytes): four tiles of
-/// [`BWD_TILE`] rows of `d` halves (the block's two, the streamed two),
-/// then 2 x [`BWD_TILE`] f32 (the streamed rows' LSE and Dot).
+/// Dynamic shared memory of a dK/dV or dQ block (bytes): six tiles of
+/// [`BWD_TILE`] rows of `d` halves (the block's two, two stages of the
+/// streamed two: the next tile's copy overlaps this one's products), then
+/// two stages of 2 x [`BWD_TILE`] f32 (the streamed rows' LSE and Dot).
 pub const fn bwd_smem_bytes(d: usize) -> usize {
-    4 * BWD_TILE * d * 2 + 2 * BWD_TILE * 4
+    6 * BWD_TILE * d * 2 + 2 * 2 * BWD_TILE * 4
 }
 
 // What the build tool reads of the entry points.
@@ -108,10 +109,10 @@ mod tests {
 
     #[test]
     fn shared_memory() {
-        // 4 x 64 x 128 halves and 128 f32 at d = 128; at d = 64 half the
+        // 6 x 64 x 128 halves and 256 f32 at d = 128; at d = 64 half the
         // tiles.
-        assert_eq!(bwd_smem_bytes(128), 65536 + 512);
-        assert_eq!(bwd_smem_bytes(64), 32768 + 512);
+        assert_eq!(bwd_smem_bytes(128), 98304 + 1024);
+        assert_eq!(bwd_smem_bytes(64), 49152 + 1024);
         // Two blocks an SM fit its 227 KiB.
         assert!(2 * bwd_smem_bytes(128) <= 227 * 1024);
     }
