@@ -210,11 +210,7 @@ impl Problem {
                         .is_some_and(|b| b <= isize::MAX as usize)
                 })
         };
-        // Packed: one plane of every row.
-        let (planes, rows_q, rows_k) = match self.packed {
-            Some(t) => (1, t.total_q, t.total_k),
-            None => (batch, seq_q, seq_k),
-        };
+        let (planes, rows_q, rows_k) = self.planes();
         match (
             count(&[planes, rows_q, heads, d], 2),
             count(&[planes, rows_k, kv_heads, d], 2),
@@ -225,6 +221,28 @@ impl Problem {
                 op,
                 format!("batch = {batch}, seq_q = {seq_q}, seq_k = {seq_k}, heads = {heads}, d = {d}: the tensors are too large"),
             )),
+        }
+    }
+
+    /// The tensors' planes, rows of Q and keys per plane, as the pointer
+    /// entry points take them (`batch`, `seq_q`, `seq_k`): the problem's
+    /// for planes; packed, one plane of every sequence's rows and keys.
+    ///
+    /// ```
+    /// use layout_gpu::attention::Problem;
+    /// let t = Problem {
+    ///     batch: 4, seq_q: 100, seq_k: 200, heads: 8, kv_heads: 2, d: 64,
+    ///     causal: false, bottom_right: false, window: None, scale: 0.125, packed: None,
+    /// };
+    /// assert_eq!(t.planes(), (4, 100, 200));
+    /// // Sequences of 3, 0 and 7 rows over 5, 4 and 0 keys.
+    /// let p = Problem::packed(&[0, 3, 3, 10], &[0, 5, 9, 9], &t).unwrap();
+    /// assert_eq!(p.planes(), (1, 10, 9));
+    /// ```
+    pub fn planes(&self) -> (usize, usize, usize) {
+        match self.packed {
+            Some(t) => (1, t.total_q, t.total_k),
+            None => (self.batch, self.seq_q, self.seq_k),
         }
     }
 

@@ -973,7 +973,17 @@ pub fn attention_bwd(
         Some(t) => (t.total_q, 0),
         None => (p.batch * p.seq_q, p.seq_q),
     };
-    let dot_grid = grid(op, ((rows * p.heads).div_ceil(BWD_DOT_THREADS).max(1), 1))?;
+    let dot_blocks = (rows * p.heads).div_ceil(BWD_DOT_THREADS).max(1);
+    if dot_blocks > i32::MAX as usize {
+        return Err(Error::refused(
+            op,
+            format!(
+                "{rows} rows of {} heads: the Dot grid is too large",
+                p.heads
+            ),
+        ));
+    }
+    let dot_grid = grid(op, (dot_blocks, 1))?;
     // SAFETY: `flash_attn_bwd_dot(o, d_o: *const u16, dot: *mut f32, rows,
     // heads, d, seq_q: usize)`, in that order and type; O and dO hold rows ·
     // heads · d halves, Dot rows · heads floats (checked), 256-byte aligned;
@@ -1000,8 +1010,10 @@ pub fn attention_bwd(
     // (`layout_kernels::attention_bwd`): (q, k, v, d_o: *const u16, lse, dot:
     // *const f32, outputs: *mut u16, cu_q, cu_k: *const i32 (null for
     // planes), batch, seq_q, seq_k, heads, kv_heads: usize, offset, lower:
-    // i32, bottom_right: u32, scale: f32), in that order and type; every
-    // buffer holds what the sizes address (checked above), 256-byte
+    // i32, bottom_right: u32, scale: f32), in that order and type, the
+    // sizes those of the planes (packed: one plane of the totals,
+    // `Problem::planes`); every buffer holds what the sizes address
+    // (`Problem::lens` counts the same planes; checked above), 256-byte
     // aligned; the offsets, when packed, batch + 1 each (checked); the
     // outputs written only and distinct (`&mut`); the grids and shared
     // memory of `BWD` (`launch_shape`: sizes within the kernels' 32-bit
@@ -1024,9 +1036,11 @@ pub fn attention_bwd(
                 (Some(a), Some(b)) => l.arg(a).arg(b),
                 _ => l.null().null(),
             };
-            l.scalar(p.batch)
-                .scalar(p.seq_q)
-                .scalar(p.seq_k)
+            // Packed: one plane of the totals (the entries' contract).
+            let (planes, rows_q, rows_k) = p.planes();
+            l.scalar(planes)
+                .scalar(rows_q)
+                .scalar(rows_k)
                 .scalar(p.heads)
                 .scalar(p.kv_heads)
                 .scalar(offset)

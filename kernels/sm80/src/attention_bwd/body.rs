@@ -14,8 +14,8 @@ use layout_core::atom::{SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N};
 use layout_core::{instantiate, layout};
 use layout_device::{
     block_dim, block_idx_xyz, cp_async_commit, cp_async_wait, cp_async_wait_all, each, exp2, f16x2,
-    f32x2_of_f16x2, grid_dim, sync_threads, thread_idx, trap, Global, GlobalMut, LdsmInstr,
-    SharedBuffer, Smem, F4,
+    f32x2_of_f16x2, grid_dim, sync_threads, thread_idx, trap, Global, GlobalColumn, GlobalMut,
+    LdsmInstr, SharedBuffer, Smem, F4,
 };
 
 const LOG2_E: f32 = core::f32::consts::LOG2_E;
@@ -158,6 +158,40 @@ fn store_rows<const D: usize>(
     });
 }
 
+/// Two tiles of one map `c` (K and V, or Q and dO: the same rows of two
+/// matrices of one shape) by cp.async: row `row` on, from the columns `a`
+/// and `b` into the shared tiles at words `at_a` and `at_b` (rows past the
+/// matrices as zeros).
+#[inline(always)]
+#[instantiate((64), (128))]
+fn copy_pair<B: SharedBuffer, const D: usize>(
+    c: crate::maps::FlashCopy,
+    (a, b): (GlobalColumn<F4>, GlobalColumn<F4>),
+    row: usize,
+    (at_a, at_b): (usize, usize),
+) {
+    let (row, shared) = (narrow(row), narrow(c.shared));
+    copy_tile::<B, { BWD_TILE * D / 8 / BWD_THREADS }, { flash_copy_xor(D) }>(
+        c, a, row, shared, at_a,
+    );
+    copy_tile::<B, { BWD_TILE * D / 8 / BWD_THREADS }, { flash_copy_xor(D) }>(
+        c, b, row, shared, at_b,
+    );
+}
+
+/// Head `h` of a sequence's rows `start ..` (`rows` of them) in a (rows,
+/// heads, D) f16 tensor, as a matrix of `D / 8` chunks a row, checked once.
+#[inline(always)]
+#[instantiate((64), (128))]
+fn head_matrix<const D: usize>(
+    x: Global<F4>,
+    start: usize,
+    rows: u32,
+    (heads, h): (usize, usize),
+) -> layout_device::GlobalRows<F4> {
+    x.rows((start * heads + h) * D / 8, rows, heads * D / 8, D / 8)
+}
+
 /// Dot = rowsum(dO ∘ O) of each (row, head) of `rows` rows of `heads`
 /// heads of dimension `d` (f16, rows of heads · d), into `dot` as LSE is
 /// laid out: thread t of the grid takes row t / heads, head t % heads.
@@ -223,9 +257,6 @@ pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
     let (q_start, k_start) = starts(&p, b, sq.q0, sq.k0);
     let (ld, ld_kv) = (p.heads * D, p.kv_heads * D);
     let (seq_q32, seq_k32) = (narrow(seq_q), narrow(seq_k));
-    let matrix = |x: Global<F4>, start: usize, rows: u32, (heads, h): (usize, usize)| {
-        x.rows((start * heads + h) * D / 8, rows, heads * D / 8, D / 8)
-    };
     // Shared memory (words): K's tile, V's, two stages of Q's, two of
     // dO's, then two of LSE and Dot.
     let tw = BWD_TILE * D / 2;
@@ -236,22 +267,14 @@ pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
     let (wk, wv) = (Smem::window::<B>(k_at, tw), Smem::window::<B>(v_at, tw));
     let ck = flash_copy::<BWD_TILE, D>(seq_k, ld_kv, nb, tid);
     let (km, vm) = (
-        matrix(k, k_start, seq_k32, (p.kv_heads, h_kv)),
-        matrix(v, k_start, seq_k32, (p.kv_heads, h_kv)),
+        head_matrix::<D>(k, k_start, seq_k32, (p.kv_heads, h_kv)),
+        head_matrix::<D>(v, k_start, seq_k32, (p.kv_heads, h_kv)),
     );
-    copy_tile::<B, { BWD_TILE * D / 8 / BWD_THREADS }, { flash_copy_xor(D) }>(
+    copy_pair::<B, D>(
         ck,
-        km.column(ck.col),
-        narrow(ck.row),
-        narrow(ck.shared),
-        k_at,
-    );
-    copy_tile::<B, { BWD_TILE * D / 8 / BWD_THREADS }, { flash_copy_xor(D) }>(
-        ck,
-        vm.column(ck.col),
-        narrow(ck.row),
-        narrow(ck.shared),
-        v_at,
+        (km.column(ck.col), vm.column(ck.col)),
+        ck.row,
+        (k_at, v_at),
     );
     cp_async_commit();
 
@@ -300,20 +323,13 @@ pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
         let x = if i < total {
             let (g, m) = (i / per_head, first + i % per_head);
             let h = h_kv * group + g;
-            let row = narrow(cq.row + m * BWD_TILE);
-            copy_tile::<B, { BWD_TILE * D / 8 / BWD_THREADS }, { flash_copy_xor(D) }>(
+            let columns = [q, d_o]
+                .map(|x| head_matrix::<D>(x, q_start, seq_q32, (p.heads, h)).column(cq.col));
+            copy_pair::<B, D>(
                 cq,
-                matrix(q, q_start, seq_q32, (p.heads, h)).column(cq.col),
-                row,
-                narrow(cq.shared),
-                q_at(s),
-            );
-            copy_tile::<B, { BWD_TILE * D / 8 / BWD_THREADS }, { flash_copy_xor(D) }>(
-                cq,
-                matrix(d_o, q_start, seq_q32, (p.heads, h)).column(cq.col),
-                row,
-                narrow(cq.shared),
-                o_at(s),
+                (columns[0], columns[1]),
+                cq.row + m * BWD_TILE,
+                (q_at(s), o_at(s)),
             );
             let row = m * BWD_TILE + r;
             match (row < seq_q, which) {
@@ -415,9 +431,6 @@ pub fn flash_bwd_dq<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
     let (q_start, k_start) = starts(&p, b, sq.q0, sq.k0);
     let (ld, ld_kv) = (p.heads * D, p.kv_heads * D);
     let (seq_q32, seq_k32) = (narrow(seq_q), narrow(seq_k));
-    let matrix = |x: Global<F4>, start: usize, rows: u32, (heads, h): (usize, usize)| {
-        x.rows((start * heads + h) * D / 8, rows, heads * D / 8, D / 8)
-    };
     // Shared memory (words): Q's tile, dO's, two stages of K's, two of
     // V's.
     let tw = BWD_TILE * D / 2;
@@ -427,22 +440,14 @@ pub fn flash_bwd_dq<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
     let (wq, wo) = (Smem::window::<B>(q_at, tw), Smem::window::<B>(o_at, tw));
     let cq = flash_copy::<BWD_TILE, D>(seq_q, ld, mb, tid);
     let (qm, om) = (
-        matrix(q, q_start, seq_q32, (p.heads, h)),
-        matrix(d_o, q_start, seq_q32, (p.heads, h)),
+        head_matrix::<D>(q, q_start, seq_q32, (p.heads, h)),
+        head_matrix::<D>(d_o, q_start, seq_q32, (p.heads, h)),
     );
-    copy_tile::<B, { BWD_TILE * D / 8 / BWD_THREADS }, { flash_copy_xor(D) }>(
+    copy_pair::<B, D>(
         cq,
-        qm.column(cq.col),
-        narrow(cq.row),
-        narrow(cq.shared),
-        q_at,
-    );
-    copy_tile::<B, { BWD_TILE * D / 8 / BWD_THREADS }, { flash_copy_xor(D) }>(
-        cq,
-        om.column(cq.col),
-        narrow(cq.row),
-        narrow(cq.shared),
-        o_at,
+        (qm.column(cq.col), om.column(cq.col)),
+        cq.row,
+        (q_at, o_at),
     );
     cp_async_commit();
     // The thread's rows' LSE and Dot (row slot `ROWS.row_of[x]` of value
@@ -485,8 +490,8 @@ pub fn flash_bwd_dq<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
     // (Without a key, no tile: the map of one key stands in, unused.)
     let ck = flash_copy::<BWD_TILE, D>(seq_k.max(1), ld_kv, 0, tid);
     let (km, vm) = (
-        matrix(k, k_start, seq_k32, (p.kv_heads, h_kv)),
-        matrix(v, k_start, seq_k32, (p.kv_heads, h_kv)),
+        head_matrix::<D>(k, k_start, seq_k32, (p.kv_heads, h_kv)),
+        head_matrix::<D>(v, k_start, seq_k32, (p.kv_heads, h_kv)),
     );
     let mut acc = [0f32; D / 2];
     // Step i fetches key tile first + i (K and V by cp.async into stage i
@@ -496,20 +501,11 @@ pub fn flash_bwd_dq<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
     let tiles = end - first;
     for i in 0..tiles + 1 {
         if i < tiles {
-            let row = narrow(ck.row + (first + i) * BWD_TILE);
-            copy_tile::<B, { BWD_TILE * D / 8 / BWD_THREADS }, { flash_copy_xor(D) }>(
+            copy_pair::<B, D>(
                 ck,
-                km.column(ck.col),
-                row,
-                narrow(ck.shared),
-                k_at(i % 2),
-            );
-            copy_tile::<B, { BWD_TILE * D / 8 / BWD_THREADS }, { flash_copy_xor(D) }>(
-                ck,
-                vm.column(ck.col),
-                row,
-                narrow(ck.shared),
-                v_at(i % 2),
+                (km.column(ck.col), vm.column(ck.col)),
+                ck.row + (first + i) * BWD_TILE,
+                (k_at(i % 2), v_at(i % 2)),
             );
         }
         cp_async_commit();
