@@ -68,7 +68,7 @@ pub const FLASH_ATTN_BWD_DKDV_D128_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
 pub const FLASH_ATTN_BWD_DKDV_D128_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
 /// At d = 128 the dK/dV kernels' accumulators (64 + 64 a thread) with a
 /// step's Sᵀ and dPᵀ (16 + 16) and the fragments' addresses pass 255
-/// registers by a few: ptxas spills 36/40 bytes (64/76 causal). More than
+/// registers by a few: ptxas spills 32/36 bytes (64/76 causal). More than
 /// this fails the build.
 pub const FLASH_ATTN_BWD_DKDV_D128_SPILL_BYTES: (u32, u32) = (96, 112);
 /// See [`FLASH_ATTN_BWD_DKDV_D128_SPILL_BYTES`].
