@@ -235,21 +235,10 @@ pub fn parse_scale(s: &str) -> Result<f32, String> {
     Ok(v)
 }
 
-/// `gpu-runner attention`'s operands and options.
-#[derive(clap::Args, Debug, PartialEq, Eq)]
-pub struct Args {
-    /// The PTX file (target/gpu/layout_kernels.ptx).
-    pub ptx: PathBuf,
-    /// flash_attn_fwd (the entry point is chosen by d and --causal).
-    pub kernel: String,
-    /// Q (.npy): (batch, seq_q, heads, d) float16, C-order.
-    pub q: PathBuf,
-    /// K (.npy): (batch, seq_k, kv_heads, d) float16, C-order.
-    pub k: PathBuf,
-    /// V (.npy): K's shape, float16, C-order.
-    pub v: PathBuf,
-    /// Where to write O (.npy): Q's shape, float16, C-order.
-    pub o: PathBuf,
+/// The options `attention` and `attention-bwd` share: the mask, packed
+/// sequences and the scale.
+#[derive(clap::Args, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Masking {
     /// Causal mask: query i sees keys 0..=i (top-left, the default) or
     /// 0..=i + seq_k - seq_q (bottom-right).
     #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "top-left")]
@@ -267,6 +256,61 @@ pub struct Args {
     /// The softmax scale (default 1/sqrt(d)).
     #[arg(long, value_name = "S", allow_hyphen_values = true)]
     pub scale: Option<String>,
+}
+
+impl Masking {
+    /// The problem `family` computes on Q, K and V under these options,
+    /// and the packed sequences' offsets read; or the first refusal, one
+    /// line (`--scale`, the offsets' files, [`check_attention`]).
+    #[allow(clippy::type_complexity)]
+    pub fn problem(
+        &self,
+        family: &Family,
+        qkv: (&Array, &Array, &Array),
+    ) -> Result<(Problem, Option<(Vec<i32>, Vec<i32>)>), String> {
+        let scale = self.scale.as_deref().map(parse_scale).transpose()?;
+        // (clap takes exactly two values.)
+        let window = self.window.as_deref().map(|w| (w[0], w[1]));
+        let seqlens = match (&self.seqlens_q, &self.seqlens_k) {
+            (Some(q), Some(k)) => Some((
+                read_seqlens(q, "--seqlens-q")?,
+                read_seqlens(k, "--seqlens-k")?,
+            )),
+            _ => None,
+        };
+        let problem = check_attention(
+            family,
+            qkv,
+            (
+                self.causal.is_some(),
+                self.causal == Some(Causal::BottomRight),
+                window,
+            ),
+            scale,
+            seqlens.as_ref().map(|(q, k)| (&q[..], &k[..])),
+        )?;
+        Ok((problem, seqlens))
+    }
+}
+
+/// `gpu-runner attention`'s operands and options.
+#[derive(clap::Args, Debug, PartialEq, Eq)]
+pub struct Args {
+    /// The PTX file (target/gpu/layout_kernels.ptx).
+    pub ptx: PathBuf,
+    /// flash_attn_fwd (the entry point is chosen by d and --causal).
+    pub kernel: String,
+    /// Q (.npy): (batch, seq_q, heads, d) float16, C-order.
+    pub q: PathBuf,
+    /// K (.npy): (batch, seq_k, kv_heads, d) float16, C-order.
+    pub k: PathBuf,
+    /// V (.npy): K's shape, float16, C-order.
+    pub v: PathBuf,
+    /// Where to write O (.npy): Q's shape, float16, C-order.
+    pub o: PathBuf,
+    /// The mask, packed sequences and the scale.
+    #[command(flatten)]
+    pub masking: Masking,
     /// Also write the log-sum-exp: (batch, heads, seq_q) float32.
     #[arg(long, value_name = "LSE.npy")]
     pub lse: Option<PathBuf>,
@@ -300,32 +344,12 @@ pub struct AttentionJob {
 /// `--scale`, the files it reads, their dtypes, orders and shapes.
 pub fn prepare_attention(args: &Args) -> Result<AttentionJob, String> {
     let family = Family::parse(&args.kernel).map_err(|e| e.to_string())?;
-    let scale = args.scale.as_deref().map(parse_scale).transpose()?;
     let (q, k, v) = (
         npy::read(&args.q)?,
         npy::read(&args.k)?,
         npy::read(&args.v)?,
     );
-    // (clap takes exactly two values.)
-    let window = args.window.as_deref().map(|w| (w[0], w[1]));
-    let seqlens = match (&args.seqlens_q, &args.seqlens_k) {
-        (Some(q), Some(k)) => Some((
-            read_seqlens(q, "--seqlens-q")?,
-            read_seqlens(k, "--seqlens-k")?,
-        )),
-        _ => None,
-    };
-    let problem = check_attention(
-        family,
-        (&q, &k, &v),
-        (
-            args.causal.is_some(),
-            args.causal == Some(Causal::BottomRight),
-            window,
-        ),
-        scale,
-        seqlens.as_ref().map(|(q, k)| (&q[..], &k[..])),
-    )?;
+    let (problem, seqlens) = args.masking.problem(family, (&q, &k, &v))?;
     let half = |a: Array| match a.data {
         Data::F16(x) => Ok(x),
         _ => Err("an input passed the checks without f16 data".to_string()),
@@ -477,7 +501,13 @@ mod tests {
         let parse = |extra: &[&str]| {
             let mut argv = vec!["x", "k.ptx", "flash_attn_fwd", "q", "k", "v", "o"];
             argv.extend_from_slice(extra);
-            Cli::try_parse_from(argv).map(|c| (c.a.causal, c.a.window, c.a.seqlens_q.is_some()))
+            Cli::try_parse_from(argv).map(|c| {
+                (
+                    c.a.masking.causal,
+                    c.a.masking.window,
+                    c.a.masking.seqlens_q.is_some(),
+                )
+            })
         };
         assert_eq!(parse(&[]).unwrap(), (None, None, false));
         assert_eq!(parse(&["--causal"]).unwrap().0, Some(Causal::TopLeft));
@@ -854,11 +884,11 @@ mod tests {
             k: p(k),
             v: p(k),
             o: p("o.npy"),
-            causal: Some(Causal::TopLeft),
-            window: None,
-            seqlens_q: None,
-            seqlens_k: None,
-            scale: scale.map(String::from),
+            masking: Masking {
+                causal: Some(Causal::TopLeft),
+                scale: scale.map(String::from),
+                ..Masking::default()
+            },
             lse: Some(p("lse.npy")),
             time: false,
         };

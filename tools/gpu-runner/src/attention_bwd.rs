@@ -10,7 +10,7 @@ use half::f16;
 use layout_gpu::attention::{Problem, BWD};
 use layout_launch::Device;
 
-use crate::attention::{check_attention, check_tensor, parse_scale, read_seqlens, Causal};
+use crate::attention::{check_tensor, Masking};
 use crate::files::read_ptx;
 use crate::npy::{self, Array, Data, Order};
 use crate::{text, timing};
@@ -60,21 +60,9 @@ pub struct Args {
     pub dk: PathBuf,
     /// Where to write dV (.npy).
     pub dv: PathBuf,
-    /// Causal mask, as for `attention`.
-    #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "top-left")]
-    pub causal: Option<Causal>,
-    /// A sliding window, as for `attention`.
-    #[arg(long, num_args = 2, value_names = ["LEFT", "RIGHT"])]
-    pub window: Option<Vec<usize>>,
-    /// Packed sequences: Q's cumulative offsets (.npy, int32, batch + 1).
-    #[arg(long, value_name = "FILE", requires = "seqlens_k")]
-    pub seqlens_q: Option<PathBuf>,
-    /// Packed sequences: K's cumulative offsets (.npy, int32, batch + 1).
-    #[arg(long, value_name = "FILE", requires = "seqlens_q")]
-    pub seqlens_k: Option<PathBuf>,
-    /// The softmax scale (default 1/sqrt(d)).
-    #[arg(long, value_name = "S", allow_hyphen_values = true)]
-    pub scale: Option<String>,
+    /// The mask, packed sequences and the scale, as for `attention`.
+    #[command(flatten)]
+    pub masking: Masking,
     /// After the run, time the step and print ms and TFLOP/s.
     #[arg(long)]
     pub time: bool,
@@ -103,7 +91,6 @@ pub fn prepare_attention_bwd(args: &Args) -> Result<BwdJob, String> {
             args.kernel
         ));
     }
-    let scale = args.scale.as_deref().map(parse_scale).transpose()?;
     let read = |p: &PathBuf| npy::read(p);
     let (q, k, v, o, d_o, lse) = (
         read(&args.q)?,
@@ -113,25 +100,7 @@ pub fn prepare_attention_bwd(args: &Args) -> Result<BwdJob, String> {
         read(&args.d_o)?,
         read(&args.lse)?,
     );
-    let window = args.window.as_deref().map(|w| (w[0], w[1]));
-    let seqlens = match (&args.seqlens_q, &args.seqlens_k) {
-        (Some(q), Some(k)) => Some((
-            read_seqlens(q, "--seqlens-q")?,
-            read_seqlens(k, "--seqlens-k")?,
-        )),
-        _ => None,
-    };
-    let p = check_attention(
-        &BWD,
-        (&q, &k, &v),
-        (
-            args.causal.is_some(),
-            args.causal == Some(Causal::BottomRight),
-            window,
-        ),
-        scale,
-        seqlens.as_ref().map(|(q, k)| (&q[..], &k[..])),
-    )?;
+    let (p, seqlens) = args.masking.problem(&BWD, (&q, &k, &v))?;
     let packed = p.packed.is_some();
     let axes = if packed {
         "(total_q, heads, d)"
@@ -261,4 +230,90 @@ pub fn run_attention_bwd(job: &BwdJob) -> Result<(), String> {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::attention::Causal;
+
+    /// What `attention-bwd` checks before the GPU: the problem from Q, K
+    /// and V, O's and dO's shapes, LSE's; one-line refusals.
+    #[test]
+    fn prepare_checks_every_input() {
+        let dir = std::env::temp_dir().join(format!("gpu-runner-bwd-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = |n: &str| dir.join(n);
+        std::fs::write(p("k.ptx"), ".version 8.0\n").unwrap();
+        let q = vec![f16::ONE; 2 * 5 * 4 * 64];
+        npy::write(&p("q.npy"), &[2, 5, 4, 64], &q).unwrap();
+        npy::write(&p("k.npy"), &[2, 7, 2, 64], &vec![f16::ONE; 2 * 7 * 2 * 64]).unwrap();
+        npy::write(
+            &p("o6.npy"),
+            &[2, 6, 4, 64],
+            &vec![f16::ONE; 2 * 6 * 4 * 64],
+        )
+        .unwrap();
+        npy::write(&p("lse.npy"), &[2, 4, 5], &[0.5f32; 40]).unwrap();
+        npy::write(&p("lse_t.npy"), &[2, 5, 4], &[0.5f32; 40]).unwrap();
+        npy::write(
+            &p("q96.npy"),
+            &[2, 5, 4, 96],
+            &vec![f16::ONE; 2 * 5 * 4 * 96],
+        )
+        .unwrap();
+        let args = |o: &str, lse: &str| Args {
+            ptx: p("k.ptx"),
+            kernel: "flash_attn_bwd".into(),
+            q: p("q.npy"),
+            k: p("k.npy"),
+            v: p("k.npy"),
+            o: p(o),
+            d_o: p("q.npy"),
+            lse: p(lse),
+            dq: p("dq.npy"),
+            dk: p("dk.npy"),
+            dv: p("dv.npy"),
+            masking: Masking {
+                causal: Some(Causal::BottomRight),
+                ..Masking::default()
+            },
+            time: false,
+        };
+        let job = prepare_attention_bwd(&args("q.npy", "lse.npy")).unwrap();
+        let pr = job.problem;
+        assert_eq!(
+            (pr.batch, pr.seq_q, pr.seq_k, pr.heads, pr.kv_heads, pr.d),
+            (2, 5, 7, 4, 2, 64)
+        );
+        assert!(pr.causal && pr.bottom_right);
+        assert_eq!(pr.scale, 0.125);
+        for (a, want) in [
+            (
+                Args {
+                    kernel: "flash_attn_fwd".into(),
+                    ..args("q.npy", "lse.npy")
+                },
+                "attention-bwd: unknown kernel 'flash_attn_fwd' (known: flash_attn_bwd; the entry points are chosen by d and the mask)",
+            ),
+            (
+                args("o6.npy", "lse.npy"),
+                "flash_attn_bwd: O is [2, 6, 4, 64] and Q [2, 5, 4, 64]: O must have Q's shape",
+            ),
+            (
+                args("q.npy", "lse_t.npy"),
+                "flash_attn_bwd: LSE must be a C-order float32 array of shape [2, 4, 5] (the forward's); it is float32 [2, 5, 4]",
+            ),
+            (
+                Args {
+                    q: p("q96.npy"),
+                    ..args("q.npy", "lse.npy")
+                },
+                "flash_attn_bwd: head dimension d = 96 (Q's last axis) is not built (built: 64, 128)",
+            ),
+        ] {
+            assert_eq!(prepare_attention_bwd(&a).unwrap_err(), want);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

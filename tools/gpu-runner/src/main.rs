@@ -294,11 +294,7 @@ mod tests {
             k: "k.npy".into(),
             v: "v.npy".into(),
             o: o.into(),
-            causal: None,
-            window: None,
-            seqlens_q: None,
-            seqlens_k: None,
-            scale: None,
+            masking: attention::Masking::default(),
             lse: None,
             time: false,
         };
@@ -325,8 +321,11 @@ mod tests {
                 .unwrap()
                 .command,
             Some(Command::Attention(attention::Args {
-                causal: Some(attention::Causal::TopLeft),
-                scale: Some("0.3".into()),
+                masking: attention::Masking {
+                    causal: Some(attention::Causal::TopLeft),
+                    scale: Some("0.3".into()),
+                    ..Default::default()
+                },
                 lse: Some("lse.npy".into()),
                 time: true,
                 ..args("o.npy")
@@ -351,8 +350,11 @@ mod tests {
         assert_eq!(
             cli.command,
             Some(Command::Attention(attention::Args {
-                causal: Some(attention::Causal::BottomRight),
-                scale: Some("-0.5".into()),
+                masking: attention::Masking {
+                    causal: Some(attention::Causal::BottomRight),
+                    scale: Some("-0.5".into()),
+                    ..Default::default()
+                },
                 ..args("o.npy")
             }))
         );
@@ -481,6 +483,19 @@ mod tests {
             "Usage: attention [OPTIONS] <PTX> <KERNEL> <Q> <K> <V> <O>",
         ] {
             assert!(attention.contains(line), "{line} not in\n{attention}");
+        }
+        let bwd = cmd
+            .find_subcommand_mut("attention-bwd")
+            .unwrap()
+            .render_help()
+            .to_string();
+        for line in [
+            "Usage: attention-bwd [OPTIONS] <PTX> <KERNEL> <Q> <K> <V> <O> <D_O> <LSE> <DQ> <DK> <DV>",
+            "Q, O, dO: (batch, seq_q, heads, d) float16, C-order (BSHD).",
+            "--causal [<CAUSAL>]",
+            "--seqlens-q <FILE>",
+        ] {
+            assert!(bwd.contains(line), "{line} not in\n{bwd}");
         }
         let decode = cmd
             .find_subcommand_mut("decode")
