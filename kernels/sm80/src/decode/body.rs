@@ -164,19 +164,37 @@ pub fn decode_attn<B: SharedBuffer, const D: usize>(p: DecodeProblem, io: Decode
     let shift = p.block_size.trailing_zeros();
     // Tile n of K and V into stage s: each chunk's token through the block
     // table (a key past the block's keys reads zeros).
-    let load = |n: usize, s: usize| {
+    // The block-table entries of tile n's chunks (this thread's), read a
+    // step before the copies that use them: the copies then wait on no
+    // load (a token past the block's keys reads none).
+    const CH: usize = decode_tile(D) * D / 8 / DECODE_THREADS;
+    let token = |n: usize, x: usize| k_lo + n * t + c.row + x * c.row_step;
+    let pages = |n: usize| {
+        let mut pg = [0i32; CH];
+        each::<CH>(|x| {
+            let tk = token(n, x);
+            if tk < k_end {
+                pg[x] = io.table.ld(b * p.max_blocks + (tk >> shift));
+            }
+        });
+        pg
+    };
+    // Tile n of K and V into stage s from its entries `pg`: each chunk's
+    // row through the block table (a key past the block's keys reads
+    // zeros; an entry outside the cache traps).
+    let load = |n: usize, s: usize, pg: [i32; CH]| {
         let (wk, wv) = (
             Smem::window::<B>(k_at(s), tw),
             Smem::window::<B>(v_at(s), tw),
         );
-        each::<{ decode_tile(D) * D / 8 / DECODE_THREADS }>(|x| {
-            let token = k_lo + n * t + c.row + x * c.row_step;
-            let phys = if token < k_end {
-                let page = io.table.ld(b * p.max_blocks + (token >> shift));
+        each::<CH>(|x| {
+            let tk = token(n, x);
+            let phys = if tk < k_end {
+                let page = pg[x];
                 if page < 0 || page as usize >= p.blocks {
                     trap()
                 }
-                ((page as usize) << shift | (token & (p.block_size - 1))) as u32
+                ((page as usize) << shift | (tk & (p.block_size - 1))) as u32
             } else {
                 u32::MAX
             };
@@ -212,20 +230,26 @@ pub fn decode_attn<B: SharedBuffer, const D: usize>(p: DecodeProblem, io: Decode
     let mut o = [0f32; D / 2];
     let fs = layout!(((2, 2), 1, C<{ decode_tile(D) / 32 }>):((1, 2), 0, 4));
     let pa = convert_layout_acc_aregs(FlashAtom::default(), fs);
-    // Step i loads tile i into stage i % stages (a group is committed at
-    // every step, empty past the last tile, so that each wait counts the
-    // same) and, from step stages - 1 on, computes on tile n = i - stages
-    // + 1 once its group (and Q's, with tile 0) is in. The stage it loads
-    // was left by tile i - stages, which every warp finished before the
-    // sync that ends its step.
+    // Step j reads tile j's table entries, loads tile j - 1 into stage
+    // (j - 1) % stages with the entries read a step before (a group is
+    // committed at every step from 1 on, empty past the last tile, so that
+    // each wait counts the same) and, from step stages on, computes on
+    // tile n = j - stages once its group (and Q's, with tile 0) is in.
+    // The stage it loads was left by tile j - 1 - stages, which every warp
+    // finished before the sync that ends its step.
     let mut qa = [[0u32; 4]; D / 16];
-    for i in 0..tiles + decode_stages(D) - 1 {
-        if i < tiles {
-            load(i, i % decode_stages(D));
-        } else {
-            cp_async_commit();
+    let mut pg = [0i32; CH];
+    for j in 0..tiles + decode_stages(D) {
+        let read = if j < tiles { pages(j) } else { [0i32; CH] };
+        if let Some(l) = j.checked_sub(1) {
+            if l < tiles {
+                load(l, l % decode_stages(D), pg);
+            } else {
+                cp_async_commit();
+            }
         }
-        let Some(n) = (i + 1).checked_sub(decode_stages(D)) else {
+        pg = read;
+        let Some(n) = j.checked_sub(decode_stages(D)) else {
             continue;
         };
         let s = n % decode_stages(D);
