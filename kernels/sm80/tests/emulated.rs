@@ -531,7 +531,8 @@ fn attention_d256_every_form() {
 
 /// A decode case: the sequences' context lengths, new queries per
 /// sequence, heads (query, K/V), block size, causal, keys per split (None:
-/// one split).
+/// one split); `corrupt`: a block-table entry (index, value) overwritten,
+/// after which the kernel must trap.
 struct Decode {
     ctx: Vec<usize>,
     q_len: usize,
@@ -539,6 +540,7 @@ struct Decode {
     block_size: usize,
     causal: bool,
     split_keys: Option<usize>,
+    corrupt: Option<(usize, i32)>,
 }
 
 /// One decode case under the emulator: a paged cache whose blocks are
@@ -563,6 +565,9 @@ fn decode_case(c: Decode, d: usize) {
     // Sequence 1 shares sequence 0's first block (a common prefix).
     if batch > 1 && c.ctx[0] >= bs && c.ctx[1] >= bs {
         table[max_blocks] = table[0];
+    }
+    if let Some((at, value)) = c.corrupt {
+        table[at] = value;
     }
     let val = |i: usize, salt: usize| f(h(int(i * 31 + salt, 8) / 8.0));
     let rows = blocks * bs;
@@ -621,11 +626,16 @@ fn decode_case(c: Decode, d: usize) {
     let name = format!("decode_attn_d{d}");
     let launch = Launch::new(&name, (splits, slabs, batch * nkv), DECODE_THREADS)
         .shared_bytes(decode_smem_bytes(d));
-    run(&launch, move || match d {
+    let ran = run(&launch, move || match d {
         64 => decode_attn::<DECODE_SMEM_D64, 64>(p, io),
         _ => decode_attn::<DECODE_SMEM_D128, 128>(p, io),
-    })
-    .unwrap();
+    });
+    if c.corrupt.is_some() {
+        let e = ran.unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Trap, "{e}");
+        return;
+    }
+    ran.unwrap();
     if splits > 1 {
         let (op, lp, go, gl) = (
             o_part.global(),
@@ -700,6 +710,7 @@ fn decode_paged_contexts() {
                 block_size: bs,
                 causal: false,
                 split_keys: None,
+                corrupt: None,
             },
             d,
         );
@@ -720,6 +731,7 @@ fn decode_causal_queries() {
             block_size: 256,
             causal: true,
             split_keys: None,
+            corrupt: None,
         },
         128,
     );
@@ -731,6 +743,7 @@ fn decode_causal_queries() {
             block_size: 32,
             causal: true,
             split_keys: None,
+            corrupt: None,
         },
         64,
     );
@@ -744,9 +757,36 @@ fn decode_causal_queries() {
             block_size: 16,
             causal: true,
             split_keys: None,
+            corrupt: None,
         },
         128,
     );
+}
+
+/// A block-table entry outside the cache (past its blocks, or negative),
+/// in the middle of a context and of a split: the kernel traps rather
+/// than read another cache's rows (the entries are read a step ahead of
+/// the copies that use them, and checked there).
+#[test]
+fn decode_traps_on_a_bad_table_entry() {
+    for (d, bs, split, bad) in [
+        (128, 16, None, 1000),
+        (64, 32, Some(2 * decode_tile(64)), -1),
+    ] {
+        decode_case(
+            Decode {
+                ctx: vec![300, 200],
+                q_len: 1,
+                heads: (4, 2),
+                block_size: bs,
+                causal: false,
+                split_keys: split,
+                // Sequence 1's fourth block.
+                corrupt: Some((300usize.div_ceil(bs) + 3, bad)),
+            },
+            d,
+        );
+    }
 }
 
 /// Split contexts merged by `decode_combine`: splits of one tile and of
@@ -762,6 +802,7 @@ fn decode_split_and_combined() {
             block_size: 64,
             causal: true,
             split_keys: Some(decode_tile(128)),
+            corrupt: None,
         },
         128,
     );
@@ -773,6 +814,7 @@ fn decode_split_and_combined() {
             block_size: 16,
             causal: false,
             split_keys: Some(2 * decode_tile(64)),
+            corrupt: None,
         },
         64,
     );
