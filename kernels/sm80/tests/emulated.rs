@@ -290,6 +290,24 @@ fn place_lse(c: &Case, (b, q0, sq): (usize, usize, usize), rl: &[f64], out: &mut
     }
 }
 
+/// Packed sequences of the lengths `lens` (rows, keys), the mask and its
+/// alignment.
+fn packed(
+    lens: &[(usize, usize)],
+    heads: (usize, usize),
+    (mask, bottom_right): (Option<(i32, i32)>, bool),
+    scale: f32,
+) -> Case {
+    Case {
+        lens: lens.to_vec(),
+        packed: true,
+        heads,
+        mask,
+        bottom_right,
+        scale,
+    }
+}
+
 /// `batch` planes of `seq_q` rows and `seq_k` keys.
 fn planes(batch: usize, (seq_q, seq_k): (usize, usize), heads: (usize, usize), scale: f32) -> Case {
     Case {
@@ -479,14 +497,8 @@ fn attention_sliding_windows() {
 #[test]
 fn attention_packed_sequences() {
     let lens = vec![(70, 150), (0, 30), (1, 1), (200, 45), (5, 0), (130, 300)];
-    let packed = |heads, mask, bottom_right, scale| Case {
-        lens: lens.clone(),
-        packed: true,
-        heads,
-        mask,
-        bottom_right,
-        scale,
-    };
+    let packed =
+        |heads, mask, bottom_right, scale| packed(&lens, heads, (mask, bottom_right), scale);
     attention_case(packed((4, 2), None, false, 0.3), 64);
     attention_case(packed((2, 2), CAUSAL_MASK, false, 0.3), 64);
     attention_case(packed((2, 1), CAUSAL_MASK, true, -0.2), 128);
@@ -1182,14 +1194,8 @@ fn attention_bwd_grouped_bottom_right_and_scales() {
 #[test]
 fn attention_bwd_packed_sequences_and_window() {
     let lens = vec![(70, 150), (1, 1), (0, 30), (5, 0), (130, 65)];
-    let packed = |heads, mask, bottom_right, scale| Case {
-        lens: lens.clone(),
-        packed: true,
-        heads,
-        mask,
-        bottom_right,
-        scale,
-    };
+    let packed =
+        |heads, mask, bottom_right, scale| packed(&lens, heads, (mask, bottom_right), scale);
     attention_bwd_case(packed((2, 1), None, false, 0.3), 64);
     attention_bwd_case(packed((2, 2), CAUSAL_MASK, true, 0.3), 128);
     attention_bwd_case(packed((4, 2), CAUSAL_MASK, false, -0.2), 64);
