@@ -26,6 +26,9 @@ pub struct Gpu {
     capability: (i32, i32),
     /// The split decode's partials, kept between steps (grown on demand).
     decode_ws: std::sync::Mutex<Option<crate::decode::DecodeWorkspace>>,
+    /// The backward's rowsum(dO ∘ O), kept between steps (grown on
+    /// demand).
+    bwd_dot: std::sync::Mutex<Option<DeviceBuffer<f32>>>,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -97,6 +100,7 @@ impl Gpu {
             sms,
             capability,
             decode_ws: std::sync::Mutex::new(None),
+            bwd_dot: std::sync::Mutex::new(None),
         })
     }
 
@@ -551,10 +555,18 @@ impl Gpu {
             self.sm80_kernel(&format!("flash_attn_bwd_dkdv{suffix}"))?,
             self.sm80_kernel(&format!("flash_attn_bwd_dq{suffix}"))?,
         );
+        // One Dot buffer for every step, replaced by a larger one when a
+        // step's rows do not fit it.
+        let need = p.lens()?.lse;
         let mut dot = self
-            .stream()
-            .zeros::<f32>(p.lens()?.lse)
-            .map_err(Error::Device)?;
+            .bwd_dot
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if dot.as_ref().is_none_or(|d| d.len() < need) {
+            *dot = None;
+            *dot = Some(self.stream().zeros::<f32>(need).map_err(Error::Device)?);
+        }
+        let dot = dot.as_mut().expect("set above");
         launch::attention_bwd(
             self.stream(),
             (&kernels.0, &kernels.1, &kernels.2),
@@ -562,7 +574,7 @@ impl Gpu {
             qkvo,
             lse,
             cu,
-            &mut dot,
+            dot,
             grads,
         )
     }

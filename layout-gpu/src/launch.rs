@@ -910,7 +910,8 @@ fn check_offsets(
 /// The FlashAttention backward of `p` (the forward's problem: planes or
 /// packed, grouped heads, the mask and its alignment, a window): from Q,
 /// K, V, O, dO (f16, the forward's layouts) and the forward's LSE, `Dot`
-/// = rowsum(dO ∘ O) into `dot` (LSE's length), then dK and dV, then dQ
+/// = rowsum(dO ∘ O) into `dot` (at least LSE's length: a buffer kept
+/// across steps), then dK and dV, then dQ
 /// (f16, as K and as Q): three launches of `kernels` = (`flash_attn_bwd_dot`,
 /// `flash_attn_bwd_dkdv_d*`, `flash_attn_bwd_dq_d*` for `p`'s head
 /// dimension and mask). No atomics: the same bits every run.
@@ -954,18 +955,21 @@ pub fn attention_bwd(
         o.len(),
         d_o.len(),
         lse.len(),
-        dot.len(),
         dq.len(),
         dk.len(),
         dv.len(),
     ];
     let want = [
-        lens.q, lens.kv, lens.kv, lens.q, lens.q, lens.lse, lens.lse, lens.q, lens.kv, lens.kv,
+        lens.q, lens.kv, lens.kv, lens.q, lens.q, lens.lse, lens.q, lens.kv, lens.kv,
     ];
-    if given != want {
+    if given != want || dot.len() < lens.lse {
         return Err(Error::refused(
             op,
-            format!("Q, K, V, O, dO, LSE, Dot, dQ, dK, dV hold {given:?} elements; the problem needs {want:?}"),
+            format!(
+                "Q, K, V, O, dO, LSE, dQ, dK, dV hold {given:?} elements and Dot {}; the problem needs {want:?} and at least {}",
+                dot.len(),
+                lens.lse
+            ),
         ));
     }
     // Dot: one thread per (row, head).
