@@ -96,6 +96,30 @@ pub const BWD: Family = Family {
     kind: FamilyKind::Pointers,
 };
 
+/// The backward's entry points for `p`, in launch order:
+/// `flash_attn_bwd_dot`, then the dK/dV and the dQ entries of its head
+/// dimension and mask (`_causal` for a mask or a window).
+///
+/// ```
+/// use layout_gpu::attention::{bwd_entries, Problem};
+/// let p = Problem {
+///     batch: 1, seq_q: 8, seq_k: 8, heads: 2, kv_heads: 1, d: 128, causal: true,
+///     bottom_right: false, window: None, scale: 0.088, packed: None,
+/// };
+/// assert_eq!(
+///     bwd_entries(&p),
+///     ["flash_attn_bwd_dot", "flash_attn_bwd_dkdv_d128_causal", "flash_attn_bwd_dq_d128_causal"]
+/// );
+/// ```
+pub fn bwd_entries(p: &Problem) -> [String; 3] {
+    let suffix = format!("_d{}{}", p.d, if p.masked() { "_causal" } else { "" });
+    [
+        "flash_attn_bwd_dot".to_string(),
+        format!("flash_attn_bwd_dkdv{suffix}"),
+        format!("flash_attn_bwd_dq{suffix}"),
+    ]
+}
+
 /// The dK/dV launch's grid of a problem [`BWD`] takes: (ceil(seq_k / 64),
 /// kv_heads, batch) (the longest sequence's keys when packed; at least
 /// one block).

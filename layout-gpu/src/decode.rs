@@ -10,6 +10,11 @@ use crate::Error;
 
 const OP: &str = "decode";
 
+/// The decode kernels' family name: entry points `decode_attn_d64` and
+/// `decode_attn_d128` ([`Decode::entry`]), with `decode_combine` and
+/// `kv_append`.
+pub const FAMILY: &str = "decode_attn";
+
 /// A decode step's sizes: `batch` sequences of `q_len` new queries each,
 /// `q_heads` query heads over `kv_heads` K/V heads of dimension `d`, a
 /// cache of `blocks` blocks of `block_size` tokens, a block table of
@@ -164,7 +169,7 @@ impl Decode {
 
     /// The entry point of the attention.
     pub fn entry(&self) -> String {
-        format!("decode_attn_d{}", self.d)
+        format!("{FAMILY}_d{}", self.d)
     }
 
     /// The elements of the split partials under `plan`: O (splits x batch

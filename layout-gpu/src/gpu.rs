@@ -56,6 +56,24 @@ fn gemm_lens(
     }
 }
 
+/// A buffer kept across calls in `slot`, locked: the one there when
+/// `fits` it, else a new one from `make` (the old one freed first), so
+/// that a step allocates only when it outgrows the last.
+fn kept<'a, T>(
+    slot: &'a std::sync::Mutex<Option<T>>,
+    fits: impl FnOnce(&T) -> bool,
+    make: impl FnOnce() -> Result<T, Error>,
+) -> Result<std::sync::MutexGuard<'a, Option<T>>, Error> {
+    let mut kept = slot
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if !kept.as_ref().is_some_and(fits) {
+        *kept = None;
+        *kept = Some(make()?);
+    }
+    Ok(kept)
+}
+
 impl Gpu {
     /// GPU `ordinal` with this crate's kernels.
     ///
@@ -549,24 +567,19 @@ impl Gpu {
         ),
     ) -> Result<(), Error> {
         crate::attention::BWD.launch_shape(p)?;
-        let suffix = format!("_d{}{}", p.d, if p.masked() { "_causal" } else { "" });
+        let [dot, dkdv, dq] = crate::attention::bwd_entries(p);
         let kernels = (
-            self.sm80_kernel("flash_attn_bwd_dot")?,
-            self.sm80_kernel(&format!("flash_attn_bwd_dkdv{suffix}"))?,
-            self.sm80_kernel(&format!("flash_attn_bwd_dq{suffix}"))?,
+            self.sm80_kernel(&dot)?,
+            self.sm80_kernel(&dkdv)?,
+            self.sm80_kernel(&dq)?,
         );
-        // One Dot buffer for every step, replaced by a larger one when a
-        // step's rows do not fit it.
         let need = p.lens()?.lse;
-        let mut dot = self
-            .bwd_dot
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if dot.as_ref().is_none_or(|d| d.len() < need) {
-            *dot = None;
-            *dot = Some(self.stream().zeros::<f32>(need).map_err(Error::Device)?);
-        }
-        let dot = dot.as_mut().expect("set above");
+        let mut dot = kept(
+            &self.bwd_dot,
+            |d| d.len() >= need,
+            || self.stream().zeros::<f32>(need).map_err(Error::Device),
+        )?;
+        let dot = dot.as_mut().expect("kept sets it");
         launch::attention_bwd(
             self.stream(),
             (&kernels.0, &kernels.1, &kernels.2),
@@ -623,17 +636,12 @@ impl Gpu {
             self.sm80_kernel(&p.entry())?,
             self.sm80_kernel("decode_combine")?,
         );
-        // One workspace for every step, replaced by a larger one when a
-        // step's partials do not fit it.
-        let mut ws = self
-            .decode_ws
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if !ws.as_ref().is_some_and(|w| w.fits(p, plan)) {
-            *ws = None;
-            *ws = Some(crate::decode::DecodeWorkspace::new(self.stream(), p, plan)?);
-        }
-        let ws = ws.as_mut().expect("set above");
+        let mut ws = kept(
+            &self.decode_ws,
+            |w| w.fits(p, plan),
+            || crate::decode::DecodeWorkspace::new(self.stream(), p, plan),
+        )?;
+        let ws = ws.as_mut().expect("kept sets it");
         launch::decode(
             self.stream(),
             (&attn, &combine),

@@ -936,13 +936,12 @@ pub fn attention_bwd(
         &mut DeviceBuffer<f16>,
     ),
 ) -> Result<(), Error> {
-    use crate::attention::{bwd_dkdv_grid, BWD};
+    use crate::attention::{bwd_dkdv_grid, bwd_entries, BWD};
     use layout_kernels::maps::BWD_DOT_THREADS;
     let op = BWD.name;
-    let suffix = format!("_d{}{}", p.d, if p.masked() { "_causal" } else { "" });
-    expect(op, dot_f, "flash_attn_bwd_dot")?;
-    expect(op, dkdv_f, &format!("flash_attn_bwd_dkdv{suffix}"))?;
-    expect(op, dq_f, &format!("flash_attn_bwd_dq{suffix}"))?;
+    for (f, name) in [dot_f, dkdv_f, dq_f].into_iter().zip(bwd_entries(p)) {
+        expect(op, f, &name)?;
+    }
     // The head dimension built, positive sizes, kv_heads dividing heads,
     // the grid's limits, a finite scale, the lengths' bytes.
     let shape = BWD.launch_shape(p)?;

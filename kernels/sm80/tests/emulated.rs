@@ -1061,8 +1061,8 @@ fn attention_bwd_case(c: Case, d: usize) {
         Buffer::filled(0u32, tk * nkv * D / 2),
     );
     let (p, _cu) = flash_problem(&c);
-    // Dot: (row, head) to LSE's place.
-    let (packed, sq0) = (c.packed, p.seq_q);
+    // Dot, laid out as LSE (seq_q 0: packed).
+    let plane_rows = if c.packed { 0 } else { p.seq_q };
     let (po, pdo, pdot) = (go.global(), gdo.global(), gdot.global_mut());
     let launch = Launch::new(
         "flash_attn_bwd_dot",
@@ -1070,14 +1070,7 @@ fn attention_bwd_case(c: Case, d: usize) {
         BWD_DOT_THREADS,
     );
     run(&launch, move || {
-        let at = move |row: usize, hd: usize| {
-            if packed {
-                hd * tq + row
-            } else {
-                (row / sq0 * nh + hd) * sq0 + row % sq0
-            }
-        };
-        flash_bwd_dot((po, pdo), pdot, (tq, nh, D), at)
+        flash_bwd_dot((po, pdo), pdot, (tq, nh, D, plane_rows))
     })
     .unwrap();
     let ins = (gq.global(), gk.global(), gv.global(), gdo.global());

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use half::f16;
-use layout_gpu::attention::{Problem, BWD};
+use layout_gpu::attention::{bwd_entries, Problem, BWD};
 use layout_launch::Device;
 
 use crate::attention::{check_tensor, Masking};
@@ -151,16 +151,9 @@ pub fn run_attention_bwd(job: &BwdJob) -> Result<(), String> {
     let gpu = Device::new(0).map_err(text)?;
     let module = gpu.load_ptx(&job.ptx).map_err(text)?;
     let p = job.problem;
-    let suffix = format!("_d{}{}", p.d, if p.masked() { "_causal" } else { "" });
-    let kernels = (
-        module.kernel("flash_attn_bwd_dot").map_err(text)?,
-        module
-            .kernel(&format!("flash_attn_bwd_dkdv{suffix}"))
-            .map_err(text)?,
-        module
-            .kernel(&format!("flash_attn_bwd_dq{suffix}"))
-            .map_err(text)?,
-    );
+    let names = bwd_entries(&p);
+    let kernel = |n: &str| module.kernel(n).map_err(text);
+    let kernels = (kernel(&names[0])?, kernel(&names[1])?, kernel(&names[2])?);
     let s = gpu.stream();
     let lens = p.lens().map_err(text)?;
     let up = |x: &Vec<f16>| s.upload(x).map_err(text);
@@ -220,7 +213,9 @@ pub fn run_attention_bwd(job: &BwdJob) -> Result<(), String> {
                 None => p.flops(),
             };
         println!(
-            "flash_attn_bwd{suffix} b={} h={}/{} sq={} sk={}: {ms:.3} ms, {:.1} TFLOP/s",
+            "{} + {} b={} h={}/{} sq={} sk={}: {ms:.3} ms, {:.1} TFLOP/s",
+            names[1],
+            names[2],
             p.batch,
             p.heads,
             p.kv_heads,

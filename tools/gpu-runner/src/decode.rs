@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 
 use half::f16;
-use layout_gpu::decode::{Decode, DecodeWorkspace};
+use layout_gpu::decode::{Decode, DecodeWorkspace, FAMILY};
 use layout_kernels::maps::{decode_tile, SplitPlan};
 use layout_launch::Device;
 
@@ -16,10 +16,6 @@ use crate::attention::parse_scale;
 use crate::files::read_ptx;
 use crate::npy::{self, Array, Data, Order};
 use crate::{text, timing};
-
-/// The kernel family `gpu-runner decode` runs: entry points
-/// `decode_attn_d{64,128}`, with `decode_combine` and `kv_append`.
-pub const DECODE_FAMILY: &str = "decode_attn";
 
 /// What `gpu-runner decode --help` prints after the options.
 pub const DECODE_HELP: &str = "\
@@ -148,13 +144,6 @@ pub fn prepare_decode(args: &Args) -> Result<DecodeJob, String> {
         ));
     }
     let max_blocks = ts[1];
-    let entry = format!("{DECODE_FAMILY}_d{d}");
-    if args.kernel != DECODE_FAMILY && args.kernel != entry {
-        return Err(format!(
-            "decode: unknown kernel '{}' for d = {d} (known: {DECODE_FAMILY}, whose entry point is chosen by d, or {entry})",
-            args.kernel
-        ));
-    }
     if let Some(&bad) = lens.iter().find(|&&x| x < 0) {
         return Err(format!("decode: a context length is negative ({bad})"));
     }
@@ -175,6 +164,13 @@ pub fn prepare_decode(args: &Args) -> Result<DecodeJob, String> {
         causal: args.causal,
         scale,
     };
+    let entry = problem.entry();
+    if args.kernel != FAMILY && args.kernel != entry {
+        return Err(format!(
+            "decode: unknown kernel '{}' for d = {d} (known: {FAMILY}, whose entry point is chosen by d, or {entry})",
+            args.kernel
+        ));
+    }
     problem.lens().map_err(text)?;
     if let Some(sk) = args.split_keys {
         if sk == 0 || sk % decode_tile(d) != 0 {

@@ -194,15 +194,14 @@ fn head_matrix<const D: usize>(
 
 /// Dot = rowsum(dO ∘ O) of each (row, head) of `rows` rows of `heads`
 /// heads of dimension `d` (f16, rows of heads · d), into `dot` as LSE is
-/// laid out: thread t of the grid takes row t / heads, head t % heads.
-/// Packed sequences and planes alike: (row, head) goes to `dot[at(row,
-/// head)]`.
+/// laid out: (batch, heads, seq_q) for planes of `seq_q` rows, (heads,
+/// rows) for packed sequences (`seq_q` 0). Thread t of the grid takes row
+/// t / heads, head t % heads.
 #[inline(always)]
 pub fn flash_bwd_dot(
     (o, d_o): (Global<F4>, Global<F4>),
     dot: GlobalMut<f32>,
-    (rows, heads, d): (usize, usize, usize),
-    at: impl Fn(usize, usize) -> usize,
+    (rows, heads, d, seq_q): (usize, usize, usize, usize),
 ) {
     if d % 8 != 0 || block_dim().0 != BWD_DOT_THREADS {
         trap()
@@ -224,7 +223,11 @@ pub fn flash_bwd_dot(
             s += a.0 * b.0 + a.1 * b.1;
         });
     }
-    dot.st(at(row, h), s);
+    let at = match row.checked_div(seq_q) {
+        Some(plane) => (plane * heads + h) * seq_q + row % seq_q,
+        None => h * rows + row,
+    };
+    dot.st(at, s);
 }
 
 /// dK and dV of the block's [`BWD_TILE`] keys of one K/V head (grid x: key

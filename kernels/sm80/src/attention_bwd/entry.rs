@@ -85,14 +85,7 @@ pub unsafe extern "ptx-kernel" fn flash_attn_bwd_dot(
             GlobalMut::new(dot, elems(rows, heads)),
         )
     };
-    let at = move |row: usize, h: usize| {
-        if seq_q == 0 {
-            h * rows + row
-        } else {
-            (row / seq_q * heads + h) * seq_q + row % seq_q
-        }
-    };
-    super::body::flash_bwd_dot((o, d_o), dot, (rows, heads, d), at)
+    super::body::flash_bwd_dot((o, d_o), dot, (rows, heads, d, seq_q))
 }
 
 /// The problem and the inputs of a dK/dV or dQ launch at head dimension
