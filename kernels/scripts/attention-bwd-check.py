@@ -13,7 +13,8 @@ bottom-right, windows, grouped heads, each packed sequence on its own). The
 error of each gradient is max |ours - ref| / max |ref|; where torch's own
 FLASH backend runs the case (planes, top-left causal or none), its float16
 gradients' error on the same inputs is printed beside ours, and ours must
-be at most FACTOR times it (plus 1e-3); every case's must be at most BOUND.
+be at most FACTOR times it (plus 1e-3) where it is finite; every case's
+must be at most BOUND.
 Then inputs the runner must refuse (exit code 2, one line). With --time,
 the forward table's rows (d 64 and 128 at 4096 and 8192, causal and not)
 are timed against torch's FLASH and cuDNN backward passes (5 rounds of 10
@@ -163,7 +164,10 @@ def main():
                 e = np.abs(ours[i] - ref[i]).max() / top if np.isfinite(ours[i]).all() else np.inf
                 if fl is not None:
                     et = np.abs(fl[i] - ref[i]).max() / top
-                    ok &= e <= FACTOR * et + 1e-3
+                    # FLASH's own gradient can be NaN (scale 0, negative
+                    # scales): then only the bound applies.
+                    if np.isfinite(et):
+                        ok &= e <= FACTOR * et + 1e-3
                     parts.append(f"{n} {e:.2e} (FLASH {et:.2e})")
                 else:
                     parts.append(f"{n} {e:.2e}")

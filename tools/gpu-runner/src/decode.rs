@@ -172,13 +172,8 @@ pub fn prepare_decode(args: &Args) -> Result<DecodeJob, String> {
         ));
     }
     problem.lens().map_err(text)?;
-    if let Some(sk) = args.split_keys {
-        if sk == 0 || sk % decode_tile(d) != 0 {
-            return Err(format!(
-                "decode: --split-keys {sk} must be a positive multiple of {}",
-                decode_tile(d)
-            ));
-        }
+    if args.split_keys.is_some() {
+        plan_of(&problem, args.split_keys, 0)?;
     }
     let append = match &args.append {
         Some(files) => {
@@ -210,6 +205,22 @@ pub fn prepare_decode(args: &Args) -> Result<DecodeJob, String> {
     })
 }
 
+/// The split plan: `split_keys` keys a split where given (refused unless a
+/// positive multiple of the tile), else the rule's for `sms` SMs.
+fn plan_of(p: &Decode, split_keys: Option<usize>, sms: usize) -> Result<SplitPlan, String> {
+    match split_keys {
+        Some(sk) if sk == 0 || sk % decode_tile(p.d) != 0 => Err(format!(
+            "decode: --split-keys {sk} must be a positive multiple of {}",
+            decode_tile(p.d)
+        )),
+        Some(sk) => Ok(SplitPlan {
+            splits: p.max_context.div_ceil(sk).max(1),
+            split_keys: sk,
+        }),
+        None => p.plan(sms).map_err(text),
+    }
+}
+
 /// Runs a checked decode step on GPU 0, writes O (and LSE); with `--time`
 /// times the step and prints one line.
 pub fn run_decode(job: &DecodeJob) -> Result<(), String> {
@@ -220,13 +231,7 @@ pub fn run_decode(job: &DecodeJob) -> Result<(), String> {
     let combine = module.kernel("decode_combine").map_err(text)?;
     let s = gpu.stream();
     let sms = gpu.sm_count().map_err(text)? as usize;
-    let plan = match job.split_keys {
-        Some(sk) => SplitPlan {
-            splits: p.max_context.div_ceil(sk).max(1),
-            split_keys: sk,
-        },
-        None => p.plan(sms).map_err(text)?,
-    };
+    let plan = plan_of(&p, job.split_keys, sms)?;
     let (dq, mut dk, mut dv) = (
         s.upload(&job.q).map_err(text)?,
         s.upload(&job.k).map_err(text)?,
@@ -337,6 +342,10 @@ pub struct TimeArgs {
     /// The causal mask within the last q_len positions.
     #[arg(long)]
     pub causal: bool,
+    /// Keys per split (a positive multiple of the tile: 128 at d = 64, 64
+    /// at d = 128) instead of the plan's rule.
+    #[arg(long)]
+    pub split_keys: Option<usize>,
 }
 
 /// A pseudo-random permutation of `0..n` (a fixed seed): the block table
@@ -379,9 +388,7 @@ pub fn time_decode(a: &TimeArgs) -> Result<(), String> {
         module.kernel("decode_combine").map_err(text)?,
     );
     let s = gpu.stream();
-    let plan = p
-        .plan(gpu.sm_count().map_err(text)? as usize)
-        .map_err(text)?;
+    let plan = plan_of(&p, a.split_keys, gpu.sm_count().map_err(text)? as usize)?;
     let q: Vec<f16> = (0..lens.q)
         .map(|i| f16::from_f32(crate::sm90::normal(i, 7)))
         .collect();

@@ -349,7 +349,7 @@ pub fn decode_attn<B: SharedBuffer, const D: usize>(p: DecodeProblem, io: Decode
         let Some((qi, h)) = row_of(&p, row0, r, h_kv) else {
             return;
         };
-        let ([o0, o1], lse) = merge_by_lse(
+        let ([o0, o1], lse) = merge_by_lse::<4>(
             4,
             |w| wo.ld(4 * DECODE_ROWS * D + w * DECODE_ROWS + r),
             |w| [0, 1].map(|i| wo.ld((w * DECODE_ROWS + r) * D + col + i)),
@@ -376,25 +376,50 @@ pub fn decode_attn<B: SharedBuffer, const D: usize>(p: DecodeProblem, io: Decode
 /// natural `lse(s)` and two values `pair(s)` of its normalized O): O = Σ
 /// e^(lse_s - LSE) O_s and LSE = log Σ e^(lse_s), or O = 0 and LSE = -inf
 /// when no part saw a key. The warps' merge and the splits' (written once).
+///
+/// The parts are read `B` at a time, every read of a batch issued before
+/// any is used: in global memory `n` parts then cost about `n / B` round
+/// trips rather than `n` (a loop that adds each part as it arrives waits
+/// for every read in turn). A batch's slots past the last part re-read it
+/// and are left out of the sums.
 #[inline(always)]
-fn merge_by_lse(
+fn merge_by_lse<const B: usize>(
     n: usize,
     lse: impl Fn(usize) -> f32,
     pair: impl Fn(usize) -> [f32; 2],
 ) -> ([f32; 2], f32) {
+    let none = ([0.0; 2], f32::NEG_INFINITY);
+    if n == 0 {
+        return none;
+    }
+    let part = |s0: usize, j: usize| (s0 + j).min(n - 1);
     let mut m = f32::NEG_INFINITY;
-    for s in 0..n {
-        m = m.max(lse(s));
+    let mut s0 = 0;
+    while s0 < n {
+        let mut l = [0f32; B];
+        each::<B>(|j| l[j] = lse(part(s0, j)));
+        each::<B>(|j| m = m.max(l[j]));
+        s0 += B;
     }
     if m == f32::NEG_INFINITY {
-        return ([0.0; 2], f32::NEG_INFINITY);
+        return none;
     }
     let (mut sum, mut acc) = (0f32, [0f32; 2]);
-    for s in 0..n {
-        let f = exp2((lse(s) - m) * LOG2_E);
-        sum += f;
-        let x = pair(s);
-        each::<2>(|i| acc[i] += f * x[i]);
+    s0 = 0;
+    while s0 < n {
+        let (mut l, mut x) = ([0f32; B], [[0f32; 2]; B]);
+        each::<B>(|j| {
+            l[j] = lse(part(s0, j));
+            x[j] = pair(part(s0, j));
+        });
+        each::<B>(|j| {
+            if s0 + j < n {
+                let f = exp2((l[j] - m) * LOG2_E);
+                sum += f;
+                each::<2>(|i| acc[i] += f * x[j][i]);
+            }
+        });
+        s0 += B;
     }
     let inv = 1.0 / sum;
     ([acc[0] * inv, acc[1] * inv], m + log2(sum) / LOG2_E)
@@ -420,7 +445,7 @@ pub fn decode_combine(
     let (b, qi, h) = (row / per_b, row % per_b / q_heads, row % q_heads);
     let plane = batch * per_b;
     let lse_at = (b * q_heads + h) * q_len + qi;
-    let ([o0, o1], l) = merge_by_lse(
+    let ([o0, o1], l) = merge_by_lse::<8>(
         splits,
         |s| lse_part.ld(s * plane + lse_at),
         |s| [0, 1].map(|i| o_part.ld((s * plane + row) * d + col + i)),
