@@ -3,6 +3,7 @@
 
 use std::fmt;
 use std::path::Path;
+use std::sync::atomic::AtomicU32;
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::sys::{CUevent_flags, CUresult};
@@ -368,6 +369,7 @@ impl Module {
             name: name.to_string(),
             function,
             params,
+            shared_allowed: Arc::default(),
         })
     }
 
@@ -399,6 +401,11 @@ pub struct Kernel {
     pub(crate) name: String,
     pub(crate) function: CudaFunction,
     pub(crate) params: Option<Vec<Param>>,
+    /// The dynamic shared memory (bytes) the function has been allowed
+    /// past the default 48 KiB, 0 before: the opt-in is a driver call, made
+    /// once per size rather than at every launch (clones share it, as they
+    /// share the function).
+    pub(crate) shared_allowed: Arc<AtomicU32>,
 }
 
 impl fmt::Debug for Kernel {
