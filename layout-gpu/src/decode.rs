@@ -1,5 +1,5 @@
 //! Decoding over a paged KV cache: the problem, its refusals and the split
-//! plan of `decode_attn_d*`, `decode_combine` and `kv_append`
+//! plan of `decode_attn_d*` and `kv_append`
 //! (`layout_kernels::maps::decode`'s contract; the launches are
 //! [`crate::launch::decode`] and [`crate::launch::kv_append`]).
 
@@ -11,8 +11,7 @@ use crate::Error;
 const OP: &str = "decode";
 
 /// The decode kernels' family name: entry points `decode_attn_d64` and
-/// `decode_attn_d128` ([`Decode::entry`]), with `decode_combine` and
-/// `kv_append`.
+/// `decode_attn_d128` ([`Decode::entry`]), with `kv_append`.
 pub const FAMILY: &str = "decode_attn";
 
 /// A decode step's sizes: `batch` sequences of `q_len` new queries each,
@@ -196,14 +195,17 @@ impl Decode {
     }
 }
 
-/// Where a split decode keeps its partial results until the combine
-/// merges them: allocated once and reused across steps, so that a decode
-/// step is its two launches and nothing else. Every split block writes all
-/// of its partials, so the buffers need no clearing.
+/// Where a split decode keeps its partial results until the last split of
+/// each row block merges them: allocated once and reused across steps, so
+/// that a decode step is its launch and nothing else. Every split block
+/// writes all of its partials, so the buffers need no clearing. It also
+/// holds the counters the splits count themselves in (zeros between
+/// launches), allocated at the first step that needs them.
 #[derive(Debug)]
 pub struct DecodeWorkspace {
     pub(crate) o_part: DeviceBuffer<f32>,
     pub(crate) lse_part: DeviceBuffer<f32>,
+    pub(crate) count: Option<DeviceBuffer<u32>>,
 }
 
 impl DecodeWorkspace {
@@ -218,13 +220,18 @@ impl DecodeWorkspace {
         Ok(DecodeWorkspace {
             o_part: stream.zeros::<f32>(o).map_err(Error::Device)?,
             lse_part: stream.zeros::<f32>(lse).map_err(Error::Device)?,
+            count: None,
         })
     }
 
     /// A workspace of the caller's buffers: O's partials and LSE's (see
     /// [`Decode::workspace_lens`]).
     pub fn from_buffers(o_part: DeviceBuffer<f32>, lse_part: DeviceBuffer<f32>) -> Self {
-        DecodeWorkspace { o_part, lse_part }
+        DecodeWorkspace {
+            o_part,
+            lse_part,
+            count: None,
+        }
     }
 
     /// Whether it holds `p`'s partials under `plan`.

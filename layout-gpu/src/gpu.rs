@@ -632,27 +632,14 @@ impl Gpu {
         p: &crate::decode::Decode,
     ) -> Result<(), Error> {
         let plan = p.plan(self.sms as usize)?;
-        let (attn, combine) = (
-            self.sm80_kernel(&p.entry())?,
-            self.sm80_kernel("decode_combine")?,
-        );
+        let attn = self.sm80_kernel(&p.entry())?;
         let mut ws = kept(
             &self.decode_ws,
             |w| w.fits(p, plan),
             || crate::decode::DecodeWorkspace::new(self.stream(), p, plan),
         )?;
         let ws = ws.as_mut().expect("kept sets it");
-        launch::decode(
-            self.stream(),
-            (&attn, &combine),
-            p,
-            plan,
-            qkv,
-            table_lens,
-            o,
-            lse,
-            ws,
-        )
+        launch::decode(self.stream(), &attn, p, plan, qkv, table_lens, o, lse, ws)
     }
 
     /// The new tokens' K and V, (tokens, kv_heads, d) f16, into the

@@ -16,8 +16,8 @@ use crate::decode::{Decode, DecodeWorkspace};
 use crate::Error;
 use half::f16;
 use layout_kernels::maps::{
-    combine_threads, decode_smem_bytes, transpose_divides, GemmPlan, SplitPlan, APPEND_THREADS,
-    DECODE_THREADS, THREADS, TRANSPOSE_TILE,
+    decode_smem_bytes, transpose_divides, GemmPlan, SplitPlan, APPEND_THREADS, DECODE_THREADS,
+    THREADS, TRANSPOSE_TILE,
 };
 use layout_launch::{DeviceBuffer, Dim3, Kernel, Stream, TensorMap};
 
@@ -1057,24 +1057,26 @@ pub fn attention_bwd(
     Ok(())
 }
 
-/// One decode launch (and the combine when split): `q` (batch, q_len,
-/// q_heads, d), the caches (blocks, block_size, kv_heads, d), the block
-/// table (batch, max_blocks) and context lengths (batch) int32; O like Q;
-/// LSE (batch, q_heads, q_len), or `None`; the split partials in `ws`
-/// ([`DecodeWorkspace::fits`] `p` and `plan`). Each sequence's context
-/// length must be at most `p.max_context` (the kernel traps otherwise, as
-/// for a block table entry outside the cache). Nothing is allocated: the
-/// step is its launches.
+/// One decode launch: `q` (batch, q_len, q_heads, d), the caches (blocks,
+/// block_size, kv_heads, d), the block table (batch, max_blocks) and
+/// context lengths (batch) int32; O like Q; LSE (batch, q_heads, q_len),
+/// or `None`; the split partials in `ws` ([`DecodeWorkspace::fits`] `p`
+/// and `plan`). Split, the last split of each row block merges the
+/// partials in the same launch. Each sequence's context length must be at
+/// most `p.max_context` (the kernel traps otherwise, as for a block table
+/// entry outside the cache). Nothing is allocated but the workspace's
+/// split counters, at the first split step that needs more of them: a
+/// step is its launch.
 #[allow(clippy::too_many_arguments)]
 pub fn decode(
     stream: &Stream,
-    (attn, combine): (&Kernel, &Kernel),
+    attn: &Kernel,
     p: &Decode,
     plan: SplitPlan,
     (q, k, v): (&DeviceBuffer<f16>, &DeviceBuffer<f16>, &DeviceBuffer<f16>),
     (table, lens): (&DeviceBuffer<i32>, &DeviceBuffer<i32>),
     o: &mut DeviceBuffer<f16>,
-    mut lse: Option<&mut DeviceBuffer<f32>>,
+    lse: Option<&mut DeviceBuffer<f32>>,
     ws: &mut DecodeWorkspace,
 ) -> Result<(), Error> {
     const OP: &str = "decode";
@@ -1111,7 +1113,6 @@ pub fn decode(
         ));
     }
     let (slabs, bg) = p.grid_yz();
-    let rows = p.batch * p.q_len * p.q_heads;
     if !ws.fits(p, plan) {
         return Err(Error::refused(
             OP,
@@ -1123,12 +1124,22 @@ pub fn decode(
             ),
         ));
     }
-    let DecodeWorkspace { o_part, lse_part } = ws;
     let split = plan.splits > 1;
+    // One counter a (row block, sequence, K/V head); zeros, which every
+    // launch leaves as it found them.
+    let groups = slabs * bg;
+    if split && ws.count.as_ref().is_none_or(|c| c.len() < groups) {
+        ws.count = Some(stream.zeros::<u32>(groups).map_err(Error::Device)?);
+    }
+    let DecodeWorkspace {
+        o_part,
+        lse_part,
+        count,
+    } = ws;
     // SAFETY: the entry's contract: every buffer holds what the sizes say
-    // (checked above), 256-byte aligned (cudarc's), the outputs distinct
-    // (`&mut`); the grid and threads the plan's; a null pointer for an
-    // output the launch does not write.
+    // (checked above; the counters at least grid y * grid z, zeros), 256-byte
+    // aligned (cudarc's), the outputs distinct (`&mut`); the grid and threads
+    // the plan's; a null pointer for an output the launch does not write.
     let launched = unsafe {
         let l = stream
             .launch(attn)
@@ -1139,20 +1150,15 @@ pub fn decode(
             .arg(k)
             .arg(v)
             .arg(table)
-            .arg(lens);
-        let l = if split {
-            l.null().null()
-        } else {
-            let l = l.arg_mut(&mut *o);
-            match lse.as_deref_mut() {
-                Some(x) => l.arg_mut(x),
-                None => l.null(),
-            }
+            .arg(lens)
+            .arg_mut(o);
+        let l = match lse {
+            Some(x) => l.arg_mut(x),
+            None => l.null(),
         };
-        let l = if split {
-            l.arg_mut(o_part).arg_mut(lse_part)
-        } else {
-            l.null().null()
+        let l = match (split, count.as_mut()) {
+            (true, Some(c)) => l.arg_mut(o_part).arg_mut(lse_part).arg_mut(c),
+            _ => l.null().null().null(),
         };
         l.scalar(p.batch)
             .scalar(p.q_len)
@@ -1166,32 +1172,7 @@ pub fn decode(
             .scalar(p.scale)
             .launch()
     };
-    launched.map_err(Error::Device)?;
-    if split {
-        // SAFETY: decode_combine's contract: the partials the attention
-        // wrote (splits * rows rows), O and LSE as above.
-        unsafe {
-            let l = stream
-                .launch(combine)
-                .grid(rows as u32)
-                .block(combine_threads(p.d) as u32)
-                .arg(&*o_part)
-                .arg(&*lse_part)
-                .arg_mut(o);
-            let l = match lse {
-                Some(x) => l.arg_mut(x),
-                None => l.null(),
-            };
-            l.scalar(p.batch)
-                .scalar(p.q_len)
-                .scalar(p.q_heads)
-                .scalar(p.d)
-                .scalar(plan.splits)
-                .launch()
-        }
-        .map_err(Error::Device)?;
-    }
-    Ok(())
+    launched.map_err(Error::Device)
 }
 
 /// `kv_append`: the new tokens' K and V, (tokens, kv_heads, d) f16, into
@@ -1372,18 +1353,17 @@ mod tests {
         let (p, i, u32_, f) = ((8, Pointer), (8, Int), (4, Int), (4, Float));
         let params = declared_params(crate::PTX_SM80);
         // (q, k_cache, v_cache, table, lens, o, lse, o_part, lse_part,
-        // batch, q_len, q_heads, kv_heads, blocks, block_size, max_blocks,
-        // split_keys, causal, scale)
-        let attn = [p, p, p, p, p, p, p, p, p, i, i, i, i, i, i, i, i, u32_, f];
-        // (o_part, lse_part, o, lse, batch, q_len, q_heads, d, splits)
-        let combine = [p, p, p, p, i, i, i, i, i];
+        // count, batch, q_len, q_heads, kv_heads, blocks, block_size,
+        // max_blocks, split_keys, causal, scale)
+        let attn = [
+            p, p, p, p, p, p, p, p, p, p, i, i, i, i, i, i, i, i, u32_, f,
+        ];
         // (k_new, v_new, k_cache, v_cache, slots, tokens, kv_heads, d,
         // cache_rows)
         let append = [p, p, p, p, p, i, i, i, i];
         for (name, want) in [
             ("decode_attn_d64", &attn[..]),
             ("decode_attn_d128", &attn[..]),
-            ("decode_combine", &combine[..]),
             ("kv_append", &append[..]),
         ] {
             assert_eq!(params(name).as_deref(), Some(want), "{name}");

@@ -113,6 +113,7 @@ impl Device {
         Ok(Module {
             inner,
             entries: entry_points(ptx),
+            kernels: Arc::default(),
         })
     }
 
@@ -332,6 +333,9 @@ impl Stream {
 pub struct Module {
     inner: Arc<CudaModule>,
     entries: Vec<EntryPoint>,
+    /// The kernels looked up so far (clones share them, and with them the
+    /// driver's function handle and its shared-memory opt-in).
+    kernels: Arc<Mutex<Vec<Kernel>>>,
 }
 
 impl fmt::Debug for Module {
@@ -346,6 +350,10 @@ impl Module {
     /// The kernel `name`; [`Error::NoKernel`], naming the kernels the
     /// module's PTX declares, when the module has none of that name.
     pub fn kernel(&self, name: &str) -> Result<Kernel, Error> {
+        let mut kernels = self.kernels.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(k) = kernels.iter().find(|k| k.name == name) {
+            return Ok(k.clone());
+        }
         let missing = || Error::NoKernel {
             name: name.to_string(),
             available: self.kernel_names().iter().map(|n| n.to_string()).collect(),
@@ -365,12 +373,14 @@ impl Module {
             .iter()
             .find(|e| e.name == name)
             .and_then(|e| e.params.clone());
-        Ok(Kernel {
+        let kernel = Kernel {
             name: name.to_string(),
             function,
             params,
             shared_allowed: Arc::default(),
-        })
+        };
+        kernels.push(kernel.clone());
+        Ok(kernel)
     }
 
     /// The names of the kernels the module's PTX declares, in its order.

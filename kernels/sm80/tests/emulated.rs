@@ -7,12 +7,12 @@
 use layout_device::emulator::{run, Buffer, ErrorKind, Launch};
 use layout_device::F4;
 use layout_kernels::bodies::{
-    decode_attn, decode_combine, flash_attn_fwd, hgemm, kv_append, sgemm, sgemm_nt, transpose,
-    DecodeIo, DecodeProblem, FlashProblem, Half4,
+    decode_attn, flash_attn_fwd, hgemm, kv_append, sgemm, sgemm_nt, transpose, DecodeIo,
+    DecodeProblem, FlashProblem, Half4,
 };
 use layout_kernels::maps::{
-    combine_threads, decode_smem_bytes, decode_tile, flash_bm, flash_smem_bytes, APPEND_THREADS,
-    DECODE_ROWS, DECODE_THREADS, FLASH_THREADS,
+    decode_smem_bytes, decode_tile, flash_bm, flash_smem_bytes, APPEND_THREADS, DECODE_ROWS,
+    DECODE_THREADS, FLASH_THREADS,
 };
 use layout_kernels::smem::{
     DECODE_SMEM_D128, DECODE_SMEM_D64, FLASH_SMEM_D128, FLASH_SMEM_D256, FLASH_SMEM_D64,
@@ -597,10 +597,6 @@ fn decode_case(c: Decode, d: usize) {
     let max_ctx = *c.ctx.iter().max().unwrap();
     let split_keys = c.split_keys.unwrap_or(max_ctx.div_ceil(t).max(1) * t);
     let splits = max_ctx.div_ceil(split_keys).max(1);
-    let o = Buffer::filled(0u32, n_rows * d / 2);
-    let lse = Buffer::filled(0f32, n_rows);
-    let o_part = Buffer::filled(0f32, if splits > 1 { splits * n_rows * d } else { 0 });
-    let lse_part = Buffer::filled(0f32, if splits > 1 { splits * n_rows } else { 0 });
     let p = DecodeProblem {
         batch,
         q_len,
@@ -613,54 +609,81 @@ fn decode_case(c: Decode, d: usize) {
         causal: c.causal,
         scale: 0.3,
     };
-    let none = Buffer::filled(0u32, 0);
-    let nonef = Buffer::filled(0f32, 0);
-    let io = DecodeIo {
-        q: gq.global(),
-        k: gk.global(),
-        v: gv.global(),
-        table: gt.global(),
-        lens: gl.global(),
-        o: if splits == 1 {
-            o.global_mut()
-        } else {
-            none.global_mut()
-        },
-        lse: if splits == 1 {
-            lse.global_mut()
-        } else {
-            nonef.global_mut()
-        },
-        o_part: o_part.global_mut(),
-        lse_part: lse_part.global_mut(),
-    };
     let slabs = (q_len * (nh / nkv)).div_ceil(DECODE_ROWS);
+    // The split counters start at zero once; each launch leaves them so.
+    let count = Buffer::filled(0u32, if splits > 1 { slabs * batch * nkv } else { 0 });
     let name = format!("decode_attn_d{d}");
-    let launch = Launch::new(&name, (splits, slabs, batch * nkv), DECODE_THREADS)
-        .shared_bytes(decode_smem_bytes(d));
-    let ran = run(&launch, move || match d {
-        64 => decode_attn::<DECODE_SMEM_D64, 64>(p, io),
-        _ => decode_attn::<DECODE_SMEM_D128, 128>(p, io),
-    });
-    if c.corrupt.is_some() {
-        let e = ran.unwrap_err();
-        assert_eq!(e.kind, ErrorKind::Trap, "{e}");
-        return;
-    }
-    ran.unwrap();
-    if splits > 1 {
-        let (op, lp, go, gl) = (
-            o_part.global(),
-            lse_part.global(),
-            o.global_mut(),
-            lse.global_mut(),
+    // Split, the blocks also run last to first (whichever split counts
+    // last merges), into fresh outputs.
+    for reversed in [false, true] {
+        if reversed && splits == 1 {
+            break;
+        }
+        // NaN partials: a merge that read one no split wrote shows in O.
+        let parts = if splits > 1 { splits * n_rows } else { 0 };
+        let (o, lse) = (
+            Buffer::filled(0u32, n_rows * d / 2),
+            Buffer::filled(0f32, n_rows),
         );
-        let launch = Launch::new("decode_combine", (n_rows, 1, 1), combine_threads(d));
-        run(&launch, move || {
-            decode_combine((op, lp), (go, gl), (batch, q_len, nh, d, splits))
-        })
-        .unwrap();
+        let (o_part, lse_part) = (
+            Buffer::filled(f32::NAN, parts * d),
+            Buffer::filled(f32::NAN, parts),
+        );
+        let io = DecodeIo {
+            q: gq.global(),
+            k: gk.global(),
+            v: gv.global(),
+            table: gt.global(),
+            lens: gl.global(),
+            o: o.global_mut(),
+            lse: lse.global_mut(),
+            o_part: o_part.global_mut(),
+            lse_part: lse_part.global_mut(),
+            count: count.global_mut(),
+        };
+        let launch = Launch::new(&name, (splits, slabs, batch * nkv), DECODE_THREADS)
+            .shared_bytes(decode_smem_bytes(d));
+        let launch = if reversed { launch.reversed() } else { launch };
+        let ran = run(&launch, move || match d {
+            64 => decode_attn::<DECODE_SMEM_D64, 64>(p, io),
+            _ => decode_attn::<DECODE_SMEM_D128, 128>(p, io),
+        });
+        if c.corrupt.is_some() {
+            let e = ran.unwrap_err();
+            assert_eq!(e.kind, ErrorKind::Trap, "{e}");
+            return;
+        }
+        ran.unwrap();
+        // The last split of each row block merged and set its counter
+        // back: the next launch finds zeros.
+        if let Err(e) = count.check(&vec![0u32; count.len()], |a, b| a == b) {
+            panic!("{name} ({splits} splits): the split counters: {e}")
+        }
+        check_decode(
+            &c,
+            d,
+            (&table, max_blocks),
+            (&q, &kc, &vc),
+            (&o, &lse),
+            &name,
+            splits,
+        );
     }
+}
+
+/// `decode_case`'s check of O and LSE against the float64 reference.
+fn check_decode(
+    c: &Decode,
+    d: usize,
+    (table, max_blocks): (&[i32], usize),
+    (q, kc, vc): (&[f32], &[f32], &[f32]),
+    (o, lse): (&Buffer<u32>, &Buffer<f32>),
+    name: &str,
+    splits: usize,
+) {
+    let (nh, nkv) = c.heads;
+    let (batch, bs, q_len) = (c.ctx.len(), c.block_size, c.q_len);
+    let n_rows = batch * q_len * nh;
     // The reference: each sequence's context in order, its queries at the
     // last q_len positions (bottom-right).
     let (mut want_o, mut want_lse) = (vec![0f64; n_rows * d], vec![0f32; n_rows]);
@@ -674,7 +697,7 @@ fn decode_case(c: Decode, d: usize) {
             }
             x
         };
-        let (kb, vb) = (gather(&kc), gather(&vc));
+        let (kb, vb) = (gather(kc), gather(vc));
         let qs = b * q_len * nh * d..(b + 1) * q_len * nh * d;
         let mask = c
             .causal
@@ -801,7 +824,7 @@ fn decode_traps_on_a_bad_table_entry() {
     }
 }
 
-/// Split contexts merged by `decode_combine`: splits of one tile and of
+/// Split contexts merged by their last split: splits of one tile and of
 /// two, a sequence shorter than a split (its later splits see no key), a
 /// context of 0, causal queries.
 #[test]

@@ -43,6 +43,7 @@ pub struct Launch {
     pub(crate) block: D3,
     pub(crate) cluster: D3,
     pub(crate) dynamic_smem: usize,
+    pub(crate) reversed: bool,
 }
 
 impl Launch {
@@ -55,7 +56,32 @@ impl Launch {
             block: block.d3(),
             cluster: (1, 1, 1),
             dynamic_smem: 0,
+            reversed: false,
         }
+    }
+    /// Running the clusters last to first (the default runs block (0, 0,
+    /// 0)'s first, x fastest). The GPU promises no order: blocks that hand
+    /// results to each other (through a counter in global memory, say)
+    /// must be right in either.
+    ///
+    /// ```
+    /// use layout_device::emulator::{run, Buffer, Launch};
+    /// use layout_device::{block_idx, thread_idx};
+    ///
+    /// // Each block takes a ticket from one counter: block 2 first.
+    /// let (n, t) = (Buffer::filled(0u32, 1), Buffer::filled(0u32, 3));
+    /// let (gn, gt) = (n.global_mut(), t.global_mut());
+    /// run(&Launch::new("tickets", 3, 32).reversed(), move || {
+    ///     if thread_idx() == 0 {
+    ///         gt.st(block_idx().0, gn.atomic_add(0, 1));
+    ///     }
+    /// })
+    /// .unwrap();
+    /// t.check(&[2, 1, 0], |a, b| a == b).unwrap();
+    /// ```
+    pub fn reversed(mut self) -> Launch {
+        self.reversed = true;
+        self
     }
     /// With `bytes` of dynamic shared memory per block.
     pub fn shared_bytes(mut self, bytes: usize) -> Launch {

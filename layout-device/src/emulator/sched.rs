@@ -244,20 +244,27 @@ pub(crate) fn run(launch: &Launch, body: Rc<dyn Fn()>) -> Result<(), EmuError> {
     }
     let (g, c, bd) = (launch.grid, launch.cluster, launch.block);
     let mut stacks: Vec<DefaultStack> = Vec::new();
+    let mut origins = Vec::new();
     for cz in 0..g.2 / c.2 {
         for cy in 0..g.1 / c.1 {
             for cx in 0..g.0 / c.0 {
-                let mut blocks = Vec::new();
-                for z in 0..c.2 {
-                    for y in 0..c.1 {
-                        for x in 0..c.0 {
-                            blocks.push((cx * c.0 + x, cy * c.1 + y, cz * c.2 + z));
-                        }
-                    }
-                }
-                run_cluster(launch, &blocks, bd, &body, &mut stacks)?;
+                origins.push((cx * c.0, cy * c.1, cz * c.2));
             }
         }
+    }
+    if launch.reversed {
+        origins.reverse();
+    }
+    for (x0, y0, z0) in origins {
+        let mut blocks = Vec::new();
+        for z in 0..c.2 {
+            for y in 0..c.1 {
+                for x in 0..c.0 {
+                    blocks.push((x0 + x, y0 + y, z0 + z));
+                }
+            }
+        }
+        run_cluster(launch, &blocks, bd, &body, &mut stacks)?;
     }
     Ok(())
 }

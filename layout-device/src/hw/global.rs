@@ -1,6 +1,9 @@
 //! Device buffers in global memory: a pointer and the number of elements
 //! it covers, every access checked against it.
 
+#[cfg(target_arch = "nvptx64")]
+use core::arch::asm;
+
 use super::thread::trap;
 use layout_core::tensor::memory::{Memory, MemoryMut};
 
@@ -114,6 +117,57 @@ impl<T: Copy> GlobalMut<T> {
         // SAFETY: in bounds; no other thread writes element `i` (the
         // contract of `new`, or of the launch that passed the buffer).
         unsafe { self.ptr.add(i).write(v) }
+    }
+}
+
+impl GlobalMut<u32> {
+    /// `atom.add.u32` on element `i` (relaxed, at the GPU's scope): adds
+    /// `v` (wrapping) and returns the value before, one indivisible step
+    /// among every thread's. Unlike [`st`](Self::st), any number of threads
+    /// may add to one element; order the accesses around it with
+    /// [`fence_acq_rel_gpu`](crate::fence_acq_rel_gpu). Traps when
+    /// `i >= len`.
+    ///
+    /// ```
+    /// use layout_device::emulator::{run, Buffer, Launch};
+    /// use layout_device::{block_idx, thread_idx};
+    ///
+    /// // Every thread of 2 blocks of 32 counts itself in element 1.
+    /// let n = Buffer::filled(0u32, 2);
+    /// let gn = n.global_mut();
+    /// run(&Launch::new("count", 2, 32), move || {
+    ///     let _ = (block_idx(), thread_idx());
+    ///     gn.atomic_add(1, 1);
+    /// })
+    /// .unwrap();
+    /// n.check(&[0, 64], |a, b| a == b).unwrap();
+    /// ```
+    #[inline(always)]
+    pub fn atomic_add(self, i: usize, v: u32) -> u32 {
+        if i >= self.len {
+            trap()
+        }
+        let at = self.ptr.wrapping_add(i);
+        super::emu_global(at, 4, true);
+        gpu!("atomic_add", host: {
+            // Outside a kernel, and under the emulator (one thread runs at
+            // a time), a read and a write are one step.
+            // SAFETY: in bounds (`new`'s contract).
+            unsafe {
+                let old = at.read();
+                at.write(old.wrapping_add(v));
+                old
+            }
+        }, {
+            let old: u32;
+            // SAFETY: `at` is element i < len of the buffer (`new`'s
+            // contract); an atomic read-modify-write of it.
+            unsafe {
+                asm!("atom.add.u32 {o}, [{a}], {v};", o = out(reg32) old, a = in(reg64) at,
+                     v = in(reg32) v, options(nostack))
+            }
+            old
+        })
     }
 }
 

@@ -143,6 +143,23 @@ pub fn sync_threads() {
     })
 }
 
+/// `fence.acq_rel.gpu` (CUDA's `__threadfence()`): this thread's memory
+/// accesses before it are ordered before its accesses after it for every
+/// thread of the GPU. The handshake between blocks: each writes its
+/// results, fences, then counts itself with
+/// [`GlobalMut::atomic_add`](crate::GlobalMut::atomic_add); the block that
+/// sees the last count fences again and then reads the others' results.
+/// Under the emulator, whose blocks run one after another, it has nothing
+/// to order.
+#[inline(always)]
+pub fn fence_acq_rel_gpu() {
+    gpu!("fence_acq_rel_gpu", {
+        // SAFETY: no operands; a memory fence (no `nomem`: the compiler
+        // keeps memory accesses on their side of it).
+        unsafe { asm!("fence.acq_rel.gpu;", options(nostack)) }
+    }, emu: { crate::emulator::ops::nop("fence_acq_rel_gpu") })
+}
+
 /// `barrier.sync 0` (CUDA's `__barrier_sync(0)`): [`sync_threads`] without
 /// `.aligned`, correct where lanes of one warp reach it through different
 /// instructions (divergent branches, or copies the compiler made of it).

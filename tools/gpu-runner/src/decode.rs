@@ -38,7 +38,7 @@ Tensors (.npy, C-order):
   negative: skipped), as kv_append does (the caches written back are not
   saved).
 --time: 5 rounds (each after 100 ms idle: 2 warm-up steps, 10 timed);
-prints ms per step (attention and, when split, the combine) and the K
+prints ms per step (one launch; split, its merge included) and the K
 and V bytes read per second.";
 
 /// `gpu-runner decode`'s operands and options.
@@ -228,7 +228,6 @@ pub fn run_decode(job: &DecodeJob) -> Result<(), String> {
     let module = gpu.load_ptx(&job.ptx).map_err(text)?;
     let p = job.problem;
     let attn = module.kernel(&p.entry()).map_err(text)?;
-    let combine = module.kernel("decode_combine").map_err(text)?;
     let s = gpu.stream();
     let sms = gpu.sm_count().map_err(text)? as usize;
     let plan = plan_of(&p, job.split_keys, sms)?;
@@ -269,7 +268,7 @@ pub fn run_decode(job: &DecodeJob) -> Result<(), String> {
     let mut once = || {
         layout_gpu::launch::decode(
             s,
-            (&attn, &combine),
+            &attn,
             &p,
             plan,
             (&dq, &dk, &dv),
@@ -383,10 +382,7 @@ pub fn time_decode(a: &TimeArgs) -> Result<(), String> {
     let lens = p.lens().map_err(text)?;
     let gpu = Device::new(0).map_err(text)?;
     let module = gpu.load_ptx(&read_ptx(&a.ptx)?).map_err(text)?;
-    let (attn, combine) = (
-        module.kernel(&p.entry()).map_err(text)?,
-        module.kernel("decode_combine").map_err(text)?,
-    );
+    let attn = module.kernel(&p.entry()).map_err(text)?;
     let s = gpu.stream();
     let plan = plan_of(&p, a.split_keys, gpu.sm_count().map_err(text)? as usize)?;
     let q: Vec<f16> = (0..lens.q)
@@ -404,7 +400,7 @@ pub fn time_decode(a: &TimeArgs) -> Result<(), String> {
     let ms = timing::median_round(s, || {
         layout_gpu::launch::decode(
             s,
-            (&attn, &combine),
+            &attn,
             &p,
             plan,
             (&dq, &dk, &dv),

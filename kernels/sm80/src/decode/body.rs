@@ -1,6 +1,7 @@
 //! The decode kernels' bodies: attention of a few query rows over a paged
-//! KV cache (`decode_attn`), the merge of its splits (`decode_combine`) and
-//! the append of new tokens' K and V to their cache slots (`kv_append`).
+//! KV cache, split along the context and merged by the block that
+//! finishes its rows last (`decode_attn`), and the append of new tokens'
+//! K and V to their cache slots (`kv_append`).
 //! The attention takes its tiles, `ldmatrix` rows and fragments from the
 //! FlashAttention kernel's maps (`crate::attention`): the block's 16 rows
 //! are the first M-atom of that kernel's Q tile, and warp `w` takes the
@@ -16,9 +17,9 @@ use layout_core::atom::accumulator::convert_layout_acc_aregs;
 use layout_core::atom::{SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N};
 use layout_core::{instantiate, layout};
 use layout_device::{
-    block_idx_xyz, cp_async_commit, cp_async_wait, cp_async_wait_all, each, exp2, f16x2, grid_dim,
-    log2, shfl_xor_reduce, sync_threads, thread_idx, trap, warp_any, Global, GlobalColumn,
-    GlobalMut, LdsmInstr, OnlineSoftmax, SharedBuffer, Smem, F4,
+    block_idx_xyz, cp_async_commit, cp_async_wait, cp_async_wait_all, each, exp2, f16x2,
+    fence_acq_rel_gpu, grid_dim, log2, shfl_xor_reduce, sync_threads, thread_idx, trap, warp_any,
+    Global, GlobalColumn, GlobalMut, LdsmInstr, OnlineSoftmax, SharedBuffer, Smem, F4,
 };
 
 const LOG2_E: f32 = core::f32::consts::LOG2_E;
@@ -61,7 +62,7 @@ pub struct DecodeIo {
     pub table: Global<i32>,
     /// The context lengths, (batch).
     pub lens: Global<i32>,
-    /// O as f16 pairs (one split), or empty.
+    /// O as f16 pairs.
     pub o: GlobalMut<u32>,
     /// LSE (batch, q_heads, q_len), or empty for none.
     pub lse: GlobalMut<f32>,
@@ -70,6 +71,10 @@ pub struct DecodeIo {
     pub o_part: GlobalMut<f32>,
     /// The splits' LSE, (splits, batch, q_heads, q_len), or empty.
     pub lse_part: GlobalMut<f32>,
+    /// One counter of finished splits per (row block, sequence, K/V head),
+    /// (grid y, grid z), zeros before the launch and after it (more than
+    /// one split), or empty.
+    pub count: GlobalMut<u32>,
 }
 
 /// Where row `r` of the block's rows lands: (query, head), or `None` for a
@@ -343,33 +348,79 @@ pub fn decode_attn<B: SharedBuffer, const D: usize>(p: DecodeProblem, io: Decode
     // Merged by log-sum-exp: thread tid takes column pairs tid, tid + 128,
     // ... of the 16 x D tile.
     let splits = grid_dim().0;
+    let plane = p.batch * p.q_len * p.q_heads;
+    // Row r's place: its element in O (column 0) and in LSE.
+    let at = |r: usize| {
+        row_of(&p, row0, r, h_kv).map(|(qi, h)| {
+            (
+                ((b * p.q_len + qi) * p.q_heads + h) * D,
+                (b * p.q_heads + h) * p.q_len + qi,
+            )
+        })
+    };
+    let write = |(out, lse_at): (usize, usize), col: usize, [o0, o1]: [f32; 2], lse: f32| {
+        io.o.st((out + col) / 2, f16x2(o0, o1));
+        if col == 0 && !io.lse.is_empty() {
+            io.lse.st(lse_at, lse);
+        }
+    };
     each::<{ DECODE_ROWS * D / 2 / DECODE_THREADS }>(|u| {
         let e = tid + DECODE_THREADS * u;
         let (r, col) = (e / (D / 2), 2 * (e % (D / 2)));
-        let Some((qi, h)) = row_of(&p, row0, r, h_kv) else {
+        let Some((out, lse_at)) = at(r) else {
             return;
         };
-        let ([o0, o1], lse) = merge_by_lse::<4>(
+        let (pair, lse) = merge_by_lse::<4>(
             4,
             |w| wo.ld(4 * DECODE_ROWS * D + w * DECODE_ROWS + r),
             |w| [0, 1].map(|i| wo.ld((w * DECODE_ROWS + r) * D + col + i)),
         );
-        let out = ((b * p.q_len + qi) * p.q_heads + h) * D + col;
-        let lse_at = (b * p.q_heads + h) * p.q_len + qi;
         if splits == 1 {
-            io.o.st(out / 2, f16x2(o0, o1));
-            if col == 0 && !io.lse.is_empty() {
-                io.lse.st(lse_at, lse);
-            }
+            write((out, lse_at), col, pair, lse);
         } else {
-            let plane = p.batch * p.q_len * p.q_heads;
-            io.o_part.st(split * plane * D + out, o0);
-            io.o_part.st(split * plane * D + out + 1, o1);
+            io.o_part.st(split * plane * D + out + col, pair[0]);
+            io.o_part.st(split * plane * D + out + col + 1, pair[1]);
             if col == 0 {
                 io.lse_part.st(split * plane + lse_at, lse);
             }
         }
     });
+    if splits == 1 {
+        return;
+    }
+    // The splits of these rows count themselves once their partials are
+    // written (fenced, so that the block that counts last sees them); that
+    // block merges them and sets the count back to 0 for the next launch.
+    // One launch a step: no merge kernel waits for this one to drain.
+    fence_acq_rel_gpu();
+    sync_threads();
+    let group = slab * p.batch * p.kv_heads + bg;
+    let flag = Smem::window::<B>(0, 1);
+    if tid == 0 {
+        let done = io.count.atomic_add(group, 1) as usize + 1;
+        flag.st(0, if done == splits { 1.0 } else { 0.0 });
+    }
+    sync_threads();
+    if flag.ld(0) == 0.0 {
+        return;
+    }
+    fence_acq_rel_gpu();
+    each::<{ DECODE_ROWS * D / 2 / DECODE_THREADS }>(|u| {
+        let e = tid + DECODE_THREADS * u;
+        let (r, col) = (e / (D / 2), 2 * (e % (D / 2)));
+        let Some((out, lse_at)) = at(r) else {
+            return;
+        };
+        let (pair, lse) = merge_by_lse::<8>(
+            splits,
+            |s| io.lse_part.ld(s * plane + lse_at),
+            |s| [0, 1].map(|i| io.o_part.ld(s * plane * D + out + col + i)),
+        );
+        write((out, lse_at), col, pair, lse);
+    });
+    if tid == 0 {
+        io.count.st(group, 0);
+    }
 }
 
 /// `n` partial results of one row merged by their log-sum-exps (part `s`'s
@@ -423,37 +474,6 @@ fn merge_by_lse<const B: usize>(
     }
     let inv = 1.0 / sum;
     ([acc[0] * inv, acc[1] * inv], m + log2(sum) / LOG2_E)
-}
-
-/// `decode_combine`: row `blockIdx.x` of (batch, q_len, q_heads) from its
-/// `splits` partial rows, thread `tid` its column pair: O = Σ e^(lse_s -
-/// LSE) O_s with LSE = log Σ e^(lse_s) (O = 0 and LSE = -inf when no split
-/// saw a key).
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub fn decode_combine(
-    (o_part, lse_part): (Global<f32>, Global<f32>),
-    (o, lse): (GlobalMut<u32>, GlobalMut<f32>),
-    (batch, q_len, q_heads, d, splits): (usize, usize, usize, usize, usize),
-) {
-    let row = block_idx_xyz().0;
-    let col = 2 * thread_idx();
-    if col >= d || d % 2 != 0 || splits == 0 {
-        trap()
-    }
-    let per_b = q_len * q_heads;
-    let (b, qi, h) = (row / per_b, row % per_b / q_heads, row % q_heads);
-    let plane = batch * per_b;
-    let lse_at = (b * q_heads + h) * q_len + qi;
-    let ([o0, o1], l) = merge_by_lse::<8>(
-        splits,
-        |s| lse_part.ld(s * plane + lse_at),
-        |s| [0, 1].map(|i| o_part.ld((s * plane + row) * d + col + i)),
-    );
-    o.st((row * d + col) / 2, f16x2(o0, o1));
-    if col == 0 && !lse.is_empty() {
-        lse.st(lse_at, l);
-    }
 }
 
 /// `kv_append`: 16-byte chunk `blockIdx.x * 256 + tid` of the new tokens'

@@ -1,5 +1,4 @@
-//! The decode entry points (`decode_attn_d{64,128}`, `decode_combine`,
-//! `kv_append`): the host's pointers made into checked buffers, and the
+//! The decode entry points (`decode_attn_d{64,128}`, `kv_append`): the host's pointers made into checked buffers, and the
 //! dynamic shared memory the attention declares. The buffers exist on the
 //! host too (the emulated tests name them); the entry points on the GPU
 //! only.
@@ -61,11 +60,14 @@ unsafe fn output<T: Copy>(p: *mut T, len: usize, align: usize) -> GlobalMut<T> {
 }
 
 /// The decode attention entry points, one per head dimension: `(q, k_cache,
-/// v_cache, block_table, context_lens, o, lse, o_part, lse_part, batch,
-/// q_len, q_heads, kv_heads, blocks, block_size, max_blocks, split_keys,
-/// causal, scale)` (`maps::decode`'s contract). With one split (grid x)
-/// the block writes `o` and `lse` (null for none); with more, `o_part`
-/// and `lse_part` (null `o`), which `decode_combine` merges.
+/// v_cache, block_table, context_lens, o, lse, o_part, lse_part, count,
+/// batch, q_len, q_heads, kv_heads, blocks, block_size, max_blocks,
+/// split_keys, causal, scale)` (`maps::decode`'s contract). The block
+/// writes `o` and `lse` (null for none); with more than one split (grid
+/// x), each writes its partials into `o_part` and `lse_part` and counts
+/// itself in `count` (grid y * grid z zeros, zeros again after the
+/// launch), and the last of a row block's splits merges them into `o` and
+/// `lse` (null buffers for one split).
 #[cfg(target_arch = "nvptx64")]
 macro_rules! decode_entries {
     ($($(#[$m:meta])* $name:ident = ($buf:ident, $d:literal);)*) => {$(
@@ -87,6 +89,7 @@ macro_rules! decode_entries {
             lse: *mut f32,
             o_part: *mut f32,
             lse_part: *mut f32,
+            count: *mut u32,
             batch: usize,
             q_len: usize,
             q_heads: usize,
@@ -98,7 +101,7 @@ macro_rules! decode_entries {
             causal: u32,
             scale: f32,
         ) {
-            let splits = layout_device::grid_dim().0;
+            let (splits, slabs, groups) = layout_device::grid_dim();
             let rows_q = elems(elems(batch, q_len), q_heads);
             let cache = elems(elems(elems(blocks, block_size), kv_heads), $d);
             let part = if splits > 1 { elems(splits, rows_q) } else { 0 };
@@ -114,6 +117,7 @@ macro_rules! decode_entries {
                     lse: output(lse, rows_q, 4),
                     o_part: output(o_part, elems(part, $d), 16),
                     lse_part: output(lse_part, part, 4),
+                    count: output(count, if splits > 1 { elems(slabs, groups) } else { 0 }, 4),
                 }
             };
             let p = super::body::DecodeProblem {
@@ -131,43 +135,6 @@ decode_entries! {
     decode_attn_d64 = (DECODE_SMEM_D64, 64);
     /// [`decode_attn_d64`] at head dimension 128.
     decode_attn_d128 = (DECODE_SMEM_D128, 128);
-}
-
-/// The merge of a split decode: `(o_part, lse_part, o, lse, batch, q_len,
-/// q_heads, d, splits)`, grid (batch * q_len * q_heads), d / 2 threads
-/// (`maps::decode`).
-///
-/// # Safety
-/// `o_part`: splits * batch * q_len * q_heads * d f32, `lse_part`: splits *
-/// batch * q_heads * q_len f32, `o`: batch * q_len * q_heads * d f16 (4-byte
-/// aligned), `lse` the same count f32 or null.
-#[cfg(target_arch = "nvptx64")]
-#[no_mangle]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "ptx-kernel" fn decode_combine(
-    o_part: *const f32,
-    lse_part: *const f32,
-    o: *mut u16,
-    lse: *mut f32,
-    batch: usize,
-    q_len: usize,
-    q_heads: usize,
-    d: usize,
-    splits: usize,
-) {
-    let rows = elems(elems(batch, q_len), q_heads);
-    let part = elems(splits, rows);
-    // SAFETY: the launch contract above.
-    let (ins, outs) = unsafe {
-        (
-            (input(o_part, elems(part, d), 4), input(lse_part, part, 4)),
-            (
-                output(o.cast::<u32>(), elems(rows, d) / 2, 4),
-                output(lse, rows, 4),
-            ),
-        )
-    };
-    super::body::decode_combine(ins, outs, (batch, q_len, q_heads, d, splits))
 }
 
 /// The new tokens' K and V into their cache slots: `(k_new, v_new, k_cache,

@@ -1,5 +1,5 @@
-//! Decoding over a paged KV cache (`decode_attn_d{64,128}`,
-//! `decode_combine`, `kv_append`): the attention a server runs for every
+//! Decoding over a paged KV cache (`decode_attn_d{64,128}`, `kv_append`):
+//! the attention a server runs for every
 //! generated token. Each sequence brings `q_len` new queries (1, or up to
 //! 16 with speculative decoding) and attends over its whole cached context,
 //! stored in blocks of `block_size` tokens that a per-sequence block table
@@ -22,8 +22,10 @@
 //!   [`DECODE_THREADS`] threads, [`decode_smem_bytes`]`(d)` bytes of
 //!   dynamic shared memory. Split `s` takes keys `s * split_keys ..
 //!   (s + 1) * split_keys` ([`split_plan`]); with one split the block writes
-//!   O and LSE, with more it writes its partial O (f32) and LSE, and
-//!   `decode_combine` merges them.
+//!   O and LSE, with more it writes its partial O (f32) and LSE, counts
+//!   itself in its row block's counter (zeros before the launch), and the
+//!   split that counts last merges the partials into O and LSE and sets
+//!   the counter back to 0: a step is one launch (two with the append).
 //!
 //! Inside a block the four warps take a K/V tile's keys a quarter each,
 //! every warp all 16 rows, each with its own online softmax; the warps'
@@ -41,11 +43,6 @@ pub const DECODE_THREADS: usize = 128;
 pub const DECODE_ROWS: usize = 16;
 /// The head dimensions built.
 pub const DECODE_HEAD_DIMS: [usize; 2] = [64, 128];
-/// Threads per block of `decode_combine` at head dimension `d`: one per
-/// pair of columns.
-pub const fn combine_threads(d: usize) -> usize {
-    d / 2
-}
 /// Threads per block of `kv_append`: one 16-byte chunk each.
 pub const APPEND_THREADS: usize = 256;
 
@@ -113,7 +110,7 @@ fn wave_fill(n: usize, slots: usize) -> usize {
 /// [`decode_blocks_per_sm`]`(d)` blocks; as the blocks of one launch take
 /// equally long, a last wave that is partly empty idles the rest of the
 /// GPU. The rule takes the fewest splits (1 to 64, each at least 4 tiles
-/// of the context, so that its reads outweigh its share of the combine)
+/// of the context, so that its reads outweigh its share of the merge)
 /// whose launch keeps at least 90% of the slots busy over its waves, and
 /// when none does, the splits that keep the most busy (the fewest of
 /// those). `max_ctx` is the longest context of the batch.
@@ -170,8 +167,6 @@ pub fn split_plan(d: usize, blocks: usize, max_ctx: usize, sms: usize) -> SplitP
 pub const DECODE_ATTN_D64_LAUNCH_BOUNDS: (u32, u32) = (128, 3);
 /// See [`DECODE_ATTN_D64_LAUNCH_BOUNDS`].
 pub const DECODE_ATTN_D128_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
-/// The combine: up to 64 threads a block.
-pub const DECODE_COMBINE_LAUNCH_BOUNDS: (u32, u32) = (64, 8);
 /// The append: 256 threads a block.
 pub const KV_APPEND_LAUNCH_BOUNDS: (u32, u32) = (256, 4);
 

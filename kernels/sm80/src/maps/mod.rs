@@ -31,7 +31,7 @@
 //! - `attention/`: FlashAttention forward (`flash_attn_fwd_*`): its tiles,
 //!   copies, `ldmatrix` rows, fragments and launch contract;
 //! - `decode/`: decoding over a paged KV cache (`decode_attn_*`,
-//!   `decode_combine`, `kv_append`): its split rule and launch contract;
+//!   `kv_append`): its split rule and launch contract;
 //! - this module: what they share: index tensors, [`THREADS`], a thread's
 //!   [`Offsets`] and [`At`], and [`GemmPlan`].
 //!
