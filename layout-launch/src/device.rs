@@ -3,7 +3,6 @@
 
 use std::fmt;
 use std::path::Path;
-use std::sync::atomic::AtomicU32;
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::sys::{CUevent_flags, CUresult};
@@ -414,8 +413,9 @@ pub struct Kernel {
     /// The dynamic shared memory (bytes) the function has been allowed
     /// past the default 48 KiB, 0 before: the opt-in is a driver call, made
     /// once per size rather than at every launch (clones share it, as they
-    /// share the function).
-    pub(crate) shared_allowed: Arc<AtomicU32>,
+    /// share the function; the lock keeps the driver's value and this one
+    /// the same when threads opt in at once).
+    pub(crate) shared_allowed: Arc<Mutex<u32>>,
 }
 
 impl fmt::Debug for Kernel {

@@ -7,8 +7,6 @@
 //! The other `unsafe` use here is the probe for the driver library.
 #![allow(unsafe_code)]
 
-use std::sync::atomic::Ordering;
-
 use cudarc::driver::{
     CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg,
 };
@@ -368,20 +366,24 @@ impl<'a> Launch<'a> {
         } = self;
         // Above 48 KiB of dynamic shared memory a kernel must opt in (once
         // for this size or a larger one).
-        let allowed = &kernel.shared_allowed;
-        if shared_needs_opt_in(cfg.shared_mem_bytes)
-            && allowed.load(Ordering::Relaxed) < cfg.shared_mem_bytes
-        {
-            use cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES as MAX_DYNAMIC;
-            let bytes = cfg.shared_mem_bytes;
-            kernel
-                .function
-                .set_attribute(MAX_DYNAMIC, bytes as i32)
-                .map_err(|e| {
-                    let what = format!("allow {bytes} bytes of shared memory for {}", kernel.name);
-                    stream.failed(what, e)
-                })?;
-            allowed.fetch_max(bytes, Ordering::Relaxed);
+        if shared_needs_opt_in(cfg.shared_mem_bytes) {
+            let mut allowed = kernel
+                .shared_allowed
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            if *allowed < cfg.shared_mem_bytes {
+                use cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES as MAX_DYNAMIC;
+                let bytes = cfg.shared_mem_bytes;
+                kernel
+                    .function
+                    .set_attribute(MAX_DYNAMIC, bytes as i32)
+                    .map_err(|e| {
+                        let what =
+                            format!("allow {bytes} bytes of shared memory for {}", kernel.name);
+                        stream.failed(what, e)
+                    })?;
+                *allowed = bytes;
+            }
         }
         let mut builder = stream.cuda_stream().launch_builder(&kernel.function);
         for arg in args.iter_mut() {

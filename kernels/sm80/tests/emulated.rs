@@ -557,8 +557,8 @@ struct Decode {
 
 /// One decode case under the emulator: a paged cache whose blocks are
 /// laid out of order (a permutation, with one block shared by sequences 0
-/// and 1 as a common prefix), the attention (and, split, the combine)
-/// against the float64 reference of each sequence's context gathered in
+/// and 1 as a common prefix), the attention (split: merged by its last
+/// split) against the float64 reference of each sequence's context gathered in
 /// order: O within f16's rounding, LSE within f32's, rows that see no key
 /// exactly O = 0 and LSE = -inf.
 fn decode_case(c: Decode, d: usize) {

@@ -73,7 +73,7 @@ impl Launch {
     /// let (gn, gt) = (n.global_mut(), t.global_mut());
     /// run(&Launch::new("tickets", 3, 32).reversed(), move || {
     ///     if thread_idx() == 0 {
-    ///         gt.st(block_idx().0, gn.atomic_add(0, 1));
+    ///         gt.st(block_idx().0, gn.atomic_inc(0, u32::MAX));
     ///     }
     /// })
     /// .unwrap();

@@ -102,7 +102,8 @@ impl<T: Copy> GlobalMut<T> {
     /// # Safety
     /// `ptr` points to `len` elements of memory (device memory in a
     /// kernel), aligned for `T`, that only this handle and its copies use
-    /// meanwhile, each element written by one thread.
+    /// meanwhile, each element written by one thread (or only through
+    /// atomics such as [`atomic_inc`](GlobalMut::atomic_inc), by any).
     #[inline(always)]
     pub unsafe fn new(ptr: *mut T, len: usize) -> Self {
         GlobalMut { ptr, len }
@@ -121,10 +122,13 @@ impl<T: Copy> GlobalMut<T> {
 }
 
 impl GlobalMut<u32> {
-    /// `atom.add.u32` on element `i` (relaxed, at the GPU's scope): adds
-    /// `v` (wrapping) and returns the value before, one indivisible step
-    /// among every thread's. Unlike [`st`](Self::st), any number of threads
-    /// may add to one element; order the accesses around it with
+    /// `atom.inc.u32` on element `i` (relaxed, at the GPU's scope; CUDA's
+    /// `atomicInc`): the element becomes 0 if it was at least `last`, else
+    /// one more, and the value before is returned, as one indivisible step
+    /// among every thread's. A counter of `last + 1` arrivals that the last
+    /// arrival (the one that sees `last`) sets back to 0. Unlike
+    /// [`st`](Self::st), any number of threads may count in one element;
+    /// order the accesses around it with
     /// [`fence_acq_rel_gpu`](crate::fence_acq_rel_gpu). Traps when
     /// `i >= len`.
     ///
@@ -132,30 +136,31 @@ impl GlobalMut<u32> {
     /// use layout_device::emulator::{run, Buffer, Launch};
     /// use layout_device::{block_idx, thread_idx};
     ///
-    /// // Every thread of 2 blocks of 32 counts itself in element 1.
+    /// // 2 blocks of 32 threads count in element 1: 64 arrivals wrap a
+    /// // counter of last 9 to 0 six times, leaving 64 - 60 = 4.
     /// let n = Buffer::filled(0u32, 2);
     /// let gn = n.global_mut();
     /// run(&Launch::new("count", 2, 32), move || {
     ///     let _ = (block_idx(), thread_idx());
-    ///     gn.atomic_add(1, 1);
+    ///     gn.atomic_inc(1, 9);
     /// })
     /// .unwrap();
-    /// n.check(&[0, 64], |a, b| a == b).unwrap();
+    /// n.check(&[0, 4], |a, b| a == b).unwrap();
     /// ```
     #[inline(always)]
-    pub fn atomic_add(self, i: usize, v: u32) -> u32 {
+    pub fn atomic_inc(self, i: usize, last: u32) -> u32 {
         if i >= self.len {
             trap()
         }
         let at = self.ptr.wrapping_add(i);
         super::emu_global(at, 4, true);
-        gpu!("atomic_add", host: {
+        gpu!("atomic_inc", host: {
             // Outside a kernel, and under the emulator (one thread runs at
             // a time), a read and a write are one step.
             // SAFETY: in bounds (`new`'s contract).
             unsafe {
                 let old = at.read();
-                at.write(old.wrapping_add(v));
+                at.write(if old >= last { 0 } else { old + 1 });
                 old
             }
         }, {
@@ -163,8 +168,8 @@ impl GlobalMut<u32> {
             // SAFETY: `at` is element i < len of the buffer (`new`'s
             // contract); an atomic read-modify-write of it.
             unsafe {
-                asm!("atom.add.u32 {o}, [{a}], {v};", o = out(reg32) old, a = in(reg64) at,
-                     v = in(reg32) v, options(nostack))
+                asm!("atom.inc.u32 {o}, [{a}], {b};", o = out(reg32) old, a = in(reg64) at,
+                     b = in(reg32) last, options(nostack))
             }
             old
         })

@@ -143,14 +143,16 @@ pub fn sync_threads() {
     })
 }
 
-/// `fence.acq_rel.gpu` (CUDA's `__threadfence()`): this thread's memory
-/// accesses before it are ordered before its accesses after it for every
-/// thread of the GPU. The handshake between blocks: each writes its
-/// results, fences, then counts itself with
-/// [`GlobalMut::atomic_add`](crate::GlobalMut::atomic_add); the block that
+/// `fence.acq_rel.gpu` (like CUDA's `__threadfence()`, which is
+/// `fence.sc.gpu`): this thread's memory accesses before it, and those
+/// ordered before it (by a block barrier, say), are ordered before its
+/// accesses after it for every thread of the GPU. The handshake between
+/// blocks: each writes its results, fences, then counts itself with
+/// [`GlobalMut::atomic_inc`](crate::GlobalMut::atomic_inc); the block that
 /// sees the last count fences again and then reads the others' results.
-/// Under the emulator, whose blocks run one after another, it has nothing
-/// to order.
+/// On the GPU it also drops the SM's L1 lines (`CCTL.IVALL` in the SASS),
+/// so that those reads see memory. Under the emulator, whose blocks run
+/// one after another, it has nothing to order.
 #[inline(always)]
 pub fn fence_acq_rel_gpu() {
     gpu!("fence_acq_rel_gpu", {

@@ -389,16 +389,20 @@ pub fn decode_attn<B: SharedBuffer, const D: usize>(p: DecodeProblem, io: Decode
         return;
     }
     // The splits of these rows count themselves once their partials are
-    // written (fenced, so that the block that counts last sees them); that
-    // block merges them and sets the count back to 0 for the next launch.
-    // One launch a step: no merge kernel waits for this one to drain.
+    // written: every thread fences its writes, the barrier orders them
+    // before thread 0's fence and count (a release), and the block that
+    // counts last sees them after its fences (an acquire). The counter wraps to 0
+    // at the last count, ready for the next launch. One launch a step: no
+    // merge kernel waits for this one to drain.
     fence_acq_rel_gpu();
     sync_threads();
-    let group = slab * p.batch * p.kv_heads + bg;
+    let group = slab * grid_dim().2 + bg;
     let flag = Smem::window::<B>(0, 1);
     if tid == 0 {
-        let done = io.count.atomic_add(group, 1) as usize + 1;
-        flag.st(0, if done == splits { 1.0 } else { 0.0 });
+        fence_acq_rel_gpu();
+        let before = io.count.atomic_inc(group, (splits - 1) as u32) as usize;
+        fence_acq_rel_gpu();
+        flag.st(0, if before + 1 == splits { 1.0 } else { 0.0 });
     }
     sync_threads();
     if flag.ld(0) == 0.0 {
@@ -418,9 +422,6 @@ pub fn decode_attn<B: SharedBuffer, const D: usize>(p: DecodeProblem, io: Decode
         );
         write((out, lse_at), col, pair, lse);
     });
-    if tid == 0 {
-        io.count.st(group, 0);
-    }
 }
 
 /// `n` partial results of one row merged by their log-sum-exps (part `s`'s

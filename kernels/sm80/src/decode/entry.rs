@@ -1,5 +1,6 @@
-//! The decode entry points (`decode_attn_d{64,128}`, `kv_append`): the host's pointers made into checked buffers, and the
-//! dynamic shared memory the attention declares. The buffers exist on the
+//! The decode entry points (`decode_attn_d{64,128}`, `kv_append`): the
+//! host's pointers made into checked buffers, and the dynamic shared
+//! memory the attention declares. The buffers exist on the
 //! host too (the emulated tests name them); the entry points on the GPU
 //! only.
 #![allow(unsafe_code)]

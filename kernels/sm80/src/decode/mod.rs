@@ -25,7 +25,8 @@
 //!   O and LSE, with more it writes its partial O (f32) and LSE, counts
 //!   itself in its row block's counter (zeros before the launch), and the
 //!   split that counts last merges the partials into O and LSE and sets
-//!   the counter back to 0: a step is one launch (two with the append).
+//!   the counter back to 0 (`atom.inc` wraps it): a step is one launch (two
+//!   with the append).
 //!
 //! Inside a block the four warps take a K/V tile's keys a quarter each,
 //! every warp all 16 rows, each with its own online softmax; the warps'
