@@ -12,7 +12,8 @@ sequence) at batch 1, 8, 64 and 256 x context 512, 4096 and 32768, next to:
   same protocol (anchor_timing.median_round).
 
 One table; the per-launch time at batch 1, context 512 is the overhead
-figure.
+figure, and the host's time to issue a step (the runner's, queued
+without waiting) tells whether small steps are bound by the host.
 
     python3 kernels/scripts/decode-anchors.py --runner target/gpu/gpu-runner \\
         --ptx target/gpu/layout_kernels.ptx
@@ -26,7 +27,7 @@ import torch.nn.functional as F
 from anchor_timing import median_round
 
 LINE = re.compile(r"splits=(\d+): ([0-9.]+) ms, ([0-9.]+) GB/s of K and V \(([0-9.]+) MB\); "
-                  r"copy ([0-9.]+) GB/s; ratio ([0-9.]+)")
+                  r"copy ([0-9.]+) GB/s; ratio ([0-9.]+); host ([0-9.]+) us")
 
 
 def sdpa(backend, q, k, v):
@@ -44,8 +45,8 @@ def main():
     args = ap.parse_args()
     print(f"torch {torch.__version__}, {torch.cuda.get_device_name(0)}")
     print("| batch | context | K+V MB | splits | ours ms | ours GB/s | copy GB/s | ours / copy "
-          "| SDPA best ms (backend) | ours vs SDPA |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+          "| host us to issue | SDPA best ms (backend) | ours vs SDPA |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     h, hkv, d = 32, 8, 128
     for b in map(int, args.batches.split(",")):
         for ctx in map(int, args.contexts.split(",")):
@@ -55,7 +56,7 @@ def main():
             if r.returncode != 0 or not m:
                 print(f"| {b} | {ctx} | - | - | failed: {(r.stderr or r.stdout).strip()[:100]} |")
                 continue
-            splits, ms, gbs, mb, copy, ratio = m.groups()
+            splits, ms, gbs, mb, copy, ratio, host = m.groups()
             best = None
             try:
                 q = torch.randn(b, h, 1, d, device="cuda", dtype=torch.float16)
@@ -76,7 +77,7 @@ def main():
             anchor = f"{best[0]:.4f} ({best[1]})" if best else "-"
             vs = f"{best[0] / float(ms):.2f}" if best else "-"
             print(f"| {b} | {ctx} | {float(mb):.1f} | {splits} | {float(ms):.4f} | {float(gbs):.1f} | "
-                  f"{float(copy):.1f} | {float(ratio):.3f} | {anchor} | {vs} |", flush=True)
+                  f"{float(copy):.1f} | {float(ratio):.3f} | {float(host):.1f} | {anchor} | {vs} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -411,6 +411,28 @@ pub fn time_decode(a: &TimeArgs) -> Result<(), String> {
         )
         .map_err(text)
     })?;
+    // The host's side of a step: issuing it (argument checks, the driver
+    // call), timed over steps that queue without waiting. When it is
+    // close to the GPU's time per step, small steps are bound by the host.
+    s.synchronize().map_err(text)?;
+    const ISSUED: u32 = 100;
+    let t0 = std::time::Instant::now();
+    for _ in 0..ISSUED {
+        layout_gpu::launch::decode(
+            s,
+            &attn,
+            &p,
+            plan,
+            (&dq, &dk, &dv),
+            (&dt, &dl),
+            &mut o,
+            None,
+            &mut ws,
+        )
+        .map_err(text)?;
+    }
+    let host_us = t0.elapsed().as_secs_f64() * 1e6 / f64::from(ISSUED);
+    s.synchronize().map_err(text)?;
     // K and V bytes read: each sequence's context of each K/V head.
     let bytes = (a.batch * a.context * a.kv_heads * a.d * 2 * 2) as f64;
     let mut dst = s.zeros::<f16>(lens.cache).map_err(text)?;
@@ -419,7 +441,7 @@ pub fn time_decode(a: &TimeArgs) -> Result<(), String> {
     let copy_gbs = 2.0 * (lens.cache * 2) as f64 / (f64::from(copy_ms) * 1e-3) / 1e9;
     let gbs = bytes / (f64::from(ms) * 1e-3) / 1e9;
     println!(
-        "{} batch={} context={} q_len={} heads={}/{} block_size={} splits={}: {ms:.4} ms, {gbs:.1} GB/s of K and V ({:.1} MB); copy {copy_gbs:.1} GB/s; ratio {:.3}",
+        "{} batch={} context={} q_len={} heads={}/{} block_size={} splits={}: {ms:.4} ms, {gbs:.1} GB/s of K and V ({:.1} MB); copy {copy_gbs:.1} GB/s; ratio {:.3}; host {host_us:.1} us to issue a step",
         p.entry(),
         a.batch,
         a.context,

@@ -96,7 +96,8 @@ enum Command {
     #[command(after_help = decode::DECODE_HELP)]
     Decode(decode::Args),
     /// Time a decode step on synthetic data made on GPU 0 (a random block
-    /// table), next to a device copy of the same bytes.
+    /// table), next to a device copy of the same bytes, and the host's
+    /// time to issue one.
     DecodeTime(decode::TimeArgs),
     /// Run and check the Hopper kernels of layout-kernels-sm90 (PTX for
     /// sm_90a: `layout-ptx kernels/sm90 OUT --arch sm_90a`).
