@@ -15,7 +15,10 @@ block_size and block_size + 1; several queries with the causal mask
 exactly O = 0 and LSE = -inf); grouped heads up to 64 rows a K/V head;
 block sizes 16 to 256; split and unsplit; negative and zero scales; and a
 step that first appends the new tokens' K and V (`--append`, kv_append).
-Exit code 1 if any case is off.
+Two split cases run with `--time`: the O and LSE checked are then the
+last of some sixty steps, each of which found the split counters the one
+before left (the last split of each row block merges and wraps its
+counter to 0). Exit code 1 if any case is off.
 
     python3 kernels/scripts/decode-check.py target/gpu/layout_kernels.ptx target/gpu/gpu-runner
 """
@@ -31,6 +34,9 @@ U16, U32, SAFETY, ATOL_O = 2.0**-11, 2.0**-24, 2.0, 2.0**-25
 # The merges (4 warps, then the splits): exp2, a division and sums in
 # float32, a few roundings each, relative to |O| and |LSE|.
 MERGE = 32 * U32
+
+# Split cases checked after many steps (`--time`): the counters' reuse.
+REPEATED = {"causal q_len 4 split", "the plan's splits"}
 
 # (label, d, block_size, contexts, q_len, q_heads, kv_heads, causal, split_keys, scale, append)
 CASES = [
@@ -119,6 +125,8 @@ def main():
                 flags += ["--split-keys", str(split)]
             if scale is not None:
                 flags += ["--scale", repr(scale)]
+            if label in REPEATED:
+                flags.append("--time")
             kv_seen = (kc.copy(), vc.copy())
             if append:
                 # The last q_len tokens of each context are new: written by
