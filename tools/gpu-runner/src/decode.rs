@@ -397,7 +397,7 @@ pub fn time_decode(a: &TimeArgs) -> Result<(), String> {
     let dl = s.upload(&vec![a.context as i32; a.batch]).map_err(text)?;
     let mut o = s.zeros::<f16>(lens.q).map_err(text)?;
     let mut ws = DecodeWorkspace::new(s, &p, plan).map_err(text)?;
-    let ms = timing::median_round(s, || {
+    let mut step = || {
         layout_gpu::launch::decode(
             s,
             &attn,
@@ -410,7 +410,8 @@ pub fn time_decode(a: &TimeArgs) -> Result<(), String> {
             &mut ws,
         )
         .map_err(text)
-    })?;
+    };
+    let ms = timing::median_round(s, &mut step)?;
     // The host's side of a step: issuing it (argument checks, the driver
     // call), timed over steps that queue without waiting. When it is
     // close to the GPU's time per step, small steps are bound by the host.
@@ -418,18 +419,7 @@ pub fn time_decode(a: &TimeArgs) -> Result<(), String> {
     const ISSUED: u32 = 100;
     let t0 = std::time::Instant::now();
     for _ in 0..ISSUED {
-        layout_gpu::launch::decode(
-            s,
-            &attn,
-            &p,
-            plan,
-            (&dq, &dk, &dv),
-            (&dt, &dl),
-            &mut o,
-            None,
-            &mut ws,
-        )
-        .map_err(text)?;
+        step()?;
     }
     let host_us = t0.elapsed().as_secs_f64() * 1e6 / f64::from(ISSUED);
     s.synchronize().map_err(text)?;
