@@ -350,7 +350,7 @@ impl Module {
     /// module's PTX declares, when the module has none of that name.
     pub fn kernel(&self, name: &str) -> Result<Kernel, Error> {
         let mut kernels = self.kernels.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(k) = kernels.iter().find(|k| k.name == name) {
+        if let Some(k) = kernels.iter().find(|k| &*k.name == name) {
             return Ok(k.clone());
         }
         let missing = || Error::NoKernel {
@@ -371,9 +371,9 @@ impl Module {
             .entries
             .iter()
             .find(|e| e.name == name)
-            .and_then(|e| e.params.clone());
+            .and_then(|e| e.params.as_deref().map(Arc::from));
         let kernel = Kernel {
-            name: name.to_string(),
+            name: Arc::from(name),
             function,
             params,
             shared_allowed: Arc::default(),
@@ -407,9 +407,10 @@ impl Module {
 /// ```
 #[derive(Clone)]
 pub struct Kernel {
-    pub(crate) name: String,
+    // (Shared: a clone, made at every `Module::kernel`, allocates nothing.)
+    pub(crate) name: Arc<str>,
     pub(crate) function: CudaFunction,
-    pub(crate) params: Option<Vec<Param>>,
+    pub(crate) params: Option<Arc<[Param]>>,
     /// The dynamic shared memory (bytes) the function has been allowed
     /// past the default 48 KiB, 0 before: the opt-in is a driver call, made
     /// once per size rather than at every launch (clones share it, as they

@@ -314,7 +314,7 @@ impl<'a> Launch<'a> {
                 && expected.iter().zip(&self.given).all(|(p, g)| g.fits(p));
             if !fits {
                 return Err(Error::Signature {
-                    kernel: self.kernel.name.clone(),
+                    kernel: self.kernel.name.to_string(),
                     expected: expected.iter().map(Param::describe).collect(),
                     given: self.given.iter().map(|g| g.describe()).collect(),
                 });
