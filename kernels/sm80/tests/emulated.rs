@@ -826,9 +826,22 @@ fn decode_traps_on_a_bad_table_entry() {
 
 /// Split contexts merged by their last split: splits of one tile and of
 /// two, a sequence shorter than a split (its later splits see no key), a
-/// context of 0, causal queries.
+/// context of 0, causal queries, and 35 splits (more than a warp's lanes
+/// and not a multiple of the merge's batch of 4).
 #[test]
 fn decode_split_and_combined() {
+    decode_case(
+        Decode {
+            ctx: vec![2200, 70],
+            q_len: 1,
+            heads: (4, 2),
+            block_size: 32,
+            causal: false,
+            split_keys: Some(decode_tile(128)),
+            corrupt: None,
+        },
+        128,
+    );
     decode_case(
         Decode {
             ctx: vec![700, 65, 0, 200],

@@ -213,10 +213,20 @@ fn plan_of(p: &Decode, split_keys: Option<usize>, sms: usize) -> Result<SplitPla
             "decode: --split-keys {sk} must be a positive multiple of {}",
             decode_tile(p.d)
         )),
-        Some(sk) => Ok(SplitPlan {
-            splits: p.max_context.div_ceil(sk).max(1),
-            split_keys: sk,
-        }),
+        Some(sk) => {
+            let splits = p.max_context.div_ceil(sk).max(1);
+            let most = layout_kernels::maps::decode_max_splits(p.d);
+            if splits > most {
+                return Err(format!(
+                    "decode: --split-keys {sk} makes {splits} splits of max_context = {}; at most {most} merge at d = {}",
+                    p.max_context, p.d
+                ));
+            }
+            Ok(SplitPlan {
+                splits,
+                split_keys: sk,
+            })
+        }
         None => p.plan(sms).map_err(text),
     }
 }
@@ -470,6 +480,42 @@ mod tests {
         assert_eq!(
             ints(t, "TABLE", 2).unwrap_err(),
             "decode: TABLE must be a C-order int32 array of rank 2 (it is float32 [2, 3])"
+        );
+    }
+
+    /// A forced split must be a multiple of the tile (64 keys at d = 128)
+    /// and make no more splits than a launch merges (1597 at d = 128):
+    /// 70000 keys in splits of 64 are ceil(70000 / 64) = 1094 splits,
+    /// 128000 keys are 2000.
+    #[test]
+    fn forced_splits_are_checked() {
+        let p = |max_context| Decode {
+            batch: 1,
+            q_len: 1,
+            q_heads: 8,
+            kv_heads: 8,
+            d: 128,
+            blocks: 2000,
+            block_size: 64,
+            max_blocks: 2000,
+            max_context,
+            causal: false,
+            scale: 1.0,
+        };
+        assert_eq!(
+            plan_of(&p(1000), Some(100), 132).unwrap_err(),
+            "decode: --split-keys 100 must be a positive multiple of 64"
+        );
+        assert_eq!(
+            plan_of(&p(70000), Some(64), 132),
+            Ok(SplitPlan {
+                splits: 1094,
+                split_keys: 64
+            })
+        );
+        assert_eq!(
+            plan_of(&p(128000), Some(64), 132).unwrap_err(),
+            "decode: --split-keys 64 makes 2000 splits of max_context = 128000; at most 1597 merge at d = 128"
         );
     }
 }

@@ -7,7 +7,7 @@
 //! are the first M-atom of that kernel's Q tile, and warp `w` takes the
 //! K/V tile's N-atom pairs (and P·V's k-blocks) `w * T / 64 ..`.
 
-use super::{decode_stages, decode_tile, DECODE_ROWS, DECODE_THREADS};
+use super::{decode_stages, decode_tile, DECODE_ROWS, DECODE_THREADS, MERGE_AT};
 use crate::attention::body::{mma_pair, ROWS, TO_A};
 use crate::maps::{
     flash_copy, flash_ldsm_k, flash_ldsm_q, flash_ldsm_v, flash_o_coord, flash_s_coord,
@@ -370,7 +370,7 @@ pub fn decode_attn<B: SharedBuffer, const D: usize>(p: DecodeProblem, io: Decode
         let Some((out, lse_at)) = at(r) else {
             return;
         };
-        let (pair, lse) = merge_by_lse::<4>(
+        let (pair, lse) = merge_by_lse(
             4,
             |w| wo.ld(4 * DECODE_ROWS * D + w * DECODE_ROWS + r),
             |w| [0, 1].map(|i| wo.ld((w * DECODE_ROWS + r) * D + col + i)),
@@ -409,69 +409,142 @@ pub fn decode_attn<B: SharedBuffer, const D: usize>(p: DecodeProblem, io: Decode
         return;
     }
     fence_acq_rel_gpu();
-    each::<{ DECODE_ROWS * D / 2 / DECODE_THREADS }>(|u| {
-        let e = tid + DECODE_THREADS * u;
-        let (r, col) = (e / (D / 2), 2 * (e % (D / 2)));
-        let Some((out, lse_at)) = at(r) else {
-            return;
+    // The merge, with the stages' shared memory (words from
+    // MERGE_AT, after the flag): the splits' LSEs of the block's rows,
+    // (splits, 16), made into weights e^(lse_s - LSE) in place, then each
+    // row's LSE. 1. The LSEs, four reads in flight a thread.
+    let cells = splits * DECODE_ROWS;
+    let wsm = Smem::window::<B>(MERGE_AT, cells + DECODE_ROWS);
+    // (Cell i is row i % 16 of split i / 16: a thread's cells are all of
+    // its row, tid % 16, as 16 divides the threads.)
+    const { assert!(DECODE_THREADS % DECODE_ROWS == 0) };
+    let my_row = at(tid % DECODE_ROWS);
+    let mut i0 = tid;
+    while i0 < cells {
+        let mut v = [f32::NEG_INFINITY; 4];
+        each::<4>(|x| {
+            let i = i0 + x * DECODE_THREADS;
+            if let Some((_, lse_at)) = my_row.filter(|_| i < cells) {
+                v[x] = io.lse_part.ld(i / DECODE_ROWS * plane + lse_at);
+            }
+        });
+        each::<4>(|x| {
+            let i = i0 + x * DECODE_THREADS;
+            if i < cells {
+                wsm.st(i, v[x]);
+            }
+        });
+        i0 += 4 * DECODE_THREADS;
+    }
+    sync_threads();
+    // 2. Warp w takes rows w, w + 4, ...; its lanes the splits lane, lane
+    // + 32, ...: the max and the sum by shuffles (a row no split saw gets
+    // weights 0 and LSE -inf).
+    const LANES: [u32; 5] = [16, 8, 4, 2, 1];
+    each::<{ DECODE_ROWS / 4 }>(|k| {
+        let r = w + 4 * k;
+        let mut m = f32::NEG_INFINITY;
+        let mut sp = lane;
+        while sp < splits {
+            m = m.max(wsm.ld(sp * DECODE_ROWS + r));
+            sp += 32;
+        }
+        let m = shfl_xor_reduce(m, &LANES, f32::max);
+        let weight = |l: f32| {
+            if m == f32::NEG_INFINITY {
+                0.0
+            } else {
+                exp2((l - m) * LOG2_E)
+            }
         };
-        let (pair, lse) = merge_by_lse::<8>(
-            splits,
-            |s| io.lse_part.ld(s * plane + lse_at),
-            |s| [0, 1].map(|i| io.o_part.ld(s * plane * D + out + col + i)),
-        );
-        write((out, lse_at), col, pair, lse);
+        let mut sum = 0f32;
+        sp = lane;
+        while sp < splits {
+            sum += weight(wsm.ld(sp * DECODE_ROWS + r));
+            sp += 32;
+        }
+        let sum = shfl_xor_reduce(sum, &LANES, |a, b| a + b);
+        let inv = if sum > 0.0 { 1.0 / sum } else { 0.0 };
+        sp = lane;
+        while sp < splits {
+            let at = sp * DECODE_ROWS + r;
+            wsm.st(at, weight(wsm.ld(at)) * inv);
+            sp += 32;
+        }
+        if lane == 0 {
+            let lse = if m == f32::NEG_INFINITY {
+                m
+            } else {
+                m + log2(sum) / LOG2_E
+            };
+            wsm.st(cells + r, lse);
+        }
+    });
+    sync_threads();
+    // 3. O: this thread's column pairs (as above), the splits four at a
+    // time, every read of a batch issued before any is used (a batch's
+    // slots past the last split re-read it with weight 0).
+    const PAIRS: usize = DECODE_ROWS * D / 2 / DECODE_THREADS;
+    let pair_at = |u: usize| {
+        let e = tid + DECODE_THREADS * u;
+        (e / (D / 2), 2 * (e % (D / 2)))
+    };
+    let mut places = [None; PAIRS];
+    each::<PAIRS>(|u| places[u] = at(pair_at(u).0));
+    let mut acc = [[0f32; 2]; PAIRS];
+    let mut s0 = 0;
+    while s0 < splits {
+        let mut x = [[[0f32; 2]; PAIRS]; 4];
+        each::<4>(|j| {
+            let sp = (s0 + j).min(splits - 1);
+            each::<PAIRS>(|u| {
+                if let Some((out, _)) = places[u] {
+                    let col = pair_at(u).1;
+                    x[j][u] = [0, 1].map(|i| io.o_part.ld(sp * plane * D + out + col + i));
+                }
+            })
+        });
+        each::<4>(|j| {
+            if s0 + j < splits {
+                each::<PAIRS>(|u| {
+                    let wv = wsm.ld((s0 + j) * DECODE_ROWS + pair_at(u).0);
+                    each::<2>(|i| acc[u][i] += wv * x[j][u][i]);
+                })
+            }
+        });
+        s0 += 4;
+    }
+    each::<PAIRS>(|u| {
+        let (r, col) = pair_at(u);
+        if let Some(place) = places[u] {
+            write(place, col, acc[u], wsm.ld(cells + r));
+        }
     });
 }
 
 /// `n` partial results of one row merged by their log-sum-exps (part `s`'s
 /// natural `lse(s)` and two values `pair(s)` of its normalized O): O = Σ
 /// e^(lse_s - LSE) O_s and LSE = log Σ e^(lse_s), or O = 0 and LSE = -inf
-/// when no part saw a key. The warps' merge and the splits' (written once).
-///
-/// The parts are read `B` at a time, every read of a batch issued before
-/// any is used: in global memory `n` parts then cost about `n / B` round
-/// trips rather than `n` (a loop that adds each part as it arrives waits
-/// for every read in turn). A batch's slots past the last part re-read it
-/// and are left out of the sums.
+/// when no part saw a key: the warps' merge.
 #[inline(always)]
-fn merge_by_lse<const B: usize>(
+fn merge_by_lse(
     n: usize,
     lse: impl Fn(usize) -> f32,
     pair: impl Fn(usize) -> [f32; 2],
 ) -> ([f32; 2], f32) {
-    let none = ([0.0; 2], f32::NEG_INFINITY);
-    if n == 0 {
-        return none;
-    }
-    let part = |s0: usize, j: usize| (s0 + j).min(n - 1);
     let mut m = f32::NEG_INFINITY;
-    let mut s0 = 0;
-    while s0 < n {
-        let mut l = [0f32; B];
-        each::<B>(|j| l[j] = lse(part(s0, j)));
-        each::<B>(|j| m = m.max(l[j]));
-        s0 += B;
+    for s in 0..n {
+        m = m.max(lse(s));
     }
     if m == f32::NEG_INFINITY {
-        return none;
+        return ([0.0; 2], f32::NEG_INFINITY);
     }
     let (mut sum, mut acc) = (0f32, [0f32; 2]);
-    s0 = 0;
-    while s0 < n {
-        let (mut l, mut x) = ([0f32; B], [[0f32; 2]; B]);
-        each::<B>(|j| {
-            l[j] = lse(part(s0, j));
-            x[j] = pair(part(s0, j));
-        });
-        each::<B>(|j| {
-            if s0 + j < n {
-                let f = exp2((l[j] - m) * LOG2_E);
-                sum += f;
-                each::<2>(|i| acc[i] += f * x[j][i]);
-            }
-        });
-        s0 += B;
+    for s in 0..n {
+        let f = exp2((lse(s) - m) * LOG2_E);
+        sum += f;
+        let x = pair(s);
+        each::<2>(|i| acc[i] += f * x[i]);
     }
     let inv = 1.0 / sum;
     ([acc[0] * inv, acc[1] * inv], m + log2(sum) / LOG2_E)

@@ -71,6 +71,25 @@ pub const fn decode_smem_bytes(d: usize) -> usize {
     (DECODE_ROWS + 2 * decode_stages(d) * decode_tile(d)) * d * 2
 }
 
+/// Where the merge of a split decode keeps its weights in the block's
+/// shared memory (words; word 0 is the last split's flag).
+pub(crate) const MERGE_AT: usize = 32;
+
+/// The most splits a launch at head dimension `d` merges: their weights
+/// (16 words a split) and the rows' LSEs (16 more) fit the block's shared
+/// memory after [`MERGE_AT`]'s 32 words.
+///
+/// ```
+/// use layout_kernels::maps::decode_max_splits;
+/// // d = 128: 102400 bytes = 25600 words; (1597 + 1) x 16 = 25568 = 25600 - 32.
+/// assert_eq!(decode_max_splits(128), 1597);
+/// // d = 64: 67584 bytes = 16896 words; (1053 + 1) x 16 = 16864 = 16896 - 32.
+/// assert_eq!(decode_max_splits(64), 1053);
+/// ```
+pub const fn decode_max_splits(d: usize) -> usize {
+    (decode_smem_bytes(d) / 4 - MERGE_AT) / DECODE_ROWS - 1
+}
+
 /// The block sizes the kernel takes: powers of two from 16 to 256 tokens.
 pub const fn block_size_ok(bs: usize) -> bool {
     bs.is_power_of_two() && bs >= 16 && bs <= 256
