@@ -830,42 +830,35 @@ fn decode_traps_on_a_bad_table_entry() {
 /// and not a multiple of the merge's batch of 4).
 #[test]
 fn decode_split_and_combined() {
-    decode_case(
-        Decode {
-            ctx: vec![2200, 70],
-            q_len: 1,
-            heads: (4, 2),
-            block_size: 32,
-            causal: false,
-            split_keys: Some(decode_tile(128)),
-            corrupt: None,
-        },
-        128,
+    // (contexts, q_len, heads, block size, causal, tiles a split, d)
+    type Case = (
+        &'static [usize],
+        usize,
+        (usize, usize),
+        usize,
+        bool,
+        usize,
+        usize,
     );
-    decode_case(
-        Decode {
-            ctx: vec![700, 65, 0, 200],
-            q_len: 2,
-            heads: (8, 1),
-            block_size: 64,
-            causal: true,
-            split_keys: Some(decode_tile(128)),
-            corrupt: None,
-        },
-        128,
-    );
-    decode_case(
-        Decode {
-            ctx: vec![1000, 129],
-            q_len: 1,
-            heads: (2, 2),
-            block_size: 16,
-            causal: false,
-            split_keys: Some(2 * decode_tile(64)),
-            corrupt: None,
-        },
-        64,
-    );
+    let cases: [Case; 3] = [
+        (&[2200, 70], 1, (4, 2), 32, false, 1, 128),
+        (&[700, 65, 0, 200], 2, (8, 1), 64, true, 1, 128),
+        (&[1000, 129], 1, (2, 2), 16, false, 2, 64),
+    ];
+    for (ctx, q_len, heads, block_size, causal, tiles, d) in cases {
+        decode_case(
+            Decode {
+                ctx: ctx.to_vec(),
+                q_len,
+                heads,
+                block_size,
+                causal,
+                split_keys: Some(tiles * decode_tile(d)),
+                corrupt: None,
+            },
+            d,
+        );
+    }
 }
 
 /// `kv_append` writes each new token's K and V row into its slot (a
