@@ -441,6 +441,12 @@ pub fn decode_attn<B: SharedBuffer, const D: usize>(p: DecodeProblem, io: Decode
     // + 32, ...: the max and the sum by shuffles (a row no split saw gets
     // weights 0 and LSE -inf).
     const LANES: [u32; 5] = [16, 8, 4, 2, 1];
+    const {
+        assert!(
+            DECODE_THREADS == 128 && DECODE_ROWS % 4 == 0,
+            "4 warps take the rows"
+        )
+    };
     each::<{ DECODE_ROWS / 4 }>(|k| {
         let r = w + 4 * k;
         let mut m = f32::NEG_INFINITY;
