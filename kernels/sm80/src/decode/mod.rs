@@ -179,7 +179,7 @@ pub fn split_plan(d: usize, blocks: usize, max_ctx: usize, sms: usize) -> SplitP
 
 // What the build tool reads of the entry points (see `attention`).
 
-/// The decode kernels: 128 threads, 3 blocks per SM at d = 64 (158
+/// The decode kernels: 128 threads, 3 blocks per SM at d = 64 (168
 /// registers; memory-bound, so loads in flight matter more than
 /// registers), 2 at d = 128 (Q's fragments, O's 64 accumulators and the
 /// copies' addresses need more than 168 registers: ptxas spilled 192
