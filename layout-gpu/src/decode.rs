@@ -3,7 +3,10 @@
 //! (`layout_kernels::maps::decode`'s contract; the launches are
 //! [`crate::launch::decode`] and [`crate::launch::kv_append`]).
 
-use layout_kernels::maps::{block_size_ok, split_plan, SplitPlan, DECODE_HEAD_DIMS, DECODE_ROWS};
+use layout_kernels::maps::{
+    block_size_ok, decode_max_splits, decode_tile, split_plan, SplitPlan, DECODE_HEAD_DIMS,
+    DECODE_ROWS,
+};
 use layout_launch::{DeviceBuffer, Stream};
 
 use crate::Error;
@@ -164,6 +167,67 @@ impl Decode {
         self.lens()?;
         let (slabs, bg) = self.grid_yz();
         Ok(split_plan(self.d, slabs * bg, self.max_context, sms))
+    }
+
+    /// The plan that splits the context every `split_keys` keys (a
+    /// positive multiple of the tile: 128 keys at d = 64, 64 at d = 128),
+    /// in place of [`Decode::plan`]'s rule.
+    ///
+    /// ```
+    /// use layout_gpu::decode::Decode;
+    /// let p = Decode {
+    ///     batch: 1, q_len: 1, q_heads: 32, kv_heads: 8, d: 128, blocks: 8, block_size: 64,
+    ///     max_blocks: 8, max_context: 500, causal: false, scale: 0.088,
+    /// };
+    /// // ceil(500 / 128) = 4 splits of 128 keys.
+    /// assert_eq!(p.plan_every(128)?.splits, 4);
+    /// assert!(p.plan_every(100).is_err());
+    /// # Ok::<(), layout_gpu::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The refusals of [`Decode::lens`] and of [`Decode::check_plan`].
+    pub fn plan_every(&self, split_keys: usize) -> Result<SplitPlan, Error> {
+        self.lens()?;
+        let plan = SplitPlan {
+            splits: self.max_context.div_ceil(split_keys.max(1)).max(1),
+            split_keys,
+        };
+        self.check_plan(plan)?;
+        Ok(plan)
+    }
+
+    /// Whether a launch runs `plan`: splits of a positive multiple of the
+    /// tile that cover `max_context`, at most
+    /// [`decode_max_splits`](layout_kernels::maps::decode_max_splits) of
+    /// them (what the merging block's shared memory holds).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Refused`] naming the plan and the bound it breaks.
+    pub fn check_plan(&self, plan: SplitPlan) -> Result<(), Error> {
+        let tile = decode_tile(self.d);
+        let most = decode_max_splits(self.d);
+        let why = if plan.split_keys == 0 || plan.split_keys % tile != 0 {
+            format!(
+                "{} keys a split must be a positive multiple of {tile}",
+                plan.split_keys
+            )
+        } else if plan.splits == 0 || plan.splits > most {
+            format!(
+                "{} splits: 1 to {most} merge at d = {}",
+                plan.splits, self.d
+            )
+        } else if plan.splits.saturating_mul(plan.split_keys) < self.max_context {
+            format!(
+                "{} splits of {} keys do not cover max_context = {}",
+                plan.splits, plan.split_keys, self.max_context
+            )
+        } else {
+            return Ok(());
+        };
+        Err(Error::refused(OP, why))
     }
 
     /// The entry point of the attention.

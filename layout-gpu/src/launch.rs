@@ -1097,22 +1097,7 @@ pub fn decode(
             ));
         }
     }
-    let tile = layout_kernels::maps::decode_tile(p.d);
-    let most = layout_kernels::maps::decode_max_splits(p.d);
-    if plan.splits == 0
-        || plan.split_keys == 0
-        || plan.split_keys % tile != 0
-        || plan.splits > most
-        || plan.splits.saturating_mul(plan.split_keys) < p.max_context
-    {
-        return Err(Error::refused(
-            OP,
-            format!(
-                "the plan {plan:?} must cover max_context = {} in at most {most} splits of a positive multiple of {tile} keys",
-                p.max_context
-            ),
-        ));
-    }
+    p.check_plan(plan)?;
     let (slabs, bg) = p.grid_yz();
     if !ws.fits(p, plan) {
         return Err(Error::refused(

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use half::f16;
 use layout_gpu::decode::{Decode, DecodeWorkspace, FAMILY};
-use layout_kernels::maps::{decode_tile, SplitPlan};
+use layout_kernels::maps::SplitPlan;
 use layout_launch::Device;
 
 use crate::attention::parse_scale;
@@ -172,8 +172,8 @@ pub fn prepare_decode(args: &Args) -> Result<DecodeJob, String> {
         ));
     }
     problem.lens().map_err(text)?;
-    if args.split_keys.is_some() {
-        plan_of(&problem, args.split_keys, 0)?;
+    if let Some(sk) = args.split_keys {
+        problem.plan_every(sk).map_err(text)?;
     }
     let append = match &args.append {
         Some(files) => {
@@ -205,30 +205,14 @@ pub fn prepare_decode(args: &Args) -> Result<DecodeJob, String> {
     })
 }
 
-/// The split plan: `split_keys` keys a split where given (refused unless a
-/// positive multiple of the tile), else the rule's for `sms` SMs.
+/// The split plan: every `split_keys` keys where given, else the rule's
+/// for `sms` SMs.
 fn plan_of(p: &Decode, split_keys: Option<usize>, sms: usize) -> Result<SplitPlan, String> {
     match split_keys {
-        Some(sk) if sk == 0 || sk % decode_tile(p.d) != 0 => Err(format!(
-            "decode: --split-keys {sk} must be a positive multiple of {}",
-            decode_tile(p.d)
-        )),
-        Some(sk) => {
-            let splits = p.max_context.div_ceil(sk).max(1);
-            let most = layout_kernels::maps::decode_max_splits(p.d);
-            if splits > most {
-                return Err(format!(
-                    "decode: --split-keys {sk} makes {splits} splits of max_context = {}; at most {most} merge at d = {}",
-                    p.max_context, p.d
-                ));
-            }
-            Ok(SplitPlan {
-                splits,
-                split_keys: sk,
-            })
-        }
-        None => p.plan(sms).map_err(text),
+        Some(sk) => p.plan_every(sk),
+        None => p.plan(sms),
     }
+    .map_err(text)
 }
 
 /// Runs a checked decode step on GPU 0, writes O (and LSE); with `--time`
@@ -504,7 +488,7 @@ mod tests {
         };
         assert_eq!(
             plan_of(&p(1000), Some(100), 132).unwrap_err(),
-            "decode: --split-keys 100 must be a positive multiple of 64"
+            "decode: 100 keys a split must be a positive multiple of 64"
         );
         assert_eq!(
             plan_of(&p(70000), Some(64), 132),
@@ -515,7 +499,7 @@ mod tests {
         );
         assert_eq!(
             plan_of(&p(128000), Some(64), 132).unwrap_err(),
-            "decode: --split-keys 64 makes 2000 splits of max_context = 128000; at most 1597 merge at d = 128"
+            "decode: 2000 splits: 1 to 1597 merge at d = 128"
         );
     }
 }
