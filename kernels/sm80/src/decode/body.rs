@@ -358,15 +358,20 @@ pub fn decode_attn<B: SharedBuffer, const D: usize>(p: DecodeProblem, io: Decode
             )
         })
     };
+    // Pair u of this thread: (row, column) of the 16 x D tile.
+    const PAIRS: usize = DECODE_ROWS * D / 2 / DECODE_THREADS;
+    let pair_at = |u: usize| {
+        let e = tid + DECODE_THREADS * u;
+        (e / (D / 2), 2 * (e % (D / 2)))
+    };
     let write = |(out, lse_at): (usize, usize), col: usize, [o0, o1]: [f32; 2], lse: f32| {
         io.o.st((out + col) / 2, f16x2(o0, o1));
         if col == 0 && !io.lse.is_empty() {
             io.lse.st(lse_at, lse);
         }
     };
-    each::<{ DECODE_ROWS * D / 2 / DECODE_THREADS }>(|u| {
-        let e = tid + DECODE_THREADS * u;
-        let (r, col) = (e / (D / 2), 2 * (e % (D / 2)));
+    each::<PAIRS>(|u| {
+        let (r, col) = pair_at(u);
         let Some((out, lse_at)) = at(r) else {
             return;
         };
@@ -481,7 +486,7 @@ pub fn decode_attn<B: SharedBuffer, const D: usize>(p: DecodeProblem, io: Decode
             let lse = if m == f32::NEG_INFINITY {
                 m
             } else {
-                m + log2(sum) / LOG2_E
+                lse_of(m, sum)
             };
             wsm.st(cells + r, lse);
         }
@@ -490,11 +495,6 @@ pub fn decode_attn<B: SharedBuffer, const D: usize>(p: DecodeProblem, io: Decode
     // 3. O: this thread's column pairs (as above), the splits four at a
     // time, every read of a batch issued before any is used (a batch's
     // slots past the last split re-read it with weight 0).
-    const PAIRS: usize = DECODE_ROWS * D / 2 / DECODE_THREADS;
-    let pair_at = |u: usize| {
-        let e = tid + DECODE_THREADS * u;
-        (e / (D / 2), 2 * (e % (D / 2)))
-    };
     let mut places = [None; PAIRS];
     each::<PAIRS>(|u| places[u] = at(pair_at(u).0));
     let mut acc = [[0f32; 2]; PAIRS];
@@ -553,7 +553,15 @@ fn merge_by_lse(
         each::<2>(|i| acc[i] += f * x[i]);
     }
     let inv = 1.0 / sum;
-    ([acc[0] * inv, acc[1] * inv], m + log2(sum) / LOG2_E)
+    ([acc[0] * inv, acc[1] * inv], lse_of(m, sum))
+}
+
+/// The natural log-sum-exp of parts whose largest is `m` and whose
+/// `e^(lse_s - m)` sum to `sum`: both merges' (the warps' and the
+/// splits').
+#[inline(always)]
+fn lse_of(m: f32, sum: f32) -> f32 {
+    m + log2(sum) / LOG2_E
 }
 
 /// `kv_append`: 16-byte chunk `blockIdx.x * 256 + tid` of the new tokens'
