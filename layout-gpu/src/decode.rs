@@ -199,9 +199,8 @@ impl Decode {
     }
 
     /// Whether a launch runs `plan`: splits of a positive multiple of the
-    /// tile that cover `max_context`, at most
-    /// [`decode_max_splits`](layout_kernels::maps::decode_max_splits) of
-    /// them (what the merging block's shared memory holds).
+    /// tile that cover `max_context`, at most [`decode_max_splits`] of them
+    /// (what the merging block's shared memory holds).
     ///
     /// # Errors
     ///
