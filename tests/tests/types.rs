@@ -1,6 +1,7 @@
 //! Type-level facts: static layouts are zero-sized, the macros produce the
 //! types CuTe's notation says, and they expand through `$crate`.
 
+use layout_core::algebra::inverse::{LeftInverseDistinct, LeftInverseStep, LeftInverseZero};
 use layout_core::tensor::{algorithm::SameSize, tile_coord::TileCoordIn};
 use layout_core::typenum::{U12, U3};
 use layout_core::{
@@ -50,6 +51,19 @@ assert_impl_all!((C<2>, C<1>): TileCoordIn<(C<10>, C<8>), (C<4>, C<4>)>);
 assert_not_impl_any!((C<3>, C<0>): TileCoordIn<(C<10>, C<8>), (C<4>, C<4>)>);
 assert_not_impl_any!((C<0>, C<2>): TileCoordIn<(C<10>, C<8>), (C<4>, C<4>)>);
 assert_impl_all!((usize, C<1>): TileCoordIn<(C<10>, C<8>), (C<4>, C<4>)>);
+// left_inverse on sorted modes `_M:_A` then stride `_B`: B a multiple of A
+// with B / A >= M. _4:_1 then 4 and _2:_1 then 3 (a gap is fine) stack;
+// _3:_2 then 3 (not a multiple), _4:_1 then 3 (inside the first mode) and
+// a stride 0 do not.
+assert_impl_all!((): LeftInverseStep<4, 1, 4>, LeftInverseStep<2, 1, 3>, LeftInverseStep<2, 4, 8>);
+assert_not_impl_any!((): LeftInverseStep<3, 2, 3>);
+assert_not_impl_any!((): LeftInverseStep<4, 1, 3>);
+assert_not_impl_any!((): LeftInverseStep<2, 0, 1>);
+// A mode of stride 0 is injective only with one coordinate.
+assert_impl_all!((): LeftInverseZero<1, 0>, LeftInverseZero<4, 2>);
+assert_not_impl_any!((): LeftInverseZero<2, 0>);
+assert_impl_all!((): LeftInverseDistinct<1, 2>);
+assert_not_impl_any!((): LeftInverseDistinct<3, 3>);
 
 #[test]
 fn static_results_are_zero_sized() {

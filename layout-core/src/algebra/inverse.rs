@@ -6,12 +6,14 @@
 use super::coalesce::Coalesce;
 use crate::layout::compact::Compact;
 use crate::layout::{Congruent, Layout};
-use crate::typelevel::form::StaticFormU;
-use crate::typelevel::int::{StaticInt, C, S};
+use crate::typelevel::arith::DivRem;
+use crate::typelevel::form::{Either, StaticFormU};
+use crate::typelevel::int::{Int, StaticInt, StaticOneTag, StaticZeroTag, TypenumForm, C, S};
 use crate::typelevel::list::{Found, NotFound, PickNew, Push, SortFrom};
 use crate::typelevel::tuple::{Cons, IntTuple, IntoTuple, List, Nil};
 use core::ops::Mul;
-use typenum::{Bit, IsEqual, IsGreaterOrEqual, Prod, Unsigned, B0, B1, U1};
+use core::ops::Not;
+use typenum::{Bit, IsEqual, IsGreaterOrEqual, Prod, Unsigned, B0, B1, U0, U1};
 
 /// Zip three lists of leaves into a list of triples.
 #[doc(hidden)]
@@ -186,6 +188,10 @@ impl<Sh, D> RightInverse for Layout<Sh, D>
 where
     Sh: Congruent<D>,
     D: IntTuple,
+    // Checked by the type checker (`cargo check`): a run-time leaf is
+    // reported as `StaticInt`'s message at the caller's tokens.
+    Sh::Leaves: StaticLeaves,
+    D::Leaves: StaticLeaves,
     Layout<Sh, D>: Coalesce,
     <Layout<Sh, D> as Coalesce>::Output: Flat,
     <<<Layout<Sh, D> as Coalesce>::Output as Flat>::Leaves as Zip3<
@@ -234,8 +240,246 @@ where
     Default::default()
 }
 
+/// Every leaf of a list is static (`C<N>` or `S<U>`): a `usize` fails
+/// [`StaticInt`]'s bound, whose message says a run-time leaf reached a
+/// static-only operation.
+#[doc(hidden)]
+pub trait StaticLeaves {}
+impl StaticLeaves for Nil {}
+impl<H: StaticInt, T: StaticLeaves> StaticLeaves for Cons<H, T> {}
+
+/// `left_inverse`'s condition on two consecutive modes of the sorted,
+/// coalesced layout, `_M:_A` and a mode of stride `_B`: `B` a multiple of
+/// `A` with `B / A >= M` (the quotient is the inverse's mode). Decided by
+/// the type checker for `C<N>` leaves.
+///
+/// ```
+/// use layout_core::{algebra::left_inverse, layout};
+/// // Sorted: _4:_1, then stride 4 = 4 * 1: the modes stack.
+/// assert_eq!(left_inverse(layout!((2,4):(4,1))).to_string(), "(_4,_2):(_2,_1)");
+/// ```
+///
+/// ```compile_fail,E0277
+/// use layout_core::{algebra::left_inverse, layout};
+/// // error: left_inverse: no layout inverts this one: sorted by stride,
+/// // its mode _3:_2 is followed by the stride _3
+/// let _ = left_inverse(layout!((3,2):(2,3)));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "left_inverse: no layout inverts this one: sorted by stride, its mode _{M}:_{A} is followed by the stride _{B}",
+    label = "a left inverse needs each stride a multiple of the one below it and past that mode's extent (_{B} >= _{M}*_{A})"
+)]
+pub trait LeftInverseStep<const M: usize, const A: usize, const B: usize> {
+    /// `B / A`.
+    type Q: Unsigned + 'static;
+}
+#[diagnostic::do_not_recommend]
+impl<const M: usize, const A: usize, const B: usize> LeftInverseStep<M, A, B> for ()
+where
+    C<M>: TypenumForm,
+    C<A>: TypenumForm,
+    C<B>: TypenumForm,
+    // No impl for a divisor 0: a stride 0 is refused here too.
+    <C<B> as TypenumForm>::U: DivRem<<C<A> as TypenumForm>::U>,
+    <<C<B> as TypenumForm>::U as DivRem<<C<A> as TypenumForm>::U>>::R: IsEqual<U0, Output = B1>,
+    <<C<B> as TypenumForm>::U as DivRem<<C<A> as TypenumForm>::U>>::Q:
+        IsGreaterOrEqual<<C<M> as TypenumForm>::U, Output = B1> + 'static,
+{
+    type Q = <<C<B> as TypenumForm>::U as DivRem<<C<A> as TypenumForm>::U>>::Q;
+}
+
+/// A sorted mode's shape `Self`, its stride `D0` and the next stride `D1`
+/// against [`LeftInverseStep`], with `DivRem`'s quotient: `C<N>` leaves are
+/// checked by the type checker; a computed `S<U>` leaf (it would print as a
+/// typenum) after monomorphisation, by [`Quotients::OK`].
+#[doc(hidden)]
+pub trait StepOf<D0, D1> {
+    type Q: Unsigned + 'static;
+}
+impl<const M: usize, D0: StepStride<M, D1>, D1> StepOf<D0, D1> for C<M> {
+    type Q = D0::Q;
+}
+impl<U, D0: StaticInt, D1: StaticInt> StepOf<D0, D1> for S<U>
+where
+    D1::U: DivRem<D0::U>,
+    <D1::U as DivRem<D0::U>>::Q: 'static,
+{
+    type Q = <D1::U as DivRem<D0::U>>::Q;
+}
+impl<D0: StaticInt, D1: StaticInt> StepOf<D0, D1> for usize
+where
+    D1::U: DivRem<D0::U>,
+    <D1::U as DivRem<D0::U>>::Q: 'static,
+{
+    type Q = <D1::U as DivRem<D0::U>>::Q;
+}
+/// [`StepOf`] on the stride `Self`.
+#[doc(hidden)]
+pub trait StepStride<const M: usize, D1> {
+    type Q: Unsigned + 'static;
+}
+impl<const M: usize, const A: usize, D1: StepNext<M, A>> StepStride<M, D1> for C<A> {
+    type Q = D1::Q;
+}
+impl<const M: usize, U: Unsigned, D1: StaticInt> StepStride<M, D1> for S<U>
+where
+    D1::U: DivRem<U>,
+    <D1::U as DivRem<U>>::Q: 'static,
+{
+    type Q = <D1::U as DivRem<U>>::Q;
+}
+/// [`StepOf`] on the next stride `Self`.
+#[doc(hidden)]
+pub trait StepNext<const M: usize, const A: usize> {
+    type Q: Unsigned + 'static;
+}
+impl<const M: usize, const A: usize, const B: usize> StepNext<M, A> for C<B>
+where
+    (): LeftInverseStep<M, A, B>,
+{
+    type Q = <() as LeftInverseStep<M, A, B>>::Q;
+}
+impl<const M: usize, const A: usize, U: DivRem<<C<A> as TypenumForm>::U>> StepNext<M, A> for S<U>
+where
+    C<A>: TypenumForm,
+    U::Q: 'static,
+{
+    type Q = U::Q;
+}
+/// `left_inverse`'s injectivity, on the modes of the coalesced layout
+/// (sorting keeps one mode per stride and skips stride 0, so it is checked
+/// before): a mode `_M:_0` (`M > 1`) is never injective.
+///
+/// ```
+/// use layout_core::{algebra::left_inverse, layout};
+/// // Size 1: stride 0 maps its one coordinate to 0, and back.
+/// assert_eq!(left_inverse(layout!((1):(0))).to_string(), "_1:_0");
+/// ```
+///
+/// ```compile_fail,E0277
+/// use layout_core::{algebra::left_inverse, layout};
+/// // error: left_inverse: the layout's mode _2:_0 has stride 0, so the
+/// // layout is not injective
+/// let _ = left_inverse(layout!((2,4):(0,1)));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "left_inverse: the layout's mode _{M}:_{A} has stride 0, so the layout is not injective",
+    label = "a left inverse needs an injective layout"
+)]
+pub trait LeftInverseZero<const M: usize, const A: usize> {}
+#[diagnostic::do_not_recommend]
+impl<const M: usize, const A: usize> LeftInverseZero<M, A> for ()
+where
+    C<M>: TypenumForm,
+    C<A>: TypenumForm,
+    <<C<A> as TypenumForm>::U as StaticZeroTag>::IsZero: Not,
+    (
+        <<<C<A> as TypenumForm>::U as StaticZeroTag>::IsZero as Not>::Output,
+        <<C<M> as TypenumForm>::U as StaticOneTag>::IsOne,
+    ): Either<Out = B1>,
+{
+}
+/// `left_inverse`'s injectivity: two modes of the coalesced layout with
+/// the same stride `_A` overlap.
+///
+/// ```
+/// use layout_core::{algebra::left_inverse, layout};
+/// assert_eq!(left_inverse(layout!((2,2):(1,2))).to_string(), "_4:_1");
+/// ```
+///
+/// ```compile_fail,E0277
+/// use layout_core::{algebra::left_inverse, layout};
+/// // error: left_inverse: two modes of the layout have the stride _1, so
+/// // the layout is not injective
+/// let _ = left_inverse(layout!((2,2):(1,1)));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "left_inverse: two modes of the layout have the stride _{A}, so the layout is not injective",
+    label = "a left inverse needs an injective layout"
+)]
+pub trait LeftInverseDistinct<const A: usize, const B: usize> {}
+#[diagnostic::do_not_recommend]
+impl<const A: usize, const B: usize> LeftInverseDistinct<A, B> for ()
+where
+    C<A>: TypenumForm,
+    C<B>: TypenumForm,
+    <C<A> as TypenumForm>::U: IsEqual<<C<B> as TypenumForm>::U, Output = B0>,
+{
+}
+
+/// The modes `Self` (`(shape, stride, _)`) of a coalesced layout are
+/// injective as far as [`LeftInverseZero`] and [`LeftInverseDistinct`] tell
+/// for `C<N>` leaves (others: [`Quotients::OK`] after monomorphisation;
+/// a run-time leaf: `StaticInt`'s bound).
+#[doc(hidden)]
+pub trait Injective {
+    /// `Self`, for the sort to take only once the check holds.
+    type Checked;
+    /// Whether the static leaves pass both checks (for the check after
+    /// monomorphisation of computed `S<U>` leaves).
+    const OK: bool;
+}
+impl Injective for Nil {
+    type Checked = Nil;
+    const OK: bool = true;
+}
+impl<SH: Int, DH: Int + ZeroStride<SH> + DistinctStrides<T>, RH, T: Injective> Injective
+    for Cons<(SH, DH, RH), T>
+{
+    type Checked = Self;
+    const OK: bool = match (SH::STATIC, DH::STATIC) {
+        (Some(s), Some(d)) => d != 0 || s == 1,
+        _ => true,
+    } && <DH as DistinctStrides<T>>::OK
+        && T::OK;
+}
+/// The stride `Self` of a mode of shape `Sh`.
+#[doc(hidden)]
+pub trait ZeroStride<Sh> {}
+impl<const A: usize, Sh: ZeroStrideShape<A>> ZeroStride<Sh> for C<A> {}
+impl<U, Sh> ZeroStride<Sh> for S<U> {}
+impl<Sh> ZeroStride<Sh> for usize {}
+/// [`ZeroStride`] on the shape `Self`.
+#[doc(hidden)]
+pub trait ZeroStrideShape<const A: usize> {}
+impl<const A: usize, const M: usize> ZeroStrideShape<A> for C<M> where (): LeftInverseZero<M, A> {}
+impl<const A: usize, U> ZeroStrideShape<A> for S<U> {}
+impl<const A: usize> ZeroStrideShape<A> for usize {}
+/// The stride `Self` against the strides of the later modes `T`.
+#[doc(hidden)]
+pub trait DistinctStrides<T> {
+    /// Whether no static stride of `T` equals a static `Self`.
+    const OK: bool;
+}
+impl<X> DistinctStrides<Nil> for X {
+    const OK: bool = true;
+}
+impl<X: Int + DistinctStride<D>, S0, D: Int, R, T> DistinctStrides<Cons<(S0, D, R), T>> for X
+where
+    X: DistinctStrides<T>,
+{
+    const OK: bool = match (X::STATIC, D::STATIC) {
+        (Some(a), Some(b)) => a != b,
+        _ => true,
+    } && <X as DistinctStrides<T>>::OK;
+}
+/// Two strides, `Self` and `D`, differ.
+#[doc(hidden)]
+pub trait DistinctStride<D> {}
+impl<const A: usize, D: DistinctFromC<A>> DistinctStride<D> for C<A> {}
+impl<U, D> DistinctStride<D> for S<U> {}
+impl<D> DistinctStride<D> for usize {}
+/// [`DistinctStride`] on the second stride `Self`.
+#[doc(hidden)]
+pub trait DistinctFromC<const A: usize> {}
+impl<const A: usize, const B: usize> DistinctFromC<A> for C<B> where (): LeftInverseDistinct<A, B> {}
+impl<const A: usize, U> DistinctFromC<A> for S<U> {}
+impl<const A: usize> DistinctFromC<A> for usize {}
+
 /// Shapes from consecutive strides (`d_next / d`), the last mode's own shape,
-/// and each mode's compact stride; `OK` checks divisibility and injectivity.
+/// and each mode's compact stride; `OK` checks divisibility and injectivity
+/// (for `C<N>` leaves the type checker has checked it already:
+/// [`LeftInverseStep`]).
 #[doc(hidden)]
 pub trait Quotients {
     type Out: List;
@@ -248,7 +492,7 @@ impl Quotients for Nil {
 impl<S0: Copy + Send + Sync + 'static, D0: StaticInt, R0: Copy + Send + Sync + 'static> Quotients
     for Cons<(S0, D0, R0), Nil>
 where
-    S0: crate::typelevel::int::Int,
+    S0: StaticInt,
 {
     type Out = Cons<(S0, R0), Nil>;
     const OK: bool = D0::VALUE != 0;
@@ -256,15 +500,10 @@ where
 impl<S0, D0: StaticInt, R0: Copy + Send + Sync + 'static, S1, D1: StaticInt, R1, T> Quotients
     for Cons<(S0, D0, R0), Cons<(S1, D1, R1), T>>
 where
-    S0: StaticInt,
-    D1::U: crate::typelevel::arith::DivRem<D0::U>,
-    <D1::U as crate::typelevel::arith::DivRem<D0::U>>::Q: Unsigned + 'static,
+    S0: StaticInt + StepOf<D0, D1>,
     Cons<(S1, D1, R1), T>: Quotients,
 {
-    type Out = Cons<
-        (S<<D1::U as crate::typelevel::arith::DivRem<D0::U>>::Q>, R0),
-        <Cons<(S1, D1, R1), T> as Quotients>::Out,
-    >;
+    type Out = Cons<(S<<S0 as StepOf<D0, D1>>::Q>, R0), <Cons<(S1, D1, R1), T> as Quotients>::Out>;
     const OK: bool = D0::VALUE != 0
         && D1::VALUE % D0::VALUE == 0
         && D1::VALUE / D0::VALUE >= S0::VALUE
@@ -297,12 +536,13 @@ impl<D0: Copy + Send + Sync + 'static> LeadTag<D0> for B0 {
     type Out = Cons<(D0, C<0>), Nil>;
 }
 
-/// The sorted modes of a coalesced static layout `F`.
+/// The sorted modes of a coalesced static layout `F`, once [`Injective`]
+/// (the sort skips stride 0 and keeps one mode per stride).
 #[doc(hidden)]
-pub type SortedOf<F> = <<<F as Flat>::Leaves as Zip3<
+pub type SortedOf<F> = <<<<F as Flat>::Leaves as Zip3<
     <F as Flat>::StrideLeaves,
     <F as Flat>::RLeaves,
->>::Out as SortFrom<typenum::U0, Nil>>::Out;
+>>::Out as Injective>::Checked as SortFrom<typenum::U0, Nil>>::Out;
 
 /// The left inverse's modes before its final coalesce.
 #[doc(hidden)]
@@ -335,7 +575,11 @@ where
     <<<Layout<Sh, D> as Coalesce>::Output as Flat>::Leaves as Zip3<
         <<Layout<Sh, D> as Coalesce>::Output as Flat>::StrideLeaves,
         <<Layout<Sh, D> as Coalesce>::Output as Flat>::RLeaves,
-    >>::Out: SortFrom<typenum::U0, Nil>,
+    >>::Out: Injective,
+    <<<<Layout<Sh, D> as Coalesce>::Output as Flat>::Leaves as Zip3<
+        <<Layout<Sh, D> as Coalesce>::Output as Flat>::StrideLeaves,
+        <<Layout<Sh, D> as Coalesce>::Output as Flat>::RLeaves,
+    >>::Out as Injective>::Checked: SortFrom<typenum::U0, Nil>,
     SortedOf<<Layout<Sh, D> as Coalesce>::Output>: Lead + Quotients,
     <SortedOf<<Layout<Sh, D> as Coalesce>::Output> as Lead>::Out: crate::typelevel::tuple::Concat<
         <SortedOf<<Layout<Sh, D> as Coalesce>::Output> as Quotients>::Out,
@@ -351,7 +595,11 @@ where
             "the typed left_inverse needs a static layout (use DynLayout otherwise)"
         );
         assert!(
-            <SortedOf<<Layout<Sh, D> as Coalesce>::Output> as Quotients>::OK,
+            <<<<Layout<Sh, D> as Coalesce>::Output as Flat>::Leaves as Zip3<
+                <<Layout<Sh, D> as Coalesce>::Output as Flat>::StrideLeaves,
+                <<Layout<Sh, D> as Coalesce>::Output as Flat>::RLeaves,
+            >>::Out as Injective>::OK
+                && <SortedOf<<Layout<Sh, D> as Coalesce>::Output> as Quotients>::OK,
             "left_inverse: the layout is not injective, or its strides do not divide each other when sorted"
         );
     };

@@ -1,3 +1,4 @@
+// Strides that do not stack when sorted: `cargo check` refuses left_inverse.
 use layout_core::{algebra::left_inverse, layout};
 
 fn main() {
