@@ -1,6 +1,7 @@
 //! Type-level facts: static layouts are zero-sized, the macros produce the
 //! types CuTe's notation says, and they expand through `$crate`.
 
+use layout_core::algebra::complement::CotargetOf;
 use layout_core::algebra::inverse::{LeftInverseDistinct, LeftInverseStep, LeftInverseZero};
 use layout_core::tensor::{algorithm::SameSize, tile_coord::TileCoordIn};
 use layout_core::typenum::{U12, U3};
@@ -64,6 +65,17 @@ assert_impl_all!((): LeftInverseZero<1, 0>, LeftInverseZero<4, 2>);
 assert_not_impl_any!((): LeftInverseZero<2, 0>);
 assert_impl_all!((): LeftInverseDistinct<1, 2>);
 assert_not_impl_any!((): LeftInverseDistinct<3, 3>);
+// complement(A, M), by hand. (2,2):(1,2) stacks to 4 = 1 * 2 * 2: any M.
+// (2,2):(1,1): the second stride 1 is not above the first mode's largest
+// offset 1. (2,2):(1,3) reaches 0 and 1, then stride 3 is not a multiple
+// of the span 2: M = 2 is covered, M = 3 and 8 reach past the gap at 2.
+assert_impl_all!(C<8>: CotargetOf<layout_type!((2,2):(1,2))>);
+assert_not_impl_any!(C<8>: CotargetOf<layout_type!((2,2):(1,1))>);
+assert_impl_all!(C<2>: CotargetOf<layout_type!((2,2):(1,3))>);
+assert_not_impl_any!(C<3>: CotargetOf<layout_type!((2,2):(1,3))>);
+assert_not_impl_any!(C<8>: CotargetOf<layout_type!((2,2):(1,3))>);
+// A run-time cotarget is checked at run time.
+assert_impl_all!(usize: CotargetOf<layout_type!((2,2):(1,3))>);
 
 #[test]
 fn static_results_are_zero_sized() {

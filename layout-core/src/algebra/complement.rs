@@ -22,10 +22,14 @@ use crate::typelevel::list::{CeilDivShape, Pack, Push, Reverse, Sorted};
 
 use crate::layout::compact::Compact;
 use crate::layout::{Congruent, Layout};
+use crate::typelevel::arith::DivRem;
 use crate::typelevel::const_text::Text;
-use crate::typelevel::int::C;
+use crate::typelevel::form::{Both, Either, StaticForm};
+use crate::typelevel::int::{StaticInt, C};
+use crate::typelevel::list::SizeT;
 use crate::typelevel::tuple::{Cons, IntTuple, IntoTuple, Nil};
-use typenum::{Bit, B0, B1};
+use core::ops::{Add, Mul, Not, Sub};
+use typenum::{Bit, IsEqual, IsGreater, Prod, Sub1, Sum, B0, B1, U0, U1};
 
 /// Zip two lists into a list of `(a, b, ())` triples (the sort's input form).
 #[doc(hidden)]
@@ -868,10 +872,20 @@ pub trait CotargetOf<A> {
     type Output;
     fn try_complement_of(self, a: A) -> Result<Self::Output, crate::LayoutError>;
 }
-impl<A: Complement<Cot>, Cot> CotargetOf<A> for Cot {
-    type Output = A::Output;
+impl<Sh: Congruent<D>, D: IntTuple, Cot: IntTuple> CotargetOf<Layout<Sh, D>> for Cot
+where
+    Layout<Sh, D>: Complement<Cot> + FilteredModes,
+    // The definition, decided by the type checker for static inputs (here,
+    // not in `Complement`, whose `ERROR` reports the refusal as a value).
+    <Layout<Sh, D> as FilteredModes>::Triples: Admits<
+        Cot,
+        <Sh::AllStatic as crate::typelevel::tuple::StaticBit>::And<D::AllStatic>,
+        Cot::AllStatic,
+    >,
+{
+    type Output = <Layout<Sh, D> as Complement<Cot>>::Output;
     #[inline(always)]
-    fn try_complement_of(self, a: A) -> Result<A::Output, crate::LayoutError> {
+    fn try_complement_of(self, a: Layout<Sh, D>) -> Result<Self::Output, crate::LayoutError> {
         a.try_complement(self)
     }
 }
@@ -982,4 +996,316 @@ pub fn try_complement_default<A: DefaultCotarget + Complement<A::Cot>>(
     a.try_complement(<A::Cot as crate::typelevel::int::FromValue>::from_value(
         cot,
     ))
+}
+
+// The definition of the complement, decided by the type checker for a static
+// A with two or more modes (one mode always stacks and leaves no gap): the
+// walk of `admissible::complement_reach` over A's modes sorted by stride,
+// and the cotarget against how far they reach. A refusal names the mode it
+// stops at, in CuTe notation where the leaves are `C<N>`; `Complement`'s
+// const check stays for every input (computed leaves, the mode cap, a
+// cotarget past `usize`).
+
+/// `complement(A, M)`: A's mode `_S:_D`, sorted by stride, starts at or
+/// below the largest offset of A's modes with smaller strides (never holds:
+/// the refusal's message).
+///
+/// ```
+/// use layout_core::{algebra::complement, layout, C};
+/// // Sorted: _2:_1 reaches 1, then _2:_2 starts above it.
+/// assert_eq!(complement(layout!((2,2):(1,2)), C::<8>).to_string(), "_2:_4");
+/// ```
+///
+/// ```compile_fail,E0277
+/// use layout_core::{algebra::complement, layout, C};
+/// // error: complement: A's mode _2:_1 does not stack on A's modes with
+/// // smaller strides, so A is not injective
+/// let _ = complement(layout!((2,2):(1,1)), C::<8>);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "complement: A's mode _{S}:_{D} does not stack on A's modes with smaller strides, so A is not injective",
+    label = "sorted by stride, each stride of A must be above the largest offset of the modes before it"
+)]
+pub trait ComplementNotStacking<const S: usize, const D: usize> {}
+
+/// `complement(A, M)`: A's mode `_S:_D`, sorted by stride, starts at a stride
+/// that is not a multiple of the span of the modes below it, and `[0, M)`
+/// reaches past that gap (never holds: the refusal's message).
+///
+/// ```
+/// use layout_core::{algebra::complement, layout, C};
+/// // Sorted: _2:_1, then stride 3 is not a multiple of 2, but [0, 2) is
+/// // covered before the gap.
+/// assert_eq!(complement(layout!((2,2):(1,3)), C::<2>).to_string(), "_1:_0");
+/// ```
+///
+/// ```compile_fail,E0277
+/// use layout_core::{algebra::complement, layout, C};
+/// // error: complement: A's mode _2:_3 leaves a gap below its stride
+/// // (not a multiple of the span below it), so [0, _8) is not covered
+/// let _ = complement(layout!((2,2):(1,3)), C::<8>);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "complement: A's mode _{S}:_{D} leaves a gap below its stride (not a multiple of the span below it), so [0, _{M}) is not covered",
+    label = "no layout completes A to cover [0, _{M}) one to one"
+)]
+pub trait ComplementGap<const S: usize, const D: usize, const M: usize> {}
+
+/// `Ok` (`B1`) lets a sorted mode `_S:_D` through; `B0` refuses it.
+#[doc(hidden)]
+pub trait StacksOr<S, D> {}
+impl<S, D> StacksOr<S, D> for B1 {}
+impl<S: NotStackingMode<D>, D> StacksOr<S, D> for B0 {}
+/// A mode that does not stack, by its leaves' spelling: a computed `S<U>`
+/// leaf (it would print as a typenum) is refused after monomorphisation.
+#[doc(hidden)]
+pub trait NotStackingMode<D> {}
+impl<const S: usize, const D: usize> NotStackingMode<C<D>> for C<S> where
+    (): ComplementNotStacking<S, D>
+{
+}
+impl<const S: usize, U> NotStackingMode<crate::typelevel::int::S<U>> for C<S> {}
+impl<U, D> NotStackingMode<D> for crate::typelevel::int::S<U> {}
+
+/// `B0` refuses the cotarget `Cot` for the gap left at mode `Self = (S, D)`.
+#[doc(hidden)]
+pub trait GapOr<Brk, Cot> {}
+impl<Brk, Cot> GapOr<Brk, Cot> for B0 {}
+impl<S, D, Cot> GapOr<(S, D), Cot> for B1 where S: GapMode<D, Cot> {}
+/// A gap at mode `Self:D` under the cotarget `Cot`, by the leaves' spelling
+/// (a computed `S<U>` leaf or a tuple cotarget: after monomorphisation).
+#[doc(hidden)]
+pub trait GapMode<D, Cot> {}
+impl<const S: usize, D: GapStride<S, Cot>, Cot> GapMode<D, Cot> for C<S> {}
+impl<U, D, Cot> GapMode<D, Cot> for crate::typelevel::int::S<U> {}
+/// [`GapMode`] on the stride `Self`.
+#[doc(hidden)]
+pub trait GapStride<const S: usize, Cot> {}
+impl<const S: usize, const D: usize, Cot: IntTuple> GapStride<S, Cot> for C<D> where
+    Cot::IsLeaf: GapCotTag<S, D, Cot>
+{
+}
+impl<const S: usize, U, Cot> GapStride<S, Cot> for crate::typelevel::int::S<U> {}
+/// [`GapMode`] on the cotarget: an integer (`B1`) or a tuple.
+#[doc(hidden)]
+pub trait GapCotTag<const S: usize, const D: usize, Cot> {}
+impl<const S: usize, const D: usize, Cot: GapLeaf<S, D>> GapCotTag<S, D, Cot> for B1 {}
+impl<const S: usize, const D: usize, Cot> GapCotTag<S, D, Cot> for B0 {}
+/// [`GapMode`] on an integer cotarget.
+#[doc(hidden)]
+pub trait GapLeaf<const S: usize, const D: usize> {}
+impl<const S: usize, const D: usize, const M: usize> GapLeaf<S, D> for C<M> where
+    (): ComplementGap<S, D, M>
+{
+}
+impl<const S: usize, const D: usize, U> GapLeaf<S, D> for crate::typelevel::int::S<U> {}
+
+/// A mode `S:D` that the walk takes: size above 1, stride not 0.
+type Live<S, D> = <(
+    <<(<S as StaticForm>::IsZero, <S as StaticForm>::IsOne) as Either>::Out as Not>::Output,
+    <<D as StaticForm>::IsZero as Not>::Output,
+) as Both>::Out;
+
+/// The walk of [`crate::algebra::admissible::complement_reach`] over A's
+/// static modes sorted by stride: `B` the largest offset so far, `N` the
+/// span, `R` the reach, `W` whether the modes have stacked without a gap,
+/// `K` the mode where the reach stopped (`()` while none), `O` whether
+/// every mode so far stacked. A mode that does not stack fails
+/// [`StacksOr`]; the cotarget is then not checked (one refusal, as the
+/// const check gives).
+#[doc(hidden)]
+pub trait ReachWalk<B, N, R, W, K, O> {
+    type Reach;
+    type Whole;
+    type Brk;
+    type Stacked;
+}
+impl<B, N, R, W, K, O> ReachWalk<B, N, R, W, K, O> for Nil {
+    type Reach = R;
+    type Whole = W;
+    type Brk = K;
+    type Stacked = O;
+}
+impl<S: StaticForm, D: StaticForm, X, T, B, N, R, W, K, O> ReachWalk<B, N, R, W, K, O>
+    for Cons<(S, D, X), T>
+where
+    (<S as StaticForm>::IsZero, <S as StaticForm>::IsOne): Either,
+    <(<S as StaticForm>::IsZero, <S as StaticForm>::IsOne) as Either>::Out: Not,
+    <D as StaticForm>::IsZero: Not,
+    (
+        <<(<S as StaticForm>::IsZero, <S as StaticForm>::IsOne) as Either>::Out as Not>::Output,
+        <<D as StaticForm>::IsZero as Not>::Output,
+    ): Both,
+    Live<S, D>: WalkMode<S, D, T, B, N, R, W, K, O>,
+{
+    type Reach = <Live<S, D> as WalkMode<S, D, T, B, N, R, W, K, O>>::Reach;
+    type Whole = <Live<S, D> as WalkMode<S, D, T, B, N, R, W, K, O>>::Whole;
+    type Brk = <Live<S, D> as WalkMode<S, D, T, B, N, R, W, K, O>>::Brk;
+    type Stacked = <Live<S, D> as WalkMode<S, D, T, B, N, R, W, K, O>>::Stacked;
+}
+/// One step of [`ReachWalk`]: `B0` skips the mode, `B1` takes it.
+#[doc(hidden)]
+pub trait WalkMode<S, D, T, B, N, R, W, K, O> {
+    type Reach;
+    type Whole;
+    type Brk;
+    type Stacked;
+}
+impl<S, D, T: ReachWalk<B, N, R, W, K, O>, B, N, R, W, K, O> WalkMode<S, D, T, B, N, R, W, K, O>
+    for B0
+{
+    type Reach = T::Reach;
+    type Whole = T::Whole;
+    type Brk = T::Brk;
+    type Stacked = T::Stacked;
+}
+type SpanOf<S, D> = Prod<<S as StaticInt>::U, <D as StaticInt>::U>;
+type QuotOf<D, N> = <<D as StaticInt>::U as DivRem<N>>::Q;
+type DividesOf<D, N> = <<<D as StaticInt>::U as DivRem<N>>::R as IsEqual<U0>>::Output;
+type Step<S, D, N, R, W, K> = (
+    W,
+    DividesOf<D, N>,
+    SpanOf<S, D>,
+    Prod<N, QuotOf<D, N>>,
+    R,
+    K,
+    (S, D),
+);
+type BelowOf<S, D, B> = Sum<B, Prod<Sub1<<S as StaticInt>::U>, <D as StaticInt>::U>>;
+type NextWalk<S, D, B, N, R, W, K> = (
+    BelowOf<S, D, B>,
+    SpanOf<S, D>,
+    <Step<S, D, N, R, W, K> as Update>::Reach,
+    <Step<S, D, N, R, W, K> as Update>::Whole,
+    <Step<S, D, N, R, W, K> as Update>::Brk,
+);
+type StackedOf<D, B, O> = <(O, <<D as StaticInt>::U as IsGreater<B>>::Output) as Both>::Out;
+impl<S: StaticInt, D: StaticInt, T, B, N, R, W, K, O> WalkMode<S, D, T, B, N, R, W, K, O> for B1
+where
+    D::U: IsGreater<B> + DivRem<N>,
+    <D::U as IsGreater<B>>::Output: StacksOr<S, D>,
+    (O, <D::U as IsGreater<B>>::Output): Both,
+    <D::U as DivRem<N>>::R: IsEqual<U0>,
+    S::U: Mul<D::U> + Sub<B1>,
+    N: Mul<QuotOf<D, N>>,
+    Step<S, D, N, R, W, K>: Update,
+    Sub1<S::U>: Mul<D::U>,
+    B: Add<Prod<Sub1<S::U>, D::U>>,
+    NextWalk<S, D, B, N, R, W, K>: WalkOn<T, StackedOf<D, B, O>>,
+{
+    type Reach = <NextWalk<S, D, B, N, R, W, K> as WalkOn<T, StackedOf<D, B, O>>>::Reach;
+    type Whole = <NextWalk<S, D, B, N, R, W, K> as WalkOn<T, StackedOf<D, B, O>>>::Whole;
+    type Brk = <NextWalk<S, D, B, N, R, W, K> as WalkOn<T, StackedOf<D, B, O>>>::Brk;
+    type Stacked = <NextWalk<S, D, B, N, R, W, K> as WalkOn<T, StackedOf<D, B, O>>>::Stacked;
+}
+/// The rest `T` of the walk from the state `Self`.
+#[doc(hidden)]
+pub trait WalkOn<T, O> {
+    type Reach;
+    type Whole;
+    type Brk;
+    type Stacked;
+}
+impl<T: ReachWalk<B, N, R, W, K, O>, B, N, R, W, K, O> WalkOn<T, O> for (B, N, R, W, K) {
+    type Reach = T::Reach;
+    type Whole = T::Whole;
+    type Brk = T::Brk;
+    type Stacked = T::Stacked;
+}
+/// The reach after a mode: `(whole, divides, span, floor, reach, brk,
+/// mode)`. Stacked so far and the stride a multiple of the span: the reach
+/// is the mode's span; not a multiple: the whole copies of the span below
+/// it, and the walk records the mode; a gap already: unchanged.
+#[doc(hidden)]
+pub trait Update {
+    type Reach;
+    type Whole;
+    type Brk;
+}
+impl<Sp, Fl, R, K, M> Update for (B1, B1, Sp, Fl, R, K, M) {
+    type Reach = Sp;
+    type Whole = B1;
+    type Brk = K;
+}
+impl<Sp, Fl, R, K, M> Update for (B1, B0, Sp, Fl, R, K, M) {
+    type Reach = Fl;
+    type Whole = B0;
+    type Brk = M;
+}
+impl<X, Sp, Fl, R, K, M> Update for (B0, X, Sp, Fl, R, K, M) {
+    type Reach = R;
+    type Whole = B0;
+    type Brk = K;
+}
+
+/// The complement's definition on static inputs, for the type checker:
+/// `StA` whether A is static, `StC` whether the cotarget is. Fewer than two
+/// modes of A always stack and leave no gap; run-time leaves are checked at
+/// run time.
+#[doc(hidden)]
+pub trait Admits<Cot, StA, StC> {}
+impl<Cot, StA, StC> Admits<Cot, StA, StC> for Nil {}
+impl<P, Cot, StA, StC> Admits<Cot, StA, StC> for Cons<P, Nil> {}
+impl<P, Q, T, Cot, StC> Admits<Cot, B0, StC> for Cons<P, Cons<Q, T>> {}
+impl<P, Q, T, Cot, StC> Admits<Cot, B1, StC> for Cons<P, Cons<Q, T>>
+where
+    Cons<P, Cons<Q, T>>: Sorted,
+    <Cons<P, Cons<Q, T>> as Sorted>::Out: ReachWalk<U0, U1, U1, B1, (), B1>,
+    <<Cons<P, Cons<Q, T>> as Sorted>::Out as ReachWalk<U0, U1, U1, B1, (), B1>>::Stacked:
+        Both2<StC>,
+    <<<Cons<P, Cons<Q, T>> as Sorted>::Out as ReachWalk<U0, U1, U1, B1, (), B1>>::Stacked as Both2<
+        StC,
+    >>::Out: GapCheck<
+        <<Cons<P, Cons<Q, T>> as Sorted>::Out as ReachWalk<U0, U1, U1, B1, (), B1>>::Reach,
+        <<Cons<P, Cons<Q, T>> as Sorted>::Out as ReachWalk<U0, U1, U1, B1, (), B1>>::Whole,
+        <<Cons<P, Cons<Q, T>> as Sorted>::Out as ReachWalk<U0, U1, U1, B1, (), B1>>::Brk,
+        Cot,
+    >,
+{
+}
+/// `B1` when both bits are (the cotarget is checked once A stacks and the
+/// cotarget is static).
+#[doc(hidden)]
+pub trait Both2<X> {
+    type Out;
+}
+impl<X, Y> Both2<Y> for X
+where
+    (X, Y): Both,
+{
+    type Out = <(X, Y) as Both>::Out;
+}
+
+/// The cotarget against the walk's reach `R`: a gap (`W` = `B0`) refuses a
+/// cotarget `m > 1` past it. `Self` says whether to check: A stacked and
+/// the cotarget is static.
+#[doc(hidden)]
+pub trait GapCheck<R, W, K, Cot> {}
+impl<R, W, K, Cot> GapCheck<R, W, K, Cot> for B0 {}
+type CotU<Cot> = <SizeT<Cot> as StaticInt>::U;
+type GapBit<R, W, Cot> = <(
+    <W as Not>::Output,
+    <(
+        <CotU<Cot> as IsGreater<R>>::Output,
+        <CotU<Cot> as IsGreater<U1>>::Output,
+    ) as Both>::Out,
+) as Both>::Out;
+impl<R, W: Not, K, Cot: IntTuple> GapCheck<R, W, K, Cot> for B1
+where
+    Cot::Leaves: crate::typelevel::list::SizeList<C<1>>,
+    SizeT<Cot>: StaticInt,
+    CotU<Cot>: IsGreater<R> + IsGreater<U1>,
+    (
+        <CotU<Cot> as IsGreater<R>>::Output,
+        <CotU<Cot> as IsGreater<U1>>::Output,
+    ): Both,
+    (
+        <W as Not>::Output,
+        <(
+            <CotU<Cot> as IsGreater<R>>::Output,
+            <CotU<Cot> as IsGreater<U1>>::Output,
+        ) as Both>::Out,
+    ): Both,
+    GapBit<R, W, Cot>: GapOr<K, Cot>,
+{
 }

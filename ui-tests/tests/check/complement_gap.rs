@@ -1,3 +1,4 @@
+// A static complement that leaves a gap in [0, M): `cargo check` refuses it.
 use layout_core::{algebra::complement, layout, C};
 
 fn main() {
