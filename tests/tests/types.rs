@@ -74,6 +74,9 @@ assert_not_impl_any!(C<8>: CotargetOf<layout_type!((2,2):(1,1))>);
 assert_impl_all!(C<2>: CotargetOf<layout_type!((2,2):(1,3))>);
 assert_not_impl_any!(C<3>: CotargetOf<layout_type!((2,2):(1,3))>);
 assert_not_impl_any!(C<8>: CotargetOf<layout_type!((2,2):(1,3))>);
+// A tuple cotarget counts its size: (2,1) is covered, (4,2) is not.
+assert_impl_all!((C<2>, C<1>): CotargetOf<layout_type!((2,2):(1,3))>);
+assert_not_impl_any!((C<4>, C<2>): CotargetOf<layout_type!((2,2):(1,3))>);
 // A run-time cotarget is checked at run time.
 assert_impl_all!(usize: CotargetOf<layout_type!((2,2):(1,3))>);
 

@@ -24,12 +24,12 @@ use crate::layout::compact::Compact;
 use crate::layout::{Congruent, Layout};
 use crate::typelevel::arith::DivRem;
 use crate::typelevel::const_text::Text;
-use crate::typelevel::form::{Both, Either, StaticForm};
+use crate::typelevel::form::{Both, StaticForm};
 use crate::typelevel::int::{StaticInt, C};
 use crate::typelevel::list::SizeT;
 use crate::typelevel::tuple::{Cons, IntTuple, IntoTuple, Nil};
-use core::ops::{Add, Mul, Not, Sub};
-use typenum::{Bit, IsEqual, IsGreater, Prod, Sub1, Sum, B0, B1, U0, U1};
+use core::ops::{Add, Mul, Not};
+use typenum::{Bit, IsEqual, IsGreater, Prod, Sum, B0, B1, U0, U1};
 
 /// Zip two lists into a list of `(a, b, ())` triples (the sort's input form).
 #[doc(hidden)]
@@ -868,22 +868,29 @@ pub fn try_complement<A, Cot: CotargetOf<A>>(
 /// argument, so that the type-level work starts once both input types are
 /// known (with A's bound first, the solver explores while `Cot` is unknown).
 #[doc(hidden)]
-pub trait CotargetOf<A> {
-    type Output;
+pub trait CotargetOf<A>: CotargetOut<A> {
     fn try_complement_of(self, a: A) -> Result<Self::Output, crate::LayoutError>;
+}
+/// The complement's type, seen from the cotarget, without the definition's
+/// check: a refused input is then reported once, at the cotarget, not a
+/// second time for the call's type.
+#[doc(hidden)]
+pub trait CotargetOut<A> {
+    type Output;
+}
+impl<Sh: Congruent<D>, D: IntTuple, Cot: IntTuple> CotargetOut<Layout<Sh, D>> for Cot
+where
+    Layout<Sh, D>: Complement<Cot>,
+{
+    type Output = <Layout<Sh, D> as Complement<Cot>>::Output;
 }
 impl<Sh: Congruent<D>, D: IntTuple, Cot: IntTuple> CotargetOf<Layout<Sh, D>> for Cot
 where
     Layout<Sh, D>: Complement<Cot> + FilteredModes,
     // The definition, decided by the type checker for static inputs (here,
     // not in `Complement`, whose `ERROR` reports the refusal as a value).
-    <Layout<Sh, D> as FilteredModes>::Triples: Admits<
-        Cot,
-        <Sh::AllStatic as crate::typelevel::tuple::StaticBit>::And<D::AllStatic>,
-        Cot::AllStatic,
-    >,
+    <Layout<Sh, D> as FilteredModes>::Triples: Admits<Cot, Sh, D>,
 {
-    type Output = <Layout<Sh, D> as Complement<Cot>>::Output;
     #[inline(always)]
     fn try_complement_of(self, a: Layout<Sh, D>) -> Result<Self::Output, crate::LayoutError> {
         a.try_complement(self)
@@ -1051,6 +1058,22 @@ pub trait ComplementNotStacking<const S: usize, const D: usize> {}
 )]
 pub trait ComplementGap<const S: usize, const D: usize, const M: usize> {}
 
+/// [`ComplementGap`] for a tuple cotarget `Cot` (never holds: the
+/// refusal's message).
+///
+/// ```compile_fail,E0277
+/// use layout_core::{algebra::complement, layout, C};
+/// // error: complement: A's mode _2:_3 leaves a gap below its stride (not
+/// // a multiple of the span below it), so the cotarget (C<4>, C<2>) is not
+/// // covered
+/// let _ = complement(layout!((2,2):(1,3)), (C::<4>, C::<2>));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "complement: A's mode _{S}:_{D} leaves a gap below its stride (not a multiple of the span below it), so the cotarget {Cot} is not covered",
+    label = "no layout completes A to cover this cotarget one to one"
+)]
+pub trait ComplementGapTuple<const S: usize, const D: usize, Cot> {}
+
 /// `Ok` (`B1`) lets a sorted mode `_S:_D` through; `B0` refuses it.
 #[doc(hidden)]
 pub trait StacksOr<S, D> {}
@@ -1073,7 +1096,7 @@ pub trait GapOr<Brk, Cot> {}
 impl<Brk, Cot> GapOr<Brk, Cot> for B0 {}
 impl<S, D, Cot> GapOr<(S, D), Cot> for B1 where S: GapMode<D, Cot> {}
 /// A gap at mode `Self:D` under the cotarget `Cot`, by the leaves' spelling
-/// (a computed `S<U>` leaf or a tuple cotarget: after monomorphisation).
+/// (a computed `S<U>` leaf: after monomorphisation).
 #[doc(hidden)]
 pub trait GapMode<D, Cot> {}
 impl<const S: usize, D: GapStride<S, Cot>, Cot> GapMode<D, Cot> for C<S> {}
@@ -1090,7 +1113,10 @@ impl<const S: usize, U, Cot> GapStride<S, Cot> for crate::typelevel::int::S<U> {
 #[doc(hidden)]
 pub trait GapCotTag<const S: usize, const D: usize, Cot> {}
 impl<const S: usize, const D: usize, Cot: GapLeaf<S, D>> GapCotTag<S, D, Cot> for B1 {}
-impl<const S: usize, const D: usize, Cot> GapCotTag<S, D, Cot> for B0 {}
+impl<const S: usize, const D: usize, Cot> GapCotTag<S, D, Cot> for B0 where
+    (): ComplementGapTuple<S, D, Cot>
+{
+}
 /// [`GapMode`] on an integer cotarget.
 #[doc(hidden)]
 pub trait GapLeaf<const S: usize, const D: usize> {}
@@ -1100,197 +1126,168 @@ impl<const S: usize, const D: usize, const M: usize> GapLeaf<S, D> for C<M> wher
 }
 impl<const S: usize, const D: usize, U> GapLeaf<S, D> for crate::typelevel::int::S<U> {}
 
-/// A mode `S:D` that the walk takes: size above 1, stride not 0.
-type Live<S, D> = <(
-    <<(<S as StaticForm>::IsZero, <S as StaticForm>::IsOne) as Either>::Out as Not>::Output,
-    <<D as StaticForm>::IsZero as Not>::Output,
-) as Both>::Out;
+/// A mode `S:D` that the walk takes: `filter` and `coalesce` leave A's
+/// modes (two or more) of size above 1 and stride not 0, but a size 0
+/// (refused at run time, with its own message) is skipped here.
+type Live<S> = <<S as StaticForm>::IsZero as Not>::Output;
 
 /// The walk of [`crate::algebra::admissible::complement_reach`] over A's
-/// static modes sorted by stride: `B` the largest offset so far, `N` the
-/// span, `R` the reach, `W` whether the modes have stacked without a gap,
-/// `K` the mode where the reach stopped (`()` while none), `O` whether
-/// every mode so far stacked. A mode that does not stack fails
+/// static modes sorted by stride, from the state `St` = `(below, span,
+/// (reach, whole, brk), stacked)`: the largest offset so far (as two
+/// sums, see [`WalkMode`]'s step), the span of the
+/// modes so far, how far they reach without a gap, whether they have
+/// stacked without one, the mode where the reach stopped (`()` while
+/// none), and whether every mode stacked. A mode that does not stack fails
 /// [`StacksOr`]; the cotarget is then not checked (one refusal, as the
-/// const check gives).
+/// const check gives). One associated type, the final state: rustc
+/// normalizes each associated type of a fold separately.
 #[doc(hidden)]
-pub trait ReachWalk<B, N, R, W, K, O> {
-    type Reach;
-    type Whole;
-    type Brk;
-    type Stacked;
+pub trait ReachWalk<St> {
+    type Out;
 }
-impl<B, N, R, W, K, O> ReachWalk<B, N, R, W, K, O> for Nil {
-    type Reach = R;
-    type Whole = W;
-    type Brk = K;
-    type Stacked = O;
+impl<St> ReachWalk<St> for Nil {
+    type Out = St;
 }
-impl<S: StaticForm, D: StaticForm, X, T, B, N, R, W, K, O> ReachWalk<B, N, R, W, K, O>
-    for Cons<(S, D, X), T>
+impl<S: StaticForm, D, X, T, St> ReachWalk<St> for Cons<(S, D, X), T>
 where
-    (<S as StaticForm>::IsZero, <S as StaticForm>::IsOne): Either,
-    <(<S as StaticForm>::IsZero, <S as StaticForm>::IsOne) as Either>::Out: Not,
-    <D as StaticForm>::IsZero: Not,
-    (
-        <<(<S as StaticForm>::IsZero, <S as StaticForm>::IsOne) as Either>::Out as Not>::Output,
-        <<D as StaticForm>::IsZero as Not>::Output,
-    ): Both,
-    Live<S, D>: WalkMode<S, D, T, B, N, R, W, K, O>,
+    <S as StaticForm>::IsZero: Not,
+    Live<S>: WalkMode<S, D, T, St>,
 {
-    type Reach = <Live<S, D> as WalkMode<S, D, T, B, N, R, W, K, O>>::Reach;
-    type Whole = <Live<S, D> as WalkMode<S, D, T, B, N, R, W, K, O>>::Whole;
-    type Brk = <Live<S, D> as WalkMode<S, D, T, B, N, R, W, K, O>>::Brk;
-    type Stacked = <Live<S, D> as WalkMode<S, D, T, B, N, R, W, K, O>>::Stacked;
+    type Out = <Live<S> as WalkMode<S, D, T, St>>::Out;
 }
 /// One step of [`ReachWalk`]: `B0` skips the mode, `B1` takes it.
 #[doc(hidden)]
-pub trait WalkMode<S, D, T, B, N, R, W, K, O> {
-    type Reach;
-    type Whole;
-    type Brk;
-    type Stacked;
-}
-impl<S, D, T: ReachWalk<B, N, R, W, K, O>, B, N, R, W, K, O> WalkMode<S, D, T, B, N, R, W, K, O>
-    for B0
-{
-    type Reach = T::Reach;
-    type Whole = T::Whole;
-    type Brk = T::Brk;
-    type Stacked = T::Stacked;
-}
-type SpanOf<S, D> = Prod<<S as StaticInt>::U, <D as StaticInt>::U>;
-type QuotOf<D, N> = <<D as StaticInt>::U as DivRem<N>>::Q;
-type DividesOf<D, N> = <<<D as StaticInt>::U as DivRem<N>>::R as IsEqual<U0>>::Output;
-type Step<S, D, N, R, W, K> = (
-    W,
-    DividesOf<D, N>,
-    SpanOf<S, D>,
-    Prod<N, QuotOf<D, N>>,
-    R,
-    K,
-    (S, D),
-);
-type BelowOf<S, D, B> = Sum<B, Prod<Sub1<<S as StaticInt>::U>, <D as StaticInt>::U>>;
-type NextWalk<S, D, B, N, R, W, K> = (
-    BelowOf<S, D, B>,
-    SpanOf<S, D>,
-    <Step<S, D, N, R, W, K> as Update>::Reach,
-    <Step<S, D, N, R, W, K> as Update>::Whole,
-    <Step<S, D, N, R, W, K> as Update>::Brk,
-);
-type StackedOf<D, B, O> = <(O, <<D as StaticInt>::U as IsGreater<B>>::Output) as Both>::Out;
-impl<S: StaticInt, D: StaticInt, T, B, N, R, W, K, O> WalkMode<S, D, T, B, N, R, W, K, O> for B1
-where
-    D::U: IsGreater<B> + DivRem<N>,
-    <D::U as IsGreater<B>>::Output: StacksOr<S, D>,
-    (O, <D::U as IsGreater<B>>::Output): Both,
-    <D::U as DivRem<N>>::R: IsEqual<U0>,
-    S::U: Mul<D::U> + Sub<B1>,
-    N: Mul<QuotOf<D, N>>,
-    Step<S, D, N, R, W, K>: Update,
-    Sub1<S::U>: Mul<D::U>,
-    B: Add<Prod<Sub1<S::U>, D::U>>,
-    NextWalk<S, D, B, N, R, W, K>: WalkOn<T, StackedOf<D, B, O>>,
-{
-    type Reach = <NextWalk<S, D, B, N, R, W, K> as WalkOn<T, StackedOf<D, B, O>>>::Reach;
-    type Whole = <NextWalk<S, D, B, N, R, W, K> as WalkOn<T, StackedOf<D, B, O>>>::Whole;
-    type Brk = <NextWalk<S, D, B, N, R, W, K> as WalkOn<T, StackedOf<D, B, O>>>::Brk;
-    type Stacked = <NextWalk<S, D, B, N, R, W, K> as WalkOn<T, StackedOf<D, B, O>>>::Stacked;
-}
-/// The rest `T` of the walk from the state `Self`.
-#[doc(hidden)]
-pub trait WalkOn<T, O> {
-    type Reach;
-    type Whole;
-    type Brk;
-    type Stacked;
-}
-impl<T: ReachWalk<B, N, R, W, K, O>, B, N, R, W, K, O> WalkOn<T, O> for (B, N, R, W, K) {
-    type Reach = T::Reach;
-    type Whole = T::Whole;
-    type Brk = T::Brk;
-    type Stacked = T::Stacked;
-}
-/// The reach after a mode: `(whole, divides, span, floor, reach, brk,
-/// mode)`. Stacked so far and the stride a multiple of the span: the reach
-/// is the mode's span; not a multiple: the whole copies of the span below
-/// it, and the walk records the mode; a gap already: unchanged.
-#[doc(hidden)]
-pub trait Update {
-    type Reach;
-    type Whole;
-    type Brk;
-}
-impl<Sp, Fl, R, K, M> Update for (B1, B1, Sp, Fl, R, K, M) {
-    type Reach = Sp;
-    type Whole = B1;
-    type Brk = K;
-}
-impl<Sp, Fl, R, K, M> Update for (B1, B0, Sp, Fl, R, K, M) {
-    type Reach = Fl;
-    type Whole = B0;
-    type Brk = M;
-}
-impl<X, Sp, Fl, R, K, M> Update for (B0, X, Sp, Fl, R, K, M) {
-    type Reach = R;
-    type Whole = B0;
-    type Brk = K;
-}
-
-/// The complement's definition on static inputs, for the type checker:
-/// `StA` whether A is static, `StC` whether the cotarget is. Fewer than two
-/// modes of A always stack and leave no gap; run-time leaves are checked at
-/// run time.
-#[doc(hidden)]
-pub trait Admits<Cot, StA, StC> {}
-impl<Cot, StA, StC> Admits<Cot, StA, StC> for Nil {}
-impl<P, Cot, StA, StC> Admits<Cot, StA, StC> for Cons<P, Nil> {}
-impl<P, Q, T, Cot, StC> Admits<Cot, B0, StC> for Cons<P, Cons<Q, T>> {}
-impl<P, Q, T, Cot, StC> Admits<Cot, B1, StC> for Cons<P, Cons<Q, T>>
-where
-    Cons<P, Cons<Q, T>>: Sorted,
-    <Cons<P, Cons<Q, T>> as Sorted>::Out: ReachWalk<U0, U1, U1, B1, (), B1>,
-    <<Cons<P, Cons<Q, T>> as Sorted>::Out as ReachWalk<U0, U1, U1, B1, (), B1>>::Stacked:
-        Both2<StC>,
-    <<<Cons<P, Cons<Q, T>> as Sorted>::Out as ReachWalk<U0, U1, U1, B1, (), B1>>::Stacked as Both2<
-        StC,
-    >>::Out: GapCheck<
-        <<Cons<P, Cons<Q, T>> as Sorted>::Out as ReachWalk<U0, U1, U1, B1, (), B1>>::Reach,
-        <<Cons<P, Cons<Q, T>> as Sorted>::Out as ReachWalk<U0, U1, U1, B1, (), B1>>::Whole,
-        <<Cons<P, Cons<Q, T>> as Sorted>::Out as ReachWalk<U0, U1, U1, B1, (), B1>>::Brk,
-        Cot,
-    >,
-{
-}
-/// `B1` when both bits are (the cotarget is checked once A stacks and the
-/// cotarget is static).
-#[doc(hidden)]
-pub trait Both2<X> {
+pub trait WalkMode<S, D, T, St> {
     type Out;
 }
-impl<X, Y> Both2<Y> for X
+impl<S, D, T: ReachWalk<St>, St> WalkMode<S, D, T, St> for B0 {
+    type Out = T::Out;
+}
+// The walk's arithmetic is the fold's (`Gaps`: `d * s`, `d / span`), in
+// the same operand order, so that rustc reuses what the fold computed.
+type SpanOf<S, D> = Prod<<D as StaticInt>::U, <S as StaticInt>::U>;
+type DivOf<D, N> = <<D as StaticInt>::U as DivRem<N>>::Q;
+type RemOf<D, N> = <<D as StaticInt>::U as DivRem<N>>::R;
+// Stacking: `d > below` with `below` the largest offset so far, kept as
+// `(P, V)` = (the strides so far, their sum with `below`), which only adds:
+// `d > below` is `P + d > V`, and the next `V` is `V + s * d`.
+type PNext<D, P> = Sum<P, <D as StaticInt>::U>;
+type DivBit<D, N> = <RemOf<D, N> as IsEqual<U0>>::Output;
+type StacksBit<S, D, P, V, W, N> = <(W, DivBit<D, N>) as Stacks<S, D, PNext<D, P>, V>>::Out;
+type NextState<S, D, P, V, N, R, W, K, O> = (
+    (PNext<D, P>, Sum<V, SpanOf<S, D>>),
+    SpanOf<S, D>,
+    <(W, DivBit<D, N>) as Update<SpanOf<S, D>, N, DivOf<D, N>, R, K, (S, D)>>::Out,
+    <(O, StacksBit<S, D, P, V, W, N>) as Both>::Out,
+);
+impl<S: StaticInt, D: StaticInt, T, P, V, N, R, W, K, O>
+    WalkMode<S, D, T, ((P, V), N, (R, W, K), O)> for B1
 where
-    (X, Y): Both,
+    D::U: DivRem<N> + Mul<S::U>,
+    P: Add<D::U>,
+    V: Add<SpanOf<S, D>>,
+    RemOf<D, N>: IsEqual<U0>,
+    (W, DivBit<D, N>):
+        Stacks<S, D, PNext<D, P>, V> + Update<SpanOf<S, D>, N, DivOf<D, N>, R, K, (S, D)>,
+    (O, StacksBit<S, D, P, V, W, N>): Both,
+    T: ReachWalk<NextState<S, D, P, V, N, R, W, K, O>>,
 {
-    type Out = <(X, Y) as Both>::Out;
+    type Out = <T as ReachWalk<NextState<S, D, P, V, N, R, W, K, O>>>::Out;
+}
+/// Whether the mode `S:D` stacks, from `Self` = `(whole, divides)` and
+/// `(P + d, V)`: a stride that is a multiple of the span of a chain
+/// without gaps is past every offset below it (no comparison); otherwise
+/// `P + d > V`, and a mode that does not stack fails [`StacksOr`].
+#[doc(hidden)]
+pub trait Stacks<S, D, Pd, V> {
+    type Out;
+}
+impl<S, D, Pd, V> Stacks<S, D, Pd, V> for (B1, B1) {
+    type Out = B1;
+}
+impl<S, D, Pd: IsGreater<V>, V> Stacks<S, D, Pd, V> for (B1, B0)
+where
+    <Pd as IsGreater<V>>::Output: StacksOr<S, D>,
+{
+    type Out = <Pd as IsGreater<V>>::Output;
+}
+impl<X, S, D, Pd: IsGreater<V>, V> Stacks<S, D, Pd, V> for (B0, X)
+where
+    <Pd as IsGreater<V>>::Output: StacksOr<S, D>,
+{
+    type Out = <Pd as IsGreater<V>>::Output;
+}
+/// The reach after a mode, from `Self` = `(whole, divides)`, as `(reach,
+/// whole, brk)`: stacked so far and the stride a multiple of the span
+/// below (`N`): the reach is the mode's span `Sp`; not a multiple: the
+/// whole copies of the span below it, `N * Q` (the only case that
+/// multiplies), and the walk records the mode `M`; a gap already:
+/// unchanged.
+#[doc(hidden)]
+pub trait Update<Sp, N, Q, R, K, M> {
+    type Out;
+}
+impl<Sp, N, Q, R, K, M> Update<Sp, N, Q, R, K, M> for (B1, B1) {
+    type Out = (Sp, B1, K);
+}
+impl<Sp, N: Mul<Q>, Q, R, K, M> Update<Sp, N, Q, R, K, M> for (B1, B0) {
+    type Out = (Prod<N, Q>, B0, M);
+}
+impl<X, Sp, N, Q, R, K, M> Update<Sp, N, Q, R, K, M> for (B0, X) {
+    type Out = (R, B0, K);
 }
 
+/// The complement's definition on static inputs, for the type checker,
+/// of A's modes `Self` (A = `Layout<Sh, D>`). Fewer than two modes always
+/// stack and leave no gap (nothing to decide: the common case costs one
+/// impl selection); run-time leaves are checked at run time.
+#[doc(hidden)]
+pub trait Admits<Cot, Sh, D> {}
+impl<Cot, Sh, D> Admits<Cot, Sh, D> for Nil {}
+impl<P, Cot, Sh, D> Admits<Cot, Sh, D> for Cons<P, Nil> {}
+impl<P, Q, T, Cot: IntTuple, Sh: IntTuple, D: IntTuple> Admits<Cot, Sh, D> for Cons<P, Cons<Q, T>> where
+    <Sh::AllStatic as crate::typelevel::tuple::StaticBit>::And<D::AllStatic>:
+        AdmitsStatic<Cons<P, Cons<Q, T>>, Cot, Cot::AllStatic>
+{
+}
+/// [`Admits`] once A has two or more modes: `Self` whether A is static,
+/// `StC` whether the cotarget is.
+#[doc(hidden)]
+pub trait AdmitsStatic<L, Cot, StC> {}
+impl<L, Cot, StC> AdmitsStatic<L, Cot, StC> for B0 {}
+/// The walk's start: nothing below, span 1, reach 1, stacked.
+type WalkStart = ((U0, U0), U1, (U1, B1, ()), B1);
+type WalkEnd<L> = <<L as Sorted>::Out as ReachWalk<WalkStart>>::Out;
+impl<L, Cot, StC> AdmitsStatic<L, Cot, StC> for B1
+where
+    L: Sorted,
+    <L as Sorted>::Out: ReachWalk<WalkStart>,
+    WalkEnd<L>: GapFinal<Cot, StC>,
+{
+}
+/// The walk's final state against the cotarget `Cot` (static when `StC`).
+#[doc(hidden)]
+pub trait GapFinal<Cot, StC> {}
+impl<B, N, R, W, K, O, Cot, StC> GapFinal<Cot, StC> for (B, N, (R, W, K), O)
+where
+    (O, StC): Both,
+    <(O, StC) as Both>::Out: GapCheck<R, W, K, Cot>,
+{
+}
 /// The cotarget against the walk's reach `R`: a gap (`W` = `B0`) refuses a
-/// cotarget `m > 1` past it. `Self` says whether to check: A stacked and
-/// the cotarget is static.
+/// cotarget `m > 1` past it. `Self` says whether to check: every mode of A
+/// stacked and the cotarget is static.
 #[doc(hidden)]
 pub trait GapCheck<R, W, K, Cot> {}
 impl<R, W, K, Cot> GapCheck<R, W, K, Cot> for B0 {}
 type CotU<Cot> = <SizeT<Cot> as StaticInt>::U;
-type GapBit<R, W, Cot> = <(
-    <W as Not>::Output,
-    <(
-        <CotU<Cot> as IsGreater<R>>::Output,
-        <CotU<Cot> as IsGreater<U1>>::Output,
-    ) as Both>::Out,
+type GapBit<R, Cot> = <(
+    <CotU<Cot> as IsGreater<R>>::Output,
+    <CotU<Cot> as IsGreater<U1>>::Output,
 ) as Both>::Out;
-impl<R, W: Not, K, Cot: IntTuple> GapCheck<R, W, K, Cot> for B1
+// A walk without a gap (`W` = `B1`) covers any cotarget.
+impl<R, K, Cot> GapCheck<R, B1, K, Cot> for B1 {}
+impl<R, K, Cot: IntTuple> GapCheck<R, B0, K, Cot> for B1
 where
     Cot::Leaves: crate::typelevel::list::SizeList<C<1>>,
     SizeT<Cot>: StaticInt,
@@ -1299,13 +1296,6 @@ where
         <CotU<Cot> as IsGreater<R>>::Output,
         <CotU<Cot> as IsGreater<U1>>::Output,
     ): Both,
-    (
-        <W as Not>::Output,
-        <(
-            <CotU<Cot> as IsGreater<R>>::Output,
-            <CotU<Cot> as IsGreater<U1>>::Output,
-        ) as Both>::Out,
-    ): Both,
-    GapBit<R, W, Cot>: GapOr<K, Cot>,
+    GapBit<R, Cot>: GapOr<K, Cot>,
 {
 }
