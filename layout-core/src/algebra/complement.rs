@@ -8,8 +8,10 @@
 //! integer (every product, and A of any compact layout) the fold's result
 //! is written in closed form ([`OneModeLeaf`]): the same types and values
 //! for far less trait solving. For static inputs the definition is checked at compile
-//! time ([`crate::algebra::admissible::check_complement`]); with run-time leaves on
-//! the values.
+//! time: by the type checker in `complement`/`try_complement` where A's leaves are
+//! `C<N>` ([`ComplementNotStacking`], [`ComplementGap`]), and for every static input
+//! after monomorphisation ([`crate::algebra::admissible::check_complement`]); with
+//! run-time leaves on the values.
 
 use super::coalesce::Coalesce;
 use super::filter::FilterZerosShape;
