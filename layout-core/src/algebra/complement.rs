@@ -1135,11 +1135,11 @@ type Live<S> = <<S as StaticForm>::IsZero as Not>::Output;
 
 /// The walk of [`crate::algebra::admissible::complement_reach`] over A's
 /// static modes sorted by stride, from the state `St` = `(below, span,
-/// (reach, whole, brk), stacked)`: the largest offset so far (as two
-/// sums, see [`WalkMode`]'s step), the span of the
-/// modes so far, how far they reach without a gap, whether they have
-/// stacked without one, the mode where the reach stopped (`()` while
-/// none), and whether every mode stacked. A mode that does not stack fails
+/// (reach, whole, brk), stacked)`: the largest offset so far (as two sums,
+/// see [`WalkMode`]'s step), the span of the modes so far, how far they
+/// reach without a gap, whether they have stacked without one, the mode
+/// where the reach stopped (`()` while none), and whether every mode
+/// stacked. A mode that does not stack fails
 /// [`StacksOr`]; the cotarget is then not checked (one refusal, as the
 /// const check gives). One associated type, the final state: rustc
 /// normalizes each associated type of a fold separately.

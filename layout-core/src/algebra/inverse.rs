@@ -413,7 +413,9 @@ where
 /// a run-time leaf: `StaticInt`'s bound).
 #[doc(hidden)]
 pub trait Injective {
-    /// `Self`, for the sort to take only once the check holds.
+    /// `Self`. The sort takes its list through this projection, so that a
+    /// refusal is reported while the call's types are normalized, without
+    /// a note on `left_inverse`'s where-clause (8 lines shorter).
     type Checked;
     /// Whether the static leaves pass both checks (for the check after
     /// monomorphisation of computed `S<U>` leaves).
