@@ -28,7 +28,8 @@ fn in_static_table(v: u128) -> bool {
 }
 
 /// The table of `C<N>`'s typenum forms: `impl TypenumForm for C<v>` for every
-/// `v` of `in_static_table`.
+/// `v` of `in_static_table`, and the way back, `impl ConstForm` for its
+/// typenum form.
 pub fn static_table(krate: &TokenStream) -> TokenStream {
     // The candidates cover the predicate's cases; the filter keeps it the one definition.
     let mut vals: Vec<u128> = (0..=65536).collect();
@@ -41,6 +42,12 @@ pub fn static_table(krate: &TokenStream) -> TokenStream {
         out.extend(quote! {
             impl #krate::typelevel::int::TypenumForm for #krate::C<#n> { type U = #t; }
         });
+        // The way back, for the values a refusal prints (small ones).
+        if v <= 1024 || v.is_power_of_two() {
+            out.extend(quote! {
+                impl #krate::typelevel::int::ConstForm for #t { type C = #krate::C<#n>; }
+            });
+        }
     }
     out
 }

@@ -255,6 +255,20 @@ fn refusal_helper(op: &str) -> &'static str {
     }
 }
 
+/// The operation marker of the type checker's admissibility check for an
+/// op of `REFUSED` (`None`: not decided by that check).
+fn admits_op(op: &str) -> Option<&'static str> {
+    if op.starts_with("composition") {
+        Some("ComposeOp")
+    } else if op.ends_with("divide") {
+        Some("DivideOp")
+    } else if op.ends_with("product") {
+        Some("ProductOp")
+    } else {
+        None
+    }
+}
+
 /// Rust code for a tiler: a layout, an integer, `_`, or a tuple of tilers.
 fn emit_tiler(s: &str) -> Result<String, String> {
     emit_tiler_tree(&parse_tiler(s)?)
@@ -875,6 +889,7 @@ fn main() {
                     );
                     continue;
                 }
+                let layout_tiler = matches!(parse_tiler(t), Ok(Tiler::Layout(_)));
                 match (emit_layout(a, false), emit_tiler(t)) {
                     (Ok(a), Ok(t)) => {
                         let _ = writeln!(
@@ -884,6 +899,21 @@ fn main() {
                         );
                         let _ = writeln!(calls, "case_{n}(rep);");
                         n += 1;
+                        // The type checker's side of the same refusal.
+                        if let Some(kind) = admits_op(op) {
+                            let verdict = if kind == "ComposeOp" && layout_tiler {
+                                "Some(composition_verdict_text(&a, &t))".to_string()
+                            } else {
+                                "None".to_string()
+                            };
+                            let _ = writeln!(
+                                code,
+                                "#[inline(never)]\nfn case_{n}(rep: &mut Report) {{\nlet (a, t) = ({a}, {t});\nlet admitted = (&probe::<_, _, layout_core::algebra::admits::{kind}>(&a, &t)).admitted();\nrep.typed_refusal(\"types: {label}\", {id:?}, admitted, {}(&a, &t), {verdict});\n}}",
+                                refusal_helper(op)
+                            );
+                            let _ = writeln!(calls, "case_{n}(rep);");
+                            n += 1;
+                        }
                     }
                     (Err(e), _) | (_, Err(e)) => {
                         let _ =

@@ -22,12 +22,13 @@ use crate::typelevel::form::SameBit;
 use crate::typelevel::form::StTag;
 use crate::typelevel::list::{CeilDivShape, Pack, Push, Reverse, Sorted};
 
+use super::admits::{Admitted, Holds};
 use crate::layout::compact::Compact;
 use crate::layout::{Congruent, Layout};
 use crate::typelevel::arith::DivRem;
 use crate::typelevel::const_text::Text;
 use crate::typelevel::form::{Both, StaticForm};
-use crate::typelevel::int::{StaticInt, C};
+use crate::typelevel::int::{ConstForm, StaticInt, C};
 use crate::typelevel::list::SizeT;
 use crate::typelevel::tuple::{Cons, IntTuple, IntoTuple, Nil};
 use core::ops::{Add, Mul, Not};
@@ -892,6 +893,7 @@ where
     // The definition, decided by the type checker for static inputs (here,
     // not in `Complement`, whose `ERROR` reports the refusal as a value).
     <Layout<Sh, D> as FilteredModes>::Triples: Admits<Cot, Sh, D>,
+    <<Layout<Sh, D> as FilteredModes>::Triples as Admits<Cot, Sh, D>>::Out: Holds<ComplementOp>,
 {
     #[inline(always)]
     fn try_complement_of(self, a: Layout<Sh, D>) -> Result<Self::Output, crate::LayoutError> {
@@ -1076,58 +1078,6 @@ pub trait ComplementGap<const S: usize, const D: usize, const M: usize> {}
 )]
 pub trait ComplementGapTuple<const S: usize, const D: usize, Cot> {}
 
-/// `Ok` (`B1`) lets a sorted mode `_S:_D` through; `B0` refuses it.
-#[doc(hidden)]
-pub trait StacksOr<S, D> {}
-impl<S, D> StacksOr<S, D> for B1 {}
-impl<S: NotStackingMode<D>, D> StacksOr<S, D> for B0 {}
-/// A mode that does not stack, by its leaves' spelling: a computed `S<U>`
-/// leaf (it would print as a typenum) is refused after monomorphisation.
-#[doc(hidden)]
-pub trait NotStackingMode<D> {}
-impl<const S: usize, const D: usize> NotStackingMode<C<D>> for C<S> where
-    (): ComplementNotStacking<S, D>
-{
-}
-impl<const S: usize, U> NotStackingMode<crate::typelevel::int::S<U>> for C<S> {}
-impl<U, D> NotStackingMode<D> for crate::typelevel::int::S<U> {}
-
-/// `B0` refuses the cotarget `Cot` for the gap left at mode `Self = (S, D)`.
-#[doc(hidden)]
-pub trait GapOr<Brk, Cot> {}
-impl<Brk, Cot> GapOr<Brk, Cot> for B0 {}
-impl<S, D, Cot> GapOr<(S, D), Cot> for B1 where S: GapMode<D, Cot> {}
-/// A gap at mode `Self:D` under the cotarget `Cot`, by the leaves' spelling
-/// (a computed `S<U>` leaf: after monomorphisation).
-#[doc(hidden)]
-pub trait GapMode<D, Cot> {}
-impl<const S: usize, D: GapStride<S, Cot>, Cot> GapMode<D, Cot> for C<S> {}
-impl<U, D, Cot> GapMode<D, Cot> for crate::typelevel::int::S<U> {}
-/// [`GapMode`] on the stride `Self`.
-#[doc(hidden)]
-pub trait GapStride<const S: usize, Cot> {}
-impl<const S: usize, const D: usize, Cot: IntTuple> GapStride<S, Cot> for C<D> where
-    Cot::IsLeaf: GapCotTag<S, D, Cot>
-{
-}
-impl<const S: usize, U, Cot> GapStride<S, Cot> for crate::typelevel::int::S<U> {}
-/// [`GapMode`] on the cotarget: an integer (`B1`) or a tuple.
-#[doc(hidden)]
-pub trait GapCotTag<const S: usize, const D: usize, Cot> {}
-impl<const S: usize, const D: usize, Cot: GapLeaf<S, D>> GapCotTag<S, D, Cot> for B1 {}
-impl<const S: usize, const D: usize, Cot> GapCotTag<S, D, Cot> for B0 where
-    (): ComplementGapTuple<S, D, Cot>
-{
-}
-/// [`GapMode`] on an integer cotarget.
-#[doc(hidden)]
-pub trait GapLeaf<const S: usize, const D: usize> {}
-impl<const S: usize, const D: usize, const M: usize> GapLeaf<S, D> for C<M> where
-    (): ComplementGap<S, D, M>
-{
-}
-impl<const S: usize, const D: usize, U> GapLeaf<S, D> for crate::typelevel::int::S<U> {}
-
 /// A mode `S:D` that the walk takes: `filter` and `coalesce` leave A's
 /// modes (two or more) of size above 1 and stride not 0, but a size 0
 /// (refused at run time, with its own message) is skipped here.
@@ -1135,14 +1085,12 @@ type Live<S> = <<S as StaticForm>::IsZero as Not>::Output;
 
 /// The walk of [`crate::algebra::admissible::complement_reach`] over A's
 /// static modes sorted by stride, from the state `St` = `(below, span,
-/// (reach, whole, brk), stacked)`: the largest offset so far (as two sums,
+/// (reach, whole, brk), fail)`: the largest offset so far (as two sums,
 /// see [`WalkMode`]'s step), the span of the modes so far, how far they
 /// reach without a gap, whether they have stacked without one, the mode
-/// where the reach stopped (`()` while none), and whether every mode
-/// stacked. A mode that does not stack fails
-/// [`StacksOr`]; the cotarget is then not checked (one refusal, as the
-/// const check gives). One associated type, the final state: rustc
-/// normalizes each associated type of a fold separately.
+/// where the reach stopped (`()` while none), and the first mode that does
+/// not stack (`B1` while every mode stacked). One associated type, the
+/// final state: rustc normalizes each associated type of a fold separately.
 #[doc(hidden)]
 pub trait ReachWalk<St> {
     type Out;
@@ -1175,12 +1123,12 @@ type RemOf<D, N> = <<D as StaticInt>::U as DivRem<N>>::R;
 // `d > below` is `P + d > V`, and the next `V` is `V + s * d`.
 type PNext<D, P> = Sum<P, <D as StaticInt>::U>;
 type DivBit<D, N> = <RemOf<D, N> as IsEqual<U0>>::Output;
-type StacksBit<S, D, P, V, W, N> = <(W, DivBit<D, N>) as Stacks<S, D, PNext<D, P>, V>>::Out;
+type StacksBit<D, P, V, W, N> = <(W, DivBit<D, N>) as Stacks<PNext<D, P>, V>>::Out;
 type NextState<S, D, P, V, N, R, W, K, O> = (
     (PNext<D, P>, Sum<V, SpanOf<S, D>>),
     SpanOf<S, D>,
     <(W, DivBit<D, N>) as Update<SpanOf<S, D>, N, DivOf<D, N>, R, K, (S, D)>>::Out,
-    <(O, StacksBit<S, D, P, V, W, N>) as Both>::Out,
+    <O as FirstFail<StacksBit<D, P, V, W, N>, (S, D)>>::Out,
 );
 impl<S: StaticInt, D: StaticInt, T, P, V, N, R, W, K, O>
     WalkMode<S, D, T, ((P, V), N, (R, W, K), O)> for B1
@@ -1189,35 +1137,42 @@ where
     P: Add<D::U>,
     V: Add<SpanOf<S, D>>,
     RemOf<D, N>: IsEqual<U0>,
-    (W, DivBit<D, N>):
-        Stacks<S, D, PNext<D, P>, V> + Update<SpanOf<S, D>, N, DivOf<D, N>, R, K, (S, D)>,
-    (O, StacksBit<S, D, P, V, W, N>): Both,
+    (W, DivBit<D, N>): Stacks<PNext<D, P>, V> + Update<SpanOf<S, D>, N, DivOf<D, N>, R, K, (S, D)>,
+    O: FirstFail<StacksBit<D, P, V, W, N>, (S, D)>,
     T: ReachWalk<NextState<S, D, P, V, N, R, W, K, O>>,
 {
     type Out = <T as ReachWalk<NextState<S, D, P, V, N, R, W, K, O>>>::Out;
 }
-/// Whether the mode `S:D` stacks, from `Self` = `(whole, divides)` and
-/// `(P + d, V)`: a stride that is a multiple of the span of a chain
-/// without gaps is past every offset below it (no comparison); otherwise
-/// `P + d > V`, and a mode that does not stack fails [`StacksOr`].
+/// Whether a mode stacks, from `Self` = `(whole, divides)` and `(P + d,
+/// V)`: a stride that is a multiple of the span of a chain without gaps is
+/// past every offset below it (no comparison); otherwise `P + d > V`.
 #[doc(hidden)]
-pub trait Stacks<S, D, Pd, V> {
+pub trait Stacks<Pd, V> {
     type Out;
 }
-impl<S, D, Pd, V> Stacks<S, D, Pd, V> for (B1, B1) {
+impl<Pd, V> Stacks<Pd, V> for (B1, B1) {
     type Out = B1;
 }
-impl<S, D, Pd: IsGreater<V>, V> Stacks<S, D, Pd, V> for (B1, B0)
-where
-    <Pd as IsGreater<V>>::Output: StacksOr<S, D>,
-{
+impl<Pd: IsGreater<V>, V> Stacks<Pd, V> for (B1, B0) {
     type Out = <Pd as IsGreater<V>>::Output;
 }
-impl<X, S, D, Pd: IsGreater<V>, V> Stacks<S, D, Pd, V> for (B0, X)
-where
-    <Pd as IsGreater<V>>::Output: StacksOr<S, D>,
-{
+impl<X, Pd: IsGreater<V>, V> Stacks<Pd, V> for (B0, X) {
     type Out = <Pd as IsGreater<V>>::Output;
+}
+/// The first mode that does not stack: `Self` so far (`B1`: none), the
+/// mode `M` and whether it stacks.
+#[doc(hidden)]
+pub trait FirstFail<Bit, M> {
+    type Out;
+}
+impl<M> FirstFail<B1, M> for B1 {
+    type Out = B1;
+}
+impl<M> FirstFail<B0, M> for B1 {
+    type Out = M;
+}
+impl<S, D, Bit, M> FirstFail<Bit, M> for (S, D) {
+    type Out = (S, D);
 }
 /// The reach after a mode, from `Self` = `(whole, divides)`, as `(reach,
 /// whole, brk)`: stacked so far and the stride a multiple of the span
@@ -1239,25 +1194,66 @@ impl<X, Sp, N, Q, R, K, M> Update<Sp, N, Q, R, K, M> for (B0, X) {
     type Out = (R, B0, K);
 }
 
-/// The complement's definition on static inputs, for the type checker,
-/// of A's modes `Self` (A = `Layout<Sh, D>`). Fewer than two modes always
-/// stack and leave no gap (nothing to decide: the common case costs one
-/// impl selection); run-time leaves are checked at run time.
+/// A's mode `S:D` does not stack on the modes with smaller strides (the
+/// verdict; values as `C<N>`).
 #[doc(hidden)]
-pub trait Admits<Cot, Sh, D> {}
-impl<Cot, Sh, D> Admits<Cot, Sh, D> for Nil {}
-impl<P, Cot, Sh, D> Admits<Cot, Sh, D> for Cons<P, Nil> {}
-impl<P, Q, T, Cot: IntTuple, Sh: IntTuple, D: IntTuple> Admits<Cot, Sh, D> for Cons<P, Cons<Q, T>> where
-    <Sh::AllStatic as crate::typelevel::tuple::StaticBit>::And<D::AllStatic>:
-        AdmitsStatic<Cons<P, Cons<Q, T>>, Cot, Cot::AllStatic>
+pub struct NotStacking<S, D>(core::marker::PhantomData<(S, D)>);
+/// A's mode `S:D` leaves a gap that the integer cotarget `M` reaches past.
+#[doc(hidden)]
+pub struct Gap<S, D, M>(core::marker::PhantomData<(S, D, M)>);
+/// A's mode `S:D` leaves a gap that the tuple cotarget `Cot` reaches past.
+#[doc(hidden)]
+pub struct GapTuple<S, D, Cot>(core::marker::PhantomData<(S, D, Cot)>);
+/// The operation a refusal names: `complement(A, M)`.
+#[doc(hidden)]
+pub struct ComplementOp;
+type Cf<X> = <X as ConstForm>::C;
+impl<const S: usize, const D: usize> Holds<ComplementOp> for NotStacking<C<S>, C<D>> where
+    (): ComplementNotStacking<S, D>
 {
+}
+impl<const S: usize, const D: usize, const M: usize> Holds<ComplementOp> for Gap<C<S>, C<D>, C<M>> where
+    (): ComplementGap<S, D, M>
+{
+}
+impl<const S: usize, const D: usize, Cot> Holds<ComplementOp> for GapTuple<C<S>, C<D>, Cot> where
+    (): ComplementGapTuple<S, D, Cot>
+{
+}
+
+/// The complement's definition on static inputs, for the type checker,
+/// of A's modes `Self` (A = `Layout<Sh, D>`): the verdict. Fewer than two
+/// modes always stack and leave no gap (nothing to decide: the common case
+/// costs one impl selection); run-time leaves are checked at run time.
+#[doc(hidden)]
+pub trait Admits<Cot, Sh, D> {
+    type Out;
+}
+impl<Cot, Sh, D> Admits<Cot, Sh, D> for Nil {
+    type Out = Admitted;
+}
+impl<P, Cot, Sh, D> Admits<Cot, Sh, D> for Cons<P, Nil> {
+    type Out = Admitted;
+}
+type StaticOf<Sh, D> = <<Sh as IntTuple>::AllStatic as crate::typelevel::tuple::StaticBit>::And<
+    <D as IntTuple>::AllStatic,
+>;
+impl<P, Q, T, Cot: IntTuple, Sh: IntTuple, D: IntTuple> Admits<Cot, Sh, D> for Cons<P, Cons<Q, T>>
+where
+    StaticOf<Sh, D>: AdmitsStatic<Cons<P, Cons<Q, T>>, Cot, Cot::AllStatic>,
+{
+    type Out = <StaticOf<Sh, D> as AdmitsStatic<Cons<P, Cons<Q, T>>, Cot, Cot::AllStatic>>::Out;
 }
 /// [`Admits`] once A has two or more modes: `Self` whether A is static,
 /// `StC` whether the cotarget is.
 #[doc(hidden)]
-pub trait AdmitsStatic<L, Cot, StC> {}
-impl<L, Cot, StC> AdmitsStatic<L, Cot, StC> for B0 {}
-/// The walk's start: nothing below, span 1, reach 1, stacked.
+pub trait AdmitsStatic<L, Cot, StC> {
+    type Out;
+}
+impl<L, Cot, StC> AdmitsStatic<L, Cot, StC> for B0 {
+    type Out = Admitted;
+}
+/// The walk's start: nothing below, span 1, reach 1, every mode stacked.
 type WalkStart = ((U0, U0), U1, (U1, B1, ()), B1);
 type WalkEnd<L> = <<L as Sorted>::Out as ReachWalk<WalkStart>>::Out;
 impl<L, Cot, StC> AdmitsStatic<L, Cot, StC> for B1
@@ -1266,29 +1262,42 @@ where
     <L as Sorted>::Out: ReachWalk<WalkStart>,
     WalkEnd<L>: GapFinal<Cot, StC>,
 {
+    type Out = <WalkEnd<L> as GapFinal<Cot, StC>>::Out;
 }
-/// The walk's final state against the cotarget `Cot` (static when `StC`).
+/// The walk's final state against the cotarget `Cot` (static when `StC`):
+/// a mode that does not stack is the verdict (the cotarget is then not
+/// checked: one refusal, as the const check gives).
 #[doc(hidden)]
-pub trait GapFinal<Cot, StC> {}
-impl<B, N, R, W, K, O, Cot, StC> GapFinal<Cot, StC> for (B, N, (R, W, K), O)
-where
-    (O, StC): Both,
-    <(O, StC) as Both>::Out: GapCheck<R, W, K, Cot>,
+pub trait GapFinal<Cot, StC> {
+    type Out;
+}
+impl<B, N, R, W, K, S: ConstForm, D: ConstForm, Cot, StC> GapFinal<Cot, StC>
+    for (B, N, (R, W, K), (S, D))
 {
+    type Out = NotStacking<Cf<S>, Cf<D>>;
 }
-/// The cotarget against the walk's reach `R`: a gap (`W` = `B0`) refuses a
-/// cotarget `m > 1` past it. `Self` says whether to check: every mode of A
-/// stacked and the cotarget is static.
+impl<B, N, R, W, K, Cot, StC: GapCheck<R, W, K, Cot>> GapFinal<Cot, StC> for (B, N, (R, W, K), B1) {
+    type Out = StC::Out;
+}
+/// The cotarget against the walk's reach `R`: a gap (`W` = `B0`, at mode
+/// `K`) refuses a cotarget `m > 1` past it. `Self`: whether the cotarget
+/// is static.
 #[doc(hidden)]
-pub trait GapCheck<R, W, K, Cot> {}
-impl<R, W, K, Cot> GapCheck<R, W, K, Cot> for B0 {}
+pub trait GapCheck<R, W, K, Cot> {
+    type Out;
+}
+impl<R, W, K, Cot> GapCheck<R, W, K, Cot> for B0 {
+    type Out = Admitted;
+}
+// A walk without a gap (`W` = `B1`) covers any cotarget.
+impl<R, K, Cot> GapCheck<R, B1, K, Cot> for B1 {
+    type Out = Admitted;
+}
 type CotU<Cot> = <SizeT<Cot> as StaticInt>::U;
 type GapBit<R, Cot> = <(
     <CotU<Cot> as IsGreater<R>>::Output,
     <CotU<Cot> as IsGreater<U1>>::Output,
 ) as Both>::Out;
-// A walk without a gap (`W` = `B1`) covers any cotarget.
-impl<R, K, Cot> GapCheck<R, B1, K, Cot> for B1 {}
 impl<R, K, Cot: IntTuple> GapCheck<R, B0, K, Cot> for B1
 where
     Cot::Leaves: crate::typelevel::list::SizeList<C<1>>,
@@ -1298,6 +1307,22 @@ where
         <CotU<Cot> as IsGreater<R>>::Output,
         <CotU<Cot> as IsGreater<U1>>::Output,
     ): Both,
-    GapBit<R, Cot>: GapOr<K, Cot>,
+    GapBit<R, Cot>: GapOr<K, Cot, Cot::IsLeaf>,
 {
+    type Out = <GapBit<R, Cot> as GapOr<K, Cot, Cot::IsLeaf>>::Out;
+}
+/// `B1` refuses the cotarget `Cot` (an integer when `Leaf`) for the gap
+/// left at mode `K`.
+#[doc(hidden)]
+pub trait GapOr<K, Cot, Leaf> {
+    type Out;
+}
+impl<K, Cot, Leaf> GapOr<K, Cot, Leaf> for B0 {
+    type Out = Admitted;
+}
+impl<S: ConstForm, D: ConstForm, Cot: ConstForm> GapOr<(S, D), Cot, B1> for B1 {
+    type Out = Gap<Cf<S>, Cf<D>, Cf<Cot>>;
+}
+impl<S: ConstForm, D: ConstForm, Cot> GapOr<(S, D), Cot, B0> for B1 {
+    type Out = GapTuple<Cf<S>, Cf<D>, Cot>;
 }

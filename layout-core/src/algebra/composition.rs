@@ -791,10 +791,20 @@ pub trait ComposeOnto<A> {
     fn compose_values(self, a: A) -> Result<Self::Output, crate::LayoutError>;
 }
 
-/// Typed composition `Self o B`, for any tiler `B`.
-pub trait Composition<B> {
+/// The result type of `Self o B` (unchecked: a refused input is reported
+/// once, by [`Composition`]'s bound, and not again for the call's type).
+#[doc(hidden)]
+pub trait CompositionOut<B> {
     /// The result layout.
     type Output;
+}
+impl<A, B: ComposeOnto<A>> CompositionOut<B> for A {
+    type Output = B::Output;
+}
+
+/// Typed composition `Self o B`, for any tiler `B`. Static inputs that
+/// are not admissible do not implement it: `cargo check` reports them.
+pub trait Composition<B>: CompositionOut<B> {
     /// The refusal of static inputs, as text (`None`: admissible, or
     /// decided at run time).
     #[doc(hidden)]
@@ -804,8 +814,12 @@ pub trait Composition<B> {
     /// `Self o B`, or the reason it is inadmissible.
     fn try_composition(self, b: B) -> Result<Self::Output, crate::LayoutError>;
 }
-impl<A, B: ComposeOnto<A>> Composition<B> for A {
-    type Output = B::Output;
+// The admissibility of static inputs, decided by the type checker: here,
+// not in `ComposeOnto`, which the operations built on a composition use
+// unchecked (each names its own refusal).
+impl<A, B: ComposeOnto<A> + super::admits::TilerAdmits<A, super::admits::ComposeOp>> Composition<B>
+    for A
+{
     const ERROR: Option<Text> = B::ERROR;
     #[inline(always)]
     fn composition(self, b: B) -> Self::Output {

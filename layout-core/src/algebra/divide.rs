@@ -8,6 +8,7 @@
 //! skips the general complement ([`IntDivideCase`]): the same result for
 //! about half the compile time.
 
+use super::admits::{CompositionVerdict, DivideOp, Holds, TilerAdmits};
 use super::by_mode::Unpack;
 use super::coalesce::Coalesce;
 use super::complement::{ComplementOf, ComplementShape, ComplementStride, FilteredModes};
@@ -29,7 +30,7 @@ use typenum::{B0, B1};
     label = "not a tiler of this layout",
     note = "a tiler is a layout, an integer, `_` (on a rank-2 mode for the zipped forms) or a tuple of those with at most as many modes as the layout (CuTe: \"Mismatched Ranks\")"
 )]
-pub trait DivideOnto<A> {
+pub trait DivideParts<A> {
     /// The type of `logical_divide(A, Self)`.
     type Logical;
     /// Why the divide is inadmissible for static inputs, if it is.
@@ -39,14 +40,14 @@ pub trait DivideOnto<A> {
 }
 
 /// The zipped form: `((tile modes), (rest modes))` by the tiler's modes.
-/// (Not a subtrait of [`DivideOnto`]: proving it does not need the logical
+/// (Not a subtrait of [`DivideParts`]: proving it does not need the logical
 /// form's type, which rustc would otherwise normalize as well.)
 #[diagnostic::on_unimplemented(
     message = "zipped_divide: `{Self}` is not a tiler of this layout",
     label = "not a tiler of this layout",
     note = "a tiler is a layout, an integer, `_` (on a rank-2 mode for the zipped forms) or a tuple of those with at most as many modes as the layout (CuTe: \"Mismatched Ranks\")"
 )]
-pub trait ZipDivideOnto<A> {
+pub trait ZipDivideParts<A> {
     /// The type of `zipped_divide(A, Self)`.
     type Zipped;
     /// Why the divide is inadmissible for static inputs, if it is.
@@ -54,6 +55,67 @@ pub trait ZipDivideOnto<A> {
     /// `zipped_divide(A, Self)`.
     fn try_zipped(self, a: A) -> Result<Self::Zipped, LayoutError>;
 }
+
+/// A tiler for the divides, checked: `Self` divides `A` and, where every
+/// leaf involved is static, the type checker admits the divide
+/// (`logical_divide`, `tiled_divide` and the tensors' divides require it).
+/// A tiler that does not divide a static layout is then a compile error
+/// that `cargo check` reports at the call.
+///
+/// ```
+/// use layout_core::{algebra::logical_divide, layout};
+/// let r = logical_divide(layout!((8,4):(4,1)), layout!(4:1));
+/// // 4:1 takes 4 of A's first mode (stride 4); its complement 8:4 takes
+/// // the other 2, then A's second mode.
+/// assert_eq!(r.to_string(), "(_4,(_2,_4)):(_4,(_16,_1))");
+/// ```
+///
+/// ```compile_fail,E0277
+/// use layout_core::{algebra::logical_divide, layout};
+/// // error: logical_divide: the tiler does not divide A: stride _3 of the
+/// // divisor's mode _11:_3 does not divide, and is not divided by, A's mode 0
+/// // of size _8
+/// let _ = logical_divide(layout!((8,4):(4,1)), layout!(3:1));
+/// ```
+pub trait DivideOnto<A>: DivideParts<A> {}
+impl<A, T: DivideParts<A> + TilerAdmits<A, DivideOp>> DivideOnto<A> for T {}
+
+/// [`ZipDivideParts`], checked as [`DivideOnto`] is (`zipped_divide`,
+/// `tiled_divide`, `flat_divide` and the tensors' forms require it).
+///
+/// ```
+/// use layout_core::{algebra::zipped_divide, layout, C};
+/// let r = zipped_divide(layout!((8,4):(4,1)), (C::<4>, C::<2>));
+/// assert_eq!(r.to_string(), "((_4,_2),(_2,_2)):((_4,_1),(_16,_2))");
+/// ```
+pub trait ZipDivideOnto<A>: ZipDivideParts<A> {}
+impl<A, T: ZipDivideParts<A> + TilerAdmits<A, DivideOp>> ZipDivideOnto<A> for T {}
+
+/// The divide's verdict: A composed with the divisor
+/// `(T, complement(T, shape(coalesce(A))))`.
+impl<AS: Congruent<AD>, AD: IntTuple, BS: Congruent<BD>, BD: IntTuple>
+    TilerAdmits<Layout<AS, AD>, DivideOp> for Layout<BS, BD>
+where
+    Layout<AS, AD>: Coalesce + CoalesceX,
+    <Layout<AS, AD> as Coalesce>::Output: LayoutParts,
+    Layout<BS, BD>: FilteredModes,
+    TilerModes<BS, BD>: ComplementOf<CoalescedShape<AS, AD>>,
+    DivisorParts<AS, AD, BS, BD>: CompositionVerdict<<Layout<AS, AD> as CoalesceX>::Pairs>,
+    <DivisorParts<AS, AD, BS, BD> as CompositionVerdict<<Layout<AS, AD> as CoalesceX>::Pairs>>::Out:
+        Holds<DivideOp>,
+{
+}
+/// The divisor as `(shape, stride)`.
+type DivisorParts<AS, AD, BS, BD> = (
+    (
+        BS,
+        ComplementShape<TilerModes<BS, BD>, CoalescedShape<AS, AD>>,
+    ),
+    (
+        BD,
+        ComplementStride<TilerModes<BS, BD>, CoalescedShape<AS, AD>>,
+    ),
+);
 
 /// `(T, complement(T, shape(coalesce(A))))`, the layout A is composed with.
 pub type DivisorOf<AS, AD, BS, BD> = Layout<
@@ -71,7 +133,7 @@ type TilerModes<BS, BD> = <Layout<BS, BD> as FilteredModes>::Triples;
 /// `shape(coalesce(A))`, the complement's cotarget.
 type CoalescedShape<AS, AD> = <<Layout<AS, AD> as Coalesce>::Output as LayoutParts>::Shape;
 
-impl<AS: Congruent<AD>, AD: IntTuple, BS: Congruent<BD>, BD: IntTuple> DivideOnto<Layout<AS, AD>>
+impl<AS: Congruent<AD>, AD: IntTuple, BS: Congruent<BD>, BD: IntTuple> DivideParts<Layout<AS, AD>>
     for Layout<BS, BD>
 where
     Layout<AS, AD>: Coalesce,
@@ -144,12 +206,12 @@ where
     };
 }
 
-impl<AS, AD, BS, BD> ZipDivideOnto<Layout<AS, AD>> for Layout<BS, BD>
+impl<AS, AD, BS, BD> ZipDivideParts<Layout<AS, AD>> for Layout<BS, BD>
 where
-    Layout<BS, BD>: DivideOnto<Layout<AS, AD>>,
+    Layout<BS, BD>: DivideParts<Layout<AS, AD>>,
 {
-    type Zipped = <Layout<BS, BD> as DivideOnto<Layout<AS, AD>>>::Logical;
-    const ERROR: Option<Text> = <Layout<BS, BD> as DivideOnto<Layout<AS, AD>>>::ERROR;
+    type Zipped = <Layout<BS, BD> as DivideParts<Layout<AS, AD>>>::Logical;
+    const ERROR: Option<Text> = <Layout<BS, BD> as DivideParts<Layout<AS, AD>>>::ERROR;
     #[inline(always)]
     fn try_zipped(self, a: Layout<AS, AD>) -> Result<Self::Zipped, LayoutError> {
         self.try_logical(a)
@@ -158,7 +220,7 @@ where
 
 /// `_` keeps a mode, which is zipped as its two halves: only a rank-2
 /// mode has two (any other rank would lose or lack modes).
-impl<S0, S1, D0, D1> ZipDivideOnto<Layout<(S0, S1), (D0, D1)>> for Underscore
+impl<S0, S1, D0, D1> ZipDivideParts<Layout<(S0, S1), (D0, D1)>> for Underscore
 where
     (S0, S1): Congruent<(D0, D1)>,
     (D0, D1): IntTuple,
@@ -171,7 +233,7 @@ where
     }
 }
 
-impl<AS: Congruent<AD>, AD: IntTuple> DivideOnto<Layout<AS, AD>> for Underscore {
+impl<AS: Congruent<AD>, AD: IntTuple> DivideParts<Layout<AS, AD>> for Underscore {
     type Logical = Layout<AS, AD>;
     const ERROR: Option<Text> = None;
     #[inline(always)]
@@ -203,11 +265,11 @@ pub trait IntDivideCase<N, AS, AD> {
 impl<N, AS: Congruent<AD>, AD: IntTuple> IntDivideCase<N, AS, AD> for B0
 where
     N: Compact<C<1>> + Congruent<<N as Compact<C<1>>>::Left>,
-    Layout<N, <N as Compact<C<1>>>::Left>: DivideOnto<Layout<AS, AD>>,
+    Layout<N, <N as Compact<C<1>>>::Left>: DivideParts<Layout<AS, AD>>,
 {
-    type Logical = <Layout<N, <N as Compact<C<1>>>::Left> as DivideOnto<Layout<AS, AD>>>::Logical;
+    type Logical = <Layout<N, <N as Compact<C<1>>>::Left> as DivideParts<Layout<AS, AD>>>::Logical;
     const ERROR: Option<Text> =
-        <Layout<N, <N as Compact<C<1>>>::Left> as DivideOnto<Layout<AS, AD>>>::ERROR;
+        <Layout<N, <N as Compact<C<1>>>::Left> as DivideParts<Layout<AS, AD>>>::ERROR;
     #[inline(always)]
     fn go(n: N, a: Layout<AS, AD>) -> Result<Self::Logical, LayoutError> {
         Layout::raw(n, crate::layout::compact::try_compact_col_major(n)?).try_logical(a)
@@ -296,7 +358,7 @@ where
 /// zipped forms are the same layout (one mode of A in, one pair out).
 macro_rules! int_divide {
     ($t:ty; $($g:tt)*) => {
-        impl<AS: Congruent<AD>, AD: IntTuple, $($g)*> DivideOnto<Layout<AS, AD>> for $t
+        impl<AS: Congruent<AD>, AD: IntTuple, $($g)*> DivideParts<Layout<AS, AD>> for $t
         where
             AS::IsLeaf: IntDivideCase<$t, AS, AD>,
         {
@@ -307,7 +369,7 @@ macro_rules! int_divide {
                 <AS::IsLeaf as IntDivideCase<$t, AS, AD>>::go(self, a)
             }
         }
-        impl<AS: Congruent<AD>, AD: IntTuple, $($g)*> ZipDivideOnto<Layout<AS, AD>> for $t
+        impl<AS: Congruent<AD>, AD: IntTuple, $($g)*> ZipDivideParts<Layout<AS, AD>> for $t
         where
             AS::IsLeaf: IntDivideCase<$t, AS, AD>,
         {
@@ -322,7 +384,7 @@ macro_rules! int_divide {
 }
 crate::typelevel::int::for_each_leaf!(int_divide);
 
-super::by_mode::tuple_tiler!(DivideOnto, ZipDivideOnto);
+super::by_mode::tuple_tiler!(DivideParts, ZipDivideParts);
 
 super::by_mode::tiler_fn!(
     DivideOnto;
@@ -346,7 +408,7 @@ super::by_mode::tiler_fn!(
     /// let r = zipped_divide(layout!((128,64):(64,1)), (C::<32>, C::<8>));
     /// assert_eq!(r.to_string(), "((_32,_8),(_4,_8)):((_64,_1),(_2048,_8))");
     /// ```
-    zipped_divide, try_zipped_divide, <T as ZipDivideOnto<A>>::Zipped, |a, t| t.try_zipped(a)
+    zipped_divide, try_zipped_divide, <T as ZipDivideParts<A>>::Zipped, |a, t| t.try_zipped(a)
 );
 super::by_mode::tiler_fn!(
     ZipDivideOnto;
@@ -357,7 +419,7 @@ super::by_mode::tiler_fn!(
     /// let r = tiled_divide(layout!((128,64):(64,1)), (C::<16>, C::<16>));
     /// assert_eq!(r.to_string(), "((_16,_16),_8,_4):((_64,_1),_1024,_16)");
     /// ```
-    tiled_divide, try_tiled_divide, <<T as ZipDivideOnto<A>>::Zipped as Unpack>::Tiled, |a, t| t.try_zipped(a).map(Unpack::tiled), <T as ZipDivideOnto<A>>::Zipped: Unpack,
+    tiled_divide, try_tiled_divide, <<T as ZipDivideParts<A>>::Zipped as Unpack>::Tiled, |a, t| t.try_zipped(a).map(Unpack::tiled), <T as ZipDivideParts<A>>::Zipped: Unpack,
 );
 super::by_mode::tiler_fn!(
     ZipDivideOnto;
@@ -368,8 +430,50 @@ super::by_mode::tiler_fn!(
     /// let r = flat_divide(layout!((128,64):(64,1)), (C::<16>, C::<16>));
     /// assert_eq!(r.to_string(), "(_16,_16,_8,_4):(_64,_1,_1024,_16)");
     /// ```
-    flat_divide, try_flat_divide, <<T as ZipDivideOnto<A>>::Zipped as Unpack>::Flat, |a, t| t.try_zipped(a).map(Unpack::flat), <T as ZipDivideOnto<A>>::Zipped: Unpack,
+    flat_divide, try_flat_divide, <<T as ZipDivideParts<A>>::Zipped as Unpack>::Flat, |a, t| t.try_zipped(a).map(Unpack::flat), <T as ZipDivideParts<A>>::Zipped: Unpack,
 );
+
+/// [`try_logical_divide`] on the unchecked bound (see [`zipped_parts`]).
+#[inline(always)]
+pub(crate) fn logical_parts<A: LayoutParts, T: DivideParts<A>>(
+    a: A,
+    t: T,
+) -> Result<T::Logical, LayoutError>
+where
+    T::Logical: crate::algebra::StaticResult,
+    A::Shape: Congruent<A::Stride>,
+{
+    const {
+        if let Some(e) = T::ERROR {
+            panic!("{}", e.as_str())
+        }
+    }
+    super::values::run::<super::values::Tag<A::Shape, A::Stride, C<1>, C<1>, T::Logical>, _>(
+        move || t.try_logical(a),
+    )
+}
+
+/// [`try_zipped_divide`] on the unchecked bound, for the operations built
+/// on it that name their own refusal (the partitions): the same
+/// post-monomorphisation check of static inputs, and the values.
+#[inline(always)]
+pub(crate) fn zipped_parts<A: LayoutParts, T: ZipDivideParts<A>>(
+    a: A,
+    t: T,
+) -> Result<T::Zipped, LayoutError>
+where
+    T::Zipped: crate::algebra::StaticResult,
+    A::Shape: Congruent<A::Stride>,
+{
+    const {
+        if let Some(e) = T::ERROR {
+            panic!("{}", e.as_str())
+        }
+    }
+    super::values::run::<super::values::Tag<A::Shape, A::Stride, C<1>, C<1>, T::Zipped>, _>(
+        move || t.try_zipped(a),
+    )
+}
 
 /// The error of a static divide, if any (what the compile-time check evaluates).
 ///
@@ -378,7 +482,7 @@ super::by_mode::tiler_fn!(
 /// // (_4,_2):(_1,_4) tiles 8:1 evenly; nothing to report.
 /// assert_eq!(divide_error::<layout_type!(8:1), layout_type!((4,2):(1,4))>(), None);
 /// ```
-pub fn divide_error<A, T: DivideOnto<A>>() -> Option<&'static str> {
+pub fn divide_error<A, T: DivideParts<A>>() -> Option<&'static str> {
     match &T::ERROR {
         Some(t) => Some(t.as_str()),
         None => None,

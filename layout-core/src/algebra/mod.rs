@@ -11,6 +11,7 @@
 //! `layout_core::algebra::NAME` (and the functions at the crate root).
 
 pub mod admissible;
+pub mod admits;
 pub mod by_mode;
 pub mod cast;
 pub mod coalesce;
@@ -27,6 +28,7 @@ pub mod tile;
 pub mod values;
 
 pub use crate::typelevel::arith::Leaf;
+pub use admits::composition_verdict;
 pub use by_mode::Unpack;
 pub use cast::{downcast, try_downcast, upcast, IntCeilDiv};
 pub use coalesce::{coalesce, try_coalesce, Coalesce};
@@ -41,7 +43,8 @@ pub use composition::{
 pub use crate::layout::{LayoutParts, StaticText};
 pub use divide::{
     divide_error, flat_divide, logical_divide, tiled_divide, try_flat_divide, try_logical_divide,
-    try_tiled_divide, try_zipped_divide, zipped_divide, DivideOnto, ZipDivideOnto,
+    try_tiled_divide, try_zipped_divide, zipped_divide, DivideOnto, DivideParts, ZipDivideOnto,
+    ZipDivideParts,
 };
 pub use filter::{filter, filter_zeros};
 pub use inverse::RightInverse;
@@ -50,7 +53,8 @@ pub use max_common::{max_common_layout, max_common_vector, MaxCommon};
 pub use product::{
     blocked_product, flat_product, logical_product, product_error, raked_product, tiled_product,
     try_blocked_product, try_flat_product, try_logical_product, try_raked_product,
-    try_tiled_product, try_zipped_product, zipped_product, ProductOnto, ZipProduct, ZipProductOnto,
+    try_tiled_product, try_zipped_product, zipped_product, ProductOnto, ProductParts, ZipProduct,
+    ZipProductOnto, ZipProductParts,
 };
 pub use profile::{coalesce_by, filter_by};
 pub use swizzle::{ComposedLayout, Swizzle};

@@ -14,6 +14,7 @@ use crate::typelevel::list::SizeList;
 use crate::typelevel::list::SizeT;
 use crate::typelevel::list::ZipModes;
 
+use super::admits::{CompositionVerdict, Holds, ProductOp, TilerAdmits};
 use super::by_mode::Unpack;
 use super::complement::{ComplementOf, ComplementShape, ComplementT, FilteredModes};
 use super::composition::{first_error, ComposeOnto};
@@ -34,7 +35,7 @@ use typenum::{And, Bit, B0, B1};
     label = "not a tiler of this layout",
     note = "a tiler is a layout, an integer, `_` (on a rank-2 mode for the zipped forms) or a tuple of those with at most as many modes as the layout (CuTe: \"Mismatched Ranks\")"
 )]
-pub trait ProductOnto<A> {
+pub trait ProductParts<A> {
     /// The type of `logical_product(A, Self)`.
     type Logical;
     /// Why the product is inadmissible for static inputs, if it is.
@@ -44,20 +45,65 @@ pub trait ProductOnto<A> {
 }
 
 /// The zipped form: `((tile modes), (rest modes))` by the tiler's modes.
-/// (Not a subtrait of [`ProductOnto`]: proving it does not need the logical
+/// (Not a subtrait of [`ProductParts`]: proving it does not need the logical
 /// form's type, which rustc would otherwise normalize as well.)
 #[diagnostic::on_unimplemented(
     message = "zipped_product: `{Self}` is not a tiler of this layout",
     label = "not a tiler of this layout",
     note = "a tiler is a layout, an integer, `_` (on a rank-2 mode for the zipped forms) or a tuple of those with at most as many modes as the layout (CuTe: \"Mismatched Ranks\")"
 )]
-pub trait ZipProductOnto<A> {
+pub trait ZipProductParts<A> {
     /// The type of `zipped_product(A, Self)`.
     type Zipped;
     /// Why the product is inadmissible for static inputs, if it is.
     const ERROR: Option<Text>;
     /// `zipped_product(A, Self)`.
     fn try_zipped(self, a: A) -> Result<Self::Zipped, LayoutError>;
+}
+
+/// A tiler for the products, checked: `A` times `Self` and, where every
+/// leaf involved is static, the type checker admits the product
+/// (`logical_product`, `blocked_product`, `raked_product` require it).
+///
+/// ```
+/// use layout_core::{algebra::logical_product, layout};
+/// let r = logical_product(layout!((2,2):(1,2)), layout!(3:1));
+/// assert_eq!(r.to_string(), "((_2,_2),_3):((_1,_2),_4)");
+/// ```
+pub trait ProductOnto<A>: ProductParts<A> {}
+impl<A, T: ProductParts<A> + TilerAdmits<A, ProductOp>> ProductOnto<A> for T {}
+
+/// [`ZipProductParts`], checked as [`ProductOnto`] is (`zipped_product`,
+/// `tiled_product` and `flat_product` require it).
+///
+/// ```
+/// use layout_core::{algebra::zipped_product, layout};
+/// let r = zipped_product(layout!((2,2):(1,2)), layout!(3:1));
+/// assert_eq!(r.to_string(), "((_2,_2),_3):((_1,_2),_4)");
+/// ```
+pub trait ZipProductOnto<A>: ZipProductParts<A> {}
+impl<A, T: ZipProductParts<A> + TilerAdmits<A, ProductOp>> ZipProductOnto<A> for T {}
+
+/// The product's verdict: A's complement `complement(A, size(A) *
+/// cosize(B))` composed with B.
+impl<AS: Congruent<AD>, AD: IntTuple, BS: Congruent<BD>, BD: IntTuple>
+    TilerAdmits<Layout<AS, AD>, ProductOp> for Layout<BS, BD>
+where
+    AS::Leaves: SizeList<C<1>>,
+    BS::Leaves: ZipModes<BD::Leaves>,
+    <BS::Leaves as ZipModes<BD::Leaves>>::Out: CosizeList<Known<typenum::U0>>,
+    <<BS::Leaves as ZipModes<BD::Leaves>>::Out as CosizeList<Known<typenum::U0>>>::Out: PlusOne,
+    (SizeT<AS>, CosizeT<BS, BD>): LMul,
+    Layout<AS, AD>: FilteredModes,
+    <Layout<AS, AD> as FilteredModes>::Triples: ComplementOf<MulT<SizeT<AS>, CosizeT<BS, BD>>>,
+    ProductComplement<AS, AD, BS, BD>: super::composition::CoalesceX,
+    (BS, BD): CompositionVerdict<
+        <ProductComplement<AS, AD, BS, BD> as super::composition::CoalesceX>::Pairs,
+    >,
+    <(BS, BD) as CompositionVerdict<
+        <ProductComplement<AS, AD, BS, BD> as super::composition::CoalesceX>::Pairs,
+    >>::Out: Holds<ProductOp>,
+{
 }
 
 /// A leaf of type `T` with value `f()`: a static `T` is its constant (`f`
@@ -93,7 +139,7 @@ fn product_cotarget<AS: IntTuple, BS: IntTuple, BD: IntTuple, Out: Leaf>(
 pub type ProductComplement<AS, AD, BS, BD> =
     ComplementT<Layout<AS, AD>, MulT<SizeT<AS>, CosizeT<BS, BD>>>;
 
-impl<AS: Congruent<AD>, AD: IntTuple, BS: Congruent<BD>, BD: IntTuple> ProductOnto<Layout<AS, AD>>
+impl<AS: Congruent<AD>, AD: IntTuple, BS: Congruent<BD>, BD: IntTuple> ProductParts<Layout<AS, AD>>
     for Layout<BS, BD>
 where
     AS::Leaves: SizeList<C<1>>,
@@ -163,12 +209,12 @@ where
     };
 }
 
-impl<AS, AD, BS, BD> ZipProductOnto<Layout<AS, AD>> for Layout<BS, BD>
+impl<AS, AD, BS, BD> ZipProductParts<Layout<AS, AD>> for Layout<BS, BD>
 where
-    Layout<BS, BD>: ProductOnto<Layout<AS, AD>>,
+    Layout<BS, BD>: ProductParts<Layout<AS, AD>>,
 {
-    type Zipped = <Layout<BS, BD> as ProductOnto<Layout<AS, AD>>>::Logical;
-    const ERROR: Option<Text> = <Layout<BS, BD> as ProductOnto<Layout<AS, AD>>>::ERROR;
+    type Zipped = <Layout<BS, BD> as ProductParts<Layout<AS, AD>>>::Logical;
+    const ERROR: Option<Text> = <Layout<BS, BD> as ProductParts<Layout<AS, AD>>>::ERROR;
     #[inline(always)]
     fn try_zipped(self, a: Layout<AS, AD>) -> Result<Self::Zipped, LayoutError> {
         self.try_logical(a)
@@ -177,7 +223,7 @@ where
 
 /// `_` keeps a mode, which is zipped as its two halves: only a rank-2
 /// mode has two (any other rank would lose or lack modes).
-impl<S0, S1, D0, D1> ZipProductOnto<Layout<(S0, S1), (D0, D1)>> for Underscore
+impl<S0, S1, D0, D1> ZipProductParts<Layout<(S0, S1), (D0, D1)>> for Underscore
 where
     (S0, S1): Congruent<(D0, D1)>,
     (D0, D1): IntTuple,
@@ -190,7 +236,7 @@ where
     }
 }
 
-impl<AS: Congruent<AD>, AD: IntTuple> ProductOnto<Layout<AS, AD>> for Underscore {
+impl<AS: Congruent<AD>, AD: IntTuple> ProductParts<Layout<AS, AD>> for Underscore {
     type Logical = Layout<AS, AD>;
     const ERROR: Option<Text> = None;
     #[inline(always)]
@@ -202,13 +248,13 @@ impl<AS: Congruent<AD>, AD: IntTuple> ProductOnto<Layout<AS, AD>> for Underscore
 macro_rules! int_product {
     ($t:ty; $($g:tt)*) => {
         /// An integer tiler `n` is the layout `make_layout(n)`.
-        impl<AS: Congruent<AD>, AD: IntTuple, $($g)*> ProductOnto<Layout<AS, AD>> for $t
+        impl<AS: Congruent<AD>, AD: IntTuple, $($g)*> ProductParts<Layout<AS, AD>> for $t
         where
             $t: Compact<C<1>>,
-            Layout<$t, <$t as Compact<C<1>>>::Left>: ProductOnto<Layout<AS, AD>>,
+            Layout<$t, <$t as Compact<C<1>>>::Left>: ProductParts<Layout<AS, AD>>,
         {
-            type Logical = <Layout<$t, <$t as Compact<C<1>>>::Left> as ProductOnto<Layout<AS, AD>>>::Logical;
-            const ERROR: Option<Text> = <Layout<$t, <$t as Compact<C<1>>>::Left> as ProductOnto<Layout<AS, AD>>>::ERROR;
+            type Logical = <Layout<$t, <$t as Compact<C<1>>>::Left> as ProductParts<Layout<AS, AD>>>::Logical;
+            const ERROR: Option<Text> = <Layout<$t, <$t as Compact<C<1>>>::Left> as ProductParts<Layout<AS, AD>>>::ERROR;
             #[inline(always)]
             fn try_logical(self, a: Layout<AS, AD>) -> Result<Self::Logical, LayoutError> {
                 Layout::raw(self, crate::layout::compact::try_compact_col_major(self)?).try_logical(a)
@@ -219,13 +265,13 @@ macro_rules! int_product {
 crate::typelevel::int::for_each_leaf!(int_product);
 macro_rules! int_zip_product {
     ($t:ty; $($g:tt)*) => {
-        impl<AS: Congruent<AD>, AD: IntTuple, $($g)*> ZipProductOnto<Layout<AS, AD>> for $t
+        impl<AS: Congruent<AD>, AD: IntTuple, $($g)*> ZipProductParts<Layout<AS, AD>> for $t
         where
             $t: Compact<C<1>>,
-            Layout<$t, <$t as Compact<C<1>>>::Left>: ZipProductOnto<Layout<AS, AD>>,
+            Layout<$t, <$t as Compact<C<1>>>::Left>: ZipProductParts<Layout<AS, AD>>,
         {
-            type Zipped = <Layout<$t, <$t as Compact<C<1>>>::Left> as ZipProductOnto<Layout<AS, AD>>>::Zipped;
-            const ERROR: Option<Text> = <Layout<$t, <$t as Compact<C<1>>>::Left> as ZipProductOnto<Layout<AS, AD>>>::ERROR;
+            type Zipped = <Layout<$t, <$t as Compact<C<1>>>::Left> as ZipProductParts<Layout<AS, AD>>>::Zipped;
+            const ERROR: Option<Text> = <Layout<$t, <$t as Compact<C<1>>>::Left> as ZipProductParts<Layout<AS, AD>>>::ERROR;
             #[inline(always)]
             fn try_zipped(self, a: Layout<AS, AD>) -> Result<Self::Zipped, LayoutError> {
                 Layout::raw(self, crate::layout::compact::try_compact_col_major(self)?).try_zipped(a)
@@ -235,7 +281,7 @@ macro_rules! int_zip_product {
 }
 crate::typelevel::int::for_each_leaf!(int_zip_product);
 
-super::by_mode::tuple_tiler!(ProductOnto, ZipProductOnto);
+super::by_mode::tuple_tiler!(ProductParts, ZipProductParts);
 
 super::by_mode::tiler_fn!(
     ProductOnto;
@@ -258,18 +304,42 @@ super::by_mode::tiler_fn!(
     /// let r = zipped_product(layout!((2,2):(1,2)), layout!((4,4):(1,4)));
     /// assert_eq!(r.to_string(), "((_2,_2),(_4,_4)):((_1,_2),(_4,_16))");
     /// ```
-    zipped_product, try_zipped_product, <T as ZipProductOnto<A>>::Zipped, |a, t| t.try_zipped(a)
+    zipped_product, try_zipped_product, <T as ZipProductParts<A>>::Zipped, |a, t| t.try_zipped(a)
 );
 super::by_mode::tiler_fn!(
     ZipProductOnto;
     /// CuTe's `tiled_product(A, B)`: `((A modes), rest0, rest1, ...)`.
-    tiled_product, try_tiled_product, <<T as ZipProductOnto<A>>::Zipped as Unpack>::Tiled, |a, t| t.try_zipped(a).map(Unpack::tiled), <T as ZipProductOnto<A>>::Zipped: Unpack,
+    tiled_product, try_tiled_product, <<T as ZipProductParts<A>>::Zipped as Unpack>::Tiled, |a, t| t.try_zipped(a).map(Unpack::tiled), <T as ZipProductParts<A>>::Zipped: Unpack,
 );
 super::by_mode::tiler_fn!(
     ZipProductOnto;
     /// CuTe's `flat_product(A, B)`: `(a0, a1, ..., rest0, rest1, ...)`.
-    flat_product, try_flat_product, <<T as ZipProductOnto<A>>::Zipped as Unpack>::Flat, |a, t| t.try_zipped(a).map(Unpack::flat), <T as ZipProductOnto<A>>::Zipped: Unpack,
+    flat_product, try_flat_product, <<T as ZipProductParts<A>>::Zipped as Unpack>::Flat, |a, t| t.try_zipped(a).map(Unpack::flat), <T as ZipProductParts<A>>::Zipped: Unpack,
 );
+
+/// [`try_zipped_product`] on the unchecked bound, for the operations built
+/// on it that name their own refusal (the fragments, the TiledMMA's thread
+/// layout): the same post-monomorphisation check of static inputs, and the
+/// values, in the form `form` makes of the zipped layout.
+#[inline(always)]
+pub(crate) fn zipped_product_parts<A: LayoutParts, T: ZipProductParts<A>, O>(
+    a: A,
+    t: T,
+    form: impl FnOnce(T::Zipped) -> O,
+) -> Result<O, LayoutError>
+where
+    O: crate::algebra::StaticResult,
+    A::Shape: Congruent<A::Stride>,
+{
+    const {
+        if let Some(e) = T::ERROR {
+            panic!("{}", e.as_str())
+        }
+    }
+    super::values::run::<super::values::Tag<A::Shape, A::Stride, C<1>, C<1>, O>, _>(move || {
+        t.try_zipped(a).map(form)
+    })
+}
 
 /// The error of a static product, if any (what the compile-time check evaluates).
 ///
@@ -278,7 +348,7 @@ super::by_mode::tiler_fn!(
 /// // (_2,_2):(_1,_2) repeated by _3:_1: admissible, nothing to report.
 /// assert_eq!(product_error::<layout_type!((2,2):(1,2)), layout_type!(3:1)>(), None);
 /// ```
-pub fn product_error<A, T: ProductOnto<A>>() -> Option<&'static str> {
+pub fn product_error<A, T: ProductParts<A>>() -> Option<&'static str> {
     match &T::ERROR {
         Some(t) => Some(t.as_str()),
         None => None,
@@ -357,8 +427,8 @@ impl<
         BD: IntTuple + Tuple,
     > ZipPadded<Layout<BS, BD>> for Layout<AS, AD>
 where
-    Layout<BS, BD>: ProductOnto<Layout<AS, AD>>,
-    <Layout<BS, BD> as ProductOnto<Layout<AS, AD>>>::Logical: crate::layout::ops::Mode<1>,
+    Layout<BS, BD>: ProductParts<Layout<AS, AD>>,
+    <Layout<BS, BD> as ProductParts<Layout<AS, AD>>>::Logical: crate::layout::ops::Mode<1>,
     LogicalR<Layout<AS, AD>, Layout<BS, BD>>: LayoutParts,
     <LogicalR<Layout<AS, AD>, Layout<BS, BD>> as LayoutParts>::Shape: AsModes,
     <LogicalR<Layout<AS, AD>, Layout<BS, BD>> as LayoutParts>::Stride: AsModes,
@@ -403,7 +473,7 @@ where
     }
 }
 
-type LogicalR<A, B> = <<B as ProductOnto<A>>::Logical as crate::layout::ops::Mode<1>>::Output;
+type LogicalR<A, B> = <<B as ProductParts<A>>::Logical as crate::layout::ops::Mode<1>>::Output;
 type RShapeModes<A, B> = <<LogicalR<A, B> as LayoutParts>::Shape as AsModes>::Modes;
 type RStrideModes<A, B> = <<LogicalR<A, B> as LayoutParts>::Stride as AsModes>::Modes;
 type PadA<AS, AD, BS> = Layout<
@@ -539,8 +609,8 @@ where
 }
 impl<AS: Congruent<AD>, AD: IntTuple, BS: Congruent<BD>, BD: IntTuple> ByRank<AS, AD, BS, BD> for B1
 where
-    Layout<BS, BD>: ProductOnto<Layout<AS, AD>>,
-    <Layout<BS, BD> as ProductOnto<Layout<AS, AD>>>::Logical: crate::layout::ops::Mode<1>,
+    Layout<BS, BD>: ProductParts<Layout<AS, AD>>,
+    <Layout<BS, BD> as ProductParts<Layout<AS, AD>>>::Logical: crate::layout::ops::Mode<1>,
     LogicalR<Layout<AS, AD>, Layout<BS, BD>>: LayoutParts,
     AS::IsLeaf: ZipOne<
         AS,

@@ -5,7 +5,7 @@
 //! product_each(shape(append<R>(block))))`, and coalesces nothing: each mode of the
 //! result is `(block mode, repeat)`.
 
-use super::product::{PadTo, ProductOnto, SingleMode, ZipProduct};
+use super::product::{PadTo, ProductParts, SingleMode, ZipProduct};
 use crate::error::LayoutError;
 use crate::layout::compact::TypedSize;
 use crate::layout::compact::{Compact, OrderPairs, OrderedStride};
@@ -235,7 +235,7 @@ where
     <ShapeSizes<Sh> as CeilDivEach<BlockSizes<BS, BD, Sh>>>::Out: IntoTuple,
     TileReps<BS, BD, Sh>: Congruent<O::Stride>,
     O: TileOrder<TileReps<BS, BD, Sh>>,
-    RepLayout<BS, BD, Sh, O>: ProductOnto<Padded<BS, BD, Sh>>,
+    RepLayout<BS, BD, Sh, O>: ProductParts<Padded<BS, BD, Sh>>,
     Padded<BS, BD, Sh>: ZipProduct<RepLayout<BS, BD, Sh, O>>,
 {
     type Output = <Padded<BS, BD, Sh> as ZipProduct<RepLayout<BS, BD, Sh, O>>>::Blocked;
@@ -273,7 +273,7 @@ where
         let want = <<ShapeSizes<Sh> as IntoTuple>::Tuple as IntTuple>::LEAF_VALUES;
         match tile_fault(have, want) {
             Some(f) => Some(tile_text(f, layout_text::<BS, BD>(), Sh::TEXT, have, want)),
-            None => match <RepLayout<BS, BD, Sh, O> as ProductOnto<Padded<BS, BD, Sh>>>::ERROR {
+            None => match <RepLayout<BS, BD, Sh, O> as ProductParts<Padded<BS, BD, Sh>>>::ERROR {
                 Some(t) => Some(Text::EMPTY.str("tile_to_shape: ").text(t)),
                 None => None,
             },

@@ -20,9 +20,10 @@
 //!            "((_4,_8,_2,_2),((_2,_2),(_1,_1))):((_64,_1,_16,_256),((_32,_8),(_0,_0)))");
 //! ```
 
+use crate::algebra::composition::CompositionOut;
 use crate::algebra::{
-    Composition, DivideOnto, LayoutParts, ProductOnto, RightInverse, StaticResult, Unpack,
-    ZipDivideOnto, ZipProductOnto,
+    Composition, DivideParts, LayoutParts, ProductParts, RightInverse, StaticResult, Unpack,
+    ZipDivideParts, ZipProductParts,
 };
 use crate::atom::MmaAtom;
 use crate::layout::compact::Compact;
@@ -152,7 +153,7 @@ impl<M: Extent, N: Extent, K: Extent> Mnk for (M, N, K) {
 
 /// The thread layout of a tiled MMA: `(V, M, N, K) -> thread index`.
 pub type ThrLayoutVmnk<A, L> =
-    <<L as ZipProductOnto<<A as MmaAtom>::ThrID>>::Zipped as Unpack>::Tiled;
+    <<L as ZipProductParts<<A as MmaAtom>::ThrID>>::Zipped as Unpack>::Tiled;
 
 /// The types a tiled MMA is made of, computed once.
 pub trait MmaTiling: Copy + Default {
@@ -199,8 +200,8 @@ where
     A::ThrID: LayoutParts,
     <A::ThrID as LayoutParts>::Shape: Congruent<<A::ThrID as LayoutParts>::Stride>,
     A::ShapeMNK: Mnk,
-    L: ProductOnto<A::ThrID> + ZipProductOnto<A::ThrID>,
-    <L as ZipProductOnto<A::ThrID>>::Zipped: Unpack,
+    L: ProductParts<A::ThrID> + ZipProductParts<A::ThrID>,
+    <L as ZipProductParts<A::ThrID>>::Zipped: Unpack,
     ThrLayoutVmnk<A, L>: StaticResult
         + Copy
         + Default
@@ -234,31 +235,31 @@ pub trait ThrFrg<P, T, V, H>: Sized {
     /// The layout, or why run-time leaves make a step inadmissible.
     fn try_thrfrg(self, p: P, t: T, v: V, h: H) -> Result<Self::Out, crate::LayoutError>;
 }
-type Permuted<L, P> = <P as DivideOnto<L>>::Logical;
-type AtomTiled<L, P, T> = <T as ZipDivideOnto<Permuted<L, P>>>::Zipped;
-type TvTiled<L, P, T, V> = <AtomTiled<L, P, T> as Composition<(V, Underscore)>>::Output;
+type Permuted<L, P> = <P as DivideParts<L>>::Logical;
+type AtomTiled<L, P, T> = <T as ZipDivideParts<Permuted<L, P>>>::Zipped;
+type TvTiled<L, P, T, V> = <AtomTiled<L, P, T> as CompositionOut<(V, Underscore)>>::Output;
 impl<L, P, T, V, H> ThrFrg<P, T, V, H> for L
 where
     L: LayoutParts,
     L::Shape: Congruent<L::Stride>,
-    P: DivideOnto<L>,
+    P: DivideParts<L>,
     Permuted<L, P>: StaticResult + LayoutParts,
     <Permuted<L, P> as LayoutParts>::Shape: Congruent<<Permuted<L, P> as LayoutParts>::Stride>,
-    T: ZipDivideOnto<Permuted<L, P>>,
+    T: ZipDivideParts<Permuted<L, P>>,
     AtomTiled<L, P, T>: StaticResult + Composition<(V, Underscore)>,
     TvTiled<L, P, T, V>: LayoutParts,
     <TvTiled<L, P, T, V> as LayoutParts>::Shape:
         Congruent<<TvTiled<L, P, T, V> as LayoutParts>::Stride>,
-    H: ZipDivideOnto<TvTiled<L, P, T, V>>,
-    <H as ZipDivideOnto<TvTiled<L, P, T, V>>>::Zipped: StaticResult,
+    H: ZipDivideParts<TvTiled<L, P, T, V>>,
+    <H as ZipDivideParts<TvTiled<L, P, T, V>>>::Zipped: StaticResult,
 {
-    type Out = <H as ZipDivideOnto<TvTiled<L, P, T, V>>>::Zipped;
+    type Out = <H as ZipDivideParts<TvTiled<L, P, T, V>>>::Zipped;
     #[inline(always)]
     fn try_thrfrg(self, p: P, t: T, v: V, h: H) -> Result<Self::Out, crate::LayoutError> {
-        let permuted = crate::algebra::try_logical_divide(self, p)?;
-        let atoms = crate::algebra::try_zipped_divide(permuted, t)?;
+        let permuted = crate::algebra::divide::logical_parts(self, p)?;
+        let atoms = crate::algebra::divide::zipped_parts(permuted, t)?;
         let tv = crate::algebra::try_composition(atoms, (v, Underscore))?;
-        crate::algebra::try_zipped_divide(tv, h)
+        crate::algebra::divide::zipped_parts(tv, h)
     }
 }
 
@@ -490,11 +491,15 @@ where
         A: MmaAtom,
         A::ThrID: LayoutParts,
         <A::ThrID as LayoutParts>::Shape: Congruent<<A::ThrID as LayoutParts>::Stride>,
-        L: Default + ProductOnto<A::ThrID> + ZipProductOnto<A::ThrID>,
-        <L as ZipProductOnto<A::ThrID>>::Zipped: Unpack,
+        L: Default + ProductParts<A::ThrID> + ZipProductParts<A::ThrID>,
+        <L as ZipProductParts<A::ThrID>>::Zipped: Unpack,
         ThrLayoutVmnk<A, L>: StaticResult,
     {
-        crate::algebra::tiled_product(A::ThrID::default(), L::default())
+        crate::algebra::values::or_panic(crate::algebra::product::zipped_product_parts(
+            A::ThrID::default(),
+            L::default(),
+            Unpack::tiled,
+        ))
     }
     /// The number of threads (CuTe's `size(tiled_mma)`), a static integer.
     /// ```
@@ -701,9 +706,9 @@ where
     RefTile<X, Self>: FrgOf<X, Self>,
     VmnkOf<Self>: ThrInverse,
     VmnkFrg<X, Self>: Composition<(ThrIdx<Self>, Underscore)>,
-    <VmnkFrg<X, Self> as Composition<(ThrIdx<Self>, Underscore)>>::Output: Copy + Default,
+    <VmnkFrg<X, Self> as CompositionOut<(ThrIdx<Self>, Underscore)>>::Output: Copy + Default,
 {
-    type Tv = <VmnkFrg<X, Self> as Composition<(ThrIdx<Self>, Underscore)>>::Output;
+    type Tv = <VmnkFrg<X, Self> as CompositionOut<(ThrIdx<Self>, Underscore)>>::Output;
     type Tile = (X::TileX, X::TileY);
     fn tv(self) -> Self::Tv {
         let r: RefTile<X, Self> = crate::layout::compact::make_layout_left(Default::default());

@@ -26,10 +26,11 @@
 //! ```
 
 use crate::algebra::cast::{MapPairs, UpcastBy};
+use crate::algebra::composition::CompositionOut;
 use crate::algebra::product::ZipOf;
 use crate::algebra::profile::{ByProfile, CoalesceOp};
 use crate::algebra::tile::ProductEach;
-use crate::algebra::{Composition, LayoutParts, RightInverse, ZipDivideOnto};
+use crate::algebra::{Composition, LayoutParts, RightInverse, ZipDivideParts};
 use crate::atom::mma::{OperandA, OperandB, OperandC, OperandTv};
 use crate::atom::{CopyAtom, CopyValue};
 use crate::layout::compact::Compact;
@@ -105,7 +106,7 @@ pub trait CopyAtomValues: Copy + Default {
 type Shape0<L> = <<L as LayoutParts>::Shape as Mode<0>>::Output;
 type Shape1<L> = <<L as LayoutParts>::Shape as Mode<1>>::Output;
 
-type RefTo<R, X> = <<R as RightInverse>::Output as Composition<X>>::Output;
+type RefTo<R, X> = <<R as RightInverse>::Output as CompositionOut<X>>::Output;
 
 impl<Op: CopyAtom, T: CopyValue> CopyAtomValues for Copy_Atom<Op, T>
 where
@@ -186,8 +187,8 @@ where
 /// order `R` (CuTe's `tile2thrfrg` before the tensor): the TV layout split
 /// into atoms, each atom's `(thread, value)` made the target's, threads
 /// and values zipped and coalesced, `(thread, (value, atom))`.
-type AtomTv<Tv, NT, NV> = <(NT, NV) as ZipDivideOnto<Tv>>::Zipped;
-type TrgTv<Tv, NT, NV, R> = <AtomTv<Tv, NT, NV> as Composition<(R, Underscore)>>::Output;
+type AtomTv<Tv, NT, NV> = <(NT, NV) as ZipDivideParts<Tv>>::Zipped;
+type TrgTv<Tv, NT, NV, R> = <AtomTv<Tv, NT, NV> as CompositionOut<(R, Underscore)>>::Output;
 /// The thread-value map of a tiled copy seen from its source (`R` =
 /// [`CopyAtomValues::RefToSrc`]) or destination.
 pub type ThrValToMn<Tv, NT, NV, R> =
@@ -215,7 +216,7 @@ where
     Tv: Copy + Default + LayoutParts,
     <Tv as LayoutParts>::Shape: Mode<0>,
     Shape0<Tv>: IntTuple,
-    (NumThrOf<A>, NumValOf<A>): ZipDivideOnto<Tv>,
+    (NumThrOf<A>, NumValOf<A>): ZipDivideParts<Tv>,
     AtomTv<Tv, NumThrOf<A>, NumValOf<A>>:
         Composition<(A::RefToSrc, Underscore)> + Composition<(A::RefToDst, Underscore)>,
     TrgTv<Tv, NumThrOf<A>, NumValOf<A>, A::RefToSrc>: Zip2,
@@ -245,7 +246,7 @@ type LayoutMn<Thr, Val> = <Val as ZipOf<Thr>>::Raked;
 pub type TilerOf<Thr, Val> = <<<<LayoutMn<Thr, Val> as LayoutParts>::Shape as AsModes>::Modes as ProductEach>::Out as IntoTuple>::Tuple;
 /// `(thread, value) -> (m, n)` of `make_tiled_copy`: the right inverse of
 /// the raked product, shaped `(threads, values)`.
-pub type TvOf<Thr, Val> = <<LayoutMn<Thr, Val> as RightInverse>::Output as Composition<
+pub type TvOf<Thr, Val> = <<LayoutMn<Thr, Val> as RightInverse>::Output as CompositionOut<
     ColMajor<SizeT<<Thr as LayoutParts>::Shape>, SizeT<<Val as LayoutParts>::Shape>>,
 >>::Output;
 /// The column-major layout of an `(X, Y)` shape.
@@ -351,9 +352,9 @@ type TilerOfCopy<T> = <T as CopyTiling>::Tiler;
 type TilerLayout<T> = Layout<TilerOfCopy<T>, <TilerOfCopy<T> as Compact<C<1>>>::Left>;
 /// `get_layoutS_TV`'s type: `(thread, value) -> (m, n)` as a column-major
 /// index of the tile.
-pub type LayoutSTv<T> = <TilerLayout<T> as Composition<<T as CopyTiling>::ThrValS>>::Output;
+pub type LayoutSTv<T> = <TilerLayout<T> as CompositionOut<<T as CopyTiling>::ThrValS>>::Output;
 /// `get_layoutD_TV`'s type.
-pub type LayoutDTv<T> = <TilerLayout<T> as Composition<<T as CopyTiling>::ThrValD>>::Output;
+pub type LayoutDTv<T> = <TilerLayout<T> as CompositionOut<<T as CopyTiling>::ThrValD>>::Output;
 
 impl<A, Tv, Tiler> TiledCopy<A, Tv, Tiler>
 where
@@ -506,7 +507,7 @@ impl<T: CopyTiling> ThrCopy<T> {
 
 /// A tensor's layout tiled by the copy: `((thread, value), (rest modes))`.
 type TvTensor<L, Tiler, M> =
-    <<Tiler as ZipDivideOnto<L>>::Zipped as Composition<(M, Underscore)>>::Output;
+    <<Tiler as ZipDivideParts<L>>::Zipped as CompositionOut<(M, Underscore)>>::Output;
 /// The layout of `partition_S` of a tensor of layout `L`: `(CPY, CPY_M,
 /// CPY_N, ...)`.
 pub type PartS<T, L> =
@@ -569,8 +570,8 @@ macro_rules! partition_fn {
             where
                 Lt: Copy + LayoutParts,
                 Lt::Shape: Congruent<Lt::Stride>,
-                T::Tiler: ZipDivideOnto<Lt>,
-                <T::Tiler as ZipDivideOnto<Lt>>::Zipped:
+                T::Tiler: ZipDivideParts<Lt>,
+                <T::Tiler as ZipDivideParts<Lt>>::Zipped:
                     crate::algebra::StaticResult + Composition<(T::$thrval, Underscore)>,
                 TvTensor<Lt, T::Tiler, T::$thrval>: CopySlice,
             {
@@ -585,14 +586,14 @@ macro_rules! partition_fn {
             where
                 Lt: Copy + LayoutParts,
                 Lt::Shape: Congruent<Lt::Stride>,
-                T::Tiler: ZipDivideOnto<Lt>,
-                <T::Tiler as ZipDivideOnto<Lt>>::Zipped:
+                T::Tiler: ZipDivideParts<Lt>,
+                <T::Tiler as ZipDivideParts<Lt>>::Zipped:
                     crate::algebra::StaticResult + Composition<(T::$thrval, Underscore)>,
                 TvTensor<Lt, T::Tiler, T::$thrval>: CopySlice,
             {
                 let l = *t.layout_ref();
                 check_tile::<T, Lt>(&l)?;
-                let tiled = crate::algebra::try_zipped_divide(l, T::Tiler::default())?;
+                let tiled = crate::algebra::divide::zipped_parts(l, T::Tiler::default())?;
                 let tv = crate::algebra::try_composition(tiled, (T::$thrval::default(), Underscore))?;
                 let (l, off) = tv.thr_slice(self.thr_idx).ok_or(refused($op))?;
                 Ok(t.rebase(l, off))
@@ -746,22 +747,25 @@ type FrgMn<T, V> = Layout<
         UpcastBy<MulT<ThreadsOf<T>, V>>,
     >>::OD,
 >;
-type WithShape<T> =
-    <<<T as CopyTiling>::LayoutTv as RightInverse>::Output as Composition<TilerLayout<T>>>::Output;
+type WithShape<T> = <<<T as CopyTiling>::LayoutTv as RightInverse>::Output as CompositionOut<
+    TilerLayout<T>,
+>>::Output;
 type ThreadsOf<T> = SizeT<Shape0<<T as CopyTiling>::LayoutTv>>;
 /// `V:_1` (CuTe's `make_layout(V)`).
 type Line<V> = Layout<V, <V as Compact<C<1>>>::Left>;
 /// `(atom values, rest values) -> (v, m, n)`.
-type FrgV<T, V> = <Line<NumValOf<<T as CopyTiling>::Atom>> as ZipDivideOnto<
-    <<FrgMn<T, V> as RightInverse>::Output as crate::algebra::ProductOnto<Line<V>>>::Logical,
+type FrgV<T, V> = <Line<NumValOf<<T as CopyTiling>::Atom>> as ZipDivideParts<
+    <<FrgMn<T, V> as RightInverse>::Output as crate::algebra::ProductParts<Line<V>>>::Logical,
 >>::Zipped;
 /// The fragment's tiler `(V, M', N')`: V, then each mode of [`FrgMn`].
 type FrgTiler<T, V> = <crate::typelevel::tuple::Cons<
     V,
     <<<FrgMn<T, V> as LayoutParts>::Shape as AsModes>::Modes as ProductEach>::Out,
 > as IntoTuple>::Tuple;
-type Retiled<L, T, V> =
-    <<FrgTiler<T, V> as ZipDivideOnto<L>>::Zipped as Composition<(FrgV<T, V>, Underscore)>>::Output;
+type Retiled<L, T, V> = <<FrgTiler<T, V> as ZipDivideParts<L>>::Zipped as CompositionOut<(
+    FrgV<T, V>,
+    Underscore,
+)>>::Output;
 /// The first mode's size of a layout.
 type Mode0Size<L> = SizeT<Shape0<L>>;
 
@@ -791,9 +795,9 @@ where
         MapPairs<<WithShape<T> as LayoutParts>::Stride, UpcastBy<MulT<ThreadsOf<T>, Mode0Size<L>>>>,
     FrgMn<T, Mode0Size<L>>: LayoutParts + RightInverse,
     <FrgMn<T, Mode0Size<L>> as RightInverse>::Output:
-        crate::algebra::ProductOnto<Line<Mode0Size<L>>>,
-    Line<NumValOf<T::Atom>>: ZipDivideOnto<
-        <<FrgMn<T, Mode0Size<L>> as RightInverse>::Output as crate::algebra::ProductOnto<
+        crate::algebra::ProductParts<Line<Mode0Size<L>>>,
+    Line<NumValOf<T::Atom>>: ZipDivideParts<
+        <<FrgMn<T, Mode0Size<L>> as RightInverse>::Output as crate::algebra::ProductParts<
             Line<Mode0Size<L>>,
         >>::Logical,
     >,
@@ -803,8 +807,8 @@ where
         Mode0Size<L>,
         <<<FrgMn<T, Mode0Size<L>> as LayoutParts>::Shape as AsModes>::Modes as ProductEach>::Out,
     >: IntoTuple,
-    FrgTiler<T, Mode0Size<L>>: ZipDivideOnto<L> + Default,
-    <FrgTiler<T, Mode0Size<L>> as ZipDivideOnto<L>>::Zipped:
+    FrgTiler<T, Mode0Size<L>>: ZipDivideParts<L> + Default,
+    <FrgTiler<T, Mode0Size<L>> as ZipDivideParts<L>>::Zipped:
         crate::algebra::StaticResult + Composition<(FrgV<T, Mode0Size<L>>, Underscore)>,
     Retiled<L, T, Mode0Size<L>>: RestSlice,
 {
@@ -812,7 +816,7 @@ where
     #[inline(always)]
     fn retile(self) -> Result<Self::Out, crate::LayoutError> {
         let tiled =
-            crate::algebra::try_zipped_divide(self, FrgTiler::<T, Mode0Size<L>>::default())?;
+            crate::algebra::divide::zipped_parts(self, FrgTiler::<T, Mode0Size<L>>::default())?;
         let v = crate::algebra::try_composition(
             tiled,
             (FrgV::<T, Mode0Size<L>>::default(), Underscore),

@@ -410,16 +410,16 @@ macro_rules! tuple_fragment_like {
             ($($d,)+): IntTuple,
             <($($d,)+) as IntTuple>::AllStatic: RestOrder<($($s,)+), ($($d,)+)>,
             RestOf<($($s,)+), ($($d,)+)>:
-                crate::algebra::ProductOnto<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::layout::compact::Compact<crate::C<1>>>::Left>>
-                + crate::algebra::ZipProductOnto<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::layout::compact::Compact<crate::C<1>>>::Left>>,
+                crate::algebra::ProductParts<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::layout::compact::Compact<crate::C<1>>>::Left>>
+                + crate::algebra::ZipProductParts<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::layout::compact::Compact<crate::C<1>>>::Left>>,
             <RestOf<($($s,)+), ($($d,)+)>
-                as crate::algebra::ZipProductOnto<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::layout::compact::Compact<crate::C<1>>>::Left>>>::Zipped: crate::algebra::Unpack,
+                as crate::algebra::ZipProductParts<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::layout::compact::Compact<crate::C<1>>>::Left>>>::Zipped: crate::algebra::Unpack,
             <<RestOf<($($s,)+), ($($d,)+)>
-                as crate::algebra::ZipProductOnto<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::layout::compact::Compact<crate::C<1>>>::Left>>>::Zipped as crate::algebra::Unpack>::Tiled:
+                as crate::algebra::ZipProductParts<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::layout::compact::Compact<crate::C<1>>>::Left>>>::Zipped as crate::algebra::Unpack>::Tiled:
                 crate::algebra::StaticResult + StaticCosize,
         {
             type Out = <<RestOf<($($s,)+), ($($d,)+)>
-                as crate::algebra::ZipProductOnto<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::layout::compact::Compact<crate::C<1>>>::Left>>>::Zipped as crate::algebra::Unpack>::Tiled;
+                as crate::algebra::ZipProductParts<Layout<S0, <<S0 as crate::algebra::filter::FilterZerosShape<D0>>::Out as crate::layout::compact::Compact<crate::C<1>>>::Left>>>::Zipped as crate::algebra::Unpack>::Tiled;
             #[inline(always)]
             #[allow(non_snake_case)]
             fn fragment_like(self) -> Self::Out {
@@ -427,7 +427,9 @@ macro_rules! tuple_fragment_like {
                 let z0 = s0.filter_zeros_shape();
                 let first = Layout::new(s0, crate::layout::compact::compact_col_major(z0));
                 let rest = <<($($d,)+) as IntTuple>::AllStatic as RestOrder<($($s,)+), ($($d,)+)>>::rest(($($s,)+), ($($d,)+));
-                crate::algebra::tiled_product(first, rest)
+                crate::algebra::values::or_panic(
+                    crate::algebra::product::zipped_product_parts(first, rest, crate::algebra::Unpack::tiled),
+                )
             }
         }
     };

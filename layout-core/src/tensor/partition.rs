@@ -14,7 +14,9 @@
 
 use crate::algebra::by_mode::Splice;
 use crate::algebra::tile::ProductEach;
-use crate::algebra::{DivideOnto, LayoutParts, StaticResult, Unpack, ZipDivideOnto};
+use crate::algebra::{
+    DivideOnto, LayoutParts, StaticResult, Unpack, ZipDivideOnto, ZipDivideParts,
+};
 use crate::error::{LayoutError, Note, NoteText, Refusal};
 use crate::layout::coord::Underscore;
 use crate::layout::coord::{Crd2Crd, Crd2Idx};
@@ -238,7 +240,7 @@ where
 }
 
 /// The zipped_divide of a layout `A` by tiler `T`.
-type ZippedOf<A, T> = <T as ZipDivideOnto<A>>::Zipped;
+type ZippedOf<A, T> = <T as ZipDivideParts<A>>::Zipped;
 
 /// A layout that `T` tiles and whose grid of tiles `C` indexes: the bound
 /// of code generic over its tiles that calls [`local_tile`] or
@@ -269,12 +271,12 @@ impl<A: LayoutParts + Copy, T, C> Partition<T, C> for A
 where
     A::Shape: Congruent<A::Stride>,
     C: TileCoordIn<A::Shape, T>,
-    T: ZipDivideOnto<A>,
+    T: ZipDivideParts<A>,
     ZippedOf<A, T>: StaticResult + InnerOf<C> + LayoutParts,
 {
     type Inner = <ZippedOf<A, T> as InnerOf<C>>::Out;
     fn tiled_size(self, t: T) -> Result<usize, LayoutError> {
-        let z = crate::algebra::try_zipped_divide(self, t)?;
+        let z = crate::algebra::divide::zipped_parts(self, t)?;
         z.parts().0.checked_size().ok_or(LayoutError::SizeOverflow)
     }
     #[inline(always)]
@@ -284,7 +286,7 @@ where
         t: T,
         c: C,
     ) -> Result<(Self::Inner, usize), LayoutError> {
-        let z = crate::algebra::try_zipped_divide(self, t).map_err(|e| renamed(e, op))?;
+        let z = crate::algebra::divide::zipped_parts(self, t).map_err(|e| renamed(e, op))?;
         z.inner_of(c)
             .map_err(|(c, s)| outside(op, crate::error::Outside::Tile, c, s))
     }
@@ -312,7 +314,7 @@ pub trait OuterPartition<T, C>: Sized + Copy {
 impl<A: LayoutParts + Copy, T, C> OuterPartition<T, C> for A
 where
     A::Shape: Congruent<A::Stride>,
-    T: ZipDivideOnto<A>,
+    T: ZipDivideParts<A>,
     ZippedOf<A, T>: StaticResult + OuterOf<C>,
 {
     type Outer = <ZippedOf<A, T> as OuterOf<C>>::Out;
@@ -323,7 +325,7 @@ where
         t: T,
         c: C,
     ) -> Result<(Self::Outer, usize), LayoutError> {
-        let z = crate::algebra::try_zipped_divide(self, t).map_err(|e| renamed(e, op))?;
+        let z = crate::algebra::divide::zipped_parts(self, t).map_err(|e| renamed(e, op))?;
         z.outer_of(c)
             .map_err(|(c, s)| outside(op, crate::error::Outside::Coordinate, c, s))
     }
@@ -937,7 +939,10 @@ where
     /// ```
     #[inline(always)]
     #[track_caller]
-    pub fn compose<B>(self, tiler: B) -> Tensor<E, <L as crate::algebra::Composition<B>>::Output>
+    pub fn compose<B>(
+        self,
+        tiler: B,
+    ) -> Tensor<E, <L as crate::algebra::composition::CompositionOut<B>>::Output>
     where
         L: crate::algebra::Composition<B>,
     {

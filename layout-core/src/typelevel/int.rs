@@ -127,6 +127,33 @@ pub trait TypenumForm {
     type U: Unsigned + StaticZeroTag + StaticOneTag + 'static;
 }
 layout_macros::static_table_impl!(crate);
+
+/// The `C<N>` a static value prints as, for every value up to 1024 and
+/// the powers of 2: how a refusal the type checker makes shows a computed
+/// value (a typenum or an `S<U>` leaf) in CuTe notation (`_N`, through a
+/// const parameter of the message's trait). Only refusals use it.
+///
+/// ```
+/// use layout_core::typelevel::int::ConstForm;
+/// use layout_core::{C, S};
+/// fn same<X: ConstForm<C = C<12>>>() {}
+/// same::<S<typenum::U12>>();
+/// same::<C<12>>();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "a static operation is refused, and a value its message would show is past the values it can print (up to 1024 and the powers of 2)",
+    label = "refused here"
+)]
+pub trait ConstForm {
+    /// The `C<N>`.
+    type C;
+}
+impl<const N: usize> ConstForm for C<N> {
+    type C = C<N>;
+}
+impl<U: ConstForm> ConstForm for S<U> {
+    type C = U::C;
+}
 /// `S<U>` is its own typenum form (any value).
 impl<U: Unsigned + StaticZeroTag + StaticOneTag + 'static> TypenumForm for S<U> {
     type U = U;

@@ -119,6 +119,46 @@ pub fn composition_refusal<A, B: layout_core::algebra::ComposeOnto<A>>(
 ) -> Option<&'static str> {
     layout_core::algebra::composition_error::<A, B>()
 }
+/// Whether the type checker admits `T` as a tiler of `A` for the operation
+/// `Op` (the bound the checked algebra requires), read on concrete types
+/// by method resolution: `(&probe::<_, _, Op>(&a, &t)).admitted()` finds
+/// [`ViaAdmits`] when the bound holds, else [`ViaRefuses`] one autoref later.
+pub struct Probe<A, T, Op>(std::marker::PhantomData<(A, T, Op)>);
+pub fn probe<A, T, Op>(_a: &A, _t: &T) -> Probe<A, T, Op> {
+    Probe(std::marker::PhantomData)
+}
+pub trait ViaAdmits {
+    fn admitted(&self) -> bool;
+}
+impl<A, T: layout_core::algebra::admits::TilerAdmits<A, Op>, Op> ViaAdmits for Probe<A, T, Op> {
+    fn admitted(&self) -> bool {
+        true
+    }
+}
+pub trait ViaRefuses {
+    fn admitted(&self) -> bool;
+}
+impl<A, T, Op> ViaRefuses for &Probe<A, T, Op> {
+    fn admitted(&self) -> bool {
+        false
+    }
+}
+/// The type checker's verdict on a composition with a layout tiler, as the
+/// const check's reason text (`None`: admitted).
+pub fn composition_verdict_text<A, B>(_a: &A, _b: &B) -> Option<String>
+where
+    A: layout_core::algebra::composition::CoalesceX + layout_core::algebra::LayoutParts,
+    B: layout_core::algebra::LayoutParts,
+    (B::Shape, B::Stride): layout_core::algebra::admits::CompositionVerdict<A::Pairs>,
+    <(B::Shape, B::Stride) as layout_core::algebra::admits::CompositionVerdict<A::Pairs>>::Out:
+        layout_core::algebra::admits::VerdictValue,
+{
+    layout_core::algebra::composition_verdict::<A, B>().map(|e| {
+        e.text(layout_core::typelevel::const_text::Text::EMPTY)
+            .as_str()
+            .to_string()
+    })
+}
 pub fn complement_refusal<A: layout_core::algebra::Complement<M>, M>(
     _a: &A,
     _m: &M,
@@ -131,13 +171,13 @@ where
 {
     layout_core::algebra::complement_error::<A, A::Cot>()
 }
-pub fn divide_refusal<A, T: layout_core::algebra::DivideOnto<A>>(
+pub fn divide_refusal<A, T: layout_core::algebra::DivideParts<A>>(
     _a: &A,
     _t: &T,
 ) -> Option<&'static str> {
     layout_core::algebra::divide_error::<A, T>()
 }
-pub fn product_refusal<A, T: layout_core::algebra::ProductOnto<A>>(
+pub fn product_refusal<A, T: layout_core::algebra::ProductParts<A>>(
     _a: &A,
     _t: &T,
 ) -> Option<&'static str> {
@@ -414,6 +454,29 @@ impl Report {
     /// An inadmissible static input: the typed op's predicate must refuse it.
     pub fn refused(&mut self, op: &'static str, id: &str, why: Option<&'static str>) {
         self.record(op, id, why.is_some(), || "accepted".to_string());
+    }
+    /// Count a static refusal against the type checker's: it refuses (does
+    /// not admit) exactly the compositions the const check refuses
+    /// (`why` names a composition), and, where `verdict` is given (a
+    /// layout tiler), with the same reason and values.
+    pub fn typed_refusal(
+        &mut self,
+        op: &'static str,
+        id: &str,
+        admitted: bool,
+        why: Option<&'static str>,
+        verdict: Option<Option<String>>,
+    ) {
+        let why = why.unwrap_or("");
+        let composition = why.starts_with("composition:") || why.contains(": composition:");
+        let same = match &verdict {
+            Some(Some(v)) => composition && why.ends_with(v.as_str()),
+            Some(None) => !composition,
+            None => true,
+        };
+        self.record(op, id, admitted != composition && same, || {
+            format!("type checker admitted: {admitted}, verdict {verdict:?}; const check: {why:?}")
+        });
     }
     /// Count a build of a form the typed API lacks.
     pub fn unsupported(&mut self, op: &'static str) {

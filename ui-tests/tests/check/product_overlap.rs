@@ -1,3 +1,4 @@
+// A static product whose B overlaps in A's complement: `cargo check` refuses it.
 use layout_core::{algebra::logical_product, layout};
 
 fn main() {

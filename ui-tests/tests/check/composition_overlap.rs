@@ -1,3 +1,4 @@
+// A static composition whose B carries past a mode of A: `cargo check` refuses it.
 use layout_core::{algebra::composition, layout};
 
 fn main() {

@@ -1,0 +1,790 @@
+//! The composition's admissibility as the type checker decides it, for
+//! static inputs: [`crate::algebra::admissible::check_composition`] written
+//! as a type-level computation whose result is a verdict type
+//! ([`Admitted`], [`NotDividing`], [`NotMultiple`] or [`Overlap`]). The
+//! operations built on a composition require the verdict to be
+//! [`Admitted`] ([`Holds`]), so that `cargo check` refuses an inadmissible
+//! static input at the user's call with the values in CuTe notation.
+//!
+//! The verdict is computed by normalizing associated types, not by
+//! nested bounds: a refusal is then one unmet bound on the verdict type,
+//! and the compiler's message carries no chain of intermediate steps.
+//! Inputs with run-time leaves are admitted here and checked at run time;
+//! the post-monomorphisation check stays as the second line for what the
+//! type checker leaves open (a size 0, offsets past `usize`).
+//!
+//! The boundary check uses the closed form of each leaf's residue. A leaf
+//! that walks A' cleanly reaches a boundary `p` of A' in one of three ways:
+//! its stride is a multiple of `p` (residue 0), a divisor of `p` (residue
+//! `d * (min(p / d, s) - 1)`), or it ends inside a mode before `p`
+//! (residue `(s - 1) * d < p`). [`crate::algebra::admissible::max_residue`]'s
+//! other cases do not arise once every leaf has walked; where they would,
+//! the residue is taken as 0 here (never a refusal the const check does
+//! not make), and the const check decides.
+//!
+//! ```
+//! use layout_core::{algebra::composition_verdict, error::CompositionError, layout_type};
+//! // B's strides 4 and 2 reach 4 + 2*2 = 8, past A's first mode (size 8).
+//! type A = layout_type!((8,5):(5,1));
+//! type B = layout_type!((2,3):(4,2));
+//! assert_eq!(composition_verdict::<A, B>(), Some(CompositionError::Overlap { i: 0, p: 8 }));
+//! assert_eq!(composition_verdict::<layout_type!((6,2):(8,2)), layout_type!((4,3):(3,1))>(), None);
+//! ```
+
+use crate::error::CompositionError;
+use crate::layout::{Congruent, Layout};
+use crate::typelevel::arith::DivRem;
+use crate::typelevel::form::{Both, StTag, StaticForm};
+use crate::typelevel::int::{ConstForm, StaticInt, C};
+use crate::typelevel::list::ZipModes;
+use crate::typelevel::tuple::{Cons, IntTuple, Nil, StaticBit};
+use core::marker::PhantomData;
+use core::ops::{Add, Mul, Not, Sub};
+use typenum::{
+    Add1, IsEqual, IsGreaterOrEqual, IsLess, IsLessOrEqual, Minimum, Prod, Sub1, Sum, B0, B1, U0,
+    U1,
+};
+
+/// The composition is admissible (or decided at run time).
+#[doc(hidden)]
+pub struct Admitted;
+/// B's leaf `S:D` neither divides nor is divided by A''s mode `I` of size `Cc`.
+#[doc(hidden)]
+pub struct NotDividing<S, D, I, Cc>(PhantomData<(S, D, I, Cc)>);
+/// B's leaf `S:D` covers `N` elements of A''s mode `I` (size `Cc`), and `S`
+/// is not a multiple of `N`.
+#[doc(hidden)]
+pub struct NotMultiple<S, D, N, I, Cc>(PhantomData<(S, D, N, I, Cc)>);
+/// B's leaves carry past A''s mode `I` (boundary `P`).
+#[doc(hidden)]
+pub struct Overlap<I, P>(PhantomData<(I, P)>);
+
+/// The refusal a verdict stands for, as the const check's error (its
+/// values are `C<N>`: a refusal's verdict is built with [`ConstForm`]).
+#[doc(hidden)]
+pub trait VerdictValue {
+    /// `None` for [`Admitted`].
+    const ERROR: Option<CompositionError>;
+}
+impl VerdictValue for Admitted {
+    const ERROR: Option<CompositionError> = None;
+}
+impl<const S: usize, const D: usize, const I: usize, const CC: usize> VerdictValue
+    for NotDividing<C<S>, C<D>, C<I>, C<CC>>
+{
+    const ERROR: Option<CompositionError> = Some(CompositionError::NotDividing {
+        s: S,
+        d: D,
+        i: I,
+        c: CC,
+    });
+}
+impl<const S: usize, const D: usize, const N: usize, const I: usize, const CC: usize> VerdictValue
+    for NotMultiple<C<S>, C<D>, C<N>, C<I>, C<CC>>
+{
+    const ERROR: Option<CompositionError> = Some(CompositionError::NotMultiple {
+        s: S,
+        d: D,
+        n: N,
+        i: I,
+        c: CC,
+    });
+}
+impl<const I: usize, const P: usize> VerdictValue for Overlap<C<I>, C<P>> {
+    const ERROR: Option<CompositionError> = Some(CompositionError::Overlap { i: I, p: P });
+}
+
+/// A value as the `C<N>` a refusal prints.
+type Cf<X> = <X as ConstForm>::C;
+
+/// The verdict on `A' o B`, B given as `(shape, stride)` and A' as its
+/// modes `AL` (`(shape, stride)` pairs, [`super::composition::CoalesceX`]).
+/// A' of fewer than two modes has no boundary to cross: admitted at the
+/// cost of one impl selection.
+#[doc(hidden)]
+pub trait CompositionVerdict<AL> {
+    /// The verdict type.
+    type Out;
+}
+impl<BS, BD> CompositionVerdict<Nil> for (BS, BD) {
+    type Out = Admitted;
+}
+impl<BS, BD, X> CompositionVerdict<Cons<X, Nil>> for (BS, BD) {
+    type Out = Admitted;
+}
+impl<BS: IntTuple, BD: IntTuple, X, Y, T> CompositionVerdict<Cons<X, Cons<Y, T>>> for (BS, BD)
+where
+    Cons<X, Cons<Y, T>>: SizesStatic,
+    StaticAll<BS, BD, Cons<X, Cons<Y, T>>>: StaticVerdict<BS, BD, Cons<X, Cons<Y, T>>>,
+{
+    type Out =
+        <StaticAll<BS, BD, Cons<X, Cons<Y, T>>> as StaticVerdict<BS, BD, Cons<X, Cons<Y, T>>>>::Out;
+}
+type StaticAll<BS, BD, AL> = <<<BS as IntTuple>::AllStatic as StaticBit>::And<
+    <BD as IntTuple>::AllStatic,
+> as StaticBit>::And<<AL as SizesStatic>::St>;
+
+/// `B1` when every size of A' is static.
+#[doc(hidden)]
+pub trait SizesStatic {
+    type St: StaticBit;
+}
+impl SizesStatic for Nil {
+    type St = B1;
+}
+impl<Sh: StaticForm, St, T: SizesStatic> SizesStatic for Cons<(Sh, St), T>
+where
+    Sh::Form: StTag,
+    <Sh::Form as StTag>::St: StaticBit,
+{
+    type St = <<Sh::Form as StTag>::St as StaticBit>::And<T::St>;
+}
+
+/// [`CompositionVerdict`] once A' has two or more modes; `Self` whether
+/// every value is static (run-time values: decided at run time).
+#[doc(hidden)]
+pub trait StaticVerdict<BS, BD, AL> {
+    type Out;
+}
+impl<BS, BD, AL> StaticVerdict<BS, BD, AL> for B0 {
+    type Out = Admitted;
+}
+type LeavesOf<BS, BD> = <<BS as IntTuple>::Leaves as ZipModes<<BD as IntTuple>::Leaves>>::Out;
+impl<BS: IntTuple, BD: IntTuple, AL> StaticVerdict<BS, BD, AL> for B1
+where
+    BS::Leaves: ZipModes<BD::Leaves>,
+    LeavesOf<BS, BD>: LeavesWalk<AL>,
+    <LeavesOf<BS, BD> as LeavesWalk<AL>>::Out: AfterLeaves<LeavesOf<BS, BD>, AL>,
+{
+    type Out =
+        <<LeavesOf<BS, BD> as LeavesWalk<AL>>::Out as AfterLeaves<LeavesOf<BS, BD>, AL>>::Out;
+}
+
+/// Whether leaf `S:D` moves: size above 1 and stride not 0.
+type Live<S, D> = <(
+    <<(<S as StaticForm>::IsZero, <S as StaticForm>::IsOne) as Either2>::Out as Not>::Output,
+    <<D as StaticForm>::IsZero as Not>::Output,
+) as Both>::Out;
+/// `B1` when either bit is (a local copy of [`crate::typelevel::form::Either`]
+/// whose output is usable with `Not`).
+#[doc(hidden)]
+pub trait Either2 {
+    type Out: Not;
+}
+impl Either2 for (B0, B0) {
+    type Out = B0;
+}
+impl<X> Either2 for (B1, X) {
+    type Out = B1;
+}
+impl Either2 for (B0, B1) {
+    type Out = B1;
+}
+
+/// The walks of B's leaves `Self` over A' (`AL`), in order: the first
+/// refusal, or [`Admitted`].
+#[doc(hidden)]
+pub trait LeavesWalk<AL> {
+    type Out;
+}
+impl<AL> LeavesWalk<AL> for Nil {
+    type Out = Admitted;
+}
+impl<S: StaticForm, D: StaticForm, T, AL> LeavesWalk<AL> for Cons<(S, D), T>
+where
+    (S::IsZero, S::IsOne): Either2,
+    <(S::IsZero, S::IsOne) as Either2>::Out: Not,
+    D::IsZero: Not,
+    (
+        <<(S::IsZero, S::IsOne) as Either2>::Out as Not>::Output,
+        <D::IsZero as Not>::Output,
+    ): Both,
+    Live<S, D>: LeafStart<S, D, AL>,
+    <Live<S, D> as LeafStart<S, D, AL>>::Out: ThenLeaves<T, AL>,
+{
+    type Out = <<Live<S, D> as LeafStart<S, D, AL>>::Out as ThenLeaves<T, AL>>::Out;
+}
+
+/// After one leaf's walk: on to the next leaf when admitted, else stop.
+#[doc(hidden)]
+pub trait ThenLeaves<T, AL> {
+    type Out;
+}
+impl<T: LeavesWalk<AL>, AL> ThenLeaves<T, AL> for Admitted {
+    type Out = T::Out;
+}
+impl<T, AL, S, D, I, Cc> ThenLeaves<T, AL> for NotDividing<S, D, I, Cc> {
+    type Out = Self;
+}
+impl<T, AL, S, D, N, I, Cc> ThenLeaves<T, AL> for NotMultiple<S, D, N, I, Cc> {
+    type Out = Self;
+}
+
+/// One leaf's walk, from `Self` = whether it moves.
+#[doc(hidden)]
+pub trait LeafStart<S, D, AL> {
+    type Out;
+}
+impl<S, D, AL> LeafStart<S, D, AL> for B0 {
+    type Out = Admitted;
+}
+impl<S: StaticInt, D: StaticInt, AL: ModeWalk<S, D, D::U, S::U, U0>> LeafStart<S, D, AL> for B1 {
+    type Out = AL::Out;
+}
+
+/// [`crate::algebra::admissible::walk_leaf`] over the modes `Self` of A'
+/// (all but the last), for leaf `S:D` with rest stride `R`, rest shape `T`
+/// (typenum) and mode index `I`.
+#[doc(hidden)]
+pub trait ModeWalk<S, D, R, T, I> {
+    type Out;
+}
+impl<S, D, R, T, I> ModeWalk<S, D, R, T, I> for Nil {
+    type Out = Admitted;
+}
+impl<X, S, D, R, T, I> ModeWalk<S, D, R, T, I> for Cons<X, Nil> {
+    type Out = Admitted;
+}
+impl<Sh: StaticInt, St, Y, Tl, S, D, R, T, I> ModeWalk<S, D, R, T, I>
+    for Cons<(Sh, St), Cons<Y, Tl>>
+where
+    <Sh as StaticInt>::U: crate::typelevel::int::StaticZeroTag,
+    ZeroOf<Sh>: ModeNonZero<S, D, R, T, I, Sh, Cons<Y, Tl>>,
+{
+    type Out = <ZeroOf<Sh> as ModeNonZero<S, D, R, T, I, Sh, Cons<Y, Tl>>>::Out;
+}
+type ZeroOf<Sh> = <<Sh as StaticInt>::U as crate::typelevel::int::StaticZeroTag>::IsZero;
+type Q<A, B> = <A as DivRem<B>>::Q;
+type Rm<A, B> = <A as DivRem<B>>::R;
+type IsZeroU<X> = <X as IsEqual<U0>>::Output;
+
+/// A mode of size 0 ends the walk (`B1`); otherwise (`B0`) the stride
+/// either steps over the mode (`R % c == 0`) or is resolved in it.
+#[doc(hidden)]
+pub trait ModeNonZero<S, D, R, T, I, Sh, Rest> {
+    type Out;
+}
+impl<S, D, R, T, I, Sh, Rest> ModeNonZero<S, D, R, T, I, Sh, Rest> for B1 {
+    type Out = Admitted;
+}
+impl<S, D, R, T, I, Sh: StaticInt, Rest> ModeNonZero<S, D, R, T, I, Sh, Rest> for B0
+where
+    R: DivRem<Sh::U>,
+    Rm<R, Sh::U>: IsEqual<U0>,
+    IsZeroU<Rm<R, Sh::U>>: StepOver<S, D, R, T, I, Sh, Rest>,
+{
+    type Out = <IsZeroU<Rm<R, Sh::U>> as StepOver<S, D, R, T, I, Sh, Rest>>::Out;
+}
+
+/// `R % c == 0` (`B1`): the leaf steps over the mode with stride `R / c`.
+#[doc(hidden)]
+pub trait StepOver<S, D, R, T, I, Sh, Rest> {
+    type Out;
+}
+impl<S, D, R, T, I: Add<B1>, Sh: StaticInt, Rest> StepOver<S, D, R, T, I, Sh, Rest> for B1
+where
+    R: DivRem<Sh::U>,
+    Rest: ModeWalk<S, D, Q<R, Sh::U>, T, Add1<I>>,
+{
+    type Out = <Rest as ModeWalk<S, D, Q<R, Sh::U>, T, Add1<I>>>::Out;
+}
+impl<S, D, R, T, I, Sh: StaticInt, Rest> StepOver<S, D, R, T, I, Sh, Rest> for B0
+where
+    Sh::U: DivRem<R>,
+    Rm<Sh::U, R>: IsEqual<U0>,
+    IsZeroU<Rm<Sh::U, R>>: InMode<S, D, R, T, I, Sh, Rest>,
+{
+    type Out = <IsZeroU<Rm<Sh::U, R>> as InMode<S, D, R, T, I, Sh, Rest>>::Out;
+}
+
+/// The stride does not step over the mode: `c % R != 0` (`B0`) ends the
+/// walk inside the mode when `(T - 1) * R < c`, else refuses; `c % R == 0`
+/// (`B1`) takes `n = c / R` elements of the mode.
+#[doc(hidden)]
+pub trait InMode<S, D, R, T, I, Sh, Rest> {
+    type Out;
+}
+type EndsIn<R, T, Sh> = <Prod<Sub1<T>, R> as IsLess<<Sh as StaticInt>::U>>::Output;
+impl<S, D, R, T, I, Sh: StaticInt, Rest> InMode<S, D, R, T, I, Sh, Rest> for B0
+where
+    T: Sub<B1>,
+    Sub1<T>: Mul<R>,
+    Prod<Sub1<T>, R>: IsLess<Sh::U>,
+    EndsIn<R, T, Sh>: EndsOr<S, D, I, Sh>,
+{
+    type Out = <EndsIn<R, T, Sh> as EndsOr<S, D, I, Sh>>::Out;
+}
+type NOf<R, Sh> = Q<<Sh as StaticInt>::U, R>;
+impl<S, D, R, T, I, Sh: StaticInt, Rest> InMode<S, D, R, T, I, Sh, Rest> for B1
+where
+    Sh::U: DivRem<R>,
+    T: IsLessOrEqual<NOf<R, Sh>>,
+    <T as IsLessOrEqual<NOf<R, Sh>>>::Output: Takes<S, D, R, T, I, Sh, Rest>,
+{
+    type Out = <<T as IsLessOrEqual<NOf<R, Sh>>>::Output as Takes<S, D, R, T, I, Sh, Rest>>::Out;
+}
+
+/// `B1`: the walk ends inside the mode (admitted); `B0`: refused.
+#[doc(hidden)]
+pub trait EndsOr<S, D, I, Sh> {
+    type Out;
+}
+impl<S, D, I, Sh> EndsOr<S, D, I, Sh> for B1 {
+    type Out = Admitted;
+}
+impl<S: ConstForm, D: ConstForm, I: ConstForm, Sh: ConstForm> EndsOr<S, D, I, Sh> for B0 {
+    type Out = NotDividing<Cf<S>, Cf<D>, Cf<I>, Cf<Sh>>;
+}
+
+/// `T <= n` (`B1`): the walk ends in the mode; otherwise `n` must divide
+/// `T`, and the walk goes on with stride 1 and rest shape `T / n`.
+#[doc(hidden)]
+pub trait Takes<S, D, R, T, I, Sh, Rest> {
+    type Out;
+}
+impl<S, D, R, T, I, Sh, Rest> Takes<S, D, R, T, I, Sh, Rest> for B1 {
+    type Out = Admitted;
+}
+impl<S, D, R, T, I, Sh: StaticInt, Rest> Takes<S, D, R, T, I, Sh, Rest> for B0
+where
+    Sh::U: DivRem<R>,
+    T: DivRem<NOf<R, Sh>>,
+    Rm<T, NOf<R, Sh>>: IsEqual<U0>,
+    IsZeroU<Rm<T, NOf<R, Sh>>>: Divides<S, D, R, T, I, Sh, Rest>,
+{
+    type Out = <IsZeroU<Rm<T, NOf<R, Sh>>> as Divides<S, D, R, T, I, Sh, Rest>>::Out;
+}
+/// `n` divides `T` (`B1`, go on) or not (`B0`, refuse).
+#[doc(hidden)]
+pub trait Divides<S, D, R, T, I, Sh, Rest> {
+    type Out;
+}
+impl<S: ConstForm, D: ConstForm, R, T, I: ConstForm, Sh: StaticInt + ConstForm, Rest>
+    Divides<S, D, R, T, I, Sh, Rest> for B0
+where
+    Sh::U: DivRem<R>,
+    NOf<R, Sh>: ConstForm,
+{
+    type Out = NotMultiple<Cf<S>, Cf<D>, Cf<NOf<R, Sh>>, Cf<I>, Cf<Sh>>;
+}
+impl<S, D, R, T, I: Add<B1>, Sh: StaticInt, Rest> Divides<S, D, R, T, I, Sh, Rest> for B1
+where
+    Sh::U: DivRem<R>,
+    T: DivRem<NOf<R, Sh>>,
+    Rest: ModeWalk<S, D, U1, Q<T, NOf<R, Sh>>, Add1<I>>,
+{
+    type Out = <Rest as ModeWalk<S, D, U1, Q<T, NOf<R, Sh>>, Add1<I>>>::Out;
+}
+
+/// After every leaf walked: the boundary check when B has two leaves or
+/// more, or the leaves' refusal.
+#[doc(hidden)]
+pub trait AfterLeaves<L, AL> {
+    type Out;
+}
+impl<AL> AfterLeaves<Nil, AL> for Admitted {
+    type Out = Admitted;
+}
+impl<X, AL> AfterLeaves<Cons<X, Nil>, AL> for Admitted {
+    type Out = Admitted;
+}
+impl<X, Y, T, AL: BoundaryWalk<Cons<X, Cons<Y, T>>, U1, U0>> AfterLeaves<Cons<X, Cons<Y, T>>, AL>
+    for Admitted
+{
+    type Out = AL::Out;
+}
+impl<L, AL, S, D, I, Cc> AfterLeaves<L, AL> for NotDividing<S, D, I, Cc> {
+    type Out = Self;
+}
+impl<L, AL, S, D, N, I, Cc> AfterLeaves<L, AL> for NotMultiple<S, D, N, I, Cc> {
+    type Out = Self;
+}
+
+/// The boundaries of A' (the products of its sizes, all but the last mode,
+/// up to a size 0) from `P` at mode `I`: at each, B's leaves' residues must
+/// add up to less than the boundary.
+#[doc(hidden)]
+pub trait BoundaryWalk<L, P, I> {
+    type Out;
+}
+impl<L, P, I> BoundaryWalk<L, P, I> for Nil {
+    type Out = Admitted;
+}
+impl<X, L, P, I> BoundaryWalk<L, P, I> for Cons<X, Nil> {
+    type Out = Admitted;
+}
+impl<Sh: StaticInt, St, Y, Tl, L, P, I> BoundaryWalk<L, P, I> for Cons<(Sh, St), Cons<Y, Tl>>
+where
+    <Sh as StaticInt>::U: crate::typelevel::int::StaticZeroTag,
+    ZeroOf<Sh>: Boundary<L, P, I, Sh, Cons<Y, Tl>>,
+{
+    type Out = <ZeroOf<Sh> as Boundary<L, P, I, Sh, Cons<Y, Tl>>>::Out;
+}
+/// One boundary, `P * c` (`Self`: whether `c` is 0, which ends the walk).
+#[doc(hidden)]
+pub trait Boundary<L, P, I, Sh, Rest> {
+    type Out;
+}
+impl<L, P, I, Sh, Rest> Boundary<L, P, I, Sh, Rest> for B1 {
+    type Out = Admitted;
+}
+type Bnd<P, Sh> = Prod<P, <Sh as StaticInt>::U>;
+type Past<L, P, Sh> = <<L as Residues<Bnd<P, Sh>>>::Out as IsGreaterOrEqual<Bnd<P, Sh>>>::Output;
+impl<L, P, I, Sh: StaticInt, Rest> Boundary<L, P, I, Sh, Rest> for B0
+where
+    P: Mul<Sh::U>,
+    L: Residues<Bnd<P, Sh>>,
+    <L as Residues<Bnd<P, Sh>>>::Out: IsGreaterOrEqual<Bnd<P, Sh>>,
+    Past<L, P, Sh>: Carries<L, Bnd<P, Sh>, I, Rest>,
+{
+    type Out = <Past<L, P, Sh> as Carries<L, Bnd<P, Sh>, I, Rest>>::Out;
+}
+/// The residues reach the boundary `P` (`B1`: refused) or not (`B0`: on).
+#[doc(hidden)]
+pub trait Carries<L, P, I, Rest> {
+    type Out;
+}
+impl<L, P: ConstForm, I: ConstForm, Rest> Carries<L, P, I, Rest> for B1 {
+    type Out = Overlap<Cf<I>, Cf<P>>;
+}
+impl<L, P, I: Add<B1>, Rest: BoundaryWalk<L, P, Add1<I>>> Carries<L, P, I, Rest> for B0 {
+    type Out = Rest::Out;
+}
+
+/// The sum of B's leaves' residues modulo `P`.
+#[doc(hidden)]
+pub trait Residues<P> {
+    type Out;
+}
+impl<P> Residues<P> for Nil {
+    type Out = U0;
+}
+impl<S: StaticForm, D: StaticForm, T: Residues<P>, P> Residues<P> for Cons<(S, D), T>
+where
+    (S::IsZero, S::IsOne): Either2,
+    <(S::IsZero, S::IsOne) as Either2>::Out: Not,
+    D::IsZero: Not,
+    (
+        <<(S::IsZero, S::IsOne) as Either2>::Out as Not>::Output,
+        <D::IsZero as Not>::Output,
+    ): Both,
+    Live<S, D>: Residue<S, D, P>,
+    <Live<S, D> as Residue<S, D, P>>::Out: Add<T::Out>,
+{
+    type Out = Sum<<Live<S, D> as Residue<S, D, P>>::Out, T::Out>;
+}
+/// One leaf's residue modulo `P` (`Self`: whether it moves).
+#[doc(hidden)]
+pub trait Residue<S, D, P> {
+    type Out;
+}
+impl<S, D, P> Residue<S, D, P> for B0 {
+    type Out = U0;
+}
+type DU<D> = <D as StaticInt>::U;
+impl<S, D: StaticInt, P> Residue<S, D, P> for B1
+where
+    DU<D>: DivRem<P>,
+    Rm<DU<D>, P>: IsEqual<U0>,
+    IsZeroU<Rm<DU<D>, P>>: ResidueOf<S, D, P>,
+{
+    type Out = <IsZeroU<Rm<DU<D>, P>> as ResidueOf<S, D, P>>::Out;
+}
+/// `d % p == 0` (`B1`): residue 0; otherwise by whether `d` divides `p`.
+#[doc(hidden)]
+pub trait ResidueOf<S, D, P> {
+    type Out;
+}
+impl<S, D, P> ResidueOf<S, D, P> for B1 {
+    type Out = U0;
+}
+impl<S, D: StaticInt, P> ResidueOf<S, D, P> for B0
+where
+    P: DivRem<DU<D>>,
+    Rm<P, DU<D>>: IsEqual<U0>,
+    IsZeroU<Rm<P, DU<D>>>: ResidueSplit<S, D, P>,
+{
+    type Out = <IsZeroU<Rm<P, DU<D>>> as ResidueSplit<S, D, P>>::Out;
+}
+/// `d` divides `p` (`B1`): `d * (min(p / d, s) - 1)`; otherwise
+/// `(s - 1) * d` when it is below `p` (the leaf ended inside a mode before
+/// the boundary), else 0 (left to the const check).
+#[doc(hidden)]
+pub trait ResidueSplit<S, D, P> {
+    type Out;
+}
+type Reach<S, D> = Prod<Sub1<<S as StaticInt>::U>, DU<D>>;
+impl<S: StaticInt, D: StaticInt, P> ResidueSplit<S, D, P> for B1
+where
+    P: DivRem<DU<D>>,
+    Q<P, DU<D>>: typenum::Min<S::U>,
+    Minimum<Q<P, DU<D>>, S::U>: Sub<B1>,
+    DU<D>: Mul<Sub1<Minimum<Q<P, DU<D>>, S::U>>>,
+{
+    type Out = Prod<DU<D>, Sub1<Minimum<Q<P, DU<D>>, S::U>>>;
+}
+impl<S: StaticInt, D: StaticInt, P> ResidueSplit<S, D, P> for B0
+where
+    S::U: Sub<B1>,
+    Sub1<S::U>: Mul<DU<D>>,
+    Reach<S, D>: IsLess<P>,
+    <Reach<S, D> as IsLess<P>>::Output: KeepIf<Reach<S, D>>,
+{
+    type Out = <<Reach<S, D> as IsLess<P>>::Output as KeepIf<Reach<S, D>>>::Out;
+}
+/// `X` when `B1`, 0 when `B0`.
+#[doc(hidden)]
+pub trait KeepIf<X> {
+    type Out;
+}
+impl<X> KeepIf<X> for B1 {
+    type Out = X;
+}
+impl<X> KeepIf<X> for B0 {
+    type Out = U0;
+}
+
+/// The verdict of `composition(A, B)` for layouts A and B.
+#[doc(hidden)]
+pub type VerdictOf<AS, AD, BS, BD> =
+    <(BS, BD) as CompositionVerdict<<Layout<AS, AD> as super::composition::CoalesceX>::Pairs>>::Out;
+
+/// The type checker's verdict on `composition(A, B)` for layouts A and B:
+/// the refusal, or `None` when admitted (or decided at run time).
+pub fn composition_verdict<A, B>() -> Option<CompositionError>
+where
+    A: super::composition::CoalesceX + crate::layout::LayoutParts,
+    B: crate::layout::LayoutParts,
+    (B::Shape, B::Stride): CompositionVerdict<A::Pairs>,
+    <(B::Shape, B::Stride) as CompositionVerdict<A::Pairs>>::Out: VerdictValue,
+{
+    <<(B::Shape, B::Stride) as CompositionVerdict<A::Pairs>>::Out as VerdictValue>::ERROR
+}
+
+/// The operation a refusal names: `composition(A, B)`.
+#[doc(hidden)]
+pub struct ComposeOp;
+/// The operation a refusal names: a divide, `A o (T, complement(T, A))`.
+#[doc(hidden)]
+pub struct DivideOp;
+/// The operation a refusal names: a product, `complement(A, ...) o B`.
+#[doc(hidden)]
+pub struct ProductOp;
+
+/// The verdict holds for the operation `Op`: [`Admitted`], or an unmet
+/// bound whose message states the refusal in CuTe notation.
+#[doc(hidden)]
+pub trait Holds<Op> {}
+impl<Op> Holds<Op> for Admitted {}
+
+/// `composition(A, B)`: a leaf of B steps across a mode of A unevenly
+/// (never holds: the refusal's message).
+///
+/// ```compile_fail,E0277
+/// use layout_core::{algebra::composition, layout};
+/// // error: composition: stride _2 of B's mode _3:_2 does not divide, and
+/// // is not divided by, A's mode 0 of size _3
+/// let _ = composition(layout!((3,4):(1,5)), layout!(3:2));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "composition: stride _{D} of B's mode _{S}:_{D} does not divide, and is not divided by, A's mode {I} of size _{CC}",
+    label = "A o B is not a layout: B's mode steps across a mode of A unevenly",
+    note = "A's modes are counted after coalescing A, from 0"
+)]
+pub trait CompositionNotDividing<const S: usize, const D: usize, const I: usize, const CC: usize> {}
+/// `composition(A, B)`: a leaf of B covers part of a mode of A and goes on
+/// past it (never holds: the refusal's message).
+#[diagnostic::on_unimplemented(
+    message = "composition: B's mode _{S}:_{D} covers _{N} of A's mode {I} (size _{CC}) but its size _{S} is not a multiple of _{N}",
+    label = "A o B is not a layout: B's mode steps across a mode of A unevenly",
+    note = "A's modes are counted after coalescing A, from 0"
+)]
+pub trait CompositionNotMultiple<
+    const S: usize,
+    const D: usize,
+    const N: usize,
+    const I: usize,
+    const CC: usize,
+>
+{
+}
+/// `composition(A, B)`: B's modes add up past a boundary of A (never
+/// holds: the refusal's message).
+#[diagnostic::on_unimplemented(
+    message = "composition: B's modes overlap, so their offsets carry past A's mode {I} (boundary _{P})",
+    label = "A o B is not a layout: CuTe's result would differ from A(B(c))",
+    note = "A's modes are counted after coalescing A, from 0"
+)]
+pub trait CompositionOverlap<const I: usize, const P: usize> {}
+
+/// A divide `A o (T, complement(T, A))`: a leaf of the divisor steps across
+/// a mode of A unevenly (never holds: the refusal's message).
+#[diagnostic::on_unimplemented(
+    message = "logical_divide: the tiler does not divide A: stride _{D} of the divisor's mode _{S}:_{D} does not divide, and is not divided by, A's mode {I} of size _{CC}",
+    label = "the tiler does not divide this layout",
+    note = "the divisor is (tiler, complement of the tiler); A's modes are counted after coalescing A, from 0"
+)]
+pub trait DivideNotDividing<const S: usize, const D: usize, const I: usize, const CC: usize> {}
+/// A divide: a leaf of the divisor covers part of a mode of A and goes on
+/// past it (never holds: the refusal's message).
+#[diagnostic::on_unimplemented(
+    message = "logical_divide: the tiler does not divide A: the divisor's mode _{S}:_{D} covers _{N} of A's mode {I} (size _{CC}) but its size _{S} is not a multiple of _{N}",
+    label = "the tiler does not divide this layout",
+    note = "the divisor is (tiler, complement of the tiler); A's modes are counted after coalescing A, from 0"
+)]
+pub trait DivideNotMultiple<
+    const S: usize,
+    const D: usize,
+    const N: usize,
+    const I: usize,
+    const CC: usize,
+>
+{
+}
+/// A divide: the divisor's modes add up past a boundary of A (never
+/// holds: the refusal's message).
+#[diagnostic::on_unimplemented(
+    message = "logical_divide: the tiler does not divide A: the divisor's modes overlap, so their offsets carry past A's mode {I} (boundary _{P})",
+    label = "the tiler does not divide this layout",
+    note = "the divisor is (tiler, complement of the tiler); A's modes are counted after coalescing A, from 0"
+)]
+pub trait DivideOverlap<const I: usize, const P: usize> {}
+
+/// A product `complement(A, ...) o B`: a leaf of B steps across a mode of
+/// A's complement unevenly (never holds: the refusal's message).
+#[diagnostic::on_unimplemented(
+    message = "logical_product: stride _{D} of B's mode _{S}:_{D} does not divide, and is not divided by, mode {I} of size _{CC} of A's complement",
+    label = "B cannot be laid out in the complement of this layout",
+    note = "the product composes A's complement with B; its modes are counted after coalescing, from 0"
+)]
+pub trait ProductNotDividing<const S: usize, const D: usize, const I: usize, const CC: usize> {}
+/// A product: a leaf of B covers part of a mode of A's complement and goes
+/// on past it (never holds: the refusal's message).
+#[diagnostic::on_unimplemented(
+    message = "logical_product: B's mode _{S}:_{D} covers _{N} of mode {I} (size _{CC}) of A's complement but its size _{S} is not a multiple of _{N}",
+    label = "B cannot be laid out in the complement of this layout",
+    note = "the product composes A's complement with B; its modes are counted after coalescing, from 0"
+)]
+pub trait ProductNotMultiple<
+    const S: usize,
+    const D: usize,
+    const N: usize,
+    const I: usize,
+    const CC: usize,
+>
+{
+}
+/// A product: B's modes add up past a boundary of A's complement (never
+/// holds: the refusal's message).
+#[diagnostic::on_unimplemented(
+    message = "logical_product: B's modes overlap, so their offsets carry past mode {I} of A's complement (boundary _{P})",
+    label = "B cannot be laid out in the complement of this layout",
+    note = "the product composes A's complement with B; its modes are counted after coalescing, from 0"
+)]
+pub trait ProductOverlap<const I: usize, const P: usize> {}
+
+macro_rules! holds {
+    ($op:ty, $nd:ident, $nm:ident, $ov:ident) => {
+        impl<const S: usize, const D: usize, const I: usize, const CC: usize> Holds<$op>
+            for NotDividing<C<S>, C<D>, C<I>, C<CC>>
+        where
+            (): $nd<S, D, I, CC>,
+        {
+        }
+        impl<const S: usize, const D: usize, const N: usize, const I: usize, const CC: usize>
+            Holds<$op> for NotMultiple<C<S>, C<D>, C<N>, C<I>, C<CC>>
+        where
+            (): $nm<S, D, N, I, CC>,
+        {
+        }
+        impl<const I: usize, const P: usize> Holds<$op> for Overlap<C<I>, C<P>> where (): $ov<I, P> {}
+    };
+}
+holds!(
+    ComposeOp,
+    CompositionNotDividing,
+    CompositionNotMultiple,
+    CompositionOverlap
+);
+holds!(
+    DivideOp,
+    DivideNotDividing,
+    DivideNotMultiple,
+    DivideOverlap
+);
+holds!(
+    ProductOp,
+    ProductNotDividing,
+    ProductNotMultiple,
+    ProductOverlap
+);
+
+/// `Self`, a tiler of `A`, passes the type checker's admissibility check
+/// for the operation `Op` ([`ComposeOp`], [`DivideOp`] or [`ProductOp`]):
+/// a layout by the verdict on its composition (the impls are next to each
+/// operation), an integer as the layout it stands for, `_` always, and a
+/// tuple mode by mode. The checked traits (`Composition`, `DivideOnto`,
+/// `ProductOnto` and their zipped forms) require it.
+#[doc(hidden)]
+pub trait TilerAdmits<A, Op> {}
+impl<AS: Congruent<AD>, AD: IntTuple, BS: IntTuple, BD: IntTuple>
+    TilerAdmits<Layout<AS, AD>, ComposeOp> for Layout<BS, BD>
+where
+    Layout<AS, AD>: super::composition::CoalesceX,
+    (BS, BD): CompositionVerdict<<Layout<AS, AD> as super::composition::CoalesceX>::Pairs>,
+    VerdictOf<AS, AD, BS, BD>: Holds<ComposeOp>,
+{
+}
+impl<A, Op> TilerAdmits<A, Op> for crate::layout::coord::Underscore {}
+
+/// An integer tiler `N` on `Layout<AS, AD>` for the operation `Self`: the
+/// layout it stands for (`N:_1` in a composition, `make_layout(N)` in a
+/// product, and in a divide of a mode that is not a leaf; a divide of a
+/// leaf mode has one mode of A to compose with, nothing to check).
+#[doc(hidden)]
+pub trait IntAdmits<N, AS, AD> {}
+impl<N, AS, AD> IntAdmits<N, AS, AD> for ComposeOp where
+    Layout<N, C<1>>: TilerAdmits<Layout<AS, AD>, ComposeOp>
+{
+}
+impl<N, AS: IntTuple, AD> IntAdmits<N, AS, AD> for DivideOp where
+    AS::IsLeaf: IntDivideAdmits<N, AS, AD>
+{
+}
+impl<N: crate::layout::compact::Compact<C<1>>, AS, AD> IntAdmits<N, AS, AD> for ProductOp where
+    Layout<N, <N as crate::layout::compact::Compact<C<1>>>::Left>:
+        TilerAdmits<Layout<AS, AD>, ProductOp>
+{
+}
+/// [`IntAdmits`] of a divide, by whether A's mode is a leaf (`B1`).
+#[doc(hidden)]
+pub trait IntDivideAdmits<N, AS, AD> {}
+impl<N, AS, AD> IntDivideAdmits<N, AS, AD> for B1 {}
+impl<N: crate::layout::compact::Compact<C<1>>, AS, AD> IntDivideAdmits<N, AS, AD> for B0 where
+    Layout<N, <N as crate::layout::compact::Compact<C<1>>>::Left>:
+        TilerAdmits<Layout<AS, AD>, DivideOp>
+{
+}
+macro_rules! int_admits {
+    ($t:ty; $($g:tt)*) => {
+        impl<AS, AD, Op: IntAdmits<$t, AS, AD>, $($g)*> TilerAdmits<Layout<AS, AD>, Op> for $t {}
+    };
+}
+crate::typelevel::int::for_each_leaf!(int_admits);
+macro_rules! tuple_admits {
+    (() [$($t:ident $s:ident $d:ident $i:tt)+]; [$($rs:ident $rd:ident)*]) => {
+        impl<$($t, $s, $d,)+ $($rs, $rd,)* Op> TilerAdmits<Layout<($($s,)+ $($rs,)*), ($($d,)+ $($rd,)*)>, Op> for ($($t,)+)
+        where
+            $($t: TilerAdmits<Layout<$s, $d>, Op>,)+
+        {
+        }
+    };
+}
+crate::typelevel::list::for_tiler_ranks!(crate::algebra::admits::tuple_admits());
+pub(crate) use tuple_admits;
+macro_rules! tuple_leaf_admits {
+    ($leaf:ty; $($g:tt)*) => {
+        impl<T0: TilerAdmits<Layout<$leaf, D>, Op>, D, Op, $($g)*> TilerAdmits<Layout<$leaf, D>, Op> for (T0,) {}
+    };
+}
+crate::typelevel::int::for_each_leaf!(tuple_leaf_admits);
