@@ -719,72 +719,26 @@ holds!(
     ProductOverlap
 );
 
-/// `Self`, a tiler of `A`, passes the type checker's admissibility check
-/// for the operation `Op` ([`ComposeOp`], [`DivideOp`] or [`ProductOp`]):
-/// a layout by the verdict on its composition (the impls are next to each
-/// operation), an integer as the layout it stands for, `_` always, and a
-/// tuple mode by mode. The checked traits (`Composition`, `DivideOnto`,
-/// `ProductOnto` and their zipped forms) require it.
+/// The check of `composition(A, B)` for layouts `B` and `A`, decided when
+/// the checked trait asks whether it [`Holds`] (not when the unchecked
+/// operation is used: the verdict's type-level work is then not done).
 #[doc(hidden)]
-pub trait TilerAdmits<A, Op> {}
-impl<AS: Congruent<AD>, AD: IntTuple, BS: IntTuple, BD: IntTuple>
-    TilerAdmits<Layout<AS, AD>, ComposeOp> for Layout<BS, BD>
+pub struct CompositionCheck<B, A>(PhantomData<(B, A)>);
+impl<BS, BD, AS: Congruent<AD>, AD: IntTuple> Holds<ComposeOp>
+    for CompositionCheck<Layout<BS, BD>, Layout<AS, AD>>
 where
     Layout<AS, AD>: super::composition::CoalesceX,
     (BS, BD): CompositionVerdict<<Layout<AS, AD> as super::composition::CoalesceX>::Pairs>,
     VerdictOf<AS, AD, BS, BD>: Holds<ComposeOp>,
 {
 }
-impl<A, Op> TilerAdmits<A, Op> for crate::layout::coord::Underscore {}
-
-/// An integer tiler `N` on `Layout<AS, AD>` for the operation `Self`: the
-/// layout it stands for (`N:_1` in a composition, `make_layout(N)` in a
-/// product, and in a divide of a mode that is not a leaf; a divide of a
-/// leaf mode has one mode of A to compose with, nothing to check).
+/// The checks of a tuple tiler's modes: each must hold.
 #[doc(hidden)]
-pub trait IntAdmits<N, AS, AD> {}
-impl<N, AS, AD> IntAdmits<N, AS, AD> for ComposeOp where
-    Layout<N, C<1>>: TilerAdmits<Layout<AS, AD>, ComposeOp>
+pub struct Modes<T>(PhantomData<T>);
+impl<Op, V0: Holds<Op>> Holds<Op> for Modes<(V0,)> {}
+impl<Op, V0: Holds<Op>, V1: Holds<Op>> Holds<Op> for Modes<(V0, V1)> {}
+impl<Op, V0: Holds<Op>, V1: Holds<Op>, V2: Holds<Op>> Holds<Op> for Modes<(V0, V1, V2)> {}
+impl<Op, V0: Holds<Op>, V1: Holds<Op>, V2: Holds<Op>, V3: Holds<Op>> Holds<Op>
+    for Modes<(V0, V1, V2, V3)>
 {
 }
-impl<N, AS: IntTuple, AD> IntAdmits<N, AS, AD> for DivideOp where
-    AS::IsLeaf: IntDivideAdmits<N, AS, AD>
-{
-}
-impl<N: crate::layout::compact::Compact<C<1>>, AS, AD> IntAdmits<N, AS, AD> for ProductOp where
-    Layout<N, <N as crate::layout::compact::Compact<C<1>>>::Left>:
-        TilerAdmits<Layout<AS, AD>, ProductOp>
-{
-}
-/// [`IntAdmits`] of a divide, by whether A's mode is a leaf (`B1`).
-#[doc(hidden)]
-pub trait IntDivideAdmits<N, AS, AD> {}
-impl<N, AS, AD> IntDivideAdmits<N, AS, AD> for B1 {}
-impl<N: crate::layout::compact::Compact<C<1>>, AS, AD> IntDivideAdmits<N, AS, AD> for B0 where
-    Layout<N, <N as crate::layout::compact::Compact<C<1>>>::Left>:
-        TilerAdmits<Layout<AS, AD>, DivideOp>
-{
-}
-macro_rules! int_admits {
-    ($t:ty; $($g:tt)*) => {
-        impl<AS, AD, Op: IntAdmits<$t, AS, AD>, $($g)*> TilerAdmits<Layout<AS, AD>, Op> for $t {}
-    };
-}
-crate::typelevel::int::for_each_leaf!(int_admits);
-macro_rules! tuple_admits {
-    (() [$($t:ident $s:ident $d:ident $i:tt)+]; [$($rs:ident $rd:ident)*]) => {
-        impl<$($t, $s, $d,)+ $($rs, $rd,)* Op> TilerAdmits<Layout<($($s,)+ $($rs,)*), ($($d,)+ $($rd,)*)>, Op> for ($($t,)+)
-        where
-            $($t: TilerAdmits<Layout<$s, $d>, Op>,)+
-        {
-        }
-    };
-}
-crate::typelevel::list::for_tiler_ranks!(crate::algebra::admits::tuple_admits());
-pub(crate) use tuple_admits;
-macro_rules! tuple_leaf_admits {
-    ($leaf:ty; $($g:tt)*) => {
-        impl<T0: TilerAdmits<Layout<$leaf, D>, Op>, D, Op, $($g)*> TilerAdmits<Layout<$leaf, D>, Op> for (T0,) {}
-    };
-}
-crate::typelevel::int::for_each_leaf!(tuple_leaf_admits);

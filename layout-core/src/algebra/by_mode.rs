@@ -116,6 +116,7 @@ macro_rules! tuple_tiler_exact {
                 ($(<<$t as $T<Layout<$s, $d>>>::Logical as LayoutParts>::Shape,)+ $($rs,)*),
                 ($(<<$t as $T<Layout<$s, $d>>>::Logical as LayoutParts>::Stride,)+ $($rd,)*),
             >;
+            type Verdict = $crate::algebra::admits::Modes<($(<$t as $T<Layout<$s, $d>>>::Verdict,)+)>;
             const ERROR: Option<Text> = first_error(&[$(<$t as $T<Layout<$s, $d>>>::ERROR,)+]);
             #[inline(always)]
             #[allow(non_snake_case)]
@@ -146,6 +147,7 @@ macro_rules! tuple_tiler_exact {
                     ($(<<$t as $Z<Layout<$s, $d>>>::Zipped as $crate::algebra::by_mode::Halves>::D1,)+ $($rd,)*),
                 ),
             >;
+            type Verdict = $crate::algebra::admits::Modes<($(<$t as $Z<Layout<$s, $d>>>::Verdict,)+)>;
             const ERROR: Option<Text> = first_error(&[$(<$t as $Z<Layout<$s, $d>>>::ERROR,)+]);
             #[inline(always)]
             #[allow(non_snake_case)]
@@ -178,6 +180,7 @@ macro_rules! tuple_tiler_leaf {
                 (<<T0 as $T<Layout<$leaf, D>>>::Logical as LayoutParts>::Shape,),
                 (<<T0 as $T<Layout<$leaf, D>>>::Logical as LayoutParts>::Stride,),
             >;
+            type Verdict = <T0 as $T<Layout<$leaf, D>>>::Verdict;
             const ERROR: Option<Text> = <T0 as $T<Layout<$leaf, D>>>::ERROR;
             #[inline(always)]
             fn try_logical(self, a: Layout<$leaf, D>) -> Result<Self::Logical, LayoutError> {
@@ -200,6 +203,7 @@ macro_rules! tuple_tiler_leaf {
                     (<<T0 as $Z<Layout<$leaf, D>>>::Zipped as $crate::algebra::by_mode::Halves>::D1,),
                 ),
             >;
+            type Verdict = <T0 as $Z<Layout<$leaf, D>>>::Verdict;
             const ERROR: Option<Text> = <T0 as $Z<Layout<$leaf, D>>>::ERROR;
             #[inline(always)]
             fn try_zipped(self, a: Layout<$leaf, D>) -> Result<Self::Zipped, LayoutError> {

@@ -776,6 +776,10 @@ where
 pub trait ComposeOnto<A> {
     /// The result layout.
     type Output;
+    /// The type checker's verdict on static inputs ([`crate::algebra::admits`]):
+    /// `Admitted`, or the refusal the checked trait reports.
+    #[doc(hidden)]
+    type Verdict;
     /// Why `A o Self` is inadmissible, when every leaf involved is static
     /// (the build fails with this text); `None` otherwise.
     const ERROR: Option<Text>;
@@ -817,8 +821,9 @@ pub trait Composition<B>: CompositionOut<B> {
 // The admissibility of static inputs, decided by the type checker: here,
 // not in `ComposeOnto`, which the operations built on a composition use
 // unchecked (each names its own refusal).
-impl<A, B: ComposeOnto<A> + super::admits::TilerAdmits<A, super::admits::ComposeOp>> Composition<B>
-    for A
+impl<A, B: ComposeOnto<A>> Composition<B> for A
+where
+    B::Verdict: super::admits::Holds<super::admits::ComposeOp>,
 {
     const ERROR: Option<Text> = B::ERROR;
     #[inline(always)]
@@ -863,6 +868,7 @@ where
     (BS, BD): CompLayout<<Layout<AS, AD> as CoalesceX>::Pairs>,
 {
     type Output = CompositionOf<AS, AD, BS, BD>;
+    type Verdict = super::admits::CompositionCheck<Layout<BS, BD>, Layout<AS, AD>>;
     const ERROR: Option<Text> = ErrText::<Layout<AS, AD>, Layout<BS, BD>>::TEXT;
     #[inline(always)]
     fn compose_onto(self, a: Layout<AS, AD>) -> Self::Output {
@@ -946,6 +952,7 @@ pub fn try_composition<A: Composition<B>, B>(a: A, b: B) -> Result<A::Output, cr
 /// `_` as a tiler keeps the layout.
 impl<AS: Congruent<AD>, AD: IntTuple> ComposeOnto<Layout<AS, AD>> for Underscore {
     type Output = Layout<AS, AD>;
+    type Verdict = super::admits::Admitted;
     const ERROR: Option<Text> = None;
     #[inline(always)]
     fn compose_onto(self, a: Layout<AS, AD>) -> Layout<AS, AD> {
@@ -969,6 +976,7 @@ macro_rules! int_tiler {
             Layout<$t, C<1>>: ComposeOnto<Layout<AS, AD>>,
         {
             type Output = <Layout<$t, C<1>> as ComposeOnto<Layout<AS, AD>>>::Output;
+            type Verdict = <Layout<$t, C<1>> as ComposeOnto<Layout<AS, AD>>>::Verdict;
             const ERROR: Option<Text> = <Layout<$t, C<1>> as ComposeOnto<Layout<AS, AD>>>::ERROR;
             #[inline(always)]
             fn compose_onto(self, a: Layout<AS, AD>) -> Self::Output {
@@ -1015,6 +1023,7 @@ macro_rules! compose_tuple_tiler {
                 ($(<<$t as ComposeOnto<Layout<$s, $d>>>::Output as LayoutParts>::Shape,)+),
                 ($(<<$t as ComposeOnto<Layout<$s, $d>>>::Output as LayoutParts>::Stride,)+),
             >;
+            type Verdict = super::admits::Modes<($(<$t as ComposeOnto<Layout<$s, $d>>>::Verdict,)+)>;
             const ERROR: Option<Text> = first_error(&[$(<$t as ComposeOnto<Layout<$s, $d>>>::ERROR,)+]);
             compose_tuple_tiler!(@methods [$($t $s $d $i)+]; [$($rs $rd)*]);
         }
@@ -1065,6 +1074,7 @@ macro_rules! compose_tuple_tiler_leaf {
                 (<<T0 as ComposeOnto<Layout<$leaf, D>>>::Output as LayoutParts>::Shape,),
                 (<<T0 as ComposeOnto<Layout<$leaf, D>>>::Output as LayoutParts>::Stride,),
             >;
+            type Verdict = <T0 as ComposeOnto<Layout<$leaf, D>>>::Verdict;
             const ERROR: Option<Text> = <T0 as ComposeOnto<Layout<$leaf, D>>>::ERROR;
             #[inline(always)]
             fn compose_onto(self, a: Layout<$leaf, D>) -> Self::Output {

@@ -8,7 +8,7 @@
 //! skips the general complement ([`IntDivideCase`]): the same result for
 //! about half the compile time.
 
-use super::admits::{CompositionVerdict, DivideOp, Holds, TilerAdmits};
+use super::admits::{CompositionVerdict, DivideOp, Holds};
 use super::by_mode::Unpack;
 use super::coalesce::Coalesce;
 use super::complement::{ComplementOf, ComplementShape, ComplementStride, FilteredModes};
@@ -33,6 +33,10 @@ use typenum::{B0, B1};
 pub trait DivideParts<A> {
     /// The type of `logical_divide(A, Self)`.
     type Logical;
+    /// The type checker's verdict on static inputs ([`crate::algebra::admits`]):
+    /// `Admitted`, or the refusal the checked trait reports.
+    #[doc(hidden)]
+    type Verdict;
     /// Why the divide is inadmissible for static inputs, if it is.
     const ERROR: Option<Text>;
     /// `logical_divide(A, Self)`, or why its run-time leaves make it inadmissible.
@@ -50,6 +54,10 @@ pub trait DivideParts<A> {
 pub trait ZipDivideParts<A> {
     /// The type of `zipped_divide(A, Self)`.
     type Zipped;
+    /// The type checker's verdict on static inputs ([`crate::algebra::admits`]):
+    /// `Admitted`, or the refusal the checked trait reports.
+    #[doc(hidden)]
+    type Verdict;
     /// Why the divide is inadmissible for static inputs, if it is.
     const ERROR: Option<Text>;
     /// `zipped_divide(A, Self)`.
@@ -78,7 +86,7 @@ pub trait ZipDivideParts<A> {
 /// let _ = logical_divide(layout!((8,4):(4,1)), layout!(3:1));
 /// ```
 pub trait DivideOnto<A>: DivideParts<A> {}
-impl<A, T: DivideParts<A> + TilerAdmits<A, DivideOp>> DivideOnto<A> for T {}
+impl<A, T: DivideParts<A>> DivideOnto<A> for T where T::Verdict: Holds<DivideOp> {}
 
 /// [`ZipDivideParts`], checked as [`DivideOnto`] is (`zipped_divide`,
 /// `tiled_divide`, `flat_divide` and the tensors' forms require it).
@@ -89,12 +97,14 @@ impl<A, T: DivideParts<A> + TilerAdmits<A, DivideOp>> DivideOnto<A> for T {}
 /// assert_eq!(r.to_string(), "((_4,_2),(_2,_2)):((_4,_1),(_16,_2))");
 /// ```
 pub trait ZipDivideOnto<A>: ZipDivideParts<A> {}
-impl<A, T: ZipDivideParts<A> + TilerAdmits<A, DivideOp>> ZipDivideOnto<A> for T {}
+impl<A, T: ZipDivideParts<A>> ZipDivideOnto<A> for T where T::Verdict: Holds<DivideOp> {}
 
-/// The divide's verdict: A composed with the divisor
-/// `(T, complement(T, shape(coalesce(A))))`.
-impl<AS: Congruent<AD>, AD: IntTuple, BS: Congruent<BD>, BD: IntTuple>
-    TilerAdmits<Layout<AS, AD>, DivideOp> for Layout<BS, BD>
+/// The divide's check of tiler `T` on `A`: A composed with the divisor
+/// `(T, complement(T, shape(coalesce(A))))`, decided when asked.
+#[doc(hidden)]
+pub struct DivideCheck<T, A>(core::marker::PhantomData<(T, A)>);
+impl<AS: Congruent<AD>, AD: IntTuple, BS: Congruent<BD>, BD: IntTuple> Holds<DivideOp>
+    for DivideCheck<Layout<BS, BD>, Layout<AS, AD>>
 where
     Layout<AS, AD>: Coalesce + CoalesceX,
     <Layout<AS, AD> as Coalesce>::Output: LayoutParts,
@@ -144,6 +154,7 @@ where
     DivisorOf<AS, AD, BS, BD>: ComposeOnto<Layout<AS, AD>>,
 {
     type Logical = <DivisorOf<AS, AD, BS, BD> as ComposeOnto<Layout<AS, AD>>>::Output;
+    type Verdict = DivideCheck<Layout<BS, BD>, Layout<AS, AD>>;
     #[inline(always)]
     fn try_logical(self, a: Layout<AS, AD>) -> Result<Self::Logical, LayoutError> {
         super::complement::nonempty(
@@ -211,6 +222,7 @@ where
     Layout<BS, BD>: DivideParts<Layout<AS, AD>>,
 {
     type Zipped = <Layout<BS, BD> as DivideParts<Layout<AS, AD>>>::Logical;
+    type Verdict = <Layout<BS, BD> as DivideParts<Layout<AS, AD>>>::Verdict;
     const ERROR: Option<Text> = <Layout<BS, BD> as DivideParts<Layout<AS, AD>>>::ERROR;
     #[inline(always)]
     fn try_zipped(self, a: Layout<AS, AD>) -> Result<Self::Zipped, LayoutError> {
@@ -226,6 +238,7 @@ where
     (D0, D1): IntTuple,
 {
     type Zipped = Layout<(S0, S1), (D0, D1)>;
+    type Verdict = super::admits::Admitted;
     const ERROR: Option<Text> = None;
     #[inline(always)]
     fn try_zipped(self, a: Layout<(S0, S1), (D0, D1)>) -> Result<Self::Zipped, LayoutError> {
@@ -235,6 +248,7 @@ where
 
 impl<AS: Congruent<AD>, AD: IntTuple> DivideParts<Layout<AS, AD>> for Underscore {
     type Logical = Layout<AS, AD>;
+    type Verdict = super::admits::Admitted;
     const ERROR: Option<Text> = None;
     #[inline(always)]
     fn try_logical(self, a: Layout<AS, AD>) -> Result<Self::Logical, LayoutError> {
@@ -257,6 +271,8 @@ impl<AS: Congruent<AD>, AD: IntTuple> DivideParts<Layout<AS, AD>> for Underscore
 pub trait IntDivideCase<N, AS, AD> {
     /// The type of `logical_divide(A, n)`.
     type Logical;
+    /// The type checker's verdict.
+    type Verdict;
     /// Why the divide is inadmissible for static inputs, if it is.
     const ERROR: Option<Text>;
     /// `logical_divide(A, n)`.
@@ -268,6 +284,7 @@ where
     Layout<N, <N as Compact<C<1>>>::Left>: DivideParts<Layout<AS, AD>>,
 {
     type Logical = <Layout<N, <N as Compact<C<1>>>::Left> as DivideParts<Layout<AS, AD>>>::Logical;
+    type Verdict = <Layout<N, <N as Compact<C<1>>>::Left> as DivideParts<Layout<AS, AD>>>::Verdict;
     const ERROR: Option<Text> =
         <Layout<N, <N as Compact<C<1>>>::Left> as DivideParts<Layout<AS, AD>>>::ERROR;
     #[inline(always)]
@@ -308,6 +325,8 @@ where
 {
     type Logical =
         Layout<(Shp<Tile<N, S, D>>, Shp<Rest<N, S, D>>), (Std<Tile<N, S, D>>, Std<Rest<N, S, D>>)>;
+    // One mode of A to compose with: nothing for the type checker to refuse.
+    type Verdict = super::admits::Admitted;
     // The general chain's only static refusal here: a tiler of static size
     // 0 (its complement divides by it). A of static size 0 is divided as
     // CuTe divides it (a rest of ceil(0 / n) = 0); a single-mode A' has no
@@ -363,6 +382,7 @@ macro_rules! int_divide {
             AS::IsLeaf: IntDivideCase<$t, AS, AD>,
         {
             type Logical = <AS::IsLeaf as IntDivideCase<$t, AS, AD>>::Logical;
+            type Verdict = <AS::IsLeaf as IntDivideCase<$t, AS, AD>>::Verdict;
             const ERROR: Option<Text> = <AS::IsLeaf as IntDivideCase<$t, AS, AD>>::ERROR;
             #[inline(always)]
             fn try_logical(self, a: Layout<AS, AD>) -> Result<Self::Logical, LayoutError> {
@@ -374,6 +394,7 @@ macro_rules! int_divide {
             AS::IsLeaf: IntDivideCase<$t, AS, AD>,
         {
             type Zipped = <AS::IsLeaf as IntDivideCase<$t, AS, AD>>::Logical;
+            type Verdict = <AS::IsLeaf as IntDivideCase<$t, AS, AD>>::Verdict;
             const ERROR: Option<Text> = <AS::IsLeaf as IntDivideCase<$t, AS, AD>>::ERROR;
             #[inline(always)]
             fn try_zipped(self, a: Layout<AS, AD>) -> Result<Self::Zipped, LayoutError> {

@@ -14,7 +14,7 @@ use crate::typelevel::list::SizeList;
 use crate::typelevel::list::SizeT;
 use crate::typelevel::list::ZipModes;
 
-use super::admits::{CompositionVerdict, Holds, ProductOp, TilerAdmits};
+use super::admits::{CompositionVerdict, Holds, ProductOp};
 use super::by_mode::Unpack;
 use super::complement::{ComplementOf, ComplementShape, ComplementT, FilteredModes};
 use super::composition::{first_error, ComposeOnto};
@@ -38,6 +38,10 @@ use typenum::{And, Bit, B0, B1};
 pub trait ProductParts<A> {
     /// The type of `logical_product(A, Self)`.
     type Logical;
+    /// The type checker's verdict on static inputs ([`crate::algebra::admits`]):
+    /// `Admitted`, or the refusal the checked trait reports.
+    #[doc(hidden)]
+    type Verdict;
     /// Why the product is inadmissible for static inputs, if it is.
     const ERROR: Option<Text>;
     /// `logical_product(A, Self)`, or why its run-time leaves make it inadmissible.
@@ -55,6 +59,10 @@ pub trait ProductParts<A> {
 pub trait ZipProductParts<A> {
     /// The type of `zipped_product(A, Self)`.
     type Zipped;
+    /// The type checker's verdict on static inputs ([`crate::algebra::admits`]):
+    /// `Admitted`, or the refusal the checked trait reports.
+    #[doc(hidden)]
+    type Verdict;
     /// Why the product is inadmissible for static inputs, if it is.
     const ERROR: Option<Text>;
     /// `zipped_product(A, Self)`.
@@ -71,7 +79,7 @@ pub trait ZipProductParts<A> {
 /// assert_eq!(r.to_string(), "((_2,_2),_3):((_1,_2),_4)");
 /// ```
 pub trait ProductOnto<A>: ProductParts<A> {}
-impl<A, T: ProductParts<A> + TilerAdmits<A, ProductOp>> ProductOnto<A> for T {}
+impl<A, T: ProductParts<A>> ProductOnto<A> for T where T::Verdict: Holds<ProductOp> {}
 
 /// [`ZipProductParts`], checked as [`ProductOnto`] is (`zipped_product`,
 /// `tiled_product` and `flat_product` require it).
@@ -82,12 +90,14 @@ impl<A, T: ProductParts<A> + TilerAdmits<A, ProductOp>> ProductOnto<A> for T {}
 /// assert_eq!(r.to_string(), "((_2,_2),_3):((_1,_2),_4)");
 /// ```
 pub trait ZipProductOnto<A>: ZipProductParts<A> {}
-impl<A, T: ZipProductParts<A> + TilerAdmits<A, ProductOp>> ZipProductOnto<A> for T {}
+impl<A, T: ZipProductParts<A>> ZipProductOnto<A> for T where T::Verdict: Holds<ProductOp> {}
 
-/// The product's verdict: A's complement `complement(A, size(A) *
-/// cosize(B))` composed with B.
-impl<AS: Congruent<AD>, AD: IntTuple, BS: Congruent<BD>, BD: IntTuple>
-    TilerAdmits<Layout<AS, AD>, ProductOp> for Layout<BS, BD>
+/// The product's check of `B` on `A`: A's complement `complement(A,
+/// size(A) * cosize(B))` composed with B, decided when asked.
+#[doc(hidden)]
+pub struct ProductCheck<B, A>(core::marker::PhantomData<(B, A)>);
+impl<AS: Congruent<AD>, AD: IntTuple, BS: Congruent<BD>, BD: IntTuple> Holds<ProductOp>
+    for ProductCheck<Layout<BS, BD>, Layout<AS, AD>>
 where
     AS::Leaves: SizeList<C<1>>,
     BS::Leaves: ZipModes<BD::Leaves>,
@@ -171,6 +181,7 @@ where
         let (rs, rd) = self.compose_values(c)?.parts();
         Ok(Layout::raw((a.shape(), rs), (a.stride(), rd)))
     }
+    type Verdict = ProductCheck<Layout<BS, BD>, Layout<AS, AD>>;
     type Logical = Layout<
         (
             AS,
@@ -214,6 +225,7 @@ where
     Layout<BS, BD>: ProductParts<Layout<AS, AD>>,
 {
     type Zipped = <Layout<BS, BD> as ProductParts<Layout<AS, AD>>>::Logical;
+    type Verdict = <Layout<BS, BD> as ProductParts<Layout<AS, AD>>>::Verdict;
     const ERROR: Option<Text> = <Layout<BS, BD> as ProductParts<Layout<AS, AD>>>::ERROR;
     #[inline(always)]
     fn try_zipped(self, a: Layout<AS, AD>) -> Result<Self::Zipped, LayoutError> {
@@ -229,6 +241,7 @@ where
     (D0, D1): IntTuple,
 {
     type Zipped = Layout<(S0, S1), (D0, D1)>;
+    type Verdict = super::admits::Admitted;
     const ERROR: Option<Text> = None;
     #[inline(always)]
     fn try_zipped(self, a: Layout<(S0, S1), (D0, D1)>) -> Result<Self::Zipped, LayoutError> {
@@ -238,6 +251,7 @@ where
 
 impl<AS: Congruent<AD>, AD: IntTuple> ProductParts<Layout<AS, AD>> for Underscore {
     type Logical = Layout<AS, AD>;
+    type Verdict = super::admits::Admitted;
     const ERROR: Option<Text> = None;
     #[inline(always)]
     fn try_logical(self, a: Layout<AS, AD>) -> Result<Self::Logical, LayoutError> {
@@ -254,6 +268,7 @@ macro_rules! int_product {
             Layout<$t, <$t as Compact<C<1>>>::Left>: ProductParts<Layout<AS, AD>>,
         {
             type Logical = <Layout<$t, <$t as Compact<C<1>>>::Left> as ProductParts<Layout<AS, AD>>>::Logical;
+            type Verdict = <Layout<$t, <$t as Compact<C<1>>>::Left> as ProductParts<Layout<AS, AD>>>::Verdict;
             const ERROR: Option<Text> = <Layout<$t, <$t as Compact<C<1>>>::Left> as ProductParts<Layout<AS, AD>>>::ERROR;
             #[inline(always)]
             fn try_logical(self, a: Layout<AS, AD>) -> Result<Self::Logical, LayoutError> {
@@ -271,6 +286,7 @@ macro_rules! int_zip_product {
             Layout<$t, <$t as Compact<C<1>>>::Left>: ZipProductParts<Layout<AS, AD>>,
         {
             type Zipped = <Layout<$t, <$t as Compact<C<1>>>::Left> as ZipProductParts<Layout<AS, AD>>>::Zipped;
+            type Verdict = <Layout<$t, <$t as Compact<C<1>>>::Left> as ZipProductParts<Layout<AS, AD>>>::Verdict;
             const ERROR: Option<Text> = <Layout<$t, <$t as Compact<C<1>>>::Left> as ZipProductParts<Layout<AS, AD>>>::ERROR;
             #[inline(always)]
             fn try_zipped(self, a: Layout<AS, AD>) -> Result<Self::Zipped, LayoutError> {

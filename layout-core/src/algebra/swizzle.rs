@@ -111,17 +111,13 @@ impl<Sw: fmt::Display, Sh: Congruent<D>, D: IntTuple> fmt::Display
     }
 }
 
-/// A swizzle composed with a layout: nothing for the type checker to refuse.
-impl<const B: u32, const M: u32, const S: i32, Sh, D>
-    super::admits::TilerAdmits<Swizzle<B, M, S>, super::admits::ComposeOp> for Layout<Sh, D>
-{
-}
-
 /// `composition(Swizzle, layout)` puts the swizzle after the layout.
 impl<const B: u32, const M: u32, const S: i32, Sh: Congruent<D>, D: IntTuple>
     ComposeOnto<Swizzle<B, M, S>> for Layout<Sh, D>
 {
     type Output = ComposedLayout<Swizzle<B, M, S>, Layout<Sh, D>>;
+    // A swizzle composed with a layout: nothing for the type checker to refuse.
+    type Verdict = super::admits::Admitted;
     const ERROR: Option<Text> = None;
     #[inline(always)]
     fn compose_onto(self, a: Swizzle<B, M, S>) -> Self::Output {

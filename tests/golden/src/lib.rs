@@ -130,7 +130,29 @@ pub fn probe<A, T, Op>(_a: &A, _t: &T) -> Probe<A, T, Op> {
 pub trait ViaAdmits {
     fn admitted(&self) -> bool;
 }
-impl<A, T: layout_core::algebra::admits::TilerAdmits<A, Op>, Op> ViaAdmits for Probe<A, T, Op> {
+/// The unchecked trait of an operation's tiler, by its marker: its verdict.
+pub trait VerdictFor<A, Op> {
+    type V;
+}
+impl<A, T: layout_core::algebra::ComposeOnto<A>>
+    VerdictFor<A, layout_core::algebra::admits::ComposeOp> for T
+{
+    type V = T::Verdict;
+}
+impl<A, T: layout_core::algebra::DivideParts<A>>
+    VerdictFor<A, layout_core::algebra::admits::DivideOp> for T
+{
+    type V = T::Verdict;
+}
+impl<A, T: layout_core::algebra::ProductParts<A>>
+    VerdictFor<A, layout_core::algebra::admits::ProductOp> for T
+{
+    type V = T::Verdict;
+}
+impl<A, T: VerdictFor<A, Op>, Op> ViaAdmits for Probe<A, T, Op>
+where
+    T::V: layout_core::algebra::admits::Holds<Op>,
+{
     fn admitted(&self) -> bool {
         true
     }
