@@ -1,10 +1,16 @@
 //! The composition's admissibility as the type checker decides it, for
 //! static inputs: [`crate::algebra::admissible::check_composition`] written
 //! as a type-level computation whose result is a verdict type
-//! ([`Admitted`], [`NotDividing`], [`NotMultiple`] or [`Overlap`]). The
-//! operations built on a composition require the verdict to be
-//! [`Admitted`] ([`Holds`]), so that `cargo check` refuses an inadmissible
-//! static input at the user's call with the values in CuTe notation.
+//! ([`Admitted`], [`NotDividing`], [`NotMultiple`] or [`Overlap`]).
+//!
+//! Each unchecked trait of a tiler (`ComposeOnto`, `DivideParts`,
+//! `ProductParts` and the zipped forms) names its check as an associated
+//! type, `Verdict` ([`CompositionCheck`], a divide's or a product's check,
+//! [`Modes`] for a tuple tiler); the checked traits (`Composition`,
+//! `DivideOnto`, `ProductOnto`, ...) require it to [`Holds`] for their
+//! operation, so that `cargo check` refuses an inadmissible static input at
+//! the user's call with the values in CuTe notation. The library's own
+//! uses of the unchecked traits never ask, and cost nothing.
 //!
 //! The verdict is computed by normalizing associated types, not by
 //! nested bounds: a refusal is then one unmet bound on the verdict type,
@@ -17,8 +23,8 @@
 //! that walks A' cleanly reaches a boundary `p` of A' in one of three ways:
 //! its stride is a multiple of `p` (residue 0), a divisor of `p` (residue
 //! `d * (min(p / d, s) - 1)`), or it ends inside a mode before `p`
-//! (residue `(s - 1) * d < p`). [`crate::algebra::admissible::max_residue`]'s
-//! other cases do not arise once every leaf has walked; where they would,
+//! (residue `(s - 1) * d < p`). The const check's `max_residue` has
+//! other cases, which do not arise once every leaf has walked; where they would,
 //! the residue is taken as 0 here (never a refusal the const check does
 //! not make), and the const check decides.
 //!
@@ -32,7 +38,6 @@
 //! ```
 
 use crate::error::CompositionError;
-use crate::layout::{Congruent, Layout};
 use crate::typelevel::arith::DivRem;
 use crate::typelevel::form::{Both, StTag, StaticForm};
 use crate::typelevel::int::{ConstForm, StaticInt, C};
@@ -98,7 +103,7 @@ impl<const I: usize, const P: usize> VerdictValue for Overlap<C<I>, C<P>> {
 type Cf<X> = <X as ConstForm>::C;
 
 /// The verdict on `A' o B`, B given as `(shape, stride)` and A' as its
-/// modes `AL` (`(shape, stride)` pairs, [`super::composition::CoalesceX`]).
+/// modes `AL` (`(shape, stride)` pairs, the composition's `CoalesceX`).
 /// A' of fewer than two modes has no boundary to cross: admitted at the
 /// cost of one impl selection.
 #[doc(hidden)]
@@ -544,23 +549,6 @@ impl<X> KeepIf<X> for B0 {
     type Out = U0;
 }
 
-/// The verdict of `composition(A, B)` for layouts A and B.
-#[doc(hidden)]
-pub type VerdictOf<AS, AD, BS, BD> =
-    <(BS, BD) as CompositionVerdict<<Layout<AS, AD> as super::composition::CoalesceX>::Pairs>>::Out;
-
-/// The type checker's verdict on `composition(A, B)` for layouts A and B:
-/// the refusal, or `None` when admitted (or decided at run time).
-pub fn composition_verdict<A, B>() -> Option<CompositionError>
-where
-    A: super::composition::CoalesceX + crate::layout::LayoutParts,
-    B: crate::layout::LayoutParts,
-    (B::Shape, B::Stride): CompositionVerdict<A::Pairs>,
-    <(B::Shape, B::Stride) as CompositionVerdict<A::Pairs>>::Out: VerdictValue,
-{
-    <<(B::Shape, B::Stride) as CompositionVerdict<A::Pairs>>::Out as VerdictValue>::ERROR
-}
-
 /// The operation a refusal names: `composition(A, B)`.
 #[doc(hidden)]
 pub struct ComposeOp;
@@ -719,19 +707,6 @@ holds!(
     ProductOverlap
 );
 
-/// The check of `composition(A, B)` for layouts `B` and `A`, decided when
-/// the checked trait asks whether it [`Holds`] (not when the unchecked
-/// operation is used: the verdict's type-level work is then not done).
-#[doc(hidden)]
-pub struct CompositionCheck<B, A>(PhantomData<(B, A)>);
-impl<BS, BD, AS: Congruent<AD>, AD: IntTuple> Holds<ComposeOp>
-    for CompositionCheck<Layout<BS, BD>, Layout<AS, AD>>
-where
-    Layout<AS, AD>: super::composition::CoalesceX,
-    (BS, BD): CompositionVerdict<<Layout<AS, AD> as super::composition::CoalesceX>::Pairs>,
-    VerdictOf<AS, AD, BS, BD>: Holds<ComposeOp>,
-{
-}
 /// The checks of a tuple tiler's modes: each must hold.
 #[doc(hidden)]
 pub struct Modes<T>(PhantomData<T>);

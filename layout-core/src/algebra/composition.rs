@@ -765,6 +765,37 @@ where
     };
 }
 
+/// The verdict of `composition(A, B)` for layouts A and B.
+#[doc(hidden)]
+pub type VerdictOf<AS, AD, BS, BD> =
+    <(BS, BD) as super::admits::CompositionVerdict<<Layout<AS, AD> as CoalesceX>::Pairs>>::Out;
+
+/// The type checker's verdict on `composition(A, B)` for layouts A and B:
+/// the refusal, or `None` when admitted (or decided at run time).
+pub fn composition_verdict<A, B>() -> Option<crate::error::CompositionError>
+where
+    A: CoalesceX + LayoutParts,
+    B: LayoutParts,
+    (B::Shape, B::Stride): super::admits::CompositionVerdict<A::Pairs>,
+    <(B::Shape, B::Stride) as super::admits::CompositionVerdict<A::Pairs>>::Out:
+        super::admits::VerdictValue,
+{
+    <<(B::Shape, B::Stride) as super::admits::CompositionVerdict<A::Pairs>>::Out as super::admits::VerdictValue>::ERROR
+}
+
+/// The check of `composition(A, B)` for layouts `B` and `A`, decided when
+/// the checked trait asks whether it [`Holds`] (not when the unchecked
+/// operation is used: the verdict's type-level work is then not done).
+#[doc(hidden)]
+pub struct CompositionCheck<B, A>(core::marker::PhantomData<(B, A)>);
+impl<BS, BD, AS: Congruent<AD>, AD: IntTuple> super::admits::Holds<super::admits::ComposeOp>
+    for CompositionCheck<Layout<BS, BD>, Layout<AS, AD>>
+where
+    Layout<AS, AD>: CoalesceX,
+    (BS, BD): super::admits::CompositionVerdict<<Layout<AS, AD> as CoalesceX>::Pairs>,
+    VerdictOf<AS, AD, BS, BD>: super::admits::Holds<super::admits::ComposeOp>,
+{
+}
 /// A right operand of composition (a layout, an integer, `_`, or a tuple
 /// of those): `A o Self`. The tiler is `Self` so that the compiler picks the
 /// impl from the tiler's type alone.
@@ -868,7 +899,7 @@ where
     (BS, BD): CompLayout<<Layout<AS, AD> as CoalesceX>::Pairs>,
 {
     type Output = CompositionOf<AS, AD, BS, BD>;
-    type Verdict = super::admits::CompositionCheck<Layout<BS, BD>, Layout<AS, AD>>;
+    type Verdict = CompositionCheck<Layout<BS, BD>, Layout<AS, AD>>;
     const ERROR: Option<Text> = ErrText::<Layout<AS, AD>, Layout<BS, BD>>::TEXT;
     #[inline(always)]
     fn compose_onto(self, a: Layout<AS, AD>) -> Self::Output {

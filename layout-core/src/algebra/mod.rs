@@ -28,7 +28,6 @@ pub mod tile;
 pub mod values;
 
 pub use crate::typelevel::arith::Leaf;
-pub use admits::composition_verdict;
 pub use by_mode::Unpack;
 pub use cast::{downcast, try_downcast, upcast, IntCeilDiv};
 pub use coalesce::{coalesce, try_coalesce, Coalesce};
@@ -37,7 +36,8 @@ pub use complement::{
     Complement, ComplementT, DefaultCotarget,
 };
 pub use composition::{
-    composition, composition_error, try_composition, CoalesceX, ComposeOnto, Composition,
+    composition, composition_error, composition_verdict, try_composition, CoalesceX, ComposeOnto,
+    Composition,
 };
 // Where bounds have always named them.
 pub use crate::layout::{LayoutParts, StaticText};
