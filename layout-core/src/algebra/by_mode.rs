@@ -15,7 +15,7 @@ use typenum::B0;
 use typenum::B1;
 
 macro_rules! tiler_fn {
-    ($T:ident; $(#[$m:meta])* $name:ident, $try:ident, $out:ty, |$a:ident, $t:ident| $body:expr $(, $($bound:tt)*)?) => {
+    ([$($T:tt)+]; $(#[$m:meta])* $name:ident, $try:ident, $out:ty, |$a:ident, $t:ident| $body:expr $(, $($bound:tt)*)?) => {
         $(#[$m])*
         ///
         /// # Panics
@@ -26,7 +26,7 @@ macro_rules! tiler_fn {
         #[track_caller]
         pub fn $name<A: LayoutParts, T>(a: A, t: T) -> $out
         where
-            T: $T<A>,
+            T: $($T)+,
             $($($bound)*)?
             $out: $crate::algebra::StaticResult,
             A::Shape: Congruent<A::Stride>,
@@ -49,7 +49,7 @@ macro_rules! tiler_fn {
         #[inline(always)]
         pub fn $try<A: LayoutParts, T>(a: A, t: T) -> Result<$out, LayoutError>
         where
-            T: $T<A>,
+            T: $($T)+,
             $($($bound)*)?
             $out: $crate::algebra::StaticResult,
             A::Shape: Congruent<A::Stride>,

@@ -408,7 +408,7 @@ crate::typelevel::int::for_each_leaf!(int_divide);
 super::by_mode::tuple_tiler!(DivideParts, ZipDivideParts);
 
 super::by_mode::tiler_fn!(
-    DivideOnto;
+    [DivideOnto<A>];
     /// CuTe's `logical_divide(A, T)`: `A o (T, complement(T, shape(coalesce(A))))`,
     /// by mode for a tuple tiler.
     ///
@@ -421,7 +421,7 @@ super::by_mode::tiler_fn!(
     logical_divide, try_logical_divide, T::Logical, |a, t| t.try_logical(a)
 );
 super::by_mode::tiler_fn!(
-    ZipDivideOnto;
+    [ZipDivideOnto<A>];
     /// CuTe's `zipped_divide(A, T)`: `((tile modes), (rest modes))`.
     ///
     /// ```
@@ -432,7 +432,7 @@ super::by_mode::tiler_fn!(
     zipped_divide, try_zipped_divide, <T as ZipDivideParts<A>>::Zipped, |a, t| t.try_zipped(a)
 );
 super::by_mode::tiler_fn!(
-    ZipDivideOnto;
+    [ZipDivideOnto<A>];
     /// CuTe's `tiled_divide(A, T)`: `((tile modes), rest0, rest1, ...)`.
     ///
     /// ```
@@ -443,7 +443,7 @@ super::by_mode::tiler_fn!(
     tiled_divide, try_tiled_divide, <<T as ZipDivideParts<A>>::Zipped as Unpack>::Tiled, |a, t| t.try_zipped(a).map(Unpack::tiled), <T as ZipDivideParts<A>>::Zipped: Unpack,
 );
 super::by_mode::tiler_fn!(
-    ZipDivideOnto;
+    [ZipDivideOnto<A>];
     /// CuTe's `flat_divide(A, T)`: `(tile0, tile1, ..., rest0, rest1, ...)`.
     ///
     /// ```

@@ -300,7 +300,7 @@ crate::typelevel::int::for_each_leaf!(int_zip_product);
 super::by_mode::tuple_tiler!(ProductParts, ZipProductParts);
 
 super::by_mode::tiler_fn!(
-    ProductOnto;
+    [ProductOnto<A>];
     /// CuTe's `logical_product(A, B)`: `(A, complement(A, size(A)*cosize(B)) o B)`.
     ///
     /// ```
@@ -312,7 +312,7 @@ super::by_mode::tiler_fn!(
     logical_product, try_logical_product, T::Logical, |a, t| t.try_logical(a)
 );
 super::by_mode::tiler_fn!(
-    ZipProductOnto;
+    [ZipProductOnto<A>];
     /// CuTe's `zipped_product(A, B)`: `((A modes), (product modes))`.
     ///
     /// ```
@@ -323,12 +323,12 @@ super::by_mode::tiler_fn!(
     zipped_product, try_zipped_product, <T as ZipProductParts<A>>::Zipped, |a, t| t.try_zipped(a)
 );
 super::by_mode::tiler_fn!(
-    ZipProductOnto;
+    [ZipProductOnto<A>];
     /// CuTe's `tiled_product(A, B)`: `((A modes), rest0, rest1, ...)`.
     tiled_product, try_tiled_product, <<T as ZipProductParts<A>>::Zipped as Unpack>::Tiled, |a, t| t.try_zipped(a).map(Unpack::tiled), <T as ZipProductParts<A>>::Zipped: Unpack,
 );
 super::by_mode::tiler_fn!(
-    ZipProductOnto;
+    [ZipProductOnto<A>];
     /// CuTe's `flat_product(A, B)`: `(a0, a1, ..., rest0, rest1, ...)`.
     flat_product, try_flat_product, <<T as ZipProductParts<A>>::Zipped as Unpack>::Flat, |a, t| t.try_zipped(a).map(Unpack::flat), <T as ZipProductParts<A>>::Zipped: Unpack,
 );
