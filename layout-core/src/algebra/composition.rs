@@ -783,17 +783,18 @@ where
     <<(B::Shape, B::Stride) as super::admits::CompositionVerdict<A::Pairs>>::Out as super::admits::VerdictValue>::ERROR
 }
 
-/// The check of `composition(A, B)` for layouts `B` and `A`, decided when
-/// the checked trait asks whether it [`Holds`] (not when the unchecked
-/// operation is used: the verdict's type-level work is then not done).
+/// The check of `composition(A, B)` for layouts `B` and `A`, whose A' has
+/// the modes `AL`, decided when the checked trait asks whether it holds
+/// (not when the unchecked operation is used: the verdict's type-level
+/// work is then not done).
 #[doc(hidden)]
-pub struct CompositionCheck<B, A>(core::marker::PhantomData<(B, A)>);
-impl<BS, BD, AS: Congruent<AD>, AD: IntTuple> super::admits::Holds<super::admits::ComposeOp>
-    for CompositionCheck<Layout<BS, BD>, Layout<AS, AD>>
+pub struct CompositionCheck<B, A, AL>(core::marker::PhantomData<(B, A, AL)>);
+impl<BS, BD, A, AL> super::admits::Holds<super::admits::ComposeOp>
+    for CompositionCheck<Layout<BS, BD>, A, AL>
 where
-    Layout<AS, AD>: CoalesceX,
-    (BS, BD): super::admits::CompositionVerdict<<Layout<AS, AD> as CoalesceX>::Pairs>,
-    VerdictOf<AS, AD, BS, BD>: super::admits::Holds<super::admits::ComposeOp>,
+    (BS, BD): super::admits::CompositionVerdict<AL>,
+    <(BS, BD) as super::admits::CompositionVerdict<AL>>::Out:
+        super::admits::Holds<super::admits::ComposeOp>,
 {
 }
 /// A right operand of composition (a layout, an integer, `_`, or a tuple
@@ -899,7 +900,8 @@ where
     (BS, BD): CompLayout<<Layout<AS, AD> as CoalesceX>::Pairs>,
 {
     type Output = CompositionOf<AS, AD, BS, BD>;
-    type Verdict = CompositionCheck<Layout<BS, BD>, Layout<AS, AD>>;
+    type Verdict =
+        CompositionCheck<Layout<BS, BD>, Layout<AS, AD>, <Layout<AS, AD> as CoalesceX>::Pairs>;
     const ERROR: Option<Text> = ErrText::<Layout<AS, AD>, Layout<BS, BD>>::TEXT;
     #[inline(always)]
     fn compose_onto(self, a: Layout<AS, AD>) -> Self::Output {

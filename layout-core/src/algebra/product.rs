@@ -93,26 +93,14 @@ pub trait ZipProductOnto<A>: ZipProductParts<A> {}
 impl<A, T: ZipProductParts<A>> ZipProductOnto<A> for T where T::Verdict: Holds<ProductOp> {}
 
 /// The product's check of `B` on `A`: A's complement `complement(A,
-/// size(A) * cosize(B))` composed with B, decided when asked.
+/// size(A) * cosize(B))` (its modes after coalescing, `CL`) composed with
+/// B, decided when asked.
 #[doc(hidden)]
-pub struct ProductCheck<B, A>(core::marker::PhantomData<(B, A)>);
-impl<AS: Congruent<AD>, AD: IntTuple, BS: Congruent<BD>, BD: IntTuple> Holds<ProductOp>
-    for ProductCheck<Layout<BS, BD>, Layout<AS, AD>>
+pub struct ProductCheck<B, A, CL>(core::marker::PhantomData<(B, A, CL)>);
+impl<BS, BD, A, CL> Holds<ProductOp> for ProductCheck<Layout<BS, BD>, A, CL>
 where
-    AS::Leaves: SizeList<C<1>>,
-    BS::Leaves: ZipModes<BD::Leaves>,
-    <BS::Leaves as ZipModes<BD::Leaves>>::Out: CosizeList<Known<typenum::U0>>,
-    <<BS::Leaves as ZipModes<BD::Leaves>>::Out as CosizeList<Known<typenum::U0>>>::Out: PlusOne,
-    (SizeT<AS>, CosizeT<BS, BD>): LMul,
-    Layout<AS, AD>: FilteredModes,
-    <Layout<AS, AD> as FilteredModes>::Triples: ComplementOf<MulT<SizeT<AS>, CosizeT<BS, BD>>>,
-    ProductComplement<AS, AD, BS, BD>: super::composition::CoalesceX,
-    (BS, BD): CompositionVerdict<
-        <ProductComplement<AS, AD, BS, BD> as super::composition::CoalesceX>::Pairs,
-    >,
-    <(BS, BD) as CompositionVerdict<
-        <ProductComplement<AS, AD, BS, BD> as super::composition::CoalesceX>::Pairs,
-    >>::Out: Holds<ProductOp>,
+    (BS, BD): CompositionVerdict<CL>,
+    <(BS, BD) as CompositionVerdict<CL>>::Out: Holds<ProductOp>,
 {
 }
 
@@ -159,6 +147,7 @@ where
     (SizeT<AS>, CosizeT<BS, BD>): LMul,
     Layout<AS, AD>: FilteredModes,
     <Layout<AS, AD> as FilteredModes>::Triples: ComplementOf<MulT<SizeT<AS>, CosizeT<BS, BD>>>,
+    ProductComplement<AS, AD, BS, BD>: super::composition::CoalesceX,
     Layout<BS, BD>: ComposeOnto<ProductComplement<AS, AD, BS, BD>>,
     <Layout<BS, BD> as ComposeOnto<ProductComplement<AS, AD, BS, BD>>>::Output: LayoutParts,
     MulT<SizeT<AS>, CosizeT<BS, BD>>: IntTuple,
@@ -181,7 +170,11 @@ where
         let (rs, rd) = self.compose_values(c)?.parts();
         Ok(Layout::raw((a.shape(), rs), (a.stride(), rd)))
     }
-    type Verdict = ProductCheck<Layout<BS, BD>, Layout<AS, AD>>;
+    type Verdict = ProductCheck<
+        Layout<BS, BD>,
+        Layout<AS, AD>,
+        <ProductComplement<AS, AD, BS, BD> as super::composition::CoalesceX>::Pairs,
+    >;
     type Logical = Layout<
         (
             AS,
