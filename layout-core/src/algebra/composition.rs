@@ -772,6 +772,17 @@ pub type VerdictOf<AS, AD, BS, BD> =
 
 /// The type checker's verdict on `composition(A, B)` for layouts A and B:
 /// the refusal, or `None` when admitted (or decided at run time).
+///
+/// ```
+/// use layout_core::{algebra::composition_verdict, error::CompositionError, layout_type};
+/// // B's mode 3:2 steps by 2 over A's first mode, of size 3.
+/// assert_eq!(
+///     composition_verdict::<layout_type!((3,4):(1,5)), layout_type!(3:2)>(),
+///     Some(CompositionError::NotDividing { s: 3, d: 2, i: 0, c: 3 })
+/// );
+/// // A run-time leaf: decided at run time.
+/// assert_eq!(composition_verdict::<layout_type!((3,4):(1,5)), layout_core::Layout<usize, layout_core::C<2>>>(), None);
+/// ```
 pub fn composition_verdict<A, B>() -> Option<crate::error::CompositionError>
 where
     A: CoalesceX + LayoutParts,
