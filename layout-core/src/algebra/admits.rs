@@ -5,7 +5,7 @@
 //!
 //! Each unchecked trait of a tiler (`ComposeOnto`, `DivideParts`,
 //! `ProductParts` and the zipped forms) names its check as an associated
-//! type, `Verdict` ([`CompositionCheck`], a divide's or a product's check,
+//! type, `Verdict` (the composition's, a divide's or a product's check,
 //! [`Modes`] for a tuple tiler); the checked traits (`Composition`,
 //! `DivideOnto`, `ProductOnto`, ...) require it to [`Holds`] for their
 //! operation, so that `cargo check` refuses an inadmissible static input at
