@@ -39,7 +39,7 @@
 
 use crate::error::CompositionError;
 use crate::typelevel::arith::DivRem;
-use crate::typelevel::form::{Both, StTag, StaticForm};
+use crate::typelevel::form::{Both, Either, StTag, StaticForm};
 use crate::typelevel::int::{ConstForm, StaticInt, C};
 use crate::typelevel::list::ZipModes;
 use crate::typelevel::tuple::{Cons, IntTuple, Nil, StaticBit};
@@ -167,25 +167,9 @@ where
 
 /// Whether leaf `S:D` moves: size above 1 and stride not 0.
 type Live<S, D> = <(
-    <<(<S as StaticForm>::IsZero, <S as StaticForm>::IsOne) as Either2>::Out as Not>::Output,
+    <<(<S as StaticForm>::IsZero, <S as StaticForm>::IsOne) as Either>::Out as Not>::Output,
     <<D as StaticForm>::IsZero as Not>::Output,
 ) as Both>::Out;
-/// `B1` when either bit is (a local copy of [`crate::typelevel::form::Either`]
-/// whose output is usable with `Not`).
-#[doc(hidden)]
-pub trait Either2 {
-    type Out: Not;
-}
-impl Either2 for (B0, B0) {
-    type Out = B0;
-}
-impl<X> Either2 for (B1, X) {
-    type Out = B1;
-}
-impl Either2 for (B0, B1) {
-    type Out = B1;
-}
-
 /// The walks of B's leaves `Self` over A' (`AL`), in order: the first
 /// refusal, or [`Admitted`].
 #[doc(hidden)]
@@ -197,11 +181,11 @@ impl<AL> LeavesWalk<AL> for Nil {
 }
 impl<S: StaticForm, D: StaticForm, T, AL> LeavesWalk<AL> for Cons<(S, D), T>
 where
-    (S::IsZero, S::IsOne): Either2,
-    <(S::IsZero, S::IsOne) as Either2>::Out: Not,
+    (S::IsZero, S::IsOne): Either,
+    <(S::IsZero, S::IsOne) as Either>::Out: Not,
     D::IsZero: Not,
     (
-        <<(S::IsZero, S::IsOne) as Either2>::Out as Not>::Output,
+        <<(S::IsZero, S::IsOne) as Either>::Out as Not>::Output,
         <D::IsZero as Not>::Output,
     ): Both,
     Live<S, D>: LeafStart<S, D, AL>,
@@ -466,11 +450,11 @@ impl<P> Residues<P> for Nil {
 }
 impl<S: StaticForm, D: StaticForm, T: Residues<P>, P> Residues<P> for Cons<(S, D), T>
 where
-    (S::IsZero, S::IsOne): Either2,
-    <(S::IsZero, S::IsOne) as Either2>::Out: Not,
+    (S::IsZero, S::IsOne): Either,
+    <(S::IsZero, S::IsOne) as Either>::Out: Not,
     D::IsZero: Not,
     (
-        <<(S::IsZero, S::IsOne) as Either2>::Out as Not>::Output,
+        <<(S::IsZero, S::IsOne) as Either>::Out as Not>::Output,
         <D::IsZero as Not>::Output,
     ): Both,
     Live<S, D>: Residue<S, D, P>,
