@@ -100,7 +100,7 @@ impl<const I: usize, const P: usize> VerdictValue for Overlap<C<I>, C<P>> {
 }
 
 /// A value as the `C<N>` a refusal prints.
-type Cf<X> = <X as ConstForm>::C;
+pub(crate) type Cf<X> = <X as ConstForm>::C;
 
 /// The verdict on `A' o B`, B given as `(shape, stride)` and A' as its
 /// modes `AL` (`(shape, stride)` pairs, the composition's `CoalesceX`).
@@ -165,11 +165,27 @@ where
         <<LeavesOf<BS, BD> as LeavesWalk<AL>>::Out as AfterLeaves<LeavesOf<BS, BD>, AL>>::Out;
 }
 
-/// Whether leaf `S:D` moves: size above 1 and stride not 0.
-type Live<S, D> = <(
-    <<(<S as StaticForm>::IsZero, <S as StaticForm>::IsOne) as Either>::Out as Not>::Output,
-    <<D as StaticForm>::IsZero as Not>::Output,
-) as Both>::Out;
+/// Whether leaf `S:D` moves: size above 1 and stride not 0 (`B1`).
+#[doc(hidden)]
+pub trait Moves {
+    type Bit;
+}
+impl<S: StaticForm, D: StaticForm> Moves for (S, D)
+where
+    (S::IsZero, S::IsOne): Either,
+    <(S::IsZero, S::IsOne) as Either>::Out: Not,
+    D::IsZero: Not,
+    (
+        <<(S::IsZero, S::IsOne) as Either>::Out as Not>::Output,
+        <D::IsZero as Not>::Output,
+    ): Both,
+{
+    type Bit = <(
+        <<(S::IsZero, S::IsOne) as Either>::Out as Not>::Output,
+        <D::IsZero as Not>::Output,
+    ) as Both>::Out;
+}
+type Live<S, D> = <(S, D) as Moves>::Bit;
 /// The walks of B's leaves `Self` over A' (`AL`), in order: the first
 /// refusal, or [`Admitted`].
 #[doc(hidden)]
@@ -179,15 +195,9 @@ pub trait LeavesWalk<AL> {
 impl<AL> LeavesWalk<AL> for Nil {
     type Out = Admitted;
 }
-impl<S: StaticForm, D: StaticForm, T, AL> LeavesWalk<AL> for Cons<(S, D), T>
+impl<S, D, T, AL> LeavesWalk<AL> for Cons<(S, D), T>
 where
-    (S::IsZero, S::IsOne): Either,
-    <(S::IsZero, S::IsOne) as Either>::Out: Not,
-    D::IsZero: Not,
-    (
-        <<(S::IsZero, S::IsOne) as Either>::Out as Not>::Output,
-        <D::IsZero as Not>::Output,
-    ): Both,
+    (S, D): Moves,
     Live<S, D>: LeafStart<S, D, AL>,
     <Live<S, D> as LeafStart<S, D, AL>>::Out: ThenLeaves<T, AL>,
 {
@@ -448,15 +458,9 @@ pub trait Residues<P> {
 impl<P> Residues<P> for Nil {
     type Out = U0;
 }
-impl<S: StaticForm, D: StaticForm, T: Residues<P>, P> Residues<P> for Cons<(S, D), T>
+impl<S, D, T: Residues<P>, P> Residues<P> for Cons<(S, D), T>
 where
-    (S::IsZero, S::IsOne): Either,
-    <(S::IsZero, S::IsOne) as Either>::Out: Not,
-    D::IsZero: Not,
-    (
-        <<(S::IsZero, S::IsOne) as Either>::Out as Not>::Output,
-        <D::IsZero as Not>::Output,
-    ): Both,
+    (S, D): Moves,
     Live<S, D>: Residue<S, D, P>,
     <Live<S, D> as Residue<S, D, P>>::Out: Add<T::Out>,
 {

@@ -22,7 +22,7 @@ use crate::typelevel::form::SameBit;
 use crate::typelevel::form::StTag;
 use crate::typelevel::list::{CeilDivShape, Pack, Push, Reverse, Sorted};
 
-use super::admits::{Admitted, Holds};
+use super::admits::{Admitted, Cf, Holds};
 use crate::layout::compact::Compact;
 use crate::layout::{Congruent, Layout};
 use crate::typelevel::arith::DivRem;
@@ -1207,7 +1207,6 @@ pub struct GapTuple<S, D, Cot>(core::marker::PhantomData<(S, D, Cot)>);
 /// The operation a refusal names: `complement(A, M)`.
 #[doc(hidden)]
 pub struct ComplementOp;
-type Cf<X> = <X as ConstForm>::C;
 impl<const S: usize, const D: usize> Holds<ComplementOp> for NotStacking<C<S>, C<D>> where
     (): ComplementNotStacking<S, D>
 {
