@@ -277,10 +277,14 @@ impl Gpu {
         self.sm80_gemm("hgemm_sm80", &C::PLAN, (a, b, c), dims)
     }
 
-    /// C = A · Bᵀ on Hopper (`wgmma`, TMA, clusters of two, persistent):
-    /// A m x k and B n x k f16, row-major, f32 accumulators, C m x n f16
-    /// row-major. Any M and N (the edge tiles are the kernel's), K a
-    /// multiple of 8 (TMA's 16-byte rows).
+    /// C = A · Bᵀ on Hopper (`wgmma`, TMA, persistent): A m x k and B n x
+    /// k f16, row-major, f32 accumulators, C m x n f16 row-major. Any M and
+    /// N (the edge tiles are the kernel's), K a multiple of 8 (TMA's
+    /// 16-byte rows). The entry is chosen per shape
+    /// ([`launch::sm90_gemm_entry`]): split-K (`hgemm_splitk_sm90`) where
+    /// the 128 x 256 tiles do not fill the GPU, else clusters of two
+    /// (`hgemm_sm90`), C stored by TMA when N is a multiple of 8
+    /// (`hgemm_tma_sm90`).
     ///
     /// # Errors
     ///
@@ -293,12 +297,14 @@ impl Gpu {
         c: &mut DeviceBuffer<f16>,
         dims: (usize, usize, usize),
     ) -> Result<(), Error> {
-        self.sm90_gemm("hgemm_sm90", (a, b), c, dims, Sm90Epilogue::Plain)
+        let (entry, splits) = launch::sm90_gemm_entry(false, dims, self.sms);
+        self.sm90_gemm_split(entry, splits, (a, b), c, dims)
     }
 
     /// C = A · Bᵀ on Hopper as [`Gpu::hgemm_sm90`], in bf16: A m x k and B
-    /// n x k bf16, row-major, f32 accumulators, C m x n bf16
-    /// (`gemm_bf16_sm90`).
+    /// n x k bf16, row-major, f32 accumulators, C m x n bf16, the entry
+    /// chosen per shape as there (`gemm_bf16_splitk_sm90`,
+    /// `gemm_bf16_tma_sm90` or `gemm_bf16_sm90`).
     ///
     /// # Errors
     ///
@@ -310,7 +316,8 @@ impl Gpu {
         c: &mut DeviceBuffer<bf16>,
         dims: (usize, usize, usize),
     ) -> Result<(), Error> {
-        self.sm90_gemm("gemm_bf16_sm90", (a, b), c, dims, Sm90Epilogue::Plain)
+        let (entry, splits) = launch::sm90_gemm_entry(true, dims, self.sms);
+        self.sm90_gemm_split(entry, splits, (a, b), c, dims)
     }
 
     /// [`Gpu::gemm_bf16_sm90`] with the TMA-store epilogue
@@ -423,6 +430,32 @@ impl Gpu {
             run = run.with_c(self.stream(), c)?;
         }
         run.launch_epilogue(self.stream(), &f, (a, b), c, epilogue)
+    }
+
+    /// [`Gpu::sm90_gemm`] for an entry of [`launch::sm90_gemm_entry`]'s
+    /// choice: a split-K entry with its splits, or another with none.
+    fn sm90_gemm_split<
+        T: layout_launch::TmaElement,
+        C: layout_launch::TmaElement + ValidAsZeroBits,
+    >(
+        &self,
+        entry: &'static str,
+        splits: usize,
+        (a, b): (&DeviceBuffer<T>, &DeviceBuffer<T>),
+        c: &mut DeviceBuffer<C>,
+        dims: (usize, usize, usize),
+    ) -> Result<(), Error> {
+        let Some(reduction) = launch::split_reduce_of(entry) else {
+            return self.sm90_gemm(entry, (a, b), c, dims, Sm90Epilogue::Plain);
+        };
+        let f = self.sm90_kernel(entry)?;
+        let reduce = self.sm90_kernel(reduction)?;
+        if self.empty_gemm(entry, (a.len(), b.len()), c, dims)? {
+            return Ok(());
+        }
+        HgemmSm90Launch::new(self.stream(), &f, Some(self.sms), a, b, dims)?
+            .with_splits(self.stream(), &reduce, splits)?
+            .launch_epilogue(self.stream(), &f, (a, b), c, Sm90Epilogue::Plain)
     }
 
     /// The attention family this GPU runs: the Hopper kernel on compute

@@ -169,18 +169,69 @@ impl HgemmOut for f16 {
 
 /// The Hopper GEMM entries built on `hgemm_sm90`'s plan with its full form
 /// (`layout_kernels_sm90::hgemm::FULL`), beside the forms of `FORMS`:
-/// bf16, bf16 with bias and GELU, and FP8 e4m3 with scales.
-pub const SM90_GEMMS: [&str; 4] = [
+/// bf16, bf16 with bias and GELU, FP8 e4m3 with scales, and C stored by
+/// TMA in bf16 and f16.
+pub const SM90_GEMMS: [&str; 5] = [
     "gemm_bf16_sm90",
     "gemm_bias_gelu_bf16_sm90",
     "gemm_e4m3_sm90",
     "gemm_bf16_tma_sm90",
+    "hgemm_tma_sm90",
 ];
+
+/// The split-K entries (the form `layout_kernels_sm90::hgemm::SPLIT_FORM`,
+/// [`HgemmSm90Launch::with_splits`]), f16 and bf16, and the reductions
+/// that follow each.
+pub const SM90_SPLIT_GEMMS: [&str; 2] = ["hgemm_splitk_sm90", "gemm_bf16_splitk_sm90"];
+/// The reduction of each of [`SM90_SPLIT_GEMMS`]: C in f16, in bf16.
+pub const SM90_SPLIT_REDUCES: [&str; 2] = ["gemm_splitk_reduce_f16", "gemm_splitk_reduce_bf16"];
+
+/// The reduction that follows the split-K entry `name`, if it is one.
+///
+/// ```
+/// use layout_gpu::launch::split_reduce_of;
+/// assert_eq!(split_reduce_of("gemm_bf16_splitk_sm90"), Some("gemm_splitk_reduce_bf16"));
+/// assert_eq!(split_reduce_of("hgemm_sm90"), None);
+/// ```
+pub fn split_reduce_of(name: &str) -> Option<&'static str> {
+    let i = SM90_SPLIT_GEMMS.iter().position(|n| *n == name)?;
+    Some(SM90_SPLIT_REDUCES[i])
+}
 
 /// Whether the entry `name` stores C by TMA (a map of C in place of C's
 /// slice, and the staging buffers' shared memory).
 pub fn tma_store_entry(name: &str) -> bool {
-    name == "gemm_bf16_tma_sm90"
+    matches!(name, "gemm_bf16_tma_sm90" | "hgemm_tma_sm90")
+}
+
+/// The Hopper dense GEMM entry the plan picks for (m, n, k) of `T` on a
+/// GPU of `sms` SMs, and its splits of K
+/// (`layout_kernels_sm90::hgemm::plan_splits` states the rule): the
+/// split-K entry where the tiles do not fill the GPU, else the cooperative
+/// one, with the TMA-store epilogue when C's rows are 16-byte multiples.
+/// `bf16` picks among the bf16 entries, else the f16 ones.
+///
+/// ```
+/// use layout_gpu::launch::sm90_gemm_entry;
+/// assert_eq!(sm90_gemm_entry(false, (4096, 4096, 4096), 132), ("hgemm_tma_sm90", 1));
+/// assert_eq!(sm90_gemm_entry(false, (4096, 4100, 4096), 132), ("hgemm_sm90", 1));
+/// assert_eq!(sm90_gemm_entry(true, (128, 4096, 14336), 132), ("gemm_bf16_splitk_sm90", 4));
+/// ```
+pub fn sm90_gemm_entry(
+    bf16: bool,
+    (m, n, k): (usize, usize, usize),
+    sms: u32,
+) -> (&'static str, usize) {
+    use layout_kernels_sm90::hgemm::{ceil_div, plan_splits, BK};
+    match plan_splits(m, n, ceil_div(k, BK), sms as usize) {
+        Some(splits) => (SM90_SPLIT_GEMMS[usize::from(bf16)], splits),
+        None => match (bf16, n % 8 == 0) {
+            (false, true) => ("hgemm_tma_sm90", 1),
+            (false, false) => ("hgemm_sm90", 1),
+            (true, true) => ("gemm_bf16_tma_sm90", 1),
+            (true, false) => ("gemm_bf16_sm90", 1),
+        },
+    }
 }
 
 /// The dynamic shared memory of the Hopper GEMM entry `name`.
@@ -221,6 +272,11 @@ pub struct HgemmSm90Launch {
     /// C's map and its buffer's address, for a TMA-store entry
     /// ([`HgemmSm90Launch::with_c`]).
     map_c: Option<(DeviceBuffer<TensorMap>, u64)>,
+    /// A split-K entry's splits, partials and reduction
+    /// ([`HgemmSm90Launch::with_splits`]).
+    split: Option<(u32, DeviceBuffer<f32>, Kernel)>,
+    /// The persistent grid's bound (`new`'s `sms`).
+    sms: Option<u32>,
     dims: (usize, usize, usize),
     grid: u32,
 }
@@ -241,7 +297,7 @@ impl HgemmSm90Launch {
         b: &DeviceBuffer<T>,
         (m, n, k): (usize, usize, usize),
     ) -> Result<Self, Error> {
-        use layout_kernels_sm90::hgemm::{ceil_div, BK_BYTES, BN, FORMS, FULL};
+        use layout_kernels_sm90::hgemm::{ceil_div, BK_BYTES, BN, FORMS, FULL, SPLIT_FORM};
         use layout_launch::TmaSwizzle;
         const OP: &str = "hgemm_sm90";
         let form = FORMS
@@ -253,6 +309,12 @@ impl HgemmSm90Launch {
                     .iter()
                     .find(|n| **n == f.name())
                     .map(|&n| (n, FULL))
+            })
+            .or_else(|| {
+                SM90_SPLIT_GEMMS
+                    .iter()
+                    .find(|n| **n == f.name())
+                    .map(|&n| (n, FORMS[SPLIT_FORM].1))
             });
         let Some((name, form)) = form else {
             return Err(Error::refused(OP, format!("no form '{}'", f.name())));
@@ -311,9 +373,54 @@ impl HgemmSm90Launch {
             form,
             maps,
             map_c: None,
+            split: None,
+            sms,
             dims: (m, n, k),
             grid: clusters * cluster,
         })
+    }
+
+    /// For a split-K entry: K cut into `splits` splits
+    /// (`layout_kernels_sm90::hgemm::split_range`), their f32 partials
+    /// allocated, one block per (tile, split) pair up to the grid `new`
+    /// chose; each launch then runs the entry, then `reduce` (its
+    /// [`SM90_SPLIT_REDUCES`] entry), which adds the partials up into C.
+    /// Refuses another entry or reduction, `splits` of 0 or over
+    /// `layout_kernels_sm90::hgemm::MAX_SPLITS`.
+    pub fn with_splits(
+        mut self,
+        stream: &Stream,
+        reduce: &Kernel,
+        splits: usize,
+    ) -> Result<Self, Error> {
+        use layout_kernels_sm90::hgemm::{ceil_div, split_partials, BN, MAX_SPLITS};
+        let Some(reduction) = split_reduce_of(self.name) else {
+            return Err(Error::refused(
+                self.name,
+                "splits of K are the split-K entries'".to_string(),
+            ));
+        };
+        expect(self.name, reduce, reduction)?;
+        if splits == 0 || splits > MAX_SPLITS {
+            return Err(Error::refused(
+                self.name,
+                format!("{splits} splits of K: from 1 to {MAX_SPLITS}"),
+            ));
+        }
+        let (m, n, _) = self.dims;
+        let work = ceil_div(m, self.form.bm()) * ceil_div(n, BN) * splits;
+        // One split stores C itself: no partials (a buffer of one float
+        // stands for none).
+        let partials = stream.zeros::<f32>(if splits == 1 {
+            1
+        } else {
+            split_partials(m, n, splits)
+        })?;
+        // As `new` chose: one block per unit of work, or at most one per SM.
+        let work = u32::try_from(work).unwrap_or(u32::MAX);
+        self.grid = self.sms.map_or(work, |s| work.min(s));
+        self.split = Some((splits as u32, partials, reduce.clone()));
+        Ok(self)
     }
 
     /// For a TMA-store entry: the map of C (m x n, row-major, 16-bit
@@ -433,6 +540,12 @@ impl HgemmSm90Launch {
         // the bias a slice of n bf16 (checked), the scales two f32, as
         // the entry's name requires (checked above); the form's threads
         // and the plan's dynamic shared memory, which the kernel checks too.
+        if SM90_SPLIT_GEMMS.contains(&self.name) && self.split.is_none() {
+            return Err(Error::refused(
+                op,
+                "a split-K entry is launched after `with_splits`".to_string(),
+            ));
+        }
         let tma = tma_store_entry(self.name);
         let map_c = match &self.map_c {
             Some((map, at)) if *at == address(stream, c) => Some(map),
@@ -452,8 +565,9 @@ impl HgemmSm90Launch {
                 .shared_bytes(sm90_smem(self.name) as u32)
                 .arg(&self.maps.0)
                 .arg(&self.maps.1);
-            let l = match map_c {
-                Some(map) if tma => l.arg(map),
+            let l = match (&self.split, map_c) {
+                (Some((splits, partials, _)), _) => l.slice_mut(c).slice(partials).scalar(*splits),
+                (None, Some(map)) if tma => l.arg(map),
                 _ => l.slice_mut(c),
             };
             let l = match epilogue {
@@ -461,7 +575,29 @@ impl HgemmSm90Launch {
                 Sm90Epilogue::Bias(bias) => l.slice(bias),
                 Sm90Epilogue::Scales(sa, sb) => l.scalar(sa).scalar(sb),
             };
-            l.scalar(m32).scalar(n32).scalar(k32).launch()
+            l.scalar(m32).scalar(n32).scalar(k32).launch()?;
+            if let Some((splits @ 2.., partials, reduce)) = &self.split {
+                use layout_kernels_sm90::hgemm::{split_row, REDUCE_THREADS};
+                let quads = m * split_row(n) / 4;
+                let blocks = u32::try_from(quads.div_ceil(REDUCE_THREADS))
+                    .map_err(|_| layout_launch::Error::Invalid(format!("{op}: too many blocks")))?;
+                // SAFETY: the reduction takes (partials, c, splits, m, n):
+                // the partials the entry just wrote for (m, n, splits)
+                // (allocated by `with_splits` to their length), C a slice
+                // of m x n 16-bit elements (checked above), one thread per
+                // 4 columns of a partial's padded row.
+                stream
+                    .launch(reduce)
+                    .grid(blocks)
+                    .block(REDUCE_THREADS as u32)
+                    .slice(partials)
+                    .slice_mut(c)
+                    .scalar(*splits)
+                    .scalar(m32)
+                    .scalar(n32)
+                    .launch()?;
+            }
+            Ok(())
         }
         .map_err(Error::Device)
     }

@@ -73,7 +73,9 @@ pub mod smem;
 /// `emulated` tests).
 pub mod bodies {
     pub use crate::attention::body::attention_body;
-    pub use crate::hgemm::body::{gemm_body, gemm_grouped_body, hgemm_body, COut, Groups};
+    pub use crate::hgemm::body::{
+        gemm_body, gemm_grouped_body, gemm_split_body, hgemm_body, split_reduce_body, COut, Groups,
+    };
 }
 
 #[cfg(all(target_arch = "nvptx64", feature = "entries"))]

@@ -714,3 +714,67 @@ fn flash_attn_fwd_sm90_d256() {
         0.3,
     );
 }
+
+/// Split-K (`gemm_split_body`, the form `SPLIT_FORM`, then
+/// `split_reduce_body`): f16 exact on integers for 1 to 4 splits of K (6
+/// K-blocks, the last partial: splits of 1 and 2 K-blocks; one split
+/// stores C itself), with partial tiles in M and N, one block per (tile,
+/// split) and one block taking every pair; an even and an odd N (C stored
+/// in words, or in halves).
+#[test]
+fn gemm_split_k_is_exact_on_integers() {
+    use layout_device::epilogue::{Plain, F16};
+    use layout_kernels_sm90::bodies::{gemm_split_body, split_reduce_body};
+    use layout_kernels_sm90::hgemm::{
+        split_partials, split_row, F16In, REDUCE_THREADS, SPLIT_FORM,
+    };
+    for (m, n, k) in [(130, 300, 328), (70, 259, 328)] {
+        let form = FORMS[SPLIT_FORM].1;
+        let a: Vec<f32> = (0..m * k).map(|x| int(x, 2)).collect();
+        let b: Vec<f32> = (0..n * k).map(|x| int(x + 5, 2)).collect();
+        let want: Vec<u16> = (0..m * n)
+            .map(|x| h(dot(&a, &b, k, x / n, x % n)))
+            .collect();
+        let ga = Buffer::from_slice(&a.iter().map(|&x| h(x)).collect::<Vec<_>>());
+        let gb = Buffer::from_slice(&b.iter().map(|&x| h(x)).collect::<Vec<_>>());
+        let map_a = TensorMap::tiled_2d(&ga, (m, k), k, (form.bm(), BK), TmaSwizzle::B128).unwrap();
+        let map_b = TensorMap::tiled_2d(&gb, (n, k), k, (BN, BK), TmaSwizzle::B128).unwrap();
+        let tiles = ceil_div(m, form.bm()) * ceil_div(n, BN);
+        for splits in 1..=4 {
+            for grid in [tiles * splits, 1] {
+                let what = format!("{m} x {n} x {k}, {splits} splits, grid {grid}");
+                let partials = Buffer::filled(f32::NAN, split_partials(m, n, splits));
+                let c = Buffer::filled(0xffffu16, m * n);
+                let (pa, pb, pp, pc) = (
+                    map_a.ptr(),
+                    map_b.ptr(),
+                    partials.global_mut(),
+                    c.global_mut(),
+                );
+                let launch = Launch::new("gemm_split", grid, form.threads())
+                    .shared_bytes(layout_kernels_sm90::hgemm::SMEM_BYTES);
+                let (mnk, s) = ((m as u32, n as u32, k as u32), splits as u32);
+                if let Err(e) = run(&launch, move || {
+                    gemm_split_body::<SPLIT_FORM, F16In, F16, HGEMM_SMEM>(pa, pb, (pc, pp), mnk, s)
+                }) {
+                    panic!("{what}: {e}")
+                }
+                // One split stores C itself; more leave partials to add.
+                if splits > 1 {
+                    let quads = m * split_row(n) / 4;
+                    let reduce =
+                        Launch::new("reduce", ceil_div(quads, REDUCE_THREADS), REDUCE_THREADS);
+                    let pr = partials.global();
+                    if let Err(e) = run(&reduce, move || {
+                        split_reduce_body::<F16, _>(pr, pc, (s, m as u32, n as u32), Plain)
+                    }) {
+                        panic!("{what}: reduce: {e}")
+                    }
+                }
+                if let Err(e) = c.check(&want, |x, y| x == y) {
+                    panic!("{what}: {e}")
+                }
+            }
+        }
+    }
+}

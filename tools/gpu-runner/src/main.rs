@@ -99,6 +99,10 @@ enum Command {
     /// table), next to a device copy of the same bytes, and the host's
     /// time to issue one.
     DecodeTime(decode::TimeArgs),
+    /// Time the Hopper dense GEMM the host's plan picks (split-K, or
+    /// clusters with C stored by TMA) at each --shape, on normal operands.
+    #[command(name = "gemm-time")]
+    GemmTime(sm90::sweep::TimeArgs),
     /// Run and check the Hopper kernels of layout-kernels-sm90 (PTX for
     /// sm_90a: `layout-ptx kernels/sm90 OUT --arch sm_90a`).
     Sm90 {
@@ -136,6 +140,7 @@ fn main() -> ExitCode {
             decode::prepare_decode(args).and_then(|job| decode::run_decode(&job))
         }
         Some(Command::DecodeTime(args)) => decode::time_decode(args),
+        Some(Command::GemmTime(args)) => sm90::sweep::time_gemm(args),
         Some(Command::Sm90 { ptx }) => match sm90::run(ptx) {
             Ok(true) => Ok(()),
             Ok(false) => {

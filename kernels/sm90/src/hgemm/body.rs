@@ -14,6 +14,7 @@ use super::{CONSUMER_REGISTERS, C_COLS, C_STAGE_BYTES, FORMS, PRODUCER_REGISTERS
 use crate::smem::HGEMM_SMEM;
 use layout_core::atom::{MmaAtom, SM90_64x256x16_F32F16F16_SS as Gmma};
 use layout_device::epilogue::{Fusion, OutElem, Plain, F16};
+use layout_device::{block_dim, each, Global, F4};
 use layout_device::{
     block_idx, cluster_ctarank, cluster_idx, cluster_sync, fence_tensormap_acquire, grid_dim,
     setmaxnreg_dec, setmaxnreg_inc, sync_threads_divergent, thread_idx, tma_load_2d,
@@ -32,6 +33,11 @@ pub enum COut {
     /// The map of C (m x n, row-major, 16-bit elements) with 64 x 64 boxes
     /// and the 128-byte swizzle.
     Tma(*const u64),
+    /// Split-K's f32 partials: split s's product of C's (r, c) at
+    /// `(s m + r) n_pad + c` (`super::split_partials`), which
+    /// [`split_reduce_body`] adds up into C; or, with one split, C itself
+    /// (as [`COut::Global`]).
+    Partials(GlobalMut<u16>, GlobalMut<f32>),
 }
 
 /// The block's share of the work: the tiles as the clusters see them
@@ -58,6 +64,9 @@ struct Work {
     m: usize,
     /// A grouped GEMM's groups (`None`: one dense problem).
     groups: Option<Groups>,
+    /// Splits of K per tile (1: none): tile `t` of `tiles` is split
+    /// `t / (tiles_m tiles_n)` of tile `t % (tiles_m tiles_n)`.
+    splits: usize,
 }
 
 /// A grouped GEMM's problems: group g is rows `offsets[g]..offsets[g + 1]`
@@ -89,6 +98,9 @@ struct Loc {
     b_row: usize,
     m_end: usize,
     tn: usize,
+    /// The K-blocks the tile's split covers, and the split.
+    kb: (usize, usize),
+    split: usize,
 }
 
 impl Work {
@@ -100,12 +112,16 @@ impl Work {
         let row_of = |tm: usize| (self.cluster as usize * tm + self.rank) * bm;
         match self.groups {
             None => {
-                let (tm, tn) = self.form.tile_of(tile, self.tiles_m, self.tiles_n);
+                let per_split = self.tiles_m * self.tiles_n;
+                let (mn, split) = (tile % per_split, tile / per_split);
+                let (tm, tn) = self.form.tile_of(mn, self.tiles_m, self.tiles_n);
                 Loc {
                     a_row: row_of(tm),
                     b_row: tn * BN,
                     m_end: self.m,
                     tn,
+                    kb: super::split_range(split, self.splits, self.kblocks),
+                    split,
                 }
             }
             Some(gs) => {
@@ -124,6 +140,8 @@ impl Work {
                             b_row: g * gs.n + tn * BN,
                             m_end: end,
                             tn,
+                            kb: (0, self.kblocks),
+                            split: 0,
                         };
                     }
                     left -= tiles_m * self.tiles_n;
@@ -160,7 +178,85 @@ pub fn gemm_body<const I: usize, In: Inputs, Out: OutElem, F: Fusion, Buf: Share
     mnk: (u32, u32, u32),
     fusion: F,
 ) {
-    gemm_inner::<I, In, Out, F, Buf>(map_a, map_b, c, mnk, fusion, None)
+    gemm_inner::<I, In, Out, F, Buf>(map_a, map_b, c, mnk, fusion, None, None)
+}
+
+/// Split-K's first step: A · Bᵀ as [`gemm_body`] with K cut into
+/// `splits` (each (tile, split) pair a unit of work, split s covering
+/// `super::split_range(s, splits, ..)` of the K-blocks), each split's
+/// product written in f32 to `partials` ([`COut::Partials`]);
+/// [`split_reduce_body`] then adds the splits up into C. With one split,
+/// C (`Out`) is stored directly, as [`gemm_body`] does, and there is
+/// nothing to reduce.
+#[inline(always)]
+pub fn gemm_split_body<const I: usize, In: Inputs, Out: OutElem, Buf: SharedBuffer>(
+    map_a: *const u64,
+    map_b: *const u64,
+    (c, partials): (GlobalMut<u16>, GlobalMut<f32>),
+    mnk: (u32, u32, u32),
+    splits: u32,
+) {
+    let c = COut::Partials(c, partials);
+    gemm_inner::<I, In, Out, Plain, Buf>(map_a, map_b, c, mnk, Plain, None, Some(splits))
+}
+
+/// Split-K's second step: C (m x n, `Out`) = fusion(the sum of the
+/// `splits` partials of [`gemm_split_body`]), each value's partials added
+/// in split order from +0 (the same bits every run). Thread t of the grid
+/// takes 4 columns of one row, `4 t` of the partials' padded rows
+/// (`super::split_row(n)` wide): all of a thread's loads are issued
+/// before its sums.
+#[inline(always)]
+pub fn split_reduce_body<Out: OutElem, F: Fusion>(
+    partials: Global<f32>,
+    c: GlobalMut<u16>,
+    (splits, m, n): (u32, u32, u32),
+    fusion: F,
+) {
+    let (splits, m, n) = (splits as usize, m as usize, n as usize);
+    let row = super::split_row(n);
+    let quad = block_idx().0 * block_dim().0 + thread_idx();
+    let (r, col) = (4 * quad / row, 4 * quad % row);
+    if r >= m || col >= n {
+        return;
+    }
+    let p4 = partials.cast::<F4>();
+    let at = |s: usize| ((s * m + r) * row + col) / 4;
+    let mut sum = [0.0f32; 4];
+    let mut s = 0;
+    // Up to 8 splits' loads in flight at a time.
+    while s < splits {
+        let mut got = [F4::default(); 8];
+        each::<8>(|i| {
+            if s + i < splits {
+                got[i] = p4.ld(at(s + i));
+            }
+        });
+        each::<8>(|i| {
+            if s + i < splits {
+                each::<4>(|j| sum[j] += got[i].0[j]);
+            }
+        });
+        s += 8;
+    }
+    let v = |j: usize| fusion.apply(sum[j], r, col + j);
+    let pairs = [Out::pack2(v(0), v(1)), Out::pack2(v(2), v(3))];
+    let at = r * n + col;
+    if n % 2 == 0 {
+        let c32 = words(c);
+        // n even: columns col..col + 4 lie in C two at a time.
+        each::<2>(|w| {
+            if col + 2 * w < n {
+                c32.st(at / 2 + w, pairs[w]);
+            }
+        });
+    } else {
+        each::<4>(|j| {
+            if col + j < n {
+                c.st(at + j, (pairs[j / 2] >> (16 * (j % 2))) as u16);
+            }
+        });
+    }
 }
 
 /// A grouped GEMM (a mixture-of-experts layer): for each group g,
@@ -181,7 +277,7 @@ pub fn gemm_grouped_body<const I: usize, In: Inputs, Out: OutElem, F: Fusion, Bu
 ) {
     let m = groups.offsets.ld(groups.count) as u32;
     let mnk = (m, groups.n as u32, k);
-    gemm_inner::<I, In, Out, F, Buf>(map_a, map_b, c, mnk, fusion, Some(groups))
+    gemm_inner::<I, In, Out, F, Buf>(map_a, map_b, c, mnk, fusion, Some(groups), None)
 }
 
 /// [`gemm_body`] and [`gemm_grouped_body`].
@@ -193,6 +289,7 @@ fn gemm_inner<const I: usize, In: Inputs, Out: OutElem, F: Fusion, Buf: SharedBu
     (m, n, k): (u32, u32, u32),
     fusion: F,
     groups: Option<Groups>,
+    splits: Option<u32>,
 ) {
     let form = const { FORMS[I].1 };
     let (consumers, cluster) = (form.consumers as u32, form.cluster as u32);
@@ -222,8 +319,13 @@ fn gemm_inner<const I: usize, In: Inputs, Out: OutElem, F: Fusion, Buf: SharedBu
     } else {
         (0, block_idx().0, grid_dim().0)
     };
+    let splits = match splits {
+        Some(0) => trap(),
+        Some(s) => s as usize,
+        None => 1,
+    };
     let tiles = match groups {
-        None => tiles_m * tiles_n,
+        None => tiles_m * tiles_n * splits,
         Some(gs) => {
             let per_tile = form.bm() * cluster as usize;
             (0..gs.count)
@@ -248,6 +350,7 @@ fn gemm_inner<const I: usize, In: Inputs, Out: OutElem, F: Fusion, Buf: SharedBu
         base,
         m,
         groups,
+        splits,
     };
     if t < 128 {
         if groups.is_none() {
@@ -270,16 +373,11 @@ fn gemm_inner<const I: usize, In: Inputs, Out: OutElem, F: Fusion, Buf: SharedBu
     // the entries declare (`*_EXPECT_INSTRUCTIONS`) no longer held.
     match c {
         COut::Global(c) => {
-            // C as words (used when n is even), over its even-length
-            // prefix: the cast traps on an odd number of halves.
-            let c32 = match layout_core::tensor::memory::Memory::window(c, 0, c.len() & !1) {
-                Some(even) => even.cast::<u32>(),
-                None => trap(),
-            };
+            let c32 = words(c);
             let mut tile = work.first;
             while tile < work.tiles {
                 let loc = work.locate(tile);
-                let acc = mma_tile::<In::Gmma>(&work, &mut consumer, rows, wg_thread);
+                let acc = mma_tile::<In::Gmma>(&work, &mut consumer, rows, wg_thread, loc.kb);
                 let (r0, c0) = (loc.a_row + rows, loc.tn * BN);
                 store_tile::<Out, F>(
                     fusion,
@@ -290,6 +388,22 @@ fn gemm_inner<const I: usize, In: Inputs, Out: OutElem, F: Fusion, Buf: SharedBu
                     wg_thread,
                     form.fast_stores,
                 );
+                tile += work.step;
+            }
+        }
+        COut::Partials(c, partials) => {
+            let c32 = words(c);
+            let mut tile = work.first;
+            while tile < work.tiles {
+                let loc = work.locate(tile);
+                let acc = mma_tile::<In::Gmma>(&work, &mut consumer, rows, wg_thread, loc.kb);
+                let (r0, c0) = (loc.a_row + rows, loc.tn * BN);
+                if work.splits == 1 {
+                    store_tile::<Out, F>(fusion, &acc, (c, c32), (m, n), (r0, c0), wg_thread, true);
+                } else {
+                    let limits = (loc.split * m + m, super::split_row(n));
+                    store_partials(&acc, partials, limits, (loc.split * m + r0, c0), wg_thread);
+                }
                 tile += work.step;
             }
         }
@@ -305,7 +419,7 @@ fn gemm_inner<const I: usize, In: Inputs, Out: OutElem, F: Fusion, Buf: SharedBu
             let mut tile = work.first;
             while tile < work.tiles {
                 let loc = work.locate(tile);
-                let acc = mma_tile::<In::Gmma>(&work, &mut consumer, rows, wg_thread);
+                let acc = mma_tile::<In::Gmma>(&work, &mut consumer, rows, wg_thread, loc.kb);
                 let (r0, c0) = (loc.a_row + rows, loc.tn * BN);
                 store_tile_tma::<Out, F, Buf>(
                     fusion,
@@ -324,6 +438,16 @@ fn gemm_inner<const I: usize, In: Inputs, Out: OutElem, F: Fusion, Buf: SharedBu
                 tma_store_wait::<0>();
             }
         }
+    }
+}
+
+/// C as words (used when n is even), over its even-length prefix: the
+/// cast traps on an odd number of halves.
+#[inline(always)]
+fn words(c: GlobalMut<u16>) -> GlobalMut<u32> {
+    match layout_core::tensor::memory::Memory::window(c, 0, c.len() & !1) {
+        Some(even) => even.cast::<u32>(),
+        None => trap(),
     }
 }
 
@@ -346,7 +470,7 @@ fn produce<Buf: SharedBuffer>(
     let mut tile = work.first;
     while tile < work.tiles {
         let loc = work.locate(tile);
-        for kb in 0..work.kblocks {
+        for kb in loc.kb.0..loc.kb.1 {
             let slot = producer.acquire();
             let s = slot.stage() as usize;
             let full = slot.barrier();
@@ -387,6 +511,7 @@ fn mma_tile<G: GmmaInstr<Acc = [f32; 128], A = u64>>(
     consumer: &mut Consumer<STAGES>,
     rows: usize,
     wg_thread: usize,
+    (kb0, kb1): (usize, usize),
 ) -> [f32; 128] {
     let (a_bytes, b_at) = (work.form.a_bytes(), work.form.b_at());
     // From a constant: `[0f32; 128]` is written by a loop, whose run-time
@@ -395,7 +520,7 @@ fn mma_tile<G: GmmaInstr<Acc = [f32; 128], A = u64>>(
     let mut acc = ZERO;
     // The stage the `wgmma`s in flight read, released once they are done.
     let mut reading: Option<ConsumerSlot> = None;
-    for kb in 0..work.kblocks {
+    for kb in kb0..kb1 {
         let slot = consumer.wait();
         let s = slot.stage();
         let da = desc::<ATile>(work.base + s * a_bytes as u32 + 128 * rows as u32);
@@ -403,7 +528,7 @@ fn mma_tile<G: GmmaInstr<Acc = [f32; 128], A = u64>>(
         wgmma_fence();
         // The K-block's four K-steps, 32 bytes apart.
         let step = |d: layout_core::atom::gmma::GmmaDescriptor, ks: u32| d.advance(2 * ks).bits();
-        G::gmma::<false>(step(da, 0), step(db, 0), &mut acc, kb > 0);
+        G::gmma::<false>(step(da, 0), step(db, 0), &mut acc, kb > kb0);
         G::gmma::<false>(step(da, 1), step(db, 1), &mut acc, true);
         G::gmma::<false>(step(da, 2), step(db, 2), &mut acc, true);
         G::gmma::<false>(step(da, 3), step(db, 3), &mut acc, true);
@@ -427,6 +552,32 @@ fn mma_tile<G: GmmaInstr<Acc = [f32; 128], A = u64>>(
         }
     }
     acc
+}
+
+/// A consumer's 64 rows of a tile as f32 partials (rows `r0`.., columns
+/// `c0`.. of a plane `row` wide), rows from `end` on left out: values v
+/// and v + 1 (v even) are adjacent columns of one row; the plane's rows
+/// are padded to [`super::split_row`], so a pair lies in it whole.
+#[inline(always)]
+fn store_partials(
+    acc: &[f32; 128],
+    partials: GlobalMut<f32>,
+    (end, row): (usize, usize),
+    (r0, c0): (usize, usize),
+    wg_thread: usize,
+) {
+    let cl = <Gmma as MmaAtom>::CLayout::default();
+    each::<4>(|c| {
+        each::<16>(|j| {
+            let v = 32 * c + 2 * j;
+            let offset = cl.crd2idx((wg_thread, v));
+            let (r, col) = (r0 + offset % 64, c0 + offset / 64);
+            if r < end && col < row {
+                partials.st(r * row + col, acc[v]);
+                partials.st(r * row + col + 1, acc[v + 1]);
+            }
+        })
+    });
 }
 
 /// A consumer's 64 rows of a tile into C (row `r0`, column `c0`), each

@@ -196,6 +196,108 @@ pub unsafe extern "ptx-kernel" fn gemm_bf16_tma_sm90(
     )
 }
 
+/// [`hgemm_sm90`] with the TMA-store epilogue (as
+/// [`gemm_bf16_tma_sm90`], in f16).
+///
+/// # Safety
+/// As [`hgemm_sm90`], with `map_c` the tensor map (in global memory) of
+/// C, m x n f16 row-major, 64 x 64 boxes, the 128-byte swizzle.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn hgemm_tma_sm90(
+    map_a: *const u64,
+    map_b: *const u64,
+    map_c: *const u64,
+    m: u32,
+    n: u32,
+    k: u32,
+) {
+    use crate::hgemm::body::COut;
+    use crate::smem::GEMM_TMA_SMEM;
+    use layout_device::epilogue::{Plain, F16};
+    super::body::gemm_body::<0, super::F16In, F16, Plain, GEMM_TMA_SMEM>(
+        map_a,
+        map_b,
+        COut::Tma(map_c),
+        (m, n, k),
+        Plain,
+    )
+}
+
+/// Split-K's first step, for the shapes whose tiles do not fill the GPU
+/// (`crate::hgemm::plan_splits`): A · Bᵀ as [`hgemm_sm90`] in the form
+/// `crate::hgemm::SPLIT_FORM` (128 x 256 tiles, no clusters), each (tile,
+/// split of K) pair a block's work, each split's product written in f32
+/// to `partials` (`super::body::gemm_split_body`); a
+/// `gemm_splitk_reduce_*` entry then adds them up into C. One split
+/// stores C itself.
+macro_rules! split_entries {
+    ($($(#[$doc:meta])* $name:ident: $in:ty, $out:ty;)*) => {$(
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// As [`hgemm_sm90`] with A's box of 128 rows and B's of 256 (no
+        /// clusters); `c` covers m x n elements; `partials` holds
+        /// `crate::hgemm::split_partials(m, n, splits)` floats (none for
+        /// one split) that no other launch uses meanwhile; `splits` at
+        /// least 1.
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $name(
+            map_a: *const u64,
+            map_b: *const u64,
+            c: GlobalMut<u16>,
+            partials: GlobalMut<f32>,
+            splits: u32,
+            m: u32,
+            n: u32,
+            k: u32,
+        ) {
+            super::body::gemm_split_body::<{ crate::hgemm::SPLIT_FORM }, $in, $out, crate::smem::HGEMM_SMEM>(
+                map_a, map_b, (c, partials), (m, n, k), splits,
+            )
+        }
+    )*};
+}
+
+split_entries! {
+    /// f16 A, B and C.
+    hgemm_splitk_sm90: super::F16In, layout_device::epilogue::F16;
+    /// bf16 A, B and C.
+    gemm_bf16_splitk_sm90: super::Bf16In, layout_device::epilogue::Bf16;
+}
+
+/// Split-K's second step: C (m x n, row-major) = the sum of the `splits`
+/// partials of a split entry, in split order (`super::body::
+/// split_reduce_body`).
+macro_rules! reduce_entries {
+    ($($(#[$doc:meta])* $name:ident: $out:ty;)*) => {$(
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// `partials` as the split entry wrote them for (m, n, splits); `c`
+        /// covers m x n elements; blocks of `crate::hgemm::REDUCE_THREADS`
+        /// threads, one thread per 4 columns of a row
+        /// (`crate::hgemm::split_row(n)` / 4 per row).
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $name(
+            partials: layout_device::Global<f32>,
+            c: GlobalMut<u16>,
+            splits: u32,
+            m: u32,
+            n: u32,
+        ) {
+            use layout_device::epilogue::Plain;
+            super::body::split_reduce_body::<$out, _>(partials, c, (splits, m, n), Plain)
+        }
+    )*};
+}
+
+reduce_entries! {
+    /// C in f16.
+    gemm_splitk_reduce_f16: layout_device::epilogue::F16;
+    /// C in bf16.
+    gemm_splitk_reduce_bf16: layout_device::epilogue::Bf16;
+}
+
 /// A grouped GEMM in bf16 (a mixture-of-experts layer): for each group g
 /// of `groups`, C rows `offsets[g]..offsets[g + 1]` (n columns, bf16) =
 /// the same rows of A (k columns) times B_gᵀ, B_g rows `g n..(g + 1) n` of

@@ -221,6 +221,151 @@ impl Form {
     }
 }
 
+/// The form of the split-K entries (`hgemm_splitk_sm90`,
+/// `gemm_bf16_splitk_sm90`): [`FULL`] without clusters, 128 x 256 tiles
+/// each block alone. A cluster of two along M leaves its second block idle
+/// when M is at most 128 rows, and the split entries are chosen where the
+/// tiles are few.
+pub const SPLIT_FORM: usize = 5;
+/// The most splits of K the split-K entries take.
+pub const MAX_SPLITS: usize = 16;
+/// The split-K model's rates ([`plan_splits`]), fitted to H100 runs of
+/// `gpu-runner gemm-time --splits S`: a block streams its tiles' operands
+/// at 66 bytes/ns; the GPU reads A and B from memory at 3000 bytes/ns at
+/// most; split-K's partials are written and read back at 1300 bytes/ns
+/// and its second launch costs 5 µs.
+pub const SPLIT_MODEL: SplitModel = SplitModel {
+    block_bytes_per_ns: 66,
+    memory_bytes_per_ns: 3000,
+    partial_bytes_per_ns: 1300,
+    reduce_ns: 5000,
+};
+
+/// The rates of [`SPLIT_MODEL`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SplitModel {
+    /// Bytes per ns one block's TMA loads bring in.
+    pub block_bytes_per_ns: u64,
+    /// Bytes per ns the GPU reads from memory.
+    pub memory_bytes_per_ns: u64,
+    /// Bytes per ns of split-K's partials (written, then read).
+    pub partial_bytes_per_ns: u64,
+    /// The reduction's launch, in ns.
+    pub reduce_ns: u64,
+}
+
+impl SplitModel {
+    /// The model's time (ns) for (m, n) with `kblocks` K-blocks in
+    /// `splits` splits: the larger of one block's loads (a split's
+    /// K-blocks of a 128 x 256 tile's A and B) and the whole of A and B
+    /// read once; plus, with more than one split, the partials (f32,
+    /// written and read) and the reduction's launch.
+    ///
+    /// ```
+    /// use layout_kernels_sm90::hgemm::SPLIT_MODEL;
+    /// // 128 x 4096 x 4096 (64 K-blocks), 4 splits: 16 K-blocks of 48 KiB
+    /// // at 66 bytes/ns, 11915 ns (more than A and B once: 4224 rows of
+    /// // 8 KiB at 3000 bytes/ns, 11534 ns); then 4 partials of 128 x 4096
+    /// // f32 written and read, 16 MiB at 1300 bytes/ns (12905 ns), and
+    /// // the launch (5000 ns).
+    /// assert_eq!(SPLIT_MODEL.ns(128, 4096, 64, 4), 11915 + 12905 + 5000);
+    /// ```
+    pub const fn ns(&self, m: usize, n: usize, kblocks: usize, splits: usize) -> u64 {
+        let (m, n, kb, s) = (m as u64, n as u64, kblocks as u64, splits as u64);
+        let stage = (FULL.bm() + BN) as u64 * BK_BYTES as u64;
+        let block = kb.div_ceil(s) * stage / self.block_bytes_per_ns;
+        let memory = (m + n) * kb * BK_BYTES as u64 / self.memory_bytes_per_ns;
+        let loads = if block > memory { block } else { memory };
+        if s > 1 {
+            loads + self.reduce_ns + 8 * s * m * n / self.partial_bytes_per_ns
+        } else {
+            loads
+        }
+    }
+}
+
+/// The host's choice of entry for a dense GEMM of (m, n) with `kblocks`
+/// K-blocks on a GPU of `sms` SMs: `None`, the cooperative entry
+/// (`hgemm_sm90`: clusters of two 128 x 256 tiles along M, persistent);
+/// `Some(s)`, the split-K entry ([`SPLIT_FORM`]) with K cut into `s`
+/// splits (one: no split, C stored directly). The rule:
+///
+/// - with `t` tiles of 128 x 256, the cooperative entry when M is over 128
+///   rows and `t` fills the SMs (a cluster's second block idles when M is
+///   128 rows or fewer);
+/// - else the split entry, with the count of splits from 1 to
+///   `min(sms / t, 16, kblocks / 4)` that [`SPLIT_MODEL`] says is
+///   fastest (the fewest on a tie): (tile, split) pairs that fill the SMs
+///   at most once, weighed against the partials they write.
+///
+/// ```
+/// use layout_kernels_sm90::hgemm::plan_splits;
+/// // 4096³: 512 tiles, the cooperative entry.
+/// assert_eq!(plan_splits(4096, 4096, 64, 132), None);
+/// // M = 128, N = 4096, K = 14336: 16 tiles, 4 splits of 56 K-blocks.
+/// assert_eq!(plan_splits(128, 4096, 224, 132), Some(4));
+/// // M = 512, N = 4096, K = 4096: 64 tiles; 2 splits would write 32 MB of
+/// // partials to save 24 µs of loads: none.
+/// assert_eq!(plan_splits(512, 4096, 64, 132), Some(1));
+/// // The same with K = 14336: 2 splits.
+/// assert_eq!(plan_splits(512, 4096, 224, 132), Some(2));
+/// // M = 128, N = 128256: 501 tiles, one split, no clusters.
+/// assert_eq!(plan_splits(128, 128256, 64, 132), Some(1));
+/// // M = 512, N = 14336: 224 tiles, the cooperative entry.
+/// assert_eq!(plan_splits(512, 14336, 64, 132), None);
+/// ```
+// Inline: a host rule, not a function of the PTX.
+#[inline]
+pub const fn plan_splits(m: usize, n: usize, kblocks: usize, sms: usize) -> Option<usize> {
+    let tiles = ceil_div(m, FORMS[SPLIT_FORM].1.bm()) * ceil_div(n, BN);
+    if m > FORMS[SPLIT_FORM].1.bm() && tiles >= sms {
+        return None;
+    }
+    let mut most = sms / if tiles == 0 { 1 } else { tiles };
+    if most > MAX_SPLITS {
+        most = MAX_SPLITS;
+    }
+    if most > kblocks / STAGES {
+        most = kblocks / STAGES;
+    }
+    let (mut best, mut s) = (1, 2);
+    while s <= most {
+        if SPLIT_MODEL.ns(m, n, kblocks, s) < SPLIT_MODEL.ns(m, n, kblocks, best) {
+            best = s;
+        }
+        s += 1;
+    }
+    Some(best)
+}
+
+/// Split `s` of `splits`'s K-blocks, `begin..end` of `kblocks`: the
+/// splits differ by at most one K-block, none empty when `splits <=
+/// kblocks`.
+///
+/// ```
+/// use layout_kernels_sm90::hgemm::split_range;
+/// assert_eq!([0, 1, 2].map(|s| split_range(s, 3, 10)), [(0, 3), (3, 6), (6, 10)]);
+/// ```
+pub const fn split_range(s: usize, splits: usize, kblocks: usize) -> (usize, usize) {
+    (s * kblocks / splits, (s + 1) * kblocks / splits)
+}
+
+/// The width of a split-K partial's rows: N padded to a multiple of 4,
+/// so that a thread of the reduction reads 4 columns at once.
+pub const fn split_row(n: usize) -> usize {
+    n.div_ceil(4) * 4
+}
+
+/// The f32 partials of split-K's first step: `splits` planes of m rows of
+/// [`split_row`]`(n)`.
+pub const fn split_partials(m: usize, n: usize, splits: usize) -> usize {
+    splits * m * split_row(n)
+}
+
+/// Threads per block of split-K's reduction (`gemm_splitk_reduce_*`),
+/// each 4 columns of one row of C.
+pub const REDUCE_THREADS: usize = 256;
+
 /// Registers per consumer thread after `setmaxnreg` (the producer keeps
 /// [`PRODUCER_REGISTERS`]): 128 x (24 + 2 x 240) = 64512 of the SM's 65536.
 pub const CONSUMER_REGISTERS: u32 = 240;
@@ -417,6 +562,42 @@ pub const GEMM_BF16_TMA_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
     ("cp.async.bulk.tensor.2d.shared::cluster.global", 2),
     ("cp.async.bulk.tensor.2d.global.shared::cta", 4),
 ];
+
+/// `hgemm_tma_sm90`: `hgemm_sm90`'s threads.
+pub const HGEMM_TMA_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// `hgemm_tma_sm90`'s clusters.
+pub const HGEMM_TMA_SM90_CLUSTER_SIZE: u32 = 2;
+/// `hgemm_tma_sm90`'s four f16 `wgmma` per K-block, its two TMA loads and
+/// its four TMA stores of C per tile.
+pub const HGEMM_TMA_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
+    ("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16", 4),
+    ("cp.async.bulk.tensor.2d.shared::cluster.global", 2),
+    ("cp.async.bulk.tensor.2d.global.shared::cta", 4),
+];
+/// `hgemm_splitk_sm90`: the split form's threads, no clusters.
+pub const HGEMM_SPLITK_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// `hgemm_splitk_sm90`'s four f16 `wgmma` per K-block and its two TMA
+/// loads.
+pub const HGEMM_SPLITK_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
+    ("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16", 4),
+    ("cp.async.bulk.tensor", 2),
+];
+/// `gemm_bf16_splitk_sm90`: as `hgemm_splitk_sm90`.
+pub const GEMM_BF16_SPLITK_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// `gemm_bf16_splitk_sm90`'s four bf16 `wgmma` per K-block and its two TMA
+/// loads.
+pub const GEMM_BF16_SPLITK_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
+    ("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", 4),
+    ("cp.async.bulk.tensor", 2),
+];
+/// `gemm_splitk_reduce_f16`: [`REDUCE_THREADS`] threads.
+pub const GEMM_SPLITK_REDUCE_F16_LAUNCH_BOUNDS: (u32, u32) = (256, 1);
+/// `gemm_splitk_reduce_f16`'s loads: 16 bytes each, 8 splits at a time.
+pub const GEMM_SPLITK_REDUCE_F16_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[("ld.v4.b32", 8)];
+/// `gemm_splitk_reduce_bf16`: [`REDUCE_THREADS`] threads.
+pub const GEMM_SPLITK_REDUCE_BF16_LAUNCH_BOUNDS: (u32, u32) = (256, 1);
+/// `gemm_splitk_reduce_bf16`'s loads: 16 bytes each, 8 splits at a time.
+pub const GEMM_SPLITK_REDUCE_BF16_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[("ld.v4.b32", 8)];
 
 /// `gemm_grouped_bf16_sm90`: `hgemm_sm90_1wg`'s threads.
 pub const GEMM_GROUPED_BF16_SM90_LAUNCH_BOUNDS: (u32, u32) = (256, 1);

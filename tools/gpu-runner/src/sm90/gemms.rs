@@ -64,6 +64,17 @@ pub fn run(gpu: &Device, module: &Module) -> Result<bool, String> {
         ok &= check(s, module, sms, "gemm_bias_gelu_bf16_sm90", dims, Want::Gelu)?;
         ok &= check(s, module, sms, "gemm_e4m3_sm90", dims, Want::Exact(0.125))?;
     }
+    // Split-K with the plan's splits (4, 13, 4; N odd in the second).
+    for dims in [(64, 520, 1024), (200, 301, 4104), (128, 4096, 14336)] {
+        ok &= check(
+            s,
+            module,
+            sms,
+            "gemm_bf16_splitk_sm90",
+            dims,
+            Want::Exact(1.0),
+        )?;
+    }
     ok &= grouped_check(s, module, sms, &[0, 70, 129, 5, 300], (520, 72))?;
     ok &= grouped_check(s, module, sms, &[64, 2048, 1, 700], (4096, 4096))?;
     grouped_time(s, module, sms)?;
@@ -165,6 +176,11 @@ fn check(
         .map_err(text)?;
     let mut dc = s.upload(&vec![bf16::NAN; m * n]).map_err(text)?;
     let mut plan = ops.plan(s, &f, sms, (m, n, k))?;
+    if let Some(reduction) = layout_gpu::launch::split_reduce_of(name) {
+        let (_, splits) = layout_gpu::launch::sm90_gemm_entry(true, (m, n, k), sms);
+        let reduce = module.kernel(reduction).map_err(text)?;
+        plan = plan.with_splits(s, &reduce, splits).map_err(text)?;
+    }
     if layout_gpu::launch::tma_store_entry(name) {
         plan = plan.with_c(s, &dc).map_err(text)?;
     }

@@ -56,6 +56,18 @@ pub fn run(gpu: &Device, module: &Module) -> Result<bool, String> {
             (f, (1000, 1500, 1016)),
         ]);
     }
+    // C stored by TMA (N a multiple of 8), and the split-K entry with the
+    // plan's splits: 1 (C stored directly), 4, 13 with a partial K-block,
+    // 4 at a language model's (128, 4096, 14336), 1 past a tile row.
+    checks.extend([
+        ("hgemm_tma_sm90", (129, 264, 72)),
+        ("hgemm_tma_sm90", (1000, 1504, 1016)),
+        ("hgemm_splitk_sm90", (1, 1, 8)),
+        ("hgemm_splitk_sm90", (64, 520, 1024)),
+        ("hgemm_splitk_sm90", (200, 300, 4104)),
+        ("hgemm_splitk_sm90", (128, 4096, 14336)),
+        ("hgemm_splitk_sm90", (130, 7000, 512)),
+    ]);
     let mut ok = true;
     for (name, dims) in checks {
         ok &= check(gpu.stream(), module, sms, name, dims)?;
@@ -88,8 +100,24 @@ fn check(
     let upload = |v: &[i32]| s.upload(&v.iter().map(|&x| f16(x as f32)).collect::<Vec<_>>());
     let (da, db) = (upload(&a).map_err(text)?, upload(&b).map_err(text)?);
     let mut dc = s.upload(&vec![half::f16::NAN; m * n]).map_err(text)?;
-    let plan = HgemmSm90Launch::new(s, &f, Some(sms), &da, &db, (m, n, k)).map_err(text)?;
-    plan.launch(s, &f, (&da, &db), &mut dc).map_err(text)?;
+    let mut plan = HgemmSm90Launch::new(s, &f, Some(sms), &da, &db, (m, n, k)).map_err(text)?;
+    let mut name = name.to_string();
+    if let Some(reduction) = layout_gpu::launch::split_reduce_of(&name) {
+        let (_, splits) = layout_gpu::launch::sm90_gemm_entry(false, (m, n, k), sms);
+        let reduce = module.kernel(reduction).map_err(text)?;
+        plan = plan.with_splits(s, &reduce, splits).map_err(text)?;
+        name = format!("{name} ({splits} splits)");
+    }
+    if layout_gpu::launch::tma_store_entry(&name) {
+        plan = plan.with_c(s, &dc).map_err(text)?;
+    }
+    // Twice, C made NaN again before the second: every launch writes all
+    // of C (a split-K entry's partials are rewritten, not added to).
+    let nan = s.upload(&vec![half::f16::NAN; m * n]).map_err(text)?;
+    for _ in 0..2 {
+        s.copy(&nan, &mut dc).map_err(text)?;
+        plan.launch(s, &f, (&da, &db), &mut dc).map_err(text)?;
+    }
     let c = s.download(&dc).map_err(text)?;
     let want = |i: usize, j: usize| -> f32 {
         let dot: i64 = (0..k).map(|p| (a[i * k + p] * b[j * k + p]) as i64).sum();

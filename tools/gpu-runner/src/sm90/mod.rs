@@ -3,6 +3,7 @@
 
 mod gemms;
 mod hgemm;
+pub mod sweep;
 pub(crate) use hgemm::normal;
 
 use crate::text;
