@@ -100,10 +100,11 @@ pub trait ZipDivideOnto<A>: ZipDivideParts<A> {}
 impl<A, T: ZipDivideParts<A>> ZipDivideOnto<A> for T where T::Verdict: Holds<DivideOp> {}
 
 /// The divide's check of tiler `T` on `A`: A composed with the divisor
-/// `(T, complement(T, shape(coalesce(A))))`, decided when asked.
+/// `(T, complement(T, shape(coalesce(A))))`, decided when asked; its
+/// refusal names `Op` (a divide, or a tensor cut into tiles).
 #[doc(hidden)]
 pub struct DivideCheck<T, A>(core::marker::PhantomData<(T, A)>);
-impl<AS: Congruent<AD>, AD: IntTuple, BS: Congruent<BD>, BD: IntTuple> Holds<DivideOp>
+impl<Op, AS: Congruent<AD>, AD: IntTuple, BS: Congruent<BD>, BD: IntTuple> Holds<Op>
     for DivideCheck<Layout<BS, BD>, Layout<AS, AD>>
 where
     Layout<AS, AD>: Coalesce + CoalesceX,
@@ -112,7 +113,7 @@ where
     TilerModes<BS, BD>: ComplementOf<CoalescedShape<AS, AD>>,
     DivisorParts<AS, AD, BS, BD>: CompositionVerdict<<Layout<AS, AD> as CoalesceX>::Pairs>,
     <DivisorParts<AS, AD, BS, BD> as CompositionVerdict<<Layout<AS, AD> as CoalesceX>::Pairs>>::Out:
-        Holds<DivideOp>,
+        Holds<Op>,
 {
 }
 /// The divisor as `(shape, stride)`.

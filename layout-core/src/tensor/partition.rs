@@ -12,6 +12,7 @@
 //! thread coordinate is a run-time value (`usize`, tuples of `usize`, with
 //! `_` to keep a mode).
 
+use crate::algebra::admits::{Holds, TileOp};
 use crate::algebra::by_mode::Splice;
 use crate::algebra::tile::ProductEach;
 use crate::algebra::{
@@ -246,15 +247,32 @@ type ZippedOf<A, T> = <T as ZipDivideParts<A>>::Zipped;
 /// of code generic over its tiles that calls [`local_tile`] or
 /// [`inner_partition`] (`L: Partition<T, C>`), whatever the tiler and
 /// coordinate are. (A kernel generic over constant tile sizes needs no
-/// bound at all: see [`crate::instantiate`].)
-pub trait Partition<T, C>: Sized + Copy {
+/// bound at all: see [`crate::instantiate`].) With static leaves, a tile
+/// that does not divide the layout and a tile coordinate outside the grid
+/// are type errors; [`PartitionParts`] is the same without those checks.
+pub trait Partition<T, C>: PartitionParts<T, C> {}
+impl<A: LayoutParts + PartitionParts<T, C>, T, C> Partition<T, C> for A
+where
+    C: TileCoordIn<A::Shape, T>,
+    T: ZipDivideParts<A>,
+    // A static tile that does not divide is a type error (`cargo check`
+    // sees it), not only a refusal once constants are evaluated.
+    <T as ZipDivideParts<A>>::Verdict: Holds<TileOp>,
+{
+}
+
+/// [`Partition`] without its static checks: the inner partition's layout
+/// type and how to make it (its refusals at run time, or once constants
+/// are evaluated). A return type names `<L as PartitionParts<T, C>>::Inner`
+/// (or `L::Inner`), so that a refused tile is reported once, at the bound.
+pub trait PartitionParts<T, C>: Sized + Copy {
     /// The layout of `inner_partition(A, T, C)` (and `local_tile`).
     type Inner;
     /// The inner partition's layout and the offset of its first element.
     fn try_inner(self, t: T, c: C) -> Result<(Self::Inner, usize), LayoutError> {
         self.try_inner_as("inner_partition", t, c)
     }
-    /// [`Partition::try_inner`], its refusal naming `op`.
+    /// [`PartitionParts::try_inner`], its refusal naming `op`.
     #[doc(hidden)]
     fn try_inner_as(
         self,
@@ -267,10 +285,9 @@ pub trait Partition<T, C>: Sized + Copy {
     #[doc(hidden)]
     fn tiled_size(self, t: T) -> Result<usize, LayoutError>;
 }
-impl<A: LayoutParts + Copy, T, C> Partition<T, C> for A
+impl<A: LayoutParts + Copy, T, C> PartitionParts<T, C> for A
 where
     A::Shape: Congruent<A::Stride>,
-    C: TileCoordIn<A::Shape, T>,
     T: ZipDivideParts<A>,
     ZippedOf<A, T>: StaticResult + InnerOf<C> + LayoutParts,
 {
@@ -294,15 +311,24 @@ where
 
 /// A layout that `T` tiles and whose tiles `C` indexes: the bound of code
 /// generic over its tiles that calls [`outer_partition`] or
-/// [`local_partition`] (`L: OuterPartition<T, C>`).
-pub trait OuterPartition<T, C>: Sized + Copy {
+/// [`local_partition`] (`L: OuterPartition<T, C>`). With static leaves, a
+/// tile that does not divide the layout is a type error;
+/// [`OuterPartitionParts`] is the same without that check.
+pub trait OuterPartition<T, C>: OuterPartitionParts<T, C> {}
+impl<A: OuterPartitionParts<T, C>, T: ZipDivideParts<A>, C> OuterPartition<T, C> for A where
+    <T as ZipDivideParts<A>>::Verdict: Holds<TileOp>
+{
+}
+
+/// [`OuterPartition`] without its static check (see [`PartitionParts`]).
+pub trait OuterPartitionParts<T, C>: Sized + Copy {
     /// The layout of `outer_partition(A, T, C)`.
     type Outer;
     /// The outer partition's layout and the offset of its first element.
     fn try_outer(self, t: T, c: C) -> Result<(Self::Outer, usize), LayoutError> {
         self.try_outer_as("outer_partition", t, c)
     }
-    /// [`OuterPartition::try_outer`], its refusal naming `op`.
+    /// [`OuterPartitionParts::try_outer`], its refusal naming `op`.
     #[doc(hidden)]
     fn try_outer_as(
         self,
@@ -311,7 +337,7 @@ pub trait OuterPartition<T, C>: Sized + Copy {
         c: C,
     ) -> Result<(Self::Outer, usize), LayoutError>;
 }
-impl<A: LayoutParts + Copy, T, C> OuterPartition<T, C> for A
+impl<A: LayoutParts + Copy, T, C> OuterPartitionParts<T, C> for A
 where
     A::Shape: Congruent<A::Stride>,
     T: ZipDivideParts<A>,
@@ -515,7 +541,7 @@ pub fn local_tile_proj<E, L, T, C, P>(
     tiler: T,
     coord: C,
     proj: P,
-) -> Tensor<E, <L as Partition<<P as SliceCoord<T>>::Diced, <P as SliceCoord<C>>::Diced>>::Inner>
+) -> Tensor<E, <L as PartitionParts<<P as SliceCoord<T>>::Diced, <P as SliceCoord<C>>::Diced>>::Inner>
 where
     P: SliceCoord<T> + SliceCoord<C>,
     L: Partition<<P as SliceCoord<T>>::Diced, <P as SliceCoord<C>>::Diced>,
@@ -547,7 +573,10 @@ pub fn try_local_tile_proj<E, L, T, C, P>(
     coord: C,
     proj: P,
 ) -> Result<
-    Tensor<E, <L as Partition<<P as SliceCoord<T>>::Diced, <P as SliceCoord<C>>::Diced>>::Inner>,
+    Tensor<
+        E,
+        <L as PartitionParts<<P as SliceCoord<T>>::Diced, <P as SliceCoord<C>>::Diced>>::Inner,
+    >,
     LayoutError,
 >
 where
@@ -666,7 +695,7 @@ where
 
 /// The layout of thread `Thr`'s partition of a tensor of layout `L`.
 pub type ThreadPartition<L, Thr> =
-    <L as OuterPartition<<Thr as ThreadLayout>::Tiler, <Thr as ThreadLayout>::Coord>>::Outer;
+    <L as OuterPartitionParts<<Thr as ThreadLayout>::Tiler, <Thr as ThreadLayout>::Coord>>::Outer;
 
 impl<S: IdentityShape, L> Within<S, L> {
     /// Thread `thr_idx`'s part of the predicate, as [`local_partition`] of
