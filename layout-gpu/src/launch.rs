@@ -204,8 +204,8 @@ pub fn tma_store_entry(name: &str) -> bool {
     matches!(name, "gemm_bf16_tma_sm90" | "hgemm_tma_sm90")
 }
 
-/// The Hopper dense GEMM entry the plan picks for (m, n, k) of `T` on a
-/// GPU of `sms` SMs, and its splits of K
+/// The Hopper dense GEMM entry the plan picks for (m, n, k) on a GPU of
+/// `sms` SMs, and its splits of K
 /// (`layout_kernels_sm90::hgemm::plan_splits` states the rule): the
 /// split-K entry where the tiles do not fill the GPU, else the cooperative
 /// one, with the TMA-store epilogue when C's rows are 16-byte multiples.
