@@ -667,7 +667,7 @@ pub trait ProductOverlap<const I: usize, const P: usize> {}
 /// A tensor cut into tiles: a leaf of the divisor steps across a mode of
 /// the tensor's layout unevenly (never holds: the refusal's message).
 #[diagnostic::on_unimplemented(
-    message = "local_tile: the tile does not divide the tensor's layout: stride _{D} of the divisor's mode _{S}:_{D} does not divide, and is not divided by, the layout's mode {I} of size _{CC}",
+    message = "the tile does not divide the tensor's layout: stride _{D} of the divisor's mode _{S}:_{D} does not divide, and is not divided by, the layout's mode {I} of size _{CC}",
     label = "the tile does not divide this tensor's layout",
     note = "local_tile, inner_partition, local_partition and outer_partition divide the layout by (tile, complement of the tile); the layout's modes are counted after coalescing it, from 0"
 )]
@@ -675,7 +675,7 @@ pub trait TileNotDividing<const S: usize, const D: usize, const I: usize, const 
 /// A tensor cut into tiles: a leaf of the divisor covers part of a mode
 /// of the layout and goes on past it (never holds: the refusal's message).
 #[diagnostic::on_unimplemented(
-    message = "local_tile: the tile does not divide the tensor's layout: the divisor's mode _{S}:_{D} covers _{N} of the layout's mode {I} (size _{CC}) but its size _{S} is not a multiple of _{N}",
+    message = "the tile does not divide the tensor's layout: the divisor's mode _{S}:_{D} covers _{N} of the layout's mode {I} (size _{CC}) but its size _{S} is not a multiple of _{N}",
     label = "the tile does not divide this tensor's layout",
     note = "local_tile, inner_partition, local_partition and outer_partition divide the layout by (tile, complement of the tile); the layout's modes are counted after coalescing it, from 0"
 )]
@@ -691,7 +691,7 @@ pub trait TileNotMultiple<
 /// A tensor cut into tiles: the divisor's modes add up past a boundary of
 /// the layout (never holds: the refusal's message).
 #[diagnostic::on_unimplemented(
-    message = "local_tile: the tile does not divide the tensor's layout: the divisor's modes overlap, so their offsets carry past the layout's mode {I} (boundary _{P})",
+    message = "the tile does not divide the tensor's layout: the divisor's modes overlap, so their offsets carry past the layout's mode {I} (boundary _{P})",
     label = "the tile does not divide this tensor's layout",
     note = "local_tile, inner_partition, local_partition and outer_partition divide the layout by (tile, complement of the tile); the layout's modes are counted after coalescing it, from 0"
 )]
