@@ -737,6 +737,65 @@ mod tests {
         }
     }
 
+    /// The splits of K cover the K-blocks once, in order, each of the
+    /// floor or the ceiling of kblocks / splits, none empty when there are
+    /// no more splits than K-blocks.
+    #[test]
+    fn splits_cover_k_once() {
+        for kblocks in 0..=70 {
+            for splits in 1..=MAX_SPLITS {
+                let mut next = 0;
+                for s in 0..splits {
+                    let (begin, end) = split_range(s, splits, kblocks);
+                    assert_eq!(begin, next, "{kblocks} in {splits}");
+                    let len = end - begin;
+                    assert!(len == kblocks / splits || len == kblocks.div_ceil(splits));
+                    assert!(len > 0 || splits > kblocks);
+                    next = end;
+                }
+                assert_eq!(next, kblocks);
+            }
+        }
+    }
+
+    /// The plan as its doc states it: the cooperative entry exactly when M
+    /// is over 128 rows and the tiles fill the SMs; else a count of splits
+    /// from 1 to min(sms / tiles, 16, kblocks / 4) whose model time no
+    /// other count in that range beats, so that more than one split never
+    /// makes more (tile, split) pairs than SMs.
+    #[test]
+    fn the_plan_keeps_its_rule() {
+        for sms in [1, 78, 132] {
+            for m in [1, 64, 128, 129, 512, 2048] {
+                for n in [1, 256, 4096, 14336, 128256] {
+                    for kblocks in [0, 1, 4, 16, 64, 224] {
+                        let tiles = ceil_div(m, 128) * ceil_div(n, BN);
+                        let plan = plan_splits(m, n, kblocks, sms);
+                        let what = (m, n, kblocks, sms);
+                        let Some(s) = plan else {
+                            assert!(m > 128 && tiles >= sms, "{what:?}");
+                            continue;
+                        };
+                        assert!(!(m > 128 && tiles >= sms), "{what:?}");
+                        let most = (sms / tiles.max(1)).min(MAX_SPLITS).min(kblocks / STAGES);
+                        assert!(s == 1 || (s <= most && tiles * s <= sms), "{what:?}: {s}");
+                        for other in 1..=most.max(1) {
+                            assert!(
+                                SPLIT_MODEL.ns(m, n, kblocks, s)
+                                    <= SPLIT_MODEL.ns(m, n, kblocks, other),
+                                "{what:?}: {s} against {other}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        // The partials: a plane per split, rows padded to 4 columns.
+        assert_eq!(split_row(1), 4);
+        assert_eq!(split_row(4096), 4096);
+        assert_eq!(split_partials(3, 5, 2), 2 * 3 * 8);
+    }
+
     /// Every tile is visited once by the blocks of any grid, in either
     /// order.
     #[test]
