@@ -981,12 +981,25 @@ type FilteredCosize<Sh, D> = crate::typelevel::list::CosizeT<
 /// assert_eq!(complement_default(layout!((4,6):(1,8))).to_string(), "_2:_4");
 /// ```
 ///
+/// A static A that does not stack into its cosize is a type error, as
+/// [`complement`]'s inputs are:
+///
+/// ```compile_fail,E0277
+/// use layout_core::{algebra::complement_default, layout};
+/// // error: complement: A's mode _2:_1 does not stack on A's modes with
+/// // smaller strides, so A is not injective
+/// let _ = complement_default(layout!((2,2):(1,1)));
+/// ```
+///
 /// # Panics
 ///
 /// As [`complement`], with the reason ([`try_complement_default`] returns
 /// it); never for static inputs.
 #[inline(always)]
-pub fn complement_default<A: DefaultCotarget + Complement<A::Cot>>(a: A) -> A::Output {
+pub fn complement_default<A: DefaultCotarget>(a: A) -> <A::Cot as CotargetOut<A>>::Output
+where
+    A::Cot: CotargetOf<A>,
+{
     super::values::or_panic(try_complement_default(a))
 }
 
@@ -998,15 +1011,16 @@ pub fn complement_default<A: DefaultCotarget + Complement<A::Cot>>(a: A) -> A::O
 /// assert_eq!(try_complement_default(layout!(2:2)).unwrap().to_string(), "_2:_1");
 /// ```
 #[inline(always)]
-pub fn try_complement_default<A: DefaultCotarget + Complement<A::Cot>>(
+pub fn try_complement_default<A: DefaultCotarget>(
     a: A,
-) -> Result<A::Output, crate::LayoutError> {
+) -> Result<<A::Cot as CotargetOut<A>>::Output, crate::LayoutError>
+where
+    A::Cot: CotargetOf<A>,
+{
     let cot = a
         .cotarget()
         .ok_or(crate::LayoutError::Overflow { op: "complement" })?;
-    a.try_complement(<A::Cot as crate::typelevel::int::FromValue>::from_value(
-        cot,
-    ))
+    <A::Cot as crate::typelevel::int::FromValue>::from_value(cot).try_complement_of(a)
 }
 
 // The definition of the complement, decided by the type checker for a static
