@@ -167,60 +167,51 @@ pub unsafe extern "ptx-kernel" fn gemm_e4m3_sm90(
     )
 }
 
-/// [`gemm_bf16_sm90`] with the TMA-store epilogue: each consumer stages
-/// its tile's 64 x 64 pieces of C in shared memory (128-byte swizzle) and
-/// one thread stores each by TMA, which clips at C's edges. Dynamic shared
-/// memory: `crate::hgemm::SMEM_BYTES_TMA_STORE`.
-///
-/// # Safety
-/// As [`gemm_bf16_sm90`], with `map_c` the tensor map (in global memory)
-/// of C, m x n bf16 row-major, 64 x 64 boxes, the 128-byte swizzle.
-#[no_mangle]
-pub unsafe extern "ptx-kernel" fn gemm_bf16_tma_sm90(
-    map_a: *const u64,
-    map_b: *const u64,
-    map_c: *const u64,
-    m: u32,
-    n: u32,
-    k: u32,
-) {
-    use crate::hgemm::body::COut;
-    use crate::smem::GEMM_TMA_SMEM;
-    use layout_device::epilogue::{Bf16, Plain};
-    super::body::gemm_body::<0, super::Bf16In, Bf16, Plain, GEMM_TMA_SMEM>(
-        map_a,
-        map_b,
-        COut::Tma(map_c),
-        (m, n, k),
-        Plain,
-    )
+/// Entries with the TMA-store epilogue: each consumer stages its tile's
+/// 64 x 64 pieces of C in shared memory (128-byte swizzle) and one thread
+/// stores each by TMA, which clips at C's edges. Dynamic shared memory:
+/// `crate::hgemm::SMEM_BYTES_TMA_STORE`.
+macro_rules! tma_store_entries {
+    ($($(#[$doc:meta])* $name:ident: $in:ty, $out:ty;)*) => {$(
+        $(#[$doc])*
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $name(
+            map_a: *const u64,
+            map_b: *const u64,
+            map_c: *const u64,
+            m: u32,
+            n: u32,
+            k: u32,
+        ) {
+            use crate::hgemm::body::COut;
+            use crate::smem::GEMM_TMA_SMEM;
+            use layout_device::epilogue::Plain;
+            super::body::gemm_body::<0, $in, $out, Plain, GEMM_TMA_SMEM>(
+                map_a,
+                map_b,
+                COut::Tma(map_c),
+                (m, n, k),
+                Plain,
+            )
+        }
+    )*};
 }
 
-/// [`hgemm_sm90`] with the TMA-store epilogue (as
-/// [`gemm_bf16_tma_sm90`], in f16).
-///
-/// # Safety
-/// As [`hgemm_sm90`], with `map_c` the tensor map (in global memory) of
-/// C, m x n f16 row-major, 64 x 64 boxes, the 128-byte swizzle.
-#[no_mangle]
-pub unsafe extern "ptx-kernel" fn hgemm_tma_sm90(
-    map_a: *const u64,
-    map_b: *const u64,
-    map_c: *const u64,
-    m: u32,
-    n: u32,
-    k: u32,
-) {
-    use crate::hgemm::body::COut;
-    use crate::smem::GEMM_TMA_SMEM;
-    use layout_device::epilogue::{Plain, F16};
-    super::body::gemm_body::<0, super::F16In, F16, Plain, GEMM_TMA_SMEM>(
-        map_a,
-        map_b,
-        COut::Tma(map_c),
-        (m, n, k),
-        Plain,
-    )
+tma_store_entries! {
+    /// [`gemm_bf16_sm90`] with the TMA-store epilogue.
+    ///
+    /// # Safety
+    /// As [`gemm_bf16_sm90`], with `map_c` the tensor map (in global
+    /// memory) of C, m x n bf16 row-major, 64 x 64 boxes, the 128-byte
+    /// swizzle.
+    gemm_bf16_tma_sm90: super::Bf16In, layout_device::epilogue::Bf16;
+    /// [`hgemm_sm90`] with the TMA-store epilogue (as
+    /// [`gemm_bf16_tma_sm90`], in f16).
+    ///
+    /// # Safety
+    /// As [`hgemm_sm90`], with `map_c` the tensor map (in global memory) of
+    /// C, m x n f16 row-major, 64 x 64 boxes, the 128-byte swizzle.
+    hgemm_tma_sm90: super::F16In, layout_device::epilogue::F16;
 }
 
 /// Split-K's first step, for the shapes whose tiles do not fill the GPU
