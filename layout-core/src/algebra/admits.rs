@@ -558,147 +558,27 @@ pub struct TileOp;
 pub trait Holds<Op> {}
 impl<Op> Holds<Op> for Admitted {}
 
-/// `composition(A, B)`: a leaf of B steps across a mode of A unevenly
-/// (never holds: the refusal's message).
-///
-/// ```compile_fail,E0277
-/// use layout_core::{algebra::composition, layout};
-/// // error: composition: stride _2 of B's mode _3:_2 does not divide, and
-/// // is not divided by, A's mode 0 of size _3
-/// let _ = composition(layout!((3,4):(1,5)), layout!(3:2));
-/// ```
-#[diagnostic::on_unimplemented(
-    message = "composition: stride _{D} of B's mode _{S}:_{D} does not divide, and is not divided by, A's mode {I} of size _{CC}",
-    label = "A o B is not a layout: B's mode steps across a mode of A unevenly",
-    note = "A's modes are counted after coalescing A, from 0"
-)]
-pub trait CompositionNotDividing<const S: usize, const D: usize, const I: usize, const CC: usize> {}
-/// `composition(A, B)`: a leaf of B covers part of a mode of A and goes on
-/// past it (never holds: the refusal's message).
-#[diagnostic::on_unimplemented(
-    message = "composition: B's mode _{S}:_{D} covers _{N} of A's mode {I} (size _{CC}) but its size _{S} is not a multiple of _{N}",
-    label = "A o B is not a layout: B's mode steps across a mode of A unevenly",
-    note = "A's modes are counted after coalescing A, from 0"
-)]
-pub trait CompositionNotMultiple<
-    const S: usize,
-    const D: usize,
-    const N: usize,
-    const I: usize,
-    const CC: usize,
->
-{
-}
-/// `composition(A, B)`: B's modes add up past a boundary of A (never
-/// holds: the refusal's message).
-#[diagnostic::on_unimplemented(
-    message = "composition: B's modes overlap, so their offsets carry past A's mode {I} (boundary _{P})",
-    label = "A o B is not a layout: CuTe's result would differ from A(B(c))",
-    note = "A's modes are counted after coalescing A, from 0"
-)]
-pub trait CompositionOverlap<const I: usize, const P: usize> {}
-
-/// A divide `A o (T, complement(T, A))`: a leaf of the divisor steps across
-/// a mode of A unevenly (never holds: the refusal's message).
-#[diagnostic::on_unimplemented(
-    message = "logical_divide: the tiler does not divide A: stride _{D} of the divisor's mode _{S}:_{D} does not divide, and is not divided by, A's mode {I} of size _{CC}",
-    label = "the tiler does not divide this layout",
-    note = "the divisor is (tiler, complement of the tiler); A's modes are counted after coalescing A, from 0"
-)]
-pub trait DivideNotDividing<const S: usize, const D: usize, const I: usize, const CC: usize> {}
-/// A divide: a leaf of the divisor covers part of a mode of A and goes on
-/// past it (never holds: the refusal's message).
-#[diagnostic::on_unimplemented(
-    message = "logical_divide: the tiler does not divide A: the divisor's mode _{S}:_{D} covers _{N} of A's mode {I} (size _{CC}) but its size _{S} is not a multiple of _{N}",
-    label = "the tiler does not divide this layout",
-    note = "the divisor is (tiler, complement of the tiler); A's modes are counted after coalescing A, from 0"
-)]
-pub trait DivideNotMultiple<
-    const S: usize,
-    const D: usize,
-    const N: usize,
-    const I: usize,
-    const CC: usize,
->
-{
-}
-/// A divide: the divisor's modes add up past a boundary of A (never
-/// holds: the refusal's message).
-#[diagnostic::on_unimplemented(
-    message = "logical_divide: the tiler does not divide A: the divisor's modes overlap, so their offsets carry past A's mode {I} (boundary _{P})",
-    label = "the tiler does not divide this layout",
-    note = "the divisor is (tiler, complement of the tiler); A's modes are counted after coalescing A, from 0"
-)]
-pub trait DivideOverlap<const I: usize, const P: usize> {}
-
-/// A product `complement(A, ...) o B`: a leaf of B steps across a mode of
-/// A's complement unevenly (never holds: the refusal's message).
-#[diagnostic::on_unimplemented(
-    message = "logical_product: stride _{D} of B's mode _{S}:_{D} does not divide, and is not divided by, mode {I} of size _{CC} of A's complement",
-    label = "B cannot be laid out in the complement of this layout",
-    note = "the product composes A's complement with B; its modes are counted after coalescing, from 0"
-)]
-pub trait ProductNotDividing<const S: usize, const D: usize, const I: usize, const CC: usize> {}
-/// A product: a leaf of B covers part of a mode of A's complement and goes
-/// on past it (never holds: the refusal's message).
-#[diagnostic::on_unimplemented(
-    message = "logical_product: B's mode _{S}:_{D} covers _{N} of mode {I} (size _{CC}) of A's complement but its size _{S} is not a multiple of _{N}",
-    label = "B cannot be laid out in the complement of this layout",
-    note = "the product composes A's complement with B; its modes are counted after coalescing, from 0"
-)]
-pub trait ProductNotMultiple<
-    const S: usize,
-    const D: usize,
-    const N: usize,
-    const I: usize,
-    const CC: usize,
->
-{
-}
-/// A product: B's modes add up past a boundary of A's complement (never
-/// holds: the refusal's message).
-#[diagnostic::on_unimplemented(
-    message = "logical_product: B's modes overlap, so their offsets carry past mode {I} of A's complement (boundary _{P})",
-    label = "B cannot be laid out in the complement of this layout",
-    note = "the product composes A's complement with B; its modes are counted after coalescing, from 0"
-)]
-pub trait ProductOverlap<const I: usize, const P: usize> {}
-
-/// A tensor cut into tiles: a leaf of the divisor steps across a mode of
-/// the tensor's layout unevenly (never holds: the refusal's message).
-#[diagnostic::on_unimplemented(
-    message = "the tile does not divide the tensor's layout: stride _{D} of the divisor's mode _{S}:_{D} does not divide, and is not divided by, the layout's mode {I} of size _{CC}",
-    label = "the tile does not divide this tensor's layout",
-    note = "local_tile, inner_partition, local_partition and outer_partition divide the layout by (tile, complement of the tile); the layout's modes are counted after coalescing it, from 0"
-)]
-pub trait TileNotDividing<const S: usize, const D: usize, const I: usize, const CC: usize> {}
-/// A tensor cut into tiles: a leaf of the divisor covers part of a mode
-/// of the layout and goes on past it (never holds: the refusal's message).
-#[diagnostic::on_unimplemented(
-    message = "the tile does not divide the tensor's layout: the divisor's mode _{S}:_{D} covers _{N} of the layout's mode {I} (size _{CC}) but its size _{S} is not a multiple of _{N}",
-    label = "the tile does not divide this tensor's layout",
-    note = "local_tile, inner_partition, local_partition and outer_partition divide the layout by (tile, complement of the tile); the layout's modes are counted after coalescing it, from 0"
-)]
-pub trait TileNotMultiple<
-    const S: usize,
-    const D: usize,
-    const N: usize,
-    const I: usize,
-    const CC: usize,
->
-{
-}
-/// A tensor cut into tiles: the divisor's modes add up past a boundary of
-/// the layout (never holds: the refusal's message).
-#[diagnostic::on_unimplemented(
-    message = "the tile does not divide the tensor's layout: the divisor's modes overlap, so their offsets carry past the layout's mode {I} (boundary _{P})",
-    label = "the tile does not divide this tensor's layout",
-    note = "local_tile, inner_partition, local_partition and outer_partition divide the layout by (tile, complement of the tile); the layout's modes are counted after coalescing it, from 0"
-)]
-pub trait TileOverlap<const I: usize, const P: usize> {}
-
-macro_rules! holds {
-    ($op:ty, $nd:ident, $nm:ident, $ov:ident) => {
+/// The three refusals of an operation `$op` (never holding: each is its
+/// message, with the values as const parameters), and `Holds<$op>` of the
+/// three verdicts through them: a leaf that does not divide and is not
+/// divided by a mode (`NotDividing`), a leaf that covers part of a mode and
+/// goes past it (`NotMultiple`), modes that carry past a boundary
+/// (`Overlap`).
+macro_rules! refusals {
+    ($op:ty,
+     $(#[$d1:meta])* $nd:ident: $m1:literal, $l1:literal;
+     $(#[$d2:meta])* $nm:ident: $m2:literal, $l2:literal;
+     $(#[$d3:meta])* $ov:ident: $m3:literal, $l3:literal;
+     note: $note:literal) => {
+        $(#[$d1])*
+        #[diagnostic::on_unimplemented(message = $m1, label = $l1, note = $note)]
+        pub trait $nd<const S: usize, const D: usize, const I: usize, const CC: usize> {}
+        $(#[$d2])*
+        #[diagnostic::on_unimplemented(message = $m2, label = $l2, note = $note)]
+        pub trait $nm<const S: usize, const D: usize, const N: usize, const I: usize, const CC: usize> {}
+        $(#[$d3])*
+        #[diagnostic::on_unimplemented(message = $m3, label = $l3, note = $note)]
+        pub trait $ov<const I: usize, const P: usize> {}
         impl<const S: usize, const D: usize, const I: usize, const CC: usize> Holds<$op>
             for NotDividing<C<S>, C<D>, C<I>, C<CC>>
         where
@@ -714,25 +594,90 @@ macro_rules! holds {
         impl<const I: usize, const P: usize> Holds<$op> for Overlap<C<I>, C<P>> where (): $ov<I, P> {}
     };
 }
-holds!(
+
+refusals!(
     ComposeOp,
-    CompositionNotDividing,
-    CompositionNotMultiple,
-    CompositionOverlap
+    /// `composition(A, B)`: a leaf of B steps across a mode of A unevenly
+    /// (never holds: the refusal's message).
+    ///
+    /// ```compile_fail,E0277
+    /// use layout_core::{algebra::composition, layout};
+    /// // error: composition: stride _2 of B's mode _3:_2 does not divide, and
+    /// // is not divided by, A's mode 0 of size _3
+    /// let _ = composition(layout!((3,4):(1,5)), layout!(3:2));
+    /// ```
+    CompositionNotDividing:
+        "composition: stride _{D} of B's mode _{S}:_{D} does not divide, and is not divided by, A's mode {I} of size _{CC}",
+        "A o B is not a layout: B's mode steps across a mode of A unevenly";
+    /// `composition(A, B)`: a leaf of B covers part of a mode of A and goes on
+    /// past it (never holds: the refusal's message).
+    CompositionNotMultiple:
+        "composition: B's mode _{S}:_{D} covers _{N} of A's mode {I} (size _{CC}) but its size _{S} is not a multiple of _{N}",
+        "A o B is not a layout: B's mode steps across a mode of A unevenly";
+    /// `composition(A, B)`: B's modes add up past a boundary of A (never
+    /// holds: the refusal's message).
+    CompositionOverlap:
+        "composition: B's modes overlap, so their offsets carry past A's mode {I} (boundary _{P})",
+        "A o B is not a layout: CuTe's result would differ from A(B(c))";
+    note: "A's modes are counted after coalescing A, from 0"
 );
-holds!(
+refusals!(
     DivideOp,
-    DivideNotDividing,
-    DivideNotMultiple,
-    DivideOverlap
+    /// A divide `A o (T, complement(T, A))`: a leaf of the divisor steps across
+    /// a mode of A unevenly (never holds: the refusal's message).
+    DivideNotDividing:
+        "logical_divide: the tiler does not divide A: stride _{D} of the divisor's mode _{S}:_{D} does not divide, and is not divided by, A's mode {I} of size _{CC}",
+        "the tiler does not divide this layout";
+    /// A divide: a leaf of the divisor covers part of a mode of A and goes on
+    /// past it (never holds: the refusal's message).
+    DivideNotMultiple:
+        "logical_divide: the tiler does not divide A: the divisor's mode _{S}:_{D} covers _{N} of A's mode {I} (size _{CC}) but its size _{S} is not a multiple of _{N}",
+        "the tiler does not divide this layout";
+    /// A divide: the divisor's modes add up past a boundary of A (never
+    /// holds: the refusal's message).
+    DivideOverlap:
+        "logical_divide: the tiler does not divide A: the divisor's modes overlap, so their offsets carry past A's mode {I} (boundary _{P})",
+        "the tiler does not divide this layout";
+    note: "the divisor is (tiler, complement of the tiler); A's modes are counted after coalescing A, from 0"
 );
-holds!(
+refusals!(
     ProductOp,
-    ProductNotDividing,
-    ProductNotMultiple,
-    ProductOverlap
+    /// A product `complement(A, ...) o B`: a leaf of B steps across a mode of
+    /// A's complement unevenly (never holds: the refusal's message).
+    ProductNotDividing:
+        "logical_product: stride _{D} of B's mode _{S}:_{D} does not divide, and is not divided by, mode {I} of size _{CC} of A's complement",
+        "B cannot be laid out in the complement of this layout";
+    /// A product: a leaf of B covers part of a mode of A's complement and goes
+    /// on past it (never holds: the refusal's message).
+    ProductNotMultiple:
+        "logical_product: B's mode _{S}:_{D} covers _{N} of mode {I} (size _{CC}) of A's complement but its size _{S} is not a multiple of _{N}",
+        "B cannot be laid out in the complement of this layout";
+    /// A product: B's modes add up past a boundary of A's complement (never
+    /// holds: the refusal's message).
+    ProductOverlap:
+        "logical_product: B's modes overlap, so their offsets carry past mode {I} of A's complement (boundary _{P})",
+        "B cannot be laid out in the complement of this layout";
+    note: "the product composes A's complement with B; its modes are counted after coalescing, from 0"
 );
-holds!(TileOp, TileNotDividing, TileNotMultiple, TileOverlap);
+refusals!(
+    TileOp,
+    /// A tensor cut into tiles: a leaf of the divisor steps across a mode of
+    /// the tensor's layout unevenly (never holds: the refusal's message).
+    TileNotDividing:
+        "the tile does not divide the tensor's layout: stride _{D} of the divisor's mode _{S}:_{D} does not divide, and is not divided by, the layout's mode {I} of size _{CC}",
+        "the tile does not divide this tensor's layout";
+    /// A tensor cut into tiles: a leaf of the divisor covers part of a mode
+    /// of the layout and goes on past it (never holds: the refusal's message).
+    TileNotMultiple:
+        "the tile does not divide the tensor's layout: the divisor's mode _{S}:_{D} covers _{N} of the layout's mode {I} (size _{CC}) but its size _{S} is not a multiple of _{N}",
+        "the tile does not divide this tensor's layout";
+    /// A tensor cut into tiles: the divisor's modes add up past a boundary of
+    /// the layout (never holds: the refusal's message).
+    TileOverlap:
+        "the tile does not divide the tensor's layout: the divisor's modes overlap, so their offsets carry past the layout's mode {I} (boundary _{P})",
+        "the tile does not divide this tensor's layout";
+    note: "local_tile, inner_partition, local_partition and outer_partition divide the layout by (tile, complement of the tile); the layout's modes are counted after coalescing it, from 0"
+);
 
 /// The checks of a tuple tiler's modes: each must hold.
 #[doc(hidden)]
