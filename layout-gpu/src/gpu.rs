@@ -297,8 +297,8 @@ impl Gpu {
         c: &mut DeviceBuffer<f16>,
         dims: (usize, usize, usize),
     ) -> Result<(), Error> {
-        let (entry, splits) = launch::sm90_gemm_entry(false, dims, self.sms);
-        self.sm90_gemm_split(entry, splits, (a, b), c, dims)
+        let entry = launch::sm90_gemm_entry(false, dims, self.sms);
+        self.sm90_gemm(entry, (a, b), c, dims, Sm90Epilogue::Plain)
     }
 
     /// C = A · Bᵀ on Hopper as [`Gpu::hgemm_sm90`], in bf16: A m x k and B
@@ -316,8 +316,8 @@ impl Gpu {
         c: &mut DeviceBuffer<bf16>,
         dims: (usize, usize, usize),
     ) -> Result<(), Error> {
-        let (entry, splits) = launch::sm90_gemm_entry(true, dims, self.sms);
-        self.sm90_gemm_split(entry, splits, (a, b), c, dims)
+        let entry = launch::sm90_gemm_entry(true, dims, self.sms);
+        self.sm90_gemm(entry, (a, b), c, dims, Sm90Epilogue::Plain)
     }
 
     /// [`Gpu::gemm_bf16_sm90`] with the TMA-store epilogue
@@ -334,7 +334,13 @@ impl Gpu {
         c: &mut DeviceBuffer<bf16>,
         dims: (usize, usize, usize),
     ) -> Result<(), Error> {
-        self.sm90_gemm("gemm_bf16_tma_sm90", (a, b), c, dims, Sm90Epilogue::Plain)
+        self.sm90_gemm(
+            ("gemm_bf16_tma_sm90", 1),
+            (a, b),
+            c,
+            dims,
+            Sm90Epilogue::Plain,
+        )
     }
 
     /// C = GELU(A · Bᵀ + bias) on Hopper, in bf16: A m x k and B n x k
@@ -361,7 +367,7 @@ impl Gpu {
                 format!("({m}, {n}, {k}): K must be positive"),
             ));
         }
-        self.sm90_gemm(OP, (a, b), c, dims, Sm90Epilogue::Bias(bias))
+        self.sm90_gemm((OP, 1), (a, b), c, dims, Sm90Epilogue::Bias(bias))
     }
 
     /// C = scale_a · scale_b · A · Bᵀ on Hopper for FP8: A m x k and B n x k
@@ -386,7 +392,13 @@ impl Gpu {
                 format!("the scales {scale_a} and {scale_b} must be finite"),
             ));
         }
-        self.sm90_gemm(OP, (a, b), c, dims, Sm90Epilogue::Scales(scale_a, scale_b))
+        self.sm90_gemm(
+            (OP, 1),
+            (a, b),
+            c,
+            dims,
+            Sm90Epilogue::Scales(scale_a, scale_b),
+        )
     }
 
     /// A grouped GEMM in bf16 on Hopper (a mixture-of-experts layer, torch's
@@ -412,10 +424,12 @@ impl Gpu {
     }
 
     /// A Hopper GEMM entry on `hgemm_sm90`'s plan: the empty problem as
-    /// BLAS has it, then the maps, the grid and the launch.
+    /// BLAS has it, then the maps, the grid and the launch; a split-K entry
+    /// with `splits` splits and its reduction, a TMA-store entry with C's
+    /// map (`splits` is a split-K entry's only).
     fn sm90_gemm<T: layout_launch::TmaElement, C: layout_launch::TmaElement + ValidAsZeroBits>(
         &self,
-        op: &'static str,
+        (op, splits): (&'static str, usize),
         (a, b): (&DeviceBuffer<T>, &DeviceBuffer<T>),
         c: &mut DeviceBuffer<C>,
         dims: (usize, usize, usize),
@@ -426,36 +440,13 @@ impl Gpu {
             return Ok(());
         }
         let mut run = HgemmSm90Launch::new(self.stream(), &f, Some(self.sms), a, b, dims)?;
+        if let Some(reduction) = launch::split_reduce_of(op) {
+            run = run.with_splits(self.stream(), &self.sm90_kernel(reduction)?, splits)?;
+        }
         if launch::tma_store_entry(op) {
             run = run.with_c(self.stream(), c)?;
         }
         run.launch_epilogue(self.stream(), &f, (a, b), c, epilogue)
-    }
-
-    /// [`Gpu::sm90_gemm`] for an entry of [`launch::sm90_gemm_entry`]'s
-    /// choice: a split-K entry with its splits, or another with none.
-    fn sm90_gemm_split<
-        T: layout_launch::TmaElement,
-        C: layout_launch::TmaElement + ValidAsZeroBits,
-    >(
-        &self,
-        entry: &'static str,
-        splits: usize,
-        (a, b): (&DeviceBuffer<T>, &DeviceBuffer<T>),
-        c: &mut DeviceBuffer<C>,
-        dims: (usize, usize, usize),
-    ) -> Result<(), Error> {
-        let Some(reduction) = launch::split_reduce_of(entry) else {
-            return self.sm90_gemm(entry, (a, b), c, dims, Sm90Epilogue::Plain);
-        };
-        let f = self.sm90_kernel(entry)?;
-        let reduce = self.sm90_kernel(reduction)?;
-        if self.empty_gemm(entry, (a.len(), b.len()), c, dims)? {
-            return Ok(());
-        }
-        HgemmSm90Launch::new(self.stream(), &f, Some(self.sms), a, b, dims)?
-            .with_splits(self.stream(), &reduce, splits)?
-            .launch_epilogue(self.stream(), &f, (a, b), c, Sm90Epilogue::Plain)
     }
 
     /// The attention family this GPU runs: the Hopper kernel on compute

@@ -175,15 +175,15 @@ fn check(
         )
         .map_err(text)?;
     let mut dc = s.upload(&vec![bf16::NAN; m * n]).map_err(text)?;
-    let mut plan = ops.plan(s, &f, sms, (m, n, k))?;
-    if let Some(reduction) = layout_gpu::launch::split_reduce_of(name) {
-        let (_, splits) = layout_gpu::launch::sm90_gemm_entry(true, (m, n, k), sms);
-        let reduce = module.kernel(reduction).map_err(text)?;
-        plan = plan.with_splits(s, &reduce, splits).map_err(text)?;
-    }
-    if layout_gpu::launch::tma_store_entry(name) {
-        plan = plan.with_c(s, &dc).map_err(text)?;
-    }
+    // A split-K entry takes the plan's splits.
+    let (_, splits) = layout_gpu::launch::sm90_gemm_entry(true, (m, n, k), sms);
+    let plan = super::ready(
+        s,
+        module,
+        ops.plan(s, &f, sms, (m, n, k))?,
+        (name, splits),
+        &dc,
+    )?;
     ops.launch(s, &f, &plan, &mut dc, epilogue(name, &bias))?;
     let c = s.download(&dc).map_err(text)?;
     let dot = |i: usize, j: usize| -> f32 {
@@ -255,10 +255,7 @@ fn time(s: &Stream, module: &Module, sms: u32, size: usize) -> Result<(), String
     for name in names {
         let f = module.kernel(name).map_err(text)?;
         let ops = Operands::new(s, name, dims, normal, e4m3_of)?;
-        let mut plan = ops.plan(s, &f, sms, dims)?;
-        if layout_gpu::launch::tma_store_entry(name) {
-            plan = plan.with_c(s, &dc).map_err(text)?;
-        }
+        let plan = super::ready(s, module, ops.plan(s, &f, sms, dims)?, (name, 1), &dc)?;
         runs.push((name, f, ops, plan, Vec::new()));
     }
     for round in 0..ROUNDS {

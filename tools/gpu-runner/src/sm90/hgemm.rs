@@ -100,17 +100,14 @@ fn check(
     let upload = |v: &[i32]| s.upload(&v.iter().map(|&x| f16(x as f32)).collect::<Vec<_>>());
     let (da, db) = (upload(&a).map_err(text)?, upload(&b).map_err(text)?);
     let mut dc = s.upload(&vec![half::f16::NAN; m * n]).map_err(text)?;
-    let mut plan = HgemmSm90Launch::new(s, &f, Some(sms), &da, &db, (m, n, k)).map_err(text)?;
-    let mut name = name.to_string();
-    if let Some(reduction) = layout_gpu::launch::split_reduce_of(&name) {
-        let (_, splits) = layout_gpu::launch::sm90_gemm_entry(false, (m, n, k), sms);
-        let reduce = module.kernel(reduction).map_err(text)?;
-        plan = plan.with_splits(s, &reduce, splits).map_err(text)?;
-        name = format!("{name} ({splits} splits)");
-    }
-    if layout_gpu::launch::tma_store_entry(&name) {
-        plan = plan.with_c(s, &dc).map_err(text)?;
-    }
+    let plan = HgemmSm90Launch::new(s, &f, Some(sms), &da, &db, (m, n, k)).map_err(text)?;
+    // A split-K entry takes the plan's splits (and says how many).
+    let (_, splits) = layout_gpu::launch::sm90_gemm_entry(false, (m, n, k), sms);
+    let plan = super::ready(s, module, plan, (name, splits), &dc)?;
+    let name = match layout_gpu::launch::split_reduce_of(name) {
+        Some(_) => format!("{name} ({splits} splits)"),
+        None => name.to_string(),
+    };
     // Twice, C made NaN again before the second: every launch writes all
     // of C (a split-K entry's partials are rewritten, not added to).
     let nan = s.upload(&vec![half::f16::NAN; m * n]).map_err(text)?;

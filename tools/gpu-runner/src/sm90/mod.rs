@@ -9,6 +9,26 @@ pub(crate) use hgemm::normal;
 use crate::text;
 use layout_launch::{Device, Module, Stream, TmaSwizzle};
 
+/// `plan` (of entry `name`) made ready to launch: a split-K entry with
+/// `splits` splits and its reduction from `module`, a TMA-store entry with
+/// the map of `c`.
+pub(crate) fn ready<T: layout_launch::TmaElement>(
+    s: &Stream,
+    module: &Module,
+    mut plan: layout_gpu::launch::HgemmSm90Launch,
+    (name, splits): (&str, usize),
+    c: &layout_launch::DeviceBuffer<T>,
+) -> Result<layout_gpu::launch::HgemmSm90Launch, String> {
+    if let Some(reduction) = layout_gpu::launch::split_reduce_of(name) {
+        let reduce = module.kernel(reduction).map_err(text)?;
+        plan = plan.with_splits(s, &reduce, splits).map_err(text)?;
+    }
+    if layout_gpu::launch::tma_store_entry(name) {
+        plan = plan.with_c(s, c).map_err(text)?;
+    }
+    Ok(plan)
+}
+
 /// Small integers as f16 bits (exact in f16 and in any f32 sum here).
 fn f16_bits(v: i32) -> u16 {
     // f16 of a small integer: sign, exponent, mantissa by hand (|v| <= 8).

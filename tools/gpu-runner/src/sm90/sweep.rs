@@ -114,14 +114,8 @@ fn row<T: layout_launch::TmaElement + layout_launch::ValidAsZeroBits>(
     let da = s.upload(&spread(pool, m * k, 1, to)).map_err(text)?;
     let db = s.upload(&spread(pool, n * k, 2, to)).map_err(text)?;
     let mut dc: DeviceBuffer<T> = s.zeros(m * n).map_err(text)?;
-    let mut plan = HgemmSm90Launch::new(s, &f, Some(sms), &da, &db, (m, n, k)).map_err(text)?;
-    if let Some(reduction) = layout_gpu::launch::split_reduce_of(entry) {
-        let reduce = module.kernel(reduction).map_err(text)?;
-        plan = plan.with_splits(s, &reduce, splits).map_err(text)?;
-    }
-    if layout_gpu::launch::tma_store_entry(entry) {
-        plan = plan.with_c(s, &dc).map_err(text)?;
-    }
+    let plan = HgemmSm90Launch::new(s, &f, Some(sms), &da, &db, (m, n, k)).map_err(text)?;
+    let plan = super::ready(s, module, plan, (entry, splits), &dc)?;
     let ms = timing::median_round(s, || {
         plan.launch_epilogue(s, &f, (&da, &db), &mut dc, Sm90Epilogue::Plain)
             .map_err(text)
