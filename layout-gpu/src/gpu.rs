@@ -425,7 +425,7 @@ impl Gpu {
 
     /// A Hopper GEMM entry on `hgemm_sm90`'s plan: the empty problem as
     /// BLAS has it, then the maps, the grid and the launch; a split-K entry
-    /// with `splits` splits and its reduction, a TMA-store entry with C's
+    /// with `splits` splits and their workspace, a TMA-store entry with C's
     /// map (`splits` is a split-K entry's only).
     fn sm90_gemm<T: layout_launch::TmaElement, C: layout_launch::TmaElement + ValidAsZeroBits>(
         &self,
@@ -440,8 +440,8 @@ impl Gpu {
             return Ok(());
         }
         let mut run = HgemmSm90Launch::new(self.stream(), &f, Some(self.sms), a, b, dims)?;
-        if let Some(reduction) = launch::split_reduce_of(op) {
-            run = run.with_splits(self.stream(), &self.sm90_kernel(reduction)?, splits)?;
+        if launch::split_entry(op) {
+            run = run.with_splits(self.stream(), splits)?;
         }
         if launch::tma_store_entry(op) {
             run = run.with_c(self.stream(), c)?;

@@ -180,22 +180,23 @@ pub const SM90_GEMMS: [&str; 5] = [
 ];
 
 /// The split-K entries (the form `layout_kernels_sm90::hgemm::SPLIT_FORM`,
-/// [`HgemmSm90Launch::with_splits`]), f16 and bf16, and the reductions
-/// that follow each.
+/// [`HgemmSm90Launch::with_splits`]), f16 and bf16.
 pub const SM90_SPLIT_GEMMS: [&str; 2] = ["hgemm_splitk_sm90", "gemm_bf16_splitk_sm90"];
-/// The reduction of each of [`SM90_SPLIT_GEMMS`]: C in f16, in bf16.
-pub const SM90_SPLIT_REDUCES: [&str; 2] = ["gemm_splitk_reduce_f16", "gemm_splitk_reduce_bf16"];
-
-/// The reduction that follows the split-K entry `name`, if it is one.
+/// Whether the entry `name` is a split-K entry (launched after
+/// [`HgemmSm90Launch::with_splits`]).
 ///
 /// ```
-/// use layout_gpu::launch::split_reduce_of;
-/// assert_eq!(split_reduce_of("gemm_bf16_splitk_sm90"), Some("gemm_splitk_reduce_bf16"));
-/// assert_eq!(split_reduce_of("hgemm_sm90"), None);
+/// use layout_gpu::launch::split_entry;
+/// assert!(split_entry("gemm_bf16_splitk_sm90") && !split_entry("hgemm_sm90"));
 /// ```
-pub fn split_reduce_of(name: &str) -> Option<&'static str> {
-    let i = SM90_SPLIT_GEMMS.iter().position(|n| *n == name)?;
-    Some(SM90_SPLIT_REDUCES[i])
+pub fn split_entry(name: &str) -> bool {
+    SM90_SPLIT_GEMMS.contains(&name)
+}
+
+/// The form of the split-K entry `name` (an index of
+/// `layout_kernels_sm90::hgemm::FORMS`), if it is one.
+fn split_form_of(name: &str) -> Option<usize> {
+    split_entry(name).then_some(layout_kernels_sm90::hgemm::SPLIT_FORM)
 }
 
 /// Whether the entry `name` stores C by TMA (a map of C in place of C's
@@ -215,7 +216,7 @@ pub fn tma_store_entry(name: &str) -> bool {
 /// use layout_gpu::launch::sm90_gemm_entry;
 /// assert_eq!(sm90_gemm_entry(false, (4096, 4096, 4096), 132), ("hgemm_tma_sm90", 1));
 /// assert_eq!(sm90_gemm_entry(false, (4096, 4100, 4096), 132), ("hgemm_sm90", 1));
-/// assert_eq!(sm90_gemm_entry(true, (128, 4096, 14336), 132), ("gemm_bf16_splitk_sm90", 4));
+/// assert_eq!(sm90_gemm_entry(true, (512, 4096, 4096), 132), ("gemm_bf16_splitk_sm90", 1));
 /// ```
 pub fn sm90_gemm_entry(
     bf16: bool,
@@ -272,9 +273,9 @@ pub struct HgemmSm90Launch {
     /// C's map and its buffer's address, for a TMA-store entry
     /// ([`HgemmSm90Launch::with_c`]).
     map_c: Option<(DeviceBuffer<TensorMap>, u64)>,
-    /// A split-K entry's splits, partials and reduction
+    /// A split-K entry's splits, running sums and flags
     /// ([`HgemmSm90Launch::with_splits`]).
-    split: Option<(u32, DeviceBuffer<f32>, Kernel)>,
+    split: Option<(u32, DeviceBuffer<f32>, DeviceBuffer<u32>)>,
     /// The persistent grid's bound (`new`'s `sms`).
     sms: Option<u32>,
     dims: (usize, usize, usize),
@@ -297,7 +298,7 @@ impl HgemmSm90Launch {
         b: &DeviceBuffer<T>,
         (m, n, k): (usize, usize, usize),
     ) -> Result<Self, Error> {
-        use layout_kernels_sm90::hgemm::{ceil_div, BK_BYTES, BN, FORMS, FULL, SPLIT_FORM};
+        use layout_kernels_sm90::hgemm::{ceil_div, BK_BYTES, BN, FORMS, FULL};
         use layout_launch::TmaSwizzle;
         const OP: &str = "hgemm_sm90";
         let form = FORMS
@@ -311,10 +312,9 @@ impl HgemmSm90Launch {
                     .map(|&n| (n, FULL))
             })
             .or_else(|| {
-                SM90_SPLIT_GEMMS
-                    .iter()
-                    .find(|n| **n == f.name())
-                    .map(|&n| (n, FORMS[SPLIT_FORM].1))
+                let i = split_form_of(f.name())?;
+                let name = SM90_SPLIT_GEMMS.iter().find(|n| **n == f.name())?;
+                Some((*name, FORMS[i].1))
             });
         let Some((name, form)) = form else {
             return Err(Error::refused(OP, format!("no form '{}'", f.name())));
@@ -381,26 +381,21 @@ impl HgemmSm90Launch {
     }
 
     /// For a split-K entry: K cut into `splits` splits
-    /// (`layout_kernels_sm90::hgemm::split_range`), their f32 partials
-    /// allocated, one block per (tile, split) pair up to the grid `new`
-    /// chose; each launch then runs the entry, then `reduce` (its
-    /// [`SM90_SPLIT_REDUCES`] entry), which adds the partials up into C.
-    /// Refuses another entry or reduction, `splits` of 0 or over
+    /// (`layout_kernels_sm90::hgemm::split_range`), the running sums and
+    /// the flags the splits hand on by allocated (the flags 0, which each
+    /// launch leaves them). One split: the persistent grid `new` chose;
+    /// more: one block per (tile, split) pair, the grid the body requires
+    /// (a split waits on the one before it, a block of lower index).
+    /// Refuses another entry, `splits` of 0 or over
     /// `layout_kernels_sm90::hgemm::MAX_SPLITS`.
-    pub fn with_splits(
-        mut self,
-        stream: &Stream,
-        reduce: &Kernel,
-        splits: usize,
-    ) -> Result<Self, Error> {
-        use layout_kernels_sm90::hgemm::{ceil_div, split_partials, BN, MAX_SPLITS};
-        let Some(reduction) = split_reduce_of(self.name) else {
+    pub fn with_splits(mut self, stream: &Stream, splits: usize) -> Result<Self, Error> {
+        use layout_kernels_sm90::hgemm::{ceil_div, split_flags, split_sums, BN, MAX_SPLITS};
+        let Some(form) = split_form_of(self.name) else {
             return Err(Error::refused(
                 self.name,
                 "splits of K are the split-K entries'".to_string(),
             ));
         };
-        expect(self.name, reduce, reduction)?;
         if splits == 0 || splits > MAX_SPLITS {
             return Err(Error::refused(
                 self.name,
@@ -409,17 +404,23 @@ impl HgemmSm90Launch {
         }
         let (m, n, _) = self.dims;
         let work = ceil_div(m, self.form.bm()) * ceil_div(n, BN) * splits;
-        // One split stores C itself: no partials (a buffer of one float
-        // stands for none).
-        let partials = stream.zeros::<f32>(if splits == 1 {
-            1
+        let work = u32::try_from(work)
+            .map_err(|_| Error::refused(self.name, format!("({m}, {n}): too many tiles")))?;
+        // One split stores C itself: no sums or flags (a buffer of one
+        // element stands for none).
+        let (sums, flags) = if splits == 1 {
+            (stream.zeros::<f32>(1)?, stream.zeros::<u32>(1)?)
         } else {
-            split_partials(m, n, splits)
-        })?;
-        // As `new` chose: one block per unit of work, or at most one per SM.
-        let work = u32::try_from(work).unwrap_or(u32::MAX);
-        self.grid = self.sms.map_or(work, |s| work.min(s));
-        self.split = Some((splits as u32, partials, reduce.clone()));
+            (
+                stream.zeros::<f32>(split_sums(form, m, n))?,
+                stream.zeros::<u32>(split_flags(form, m, n))?,
+            )
+        };
+        self.grid = match (splits, self.sms) {
+            (1, Some(s)) => work.min(s),
+            _ => work,
+        };
+        self.split = Some((splits as u32, sums, flags));
         Ok(self)
     }
 
@@ -540,7 +541,7 @@ impl HgemmSm90Launch {
         // the bias a slice of n bf16 (checked), the scales two f32, as
         // the entry's name requires (checked above); the form's threads
         // and the plan's dynamic shared memory, which the kernel checks too.
-        if SM90_SPLIT_GEMMS.contains(&self.name) && self.split.is_none() {
+        if split_entry(self.name) && self.split.is_none() {
             return Err(Error::refused(
                 op,
                 "a split-K entry is launched after `with_splits`".to_string(),
@@ -566,7 +567,9 @@ impl HgemmSm90Launch {
                 .arg(&self.maps.0)
                 .arg(&self.maps.1);
             let l = match (&self.split, map_c) {
-                (Some((splits, partials, _)), _) => l.slice_mut(c).slice(partials).scalar(*splits),
+                (Some((splits, sums, flags)), _) => {
+                    l.slice_mut(c).slice(sums).slice(flags).scalar(*splits)
+                }
                 (None, Some(map)) if tma => l.arg(map),
                 _ => l.slice_mut(c),
             };
@@ -576,27 +579,6 @@ impl HgemmSm90Launch {
                 Sm90Epilogue::Scales(sa, sb) => l.scalar(sa).scalar(sb),
             };
             l.scalar(m32).scalar(n32).scalar(k32).launch()?;
-            if let Some((splits @ 2.., partials, reduce)) = &self.split {
-                use layout_kernels_sm90::hgemm::{split_row, REDUCE_THREADS};
-                let quads = m * split_row(n) / 4;
-                let blocks = u32::try_from(quads.div_ceil(REDUCE_THREADS))
-                    .map_err(|_| layout_launch::Error::Invalid(format!("{op}: too many blocks")))?;
-                // SAFETY: the reduction takes (partials, c, splits, m, n):
-                // the partials the entry just wrote for (m, n, splits)
-                // (allocated by `with_splits` to their length), C a slice
-                // of m x n 16-bit elements (checked above), one thread per
-                // 4 columns of a partial's padded row.
-                stream
-                    .launch(reduce)
-                    .grid(blocks)
-                    .block(REDUCE_THREADS as u32)
-                    .slice(partials)
-                    .slice_mut(c)
-                    .scalar(*splits)
-                    .scalar(m32)
-                    .scalar(n32)
-                    .launch()?;
-            }
             Ok(())
         }
         .map_err(Error::Device)

@@ -4,7 +4,7 @@
 
 layout_device::shared_memory!(
     /// `hgemm_sm90`'s stages and barriers (the plan is `hgemm`'s).
-    pub extern static HGEMM_SMEM: [u8; 197696]
+    pub extern static HGEMM_SMEM: [u8; 205904]
 );
 const _: () = assert!(HGEMM_SMEM_BYTES == crate::hgemm::SMEM_BYTES);
 /// [`HGEMM_SMEM`]'s size in bytes.

@@ -34,6 +34,7 @@ fn hgemm_form(
     c: layout_device::GlobalMut<u16>,
     mnk: (u32, u32, u32),
 ) {
+    const { assert!(FORMS.len() == 8, "a form for each arm") };
     match i {
         0 => hgemm_body::<0>(ma, mb, c, mnk),
         1 => hgemm_body::<1>(ma, mb, c, mnk),
@@ -41,7 +42,8 @@ fn hgemm_form(
         3 => hgemm_body::<3>(ma, mb, c, mnk),
         4 => hgemm_body::<4>(ma, mb, c, mnk),
         5 => hgemm_body::<5>(ma, mb, c, mnk),
-        _ => hgemm_body::<6>(ma, mb, c, mnk),
+        6 => hgemm_body::<6>(ma, mb, c, mnk),
+        _ => hgemm_body::<7>(ma, mb, c, mnk),
     }
 }
 
@@ -715,21 +717,29 @@ fn flash_attn_fwd_sm90_d256() {
     );
 }
 
-/// Split-K (`gemm_split_body`, the form `SPLIT_FORM`, then
-/// `split_reduce_body`): f16 exact on integers for 1 to 4 splits of K (6
-/// K-blocks, the last partial: splits of 1 and 2 K-blocks; one split
-/// stores C itself), with partial tiles in M and N, one block per (tile,
-/// split) and one block taking every pair; an even and an odd N (C stored
-/// in words, or in halves).
+/// Split-K (`gemm_split_body` in the form `SPLIT_FORM`, 64-row tiles,
+/// and in the 128-row `hgemm_sm90_nocluster`, whose two consumers hand on
+/// apart): f16 exact on integers for 1 to 4 splits of K (6 K-blocks, the
+/// last partial: splits of 1 and 2 K-blocks; one split stores C
+/// directly), with partial tiles in M and N, one block per (tile, split)
+/// and one block taking every pair; an even and an odd N (C stored in
+/// words, or in halves). Each launch leaves the flags 0, and the second
+/// launch over the same workspace is exact again.
 #[test]
 fn gemm_split_k_is_exact_on_integers() {
+    use layout_kernels_sm90::hgemm::SPLIT_FORM;
+    gemm_split_k_case::<SPLIT_FORM>(&[1, 2, 3, 4]);
+    gemm_split_k_case::<5>(&[3]);
+}
+
+/// [`gemm_split_k_is_exact_on_integers`] in the form `FORMS[I]`, with
+/// each count of `splits`.
+fn gemm_split_k_case<const I: usize>(counts: &[usize]) {
     use layout_device::epilogue::{Plain, F16};
-    use layout_kernels_sm90::bodies::{gemm_split_body, split_reduce_body};
-    use layout_kernels_sm90::hgemm::{
-        split_partials, split_row, F16In, REDUCE_THREADS, SPLIT_FORM,
-    };
+    use layout_kernels_sm90::bodies::gemm_split_body;
+    use layout_kernels_sm90::hgemm::{split_flags, split_sums, F16In};
     for (m, n, k) in [(130, 300, 328), (70, 259, 328)] {
-        let form = FORMS[SPLIT_FORM].1;
+        let form = FORMS[I].1;
         let a: Vec<f32> = (0..m * k).map(|x| int(x, 2)).collect();
         let b: Vec<f32> = (0..n * k).map(|x| int(x + 5, 2)).collect();
         let want: Vec<u16> = (0..m * n)
@@ -740,39 +750,40 @@ fn gemm_split_k_is_exact_on_integers() {
         let map_a = TensorMap::tiled_2d(&ga, (m, k), k, (form.bm(), BK), TmaSwizzle::B128).unwrap();
         let map_b = TensorMap::tiled_2d(&gb, (n, k), k, (BN, BK), TmaSwizzle::B128).unwrap();
         let tiles = ceil_div(m, form.bm()) * ceil_div(n, BN);
-        for splits in 1..=4 {
+        for &splits in counts {
+            let sums = Buffer::filled(f32::NAN, split_sums(I, m, n));
+            let flags = Buffer::filled(0u32, split_flags(I, m, n));
+            // The second launch reuses the first's sums and flags.
             for grid in [tiles * splits, 1] {
-                let what = format!("{m} x {n} x {k}, {splits} splits, grid {grid}");
-                let partials = Buffer::filled(f32::NAN, split_partials(m, n, splits));
+                let what = format!("form {I}: {m} x {n} x {k}, {splits} splits, grid {grid}");
                 let c = Buffer::filled(0xffffu16, m * n);
-                let (pa, pb, pp, pc) = (
+                let (pa, pb, ps, pf, pc) = (
                     map_a.ptr(),
                     map_b.ptr(),
-                    partials.global_mut(),
+                    sums.global_mut(),
+                    flags.global_mut(),
                     c.global_mut(),
                 );
                 let launch = Launch::new("gemm_split", grid, form.threads())
                     .shared_bytes(layout_kernels_sm90::hgemm::SMEM_BYTES);
                 let (mnk, s) = ((m as u32, n as u32, k as u32), splits as u32);
                 if let Err(e) = run(&launch, move || {
-                    gemm_split_body::<SPLIT_FORM, F16In, F16, HGEMM_SMEM>(pa, pb, (pc, pp), mnk, s)
+                    gemm_split_body::<I, F16In, F16, _, HGEMM_SMEM>(
+                        pa,
+                        pb,
+                        (pc, ps, pf),
+                        mnk,
+                        s,
+                        Plain,
+                    )
                 }) {
                     panic!("{what}: {e}")
                 }
-                // One split stores C itself; more leave partials to add.
-                if splits > 1 {
-                    let quads = m * split_row(n) / 4;
-                    let reduce =
-                        Launch::new("reduce", ceil_div(quads, REDUCE_THREADS), REDUCE_THREADS);
-                    let pr = partials.global();
-                    if let Err(e) = run(&reduce, move || {
-                        split_reduce_body::<F16, _>(pr, pc, (s, m as u32, n as u32), Plain)
-                    }) {
-                        panic!("{what}: reduce: {e}")
-                    }
-                }
                 if let Err(e) = c.check(&want, |x, y| x == y) {
                     panic!("{what}: {e}")
+                }
+                if let Err(e) = flags.check(&vec![0; flags.len()], |x, y| x == y) {
+                    panic!("{what}: flags: {e}")
                 }
             }
         }

@@ -62,6 +62,24 @@ pub(crate) fn nop(name: &str) {
     }
 }
 
+/// Polls the `u32` at `at` (a global access) until it holds `v`, letting
+/// the cluster's other threads run between polls; a wait that nothing
+/// ends is the scheduler's deadlock.
+pub(crate) fn global_wait_eq(name: &'static str, at: *const u32, v: u32) {
+    if !state::active() {
+        gpu_only(name)
+    }
+    loop {
+        global_access(at as usize, 4, false);
+        // SAFETY: the caller's element, checked in bounds; under the
+        // emulator one thread runs at a time.
+        if unsafe { at.read() } == v {
+            return;
+        }
+        state::spin(name);
+    }
+}
+
 /// The block barrier.
 pub(crate) fn barrier(name: &'static str, site: Site, aligned: bool) {
     if !state::active() {

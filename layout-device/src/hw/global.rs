@@ -103,7 +103,10 @@ impl<T: Copy> GlobalMut<T> {
     /// `ptr` points to `len` elements of memory (device memory in a
     /// kernel), aligned for `T`, that only this handle and its copies use
     /// meanwhile, each element written by one thread (or only through
-    /// atomics such as [`atomic_inc`](GlobalMut::atomic_inc), by any).
+    /// atomics such as [`atomic_inc`](GlobalMut::atomic_inc), by any; or by
+    /// threads in turn, each handing on to the next by
+    /// [`store_release`](GlobalMut::store_release) and
+    /// [`wait_eq`](GlobalMut::wait_eq)).
     #[inline(always)]
     pub unsafe fn new(ptr: *mut T, len: usize) -> Self {
         GlobalMut { ptr, len }
@@ -172,6 +175,81 @@ impl GlobalMut<u32> {
                      b = in(reg32) last, options(nostack))
             }
             old
+        })
+    }
+}
+
+impl GlobalMut<u32> {
+    /// Waits until element `i` holds `v` (`ld.acquire.gpu` polled): what
+    /// the threads that wrote before a [`store_release`](Self::store_release)
+    /// of `v` there wrote is then visible to this thread, and, after a
+    /// barrier, to the threads that synchronize with it. A flag that
+    /// orders blocks: one block's results handed to the next. The thread
+    /// that stores `v` must not itself wait on this thread, or on a block
+    /// that cannot run until this one ends (blocks wait only on blocks of
+    /// lower index, or all are resident at once). Traps when `i >= len`.
+    ///
+    /// ```
+    /// use layout_device::emulator::{run, Buffer, Launch};
+    /// use layout_device::block_idx;
+    ///
+    /// // Block b adds its index to element 0 after block b - 1: each waits
+    /// // for the flag to reach its index, then hands on.
+    /// let (sum, flag) = (Buffer::filled(0u32, 1), Buffer::filled(0u32, 1));
+    /// let (gs, gf) = (sum.global_mut(), flag.global_mut());
+    /// run(&Launch::new("chain", 4, 1), move || {
+    ///     let b = block_idx().0 as u32;
+    ///     gf.wait_eq(0, b);
+    ///     gs.st(0, gs.ld(0) * 10 + b + 1);
+    ///     gf.store_release(0, b + 1);
+    /// })
+    /// .unwrap();
+    /// sum.check(&[1234], |a, b| a == b).unwrap();
+    /// ```
+    #[inline(always)]
+    pub fn wait_eq(self, i: usize, v: u32) {
+        if i >= self.len {
+            trap()
+        }
+        let at = self.ptr.wrapping_add(i);
+        gpu!("wait_eq", {
+            loop {
+                let now: u32;
+                // SAFETY: `at` is element i < len of the buffer (`new`'s
+                // contract); a load.
+                unsafe {
+                    asm!("ld.acquire.gpu.global.u32 {o}, [{a}];", o = out(reg32) now,
+                         a = in(reg64) at, options(nostack))
+                }
+                if now == v {
+                    break;
+                }
+            }
+        }, emu: { crate::emulator::ops::global_wait_eq("GlobalMut::wait_eq", at, v) })
+    }
+
+    /// Writes `v` to element `i` with release semantics at the GPU's
+    /// scope (`st.release.gpu`): a thread that sees it by
+    /// [`wait_eq`](Self::wait_eq) sees every write this thread made
+    /// before, and, through a barrier before this store, its block's.
+    /// Traps when `i >= len`.
+    #[inline(always)]
+    pub fn store_release(self, i: usize, v: u32) {
+        if i >= self.len {
+            trap()
+        }
+        let at = self.ptr.wrapping_add(i);
+        super::emu_global(at, 4, true);
+        gpu!("store_release", host: {
+            // SAFETY: in bounds (`new`'s contract).
+            unsafe { at.write(v) }
+        }, {
+            // SAFETY: `at` is element i < len of the buffer (`new`'s
+            // contract); a store.
+            unsafe {
+                asm!("st.release.gpu.global.u32 [{a}], {v};", a = in(reg64) at, v = in(reg32) v,
+                     options(nostack))
+            }
         })
     }
 }

@@ -108,6 +108,9 @@ enum Command {
     Sm90 {
         /// The PTX file (OUT/layout_kernels_sm90.ptx).
         ptx: PathBuf,
+        /// Only the checks, not the timing tables.
+        #[arg(long)]
+        no_timing: bool,
     },
 }
 
@@ -141,7 +144,7 @@ fn main() -> ExitCode {
         }
         Some(Command::DecodeTime(args)) => decode::time_decode(args),
         Some(Command::GemmTime(args)) => sm90::sweep::time_gemm(args),
-        Some(Command::Sm90 { ptx }) => match sm90::run(ptx) {
+        Some(Command::Sm90 { ptx, no_timing }) => match sm90::run(ptx, !no_timing) {
             Ok(true) => Ok(()),
             Ok(false) => {
                 eprintln!("gpu-runner: a check failed");

@@ -75,6 +75,11 @@ forms! {
     /// # Safety
     /// As `hgemm_sm90_1wg`.
     hgemm_sm90_clipped: 6;
+    /// As `hgemm_sm90_1wg`.
+    ///
+    /// # Safety
+    /// As `hgemm_sm90_1wg`.
+    hgemm_sm90_1wg_nocluster: 7;
 }
 
 /// C (m x n, bf16, row-major) = A · Bᵀ for A m x k and B n x k bf16,
@@ -214,36 +219,41 @@ tma_store_entries! {
     hgemm_tma_sm90: super::F16In, layout_device::epilogue::F16;
 }
 
-/// Split-K's first step, for the shapes whose tiles do not fill the GPU
+/// Split-K, for the shapes whose tiles do not fill the GPU
 /// (`crate::hgemm::plan_splits`): A · Bᵀ as [`hgemm_sm90`] in the form
-/// `crate::hgemm::SPLIT_FORM` (128 x 256 tiles, no clusters), each (tile,
-/// split of K) pair a block's work, each split's product written in f32
-/// to `partials` (`super::body::gemm_split_body`); a
-/// `gemm_splitk_reduce_*` entry then adds them up into C. One split
-/// stores C itself.
+/// `crate::hgemm::SPLIT_FORM` (64 x 256 tiles, one consumer, no
+/// clusters), each (tile, split of K) pair a block's work, a tile's splits
+/// adding up in turn through `sums` and `flags`
+/// (`super::body::gemm_split_body`). One split stores C directly.
 macro_rules! split_entries {
     ($($(#[$doc:meta])* $name:ident: $in:ty, $out:ty;)*) => {$(
         $(#[$doc])*
         ///
         /// # Safety
-        /// As [`hgemm_sm90`] with A's box of 128 rows and B's of 256 (no
-        /// clusters); `c` covers m x n elements; `partials` holds
-        /// `crate::hgemm::split_partials(m, n, splits)` floats (none for
-        /// one split) that no other launch uses meanwhile; `splits` at
-        /// least 1.
+        /// As [`hgemm_sm90`] with the form's 256 threads, A's box of 64
+        /// rows and B's of 256 (no clusters); `c` covers m x n elements;
+        /// `sums` holds `crate::hgemm::split_sums(SPLIT_FORM, m, n)` floats
+        /// and `flags` `crate::hgemm::split_flags(SPLIT_FORM, m, n)`
+        /// words, all 0, that no
+        /// other launch uses meanwhile (one split uses neither); `splits`
+        /// at least 1; with more than one split, one block per (tile,
+        /// split) pair, or fewer all resident at once.
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $name(
             map_a: *const u64,
             map_b: *const u64,
             c: GlobalMut<u16>,
-            partials: GlobalMut<f32>,
+            sums: GlobalMut<f32>,
+            flags: GlobalMut<u32>,
             splits: u32,
             m: u32,
             n: u32,
             k: u32,
         ) {
-            super::body::gemm_split_body::<{ crate::hgemm::SPLIT_FORM }, $in, $out, crate::smem::HGEMM_SMEM>(
-                map_a, map_b, (c, partials), (m, n, k), splits,
+            use layout_device::epilogue::Plain;
+            const I: usize = crate::hgemm::SPLIT_FORM;
+            super::body::gemm_split_body::<I, $in, $out, _, crate::smem::HGEMM_SMEM>(
+                map_a, map_b, (c, sums, flags), (m, n, k), splits, Plain,
             )
         }
     )*};
@@ -254,39 +264,6 @@ split_entries! {
     hgemm_splitk_sm90: super::F16In, layout_device::epilogue::F16;
     /// bf16 A, B and C.
     gemm_bf16_splitk_sm90: super::Bf16In, layout_device::epilogue::Bf16;
-}
-
-/// Split-K's second step: C (m x n, row-major) = the sum of the `splits`
-/// partials of a split entry, in split order (`super::body::
-/// split_reduce_body`).
-macro_rules! reduce_entries {
-    ($($(#[$doc:meta])* $name:ident: $out:ty;)*) => {$(
-        $(#[$doc])*
-        ///
-        /// # Safety
-        /// `partials` as the split entry wrote them for (m, n, splits); `c`
-        /// covers m x n elements; blocks of `crate::hgemm::REDUCE_THREADS`
-        /// threads, one thread per 4 columns of a row
-        /// (`crate::hgemm::split_row(n)` / 4 per row).
-        #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn $name(
-            partials: layout_device::Global<f32>,
-            c: GlobalMut<u16>,
-            splits: u32,
-            m: u32,
-            n: u32,
-        ) {
-            use layout_device::epilogue::Plain;
-            super::body::split_reduce_body::<$out, _>(partials, c, (splits, m, n), Plain)
-        }
-    )*};
-}
-
-reduce_entries! {
-    /// C in f16.
-    gemm_splitk_reduce_f16: layout_device::epilogue::F16;
-    /// C in bf16.
-    gemm_splitk_reduce_bf16: layout_device::epilogue::Bf16;
 }
 
 /// A grouped GEMM in bf16 (a mixture-of-experts layer): for each group g

@@ -64,15 +64,30 @@ impl Inputs for E4m3In {
     type Gmma = layout_core::atom::SM90_64x256x32_F32E4M3E4M3_SS_TN;
     const BYTES: usize = 1;
 }
-/// Stages in the ring.
+/// Stages in the ring of a form with two consumers ([`FULL`]): four of 48
+/// KiB.
 pub const STAGES: usize = 4;
+/// Stages in the ring of a form with one consumer: five of 40 KiB, the
+/// most the SM's shared memory holds, so that more bytes are in flight
+/// per block where the tiles are few.
+pub const LONE_STAGES: usize = 5;
 /// Bytes of one stage of B (a 256 x 64 f16 box).
 pub const B_BYTES: usize = BN * BK_BYTES;
-/// The dynamic shared memory every form asks for: [`FULL`]'s plan (the
-/// largest: two consumers' A), its barriers, and up to 1023 bytes to reach
-/// the 128-byte swizzle's 1024-byte alignment from wherever the buffer
-/// starts.
-pub const SMEM_BYTES: usize = FULL.barriers_at() + 16 * STAGES + 1024;
+/// The dynamic shared memory every form asks for: the largest of the
+/// forms' plans (a one-consumer form's five stages), its barriers, and up
+/// to 1023 bytes to reach the 128-byte swizzle's 1024-byte alignment from
+/// wherever the buffer starts.
+pub const SMEM_BYTES: usize = {
+    let mut most = 0;
+    let mut i = 0;
+    while i < FORMS.len() {
+        if FORMS[i].1.plan_bytes() > most {
+            most = FORMS[i].1.plan_bytes();
+        }
+        i += 1;
+    }
+    most + 1024
+};
 /// Columns of C per TMA store of the TMA-store epilogue: one 128-byte
 /// swizzle row of 16-bit C.
 pub const C_COLS: usize = 64;
@@ -83,7 +98,7 @@ pub const C_STAGE_BYTES: usize = 64 * C_COLS * 2;
 /// barriers, at the swizzle's 1024-byte period. Each consumer has two,
 /// written and stored in turn.
 pub const fn c_stage_at(form: Form) -> usize {
-    (form.barriers_at() + 16 * STAGES).div_ceil(1024) * 1024
+    form.plan_bytes().div_ceil(1024) * 1024
 }
 /// The dynamic shared memory of the TMA-store epilogue's entries:
 /// [`FULL`]'s plan, its staging buffers, and the alignment slack.
@@ -111,6 +126,9 @@ pub struct Form {
     /// A tile inside C is stored without clipping, each word at the
     /// thread's first plus a constant (else every pair is clipped).
     pub fast_stores: bool,
+    /// Stages in the ring: [`STAGES`] with two consumers, [`LONE_STAGES`]
+    /// with one.
+    pub stages: usize,
 }
 
 /// `hgemm_sm90`: everything on.
@@ -120,6 +138,7 @@ pub const FULL: Form = Form {
     order: Order::Grouped,
     cluster: 2,
     fast_stores: true,
+    stages: STAGES,
 };
 
 /// The order of the tiles (a block takes every `grid`-th): what the blocks
@@ -140,12 +159,13 @@ pub enum Order {
 pub const GROUP: usize = 16;
 
 /// The entry points of the forms, the full kernel first.
-pub const FORMS: [(&str, Form); 7] = [
+pub const FORMS: [(&str, Form); 8] = [
     ("hgemm_sm90", FULL),
     (
         "hgemm_sm90_1wg",
         Form {
             consumers: 1,
+            stages: LONE_STAGES,
             ..FULL
         },
     ),
@@ -178,6 +198,15 @@ pub const FORMS: [(&str, Form); 7] = [
             ..FULL
         },
     ),
+    (
+        "hgemm_sm90_1wg_nocluster",
+        Form {
+            consumers: 1,
+            cluster: 1,
+            stages: LONE_STAGES,
+            ..FULL
+        },
+    ),
 ];
 
 impl Form {
@@ -195,11 +224,16 @@ impl Form {
     }
     /// Where B's stages start.
     pub const fn b_at(self) -> usize {
-        STAGES * self.a_bytes()
+        self.stages * self.a_bytes()
     }
     /// Where the barriers start.
     pub const fn barriers_at(self) -> usize {
-        self.b_at() + STAGES * B_BYTES
+        self.b_at() + self.stages * B_BYTES
+    }
+    /// The plan's bytes: the stages and their barriers (two of 8 bytes a
+    /// stage).
+    pub const fn plan_bytes(self) -> usize {
+        self.barriers_at() + 16 * self.stages
     }
     /// Tile `tile`'s (row, column) of tiles, for a grid of `tiles_m` x
     /// `tiles_n` tiles: [`tile_of`] down the columns, or along the rows.
@@ -222,105 +256,97 @@ impl Form {
 }
 
 /// The form of the split-K entries (`hgemm_splitk_sm90`,
-/// `gemm_bf16_splitk_sm90`): [`FULL`] without clusters, 128 x 256 tiles
-/// each block alone. A cluster of two along M leaves its second block idle
-/// when M is at most 128 rows, and the split entries are chosen where the
-/// tiles are few.
-pub const SPLIT_FORM: usize = 5;
+/// `gemm_bf16_splitk_sm90`), an index of [`FORMS`]:
+/// `hgemm_sm90_1wg_nocluster`, 64 x 256 tiles, one consumer with
+/// [`LONE_STAGES`] stages, no clusters. Where the tiles are few, the
+/// shorter tiles make twice as many blocks as [`FULL`]'s, and a cluster's
+/// second block would idle when M is one tile high.
+pub const SPLIT_FORM: usize = 7;
 /// The most splits of K the split-K entries take.
 pub const MAX_SPLITS: usize = 16;
-/// The split-K model's rates ([`plan_splits`]), fitted to H100 runs of
-/// `gpu-runner gemm-time --splits S`: a block streams its tiles' operands
-/// at 66 bytes/ns; the GPU reads A and B from memory at 3000 bytes/ns at
-/// most; split-K's partials are written and read back at 1300 bytes/ns
-/// and its second launch costs 5 µs.
+/// The plan's model ([`plan_splits`]), from H100 runs of
+/// `gpu-runner gemm-time --entry E --splits S` (docs/gpu.md has the
+/// tables): a block of the cooperative entry streams its 128 x 256 tiles'
+/// operands at 66 bytes/ns (1024 x 4096 x 4096 in 48.5 µs), a block of
+/// the split form its 64 x 256 tiles' at 105 (512 x 4096 x 14336 in 87.5
+/// µs); the GPU reads A and B from memory at 2500 bytes/ns at most (128 x
+/// 14336 x 4096 in 47.5 µs); each split after the first adds 3000 ns, its
+/// wait for the one before and its sums' trip through the L2 (the runs
+/// put it at 0.9 to 2.9 µs; the larger bound keeps the plan to fewer
+/// splits).
 pub const SPLIT_MODEL: SplitModel = SplitModel {
-    block_bytes_per_ns: 66,
-    memory_bytes_per_ns: 3000,
-    partial_bytes_per_ns: 1300,
-    reduce_ns: 5000,
+    cooperative_bytes_per_ns: 66,
+    split_bytes_per_ns: 105,
+    memory_bytes_per_ns: 2500,
+    link_ns: 3000,
 };
 
 /// The rates of [`SPLIT_MODEL`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SplitModel {
-    /// Bytes per ns one block's TMA loads bring in.
-    pub block_bytes_per_ns: u64,
+    /// Bytes per ns one block of the cooperative entry ([`FULL`]) loads.
+    pub cooperative_bytes_per_ns: u64,
+    /// Bytes per ns one block of the split form ([`SPLIT_FORM`]) loads.
+    pub split_bytes_per_ns: u64,
     /// Bytes per ns the GPU reads from memory.
     pub memory_bytes_per_ns: u64,
-    /// Bytes per ns of split-K's partials (written, then read).
-    pub partial_bytes_per_ns: u64,
-    /// The reduction's launch, in ns.
-    pub reduce_ns: u64,
+    /// The ns each split after the first adds.
+    pub link_ns: u64,
 }
 
 impl SplitModel {
-    /// The model's time (ns) for (m, n) with `kblocks` K-blocks in
-    /// `splits` splits: the larger of one block's loads (a split's
-    /// K-blocks of a 128 x 256 tile's A and B) and the whole of A and B
-    /// read once; plus, with more than one split, the partials (f32,
-    /// written and read) and the reduction's launch.
+    /// The model's time (ns) for (m, n) with `kblocks` K-blocks in the
+    /// split form with `splits` splits on `sms` SMs (`None`: the
+    /// cooperative entry, one split): the larger of one block's loads (a
+    /// split's K-blocks of a tile's A and B, once per wave of (tile,
+    /// split) pairs over the SMs) and the whole of A and B read once;
+    /// plus the splits' hand-ons.
     ///
     /// ```
     /// use layout_kernels_sm90::hgemm::SPLIT_MODEL;
-    /// // 128 x 4096 x 4096 (64 K-blocks), 4 splits: 16 K-blocks of 48 KiB
-    /// // at 66 bytes/ns, 11915 ns (more than A and B once: 4224 rows of
-    /// // 8 KiB at 3000 bytes/ns, 11534 ns); then 4 partials of 128 x 4096
-    /// // f32 written and read, 16 MiB at 1300 bytes/ns (12905 ns), and
-    /// // the launch (5000 ns).
-    /// assert_eq!(SPLIT_MODEL.ns(128, 4096, 64, 4), 11915 + 12905 + 5000);
+    /// // 512 x 4096 x 4096 (64 K-blocks), one split: 128 tiles of 64 x
+    /// // 256, one wave on 132 SMs, each block 64 K-blocks of 40 KiB at
+    /// // 105 bytes/ns (24966 ns), more than A and B once (4608 rows of
+    /// // 8 KiB at 2500 bytes/ns, 15099 ns).
+    /// assert_eq!(SPLIT_MODEL.ns((512, 4096, 64), Some(1), 132), 24966);
+    /// // The same on 64 SMs: two waves.
+    /// assert_eq!(SPLIT_MODEL.ns((512, 4096, 64), Some(1), 64), 49932);
+    /// // The cooperative entry: 64 tiles of 128 x 256, 64 K-blocks of 48
+    /// // KiB at 66 bytes/ns.
+    /// assert_eq!(SPLIT_MODEL.ns((512, 4096, 64), None, 132), 47662);
+    /// // 128 x 4096 x 4096 in 2 splits: 64 (tile, split) pairs, 32
+    /// // K-blocks each (12483 ns), less than A and B once (4224 rows,
+    /// // 13841 ns); one hand-on.
+    /// assert_eq!(SPLIT_MODEL.ns((128, 4096, 64), Some(2), 132), 13841 + 3000);
     /// ```
-    pub const fn ns(&self, m: usize, n: usize, kblocks: usize, splits: usize) -> u64 {
-        let (m, n, kb, s) = (m as u64, n as u64, kblocks as u64, splits as u64);
-        let stage = (FULL.bm() + BN) as u64 * BK_BYTES as u64;
-        let block = kb.div_ceil(s) * stage / self.block_bytes_per_ns;
+    pub const fn ns(
+        &self,
+        (m, n, kblocks): (usize, usize, usize),
+        splits: Option<usize>,
+        sms: usize,
+    ) -> u64 {
+        let (f, s, rate) = match splits {
+            Some(s) => (FORMS[SPLIT_FORM].1, s as u64, self.split_bytes_per_ns),
+            None => (FULL, 1, self.cooperative_bytes_per_ns),
+        };
+        let tiles = (ceil_div(m, f.bm()) * ceil_div(n, BN)) as u64;
+        let (m, n, kb) = (m as u64, n as u64, kblocks as u64);
+        let sms = if sms == 0 { 1 } else { sms as u64 };
+        let waves = (tiles * s).div_ceil(sms);
+        let stage = (f.bm() + BN) as u64 * BK_BYTES as u64;
+        let block = waves * kb.div_ceil(s) * stage / rate;
         let memory = (m + n) * kb * BK_BYTES as u64 / self.memory_bytes_per_ns;
         let loads = if block > memory { block } else { memory };
-        if s > 1 {
-            loads + self.reduce_ns + 8 * s * m * n / self.partial_bytes_per_ns
-        } else {
-            loads
-        }
+        loads + (s - 1) * self.link_ns
     }
 }
 
-/// The host's choice of entry for a dense GEMM of (m, n) with `kblocks`
-/// K-blocks on a GPU of `sms` SMs: `None`, the cooperative entry
-/// (`hgemm_sm90`: clusters of two 128 x 256 tiles along M, persistent);
-/// `Some(s)`, the split-K entry ([`SPLIT_FORM`]) with K cut into `s`
-/// splits (one: no split, C stored directly). The rule:
-///
-/// - with `t` tiles of 128 x 256, the cooperative entry when M is over 128
-///   rows and `t` fills the SMs (a cluster's second block idles when M is
-///   128 rows or fewer);
-/// - else the split entry, with the count of splits from 1 to
-///   `min(sms / t, 16, kblocks / 4)` that [`SPLIT_MODEL`] says is
-///   fastest (the fewest on a tie): (tile, split) pairs that fill the SMs
-///   at most once, weighed against the partials they write.
-///
-/// ```
-/// use layout_kernels_sm90::hgemm::plan_splits;
-/// // 4096³: 512 tiles, the cooperative entry.
-/// assert_eq!(plan_splits(4096, 4096, 64, 132), None);
-/// // M = 128, N = 4096, K = 14336: 16 tiles, 4 splits of 56 K-blocks.
-/// assert_eq!(plan_splits(128, 4096, 224, 132), Some(4));
-/// // M = 512, N = 4096, K = 4096: 64 tiles; 2 splits would write 32 MB of
-/// // partials to save 24 µs of loads: none.
-/// assert_eq!(plan_splits(512, 4096, 64, 132), Some(1));
-/// // The same with K = 14336: 2 splits.
-/// assert_eq!(plan_splits(512, 4096, 224, 132), Some(2));
-/// // M = 128, N = 128256: 501 tiles, one split, no clusters.
-/// assert_eq!(plan_splits(128, 128256, 64, 132), Some(1));
-/// // M = 512, N = 14336: 224 tiles, the cooperative entry.
-/// assert_eq!(plan_splits(512, 14336, 64, 132), None);
-/// ```
-// Inline: a host rule, not a function of the PTX.
-#[inline]
-pub const fn plan_splits(m: usize, n: usize, kblocks: usize, sms: usize) -> Option<usize> {
+/// The most splits the plan considers for (m, n) with `kblocks` K-blocks
+/// on `sms` SMs: as many as keep the split form's (tile, split) pairs
+/// within one wave, at most [`MAX_SPLITS`], and at least [`STAGES`]
+/// K-blocks per split; at least 1.
+pub const fn most_splits((m, n, kblocks): (usize, usize, usize), sms: usize) -> usize {
     let tiles = ceil_div(m, FORMS[SPLIT_FORM].1.bm()) * ceil_div(n, BN);
-    if m > FORMS[SPLIT_FORM].1.bm() && tiles >= sms {
-        return None;
-    }
     let mut most = sms / if tiles == 0 { 1 } else { tiles };
     if most > MAX_SPLITS {
         most = MAX_SPLITS;
@@ -328,14 +354,63 @@ pub const fn plan_splits(m: usize, n: usize, kblocks: usize, sms: usize) -> Opti
     if most > kblocks / STAGES {
         most = kblocks / STAGES;
     }
-    let (mut best, mut s) = (1, 2);
+    if most == 0 {
+        1
+    } else {
+        most
+    }
+}
+
+/// The host's choice of entry for a dense GEMM of (m, n) with `kblocks`
+/// K-blocks on a GPU of `sms` SMs: `None`, the cooperative entry
+/// (`hgemm_sm90`: clusters of two 128 x 256 tiles along M, persistent);
+/// `Some(s)`, the split-K entry ([`SPLIT_FORM`]: 64 x 256 tiles) with K
+/// cut into `s` splits (one: no split, C stored directly). The rule:
+///
+/// - the cooperative entry when M is over 128 rows and its 128 x 256
+///   tiles fill the SMs (there the split form's twice as many blocks
+///   stream more bytes per product: 4096³ takes it 251 µs against 186);
+/// - else, of the cooperative entry (M over 128 rows: a cluster's second
+///   block idles below) and the split entry with 1 to [`most_splits`]
+///   splits, the one [`SPLIT_MODEL`] says is fastest, the cooperative
+///   entry and then the fewest splits on a tie: tiles that fill the SMs,
+///   weighed against the operands each block streams and the splits'
+///   hand-ons.
+///
+/// ```
+/// use layout_kernels_sm90::hgemm::plan_splits;
+/// // 4096³: 512 tiles, the cooperative entry.
+/// assert_eq!(plan_splits(4096, 4096, 64, 132), None);
+/// // 512 x 4096 x 4096: 64 tiles of 128 rows, 128 of 64 rows: one split.
+/// assert_eq!(plan_splits(512, 4096, 64, 132), Some(1));
+/// // 128 x 4096 x 4096: 32 tiles; 2 splits make 64 blocks, and reading
+/// // A and B once bounds the time.
+/// assert_eq!(plan_splits(128, 4096, 64, 132), Some(2));
+/// // 1024 x 4096 x 4096: 128 tiles of 128 rows in one wave, the
+/// // cooperative entry (256 of 64 rows would take two).
+/// assert_eq!(plan_splits(1024, 4096, 64, 132), None);
+/// ```
+// Inline: a host rule, not a function of the PTX.
+#[inline]
+pub const fn plan_splits(m: usize, n: usize, kblocks: usize, sms: usize) -> Option<usize> {
+    let mnk = (m, n, kblocks);
+    if m > FULL.bm() && ceil_div(m, FULL.bm()) * ceil_div(n, BN) >= sms {
+        return None;
+    }
+    let (mut best, mut best_ns) = (None, u64::MAX);
+    if m > FULL.bm() {
+        best_ns = SPLIT_MODEL.ns(mnk, None, sms);
+    }
+    let most = most_splits(mnk, sms);
+    let mut s = 1;
     while s <= most {
-        if SPLIT_MODEL.ns(m, n, kblocks, s) < SPLIT_MODEL.ns(m, n, kblocks, best) {
-            best = s;
+        let ns = SPLIT_MODEL.ns(mnk, Some(s), sms);
+        if ns < best_ns {
+            (best, best_ns) = (Some(s), ns);
         }
         s += 1;
     }
-    Some(best)
+    best
 }
 
 /// Split `s` of `splits`'s K-blocks, `begin..end` of `kblocks`: the
@@ -350,25 +425,30 @@ pub const fn split_range(s: usize, splits: usize, kblocks: usize) -> (usize, usi
     (s * kblocks / splits, (s + 1) * kblocks / splits)
 }
 
-/// The width of a split-K partial's rows: N padded to a multiple of 4,
-/// so that a thread of the reduction reads 4 columns at once.
-pub const fn split_row(n: usize) -> usize {
-    n.div_ceil(4) * 4
+/// Floats of split-K's running sums per consumer's 64 rows of a tile: its
+/// 64 x 256 accumulators.
+pub const SPLIT_REGION: usize = 64 * BN;
+
+/// Split-K's running sums (f32) in the form `FORMS[form]`: a region of
+/// [`SPLIT_REGION`] per flag ([`split_flags`]).
+pub const fn split_sums(form: usize, m: usize, n: usize) -> usize {
+    split_flags(form, m, n) * SPLIT_REGION
 }
 
-/// The f32 partials of split-K's first step: `splits` planes of m rows of
-/// [`split_row`]`(n)`.
-pub const fn split_partials(m: usize, n: usize, splits: usize) -> usize {
-    splits * m * split_row(n)
+/// Split-K's flags in the form `FORMS[form]`: one per consumer's 64 rows
+/// of each tile (how many splits have added into its region of the sums).
+pub const fn split_flags(form: usize, m: usize, n: usize) -> usize {
+    let f = FORMS[form].1;
+    ceil_div(m, f.bm()) * ceil_div(n, BN) * f.consumers
 }
-
-/// Threads per block of split-K's reduction (`gemm_splitk_reduce_*`),
-/// each 4 columns of one row of C.
-pub const REDUCE_THREADS: usize = 256;
 
 /// Registers per consumer thread after `setmaxnreg` (the producer keeps
 /// [`PRODUCER_REGISTERS`]): 128 x (24 + 2 x 240) = 64512 of the SM's 65536.
 pub const CONSUMER_REGISTERS: u32 = 240;
+/// Registers per consumer thread of a form with one consumer warpgroup:
+/// `setmaxnreg`'s most, 256 (128 x (56 + 256) of the SM's 65536 with the
+/// grouped GEMM's producer).
+pub const LONE_CONSUMER_REGISTERS: u32 = 256;
 /// Registers per producer thread after `setmaxnreg`.
 pub const PRODUCER_REGISTERS: u32 = 24;
 /// Registers per producer thread of the grouped GEMM (one consumer: 128 x
@@ -388,7 +468,15 @@ const _: () = {
     let mut i = 0;
     while i < FORMS.len() {
         let f = FORMS[i].1;
-        assert!(f.a_bytes() % 1024 == 0 && f.barriers_at() + 16 * STAGES + 1024 <= SMEM_BYTES);
+        assert!(f.a_bytes() % 1024 == 0 && f.plan_bytes() + 1024 <= SMEM_BYTES);
+        assert!(
+            f.stages
+                == if f.consumers == 1 {
+                    LONE_STAGES
+                } else {
+                    STAGES
+                }
+        );
         assert!(128 * (PRODUCER_REGISTERS + f.consumers as u32 * CONSUMER_REGISTERS) <= 65536);
         i += 1;
     }
@@ -519,6 +607,16 @@ pub const HGEMM_SM90_CLIPPED_CLUSTER_SIZE: u32 = 2;
 /// `hgemm_sm90_clipped`'s four `wgmma` per K-block and its two TMA copies.
 pub const HGEMM_SM90_CLIPPED_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
     &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
+/// `hgemm_sm90_1wg_nocluster`'s threads.
+pub const HGEMM_SM90_1WG_NOCLUSTER_LAUNCH_BOUNDS: (u32, u32) = (256, 1);
+/// `hgemm_sm90_1wg_nocluster`'s four `wgmma` per K-block and its two TMA
+/// copies.
+pub const HGEMM_SM90_1WG_NOCLUSTER_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
+    &[("wgmma.mma_async", 4), ("cp.async.bulk.tensor", 2)];
+/// `hgemm_sm90_1wg_nocluster`'s spill, the bound ptxas may not pass: one
+/// value kept in local memory across the setup before the K-loop (one
+/// store, one load; none inside the loop, checked in its SASS).
+pub const HGEMM_SM90_1WG_NOCLUSTER_SPILL_BYTES: (u32, u32) = (16, 32);
 
 /// `gemm_bf16_sm90`: `hgemm_sm90`'s threads.
 pub const GEMM_BF16_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
@@ -574,31 +672,27 @@ pub const HGEMM_TMA_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
     ("cp.async.bulk.tensor.2d.shared::cluster.global", 2),
     ("cp.async.bulk.tensor.2d.global.shared::cta", 4),
 ];
-/// `hgemm_splitk_sm90`: the split form's threads, no clusters.
-pub const HGEMM_SPLITK_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
-/// `hgemm_splitk_sm90`'s four f16 `wgmma` per K-block and its two TMA
-/// loads.
+/// `hgemm_splitk_sm90`: the split form's threads (one consumer), no
+/// clusters.
+pub const HGEMM_SPLITK_SM90_LAUNCH_BOUNDS: (u32, u32) = (256, 1);
+/// `hgemm_splitk_sm90`'s four f16 `wgmma` per K-block, its two TMA
+/// loads, and a split's wait and hand-on.
 pub const HGEMM_SPLITK_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
     ("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16", 4),
     ("cp.async.bulk.tensor", 2),
+    ("ld.acquire.gpu.global.u32", 1),
+    ("st.release.gpu.global.u32", 1),
 ];
 /// `gemm_bf16_splitk_sm90`: as `hgemm_splitk_sm90`.
-pub const GEMM_BF16_SPLITK_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
-/// `gemm_bf16_splitk_sm90`'s four bf16 `wgmma` per K-block and its two TMA
-/// loads.
+pub const GEMM_BF16_SPLITK_SM90_LAUNCH_BOUNDS: (u32, u32) = (256, 1);
+/// `gemm_bf16_splitk_sm90`'s four bf16 `wgmma` per K-block, its two TMA
+/// loads, and a split's wait and hand-on.
 pub const GEMM_BF16_SPLITK_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
     ("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", 4),
     ("cp.async.bulk.tensor", 2),
+    ("ld.acquire.gpu.global.u32", 1),
+    ("st.release.gpu.global.u32", 1),
 ];
-/// `gemm_splitk_reduce_f16`: [`REDUCE_THREADS`] threads.
-pub const GEMM_SPLITK_REDUCE_F16_LAUNCH_BOUNDS: (u32, u32) = (256, 1);
-/// `gemm_splitk_reduce_f16`'s loads: 16 bytes each, 8 splits at a time.
-pub const GEMM_SPLITK_REDUCE_F16_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[("ld.v4.b32", 8)];
-/// `gemm_splitk_reduce_bf16`: [`REDUCE_THREADS`] threads.
-pub const GEMM_SPLITK_REDUCE_BF16_LAUNCH_BOUNDS: (u32, u32) = (256, 1);
-/// `gemm_splitk_reduce_bf16`'s loads: 16 bytes each, 8 splits at a time.
-pub const GEMM_SPLITK_REDUCE_BF16_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[("ld.v4.b32", 8)];
-
 /// `gemm_grouped_bf16_sm90`: `hgemm_sm90_1wg`'s threads.
 pub const GEMM_GROUPED_BF16_SM90_LAUNCH_BOUNDS: (u32, u32) = (256, 1);
 /// `gemm_grouped_bf16_sm90`'s clusters.
@@ -758,42 +852,55 @@ mod tests {
         }
     }
 
-    /// The plan as its doc states it: the cooperative entry exactly when M
-    /// is over 128 rows and the tiles fill the SMs; else a count of splits
-    /// from 1 to min(sms / tiles, 16, kblocks / 4) whose model time no
-    /// other count in that range beats, so that more than one split never
-    /// makes more (tile, split) pairs than SMs.
+    /// The plan as its doc states it: the cooperative entry when M is over
+    /// 128 rows and its tiles fill the SMs; else, of the cooperative entry
+    /// (M over 128 rows only) and the split form with 1 to `most_splits`
+    /// splits, one whose model time no other candidate beats; more than
+    /// one split never makes more (tile, split) pairs than SMs, nor splits
+    /// of fewer K-blocks than stages.
     #[test]
     fn the_plan_keeps_its_rule() {
         for sms in [1, 78, 132] {
-            for m in [1, 64, 128, 129, 512, 2048] {
+            for m in [1, 64, 128, 129, 512, 1024, 2048] {
                 for n in [1, 256, 4096, 14336, 128256] {
                     for kblocks in [0, 1, 4, 16, 64, 224] {
-                        let tiles = ceil_div(m, 128) * ceil_div(n, BN);
-                        let plan = plan_splits(m, n, kblocks, sms);
+                        let mnk = (m, n, kblocks);
                         let what = (m, n, kblocks, sms);
-                        let Some(s) = plan else {
-                            assert!(m > 128 && tiles >= sms, "{what:?}");
+                        let plan = plan_splits(m, n, kblocks, sms);
+                        if m > 128 && ceil_div(m, 128) * ceil_div(n, BN) >= sms {
+                            assert_eq!(plan, None, "{what:?}");
                             continue;
-                        };
-                        assert!(!(m > 128 && tiles >= sms), "{what:?}");
-                        let most = (sms / tiles.max(1)).min(MAX_SPLITS).min(kblocks / STAGES);
-                        assert!(s == 1 || (s <= most && tiles * s <= sms), "{what:?}: {s}");
-                        for other in 1..=most.max(1) {
+                        }
+                        let most = most_splits(mnk, sms);
+                        let mut others: std::vec::Vec<Option<usize>> =
+                            (1..=most).map(Some).collect();
+                        if m > 128 {
+                            others.push(None);
+                        }
+                        assert!(others.contains(&plan), "{what:?}: {plan:?}");
+                        if let Some(s) = plan {
+                            let pairs = ceil_div(m, 64) * ceil_div(n, BN) * s;
                             assert!(
-                                SPLIT_MODEL.ns(m, n, kblocks, s)
-                                    <= SPLIT_MODEL.ns(m, n, kblocks, other),
-                                "{what:?}: {s} against {other}"
+                                s == 1
+                                    || (pairs <= sms && kblocks / s >= STAGES && s <= MAX_SPLITS),
+                                "{what:?}: {s}"
+                            );
+                        }
+                        for other in others {
+                            assert!(
+                                SPLIT_MODEL.ns(mnk, plan, sms) <= SPLIT_MODEL.ns(mnk, other, sms),
+                                "{what:?}: {plan:?} against {other:?}"
                             );
                         }
                     }
                 }
             }
         }
-        // The partials: a plane per split, rows padded to 4 columns.
-        assert_eq!(split_row(1), 4);
-        assert_eq!(split_row(4096), 4096);
-        assert_eq!(split_partials(3, 5, 2), 2 * 3 * 8);
+        // A flag and a region of the sums per consumer's 64 rows of a
+        // tile: 130 x 300 is 2 x 2 tiles of 128 rows, 3 x 2 of 64.
+        assert_eq!(split_flags(5, 130, 300), 2 * 2 * 2);
+        assert_eq!(split_flags(SPLIT_FORM, 130, 300), 3 * 2);
+        assert_eq!(split_sums(SPLIT_FORM, 130, 300), 6 * 64 * 256);
     }
 
     /// Every tile is visited once by the blocks of any grid, in either

@@ -27,11 +27,11 @@ pub(crate) fn normal(i: usize, seed: u64) -> f32 {
     ((-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()) as f32
 }
 
-/// `hgemm_sm90` and its forms on small-integer operands, then timed at
-/// 4096³ and 8192³ on normal operands: persistent (one block per SM) and,
-/// for the full kernel, one block per tile. `Ok(false)` when a check
-/// fails.
-pub fn run(gpu: &Device, module: &Module) -> Result<bool, String> {
+/// `hgemm_sm90` and its forms on small-integer operands, then (with
+/// `timing`) timed at 4096³ and 8192³ on normal operands: persistent (one
+/// block per SM) and, for the full kernel, one block per tile.
+/// `Ok(false)` when a check fails.
+pub fn run(gpu: &Device, module: &Module, timing: bool) -> Result<bool, String> {
     let sms = gpu.sm_count().map_err(text)?;
     let (full, _) = FORMS[0];
     // The full kernel at every size, then each form at sizes with partial
@@ -56,9 +56,10 @@ pub fn run(gpu: &Device, module: &Module) -> Result<bool, String> {
             (f, (1000, 1500, 1016)),
         ]);
     }
-    // C stored by TMA (N a multiple of 8), and the split-K entry with the
-    // plan's splits: 1 (C stored directly), 4, 13 with a partial K-block,
-    // 4 at a language model's (128, 4096, 14336), 1 past a tile row.
+    // C stored by TMA (N a multiple of 8), and the split-K entry
+    // (`super::check_splits` says how many splits): one element, a partial
+    // K-block, a language model's (128, 4096, 14336), past a tile row, and
+    // the 128 tiles of 512 x 4096 x 4096.
     checks.extend([
         ("hgemm_tma_sm90", (129, 264, 72)),
         ("hgemm_tma_sm90", (1000, 1504, 1016)),
@@ -67,10 +68,14 @@ pub fn run(gpu: &Device, module: &Module) -> Result<bool, String> {
         ("hgemm_splitk_sm90", (200, 300, 4104)),
         ("hgemm_splitk_sm90", (128, 4096, 14336)),
         ("hgemm_splitk_sm90", (130, 7000, 512)),
+        ("hgemm_splitk_sm90", (512, 4096, 4096)),
     ]);
     let mut ok = true;
     for (name, dims) in checks {
         ok &= check(gpu.stream(), module, sms, name, dims)?;
+    }
+    if !timing {
+        return Ok(ok);
     }
     let mut runs: Vec<(&str, Option<u32>)> = FORMS.iter().map(|&(f, _)| (f, Some(sms))).collect();
     runs.insert(1, (full, None));
@@ -101,12 +106,13 @@ fn check(
     let (da, db) = (upload(&a).map_err(text)?, upload(&b).map_err(text)?);
     let mut dc = s.upload(&vec![half::f16::NAN; m * n]).map_err(text)?;
     let plan = HgemmSm90Launch::new(s, &f, Some(sms), &da, &db, (m, n, k)).map_err(text)?;
-    // A split-K entry takes the plan's splits (and says how many).
-    let (_, splits) = layout_gpu::launch::sm90_gemm_entry(false, (m, n, k), sms);
-    let plan = super::ready(s, module, plan, (name, splits), &dc)?;
-    let name = match layout_gpu::launch::split_reduce_of(name) {
-        Some(_) => format!("{name} ({splits} splits)"),
-        None => name.to_string(),
+    // A split-K entry says how many splits it took.
+    let splits = super::check_splits(name, false, (m, n, k), sms);
+    let plan = super::ready(s, plan, (name, splits), &dc)?;
+    let name = if layout_gpu::launch::split_entry(name) {
+        format!("{name} ({splits} splits)")
+    } else {
+        name.to_string()
     };
     // Twice, C made NaN again before the second: every launch writes all
     // of C (a split-K entry's partials are rewritten, not added to).

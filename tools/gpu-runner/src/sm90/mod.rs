@@ -10,23 +10,41 @@ use crate::text;
 use layout_launch::{Device, Module, Stream, TmaSwizzle};
 
 /// `plan` (of entry `name`) made ready to launch: a split-K entry with
-/// `splits` splits and its reduction from `module`, a TMA-store entry with
-/// the map of `c`.
+/// `splits` splits, a TMA-store entry with the map of `c`.
 pub(crate) fn ready<T: layout_launch::TmaElement>(
     s: &Stream,
-    module: &Module,
     mut plan: layout_gpu::launch::HgemmSm90Launch,
     (name, splits): (&str, usize),
     c: &layout_launch::DeviceBuffer<T>,
 ) -> Result<layout_gpu::launch::HgemmSm90Launch, String> {
-    if let Some(reduction) = layout_gpu::launch::split_reduce_of(name) {
-        let reduce = module.kernel(reduction).map_err(text)?;
-        plan = plan.with_splits(s, &reduce, splits).map_err(text)?;
+    if layout_gpu::launch::split_entry(name) {
+        plan = plan.with_splits(s, splits).map_err(text)?;
     }
     if layout_gpu::launch::tma_store_entry(name) {
         plan = plan.with_c(s, c).map_err(text)?;
     }
     Ok(plan)
+}
+
+/// The splits a check runs the entry `name` with at (m, n, k): for a
+/// split-K entry, the plan's count where the plan picks it, else the most
+/// the plan considers (`layout_kernels_sm90::hgemm::most_splits`); 1 for
+/// any other entry.
+pub(crate) fn check_splits(
+    name: &str,
+    bf16: bool,
+    (m, n, k): (usize, usize, usize),
+    sms: u32,
+) -> usize {
+    use layout_gpu::launch::{sm90_gemm_entry, split_entry};
+    use layout_kernels_sm90::hgemm::{ceil_div, most_splits, BK};
+    if !split_entry(name) {
+        return 1;
+    }
+    match sm90_gemm_entry(bf16, (m, n, k), sms) {
+        (e, splits) if e == name => splits,
+        _ => most_splits((m, n, ceil_div(k, BK)), sms as usize),
+    }
 }
 
 /// Small integers as f16 bits (exact in f16 and in any f32 sum here).
@@ -43,8 +61,9 @@ fn f16_bits(v: i32) -> u16 {
 
 /// Runs `wgmma_atom`, `tma_tile`, `tma_round_trip`, `tma_reduce_tile`,
 /// the HGEMM and the GEMMs built on its plan (bf16, bias and GELU, FP8);
-/// prints a line each; `Ok(false)` when a check fails.
-pub fn run(ptx: &std::path::Path) -> Result<bool, String> {
+/// prints a line each, then (with `timing`) the timing tables; `Ok(false)`
+/// when a check fails.
+pub fn run(ptx: &std::path::Path, timing: bool) -> Result<bool, String> {
     let gpu = Device::new(0).map_err(text)?;
     let module = gpu.load_ptx_file(ptx).map_err(text)?;
     let s = gpu.stream();
@@ -52,8 +71,8 @@ pub fn run(ptx: &std::path::Path) -> Result<bool, String> {
     let ok = tma_tile(s, &module)? && ok;
     let ok = tma_round_trip(s, &module)? && ok;
     let ok = tma_reduce_tile(s, &module)? && ok;
-    let ok = hgemm::run(&gpu, &module)? && ok;
-    Ok(gemms::run(&gpu, &module)? && ok)
+    let ok = hgemm::run(&gpu, &module, timing)? && ok;
+    Ok(gemms::run(&gpu, &module, timing)? && ok)
 }
 
 /// `wgmma_atom`: C (64 x 64) = A (64 x 16) · B (64 x 16)ᵀ on small

@@ -27,6 +27,53 @@ pub struct TimeArgs {
     /// shape, instead of the plan's choice.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=16))]
     pub splits: Option<u32>,
+    /// This entry at every shape, instead of the plan's choice: a form of
+    /// `hgemm_sm90` (f16), a split-K entry, or a TMA-store entry
+    /// (`hgemm_tma_sm90`, `gemm_bf16_tma_sm90`), or `gemm_bf16_sm90`; of
+    /// the element type `--dtype` names.
+    #[arg(long, value_parser = parse_entry)]
+    pub entry: Option<&'static str>,
+}
+
+/// The dense Hopper GEMM entries `--entry` takes: C = A · Bᵀ with no
+/// epilogue argument.
+fn parse_entry(s: &str) -> Result<&'static str, String> {
+    use layout_kernels_sm90::hgemm::FORMS;
+    const OTHERS: [&str; 3] = ["hgemm_tma_sm90", "gemm_bf16_tma_sm90", "gemm_bf16_sm90"];
+    FORMS
+        .iter()
+        .map(|f| f.0)
+        .chain(SM90_SPLIT_GEMMS)
+        .chain(OTHERS)
+        .find(|n| *n == s)
+        .ok_or_else(|| format!("'{s}' is not a dense Hopper GEMM entry without epilogue arguments"))
+}
+
+/// The entry and splits `a` asks for at one shape: `--entry` (with
+/// `--splits`, or one split), `--splits` alone (the split-K entry), or
+/// the plan's choice. Refuses an entry of the other element
+/// type, and splits for an entry that does not split K.
+fn choice(
+    a: &TimeArgs,
+    bf16: bool,
+    dims: (usize, usize, usize),
+    sms: u32,
+) -> Result<(&'static str, usize), String> {
+    match (a.entry, a.splits) {
+        (Some(e), s) => {
+            if e.contains("bf16") != bf16 {
+                return Err(format!("--entry {e} is not a {} entry", a.dtype));
+            }
+            if s.is_some() && !SM90_SPLIT_GEMMS.contains(&e) {
+                return Err(format!(
+                    "--entry {e} does not split K: --splits is the split-K entries'"
+                ));
+            }
+            Ok((e, s.map_or(1, |s| s as usize)))
+        }
+        (None, Some(s)) => Ok((SM90_SPLIT_GEMMS[usize::from(bf16)], s as usize)),
+        (None, None) => Ok(sm90_gemm_entry(bf16, dims, sms)),
+    }
 }
 
 /// `MxNxK` as three positive sizes.
@@ -59,6 +106,10 @@ fn spread<T>(pool: &[f32], len: usize, salt: usize, to: impl Fn(f32) -> T) -> Ve
 
 /// Times each shape; prints the table.
 pub fn time_gemm(a: &TimeArgs) -> Result<(), String> {
+    if a.entry.is_some() {
+        // The entry's element type and splits, before the GPU.
+        choice(a, a.dtype == "bfloat16", (1, 1, 1), 1)?;
+    }
     let gpu = Device::new(0).map_err(text)?;
     let module = gpu.load_ptx_file(&a.ptx).map_err(text)?;
     let sms = gpu.sm_count().map_err(text)?;
@@ -77,7 +128,7 @@ pub fn time_gemm(a: &TimeArgs) -> Result<(), String> {
                 sms,
                 &pool,
                 dims,
-                (true, a.splits),
+                choice(a, true, dims, sms)?,
                 bf16::from_f32,
             )?;
         } else {
@@ -87,7 +138,7 @@ pub fn time_gemm(a: &TimeArgs) -> Result<(), String> {
                 sms,
                 &pool,
                 dims,
-                (false, a.splits),
+                choice(a, false, dims, sms)?,
                 f16::from_f32,
             )?;
         }
@@ -95,27 +146,23 @@ pub fn time_gemm(a: &TimeArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// One shape in `T` (`bf16`: the bf16 entries; `forced`: the split-K
-/// entry with that many splits), its row printed.
+/// One shape in `T` with the entry and splits [`choice`] gave, its row
+/// printed.
 fn row<T: layout_launch::TmaElement + layout_launch::ValidAsZeroBits>(
     s: &Stream,
     module: &Module,
     sms: u32,
     pool: &[f32],
     (m, n, k): (usize, usize, usize),
-    (bf16, forced): (bool, Option<u32>),
+    (entry, splits): (&'static str, usize),
     to: impl Fn(f32) -> T + Copy,
 ) -> Result<(), String> {
-    let (entry, splits) = match forced {
-        Some(s) => (SM90_SPLIT_GEMMS[usize::from(bf16)], s as usize),
-        None => sm90_gemm_entry(bf16, (m, n, k), sms),
-    };
     let f = module.kernel(entry).map_err(text)?;
     let da = s.upload(&spread(pool, m * k, 1, to)).map_err(text)?;
     let db = s.upload(&spread(pool, n * k, 2, to)).map_err(text)?;
     let mut dc: DeviceBuffer<T> = s.zeros(m * n).map_err(text)?;
     let plan = HgemmSm90Launch::new(s, &f, Some(sms), &da, &db, (m, n, k)).map_err(text)?;
-    let plan = super::ready(s, module, plan, (entry, splits), &dc)?;
+    let plan = super::ready(s, plan, (entry, splits), &dc)?;
     let ms = timing::median_round(s, || {
         plan.launch_epilogue(s, &f, (&da, &db), &mut dc, Sm90Epilogue::Plain)
             .map_err(text)
@@ -138,5 +185,14 @@ mod tests {
         assert!(parse_shape("128x4096").is_err());
         assert!(parse_shape("0x1x1").is_err());
         assert!(parse_shape("axbxc").is_err());
+    }
+
+    #[test]
+    fn entries_are_the_dense_ones() {
+        assert_eq!(parse_entry("hgemm_splitk_sm90"), Ok("hgemm_splitk_sm90"));
+        assert!(parse_entry("hgemm_splitk64_sm90").is_err());
+        assert_eq!(parse_entry("hgemm_sm90_1wg"), Ok("hgemm_sm90_1wg"));
+        assert!(parse_entry("gemm_e4m3_sm90").is_err());
+        assert!(parse_entry("gemm_bias_gelu_bf16_sm90").is_err());
     }
 }
