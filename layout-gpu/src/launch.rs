@@ -273,13 +273,23 @@ pub struct HgemmSm90Launch {
     /// C's map and its buffer's address, for a TMA-store entry
     /// ([`HgemmSm90Launch::with_c`]).
     map_c: Option<(DeviceBuffer<TensorMap>, u64)>,
-    /// A split-K entry's splits, running sums and flags
-    /// ([`HgemmSm90Launch::with_splits`]).
-    split: Option<(u32, DeviceBuffer<f32>, DeviceBuffer<u32>)>,
+    /// A split-K entry's splits, running sums and flags, and the stream
+    /// they serve ([`HgemmSm90Launch::with_splits`]).
+    split: Option<Split>,
     /// The persistent grid's bound (`new`'s `sms`).
     sms: Option<u32>,
     dims: (usize, usize, usize),
     grid: u32,
+}
+
+/// A split-K plan's workspace: the splits, the running sums and the flags
+/// the splits hand on through, and the stream whose launches, one at a
+/// time, may use them.
+struct Split {
+    splits: u32,
+    sums: DeviceBuffer<f32>,
+    flags: DeviceBuffer<u32>,
+    home: std::sync::Arc<layout_launch::cudarc::driver::CudaStream>,
 }
 
 impl HgemmSm90Launch {
@@ -381,12 +391,13 @@ impl HgemmSm90Launch {
     }
 
     /// For a split-K entry: K cut into `splits` splits
-    /// (`layout_kernels_sm90::hgemm::split_range`), the running sums and
-    /// the flags the splits hand on by allocated (the flags 0, which each
-    /// launch leaves them). One split: the persistent grid `new` chose;
-    /// more: one block per (tile, split) pair, the grid the body requires
-    /// (a split waits on the one before it, a block of lower index).
-    /// Refuses another entry, `splits` of 0 or over
+    /// (`layout_kernels_sm90::hgemm::split_range`), with the running sums
+    /// and the flags through which the splits hand on allocated on
+    /// `stream` (the flags 0, as each launch leaves them). One split: the
+    /// persistent grid `new` chose; more: one block per (tile, split) pair,
+    /// the grid the body requires (a split waits on the one before it, a
+    /// block of lower index). Its launches must then be on `stream`, one
+    /// at a time. Refuses another entry, `splits` of 0 or over
     /// `layout_kernels_sm90::hgemm::MAX_SPLITS`.
     pub fn with_splits(mut self, stream: &Stream, splits: usize) -> Result<Self, Error> {
         use layout_kernels_sm90::hgemm::{ceil_div, split_flags, split_sums, BN, MAX_SPLITS};
@@ -420,7 +431,12 @@ impl HgemmSm90Launch {
             (1, Some(s)) => work.min(s),
             _ => work,
         };
-        self.split = Some((splits as u32, sums, flags));
+        self.split = Some(Split {
+            splits: splits as u32,
+            sums,
+            flags,
+            home: stream.cuda_stream().clone(),
+        });
         Ok(self)
     }
 
@@ -540,12 +556,25 @@ impl HgemmSm90Launch {
         // `with_c` with 64 x 64 boxes, its address checked above);
         // the bias a slice of n bf16 (checked), the scales two f32, as
         // the entry's name requires (checked above); the form's threads
-        // and the plan's dynamic shared memory, which the kernel checks too.
-        if split_entry(self.name) && self.split.is_none() {
-            return Err(Error::refused(
-                op,
-                "a split-K entry is launched after `with_splits`".to_string(),
-            ));
+        // and the plan's dynamic shared memory, which the kernel checks too;
+        // for a split-K entry, its sums and flags (`with_splits`, of their
+        // lengths, the flags 0 as every launch leaves them), used by one
+        // launch at a time (on their stream, checked here), and one block
+        // per (tile, split) pair with more than one split.
+        match &self.split {
+            None if split_entry(self.name) => {
+                return Err(Error::refused(
+                    op,
+                    "a split-K entry is launched after `with_splits`".to_string(),
+                ))
+            }
+            Some(sp) if !std::sync::Arc::ptr_eq(&sp.home, stream.cuda_stream()) => {
+                return Err(Error::refused(
+                    op,
+                    "a split-K plan launches on the stream `with_splits` was given (its flags serve one launch at a time)".to_string(),
+                ))
+            }
+            _ => {}
         }
         let tma = tma_store_entry(self.name);
         let map_c = match &self.map_c {
@@ -567,9 +596,11 @@ impl HgemmSm90Launch {
                 .arg(&self.maps.0)
                 .arg(&self.maps.1);
             let l = match (&self.split, map_c) {
-                (Some((splits, sums, flags)), _) => {
-                    l.slice_mut(c).slice(sums).slice(flags).scalar(*splits)
-                }
+                (Some(sp), _) => l
+                    .slice_mut(c)
+                    .slice(&sp.sums)
+                    .slice(&sp.flags)
+                    .scalar(sp.splits),
                 (None, Some(map)) if tma => l.arg(map),
                 _ => l.slice_mut(c),
             };
