@@ -182,6 +182,44 @@ append_under!([c0 C0 S0, c1 C1 S1, c2 C2 S2, c3 C3 S3], []);
 append_under!([c0 C0 S0, c1 C1 S1, c2 C2 S2, c3 C3 S3], [S4]);
 append_under!([c0 C0 S0, c1 C1 S1, c2 C2 S2, c3 C3 S3, c4 C4 S4], []);
 
+/// A tuple tile coordinate of `K` modes for a grid (or tile) of `R < K`
+/// modes: never holds, so that the error names both ranks.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "the tile coordinate `{Crd}` has {K} modes, the grid of tiles (or the tile) it indexes has {R}",
+    label = "one entry per mode of the grid of tiles (local_tile) or of the tile (local_partition), or fewer: the modes left out are kept"
+)]
+pub trait TooManyTileModes<const K: usize, const R: usize, Crd> {
+    /// No value: such a coordinate selects no tile.
+    const NEVER: core::convert::Infallible;
+}
+/// A coordinate of more modes than the grid: the impl exists, so that the
+/// partition's types are still computed (its first `R` entries), and its
+/// bound never holds, so that the rank mismatch is the one error.
+macro_rules! append_over {
+    ($k:literal, $r:literal: [$($c:ident),*], [$($s:ident),*], [$($kept:ident),*]) => {
+        impl<$($c: Copy,)* $($s),*> AppendUnder<($($s,)*)> for ($($c,)*)
+        where
+            (): TooManyTileModes<$k, $r, ($($c,)*)>,
+        {
+            type Out = ($($kept,)*);
+            fn append_under(self) -> Self::Out {
+                match <() as TooManyTileModes<$k, $r, ($($c,)*)>>::NEVER {}
+            }
+        }
+    };
+}
+append_over!(2, 1: [C0, C1], [S0], [C0]);
+append_over!(3, 1: [C0, C1, C2], [S0], [C0]);
+append_over!(3, 2: [C0, C1, C2], [S0, S1], [C0, C1]);
+append_over!(4, 1: [C0, C1, C2, C3], [S0], [C0]);
+append_over!(4, 2: [C0, C1, C2, C3], [S0, S1], [C0, C1]);
+append_over!(4, 3: [C0, C1, C2, C3], [S0, S1, S2], [C0, C1, C2]);
+append_over!(5, 1: [C0, C1, C2, C3, C4], [S0], [C0]);
+append_over!(5, 2: [C0, C1, C2, C3, C4], [S0, S1], [C0, C1]);
+append_over!(5, 3: [C0, C1, C2, C3, C4], [S0, S1, S2], [C0, C1, C2]);
+append_over!(5, 4: [C0, C1, C2, C3, C4], [S0, S1, S2, S3], [C0, C1, C2, C3]);
+
 /// `((tile), (rest))` sliced at `(repeat(_), coord)`: the tile's modes, then
 /// the rest modes the coordinate keeps.
 #[doc(hidden)]

@@ -1,3 +1,4 @@
+// A tile coordinate of three modes for a grid of two.
 use layout_core::{layout, tensor::partition::local_tile, Tensor, C};
 
 fn main() {
