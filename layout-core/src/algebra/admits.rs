@@ -558,6 +558,72 @@ pub struct TileOp;
 pub trait Holds<Op> {}
 impl<Op> Holds<Op> for Admitted {}
 
+/// A divide's verdict when the tiler has a static size 0 (`Z`, its size's
+/// type): refused before anything else (CuTe's complement divides by the
+/// tiler's size).
+#[doc(hidden)]
+pub struct ZeroTiler<Z>(PhantomData<Z>);
+
+/// `V`, or [`ZeroTiler`] when `Self`, a tiler's size (`usize`, or a static
+/// `S<U>` or `C<N>`), is a static 0.
+#[doc(hidden)]
+pub trait ZeroOr<V> {
+    type Out;
+}
+impl<V> ZeroOr<V> for usize {
+    type Out = V;
+}
+impl<V, U: crate::typelevel::int::StaticZeroTag> ZeroOr<V> for crate::typelevel::int::S<U>
+where
+    U::IsZero: PickZero<V>,
+{
+    type Out = <U::IsZero as PickZero<V>>::Out;
+}
+impl<V, const N: usize> ZeroOr<V> for C<N>
+where
+    C<N>: crate::typelevel::int::TypenumForm,
+    <<C<N> as crate::typelevel::int::TypenumForm>::U as crate::typelevel::int::StaticZeroTag>::IsZero:
+        PickZero<V>,
+{
+    type Out = <<<C<N> as crate::typelevel::int::TypenumForm>::U as crate::typelevel::int::StaticZeroTag>::IsZero as PickZero<V>>::Out;
+}
+/// [`ZeroTiler`] for a zero (`B1`), `V` otherwise.
+#[doc(hidden)]
+pub trait PickZero<V> {
+    type Out;
+}
+impl<V> PickZero<V> for B1 {
+    type Out = ZeroTiler<C<0>>;
+}
+impl<V> PickZero<V> for B0 {
+    type Out = V;
+}
+
+/// A divide by a tiler of static size 0 (never holds: the refusal's
+/// message).
+///
+/// ```compile_fail,E0277
+/// use layout_core::{algebra::logical_divide, layout, C};
+/// // error: logical_divide: the tiler has size _0: ...
+/// let _ = logical_divide(layout!(8:1), C::<0>);
+/// ```
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "logical_divide: the tiler has size _0: a tiler of size 0 has no complement (CuTe's complement divides by its size)",
+    label = "a tiler of size _0"
+)]
+pub trait DivideTilerSizeZero<Z> {}
+/// A tensor cut into tiles of static size 0 (never holds: the refusal's
+/// message).
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "the tile has size _0: a tile of size 0 has no complement, so it cannot cut the tensor's layout (CuTe's complement divides by its size)",
+    label = "a tile of size _0"
+)]
+pub trait TileSizeZero<Z> {}
+impl<Z> Holds<DivideOp> for ZeroTiler<Z> where (): DivideTilerSizeZero<Z> {}
+impl<Z> Holds<TileOp> for ZeroTiler<Z> where (): TileSizeZero<Z> {}
+
 /// The three refusals of an operation `$op` (never holding: each is its
 /// message, with the values as const parameters), and `Holds<$op>` of the
 /// three verdicts through them: a leaf that does not divide and is not

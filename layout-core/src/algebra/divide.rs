@@ -8,7 +8,7 @@
 //! skips the general complement ([`IntDivideCase`]): the same result for
 //! about half the compile time.
 
-use super::admits::{CompositionVerdict, DivideOp, Holds};
+use super::admits::{CompositionVerdict, DivideOp, Holds, ZeroOr};
 use super::by_mode::Unpack;
 use super::coalesce::Coalesce;
 use super::complement::{ComplementOf, ComplementShape, ComplementStride, FilteredModes};
@@ -21,6 +21,7 @@ use crate::layout::{Congruent, Layout};
 use crate::typelevel::arith::{CeilDivT, LCeilDiv, LMul, Leaf, MulT};
 use crate::typelevel::const_text::Text;
 use crate::typelevel::int::C;
+use crate::typelevel::list::{SizeList, SizeT};
 use crate::typelevel::tuple::IntTuple;
 use typenum::{B0, B1};
 
@@ -153,9 +154,13 @@ where
     <Layout<BS, BD> as FilteredModes>::Triples:
         ComplementOf<<<Layout<AS, AD> as Coalesce>::Output as LayoutParts>::Shape>,
     DivisorOf<AS, AD, BS, BD>: ComposeOnto<Layout<AS, AD>>,
+    BS::Leaves: SizeList<C<1>>,
+    SizeT<BS>: ZeroOr<DivideCheck<Layout<BS, BD>, Layout<AS, AD>>>,
 {
     type Logical = <DivisorOf<AS, AD, BS, BD> as ComposeOnto<Layout<AS, AD>>>::Output;
-    type Verdict = DivideCheck<Layout<BS, BD>, Layout<AS, AD>>;
+    // A tiler of static size 0 first: its complement (and so the check
+    // of the composition) divides by that size.
+    type Verdict = <SizeT<BS> as ZeroOr<DivideCheck<Layout<BS, BD>, Layout<AS, AD>>>>::Out;
     #[inline(always)]
     fn try_logical(self, a: Layout<AS, AD>) -> Result<Self::Logical, LayoutError> {
         super::complement::nonempty(
@@ -314,7 +319,7 @@ type Std<L> = <L as LayoutParts>::Stride;
 impl<N: Leaf, S: Leaf, D: Leaf> IntDivideCase<N, S, D> for B1
 where
     S: Congruent<D>,
-    N: Compact<C<1>>,
+    N: Compact<C<1>> + ZeroOr<super::admits::Admitted>,
     (C<1>, N): LMul,
     (S, Span<N>): LCeilDiv,
     RestShape<S, N>: Compact<Span<N>>,
@@ -327,7 +332,7 @@ where
     type Logical =
         Layout<(Shp<Tile<N, S, D>>, Shp<Rest<N, S, D>>), (Std<Tile<N, S, D>>, Std<Rest<N, S, D>>)>;
     // One mode of A to compose with: nothing for the type checker to refuse.
-    type Verdict = super::admits::Admitted;
+    type Verdict = <N as ZeroOr<super::admits::Admitted>>::Out;
     // The general chain's only static refusal here: a tiler of static size
     // 0 (its complement divides by it). A of static size 0 is divided as
     // CuTe divides it (a rest of ceil(0 / n) = 0); a single-mode A' has no
