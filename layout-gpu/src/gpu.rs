@@ -439,14 +439,9 @@ impl Gpu {
         if self.empty_gemm(op, (a.len(), b.len()), c, dims)? {
             return Ok(());
         }
-        let mut run = HgemmSm90Launch::new(self.stream(), &f, Some(self.sms), a, b, dims)?;
-        if launch::split_entry(op) {
-            run = run.with_splits(self.stream(), splits)?;
-        }
-        if launch::tma_store_entry(op) {
-            run = run.with_c(self.stream(), c)?;
-        }
-        run.launch_epilogue(self.stream(), &f, (a, b), c, epilogue)
+        HgemmSm90Launch::new(self.stream(), &f, Some(self.sms), a, b, dims)?
+            .ready(self.stream(), splits, c)?
+            .launch_epilogue(self.stream(), &f, (a, b), c, epilogue)
     }
 
     /// The attention family this GPU runs: the Hopper kernel on compute

@@ -193,12 +193,6 @@ pub fn split_entry(name: &str) -> bool {
     SM90_SPLIT_GEMMS.contains(&name)
 }
 
-/// The form of the split-K entry `name` (an index of
-/// `layout_kernels_sm90::hgemm::FORMS`), if it is one.
-fn split_form_of(name: &str) -> Option<usize> {
-    split_entry(name).then_some(layout_kernels_sm90::hgemm::SPLIT_FORM)
-}
-
 /// Whether the entry `name` stores C by TMA (a map of C in place of C's
 /// slice, and the staging buffers' shared memory).
 pub fn tma_store_entry(name: &str) -> bool {
@@ -308,7 +302,7 @@ impl HgemmSm90Launch {
         b: &DeviceBuffer<T>,
         (m, n, k): (usize, usize, usize),
     ) -> Result<Self, Error> {
-        use layout_kernels_sm90::hgemm::{ceil_div, BK_BYTES, BN, FORMS, FULL};
+        use layout_kernels_sm90::hgemm::{ceil_div, BK_BYTES, BN, FORMS, FULL, SPLIT_FORM};
         use layout_launch::TmaSwizzle;
         const OP: &str = "hgemm_sm90";
         let form = FORMS
@@ -322,9 +316,10 @@ impl HgemmSm90Launch {
                     .map(|&n| (n, FULL))
             })
             .or_else(|| {
-                let i = split_form_of(f.name())?;
-                let name = SM90_SPLIT_GEMMS.iter().find(|n| **n == f.name())?;
-                Some((*name, FORMS[i].1))
+                SM90_SPLIT_GEMMS
+                    .iter()
+                    .find(|n| **n == f.name())
+                    .map(|&n| (n, FORMS[SPLIT_FORM].1))
             });
         let Some((name, form)) = form else {
             return Err(Error::refused(OP, format!("no form '{}'", f.name())));
@@ -400,13 +395,13 @@ impl HgemmSm90Launch {
     /// at a time. Refuses another entry, `splits` of 0 or over
     /// `layout_kernels_sm90::hgemm::MAX_SPLITS`.
     pub fn with_splits(mut self, stream: &Stream, splits: usize) -> Result<Self, Error> {
-        use layout_kernels_sm90::hgemm::{ceil_div, split_flags, split_sums, BN, MAX_SPLITS};
-        let Some(form) = split_form_of(self.name) else {
+        use layout_kernels_sm90::hgemm::{split_flags, split_sums, MAX_SPLITS, SPLIT_FORM};
+        if !split_entry(self.name) {
             return Err(Error::refused(
                 self.name,
                 "splits of K are the split-K entries'".to_string(),
             ));
-        };
+        }
         if splits == 0 || splits > MAX_SPLITS {
             return Err(Error::refused(
                 self.name,
@@ -414,7 +409,7 @@ impl HgemmSm90Launch {
             ));
         }
         let (m, n, _) = self.dims;
-        let work = ceil_div(m, self.form.bm()) * ceil_div(n, BN) * splits;
+        let work = self.form.tiles(m, n) * splits;
         let work = u32::try_from(work)
             .map_err(|_| Error::refused(self.name, format!("({m}, {n}): too many tiles")))?;
         // One split stores C itself: no sums or flags (a buffer of one
@@ -423,8 +418,8 @@ impl HgemmSm90Launch {
             (stream.zeros::<f32>(1)?, stream.zeros::<u32>(1)?)
         } else {
             (
-                stream.zeros::<f32>(split_sums(form, m, n))?,
-                stream.zeros::<u32>(split_flags(form, m, n))?,
+                stream.zeros::<f32>(split_sums(SPLIT_FORM, m, n))?,
+                stream.zeros::<u32>(split_flags(SPLIT_FORM, m, n))?,
             )
         };
         self.grid = match (splits, self.sms) {
@@ -438,6 +433,28 @@ impl HgemmSm90Launch {
             home: stream.cuda_stream().clone(),
         });
         Ok(self)
+    }
+
+    /// The plan made ready for its entry: a split-K entry's `splits`
+    /// ([`HgemmSm90Launch::with_splits`]), a TMA-store entry's map of `c`
+    /// ([`HgemmSm90Launch::with_c`]); any other entry as it is (`splits` is
+    /// a split-K entry's only).
+    pub fn ready<T: layout_launch::TmaElement>(
+        self,
+        stream: &Stream,
+        splits: usize,
+        c: &DeviceBuffer<T>,
+    ) -> Result<Self, Error> {
+        let plan = if split_entry(self.name) {
+            self.with_splits(stream, splits)?
+        } else {
+            self
+        };
+        if tma_store_entry(plan.name) {
+            plan.with_c(stream, c)
+        } else {
+            Ok(plan)
+        }
     }
 
     /// For a TMA-store entry: the map of C (m x n, row-major, 16-bit

@@ -256,7 +256,6 @@ fn gemm_inner<const I: usize, In: Inputs, Out: OutElem, F: Fusion, Buf: SharedBu
     groups: Option<Groups>,
     splits: Option<u32>,
 ) {
-    const { assert!(FORMS[I].1.stages == STAGES || FORMS[I].1.stages == LONE_STAGES) };
     if const { FORMS[I].1.stages == LONE_STAGES } {
         gemm_ring::<I, LONE_STAGES, In, Out, F, Buf>(map_a, map_b, c, mnk, fusion, groups, splits)
     } else {

@@ -127,7 +127,7 @@ pub struct Form {
     /// thread's first plus a constant (else every pair is clipped).
     pub fast_stores: bool,
     /// Stages in the ring: [`STAGES`] with two consumers, [`LONE_STAGES`]
-    /// with one.
+    /// with one (its stages are smaller, and the SM holds five).
     pub stages: usize,
 }
 
@@ -221,6 +221,10 @@ impl Form {
     /// Bytes of one stage of A.
     pub const fn a_bytes(self) -> usize {
         self.bm() * BK_BYTES
+    }
+    /// Tiles of C (m x n) in this form's `bm()` x [`BN`] tiles.
+    pub const fn tiles(self, m: usize, n: usize) -> usize {
+        ceil_div(m, self.bm()) * ceil_div(n, BN)
     }
     /// Where B's stages start.
     pub const fn b_at(self) -> usize {
@@ -329,7 +333,7 @@ impl SplitModel {
             Some(s) => (FORMS[SPLIT_FORM].1, s as u64, self.split_bytes_per_ns),
             None => (FULL, 1, self.cooperative_bytes_per_ns),
         };
-        let tiles = (ceil_div(m, f.bm()) * ceil_div(n, BN)) as u64;
+        let tiles = f.tiles(m, n) as u64;
         let (m, n, kb) = (m as u64, n as u64, kblocks as u64);
         let sms = if sms == 0 { 1 } else { sms as u64 };
         let waves = (tiles * s).div_ceil(sms);
@@ -346,7 +350,7 @@ impl SplitModel {
 /// within one wave, at most [`MAX_SPLITS`], and at least [`STAGES`]
 /// K-blocks per split; at least 1.
 pub const fn most_splits((m, n, kblocks): (usize, usize, usize), sms: usize) -> usize {
-    let tiles = ceil_div(m, FORMS[SPLIT_FORM].1.bm()) * ceil_div(n, BN);
+    let tiles = FORMS[SPLIT_FORM].1.tiles(m, n);
     let mut most = sms / if tiles == 0 { 1 } else { tiles };
     if most > MAX_SPLITS {
         most = MAX_SPLITS;
@@ -394,7 +398,7 @@ pub const fn most_splits((m, n, kblocks): (usize, usize, usize), sms: usize) -> 
 #[inline]
 pub const fn plan_splits(m: usize, n: usize, kblocks: usize, sms: usize) -> Option<usize> {
     let mnk = (m, n, kblocks);
-    if m > FULL.bm() && ceil_div(m, FULL.bm()) * ceil_div(n, BN) >= sms {
+    if m > FULL.bm() && FULL.tiles(m, n) >= sms {
         return None;
     }
     let (mut best, mut best_ns) = (None, u64::MAX);
@@ -438,8 +442,7 @@ pub const fn split_sums(form: usize, m: usize, n: usize) -> usize {
 /// Split-K's flags in the form `FORMS[form]`: one per consumer's 64 rows
 /// of each tile (how many splits have added into its region of the sums).
 pub const fn split_flags(form: usize, m: usize, n: usize) -> usize {
-    let f = FORMS[form].1;
-    ceil_div(m, f.bm()) * ceil_div(n, BN) * f.consumers
+    FORMS[form].1.tiles(m, n) * FORMS[form].1.consumers
 }
 
 /// Registers per consumer thread after `setmaxnreg` (the producer keeps
@@ -469,6 +472,7 @@ const _: () = {
     while i < FORMS.len() {
         let f = FORMS[i].1;
         assert!(f.a_bytes() % 1024 == 0 && f.plan_bytes() + 1024 <= SMEM_BYTES);
+        // A form's stages follow its consumers.
         assert!(
             f.stages
                 == if f.consumers == 1 {

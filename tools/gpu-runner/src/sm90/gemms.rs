@@ -180,7 +180,10 @@ fn check(
         .map_err(text)?;
     let mut dc = s.upload(&vec![bf16::NAN; m * n]).map_err(text)?;
     let splits = super::check_splits(name, true, (m, n, k), sms);
-    let plan = super::ready(s, ops.plan(s, &f, sms, (m, n, k))?, (name, splits), &dc)?;
+    let plan = ops
+        .plan(s, &f, sms, (m, n, k))?
+        .ready(s, splits, &dc)
+        .map_err(text)?;
     ops.launch(s, &f, &plan, &mut dc, epilogue(name, &bias))?;
     let c = s.download(&dc).map_err(text)?;
     let dot = |i: usize, j: usize| -> f32 {
@@ -252,7 +255,7 @@ fn time(s: &Stream, module: &Module, sms: u32, size: usize) -> Result<(), String
     for name in names {
         let f = module.kernel(name).map_err(text)?;
         let ops = Operands::new(s, name, dims, normal, e4m3_of)?;
-        let plan = super::ready(s, ops.plan(s, &f, sms, dims)?, (name, 1), &dc)?;
+        let plan = ops.plan(s, &f, sms, dims)?.ready(s, 1, &dc).map_err(text)?;
         runs.push((name, f, ops, plan, Vec::new()));
     }
     for round in 0..ROUNDS {

@@ -108,14 +108,15 @@ fn check(
     let plan = HgemmSm90Launch::new(s, &f, Some(sms), &da, &db, (m, n, k)).map_err(text)?;
     // A split-K entry says how many splits it took.
     let splits = super::check_splits(name, false, (m, n, k), sms);
-    let plan = super::ready(s, plan, (name, splits), &dc)?;
+    let plan = plan.ready(s, splits, &dc).map_err(text)?;
     let name = if layout_gpu::launch::split_entry(name) {
         format!("{name} ({splits} splits)")
     } else {
         name.to_string()
     };
     // Twice, C made NaN again before the second: every launch writes all
-    // of C (a split-K entry's partials are rewritten, not added to).
+    // of C (a split-K entry's second launch runs on the flags the first
+    // left at 0, over its sums).
     let nan = s.upload(&vec![half::f16::NAN; m * n]).map_err(text)?;
     for _ in 0..2 {
         s.copy(&nan, &mut dc).map_err(text)?;

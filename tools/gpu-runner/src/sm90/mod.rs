@@ -9,23 +9,6 @@ pub(crate) use hgemm::normal;
 use crate::text;
 use layout_launch::{Device, Module, Stream, TmaSwizzle};
 
-/// `plan` (of entry `name`) made ready to launch: a split-K entry with
-/// `splits` splits, a TMA-store entry with the map of `c`.
-pub(crate) fn ready<T: layout_launch::TmaElement>(
-    s: &Stream,
-    mut plan: layout_gpu::launch::HgemmSm90Launch,
-    (name, splits): (&str, usize),
-    c: &layout_launch::DeviceBuffer<T>,
-) -> Result<layout_gpu::launch::HgemmSm90Launch, String> {
-    if layout_gpu::launch::split_entry(name) {
-        plan = plan.with_splits(s, splits).map_err(text)?;
-    }
-    if layout_gpu::launch::tma_store_entry(name) {
-        plan = plan.with_c(s, c).map_err(text)?;
-    }
-    Ok(plan)
-}
-
 /// The splits a check runs the entry `name` with at (m, n, k): for a
 /// split-K entry, the plan's count where the plan picks it, else the most
 /// the plan considers (`layout_kernels_sm90::hgemm::most_splits`); 1 for

@@ -162,7 +162,7 @@ fn row<T: layout_launch::TmaElement + layout_launch::ValidAsZeroBits>(
     let db = s.upload(&spread(pool, n * k, 2, to)).map_err(text)?;
     let mut dc: DeviceBuffer<T> = s.zeros(m * n).map_err(text)?;
     let plan = HgemmSm90Launch::new(s, &f, Some(sms), &da, &db, (m, n, k)).map_err(text)?;
-    let plan = super::ready(s, plan, (entry, splits), &dc)?;
+    let plan = plan.ready(s, splits, &dc).map_err(text)?;
     let ms = timing::median_round(s, || {
         plan.launch_epilogue(s, &f, (&da, &db), &mut dc, Sm90Epilogue::Plain)
             .map_err(text)
