@@ -32,6 +32,13 @@ save("hb", r.standard_normal((128, 96)).astype(np.float16))
 save("h9a", r.standard_normal((129, 72)).astype(np.float16))
 save("h9b", r.standard_normal((257, 72)).astype(np.float16))
 save("x", r.standard_normal((192, 192), dtype=np.float32))
+# bf16 as its bits (the upper half of f32's), N a multiple of 8 (C stored
+# by TMA) and not.
+bf = lambda a: (a.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+save("b9a", bf(r.standard_normal((129, 72))))
+for n in (264, 257):
+    save(f"b9b{n}", bf(r.standard_normal((n, 72))))
+    save(f"bias{n}", bf(r.standard_normal(n)))
 for dim in (64, 128):
     save(f"q{dim}", r.standard_normal((2, 77, 3, dim)).astype(np.float16))
     save(f"k{dim}", r.standard_normal((2, 200, 3, dim)).astype(np.float16))
@@ -60,6 +67,8 @@ runs=(
     "hgemm_f32|$bin/gpu-runner gemm $p80 hgemm_f32 $t/ha.npy $t/hb.npy $t/c.npy"
     "hgemm_f16|$bin/gpu-runner gemm $p80 hgemm_f16 $t/ha.npy $t/hb.npy $t/c.npy"
     "hgemm_sm90|$bin/gpu-runner gemm $p90 hgemm_sm90 $t/h9a.npy $t/h9b.npy $t/c.npy"
+    "gemm_bias_gelu_bf16_sm90 TMA store|$bin/gpu-runner gemm $p90 gemm_bias_gelu_bf16_sm90 $t/b9a.npy $t/b9b264.npy $t/c.npy --dtype bfloat16 --bias $t/bias264.npy"
+    "gemm_bias_gelu_bf16_sm90 odd N|$bin/gpu-runner gemm $p90 gemm_bias_gelu_bf16_sm90 $t/b9a.npy $t/b9b257.npy $t/c.npy --dtype bfloat16 --bias $t/bias257.npy"
     "transpose_f32|$bin/gpu-runner transpose $p80 transpose_f32 $t/x.npy $t/y.npy"
     "flash_attn_fwd d64 causal|$bin/gpu-runner attention $p80 flash_attn_fwd $t/q64.npy $t/k64.npy $t/v64.npy $t/o.npy --causal --lse $t/lse.npy"
     "flash_attn_fwd d128|$bin/gpu-runner attention $p80 flash_attn_fwd $t/q128.npy $t/k128.npy $t/v128.npy $t/o.npy --lse $t/lse.npy"

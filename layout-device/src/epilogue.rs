@@ -23,7 +23,7 @@
 //! assert_eq!(Gelu(Plain).apply(0.0, 0, 0), gelu(0.0));
 //! ```
 
-use crate::hw::{bf16x2, exp2, f16x2, Global};
+use crate::hw::{bf16x2, exp2, f16x2, fma, rcp, Global};
 use layout_core::tensor::memory::Memory;
 
 /// The element type of C: two values rounded to it and packed in one word,
@@ -82,6 +82,13 @@ pub const fn bf16_to_f32(bits: u16) -> f32 {
 
 /// What the epilogue stores for the accumulator of C's element `(row, col)`.
 pub trait Fusion: Copy {
+    /// Whether [`Fusion::apply`] reads memory (a bias, a residual). An
+    /// epilogue then computes all of a thread's values of a tile before it
+    /// stores any, so that the reads are issued together rather than each
+    /// after the store before it (C might alias what they read); a fusion
+    /// of registers only (`false`) is computed as each value is stored.
+    /// `true` unless a fusion says otherwise.
+    const READS_MEMORY: bool = true;
     /// The value stored (before rounding to C's type).
     fn apply(self, acc: f32, row: usize, col: usize) -> f32;
 }
@@ -91,6 +98,7 @@ pub trait Fusion: Copy {
 pub struct Plain;
 
 impl Fusion for Plain {
+    const READS_MEMORY: bool = false;
     #[inline(always)]
     fn apply(self, acc: f32, _row: usize, _col: usize) -> f32 {
         acc
@@ -102,6 +110,7 @@ impl Fusion for Plain {
 pub struct Alpha(pub f32);
 
 impl Fusion for Alpha {
+    const READS_MEMORY: bool = false;
     #[inline(always)]
     fn apply(self, acc: f32, _row: usize, _col: usize) -> f32 {
         self.0 * acc
@@ -158,6 +167,7 @@ fn bias_at(bias: Global<u16>, i: usize) -> f32 {
 pub struct Relu<F>(pub F);
 
 impl<F: Fusion> Fusion for Relu<F> {
+    const READS_MEMORY: bool = F::READS_MEMORY;
     #[inline(always)]
     fn apply(self, acc: f32, row: usize, col: usize) -> f32 {
         relu(self.0.apply(acc, row, col))
@@ -169,6 +179,7 @@ impl<F: Fusion> Fusion for Relu<F> {
 pub struct Gelu<F>(pub F);
 
 impl<F: Fusion> Fusion for Gelu<F> {
+    const READS_MEMORY: bool = F::READS_MEMORY;
     #[inline(always)]
     fn apply(self, acc: f32, row: usize, col: usize) -> f32 {
         gelu(self.0.apply(acc, row, col))
@@ -180,6 +191,7 @@ impl<F: Fusion> Fusion for Gelu<F> {
 pub struct Silu<F>(pub F);
 
 impl<F: Fusion> Fusion for Silu<F> {
+    const READS_MEMORY: bool = F::READS_MEMORY;
     #[inline(always)]
     fn apply(self, acc: f32, row: usize, col: usize) -> f32 {
         silu(self.0.apply(acc, row, col))
@@ -207,8 +219,10 @@ const LOG2_E: f32 = core::f32::consts::LOG2_E;
 
 /// GELU as torch's default (`approximate='none'`) defines it,
 /// `x/2 (1 + erf(x/√2))`, with erf by Abramowitz and Stegun's 7.1.26
-/// (absolute error below 1.5e-7) and `e^(-z²)` by [`exp2`]: within
-/// `2e-7 (1 + |x|)` of the exact value, far below bf16's or f16's rounding.
+/// (absolute error below 1.5e-7), its `1/(1 + p z)` by [`rcp`] and
+/// `e^(-z²)` by [`exp2`]: within `2e-7 (1 + |x|)` of the exact value, far
+/// below bf16's or f16's rounding. Each step is an [`fma`] where one fits
+/// (Rust does not contract `a * b + c`), and no step divides.
 ///
 /// ```
 /// use layout_device::epilogue::gelu;
@@ -220,13 +234,20 @@ const LOG2_E: f32 = core::f32::consts::LOG2_E;
 #[inline(always)]
 pub fn gelu(x: f32) -> f32 {
     let z = (x * core::f32::consts::FRAC_1_SQRT_2).abs();
-    let t = 1.0 / (1.0 + 0.327_591_1 * z);
-    let poly = t
-        * (0.254_829_6
-            + t * (-0.284_496_74 + t * (1.421_413_8 + t * (-1.453_152 + t * 1.061_405_4))));
-    let erf_abs = 1.0 - poly * exp2(-z * z * LOG2_E);
+    let t = rcp(fma(0.327_591_1, z, 1.0));
+    let poly = t * fma(
+        t,
+        fma(
+            t,
+            fma(t, fma(t, 1.061_405_4, -1.453_152), 1.421_413_8),
+            -0.284_496_74,
+        ),
+        0.254_829_6,
+    );
+    let erf_abs = fma(-poly, exp2(z * (z * -LOG2_E)), 1.0);
     let erf = if x < 0.0 { -erf_abs } else { erf_abs };
-    0.5 * x * (1.0 + erf)
+    let half = 0.5 * x;
+    fma(half, erf, half)
 }
 
 /// SiLU (swish), `x / (1 + e^-x)`, with `e^-x` by [`exp2`].

@@ -53,6 +53,30 @@ impl<const S: usize> PipelineState<S> {
             self.phase ^= 1;
         }
     }
+
+    /// `n` stages on at once, as `n` [`advance`](Self::advance)s: the phase
+    /// flips once per wrap.
+    ///
+    /// ```
+    /// use layout_device::PipelineState;
+    /// let (mut s, mut t) = (PipelineState::<4>::start(), PipelineState::<4>::start());
+    /// s.advance();
+    /// t.advance();
+    /// s.advance_by(9);
+    /// for _ in 0..9 {
+    ///     t.advance();
+    /// }
+    /// // Ten stages on: stage 2, after two wraps (the phase back to 0).
+    /// assert_eq!(s, t);
+    /// assert_eq!((s.index(), s.phase()), (2, 0));
+    /// ```
+    #[inline(always)]
+    pub fn advance_by(&mut self, n: u32) {
+        let at = self.index + n % S as u32;
+        let wraps = n / S as u32 + u32::from(at >= S as u32);
+        self.index = at % S as u32;
+        self.phase ^= wraps & 1;
+    }
 }
 
 /// The barriers of an `S`-stage pipeline: `2 S` mbarriers (16 `S` bytes),
@@ -225,6 +249,17 @@ impl<const S: usize> Consumer<S> {
         self.pipe.full(s.index()).wait(s.phase());
         self.state.advance();
         ConsumerSlot { stage: s.index() }
+    }
+
+    /// Passes the next `n` stages by without waiting: another consumer
+    /// reads and releases them (a ping-pong GEMM's consumers, each taking
+    /// every other tile's stages). The stage then waited for may lie
+    /// several passes ahead of the barriers: only wait once the producer
+    /// is known to be at most one pass from it (the consumer before has
+    /// waited for its last stage).
+    #[inline(always)]
+    pub fn skip(&mut self, n: u32) {
+        self.state.advance_by(n);
     }
 
     /// This thread arrives at the slot's empty barrier: the stage may be

@@ -164,6 +164,63 @@ fn named_barriers_order_their_threads() {
     assert_eq!(e.kind, ErrorKind::Trap, "{e}");
 }
 
+/// `barrier.arrive` signals without waiting: 64 producer threads write
+/// shared memory and arrive at barrier 1; 64 consumer threads wait there
+/// and read it (exact). A producer's write after its arrival is not
+/// ordered before the reads: a race. Arriving twice before the barrier
+/// completes is an error, and so is waiting for arrivals that never come.
+#[test]
+fn an_arrival_orders_what_came_before_it() {
+    use layout_device::{named_barrier, named_barrier_arrive};
+    let y = Buffer::filled(0f32, 64);
+    let gy = y.global_mut();
+    run(&Launch::new("signal", 1, 128), move || {
+        let t = thread_idx();
+        let s = Smem::window::<TILE>(0, 64);
+        if t < 64 {
+            s.st(t, (t * t) as f32);
+            named_barrier_arrive(1, 128);
+        } else {
+            named_barrier(1, 128);
+            gy.st(t - 64, s.ld(127 - t));
+        }
+    })
+    .unwrap();
+    let want: Vec<f32> = (0..64).map(|i| ((63 - i) * (63 - i)) as f32).collect();
+    y.check(&want, |a, b| a == b).unwrap();
+    let e = run(&Launch::new("late_write", 1, 128), move || {
+        let t = thread_idx();
+        let s = Smem::window::<TILE>(0, 64);
+        if t < 64 {
+            named_barrier_arrive(1, 128);
+            s.st(t, 1.0);
+        } else {
+            named_barrier(1, 128);
+            let _ = s.ld(t - 64);
+        }
+    })
+    .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Race, "{e}");
+    let e = run(&Launch::new("twice", 1, 128), || {
+        if thread_idx() < 32 {
+            named_barrier_arrive(2, 128);
+            named_barrier_arrive(2, 128);
+        } else if thread_idx() < 96 {
+            named_barrier(2, 128);
+        }
+    })
+    .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Divergence, "{e}");
+    assert!(e.message.contains("named barrier 2 reached twice"), "{e}");
+    let e = run(&Launch::new("unsignalled", 1, 64), || {
+        if thread_idx() >= 32 {
+            named_barrier(4, 64);
+        }
+    })
+    .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Deadlock, "{e}");
+}
+
 /// `bar.sync` is `.aligned`: the lanes of a warp at two different calls of
 /// it are refused (the GPU's behaviour there is undefined).
 #[test]

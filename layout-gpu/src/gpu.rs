@@ -346,7 +346,8 @@ impl Gpu {
     /// C = GELU(A · Bᵀ + bias) on Hopper, in bf16: A m x k and B n x k
     /// bf16, row-major, `bias` n bf16 (one per column of C: a linear
     /// layer's `x @ W.T + b`), torch's exact GELU (`x/2 (1 + erf(x/√2))`)
-    /// in f32, C m x n bf16 (`gemm_bias_gelu_bf16_sm90`).
+    /// in f32, C m x n bf16: `gemm_bias_gelu_tma_bf16_sm90` (C stored by
+    /// TMA) where N is a multiple of 8, else `gemm_bias_gelu_bf16_sm90`.
     ///
     /// # Errors
     ///
@@ -367,7 +368,12 @@ impl Gpu {
                 format!("({m}, {n}, {k}): K must be positive"),
             ));
         }
-        self.sm90_gemm((OP, 1), (a, b), c, dims, Sm90Epilogue::Bias(bias))
+        let entry = if n % 8 == 0 {
+            "gemm_bias_gelu_tma_bf16_sm90"
+        } else {
+            OP
+        };
+        self.sm90_gemm((entry, 1), (a, b), c, dims, Sm90Epilogue::Bias(bias))
     }
 
     /// C = scale_a · scale_b · A · Bᵀ on Hopper for FP8: A m x k and B n x k

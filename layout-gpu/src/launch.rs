@@ -170,13 +170,15 @@ impl HgemmOut for f16 {
 /// The Hopper GEMM entries built on `hgemm_sm90`'s plan with its full form
 /// (`layout_kernels_sm90::hgemm::FULL`), beside the forms of `FORMS`:
 /// bf16, bf16 with bias and GELU, FP8 e4m3 with scales, and C stored by
-/// TMA in bf16 and f16.
-pub const SM90_GEMMS: [&str; 5] = [
+/// TMA in bf16, f16, and bf16 with bias and GELU (this one in ping-pong,
+/// `layout_kernels_sm90::hgemm::BIAS_GELU_TMA_FORM`).
+pub const SM90_GEMMS: [&str; 6] = [
     "gemm_bf16_sm90",
     "gemm_bias_gelu_bf16_sm90",
     "gemm_e4m3_sm90",
     "gemm_bf16_tma_sm90",
     "hgemm_tma_sm90",
+    "gemm_bias_gelu_tma_bf16_sm90",
 ];
 
 /// The split-K entries (the form `layout_kernels_sm90::hgemm::SPLIT_FORM`,
@@ -196,7 +198,10 @@ pub fn split_entry(name: &str) -> bool {
 /// Whether the entry `name` stores C by TMA (a map of C in place of C's
 /// slice, and the staging buffers' shared memory).
 pub fn tma_store_entry(name: &str) -> bool {
-    matches!(name, "gemm_bf16_tma_sm90" | "hgemm_tma_sm90")
+    matches!(
+        name,
+        "gemm_bf16_tma_sm90" | "hgemm_tma_sm90" | "gemm_bias_gelu_tma_bf16_sm90"
+    )
 }
 
 /// The Hopper dense GEMM entry the plan picks for (m, n, k) on a GPU of
@@ -302,7 +307,9 @@ impl HgemmSm90Launch {
         b: &DeviceBuffer<T>,
         (m, n, k): (usize, usize, usize),
     ) -> Result<Self, Error> {
-        use layout_kernels_sm90::hgemm::{ceil_div, BK_BYTES, BN, FORMS, FULL, SPLIT_FORM};
+        use layout_kernels_sm90::hgemm::{
+            ceil_div, BIAS_GELU_TMA_FORM, BK_BYTES, BN, FORMS, FULL, SPLIT_FORM,
+        };
         use layout_launch::TmaSwizzle;
         const OP: &str = "hgemm_sm90";
         let form = FORMS
@@ -310,10 +317,13 @@ impl HgemmSm90Launch {
             .find(|(n, _)| *n == f.name())
             .copied()
             .or_else(|| {
-                SM90_GEMMS
-                    .iter()
-                    .find(|n| **n == f.name())
-                    .map(|&n| (n, FULL))
+                SM90_GEMMS.iter().find(|n| **n == f.name()).map(|&n| {
+                    if n == "gemm_bias_gelu_tma_bf16_sm90" {
+                        (n, FORMS[BIAS_GELU_TMA_FORM].1)
+                    } else {
+                        (n, FULL)
+                    }
+                })
             })
             .or_else(|| {
                 SM90_SPLIT_GEMMS
@@ -530,7 +540,7 @@ impl HgemmSm90Launch {
             ));
         }
         let wanted = match self.name {
-            "gemm_bias_gelu_bf16_sm90" => "a bias",
+            "gemm_bias_gelu_bf16_sm90" | "gemm_bias_gelu_tma_bf16_sm90" => "a bias",
             "gemm_e4m3_sm90" => "scales",
             _ => "no argument",
         };

@@ -34,7 +34,7 @@ fn hgemm_form(
     c: layout_device::GlobalMut<u16>,
     mnk: (u32, u32, u32),
 ) {
-    const { assert!(FORMS.len() == 8, "a form for each arm") };
+    const { assert!(FORMS.len() == 9, "a form for each arm") };
     match i {
         0 => hgemm_body::<0>(ma, mb, c, mnk),
         1 => hgemm_body::<1>(ma, mb, c, mnk),
@@ -43,7 +43,8 @@ fn hgemm_form(
         4 => hgemm_body::<4>(ma, mb, c, mnk),
         5 => hgemm_body::<5>(ma, mb, c, mnk),
         6 => hgemm_body::<6>(ma, mb, c, mnk),
-        _ => hgemm_body::<7>(ma, mb, c, mnk),
+        7 => hgemm_body::<7>(ma, mb, c, mnk),
+        _ => hgemm_body::<8>(ma, mb, c, mnk),
     }
 }
 
@@ -92,6 +93,18 @@ fn every_hgemm_sm90_form_is_exact_on_integers() {
 fn hgemm_sm90_persistent_over_several_tiles() {
     hgemm_case(0, (300, 520, 136), Some(1));
     hgemm_case(5, (130, 260, 72), Some(1));
+}
+
+/// Ping-pong: the consumers take alternate tiles and pass the stages of
+/// the other's, their K-loops in turn. One cluster over 9 tiles each (the
+/// first consumer taking the last, with no one to hand over to), two
+/// clusters over 5 and 4, with K-blocks per tile (3 and 5) below and above
+/// the ring's 4 stages.
+#[test]
+fn hgemm_sm90_pingpong_takes_turns() {
+    use layout_kernels_sm90::hgemm::PINGPONG;
+    hgemm_case(PINGPONG, (1100, 256, 136), Some(1));
+    hgemm_case(PINGPONG, (1100, 256, 320), Some(2));
 }
 
 /// O = softmax(scale·Q·Kᵀ)·V and the natural log-sum-exp, in f64, BSHD
@@ -390,10 +403,10 @@ where
     Out: layout_device::epilogue::OutElem,
     F: layout_device::epilogue::Fusion + 'static,
 {
-    gemm_case_with::<In, Out, F>((m, n, k), enc, fusion, false, None)
+    gemm_case_with::<0, In, Out, F>((m, n, k), enc, fusion, false, None)
 }
 
-fn gemm_case_with<In, Out, F>(
+fn gemm_case_with<const I: usize, In, Out, F>(
     (m, n, k): (usize, usize, usize),
     enc: impl Fn(f32) -> u16,
     fusion: F,
@@ -405,7 +418,7 @@ where
     Out: layout_device::epilogue::OutElem,
     F: layout_device::epilogue::Fusion + 'static,
 {
-    let form = FORMS[0].1;
+    let form = FORMS[I].1;
     let a: Vec<f32> = (0..m * k).map(|x| int(x, 2)).collect();
     let b: Vec<f32> = (0..n * k).map(|x| int(x + 5, 2)).collect();
     let bk = <In as layout_kernels_sm90::hgemm::Inputs>::BK;
@@ -441,11 +454,11 @@ where
     let mnk = (m as u32, n as u32, k as u32);
     let result = if tma {
         run(&launch, move || {
-            gemm_body::<0, In, Out, F, GEMM_TMA_SMEM>(pa, pb, COut::Tma(pmc), mnk, fusion)
+            gemm_body::<I, In, Out, F, GEMM_TMA_SMEM>(pa, pb, COut::Tma(pmc), mnk, fusion)
         })
     } else {
         run(&launch, move || {
-            gemm_body::<0, In, Out, F, HGEMM_SMEM>(pa, pb, COut::Global(pc), mnk, fusion)
+            gemm_body::<I, In, Out, F, HGEMM_SMEM>(pa, pb, COut::Global(pc), mnk, fusion)
         })
     };
     if let Err(e) = result {
@@ -481,9 +494,25 @@ fn gemm_bf16_sm90_is_exact_on_integers() {
 /// libm), on an odd n and a K of 8 elements past a K-block.
 #[test]
 fn gemm_bias_gelu_bf16_sm90_matches_its_definition() {
+    bias_gelu_case::<0>((129, 257, 72), false, None);
+}
+
+/// The same as `gemm_bias_gelu_tma_bf16_sm90` runs it: ping-pong, C
+/// stored by TMA; partial tiles in M and N, one block per tile and one
+/// persistent cluster.
+#[test]
+fn gemm_bias_gelu_tma_bf16_sm90_matches_its_definition() {
+    use layout_kernels_sm90::hgemm::PINGPONG;
+    bias_gelu_case::<PINGPONG>((129, 264, 72), true, None);
+    bias_gelu_case::<PINGPONG>((300, 520, 24), true, Some(1));
+}
+
+/// GELU(A·Bᵀ + bias) of `dims` against its definition (above) in the form
+/// `FORMS[I]`, C stored by each thread or (`tma`) by TMA.
+fn bias_gelu_case<const I: usize>(dims: (usize, usize, usize), tma: bool, clusters: Option<usize>) {
     use layout_device::epilogue::{gelu, Bf16, BiasCol, Gelu, Plain};
     use layout_kernels_sm90::hgemm::Bf16In;
-    let (m, n, k) = (129, 257, 72);
+    let (m, n, k) = dims;
     // Biases in [-3, 3] in steps of 1/4: exact in bf16.
     let bias: Vec<u16> = (0..n).map(|j| bf(int(j, 12) / 4.0)).collect();
     let gbias = Buffer::from_slice(&bias);
@@ -491,7 +520,7 @@ fn gemm_bias_gelu_bf16_sm90_matches_its_definition() {
         bias: gbias.global(),
         inner: Plain,
     });
-    let (a, b, c) = gemm_case::<Bf16In, Bf16, _>((m, n, k), bf, fusion);
+    let (a, b, c) = gemm_case_with::<I, Bf16In, Bf16, _>(dims, bf, fusion, tma, clusters);
     for i in 0..m {
         for j in 0..n {
             let x = dot(&a, &b, k, i, j) + unbf(bias[j]);
@@ -501,7 +530,7 @@ fn gemm_bias_gelu_bf16_sm90_matches_its_definition() {
             let got = f64::from(unbf(c[i * n + j]));
             assert!(
                 (got - want).abs() <= want.abs() / 256.0 + 1e-6,
-                "({i}, {j}): {got} for gelu({x}) = {want}"
+                "({i}, {j}) of {dims:?}: {got} for gelu({x}) = {want}"
             );
         }
     }
@@ -538,7 +567,7 @@ fn gemm_bf16_tma_sm90_is_exact_on_integers() {
     use layout_kernels_sm90::hgemm::Bf16In;
     for (dims, clusters) in [((200, 300, 40), None), ((150, 600, 24), Some(1))] {
         let (m, n, k) = dims;
-        let (a, b, c) = gemm_case_with::<Bf16In, Bf16, _>(dims, bf, Plain, true, clusters);
+        let (a, b, c) = gemm_case_with::<0, Bf16In, Bf16, _>(dims, bf, Plain, true, clusters);
         for i in 0..m {
             for j in 0..n {
                 assert_eq!(

@@ -91,19 +91,29 @@ pub(crate) fn barrier(name: &'static str, site: Site, aligned: bool) {
 /// A named barrier: `id` in 1..16, `count` threads, a multiple of 32 no
 /// larger than the block (else an error, as the GPU's is undefined).
 pub(crate) fn named_barrier(site: Site, id: u32, count: u32) {
+    named_barrier_of("named_barrier", site, id, count, true)
+}
+
+/// A named barrier's arrival without waiting (`barrier.arrive`).
+pub(crate) fn named_barrier_arrive(site: Site, id: u32, count: u32) {
+    named_barrier_of("named_barrier_arrive", site, id, count, false)
+}
+
+/// A named barrier's arrival, waiting for the others with `wait`.
+fn named_barrier_of(name: &'static str, site: Site, id: u32, count: u32, wait: bool) {
     if !state::active() {
-        gpu_only("named_barrier")
+        gpu_only(name)
     }
     let per_block = state::with(|s| s.per_block).unwrap_or(0);
     if !(1..16).contains(&id) || count == 0 || count % 32 != 0 || count as usize > per_block {
         fail(
             ErrorKind::Trap,
             format!(
-                "named_barrier({id}, {count}): the id must be 1 to 15 and the count a positive multiple of 32 up to the block's {per_block} threads"
+                "{name}({id}, {count}): the id must be 1 to 15 and the count a positive multiple of 32 up to the block's {per_block} threads"
             ),
         );
     }
-    sched::named_barrier(id, count as usize, site)
+    sched::named_barrier(id, count as usize, site, wait)
 }
 
 /// The cluster barrier.

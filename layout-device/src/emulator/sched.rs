@@ -67,32 +67,64 @@ impl Sim {
 
 impl Sim {
     /// The running thread's arrival at its block's named barrier `id` of
-    /// `count` threads; whether it completed the barrier. Threads arriving
-    /// with another count than the first's is a fault.
-    fn arrive_named_barrier(&mut self, id: u32, count: usize, site: Site) -> bool {
+    /// `count` threads, waiting there with `wait` (else it runs on:
+    /// `barrier.arrive`); whether it completed the barrier. Threads
+    /// arriving with another count than the first's, or a thread arriving
+    /// twice at one use of the barrier, is a fault.
+    fn arrive_named_barrier(&mut self, id: u32, count: usize, site: Site, wait: bool) -> bool {
         let me = self.cur;
         let b = self.threads[me].block;
-        self.threads[me].wait = Wait::Named(id, site);
+        if wait {
+            self.threads[me].wait = Wait::Named(id, site);
+        }
         self.progress += 1;
         let slot = &mut self.blocks[b].named[id as usize];
         if slot.1.is_empty() {
             slot.0 = count;
-        } else if slot.0 != count {
+        } else if slot.0 != count || slot.1.contains(&me) {
             let first = slot.0;
-            let msg = format!(
-                "named barrier {id} of {first} threads reached with a count of {count} ({})",
-                self.name(me)
-            );
+            let msg = if slot.0 != count {
+                format!(
+                    "named barrier {id} of {first} threads reached with a count of {count} ({})",
+                    self.name(me)
+                )
+            } else {
+                format!(
+                    "named barrier {id} reached twice by {} before it completed",
+                    self.name(me)
+                )
+            };
             self.fault = Some(self.error_at(Some(me), ErrorKind::Divergence, msg));
             return true;
         }
         slot.1.push(me);
+        if !wait {
+            // What the waiters will have seen: this thread's past as of
+            // now (it runs on, and its later writes are not ordered).
+            let clock = &self.threads[me].clock;
+            slot.2.resize(clock.len(), 0);
+            for (m, c) in slot.2.iter_mut().zip(clock) {
+                *m = (*m).max(*c);
+            }
+            // What it does from here on is after the arrival.
+            self.threads[me].clock[me] += 1;
+        }
         if slot.1.len() < count {
             return false;
         }
         let members = core::mem::take(&mut slot.1);
-        self.join(&members);
-        for &t in &members {
+        let arrived = core::mem::take(&mut slot.2);
+        // The arrivals that wait (`barrier.sync`) here; one that only
+        // arrived may wait elsewhere by now.
+        let waiters: Vec<usize> = members
+            .into_iter()
+            .filter(|&t| matches!(self.threads[t].wait, Wait::Named(i, _) if i == id))
+            .collect();
+        self.join(&waiters);
+        for &t in &waiters {
+            for (c, a) in self.threads[t].clock.iter_mut().zip(&arrived) {
+                *c = (*c).max(*a);
+            }
             self.threads[t].wait = Wait::Run;
         }
         true
@@ -100,9 +132,9 @@ impl Sim {
 }
 
 /// A named barrier (`barrier.sync id, count`) for the running thread.
-pub(crate) fn named_barrier(id: u32, count: usize, site: Site) {
-    let completed = with(|s| s.arrive_named_barrier(id, count, site)).unwrap_or(false);
-    if !completed || with(|s| s.fault.is_some()).unwrap_or(false) {
+pub(crate) fn named_barrier(id: u32, count: usize, site: Site, wait: bool) {
+    let completed = with(|s| s.arrive_named_barrier(id, count, site, wait)).unwrap_or(false);
+    if (wait && !completed) || with(|s| s.fault.is_some()).unwrap_or(false) {
         suspend();
     }
 }

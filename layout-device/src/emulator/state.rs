@@ -94,9 +94,10 @@ pub(crate) struct BlockState {
     pub shared: SharedState,
     /// Threads at the block barrier.
     pub at_barrier: usize,
-    /// Each named barrier (1..16) in progress: its thread count and the
-    /// threads arrived.
-    pub named: [(usize, Vec<usize>); 16],
+    /// Each named barrier (1..16) in progress: its thread count, the
+    /// threads arrived, and the clocks (joined) of those that arrived
+    /// without waiting, as of their arrival.
+    pub named: [(usize, Vec<usize>, Vec<u32>); 16],
     /// Each warp's collectives in progress, one per member mask.
     pub warps: Vec<Vec<WarpSlot>>,
     pub warpgroups: Vec<WgSlot>,

@@ -196,6 +196,27 @@ pub fn named_barrier(id: u32, count: u32) {
     })
 }
 
+/// `barrier.arrive id, count`: this thread counts towards named barrier
+/// `id`'s `count` without waiting; the threads that [`named_barrier`] it
+/// go on once all `count` have arrived, and see the shared-memory writes
+/// this thread made before arriving. A signal from one warpgroup to
+/// another (a ping-pong GEMM's consumers handing over the tensor cores:
+/// one arrives after its K-loop, the other syncs before its own). A thread
+/// must not arrive twice before the barrier completes. As
+/// [`named_barrier`] otherwise.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub fn named_barrier_arrive(id: u32, count: u32) {
+    gpu!("named_barrier_arrive", {
+        // SAFETY: an arrival at a barrier of `count` threads (the caller's
+        // contract); no `nomem`: the writes before it are ordered before
+        // the waiters' reads.
+        unsafe { asm!("barrier.arrive {id}, {count};", id = in(reg32) id, count = in(reg32) count, options(nostack)) }
+    }, emu: {
+        crate::emulator::ops::named_barrier_arrive(core::panic::Location::caller(), id, count)
+    })
+}
+
 /// `__syncwarp()`: the lanes of the warp wait for each other; their
 /// shared-memory writes before it are seen after it.
 #[inline(always)]
@@ -305,6 +326,29 @@ pub fn exp2(x: f32) -> f32 {
         // SAFETY: registers only.
         unsafe {
             asm!("ex2.approx.ftz.f32 {d}, {x};", d = out(reg32) d, x = in(reg32) x,
+                 options(pure, nomem, nostack))
+        };
+        d
+    })
+}
+
+/// `1/x`, `rcp.approx.ftz.f32` (at most 1 ulp from the exact reciprocal,
+/// subnormal arguments and results flushed; one instruction where `1.0 /
+/// x` is IEEE division's sequence with a slow path). On the host, `1/x`
+/// correctly rounded with the same flushing.
+///
+/// ```
+/// assert_eq!(layout_device::rcp(4.0), 0.25);
+/// assert_eq!(layout_device::rcp(-0.0), f32::NEG_INFINITY);
+/// assert_eq!(layout_device::rcp(1e-40), f32::INFINITY); // subnormal: flushed
+/// ```
+#[inline(always)]
+pub fn rcp(x: f32) -> f32 {
+    gpu!("rcp", host: { ftz(1.0 / ftz(x)) }, {
+        let d: f32;
+        // SAFETY: registers only.
+        unsafe {
+            asm!("rcp.approx.ftz.f32 {d}, {x};", d = out(reg32) d, x = in(reg32) x,
                  options(pure, nomem, nostack))
         };
         d

@@ -111,6 +111,11 @@ enum Command {
         /// Only the checks, not the timing tables.
         #[arg(long)]
         no_timing: bool,
+        /// Only the GEMMs built from the plan's parts (bf16, TMA store,
+        /// bias + GELU, e4m3, split-K, grouped), not the atoms, TMA
+        /// checks and `hgemm_sm90`'s forms.
+        #[arg(long)]
+        gemms_only: bool,
     },
 }
 
@@ -144,7 +149,11 @@ fn main() -> ExitCode {
         }
         Some(Command::DecodeTime(args)) => decode::time_decode(args),
         Some(Command::GemmTime(args)) => sm90::sweep::time_gemm(args),
-        Some(Command::Sm90 { ptx, no_timing }) => match sm90::run(ptx, !no_timing) {
+        Some(Command::Sm90 {
+            ptx,
+            no_timing,
+            gemms_only,
+        }) => match sm90::run(ptx, !no_timing, !gemms_only) {
             Ok(true) => Ok(()),
             Ok(false) => {
                 eprintln!("gpu-runner: a check failed");

@@ -9,7 +9,9 @@
 //! no fusion, direct stores.
 
 use super::GROUPED_PRODUCER_REGISTERS;
-use super::{c_stage_at, ceil_div, desc, ATile, BTile, F16In, Form, Inputs, BN, B_BYTES};
+use super::{
+    c_buffers, c_stage_at, ceil_div, desc, ATile, BTile, F16In, Form, Inputs, BN, B_BYTES,
+};
 use super::{
     CONSUMER_REGISTERS, C_COLS, C_STAGE_BYTES, FORMS, LONE_CONSUMER_REGISTERS, LONE_STAGES,
     PRODUCER_REGISTERS, STAGES,
@@ -24,7 +26,7 @@ use layout_device::{
     ConsumerSlot, GlobalMut, GmmaInstr, PipelineTmaAsync, SharedBuffer, Smem,
 };
 use layout_device::{each, F4};
-use layout_device::{fence_proxy_async_shared, named_barrier, tma_store_2d};
+use layout_device::{fence_proxy_async_shared, named_barrier, named_barrier_arrive, tma_store_2d};
 use layout_device::{tma_store_commit, tma_store_wait};
 
 /// Where C goes: global memory by each thread's stores, or a tensor map
@@ -217,6 +219,7 @@ pub fn gemm_split_body<const I: usize, In: Inputs, Out: OutElem, F: Fusion, Buf:
 ) {
     // One flag per consumer of a tile: no cluster shares a tile's rows.
     const { assert!(FORMS[I].1.cluster == 1) };
+    const { assert!(!FORMS[I].1.pingpong, "split-K runs cooperative forms") };
     let c = COut::Split { c, sums, flags };
     gemm_inner::<I, In, Out, F, Buf>(map_a, map_b, c, mnk, fusion, None, Some(splits))
 }
@@ -293,10 +296,10 @@ fn gemm_ring<
         skip + form.barriers_at() / 4,
         PipelineTmaAsync::<S>::WORDS,
     ));
-    // Each consumer warp of each block of the cluster releases a stage
-    // once (lane 0).
+    // Each consumer warp that reads a stage, of each block of the
+    // cluster, releases it once (lane 0).
     if t == 0 {
-        pipe.init(4 * consumers * cluster);
+        pipe.init(4 * form.readers() as u32 * cluster);
     }
     sync_threads_divergent();
     let (tiles_m, tiles_n) = (ceil_div(m, form.bm() * cluster as usize), ceil_div(n, BN));
@@ -359,8 +362,15 @@ fn gemm_ring<
     } else {
         setmaxnreg_inc::<CONSUMER_REGISTERS>();
     }
-    // This consumer's 64 rows of the tile, and its thread.
-    let (rows, wg_thread) = (64 * (t / 128 - 1), t % 128);
+    // This consumer's 64 rows of the tile (a whole tile in ping-pong),
+    // and its thread.
+    let wg = t / 128 - 1;
+    let rows = if form.pingpong { 0 } else { 64 * wg };
+    let wg_thread = t % 128;
+    let turns = Turns {
+        on: form.pingpong,
+        wg: wg as u32,
+    };
     let mut consumer = pipe.consumer();
     // The tile loop is written in each arm: as one loop calling a store
     // closure, the consumers spilled 84 bytes and the instruction counts
@@ -368,10 +378,12 @@ fn gemm_ring<
     match c {
         COut::Global(c) => {
             let c32 = words(c);
-            let mut tile = work.first;
+            let mut tile = turns.first(&work, &mut consumer);
             while tile < work.tiles {
                 let loc = work.locate(tile);
+                turns.wait();
                 let acc = mma_tile::<In::Gmma, S>(&work, &mut consumer, rows, wg_thread, loc.kb);
+                turns.hand_over(&work, &mut consumer, tile);
                 let (r0, c0) = (loc.a_row + rows, loc.tn * BN);
                 store_tile::<Out, F>(
                     fusion,
@@ -382,12 +394,16 @@ fn gemm_ring<
                     wg_thread,
                     form.fast_stores,
                 );
-                tile += work.step;
+                tile += turns.stride(&work);
             }
         }
         COut::Split { c, sums, flags } => {
+            // Split-K runs cooperative forms (`gemm_split_body` checks it
+            // at compile time).
+            if form.pingpong {
+                trap();
+            }
             let c32 = words(c);
-            let wg = t / 128 - 1;
             let mut next = work.first;
             while next < work.tiles {
                 let tile = next;
@@ -430,32 +446,95 @@ fn gemm_ring<
             let map_c = map_c as u64;
             // This consumer's two staging buffers, and its named barrier
             // (1 or 2: barrier 0 is the block's).
-            let wg = t / 128 - 1;
-            let stage = skip + (c_stage_at(form) + 2 * wg * C_STAGE_BYTES) / 4;
+            let stage = skip + (c_stage_at(form) + c_buffers(form) * wg * C_STAGE_BYTES) / 4;
             if wg_thread == 0 {
                 fence_tensormap_acquire(map_c);
             }
-            let mut tile = work.first;
+            let mut tile = turns.first(&work, &mut consumer);
             while tile < work.tiles {
                 let loc = work.locate(tile);
+                turns.wait();
                 let acc = mma_tile::<In::Gmma, S>(&work, &mut consumer, rows, wg_thread, loc.kb);
+                turns.hand_over(&work, &mut consumer, tile);
                 let (r0, c0) = (loc.a_row + rows, loc.tn * BN);
                 store_tile_tma::<Out, F, Buf>(
                     fusion,
                     &acc,
                     map_c,
-                    stage,
+                    (stage, c_buffers(form)),
                     (r0, c0),
                     wg_thread,
                     1 + wg as u32,
                 );
-                tile += work.step;
+                tile += turns.stride(&work);
             }
             // The stores read their buffers before the block's shared
             // memory goes.
             if wg_thread == 0 {
                 tma_store_wait::<0>();
             }
+        }
+    }
+}
+
+/// Ping-pong's turns (`super::Form::pingpong`): consumer `wg` takes
+/// every other of the block's tiles (the first consumer the first), passes
+/// the stages of the other's, and the consumers' K-loops run in turn,
+/// handed over by named barriers 3 and 4 (consumer w waits at 3 + w, the
+/// second consumer granting the first its first turn). Off (a cooperative
+/// form), every tile is each consumer's and nothing waits.
+#[derive(Clone, Copy)]
+struct Turns {
+    on: bool,
+    wg: u32,
+}
+
+impl Turns {
+    /// This consumer's first tile, the pipeline past the stages of any
+    /// before it.
+    #[inline(always)]
+    fn first<const S: usize>(self, work: &Work, consumer: &mut Consumer<S>) -> usize {
+        if !self.on {
+            return work.first;
+        }
+        if self.wg == 1 && work.first < work.tiles {
+            let kb = work.locate(work.first).kb;
+            consumer.skip((kb.1 - kb.0) as u32);
+            named_barrier_arrive(3, 256);
+        }
+        work.first + self.wg as usize * work.step
+    }
+
+    /// From one of this consumer's tiles to its next.
+    #[inline(always)]
+    fn stride(self, work: &Work) -> usize {
+        if self.on {
+            2 * work.step
+        } else {
+            work.step
+        }
+    }
+
+    /// Before a K-loop: the other consumer's K-loop before it has waited
+    /// for its last stage (and the producer is then at most a pass ahead of
+    /// this one's first).
+    #[inline(always)]
+    fn wait(self) {
+        if self.on {
+            named_barrier(3 + self.wg, 256);
+        }
+    }
+
+    /// After the K-loop of `tile`: the block's next tile, if any, is the
+    /// other consumer's. It may start its K-loop, and this one passes its
+    /// stages.
+    #[inline(always)]
+    fn hand_over<const S: usize>(self, work: &Work, consumer: &mut Consumer<S>, tile: usize) {
+        let next = tile + work.step;
+        if self.on && next < work.tiles {
+            named_barrier_arrive(4 - self.wg, 256);
+            let kb = work.locate(next).kb;
+            consumer.skip((kb.1 - kb.0) as u32);
         }
     }
 }
@@ -614,6 +693,40 @@ fn add_sums(acc: &mut [f32; 128], region: GlobalMut<F4>, wg_thread: usize) {
     });
 }
 
+/// A consumer's 64 rows of a tile (row `r0`, column `c0`) through the
+/// fusion, packed: word `v / 2` holds values v and v + 1 (v even, C's
+/// adjacent columns of one row); all zeros for a fusion that reads no
+/// memory (`Fusion::READS_MEMORY`), which the stores compute in turn. All
+/// of a tile's values are computed before any is stored: a fusion's loads
+/// (a bias) are then issued together, where between the stores to C each
+/// would wait for the store before it (C might alias what they read).
+#[inline(always)]
+fn fused_pairs<Out: OutElem, F: Fusion>(
+    fusion: F,
+    acc: &[f32; 128],
+    (r0, c0): (usize, usize),
+    wg_thread: usize,
+) -> [u32; 64] {
+    let mut pairs = [0u32; 64];
+    if !F::READS_MEMORY {
+        return pairs;
+    }
+    let cl = <Gmma as MmaAtom>::CLayout::default();
+    // The thread's offset plus the value's, apart (as `store_tile`): the
+    // value's row and column are then constants.
+    let at = cl.crd2idx((wg_thread, 0usize));
+    let (r0, c0) = (r0 + at % 64, c0 + at / 64);
+    macro_rules! fuse {
+        ($($v:literal)*) => {$(
+            let q = cl.crd2idx((0usize, $v as usize));
+            let (r, col) = (r0 + q % 64, c0 + q / 64);
+            pairs[$v / 2] = Out::pack2(fusion.apply(acc[$v], r, col), fusion.apply(acc[$v + 1], r, col + 1));
+        )*};
+    }
+    fuse!(0 2 4 6 8 10 12 14 16 18 20 22 24 26 28 30 32 34 36 38 40 42 44 46 48 50 52 54 56 58 60 62 64 66 68 70 72 74 76 78 80 82 84 86 88 90 92 94 96 98 100 102 104 106 108 110 112 114 116 118 120 122 124 126);
+    pairs
+}
+
 /// A consumer's 64 rows of a tile into C (row `r0`, column `c0`), each
 /// value through the fusion: values v and v + 1 (v even) are C's adjacent
 /// columns of one row, one word when both lie in C and n is even; a tile
@@ -638,12 +751,17 @@ fn store_tile<Out: OutElem, F: Fusion>(
         let thread_offset = cl.crd2idx((wg_thread, 0usize));
         let half_n = n / 2;
         let first = ((r0 + thread_offset % 64) * n + c0 + thread_offset / 64) / 2;
+        let pairs = fused_pairs::<Out, F>(fusion, acc, (r0, c0), wg_thread);
         macro_rules! store_inside {
             ($($v:literal)*) => {$(
                 let value_offset = cl.crd2idx((0usize, $v as usize));
-                let r = r0 + thread_offset % 64 + value_offset % 64;
-                let col = c0 + thread_offset / 64 + value_offset / 64;
-                let pair = Out::pack2(fusion.apply(acc[$v], r, col), fusion.apply(acc[$v + 1], r, col + 1));
+                let pair = if F::READS_MEMORY {
+                    pairs[$v / 2]
+                } else {
+                    let r = r0 + thread_offset % 64 + value_offset % 64;
+                    let col = c0 + thread_offset / 64 + value_offset / 64;
+                    Out::pack2(fusion.apply(acc[$v], r, col), fusion.apply(acc[$v + 1], r, col + 1))
+                };
                 c32.st(first + (value_offset % 64) * half_n + value_offset / 64 / 2, pair);
             )*};
         }
@@ -674,44 +792,54 @@ fn store_tile<Out: OutElem, F: Fusion>(
 }
 
 /// A consumer's 64 rows of a tile into C by TMA: for each 64 columns of
-/// the tile, its values through the fusion into a staging buffer (two, in
-/// turn; the 128-byte swizzle the map names, so that the threads' 4-byte
-/// writes of a row's eight 16-byte chunks land in different banks), then
-/// one thread's TMA store of the 64 x 64 box at (`r0`, `c0` + 64 j), which
-/// writes only what lies inside C. A buffer is written again once its
-/// store has read it (`tma_store_wait::<1>` by the issuing thread, then the
-/// warpgroup's named barrier `bar`). The buffers are the `2 *
-/// C_STAGE_BYTES` bytes from word `stage` of `Buf`.
+/// the tile, its values through the fusion into a staging buffer (of
+/// `bufs`, 1 or 2, in turn; the 128-byte swizzle the map names, so that
+/// the threads' 4-byte writes of a row's eight 16-byte chunks land in
+/// different banks), then one thread's TMA store of the 64 x 64 box at
+/// (`r0`, `c0` + 64 j), which writes only what lies inside C. A buffer is
+/// written again once its store has read it (`tma_store_wait` by the
+/// issuing thread, then the warpgroup's named barrier `bar`). The buffers
+/// are the `bufs * C_STAGE_BYTES` bytes from word `stage` of `Buf`.
 #[inline(always)]
 fn store_tile_tma<Out: OutElem, F: Fusion, Buf: SharedBuffer>(
     fusion: F,
     acc: &[f32; 128],
     map_c: u64,
-    stage: usize,
+    (stage, bufs): (usize, usize),
     (r0, c0): (usize, usize),
     wg_thread: usize,
     bar: u32,
 ) {
     let cl = <Gmma as MmaAtom>::CLayout::default();
+    let pairs = fused_pairs::<Out, F>(fusion, acc, (r0, c0), wg_thread);
     // Values 32 j .. 32 j + 32 of a thread are its part of columns
     // 64 j .. 64 j + 64 (the C layout's value modes (2,2,32):(64,8,512):
     // a value's column is v % 2 + 8 (v / 4), its row 8 ((v / 2) % 2)).
     macro_rules! chunk {
         ($j:literal: $($v:literal)*) => {{
-            let buf = Smem::window::<Buf>(stage + $j % 2 * C_STAGE_BYTES / 4, C_STAGE_BYTES / 4);
+            let buf = Smem::window::<Buf>(stage + $j % bufs * C_STAGE_BYTES / 4, C_STAGE_BYTES / 4);
             if wg_thread == 0 {
-                tma_store_wait::<1>();
+                // The store that read this buffer last is done.
+                if bufs == 2 {
+                    tma_store_wait::<1>();
+                } else {
+                    tma_store_wait::<0>();
+                }
             }
             named_barrier(bar, 128);
             $(
                 let q = cl.crd2idx((wg_thread, $j * 32 + $v as usize));
                 let (r, col) = (q % 64, q / 64);
-                let pair = Out::pack2(
-                    fusion.apply(acc[$j * 32 + $v], r0 + r, c0 + col),
-                    fusion.apply(acc[$j * 32 + $v + 1], r0 + r, c0 + col + 1),
-                );
                 // Byte 2 (col - 64 j) of row r, its 16-byte chunk XORed
                 // with r % 8: the 128-byte swizzle.
+                let pair = if F::READS_MEMORY {
+                    pairs[($j * 32 + $v) / 2]
+                } else {
+                    Out::pack2(
+                        fusion.apply(acc[$j * 32 + $v], r0 + r, c0 + col),
+                        fusion.apply(acc[$j * 32 + $v + 1], r0 + r, c0 + col + 1),
+                    )
+                };
                 let byte = 2 * (col - $j * C_COLS);
                 buf.st(r * 32 + (((byte / 16) ^ (r % 8)) * 16 + byte % 16) / 4, f32::from_bits(pair));
             )*

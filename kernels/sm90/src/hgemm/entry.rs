@@ -80,6 +80,12 @@ forms! {
     /// # Safety
     /// As `hgemm_sm90_1wg`.
     hgemm_sm90_1wg_nocluster: 7;
+    /// [`hgemm_sm90`] in ping-pong (`crate::hgemm::Form::pingpong`): 64 x
+    /// 256 tiles, the two consumers taking alternate ones.
+    ///
+    /// # Safety
+    /// As [`hgemm_sm90`], with A's box of 64 rows.
+    hgemm_sm90_pingpong: 8;
 }
 
 /// C (m x n, bf16, row-major) = A · Bᵀ for A m x k and B n x k bf16,
@@ -217,6 +223,38 @@ tma_store_entries! {
     /// As [`hgemm_sm90`], with `map_c` the tensor map (in global memory) of
     /// C, m x n f16 row-major, 64 x 64 boxes, the 128-byte swizzle.
     hgemm_tma_sm90: super::F16In, layout_device::epilogue::F16;
+}
+
+/// [`gemm_bias_gelu_bf16_sm90`] in ping-pong (`crate::hgemm::BIAS_GELU_TMA_FORM`:
+/// 64 x 256 tiles, each consumer's epilogue under the other's K-loop) with
+/// the TMA-store epilogue (as [`gemm_bf16_tma_sm90`]): C = GELU(A · Bᵀ +
+/// bias), bf16.
+///
+/// # Safety
+/// As [`gemm_bias_gelu_bf16_sm90`] with A's box of 64 rows, and `map_c`
+/// the tensor map (in global memory) of C, m x n bf16 row-major, 64 x 64
+/// boxes, the 128-byte swizzle.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn gemm_bias_gelu_tma_bf16_sm90(
+    map_a: *const u64,
+    map_b: *const u64,
+    map_c: *const u64,
+    bias: layout_device::Global<u16>,
+    m: u32,
+    n: u32,
+    k: u32,
+) {
+    use crate::hgemm::body::COut;
+    use layout_device::epilogue::{Bf16, BiasCol, Gelu, Plain};
+    let fusion = Gelu(BiasCol { bias, inner: Plain });
+    const I: usize = crate::hgemm::BIAS_GELU_TMA_FORM;
+    super::body::gemm_body::<I, super::Bf16In, Bf16, _, crate::smem::GEMM_TMA_SMEM>(
+        map_a,
+        map_b,
+        COut::Tma(map_c),
+        (m, n, k),
+        fusion,
+    )
 }
 
 /// Split-K, for the shapes whose tiles do not fill the GPU

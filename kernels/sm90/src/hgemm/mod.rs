@@ -67,9 +67,10 @@ impl Inputs for E4m3In {
 /// Stages in the ring of a form with two consumers ([`FULL`]): four of 48
 /// KiB.
 pub const STAGES: usize = 4;
-/// Stages in the ring of a form with one consumer: five of 40 KiB, the
-/// most the SM's shared memory holds, so that more bytes are in flight
-/// per block where the tiles are few.
+/// Stages in the ring of a form of 64-row tiles (one consumer, or
+/// ping-pong): five of 40 KiB, the most the SM's shared memory holds, so
+/// that more bytes are in flight per block (a 64-row tile's stage is
+/// consumed in half the time of a 128-row one's).
 pub const LONE_STAGES: usize = 5;
 /// Bytes of one stage of B (a 256 x 64 f16 box).
 pub const B_BYTES: usize = BN * BK_BYTES;
@@ -95,15 +96,39 @@ pub const C_COLS: usize = 64;
 /// rows of [`C_COLS`] columns.
 pub const C_STAGE_BYTES: usize = 64 * C_COLS * 2;
 /// Where the TMA-store epilogue's staging buffers start: after the form's
-/// barriers, at the swizzle's 1024-byte period. Each consumer has two,
-/// written and stored in turn.
+/// barriers, at the swizzle's 1024-byte period. Each consumer has
+/// [`c_buffers`] of them.
 pub const fn c_stage_at(form: Form) -> usize {
     form.plan_bytes().div_ceil(1024) * 1024
 }
-/// The dynamic shared memory of the TMA-store epilogue's entries:
-/// [`FULL`]'s plan, its staging buffers, and the alignment slack.
-pub const SMEM_BYTES_TMA_STORE: usize =
-    c_stage_at(FULL) + FULL.consumers * 2 * C_STAGE_BYTES + 1024;
+/// The TMA-store epilogue's staging buffers per consumer: two, written and
+/// stored in turn; one in ping-pong, whose epilogue runs under the other
+/// consumer's K-loop and whose five stages leave room for no more.
+pub const fn c_buffers(form: Form) -> usize {
+    if form.pingpong {
+        1
+    } else {
+        2
+    }
+}
+/// The shared memory of `form`'s TMA-store epilogue: its plan, its staging
+/// buffers, and the alignment slack.
+pub const fn tma_store_bytes(form: Form) -> usize {
+    c_stage_at(form) + form.consumers * c_buffers(form) * C_STAGE_BYTES + 1024
+}
+/// The dynamic shared memory of the TMA-store epilogue's entries: the
+/// larger of [`FULL`]'s and [`BIAS_GELU_TMA_FORM`]'s.
+pub const SMEM_BYTES_TMA_STORE: usize = {
+    let (full, gelu) = (
+        tma_store_bytes(FULL),
+        tma_store_bytes(FORMS[BIAS_GELU_TMA_FORM].1),
+    );
+    if full > gelu {
+        full
+    } else {
+        gelu
+    }
+};
 
 /// One form of the kernel. [`FULL`] is `hgemm_sm90`; each other entry of
 /// [`FORMS`] leaves one ingredient out, so that one run measures what each
@@ -126,9 +151,16 @@ pub struct Form {
     /// A tile inside C is stored without clipping, each word at the
     /// thread's first plus a constant (else every pair is clipped).
     pub fast_stores: bool,
-    /// Stages in the ring: [`STAGES`] with two consumers, [`LONE_STAGES`]
-    /// with one (its stages are smaller, and the SM holds five).
+    /// Stages in the ring: [`STAGES`] with two consumers sharing 128-row
+    /// tiles, [`LONE_STAGES`] with 64-row tiles (one consumer, or
+    /// ping-pong: the stages are smaller, and the SM holds five).
     pub stages: usize,
+    /// Ping-pong (CUTLASS's schedule of that name): the two consumers take
+    /// alternate tiles of 64 x 256, each a whole tile of its own, their
+    /// K-loops in turn, so that one's epilogue runs while the other's
+    /// `wgmma`s do. Else (cooperative) the consumers share each tile, 64
+    /// rows each, and the tensor cores idle through the epilogue.
+    pub pingpong: bool,
 }
 
 /// `hgemm_sm90`: everything on.
@@ -139,6 +171,7 @@ pub const FULL: Form = Form {
     cluster: 2,
     fast_stores: true,
     stages: STAGES,
+    pingpong: false,
 };
 
 /// The order of the tiles (a block takes every `grid`-th): what the blocks
@@ -159,7 +192,7 @@ pub enum Order {
 pub const GROUP: usize = 16;
 
 /// The entry points of the forms, the full kernel first.
-pub const FORMS: [(&str, Form); 8] = [
+pub const FORMS: [(&str, Form); 9] = [
     ("hgemm_sm90", FULL),
     (
         "hgemm_sm90_1wg",
@@ -207,12 +240,40 @@ pub const FORMS: [(&str, Form); 8] = [
             ..FULL
         },
     ),
+    (
+        "hgemm_sm90_pingpong",
+        Form {
+            pingpong: true,
+            stages: LONE_STAGES,
+            ..FULL
+        },
+    ),
 ];
 
+/// The ping-pong form's index in [`FORMS`].
+pub const PINGPONG: usize = 8;
+/// The form `gemm_bias_gelu_tma_bf16_sm90` runs (its epilogue's GELU
+/// under the other consumer's K-loop); the other entries beside `FORMS`
+/// run [`FULL`] but the split-K ones ([`SPLIT_FORM`]).
+pub const BIAS_GELU_TMA_FORM: usize = PINGPONG;
+
 impl Form {
-    /// The block tile's M.
+    /// The block tile's M: 64 per consumer, or 64 in ping-pong.
     pub const fn bm(self) -> usize {
-        64 * self.consumers
+        if self.pingpong {
+            64
+        } else {
+            64 * self.consumers
+        }
+    }
+    /// The consumers that read each stage (and release it): one in
+    /// ping-pong, else all.
+    pub const fn readers(self) -> usize {
+        if self.pingpong {
+            1
+        } else {
+            self.consumers
+        }
     }
     /// Threads per block.
     pub const fn threads(self) -> usize {
@@ -472,15 +533,8 @@ const _: () = {
     while i < FORMS.len() {
         let f = FORMS[i].1;
         assert!(f.a_bytes() % 1024 == 0 && f.plan_bytes() + 1024 <= SMEM_BYTES);
-        // A form's stages follow its consumers.
-        assert!(
-            f.stages
-                == if f.consumers == 1 {
-                    LONE_STAGES
-                } else {
-                    STAGES
-                }
-        );
+        // A form's stages follow its tiles' rows.
+        assert!(f.stages == if f.bm() == 64 { LONE_STAGES } else { STAGES });
         assert!(128 * (PRODUCER_REGISTERS + f.consumers as u32 * CONSUMER_REGISTERS) <= 65536);
         i += 1;
     }
@@ -621,6 +675,19 @@ pub const HGEMM_SM90_1WG_NOCLUSTER_EXPECT_INSTRUCTIONS: &[(&str, usize)] =
 /// value kept in local memory across the setup before the K-loop (one
 /// store, one load; none inside the loop, checked in its SASS).
 pub const HGEMM_SM90_1WG_NOCLUSTER_SPILL_BYTES: (u32, u32) = (16, 32);
+/// `hgemm_sm90_pingpong`'s threads: a producer and two consumers.
+pub const HGEMM_SM90_PINGPONG_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// `hgemm_sm90_pingpong`'s clusters.
+pub const HGEMM_SM90_PINGPONG_CLUSTER_SIZE: u32 = 2;
+/// `hgemm_sm90_pingpong`'s four `wgmma` per K-block, its two TMA copies,
+/// and the consumers' hand-overs of the tensor cores (a `barrier.arrive`
+/// after a K-loop, and the second consumer's granting the first its first
+/// turn).
+pub const HGEMM_SM90_PINGPONG_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
+    ("wgmma.mma_async", 4),
+    ("cp.async.bulk.tensor", 2),
+    ("barrier.arrive", 2),
+];
 
 /// `gemm_bf16_sm90`: `hgemm_sm90`'s threads.
 pub const GEMM_BF16_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
@@ -665,6 +732,27 @@ pub const GEMM_BF16_TMA_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
     ("cp.async.bulk.tensor.2d.global.shared::cta", 4),
 ];
 
+/// `gemm_bias_gelu_tma_bf16_sm90`: the ping-pong form's threads.
+pub const GEMM_BIAS_GELU_TMA_BF16_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// `gemm_bias_gelu_tma_bf16_sm90`'s spills: tile indices and addresses
+/// kept across the epilogue (a few local loads a tile, none inside the
+/// K-loop; checked in its SASS).
+pub const GEMM_BIAS_GELU_TMA_BF16_SM90_SPILL_BYTES: (u32, u32) = (40, 76);
+/// `gemm_bias_gelu_tma_bf16_sm90`'s clusters.
+pub const GEMM_BIAS_GELU_TMA_BF16_SM90_CLUSTER_SIZE: u32 = 2;
+/// `gemm_bias_gelu_tma_bf16_sm90`'s four bf16 `wgmma` per K-block, its two
+/// TMA loads, its four TMA stores of C per tile, per value of a thread's
+/// part of the tile an `ex2` and an `rcp` (GELU's `e^(-z²)` and `1/(1 + p
+/// z)`) and a load of its bias, and ping-pong's two hand-overs.
+pub const GEMM_BIAS_GELU_TMA_BF16_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
+    ("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", 4),
+    ("cp.async.bulk.tensor.2d.shared::cluster.global", 2),
+    ("cp.async.bulk.tensor.2d.global.shared::cta", 4),
+    ("ex2.approx.ftz.f32", 128),
+    ("rcp.approx.ftz.f32", 128),
+    ("ld.b16", 128),
+    ("barrier.arrive", 2),
+];
 /// `hgemm_tma_sm90`: `hgemm_sm90`'s threads.
 pub const HGEMM_TMA_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
 /// `hgemm_tma_sm90`'s clusters.

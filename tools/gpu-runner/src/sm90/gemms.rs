@@ -1,6 +1,6 @@
 //! The Hopper GEMMs built on `hgemm_sm90`'s plan from other parts:
 //! `gemm_bf16_sm90`, `gemm_bf16_tma_sm90` (C stored by TMA),
-//! `gemm_bias_gelu_bf16_sm90` and `gemm_e4m3_sm90`, each
+//! `gemm_bias_gelu_bf16_sm90` (and by TMA) and `gemm_e4m3_sm90`, each
 //! checked on small-integer operands at sizes with partial tiles, then
 //! timed beside `hgemm_sm90` at 4096³ and 8192³ on normal operands.
 
@@ -63,6 +63,14 @@ pub fn run(gpu: &Device, module: &Module, timing: bool) -> Result<bool, String> 
             Want::Exact(1.0),
         )?;
         ok &= check(s, module, sms, "gemm_bias_gelu_bf16_sm90", dims, Want::Gelu)?;
+        ok &= check(
+            s,
+            module,
+            sms,
+            "gemm_bias_gelu_tma_bf16_sm90",
+            tma_dims,
+            Want::Gelu,
+        )?;
         ok &= check(s, module, sms, "gemm_e4m3_sm90", dims, Want::Exact(0.125))?;
     }
     // Split-K (N odd in the second shape).
@@ -150,7 +158,7 @@ impl Operands {
 /// quarters, exact in bf16) or the scales (0.5 and 0.25).
 fn epilogue<'a>(name: &str, bias: &'a DeviceBuffer<bf16>) -> Sm90Epilogue<'a> {
     match name {
-        "gemm_bias_gelu_bf16_sm90" => Sm90Epilogue::Bias(bias),
+        "gemm_bias_gelu_bf16_sm90" | "gemm_bias_gelu_tma_bf16_sm90" => Sm90Epilogue::Bias(bias),
         "gemm_e4m3_sm90" => Sm90Epilogue::Scales(0.5, 0.25),
         _ => Sm90Epilogue::Plain,
     }
@@ -233,7 +241,7 @@ fn check(
     Ok(false)
 }
 
-/// The three entries at size³ on normal operands, round-robin with the
+/// The entries at size³ on normal operands, round-robin with the
 /// timing protocol of [`crate::timing`]; prints the table's rows.
 fn time(s: &Stream, module: &Module, sms: u32, size: usize) -> Result<(), String> {
     let dims = (size, size, size);
@@ -241,6 +249,7 @@ fn time(s: &Stream, module: &Module, sms: u32, size: usize) -> Result<(), String
         "gemm_bf16_sm90",
         "gemm_bf16_tma_sm90",
         "gemm_bias_gelu_bf16_sm90",
+        "gemm_bias_gelu_tma_bf16_sm90",
         "gemm_e4m3_sm90",
     ];
     let bias = s
