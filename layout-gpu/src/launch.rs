@@ -170,7 +170,7 @@ impl HgemmOut for f16 {
 /// The Hopper GEMM entries built on `hgemm_sm90`'s plan with its full form
 /// (`layout_kernels_sm90::hgemm::FULL`), beside the forms of `FORMS`:
 /// bf16, bf16 with bias and GELU, FP8 e4m3 with scales, and C stored by
-/// TMA in bf16, f16, and bf16 with bias and GELU (this one in ping-pong,
+/// TMA in bf16, f16, and bf16 with bias and GELU (this one in
 /// `layout_kernels_sm90::hgemm::BIAS_GELU_TMA_FORM`).
 pub const SM90_GEMMS: [&str; 6] = [
     "gemm_bf16_sm90",

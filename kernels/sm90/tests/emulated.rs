@@ -497,12 +497,14 @@ fn gemm_bias_gelu_bf16_sm90_matches_its_definition() {
     bias_gelu_case::<0>((129, 257, 72), false, None);
 }
 
-/// The same as `gemm_bias_gelu_tma_bf16_sm90` runs it: ping-pong, C
-/// stored by TMA; partial tiles in M and N, one block per tile and one
-/// persistent cluster.
+/// The same as `gemm_bias_gelu_tma_bf16_sm90` runs it (C stored by TMA),
+/// and in ping-pong (one staging buffer a consumer); partial tiles in M
+/// and N, one block per tile and one persistent cluster.
 #[test]
 fn gemm_bias_gelu_tma_bf16_sm90_matches_its_definition() {
-    use layout_kernels_sm90::hgemm::PINGPONG;
+    use layout_kernels_sm90::hgemm::{BIAS_GELU_TMA_FORM, PINGPONG};
+    bias_gelu_case::<BIAS_GELU_TMA_FORM>((129, 264, 72), true, None);
+    bias_gelu_case::<BIAS_GELU_TMA_FORM>((300, 520, 24), true, Some(1));
     bias_gelu_case::<PINGPONG>((129, 264, 72), true, None);
     bias_gelu_case::<PINGPONG>((300, 520, 24), true, Some(1));
 }

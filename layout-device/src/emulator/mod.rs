@@ -13,9 +13,12 @@
 //!   [`grid_dim`](crate::grid_dim), [`warp_lane`](crate::warp_lane);
 //!   [`sync_threads`](crate::sync_threads) (`.aligned`: every lane of a
 //!   warp at the same call, or an error) and
-//!   [`sync_threads_divergent`](crate::sync_threads_divergent). A barrier
-//!   that some thread never reaches is an [`EmuError`] naming the barrier
-//!   and who waits where: never a hang.
+//!   [`sync_threads_divergent`](crate::sync_threads_divergent); named
+//!   barriers ([`named_barrier`](crate::named_barrier), and
+//!   [`named_barrier_arrive`](crate::named_barrier_arrive), whose writes
+//!   before the arrival, not after, the waiters see). A barrier that some
+//!   thread never reaches is an [`EmuError`] naming the barrier and who
+//!   waits where: never a hang.
 //! - **Warps.** [`shfl_idx`](crate::shfl_idx), [`shfl_xor`](crate::shfl_xor),
 //!   [`shfl_down`](crate::shfl_down), [`warp_any`](crate::warp_any),
 //!   [`sync_warp`](crate::sync_warp): all 32 lanes must take part (the
@@ -51,11 +54,12 @@
 //!   operand or a TMA store's source that a thread stored without a
 //!   `fence_proxy_async_shared` after it is an error.
 //! - **Math.** [`fma`](crate::fma) and [`f16x2`](crate::f16x2) are
-//!   bit-exact; [`exp2`](crate::exp2) and [`log2`](crate::log2) are the
-//!   correctly rounded results with the instructions' flushing of
-//!   subnormals: within the PTX ISA's bound of the GPU's `ex2.approx.ftz`
-//!   and `lg2.approx.ftz` (2^-22 and 2^-22.6 relative), exact at integers
-//!   and powers of two.
+//!   bit-exact; [`exp2`](crate::exp2), [`log2`](crate::log2) and
+//!   [`rcp`](crate::rcp) are the correctly rounded results with the
+//!   instructions' flushing of subnormals: within the PTX ISA's bound of
+//!   the GPU's `ex2.approx.ftz`, `lg2.approx.ftz` and `rcp.approx.ftz`
+//!   (2^-22 and 2^-22.6 relative, 1 ulp), exact at integers and powers of
+//!   two.
 //! - **Global memory.** A kernel's arguments are handles of [`Buffer`]s;
 //!   every access is checked against the live buffers, and each element
 //!   remembers which thread wrote it ([`Buffer::check`] names it).

@@ -225,15 +225,14 @@ tma_store_entries! {
     hgemm_tma_sm90: super::F16In, layout_device::epilogue::F16;
 }
 
-/// [`gemm_bias_gelu_bf16_sm90`] in ping-pong (`crate::hgemm::BIAS_GELU_TMA_FORM`:
-/// 64 x 256 tiles, each consumer's epilogue under the other's K-loop) with
-/// the TMA-store epilogue (as [`gemm_bf16_tma_sm90`]): C = GELU(A · Bᵀ +
-/// bias), bf16.
+/// [`gemm_bias_gelu_bf16_sm90`] with the TMA-store epilogue (as
+/// [`gemm_bf16_tma_sm90`], the form `crate::hgemm::BIAS_GELU_TMA_FORM`): C
+/// = GELU(A · Bᵀ + bias), bf16.
 ///
 /// # Safety
-/// As [`gemm_bias_gelu_bf16_sm90`] with A's box of 64 rows, and `map_c`
-/// the tensor map (in global memory) of C, m x n bf16 row-major, 64 x 64
-/// boxes, the 128-byte swizzle.
+/// As [`gemm_bias_gelu_bf16_sm90`], with `map_c` the tensor map (in global
+/// memory) of C, m x n bf16 row-major, 64 x 64 boxes, the 128-byte
+/// swizzle.
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn gemm_bias_gelu_tma_bf16_sm90(
     map_a: *const u64,
