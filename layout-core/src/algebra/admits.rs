@@ -558,9 +558,9 @@ pub struct TileOp;
 pub trait Holds<Op> {}
 impl<Op> Holds<Op> for Admitted {}
 
-/// A divide's verdict when the tiler has a static size 0 (`Z`, its size's
-/// type): refused before anything else (CuTe's complement divides by the
-/// tiler's size).
+/// The verdict when a divide's tiler, or a product's A, has a static size
+/// 0 (`Z`, its size's type): refused before anything else (CuTe's
+/// complement divides by that size).
 #[doc(hidden)]
 pub struct ZeroTiler<Z>(PhantomData<Z>);
 
@@ -621,8 +621,23 @@ pub trait DivideTilerSizeZero<Z> {}
     label = "a tile of size _0"
 )]
 pub trait TileSizeZero<Z> {}
+/// A product whose A has static size 0 (never holds: the refusal's
+/// message).
+///
+/// ```compile_fail,E0277
+/// use layout_core::{algebra::logical_product, layout};
+/// // error: logical_product: A has size _0: ...
+/// let _ = logical_product(layout!((2,0):(1,2)), layout!(3:1));
+/// ```
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "logical_product: A has size _0: it reaches no offset, so it has no complement to lay copies of it out with (CuTe's complement divides by its size)",
+    label = "a product of A of size _0"
+)]
+pub trait ProductSizeZero<Z> {}
 impl<Z> Holds<DivideOp> for ZeroTiler<Z> where (): DivideTilerSizeZero<Z> {}
 impl<Z> Holds<TileOp> for ZeroTiler<Z> where (): TileSizeZero<Z> {}
+impl<Z> Holds<ProductOp> for ZeroTiler<Z> where (): ProductSizeZero<Z> {}
 
 /// The three refusals of an operation `$op` (never holding: each is its
 /// message, with the values as const parameters), and `Holds<$op>` of the

@@ -14,7 +14,7 @@ use crate::typelevel::list::SizeList;
 use crate::typelevel::list::SizeT;
 use crate::typelevel::list::ZipModes;
 
-use super::admits::{CompositionVerdict, Holds, ProductOp};
+use super::admits::{CompositionVerdict, Holds, ProductOp, ZeroOr};
 use super::by_mode::Unpack;
 use super::complement::{ComplementOf, ComplementShape, ComplementT, FilteredModes};
 use super::composition::{first_error, ComposeOnto};
@@ -151,6 +151,13 @@ where
     Layout<BS, BD>: ComposeOnto<ProductComplement<AS, AD, BS, BD>>,
     <Layout<BS, BD> as ComposeOnto<ProductComplement<AS, AD, BS, BD>>>::Output: LayoutParts,
     MulT<SizeT<AS>, CosizeT<BS, BD>>: IntTuple,
+    SizeT<AS>: ZeroOr<
+        ProductCheck<
+            Layout<BS, BD>,
+            Layout<AS, AD>,
+            <ProductComplement<AS, AD, BS, BD> as super::composition::CoalesceX>::Pairs,
+        >,
+    >,
 {
     #[inline(always)]
     fn try_logical(self, a: Layout<AS, AD>) -> Result<Self::Logical, LayoutError> {
@@ -170,11 +177,15 @@ where
         let (rs, rd) = self.compose_values(c)?.parts();
         Ok(Layout::raw((a.shape(), rs), (a.stride(), rd)))
     }
-    type Verdict = ProductCheck<
-        Layout<BS, BD>,
-        Layout<AS, AD>,
-        <ProductComplement<AS, AD, BS, BD> as super::composition::CoalesceX>::Pairs,
-    >;
+    // A of static size 0 first (its complement divides by the size), then
+    // the composition onto the complement.
+    type Verdict = <SizeT<AS> as ZeroOr<
+        ProductCheck<
+            Layout<BS, BD>,
+            Layout<AS, AD>,
+            <ProductComplement<AS, AD, BS, BD> as super::composition::CoalesceX>::Pairs,
+        >,
+    >>::Out;
     type Logical = Layout<
         (
             AS,

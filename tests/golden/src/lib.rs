@@ -491,13 +491,16 @@ impl Report {
     ) {
         let why = why.unwrap_or("");
         let composition = why.starts_with("composition:") || why.contains(": composition:");
-        // A divide by a tiler of static size 0 is refused by the type
-        // checker too, before the composition.
-        let zero_tiler = why.contains(&format!(
-            " has size 0: {}",
-            layout_core::algebra::admissible::size_zero::TILER
-        ));
-        let typed = composition || zero_tiler;
+        // A divide by a tiler of static size 0, and a product of an A of
+        // static size 0, are refused by the type checker too, before the
+        // composition.
+        let zero_size = [
+            layout_core::algebra::admissible::size_zero::TILER,
+            layout_core::algebra::admissible::size_zero::PRODUCT,
+        ]
+        .iter()
+        .any(|reason| why.contains(&format!(" has size 0: {reason}")));
+        let typed = composition || zero_size;
         let same = match &verdict {
             Some(Some(v)) => composition && why.ends_with(v.as_str()),
             Some(None) => !composition,
