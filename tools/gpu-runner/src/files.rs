@@ -3,7 +3,7 @@
 //! the files store them and the output is the kernel's, written unchanged:
 //! a file in another storage order, dtype or shape than the kernel takes is
 //! refused (one line, exit code 2), never converted or padded. Everything
-//! but the run itself is checked here without a GPU ([`prepare_gemm`],
+//! but the run itself is checked here without a GPU (`prepare_gemm`,
 //! [`prepare_transpose`]).
 
 use crate::text;
@@ -425,7 +425,7 @@ fn check_bias(name: &str, bias: &Array, n: usize) -> Result<Vec<u16>, String> {
     }
 }
 
-/// [`prepare_gemm`] with the Hopper bf16 and FP8 kernels' options.
+/// `prepare_gemm` with the Hopper bf16 and FP8 kernels' options.
 pub fn prepare_gemm_with(
     ptx: &Path,
     kernel: &str,

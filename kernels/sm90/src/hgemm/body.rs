@@ -5,7 +5,8 @@
 //! of `wgmma`s ([`mma_tile`]: the mainloop's consumer) and its epilogue,
 //! the fusion and store of its 64 rows of the tile, straight to global
 //! memory ([`store_tile`]) or through shared memory by TMA
-//! ([`store_tile_tma`]). `hgemm_sm90` is [`hgemm_body`]: f16 in, f16 out,
+//! ([`store_tile_tma`]); in ping-pong ([`Turns`]) each consumer takes
+//! whole tiles of its own. `hgemm_sm90` is [`hgemm_body`]: f16 in, f16 out,
 //! no fusion, direct stores.
 
 use super::GROUPED_PRODUCER_REGISTERS;
@@ -444,8 +445,8 @@ fn gemm_ring<
         }
         COut::Tma(map_c) => {
             let map_c = map_c as u64;
-            // This consumer's two staging buffers, and its named barrier
-            // (1 or 2: barrier 0 is the block's).
+            // This consumer's staging buffers (`c_buffers`), and its named
+            // barrier (1 or 2: barrier 0 is the block's).
             let stage = skip + (c_stage_at(form) + c_buffers(form) * wg * C_STAGE_BYTES) / 4;
             if wg_thread == 0 {
                 fence_tensormap_acquire(map_c);
