@@ -639,6 +639,81 @@ impl<Z> Holds<DivideOp> for ZeroTiler<Z> where (): DivideTilerSizeZero<Z> {}
 impl<Z> Holds<TileOp> for ZeroTiler<Z> where (): TileSizeZero<Z> {}
 impl<Z> Holds<ProductOp> for ZeroTiler<Z> where (): ProductSizeZero<Z> {}
 
+/// A divide's verdict when A coalesces to a tuple with a mode of static
+/// size 0 (`Z`, that size's type): CuTe's complement divides by each mode
+/// of a tuple cotarget.
+#[doc(hidden)]
+pub struct ZeroCotarget<Z>(PhantomData<Z>);
+
+/// `V`, or [`ZeroCotarget`] when `Self`, a complement's cotarget (the
+/// shape A coalesces to), is a tuple with a leaf of static size 0.
+#[doc(hidden)]
+pub trait CotargetOr<V> {
+    type Out;
+}
+impl<V, Sh: IntTuple> CotargetOr<V> for Sh
+where
+    Sh::Leaves: AnyZeroLeaf,
+    (Sh::IsLeaf, <Sh::Leaves as AnyZeroLeaf>::Out): PickCotarget<V, Sh>,
+{
+    type Out = <(Sh::IsLeaf, <Sh::Leaves as AnyZeroLeaf>::Out) as PickCotarget<V, Sh>>::Out;
+}
+/// `B1` when a leaf of the list is a static 0.
+#[doc(hidden)]
+pub trait AnyZeroLeaf {
+    type Out: typenum::Bit;
+}
+impl AnyZeroLeaf for Nil {
+    type Out = B0;
+}
+impl<X: crate::typelevel::form::StaticForm, R: AnyZeroLeaf> AnyZeroLeaf for Cons<X, R>
+where
+    (X::IsZero, R::Out): Either,
+{
+    type Out = <(X::IsZero, R::Out) as Either>::Out;
+}
+/// [`ZeroCotarget`] for (a tuple, with a static 0), `V` otherwise.
+#[doc(hidden)]
+pub trait PickCotarget<V, Sh> {
+    type Out;
+}
+impl<V, Sh> PickCotarget<V, Sh> for (B0, B1) {
+    // The refusal names the size, not the shape's type (typenum's, for a
+    // coalesced shape).
+    type Out = ZeroCotarget<C<0>>;
+}
+impl<V, Sh> PickCotarget<V, Sh> for (B0, B0) {
+    type Out = V;
+}
+impl<V, Sh, Z> PickCotarget<V, Sh> for (B1, Z) {
+    type Out = V;
+}
+
+/// A divide of an A whose coalesced shape, a tuple, has a mode of static
+/// size 0 (never holds: the refusal's message).
+///
+/// ```compile_fail,E0277
+/// use layout_core::{algebra::logical_divide, layout, C};
+/// // error: logical_divide: A coalesces to a shape with a mode of size _0: ...
+/// let _ = logical_divide(layout!((2,(0,3)):(1,(2,5))), C::<2>);
+/// ```
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "logical_divide: A coalesces to a shape with a mode of size _0, the complement's cotarget: CuTe's complement divides by each mode of a tuple cotarget",
+    label = "a divide of an A with a mode of size _0"
+)]
+pub trait DivideCotargetSizeZero<Sh> {}
+/// A tensor cut into tiles whose layout coalesces to a shape with a mode
+/// of static size 0 (never holds: the refusal's message).
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "the tensor's layout coalesces to a shape with a mode of size _0, the complement's cotarget: CuTe's complement divides by each mode of a tuple cotarget",
+    label = "a tile of a tensor with a mode of size _0"
+)]
+pub trait TileCotargetSizeZero<Sh> {}
+impl<Sh> Holds<DivideOp> for ZeroCotarget<Sh> where (): DivideCotargetSizeZero<Sh> {}
+impl<Sh> Holds<TileOp> for ZeroCotarget<Sh> where (): TileCotargetSizeZero<Sh> {}
+
 /// The three refusals of an operation `$op` (never holding: each is its
 /// message, with the values as const parameters), and `Holds<$op>` of the
 /// three verdicts through them: a leaf that does not divide and is not

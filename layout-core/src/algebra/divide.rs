@@ -8,7 +8,7 @@
 //! skips the general complement ([`IntDivideCase`]): the same result for
 //! about half the compile time.
 
-use super::admits::{CompositionVerdict, DivideOp, Holds, ZeroOr};
+use super::admits::{CompositionVerdict, CotargetOr, DivideOp, Holds, ZeroOr};
 use super::by_mode::Unpack;
 use super::coalesce::Coalesce;
 use super::complement::{ComplementOf, ComplementShape, ComplementStride, FilteredModes};
@@ -100,13 +100,29 @@ impl<A, T: DivideParts<A>> DivideOnto<A> for T where T::Verdict: Holds<DivideOp>
 pub trait ZipDivideOnto<A>: ZipDivideParts<A> {}
 impl<A, T: ZipDivideParts<A>> ZipDivideOnto<A> for T where T::Verdict: Holds<DivideOp> {}
 
-/// The divide's check of tiler `T` on `A`: A composed with the divisor
-/// `(T, complement(T, shape(coalesce(A))))`, decided when asked; its
-/// refusal names `Op` (a divide, or a tensor cut into tiles).
+/// The divide's check of tiler `T` on `A`, decided when asked: the
+/// complement's cotarget, `shape(coalesce(A))`, a tuple with a mode of
+/// static size 0 (CuTe's complement divides by each mode), then the
+/// composition ([`DivideComposition`]); its refusal names `Op` (a divide,
+/// or a tensor cut into tiles).
 #[doc(hidden)]
 pub struct DivideCheck<T, A>(core::marker::PhantomData<(T, A)>);
-impl<Op, AS: Congruent<AD>, AD: IntTuple, BS: Congruent<BD>, BD: IntTuple> Holds<Op>
+impl<Op, AS: Congruent<AD>, AD: IntTuple, BS, BD> Holds<Op>
     for DivideCheck<Layout<BS, BD>, Layout<AS, AD>>
+where
+    Layout<AS, AD>: Coalesce,
+    <Layout<AS, AD> as Coalesce>::Output: LayoutParts,
+    CoalescedShape<AS, AD>: CotargetOr<DivideComposition<Layout<BS, BD>, Layout<AS, AD>>>,
+    <CoalescedShape<AS, AD> as CotargetOr<DivideComposition<Layout<BS, BD>, Layout<AS, AD>>>>::Out:
+        Holds<Op>,
+{
+}
+/// The divide's composition of A with the divisor `(T, complement(T,
+/// shape(coalesce(A))))`, decided when asked.
+#[doc(hidden)]
+pub struct DivideComposition<T, A>(core::marker::PhantomData<(T, A)>);
+impl<Op, AS: Congruent<AD>, AD: IntTuple, BS: Congruent<BD>, BD: IntTuple> Holds<Op>
+    for DivideComposition<Layout<BS, BD>, Layout<AS, AD>>
 where
     Layout<AS, AD>: Coalesce + CoalesceX,
     <Layout<AS, AD> as Coalesce>::Output: LayoutParts,
