@@ -131,9 +131,10 @@ pub const SMEM_BYTES_TMA_STORE: usize = {
 };
 
 /// One form of the kernel. [`FULL`] is `hgemm_sm90`; each other entry of
-/// [`FORMS`] leaves one ingredient out, so that one run measures what each
-/// bought (docs/gpu.md). Persistence is the launch's: a grid of one block
-/// per SM walks the tiles, a grid of one block per tile does not.
+/// [`FORMS`] leaves one ingredient out, or (`hgemm_sm90_pingpong`) swaps
+/// the cooperative schedule for ping-pong, so that one run measures what
+/// each bought (docs/gpu.md). Persistence is the launch's: a grid of one
+/// block per SM walks the tiles, a grid of one block per tile does not.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Form {
     /// Consumer warpgroups, each 64 rows of the tile: 2 (a 128 x 256
