@@ -170,8 +170,7 @@ impl HgemmOut for f16 {
 /// The Hopper GEMM entries built on `hgemm_sm90`'s plan with its full form
 /// (`layout_kernels_sm90::hgemm::FULL`), beside the forms of `FORMS`:
 /// bf16, bf16 with bias and GELU, FP8 e4m3 with scales, and C stored by
-/// TMA in bf16, f16, and bf16 with bias and GELU (this one in
-/// `layout_kernels_sm90::hgemm::BIAS_GELU_TMA_FORM`).
+/// TMA in bf16, f16, and bf16 with bias and GELU.
 pub const SM90_GEMMS: [&str; 6] = [
     "gemm_bf16_sm90",
     "gemm_bias_gelu_bf16_sm90",
@@ -307,9 +306,7 @@ impl HgemmSm90Launch {
         b: &DeviceBuffer<T>,
         (m, n, k): (usize, usize, usize),
     ) -> Result<Self, Error> {
-        use layout_kernels_sm90::hgemm::{
-            ceil_div, BIAS_GELU_TMA_FORM, BK_BYTES, BN, FORMS, FULL, SPLIT_FORM,
-        };
+        use layout_kernels_sm90::hgemm::{ceil_div, BK_BYTES, BN, FORMS, FULL, SPLIT_FORM};
         use layout_launch::TmaSwizzle;
         const OP: &str = "hgemm_sm90";
         let form = FORMS
@@ -317,13 +314,10 @@ impl HgemmSm90Launch {
             .find(|(n, _)| *n == f.name())
             .copied()
             .or_else(|| {
-                SM90_GEMMS.iter().find(|n| **n == f.name()).map(|&n| {
-                    if n == "gemm_bias_gelu_tma_bf16_sm90" {
-                        (n, FORMS[BIAS_GELU_TMA_FORM].1)
-                    } else {
-                        (n, FULL)
-                    }
-                })
+                SM90_GEMMS
+                    .iter()
+                    .find(|n| **n == f.name())
+                    .map(|&n| (n, FULL))
             })
             .or_else(|| {
                 SM90_SPLIT_GEMMS

@@ -575,27 +575,27 @@ impl<V> ZeroOr<V> for usize {
 }
 impl<V, U: crate::typelevel::int::StaticZeroTag> ZeroOr<V> for crate::typelevel::int::S<U>
 where
-    U::IsZero: PickZero<V>,
+    U::IsZero: Pick<ZeroTiler<C<0>>, V>,
 {
-    type Out = <U::IsZero as PickZero<V>>::Out;
+    type Out = <U::IsZero as Pick<ZeroTiler<C<0>>, V>>::Out;
 }
 impl<V, const N: usize> ZeroOr<V> for C<N>
 where
     C<N>: crate::typelevel::int::TypenumForm,
     <<C<N> as crate::typelevel::int::TypenumForm>::U as crate::typelevel::int::StaticZeroTag>::IsZero:
-        PickZero<V>,
+        Pick<ZeroTiler<C<0>>, V>,
 {
-    type Out = <<<C<N> as crate::typelevel::int::TypenumForm>::U as crate::typelevel::int::StaticZeroTag>::IsZero as PickZero<V>>::Out;
+    type Out = <<<C<N> as crate::typelevel::int::TypenumForm>::U as crate::typelevel::int::StaticZeroTag>::IsZero as Pick<ZeroTiler<C<0>>, V>>::Out;
 }
-/// [`ZeroTiler`] for a zero (`B1`), `V` otherwise.
+/// The refusal `R` for `B1`, the verdict `V` for `B0`.
 #[doc(hidden)]
-pub trait PickZero<V> {
+pub trait Pick<R, V> {
     type Out;
 }
-impl<V> PickZero<V> for B1 {
-    type Out = ZeroTiler<C<0>>;
+impl<R, V> Pick<R, V> for B1 {
+    type Out = R;
 }
-impl<V> PickZero<V> for B0 {
+impl<R, V> Pick<R, V> for B0 {
     type Out = V;
 }
 
@@ -654,10 +654,20 @@ pub trait CotargetOr<V> {
 impl<V, Sh: IntTuple> CotargetOr<V> for Sh
 where
     Sh::Leaves: AnyZeroLeaf,
-    (Sh::IsLeaf, <Sh::Leaves as AnyZeroLeaf>::Out): PickCotarget<V, Sh>,
+    Sh::IsLeaf: Not,
+    (Not1<Sh::IsLeaf>, <Sh::Leaves as AnyZeroLeaf>::Out): Both,
+    // The refusal names the size, not the shape's type (typenum's, for a
+    // coalesced shape).
+    <(Not1<Sh::IsLeaf>, <Sh::Leaves as AnyZeroLeaf>::Out) as Both>::Out:
+        Pick<ZeroCotarget<C<0>>, V>,
 {
-    type Out = <(Sh::IsLeaf, <Sh::Leaves as AnyZeroLeaf>::Out) as PickCotarget<V, Sh>>::Out;
+    type Out = <<(Not1<Sh::IsLeaf>, <Sh::Leaves as AnyZeroLeaf>::Out) as Both>::Out as Pick<
+        ZeroCotarget<C<0>>,
+        V,
+    >>::Out;
 }
+/// `!B` for a bit.
+type Not1<B> = <B as Not>::Output;
 /// `B1` when a leaf of the list is a static 0.
 #[doc(hidden)]
 pub trait AnyZeroLeaf {
@@ -671,22 +681,6 @@ where
     (X::IsZero, R::Out): Either,
 {
     type Out = <(X::IsZero, R::Out) as Either>::Out;
-}
-/// [`ZeroCotarget`] for (a tuple, with a static 0), `V` otherwise.
-#[doc(hidden)]
-pub trait PickCotarget<V, Sh> {
-    type Out;
-}
-impl<V, Sh> PickCotarget<V, Sh> for (B0, B1) {
-    // The refusal names the size, not the shape's type (typenum's, for a
-    // coalesced shape).
-    type Out = ZeroCotarget<C<0>>;
-}
-impl<V, Sh> PickCotarget<V, Sh> for (B0, B0) {
-    type Out = V;
-}
-impl<V, Sh, Z> PickCotarget<V, Sh> for (B1, Z) {
-    type Out = V;
 }
 
 /// A divide of an A whose coalesced shape, a tuple, has a mode of static

@@ -117,17 +117,18 @@ pub const fn tma_store_bytes(form: Form) -> usize {
     c_stage_at(form) + form.consumers * c_buffers(form) * C_STAGE_BYTES + 1024
 }
 /// The dynamic shared memory of the TMA-store epilogue's entries: the
-/// larger of [`FULL`]'s and [`BIAS_GELU_TMA_FORM`]'s.
+/// largest form's plan with its staging buffers ([`tma_store_bytes`]), so
+/// that any form stores C by TMA in it.
 pub const SMEM_BYTES_TMA_STORE: usize = {
-    let (full, gelu) = (
-        tma_store_bytes(FULL),
-        tma_store_bytes(FORMS[BIAS_GELU_TMA_FORM].1),
-    );
-    if full > gelu {
-        full
-    } else {
-        gelu
+    let mut most = 0;
+    let mut i = 0;
+    while i < FORMS.len() {
+        if tma_store_bytes(FORMS[i].1) > most {
+            most = tma_store_bytes(FORMS[i].1);
+        }
+        i += 1;
     }
+    most
 };
 
 /// One form of the kernel. [`FULL`] is `hgemm_sm90`; each other entry of
@@ -253,12 +254,6 @@ pub const FORMS: [(&str, Form); 9] = [
 
 /// The ping-pong form's index in [`FORMS`].
 pub const PINGPONG: usize = 8;
-/// The form `gemm_bias_gelu_tma_bf16_sm90` runs: the cooperative [`FULL`]
-/// (in ping-pong, whose consumers' 64-row tiles hide the GELU under the
-/// other's K-loop, it ran 0.80x-0.86x as fast: docs/gpu.md). The other
-/// entries beside `FORMS` run [`FULL`] too, but the split-K ones
-/// ([`SPLIT_FORM`]).
-pub const BIAS_GELU_TMA_FORM: usize = 0;
 
 impl Form {
     /// The block tile's M: 64 per consumer, or 64 in ping-pong.
