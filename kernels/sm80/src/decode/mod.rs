@@ -77,7 +77,7 @@ pub(crate) const MERGE_AT: usize = 32;
 
 /// The most splits a launch at head dimension `d` merges: their weights
 /// (16 words a split) and the rows' LSEs (16 more) fit the block's shared
-/// memory after [`MERGE_AT`]'s 32 words.
+/// memory after the 32 words the merge keeps before them (its flag first).
 ///
 /// ```
 /// use layout_kernels::maps::decode_max_splits;
