@@ -33,7 +33,7 @@ mod entry;
 use crate::hgemm::desc;
 use layout_core::algebra::swizzle::{ComposedLayout, Swizzle};
 use layout_core::atom::accumulator::{acc_as_a, acc_rows, AccAsA, AccRows};
-use layout_core::atom::gmma::{make_gmma_desc, GmmaDescriptor, GmmaTile, MnMajor};
+use layout_core::atom::gmma::{make_gmma_desc, GmmaDescriptor, GmmaOperand, MnMajor};
 use layout_core::atom::{
     SM90_64x128x16_F32F16F16_RS, SM90_64x128x16_F32F16F16_SS, SM90_64x256x16_F32F16F16_RS,
     SM90_64x64x16_F32F16F16_RS,
@@ -236,7 +236,7 @@ pub type VTile256 = ComposedLayout<Swizzle<3, 3, 3>, layout_type!(((64,4),16):((
 /// The matrix descriptor of an N-major (`MnMajor`) tile at `address`, by
 /// the typed algebra as [`desc`] (K-major) is.
 #[inline(always)]
-pub fn desc_mn<Tile: GmmaTile + Default>(address: u32) -> GmmaDescriptor {
+pub fn desc_mn<Tile: GmmaOperand<MnMajor> + Default>(address: u32) -> GmmaDescriptor {
     match make_gmma_desc(MnMajor, &Tile::default(), address) {
         Ok(d) => d,
         // Not reached: a static tile that is not canonical does not compile.

@@ -19,7 +19,7 @@ pub(crate) mod body;
 mod entry;
 
 use layout_core::algebra::swizzle::{ComposedLayout, Swizzle};
-use layout_core::atom::gmma::{make_gmma_desc, GmmaDescriptor, GmmaTile, KMajor};
+use layout_core::atom::gmma::{make_gmma_desc, GmmaDescriptor, GmmaOperand, KMajor};
 use layout_core::layout_type;
 use layout_device::GmmaInstr;
 
@@ -561,7 +561,7 @@ pub type BTile = ComposedLayout<Swizzle<3, 3, 3>, layout_type!((256,16):(64,1))>
 /// assert_eq!(desc::<ATile>(0x8000).bits(), 0x4000_0040_0001_0800);
 /// ```
 #[inline(always)]
-pub fn desc<Tile: GmmaTile + Default>(address: u32) -> GmmaDescriptor {
+pub fn desc<Tile: GmmaOperand<KMajor> + Default>(address: u32) -> GmmaDescriptor {
     match make_gmma_desc(KMajor, &Tile::default(), address) {
         Ok(d) => d,
         // Not reached: a static tile that is not canonical does not compile.

@@ -6,9 +6,10 @@
 //! rows x 16 bytes) by two strides, the leading and stride byte offsets
 //! (LBO, SBO), and a swizzle mode; [`make_gmma_desc`] reads them off the
 //! tile's layout and checks, point by point, that the layout is the
-//! canonical form the descriptor can describe, refusing any other: at
-//! compile time for a static tile of a static major ([`KMajor`],
-//! [`MnMajor`]), as CuTe's `static_assert`s do, at run time otherwise.
+//! canonical form the descriptor can describe, refusing any other: by the
+//! type checker for a static tile of a static major ([`KMajor`],
+//! [`MnMajor`]), as CuTe's `static_assert`s do ([`verdict`]), at run time
+//! otherwise.
 //!
 //! The atoms are in elements of 16 bits (f16, bf16), their swizzle in
 //! element units: CuTe's byte-address `Sw<B,4,3>` is `Sw<B,3,3>` here.
@@ -20,6 +21,9 @@ use crate::typelevel::const_text::{Leaves, Text};
 use crate::typelevel::tuple::IntTuple;
 use core::fmt;
 use core::marker::PhantomData;
+
+pub mod verdict;
+pub use verdict::GmmaOperand;
 
 /// Which mode of an operand tile is contiguous: K (the tile is K-major,
 /// "T" in BLAS terms for A) or M/N.
@@ -607,10 +611,11 @@ pub fn gmma_desc_error<Mj: GmmaMajor, Tile: GmmaTile>() -> Option<&'static str> 
 ///
 /// With a static major ([`KMajor`], [`MnMajor`]) and a tile of static
 /// leaves, the check runs at compile time, as CuTe's `static_assert`s do:
-/// a canonical tile's descriptor is a constant, another tile is a compile
-/// error at the caller's line that names the tile in CuTe notation and the
-/// form it misses. A [`Major`] value or a run-time leaf is checked at run
-/// time and refused with `Err`.
+/// a canonical tile's descriptor is a constant, another tile is an unmet
+/// bound ([`GmmaOperand`]) that `cargo check` reports at the tile argument,
+/// naming the run of the coalesced mode that misses the form ([`verdict`]).
+/// A [`Major`] value or a run-time leaf is checked at run time and refused
+/// with `Err`.
 ///
 /// ```
 /// use layout_core::atom::gmma::{make_gmma_desc, KMajor, LayoutType, Major, MnMajor};
@@ -637,11 +642,11 @@ pub fn gmma_desc_error<Mj: GmmaMajor, Tile: GmmaTile>() -> Option<&'static str> 
 /// assert_eq!(e.to_string(), "make_gmma_desc: not a canonical K-major B128 layout ((8,n),2):((W,SBO),1) in 16-byte chunks (W = 8): element (1,0) is at 16, the form puts it at 64");
 /// ```
 ///
-/// The same tile with static leaves and a static major does not compile
-/// ("make_gmma_desc: Sw<3,3,3> o _0 o (_128,_16):(_16,_1): not a canonical
-/// K-major B128 layout ..."):
+/// The same tile with static leaves and a static major does not type-check
+/// ("make_gmma_desc(KMajor, ..): the tile's MN mode starts with the run
+/// _128:_16; a canonical tile under Sw<3,3,3> steps _64 there"):
 ///
-/// ```compile_fail,E0080
+/// ```compile_fail,E0277
 /// use layout_core::atom::gmma::{make_gmma_desc, KMajor};
 /// use layout_core::algebra::swizzle::{ComposedLayout, Swizzle};
 /// use layout_core::layout;
@@ -649,7 +654,7 @@ pub fn gmma_desc_error<Mj: GmmaMajor, Tile: GmmaTile>() -> Option<&'static str> 
 /// let _ = make_gmma_desc(KMajor, &bad, 0);
 /// ```
 #[inline]
-pub fn make_gmma_desc<Mj: GmmaMajor, Tile: GmmaTile>(
+pub fn make_gmma_desc<Mj: GmmaMajor, Tile: GmmaOperand<Mj>>(
     major: Mj,
     tile: &Tile,
     address: u32,
@@ -747,7 +752,7 @@ mod tests {
     /// major as a value).
     fn desc<const B: u32, Mj: GmmaMajor, L>(major: Mj, l: L) -> (u32, u32, LayoutType)
     where
-        ComposedLayout<Swizzle<B, 3, 3>, L>: GmmaTile,
+        ComposedLayout<Swizzle<B, 3, 3>, L>: GmmaOperand<Mj>,
     {
         let tile = ComposedLayout {
             swizzle: Swizzle::<B, 3, 3>,
@@ -825,7 +830,7 @@ mod tests {
             major: Mj,
             l: Layout<Sh, D>,
         ) where
-            ComposedLayout<Swizzle<B, 3, 3>, Layout<Sh, D>>: GmmaTile,
+            ComposedLayout<Swizzle<B, 3, 3>, Layout<Sh, D>>: GmmaOperand<Mj>,
             (usize, usize): Crd2Idx<Sh, D>,
         {
             let tile = ComposedLayout {
