@@ -14,7 +14,7 @@ use crate::typelevel::list::SizeList;
 use crate::typelevel::list::SizeT;
 use crate::typelevel::list::ZipModes;
 
-use super::admits::{CompositionVerdict, Holds, ProductOp, ZeroOr};
+use super::admits::{CompositionVerdict, Holds, ProductOp, ZeroOr, ZeroRepeatOr};
 use super::by_mode::Unpack;
 use super::complement::{ComplementOf, ComplementShape, ComplementT, FilteredModes};
 use super::composition::{first_error, ComposeOnto};
@@ -97,10 +97,14 @@ impl<A, T: ZipProductParts<A>> ZipProductOnto<A> for T where T::Verdict: Holds<P
 /// B, decided when asked.
 #[doc(hidden)]
 pub struct ProductCheck<B, A, CL>(core::marker::PhantomData<(B, A, CL)>);
-impl<BS, BD, A, CL> Holds<ProductOp> for ProductCheck<Layout<BS, BD>, A, CL>
+// B of static size 0 first (the complement's cotarget is its cosize), then
+// the composition onto the complement.
+impl<BS: IntTuple, BD, A, CL> Holds<ProductOp> for ProductCheck<Layout<BS, BD>, A, CL>
 where
+    BS::Leaves: SizeList<C<1>>,
     (BS, BD): CompositionVerdict<CL>,
-    <(BS, BD) as CompositionVerdict<CL>>::Out: Holds<ProductOp>,
+    SizeT<BS>: ZeroRepeatOr<<(BS, BD) as CompositionVerdict<CL>>::Out>,
+    <SizeT<BS> as ZeroRepeatOr<<(BS, BD) as CompositionVerdict<CL>>::Out>>::Out: Holds<ProductOp>,
 {
 }
 
@@ -167,6 +171,12 @@ where
             "A",
             crate::algebra::admissible::size_zero::PRODUCT,
         )?;
+        super::complement::nonempty(
+            &self,
+            "logical_product",
+            "B",
+            crate::algebra::admissible::size_zero::PRODUCT_B,
+        )?;
         let cot: MulT<SizeT<AS>, CosizeT<BS, BD>> =
             product_cotarget(&a.shape(), &self.shape(), &self.stride()).ok_or(
                 LayoutError::Overflow {
@@ -178,7 +188,7 @@ where
         Ok(Layout::raw((a.shape(), rs), (a.stride(), rd)))
     }
     // A of static size 0 first (its complement divides by the size), then
-    // the composition onto the complement.
+    // B's checks.
     type Verdict = <SizeT<AS> as ZeroOr<
         ProductCheck<
             Layout<BS, BD>,
@@ -203,6 +213,14 @@ where
                 .text(crate::layout::layout_text::<AS, AD>())
                 .str(" has size 0: ")
                 .str(crate::algebra::admissible::size_zero::PRODUCT),
+        )
+    } else if super::complement::has_static_zero(BS::LEAF_VALUES) {
+        Some(
+            Text::EMPTY
+                .str("logical_product: B = ")
+                .text(crate::layout::layout_text::<BS, BD>())
+                .str(" has size 0: ")
+                .str(crate::algebra::admissible::size_zero::PRODUCT_B),
         )
     } else if super::complement::has_static_zero(
         <ComplementShape<

@@ -9,7 +9,7 @@ use crate::typelevel::form::{Known, Unknown};
 use crate::typelevel::int::{StaticInt, C, S};
 use crate::typelevel::tuple::{Cons, IntTuple, IntoTuple, List, Nil, Tuple};
 use core::ops::{Add, Mul, Sub};
-use typenum::{Add1, Prod, Sub1, Sum, Unsigned, B0, B1};
+use typenum::{Add1, Prod, Sub1, Sum, UInt, UTerm, Unsigned, B0, B1};
 
 /// A list of one element is that element; a longer list is a tuple.
 #[doc(hidden)]
@@ -68,12 +68,23 @@ impl<D, A> CosizeStep for (Unknown, Known<D>, A) {
 impl<Sv, D> CosizeStep for (Known<Sv>, Known<D>, Unknown) {
     type Out = Unknown;
 }
-impl<Sv: Sub<B1>, D, A> CosizeStep for (Known<Sv>, Known<D>, Known<A>)
+impl<H, Bt, D, A> CosizeStep for (Known<UInt<H, Bt>>, Known<D>, Known<A>)
 where
-    Sub1<Sv>: Mul<D>,
-    A: Add<Prod<Sub1<Sv>, D>>,
+    UInt<H, Bt>: Sub<B1>,
+    Sub1<UInt<H, Bt>>: Mul<D>,
+    A: Add<Prod<Sub1<UInt<H, Bt>>, D>>,
 {
-    type Out = Known<Sum<A, Prod<Sub1<Sv>, D>>>;
+    type Out = Known<Sum<A, Prod<Sub1<UInt<H, Bt>>, D>>>;
+}
+/// A static mode of size 0: the layout has no offset, its cosize is 0
+/// (CuTe's `cosize` of an empty layout, and the run-time `cosize`).
+#[doc(hidden)]
+pub struct Empty;
+impl<D, A> CosizeStep for (Known<UTerm>, Known<D>, Known<A>) {
+    type Out = Empty;
+}
+impl<Sv, D> CosizeStep for (Known<Sv>, Known<D>, Empty) {
+    type Out = Empty;
 }
 #[doc(hidden)]
 pub trait CosizeList<Acc> {
@@ -96,6 +107,9 @@ pub trait PlusOne {
 }
 impl PlusOne for Unknown {
     type Leaf = usize;
+}
+impl PlusOne for Empty {
+    type Leaf = S<typenum::U0>;
 }
 impl<U: Add<B1>> PlusOne for Known<U>
 where
