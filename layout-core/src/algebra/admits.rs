@@ -41,7 +41,7 @@ use crate::error::CompositionError;
 use crate::typelevel::arith::DivRem;
 use crate::typelevel::form::{Both, Either, StTag, StaticForm};
 use crate::typelevel::int::{ConstForm, StaticInt, C};
-use crate::typelevel::list::ZipModes;
+use crate::typelevel::list::{Sorted, ZipModes};
 use crate::typelevel::tuple::{Cons, IntTuple, Nil, StaticBit};
 use core::marker::PhantomData;
 use core::ops::{Add, Mul, Not, Sub};
@@ -638,6 +638,147 @@ pub trait ProductSizeZero<Z> {}
 impl<Z> Holds<DivideOp> for ZeroTiler<Z> where (): DivideTilerSizeZero<Z> {}
 impl<Z> Holds<TileOp> for ZeroTiler<Z> where (): TileSizeZero<Z> {}
 impl<Z> Holds<ProductOp> for ZeroTiler<Z> where (): ProductSizeZero<Z> {}
+
+/// A divide's tiler (or a tensor's tile), or a product's A, whose modes
+/// overlap: sorted by stride, its mode `S:D` spans `P` = `S * D` and the
+/// next mode's stride `E` is below that, so it has no complement.
+#[doc(hidden)]
+pub struct ModesOverlap<S, D, P, E>(PhantomData<(S, D, P, E)>);
+/// A divide by a tiler whose modes overlap (never holds: the refusal's
+/// message).
+///
+/// ```compile_fail,E0277
+/// use layout_core::{algebra::logical_divide, layout};
+/// // error: logical_divide: the tiler has overlapping modes: sorted by
+/// // stride, its mode _2:_1 spans _2 and the next mode's stride is _1, ...
+/// let _ = logical_divide(layout!(8:1), layout!((2,2):(1,1)));
+/// ```
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "logical_divide: the tiler has overlapping modes: sorted by stride, its mode _{S}:_{D} spans _{P} and the next mode's stride is _{E}, so the tiler has no complement",
+    label = "a tiler with overlapping modes",
+    note = "the tiler's modes are counted after filtering its stride-0 modes and coalescing it"
+)]
+pub trait DivideModesOverlap<const S: usize, const D: usize, const P: usize, const E: usize> {}
+/// A tensor cut into tiles whose modes overlap (never holds: the
+/// refusal's message).
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "the tile has overlapping modes: sorted by stride, its mode _{S}:_{D} spans _{P} and the next mode's stride is _{E}, so it has no complement and cannot cut the tensor's layout",
+    label = "a tile with overlapping modes",
+    note = "the tile's modes are counted after filtering its stride-0 modes and coalescing it"
+)]
+pub trait TileOverlappingModes<const S: usize, const D: usize, const P: usize, const E: usize> {}
+impl<const S: usize, const D: usize, const P: usize, const E: usize> Holds<DivideOp>
+    for ModesOverlap<C<S>, C<D>, C<P>, C<E>>
+where
+    (): DivideModesOverlap<S, D, P, E>,
+{
+}
+impl<const S: usize, const D: usize, const P: usize, const E: usize> Holds<TileOp>
+    for ModesOverlap<C<S>, C<D>, C<P>, C<E>>
+where
+    (): TileOverlappingModes<S, D, P, E>,
+{
+}
+
+/// `V`, or the first overlap ([`ModesOverlap`]) of the filtered modes `T`
+/// of a divide's tiler or a product's A, when `Self` is `B1` (decided: a
+/// static layout).
+#[doc(hidden)]
+pub trait OverlapOr<T, V> {
+    type Out;
+}
+impl<T, V> OverlapOr<T, V> for B0 {
+    type Out = V;
+}
+impl<T: SortedModes, V> OverlapOr<T, V> for B1
+where
+    T::Out: FirstOverlap<V>,
+{
+    type Out = <T::Out as FirstOverlap<V>>::Out;
+}
+/// The filtered modes sorted by stride (none or one: as they are).
+#[doc(hidden)]
+pub trait SortedModes {
+    type Out;
+}
+impl SortedModes for Nil {
+    type Out = Nil;
+}
+impl<P> SortedModes for Cons<P, Nil> {
+    type Out = Cons<P, Nil>;
+}
+impl<P, Q, R> SortedModes for Cons<P, Cons<Q, R>>
+where
+    Cons<P, Cons<Q, R>>: Sorted,
+{
+    type Out = <Cons<P, Cons<Q, R>> as Sorted>::Out;
+}
+/// Over modes sorted by stride, the first mode `S:D` whose next mode's
+/// stride `E` is below its span `S * D` (the complement's shape there
+/// would be `E / (S * D)` = 0), else `V`.
+#[doc(hidden)]
+pub trait FirstOverlap<V> {
+    type Out;
+}
+impl<V> FirstOverlap<V> for Nil {
+    type Out = V;
+}
+impl<P, V> FirstOverlap<V> for Cons<P, Nil> {
+    type Out = V;
+}
+impl<S: StaticInt, D: StaticInt, X, S2, D2: StaticInt, X2, T, V> FirstOverlap<V>
+    for Cons<(S, D, X), Cons<(S2, D2, X2), T>>
+where
+    S::U: Mul<D::U>,
+    D2::U: IsLess<Prod<S::U, D::U>>,
+    Le<D2::U, Prod<S::U, D::U>>: OverlapHere<S, D, D2, Cons<(S2, D2, X2), T>, V>,
+{
+    type Out =
+        <Le<D2::U, Prod<S::U, D::U>> as OverlapHere<S, D, D2, Cons<(S2, D2, X2), T>, V>>::Out;
+}
+type Le<A, B> = <A as IsLess<B>>::Output;
+/// `B1`: the refusal at mode `S:D` (next stride `E`); `B0`: the walk goes
+/// on over `Rest`.
+#[doc(hidden)]
+pub trait OverlapHere<S, D, E, Rest, V> {
+    type Out;
+}
+impl<S: StaticInt, D: StaticInt, E: StaticInt, Rest, V> OverlapHere<S, D, E, Rest, V> for B1
+where
+    S::U: Mul<D::U> + ConstForm,
+    D::U: ConstForm,
+    E::U: ConstForm,
+    Prod<S::U, D::U>: ConstForm,
+{
+    type Out = ModesOverlap<Cf<S::U>, Cf<D::U>, Cf<Prod<S::U, D::U>>, Cf<E::U>>;
+}
+impl<S, D, E, Rest: FirstOverlap<V>, V> OverlapHere<S, D, E, Rest, V> for B0 {
+    type Out = Rest::Out;
+}
+/// A product whose A has overlapping modes (never holds: the refusal's
+/// message).
+///
+/// ```compile_fail,E0277
+/// use layout_core::{algebra::logical_product, layout};
+/// // error: logical_product: A has overlapping modes: sorted by stride,
+/// // its mode _2:_2 spans _4 and the next mode's stride is _3, ...
+/// let _ = logical_product(layout!((2,2):(2,3)), layout!(2:1));
+/// ```
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "logical_product: A has overlapping modes: sorted by stride, its mode _{S}:_{D} spans _{P} and the next mode's stride is _{E}, so A has no complement",
+    label = "a product of an A with overlapping modes",
+    note = "A's modes are counted after filtering its stride-0 modes and coalescing it"
+)]
+pub trait ProductOverlappingA<const S: usize, const D: usize, const P: usize, const E: usize> {}
+impl<const S: usize, const D: usize, const P: usize, const E: usize> Holds<ProductOp>
+    for ModesOverlap<C<S>, C<D>, C<P>, C<E>>
+where
+    (): ProductOverlappingA<S, D, P, E>,
+{
+}
 
 /// The verdict when a product's B has a static size 0 (`Z`, its size's
 /// type): refused before the composition (CuTe's `cosize(B)` evaluates B

@@ -8,7 +8,9 @@
 //! skips the general complement ([`IntDivideCase`]): the same result for
 //! about half the compile time.
 
-use super::admits::{CompositionVerdict, CotargetOr, DivideOp, Holds, ZeroOr};
+use super::admits::{
+    AnyZeroLeaf, CompositionVerdict, CotargetOr, DivideOp, Holds, OverlapOr, ZeroOr,
+};
 use super::by_mode::Unpack;
 use super::coalesce::Coalesce;
 use super::complement::{ComplementOf, ComplementShape, ComplementStride, FilteredModes};
@@ -118,7 +120,9 @@ where
 {
 }
 /// The divide's composition of A with the divisor `(T, complement(T,
-/// shape(coalesce(A))))`, decided when asked.
+/// shape(coalesce(A))))`, decided when asked: first the tiler's modes,
+/// which must not overlap for it to have a complement
+/// ([`OverlapOr`]), then the composition.
 #[doc(hidden)]
 pub struct DivideComposition<T, A>(core::marker::PhantomData<(T, A)>);
 impl<Op, AS: Congruent<AD>, AD: IntTuple, BS: Congruent<BD>, BD: IntTuple> Holds<Op>
@@ -129,10 +133,47 @@ where
     Layout<BS, BD>: FilteredModes,
     TilerModes<BS, BD>: ComplementOf<CoalescedShape<AS, AD>>,
     DivisorParts<AS, AD, BS, BD>: CompositionVerdict<<Layout<AS, AD> as CoalesceX>::Pairs>,
-    <DivisorParts<AS, AD, BS, BD> as CompositionVerdict<<Layout<AS, AD> as CoalesceX>::Pairs>>::Out:
-        Holds<Op>,
+    <CoalescedShape<AS, AD> as IntTuple>::Leaves: AnyZeroLeaf,
+    <TilerStatic<BS, BD> as Both2<
+        <<CoalescedShape<AS, AD> as IntTuple>::Leaves as AnyZeroLeaf>::Out,
+    >>::Out: OverlapOr<
+        TilerModes<BS, BD>,
+        <DivisorParts<AS, AD, BS, BD> as CompositionVerdict<
+            <Layout<AS, AD> as CoalesceX>::Pairs,
+        >>::Out,
+    >,
+    TilerStatic<BS, BD>: Both2<<<CoalescedShape<AS, AD> as IntTuple>::Leaves as AnyZeroLeaf>::Out>,
+    <<TilerStatic<BS, BD> as Both2<
+        <<CoalescedShape<AS, AD> as IntTuple>::Leaves as AnyZeroLeaf>::Out,
+    >>::Out as OverlapOr<
+        TilerModes<BS, BD>,
+        <DivisorParts<AS, AD, BS, BD> as CompositionVerdict<
+            <Layout<AS, AD> as CoalesceX>::Pairs,
+        >>::Out,
+    >>::Out: Holds<Op>,
 {
 }
+/// `B1` when every leaf of the tiler is static.
+type TilerStatic<BS, BD> = <<BS as IntTuple>::AllStatic as crate::typelevel::tuple::StaticBit>::And<
+    <BD as IntTuple>::AllStatic,
+>;
+/// `Self` (the tiler is static) and not `Z` (the cotarget has a static 0:
+/// then the complement's rest is 0, and the post-monomorphisation check
+/// decides).
+#[doc(hidden)]
+pub trait Both2<Z> {
+    type Out;
+}
+impl<Z> Both2<Z> for B0 {
+    type Out = B0;
+}
+impl Both2<B0> for B1 {
+    type Out = B1;
+}
+impl Both2<B1> for B1 {
+    type Out = B0;
+}
+
 /// The divisor as `(shape, stride)`.
 type DivisorParts<AS, AD, BS, BD> = (
     (

@@ -14,7 +14,7 @@ use crate::typelevel::list::SizeList;
 use crate::typelevel::list::SizeT;
 use crate::typelevel::list::ZipModes;
 
-use super::admits::{CompositionVerdict, Holds, ProductOp, ZeroOr, ZeroRepeatOr};
+use super::admits::{CompositionVerdict, Holds, OverlapOr, ProductOp, ZeroOr, ZeroRepeatOr};
 use super::by_mode::Unpack;
 use super::complement::{ComplementOf, ComplementShape, ComplementT, FilteredModes};
 use super::composition::{first_error, ComposeOnto};
@@ -97,16 +97,32 @@ impl<A, T: ZipProductParts<A>> ZipProductOnto<A> for T where T::Verdict: Holds<P
 /// B, decided when asked.
 #[doc(hidden)]
 pub struct ProductCheck<B, A, CL>(core::marker::PhantomData<(B, A, CL)>);
-// B of static size 0 first (the complement's cotarget is its cosize), then
+// B of static size 0 first (the complement's cotarget is its cosize),
+// then A's modes (they must not overlap for A to have a complement), then
 // the composition onto the complement.
-impl<BS: IntTuple, BD, A, CL> Holds<ProductOp> for ProductCheck<Layout<BS, BD>, A, CL>
+impl<BS: IntTuple, BD, AS: Congruent<AD>, AD: IntTuple, CL> Holds<ProductOp>
+    for ProductCheck<Layout<BS, BD>, Layout<AS, AD>, CL>
 where
     BS::Leaves: SizeList<C<1>>,
     (BS, BD): CompositionVerdict<CL>,
-    SizeT<BS>: ZeroRepeatOr<<(BS, BD) as CompositionVerdict<CL>>::Out>,
-    <SizeT<BS> as ZeroRepeatOr<<(BS, BD) as CompositionVerdict<CL>>::Out>>::Out: Holds<ProductOp>,
+    Layout<AS, AD>: FilteredModes,
+    StaticOf<AS, AD>: OverlapOr<
+        <Layout<AS, AD> as FilteredModes>::Triples,
+        <(BS, BD) as CompositionVerdict<CL>>::Out,
+    >,
+    SizeT<BS>: ZeroRepeatOr<ProductVerdict<BS, BD, AS, AD, CL>>,
+    <SizeT<BS> as ZeroRepeatOr<ProductVerdict<BS, BD, AS, AD, CL>>>::Out: Holds<ProductOp>,
 {
 }
+/// `B1` when every leaf of A is static.
+type StaticOf<AS, AD> = <<AS as IntTuple>::AllStatic as crate::typelevel::tuple::StaticBit>::And<
+    <AD as IntTuple>::AllStatic,
+>;
+/// A's overlap, then the composition's verdict.
+type ProductVerdict<BS, BD, AS, AD, CL> = <StaticOf<AS, AD> as OverlapOr<
+    <Layout<AS, AD> as FilteredModes>::Triples,
+    <(BS, BD) as CompositionVerdict<CL>>::Out,
+>>::Out;
 
 /// A leaf of type `T` with value `f()`: a static `T` is its constant (`f`
 /// is not called); `None` when `f` overflows.

@@ -494,7 +494,8 @@ impl Report {
         // A divide by a tiler of static size 0 or of an A coalescing to a
         // tuple with a mode of static size 0, and a product of an A or a B
         // of static size 0, are refused by the type checker too, before the
-        // composition.
+        // composition, and so are a tiler or a product's A with overlapping
+        // modes.
         let zero_size = [
             layout_core::algebra::admissible::size_zero::TILER,
             layout_core::algebra::admissible::size_zero::COTARGET,
@@ -503,7 +504,9 @@ impl Report {
         ]
         .iter()
         .any(|reason| why.contains(&format!(" has size 0: {reason}")));
-        let typed = composition || zero_size;
+        // A divide's tiler, or a product's A, whose modes overlap.
+        let overlap = why.contains("(a stride is not above the modes below it)");
+        let typed = composition || zero_size || overlap;
         let same = match &verdict {
             Some(Some(v)) => composition && why.ends_with(v.as_str()),
             Some(None) => !composition,
