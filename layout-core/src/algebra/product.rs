@@ -93,31 +93,43 @@ pub trait ZipProductOnto<A>: ZipProductParts<A> {}
 impl<A, T: ZipProductParts<A>> ZipProductOnto<A> for T where T::Verdict: Holds<ProductOp> {}
 
 /// The product's check of `B` on `A`: A's complement `complement(A,
-/// size(A) * cosize(B))` (its modes after coalescing, `CL`) composed with
-/// B, decided when asked.
+/// size(A) * cosize(B))` composed with B, decided when asked (the
+/// complement computed here, so that a refusal's notes name only the
+/// user's layouts).
 #[doc(hidden)]
-pub struct ProductCheck<B, A, CL>(core::marker::PhantomData<(B, A, CL)>);
+pub struct ProductCheck<B, A>(core::marker::PhantomData<(B, A)>);
 // B of static size 0 first (the complement's cotarget is its cosize),
 // then A's modes (they must not overlap for A to have a complement), then
 // the composition onto the complement.
-impl<BS: IntTuple, BD, AS: Congruent<AD>, AD: IntTuple, CL> Holds<ProductOp>
-    for ProductCheck<Layout<BS, BD>, Layout<AS, AD>, CL>
+impl<BS: Congruent<BD>, BD: IntTuple, AS: Congruent<AD>, AD: IntTuple> Holds<ProductOp>
+    for ProductCheck<Layout<BS, BD>, Layout<AS, AD>>
 where
+    AS::Leaves: SizeList<C<1>>,
+    BS::Leaves: ZipModes<BD::Leaves>,
+    <BS::Leaves as ZipModes<BD::Leaves>>::Out: CosizeList<Known<typenum::U0>>,
+    <<BS::Leaves as ZipModes<BD::Leaves>>::Out as CosizeList<Known<typenum::U0>>>::Out: PlusOne,
+    (SizeT<AS>, CosizeT<BS, BD>): LMul,
+    <Layout<AS, AD> as FilteredModes>::Triples: ComplementOf<MulT<SizeT<AS>, CosizeT<BS, BD>>>,
+    ProductComplement<AS, AD, BS, BD>: super::composition::CoalesceX,
     BS::Leaves: SizeList<C<1>>,
-    (BS, BD): CompositionVerdict<CL>,
+    (BS, BD): CompositionVerdict<ComplementPairs<AS, AD, BS, BD>>,
     Layout<AS, AD>: FilteredModes,
     StaticOf<AS, AD>: OverlapOr<
         <Layout<AS, AD> as FilteredModes>::Triples,
-        <(BS, BD) as CompositionVerdict<CL>>::Out,
+        <(BS, BD) as CompositionVerdict<ComplementPairs<AS, AD, BS, BD>>>::Out,
     >,
-    SizeT<BS>: ZeroRepeatOr<ProductVerdict<BS, BD, AS, AD, CL>>,
-    <SizeT<BS> as ZeroRepeatOr<ProductVerdict<BS, BD, AS, AD, CL>>>::Out: Holds<ProductOp>,
+    SizeT<BS>: ZeroRepeatOr<ProductVerdict<BS, BD, AS, AD, ComplementPairs<AS, AD, BS, BD>>>,
+    <SizeT<BS> as ZeroRepeatOr<ProductVerdict<BS, BD, AS, AD, ComplementPairs<AS, AD, BS, BD>>>>::Out:
+        Holds<ProductOp>,
 {
 }
 /// `B1` when every leaf of A is static.
 type StaticOf<AS, AD> = <<AS as IntTuple>::AllStatic as crate::typelevel::tuple::StaticBit>::And<
     <AD as IntTuple>::AllStatic,
 >;
+/// A's complement's modes after coalescing.
+type ComplementPairs<AS, AD, BS, BD> =
+    <ProductComplement<AS, AD, BS, BD> as super::composition::CoalesceX>::Pairs;
 /// A's overlap, then the composition's verdict.
 type ProductVerdict<BS, BD, AS, AD, CL> = <StaticOf<AS, AD> as OverlapOr<
     <Layout<AS, AD> as FilteredModes>::Triples,
@@ -172,11 +184,7 @@ where
     <Layout<BS, BD> as ComposeOnto<ProductComplement<AS, AD, BS, BD>>>::Output: LayoutParts,
     MulT<SizeT<AS>, CosizeT<BS, BD>>: IntTuple,
     SizeT<AS>: ZeroOr<
-        ProductCheck<
-            Layout<BS, BD>,
-            Layout<AS, AD>,
-            <ProductComplement<AS, AD, BS, BD> as super::composition::CoalesceX>::Pairs,
-        >,
+        ProductCheck<Layout<BS, BD>, Layout<AS, AD>>,
     >,
 {
     #[inline(always)]
@@ -206,11 +214,7 @@ where
     // A of static size 0 first (its complement divides by the size), then
     // B's checks.
     type Verdict = <SizeT<AS> as ZeroOr<
-        ProductCheck<
-            Layout<BS, BD>,
-            Layout<AS, AD>,
-            <ProductComplement<AS, AD, BS, BD> as super::composition::CoalesceX>::Pairs,
-        >,
+        ProductCheck<Layout<BS, BD>, Layout<AS, AD>>,
     >>::Out;
     type Logical = Layout<
         (
