@@ -174,6 +174,22 @@ fn product_by_size_zero_is_cutes() {
     let want = "((_2,_4),(0,1)):((4,_1),(8,_4))".to_string();
     assert_eq!(text(try_raked_product(a, b)), Ok(want.clone()));
     assert_eq!(text(d::raked_product(&da, &db)), Ok(want));
+    // Every leaf static: the type checker admits the product (the
+    // type-level cosize of a size-0 B is 0, as above), with the same
+    // values, now static.
+    let (a, b) = (layout!((4,1):(1,4)), layout!((2,0):(1,2)));
+    assert_eq!(
+        layout_core::algebra::logical_product(a, b).to_string(),
+        "((_4,_1),(_2,_0)):((_1,_4),(_4,_8))"
+    );
+    assert_eq!(
+        layout_core::algebra::blocked_product(a, b).to_string(),
+        "((_4,_2),(_1,_0)):((_1,_4),(_4,_8))"
+    );
+    assert_eq!(
+        layout_core::algebra::raked_product(a, b).to_string(),
+        "((_2,_4),(_0,_1)):((_4,_1),(_8,_4))"
+    );
 }
 
 /// An integer cotarget 0: CuTe's rest is ceil_div(0, 4) = 0, so

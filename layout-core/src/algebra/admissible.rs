@@ -365,8 +365,6 @@ pub mod size_zero {
         "it reaches no offset, so it has no complement (CuTe's complement divides by its size)";
     /// logical_product(A, B) with size(A) = 0.
     pub const PRODUCT: &str = "it reaches no offset, so it has no complement to lay copies of it out with (CuTe's complement divides by its size)";
-    /// logical_product(A, B) with size(B) = 0.
-    pub const PRODUCT_B: &str = "it has no offset, so it has no cosize to size A's complement by (CuTe's cosize evaluates B at size(B) - 1)";
     /// logical_divide(A, T) with size(T) = 0.
     pub const TILER: &str =
         "a tiler of size 0 has no complement (CuTe's complement divides by its size)";

@@ -757,6 +757,22 @@ where
 impl<S, D, E, Rest: FirstOverlap<V>, V> OverlapHere<S, D, E, Rest, V> for B0 {
     type Out = Rest::Out;
 }
+/// `Self` (the layout whose modes are walked is static) and not `Z` (the
+/// complement's cotarget is a static 0: then the complement's rest is 0,
+/// and the post-monomorphisation check decides).
+#[doc(hidden)]
+pub trait Both2<Z> {
+    type Out;
+}
+impl<Z> Both2<Z> for B0 {
+    type Out = B0;
+}
+impl Both2<B0> for B1 {
+    type Out = B1;
+}
+impl Both2<B1> for B1 {
+    type Out = B0;
+}
 /// A product whose A has overlapping modes (never holds: the refusal's
 /// message).
 ///
@@ -779,49 +795,6 @@ where
     (): ProductOverlappingA<S, D, P, E>,
 {
 }
-
-/// The verdict when a product's B has a static size 0 (`Z`, its size's
-/// type): refused before the composition (CuTe's `cosize(B)` evaluates B
-/// at `size(B) - 1`).
-#[doc(hidden)]
-pub struct ZeroRepeat<Z>(PhantomData<Z>);
-/// `V`, or [`ZeroRepeat`] when `Self`, B's size, is a static 0.
-#[doc(hidden)]
-pub trait ZeroRepeatOr<V> {
-    type Out;
-}
-impl<V> ZeroRepeatOr<V> for usize {
-    type Out = V;
-}
-impl<V, U: crate::typelevel::int::StaticZeroTag> ZeroRepeatOr<V> for crate::typelevel::int::S<U>
-where
-    U::IsZero: Pick<ZeroRepeat<C<0>>, V>,
-{
-    type Out = <U::IsZero as Pick<ZeroRepeat<C<0>>, V>>::Out;
-}
-impl<V, const N: usize> ZeroRepeatOr<V> for C<N>
-where
-    C<N>: crate::typelevel::int::TypenumForm,
-    <<C<N> as crate::typelevel::int::TypenumForm>::U as crate::typelevel::int::StaticZeroTag>::IsZero:
-        Pick<ZeroRepeat<C<0>>, V>,
-{
-    type Out = <<<C<N> as crate::typelevel::int::TypenumForm>::U as crate::typelevel::int::StaticZeroTag>::IsZero as Pick<ZeroRepeat<C<0>>, V>>::Out;
-}
-/// A product whose B has static size 0 (never holds: the refusal's
-/// message).
-///
-/// ```compile_fail,E0277
-/// use layout_core::{algebra::logical_product, layout};
-/// // error: logical_product: B has size _0: ...
-/// let _ = logical_product(layout!(4:1), layout!((0,2):(1,4)));
-/// ```
-#[doc(hidden)]
-#[diagnostic::on_unimplemented(
-    message = "logical_product: B has size _0: it has no offset, so it has no cosize to size A's complement by (CuTe's cosize evaluates B at size(B) - 1)",
-    label = "a product by a B of size _0"
-)]
-pub trait ProductRepeatSizeZero<Z> {}
-impl<Z> Holds<ProductOp> for ZeroRepeat<Z> where (): ProductRepeatSizeZero<Z> {}
 
 /// A divide's verdict when A coalesces to a tuple with a mode of static
 /// size 0 (`Z`, that size's type): CuTe's complement divides by each mode

@@ -9,7 +9,7 @@
 //! about half the compile time.
 
 use super::admits::{
-    AnyZeroLeaf, CompositionVerdict, CotargetOr, DivideOp, Holds, OverlapOr, ZeroOr,
+    AnyZeroLeaf, Both2, CompositionVerdict, CotargetOr, DivideOp, Holds, OverlapOr, ZeroOr,
 };
 use super::by_mode::Unpack;
 use super::coalesce::Coalesce;
@@ -157,22 +157,6 @@ where
 type TilerStatic<BS, BD> = <<BS as IntTuple>::AllStatic as crate::typelevel::tuple::StaticBit>::And<
     <BD as IntTuple>::AllStatic,
 >;
-/// `Self` (the tiler is static) and not `Z` (the cotarget has a static 0:
-/// then the complement's rest is 0, and the post-monomorphisation check
-/// decides).
-#[doc(hidden)]
-pub trait Both2<Z> {
-    type Out;
-}
-impl<Z> Both2<Z> for B0 {
-    type Out = B0;
-}
-impl Both2<B0> for B1 {
-    type Out = B1;
-}
-impl Both2<B1> for B1 {
-    type Out = B0;
-}
 
 /// The divisor as `(shape, stride)`.
 type DivisorParts<AS, AD, BS, BD> = (

@@ -6,7 +6,7 @@
 //! composition and complement (no allocation).
 
 use crate::typelevel::arith::{LMul, Leaf, MulT};
-use crate::typelevel::form::Known;
+use crate::typelevel::form::{Known, StaticForm};
 use crate::typelevel::list::CosizeList;
 use crate::typelevel::list::CosizeT;
 use crate::typelevel::list::PlusOne;
@@ -14,7 +14,7 @@ use crate::typelevel::list::SizeList;
 use crate::typelevel::list::SizeT;
 use crate::typelevel::list::ZipModes;
 
-use super::admits::{CompositionVerdict, Holds, OverlapOr, ProductOp, ZeroOr, ZeroRepeatOr};
+use super::admits::{Both2, CompositionVerdict, Holds, OverlapOr, ProductOp, ZeroOr};
 use super::by_mode::Unpack;
 use super::complement::{ComplementOf, ComplementShape, ComplementT, FilteredModes};
 use super::composition::{first_error, ComposeOnto};
@@ -98,8 +98,7 @@ impl<A, T: ZipProductParts<A>> ZipProductOnto<A> for T where T::Verdict: Holds<P
 /// user's layouts).
 #[doc(hidden)]
 pub struct ProductCheck<B, A>(core::marker::PhantomData<(B, A)>);
-// B of static size 0 first (the complement's cotarget is its cosize),
-// then A's modes (they must not overlap for A to have a complement), then
+// A's modes first (they must not overlap for A to have a complement), then
 // the composition onto the complement.
 impl<BS: Congruent<BD>, BD: IntTuple, AS: Congruent<AD>, AD: IntTuple> Holds<ProductOp>
     for ProductCheck<Layout<BS, BD>, Layout<AS, AD>>
@@ -111,16 +110,16 @@ where
     (SizeT<AS>, CosizeT<BS, BD>): LMul,
     <Layout<AS, AD> as FilteredModes>::Triples: ComplementOf<MulT<SizeT<AS>, CosizeT<BS, BD>>>,
     ProductComplement<AS, AD, BS, BD>: super::composition::CoalesceX,
-    BS::Leaves: SizeList<C<1>>,
     (BS, BD): CompositionVerdict<ComplementPairs<AS, AD, BS, BD>>,
     Layout<AS, AD>: FilteredModes,
-    StaticOf<AS, AD>: OverlapOr<
+    BS::Leaves: SizeList<C<1>>,
+    SizeT<BS>: StaticForm,
+    StaticOf<AS, AD>: Both2<<SizeT<BS> as StaticForm>::IsZero>,
+    Decided<AS, AD, BS>: OverlapOr<
         <Layout<AS, AD> as FilteredModes>::Triples,
         <(BS, BD) as CompositionVerdict<ComplementPairs<AS, AD, BS, BD>>>::Out,
     >,
-    SizeT<BS>: ZeroRepeatOr<ProductVerdict<BS, BD, AS, AD, ComplementPairs<AS, AD, BS, BD>>>,
-    <SizeT<BS> as ZeroRepeatOr<ProductVerdict<BS, BD, AS, AD, ComplementPairs<AS, AD, BS, BD>>>>::Out:
-        Holds<ProductOp>,
+    ProductVerdict<BS, BD, AS, AD, ComplementPairs<AS, AD, BS, BD>>: Holds<ProductOp>,
 {
 }
 /// `B1` when every leaf of A is static.
@@ -130,8 +129,11 @@ type StaticOf<AS, AD> = <<AS as IntTuple>::AllStatic as crate::typelevel::tuple:
 /// A's complement's modes after coalescing.
 type ComplementPairs<AS, AD, BS, BD> =
     <ProductComplement<AS, AD, BS, BD> as super::composition::CoalesceX>::Pairs;
+/// `B1` when A's overlap is decided here: A static, and B not of static
+/// size 0 (the cotarget would be 0, and the complement's rest with it).
+type Decided<AS, AD, BS> = <StaticOf<AS, AD> as Both2<<SizeT<BS> as StaticForm>::IsZero>>::Out;
 /// A's overlap, then the composition's verdict.
-type ProductVerdict<BS, BD, AS, AD, CL> = <StaticOf<AS, AD> as OverlapOr<
+type ProductVerdict<BS, BD, AS, AD, CL> = <Decided<AS, AD, BS> as OverlapOr<
     <Layout<AS, AD> as FilteredModes>::Triples,
     <(BS, BD) as CompositionVerdict<CL>>::Out,
 >>::Out;
@@ -183,9 +185,7 @@ where
     Layout<BS, BD>: ComposeOnto<ProductComplement<AS, AD, BS, BD>>,
     <Layout<BS, BD> as ComposeOnto<ProductComplement<AS, AD, BS, BD>>>::Output: LayoutParts,
     MulT<SizeT<AS>, CosizeT<BS, BD>>: IntTuple,
-    SizeT<AS>: ZeroOr<
-        ProductCheck<Layout<BS, BD>, Layout<AS, AD>>,
-    >,
+    SizeT<AS>: ZeroOr<ProductCheck<Layout<BS, BD>, Layout<AS, AD>>>,
 {
     #[inline(always)]
     fn try_logical(self, a: Layout<AS, AD>) -> Result<Self::Logical, LayoutError> {
@@ -194,12 +194,6 @@ where
             "logical_product",
             "A",
             crate::algebra::admissible::size_zero::PRODUCT,
-        )?;
-        super::complement::nonempty(
-            &self,
-            "logical_product",
-            "B",
-            crate::algebra::admissible::size_zero::PRODUCT_B,
         )?;
         let cot: MulT<SizeT<AS>, CosizeT<BS, BD>> =
             product_cotarget(&a.shape(), &self.shape(), &self.stride()).ok_or(
@@ -213,9 +207,7 @@ where
     }
     // A of static size 0 first (its complement divides by the size), then
     // B's checks.
-    type Verdict = <SizeT<AS> as ZeroOr<
-        ProductCheck<Layout<BS, BD>, Layout<AS, AD>>,
-    >>::Out;
+    type Verdict = <SizeT<AS> as ZeroOr<ProductCheck<Layout<BS, BD>, Layout<AS, AD>>>>::Out;
     type Logical = Layout<
         (
             AS,
@@ -234,20 +226,25 @@ where
                 .str(" has size 0: ")
                 .str(crate::algebra::admissible::size_zero::PRODUCT),
         )
-    } else if super::complement::has_static_zero(BS::LEAF_VALUES) {
-        Some(
-            Text::EMPTY
-                .str("logical_product: B = ")
-                .text(crate::layout::layout_text::<BS, BD>())
-                .str(" has size 0: ")
-                .str(crate::algebra::admissible::size_zero::PRODUCT_B),
-        )
-    } else if super::complement::has_static_zero(
-        <ComplementShape<
-            <Layout<AS, AD> as FilteredModes>::Triples,
-            MulT<SizeT<AS>, CosizeT<BS, BD>>,
-        > as IntTuple>::LEAF_VALUES,
+    } else if if matches!(
+        <MulT<SizeT<AS>, CosizeT<BS, BD>> as IntTuple>::STATIC_SIZE,
+        Some(0)
     ) {
+        // A cotarget of 0 (B of size 0, cosize 0): the complement's rest is
+        // ceil(0 / n) = 0, and only an A that does not stack is refused,
+        // as at run time.
+        matches!(
+            super::complement::Reach::<<Layout<AS, AD> as FilteredModes>::Triples>::REACH,
+            Some(Err(_))
+        )
+    } else {
+        super::complement::has_static_zero(
+            <ComplementShape<
+                <Layout<AS, AD> as FilteredModes>::Triples,
+                MulT<SizeT<AS>, CosizeT<BS, BD>>,
+            > as IntTuple>::LEAF_VALUES,
+        )
+    } {
         Some(
             Text::EMPTY
                 .str("logical_product: ")

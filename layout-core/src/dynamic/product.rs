@@ -42,11 +42,6 @@ fn logical_product_into(a: LayoutRef<'_>, t: &Tiler, out: &mut LayoutBuilder) ->
                 "logical_product",
                 "the product's repeats are defined for strides of 0 and up",
             )?;
-            nonzero(
-                tl.r(),
-                "logical_product",
-                crate::algebra::admissible::size_zero::PRODUCT_B,
-            )?;
             let cot = mul(a.size()?, tl.cosize()?, "logical_product")?;
             let c = complement_flat(a, Cotarget::Flat(&[cot]))?;
             let at = out.open();

@@ -492,15 +492,14 @@ impl Report {
         let why = why.unwrap_or("");
         let composition = why.starts_with("composition:") || why.contains(": composition:");
         // A divide by a tiler of static size 0 or of an A coalescing to a
-        // tuple with a mode of static size 0, and a product of an A or a B
-        // of static size 0, are refused by the type checker too, before the
+        // tuple with a mode of static size 0, and a product of an A of
+        // static size 0, are refused by the type checker too, before the
         // composition, and so are a tiler or a product's A with overlapping
         // modes.
         let zero_size = [
             layout_core::algebra::admissible::size_zero::TILER,
             layout_core::algebra::admissible::size_zero::COTARGET,
             layout_core::algebra::admissible::size_zero::PRODUCT,
-            layout_core::algebra::admissible::size_zero::PRODUCT_B,
         ]
         .iter()
         .any(|reason| why.contains(&format!(" has size 0: {reason}")));
