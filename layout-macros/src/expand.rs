@@ -44,7 +44,10 @@ pub fn static_table(krate: &TokenStream) -> TokenStream {
         });
         // The way back, for the values a refusal prints (small ones).
         if v <= 1024 || v.is_power_of_two() {
+            // Not offered as candidates when a value is past the table:
+            // the message says so, without a list of typenum types.
             out.extend(quote! {
+                #[diagnostic::do_not_recommend]
                 impl #krate::typelevel::int::ConstForm for #t { type C = #krate::C<#n>; }
             });
         }

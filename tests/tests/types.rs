@@ -40,6 +40,18 @@ assert_not_impl_any!((C<1>, (C<1>, C<2>)): Crd2Idx<(C<2>, (C<2>, C<2>)), (C<4>, 
 // An integer into a nested mode is a 1-D index below its size (4).
 assert_impl_all!((C<1>, C<3>): Crd2Idx<(C<2>, (C<2>, C<2>)), (C<4>, (C<2>, C<1>))>);
 assert_not_impl_any!((C<1>, C<4>): Crd2Idx<(C<2>, (C<2>, C<2>)), (C<4>, (C<2>, C<1>))>);
+// A coordinate past `C<N>`'s table is an `S<U>` (1100 = 0b10001001100):
+// below a mode of 1100 only up to 1099, and a 1-D index below a shape's
+// size, a computed `S<U>` size included ((4, S<2>) has size 8).
+type U1100 = layout_core::typenum::Sum<layout_core::typenum::U1024, layout_core::typenum::U76>;
+type U1099 = layout_core::typenum::Sum<layout_core::typenum::U1024, layout_core::typenum::U75>;
+assert_impl_all!((S<U1099>, C<3>): Crd2Idx<(S<U1100>, C<4>), (C<1>, S<U1100>)>);
+assert_not_impl_any!((S<U1100>, C<3>): Crd2Idx<(S<U1100>, C<4>), (C<1>, S<U1100>)>);
+assert_not_impl_any!((S<U1100>, C<0>): Crd2Idx<(C<1024>, C<4>), (C<1>, C<1024>)>);
+assert_impl_all!(C<7>: Crd2Idx<(C<4>, S<layout_core::typenum::U2>), (S<layout_core::typenum::U2>, C<1>)>);
+assert_not_impl_any!(C<8>: Crd2Idx<(C<4>, S<layout_core::typenum::U2>), (S<layout_core::typenum::U2>, C<1>)>);
+assert_impl_all!(S<U1099>: Crd2Idx<(C<1000>, C<2>), (C<1>, C<1000>)>);
+assert_not_impl_any!(S<layout_core::typenum::Prod<layout_core::typenum::U1000, layout_core::typenum::U2>>: Crd2Idx<(C<1000>, C<2>), (C<1>, C<1000>)>);
 
 // Sizes of tensors paired element by element (copy, copy_if, axpby): equal
 // products, or a run-time size (compared at run time).

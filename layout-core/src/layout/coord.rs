@@ -3,15 +3,34 @@
 
 use crate::error::{Note, NoteText};
 use crate::layout::congruent::Congruent;
-use crate::typelevel::check::{CoordBelow, SizeAbove};
+use crate::typelevel::check::CoordBelow;
 use crate::typelevel::const_text::Text;
 use crate::typelevel::int::for_each_leaf;
 use crate::typelevel::int::Int;
-use crate::typelevel::int::{TypenumForm, C, S};
+use crate::typelevel::int::{ConstForm, TypenumForm, C, S};
 use crate::typelevel::list::{SizeList, SizeT};
 use crate::typelevel::tuple::{Cons, IntTuple, IntoTuple, List, Nil, Tuple};
 use core::fmt;
-use typenum::Unsigned;
+use typenum::{IsLess, Unsigned, B0, B1};
+
+/// `$mac!` for each tuple rank from 1 to 12 (rank 0's size is known, so
+/// its impls are written out).
+macro_rules! nonempty_tuples {
+    ($mac:ident) => {
+        $mac!(T0);
+        $mac!(T0, T1);
+        $mac!(T0, T1, T2);
+        $mac!(T0, T1, T2, T3);
+        $mac!(T0, T1, T2, T3, T4);
+        $mac!(T0, T1, T2, T3, T4, T5);
+        $mac!(T0, T1, T2, T3, T4, T5, T6);
+        $mac!(T0, T1, T2, T3, T4, T5, T6, T7);
+        $mac!(T0, T1, T2, T3, T4, T5, T6, T7, T8);
+        $mac!(T0, T1, T2, T3, T4, T5, T6, T7, T8, T9);
+        $mac!(T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10);
+        $mac!(T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11);
+    };
+}
 
 /// CuTe's `_`: in a slicing coordinate, keep this mode.
 ///
@@ -112,9 +131,86 @@ pub trait TupleForLeaf<const K: usize, Crd, Sh, D> {
 pub trait LeafIn<Sh> {}
 impl<Sh> LeafIn<Sh> for usize {}
 impl<Sh: TakesStatic<N>, const N: usize> LeafIn<Sh> for C<N> {}
-// A computed static leaf (`S<U>`, a typenum) would print as one in the
-// message: its range is checked after monomorphisation, in CuTe notation.
-impl<Sh, U: Unsigned> LeafIn<Sh> for S<U> {}
+// A static leaf beyond `C<N>`'s table, or a computed one (`S<U>`, a
+// typenum): compared as a typenum, and printed (`ConstForm`) only when
+// refused.
+impl<Sh: TakesTypenum<U>, U: Unsigned> LeafIn<Sh> for S<U> {}
+
+/// The shape `Self` admits the static coordinate leaf whose typenum is `U`
+/// (an `S<U>` coordinate).
+#[doc(hidden)]
+pub trait TakesTypenum<U> {}
+impl<U> TakesTypenum<U> for usize {}
+impl<U, const M: usize> TakesTypenum<U> for C<M>
+where
+    C<M>: TypenumForm,
+    U: IsLess<<C<M> as TypenumForm>::U>,
+    <U as IsLess<<C<M> as TypenumForm>::U>>::Output: Below<U, C<M>>,
+{
+}
+impl<U: IsLess<V>, V: Unsigned> TakesTypenum<U> for S<V> where
+    <U as IsLess<V>>::Output: Below<U, S<V>>
+{
+}
+macro_rules! takes_typenum_tuple {
+    ($($t:ident),*) => {
+        impl<U, $($t),*> TakesTypenum<U> for ($($t,)*)
+        where
+            ($($t,)*): IntTuple,
+            <($($t,)*) as IntTuple>::Leaves: SizeList<C<1>>,
+            SizeT<($($t,)*)>: SizeExceeds<U>,
+            <SizeT<($($t,)*)> as SizeExceeds<U>>::Out: IndexIn<U, SizeT<($($t,)*)>>,
+        {
+        }
+    };
+}
+nonempty_tuples!(takes_typenum_tuple);
+// Rank 0 (size 1) on its own: its size is known here.
+impl<U: IsLess<typenum::U1>> TakesTypenum<U> for () where
+    <U as IsLess<typenum::U1>>::Output: IndexIn<U, C<1>>
+{
+}
+
+/// `B1`: the coordinate (typenum `U`) is below the mode `M`'s size; `B0`:
+/// the refusal, its values printed.
+#[doc(hidden)]
+pub trait Below<U, M> {}
+impl<U, M> Below<U, M> for B1 {}
+impl<U: ConstForm<C = C<N>>, const N: usize, M, const MV: usize> Below<U, M> for B0
+where
+    M: ConstForm<C = C<MV>>,
+    (): CoordBelow<N, MV>,
+{
+}
+/// `B1` when the size `Self` (a leaf type) exceeds the typenum `U` (always,
+/// for a run-time size).
+#[doc(hidden)]
+pub trait SizeExceeds<U> {
+    type Out;
+}
+impl<U> SizeExceeds<U> for usize {
+    type Out = B1;
+}
+impl<U: IsLess<<C<M> as TypenumForm>::U>, const M: usize> SizeExceeds<U> for C<M>
+where
+    C<M>: TypenumForm,
+{
+    type Out = <U as IsLess<<C<M> as TypenumForm>::U>>::Output;
+}
+impl<U: IsLess<V>, V: Unsigned> SizeExceeds<U> for S<V> {
+    type Out = <U as IsLess<V>>::Output;
+}
+/// `B1`: the 1-D coordinate (typenum `U`) is inside a tuple shape of size
+/// `Z` (a leaf type); `B0`: the refusal, its values printed.
+#[doc(hidden)]
+pub trait IndexIn<U, Z> {}
+impl<U, Z> IndexIn<U, Z> for B1 {}
+impl<U: ConstForm<C = C<N>>, const N: usize, Z: ConstForm<C = C<ZV>>, const ZV: usize> IndexIn<U, Z>
+    for B0
+where
+    (): IndexBelow<N, ZV>,
+{
+}
 
 /// The shape `Self` admits the static coordinate leaf `_N`.
 #[doc(hidden)]
@@ -129,7 +225,9 @@ where
     (): CoordBelow<N, M>,
 {
 }
-// As for an `S<U>` coordinate leaf, so for an `S<U>` mode.
+// An `S<U>` mode (a computed one, or a value past `C<N>`'s table) is
+// checked after monomorphisation: the partitions slice a grid of computed
+// modes whose own check names the tile coordinate.
 impl<const N: usize, U: Unsigned> TakesStatic<N> for S<U> {}
 /// A tuple shape, one impl per rank (a blanket impl over tuples would be a
 /// second candidate for every leaf, and the error would stop there).
@@ -140,15 +238,27 @@ macro_rules! takes_static_tuple {
             C<N>: TypenumForm,
             ($($t,)*): IntTuple,
             <($($t,)*) as IntTuple>::Leaves: SizeList<C<1>>,
-            (): IndexBelow<N, ($($t,)*)>,
+            SizeT<($($t,)*)>: SizeExceeds<<C<N> as TypenumForm>::U>,
+            <SizeT<($($t,)*)> as SizeExceeds<<C<N> as TypenumForm>::U>>::Out:
+                IndexIn<<C<N> as TypenumForm>::U, SizeT<($($t,)*)>>,
         {
         }
     };
 }
-crate::typelevel::tuple::for_each_tuple!(takes_static_tuple);
+nonempty_tuples!(takes_static_tuple);
+// Rank 0 (size 1) on its own: its size is known here.
+impl<const N: usize> TakesStatic<N> for ()
+where
+    C<N>: TypenumForm,
+    <C<N> as TypenumForm>::U: IsLess<typenum::U1>,
+    <<C<N> as TypenumForm>::U as IsLess<typenum::U1>>::Output:
+        IndexIn<<C<N> as TypenumForm>::U, C<1>>,
+{
+}
 
-/// The static coordinate leaf `_N` indexes the shape `Sh` (a leaf or a
-/// tuple, whose size is its product): `_N` is below that size.
+/// The static coordinate leaf `_N` indexes a tuple shape (a 1-D index
+/// into it) of size `_Z`: `_N` is below that size (never holds: the
+/// refusal's message).
 ///
 /// ```
 /// use layout_core::{crd, layout};
@@ -159,22 +269,14 @@ crate::typelevel::tuple::for_each_tuple!(takes_static_tuple);
 ///
 /// ```compile_fail,E0277
 /// use layout_core::{crd, layout};
-/// // error: coordinate _12 is outside the shape `(C<3>, C<4>)`
+/// // error: coordinate _12 is outside a shape of size _12
 /// let _ = layout!((3,4):(4,1)).crd2idx(crd!(12));
 /// ```
 #[diagnostic::on_unimplemented(
-    message = "coordinate _{N} is outside the shape `{Sh}`",
-    label = "a 1-D coordinate of a shape is below the shape's size"
+    message = "coordinate _{N} is outside a shape of size _{Z}",
+    label = "a 1-D coordinate of a shape is below the shape's size, _{Z}"
 )]
-pub trait IndexBelow<const N: usize, Sh> {}
-#[diagnostic::do_not_recommend]
-impl<const N: usize, Sh: IntTuple> IndexBelow<N, Sh> for ()
-where
-    C<N>: TypenumForm,
-    Sh::Leaves: SizeList<C<1>>,
-    SizeT<Sh>: SizeAbove<<C<N> as TypenumForm>::U>,
-{
-}
+pub trait IndexBelow<const N: usize, const Z: usize> {}
 
 const fn check_static_coord(c: Option<usize>, s: Option<usize>) {
     if let (Some(c), Some(s)) = (c, s) {

@@ -39,17 +39,6 @@ where
 {
 }
 
-/// A size leaf exceeds the static value whose typenum is `Cu` (always,
-/// for a run-time size).
-#[doc(hidden)]
-pub trait SizeAbove<Cu> {}
-impl<Cu> SizeAbove<Cu> for usize {}
-impl<Cu: IsLess<<C<M> as TypenumForm>::U, Output = B1>, const M: usize> SizeAbove<Cu> for C<M> where
-    C<M>: TypenumForm
-{
-}
-impl<Cu: IsLess<U, Output = B1>, U: Unsigned> SizeAbove<Cu> for S<U> {}
-
 /// Two size leaves that may be equal: both static and equal, or either
 /// one run-time (the operation compares the values).
 #[doc(hidden)]
