@@ -13,25 +13,6 @@ use crate::typelevel::tuple::{Cons, IntTuple, IntoTuple, List, Nil, Tuple};
 use core::fmt;
 use typenum::{IsLess, Unsigned, B0, B1};
 
-/// `$mac!` for each tuple rank from 1 to 12 (rank 0's size is known, so
-/// its impls are written out).
-macro_rules! nonempty_tuples {
-    ($mac:ident) => {
-        $mac!(T0);
-        $mac!(T0, T1);
-        $mac!(T0, T1, T2);
-        $mac!(T0, T1, T2, T3);
-        $mac!(T0, T1, T2, T3, T4);
-        $mac!(T0, T1, T2, T3, T4, T5);
-        $mac!(T0, T1, T2, T3, T4, T5, T6);
-        $mac!(T0, T1, T2, T3, T4, T5, T6, T7);
-        $mac!(T0, T1, T2, T3, T4, T5, T6, T7, T8);
-        $mac!(T0, T1, T2, T3, T4, T5, T6, T7, T8, T9);
-        $mac!(T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10);
-        $mac!(T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11);
-    };
-}
-
 /// CuTe's `_`: in a slicing coordinate, keep this mode.
 ///
 /// ```
@@ -153,7 +134,9 @@ impl<U: IsLess<V>, V: Unsigned> TakesTypenum<U> for S<V> where
 {
 }
 macro_rules! takes_typenum_tuple {
-    ($($t:ident),*) => {
+    // Rank 0 (size 1) is written out below: its size is known.
+    () => {};
+    ($($t:ident),+) => {
         impl<U, $($t),*> TakesTypenum<U> for ($($t,)*)
         where
             ($($t,)*): IntTuple,
@@ -164,8 +147,8 @@ macro_rules! takes_typenum_tuple {
         }
     };
 }
-nonempty_tuples!(takes_typenum_tuple);
-// Rank 0 (size 1) on its own: its size is known here.
+crate::typelevel::tuple::for_each_tuple!(takes_typenum_tuple);
+// Rank 0: size 1.
 impl<U: IsLess<typenum::U1>> TakesTypenum<U> for () where
     <U as IsLess<typenum::U1>>::Output: IndexIn<U, C<1>>
 {
@@ -232,7 +215,9 @@ impl<const N: usize, U: Unsigned> TakesStatic<N> for S<U> {}
 /// A tuple shape, one impl per rank (a blanket impl over tuples would be a
 /// second candidate for every leaf, and the error would stop there).
 macro_rules! takes_static_tuple {
-    ($($t:ident),*) => {
+    // Rank 0 (size 1) is written out below: its size is known.
+    () => {};
+    ($($t:ident),+) => {
         impl<const N: usize, $($t),*> TakesStatic<N> for ($($t,)*)
         where
             C<N>: TypenumForm,
@@ -245,8 +230,8 @@ macro_rules! takes_static_tuple {
         }
     };
 }
-nonempty_tuples!(takes_static_tuple);
-// Rank 0 (size 1) on its own: its size is known here.
+crate::typelevel::tuple::for_each_tuple!(takes_static_tuple);
+// Rank 0: size 1.
 impl<const N: usize> TakesStatic<N> for ()
 where
     C<N>: TypenumForm,

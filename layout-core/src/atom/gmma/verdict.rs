@@ -45,7 +45,7 @@
 //! ```
 
 use super::{GmmaTile, KMajor, Major, MnMajor};
-use crate::algebra::admits::{Admitted, Holds};
+use crate::algebra::admits::{Admitted, Holds, Pick};
 use crate::algebra::coalesce::{Many, One, Start};
 use crate::algebra::swizzle::{ComposedLayout, Swizzle};
 use crate::layout::Layout;
@@ -245,18 +245,6 @@ impl<Mj, Mode, const B: u32, N: ConstForm, D: ConstForm> Print for ThirdRun<Mj, 
     type Out = ThirdRun<Mj, Mode, B, N::C, D::C>;
 }
 
-/// `T` for `B1`, `F` for `B0`.
-#[doc(hidden)]
-pub trait If<T, F> {
-    type Out;
-}
-impl<T, F> If<T, F> for B1 {
-    type Out = T;
-}
-impl<T, F> If<T, F> for B0 {
-    type Out = F;
-}
-
 /// The verdict on one mode's runs against the form's first run `U`.
 #[doc(hidden)]
 pub trait ModeVerdict<Mj, Mode, const B: u32, U> {
@@ -266,15 +254,20 @@ pub trait ModeVerdict<Mj, Mode, const B: u32, U> {
 impl<Mj, Mode, const B: u32, U: Unit, N, D> ModeVerdict<Mj, Mode, B, U> for Cons<(N, D), Nil>
 where
     D: IsEqual<U::Stride>,
-    Same<D, U::Stride>: If<Admitted, FirstStride<Mj, Mode, B, N, D, U::Stride>>,
+    Same<D, U::Stride>: Pick<Admitted, FirstStride<Mj, Mode, B, N, D, U::Stride>>,
 {
-    type Out = <Same<D, U::Stride> as If<Admitted, FirstStride<Mj, Mode, B, N, D, U::Stride>>>::Out;
+    type Out =
+        <Same<D, U::Stride> as Pick<Admitted, FirstStride<Mj, Mode, B, N, D, U::Stride>>>::Out;
 }
 /// The first run's stride, then its length, then what follows it.
-type Ladder<Mj, Mode, const B: u32, U, N, D, Then> = <Same<D, <U as Unit>::Stride> as If<
-    <Same<N, <U as Unit>::Len> as If<Then, FirstLength<Mj, Mode, B, N, D, <U as Unit>::Len>>>::Out,
-    FirstStride<Mj, Mode, B, N, D, <U as Unit>::Stride>,
->>::Out;
+type Ladder<Mj, Mode, const B: u32, U, N, D, Then> =
+    <Same<D, <U as Unit>::Stride> as Pick<
+        <Same<N, <U as Unit>::Len> as Pick<
+            Then,
+            FirstLength<Mj, Mode, B, N, D, <U as Unit>::Len>,
+        >>::Out,
+        FirstStride<Mj, Mode, B, N, D, <U as Unit>::Stride>,
+    >>::Out;
 // Two runs: the form's first run, then a stride of whole chunks.
 impl<Mj, Mode, const B: u32, U: Unit, N, D, N1, D1> ModeVerdict<Mj, Mode, B, U>
     for Cons<(N, D), Cons<(N1, D1), Nil>>
@@ -283,14 +276,14 @@ where
     N: IsEqual<U::Len>,
     D1: DivRem<U8>,
     <D1 as DivRem<U8>>::R: StaticZeroTag,
-    MultipleOf<D1, U8>: If<Admitted, SecondStride<Mj, Mode, B, N1, D1>>,
-    Same<N, U::Len>: If<
-        <MultipleOf<D1, U8> as If<Admitted, SecondStride<Mj, Mode, B, N1, D1>>>::Out,
+    MultipleOf<D1, U8>: Pick<Admitted, SecondStride<Mj, Mode, B, N1, D1>>,
+    Same<N, U::Len>: Pick<
+        <MultipleOf<D1, U8> as Pick<Admitted, SecondStride<Mj, Mode, B, N1, D1>>>::Out,
         FirstLength<Mj, Mode, B, N, D, U::Len>,
     >,
-    Same<D, U::Stride>: If<
-        <Same<N, U::Len> as If<
-            <MultipleOf<D1, U8> as If<Admitted, SecondStride<Mj, Mode, B, N1, D1>>>::Out,
+    Same<D, U::Stride>: Pick<
+        <Same<N, U::Len> as Pick<
+            <MultipleOf<D1, U8> as Pick<Admitted, SecondStride<Mj, Mode, B, N1, D1>>>::Out,
             FirstLength<Mj, Mode, B, N, D, U::Len>,
         >>::Out,
         FirstStride<Mj, Mode, B, N, D, U::Stride>,
@@ -303,7 +296,7 @@ where
         U,
         N,
         D,
-        <MultipleOf<D1, U8> as If<Admitted, SecondStride<Mj, Mode, B, N1, D1>>>::Out,
+        <MultipleOf<D1, U8> as Pick<Admitted, SecondStride<Mj, Mode, B, N1, D1>>>::Out,
     >;
 }
 // Three runs or more: refused at the first run, or at the third.
@@ -312,9 +305,9 @@ impl<Mj, Mode, const B: u32, U: Unit, N, D, X, N2, D2, T> ModeVerdict<Mj, Mode, 
 where
     D: IsEqual<U::Stride>,
     N: IsEqual<U::Len>,
-    Same<N, U::Len>: If<ThirdRun<Mj, Mode, B, N2, D2>, FirstLength<Mj, Mode, B, N, D, U::Len>>,
-    Same<D, U::Stride>: If<
-        <Same<N, U::Len> as If<
+    Same<N, U::Len>: Pick<ThirdRun<Mj, Mode, B, N2, D2>, FirstLength<Mj, Mode, B, N, D, U::Len>>,
+    Same<D, U::Stride>: Pick<
+        <Same<N, U::Len> as Pick<
             ThirdRun<Mj, Mode, B, N2, D2>,
             FirstLength<Mj, Mode, B, N, D, U::Len>,
         >>::Out,
@@ -334,7 +327,7 @@ impl<Mj, const B: u32, W, I, S0, S1, D0, D1> Decide<Mj, B, W, I, S0, S1, D0, D1>
     type Out = Admitted;
 }
 /// The extents' verdict, then the MN mode's, then the K mode's.
-type Static<Mj, const B: u32, W, I, S0, S1, D0, D1> = <ExtentsOk<Mj, W, I, S0, S1> as If<
+type Static<Mj, const B: u32, W, I, S0, S1, D0, D1> = <ExtentsOk<Mj, W, I, S0, S1> as Pick<
     <<RunsOf<S0, D0> as ModeVerdict<Mj, MnMode, B, <Form<Mj, W, I> as StaticMajor>::Mn>>::Out as Then<
         <RunsOf<S1, D1> as ModeVerdict<Mj, KMode, B, <Form<Mj, W, I> as StaticMajor>::K>>::Out,
     >>::Out,
@@ -414,7 +407,7 @@ where
         <Tn<SizeT<S0>> as StaticZeroTag>::IsZero,
         Same<Tn<SizeT<S1>>, U16>,
     ): ExtentBits,
-    ExtentsOk<Mj, W, I, S0, S1>: If<
+    ExtentsOk<Mj, W, I, S0, S1>: Pick<
         <<RunsOf<S0, D0> as ModeVerdict<Mj, MnMode, B, <Form<Mj, W, I> as StaticMajor>::Mn>>::Out as Then<
             <RunsOf<S1, D1> as ModeVerdict<Mj, KMode, B, <Form<Mj, W, I> as StaticMajor>::K>>::Out,
         >>::Out,
