@@ -21,6 +21,7 @@ use crate::typelevel::form::Known;
 use crate::typelevel::form::SameBit;
 use crate::typelevel::form::StTag;
 use crate::typelevel::list::{CeilDivShape, Pack, Push, Reverse, Sorted};
+use crate::typelevel::tuple::AllStatic2;
 
 use super::admits::{Admitted, Cf, Holds};
 use crate::layout::compact::Compact;
@@ -1248,14 +1249,11 @@ impl<Cot, Sh, D> Admits<Cot, Sh, D> for Nil {
 impl<P, Cot, Sh, D> Admits<Cot, Sh, D> for Cons<P, Nil> {
     type Out = Admitted;
 }
-type StaticOf<Sh, D> = <<Sh as IntTuple>::AllStatic as crate::typelevel::tuple::StaticBit>::And<
-    <D as IntTuple>::AllStatic,
->;
 impl<P, Q, T, Cot: IntTuple, Sh: IntTuple, D: IntTuple> Admits<Cot, Sh, D> for Cons<P, Cons<Q, T>>
 where
-    StaticOf<Sh, D>: AdmitsStatic<Cons<P, Cons<Q, T>>, Cot, Cot::AllStatic>,
+    AllStatic2<Sh, D>: AdmitsStatic<Cons<P, Cons<Q, T>>, Cot, Cot::AllStatic>,
 {
-    type Out = <StaticOf<Sh, D> as AdmitsStatic<Cons<P, Cons<Q, T>>, Cot, Cot::AllStatic>>::Out;
+    type Out = <AllStatic2<Sh, D> as AdmitsStatic<Cons<P, Cons<Q, T>>, Cot, Cot::AllStatic>>::Out;
 }
 /// [`Admits`] once A has two or more modes: `Self` whether A is static,
 /// `StC` whether the cotarget is.

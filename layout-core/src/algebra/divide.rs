@@ -24,6 +24,7 @@ use crate::typelevel::arith::{CeilDivT, LCeilDiv, LMul, Leaf, MulT};
 use crate::typelevel::const_text::Text;
 use crate::typelevel::int::C;
 use crate::typelevel::list::{SizeList, SizeT};
+use crate::typelevel::tuple::AllStatic2;
 use crate::typelevel::tuple::IntTuple;
 use typenum::{B0, B1};
 
@@ -134,7 +135,7 @@ where
     TilerModes<BS, BD>: ComplementOf<CoalescedShape<AS, AD>>,
     DivisorParts<AS, AD, BS, BD>: CompositionVerdict<<Layout<AS, AD> as CoalesceX>::Pairs>,
     <CoalescedShape<AS, AD> as IntTuple>::Leaves: AnyZeroLeaf,
-    <TilerStatic<BS, BD> as Both2<
+    <AllStatic2<BS, BD> as Both2<
         <<CoalescedShape<AS, AD> as IntTuple>::Leaves as AnyZeroLeaf>::Out,
     >>::Out: OverlapOr<
         TilerModes<BS, BD>,
@@ -142,8 +143,8 @@ where
             <Layout<AS, AD> as CoalesceX>::Pairs,
         >>::Out,
     >,
-    TilerStatic<BS, BD>: Both2<<<CoalescedShape<AS, AD> as IntTuple>::Leaves as AnyZeroLeaf>::Out>,
-    <<TilerStatic<BS, BD> as Both2<
+    AllStatic2<BS, BD>: Both2<<<CoalescedShape<AS, AD> as IntTuple>::Leaves as AnyZeroLeaf>::Out>,
+    <<AllStatic2<BS, BD> as Both2<
         <<CoalescedShape<AS, AD> as IntTuple>::Leaves as AnyZeroLeaf>::Out,
     >>::Out as OverlapOr<
         TilerModes<BS, BD>,
@@ -153,10 +154,6 @@ where
     >>::Out: Holds<Op>,
 {
 }
-/// `B1` when every leaf of the tiler is static.
-type TilerStatic<BS, BD> = <<BS as IntTuple>::AllStatic as crate::typelevel::tuple::StaticBit>::And<
-    <BD as IntTuple>::AllStatic,
->;
 
 /// The divisor as `(shape, stride)`.
 type DivisorParts<AS, AD, BS, BD> = (

@@ -13,6 +13,7 @@ use crate::typelevel::list::PlusOne;
 use crate::typelevel::list::SizeList;
 use crate::typelevel::list::SizeT;
 use crate::typelevel::list::ZipModes;
+use crate::typelevel::tuple::AllStatic2;
 
 use super::admits::{Both2, CompositionVerdict, Holds, OverlapOr, ProductOp, ZeroOr};
 use super::by_mode::Unpack;
@@ -114,7 +115,7 @@ where
     Layout<AS, AD>: FilteredModes,
     BS::Leaves: SizeList<C<1>>,
     SizeT<BS>: StaticForm,
-    StaticOf<AS, AD>: Both2<<SizeT<BS> as StaticForm>::IsZero>,
+    AllStatic2<AS, AD>: Both2<<SizeT<BS> as StaticForm>::IsZero>,
     Decided<AS, AD, BS>: OverlapOr<
         <Layout<AS, AD> as FilteredModes>::Triples,
         <(BS, BD) as CompositionVerdict<ComplementPairs<AS, AD, BS, BD>>>::Out,
@@ -122,16 +123,12 @@ where
     ProductVerdict<BS, BD, AS, AD, ComplementPairs<AS, AD, BS, BD>>: Holds<ProductOp>,
 {
 }
-/// `B1` when every leaf of A is static.
-type StaticOf<AS, AD> = <<AS as IntTuple>::AllStatic as crate::typelevel::tuple::StaticBit>::And<
-    <AD as IntTuple>::AllStatic,
->;
 /// A's complement's modes after coalescing.
 type ComplementPairs<AS, AD, BS, BD> =
     <ProductComplement<AS, AD, BS, BD> as super::composition::CoalesceX>::Pairs;
 /// `B1` when A's overlap is decided here: A static, and B not of static
 /// size 0 (the cotarget would be 0, and the complement's rest with it).
-type Decided<AS, AD, BS> = <StaticOf<AS, AD> as Both2<<SizeT<BS> as StaticForm>::IsZero>>::Out;
+type Decided<AS, AD, BS> = <AllStatic2<AS, AD> as Both2<<SizeT<BS> as StaticForm>::IsZero>>::Out;
 /// A's overlap, then the composition's verdict.
 type ProductVerdict<BS, BD, AS, AD, CL> = <Decided<AS, AD, BS> as OverlapOr<
     <Layout<AS, AD> as FilteredModes>::Triples,

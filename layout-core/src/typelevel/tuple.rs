@@ -215,6 +215,9 @@ impl StaticBit for B0 {
         when_dynamic()
     }
 }
+/// `B1` when both tuples are static (a layout's shape and stride).
+pub type AllStatic2<A, B> =
+    <<A as IntTuple>::AllStatic as StaticBit>::And<<B as IntTuple>::AllStatic>;
 /// `B1` when all four tuples are static.
 pub type AllStatic4<A, B, C, D> = <<<<A as IntTuple>::AllStatic as StaticBit>::And<
     <B as IntTuple>::AllStatic,
