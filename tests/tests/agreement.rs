@@ -176,7 +176,7 @@ fn product_by_size_zero_is_cutes() {
     assert_eq!(text(d::raked_product(&da, &db)), Ok(want));
     // Every leaf static: the type checker admits the product (the
     // type-level cosize of a size-0 B is 0, as above), with the same
-    // values, now static.
+    // values, static.
     let (a, b) = (layout!((4,1):(1,4)), layout!((2,0):(1,2)));
     assert_eq!(
         layout_core::algebra::logical_product(a, b).to_string(),
