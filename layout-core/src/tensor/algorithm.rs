@@ -11,7 +11,7 @@ use crate::layout::compact::TypedSize;
 use crate::layout::ops::Rank2;
 use crate::layout::{Congruent, Layout};
 use crate::tensor::{Engine, EngineMut, IdentityShape, Tensor, Within};
-use crate::typelevel::check::{Comparable, MayEqual};
+use crate::typelevel::check::{Comparable, MayEqual, Refuse, SizesOr, TwoSizes};
 use crate::typelevel::tuple::IntTuple;
 
 /// The static sizes of two shapes agree: `copy`, `copy_if` and `axpby`
@@ -31,26 +31,36 @@ use crate::typelevel::tuple::IntTuple;
 /// use layout_core::{layout, tensor::algorithm::copy, tensor::fragment::Fragment};
 /// let a = Fragment::<f32, _>::new(layout!((4,2)));
 /// let mut b = Fragment::<f32, _>::new(layout!((4,4)));
-/// // error: tensors of different sizes: shape `(C<4>, C<2>)` against shape `(C<4>, C<4>)`
+/// // error: tensors of different sizes: _8 elements against _16 (shapes
+/// // `(C<4>, C<2>)` and `(C<4>, C<4>)`)
 /// copy(&a.view(), &mut b.view_mut()).unwrap();
 /// ```
 pub trait SameSize<Other> {}
 impl<A: TypedSize, B: TypedSize> SameSize<B> for A
 where
-    A::Size: Comparable,
+    A::Size: Comparable + MayEqual<B::Size>,
     B::Size: Comparable,
-    (): SizesAgree<A, B>,
+    <A::Size as MayEqual<B::Size>>::Out: SizesOr<Paired<A, B>>,
 {
 }
-/// [`SameSize`]'s comparison, the trait its error names.
+/// The refusal of [`SameSize`]: tensors of shapes `A` and `B`.
+#[doc(hidden)]
+pub struct Paired<A, B>(core::marker::PhantomData<(A, B)>);
+impl<A: TypedSize, B: TypedSize> TwoSizes for Paired<A, B> {
+    type X = A::Size;
+    type Y = B::Size;
+}
+impl<A, B, const X: usize, const Y: usize> Refuse<X, Y> for Paired<A, B> where
+    (): SizesAgree<X, Y, A, B>
+{
+}
+/// [`SameSize`]'s refusal, the trait its error names.
 #[diagnostic::on_unimplemented(
-    message = "tensors of different sizes: shape `{A}` against shape `{B}`",
+    message = "tensors of different sizes: _{X} elements against _{Y} (shapes `{A}` and `{B}`)",
     label = "the two tensors' static sizes differ",
     note = "copy, copy_if and axpby pair element i of one tensor with element i of the other: the products of the two shapes must be equal"
 )]
-pub trait SizesAgree<A, B> {}
-#[diagnostic::do_not_recommend]
-impl<A: TypedSize, B: TypedSize> SizesAgree<A, B> for () where A::Size: MayEqual<B::Size> {}
+pub trait SizesAgree<const X: usize, const Y: usize, A, B> {}
 
 /// `gemm`'s operands agree in one of M, N and K: A is M x K, B is N x K
 /// and C is M x N. Decided by the type checker where both modes' sizes are
@@ -61,11 +71,12 @@ impl<A: TypedSize, B: TypedSize> SizesAgree<A, B> for () where A::Size: MayEqual
 /// let a = Fragment::<f32, _>::new(layout!((4,2)));
 /// let b = Fragment::<f32, _>::new(layout!((4,4)));
 /// let mut c = Fragment::<f32, _>::new(layout!((4,4)));
-/// // error: gemm: A's K mode and B's K mode differ (A `(C<4>, C<2>)`, B `(C<4>, C<4>)`)
+/// // error: gemm: A's K mode has _2 entries and B's K mode _4 (A `(C<4>, C<2>)`,
+/// // B `(C<4>, C<4>)`)
 /// gemm(&a.view(), &b.view(), &mut c.view_mut()).unwrap();
 /// ```
 macro_rules! gemm_modes {
-    ($(#[$doc:meta])* $name:ident, $agree:ident, $what:literal, $mine:ident, $other:ident) => {
+    ($(#[$doc:meta])* $name:ident, $agree:ident, $refusal:ident, $what:literal, $mine:ident, $other:ident) => {
         $(#[$doc])*
         pub trait $name<Other> {}
         // One impl over every type (not one per tuple), so that a refusal
@@ -74,39 +85,47 @@ macro_rules! gemm_modes {
         where
             X::$mine: TypedSize,
             Y::$other: TypedSize,
-            <X::$mine as TypedSize>::Size: Comparable,
+            <X::$mine as TypedSize>::Size: Comparable + MayEqual<<Y::$other as TypedSize>::Size>,
             <Y::$other as TypedSize>::Size: Comparable,
-            (): $agree<X, Y>,
+            <<X::$mine as TypedSize>::Size as MayEqual<<Y::$other as TypedSize>::Size>>::Out:
+                SizesOr<$refusal<X, Y>>,
         {
         }
-        #[doc = concat!("[`", stringify!($name), "`]'s comparison, the trait its error names.")]
+        #[doc = concat!("The refusal of [`", stringify!($name), "`]: operands of shapes `X` and `Y`.")]
+        #[doc(hidden)]
+        pub struct $refusal<X, Y>(core::marker::PhantomData<(X, Y)>);
+        impl<X: Rank2, Y: Rank2> TwoSizes for $refusal<X, Y>
+        where
+            X::$mine: TypedSize,
+            Y::$other: TypedSize,
+        {
+            type X = <X::$mine as TypedSize>::Size;
+            type Y = <Y::$other as TypedSize>::Size;
+        }
+        impl<X, Y, const SX: usize, const SY: usize> Refuse<SX, SY> for $refusal<X, Y> where
+            (): $agree<SX, SY, X, Y>
+        {
+        }
+        #[doc = concat!("[`", stringify!($name), "`]'s refusal, the trait its error names.")]
         #[diagnostic::on_unimplemented(
             message = $what,
             label = "the operands' static mode sizes differ",
             note = "gemm takes A as M x K, B as N x K and C as M x N"
         )]
-        pub trait $agree<X, Y> {}
-        #[diagnostic::do_not_recommend]
-        impl<X: Rank2, Y: Rank2> $agree<X, Y> for ()
-        where
-            X::$mine: TypedSize,
-            Y::$other: TypedSize,
-            <X::$mine as TypedSize>::Size: MayEqual<<Y::$other as TypedSize>::Size>,
-        {
-        }
+        pub trait $agree<const SX: usize, const SY: usize, X, Y> {}
     };
 }
 gemm_modes!(
     /// A's and C's M modes have one size.
-    GemmM, GemmMAgree, "gemm: A's M mode and C's M mode differ (A `{X}`, C `{Y}`)", M0, M0
+    GemmM, GemmMAgree, GemmMRefused, "gemm: A's M mode has _{SX} rows and C's M mode _{SY} (A `{X}`, C `{Y}`)", M0, M0
 );
 gemm_modes!(
     /// B's and C's N modes have one size.
-    GemmN, GemmNAgree, "gemm: B's N mode and C's N mode differ (B `{X}`, C `{Y}`)", M0, M1
+    GemmN, GemmNAgree, GemmNRefused, "gemm: B's N mode has _{SX} columns and C's N mode _{SY} (B `{X}`, C `{Y}`)", M0, M1
 );
 gemm_modes!(
     /// A's and B's K modes have one size.
-    GemmK, GemmKAgree, "gemm: A's K mode and B's K mode differ (A `{X}`, B `{Y}`)", M1, M1
+    GemmK, GemmKAgree, GemmKRefused, "gemm: A's K mode has _{SX} entries and B's K mode _{SY} (A `{X}`, B `{Y}`)", M1, M1
 );
 
 fn sizes_differ(

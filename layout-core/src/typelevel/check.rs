@@ -8,8 +8,8 @@
 //! typenum comparison inside it. A run-time leaf on either side satisfies
 //! every comparison: the operation checks its value at run time.
 
-use crate::typelevel::int::{TypenumForm, C, S};
-use typenum::{Bit, Eq, Gcd, Gcf, IsEqual, IsLess, Unsigned, B1};
+use crate::typelevel::int::{ConstForm, TypenumForm, C, S};
+use typenum::{Bit, Eq, Gcd, Gcf, IsEqual, IsLess, Unsigned, B0, B1};
 
 /// `_N < _M`, for a coordinate `_N` of a mode of size `_M`.
 ///
@@ -39,20 +39,59 @@ where
 {
 }
 
-/// Two size leaves that may be equal: both static and equal, or either
-/// one run-time (the operation compares the values).
+/// `B1` when two size leaves may be equal: both static and equal, or
+/// either one run-time (the operation compares the values).
 #[doc(hidden)]
-pub trait MayEqual<R> {}
-impl<R> MayEqual<R> for usize {}
-impl<const N: usize> MayEqual<usize> for C<N> {}
-impl<U: Unsigned> MayEqual<usize> for S<U> {}
+pub trait MayEqual<R> {
+    type Out: Bit;
+}
+impl<R> MayEqual<R> for usize {
+    type Out = B1;
+}
+impl<const N: usize> MayEqual<usize> for C<N> {
+    type Out = B1;
+}
+impl<U: Unsigned> MayEqual<usize> for S<U> {
+    type Out = B1;
+}
 impl<const N: usize, R: TypenumForm> MayEqual<R> for C<N>
 where
     C<N>: TypenumForm,
-    <C<N> as TypenumForm>::U: IsEqual<R::U, Output = B1>,
+    <C<N> as TypenumForm>::U: IsEqual<R::U>,
+{
+    type Out = Eq<<C<N> as TypenumForm>::U, R::U>;
+}
+impl<U: Unsigned + IsEqual<R::U>, R: TypenumForm> MayEqual<R> for S<U> {
+    type Out = Eq<U, R::U>;
+}
+
+/// Two sizes that [`MayEqual`]'s bit `Self` says differ (`B0`) are
+/// refused through the refusal `R` (an operation and its operands, which
+/// names the two sizes), with both sizes printed; `B1` holds.
+#[doc(hidden)]
+pub trait SizesOr<R> {}
+impl<R> SizesOr<R> for B1 {}
+impl<R: TwoSizes, const SX: usize, const SY: usize> SizesOr<R> for B0
+where
+    R::X: ConstForm<C = C<SX>>,
+    R::Y: ConstForm<C = C<SY>>,
+    R: Refuse<SX, SY>,
 {
 }
-impl<U: Unsigned + IsEqual<R::U, Output = B1>, R: TypenumForm> MayEqual<R> for S<U> {}
+/// The two sizes (leaf types) a refusal compares.
+#[doc(hidden)]
+pub trait TwoSizes {
+    /// The first size.
+    type X;
+    /// The second size.
+    type Y;
+}
+/// The refusal `Self` names (an operation and its operands) of its two
+/// static sizes ([`TwoSizes`]) when they differ, `_SX` and `_SY` printed:
+/// its impl requires the operation's message trait, which nothing
+/// implements.
+#[doc(hidden)]
+pub trait Refuse<const SX: usize, const SY: usize> {}
 
 /// A leaf the comparisons above can take: run-time, a computed `S<U>`, or a
 /// `C<N>` with a typenum form. Required outside the `do_not_recommend`
