@@ -410,8 +410,10 @@ impl Gpu {
     /// A grouped GEMM in bf16 on Hopper (a mixture-of-experts layer, torch's
     /// `_grouped_mm` with offsets): for each group g, rows `offsets[g]..
     /// offsets[g + 1]` of C (n columns) = the same rows of A (k columns)
-    /// times B_gᵀ, B_g the g-th n x k matrix of B; one launch
-    /// (`gemm_grouped_bf16_sm90`, 64 x 256 tiles). A group of no rows is
+    /// times B_gᵀ, B_g the g-th n x k matrix of B; one launch of the entry
+    /// [`launch::grouped_entry`] picks for the groups' sizes
+    /// (`gemm_grouped_tma_bf16_sm90`, 128 x 256 tiles and C by TMA, or
+    /// `gemm_grouped_bf16_sm90`, 64 x 256 tiles). A group of no rows is
     /// allowed.
     ///
     /// # Errors
@@ -425,7 +427,7 @@ impl Gpu {
         c: &mut DeviceBuffer<bf16>,
         (n, k): (usize, usize),
     ) -> Result<(), Error> {
-        let f = self.sm90_kernel("gemm_grouped_bf16_sm90")?;
+        let f = self.sm90_kernel(launch::grouped_entry(offsets, n))?;
         launch::gemm_grouped_bf16_sm90(self.stream(), &f, self.sms, (a, b), offsets, c, (n, k))
     }
 

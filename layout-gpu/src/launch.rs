@@ -637,13 +637,53 @@ impl HgemmSm90Launch {
     }
 }
 
-/// `gemm_grouped_bf16_sm90(map_a, map_b, c, offsets, groups, n, k)`: for
-/// each group g, rows `offsets[g]..offsets[g + 1]` of C (bf16, n columns)
-/// are the same rows of A (bf16, k columns) times B_gᵀ, B_g the g-th n x k
-/// matrix of B; a persistent grid of at most `sms` blocks. Refuses offsets
-/// that do not start at 0 or decrease, buffers of other lengths than A's
-/// `offsets[G] x k`, B's `G n x k` and C's `offsets[G] x n`, n of 0, and K
-/// not a positive multiple of 8.
+/// The grouped GEMM entry for groups of `offsets` (as
+/// [`gemm_grouped_bf16_sm90`] takes them) and n columns:
+/// `gemm_grouped_tma_bf16_sm90` (128-row tiles, clusters of two along a
+/// group: 256 of its rows a cluster, C by TMA) or `gemm_grouped_bf16_sm90`
+/// (64-row tiles: 128 rows a cluster). Each computes a group's rows
+/// rounded up to its cluster's; the 128-row form streams
+/// [`GROUPED_COOP_SPEEDUP`] times the rows per second of the 64-row one.
+/// So the 128-row form where n is a multiple of 8 (C's map) and its
+/// rounded rows over that speed-up are fewer than the 64-row form's.
+///
+/// ```
+/// use layout_gpu::launch::grouped_entry;
+/// // Large groups: 256-row clusters waste little.
+/// assert_eq!(grouped_entry(&[0, 64, 2112, 2624], 4096), "gemm_grouped_tma_bf16_sm90");
+/// // An expert's handful of tokens: 128-row clusters waste less.
+/// assert_eq!(grouped_entry(&[0, 64, 192, 256], 4096), "gemm_grouped_bf16_sm90");
+/// // C's rows not a whole number of 16 bytes: no map of C.
+/// assert_eq!(grouped_entry(&[0, 2048], 4100), "gemm_grouped_bf16_sm90");
+/// ```
+pub fn grouped_entry(offsets: &[i32], n: usize) -> &'static str {
+    let rounded = |per: usize| -> f64 {
+        offsets
+            .windows(2)
+            .map(|w| (w[1].max(w[0]) - w[0]) as usize)
+            .map(|m| (m.div_ceil(per) * per) as f64)
+            .sum()
+    };
+    if n % 8 == 0 && rounded(256) < GROUPED_COOP_SPEEDUP * rounded(128) {
+        "gemm_grouped_tma_bf16_sm90"
+    } else {
+        "gemm_grouped_bf16_sm90"
+    }
+}
+
+/// How many times the rows per second of the 64-row grouped entry the
+/// 128-row one streams ([`grouped_entry`]): the cooperative TMA-store
+/// GEMM's TFLOP/s over the one-consumer form's at 4096³ on an H100
+/// (docs/gpu.md).
+pub const GROUPED_COOP_SPEEDUP: f64 = 1.4;
+
+/// `gemm_grouped_bf16_sm90(map_a, map_b, c, offsets, groups, n, k)` or
+/// `gemm_grouped_tma_bf16_sm90(map_a, map_b, map_c, c, offsets, groups, n,
+/// k)`, as `f` is ([`grouped_entry`] picks): for each group g, rows
+/// `offsets[g]..offsets[g + 1]` of C (bf16, n columns) are the same rows
+/// of A (bf16, k columns) times B_gᵀ, B_g the g-th n x k matrix of B; a
+/// persistent grid of at most `sms` blocks. [`GroupedSm90Launch::new`]
+/// then [`GroupedSm90Launch::launch`]; its refusals.
 pub fn gemm_grouped_bf16_sm90(
     stream: &Stream,
     f: &Kernel,
@@ -653,82 +693,217 @@ pub fn gemm_grouped_bf16_sm90(
     c: &mut DeviceBuffer<half::bf16>,
     (n, k): (usize, usize),
 ) -> Result<(), Error> {
-    use layout_kernels_sm90::hgemm::{ceil_div, Bf16In, Inputs, BN, FORMS, SMEM_BYTES};
-    use layout_launch::TmaSwizzle;
-    const OP: &str = "gemm_grouped_bf16_sm90";
-    expect(OP, f, OP)?;
-    let form = FORMS[1].1;
-    let refuse = |why: String| Err(Error::refused(OP, why));
-    let Some((&first, rest)) = offsets.split_first() else {
-        return refuse("the offsets are empty: one per group and one more".into());
-    };
-    if first != 0 || rest.iter().zip(offsets).any(|(b, a)| b < a) {
-        return refuse(format!(
-            "the offsets {offsets:?} must start at 0 and not decrease"
-        ));
+    GroupedSm90Launch::new(stream, f, sms, (a, b), offsets, c, (n, k))?.launch(stream, f, (a, b), c)
+}
+
+/// A grouped GEMM launch (`gemm_grouped_bf16_sm90` or
+/// `gemm_grouped_tma_bf16_sm90`) made ready for one problem list and one
+/// set of operands: the tensor maps encoded and on the GPU with the
+/// offsets, the grid chosen. [`GroupedSm90Launch::launch`] then writes C,
+/// as often as asked.
+pub struct GroupedSm90Launch {
+    name: &'static str,
+    form: layout_kernels_sm90::hgemm::Form,
+    smem: usize,
+    /// A's and B's maps (none when no group has rows), and C's for the
+    /// TMA entry with C's address.
+    maps: Option<(DeviceBuffer<TensorMap>, DeviceBuffer<TensorMap>)>,
+    map_c: Option<(DeviceBuffer<TensorMap>, u64)>,
+    offsets: DeviceBuffer<i32>,
+    /// Groups, n and k, and C's length.
+    dims: (u32, u32, u32),
+    c_len: usize,
+    /// Blocks launched; 0 when no group has rows.
+    grid: u32,
+}
+
+impl GroupedSm90Launch {
+    /// The plan for `f` (either grouped entry) on A (`offsets[G]` x k), B
+    /// (G n x k) and C (`offsets[G]` x n), bf16 row-major, and a
+    /// persistent grid of at most `sms` blocks. Refuses another entry,
+    /// offsets that do not start at 0 or decrease, buffers of other
+    /// lengths, n of 0, K not a positive multiple of 8, and for the TMA
+    /// entry n not a multiple of 8.
+    pub fn new(
+        stream: &Stream,
+        f: &Kernel,
+        sms: u32,
+        (a, b): (&DeviceBuffer<half::bf16>, &DeviceBuffer<half::bf16>),
+        offsets: &[i32],
+        c: &DeviceBuffer<half::bf16>,
+        (n, k): (usize, usize),
+    ) -> Result<Self, Error> {
+        use layout_kernels_sm90::hgemm::{ceil_div, Bf16In, Inputs, BN, FORMS};
+        use layout_kernels_sm90::hgemm::{SMEM_BYTES, SMEM_BYTES_TMA_STORE};
+        use layout_launch::TmaSwizzle;
+        const OP: &str = "gemm_grouped_bf16_sm90";
+        const TMA: &str = "gemm_grouped_tma_bf16_sm90";
+        let (name, tma) = if f.name() == TMA {
+            (TMA, true)
+        } else {
+            (OP, false)
+        };
+        expect(OP, f, name)?;
+        // The entries' forms: `hgemm_sm90`'s and `hgemm_sm90_1wg`'s.
+        let (form, smem) = if tma {
+            (FORMS[0].1, SMEM_BYTES_TMA_STORE)
+        } else {
+            (FORMS[1].1, SMEM_BYTES)
+        };
+        let refuse = |why: String| Err(Error::refused(name, why));
+        let Some((&first, rest)) = offsets.split_first() else {
+            return refuse("the offsets are empty: one per group and one more".into());
+        };
+        if first != 0 || rest.iter().zip(offsets).any(|(b, a)| b < a) {
+            return refuse(format!(
+                "the offsets {offsets:?} must start at 0 and not decrease"
+            ));
+        }
+        let (groups, rows) = (rest.len(), *offsets.last().unwrap_or(&0) as usize);
+        if n == 0 || k == 0 || k % 8 != 0 {
+            return refuse(format!(
+                "n = {n}, k = {k}: n must be positive, K a positive multiple of 8"
+            ));
+        }
+        if tma && n % 8 != 0 {
+            return refuse(format!(
+                "n = {n}: C is stored by TMA, whose rows must be a multiple of 8 elements"
+            ));
+        }
+        let lens = (
+            rows.checked_mul(k),
+            groups.checked_mul(n).and_then(|x| x.checked_mul(k)),
+            rows.checked_mul(n),
+        );
+        if lens != (Some(a.len()), Some(b.len()), Some(c.len())) {
+            return refuse(format!(
+                "A, B and C hold {}, {} and {} elements, not {rows} x {k}, {groups} x {n} x {k} and {rows} x {n}",
+                a.len(),
+                b.len(),
+                c.len()
+            ));
+        }
+        let per_tile = form.bm() * form.cluster;
+        let tiles: usize = offsets
+            .windows(2)
+            .map(|w| ceil_div((w[1] - w[0]) as usize, per_tile) * ceil_div(n, BN))
+            .sum();
+        let dim = |v: usize| {
+            u32::try_from(v).map_err(|_| Error::refused(name, format!("{v} is too large")))
+        };
+        let dims = (dim(groups)?, dim(n)?, dim(k)?);
+        let bk = <Bf16In as Inputs>::BK as u32;
+        let c_len = c.len();
+        // No group has rows: nothing to map or launch.
+        let maps = if tiles == 0 {
+            None
+        } else {
+            let map_a =
+                stream.tensor_map_2d(a, (rows, k), k, (form.bm() as u32, bk), TmaSwizzle::B128)?;
+            let b_rows = (BN / form.cluster) as u32;
+            let map_b =
+                stream.tensor_map_2d(b, (groups * n, k), k, (b_rows, bk), TmaSwizzle::B128)?;
+            Some((stream.upload(&[map_a])?, stream.upload(&[map_b])?))
+        };
+        let map_c = if tma && tiles > 0 {
+            let map = stream.tensor_map_2d(c, (rows, n), n, (64, 64), TmaSwizzle::B128)?;
+            Some((stream.upload(&[map])?, address(stream, c)))
+        } else {
+            None
+        };
+        let offsets_dev = stream.upload(offsets)?;
+        let grid = if tiles == 0 {
+            0
+        } else {
+            let cluster = form.cluster as u32;
+            let resident = max_active_clusters(stream, f, form.threads() as u32, smem)?;
+            (tiles as u32).min(resident.min(sms / cluster).max(1)) * cluster
+        };
+        Ok(GroupedSm90Launch {
+            name,
+            form,
+            smem,
+            maps,
+            map_c,
+            offsets: offsets_dev,
+            dims,
+            c_len,
+            grid,
+        })
     }
-    let (groups, rows) = (rest.len(), *offsets.last().unwrap_or(&0) as usize);
-    if n == 0 || k == 0 || k % 8 != 0 {
-        return refuse(format!(
-            "n = {n}, k = {k}: n must be positive, K a positive multiple of 8"
-        ));
+
+    /// The blocks launched (0 when no group has rows: no launch).
+    pub fn grid(&self) -> u32 {
+        self.grid
     }
-    let lens = (
-        rows.checked_mul(k),
-        groups.checked_mul(n).and_then(|x| x.checked_mul(k)),
-        rows.checked_mul(n),
-    );
-    if lens != (Some(a.len()), Some(b.len()), Some(c.len())) {
-        return refuse(format!(
-            "A, B and C hold {}, {} and {} elements, not {rows} x {k}, {groups} x {n} x {k} and {rows} x {n}",
-            a.len(),
-            b.len(),
-            c.len()
-        ));
+
+    /// C for the operands the maps were made for (borrowed so that they
+    /// stay alive). Refuses another entry than the plan's, C of another
+    /// length, and for the TMA entry another C than the one its map is of.
+    pub fn launch(
+        &self,
+        stream: &Stream,
+        f: &Kernel,
+        _operands: (&DeviceBuffer<half::bf16>, &DeviceBuffer<half::bf16>),
+        c: &mut DeviceBuffer<half::bf16>,
+    ) -> Result<(), Error> {
+        expect(self.name, f, self.name)?;
+        if c.len() != self.c_len {
+            return Err(Error::refused(
+                self.name,
+                format!(
+                    "C holds {} elements, not the plan's {}",
+                    c.len(),
+                    self.c_len
+                ),
+            ));
+        }
+        let Some(maps) = &self.maps else {
+            return Ok(());
+        };
+        let map_c = match &self.map_c {
+            Some((map, at)) if *at == address(stream, c) => Some(map),
+            Some(_) => {
+                return Err(Error::refused(
+                    self.name,
+                    "C must be the buffer the plan made the map of".to_string(),
+                ))
+            }
+            None => None,
+        };
+        let (g32, n32, k32) = self.dims;
+        // SAFETY: the entry takes (map_a, map_b, [map_c,] c, offsets,
+        // groups, n, k), as its name says (checked in `new` and above): the
+        // maps are the driver's encoding of A (rows x k) and B (groups n x
+        // k) with the boxes and swizzle of the entry's form, and of this C
+        // (rows x n, 64 x 64 boxes, the 128-byte swizzle; its address
+        // checked above) for the TMA entry, over buffers of those lengths
+        // (checked in `new`) that the caller keeps alive (borrowed here);
+        // C a slice of rows x n bf16 (checked), every store by each thread
+        // checked by the kernel; the offsets groups + 1 nondecreasing
+        // int32 from 0 to rows (checked in `new`), on the GPU for the
+        // launch; the form's threads and its plan's shared memory.
+        unsafe {
+            let l = stream
+                .launch(f)
+                .grid(self.grid)
+                .block(self.form.threads() as u32)
+                .shared_bytes(self.smem as u32)
+                .arg(&maps.0)
+                .arg(&maps.1);
+            let l = match map_c {
+                Some(m) => l.arg(m),
+                None => l,
+            };
+            l.slice_mut(c)
+                .slice(&self.offsets)
+                .scalar(g32)
+                .scalar(n32)
+                .scalar(k32)
+                .launch()
+        }
+        .map_err(Error::Device)
     }
-    let per_tile = form.bm() * form.cluster;
-    let tiles: usize = offsets
-        .windows(2)
-        .map(|w| ceil_div((w[1] - w[0]) as usize, per_tile) * ceil_div(n, BN))
-        .sum();
-    if tiles == 0 {
-        return Ok(());
-    }
-    let dim =
-        |v: usize| u32::try_from(v).map_err(|_| Error::refused(OP, format!("{v} is too large")));
-    let (g32, n32, k32) = (dim(groups)?, dim(n)?, dim(k)?);
-    let bk = <Bf16In as Inputs>::BK as u32;
-    let map_a = stream.tensor_map_2d(a, (rows, k), k, (form.bm() as u32, bk), TmaSwizzle::B128)?;
-    let b_rows = (BN / form.cluster) as u32;
-    let map_b = stream.tensor_map_2d(b, (groups * n, k), k, (b_rows, bk), TmaSwizzle::B128)?;
-    let maps = (stream.upload(&[map_a])?, stream.upload(&[map_b])?);
-    let offsets_dev = stream.upload(offsets)?;
-    let cluster = form.cluster as u32;
-    let resident = max_active_clusters(stream, f, form.threads() as u32, SMEM_BYTES)?;
-    let clusters = (tiles as u32).min(resident.min(sms / cluster).max(1));
-    // SAFETY: the entry takes (map_a, map_b, c, offsets, groups, n, k): the
-    // maps are the driver's encoding of A (rows x k) and B (groups n x k)
-    // with the boxes and swizzle of the plan's one-consumer form, over
-    // buffers of those lengths (checked); C a slice of rows x n bf16
-    // (checked), every store checked by the kernel; the offsets groups + 1
-    // nondecreasing int32 from 0 to rows (checked), on the GPU for the
-    // launch; the form's threads and the plan's shared memory.
-    unsafe {
-        stream
-            .launch(f)
-            .grid(clusters * cluster)
-            .block(form.threads() as u32)
-            .shared_bytes(SMEM_BYTES as u32)
-            .arg(&maps.0)
-            .arg(&maps.1)
-            .slice_mut(c)
-            .slice(&offsets_dev)
-            .scalar(g32)
-            .scalar(n32)
-            .scalar(k32)
-            .launch()
-    }
-    .map_err(Error::Device)
 }
 
 /// How many clusters of `f` (its cluster size compiled in) fit on the GPU

@@ -589,19 +589,40 @@ fn gemm_bf16_tma_sm90_is_exact_on_integers() {
 /// no row written twice or left out.
 #[test]
 fn gemm_grouped_bf16_sm90_is_exact_per_group() {
+    grouped_case::<1>(&[0, 70, 129, 5], 300, false);
+}
+
+/// `gemm_grouped_tma_bf16_sm90`'s form: 128-row tiles in clusters of two
+/// (256 rows of a group a cluster), a consumer's 64 rows stored by TMA
+/// where they lie in their group and by each thread where they end past
+/// it: groups of 300 rows (a tile inside, one crossing into the next
+/// group), 0, 5 and 128 (the last group's second block past C's rows),
+/// partial tiles in N.
+#[test]
+fn gemm_grouped_tma_bf16_sm90_is_exact_per_group() {
+    grouped_case::<0>(&[300, 0, 5, 128], 264, true);
+}
+
+/// The grouped GEMM in the form `FORMS[I]` on groups of `sizes` rows, n
+/// columns, K = 40, C stored by each thread or (`tma`) as
+/// [`COut::TmaGrouped`]: exact on integers, every row of every group.
+fn grouped_case<const I: usize>(sizes: &[usize], n: usize, tma: bool) {
     use layout_device::epilogue::{Bf16, Plain};
     use layout_kernels_sm90::hgemm::{Bf16In, Inputs};
-    let form = FORMS[1].1;
-    let sizes = [0usize, 70, 129, 5];
+    let form = FORMS[I].1;
     let offsets: Vec<i32> = std::iter::once(0)
         .chain(sizes.iter().scan(0, |acc, &m| {
             *acc += m;
             Some(*acc as i32)
         }))
         .collect();
-    let (rows, g, n, k) = (*offsets.last().unwrap() as usize, sizes.len(), 300, 40);
+    let (rows, g, k) = (*offsets.last().unwrap() as usize, sizes.len(), 40);
     let a: Vec<f32> = (0..rows * k).map(|x| int(x, 2)).collect();
-    let b: Vec<f32> = (0..g * n * k).map(|x| int(x + 5, 2)).collect();
+    // Shifted by the group (`int` has period 5, which n k may be a
+    // multiple of): each group's B differs.
+    let b: Vec<f32> = (0..g * n * k)
+        .map(|x| int(x + 5 + x / (n * k), 2))
+        .collect();
     let ga = Buffer::from_slice(&a.iter().map(|&x| bf(x)).collect::<Vec<_>>());
     let gb = Buffer::from_slice(&b.iter().map(|&x| bf(x)).collect::<Vec<_>>());
     let go = Buffer::from_slice(&offsets);
@@ -622,26 +643,41 @@ fn gemm_grouped_bf16_sm90_is_exact_per_group() {
         .sum();
     for clusters in [1, tiles] {
         let c = Buffer::filled(0xffffu16, rows * n);
-        let (pa, pb, pc) = (map_a.ptr(), map_b.ptr(), c.global_mut());
+        let map_c = TensorMap::tiled_2d(&c, (rows, n), n, (64, 64), TmaSwizzle::B128).unwrap();
+        let (pa, pb, pc, pmc) = (map_a.ptr(), map_b.ptr(), c.global_mut(), map_c.ptr());
         let groups = Groups {
             offsets: go.global(),
             count: g,
             n,
         };
+        // Blocks in reverse order: a later group's tiles run first, so a
+        // tile that stored past its group's rows would leave its values
+        // there.
         let launch = Launch::new("gemm_grouped", clusters * form.cluster, form.threads())
             .cluster(form.cluster)
-            .shared_bytes(layout_kernels_sm90::hgemm::SMEM_BYTES);
-        run(&launch, move || {
-            gemm_grouped_body::<1, Bf16In, Bf16, Plain, HGEMM_SMEM>(
-                pa,
-                pb,
-                COut::Global(pc),
-                groups,
-                k as u32,
-                Plain,
-            )
-        })
-        .unwrap_or_else(|e| panic!("{clusters} clusters: {e}"));
+            .reversed();
+        let result = if tma {
+            let launch = launch.shared_bytes(layout_kernels_sm90::hgemm::SMEM_BYTES_TMA_STORE);
+            run(&launch, move || {
+                let out = COut::TmaGrouped { map: pmc, c: pc };
+                gemm_grouped_body::<I, Bf16In, Bf16, Plain, GEMM_TMA_SMEM>(
+                    pa, pb, out, groups, k as u32, Plain,
+                )
+            })
+        } else {
+            let launch = launch.shared_bytes(layout_kernels_sm90::hgemm::SMEM_BYTES);
+            run(&launch, move || {
+                gemm_grouped_body::<I, Bf16In, Bf16, Plain, HGEMM_SMEM>(
+                    pa,
+                    pb,
+                    COut::Global(pc),
+                    groups,
+                    k as u32,
+                    Plain,
+                )
+            })
+        };
+        result.unwrap_or_else(|e| panic!("{clusters} clusters: {e}"));
         let c = c.to_vec();
         for gi in 0..g {
             for i in offsets[gi] as usize..offsets[gi + 1] as usize {

@@ -9,13 +9,15 @@
 //! whole tiles of its own. `hgemm_sm90` is [`hgemm_body`]: f16 in, f16 out,
 //! no fusion, direct stores.
 
-use super::GROUPED_PRODUCER_REGISTERS;
 use super::{
     c_buffers, c_stage_at, ceil_div, desc, ATile, BTile, F16In, Form, Inputs, BN, B_BYTES,
 };
 use super::{
     CONSUMER_REGISTERS, C_COLS, C_STAGE_BYTES, FORMS, LONE_CONSUMER_REGISTERS, LONE_STAGES,
     PRODUCER_REGISTERS, STAGES,
+};
+use super::{
+    GROUPED_CONSUMER_REGISTERS, GROUPED_COOP_PRODUCER_REGISTERS, GROUPED_PRODUCER_REGISTERS,
 };
 use crate::smem::HGEMM_SMEM;
 use layout_core::atom::{MmaAtom, SM90_64x256x16_F32F16F16_SS as Gmma};
@@ -39,6 +41,15 @@ pub enum COut {
     /// The map of C (m x n, row-major, 16-bit elements) with 64 x 64 boxes
     /// and the 128-byte swizzle.
     Tma(*const u64),
+    /// A grouped GEMM's C: by TMA (`map`, as [`COut::Tma`]) where a
+    /// consumer's 64 rows of a tile lie in its group, else by each thread
+    /// (`c`), clipped at the group's last row (TMA clips only at C's).
+    TmaGrouped {
+        /// The map of C, as [`COut::Tma`]'s.
+        map: *const u64,
+        /// C's m x n elements, row-major.
+        c: GlobalMut<u16>,
+    },
     /// Split-K's C and its workspace ([`gemm_split_body`]): `sums`, the
     /// running sum of a tile's splits so far (a region of
     /// `super::SPLIT_REGION` floats per consumer's 64 rows of each tile,
@@ -349,8 +360,11 @@ fn gemm_ring<
     if t < 128 {
         if groups.is_none() {
             setmaxnreg_dec::<PRODUCER_REGISTERS>();
+        } else if consumers == 2 {
+            // The group lookup needs more than the plain producer's: the
+            // two consumers give up some of theirs.
+            setmaxnreg_dec::<GROUPED_COOP_PRODUCER_REGISTERS>();
         } else {
-            // The group lookup needs more than the plain producer's.
             setmaxnreg_dec::<GROUPED_PRODUCER_REGISTERS>();
         }
         if t == 0 {
@@ -360,6 +374,8 @@ fn gemm_ring<
     }
     if consumers == 1 {
         setmaxnreg_inc::<LONE_CONSUMER_REGISTERS>();
+    } else if groups.is_some() {
+        setmaxnreg_inc::<GROUPED_CONSUMER_REGISTERS>();
     } else {
         setmaxnreg_inc::<CONSUMER_REGISTERS>();
     }
@@ -443,8 +459,14 @@ fn gemm_ring<
                 store_tile::<Out, F>(fusion, &acc, (c, c32), (m, n), (r0, c0), wg_thread, true);
             }
         }
-        COut::Tma(map_c) => {
-            let map_c = map_c as u64;
+        COut::Tma(_) | COut::TmaGrouped { .. } => {
+            // A grouped GEMM's tiles that end past their group's rows go
+            // out by each thread (`edge`).
+            let (map_c, edge) = match c {
+                COut::TmaGrouped { map, c } => (map as u64, Some((c, words(c)))),
+                COut::Tma(map) => (map as u64, None),
+                _ => trap(),
+            };
             // This consumer's staging buffers (`c_buffers`), and its named
             // barrier (1 or 2: barrier 0 is the block's).
             let stage = skip + (c_stage_at(form) + c_buffers(form) * wg * C_STAGE_BYTES) / 4;
@@ -458,15 +480,26 @@ fn gemm_ring<
                 let acc = mma_tile::<In::Gmma, S>(&work, &mut consumer, rows, wg_thread, loc.kb);
                 turns.hand_over(&work, &mut consumer, tile);
                 let (r0, c0) = (loc.a_row + rows, loc.tn * BN);
-                store_tile_tma::<Out, F, Buf>(
-                    fusion,
-                    &acc,
-                    map_c,
-                    (stage, c_buffers(form)),
-                    (r0, c0),
-                    wg_thread,
-                    1 + wg as u32,
-                );
+                match edge {
+                    Some(c) if r0 + 64 > loc.m_end => store_tile::<Out, F>(
+                        fusion,
+                        &acc,
+                        c,
+                        (loc.m_end, n),
+                        (r0, c0),
+                        wg_thread,
+                        false,
+                    ),
+                    _ => store_tile_tma::<Out, F, Buf>(
+                        fusion,
+                        &acc,
+                        map_c,
+                        (stage, c_buffers(form)),
+                        (r0, c0),
+                        wg_thread,
+                        1 + wg as u32,
+                    ),
+                }
                 tile += turns.stride(&work);
             }
             // The stores read their buffers before the block's shared

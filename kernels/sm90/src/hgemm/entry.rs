@@ -304,6 +304,47 @@ split_entries! {
     gemm_bf16_splitk_sm90: super::Bf16In, layout_device::epilogue::Bf16;
 }
 
+/// [`gemm_grouped_bf16_sm90`] on 128 x 256 tiles (`hgemm_sm90`'s
+/// cooperative form, two consumer warpgroups, clusters of two along a
+/// group's rows) with the TMA-store epilogue: a consumer's 64 rows of a
+/// tile that lie in its group go out by TMA, those that end past its
+/// group's rows by each thread (TMA clips only at C's edges). For groups
+/// of a few hundred rows or more; the host picks it
+/// (`layout_gpu::launch::gemm_grouped_bf16_sm90`).
+///
+/// # Safety
+/// As [`gemm_grouped_bf16_sm90`], with `map_c` the tensor map (in global
+/// memory) of C, `offsets[groups]` x n bf16 row-major, 64 x 64 boxes, the
+/// 128-byte swizzle, and A's and B's maps with this form's boxes (128
+/// rows of A, 128 of B).
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn gemm_grouped_tma_bf16_sm90(
+    map_a: *const u64,
+    map_b: *const u64,
+    map_c: *const u64,
+    c: GlobalMut<u16>,
+    offsets: layout_device::Global<i32>,
+    groups: u32,
+    n: u32,
+    k: u32,
+) {
+    use crate::hgemm::body::{COut, Groups};
+    use layout_device::epilogue::{Bf16, Plain};
+    let groups = Groups {
+        offsets,
+        count: groups as usize,
+        n: n as usize,
+    };
+    super::body::gemm_grouped_body::<0, super::Bf16In, Bf16, Plain, crate::smem::GEMM_TMA_SMEM>(
+        map_a,
+        map_b,
+        COut::TmaGrouped { map: map_c, c },
+        groups,
+        k,
+        Plain,
+    )
+}
+
 /// A grouped GEMM in bf16 (a mixture-of-experts layer): for each group g
 /// of `groups`, C rows `offsets[g]..offsets[g + 1]` (n columns, bf16) =
 /// the same rows of A (k columns) times B_gᵀ, B_g rows `g n..(g + 1) n` of

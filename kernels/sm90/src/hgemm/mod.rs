@@ -516,6 +516,13 @@ pub const PRODUCER_REGISTERS: u32 = 24;
 /// Registers per producer thread of the grouped GEMM (one consumer: 128 x
 /// (56 + 240) of the SM's 65536), whose group lookup needs more.
 pub const GROUPED_PRODUCER_REGISTERS: u32 = 56;
+/// Registers per producer thread of the grouped GEMM with two consumers
+/// (`gemm_grouped_tma_bf16_sm90`), whose group lookup spills in
+/// [`PRODUCER_REGISTERS`].
+pub const GROUPED_COOP_PRODUCER_REGISTERS: u32 = 40;
+/// Registers per consumer thread of the grouped GEMM with two consumers:
+/// 128 x (40 + 2 x 232) = 64512 of the SM's 65536.
+pub const GROUPED_CONSUMER_REGISTERS: u32 = 232;
 
 // The plan's regions are 1024-byte aligned (the 128-byte swizzle's period,
 // which TMA and the descriptors assume; the second consumer's rows 8 KiB
@@ -527,6 +534,7 @@ const _: () = {
         128 * (GROUPED_PRODUCER_REGISTERS + FORMS[1].1.consumers as u32 * CONSUMER_REGISTERS)
             <= 65536
     );
+    assert!(128 * (GROUPED_COOP_PRODUCER_REGISTERS + 2 * GROUPED_CONSUMER_REGISTERS) <= 65536);
     let mut i = 0;
     while i < FORMS.len() {
         let f = FORMS[i].1;
@@ -781,6 +789,21 @@ pub const GEMM_BF16_SPLITK_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
     ("cp.async.bulk.tensor", 2),
     ("ld.acquire.gpu.global.u32", 1),
     ("st.release.gpu.global.u32", 1),
+];
+/// `gemm_grouped_tma_bf16_sm90`: `hgemm_sm90`'s threads.
+pub const GEMM_GROUPED_TMA_BF16_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// `gemm_grouped_tma_bf16_sm90`'s spill (its SASS: none in the K-loop or
+/// the epilogue's stores; a consumer reloads its tile counter once a tile,
+/// the producer its group lookup's state, the prologue the group count's).
+pub const GEMM_GROUPED_TMA_BF16_SM90_SPILL_BYTES: (u32, u32) = (116, 140);
+/// `gemm_grouped_tma_bf16_sm90`'s clusters.
+pub const GEMM_GROUPED_TMA_BF16_SM90_CLUSTER_SIZE: u32 = 2;
+/// `gemm_grouped_tma_bf16_sm90`'s four bf16 `wgmma` per K-block, its two
+/// TMA loads and its four TMA stores of C per tile.
+pub const GEMM_GROUPED_TMA_BF16_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
+    ("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", 4),
+    ("cp.async.bulk.tensor.2d.shared::cluster.global", 2),
+    ("cp.async.bulk.tensor.2d.global.shared::cta", 4),
 ];
 /// `gemm_grouped_bf16_sm90`: `hgemm_sm90_1wg`'s threads.
 pub const GEMM_GROUPED_BF16_SM90_LAUNCH_BOUNDS: (u32, u32) = (256, 1);

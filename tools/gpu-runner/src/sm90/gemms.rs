@@ -84,12 +84,16 @@ pub fn run(gpu: &Device, module: &Module, timing: bool) -> Result<bool, String> 
             Want::Exact(1.0),
         )?;
     }
-    ok &= grouped_check(s, module, sms, &[0, 70, 129, 5, 300], (520, 72))?;
-    ok &= grouped_check(s, module, sms, &[64, 2048, 1, 700], (4096, 4096))?;
+    for name in GROUPED {
+        ok &= grouped_check(s, module, sms, name, &[0, 70, 129, 5, 300], (520, 72))?;
+        ok &= grouped_check(s, module, sms, name, &[64, 2048, 1, 700], (4096, 4096))?;
+    }
     if !timing {
         return Ok(ok);
     }
-    grouped_time(s, module, sms)?;
+    for name in GROUPED {
+        grouped_time(s, module, sms, name)?;
+    }
     println!("| entry | size | blocks | ms (median of {ROUNDS} rounds) | TFLOP/s |");
     println!("| --- | --- | --- | --- | --- |");
     for size in [4096usize, 8192] {
@@ -314,17 +318,21 @@ fn offsets_of(sizes: &[usize]) -> Vec<i32> {
     v
 }
 
-/// `gemm_grouped_bf16_sm90` on groups of `sizes` rows, n x k each, A and B
+/// The grouped GEMM's entries (`layout_gpu::launch::grouped_entry` picks
+/// one per problem).
+const GROUPED: [&str; 2] = ["gemm_grouped_bf16_sm90", "gemm_grouped_tma_bf16_sm90"];
+
+/// The grouped entry `name` on groups of `sizes` rows, n x k each, A and B
 /// in -2..=2: each group's C (every entry, or 65536 sampled ones) exact.
 /// Prints a line.
 fn grouped_check(
     s: &Stream,
     module: &Module,
     sms: u32,
+    name: &str,
     sizes: &[usize],
     (n, k): (usize, usize),
 ) -> Result<bool, String> {
-    let name = "gemm_grouped_bf16_sm90";
     let f = module.kernel(name).map_err(text)?;
     let offsets = offsets_of(sizes);
     let (rows, g) = (offsets[sizes.len()] as usize, sizes.len());
@@ -372,11 +380,11 @@ fn grouped_check(
     Ok(wrong.is_empty())
 }
 
-/// `gemm_grouped_bf16_sm90` timed: 8 groups of 64 to 2048 rows, N = K =
+/// The grouped entry `name` timed: 8 groups of 64 to 2048 rows, N = K =
 /// 4096, normal operands (torch's `_grouped_mm` is the anchor, in the
-/// same call from Python). Prints a line.
-fn grouped_time(s: &Stream, module: &Module, sms: u32) -> Result<(), String> {
-    let name = "gemm_grouped_bf16_sm90";
+/// same call from Python). Prints a line, marking the entry the host
+/// picks.
+fn grouped_time(s: &Stream, module: &Module, sms: u32, name: &str) -> Result<(), String> {
     let f = module.kernel(name).map_err(text)?;
     let sizes = [64usize, 2048, 512, 128, 1024, 256, 1536, 768];
     let (n, k) = (4096, 4096);
@@ -394,35 +402,22 @@ fn grouped_time(s: &Stream, module: &Module, sms: u32) -> Result<(), String> {
         up(g * n * k, 6).map_err(text)?,
     );
     let mut dc = s.zeros::<bf16>(rows * n).map_err(text)?;
+    // The maps made once, as the dense GEMMs' plans are.
+    let plan =
+        layout_gpu::launch::GroupedSm90Launch::new(s, &f, sms, (&da, &db), &offsets, &dc, (n, k))
+            .map_err(text)?;
     let mut times = Vec::new();
     for _ in 0..ROUNDS {
         s.synchronize().map_err(text)?;
         std::thread::sleep(IDLE);
         for _ in 0..WARMUP {
-            layout_gpu::launch::gemm_grouped_bf16_sm90(
-                s,
-                &f,
-                sms,
-                (&da, &db),
-                &offsets,
-                &mut dc,
-                (n, k),
-            )
-            .map_err(text)?;
+            plan.launch(s, &f, (&da, &db), &mut dc).map_err(text)?;
         }
         let mut failed = None;
         let ms = s
             .time(|| {
                 for _ in 0..LAUNCHES {
-                    if let Err(e) = layout_gpu::launch::gemm_grouped_bf16_sm90(
-                        s,
-                        &f,
-                        sms,
-                        (&da, &db),
-                        &offsets,
-                        &mut dc,
-                        (n, k),
-                    ) {
+                    if let Err(e) = plan.launch(s, &f, (&da, &db), &mut dc) {
                         failed = Some(e.to_string());
                     }
                 }
@@ -437,8 +432,13 @@ fn grouped_time(s: &Stream, module: &Module, sms: u32) -> Result<(), String> {
     }
     let ms = timing::median(&mut times);
     let tflops = 2.0 * (rows * n * k) as f64 / (ms as f64 * 1e-3) / 1e12;
+    let picked = if layout_gpu::launch::grouped_entry(&offsets, n) == name {
+        " (the host's pick)"
+    } else {
+        ""
+    };
     println!(
-        "{name} groups {sizes:?} x {n} x {k}: {ms:.4} ms (median of {ROUNDS} rounds, maps made per launch), {tflops:.1} TFLOP/s"
+        "{name}{picked} groups {sizes:?} x {n} x {k}: {ms:.4} ms (median of {ROUNDS} rounds), {tflops:.1} TFLOP/s"
     );
     Ok(())
 }
