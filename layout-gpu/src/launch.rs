@@ -715,6 +715,39 @@ pub struct GroupedSm90Launch {
     c_len: usize,
     /// Blocks launched; 0 when no group has rows.
     grid: u32,
+    /// The TMA entry's tail ([`grouped_tail_splits`]): its splits (1:
+    /// none), its running sums and flags, and the stream whose launches,
+    /// one at a time, may use them.
+    tail: (u32, DeviceBuffer<f32>, DeviceBuffer<u32>),
+    home: std::sync::Arc<layout_launch::cudarc::driver::CudaStream>,
+}
+
+/// The splits of K for the tiles of a grouped GEMM's last round
+/// (`gemm_grouped_tma_bf16_sm90`'s `tail_splits`): with `tiles` cluster
+/// tiles on `clusters` clusters, `r = tiles % clusters` are left over
+/// after the full rounds, and each is cut into `s = min(clusters / r,
+/// kblocks / 8, 4)` units along K (1: none) when that is 2 or more. The
+/// units fill one round, so the last round lasts about 1/s of a tile and
+/// the hand-on of each split (about 3 µs, the split-K entries' figure);
+/// a split keeps at least 8 K-blocks of 64 elements.
+///
+/// ```
+/// use layout_gpu::launch::grouped_tail_splits;
+/// // 416 tiles on 66 clusters: 20 left over, each split in 3 (60 units).
+/// assert_eq!(grouped_tail_splits(416, 66, 64), 3);
+/// // Full rounds: nothing left over.
+/// assert_eq!(grouped_tail_splits(132, 66, 64), 1);
+/// // 40 left over: no room for two units each.
+/// assert_eq!(grouped_tail_splits(106, 66, 64), 1);
+/// // Short K: a split keeps 8 K-blocks.
+/// assert_eq!(grouped_tail_splits(416, 66, 16), 2);
+/// ```
+pub fn grouped_tail_splits(tiles: usize, clusters: usize, kblocks: usize) -> usize {
+    let left = tiles % clusters.max(1);
+    if left == 0 {
+        return 1;
+    }
+    (clusters / left).min(kblocks / 8).clamp(1, 4)
 }
 
 impl GroupedSm90Launch {
@@ -812,13 +845,37 @@ impl GroupedSm90Launch {
             None
         };
         let offsets_dev = stream.upload(offsets)?;
-        let grid = if tiles == 0 {
-            0
+        let (grid, tail_splits) = if tiles == 0 {
+            (0, 1)
         } else {
             let cluster = form.cluster as u32;
             let resident = max_active_clusters(stream, f, form.threads() as u32, smem)?;
-            (tiles as u32).min(resident.min(sms / cluster).max(1)) * cluster
+            let clusters = (tiles as u32).min(resident.min(sms / cluster).max(1));
+            let kblocks = k.div_ceil(<Bf16In as Inputs>::BK);
+            let splits = if tma {
+                grouped_tail_splits(tiles, clusters as usize, kblocks)
+            } else {
+                1
+            };
+            (clusters * cluster, splits)
         };
+        // The tail's workspace: a region of sums and a flag per consumer's
+        // 64 rows of each tile left over (one word each when unsplit).
+        let regions = if tail_splits > 1 {
+            tiles % (grid as usize / form.cluster) * form.cluster * form.consumers
+        } else {
+            1
+        };
+        let split_region = if tail_splits > 1 {
+            layout_kernels_sm90::hgemm::SPLIT_REGION
+        } else {
+            1
+        };
+        let tail = (
+            tail_splits as u32,
+            stream.zeros::<f32>(regions * split_region)?,
+            stream.zeros::<u32>(regions)?,
+        );
         Ok(GroupedSm90Launch {
             name,
             form,
@@ -829,7 +886,15 @@ impl GroupedSm90Launch {
             dims,
             c_len,
             grid,
+            tail,
+            home: stream.cuda_stream().clone(),
         })
+    }
+
+    /// The splits of the last round's tiles (1: none;
+    /// [`grouped_tail_splits`]).
+    pub fn tail_splits(&self) -> u32 {
+        self.tail.0
     }
 
     /// The blocks launched (0 when no group has rows: no launch).
@@ -871,18 +936,29 @@ impl GroupedSm90Launch {
             }
             None => None,
         };
+        if self.tail.0 > 1 && !std::sync::Arc::ptr_eq(&self.home, stream.cuda_stream()) {
+            return Err(Error::refused(
+                self.name,
+                "a plan with a split tail launches on the stream it was made on (its flags serve one launch at a time)".to_string(),
+            ));
+        }
         let (g32, n32, k32) = self.dims;
-        // SAFETY: the entry takes (map_a, map_b, [map_c,] c, offsets,
-        // groups, n, k), as its name says (checked in `new` and above): the
-        // maps are the driver's encoding of A (rows x k) and B (groups n x
-        // k) with the boxes and swizzle of the entry's form, and of this C
-        // (rows x n, 64 x 64 boxes, the 128-byte swizzle; its address
-        // checked above) for the TMA entry, over buffers of those lengths
-        // (checked in `new`) that the caller keeps alive (borrowed here);
-        // C a slice of rows x n bf16 (checked), every store by each thread
-        // checked by the kernel; the offsets groups + 1 nondecreasing
-        // int32 from 0 to rows (checked in `new`), on the GPU for the
-        // launch; the form's threads and its plan's shared memory.
+        // SAFETY: the entry takes (map_a, map_b, [map_c,] c, [sums, flags,]
+        // offsets, groups, [tail_splits,] n, k), as its name says (checked
+        // in `new` and above): the maps are the driver's encoding of A
+        // (rows x k) and B (groups n x k) with the boxes and swizzle of the
+        // entry's form, and of this C (rows x n, 64 x 64 boxes, the 128-byte
+        // swizzle; its address checked above) for the TMA entry, over
+        // buffers of those lengths (checked in `new`) that the caller keeps
+        // alive (borrowed here); C a slice of rows x n bf16 (checked), every
+        // store by each thread checked by the kernel; the tail's sums and
+        // flags a region and a word for each consumer of each tile left
+        // over by this grid (`new`), the flags 0 as every launch leaves
+        // them, used by one launch at a time (on their stream, checked
+        // above), the grid's clusters all resident (`new` sizes it by the
+        // occupancy); the offsets groups + 1 nondecreasing int32 from 0 to
+        // rows (checked in `new`), on the GPU for the launch; the form's
+        // threads and its plan's shared memory.
         unsafe {
             let l = stream
                 .launch(f)
@@ -891,16 +967,20 @@ impl GroupedSm90Launch {
                 .shared_bytes(self.smem as u32)
                 .arg(&maps.0)
                 .arg(&maps.1);
-            let l = match map_c {
-                Some(m) => l.arg(m),
-                None => l,
-            };
-            l.slice_mut(c)
-                .slice(&self.offsets)
-                .scalar(g32)
-                .scalar(n32)
-                .scalar(k32)
-                .launch()
+            match map_c {
+                Some(m) => l
+                    .arg(m)
+                    .slice_mut(c)
+                    .slice(&self.tail.1)
+                    .slice(&self.tail.2)
+                    .slice(&self.offsets)
+                    .scalar(g32)
+                    .scalar(self.tail.0),
+                None => l.slice_mut(c).slice(&self.offsets).scalar(g32),
+            }
+            .scalar(n32)
+            .scalar(k32)
+            .launch()
         }
         .map_err(Error::Device)
     }
@@ -1673,6 +1753,30 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The grouped GEMM launches' arguments, as
+    /// `GroupedSm90Launch::launch` passes them (maps as pointers, buffers
+    /// as a pointer and a length, then u32 scalars), are the parameters
+    /// the shipped PTX declares.
+    #[test]
+    fn grouped_arguments_are_the_entries_parameters() {
+        use layout_launch::ParamKind::*;
+        let (p, b, u32_) = ((8, Pointer), (16, Bytes), (4, Int));
+        let params = declared_params(crate::PTX_SM90);
+        // (map_a, map_b, c, offsets, groups, n, k)
+        let direct = [p, p, b, b, u32_, u32_, u32_];
+        // (map_a, map_b, map_c, c, sums, flags, offsets, groups,
+        // tail_splits, n, k)
+        let tma = [p, p, p, b, b, b, b, u32_, u32_, u32_, u32_];
+        assert_eq!(
+            params("gemm_grouped_bf16_sm90").as_deref(),
+            Some(&direct[..])
+        );
+        assert_eq!(
+            params("gemm_grouped_tma_bf16_sm90").as_deref(),
+            Some(&tma[..])
+        );
     }
 
     /// The decode launches' arguments (`decode`, `kv_append`: buffers or

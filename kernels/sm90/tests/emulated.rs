@@ -589,7 +589,7 @@ fn gemm_bf16_tma_sm90_is_exact_on_integers() {
 /// no row written twice or left out.
 #[test]
 fn gemm_grouped_bf16_sm90_is_exact_per_group() {
-    grouped_case::<1>(&[0, 70, 129, 5], 300, false);
+    grouped_case::<1>(&[0, 70, 129, 5], (300, 40), false);
 }
 
 /// `gemm_grouped_tma_bf16_sm90`'s form: 128-row tiles in clusters of two
@@ -597,18 +597,27 @@ fn gemm_grouped_bf16_sm90_is_exact_per_group() {
 /// where they lie in their group and by each thread where they end past
 /// it: groups of 300 rows (a tile inside, one crossing into the next
 /// group), 0, 5 and 128 (the last group's second block past C's rows),
-/// partial tiles in N.
+/// partial tiles in N. Then the tail split: 8 tiles on 6 clusters leave 2
+/// over, each cut into 3 units along K (4 K-blocks: 1, 1 and 2), the
+/// flags 0 after the launch, and a second launch exact over the first's
+/// workspace.
 #[test]
 fn gemm_grouped_tma_bf16_sm90_is_exact_per_group() {
-    grouped_case::<0>(&[300, 0, 5, 128], 264, true);
+    grouped_case::<0>(&[300, 0, 5, 128], (264, 40), true);
+    let out = grouped_case::<0>(&[300, 0, 5, 128], (264, 200), true);
+    assert_eq!(out, 8, "tiles");
 }
 
 /// The grouped GEMM in the form `FORMS[I]` on groups of `sizes` rows, n
-/// columns, K = 40, C stored by each thread or (`tma`) as
-/// [`COut::TmaGrouped`]: exact on integers, every row of every group.
-fn grouped_case<const I: usize>(sizes: &[usize], n: usize, tma: bool) {
+/// columns, K = k, C stored by each thread or (`tma`) as
+/// [`COut::TmaGrouped`]: exact on integers, every row of every group, on
+/// one persistent cluster and on a cluster per tile, blocks last to
+/// first; with `tma` and 8 tiles, also on 6 clusters with the 2 tiles left
+/// over split in 3 along K (blocks first to last: a split waits for the
+/// ones before it). Returns the tiles.
+fn grouped_case<const I: usize>(sizes: &[usize], (n, k): (usize, usize), tma: bool) -> usize {
     use layout_device::epilogue::{Bf16, Plain};
-    use layout_kernels_sm90::hgemm::{Bf16In, Inputs};
+    use layout_kernels_sm90::hgemm::{Bf16In, Inputs, SPLIT_REGION};
     let form = FORMS[I].1;
     let offsets: Vec<i32> = std::iter::once(0)
         .chain(sizes.iter().scan(0, |acc, &m| {
@@ -616,7 +625,7 @@ fn grouped_case<const I: usize>(sizes: &[usize], n: usize, tma: bool) {
             Some(*acc as i32)
         }))
         .collect();
-    let (rows, g, k) = (*offsets.last().unwrap() as usize, sizes.len(), 40);
+    let (rows, g) = (*offsets.last().unwrap() as usize, sizes.len());
     let a: Vec<f32> = (0..rows * k).map(|x| int(x, 2)).collect();
     // Shifted by the group (`int` has period 5, which n k may be a
     // multiple of): each group's B differs.
@@ -641,25 +650,43 @@ fn grouped_case<const I: usize>(sizes: &[usize], n: usize, tma: bool) {
         .iter()
         .map(|&m| ceil_div(m, per_tile) * ceil_div(n, BN))
         .sum();
-    for clusters in [1, tiles] {
+    // (clusters, tail splits, blocks last to first)
+    let mut runs = vec![(1, 1, true), (tiles, 1, true)];
+    if tma && tiles == 8 {
+        runs.push((6, 3, false));
+        runs.push((6, 3, false));
+    }
+    // The tail's workspace: at most a round's tiles, 4 consumers each.
+    let regions = tiles * form.cluster * form.consumers;
+    let sums = Buffer::filled(f32::NAN, regions * SPLIT_REGION);
+    let flags = Buffer::filled(0u32, regions);
+    for (clusters, tail_splits, reversed) in runs {
         let c = Buffer::filled(0xffffu16, rows * n);
         let map_c = TensorMap::tiled_2d(&c, (rows, n), n, (64, 64), TmaSwizzle::B128).unwrap();
         let (pa, pb, pc, pmc) = (map_a.ptr(), map_b.ptr(), c.global_mut(), map_c.ptr());
+        let (ps, pf) = (sums.global_mut(), flags.global_mut());
         let groups = Groups {
             offsets: go.global(),
             count: g,
             n,
+            tail_splits,
         };
-        // Blocks in reverse order: a later group's tiles run first, so a
-        // tile that stored past its group's rows would leave its values
-        // there.
-        let launch = Launch::new("gemm_grouped", clusters * form.cluster, form.threads())
-            .cluster(form.cluster)
-            .reversed();
+        let mut launch = Launch::new("gemm_grouped", clusters * form.cluster, form.threads())
+            .cluster(form.cluster);
+        if reversed {
+            // A later group's tiles run first, so a tile that stored past
+            // its group's rows would leave its values there.
+            launch = launch.reversed();
+        }
         let result = if tma {
             let launch = launch.shared_bytes(layout_kernels_sm90::hgemm::SMEM_BYTES_TMA_STORE);
             run(&launch, move || {
-                let out = COut::TmaGrouped { map: pmc, c: pc };
+                let out = COut::TmaGrouped {
+                    map: pmc,
+                    c: pc,
+                    sums: ps,
+                    flags: pf,
+                };
                 gemm_grouped_body::<I, Bf16In, Bf16, Plain, GEMM_TMA_SMEM>(
                     pa, pb, out, groups, k as u32, Plain,
                 )
@@ -677,21 +704,24 @@ fn grouped_case<const I: usize>(sizes: &[usize], n: usize, tma: bool) {
                 )
             })
         };
-        result.unwrap_or_else(|e| panic!("{clusters} clusters: {e}"));
+        let at = format!("{clusters} clusters, tail split {tail_splits}");
+        result.unwrap_or_else(|e| panic!("{at}: {e}"));
+        assert!(flags.to_vec().iter().all(|&f| f == 0), "{at}: flags left");
+        if tail_splits > 1 {
+            // The splits handed on through the sums.
+            assert!(sums.to_vec().iter().any(|x| !x.is_nan()), "{at}: no split");
+        }
         let c = c.to_vec();
         for gi in 0..g {
             for i in offsets[gi] as usize..offsets[gi + 1] as usize {
                 for j in 0..n {
                     let want: f32 = (0..k).map(|p| a[i * k + p] * b[(gi * n + j) * k + p]).sum();
-                    assert_eq!(
-                        c[i * n + j],
-                        bf(want),
-                        "group {gi}, ({i}, {j}), {clusters} clusters"
-                    );
+                    assert_eq!(c[i * n + j], bf(want), "group {gi}, ({i}, {j}), {at}");
                 }
             }
         }
     }
+    tiles
 }
 
 /// Grouped-query attention: 4 query heads on 2 K/V heads (pairs share

@@ -49,6 +49,12 @@ pub enum COut {
         map: *const u64,
         /// C's m x n elements, row-major.
         c: GlobalMut<u16>,
+        /// The tail's running sums and flags ([`Groups::tail_splits`]):
+        /// a region of `super::SPLIT_REGION` floats and a flag per
+        /// consumer's 64 rows of each tail tile, as [`COut::Split`]'s.
+        sums: GlobalMut<f32>,
+        /// The flags, 0 before the launch and after it.
+        flags: GlobalMut<u32>,
     },
     /// Split-K's C and its workspace ([`gemm_split_body`]): `sums`, the
     /// running sum of a tile's splits so far (a region of
@@ -93,6 +99,11 @@ struct Work {
     /// Splits of K per tile (1: none): tile `t` of `tiles` is split
     /// `t / (tiles_m tiles_n)` of tile `t % (tiles_m tiles_n)`.
     splits: usize,
+    /// A grouped GEMM's tail ([`Groups::tail_splits`]): its tiles from
+    /// `tail.0` on, `tail.1` of them, each cut into `tail.2` units, unit
+    /// `tail.0 + v` split `v / tail.1` of tile `tail.0 + v % tail.1`
+    /// (`tiles` counts the units).
+    tail: (usize, usize, usize),
 }
 
 /// A grouped GEMM's problems: group g is rows `offsets[g]..offsets[g + 1]`
@@ -105,6 +116,12 @@ pub struct Groups {
     pub count: usize,
     /// Every group's n.
     pub n: usize,
+    /// Splits of K for the tiles of the last, partial round of the
+    /// persistent grid (1: none): with `r` tiles left over after the full
+    /// rounds of `clusters` tiles, and `tail_splits * r <= clusters`, each
+    /// of those tiles is cut into `tail_splits` units that add up in turn
+    /// as split-K's do, so that the last round lasts a fraction of a tile.
+    pub tail_splits: usize,
 }
 
 impl Groups {
@@ -124,9 +141,13 @@ struct Loc {
     b_row: usize,
     m_end: usize,
     tn: usize,
-    /// The K-blocks the tile's split covers, and the split.
+    /// The K-blocks the tile's split covers, the split, and the tile's
+    /// splits (a grouped GEMM's: 1, or its tail's).
     kb: (usize, usize),
     split: usize,
+    of: usize,
+    /// A grouped GEMM's tail tile: its index among the tail's (its flags').
+    slot: usize,
 }
 
 impl Work {
@@ -148,9 +169,20 @@ impl Work {
                     tn,
                     kb: super::split_range(split, self.splits, self.kblocks),
                     split,
+                    of: self.splits,
+                    slot: 0,
                 }
             }
             Some(gs) => {
+                // The unit's tile and split: the tail's units split by
+                // split.
+                let (first, count, of) = self.tail;
+                let (tile, split, of) = if tile < first {
+                    (tile, 0, 1)
+                } else {
+                    let v = tile - first;
+                    (first + v % count, v / count, of)
+                };
                 // The groups' tiles one after another: `left` is `tile`'s
                 // index among the tiles from group g's first on.
                 let (mut left, mut g, mut start) = (tile, 0, 0);
@@ -166,8 +198,10 @@ impl Work {
                             b_row: g * gs.n + tn * BN,
                             m_end: end,
                             tn,
-                            kb: (0, self.kblocks),
-                            split: 0,
+                            kb: super::split_range(split, of, self.kblocks),
+                            split,
+                            of,
+                            slot: tile.saturating_sub(first),
                         };
                     }
                     left -= tiles_m * self.tiles_n;
@@ -329,16 +363,27 @@ fn gemm_ring<
         Some(s) => s as usize,
         None => 1,
     };
-    let tiles = match groups {
-        None => tiles_m * tiles_n * splits,
+    let (tiles, tail) = match groups {
+        None => (tiles_m * tiles_n * splits, (0, 1, 1)),
         Some(gs) => {
             let per_tile = form.bm() * cluster as usize;
-            (0..gs.count)
+            let tiles: usize = (0..gs.count)
                 .map(|g| {
                     let (start, end) = gs.rows(g);
                     ceil_div(end.saturating_sub(start), per_tile) * tiles_n
                 })
-                .sum()
+                .sum();
+            // The tiles past the grid's full rounds, when they are split.
+            let count = if gs.tail_splits > 1 { tiles % step } else { 0 };
+            if count == 0 {
+                (tiles, (tiles, 1, 1))
+            } else {
+                let first = tiles - count;
+                (
+                    first + count * gs.tail_splits,
+                    (first, count, gs.tail_splits),
+                )
+            }
         }
     };
     let work = Work {
@@ -356,6 +401,7 @@ fn gemm_ring<
         m,
         groups,
         splits,
+        tail,
     };
     if t < 128 {
         if groups.is_none() {
@@ -431,29 +477,18 @@ fn gemm_ring<
                 let (r0, c0) = (loc.a_row + rows, loc.tn * BN);
                 if work.splits > 1 {
                     // This consumer's 64 rows of the tile: its flag and
-                    // region of the sums, and its named barrier (1 or 2:
-                    // barrier 0 is the block's).
+                    // region of the sums.
                     let flag = tile % (tiles_m * tiles_n) * form.consumers + wg;
-                    let region = sums_region(sums, flag);
-                    let bar = 1 + wg as u32;
-                    if loc.split > 0 {
-                        if wg_thread == 0 {
-                            flags.wait_eq(flag, loc.split as u32);
-                        }
-                        named_barrier(bar, 128);
-                        add_sums(&mut acc, region, wg_thread);
-                    }
-                    if loc.split + 1 < work.splits {
-                        store_sums(&acc, region, wg_thread);
-                        named_barrier(bar, 128);
-                        if wg_thread == 0 {
-                            flags.store_release(flag, loc.split as u32 + 1);
-                        }
+                    let split = (loc.split, work.splits);
+                    if !hand_on(
+                        &mut acc,
+                        (sums, flags),
+                        flag,
+                        split,
+                        wg_thread,
+                        1 + wg as u32,
+                    ) {
                         continue;
-                    }
-                    // The last split: the flag back to 0 for the next launch.
-                    if wg_thread == 0 {
-                        flags.st(flag, 0);
                     }
                 }
                 store_tile::<Out, F>(fusion, &acc, (c, c32), (m, n), (r0, c0), wg_thread, true);
@@ -462,9 +497,14 @@ fn gemm_ring<
         COut::Tma(_) | COut::TmaGrouped { .. } => {
             // A grouped GEMM's tiles that end past their group's rows go
             // out by each thread (`edge`).
-            let (map_c, edge) = match c {
-                COut::TmaGrouped { map, c } => (map as u64, Some((c, words(c)))),
-                COut::Tma(map) => (map as u64, None),
+            let (map_c, edge, tail) = match c {
+                COut::TmaGrouped {
+                    map,
+                    c,
+                    sums,
+                    flags,
+                } => (map as u64, Some((c, words(c))), Some((sums, flags))),
+                COut::Tma(map) => (map as u64, None, None),
                 _ => trap(),
             };
             // This consumer's staging buffers (`c_buffers`), and its named
@@ -475,11 +515,31 @@ fn gemm_ring<
             }
             let mut tile = turns.first(&work, &mut consumer);
             while tile < work.tiles {
-                let loc = work.locate(tile);
+                let kb = work.locate(tile).kb;
                 turns.wait();
-                let acc = mma_tile::<In::Gmma, S>(&work, &mut consumer, rows, wg_thread, loc.kb);
+                let mut acc = mma_tile::<In::Gmma, S>(&work, &mut consumer, rows, wg_thread, kb);
                 turns.hand_over(&work, &mut consumer, tile);
+                // Located again rather than kept through the K-loop, whose
+                // registers the accumulators fill.
+                let loc = work.locate(tile);
                 let (r0, c0) = (loc.a_row + rows, loc.tn * BN);
+                if let (Some((sums, flags)), true) = (tail, loc.of > 1) {
+                    // A tail tile's split: its consumer's flag and region
+                    // of the sums, as split-K's.
+                    let flag = (loc.slot * cluster as usize + rank) * form.consumers + wg;
+                    let split = (loc.split, loc.of);
+                    if !hand_on(
+                        &mut acc,
+                        (sums, flags),
+                        flag,
+                        split,
+                        wg_thread,
+                        1 + wg as u32,
+                    ) {
+                        tile += turns.stride(&work);
+                        continue;
+                    }
+                }
                 match edge {
                     Some(c) if r0 + 64 > loc.m_end => store_tile::<Out, F>(
                         fusion,
@@ -684,6 +744,45 @@ fn mma_tile<G: GmmaInstr<Acc = [f32; 128], A = u64>, const S: usize>(
         }
     }
     acc
+}
+
+/// Split `split.0` of `split.1` of a consumer's 64 rows of a tile, its
+/// accumulators in `acc`: waits until the splits before it have added into
+/// its region of the sums (flag `flag` reaching `split.0`; one thread waits,
+/// then the warpgroup's named barrier `bar`), adds their sum to `acc`, and
+/// unless it is the last split writes the sum back and hands on (the flag
+/// to `split.0 + 1`; false: nothing to store). The last split sets the
+/// flag back to 0 for the next launch and returns true: `acc` is the
+/// tile's sum, ((p0 + p1) + p2) + ... in split order.
+#[inline(always)]
+fn hand_on(
+    acc: &mut [f32; 128],
+    (sums, flags): (GlobalMut<f32>, GlobalMut<u32>),
+    flag: usize,
+    (split, splits): (usize, usize),
+    wg_thread: usize,
+    bar: u32,
+) -> bool {
+    let region = sums_region(sums, flag);
+    if split > 0 {
+        if wg_thread == 0 {
+            flags.wait_eq(flag, split as u32);
+        }
+        named_barrier(bar, 128);
+        add_sums(acc, region, wg_thread);
+    }
+    if split + 1 < splits {
+        store_sums(acc, region, wg_thread);
+        named_barrier(bar, 128);
+        if wg_thread == 0 {
+            flags.store_release(flag, split as u32 + 1);
+        }
+        return false;
+    }
+    if wg_thread == 0 {
+        flags.st(flag, 0);
+    }
+    true
 }
 
 /// The running sums of one consumer's 64 rows of a tile: its region of

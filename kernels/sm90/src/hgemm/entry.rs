@@ -310,21 +310,30 @@ split_entries! {
 /// tile that lie in its group go out by TMA, those that end past its
 /// group's rows by each thread (TMA clips only at C's edges). For groups
 /// of a few hundred rows or more; the host picks it
-/// (`layout_gpu::launch::gemm_grouped_bf16_sm90`).
+/// (`layout_gpu::launch::gemm_grouped_bf16_sm90`). With `tail_splits` > 1
+/// the tiles left over after the grid's full rounds are cut along K into
+/// that many units that add up in turn through `sums` and `flags`
+/// (`super::body::Groups::tail_splits`).
 ///
 /// # Safety
 /// As [`gemm_grouped_bf16_sm90`], with `map_c` the tensor map (in global
 /// memory) of C, `offsets[groups]` x n bf16 row-major, 64 x 64 boxes, the
 /// 128-byte swizzle, and A's and B's maps with this form's boxes (128
-/// rows of A, 128 of B).
+/// rows of A, 128 of B); with `tail_splits` > 1, a grid whose clusters are
+/// all resident at once, `sums` of `super::SPLIT_REGION` floats and
+/// `flags` (all 0) of one word for each of 4 (the consumers of a cluster)
+/// per tile left over.
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn gemm_grouped_tma_bf16_sm90(
     map_a: *const u64,
     map_b: *const u64,
     map_c: *const u64,
     c: GlobalMut<u16>,
+    sums: GlobalMut<f32>,
+    flags: GlobalMut<u32>,
     offsets: layout_device::Global<i32>,
     groups: u32,
+    tail_splits: u32,
     n: u32,
     k: u32,
 ) {
@@ -334,14 +343,16 @@ pub unsafe extern "ptx-kernel" fn gemm_grouped_tma_bf16_sm90(
         offsets,
         count: groups as usize,
         n: n as usize,
+        tail_splits: tail_splits as usize,
+    };
+    let c = COut::TmaGrouped {
+        map: map_c,
+        c,
+        sums,
+        flags,
     };
     super::body::gemm_grouped_body::<0, super::Bf16In, Bf16, Plain, crate::smem::GEMM_TMA_SMEM>(
-        map_a,
-        map_b,
-        COut::TmaGrouped { map: map_c, c },
-        groups,
-        k,
-        Plain,
+        map_a, map_b, c, groups, k, Plain,
     )
 }
 
@@ -373,6 +384,7 @@ pub unsafe extern "ptx-kernel" fn gemm_grouped_bf16_sm90(
         offsets,
         count: groups as usize,
         n: n as usize,
+        tail_splits: 1,
     };
     // 64-row tiles (the form `hgemm_sm90_1wg`): the groups' rows are few
     // (an expert's tokens), and one consumer keeps the group lookup in

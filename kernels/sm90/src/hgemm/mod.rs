@@ -792,10 +792,11 @@ pub const GEMM_BF16_SPLITK_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
 ];
 /// `gemm_grouped_tma_bf16_sm90`: `hgemm_sm90`'s threads.
 pub const GEMM_GROUPED_TMA_BF16_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
-/// `gemm_grouped_tma_bf16_sm90`'s spill (its SASS: none in the K-loop or
-/// the epilogue's stores; a consumer reloads its tile counter once a tile,
-/// the producer its group lookup's state, the prologue the group count's).
-pub const GEMM_GROUPED_TMA_BF16_SM90_SPILL_BYTES: (u32, u32) = (116, 140);
+/// `gemm_grouped_tma_bf16_sm90`'s spill (its SASS: none in a consumer's
+/// K-loop; a consumer reloads about 20 values once a tile, around its
+/// stores and a tail split's hand-on; the producer its K-block counter and
+/// its group lookup's state; the prologue the group count's).
+pub const GEMM_GROUPED_TMA_BF16_SM90_SPILL_BYTES: (u32, u32) = (316, 556);
 /// `gemm_grouped_tma_bf16_sm90`'s clusters.
 pub const GEMM_GROUPED_TMA_BF16_SM90_CLUSTER_SIZE: u32 = 2;
 /// `gemm_grouped_tma_bf16_sm90`'s four bf16 `wgmma` per K-block, its two

@@ -438,7 +438,9 @@ fn grouped_time(s: &Stream, module: &Module, sms: u32, name: &str) -> Result<(),
         ""
     };
     println!(
-        "{name}{picked} groups {sizes:?} x {n} x {k}: {ms:.4} ms (median of {ROUNDS} rounds), {tflops:.1} TFLOP/s"
+        "{name}{picked} groups {sizes:?} x {n} x {k}: {} blocks, tail split {}: {ms:.4} ms (median of {ROUNDS} rounds), {tflops:.1} TFLOP/s",
+        plan.grid(),
+        plan.tail_splits()
     );
     Ok(())
 }
