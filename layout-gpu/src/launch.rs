@@ -715,11 +715,37 @@ pub struct GroupedSm90Launch {
     c_len: usize,
     /// Blocks launched; 0 when no group has rows.
     grid: u32,
+    /// Cluster tiles.
+    tiles: usize,
     /// The TMA entry's tail ([`grouped_tail_splits`]): its splits (1:
     /// none), its running sums and flags, and the stream whose launches,
     /// one at a time, may use them.
     tail: (u32, DeviceBuffer<f32>, DeviceBuffer<u32>),
     home: std::sync::Arc<layout_launch::cudarc::driver::CudaStream>,
+}
+
+/// A grouped plan's tail: `splits`, and a region of running sums and a
+/// flag (0) per consumer's 64 rows of each tile that `tiles` leave over on
+/// a grid of `grid` blocks (one word each when unsplit).
+fn tail_workspace(
+    stream: &Stream,
+    form: layout_kernels_sm90::hgemm::Form,
+    tiles: usize,
+    grid: u32,
+    splits: usize,
+) -> Result<(u32, DeviceBuffer<f32>, DeviceBuffer<u32>), Error> {
+    let (regions, floats) = if splits > 1 {
+        let clusters = (grid as usize / form.cluster).max(1);
+        let regions = tiles % clusters * form.cluster * form.consumers;
+        (regions, layout_kernels_sm90::hgemm::SPLIT_REGION)
+    } else {
+        (1, 1)
+    };
+    Ok((
+        splits as u32,
+        stream.zeros::<f32>(regions * floats)?,
+        stream.zeros::<u32>(regions)?,
+    ))
 }
 
 /// The splits of K for the tiles of a grouped GEMM's last round
@@ -859,23 +885,7 @@ impl GroupedSm90Launch {
             };
             (clusters * cluster, splits)
         };
-        // The tail's workspace: a region of sums and a flag per consumer's
-        // 64 rows of each tile left over (one word each when unsplit).
-        let regions = if tail_splits > 1 {
-            tiles % (grid as usize / form.cluster) * form.cluster * form.consumers
-        } else {
-            1
-        };
-        let split_region = if tail_splits > 1 {
-            layout_kernels_sm90::hgemm::SPLIT_REGION
-        } else {
-            1
-        };
-        let tail = (
-            tail_splits as u32,
-            stream.zeros::<f32>(regions * split_region)?,
-            stream.zeros::<u32>(regions)?,
-        );
+        let tail = tail_workspace(stream, form, tiles, grid, tail_splits)?;
         Ok(GroupedSm90Launch {
             name,
             form,
@@ -886,6 +896,7 @@ impl GroupedSm90Launch {
             dims,
             c_len,
             grid,
+            tiles,
             tail,
             home: stream.cuda_stream().clone(),
         })
@@ -895,6 +906,27 @@ impl GroupedSm90Launch {
     /// [`grouped_tail_splits`]).
     pub fn tail_splits(&self) -> u32 {
         self.tail.0
+    }
+
+    /// The plan with the last round's tiles split `splits` ways (1: none)
+    /// in place of [`grouped_tail_splits`]'s choice, for the TMA entry.
+    /// Refuses 0, more than the tail's units fit in one round
+    /// (`splits` x the tiles left over > the grid's clusters), and a split
+    /// tail for the 64-row entry.
+    pub fn with_tail_splits(mut self, stream: &Stream, splits: usize) -> Result<Self, Error> {
+        let clusters = (self.grid as usize / self.form.cluster).max(1);
+        let left = self.tiles % clusters;
+        if splits == 0 || (splits > 1 && (self.map_c.is_none() || left * splits > clusters)) {
+            return Err(Error::refused(
+                self.name,
+                format!(
+                    "{splits} tail splits: {left} tiles are left over on {clusters} clusters, and only the TMA entry splits them"
+                ),
+            ));
+        }
+        self.tail = tail_workspace(stream, self.form, self.tiles, self.grid, splits)?;
+        self.home = stream.cuda_stream().clone();
+        Ok(self)
     }
 
     /// The blocks launched (0 when no group has rows: no launch).
