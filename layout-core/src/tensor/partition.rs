@@ -128,8 +128,7 @@ where
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(
     message = "the coordinate `{Self}` has more modes than the grid (or the tile) it indexes",
-    label = "one entry per mode of the grid of tiles (local_tile) or of the tile (local_partition), or fewer: the modes left out are kept",
-    note = "a static value the algebra computed shows in the compiler's type names as `S<UInt<...>>`: its bits from the most significant, `B1` = 1, `B0` = 0 (`S<UInt<UInt<UInt<UInt<UTerm, B1>, B0>, B0>, B0>>` is `_8`)"
+    label = "one entry per mode of the grid of tiles (local_tile) or of the tile (local_partition), or fewer: the modes left out are kept"
 )]
 pub trait AppendUnder<S> {
     type Out: Copy;
@@ -182,6 +181,43 @@ append_under!([c0 C0 S0, c1 C1 S1, c2 C2 S2, c3 C3 S3], []);
 append_under!([c0 C0 S0, c1 C1 S1, c2 C2 S2, c3 C3 S3], [S4]);
 append_under!([c0 C0 S0, c1 C1 S1, c2 C2 S2, c3 C3 S3, c4 C4 S4], []);
 
+/// A shape's modes with their extents left out (`((), ())` for a rank-2
+/// tuple, [`LeafShape`] for an integer): what [`AppendUnder`] reads of the
+/// grid, so that its notes show no computed extents.
+#[doc(hidden)]
+pub trait ModesOf {
+    type Out;
+}
+/// [`ModesOf`] an integer shape.
+#[doc(hidden)]
+pub struct LeafShape;
+macro_rules! leaf_modes_of {
+    ($t:ty; $($g:tt)*) => {
+        impl<$($g)*> ModesOf for $t {
+            type Out = LeafShape;
+        }
+    };
+}
+crate::typelevel::int::for_each_leaf!(leaf_modes_of);
+macro_rules! tuple_modes_of {
+    ($($s:ident),*) => {
+        impl<$($s),*> ModesOf for ($($s,)*) {
+            type Out = ($(unit!($s),)*);
+        }
+    };
+}
+/// `()` in place of a mode's extent.
+macro_rules! unit {
+    ($s:ident) => {
+        ()
+    };
+}
+tuple_modes_of!(S0);
+tuple_modes_of!(S0, S1);
+tuple_modes_of!(S0, S1, S2);
+tuple_modes_of!(S0, S1, S2, S3);
+tuple_modes_of!(S0, S1, S2, S3, S4);
+
 /// A tuple tile coordinate of `K` modes for a grid (or tile) of `R < K`
 /// modes: never holds, so that the error names both ranks.
 #[doc(hidden)]
@@ -232,7 +268,8 @@ where
     (TS, RS): Congruent<(TD, RD)>,
     (TD, RD): IntTuple,
     (TS, TD): Splice,
-    C: AppendUnder<RS>,
+    RS: ModesOf,
+    C: AppendUnder<RS::Out>,
     C::Out: SliceModes<RS, RD>,
     <(TS, TD) as Splice>::Modes: Concat<<C::Out as SliceModes<RS, RD>>::Modes>,
     <<(TS, TD) as Splice>::Modes as Concat<<C::Out as SliceModes<RS, RD>>::Modes>>::Out:
@@ -261,7 +298,8 @@ where
     (TS, RS): Congruent<(TD, RD)>,
     (TD, RD): IntTuple,
     (RS, RD): Splice,
-    C: AppendUnder<TS>,
+    TS: ModesOf,
+    C: AppendUnder<TS::Out>,
     C::Out: SliceModes<TS, TD>,
     <C::Out as SliceModes<TS, TD>>::Modes: Concat<<(RS, RD) as Splice>::Modes>,
     <<C::Out as SliceModes<TS, TD>>::Modes as Concat<<(RS, RD) as Splice>::Modes>>::Out:
