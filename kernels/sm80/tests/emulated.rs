@@ -43,8 +43,13 @@ fn f(x: u16) -> f32 {
 }
 
 /// Small integers in [-r, r], from `i`.
+///
+/// A hash of `i` (`i * c mod (2r + 1)` would repeat every 2r + 1 indices,
+/// so that the rows of an operand whose row length is a multiple of 2r + 1
+/// would all be equal, and a result in the wrong row would not show).
 fn int(i: usize, r: usize) -> f32 {
-    ((i * 2654435761) % (2 * r + 1)) as f32 - r as f32
+    let h = (i as u64 ^ 0x5bd1_e995).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32;
+    (h % (2 * r as u64 + 1)) as f32 - r as f32
 }
 
 /// C = A·B (row-major m x k and k x n, or `a_cols`: A column-major).
