@@ -146,11 +146,21 @@ struct Loc {
     kb: (usize, usize),
     split: usize,
     of: usize,
-    /// A grouped GEMM's tail tile: its index among the tail's (its flags').
+    /// The tile's index among those whose splits hand on (split-K's: the
+    /// tile within its split; a grouped GEMM's tail: among the tail's),
+    /// which picks its flags ([`Work::flag`]).
     slot: usize,
 }
 
 impl Work {
+    /// The flag (and region of the sums) of consumer `wg`'s 64 rows of
+    /// the tile at `loc`, among those whose splits hand on: one per
+    /// consumer of each block of the cluster.
+    #[inline(always)]
+    fn flag(&self, loc: &Loc, wg: usize) -> usize {
+        (loc.slot * self.cluster as usize + self.rank) * self.form.consumers + wg
+    }
+
     /// Tile `tile`'s operands: its row of tiles this block's (in a
     /// grouped GEMM, of its group, the groups' tiles one after another).
     #[inline(always)]
@@ -170,7 +180,7 @@ impl Work {
                     kb: super::split_range(split, self.splits, self.kblocks),
                     split,
                     of: self.splits,
-                    slot: 0,
+                    slot: mn,
                 }
             }
             Some(gs) => {
@@ -475,21 +485,8 @@ fn gemm_ring<
                 let mut acc =
                     mma_tile::<In::Gmma, S>(&work, &mut consumer, rows, wg_thread, loc.kb);
                 let (r0, c0) = (loc.a_row + rows, loc.tn * BN);
-                if work.splits > 1 {
-                    // This consumer's 64 rows of the tile: its flag and
-                    // region of the sums.
-                    let flag = tile % (tiles_m * tiles_n) * form.consumers + wg;
-                    let split = (loc.split, work.splits);
-                    if !hand_on(
-                        &mut acc,
-                        (sums, flags),
-                        flag,
-                        split,
-                        wg_thread,
-                        1 + wg as u32,
-                    ) {
-                        continue;
-                    }
+                if loc.of > 1 && !hand_on(&mut acc, (sums, flags), &work, &loc, wg, wg_thread) {
+                    continue;
                 }
                 store_tile::<Out, F>(fusion, &acc, (c, c32), (m, n), (r0, c0), wg_thread, true);
             }
@@ -515,27 +512,23 @@ fn gemm_ring<
             }
             let mut tile = turns.first(&work, &mut consumer);
             while tile < work.tiles {
-                let kb = work.locate(tile).kb;
+                let at = work.locate(tile);
                 turns.wait();
-                let mut acc = mma_tile::<In::Gmma, S>(&work, &mut consumer, rows, wg_thread, kb);
+                let mut acc = mma_tile::<In::Gmma, S>(&work, &mut consumer, rows, wg_thread, at.kb);
                 turns.hand_over(&work, &mut consumer, tile);
-                // Located again rather than kept through the K-loop, whose
-                // registers the accumulators fill.
-                let loc = work.locate(tile);
+                // A grouped GEMM's tile is located again rather than kept
+                // through the K-loop, whose registers the accumulators fill
+                // (its location is a walk over the groups: kept, it
+                // spilled into the K-loop).
+                let loc = if work.groups.is_some() {
+                    work.locate(tile)
+                } else {
+                    at
+                };
                 let (r0, c0) = (loc.a_row + rows, loc.tn * BN);
-                if let (Some((sums, flags)), true) = (tail, loc.of > 1) {
-                    // A tail tile's split: its consumer's flag and region
-                    // of the sums, as split-K's.
-                    let flag = (loc.slot * cluster as usize + rank) * form.consumers + wg;
-                    let split = (loc.split, loc.of);
-                    if !hand_on(
-                        &mut acc,
-                        (sums, flags),
-                        flag,
-                        split,
-                        wg_thread,
-                        1 + wg as u32,
-                    ) {
+                // A tail tile's split hands on as split-K's do.
+                if let (Some(tail), true) = (tail, loc.of > 1) {
+                    if !hand_on(&mut acc, tail, &work, &loc, wg, wg_thread) {
                         tile += turns.stride(&work);
                         continue;
                     }
@@ -746,23 +739,26 @@ fn mma_tile<G: GmmaInstr<Acc = [f32; 128], A = u64>, const S: usize>(
     acc
 }
 
-/// Split `split.0` of `split.1` of a consumer's 64 rows of a tile, its
-/// accumulators in `acc`: waits until the splits before it have added into
-/// its region of the sums (flag `flag` reaching `split.0`; one thread waits,
-/// then the warpgroup's named barrier `bar`), adds their sum to `acc`, and
+/// Split `loc.split` of `loc.of` of consumer `wg`'s 64 rows of the tile at
+/// `loc`, its accumulators in `acc`: waits until the splits before it have
+/// added into its region of the sums (its flag, [`Work::flag`], reaching
+/// the split; one thread waits, then the warpgroup's named barrier
+/// `1 + wg`, barrier 0 being the block's), adds their sum to `acc`, and
 /// unless it is the last split writes the sum back and hands on (the flag
-/// to `split.0 + 1`; false: nothing to store). The last split sets the
+/// to the next split; false: nothing to store). The last split sets the
 /// flag back to 0 for the next launch and returns true: `acc` is the
 /// tile's sum, ((p0 + p1) + p2) + ... in split order.
 #[inline(always)]
 fn hand_on(
     acc: &mut [f32; 128],
     (sums, flags): (GlobalMut<f32>, GlobalMut<u32>),
-    flag: usize,
-    (split, splits): (usize, usize),
+    work: &Work,
+    loc: &Loc,
+    wg: usize,
     wg_thread: usize,
-    bar: u32,
 ) -> bool {
+    let (split, splits, bar) = (loc.split, loc.of, 1 + wg as u32);
+    let flag = work.flag(loc, wg);
     let region = sums_region(sums, flag);
     if split > 0 {
         if wg_thread == 0 {
