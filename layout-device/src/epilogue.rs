@@ -21,9 +21,16 @@
 //! assert_eq!(f.apply(1.0, 7, 2), 2.0); // past the bias: + 0
 //! assert_eq!(Plain.apply(-1.25, 3, 4), -1.25);
 //! assert_eq!(Gelu(Plain).apply(0.0, 0, 0), gelu(0.0));
+//! // A quad of an MMA's accumulators, (0, 0), (0, 1), (8, 0) and (8, 1): the
+//! // bias read once a column; before the activation, and the activation.
+//! let g = Gelu(BiasCol { bias: b, inner: Plain });
+//! assert_eq!(g.pre_quad([1.0; 4], 0, 0), [2.0, -2.0, 2.0, -2.0]);
+//! assert_eq!(g.apply_quad([1.0; 4], 0, 0), [gelu(2.0), gelu(-2.0), gelu(2.0), gelu(-2.0)]);
+//! assert_eq!(g.activation(-2.0), gelu(-2.0));
+//! assert!(Gelu(Plain).apply_quad([0.0; 4], 0, 0) == [0.0; 4] && Gelu::<Plain>::ACTIVATION);
 //! ```
 
-use crate::hw::{bf16x2, exp2, f16x2, fma, rcp, Global};
+use crate::hw::{bf16x2, exp2, f16x2, f32x2_of_f16x2, fma, rcp, Global};
 use layout_core::tensor::memory::Memory;
 
 /// The element type of C: two values rounded to it and packed in one word,
@@ -34,6 +41,9 @@ pub trait OutElem: Copy + Default {
     const NAME: &'static str;
     /// `lo` and `hi` rounded to nearest even and packed.
     fn pack2(lo: f32, hi: f32) -> u32;
+    /// A packed word's two values (exact): [`OutElem::pack2`]'s inverse
+    /// on the values the type holds.
+    fn unpack2(w: u32) -> (f32, f32);
 }
 
 /// IEEE half precision (`torch.float16`).
@@ -41,6 +51,7 @@ pub trait OutElem: Copy + Default {
 /// ```
 /// use layout_device::epilogue::{OutElem, F16};
 /// assert_eq!(F16::pack2(1.0, -2.0), 0xc000_3c00);
+/// assert_eq!(F16::unpack2(0xc000_3c00), (1.0, -2.0));
 /// ```
 #[derive(Clone, Copy, Default, Debug)]
 pub struct F16;
@@ -51,6 +62,10 @@ impl OutElem for F16 {
     fn pack2(lo: f32, hi: f32) -> u32 {
         f16x2(lo, hi)
     }
+    #[inline(always)]
+    fn unpack2(w: u32) -> (f32, f32) {
+        f32x2_of_f16x2(w)
+    }
 }
 
 /// bfloat16 (`torch.bfloat16`): f32's exponent, 8 bits of significand.
@@ -58,6 +73,7 @@ impl OutElem for F16 {
 /// ```
 /// use layout_device::epilogue::{Bf16, OutElem};
 /// assert_eq!(Bf16::pack2(1.0, -2.0), 0xc000_3f80);
+/// assert_eq!(Bf16::unpack2(0xc000_3f80), (1.0, -2.0));
 /// ```
 #[derive(Clone, Copy, Default, Debug)]
 pub struct Bf16;
@@ -67,6 +83,10 @@ impl OutElem for Bf16 {
     #[inline(always)]
     fn pack2(lo: f32, hi: f32) -> u32 {
         bf16x2(lo, hi)
+    }
+    #[inline(always)]
+    fn unpack2(w: u32) -> (f32, f32) {
+        (bf16_to_f32(w as u16), bf16_to_f32((w >> 16) as u16))
     }
 }
 
@@ -90,8 +110,40 @@ pub trait Fusion: Copy {
     /// values (64 more registers in the Hopper GEMM). [`BiasCol`] and
     /// [`BiasRow`] say `true`; the wrappers take their inner fusion's.
     const READS_MEMORY: bool = false;
+    /// Whether the fusion ends in an activation ([`Relu`], [`Gelu`],
+    /// [`Silu`]): `apply` is then [`Fusion::activation`] of
+    /// [`Fusion::pre_quad`]'s values, and an epilogue may round the values
+    /// before the activation to C's type and apply it later, elsewhere (the
+    /// Hopper GEMM's epilogue warps), as a linear layer followed by its
+    /// activation in two kernels does.
+    const ACTIVATION: bool = false;
     /// The value stored (before rounding to C's type).
     fn apply(self, acc: f32, row: usize, col: usize) -> f32;
+    /// [`Fusion::apply`] of a quad of accumulators, C's elements `(row,
+    /// col)`, `(row, col + 1)`, `(row + 8, col)` and `(row + 8, col + 1)`:
+    /// a thread's four values of an 8 x 8 block of an MMA's accumulators
+    /// (`mma.sync` and `wgmma` alike). A fusion that reads memory per
+    /// column or row (a bias) reads each element once for the four.
+    #[inline(always)]
+    fn apply_quad(self, acc: [f32; 4], row: usize, col: usize) -> [f32; 4] {
+        [
+            self.apply(acc[0], row, col),
+            self.apply(acc[1], row, col + 1),
+            self.apply(acc[2], row + 8, col),
+            self.apply(acc[3], row + 8, col + 1),
+        ]
+    }
+    /// The quad's values before the activation ([`Fusion::ACTIVATION`]);
+    /// without one, [`Fusion::apply_quad`].
+    #[inline(always)]
+    fn pre_quad(self, acc: [f32; 4], row: usize, col: usize) -> [f32; 4] {
+        self.apply_quad(acc, row, col)
+    }
+    /// The activation (the identity without one).
+    #[inline(always)]
+    fn activation(self, x: f32) -> f32 {
+        x
+    }
 }
 
 /// The accumulator itself: the plain GEMM.
@@ -134,6 +186,12 @@ impl<F: Fusion> Fusion for BiasCol<F> {
     fn apply(self, acc: f32, row: usize, col: usize) -> f32 {
         self.inner.apply(acc, row, col) + bias_at(self.bias, col)
     }
+    #[inline(always)]
+    fn apply_quad(self, acc: [f32; 4], row: usize, col: usize) -> [f32; 4] {
+        let v = self.inner.apply_quad(acc, row, col);
+        let (b0, b1) = (bias_at(self.bias, col), bias_at(self.bias, col + 1));
+        [v[0] + b0, v[1] + b1, v[2] + b0, v[3] + b1]
+    }
 }
 
 /// `inner + bias[row]`: a bias per row of C, in bf16. A row past the bias
@@ -152,6 +210,12 @@ impl<F: Fusion> Fusion for BiasRow<F> {
     fn apply(self, acc: f32, row: usize, col: usize) -> f32 {
         self.inner.apply(acc, row, col) + bias_at(self.bias, row)
     }
+    #[inline(always)]
+    fn apply_quad(self, acc: [f32; 4], row: usize, col: usize) -> [f32; 4] {
+        let v = self.inner.apply_quad(acc, row, col);
+        let (b0, b8) = (bias_at(self.bias, row), bias_at(self.bias, row + 8));
+        [v[0] + b0, v[1] + b0, v[2] + b8, v[3] + b8]
+    }
 }
 
 /// Element `i` of a bf16 bias as f32, 0 past its end.
@@ -169,9 +233,22 @@ pub struct Relu<F>(pub F);
 
 impl<F: Fusion> Fusion for Relu<F> {
     const READS_MEMORY: bool = F::READS_MEMORY;
+    const ACTIVATION: bool = true;
     #[inline(always)]
     fn apply(self, acc: f32, row: usize, col: usize) -> f32 {
         relu(self.0.apply(acc, row, col))
+    }
+    #[inline(always)]
+    fn apply_quad(self, acc: [f32; 4], row: usize, col: usize) -> [f32; 4] {
+        self.0.apply_quad(acc, row, col).map(relu)
+    }
+    #[inline(always)]
+    fn pre_quad(self, acc: [f32; 4], row: usize, col: usize) -> [f32; 4] {
+        self.0.apply_quad(acc, row, col)
+    }
+    #[inline(always)]
+    fn activation(self, x: f32) -> f32 {
+        relu(x)
     }
 }
 
@@ -181,9 +258,22 @@ pub struct Gelu<F>(pub F);
 
 impl<F: Fusion> Fusion for Gelu<F> {
     const READS_MEMORY: bool = F::READS_MEMORY;
+    const ACTIVATION: bool = true;
     #[inline(always)]
     fn apply(self, acc: f32, row: usize, col: usize) -> f32 {
         gelu(self.0.apply(acc, row, col))
+    }
+    #[inline(always)]
+    fn apply_quad(self, acc: [f32; 4], row: usize, col: usize) -> [f32; 4] {
+        self.0.apply_quad(acc, row, col).map(gelu)
+    }
+    #[inline(always)]
+    fn pre_quad(self, acc: [f32; 4], row: usize, col: usize) -> [f32; 4] {
+        self.0.apply_quad(acc, row, col)
+    }
+    #[inline(always)]
+    fn activation(self, x: f32) -> f32 {
+        gelu(x)
     }
 }
 
@@ -193,9 +283,22 @@ pub struct Silu<F>(pub F);
 
 impl<F: Fusion> Fusion for Silu<F> {
     const READS_MEMORY: bool = F::READS_MEMORY;
+    const ACTIVATION: bool = true;
     #[inline(always)]
     fn apply(self, acc: f32, row: usize, col: usize) -> f32 {
         silu(self.0.apply(acc, row, col))
+    }
+    #[inline(always)]
+    fn apply_quad(self, acc: [f32; 4], row: usize, col: usize) -> [f32; 4] {
+        self.0.apply_quad(acc, row, col).map(silu)
+    }
+    #[inline(always)]
+    fn pre_quad(self, acc: [f32; 4], row: usize, col: usize) -> [f32; 4] {
+        self.0.apply_quad(acc, row, col)
+    }
+    #[inline(always)]
+    fn activation(self, x: f32) -> f32 {
+        silu(x)
     }
 }
 

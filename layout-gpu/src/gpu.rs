@@ -348,6 +348,8 @@ impl Gpu {
     /// layer's `x @ W.T + b`), torch's exact GELU (`x/2 (1 + erf(x/√2))`)
     /// in f32, C m x n bf16: `gemm_bias_gelu_tma_bf16_sm90` (C stored by
     /// TMA) where N is a multiple of 8, else `gemm_bias_gelu_bf16_sm90`.
+    /// The TMA entry applies GELU to the sum rounded to bf16 (as torch's
+    /// `F.gelu(F.linear(..))` does), the other to the f32 sum.
     ///
     /// # Errors
     ///

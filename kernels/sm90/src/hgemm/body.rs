@@ -12,6 +12,7 @@
 use super::{
     c_buffers, c_stage_at, ceil_div, desc, ATile, BTile, F16In, Form, Inputs, BN, B_BYTES,
 };
+use super::{handoff_at, EPILOGUE_WARPS_REGISTERS};
 use super::{
     CONSUMER_REGISTERS, C_COLS, C_STAGE_BYTES, FORMS, LONE_CONSUMER_REGISTERS, LONE_STAGES,
     PRODUCER_REGISTERS, STAGES,
@@ -26,7 +27,7 @@ use layout_device::{
     block_idx, cluster_ctarank, cluster_idx, cluster_sync, fence_tensormap_acquire, grid_dim,
     setmaxnreg_dec, setmaxnreg_inc, sync_threads_divergent, thread_idx, tma_load_2d,
     tma_load_2d_multicast, trap, wgmma_commit_group, wgmma_fence, wgmma_wait_group, Consumer,
-    ConsumerSlot, GlobalMut, GmmaInstr, PipelineTmaAsync, SharedBuffer, Smem,
+    ConsumerSlot, GlobalMut, GmmaInstr, Mbarrier, PipelineTmaAsync, SharedBuffer, Smem,
 };
 use layout_device::{each, F4};
 use layout_device::{fence_proxy_async_shared, named_barrier, named_barrier_arrive, tma_store_2d};
@@ -354,7 +355,20 @@ fn gemm_ring<
     ));
     // Each consumer warp that reads a stage, of each block of the
     // cluster, releases it once (lane 0).
+    // A fusion's activation runs in the epilogue warps (`activate_tiles`)
+    // where C goes by TMA in a cooperative form.
+    let defer = const { F::ACTIVATION && !FORMS[I].1.pingpong } && matches!(c, COut::Tma(_));
+    let hand = if defer {
+        Some(Handoff {
+            window: Smem::window::<Buf>(skip + handoff_at(form) / 4, HANDOFF_WORDS),
+        })
+    } else {
+        None
+    };
     if t == 0 {
+        if let Some(hand) = hand {
+            hand.init();
+        }
         pipe.init(4 * form.readers() as u32 * cluster);
     }
     sync_threads_divergent();
@@ -414,7 +428,9 @@ fn gemm_ring<
         tail,
     };
     if t < 128 {
-        if groups.is_none() {
+        if defer {
+            setmaxnreg_dec::<EPILOGUE_WARPS_REGISTERS>();
+        } else if groups.is_none() {
             setmaxnreg_dec::<PRODUCER_REGISTERS>();
         } else if consumers == 2 {
             // The group lookup needs more than the plain producer's: the
@@ -425,12 +441,17 @@ fn gemm_ring<
         }
         if t == 0 {
             produce::<Buf, S>(&work, &pipe, (map_a as u64, map_b as u64), In::BK);
+        } else if let (Some(hand), true, COut::Tma(map_c)) = (hand, t >= 128 - EPILOGUE_THREADS, c)
+        {
+            let stage = skip + c_stage_at(form) / 4;
+            let ew = t - (128 - EPILOGUE_THREADS);
+            activate_tiles::<Out, F, Buf>(&work, fusion, map_c as u64, stage, hand, ew);
         }
         return;
     }
     if consumers == 1 {
         setmaxnreg_inc::<LONE_CONSUMER_REGISTERS>();
-    } else if groups.is_some() {
+    } else if groups.is_some() || defer {
         setmaxnreg_inc::<GROUPED_CONSUMER_REGISTERS>();
     } else {
         setmaxnreg_inc::<CONSUMER_REGISTERS>();
@@ -507,7 +528,7 @@ fn gemm_ring<
             // This consumer's staging buffers (`c_buffers`), and its named
             // barrier (1 or 2: barrier 0 is the block's).
             let stage = skip + (c_stage_at(form) + c_buffers(form) * wg * C_STAGE_BYTES) / 4;
-            if wg_thread == 0 {
+            if wg_thread == 0 && !defer {
                 fence_tensormap_acquire(map_c);
             }
             let mut tile = turns.first(&work, &mut consumer);
@@ -543,14 +564,25 @@ fn gemm_ring<
                         wg_thread,
                         false,
                     ),
-                    _ => store_tile_tma::<Out, F, Buf>(
+                    _ if defer => store_tile_tma::<Out, F, Buf, true>(
+                        fusion,
+                        &acc,
+                        map_c,
+                        (stage, EPILOGUE_BUFS),
+                        (r0, c0),
+                        (wg, wg_thread),
+                        1 + wg as u32,
+                        hand,
+                    ),
+                    _ => store_tile_tma::<Out, F, Buf, false>(
                         fusion,
                         &acc,
                         map_c,
                         (stage, c_buffers(form)),
                         (r0, c0),
-                        wg_thread,
+                        (wg, wg_thread),
                         1 + wg as u32,
+                        hand,
                     ),
                 }
                 tile += turns.stride(&work);
@@ -823,21 +855,25 @@ fn add_sums(acc: &mut [f32; 128], region: GlobalMut<F4>, wg_thread: usize) {
 }
 
 /// A consumer's 64 rows of a tile (row `r0`, column `c0`) through the
-/// fusion, packed: word `v / 2` holds values v and v + 1 (v even, C's
-/// adjacent columns of one row); all zeros for a fusion that reads no
-/// memory (`Fusion::READS_MEMORY`), which the stores compute in turn. All
-/// of a tile's values are computed before any is stored: a fusion's loads
-/// (a bias) are then issued together, where between the stores to C each
-/// would wait for the store before it (C might alias what they read).
+/// fusion (before its activation, with `PRE`: [`Fusion::pre_quad`]),
+/// packed: word `v / 2` holds values v and v + 1 (v even, C's adjacent
+/// columns of one row); all zeros for a fusion that reads no memory
+/// (`Fusion::READS_MEMORY`) without `PRE`, which the stores compute in
+/// turn. All of a tile's values are computed before any is stored: a
+/// fusion's loads (a bias) are then issued together, where between the
+/// stores to C each would wait for the store before it (C might alias what
+/// they read). Values v to v + 3 (v a multiple of 4) are a quad, rows r and
+/// r + 8 of columns c and c + 1 (the C layout's value modes
+/// (2,2,32):(64,8,512)), which a bias reads once.
 #[inline(always)]
-fn fused_pairs<Out: OutElem, F: Fusion>(
+fn fused_pairs<Out: OutElem, F: Fusion, const PRE: bool>(
     fusion: F,
     acc: &[f32; 128],
     (r0, c0): (usize, usize),
     wg_thread: usize,
 ) -> [u32; 64] {
     let mut pairs = [0u32; 64];
-    if !F::READS_MEMORY {
+    if !F::READS_MEMORY && !PRE {
         return pairs;
     }
     let cl = <Gmma as MmaAtom>::CLayout::default();
@@ -849,10 +885,17 @@ fn fused_pairs<Out: OutElem, F: Fusion>(
         ($($v:literal)*) => {$(
             let q = cl.crd2idx((0usize, $v as usize));
             let (r, col) = (r0 + q % 64, c0 + q / 64);
-            pairs[$v / 2] = Out::pack2(fusion.apply(acc[$v], r, col), fusion.apply(acc[$v + 1], r, col + 1));
+            let quad = [acc[$v], acc[$v + 1], acc[$v + 2], acc[$v + 3]];
+            let x = if PRE {
+                fusion.pre_quad(quad, r, col)
+            } else {
+                fusion.apply_quad(quad, r, col)
+            };
+            pairs[$v / 2] = Out::pack2(x[0], x[1]);
+            pairs[$v / 2 + 1] = Out::pack2(x[2], x[3]);
         )*};
     }
-    fuse!(0 2 4 6 8 10 12 14 16 18 20 22 24 26 28 30 32 34 36 38 40 42 44 46 48 50 52 54 56 58 60 62 64 66 68 70 72 74 76 78 80 82 84 86 88 90 92 94 96 98 100 102 104 106 108 110 112 114 116 118 120 122 124 126);
+    fuse!(0 4 8 12 16 20 24 28 32 36 40 44 48 52 56 60 64 68 72 76 80 84 88 92 96 100 104 108 112 116 120 124);
     pairs
 }
 
@@ -880,7 +923,7 @@ fn store_tile<Out: OutElem, F: Fusion>(
         let thread_offset = cl.crd2idx((wg_thread, 0usize));
         let half_n = n / 2;
         let first = ((r0 + thread_offset % 64) * n + c0 + thread_offset / 64) / 2;
-        let pairs = fused_pairs::<Out, F>(fusion, acc, (r0, c0), wg_thread);
+        let pairs = fused_pairs::<Out, F, false>(fusion, acc, (r0, c0), wg_thread);
         macro_rules! store_inside {
             ($($v:literal)*) => {$(
                 let value_offset = cl.crd2idx((0usize, $v as usize));
@@ -929,18 +972,30 @@ fn store_tile<Out: OutElem, F: Fusion>(
 /// written again once its store has read it (`tma_store_wait` by the
 /// issuing thread, then the warpgroup's named barrier `bar`). The buffers
 /// are the `bufs * C_STAGE_BYTES` bytes from word `stage` of `Buf`.
+///
+/// With `DEFER` (and `hand`), the values before the fusion's activation go
+/// into the buffer, and the epilogue warps ([`activate_tiles`]) apply it
+/// and store the box: the buffer is handed to them (`hand`'s full barrier)
+/// and written again once they hand it back (its empty barrier).
 #[inline(always)]
-fn store_tile_tma<Out: OutElem, F: Fusion, Buf: SharedBuffer>(
+#[allow(clippy::too_many_arguments)]
+fn store_tile_tma<Out: OutElem, F: Fusion, Buf: SharedBuffer, const DEFER: bool>(
     fusion: F,
     acc: &[f32; 128],
     map_c: u64,
     (stage, bufs): (usize, usize),
     (r0, c0): (usize, usize),
-    wg_thread: usize,
+    (wg, wg_thread): (usize, usize),
     bar: u32,
+    hand: Option<Handoff>,
 ) {
     let cl = <Gmma as MmaAtom>::CLayout::default();
-    let pairs = fused_pairs::<Out, F>(fusion, acc, (r0, c0), wg_thread);
+    let pairs = fused_pairs::<Out, F, DEFER>(fusion, acc, (r0, c0), wg_thread);
+    // `hand` with `DEFER` (the caller's choice).
+    let handoff = |b: usize| match hand {
+        Some(h) => (h.full(wg, b), h.empty(wg, b)),
+        None => trap(),
+    };
     // Values 32 j .. 32 j + 32 of a thread are its part of columns
     // 64 j .. 64 j + 64 (the C layout's value modes (2,2,32):(64,8,512):
     // a value's column is v % 2 + 8 (v / 4), its row 8 ((v / 2) % 2)).
@@ -948,8 +1003,12 @@ fn store_tile_tma<Out: OutElem, F: Fusion, Buf: SharedBuffer>(
         ($j:literal: $($v:literal)*) => {{
             let buf = Smem::window::<Buf>(stage + $j % bufs * C_STAGE_BYTES / 4, C_STAGE_BYTES / 4);
             if wg_thread == 0 {
-                // The store that read this buffer last is done.
-                if bufs == 2 {
+                if DEFER {
+                    // The epilogue warps have stored what this buffer held
+                    // (its first use waits for nothing: `Handoff`).
+                    handoff($j % bufs).1.wait(Handoff::parity($j, bufs) ^ 1);
+                } else if bufs == 2 {
+                    // The store that read this buffer last is done.
                     tma_store_wait::<1>();
                 } else {
                     tma_store_wait::<0>();
@@ -961,7 +1020,7 @@ fn store_tile_tma<Out: OutElem, F: Fusion, Buf: SharedBuffer>(
                 let (r, col) = (q % 64, q / 64);
                 // Byte 2 (col - 64 j) of row r, its 16-byte chunk XORed
                 // with r % 8: the 128-byte swizzle.
-                let pair = if F::READS_MEMORY {
+                let pair = if F::READS_MEMORY || DEFER {
                     pairs[($j * 32 + $v) / 2]
                 } else {
                     Out::pack2(
@@ -972,11 +1031,18 @@ fn store_tile_tma<Out: OutElem, F: Fusion, Buf: SharedBuffer>(
                 let byte = 2 * (col - $j * C_COLS);
                 buf.st(r * 32 + (((byte / 16) ^ (r % 8)) * 16 + byte % 16) / 4, f32::from_bits(pair));
             )*
-            fence_proxy_async_shared();
-            named_barrier(bar, 128);
-            if wg_thread == 0 {
-                tma_store_2d(buf, C_STAGE_BYTES, map_c, ((c0 + $j * C_COLS) as i32, r0 as i32));
-                tma_store_commit();
+            if DEFER {
+                named_barrier(bar, 128);
+                if wg_thread == 0 {
+                    handoff($j % bufs).0.arrive();
+                }
+            } else {
+                fence_proxy_async_shared();
+                named_barrier(bar, 128);
+                if wg_thread == 0 {
+                    tma_store_2d(buf, C_STAGE_BYTES, map_c, ((c0 + $j * C_COLS) as i32, r0 as i32));
+                    tma_store_commit();
+                }
             }
         }};
     }
@@ -984,4 +1050,121 @@ fn store_tile_tma<Out: OutElem, F: Fusion, Buf: SharedBuffer>(
     chunk!(1: 0 2 4 6 8 10 12 14 16 18 20 22 24 26 28 30);
     chunk!(2: 0 2 4 6 8 10 12 14 16 18 20 22 24 26 28 30);
     chunk!(3: 0 2 4 6 8 10 12 14 16 18 20 22 24 26 28 30);
+}
+
+/// The hand-offs of the consumers' staging buffers to the epilogue warps
+/// ([`activate_tiles`]) and back: for buffer `b` of consumer `wg`, a full
+/// barrier (one arrival, the consumer's thread 0, once the values are
+/// written) and an empty one (one arrival, the epilogue warps' thread 0,
+/// once their TMA store has read the buffer). [`HANDOFF_WORDS`] words
+/// after the form's pipeline barriers (`super::handoff_at`).
+#[derive(Clone, Copy)]
+struct Handoff {
+    window: Smem,
+}
+
+/// [`Handoff`]'s words: two barriers of 8 bytes for each of two buffers of
+/// two consumers.
+pub(super) const HANDOFF_WORDS: usize = 2 * 2 * 2 * 2;
+
+impl Handoff {
+    /// Buffer `b` of consumer `wg` is written.
+    #[inline(always)]
+    fn full(self, wg: usize, b: usize) -> Mbarrier {
+        Mbarrier::at(self.window, 4 * (2 * wg + b))
+    }
+
+    /// Buffer `b` of consumer `wg` is stored.
+    #[inline(always)]
+    fn empty(self, wg: usize, b: usize) -> Mbarrier {
+        Mbarrier::at(self.window, 4 * (2 * wg + b) + 2)
+    }
+
+    /// The parity of the phase that chunk `j` (of a tile's four) of `bufs`
+    /// buffers completes on its buffer's barriers: each buffer serves
+    /// 4 / `bufs` chunks a tile, an even number, so that every tile's
+    /// chunk `j` finds its barriers at the same parity.
+    #[inline(always)]
+    const fn parity(j: usize, bufs: usize) -> u32 {
+        ((j / bufs) & 1) as u32
+    }
+
+    /// One thread, with the pipeline's barriers (before the block's
+    /// barrier that follows their initialisation).
+    #[inline(always)]
+    fn init(self) {
+        for i in 0..HANDOFF_WORDS / 4 {
+            Mbarrier::at(self.window, 4 * i).init(1);
+            Mbarrier::at(self.window, 4 * i + 2).init(1);
+        }
+    }
+}
+
+/// The epilogue warps' threads (warps 1 to 3 of the producer warpgroup,
+/// whose warp 0 issues the loads), their named barrier, and the staging
+/// buffers each consumer hands them (as [`store_tile_tma`]'s).
+const EPILOGUE_THREADS: usize = 96;
+const EPILOGUE_BAR: u32 = 5;
+const EPILOGUE_BUFS: usize = 2;
+const _: () = assert!(EPILOGUE_BUFS == 2);
+/// A tile's chunks of [`C_COLS`] columns.
+const C_CHUNKS: usize = BN / C_COLS;
+
+/// The epilogue warps of a fusion with an activation (`Fusion::ACTIVATION`,
+/// cooperative forms, C by TMA): for each of the block's tiles, each
+/// consumer's four chunks of 64 columns in turn as the consumers hand them
+/// over ([`Handoff`]), the activation applied in place to each value
+/// (rounded to `Out` before it, as a linear layer's output is), then one
+/// thread's TMA store of the box, and the buffer handed back once the store
+/// has read it. The consumers, whose `wgmma`s the tensor cores run, go on
+/// to their next tile's K-loop meanwhile. `ew` is the thread (0 to 95);
+/// consumer `wg`'s buffers are from word `stage + wg EPILOGUE_BUFS
+/// C_STAGE_BYTES / 4` of `Buf`.
+#[inline(always)]
+fn activate_tiles<Out: OutElem, F: Fusion, Buf: SharedBuffer>(
+    work: &Work,
+    fusion: F,
+    map_c: u64,
+    stage: usize,
+    hand: Handoff,
+    ew: usize,
+) {
+    if ew == 0 {
+        fence_tensormap_acquire(map_c);
+    }
+    let mut tile = work.first;
+    while tile < work.tiles {
+        let loc = work.locate(tile);
+        for j in 0..C_CHUNKS {
+            let b = j % EPILOGUE_BUFS;
+            for wg in 0..work.form.consumers {
+                hand.full(wg, b).wait(Handoff::parity(j, EPILOGUE_BUFS));
+                let buf = Smem::window::<Buf>(
+                    stage + (wg * EPILOGUE_BUFS + b) * C_STAGE_BYTES / 4,
+                    C_STAGE_BYTES / 4,
+                );
+                // Elementwise, so the swizzle does not matter: 16 bytes a
+                // step, eight values.
+                let mut i = ew;
+                while i < C_STAGE_BYTES / 16 {
+                    let words = buf.ld4(4 * i).0.map(|w| {
+                        let (lo, hi) = Out::unpack2(w.to_bits());
+                        f32::from_bits(Out::pack2(fusion.activation(lo), fusion.activation(hi)))
+                    });
+                    buf.st4(4 * i, F4(words));
+                    i += EPILOGUE_THREADS;
+                }
+                fence_proxy_async_shared();
+                named_barrier(EPILOGUE_BAR, EPILOGUE_THREADS as u32);
+                if ew == 0 {
+                    let at = (loc.tn * BN + j * C_COLS, loc.a_row + 64 * wg);
+                    tma_store_2d(buf, C_STAGE_BYTES, map_c, (at.0 as i32, at.1 as i32));
+                    tma_store_commit();
+                    tma_store_wait::<0>();
+                    hand.empty(wg, b).arrive();
+                }
+            }
+        }
+        tile += work.step;
+    }
 }

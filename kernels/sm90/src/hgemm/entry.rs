@@ -227,9 +227,11 @@ tma_store_entries! {
 
 /// [`gemm_bias_gelu_bf16_sm90`] with the TMA-store epilogue (as
 /// [`gemm_bf16_tma_sm90`]): C = GELU(A · Bᵀ + bias), bf16. The cooperative
-/// form: in ping-pong (`crate::hgemm::PINGPONG`), whose 64-row tiles hide
-/// the GELU under the other consumer's K-loop, it ran 0.80x-0.86x as fast
-/// (docs/gpu.md).
+/// form, with the GELU in the producer warpgroup's epilogue warps while
+/// the consumers run their next tile's K-loop: C = bf16(GELU(bf16(A · Bᵀ +
+/// bias))), the sum rounded as a linear layer's output is (docs/gpu.md).
+/// In ping-pong (`crate::hgemm::PINGPONG`), whose 64-row tiles hide the
+/// GELU under the other consumer's K-loop, it ran 0.80x-0.86x as fast.
 ///
 /// # Safety
 /// As [`gemm_bias_gelu_bf16_sm90`], with `map_c` the tensor map (in global

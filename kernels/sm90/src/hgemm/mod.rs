@@ -17,6 +17,7 @@
 pub(crate) mod body;
 #[cfg(all(target_arch = "nvptx64", feature = "entries"))]
 mod entry;
+use body::HANDOFF_WORDS;
 
 use layout_core::algebra::swizzle::{ComposedLayout, Swizzle};
 use layout_core::atom::gmma::{make_gmma_desc, GmmaDescriptor, GmmaOperand, KMajor};
@@ -100,6 +101,12 @@ pub const C_STAGE_BYTES: usize = 64 * C_COLS * 2;
 /// [`c_buffers`] of them.
 pub const fn c_stage_at(form: Form) -> usize {
     form.plan_bytes().div_ceil(1024) * 1024
+}
+/// Where the hand-off barriers of the epilogue warps start (a fusion's
+/// activation applied there: `body::Handoff`): after the form's pipeline
+/// barriers, in the room before the staging buffers' 1024-byte boundary.
+pub const fn handoff_at(form: Form) -> usize {
+    form.plan_bytes()
 }
 /// The TMA-store epilogue's staging buffers per consumer: two, written and
 /// stored in turn; one in ping-pong, whose epilogue runs under the other
@@ -523,6 +530,11 @@ pub const GROUPED_COOP_PRODUCER_REGISTERS: u32 = 40;
 /// Registers per consumer thread of the grouped GEMM with two consumers:
 /// 128 x (40 + 2 x 232) = 64512 of the SM's 65536.
 pub const GROUPED_CONSUMER_REGISTERS: u32 = 232;
+/// The producer warpgroup's registers where its warps 1 to 3 apply a
+/// fusion's activation (`body::activate_tiles`, eight values at a time);
+/// the consumers then have [`GROUPED_CONSUMER_REGISTERS`]: 128 x (48 + 2 x
+/// 232) = 65536.
+pub const EPILOGUE_WARPS_REGISTERS: u32 = 48;
 
 // The plan's regions are 1024-byte aligned (the 128-byte swizzle's period,
 // which TMA and the descriptors assume; the second consumer's rows 8 KiB
@@ -535,6 +547,7 @@ const _: () = {
             <= 65536
     );
     assert!(128 * (GROUPED_COOP_PRODUCER_REGISTERS + 2 * GROUPED_CONSUMER_REGISTERS) <= 65536);
+    assert!(128 * (EPILOGUE_WARPS_REGISTERS + 2 * GROUPED_CONSUMER_REGISTERS) <= 65536);
     let mut i = 0;
     while i < FORMS.len() {
         let f = FORMS[i].1;
@@ -542,6 +555,10 @@ const _: () = {
         // A form's stages follow its tiles' rows.
         assert!(f.stages == if f.bm() == 64 { LONE_STAGES } else { STAGES });
         assert!(128 * (PRODUCER_REGISTERS + f.consumers as u32 * CONSUMER_REGISTERS) <= 65536);
+        // The epilogue warps' hand-off barriers fit before the staging
+        // buffers, as many as a cooperative form's buffers.
+        assert!(handoff_at(f) % 8 == 0 && handoff_at(f) + 4 * HANDOFF_WORDS <= c_stage_at(f));
+        assert!(f.pingpong || c_buffers(f) == 2);
         i += 1;
     }
 };
@@ -740,23 +757,23 @@ pub const GEMM_BF16_TMA_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
 
 /// `gemm_bias_gelu_tma_bf16_sm90`: `hgemm_sm90`'s threads.
 pub const GEMM_BIAS_GELU_TMA_BF16_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
-/// `gemm_bias_gelu_tma_bf16_sm90`'s spill: one value kept across the
-/// epilogue (two local loads a tile, none inside the K-loop; checked in
-/// its SASS).
-pub const GEMM_BIAS_GELU_TMA_BF16_SM90_SPILL_BYTES: (u32, u32) = (8, 8);
+/// `gemm_bias_gelu_tma_bf16_sm90`'s spill: seven values the consumers
+/// reload once a tile, after the K-loop (checked in its SASS).
+pub const GEMM_BIAS_GELU_TMA_BF16_SM90_SPILL_BYTES: (u32, u32) = (28, 52);
 /// `gemm_bias_gelu_tma_bf16_sm90`'s clusters.
 pub const GEMM_BIAS_GELU_TMA_BF16_SM90_CLUSTER_SIZE: u32 = 2;
 /// `gemm_bias_gelu_tma_bf16_sm90`'s four bf16 `wgmma` per K-block, its two
-/// TMA loads, its four TMA stores of C per tile, and per value of a
-/// thread's part of the tile an `ex2` and an `rcp` (GELU's `e^(-z²)` and
-/// `1/(1 + p z)`) and a load of its bias.
+/// TMA loads; the consumers' load of each bias element of a thread's part
+/// of the tile (once for its two rows); the epilogue warps' loop, eight
+/// values a step, each an `ex2` and an `rcp` (GELU's `e^(-z²)` and `1/(1 +
+/// p z)`), and their one TMA store of each box.
 pub const GEMM_BIAS_GELU_TMA_BF16_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
     ("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", 4),
     ("cp.async.bulk.tensor.2d.shared::cluster.global", 2),
-    ("cp.async.bulk.tensor.2d.global.shared::cta", 4),
-    ("ex2.approx.ftz.f32", 128),
-    ("rcp.approx.ftz.f32", 128),
-    ("ld.b16", 128),
+    ("cp.async.bulk.tensor.2d.global.shared::cta", 1),
+    ("ex2.approx.ftz.f32", 8),
+    ("rcp.approx.ftz.f32", 8),
+    ("ld.b16", 64),
 ];
 /// `hgemm_tma_sm90`: `hgemm_sm90`'s threads.
 pub const HGEMM_TMA_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);

@@ -34,8 +34,10 @@ enum Want {
     /// The sum rounded once to bf16 (`scale` times it: powers of two).
     Exact(f32),
     /// GELU(sum + bias): within one bf16 ulp of the host's GELU of the
-    /// exact value (the device's `ex2.approx` and the host's `exp2` may
-    /// round the last f32 bit apart).
+    /// exact value x (the device's `ex2.approx` and the host's `exp2` may
+    /// round the last f32 bit apart), plus 1.08 |x| 2^-8 where the entry
+    /// rounds x to bf16 before the GELU (the TMA-store entry's epilogue
+    /// warps; GELU's slope is at most 1.0741).
     Gelu,
 }
 
@@ -210,8 +212,9 @@ fn check(
         match want {
             Want::Exact(scale) => got == bf16::from_f32(scale * dot(i, j)).to_f32(),
             Want::Gelu => {
-                let r = layout_device::epilogue::gelu(dot(i, j) + bias_v[j]);
-                (got - r).abs() <= r.abs() / 128.0 + 1e-6
+                let x = dot(i, j) + bias_v[j];
+                let r = layout_device::epilogue::gelu(x);
+                (got - r).abs() <= r.abs() / 128.0 + 1.08 * x.abs() / 256.0 + 1e-6
             }
         }
     };
@@ -223,7 +226,7 @@ fn check(
         .collect();
     let how = match want {
         Want::Exact(_) => "exact",
-        Want::Gelu => "within one bf16 ulp of GELU",
+        Want::Gelu => "within the bound of GELU",
     };
     if wrong.is_empty() {
         println!(
