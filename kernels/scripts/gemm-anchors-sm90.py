@@ -6,7 +6,8 @@ operands of the same sizes:
 - `gemm_bf16_sm90`, `gemm_bf16_tma_sm90`: cuBLAS bf16 C = A·Bᵀ, f32
   accumulation (torch.matmul);
 - `gemm_bias_gelu_bf16_sm90`: torch's fused `addmm` + exact GELU
-  (F.linear then F.gelu, two kernels) and cuBLASLt's GELU epilogue where
+  (F.linear then F.gelu, two kernels), the three calls A·Bᵀ, + bias and
+  F.gelu, and cuBLASLt's GELU epilogue where
   torch exposes it (`torch._addmm_activation(..., use_gelu=True)`,
   tanh GELU);
 - `gemm_e4m3_sm90`: `torch._scaled_mm` (e4m3 A and B, f32 scales, bf16 C);
@@ -43,6 +44,8 @@ for n in (4096, 8192):
     row("cuBLAS bf16 A·Bᵀ", n, flops, lambda: torch.matmul(a, b.t(), out=c))
     row("F.linear(A, B, bias) then F.gelu (exact), unfused", n, flops,
         lambda: F.gelu(F.linear(a, b, bias)))
+    row("A·Bᵀ, + bias, F.gelu (exact): three calls", n, flops,
+        lambda: F.gelu(torch.matmul(a, b.t()) + bias))
     row("cuBLASLt bias + GELU epilogue (_addmm_activation, tanh GELU)", n, flops,
         lambda: torch._addmm_activation(bias, a, b.t(), use_gelu=True))
     a8 = torch.randn(n, n, device="cuda").to(torch.float8_e4m3fn)
