@@ -1135,6 +1135,10 @@ fn activate_tiles<Out: OutElem, F: Fusion, Buf: SharedBuffer>(
     let mut tile = work.first;
     while tile < work.tiles {
         let loc = work.locate(tile);
+        // The buffer (consumer, buffer) whose store is in flight behind the
+        // latest: handed back once that store has read it, so that no chunk
+        // waits for its own store.
+        let mut behind: Option<(usize, usize)> = None;
         for j in 0..C_CHUNKS {
             let b = j % EPILOGUE_BUFS;
             for wg in 0..work.form.consumers {
@@ -1160,10 +1164,18 @@ fn activate_tiles<Out: OutElem, F: Fusion, Buf: SharedBuffer>(
                     let at = (loc.tn * BN + j * C_COLS, loc.a_row + 64 * wg);
                     tma_store_2d(buf, C_STAGE_BYTES, map_c, (at.0 as i32, at.1 as i32));
                     tma_store_commit();
-                    tma_store_wait::<0>();
-                    hand.empty(wg, b).arrive();
+                    if let Some((w, x)) = behind {
+                        tma_store_wait::<1>();
+                        hand.empty(w, x).arrive();
+                    }
+                    behind = Some((wg, b));
                 }
             }
+        }
+        // The tile's last store, before the wait for the next tile's K-loop.
+        if let (0, Some((w, x))) = (ew, behind) {
+            tma_store_wait::<0>();
+            hand.empty(w, x).arrive();
         }
         tile += work.step;
     }
