@@ -1024,3 +1024,96 @@ fn masked_shuffles_and_votes_take_the_lanes_of_their_mask() {
         "{e}"
     );
 }
+
+/// A quad is its four values one by one (`apply_quad`'s definition),
+/// for the fusions that override it, nested; `pre_quad` then the
+/// activation is `apply_quad`; unpacking inverts packing.
+#[test]
+fn fusion_quads_are_four_values() {
+    use layout_device::epilogue::{
+        Alpha, Bf16, BiasCol, BiasRow, Fusion, Gelu, OutElem, Plain, Relu, Silu, F16,
+    };
+    let bias: Vec<u16> = (0..20)
+        .map(|j| half::bf16::from_f32(j as f32 / 8.0 - 1.0).to_bits())
+        .collect();
+    let gb = Buffer::from_slice(&bias);
+    let b = gb.global();
+    let acc = [1.5f32, -2.25, 0.75, 3.0];
+    fn check<F: Fusion>(f: F, acc: [f32; 4], (r, c): (usize, usize)) {
+        let one = [
+            f.apply(acc[0], r, c),
+            f.apply(acc[1], r, c + 1),
+            f.apply(acc[2], r + 8, c),
+            f.apply(acc[3], r + 8, c + 1),
+        ];
+        assert_eq!(f.apply_quad(acc, r, c), one);
+        assert_eq!(f.pre_quad(acc, r, c).map(|x| f.activation(x)), one);
+    }
+    for at in [(0, 0), (3, 6), (11, 18), (0, 19)] {
+        check(
+            BiasCol {
+                bias: b,
+                inner: Alpha(0.5),
+            },
+            acc,
+            at,
+        );
+        check(
+            BiasRow {
+                bias: b,
+                inner: Plain,
+            },
+            acc,
+            at,
+        );
+        check(
+            Gelu(BiasCol {
+                bias: b,
+                inner: Plain,
+            }),
+            acc,
+            at,
+        );
+        check(
+            Relu(BiasRow {
+                bias: b,
+                inner: Alpha(-1.0),
+            }),
+            acc,
+            at,
+        );
+        check(
+            Silu(Gelu(BiasCol {
+                bias: b,
+                inner: Plain,
+            })),
+            acc,
+            at,
+        );
+        check(
+            BiasCol {
+                bias: b,
+                inner: Gelu(Plain),
+            },
+            acc,
+            at,
+        );
+    }
+    assert!(
+        Gelu(Plain).pre_quad(acc, 0, 0) == acc
+            && !BiasCol {
+                bias: b,
+                inner: Gelu(Plain)
+            }
+            .pre_quad(acc, 0, 0)
+            .iter()
+            .zip(acc)
+            .all(|(x, y)| *x == y)
+    );
+    for w in [0x3f80_c040u32, 0x0000_8000, 0x7f7f_0001] {
+        let (lo, hi) = Bf16::unpack2(w);
+        assert_eq!(Bf16::pack2(lo, hi), w);
+        let (lo, hi) = F16::unpack2(w & 0x7bff_7bff);
+        assert_eq!(F16::pack2(lo, hi), w & 0x7bff_7bff);
+    }
+}
