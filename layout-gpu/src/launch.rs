@@ -170,14 +170,16 @@ impl HgemmOut for f16 {
 /// The Hopper GEMM entries built on `hgemm_sm90`'s plan with its full form
 /// (`layout_kernels_sm90::hgemm::FULL`), beside the forms of `FORMS`:
 /// bf16, bf16 with bias and GELU, FP8 e4m3 with scales, and C stored by
-/// TMA in bf16, f16, and bf16 with bias and GELU.
-pub const SM90_GEMMS: [&str; 6] = [
+/// TMA in bf16, f16, and bf16 with bias and GELU (and its form with three
+/// stages and a whole tile of staging).
+pub const SM90_GEMMS: [&str; 7] = [
     "gemm_bf16_sm90",
     "gemm_bias_gelu_bf16_sm90",
     "gemm_e4m3_sm90",
     "gemm_bf16_tma_sm90",
     "hgemm_tma_sm90",
     "gemm_bias_gelu_tma_bf16_sm90",
+    "gemm_bias_gelu_tma_wide_bf16_sm90",
 ];
 
 /// The split-K entries (the form `layout_kernels_sm90::hgemm::SPLIT_FORM`,
@@ -199,7 +201,10 @@ pub fn split_entry(name: &str) -> bool {
 pub fn tma_store_entry(name: &str) -> bool {
     matches!(
         name,
-        "gemm_bf16_tma_sm90" | "hgemm_tma_sm90" | "gemm_bias_gelu_tma_bf16_sm90"
+        "gemm_bf16_tma_sm90"
+            | "hgemm_tma_sm90"
+            | "gemm_bias_gelu_tma_bf16_sm90"
+            | "gemm_bias_gelu_tma_wide_bf16_sm90"
     )
 }
 
@@ -534,7 +539,9 @@ impl HgemmSm90Launch {
             ));
         }
         let wanted = match self.name {
-            "gemm_bias_gelu_bf16_sm90" | "gemm_bias_gelu_tma_bf16_sm90" => "a bias",
+            "gemm_bias_gelu_bf16_sm90"
+            | "gemm_bias_gelu_tma_bf16_sm90"
+            | "gemm_bias_gelu_tma_wide_bf16_sm90" => "a bias",
             "gemm_e4m3_sm90" => "scales",
             _ => "no argument",
         };

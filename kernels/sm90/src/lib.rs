@@ -74,7 +74,7 @@ pub mod smem;
 pub mod bodies {
     pub use crate::attention::body::attention_body;
     pub use crate::hgemm::body::{
-        gemm_body, gemm_grouped_body, gemm_split_body, hgemm_body, COut, Groups,
+        gemm_body, gemm_grouped_body, gemm_split_body, gemm_wide_body, hgemm_body, COut, Groups,
     };
 }
 

@@ -8,7 +8,7 @@ use layout_device::emulator::{run, Buffer, Launch, TensorMap, TmaSwizzle};
 use layout_device::Sequences;
 use layout_kernels_sm90::attention::{self, bm, BN as ATT_BN, CHUNK};
 use layout_kernels_sm90::bodies::{
-    attention_body, gemm_body, gemm_grouped_body, hgemm_body, COut, Groups,
+    attention_body, gemm_body, gemm_grouped_body, gemm_wide_body, hgemm_body, COut, Groups,
 };
 use layout_kernels_sm90::hgemm::{ceil_div, BK, BN, FORMS};
 use layout_kernels_sm90::smem::{ATTN_SMEM, ATTN_SMEM_256, GEMM_TMA_SMEM, HGEMM_SMEM};
@@ -408,14 +408,14 @@ where
     Out: layout_device::epilogue::OutElem,
     F: layout_device::epilogue::Fusion + 'static,
 {
-    gemm_case_with::<0, In, Out, F>((m, n, k), enc, fusion, false, None)
+    gemm_case_with::<0, In, Out, F>((m, n, k), enc, fusion, (false, false), None)
 }
 
 fn gemm_case_with<const I: usize, In, Out, F>(
     (m, n, k): (usize, usize, usize),
     enc: impl Fn(f32) -> u16,
     fusion: F,
-    tma: bool,
+    (tma, wide): (bool, bool),
     clusters: Option<usize>,
 ) -> (Vec<f32>, Vec<f32>, Vec<u16>)
 where
@@ -448,7 +448,7 @@ where
     let (pa, pb, pc, pmc) = (map_a.ptr(), map_b.ptr(), c.global_mut(), map_c.ptr());
     let tiles = ceil_div(m, form.bm() * form.cluster) * ceil_div(n, BN);
     let grid = clusters.unwrap_or(tiles) * form.cluster;
-    let smem = if tma {
+    let smem = if tma || wide {
         layout_kernels_sm90::hgemm::SMEM_BYTES_TMA_STORE
     } else {
         layout_kernels_sm90::hgemm::SMEM_BYTES
@@ -457,7 +457,11 @@ where
         .cluster(form.cluster)
         .shared_bytes(smem);
     let mnk = (m as u32, n as u32, k as u32);
-    let result = if tma {
+    let result = if wide {
+        run(&launch, move || {
+            gemm_wide_body::<I, In, Out, F, GEMM_TMA_SMEM>(pa, pb, COut::Tma(pmc), mnk, fusion)
+        })
+    } else if tma {
         run(&launch, move || {
             gemm_body::<I, In, Out, F, GEMM_TMA_SMEM>(pa, pb, COut::Tma(pmc), mnk, fusion)
         })
@@ -503,24 +507,34 @@ fn gemm_bf16_sm90_is_exact_on_integers() {
 /// 1.08 |x| 2^-8 (GELU's slope is at most 1.0741, at x = √2).
 #[test]
 fn gemm_bias_gelu_bf16_sm90_matches_its_definition() {
-    bias_gelu_case::<0>((129, 257, 72), false, None);
+    bias_gelu_case::<0>((129, 257, 72), (false, false), None);
 }
 
-/// The same as `gemm_bias_gelu_tma_bf16_sm90` runs it (C stored by TMA),
-/// and in ping-pong (one staging buffer a consumer); partial tiles in M
-/// and N, one block per tile and one persistent cluster.
+/// The same as `gemm_bias_gelu_tma_bf16_sm90` runs it (C stored by TMA,
+/// the GELU in the epilogue warps), as `gemm_bias_gelu_tma_wide_bf16_sm90`
+/// does (three stages, a whole tile of staging), and in ping-pong (one
+/// staging buffer a consumer, the GELU in the consumers); partial tiles in
+/// M and N, one block per tile and one persistent cluster (its buffers'
+/// hand-offs over several tiles).
 #[test]
 fn gemm_bias_gelu_tma_bf16_sm90_matches_its_definition() {
     use layout_kernels_sm90::hgemm::PINGPONG;
-    bias_gelu_case::<0>((129, 264, 72), true, None);
-    bias_gelu_case::<0>((300, 520, 24), true, Some(1));
-    bias_gelu_case::<PINGPONG>((129, 264, 72), true, None);
-    bias_gelu_case::<PINGPONG>((300, 520, 24), true, Some(1));
+    for mode in [(true, false), (false, true)] {
+        bias_gelu_case::<0>((129, 264, 72), mode, None);
+        bias_gelu_case::<0>((300, 520, 24), mode, Some(1));
+    }
+    bias_gelu_case::<PINGPONG>((129, 264, 72), (true, false), None);
+    bias_gelu_case::<PINGPONG>((300, 520, 24), (true, false), Some(1));
 }
 
 /// GELU(A·Bᵀ + bias) of `dims` against its definition (above) in the form
-/// `FORMS[I]`, C stored by each thread or (`tma`) by TMA.
-fn bias_gelu_case<const I: usize>(dims: (usize, usize, usize), tma: bool, clusters: Option<usize>) {
+/// `FORMS[I]`, C stored by each thread or by TMA (`mode.0`), or by
+/// `gemm_wide_body` (`mode.1`).
+fn bias_gelu_case<const I: usize>(
+    dims: (usize, usize, usize),
+    mode: (bool, bool),
+    clusters: Option<usize>,
+) {
     use layout_device::epilogue::{gelu, Bf16, BiasCol, Gelu, Plain};
     use layout_kernels_sm90::hgemm::Bf16In;
     let (m, n, k) = dims;
@@ -533,8 +547,8 @@ fn bias_gelu_case<const I: usize>(dims: (usize, usize, usize), tma: bool, cluste
         bias: gbias.global(),
         inner: Plain,
     });
-    let deferred = tma && I != layout_kernels_sm90::hgemm::PINGPONG;
-    let (a, b, c) = gemm_case_with::<I, Bf16In, Bf16, _>(dims, bf, fusion, tma, clusters);
+    let deferred = (mode.0 || mode.1) && I != layout_kernels_sm90::hgemm::PINGPONG;
+    let (a, b, c) = gemm_case_with::<I, Bf16In, Bf16, _>(dims, bf, fusion, mode, clusters);
     for i in 0..m {
         for j in 0..n {
             let x = dot(&a, &b, k, i, j) + unbf(bias[j]);
@@ -587,7 +601,8 @@ fn gemm_bf16_tma_sm90_is_exact_on_integers() {
     use layout_kernels_sm90::hgemm::Bf16In;
     for (dims, clusters) in [((200, 300, 40), None), ((150, 600, 24), Some(1))] {
         let (m, n, k) = dims;
-        let (a, b, c) = gemm_case_with::<0, Bf16In, Bf16, _>(dims, bf, Plain, true, clusters);
+        let (a, b, c) =
+            gemm_case_with::<0, Bf16In, Bf16, _>(dims, bf, Plain, (true, false), clusters);
         for i in 0..m {
             for j in 0..n {
                 assert_eq!(

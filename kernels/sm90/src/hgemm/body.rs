@@ -12,7 +12,7 @@
 use super::{
     c_buffers, c_stage_at, ceil_div, desc, ATile, BTile, F16In, Form, Inputs, BN, B_BYTES,
 };
-use super::{handoff_at, EPILOGUE_WARPS_REGISTERS};
+use super::{handoff_at, EPILOGUE_WARPS_REGISTERS, WIDE_BUFS, WIDE_STAGES};
 use super::{
     CONSUMER_REGISTERS, C_COLS, C_STAGE_BYTES, FORMS, LONE_CONSUMER_REGISTERS, LONE_STAGES,
     PRODUCER_REGISTERS, STAGES,
@@ -249,7 +249,25 @@ pub fn gemm_body<const I: usize, In: Inputs, Out: OutElem, F: Fusion, Buf: Share
     mnk: (u32, u32, u32),
     fusion: F,
 ) {
-    gemm_inner::<I, In, Out, F, Buf>(map_a, map_b, c, mnk, fusion, None, None)
+    gemm_inner::<I, In, Out, F, Buf, false>(map_a, map_b, c, mnk, fusion, None, None)
+}
+
+/// [`gemm_body`] with [`WIDE_STAGES`](super::WIDE_STAGES) stages and a
+/// whole tile of staging, four buffers a consumer: for a fusion with an
+/// activation, C by TMA (`COut::Tma`) in a cooperative form `I`, a
+/// consumer then hands its tile to the epilogue warps without waiting for
+/// them (they have the whole next K-loop to apply the activation and
+/// store). Other fusions and outputs run as [`gemm_body`]'s, in the
+/// shorter ring.
+#[inline(always)]
+pub fn gemm_wide_body<const I: usize, In: Inputs, Out: OutElem, F: Fusion, Buf: SharedBuffer>(
+    map_a: *const u64,
+    map_b: *const u64,
+    c: COut,
+    mnk: (u32, u32, u32),
+    fusion: F,
+) {
+    gemm_inner::<I, In, Out, F, Buf, true>(map_a, map_b, c, mnk, fusion, None, None)
 }
 
 /// Split-K: C (m x n, `Out`) = fusion(A · Bᵀ) as [`gemm_body`], with K
@@ -278,7 +296,7 @@ pub fn gemm_split_body<const I: usize, In: Inputs, Out: OutElem, F: Fusion, Buf:
     const { assert!(FORMS[I].1.cluster == 1) };
     const { assert!(!FORMS[I].1.pingpong, "split-K runs cooperative forms") };
     let c = COut::Split { c, sums, flags };
-    gemm_inner::<I, In, Out, F, Buf>(map_a, map_b, c, mnk, fusion, None, Some(splits))
+    gemm_inner::<I, In, Out, F, Buf, false>(map_a, map_b, c, mnk, fusion, None, Some(splits))
 }
 
 /// A grouped GEMM (a mixture-of-experts layer): for each group g,
@@ -299,7 +317,7 @@ pub fn gemm_grouped_body<const I: usize, In: Inputs, Out: OutElem, F: Fusion, Bu
 ) {
     let m = groups.offsets.ld(groups.count) as u32;
     let mnk = (m, groups.n as u32, k);
-    gemm_inner::<I, In, Out, F, Buf>(map_a, map_b, c, mnk, fusion, Some(groups), None)
+    gemm_inner::<I, In, Out, F, Buf, false>(map_a, map_b, c, mnk, fusion, Some(groups), None)
 }
 
 /// [`gemm_body`], [`gemm_split_body`] and [`gemm_grouped_body`]: the
@@ -307,7 +325,14 @@ pub fn gemm_grouped_body<const I: usize, In: Inputs, Out: OutElem, F: Fusion, Bu
 /// [`LONE_STAGES`](super::LONE_STAGES) stages (the pipeline's stage count
 /// is a type parameter; the branch folds, one ring compiled per form).
 #[inline(always)]
-fn gemm_inner<const I: usize, In: Inputs, Out: OutElem, F: Fusion, Buf: SharedBuffer>(
+fn gemm_inner<
+    const I: usize,
+    In: Inputs,
+    Out: OutElem,
+    F: Fusion,
+    Buf: SharedBuffer,
+    const WIDE: bool,
+>(
     map_a: *const u64,
     map_b: *const u64,
     c: COut,
@@ -316,10 +341,16 @@ fn gemm_inner<const I: usize, In: Inputs, Out: OutElem, F: Fusion, Buf: SharedBu
     groups: Option<Groups>,
     splits: Option<u32>,
 ) {
-    if const { FORMS[I].1.stages == LONE_STAGES } {
-        gemm_ring::<I, LONE_STAGES, In, Out, F, Buf>(map_a, map_b, c, mnk, fusion, groups, splits)
+    if WIDE {
+        gemm_ring::<I, WIDE_STAGES, In, Out, F, Buf, true>(
+            map_a, map_b, c, mnk, fusion, groups, splits,
+        )
+    } else if const { FORMS[I].1.stages == LONE_STAGES } {
+        gemm_ring::<I, LONE_STAGES, In, Out, F, Buf, false>(
+            map_a, map_b, c, mnk, fusion, groups, splits,
+        )
     } else {
-        gemm_ring::<I, STAGES, In, Out, F, Buf>(map_a, map_b, c, mnk, fusion, groups, splits)
+        gemm_ring::<I, STAGES, In, Out, F, Buf, false>(map_a, map_b, c, mnk, fusion, groups, splits)
     }
 }
 
@@ -332,6 +363,7 @@ fn gemm_ring<
     Out: OutElem,
     F: Fusion,
     Buf: SharedBuffer,
+    const WIDE: bool,
 >(
     map_a: *const u64,
     map_b: *const u64,
@@ -341,7 +373,18 @@ fn gemm_ring<
     groups: Option<Groups>,
     splits: Option<u32>,
 ) {
-    let form = const { FORMS[I].1 };
+    // The wide form's ring is shorter (`gemm_wide_body`).
+    let form = const {
+        if WIDE {
+            super::wide(FORMS[I].1)
+        } else {
+            FORMS[I].1
+        }
+    };
+    // (`gemm_inner` instantiates every ring; the one it calls matches.)
+    if S != form.stages {
+        trap()
+    }
     let (consumers, cluster) = (form.consumers as u32, form.cluster as u32);
     let (m, n, k) = (m as usize, n as usize, k as usize);
     let t = thread_idx();
@@ -358,6 +401,8 @@ fn gemm_ring<
     // A fusion's activation runs in the epilogue warps (`activate_tiles`)
     // where C goes by TMA in a cooperative form.
     let defer = const { F::ACTIVATION && !FORMS[I].1.pingpong } && matches!(c, COut::Tma(_));
+    // The staging buffers a consumer hands the epilogue warps.
+    let bufs = if WIDE { WIDE_BUFS } else { c_buffers(form) };
     let hand = if defer {
         Some(Handoff {
             window: Smem::window::<Buf>(skip + handoff_at(form) / 4, HANDOFF_WORDS),
@@ -445,7 +490,7 @@ fn gemm_ring<
         {
             let stage = skip + c_stage_at(form) / 4;
             let ew = t - (128 - EPILOGUE_THREADS);
-            activate_tiles::<Out, F, Buf>(&work, fusion, map_c as u64, stage, hand, ew);
+            activate_tiles::<Out, F, Buf>(&work, fusion, map_c as u64, (stage, bufs), hand, ew);
         }
         return;
     }
@@ -527,11 +572,13 @@ fn gemm_ring<
             };
             // This consumer's staging buffers (`c_buffers`), and its named
             // barrier (1 or 2: barrier 0 is the block's).
-            let stage = skip + (c_stage_at(form) + c_buffers(form) * wg * C_STAGE_BYTES) / 4;
+            let stage = skip + (c_stage_at(form) + bufs * wg * C_STAGE_BYTES) / 4;
             if wg_thread == 0 && !defer {
                 fence_tensormap_acquire(map_c);
             }
             let mut tile = turns.first(&work, &mut consumer);
+            // This consumer's tiles stored so far (the hand-offs' phases).
+            let mut done = 0u32;
             while tile < work.tiles {
                 let at = work.locate(tile);
                 turns.wait();
@@ -568,22 +615,25 @@ fn gemm_ring<
                         fusion,
                         &acc,
                         map_c,
-                        (stage, EPILOGUE_BUFS),
+                        (stage, bufs),
                         (r0, c0),
                         (wg, wg_thread),
                         1 + wg as u32,
-                        hand,
+                        (hand, done),
                     ),
                     _ => store_tile_tma::<Out, F, Buf, false>(
                         fusion,
                         &acc,
                         map_c,
-                        (stage, c_buffers(form)),
+                        (stage, bufs),
                         (r0, c0),
                         (wg, wg_thread),
                         1 + wg as u32,
-                        hand,
+                        (hand, done),
                     ),
+                }
+                if WIDE {
+                    done += 1;
                 }
                 tile += turns.stride(&work);
             }
@@ -987,7 +1037,7 @@ fn store_tile_tma<Out: OutElem, F: Fusion, Buf: SharedBuffer, const DEFER: bool>
     (r0, c0): (usize, usize),
     (wg, wg_thread): (usize, usize),
     bar: u32,
-    hand: Option<Handoff>,
+    (hand, done): (Option<Handoff>, u32),
 ) {
     let cl = <Gmma as MmaAtom>::CLayout::default();
     let pairs = fused_pairs::<Out, F, DEFER>(fusion, acc, (r0, c0), wg_thread);
@@ -1006,7 +1056,7 @@ fn store_tile_tma<Out: OutElem, F: Fusion, Buf: SharedBuffer, const DEFER: bool>
                 if DEFER {
                     // The epilogue warps have stored what this buffer held
                     // (its first use waits for nothing: `Handoff`).
-                    handoff($j % bufs).1.wait(Handoff::parity($j, bufs) ^ 1);
+                    handoff($j % bufs).1.wait(Handoff::parity($j, bufs, done) ^ 1);
                 } else if bufs == 2 {
                     // The store that read this buffer last is done.
                     tma_store_wait::<1>();
@@ -1063,30 +1113,30 @@ struct Handoff {
     window: Smem,
 }
 
-/// [`Handoff`]'s words: two barriers of 8 bytes for each of two buffers of
-/// two consumers.
-pub(super) const HANDOFF_WORDS: usize = 2 * 2 * 2 * 2;
+/// [`Handoff`]'s words: two barriers of 8 bytes for each of up to
+/// [`WIDE_BUFS`] buffers of two consumers.
+pub(super) const HANDOFF_WORDS: usize = 2 * 2 * WIDE_BUFS * 2;
 
 impl Handoff {
     /// Buffer `b` of consumer `wg` is written.
     #[inline(always)]
     fn full(self, wg: usize, b: usize) -> Mbarrier {
-        Mbarrier::at(self.window, 4 * (2 * wg + b))
+        Mbarrier::at(self.window, 4 * (WIDE_BUFS * wg + b))
     }
 
     /// Buffer `b` of consumer `wg` is stored.
     #[inline(always)]
     fn empty(self, wg: usize, b: usize) -> Mbarrier {
-        Mbarrier::at(self.window, 4 * (2 * wg + b) + 2)
+        Mbarrier::at(self.window, 4 * (WIDE_BUFS * wg + b) + 2)
     }
 
     /// The parity of the phase that chunk `j` (of a tile's four) of `bufs`
-    /// buffers completes on its buffer's barriers: each buffer serves
-    /// 4 / `bufs` chunks a tile, an even number, so that every tile's
-    /// chunk `j` finds its barriers at the same parity.
+    /// buffers completes on its buffer's barriers, after `done` tiles: each
+    /// buffer serves 4 / `bufs` chunks a tile, its `done (4 / bufs) + j /
+    /// bufs`-th use.
     #[inline(always)]
-    const fn parity(j: usize, bufs: usize) -> u32 {
-        ((j / bufs) & 1) as u32
+    const fn parity(j: usize, bufs: usize, done: u32) -> u32 {
+        ((done as usize * (C_CHUNKS / bufs) + j / bufs) & 1) as u32
     }
 
     /// One thread, with the pipeline's barriers (before the block's
@@ -1101,12 +1151,10 @@ impl Handoff {
 }
 
 /// The epilogue warps' threads (warps 1 to 3 of the producer warpgroup,
-/// whose warp 0 issues the loads), their named barrier, and the staging
-/// buffers each consumer hands them (as [`store_tile_tma`]'s).
+/// whose warp 0 issues the loads) and their named barrier.
 const EPILOGUE_THREADS: usize = 96;
 const EPILOGUE_BAR: u32 = 5;
-const EPILOGUE_BUFS: usize = 2;
-const _: () = assert!(EPILOGUE_BUFS == 2);
+
 /// A tile's chunks of [`C_COLS`] columns.
 const C_CHUNKS: usize = BN / C_COLS;
 
@@ -1118,21 +1166,21 @@ const C_CHUNKS: usize = BN / C_COLS;
 /// thread's TMA store of the box, and the buffer handed back once the store
 /// has read it. The consumers, whose `wgmma`s the tensor cores run, go on
 /// to their next tile's K-loop meanwhile. `ew` is the thread (0 to 95);
-/// consumer `wg`'s buffers are from word `stage + wg EPILOGUE_BUFS
+/// consumer `wg`'s `bufs` buffers are from word `stage + wg bufs
 /// C_STAGE_BYTES / 4` of `Buf`.
 #[inline(always)]
 fn activate_tiles<Out: OutElem, F: Fusion, Buf: SharedBuffer>(
     work: &Work,
     fusion: F,
     map_c: u64,
-    stage: usize,
+    (stage, bufs): (usize, usize),
     hand: Handoff,
     ew: usize,
 ) {
     if ew == 0 {
         fence_tensormap_acquire(map_c);
     }
-    let mut tile = work.first;
+    let (mut tile, mut done) = (work.first, 0u32);
     while tile < work.tiles {
         let loc = work.locate(tile);
         // The buffer (consumer, buffer) whose store is in flight behind the
@@ -1140,11 +1188,11 @@ fn activate_tiles<Out: OutElem, F: Fusion, Buf: SharedBuffer>(
         // waits for its own store.
         let mut behind: Option<(usize, usize)> = None;
         for j in 0..C_CHUNKS {
-            let b = j % EPILOGUE_BUFS;
+            let b = j % bufs;
             for wg in 0..work.form.consumers {
-                hand.full(wg, b).wait(Handoff::parity(j, EPILOGUE_BUFS));
+                hand.full(wg, b).wait(Handoff::parity(j, bufs, done));
                 let buf = Smem::window::<Buf>(
-                    stage + (wg * EPILOGUE_BUFS + b) * C_STAGE_BYTES / 4,
+                    stage + (wg * bufs + b) * C_STAGE_BYTES / 4,
                     C_STAGE_BYTES / 4,
                 );
                 // Elementwise, so the swizzle does not matter: 16 bytes a
@@ -1178,5 +1226,6 @@ fn activate_tiles<Out: OutElem, F: Fusion, Buf: SharedBuffer>(
             hand.empty(w, x).arrive();
         }
         tile += work.step;
+        done += 1;
     }
 }

@@ -259,6 +259,34 @@ pub unsafe extern "ptx-kernel" fn gemm_bias_gelu_tma_bf16_sm90(
     )
 }
 
+/// [`gemm_bias_gelu_tma_bf16_sm90`] with three stages and a whole tile of
+/// staging (`super::body::gemm_wide_body`): the consumers hand a tile to
+/// the epilogue warps without waiting for them.
+///
+/// # Safety
+/// As [`gemm_bias_gelu_tma_bf16_sm90`].
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn gemm_bias_gelu_tma_wide_bf16_sm90(
+    map_a: *const u64,
+    map_b: *const u64,
+    map_c: *const u64,
+    bias: layout_device::Global<u16>,
+    m: u32,
+    n: u32,
+    k: u32,
+) {
+    use crate::hgemm::body::COut;
+    use layout_device::epilogue::{Bf16, BiasCol, Gelu, Plain};
+    let fusion = Gelu(BiasCol { bias, inner: Plain });
+    super::body::gemm_wide_body::<0, super::Bf16In, Bf16, _, crate::smem::GEMM_TMA_SMEM>(
+        map_a,
+        map_b,
+        COut::Tma(map_c),
+        (m, n, k),
+        fusion,
+    )
+}
+
 /// Split-K, for the shapes whose tiles do not fill the GPU
 /// (`crate::hgemm::plan_splits`): A · Bᵀ as [`hgemm_sm90`] in the form
 /// `crate::hgemm::SPLIT_FORM` (64 x 256 tiles, one consumer, no

@@ -108,6 +108,18 @@ pub const fn c_stage_at(form: Form) -> usize {
 pub const fn handoff_at(form: Form) -> usize {
     form.plan_bytes()
 }
+/// The ring of the wide epilogue (`body::gemm_wide_body`): three stages,
+/// which leave room for a whole tile of staging.
+pub const WIDE_STAGES: usize = 3;
+/// The wide epilogue's staging buffers per consumer: its 64 x 256 rows.
+pub const WIDE_BUFS: usize = BN / C_COLS;
+/// `form` with the wide epilogue's ring.
+pub const fn wide(form: Form) -> Form {
+    Form {
+        stages: WIDE_STAGES,
+        ..form
+    }
+}
 /// The TMA-store epilogue's staging buffers per consumer: two, written and
 /// stored in turn; one in ping-pong, whose epilogue runs under the other
 /// consumer's K-loop and whose five stages leave room for no more.
@@ -559,6 +571,12 @@ const _: () = {
         // buffers, as many as a cooperative form's buffers.
         assert!(handoff_at(f) % 8 == 0 && handoff_at(f) + 4 * HANDOFF_WORDS <= c_stage_at(f));
         assert!(f.pingpong || c_buffers(f) == 2);
+        // The wide form's plan and whole tile of staging fit the buffer.
+        let w = wide(f);
+        assert!(handoff_at(w) + 4 * HANDOFF_WORDS <= c_stage_at(w));
+        assert!(
+            c_stage_at(w) + w.consumers * WIDE_BUFS * C_STAGE_BYTES + 1024 <= SMEM_BYTES_TMA_STORE
+        );
         i += 1;
     }
 };
@@ -757,9 +775,10 @@ pub const GEMM_BF16_TMA_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
 
 /// `gemm_bias_gelu_tma_bf16_sm90`: `hgemm_sm90`'s threads.
 pub const GEMM_BIAS_GELU_TMA_BF16_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
-/// `gemm_bias_gelu_tma_bf16_sm90`'s spill: seven values the consumers
-/// reload once a tile, after the K-loop (checked in its SASS).
-pub const GEMM_BIAS_GELU_TMA_BF16_SM90_SPILL_BYTES: (u32, u32) = (28, 52);
+/// `gemm_bias_gelu_tma_bf16_sm90`'s spill: values the consumers reload
+/// once a tile, after the K-loop, and the epilogue warps once a tile
+/// (checked in its SASS).
+pub const GEMM_BIAS_GELU_TMA_BF16_SM90_SPILL_BYTES: (u32, u32) = (36, 60);
 /// `gemm_bias_gelu_tma_bf16_sm90`'s clusters.
 pub const GEMM_BIAS_GELU_TMA_BF16_SM90_CLUSTER_SIZE: u32 = 2;
 /// `gemm_bias_gelu_tma_bf16_sm90`'s four bf16 `wgmma` per K-block, its two
@@ -768,6 +787,23 @@ pub const GEMM_BIAS_GELU_TMA_BF16_SM90_CLUSTER_SIZE: u32 = 2;
 /// values a step, each an `ex2` and an `rcp` (GELU's `e^(-z²)` and `1/(1 +
 /// p z)`), and their one TMA store of each box.
 pub const GEMM_BIAS_GELU_TMA_BF16_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
+    ("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", 4),
+    ("cp.async.bulk.tensor.2d.shared::cluster.global", 2),
+    ("cp.async.bulk.tensor.2d.global.shared::cta", 1),
+    ("ex2.approx.ftz.f32", 8),
+    ("rcp.approx.ftz.f32", 8),
+    ("ld.b16", 64),
+];
+/// `gemm_bias_gelu_tma_wide_bf16_sm90`: `hgemm_sm90`'s threads.
+pub const GEMM_BIAS_GELU_TMA_WIDE_BF16_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// `gemm_bias_gelu_tma_wide_bf16_sm90`'s spill: as
+/// [`GEMM_BIAS_GELU_TMA_BF16_SM90_SPILL_BYTES`], none in the K-loop.
+pub const GEMM_BIAS_GELU_TMA_WIDE_BF16_SM90_SPILL_BYTES: (u32, u32) = (60, 88);
+/// `gemm_bias_gelu_tma_wide_bf16_sm90`'s clusters.
+pub const GEMM_BIAS_GELU_TMA_WIDE_BF16_SM90_CLUSTER_SIZE: u32 = 2;
+/// `gemm_bias_gelu_tma_wide_bf16_sm90`: as
+/// [`GEMM_BIAS_GELU_TMA_BF16_SM90_EXPECT_INSTRUCTIONS`].
+pub const GEMM_BIAS_GELU_TMA_WIDE_BF16_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
     ("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", 4),
     ("cp.async.bulk.tensor.2d.shared::cluster.global", 2),
     ("cp.async.bulk.tensor.2d.global.shared::cta", 1),

@@ -73,6 +73,14 @@ pub fn run(gpu: &Device, module: &Module, timing: bool) -> Result<bool, String> 
             tma_dims,
             Want::Gelu,
         )?;
+        ok &= check(
+            s,
+            module,
+            sms,
+            "gemm_bias_gelu_tma_wide_bf16_sm90",
+            tma_dims,
+            Want::Gelu,
+        )?;
         ok &= check(s, module, sms, "gemm_e4m3_sm90", dims, Want::Exact(0.125))?;
     }
     // Split-K (N odd in the second shape).
@@ -166,7 +174,9 @@ impl Operands {
 /// quarters, exact in bf16) or the scales (0.5 and 0.25).
 fn epilogue<'a>(name: &str, bias: &'a DeviceBuffer<bf16>) -> Sm90Epilogue<'a> {
     match name {
-        "gemm_bias_gelu_bf16_sm90" | "gemm_bias_gelu_tma_bf16_sm90" => Sm90Epilogue::Bias(bias),
+        "gemm_bias_gelu_bf16_sm90"
+        | "gemm_bias_gelu_tma_bf16_sm90"
+        | "gemm_bias_gelu_tma_wide_bf16_sm90" => Sm90Epilogue::Bias(bias),
         "gemm_e4m3_sm90" => Sm90Epilogue::Scales(0.5, 0.25),
         _ => Sm90Epilogue::Plain,
     }
@@ -259,6 +269,7 @@ fn time(s: &Stream, module: &Module, sms: u32, size: usize) -> Result<(), String
         "gemm_bf16_tma_sm90",
         "gemm_bias_gelu_bf16_sm90",
         "gemm_bias_gelu_tma_bf16_sm90",
+        "gemm_bias_gelu_tma_wide_bf16_sm90",
         "gemm_e4m3_sm90",
     ];
     let bias = s
