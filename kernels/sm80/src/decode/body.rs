@@ -18,8 +18,8 @@ use layout_core::atom::{SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N};
 use layout_core::{instantiate, layout};
 use layout_device::{
     block_idx_xyz, cp_async_commit, cp_async_wait, cp_async_wait_all, each, exp2, f16x2,
-    fence_acq_rel_gpu, grid_dim, log2, shfl_xor_reduce, sync_threads, thread_idx, trap, warp_any,
-    Global, GlobalColumn, GlobalMut, LdsmInstr, OnlineSoftmax, SharedBuffer, Smem, F4,
+    fence_acq_rel_gpu, grid_dim, log2, shfl_idx, shfl_xor_reduce, sync_threads, thread_idx, trap,
+    warp_any, Global, GlobalColumn, GlobalMut, LdsmInstr, OnlineSoftmax, SharedBuffer, Smem, F4,
 };
 
 const LOG2_E: f32 = core::f32::consts::LOG2_E;
@@ -169,37 +169,44 @@ pub fn decode_attn<B: SharedBuffer, const D: usize>(p: DecodeProblem, io: Decode
     let shift = p.block_size.trailing_zeros();
     // Tile n of K and V into stage s: each chunk's token through the block
     // table (a key past the block's keys reads zeros).
-    // The block-table entries of tile n's chunks (this thread's), read a
-    // step before the copies that use them: the copies then wait on no
-    // load (a token past the block's keys reads none).
+    // The block-table entries of tile n's chunks, read a step before the
+    // copies that use them: the copies then wait on no load (a token past
+    // the block's keys reads none). The G = D / 8 lanes of a copy row
+    // share its CH tokens, so each entry is read once, by one lane: lane L
+    // reads chunk L % CH of the warp's copy row L / CH, checks that the
+    // entry lies in the cache (a table entry outside it traps), and the
+    // copies take it from that lane (`shfl_idx`).
     const CH: usize = decode_tile(D) * D / 8 / DECODE_THREADS;
+    const G: usize = D / 8;
+    const { assert!(32 % G == 0 && (32 / G) * CH <= 32) };
     let token = |n: usize, x: usize| k_lo + n * t + c.row + x * c.row_step;
-    let pages = |n: usize| {
-        let mut pg = [0i32; CH];
-        each::<CH>(|x| {
-            let tk = token(n, x);
-            if tk < k_end {
-                pg[x] = io.table.ld(b * p.max_blocks + (tk >> shift));
+    let page = |n: usize| -> i32 {
+        let (row, x) = (c.row - lane / G + lane / CH, lane % CH);
+        let tk = k_lo + n * t + row + x * c.row_step;
+        if lane < (32 / G) * CH && tk < k_end {
+            let page = io.table.ld(b * p.max_blocks + (tk >> shift));
+            if page < 0 || page as usize >= p.blocks {
+                trap()
             }
-        });
-        pg
+            page
+        } else {
+            0
+        }
     };
-    // Tile n of K and V into stage s from its entries `pg`: each chunk's
-    // row through the block table (a key past the block's keys reads
-    // zeros; an entry outside the cache traps).
-    let load = |n: usize, s: usize, pg: [i32; CH]| {
+    // Tile n of K and V into stage s from the entries `pg` (each lane's
+    // one): each chunk's row through the block table (a key past the
+    // block's keys reads zeros).
+    let load = |n: usize, s: usize, pg: i32| {
         let (wk, wv) = (
             Smem::window::<B>(k_at(s), tw),
             Smem::window::<B>(v_at(s), tw),
         );
         each::<CH>(|x| {
             let tk = token(n, x);
+            // The lane that read this chunk's entry (every lane shuffles).
+            let page = shfl_idx(pg as u32, ((lane / G) * CH + x) as u32) as usize;
             let phys = if tk < k_end {
-                let page = pg[x];
-                if page < 0 || page as usize >= p.blocks {
-                    trap()
-                }
-                ((page as usize) << shift | (tk & (p.block_size - 1))) as u32
+                (page << shift | (tk & (p.block_size - 1))) as u32
             } else {
                 u32::MAX
             };
@@ -243,9 +250,9 @@ pub fn decode_attn<B: SharedBuffer, const D: usize>(p: DecodeProblem, io: Decode
     // The stage it loads was left by tile j - 1 - stages, which every warp
     // finished before the sync that ends its step.
     let mut qa = [[0u32; 4]; D / 16];
-    let mut pg = [0i32; CH];
+    let mut pg = 0i32;
     for j in 0..tiles + decode_stages(D) {
-        let read = if j < tiles { pages(j) } else { [0i32; CH] };
+        let read = if j < tiles { page(j) } else { 0 };
         if let Some(l) = j.checked_sub(1) {
             if l < tiles {
                 load(l, l % decode_stages(D), pg);
