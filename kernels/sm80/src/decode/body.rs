@@ -287,23 +287,33 @@ pub fn decode_attn<B: SharedBuffer, const D: usize>(p: DecodeProblem, io: Decode
             });
         });
         // Masks: a key past the row's last is -inf; negated for a negative
-        // scale.
+        // scale. Only a tile that reaches past one of the thread's rows'
+        // last keys compares each key (the warp's keys are key0 to key0 +
+        // t / 4 - 1).
         let key0 = (k_lo + n * t + w * (t / 4)) as i64;
         let mut row_max = [f32::NEG_INFINITY; 2];
-        each::<{ decode_tile(D) / 32 }>(|j| {
-            each::<4>(|x| {
-                let (_, k) = flash_s_coord::<D>(lane, (x, 0, j));
-                let rs = ROWS.row_of[x];
-                let v = &mut sv[j * 4 + x];
-                if sm.negative() {
-                    *v = -*v;
-                }
-                if key0 + k as i64 > last[rs] {
-                    *v = f32::NEG_INFINITY;
-                }
-                row_max[rs] = row_max[rs].max(*v);
+        let masked = key0 + (t / 4) as i64 - 1 > last[0].min(last[1]);
+        let mut scores = |mask: bool| {
+            each::<{ decode_tile(D) / 32 }>(|j| {
+                each::<4>(|x| {
+                    let (_, k) = flash_s_coord::<D>(lane, (x, 0, j));
+                    let rs = ROWS.row_of[x];
+                    let v = &mut sv[j * 4 + x];
+                    if sm.negative() {
+                        *v = -*v;
+                    }
+                    if mask && key0 + k as i64 > last[rs] {
+                        *v = f32::NEG_INFINITY;
+                    }
+                    row_max[rs] = row_max[rs].max(*v);
+                })
             })
-        });
+        };
+        if masked {
+            scores(true)
+        } else {
+            scores(false)
+        }
         sm.update(
             row_max,
             |m| shfl_xor_reduce(m, ROWS.xor(), f32::max),
