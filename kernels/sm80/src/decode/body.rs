@@ -249,6 +249,20 @@ pub fn decode_attn<B: SharedBuffer, const D: usize>(p: DecodeProblem, io: Decode
     // tile n = j - stages once its group (and Q's, with tile 0) is in.
     // The stage it loads was left by tile j - 1 - stages, which every warp
     // finished before the sync that ends its step.
+    // The warp's K and V fragments' offsets lie in a stage: checked once
+    // here, so that the loop's `ldmatrix`es need no check of their own.
+    each::<{ decode_tile(D) / 64 }>(|jl| {
+        let kk = w * (t / 64) + jl;
+        each::<{ D / 16 }>(|x| {
+            let (ik, iv) = (
+                flash_ldsm_k::<D>(tid, kk, x) / 2,
+                flash_ldsm_v::<D>(tid, x, kk) / 2,
+            );
+            if ik + 4 > tw || iv + 4 > tw {
+                trap()
+            }
+        })
+    });
     let mut qa = [[0u32; 4]; D / 16];
     let mut pg = 0i32;
     for j in 0..tiles + decode_stages(D) {
