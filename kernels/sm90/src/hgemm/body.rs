@@ -25,7 +25,7 @@ use layout_core::atom::{MmaAtom, SM90_64x256x16_F32F16F16_SS as Gmma};
 use layout_device::epilogue::{Fusion, OutElem, Plain, F16};
 use layout_device::{
     block_idx, cluster_ctarank, cluster_idx, cluster_sync, fence_tensormap_acquire, grid_dim,
-    setmaxnreg_dec, setmaxnreg_inc, sync_threads_divergent, thread_idx, tma_load_2d,
+    setmaxnreg_dec, setmaxnreg_inc, sync_threads_divergent, sync_warp, thread_idx, tma_load_2d,
     tma_load_2d_multicast, trap, wgmma_commit_group, wgmma_fence, wgmma_wait_group, Consumer,
     ConsumerSlot, GlobalMut, GmmaInstr, Mbarrier, PipelineTmaAsync, SharedBuffer, Smem,
 };
@@ -396,12 +396,10 @@ fn gemm_ring<
         skip + form.barriers_at() / 4,
         PipelineTmaAsync::<S>::WORDS,
     ));
-    // Each consumer warp that reads a stage, of each block of the
-    // cluster, releases it once (lane 0).
     // A fusion's activation runs in the epilogue warps (`activate_tiles`)
     // where C goes by TMA in a cooperative form.
     let defer = const { F::ACTIVATION && !FORMS[I].1.pingpong } && matches!(c, COut::Tma(_));
-    // The staging buffers a consumer hands the epilogue warps.
+    // A consumer's staging buffers (for the TMA stores).
     let bufs = if WIDE { WIDE_BUFS } else { c_buffers(form) };
     let hand = if defer {
         Some(Handoff {
@@ -414,6 +412,8 @@ fn gemm_ring<
         if let Some(hand) = hand {
             hand.init();
         }
+        // Each consumer warp that reads a stage, of each block of the
+        // cluster, releases it once (lane 0).
         pipe.init(4 * form.readers() as u32 * cluster);
     }
     sync_threads_divergent();
@@ -570,14 +570,15 @@ fn gemm_ring<
                 COut::Tma(map) => (map as u64, None, None),
                 _ => trap(),
             };
-            // This consumer's staging buffers (`c_buffers`), and its named
+            // This consumer's `bufs` staging buffers, and its named
             // barrier (1 or 2: barrier 0 is the block's).
             let stage = skip + (c_stage_at(form) + bufs * wg * C_STAGE_BYTES) / 4;
             if wg_thread == 0 && !defer {
                 fence_tensormap_acquire(map_c);
             }
             let mut tile = turns.first(&work, &mut consumer);
-            // This consumer's tiles stored so far (the hand-offs' phases).
+            // This consumer's tiles stored so far (the wide form's
+            // hand-off phases; the others' repeat every tile).
             let mut done = 0u32;
             while tile < work.tiles {
                 let at = work.locate(tile);
@@ -1218,6 +1219,9 @@ fn activate_tiles<Out: OutElem, F: Fusion, Buf: SharedBuffer>(
                     }
                     behind = Some((wg, b));
                 }
+                // The warp together again before its lanes spin on the next
+                // full barrier, whose consumer may wait for this arrival.
+                sync_warp();
             }
         }
         // The tile's last store, before the wait for the next tile's K-loop.
@@ -1225,6 +1229,7 @@ fn activate_tiles<Out: OutElem, F: Fusion, Buf: SharedBuffer>(
             tma_store_wait::<0>();
             hand.empty(w, x).arrive();
         }
+        sync_warp();
         tile += work.step;
         done += 1;
     }

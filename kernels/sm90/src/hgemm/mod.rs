@@ -798,7 +798,7 @@ pub const GEMM_BIAS_GELU_TMA_BF16_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &
 pub const GEMM_BIAS_GELU_TMA_WIDE_BF16_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
 /// `gemm_bias_gelu_tma_wide_bf16_sm90`'s spill: as
 /// [`GEMM_BIAS_GELU_TMA_BF16_SM90_SPILL_BYTES`], none in the K-loop.
-pub const GEMM_BIAS_GELU_TMA_WIDE_BF16_SM90_SPILL_BYTES: (u32, u32) = (60, 88);
+pub const GEMM_BIAS_GELU_TMA_WIDE_BF16_SM90_SPILL_BYTES: (u32, u32) = (52, 80);
 /// `gemm_bias_gelu_tma_wide_bf16_sm90`'s clusters.
 pub const GEMM_BIAS_GELU_TMA_WIDE_BF16_SM90_CLUSTER_SIZE: u32 = 2;
 /// `gemm_bias_gelu_tma_wide_bf16_sm90`: as
