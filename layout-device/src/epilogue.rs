@@ -231,75 +231,45 @@ fn bias_at(bias: Global<u16>, i: usize) -> f32 {
 #[derive(Clone, Copy, Debug)]
 pub struct Relu<F>(pub F);
 
-impl<F: Fusion> Fusion for Relu<F> {
-    const READS_MEMORY: bool = F::READS_MEMORY;
-    const ACTIVATION: bool = true;
-    #[inline(always)]
-    fn apply(self, acc: f32, row: usize, col: usize) -> f32 {
-        relu(self.0.apply(acc, row, col))
-    }
-    #[inline(always)]
-    fn apply_quad(self, acc: [f32; 4], row: usize, col: usize) -> [f32; 4] {
-        self.0.apply_quad(acc, row, col).map(relu)
-    }
-    #[inline(always)]
-    fn pre_quad(self, acc: [f32; 4], row: usize, col: usize) -> [f32; 4] {
-        self.0.apply_quad(acc, row, col)
-    }
-    #[inline(always)]
-    fn activation(self, x: f32) -> f32 {
-        relu(x)
-    }
-}
-
 /// [`gelu`] of the inner fusion.
 #[derive(Clone, Copy, Debug)]
 pub struct Gelu<F>(pub F);
-
-impl<F: Fusion> Fusion for Gelu<F> {
-    const READS_MEMORY: bool = F::READS_MEMORY;
-    const ACTIVATION: bool = true;
-    #[inline(always)]
-    fn apply(self, acc: f32, row: usize, col: usize) -> f32 {
-        gelu(self.0.apply(acc, row, col))
-    }
-    #[inline(always)]
-    fn apply_quad(self, acc: [f32; 4], row: usize, col: usize) -> [f32; 4] {
-        self.0.apply_quad(acc, row, col).map(gelu)
-    }
-    #[inline(always)]
-    fn pre_quad(self, acc: [f32; 4], row: usize, col: usize) -> [f32; 4] {
-        self.0.apply_quad(acc, row, col)
-    }
-    #[inline(always)]
-    fn activation(self, x: f32) -> f32 {
-        gelu(x)
-    }
-}
 
 /// [`silu`] of the inner fusion.
 #[derive(Clone, Copy, Debug)]
 pub struct Silu<F>(pub F);
 
-impl<F: Fusion> Fusion for Silu<F> {
-    const READS_MEMORY: bool = F::READS_MEMORY;
-    const ACTIVATION: bool = true;
-    #[inline(always)]
-    fn apply(self, acc: f32, row: usize, col: usize) -> f32 {
-        silu(self.0.apply(acc, row, col))
-    }
-    #[inline(always)]
-    fn apply_quad(self, acc: [f32; 4], row: usize, col: usize) -> [f32; 4] {
-        self.0.apply_quad(acc, row, col).map(silu)
-    }
-    #[inline(always)]
-    fn pre_quad(self, acc: [f32; 4], row: usize, col: usize) -> [f32; 4] {
-        self.0.apply_quad(acc, row, col)
-    }
-    #[inline(always)]
-    fn activation(self, x: f32) -> f32 {
-        silu(x)
-    }
+/// An activation of the inner fusion: the inner fusion's values, then the
+/// function (`Fusion::ACTIVATION`).
+macro_rules! activation_fusions {
+    ($($name:ident: $f:ident;)*) => {$(
+        impl<F: Fusion> Fusion for $name<F> {
+            const READS_MEMORY: bool = F::READS_MEMORY;
+            const ACTIVATION: bool = true;
+            #[inline(always)]
+            fn apply(self, acc: f32, row: usize, col: usize) -> f32 {
+                $f(self.0.apply(acc, row, col))
+            }
+            #[inline(always)]
+            fn apply_quad(self, acc: [f32; 4], row: usize, col: usize) -> [f32; 4] {
+                self.0.apply_quad(acc, row, col).map($f)
+            }
+            #[inline(always)]
+            fn pre_quad(self, acc: [f32; 4], row: usize, col: usize) -> [f32; 4] {
+                self.0.apply_quad(acc, row, col)
+            }
+            #[inline(always)]
+            fn activation(self, x: f32) -> f32 {
+                $f(x)
+            }
+        }
+    )*};
+}
+
+activation_fusions! {
+    Relu: relu;
+    Gelu: gelu;
+    Silu: silu;
 }
 
 /// `max(x, 0)`; NaN stays NaN.

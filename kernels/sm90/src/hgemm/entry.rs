@@ -247,16 +247,7 @@ pub unsafe extern "ptx-kernel" fn gemm_bias_gelu_tma_bf16_sm90(
     n: u32,
     k: u32,
 ) {
-    use crate::hgemm::body::COut;
-    use layout_device::epilogue::{Bf16, BiasCol, Gelu, Plain};
-    let fusion = Gelu(BiasCol { bias, inner: Plain });
-    super::body::gemm_body::<0, super::Bf16In, Bf16, _, crate::smem::GEMM_TMA_SMEM>(
-        map_a,
-        map_b,
-        COut::Tma(map_c),
-        (m, n, k),
-        fusion,
-    )
+    bias_gelu_tma::<false>((map_a, map_b, map_c), bias, (m, n, k))
 }
 
 /// [`gemm_bias_gelu_tma_bf16_sm90`] with three stages and a whole tile of
@@ -275,16 +266,30 @@ pub unsafe extern "ptx-kernel" fn gemm_bias_gelu_tma_wide_bf16_sm90(
     n: u32,
     k: u32,
 ) {
+    bias_gelu_tma::<true>((map_a, map_b, map_c), bias, (m, n, k))
+}
+
+/// The TMA-store bias + GELU entries' body: the fusion `Gelu(BiasCol)` in
+/// bf16, by `gemm_body` or (`WIDE`) `gemm_wide_body`.
+#[inline(always)]
+fn bias_gelu_tma<const WIDE: bool>(
+    (map_a, map_b, map_c): (*const u64, *const u64, *const u64),
+    bias: layout_device::Global<u16>,
+    mnk: (u32, u32, u32),
+) {
+    use super::Bf16In;
     use crate::hgemm::body::COut;
+    use crate::smem::GEMM_TMA_SMEM;
     use layout_device::epilogue::{Bf16, BiasCol, Gelu, Plain};
     let fusion = Gelu(BiasCol { bias, inner: Plain });
-    super::body::gemm_wide_body::<0, super::Bf16In, Bf16, _, crate::smem::GEMM_TMA_SMEM>(
-        map_a,
-        map_b,
-        COut::Tma(map_c),
-        (m, n, k),
-        fusion,
-    )
+    let c = COut::Tma(map_c);
+    if WIDE {
+        super::body::gemm_wide_body::<0, Bf16In, Bf16, _, GEMM_TMA_SMEM>(
+            map_a, map_b, c, mnk, fusion,
+        )
+    } else {
+        super::body::gemm_body::<0, Bf16In, Bf16, _, GEMM_TMA_SMEM>(map_a, map_b, c, mnk, fusion)
+    }
 }
 
 /// Split-K, for the shapes whose tiles do not fill the GPU
