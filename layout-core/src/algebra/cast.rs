@@ -215,6 +215,12 @@ pub trait UpStride<F> {}
 impl<F> UpStride<F> for usize {}
 impl<F, U> UpStride<F> for S<U> {}
 impl<F: UpFactor<D>, const D: usize> UpStride<F> for C<D> {}
+/// [`UpStrides`] through one blanket impl: `upcast`'s bound, so that a
+/// refusal lists no impls of the recursion (rustc offers the impls of the
+/// bound's trait whose type resembles the refused one).
+#[doc(hidden)]
+pub trait UpcastStrides<F> {}
+impl<F, X: UpStrides<F>> UpcastStrides<F> for X {}
 /// Every stride leaf of a list against the upcast factor `F`.
 #[doc(hidden)]
 pub trait UpStrides<F> {}
@@ -360,7 +366,7 @@ pub fn upcast<const N: usize, Sh, D>(
 where
     Sh: Congruent<D> + MapPairs<D, UpcastOp<N>>,
     D: IntTuple,
-    D::Leaves: UpStrides<C<N>>,
+    D::Leaves: UpcastStrides<C<N>>,
     <Sh as MapPairs<D, UpcastOp<N>>>::OS: Congruent<<Sh as MapPairs<D, UpcastOp<N>>>::OD>,
 {
     let (s, d) = l.shape().map_pairs(l.stride());

@@ -334,7 +334,7 @@ where
     L::Shape: Congruent<L::Stride>,
     Sh: IntTuple + LastArg<L, ()> + AsModes,
     L::Shape: AsModes,
-    <L::Shape as AsModes>::Modes: BlockModes<Sh::Modes>,
+    <L::Shape as AsModes>::Modes: BlockFits<Sh::Modes>,
     <Sh as LastArg<L, ()>>::Output: super::StaticResult,
 {
     super::values::or_panic(try_tile_to_shape(block, shape))
@@ -368,6 +368,12 @@ where
     <C<A> as TypenumForm>::U: DividesU<<C<B> as TypenumForm>::U, Out = B1>,
 {
 }
+
+/// [`BlockModes`] through one blanket impl: `tile_to_shape`'s bound, so
+/// that a refusal lists no impls of the recursion.
+#[doc(hidden)]
+pub trait BlockFits<Sm> {}
+impl<Sm, X: BlockModes<Sm>> BlockFits<Sm> for X {}
 
 /// The block's modes against the shape's, mode by mode: sizes that are
 /// both `C<N>` leaves are checked here (a computed size after
@@ -422,7 +428,7 @@ where
     L::Shape: Congruent<L::Stride>,
     Sh: IntTuple + LastArg<L, ()> + AsModes,
     L::Shape: AsModes,
-    <L::Shape as AsModes>::Modes: BlockModes<Sh::Modes>,
+    <L::Shape as AsModes>::Modes: BlockFits<Sh::Modes>,
     <Sh as LastArg<L, ()>>::Output: super::StaticResult,
 {
     const {

@@ -105,17 +105,12 @@ pub trait TupleForLeaf<const K: usize, Crd, Sh, D> {
     const NEVER: core::convert::Infallible;
 }
 
-/// The coordinate leaf `Self` indexes the (sub-)shape `Sh`: a static leaf
-/// is below the shape's size (its product, for a tuple), decided by the
-/// type checker; a run-time leaf is checked where it is used.
-#[doc(hidden)]
-pub trait LeafIn<Sh> {}
-impl<Sh> LeafIn<Sh> for usize {}
-impl<Sh: TakesStatic<N>, const N: usize> LeafIn<Sh> for C<N> {}
-// A static leaf beyond `C<N>`'s table, or a computed one (`S<U>`, a
-// typenum): compared as a typenum, and printed (`ConstForm`) only when
-// refused.
-impl<Sh: TakesTypenum<U>, U: Unsigned> LeafIn<Sh> for S<U> {}
+// A coordinate leaf indexes the (sub-)shape `Sh` (its product, for a
+// tuple): a static leaf is checked by the type checker (`TakesStatic`;
+// `TakesTypenum` for an `S<U>` leaf, a value past `C<N>`'s table or a
+// computed one, compared as a typenum and printed only when refused); a
+// run-time leaf where it is used. The bound sits on the leaf's `CrdOf`
+// impl itself, one note fewer in a refusal.
 
 /// The shape `Self` admits the static coordinate leaf whose typenum is `U`
 /// (an `S<U>` coordinate).
@@ -282,10 +277,10 @@ const fn check_static_coord(c: Option<usize>, s: Option<usize>) {
 }
 
 macro_rules! leaf_crd {
-    ($t:ty; $($g:tt)*) => {
+    ($t:ty; [$($bound:tt)*]; $($g:tt)*) => {
         impl<Sh: Congruent<D>, D: IntTuple, $($g)*> CrdOf<Sh, D> for $t
         where
-            $t: LeafIn<Sh>,
+            $($bound)*
         {
             const STATIC_OF: bool = <$t as Int>::STATIC.is_some();
             #[inline(always)]
@@ -303,7 +298,9 @@ macro_rules! leaf_crd {
         }
     };
 }
-for_each_leaf!(leaf_crd);
+leaf_crd!(usize; [];);
+leaf_crd!(C<N>; [Sh: TakesStatic<N>,]; const N: usize);
+leaf_crd!(S<U>; [Sh: TakesTypenum<U>,]; U: Unsigned + 'static);
 
 #[diagnostic::do_not_recommend]
 impl<Sh: Congruent<D>, D: IntTuple> CrdOf<Sh, D> for Underscore {

@@ -256,6 +256,18 @@ append_over!(5, 2: [C0, C1, C2, C3, C4], [S0, S1], [C0, C1]);
 append_over!(5, 3: [C0, C1, C2, C3, C4], [S0, S1, S2], [C0, C1, C2]);
 append_over!(5, 4: [C0, C1, C2, C3, C4], [S0, S1, S2, S3], [C0, C1, C2, C3]);
 
+/// The modes of a zipped layout `((tile), (rest))`, their extents left
+/// out ([`ModesOf`]): what the partitions' rank checks read.
+#[doc(hidden)]
+pub trait ModesOfZipped {
+    type Tile;
+    type Rest;
+}
+impl<TS: ModesOf, RS: ModesOf, TD, RD> ModesOfZipped for Layout<(TS, RS), (TD, RD)> {
+    type Tile = TS::Out;
+    type Rest = RS::Out;
+}
+
 /// `((tile), (rest))` sliced at `(repeat(_), coord)`: the tile's modes, then
 /// the rest modes the coordinate keeps.
 #[doc(hidden)]
@@ -365,6 +377,11 @@ impl<A: LayoutParts + Copy, T, C> PartitionParts<T, C> for A
 where
     A::Shape: Congruent<A::Stride>,
     T: ZipDivideParts<A>,
+    ZippedOf<A, T>: ModesOfZipped,
+    // The rank first, against the grid's modes without their extents, so
+    // that a coordinate of too many modes is refused with no computed
+    // layout in its notes.
+    C: AppendUnder<<ZippedOf<A, T> as ModesOfZipped>::Rest>,
     ZippedOf<A, T>: StaticResult + InnerOf<C> + LayoutParts,
 {
     type Inner = <ZippedOf<A, T> as InnerOf<C>>::Out;
@@ -417,6 +434,8 @@ impl<A: LayoutParts + Copy, T, C> OuterPartitionParts<T, C> for A
 where
     A::Shape: Congruent<A::Stride>,
     T: ZipDivideParts<A>,
+    ZippedOf<A, T>: ModesOfZipped,
+    C: AppendUnder<<ZippedOf<A, T> as ModesOfZipped>::Tile>,
     ZippedOf<A, T>: StaticResult + OuterOf<C>,
 {
     type Outer = <ZippedOf<A, T> as OuterOf<C>>::Out;

@@ -345,19 +345,63 @@ pub trait GmmaTile {
     fn leaves(&self) -> TileLeaves;
 }
 
-/// A shape of two modes (`(MN, K)`): how many leaves mode 0 has.
+/// A shape of two modes (`(MN, K)`): how many leaves mode 0 has. Every
+/// other shape has an impl whose bound never holds ([`NotTwoModes`]), so
+/// that a refusal names the rank and lists no impls.
 #[doc(hidden)]
-#[diagnostic::on_unimplemented(
-    message = "make_gmma_desc: the tile's shape `{Self}` is not of two modes (MN, K)",
-    label = "not a rank-2 shape",
-    note = "a descriptor names one k-block of an operand tile, (MN, 16) over 16-bit elements: slice a larger tile first"
-)]
 pub trait TwoModes {
     /// Mode 0's leaves.
     const MODE0_LEAVES: usize;
 }
 impl<S0: IntTuple, S1> TwoModes for (S0, S1) {
     const MODE0_LEAVES: usize = S0::LEAF_COUNT;
+}
+/// A tile shape `Sh` of `R` modes (0 for an integer shape), `R != 2`:
+/// never holds.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "make_gmma_desc: the tile's shape has {R} modes, not two (MN, K)",
+    label = "not a rank-2 tile",
+    note = "a descriptor names one k-block of an operand tile, (MN, 16) over 16-bit elements: slice a larger tile first"
+)]
+pub trait NotTwoModes<const R: usize, Sh> {
+    /// No value: such a tile has no descriptor.
+    const NEVER: core::convert::Infallible;
+}
+macro_rules! not_two_modes {
+    // The empty shape is left without (a bound of concrete types only).
+    () => {};
+    (T0, T1) => {};
+    ($($t:ident),*) => {
+        impl<$($t),*> TwoModes for ($($t,)*)
+        where
+            (): NotTwoModes<{ 0 $(+ one!($t))* }, ($($t,)*)>,
+        {
+            const MODE0_LEAVES: usize =
+                match <() as NotTwoModes<{ 0 $(+ one!($t))* }, ($($t,)*)>>::NEVER {};
+        }
+    };
+}
+/// `1` for each mode.
+macro_rules! one {
+    ($t:ident) => {
+        1
+    };
+}
+crate::typelevel::tuple::for_each_tuple!(not_two_modes);
+// An integer shape (a run-time one is left without: a bound of concrete
+// types only would be refused where it is declared).
+impl<const N: usize> TwoModes for crate::C<N>
+where
+    (): NotTwoModes<0, crate::C<N>>,
+{
+    const MODE0_LEAVES: usize = match <() as NotTwoModes<0, crate::C<N>>>::NEVER {};
+}
+impl<U> TwoModes for crate::S<U>
+where
+    (): NotTwoModes<0, crate::S<U>>,
+{
+    const MODE0_LEAVES: usize = match <() as NotTwoModes<0, crate::S<U>>>::NEVER {};
 }
 
 impl<const B: u32, const M: u32, const S: i32, Sh, D> GmmaTile
