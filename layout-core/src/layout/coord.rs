@@ -87,7 +87,7 @@ impl<X: CrdOf<S, D>, S: Congruent<D>, D: IntTuple> Crd2Idx<S, D> for X {
 
 /// A tuple coordinate of `K` modes for a shape of `R` modes: never holds.
 #[diagnostic::on_unimplemented(
-    message = "coordinate `{Crd}` has {K} modes, the shape `{Sh}` has {R}",
+    message = "coordinate of {K} modes for a shape of {R} modes",
     label = "one entry per mode of the shape (or one integer, a 1-D index)"
 )]
 pub trait RankMismatch<const K: usize, const R: usize, Crd, Sh> {
@@ -97,7 +97,7 @@ pub trait RankMismatch<const K: usize, const R: usize, Crd, Sh> {
 /// A tuple coordinate of `K` modes for a shape that is one integer (of
 /// stride `D`): never holds.
 #[diagnostic::on_unimplemented(
-    message = "coordinate `{Crd}` has {K} modes, the shape `{Sh}` is one integer",
+    message = "coordinate of {K} modes for a shape that is one integer",
     label = "a coordinate of an integer shape is an integer"
 )]
 pub trait TupleForLeaf<const K: usize, Crd, Sh, D> {

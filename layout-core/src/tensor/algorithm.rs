@@ -56,7 +56,7 @@ impl<A, B, const X: usize, const Y: usize> Refuse<X, Y> for Paired<A, B> where
 }
 /// [`SameSize`]'s refusal, the trait its error names.
 #[diagnostic::on_unimplemented(
-    message = "tensors of different sizes: _{X} elements against _{Y} (shapes `{A}` and `{B}`)",
+    message = "tensors of different sizes: _{X} elements against _{Y}",
     label = "the two tensors' static sizes differ",
     note = "copy, copy_if and axpby pair element i of one tensor with element i of the other: the products of the two shapes must be equal"
 )]
@@ -71,8 +71,7 @@ pub trait SizesAgree<const X: usize, const Y: usize, A, B> {}
 /// let a = Fragment::<f32, _>::new(layout!((4,2)));
 /// let b = Fragment::<f32, _>::new(layout!((4,4)));
 /// let mut c = Fragment::<f32, _>::new(layout!((4,4)));
-/// // error: gemm: A's K mode has _2 entries and B's K mode _4 (A `(C<4>, C<2>)`,
-/// // B `(C<4>, C<4>)`)
+/// // error: gemm: A's K mode has _2 entries and B's K mode _4
 /// gemm(&a.view(), &b.view(), &mut c.view_mut()).unwrap();
 /// ```
 macro_rules! gemm_modes {
@@ -117,15 +116,15 @@ macro_rules! gemm_modes {
 }
 gemm_modes!(
     /// A's and C's M modes have one size.
-    GemmM, GemmMAgree, GemmMRefused, "gemm: A's M mode has _{SX} rows and C's M mode _{SY} (A `{X}`, C `{Y}`)", M0, M0
+    GemmM, GemmMAgree, GemmMRefused, "gemm: A's M mode has _{SX} rows and C's M mode _{SY}", M0, M0
 );
 gemm_modes!(
     /// B's and C's N modes have one size.
-    GemmN, GemmNAgree, GemmNRefused, "gemm: B's N mode has _{SX} columns and C's N mode _{SY} (B `{X}`, C `{Y}`)", M0, M1
+    GemmN, GemmNAgree, GemmNRefused, "gemm: B's N mode has _{SX} columns and C's N mode _{SY}", M0, M1
 );
 gemm_modes!(
     /// A's and B's K modes have one size.
-    GemmK, GemmKAgree, GemmKRefused, "gemm: A's K mode has _{SX} entries and B's K mode _{SY} (A `{X}`, B `{Y}`)", M1, M1
+    GemmK, GemmKAgree, GemmKRefused, "gemm: A's K mode has _{SX} entries and B's K mode _{SY}", M1, M1
 );
 
 fn sizes_differ(

@@ -222,7 +222,7 @@ tuple_modes_of!(S0, S1, S2, S3, S4);
 /// modes: never holds, so that the error names both ranks.
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(
-    message = "the tile coordinate `{Crd}` has {K} modes, the grid of tiles (or the tile) it indexes has {R}",
+    message = "the tile coordinate has {K} modes, the grid of tiles (or the tile) it indexes has {R}",
     label = "one entry per mode of the grid of tiles (local_tile) or of the tile (local_partition), or fewer: the modes left out are kept"
 )]
 pub trait TooManyTileModes<const K: usize, const R: usize, Crd> {
