@@ -5,17 +5,19 @@
 
 use crate::layout::ModesToLayout;
 use crate::layout::{Congruent, Layout};
+use crate::typelevel::const_text::Text;
 use crate::typelevel::list::ZipModes;
 use crate::typelevel::tuple::Concat;
 use crate::typelevel::tuple::Cons;
 use crate::typelevel::tuple::IntTuple;
 use crate::typelevel::tuple::Nil;
 use crate::typelevel::tuple::Tuple;
+use crate::LayoutError;
 use typenum::B0;
 use typenum::B1;
 
 macro_rules! tiler_fn {
-    ([$($T:tt)+]; $(#[$m:meta])* $name:ident, $try:ident, $out:ty, |$a:ident, $t:ident| $body:expr $(, $($bound:tt)*)?) => {
+    ([$K:ident; $($chk:tt)+]; $(#[$m:meta])* $name:ident, $try:ident, $out:ty, |$a:ident, $t:ident| $body:expr $(, $($bound:tt)*)?) => {
         $(#[$m])*
         ///
         /// # Panics
@@ -26,7 +28,10 @@ macro_rules! tiler_fn {
         #[track_caller]
         pub fn $name<A: LayoutParts, T>(a: A, t: T) -> $out
         where
-            T: $($T)+,
+            // The check on A (not on the tiler), written at the call of
+            // this macro: a refusal names A's argument, rustc offers no
+            // `(tiler,)` instead, and its note shows the operation's line.
+            $($chk)+,
             $($($bound)*)?
             $out: $crate::algebra::StaticResult,
             A::Shape: Congruent<A::Stride>,
@@ -35,7 +40,7 @@ macro_rules! tiler_fn {
             // refusal then names the caller's line (the instantiation note
             // points at the call of this function).
             const {
-                if let Some(e) = T::ERROR {
+                if let Some(e) = <A as $crate::algebra::by_mode::Admits<T, $crate::algebra::by_mode::$K>>::ERROR {
                     panic!("{}", e.as_str())
                 }
             }
@@ -49,13 +54,16 @@ macro_rules! tiler_fn {
         #[inline(always)]
         pub fn $try<A: LayoutParts, T>(a: A, t: T) -> Result<$out, LayoutError>
         where
-            T: $($T)+,
+            // The check on A (not on the tiler), written at the call of
+            // this macro: a refusal names A's argument, rustc offers no
+            // `(tiler,)` instead, and its note shows the operation's line.
+            $($chk)+,
             $($($bound)*)?
             $out: $crate::algebra::StaticResult,
             A::Shape: Congruent<A::Stride>,
         {
             const {
-                if let Some(e) = T::ERROR {
+                if let Some(e) = <A as $crate::algebra::by_mode::Admits<T, $crate::algebra::by_mode::$K>>::ERROR {
                     panic!("{}", e.as_str())
                 }
             }
@@ -69,6 +77,65 @@ macro_rules! tiler_fn {
 }
 
 pub(crate) use tiler_fn;
+
+/// The layout `Self` admits the tiler `T` in the operation `Op`
+/// ([`ByDivide`], [`ByZipDivide`], [`ByProduct`], [`ByZipProduct`]): the
+/// divides' and the products' bound, `T`'s checked trait read from A's
+/// side (a refusal's span is A's argument). Code generic over a tiler
+/// states the checked trait itself (`T: DivideOnto<A>`), which implies
+/// this.
+#[doc(hidden)]
+pub trait Admits<T, Op>: Sized {
+    /// The operation's result.
+    type Out;
+    /// The static refusal, if any (the tiler's `ERROR`).
+    const ERROR: Option<Text>;
+    /// The operation.
+    fn admit(self, t: T) -> Result<Self::Out, LayoutError>;
+}
+/// [`Admits`] of `logical_divide` ([`crate::algebra::DivideOnto`]).
+#[doc(hidden)]
+pub struct ByDivide;
+/// [`Admits`] of the zipped, tiled and flat divides
+/// ([`crate::algebra::ZipDivideOnto`]).
+#[doc(hidden)]
+pub struct ByZipDivide;
+/// [`Admits`] of `logical_product` ([`crate::algebra::ProductOnto`]).
+#[doc(hidden)]
+pub struct ByProduct;
+/// [`Admits`] of the zipped, tiled and flat products
+/// ([`crate::algebra::ZipProductOnto`]).
+#[doc(hidden)]
+pub struct ByZipProduct;
+/// One [`Admits`] impl per operation: its checked trait, its result.
+macro_rules! admits {
+    ($op:ident, $checked:ident, $parts:ident, $out:ident, $run:ident) => {
+        impl<A, T: super::$checked<A>> Admits<T, $op> for A {
+            type Out = <T as super::$parts<A>>::$out;
+            const ERROR: Option<Text> = <T as super::$parts<A>>::ERROR;
+            #[inline(always)]
+            fn admit(self, t: T) -> Result<Self::Out, LayoutError> {
+                <T as super::$parts<A>>::$run(t, self)
+            }
+        }
+    };
+}
+admits!(ByDivide, DivideOnto, DivideParts, Logical, try_logical);
+admits!(
+    ByZipDivide,
+    ZipDivideOnto,
+    ZipDivideParts,
+    Zipped,
+    try_zipped
+);
+admits!(ByProduct, ProductOnto, ProductParts, Logical, try_logical);
+admits!(
+    ByZipProduct,
+    ZipProductOnto,
+    ZipProductParts,
+    Zipped,
+    try_zipped
+);
 
 /// A per-mode result of a zipped form (always rank 2: tile and rest) as
 /// its two modes' types, read off the layout type itself (no `Mode<I>`

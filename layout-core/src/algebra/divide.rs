@@ -11,7 +11,7 @@
 use super::admits::{
     AnyZeroLeaf, Both2, CompositionVerdict, CotargetOr, DivideOp, Holds, OverlapOr, ZeroOr,
 };
-use super::by_mode::Unpack;
+use super::by_mode::{Admits, ByDivide, ByZipDivide, Unpack};
 use super::coalesce::Coalesce;
 use super::complement::{ComplementOf, ComplementShape, ComplementStride, FilteredModes};
 use super::composition::{first_error, CoalesceX, CompLayout, ComposeOnto};
@@ -452,7 +452,7 @@ crate::typelevel::int::for_each_leaf!(int_divide);
 super::by_mode::tuple_tiler!(DivideParts, ZipDivideParts);
 
 super::by_mode::tiler_fn!(
-    [DivideOnto<A>];
+    [ByDivide; A: Admits<T, ByDivide>];
     /// CuTe's `logical_divide(A, T)`: `A o (T, complement(T, shape(coalesce(A))))`,
     /// by mode for a tuple tiler.
     ///
@@ -462,10 +462,10 @@ super::by_mode::tiler_fn!(
     /// assert_eq!(r.to_string(), "((_16,(_2,_4)),(_8,_8)):((_128,(_64,_2048)),(_1,_8))");
     /// assert_eq!(core::mem::size_of_val(&r), 0);
     /// ```
-    logical_divide, try_logical_divide, T::Logical, |a, t| t.try_logical(a)
+    logical_divide, try_logical_divide, <A as Admits<T, ByDivide>>::Out, |a, t| Admits::<T, ByDivide>::admit(a, t)
 );
 super::by_mode::tiler_fn!(
-    [ZipDivideOnto<A>];
+    [ByZipDivide; A: Admits<T, ByZipDivide>];
     /// CuTe's `zipped_divide(A, T)`: `((tile modes), (rest modes))`.
     ///
     /// ```
@@ -473,10 +473,10 @@ super::by_mode::tiler_fn!(
     /// let r = zipped_divide(layout!((128,64):(64,1)), (C::<32>, C::<8>));
     /// assert_eq!(r.to_string(), "((_32,_8),(_4,_8)):((_64,_1),(_2048,_8))");
     /// ```
-    zipped_divide, try_zipped_divide, <T as ZipDivideParts<A>>::Zipped, |a, t| t.try_zipped(a)
+    zipped_divide, try_zipped_divide, <A as Admits<T, ByZipDivide>>::Out, |a, t| Admits::<T, ByZipDivide>::admit(a, t)
 );
 super::by_mode::tiler_fn!(
-    [ZipDivideOnto<A>];
+    [ByZipDivide; A: Admits<T, ByZipDivide>];
     /// CuTe's `tiled_divide(A, T)`: `((tile modes), rest0, rest1, ...)`.
     ///
     /// ```
@@ -484,10 +484,10 @@ super::by_mode::tiler_fn!(
     /// let r = tiled_divide(layout!((128,64):(64,1)), (C::<16>, C::<16>));
     /// assert_eq!(r.to_string(), "((_16,_16),_8,_4):((_64,_1),_1024,_16)");
     /// ```
-    tiled_divide, try_tiled_divide, <<T as ZipDivideParts<A>>::Zipped as Unpack>::Tiled, |a, t| t.try_zipped(a).map(Unpack::tiled), <T as ZipDivideParts<A>>::Zipped: Unpack,
+    tiled_divide, try_tiled_divide, <<A as Admits<T, ByZipDivide>>::Out as Unpack>::Tiled, |a, t| Admits::<T, ByZipDivide>::admit(a, t).map(Unpack::tiled), <A as Admits<T, ByZipDivide>>::Out: Unpack,
 );
 super::by_mode::tiler_fn!(
-    [ZipDivideOnto<A>];
+    [ByZipDivide; A: Admits<T, ByZipDivide>];
     /// CuTe's `flat_divide(A, T)`: `(tile0, tile1, ..., rest0, rest1, ...)`.
     ///
     /// ```
@@ -495,7 +495,7 @@ super::by_mode::tiler_fn!(
     /// let r = flat_divide(layout!((128,64):(64,1)), (C::<16>, C::<16>));
     /// assert_eq!(r.to_string(), "(_16,_16,_8,_4):(_64,_1,_1024,_16)");
     /// ```
-    flat_divide, try_flat_divide, <<T as ZipDivideParts<A>>::Zipped as Unpack>::Flat, |a, t| t.try_zipped(a).map(Unpack::flat), <T as ZipDivideParts<A>>::Zipped: Unpack,
+    flat_divide, try_flat_divide, <<A as Admits<T, ByZipDivide>>::Out as Unpack>::Flat, |a, t| Admits::<T, ByZipDivide>::admit(a, t).map(Unpack::flat), <A as Admits<T, ByZipDivide>>::Out: Unpack,
 );
 
 /// [`try_logical_divide`] on the unchecked bound (see [`zipped_parts`]).

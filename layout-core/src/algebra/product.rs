@@ -16,7 +16,7 @@ use crate::typelevel::list::ZipModes;
 use crate::typelevel::tuple::AllStatic2;
 
 use super::admits::{Both2, CompositionVerdict, Holds, OverlapOr, ProductOp, ZeroOr};
-use super::by_mode::Unpack;
+use super::by_mode::{Admits, ByProduct, ByZipProduct, Unpack};
 use super::complement::{ComplementOf, ComplementShape, ComplementT, FilteredModes};
 use super::composition::{first_error, ComposeOnto};
 use crate::error::LayoutError;
@@ -336,7 +336,7 @@ crate::typelevel::int::for_each_leaf!(int_zip_product);
 super::by_mode::tuple_tiler!(ProductParts, ZipProductParts);
 
 super::by_mode::tiler_fn!(
-    [ProductOnto<A>];
+    [ByProduct; A: Admits<T, ByProduct>];
     /// CuTe's `logical_product(A, B)`: `(A, complement(A, size(A)*cosize(B)) o B)`.
     ///
     /// ```
@@ -345,10 +345,10 @@ super::by_mode::tiler_fn!(
     /// assert_eq!(r.to_string(), "((_2,_2),(_4,_4)):((_1,_2),(_4,_16))");
     /// assert_eq!(core::mem::size_of_val(&r), 0);
     /// ```
-    logical_product, try_logical_product, T::Logical, |a, t| t.try_logical(a)
+    logical_product, try_logical_product, <A as Admits<T, ByProduct>>::Out, |a, t| Admits::<T, ByProduct>::admit(a, t)
 );
 super::by_mode::tiler_fn!(
-    [ZipProductOnto<A>];
+    [ByZipProduct; A: Admits<T, ByZipProduct>];
     /// CuTe's `zipped_product(A, B)`: `((A modes), (product modes))`.
     ///
     /// ```
@@ -356,17 +356,17 @@ super::by_mode::tiler_fn!(
     /// let r = zipped_product(layout!((2,2):(1,2)), layout!((4,4):(1,4)));
     /// assert_eq!(r.to_string(), "((_2,_2),(_4,_4)):((_1,_2),(_4,_16))");
     /// ```
-    zipped_product, try_zipped_product, <T as ZipProductParts<A>>::Zipped, |a, t| t.try_zipped(a)
+    zipped_product, try_zipped_product, <A as Admits<T, ByZipProduct>>::Out, |a, t| Admits::<T, ByZipProduct>::admit(a, t)
 );
 super::by_mode::tiler_fn!(
-    [ZipProductOnto<A>];
+    [ByZipProduct; A: Admits<T, ByZipProduct>];
     /// CuTe's `tiled_product(A, B)`: `((A modes), rest0, rest1, ...)`.
-    tiled_product, try_tiled_product, <<T as ZipProductParts<A>>::Zipped as Unpack>::Tiled, |a, t| t.try_zipped(a).map(Unpack::tiled), <T as ZipProductParts<A>>::Zipped: Unpack,
+    tiled_product, try_tiled_product, <<A as Admits<T, ByZipProduct>>::Out as Unpack>::Tiled, |a, t| Admits::<T, ByZipProduct>::admit(a, t).map(Unpack::tiled), <A as Admits<T, ByZipProduct>>::Out: Unpack,
 );
 super::by_mode::tiler_fn!(
-    [ZipProductOnto<A>];
+    [ByZipProduct; A: Admits<T, ByZipProduct>];
     /// CuTe's `flat_product(A, B)`: `(a0, a1, ..., rest0, rest1, ...)`.
-    flat_product, try_flat_product, <<T as ZipProductParts<A>>::Zipped as Unpack>::Flat, |a, t| t.try_zipped(a).map(Unpack::flat), <T as ZipProductParts<A>>::Zipped: Unpack,
+    flat_product, try_flat_product, <<A as Admits<T, ByZipProduct>>::Out as Unpack>::Flat, |a, t| Admits::<T, ByZipProduct>::admit(a, t).map(Unpack::flat), <A as Admits<T, ByZipProduct>>::Out: Unpack,
 );
 
 /// [`try_zipped_product`] on the unchecked bound, for the operations built
