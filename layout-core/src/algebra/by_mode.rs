@@ -26,8 +26,9 @@ macro_rules! tiler_fn {
         #[doc = concat!("of [`", stringify!($try), "`]'s error).")]
         #[inline(always)]
         #[track_caller]
-        pub fn $name<A: LayoutParts, T>(a: A, t: T) -> $out
+        pub fn $name<A, T>(a: A, t: T) -> $out
         where
+            A: LayoutParts,
             // The check on A (not on the tiler), written at the call of
             // this macro: a refusal names A's argument, rustc offers no
             // `(tiler,)` instead, and its note shows the operation's line.
@@ -52,8 +53,9 @@ macro_rules! tiler_fn {
         }
         #[doc = concat!("[`", stringify!($name), "`], returning the reason instead of panicking at run time.")]
         #[inline(always)]
-        pub fn $try<A: LayoutParts, T>(a: A, t: T) -> Result<$out, LayoutError>
+        pub fn $try<A, T>(a: A, t: T) -> Result<$out, LayoutError>
         where
+            A: LayoutParts,
             // The check on A (not on the tiler), written at the call of
             // this macro: a refusal names A's argument, rustc offers no
             // `(tiler,)` instead, and its note shows the operation's line.
