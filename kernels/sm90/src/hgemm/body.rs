@@ -12,7 +12,9 @@
 use super::{
     c_buffers, c_stage_at, ceil_div, desc, ATile, BTile, F16In, Form, Inputs, BN, B_BYTES,
 };
-use super::{handoff_at, EPILOGUE_WARPS_REGISTERS, WIDE_BUFS, WIDE_STAGES};
+use super::{
+    handoff_at, EPILOGUE_CONSUMER_REGISTERS, EPILOGUE_WARPS_REGISTERS, WIDE_BUFS, WIDE_STAGES,
+};
 use super::{
     CONSUMER_REGISTERS, C_COLS, C_STAGE_BYTES, FORMS, LONE_CONSUMER_REGISTERS, LONE_STAGES,
     PRODUCER_REGISTERS, STAGES,
@@ -496,7 +498,9 @@ fn gemm_ring<
     }
     if consumers == 1 {
         setmaxnreg_inc::<LONE_CONSUMER_REGISTERS>();
-    } else if groups.is_some() || defer {
+    } else if defer {
+        setmaxnreg_inc::<EPILOGUE_CONSUMER_REGISTERS>();
+    } else if groups.is_some() {
         setmaxnreg_inc::<GROUPED_CONSUMER_REGISTERS>();
     } else {
         setmaxnreg_inc::<CONSUMER_REGISTERS>();

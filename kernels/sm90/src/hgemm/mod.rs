@@ -523,8 +523,15 @@ pub const fn split_flags(form: usize, m: usize, n: usize) -> usize {
     FORMS[form].1.tiles(m, n) * FORMS[form].1.consumers
 }
 
+/// The registers a block of the two-consumer forms' 384 threads holds:
+/// 168 a thread (`__launch_bounds__(384, 1)`: 65536 / 384, in the
+/// allocation's steps of 8), 64512 of the SM's 65536. `setmaxnreg` moves
+/// registers between the warpgroups within this pool: an increase waits
+/// until the others' decreases have freed enough, so a split that asks for
+/// more than the pool never starts.
+pub const BLOCK_REGISTERS: u32 = 168 * 384;
 /// Registers per consumer thread after `setmaxnreg` (the producer keeps
-/// [`PRODUCER_REGISTERS`]): 128 x (24 + 2 x 240) = 64512 of the SM's 65536.
+/// [`PRODUCER_REGISTERS`]): 128 x (24 + 2 x 240) = [`BLOCK_REGISTERS`].
 pub const CONSUMER_REGISTERS: u32 = 240;
 /// Registers per consumer thread of a form with one consumer warpgroup:
 /// `setmaxnreg`'s most, 256 (128 x (56 + 256) of the SM's 65536 with the
@@ -540,13 +547,15 @@ pub const GROUPED_PRODUCER_REGISTERS: u32 = 56;
 /// [`PRODUCER_REGISTERS`].
 pub const GROUPED_COOP_PRODUCER_REGISTERS: u32 = 40;
 /// Registers per consumer thread of the grouped GEMM with two consumers:
-/// 128 x (40 + 2 x 232) = 64512 of the SM's 65536.
+/// 128 x (40 + 2 x 232) = [`BLOCK_REGISTERS`].
 pub const GROUPED_CONSUMER_REGISTERS: u32 = 232;
 /// The producer warpgroup's registers where its warps 1 to 3 apply a
 /// fusion's activation (`body::activate_tiles`, eight values at a time);
-/// the consumers then have [`GROUPED_CONSUMER_REGISTERS`]: 128 x (48 + 2 x
-/// 232) = 65536.
+/// the consumers then have [`EPILOGUE_CONSUMER_REGISTERS`].
 pub const EPILOGUE_WARPS_REGISTERS: u32 = 48;
+/// Registers per consumer thread beside the epilogue warps: 128 x (48 + 2
+/// x 224) = 63488, within [`BLOCK_REGISTERS`] (232 would ask for 65536).
+pub const EPILOGUE_CONSUMER_REGISTERS: u32 = 224;
 
 // The plan's regions are 1024-byte aligned (the 128-byte swizzle's period,
 // which TMA and the descriptors assume; the second consumer's rows 8 KiB
@@ -558,15 +567,24 @@ const _: () = {
         128 * (GROUPED_PRODUCER_REGISTERS + FORMS[1].1.consumers as u32 * CONSUMER_REGISTERS)
             <= 65536
     );
-    assert!(128 * (GROUPED_COOP_PRODUCER_REGISTERS + 2 * GROUPED_CONSUMER_REGISTERS) <= 65536);
-    assert!(128 * (EPILOGUE_WARPS_REGISTERS + 2 * GROUPED_CONSUMER_REGISTERS) <= 65536);
+    assert!(
+        128 * (GROUPED_COOP_PRODUCER_REGISTERS + 2 * GROUPED_CONSUMER_REGISTERS) <= BLOCK_REGISTERS
+    );
+    assert!(128 * (EPILOGUE_WARPS_REGISTERS + 2 * EPILOGUE_CONSUMER_REGISTERS) <= BLOCK_REGISTERS);
     let mut i = 0;
     while i < FORMS.len() {
         let f = FORMS[i].1;
         assert!(f.a_bytes() % 1024 == 0 && f.plan_bytes() + 1024 <= SMEM_BYTES);
         // A form's stages follow its tiles' rows.
         assert!(f.stages == if f.bm() == 64 { LONE_STAGES } else { STAGES });
-        assert!(128 * (PRODUCER_REGISTERS + f.consumers as u32 * CONSUMER_REGISTERS) <= 65536);
+        assert!(
+            128 * (PRODUCER_REGISTERS + f.consumers as u32 * CONSUMER_REGISTERS)
+                <= if f.consumers == 2 {
+                    BLOCK_REGISTERS
+                } else {
+                    65536
+                }
+        );
         // The epilogue warps' hand-off barriers fit before the staging
         // buffers, as many as a cooperative form's buffers.
         assert!(handoff_at(f) % 8 == 0 && handoff_at(f) + 4 * HANDOFF_WORDS <= c_stage_at(f));
