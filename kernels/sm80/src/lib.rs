@@ -44,7 +44,7 @@ pub mod maps;
 pub mod sgemm;
 pub mod transpose;
 
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", feature = "entries"))]
 mod device;
 pub mod smem;
 

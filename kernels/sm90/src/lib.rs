@@ -13,6 +13,11 @@
 //!   pass, warp-specialized (a TMA producer warpgroup, two `wgmma`
 //!   consumer warpgroups), S = Q·Kᵀ by SS `wgmma`, O += P·V by RS `wgmma`
 //!   with P from S's registers; its plan is [`attention`]'s.
+//! - `flash_attn_bwd_dot`, `flash_attn_bwd_dkdv_d{64,128}[_causal]`,
+//!   `flash_attn_bwd_dq_d{64,128}[_causal]`: the FlashAttention backward
+//!   of the SM80 crate (`mma.sync`, `cp.async`; the same bodies and entry
+//!   points, by `layout_kernels::flash_bwd_entries!`) built for `sm_90a`;
+//!   see [`attention_bwd`].
 //! - `check_trap`: one checked store, for `kernels/scripts/trap-check.py` (a failed
 //!   device check fails the launch).
 //! - `tma_tile`: one TMA load of a 64 x 64 f16 box with the 128-byte
@@ -65,6 +70,7 @@ pub const fn k_interleave_offset(r: usize, k: usize, rows: usize) -> usize {
 #[cfg(all(target_arch = "nvptx64", feature = "entries"))]
 mod atoms;
 pub mod attention;
+pub mod attention_bwd;
 pub mod hgemm;
 pub mod smem;
 

@@ -5,7 +5,7 @@
 //! kernel's output against it).
 
 pub(crate) mod body;
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", feature = "entries"))]
 mod entry;
 
 /// The tensor-core atom `mma.sync.aligned.m16n8k16` (f16 inputs): lane

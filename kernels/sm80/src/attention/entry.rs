@@ -7,9 +7,9 @@
 //! kernels' instances, and the PTX keeps its order with them here.)
 #![allow(unsafe_code)]
 
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", feature = "entries"))]
 use crate::device::elems;
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", feature = "entries"))]
 use layout_device::{trap, Global, GlobalMut, F4};
 
 layout_device::shared_memory!(
@@ -46,7 +46,7 @@ const _: () = assert!(
 /// (kv_heads dividing heads), `lse` to batch * heads * seq_q `f32`, 16-byte
 /// aligned (`lse` 4), `o` and `lse` overlapping nothing; `p.cu_q` and
 /// `p.cu_k` empty, or (packed sequences, batch 1) grid z + 1 offsets each.
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", feature = "entries"))]
 #[inline(always)]
 #[layout_core::instantiate(
     (64, false),
@@ -111,7 +111,7 @@ unsafe fn flash_entry<B: layout_device::SharedBuffer, const D: usize, const CAUS
 /// 1]` (FlashAttention's `cu_seqlens`), LSE (heads, rows); the bounds
 /// count from each sequence's top-left diagonal, or with `bottom_right` 1
 /// its bottom-right one (i + its keys - its rows).
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", feature = "entries"))]
 macro_rules! flash_entries {
     ($($(#[$m:meta])* $name:ident = ($buf:ident, $d:literal, $causal:literal);)*) => {$(
         $(#[$m])*
@@ -184,7 +184,7 @@ macro_rules! flash_entries {
     )*};
 }
 
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", feature = "entries"))]
 flash_entries! {
     /// O = softmax(scale · Q·Kᵀ)·V, head dimension 64 (the launch contract
     /// of `maps/attention.rs`: BSHD f16 Q, K, V, O; f32 LSE).
@@ -201,7 +201,7 @@ flash_entries! {
     flash_attn_fwd_d256_causal = (FLASH_SMEM_D256, 256, true);
 }
 
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", feature = "entries"))]
 flash_entries! {
     varlen:
     /// [`flash_attn_fwd_d64`] on packed sequences of their own lengths

@@ -1,7 +1,9 @@
 //! The backward entry points (`flash_attn_bwd_dot`,
 //! `flash_attn_bwd_dkdv_d{64,128}[_causal]`,
 //! `flash_attn_bwd_dq_d{64,128}[_causal]`): the host's pointers made into
-//! checked buffers, and the shared memory they declare.
+//! checked buffers, and the shared memory they declare. The entries are
+//! [`flash_bwd_entries!`](crate::flash_bwd_entries), which this crate
+//! expands for its PTX and the Hopper crate for its own (`sm_90a`).
 #![allow(unsafe_code)]
 
 layout_device::shared_memory!(
@@ -22,9 +24,18 @@ const _: () = assert!(
 );
 
 #[cfg(target_arch = "nvptx64")]
-use crate::device::elems;
-#[cfg(target_arch = "nvptx64")]
 use layout_device::{trap, Global, GlobalMut, F4};
+
+/// `n * m`, trapping on overflow.
+#[cfg(target_arch = "nvptx64")]
+#[doc(hidden)]
+#[inline(always)]
+pub fn elems(n: usize, m: usize) -> usize {
+    match n.checked_mul(m) {
+        Some(e) => e,
+        None => trap(),
+    }
+}
 
 /// A read-only f16 tensor of `halves` halves at `p` as 16-byte chunks
 /// (traps unless 16-byte aligned).
@@ -32,8 +43,9 @@ use layout_device::{trap, Global, GlobalMut, F4};
 /// # Safety
 /// `p` points to `halves` halves, alive for the kernel.
 #[cfg(target_arch = "nvptx64")]
+#[doc(hidden)]
 #[inline(always)]
-unsafe fn chunks(p: *const u16, halves: usize) -> Global<F4> {
+pub unsafe fn chunks(p: *const u16, halves: usize) -> Global<F4> {
     if (p as usize) % 16 != 0 {
         trap()
     }
@@ -47,8 +59,9 @@ unsafe fn chunks(p: *const u16, halves: usize) -> Global<F4> {
 /// # Safety
 /// `p` points to `halves` halves nothing else accesses.
 #[cfg(target_arch = "nvptx64")]
+#[doc(hidden)]
 #[inline(always)]
-unsafe fn pairs(p: *mut u16, halves: usize) -> GlobalMut<u32> {
+pub unsafe fn pairs(p: *mut u16, halves: usize) -> GlobalMut<u32> {
     if (p as usize) % 4 != 0 {
         trap()
     }
@@ -56,36 +69,16 @@ unsafe fn pairs(p: *mut u16, halves: usize) -> GlobalMut<u32> {
     unsafe { GlobalMut::new(p.cast::<u32>(), halves / 2) }
 }
 
-/// `Dot` = rowsum(dO ∘ O): `(o, d_o, dot, rows, heads, d, seq_q)`, O and dO
-/// (rows, heads, d) f16 (16-byte aligned), `dot` rows x heads f32 laid out
-/// as LSE: (batch, heads, seq_q) for planes of `seq_q` rows, (heads, rows)
-/// for packed sequences (`seq_q` 0). Grid ceil(rows · heads / 128), 128
-/// threads.
+/// A writable f32 tensor of `n` elements at `p` (Dot, laid out as LSE).
 ///
 /// # Safety
-/// The pointers to that many elements, `dot` overlapping nothing.
+/// `p` points to `n` f32 nothing else accesses.
 #[cfg(target_arch = "nvptx64")]
-#[no_mangle]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "ptx-kernel" fn flash_attn_bwd_dot(
-    o: *const u16,
-    d_o: *const u16,
-    dot: *mut f32,
-    rows: usize,
-    heads: usize,
-    d: usize,
-    seq_q: usize,
-) {
-    let n = elems(elems(rows, heads), d);
-    // SAFETY: the launch contract above.
-    let (o, d_o, dot) = unsafe {
-        (
-            chunks(o, n),
-            chunks(d_o, n),
-            GlobalMut::new(dot, elems(rows, heads)),
-        )
-    };
-    super::body::flash_bwd_dot((o, d_o), dot, (rows, heads, d, seq_q))
+#[doc(hidden)]
+#[inline(always)]
+pub unsafe fn stats_out(p: *mut f32, n: usize) -> GlobalMut<f32> {
+    // SAFETY: the caller's.
+    unsafe { GlobalMut::new(p, n) }
 }
 
 /// The problem and the inputs of a dK/dV or dQ launch at head dimension
@@ -99,9 +92,10 @@ pub unsafe extern "ptx-kernel" fn flash_attn_bwd_dot(
 /// heads · seq_q f32), 16-byte aligned (LSE, Dot: 4); `cu_q`, `cu_k` null,
 /// or grid z + 1 `i32` each.
 #[cfg(target_arch = "nvptx64")]
+#[doc(hidden)]
 #[allow(clippy::type_complexity)]
 #[inline(always)]
-unsafe fn bwd_inputs(
+pub unsafe fn bwd_inputs(
     d: usize,
     (q, k, v, d_o): (*const u16, *const u16, *const u16, *const u16),
     (lse, dot): (*const f32, *const f32),
@@ -156,8 +150,9 @@ unsafe fn bwd_inputs(
 /// masked forms' query i sees keys i + lower ..= i + offset, counted from
 /// each sequence's bottom-right diagonal with `bottom_right` 1 (the
 /// forward's bounds).
-#[cfg(target_arch = "nvptx64")]
-macro_rules! bwd_entries {
+#[doc(hidden)]
+#[macro_export]
+macro_rules! flash_bwd_entries_of {
     ($($(#[$m:meta])* $dkdv:ident, $dq:ident = ($buf:ident, $d:literal, $causal:literal);)*) => {$(
         $(#[$m])*
         ///
@@ -188,13 +183,13 @@ macro_rules! bwd_entries {
         ) {
             // SAFETY: the launch contract above.
             let (p, ins, stats) = unsafe {
-                bwd_inputs($d, (q, k, v, d_o), (lse, dot), (cu_q, cu_k),
+                $crate::attention_bwd::entry::bwd_inputs($d, (q, k, v, d_o), (lse, dot), (cu_q, cu_k),
                     (batch, seq_q, seq_k, heads, kv_heads), (offset, lower, bottom_right, scale))
             };
-            let lk = elems(elems(elems(batch, seq_k), kv_heads), $d);
+            let lk = $crate::attention_bwd::entry::elems($crate::attention_bwd::entry::elems($crate::attention_bwd::entry::elems(batch, seq_k), kv_heads), $d);
             // SAFETY: the launch contract above.
-            let outs = unsafe { (pairs(dk, lk), pairs(dv, lk)) };
-            super::body::flash_bwd_dkdv::<$buf, $d, $causal>(p, ins, stats, outs)
+            let outs = unsafe { ($crate::attention_bwd::entry::pairs(dk, lk), $crate::attention_bwd::entry::pairs(dv, lk)) };
+            $crate::bodies::flash_bwd_dkdv::<$buf, $d, $causal>(p, ins, stats, outs)
         }
 
         /// dQ (`flash_bwd_dq`), as its dK/dV twin.
@@ -225,25 +220,76 @@ macro_rules! bwd_entries {
         ) {
             // SAFETY: the launch contract above.
             let (p, ins, stats) = unsafe {
-                bwd_inputs($d, (q, k, v, d_o), (lse, dot), (cu_q, cu_k),
+                $crate::attention_bwd::entry::bwd_inputs($d, (q, k, v, d_o), (lse, dot), (cu_q, cu_k),
                     (batch, seq_q, seq_k, heads, kv_heads), (offset, lower, bottom_right, scale))
             };
-            let lq = elems(elems(elems(batch, seq_q), heads), $d);
+            let lq = $crate::attention_bwd::entry::elems($crate::attention_bwd::entry::elems($crate::attention_bwd::entry::elems(batch, seq_q), heads), $d);
             // SAFETY: the launch contract above.
-            let out = unsafe { pairs(dq, lq) };
-            super::body::flash_bwd_dq::<$buf, $d, $causal>(p, ins, stats, out)
+            let out = unsafe { $crate::attention_bwd::entry::pairs(dq, lq) };
+            $crate::bodies::flash_bwd_dq::<$buf, $d, $causal>(p, ins, stats, out)
         }
     )*};
 }
 
-#[cfg(target_arch = "nvptx64")]
-bwd_entries! {
-    /// The FlashAttention backward's dK and dV at head dimension 64.
-    flash_attn_bwd_dkdv_d64, flash_attn_bwd_dq_d64 = (BWD_SMEM_D64, 64, false);
-    /// [`flash_attn_bwd_dkdv_d64`] with the mask.
-    flash_attn_bwd_dkdv_d64_causal, flash_attn_bwd_dq_d64_causal = (BWD_SMEM_D64, 64, true);
-    /// [`flash_attn_bwd_dkdv_d64`] at head dimension 128.
-    flash_attn_bwd_dkdv_d128, flash_attn_bwd_dq_d128 = (BWD_SMEM_D128, 128, false);
-    /// [`flash_attn_bwd_dkdv_d128`] with the mask.
-    flash_attn_bwd_dkdv_d128_causal, flash_attn_bwd_dq_d128_causal = (BWD_SMEM_D128, 128, true);
+/// Every backward entry point (`flash_attn_bwd_dot` and the dK/dV and dQ
+/// pairs of both head dimensions, masked and not), for a kernel crate's
+/// PTX: this crate's, and the Hopper crate's (`sm_90a`). Expand it once
+/// per crate, on `nvptx64`, naming the crate's dynamic shared buffers of
+/// `bwd_smem_bytes(64)` and `bwd_smem_bytes(128)` bytes (a buffer's PTX
+/// declaration is the crate's own: a dependency's is not in the PTX).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! flash_bwd_entries {
+    ($d64:ident, $d128:ident) => {
+        /// `Dot` = rowsum(dO ∘ O): `(o, d_o, dot, rows, heads, d, seq_q)`, O and dO
+        /// (rows, heads, d) f16 (16-byte aligned), `dot` rows x heads f32 laid out
+        /// as LSE: (batch, heads, seq_q) for planes of `seq_q` rows, (heads, rows)
+        /// for packed sequences (`seq_q` 0). Grid ceil(rows · heads / 128), 128
+        /// threads.
+        ///
+        /// # Safety
+        /// The pointers to that many elements, `dot` overlapping nothing.
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn flash_attn_bwd_dot(
+            o: *const u16,
+            d_o: *const u16,
+            dot: *mut f32,
+            rows: usize,
+            heads: usize,
+            d: usize,
+            seq_q: usize,
+        ) {
+            let n = $crate::attention_bwd::entry::elems(
+                $crate::attention_bwd::entry::elems(rows, heads),
+                d,
+            );
+            // SAFETY: the launch contract above.
+            let (o, d_o, dot) = unsafe {
+                (
+                    $crate::attention_bwd::entry::chunks(o, n),
+                    $crate::attention_bwd::entry::chunks(d_o, n),
+                    $crate::attention_bwd::entry::stats_out(
+                        dot,
+                        $crate::attention_bwd::entry::elems(rows, heads),
+                    ),
+                )
+            };
+            $crate::bodies::flash_bwd_dot((o, d_o), dot, (rows, heads, d, seq_q))
+        }
+
+        $crate::flash_bwd_entries_of! {
+            /// The FlashAttention backward's dK and dV at head dimension 64.
+            flash_attn_bwd_dkdv_d64, flash_attn_bwd_dq_d64 = ($d64, 64, false);
+            /// [`flash_attn_bwd_dkdv_d64`] with the mask.
+            flash_attn_bwd_dkdv_d64_causal, flash_attn_bwd_dq_d64_causal = ($d64, 64, true);
+            /// [`flash_attn_bwd_dkdv_d64`] at head dimension 128.
+            flash_attn_bwd_dkdv_d128, flash_attn_bwd_dq_d128 = ($d128, 128, false);
+            /// [`flash_attn_bwd_dkdv_d128`] with the mask.
+            flash_attn_bwd_dkdv_d128_causal, flash_attn_bwd_dq_d128_causal = ($d128, 128, true);
+        }
+    };
 }
+
+#[cfg(all(target_arch = "nvptx64", feature = "entries"))]
+crate::flash_bwd_entries!(BWD_SMEM_D64, BWD_SMEM_D128);

@@ -35,7 +35,8 @@
 //! - `_dq`: grid (ceil(seq_q / [`BWD_TILE`]), heads, batch), the same.
 
 pub(crate) mod body;
-pub(crate) mod entry;
+#[doc(hidden)]
+pub mod entry;
 
 /// Rows (of keys for dK/dV, of queries for dQ) per block, and the tiles the
 /// blocks stream: 64, one m16n8k16 M-atom per warp.

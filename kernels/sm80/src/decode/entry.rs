@@ -5,9 +5,9 @@
 //! only.
 #![allow(unsafe_code)]
 
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", feature = "entries"))]
 use crate::device::elems;
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", feature = "entries"))]
 use layout_device::{trap, Global, GlobalMut, F4};
 
 layout_device::shared_memory!(
@@ -32,7 +32,7 @@ const _: () = assert!(
 ///
 /// # Safety
 /// `p` points to `len` elements, alive for the kernel.
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", feature = "entries"))]
 #[inline(always)]
 unsafe fn input<T: Copy>(p: *const T, len: usize, align: usize) -> Global<T> {
     if (p as usize) % align != 0 {
@@ -46,7 +46,7 @@ unsafe fn input<T: Copy>(p: *const T, len: usize, align: usize) -> Global<T> {
 ///
 /// # Safety
 /// `p` points to `len` elements nothing else accesses, or is null.
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", feature = "entries"))]
 #[inline(always)]
 unsafe fn output<T: Copy>(p: *mut T, len: usize, align: usize) -> GlobalMut<T> {
     if p.is_null() {
@@ -69,7 +69,7 @@ unsafe fn output<T: Copy>(p: *mut T, len: usize, align: usize) -> GlobalMut<T> {
 /// itself in `count` (grid y * grid z zeros, zeros again after the
 /// launch), and the last of a row block's splits merges them into `o` and
 /// `lse` (null buffers for one split).
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", feature = "entries"))]
 macro_rules! decode_entries {
     ($($(#[$m:meta])* $name:ident = ($buf:ident, $d:literal);)*) => {$(
         $(#[$m])*
@@ -130,7 +130,7 @@ macro_rules! decode_entries {
     )*};
 }
 
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", feature = "entries"))]
 decode_entries! {
     /// Decode attention over a paged KV cache, head dimension 64.
     decode_attn_d64 = (DECODE_SMEM_D64, 64);
@@ -146,7 +146,7 @@ decode_entries! {
 /// `k_new`, `v_new`: tokens * kv_heads * d f16, the caches cache_rows *
 /// kv_heads * d f16 (16-byte aligned, d a multiple of 8), `slots` tokens
 /// int32.
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", feature = "entries"))]
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "ptx-kernel" fn kv_append(

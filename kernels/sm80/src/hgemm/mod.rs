@@ -8,7 +8,7 @@ use crate::maps::GemmPlan;
 use crate::maps::{index, Offsets};
 
 pub(crate) mod body;
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", feature = "entries"))]
 mod entry;
 use layout_core::algebra::{composition, ComposedLayout, Swizzle};
 use layout_core::atom::mma::{make_tiled_mma, PartC, TiledMma};

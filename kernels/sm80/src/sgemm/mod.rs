@@ -6,7 +6,7 @@ use crate::maps::GemmPlan;
 use crate::maps::{index, Offsets, THREADS};
 
 pub(crate) mod body;
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", feature = "entries"))]
 mod entry;
 use layout_core::atom::mma::{make_tiled_mma, PartA, PartB, PartC, TiledMma};
 use layout_core::atom::UniversalFMA;

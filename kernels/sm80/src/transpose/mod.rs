@@ -5,7 +5,7 @@
 use crate::maps::{index, THREADS};
 
 pub(crate) mod body;
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", feature = "entries"))]
 mod entry;
 use layout_core::algebra::{composition, ComposedLayout, Swizzle};
 use layout_core::tensor::partition::{local_partition, local_tile, ThreadLayout};

@@ -1,0 +1,71 @@
+//! The FlashAttention backward in this crate's PTX (`sm_90a`): the SM80
+//! crate's kernels (`layout_kernels::attention_bwd`: dK and dV by key
+//! tile, dQ by query tile, no atomics, the same bits every run) with the
+//! same entry points and arguments, so that `gpu-runner attention-bwd` and
+//! `launch::attention_bwd` run them from either PTX. Their products are
+//! `mma.sync` (Hopper runs the SM80 instructions); a backward on `wgmma`
+//! is not built.
+//!
+//! What the build tool checks of them is declared here, as the SM80
+//! crate declares it for its own PTX (ptxas's registers and spills are its
+//! figures for `sm_90a`).
+
+/// The dK/dV kernels: 128 threads, 2 blocks an SM (as in the SM80 crate).
+pub const FLASH_ATTN_BWD_DKDV_D64_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// See [`FLASH_ATTN_BWD_DKDV_D64_LAUNCH_BOUNDS`].
+pub const FLASH_ATTN_BWD_DKDV_D64_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// See [`FLASH_ATTN_BWD_DKDV_D64_LAUNCH_BOUNDS`].
+pub const FLASH_ATTN_BWD_DKDV_D128_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// See [`FLASH_ATTN_BWD_DKDV_D64_LAUNCH_BOUNDS`].
+pub const FLASH_ATTN_BWD_DKDV_D128_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// At d = 128 the dK/dV kernels pass 255 registers by a few and spill (as
+/// for sm_90); more than this fails the build.
+pub const FLASH_ATTN_BWD_DKDV_D128_SPILL_BYTES: (u32, u32) = (96, 112);
+/// See [`FLASH_ATTN_BWD_DKDV_D128_SPILL_BYTES`].
+pub const FLASH_ATTN_BWD_DKDV_D128_CAUSAL_SPILL_BYTES: (u32, u32) = (96, 112);
+/// The dQ kernels: 128 threads, 2 blocks an SM.
+pub const FLASH_ATTN_BWD_DQ_D64_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// See [`FLASH_ATTN_BWD_DQ_D64_LAUNCH_BOUNDS`].
+pub const FLASH_ATTN_BWD_DQ_D64_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// See [`FLASH_ATTN_BWD_DQ_D64_LAUNCH_BOUNDS`].
+pub const FLASH_ATTN_BWD_DQ_D128_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// See [`FLASH_ATTN_BWD_DQ_D64_LAUNCH_BOUNDS`].
+pub const FLASH_ATTN_BWD_DQ_D128_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// The `Dot` kernel: 128 threads.
+pub const FLASH_ATTN_BWD_DOT_LAUNCH_BOUNDS: (u32, u32) = (128, 4);
+/// The dK/dV kernels divide once per query tile (the tile's head of the
+/// group and its place), outside the products.
+pub const FLASH_ATTN_BWD_DKDV_D64_NO_DIVISION: bool = false;
+/// See [`FLASH_ATTN_BWD_DKDV_D64_NO_DIVISION`].
+pub const FLASH_ATTN_BWD_DKDV_D64_CAUSAL_NO_DIVISION: bool = false;
+/// See [`FLASH_ATTN_BWD_DKDV_D64_NO_DIVISION`].
+pub const FLASH_ATTN_BWD_DKDV_D128_NO_DIVISION: bool = false;
+/// See [`FLASH_ATTN_BWD_DKDV_D64_NO_DIVISION`].
+pub const FLASH_ATTN_BWD_DKDV_D128_CAUSAL_NO_DIVISION: bool = false;
+/// The dQ kernels divide for the K/V head, once.
+pub const FLASH_ATTN_BWD_DQ_D64_NO_DIVISION: bool = false;
+/// See [`FLASH_ATTN_BWD_DQ_D64_NO_DIVISION`].
+pub const FLASH_ATTN_BWD_DQ_D64_CAUSAL_NO_DIVISION: bool = false;
+/// See [`FLASH_ATTN_BWD_DQ_D64_NO_DIVISION`].
+pub const FLASH_ATTN_BWD_DQ_D128_NO_DIVISION: bool = false;
+/// See [`FLASH_ATTN_BWD_DQ_D64_NO_DIVISION`].
+pub const FLASH_ATTN_BWD_DQ_D128_CAUSAL_NO_DIVISION: bool = false;
+/// The `Dot` kernel divides a thread's index into its row and head.
+pub const FLASH_ATTN_BWD_DOT_NO_DIVISION: bool = false;
+
+use layout_kernels::attention_bwd::bwd_smem_bytes;
+
+layout_device::shared_memory!(
+    /// The backward kernels' shared memory at head dimension 64 (dynamic:
+    /// `bwd_smem_bytes(64)` bytes at launch).
+    pub extern static BWD_SMEM_D64: [u8; bwd_smem_bytes(64)]
+);
+
+layout_device::shared_memory!(
+    /// The backward kernels' shared memory at head dimension 128 (dynamic:
+    /// `bwd_smem_bytes(128)` bytes at launch).
+    pub extern static BWD_SMEM_D128: [u8; bwd_smem_bytes(128)]
+);
+
+#[cfg(all(target_arch = "nvptx64", feature = "entries"))]
+layout_kernels::flash_bwd_entries!(BWD_SMEM_D64, BWD_SMEM_D128);
