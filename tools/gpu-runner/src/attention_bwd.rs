@@ -20,7 +20,7 @@ pub const ATTENTION_BWD_HELP: &str = "\
 Kernel: flash_attn_bwd (entry points flash_attn_bwd_dot, then
 flash_attn_bwd_dkdv_d64 / _d128 and flash_attn_bwd_dq_d64 / _d128, their
 _causal forms for --causal or --window; in layout_kernels.ptx, SM80 and
-later). The gradients of O = softmax(scale * Q K^T) V for the output
+later, and in layout_kernels_sm90.ptx, built for sm_90a). The gradients of O = softmax(scale * Q K^T) V for the output
 gradient dO, from the forward's O and LSE:
   Q, O, dO: (batch, seq_q, heads, d) float16, C-order (BSHD).
   K, V: (batch, seq_k, kv_heads, d) float16, C-order; kv_heads divides
