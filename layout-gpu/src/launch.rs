@@ -1846,13 +1846,19 @@ mod tests {
 
     /// The backward launches' arguments, as `attention_bwd` passes them
     /// (pointers, `null` for planes' offsets, `usize`, `i32`, `u32`, `f32`
-    /// scalars, in that order), are the parameters the shipped PTX
-    /// declares.
+    /// scalars, in that order), are the parameters both shipped PTX files
+    /// declare (the sm_90a one has the same entry points).
     #[test]
     fn backward_arguments_are_the_entries_parameters() {
+        for ptx in [crate::PTX_SM80, crate::PTX_SM90] {
+            backward_parameters_of(ptx);
+        }
+    }
+
+    fn backward_parameters_of(ptx: &str) {
         use layout_launch::ParamKind::*;
         let (p, i, i32_, f) = ((8, Pointer), (8, Int), (4, Int), (4, Float));
-        let params = declared_params(crate::PTX_SM80);
+        let params = declared_params(ptx);
         // (o, d_o, dot, rows, heads, d, seq_q)
         let dot = [p, p, p, i, i, i, i];
         // (q, k, v, d_o, lse, dot, dk, dv, cu_q, cu_k, batch, seq_q, seq_k,
