@@ -1117,3 +1117,33 @@ fn fusion_quads_are_four_values() {
         assert_eq!(F16::pack2(lo, hi), w & 0x7bff_7bff);
     }
 }
+
+/// `setmaxnreg` moves registers within the block's pool, fixed at launch:
+/// 384 threads are launched with at most 65536 / 384 = 170, 168 in steps
+/// of 8, so 168 x 384 = 64512. A producer warpgroup down to 24 frees 144 x
+/// 128; two consumers up to 240 take 72 x 128 each: 24 + 2 x 240 = 504 =
+/// 3 x 168, exact. Down to 48 and up to 232 (48 + 2 x 232 = 512 > 504),
+/// the second increase never finds its registers: a deadlock, as on the
+/// GPU. An increase below the count is refused.
+#[test]
+fn setmaxnreg_moves_registers_within_the_launch() {
+    use layout_device::{setmaxnreg_dec, setmaxnreg_inc};
+    fn split<const P: u32, const C: u32>() -> Result<(), layout_device::emulator::EmuError> {
+        run(&Launch::new("split", 1, 384), || {
+            if thread_idx() < 128 {
+                setmaxnreg_dec::<P>();
+            } else {
+                setmaxnreg_inc::<C>();
+            }
+        })
+    }
+    split::<24, 240>().unwrap();
+    split::<40, 232>().unwrap();
+    split::<48, 224>().unwrap();
+    let e = split::<48, 232>().unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Deadlock, "{e}");
+    assert!(e.message.contains("setmaxnreg_inc"), "{e}");
+    // An increase to fewer than the thread has.
+    let e = run(&Launch::new("shrink", 1, 384), || setmaxnreg_inc::<160>()).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Launch, "{e}");
+}

@@ -50,7 +50,11 @@
 //!   swizzle, zeros past the tensor on loads, nothing written past it);
 //!   every `wgmma` of [`GmmaInstr`](crate::GmmaInstr), computed from its
 //!   atom's layouts and its operands' descriptors; clusters (ranks,
-//!   barrier); `elect_one` (lane 0). The async proxy is checked: a `wgmma`
+//!   barrier); `elect_one` (lane 0); `setmaxnreg`, within the block's
+//!   pool of registers (the launch's count, at most 65536 over the block's
+//!   threads in steps of 8, times its threads): an increase waits for what
+//!   decreases freed, so a split that asks for more is a deadlock, as on the
+//!   GPU. The async proxy is checked: a `wgmma`
 //!   operand or a TMA store's source that a thread stored without a
 //!   `fence_proxy_async_shared` after it is an error.
 //! - **Math.** [`fma`](crate::fma) and [`f16x2`](crate::f16x2) are

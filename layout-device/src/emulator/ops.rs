@@ -62,6 +62,46 @@ pub(crate) fn nop(name: &str) {
     }
 }
 
+/// `setmaxnreg.dec` (`inc` false) or `.inc` to `n` registers a thread: a
+/// decrease gives the thread's registers above `n` to its block's pool; an
+/// increase polls until the pool holds what it takes (the hardware's
+/// wait), so a split that asks for more than the block was launched with
+/// ([`state::launch_registers`] at most) is the scheduler's deadlock.
+pub(crate) fn setmaxnreg(name: &'static str, inc: bool, n: u32) {
+    if !state::active() {
+        gpu_only(name)
+    }
+    loop {
+        let done = state::with(|s| {
+            let (b, t) = (s.threads[s.cur].block, s.threads[s.cur].tid);
+            let block = &mut s.blocks[b];
+            let cur = block.regs[t];
+            match (inc, n.cmp(&cur)) {
+                (false, std::cmp::Ordering::Greater) | (true, std::cmp::Ordering::Less) => Err(
+                    format!("{name} to {n} registers from {cur}: the count must move the instruction's way"),
+                ),
+                (false, _) => {
+                    block.free_regs += u64::from(cur - n);
+                    block.regs[t] = n;
+                    Ok(true)
+                }
+                (true, _) if block.free_regs >= u64::from(n - cur) => {
+                    block.free_regs -= u64::from(n - cur);
+                    block.regs[t] = n;
+                    Ok(true)
+                }
+                (true, _) => Ok(false),
+            }
+        })
+        .expect("emulating");
+        match done {
+            Ok(true) => return,
+            Ok(false) => state::spin(name),
+            Err(m) => state::fail(ErrorKind::Launch, m),
+        }
+    }
+}
+
 /// Polls the `u32` at `at` (a global access) until it holds `v`, letting
 /// the cluster's other threads run between polls; a wait that nothing
 /// ends is the scheduler's deadlock.

@@ -208,7 +208,7 @@ pub fn setmaxnreg_inc<const N: u32>() {
         unsafe {
             asm!("setmaxnreg.inc.sync.aligned.u32 {n};", n = const N, options(nostack, nomem))
         }
-    }, emu: { crate::emulator::ops::nop("setmaxnreg_inc") })
+    }, emu: { crate::emulator::ops::setmaxnreg("setmaxnreg_inc", true, N) })
 }
 
 /// `setmaxnreg.dec.sync.aligned.u32 N`: this warpgroup's threads shrink to
@@ -227,7 +227,7 @@ pub fn setmaxnreg_dec<const N: u32>() {
         unsafe {
             asm!("setmaxnreg.dec.sync.aligned.u32 {n};", n = const N, options(nostack, nomem))
         }
-    }, emu: { crate::emulator::ops::nop("setmaxnreg_dec") })
+    }, emu: { crate::emulator::ops::setmaxnreg("setmaxnreg_dec", false, N) })
 }
 
 /// An `mbarrier` in shared memory: 8 bytes (two words of an [`Smem`]
