@@ -1144,6 +1144,6 @@ fn setmaxnreg_moves_registers_within_the_launch() {
     assert_eq!(e.kind, ErrorKind::Deadlock, "{e}");
     assert!(e.message.contains("setmaxnreg_inc"), "{e}");
     // An increase to fewer than the thread has.
-    let e = run(&Launch::new("shrink", 1, 384), || setmaxnreg_inc::<160>()).unwrap_err();
+    let e = run(&Launch::new("shrink", 1, 384), setmaxnreg_inc::<160>).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Launch, "{e}");
 }
