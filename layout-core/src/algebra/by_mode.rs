@@ -84,9 +84,21 @@ pub(crate) use tiler_fn;
 /// ([`ByDivide`], [`ByZipDivide`], [`ByProduct`], [`ByZipProduct`]): the
 /// divides' and the products' bound, `T`'s checked trait read from A's
 /// side (a refusal's span is A's argument). Code generic over a tiler
-/// states the checked trait itself (`T: DivideOnto<A>`), which implies
-/// this.
-#[doc(hidden)]
+/// states the checked trait itself, which implies this:
+///
+/// ```
+/// use layout_core::algebra::{logical_divide, DivideOnto, LayoutParts, StaticResult};
+/// use layout_core::{layout, Congruent};
+/// fn split<A: LayoutParts, T: DivideOnto<A>>(a: A, t: T) -> T::Logical
+/// where
+///     A::Shape: Congruent<A::Stride>,
+///     T::Logical: StaticResult,
+/// {
+///     logical_divide(a, t)
+/// }
+/// let r = split(layout!((8,4):(4,1)), layout!(4:1));
+/// assert_eq!(r.to_string(), "(_4,(_2,_4)):(_4,(_16,_1))");
+/// ```
 pub trait Admits<T, Op>: Sized {
     /// The operation's result.
     type Out;
@@ -96,18 +108,14 @@ pub trait Admits<T, Op>: Sized {
     fn admit(self, t: T) -> Result<Self::Out, LayoutError>;
 }
 /// [`Admits`] of `logical_divide` ([`crate::algebra::DivideOnto`]).
-#[doc(hidden)]
 pub struct ByDivide;
 /// [`Admits`] of the zipped, tiled and flat divides
 /// ([`crate::algebra::ZipDivideOnto`]).
-#[doc(hidden)]
 pub struct ByZipDivide;
 /// [`Admits`] of `logical_product` ([`crate::algebra::ProductOnto`]).
-#[doc(hidden)]
 pub struct ByProduct;
 /// [`Admits`] of the zipped, tiled and flat products
 /// ([`crate::algebra::ZipProductOnto`]).
-#[doc(hidden)]
 pub struct ByZipProduct;
 /// One [`Admits`] impl per operation: its checked trait, its result.
 macro_rules! admits {
