@@ -3,6 +3,7 @@
 
 use layout_core::algebra::complement::CotargetOf;
 use layout_core::algebra::inverse::{LeftInverseDistinct, LeftInverseStep, LeftInverseZero};
+use layout_core::atom::accumulator::AccAregsNOf;
 use layout_core::tensor::{algorithm::SameSize, tile_coord::TileCoordIn};
 use layout_core::typenum::{U12, U3};
 use layout_core::{
@@ -72,6 +73,16 @@ assert_impl_all!((): LeftInverseStep<4, 1, 4>, LeftInverseStep<2, 1, 3>, LeftInv
 assert_not_impl_any!((): LeftInverseStep<3, 2, 3>);
 assert_not_impl_any!((): LeftInverseStep<4, 1, 3>);
 assert_not_impl_any!((): LeftInverseStep<2, 0, 1>);
+// convert_layout_acc_aregs' N mode against the N-atoms of one A atom
+// (K/N: 2 for m16n8k16): 4 and 2 split, 3 does not; an SS atom (K/N = 0,
+// refused by its constant check with its own reason) passes this one; a
+// computed size is left to the constant check.
+assert_impl_all!(C<4>: AccAregsNOf<C<2>>);
+assert_impl_all!(C<2>: AccAregsNOf<C<2>>);
+assert_not_impl_any!(C<3>: AccAregsNOf<C<2>>);
+assert_not_impl_any!(C<6>: AccAregsNOf<C<4>>);
+assert_impl_all!(C<4>: AccAregsNOf<C<0>>);
+assert_impl_all!(S<U3>: AccAregsNOf<C<2>>);
 // A mode of stride 0 is injective only with one coordinate.
 assert_impl_all!((): LeftInverseZero<1, 0>, LeftInverseZero<4, 2>);
 assert_not_impl_any!((): LeftInverseZero<2, 0>);

@@ -36,10 +36,13 @@ use crate::atom::mma::Mnk;
 use crate::atom::MmaAtom;
 use crate::layout::StaticText;
 use crate::typelevel::arith::{DivT, LDiv, LMul, MulT};
+use crate::typelevel::check::DividesU;
 use crate::typelevel::const_text::{Leaves, Text};
-use crate::typelevel::int::{Int, StaticInt};
+use crate::typelevel::int::{ConstForm, Int, StaticInt, TypenumForm, C, S};
 use crate::typelevel::tuple::IntTuple;
 use crate::Layout;
+use core::ops::BitOr;
+use typenum::{IsEqual, B1, U0};
 
 /// Most leaves a thread-value layout of an atom has here.
 const LEAF_CAP: usize = 16;
@@ -534,6 +537,40 @@ where
 pub type AtomsPerA<A> =
     DivT<<<A as MmaAtom>::ShapeMNK as Mnk>::K, <<A as MmaAtom>::ShapeMNK as Mnk>::N>;
 
+/// The fragment's N mode `Self` (a static size) against `R`, the N-atoms
+/// of one A atom (K/N): a `C<X>` mode is a multiple of `R`, decided by the
+/// type checker (`R` = 0 is an atom whose A fragment is not in registers,
+/// refused by [`convert_layout_acc_aregs`]'s constant check with its own
+/// reason); a computed `S<U>` mode after monomorphisation.
+#[doc(hidden)]
+pub trait AccAregsN<R> {}
+impl<const X: usize, const R: usize> AccAregsN<C<R>> for C<X> where (): NModeOfAtoms<X, R> {}
+impl<U, R> AccAregsN<R> for S<U> {}
+/// [`AccAregsN`] through one blanket impl: [`convert_layout_acc_aregs`]'s
+/// bound, so that a refusal lists no impls.
+#[doc(hidden)]
+pub trait AccAregsNOf<R> {}
+impl<R, X: AccAregsN<R>> AccAregsNOf<R> for X {}
+
+/// [`AccAregsN`]'s refusal: the N mode `_X` is not a multiple of the `R`
+/// N-atoms of one A atom.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "convert_layout_acc_aregs: the fragment's N mode _{X} is not a multiple of the {R} N-atoms (K/N) of one A atom",
+    label = "its N mode is cut into whole A atoms: {R} accumulator N-atoms each"
+)]
+pub trait NModeOfAtoms<const X: usize, const R: usize> {}
+#[diagnostic::do_not_recommend]
+impl<const X: usize, const R: usize> NModeOfAtoms<X, R> for ()
+where
+    C<X>: TypenumForm,
+    C<R>: TypenumForm,
+    <C<R> as TypenumForm>::U: DividesU<<C<X> as TypenumForm>::U> + IsEqual<U0>,
+    <<C<R> as TypenumForm>::U as DividesU<<C<X> as TypenumForm>::U>>::Out:
+        BitOr<<<C<R> as TypenumForm>::U as IsEqual<U0>>::Output, Output = B1>,
+{
+}
+
 /// The layout [`convert_layout_acc_aregs`] makes of `Layout<(V, M, N), (DV, DM, DN)>`.
 pub type AccAregs<A, V, M, N, DV, DM, DN> =
     Layout<((V, AtomsPerA<A>), M, DivT<N, AtomsPerA<A>>), ((DV, DN), DM, MulT<DN, AtomsPerA<A>>)>;
@@ -602,13 +639,17 @@ const fn check_aregs<A: AccumulatorFacts<CLayout: StaticText>, V: IntTuple, N: S
 /// assert_eq!(p.crd2idx((5usize, 0usize, 1usize)), 13);
 /// ```
 ///
-/// An atom whose A values lie elsewhere, or a fragment whose N mode does
-/// not split, does not compile:
+/// A fragment whose static N mode does not split into whole A atoms is a
+/// type error (`cargo check` reports it); an atom whose A values lie
+/// elsewhere, or a value mode that is not one atom's accumulators, is
+/// refused when the constants are evaluated (`cargo build`):
 ///
-/// ```compile_fail
+/// ```compile_fail,E0277
 /// use layout_core::atom::accumulator::convert_layout_acc_aregs;
 /// use layout_core::atom::SM80_16x8x16_F16F16F16F16_TN as Mma;
 /// use layout_core::layout;
+/// // error: convert_layout_acc_aregs: the fragment's N mode _3 is not a
+/// // multiple of the 2 N-atoms (K/N) of one A atom
 /// let _ = convert_layout_acc_aregs(Mma, layout!(((2,2),1,3):((1,2),0,4)));
 /// ```
 #[inline(always)]
@@ -619,7 +660,8 @@ pub fn convert_layout_acc_aregs<A, V, M, N, DV, DM, DN>(
 where
     A: AccumulatorFacts<ShapeMNK: Mnk, CLayout: StaticText>,
     V: IntTuple,
-    N: StaticInt,
+    N: StaticInt + AccAregsNOf<<AtomsPerA<A> as ConstForm>::C>,
+    AtomsPerA<A>: ConstForm,
     DN: Int,
     (<A::ShapeMNK as Mnk>::K, <A::ShapeMNK as Mnk>::N): LDiv,
     (N, AtomsPerA<A>): LDiv,
