@@ -21,7 +21,7 @@
 //! the consts the build tool reads): [`transpose`], [`sgemm`], [`hgemm`],
 //! [`atoms`], [`attention`], [`attention_bwd`], [`decode`]. [`maps`] re-exports every plan.
 #![no_std]
-#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
+#![cfg_attr(all(target_arch = "nvptx64", feature = "entries"), feature(abi_ptx))]
 
 #[cfg(test)]
 extern crate std;
