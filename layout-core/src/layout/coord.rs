@@ -9,7 +9,7 @@ use crate::typelevel::int::for_each_leaf;
 use crate::typelevel::int::Int;
 use crate::typelevel::int::{ConstForm, TypenumForm, C, S};
 use crate::typelevel::list::{SizeList, SizeT};
-use crate::typelevel::tuple::{Cons, IntTuple, IntoTuple, List, Nil, Tuple};
+use crate::typelevel::tuple::{one, Cons, IntTuple, IntoTuple, List, Nil, Tuple};
 use core::fmt;
 use typenum::{IsLess, Unsigned, B0, B1};
 
@@ -426,12 +426,6 @@ macro_rules! crd_for_leaf {
                 match <() as TupleForLeaf<{ 0 $(+ one!($c))* }, ($($c,)*), $t, D>>::NEVER {}
             }
         }
-    };
-}
-/// `1`, once per identifier (a rank as a constant).
-macro_rules! one {
-    ($x:ident) => {
-        1
     };
 }
 /// Every pair of ranks from 0 to 12 that differ: each rank's coordinate

@@ -635,3 +635,12 @@ macro_rules! for_each_tuple {
     };
 }
 pub(crate) use for_each_tuple;
+
+/// `1`, once per identifier: a tuple's rank as a constant, `{ 0 $(+
+/// one!($t))* }` over its element types.
+macro_rules! one {
+    ($x:ident) => {
+        1
+    };
+}
+pub(crate) use one;

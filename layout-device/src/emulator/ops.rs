@@ -66,7 +66,7 @@ pub(crate) fn nop(name: &str) {
 /// decrease gives the thread's registers above `n` to its block's pool; an
 /// increase polls until the pool holds what it takes (the hardware's
 /// wait), so a split that asks for more than the block was launched with
-/// ([`state::launch_registers`] at most) is the scheduler's deadlock.
+/// ([`crate::launch_registers`] at most) is the scheduler's deadlock.
 pub(crate) fn setmaxnreg(name: &'static str, inc: bool, n: u32) {
     if !state::active() {
         gpu_only(name)

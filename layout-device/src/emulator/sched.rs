@@ -327,7 +327,7 @@ fn run_cluster(
                 named: Default::default(),
                 warps: (0..per_block.div_ceil(32)).map(|_| Vec::new()).collect(),
                 warpgroups: (0..per_block / 128).map(|_| WgSlot::new()).collect(),
-                regs: std::vec![super::state::launch_registers(per_block); per_block],
+                regs: std::vec![crate::launch_registers(per_block); per_block],
                 free_regs: 0,
             })
             .collect(),

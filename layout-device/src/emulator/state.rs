@@ -108,16 +108,6 @@ pub(crate) struct BlockState {
     pub free_regs: u64,
 }
 
-/// The registers a thread of a block of `threads` threads is launched
-/// with, at most: the register file (65536) over the block's warps' threads,
-/// in the allocation's steps of 8, at most 255 (ptxas's limit). A kernel
-/// that needs fewer gets fewer; `setmaxnreg` moves registers within the
-/// block's pool.
-pub(crate) fn launch_registers(threads: usize) -> u32 {
-    let per = 65536 / (threads.div_ceil(32) * 32).max(32);
-    ((per / 8 * 8).min(255)) as u32
-}
-
 /// The state of one cluster's run.
 pub(crate) struct Sim {
     pub kernel: String,

@@ -188,6 +188,36 @@ wgmma_f32_f16_rs!(
     wgmma_m64n128k16_f32_bf16_rs, SM90_64x128x16_F32BF16BF16_RS, 64
 );
 
+/// The registers each thread of a block of `threads` threads is launched
+/// with, at most: the SM's 65536 over the block's warps' threads, in the
+/// allocation's steps of 8, at most 255 (ptxas's limit; a kernel that
+/// needs fewer gets fewer). [`setmaxnreg_inc`] and [`setmaxnreg_dec`]
+/// move registers within the block's pool, this times `threads`: an
+/// increase waits for what decreases have freed, so a split that asks for
+/// more never finishes.
+///
+/// ```
+/// use layout_device::launch_registers;
+/// // A producer and two consumer warpgroups: 168 a thread, a pool of
+/// // 64512, which 128 x (24 + 2 x 240) fills.
+/// assert_eq!(launch_registers(384), 168);
+/// assert_eq!(128 * (24 + 2 * 240), 168 * 384);
+/// assert_eq!(launch_registers(256), 255);
+/// ```
+pub const fn launch_registers(threads: usize) -> u32 {
+    let warps = if threads == 0 {
+        1
+    } else {
+        threads.div_ceil(32)
+    };
+    let per = 65536 / (warps * 32) / 8 * 8;
+    if per > 255 {
+        255
+    } else {
+        per as u32
+    }
+}
+
 /// `setmaxnreg.inc.sync.aligned.u32 N`: this warpgroup's threads grow to
 /// `N` registers each (a consumer warpgroup of a warp-specialized kernel,
 /// taking what the producer gave back). `N` is a multiple of 8 in 24..=256;

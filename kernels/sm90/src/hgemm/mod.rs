@@ -523,13 +523,17 @@ pub const fn split_flags(form: usize, m: usize, n: usize) -> usize {
     FORMS[form].1.tiles(m, n) * FORMS[form].1.consumers
 }
 
-/// The registers a block of the two-consumer forms' 384 threads holds:
-/// 168 a thread (`__launch_bounds__(384, 1)`: 65536 / 384, in the
-/// allocation's steps of 8), 64512 of the SM's 65536. `setmaxnreg` moves
-/// registers between the warpgroups within this pool: an increase waits
-/// until the others' decreases have freed enough, so a split that asks for
-/// more than the pool never starts.
-pub const BLOCK_REGISTERS: u32 = 168 * 384;
+/// The registers a block of the two-consumer forms' 384 threads holds
+/// (`layout_device::launch_registers`): 168 a thread, 64512 of the SM's
+/// 65536. `setmaxnreg` moves registers between the warpgroups within this
+/// pool: an increase waits until the others' decreases have freed enough,
+/// so a split that asks for more than the pool never finishes.
+pub const BLOCK_REGISTERS: u32 = block_registers(384);
+
+/// The register pool of a block of `threads` threads.
+const fn block_registers(threads: usize) -> u32 {
+    layout_device::launch_registers(threads) * threads as u32
+}
 /// Registers per consumer thread after `setmaxnreg` (the producer keeps
 /// [`PRODUCER_REGISTERS`]): 128 x (24 + 2 x 240) = [`BLOCK_REGISTERS`].
 pub const CONSUMER_REGISTERS: u32 = 240;
@@ -559,13 +563,13 @@ pub const EPILOGUE_CONSUMER_REGISTERS: u32 = 224;
 
 // The plan's regions are 1024-byte aligned (the 128-byte swizzle's period,
 // which TMA and the descriptors assume; the second consumer's rows 8 KiB
-// on), fit the H200's 227 KiB per block, and the registers the SM's file.
+// on), fit the H200's 227 KiB per block, and the registers the block's pool.
 const _: () = {
     assert!(B_BYTES % 1024 == 0 && SMEM_BYTES <= 227 * 1024);
     assert!(SMEM_BYTES_TMA_STORE <= 227 * 1024);
     assert!(
         128 * (GROUPED_PRODUCER_REGISTERS + FORMS[1].1.consumers as u32 * CONSUMER_REGISTERS)
-            <= 65536
+            <= block_registers(128 * (1 + FORMS[1].1.consumers))
     );
     assert!(
         128 * (GROUPED_COOP_PRODUCER_REGISTERS + 2 * GROUPED_CONSUMER_REGISTERS) <= BLOCK_REGISTERS
@@ -579,11 +583,7 @@ const _: () = {
         assert!(f.stages == if f.bm() == 64 { LONE_STAGES } else { STAGES });
         assert!(
             128 * (PRODUCER_REGISTERS + f.consumers as u32 * CONSUMER_REGISTERS)
-                <= if f.consumers == 2 {
-                    BLOCK_REGISTERS
-                } else {
-                    65536
-                }
+                <= block_registers(128 * (1 + f.consumers))
         );
         // The epilogue warps' hand-off barriers fit before the staging
         // buffers, as many as a cooperative form's buffers.

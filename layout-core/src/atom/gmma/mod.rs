@@ -18,7 +18,7 @@ use super::super::algebra::swizzle::{ComposedLayout, Swizzle};
 use crate::layout::{Congruent, Layout, StaticText};
 use crate::layout_type;
 use crate::typelevel::const_text::{Leaves, Text};
-use crate::typelevel::tuple::IntTuple;
+use crate::typelevel::tuple::{one, IntTuple};
 use core::fmt;
 use core::marker::PhantomData;
 
@@ -380,12 +380,6 @@ macro_rules! not_two_modes {
             const MODE0_LEAVES: usize =
                 match <() as NotTwoModes<{ 0 $(+ one!($t))* }, ($($t,)*)>>::NEVER {};
         }
-    };
-}
-/// `1` for each mode.
-macro_rules! one {
-    ($t:ident) => {
-        1
     };
 }
 crate::typelevel::tuple::for_each_tuple!(not_two_modes);
