@@ -9,7 +9,9 @@ THD with cumulative offsets), our forward (`R attention P flash_attn_fwd ...
 --lse`) for O and LSE, then our backward (`R attention-bwd P flash_attn_bwd
 Q K V O dO LSE dQ dK dV ...`). The reference is torch autograd in float64 on
 the same float16 values (the mask written out: causal top-left or
-bottom-right, windows, grouped heads, each packed sequence on its own). The
+bottom-right, windows, grouped heads, each packed sequence on its own),
+in both modes (dQ by atomics, the default, and `--deterministic`, run
+twice: the same bits; dK and dV the same bits in both modes). The
 error of each gradient is max |ours - ref| / max |ref|; where torch's own
 FLASH backend runs the case (planes, top-left causal or none), its float16
 gradients' error on the same inputs is printed beside ours, and ours must
@@ -33,6 +35,8 @@ from anchor_timing import median_round
 
 FACTOR = 2.0
 BOUND = 1e-2
+# How dQ is summed: by atomics (the default) or by its own launch.
+MODES = [("atomic", []), ("deterministic", ["--deterministic"])]
 
 # (label, [(seq_q, seq_k)] per sequence, packed, heads, kv_heads, d, mask, scale)
 # mask: None, ("tl"|"br", left or None)
@@ -149,31 +153,50 @@ def main():
                 print(f"{label}: FAILED (forward): {r.stderr.strip()}")
                 bad += 1
                 continue
-            r = run(a.runner, ["attention-bwd", a.ptx, "flash_attn_bwd", path["Q"], path["K"], path["V"],
-                               path["O"], path["dO"], path["LSE"], path["dQ"], path["dK"], path["dV"], *flags])
-            if r.returncode != 0:
-                print(f"{label}: FAILED (backward): {r.stderr.strip()}")
-                bad += 1
-                continue
-            ours = [np.load(path[n]).astype(np.float64) for n in ("dQ", "dK", "dV")]
             ref = reference(q, k, v, d_o, lens, packed, heads, kv, d, mask, sc)
             fl = None if packed else torch_flash(q, k, v, d_o, heads, kv, mask, sc)
-            parts, ok = [], True
-            for i, n in enumerate(("dQ", "dK", "dV")):
-                top = max(np.abs(ref[i]).max(), 1e-30)
-                e = np.abs(ours[i] - ref[i]).max() / top if np.isfinite(ours[i]).all() else np.inf
-                if fl is not None:
-                    et = np.abs(fl[i] - ref[i]).max() / top
-                    # FLASH's own gradient can be NaN (scale 0, negative
-                    # scales): then only the bound applies.
-                    if np.isfinite(et):
-                        ok &= e <= FACTOR * et + 1e-3
-                    parts.append(f"{n} {e:.2e} (FLASH {et:.2e})")
-                else:
-                    parts.append(f"{n} {e:.2e}")
-                ok &= e <= BOUND
-            bad += not ok
-            print(f"{label}: {'ok' if ok else 'MISMATCH'}: {', '.join(parts)}")
+            runs = {}
+            for mode, extra in MODES:
+                bits = []
+                # The deterministic mode twice: the same bits each run.
+                for _ in range(2 if extra else 1):
+                    r = run(a.runner, ["attention-bwd", a.ptx, "flash_attn_bwd", path["Q"], path["K"], path["V"],
+                                       path["O"], path["dO"], path["LSE"], path["dQ"], path["dK"], path["dV"],
+                                       *flags, *extra])
+                    if r.returncode != 0:
+                        break
+                    bits.append([np.load(path[n]) for n in ("dQ", "dK", "dV")])
+                if r.returncode != 0:
+                    print(f"{label} ({mode}): FAILED (backward): {r.stderr.strip()}")
+                    bad += 1
+                    continue
+                runs[mode] = bits[0]
+                ours = [x.astype(np.float64) for x in bits[0]]
+                parts, ok = [], True
+                for i, n in enumerate(("dQ", "dK", "dV")):
+                    top = max(np.abs(ref[i]).max(), 1e-30)
+                    e = np.abs(ours[i] - ref[i]).max() / top if np.isfinite(ours[i]).all() else np.inf
+                    if fl is not None:
+                        et = np.abs(fl[i] - ref[i]).max() / top
+                        # FLASH's own gradient can be NaN (scale 0, negative
+                        # scales): then only the bound applies.
+                        if np.isfinite(et):
+                            ok &= e <= FACTOR * et + 1e-3
+                        parts.append(f"{n} {e:.2e} (FLASH {et:.2e})")
+                    else:
+                        parts.append(f"{n} {e:.2e}")
+                    ok &= e <= BOUND
+                if len(bits) == 2:
+                    same = all(x.tobytes() == y.tobytes() for x, y in zip(*bits))
+                    ok &= same
+                    parts.append("same bits twice" if same else "DIFFERENT BITS on a second run")
+                bad += not ok
+                print(f"{label} ({mode}): {'ok' if ok else 'MISMATCH'}: {', '.join(parts)}")
+            if len(runs) == 2:
+                # dK and dV do not depend on how dQ is summed.
+                same = all(x.tobytes() == y.tobytes() for x, y in zip(runs["atomic"][1:], runs["deterministic"][1:]))
+                bad += not same
+                print(f"{label}: dK, dV {'the same bits in both modes' if same else 'DIFFER between the modes'}")
         # Refusals: one line, exit code 2.
         np.save(path["Q"], np.zeros((1, 8, 2, 96), np.float16))
         np.save(path["K"], np.zeros((1, 8, 2, 96), np.float16))
@@ -195,8 +218,8 @@ def main():
 
 def timing(a, path):
     from torch.nn.attention import SDPBackend, sdpa_kernel
-    print("| d | seq | batch | heads | causal | ours ms | ours TFLOP/s | FLASH bwd ms | cuDNN bwd ms | ours vs FLASH | ours vs cuDNN |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| d | seq | batch | heads | causal | ours ms | ours TFLOP/s | deterministic ms | FLASH bwd ms | cuDNN bwd ms | ours vs FLASH | ours vs cuDNN |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     line = re.compile(r": ([0-9.]+) ms, ([0-9.]+) TFLOP/s")
     for d, s, b, h in [(64, 4096, 4, 32), (64, 8192, 2, 32), (128, 4096, 4, 16), (128, 8192, 2, 16)]:
         for causal in (False, True):
@@ -218,17 +241,22 @@ def timing(a, path):
                 np.save(path[n], x.cpu().numpy())
             r = run(a.runner, ["attention", a.ptx, "flash_attn_fwd", path["Q"], path["K"], path["V"], path["O"],
                                "--lse", path["LSE"], *flags])
-            r = run(a.runner, ["attention-bwd", a.ptx, "flash_attn_bwd", path["Q"], path["K"], path["V"], path["O"],
-                               path["dO"], path["LSE"], path["dQ"], path["dK"], path["dV"], *flags, "--time"])
-            m = line.search(r.stdout)
-            if not m:
+            times = []
+            for _, extra in MODES:
+                r = run(a.runner, ["attention-bwd", a.ptx, "flash_attn_bwd", path["Q"], path["K"], path["V"],
+                                   path["O"], path["dO"], path["LSE"], path["dQ"], path["dK"], path["dV"], *flags,
+                                   "--time", *extra])
+                times.append(line.search(r.stdout))
+            m = times[0]
+            if not all(times):
                 print(f"| {d} | {s} | {b} | {h} | {causal} | failed: {(r.stderr or r.stdout).strip()[:80]} |")
                 continue
             ms, tf = float(m.group(1)), float(m.group(2))
+            det = float(times[1].group(1))
             fl, cu = res["FLASH_ATTENTION"], res["CUDNN_ATTENTION"]
             fmt = lambda x: f"{x:.3f}" if x else "-"
             ratio = lambda x: f"{x / ms:.2f}x" if x else "-"
-            print(f"| {d} | {s} | {b} | {h} | {causal} | {ms:.3f} | {tf:.1f} | {fmt(fl)} | {fmt(cu)} | {ratio(fl)} | {ratio(cu)} |")
+            print(f"| {d} | {s} | {b} | {h} | {causal} | {ms:.3f} | {tf:.1f} | {det:.3f} | {fmt(fl)} | {fmt(cu)} | {ratio(fl)} | {ratio(cu)} |")
 
 
 if __name__ == "__main__":

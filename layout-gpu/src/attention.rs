@@ -96,28 +96,57 @@ pub const BWD: Family = Family {
     kind: FamilyKind::Pointers,
 };
 
+/// How the backward sums dQ over the key tiles.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BwdMode {
+    /// In the dK/dV launch (`flash_attn_bwd_dkdvq_d*`): each block adds its
+    /// keys' terms of dQ into f32 sums by atomics, which
+    /// `flash_attn_bwd_dq_convert` scales into f16. Five matrix products
+    /// (FlashAttention-2's); the order the additions land in varies, so
+    /// dQ's last bits may differ from run to run (dK and dV do not).
+    #[default]
+    Atomic,
+    /// By its own launch over each query tile's key tiles
+    /// (`flash_attn_bwd_dq_d*`): S and dP computed again, seven matrix
+    /// products, every gradient the same bits every run.
+    Deterministic,
+}
+
 /// The backward's entry points for `p`, in launch order:
 /// `flash_attn_bwd_dot`, then the dK/dV and the dQ entries of its head
-/// dimension and mask (`_causal` for a mask or a window).
+/// dimension and mask (`_causal` for a mask or a window): with
+/// [`BwdMode::Atomic`] the dK/dV entry that also sums dQ, then the dQ
+/// conversion.
 ///
 /// ```
-/// use layout_gpu::attention::{bwd_entries, Problem};
+/// use layout_gpu::attention::{bwd_entries, BwdMode, Problem};
 /// let p = Problem {
 ///     batch: 1, seq_q: 8, seq_k: 8, heads: 2, kv_heads: 1, d: 128, causal: true,
 ///     bottom_right: false, window: None, scale: 0.088, packed: None,
 /// };
 /// assert_eq!(
-///     bwd_entries(&p),
+///     bwd_entries(&p, BwdMode::Deterministic),
 ///     ["flash_attn_bwd_dot", "flash_attn_bwd_dkdv_d128_causal", "flash_attn_bwd_dq_d128_causal"]
 /// );
+/// assert_eq!(
+///     bwd_entries(&p, BwdMode::Atomic),
+///     ["flash_attn_bwd_dot", "flash_attn_bwd_dkdvq_d128_causal", "flash_attn_bwd_dq_convert"]
+/// );
 /// ```
-pub fn bwd_entries(p: &Problem) -> [String; 3] {
+pub fn bwd_entries(p: &Problem, mode: BwdMode) -> [String; 3] {
     let suffix = format!("_d{}{}", p.d, if p.masked() { "_causal" } else { "" });
-    [
-        "flash_attn_bwd_dot".to_string(),
-        format!("flash_attn_bwd_dkdv{suffix}"),
-        format!("flash_attn_bwd_dq{suffix}"),
-    ]
+    match mode {
+        BwdMode::Atomic => [
+            "flash_attn_bwd_dot".to_string(),
+            format!("flash_attn_bwd_dkdvq{suffix}"),
+            "flash_attn_bwd_dq_convert".to_string(),
+        ],
+        BwdMode::Deterministic => [
+            "flash_attn_bwd_dot".to_string(),
+            format!("flash_attn_bwd_dkdv{suffix}"),
+            format!("flash_attn_bwd_dq{suffix}"),
+        ],
+    }
 }
 
 /// The dK/dV launch's grid of a problem [`BWD`] takes: (ceil(seq_k / 64),

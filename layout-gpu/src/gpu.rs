@@ -29,6 +29,9 @@ pub struct Gpu {
     /// The backward's rowsum(dO ∘ O), kept between steps (grown on
     /// demand).
     bwd_dot: std::sync::Mutex<Option<DeviceBuffer<f32>>>,
+    /// The backward's atomic dQ sums, kept between steps (grown on
+    /// demand).
+    bwd_dq_acc: std::sync::Mutex<Option<DeviceBuffer<f32>>>,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -119,6 +122,7 @@ impl Gpu {
             capability,
             decode_ws: std::sync::Mutex::new(None),
             bwd_dot: std::sync::Mutex::new(None),
+            bwd_dq_acc: std::sync::Mutex::new(None),
         })
     }
 
@@ -552,11 +556,13 @@ impl Gpu {
     /// packed with their cumulative offsets `cu`, grouped heads, the mask,
     /// its alignment, a window; d = 64 or 128): dQ, dK, dV (f16, Q's and
     /// K's layouts) from Q, K, V, O, dO and the forward's LSE
-    /// (`flash_attn_bwd_*`, three launches; no atomics, the same bits every
+    /// (`flash_attn_bwd_*`, three launches; dQ summed as `mode` says:
+    /// [`BwdMode::Atomic`](crate::attention::BwdMode) by atomics, its last
+    /// bits varying from run to run, or `Deterministic`, the same bits every
     /// run). dK and dV are summed over each K/V head's query heads.
     ///
     /// ```no_run
-    /// use layout_gpu::{attention::Problem, f16, Gpu};
+    /// use layout_gpu::{attention::{BwdMode, Problem}, f16, Gpu};
     /// let gpu = Gpu::new(0)?;
     /// let p = Problem {
     ///     batch: 1, seq_q: 128, seq_k: 128, heads: 4, kv_heads: 2, d: 64, causal: true,
@@ -568,7 +574,8 @@ impl Gpu {
     /// let (mut o, mut lse) = (s.zeros::<f16>(l.q)?, s.zeros::<f32>(l.lse)?);
     /// gpu.attention((&q, &kv, &kv), &mut o, &mut lse, &p)?;
     /// let (mut dq, mut dk, mut dv) = (s.zeros::<f16>(l.q)?, s.zeros::<f16>(l.kv)?, s.zeros::<f16>(l.kv)?);
-    /// gpu.attention_bwd(&p, (&q, &kv, &kv, &o, &q), &lse, None, (&mut dq, &mut dk, &mut dv))?;
+    /// let grads = (&mut dq, &mut dk, &mut dv);
+    /// gpu.attention_bwd(&p, BwdMode::Atomic, (&q, &kv, &kv, &o, &q), &lse, None, grads)?;
     /// # Ok::<(), layout_gpu::Error>(())
     /// ```
     ///
@@ -580,6 +587,7 @@ impl Gpu {
     pub fn attention_bwd(
         &self,
         p: &Problem,
+        mode: crate::attention::BwdMode,
         qkvo: (
             &DeviceBuffer<f16>,
             &DeviceBuffer<f16>,
@@ -596,7 +604,7 @@ impl Gpu {
         ),
     ) -> Result<(), Error> {
         crate::attention::BWD.launch_shape(p)?;
-        let [dot, dkdv, dq] = crate::attention::bwd_entries(p);
+        let [dot, dkdv, dq] = crate::attention::bwd_entries(p, mode);
         let kernels = (
             self.sm80_kernel(&dot)?,
             self.sm80_kernel(&dkdv)?,
@@ -609,14 +617,26 @@ impl Gpu {
             || self.stream().zeros::<f32>(need).map_err(Error::Device),
         )?;
         let dot = dot.as_mut().expect("kept sets it");
+        // The atomic dQ's sums (Q's length; one float where unused).
+        let need = match mode {
+            crate::attention::BwdMode::Atomic => p.lens()?.q,
+            crate::attention::BwdMode::Deterministic => 1,
+        };
+        let mut acc = kept(
+            &self.bwd_dq_acc,
+            |d| d.len() >= need,
+            || self.stream().zeros::<f32>(need).map_err(Error::Device),
+        )?;
+        let acc = acc.as_mut().expect("kept sets it");
         launch::attention_bwd(
             self.stream(),
             (&kernels.0, &kernels.1, &kernels.2),
             p,
+            mode,
             qkvo,
             lse,
             cu,
-            dot,
+            (dot, acc),
             grads,
         )
     }

@@ -11,7 +11,7 @@
 //! them). Sizes of 0 are the caller's ([`crate::Gpu`] handles them before).
 #![allow(unsafe_code)]
 
-use crate::attention::{Family, FamilyKind, LaunchShape, Lens, Problem};
+use crate::attention::{BwdMode, Family, FamilyKind, LaunchShape, Lens, Problem};
 use crate::decode::{Decode, DecodeWorkspace};
 use crate::Error;
 use half::f16;
@@ -1375,15 +1375,17 @@ fn check_offsets(
 /// packed, grouped heads, the mask and its alignment, a window): from Q,
 /// K, V, O, dO (f16, the forward's layouts) and the forward's LSE, `Dot`
 /// = rowsum(dO ∘ O) into `dot` (at least LSE's length: a buffer kept
-/// across steps), then dK and dV, then dQ
-/// (f16, as K and as Q): three launches of `kernels` = (`flash_attn_bwd_dot`,
-/// `flash_attn_bwd_dkdv_d*`, `flash_attn_bwd_dq_d*` for `p`'s head
-/// dimension and mask). No atomics: the same bits every run.
+/// across steps), then dK and dV (f16, as K) and dQ (f16, as Q): three
+/// launches of `kernels`, [`bwd_entries`](crate::attention::bwd_entries)
+/// of `p` and `mode`. [`BwdMode::Atomic`] sums dQ in `dq_acc` (f32, at
+/// least Q's length: a buffer kept across steps; `Dot`'s launch zeroes
+/// it); [`BwdMode::Deterministic`] leaves `dq_acc` alone (any length).
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 pub fn attention_bwd(
     stream: &Stream,
     (dot_f, dkdv_f, dq_f): (&Kernel, &Kernel, &Kernel),
     p: &Problem,
+    mode: BwdMode,
     (q, k, v, o, d_o): (
         &DeviceBuffer<f16>,
         &DeviceBuffer<f16>,
@@ -1393,7 +1395,7 @@ pub fn attention_bwd(
     ),
     lse: &DeviceBuffer<f32>,
     cu: Option<(&DeviceBuffer<i32>, &DeviceBuffer<i32>)>,
-    dot: &mut DeviceBuffer<f32>,
+    (dot, dq_acc): (&mut DeviceBuffer<f32>, &mut DeviceBuffer<f32>),
     (dq, dk, dv): (
         &mut DeviceBuffer<f16>,
         &mut DeviceBuffer<f16>,
@@ -1401,9 +1403,10 @@ pub fn attention_bwd(
     ),
 ) -> Result<(), Error> {
     use crate::attention::{bwd_dkdv_grid, bwd_entries, BWD};
-    use layout_kernels::maps::BWD_DOT_THREADS;
+    use layout_kernels::maps::{BWD_CONVERT_THREADS, BWD_DOT_THREADS};
     let op = BWD.name;
-    for (f, name) in [dot_f, dkdv_f, dq_f].into_iter().zip(bwd_entries(p)) {
+    let atomic = mode == BwdMode::Atomic;
+    for (f, name) in [dot_f, dkdv_f, dq_f].into_iter().zip(bwd_entries(p, mode)) {
         expect(op, f, &name)?;
     }
     // The head dimension built, positive sizes, kv_heads dividing heads,
@@ -1435,6 +1438,16 @@ pub fn attention_bwd(
             ),
         ));
     }
+    if atomic && dq_acc.len() < lens.q {
+        return Err(Error::refused(
+            op,
+            format!(
+                "the atomic dQ's sums hold {} floats; the problem needs at least {}",
+                dq_acc.len(),
+                lens.q
+            ),
+        ));
+    }
     // Dot: one thread per (row, head).
     let (rows, plane_rows) = match p.packed {
         Some(t) => (t.total_q, 0),
@@ -1451,19 +1464,25 @@ pub fn attention_bwd(
         ));
     }
     let dot_grid = grid(op, (dot_blocks, 1))?;
-    // SAFETY: `flash_attn_bwd_dot(o, d_o: *const u16, dot: *mut f32, rows,
-    // heads, d, seq_q: usize)`, in that order and type; O and dO hold rows ·
-    // heads · d halves, Dot rows · heads floats (checked), 256-byte aligned;
-    // Dot is written only (`&mut`); seq_q 0 for packed rows.
+    // SAFETY: `flash_attn_bwd_dot(o, d_o: *const u16, dot, dq_acc: *mut
+    // f32, rows, heads, d, seq_q: usize)`, in that order and type; O and dO
+    // hold rows · heads · d halves, Dot rows · heads floats, `dq_acc` (or
+    // null) rows · heads · d (checked), 256-byte aligned; Dot and `dq_acc`
+    // are written only (`&mut`); seq_q 0 for packed rows.
     unsafe {
-        stream
+        let l = stream
             .launch(dot_f)
             .grid(dot_grid)
             .block(BWD_DOT_THREADS as u32)
             .arg(o)
             .arg(d_o)
-            .arg_mut(dot)
-            .scalar(rows)
+            .arg_mut(&mut *dot);
+        let l = if atomic {
+            l.arg_mut(&mut *dq_acc)
+        } else {
+            l.null()
+        };
+        l.scalar(rows)
             .scalar(p.heads)
             .scalar(p.d)
             .scalar(plane_rows)
@@ -1475,7 +1494,8 @@ pub fn attention_bwd(
     let bottom_right = u32::from(p.bottom_right && p.packed.is_some());
     // (For both launches below.) The entries' contract
     // (`layout_kernels::attention_bwd`): (q, k, v, d_o: *const u16, lse, dot:
-    // *const f32, outputs: *mut u16, cu_q, cu_k: *const i32 (null for
+    // *const f32, outputs: *mut u16 (dk, dv or dq), [dq_acc: *mut f32 for
+    // the atomic dQ's], cu_q, cu_k: *const i32 (null for
     // planes), batch, seq_q, seq_k, heads, kv_heads: usize, offset, lower:
     // i32, bottom_right: u32, scale: f32), in that order and type, the
     // sizes those of the planes (packed: one plane of the totals,
@@ -1490,14 +1510,19 @@ pub fn attention_bwd(
         Some((a, b)) => (Some(a), Some(b)),
         None => (None, None),
     };
-    for (f, grid, dkdv) in [(dkdv_f, bwd_dkdv_grid(p), true), (dq_f, shape.grid, false)] {
+    let launches: &[_] = if atomic {
+        &[(dkdv_f, bwd_dkdv_grid(p), true)]
+    } else {
+        &[(dkdv_f, bwd_dkdv_grid(p), true), (dq_f, shape.grid, false)]
+    };
+    for &(f, grid, dkdv) in launches {
         let l = stream.launch(f).grid(grid).block(block).shared_bytes(smem);
         let l = {
             let l = l.arg(q).arg(k).arg(v).arg(d_o).arg(lse).arg(&*dot);
-            let l = if dkdv {
-                l.arg_mut(&mut *dk).arg_mut(&mut *dv)
-            } else {
-                l.arg_mut(&mut *dq)
+            let l = match (dkdv, atomic) {
+                (true, false) => l.arg_mut(&mut *dk).arg_mut(&mut *dv),
+                (true, true) => l.arg_mut(&mut *dk).arg_mut(&mut *dv).arg_mut(&mut *dq_acc),
+                _ => l.arg_mut(&mut *dq),
             };
             let l = match (cu_q, cu_k) {
                 (Some(a), Some(b)) => l.arg(a).arg(b),
@@ -1517,6 +1542,26 @@ pub fn attention_bwd(
         };
         // SAFETY: the arguments are the entry's, as stated above.
         unsafe { l.launch() }.map_err(Error::Device)?;
+    }
+    if atomic {
+        let pairs = lens.q / 2;
+        let convert_grid = grid(op, (pairs.div_ceil(BWD_CONVERT_THREADS).max(1), 1))?;
+        // SAFETY: `flash_attn_bwd_dq_convert(dq_acc: *const f32, dq: *mut
+        // u16, n: usize, scale: f32)`, in that order and type; `dq_acc`
+        // holds at least n = Q's length floats and dQ n halves (checked;
+        // n is even: d is), 256-byte aligned; dQ is written only (`&mut`).
+        unsafe {
+            stream
+                .launch(dq_f)
+                .grid(convert_grid)
+                .block(BWD_CONVERT_THREADS as u32)
+                .arg(&*dq_acc)
+                .arg_mut(&mut *dq)
+                .scalar(lens.q)
+                .scalar(p.scale)
+                .launch()
+        }
+        .map_err(Error::Device)?;
     }
     Ok(())
 }
@@ -1859,8 +1904,10 @@ mod tests {
         use layout_launch::ParamKind::*;
         let (p, i, i32_, f) = ((8, Pointer), (8, Int), (4, Int), (4, Float));
         let params = declared_params(ptx);
-        // (o, d_o, dot, rows, heads, d, seq_q)
-        let dot = [p, p, p, i, i, i, i];
+        // (o, d_o, dot, dq_acc, rows, heads, d, seq_q)
+        let dot = [p, p, p, p, i, i, i, i];
+        // (dq_acc, dq, n, scale)
+        let convert = [p, p, i, f];
         // (q, k, v, d_o, lse, dot, dk, dv, cu_q, cu_k, batch, seq_q, seq_k,
         // heads, kv_heads, offset, lower, bottom_right, scale)
         let dkdv = [
@@ -1870,15 +1917,25 @@ mod tests {
         let dq = [
             p, p, p, p, p, p, p, p, p, i, i, i, i, i, i32_, i32_, i32_, f,
         ];
+        // dK/dV's with dq_acc after dv.
+        let dkdvq = [
+            p, p, p, p, p, p, p, p, p, p, p, i, i, i, i, i, i32_, i32_, i32_, f,
+        ];
         assert_eq!(params("flash_attn_bwd_dot").as_deref(), Some(&dot[..]));
+        assert_eq!(
+            params("flash_attn_bwd_dq_convert").as_deref(),
+            Some(&convert[..])
+        );
         for d in [64, 128] {
             for causal in ["", "_causal"] {
-                let (a, b) = (
+                let (a, b, c) = (
                     format!("flash_attn_bwd_dkdv_d{d}{causal}"),
                     format!("flash_attn_bwd_dq_d{d}{causal}"),
+                    format!("flash_attn_bwd_dkdvq_d{d}{causal}"),
                 );
                 assert_eq!(params(&a).as_deref(), Some(&dkdv[..]), "{a}");
                 assert_eq!(params(&b).as_deref(), Some(&dq[..]), "{b}");
+                assert_eq!(params(&c).as_deref(), Some(&dkdvq[..]), "{c}");
             }
         }
     }

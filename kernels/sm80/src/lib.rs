@@ -54,7 +54,9 @@ pub mod smem;
 pub mod bodies {
     pub use crate::atoms::body::{ldsm_atoms, mma_atom_f16, mma_atom_f32, mma_tile};
     pub use crate::attention::body::{flash_attn_fwd, FlashProblem};
-    pub use crate::attention_bwd::body::{flash_bwd_dkdv, flash_bwd_dot, flash_bwd_dq};
+    pub use crate::attention_bwd::body::{
+        flash_bwd_dkdv, flash_bwd_dot, flash_bwd_dq, flash_bwd_dq_convert,
+    };
     pub use crate::decode::body::{decode_attn, kv_append, DecodeIo, DecodeProblem};
     pub use crate::hgemm::body::{hgemm, Acc, Half4};
     pub use crate::sgemm::body::{sgemm, sgemm_nt};

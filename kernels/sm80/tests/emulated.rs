@@ -1029,8 +1029,12 @@ fn attention_bwd_ref(
 /// largest magnitude (f16's rounding of P, dS, the inputs' products and
 /// the result, over at most a few hundred keys).
 fn attention_bwd_case(c: Case, d: usize) {
-    use layout_kernels::bodies::{flash_bwd_dkdv, flash_bwd_dot, flash_bwd_dq};
-    use layout_kernels::maps::{bwd_smem_bytes, BWD_DOT_THREADS, BWD_THREADS, BWD_TILE};
+    use layout_kernels::bodies::{
+        flash_bwd_dkdv, flash_bwd_dot, flash_bwd_dq, flash_bwd_dq_convert,
+    };
+    use layout_kernels::maps::{
+        bwd_smem_bytes, BWD_CONVERT_THREADS, BWD_DOT_THREADS, BWD_THREADS, BWD_TILE,
+    };
     use layout_kernels::smem::{BWD_SMEM_D128, BWD_SMEM_D64};
     #[allow(non_snake_case)]
     let (D, CAUSAL) = (d, c.mask.is_some());
@@ -1094,19 +1098,33 @@ fn attention_bwd_case(c: Case, d: usize) {
         Buffer::filled(0u32, tk * nkv * D / 2),
         Buffer::filled(0u32, tk * nkv * D / 2),
     );
+    // The atomic dQ's sums (NaN until `Dot` zeroes them) and outputs.
+    let (dq_acc, dq_a, dk_a, dv_a) = (
+        Buffer::filled(f32::NAN, tq * nh * D),
+        Buffer::filled(0u32, tq * nh * D / 2),
+        Buffer::filled(0u32, tk * nkv * D / 2),
+        Buffer::filled(0u32, tk * nkv * D / 2),
+    );
     let (p, _cu) = flash_problem(&c);
     // Dot, laid out as LSE (seq_q 0: packed).
     let plane_rows = if c.packed { 0 } else { p.seq_q };
-    let (po, pdo, pdot) = (go.global(), gdo.global(), gdot.global_mut());
+    let (po, pdo, pdot, pacc) = (
+        go.global(),
+        gdo.global(),
+        gdot.global_mut(),
+        dq_acc.global_mut(),
+    );
     let launch = Launch::new(
         "flash_attn_bwd_dot",
         ((tq * nh).div_ceil(BWD_DOT_THREADS).max(1), 1, 1),
         BWD_DOT_THREADS,
     );
     run(&launch, move || {
-        flash_bwd_dot((po, pdo), pdot, (tq, nh, D, plane_rows))
+        flash_bwd_dot((po, pdo), (pdot, pacc), (tq, nh, D, plane_rows))
     })
     .unwrap();
+    let none = Buffer::filled(0f32, 0);
+    let none = none.global_mut();
     let ins = (gq.global(), gk.global(), gv.global(), gdo.global());
     let stats = (glse.global(), gdot.global());
     let name = |what: &str| {
@@ -1117,20 +1135,52 @@ fn attention_bwd_case(c: Case, d: usize) {
     };
     let longest =
         |at: fn(&(usize, usize)) -> usize| c.lens.iter().map(at).max().unwrap_or(0).max(1);
-    let launch = Launch::new(
-        &name("dkdv"),
-        (longest(|l| l.1).div_ceil(BWD_TILE), nkv, c.lens.len()),
-        BWD_THREADS,
-    )
-    .shared_bytes(bwd_smem_bytes(D));
+    let key_tiles = |what: &str| {
+        Launch::new(
+            &name(what),
+            (longest(|l| l.1).div_ceil(BWD_TILE), nkv, c.lens.len()),
+            BWD_THREADS,
+        )
+        .shared_bytes(bwd_smem_bytes(D))
+    };
+    let launch = key_tiles("dkdv");
     let outs = (dk.global_mut(), dv.global_mut());
-    run(&launch, move || match (D, CAUSAL) {
-        (64, false) => flash_bwd_dkdv::<BWD_SMEM_D64, 64, false>(p, ins, stats, outs),
-        (64, true) => flash_bwd_dkdv::<BWD_SMEM_D64, 64, true>(p, ins, stats, outs),
-        (128, false) => flash_bwd_dkdv::<BWD_SMEM_D128, 128, false>(p, ins, stats, outs),
-        _ => flash_bwd_dkdv::<BWD_SMEM_D128, 128, true>(p, ins, stats, outs),
-    })
-    .unwrap();
+    let dkdv = move |outs, acc, atomic: bool| match (D, CAUSAL, atomic) {
+        (64, false, false) => {
+            flash_bwd_dkdv::<BWD_SMEM_D64, 64, false, false>(p, ins, stats, outs, acc)
+        }
+        (64, true, false) => {
+            flash_bwd_dkdv::<BWD_SMEM_D64, 64, true, false>(p, ins, stats, outs, acc)
+        }
+        (128, false, false) => {
+            flash_bwd_dkdv::<BWD_SMEM_D128, 128, false, false>(p, ins, stats, outs, acc)
+        }
+        (128, true, false) => {
+            flash_bwd_dkdv::<BWD_SMEM_D128, 128, true, false>(p, ins, stats, outs, acc)
+        }
+        (64, false, true) => {
+            flash_bwd_dkdv::<BWD_SMEM_D64, 64, false, true>(p, ins, stats, outs, acc)
+        }
+        (64, true, true) => {
+            flash_bwd_dkdv::<BWD_SMEM_D64, 64, true, true>(p, ins, stats, outs, acc)
+        }
+        (128, false, true) => {
+            flash_bwd_dkdv::<BWD_SMEM_D128, 128, false, true>(p, ins, stats, outs, acc)
+        }
+        _ => flash_bwd_dkdv::<BWD_SMEM_D128, 128, true, true>(p, ins, stats, outs, acc),
+    };
+    run(&launch, move || dkdv(outs, none, false)).unwrap();
+    // The atomic dQ: dK, dV and dQ's sums in one launch, then the
+    // conversion.
+    let (outs_a, acc) = ((dk_a.global_mut(), dv_a.global_mut()), dq_acc.global_mut());
+    run(&key_tiles("dkdvq"), move || dkdv(outs_a, acc, true)).unwrap();
+    let (acc, out) = (dq_acc.global(), dq_a.global_mut());
+    let convert = Launch::new(
+        "flash_attn_bwd_dq_convert",
+        ((tq * nh * D / 2).div_ceil(BWD_CONVERT_THREADS).max(1), 1, 1),
+        BWD_CONVERT_THREADS,
+    );
+    run(&convert, move || flash_bwd_dq_convert(acc, out, p.scale)).unwrap();
     let launch = Launch::new(
         &name("dq"),
         (longest(|l| l.0).div_ceil(BWD_TILE), nh, c.lens.len()),
@@ -1177,6 +1227,11 @@ fn attention_bwd_case(c: Case, d: usize) {
     check("dQ", &dq, &want_dq, &size_dq);
     check("dK", &dk, &want_dk, &size_dk);
     check("dV", &dv, &want_dv, &size_dv);
+    check("dQ (atomic)", &dq_a, &want_dq, &size_dq);
+    // The atomic form's dK and dV are the deterministic form's bits: its
+    // dS goes to shared memory beside the same products.
+    assert_eq!(dk_a.to_vec(), dk.to_vec(), "{}: dK (atomic)", name("*"));
+    assert_eq!(dv_a.to_vec(), dv.to_vec(), "{}: dV (atomic)", name("*"));
 }
 
 #[test]

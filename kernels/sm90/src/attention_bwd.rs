@@ -1,6 +1,7 @@
 //! The FlashAttention backward in this crate's PTX (`sm_90a`): the SM80
 //! crate's kernels (`layout_kernels::attention_bwd`: dK and dV by key
-//! tile, dQ by query tile, no atomics, the same bits every run) with the
+//! tile, dQ by atomics in the same launch or by query tile, the same bits
+//! every run) with the
 //! same entry points and arguments, so that `gpu-runner attention-bwd` and
 //! `launch::attention_bwd` run them from either PTX. Their products are
 //! `mma.sync` (Hopper runs the SM80 instructions); a backward on `wgmma`
@@ -23,6 +24,23 @@ pub const FLASH_ATTN_BWD_DKDV_D128_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
 pub const FLASH_ATTN_BWD_DKDV_D128_SPILL_BYTES: (u32, u32) = (96, 112);
 /// See [`FLASH_ATTN_BWD_DKDV_D128_SPILL_BYTES`].
 pub const FLASH_ATTN_BWD_DKDV_D128_CAUSAL_SPILL_BYTES: (u32, u32) = (96, 112);
+/// The dK/dV kernels with the atomic dQ: as the dK/dV kernels.
+pub const FLASH_ATTN_BWD_DKDVQ_D64_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// See [`FLASH_ATTN_BWD_DKDVQ_D64_LAUNCH_BOUNDS`].
+pub const FLASH_ATTN_BWD_DKDVQ_D64_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// See [`FLASH_ATTN_BWD_DKDVQ_D64_LAUNCH_BOUNDS`].
+pub const FLASH_ATTN_BWD_DKDVQ_D128_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// See [`FLASH_ATTN_BWD_DKDVQ_D64_LAUNCH_BOUNDS`].
+pub const FLASH_ATTN_BWD_DKDVQ_D128_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// At d = 128 the atomic dQ's kernels spill as the dK/dV kernels do; more
+/// than this fails the build.
+pub const FLASH_ATTN_BWD_DKDVQ_D128_SPILL_BYTES: (u32, u32) = (352, 448);
+/// See [`FLASH_ATTN_BWD_DKDVQ_D128_SPILL_BYTES`].
+pub const FLASH_ATTN_BWD_DKDVQ_D128_CAUSAL_SPILL_BYTES: (u32, u32) = (352, 448);
+/// The dQ conversion: 256 threads.
+pub const FLASH_ATTN_BWD_DQ_CONVERT_LAUNCH_BOUNDS: (u32, u32) = (256, 4);
+/// The dQ conversion divides nothing.
+pub const FLASH_ATTN_BWD_DQ_CONVERT_NO_DIVISION: bool = true;
 /// The dQ kernels: 128 threads, 2 blocks an SM.
 pub const FLASH_ATTN_BWD_DQ_D64_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
 /// See [`FLASH_ATTN_BWD_DQ_D64_LAUNCH_BOUNDS`].
@@ -42,6 +60,14 @@ pub const FLASH_ATTN_BWD_DKDV_D64_CAUSAL_NO_DIVISION: bool = false;
 pub const FLASH_ATTN_BWD_DKDV_D128_NO_DIVISION: bool = false;
 /// See [`FLASH_ATTN_BWD_DKDV_D64_NO_DIVISION`].
 pub const FLASH_ATTN_BWD_DKDV_D128_CAUSAL_NO_DIVISION: bool = false;
+/// The atomic dQ's dK/dV kernels divide as the dK/dV kernels.
+pub const FLASH_ATTN_BWD_DKDVQ_D64_NO_DIVISION: bool = false;
+/// See [`FLASH_ATTN_BWD_DKDVQ_D64_NO_DIVISION`].
+pub const FLASH_ATTN_BWD_DKDVQ_D64_CAUSAL_NO_DIVISION: bool = false;
+/// See [`FLASH_ATTN_BWD_DKDVQ_D64_NO_DIVISION`].
+pub const FLASH_ATTN_BWD_DKDVQ_D128_NO_DIVISION: bool = false;
+/// See [`FLASH_ATTN_BWD_DKDVQ_D64_NO_DIVISION`].
+pub const FLASH_ATTN_BWD_DKDVQ_D128_CAUSAL_NO_DIVISION: bool = false;
 /// The dQ kernels divide for the K/V head, once.
 pub const FLASH_ATTN_BWD_DQ_D64_NO_DIVISION: bool = false;
 /// See [`FLASH_ATTN_BWD_DQ_D64_NO_DIVISION`].

@@ -179,6 +179,51 @@ impl GlobalMut<u32> {
     }
 }
 
+impl GlobalMut<f32> {
+    /// `red.global.add.f32` on element `i` (relaxed, at the GPU's scope;
+    /// CUDA's `atomicAdd` without its result): the element becomes itself
+    /// plus `v`, as one indivisible step among every thread's. Any number
+    /// of threads may add into one element; the sum's rounding depends on
+    /// the order the additions land in, so two launches may differ in the
+    /// last bits. Traps when `i >= len`.
+    ///
+    /// ```
+    /// use layout_device::emulator::{run, Buffer, Launch};
+    /// use layout_device::{block_idx, thread_idx};
+    ///
+    /// // 2 blocks of 32 threads each add 0.5 to element 1: 32 in all.
+    /// let n = Buffer::filled(0f32, 2);
+    /// let gn = n.global_mut();
+    /// run(&Launch::new("sum", 2, 32), move || {
+    ///     let _ = (block_idx(), thread_idx());
+    ///     gn.atomic_add(1, 0.5);
+    /// })
+    /// .unwrap();
+    /// n.check(&[0.0, 32.0], |a, b| a == b).unwrap();
+    /// ```
+    #[inline(always)]
+    pub fn atomic_add(self, i: usize, v: f32) {
+        if i >= self.len {
+            trap()
+        }
+        let at = self.ptr.wrapping_add(i);
+        super::emu_global(at, 4, true);
+        gpu!("atomic_add", host: {
+            // Outside a kernel, and under the emulator (one thread runs at
+            // a time), a read and a write are one step.
+            // SAFETY: in bounds (`new`'s contract).
+            unsafe { at.write(at.read() + v) }
+        }, {
+            // SAFETY: `at` is element i < len of the buffer (`new`'s
+            // contract); an atomic read-modify-write of it.
+            unsafe {
+                asm!("red.global.add.f32 [{a}], {v};", a = in(reg64) at, v = in(reg32) v,
+                     options(nostack))
+            }
+        })
+    }
+}
+
 impl GlobalMut<u32> {
     /// Waits until element `i` holds `v` (`ld.acquire.gpu` polled): what
     /// the threads that wrote before a [`store_release`](Self::store_release)

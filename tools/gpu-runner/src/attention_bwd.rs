@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use half::f16;
-use layout_gpu::attention::{bwd_entries, Problem, BWD};
+use layout_gpu::attention::{bwd_entries, BwdMode, Problem, BWD};
 use layout_launch::Device;
 
 use crate::attention::{check_tensor, Masking};
@@ -18,9 +18,10 @@ use crate::{text, timing};
 /// What `attention-bwd --help` prints after the options.
 pub const ATTENTION_BWD_HELP: &str = "\
 Kernel: flash_attn_bwd (entry points flash_attn_bwd_dot, then
-flash_attn_bwd_dkdv_d64 / _d128 and flash_attn_bwd_dq_d64 / _d128, their
-_causal forms for --causal or --window; in layout_kernels.ptx, SM80 and
-later, and in layout_kernels_sm90.ptx, built for sm_90a). The gradients of O = softmax(scale * Q K^T) V for the output
+flash_attn_bwd_dkdvq_d64 / _d128 and flash_attn_bwd_dq_convert, or with
+--deterministic flash_attn_bwd_dkdv_d64 / _d128 and flash_attn_bwd_dq_d64 /
+_d128; the _causal forms for --causal or --window; in layout_kernels.ptx,
+SM80 and later, and in layout_kernels_sm90.ptx, built for sm_90a). The gradients of O = softmax(scale * Q K^T) V for the output
 gradient dO, from the forward's O and LSE:
   Q, O, dO: (batch, seq_q, heads, d) float16, C-order (BSHD).
   K, V: (batch, seq_k, kv_heads, d) float16, C-order; kv_heads divides
@@ -30,7 +31,9 @@ gradient dO, from the forward's O and LSE:
   d = 64 or 128. --causal, --window, --scale, --seqlens-q/-k as for
   `attention` (packed: Q, O, dO, dQ (total_q, heads, d), K, V, dK, dV
   (total_k, kv_heads, d), LSE (heads, total_q)).
-No atomics: the same bits every run.
+dQ is summed across key tiles by f32 atomics (five matrix products; its
+last bits may differ from run to run; dK and dV do not). --deterministic:
+dQ by its own launch (seven products, the same bits every run).
 --time: 5 rounds (each after 100 ms idle: 2 warm-up steps, 10 timed) of
 the three launches; prints ms per step and TFLOP/s of 2.5 times the
 forward's FLOPs (FlashAttention's count: five products).";
@@ -66,6 +69,9 @@ pub struct Args {
     /// After the run, time the step and print ms and TFLOP/s.
     #[arg(long)]
     pub time: bool,
+    /// dQ by its own launch, without atomics: the same bits every run.
+    #[arg(long)]
+    pub deterministic: bool,
 }
 
 /// A checked backward run.
@@ -80,6 +86,7 @@ pub struct BwdJob {
     ptx: String,
     outs: [PathBuf; 3],
     time: bool,
+    mode: BwdMode,
 }
 
 /// Everything `gpu-runner attention-bwd` checks before the GPU.
@@ -142,6 +149,11 @@ pub fn prepare_attention_bwd(args: &Args) -> Result<BwdJob, String> {
         ptx: read_ptx(&args.ptx)?,
         outs: [args.dq.clone(), args.dk.clone(), args.dv.clone()],
         time: args.time,
+        mode: if args.deterministic {
+            BwdMode::Deterministic
+        } else {
+            BwdMode::Atomic
+        },
     })
 }
 
@@ -151,7 +163,7 @@ pub fn run_attention_bwd(job: &BwdJob) -> Result<(), String> {
     let gpu = Device::new(0).map_err(text)?;
     let module = gpu.load_ptx(&job.ptx).map_err(text)?;
     let p = job.problem;
-    let names = bwd_entries(&p);
+    let names = bwd_entries(&p, job.mode);
     let kernel = |n: &str| module.kernel(n).map_err(text);
     let kernels = (kernel(&names[0])?, kernel(&names[1])?, kernel(&names[2])?);
     let s = gpu.stream();
@@ -166,6 +178,11 @@ pub fn run_attention_bwd(job: &BwdJob) -> Result<(), String> {
     };
     // NaN wherever a kernel writes nothing.
     let mut dot = s.upload(&vec![f32::NAN; lens.lse]).map_err(text)?;
+    let acc_len = match job.mode {
+        BwdMode::Atomic => lens.q,
+        BwdMode::Deterministic => 1,
+    };
+    let mut dq_acc = s.upload(&vec![f32::NAN; acc_len]).map_err(text)?;
     let mut dq = s.upload(&vec![f16::NAN; lens.q]).map_err(text)?;
     let mut dk = s.upload(&vec![f16::NAN; lens.kv]).map_err(text)?;
     let mut dv = s.upload(&vec![f16::NAN; lens.kv]).map_err(text)?;
@@ -174,10 +191,11 @@ pub fn run_attention_bwd(job: &BwdJob) -> Result<(), String> {
             s,
             (&kernels.0, &kernels.1, &kernels.2),
             &p,
+            job.mode,
             (&q, &k, &v, &o, &d_o),
             &lse,
             cu.as_ref().map(|(a, b)| (a, b)),
-            &mut dot,
+            (&mut dot, &mut dq_acc),
             (&mut dq, &mut dk, &mut dv),
         )
         .map_err(text)
@@ -274,8 +292,18 @@ mod tests {
                 ..Masking::default()
             },
             time: false,
+            deterministic: false,
         };
         let job = prepare_attention_bwd(&args("q.npy", "lse.npy")).unwrap();
+        assert_eq!(job.mode, BwdMode::Atomic);
+        let det = Args {
+            deterministic: true,
+            ..args("q.npy", "lse.npy")
+        };
+        assert_eq!(
+            prepare_attention_bwd(&det).unwrap().mode,
+            BwdMode::Deterministic
+        );
         let pr = job.problem;
         assert_eq!(
             (pr.batch, pr.seq_q, pr.seq_k, pr.heads, pr.kv_heads, pr.d),

@@ -3,11 +3,11 @@
 //! address from the forward's maps (`crate::maps`: the tiles are rows of
 //! `D` halves swizzled alike), every gradient summed by one block.
 
-use super::{BWD_DOT_THREADS, BWD_THREADS, BWD_TILE};
+use super::{BWD_CONVERT_THREADS, BWD_DOT_THREADS, BWD_THREADS, BWD_TILE};
 use crate::attention::body::{copy_tile, mma_pair, narrow, FlashProblem, ROWS};
 use crate::maps::{
     flash_copy, flash_copy_xor, flash_ldsm_k, flash_ldsm_q, flash_ldsm_v, flash_o_coord,
-    flash_s_coord, FlashAtom,
+    flash_s_coord, flash_swizzle, FlashAtom,
 };
 use layout_core::atom::accumulator::convert_layout_acc_aregs;
 use layout_core::atom::{SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N};
@@ -192,15 +192,69 @@ fn head_matrix<const D: usize>(
     x.rows((start * heads + h) * D / 8, rows, heads * D / 8, D / 8)
 }
 
+/// dQ's terms of a block's keys for one query tile, added into `dq_acc`
+/// (f32, rows of `heads · D`): dS (the tile's queries by the block's keys,
+/// f16 in `wds`, swizzled as rows of 64 halves) times K's tile `wk`, the
+/// warp's 16 query rows, D in two halves (32 accumulators live, not 64),
+/// each value added by `red.global.add`; rows `row0 + r` at or past
+/// `seq_q` are left out (their dS is 0).
+#[inline(always)]
+#[instantiate((64), (128))]
+fn add_dq<const D: usize>(
+    dq_acc: GlobalMut<f32>,
+    (wds, wk): (Smem, Smem),
+    rows: (usize, usize),
+    at: (usize, usize, usize),
+    tid: usize,
+) {
+    add_dq_half::<D, 0>(dq_acc, (wds, wk), rows, at, tid);
+    add_dq_half::<D, 1>(dq_acc, (wds, wk), rows, at, tid);
+}
+
+/// Half `H` of [`add_dq`]: columns `H · D / 2 ..` (a function per half,
+/// so that every accumulator index is a constant).
+#[inline(always)]
+#[instantiate((64, 0), (64, 1), (128, 0), (128, 1))]
+fn add_dq_half<const D: usize, const H: usize>(
+    dq_acc: GlobalMut<f32>,
+    (wds, wk): (Smem, Smem),
+    (row0, seq_q): (usize, usize),
+    (start, heads, h): (usize, usize, usize),
+    tid: usize,
+) {
+    // The half's first N-atom.
+    let j0 = H * D / 16;
+    let mut acc = [0f32; D / 4];
+    each::<{ BWD_TILE / 16 }>(|kk| {
+        let fa = SM75_U32x4_LDSM_N::ldsm(wds, flash_ldsm_q::<64>(tid, 0, kk) / 2);
+        each::<{ D / 32 }>(|jl| {
+            let j2 = j0 / 2 + jl;
+            let b = SM75_U16x8_LDSM_T::ldsm(wk, flash_ldsm_v::<D>(tid, j2, kk) / 2);
+            mma_pair(&mut acc, |x, _, j| (j - j0) * 4 + x, &[fa], b, j2);
+        });
+    });
+    each::<{ D / 16 }>(|jl| {
+        each::<4>(|x| {
+            let (r, c) = flash_o_coord::<D>(tid, (x, 0, j0 + jl));
+            if row0 + r < seq_q {
+                dq_acc.atomic_add(((start + row0 + r) * heads + h) * D + c, acc[jl * 4 + x]);
+            }
+        })
+    });
+}
+
 /// Dot = rowsum(dO ∘ O) of each (row, head) of `rows` rows of `heads`
 /// heads of dimension `d` (f16, rows of heads · d), into `dot` as LSE is
 /// laid out: (batch, heads, seq_q) for planes of `seq_q` rows, (heads,
 /// rows) for packed sequences (`seq_q` 0). Thread t of the grid takes row
 /// t / heads, head t % heads.
+/// With a `dq_acc` of rows · heads · `d` floats (the atomic dQ's sums, Q's
+/// layout), the thread also zeroes its row and head's `d` of them (an
+/// empty `dq_acc`: nothing).
 #[inline(always)]
 pub fn flash_bwd_dot(
     (o, d_o): (Global<F4>, Global<F4>),
-    dot: GlobalMut<f32>,
+    (dot, dq_acc): (GlobalMut<f32>, GlobalMut<f32>),
     (rows, heads, d, seq_q): (usize, usize, usize, usize),
 ) {
     if d % 8 != 0 || block_dim().0 != BWD_DOT_THREADS {
@@ -212,6 +266,11 @@ pub fn flash_bwd_dot(
     }
     let (row, h) = (t / heads, t % heads);
     let base = (row * heads + h) * d / 8;
+    if !dq_acc.is_empty() {
+        for c in 0..d {
+            dq_acc.st(base * 8 + c, 0.0);
+        }
+    }
     let mut s = 0f32;
     for c in 0..d / 8 {
         let (x, y) = (o.ld(base + c), d_o.ld(base + c));
@@ -233,14 +292,26 @@ pub fn flash_bwd_dot(
 /// dK and dV of the block's [`BWD_TILE`] keys of one K/V head (grid x: key
 /// tile, y: K/V head, z: sequence), summed over every query tile of every
 /// query head of its group; head dimension `D`, shared memory `B`
-/// (`bwd_smem_bytes(D)`).
+/// (`bwd_smem_bytes(D)`). With `DQ`, each query tile's dQ terms of the
+/// block's keys (dS·K, unscaled) are added into `dq_acc` (f32, Q's layout)
+/// by atomics; without, `dq_acc` is not touched.
 #[inline(always)]
-#[instantiate((64, false), (64, true), (128, false), (128, true))]
-pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
+#[instantiate(
+    (64, false, false),
+    (64, true, false),
+    (128, false, false),
+    (128, true, false),
+    (64, false, true),
+    (64, true, true),
+    (128, false, true),
+    (128, true, true)
+)]
+pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool, const DQ: bool>(
     p: FlashProblem,
     (q, k, v, d_o): (Global<F4>, Global<F4>, Global<F4>, Global<F4>),
     (lse, dot): (Global<f32>, Global<f32>),
     (dk, dv): (GlobalMut<u32>, GlobalMut<u32>),
+    dq_acc: GlobalMut<f32>,
 ) {
     let tid = thread_idx();
     let (nb, h_kv, b) = block_idx_xyz();
@@ -267,6 +338,9 @@ pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
     let q_at = |s: usize| (2 + s) * tw;
     let o_at = |s: usize| (4 + s) * tw;
     let ws = |s: usize| Smem::window::<B>(6 * tw + s * 2 * BWD_TILE, 2 * BWD_TILE);
+    // dS of a query tile (rows: its queries; columns: the block's keys),
+    // swizzled as a tile of rows of 64 halves.
+    let wds = Smem::window::<B>(6 * tw + 4 * BWD_TILE, BWD_TILE * BWD_TILE / 2);
     let (wk, wv) = (Smem::window::<B>(k_at, tw), Smem::window::<B>(v_at, tw));
     let ck = flash_copy::<BWD_TILE, D>(seq_k, ld_kv, nb, tid);
     let (km, vm) = (
@@ -349,6 +423,7 @@ pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
             continue;
         };
         let (s, m) = (n % 2, first + n % per_head);
+        let h = h_kv * group + n / per_head;
         let (wq, wo, ws) = (
             Smem::window::<B>(q_at(s), tw),
             Smem::window::<B>(o_at(s), tw),
@@ -389,13 +464,25 @@ pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
             tile_times_tile_t::<D>(&mut ds, (wv, wo), (tid, step));
             each::<{ SUB / 8 }>(|jl| {
                 each::<4>(|x| {
-                    let (_, c) = flash_s_coord::<D>(tid, (x, 0, c0 / 8 + jl));
+                    let (r, c) = flash_s_coord::<D>(tid, (x, 0, c0 / 8 + jl));
                     let at = jl * 4 + x;
                     ds[at] = pt[at] * (ds[at] - ws.ld(BWD_TILE + c));
+                    if DQ {
+                        // dS (query c, key r), rounded as the products
+                        // round it.
+                        let half = f16x2(ds[at], 0.0) as u16;
+                        wds.halves().st(flash_swizzle::<64>(c * 64 + r), half);
+                    }
                 })
             });
             // dK += dSᵀ·Q.
             acc_times_tile::<D>(&mut acc_dk, &ds, wq, (tid, step));
+        }
+        if DQ {
+            // The tile's dS is whole: dQ += dS·K, by atomics.
+            sync_threads();
+            let rows = (m * BWD_TILE, seq_q);
+            add_dq::<D>(dq_acc, (wds, wk), rows, (q_start, p.heads, h), tid);
         }
         // Every warp is done with stage s before it is fetched into again.
         sync_threads();
@@ -563,4 +650,18 @@ pub fn flash_bwd_dq<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
         (q_start + m0, seq_q + q_start, ld, h * D),
         tid,
     );
+}
+
+/// dQ = f16(scale · `dq_acc`): thread t of the grid converts floats 2t and
+/// 2t + 1 into the f16 pair `dq[t]` (`dq_acc` holds 2 · `dq.len()`).
+#[inline(always)]
+pub fn flash_bwd_dq_convert(dq_acc: Global<f32>, dq: GlobalMut<u32>, scale: f32) {
+    if block_dim().0 != BWD_CONVERT_THREADS {
+        trap()
+    }
+    let t = block_idx_xyz().0 * BWD_CONVERT_THREADS + thread_idx();
+    if t < dq.len() {
+        let (a, b) = (dq_acc.ld(2 * t), dq_acc.ld(2 * t + 1));
+        dq.st(t, f16x2(a * scale, b * scale));
+    }
 }

@@ -9,17 +9,17 @@
 layout_device::shared_memory!(
     /// The backward kernels' shared memory for head dimension 64
     /// (dynamic: `bwd_smem_bytes(64)` bytes at launch).
-    pub extern static BWD_SMEM_D64: [u8; 50176]
+    pub extern static BWD_SMEM_D64: [u8; 58368]
 );
 
 layout_device::shared_memory!(
     /// The backward kernels' shared memory for head dimension 128
     /// (dynamic: `bwd_smem_bytes(128)` bytes at launch).
-    pub extern static BWD_SMEM_D128: [u8; 99328]
+    pub extern static BWD_SMEM_D128: [u8; 107520]
 );
 
 const _: () = assert!(
-    super::bwd_smem_bytes(64) == 50176 && super::bwd_smem_bytes(128) == 99328,
+    super::bwd_smem_bytes(64) == 58368 && super::bwd_smem_bytes(128) == 107520,
     "the backward buffers are bwd_smem_bytes(D)"
 );
 
@@ -153,7 +153,7 @@ pub unsafe fn bwd_inputs(
 #[doc(hidden)]
 #[macro_export]
 macro_rules! flash_bwd_entries_of {
-    ($($(#[$m:meta])* $dkdv:ident, $dq:ident = ($buf:ident, $d:literal, $causal:literal);)*) => {$(
+    ($($(#[$m:meta])* $dkdv:ident, $dkdvq:ident, $dq:ident = ($buf:ident, $d:literal, $causal:literal);)*) => {$(
         $(#[$m])*
         ///
         /// # Safety
@@ -189,7 +189,58 @@ macro_rules! flash_bwd_entries_of {
             let lk = $crate::attention_bwd::entry::elems($crate::attention_bwd::entry::elems($crate::attention_bwd::entry::elems(batch, seq_k), kv_heads), $d);
             // SAFETY: the launch contract above.
             let outs = unsafe { ($crate::attention_bwd::entry::pairs(dk, lk), $crate::attention_bwd::entry::pairs(dv, lk)) };
-            $crate::bodies::flash_bwd_dkdv::<$buf, $d, $causal>(p, ins, stats, outs)
+            // SAFETY: an empty buffer (nothing is accessed).
+            let none = unsafe { layout_device::GlobalMut::new(core::ptr::null_mut(), 0) };
+            $crate::bodies::flash_bwd_dkdv::<$buf, $d, $causal, false>(p, ins, stats, outs, none)
+        }
+
+        /// dK and dV as its twin, and dQ's terms (dS·K, unscaled) added
+        /// into `dq_acc` by atomics (f32, Q's layout, zeroed before:
+        /// `flash_attn_bwd_dot` zeroes it; `flash_attn_bwd_dq_convert`
+        /// then makes dQ).
+        ///
+        /// # Safety
+        /// `bwd_inputs`' contract; `dk`, `dv` as K, `dq_acc` Q's elements
+        /// as f32, overlapping nothing and accessed by nothing else.
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn $dkdvq(
+            q: *const u16,
+            k: *const u16,
+            v: *const u16,
+            d_o: *const u16,
+            lse: *const f32,
+            dot: *const f32,
+            dk: *mut u16,
+            dv: *mut u16,
+            dq_acc: *mut f32,
+            cu_q: *const i32,
+            cu_k: *const i32,
+            batch: usize,
+            seq_q: usize,
+            seq_k: usize,
+            heads: usize,
+            kv_heads: usize,
+            offset: i32,
+            lower: i32,
+            bottom_right: u32,
+            scale: f32,
+        ) {
+            // SAFETY: the launch contract above.
+            let (p, ins, stats) = unsafe {
+                $crate::attention_bwd::entry::bwd_inputs($d, (q, k, v, d_o), (lse, dot), (cu_q, cu_k),
+                    (batch, seq_q, seq_k, heads, kv_heads), (offset, lower, bottom_right, scale))
+            };
+            let lk = $crate::attention_bwd::entry::elems($crate::attention_bwd::entry::elems($crate::attention_bwd::entry::elems(batch, seq_k), kv_heads), $d);
+            let lq = $crate::attention_bwd::entry::elems($crate::attention_bwd::entry::elems($crate::attention_bwd::entry::elems(batch, seq_q), heads), $d);
+            // SAFETY: the launch contract above.
+            let (outs, acc) = unsafe {
+                (
+                    ($crate::attention_bwd::entry::pairs(dk, lk), $crate::attention_bwd::entry::pairs(dv, lk)),
+                    $crate::attention_bwd::entry::stats_out(dq_acc, lq),
+                )
+            };
+            $crate::bodies::flash_bwd_dkdv::<$buf, $d, $causal, true>(p, ins, stats, outs, acc)
         }
 
         /// dQ (`flash_bwd_dq`), as its dK/dV twin.
@@ -241,20 +292,23 @@ macro_rules! flash_bwd_entries_of {
 #[macro_export]
 macro_rules! flash_bwd_entries {
     ($d64:ident, $d128:ident) => {
-        /// `Dot` = rowsum(dO ∘ O): `(o, d_o, dot, rows, heads, d, seq_q)`, O and dO
+        /// `Dot` = rowsum(dO ∘ O): `(o, d_o, dot, dq_acc, rows, heads, d, seq_q)`, O and dO
         /// (rows, heads, d) f16 (16-byte aligned), `dot` rows x heads f32 laid out
         /// as LSE: (batch, heads, seq_q) for planes of `seq_q` rows, (heads, rows)
-        /// for packed sequences (`seq_q` 0). Grid ceil(rows · heads / 128), 128
-        /// threads.
+        /// for packed sequences (`seq_q` 0); `dq_acc` null, or rows · heads · d
+        /// f32 that it zeroes (the atomic dQ's sums). Grid ceil(rows · heads /
+        /// 128), 128 threads.
         ///
         /// # Safety
-        /// The pointers to that many elements, `dot` overlapping nothing.
+        /// The pointers to that many elements, `dot` and `dq_acc` overlapping
+        /// nothing.
         #[no_mangle]
         #[allow(clippy::too_many_arguments)]
         pub unsafe extern "ptx-kernel" fn flash_attn_bwd_dot(
             o: *const u16,
             d_o: *const u16,
             dot: *mut f32,
+            dq_acc: *mut f32,
             rows: usize,
             heads: usize,
             d: usize,
@@ -264,8 +318,9 @@ macro_rules! flash_bwd_entries {
                 $crate::attention_bwd::entry::elems(rows, heads),
                 d,
             );
+            let acc_len = if dq_acc.is_null() { 0 } else { n };
             // SAFETY: the launch contract above.
-            let (o, d_o, dot) = unsafe {
+            let (o, d_o, dot, acc) = unsafe {
                 (
                     $crate::attention_bwd::entry::chunks(o, n),
                     $crate::attention_bwd::entry::chunks(d_o, n),
@@ -273,20 +328,47 @@ macro_rules! flash_bwd_entries {
                         dot,
                         $crate::attention_bwd::entry::elems(rows, heads),
                     ),
+                    $crate::attention_bwd::entry::stats_out(dq_acc, acc_len),
                 )
             };
-            $crate::bodies::flash_bwd_dot((o, d_o), dot, (rows, heads, d, seq_q))
+            $crate::bodies::flash_bwd_dot((o, d_o), (dot, acc), (rows, heads, d, seq_q))
+        }
+
+        /// dQ = f16(scale · `dq_acc`) of `n` elements (`n` even): `(dq_acc,
+        /// dq, n, scale)`, `dq_acc` f32 and `dq` f16 (4-byte aligned). Grid
+        /// ceil(n / 2 / 256), 256 threads.
+        ///
+        /// # Safety
+        /// The pointers to `n` elements each, `dq` overlapping nothing.
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn flash_attn_bwd_dq_convert(
+            dq_acc: *const f32,
+            dq: *mut u16,
+            n: usize,
+            scale: f32,
+        ) {
+            if n % 2 != 0 || (dq_acc as usize) % 4 != 0 {
+                layout_device::trap()
+            }
+            // SAFETY: the launch contract above.
+            let (acc, out) = unsafe {
+                (
+                    layout_device::Global::new(dq_acc, n),
+                    $crate::attention_bwd::entry::pairs(dq, n),
+                )
+            };
+            $crate::bodies::flash_bwd_dq_convert(acc, out, scale)
         }
 
         $crate::flash_bwd_entries_of! {
             /// The FlashAttention backward's dK and dV at head dimension 64.
-            flash_attn_bwd_dkdv_d64, flash_attn_bwd_dq_d64 = ($d64, 64, false);
+            flash_attn_bwd_dkdv_d64, flash_attn_bwd_dkdvq_d64, flash_attn_bwd_dq_d64 = ($d64, 64, false);
             /// [`flash_attn_bwd_dkdv_d64`] with the mask.
-            flash_attn_bwd_dkdv_d64_causal, flash_attn_bwd_dq_d64_causal = ($d64, 64, true);
+            flash_attn_bwd_dkdv_d64_causal, flash_attn_bwd_dkdvq_d64_causal, flash_attn_bwd_dq_d64_causal = ($d64, 64, true);
             /// [`flash_attn_bwd_dkdv_d64`] at head dimension 128.
-            flash_attn_bwd_dkdv_d128, flash_attn_bwd_dq_d128 = ($d128, 128, false);
+            flash_attn_bwd_dkdv_d128, flash_attn_bwd_dkdvq_d128, flash_attn_bwd_dq_d128 = ($d128, 128, false);
             /// [`flash_attn_bwd_dkdv_d128`] with the mask.
-            flash_attn_bwd_dkdv_d128_causal, flash_attn_bwd_dq_d128_causal = ($d128, 128, true);
+            flash_attn_bwd_dkdv_d128_causal, flash_attn_bwd_dkdvq_d128_causal, flash_attn_bwd_dq_d128_causal = ($d128, 128, true);
         }
     };
 }
