@@ -3,7 +3,7 @@
 //! address from the forward's maps (`crate::maps`: the tiles are rows of
 //! `D` halves swizzled alike), every gradient summed by one block.
 
-use super::{BWD_CONVERT_THREADS, BWD_DOT_THREADS, BWD_THREADS, BWD_TILE};
+use super::{bwd_ldsm_ds, BWD_CONVERT_THREADS, BWD_DOT_THREADS, BWD_THREADS, BWD_TILE};
 use crate::attention::body::{copy_tile, mma_pair, narrow, FlashProblem, ROWS};
 use crate::maps::{
     flash_copy, flash_copy_xor, flash_ldsm_k, flash_ldsm_q, flash_ldsm_v, flash_o_coord,
@@ -193,9 +193,9 @@ fn head_matrix<const D: usize>(
 }
 
 /// dQ's terms of a block's keys for one query tile, added into `dq_acc`
-/// (f32, rows of `heads · D`): dS (the tile's queries by the block's keys,
-/// f16 in `wds`, swizzled as rows of 64 halves) times K's tile `wk`, the
-/// warp's 16 query rows, D in two halves (32 accumulators live, not 64),
+/// (f32, rows of `heads · D`): dS (f16 in `wds` as dSᵀ, rows of keys:
+/// [`super::bwd_ldsm_ds`]) times K's tile `wk`, the
+/// warp's 16 query rows, D in parts of 32 columns,
 /// each value added by `red.global.add`; rows `row0 + r` at or past
 /// `seq_q` are left out (their dS is 0).
 #[inline(always)]
@@ -207,33 +207,39 @@ fn add_dq<const D: usize>(
     at: (usize, usize, usize),
     tid: usize,
 ) {
-    add_dq_half::<D, 0>(dq_acc, (wds, wk), rows, at, tid);
-    add_dq_half::<D, 1>(dq_acc, (wds, wk), rows, at, tid);
+    add_dq_part::<D, 0>(dq_acc, (wds, wk), rows, at, tid);
+    add_dq_part::<D, 1>(dq_acc, (wds, wk), rows, at, tid);
+    add_dq_part::<D, 2>(dq_acc, (wds, wk), rows, at, tid);
+    add_dq_part::<D, 3>(dq_acc, (wds, wk), rows, at, tid);
 }
 
-/// Half `H` of [`add_dq`]: columns `H · D / 2 ..` (a function per half,
-/// so that every accumulator index is a constant).
+/// Part `H` of [`add_dq`]: columns `32 H .. 32 H + 32`, none past `D` (a
+/// function per part, so that every accumulator index is a constant; 16
+/// accumulators live beside dK's and dV's).
 #[inline(always)]
-#[instantiate((64, 0), (64, 1), (128, 0), (128, 1))]
-fn add_dq_half<const D: usize, const H: usize>(
+#[instantiate((64, 0), (64, 1), (64, 2), (64, 3), (128, 0), (128, 1), (128, 2), (128, 3))]
+fn add_dq_part<const D: usize, const H: usize>(
     dq_acc: GlobalMut<f32>,
     (wds, wk): (Smem, Smem),
     (row0, seq_q): (usize, usize),
     (start, heads, h): (usize, usize, usize),
     tid: usize,
 ) {
-    // The half's first N-atom.
-    let j0 = H * D / 16;
-    let mut acc = [0f32; D / 4];
+    if 32 * (H + 1) > D {
+        return;
+    }
+    // The part's first N-atom.
+    let j0 = H * 4;
+    let mut acc = [0f32; 16];
     each::<{ BWD_TILE / 16 }>(|kk| {
-        let fa = SM75_U32x4_LDSM_N::ldsm(wds, flash_ldsm_q::<64>(tid, 0, kk) / 2);
-        each::<{ D / 32 }>(|jl| {
+        let fa = SM75_U16x8_LDSM_T::ldsm(wds, bwd_ldsm_ds(tid, kk) / 2);
+        each::<2>(|jl| {
             let j2 = j0 / 2 + jl;
             let b = SM75_U16x8_LDSM_T::ldsm(wk, flash_ldsm_v::<D>(tid, j2, kk) / 2);
             mma_pair(&mut acc, |x, _, j| (j - j0) * 4 + x, &[fa], b, j2);
         });
     });
-    each::<{ D / 16 }>(|jl| {
+    each::<4>(|jl| {
         each::<4>(|x| {
             let (r, c) = flash_o_coord::<D>(tid, (x, 0, j0 + jl));
             if row0 + r < seq_q {
@@ -464,17 +470,26 @@ pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool, const
             tile_times_tile_t::<D>(&mut ds, (wv, wo), (tid, step));
             each::<{ SUB / 8 }>(|jl| {
                 each::<4>(|x| {
-                    let (r, c) = flash_s_coord::<D>(tid, (x, 0, c0 / 8 + jl));
+                    let (_, c) = flash_s_coord::<D>(tid, (x, 0, c0 / 8 + jl));
                     let at = jl * 4 + x;
                     ds[at] = pt[at] * (ds[at] - ws.ld(BWD_TILE + c));
-                    if DQ {
-                        // dS (query c, key r), rounded as the products
-                        // round it.
-                        let half = f16x2(ds[at], 0.0) as u16;
-                        wds.halves().st(flash_swizzle::<64>(c * 64 + r), half);
-                    }
                 })
             });
+            if DQ {
+                // dSᵀ as it lies (key r, queries c and c + 1 a word),
+                // rounded as the products round it.
+                each::<{ SUB / 8 }>(|jl| {
+                    each::<2>(|hx| {
+                        let (x, at) = (2 * hx, jl * 4 + 2 * hx);
+                        let (r, c) = flash_s_coord::<D>(tid, (x, 0, c0 / 8 + jl));
+                        let pair = f16x2(ds[at], ds[at + 1]);
+                        wds.st(
+                            flash_swizzle::<64>(r * BWD_TILE + c) / 2,
+                            f32::from_bits(pair),
+                        );
+                    })
+                });
+            }
             // dK += dSᵀ·Q.
             acc_times_tile::<D>(&mut acc_dk, &ds, wq, (tid, step));
         }

@@ -68,6 +68,24 @@ pub const fn bwd_smem_bytes(d: usize) -> usize {
     6 * BWD_TILE * d * 2 + 2 * 2 * BWD_TILE * 4 + BWD_TILE * BWD_TILE * 2
 }
 
+/// The row address `ldmatrix.x4.trans` takes from thread `tid` for the A
+/// fragment of dS at k-step `kk` (keys `16 kk ..`), a half offset in the
+/// shared dS tile of a query tile: rows of keys, each [`BWD_TILE`] queries
+/// (the dK/dV kernel writes it as its accumulators lie, dSᵀ, two
+/// queries a word), swizzled as rows of 64 halves
+/// (`crate::maps::flash_swizzle::<64>`). The warp's A is its 16 query rows
+/// by 16 keys: matrix i (lanes 8i .. 8i + 7) is queries `8 (i % 2) ..`
+/// and keys `8 (i / 2) ..` of it, the lane naming key row `lane % 8`;
+/// `.trans` hands lane t the keys `2 (t % 4)` and `+1` of query `t / 4`,
+/// as the MMA's A registers hold them.
+#[inline(always)]
+pub fn bwd_ldsm_ds(tid: usize, kk: usize) -> usize {
+    let (warp, lane) = (tid / 32, tid % 32);
+    let key = 16 * kk + 8 * (lane / 16) + lane % 8;
+    let query = 16 * warp + 8 * ((lane / 8) % 2);
+    crate::maps::flash_swizzle::<64>(key * BWD_TILE + query)
+}
+
 // What the build tool reads of the entry points.
 
 /// The dK/dV kernels: 128 threads, 2 blocks an SM (dK's and dV's
@@ -96,9 +114,9 @@ pub const FLASH_ATTN_BWD_DKDVQ_D128_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
 pub const FLASH_ATTN_BWD_DKDVQ_D128_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
 /// At d = 128 the atomic dQ's kernels spill as the dK/dV kernels do; more
 /// than this fails the build.
-pub const FLASH_ATTN_BWD_DKDVQ_D128_SPILL_BYTES: (u32, u32) = (352, 448);
+pub const FLASH_ATTN_BWD_DKDVQ_D128_SPILL_BYTES: (u32, u32) = (320, 352);
 /// See [`FLASH_ATTN_BWD_DKDVQ_D128_SPILL_BYTES`].
-pub const FLASH_ATTN_BWD_DKDVQ_D128_CAUSAL_SPILL_BYTES: (u32, u32) = (352, 448);
+pub const FLASH_ATTN_BWD_DKDVQ_D128_CAUSAL_SPILL_BYTES: (u32, u32) = (320, 352);
 /// The dQ conversion: 256 threads.
 pub const FLASH_ATTN_BWD_DQ_CONVERT_LAUNCH_BOUNDS: (u32, u32) = (256, 4);
 /// The dQ conversion divides nothing.
