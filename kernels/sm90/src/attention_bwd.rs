@@ -34,9 +34,9 @@ pub const FLASH_ATTN_BWD_DKDVQ_D128_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
 pub const FLASH_ATTN_BWD_DKDVQ_D128_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
 /// At d = 128 the atomic dQ's kernels spill as the dK/dV kernels do; more
 /// than this fails the build.
-pub const FLASH_ATTN_BWD_DKDVQ_D128_SPILL_BYTES: (u32, u32) = (320, 352);
+pub const FLASH_ATTN_BWD_DKDVQ_D128_SPILL_BYTES: (u32, u32) = (352, 448);
 /// See [`FLASH_ATTN_BWD_DKDVQ_D128_SPILL_BYTES`].
-pub const FLASH_ATTN_BWD_DKDVQ_D128_CAUSAL_SPILL_BYTES: (u32, u32) = (320, 352);
+pub const FLASH_ATTN_BWD_DKDVQ_D128_CAUSAL_SPILL_BYTES: (u32, u32) = (352, 448);
 /// The dQ conversion: 256 threads.
 pub const FLASH_ATTN_BWD_DQ_CONVERT_LAUNCH_BOUNDS: (u32, u32) = (256, 4);
 /// The dQ conversion divides nothing.

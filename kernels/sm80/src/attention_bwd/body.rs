@@ -3,11 +3,11 @@
 //! address from the forward's maps (`crate::maps`: the tiles are rows of
 //! `D` halves swizzled alike), every gradient summed by one block.
 
-use super::{bwd_ldsm_ds, BWD_CONVERT_THREADS, BWD_DOT_THREADS, BWD_THREADS, BWD_TILE};
+use super::{bwd_ldsm_ds, BWD_CONVERT_THREADS, BWD_DOT_THREADS, BWD_DS_ROW, BWD_THREADS, BWD_TILE};
 use crate::attention::body::{copy_tile, mma_pair, narrow, FlashProblem, ROWS};
 use crate::maps::{
     flash_copy, flash_copy_xor, flash_ldsm_k, flash_ldsm_q, flash_ldsm_v, flash_o_coord,
-    flash_s_coord, flash_swizzle, FlashAtom,
+    flash_s_coord, FlashAtom,
 };
 use layout_core::atom::accumulator::convert_layout_acc_aregs;
 use layout_core::atom::{SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N};
@@ -344,9 +344,8 @@ pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool, const
     let q_at = |s: usize| (2 + s) * tw;
     let o_at = |s: usize| (4 + s) * tw;
     let ws = |s: usize| Smem::window::<B>(6 * tw + s * 2 * BWD_TILE, 2 * BWD_TILE);
-    // dS of a query tile (rows: its queries; columns: the block's keys),
-    // swizzled as a tile of rows of 64 halves.
-    let wds = Smem::window::<B>(6 * tw + 4 * BWD_TILE, BWD_TILE * BWD_TILE / 2);
+    // dSᵀ of a query tile (rows: the block's keys, of BWD_DS_ROW halves).
+    let wds = Smem::window::<B>(6 * tw + 4 * BWD_TILE, BWD_TILE * BWD_DS_ROW / 2);
     let (wk, wv) = (Smem::window::<B>(k_at, tw), Smem::window::<B>(v_at, tw));
     let ck = flash_copy::<BWD_TILE, D>(seq_k, ld_kv, nb, tid);
     let (km, vm) = (
@@ -483,10 +482,7 @@ pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool, const
                         let (x, at) = (2 * hx, jl * 4 + 2 * hx);
                         let (r, c) = flash_s_coord::<D>(tid, (x, 0, c0 / 8 + jl));
                         let pair = f16x2(ds[at], ds[at + 1]);
-                        wds.st(
-                            flash_swizzle::<64>(r * BWD_TILE + c) / 2,
-                            f32::from_bits(pair),
-                        );
+                        wds.st((r * BWD_DS_ROW + c) / 2, f32::from_bits(pair));
                     })
                 });
             }

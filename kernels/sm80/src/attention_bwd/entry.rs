@@ -9,17 +9,17 @@
 layout_device::shared_memory!(
     /// The backward kernels' shared memory for head dimension 64
     /// (dynamic: `bwd_smem_bytes(64)` bytes at launch).
-    pub extern static BWD_SMEM_D64: [u8; 58368]
+    pub extern static BWD_SMEM_D64: [u8; 59392]
 );
 
 layout_device::shared_memory!(
     /// The backward kernels' shared memory for head dimension 128
     /// (dynamic: `bwd_smem_bytes(128)` bytes at launch).
-    pub extern static BWD_SMEM_D128: [u8; 107520]
+    pub extern static BWD_SMEM_D128: [u8; 108544]
 );
 
 const _: () = assert!(
-    super::bwd_smem_bytes(64) == 58368 && super::bwd_smem_bytes(128) == 107520,
+    super::bwd_smem_bytes(64) == 59392 && super::bwd_smem_bytes(128) == 108544,
     "the backward buffers are bwd_smem_bytes(D)"
 );
 
