@@ -255,8 +255,8 @@ fn add_dq_part<const D: usize, const H: usize>(
 /// rows) for packed sequences (`seq_q` 0). Thread t of the grid takes row
 /// t / heads, head t % heads.
 /// With a `dq_acc` of rows · heads · `d` floats (the atomic dQ's sums, Q's
-/// layout), the thread also zeroes its row and head's `d` of them (an
-/// empty `dq_acc`: nothing).
+/// layout, 16-byte aligned), each warp also zeroes its threads' rows and
+/// heads' of them (an empty `dq_acc`: nothing).
 #[inline(always)]
 pub fn flash_bwd_dot(
     (o, d_o): (Global<F4>, Global<F4>),
@@ -267,16 +267,23 @@ pub fn flash_bwd_dot(
         trap()
     }
     let t = block_idx_xyz().0 * BWD_DOT_THREADS + thread_idx();
+    if !dq_acc.is_empty() {
+        // The warp's 32 (row, head) pairs' sums, zeroed together: lane l
+        // takes 16-byte words l, l + 32, ... of them (coalesced).
+        let acc = dq_acc.cast::<F4>();
+        let first = t - t % 32;
+        let end = (first + 32).min(rows * heads) * d / 4;
+        let mut i = first * d / 4 + t % 32;
+        while i < end {
+            acc.st(i, F4::default());
+            i += 32;
+        }
+    }
     if heads == 0 || t >= rows * heads {
         return;
     }
     let (row, h) = (t / heads, t % heads);
     let base = (row * heads + h) * d / 8;
-    if !dq_acc.is_empty() {
-        for c in 0..d {
-            dq_acc.st(base * 8 + c, 0.0);
-        }
-    }
     let mut s = 0f32;
     for c in 0..d / 8 {
         let (x, y) = (o.ld(base + c), d_o.ld(base + c));
