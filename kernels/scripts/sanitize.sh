@@ -76,6 +76,7 @@ runs=(
     "flash_attn_fwd_sm90 d128|$bin/gpu-runner attention $p90 flash_attn_fwd_sm90 $t/q128.npy $t/k128.npy $t/v128.npy $t/o.npy --lse $t/lse.npy"
     "flash_attn_bwd d64 causal|$bin/gpu-runner attention-bwd $p80 flash_attn_bwd $t/q64.npy $t/k64.npy $t/v64.npy $t/bo64.npy $t/q64.npy $t/blse64.npy $t/dq.npy $t/dk.npy $t/dv.npy --causal"
     "flash_attn_bwd d128|$bin/gpu-runner attention-bwd $p80 flash_attn_bwd $t/q128.npy $t/k128.npy $t/v128.npy $t/bo128.npy $t/q128.npy $t/blse128.npy $t/dq.npy $t/dk.npy $t/dv.npy"
+    "flash_attn_bwd d64 causal deterministic|$bin/gpu-runner attention-bwd $p80 flash_attn_bwd $t/q64.npy $t/k64.npy $t/v64.npy $t/bo64.npy $t/q64.npy $t/blse64.npy $t/dq.npy $t/dk.npy $t/dv.npy --causal --deterministic"
     "decode d128 causal append|$bin/gpu-runner decode $p80 decode_attn $t/dq128.npy $t/dk128.npy $t/dv128.npy $t/dtable.npy $t/dlens.npy $t/o.npy --causal --lse $t/lse.npy --append $t/dkn128.npy $t/dvn128.npy $t/dslots.npy"
     "decode d128 split|$bin/gpu-runner decode $p80 decode_attn $t/dq128.npy $t/dk128.npy $t/dv128.npy $t/dtable.npy $t/dlens.npy $t/o.npy --lse $t/lse.npy --split-keys 64"
     "decode d64 causal split|$bin/gpu-runner decode $p80 decode_attn $t/dq64.npy $t/dk64.npy $t/dv64.npy $t/dtable.npy $t/dlens.npy $t/o.npy --causal --split-keys 128"
