@@ -399,8 +399,10 @@ fn gemm_ring<
         PipelineTmaAsync::<S>::WORDS,
     ));
     // A fusion's activation runs in the epilogue warps (`activate_tiles`)
-    // where C goes by TMA in a cooperative form.
-    let defer = const { F::ACTIVATION && !FORMS[I].1.pingpong } && matches!(c, COut::Tma(_));
+    // in the wide ring, where C goes by TMA in a cooperative form; else in
+    // the consumers (measured faster: docs/gpu.md, Hopper HGEMM).
+    let defer =
+        const { F::ACTIVATION && !FORMS[I].1.pingpong && WIDE } && matches!(c, COut::Tma(_));
     // A consumer's staging buffers (for the TMA stores).
     let bufs = if WIDE { WIDE_BUFS } else { c_buffers(form) };
     let hand = if defer {

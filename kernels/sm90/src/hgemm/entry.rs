@@ -227,11 +227,12 @@ tma_store_entries! {
 
 /// [`gemm_bias_gelu_bf16_sm90`] with the TMA-store epilogue (as
 /// [`gemm_bf16_tma_sm90`]): C = GELU(A · Bᵀ + bias), bf16. The cooperative
-/// form, with the GELU in the producer warpgroup's epilogue warps while
-/// the consumers run their next tile's K-loop: C = bf16(GELU(bf16(A · Bᵀ +
-/// bias))), the sum rounded as a linear layer's output is (docs/gpu.md).
-/// In ping-pong (`crate::hgemm::PINGPONG`), whose 64-row tiles hide the
-/// GELU under the other consumer's K-loop, it ran 0.80x-0.86x as fast.
+/// form, the GELU applied by the consumers to their f32 sums before the
+/// store. In ping-pong (`crate::hgemm::PINGPONG`), whose 64-row tiles hide
+/// the GELU under the other consumer's K-loop, it ran 0.80x-0.86x as fast;
+/// the GELU in the producer warpgroup's epilogue warps (as
+/// [`gemm_bias_gelu_tma_wide_bf16_sm90`] runs it) was slower too
+/// (docs/gpu.md).
 ///
 /// # Safety
 /// As [`gemm_bias_gelu_bf16_sm90`], with `map_c` the tensor map (in global
@@ -251,8 +252,12 @@ pub unsafe extern "ptx-kernel" fn gemm_bias_gelu_tma_bf16_sm90(
 }
 
 /// [`gemm_bias_gelu_tma_bf16_sm90`] with three stages and a whole tile of
-/// staging (`super::body::gemm_wide_body`): the consumers hand a tile to
-/// the epilogue warps without waiting for them.
+/// staging (`super::body::gemm_wide_body`), the GELU in the producer
+/// warpgroup's epilogue warps: the consumers hand each tile's sums,
+/// rounded to bf16, to the epilogue warps without waiting for them, and
+/// run their next K-loop while the warps apply the GELU and store C by
+/// TMA. C = bf16(GELU(bf16(A · Bᵀ + bias))), the sum rounded as a linear
+/// layer's output is (docs/gpu.md).
 ///
 /// # Safety
 /// As [`gemm_bias_gelu_tma_bf16_sm90`].

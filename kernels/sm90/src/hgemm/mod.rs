@@ -793,34 +793,36 @@ pub const GEMM_BF16_TMA_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
 
 /// `gemm_bias_gelu_tma_bf16_sm90`: `hgemm_sm90`'s threads.
 pub const GEMM_BIAS_GELU_TMA_BF16_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
-/// `gemm_bias_gelu_tma_bf16_sm90`'s spill: values the consumers reload
-/// once a tile, after the K-loop, and the epilogue warps once a tile
-/// (checked in its SASS).
-pub const GEMM_BIAS_GELU_TMA_BF16_SM90_SPILL_BYTES: (u32, u32) = (36, 60);
+/// `gemm_bias_gelu_tma_bf16_sm90`'s spill: one value kept across the
+/// epilogue (none inside the K-loop).
+pub const GEMM_BIAS_GELU_TMA_BF16_SM90_SPILL_BYTES: (u32, u32) = (8, 8);
 /// `gemm_bias_gelu_tma_bf16_sm90`'s clusters.
 pub const GEMM_BIAS_GELU_TMA_BF16_SM90_CLUSTER_SIZE: u32 = 2;
 /// `gemm_bias_gelu_tma_bf16_sm90`'s four bf16 `wgmma` per K-block, its two
-/// TMA loads; the consumers' load of each bias element of a thread's part
-/// of the tile (once for its two rows); the epilogue warps' loop, eight
-/// values a step, each an `ex2` and an `rcp` (GELU's `e^(-z²)` and `1/(1 +
-/// p z)`), and their one TMA store of each box.
+/// TMA loads, its four TMA stores of C per tile; per value of a thread's
+/// part of the tile an `ex2` and an `rcp` (GELU's `e^(-z²)` and `1/(1 + p
+/// z)`), and a load of each bias element (once for its two rows).
 pub const GEMM_BIAS_GELU_TMA_BF16_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
     ("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", 4),
     ("cp.async.bulk.tensor.2d.shared::cluster.global", 2),
-    ("cp.async.bulk.tensor.2d.global.shared::cta", 1),
-    ("ex2.approx.ftz.f32", 8),
-    ("rcp.approx.ftz.f32", 8),
+    ("cp.async.bulk.tensor.2d.global.shared::cta", 4),
+    ("ex2.approx.ftz.f32", 128),
+    ("rcp.approx.ftz.f32", 128),
     ("ld.b16", 64),
 ];
 /// `gemm_bias_gelu_tma_wide_bf16_sm90`: `hgemm_sm90`'s threads.
 pub const GEMM_BIAS_GELU_TMA_WIDE_BF16_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
-/// `gemm_bias_gelu_tma_wide_bf16_sm90`'s spill: as
-/// [`GEMM_BIAS_GELU_TMA_BF16_SM90_SPILL_BYTES`], none in the K-loop.
+/// `gemm_bias_gelu_tma_wide_bf16_sm90`'s spill: values the consumers
+/// reload once a tile, after the K-loop, and the epilogue warps once a
+/// tile (none in the K-loop).
 pub const GEMM_BIAS_GELU_TMA_WIDE_BF16_SM90_SPILL_BYTES: (u32, u32) = (52, 80);
 /// `gemm_bias_gelu_tma_wide_bf16_sm90`'s clusters.
 pub const GEMM_BIAS_GELU_TMA_WIDE_BF16_SM90_CLUSTER_SIZE: u32 = 2;
-/// `gemm_bias_gelu_tma_wide_bf16_sm90`: as
-/// [`GEMM_BIAS_GELU_TMA_BF16_SM90_EXPECT_INSTRUCTIONS`].
+/// `gemm_bias_gelu_tma_wide_bf16_sm90`'s four bf16 `wgmma` per K-block,
+/// its two TMA loads; the consumers' load of each bias element of a
+/// thread's part of the tile (once for its two rows); the epilogue warps'
+/// loop, eight values a step, each an `ex2` and an `rcp`, and their one
+/// TMA store of each box.
 pub const GEMM_BIAS_GELU_TMA_WIDE_BF16_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
     ("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", 4),
     ("cp.async.bulk.tensor.2d.shared::cluster.global", 2),
