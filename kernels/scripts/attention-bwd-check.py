@@ -2,7 +2,7 @@
 """Checks and times `gpu-runner attention-bwd` (the FlashAttention backward)
 end to end on the GPU machine (torch needed):
 
-    python3 kernels/scripts/attention-bwd-check.py --runner R --ptx P [--time]
+    python3 kernels/scripts/attention-bwd-check.py --runner R --ptx P [--sm90-ptx P90] [--time]
 
 For each case: random normal Q, K, V, dO rounded to float16 (BSHD, or packed
 THD with cumulative offsets), our forward (`R attention P flash_attn_fwd ...
@@ -11,7 +11,8 @@ Q K V O dO LSE dQ dK dV ...`). The reference is torch autograd in float64 on
 the same float16 values (the mask written out: causal top-left or
 bottom-right, windows, grouped heads, each packed sequence on its own),
 in both modes (dQ by atomics, the default, and `--deterministic`, run
-twice: the same bits; dK and dV the same bits in both modes). The
+twice: the same bits; dK and dV the same bits in both modes; with
+--sm90-ptx, the sm_90a PTX's deterministic backward the same bits). The
 error of each gradient is max |ours - ref| / max |ref|; where torch's own
 FLASH backend runs the case (planes, top-left causal or none), its float16
 gradients' error on the same inputs is printed beside ours, and ours must
@@ -117,6 +118,7 @@ def main():
     ap.add_argument("--runner", required=True)
     ap.add_argument("--ptx", required=True)
     ap.add_argument("--time", action="store_true")
+    ap.add_argument("--sm90-ptx", help="the sm_90a PTX: its deterministic backward must give the same bits")
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
     rng = np.random.default_rng(a.seed)
@@ -192,6 +194,16 @@ def main():
                     parts.append("same bits twice" if same else "DIFFERENT BITS on a second run")
                 bad += not ok
                 print(f"{label} ({mode}): {'ok' if ok else 'MISMATCH'}: {', '.join(parts)}")
+            if a.sm90_ptx and "deterministic" in runs:
+                # The sm_90a PTX's entries are built from the same bodies.
+                r = run(a.runner, ["attention-bwd", a.sm90_ptx, "flash_attn_bwd", path["Q"], path["K"], path["V"],
+                                   path["O"], path["dO"], path["LSE"], path["dQ"], path["dK"], path["dV"],
+                                   *flags, "--deterministic"])
+                same = r.returncode == 0 and all(
+                    np.load(path[n]).tobytes() == x.tobytes()
+                    for n, x in zip(("dQ", "dK", "dV"), runs["deterministic"]))
+                bad += not same
+                print(f"{label}: sm_90a PTX {'the same bits' if same else 'DIFFERENT BITS or failed: ' + r.stderr.strip()}")
             if len(runs) == 2:
                 # dK and dV do not depend on how dQ is summed.
                 same = all(x.tobytes() == y.tobytes() for x, y in zip(runs["atomic"][1:], runs["deterministic"][1:]))
