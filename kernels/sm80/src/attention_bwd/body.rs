@@ -194,10 +194,9 @@ fn head_matrix<const D: usize>(
 
 /// dQ's terms of a block's keys for one query tile, added into `dq_acc`
 /// (f32, rows of `heads · D`): dS (f16 in `wds` as dSᵀ, rows of keys:
-/// [`super::bwd_ldsm_ds`]) times K's tile `wk`, the
-/// warp's 16 query rows, D in parts of 32 columns,
-/// each value added by `red.global.add`; rows `row0 + r` at or past
-/// `seq_q` are left out (their dS is 0).
+/// [`super::bwd_ldsm_ds`]) times K's tile `wk`, the warp's 16 query rows,
+/// D in parts of 32 columns, each value added by `red.global.add`; rows
+/// `row0 + r` at or past `seq_q` are left out (their dS is 0).
 #[inline(always)]
 #[instantiate((64), (128))]
 fn add_dq<const D: usize>(
