@@ -112,6 +112,30 @@ pub enum BwdMode {
     Deterministic,
 }
 
+/// The floats of the atomic dQ's sums the backward of `p` takes in `mode`:
+/// Q's elements with [`BwdMode::Atomic`]; one, unused, with
+/// `Deterministic` (a buffer is passed either way).
+///
+/// ```
+/// use layout_gpu::attention::{bwd_dq_acc_len, BwdMode, Problem};
+/// let p = Problem {
+///     batch: 2, seq_q: 8, seq_k: 8, heads: 4, kv_heads: 1, d: 64, causal: false,
+///     bottom_right: false, window: None, scale: 0.125, packed: None,
+/// };
+/// assert_eq!(bwd_dq_acc_len(&p, BwdMode::Atomic).unwrap(), 2 * 8 * 4 * 64);
+/// assert_eq!(bwd_dq_acc_len(&p, BwdMode::Deterministic).unwrap(), 1);
+/// ```
+///
+/// # Errors
+///
+/// Sizes whose lengths overflow ([`Problem::lens`]).
+pub fn bwd_dq_acc_len(p: &Problem, mode: BwdMode) -> Result<usize, Error> {
+    Ok(match mode {
+        BwdMode::Atomic => p.lens()?.q,
+        BwdMode::Deterministic => 1,
+    })
+}
+
 /// The backward's entry points for `p`, in launch order:
 /// `flash_attn_bwd_dot`, then the dK/dV and the dQ entries of its head
 /// dimension and mask (`_causal` for a mask or a window): with

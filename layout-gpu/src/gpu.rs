@@ -617,11 +617,7 @@ impl Gpu {
             || self.stream().zeros::<f32>(need).map_err(Error::Device),
         )?;
         let dot = dot.as_mut().expect("kept sets it");
-        // The atomic dQ's sums (Q's length; one float where unused).
-        let need = match mode {
-            crate::attention::BwdMode::Atomic => p.lens()?.q,
-            crate::attention::BwdMode::Deterministic => 1,
-        };
+        let need = crate::attention::bwd_dq_acc_len(p, mode)?;
         let mut acc = kept(
             &self.bwd_dq_acc,
             |d| d.len() >= need,

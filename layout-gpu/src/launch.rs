@@ -1378,8 +1378,9 @@ fn check_offsets(
 /// across steps), then dK and dV (f16, as K) and dQ (f16, as Q): three
 /// launches of `kernels`, [`bwd_entries`](crate::attention::bwd_entries)
 /// of `p` and `mode`. [`BwdMode::Atomic`] sums dQ in `dq_acc` (f32, at
-/// least Q's length: a buffer kept across steps; `Dot`'s launch zeroes
-/// it); [`BwdMode::Deterministic`] leaves `dq_acc` alone (any length).
+/// least [`bwd_dq_acc_len`](crate::attention::bwd_dq_acc_len): Q's length,
+/// a buffer kept across steps; `Dot`'s launch zeroes it);
+/// [`BwdMode::Deterministic`] leaves `dq_acc` alone (any length).
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 pub fn attention_bwd(
     stream: &Stream,
@@ -1438,13 +1439,13 @@ pub fn attention_bwd(
             ),
         ));
     }
-    if atomic && dq_acc.len() < lens.q {
+    let sums = crate::attention::bwd_dq_acc_len(p, mode)?;
+    if atomic && dq_acc.len() < sums {
         return Err(Error::refused(
             op,
             format!(
-                "the atomic dQ's sums hold {} floats; the problem needs at least {}",
-                dq_acc.len(),
-                lens.q
+                "the atomic dQ's sums hold {} floats; the problem needs at least {sums}",
+                dq_acc.len()
             ),
         ));
     }

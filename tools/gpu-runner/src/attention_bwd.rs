@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use half::f16;
-use layout_gpu::attention::{bwd_entries, BwdMode, Problem, BWD};
+use layout_gpu::attention::{bwd_dq_acc_len, bwd_entries, BwdMode, Problem, BWD};
 use layout_launch::Device;
 
 use crate::attention::{check_tensor, Masking};
@@ -178,10 +178,7 @@ pub fn run_attention_bwd(job: &BwdJob) -> Result<(), String> {
     };
     // NaN wherever a kernel writes nothing.
     let mut dot = s.upload(&vec![f32::NAN; lens.lse]).map_err(text)?;
-    let acc_len = match job.mode {
-        BwdMode::Atomic => lens.q,
-        BwdMode::Deterministic => 1,
-    };
+    let acc_len = bwd_dq_acc_len(&p, job.mode).map_err(text)?;
     let mut dq_acc = s.upload(&vec![f32::NAN; acc_len]).map_err(text)?;
     let mut dq = s.upload(&vec![f16::NAN; lens.q]).map_err(text)?;
     let mut dk = s.upload(&vec![f16::NAN; lens.kv]).map_err(text)?;

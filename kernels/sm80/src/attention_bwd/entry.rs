@@ -81,10 +81,42 @@ pub unsafe fn stats_out(p: *mut f32, n: usize) -> GlobalMut<f32> {
     unsafe { GlobalMut::new(p, n) }
 }
 
+/// The f32 sums of the atomic dQ: `n` elements at `p`, or none where `p`
+/// is null (a launch without them, which never touches them).
+///
+/// # Safety
+/// `p` null, or pointing to `n` f32 that only atomics and this launch's
+/// zeroing access.
+#[cfg(target_arch = "nvptx64")]
+#[doc(hidden)]
+#[inline(always)]
+pub unsafe fn sums_out(p: *mut f32, n: usize) -> GlobalMut<f32> {
+    // SAFETY: the caller's (no element where null).
+    unsafe { stats_out(p, if p.is_null() { 0 } else { n }) }
+}
+
+/// The outputs of a dK/dV launch: dK and dV (`lk` elements, K's, as f16
+/// pairs) and the atomic dQ's sums (`lq`, Q's, f32; [`sums_out`]).
+///
+/// # Safety
+/// `dk`, `dv` to `lk` halves, `dq_acc` null or to `lq` f32, overlapping
+/// nothing.
+#[cfg(target_arch = "nvptx64")]
+#[doc(hidden)]
+#[inline(always)]
+pub unsafe fn dkdv_outputs(
+    (dk, dv, dq_acc): (*mut u16, *mut u16, *mut f32),
+    (lq, lk): (usize, usize),
+) -> ((GlobalMut<u32>, GlobalMut<u32>), GlobalMut<f32>) {
+    // SAFETY: the caller's.
+    unsafe { ((pairs(dk, lk), pairs(dv, lk)), sums_out(dq_acc, lq)) }
+}
+
 /// The problem and the inputs of a dK/dV or dQ launch at head dimension
 /// `d`: `(q, k, v, d_o)`, `(lse, dot)`, `(cu_q, cu_k)` (null: planes),
 /// `(batch, seq_q, seq_k, heads, kv_heads)`, `(offset, lower,
-/// bottom_right, scale)` (see `bwd_entries`).
+/// bottom_right, scale)` (see `bwd_entries`); and the elements of Q and
+/// of K, the lengths of the outputs.
 ///
 /// # Safety
 /// The pointers to their tensors' elements: Q, dO (batch · seq_q · heads ·
@@ -106,6 +138,7 @@ pub unsafe fn bwd_inputs(
     crate::attention::body::FlashProblem,
     (Global<F4>, Global<F4>, Global<F4>, Global<F4>),
     (Global<f32>, Global<f32>),
+    (usize, usize),
 ) {
     let n = if cu_q.is_null() || cu_k.is_null() {
         0
@@ -136,6 +169,7 @@ pub unsafe fn bwd_inputs(
             },
             (chunks(q, lq), chunks(k, lk), chunks(v, lk), chunks(d_o, lq)),
             (Global::new(lse, ls), Global::new(dot, ls)),
+            (lq, lk),
         )
     }
 }
@@ -182,15 +216,12 @@ macro_rules! flash_bwd_entries_of {
             scale: f32,
         ) {
             // SAFETY: the launch contract above.
-            let (p, ins, stats) = unsafe {
+            let (p, ins, stats, lens) = unsafe {
                 $crate::attention_bwd::entry::bwd_inputs($d, (q, k, v, d_o), (lse, dot), (cu_q, cu_k),
                     (batch, seq_q, seq_k, heads, kv_heads), (offset, lower, bottom_right, scale))
             };
-            let lk = $crate::attention_bwd::entry::elems($crate::attention_bwd::entry::elems($crate::attention_bwd::entry::elems(batch, seq_k), kv_heads), $d);
-            // SAFETY: the launch contract above.
-            let outs = unsafe { ($crate::attention_bwd::entry::pairs(dk, lk), $crate::attention_bwd::entry::pairs(dv, lk)) };
-            // SAFETY: an empty buffer (nothing is accessed).
-            let none = unsafe { layout_device::GlobalMut::new(core::ptr::null_mut(), 0) };
+            // SAFETY: the launch contract above (no dQ sums).
+            let (outs, none) = unsafe { $crate::attention_bwd::entry::dkdv_outputs((dk, dv, core::ptr::null_mut()), lens) };
             $crate::bodies::flash_bwd_dkdv::<$buf, $d, $causal, false>(p, ins, stats, outs, none)
         }
 
@@ -227,19 +258,12 @@ macro_rules! flash_bwd_entries_of {
             scale: f32,
         ) {
             // SAFETY: the launch contract above.
-            let (p, ins, stats) = unsafe {
+            let (p, ins, stats, lens) = unsafe {
                 $crate::attention_bwd::entry::bwd_inputs($d, (q, k, v, d_o), (lse, dot), (cu_q, cu_k),
                     (batch, seq_q, seq_k, heads, kv_heads), (offset, lower, bottom_right, scale))
             };
-            let lk = $crate::attention_bwd::entry::elems($crate::attention_bwd::entry::elems($crate::attention_bwd::entry::elems(batch, seq_k), kv_heads), $d);
-            let lq = $crate::attention_bwd::entry::elems($crate::attention_bwd::entry::elems($crate::attention_bwd::entry::elems(batch, seq_q), heads), $d);
             // SAFETY: the launch contract above.
-            let (outs, acc) = unsafe {
-                (
-                    ($crate::attention_bwd::entry::pairs(dk, lk), $crate::attention_bwd::entry::pairs(dv, lk)),
-                    $crate::attention_bwd::entry::stats_out(dq_acc, lq),
-                )
-            };
+            let (outs, acc) = unsafe { $crate::attention_bwd::entry::dkdv_outputs((dk, dv, dq_acc), lens) };
             $crate::bodies::flash_bwd_dkdv::<$buf, $d, $causal, true>(p, ins, stats, outs, acc)
         }
 
@@ -270,20 +294,20 @@ macro_rules! flash_bwd_entries_of {
             scale: f32,
         ) {
             // SAFETY: the launch contract above.
-            let (p, ins, stats) = unsafe {
+            let (p, ins, stats, lens) = unsafe {
                 $crate::attention_bwd::entry::bwd_inputs($d, (q, k, v, d_o), (lse, dot), (cu_q, cu_k),
                     (batch, seq_q, seq_k, heads, kv_heads), (offset, lower, bottom_right, scale))
             };
-            let lq = $crate::attention_bwd::entry::elems($crate::attention_bwd::entry::elems($crate::attention_bwd::entry::elems(batch, seq_q), heads), $d);
             // SAFETY: the launch contract above.
-            let out = unsafe { $crate::attention_bwd::entry::pairs(dq, lq) };
+            let out = unsafe { $crate::attention_bwd::entry::pairs(dq, lens.0) };
             $crate::bodies::flash_bwd_dq::<$buf, $d, $causal>(p, ins, stats, out)
         }
     )*};
 }
 
-/// Every backward entry point (`flash_attn_bwd_dot` and the dK/dV and dQ
-/// pairs of both head dimensions, masked and not), for a kernel crate's
+/// Every backward entry point (`flash_attn_bwd_dot`,
+/// `flash_attn_bwd_dq_convert`, and the dK/dV, atomic dK/dV/dQ and dQ
+/// entries of both head dimensions, masked and not), for a kernel crate's
 /// PTX: this crate's, and the Hopper crate's (`sm_90a`). Expand it once
 /// per crate, on `nvptx64`, naming the crate's dynamic shared buffers of
 /// `bwd_smem_bytes(64)` and `bwd_smem_bytes(128)` bytes (a buffer's PTX
@@ -318,7 +342,6 @@ macro_rules! flash_bwd_entries {
                 $crate::attention_bwd::entry::elems(rows, heads),
                 d,
             );
-            let acc_len = if dq_acc.is_null() { 0 } else { n };
             // SAFETY: the launch contract above.
             let (o, d_o, dot, acc) = unsafe {
                 (
@@ -328,7 +351,7 @@ macro_rules! flash_bwd_entries {
                         dot,
                         $crate::attention_bwd::entry::elems(rows, heads),
                     ),
-                    $crate::attention_bwd::entry::stats_out(dq_acc, acc_len),
+                    $crate::attention_bwd::entry::sums_out(dq_acc, n),
                 )
             };
             $crate::bodies::flash_bwd_dot((o, d_o), (dot, acc), (rows, heads, d, seq_q))
