@@ -219,8 +219,15 @@ impl<F: UpFactor<D>, const D: usize> UpStride<F> for C<D> {}
 /// refusal lists no impls of the recursion (rustc offers the impls of the
 /// bound's trait whose type resembles the refused one).
 #[doc(hidden)]
-pub trait UpcastStrides<F> {}
-impl<F, X: UpStrides<F>> UpcastStrides<F> for X {}
+pub trait UpcastStrides<F> {
+    /// `()`, read by the operations' where-clauses: rustc then reports a
+    /// refusal at the call itself, without the bound's listing.
+    #[doc(hidden)]
+    type Checked: Copy;
+}
+impl<F, X: UpStrides<F>> UpcastStrides<F> for X {
+    type Checked = ();
+}
 /// Every stride leaf of a list against the upcast factor `F`.
 #[doc(hidden)]
 pub trait UpStrides<F> {}
@@ -364,6 +371,7 @@ pub fn upcast<const N: usize, Sh, D>(
     l: Layout<Sh, D>,
 ) -> Layout<<Sh as MapPairs<D, UpcastOp<N>>>::OS, <Sh as MapPairs<D, UpcastOp<N>>>::OD>
 where
+    <D::Leaves as UpcastStrides<C<N>>>::Checked: Copy,
     Sh: Congruent<D> + MapPairs<D, UpcastOp<N>>,
     D: IntTuple,
     D::Leaves: UpcastStrides<C<N>>,

@@ -849,7 +849,10 @@ where
 /// size-0 layout, arithmetic past `usize`), with the reason
 /// ([`try_complement`] returns it); never for static inputs.
 #[inline(always)]
-pub fn complement<A, Cot: CotargetOf<A>>(a: A, cot: Cot) -> Cot::Output {
+pub fn complement<A, Cot: CotargetOf<A>>(a: A, cot: Cot) -> Cot::Output
+where
+    Cot::Checked: Copy,
+{
     super::values::or_panic(cot.try_complement_of(a))
 }
 
@@ -864,7 +867,10 @@ pub fn complement<A, Cot: CotargetOf<A>>(a: A, cot: Cot) -> Cot::Output {
 pub fn try_complement<A, Cot: CotargetOf<A>>(
     a: A,
     cot: Cot,
-) -> Result<Cot::Output, crate::LayoutError> {
+) -> Result<Cot::Output, crate::LayoutError>
+where
+    Cot::Checked: Copy,
+{
     cot.try_complement_of(a)
 }
 
@@ -873,6 +879,10 @@ pub fn try_complement<A, Cot: CotargetOf<A>>(
 /// known (with A's bound first, the solver explores while `Cot` is unknown).
 #[doc(hidden)]
 pub trait CotargetOf<A>: CotargetOut<A> {
+    /// `()`, read by the operations' where-clauses: rustc then reports a
+    /// refusal at the call itself, without the bound's listing.
+    #[doc(hidden)]
+    type Checked: Copy;
     fn try_complement_of(self, a: A) -> Result<Self::Output, crate::LayoutError>;
 }
 /// The complement's type, seen from the cotarget, without the definition's
@@ -896,6 +906,7 @@ where
     <Layout<Sh, D> as FilteredModes>::Triples: Admits<Cot, Sh, D>,
     <<Layout<Sh, D> as FilteredModes>::Triples as Admits<Cot, Sh, D>>::Out: Holds<ComplementOp>,
 {
+    type Checked = ();
     #[inline(always)]
     fn try_complement_of(self, a: Layout<Sh, D>) -> Result<Self::Output, crate::LayoutError> {
         a.try_complement(self)
@@ -999,6 +1010,7 @@ type FilteredCosize<Sh, D> = crate::typelevel::list::CosizeT<
 #[inline(always)]
 pub fn complement_default<A: DefaultCotarget>(a: A) -> <A::Cot as CotargetOut<A>>::Output
 where
+    <A::Cot as CotargetOf<A>>::Checked: Copy,
     A::Cot: CotargetOf<A>,
 {
     super::values::or_panic(try_complement_default(a))
@@ -1016,6 +1028,7 @@ pub fn try_complement_default<A: DefaultCotarget>(
     a: A,
 ) -> Result<<A::Cot as CotargetOut<A>>::Output, crate::LayoutError>
 where
+    <A::Cot as CotargetOf<A>>::Checked: Copy,
     A::Cot: CotargetOf<A>,
 {
     let cot = a

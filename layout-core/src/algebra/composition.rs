@@ -856,6 +856,10 @@ pub trait Composition<B>: CompositionOut<B> {
     /// decided at run time).
     #[doc(hidden)]
     const ERROR: Option<Text>;
+    /// `()`, read by [`composition`]'s where-clause: rustc then reports a
+    /// refusal at the call itself, without the bound's listing.
+    #[doc(hidden)]
+    type Checked: Copy;
     /// `Self o B`.
     fn composition(self, b: B) -> Self::Output;
     /// `Self o B`, or the reason it is inadmissible.
@@ -869,6 +873,7 @@ where
     B::Verdict: super::admits::Holds<super::admits::ComposeOp>,
 {
     const ERROR: Option<Text> = B::ERROR;
+    type Checked = ();
     #[inline(always)]
     fn composition(self, b: B) -> Self::Output {
         b.compose_onto(self)
@@ -965,7 +970,10 @@ where
 /// ([`try_composition`] returns it); an inadmissible static input is a
 /// compile error instead.
 #[inline(always)]
-pub fn composition<A: Composition<B>, B>(a: A, b: B) -> A::Output {
+pub fn composition<A: Composition<B>, B>(a: A, b: B) -> A::Output
+where
+    A::Checked: Copy,
+{
     // Checked here too: the refusal of static inputs then names the
     // caller's line (the instantiation note points at this call).
     const {

@@ -241,12 +241,25 @@ where
 }
 
 /// Every leaf of a list is static (`C<N>` or `S<U>`): a `usize` fails
-/// [`StaticInt`]'s bound, whose message says a run-time leaf reached a
-/// static-only operation.
+/// [`StaticLeafOf`], whose message says a run-time leaf reached a typed
+/// inverse.
 #[doc(hidden)]
 pub trait StaticLeaves {}
 impl StaticLeaves for Nil {}
-impl<H: StaticInt, T: StaticLeaves> StaticLeaves for Cons<H, T> {}
+impl<H, T: StaticLeaves> StaticLeaves for Cons<H, T> where (): StaticLeafOf<H> {}
+
+/// [`StaticLeaves`]'s test of one leaf `H`, through one impl that rustc
+/// does not offer as a suggestion: a refusal names the leaf, not the
+/// impls of [`StaticInt`].
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{H}` is a run-time integer in a layout given to a typed inverse",
+    label = "the typed right_inverse and left_inverse need static layouts",
+    note = "write the leaf as a literal in `layout!`, or use DynLayout's inverses, which take run-time leaves"
+)]
+pub trait StaticLeafOf<H> {}
+#[diagnostic::do_not_recommend]
+impl<H: StaticInt> StaticLeafOf<H> for () {}
 
 /// `left_inverse`'s condition on two consecutive modes of the sorted,
 /// coalesced layout, `_M:_A` and a mode of stride `_B`: `B` a multiple of

@@ -86,7 +86,10 @@ impl<const B: u32, const M: u32, const S: i32, Sh: Congruent<D>, D: IntTuple>
     /// // (1,8): the layout gives 64 + 8 = 72, the swizzle 72 ^ 8 = 64.
     /// assert_eq!(r.crd2idx((1usize, 8usize)), 64);
     /// ```
-    pub fn crd2idx<Cc: crate::layout::coord::Crd2Idx<Sh, D>>(&self, c: Cc) -> usize {
+    pub fn crd2idx<Cc: crate::layout::coord::Crd2Idx<Sh, D>>(&self, c: Cc) -> usize
+    where
+        Cc::Checked: Copy,
+    {
         self.swizzle.apply(self.layout.crd2idx(c))
     }
     /// The swizzled offset of a 1-D index.

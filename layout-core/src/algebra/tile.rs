@@ -330,6 +330,7 @@ impl<O, L: TileToShape<Sh, O>, Sh> LastArg<L, (Sh,)> for O {
 #[inline(always)]
 pub fn tile_to_shape<L, Sh>(block: L, shape: Sh) -> <Sh as LastArg<L, ()>>::Output
 where
+    <<L::Shape as AsModes>::Modes as BlockFits<Sh::Modes>>::Checked: Copy,
     L: LayoutParts,
     L::Shape: Congruent<L::Stride>,
     Sh: IntTuple + LastArg<L, ()> + AsModes,
@@ -372,8 +373,15 @@ where
 /// [`BlockModes`] through one blanket impl: `tile_to_shape`'s bound, so
 /// that a refusal lists no impls of the recursion.
 #[doc(hidden)]
-pub trait BlockFits<Sm> {}
-impl<Sm, X: BlockModes<Sm>> BlockFits<Sm> for X {}
+pub trait BlockFits<Sm> {
+    /// `()`, read by the operations' where-clauses: rustc then reports a
+    /// refusal at the call itself, without the bound's listing.
+    #[doc(hidden)]
+    type Checked: Copy;
+}
+impl<Sm, X: BlockModes<Sm>> BlockFits<Sm> for X {
+    type Checked = ();
+}
 
 /// The block's modes against the shape's, mode by mode: sizes that are
 /// both `C<N>` leaves are checked here (a computed size after
@@ -424,6 +432,7 @@ pub fn try_tile_to_shape<L, Sh>(
     shape: Sh,
 ) -> Result<<Sh as LastArg<L, ()>>::Output, LayoutError>
 where
+    <<L::Shape as AsModes>::Modes as BlockFits<Sh::Modes>>::Checked: Copy,
     L: LayoutParts,
     L::Shape: Congruent<L::Stride>,
     Sh: IntTuple + LastArg<L, ()> + AsModes,

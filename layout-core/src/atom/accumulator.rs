@@ -549,8 +549,15 @@ impl<U, R> AccAregsN<R> for S<U> {}
 /// [`AccAregsN`] through one blanket impl: [`convert_layout_acc_aregs`]'s
 /// bound, so that a refusal lists no impls.
 #[doc(hidden)]
-pub trait AccAregsNOf<R> {}
-impl<R, X: AccAregsN<R>> AccAregsNOf<R> for X {}
+pub trait AccAregsNOf<R> {
+    /// `()`, read by the operations' where-clauses: rustc then reports a
+    /// refusal at the call itself, without the bound's listing.
+    #[doc(hidden)]
+    type Checked: Copy;
+}
+impl<R, X: AccAregsN<R>> AccAregsNOf<R> for X {
+    type Checked = ();
+}
 
 /// [`AccAregsN`]'s refusal: the N mode `_X` is not a multiple of the `R`
 /// N-atoms of one A atom.
@@ -658,6 +665,7 @@ pub fn convert_layout_acc_aregs<A, V, M, N, DV, DM, DN>(
     acc: Layout<(V, M, N), (DV, DM, DN)>,
 ) -> AccAregs<A, V, M, N, DV, DM, DN>
 where
+    <N as AccAregsNOf<<AtomsPerA<A> as ConstForm>::C>>::Checked: Copy,
     A: AccumulatorFacts<ShapeMNK: Mnk, CLayout: StaticText>,
     V: IntTuple,
     N: StaticInt + AccAregsNOf<<AtomsPerA<A> as ConstForm>::C>,

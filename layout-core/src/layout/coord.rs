@@ -40,6 +40,10 @@ impl fmt::Debug for Underscore {
     note = "a coordinate is an integer (a 1-D index into the mode) or a tuple with one entry per mode of the shape"
 )]
 pub trait Crd2Idx<S: Congruent<D>, D: IntTuple>: Copy {
+    /// `()`, read by the operations' where-clauses: rustc then reports a
+    /// refusal at the call itself, without the bound's listing.
+    #[doc(hidden)]
+    type Checked: Copy;
     /// Whether every integer of the coordinate is static (`_` counts as static).
     const STATIC: bool;
     /// The offset of this coordinate.
@@ -71,6 +75,7 @@ pub trait CrdOf<S: Congruent<D>, D: IntTuple>: Copy {
     fn text_of(&self, f: &mut dyn fmt::Write) -> fmt::Result;
 }
 impl<X: CrdOf<S, D>, S: Congruent<D>, D: IntTuple> Crd2Idx<S, D> for X {
+    type Checked = ();
     const STATIC: bool = X::STATIC_OF;
     #[inline(always)]
     fn crd2idx(self, s: S, d: D) -> usize {
@@ -467,7 +472,10 @@ crd_mismatches!([];
 /// assert_eq!(crd2idx(5usize, (3usize, 4usize), (4usize, 1usize)), 9);
 /// ```
 #[inline(always)]
-pub fn crd2idx<Crd: Crd2Idx<S, D>, S: Congruent<D>, D: IntTuple>(c: Crd, s: S, d: D) -> usize {
+pub fn crd2idx<Crd: Crd2Idx<S, D>, S: Congruent<D>, D: IntTuple>(c: Crd, s: S, d: D) -> usize
+where
+    Crd::Checked: Copy,
+{
     c.crd2idx(s, d)
 }
 

@@ -233,7 +233,10 @@ impl<S: Congruent<D>, D: IntTuple> Layout<S, D> {
     /// assert_eq!(h.crd2idx(3usize), 6);
     /// ```
     #[inline(always)]
-    pub fn crd2idx<Crd: Crd2Idx<S, D>>(&self, c: Crd) -> usize {
+    pub fn crd2idx<Crd: Crd2Idx<S, D>>(&self, c: Crd) -> usize
+    where
+        Crd::Checked: Copy,
+    {
         c.crd2idx(self.shape, self.stride)
     }
     /// The offset of a 1-D index (CuTe's `layout(i)`).

@@ -171,7 +171,10 @@ impl<M: Memory, S: Congruent<D>, D: IntTuple> Tensor<M, Layout<S, D>> {
     /// assert_eq!(last.try_load((1usize, 0usize)), None); // row 5: past the data
     /// ```
     #[inline(always)]
-    pub fn try_load<Crd: Crd2Idx<S, D>>(&self, c: Crd) -> Option<M::Elem> {
+    pub fn try_load<Crd: Crd2Idx<S, D>>(&self, c: Crd) -> Option<M::Elem>
+    where
+        Crd::Checked: Copy,
+    {
         self.data.load(self.offset_of(c)?)
     }
 
@@ -192,7 +195,10 @@ impl<M: Memory, S: Congruent<D>, D: IntTuple> Tensor<M, Layout<S, D>> {
     /// panics trap: the launch fails).
     #[inline(always)]
     #[track_caller]
-    pub fn load<Crd: Crd2Idx<S, D>>(&self, c: Crd) -> M::Elem {
+    pub fn load<Crd: Crd2Idx<S, D>>(&self, c: Crd) -> M::Elem
+    where
+        Crd::Checked: Copy,
+    {
         match self.try_load(c) {
             Some(v) => v,
             None => outside(false),
@@ -237,7 +243,10 @@ impl<M: MemoryMut, S: Congruent<D>, D: IntTuple> Tensor<M, Layout<S, D>> {
     /// assert_eq!(data, [0, 0, 0, 0, 0, 9]);
     /// ```
     #[inline(always)]
-    pub fn try_store<Crd: Crd2Idx<S, D>>(&self, c: Crd, v: M::Elem) -> Option<()> {
+    pub fn try_store<Crd: Crd2Idx<S, D>>(&self, c: Crd, v: M::Elem) -> Option<()>
+    where
+        Crd::Checked: Copy,
+    {
         self.data.store(self.offset_of(c)?, v)
     }
 
@@ -257,7 +266,10 @@ impl<M: MemoryMut, S: Congruent<D>, D: IntTuple> Tensor<M, Layout<S, D>> {
     /// Where [`Tensor::try_store`] gives `None` (in a GPU kernel: a trap).
     #[inline(always)]
     #[track_caller]
-    pub fn store<Crd: Crd2Idx<S, D>>(&self, c: Crd, v: M::Elem) {
+    pub fn store<Crd: Crd2Idx<S, D>>(&self, c: Crd, v: M::Elem)
+    where
+        Crd::Checked: Copy,
+    {
         if self.try_store(c, v).is_none() {
             outside(true)
         }

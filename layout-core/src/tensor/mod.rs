@@ -173,7 +173,10 @@ impl<E: Engine, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
     /// assert_eq!(t.get(crd!(1, 2)), Some(&5));
     /// assert_eq!(t.get((2usize, 0usize)), None); // row 2 is outside (2,3)
     /// ```
-    pub fn get<Crd: Crd2Idx<S, D>>(&self, c: Crd) -> Option<&E::Elem> {
+    pub fn get<Crd: Crd2Idx<S, D>>(&self, c: Crd) -> Option<&E::Elem>
+    where
+        Crd::Checked: Copy,
+    {
         if !c.in_shape(self.layout.shape()) {
             return None;
         }
@@ -500,7 +503,10 @@ impl<E: EngineMut, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
     /// assert!(t.get_mut((0usize, 3usize)).is_none()); // column 3 is outside (2,3)
     /// assert_eq!(data[5], 5);
     /// ```
-    pub fn get_mut<Crd: Crd2Idx<S, D>>(&mut self, c: Crd) -> Option<&mut E::Elem> {
+    pub fn get_mut<Crd: Crd2Idx<S, D>>(&mut self, c: Crd) -> Option<&mut E::Elem>
+    where
+        Crd::Checked: Copy,
+    {
         if !c.in_shape(self.layout.shape()) {
             return None;
         }
@@ -839,7 +845,10 @@ impl<S: IdentityShape, LS: Congruent<LD>, LD: IntTuple> Tensor<Counting<S>, Layo
     /// assert_eq!(id.at((4usize, 0usize)), None);
     /// ```
     #[inline(always)]
-    pub fn at<Crd: Crd2Idx<LS, LD>>(&self, c: Crd) -> Option<S::Coord> {
+    pub fn at<Crd: Crd2Idx<LS, LD>>(&self, c: Crd) -> Option<S::Coord>
+    where
+        Crd::Checked: Copy,
+    {
         self.offset_of(c).map(S::decode)
     }
     /// Whether the coordinate held at `c` lies inside `bound` (CuTe's
@@ -854,7 +863,10 @@ impl<S: IdentityShape, LS: Congruent<LD>, LD: IntTuple> Tensor<Counting<S>, Layo
     /// assert!(!last.is_within((2usize, 0usize), (10, 8))); // row 10
     /// ```
     #[inline(always)]
-    pub fn is_within<Crd: Crd2Idx<LS, LD>>(&self, c: Crd, bound: S::Coord) -> bool {
+    pub fn is_within<Crd: Crd2Idx<LS, LD>>(&self, c: Crd, bound: S::Coord) -> bool
+    where
+        Crd::Checked: Copy,
+    {
         match self.at(c) {
             Some(x) => S::less(x, bound),
             None => false,

@@ -338,7 +338,12 @@ type ZippedOf<A, T> = <T as ZipDivideParts<A>>::Zipped;
 /// bound at all: see [`crate::instantiate`].) With static leaves, a tile
 /// that does not divide the layout and a tile coordinate outside the grid
 /// are type errors; [`PartitionParts`] is the same without those checks.
-pub trait Partition<T, C>: PartitionParts<T, C> {}
+pub trait Partition<T, C>: PartitionParts<T, C> {
+    /// `()`, read by the operations' where-clauses: rustc then reports a
+    /// refusal at the call itself, without the bound's listing.
+    #[doc(hidden)]
+    type Checked: Copy;
+}
 impl<A: LayoutParts + PartitionParts<T, C>, T, C> Partition<T, C> for A
 where
     C: TileCoordIn<A::Shape, T>,
@@ -347,6 +352,7 @@ where
     // sees it), not only a refusal once constants are evaluated.
     <T as ZipDivideParts<A>>::Verdict: Holds<TileOp>,
 {
+    type Checked = ();
 }
 
 /// [`Partition`] without its static checks: the inner partition's layout
@@ -488,7 +494,10 @@ pub fn inner_partition<E, L: Partition<T, C>, T, C>(
     t: Tensor<E, L>,
     tiler: T,
     coord: C,
-) -> Tensor<E, L::Inner> {
+) -> Tensor<E, L::Inner>
+where
+    <L as Partition<T, C>>::Checked: Copy,
+{
     crate::algebra::values::or_panic(try_inner_partition(t, tiler, coord))
 }
 
@@ -508,7 +517,10 @@ pub fn try_inner_partition<E, L: Partition<T, C>, T, C>(
     t: Tensor<E, L>,
     tiler: T,
     coord: C,
-) -> Result<Tensor<E, L::Inner>, LayoutError> {
+) -> Result<Tensor<E, L::Inner>, LayoutError>
+where
+    <L as Partition<T, C>>::Checked: Copy,
+{
     let (l, off) = (*t.layout_ref()).try_inner(tiler, coord)?;
     Ok(t.rebase(l, off))
 }
@@ -537,7 +549,10 @@ pub fn local_tile<E, L: Partition<T, C>, T, C>(
     t: Tensor<E, L>,
     tiler: T,
     coord: C,
-) -> Tensor<E, L::Inner> {
+) -> Tensor<E, L::Inner>
+where
+    <L as Partition<T, C>>::Checked: Copy,
+{
     crate::algebra::values::or_panic(try_local_tile(t, tiler, coord))
 }
 
@@ -559,7 +574,10 @@ pub fn try_local_tile<E, L: Partition<T, C>, T, C>(
     t: Tensor<E, L>,
     tiler: T,
     coord: C,
-) -> Result<Tensor<E, L::Inner>, LayoutError> {
+) -> Result<Tensor<E, L::Inner>, LayoutError>
+where
+    <L as Partition<T, C>>::Checked: Copy,
+{
     let (l, off) = (*t.layout_ref()).try_inner_as("local_tile", tiler, coord)?;
     Ok(t.rebase(l, off))
 }
@@ -587,6 +605,7 @@ pub fn try_local_tile_exact<E, L, T: Copy, C>(
     coord: C,
 ) -> Result<Tensor<E, L::Inner>, LayoutError>
 where
+    <L as Partition<T, C>>::Checked: Copy,
     L: Partition<T, C> + LayoutParts,
 {
     let l = *t.layout_ref();
@@ -638,6 +657,7 @@ pub fn local_tile_proj<E, L, T, C, P>(
     proj: P,
 ) -> Tensor<E, <L as PartitionParts<<P as SliceCoord<T>>::Diced, <P as SliceCoord<C>>::Diced>>::Inner>
 where
+    <L as Partition<<P as SliceCoord<T>>::Diced, <P as SliceCoord<C>>::Diced>>::Checked: Copy,
     P: SliceCoord<T> + SliceCoord<C>,
     L: Partition<<P as SliceCoord<T>>::Diced, <P as SliceCoord<C>>::Diced>,
 {
@@ -675,6 +695,7 @@ pub fn try_local_tile_proj<E, L, T, C, P>(
     LayoutError,
 >
 where
+    <L as Partition<<P as SliceCoord<T>>::Diced, <P as SliceCoord<C>>::Diced>>::Checked: Copy,
     P: SliceCoord<T> + SliceCoord<C>,
     L: Partition<<P as SliceCoord<T>>::Diced, <P as SliceCoord<C>>::Diced>,
 {

@@ -696,7 +696,10 @@ pub fn make_gmma_desc<Mj: GmmaMajor, Tile: GmmaOperand<Mj>>(
     major: Mj,
     tile: &Tile,
     address: u32,
-) -> Result<GmmaDescriptor, GmmaDescError> {
+) -> Result<GmmaDescriptor, GmmaDescError>
+where
+    <Tile as GmmaOperand<Mj>>::Checked: Copy,
+{
     // Checked here, so that the refusal of a static tile names the
     // caller's line.
     const {

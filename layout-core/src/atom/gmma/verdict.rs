@@ -77,8 +77,18 @@ pub struct GmmaOp;
 /// assert_eq!(Tile::default().to_string(), "Sw<3,3,3> o _0 o (_64,_16):(_64,_1)");
 /// assert_eq!(desc::<Tile>(0).sbo(), 64);
 /// ```
-pub trait GmmaOperand<Mj>: GmmaTile {}
-impl<Mj, T: GmmaTile> GmmaOperand<Mj> for T where GmmaCheck<Mj, T>: Holds<GmmaOp> {}
+pub trait GmmaOperand<Mj>: GmmaTile {
+    /// `()`, read by the operations' where-clauses: rustc then reports a
+    /// refusal at the call itself, without the bound's listing.
+    #[doc(hidden)]
+    type Checked: Copy;
+}
+impl<Mj, T: GmmaTile> GmmaOperand<Mj> for T
+where
+    GmmaCheck<Mj, T>: Holds<GmmaOp>,
+{
+    type Checked = ();
+}
 
 /// The check of `Tile` as an operand of major `Mj`, decided only when a
 /// bound asks whether it [`Holds`].
