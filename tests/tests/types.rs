@@ -3,7 +3,7 @@
 
 use layout_core::algebra::complement::CotargetOf;
 use layout_core::algebra::inverse::{LeftInverseDistinct, LeftInverseStep, LeftInverseZero};
-use layout_core::atom::accumulator::AccAregsNOf;
+use layout_core::atom::accumulator::{AccAregsNOf, AccAregsV};
 use layout_core::tensor::{algorithm::SameSize, tile_coord::TileCoordIn};
 use layout_core::typenum::{U12, U3};
 use layout_core::{
@@ -83,6 +83,14 @@ assert_not_impl_any!(C<3>: AccAregsNOf<C<2>>);
 assert_not_impl_any!(C<6>: AccAregsNOf<C<4>>);
 assert_impl_all!(C<4>: AccAregsNOf<C<0>>);
 assert_impl_all!(S<U3>: AccAregsNOf<C<2>>);
+// The value mode against one atom's accumulators: the SM80 16x8x16 atom's
+// C layout ((4,8),(2,2)) gives each thread 2 x 2 = 4 of them; a run-time
+// size is left to the constant check.
+assert_impl_all!((C<2>, C<2>): AccAregsV<layout_core::atom::SM80_16x8x16_F32F16F16F32_TN>);
+assert_impl_all!(C<4>: AccAregsV<layout_core::atom::SM80_16x8x16_F32F16F16F32_TN>);
+assert_impl_all!((usize, C<2>): AccAregsV<layout_core::atom::SM80_16x8x16_F32F16F16F32_TN>);
+assert_not_impl_any!((C<2>, C<2>, C<2>): AccAregsV<layout_core::atom::SM80_16x8x16_F32F16F16F32_TN>);
+assert_not_impl_any!(C<2>: AccAregsV<layout_core::atom::SM80_16x8x16_F32F16F16F32_TN>);
 // A mode of stride 0 is injective only with one coordinate.
 assert_impl_all!((): LeftInverseZero<1, 0>, LeftInverseZero<4, 2>);
 assert_not_impl_any!((): LeftInverseZero<2, 0>);

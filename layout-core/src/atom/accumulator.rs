@@ -32,11 +32,14 @@
 //! assert_eq!(p.to_string(), "(((_2,_2),_2),_2,_4):(((_1,_2),_8),_4,_16)");
 //! ```
 
+use crate::algebra::LayoutParts;
 use crate::atom::mma::Mnk;
 use crate::atom::MmaAtom;
+use crate::layout::compact::TypedSize;
+use crate::layout::ops::Rank2;
 use crate::layout::StaticText;
 use crate::typelevel::arith::{DivT, LDiv, LMul, MulT};
-use crate::typelevel::check::DividesU;
+use crate::typelevel::check::{Comparable, DividesU, MayEqual, Refuse, SizesOr, TwoSizes};
 use crate::typelevel::const_text::{Leaves, Text};
 use crate::typelevel::int::{ConstForm, Int, StaticInt, TypenumForm, C, S};
 use crate::typelevel::tuple::IntTuple;
@@ -559,6 +562,61 @@ impl<R, X: AccAregsN<R>> AccAregsNOf<R> for X {
     type Checked = ();
 }
 
+/// One atom's accumulators a thread holds: the size of the value mode of
+/// the atom's C layout.
+#[doc(hidden)]
+pub type AccValues<A> =
+    <<<<A as MmaAtom>::CLayout as LayoutParts>::Shape as Rank2>::M1 as TypedSize>::Size;
+
+/// The fragment's value mode `Self` against the atom `A`: one atom's
+/// accumulators, decided by the type checker where both sizes are static
+/// (a run-time size is refused when the constants are evaluated).
+#[doc(hidden)]
+pub trait AccAregsV<A> {
+    /// `()`, read by [`convert_layout_acc_aregs`]'s where-clause: rustc then
+    /// reports a refusal at the call itself, without the bound's listing.
+    #[doc(hidden)]
+    type Checked: Copy;
+}
+impl<A, V> AccAregsV<A> for V
+where
+    A: MmaAtom,
+    A::CLayout: LayoutParts,
+    <A::CLayout as LayoutParts>::Shape: Rank2,
+    <<A::CLayout as LayoutParts>::Shape as Rank2>::M1: TypedSize,
+    V: TypedSize,
+    V::Size: Comparable + MayEqual<AccValues<A>>,
+    AccValues<A>: Comparable,
+    <V::Size as MayEqual<AccValues<A>>>::Out: SizesOr<ValueModeRefused<V, A>>,
+{
+    type Checked = ();
+}
+/// The refusal of [`AccAregsV`]: the value mode `V` against the atom `A`.
+#[doc(hidden)]
+pub struct ValueModeRefused<V, A>(core::marker::PhantomData<(V, A)>);
+impl<V: TypedSize, A> TwoSizes for ValueModeRefused<V, A>
+where
+    A: MmaAtom,
+    A::CLayout: LayoutParts,
+    <A::CLayout as LayoutParts>::Shape: Rank2,
+    <<A::CLayout as LayoutParts>::Shape as Rank2>::M1: TypedSize,
+{
+    type X = V::Size;
+    type Y = AccValues<A>;
+}
+impl<V, A, const X: usize, const Y: usize> Refuse<X, Y> for ValueModeRefused<V, A> where
+    (): ValueModeOfAtom<X, Y>
+{
+}
+/// [`AccAregsV`]'s message.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "convert_layout_acc_aregs: the fragment's value mode holds _{X} values, not one atom's _{Y} accumulators",
+    label = "its first mode is a thread's accumulators of one atom: _{Y} values",
+    note = "the fragment is (V, MMA_M, MMA_N), as partition_fragment_C lays out a thread's accumulators"
+)]
+pub trait ValueModeOfAtom<const X: usize, const Y: usize> {}
+
 /// [`AccAregsN`]'s refusal: the N mode `_X` is not a multiple of the `R`
 /// N-atoms of one A atom.
 #[doc(hidden)]
@@ -646,9 +704,9 @@ const fn check_aregs<A: AccumulatorFacts<CLayout: StaticText>, V: IntTuple, N: S
 /// assert_eq!(p.crd2idx((5usize, 0usize, 1usize)), 13);
 /// ```
 ///
-/// A fragment whose static N mode does not split into whole A atoms is a
-/// type error (`cargo check` reports it); an atom whose A values lie
-/// elsewhere, or a value mode that is not one atom's accumulators, is
+/// A fragment whose static N mode does not split into whole A atoms, or
+/// whose static value mode is not one atom's accumulators, is a type error
+/// (`cargo check` reports it); an atom whose A values lie elsewhere is
 /// refused when the constants are evaluated (`cargo build`):
 ///
 /// ```compile_fail,E0277
@@ -666,8 +724,9 @@ pub fn convert_layout_acc_aregs<A, V, M, N, DV, DM, DN>(
 ) -> AccAregs<A, V, M, N, DV, DM, DN>
 where
     <N as AccAregsNOf<<AtomsPerA<A> as ConstForm>::C>>::Checked: Copy,
+    <V as AccAregsV<A>>::Checked: Copy,
     A: AccumulatorFacts<ShapeMNK: Mnk, CLayout: StaticText>,
-    V: IntTuple,
+    V: IntTuple + AccAregsV<A>,
     N: StaticInt + AccAregsNOf<<AtomsPerA<A> as ConstForm>::C>,
     AtomsPerA<A>: ConstForm,
     DN: Int,
