@@ -109,8 +109,16 @@ def torch_flash(q, k, v, d_o, heads, kv, mask, scale):
     return [g.transpose(1, 2).float().cpu().numpy() for g in gs]
 
 
+# A run that takes longer than this is reported as failed (a hung kernel
+# must not stop the other cases); the timed rows take a few seconds each.
+RUN_TIMEOUT_S = 90
+
+
 def run(runner, args):
-    return subprocess.run([runner, *args], capture_output=True, text=True, timeout=600)
+    try:
+        return subprocess.run([runner, *args], capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return subprocess.CompletedProcess([runner, *args], 124, "", f"timed out after {RUN_TIMEOUT_S} s")
 
 
 def main():

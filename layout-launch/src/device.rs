@@ -116,13 +116,34 @@ impl Device {
         })
     }
 
-    /// Reads a `.ptx` file and loads it ([`Device::load_ptx`]).
+    /// Reads a `.ptx` file and loads it ([`Device::load_ptx`]). Where
+    /// ptxas's code for this GPU lies beside it, as `layout-ptx` writes it
+    /// (`NAME.sm_90.cubin` or `NAME.sm_90a.cubin` beside `NAME.ptx`, see
+    /// [`cubin_beside`]) and is no older than the PTX, the driver loads
+    /// that code instead of compiling the PTX again (seconds a module);
+    /// the entry points are still read from the PTX, and a cubin the
+    /// driver refuses falls back to the PTX.
     pub fn load_ptx_file(&self, path: impl AsRef<Path>) -> Result<Module, Error> {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path).map_err(|error| Error::Io {
             path: path.to_path_buf(),
             error,
         })?;
+        if let Some(cubin) = self
+            .compute_capability()
+            .ok()
+            .and_then(|c| cubin_beside(path, c))
+        {
+            if let Ok(image) = std::fs::read(&cubin) {
+                if let Ok(inner) = self.ctx.load_module(Ptx::from_binary(image)) {
+                    return Ok(Module {
+                        inner,
+                        entries: entry_points(&text),
+                        kernels: Arc::default(),
+                    });
+                }
+            }
+        }
         self.load_ptx(&text).map_err(|e| match e {
             Error::Driver { error, .. } => {
                 Error::driver(format!("load the PTX module {}", path.display()), error)
@@ -144,6 +165,44 @@ impl Device {
     pub fn cuda_context(&self) -> &Arc<CudaContext> {
         &self.ctx
     }
+}
+
+/// The cubin ptxas built from the PTX file `ptx` for compute capability
+/// `(major, minor)`, where one lies beside it no older than the PTX:
+/// `NAME.sm_{major}{minor}a.cubin` (the architecture-specific form, which
+/// `layout-ptx --arch sm_90a` writes), else `NAME.sm_{major}{minor}.cubin`.
+/// A cubin older than the PTX is left alone (it was built from other
+/// text).
+///
+/// ```
+/// # fn main() -> std::io::Result<()> {
+/// let dir = std::env::temp_dir().join("layout-launch-cubin-doc");
+/// std::fs::create_dir_all(&dir)?;
+/// let ptx = dir.join("k.ptx");
+/// std::fs::write(&ptx, "// ptx")?;
+/// assert_eq!(layout_launch::cubin_beside(&ptx, (9, 0)), None);
+/// std::fs::write(dir.join("k.sm_90.cubin"), [0u8])?; // written after the PTX
+/// assert_eq!(layout_launch::cubin_beside(&ptx, (9, 0)), Some(dir.join("k.sm_90.cubin")));
+/// assert_eq!(layout_launch::cubin_beside(&ptx, (8, 0)), None);
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok(())
+/// # }
+/// ```
+pub fn cubin_beside(ptx: &Path, (major, minor): (i32, i32)) -> Option<std::path::PathBuf> {
+    let stem = ptx.file_stem()?.to_str()?;
+    let dir = ptx.parent()?;
+    let built = std::fs::metadata(ptx).ok()?.modified().ok()?;
+    [
+        format!("{stem}.sm_{major}{minor}a.cubin"),
+        format!("{stem}.sm_{major}{minor}.cubin"),
+    ]
+    .into_iter()
+    .map(|name| dir.join(name))
+    .find(|c| {
+        std::fs::metadata(c)
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t >= built)
+    })
 }
 
 /// A CUDA stream: copies, launches and timings on it run in the order they

@@ -59,7 +59,7 @@ mod launch;
 mod ptx;
 mod tma;
 
-pub use device::{Device, DeviceBuffer, Kernel, Module, Stream};
+pub use device::{cubin_beside, Device, DeviceBuffer, Kernel, Module, Stream};
 pub use dim::Dim3;
 pub use error::Error;
 pub use launch::Launch;

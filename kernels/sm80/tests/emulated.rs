@@ -1290,6 +1290,19 @@ fn attention_bwd_packed_sequences_and_window() {
     );
 }
 
+/// Top-left causal with more rows than keys, two planes and grouped heads,
+/// at d = 128: rows past the last key see every key.
+#[test]
+fn attention_bwd_top_left_more_rows_than_keys() {
+    attention_bwd_case(
+        Case {
+            mask: CAUSAL_MASK,
+            ..planes(2, (130, 65), (4, 2), 0.125)
+        },
+        128,
+    );
+}
+
 /// Head dimension 128 unmasked and top-left causal (square), and d = 64
 /// unmasked with fewer rows than keys.
 #[test]

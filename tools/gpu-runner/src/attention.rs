@@ -334,7 +334,7 @@ pub struct AttentionJob {
     q: Vec<f16>,
     k: Vec<f16>,
     v: Vec<f16>,
-    ptx: String,
+    ptx: PathBuf,
     o: PathBuf,
     lse: Option<PathBuf>,
     time: bool,
@@ -362,7 +362,7 @@ pub fn prepare_attention(args: &Args) -> Result<AttentionJob, String> {
         q: half(q)?,
         k: half(k)?,
         v: half(v)?,
-        ptx: read_ptx(&args.ptx)?,
+        ptx: read_ptx(&args.ptx).map(|_| args.ptx.clone())?,
         o: args.o.clone(),
         lse: args.lse.clone(),
         time: args.time,
@@ -374,7 +374,7 @@ pub fn prepare_attention(args: &Args) -> Result<AttentionJob, String> {
 /// line ([`Problem::timing_line`]).
 pub fn run_attention(job: &AttentionJob) -> Result<(), String> {
     let gpu = Device::new(0).map_err(text)?;
-    let module = gpu.load_ptx(&job.ptx).map_err(text)?;
+    let module = gpu.load_ptx_file(&job.ptx).map_err(text)?;
     let f = module.kernel(&job.entry).map_err(text)?;
     let stream = gpu.stream();
     let p = job.problem;

@@ -83,7 +83,7 @@ pub struct BwdJob {
     pub seqlens: Option<(Vec<i32>, Vec<i32>)>,
     inputs: [Vec<f16>; 5],
     lse: Vec<f32>,
-    ptx: String,
+    ptx: PathBuf,
     outs: [PathBuf; 3],
     time: bool,
     mode: BwdMode,
@@ -146,7 +146,7 @@ pub fn prepare_attention_bwd(args: &Args) -> Result<BwdJob, String> {
         seqlens,
         inputs: [half(q)?, half(k)?, half(v)?, half(o)?, half(d_o)?],
         lse: lse_data,
-        ptx: read_ptx(&args.ptx)?,
+        ptx: read_ptx(&args.ptx).map(|_| args.ptx.clone())?,
         outs: [args.dq.clone(), args.dk.clone(), args.dv.clone()],
         time: args.time,
         mode: if args.deterministic {
@@ -161,7 +161,7 @@ pub fn prepare_attention_bwd(args: &Args) -> Result<BwdJob, String> {
 /// times the step and prints one line.
 pub fn run_attention_bwd(job: &BwdJob) -> Result<(), String> {
     let gpu = Device::new(0).map_err(text)?;
-    let module = gpu.load_ptx(&job.ptx).map_err(text)?;
+    let module = gpu.load_ptx_file(&job.ptx).map_err(text)?;
     let p = job.problem;
     let names = bwd_entries(&p, job.mode);
     let kernel = |n: &str| module.kernel(n).map_err(text);

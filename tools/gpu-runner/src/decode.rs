@@ -119,7 +119,7 @@ pub struct DecodeJob {
     table: Vec<i32>,
     lens: Vec<i32>,
     append: Option<(Vec<f16>, Vec<f16>, Vec<i32>)>,
-    ptx: String,
+    ptx: PathBuf,
     o: PathBuf,
     lse: Option<PathBuf>,
     time: bool,
@@ -198,7 +198,7 @@ pub fn prepare_decode(args: &Args) -> Result<DecodeJob, String> {
         table,
         lens,
         append,
-        ptx: read_ptx(&args.ptx)?,
+        ptx: read_ptx(&args.ptx).map(|_| args.ptx.clone())?,
         o: args.o.clone(),
         lse: args.lse.clone(),
         time: args.time,
@@ -219,7 +219,7 @@ fn plan_of(p: &Decode, split_keys: Option<usize>, sms: usize) -> Result<SplitPla
 /// times the step and prints one line.
 pub fn run_decode(job: &DecodeJob) -> Result<(), String> {
     let gpu = Device::new(0).map_err(text)?;
-    let module = gpu.load_ptx(&job.ptx).map_err(text)?;
+    let module = gpu.load_ptx_file(&job.ptx).map_err(text)?;
     let p = job.problem;
     let attn = module.kernel(&p.entry()).map_err(text)?;
     let s = gpu.stream();
@@ -375,7 +375,7 @@ pub fn time_decode(a: &TimeArgs) -> Result<(), String> {
     };
     let lens = p.lens().map_err(text)?;
     let gpu = Device::new(0).map_err(text)?;
-    let module = gpu.load_ptx(&read_ptx(&a.ptx)?).map_err(text)?;
+    let module = gpu.load_ptx_file(&a.ptx).map_err(text)?;
     let attn = module.kernel(&p.entry()).map_err(text)?;
     let s = gpu.stream();
     let plan = plan_of(&p, a.split_keys, gpu.sm_count().map_err(text)? as usize)?;
