@@ -76,6 +76,22 @@ impl<A, L, P> Default for TiledMma<A, L, P> {
 ///            "(_1,(_4,_4),(_8,_2),_1):(_0,(_1,_32),(_4,_128),_0)");
 /// assert_eq!(warps.get_slice(37).thr_vmnk(), (0, 5, 1, 0));
 /// ```
+///
+/// A static permutation is checked when a partition divides a static
+/// tensor by it: one that does not divide the tensor is a type error at
+/// the partition's call (`cargo check` reports it):
+///
+/// ```compile_fail,E0277
+/// use layout_core::atom::{mma::make_tiled_mma, UniversalFMA};
+/// use layout_core::{layout, Tensor, Underscore as X};
+/// let mma = make_tiled_mma(UniversalFMA, layout!((1,1,1):(0,0,0)), (layout!(3:1), X, X));
+/// let data = [0f32; 32];
+/// let a = Tensor::new(&data[..], layout!(((4,2),4):((1,16),4))).unwrap();
+/// // error: logical_divide: the tiler does not divide A: stride _3 of the
+/// // divisor's mode _4:_3 does not divide, and is not divided by, A's mode
+/// // 0 of size _4
+/// let _ = mma.get_slice(0).partition_a(a);
+/// ```
 pub fn make_tiled_mma<A: MmaAtom, L: Copy + Default, P: Copy + Default>(
     _atom: A,
     _atom_layout: L,
@@ -243,6 +259,9 @@ where
     L: LayoutParts,
     L::Shape: Congruent<L::Stride>,
     P: DivideParts<L>,
+    // A static permutation that does not divide the tensor is a type error
+    // (`cargo check` sees it at the partition's call).
+    <P as DivideParts<L>>::Verdict: crate::algebra::admits::Holds<crate::algebra::admits::DivideOp>,
     Permuted<L, P>: StaticResult + LayoutParts,
     <Permuted<L, P> as LayoutParts>::Shape: Congruent<<Permuted<L, P> as LayoutParts>::Stride>,
     T: ZipDivideParts<Permuted<L, P>>,
