@@ -248,9 +248,8 @@ pub trait StaticLeaves {}
 impl StaticLeaves for Nil {}
 impl<H, T: StaticLeaves> StaticLeaves for Cons<H, T> where (): StaticLeafOf<H> {}
 
-/// [`StaticLeaves`]'s test of one leaf `H`, through one impl that rustc
-/// does not offer as a suggestion: a refusal names the leaf, not the
-/// impls of [`StaticInt`].
+/// [`StaticLeaves`]'s test of one leaf `H` (`C<N>` or `S<U>`): a refusal
+/// names the leaf and the typed inverses.
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(
     message = "`{H}` is a run-time integer in a layout given to a typed inverse",
@@ -258,8 +257,8 @@ impl<H, T: StaticLeaves> StaticLeaves for Cons<H, T> where (): StaticLeafOf<H> {
     note = "write the leaf as a literal in `layout!`, or use DynLayout's inverses, which take run-time leaves"
 )]
 pub trait StaticLeafOf<H> {}
-#[diagnostic::do_not_recommend]
-impl<H: StaticInt> StaticLeafOf<H> for () {}
+impl<const N: usize> StaticLeafOf<C<N>> for () where C<N>: StaticInt {}
+impl<U> StaticLeafOf<S<U>> for () where S<U>: StaticInt {}
 
 /// `left_inverse`'s condition on two consecutive modes of the sorted,
 /// coalesced layout, `_M:_A` and a mode of stride `_B`: `B` a multiple of
