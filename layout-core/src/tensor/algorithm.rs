@@ -424,6 +424,8 @@ where
     S2: Congruent<D2>,
     D2: IntTuple,
     S1: SameSize<S2>,
+    // Implied by the trait, and stated so that rustc reports a refusal
+    // once, while it normalises this projection, at the call.
     <S1 as SameSize<S2>>::Agreed: Copy,
 {
     copy_as("copy", src, dst).map(|()| S1::agreed())
