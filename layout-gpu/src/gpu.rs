@@ -97,6 +97,42 @@ impl Gpu {
     ///
     /// As [`Gpu::new`], and the driver's refusal of the PTX.
     pub fn with_ptx(ordinal: usize, sm80: &str, sm90: Option<&str>) -> Result<Self, Error> {
+        Gpu::open(ordinal, |device, hopper| {
+            let sm90 = match sm90 {
+                Some(ptx) if hopper => Some(device.load_ptx(ptx)?),
+                _ => None,
+            };
+            Ok((device.load_ptx(sm80)?, sm90))
+        })
+    }
+
+    /// [`Gpu::with_ptx`] from files, each loaded by
+    /// [`Device::load_ptx_file`]: where `layout-ptx`'s cubin lies beside a
+    /// file, the driver loads that code instead of compiling the PTX.
+    ///
+    /// # Errors
+    ///
+    /// As [`Gpu::with_ptx`], and a file that cannot be read.
+    pub fn with_ptx_files(
+        ordinal: usize,
+        sm80: &std::path::Path,
+        sm90: Option<&std::path::Path>,
+    ) -> Result<Self, Error> {
+        Gpu::open(ordinal, |device, hopper| {
+            let sm90 = match sm90 {
+                Some(path) if hopper => Some(device.load_ptx_file(path)?),
+                _ => None,
+            };
+            Ok((device.load_ptx_file(sm80)?, sm90))
+        })
+    }
+
+    /// GPU `ordinal` with the modules `load` gives (the SM80 crate's, and
+    /// the Hopper crate's where the flag, compute capability 9.0, is set).
+    fn open(
+        ordinal: usize,
+        load: impl FnOnce(&Device, bool) -> Result<(Module, Option<Module>), Error>,
+    ) -> Result<Self, Error> {
         let device = Device::new(ordinal)?;
         let capability = device.compute_capability()?;
         if capability < (9, 0) {
@@ -108,11 +144,7 @@ impl Gpu {
                 ),
             });
         }
-        let sm80 = device.load_ptx(sm80)?;
-        let sm90 = match sm90 {
-            Some(ptx) if capability == (9, 0) => Some(device.load_ptx(ptx)?),
-            _ => None,
-        };
+        let (sm80, sm90) = load(&device, capability == (9, 0))?;
         let sms = device.sm_count()?;
         Ok(Gpu {
             device,

@@ -239,7 +239,7 @@ pub struct GemmJob {
     bias: Option<Vec<u16>>,
     /// The scales of `gemm_e4m3_sm90`.
     scales: (f32, f32),
-    ptx: String,
+    ptx: PathBuf,
     c: PathBuf,
 }
 
@@ -447,19 +447,27 @@ pub fn prepare_gemm_with(
         b: b.data,
         bias,
         scales,
-        ptx: read_ptx(ptx)?,
+        ptx: read_ptx(ptx).map(|_| ptx.to_path_buf())?,
         c: c.to_path_buf(),
     })
 }
 
 /// Runs a checked GEMM on GPU 0 and writes C: `layout_gpu::Gpu` with
-/// `job`'s PTX (for `hgemm_sm90`, the Hopper crate's; the SM80 crate's is
-/// then the one `layout-gpu` ships), so an empty problem launches nothing.
+/// `job`'s PTX file (for `hgemm_sm90`, the Hopper crate's; the SM80
+/// crate's is then `layout_kernels.ptx` beside it, or the one `layout-gpu`
+/// ships), so an empty problem launches nothing.
 pub fn run_gemm(job: &GemmJob) -> Result<(), String> {
     let gpu = if job.kernel.sm90() {
-        Gpu::with_ptx(0, PTX_SM80, Some(&job.ptx))
+        // The SM80 module is not used: the build beside the Hopper PTX
+        // (its cubin loads without a compile), else the one layout-gpu ships.
+        let beside = job.ptx.with_file_name("layout_kernels.ptx");
+        if beside.is_file() {
+            Gpu::with_ptx_files(0, &beside, Some(&job.ptx))
+        } else {
+            Gpu::with_ptx(0, PTX_SM80, Some(&read_ptx(&job.ptx)?))
+        }
     } else {
-        Gpu::with_ptx(0, &job.ptx, None)
+        Gpu::with_ptx_files(0, &job.ptx, None)
     }
     .map_err(text)?;
     let s = gpu.stream();
@@ -534,7 +542,7 @@ pub struct TransposeJob {
     /// The side of X.
     pub n: usize,
     x: Vec<f32>,
-    ptx: String,
+    ptx: PathBuf,
     y: PathBuf,
 }
 
@@ -570,7 +578,7 @@ pub fn prepare_transpose(
     Ok(TransposeJob {
         n,
         x,
-        ptx: read_ptx(ptx)?,
+        ptx: read_ptx(ptx).map(|_| ptx.to_path_buf())?,
         y: y.to_path_buf(),
     })
 }
@@ -578,7 +586,7 @@ pub fn prepare_transpose(
 /// Runs a checked transpose on GPU 0 (`layout_gpu::Gpu` with `job`'s
 /// PTX) and writes Y.
 pub fn run_transpose(job: &TransposeJob) -> Result<(), String> {
-    let gpu = Gpu::with_ptx(0, &job.ptx, None).map_err(text)?;
+    let gpu = Gpu::with_ptx_files(0, &job.ptx, None).map_err(text)?;
     let s = gpu.stream();
     let n = job.n;
     let src = s.upload(&job.x).map_err(text)?;
