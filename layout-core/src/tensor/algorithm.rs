@@ -36,12 +36,9 @@ use crate::typelevel::tuple::IntTuple;
 /// copy(&a.view(), &mut b.view_mut()).unwrap();
 /// ```
 pub trait SameSize<Other> {
-    /// The operations' `Ok` value, `()`: their result type is read through
-    /// this check, so a refusal is reported at the call itself.
-    type Agreed: Copy;
-    /// The `Ok` value.
-    #[doc(hidden)]
-    fn agreed() -> Self::Agreed;
+    /// `()`, read by the operations' where-clauses: rustc then reports a
+    /// refusal at the call itself, without the bound's listing.
+    type Checked: Copy;
 }
 impl<A: TypedSize, B: TypedSize> SameSize<B> for A
 where
@@ -49,9 +46,7 @@ where
     B::Size: Comparable,
     <A::Size as MayEqual<B::Size>>::Out: SizesOr<Paired<A, B>>,
 {
-    type Agreed = ();
-    #[inline(always)]
-    fn agreed() {}
+    type Checked = ();
 }
 /// The refusal of [`SameSize`]: tensors of shapes `A` and `B`.
 #[doc(hidden)]
@@ -138,19 +133,15 @@ gemm_modes!(
 );
 
 /// `gemm`'s three static checks ([`GemmM`], [`GemmN`], [`GemmK`]) of A's
-/// shape `Self` against B's and C's, as one bound: `gemm`'s result type is
-/// read through it, so a refusal is reported at the call itself.
+/// shape `Self` against B's and C's, as one bound whose `Checked` type
+/// `gemm`'s where-clause reads.
 pub trait GemmModes<B, C> {
-    /// `gemm`'s `Ok` value, `()`.
-    type Agreed: Copy;
-    /// The `Ok` value.
-    #[doc(hidden)]
-    fn agreed() -> Self::Agreed;
+    /// `()`, read by the operations' where-clauses: rustc then reports a
+    /// refusal at the call itself, without the bound's listing.
+    type Checked: Copy;
 }
 impl<A: GemmM<C> + GemmK<B>, B: GemmN<C>, C> GemmModes<B, C> for A {
-    type Agreed = ();
-    #[inline(always)]
-    fn agreed() {}
+    type Checked = ();
 }
 
 fn sizes_differ(
@@ -414,7 +405,7 @@ fn at<E: Engine, S: Congruent<D>, D: IntTuple>(t: &Tensor<E, Layout<S, D>>) -> (
 pub fn copy<E1, S1, D1, E2, S2, D2>(
     src: &Tensor<E1, Layout<S1, D1>>,
     dst: &mut Tensor<E2, Layout<S2, D2>>,
-) -> Result<<S1 as SameSize<S2>>::Agreed, LayoutError>
+) -> Result<(), LayoutError>
 where
     E1: Engine,
     E2: EngineMut<Elem = E1::Elem>,
@@ -426,9 +417,9 @@ where
     S1: SameSize<S2>,
     // Implied by the trait, and stated so that rustc reports a refusal
     // once, while it normalises this projection, at the call.
-    <S1 as SameSize<S2>>::Agreed: Copy,
+    <S1 as SameSize<S2>>::Checked: Copy,
 {
-    copy_as("copy", src, dst).map(|()| S1::agreed())
+    copy_as("copy", src, dst)
 }
 
 /// [`copy`], its errors naming `op`.
@@ -586,28 +577,6 @@ where
 /// elements before it.
 #[inline(always)]
 pub fn copy_if<P, E1, S1, D1, E2, S2, D2>(
-    pred: P,
-    src: &Tensor<E1, Layout<S1, D1>>,
-    dst: &mut Tensor<E2, Layout<S2, D2>>,
-) -> Result<<S1 as SameSize<S2>>::Agreed, LayoutError>
-where
-    P: Predicate,
-    E1: Engine,
-    E2: EngineMut<Elem = E1::Elem>,
-    E1::Elem: Copy,
-    S1: Congruent<D1>,
-    D1: IntTuple,
-    S2: Congruent<D2>,
-    D2: IntTuple,
-    S1: SameSize<S2>,
-    <S1 as SameSize<S2>>::Agreed: Copy,
-{
-    copy_if_sized(pred, src, dst).map(|()| S1::agreed())
-}
-
-/// [`copy_if`] once the sizes are checked.
-#[inline(always)]
-fn copy_if_sized<P, E1, S1, D1, E2, S2, D2>(
     mut pred: P,
     src: &Tensor<E1, Layout<S1, D1>>,
     dst: &mut Tensor<E2, Layout<S2, D2>>,
@@ -621,6 +590,8 @@ where
     D1: IntTuple,
     S2: Congruent<D2>,
     D2: IntTuple,
+    S1: SameSize<S2>,
+    <S1 as SameSize<S2>>::Checked: Copy,
 {
     if let Some(n) = pred.size() {
         if n != src.size() {
@@ -740,28 +711,6 @@ pub fn axpby<T, E1, S1, D1, E2, S2, D2>(
     x: &Tensor<E1, Layout<S1, D1>>,
     b: T,
     y: &mut Tensor<E2, Layout<S2, D2>>,
-) -> Result<<S1 as SameSize<S2>>::Agreed, LayoutError>
-where
-    T: Copy + core::ops::Mul<Output = T> + core::ops::Add<Output = T>,
-    E1: Engine<Elem = T>,
-    E2: EngineMut<Elem = T>,
-    S1: Congruent<D1>,
-    D1: IntTuple,
-    S2: Congruent<D2>,
-    D2: IntTuple,
-    S1: SameSize<S2>,
-    <S1 as SameSize<S2>>::Agreed: Copy,
-{
-    axpby_sized(a, x, b, y).map(|()| S1::agreed())
-}
-
-/// [`axpby`] once the sizes are checked.
-#[inline(always)]
-fn axpby_sized<T, E1, S1, D1, E2, S2, D2>(
-    a: T,
-    x: &Tensor<E1, Layout<S1, D1>>,
-    b: T,
-    y: &mut Tensor<E2, Layout<S2, D2>>,
 ) -> Result<(), LayoutError>
 where
     T: Copy + core::ops::Mul<Output = T> + core::ops::Add<Output = T>,
@@ -771,6 +720,8 @@ where
     D1: IntTuple,
     S2: Congruent<D2>,
     D2: IntTuple,
+    S1: SameSize<S2>,
+    <S1 as SameSize<S2>>::Checked: Copy,
 {
     let (x_layout, y_layout) = (x.layout(), y.layout());
     let (x_at, y_at) = (at(x), at(y));
@@ -822,30 +773,6 @@ pub fn gemm<T, EA, SA, DA, EB, SB, DB, EC, SC, DC>(
     a: &Tensor<EA, Layout<SA, DA>>,
     b: &Tensor<EB, Layout<SB, DB>>,
     c: &mut Tensor<EC, Layout<SC, DC>>,
-) -> Result<<SA as GemmModes<SB, SC>>::Agreed, LayoutError>
-where
-    T: Copy + core::ops::Mul<Output = T> + core::ops::Add<Output = T>,
-    EA: Engine<Elem = T>,
-    EB: Engine<Elem = T>,
-    EC: EngineMut<Elem = T>,
-    SA: Congruent<DA> + Rank2,
-    DA: IntTuple,
-    SB: Congruent<DB> + Rank2,
-    DB: IntTuple,
-    SC: Congruent<DC> + Rank2,
-    DC: IntTuple,
-    SA: GemmModes<SB, SC>,
-    <SA as GemmModes<SB, SC>>::Agreed: Copy,
-{
-    gemm_sized(a, b, c).map(|()| SA::agreed())
-}
-
-/// [`gemm`] once the extents are checked.
-#[inline(always)]
-fn gemm_sized<T, EA, SA, DA, EB, SB, DB, EC, SC, DC>(
-    a: &Tensor<EA, Layout<SA, DA>>,
-    b: &Tensor<EB, Layout<SB, DB>>,
-    c: &mut Tensor<EC, Layout<SC, DC>>,
 ) -> Result<(), LayoutError>
 where
     T: Copy + core::ops::Mul<Output = T> + core::ops::Add<Output = T>,
@@ -858,6 +785,8 @@ where
     DB: IntTuple,
     SC: Congruent<DC> + Rank2,
     DC: IntTuple,
+    SA: GemmModes<SB, SC>,
+    <SA as GemmModes<SB, SC>>::Checked: Copy,
 {
     let (a_l, b_l, c_l) = (a.layout(), b.layout(), c.layout());
     let ((am, ak), (bn, bk), (cm, cn)) = (extents(&a_l), extents(&b_l), extents(&c_l));
