@@ -1772,15 +1772,7 @@ mod tests {
     fn declared_params(
         ptx: &str,
     ) -> impl Fn(&str) -> Option<Vec<(usize, layout_launch::ParamKind)>> {
-        // Only the entries' declarations (the whole text takes a debug
-        // build a minute to read).
-        let heads: String = ptx
-            .split(".visible .entry ")
-            .skip(1)
-            .filter_map(|e| e.split_once("\n)").map(|(h, _)| h))
-            .map(|h| format!(".visible .entry {h}\n)\n{{\n\tret;\n}}\n"))
-            .collect();
-        let entries = layout_launch::entry_points(&heads);
+        let entries = layout_launch::entry_points(ptx);
         move |name| {
             entries
                 .iter()
