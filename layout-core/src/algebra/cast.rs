@@ -6,7 +6,7 @@ use crate::layout::{Congruent, Layout};
 use crate::typelevel::arith::{CeilOf, CeilQuot, DivRem};
 use crate::typelevel::check::DividesU;
 use crate::typelevel::form::StaticForm;
-use crate::typelevel::int::TypenumForm;
+use crate::typelevel::int::{ConstForm, TypenumForm};
 use crate::typelevel::int::{Int, IntMul, StaticInt, C, S};
 use crate::typelevel::tuple::{Cons, IntTuple, IntoTuple, List, Nil, Tuple};
 use core::ops::BitOr;
@@ -208,12 +208,32 @@ where
 {
 }
 /// A stride leaf against the upcast factor `F`: `C<D>` against `C<N>` is
-/// checked here; a run-time stride at run time; a computed `S<U>` after
-/// monomorphisation.
+/// checked here, a computed `S<U>` as a typenum (its value printed only
+/// when refused); a run-time stride at run time.
 #[doc(hidden)]
 pub trait UpStride<F> {}
 impl<F> UpStride<F> for usize {}
-impl<F, U> UpStride<F> for S<U> {}
+impl<U, const N: usize> UpStride<C<N>> for S<U>
+where
+    C<N>: TypenumForm,
+    U: DividesU<<C<N> as TypenumForm>::U>,
+    <C<N> as TypenumForm>::U: DividesU<U>,
+    <U as DividesU<<C<N> as TypenumForm>::U>>::Out:
+        BitOr<<<C<N> as TypenumForm>::U as DividesU<U>>::Out>,
+    <<U as DividesU<<C<N> as TypenumForm>::U>>::Out as BitOr<
+        <<C<N> as TypenumForm>::U as DividesU<U>>::Out,
+    >>::Output: UpStrideOr<U, N>,
+{
+}
+/// `B1`: the computed stride (typenum `U`) divides `N` or is a multiple of
+/// it; `B0`: the refusal, its value printed.
+#[doc(hidden)]
+pub trait UpStrideOr<U, const N: usize> {}
+impl<U, const N: usize> UpStrideOr<U, N> for B1 {}
+impl<U: ConstForm<C = C<D>>, const D: usize, const N: usize> UpStrideOr<U, N> for B0 where
+    (): UpcastStride<D, N>
+{
+}
 impl<F: UpFactor<D>, const D: usize> UpStride<F> for C<D> {}
 /// [`UpStrides`] through one blanket impl: `upcast`'s bound, so that a
 /// refusal lists no impls of the recursion (rustc offers the impls of the

@@ -8,12 +8,14 @@ use crate::layout::compact::Compact;
 use crate::layout::{Congruent, Layout};
 use crate::typelevel::arith::DivRem;
 use crate::typelevel::form::{Either, StaticFormU};
-use crate::typelevel::int::{Int, StaticInt, StaticOneTag, StaticZeroTag, TypenumForm, C, S};
+use crate::typelevel::int::{
+    ConstForm, Int, StaticInt, StaticOneTag, StaticZeroTag, TypenumForm, C, S,
+};
 use crate::typelevel::list::{Found, NotFound, PickNew, Push, SortFrom};
 use crate::typelevel::tuple::{Cons, IntTuple, IntoTuple, List, Nil};
-use core::ops::Mul;
 use core::ops::Not;
-use typenum::{Bit, IsEqual, IsGreaterOrEqual, Prod, Unsigned, B0, B1, U0, U1};
+use core::ops::{BitAnd, Mul};
+use typenum::{And, Bit, IsEqual, IsGreaterOrEqual, Prod, Unsigned, B0, B1, U0, U1};
 
 /// Zip three lists of leaves into a list of triples.
 #[doc(hidden)]
@@ -301,9 +303,9 @@ where
 }
 
 /// A sorted mode's shape `Self`, its stride `D0` and the next stride `D1`
-/// against [`LeftInverseStep`], with `DivRem`'s quotient: `C<N>` leaves are
-/// checked by the type checker; a computed `S<U>` leaf (it would print as a
-/// typenum) after monomorphisation, by [`Quotients::OK`].
+/// against [`LeftInverseStep`], with `DivRem`'s quotient: `C<N>` leaves as
+/// values, a computed `S<U>` leaf as a typenum ([`StepU`], its value
+/// printed only when refused).
 #[doc(hidden)]
 pub trait StepOf<D0, D1> {
     type Q: Unsigned + 'static;
@@ -311,12 +313,8 @@ pub trait StepOf<D0, D1> {
 impl<const M: usize, D0: StepStride<M, D1>, D1> StepOf<D0, D1> for C<M> {
     type Q = D0::Q;
 }
-impl<U, D0: StaticInt, D1: StaticInt> StepOf<D0, D1> for S<U>
-where
-    D1::U: DivRem<D0::U>,
-    <D1::U as DivRem<D0::U>>::Q: 'static,
-{
-    type Q = <D1::U as DivRem<D0::U>>::Q;
+impl<U: StepU<D0::U, D1::U>, D0: StaticInt, D1: StaticInt> StepOf<D0, D1> for S<U> {
+    type Q = U::Q;
 }
 impl<D0: StaticInt, D1: StaticInt> StepOf<D0, D1> for usize
 where
@@ -335,10 +333,10 @@ impl<const M: usize, const A: usize, D1: StepNext<M, A>> StepStride<M, D1> for C
 }
 impl<const M: usize, U: Unsigned, D1: StaticInt> StepStride<M, D1> for S<U>
 where
-    D1::U: DivRem<U>,
-    <D1::U as DivRem<U>>::Q: 'static,
+    C<M>: TypenumForm,
+    <C<M> as TypenumForm>::U: StepU<U, D1::U>,
 {
-    type Q = <D1::U as DivRem<U>>::Q;
+    type Q = <<C<M> as TypenumForm>::U as StepU<U, D1::U>>::Q;
 }
 /// [`StepOf`] on the next stride `Self`.
 #[doc(hidden)]
@@ -351,12 +349,48 @@ where
 {
     type Q = <() as LeftInverseStep<M, A, B>>::Q;
 }
-impl<const M: usize, const A: usize, U: DivRem<<C<A> as TypenumForm>::U>> StepNext<M, A> for S<U>
+impl<const M: usize, const A: usize, U> StepNext<M, A> for S<U>
 where
+    C<M>: TypenumForm,
     C<A>: TypenumForm,
-    U::Q: 'static,
+    <C<M> as TypenumForm>::U: StepU<<C<A> as TypenumForm>::U, U>,
 {
-    type Q = U::Q;
+    type Q = <<C<M> as TypenumForm>::U as StepU<<C<A> as TypenumForm>::U, U>>::Q;
+}
+/// [`LeftInverseStep`] on typenums: the mode `Self:UA` followed by the
+/// stride `UB` (`UB / UA` is whole and at least `Self`).
+#[doc(hidden)]
+pub trait StepU<UA, UB> {
+    /// `UB / UA`.
+    type Q: Unsigned + 'static;
+}
+impl<UM, UA, UB> StepU<UA, UB> for UM
+where
+    UB: DivRem<UA>,
+    <UB as DivRem<UA>>::R: IsEqual<U0>,
+    <UB as DivRem<UA>>::Q: IsGreaterOrEqual<UM>,
+    <<UB as DivRem<UA>>::R as IsEqual<U0>>::Output:
+        BitAnd<<<UB as DivRem<UA>>::Q as IsGreaterOrEqual<UM>>::Output>,
+    And<
+        <<UB as DivRem<UA>>::R as IsEqual<U0>>::Output,
+        <<UB as DivRem<UA>>::Q as IsGreaterOrEqual<UM>>::Output,
+    >: StepOr<UM, UA, UB>,
+    <UB as DivRem<UA>>::Q: 'static,
+{
+    type Q = <UB as DivRem<UA>>::Q;
+}
+/// `B1`: the step holds; `B0`: [`LeftInverseStep`]'s refusal, the values
+/// printed.
+#[doc(hidden)]
+pub trait StepOr<UM, UA, UB> {}
+impl<UM, UA, UB> StepOr<UM, UA, UB> for B1 {}
+impl<UM, UA, UB, const M: usize, const A: usize, const B: usize> StepOr<UM, UA, UB> for B0
+where
+    UM: ConstForm<C = C<M>>,
+    UA: ConstForm<C = C<A>>,
+    UB: ConstForm<C = C<B>>,
+    (): LeftInverseStep<M, A, B>,
+{
 }
 /// `left_inverse`'s injectivity, on the modes of the coalesced layout
 /// (sorting keeps one mode per stride and skips stride 0, so it is checked
@@ -421,16 +455,17 @@ where
 
 /// The modes `Self` (`(shape, stride, _)`) of a coalesced layout are
 /// injective as far as [`LeftInverseZero`] and [`LeftInverseDistinct`] tell
-/// for `C<N>` leaves (others: [`Quotients::OK`] after monomorphisation;
-/// a run-time leaf: `StaticInt`'s bound).
+/// (`C<N>` leaves as values, computed `S<U>` leaves as typenums; a
+/// run-time leaf: `StaticInt`'s bound; [`Quotients::OK`] checks again after
+/// monomorphisation).
 #[doc(hidden)]
 pub trait Injective {
     /// `Self`. The sort takes its list through this projection, so that a
     /// refusal is reported while the call's types are normalized, without
     /// a note on `left_inverse`'s where-clause (8 lines shorter).
     type Checked;
-    /// Whether the static leaves pass both checks (for the check after
-    /// monomorphisation of computed `S<U>` leaves).
+    /// Whether the static leaves pass both checks (the check after
+    /// monomorphisation, which the type checker's makes unreachable).
     const OK: bool;
 }
 impl Injective for Nil {
@@ -451,13 +486,50 @@ impl<SH: Int, DH: Int + ZeroStride<SH> + DistinctStrides<T>, RH, T: Injective> I
 #[doc(hidden)]
 pub trait ZeroStride<Sh> {}
 impl<const A: usize, Sh: ZeroStrideShape<A>> ZeroStride<Sh> for C<A> {}
-impl<U, Sh> ZeroStride<Sh> for S<U> {}
+impl<U, Sh: ZeroShapeU<U>> ZeroStride<Sh> for S<U> {}
 impl<Sh> ZeroStride<Sh> for usize {}
 /// [`ZeroStride`] on the shape `Self`.
 #[doc(hidden)]
 pub trait ZeroStrideShape<const A: usize> {}
 impl<const A: usize, const M: usize> ZeroStrideShape<A> for C<M> where (): LeftInverseZero<M, A> {}
-impl<const A: usize, U> ZeroStrideShape<A> for S<U> {}
+impl<const A: usize, U> ZeroStrideShape<A> for S<U>
+where
+    C<A>: TypenumForm,
+    (): ZeroU<U, <C<A> as TypenumForm>::U>,
+{
+}
+/// The shape `Self` of a mode whose stride is the computed `UD`.
+#[doc(hidden)]
+pub trait ZeroShapeU<UD> {}
+impl<UD> ZeroShapeU<UD> for usize {}
+impl<UD, const M: usize> ZeroShapeU<UD> for C<M>
+where
+    C<M>: TypenumForm,
+    (): ZeroU<<C<M> as TypenumForm>::U, UD>,
+{
+}
+impl<UD, U> ZeroShapeU<UD> for S<U> where (): ZeroU<U, UD> {}
+/// [`LeftInverseZero`] on typenums: the mode `UM:UD` has a stride other
+/// than 0, or size 1.
+#[doc(hidden)]
+pub trait ZeroU<UM, UD> {}
+impl<UM: StaticOneTag, UD: StaticZeroTag> ZeroU<UM, UD> for ()
+where
+    UD::IsZero: Not,
+    (<UD::IsZero as Not>::Output, UM::IsOne): Either,
+    <(<UD::IsZero as Not>::Output, UM::IsOne) as Either>::Out: ZeroOr<UM, UD>,
+{
+}
+/// `B1`: holds; `B0`: [`LeftInverseZero`]'s refusal, the values printed.
+#[doc(hidden)]
+pub trait ZeroOr<UM, UD> {}
+impl<UM, UD> ZeroOr<UM, UD> for B1 {}
+impl<UM: ConstForm<C = C<M>>, UD: ConstForm<C = C<A>>, const M: usize, const A: usize>
+    ZeroOr<UM, UD> for B0
+where
+    (): LeftInverseZero<M, A>,
+{
+}
 impl<const A: usize> ZeroStrideShape<A> for usize {}
 /// The stride `Self` against the strides of the later modes `T`.
 #[doc(hidden)]
@@ -481,13 +553,47 @@ where
 #[doc(hidden)]
 pub trait DistinctStride<D> {}
 impl<const A: usize, D: DistinctFromC<A>> DistinctStride<D> for C<A> {}
-impl<U, D> DistinctStride<D> for S<U> {}
+impl<U, D: DistinctFromU<U>> DistinctStride<D> for S<U> {}
 impl<D> DistinctStride<D> for usize {}
 /// [`DistinctStride`] on the second stride `Self`.
 #[doc(hidden)]
 pub trait DistinctFromC<const A: usize> {}
 impl<const A: usize, const B: usize> DistinctFromC<A> for C<B> where (): LeftInverseDistinct<A, B> {}
-impl<const A: usize, U> DistinctFromC<A> for S<U> {}
+impl<const A: usize, U> DistinctFromC<A> for S<U>
+where
+    C<A>: TypenumForm,
+    (): DistinctU<<C<A> as TypenumForm>::U, U>,
+{
+}
+/// The second stride `Self` against a computed first one, `UA`.
+#[doc(hidden)]
+pub trait DistinctFromU<UA> {}
+impl<UA> DistinctFromU<UA> for usize {}
+impl<UA, const B: usize> DistinctFromU<UA> for C<B>
+where
+    C<B>: TypenumForm,
+    (): DistinctU<UA, <C<B> as TypenumForm>::U>,
+{
+}
+impl<UA, U> DistinctFromU<UA> for S<U> where (): DistinctU<UA, U> {}
+/// [`LeftInverseDistinct`] on typenums: `UA` and `UB` differ.
+#[doc(hidden)]
+pub trait DistinctU<UA, UB> {}
+impl<UA: IsEqual<UB>, UB> DistinctU<UA, UB> for () where
+    <UA as IsEqual<UB>>::Output: DistinctOr<UA, UB>
+{
+}
+/// `B0` (not equal): holds; `B1`: [`LeftInverseDistinct`]'s refusal, the
+/// values printed.
+#[doc(hidden)]
+pub trait DistinctOr<UA, UB> {}
+impl<UA, UB> DistinctOr<UA, UB> for B0 {}
+impl<UA: ConstForm<C = C<A>>, UB: ConstForm<C = C<B>>, const A: usize, const B: usize>
+    DistinctOr<UA, UB> for B1
+where
+    (): LeftInverseDistinct<A, B>,
+{
+}
 impl<const A: usize> DistinctFromC<A> for usize {}
 
 /// Shapes from consecutive strides (`d_next / d`), the last mode's own shape,

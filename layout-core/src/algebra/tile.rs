@@ -14,7 +14,7 @@ use crate::layout::{Congruent, Layout};
 use crate::typelevel::arith::{CeilDivT, LCeilDiv};
 use crate::typelevel::check::DividesU;
 use crate::typelevel::const_text::{Leaves, Text};
-use crate::typelevel::int::{TypenumForm, C, S};
+use crate::typelevel::int::{ConstForm, TypenumForm, C, S};
 use crate::typelevel::list::{SizeList, SizeT};
 use crate::typelevel::tuple::{AsModes, Cons, IntTuple, IntoTuple, List, Nil};
 use core::ops::BitAnd;
@@ -383,9 +383,9 @@ impl<Sm, X: BlockModes<Sm>> BlockFits<Sm> for X {
     type Checked = ();
 }
 
-/// The block's modes against the shape's, mode by mode: sizes that are
-/// both `C<N>` leaves are checked here (a computed size after
-/// monomorphisation, a run-time one at run time).
+/// The block's modes against the shape's, mode by mode: static sizes are
+/// checked here (`C<N>` as values, a computed `S<U>` as a typenum whose
+/// value is printed only when refused), a run-time one at run time.
 #[doc(hidden)]
 pub trait BlockModes<Sm> {}
 #[diagnostic::do_not_recommend]
@@ -399,12 +399,41 @@ impl<B: TypedSize, BT: BlockModes<ST>, M: TypedSize, ST> BlockModes<Cons<M, ST>>
 #[doc(hidden)]
 pub trait SizeDivides<Sz> {}
 impl<Sz> SizeDivides<Sz> for usize {}
-impl<Sz, U> SizeDivides<Sz> for S<U> {}
+impl<Sz: DividedByU<U>, U> SizeDivides<Sz> for S<U> {}
 impl<const A: usize, Sz: DividedBy<A>> SizeDivides<Sz> for C<A> {}
 #[doc(hidden)]
 pub trait DividedBy<const A: usize> {}
 impl<const A: usize> DividedBy<A> for usize {}
-impl<const A: usize, U> DividedBy<A> for S<U> {}
+impl<const A: usize, U> DividedBy<A> for S<U>
+where
+    C<A>: TypenumForm,
+    <C<A> as TypenumForm>::U: DividesU<U>,
+    <<C<A> as TypenumForm>::U as DividesU<U>>::Out: BlockOr<<C<A> as TypenumForm>::U, U>,
+{
+}
+/// The shape's mode `Self` against a computed block mode (typenum `UA`).
+#[doc(hidden)]
+pub trait DividedByU<UA> {}
+impl<UA> DividedByU<UA> for usize {}
+impl<UA: DividesU<U>, U> DividedByU<UA> for S<U> where <UA as DividesU<U>>::Out: BlockOr<UA, U> {}
+impl<UA, const B: usize> DividedByU<UA> for C<B>
+where
+    C<B>: TypenumForm,
+    UA: DividesU<<C<B> as TypenumForm>::U>,
+    <UA as DividesU<<C<B> as TypenumForm>::U>>::Out: BlockOr<UA, <C<B> as TypenumForm>::U>,
+{
+}
+/// `B1`: the block mode (typenum `UA`) divides the shape's (`UB`); `B0`:
+/// [`BlockDivides`]'s refusal, the values printed.
+#[doc(hidden)]
+pub trait BlockOr<UA, UB> {}
+impl<UA, UB> BlockOr<UA, UB> for B1 {}
+impl<UA: ConstForm<C = C<A>>, UB: ConstForm<C = C<B>>, const A: usize, const B: usize>
+    BlockOr<UA, UB> for B0
+where
+    (): BlockDivides<A, B>,
+{
+}
 // The table's forms outside the `do_not_recommend` impl: a value without
 // one is reported as such.
 impl<const A: usize, const B: usize> DividedBy<A> for C<B>

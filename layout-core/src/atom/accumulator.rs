@@ -45,7 +45,7 @@ use crate::typelevel::int::{ConstForm, Int, StaticInt, TypenumForm, C, S};
 use crate::typelevel::tuple::IntTuple;
 use crate::Layout;
 use core::ops::BitOr;
-use typenum::{IsEqual, B1, U0};
+use typenum::{IsEqual, IsLessOrEqual, B0, B1, U0, U128};
 
 /// Most leaves a thread-value layout of an atom has here.
 const LEAF_CAP: usize = 16;
@@ -544,11 +544,31 @@ pub type AtomsPerA<A> =
 /// of one A atom (K/N): a `C<X>` mode is a multiple of `R`, decided by the
 /// type checker (`R` = 0 is an atom whose A fragment is not in registers,
 /// refused by [`convert_layout_acc_aregs`]'s constant check with its own
-/// reason); a computed `S<U>` mode after monomorphisation.
+/// reason); a computed `S<U>` mode as a typenum, its value printed only
+/// when refused.
 #[doc(hidden)]
 pub trait AccAregsN<R> {}
 impl<const X: usize, const R: usize> AccAregsN<C<R>> for C<X> where (): NModeOfAtoms<X, R> {}
-impl<U, R> AccAregsN<R> for S<U> {}
+impl<U, const R: usize> AccAregsN<C<R>> for S<U>
+where
+    C<R>: TypenumForm,
+    <C<R> as TypenumForm>::U: DividesU<U> + IsEqual<U0>,
+    <<C<R> as TypenumForm>::U as DividesU<U>>::Out:
+        BitOr<<<C<R> as TypenumForm>::U as IsEqual<U0>>::Output>,
+    <<<C<R> as TypenumForm>::U as DividesU<U>>::Out as BitOr<
+        <<C<R> as TypenumForm>::U as IsEqual<U0>>::Output,
+    >>::Output: NModeOr<U, R>,
+{
+}
+/// `B1`: the computed N mode (typenum `U`) is a multiple of `R`; `B0`: the
+/// refusal, its value printed.
+#[doc(hidden)]
+pub trait NModeOr<U, const R: usize> {}
+impl<U, const R: usize> NModeOr<U, R> for B1 {}
+impl<U: ConstForm<C = C<X>>, const X: usize, const R: usize> NModeOr<U, R> for B0 where
+    (): NModeOfAtoms<X, R>
+{
+}
 /// [`AccAregsN`] through one blanket impl: [`convert_layout_acc_aregs`]'s
 /// bound, so that a refusal lists no impls.
 #[doc(hidden)]
@@ -561,6 +581,49 @@ pub trait AccAregsNOf<R> {
 impl<R, X: AccAregsN<R>> AccAregsNOf<R> for X {
     type Checked = ();
 }
+
+/// The A values a thread holds in one atom: the size of the value mode of
+/// the atom's A layout.
+#[doc(hidden)]
+pub type AValues<A> =
+    <<<<A as MmaAtom>::ALayout as LayoutParts>::Shape as Rank2>::M1 as TypedSize>::Size;
+
+/// The atom `Self` takes its A fragment from registers: at most
+/// [`VALUE_CAP`] A values a thread, decided by the type checker (an SS
+/// GMMA, which reads A from shared memory, gives every thread all of A:
+/// its `convert_layout_acc_aregs` is a type error).
+#[doc(hidden)]
+pub trait AccAregsA {
+    /// `()`, read by [`convert_layout_acc_aregs`]'s where-clause: rustc then
+    /// reports a refusal at the call itself, without the bound's listing.
+    #[doc(hidden)]
+    type Checked: Copy;
+}
+impl<A> AccAregsA for A
+where
+    A: MmaAtom,
+    A::ALayout: LayoutParts,
+    <A::ALayout as LayoutParts>::Shape: Rank2,
+    <<A::ALayout as LayoutParts>::Shape as Rank2>::M1: TypedSize,
+    AValues<A>: TypenumForm,
+    <AValues<A> as TypenumForm>::U: IsLessOrEqual<U128>,
+    <<AValues<A> as TypenumForm>::U as IsLessOrEqual<U128>>::Output: AFragmentFits<AValues<A>>,
+{
+    type Checked = ();
+}
+const _: () = assert!(VALUE_CAP == <U128 as typenum::Unsigned>::USIZE);
+/// `B1`: the A fragment fits registers; `B0`: the refusal, with the count.
+#[doc(hidden)]
+pub trait AFragmentFits<X> {}
+impl<X> AFragmentFits<X> for B1 {}
+impl<X: ConstForm<C = C<N>>, const N: usize> AFragmentFits<X> for B0 where (): ARegisters<N> {}
+/// [`AccAregsA`]'s message.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "convert_layout_acc_aregs: the atom reads A from shared memory, not registers: its A layout gives each thread _{N} values",
+    label = "an atom whose A fragment is a thread's registers (an SS GMMA's RS form takes A in registers)"
+)]
+pub trait ARegisters<const N: usize> {}
 
 /// One atom's accumulators a thread holds: the size of the value mode of
 /// the atom's C layout.
@@ -704,10 +767,12 @@ const fn check_aregs<A: AccumulatorFacts<CLayout: StaticText>, V: IntTuple, N: S
 /// assert_eq!(p.crd2idx((5usize, 0usize, 1usize)), 13);
 /// ```
 ///
-/// A fragment whose static N mode does not split into whole A atoms, or
-/// whose static value mode is not one atom's accumulators, is a type error
-/// (`cargo check` reports it); an atom whose A values lie elsewhere is
-/// refused when the constants are evaluated (`cargo build`):
+/// A fragment whose static N mode does not split into whole A atoms or
+/// whose static value mode is not one atom's accumulators, and an atom that
+/// reads A from shared memory (an SS GMMA), are type errors (`cargo check`
+/// reports them); an atom whose A fragment is its accumulators in another
+/// order, or in other threads', is refused when the constants are
+/// evaluated (`cargo build`):
 ///
 /// ```compile_fail,E0277
 /// use layout_core::atom::accumulator::convert_layout_acc_aregs;
@@ -725,7 +790,8 @@ pub fn convert_layout_acc_aregs<A, V, M, N, DV, DM, DN>(
 where
     <N as AccAregsNOf<<AtomsPerA<A> as ConstForm>::C>>::Checked: Copy,
     <V as AccAregsV<A>>::Checked: Copy,
-    A: AccumulatorFacts<ShapeMNK: Mnk, CLayout: StaticText>,
+    <A as AccAregsA>::Checked: Copy,
+    A: AccumulatorFacts<ShapeMNK: Mnk, CLayout: StaticText> + AccAregsA,
     V: IntTuple + AccAregsV<A>,
     N: StaticInt + AccAregsNOf<<AtomsPerA<A> as ConstForm>::C>,
     AtomsPerA<A>: ConstForm,

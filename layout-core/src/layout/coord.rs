@@ -64,7 +64,7 @@ pub trait Crd2Idx<S: Congruent<D>, D: IntTuple>: Copy {
     label = "not a coordinate of this shape",
     note = "a coordinate is an integer (a 1-D index into the mode) or a tuple with one entry per mode of the shape"
 )]
-pub trait CrdOf<S: Congruent<D>, D: IntTuple>: Copy {
+pub trait CrdOf<S: Congruent<D>, D: IntTuple, K = Checked>: Copy {
     /// [`Crd2Idx::STATIC`].
     const STATIC_OF: bool;
     /// [`Crd2Idx::crd2idx`].
@@ -89,6 +89,17 @@ impl<X: CrdOf<S, D>, S: Congruent<D>, D: IntTuple> Crd2Idx<S, D> for X {
         self.text_of(f)
     }
 }
+
+/// [`CrdOf`]'s default: every static leaf of the coordinate is compared
+/// with its mode, computed (`S<U>`) modes included.
+#[doc(hidden)]
+pub struct Checked;
+/// [`CrdOf`] for the partitions' slices: a static leaf is not compared
+/// with a computed (`S<U>`) mode of the grid of tiles, as the partition
+/// compares the tile coordinate with that grid itself (one refusal, in
+/// the grid's terms, rather than two).
+#[doc(hidden)]
+pub struct Unchecked;
 
 /// A tuple coordinate of `K` modes for a shape of `R` modes: never holds.
 #[diagnostic::on_unimplemented(
@@ -195,13 +206,14 @@ where
 {
 }
 
-/// The shape `Self` admits the static coordinate leaf `_N`.
+/// The shape `Self` admits the static coordinate leaf `_N` (`K`: whether a
+/// computed mode is compared, [`Checked`], or not, [`Unchecked`]).
 #[doc(hidden)]
-pub trait TakesStatic<const N: usize> {}
-impl<const N: usize> TakesStatic<N> for usize {}
+pub trait TakesStatic<const N: usize, K> {}
+impl<const N: usize, K> TakesStatic<N, K> for usize {}
 // The table's forms are required outside the `do_not_recommend` impls, so
 // that a value without one is reported as such, not as out of range.
-impl<const N: usize, const M: usize> TakesStatic<N> for C<M>
+impl<const N: usize, const M: usize, K> TakesStatic<N, K> for C<M>
 where
     C<N>: TypenumForm,
     C<M>: TypenumForm,
@@ -209,16 +221,22 @@ where
 {
 }
 // An `S<U>` mode (a computed one, or a value past `C<N>`'s table) is
-// checked after monomorphisation: the partitions slice a grid of computed
-// modes whose own check names the tile coordinate.
-impl<const N: usize, U: Unsigned> TakesStatic<N> for S<U> {}
+// compared as a typenum, but in a partition's slice.
+impl<const N: usize, U: Unsigned> TakesStatic<N, Unchecked> for S<U> {}
+impl<const N: usize, U: Unsigned> TakesStatic<N, Checked> for S<U>
+where
+    C<N>: TypenumForm,
+    <C<N> as TypenumForm>::U: IsLess<U>,
+    <<C<N> as TypenumForm>::U as IsLess<U>>::Output: Below<<C<N> as TypenumForm>::U, S<U>>,
+{
+}
 /// A tuple shape, one impl per rank (a blanket impl over tuples would be a
 /// second candidate for every leaf, and the error would stop there).
 macro_rules! takes_static_tuple {
     // Rank 0 (size 1) is written out below: its size is known.
     () => {};
     ($($t:ident),+) => {
-        impl<const N: usize, $($t),*> TakesStatic<N> for ($($t,)*)
+        impl<const N: usize, K, $($t),*> TakesStatic<N, K> for ($($t,)*)
         where
             C<N>: TypenumForm,
             ($($t,)*): IntTuple,
@@ -232,7 +250,7 @@ macro_rules! takes_static_tuple {
 }
 crate::typelevel::tuple::for_each_tuple!(takes_static_tuple);
 // Rank 0: size 1.
-impl<const N: usize> TakesStatic<N> for ()
+impl<const N: usize, K> TakesStatic<N, K> for ()
 where
     C<N>: TypenumForm,
     <C<N> as TypenumForm>::U: IsLess<typenum::U1>,
@@ -283,7 +301,7 @@ const fn check_static_coord(c: Option<usize>, s: Option<usize>) {
 
 macro_rules! leaf_crd {
     ($t:ty; [$($bound:tt)*]; $($g:tt)*) => {
-        impl<Sh: Congruent<D>, D: IntTuple, $($g)*> CrdOf<Sh, D> for $t
+        impl<Sh: Congruent<D>, D: IntTuple, K, $($g)*> CrdOf<Sh, D, K> for $t
         where
             $($bound)*
         {
@@ -304,11 +322,11 @@ macro_rules! leaf_crd {
     };
 }
 leaf_crd!(usize; [];);
-leaf_crd!(C<N>; [Sh: TakesStatic<N>,]; const N: usize);
+leaf_crd!(C<N>; [Sh: TakesStatic<N, K>,]; const N: usize);
 leaf_crd!(S<U>; [Sh: TakesTypenum<U>,]; U: Unsigned + 'static);
 
 #[diagnostic::do_not_recommend]
-impl<Sh: Congruent<D>, D: IntTuple> CrdOf<Sh, D> for Underscore {
+impl<Sh: Congruent<D>, D: IntTuple, K> CrdOf<Sh, D, K> for Underscore {
     const STATIC_OF: bool = true;
     #[inline(always)]
     fn offset_of(self, _s: Sh, _d: D) -> usize {
@@ -329,7 +347,7 @@ impl<Sh: Congruent<D>, D: IntTuple> CrdOf<Sh, D> for Underscore {
 macro_rules! crd_tuple {
     ($(($c:ident, $s:ident, $d:ident)),*) => {
         #[allow(non_snake_case, unused_variables, unused_mut)]
-        impl<$($c: CrdOf<$s, $d>, $s: Congruent<$d>, $d: IntTuple),*> CrdOf<($($s,)*), ($($d,)*)> for ($($c,)*)
+        impl<K, $($c: CrdOf<$s, $d, K>, $s: Congruent<$d>, $d: IntTuple),*> CrdOf<($($s,)*), ($($d,)*), K> for ($($c,)*)
         where
             ($($s,)*): Congruent<($($d,)*)>,
             ($($d,)*): IntTuple,
@@ -387,7 +405,7 @@ crd_tuples!([]; [
 macro_rules! crd_mismatch {
     ([$($c:ident)*] [$($s:ident $d:ident)*]) => {
         #[allow(unused_variables)]
-        impl<$($c: Copy,)* $($s, $d),*> CrdOf<($($s,)*), ($($d,)*)> for ($($c,)*)
+        impl<K, $($c: Copy,)* $($s, $d),*> CrdOf<($($s,)*), ($($d,)*), K> for ($($c,)*)
         where
             ($($s,)*): Congruent<($($d,)*)>,
             ($($d,)*): IntTuple,
@@ -415,7 +433,7 @@ macro_rules! crd_for_leaf {
     };
     (@leaf [$($c:ident)*] $t:ty; $($g:tt)*) => {
         #[allow(unused_variables)]
-        impl<$($c: Copy,)* D: IntTuple, $($g)*> CrdOf<$t, D> for ($($c,)*)
+        impl<K, $($c: Copy,)* D: IntTuple, $($g)*> CrdOf<$t, D, K> for ($($c,)*)
         where
             $t: Congruent<D>,
             (): TupleForLeaf<{ 0 $(+ one!($c))* }, ($($c,)*), $t, D>,

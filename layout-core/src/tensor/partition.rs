@@ -20,7 +20,7 @@ use crate::algebra::{
 };
 use crate::error::{LayoutError, Note, NoteText, Refusal};
 use crate::layout::coord::Underscore;
-use crate::layout::coord::{Crd2Crd, Crd2Idx};
+use crate::layout::coord::{Crd2Crd, CrdOf, Unchecked};
 use crate::layout::slice::SliceCoord;
 use crate::layout::ModesToLayout;
 use crate::layout::{Congruent, Layout};
@@ -101,7 +101,7 @@ pub trait SliceModes<S, D> {
 }
 impl<C, S: Congruent<D> + NoteText, D: IntTuple> SliceModes<S, D> for C
 where
-    C: SliceCoord<S> + SliceCoord<D> + Crd2Idx<S, D> + NoteText,
+    C: SliceCoord<S> + SliceCoord<D> + CrdOf<S, D, Unchecked> + NoteText,
     <C as SliceCoord<S>>::Sliced: AsModes,
     <C as SliceCoord<D>>::Sliced: AsModes,
     <<C as SliceCoord<S>>::Sliced as AsModes>::Modes:
@@ -112,12 +112,12 @@ where
     >>::Out;
     #[inline(always)]
     fn slice_modes(self, s: S, d: D) -> Result<(Self::Modes, usize), (Note, Note)> {
-        if !self.in_shape(s) {
+        if !self.inside_of(s) {
             return Err((Note::value(&self), Note::value(&s)));
         }
         let ks = <C as SliceCoord<S>>::slice_of(s).as_modes();
         let kd = <C as SliceCoord<D>>::slice_of(d).as_modes();
-        Ok((ks.zip_modes(kd), self.crd2idx(s, d)))
+        Ok((ks.zip_modes(kd), self.offset_of(s, d)))
     }
 }
 

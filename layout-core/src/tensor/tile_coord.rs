@@ -6,14 +6,15 @@
 //! The check covers a tuple coordinate with one entry per mode of a shape
 //! of leaves and a tiler of leaves (the common `local_tile`); each entry
 //! that is a `C<N>`, against a `C<M>` mode and a `C<K>` tile, must be below
-//! the grid's `ceil(M / K)` tiles. Every other form (run-time entries, `_`,
+//! the grid's `ceil(M / K)` tiles, and so must a computed `S<U>` entry, mode
+//! or tile (compared as typenums). Every other form (run-time entries, `_`,
 //! nested modes, a layout as tiler, a 1-D index) passes here and is checked
 //! on the grid itself (the coordinate's range check, or `Err` at run time).
 
 use crate::layout::coord::Underscore;
 use crate::layout::Layout;
-use crate::typelevel::int::{TypenumForm, C, S};
-use typenum::{IsLess, Prod, B1};
+use crate::typelevel::int::{ConstForm, TypenumForm, C, S};
+use typenum::{IsLess, Prod, B0, B1};
 
 /// `_N * _K < _M`: tile `_N` of a mode of size `_M` cut into tiles of `_K`
 /// starts inside the mode.
@@ -112,7 +113,7 @@ pub trait TileEntry<Sh, T> {}
 impl<Sh, T> TileEntry<Sh, T> for usize {}
 impl<Sh, T> TileEntry<Sh, T> for Underscore {}
 impl<Sh, T> TileEntry<Sh, T> for Skip {}
-impl<Sh, T, U> TileEntry<Sh, T> for S<U> {}
+impl<Sh: ModeU<U, T>, T, U> TileEntry<Sh, T> for S<U> {}
 impl<Sh: EntryMode<N, T>, T, const N: usize> TileEntry<Sh, T> for C<N> {}
 
 /// A mode, against the static entry `_N` and its tile `T`.
@@ -120,7 +121,10 @@ impl<Sh: EntryMode<N, T>, T, const N: usize> TileEntry<Sh, T> for C<N> {}
 pub trait EntryMode<const N: usize, T> {}
 impl<const N: usize, T> EntryMode<N, T> for usize {}
 impl<const N: usize, T> EntryMode<N, T> for Skip {}
-impl<const N: usize, T, U> EntryMode<N, T> for S<U> {}
+impl<const N: usize, T: TileU<<C<N> as TypenumForm>::U, U>, U> EntryMode<N, T> for S<U> where
+    C<N>: TypenumForm
+{
+}
 impl<const N: usize, const M: usize, T: EntryTile<N, M>> EntryMode<N, T> for C<M> {}
 
 /// A tile, against the static entry `_N` of a mode of size `_M`.
@@ -128,7 +132,13 @@ impl<const N: usize, const M: usize, T: EntryTile<N, M>> EntryMode<N, T> for C<M
 pub trait EntryTile<const N: usize, const M: usize> {}
 impl<const N: usize, const M: usize> EntryTile<N, M> for usize {}
 impl<const N: usize, const M: usize> EntryTile<N, M> for Skip {}
-impl<const N: usize, const M: usize, U> EntryTile<N, M> for S<U> {}
+impl<const N: usize, const M: usize, U> EntryTile<N, M> for S<U>
+where
+    C<N>: TypenumForm,
+    C<M>: TypenumForm,
+    (): TileFitsU<<C<N> as TypenumForm>::U, <C<M> as TypenumForm>::U, U>,
+{
+}
 impl<const N: usize, const M: usize, TS, TD> EntryTile<N, M> for Layout<TS, TD> {}
 // The table's forms are required here, outside the `do_not_recommend`
 // impl, so that a value without one is reported as such.
@@ -141,12 +151,65 @@ where
 {
 }
 
+// A computed (`S<U>`) entry, mode or tile: the same comparison on the
+// typenums, the values printed only when it fails.
+
+/// A mode, against the entry whose typenum is `UN` and its tile `T`.
+#[doc(hidden)]
+pub trait ModeU<UN, T> {}
+impl<UN, T> ModeU<UN, T> for usize {}
+impl<UN, T> ModeU<UN, T> for Skip {}
+impl<UN, T: TileU<UN, <C<M> as TypenumForm>::U>, const M: usize> ModeU<UN, T> for C<M> where
+    C<M>: TypenumForm
+{
+}
+impl<UN, T: TileU<UN, UM>, UM> ModeU<UN, T> for S<UM> {}
+
+/// A tile, against the entry `UN` of a mode of size `UM` (typenums).
+#[doc(hidden)]
+pub trait TileU<UN, UM> {}
+impl<UN, UM> TileU<UN, UM> for usize {}
+impl<UN, UM> TileU<UN, UM> for Skip {}
+impl<UN, UM, TS, TD> TileU<UN, UM> for Layout<TS, TD> {}
+impl<UN, UM, const K: usize> TileU<UN, UM> for C<K>
+where
+    C<K>: TypenumForm,
+    (): TileFitsU<UN, UM, <C<K> as TypenumForm>::U>,
+{
+}
+impl<UN, UM, UK> TileU<UN, UM> for S<UK> where (): TileFitsU<UN, UM, UK> {}
+
+/// [`TileBelow`] on typenums: `UN * UK < UM`.
+#[doc(hidden)]
+pub trait TileFitsU<UN, UM, UK> {}
+impl<UN: core::ops::Mul<UK>, UM, UK> TileFitsU<UN, UM, UK> for ()
+where
+    Prod<UN, UK>: IsLess<UM>,
+    <Prod<UN, UK> as IsLess<UM>>::Output: TileOr<UN, UM, UK>,
+{
+}
+/// `B1`: the tile starts inside its mode; `B0`: [`TileBelow`]'s refusal,
+/// the values printed.
+#[doc(hidden)]
+pub trait TileOr<UN, UM, UK> {}
+impl<UN, UM, UK> TileOr<UN, UM, UK> for B1 {}
+impl<UN, UM, UK, const N: usize, const M: usize, const K: usize> TileOr<UN, UM, UK> for B0
+where
+    UN: ConstForm<C = C<N>>,
+    UM: ConstForm<C = C<M>>,
+    UK: ConstForm<C = C<K>>,
+    (): TileBelow<N, M, K>,
+{
+}
+
 /// Nested entries, modes and tiles: not checked here.
 macro_rules! nested {
     ($($x:ident),*) => {
         impl<Sh, T, $($x),*> TileEntry<Sh, T> for ($($x,)*) {}
         impl<const N: usize, T, $($x),*> EntryMode<N, T> for ($($x,)*) {}
         impl<const N: usize, const M: usize, $($x),*> EntryTile<N, M> for ($($x,)*) {}
+        impl<UN, T, $($x),*> ModeU<UN, T> for ($($x,)*) {}
+        impl<UN, UM, $($x),*> TileU<UN, UM> for ($($x,)*) {}
     };
 }
 crate::typelevel::tuple::for_each_tuple!(nested);
