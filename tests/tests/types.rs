@@ -3,9 +3,9 @@
 
 use layout_core::algebra::complement::CotargetOf;
 use layout_core::algebra::inverse::{LeftInverseDistinct, LeftInverseStep, LeftInverseZero};
-use layout_core::atom::accumulator::{AccAregsNOf, AccAregsV};
+use layout_core::atom::accumulator::{AccAregsA, AccAregsNOf, AccAregsV};
 use layout_core::tensor::{algorithm::SameSize, tile_coord::TileCoordIn};
-use layout_core::typenum::{U12, U3};
+use layout_core::typenum::{U10, U12, U3, U4};
 use layout_core::{
     layout, layout_type, make_layout_left, Congruent, Crd2Idx, IntTuple, Layout, Respell, C, S,
 };
@@ -65,6 +65,12 @@ assert_impl_all!((C<2>, C<1>): TileCoordIn<(C<10>, C<8>), (C<4>, C<4>)>);
 assert_not_impl_any!((C<3>, C<0>): TileCoordIn<(C<10>, C<8>), (C<4>, C<4>)>);
 assert_not_impl_any!((C<0>, C<2>): TileCoordIn<(C<10>, C<8>), (C<4>, C<4>)>);
 assert_impl_all!((usize, C<1>): TileCoordIn<(C<10>, C<8>), (C<4>, C<4>)>);
+// The same grid with computed modes and tiles (S<U>, as the algebra makes
+// them): 12 x 10 in 3 x 4 tiles is 4 x 3; (3,2) starts inside (9 < 12,
+// 8 < 10), (4,0) and (0,3) do not.
+assert_impl_all!((C<3>, C<2>): TileCoordIn<(S<U12>, S<U10>), (S<U3>, C<4>)>);
+assert_not_impl_any!((C<4>, C<0>): TileCoordIn<(S<U12>, S<U10>), (S<U3>, C<4>)>);
+assert_not_impl_any!((C<0>, C<3>): TileCoordIn<(S<U12>, C<10>), (C<3>, S<U4>)>);
 // left_inverse on sorted modes `_M:_A` then stride `_B`: B a multiple of A
 // with B / A >= M. _4:_1 then 4 and _2:_1 then 3 (a gap is fine) stack;
 // _3:_2 then 3 (not a multiple), _4:_1 then 3 (inside the first mode) and
@@ -75,14 +81,21 @@ assert_not_impl_any!((): LeftInverseStep<4, 1, 3>);
 assert_not_impl_any!((): LeftInverseStep<2, 0, 1>);
 // convert_layout_acc_aregs' N mode against the N-atoms of one A atom
 // (K/N: 2 for m16n8k16): 4 and 2 split, 3 does not; an SS atom (K/N = 0,
-// refused by its constant check with its own reason) passes this one; a
-// computed size is left to the constant check.
+// refused by AccAregsA with its own reason) passes this one; a computed
+// size is compared as a typenum: 12 splits, 3 does not.
 assert_impl_all!(C<4>: AccAregsNOf<C<2>>);
 assert_impl_all!(C<2>: AccAregsNOf<C<2>>);
 assert_not_impl_any!(C<3>: AccAregsNOf<C<2>>);
 assert_not_impl_any!(C<6>: AccAregsNOf<C<4>>);
 assert_impl_all!(C<4>: AccAregsNOf<C<0>>);
-assert_impl_all!(S<U3>: AccAregsNOf<C<2>>);
+assert_impl_all!(S<U12>: AccAregsNOf<C<2>>);
+assert_not_impl_any!(S<U3>: AccAregsNOf<C<2>>);
+// The atom's A fragment in registers: the SM80 atom's 8 values and the RS
+// GMMA's 8 a thread; the SS GMMA's A layout gives each thread the whole
+// 64 x 16 tile (1024 values: A is read from shared memory).
+assert_impl_all!(layout_core::atom::SM80_16x8x16_F32F16F16F32_TN: AccAregsA);
+assert_impl_all!(layout_core::atom::SM90_64x64x16_F32F16F16_RS: AccAregsA);
+assert_not_impl_any!(layout_core::atom::SM90_64x64x16_F32F16F16_SS: AccAregsA);
 // The value mode against one atom's accumulators: the SM80 16x8x16 atom's
 // C layout ((4,8),(2,2)) gives each thread 2 x 2 = 4 of them; a run-time
 // size is left to the constant check.
