@@ -95,6 +95,11 @@ pub const fn block_size_ok(bs: usize) -> bool {
     bs.is_power_of_two() && bs >= 16 && bs <= 256
 }
 
+/// The most splits [`split_plan`] takes.
+pub const MAX_SPLITS: usize = 16;
+/// The fewest tiles of the context a split of [`split_plan`] takes.
+pub const MIN_SPLIT_TILES: usize = 8;
+
 /// How a launch splits the context: `splits` blocks per (sequence, K/V
 /// head, row block), each taking `split_keys` keys (a multiple of the
 /// tile).
@@ -129,18 +134,26 @@ fn wave_fill(n: usize, slots: usize) -> usize {
 /// row blocks runs in waves of `slots` = `sms` x
 /// [`decode_blocks_per_sm`]`(d)` blocks; as the blocks of one launch take
 /// equally long, a last wave that is partly empty idles the rest of the
-/// GPU. The rule takes the fewest splits (1 to 64, each at least 4 tiles
-/// of the context, so that its reads outweigh its share of the merge)
-/// whose launch keeps at least 90% of the slots busy over its waves, and
-/// when none does, the splits that keep the most busy (the fewest of
-/// those). `max_ctx` is the longest context of the batch.
+/// GPU. The rule takes the fewest splits (1 to [`MAX_SPLITS`], each at
+/// least [`MIN_SPLIT_TILES`] tiles of the context) whose launch keeps at
+/// least 90% of the slots busy over its waves, and when none does, the
+/// splits that keep the most busy (the fewest of those). `max_ctx` is the
+/// longest context of the batch.
+///
+/// The bounds are the merge's price: the last split of a row block reads
+/// every split's partials back after a fence and a count, so on an H100
+/// (`gpu-runner decode-time --split-keys`, one run) batch 1 at 512 tokens
+/// took 16.0 µs unsplit against 20.3 in 2 splits of 4 tiles, and at 32k
+/// tokens 69.1 µs in 16 splits against 77.2 in 32 and 96.0 in 64.
 ///
 /// ```
 /// use layout_kernels::maps::{split_plan, SplitPlan};
 /// // Batch 1, 8 K/V heads, one row block, 32k tokens at d = 128 (64-key
-/// // tiles, 2 blocks an SM) on 132 SMs: 31 splits of 17 tiles, 248 of the
-/// // 264 slots (30 splits would round to 29 of 18 tiles, 232 blocks).
-/// assert_eq!(split_plan(128, 8, 32768, 132), SplitPlan { splits: 31, split_keys: 1088 });
+/// // tiles, 2 blocks an SM) on 132 SMs: no count up to 16 fills 90% of
+/// // the 264 slots, so the most: 16 splits of 32 tiles, 128 blocks.
+/// assert_eq!(split_plan(128, 8, 32768, 132), SplitPlan { splits: 16, split_keys: 2048 });
+/// // 512 tokens are 8 tiles: one split.
+/// assert_eq!(split_plan(128, 8, 512, 132).splits, 1);
 /// // Batch 8: 4 splits make one full wave of 256 blocks (5 would make
 /// // 320: a second wave of 56).
 /// assert_eq!(split_plan(128, 64, 32768, 132).splits, 4);
@@ -164,7 +177,7 @@ pub fn split_plan(d: usize, blocks: usize, max_ctx: usize, sms: usize) -> SplitP
         return plan(1);
     }
     let mut best = (plan(1), 0);
-    for want in 1..=(tiles / 4).clamp(1, 64) {
+    for want in 1..=(tiles / MIN_SPLIT_TILES).clamp(1, MAX_SPLITS) {
         let p = plan(want);
         let fill = wave_fill(blocks.saturating_mul(p.splits), slots);
         if fill >= 900 {
@@ -196,7 +209,7 @@ mod tests {
 
     /// The split rule against its statement, over a grid of shapes: the
     /// splits cover the context with the last one non-empty, each at
-    /// least 4 tiles (unless unsplit), at most 64; the fewest whose waves
+    /// least 8 tiles (unless unsplit), at most 16; the fewest whose waves
     /// keep 90% of the slots busy, or else none of fewer splits keeping
     /// as many busy.
     #[test]
@@ -211,7 +224,7 @@ mod tests {
                 1000 * n / (waves * slots)
             };
             for blocks in [1, 7, 8, 64, 131, 132, 264, 300, 500, 2000] {
-                for ctx in [0, 1, t, 4 * t, 4 * t + 1, 1000, 4096, 32768, 100_000] {
+                for ctx in [0, 1, t, 8 * t, 8 * t + 1, 16 * t, 1000, 4096, 32768, 100_000] {
                     let p = split_plan(d, blocks, ctx, sms);
                     let tiles = ctx.div_ceil(t).max(1);
                     assert_eq!(p.split_keys % t, 0);
@@ -220,9 +233,9 @@ mod tests {
                         "{d} {blocks} {ctx}: {p:?}"
                     );
                     assert!((p.splits - 1) * p.split_keys < tiles * t, "{p:?}");
-                    assert!(p.splits <= 64);
+                    assert!(p.splits <= 16);
                     assert!(
-                        p.split_keys >= 4 * t || p.splits == 1,
+                        p.split_keys >= 8 * t || p.splits == 1,
                         "{d} {blocks} {ctx}: {p:?}"
                     );
                     let got = fill(blocks * p.splits);
@@ -242,7 +255,7 @@ mod tests {
                     // Where more splits were allowed and this one is short
                     // of 90%, none of the allowed ones does better.
                     if got < 900 {
-                        for more in p.splits + 1..=(tiles / 4).min(64) {
+                        for more in p.splits + 1..=(tiles / 8).min(16) {
                             let per = tiles.div_ceil(more);
                             let f = fill(blocks * tiles.div_ceil(per));
                             assert!(
