@@ -224,7 +224,18 @@ mod tests {
                 1000 * n / (waves * slots)
             };
             for blocks in [1, 7, 8, 64, 131, 132, 264, 300, 500, 2000] {
-                for ctx in [0, 1, t, 8 * t, 8 * t + 1, 16 * t, 1000, 4096, 32768, 100_000] {
+                for ctx in [
+                    0,
+                    1,
+                    t,
+                    8 * t,
+                    8 * t + 1,
+                    16 * t,
+                    1000,
+                    4096,
+                    32768,
+                    100_000,
+                ] {
                     let p = split_plan(d, blocks, ctx, sms);
                     let tiles = ctx.div_ceil(t).max(1);
                     assert_eq!(p.split_keys % t, 0);
