@@ -9,11 +9,14 @@
 //! about half the compile time.
 
 use super::admits::{
-    AnyZeroLeaf, Both2, CompositionVerdict, CotargetOr, DivideOp, Holds, OverlapOr, ZeroOr,
+    AnyZeroLeaf, CompositionVerdict, CotargetOr, DivideOp, Holds, OverlapOr, ZeroOr,
 };
 use super::by_mode::{Admits, ByDivide, ByZipDivide, Unpack};
 use super::coalesce::Coalesce;
-use super::complement::{ComplementOf, ComplementShape, ComplementStride, FilteredModes};
+use super::complement::{
+    Admits as ComplementAdmits, ComplementOf, ComplementShape, ComplementStride, FilteredModes,
+    NotStacking,
+};
 use super::composition::{first_error, CoalesceX, CompLayout, ComposeOnto};
 use crate::error::LayoutError;
 use crate::layout::compact::Compact;
@@ -135,23 +138,132 @@ where
     TilerModes<BS, BD>: ComplementOf<CoalescedShape<AS, AD>>,
     DivisorParts<AS, AD, BS, BD>: CompositionVerdict<<Layout<AS, AD> as CoalesceX>::Pairs>,
     <CoalescedShape<AS, AD> as IntTuple>::Leaves: AnyZeroLeaf,
-    <AllStatic2<BS, BD> as Both2<
-        <<CoalescedShape<AS, AD> as IntTuple>::Leaves as AnyZeroLeaf>::Out,
-    >>::Out: OverlapOr<
+    CoalescedShape<AS, AD>: LeafBit,
+    TilerKind<AS, AD, BS, BD>: TilerCheck<
         TilerModes<BS, BD>,
+        (CoalescedShape<AS, AD>, BS, BD),
         <DivisorParts<AS, AD, BS, BD> as CompositionVerdict<
             <Layout<AS, AD> as CoalesceX>::Pairs,
         >>::Out,
     >,
-    AllStatic2<BS, BD>: Both2<<<CoalescedShape<AS, AD> as IntTuple>::Leaves as AnyZeroLeaf>::Out>,
-    <<AllStatic2<BS, BD> as Both2<
-        <<CoalescedShape<AS, AD> as IntTuple>::Leaves as AnyZeroLeaf>::Out,
-    >>::Out as OverlapOr<
+    <TilerKind<AS, AD, BS, BD> as TilerCheck<
         TilerModes<BS, BD>,
+        (CoalescedShape<AS, AD>, BS, BD),
         <DivisorParts<AS, AD, BS, BD> as CompositionVerdict<
             <Layout<AS, AD> as CoalesceX>::Pairs,
         >>::Out,
     >>::Out: Holds<Op>,
+{
+}
+
+/// What decides the tiler's modes before the composition: (whether the
+/// tiler is static, whether A's coalesced shape has a static 0, whether
+/// that shape is one integer).
+type TilerKind<AS, AD, BS, BD> = (
+    AllStatic2<BS, BD>,
+    <<CoalescedShape<AS, AD> as IntTuple>::Leaves as AnyZeroLeaf>::Out,
+    <CoalescedShape<AS, AD> as LeafBit>::Out,
+);
+
+/// `B1` for a leaf (an integer shape), `B0` for a tuple.
+#[doc(hidden)]
+pub trait LeafBit {
+    type Out;
+}
+impl LeafBit for usize {
+    type Out = B1;
+}
+impl<const N: usize> LeafBit for C<N> {
+    type Out = B1;
+}
+impl<U> LeafBit for crate::typelevel::int::S<U> {
+    type Out = B1;
+}
+macro_rules! leaf_bit_tuple {
+    ($($t:ident),*) => {
+        impl<$($t),*> LeafBit for ($($t,)*) {
+            type Out = B0;
+        }
+    };
+}
+crate::typelevel::tuple::for_each_tuple!(leaf_bit_tuple);
+
+/// The tiler's modes `T` against the cotarget (`X` = (cotarget, tiler
+/// shape, tiler stride)), then the composition's verdict `V`, by
+/// [`TilerKind`] `Self`: a static tiler against a cotarget without a 0
+/// must not overlap ([`OverlapOr`]); against the integer 0 it must stack
+/// (the complement's walk: its rest is then ceil(0 / n), nothing to
+/// cover); a tuple cotarget with a 0 is refused as such, a run-time
+/// tiler at run time.
+#[doc(hidden)]
+pub trait TilerCheck<T, X, V> {
+    type Out;
+}
+impl<T, X, V, L> TilerCheck<T, X, V> for (B1, B0, L)
+where
+    B1: OverlapOr<T, V>,
+{
+    type Out = <B1 as OverlapOr<T, V>>::Out;
+}
+impl<T, Cot, BS, BD, V> TilerCheck<T, (Cot, BS, BD), V> for (B1, B1, B1)
+where
+    T: ComplementAdmits<Cot, BS, BD>,
+    <T as ComplementAdmits<Cot, BS, BD>>::Out: StacksThen<V>,
+{
+    type Out = <<T as ComplementAdmits<Cot, BS, BD>>::Out as StacksThen<V>>::Out;
+}
+impl<T, X, V> TilerCheck<T, X, V> for (B1, B1, B0) {
+    type Out = V;
+}
+impl<T, X, V, Z, L> TilerCheck<T, X, V> for (B0, Z, L) {
+    type Out = V;
+}
+/// The stacking walk's verdict, then `V`: a mode that does not stack is
+/// the divide's refusal.
+#[doc(hidden)]
+pub trait StacksThen<V> {
+    type Out;
+}
+impl<V> StacksThen<V> for super::admits::Admitted {
+    type Out = V;
+}
+impl<S, D, V> StacksThen<V> for NotStacking<S, D> {
+    type Out = TilerNotStacking<S, D>;
+}
+/// A divide's tiler (or a tensor's tile) whose mode `S:D`, sorted by
+/// stride, does not stack on the modes below it, against an A of size 0.
+#[doc(hidden)]
+pub struct TilerNotStacking<S, D>(core::marker::PhantomData<(S, D)>);
+/// A divide of an A of size 0 by a tiler whose modes do not stack (never
+/// holds: the refusal's message).
+///
+/// ```compile_fail,E0277
+/// use layout_core::{algebra::logical_divide, layout};
+/// // error: logical_divide: the tiler's mode _2:_1 does not stack on its
+/// // modes with smaller strides, so it has no complement
+/// let _ = logical_divide(layout!((0,4):(1,0)), layout!((2,2):(1,1)));
+/// ```
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "logical_divide: the tiler's mode _{S}:_{D} does not stack on its modes with smaller strides, so it has no complement",
+    label = "a tiler whose modes do not stack",
+    note = "A has size 0, so the tiler's complement is only asked to exist: sorted by stride, each stride must pass every offset of the modes below it"
+)]
+pub trait DivideTilerNotStacking<const S: usize, const D: usize> {}
+/// A tensor of size 0 cut by a tile whose modes do not stack (never
+/// holds: the refusal's message).
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "the tile's mode _{S}:_{D} does not stack on its modes with smaller strides, so it has no complement and cannot cut the tensor's layout",
+    label = "a tile whose modes do not stack"
+)]
+pub trait TileNotStacking<const S: usize, const D: usize> {}
+impl<const S: usize, const D: usize> Holds<DivideOp> for TilerNotStacking<C<S>, C<D>> where
+    (): DivideTilerNotStacking<S, D>
+{
+}
+impl<const S: usize, const D: usize> Holds<super::admits::TileOp> for TilerNotStacking<C<S>, C<D>> where
+    (): TileNotStacking<S, D>
 {
 }
 
