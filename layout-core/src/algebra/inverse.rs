@@ -498,6 +498,7 @@ where
     (): ZeroU<U, <C<A> as TypenumForm>::U>,
 {
 }
+impl<const A: usize> ZeroStrideShape<A> for usize {}
 /// The shape `Self` of a mode whose stride is the computed `UD`.
 #[doc(hidden)]
 pub trait ZeroShapeU<UD> {}
@@ -517,20 +518,19 @@ impl<UM: StaticOneTag, UD: StaticZeroTag> ZeroU<UM, UD> for ()
 where
     UD::IsZero: Not,
     (<UD::IsZero as Not>::Output, UM::IsOne): Either,
-    <(<UD::IsZero as Not>::Output, UM::IsOne) as Either>::Out: ZeroOr<UM, UD>,
+    <(<UD::IsZero as Not>::Output, UM::IsOne) as Either>::Out: ZeroStrideOr<UM, UD>,
 {
 }
 /// `B1`: holds; `B0`: [`LeftInverseZero`]'s refusal, the values printed.
 #[doc(hidden)]
-pub trait ZeroOr<UM, UD> {}
-impl<UM, UD> ZeroOr<UM, UD> for B1 {}
+pub trait ZeroStrideOr<UM, UD> {}
+impl<UM, UD> ZeroStrideOr<UM, UD> for B1 {}
 impl<UM: ConstForm<C = C<M>>, UD: ConstForm<C = C<A>>, const M: usize, const A: usize>
-    ZeroOr<UM, UD> for B0
+    ZeroStrideOr<UM, UD> for B0
 where
     (): LeftInverseZero<M, A>,
 {
 }
-impl<const A: usize> ZeroStrideShape<A> for usize {}
 /// The stride `Self` against the strides of the later modes `T`.
 #[doc(hidden)]
 pub trait DistinctStrides<T> {

@@ -220,14 +220,13 @@ where
     (): CoordBelow<N, M>,
 {
 }
-// An `S<U>` mode (a computed one, or a value past `C<N>`'s table) is
-// compared as a typenum, but in a partition's slice.
+// An `S<U>` mode (a computed one, or a value past `C<N>`'s table) takes
+// `_N` as it takes an `S<U>` coordinate, but in a partition's slice.
 impl<const N: usize, U: Unsigned> TakesStatic<N, Unchecked> for S<U> {}
 impl<const N: usize, U: Unsigned> TakesStatic<N, Checked> for S<U>
 where
     C<N>: TypenumForm,
-    <C<N> as TypenumForm>::U: IsLess<U>,
-    <<C<N> as TypenumForm>::U as IsLess<U>>::Output: Below<<C<N> as TypenumForm>::U, S<U>>,
+    S<U>: TakesTypenum<<C<N> as TypenumForm>::U>,
 {
 }
 /// A tuple shape, one impl per rank (a blanket impl over tuples would be a
