@@ -5,8 +5,8 @@
 
 use crate::Error;
 use layout_kernels::maps::{
-    bwd_smem_bytes, flash_bm, flash_smem_bytes, BWD_HEAD_DIMS, BWD_THREADS, BWD_TILE,
-    FLASH_HEAD_DIMS, FLASH_THREADS,
+    bwd_kv_smem_bytes, bwd_smem_bytes, flash_bm, flash_smem_bytes, BWD_HEAD_DIMS, BWD_KV_KEYS,
+    BWD_KV_THREADS, BWD_THREADS, BWD_TILE, FLASH_HEAD_DIMS, FLASH_THREADS,
 };
 use layout_kernels_sm90::attention as sm90;
 
@@ -83,7 +83,8 @@ pub const FAMILIES: [Family; 2] = [
 /// `flash_attn_bwd_dq_d*` of `layout-kernels`; SM80 instructions, run on
 /// Hopper too) as a family: [`Family::launch_shape`] checks a problem for
 /// them and gives the dQ launch's shape (64-row tiles); the dK/dV launch
-/// is the same along the keys and K/V heads ([`bwd_dkdv_grid`]). Not one
+/// takes 128-key blocks along the keys and K/V heads ([`bwd_dkdv_grid`],
+/// [`bwd_dkdv_block`]). Not one
 /// of [`FAMILIES`] (no forward entry points).
 pub const BWD: Family = Family {
     name: "flash_attn_bwd",
@@ -173,12 +174,23 @@ pub fn bwd_entries(p: &Problem, mode: BwdMode) -> [String; 3] {
     }
 }
 
-/// The dK/dV launch's grid of a problem [`BWD`] takes: (ceil(seq_k / 64),
+/// The dK/dV launch's grid of a problem [`BWD`] takes: (ceil(seq_k / 128),
 /// kv_heads, batch) (the longest sequence's keys when packed; at least
 /// one block).
 pub fn bwd_dkdv_grid(p: &Problem) -> (u32, u32, u32) {
-    let blocks = p.seq_k.div_ceil(BWD_TILE).max(1);
+    let blocks = p.seq_k.div_ceil(BWD_KV_KEYS).max(1);
     (blocks as u32, p.kv_heads as u32, p.batch as u32)
+}
+
+/// The dK/dV launch's threads and dynamic shared memory (bytes) at head
+/// dimension `d`: 256 threads, `bwd_kv_smem_bytes(d)` (99,328 bytes at d
+/// = 64, 164,864 at 128).
+///
+/// ```
+/// assert_eq!(layout_gpu::attention::bwd_dkdv_block(128), (256, 164864));
+/// ```
+pub fn bwd_dkdv_block(d: usize) -> (u32, u32) {
+    (BWD_KV_THREADS as u32, bwd_kv_smem_bytes(d) as u32)
 }
 
 /// The largest grid y and z (heads, batch).

@@ -1403,7 +1403,7 @@ pub fn attention_bwd(
         &mut DeviceBuffer<f16>,
     ),
 ) -> Result<(), Error> {
-    use crate::attention::{bwd_dkdv_grid, bwd_entries, BWD};
+    use crate::attention::{bwd_dkdv_block, bwd_dkdv_grid, bwd_entries, BWD};
     use layout_kernels::maps::{BWD_CONVERT_THREADS, BWD_DOT_THREADS};
     let op = BWD.name;
     let atomic = mode == BwdMode::Atomic;
@@ -1505,18 +1505,23 @@ pub fn attention_bwd(
     // aligned; the offsets, when packed, batch + 1 each (checked); the
     // outputs written only and distinct (`&mut`); the grids and shared
     // memory of `BWD` (`launch_shape`: sizes within the kernels' 32-bit
-    // limits and the grid's).
+    // limits and the grid's) for dQ, `bwd_dkdv_grid` and `bwd_dkdv_block`
+    // for dK/dV.
     let (block, smem) = (shape.block, shape.shared_bytes);
     let (cu_q, cu_k) = match cu {
         Some((a, b)) => (Some(a), Some(b)),
         None => (None, None),
     };
+    let kv = (bwd_dkdv_grid(p), bwd_dkdv_block(p.d));
     let launches: &[_] = if atomic {
-        &[(dkdv_f, bwd_dkdv_grid(p), true)]
+        &[(dkdv_f, kv, true)]
     } else {
-        &[(dkdv_f, bwd_dkdv_grid(p), true), (dq_f, shape.grid, false)]
+        &[
+            (dkdv_f, kv, true),
+            (dq_f, (shape.grid, (block, smem)), false),
+        ]
     };
-    for &(f, grid, dkdv) in launches {
+    for &(f, (grid, (block, smem)), dkdv) in launches {
         let l = stream.launch(f).grid(grid).block(block).shared_bytes(smem);
         let l = {
             let l = l.arg(q).arg(k).arg(v).arg(d_o).arg(lse).arg(&*dot);

@@ -18,5 +18,7 @@ layout_device::shared_memory!(
 
 /// The attention kernels' dynamic buffers, declared with their entry points.
 pub use crate::attention::entry::{FLASH_SMEM_D128, FLASH_SMEM_D256, FLASH_SMEM_D64};
-pub use crate::attention_bwd::entry::{BWD_SMEM_D128, BWD_SMEM_D64};
+pub use crate::attention_bwd::entry::{
+    BWD_KV_SMEM_D128, BWD_KV_SMEM_D64, BWD_SMEM_D128, BWD_SMEM_D64,
+};
 pub use crate::decode::entry::{DECODE_SMEM_D128, DECODE_SMEM_D64};

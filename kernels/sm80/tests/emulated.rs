@@ -1033,9 +1033,10 @@ fn attention_bwd_case(c: Case, d: usize) {
         flash_bwd_dkdv, flash_bwd_dot, flash_bwd_dq, flash_bwd_dq_convert,
     };
     use layout_kernels::maps::{
-        bwd_smem_bytes, BWD_CONVERT_THREADS, BWD_DOT_THREADS, BWD_THREADS, BWD_TILE,
+        bwd_kv_smem_bytes, bwd_smem_bytes, BWD_CONVERT_THREADS, BWD_DOT_THREADS, BWD_KV_KEYS,
+        BWD_KV_THREADS, BWD_THREADS, BWD_TILE,
     };
-    use layout_kernels::smem::{BWD_SMEM_D128, BWD_SMEM_D64};
+    use layout_kernels::smem::{BWD_KV_SMEM_D128, BWD_KV_SMEM_D64, BWD_SMEM_D128, BWD_SMEM_D64};
     #[allow(non_snake_case)]
     let (D, CAUSAL) = (d, c.mask.is_some());
     let (nh, nkv) = c.heads;
@@ -1138,36 +1139,36 @@ fn attention_bwd_case(c: Case, d: usize) {
     let key_tiles = |what: &str| {
         Launch::new(
             &name(what),
-            (longest(|l| l.1).div_ceil(BWD_TILE), nkv, c.lens.len()),
-            BWD_THREADS,
+            (longest(|l| l.1).div_ceil(BWD_KV_KEYS), nkv, c.lens.len()),
+            BWD_KV_THREADS,
         )
-        .shared_bytes(bwd_smem_bytes(D))
+        .shared_bytes(bwd_kv_smem_bytes(D))
     };
     let launch = key_tiles("dkdv");
     let outs = (dk.global_mut(), dv.global_mut());
     let dkdv = move |outs, acc, atomic: bool| match (D, CAUSAL, atomic) {
         (64, false, false) => {
-            flash_bwd_dkdv::<BWD_SMEM_D64, 64, false, false>(p, ins, stats, outs, acc)
+            flash_bwd_dkdv::<BWD_KV_SMEM_D64, 64, false, false>(p, ins, stats, outs, acc)
         }
         (64, true, false) => {
-            flash_bwd_dkdv::<BWD_SMEM_D64, 64, true, false>(p, ins, stats, outs, acc)
+            flash_bwd_dkdv::<BWD_KV_SMEM_D64, 64, true, false>(p, ins, stats, outs, acc)
         }
         (128, false, false) => {
-            flash_bwd_dkdv::<BWD_SMEM_D128, 128, false, false>(p, ins, stats, outs, acc)
+            flash_bwd_dkdv::<BWD_KV_SMEM_D128, 128, false, false>(p, ins, stats, outs, acc)
         }
         (128, true, false) => {
-            flash_bwd_dkdv::<BWD_SMEM_D128, 128, true, false>(p, ins, stats, outs, acc)
+            flash_bwd_dkdv::<BWD_KV_SMEM_D128, 128, true, false>(p, ins, stats, outs, acc)
         }
         (64, false, true) => {
-            flash_bwd_dkdv::<BWD_SMEM_D64, 64, false, true>(p, ins, stats, outs, acc)
+            flash_bwd_dkdv::<BWD_KV_SMEM_D64, 64, false, true>(p, ins, stats, outs, acc)
         }
         (64, true, true) => {
-            flash_bwd_dkdv::<BWD_SMEM_D64, 64, true, true>(p, ins, stats, outs, acc)
+            flash_bwd_dkdv::<BWD_KV_SMEM_D64, 64, true, true>(p, ins, stats, outs, acc)
         }
         (128, false, true) => {
-            flash_bwd_dkdv::<BWD_SMEM_D128, 128, false, true>(p, ins, stats, outs, acc)
+            flash_bwd_dkdv::<BWD_KV_SMEM_D128, 128, false, true>(p, ins, stats, outs, acc)
         }
-        _ => flash_bwd_dkdv::<BWD_SMEM_D128, 128, true, true>(p, ins, stats, outs, acc),
+        _ => flash_bwd_dkdv::<BWD_KV_SMEM_D128, 128, true, true>(p, ins, stats, outs, acc),
     };
     run(&launch, move || dkdv(outs, none, false)).unwrap();
     // The atomic dQ: dK, dV and dQ's sums in one launch, then the
@@ -1298,6 +1299,28 @@ fn attention_bwd_top_left_more_rows_than_keys() {
         Case {
             mask: CAUSAL_MASK,
             ..planes(2, (130, 65), (4, 2), 0.125)
+        },
+        128,
+    );
+}
+
+/// Masked blocks with query tiles that see every key of the block (the
+/// kernel skips their mask): causal below the diagonal at d = 64, and a
+/// window of 150 keys each side at d = 128 (key block 128..256 is whole for
+/// rows 128..192), beside the partial tiles around them.
+#[test]
+fn attention_bwd_whole_tiles_in_masks() {
+    attention_bwd_case(
+        Case {
+            mask: CAUSAL_MASK,
+            ..planes(1, (300, 300), (1, 1), 0.3)
+        },
+        64,
+    );
+    attention_bwd_case(
+        Case {
+            mask: Some((150, -150)),
+            ..planes(1, (300, 300), (2, 1), 0.3)
         },
         128,
     );

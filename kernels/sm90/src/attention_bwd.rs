@@ -11,32 +11,42 @@
 //! crate declares it for its own PTX (ptxas's registers and spills are its
 //! figures for `sm_90a`).
 
-/// The dK/dV kernels: 128 threads, 2 blocks an SM (as in the SM80 crate).
-pub const FLASH_ATTN_BWD_DKDV_D64_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// The dK/dV kernels: 256 threads, one block an SM (as in the SM80 crate).
+pub const FLASH_ATTN_BWD_DKDV_D64_LAUNCH_BOUNDS: (u32, u32) = (256, 1);
 /// See [`FLASH_ATTN_BWD_DKDV_D64_LAUNCH_BOUNDS`].
-pub const FLASH_ATTN_BWD_DKDV_D64_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+pub const FLASH_ATTN_BWD_DKDV_D64_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (256, 1);
 /// See [`FLASH_ATTN_BWD_DKDV_D64_LAUNCH_BOUNDS`].
-pub const FLASH_ATTN_BWD_DKDV_D128_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+pub const FLASH_ATTN_BWD_DKDV_D128_LAUNCH_BOUNDS: (u32, u32) = (256, 1);
 /// See [`FLASH_ATTN_BWD_DKDV_D64_LAUNCH_BOUNDS`].
-pub const FLASH_ATTN_BWD_DKDV_D128_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
-/// At d = 128 the dK/dV kernels pass 255 registers by a few and spill (as
-/// for sm_90); more than this fails the build.
-pub const FLASH_ATTN_BWD_DKDV_D128_SPILL_BYTES: (u32, u32) = (96, 112);
-/// See [`FLASH_ATTN_BWD_DKDV_D128_SPILL_BYTES`].
-pub const FLASH_ATTN_BWD_DKDV_D128_CAUSAL_SPILL_BYTES: (u32, u32) = (96, 112);
+pub const FLASH_ATTN_BWD_DKDV_D128_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (256, 1);
 /// The dK/dV kernels with the atomic dQ: as the dK/dV kernels.
-pub const FLASH_ATTN_BWD_DKDVQ_D64_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+pub const FLASH_ATTN_BWD_DKDVQ_D64_LAUNCH_BOUNDS: (u32, u32) = (256, 1);
 /// See [`FLASH_ATTN_BWD_DKDVQ_D64_LAUNCH_BOUNDS`].
-pub const FLASH_ATTN_BWD_DKDVQ_D64_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+pub const FLASH_ATTN_BWD_DKDVQ_D64_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (256, 1);
 /// See [`FLASH_ATTN_BWD_DKDVQ_D64_LAUNCH_BOUNDS`].
-pub const FLASH_ATTN_BWD_DKDVQ_D128_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+pub const FLASH_ATTN_BWD_DKDVQ_D128_LAUNCH_BOUNDS: (u32, u32) = (256, 1);
 /// See [`FLASH_ATTN_BWD_DKDVQ_D64_LAUNCH_BOUNDS`].
-pub const FLASH_ATTN_BWD_DKDVQ_D128_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
-/// At d = 128 the atomic dQ's kernels spill as the dK/dV kernels do; more
-/// than this fails the build.
-pub const FLASH_ATTN_BWD_DKDVQ_D128_SPILL_BYTES: (u32, u32) = (352, 448);
+pub const FLASH_ATTN_BWD_DKDVQ_D128_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (256, 1);
+/// ptxas spills a few words of the dK/dV kernels at d = 64 (the
+/// accumulators, S and dP take 128 registers a thread, the rest the
+/// pointers, sizes and addresses): more than this fails the build.
+pub const FLASH_ATTN_BWD_DKDVQ_D64_SPILL_BYTES: (u32, u32) = (32, 32);
+/// See [`FLASH_ATTN_BWD_DKDVQ_D64_SPILL_BYTES`].
+pub const FLASH_ATTN_BWD_DKDVQ_D64_CAUSAL_SPILL_BYTES: (u32, u32) = (32, 32);
+/// See [`FLASH_ATTN_BWD_DKDVQ_D64_SPILL_BYTES`].
+pub const FLASH_ATTN_BWD_DKDV_D64_SPILL_BYTES: (u32, u32) = (32, 32);
+/// See [`FLASH_ATTN_BWD_DKDVQ_D64_SPILL_BYTES`].
+pub const FLASH_ATTN_BWD_DKDV_D64_CAUSAL_SPILL_BYTES: (u32, u32) = (32, 32);
+/// At d = 128 dK's and dV's accumulators are 128 registers a thread, S
+/// and dP 64: ptxas spills up to 212/472 bytes (stores/loads). More than
+/// this fails the build.
+pub const FLASH_ATTN_BWD_DKDVQ_D128_SPILL_BYTES: (u32, u32) = (256, 512);
 /// See [`FLASH_ATTN_BWD_DKDVQ_D128_SPILL_BYTES`].
-pub const FLASH_ATTN_BWD_DKDVQ_D128_CAUSAL_SPILL_BYTES: (u32, u32) = (352, 448);
+pub const FLASH_ATTN_BWD_DKDVQ_D128_CAUSAL_SPILL_BYTES: (u32, u32) = (256, 512);
+/// See [`FLASH_ATTN_BWD_DKDVQ_D128_SPILL_BYTES`].
+pub const FLASH_ATTN_BWD_DKDV_D128_SPILL_BYTES: (u32, u32) = (256, 512);
+/// See [`FLASH_ATTN_BWD_DKDVQ_D128_SPILL_BYTES`].
+pub const FLASH_ATTN_BWD_DKDV_D128_CAUSAL_SPILL_BYTES: (u32, u32) = (256, 512);
 /// The dQ conversion: 256 threads.
 pub const FLASH_ATTN_BWD_DQ_CONVERT_LAUNCH_BOUNDS: (u32, u32) = (256, 4);
 /// The dQ conversion divides nothing.
@@ -79,19 +89,36 @@ pub const FLASH_ATTN_BWD_DQ_D128_CAUSAL_NO_DIVISION: bool = false;
 /// The `Dot` kernel divides a thread's index into its row and head.
 pub const FLASH_ATTN_BWD_DOT_NO_DIVISION: bool = false;
 
-use layout_kernels::attention_bwd::bwd_smem_bytes;
+use layout_kernels::attention_bwd::{bwd_kv_smem_bytes, bwd_smem_bytes};
 
 layout_device::shared_memory!(
-    /// The backward kernels' shared memory at head dimension 64 (dynamic:
+    /// The dQ kernels' shared memory at head dimension 64 (dynamic:
     /// `bwd_smem_bytes(64)` bytes at launch).
     pub extern static BWD_SMEM_D64: [u8; bwd_smem_bytes(64)]
 );
 
 layout_device::shared_memory!(
-    /// The backward kernels' shared memory at head dimension 128 (dynamic:
+    /// The dQ kernels' shared memory at head dimension 128 (dynamic:
     /// `bwd_smem_bytes(128)` bytes at launch).
     pub extern static BWD_SMEM_D128: [u8; bwd_smem_bytes(128)]
 );
 
+layout_device::shared_memory!(
+    /// The dK/dV kernels' shared memory at head dimension 64 (dynamic:
+    /// `bwd_kv_smem_bytes(64)` bytes at launch).
+    pub extern static BWD_KV_SMEM_D64: [u8; bwd_kv_smem_bytes(64)]
+);
+
+layout_device::shared_memory!(
+    /// The dK/dV kernels' shared memory at head dimension 128 (dynamic:
+    /// `bwd_kv_smem_bytes(128)` bytes at launch).
+    pub extern static BWD_KV_SMEM_D128: [u8; bwd_kv_smem_bytes(128)]
+);
+
 #[cfg(all(target_arch = "nvptx64", feature = "entries"))]
-layout_kernels::flash_bwd_entries!(BWD_SMEM_D64, BWD_SMEM_D128);
+layout_kernels::flash_bwd_entries!(
+    BWD_SMEM_D64,
+    BWD_SMEM_D128,
+    BWD_KV_SMEM_D64,
+    BWD_KV_SMEM_D128
+);

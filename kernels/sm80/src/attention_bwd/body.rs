@@ -3,19 +3,23 @@
 //! address from the forward's maps (`crate::maps`: the tiles are rows of
 //! `D` halves swizzled alike), every gradient summed by one block.
 
-use super::{bwd_ldsm_ds, BWD_CONVERT_THREADS, BWD_DOT_THREADS, BWD_DS_ROW, BWD_THREADS, BWD_TILE};
-use crate::attention::body::{copy_tile, mma_pair, narrow, FlashProblem, ROWS};
+use super::{
+    bwd_dq_coord, bwd_frag, bwd_kv_coord, bwd_ldsm_ds_a, bwd_ldsm_keys_b, bwd_ldsm_keys_v,
+    bwd_ldsm_ps_t, bwd_ldsm_rows_a, bwd_ldsm_rows_b, bwd_ps_at, bwd_s_coord, BWD_CONVERT_THREADS,
+    BWD_DOT_THREADS, BWD_KV_KEYS, BWD_KV_ROWS, BWD_KV_THREADS, BWD_THREADS, BWD_TILE,
+};
+use crate::attention::body::{copy_tile, mma_pair, narrow, row16, FlashProblem, ROWS};
 use crate::maps::{
     flash_copy, flash_copy_xor, flash_ldsm_k, flash_ldsm_q, flash_ldsm_v, flash_o_coord,
-    flash_s_coord, FlashAtom,
+    flash_s_coord, FlashAtom, FLASH_THREADS,
 };
 use layout_core::atom::accumulator::convert_layout_acc_aregs;
 use layout_core::atom::{SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N};
 use layout_core::{instantiate, layout};
 use layout_device::{
     block_dim, block_idx_xyz, cp_async_commit, cp_async_wait, cp_async_wait_all, each, exp2, f16x2,
-    f32x2_of_f16x2, grid_dim, sync_threads, thread_idx, trap, Global, GlobalColumn, GlobalMut,
-    LdsmInstr, SharedBuffer, Smem, F4,
+    f32x2_of_f16x2, grid_dim, in_loop_u32, sync_threads, thread_idx, trap, Global, GlobalColumn,
+    GlobalMut, LdsmInstr, SharedBuffer, Smem, F4,
 };
 
 const LOG2_E: f32 = core::f32::consts::LOG2_E;
@@ -192,62 +196,6 @@ fn head_matrix<const D: usize>(
     x.rows((start * heads + h) * D / 8, rows, heads * D / 8, D / 8)
 }
 
-/// dQ's terms of a block's keys for one query tile, added into `dq_acc`
-/// (f32, rows of `heads · D`): dS (f16 in `wds` as dSᵀ, rows of keys:
-/// [`super::bwd_ldsm_ds`]) times K's tile `wk`, the warp's 16 query rows,
-/// D in parts of 32 columns, each value added by `red.global.add`; rows
-/// `row0 + r` at or past `seq_q` are left out (their dS is 0).
-#[inline(always)]
-#[instantiate((64), (128))]
-fn add_dq<const D: usize>(
-    dq_acc: GlobalMut<f32>,
-    (wds, wk): (Smem, Smem),
-    rows: (usize, usize),
-    at: (usize, usize, usize),
-    tid: usize,
-) {
-    add_dq_part::<D, 0>(dq_acc, (wds, wk), rows, at, tid);
-    add_dq_part::<D, 1>(dq_acc, (wds, wk), rows, at, tid);
-    add_dq_part::<D, 2>(dq_acc, (wds, wk), rows, at, tid);
-    add_dq_part::<D, 3>(dq_acc, (wds, wk), rows, at, tid);
-}
-
-/// Part `H` of [`add_dq`]: columns `32 H .. 32 H + 32`, none past `D` (a
-/// function per part, so that every accumulator index is a constant; 16
-/// accumulators live beside dK's and dV's).
-#[inline(always)]
-#[instantiate((64, 0), (64, 1), (64, 2), (64, 3), (128, 0), (128, 1), (128, 2), (128, 3))]
-fn add_dq_part<const D: usize, const H: usize>(
-    dq_acc: GlobalMut<f32>,
-    (wds, wk): (Smem, Smem),
-    (row0, seq_q): (usize, usize),
-    (start, heads, h): (usize, usize, usize),
-    tid: usize,
-) {
-    if 32 * (H + 1) > D {
-        return;
-    }
-    // The part's first N-atom.
-    let j0 = H * 4;
-    let mut acc = [0f32; 16];
-    each::<{ BWD_TILE / 16 }>(|kk| {
-        let fa = SM75_U16x8_LDSM_T::ldsm(wds, bwd_ldsm_ds(tid, kk) / 2);
-        each::<2>(|jl| {
-            let j2 = j0 / 2 + jl;
-            let b = SM75_U16x8_LDSM_T::ldsm(wk, flash_ldsm_v::<D>(tid, j2, kk) / 2);
-            mma_pair(&mut acc, |x, _, j| (j - j0) * 4 + x, &[fa], b, j2);
-        });
-    });
-    each::<4>(|jl| {
-        each::<4>(|x| {
-            let (r, c) = flash_o_coord::<D>(tid, (x, 0, j0 + jl));
-            if row0 + r < seq_q {
-                dq_acc.atomic_add(((start + row0 + r) * heads + h) * D + c, acc[jl * 4 + x]);
-            }
-        })
-    });
-}
-
 /// Dot = rowsum(dO ∘ O) of each (row, head) of `rows` rows of `heads`
 /// heads of dimension `d` (f16, rows of heads · d), into `dot` as LSE is
 /// laid out: (batch, heads, seq_q) for planes of `seq_q` rows, (heads,
@@ -301,12 +249,138 @@ pub fn flash_bwd_dot(
     dot.st(at, s);
 }
 
-/// dK and dV of the block's [`BWD_TILE`] keys of one K/V head (grid x: key
-/// tile, y: K/V head, z: sequence), summed over every query tile of every
-/// query head of its group; head dimension `D`, shared memory `B`
-/// (`bwd_smem_bytes(D)`). With `DQ`, each query tile's dQ terms of the
-/// block's keys (dS·K, unscaled) are added into `dq_acc` (f32, Q's layout)
-/// by atomics; without, `dq_acc` is not touched.
+/// `acc` (a warp's 32 x 32: 2 x 4 atoms of [`BwdRowsMma`]) = A·Bᵀ over
+/// `D`: A from the swizzled [`BWD_KV_ROWS`] x `D` tile `wa` (Q or dO), B
+/// from the swizzled [`BWD_KV_KEYS`] x `D` tile `wb` (K or V) as it lies.
+/// The thread's `ldmatrix` rows are derived from `tid` here (a k-step by
+/// XOR, an atom by a constant added to the row masked into its block), so
+/// that none is held across the tile loop.
+#[inline(always)]
+#[instantiate((64), (128))]
+fn rows_times_keys<const D: usize>(acc: &mut [f32; 32], (wa, wb): (Smem, Smem), tid: u32) {
+    let t = in_loop_u32(tid) as usize;
+    let (la, lb) = (bwd_ldsm_rows_a::<D>(t, 0, 0), bwd_ldsm_keys_b::<D>(t, 0, 0));
+    each::<{ D / 16 }>(|s| {
+        let (a0, b0) = (
+            row16((la ^ (16 * s)) / 2, 16 * D),
+            row16((lb ^ (16 * s)) / 2, 32 * D),
+        );
+        let mut fa = [[0u32; 4]; 2];
+        each::<2>(|i| fa[i] = SM75_U32x4_LDSM_N::ldsm(wa, a0 + i * 16 * D));
+        each::<2>(|j2| {
+            let b = SM75_U32x4_LDSM_N::ldsm(wb, b0 + j2 * 32 * D);
+            mma_pair(acc, bwd_frag, &fa, b, j2);
+        });
+    });
+}
+
+/// `acc` (a warp's 32 keys by `D / 2`: 2 x `D / 16` atoms of
+/// [`BwdKeysMma`]) += Aᵀ·B over the tile's rows: A from the swizzled
+/// shared P or dS tile `wa` (rows of query) read transposed, B from the
+/// swizzled [`BWD_KV_ROWS`] x `D` tile `wb` (dO or Q) read transposed.
+#[inline(always)]
+#[instantiate((64), (128))]
+fn keys_times_rows<const D: usize>(acc: &mut [f32], (wa, wb): (Smem, Smem), tid: u32) {
+    let t = in_loop_u32(tid) as usize;
+    let (la, lb) = (bwd_ldsm_ps_t(t, 0, 0), bwd_ldsm_rows_b::<D>(t, 0, 0));
+    each::<{ BWD_KV_ROWS / 16 }>(|kk| {
+        let mut fa = [[0u32; 4]; 2];
+        each::<2>(|i| {
+            let at = row16((la ^ (64 * i)) / 2, 8 * BWD_KV_KEYS) + kk * 8 * BWD_KV_KEYS;
+            fa[i] = SM75_U16x8_LDSM_T::ldsm(wa, at)
+        });
+        each::<{ D / 32 }>(|j2| {
+            let at = row16((lb ^ (32 * j2)) / 2, 8 * D) + kk * 8 * D;
+            let b = SM75_U16x8_LDSM_T::ldsm(wb, at);
+            mma_pair(acc, bwd_frag, &fa, b, j2);
+        });
+    });
+}
+
+/// `acc` (a warp's 32 rows by `D / 4`: 2 x `D / 32` atoms of
+/// [`BwdRowsMma`]) = dS·K over the block's keys: dS from its swizzled
+/// shared tile, K from the swizzled [`BWD_KV_KEYS`] x `D` tile `wk` read
+/// transposed.
+#[inline(always)]
+#[instantiate((64), (128))]
+fn ds_times_keys<const D: usize>(acc: &mut [f32], (wds, wk): (Smem, Smem), tid: u32) {
+    let t = in_loop_u32(tid) as usize;
+    let (la, lb) = (bwd_ldsm_ds_a(t, 0, 0), bwd_ldsm_keys_v::<D>(t, 0, 0));
+    each::<{ BWD_KV_KEYS / 16 }>(|kk| {
+        let a0 = row16((la ^ (16 * kk)) / 2, 16 * BWD_KV_KEYS);
+        let mut fa = [[0u32; 4]; 2];
+        each::<2>(|i| fa[i] = SM75_U32x4_LDSM_N::ldsm(wds, a0 + i * 16 * BWD_KV_KEYS));
+        each::<{ D / 64 }>(|j2| {
+            let at = row16((lb ^ (64 * j2)) / 2, 8 * D) + kk * 8 * D;
+            let b = SM75_U16x8_LDSM_T::ldsm(wk, at);
+            mma_pair(acc, bwd_frag, &fa, b, j2);
+        });
+    });
+}
+
+/// Accumulator `a`'s (value, M-atom, N-atom) in a [`bwd_frag`] fragment.
+#[inline(always)]
+const fn frag_of(a: usize) -> (usize, usize, usize) {
+    (a % 4, (a / 4) % 2, a / 8)
+}
+
+/// A thread's S-shaped values (P or dS) as f16 pairs (`pairs[t]`: values
+/// `2 t` and `2 t + 1`, one row's adjacent keys) into the swizzled shared
+/// tile `w` (rows of query, [`BWD_KV_KEYS`] halves), at [`bwd_ps_at`]: the
+/// thread's first, an N-atom by XOR and an M-atom or a row half by a
+/// constant.
+#[inline(always)]
+fn store_ps(w: Smem, pairs: &[u32; 16], tid: u32) {
+    let base = bwd_ps_at(in_loop_u32(tid) as usize, (0, 0, 0));
+    each::<16>(|t| {
+        let (x, i, j) = frag_of(2 * t);
+        let at = (base ^ (32 * j)) + BWD_KV_KEYS * (8 * (x / 2) + 32 * i);
+        w.st(
+            (at / 2) & (BWD_KV_ROWS * BWD_KV_KEYS / 2 - 1),
+            f32::from_bits(pairs[t]),
+        );
+    });
+}
+
+/// `vals` as f16 pairs (values `2 t` and `2 t + 1`).
+#[inline(always)]
+fn pack(vals: &[f32; 32]) -> [u32; 16] {
+    let mut out = [0u32; 16];
+    each::<16>(|t| out[t] = f16x2(vals[2 * t], vals[2 * t + 1]));
+    out
+}
+
+/// A thread's dK or dV accumulators ([`BwdKeysMma`]) times `scale`, as f16
+/// pairs into the rows `row0 + r < rows` of `out` (rows of `ld` halves,
+/// column `col0`).
+#[inline(always)]
+#[instantiate((64), (128))]
+fn store_keys<const D: usize>(
+    acc: &[f32],
+    scale: f32,
+    out: GlobalMut<u32>,
+    (row0, rows, ld, col0): (usize, usize, usize, usize),
+    tid: usize,
+) {
+    let (r0, c0) = bwd_kv_coord::<D>(tid, (0, 0, 0));
+    each::<{ D / 4 }>(|t| {
+        let (x, i, j) = frag_of(2 * t);
+        let (dr, dc) = bwd_kv_coord::<D>(0, (x, i, j));
+        let (r, c) = (r0 + dr, c0 + dc);
+        if r < rows.saturating_sub(row0) {
+            let v = f16x2(acc[2 * t] * scale, acc[2 * t + 1] * scale);
+            out.st(((row0 + r) * ld + col0 + c) / 2, v);
+        }
+    });
+}
+
+/// dK and dV of the block's [`BWD_KV_KEYS`] keys of one K/V head (grid x:
+/// key block, y: K/V head, z: sequence), summed over every
+/// [`BWD_KV_ROWS`]-row query tile of every query head of its group; head
+/// dimension `D`, shared memory `B` (`bwd_kv_smem_bytes(D)`),
+/// [`BWD_KV_THREADS`] threads. With `DQ`, each query tile's dQ terms of
+/// the block's keys (dS·K, unscaled) are added into `dq_acc` (f32, Q's
+/// layout) by atomics; without, `dq_acc` is not touched.
 #[inline(always)]
 #[instantiate(
     (64, false, false),
@@ -325,14 +399,17 @@ pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool, const
     (dk, dv): (GlobalMut<u32>, GlobalMut<u32>),
     dq_acc: GlobalMut<f32>,
 ) {
+    if block_dim().0 != BWD_KV_THREADS {
+        trap()
+    }
     let tid = thread_idx();
     let (nb, h_kv, b) = block_idx_xyz();
     check_problem(&p);
     let Some(sq) = p.sequence(b) else { trap() };
     let (seq_q, seq_k, offset, lower) = (sq.seq_q, sq.seq_k, sq.offset, sq.lower);
-    let n0 = nb * BWD_TILE;
+    let n0 = nb * BWD_KV_KEYS;
     if n0 >= seq_k {
-        if p.cu_q.is_empty() || seq_k > grid_dim().0 * BWD_TILE {
+        if p.cu_q.is_empty() || seq_k > grid_dim().0 * BWD_KV_KEYS {
             // Planes: a block past the keys is a launch error; packed: so
             // is a grid short of the longest sequence.
             trap()
@@ -344,47 +421,58 @@ pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool, const
     let (ld, ld_kv) = (p.heads * D, p.kv_heads * D);
     let (seq_q32, seq_k32) = (narrow(seq_q), narrow(seq_k));
     // Shared memory (words): K's tile, V's, two stages of Q's, two of
-    // dO's, then two of LSE and Dot.
-    let tw = BWD_TILE * D / 2;
-    let (k_at, v_at) = (0, tw);
-    let q_at = |s: usize| (2 + s) * tw;
-    let o_at = |s: usize| (4 + s) * tw;
-    let ws = |s: usize| Smem::window::<B>(6 * tw + s * 2 * BWD_TILE, 2 * BWD_TILE);
-    // dSᵀ of a query tile (rows: the block's keys, of BWD_DS_ROW halves).
-    let wds = Smem::window::<B>(6 * tw + 4 * BWD_TILE, BWD_TILE * BWD_DS_ROW / 2);
-    let (wk, wv) = (Smem::window::<B>(k_at, tw), Smem::window::<B>(v_at, tw));
-    let ck = flash_copy::<BWD_TILE, D>(seq_k, ld_kv, nb, tid);
-    let (km, vm) = (
-        head_matrix::<D>(k, k_start, seq_k32, (p.kv_heads, h_kv)),
-        head_matrix::<D>(v, k_start, seq_k32, (p.kv_heads, h_kv)),
+    // dO's, P, dS, then two stages of LSE (times log2 e) and Dot.
+    let (kw, rw, pw) = (
+        BWD_KV_KEYS * D / 2,
+        BWD_KV_ROWS * D / 2,
+        BWD_KV_ROWS * BWD_KV_KEYS / 2,
     );
-    copy_pair::<B, D>(
+    let (k_at, v_at) = (0, kw);
+    let q_at = |s: usize| 2 * kw + s * rw;
+    let o_at = |s: usize| 2 * kw + (2 + s) * rw;
+    let wp = Smem::window::<B>(2 * kw + 4 * rw, pw);
+    let wds = Smem::window::<B>(2 * kw + 4 * rw + pw, pw);
+    let stats = 2 * kw + 4 * rw + 2 * pw;
+    let ws = |s: usize| Smem::window::<B>(stats + s * 2 * BWD_KV_ROWS, 2 * BWD_KV_ROWS);
+    let (wk, wv) = (Smem::window::<B>(k_at, kw), Smem::window::<B>(v_at, kw));
+    // Warps 0-3 copy K's tile and then Q's, warps 4-7 V's and dO's, each
+    // half by the forward's map of its 128 threads.
+    let (half, ct) = (tid / FLASH_THREADS, tid % FLASH_THREADS);
+    let ck = flash_copy::<BWD_KV_KEYS, D>(seq_k, ld_kv, nb, ct);
+    let kv_src = head_matrix::<D>(
+        if half == 0 { k } else { v },
+        k_start,
+        seq_k32,
+        (p.kv_heads, h_kv),
+    );
+    copy_tile::<B, { BWD_KV_KEYS * D / 8 / FLASH_THREADS }, { flash_copy_xor(D) }>(
         ck,
-        (km.column(ck.col), vm.column(ck.col)),
-        ck.row,
-        (k_at, v_at),
+        kv_src.column(ck.col),
+        narrow(ck.row),
+        narrow(ck.shared),
+        if half == 0 { k_at } else { v_at },
     );
     cp_async_commit();
 
     // The query tiles that see a key of the block: from the first row
     // whose upper bound reaches n0, to the last whose lower bound is at
     // most the block's last key.
-    let q_tiles = seq_q.div_ceil(BWD_TILE);
+    let q_tiles = seq_q.div_ceil(BWD_KV_ROWS);
     let (first, end) = if CAUSAL {
         let from = n0 as i64 - offset as i64;
         let first = if from > 0 {
-            from as usize / BWD_TILE
+            from as usize / BWD_KV_ROWS
         } else {
             0
         };
         let end = if lower == i32::MIN {
             q_tiles
         } else {
-            let to = (n0 + BWD_TILE - 1) as i64 - lower as i64;
+            let to = (n0 + BWD_KV_KEYS - 1) as i64 - lower as i64;
             if to < 0 {
                 0
             } else {
-                (to as usize / BWD_TILE + 1).min(q_tiles)
+                (to as usize / BWD_KV_ROWS + 1).min(q_tiles)
             }
         };
         (first.min(end), end)
@@ -394,11 +482,13 @@ pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool, const
     let per_head = end - first;
     // (A sequence without rows has no query tile: the map of one row
     // stands in, unused.)
-    let cq = flash_copy::<BWD_TILE, D>(seq_q.max(1), ld, 0, tid);
+    let cq = flash_copy::<BWD_KV_ROWS, D>(seq_q.max(1), ld, 0, ct);
     let mut acc_dk = [0f32; D / 2];
     let mut acc_dv = [0f32; D / 2];
     // This thread's LSE (threads 0-63) or Dot (64-127) row of a tile.
-    let (r, which) = (tid % BWD_TILE, tid / BWD_TILE);
+    let (r, which) = (tid % BWD_KV_ROWS, tid / BWD_KV_ROWS);
+    let scale_log2 = p.scale * LOG2_E;
+    let tid32 = narrow(tid);
     // Step i fetches query tile i (its Q and dO by cp.async into stage i %
     // 2, one group, and this thread's LSE or Dot value into the stage's
     // rows; a row past the sequence reads nothing: its P is masked) and,
@@ -411,104 +501,121 @@ pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool, const
         let x = if i < total {
             let (g, m) = (i / per_head, first + i % per_head);
             let h = h_kv * group + g;
-            let columns = [q, d_o]
-                .map(|x| head_matrix::<D>(x, q_start, seq_q32, (p.heads, h)).column(cq.col));
-            copy_pair::<B, D>(
-                cq,
-                (columns[0], columns[1]),
-                cq.row + m * BWD_TILE,
-                (q_at(s), o_at(s)),
+            let src = head_matrix::<D>(
+                if half == 0 { q } else { d_o },
+                q_start,
+                seq_q32,
+                (p.heads, h),
             );
-            let row = m * BWD_TILE + r;
+            copy_tile::<B, { BWD_KV_ROWS * D / 8 / FLASH_THREADS }, { flash_copy_xor(D) }>(
+                cq,
+                src.column(cq.col),
+                narrow(cq.row + m * BWD_KV_ROWS),
+                narrow(cq.shared),
+                if half == 0 { q_at(s) } else { o_at(s) },
+            );
+            let row = m * BWD_KV_ROWS + r;
             match (row < seq_q, which) {
-                (true, 0) => lse.ld(stat_at(&p, b, sq.q0, h, row)),
-                (true, _) => dot.ld(stat_at(&p, b, sq.q0, h, row)),
+                (true, 0) => lse.ld(stat_at(&p, b, sq.q0, h, row)) * LOG2_E,
+                (true, 1) => dot.ld(stat_at(&p, b, sq.q0, h, row)),
                 _ => 0.0,
             }
         } else {
             0.0
         };
         cp_async_commit();
-        ws(s).st(which * BWD_TILE + r, x);
+        if which < 2 {
+            ws(s).st(which * BWD_KV_ROWS + r, x);
+        }
         let Some(n) = i.checked_sub(1) else {
             continue;
         };
         let (s, m) = (n % 2, first + n % per_head);
         let h = h_kv * group + n / per_head;
         let (wq, wo, ws) = (
-            Smem::window::<B>(q_at(s), tw),
-            Smem::window::<B>(o_at(s), tw),
+            Smem::window::<B>(q_at(s), rw),
+            Smem::window::<B>(o_at(s), rw),
             ws(s),
         );
+        let m0 = m * BWD_KV_ROWS;
+        // Whether every query of the tile sees every key of the block (no
+        // mask to compute).
+        let full = m0 + BWD_KV_ROWS <= seq_q
+            && n0 + BWD_KV_KEYS <= seq_k
+            && (!CAUSAL || {
+                let (q_lo, q_hi) = (m0 as i64, (m0 + BWD_KV_ROWS - 1) as i64);
+                let (k_lo, k_hi) = (n0 as i64, (n0 + BWD_KV_KEYS - 1) as i64);
+                k_hi <= q_lo + offset as i64 && k_lo >= q_hi + lower as i64
+            });
         // Tile n (and K and V) landed, its LSE and Dot stored.
         cp_async_wait::<1>();
         sync_threads();
 
-        // Half the tile's queries a step.
-        for step in 0..STEPS {
-            let c0 = step * SUB;
-            // Sᵀ = K·Qᵀ: the warp's 16 keys by the step's 32 queries.
-            let mut pt = [0f32; SUB_ACC];
-            tile_times_tile_t::<D>(&mut pt, (wk, wq), (tid, step));
-            // Pᵀ = exp(scale · Sᵀ - LSE) where the query sees the key, else
-            // 0.
-            each::<{ SUB / 8 }>(|jl| {
-                each::<4>(|x| {
-                    let (r, c) = flash_s_coord::<D>(tid, (x, 0, c0 / 8 + jl));
-                    let seen = visible::<CAUSAL>(
-                        (m * BWD_TILE + c, n0 + r),
-                        (seq_q, seq_k),
-                        (offset, lower),
-                    );
-                    let s = &mut pt[jl * 4 + x];
-                    *s = if seen {
-                        exp2((*s * p.scale - ws.ld(c)) * LOG2_E)
-                    } else {
-                        0.0
-                    };
-                })
-            });
-            // dV += Pᵀ·dO.
-            acc_times_tile::<D>(&mut acc_dv, &pt, wo, (tid, step));
-            // dPᵀ = V·dOᵀ, then dSᵀ = Pᵀ ∘ (dPᵀ - Dot).
-            let mut ds = [0f32; SUB_ACC];
-            tile_times_tile_t::<D>(&mut ds, (wv, wo), (tid, step));
-            each::<{ SUB / 8 }>(|jl| {
-                each::<4>(|x| {
-                    let (_, c) = flash_s_coord::<D>(tid, (x, 0, c0 / 8 + jl));
-                    let at = jl * 4 + x;
-                    ds[at] = pt[at] * (ds[at] - ws.ld(BWD_TILE + c));
-                })
-            });
-            if DQ {
-                // dSᵀ as it lies (key r, queries c and c + 1 a word),
-                // rounded as the products round it.
-                each::<{ SUB / 8 }>(|jl| {
-                    each::<2>(|hx| {
-                        let (x, at) = (2 * hx, jl * 4 + 2 * hx);
-                        let (r, c) = flash_s_coord::<D>(tid, (x, 0, c0 / 8 + jl));
-                        let pair = f16x2(ds[at], ds[at + 1]);
-                        wds.st((r * BWD_DS_ROW + c) / 2, f32::from_bits(pair));
-                    })
-                });
-            }
-            // dK += dSᵀ·Q.
-            acc_times_tile::<D>(&mut acc_dk, &ds, wq, (tid, step));
-        }
+        // S = Q·Kᵀ, then P = exp(scale · S - LSE) where the query sees the
+        // key, else 0; P into shared memory as f16. The thread's S value x
+        // is its value 0 plus thread 0's value x; its rows' LSE and Dot
+        // (value x's row: x / 2 and the M-atom) are read once.
+        let (row0, key0) = bwd_s_coord(in_loop_u32(tid32) as usize, (0, 0, 0));
+        let stat = |a: usize, from: usize| {
+            let (dr, _) = bwd_s_coord(0, (2 * (a % 2), a / 2, 0));
+            ws.ld((from + row0 + dr) & (2 * BWD_KV_ROWS - 1))
+        };
+        let lse4 = [0, 1, 2, 3].map(|a| stat(a, 0));
+        let mut pr = [0f32; 32];
+        rows_times_keys::<D>(&mut pr, (wq, wk), tid32);
+        each::<32>(|a| {
+            let (x, i, j) = frag_of(a);
+            let e = exp2(pr[a] * scale_log2 - lse4[2 * i + x / 2]);
+            let seen = full || {
+                let (dr, dc) = bwd_s_coord(0, (x, i, j));
+                let (rr, cc) = (m0 + row0 + dr, n0 + key0 + dc);
+                visible::<CAUSAL>((rr, cc), (seq_q, seq_k), (offset, lower))
+            };
+            pr[a] = if seen { e } else { 0.0 };
+        });
+        // P as the products take it, f16 (16 registers, not 32, while dP
+        // is computed; dS is taken from the same rounded values).
+        let pp = pack(&pr);
+        store_ps(wp, &pp, tid32);
+        // dP = dO·Vᵀ, dS = P ∘ (dP - Dot), into shared memory as f16 (as
+        // the products round it).
+        let mut ds = [0f32; 32];
+        rows_times_keys::<D>(&mut ds, (wo, wv), tid32);
+        let dot4 = [0, 1, 2, 3].map(|a| stat(a, BWD_KV_ROWS));
+        each::<32>(|a| {
+            let (x, i, _) = frag_of(a);
+            let (p0, p1) = f32x2_of_f16x2(pp[a / 2]);
+            ds[a] = if a % 2 == 0 { p0 } else { p1 } * (ds[a] - dot4[2 * i + x / 2]);
+        });
+        store_ps(wds, &pack(&ds), tid32);
+        // The tile's P and dS are whole.
+        sync_threads();
+        // dV += Pᵀ·dO, dK += dSᵀ·Q.
+        keys_times_rows::<D>(&mut acc_dv, (wp, wo), tid32);
+        keys_times_rows::<D>(&mut acc_dk, (wds, wq), tid32);
         if DQ {
-            // The tile's dS is whole: dQ += dS·K, by atomics.
-            sync_threads();
-            let rows = (m * BWD_TILE, seq_q);
-            add_dq::<D>(dq_acc, (wds, wk), rows, (q_start, p.heads, h), tid);
+            // dQ += dS·K, by atomics; rows past seq_q are left out (their
+            // dS is 0).
+            let mut acc = [0f32; D / 4];
+            ds_times_keys::<D>(&mut acc, (wds, wk), tid32);
+            let (qr, qc) = bwd_dq_coord::<D>(in_loop_u32(tid32) as usize, (0, 0, 0));
+            each::<{ D / 4 }>(|a| {
+                let (dr, dc) = bwd_dq_coord::<D>(0, frag_of(a));
+                let row = m0 + qr + dr;
+                if row < seq_q {
+                    dq_acc.atomic_add(((q_start + row) * p.heads + h) * D + qc + dc, acc[a]);
+                }
+            });
         }
-        // Every warp is done with stage s before it is fetched into again.
+        // Every warp is done with stage s, P and dS before they are
+        // written again.
         sync_threads();
     }
     // (Without a query tile, K's and V's copies may still be in flight.)
     cp_async_wait_all();
     let at = (k_start + n0, seq_k + k_start, ld_kv, h_kv * D);
-    store_rows::<D>(&acc_dk, p.scale, dk, at, tid);
-    store_rows::<D>(&acc_dv, 1.0, dv, at, tid);
+    store_keys::<D>(&acc_dk, p.scale, dk, at, tid);
+    store_keys::<D>(&acc_dv, 1.0, dv, at, tid);
 }
 
 /// dQ of the block's [`BWD_TILE`] query rows of one head (grid x: row tile,

@@ -7,20 +7,35 @@
 #![allow(unsafe_code)]
 
 layout_device::shared_memory!(
-    /// The backward kernels' shared memory for head dimension 64
-    /// (dynamic: `bwd_smem_bytes(64)` bytes at launch).
-    pub extern static BWD_SMEM_D64: [u8; 59392]
+    /// The dQ kernels' shared memory for head dimension 64 (dynamic:
+    /// `bwd_smem_bytes(64)` bytes at launch).
+    pub extern static BWD_SMEM_D64: [u8; 49152]
 );
 
 layout_device::shared_memory!(
-    /// The backward kernels' shared memory for head dimension 128
-    /// (dynamic: `bwd_smem_bytes(128)` bytes at launch).
-    pub extern static BWD_SMEM_D128: [u8; 108544]
+    /// The dQ kernels' shared memory for head dimension 128 (dynamic:
+    /// `bwd_smem_bytes(128)` bytes at launch).
+    pub extern static BWD_SMEM_D128: [u8; 98304]
+);
+
+layout_device::shared_memory!(
+    /// The dK/dV kernels' shared memory for head dimension 64 (dynamic:
+    /// `bwd_kv_smem_bytes(64)` bytes at launch).
+    pub extern static BWD_KV_SMEM_D64: [u8; 99328]
+);
+
+layout_device::shared_memory!(
+    /// The dK/dV kernels' shared memory for head dimension 128 (dynamic:
+    /// `bwd_kv_smem_bytes(128)` bytes at launch).
+    pub extern static BWD_KV_SMEM_D128: [u8; 164864]
 );
 
 const _: () = assert!(
-    super::bwd_smem_bytes(64) == 59392 && super::bwd_smem_bytes(128) == 108544,
-    "the backward buffers are bwd_smem_bytes(D)"
+    super::bwd_smem_bytes(64) == 49152
+        && super::bwd_smem_bytes(128) == 98304
+        && super::bwd_kv_smem_bytes(64) == 99328
+        && super::bwd_kv_smem_bytes(128) == 164864,
+    "the backward buffers are bwd_smem_bytes(D) and bwd_kv_smem_bytes(D)"
 );
 
 #[cfg(target_arch = "nvptx64")]
@@ -187,7 +202,7 @@ pub unsafe fn bwd_inputs(
 #[doc(hidden)]
 #[macro_export]
 macro_rules! flash_bwd_entries_of {
-    ($($(#[$m:meta])* $dkdv:ident, $dkdvq:ident, $dq:ident = ($buf:ident, $d:literal, $causal:literal);)*) => {$(
+    ($($(#[$m:meta])* $dkdv:ident, $dkdvq:ident, $dq:ident = ($kvbuf:ident, $buf:ident, $d:literal, $causal:literal);)*) => {$(
         $(#[$m])*
         ///
         /// # Safety
@@ -222,7 +237,7 @@ macro_rules! flash_bwd_entries_of {
             };
             // SAFETY: the launch contract above (no dQ sums).
             let (outs, none) = unsafe { $crate::attention_bwd::entry::dkdv_outputs((dk, dv, core::ptr::null_mut()), lens) };
-            $crate::bodies::flash_bwd_dkdv::<$buf, $d, $causal, false>(p, ins, stats, outs, none)
+            $crate::bodies::flash_bwd_dkdv::<$kvbuf, $d, $causal, false>(p, ins, stats, outs, none)
         }
 
         /// dK and dV as its twin, and dQ's terms (dS·K, unscaled) added
@@ -264,7 +279,7 @@ macro_rules! flash_bwd_entries_of {
             };
             // SAFETY: the launch contract above.
             let (outs, acc) = unsafe { $crate::attention_bwd::entry::dkdv_outputs((dk, dv, dq_acc), lens) };
-            $crate::bodies::flash_bwd_dkdv::<$buf, $d, $causal, true>(p, ins, stats, outs, acc)
+            $crate::bodies::flash_bwd_dkdv::<$kvbuf, $d, $causal, true>(p, ins, stats, outs, acc)
         }
 
         /// dQ (`flash_bwd_dq`), as its dK/dV twin.
@@ -310,12 +325,13 @@ macro_rules! flash_bwd_entries_of {
 /// entries of both head dimensions, masked and not), for a kernel crate's
 /// PTX: this crate's, and the Hopper crate's (`sm_90a`). Expand it once
 /// per crate, on `nvptx64`, naming the crate's dynamic shared buffers of
-/// `bwd_smem_bytes(64)` and `bwd_smem_bytes(128)` bytes (a buffer's PTX
+/// `bwd_smem_bytes(64)`, `bwd_smem_bytes(128)`, `bwd_kv_smem_bytes(64)`
+/// and `bwd_kv_smem_bytes(128)` bytes (a buffer's PTX
 /// declaration is the crate's own: a dependency's is not in the PTX).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! flash_bwd_entries {
-    ($d64:ident, $d128:ident) => {
+    ($d64:ident, $d128:ident, $kv64:ident, $kv128:ident) => {
         /// `Dot` = rowsum(dO ∘ O): `(o, d_o, dot, dq_acc, rows, heads, d, seq_q)`, O and dO
         /// (rows, heads, d) f16 (16-byte aligned), `dot` rows x heads f32 laid out
         /// as LSE: (batch, heads, seq_q) for planes of `seq_q` rows, (heads, rows)
@@ -385,16 +401,21 @@ macro_rules! flash_bwd_entries {
 
         $crate::flash_bwd_entries_of! {
             /// The FlashAttention backward's dK and dV at head dimension 64.
-            flash_attn_bwd_dkdv_d64, flash_attn_bwd_dkdvq_d64, flash_attn_bwd_dq_d64 = ($d64, 64, false);
+            flash_attn_bwd_dkdv_d64, flash_attn_bwd_dkdvq_d64, flash_attn_bwd_dq_d64 = ($kv64, $d64, 64, false);
             /// [`flash_attn_bwd_dkdv_d64`] with the mask.
-            flash_attn_bwd_dkdv_d64_causal, flash_attn_bwd_dkdvq_d64_causal, flash_attn_bwd_dq_d64_causal = ($d64, 64, true);
+            flash_attn_bwd_dkdv_d64_causal, flash_attn_bwd_dkdvq_d64_causal, flash_attn_bwd_dq_d64_causal = ($kv64, $d64, 64, true);
             /// [`flash_attn_bwd_dkdv_d64`] at head dimension 128.
-            flash_attn_bwd_dkdv_d128, flash_attn_bwd_dkdvq_d128, flash_attn_bwd_dq_d128 = ($d128, 128, false);
+            flash_attn_bwd_dkdv_d128, flash_attn_bwd_dkdvq_d128, flash_attn_bwd_dq_d128 = ($kv128, $d128, 128, false);
             /// [`flash_attn_bwd_dkdv_d128`] with the mask.
-            flash_attn_bwd_dkdv_d128_causal, flash_attn_bwd_dkdvq_d128_causal, flash_attn_bwd_dq_d128_causal = ($d128, 128, true);
+            flash_attn_bwd_dkdv_d128_causal, flash_attn_bwd_dkdvq_d128_causal, flash_attn_bwd_dq_d128_causal = ($kv128, $d128, 128, true);
         }
     };
 }
 
 #[cfg(all(target_arch = "nvptx64", feature = "entries"))]
-crate::flash_bwd_entries!(BWD_SMEM_D64, BWD_SMEM_D128);
+crate::flash_bwd_entries!(
+    BWD_SMEM_D64,
+    BWD_SMEM_D128,
+    BWD_KV_SMEM_D64,
+    BWD_KV_SMEM_D128
+);
