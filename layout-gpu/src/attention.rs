@@ -5,8 +5,8 @@
 
 use crate::Error;
 use layout_kernels::maps::{
-    bwd_kv_smem_bytes, bwd_smem_bytes, flash_bm, flash_smem_bytes, BWD_HEAD_DIMS, BWD_KV_KEYS,
-    BWD_KV_THREADS, BWD_THREADS, BWD_TILE, FLASH_HEAD_DIMS, FLASH_THREADS,
+    bwd_kv_smem_bytes, bwd_smem_bytes, flash_bm, flash_smem_bytes, BWD_HEAD_DIMS, BWD_KEYS,
+    BWD_ROWS, BWD_THREADS, FLASH_HEAD_DIMS, FLASH_THREADS,
 };
 use layout_kernels_sm90::attention as sm90;
 
@@ -91,7 +91,7 @@ pub const BWD: Family = Family {
     entry: "flash_attn_bwd_dq_d{d}{causal}",
     head_dims: &BWD_HEAD_DIMS,
     threads: |_| BWD_THREADS,
-    rows_per_block: |_| BWD_TILE,
+    rows_per_block: |_| BWD_ROWS,
     max_seq_q: |_| SEQ_MAX,
     smem_bytes: bwd_smem_bytes,
     kind: FamilyKind::Pointers,
@@ -178,7 +178,7 @@ pub fn bwd_entries(p: &Problem, mode: BwdMode) -> [String; 3] {
 /// kv_heads, batch) (the longest sequence's keys when packed; at least
 /// one block).
 pub fn bwd_dkdv_grid(p: &Problem) -> (u32, u32, u32) {
-    let blocks = p.seq_k.div_ceil(BWD_KV_KEYS).max(1);
+    let blocks = p.seq_k.div_ceil(BWD_KEYS).max(1);
     (blocks as u32, p.kv_heads as u32, p.batch as u32)
 }
 
@@ -190,7 +190,7 @@ pub fn bwd_dkdv_grid(p: &Problem) -> (u32, u32, u32) {
 /// assert_eq!(layout_gpu::attention::bwd_dkdv_block(128), (256, 164864));
 /// ```
 pub fn bwd_dkdv_block(d: usize) -> (u32, u32) {
-    (BWD_KV_THREADS as u32, bwd_kv_smem_bytes(d) as u32)
+    (BWD_THREADS as u32, bwd_kv_smem_bytes(d) as u32)
 }
 
 /// The largest grid y and z (heads, batch).

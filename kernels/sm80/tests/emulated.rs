@@ -1033,8 +1033,8 @@ fn attention_bwd_case(c: Case, d: usize) {
         flash_bwd_dkdv, flash_bwd_dot, flash_bwd_dq, flash_bwd_dq_convert,
     };
     use layout_kernels::maps::{
-        bwd_kv_smem_bytes, bwd_smem_bytes, BWD_CONVERT_THREADS, BWD_DOT_THREADS, BWD_KV_KEYS,
-        BWD_KV_THREADS, BWD_THREADS, BWD_TILE,
+        bwd_kv_smem_bytes, bwd_smem_bytes, BWD_CONVERT_THREADS, BWD_DOT_THREADS, BWD_KEYS,
+        BWD_ROWS, BWD_THREADS,
     };
     use layout_kernels::smem::{BWD_KV_SMEM_D128, BWD_KV_SMEM_D64, BWD_SMEM_D128, BWD_SMEM_D64};
     #[allow(non_snake_case)]
@@ -1139,8 +1139,8 @@ fn attention_bwd_case(c: Case, d: usize) {
     let key_tiles = |what: &str| {
         Launch::new(
             &name(what),
-            (longest(|l| l.1).div_ceil(BWD_KV_KEYS), nkv, c.lens.len()),
-            BWD_KV_THREADS,
+            (longest(|l| l.1).div_ceil(BWD_KEYS), nkv, c.lens.len()),
+            BWD_THREADS,
         )
         .shared_bytes(bwd_kv_smem_bytes(D))
     };
@@ -1184,7 +1184,7 @@ fn attention_bwd_case(c: Case, d: usize) {
     run(&convert, move || flash_bwd_dq_convert(acc, out, p.scale)).unwrap();
     let launch = Launch::new(
         &name("dq"),
-        (longest(|l| l.0).div_ceil(BWD_TILE), nh, c.lens.len()),
+        (longest(|l| l.0).div_ceil(BWD_ROWS), nh, c.lens.len()),
         BWD_THREADS,
     )
     .shared_bytes(bwd_smem_bytes(D));

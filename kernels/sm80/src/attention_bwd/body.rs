@@ -1,39 +1,25 @@
 //! The FlashAttention backward kernels' bodies (see the module's plan):
 //! FlashAttention-2's products on the SM80 instructions, every fragment
-//! address from the forward's maps (`crate::maps`: the tiles are rows of
-//! `D` halves swizzled alike), every gradient summed by one block.
+//! address from the backward's maps (`crate::maps`: the tiles are rows of
+//! halves swizzled as the forward's), every gradient but the atomic dQ
+//! summed by one block.
 
 use super::{
     bwd_dq_coord, bwd_frag, bwd_kv_coord, bwd_ldsm_ds_a, bwd_ldsm_keys_b, bwd_ldsm_keys_v,
     bwd_ldsm_ps_t, bwd_ldsm_rows_a, bwd_ldsm_rows_b, bwd_ps_at, bwd_s_coord, BWD_CONVERT_THREADS,
-    BWD_DOT_THREADS, BWD_KV_KEYS, BWD_KV_ROWS, BWD_KV_THREADS, BWD_THREADS, BWD_TILE,
+    BWD_DOT_THREADS, BWD_KEYS, BWD_ROWS, BWD_THREADS,
 };
-use crate::attention::body::{copy_tile, mma_pair, narrow, row16, FlashProblem, ROWS};
-use crate::maps::{
-    flash_copy, flash_copy_xor, flash_ldsm_k, flash_ldsm_q, flash_ldsm_v, flash_o_coord,
-    flash_s_coord, FlashAtom, FLASH_THREADS,
-};
-use layout_core::atom::accumulator::convert_layout_acc_aregs;
+use crate::attention::body::{copy_tile, mma_pair, narrow, row16, FlashProblem};
+use crate::maps::{flash_copy, flash_copy_xor, FLASH_THREADS};
 use layout_core::atom::{SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N};
-use layout_core::{instantiate, layout};
+use layout_core::instantiate;
 use layout_device::{
     block_dim, block_idx_xyz, cp_async_commit, cp_async_wait, cp_async_wait_all, each, exp2, f16x2,
-    f32x2_of_f16x2, grid_dim, in_loop_u32, sync_threads, thread_idx, trap, Global, GlobalColumn,
-    GlobalMut, LdsmInstr, SharedBuffer, Smem, F4,
+    f32x2_of_f16x2, grid_dim, in_loop_u32, sync_threads, thread_idx, trap, Global, GlobalMut,
+    LdsmInstr, SharedBuffer, Smem, F4,
 };
 
 const LOG2_E: f32 = core::f32::consts::LOG2_E;
-
-/// Columns of a tile taken per step: half of it, so that a warp's step
-/// holds 16 x 32 values of S (and of dP) rather than 16 x 64 (32 fewer
-/// registers live beside dK's and dV's, or dQ's, accumulators: at d = 128
-/// the whole tile spilled hundreds of bytes).
-const SUB: usize = 32;
-/// Steps per tile.
-const STEPS: usize = BWD_TILE / SUB;
-/// Accumulators of a warp's 16 x [`SUB`] step (S, P, dP, dS): 4 N-atoms
-/// of 4.
-const SUB_ACC: usize = 16 * SUB / 32;
 
 /// Where `(head h, row i)` of a sequence's LSE and Dot lies: (batch,
 /// heads, seq_q) in planes, (heads, total rows) packed (the forward's).
@@ -85,102 +71,6 @@ fn visible<const CAUSAL: bool>(
     } else {
         inside
     }
-}
-
-/// `acc += A · B` over a 16 x 32 by 32 x D step: A from `a` (a warp's 16
-/// x 32 accumulators of step `step`, 4 N-atoms, as f16 A fragments, 2
-/// k-blocks of 16), B from rows `32 step ..` of the swizzled 64 x D tile
-/// `w` by `ldmatrix.trans` (its rows are the k index, as V's are in the
-/// forward).
-#[inline(always)]
-#[instantiate((64), (128))]
-fn acc_times_tile<const D: usize>(
-    acc: &mut [f32],
-    a: &[f32; SUB_ACC],
-    w: Smem,
-    (tid, step): (usize, usize),
-) {
-    let fs = layout!(((2, 2), 1, C<4>):((1, 2), 0, 4));
-    let pa = convert_layout_acc_aregs(FlashAtom::default(), fs);
-    each::<{ SUB / 16 }>(|kl| {
-        let mut fa = [0u32; 4];
-        each::<4>(|r| {
-            fa[r] = f16x2(
-                a[pa.crd2idx((2 * r, 0usize, kl))],
-                a[pa.crd2idx((2 * r + 1, 0usize, kl))],
-            )
-        });
-        let kk = step * (SUB / 16) + kl;
-        each::<{ D / 16 }>(|j2| {
-            let b = SM75_U16x8_LDSM_T::ldsm(w, flash_ldsm_v::<D>(tid, j2, kk) / 2);
-            mma_pair(acc, |x, _, j| j * 4 + x, &[fa], b, j2);
-        });
-    });
-}
-
-/// `acc = A · Bᵀ` over a 16 x D by D x 32 step: A from the swizzled 64 x D
-/// tile `wa` (the warp's 16 rows, as Q in the forward), B from rows `32
-/// step ..` of the 64 x D tile `wb` taken as N x K (as K in the forward).
-#[inline(always)]
-#[instantiate((64), (128))]
-fn tile_times_tile_t<const D: usize>(
-    acc: &mut [f32; SUB_ACC],
-    (wa, wb): (Smem, Smem),
-    (tid, step): (usize, usize),
-) {
-    let j0 = step * (SUB / 8);
-    each::<{ D / 16 }>(|s| {
-        let fa = SM75_U32x4_LDSM_N::ldsm(wa, flash_ldsm_q::<D>(tid, 0, s) / 2);
-        each::<{ SUB / 16 }>(|jl| {
-            let j2 = step * (SUB / 16) + jl;
-            let b = SM75_U32x4_LDSM_N::ldsm(wb, flash_ldsm_k::<D>(tid, j2, s) / 2);
-            mma_pair(acc, |x, _, j| (j - j0) * 4 + x, &[fa], b, j2);
-        });
-    });
-}
-
-/// A warp's 16 x D accumulators times `scale`, as f16 pairs into the rows
-/// `row0 + r < rows` of `out` (rows of `ld` halves, column `col0`).
-#[inline(always)]
-#[instantiate((64), (128))]
-fn store_rows<const D: usize>(
-    acc: &[f32],
-    scale: f32,
-    out: GlobalMut<u32>,
-    (row0, rows, ld, col0): (usize, usize, usize, usize),
-    tid: usize,
-) {
-    each::<{ D / 8 }>(|j| {
-        each::<2>(|half| {
-            let x = 2 * half;
-            let (r, c) = flash_o_coord::<D>(tid, (x, 0, j));
-            if r < rows.saturating_sub(row0) {
-                let v = f16x2(acc[j * 4 + x] * scale, acc[j * 4 + x + 1] * scale);
-                out.st(((row0 + r) * ld + col0 + c) / 2, v);
-            }
-        })
-    });
-}
-
-/// Two tiles of one map `c` (K and V, or Q and dO: the same rows of two
-/// matrices of one shape) by cp.async: row `row` on, from the columns `a`
-/// and `b` into the shared tiles at words `at_a` and `at_b` (rows past the
-/// matrices as zeros).
-#[inline(always)]
-#[instantiate((64), (128))]
-fn copy_pair<B: SharedBuffer, const D: usize>(
-    c: crate::maps::FlashCopy,
-    (a, b): (GlobalColumn<F4>, GlobalColumn<F4>),
-    row: usize,
-    (at_a, at_b): (usize, usize),
-) {
-    let (row, shared) = (narrow(row), narrow(c.shared));
-    copy_tile::<B, { BWD_TILE * D / 8 / BWD_THREADS }, { flash_copy_xor(D) }>(
-        c, a, row, shared, at_a,
-    );
-    copy_tile::<B, { BWD_TILE * D / 8 / BWD_THREADS }, { flash_copy_xor(D) }>(
-        c, b, row, shared, at_b,
-    );
 }
 
 /// Head `h` of a sequence's rows `start ..` (`rows` of them) in a (rows,
@@ -250,8 +140,8 @@ pub fn flash_bwd_dot(
 }
 
 /// `acc` (a warp's 32 x 32: 2 x 4 atoms of [`BwdRowsMma`]) = A·Bᵀ over
-/// `D`: A from the swizzled [`BWD_KV_ROWS`] x `D` tile `wa` (Q or dO), B
-/// from the swizzled [`BWD_KV_KEYS`] x `D` tile `wb` (K or V) as it lies.
+/// `D`: A from the swizzled [`BWD_ROWS`] x `D` tile `wa` (Q or dO), B
+/// from the swizzled [`BWD_KEYS`] x `D` tile `wb` (K or V) as it lies.
 /// The thread's `ldmatrix` rows are derived from `tid` here (a k-step by
 /// XOR, an atom by a constant added to the row masked into its block), so
 /// that none is held across the tile loop.
@@ -277,16 +167,16 @@ fn rows_times_keys<const D: usize>(acc: &mut [f32; 32], (wa, wb): (Smem, Smem), 
 /// `acc` (a warp's 32 keys by `D / 2`: 2 x `D / 16` atoms of
 /// [`BwdKeysMma`]) += Aᵀ·B over the tile's rows: A from the swizzled
 /// shared P or dS tile `wa` (rows of query) read transposed, B from the
-/// swizzled [`BWD_KV_ROWS`] x `D` tile `wb` (dO or Q) read transposed.
+/// swizzled [`BWD_ROWS`] x `D` tile `wb` (dO or Q) read transposed.
 #[inline(always)]
 #[instantiate((64), (128))]
 fn keys_times_rows<const D: usize>(acc: &mut [f32], (wa, wb): (Smem, Smem), tid: u32) {
     let t = in_loop_u32(tid) as usize;
     let (la, lb) = (bwd_ldsm_ps_t(t, 0, 0), bwd_ldsm_rows_b::<D>(t, 0, 0));
-    each::<{ BWD_KV_ROWS / 16 }>(|kk| {
+    each::<{ BWD_ROWS / 16 }>(|kk| {
         let mut fa = [[0u32; 4]; 2];
         each::<2>(|i| {
-            let at = row16((la ^ (64 * i)) / 2, 8 * BWD_KV_KEYS) + kk * 8 * BWD_KV_KEYS;
+            let at = row16((la ^ (64 * i)) / 2, 8 * BWD_KEYS) + kk * 8 * BWD_KEYS;
             fa[i] = SM75_U16x8_LDSM_T::ldsm(wa, at)
         });
         each::<{ D / 32 }>(|j2| {
@@ -299,17 +189,17 @@ fn keys_times_rows<const D: usize>(acc: &mut [f32], (wa, wb): (Smem, Smem), tid:
 
 /// `acc` (a warp's 32 rows by `D / 4`: 2 x `D / 32` atoms of
 /// [`BwdRowsMma`]) = dS·K over the block's keys: dS from its swizzled
-/// shared tile, K from the swizzled [`BWD_KV_KEYS`] x `D` tile `wk` read
+/// shared tile, K from the swizzled [`BWD_KEYS`] x `D` tile `wk` read
 /// transposed.
 #[inline(always)]
 #[instantiate((64), (128))]
 fn ds_times_keys<const D: usize>(acc: &mut [f32], (wds, wk): (Smem, Smem), tid: u32) {
     let t = in_loop_u32(tid) as usize;
     let (la, lb) = (bwd_ldsm_ds_a(t, 0, 0), bwd_ldsm_keys_v::<D>(t, 0, 0));
-    each::<{ BWD_KV_KEYS / 16 }>(|kk| {
-        let a0 = row16((la ^ (16 * kk)) / 2, 16 * BWD_KV_KEYS);
+    each::<{ BWD_KEYS / 16 }>(|kk| {
+        let a0 = row16((la ^ (16 * kk)) / 2, 16 * BWD_KEYS);
         let mut fa = [[0u32; 4]; 2];
-        each::<2>(|i| fa[i] = SM75_U32x4_LDSM_N::ldsm(wds, a0 + i * 16 * BWD_KV_KEYS));
+        each::<2>(|i| fa[i] = SM75_U32x4_LDSM_N::ldsm(wds, a0 + i * 16 * BWD_KEYS));
         each::<{ D / 64 }>(|j2| {
             let at = row16((lb ^ (64 * j2)) / 2, 8 * D) + kk * 8 * D;
             let b = SM75_U16x8_LDSM_T::ldsm(wk, at);
@@ -326,7 +216,7 @@ const fn frag_of(a: usize) -> (usize, usize, usize) {
 
 /// A thread's S-shaped values (P or dS) as f16 pairs (`pairs[t]`: values
 /// `2 t` and `2 t + 1`, one row's adjacent keys) into the swizzled shared
-/// tile `w` (rows of query, [`BWD_KV_KEYS`] halves), at [`bwd_ps_at`]: the
+/// tile `w` (rows of query, [`BWD_KEYS`] halves), at [`bwd_ps_at`]: the
 /// thread's first, an N-atom by XOR and an M-atom or a row half by a
 /// constant.
 #[inline(always)]
@@ -334,9 +224,9 @@ fn store_ps(w: Smem, pairs: &[u32; 16], tid: u32) {
     let base = bwd_ps_at(in_loop_u32(tid) as usize, (0, 0, 0));
     each::<16>(|t| {
         let (x, i, j) = frag_of(2 * t);
-        let at = (base ^ (32 * j)) + BWD_KV_KEYS * (8 * (x / 2) + 32 * i);
+        let at = (base ^ (32 * j)) + BWD_KEYS * (8 * (x / 2) + 32 * i);
         w.st(
-            (at / 2) & (BWD_KV_ROWS * BWD_KV_KEYS / 2 - 1),
+            (at / 2) & (BWD_ROWS * BWD_KEYS / 2 - 1),
             f32::from_bits(pairs[t]),
         );
     });
@@ -348,6 +238,74 @@ fn pack(vals: &[f32; 32]) -> [u32; 16] {
     let mut out = [0u32; 16];
     each::<16>(|t| out[t] = f16x2(vals[2 * t], vals[2 * t + 1]));
     out
+}
+
+/// Where a tile of S lies and what masks it: its first query row and key
+/// (`at`), the sequence's lengths, the mask's bounds (the forward's:
+/// query i sees keys i + lower ..= i + offset when causal) and scale ·
+/// log2 e.
+#[derive(Clone, Copy)]
+struct Tile {
+    at: (usize, usize),
+    seq: (usize, usize),
+    bounds: (i32, i32),
+    scale_log2: f32,
+}
+
+impl Tile {
+    /// Whether every query row of the [`BWD_ROWS`] x [`BWD_KEYS`]
+    /// tile sees every key of it (no mask to compute).
+    #[inline(always)]
+    fn whole<const CAUSAL: bool>(&self) -> bool {
+        let ((m0, n0), (seq_q, seq_k), (offset, lower)) = (self.at, self.seq, self.bounds);
+        m0 + BWD_ROWS <= seq_q
+            && n0 + BWD_KEYS <= seq_k
+            && (!CAUSAL || {
+                let (q_lo, q_hi) = (m0 as i64, (m0 + BWD_ROWS - 1) as i64);
+                let (k_lo, k_hi) = (n0 as i64, (n0 + BWD_KEYS - 1) as i64);
+                k_hi <= q_lo + offset as i64 && k_lo >= q_hi + lower as i64
+            })
+    }
+}
+
+/// A tile's P and dS as f16 pairs ([`pack`]), both kernels' common step:
+/// S = Q·Kᵀ (tiles `wq`, `wk`), P = exp(scale · S - LSE) where the query
+/// sees the key and 0 elsewhere, dP = dO·Vᵀ (`wo`, `wv`), dS = P ∘ (dP -
+/// Dot), P rounded to f16 first (as the products take it; 16 registers,
+/// not 32, live while dP is computed). `lse` (times log2 e) and `dot`:
+/// the thread's rows', value x's at `2 i + x / 2` of M-atom i. The
+/// thread's value x lies at its value 0 plus thread 0's value x.
+#[inline(always)]
+#[instantiate((64, false), (64, true), (128, false), (128, true))]
+fn p_and_ds<const D: usize, const CAUSAL: bool>(
+    (wq, wk, wo, wv): (Smem, Smem, Smem, Smem),
+    (lse, dot): ([f32; 4], [f32; 4]),
+    tile: Tile,
+    tid: u32,
+) -> ([u32; 16], [u32; 16]) {
+    let whole = tile.whole::<CAUSAL>();
+    let ((m0, n0), seq, bounds) = (tile.at, tile.seq, tile.bounds);
+    let (row0, key0) = bwd_s_coord(in_loop_u32(tid) as usize, (0, 0, 0));
+    let mut pr = [0f32; 32];
+    rows_times_keys::<D>(&mut pr, (wq, wk), tid);
+    each::<32>(|a| {
+        let (x, i, j) = frag_of(a);
+        let e = exp2(pr[a] * tile.scale_log2 - lse[2 * i + x / 2]);
+        let seen = whole || {
+            let (dr, dc) = bwd_s_coord(0, (x, i, j));
+            visible::<CAUSAL>((m0 + row0 + dr, n0 + key0 + dc), seq, bounds)
+        };
+        pr[a] = if seen { e } else { 0.0 };
+    });
+    let pp = pack(&pr);
+    let mut ds = [0f32; 32];
+    rows_times_keys::<D>(&mut ds, (wo, wv), tid);
+    each::<32>(|a| {
+        let (x, i, _) = frag_of(a);
+        let (p0, p1) = f32x2_of_f16x2(pp[a / 2]);
+        ds[a] = if a % 2 == 0 { p0 } else { p1 } * (ds[a] - dot[2 * i + x / 2]);
+    });
+    (pp, pack(&ds))
 }
 
 /// A thread's dK or dV accumulators ([`BwdKeysMma`]) times `scale`, as f16
@@ -374,11 +332,11 @@ fn store_keys<const D: usize>(
     });
 }
 
-/// dK and dV of the block's [`BWD_KV_KEYS`] keys of one K/V head (grid x:
+/// dK and dV of the block's [`BWD_KEYS`] keys of one K/V head (grid x:
 /// key block, y: K/V head, z: sequence), summed over every
-/// [`BWD_KV_ROWS`]-row query tile of every query head of its group; head
+/// [`BWD_ROWS`]-row query tile of every query head of its group; head
 /// dimension `D`, shared memory `B` (`bwd_kv_smem_bytes(D)`),
-/// [`BWD_KV_THREADS`] threads. With `DQ`, each query tile's dQ terms of
+/// [`BWD_THREADS`] threads. With `DQ`, each query tile's dQ terms of
 /// the block's keys (dS·K, unscaled) are added into `dq_acc` (f32, Q's
 /// layout) by atomics; without, `dq_acc` is not touched.
 #[inline(always)]
@@ -399,7 +357,7 @@ pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool, const
     (dk, dv): (GlobalMut<u32>, GlobalMut<u32>),
     dq_acc: GlobalMut<f32>,
 ) {
-    if block_dim().0 != BWD_KV_THREADS {
+    if block_dim().0 != BWD_THREADS {
         trap()
     }
     let tid = thread_idx();
@@ -407,9 +365,9 @@ pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool, const
     check_problem(&p);
     let Some(sq) = p.sequence(b) else { trap() };
     let (seq_q, seq_k, offset, lower) = (sq.seq_q, sq.seq_k, sq.offset, sq.lower);
-    let n0 = nb * BWD_KV_KEYS;
+    let n0 = nb * BWD_KEYS;
     if n0 >= seq_k {
-        if p.cu_q.is_empty() || seq_k > grid_dim().0 * BWD_KV_KEYS {
+        if p.cu_q.is_empty() || seq_k > grid_dim().0 * BWD_KEYS {
             // Planes: a block past the keys is a launch error; packed: so
             // is a grid short of the longest sequence.
             trap()
@@ -422,30 +380,26 @@ pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool, const
     let (seq_q32, seq_k32) = (narrow(seq_q), narrow(seq_k));
     // Shared memory (words): K's tile, V's, two stages of Q's, two of
     // dO's, P, dS, then two stages of LSE (times log2 e) and Dot.
-    let (kw, rw, pw) = (
-        BWD_KV_KEYS * D / 2,
-        BWD_KV_ROWS * D / 2,
-        BWD_KV_ROWS * BWD_KV_KEYS / 2,
-    );
+    let (kw, rw, pw) = (BWD_KEYS * D / 2, BWD_ROWS * D / 2, BWD_ROWS * BWD_KEYS / 2);
     let (k_at, v_at) = (0, kw);
     let q_at = |s: usize| 2 * kw + s * rw;
     let o_at = |s: usize| 2 * kw + (2 + s) * rw;
     let wp = Smem::window::<B>(2 * kw + 4 * rw, pw);
     let wds = Smem::window::<B>(2 * kw + 4 * rw + pw, pw);
     let stats = 2 * kw + 4 * rw + 2 * pw;
-    let ws = |s: usize| Smem::window::<B>(stats + s * 2 * BWD_KV_ROWS, 2 * BWD_KV_ROWS);
+    let ws = |s: usize| Smem::window::<B>(stats + s * 2 * BWD_ROWS, 2 * BWD_ROWS);
     let (wk, wv) = (Smem::window::<B>(k_at, kw), Smem::window::<B>(v_at, kw));
     // Warps 0-3 copy K's tile and then Q's, warps 4-7 V's and dO's, each
     // half by the forward's map of its 128 threads.
     let (half, ct) = (tid / FLASH_THREADS, tid % FLASH_THREADS);
-    let ck = flash_copy::<BWD_KV_KEYS, D>(seq_k, ld_kv, nb, ct);
+    let ck = flash_copy::<BWD_KEYS, D>(seq_k, ld_kv, nb, ct);
     let kv_src = head_matrix::<D>(
         if half == 0 { k } else { v },
         k_start,
         seq_k32,
         (p.kv_heads, h_kv),
     );
-    copy_tile::<B, { BWD_KV_KEYS * D / 8 / FLASH_THREADS }, { flash_copy_xor(D) }>(
+    copy_tile::<B, { BWD_KEYS * D / 8 / FLASH_THREADS }, { flash_copy_xor(D) }>(
         ck,
         kv_src.column(ck.col),
         narrow(ck.row),
@@ -457,22 +411,22 @@ pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool, const
     // The query tiles that see a key of the block: from the first row
     // whose upper bound reaches n0, to the last whose lower bound is at
     // most the block's last key.
-    let q_tiles = seq_q.div_ceil(BWD_KV_ROWS);
+    let q_tiles = seq_q.div_ceil(BWD_ROWS);
     let (first, end) = if CAUSAL {
         let from = n0 as i64 - offset as i64;
         let first = if from > 0 {
-            from as usize / BWD_KV_ROWS
+            from as usize / BWD_ROWS
         } else {
             0
         };
         let end = if lower == i32::MIN {
             q_tiles
         } else {
-            let to = (n0 + BWD_KV_KEYS - 1) as i64 - lower as i64;
+            let to = (n0 + BWD_KEYS - 1) as i64 - lower as i64;
             if to < 0 {
                 0
             } else {
-                (to as usize / BWD_KV_ROWS + 1).min(q_tiles)
+                (to as usize / BWD_ROWS + 1).min(q_tiles)
             }
         };
         (first.min(end), end)
@@ -482,11 +436,11 @@ pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool, const
     let per_head = end - first;
     // (A sequence without rows has no query tile: the map of one row
     // stands in, unused.)
-    let cq = flash_copy::<BWD_KV_ROWS, D>(seq_q.max(1), ld, 0, ct);
+    let cq = flash_copy::<BWD_ROWS, D>(seq_q.max(1), ld, 0, ct);
     let mut acc_dk = [0f32; D / 2];
     let mut acc_dv = [0f32; D / 2];
     // This thread's LSE (threads 0-63) or Dot (64-127) row of a tile.
-    let (r, which) = (tid % BWD_KV_ROWS, tid / BWD_KV_ROWS);
+    let (r, which) = (tid % BWD_ROWS, tid / BWD_ROWS);
     let scale_log2 = p.scale * LOG2_E;
     let tid32 = narrow(tid);
     // Step i fetches query tile i (its Q and dO by cp.async into stage i %
@@ -507,14 +461,14 @@ pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool, const
                 seq_q32,
                 (p.heads, h),
             );
-            copy_tile::<B, { BWD_KV_ROWS * D / 8 / FLASH_THREADS }, { flash_copy_xor(D) }>(
+            copy_tile::<B, { BWD_ROWS * D / 8 / FLASH_THREADS }, { flash_copy_xor(D) }>(
                 cq,
                 src.column(cq.col),
-                narrow(cq.row + m * BWD_KV_ROWS),
+                narrow(cq.row + m * BWD_ROWS),
                 narrow(cq.shared),
                 if half == 0 { q_at(s) } else { o_at(s) },
             );
-            let row = m * BWD_KV_ROWS + r;
+            let row = m * BWD_ROWS + r;
             match (row < seq_q, which) {
                 (true, 0) => lse.ld(stat_at(&p, b, sq.q0, h, row)) * LOG2_E,
                 (true, 1) => dot.ld(stat_at(&p, b, sq.q0, h, row)),
@@ -525,7 +479,7 @@ pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool, const
         };
         cp_async_commit();
         if which < 2 {
-            ws(s).st(which * BWD_KV_ROWS + r, x);
+            ws(s).st(which * BWD_ROWS + r, x);
         }
         let Some(n) = i.checked_sub(1) else {
             continue;
@@ -537,57 +491,30 @@ pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool, const
             Smem::window::<B>(o_at(s), rw),
             ws(s),
         );
-        let m0 = m * BWD_KV_ROWS;
-        // Whether every query of the tile sees every key of the block (no
-        // mask to compute).
-        let full = m0 + BWD_KV_ROWS <= seq_q
-            && n0 + BWD_KV_KEYS <= seq_k
-            && (!CAUSAL || {
-                let (q_lo, q_hi) = (m0 as i64, (m0 + BWD_KV_ROWS - 1) as i64);
-                let (k_lo, k_hi) = (n0 as i64, (n0 + BWD_KV_KEYS - 1) as i64);
-                k_hi <= q_lo + offset as i64 && k_lo >= q_hi + lower as i64
-            });
         // Tile n (and K and V) landed, its LSE and Dot stored.
         cp_async_wait::<1>();
         sync_threads();
-
-        // S = Q·Kᵀ, then P = exp(scale · S - LSE) where the query sees the
-        // key, else 0; P into shared memory as f16. The thread's S value x
-        // is its value 0 plus thread 0's value x; its rows' LSE and Dot
-        // (value x's row: x / 2 and the M-atom) are read once.
-        let (row0, key0) = bwd_s_coord(in_loop_u32(tid32) as usize, (0, 0, 0));
+        let m0 = m * BWD_ROWS;
+        // The thread's rows' LSE and Dot (value x's row: x / 2 and the
+        // M-atom), read once.
+        let row0 = bwd_s_coord(in_loop_u32(tid32) as usize, (0, 0, 0)).0;
         let stat = |a: usize, from: usize| {
             let (dr, _) = bwd_s_coord(0, (2 * (a % 2), a / 2, 0));
-            ws.ld((from + row0 + dr) & (2 * BWD_KV_ROWS - 1))
+            ws.ld((from + row0 + dr) & (2 * BWD_ROWS - 1))
         };
-        let lse4 = [0, 1, 2, 3].map(|a| stat(a, 0));
-        let mut pr = [0f32; 32];
-        rows_times_keys::<D>(&mut pr, (wq, wk), tid32);
-        each::<32>(|a| {
-            let (x, i, j) = frag_of(a);
-            let e = exp2(pr[a] * scale_log2 - lse4[2 * i + x / 2]);
-            let seen = full || {
-                let (dr, dc) = bwd_s_coord(0, (x, i, j));
-                let (rr, cc) = (m0 + row0 + dr, n0 + key0 + dc);
-                visible::<CAUSAL>((rr, cc), (seq_q, seq_k), (offset, lower))
-            };
-            pr[a] = if seen { e } else { 0.0 };
-        });
-        // P as the products take it, f16 (16 registers, not 32, while dP
-        // is computed; dS is taken from the same rounded values).
-        let pp = pack(&pr);
+        let stats = (
+            [0, 1, 2, 3].map(|a| stat(a, 0)),
+            [0, 1, 2, 3].map(|a| stat(a, BWD_ROWS)),
+        );
+        let tile = Tile {
+            at: (m0, n0),
+            seq: (seq_q, seq_k),
+            bounds: (offset, lower),
+            scale_log2,
+        };
+        let (pp, dsp) = p_and_ds::<D, CAUSAL>((wq, wk, wo, wv), stats, tile, tid32);
         store_ps(wp, &pp, tid32);
-        // dP = dO·Vᵀ, dS = P ∘ (dP - Dot), into shared memory as f16 (as
-        // the products round it).
-        let mut ds = [0f32; 32];
-        rows_times_keys::<D>(&mut ds, (wo, wv), tid32);
-        let dot4 = [0, 1, 2, 3].map(|a| stat(a, BWD_KV_ROWS));
-        each::<32>(|a| {
-            let (x, i, _) = frag_of(a);
-            let (p0, p1) = f32x2_of_f16x2(pp[a / 2]);
-            ds[a] = if a % 2 == 0 { p0 } else { p1 } * (ds[a] - dot4[2 * i + x / 2]);
-        });
-        store_ps(wds, &pack(&ds), tid32);
+        store_ps(wds, &dsp, tid32);
         // The tile's P and dS are whole.
         sync_threads();
         // dV += Pᵀ·dO, dK += dSᵀ·Q.
@@ -618,9 +545,12 @@ pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool, const
     store_keys::<D>(&acc_dv, 1.0, dv, at, tid);
 }
 
-/// dQ of the block's [`BWD_TILE`] query rows of one head (grid x: row tile,
-/// y: head, z: sequence) over its key tiles; head dimension `D`, shared
-/// memory `B` (`bwd_smem_bytes(D)`).
+/// dQ of the block's [`BWD_ROWS`] query rows of one head (grid x: row
+/// tile, y: head, z: sequence) over its [`BWD_KEYS`]-key blocks; head
+/// dimension `D`, shared memory `B` (`bwd_smem_bytes(D)`),
+/// [`BWD_THREADS`] threads. Each key block's P and dS as the dK/dV
+/// kernels compute them ([`p_and_ds`]), dS through shared memory, dQ +=
+/// dS·K in registers (2 x 4 warps over the rows and `D`).
 #[inline(always)]
 #[instantiate((64, false), (64, true), (128, false), (128, true))]
 pub fn flash_bwd_dq<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
@@ -629,14 +559,17 @@ pub fn flash_bwd_dq<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
     (lse, dot): (Global<f32>, Global<f32>),
     dq: GlobalMut<u32>,
 ) {
+    if block_dim().0 != BWD_THREADS {
+        trap()
+    }
     let tid = thread_idx();
     let (mb, h, b) = block_idx_xyz();
     check_problem(&p);
     let Some(sq) = p.sequence(b) else { trap() };
     let (seq_q, seq_k, offset, lower) = (sq.seq_q, sq.seq_k, sq.offset, sq.lower);
-    let m0 = mb * BWD_TILE;
+    let m0 = mb * BWD_ROWS;
     if m0 >= seq_q {
-        if p.cu_q.is_empty() || seq_q > grid_dim().0 * BWD_TILE {
+        if p.cu_q.is_empty() || seq_q > grid_dim().0 * BWD_ROWS {
             trap()
         }
         return;
@@ -646,44 +579,54 @@ pub fn flash_bwd_dq<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
     let (ld, ld_kv) = (p.heads * D, p.kv_heads * D);
     let (seq_q32, seq_k32) = (narrow(seq_q), narrow(seq_k));
     // Shared memory (words): Q's tile, dO's, two stages of K's, two of
-    // V's.
-    let tw = BWD_TILE * D / 2;
-    let (q_at, o_at) = (0, tw);
-    let k_at = |s: usize| (2 + s) * tw;
-    let v_at = |s: usize| (4 + s) * tw;
-    let (wq, wo) = (Smem::window::<B>(q_at, tw), Smem::window::<B>(o_at, tw));
-    let cq = flash_copy::<BWD_TILE, D>(seq_q, ld, mb, tid);
-    let (qm, om) = (
-        head_matrix::<D>(q, q_start, seq_q32, (p.heads, h)),
-        head_matrix::<D>(d_o, q_start, seq_q32, (p.heads, h)),
+    // V's, then dS.
+    let (kw, rw, pw) = (BWD_KEYS * D / 2, BWD_ROWS * D / 2, BWD_ROWS * BWD_KEYS / 2);
+    let (q_at, o_at) = (0, rw);
+    let k_at = |s: usize| 2 * rw + s * kw;
+    let v_at = |s: usize| 2 * rw + (2 + s) * kw;
+    let (wq, wo) = (Smem::window::<B>(q_at, rw), Smem::window::<B>(o_at, rw));
+    let wds = Smem::window::<B>(2 * rw + 4 * kw, pw);
+    // Warps 0-3 copy Q's tile and then K's, warps 4-7 dO's and V's.
+    let (half, ct) = (tid / FLASH_THREADS, tid % FLASH_THREADS);
+    let cq = flash_copy::<BWD_ROWS, D>(seq_q, ld, mb, ct);
+    let src = head_matrix::<D>(
+        if half == 0 { q } else { d_o },
+        q_start,
+        seq_q32,
+        (p.heads, h),
     );
-    copy_pair::<B, D>(
+    copy_tile::<B, { BWD_ROWS * D / 8 / FLASH_THREADS }, { flash_copy_xor(D) }>(
         cq,
-        (qm.column(cq.col), om.column(cq.col)),
-        cq.row,
-        (q_at, o_at),
+        src.column(cq.col),
+        narrow(cq.row),
+        narrow(cq.shared),
+        if half == 0 { q_at } else { o_at },
     );
     cp_async_commit();
-    // The thread's rows' LSE and Dot (row slot `ROWS.row_of[x]` of value
-    // x: value 0's row, then value 2's).
-    const { assert!(ROWS.rows == 2 && ROWS.row_of[0] == 0 && ROWS.row_of[2] == 1) };
-    let stat = |x: usize, from: Global<f32>| {
-        let (r, _) = flash_s_coord::<D>(tid, (x, 0, 0));
-        if m0 + r < seq_q {
-            from.ld(stat_at(&p, b, sq.q0, h, m0 + r))
+    // The thread's rows' LSE (times log2 e) and Dot, value x's row at
+    // x / 2 and the M-atom (0 past the sequence: those rows are masked).
+    let row0 = bwd_s_coord(tid, (0, 0, 0)).0;
+    let stat = |a: usize, from: Global<f32>| {
+        let (dr, _) = bwd_s_coord(0, (2 * (a % 2), a / 2, 0));
+        let r = m0 + row0 + dr;
+        if r < seq_q {
+            from.ld(stat_at(&p, b, sq.q0, h, r))
         } else {
             0.0
         }
     };
-    let (l, dt) = ([stat(0, lse), stat(2, lse)], [stat(0, dot), stat(2, dot)]);
+    let stats = (
+        [0, 1, 2, 3].map(|a| stat(a, lse) * LOG2_E),
+        [0, 1, 2, 3].map(|a| stat(a, dot)),
+    );
 
-    // The key tiles the block's rows see: up to its last row's bound, from
-    // its first row's lower bound.
-    let all = seq_k.div_ceil(BWD_TILE);
+    // The key blocks the block's rows see: up to its last row's bound,
+    // from its first row's lower bound.
+    let all = seq_k.div_ceil(BWD_KEYS);
     let (first, end) = if CAUSAL {
-        let last = (m0 + BWD_TILE).min(seq_q) as i64 + offset as i64;
+        let last = (m0 + BWD_ROWS).min(seq_q) as i64 + offset as i64;
         let end = if last > 0 {
-            (last as usize).div_ceil(BWD_TILE).min(all)
+            (last as usize).div_ceil(BWD_KEYS).min(all)
         } else {
             0
         };
@@ -693,7 +636,7 @@ pub fn flash_bwd_dq<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
             m0 as i64 + lower as i64
         };
         let first = if from > 0 {
-            from as usize / BWD_TILE
+            from as usize / BWD_KEYS
         } else {
             0
         };
@@ -701,79 +644,68 @@ pub fn flash_bwd_dq<B: SharedBuffer, const D: usize, const CAUSAL: bool>(
     } else {
         (0, all)
     };
-    // (Without a key, no tile: the map of one key stands in, unused.)
-    let ck = flash_copy::<BWD_TILE, D>(seq_k.max(1), ld_kv, 0, tid);
-    let (km, vm) = (
-        head_matrix::<D>(k, k_start, seq_k32, (p.kv_heads, h_kv)),
-        head_matrix::<D>(v, k_start, seq_k32, (p.kv_heads, h_kv)),
+    // (Without a key, no block: the map of one key stands in, unused.)
+    let ck = flash_copy::<BWD_KEYS, D>(seq_k.max(1), ld_kv, 0, ct);
+    let kv_src = head_matrix::<D>(
+        if half == 0 { k } else { v },
+        k_start,
+        seq_k32,
+        (p.kv_heads, h_kv),
     );
-    let mut acc = [0f32; D / 2];
-    // Step i fetches key tile first + i (K and V by cp.async into stage i
-    // % 2, one group) and, from step 1 on, computes the tile before it
-    // once its group is in; the stage fetched into was left by the tile
+    let (scale_log2, tid32) = (p.scale * LOG2_E, narrow(tid));
+    let mut acc = [0f32; D / 4];
+    // Step i fetches key block first + i (K and V by cp.async into stage
+    // i % 2, one group) and, from step 1 on, computes the block before it
+    // once its group is in; the stage fetched into was left by the block
     // two before, finished before the sync that ends the last step.
-    let tiles = end - first;
-    for i in 0..tiles + 1 {
-        if i < tiles {
-            copy_pair::<B, D>(
+    let blocks = end - first;
+    for i in 0..blocks + 1 {
+        if i < blocks {
+            copy_tile::<B, { BWD_KEYS * D / 8 / FLASH_THREADS }, { flash_copy_xor(D) }>(
                 ck,
-                (km.column(ck.col), vm.column(ck.col)),
-                ck.row + (first + i) * BWD_TILE,
-                (k_at(i % 2), v_at(i % 2)),
+                kv_src.column(ck.col),
+                narrow(ck.row + (first + i) * BWD_KEYS),
+                narrow(ck.shared),
+                if half == 0 { k_at(i % 2) } else { v_at(i % 2) },
             );
         }
         cp_async_commit();
         let Some(t) = i.checked_sub(1) else {
             continue;
         };
-        let n = first + t;
         let (wk, wv) = (
-            Smem::window::<B>(k_at(t % 2), tw),
-            Smem::window::<B>(v_at(t % 2), tw),
+            Smem::window::<B>(k_at(t % 2), kw),
+            Smem::window::<B>(v_at(t % 2), kw),
         );
-        // Key tile n (and Q, dO) landed.
+        // Key block t (and Q, dO) landed.
         cp_async_wait::<1>();
         sync_threads();
-        // Half the tile's keys a step.
-        for step in 0..STEPS {
-            let c0 = step * SUB;
-            // S = Q·Kᵀ, then P where the row sees the key.
-            let mut pr = [0f32; SUB_ACC];
-            tile_times_tile_t::<D>(&mut pr, (wq, wk), (tid, step));
-            each::<{ SUB / 8 }>(|jl| {
-                each::<4>(|x| {
-                    let (r, c) = flash_s_coord::<D>(tid, (x, 0, c0 / 8 + jl));
-                    let seen = visible::<CAUSAL>(
-                        (m0 + r, n * BWD_TILE + c),
-                        (seq_q, seq_k),
-                        (offset, lower),
-                    );
-                    let s = &mut pr[jl * 4 + x];
-                    *s = if seen {
-                        exp2((*s * p.scale - l[ROWS.row_of[x]]) * LOG2_E)
-                    } else {
-                        0.0
-                    };
-                })
-            });
-            // dP = dO·Vᵀ, dS = P ∘ (dP - Dot), dQ += dS·K.
-            let mut ds = [0f32; SUB_ACC];
-            tile_times_tile_t::<D>(&mut ds, (wo, wv), (tid, step));
-            each::<SUB_ACC>(|at| ds[at] = pr[at] * (ds[at] - dt[ROWS.row_of[at % 4]]));
-            acc_times_tile::<D>(&mut acc, &ds, wk, (tid, step));
-        }
-        // Every warp is done with this stage before it is fetched into
-        // again.
+        let tile = Tile {
+            at: (m0, (first + t) * BWD_KEYS),
+            seq: (seq_q, seq_k),
+            bounds: (offset, lower),
+            scale_log2,
+        };
+        let (_, dsp) = p_and_ds::<D, CAUSAL>((wq, wk, wo, wv), stats, tile, tid32);
+        store_ps(wds, &dsp, tid32);
+        // The block's dS is whole: dQ += dS·K.
+        sync_threads();
+        ds_times_keys::<D>(&mut acc, (wds, wk), tid32);
+        // Every warp is done with this stage and dS before they are
+        // written again.
         sync_threads();
     }
     cp_async_wait_all();
-    store_rows::<D>(
-        &acc,
-        p.scale,
-        dq,
-        (q_start + m0, seq_q + q_start, ld, h * D),
-        tid,
-    );
+    let (r0, c0) = bwd_dq_coord::<D>(tid, (0, 0, 0));
+    each::<{ D / 8 }>(|t| {
+        let (x, i, j) = frag_of(2 * t);
+        let (dr, dc) = bwd_dq_coord::<D>(0, (x, i, j));
+        let r = m0 + r0 + dr;
+        if r < seq_q {
+            let v = f16x2(acc[2 * t] * p.scale, acc[2 * t + 1] * p.scale);
+            dq.st(((q_start + r) * ld + h * D + c0 + dc) / 2, v);
+        }
+    });
 }
 
 /// dQ = f16(scale · `dq_acc`): thread t of the grid converts floats 2t and

@@ -9,13 +9,13 @@
 layout_device::shared_memory!(
     /// The dQ kernels' shared memory for head dimension 64 (dynamic:
     /// `bwd_smem_bytes(64)` bytes at launch).
-    pub extern static BWD_SMEM_D64: [u8; 49152]
+    pub extern static BWD_SMEM_D64: [u8; 98304]
 );
 
 layout_device::shared_memory!(
     /// The dQ kernels' shared memory for head dimension 128 (dynamic:
     /// `bwd_smem_bytes(128)` bytes at launch).
-    pub extern static BWD_SMEM_D128: [u8; 98304]
+    pub extern static BWD_SMEM_D128: [u8; 180224]
 );
 
 layout_device::shared_memory!(
@@ -31,8 +31,8 @@ layout_device::shared_memory!(
 );
 
 const _: () = assert!(
-    super::bwd_smem_bytes(64) == 49152
-        && super::bwd_smem_bytes(128) == 98304
+    super::bwd_smem_bytes(64) == 98304
+        && super::bwd_smem_bytes(128) == 180224
         && super::bwd_kv_smem_bytes(64) == 99328
         && super::bwd_kv_smem_bytes(128) == 164864,
     "the backward buffers are bwd_smem_bytes(D) and bwd_kv_smem_bytes(D)"

@@ -13,7 +13,7 @@
 //! - `flash_attn_bwd_dot`: `Dot`, f32 (heads · rows of Q), laid out as
 //!   LSE is (and, for the atomic dQ, its f32 sums zeroed);
 //! - `flash_attn_bwd_dkdvq_d*` (atomic dQ): one block of 8 warps per
-//!   [`BWD_KV_KEYS`] keys of a K/V head, over every [`BWD_KV_ROWS`]-row
+//!   [`BWD_KEYS`] keys of a K/V head, over every [`BWD_ROWS`]-row
 //!   query tile of every query head of its group (so that a grouped K/V
 //!   head's dK and dV are summed in registers), FlashAttention-2's
 //!   schedule: S = Q·Kᵀ and dP = dO·Vᵀ with the warps 2 x 4 over the tile
@@ -26,11 +26,12 @@
 //!   in a varying order, so dQ's last bits may differ from run to run (dK's
 //!   and dV's do not);
 //! - deterministic: `flash_attn_bwd_dkdv_d*`, the same without dQ, then
-//!   `flash_attn_bwd_dq_d*`: one block per [`BWD_TILE`] query rows of a
-//!   head, over its key tiles: S = Q·Kᵀ, P, dP = dO·Vᵀ, dS, dQ += dS·K.
-//!   Every gradient is summed by one block in a fixed order, so the
-//!   results are the same bits from run to run; the price is S and dP
-//!   computed twice, seven matrix products.
+//!   `flash_attn_bwd_dq_d*`: one block of 8 warps per [`BWD_ROWS`] query
+//!   rows of a head, over its [`BWD_KEYS`]-key blocks: S, P, dP and dS
+//!   as above (2 x 4 warps), dS through shared memory, dQ += dS·K in
+//!   registers. Every gradient is summed by one block in a fixed order,
+//!   so the results are the same bits from run to run; the price is S and
+//!   dP computed twice, seven matrix products.
 //!
 //! The launch contract the host follows (`layout_gpu::attention`'s
 //! backward):
@@ -39,9 +40,9 @@
 //!   (batch, heads, seq_q) f32 (packed: (heads, total rows));
 //! - `_dot`: grid ceil(rows · heads / [`BWD_DOT_THREADS`]), that many
 //!   threads, no shared memory;
-//! - `_dkdv`, `_dkdvq`: grid (ceil(seq_k / [`BWD_KV_KEYS`]), kv_heads,
-//!   batch), [`BWD_KV_THREADS`] threads, [`bwd_kv_smem_bytes`]`(d)` bytes;
-//! - `_dq`: grid (ceil(seq_q / [`BWD_TILE`]), heads, batch),
+//! - `_dkdv`, `_dkdvq`: grid (ceil(seq_k / [`BWD_KEYS`]), kv_heads,
+//!   batch), [`BWD_THREADS`] threads, [`bwd_kv_smem_bytes`]`(d)` bytes;
+//! - `_dq`: grid (ceil(seq_q / [`BWD_ROWS`]), heads, batch),
 //!   [`BWD_THREADS`] threads, [`bwd_smem_bytes`]`(d)` bytes;
 //! - `_dq_convert`: grid ceil(n / 2 / [`BWD_CONVERT_THREADS`]) for n
 //!   elements of Q, that many threads.
@@ -57,11 +58,6 @@ use layout_core::atom::mma::{make_tiled_mma, TiledMma};
 use layout_core::tensor::make_identity_tensor;
 use layout_core::{instantiate, layout, layout_type, Underscore as X, C};
 
-/// Query rows per block of the dQ kernels (`_dq`), and the key tiles they
-/// stream: 64, one m16n8k16 M-atom per warp.
-pub const BWD_TILE: usize = 64;
-/// Threads per block of the dQ kernels: 4 warps along M.
-pub const BWD_THREADS: usize = 128;
 /// Threads per block of the `Dot` kernel: one (row, head) each.
 pub const BWD_DOT_THREADS: usize = 128;
 /// Threads per block of the dQ conversion (`flash_attn_bwd_dq_convert`):
@@ -70,35 +66,36 @@ pub const BWD_CONVERT_THREADS: usize = 256;
 /// The head dimensions built.
 pub const BWD_HEAD_DIMS: [usize; 2] = [64, 128];
 
-/// Dynamic shared memory of a dQ block (bytes): six tiles of [`BWD_TILE`]
-/// rows of `d` halves (Q's and dO's, then two stages of K's and of V's:
-/// the next tile's copy overlaps this one's products).
+/// Keys per block of the dK/dV kernels (`_dkdv`, `_dkdvq`), and per block
+/// the dQ kernels stream: FlashAttention-2's 128.
+pub const BWD_KEYS: usize = 128;
+/// Query rows per tile the dK/dV kernels stream, and per block of the dQ
+/// kernels.
+pub const BWD_ROWS: usize = 64;
+/// Threads per block of the dK/dV and dQ kernels: 8 warps, each holding
+/// 32 x 32 of a tile's S and dP ([`BwdRowsMma`]), and 32 keys by `d / 2` of
+/// dK and dV ([`BwdKeysMma`]) or 32 rows by `d / 4` of dQ.
+pub const BWD_THREADS: usize = 256;
+
+/// Dynamic shared memory of a dQ block (bytes): Q's and dO's tiles
+/// ([`BWD_ROWS`] rows of `d` halves), two stages of K's and V's
+/// ([`BWD_KEYS`] rows: the next block's copy overlaps this one's
+/// products), then dS ([`BWD_ROWS`] rows of [`BWD_KEYS`] halves), swizzled
+/// as [`bwd_kv_smem_bytes`]'s tiles.
 pub const fn bwd_smem_bytes(d: usize) -> usize {
-    6 * BWD_TILE * d * 2
+    (2 * BWD_ROWS + 4 * BWD_KEYS) * d * 2 + BWD_ROWS * BWD_KEYS * 2
 }
 
-/// Keys per block of the dK/dV kernels (`_dkdv`, `_dkdvq`):
-/// FlashAttention-2's 128, so that each block's dQ terms, added by
-/// atomics, cover twice the keys of a [`BWD_TILE`].
-pub const BWD_KV_KEYS: usize = 128;
-/// Query rows per tile the dK/dV kernels stream.
-pub const BWD_KV_ROWS: usize = 64;
-/// Threads per block of the dK/dV kernels: 8 warps, each holding 32 x 32
-/// of a tile's S and dP ([`BwdRowsMma`]) and 32 keys by `d / 2` of dK and
-/// dV ([`BwdKeysMma`]).
-pub const BWD_KV_THREADS: usize = 256;
 /// Dynamic shared memory of a dK/dV block (bytes): K's and V's tiles
-/// ([`BWD_KV_KEYS`] rows of `d` halves), two stages of Q's and dO's
-/// ([`BWD_KV_ROWS`] rows: the next tile's copy overlaps this one's
-/// products), P and dS ([`BWD_KV_ROWS`] rows of [`BWD_KV_KEYS`] halves),
+/// ([`BWD_KEYS`] rows of `d` halves), two stages of Q's and dO's
+/// ([`BWD_ROWS`] rows: the next tile's copy overlaps this one's
+/// products), P and dS ([`BWD_ROWS`] rows of [`BWD_KEYS`] halves),
 /// then two stages of the tile's LSE and Dot (f32). Every tile's rows are
 /// swizzled as the forward's ([`flash_swizzle`]: P's and dS's as rows of
 /// 128 halves), so that the 8 rows an `ldmatrix` reads, and the words a
 /// warp's accumulators store (8 rows by 4 words), fall in distinct banks.
 pub const fn bwd_kv_smem_bytes(d: usize) -> usize {
-    (2 * BWD_KV_KEYS + 4 * BWD_KV_ROWS) * d * 2
-        + 2 * BWD_KV_ROWS * BWD_KV_KEYS * 2
-        + 2 * 2 * BWD_KV_ROWS * 4
+    (2 * BWD_KEYS + 4 * BWD_ROWS) * d * 2 + 2 * BWD_ROWS * BWD_KEYS * 2 + 2 * 2 * BWD_ROWS * 4
 }
 
 /// The TiledMMA of the dK/dV kernels' products over a tile's query rows:
@@ -141,13 +138,13 @@ const fn ldsm_lane(lane: usize) -> (usize, usize) {
 
 /// The row address `ldmatrix.x4` takes from thread `tid` for Q's (or dO's)
 /// A fragment of [`BwdRowsMma`]'s M-atom `i` at k-step `s`, a half offset
-/// in the swizzled [`BWD_KV_ROWS`] x `D` tile (rows of `D` halves, as the
+/// in the swizzled [`BWD_ROWS`] x `D` tile (rows of `D` halves, as the
 /// forward's: [`flash_swizzle`]).
 #[instantiate((64), (128))]
 pub fn bwd_ldsm_rows_a<const D: usize>(tid: usize, i: usize, s: usize) -> usize {
     let p = bwd_rows_mma()
         .get_slice(tid - tid % 32)
-        .partition_a(index(layout!((C<BWD_KV_ROWS>, C<D>):(C<D>, 1))));
+        .partition_a(index(layout!((C<BWD_ROWS>, C<D>):(C<D>, 1))));
     let origin = p.data_offset() + p.layout().crd2idx((0usize, i, s));
     let o = ldsm_a_src(tid % 32);
     flash_swizzle::<D>(origin + (o / 16) * D + o % 16)
@@ -155,14 +152,14 @@ pub fn bwd_ldsm_rows_a<const D: usize>(tid: usize, i: usize, s: usize) -> usize 
 
 /// The row address `ldmatrix.x4` takes from thread `tid` for K's (or V's)
 /// B fragments of [`BwdRowsMma`]'s N-atoms `2 j2` and `2 j2 + 1` (keys) at
-/// k-step `s`, in the swizzled [`BWD_KV_KEYS`] x `D` tile (the N x K
+/// k-step `s`, in the swizzled [`BWD_KEYS`] x `D` tile (the N x K
 /// operand as it lies): matrices 0-1 are atom `2 j2`'s k 0-7 and 8-15,
 /// 2-3 atom `2 j2 + 1`'s.
 #[instantiate((64), (128))]
 pub fn bwd_ldsm_keys_b<const D: usize>(tid: usize, j2: usize, s: usize) -> usize {
     let p = bwd_rows_mma()
         .get_slice(tid - tid % 32)
-        .partition_b(index(layout!((C<BWD_KV_KEYS>, C<D>):(C<D>, 1))));
+        .partition_b(index(layout!((C<BWD_KEYS>, C<D>):(C<D>, 1))));
     let (q, row) = ldsm_lane(tid);
     let origin = p.data_offset() + p.layout().crd2idx((0usize, 2 * j2 + q / 2, s));
     flash_swizzle::<D>(origin + row * D + 8 * (q % 2))
@@ -171,29 +168,29 @@ pub fn bwd_ldsm_keys_b<const D: usize>(tid: usize, j2: usize, s: usize) -> usize
 /// The row address `ldmatrix.x4.trans` takes from thread `tid` for Pᵀ's
 /// (or dSᵀ's) A fragment of [`BwdKeysMma`]'s M-atom `i` (keys) at k-block
 /// `kk` (16 query rows), a half offset in the swizzled shared P tile (rows
-/// of query, [`BWD_KV_KEYS`] halves: Aᵀ as it lies). Matrix r is A
+/// of query, [`BWD_KEYS`] halves: Aᵀ as it lies). Matrix r is A
 /// register r's block, keys `8 (r % 2)` and rows `8 (r / 2)` on; `.trans`
 /// hands each lane its two rows of one key.
 #[inline(always)]
 pub fn bwd_ldsm_ps_t(tid: usize, i: usize, kk: usize) -> usize {
-    let p = bwd_keys_mma().get_slice(tid - tid % 32).partition_a(index(
-        layout!((C<BWD_KV_KEYS>, C<BWD_KV_ROWS>):(1, C<BWD_KV_KEYS>)),
-    ));
+    let p = bwd_keys_mma()
+        .get_slice(tid - tid % 32)
+        .partition_a(index(layout!((C<BWD_KEYS>, C<BWD_ROWS>):(1, C<BWD_KEYS>))));
     let (q, row) = ldsm_lane(tid);
     let origin = p.data_offset() + p.layout().crd2idx((0usize, i, kk));
-    flash_swizzle::<BWD_KV_KEYS>(origin + 8 * (q % 2) + (8 * (q / 2) + row) * BWD_KV_KEYS)
+    flash_swizzle::<BWD_KEYS>(origin + 8 * (q % 2) + (8 * (q / 2) + row) * BWD_KEYS)
 }
 
 /// The row address `ldmatrix.x4.trans` takes from thread `tid` for dO's
 /// (or Q's) B fragments of [`BwdKeysMma`]'s N-atoms `2 j2` and `2 j2 + 1`
 /// (columns of `D`) at k-block `kk` (16 query rows), in the swizzled
-/// [`BWD_KV_ROWS`] x `D` tile (rows are the k index, as V's in the
+/// [`BWD_ROWS`] x `D` tile (rows are the k index, as V's in the
 /// forward).
 #[instantiate((64), (128))]
 pub fn bwd_ldsm_rows_b<const D: usize>(tid: usize, j2: usize, kk: usize) -> usize {
     let p = bwd_keys_mma()
         .get_slice(tid - tid % 32)
-        .partition_b(index(layout!((C<D>, C<BWD_KV_ROWS>):(1, C<D>))));
+        .partition_b(index(layout!((C<D>, C<BWD_ROWS>):(1, C<D>))));
     let (q, row) = ldsm_lane(tid);
     let origin = p.data_offset() + p.layout().crd2idx((0usize, 2 * j2 + q / 2, kk));
     flash_swizzle::<D>(origin + (8 * (q % 2) + row) * D)
@@ -202,15 +199,15 @@ pub fn bwd_ldsm_rows_b<const D: usize>(tid: usize, j2: usize, kk: usize) -> usiz
 /// The row address `ldmatrix.x4` takes from thread `tid` for dS's A
 /// fragment of [`BwdRowsMma`]'s M-atom `i` (query rows) at k-block `kk`
 /// (16 keys), in the swizzled shared dS tile (rows of query,
-/// [`BWD_KV_KEYS`] halves).
+/// [`BWD_KEYS`] halves).
 #[inline(always)]
 pub fn bwd_ldsm_ds_a(tid: usize, i: usize, kk: usize) -> usize {
-    let p = bwd_rows_mma().get_slice(tid - tid % 32).partition_a(index(
-        layout!((C<BWD_KV_ROWS>, C<BWD_KV_KEYS>):(C<BWD_KV_KEYS>, 1)),
-    ));
+    let p = bwd_rows_mma()
+        .get_slice(tid - tid % 32)
+        .partition_a(index(layout!((C<BWD_ROWS>, C<BWD_KEYS>):(C<BWD_KEYS>, 1))));
     let origin = p.data_offset() + p.layout().crd2idx((0usize, i, kk));
     let o = ldsm_a_src(tid % 32);
-    flash_swizzle::<BWD_KV_KEYS>(origin + (o / 16) * BWD_KV_KEYS + o % 16)
+    flash_swizzle::<BWD_KEYS>(origin + (o / 16) * BWD_KEYS + o % 16)
 }
 
 /// Where thread `tid`'s S-shaped value `(v, i, j)` (P or dS) lies in its
@@ -218,29 +215,29 @@ pub fn bwd_ldsm_ds_a(tid: usize, i: usize, kk: usize) -> usize {
 #[inline(always)]
 pub fn bwd_ps_at(tid: usize, x: (usize, usize, usize)) -> usize {
     let (r, c) = bwd_s_coord(tid, x);
-    flash_swizzle::<BWD_KV_KEYS>(r * BWD_KV_KEYS + c)
+    flash_swizzle::<BWD_KEYS>(r * BWD_KEYS + c)
 }
 
 /// The row address `ldmatrix.x4.trans` takes from thread `tid` for K's B
 /// fragments of [`BwdRowsMma`]'s N-atoms `2 j2` and `2 j2 + 1` (columns of
-/// `D`) at k-block `kk` (16 keys), in the swizzled [`BWD_KV_KEYS`] x `D`
+/// `D`) at k-block `kk` (16 keys), in the swizzled [`BWD_KEYS`] x `D`
 /// tile (dQ's terms dS·K).
 #[instantiate((64), (128))]
 pub fn bwd_ldsm_keys_v<const D: usize>(tid: usize, j2: usize, kk: usize) -> usize {
     let p = bwd_rows_mma()
         .get_slice(tid - tid % 32)
-        .partition_b(index(layout!((C<D>, C<BWD_KV_KEYS>):(1, C<D>))));
+        .partition_b(index(layout!((C<D>, C<BWD_KEYS>):(1, C<D>))));
     let (q, row) = ldsm_lane(tid);
     let origin = p.data_offset() + p.layout().crd2idx((0usize, 2 * j2 + q / 2, kk));
     flash_swizzle::<D>(origin + (8 * (q % 2) + row) * D)
 }
 
 /// Where thread `tid`'s value `(v, i, j)` of S (and dP, P, dS) lies in a
-/// [`BWD_KV_ROWS`] x [`BWD_KV_KEYS`] tile: `(row, key)`, from
+/// [`BWD_ROWS`] x [`BWD_KEYS`] tile: `(row, key)`, from
 /// [`BwdRowsMma`]'s `partition_C` of the identity tensor.
 #[inline(always)]
 pub fn bwd_s_coord(tid: usize, (v, i, j): (usize, usize, usize)) -> (usize, usize) {
-    let id = make_identity_tensor((C::<BWD_KV_ROWS>, C::<BWD_KV_KEYS>));
+    let id = make_identity_tensor((C::<BWD_ROWS>, C::<BWD_KEYS>));
     match bwd_rows_mma().get_slice(tid).partition_c(id).at((v, i, j)) {
         Some(c) => c,
         None => panic!("bwd_s_coord: value ({v}, {i}, {j})"),
@@ -248,14 +245,14 @@ pub fn bwd_s_coord(tid: usize, (v, i, j): (usize, usize, usize)) -> (usize, usiz
 }
 
 /// Where thread `tid`'s value `(v, i, j)` of dQ's terms lies in a
-/// [`BWD_KV_ROWS`] x `D` tile: `(row, column)` ([`BwdRowsMma`]).
+/// [`BWD_ROWS`] x `D` tile: `(row, column)` ([`BwdRowsMma`]).
 #[inline(always)]
 #[instantiate((64), (128))]
 pub fn bwd_dq_coord<const D: usize>(
     tid: usize,
     (v, i, j): (usize, usize, usize),
 ) -> (usize, usize) {
-    let id = make_identity_tensor((C::<BWD_KV_ROWS>, C::<D>));
+    let id = make_identity_tensor((C::<BWD_ROWS>, C::<D>));
     match bwd_rows_mma().get_slice(tid).partition_c(id).at((v, i, j)) {
         Some(c) => c,
         None => panic!("bwd_dq_coord: value ({v}, {i}, {j})"),
@@ -263,14 +260,14 @@ pub fn bwd_dq_coord<const D: usize>(
 }
 
 /// Where thread `tid`'s value `(v, i, j)` of dK and dV lies in the block's
-/// [`BWD_KV_KEYS`] x `D` tile: `(key, column)` ([`BwdKeysMma`]).
+/// [`BWD_KEYS`] x `D` tile: `(key, column)` ([`BwdKeysMma`]).
 #[inline(always)]
 #[instantiate((64), (128))]
 pub fn bwd_kv_coord<const D: usize>(
     tid: usize,
     (v, i, j): (usize, usize, usize),
 ) -> (usize, usize) {
-    let id = make_identity_tensor((C::<BWD_KV_KEYS>, C::<D>));
+    let id = make_identity_tensor((C::<BWD_KEYS>, C::<D>));
     match bwd_keys_mma().get_slice(tid).partition_c(id).at((v, i, j)) {
         Some(c) => c,
         None => panic!("bwd_kv_coord: value ({v}, {i}, {j})"),
@@ -370,11 +367,11 @@ mod tests {
 
     #[test]
     fn shared_memory() {
-        // dQ: 6 x 64 x 128 halves at d = 128, half that at 64; two blocks
-        // an SM fit its 227 KiB.
-        assert_eq!(bwd_smem_bytes(128), 98304);
-        assert_eq!(bwd_smem_bytes(64), 49152);
-        assert!(2 * bwd_smem_bytes(128) <= 227 * 1024);
+        // dQ: Q, dO (2 x 64 x 128 halves), K, V in two stages (4 x 128 x
+        // 128), dS (64 x 128 halves) at d = 128.
+        assert_eq!(bwd_smem_bytes(128), 32768 + 131072 + 16384);
+        assert_eq!(bwd_smem_bytes(64), 16384 + 65536 + 16384);
+        assert!(bwd_smem_bytes(128) <= 227 * 1024);
         // dK/dV: K, V (2 x 128 x 128 halves), Q, dO in two stages (4 x 64
         // x 128), P and dS (2 x 64 x 128 halves), 4 x 64 f32 at d = 128.
         assert_eq!(bwd_kv_smem_bytes(128), 65536 + 65536 + 32768 + 1024);
@@ -401,26 +398,26 @@ mod tests {
     #[instantiate((64), (128))]
     fn check_fragments<const D: usize>() {
         let (rows, keys) = (bwd_rows_mma(), bwd_keys_mma());
-        for tid in 0..BWD_KV_THREADS {
+        for tid in 0..BWD_THREADS {
             let (w, lane) = (tid / 32, tid % 32);
             let pq = rows
                 .get_slice(tid)
-                .partition_a(index(layout!((C<BWD_KV_ROWS>, C<D>):(C<D>, 1))));
+                .partition_a(index(layout!((C<BWD_ROWS>, C<D>):(C<D>, 1))));
             let pk = rows
                 .get_slice(tid)
-                .partition_b(index(layout!((C<BWD_KV_KEYS>, C<D>):(C<D>, 1))));
-            let pp = keys.get_slice(tid).partition_a(index(
-                layout!((C<BWD_KV_KEYS>, C<BWD_KV_ROWS>):(1, C<BWD_KV_KEYS>)),
-            ));
+                .partition_b(index(layout!((C<BWD_KEYS>, C<D>):(C<D>, 1))));
+            let pp = keys
+                .get_slice(tid)
+                .partition_a(index(layout!((C<BWD_KEYS>, C<BWD_ROWS>):(1, C<BWD_KEYS>))));
             let po = keys
                 .get_slice(tid)
-                .partition_b(index(layout!((C<D>, C<BWD_KV_ROWS>):(1, C<D>))));
-            let pds = rows.get_slice(tid).partition_a(index(
-                layout!((C<BWD_KV_ROWS>, C<BWD_KV_KEYS>):(C<BWD_KV_KEYS>, 1)),
-            ));
+                .partition_b(index(layout!((C<D>, C<BWD_ROWS>):(1, C<D>))));
+            let pds = rows
+                .get_slice(tid)
+                .partition_a(index(layout!((C<BWD_ROWS>, C<BWD_KEYS>):(C<BWD_KEYS>, 1))));
             let pkv = rows
                 .get_slice(tid)
-                .partition_b(index(layout!((C<D>, C<BWD_KV_KEYS>):(1, C<D>))));
+                .partition_b(index(layout!((C<D>, C<BWD_KEYS>):(1, C<D>))));
             for r in 0..4 {
                 for h in 0..2 {
                     let (xa, xb, jb) = (2 * r + h, 2 * (r % 2) + h, r / 2);
@@ -454,12 +451,12 @@ mod tests {
                             );
                         }
                     }
-                    for kk in 0..BWD_KV_ROWS / 16 {
+                    for kk in 0..BWD_ROWS / 16 {
                         for i in 0..2 {
                             let got = delivered(
                                 5,
                                 &|l| bwd_ldsm_ps_t(32 * w + l, i, kk),
-                                flash_swizzle::<BWD_KV_KEYS>,
+                                flash_swizzle::<BWD_KEYS>,
                                 v,
                             );
                             assert_eq!(
@@ -483,12 +480,12 @@ mod tests {
                             );
                         }
                     }
-                    for kk in 0..BWD_KV_KEYS / 16 {
+                    for kk in 0..BWD_KEYS / 16 {
                         for i in 0..2 {
                             let got = delivered(
                                 2,
                                 &|l| bwd_ldsm_ds_a(32 * w + l, i, kk),
-                                flash_swizzle::<BWD_KV_KEYS>,
+                                flash_swizzle::<BWD_KEYS>,
                                 v,
                             );
                             assert_eq!(
@@ -524,8 +521,8 @@ mod tests {
     #[instantiate((64), (128))]
     fn check_steps<const D: usize>() {
         let masked = |halves: usize, words: usize| halves % 8 == 0 && halves / 2 < words;
-        let keys = BWD_KV_KEYS;
-        for t in 0..BWD_KV_THREADS {
+        let keys = BWD_KEYS;
+        for t in 0..BWD_THREADS {
             let (qa, kb) = (bwd_ldsm_rows_a::<D>(t, 0, 0), bwd_ldsm_keys_b::<D>(t, 0, 0));
             let (pa, ob) = (bwd_ldsm_ps_t(t, 0, 0), bwd_ldsm_rows_b::<D>(t, 0, 0));
             let (da, kv) = (bwd_ldsm_ds_a(t, 0, 0), bwd_ldsm_keys_v::<D>(t, 0, 0));
@@ -536,7 +533,7 @@ mod tests {
                     assert_eq!(bwd_ldsm_keys_b::<D>(t, n, s), (kb ^ (16 * s)) + 64 * n * D);
                 }
             }
-            for kk in 0..BWD_KV_ROWS / 16 {
+            for kk in 0..BWD_ROWS / 16 {
                 for i in 0..2 {
                     assert!(masked(pa ^ (64 * i), 8 * keys));
                     assert_eq!(bwd_ldsm_ps_t(t, i, kk), (pa ^ (64 * i)) + 16 * kk * keys);
@@ -592,7 +589,7 @@ mod tests {
         (rows, cols): (usize, usize),
     ) {
         let mut seen = std::vec![0u32; rows * cols];
-        for tid in 0..BWD_KV_THREADS {
+        for tid in 0..BWD_THREADS {
             let base = coord(tid, (0, 0, 0));
             for a in 0..n {
                 let x = (a % 4, (a / 4) % 2, a / 8);
@@ -612,11 +609,11 @@ mod tests {
 
     #[test]
     fn fragments_cover_their_tiles_once() {
-        check_cover(&bwd_s_coord, 32, (BWD_KV_ROWS, BWD_KV_KEYS));
-        check_cover(&bwd_dq_coord::<64>, 16, (BWD_KV_ROWS, 64));
-        check_cover(&bwd_dq_coord::<128>, 32, (BWD_KV_ROWS, 128));
-        check_cover(&bwd_kv_coord::<64>, 32, (BWD_KV_KEYS, 64));
-        check_cover(&bwd_kv_coord::<128>, 64, (BWD_KV_KEYS, 128));
+        check_cover(&bwd_s_coord, 32, (BWD_ROWS, BWD_KEYS));
+        check_cover(&bwd_dq_coord::<64>, 16, (BWD_ROWS, 64));
+        check_cover(&bwd_dq_coord::<128>, 32, (BWD_ROWS, 128));
+        check_cover(&bwd_kv_coord::<64>, 32, (BWD_KEYS, 64));
+        check_cover(&bwd_kv_coord::<128>, 64, (BWD_KEYS, 128));
     }
 
     /// Bank conflicts: each 8-lane matrix of an `ldmatrix` reads 8 rows of
@@ -637,21 +634,21 @@ mod tests {
             let maps: [(&Map, usize, usize); 6] = [
                 (&|t, i, s| bwd_ldsm_rows_a::<D>(t, i, s), 2, D / 16),
                 (&|t, j, s| bwd_ldsm_keys_b::<D>(t, j, s), 2, D / 16),
-                (&bwd_ldsm_ps_t, 2, BWD_KV_ROWS / 16),
+                (&bwd_ldsm_ps_t, 2, BWD_ROWS / 16),
                 (
                     &|t, j, k| bwd_ldsm_rows_b::<D>(t, j, k),
                     D / 32,
-                    BWD_KV_ROWS / 16,
+                    BWD_ROWS / 16,
                 ),
-                (&bwd_ldsm_ds_a, 2, BWD_KV_KEYS / 16),
+                (&bwd_ldsm_ds_a, 2, BWD_KEYS / 16),
                 (
                     &|t, j, k| bwd_ldsm_keys_v::<D>(t, j, k),
                     D / 64,
-                    BWD_KV_KEYS / 16,
+                    BWD_KEYS / 16,
                 ),
             ];
             for (m, (addr, atoms, steps)) in maps.iter().enumerate() {
-                for w in 0..BWD_KV_THREADS / 32 {
+                for w in 0..BWD_THREADS / 32 {
                     for a in 0..*atoms {
                         for s in 0..*steps {
                             for q in 0..4 {
@@ -666,7 +663,7 @@ mod tests {
         }
         check::<64>();
         check::<128>();
-        for w in 0..BWD_KV_THREADS / 32 {
+        for w in 0..BWD_THREADS / 32 {
             for t in 0..16 {
                 let x = (2 * t % 4, (2 * t / 4) % 2, 2 * t / 8);
                 let mut banks: Vec<usize> = (0..32)
