@@ -517,6 +517,62 @@ impl<T: Copy, const N: usize> GlobalRun<T, N> {
     }
 }
 
+impl GlobalMut<f32> {
+    /// Elements `start .. start + N` for atomic additions
+    /// ([`GlobalAddRun::atomic_add`]): checked once here to lie in the
+    /// buffer (traps otherwise), so that each addition checks only its
+    /// index against `N` (which folds away where the index is known
+    /// below `N`, for example masked by `N - 1` for a power of two). A
+    /// thread's additions into one row of a matrix are such a run.
+    ///
+    /// ```
+    /// use layout_device::emulator::{run, Buffer, Launch};
+    /// use layout_device::thread_idx;
+    ///
+    /// // 4 threads add their index into elements 2 and 3 (a run of 2 from 2).
+    /// let n = Buffer::filled(0f32, 4);
+    /// let gn = n.global_mut();
+    /// run(&Launch::new("sum", 1, 4), move || {
+    ///     let r = gn.add_run::<2>(2);
+    ///     r.atomic_add(0, thread_idx() as f32);
+    ///     r.atomic_add(1, 1.0);
+    /// })
+    /// .unwrap();
+    /// n.check(&[0.0, 0.0, 6.0, 4.0], |a, b| a == b).unwrap();
+    /// ```
+    #[inline(always)]
+    pub fn add_run<const N: usize>(self, start: usize) -> GlobalAddRun<N> {
+        match start.checked_add(N) {
+            Some(end) if end <= self.len => {}
+            _ => trap(),
+        }
+        GlobalAddRun {
+            // SAFETY: start + N <= len: the run lies in the buffer.
+            at: GlobalMut {
+                ptr: self.ptr.wrapping_add(start),
+                len: N,
+            },
+        }
+    }
+}
+
+/// `N` consecutive elements of a [`GlobalMut<f32>`] for atomic additions,
+/// checked once when made ([`GlobalMut::add_run`]).
+#[derive(Clone, Copy)]
+pub struct GlobalAddRun<const N: usize> {
+    /// The run as a buffer of its own `N` elements.
+    at: GlobalMut<f32>,
+}
+
+impl<const N: usize> GlobalAddRun<N> {
+    /// [`GlobalMut::atomic_add`] on element `i` of the run; traps when
+    /// `i >= N`.
+    #[inline(always)]
+    pub fn atomic_add(self, i: usize, v: f32) {
+        self.at.atomic_add(i, v)
+    }
+}
+
 /// What both buffer types have, written once: the same fields, the same
 /// checks (an element read, a cast, the `Memory` a tensor is made over).
 macro_rules! global_buffer {

@@ -69,7 +69,7 @@ mod shared;
 mod sm90;
 mod thread;
 
-pub use global::{Global, GlobalColumn, GlobalMut, GlobalRows, GlobalRun, F4};
+pub use global::{Global, GlobalAddRun, GlobalColumn, GlobalMut, GlobalRows, GlobalRun, F4};
 pub use gmma::GmmaInstr;
 pub use instr::*;
 #[cfg(not(target_arch = "nvptx64"))]

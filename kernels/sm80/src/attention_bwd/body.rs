@@ -15,7 +15,7 @@ use layout_core::atom::{SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N};
 use layout_core::instantiate;
 use layout_device::{
     block_dim, block_idx_xyz, cp_async_commit, cp_async_wait, cp_async_wait_all, each, exp2, f16x2,
-    f32x2_of_f16x2, grid_dim, in_loop_u32, sync_threads, thread_idx, trap, Global, GlobalMut,
+    f32x2_of_f16x2, fma, grid_dim, in_loop_u32, sync_threads, thread_idx, trap, Global, GlobalMut,
     LdsmInstr, SharedBuffer, Smem, F4,
 };
 
@@ -283,20 +283,25 @@ fn p_and_ds<const D: usize, const CAUSAL: bool>(
     tile: Tile,
     tid: u32,
 ) -> ([u32; 16], [u32; 16]) {
-    let whole = tile.whole::<CAUSAL>();
     let ((m0, n0), seq, bounds) = (tile.at, tile.seq, tile.bounds);
     let (row0, key0) = bwd_s_coord(in_loop_u32(tid) as usize, (0, 0, 0));
     let mut pr = [0f32; 32];
     rows_times_keys::<D>(&mut pr, (wq, wk), tid);
-    each::<32>(|a| {
-        let (x, i, j) = frag_of(a);
-        let e = exp2(pr[a] * tile.scale_log2 - lse[2 * i + x / 2]);
-        let seen = whole || {
-            let (dr, dc) = bwd_s_coord(0, (x, i, j));
-            visible::<CAUSAL>((m0 + row0 + dr, n0 + key0 + dc), seq, bounds)
-        };
-        pr[a] = if seen { e } else { 0.0 };
-    });
+    // One FFMA and one exp2 a value; the mask only where the tile is not
+    // whole (a branch the block takes alike).
+    let p_of = |a: usize, s: f32| {
+        let (x, i, _) = frag_of(a);
+        exp2(fma(s, tile.scale_log2, -lse[2 * i + x / 2]))
+    };
+    if tile.whole::<CAUSAL>() {
+        each::<32>(|a| pr[a] = p_of(a, pr[a]));
+    } else {
+        each::<32>(|a| {
+            let (dr, dc) = bwd_s_coord(0, frag_of(a));
+            let seen = visible::<CAUSAL>((m0 + row0 + dr, n0 + key0 + dc), seq, bounds);
+            pr[a] = if seen { p_of(a, pr[a]) } else { 0.0 };
+        });
+    }
     let pp = pack(&pr);
     let mut ds = [0f32; 32];
     rows_times_keys::<D>(&mut ds, (wo, wv), tid);
@@ -525,12 +530,21 @@ pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool, const
             // dS is 0).
             let mut acc = [0f32; D / 4];
             ds_times_keys::<D>(&mut acc, (wds, wk), tid32);
+            // Each of the thread's 4 rows (value x / 2 and the M-atom) is
+            // checked once and added into as a run of the row's D sums,
+            // its columns masked into it (they lie in it).
             let (qr, qc) = bwd_dq_coord::<D>(in_loop_u32(tid32) as usize, (0, 0, 0));
-            each::<{ D / 4 }>(|a| {
-                let (dr, dc) = bwd_dq_coord::<D>(0, frag_of(a));
-                let row = m0 + qr + dr;
+            each::<4>(|r| {
+                let (x, i) = (2 * (r % 2), r / 2);
+                let row = m0 + qr + bwd_dq_coord::<D>(0, (x, i, 0)).0;
                 if row < seq_q {
-                    dq_acc.atomic_add(((q_start + row) * p.heads + h) * D + qc + dc, acc[a]);
+                    let run = dq_acc.add_run::<D>(((q_start + row) * p.heads + h) * D);
+                    each::<{ D / 32 }>(|j| {
+                        each::<2>(|e| {
+                            let dc = bwd_dq_coord::<D>(0, (x + e, i, j)).1;
+                            run.atomic_add((qc + dc) & (D - 1), acc[bwd_frag(x + e, i, j)]);
+                        })
+                    });
                 }
             });
         }

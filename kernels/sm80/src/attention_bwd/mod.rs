@@ -317,14 +317,14 @@ pub const FLASH_ATTN_BWD_DKDV_D128_CAUSAL_SPILL_BYTES: (u32, u32) = (256, 512);
 pub const FLASH_ATTN_BWD_DQ_CONVERT_LAUNCH_BOUNDS: (u32, u32) = (256, 4);
 /// The dQ conversion divides nothing.
 pub const FLASH_ATTN_BWD_DQ_CONVERT_NO_DIVISION: bool = true;
-/// The dQ kernels: 128 threads, 2 blocks an SM.
-pub const FLASH_ATTN_BWD_DQ_D64_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+/// The dQ kernels: 256 threads, one block an SM.
+pub const FLASH_ATTN_BWD_DQ_D64_LAUNCH_BOUNDS: (u32, u32) = (256, 1);
 /// See [`FLASH_ATTN_BWD_DQ_D64_LAUNCH_BOUNDS`].
-pub const FLASH_ATTN_BWD_DQ_D64_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+pub const FLASH_ATTN_BWD_DQ_D64_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (256, 1);
 /// See [`FLASH_ATTN_BWD_DQ_D64_LAUNCH_BOUNDS`].
-pub const FLASH_ATTN_BWD_DQ_D128_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+pub const FLASH_ATTN_BWD_DQ_D128_LAUNCH_BOUNDS: (u32, u32) = (256, 1);
 /// See [`FLASH_ATTN_BWD_DQ_D64_LAUNCH_BOUNDS`].
-pub const FLASH_ATTN_BWD_DQ_D128_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (128, 2);
+pub const FLASH_ATTN_BWD_DQ_D128_CAUSAL_LAUNCH_BOUNDS: (u32, u32) = (256, 1);
 /// The `Dot` kernel: 128 threads.
 pub const FLASH_ATTN_BWD_DOT_LAUNCH_BOUNDS: (u32, u32) = (128, 4);
 /// The dK/dV kernels divide once per query tile (the tile's head of the
