@@ -442,6 +442,9 @@ pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool, const
     // (A sequence without rows has no query tile: the map of one row
     // stands in, unused.)
     let cq = flash_copy::<BWD_ROWS, D>(seq_q.max(1), ld, 0, ct);
+    // Q's (or dO's) rows of the sequence, every head: checked once, a
+    // tile's head then a column of it.
+    let q_rows = (if half == 0 { q } else { d_o }).rows(q_start * ld / 8, seq_q32, ld / 8, ld / 8);
     let mut acc_dk = [0f32; D / 2];
     let mut acc_dv = [0f32; D / 2];
     // This thread's LSE (threads 0-63) or Dot (64-127) row of a tile.
@@ -460,15 +463,9 @@ pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool, const
         let x = if i < total {
             let (g, m) = (i / per_head, first + i % per_head);
             let h = h_kv * group + g;
-            let src = head_matrix::<D>(
-                if half == 0 { q } else { d_o },
-                q_start,
-                seq_q32,
-                (p.heads, h),
-            );
             copy_tile::<B, { BWD_ROWS * D / 8 / FLASH_THREADS }, { flash_copy_xor(D) }>(
                 cq,
-                src.column(cq.col),
+                q_rows.column(h * D / 8 + cq.col),
                 narrow(cq.row + m * BWD_ROWS),
                 narrow(cq.shared),
                 if half == 0 { q_at(s) } else { o_at(s) },
