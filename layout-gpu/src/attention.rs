@@ -183,11 +183,11 @@ pub fn bwd_dkdv_grid(p: &Problem) -> (u32, u32, u32) {
 }
 
 /// The dK/dV launch's threads and dynamic shared memory (bytes) at head
-/// dimension `d`: 256 threads, `bwd_kv_smem_bytes(d)` (99,328 bytes at d
-/// = 64, 164,864 at 128).
+/// dimension `d`: 256 threads, `bwd_kv_smem_bytes(d)` (116,224 bytes at d
+/// = 64, 198,144 at 128).
 ///
 /// ```
-/// assert_eq!(layout_gpu::attention::bwd_dkdv_block(128), (256, 164864));
+/// assert_eq!(layout_gpu::attention::bwd_dkdv_block(128), (256, 198144));
 /// ```
 pub fn bwd_dkdv_block(d: usize) -> (u32, u32) {
     (BWD_THREADS as u32, bwd_kv_smem_bytes(d) as u32)

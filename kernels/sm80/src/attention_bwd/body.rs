@@ -7,7 +7,7 @@
 use super::{
     bwd_dq_coord, bwd_frag, bwd_kv_coord, bwd_ldsm_ds_a, bwd_ldsm_keys_b, bwd_ldsm_keys_v,
     bwd_ldsm_ps_t, bwd_ldsm_rows_a, bwd_ldsm_rows_b, bwd_ps_at, bwd_s_coord, BWD_CONVERT_THREADS,
-    BWD_DOT_THREADS, BWD_KEYS, BWD_ROWS, BWD_THREADS,
+    BWD_DOT_THREADS, BWD_KEYS, BWD_ROWS, BWD_STAGES, BWD_THREADS,
 };
 use crate::attention::body::{copy_tile, mma_pair, narrow, row16, FlashProblem};
 use crate::maps::{flash_copy, flash_copy_xor, FLASH_THREADS};
@@ -139,52 +139,93 @@ pub fn flash_bwd_dot(
     dot.st(at, s);
 }
 
-/// `acc` (a warp's 32 x 32: 2 x 4 atoms of [`BwdRowsMma`]) = A·Bᵀ over
-/// `D`: A from the swizzled [`BWD_ROWS`] x `D` tile `wa` (Q or dO), B
-/// from the swizzled [`BWD_KEYS`] x `D` tile `wb` (K or V) as it lies.
-/// The thread's `ldmatrix` rows are derived from `tid` here (a k-step by
-/// XOR, an atom by a constant added to the row masked into its block), so
-/// that none is held across the tile loop.
+/// `acc[p]` (a warp's 32 x 32: 2 x 4 atoms of [`BwdRowsMma`]) = A·Bᵀ over
+/// `D` for each of the `P` products `tiles[p]`: A from the swizzled
+/// [`BWD_ROWS`] x `D` tile (Q or dO), B from the swizzled [`BWD_KEYS`] x
+/// `D` tile (K or V) as it lies. The products share their addresses and
+/// run interleaved, k-step by k-step (more MMAs in flight a warp). The
+/// thread's `ldmatrix` rows are derived from `tid` here (a k-step by XOR,
+/// an atom by a constant added to the row masked into its block), so that
+/// none is held across the tile loop.
 #[inline(always)]
-#[instantiate((64), (128))]
-fn rows_times_keys<const D: usize>(acc: &mut [f32; 32], (wa, wb): (Smem, Smem), tid: u32) {
+#[instantiate((64, 1), (64, 2), (128, 1), (128, 2))]
+fn rows_times_keys<const D: usize, const P: usize>(
+    acc: &mut [[f32; 32]; P],
+    tiles: [(Smem, Smem); P],
+    tid: u32,
+) {
     let t = in_loop_u32(tid) as usize;
     let (la, lb) = (bwd_ldsm_rows_a::<D>(t, 0, 0), bwd_ldsm_keys_b::<D>(t, 0, 0));
-    each::<{ D / 16 }>(|s| {
-        let (a0, b0) = (
-            row16((la ^ (16 * s)) / 2, 16 * D),
-            row16((lb ^ (16 * s)) / 2, 32 * D),
-        );
-        let mut fa = [[0u32; 4]; 2];
-        each::<2>(|i| fa[i] = SM75_U32x4_LDSM_N::ldsm(wa, a0 + i * 16 * D));
-        each::<2>(|j2| {
-            let b = SM75_U32x4_LDSM_N::ldsm(wb, b0 + j2 * 32 * D);
-            mma_pair(acc, bwd_frag, &fa, b, j2);
-        });
-    });
+    each::<{ D / 16 }>(
+        #[inline(always)]
+        |s| {
+            let (a0, b0) = (
+                row16((la ^ (16 * s)) / 2, 16 * D),
+                row16((lb ^ (16 * s)) / 2, 32 * D),
+            );
+            each::<P>(
+                #[inline(always)]
+                |p| {
+                    let (wa, wb) = tiles[p];
+                    let mut fa = [[0u32; 4]; 2];
+                    each::<2>(
+                        #[inline(always)]
+                        |i| fa[i] = SM75_U32x4_LDSM_N::ldsm(wa, a0 + i * 16 * D),
+                    );
+                    each::<2>(
+                        #[inline(always)]
+                        |j2| {
+                            let b = SM75_U32x4_LDSM_N::ldsm(wb, b0 + j2 * 32 * D);
+                            mma_pair(&mut acc[p], bwd_frag, &fa, b, j2);
+                        },
+                    );
+                },
+            );
+        },
+    );
 }
 
-/// `acc` (a warp's 32 keys by `D / 2`: 2 x `D / 16` atoms of
-/// [`BwdKeysMma`]) += Aᵀ·B over the tile's rows: A from the swizzled
-/// shared P or dS tile `wa` (rows of query) read transposed, B from the
-/// swizzled [`BWD_ROWS`] x `D` tile `wb` (dO or Q) read transposed.
+/// `acc[p]` (a warp's 32 keys by `D / 2`: 2 x `D / 16` atoms of
+/// [`BwdKeysMma`]) += Aᵀ·B over the tile's rows for both products
+/// `tiles[p]` (dV += Pᵀ·dO, dK += dSᵀ·Q), interleaved: A from the
+/// swizzled shared P or dS tile (rows of query) read transposed, B from
+/// the swizzled [`BWD_ROWS`] x `D` tile (dO or Q) read transposed.
 #[inline(always)]
 #[instantiate((64), (128))]
-fn keys_times_rows<const D: usize>(acc: &mut [f32], (wa, wb): (Smem, Smem), tid: u32) {
+fn keys_times_rows<const D: usize>(acc: [&mut [f32]; 2], tiles: [(Smem, Smem); 2], tid: u32) {
     let t = in_loop_u32(tid) as usize;
     let (la, lb) = (bwd_ldsm_ps_t(t, 0, 0), bwd_ldsm_rows_b::<D>(t, 0, 0));
-    each::<{ BWD_ROWS / 16 }>(|kk| {
-        let mut fa = [[0u32; 4]; 2];
-        each::<2>(|i| {
-            let at = row16((la ^ (64 * i)) / 2, 8 * BWD_KEYS) + kk * 8 * BWD_KEYS;
-            fa[i] = SM75_U16x8_LDSM_T::ldsm(wa, at)
-        });
-        each::<{ D / 32 }>(|j2| {
-            let at = row16((lb ^ (32 * j2)) / 2, 8 * D) + kk * 8 * D;
-            let b = SM75_U16x8_LDSM_T::ldsm(wb, at);
-            mma_pair(acc, bwd_frag, &fa, b, j2);
-        });
-    });
+    let [acc0, acc1] = acc;
+    each::<{ BWD_ROWS / 16 }>(
+        #[inline(always)]
+        |kk| {
+            let mut fa = [[[0u32; 4]; 2]; 2];
+            each::<2>(
+                #[inline(always)]
+                |p| {
+                    each::<2>(
+                        #[inline(always)]
+                        |i| {
+                            let at = row16((la ^ (64 * i)) / 2, 8 * BWD_KEYS) + kk * 8 * BWD_KEYS;
+                            fa[p][i] = SM75_U16x8_LDSM_T::ldsm(tiles[p].0, at)
+                        },
+                    )
+                },
+            );
+            each::<{ D / 32 }>(
+                #[inline(always)]
+                |j2| {
+                    let at = row16((lb ^ (32 * j2)) / 2, 8 * D) + kk * 8 * D;
+                    let (b0, b1) = (
+                        SM75_U16x8_LDSM_T::ldsm(tiles[0].1, at),
+                        SM75_U16x8_LDSM_T::ldsm(tiles[1].1, at),
+                    );
+                    mma_pair(acc0, bwd_frag, &fa[0], b0, j2);
+                    mma_pair(acc1, bwd_frag, &fa[1], b1, j2);
+                },
+            );
+        },
+    );
 }
 
 /// `acc` (a warp's 32 rows by `D / 4`: 2 x `D / 32` atoms of
@@ -285,8 +326,17 @@ fn p_and_ds<const D: usize, const CAUSAL: bool>(
 ) -> ([u32; 16], [u32; 16]) {
     let ((m0, n0), seq, bounds) = (tile.at, tile.seq, tile.bounds);
     let (row0, key0) = bwd_s_coord(in_loop_u32(tid) as usize, (0, 0, 0));
-    let mut pr = [0f32; 32];
-    rows_times_keys::<D>(&mut pr, (wq, wk), tid);
+    // At d = 64 S and dP run interleaved (S's 32 floats live beside dP's);
+    // at 128 dP runs after P is packed into 16 registers.
+    let mut sp = [[0f32; 32]; 2];
+    if D <= 64 {
+        rows_times_keys::<D, 2>(&mut sp, [(wq, wk), (wo, wv)], tid);
+    } else {
+        let mut s1 = [[0f32; 32]; 1];
+        rows_times_keys::<D, 1>(&mut s1, [(wq, wk)], tid);
+        sp[0] = s1[0];
+    }
+    let [mut pr, mut ds] = sp;
     // One FFMA and one exp2 a value; the mask only where the tile is not
     // whole (a branch the block takes alike).
     let p_of = |a: usize, s: f32| {
@@ -303,8 +353,11 @@ fn p_and_ds<const D: usize, const CAUSAL: bool>(
         });
     }
     let pp = pack(&pr);
-    let mut ds = [0f32; 32];
-    rows_times_keys::<D>(&mut ds, (wo, wv), tid);
+    if D > 64 {
+        let mut d1 = [[0f32; 32]; 1];
+        rows_times_keys::<D, 1>(&mut d1, [(wo, wv)], tid);
+        ds = d1[0];
+    }
     each::<32>(|a| {
         let (x, i, _) = frag_of(a);
         let (p0, p1) = f32x2_of_f16x2(pp[a / 2]);
@@ -383,15 +436,15 @@ pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool, const
     let (q_start, k_start) = starts(&p, b, sq.q0, sq.k0);
     let (ld, ld_kv) = (p.heads * D, p.kv_heads * D);
     let (seq_q32, seq_k32) = (narrow(seq_q), narrow(seq_k));
-    // Shared memory (words): K's tile, V's, two stages of Q's, two of
-    // dO's, P, dS, then two stages of LSE (times log2 e) and Dot.
+    // Shared memory (words): K's tile, V's, three stages of Q's, three of
+    // dO's, P, dS, then three stages of LSE (times log2 e) and Dot.
     let (kw, rw, pw) = (BWD_KEYS * D / 2, BWD_ROWS * D / 2, BWD_ROWS * BWD_KEYS / 2);
     let (k_at, v_at) = (0, kw);
     let q_at = |s: usize| 2 * kw + s * rw;
-    let o_at = |s: usize| 2 * kw + (2 + s) * rw;
-    let wp = Smem::window::<B>(2 * kw + 4 * rw, pw);
-    let wds = Smem::window::<B>(2 * kw + 4 * rw + pw, pw);
-    let stats = 2 * kw + 4 * rw + 2 * pw;
+    let o_at = |s: usize| 2 * kw + (BWD_STAGES + s) * rw;
+    let wp = Smem::window::<B>(2 * kw + 2 * BWD_STAGES * rw, pw);
+    let wds = Smem::window::<B>(2 * kw + 2 * BWD_STAGES * rw + pw, pw);
+    let stats = 2 * kw + 2 * BWD_STAGES * rw + 2 * pw;
     let ws = |s: usize| Smem::window::<B>(stats + s * 2 * BWD_ROWS, 2 * BWD_ROWS);
     let (wk, wv) = (Smem::window::<B>(k_at, kw), Smem::window::<B>(v_at, kw));
     // Warps 0-3 copy K's tile and then Q's, warps 4-7 V's and dO's, each
@@ -452,14 +505,16 @@ pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool, const
     let scale_log2 = p.scale * LOG2_E;
     let tid32 = narrow(tid);
     // Step i fetches query tile i (its Q and dO by cp.async into stage i %
-    // 2, one group, and this thread's LSE or Dot value into the stage's
+    // 3, one group, and this thread's LSE or Dot value into the stage's
     // rows; a row past the sequence reads nothing: its P is masked) and,
     // from step 1 on, computes tile i - 1 once its group is in. The stage
-    // it fetches into was left by tile i - 2, which every warp finished
-    // before the sync that ends step i - 1.
+    // it fetches into was left by tile i - 3, computed in step i - 2,
+    // which every warp finished before the first sync of step i - 1 (so
+    // no sync ends a step); P and dS are written after a step's first
+    // sync, which every warp reaches only once done with the last step's.
     let total = group * per_head;
     for i in 0..total + 1 {
-        let s = i % 2;
+        let s = i % BWD_STAGES;
         let x = if i < total {
             let (g, m) = (i / per_head, first + i % per_head);
             let h = h_kv * group + g;
@@ -486,7 +541,7 @@ pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool, const
         let Some(n) = i.checked_sub(1) else {
             continue;
         };
-        let (s, m) = (n % 2, first + n % per_head);
+        let (s, m) = (n % BWD_STAGES, first + n % per_head);
         let h = h_kv * group + n / per_head;
         let (wq, wo, ws) = (
             Smem::window::<B>(q_at(s), rw),
@@ -520,8 +575,7 @@ pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool, const
         // The tile's P and dS are whole.
         sync_threads();
         // dV += Pᵀ·dO, dK += dSᵀ·Q.
-        keys_times_rows::<D>(&mut acc_dv, (wp, wo), tid32);
-        keys_times_rows::<D>(&mut acc_dk, (wds, wq), tid32);
+        keys_times_rows::<D>([&mut acc_dv, &mut acc_dk], [(wp, wo), (wds, wq)], tid32);
         if DQ {
             // dQ += dS·K, by atomics; rows past seq_q are left out (their
             // dS is 0).
@@ -545,9 +599,6 @@ pub fn flash_bwd_dkdv<B: SharedBuffer, const D: usize, const CAUSAL: bool, const
                 }
             });
         }
-        // Every warp is done with stage s, P and dS before they are
-        // written again.
-        sync_threads();
     }
     // (Without a query tile, K's and V's copies may still be in flight.)
     cp_async_wait_all();

@@ -21,20 +21,20 @@ layout_device::shared_memory!(
 layout_device::shared_memory!(
     /// The dK/dV kernels' shared memory for head dimension 64 (dynamic:
     /// `bwd_kv_smem_bytes(64)` bytes at launch).
-    pub extern static BWD_KV_SMEM_D64: [u8; 99328]
+    pub extern static BWD_KV_SMEM_D64: [u8; 116224]
 );
 
 layout_device::shared_memory!(
     /// The dK/dV kernels' shared memory for head dimension 128 (dynamic:
     /// `bwd_kv_smem_bytes(128)` bytes at launch).
-    pub extern static BWD_KV_SMEM_D128: [u8; 164864]
+    pub extern static BWD_KV_SMEM_D128: [u8; 198144]
 );
 
 const _: () = assert!(
     super::bwd_smem_bytes(64) == 98304
         && super::bwd_smem_bytes(128) == 180224
-        && super::bwd_kv_smem_bytes(64) == 99328
-        && super::bwd_kv_smem_bytes(128) == 164864,
+        && super::bwd_kv_smem_bytes(64) == 116224
+        && super::bwd_kv_smem_bytes(128) == 198144,
     "the backward buffers are bwd_smem_bytes(D) and bwd_kv_smem_bytes(D)"
 );
 

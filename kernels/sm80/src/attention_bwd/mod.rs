@@ -86,16 +86,24 @@ pub const fn bwd_smem_bytes(d: usize) -> usize {
     (2 * BWD_ROWS + 4 * BWD_KEYS) * d * 2 + BWD_ROWS * BWD_KEYS * 2
 }
 
+/// Stages of the query tiles the dK/dV kernels stream: the next two
+/// tiles' copies are in flight while one is computed, and a stage is
+/// written again only after every warp has passed the sync that starts
+/// the step after its tile's, so no sync ends a step.
+pub const BWD_STAGES: usize = 3;
+
 /// Dynamic shared memory of a dK/dV block (bytes): K's and V's tiles
-/// ([`BWD_KEYS`] rows of `d` halves), two stages of Q's and dO's
-/// ([`BWD_ROWS`] rows: the next tile's copy overlaps this one's
-/// products), P and dS ([`BWD_ROWS`] rows of [`BWD_KEYS`] halves),
-/// then two stages of the tile's LSE and Dot (f32). Every tile's rows are
-/// swizzled as the forward's ([`flash_swizzle`]: P's and dS's as rows of
-/// 128 halves), so that the 8 rows an `ldmatrix` reads, and the words a
-/// warp's accumulators store (8 rows by 4 words), fall in distinct banks.
+/// ([`BWD_KEYS`] rows of `d` halves), [`BWD_STAGES`] stages of Q's and
+/// dO's ([`BWD_ROWS`] rows), P and dS ([`BWD_ROWS`] rows of [`BWD_KEYS`]
+/// halves), then [`BWD_STAGES`] stages of the tile's LSE and Dot (f32).
+/// Every tile's rows are swizzled as the forward's ([`flash_swizzle`]: P's
+/// and dS's as rows of 128 halves), so that the 8 rows an `ldmatrix`
+/// reads, and the words a warp's accumulators store (8 rows by 4 words),
+/// fall in distinct banks.
 pub const fn bwd_kv_smem_bytes(d: usize) -> usize {
-    (2 * BWD_KEYS + 4 * BWD_ROWS) * d * 2 + 2 * BWD_ROWS * BWD_KEYS * 2 + 2 * 2 * BWD_ROWS * 4
+    (2 * BWD_KEYS + 2 * BWD_STAGES * BWD_ROWS) * d * 2
+        + 2 * BWD_ROWS * BWD_KEYS * 2
+        + BWD_STAGES * 2 * BWD_ROWS * 4
 }
 
 /// The TiledMMA of the dK/dV kernels' products over a tile's query rows:
@@ -372,10 +380,10 @@ mod tests {
         assert_eq!(bwd_smem_bytes(128), 32768 + 131072 + 16384);
         assert_eq!(bwd_smem_bytes(64), 16384 + 65536 + 16384);
         assert!(bwd_smem_bytes(128) <= 227 * 1024);
-        // dK/dV: K, V (2 x 128 x 128 halves), Q, dO in two stages (4 x 64
-        // x 128), P and dS (2 x 64 x 128 halves), 4 x 64 f32 at d = 128.
-        assert_eq!(bwd_kv_smem_bytes(128), 65536 + 65536 + 32768 + 1024);
-        assert_eq!(bwd_kv_smem_bytes(64), 32768 + 32768 + 32768 + 1024);
+        // dK/dV: K, V (2 x 128 x 128 halves), Q, dO in three stages (6 x
+        // 64 x 128), P and dS (2 x 64 x 128 halves), 6 x 64 f32 at d = 128.
+        assert_eq!(bwd_kv_smem_bytes(128), 65536 + 98304 + 32768 + 1536);
+        assert_eq!(bwd_kv_smem_bytes(64), 32768 + 49152 + 32768 + 1536);
         assert!(bwd_kv_smem_bytes(128) <= 227 * 1024);
     }
 
