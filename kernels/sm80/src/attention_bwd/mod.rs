@@ -426,95 +426,52 @@ mod tests {
             let pkv = rows
                 .get_slice(tid)
                 .partition_b(index(layout!((C<D>, C<BWD_KEYS>):(1, C<D>))));
+            // Each partition's offset of value c; what form `form` (x4: 2,
+            // x4.trans: 5) delivers from the rows `addr` names.
+            macro_rules! at {
+                ($t:expr, $c:expr) => {
+                    $t.data_offset() + $t.layout().crd2idx($c)
+                };
+            }
+            let (sw_d, sw_k) = (
+                flash_swizzle::<D> as fn(usize) -> usize,
+                flash_swizzle::<BWD_KEYS>,
+            );
             for r in 0..4 {
                 for h in 0..2 {
                     let (xa, xb, jb) = (2 * r + h, 2 * (r % 2) + h, r / 2);
                     let v = (lane, r, h);
+                    let got =
+                        |form, addr: &dyn Fn(usize) -> usize, sw| delivered(form, addr, sw, v);
                     for s in 0..D / 16 {
                         for i in 0..2 {
-                            let got = delivered(
-                                2,
-                                &|l| bwd_ldsm_rows_a::<D>(32 * w + l, i, s),
-                                flash_swizzle::<D>,
-                                v,
-                            );
-                            assert_eq!(
-                                got,
-                                pq.data_offset() + pq.layout().crd2idx((xa, i, s)),
-                                "Q: {tid} {i} {s}"
-                            );
+                            let g = got(2, &|l| bwd_ldsm_rows_a::<D>(32 * w + l, i, s), sw_d);
+                            assert_eq!(g, at!(pq, (xa, i, s)), "Q: {tid} {i} {s}");
                         }
                         for j2 in 0..2 {
-                            let got = delivered(
-                                2,
-                                &|l| bwd_ldsm_keys_b::<D>(32 * w + l, j2, s),
-                                flash_swizzle::<D>,
-                                v,
-                            );
-                            let c = (xb, 2 * j2 + jb, s);
-                            assert_eq!(
-                                got,
-                                pk.data_offset() + pk.layout().crd2idx(c),
-                                "K: {tid} {j2} {s}"
-                            );
+                            let g = got(2, &|l| bwd_ldsm_keys_b::<D>(32 * w + l, j2, s), sw_d);
+                            assert_eq!(g, at!(pk, (xb, 2 * j2 + jb, s)), "K: {tid} {j2} {s}");
                         }
                     }
                     for kk in 0..BWD_ROWS / 16 {
                         for i in 0..2 {
-                            let got = delivered(
-                                5,
-                                &|l| bwd_ldsm_ps_t(32 * w + l, i, kk),
-                                flash_swizzle::<BWD_KEYS>,
-                                v,
-                            );
-                            assert_eq!(
-                                got,
-                                pp.data_offset() + pp.layout().crd2idx((xa, i, kk)),
-                                "P: {tid} {i} {kk}"
-                            );
+                            let g = got(5, &|l| bwd_ldsm_ps_t(32 * w + l, i, kk), sw_k);
+                            assert_eq!(g, at!(pp, (xa, i, kk)), "P: {tid} {i} {kk}");
                         }
                         for j2 in 0..D / 32 {
-                            let got = delivered(
-                                5,
-                                &|l| bwd_ldsm_rows_b::<D>(32 * w + l, j2, kk),
-                                flash_swizzle::<D>,
-                                v,
-                            );
-                            let c = (xb, 2 * j2 + jb, kk);
-                            assert_eq!(
-                                got,
-                                po.data_offset() + po.layout().crd2idx(c),
-                                "dO: {tid} {j2} {kk}"
-                            );
+                            let g = got(5, &|l| bwd_ldsm_rows_b::<D>(32 * w + l, j2, kk), sw_d);
+                            assert_eq!(g, at!(po, (xb, 2 * j2 + jb, kk)), "dO: {tid} {j2} {kk}");
                         }
                     }
                     for kk in 0..BWD_KEYS / 16 {
                         for i in 0..2 {
-                            let got = delivered(
-                                2,
-                                &|l| bwd_ldsm_ds_a(32 * w + l, i, kk),
-                                flash_swizzle::<BWD_KEYS>,
-                                v,
-                            );
-                            assert_eq!(
-                                got,
-                                pds.data_offset() + pds.layout().crd2idx((xa, i, kk)),
-                                "dS: {tid} {i} {kk}"
-                            );
+                            let g = got(2, &|l| bwd_ldsm_ds_a(32 * w + l, i, kk), sw_k);
+                            assert_eq!(g, at!(pds, (xa, i, kk)), "dS: {tid} {i} {kk}");
                         }
                         for j2 in 0..D / 64 {
-                            let got = delivered(
-                                5,
-                                &|l| bwd_ldsm_keys_v::<D>(32 * w + l, j2, kk),
-                                flash_swizzle::<D>,
-                                v,
-                            );
+                            let g = got(5, &|l| bwd_ldsm_keys_v::<D>(32 * w + l, j2, kk), sw_d);
                             let c = (xb, 2 * j2 + jb, kk);
-                            assert_eq!(
-                                got,
-                                pkv.data_offset() + pkv.layout().crd2idx(c),
-                                "K for dQ: {tid} {j2} {kk}"
-                            );
+                            assert_eq!(g, at!(pkv, c), "K for dQ: {tid} {j2} {kk}");
                         }
                     }
                 }
