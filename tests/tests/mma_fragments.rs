@@ -199,3 +199,77 @@ fn sm90_s_accumulators_are_rs_a_fragments() {
         }
     }
 }
+
+/// `convert_layout_acc_aregs`' type-level check (`AccInOrder`: C's layout
+/// is A's with the N/K blocks appended, compared coalesced) says the same
+/// as the constant derivation (`ACC_AS_A` and its `in_order`) on every
+/// MMA atom the library has. By hand, 27 atoms qualify: the 24 f16/bf16 RS
+/// GMMAs (A's ALayout_64x16 is C's first 16 columns, the proof above),
+/// SM80's two m16n8k16 (A value v = C value v % 4 of N-atom v / 4) and the
+/// one-thread FMA; the tf32, FP8 and 8-bit RS GMMAs do not (their A
+/// values lie in other threads' accumulators), nor does any SS atom.
+#[test]
+fn type_level_in_order_agrees_with_the_derivation() {
+    use layout_core::atom::accumulator::{AccInOrder, AccumulatorFacts};
+    use layout_core::atom::*;
+    use layout_core::typenum::Bit;
+    let mut in_order = Vec::new();
+    macro_rules! agree {
+        ($($a:ident)*) => {$(
+            let typed = <<$a as AccInOrder>::Out as Bit>::BOOL;
+            let derived = matches!(<$a as AccumulatorFacts>::ACC_AS_A, Ok(f) if f.in_order);
+            assert_eq!(typed, derived, stringify!($a));
+            if typed {
+                in_order.push(stringify!($a));
+            }
+        )*};
+    }
+    agree!(UniversalFMA SM80_16x8x16_F32F16F16F32_TN SM80_16x8x16_F16F16F16F16_TN);
+    agree!(
+        SM90_64x8x16_F32F16F16_SS SM90_64x8x16_F16F16F16_SS SM90_64x8x16_F32BF16BF16_SS
+        SM90_64x16x16_F32F16F16_SS SM90_64x16x16_F16F16F16_SS SM90_64x16x16_F32BF16BF16_SS
+        SM90_64x32x16_F32F16F16_SS SM90_64x32x16_F16F16F16_SS SM90_64x32x16_F32BF16BF16_SS
+        SM90_64x64x16_F32F16F16_SS SM90_64x64x16_F16F16F16_SS SM90_64x64x16_F32BF16BF16_SS
+        SM90_64x96x16_F32F16F16_SS SM90_64x96x16_F16F16F16_SS SM90_64x96x16_F32BF16BF16_SS
+        SM90_64x128x16_F32F16F16_SS SM90_64x128x16_F16F16F16_SS SM90_64x128x16_F32BF16BF16_SS
+        SM90_64x192x16_F32F16F16_SS SM90_64x192x16_F16F16F16_SS SM90_64x192x16_F32BF16BF16_SS
+        SM90_64x256x16_F32F16F16_SS SM90_64x256x16_F16F16F16_SS SM90_64x256x16_F32BF16BF16_SS
+    );
+    agree!(
+        SM90_64x8x16_F32F16F16_RS SM90_64x8x16_F16F16F16_RS SM90_64x8x16_F32BF16BF16_RS
+        SM90_64x16x16_F32F16F16_RS SM90_64x16x16_F16F16F16_RS SM90_64x16x16_F32BF16BF16_RS
+        SM90_64x32x16_F32F16F16_RS SM90_64x32x16_F16F16F16_RS SM90_64x32x16_F32BF16BF16_RS
+        SM90_64x64x16_F32F16F16_RS SM90_64x64x16_F16F16F16_RS SM90_64x64x16_F32BF16BF16_RS
+        SM90_64x96x16_F32F16F16_RS SM90_64x96x16_F16F16F16_RS SM90_64x96x16_F32BF16BF16_RS
+        SM90_64x128x16_F32F16F16_RS SM90_64x128x16_F16F16F16_RS SM90_64x128x16_F32BF16BF16_RS
+        SM90_64x192x16_F32F16F16_RS SM90_64x192x16_F16F16F16_RS SM90_64x192x16_F32BF16BF16_RS
+        SM90_64x256x16_F32F16F16_RS SM90_64x256x16_F16F16F16_RS SM90_64x256x16_F32BF16BF16_RS
+    );
+    agree!(
+        SM90_64x64x8_F32TF32TF32_SS_TN SM90_64x64x8_F32TF32TF32_RS_TN
+        SM90_64x64x32_F32E4M3E4M3_SS_TN SM90_64x64x32_F32E4M3E4M3_RS_TN
+        SM90_64x64x32_F32E5M2E5M2_SS_TN SM90_64x64x32_F32E5M2E5M2_RS_TN
+        SM90_64x64x32_F16E4M3E4M3_SS_TN SM90_64x64x32_F16E4M3E4M3_RS_TN
+        SM90_64x64x32_F16E5M2E5M2_SS_TN SM90_64x64x32_F16E5M2E5M2_RS_TN
+        SM90_64x64x32_S32S8S8_SS_TN SM90_64x64x32_S32S8S8_RS_TN
+        SM90_64x64x32_S32U8U8_SS_TN SM90_64x64x32_S32U8U8_RS_TN
+        SM90_64x128x8_F32TF32TF32_SS_TN SM90_64x128x8_F32TF32TF32_RS_TN
+        SM90_64x128x32_F32E4M3E4M3_SS_TN SM90_64x128x32_F32E4M3E4M3_RS_TN
+        SM90_64x128x32_F32E5M2E5M2_SS_TN SM90_64x128x32_F32E5M2E5M2_RS_TN
+        SM90_64x128x32_F16E4M3E4M3_SS_TN SM90_64x128x32_F16E4M3E4M3_RS_TN
+        SM90_64x128x32_F16E5M2E5M2_SS_TN SM90_64x128x32_F16E5M2E5M2_RS_TN
+        SM90_64x128x32_S32S8S8_SS_TN SM90_64x128x32_S32S8S8_RS_TN
+        SM90_64x128x32_S32U8U8_SS_TN SM90_64x128x32_S32U8U8_RS_TN
+        SM90_64x256x8_F32TF32TF32_SS_TN SM90_64x256x8_F32TF32TF32_RS_TN
+        SM90_64x256x32_F32E4M3E4M3_SS_TN SM90_64x256x32_F32E4M3E4M3_RS_TN
+        SM90_64x256x32_F32E5M2E5M2_SS_TN SM90_64x256x32_F32E5M2E5M2_RS_TN
+        SM90_64x256x32_F16E4M3E4M3_SS_TN SM90_64x256x32_F16E4M3E4M3_RS_TN
+        SM90_64x256x32_F16E5M2E5M2_SS_TN SM90_64x256x32_F16E5M2E5M2_RS_TN
+        SM90_64x256x32_S32S8S8_SS_TN SM90_64x256x32_S32S8S8_RS_TN
+        SM90_64x256x32_S32U8U8_SS_TN SM90_64x256x32_S32U8U8_RS_TN
+    );
+    assert_eq!(in_order.len(), 27, "{in_order:?}");
+    assert!(in_order
+        .iter()
+        .all(|a| a.ends_with("_RS") || a.starts_with("SM80") || *a == "UniversalFMA"));
+}

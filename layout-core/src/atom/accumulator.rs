@@ -32,20 +32,22 @@
 //! assert_eq!(p.to_string(), "(((_2,_2),_2),_2,_4):(((_1,_2),_8),_4,_16)");
 //! ```
 
+use crate::algebra::Coalesce;
 use crate::algebra::LayoutParts;
 use crate::atom::mma::Mnk;
 use crate::atom::MmaAtom;
 use crate::layout::compact::TypedSize;
 use crate::layout::ops::Rank2;
+use crate::layout::Congruent;
 use crate::layout::StaticText;
 use crate::typelevel::arith::{DivT, LDiv, LMul, MulT};
 use crate::typelevel::check::{Comparable, DividesU, MayEqual, Refuse, SizesOr, TwoSizes};
 use crate::typelevel::const_text::{Leaves, Text};
 use crate::typelevel::int::{ConstForm, Int, StaticInt, TypenumForm, C, S};
-use crate::typelevel::tuple::IntTuple;
+use crate::typelevel::tuple::{Cons, IntTuple, Nil};
 use crate::Layout;
-use core::ops::BitOr;
-use typenum::{IsEqual, IsLessOrEqual, B0, B1, U0, U128};
+use core::ops::{BitAnd, BitOr};
+use typenum::{And, Bit, IsEqual, IsLessOrEqual, LeEq, B0, B1, U0, U128};
 
 /// Most leaves a thread-value layout of an atom has here.
 const LEAF_CAP: usize = 16;
@@ -607,16 +609,218 @@ where
     <<A::ALayout as LayoutParts>::Shape as Rank2>::M1: TypedSize,
     AValues<A>: TypenumForm,
     <AValues<A> as TypenumForm>::U: IsLessOrEqual<U128>,
-    <<AValues<A> as TypenumForm>::U as IsLessOrEqual<U128>>::Output: AFragmentFits<AValues<A>>,
+    <<AValues<A> as TypenumForm>::U as IsLessOrEqual<U128>>::Output: AFragmentFits<A>,
 {
     type Checked = ();
 }
 const _: () = assert!(VALUE_CAP == <U128 as typenum::Unsigned>::USIZE);
-/// `B1`: the A fragment fits registers; `B0`: the refusal, with the count.
+/// `B1`: the A fragment fits registers (then [`InOrderOr`]); `B0`: the
+/// refusal, with the count.
 #[doc(hidden)]
-pub trait AFragmentFits<X> {}
-impl<X> AFragmentFits<X> for B1 {}
-impl<X: ConstForm<C = C<N>>, const N: usize> AFragmentFits<X> for B0 where (): ARegisters<N> {}
+pub trait AFragmentFits<A> {}
+impl<A: AccInOrder> AFragmentFits<A> for B1 where A::Out: InOrderOr<A> {}
+impl<A, const N: usize> AFragmentFits<A> for B0
+where
+    A: MmaAtom,
+    A::ALayout: LayoutParts,
+    <A::ALayout as LayoutParts>::Shape: Rank2,
+    <<A::ALayout as LayoutParts>::Shape as Rank2>::M1: TypedSize,
+    AValues<A>: ConstForm<C = C<N>>,
+    (): ARegisters<N>,
+{
+}
+/// [`AccAregsA`]'s second check, once the A fragment fits registers: the
+/// atom's A fragment is its accumulators in register order
+/// ([`AccInOrder`]); `B0` is the refusal naming the atom.
+#[doc(hidden)]
+pub trait InOrderOr<A> {}
+impl<A> InOrderOr<A> for B1 {}
+impl<A> InOrderOr<A> for B0 where (): AccumulatorsInOrder<A> {}
+/// [`InOrderOr`]'s message.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "convert_layout_acc_aregs: the A fragment of `{A}` is not its accumulators in register order",
+    label = "an atom whose A values are the same thread's accumulators, in order (the f16 and bf16 RS GMMAs, SM80's m16n8k16)",
+    note = "this atom's A values lie in other threads' accumulators or in another order: the relayout needs shuffles or register moves (AccumulatorFacts::ACC_AS_A says where)"
+)]
+pub trait AccumulatorsInOrder<A> {}
+
+/// `B1` when the atom `Self`'s A fragment is its accumulators in register
+/// order, decided by the type checker from the two thread-value layouts:
+/// the A value `v` of block `f` (one C atom holds N/K A blocks) is C value
+/// `f · values + v`, at offset `+ f · M · K`, so C's layout is A's with a
+/// value mode `(N/K : M·K)` appended (K ≤ N); when one A atom spans K/N C
+/// atoms, A's layout is C's with `(K/N : M·N)` appended. Each side's thread
+/// mode and value mode are compared coalesced, leaf by leaf. The same
+/// condition as [`AccAsA::in_order`] (a test checks the two agree on every
+/// atom).
+#[doc(hidden)]
+pub trait AccInOrder {
+    /// `B1` or `B0`.
+    type Out: Bit;
+}
+type Part<L, const I: usize> = <L as LayoutPartsOf<I>>::Part;
+impl<A> AccInOrder for A
+where
+    A: MmaAtom<ShapeMNK: Mnk>,
+    <A::ShapeMNK as Mnk>::K: StaticInt,
+    <A::ShapeMNK as Mnk>::N: StaticInt,
+    <<A::ShapeMNK as Mnk>::K as StaticInt>::U:
+        IsLessOrEqual<<<A::ShapeMNK as Mnk>::N as StaticInt>::U>,
+    LeEq<<<A::ShapeMNK as Mnk>::K as StaticInt>::U, <<A::ShapeMNK as Mnk>::N as StaticInt>::U>:
+        InOrderBy<A>,
+{
+    type Out = <LeEq<
+        <<A::ShapeMNK as Mnk>::K as StaticInt>::U,
+        <<A::ShapeMNK as Mnk>::N as StaticInt>::U,
+    > as InOrderBy<A>>::Out;
+}
+/// [`AccInOrder`] by whether K ≤ N (`Self`).
+#[doc(hidden)]
+pub trait InOrderBy<A> {
+    /// `B1` or `B0`.
+    type Out: Bit;
+}
+/// The (thread or value) mode `I` of a rank-2 layout, as a layout.
+#[doc(hidden)]
+pub trait LayoutPartsOf<const I: usize> {
+    /// The mode's layout.
+    type Part;
+}
+impl<L: LayoutParts> LayoutPartsOf<0> for L
+where
+    L::Shape: Rank2,
+    L::Stride: Rank2,
+{
+    type Part = (<L::Shape as Rank2>::M0, <L::Stride as Rank2>::M0);
+}
+impl<L: LayoutParts> LayoutPartsOf<1> for L
+where
+    L::Shape: Rank2,
+    L::Stride: Rank2,
+{
+    type Part = (<L::Shape as Rank2>::M1, <L::Stride as Rank2>::M1);
+}
+/// The layout `(S, (Q : E))`'s value mode appended: `((S, Q) : (D, E))`,
+/// for a `(S, D)` part.
+type Appended<P, Q, E> = ((<P as Rank2>::M0, Q), (<P as Rank2>::M1, E));
+impl<A> InOrderBy<A> for B1
+where
+    A: MmaAtom<ShapeMNK: Mnk>,
+    A::ALayout: LayoutPartsOf<0> + LayoutPartsOf<1>,
+    A::CLayout: LayoutPartsOf<0> + LayoutPartsOf<1>,
+    (<A::ShapeMNK as Mnk>::N, <A::ShapeMNK as Mnk>::K): LDiv,
+    (<A::ShapeMNK as Mnk>::M, <A::ShapeMNK as Mnk>::K): LMul,
+    Part<A::ALayout, 1>: Rank2,
+    Part<A::ALayout, 0>: SameFunction<Part<A::CLayout, 0>>,
+    Appended<
+        Part<A::ALayout, 1>,
+        DivT<<A::ShapeMNK as Mnk>::N, <A::ShapeMNK as Mnk>::K>,
+        MulT<<A::ShapeMNK as Mnk>::M, <A::ShapeMNK as Mnk>::K>,
+    >: SameFunction<Part<A::CLayout, 1>>,
+    <Part<A::ALayout, 0> as SameFunction<Part<A::CLayout, 0>>>::Out: BitAnd<
+        <Appended<
+            Part<A::ALayout, 1>,
+            DivT<<A::ShapeMNK as Mnk>::N, <A::ShapeMNK as Mnk>::K>,
+            MulT<<A::ShapeMNK as Mnk>::M, <A::ShapeMNK as Mnk>::K>,
+        > as SameFunction<Part<A::CLayout, 1>>>::Out,
+        Output: Bit,
+    >,
+{
+    type Out = And<
+        <Part<A::ALayout, 0> as SameFunction<Part<A::CLayout, 0>>>::Out,
+        <Appended<
+            Part<A::ALayout, 1>,
+            DivT<<A::ShapeMNK as Mnk>::N, <A::ShapeMNK as Mnk>::K>,
+            MulT<<A::ShapeMNK as Mnk>::M, <A::ShapeMNK as Mnk>::K>,
+        > as SameFunction<Part<A::CLayout, 1>>>::Out,
+    >;
+}
+impl<A> InOrderBy<A> for B0
+where
+    A: MmaAtom<ShapeMNK: Mnk>,
+    A::ALayout: LayoutPartsOf<0> + LayoutPartsOf<1>,
+    A::CLayout: LayoutPartsOf<0> + LayoutPartsOf<1>,
+    (<A::ShapeMNK as Mnk>::K, <A::ShapeMNK as Mnk>::N): LDiv,
+    (<A::ShapeMNK as Mnk>::M, <A::ShapeMNK as Mnk>::N): LMul,
+    Part<A::CLayout, 1>: Rank2,
+    Part<A::ALayout, 0>: SameFunction<Part<A::CLayout, 0>>,
+    Appended<
+        Part<A::CLayout, 1>,
+        DivT<<A::ShapeMNK as Mnk>::K, <A::ShapeMNK as Mnk>::N>,
+        MulT<<A::ShapeMNK as Mnk>::M, <A::ShapeMNK as Mnk>::N>,
+    >: SameFunction<Part<A::ALayout, 1>>,
+    <Part<A::ALayout, 0> as SameFunction<Part<A::CLayout, 0>>>::Out: BitAnd<
+        <Appended<
+            Part<A::CLayout, 1>,
+            DivT<<A::ShapeMNK as Mnk>::K, <A::ShapeMNK as Mnk>::N>,
+            MulT<<A::ShapeMNK as Mnk>::M, <A::ShapeMNK as Mnk>::N>,
+        > as SameFunction<Part<A::ALayout, 1>>>::Out,
+        Output: Bit,
+    >,
+{
+    type Out = And<
+        <Part<A::ALayout, 0> as SameFunction<Part<A::CLayout, 0>>>::Out,
+        <Appended<
+            Part<A::CLayout, 1>,
+            DivT<<A::ShapeMNK as Mnk>::K, <A::ShapeMNK as Mnk>::N>,
+            MulT<<A::ShapeMNK as Mnk>::M, <A::ShapeMNK as Mnk>::N>,
+        > as SameFunction<Part<A::ALayout, 1>>>::Out,
+    >;
+}
+/// `B1` when the layouts `(Sh, D)` (`Self`) and `R` are the same function:
+/// their coalesced forms are equal leaf by leaf (static leaves compared as
+/// typenums).
+#[doc(hidden)]
+pub trait SameFunction<R> {
+    /// `B1` or `B0`.
+    type Out: Bit;
+}
+type Coalesced<P> = <Layout<<P as Rank2>::M0, <P as Rank2>::M1> as Coalesce>::Output;
+type ShapeLeaves<L> = <<L as LayoutParts>::Shape as IntTuple>::Leaves;
+type StrideLeaves<L> = <<L as LayoutParts>::Stride as IntTuple>::Leaves;
+impl<P: Rank2, R: Rank2> SameFunction<R> for P
+where
+    P::M0: Congruent<P::M1>,
+    P::M1: IntTuple,
+    R::M0: Congruent<R::M1>,
+    R::M1: IntTuple,
+    Layout<P::M0, P::M1>: Coalesce<Output: LayoutParts>,
+    Layout<R::M0, R::M1>: Coalesce<Output: LayoutParts>,
+    ShapeLeaves<Coalesced<P>>: LeavesEq<ShapeLeaves<Coalesced<R>>>,
+    StrideLeaves<Coalesced<P>>: LeavesEq<StrideLeaves<Coalesced<R>>>,
+    <ShapeLeaves<Coalesced<P>> as LeavesEq<ShapeLeaves<Coalesced<R>>>>::Out: BitAnd<
+        <StrideLeaves<Coalesced<P>> as LeavesEq<StrideLeaves<Coalesced<R>>>>::Out,
+        Output: Bit,
+    >,
+{
+    type Out = And<
+        <ShapeLeaves<Coalesced<P>> as LeavesEq<ShapeLeaves<Coalesced<R>>>>::Out,
+        <StrideLeaves<Coalesced<P>> as LeavesEq<StrideLeaves<Coalesced<R>>>>::Out,
+    >;
+}
+/// `B1` when two lists of leaves are equal, leaf by leaf ([`MayEqual`]).
+#[doc(hidden)]
+pub trait LeavesEq<R> {
+    /// `B1` or `B0`.
+    type Out: Bit;
+}
+impl LeavesEq<Nil> for Nil {
+    type Out = B1;
+}
+impl<H, T> LeavesEq<Nil> for Cons<H, T> {
+    type Out = B0;
+}
+impl<H, T> LeavesEq<Cons<H, T>> for Nil {
+    type Out = B0;
+}
+impl<H: MayEqual<H2>, T: LeavesEq<T2>, H2, T2> LeavesEq<Cons<H2, T2>> for Cons<H, T>
+where
+    H::Out: BitAnd<T::Out, Output: Bit>,
+{
+    type Out = And<H::Out, T::Out>;
+}
+
 /// [`AccAregsA`]'s message.
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(
@@ -768,11 +972,10 @@ const fn check_aregs<A: AccumulatorFacts<CLayout: StaticText>, V: IntTuple, N: S
 /// ```
 ///
 /// A fragment whose static N mode does not split into whole A atoms or
-/// whose static value mode is not one atom's accumulators, and an atom that
-/// reads A from shared memory (an SS GMMA), are type errors (`cargo check`
-/// reports them); an atom whose A fragment is its accumulators in another
-/// order, or in other threads', is refused when the constants are
-/// evaluated (`cargo build`):
+/// whose static value mode is not one atom's accumulators, an atom that
+/// reads A from shared memory (an SS GMMA), and an atom whose A fragment
+/// is its accumulators in another order or in other threads' (the tf32,
+/// FP8 and 8-bit RS GMMAs) are type errors (`cargo check` reports them):
 ///
 /// ```compile_fail,E0277
 /// use layout_core::atom::accumulator::convert_layout_acc_aregs;
@@ -781,6 +984,15 @@ const fn check_aregs<A: AccumulatorFacts<CLayout: StaticText>, V: IntTuple, N: S
 /// // error: convert_layout_acc_aregs: the fragment's N mode _3 is not a
 /// // multiple of the 2 N-atoms (K/N) of one A atom
 /// let _ = convert_layout_acc_aregs(Mma, layout!(((2,2),1,3):((1,2),0,4)));
+/// ```
+///
+/// ```compile_fail,E0277
+/// use layout_core::atom::accumulator::convert_layout_acc_aregs;
+/// use layout_core::atom::SM90_64x64x8_F32TF32TF32_RS_TN as Mma;
+/// use layout_core::layout;
+/// // error: convert_layout_acc_aregs: the A fragment of
+/// // `SM90_64x64x8_F32TF32TF32_RS_TN` is not its accumulators in register order
+/// let _ = convert_layout_acc_aregs(Mma, layout!(((2,2,8),1,4):((1,2,4),0,32)));
 /// ```
 #[inline(always)]
 pub fn convert_layout_acc_aregs<A, V, M, N, DV, DM, DN>(

@@ -15,8 +15,12 @@ use crate::error::LayoutError;
 use crate::layout::coord::Crd2Idx;
 use crate::layout::slice::SliceCoord;
 use crate::layout::{Congruent, Layout};
+use crate::typelevel::form::Known;
+use crate::typelevel::int::{ConstForm, TypenumForm, C, S};
+use crate::typelevel::list::{CosizeList, CosizeT, PlusOne, ZipModes};
 use crate::typelevel::tuple::IntTuple;
 use core::ops::{Index, IndexMut};
+use typenum::{IsLessOrEqual, LeEq, Unsigned, B0, B1, U0};
 
 /// Read access to a tensor's elements.
 pub trait Engine {
@@ -585,20 +589,32 @@ impl<E: EngineMut, S: Congruent<D>, D: IntTuple> Tensor<E, Layout<S, D>> {
 
 impl<T, const N: usize, S: Congruent<D>, D: IntTuple> Tensor<[T; N], Layout<S, D>> {
     /// A tensor owning an array, for a static layout: an array shorter than
-    /// the layout's cosize is a compile error.
+    /// the layout's cosize, and a layout with a run-time leaf, are type
+    /// errors (`cargo check` reports them at the call).
+    ///
+    /// The array's length needs a type-level form (`C<N>`'s: every length
+    /// up to 1024, multiples of 8 up to 8192, multiples of 64 up to 65536,
+    /// powers of 2 and of 10); for another length, [`Tensor::new`] over a
+    /// slice of the array checks the same at run time.
     ///
     /// ```
     /// use layout_core::{layout, Tensor};
     /// let t = Tensor::from_array([0u8; 20], layout!((3,4):(8,1)));
     /// assert_eq!(t.size(), 12);
+    /// assert_eq!(t.layout().to_string(), "(_3,_4):(_8,_1)");
     /// ```
-    pub fn from_array(data: [T; N], layout: Layout<S, D>) -> Self {
-        const {
-            assert!(
-                Layout::<S, D>::COSIZE <= N,
-                "the array is shorter than the static layout's cosize"
-            )
-        };
+    ///
+    /// ```compile_fail,E0277
+    /// use layout_core::{layout, Tensor};
+    /// // error: Tensor::from_array: the array holds 19 elements, fewer than
+    /// // the layout's cosize _20
+    /// let t = Tensor::from_array([0u8; 19], layout!((3,4):(8,1)));
+    /// ```
+    pub fn from_array(data: [T; N], layout: Layout<S, D>) -> Self
+    where
+        <S as ArrayHolds<D, N>>::Checked: Copy,
+        S: ArrayHolds<D, N>,
+    {
         Tensor {
             data,
             offset: 0,
@@ -606,6 +622,76 @@ impl<T, const N: usize, S: Congruent<D>, D: IntTuple> Tensor<[T; N], Layout<S, D
         }
     }
 }
+
+/// The layout of shape `Self` and stride `D` against an array of `N`
+/// elements: a static cosize at most `N`, decided by the type checker.
+#[doc(hidden)]
+pub trait ArrayHolds<D, const N: usize> {
+    /// `()`, read by [`Tensor::from_array`]'s where-clause: rustc then
+    /// reports a refusal at the call itself, without the bound's listing.
+    #[doc(hidden)]
+    type Checked: Copy;
+}
+impl<S: Congruent<D>, D: IntTuple, const N: usize> ArrayHolds<D, N> for S
+where
+    S::Leaves: ZipModes<D::Leaves>,
+    <S::Leaves as ZipModes<D::Leaves>>::Out: CosizeList<Known<U0>>,
+    <<S::Leaves as ZipModes<D::Leaves>>::Out as CosizeList<Known<U0>>>::Out: PlusOne,
+    CosizeT<S, D>: CosizeFits<N>,
+    <CosizeT<S, D> as CosizeFits<N>>::Out: ArrayOr<S, D, N>,
+{
+    type Checked = ();
+}
+/// The cosize leaf `Self` ([`CosizeT`]) against an array of `N` elements:
+/// `B1` or `B0` for a static cosize, [`RunTimeCosize`] for a run-time one.
+#[doc(hidden)]
+pub trait CosizeFits<const N: usize> {
+    /// The verdict.
+    type Out;
+}
+impl<U: Unsigned, const N: usize> CosizeFits<N> for S<U>
+where
+    C<N>: TypenumForm,
+    U: IsLessOrEqual<<C<N> as TypenumForm>::U>,
+{
+    type Out = LeEq<U, <C<N> as TypenumForm>::U>;
+}
+impl<const N: usize> CosizeFits<N> for usize {
+    type Out = RunTimeCosize;
+}
+/// [`CosizeFits`]' verdict for a layout with a run-time leaf.
+#[doc(hidden)]
+pub struct RunTimeCosize;
+/// The verdict `Self` on the layout of shape `S` and stride `D` against an
+/// array of `N` elements: `B1` holds; otherwise the refusal, with the
+/// values.
+#[doc(hidden)]
+pub trait ArrayOr<S, D, const N: usize> {}
+impl<S, D, const N: usize> ArrayOr<S, D, N> for B1 {}
+impl<S: IntTuple, D: IntTuple, const X: usize, const N: usize> ArrayOr<S, D, N> for B0
+where
+    S::Leaves: ZipModes<D::Leaves>,
+    <S::Leaves as ZipModes<D::Leaves>>::Out: CosizeList<Known<U0>>,
+    <<S::Leaves as ZipModes<D::Leaves>>::Out as CosizeList<Known<U0>>>::Out: PlusOne,
+    CosizeT<S, D>: ConstForm<C = C<X>>,
+    (): ArrayShorter<N, X>,
+{
+}
+impl<S, D, const N: usize> ArrayOr<S, D, N> for RunTimeCosize where (): FromArrayRuntime<N> {}
+/// [`ArrayHolds`]' message for a short array.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "Tensor::from_array: the array holds {N} elements, fewer than the layout's cosize _{K}",
+    label = "an array of at least {K} elements holds this layout"
+)]
+pub trait ArrayShorter<const N: usize, const K: usize> {}
+/// [`ArrayHolds`]' message for a layout with a run-time leaf.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "Tensor::from_array needs a static layout, and this one has a run-time leaf",
+    label = "its cosize is known only at run time: `Tensor::new` over a slice of the array checks it then"
+)]
+pub trait FromArrayRuntime<const N: usize> {}
 
 impl<E: Engine, S: Congruent<D>, D: IntTuple, Crd: Crd2Idx<S, D>> Index<Crd>
     for Tensor<E, Layout<S, D>>
