@@ -10,6 +10,8 @@ operands of the same sizes:
   F.gelu, and cuBLASLt's GELU epilogue where
   torch exposes it (`torch._addmm_activation(..., use_gelu=True)`,
   tanh GELU);
+- `gemm_bias_gelu_tanh_bf16_sm90`: the same with `approximate='tanh'`
+  (unfused, and three calls);
 - `gemm_e4m3_sm90`: `torch._scaled_mm` (e4m3 A and B, f32 scales, bf16 C);
 - `gemm_grouped_bf16_sm90`: `torch._grouped_mm` on 8 groups of 64 to 2048
   rows, N = K = 4096 (gpu-runner's grouped problem), and the same groups
@@ -46,6 +48,10 @@ for n in (4096, 8192):
         lambda: F.gelu(F.linear(a, b, bias)))
     row("A·Bᵀ, + bias, F.gelu (exact): three calls", n, flops,
         lambda: F.gelu(torch.matmul(a, b.t()) + bias))
+    row("F.linear(A, B, bias) then F.gelu (tanh), unfused", n, flops,
+        lambda: F.gelu(F.linear(a, b, bias), approximate="tanh"))
+    row("A·Bᵀ, + bias, F.gelu (tanh): three calls", n, flops,
+        lambda: F.gelu(torch.matmul(a, b.t()) + bias, approximate="tanh"))
     row("cuBLASLt bias + GELU epilogue (_addmm_activation, tanh GELU)", n, flops,
         lambda: torch._addmm_activation(bias, a, b.t(), use_gelu=True))
     a8 = torch.randn(n, n, device="cuda").to(torch.float8_e4m3fn)

@@ -69,6 +69,8 @@ runs=(
     "hgemm_sm90|$bin/gpu-runner gemm $p90 hgemm_sm90 $t/h9a.npy $t/h9b.npy $t/c.npy"
     "gemm_bias_gelu_bf16_sm90 TMA store|$bin/gpu-runner gemm $p90 gemm_bias_gelu_bf16_sm90 $t/b9a.npy $t/b9b264.npy $t/c.npy --dtype bfloat16 --bias $t/bias264.npy"
     "gemm_bias_gelu_bf16_sm90 odd N|$bin/gpu-runner gemm $p90 gemm_bias_gelu_bf16_sm90 $t/b9a.npy $t/b9b257.npy $t/c.npy --dtype bfloat16 --bias $t/bias257.npy"
+    "gemm_bias_gelu_tanh_bf16_sm90 TMA store|$bin/gpu-runner gemm $p90 gemm_bias_gelu_tanh_bf16_sm90 $t/b9a.npy $t/b9b264.npy $t/c.npy --dtype bfloat16 --bias $t/bias264.npy"
+    "gemm_bias_gelu_tanh_bf16_sm90 odd N|$bin/gpu-runner gemm $p90 gemm_bias_gelu_tanh_bf16_sm90 $t/b9a.npy $t/b9b257.npy $t/c.npy --dtype bfloat16 --bias $t/bias257.npy"
     "transpose_f32|$bin/gpu-runner transpose $p80 transpose_f32 $t/x.npy $t/y.npy"
     "flash_attn_fwd d64 causal|$bin/gpu-runner attention $p80 flash_attn_fwd $t/q64.npy $t/k64.npy $t/v64.npy $t/o.npy --causal --lse $t/lse.npy"
     "flash_attn_fwd d128|$bin/gpu-runner attention $p80 flash_attn_fwd $t/q128.npy $t/k128.npy $t/v128.npy $t/o.npy --lse $t/lse.npy"

@@ -398,19 +398,52 @@ impl Gpu {
         c: &mut DeviceBuffer<bf16>,
         dims: (usize, usize, usize),
     ) -> Result<(), Error> {
-        const OP: &str = "gemm_bias_gelu_bf16_sm90";
+        let entries = ("gemm_bias_gelu_bf16_sm90", "gemm_bias_gelu_tma_bf16_sm90");
+        self.sm90_bias_gemm(entries, (a, b), bias, c, dims)
+    }
+
+    /// [`Gpu::gemm_bias_gelu_bf16_sm90`] with GELU's tanh form (torch's
+    /// `F.gelu(.., approximate='tanh')`, cuBLASLt's GELU epilogue; within
+    /// 4.8e-4 of the exact GELU): `gemm_bias_gelu_tanh_tma_bf16_sm90`
+    /// where N is a multiple of 8, else `gemm_bias_gelu_tanh_bf16_sm90`.
+    /// One `tanh.approx` a value, where the exact form takes an `ex2` and
+    /// an `rcp`: the cheaper epilogue.
+    ///
+    /// # Errors
+    ///
+    /// As [`Gpu::gemm_bias_gelu_bf16_sm90`].
+    pub fn gemm_bias_gelu_tanh_bf16_sm90(
+        &self,
+        (a, b): (&DeviceBuffer<bf16>, &DeviceBuffer<bf16>),
+        bias: &DeviceBuffer<bf16>,
+        c: &mut DeviceBuffer<bf16>,
+        dims: (usize, usize, usize),
+    ) -> Result<(), Error> {
+        let entries = (
+            "gemm_bias_gelu_tanh_bf16_sm90",
+            "gemm_bias_gelu_tanh_tma_bf16_sm90",
+        );
+        self.sm90_bias_gemm(entries, (a, b), bias, c, dims)
+    }
+
+    /// A bias + activation GEMM: `direct` (C stored directly, any N) or
+    /// `tma` (C stored by TMA) where N is a multiple of 8; K of 0 refused.
+    fn sm90_bias_gemm(
+        &self,
+        (direct, tma): (&'static str, &'static str),
+        (a, b): (&DeviceBuffer<bf16>, &DeviceBuffer<bf16>),
+        bias: &DeviceBuffer<bf16>,
+        c: &mut DeviceBuffer<bf16>,
+        dims: (usize, usize, usize),
+    ) -> Result<(), Error> {
         let (m, n, k) = dims;
         if k == 0 && m > 0 && n > 0 {
             return Err(Error::refused(
-                OP,
+                direct,
                 format!("({m}, {n}, {k}): K must be positive"),
             ));
         }
-        let entry = if n % 8 == 0 {
-            "gemm_bias_gelu_tma_bf16_sm90"
-        } else {
-            OP
-        };
+        let entry = if n % 8 == 0 { tma } else { direct };
         self.sm90_gemm((entry, 1), (a, b), c, dims, Sm90Epilogue::Bias(bias))
     }
 

@@ -171,8 +171,9 @@ impl HgemmOut for f16 {
 /// (`layout_kernels_sm90::hgemm::FULL`), beside the forms of `FORMS`:
 /// bf16, bf16 with bias and GELU, FP8 e4m3 with scales, and C stored by
 /// TMA in bf16, f16, and bf16 with bias and GELU (and its form with three
-/// stages and a whole tile of staging).
-pub const SM90_GEMMS: [&str; 7] = [
+/// stages and a whole tile of staging); bias and GELU's tanh form, C
+/// stored directly and by TMA.
+pub const SM90_GEMMS: [&str; 9] = [
     "gemm_bf16_sm90",
     "gemm_bias_gelu_bf16_sm90",
     "gemm_e4m3_sm90",
@@ -180,6 +181,8 @@ pub const SM90_GEMMS: [&str; 7] = [
     "hgemm_tma_sm90",
     "gemm_bias_gelu_tma_bf16_sm90",
     "gemm_bias_gelu_tma_wide_bf16_sm90",
+    "gemm_bias_gelu_tanh_bf16_sm90",
+    "gemm_bias_gelu_tanh_tma_bf16_sm90",
 ];
 
 /// The split-K entries (the form `layout_kernels_sm90::hgemm::SPLIT_FORM`,
@@ -205,6 +208,7 @@ pub fn tma_store_entry(name: &str) -> bool {
             | "hgemm_tma_sm90"
             | "gemm_bias_gelu_tma_bf16_sm90"
             | "gemm_bias_gelu_tma_wide_bf16_sm90"
+            | "gemm_bias_gelu_tanh_tma_bf16_sm90"
     )
 }
 
@@ -541,7 +545,9 @@ impl HgemmSm90Launch {
         let wanted = match self.name {
             "gemm_bias_gelu_bf16_sm90"
             | "gemm_bias_gelu_tma_bf16_sm90"
-            | "gemm_bias_gelu_tma_wide_bf16_sm90" => "a bias",
+            | "gemm_bias_gelu_tma_wide_bf16_sm90"
+            | "gemm_bias_gelu_tanh_bf16_sm90"
+            | "gemm_bias_gelu_tanh_tma_bf16_sm90" => "a bias",
             "gemm_e4m3_sm90" => "scales",
             _ => "no argument",
         };

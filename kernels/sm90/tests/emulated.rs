@@ -573,6 +573,41 @@ fn bias_gelu_case<const I: usize>(
     }
 }
 
+/// `gemm_bias_gelu_tanh_tma_bf16_sm90`'s body (C stored by TMA, GELU's tanh
+/// form in the consumers): bit for bit `gelu_tanh(x)` of the f32 sum, and
+/// within bf16's rounding of the tanh form's definition in f64; partial
+/// tiles, one block per tile and one persistent cluster.
+#[test]
+fn gemm_bias_gelu_tanh_tma_bf16_sm90_matches_its_definition() {
+    use layout_device::epilogue::{gelu_tanh, Bf16, BiasCol, GeluTanh, Plain};
+    use layout_kernels_sm90::hgemm::Bf16In;
+    for (dims, clusters) in [((129, 264, 72), None), ((300, 520, 24), Some(1))] {
+        let (m, n, k) = dims;
+        let bias: Vec<u16> = (0..n).map(|j| bf(int(j, 96) / 256.0)).collect();
+        let gbias = Buffer::from_slice(&bias);
+        let fusion = GeluTanh(BiasCol {
+            bias: gbias.global(),
+            inner: Plain,
+        });
+        let (a, b, c) =
+            gemm_case_with::<0, Bf16In, Bf16, _>(dims, bf, fusion, (true, false), clusters);
+        let root = (2.0 / std::f64::consts::PI).sqrt();
+        for i in 0..m {
+            for j in 0..n {
+                let x = dot(&a, &b, k, i, j) + unbf(bias[j]);
+                assert_eq!(c[i * n + j], bf(gelu_tanh(x)), "({i}, {j}) at x = {x}");
+                let x = f64::from(x);
+                let want = 0.5 * x * (1.0 + (root * (x + 0.044715 * x * x * x)).tanh());
+                let got = f64::from(unbf(c[i * n + j]));
+                assert!(
+                    (got - want).abs() <= want.abs() / 256.0 + 1e-6,
+                    "({i}, {j}) of {dims:?}: {got} for gelu_tanh({x}) = {want}"
+                );
+            }
+        }
+    }
+}
+
 /// FP8 e4m3 in, bf16 out, scaled by scale_a · scale_b: exact on integers
 /// with power-of-two scales, K-blocks of 128 elements (K = 160: one full,
 /// one partial).

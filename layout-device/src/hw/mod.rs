@@ -25,7 +25,7 @@
 //! The instructions exist on the host too, so that kernel code compiles
 //! and is documented there; called on the host, one panics, naming itself
 //! (only the GPU can execute it). The arithmetic ones ([`fma`], [`exp2`],
-//! [`log2`], [`rcp`], [`f16x2`]) compute on the host what the instruction computes,
+//! [`log2`], [`rcp`], [`tanh`], [`f16x2`]) compute on the host what the instruction computes,
 //! within the PTX ISA's stated precision, so that code built on them (the
 //! online softmax) is tested there.
 #![allow(unsafe_code)]

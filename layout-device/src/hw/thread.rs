@@ -332,6 +332,29 @@ pub fn exp2(x: f32) -> f32 {
     })
 }
 
+/// `tanh(x)`, `tanh.approx.f32` (sm_75 on; the PTX ISA gives its maximum
+/// relative error as about 2^-11, and subnormal results flushed to 0): one
+/// MUFU instruction. On the host, `tanh` correctly rounded with the same
+/// flushing (within that error of the instruction's value).
+///
+/// ```
+/// assert_eq!(layout_device::tanh(0.0), 0.0);
+/// assert_eq!(layout_device::tanh(f32::INFINITY), 1.0);
+/// assert!((layout_device::tanh(0.5) - 0.462_117_16).abs() < 1e-7);
+/// ```
+#[inline(always)]
+pub fn tanh(x: f32) -> f32 {
+    gpu!("tanh", host: { ftz(libm::tanhf(ftz(x))) }, {
+        let d: f32;
+        // SAFETY: registers only.
+        unsafe {
+            asm!("tanh.approx.f32 {d}, {x};", d = out(reg32) d, x = in(reg32) x,
+                 options(pure, nomem, nostack))
+        };
+        d
+    })
+}
+
 /// `1/x`, `rcp.approx.ftz.f32` (at most 1 ulp from the exact reciprocal,
 /// subnormal arguments and results flushed; one instruction where `1.0 /
 /// x` is IEEE division's sequence with a slow path). On the host, `1/x`

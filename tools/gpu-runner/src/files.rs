@@ -44,6 +44,9 @@ Kernels (C is always written C-order, M x N; M, N, K come from the files):
   gemm_bias_gelu_bf16_sm90
                 C = GELU(A B^T + bias) (torch's exact GELU), as
                 gemm_bf16_sm90 with --bias BIAS.npy: N bf16 as uint16.
+  gemm_bias_gelu_tanh_bf16_sm90
+                as gemm_bias_gelu_bf16_sm90 with GELU's tanh form
+                (torch's approximate='tanh').
   gemm_bf16_tma_sm90
                 as gemm_bf16_sm90, C stored by TMA from shared memory;
                 N a multiple of 8 (TMA's 16-byte rows).
@@ -90,6 +93,9 @@ pub enum Gemm {
     Bf16Sm90,
     /// `gemm_bias_gelu_bf16_sm90`: GELU(A · Bᵀ + bias) in bf16.
     BiasGeluBf16Sm90,
+    /// `gemm_bias_gelu_tanh_bf16_sm90`: as [`Gemm::BiasGeluBf16Sm90`] with
+    /// GELU's tanh form.
+    BiasGeluTanhBf16Sm90,
     /// `gemm_bf16_tma_sm90`: [`Gemm::Bf16Sm90`] storing C by TMA.
     Bf16TmaSm90,
     /// `gemm_e4m3_sm90`: scale_a · scale_b · A · Bᵀ, FP8 e4m3 in, bf16 out.
@@ -136,7 +142,7 @@ pub struct GemmOpts {
     /// gemm_bias_gelu_bf16_sm90) or float8_e4m3fn (gemm_e4m3_sm90).
     #[arg(long)]
     pub dtype: Option<String>,
-    /// gemm_bias_gelu_bf16_sm90's bias (.npy): N bf16 as uint16.
+    /// the bias + GELU kernels' bias (.npy): N bf16 as uint16.
     #[arg(long)]
     pub bias: Option<PathBuf>,
     /// gemm_e4m3_sm90's scale of A (default 1).
@@ -149,7 +155,7 @@ pub struct GemmOpts {
 
 impl Gemm {
     /// Every GEMM kernel, in the order `--help` lists them.
-    pub const ALL: [Gemm; 9] = [
+    pub const ALL: [Gemm; 10] = [
         Gemm::Sgemm,
         Gemm::SgemmNt,
         Gemm::HgemmF32,
@@ -157,6 +163,7 @@ impl Gemm {
         Gemm::HgemmSm90,
         Gemm::Bf16Sm90,
         Gemm::BiasGeluBf16Sm90,
+        Gemm::BiasGeluTanhBf16Sm90,
         Gemm::E4m3Sm90,
         Gemm::Bf16TmaSm90,
     ];
@@ -171,6 +178,7 @@ impl Gemm {
             Gemm::HgemmSm90 => "hgemm_sm90",
             Gemm::Bf16Sm90 => "gemm_bf16_sm90",
             Gemm::BiasGeluBf16Sm90 => "gemm_bias_gelu_bf16_sm90",
+            Gemm::BiasGeluTanhBf16Sm90 => "gemm_bias_gelu_tanh_bf16_sm90",
             Gemm::E4m3Sm90 => "gemm_e4m3_sm90",
             Gemm::Bf16TmaSm90 => "gemm_bf16_tma_sm90",
         }
@@ -192,7 +200,10 @@ impl Gemm {
         match self {
             Gemm::Sgemm | Gemm::SgemmNt => Input::F32,
             Gemm::HgemmF32 | Gemm::HgemmF16 | Gemm::HgemmSm90 => Input::F16,
-            Gemm::Bf16Sm90 | Gemm::BiasGeluBf16Sm90 | Gemm::Bf16TmaSm90 => Input::Bf16,
+            Gemm::Bf16Sm90
+            | Gemm::BiasGeluBf16Sm90
+            | Gemm::BiasGeluTanhBf16Sm90
+            | Gemm::Bf16TmaSm90 => Input::Bf16,
             Gemm::E4m3Sm90 => Input::E4m3,
         }
     }
@@ -209,6 +220,7 @@ impl Gemm {
             Gemm::HgemmSm90
             | Gemm::Bf16Sm90
             | Gemm::BiasGeluBf16Sm90
+            | Gemm::BiasGeluTanhBf16Sm90
             | Gemm::E4m3Sm90
             | Gemm::Bf16TmaSm90 => None,
             Gemm::HgemmF32 => Some(HGEMM_F32),
@@ -387,12 +399,12 @@ fn check_opts(kernel: Gemm, o: &GemmOpts) -> Result<(f32, f32), String> {
         }
         (None, None) => {}
     }
-    let bias_kernel = kernel == Gemm::BiasGeluBf16Sm90;
+    let bias_kernel = matches!(kernel, Gemm::BiasGeluBf16Sm90 | Gemm::BiasGeluTanhBf16Sm90);
     if bias_kernel != o.bias.is_some() {
         return Err(if bias_kernel {
             format!("{name}: --bias BIAS.npy is required")
         } else {
-            format!("{name}: --bias is gemm_bias_gelu_bf16_sm90's")
+            format!("{name}: --bias is the bias + GELU kernels'")
         });
     }
     let scaled = kernel == Gemm::E4m3Sm90;
@@ -509,7 +521,11 @@ pub fn run_gemm(job: &GemmJob) -> Result<(), String> {
             match &job.bias {
                 Some(bias) => {
                     let dbias = s.upload(&bits(bias)).map_err(text)?;
-                    gpu.gemm_bias_gelu_bf16_sm90((&da, &db), &dbias, &mut dc, job.dims)
+                    if job.kernel == Gemm::BiasGeluTanhBf16Sm90 {
+                        gpu.gemm_bias_gelu_tanh_bf16_sm90((&da, &db), &dbias, &mut dc, job.dims)
+                    } else {
+                        gpu.gemm_bias_gelu_bf16_sm90((&da, &db), &dbias, &mut dc, job.dims)
+                    }
                 }
                 None if job.kernel == Gemm::Bf16TmaSm90 => {
                     gpu.gemm_bf16_tma_sm90(&da, &db, &mut dc, job.dims)
@@ -648,11 +664,11 @@ mod tests {
         }
         assert_eq!(
             Gemm::parse("sgemm").unwrap_err(),
-            "unknown GEMM kernel 'sgemm' (known: sgemm_f32, sgemm_nt_f32, hgemm_f32, hgemm_f16, hgemm_sm90, gemm_bf16_sm90, gemm_bias_gelu_bf16_sm90, gemm_e4m3_sm90, gemm_bf16_tma_sm90)"
+            "unknown GEMM kernel 'sgemm' (known: sgemm_f32, sgemm_nt_f32, hgemm_f32, hgemm_f16, hgemm_sm90, gemm_bf16_sm90, gemm_bias_gelu_bf16_sm90, gemm_bias_gelu_tanh_bf16_sm90, gemm_e4m3_sm90, gemm_bf16_tma_sm90)"
         );
         assert_eq!(
             Gemm::parse("transpose_f32").unwrap_err(),
-            "unknown GEMM kernel 'transpose_f32' (known: sgemm_f32, sgemm_nt_f32, hgemm_f32, hgemm_f16, hgemm_sm90, gemm_bf16_sm90, gemm_bias_gelu_bf16_sm90, gemm_e4m3_sm90, gemm_bf16_tma_sm90)"
+            "unknown GEMM kernel 'transpose_f32' (known: sgemm_f32, sgemm_nt_f32, hgemm_f32, hgemm_f16, hgemm_sm90, gemm_bf16_sm90, gemm_bias_gelu_bf16_sm90, gemm_bias_gelu_tanh_bf16_sm90, gemm_e4m3_sm90, gemm_bf16_tma_sm90)"
         );
     }
 
@@ -892,7 +908,7 @@ mod tests {
             (
                 Gemm::Bf16Sm90,
                 opts(bf, true, None),
-                "gemm_bf16_sm90: --bias is gemm_bias_gelu_bf16_sm90's",
+                "gemm_bf16_sm90: --bias is the bias + GELU kernels'",
             ),
             (
                 Gemm::Bf16Sm90,

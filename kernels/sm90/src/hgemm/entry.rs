@@ -147,6 +147,35 @@ pub unsafe extern "ptx-kernel" fn gemm_bias_gelu_bf16_sm90(
     )
 }
 
+/// [`gemm_bias_gelu_bf16_sm90`] with GELU's tanh form (torch's
+/// `approximate='tanh'`, cuBLASLt's GELU epilogue): the fusion
+/// `GeluTanh(BiasCol)`, one `tanh.approx` a value where the exact GELU
+/// takes an `ex2` and an `rcp`.
+///
+/// # Safety
+/// As [`gemm_bias_gelu_bf16_sm90`].
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn gemm_bias_gelu_tanh_bf16_sm90(
+    map_a: *const u64,
+    map_b: *const u64,
+    c: GlobalMut<u16>,
+    bias: layout_device::Global<u16>,
+    m: u32,
+    n: u32,
+    k: u32,
+) {
+    use layout_device::epilogue::{Bf16, BiasCol, GeluTanh, Plain};
+    let fusion = GeluTanh(BiasCol { bias, inner: Plain });
+    let c = crate::hgemm::body::COut::Global(c);
+    super::body::gemm_body::<0, super::Bf16In, Bf16, _, crate::smem::HGEMM_SMEM>(
+        map_a,
+        map_b,
+        c,
+        (m, n, k),
+        fusion,
+    )
+}
+
 /// C (m x n, bf16) = (scale_a · scale_b) · A · Bᵀ for A m x k and B n x k
 /// FP8 e4m3, row-major, with per-tensor scales and f32 accumulators (the
 /// FP8 inference GEMM): `hgemm_sm90`'s plan with K-blocks of 128 elements
@@ -274,19 +303,50 @@ pub unsafe extern "ptx-kernel" fn gemm_bias_gelu_tma_wide_bf16_sm90(
     bias_gelu_tma::<true>((map_a, map_b, map_c), bias, (m, n, k))
 }
 
+/// [`gemm_bias_gelu_tma_bf16_sm90`] with GELU's tanh form (as
+/// [`gemm_bias_gelu_tanh_bf16_sm90`]): the fusion `GeluTanh(BiasCol)`.
+///
+/// # Safety
+/// As [`gemm_bias_gelu_tma_bf16_sm90`].
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn gemm_bias_gelu_tanh_tma_bf16_sm90(
+    map_a: *const u64,
+    map_b: *const u64,
+    map_c: *const u64,
+    bias: layout_device::Global<u16>,
+    m: u32,
+    n: u32,
+    k: u32,
+) {
+    use layout_device::epilogue::{BiasCol, GeluTanh, Plain};
+    let fusion = GeluTanh(BiasCol { bias, inner: Plain });
+    bias_act_tma::<false, _>((map_a, map_b, map_c), fusion, (m, n, k))
+}
+
 /// The TMA-store bias + GELU entries' body: the fusion `Gelu(BiasCol)` in
 /// bf16, by `gemm_body` or (`WIDE`) `gemm_wide_body`.
 #[inline(always)]
 fn bias_gelu_tma<const WIDE: bool>(
-    (map_a, map_b, map_c): (*const u64, *const u64, *const u64),
+    maps: (*const u64, *const u64, *const u64),
     bias: layout_device::Global<u16>,
+    mnk: (u32, u32, u32),
+) {
+    use layout_device::epilogue::{BiasCol, Gelu, Plain};
+    bias_act_tma::<WIDE, _>(maps, Gelu(BiasCol { bias, inner: Plain }), mnk)
+}
+
+/// A TMA-store entry's body with the fusion `fusion` in bf16, by
+/// `gemm_body` or (`WIDE`) `gemm_wide_body`.
+#[inline(always)]
+fn bias_act_tma<const WIDE: bool, F: layout_device::epilogue::Fusion>(
+    (map_a, map_b, map_c): (*const u64, *const u64, *const u64),
+    fusion: F,
     mnk: (u32, u32, u32),
 ) {
     use super::Bf16In;
     use crate::hgemm::body::COut;
     use crate::smem::GEMM_TMA_SMEM;
-    use layout_device::epilogue::{Bf16, BiasCol, Gelu, Plain};
-    let fusion = Gelu(BiasCol { bias, inner: Plain });
+    use layout_device::epilogue::Bf16;
     let c = COut::Tma(map_c);
     if WIDE {
         super::body::gemm_wide_body::<0, Bf16In, Bf16, _, GEMM_TMA_SMEM>(

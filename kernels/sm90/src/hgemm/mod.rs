@@ -769,6 +769,17 @@ pub const GEMM_BIAS_GELU_BF16_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
     ("cp.async.bulk.tensor", 2),
     ("ex2.approx.ftz.f32", 256),
 ];
+/// `gemm_bias_gelu_tanh_bf16_sm90`: `hgemm_sm90`'s threads.
+pub const GEMM_BIAS_GELU_TANH_BF16_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// `gemm_bias_gelu_tanh_bf16_sm90`'s clusters.
+pub const GEMM_BIAS_GELU_TANH_BF16_SM90_CLUSTER_SIZE: u32 = 2;
+/// `gemm_bias_gelu_tanh_bf16_sm90`'s four bf16 `wgmma` per K-block, its
+/// two TMA copies, and a `tanh` per stored value (and no `ex2`).
+pub const GEMM_BIAS_GELU_TANH_BF16_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
+    ("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", 4),
+    ("cp.async.bulk.tensor", 2),
+    ("tanh.approx.f32", 256),
+];
 /// `gemm_e4m3_sm90`: `hgemm_sm90`'s threads.
 pub const GEMM_E4M3_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
 /// `gemm_e4m3_sm90`'s clusters.
@@ -808,6 +819,21 @@ pub const GEMM_BIAS_GELU_TMA_BF16_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &
     ("cp.async.bulk.tensor.2d.global.shared::cta", 4),
     ("ex2.approx.ftz.f32", 128),
     ("rcp.approx.ftz.f32", 128),
+    ("ld.b16", 64),
+];
+/// `gemm_bias_gelu_tanh_tma_bf16_sm90`: `hgemm_sm90`'s threads.
+pub const GEMM_BIAS_GELU_TANH_TMA_BF16_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// `gemm_bias_gelu_tanh_tma_bf16_sm90`'s clusters.
+pub const GEMM_BIAS_GELU_TANH_TMA_BF16_SM90_CLUSTER_SIZE: u32 = 2;
+/// `gemm_bias_gelu_tanh_tma_bf16_sm90`'s four bf16 `wgmma` per K-block,
+/// its two TMA loads, its four TMA stores of C per tile; per value of a
+/// thread's part of the tile one `tanh`, and a load of each bias element
+/// (once for its two rows).
+pub const GEMM_BIAS_GELU_TANH_TMA_BF16_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
+    ("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", 4),
+    ("cp.async.bulk.tensor.2d.shared::cluster.global", 2),
+    ("cp.async.bulk.tensor.2d.global.shared::cta", 4),
+    ("tanh.approx.f32", 128),
     ("ld.b16", 64),
 ];
 /// `gemm_bias_gelu_tma_wide_bf16_sm90`: `hgemm_sm90`'s threads.

@@ -1,6 +1,7 @@
 //! The Hopper GEMMs built on `hgemm_sm90`'s plan from other parts:
 //! `gemm_bf16_sm90`, `gemm_bf16_tma_sm90` (C stored by TMA),
-//! `gemm_bias_gelu_bf16_sm90` (and by TMA) and `gemm_e4m3_sm90`, each
+//! `gemm_bias_gelu_bf16_sm90` (and by TMA), its tanh form
+//! `gemm_bias_gelu_tanh_bf16_sm90` (and by TMA) and `gemm_e4m3_sm90`, each
 //! checked on small-integer operands at sizes with partial tiles, then
 //! timed beside `hgemm_sm90` at 4096³ and 8192³ on normal operands.
 
@@ -39,6 +40,10 @@ enum Want {
     /// rounds x to bf16 before the GELU (the TMA-store entry's epilogue
     /// warps; GELU's slope is at most 1.0741).
     Gelu,
+    /// GELU's tanh form, as [`Want::Gelu`] with the host's `gelu_tanh`,
+    /// plus |x| 2^-11 for `tanh.approx`'s relative error (about 2^-11 on
+    /// the tanh: |x| 2^-12 on the value; twice that allowed).
+    GeluTanh,
 }
 
 /// The checks, then (with `timing`) the timing; `Ok(false)` when a check
@@ -80,6 +85,22 @@ pub fn run(gpu: &Device, module: &Module, timing: bool) -> Result<bool, String> 
             "gemm_bias_gelu_tma_wide_bf16_sm90",
             tma_dims,
             Want::Gelu,
+        )?;
+        ok &= check(
+            s,
+            module,
+            sms,
+            "gemm_bias_gelu_tanh_bf16_sm90",
+            dims,
+            Want::GeluTanh,
+        )?;
+        ok &= check(
+            s,
+            module,
+            sms,
+            "gemm_bias_gelu_tanh_tma_bf16_sm90",
+            tma_dims,
+            Want::GeluTanh,
         )?;
         ok &= check(s, module, sms, "gemm_e4m3_sm90", dims, Want::Exact(0.125))?;
     }
@@ -176,7 +197,9 @@ fn epilogue<'a>(name: &str, bias: &'a DeviceBuffer<bf16>) -> Sm90Epilogue<'a> {
     match name {
         "gemm_bias_gelu_bf16_sm90"
         | "gemm_bias_gelu_tma_bf16_sm90"
-        | "gemm_bias_gelu_tma_wide_bf16_sm90" => Sm90Epilogue::Bias(bias),
+        | "gemm_bias_gelu_tma_wide_bf16_sm90"
+        | "gemm_bias_gelu_tanh_bf16_sm90"
+        | "gemm_bias_gelu_tanh_tma_bf16_sm90" => Sm90Epilogue::Bias(bias),
         "gemm_e4m3_sm90" => Sm90Epilogue::Scales(0.5, 0.25),
         _ => Sm90Epilogue::Plain,
     }
@@ -226,6 +249,12 @@ fn check(
                 let r = layout_device::epilogue::gelu(x);
                 (got - r).abs() <= r.abs() / 128.0 + 1.08 * x.abs() / 256.0 + 1e-6
             }
+            Want::GeluTanh => {
+                let x = dot(i, j) + bias_v[j];
+                let r = layout_device::epilogue::gelu_tanh(x);
+                let bound = r.abs() / 128.0 + 1.08 * x.abs() / 256.0 + x.abs() / 2048.0;
+                (got - r).abs() <= bound + 1e-6
+            }
         }
     };
     let entries = checked_entries(m * n);
@@ -237,6 +266,7 @@ fn check(
     let how = match want {
         Want::Exact(_) => "exact",
         Want::Gelu => "within the bound of GELU",
+        Want::GeluTanh => "within the bound of GELU's tanh form",
     };
     if wrong.is_empty() {
         println!(
@@ -270,6 +300,7 @@ fn time(s: &Stream, module: &Module, sms: u32, size: usize) -> Result<(), String
         "gemm_bias_gelu_bf16_sm90",
         "gemm_bias_gelu_tma_bf16_sm90",
         "gemm_bias_gelu_tma_wide_bf16_sm90",
+        "gemm_bias_gelu_tanh_tma_bf16_sm90",
         "gemm_e4m3_sm90",
     ];
     let bias = s
