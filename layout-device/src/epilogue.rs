@@ -346,7 +346,7 @@ pub fn gelu(x: f32) -> f32 {
 #[inline(always)]
 pub fn gelu_tanh(x: f32) -> f32 {
     // √(2/π) and √(2/π) · 0.044715.
-    const K0: f32 = 0.797_884_56;
+    const K0: f32 = 0.797_884_6;
     const K1: f32 = 0.035_677_41;
     let u = x * fma(K1, x * x, K0);
     let half = 0.5 * x;
