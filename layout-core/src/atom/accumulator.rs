@@ -701,8 +701,8 @@ where
 {
     type Part = (<L::Shape as Rank2>::M1, <L::Stride as Rank2>::M1);
 }
-/// The layout `(S, (Q : E))`'s value mode appended: `((S, Q) : (D, E))`,
-/// for a `(S, D)` part.
+/// A part `(S, D)` (shape, stride) with the mode `Q : E` appended:
+/// `((S, Q), (D, E))`.
 type Appended<P, Q, E> = ((<P as Rank2>::M0, Q), (<P as Rank2>::M1, E));
 impl<A> InOrderBy<A> for B1
 where
