@@ -651,10 +651,28 @@ pub trait CosizeFits<const N: usize> {
 }
 impl<U: Unsigned, const N: usize> CosizeFits<N> for S<U>
 where
-    C<N>: TypenumForm,
-    U: IsLessOrEqual<<C<N> as TypenumForm>::U>,
+    (): ArrayLength<N>,
+    U: IsLessOrEqual<<() as ArrayLength<N>>::U>,
 {
-    type Out = LeEq<U, <C<N> as TypenumForm>::U>;
+    type Out = LeEq<U, <() as ArrayLength<N>>::U>;
+}
+/// An array length `N` as a typenum: [`C<N>`]'s form, for the lengths its
+/// table covers.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "Tensor::from_array: the array's length {N} has no type-level form (`C<N>` covers lengths up to 1024, multiples of 8 up to 8192, of 64 up to 65536, and powers of 2 and of 10)",
+    label = "`Tensor::new` over a slice of the array checks the layout against its length at run time"
+)]
+pub trait ArrayLength<const N: usize> {
+    /// The typenum.
+    type U;
+}
+#[diagnostic::do_not_recommend]
+impl<const N: usize> ArrayLength<N> for ()
+where
+    C<N>: TypenumForm,
+{
+    type U = <C<N> as TypenumForm>::U;
 }
 impl<const N: usize> CosizeFits<N> for usize {
     type Out = RunTimeCosize;
