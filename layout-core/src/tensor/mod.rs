@@ -656,6 +656,9 @@ where
 {
     type Out = LeEq<U, <() as ArrayLength<N>>::U>;
 }
+impl<const N: usize> CosizeFits<N> for usize {
+    type Out = RunTimeCosize;
+}
 /// An array length `N` as a typenum: [`C<N>`]'s form, for the lengths its
 /// table covers.
 #[doc(hidden)]
@@ -673,9 +676,6 @@ where
     C<N>: TypenumForm,
 {
     type U = <C<N> as TypenumForm>::U;
-}
-impl<const N: usize> CosizeFits<N> for usize {
-    type Out = RunTimeCosize;
 }
 /// [`CosizeFits`]' verdict for a layout with a run-time leaf.
 #[doc(hidden)]
