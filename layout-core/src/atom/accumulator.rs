@@ -660,26 +660,71 @@ pub trait AccInOrder {
     type Out: Bit;
 }
 type Part<L, const I: usize> = <L as LayoutPartsOf<I>>::Part;
+type Mnk3<A> = <A as MmaAtom>::ShapeMNK;
+type KU<A> = <<Mnk3<A> as Mnk>::K as StaticInt>::U;
+type NU<A> = <<Mnk3<A> as Mnk>::N as StaticInt>::U;
+/// Which side is extended: `B1` where K ≤ N.
+type Roles<A> = LeEq<KU<A>, NU<A>>;
+type Short<A> = <Roles<A> as InOrderBy<A>>::Short;
+type Long<A> = <Roles<A> as InOrderBy<A>>::Long;
+type Small<A> = <Roles<A> as InOrderBy<A>>::Small;
+type Big<A> = <Roles<A> as InOrderBy<A>>::Big;
+/// The shorter value part with its blocks appended: `(Big/Small : M·Small)`.
+type Blocked<A> = Appended<Short<A>, DivT<Big<A>, Small<A>>, MulT<<Mnk3<A> as Mnk>::M, Small<A>>>;
+type ThreadsSame<A> =
+    <Part<<A as MmaAtom>::ALayout, 0> as SameFunction<Part<<A as MmaAtom>::CLayout, 0>>>::Out;
+type ValuesSame<A> = <Blocked<A> as SameFunction<Long<A>>>::Out;
 impl<A> AccInOrder for A
 where
     A: MmaAtom<ShapeMNK: Mnk>,
     <A::ShapeMNK as Mnk>::K: StaticInt,
     <A::ShapeMNK as Mnk>::N: StaticInt,
-    <<A::ShapeMNK as Mnk>::K as StaticInt>::U:
-        IsLessOrEqual<<<A::ShapeMNK as Mnk>::N as StaticInt>::U>,
-    LeEq<<<A::ShapeMNK as Mnk>::K as StaticInt>::U, <<A::ShapeMNK as Mnk>::N as StaticInt>::U>:
-        InOrderBy<A>,
+    KU<A>: IsLessOrEqual<NU<A>>,
+    Roles<A>: InOrderBy<A>,
+    A::ALayout: LayoutPartsOf<0>,
+    A::CLayout: LayoutPartsOf<0>,
+    (Big<A>, Small<A>): LDiv,
+    (<A::ShapeMNK as Mnk>::M, Small<A>): LMul,
+    Short<A>: Rank2,
+    Part<A::ALayout, 0>: SameFunction<Part<A::CLayout, 0>>,
+    Blocked<A>: SameFunction<Long<A>>,
+    ThreadsSame<A>: BitAnd<ValuesSame<A>, Output: Bit>,
 {
-    type Out = <LeEq<
-        <<A::ShapeMNK as Mnk>::K as StaticInt>::U,
-        <<A::ShapeMNK as Mnk>::N as StaticInt>::U,
-    > as InOrderBy<A>>::Out;
+    type Out = And<ThreadsSame<A>, ValuesSame<A>>;
 }
-/// [`AccInOrder`] by whether K ≤ N (`Self`).
+/// [`AccInOrder`]'s roles by whether K ≤ N (`Self`): the value part that
+/// the blocks extend and the one it must then equal, the larger and the
+/// smaller of N and K.
 #[doc(hidden)]
 pub trait InOrderBy<A> {
-    /// `B1` or `B0`.
-    type Out: Bit;
+    /// The shorter value part (A's where K ≤ N, else C's).
+    type Short;
+    /// The longer value part.
+    type Long;
+    /// The larger of N and K.
+    type Big;
+    /// The smaller of N and K.
+    type Small;
+}
+impl<A: MmaAtom<ShapeMNK: Mnk>> InOrderBy<A> for B1
+where
+    A::ALayout: LayoutPartsOf<1>,
+    A::CLayout: LayoutPartsOf<1>,
+{
+    type Short = Part<A::ALayout, 1>;
+    type Long = Part<A::CLayout, 1>;
+    type Big = <A::ShapeMNK as Mnk>::N;
+    type Small = <A::ShapeMNK as Mnk>::K;
+}
+impl<A: MmaAtom<ShapeMNK: Mnk>> InOrderBy<A> for B0
+where
+    A::ALayout: LayoutPartsOf<1>,
+    A::CLayout: LayoutPartsOf<1>,
+{
+    type Short = Part<A::CLayout, 1>;
+    type Long = Part<A::ALayout, 1>;
+    type Big = <A::ShapeMNK as Mnk>::K;
+    type Small = <A::ShapeMNK as Mnk>::N;
 }
 /// The (thread or value) mode `I` of a rank-2 layout, as a layout.
 #[doc(hidden)]
@@ -704,70 +749,6 @@ where
 /// A part `(S, D)` (shape, stride) with the mode `Q : E` appended:
 /// `((S, Q), (D, E))`.
 type Appended<P, Q, E> = ((<P as Rank2>::M0, Q), (<P as Rank2>::M1, E));
-impl<A> InOrderBy<A> for B1
-where
-    A: MmaAtom<ShapeMNK: Mnk>,
-    A::ALayout: LayoutPartsOf<0> + LayoutPartsOf<1>,
-    A::CLayout: LayoutPartsOf<0> + LayoutPartsOf<1>,
-    (<A::ShapeMNK as Mnk>::N, <A::ShapeMNK as Mnk>::K): LDiv,
-    (<A::ShapeMNK as Mnk>::M, <A::ShapeMNK as Mnk>::K): LMul,
-    Part<A::ALayout, 1>: Rank2,
-    Part<A::ALayout, 0>: SameFunction<Part<A::CLayout, 0>>,
-    Appended<
-        Part<A::ALayout, 1>,
-        DivT<<A::ShapeMNK as Mnk>::N, <A::ShapeMNK as Mnk>::K>,
-        MulT<<A::ShapeMNK as Mnk>::M, <A::ShapeMNK as Mnk>::K>,
-    >: SameFunction<Part<A::CLayout, 1>>,
-    <Part<A::ALayout, 0> as SameFunction<Part<A::CLayout, 0>>>::Out: BitAnd<
-        <Appended<
-            Part<A::ALayout, 1>,
-            DivT<<A::ShapeMNK as Mnk>::N, <A::ShapeMNK as Mnk>::K>,
-            MulT<<A::ShapeMNK as Mnk>::M, <A::ShapeMNK as Mnk>::K>,
-        > as SameFunction<Part<A::CLayout, 1>>>::Out,
-        Output: Bit,
-    >,
-{
-    type Out = And<
-        <Part<A::ALayout, 0> as SameFunction<Part<A::CLayout, 0>>>::Out,
-        <Appended<
-            Part<A::ALayout, 1>,
-            DivT<<A::ShapeMNK as Mnk>::N, <A::ShapeMNK as Mnk>::K>,
-            MulT<<A::ShapeMNK as Mnk>::M, <A::ShapeMNK as Mnk>::K>,
-        > as SameFunction<Part<A::CLayout, 1>>>::Out,
-    >;
-}
-impl<A> InOrderBy<A> for B0
-where
-    A: MmaAtom<ShapeMNK: Mnk>,
-    A::ALayout: LayoutPartsOf<0> + LayoutPartsOf<1>,
-    A::CLayout: LayoutPartsOf<0> + LayoutPartsOf<1>,
-    (<A::ShapeMNK as Mnk>::K, <A::ShapeMNK as Mnk>::N): LDiv,
-    (<A::ShapeMNK as Mnk>::M, <A::ShapeMNK as Mnk>::N): LMul,
-    Part<A::CLayout, 1>: Rank2,
-    Part<A::ALayout, 0>: SameFunction<Part<A::CLayout, 0>>,
-    Appended<
-        Part<A::CLayout, 1>,
-        DivT<<A::ShapeMNK as Mnk>::K, <A::ShapeMNK as Mnk>::N>,
-        MulT<<A::ShapeMNK as Mnk>::M, <A::ShapeMNK as Mnk>::N>,
-    >: SameFunction<Part<A::ALayout, 1>>,
-    <Part<A::ALayout, 0> as SameFunction<Part<A::CLayout, 0>>>::Out: BitAnd<
-        <Appended<
-            Part<A::CLayout, 1>,
-            DivT<<A::ShapeMNK as Mnk>::K, <A::ShapeMNK as Mnk>::N>,
-            MulT<<A::ShapeMNK as Mnk>::M, <A::ShapeMNK as Mnk>::N>,
-        > as SameFunction<Part<A::ALayout, 1>>>::Out,
-        Output: Bit,
-    >,
-{
-    type Out = And<
-        <Part<A::ALayout, 0> as SameFunction<Part<A::CLayout, 0>>>::Out,
-        <Appended<
-            Part<A::CLayout, 1>,
-            DivT<<A::ShapeMNK as Mnk>::K, <A::ShapeMNK as Mnk>::N>,
-            MulT<<A::ShapeMNK as Mnk>::M, <A::ShapeMNK as Mnk>::N>,
-        > as SameFunction<Part<A::ALayout, 1>>>::Out,
-    >;
-}
 /// `B1` when the layouts `(Sh, D)` (`Self`) and `R` are the same function:
 /// their coalesced forms are equal leaf by leaf (static leaves compared as
 /// typenums).

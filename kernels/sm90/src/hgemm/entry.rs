@@ -104,16 +104,27 @@ pub unsafe extern "ptx-kernel" fn gemm_bf16_sm90(
     n: u32,
     k: u32,
 ) {
+    bf16_direct((map_a, map_b), c, (m, n, k), layout_device::epilogue::Plain)
+}
+
+/// The bf16 entries that store C directly: `gemm_body` with the fusion
+/// `fusion`.
+#[inline(always)]
+fn bf16_direct<F: layout_device::epilogue::Fusion>(
+    (map_a, map_b): (*const u64, *const u64),
+    c: GlobalMut<u16>,
+    mnk: (u32, u32, u32),
+    fusion: F,
+) {
     use crate::hgemm::body::COut;
     use crate::smem::HGEMM_SMEM;
-    use layout_device::epilogue::{Bf16, Plain};
-    let c = COut::Global(c);
-    super::body::gemm_body::<0, super::Bf16In, Bf16, Plain, HGEMM_SMEM>(
+    use layout_device::epilogue::Bf16;
+    super::body::gemm_body::<0, super::Bf16In, Bf16, F, HGEMM_SMEM>(
         map_a,
         map_b,
-        c,
-        (m, n, k),
-        Plain,
+        COut::Global(c),
+        mnk,
+        fusion,
     )
 }
 
@@ -135,16 +146,9 @@ pub unsafe extern "ptx-kernel" fn gemm_bias_gelu_bf16_sm90(
     n: u32,
     k: u32,
 ) {
-    use layout_device::epilogue::{Bf16, BiasCol, Gelu, Plain};
+    use layout_device::epilogue::{BiasCol, Gelu, Plain};
     let fusion = Gelu(BiasCol { bias, inner: Plain });
-    let c = crate::hgemm::body::COut::Global(c);
-    super::body::gemm_body::<0, super::Bf16In, Bf16, _, crate::smem::HGEMM_SMEM>(
-        map_a,
-        map_b,
-        c,
-        (m, n, k),
-        fusion,
-    )
+    bf16_direct((map_a, map_b), c, (m, n, k), fusion)
 }
 
 /// [`gemm_bias_gelu_bf16_sm90`] with GELU's tanh form (torch's
@@ -164,16 +168,9 @@ pub unsafe extern "ptx-kernel" fn gemm_bias_gelu_tanh_bf16_sm90(
     n: u32,
     k: u32,
 ) {
-    use layout_device::epilogue::{Bf16, BiasCol, GeluTanh, Plain};
+    use layout_device::epilogue::{BiasCol, GeluTanh, Plain};
     let fusion = GeluTanh(BiasCol { bias, inner: Plain });
-    let c = crate::hgemm::body::COut::Global(c);
-    super::body::gemm_body::<0, super::Bf16In, Bf16, _, crate::smem::HGEMM_SMEM>(
-        map_a,
-        map_b,
-        c,
-        (m, n, k),
-        fusion,
-    )
+    bf16_direct((map_a, map_b), c, (m, n, k), fusion)
 }
 
 /// C (m x n, bf16) = (scale_a · scale_b) · A · Bᵀ for A m x k and B n x k
