@@ -286,7 +286,9 @@ pub use typenum;
 
 #[doc(hidden)]
 pub mod __private {
-    pub use layout_macros::{crd_impl, layout_impl, layout_type_impl};
+    pub use layout_macros::{
+        crd_impl, layout_impl, layout_type_impl, sm90_gmma_table_impl as sm90_gmma_table,
+    };
 
     /// What `layout!` gives a leaf written as an identifier spelled like a
     /// constant (`MR`): a run-time `usize`, with a warning at that token.

@@ -36,7 +36,11 @@
 //!   [`setmaxnreg_inc`] / [`setmaxnreg_dec`], [`elect_one`], and the
 //!   fences. `kernels/sm90` (`hgemm_sm90`, `flash_attn_fwd_sm90`) shows
 //!   them together. Every `wgmma` of layout-core's SM90 atoms is one
-//!   [`GmmaInstr`] (f16, bf16, tf32, FP8 and 8-bit integer inputs).
+//!   [`GmmaInstr`], both expanded from one table: f16, bf16, tf32, FP8 (any
+//!   e4m3/e5m2 pairing) and 8-bit integer (any s8/u8 pairing, wrapping or
+//!   saturating) inputs, N every multiple of 8 the ISA allows, A in shared
+//!   memory or registers; `kernels/sm90-gmma` runs each one on the GPU
+//!   against its atom's layouts (`gpu-runner gmma-atoms`).
 //! - [`epilogue`]: what a GEMM computes from each accumulator on its way
 //!   to C (scale, bias, ReLU, GELU, SiLU) and C's element type (f16, bf16),
 //!   the same code on the GPU, under the emulator and on the host.

@@ -11,6 +11,7 @@ use quote::quote;
 
 mod check;
 mod expand;
+mod gmma;
 mod instantiate;
 mod parse;
 use check::{check_congruent, compact_left};
@@ -133,4 +134,14 @@ fn expand_crd(input: TokenStream2) -> syn::Result<TokenStream2> {
 #[proc_macro]
 pub fn static_table_impl(input: TokenStream) -> TokenStream {
     expand::static_table(&input.into()).into()
+}
+
+/// The table of Hopper's warpgroup MMAs: `sm90_gmma_table_impl!(callback)`
+/// expands to `callback! { row* }`, one row per atom (the row's fields:
+/// the `gmma` module). Expanded by layout-core (the atom types),
+/// layout-device (the instructions) and the GPU check kernels.
+#[doc(hidden)]
+#[proc_macro]
+pub fn sm90_gmma_table_impl(input: TokenStream) -> TokenStream {
+    gmma::table(input.into()).into()
 }

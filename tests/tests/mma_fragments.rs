@@ -203,73 +203,118 @@ fn sm90_s_accumulators_are_rs_a_fragments() {
 /// `convert_layout_acc_aregs`' type-level check (`AccInOrder`: C's layout
 /// is A's with the N/K blocks appended, compared coalesced) says the same
 /// as the constant derivation (`ACC_AS_A` and its `in_order`) on every
-/// MMA atom the library has. By hand, 27 atoms qualify: the 24 f16/bf16 RS
-/// GMMAs (A's ALayout_64x16 is C's first 16 columns, the proof above),
-/// SM80's two m16n8k16 (A value v = C value v % 4 of N-atom v / 4) and the
-/// one-thread FMA; the tf32, FP8 and 8-bit RS GMMAs do not (their A
-/// values lie in other threads' accumulators), nor does any SS atom.
+/// MMA atom the library has: SM80's, the FMA, and every row of the GMMA
+/// table. By hand, 54 atoms qualify: the f16/bf16 RS GMMAs whose N is 8
+/// or a multiple of 16, 17 in each of the three families (A's
+/// ALayout_64x16 is C's first 16 columns, the proof above, so C is whole
+/// A fragments when 16 divides N, and the first half of one at N = 8; at
+/// N = 24, 40, ... C ends in half a K-block), SM80's two m16n8k16 (A
+/// value v = C value v % 4 of N-atom v / 4) and the one-thread FMA; the
+/// tf32, FP8 and 8-bit RS GMMAs do not (their A values lie in other
+/// threads' accumulators), nor does any SS atom.
 #[test]
 fn type_level_in_order_agrees_with_the_derivation() {
     use layout_core::atom::accumulator::{AccInOrder, AccumulatorFacts};
     use layout_core::atom::*;
     use layout_core::typenum::Bit;
+    fn one<A: AccInOrder<Out: Bit> + AccumulatorFacts>(name: &str) -> bool {
+        let typed = <A::Out as Bit>::BOOL;
+        let derived = matches!(A::ACC_AS_A, Ok(f) if f.in_order);
+        assert_eq!(typed, derived, "{name}");
+        typed
+    }
     let mut in_order = Vec::new();
     macro_rules! agree {
         ($($a:ident)*) => {$(
-            let typed = <<$a as AccInOrder>::Out as Bit>::BOOL;
-            let derived = matches!(<$a as AccumulatorFacts>::ACC_AS_A, Ok(f) if f.in_order);
-            assert_eq!(typed, derived, stringify!($a));
-            if typed {
+            if one::<$a>(stringify!($a)) {
                 in_order.push(stringify!($a));
             }
         )*};
     }
+    macro_rules! table {
+        ($($form:ident $atom:ident, $n:tt, $k:tt, $ty:literal, $tail:literal, $acc:ident, $regs:tt, $n8:tt,
+           $kind:ident, $base:ident, $what:literal; [$($i:tt)*];)*) => {
+            agree!($($atom)*);
+        };
+    }
     agree!(UniversalFMA SM80_16x8x16_F32F16F16F32_TN SM80_16x8x16_F16F16F16F16_TN);
-    agree!(
-        SM90_64x8x16_F32F16F16_SS SM90_64x8x16_F16F16F16_SS SM90_64x8x16_F32BF16BF16_SS
-        SM90_64x16x16_F32F16F16_SS SM90_64x16x16_F16F16F16_SS SM90_64x16x16_F32BF16BF16_SS
-        SM90_64x32x16_F32F16F16_SS SM90_64x32x16_F16F16F16_SS SM90_64x32x16_F32BF16BF16_SS
-        SM90_64x64x16_F32F16F16_SS SM90_64x64x16_F16F16F16_SS SM90_64x64x16_F32BF16BF16_SS
-        SM90_64x96x16_F32F16F16_SS SM90_64x96x16_F16F16F16_SS SM90_64x96x16_F32BF16BF16_SS
-        SM90_64x128x16_F32F16F16_SS SM90_64x128x16_F16F16F16_SS SM90_64x128x16_F32BF16BF16_SS
-        SM90_64x192x16_F32F16F16_SS SM90_64x192x16_F16F16F16_SS SM90_64x192x16_F32BF16BF16_SS
-        SM90_64x256x16_F32F16F16_SS SM90_64x256x16_F16F16F16_SS SM90_64x256x16_F32BF16BF16_SS
-    );
-    agree!(
-        SM90_64x8x16_F32F16F16_RS SM90_64x8x16_F16F16F16_RS SM90_64x8x16_F32BF16BF16_RS
-        SM90_64x16x16_F32F16F16_RS SM90_64x16x16_F16F16F16_RS SM90_64x16x16_F32BF16BF16_RS
-        SM90_64x32x16_F32F16F16_RS SM90_64x32x16_F16F16F16_RS SM90_64x32x16_F32BF16BF16_RS
-        SM90_64x64x16_F32F16F16_RS SM90_64x64x16_F16F16F16_RS SM90_64x64x16_F32BF16BF16_RS
-        SM90_64x96x16_F32F16F16_RS SM90_64x96x16_F16F16F16_RS SM90_64x96x16_F32BF16BF16_RS
-        SM90_64x128x16_F32F16F16_RS SM90_64x128x16_F16F16F16_RS SM90_64x128x16_F32BF16BF16_RS
-        SM90_64x192x16_F32F16F16_RS SM90_64x192x16_F16F16F16_RS SM90_64x192x16_F32BF16BF16_RS
-        SM90_64x256x16_F32F16F16_RS SM90_64x256x16_F16F16F16_RS SM90_64x256x16_F32BF16BF16_RS
-    );
-    agree!(
-        SM90_64x64x8_F32TF32TF32_SS_TN SM90_64x64x8_F32TF32TF32_RS_TN
-        SM90_64x64x32_F32E4M3E4M3_SS_TN SM90_64x64x32_F32E4M3E4M3_RS_TN
-        SM90_64x64x32_F32E5M2E5M2_SS_TN SM90_64x64x32_F32E5M2E5M2_RS_TN
-        SM90_64x64x32_F16E4M3E4M3_SS_TN SM90_64x64x32_F16E4M3E4M3_RS_TN
-        SM90_64x64x32_F16E5M2E5M2_SS_TN SM90_64x64x32_F16E5M2E5M2_RS_TN
-        SM90_64x64x32_S32S8S8_SS_TN SM90_64x64x32_S32S8S8_RS_TN
-        SM90_64x64x32_S32U8U8_SS_TN SM90_64x64x32_S32U8U8_RS_TN
-        SM90_64x128x8_F32TF32TF32_SS_TN SM90_64x128x8_F32TF32TF32_RS_TN
-        SM90_64x128x32_F32E4M3E4M3_SS_TN SM90_64x128x32_F32E4M3E4M3_RS_TN
-        SM90_64x128x32_F32E5M2E5M2_SS_TN SM90_64x128x32_F32E5M2E5M2_RS_TN
-        SM90_64x128x32_F16E4M3E4M3_SS_TN SM90_64x128x32_F16E4M3E4M3_RS_TN
-        SM90_64x128x32_F16E5M2E5M2_SS_TN SM90_64x128x32_F16E5M2E5M2_RS_TN
-        SM90_64x128x32_S32S8S8_SS_TN SM90_64x128x32_S32S8S8_RS_TN
-        SM90_64x128x32_S32U8U8_SS_TN SM90_64x128x32_S32U8U8_RS_TN
-        SM90_64x256x8_F32TF32TF32_SS_TN SM90_64x256x8_F32TF32TF32_RS_TN
-        SM90_64x256x32_F32E4M3E4M3_SS_TN SM90_64x256x32_F32E4M3E4M3_RS_TN
-        SM90_64x256x32_F32E5M2E5M2_SS_TN SM90_64x256x32_F32E5M2E5M2_RS_TN
-        SM90_64x256x32_F16E4M3E4M3_SS_TN SM90_64x256x32_F16E4M3E4M3_RS_TN
-        SM90_64x256x32_F16E5M2E5M2_SS_TN SM90_64x256x32_F16E5M2E5M2_RS_TN
-        SM90_64x256x32_S32S8S8_SS_TN SM90_64x256x32_S32S8S8_RS_TN
-        SM90_64x256x32_S32U8U8_SS_TN SM90_64x256x32_S32U8U8_RS_TN
-    );
-    assert_eq!(in_order.len(), 27, "{in_order:?}");
-    assert!(in_order
-        .iter()
-        .all(|a| a.ends_with("_RS") || a.starts_with("SM80") || *a == "UniversalFMA"));
+    layout_core::__private::sm90_gmma_table!(table);
+    assert_eq!(in_order.len(), 54, "{in_order:?}");
+    let n_of = |a: &str| a.split('x').nth(1).and_then(|n| n.parse::<usize>().ok());
+    assert!(in_order.iter().all(|a| a.starts_with("SM80")
+        || *a == "UniversalFMA"
+        || a.ends_with("_RS") && matches!(n_of(a), Some(n) if n == 8 || n % 16 == 0)));
+}
+
+/// Every atom of the GMMA table places its values where the PTX ISA's
+/// `wgmma` fragment figures put them, for every thread and value: D
+/// (thread t = 32 w + 4 g + i, value v) at row 16 w + g + 8 ((v / 2) % 2),
+/// column 8 (v / 4) + 2 i + v % 2; an RS atom's A value v at row
+/// 16 w + g + 8 r and column c, where for 16-bit inputs r = (v / 2) % 2,
+/// c = 2 i + v % 2 + 8 (v / 4); for tf32 r = v % 2, c = i + 4 (v / 2); for
+/// 8-bit inputs r = (v / 4) % 2, c = 4 i + v % 4 + 16 (v / 8). An SS
+/// atom's A and B name the whole tile from every thread (stride 0).
+#[test]
+fn every_gmma_atom_places_values_as_the_isa_figures() {
+    use layout_core::atom::*;
+    use layout_core::layout::Congruent;
+    use layout_core::{IntTuple, Layout};
+    // Coordinate (t, v) of a thread-value layout is its index t + 128 v.
+    // `A` only picks the layouts (its bounds).
+    #[allow(clippy::extra_unused_type_parameters)]
+    fn check<A, CS, CD, AS, AD, BS, BD>(name: &str, n: usize, k: usize, rs: bool)
+    where
+        A: MmaAtom<CLayout = Layout<CS, CD>, ALayout = Layout<AS, AD>, BLayout = Layout<BS, BD>>,
+        CS: Congruent<CD> + Default,
+        CD: IntTuple + Default,
+        AS: Congruent<AD> + Default,
+        AD: IntTuple + Default,
+        BS: Congruent<BD> + Default,
+        BD: IntTuple + Default,
+    {
+        let c = Layout::<CS, CD>::default();
+        for t in 0..128 {
+            let (w, g, i) = (t / 32, (t % 32) / 4, t % 4);
+            for v in 0..n / 2 {
+                let q = c.call(t + 128 * v);
+                let (m, col) = (16 * w + g + 8 * ((v / 2) % 2), 8 * (v / 4) + 2 * i + v % 2);
+                assert_eq!(q, m + 64 * col, "{name}: C, thread {t} value {v}");
+            }
+        }
+        let a = Layout::<AS, AD>::default();
+        let b = Layout::<BS, BD>::default();
+        for t in 0..128 {
+            let (w, g, i) = (t / 32, (t % 32) / 4, t % 4);
+            if rs {
+                for v in 0..512 / (8 * k) * 2 {
+                    let (r, col) = match k {
+                        16 => ((v / 2) % 2, 2 * i + v % 2 + 8 * (v / 4)),
+                        8 => (v % 2, i + 4 * (v / 2)),
+                        _ => ((v / 4) % 2, 4 * i + v % 4 + 16 * (v / 8)),
+                    };
+                    let want = 16 * w + g + 8 * r + 64 * col;
+                    assert_eq!(a.call(t + 128 * v), want, "{name}: A, thread {t} value {v}");
+                }
+            } else {
+                for v in [0, 1, 64 * k - 1] {
+                    assert_eq!(a.call(t + 128 * v), v, "{name}: A, thread {t} value {v}");
+                }
+            }
+            for v in [0, 1, n * k - 1] {
+                assert_eq!(b.call(t + 128 * v), v, "{name}: B, thread {t} value {v}");
+            }
+        }
+    }
+    let mut count = 0;
+    macro_rules! table {
+        ($($form:ident $atom:ident, $n:tt, $k:tt, $ty:literal, $tail:literal, $acc:ident, $regs:tt, $n8:tt,
+           $kind:ident, $base:ident, $what:literal; [$($i:tt)*];)*) => {$(
+            check::<$atom, _, _, _, _, _, _>(stringify!($atom), $n, $k, stringify!($form).starts_with("rs"));
+            count += 1;
+        )*};
+    }
+    layout_core::__private::sm90_gmma_table!(table);
+    // 16-bit: 3 families x 32 N; tf32: 32; 8-bit floats: 8 pairings x 32;
+    // integers: 8 (4 pairings, wrapping and saturating) x 18; both forms.
+    assert_eq!(count, 2 * (3 * 32 + 32 + 8 * 32 + 8 * 18));
 }

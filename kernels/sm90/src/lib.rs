@@ -32,40 +32,7 @@
 #[cfg(test)]
 extern crate std;
 
-/// The matrix descriptor of an operand tile in shared memory laid out as
-/// CuTe's `tile_to_shape(GMMA::Layout_K_INTER_Atom<half_t>, (R, 16))`:
-/// `((8,R/8),(8,2)):((8,64),(1,8R))` in halves (CuTe prints
-/// `((_8,_8),(_8,_2)):((_8,_64),(_1,_512))` for R = 64), that is 8 x 8 core
-/// matrices of 128 bytes, 8-row groups 128 bytes apart and the two K halves
-/// `R * 16` bytes apart. CuTe's `make_gmma_desc<Major::K>` gives
-/// `0x0000000800400000` for R = 64 at address 0 (host g++, CUTLASS 7107b05). In 16-byte units, CuTe's canonical K-major
-/// INTERLEAVE form `((8,n),2):((1,SBO),LBO)` with SBO = 8 and LBO = R.
-///
-/// Bits (CuTe's `GmmaDescriptor`): start address >> 4 in [0,14), LBO in
-/// [16,30), SBO in [32,46), base offset 0, layout type 0 (INTERLEAVE) in
-/// [62,64).
-///
-/// ```
-/// // A 64 x 16 tile at shared address 0x400: LBO 64 (1024 bytes), SBO 8.
-/// assert_eq!(layout_kernels_sm90::k_interleave_desc(0x400, 64), 0x0000_0008_0040_0040);
-/// ```
-pub const fn k_interleave_desc(address: u32, rows: u32) -> u64 {
-    let start = ((address >> 4) & 0x3fff) as u64;
-    let lbo = (rows & 0x3fff) as u64;
-    start | lbo << 16 | 8u64 << 32
-}
-
-/// The half offset of element (r, k) of a `rows` x 16 tile in that layout.
-///
-/// ```
-/// use layout_kernels_sm90::k_interleave_offset;
-/// // Row 9 is in the second 8-row group (64 halves on), row 1 of it (8
-/// // halves); column 10 in the second K half (64 x 8 halves on), column 2.
-/// assert_eq!(k_interleave_offset(9, 10, 64), 64 + 8 + 512 + 2);
-/// ```
-pub const fn k_interleave_offset(r: usize, k: usize, rows: usize) -> usize {
-    (r % 8) * 8 + (r / 8) * 64 + (k % 8) + (k / 8) * rows * 8
-}
+pub use layout_device::{k_interleave_desc, k_interleave_offset};
 
 #[cfg(all(target_arch = "nvptx64", feature = "entries"))]
 mod atoms;

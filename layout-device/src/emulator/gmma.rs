@@ -122,14 +122,16 @@ pub(crate) fn gmma<Atom, T, CS, CD, AS, AD>(
     {
         <Atom::ALayout as Default>::default().call(i)
     }
-    // "acc.a.b": the accumulator type, then the inputs'.
+    // "acc.a.b[.satfinite]": the accumulator type, then the inputs'.
     let mut parts = ty.split('.');
     let acc_kind = match parts.next() {
         Some("f16") => AccKind::F16,
         Some("s32") => AccKind::S32,
         _ => AccKind::F32,
     };
-    let elem = Elem::of(parts.next().unwrap_or("f16"));
+    let elem_a = Elem::of(parts.next().unwrap_or("f16"));
+    let elem = (elem_a, parts.next().map_or(elem_a, Elem::of));
+    let saturate = parts.next() == Some("satfinite");
     let mine = WgOperand {
         n: if acc_kind == AccKind::F16 {
             4 * acc.len()
@@ -138,6 +140,7 @@ pub(crate) fn gmma<Atom, T, CS, CD, AS, AD>(
         },
         elem,
         acc_kind,
+        saturate,
         c_pos: c_pos::<Atom, CS, CD>,
         a_pos: a_pos::<Atom, AS, AD>,
         a,
@@ -227,14 +230,15 @@ fn compute(
                 .into(),
         ));
     }
-    let (n, elem) = (o0.n, o0.elem);
+    let (n, (elem, elem_b)) = (o0.n, o0.elem);
+    // A and B have elements of one size (K is 32 bytes of a row).
     let (kk, bytes) = (elem.k(), elem.bytes());
     // An operand element read from shared memory, as the warpgroup's
     // first thread.
-    let read = |s: &mut Sim, addr: u32| -> Result<f64, (ErrorKind, String)> {
+    let read = |s: &mut Sim, e: Elem, addr: u32| -> Result<f64, (ErrorKind, String)> {
         let mut b = [0u8; 4];
         s.shared_read_block(first, blk, addr, &mut b[..bytes])?;
-        Ok(elem.value(&b[..bytes]))
+        Ok(e.value(&b[..bytes]))
     };
     // Element (mn, k)'s address: the 16-bit forms by major; the others are
     // K-major only.
@@ -251,7 +255,7 @@ fn compute(
             let d = GmmaDescriptor::from_bits(desc);
             for (m, row) in a.iter_mut().enumerate() {
                 for (k, x) in row.iter_mut().enumerate() {
-                    *x = read(s, address(d, Major::K, m, k))?;
+                    *x = read(s, elem, address(d, Major::K, m, k))?;
                 }
             }
         }
@@ -279,7 +283,7 @@ fn compute(
     let mut bm = std::vec![std::vec![0f64; kk]; n];
     for (j, row) in bm.iter_mut().enumerate() {
         for (k, x) in row.iter_mut().enumerate() {
-            *x = read(s, address(db, major, j, k))?;
+            *x = read(s, elem_b, address(db, major, j, k))?;
         }
     }
     let mut outs = Vec::with_capacity(128);
@@ -302,7 +306,8 @@ fn compute(
             match o0.acc_kind {
                 AccKind::F32 => d[v] = (x as f32).to_bits(),
                 // Integer sums are exact in f64 (|x| < 2^53); the register
-                // wraps as the instruction's (no `.satfinite`).
+                // wraps, or with `.satfinite` clamps, as the instruction's.
+                AccKind::S32 if o0.saturate => d[v] = (x as i32) as u32,
                 AccKind::S32 => d[v] = (x as i64) as i32 as u32,
                 AccKind::F16 => {
                     let h = u32::from(half::f16::from_f64(x).to_bits());

@@ -329,8 +329,11 @@ impl WgSlot {
 #[derive(Clone)]
 pub(crate) struct WgOperand {
     pub n: usize,
-    pub elem: Elem,
+    /// A's and B's element types (the 8-bit families pair any two).
+    pub elem: (Elem, Elem),
     pub acc_kind: AccKind,
+    /// `.satfinite`: an integer sum clamped to i32's range, not wrapped.
+    pub saturate: bool,
     pub c_pos: fn(usize) -> usize,
     pub a_pos: fn(usize) -> usize,
     pub a: Result<u64, [u32; 4]>,

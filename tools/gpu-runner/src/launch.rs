@@ -109,6 +109,36 @@ pub fn wgmma_atom(
     .map_err(|e| e.to_string())
 }
 
+/// One atom check of layout-kernels-sm90-gmma (`k`, the atom's entry,
+/// N = `n`): one block of 128 threads over A (512 words), B (8 N words)
+/// and C (64 N words).
+pub fn gmma_atom_check(
+    stream: &Stream,
+    k: &Kernel,
+    a: &DeviceBuffer<u32>,
+    b: &DeviceBuffer<u32>,
+    c: &mut DeviceBuffer<u32>,
+    n: usize,
+) -> Result<(), String> {
+    if a.len() < 512 || b.len() < 8 * n || c.len() < 64 * n {
+        return Err(format!(
+            "gmma atom check: A holds 512 words, B 8 N, C 64 N (N = {n})"
+        ));
+    }
+    // SAFETY: the entry reads 512 words of a and 8 N of b and writes 64 N
+    // of c (checked), one block of 128 threads; c distinct (a `&mut`).
+    unsafe {
+        stream
+            .launch(k)
+            .block(128)
+            .arg(a)
+            .arg(b)
+            .arg_mut(c)
+            .launch()
+    }
+    .map_err(|e| e.to_string())
+}
+
 /// `tma_tile(map, out, col, row)` of layout-kernels-sm90: one TMA load of
 /// the 64 x 64 f16 box at (col, row) through the tensor map, into `out`.
 pub fn tma_tile(

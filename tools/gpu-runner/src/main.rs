@@ -103,6 +103,14 @@ enum Command {
     /// clusters with C stored by TMA) at each --shape, on normal operands.
     #[command(name = "gemm-time")]
     GemmTime(sm90::sweep::TimeArgs),
+    /// Run every warpgroup MMA atom of the GMMA table once (the entries
+    /// of layout-kernels-sm90-gmma: `layout-ptx kernels/sm90-gmma OUT
+    /// --arch sm_90a --ptx 8.3`) and check C exactly.
+    #[command(name = "gmma-atoms")]
+    GmmaAtoms {
+        /// The PTX file (OUT/layout_kernels_sm90_gmma.ptx).
+        ptx: PathBuf,
+    },
     /// Run and check the Hopper kernels of layout-kernels-sm90 (PTX for
     /// sm_90a: `layout-ptx kernels/sm90 OUT --arch sm_90a`).
     Sm90 {
@@ -149,6 +157,14 @@ fn main() -> ExitCode {
         }
         Some(Command::DecodeTime(args)) => decode::time_decode(args),
         Some(Command::GemmTime(args)) => sm90::sweep::time_gemm(args),
+        Some(Command::GmmaAtoms { ptx }) => match sm90::gmma_atoms::run(ptx) {
+            Ok(true) => Ok(()),
+            Ok(false) => {
+                eprintln!("gpu-runner: a check failed");
+                return ExitCode::FAILURE;
+            }
+            Err(e) => Err(e),
+        },
         Some(Command::Sm90 {
             ptx,
             no_timing,

@@ -2,6 +2,7 @@
 //! (`kernels/sm90`, PTX for sm_90a), each run once and checked exactly.
 
 mod gemms;
+pub mod gmma_atoms;
 mod hgemm;
 pub mod sweep;
 pub(crate) use hgemm::normal;
