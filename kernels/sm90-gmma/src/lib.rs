@@ -2,7 +2,8 @@
 //! `layout-ptx kernels/sm90-gmma OUT --arch sm_90a --ptx 8.4 --lenient`;
 //! PTX 8.4 for the mixed s8/u8 forms): one entry
 //! point per atom of the GMMA table, named as the atom
-//! (`SM90_64x24x16_F16F16F16_RS`, ...), each running its atom's one
+//! (`SM90_64x24x16_F16F16F16_RS`, ...; for 16-bit inputs a second one
+//! with B N-major, the name and `_MN`), each running its atom's one
 //! instruction through [`layout_device::GmmaInstr`] and storing C through
 //! the atom's C layout. A wrong layout, register order or instruction
 //! string puts values in the wrong place, and the host's check
@@ -66,6 +67,14 @@ pub struct Atom {
     pub rs: bool,
 }
 
+impl Atom {
+    /// Whether B may be N-major (16-bit inputs): the atom then has a
+    /// second entry, its name and `_MN`, with B N-major.
+    pub fn b_mn(&self) -> bool {
+        self.k == 16
+    }
+}
+
 /// A's operand, from the tile's descriptor (`_SS`) or this thread's four
 /// registers (`_RS`).
 pub trait AOperand: Copy {
@@ -121,11 +130,13 @@ acc_regs! {
 /// core matrices of 16-byte rows, [`k_interleave_offset`]), A's registers
 /// (for `_RS`) gathered by the atom's A layout, one instruction (D = A·Bᵀ),
 /// and each accumulator stored at the (m, n) the atom's C layout gives.
+/// With `B_MN` (16-bit inputs only), B is N-major in shared memory and the
+/// instruction's transpose bit set.
 #[inline(always)]
-pub fn gmma_check_body<G, CS, CD, AS, AD, const N: usize, const K: usize>(
+pub fn gmma_check_body<G, CS, CD, AS, AD, const N: usize, const K: usize, const B_MN: bool>(
     a: Global<F4>,
     a_words: Global<u32>,
-    b: Global<F4>,
+    (b, b_words): (Global<F4>, Global<u32>),
     c: GlobalMut<u32>,
 ) where
     G: GmmaInstr + MmaAtom<CLayout = Layout<CS, CD>, ALayout = Layout<AS, AD>>,
@@ -141,14 +152,34 @@ pub fn gmma_check_body<G, CS, CD, AS, AD, const N: usize, const K: usize>(
     // 16-byte chunk h of row r, as a word offset.
     let at = |r: usize, h: usize, rows: usize| k_interleave_offset(r, 8 * h, rows) / 2;
     tiles.st4(at(t / 2, t % 2, 64), a.ld(t));
-    let mut j = t;
-    while j < 2 * N {
-        tiles.st4(512 + at(j / 2, j % 2, N), b.ld(j));
-        j += 128;
+    if B_MN {
+        // B N-major (16-bit inputs): CuTe's `Layout_MN_INTER_Atom` tiled
+        // to N x 16, ((8,N/8),(8,2)):((1,64),(8,8N)) in halves: element
+        // (n, k) of B's row n, written one half at a time.
+        let (bh, halves) = (b_words, tiles.halves());
+        let mut j = t;
+        while j < 16 * N {
+            let (n, k) = (j / 16, j % 16);
+            let h = (bh.ld(8 * n + k / 2) >> (16 * (k % 2))) as u16;
+            halves.st(
+                1024 + n % 8 + (n / 8) * 64 + (k % 8) * 8 + (k / 8) * 8 * N,
+                h,
+            );
+            j += 128;
+        }
+    } else {
+        let mut j = t;
+        while j < 2 * N {
+            tiles.st4(512 + at(j / 2, j % 2, N), b.ld(j));
+            j += 128;
+        }
     }
     fence_proxy_async_shared();
     sync_threads();
     let base = tiles.address();
+    // The MN-major interleaved tile's descriptor has the same fields
+    // (CuTe's make_gmma_desc<Major::MN>: LBO N, the K halves' distance in
+    // 16-byte units; SBO 8, the 8-row groups').
     let (da, db) = (
         k_interleave_desc(base, 64),
         k_interleave_desc(base + 2048, N as u32),
@@ -172,7 +203,7 @@ pub fn gmma_check_body<G, CS, CD, AS, AD, const N: usize, const K: usize>(
     }
     let mut acc = G::Acc::zero();
     wgmma_fence();
-    G::gmma::<false>(G::A::pick(da, regs), db, &mut acc, false);
+    G::gmma::<B_MN>(G::A::pick(da, regs), db, &mut acc, false);
     wgmma_commit_group();
     wgmma_wait_group::<0>();
     // Value v of this thread is C's element q = m + 64 n; f16 values come
