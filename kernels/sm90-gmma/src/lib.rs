@@ -1,7 +1,7 @@
-//! Check kernels for Hopper's warpgroup MMAs (`sm_90a`, PTX 8.3:
-//! `layout-ptx kernels/sm90-gmma OUT --arch sm_90a --ptx 8.4 --lenient`;
-//! PTX 8.4 for the mixed s8/u8 forms): one entry
-//! point per atom of the GMMA table, named as the atom
+//! Check kernels for Hopper's warpgroup MMAs (`sm_90a`: `layout-ptx
+//! kernels/sm90-gmma OUT --arch sm_90a --ptx 8.4 --lenient`; PTX 8.4 for
+//! the mixed s8/u8 forms): one entry point per atom of the GMMA table,
+//! named as the atom
 //! (`SM90_64x24x16_F16F16F16_RS`, ...; for 16-bit inputs a second one
 //! with B N-major, the name and `_MN`), each running its atom's one
 //! instruction through [`layout_device::GmmaInstr`] and storing C through

@@ -36,7 +36,7 @@ macro_rules! gmma_atoms {
     )*};
     (@ ss h16 $name:ident, $n:tt, $k:tt, $n8:tt, $ty:literal, $what:literal) => {
         gmma_atoms!(@ item $name, $n, $k, $n8, $ty, $what,
-            "A and B in shared memory, each K- or N-major (CuTe's `SS<Major, Major>`)",
+            "A (K-major) and B (K- or N-major) in shared memory",
             "(_128,(_64,_16)):(_0,(_1,_64))", layout_type!((128,(64,16)):(0,(1,64))));
     };
     (@ rs h16 $name:ident, $n:tt, $k:tt, $n8:tt, $ty:literal, $what:literal) => {
