@@ -640,8 +640,8 @@ impl<A> InOrderOr<A> for B0 where (): AccumulatorsInOrder<A> {}
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(
     message = "convert_layout_acc_aregs: the A fragment of `{A}` is not its accumulators in register order",
-    label = "an atom whose A values are the same thread's accumulators, in order (the f16 and bf16 RS GMMAs, SM80's m16n8k16)",
-    note = "this atom's A values lie in other threads' accumulators or in another order: the relayout needs shuffles or register moves (AccumulatorFacts::ACC_AS_A says where)"
+    label = "an atom whose A values are the same thread's accumulators, in order (the f16 and bf16 RS GMMAs with N = 8 or a multiple of 16, SM80's m16n8k16)",
+    note = "this atom's A values lie in other threads' accumulators, in another order, or (an N that 16 does not divide) partly past its accumulators: the relayout needs shuffles or register moves (AccumulatorFacts::ACC_AS_A says where)"
 )]
 pub trait AccumulatorsInOrder<A> {}
 
