@@ -203,9 +203,12 @@ fn sm90_s_accumulators_are_rs_a_fragments() {
 /// `convert_layout_acc_aregs`' type-level check (`AccInOrder`: C's layout
 /// is A's with the N/K blocks appended, compared coalesced) says the same
 /// as the constant derivation (`ACC_AS_A` and its `in_order`) on every
-/// MMA atom the library has: SM80's, the FMA, and every row of the GMMA
-/// table. By hand, 54 atoms qualify: the f16/bf16 RS GMMAs whose N is 8
-/// or a multiple of 16, 17 in each of the three families (A's
+/// pair of A and C layouts the library's MMA atoms have: SM80's, the FMA,
+/// and the GMMA table's rows of one family per input width (f16, tf32,
+/// e4m3 into f32: the other families of a width have its layouts, as the
+/// table expands them and the test below checks), every N, both forms.
+/// By hand, 20 atoms qualify: the f16 RS GMMAs whose N is 8 or a
+/// multiple of 16, 17 of them (A's
 /// ALayout_64x16 is C's first 16 columns, the proof above, so C is whole
 /// A fragments when 16 divides N, and the first half of one at N = 8; at
 /// N = 24, 40, ... C ends in half a K-block), SM80's two m16n8k16 (A
@@ -231,15 +234,21 @@ fn type_level_in_order_agrees_with_the_derivation() {
             }
         )*};
     }
+    // The rows of one family per input width, picked by the instruction's
+    // types.
     macro_rules! table {
-        ($($form:ident $atom:ident, $n:tt, $k:tt, $ty:literal, $tail:literal, $acc:ident, $regs:tt, $n8:tt,
-           $kind:ident, $base:ident, $what:literal; [$($i:tt)*];)*) => {
-            agree!($($atom)*);
-        };
+        ($($form:ident $atom:ident, $n:tt, $k:tt, $ty:tt, $tail:literal, $acc:ident, $regs:tt, $n8:tt,
+           $kind:ident, $base:ident, $what:literal; [$($i:tt)*];)*) => {$(
+            table!(@ $ty $atom);
+        )*};
+        (@ "f32.f16.f16" $atom:ident) => { agree!($atom); };
+        (@ "f32.tf32.tf32" $atom:ident) => { agree!($atom); };
+        (@ "f32.e4m3.e4m3" $atom:ident) => { agree!($atom); };
+        (@ $other:literal $atom:ident) => {};
     }
     agree!(UniversalFMA SM80_16x8x16_F32F16F16F32_TN SM80_16x8x16_F16F16F16F16_TN);
     layout_core::__private::sm90_gmma_table!(table);
-    assert_eq!(in_order.len(), 54, "{in_order:?}");
+    assert_eq!(in_order.len(), 20, "{in_order:?}");
     let n_of = |a: &str| a.split('x').nth(1).and_then(|n| n.parse::<usize>().ok());
     assert!(in_order.iter().all(|a| a.starts_with("SM80")
         || *a == "UniversalFMA"
@@ -260,19 +269,10 @@ fn every_gmma_atom_places_values_as_the_isa_figures() {
     use layout_core::layout::Congruent;
     use layout_core::{IntTuple, Layout};
     // Coordinate (t, v) of a thread-value layout is its index t + 128 v.
-    // `A` only picks the layouts (its bounds).
-    #[allow(clippy::extra_unused_type_parameters)]
-    fn check<A, CS, CD, AS, AD, BS, BD>(name: &str, n: usize, k: usize, rs: bool)
-    where
-        A: MmaAtom<CLayout = Layout<CS, CD>, ALayout = Layout<AS, AD>, BLayout = Layout<BS, BD>>,
-        CS: Congruent<CD> + Default,
-        CD: IntTuple + Default,
-        AS: Congruent<AD> + Default,
-        AD: IntTuple + Default,
-        BS: Congruent<BD> + Default,
-        BD: IntTuple + Default,
-    {
-        let c = Layout::<CS, CD>::default();
+    // One function per layout, generic over its type alone, so that the
+    // atoms that share a layout share its code.
+    fn check_c<S: Congruent<D> + Default, D: IntTuple + Default>(name: &str, n: usize) {
+        let c = Layout::<S, D>::default();
         for t in 0..128 {
             let (w, g, i) = (t / 32, (t % 32) / 4, t % 4);
             for v in 0..n / 2 {
@@ -281,8 +281,9 @@ fn every_gmma_atom_places_values_as_the_isa_figures() {
                 assert_eq!(q, m + 64 * col, "{name}: C, thread {t} value {v}");
             }
         }
-        let a = Layout::<AS, AD>::default();
-        let b = Layout::<BS, BD>::default();
+    }
+    fn check_a<S: Congruent<D> + Default, D: IntTuple + Default>(name: &str, k: usize, rs: bool) {
+        let a = Layout::<S, D>::default();
         for t in 0..128 {
             let (w, g, i) = (t / 32, (t % 32) / 4, t % 4);
             if rs {
@@ -300,16 +301,36 @@ fn every_gmma_atom_places_values_as_the_isa_figures() {
                     assert_eq!(a.call(t + 128 * v), v, "{name}: A, thread {t} value {v}");
                 }
             }
+        }
+    }
+    fn check_b<S: Congruent<D> + Default, D: IntTuple + Default>(name: &str, n: usize, k: usize) {
+        let b = Layout::<S, D>::default();
+        for t in 0..128 {
             for v in [0, 1, n * k - 1] {
                 assert_eq!(b.call(t + 128 * v), v, "{name}: B, thread {t} value {v}");
             }
         }
     }
+    #[allow(clippy::type_complexity)]
+    fn check<A, CS, CD, AS, AD, BS, BD>(_: A, name: &str, n: usize, k: usize, rs: bool)
+    where
+        A: MmaAtom<CLayout = Layout<CS, CD>, ALayout = Layout<AS, AD>, BLayout = Layout<BS, BD>>,
+        CS: Congruent<CD> + Default,
+        CD: IntTuple + Default,
+        AS: Congruent<AD> + Default,
+        AD: IntTuple + Default,
+        BS: Congruent<BD> + Default,
+        BD: IntTuple + Default,
+    {
+        check_c::<CS, CD>(name, n);
+        check_a::<AS, AD>(name, k, rs);
+        check_b::<BS, BD>(name, n, k);
+    }
     let mut count = 0;
     macro_rules! table {
         ($($form:ident $atom:ident, $n:tt, $k:tt, $ty:literal, $tail:literal, $acc:ident, $regs:tt, $n8:tt,
            $kind:ident, $base:ident, $what:literal; [$($i:tt)*];)*) => {$(
-            check::<$atom, _, _, _, _, _, _>(stringify!($atom), $n, $k, stringify!($form).starts_with("rs"));
+            check($atom, stringify!($atom), $n, $k, stringify!($form).starts_with("rs"));
             count += 1;
         )*};
     }

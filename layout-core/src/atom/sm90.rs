@@ -20,9 +20,11 @@
 //! descriptors, not held by threads. An `_RS` atom's A is 8 halves per
 //! thread (four 32-bit registers) in the C layout's pattern of a 64 x 16
 //! tile (CuTe's `ALayout_64x16`), which is why an accumulator can become
-//! the next GMMA's A without moving (`accumulator::acc_as_a`). Its C layout is where each thread's accumulators lie
-//! in the 64 x N tile: thread `t` holds rows `16 (t / 32) + (t % 32) / 4`
-//! and that plus 8, two adjacent columns per 8-column block.
+//! the next GMMA's A without moving (`accumulator::acc_as_a`: where 16
+//! divides N, or N is 8). Its C layout is where each thread's
+//! accumulators lie in the 64 x N tile: thread `t` holds rows
+//! `16 (t / 32) + (t % 32) / 4` and that plus 8, two adjacent columns per
+//! 8-column block.
 
 use super::MmaAtom;
 use crate::layout_type;
