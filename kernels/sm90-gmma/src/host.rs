@@ -2,43 +2,23 @@
 //! atom's input types, and C checked exactly against the integer product.
 
 use crate::Atom;
+use layout_device::GmmaElem as Elem;
 use std::vec::Vec;
 
-/// An element type of the table's instructions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Elem {
-    F16,
-    Bf16,
-    Tf32,
-    E4m3,
-    E5m2,
-    S8,
-    U8,
-}
-
-impl Elem {
-    fn of(name: &str) -> Elem {
-        match name {
-            "f16" => Elem::F16,
-            "bf16" => Elem::Bf16,
-            "tf32" => Elem::Tf32,
-            "e4m3" => Elem::E4m3,
-            "e5m2" => Elem::E5m2,
-            "s8" => Elem::S8,
-            "u8" => Elem::U8,
-            other => panic!("no element type {other}"),
-        }
-    }
-    fn bytes(self) -> usize {
-        match self {
-            Elem::F16 | Elem::Bf16 => 2,
-            Elem::Tf32 => 4,
-            _ => 1,
-        }
-    }
+/// What the check needs of an input type beyond layout-device's
+/// `GmmaElem`: a small integer's bits and the values it puts in.
+trait SmallInts {
     /// The bits of `x`, a small integer (|x| <= 4, or 0..=8 unsigned),
     /// exact in every type: for the 8-bit floats, sign, biased exponent
     /// and the mantissa of |x| = 2^e (1 + m / 2^bits).
+    fn encode(self, x: i32) -> u32;
+    /// Small integers for element `i` (`seed` varies them by operand): a
+    /// hash, so that no two rows repeat each other and a value stored in
+    /// the wrong place shows.
+    fn value(self, i: usize, seed: usize) -> i32;
+}
+
+impl SmallInts for Elem {
     fn encode(self, x: i32) -> u32 {
         let fp8 = |mant_bits: u32, bias: i32| {
             if x == 0 {
@@ -59,9 +39,6 @@ impl Elem {
             Elem::U8 => x as u8 as u32,
         }
     }
-    /// Small integers for element `i` (`seed` varies them by operand): a
-    /// hash, so that no two rows repeat each other and a value stored in
-    /// the wrong place shows.
     fn value(self, i: usize, seed: usize) -> i32 {
         let h = ((i + (seed << 20)) as u64 ^ 0x5bd1_e995).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32;
         let r = (h % 9) as i32;
@@ -104,10 +81,12 @@ fn operand(e: Elem, rows: usize, k: usize, seed: usize) -> (Vec<u32>, Vec<i32>) 
 pub fn case(atom: &Atom) -> Case {
     let mut t = atom.types.split('.');
     let _d = t.next();
-    let (ea, eb) = (
-        Elem::of(t.next().unwrap_or("")),
-        Elem::of(t.next().unwrap_or("")),
-    );
+    let mut input = || {
+        t.next()
+            .and_then(Elem::of)
+            .unwrap_or_else(|| panic!("{}: no input type in {}", atom.name, atom.types))
+    };
+    let (ea, eb) = (input(), input());
     let (a, av) = operand(ea, 64, atom.k, 1);
     let (b, bv) = operand(eb, atom.n, atom.k, 2);
     Case { a, b, av, bv }

@@ -3,7 +3,8 @@
 //! layout-device's GMMA table.
 
 use super::error::ErrorKind;
-use super::state::{suspend, with, AccBits, AccKind, Elem, Sim, Site, WgOperand, WgSlot};
+use super::state::{suspend, with, AccBits, AccKind, Sim, Site, WgOperand, WgSlot};
+use crate::GmmaElem as Elem;
 use layout_core::atom::gmma::{GmmaDescriptor, Major};
 use layout_core::atom::MmaAtom;
 use layout_core::layout::Congruent;
@@ -13,29 +14,6 @@ use std::string::String;
 use std::vec::Vec;
 
 impl Elem {
-    fn of(name: &str) -> Elem {
-        match name {
-            "bf16" => Elem::Bf16,
-            "tf32" => Elem::Tf32,
-            "e4m3" => Elem::E4m3,
-            "e5m2" => Elem::E5m2,
-            "s8" => Elem::S8,
-            "u8" => Elem::U8,
-            _ => Elem::F16,
-        }
-    }
-    /// Its size in bytes.
-    fn bytes(self) -> usize {
-        match self {
-            Elem::F16 | Elem::Bf16 => 2,
-            Elem::Tf32 => 4,
-            _ => 1,
-        }
-    }
-    /// The instruction's K: 32 bytes of each operand row.
-    fn k(self) -> usize {
-        32 / self.bytes()
-    }
     /// The value of an element's bits (little-endian bytes, `bytes()` of
     /// them), exactly: tf32 reads the 19 bits the instruction uses (the
     /// low 13 mantissa bits ignored); e4m3 (bias 7, no infinities, S.1111.111
@@ -129,8 +107,8 @@ pub(crate) fn gmma<Atom, T, CS, CD, AS, AD>(
         Some("s32") => AccKind::S32,
         _ => AccKind::F32,
     };
-    let elem_a = Elem::of(parts.next().unwrap_or("f16"));
-    let elem = (elem_a, parts.next().map_or(elem_a, Elem::of));
+    let elem_a = parts.next().and_then(Elem::of).unwrap_or(Elem::F16);
+    let elem = (elem_a, parts.next().and_then(Elem::of).unwrap_or(elem_a));
     let saturate = parts.next() == Some("satfinite");
     let mine = WgOperand {
         n: if acc_kind == AccKind::F16 {

@@ -330,7 +330,7 @@ impl WgSlot {
 pub(crate) struct WgOperand {
     pub n: usize,
     /// A's and B's element types (the 8-bit families pair any two).
-    pub elem: (Elem, Elem),
+    pub elem: (crate::GmmaElem, crate::GmmaElem),
     pub acc_kind: AccKind,
     /// `.satfinite`: an integer sum clamped to i32's range, not wrapped.
     pub saturate: bool,
@@ -365,18 +365,6 @@ impl AccBits for i32 {
     fn of_bits(b: u32) -> Self {
         b as i32
     }
-}
-
-/// A GMMA's input element type.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Elem {
-    F16,
-    Bf16,
-    Tf32,
-    E4m3,
-    E5m2,
-    S8,
-    U8,
 }
 
 impl AccBits for u32 {

@@ -46,6 +46,63 @@ pub trait GmmaInstr: MmaAtom {
     fn gmma<const B_MN_MAJOR: bool>(a: Self::A, desc_b: u64, acc: &mut Self::Acc, accumulate: bool);
 }
 
+/// An input element type of the table's instructions, by its PTX name.
+/// A row's instruction types are `d.a.b` (`.satfinite` after, for the
+/// saturating integers); A's and B's elements are always the same size,
+/// 32 bytes of a row making the instruction's K.
+///
+/// ```
+/// use layout_device::GmmaElem;
+/// assert_eq!(GmmaElem::of("e5m2"), Some(GmmaElem::E5m2));
+/// assert_eq!((GmmaElem::Tf32.bytes(), GmmaElem::Tf32.k()), (4, 8));
+/// assert_eq!(GmmaElem::of("f32"), None); // an accumulator type, not an input
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GmmaElem {
+    /// `f16`.
+    F16,
+    /// `bf16`.
+    Bf16,
+    /// `tf32` (an f32's bits, the low 13 mantissa bits ignored).
+    Tf32,
+    /// `e4m3`.
+    E4m3,
+    /// `e5m2`.
+    E5m2,
+    /// `s8`.
+    S8,
+    /// `u8`.
+    U8,
+}
+
+impl GmmaElem {
+    /// The input type of a PTX name, if it is one.
+    pub fn of(name: &str) -> Option<GmmaElem> {
+        Some(match name {
+            "f16" => GmmaElem::F16,
+            "bf16" => GmmaElem::Bf16,
+            "tf32" => GmmaElem::Tf32,
+            "e4m3" => GmmaElem::E4m3,
+            "e5m2" => GmmaElem::E5m2,
+            "s8" => GmmaElem::S8,
+            "u8" => GmmaElem::U8,
+            _ => return None,
+        })
+    }
+    /// Its size in bytes.
+    pub const fn bytes(self) -> usize {
+        match self {
+            GmmaElem::F16 | GmmaElem::Bf16 => 2,
+            GmmaElem::Tf32 => 4,
+            _ => 1,
+        }
+    }
+    /// The instruction's K: 32 bytes of each operand row.
+    pub const fn k(self) -> usize {
+        32 / self.bytes()
+    }
+}
+
 /// The `GmmaInstr` of each row of the table (`sm90_gmma_table!`): its
 /// instruction (`$ty`: D, A and B types), its accumulator registers
 /// (`$regs` values of `$acc`, listed), and A from a descriptor (`ss`,

@@ -70,7 +70,7 @@ mod sm90;
 mod thread;
 
 pub use global::{Global, GlobalAddRun, GlobalColumn, GlobalMut, GlobalRows, GlobalRun, F4};
-pub use gmma::GmmaInstr;
+pub use gmma::{GmmaElem, GmmaInstr};
 pub use instr::*;
 #[cfg(not(target_arch = "nvptx64"))]
 pub use shared::__shared_base;
