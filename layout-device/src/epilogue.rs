@@ -27,6 +27,11 @@
 //! assert_eq!(g.pre_quad([1.0; 4], 0, 0), [2.0, -2.0, 2.0, -2.0]);
 //! assert_eq!(g.apply_quad([1.0; 4], 0, 0), [gelu(2.0), gelu(-2.0), gelu(2.0), gelu(-2.0)]);
 //! assert_eq!(g.activation(-2.0), gelu(-2.0));
+//! // The quad's bias read early (bf16 bits 1.0 and -3.0, packed), then
+//! // applied with no read.
+//! assert_eq!(g.hold(0), 0xc040_3f80);
+//! assert_eq!(g.apply_quad_held([1.0; 4], 0, 0, 0xc040_3f80), [gelu(2.0), gelu(-2.0), gelu(2.0), gelu(-2.0)]);
+//! assert_eq!(g.pre_quad_held([1.0; 4], 0, 0, 0xc040_3f80), [2.0, -2.0, 2.0, -2.0]);
 //! assert!(Gelu(Plain).apply_quad([0.0; 4], 0, 0) == [0.0; 4] && Gelu::<Plain>::ACTIVATION);
 //! ```
 
@@ -144,6 +149,56 @@ pub trait Fusion: Copy {
     fn activation(self, x: f32) -> f32 {
         x
     }
+    /// What the fusion reads from memory, when it is one 32-bit word per
+    /// pair of columns or of rows ([`Hold`]): an epilogue may then read the
+    /// words early ([`Fusion::hold`]), before the K-loop whose latency
+    /// hides the loads, and hand each quad its word in
+    /// [`Fusion::apply_quad_held`], which reads no memory, so the values
+    /// can be stored as computed. [`BiasCol`] and [`BiasRow`] over a fusion
+    /// that reads nothing hold; the wrappers take their inner fusion's.
+    const HOLDS: Hold = Hold::Nothing;
+    /// The word at column pair (`at`, `at + 1`) ([`Hold::Cols`]) or row
+    /// pair (`at`, `at + 8`) ([`Hold::Rows`]), read from memory now; 0 for
+    /// a fusion that holds nothing.
+    #[inline(always)]
+    fn hold(self, _at: usize) -> u32 {
+        0
+    }
+    /// [`Fusion::apply_quad`] with the quad's word from [`Fusion::hold`]
+    /// (of its columns `col` or its rows `row`, as [`Fusion::HOLDS`] says);
+    /// a fusion that holds reads no memory here.
+    #[inline(always)]
+    fn apply_quad_held(self, acc: [f32; 4], row: usize, col: usize, _held: u32) -> [f32; 4] {
+        self.apply_quad(acc, row, col)
+    }
+    /// [`Fusion::pre_quad`] with the quad's word from [`Fusion::hold`].
+    #[inline(always)]
+    fn pre_quad_held(self, acc: [f32; 4], row: usize, col: usize, held: u32) -> [f32; 4] {
+        self.apply_quad_held(acc, row, col, held)
+    }
+}
+
+/// What a fusion reads from memory for a quad of accumulators (rows r and
+/// r + 8 of columns c and c + 1), when an epilogue can read it early
+/// ([`Fusion::HOLDS`]).
+///
+/// ```
+/// use layout_device::epilogue::{BiasCol, BiasRow, Fusion, Hold, Plain, Relu};
+/// assert_eq!(<Relu<BiasCol<Plain>>>::HOLDS, Hold::Cols);
+/// assert_eq!(<BiasRow<Plain>>::HOLDS, Hold::Rows);
+/// // Two biases: the outer one reads as it goes.
+/// assert_eq!(<BiasRow<BiasCol<Plain>>>::HOLDS, Hold::Nothing);
+/// assert!(<BiasRow<BiasCol<Plain>>>::READS_MEMORY);
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Hold {
+    /// Nothing held: the fusion reads no memory, or reads it as it
+    /// computes ([`Fusion::READS_MEMORY`]).
+    Nothing,
+    /// One word per pair of adjacent columns (c, c + 1): a bias per column.
+    Cols,
+    /// One word per pair of rows (r, r + 8): a bias per row.
+    Rows,
 }
 
 /// The accumulator itself: the plain GEMM.
@@ -192,6 +247,21 @@ impl<F: Fusion> Fusion for BiasCol<F> {
         let (b0, b1) = (bias_at(self.bias, col), bias_at(self.bias, col + 1));
         [v[0] + b0, v[1] + b1, v[2] + b0, v[3] + b1]
     }
+    const HOLDS: Hold = if F::READS_MEMORY {
+        Hold::Nothing
+    } else {
+        Hold::Cols
+    };
+    #[inline(always)]
+    fn hold(self, col: usize) -> u32 {
+        bias_pair(self.bias, col, col + 1)
+    }
+    #[inline(always)]
+    fn apply_quad_held(self, acc: [f32; 4], row: usize, col: usize, held: u32) -> [f32; 4] {
+        let v = self.inner.apply_quad(acc, row, col);
+        let (b0, b1) = unpack_bias(held);
+        [v[0] + b0, v[1] + b1, v[2] + b0, v[3] + b1]
+    }
 }
 
 /// `inner + bias[row]`: a bias per row of C, in bf16. A row past the bias
@@ -216,6 +286,21 @@ impl<F: Fusion> Fusion for BiasRow<F> {
         let (b0, b8) = (bias_at(self.bias, row), bias_at(self.bias, row + 8));
         [v[0] + b0, v[1] + b0, v[2] + b8, v[3] + b8]
     }
+    const HOLDS: Hold = if F::READS_MEMORY {
+        Hold::Nothing
+    } else {
+        Hold::Rows
+    };
+    #[inline(always)]
+    fn hold(self, row: usize) -> u32 {
+        bias_pair(self.bias, row, row + 8)
+    }
+    #[inline(always)]
+    fn apply_quad_held(self, acc: [f32; 4], row: usize, col: usize, held: u32) -> [f32; 4] {
+        let v = self.inner.apply_quad(acc, row, col);
+        let (b0, b8) = unpack_bias(held);
+        [v[0] + b0, v[1] + b0, v[2] + b8, v[3] + b8]
+    }
 }
 
 /// Element `i` of a bf16 bias as f32, 0 past its end.
@@ -225,6 +310,20 @@ fn bias_at(bias: Global<u16>, i: usize) -> f32 {
         Some(b) => bf16_to_f32(b),
         None => 0.0,
     }
+}
+
+/// Elements `i` and `j` of a bf16 bias, packed (`i` in the low half; 0, bf16's
+/// +0, past its end): a quad's held word.
+#[inline(always)]
+fn bias_pair(bias: Global<u16>, i: usize, j: usize) -> u32 {
+    let at = |i| bias.load(i).unwrap_or(0) as u32;
+    at(i) | at(j) << 16
+}
+
+/// [`bias_pair`]'s two values.
+#[inline(always)]
+fn unpack_bias(held: u32) -> (f32, f32) {
+    (bf16_to_f32(held as u16), bf16_to_f32((held >> 16) as u16))
 }
 
 /// [`relu`] of the inner fusion.
@@ -265,6 +364,19 @@ macro_rules! activation_fusions {
             #[inline(always)]
             fn activation(self, x: f32) -> f32 {
                 $f(x)
+            }
+            const HOLDS: Hold = F::HOLDS;
+            #[inline(always)]
+            fn hold(self, at: usize) -> u32 {
+                self.0.hold(at)
+            }
+            #[inline(always)]
+            fn apply_quad_held(self, acc: [f32; 4], row: usize, col: usize, held: u32) -> [f32; 4] {
+                self.0.apply_quad_held(acc, row, col, held).map($f)
+            }
+            #[inline(always)]
+            fn pre_quad_held(self, acc: [f32; 4], row: usize, col: usize, held: u32) -> [f32; 4] {
+                self.0.apply_quad_held(acc, row, col, held)
             }
         }
     )*};

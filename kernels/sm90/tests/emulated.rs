@@ -608,6 +608,34 @@ fn gemm_bias_gelu_tanh_tma_bf16_sm90_matches_its_definition() {
     }
 }
 
+/// ReLU(A·Bᵀ + bias[row]) in bf16, the bias per row read before each
+/// tile's K-loop (`Fusion::HOLDS`): on integers and a bias of quarters,
+/// the f32 sum is exact and rounds to bf16 as the reference's does; by
+/// TMA and by each thread, with partial tiles and an odd n (the clipped
+/// stores).
+#[test]
+fn gemm_bias_row_relu_bf16_sm90_is_exact_on_integers() {
+    use layout_device::epilogue::{relu, Bf16, BiasRow, Fusion, Hold, Plain, Relu};
+    use layout_kernels_sm90::hgemm::Bf16In;
+    for (dims, tma) in [((129, 264, 72), true), ((130, 257, 40), false)] {
+        let (m, n, k) = dims;
+        let bias: Vec<u16> = (0..m).map(|i| bf(int(i, 40) / 4.0)).collect();
+        let gbias = Buffer::from_slice(&bias);
+        let fusion = Relu(BiasRow {
+            bias: gbias.global(),
+            inner: Plain,
+        });
+        assert_eq!(Relu::<BiasRow<Plain>>::HOLDS, Hold::Rows);
+        let (a, b, c) = gemm_case_with::<0, Bf16In, Bf16, _>(dims, bf, fusion, (tma, false), None);
+        for i in 0..m {
+            for j in 0..n {
+                let x = dot(&a, &b, k, i, j) + unbf(bias[i]);
+                assert_eq!(c[i * n + j], bf(relu(x)), "({i}, {j}) of {dims:?}");
+            }
+        }
+    }
+}
+
 /// FP8 e4m3 in, bf16 out, scaled by scale_a · scale_b: exact on integers
 /// with power-of-two scales, K-blocks of 128 elements (K = 160: one full,
 /// one partial).

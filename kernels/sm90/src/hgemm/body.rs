@@ -24,14 +24,14 @@ use super::{
 };
 use crate::smem::HGEMM_SMEM;
 use layout_core::atom::{MmaAtom, SM90_64x256x16_F32F16F16_SS as Gmma};
-use layout_device::epilogue::{Fusion, OutElem, Plain, F16};
+use layout_device::epilogue::{Fusion, Hold, OutElem, Plain, F16};
 use layout_device::{
     block_idx, cluster_ctarank, cluster_idx, cluster_sync, fence_tensormap_acquire, grid_dim,
     setmaxnreg_dec, setmaxnreg_inc, sync_threads_divergent, sync_warp, thread_idx, tma_load_2d,
     tma_load_2d_multicast, trap, wgmma_commit_group, wgmma_fence, wgmma_wait_group, Consumer,
     ConsumerSlot, GlobalMut, GmmaInstr, Mbarrier, PipelineTmaAsync, SharedBuffer, Smem,
 };
-use layout_device::{each, F4};
+use layout_device::{each, shfl_idx, F4};
 use layout_device::{fence_proxy_async_shared, named_barrier, named_barrier_arrive, tma_store_2d};
 use layout_device::{tma_store_commit, tma_store_wait};
 
@@ -526,13 +526,16 @@ fn gemm_ring<
             let mut tile = turns.first(&work, &mut consumer);
             while tile < work.tiles {
                 let loc = work.locate(tile);
+                let held = hold_tile(fusion, (loc.a_row + rows, loc.tn * BN), wg_thread);
                 turns.wait();
-                let acc = mma_tile::<In::Gmma, S>(&work, &mut consumer, rows, wg_thread, loc.kb);
+                let acc =
+                    mma_tile::<In::Gmma, S>(&work, &mut consumer, (rows, false), wg_thread, loc.kb);
                 turns.hand_over(&work, &mut consumer, tile);
                 let (r0, c0) = (loc.a_row + rows, loc.tn * BN);
                 store_tile::<Out, F>(
                     fusion,
                     &acc,
+                    &held,
                     (c, c32),
                     (loc.m_end, n),
                     (r0, c0),
@@ -554,13 +557,15 @@ fn gemm_ring<
                 let tile = next;
                 next += work.step;
                 let loc = work.locate(tile);
-                let mut acc =
-                    mma_tile::<In::Gmma, S>(&work, &mut consumer, rows, wg_thread, loc.kb);
                 let (r0, c0) = (loc.a_row + rows, loc.tn * BN);
+                let held = hold_tile(fusion, (r0, c0), wg_thread);
+                let mut acc =
+                    mma_tile::<In::Gmma, S>(&work, &mut consumer, (rows, false), wg_thread, loc.kb);
                 if loc.of > 1 && !hand_on(&mut acc, (sums, flags), &work, &loc, wg, wg_thread) {
                     continue;
                 }
-                store_tile::<Out, F>(fusion, &acc, (c, c32), (m, n), (r0, c0), wg_thread, true);
+                let (c, mn) = ((c, c32), (m, n));
+                store_tile::<Out, F>(fusion, &acc, &held, c, mn, (r0, c0), wg_thread, true);
             }
         }
         COut::Tma(_) | COut::TmaGrouped { .. } => {
@@ -588,8 +593,12 @@ fn gemm_ring<
             let mut done = 0u32;
             while tile < work.tiles {
                 let at = work.locate(tile);
+                let held = hold_tile(fusion, (at.a_row + rows, at.tn * BN), wg_thread);
                 turns.wait();
-                let mut acc = mma_tile::<In::Gmma, S>(&work, &mut consumer, rows, wg_thread, at.kb);
+                // A grouped GEMM's consumer whose rows lie past its group's.
+                let idle = work.groups.is_some() && at.a_row + rows >= at.m_end;
+                let mut acc =
+                    mma_tile::<In::Gmma, S>(&work, &mut consumer, (rows, idle), wg_thread, at.kb);
                 turns.hand_over(&work, &mut consumer, tile);
                 // A grouped GEMM's tile is located again rather than kept
                 // through the K-loop, whose registers the accumulators fill
@@ -612,6 +621,7 @@ fn gemm_ring<
                     Some(c) if r0 + 64 > loc.m_end => store_tile::<Out, F>(
                         fusion,
                         &acc,
+                        &held,
                         c,
                         (loc.m_end, n),
                         (r0, c0),
@@ -620,7 +630,7 @@ fn gemm_ring<
                     ),
                     _ if defer => store_tile_tma::<Out, F, Buf, true>(
                         fusion,
-                        &acc,
+                        (&acc, &held),
                         map_c,
                         (stage, bufs),
                         (r0, c0),
@@ -630,7 +640,7 @@ fn gemm_ring<
                     ),
                     _ => store_tile_tma::<Out, F, Buf, false>(
                         fusion,
-                        &acc,
+                        (&acc, &held),
                         map_c,
                         (stage, bufs),
                         (r0, c0),
@@ -778,12 +788,17 @@ fn produce<Buf: SharedBuffer, const S: usize>(
 
 /// One consumer warpgroup's tile: its 64 rows of C's 64 x 256 block,
 /// accumulated over the K-blocks by four `G`s each (a K-step is 32 bytes),
-/// every stage given back once the `wgmma`s reading it are done.
+/// every stage given back once the `wgmma`s reading it are done. With
+/// `idle` (its rows all past the last row of C or of the tile's group,
+/// which a cluster's tile of 256 rows can be in a grouped GEMM's small
+/// group), no `wgmma` runs: the stages are waited for and given back, so
+/// that the pipeline's counts hold, and the accumulators, never stored,
+/// stay 0.
 #[inline(always)]
 fn mma_tile<G: GmmaInstr<Acc = [f32; 128], A = u64>, const S: usize>(
     work: &Work,
     consumer: &mut Consumer<S>,
-    rows: usize,
+    (rows, idle): (usize, bool),
     wg_thread: usize,
     (kb0, kb1): (usize, usize),
 ) -> [f32; 128] {
@@ -796,22 +811,25 @@ fn mma_tile<G: GmmaInstr<Acc = [f32; 128], A = u64>, const S: usize>(
     let mut reading: Option<ConsumerSlot> = None;
     for kb in kb0..kb1 {
         let slot = consumer.wait();
-        let s = slot.stage();
-        let da = desc::<ATile>(work.base + s * a_bytes as u32 + 128 * rows as u32);
-        let db = desc::<BTile>(work.base + (b_at + s as usize * B_BYTES) as u32);
-        wgmma_fence();
-        // The K-block's four K-steps, 32 bytes apart.
-        let step = |d: layout_core::atom::gmma::GmmaDescriptor, ks: u32| d.advance(2 * ks).bits();
-        G::gmma::<false>(step(da, 0), step(db, 0), &mut acc, kb > kb0);
-        G::gmma::<false>(step(da, 1), step(db, 1), &mut acc, true);
-        G::gmma::<false>(step(da, 2), step(db, 2), &mut acc, true);
-        G::gmma::<false>(step(da, 3), step(db, 3), &mut acc, true);
-        wgmma_commit_group();
-        // The previous K-block's group is done: its stage goes back.
-        if work.form.overlap {
-            wgmma_wait_group::<1>();
-        } else {
-            wgmma_wait_group::<0>();
+        if !idle {
+            let s = slot.stage();
+            let da = desc::<ATile>(work.base + s * a_bytes as u32 + 128 * rows as u32);
+            let db = desc::<BTile>(work.base + (b_at + s as usize * B_BYTES) as u32);
+            wgmma_fence();
+            // The K-block's four K-steps, 32 bytes apart.
+            let step =
+                |d: layout_core::atom::gmma::GmmaDescriptor, ks: u32| d.advance(2 * ks).bits();
+            G::gmma::<false>(step(da, 0), step(db, 0), &mut acc, kb > kb0);
+            G::gmma::<false>(step(da, 1), step(db, 1), &mut acc, true);
+            G::gmma::<false>(step(da, 2), step(db, 2), &mut acc, true);
+            G::gmma::<false>(step(da, 3), step(db, 3), &mut acc, true);
+            wgmma_commit_group();
+            // The previous K-block's group is done: its stage goes back.
+            if work.form.overlap {
+                wgmma_wait_group::<1>();
+            } else {
+                wgmma_wait_group::<0>();
+            }
         }
         if let Some(done) = reading.replace(slot) {
             if wg_thread % 32 == 0 {
@@ -911,16 +929,82 @@ fn add_sums(acc: &mut [f32; 128], region: GlobalMut<F4>, wg_thread: usize) {
     });
 }
 
+/// Whether a fusion's values are all computed before any is stored
+/// ([`fused_pairs`]): a fusion that reads memory it does not hold
+/// ([`Fusion::READS_MEMORY`] without [`Fusion::HOLDS`]). Between the stores
+/// to C each of its loads would wait for the store before it (C might
+/// alias what they read); computed first, the loads go out together, at
+/// the cost of holding the tile's values (64 more registers). A fusion that
+/// holds its reads ([`hold_tile`], before the K-loop) stores as computed.
+const fn eager<F: Fusion>() -> bool {
+    F::READS_MEMORY && matches!(F::HOLDS, Hold::Nothing)
+}
+
+/// A consumer's words of a fusion that holds its reads ([`Fusion::hold`])
+/// for its 64 rows of a tile (row `r0`, column `c0`), read before the
+/// tile's K-loop, whose `wgmma`s hide the loads' latency; all 0, nothing
+/// read, for a fusion that holds nothing. A thread's quads (values v to
+/// v + 3, v a multiple of 4: rows r and r + 8 of columns c and c + 1, the
+/// C layout's value modes (2,2,32):(64,8,512)) all lie in its two rows,
+/// one word ([`Hold::Rows`]); their 32 column pairs, 4j + t % 4 for quad j
+/// of thread t, are the warp's 128 (the tile's 256 columns), spread four a
+/// lane: lane l holds pairs 32 i + l (coalesced loads) and [`held_word`]
+/// fetches quad j's by a shuffle ([`Hold::Cols`]). Four registers through
+/// the K-loop rather than 32.
+#[inline(always)]
+fn hold_tile<F: Fusion>(fusion: F, (r0, c0): (usize, usize), wg_thread: usize) -> [u32; 4] {
+    match F::HOLDS {
+        Hold::Nothing => [0; 4],
+        Hold::Rows => {
+            let at = <Gmma as MmaAtom>::CLayout::default().crd2idx((wg_thread, 0usize));
+            [fusion.hold(r0 + at % 64), 0, 0, 0]
+        }
+        Hold::Cols => {
+            let lane = wg_thread % 32;
+            [0, 1, 2, 3].map(|i| fusion.hold(c0 + 2 * (32 * i + lane)))
+        }
+    }
+}
+
+/// Quad `j`'s word of [`hold_tile`]'s (the whole warp calls it, together:
+/// [`Hold::Cols`] shuffles): pair 4j + t % 4 = 32 (j / 8) + 4 (j % 8) +
+/// t % 4, which lane 4 (j % 8) + t % 4 holds as its word j / 8.
+#[inline(always)]
+fn held_word<F: Fusion>(held: &[u32; 4], j: usize, wg_thread: usize) -> u32 {
+    match F::HOLDS {
+        Hold::Nothing => 0,
+        Hold::Rows => held[0],
+        Hold::Cols => shfl_idx(held[j / 8], (4 * (j % 8) + wg_thread % 4) as u32),
+    }
+}
+
+/// Quad `v` (values v to v + 3, v a multiple of 4) of a consumer's
+/// accumulators through the fusion (before its activation, with `PRE`:
+/// [`Fusion::pre_quad_held`]), the quad at (`r`, `col`), packed: rows r
+/// and r + 8, each a word of two adjacent columns.
+#[inline(always)]
+fn fuse_quad<Out: OutElem, F: Fusion, const PRE: bool>(
+    fusion: F,
+    acc: &[f32; 128],
+    v: usize,
+    (r, col): (usize, usize),
+    held: u32,
+) -> (u32, u32) {
+    let quad = [acc[v], acc[v + 1], acc[v + 2], acc[v + 3]];
+    let x = if PRE {
+        fusion.pre_quad_held(quad, r, col, held)
+    } else {
+        fusion.apply_quad_held(quad, r, col, held)
+    };
+    (Out::pack2(x[0], x[1]), Out::pack2(x[2], x[3]))
+}
+
 /// A consumer's 64 rows of a tile (row `r0`, column `c0`) through the
-/// fusion (before its activation, with `PRE`: [`Fusion::pre_quad`]),
-/// packed: word `v / 2` holds values v and v + 1 (v even, C's adjacent
-/// columns of one row); all zeros for a fusion that reads no memory
-/// (`Fusion::READS_MEMORY`) without `PRE`, which the stores compute in
-/// turn. All of a tile's values are computed before any is stored: a
-/// fusion's loads (a bias) are then issued together, where between the
-/// stores to C each would wait for the store before it (C might alias what
-/// they read). Values v to v + 3 (v a multiple of 4) are a quad, rows r and
-/// r + 8 of columns c and c + 1 (the C layout's value modes
+/// fusion (before its activation, with `PRE`), packed: word `v / 2` holds
+/// values v and v + 1 (v even, C's adjacent columns of one row); all zeros
+/// unless the fusion is [`eager`] or `PRE`, when the stores compute the
+/// values in turn. Values v to v + 3 (v a multiple of 4) are a quad, rows r
+/// and r + 8 of columns c and c + 1 (the C layout's value modes
 /// (2,2,32):(64,8,512)), which a bias reads once.
 #[inline(always)]
 fn fused_pairs<Out: OutElem, F: Fusion, const PRE: bool>(
@@ -928,9 +1012,10 @@ fn fused_pairs<Out: OutElem, F: Fusion, const PRE: bool>(
     acc: &[f32; 128],
     (r0, c0): (usize, usize),
     wg_thread: usize,
+    held: &[u32; 4],
 ) -> [u32; 64] {
     let mut pairs = [0u32; 64];
-    if !F::READS_MEMORY && !PRE {
+    if const { !eager::<F>() && !PRE } {
         return pairs;
     }
     let cl = <Gmma as MmaAtom>::CLayout::default();
@@ -942,14 +1027,8 @@ fn fused_pairs<Out: OutElem, F: Fusion, const PRE: bool>(
         ($($v:literal)*) => {$(
             let q = cl.crd2idx((0usize, $v as usize));
             let (r, col) = (r0 + q % 64, c0 + q / 64);
-            let quad = [acc[$v], acc[$v + 1], acc[$v + 2], acc[$v + 3]];
-            let x = if PRE {
-                fusion.pre_quad(quad, r, col)
-            } else {
-                fusion.apply_quad(quad, r, col)
-            };
-            pairs[$v / 2] = Out::pack2(x[0], x[1]);
-            pairs[$v / 2 + 1] = Out::pack2(x[2], x[3]);
+            (pairs[$v / 2], pairs[$v / 2 + 1]) =
+                fuse_quad::<Out, F, PRE>(fusion, acc, $v, (r, col), held_word::<F>(held, $v / 4, wg_thread));
         )*};
     }
     fuse!(0 4 8 12 16 20 24 28 32 36 40 44 48 52 56 60 64 68 72 76 80 84 88 92 96 100 104 108 112 116 120 124);
@@ -957,13 +1036,16 @@ fn fused_pairs<Out: OutElem, F: Fusion, const PRE: bool>(
 }
 
 /// A consumer's 64 rows of a tile into C (row `r0`, column `c0`), each
-/// value through the fusion: values v and v + 1 (v even) are C's adjacent
-/// columns of one row, one word when both lie in C and n is even; a tile
-/// inside C (with `fast`) stores without clipping.
+/// quad through the fusion (its words `held`, [`hold_tile`]): values v and
+/// v + 1 (v even) are C's adjacent columns of one row, one word when both
+/// lie in C and n is even; a tile inside C (with `fast`) stores without
+/// clipping.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn store_tile<Out: OutElem, F: Fusion>(
     fusion: F,
     acc: &[f32; 128],
+    held: &[u32; 4],
     (c, c32): (GlobalMut<u16>, GlobalMut<u32>),
     (m, n): (usize, usize),
     (r0, c0): (usize, usize),
@@ -980,28 +1062,34 @@ fn store_tile<Out: OutElem, F: Fusion>(
         let thread_offset = cl.crd2idx((wg_thread, 0usize));
         let half_n = n / 2;
         let first = ((r0 + thread_offset % 64) * n + c0 + thread_offset / 64) / 2;
-        let pairs = fused_pairs::<Out, F, false>(fusion, acc, (r0, c0), wg_thread);
+        let pairs = fused_pairs::<Out, F, false>(fusion, acc, (r0, c0), wg_thread, held);
+        // A held quad's lower word, from its upper one's step.
+        let mut spare = 0u32;
         macro_rules! store_inside {
             ($($v:literal)*) => {$(
                 let value_offset = cl.crd2idx((0usize, $v as usize));
-                let pair = if F::READS_MEMORY {
+                let pair = if const { eager::<F>() } {
                     pairs[$v / 2]
                 } else {
                     let r = r0 + thread_offset % 64 + value_offset % 64;
                     let col = c0 + thread_offset / 64 + value_offset / 64;
-                    Out::pack2(fusion.apply(acc[$v], r, col), fusion.apply(acc[$v + 1], r, col + 1))
+                    let w = if $v % 4 == 0 { held_word::<F>(held, $v / 4, wg_thread) } else { 0 };
+                    pair_word::<Out, F>(fusion, acc, $v, (r, col), w, &mut spare)
                 };
                 c32.st(first + (value_offset % 64) * half_n + value_offset / 64 / 2, pair);
             )*};
         }
         store_inside!(0 2 4 6 8 10 12 14 16 18 20 22 24 26 28 30 32 34 36 38 40 42 44 46 48 50 52 54 56 58 60 62 64 66 68 70 72 74 76 78 80 82 84 86 88 90 92 94 96 98 100 102 104 106 108 110 112 114 116 118 120 122 124 126);
     } else {
+        let mut spare = 0u32;
         macro_rules! store {
             ($($v:literal)*) => {$(
                 let offset = cl.crd2idx((wg_thread, $v as usize));
                 let (r, col) = (r0 + offset % 64, c0 + offset / 64);
+                // Outside the branch: the warp's lanes shuffle together.
+                let w = if $v % 4 == 0 { held_word::<F>(held, $v / 4, wg_thread) } else { 0 };
                 if r < m {
-                    let pair = Out::pack2(fusion.apply(acc[$v], r, col), fusion.apply(acc[$v + 1], r, col + 1));
+                    let pair = pair_word::<Out, F>(fusion, acc, $v, (r, col), w, &mut spare);
                     let at = r * n + col;
                     if n % 2 == 0 && col + 1 < n {
                         c32.st(at / 2, pair);
@@ -1017,6 +1105,34 @@ fn store_tile<Out: OutElem, F: Fusion>(
             )*};
         }
         store!(0 2 4 6 8 10 12 14 16 18 20 22 24 26 28 30 32 34 36 38 40 42 44 46 48 50 52 54 56 58 60 62 64 66 68 70 72 74 76 78 80 82 84 86 88 90 92 94 96 98 100 102 104 106 108 110 112 114 116 118 120 122 124 126);
+    }
+}
+
+/// The word of values v and v + 1 (v even; C's element (`r`, `col`) and
+/// the next column) through a fusion that is not [`eager`]: by
+/// [`Fusion::apply`] for one that holds nothing; for one that holds, by
+/// its quad ([`fuse_quad`] with the quad's word `held`, v a multiple of
+/// 4), whose lower word (values v + 2 and v + 3) waits in `spare` for the
+/// next call, v + 2's. The values go out in pairs, in the order they did
+/// before fusions held words: ptxas allocates the plain GEMM's registers
+/// the same (as quads, it spilled).
+#[inline(always)]
+fn pair_word<Out: OutElem, F: Fusion>(
+    fusion: F,
+    acc: &[f32; 128],
+    v: usize,
+    (r, col): (usize, usize),
+    held: u32,
+    spare: &mut u32,
+) -> u32 {
+    if const { matches!(F::HOLDS, Hold::Nothing) } {
+        Out::pack2(fusion.apply(acc[v], r, col), fusion.apply(acc[v + 1], r, col + 1))
+    } else if v % 4 == 0 {
+        let (top, bottom) = fuse_quad::<Out, F, false>(fusion, acc, v, (r, col), held);
+        *spare = bottom;
+        top
+    } else {
+        *spare
     }
 }
 
@@ -1038,7 +1154,7 @@ fn store_tile<Out: OutElem, F: Fusion>(
 #[allow(clippy::too_many_arguments)]
 fn store_tile_tma<Out: OutElem, F: Fusion, Buf: SharedBuffer, const DEFER: bool>(
     fusion: F,
-    acc: &[f32; 128],
+    (acc, held): (&[f32; 128], &[u32; 4]),
     map_c: u64,
     (stage, bufs): (usize, usize),
     (r0, c0): (usize, usize),
@@ -1047,7 +1163,9 @@ fn store_tile_tma<Out: OutElem, F: Fusion, Buf: SharedBuffer, const DEFER: bool>
     (hand, done): (Option<Handoff>, u32),
 ) {
     let cl = <Gmma as MmaAtom>::CLayout::default();
-    let pairs = fused_pairs::<Out, F, DEFER>(fusion, acc, (r0, c0), wg_thread);
+    let pairs = fused_pairs::<Out, F, DEFER>(fusion, acc, (r0, c0), wg_thread, held);
+    // A held quad's lower word ([`pair_word`]).
+    let mut spare = 0u32;
     // `hand` with `DEFER` (the caller's choice).
     let handoff = |b: usize| match hand {
         Some(h) => (h.full(wg, b), h.empty(wg, b)),
@@ -1072,19 +1190,20 @@ fn store_tile_tma<Out: OutElem, F: Fusion, Buf: SharedBuffer, const DEFER: bool>
                 }
             }
             named_barrier(bar, 128);
+            // Byte 2 (col - 64 j) of row r, its 16-byte chunk XORed with
+            // r % 8: the 128-byte swizzle.
             $(
-                let q = cl.crd2idx((wg_thread, $j * 32 + $v as usize));
+                let v = $j * 32 + $v;
+                let q = cl.crd2idx((wg_thread, v));
                 let (r, col) = (q % 64, q / 64);
+                let pair = if const { eager::<F>() } || DEFER {
+                    pairs[v / 2]
+                } else {
+                    let w = if v % 4 == 0 { held_word::<F>(held, v / 4, wg_thread) } else { 0 };
+                    pair_word::<Out, F>(fusion, acc, v, (r0 + r, c0 + col), w, &mut spare)
+                };
                 // Byte 2 (col - 64 j) of row r, its 16-byte chunk XORed
                 // with r % 8: the 128-byte swizzle.
-                let pair = if F::READS_MEMORY || DEFER {
-                    pairs[($j * 32 + $v) / 2]
-                } else {
-                    Out::pack2(
-                        fusion.apply(acc[$j * 32 + $v], r0 + r, c0 + col),
-                        fusion.apply(acc[$j * 32 + $v + 1], r0 + r, c0 + col + 1),
-                    )
-                };
                 let byte = 2 * (col - $j * C_COLS);
                 buf.st(r * 32 + (((byte / 16) ^ (r % 8)) * 16 + byte % 16) / 4, f32::from_bits(pair));
             )*

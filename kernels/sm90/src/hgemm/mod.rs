@@ -738,6 +738,9 @@ pub const HGEMM_SM90_1WG_NOCLUSTER_SPILL_BYTES: (u32, u32) = (16, 32);
 pub const HGEMM_SM90_PINGPONG_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
 /// `hgemm_sm90_pingpong`'s clusters.
 pub const HGEMM_SM90_PINGPONG_CLUSTER_SIZE: u32 = 2;
+/// `hgemm_sm90_pingpong`'s spill: one value across the clipped stores of a
+/// tile at C's edge (none in the K-loop).
+pub const HGEMM_SM90_PINGPONG_SPILL_BYTES: (u32, u32) = (4, 4);
 /// `hgemm_sm90_pingpong`'s four `wgmma` per K-block, its two TMA copies,
 /// and the consumers' hand-overs of the tensor cores (a `barrier.arrive`
 /// after a K-loop, and the second consumer's granting the first its first
@@ -760,6 +763,9 @@ pub const GEMM_BF16_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
 ];
 /// `gemm_bias_gelu_bf16_sm90`: `hgemm_sm90`'s threads.
 pub const GEMM_BIAS_GELU_BF16_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// `gemm_bias_gelu_bf16_sm90`'s spill: values of the epilogue's GELU
+/// (none in the K-loop).
+pub const GEMM_BIAS_GELU_BF16_SM90_SPILL_BYTES: (u32, u32) = (24, 52);
 /// `gemm_bias_gelu_bf16_sm90`'s clusters.
 pub const GEMM_BIAS_GELU_BF16_SM90_CLUSTER_SIZE: u32 = 2;
 /// `gemm_bias_gelu_bf16_sm90`'s four bf16 `wgmma` per K-block, its two TMA
@@ -771,6 +777,9 @@ pub const GEMM_BIAS_GELU_BF16_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
 ];
 /// `gemm_bias_gelu_tanh_bf16_sm90`: `hgemm_sm90`'s threads.
 pub const GEMM_BIAS_GELU_TANH_BF16_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// `gemm_bias_gelu_tanh_bf16_sm90`'s spill, as
+/// [`GEMM_BIAS_GELU_BF16_SM90_SPILL_BYTES`].
+pub const GEMM_BIAS_GELU_TANH_BF16_SM90_SPILL_BYTES: (u32, u32) = (24, 52);
 /// `gemm_bias_gelu_tanh_bf16_sm90`'s clusters.
 pub const GEMM_BIAS_GELU_TANH_BF16_SM90_CLUSTER_SIZE: u32 = 2;
 /// `gemm_bias_gelu_tanh_bf16_sm90`'s four bf16 `wgmma` per K-block, its
@@ -804,49 +813,54 @@ pub const GEMM_BF16_TMA_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
 
 /// `gemm_bias_gelu_tma_bf16_sm90`: `hgemm_sm90`'s threads.
 pub const GEMM_BIAS_GELU_TMA_BF16_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
-/// `gemm_bias_gelu_tma_bf16_sm90`'s spill: one value kept across the
+/// `gemm_bias_gelu_tma_bf16_sm90`'s spill: values kept across the
 /// epilogue (none inside the K-loop).
-pub const GEMM_BIAS_GELU_TMA_BF16_SM90_SPILL_BYTES: (u32, u32) = (8, 8);
+pub const GEMM_BIAS_GELU_TMA_BF16_SM90_SPILL_BYTES: (u32, u32) = (12, 40);
 /// `gemm_bias_gelu_tma_bf16_sm90`'s clusters.
 pub const GEMM_BIAS_GELU_TMA_BF16_SM90_CLUSTER_SIZE: u32 = 2;
 /// `gemm_bias_gelu_tma_bf16_sm90`'s four bf16 `wgmma` per K-block, its two
 /// TMA loads, its four TMA stores of C per tile; per value of a thread's
 /// part of the tile an `ex2` and an `rcp` (GELU's `e^(-z²)` and `1/(1 + p
-/// z)`), and a load of each bias element (once for its two rows).
+/// z)`), and the thread's four loads of bias pairs before each K-loop (two
+/// `ld.b16` each), which the warp's shuffles share out.
 pub const GEMM_BIAS_GELU_TMA_BF16_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
     ("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", 4),
     ("cp.async.bulk.tensor.2d.shared::cluster.global", 2),
     ("cp.async.bulk.tensor.2d.global.shared::cta", 4),
     ("ex2.approx.ftz.f32", 128),
     ("rcp.approx.ftz.f32", 128),
-    ("ld.b16", 64),
+    ("ld.b16", 8),
 ];
 /// `gemm_bias_gelu_tanh_tma_bf16_sm90`: `hgemm_sm90`'s threads.
 pub const GEMM_BIAS_GELU_TANH_TMA_BF16_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// `gemm_bias_gelu_tanh_tma_bf16_sm90`'s spill, as
+/// [`GEMM_BIAS_GELU_TMA_BF16_SM90_SPILL_BYTES`].
+pub const GEMM_BIAS_GELU_TANH_TMA_BF16_SM90_SPILL_BYTES: (u32, u32) = (12, 40);
 /// `gemm_bias_gelu_tanh_tma_bf16_sm90`'s clusters.
 pub const GEMM_BIAS_GELU_TANH_TMA_BF16_SM90_CLUSTER_SIZE: u32 = 2;
 /// `gemm_bias_gelu_tanh_tma_bf16_sm90`'s four bf16 `wgmma` per K-block,
 /// its two TMA loads, its four TMA stores of C per tile; per value of a
-/// thread's part of the tile one `tanh`, and a load of each bias element
-/// (once for its two rows).
+/// thread's part of the tile one `tanh`, and the bias's loads before each
+/// K-loop (as [`GEMM_BIAS_GELU_TMA_BF16_SM90_EXPECT_INSTRUCTIONS`]).
 pub const GEMM_BIAS_GELU_TANH_TMA_BF16_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
     ("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", 4),
     ("cp.async.bulk.tensor.2d.shared::cluster.global", 2),
     ("cp.async.bulk.tensor.2d.global.shared::cta", 4),
     ("tanh.approx.f32", 128),
-    ("ld.b16", 64),
+    ("ld.b16", 8),
 ];
 /// `gemm_bias_gelu_tma_wide_bf16_sm90`: `hgemm_sm90`'s threads.
 pub const GEMM_BIAS_GELU_TMA_WIDE_BF16_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
 /// `gemm_bias_gelu_tma_wide_bf16_sm90`'s spill: values the consumers
 /// reload once a tile, after the K-loop, and the epilogue warps once a
 /// tile (none in the K-loop).
-pub const GEMM_BIAS_GELU_TMA_WIDE_BF16_SM90_SPILL_BYTES: (u32, u32) = (52, 80);
+pub const GEMM_BIAS_GELU_TMA_WIDE_BF16_SM90_SPILL_BYTES: (u32, u32) = (68, 96);
 /// `gemm_bias_gelu_tma_wide_bf16_sm90`'s clusters.
 pub const GEMM_BIAS_GELU_TMA_WIDE_BF16_SM90_CLUSTER_SIZE: u32 = 2;
 /// `gemm_bias_gelu_tma_wide_bf16_sm90`'s four bf16 `wgmma` per K-block,
-/// its two TMA loads; the consumers' load of each bias element of a
-/// thread's part of the tile (once for its two rows); the epilogue warps'
+/// its two TMA loads; the consumers' loads of bias pairs before each
+/// K-loop (as [`GEMM_BIAS_GELU_TMA_BF16_SM90_EXPECT_INSTRUCTIONS`]); the
+/// epilogue warps'
 /// loop, eight values a step, each an `ex2` and an `rcp`, and their one
 /// TMA store of each box.
 pub const GEMM_BIAS_GELU_TMA_WIDE_BF16_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
@@ -855,7 +869,7 @@ pub const GEMM_BIAS_GELU_TMA_WIDE_BF16_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)
     ("cp.async.bulk.tensor.2d.global.shared::cta", 1),
     ("ex2.approx.ftz.f32", 8),
     ("rcp.approx.ftz.f32", 8),
-    ("ld.b16", 64),
+    ("ld.b16", 8),
 ];
 /// `hgemm_tma_sm90`: `hgemm_sm90`'s threads.
 pub const HGEMM_TMA_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
