@@ -1126,7 +1126,10 @@ fn pair_word<Out: OutElem, F: Fusion>(
     spare: &mut u32,
 ) -> u32 {
     if const { matches!(F::HOLDS, Hold::Nothing) } {
-        Out::pack2(fusion.apply(acc[v], r, col), fusion.apply(acc[v + 1], r, col + 1))
+        Out::pack2(
+            fusion.apply(acc[v], r, col),
+            fusion.apply(acc[v + 1], r, col + 1),
+        )
     } else if v % 4 == 0 {
         let (top, bottom) = fuse_quad::<Out, F, false>(fusion, acc, v, (r, col), held);
         *spare = bottom;
