@@ -738,8 +738,8 @@ pub const HGEMM_SM90_1WG_NOCLUSTER_SPILL_BYTES: (u32, u32) = (16, 32);
 pub const HGEMM_SM90_PINGPONG_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
 /// `hgemm_sm90_pingpong`'s clusters.
 pub const HGEMM_SM90_PINGPONG_CLUSTER_SIZE: u32 = 2;
-/// `hgemm_sm90_pingpong`'s spill: one value across the clipped stores of a
-/// tile at C's edge (none in the K-loop).
+/// `hgemm_sm90_pingpong`'s spill: one value kept across the K-loop, stored
+/// before it and loaded after it (none inside it).
 pub const HGEMM_SM90_PINGPONG_SPILL_BYTES: (u32, u32) = (4, 4);
 /// `hgemm_sm90_pingpong`'s four `wgmma` per K-block, its two TMA copies,
 /// and the consumers' hand-overs of the tensor cores (a `barrier.arrive`
@@ -813,8 +813,8 @@ pub const GEMM_BF16_TMA_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
 
 /// `gemm_bias_gelu_tma_bf16_sm90`: `hgemm_sm90`'s threads.
 pub const GEMM_BIAS_GELU_TMA_BF16_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
-/// `gemm_bias_gelu_tma_bf16_sm90`'s spill: values kept across the
-/// epilogue (none inside the K-loop).
+/// `gemm_bias_gelu_tma_bf16_sm90`'s spill: values loaded before the
+/// K-loop and in the epilogue (none inside the K-loop).
 pub const GEMM_BIAS_GELU_TMA_BF16_SM90_SPILL_BYTES: (u32, u32) = (12, 40);
 /// `gemm_bias_gelu_tma_bf16_sm90`'s clusters.
 pub const GEMM_BIAS_GELU_TMA_BF16_SM90_CLUSTER_SIZE: u32 = 2;
