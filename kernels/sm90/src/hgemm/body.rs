@@ -1001,9 +1001,9 @@ fn fuse_quad<Out: OutElem, F: Fusion, const PRE: bool>(
 
 /// A consumer's 64 rows of a tile (row `r0`, column `c0`) through the
 /// fusion (before its activation, with `PRE`), packed: word `v / 2` holds
-/// values v and v + 1 (v even, C's adjacent columns of one row); all zeros
-/// unless the fusion is [`eager`] or `PRE`, when the stores compute the
-/// values in turn. Values v to v + 3 (v a multiple of 4) are a quad, rows r
+/// values v and v + 1 (v even, C's adjacent columns of one row). Only an
+/// [`eager`] fusion or `PRE` computes them here; otherwise the words are
+/// all 0 and the stores compute each value in turn. Values v to v + 3 (v a multiple of 4) are a quad, rows r
 /// and r + 8 of columns c and c + 1 (the C layout's value modes
 /// (2,2,32):(64,8,512)), which a bias reads once.
 #[inline(always)]
