@@ -692,7 +692,9 @@ pub const GROUPED_COOP_SPEEDUP: f64 = 1.4;
 
 /// `gemm_grouped_bf16_sm90(map_a, map_b, c, offsets, groups, n, k)` or
 /// `gemm_grouped_tma_bf16_sm90(map_a, map_b, map_c, c, offsets, groups, n,
-/// k)`, as `f` is ([`grouped_entry`] picks): for each group g, rows
+/// k)` (or its form without clusters,
+/// `gemm_grouped_tma_nocluster_bf16_sm90`, the same arguments), as `f` is
+/// ([`grouped_entry`] picks one of the first two): for each group g, rows
 /// `offsets[g]..offsets[g + 1]` of C (bf16, n columns) are the same rows
 /// of A (bf16, k columns) times B_gᵀ, B_g the g-th n x k matrix of B; a
 /// persistent grid of at most `sms` blocks. [`GroupedSm90Launch::new`]
@@ -709,8 +711,9 @@ pub fn gemm_grouped_bf16_sm90(
     GroupedSm90Launch::new(stream, f, sms, (a, b), offsets, c, (n, k))?.launch(stream, f, (a, b), c)
 }
 
-/// A grouped GEMM launch (`gemm_grouped_bf16_sm90` or
-/// `gemm_grouped_tma_bf16_sm90`) made ready for one problem list and one
+/// A grouped GEMM launch (`gemm_grouped_bf16_sm90`,
+/// `gemm_grouped_tma_bf16_sm90` or `gemm_grouped_tma_nocluster_bf16_sm90`)
+/// made ready for one problem list and one
 /// set of operands: the tensor maps encoded and on the GPU with the
 /// offsets, the grid chosen. [`GroupedSm90Launch::launch`] then writes C,
 /// as often as asked.
@@ -810,18 +813,15 @@ impl GroupedSm90Launch {
         use layout_launch::TmaSwizzle;
         const OP: &str = "gemm_grouped_bf16_sm90";
         const TMA: &str = "gemm_grouped_tma_bf16_sm90";
-        let (name, tma) = if f.name() == TMA {
-            (TMA, true)
-        } else {
-            (OP, false)
+        const TMA_NOCLUSTER: &str = "gemm_grouped_tma_nocluster_bf16_sm90";
+        // The entries' forms: `hgemm_sm90`'s, `hgemm_sm90_nocluster`'s and
+        // `hgemm_sm90_1wg`'s.
+        let (name, tma, form, smem) = match f.name() {
+            TMA => (TMA, true, FORMS[0].1, SMEM_BYTES_TMA_STORE),
+            TMA_NOCLUSTER => (TMA_NOCLUSTER, true, FORMS[5].1, SMEM_BYTES_TMA_STORE),
+            _ => (OP, false, FORMS[1].1, SMEM_BYTES),
         };
         expect(OP, f, name)?;
-        // The entries' forms: `hgemm_sm90`'s and `hgemm_sm90_1wg`'s.
-        let (form, smem) = if tma {
-            (FORMS[0].1, SMEM_BYTES_TMA_STORE)
-        } else {
-            (FORMS[1].1, SMEM_BYTES)
-        };
         let refuse = |why: String| Err(Error::refused(name, why));
         let Some((&first, rest)) = offsets.split_first() else {
             return refuse("the offsets are empty: one per group and one more".into());
@@ -1863,6 +1863,10 @@ mod tests {
         );
         assert_eq!(
             params("gemm_grouped_tma_bf16_sm90").as_deref(),
+            Some(&tma[..])
+        );
+        assert_eq!(
+            params("gemm_grouped_tma_nocluster_bf16_sm90").as_deref(),
             Some(&tma[..])
         );
     }

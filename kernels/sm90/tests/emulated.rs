@@ -707,6 +707,20 @@ fn gemm_grouped_tma_bf16_sm90_is_exact_per_group() {
     assert_eq!(out, 8, "tiles");
 }
 
+/// `gemm_grouped_tma_nocluster_bf16_sm90`'s form: 128-row tiles without
+/// clusters (128 rows of a group a block): groups of 200 rows (a tile
+/// inside, one crossing into the next group), 0, 5 and 40 (a consumer's
+/// rows all past its group: no `wgmma`), partial tiles in N; then the
+/// tail split on 8 tiles, as the clustered form's.
+#[test]
+fn gemm_grouped_tma_nocluster_bf16_sm90_is_exact_per_group() {
+    const NOCLUSTER: usize = 5;
+    assert_eq!(FORMS[NOCLUSTER].0, "hgemm_sm90_nocluster");
+    grouped_case::<NOCLUSTER>(&[200, 0, 5, 40], (264, 40), true);
+    let out = grouped_case::<NOCLUSTER>(&[200, 0, 5, 40], (264, 200), true);
+    assert_eq!(out, 8, "tiles");
+}
+
 /// The grouped GEMM in the form `FORMS[I]` on groups of `sizes` rows, n
 /// columns, K = k, C stored by each thread or (`tma`) as
 /// [`COut::TmaGrouped`]: exact on integers, every row of every group, on

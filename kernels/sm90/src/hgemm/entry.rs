@@ -434,6 +434,62 @@ pub unsafe extern "ptx-kernel" fn gemm_grouped_tma_bf16_sm90(
     n: u32,
     k: u32,
 ) {
+    grouped_tma::<0>(
+        (map_a, map_b, map_c),
+        (c, sums, flags),
+        offsets,
+        groups,
+        tail_splits,
+        (n, k),
+    )
+}
+
+/// [`gemm_grouped_tma_bf16_sm90`] in the form without clusters
+/// (`hgemm_sm90_nocluster`'s: 128 x 256 tiles, two consumers, each block
+/// loading all of its B tile): a group's rows go in tiles of 128, not 256,
+/// so a small group computes fewer rows past its end, and the grid has
+/// twice the units of work to share out, at the cost of B's multicast.
+///
+/// # Safety
+/// As [`gemm_grouped_tma_bf16_sm90`], with no clusters, B's box of 256
+/// rows, and `flags` of one word for each of 2 consumers per tile left
+/// over.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn gemm_grouped_tma_nocluster_bf16_sm90(
+    map_a: *const u64,
+    map_b: *const u64,
+    map_c: *const u64,
+    c: GlobalMut<u16>,
+    sums: GlobalMut<f32>,
+    flags: GlobalMut<u32>,
+    offsets: layout_device::Global<i32>,
+    groups: u32,
+    tail_splits: u32,
+    n: u32,
+    k: u32,
+) {
+    const NOCLUSTER: usize = 5;
+    const { assert!(super::FORMS[NOCLUSTER].1.cluster == 1) };
+    grouped_tma::<NOCLUSTER>(
+        (map_a, map_b, map_c),
+        (c, sums, flags),
+        offsets,
+        groups,
+        tail_splits,
+        (n, k),
+    )
+}
+
+/// The TMA grouped entries' body in form `I`.
+#[inline(always)]
+fn grouped_tma<const I: usize>(
+    (map_a, map_b, map_c): (*const u64, *const u64, *const u64),
+    (c, sums, flags): (GlobalMut<u16>, GlobalMut<f32>, GlobalMut<u32>),
+    offsets: layout_device::Global<i32>,
+    groups: u32,
+    tail_splits: u32,
+    (n, k): (u32, u32),
+) {
     use crate::hgemm::body::{COut, Groups};
     use layout_device::epilogue::{Bf16, Plain};
     let groups = Groups {
@@ -448,7 +504,7 @@ pub unsafe extern "ptx-kernel" fn gemm_grouped_tma_bf16_sm90(
         sums,
         flags,
     };
-    super::body::gemm_grouped_body::<0, super::Bf16In, Bf16, Plain, crate::smem::GEMM_TMA_SMEM>(
+    super::body::gemm_grouped_body::<I, super::Bf16In, Bf16, Plain, crate::smem::GEMM_TMA_SMEM>(
         map_a, map_b, c, groups, k, Plain,
     )
 }

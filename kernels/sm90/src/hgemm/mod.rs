@@ -919,6 +919,18 @@ pub const GEMM_GROUPED_TMA_BF16_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
     ("cp.async.bulk.tensor.2d.shared::cluster.global", 2),
     ("cp.async.bulk.tensor.2d.global.shared::cta", 4),
 ];
+/// `gemm_grouped_tma_nocluster_bf16_sm90`: `hgemm_sm90`'s threads.
+pub const GEMM_GROUPED_TMA_NOCLUSTER_BF16_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// `gemm_grouped_tma_nocluster_bf16_sm90`'s spill, as
+/// [`GEMM_GROUPED_TMA_BF16_SM90_SPILL_BYTES`]'s.
+pub const GEMM_GROUPED_TMA_NOCLUSTER_BF16_SM90_SPILL_BYTES: (u32, u32) = (316, 556);
+/// `gemm_grouped_tma_nocluster_bf16_sm90`'s four bf16 `wgmma` per
+/// K-block, its two TMA loads and its four TMA stores of C per tile.
+pub const GEMM_GROUPED_TMA_NOCLUSTER_BF16_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
+    ("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", 4),
+    ("cp.async.bulk.tensor.2d.shared::cluster.global", 2),
+    ("cp.async.bulk.tensor.2d.global.shared::cta", 4),
+];
 /// `gemm_grouped_bf16_sm90`: `hgemm_sm90_1wg`'s threads.
 pub const GEMM_GROUPED_BF16_SM90_LAUNCH_BOUNDS: (u32, u32) = (256, 1);
 /// `gemm_grouped_bf16_sm90`'s clusters.

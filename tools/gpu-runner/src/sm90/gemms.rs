@@ -368,7 +368,11 @@ fn offsets_of(sizes: &[usize]) -> Vec<i32> {
 
 /// The grouped GEMM's entries (`layout_gpu::launch::grouped_entry` picks
 /// one per problem).
-const GROUPED: [&str; 2] = ["gemm_grouped_bf16_sm90", "gemm_grouped_tma_bf16_sm90"];
+const GROUPED: [&str; 3] = [
+    "gemm_grouped_bf16_sm90",
+    "gemm_grouped_tma_bf16_sm90",
+    "gemm_grouped_tma_nocluster_bf16_sm90",
+];
 
 /// The grouped entry `name` on groups of `sizes` rows, n x k each, A and B
 /// in -2..=2: each group's C (every entry, or 65536 sampled ones) exact.
