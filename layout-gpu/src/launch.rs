@@ -808,7 +808,7 @@ impl GroupedSm90Launch {
         c: &DeviceBuffer<half::bf16>,
         (n, k): (usize, usize),
     ) -> Result<Self, Error> {
-        use layout_kernels_sm90::hgemm::{ceil_div, Bf16In, Inputs, BN, FORMS};
+        use layout_kernels_sm90::hgemm::{ceil_div, Bf16In, Inputs, BN, FORMS, NOCLUSTER};
         use layout_kernels_sm90::hgemm::{SMEM_BYTES, SMEM_BYTES_TMA_STORE};
         use layout_launch::TmaSwizzle;
         const OP: &str = "gemm_grouped_bf16_sm90";
@@ -818,7 +818,12 @@ impl GroupedSm90Launch {
         // `hgemm_sm90_1wg`'s.
         let (name, tma, form, smem) = match f.name() {
             TMA => (TMA, true, FORMS[0].1, SMEM_BYTES_TMA_STORE),
-            TMA_NOCLUSTER => (TMA_NOCLUSTER, true, FORMS[5].1, SMEM_BYTES_TMA_STORE),
+            TMA_NOCLUSTER => (
+                TMA_NOCLUSTER,
+                true,
+                FORMS[NOCLUSTER].1,
+                SMEM_BYTES_TMA_STORE,
+            ),
             _ => (OP, false, FORMS[1].1, SMEM_BYTES),
         };
         expect(OP, f, name)?;

@@ -714,7 +714,7 @@ fn gemm_grouped_tma_bf16_sm90_is_exact_per_group() {
 /// tail split on 8 tiles, as the clustered form's.
 #[test]
 fn gemm_grouped_tma_nocluster_bf16_sm90_is_exact_per_group() {
-    const NOCLUSTER: usize = 5;
+    use layout_kernels_sm90::hgemm::NOCLUSTER;
     assert_eq!(FORMS[NOCLUSTER].0, "hgemm_sm90_nocluster");
     grouped_case::<NOCLUSTER>(&[200, 0, 5, 40], (264, 40), true);
     let out = grouped_case::<NOCLUSTER>(&[200, 0, 5, 40], (264, 200), true);

@@ -564,8 +564,16 @@ fn gemm_ring<
                 if loc.of > 1 && !hand_on(&mut acc, (sums, flags), &work, &loc, wg, wg_thread) {
                     continue;
                 }
-                let (c, mn) = ((c, c32), (m, n));
-                store_tile::<Out, F>(fusion, &acc, &held, c, mn, (r0, c0), wg_thread, true);
+                store_tile::<Out, F>(
+                    fusion,
+                    &acc,
+                    &held,
+                    (c, c32),
+                    (m, n),
+                    (r0, c0),
+                    wg_thread,
+                    true,
+                );
             }
         }
         COut::Tma(_) | COut::TmaGrouped { .. } => {

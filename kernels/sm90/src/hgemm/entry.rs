@@ -401,112 +401,82 @@ split_entries! {
     gemm_bf16_splitk_sm90: super::Bf16In, layout_device::epilogue::Bf16;
 }
 
-/// [`gemm_grouped_bf16_sm90`] on 128 x 256 tiles (`hgemm_sm90`'s
-/// cooperative form, two consumer warpgroups, clusters of two along a
-/// group's rows) with the TMA-store epilogue: a consumer's 64 rows of a
-/// tile that lie in its group go out by TMA, those that end past its
-/// group's rows by each thread (TMA clips only at C's edges). For groups
-/// of a few hundred rows or more; the host picks it
-/// (`layout_gpu::launch::gemm_grouped_bf16_sm90`). With `tail_splits` > 1
-/// the tiles left over after the grid's full rounds are cut along K into
-/// that many units that add up in turn through `sums` and `flags`
-/// (`super::body::Groups::tail_splits`).
-///
-/// # Safety
-/// As [`gemm_grouped_bf16_sm90`], with `map_c` the tensor map (in global
-/// memory) of C, `offsets[groups]` x n bf16 row-major, 64 x 64 boxes, the
-/// 128-byte swizzle, and A's and B's maps with this form's boxes (128
-/// rows of A, 128 of B); with `tail_splits` > 1, a grid whose clusters are
-/// all resident at once, `sums` of `super::SPLIT_REGION` floats and
-/// `flags` (all 0) of one word for each of 4 (the consumers of a cluster)
-/// per tile left over.
-#[no_mangle]
-pub unsafe extern "ptx-kernel" fn gemm_grouped_tma_bf16_sm90(
-    map_a: *const u64,
-    map_b: *const u64,
-    map_c: *const u64,
-    c: GlobalMut<u16>,
-    sums: GlobalMut<f32>,
-    flags: GlobalMut<u32>,
-    offsets: layout_device::Global<i32>,
-    groups: u32,
-    tail_splits: u32,
-    n: u32,
-    k: u32,
-) {
-    grouped_tma::<0>(
-        (map_a, map_b, map_c),
-        (c, sums, flags),
-        offsets,
-        groups,
-        tail_splits,
-        (n, k),
-    )
+/// The grouped GEMM's TMA-store entries, one per form (an index of
+/// `super::FORMS`), all with the same arguments.
+macro_rules! grouped_tma_entries {
+    ($($(#[$doc:meta])* $name:ident: $form:expr;)*) => {$(
+        $(#[$doc])*
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $name(
+            map_a: *const u64,
+            map_b: *const u64,
+            map_c: *const u64,
+            c: GlobalMut<u16>,
+            sums: GlobalMut<f32>,
+            flags: GlobalMut<u32>,
+            offsets: layout_device::Global<i32>,
+            groups: u32,
+            tail_splits: u32,
+            n: u32,
+            k: u32,
+        ) {
+            use crate::hgemm::body::{COut, Groups};
+            use layout_device::epilogue::{Bf16, Plain};
+            let groups = Groups {
+                offsets,
+                count: groups as usize,
+                n: n as usize,
+                tail_splits: tail_splits as usize,
+            };
+            let c = COut::TmaGrouped {
+                map: map_c,
+                c,
+                sums,
+                flags,
+            };
+            super::body::gemm_grouped_body::<
+                { $form },
+                super::Bf16In,
+                Bf16,
+                Plain,
+                crate::smem::GEMM_TMA_SMEM,
+            >(map_a, map_b, c, groups, k, Plain)
+        }
+    )*};
 }
 
-/// [`gemm_grouped_tma_bf16_sm90`] in the form without clusters
-/// (`hgemm_sm90_nocluster`'s: 128 x 256 tiles, two consumers, each block
-/// loading all of its B tile): a group's rows go in tiles of 128, not 256,
-/// so a small group computes fewer rows past its end, and the grid has
-/// twice the units of work to share out, at the cost of B's multicast.
-///
-/// # Safety
-/// As [`gemm_grouped_tma_bf16_sm90`], with no clusters, B's box of 256
-/// rows, and `flags` of one word for each of 2 consumers per tile left
-/// over.
-#[no_mangle]
-pub unsafe extern "ptx-kernel" fn gemm_grouped_tma_nocluster_bf16_sm90(
-    map_a: *const u64,
-    map_b: *const u64,
-    map_c: *const u64,
-    c: GlobalMut<u16>,
-    sums: GlobalMut<f32>,
-    flags: GlobalMut<u32>,
-    offsets: layout_device::Global<i32>,
-    groups: u32,
-    tail_splits: u32,
-    n: u32,
-    k: u32,
-) {
-    const NOCLUSTER: usize = 5;
-    const { assert!(super::FORMS[NOCLUSTER].1.cluster == 1) };
-    grouped_tma::<NOCLUSTER>(
-        (map_a, map_b, map_c),
-        (c, sums, flags),
-        offsets,
-        groups,
-        tail_splits,
-        (n, k),
-    )
-}
-
-/// The TMA grouped entries' body in form `I`.
-#[inline(always)]
-fn grouped_tma<const I: usize>(
-    (map_a, map_b, map_c): (*const u64, *const u64, *const u64),
-    (c, sums, flags): (GlobalMut<u16>, GlobalMut<f32>, GlobalMut<u32>),
-    offsets: layout_device::Global<i32>,
-    groups: u32,
-    tail_splits: u32,
-    (n, k): (u32, u32),
-) {
-    use crate::hgemm::body::{COut, Groups};
-    use layout_device::epilogue::{Bf16, Plain};
-    let groups = Groups {
-        offsets,
-        count: groups as usize,
-        n: n as usize,
-        tail_splits: tail_splits as usize,
-    };
-    let c = COut::TmaGrouped {
-        map: map_c,
-        c,
-        sums,
-        flags,
-    };
-    super::body::gemm_grouped_body::<I, super::Bf16In, Bf16, Plain, crate::smem::GEMM_TMA_SMEM>(
-        map_a, map_b, c, groups, k, Plain,
-    )
+grouped_tma_entries! {
+    /// [`gemm_grouped_bf16_sm90`] on 128 x 256 tiles (`hgemm_sm90`'s
+    /// cooperative form, two consumer warpgroups, clusters of two along a
+    /// group's rows) with the TMA-store epilogue: a consumer's 64 rows of a
+    /// tile that lie in its group go out by TMA, those that end past its
+    /// group's rows by each thread (TMA clips only at C's edges). For groups
+    /// of a few hundred rows or more; the host picks it
+    /// (`layout_gpu::launch::gemm_grouped_bf16_sm90`). With `tail_splits` > 1
+    /// the tiles left over after the grid's full rounds are cut along K into
+    /// that many units that add up in turn through `sums` and `flags`
+    /// (`super::body::Groups::tail_splits`).
+    ///
+    /// # Safety
+    /// As [`gemm_grouped_bf16_sm90`], with `map_c` the tensor map (in global
+    /// memory) of C, `offsets[groups]` x n bf16 row-major, 64 x 64 boxes, the
+    /// 128-byte swizzle, and A's and B's maps with this form's boxes (128
+    /// rows of A, 128 of B); with `tail_splits` > 1, a grid whose clusters are
+    /// all resident at once, `sums` of `super::SPLIT_REGION` floats and
+    /// `flags` (all 0) of one word for each of 4 (the consumers of a cluster)
+    /// per tile left over.
+    gemm_grouped_tma_bf16_sm90: 0;
+    /// [`gemm_grouped_tma_bf16_sm90`] in the form without clusters
+    /// (`hgemm_sm90_nocluster`'s: 128 x 256 tiles, two consumers, each block
+    /// loading all of its B tile): a group's rows go in tiles of 128, not 256,
+    /// so a small group computes fewer rows past its end, and the grid has
+    /// twice the units of work to share out, at the cost of B's multicast.
+    ///
+    /// # Safety
+    /// As [`gemm_grouped_tma_bf16_sm90`], with no clusters, B's box of 256
+    /// rows, and `flags` of one word for each of 2 consumers per tile left
+    /// over.
+    gemm_grouped_tma_nocluster_bf16_sm90: super::NOCLUSTER;
 }
 
 /// A grouped GEMM in bf16 (a mixture-of-experts layer): for each group g

@@ -274,6 +274,12 @@ pub const FORMS: [(&str, Form); 9] = [
 /// The ping-pong form's index in [`FORMS`].
 pub const PINGPONG: usize = 8;
 
+/// The index in [`FORMS`] of [`FULL`] without clusters
+/// (`hgemm_sm90_nocluster`), the form of
+/// `gemm_grouped_tma_nocluster_bf16_sm90`.
+pub const NOCLUSTER: usize = 5;
+const _: () = assert!(FORMS[NOCLUSTER].1.cluster == 1 && FORMS[NOCLUSTER].1.consumers == 2);
+
 impl Form {
     /// The block tile's M: 64 per consumer, or 64 in ping-pong.
     pub const fn bm(self) -> usize {
