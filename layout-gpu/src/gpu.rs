@@ -449,7 +449,9 @@ impl Gpu {
 
     /// C = scale_a · scale_b · A · Bᵀ on Hopper for FP8: A m x k and B n x k
     /// e4m3 (their bits, one byte each), row-major, per-tensor scales, f32
-    /// accumulators, C m x n bf16 (`gemm_e4m3_sm90`: the FP8 inference GEMM).
+    /// accumulators, C m x n bf16 (the FP8 inference GEMM):
+    /// `gemm_e4m3_tma_sm90` (C stored by TMA) where N is a multiple of 8,
+    /// else `gemm_e4m3_sm90`.
     ///
     /// # Errors
     ///
@@ -462,15 +464,19 @@ impl Gpu {
         c: &mut DeviceBuffer<bf16>,
         dims: (usize, usize, usize),
     ) -> Result<(), Error> {
-        const OP: &str = "gemm_e4m3_sm90";
+        let op = if dims.1 % 8 == 0 {
+            "gemm_e4m3_tma_sm90"
+        } else {
+            "gemm_e4m3_sm90"
+        };
         if !(scale_a.is_finite() && scale_b.is_finite()) {
             return Err(Error::refused(
-                OP,
+                op,
                 format!("the scales {scale_a} and {scale_b} must be finite"),
             ));
         }
         self.sm90_gemm(
-            (OP, 1),
+            (op, 1),
             (a, b),
             c,
             dims,

@@ -172,8 +172,8 @@ impl HgemmOut for f16 {
 /// bf16, bf16 with bias and GELU, FP8 e4m3 with scales, and C stored by
 /// TMA in bf16, f16, and bf16 with bias and GELU (and its form with three
 /// stages and a whole tile of staging); bias and GELU's tanh form, C
-/// stored directly and by TMA.
-pub const SM90_GEMMS: [&str; 9] = [
+/// stored directly and by TMA; FP8 e4m3 with C stored by TMA.
+pub const SM90_GEMMS: [&str; 10] = [
     "gemm_bf16_sm90",
     "gemm_bias_gelu_bf16_sm90",
     "gemm_e4m3_sm90",
@@ -183,6 +183,7 @@ pub const SM90_GEMMS: [&str; 9] = [
     "gemm_bias_gelu_tma_wide_bf16_sm90",
     "gemm_bias_gelu_tanh_bf16_sm90",
     "gemm_bias_gelu_tanh_tma_bf16_sm90",
+    "gemm_e4m3_tma_sm90",
 ];
 
 /// The split-K entries (the form `layout_kernels_sm90::hgemm::SPLIT_FORM`,
@@ -209,6 +210,7 @@ pub fn tma_store_entry(name: &str) -> bool {
             | "gemm_bias_gelu_tma_bf16_sm90"
             | "gemm_bias_gelu_tma_wide_bf16_sm90"
             | "gemm_bias_gelu_tanh_tma_bf16_sm90"
+            | "gemm_e4m3_tma_sm90"
     )
 }
 
@@ -255,7 +257,7 @@ fn sm90_smem(name: &str) -> usize {
 /// What a Hopper GEMM entry takes after C, before (m, n, k): nothing
 /// (`hgemm_sm90` and its forms, `gemm_bf16_sm90`), a bf16 bias per column
 /// of C (`gemm_bias_gelu_bf16_sm90`), or A's and B's scales
-/// (`gemm_e4m3_sm90`).
+/// (`gemm_e4m3_sm90`, `gemm_e4m3_tma_sm90`).
 #[derive(Clone, Copy)]
 pub enum Sm90Epilogue<'a> {
     /// No argument.
@@ -548,7 +550,7 @@ impl HgemmSm90Launch {
             | "gemm_bias_gelu_tma_wide_bf16_sm90"
             | "gemm_bias_gelu_tanh_bf16_sm90"
             | "gemm_bias_gelu_tanh_tma_bf16_sm90" => "a bias",
-            "gemm_e4m3_sm90" => "scales",
+            "gemm_e4m3_sm90" | "gemm_e4m3_tma_sm90" => "scales",
             _ => "no argument",
         };
         let given = match epilogue {

@@ -638,21 +638,31 @@ fn gemm_bias_row_relu_bf16_sm90_is_exact_on_integers() {
 
 /// FP8 e4m3 in, bf16 out, scaled by scale_a · scale_b: exact on integers
 /// with power-of-two scales, K-blocks of 128 elements (K = 160: one full,
-/// one partial).
+/// one partial), C stored by each thread (`gemm_e4m3_sm90`, n odd) and by
+/// TMA (`gemm_e4m3_tma_sm90`, clipped at C's edges).
 #[test]
 fn gemm_e4m3_sm90_is_exact_on_integers() {
     use layout_device::epilogue::{Alpha, Bf16};
     use layout_kernels_sm90::hgemm::E4m3In;
-    let (m, n, k) = (70, 260, 160);
     let (sa, sb) = (0.5f32, 0.25f32);
-    let (a, b, c) = gemm_case::<E4m3In, Bf16, _>((m, n, k), |x| u16::from(e4m3(x)), Alpha(sa * sb));
-    for i in 0..m {
-        for j in 0..n {
-            assert_eq!(
-                c[i * n + j],
-                bf(sa * sb * dot(&a, &b, k, i, j)),
-                "({i}, {j})"
-            );
+    for ((m, n, k), tma) in [((70, 261, 160), false), ((130, 264, 160), true)] {
+        let fp8 = |x| u16::from(e4m3(x));
+        let (a, b, c) = gemm_case_with::<0, E4m3In, Bf16, _>(
+            (m, n, k),
+            fp8,
+            Alpha(sa * sb),
+            (tma, false),
+            None,
+        );
+        for i in 0..m {
+            for j in 0..n {
+                assert_eq!(
+                    c[i * n + j],
+                    bf(sa * sb * dot(&a, &b, k, i, j)),
+                    "({i}, {j}) of {:?}, C by TMA: {tma}",
+                    (m, n, k)
+                );
+            }
         }
     }
 }

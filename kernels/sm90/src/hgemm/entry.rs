@@ -192,16 +192,44 @@ pub unsafe extern "ptx-kernel" fn gemm_e4m3_sm90(
     n: u32,
     k: u32,
 ) {
+    let c = crate::hgemm::body::COut::Global(c);
+    e4m3_body::<crate::smem::HGEMM_SMEM>((map_a, map_b), c, (scale_a, scale_b), (m, n, k))
+}
+
+/// [`gemm_e4m3_sm90`] with the TMA-store epilogue (as
+/// [`gemm_bf16_tma_sm90`]): the FP8 K-loop takes half the bf16 one's time,
+/// so the epilogue's share of a tile is twice as large.
+///
+/// # Safety
+/// As [`gemm_e4m3_sm90`], with `map_c` the tensor map (in global memory) of
+/// C, m x n bf16 row-major, 64 x 64 boxes, the 128-byte swizzle.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn gemm_e4m3_tma_sm90(
+    map_a: *const u64,
+    map_b: *const u64,
+    map_c: *const u64,
+    scale_a: f32,
+    scale_b: f32,
+    m: u32,
+    n: u32,
+    k: u32,
+) {
+    let c = crate::hgemm::body::COut::Tma(map_c);
+    e4m3_body::<crate::smem::GEMM_TMA_SMEM>((map_a, map_b), c, (scale_a, scale_b), (m, n, k))
+}
+
+/// The e4m3 entries' body: `gemm_body` with `E4m3In`, bf16 C and the
+/// fusion `Alpha(scale_a · scale_b)`, in the shared memory `S`.
+#[inline(always)]
+fn e4m3_body<S: layout_device::SharedBuffer>(
+    (map_a, map_b): (*const u64, *const u64),
+    c: crate::hgemm::body::COut,
+    (scale_a, scale_b): (f32, f32),
+    mnk: (u32, u32, u32),
+) {
     use layout_device::epilogue::{Alpha, Bf16};
     let fusion = Alpha(scale_a * scale_b);
-    let c = crate::hgemm::body::COut::Global(c);
-    super::body::gemm_body::<0, super::E4m3In, Bf16, _, crate::smem::HGEMM_SMEM>(
-        map_a,
-        map_b,
-        c,
-        (m, n, k),
-        fusion,
-    )
+    super::body::gemm_body::<0, super::E4m3In, Bf16, _, S>(map_a, map_b, c, mnk, fusion)
 }
 
 /// Entries with the TMA-store epilogue: each consumer stages its tile's

@@ -805,6 +805,18 @@ pub const GEMM_E4M3_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
     ("cp.async.bulk.tensor", 2),
 ];
 
+/// `gemm_e4m3_tma_sm90`: `hgemm_sm90`'s threads.
+pub const GEMM_E4M3_TMA_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
+/// `gemm_e4m3_tma_sm90`'s clusters.
+pub const GEMM_E4M3_TMA_SM90_CLUSTER_SIZE: u32 = 2;
+/// `gemm_e4m3_tma_sm90`'s four e4m3 `wgmma` per K-block, its two TMA
+/// loads and its four TMA stores of C per tile.
+pub const GEMM_E4M3_TMA_SM90_EXPECT_INSTRUCTIONS: &[(&str, usize)] = &[
+    ("wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3", 4),
+    ("cp.async.bulk.tensor.2d.shared::cluster.global", 2),
+    ("cp.async.bulk.tensor.2d.global.shared::cta", 4),
+];
+
 /// `gemm_bf16_tma_sm90`: `hgemm_sm90`'s threads.
 pub const GEMM_BF16_TMA_SM90_LAUNCH_BOUNDS: (u32, u32) = (384, 1);
 /// `gemm_bf16_tma_sm90`'s clusters.

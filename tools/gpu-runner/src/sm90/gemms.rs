@@ -1,7 +1,8 @@
 //! The Hopper GEMMs built on `hgemm_sm90`'s plan from other parts:
 //! `gemm_bf16_sm90`, `gemm_bf16_tma_sm90` (C stored by TMA),
 //! `gemm_bias_gelu_bf16_sm90` (and by TMA), its tanh form
-//! `gemm_bias_gelu_tanh_bf16_sm90` (and by TMA) and `gemm_e4m3_sm90`, each
+//! `gemm_bias_gelu_tanh_bf16_sm90` (and by TMA) and `gemm_e4m3_sm90` (and
+//! by TMA), each
 //! checked on small-integer operands at sizes with partial tiles, then
 //! timed beside `hgemm_sm90` at 4096³ and 8192³ on normal operands.
 
@@ -103,6 +104,14 @@ pub fn run(gpu: &Device, module: &Module, timing: bool) -> Result<bool, String> 
             Want::GeluTanh,
         )?;
         ok &= check(s, module, sms, "gemm_e4m3_sm90", dims, Want::Exact(0.125))?;
+        ok &= check(
+            s,
+            module,
+            sms,
+            "gemm_e4m3_tma_sm90",
+            tma_dims,
+            Want::Exact(0.125),
+        )?;
     }
     // Split-K (N odd in the second shape).
     for dims in [(64, 520, 1024), (200, 301, 4104), (128, 4096, 14336)] {
@@ -149,7 +158,7 @@ impl Operands {
         value: impl Fn(usize, u64) -> f32,
         fp8: impl Fn(f32) -> u8,
     ) -> Result<Operands, String> {
-        Ok(if name == "gemm_e4m3_sm90" {
+        Ok(if name.starts_with("gemm_e4m3") {
             let a: Vec<u8> = (0..m * k).map(|i| fp8(value(i, 1))).collect();
             let b: Vec<u8> = (0..n * k).map(|i| fp8(value(i, 2))).collect();
             Operands::E4m3(s.upload(&a).map_err(text)?, s.upload(&b).map_err(text)?)
@@ -200,7 +209,7 @@ fn epilogue<'a>(name: &str, bias: &'a DeviceBuffer<bf16>) -> Sm90Epilogue<'a> {
         | "gemm_bias_gelu_tma_wide_bf16_sm90"
         | "gemm_bias_gelu_tanh_bf16_sm90"
         | "gemm_bias_gelu_tanh_tma_bf16_sm90" => Sm90Epilogue::Bias(bias),
-        "gemm_e4m3_sm90" => Sm90Epilogue::Scales(0.5, 0.25),
+        "gemm_e4m3_sm90" | "gemm_e4m3_tma_sm90" => Sm90Epilogue::Scales(0.5, 0.25),
         _ => Sm90Epilogue::Plain,
     }
 }
@@ -303,6 +312,7 @@ fn time(s: &Stream, module: &Module, sms: u32, size: usize) -> Result<(), String
         "gemm_bias_gelu_tma_wide_bf16_sm90",
         "gemm_bias_gelu_tanh_tma_bf16_sm90",
         "gemm_e4m3_sm90",
+        "gemm_e4m3_tma_sm90",
     ];
     let bias = s
         .upload(
