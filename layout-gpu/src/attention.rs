@@ -44,14 +44,17 @@ pub enum FamilyKind {
     /// contract); the `_varlen` entries `(q, k, v, o, lse, cu_q, cu_k,
     /// seq_q, seq_k, heads, kv_heads, offset, lower, bottom_right, scale)`.
     Pointers,
-    /// `(map_q, map_k, map_v, o, lse, seq_q, seq_k, heads, kv_heads,
-    /// offset, lower, scale)`: TMA tensor maps of each as `batch` planes of
-    /// `seq x heads · d` (`kv_heads · d` for K and V) with boxes of 64
-    /// columns and the 128-byte swizzle (`bm(d)` rows for Q, 128 for K and
-    /// V), O and LSE as slices, the sizes as `u32`
+    /// `(map_q, map_k, map_v, o, lse, batch, seq_q, seq_k, heads,
+    /// kv_heads, offset, lower, scale)`: TMA tensor maps of each as `batch`
+    /// planes of `seq x heads · d` (`kv_heads · d` for K and V) with boxes
+    /// of 64 columns and the 128-byte swizzle (`bm(d)` rows for Q, 128 for
+    /// K and V), O and LSE as slices, the sizes as `u32`
     /// (`layout_kernels_sm90::attention`); the `_varlen` entries `(map_q,
-    /// map_k, map_v, o, lse, cu_q, cu_k, seq_q, seq_k, heads, kv_heads,
-    /// offset, lower, bottom_right, scale)` on one plane.
+    /// map_k, map_v, o, lse, cu_q, cu_k, batch, row_blocks, seq_q, seq_k,
+    /// heads, kv_heads, offset, lower, bottom_right, scale)` on one plane.
+    /// Persistent: a grid of (blocks, 1, 1)
+    /// (`layout_kernels_sm90::attention::persistent_blocks`) shares out
+    /// the launch shape's grid of row blocks x heads x sequences.
     TensorMaps,
 }
 
@@ -585,6 +588,17 @@ impl Family {
                     format!("{what} = {v} is beyond the grid's limit of {limit} (grid {axis})"),
                 ));
             }
+        }
+        // A persistent family counts its units of work (row blocks x
+        // heads x sequences) in 31 bits.
+        if self.kind == FamilyKind::TensorMaps && blocks * p.heads * p.batch >= 1 << 31 {
+            return Err(Error::refused(
+                name,
+                format!(
+                    "{blocks} row blocks x {} heads x {} sequences: the kernels take fewer than 2^31",
+                    p.heads, p.batch
+                ),
+            ));
         }
         p.lens_for(name)?;
         let bytes = (self.smem_bytes)(p.d);

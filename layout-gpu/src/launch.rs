@@ -1083,6 +1083,14 @@ pub struct AttentionLaunch {
     p: Problem,
     lens: Lens,
     maps: Option<[DeviceBuffer<TensorMap>; 3]>,
+    persistent: Option<Persistent>,
+}
+
+/// A persistent family's launch ([`FamilyKind::TensorMaps`]): its blocks
+/// (`layout_kernels_sm90::attention::persistent_blocks`) share out the
+/// units of work, the shape's grid of row blocks x heads x sequences.
+struct Persistent {
+    blocks: u32,
 }
 
 impl AttentionLaunch {
@@ -1146,6 +1154,24 @@ impl AttentionLaunch {
                 ])
             }
         };
+        let persistent = match family.kind {
+            FamilyKind::Pointers => None,
+            FamilyKind::TensorMaps => {
+                let (x, y, z) = shape.grid;
+                // (`launch_shape` refuses 2^31 units or more.)
+                let units = x as usize * y as usize * z as usize;
+                let blocks = layout_kernels_sm90::attention::persistent_blocks(
+                    p.d,
+                    units,
+                    x as usize,
+                    (p.masked(), p.packed.is_some()),
+                    stream.sm_count()? as usize,
+                );
+                Some(Persistent {
+                    blocks: blocks as u32,
+                })
+            }
+        };
         Ok(AttentionLaunch {
             name: f.name().to_string(),
             family,
@@ -1153,6 +1179,7 @@ impl AttentionLaunch {
             p: *p,
             lens,
             maps,
+            persistent,
         })
     }
 
@@ -1210,9 +1237,14 @@ impl AttentionLaunch {
                 ),
             ));
         }
+        // A persistent family: its blocks.
+        let grid = match &self.persistent {
+            None => shape.grid,
+            Some(ps) => (ps.blocks, 1, 1),
+        };
         let launch = stream
             .launch(f)
-            .grid(shape.grid)
+            .grid(grid)
             .block(shape.block)
             .shared_bytes(shape.shared_bytes);
         // The masked entries' bounds: query i sees keys i + lower ..= i +
@@ -1250,8 +1282,9 @@ impl AttentionLaunch {
             },
             // SAFETY: `layout_kernels_sm90::attention`'s contract: (map_q,
             // map_k, map_v: *const u64, o: GlobalMut<u16>, lse:
-            // GlobalMut<f32>, seq_q, seq_k, heads, kv_heads: u32, offset,
-            // lower: i32, scale: f32), in that order and type; the maps are the driver's
+            // GlobalMut<f32>, batch, seq_q, seq_k, heads, kv_heads: u32,
+            // offset, lower: i32, scale: f32), in that order and type, the
+            // grid (blocks, 1, 1); the maps are the driver's
             // encoding of Q, K, V (checked lengths, alive: borrowed) as
             // (batch, seq, heads · d) (kv_heads · d for K and V, kv_heads
             // dividing heads: `launch_shape`)
@@ -1268,6 +1301,7 @@ impl AttentionLaunch {
                     .arg(mv)
                     .slice_mut(o)
                     .slice_mut(lse)
+                    .scalar(p.batch as u32)
                     .scalar(p.seq_q as u32)
                     .scalar(p.seq_k as u32)
                     .scalar(p.heads as u32)
@@ -1307,10 +1341,12 @@ impl AttentionLaunch {
                     .launch()
             },
             // SAFETY: as the planes form, with the `_varlen` entries'
-            // (map_q, map_k, map_v, o, lse, cu_q, cu_k: *const i32, seq_q,
-            // seq_k, heads, kv_heads: u32, offset, lower: i32, bottom_right:
-            // u32, scale: f32): maps of one plane of the totals, the
-            // offsets grid z + 1 each (checked above).
+            // (map_q, map_k, map_v, o, lse, cu_q, cu_k: *const i32, batch,
+            // row_blocks, seq_q, seq_k, heads, kv_heads: u32,
+            // offset, lower: i32, bottom_right: u32, scale: f32): maps of
+            // one plane of the totals, the offsets batch + 1 each (checked
+            // above), the row blocks the shape's grid x (the longest
+            // sequence's).
             (FamilyKind::TensorMaps, Some([mq, mk, mv]), Some((cu_q, cu_k))) => unsafe {
                 let t = p.packed.unwrap_or(crate::attention::Packed {
                     total_q: 0,
@@ -1324,6 +1360,8 @@ impl AttentionLaunch {
                     .slice_mut(lse)
                     .arg(cu_q)
                     .arg(cu_k)
+                    .scalar(p.batch as u32)
+                    .scalar(shape.grid.0)
                     .scalar(t.total_q as u32)
                     .scalar(t.total_k as u32)
                     .scalar(p.heads as u32)
@@ -1814,11 +1852,12 @@ mod tests {
         // bottom_right before scale.
         let sm80 = [p, p, p, p, p, i, i, i, i, i, u32_, u32_, f];
         let sm80_packed = [p, p, p, p, p, p, p, i, i, i, i, u32_, u32_, u32_, f];
-        // (map_q, map_k, map_v, o, lse, seq_q, seq_k, heads, kv_heads,
-        // offset, lower, scale); packed as above.
-        let sm90 = [p, p, p, b, b, u32_, u32_, u32_, u32_, u32_, u32_, f];
+        // (map_q, map_k, map_v, o, lse, batch, seq_q, seq_k, heads,
+        // kv_heads, offset, lower, scale); packed: cu_q, cu_k, batch,
+        // row_blocks after lse, bottom_right before scale.
+        let sm90 = [p, p, p, b, b, u32_, u32_, u32_, u32_, u32_, u32_, u32_, f];
         let sm90_packed = [
-            p, p, p, b, b, p, p, u32_, u32_, u32_, u32_, u32_, u32_, u32_, f,
+            p, p, p, b, b, p, p, u32_, u32_, u32_, u32_, u32_, u32_, u32_, u32_, u32_, f,
         ];
         for (family, ptx, planes, packed) in [
             (&FAMILIES[0], crate::PTX_SM80, &sm80[..], &sm80_packed[..]),

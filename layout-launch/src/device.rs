@@ -374,6 +374,18 @@ impl Stream {
     pub fn cuda_stream(&self) -> &Arc<CudaStream> {
         &self.inner
     }
+
+    /// The streaming multiprocessors of the stream's GPU (as
+    /// [`Device::sm_count`]).
+    pub fn sm_count(&self) -> Result<u32, Error> {
+        self.inner
+            .context()
+            .attribute(
+                cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+            )
+            .map(|n| n.max(1) as u32)
+            .map_err(|e| Error::driver("read the SM count", e))
+    }
 }
 
 /// A loaded PTX module: its kernels, looked up by name.

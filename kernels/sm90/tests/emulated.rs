@@ -290,21 +290,34 @@ fn attention_run(
         if causal { "_causal" } else { "" }
     );
     let longest = lens.iter().map(|x| x.0).max().unwrap_or(0).max(1);
-    let launch = Launch::new(
-        &name,
-        (longest.div_ceil(bm(d)), nh, lens.len()),
-        attention::threads(d),
-    )
-    .shared_bytes(attention::smem_bytes(d));
+    let row_blocks = longest.div_ceil(bm(d));
+    // Persistent blocks: fewer than the units of work (row blocks x heads
+    // x sequences), so that a block computes several in turn, its rings'
+    // and barriers' phases running on across them.
+    let units = row_blocks * nh * lens.len();
+    let grid = units.div_ceil(3).clamp(1, 4);
+    let launch =
+        Launch::new(&name, grid, attention::threads(d)).shared_bytes(attention::smem_bytes(d));
+    let work = (row_blocks as u32, lens.len() as u32);
     let dims = (seqs, nh as u32, nkv as u32);
     let os = (offset, lower, bottom_right, scale);
     let r = run(&launch, move || match (d, causal) {
-        (64, false) => attention_body::<ATTN_SMEM, 64, false, 4>(maps, (po, pl), dims, os),
-        (64, true) => attention_body::<ATTN_SMEM, 64, true, 4>(maps, (po, pl), dims, os),
-        (128, false) => attention_body::<ATTN_SMEM, 128, false, 2>(maps, (po, pl), dims, os),
-        (128, true) => attention_body::<ATTN_SMEM, 128, true, 2>(maps, (po, pl), dims, os),
-        (256, false) => attention_body::<ATTN_SMEM_256, 256, false, 1>(maps, (po, pl), dims, os),
-        _ => attention_body::<ATTN_SMEM_256, 256, true, 1>(maps, (po, pl), dims, os),
+        (64, false) => {
+            attention_body::<ATTN_SMEM, 64, false, 4, true>(maps, (po, pl), dims, os, work)
+        }
+        (64, true) => {
+            attention_body::<ATTN_SMEM, 64, true, 4, true>(maps, (po, pl), dims, os, work)
+        }
+        (128, false) => {
+            attention_body::<ATTN_SMEM, 128, false, 2, true>(maps, (po, pl), dims, os, work)
+        }
+        (128, true) => {
+            attention_body::<ATTN_SMEM, 128, true, 2, true>(maps, (po, pl), dims, os, work)
+        }
+        (256, false) => {
+            attention_body::<ATTN_SMEM_256, 256, false, 1, true>(maps, (po, pl), dims, os, work)
+        }
+        _ => attention_body::<ATTN_SMEM_256, 256, true, 1, true>(maps, (po, pl), dims, os, work),
     });
     if let Err(e) = r {
         panic!("{name}: {e}")

@@ -124,6 +124,58 @@ impl<T: Copy> GlobalMut<T> {
     }
 }
 
+/// Predicated stores of 4-byte elements.
+macro_rules! store_where {
+    ($($t:ty),*) => {$(
+        impl GlobalMut<$t> {
+            /// Writes element `i` where `keep` holds and `i < len`, as one
+            /// predicated `st.global` (skips it otherwise): threads that
+            /// store and threads that do not stay on one path. After a
+            /// branch that only some threads take, ptxas treats the code up
+            /// to where they meet again as divergent, and in a loop of
+            /// `wgmma`s that serializes them; an epilogue's clipped stores
+            /// inside such a loop use this. Check the range the stores may
+            /// reach once, before, where a skipped store would be an error.
+            ///
+            /// ```
+            /// use layout_device::GlobalMut;
+            #[doc = concat!("let (zero, seven) = (0 as ", stringify!($t), ", 7 as ", stringify!($t), ");")]
+            /// let mut data = [zero; 4];
+            /// // SAFETY: `data` holds 4 elements, written only through `g`.
+            /// let g = unsafe { GlobalMut::new(data.as_mut_ptr(), 4) };
+            /// // Kept, skipped, past the buffer (skipped).
+            /// g.store_where(true, 1, seven);
+            /// g.store_where(false, 2, seven);
+            /// g.store_where(true, 4, seven);
+            /// assert_eq!(data, [zero, seven, zero, zero]);
+            /// ```
+            #[inline(always)]
+            pub fn store_where(self, keep: bool, i: usize, v: $t) {
+                let keep = keep && i < self.len;
+                let at = self.ptr.wrapping_add(i);
+                gpu!("store_where", host: {
+                    if keep {
+                        super::emu_global(at, 4, true);
+                        // SAFETY: i < len: in bounds; one thread writes
+                        // element `i` (`new`'s contract).
+                        unsafe { at.write(v) }
+                    }
+                }, {
+                    // SAFETY: the store happens only where `keep` (with i
+                    // < len: in bounds, `new`'s contract) holds.
+                    unsafe {
+                        asm!("{{ .reg .pred p; setp.ne.u32 p, {k}, 0; @p st.global.b32 [{a}], {v}; }}",
+                             k = in(reg32) keep as u32, a = in(reg64) at, v = in(reg32) v,
+                             options(nostack))
+                    }
+                })
+            }
+        }
+    )*};
+}
+
+store_where!(u32, f32);
+
 impl GlobalMut<u32> {
     /// `atom.inc.u32` on element `i` (relaxed, at the GPU's scope; CUDA's
     /// `atomicInc`): the element becomes 0 if it was at least `last`, else

@@ -519,6 +519,26 @@ pub fn shfl_down(v: u32, delta: u32) -> u32 {
     }, emu: { crate::emulator::ops::shfl("shfl_down", core::panic::Location::caller(), v, delta) })
 }
 
+/// `x` through a register move that stays where the code has it (an `asm`
+/// with effects): what is computed from it is computed after whatever
+/// comes before, not hoisted above it. An epilogue's store addresses,
+/// computed from a pinned row before the stores, are then not all worked
+/// out before a loop of `wgmma`s and kept in registers across it (where
+/// they spill). On the host, `x`.
+///
+/// ```
+/// assert_eq!(layout_device::pin(7), 7);
+/// ```
+#[inline(always)]
+pub fn pin(x: u32) -> u32 {
+    gpu!("pin", {
+        let r: u32;
+        // SAFETY: a register move.
+        unsafe { asm!("mov.b32 {r}, {x};", r = out(reg32) r, x = in(reg32) x, options(nostack)) };
+        r
+    }, host: { x })
+}
+
 /// `__any_sync(0xffffffff, p)`: whether `p` holds in any lane of the warp
 /// (the same answer in every lane: a branch on it is uniform).
 #[inline(always)]

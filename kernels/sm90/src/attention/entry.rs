@@ -4,16 +4,16 @@
 #![allow(unsafe_code)]
 
 use crate::smem::{ATTN_SMEM, ATTN_SMEM_256};
-use layout_device::{grid_dim, Global, GlobalMut, Sequences};
+use layout_device::{Global, GlobalMut, Sequences};
 
 /// The entry points of `flash_attn_fwd_sm90`: one per head dimension and
-/// mask, each `attention_body::<BUFFER, D, CAUSAL, STAGES>`, on planes of equal
+/// mask, each `attention_body::<BUFFER, D, CAUSAL, STAGES, _>`, on planes of equal
 /// lengths, and (`_varlen`) on packed sequences of their own lengths.
 macro_rules! attention_entries {
     ($($name:ident: $buf:ident, $d:literal, $causal:literal, $stages:literal;)*) => {$(
-        /// O = softmax!(scale · Q·Kᵀ) · V and the rows' log-sum-exp, for
-        /// one (batch, head) per grid row (`crate::attention` has the
-        /// plan): Q and O f16 in (batch, seq, heads, d) order, K and V in
+        /// O = softmax!(scale · Q·Kᵀ) · V and the rows' log-sum-exp
+        /// (`crate::attention` has the plan) for `batch` planes of `heads`
+        /// heads: Q and O f16 in (batch, seq, heads, d) order, K and V in
         /// (batch, seq, kv_heads, d) (grouped-query attention: query head h
         /// reads K/V head h / (heads / kv_heads); kv_heads divides heads),
         /// LSE f32 in (batch, heads, seq_q). The `_causal` form masks: query
@@ -22,9 +22,12 @@ macro_rules! attention_entries {
         /// bottom-right, FlashAttention's; `lower` `i32::MIN` for none, or a
         /// sliding window's), a row seeing no key O = 0 and LSE -inf; the
         /// others ignore both.
-        /// Launch: grid (ceil(seq_q / bm(d)), heads, batch) (another x
-        /// traps), `threads(d)` threads, `crate::attention::smem_bytes(d)` of
-        /// dynamic shared memory (`crate::attention`'s functions of d).
+        /// Persistent: the units of work, ceil(seq_q / bm(d)) row blocks
+        /// of each (batch, head), are shared out among the blocks in rounds
+        /// (`crate::attention::body`'s `unit_of`). Launch: a grid of
+        /// (blocks, 1, 1), any number of blocks (as many as units: one
+        /// each), `threads(d)` threads, `crate::attention::smem_bytes(d)`
+        /// of dynamic shared memory (`crate::attention`'s functions of d).
         ///
         /// # Safety
         /// `map_q`, `map_k`, `map_v` point to tensor maps (64-byte aligned,
@@ -40,6 +43,7 @@ macro_rules! attention_entries {
             map_v: *const u64,
             o: GlobalMut<u16>,
             lse: GlobalMut<f32>,
+            batch: u32,
             seq_q: u32,
             seq_k: u32,
             heads: u32,
@@ -58,11 +62,13 @@ macro_rules! attention_entries {
                 cu_q: none,
                 cu_k: none,
             };
-            super::body::attention_body::<$buf, $d, $causal, $stages>(
+            let row_blocks = seq_q.div_ceil(crate::attention::bm($d) as u32);
+            super::body::attention_body::<$buf, $d, $causal, $stages, { crate::attention::persistent($d) }>(
                 (map_q as u64, map_k as u64, map_v as u64),
                 (o, lse),
                 (seqs, heads, kv_heads),
                 (offset, lower, false, scale),
+                (row_blocks, batch),
             )
         }
     )*};
@@ -74,14 +80,17 @@ macro_rules! attention_entries {
         /// 1]` (a sequence may be empty; one without keys gets O = 0 and
         /// LSE -inf), LSE f32 in (heads, rows). The mask's bounds count
         /// from each sequence's top-left diagonal, or with `bottom_right` 1
-        /// its bottom-right one (i + its keys - its rows). Launch: grid
-        /// (ceil(longest / bm(d)), heads, sequences).
+        /// its bottom-right one (i + its keys - its rows). The units of
+        /// work: `row_blocks` (ceil(longest / bm(d))) of each (sequence,
+        /// head), those past a sequence's rows skipped, one a block: a grid
+        /// of exactly `row_blocks` x heads x `batch` blocks (not
+        /// persistent; `crate::attention::persistent_blocks`).
         ///
         /// # Safety
         /// As the planes form's, with one plane; `cu_q` and `cu_k` point to
-        /// grid z + 1 `i32` each (every offset is checked against the
+        /// `batch` + 1 `i32` each (every offset is checked against the
         /// plane), or are both null (the planes form's problem, aligned by
-        /// `bottom_right`).
+        /// `bottom_right`, with `row_blocks` ceil(seq_q / bm(d))).
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $name(
             map_q: *const u64,
@@ -91,6 +100,8 @@ macro_rules! attention_entries {
             lse: GlobalMut<f32>,
             cu_q: *const i32,
             cu_k: *const i32,
+            batch: u32,
+            row_blocks: u32,
             seq_q: u32,
             seq_k: u32,
             heads: u32,
@@ -103,7 +114,7 @@ macro_rules! attention_entries {
             const { assert!($stages == crate::attention::stages($d)) };
             // (Null offsets: planes of `seq_q` rows and `seq_k` keys, as
             // the planes form's.)
-            let n = if cu_q.is_null() || cu_k.is_null() { 0 } else { grid_dim().2 + 1 };
+            let n = if cu_q.is_null() || cu_k.is_null() { 0 } else { batch as usize + 1 };
             // SAFETY: the contract above.
             let seqs = unsafe {
                 Sequences {
@@ -113,11 +124,12 @@ macro_rules! attention_entries {
                     cu_k: Global::new(cu_k, n),
                 }
             };
-            super::body::attention_body::<$buf, $d, $causal, $stages>(
+            super::body::attention_body::<$buf, $d, $causal, $stages, false>(
                 (map_q as u64, map_k as u64, map_v as u64),
                 (o, lse),
                 (seqs, heads, kv_heads),
                 (offset, lower, bottom_right != 0, scale),
+                (row_blocks, batch),
             )
         }
     )*};

@@ -153,15 +153,20 @@ pub const fn v_at(d: usize, s: usize) -> usize {
     k_at(d, stages(d)) + s * kv_bytes(d)
 }
 
-/// Where the barriers start: Q's (8 bytes, 16 kept), then K's ring's and
-/// V's ring's (16 bytes a stage each).
+/// Where the barriers start: the hand-over's ([`HAND_WORDS`]: Q full and
+/// Q free, 8 bytes each), then K's
+/// ring's and V's ring's (16 bytes a stage each).
 pub const fn barriers_at(d: usize) -> usize {
     v_at(d, stages(d))
 }
 
+/// The 32-bit words of the hand-over between the producer and the
+/// consumers at [`barriers_at`]: Q's barriers, full and free.
+pub const HAND_WORDS: usize = 4;
+
 /// The bytes a head dimension's plan takes.
 pub const fn plan_bytes(d: usize) -> usize {
-    barriers_at(d) + 16 + 2 * 16 * stages(d)
+    barriers_at(d) + 4 * HAND_WORDS + 2 * 16 * stages(d)
 }
 
 /// The dynamic shared memory the entry points of head dimension `d` ask
@@ -286,6 +291,66 @@ pub const fn first_row(bx: usize, rows: usize, seq_q: usize, causal: bool) -> is
         seq_q as isize - ((bx + 1) * rows) as isize
     } else {
         (bx * rows) as isize
+    }
+}
+
+/// Whether the planes entries of head dimension `d` are persistent (their
+/// blocks take units in rounds): not at d = 256, whose consumers' registers
+/// hold O's 128 accumulators and S's 64, and would spill the loop's state
+/// (a unit of d = 256 is long beside its start and end).
+pub const fn persistent(d: usize) -> bool {
+    d != 256
+}
+
+/// The blocks a launch of `units` units of work (`row_blocks` row blocks
+/// of each (batch, head)) runs on a GPU of `sms` SMs (one block an SM):
+/// the kernel is persistent, its blocks taking the units in rounds, a
+/// block's next unit's loads running under its last one's end.
+///
+/// - Without a mask every unit costs the same: `sms` blocks (or one a
+///   unit, if fewer).
+/// - Masked (causal, or a window), a row block's cost varies along its
+///   index (causal: it falls), and the rounds
+///   hand the units out to the blocks in turn and in reverse in turn. With
+///   a whole number of heads' row blocks a round, a block's units in two
+///   rounds are row blocks i and `row_blocks` - 1 - i: the most blocks of
+///   `row_blocks` each that the SMs hold. Where a head has more row blocks
+///   than there are SMs, one block a unit (the hardware starts each on the
+///   first SM free: a long unit's start and end cost little beside it).
+/// - Packed sequences (their lengths are on the GPU), and head dimensions
+///   that are not [`persistent`]: one block a unit.
+///
+/// ```
+/// use layout_kernels_sm90::attention::persistent_blocks;
+/// // d = 64, 4 x 32 heads at 4096: 22 row blocks each, 2816 units.
+/// assert_eq!(persistent_blocks(64, 2816, 22, (true, false), 132), 132);
+/// // 43 row blocks (8192): 3 heads a round.
+/// assert_eq!(persistent_blocks(64, 2752, 43, (true, false), 132), 129);
+/// assert_eq!(persistent_blocks(64, 2752, 43, (false, false), 132), 132);
+/// // Few units, a long sequence, packed sequences: one block each.
+/// assert_eq!(persistent_blocks(128, 12, 6, (false, false), 132), 12);
+/// assert_eq!(persistent_blocks(128, 2048, 256, (true, false), 132), 2048);
+/// assert_eq!(persistent_blocks(128, 700, 7, (true, true), 132), 700);
+/// assert_eq!(persistent_blocks(256, 2048, 32, (true, false), 132), 2048);
+/// ```
+pub const fn persistent_blocks(
+    d: usize,
+    units: usize,
+    row_blocks: usize,
+    (masked, packed): (bool, bool),
+    sms: usize,
+) -> usize {
+    let blocks = if packed || !persistent(d) || row_blocks == 0 || (masked && row_blocks > sms) {
+        units
+    } else if masked {
+        row_blocks * (sms / row_blocks)
+    } else {
+        sms
+    };
+    if blocks < units {
+        blocks
+    } else {
+        units
     }
 }
 
