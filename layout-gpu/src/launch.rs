@@ -895,7 +895,13 @@ impl GroupedSm90Launch {
             (0, 1)
         } else {
             let cluster = form.cluster as u32;
-            let resident = max_active_clusters(stream, f, form.threads() as u32, smem)?;
+            // (Without clusters the occupancy of clusters says nothing: one
+            // block an SM, as the dense GEMM's forms take.)
+            let resident = if cluster > 1 {
+                max_active_clusters(stream, f, form.threads() as u32, smem)?
+            } else {
+                sms
+            };
             let clusters = (tiles as u32).min(resident.min(sms / cluster).max(1));
             let kblocks = k.div_ceil(<Bf16In as Inputs>::BK);
             let splits = if tma {
