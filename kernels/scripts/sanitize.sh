@@ -7,7 +7,8 @@
 #
 #   kernels/scripts/sanitize.sh BIN_DIR [FILTER]
 #
-# FILTER (a grep -E pattern) keeps the kernels whose name matches it.
+# FILTER (a grep -E pattern) keeps the kernels whose name matches it;
+# TOOLS (the environment, a space-separated list) narrows the tools.
 # BIN_DIR holds `gpu-runner`, `my-app` (kernels/app/build-outside.sh),
 # `layout_kernels.ptx` and `layout_kernels_sm90.ptx`. Needs python3 with
 # NumPy.
@@ -50,6 +51,11 @@ for dim in (64, 128):
     save(f"dv{dim}", r.standard_normal((12, 64, 2, dim)).astype(np.float16))
     save(f"dkn{dim}", r.standard_normal((3, 2, dim)).astype(np.float16))
     save(f"dvn{dim}", r.standard_normal((3, 2, dim)).astype(np.float16))
+# Hopper attention, persistent: more units of work (row blocks x heads)
+# than SMs, so that a block computes two in turn.
+for dim in (64, 128):
+    for n in ("pq", "pk", "pv"):
+        save(f"{n}{dim}", r.standard_normal((1, 600, 50, dim)).astype(np.float16))
 save("dtable", np.array([[3, 0, 7, 1, 5, 2], [3, 0, 9, 10, 11, 4]], dtype=np.int32))
 save("dlens", np.array([333, 190], dtype=np.int32))
 save("dslots", np.array([200, -1, 700], dtype=np.int32))
@@ -76,6 +82,8 @@ runs=(
     "flash_attn_fwd d128|$bin/gpu-runner attention $p80 flash_attn_fwd $t/q128.npy $t/k128.npy $t/v128.npy $t/o.npy --lse $t/lse.npy"
     "flash_attn_fwd_sm90 d64 causal|$bin/gpu-runner attention $p90 flash_attn_fwd_sm90 $t/q64.npy $t/k64.npy $t/v64.npy $t/o.npy --causal --lse $t/lse.npy"
     "flash_attn_fwd_sm90 d128|$bin/gpu-runner attention $p90 flash_attn_fwd_sm90 $t/q128.npy $t/k128.npy $t/v128.npy $t/o.npy --lse $t/lse.npy"
+    "flash_attn_fwd_sm90 persistent d64 causal|$bin/gpu-runner attention $p90 flash_attn_fwd_sm90 $t/pq64.npy $t/pk64.npy $t/pv64.npy $t/o.npy --causal --lse $t/lse.npy"
+    "flash_attn_fwd_sm90 persistent d128|$bin/gpu-runner attention $p90 flash_attn_fwd_sm90 $t/pq128.npy $t/pk128.npy $t/pv128.npy $t/o.npy --lse $t/lse.npy"
     "flash_attn_bwd d64 causal|$bin/gpu-runner attention-bwd $p80 flash_attn_bwd $t/q64.npy $t/k64.npy $t/v64.npy $t/bo64.npy $t/q64.npy $t/blse64.npy $t/dq.npy $t/dk.npy $t/dv.npy --causal"
     "flash_attn_bwd d128|$bin/gpu-runner attention-bwd $p80 flash_attn_bwd $t/q128.npy $t/k128.npy $t/v128.npy $t/bo128.npy $t/q128.npy $t/blse128.npy $t/dq.npy $t/dk.npy $t/dv.npy"
     "flash_attn_bwd d64 causal deterministic|$bin/gpu-runner attention-bwd $p80 flash_attn_bwd $t/q64.npy $t/k64.npy $t/v64.npy $t/bo64.npy $t/q64.npy $t/blse64.npy $t/dq.npy $t/dk.npy $t/dv.npy --causal --deterministic"
@@ -84,7 +92,7 @@ runs=(
     "decode d64 causal split|$bin/gpu-runner decode $p80 decode_attn $t/dq64.npy $t/dk64.npy $t/dv64.npy $t/dtable.npy $t/dlens.npy $t/o.npy --causal --split-keys 128"
 )
 status=0
-for tool in memcheck racecheck synccheck initcheck; do
+for tool in ${TOOLS:-memcheck racecheck synccheck initcheck}; do
     for run in "${runs[@]}"; do
         name=${run%%|*}
         cmd=${run#*|}

@@ -211,7 +211,7 @@ fn unit_of(block: u32, blocks: u32, round: u32, units: u32) -> Option<u32> {
 
 /// The block, persistent: the plan from the buffer's first 1024-byte
 /// boundary and the barriers initialised; then warpgroup 0's first thread
-/// loads each of the block's units' Q, K and V ([`unit_of`]), while the
+/// loads each of the block's units' Q, K and V (`unit_of`), while the
 /// consumers compute them. A unit's Q is loaded once the consumers are
 /// done reading the last one's (`q_free`: before their last P·V and
 /// epilogue), its K/V tiles as the rings free, so the next unit's loads
