@@ -380,11 +380,7 @@ impl HgemmSm90Launch {
         let clusters = match sms {
             None => work,
             Some(s) => {
-                let resident = if cluster > 1 {
-                    max_active_clusters(stream, f, form.threads() as u32, sm90_smem(name))?
-                } else {
-                    s
-                };
+                let resident = resident_clusters(stream, f, form, sm90_smem(name), s)?;
                 work.min(resident.min(s / cluster).max(1))
             }
         };
@@ -895,13 +891,7 @@ impl GroupedSm90Launch {
             (0, 1)
         } else {
             let cluster = form.cluster as u32;
-            // (Without clusters the occupancy of clusters says nothing: one
-            // block an SM, as the dense GEMM's forms take.)
-            let resident = if cluster > 1 {
-                max_active_clusters(stream, f, form.threads() as u32, smem)?
-            } else {
-                sms
-            };
+            let resident = resident_clusters(stream, f, form, smem, sms)?;
             let clusters = (tiles as u32).min(resident.min(sms / cluster).max(1));
             let kblocks = k.div_ceil(<Bf16In as Inputs>::BK);
             let splits = if tma {
@@ -1044,6 +1034,24 @@ impl GroupedSm90Launch {
     }
 }
 
+/// How many clusters of `f` (a Hopper GEMM entry of form `form`, with
+/// `smem` bytes of dynamic shared memory) run at once on a GPU of `sms`
+/// SMs: the driver's occupancy of clusters, or without clusters (which
+/// that occupancy says nothing of) one block an SM.
+fn resident_clusters(
+    stream: &Stream,
+    f: &Kernel,
+    form: layout_kernels_sm90::hgemm::Form,
+    smem: usize,
+    sms: u32,
+) -> Result<u32, Error> {
+    if form.cluster > 1 {
+        max_active_clusters(stream, f, form.threads() as u32, smem)
+    } else {
+        Ok(sms)
+    }
+}
+
 /// How many clusters of `f` (its cluster size compiled in) fit on the GPU
 /// at once with `threads` per block and hgemm_sm90's shared memory
 /// (`cuOccupancyMaxActiveClusters`).
@@ -1089,14 +1097,11 @@ pub struct AttentionLaunch {
     p: Problem,
     lens: Lens,
     maps: Option<[DeviceBuffer<TensorMap>; 3]>,
-    persistent: Option<Persistent>,
-}
-
-/// A persistent family's launch ([`FamilyKind::TensorMaps`]): its blocks
-/// (`layout_kernels_sm90::attention::persistent_blocks`) share out the
-/// units of work, the shape's grid of row blocks x heads x sequences.
-struct Persistent {
-    blocks: u32,
+    /// A persistent family's ([`FamilyKind::TensorMaps`]) blocks
+    /// (`layout_kernels_sm90::attention::persistent_blocks`), which share
+    /// out the units of work, the shape's grid of row blocks x heads x
+    /// sequences.
+    blocks: Option<u32>,
 }
 
 impl AttentionLaunch {
@@ -1160,7 +1165,7 @@ impl AttentionLaunch {
                 ])
             }
         };
-        let persistent = match family.kind {
+        let blocks = match family.kind {
             FamilyKind::Pointers => None,
             FamilyKind::TensorMaps => {
                 let (x, y, z) = shape.grid;
@@ -1173,9 +1178,7 @@ impl AttentionLaunch {
                     (p.masked(), p.packed.is_some()),
                     stream.sm_count()? as usize,
                 );
-                Some(Persistent {
-                    blocks: blocks as u32,
-                })
+                Some(blocks as u32)
             }
         };
         Ok(AttentionLaunch {
@@ -1185,7 +1188,7 @@ impl AttentionLaunch {
             p: *p,
             lens,
             maps,
-            persistent,
+            blocks,
         })
     }
 
@@ -1244,10 +1247,7 @@ impl AttentionLaunch {
             ));
         }
         // A persistent family: its blocks.
-        let grid = match &self.persistent {
-            None => shape.grid,
-            Some(ps) => (ps.blocks, 1, 1),
-        };
+        let grid = self.blocks.map_or(shape.grid, |b| (b, 1, 1));
         let launch = stream
             .launch(f)
             .grid(grid)

@@ -77,12 +77,7 @@ impl Device {
     /// The GPU's streaming multiprocessors (132 on an H200): the grid of a
     /// persistent kernel, one block per SM.
     pub fn sm_count(&self) -> Result<u32, Error> {
-        self.ctx
-            .attribute(
-                cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
-            )
-            .map(|n| n.max(1) as u32)
-            .map_err(|e| Error::driver("read the SM count", e))
+        self.stream.sm_count()
     }
 
     /// The default stream (the context's null stream).
